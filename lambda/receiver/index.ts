@@ -1,0 +1,32 @@
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { METRICS_NAMESPACE, ReceiverDefaults } from '../shared/receiver-contract';
+import { loadAcceptedTokens, secretsClientConfig } from '../shared/secret-tokens';
+import { readReceiverConfig } from './config';
+import { errorSummary, handleNotification, receiverSqsClientConfig } from './receiver';
+import { TokenCache } from './token-cache';
+
+const logger = new Logger({ serviceName: 'bank-webhook-receiver' });
+const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'bank-webhook-receiver' });
+const config = readReceiverConfig(process.env);
+const sqs = new SQSClient(receiverSqsClientConfig(config.enqueueBudgetMs));
+const secrets = new SecretsManagerClient(secretsClientConfig(ReceiverDefaults.secretFetchBudgetMs));
+const tokens = new TokenCache({
+  load: (arn) => loadAcceptedTokens(secrets, arn, ReceiverDefaults.secretFetchBudgetMs),
+  ttlMs: config.tokenCacheTtlMs,
+  mismatchRefreshIntervalMs: ReceiverDefaults.mismatchRefreshIntervalMs,
+  onStaleUse: (arn, error) => logger.warn('Token reload failed; using the values loaded earlier', { secretArn: arn, error: errorSummary(error) }),
+});
+
+function count(name: string, route: string): void {
+  const single = metrics.singleMetric();
+  single.addDimension('Route', route);
+  single.addMetric(name, MetricUnit.Count, 1);
+}
+
+export async function handler(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+  return handleNotification(event, { config, sqs, tokens, logger, count });
+}

@@ -1,0 +1,157 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { SendMessageCommand, type SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
+import {
+  encodeStoredNotification,
+  ReceiverMetric,
+  type Route,
+  ROUTES,
+} from '../shared/receiver-contract';
+import { findHeader, tokenMatches } from '../shared/token-check';
+import type { ReceiverConfig } from './config';
+import type { TokenCache } from './token-cache';
+
+/** The part of a structured logger the receiver uses (Powertools' Logger fits). */
+export interface ReceiverLogger {
+  info(message: string, ...extra: Record<string, unknown>[]): void;
+  warn(message: string, ...extra: Record<string, unknown>[]): void;
+  error(message: string, ...extra: Record<string, unknown>[]): void;
+}
+
+/** Counts one occurrence of a metric for a route. */
+export type CountMetric = (name: string, route: Route) => void;
+
+export interface ReceiverDeps {
+  readonly config: ReceiverConfig;
+  readonly sqs: SQSClient;
+  readonly tokens: TokenCache;
+  readonly logger: ReceiverLogger;
+  readonly count: CountMetric;
+  readonly now?: () => Date;
+}
+
+/**
+ * SQS client settings that keep one SendMessage inside the enqueue budget: short connection and
+ * request timeouts, and a few fast retries. The budget itself is enforced with an abort signal.
+ */
+export function receiverSqsClientConfig(enqueueBudgetMs: number): SQSClientConfig {
+  return {
+    maxAttempts: 3,
+    requestHandler: {
+      connectionTimeout: Math.max(100, Math.floor(enqueueBudgetMs / 3)),
+      requestTimeout: Math.max(200, Math.floor(enqueueBudgetMs / 2)),
+    },
+  };
+}
+
+const JSON_HEADERS = { 'Content-Type': 'application/json' };
+
+function respond(statusCode: number, body: Record<string, unknown>): APIGatewayProxyResult {
+  return { statusCode, headers: JSON_HEADERS, body: JSON.stringify(body) };
+}
+
+function routeOf(event: APIGatewayProxyEvent): Route | undefined {
+  const path = (event.resource || event.path || '').replace(/^\/+|\/+$/g, '');
+  return ROUTES.find((route) => route === path);
+}
+
+/** The token header of a route: payments always use Authorization; boleto the contract's header. */
+function tokenHeaderOf(route: Route, config: ReceiverConfig): string {
+  return route === 'payments' ? 'Authorization' : config.boletoTokenHeader;
+}
+
+async function isAuthenticated(presented: string | undefined, secretArn: string, tokens: TokenCache): Promise<boolean> {
+  if (!presented) return false;
+  if (tokenMatches(presented, await tokens.get(secretArn))) return true;
+  // A token rotated moments ago may not be cached yet: look once more (rate-limited by the cache).
+  const refreshed = await tokens.refreshAfterMismatch(secretArn);
+  return refreshed !== undefined && tokenMatches(presented, refreshed);
+}
+
+/**
+ * Handles one bank notification: checks the route's token, stores the raw request in SQS, and
+ * answers 200 only once SendMessage has succeeded.
+ *
+ * - 401: the token is missing or wrong; nothing is stored.
+ * - 413: the body is larger than the limit; nothing is stored.
+ * - 503: the token secrets could not be read, or SQS did not take the message within the budget.
+ * - 200: the request is durably stored, whatever its body holds (the processor judges it).
+ */
+export async function handleNotification(event: APIGatewayProxyEvent, deps: ReceiverDeps): Promise<APIGatewayProxyResult> {
+  const { config, logger, count } = deps;
+  const requestId = event.requestContext?.requestId ?? 'unknown';
+  const sourceIp = event.requestContext?.identity?.sourceIp ?? undefined;
+  const route = routeOf(event);
+  if (!route) {
+    logger.warn('Request for an unknown route', { requestId, resource: event.resource, path: event.path });
+    return respond(404, { message: 'Not found' });
+  }
+
+  const headerName = tokenHeaderOf(route, config);
+  const secretArn = route === 'payments' ? config.paymentsTokenSecretArn : config.boletoTokenSecretArn;
+  const presented = findHeader(event.headers, headerName);
+  let authenticated: boolean;
+  try {
+    authenticated = await isAuthenticated(presented, secretArn, deps.tokens);
+  } catch (error) {
+    count(ReceiverMetric.TOKEN_LOAD_FAILED, route);
+    logger.error('Could not load the route token from Secrets Manager; answering 503', {
+      requestId, route, error: errorSummary(error),
+    });
+    return respond(503, { message: 'Temporarily unable to accept the notification', requestId });
+  }
+  if (!authenticated) {
+    count(ReceiverMetric.UNAUTHORIZED, route);
+    // Never log the presented value: it may be a real token sent to the wrong route.
+    logger.warn('Rejected a request without a valid token', {
+      requestId, route, sourceIp, header: headerName, reason: presented ? 'token mismatch' : 'header missing or empty',
+    });
+    return respond(401, { message: 'Unauthorized' });
+  }
+
+  const body = event.body == null
+    ? Buffer.alloc(0)
+    : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+  if (body.length > config.maxBodyBytes) {
+    count(ReceiverMetric.TOO_LARGE, route);
+    logger.error('Rejected an authenticated notification larger than the body limit; the bank will mark it NÃO ENTREGUE', {
+      requestId, route, sourceIp, bodyBytes: body.length, maxBodyBytes: config.maxBodyBytes,
+    });
+    return respond(413, { message: 'Payload too large', maxBodyBytes: config.maxBodyBytes });
+  }
+
+  const messageBody = encodeStoredNotification(
+    {
+      route,
+      receivedAt: (deps.now?.() ?? new Date()).toISOString(),
+      requestId,
+      sourceIp,
+      contentType: findHeader(event.headers, 'Content-Type'),
+    },
+    body,
+  );
+  try {
+    const sent = await deps.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: config.queueUrl,
+        MessageBody: messageBody,
+        MessageAttributes: { route: { DataType: 'String', StringValue: route } },
+      }),
+      { abortSignal: AbortSignal.timeout(config.enqueueBudgetMs) },
+    );
+    count(ReceiverMetric.STORED, route);
+    logger.info('Notification stored', { requestId, route, messageId: sent.MessageId, bodyBytes: body.length });
+    return respond(200, { status: 'received', requestId });
+  } catch (error) {
+    count(ReceiverMetric.ENQUEUE_FAILED, route);
+    logger.error('Could not store an authenticated notification in SQS within the budget; answering 503', {
+      requestId, route, sourceIp, enqueueBudgetMs: config.enqueueBudgetMs, error: errorSummary(error),
+    });
+    return respond(503, { message: 'Temporarily unable to store the notification', requestId });
+  }
+}
+
+/** Name and message of an error, never its request or response (which could carry secrets). */
+export function errorSummary(error: unknown): { name: string; message: string } {
+  if (error instanceof Error) return { name: error.name, message: error.message };
+  return { name: 'Error', message: String(error) };
+}

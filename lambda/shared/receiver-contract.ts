@@ -1,0 +1,119 @@
+/**
+ * The contract between the `BankWebhookReceiver` construct, the receiver handler, and the
+ * processor that reads what the receiver stored. Both sides import this module, so the compiler
+ * holds environment variable names, limits and the stored message format together.
+ */
+
+/** Environment variables the construct sets on the receiver function. */
+export const ReceiverEnv = {
+  /** URL of the SQS queue notifications are stored in. */
+  QUEUE_URL: 'BANK_WEBHOOKS_QUEUE_URL',
+  /** ARN of the secret whose value the bank sends as `Authorization` on `/payments`. */
+  PAYMENTS_TOKEN_SECRET_ARN: 'BANK_WEBHOOKS_PAYMENTS_TOKEN_SECRET_ARN',
+  /** ARN of the secret whose value the bank sends in the boleto contract's header on `/boleto`. */
+  BOLETO_TOKEN_SECRET_ARN: 'BANK_WEBHOOKS_BOLETO_TOKEN_SECRET_ARN',
+  /** Name of the header that carries the boleto contract's token (the contract's `header`). */
+  BOLETO_TOKEN_HEADER: 'BANK_WEBHOOKS_BOLETO_TOKEN_HEADER',
+  /** Largest body, in bytes after base64 decoding, that is stored; larger ones get 413. */
+  MAX_BODY_BYTES: 'BANK_WEBHOOKS_MAX_BODY_BYTES',
+  /** How long, in milliseconds, token values are cached in memory. */
+  TOKEN_CACHE_TTL_MS: 'BANK_WEBHOOKS_TOKEN_CACHE_TTL_MS',
+  /** Total time, in milliseconds, the receiver may spend storing one notification in SQS. */
+  ENQUEUE_BUDGET_MS: 'BANK_WEBHOOKS_ENQUEUE_BUDGET_MS',
+} as const;
+
+/** The two routes the bank calls. */
+export const ROUTES = ['payments', 'boleto'] as const;
+export type Route = (typeof ROUTES)[number];
+
+/** Largest message SQS accepts (bytes). Both queues are created with this maximum. */
+export const SQS_MAX_MESSAGE_BYTES = 1_048_576;
+
+/**
+ * Upper bound for the body size limit. A body of this size stored as base64 inside the envelope
+ * still fits in one SQS message, whatever its bytes are.
+ */
+export const MAX_BODY_BYTES_LIMIT = 512 * 1024;
+
+/** Defaults shared by the construct and the handler. */
+export const ReceiverDefaults = {
+  maxBodyBytes: 256 * 1024,
+  boletoTokenHeader: 'Authorization',
+  tokenCacheTtlMs: 60_000,
+  /** Well under the bank's 10 s deadline, leaving room for a cold start and a token fetch. */
+  enqueueBudgetMs: 3_000,
+  /** Budget for fetching the token secrets when the cache is empty or expired. */
+  secretFetchBudgetMs: 1_500,
+  /** After a token mismatch, the cache is reloaded at most this often (rotation pick-up). */
+  mismatchRefreshIntervalMs: 5_000,
+} as const;
+
+/** Namespace of the CloudWatch metrics the handlers emit (embedded metric format). */
+export const METRICS_NAMESPACE = 'CdkBankWebhooks';
+
+/** Metric names the receiver emits, with a `Route` dimension. */
+export const ReceiverMetric = {
+  STORED: 'NotificationsStored',
+  UNAUTHORIZED: 'UnauthorizedRequests',
+  TOO_LARGE: 'PayloadTooLarge',
+  ENQUEUE_FAILED: 'EnqueueFailures',
+  TOKEN_LOAD_FAILED: 'TokenLoadFailures',
+} as const;
+
+/**
+ * What the receiver stores in SQS for every authenticated request: the raw body exactly as the
+ * bank sent it, plus where and when it arrived. Version 1.
+ */
+export interface StoredNotification {
+  readonly v: 1;
+  readonly route: Route;
+  /** ISO 8601 time the receiver got the request. */
+  readonly receivedAt: string;
+  /** API Gateway's request id, also found in the access log. */
+  readonly requestId: string;
+  readonly sourceIp?: string;
+  readonly contentType?: string;
+  /** `utf8` when `body` is the body's text; `base64` when the bytes could not travel as text. */
+  readonly bodyEncoding: 'utf8' | 'base64';
+  readonly body: string;
+}
+
+export type StoredNotificationMeta = Omit<StoredNotification, 'v' | 'bodyEncoding' | 'body'>;
+
+/** Characters SQS refuses in a message body that JSON.stringify leaves unescaped. */
+const SQS_UNSAFE = /[\uFFFE\uFFFF]/;
+
+/**
+ * Builds the SQS message body for a notification. The body travels as text when its bytes are
+ * valid UTF-8 that SQS accepts and the message fits; otherwise as base64, so no authenticated
+ * request is ever refused by SQS for what it contains.
+ */
+export function encodeStoredNotification(meta: StoredNotificationMeta, body: Buffer): string {
+  const text = body.toString('utf8');
+  if (Buffer.from(text, 'utf8').equals(body) && !SQS_UNSAFE.test(text)) {
+    const json = JSON.stringify({ v: 1, ...meta, bodyEncoding: 'utf8', body: text } satisfies StoredNotification);
+    if (Buffer.byteLength(json, 'utf8') <= SQS_MAX_MESSAGE_BYTES) return json;
+  }
+  return JSON.stringify({ v: 1, ...meta, bodyEncoding: 'base64', body: body.toString('base64') } satisfies StoredNotification);
+}
+
+/** Reads a message the receiver stored; throws a readable error for anything else. */
+export function decodeStoredNotification(messageBody: string): { notification: StoredNotification; body: Buffer } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(messageBody);
+  } catch {
+    throw new Error('Stored message is not JSON: it was not written by the BankWebhookReceiver receiver');
+  }
+  const n = parsed as Partial<StoredNotification> | null;
+  if (
+    !n || typeof n !== 'object' || n.v !== 1 || !ROUTES.includes(n.route as Route) ||
+    (n.bodyEncoding !== 'utf8' && n.bodyEncoding !== 'base64') || typeof n.body !== 'string' ||
+    typeof n.requestId !== 'string' || typeof n.receivedAt !== 'string'
+  ) {
+    throw new Error('Stored message is not a version 1 notification envelope (v, route, requestId, receivedAt, bodyEncoding, body)');
+  }
+  const notification = n as StoredNotification;
+  const body = Buffer.from(notification.body, notification.bodyEncoding === 'utf8' ? 'utf8' : 'base64');
+  return { notification, body };
+}

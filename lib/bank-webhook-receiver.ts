@@ -1,0 +1,411 @@
+import { isIPv4, isIPv6 } from 'node:net';
+import { Duration, RemovalPolicy, type Size, Token, Validations } from 'aws-cdk-lib';
+import * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import {
+  MAX_BODY_BYTES_LIMIT,
+  ReceiverDefaults,
+  ReceiverEnv,
+  SQS_MAX_MESSAGE_BYTES,
+} from '../lambda/shared/receiver-contract';
+import { handlerCode } from './handler-code';
+import { isWholeNumberIn, PropsValidation } from './props-validation';
+
+/** Properties of {@link BankWebhookReceiver}. */
+export interface BankWebhookReceiverProps {
+  /**
+   * Custom domain name for the API, such as `webhooks.example.com`. Needs `certificate`.
+   * The default execute-api domain already meets the bank's rules (HTTPS, a publicly trusted
+   * certificate, TLS 1.2), so a custom domain is a choice, not a requirement.
+   * @default - the API's execute-api domain
+   */
+  readonly domainName?: string;
+
+  /**
+   * ACM certificate for `domainName`, in the stack's region (the API is regional).
+   * @default - none; required when `domainName` is set
+   */
+  readonly certificate?: acm.ICertificate;
+
+  /**
+   * Base path under the custom domain, such as `bank`, giving `https://<domain>/bank/payments`.
+   * @default - the API is mapped at the root of the custom domain
+   */
+  readonly basePath?: string;
+
+  /**
+   * Source addresses (CIDR blocks) allowed to call the API. When set, a resource policy denies
+   * every other source. Use the bank's published egress ranges.
+   * @default - any source may call; the token check still applies
+   */
+  readonly allowedSourceCidrs?: string[];
+
+  /**
+   * Steady-state requests per second the stage accepts. A throttled call is answered 429 and
+   * the bank marks it "NÃO ENTREGUE", so keep this above your peak settlement batch.
+   * @default 500
+   */
+  readonly throttlingRateLimit?: number;
+
+  /**
+   * Burst of requests the stage accepts above the rate limit.
+   * @default 1000
+   */
+  readonly throttlingBurstLimit?: number;
+
+  /**
+   * Enables X-Ray tracing on the stage and the receiver function.
+   * @default false
+   */
+  readonly tracingEnabled?: boolean;
+
+  /**
+   * Name of the API Gateway stage.
+   * @default 'prod'
+   */
+  readonly stageName?: string;
+
+  /**
+   * Retention of the access log and of the receiver's log group.
+   * @default logs.RetentionDays.ONE_YEAR
+   */
+  readonly logRetention?: logs.RetentionDays;
+
+  /**
+   * Creates the account-level role API Gateway needs to write execution logs
+   * (`AWS::ApiGateway::Account`). Set to false when the account and region already have one.
+   * Execution logging at ERROR level cannot be deployed without it.
+   * @default true
+   */
+  readonly createApiGatewayCloudWatchRole?: boolean;
+
+  /**
+   * Secret whose plain-text value is the payment callback token: the `authorizationCallback`
+   * registered with the bank, which it sends as the whole `Authorization` header to `/payments`.
+   * @default - a secret with a random 64-character alphanumeric value is generated
+   */
+  readonly paymentCallbackToken?: secretsmanager.ISecret;
+
+  /**
+   * Secret whose plain-text value is the boleto contract's `token`, which the bank sends in the
+   * header named by `boletoTokenHeader` to `/boleto`.
+   * @default - a secret with a random 64-character alphanumeric value is generated
+   */
+  readonly boletoToken?: secretsmanager.ISecret;
+
+  /**
+   * Name of the header carrying the boleto token: the boleto contract's `header` field.
+   * Compared case-insensitively.
+   * @default 'Authorization'
+   */
+  readonly boletoTokenHeader?: string;
+
+  /**
+   * Largest body stored. A larger authenticated request gets 413 and is not stored.
+   * At most 512 KiB.
+   * @default Size.kibibytes(256)
+   */
+  readonly maxBodySize?: Size;
+
+  /**
+   * How long the receiver caches token values in memory. After a mismatch it also reloads them
+   * (at most every 5 seconds), so a rotated token is picked up at once.
+   * @default Duration.minutes(1)
+   */
+  readonly tokenCacheTtl?: Duration;
+
+  /**
+   * Memory of the receiver function, in MiB.
+   * @default 512
+   */
+  readonly receiverMemorySize?: number;
+
+  /**
+   * KMS key that encrypts the queue and the dead-letter queue.
+   * @default - SQS-managed server-side encryption (SSE-SQS)
+   */
+  readonly queueEncryptionKey?: kms.IKey;
+
+  /**
+   * How many times a stored notification is received before it moves to the dead-letter queue.
+   * @default 5
+   */
+  readonly maxReceiveCount?: number;
+}
+
+/** Timeout of the receiver function: well under the bank's 10 s deadline. */
+const RECEIVER_TIMEOUT = Duration.seconds(6);
+const RETENTION = Duration.days(14);
+/** HTTP header name characters (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Headers API Gateway or HTTP itself sets or rewrites: they cannot carry a token. */
+const RESERVED_HEADERS = ['host', 'content-length', 'content-type', 'connection', 'transfer-encoding', 'x-amzn-trace-id', 'x-forwarded-for'];
+
+function isCidr(value: string): boolean {
+  const [address, bits, extra] = value.split('/');
+  if (extra !== undefined || bits === undefined || !/^\d{1,3}$/.test(bits)) return false;
+  if (isIPv4(address)) return Number(bits) <= 32;
+  return isIPv6(address) && Number(bits) <= 128;
+}
+
+function validate(props: BankWebhookReceiverProps): void {
+  const v = new PropsValidation('BankWebhookReceiver');
+  v.check(!(props.domainName && !props.certificate), 'certificate', 'is required when domainName is set (an ACM certificate for that name, in the stack\'s region)');
+  v.check(!(props.certificate && !props.domainName), 'domainName', 'is required when certificate is set');
+  v.check(!(props.basePath !== undefined && !props.domainName), 'basePath', 'only applies to a custom domain: set domainName and certificate, or remove basePath');
+  if (props.domainName && !Token.isUnresolved(props.domainName)) {
+    v.check(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i.test(props.domainName), 'domainName', `must be a DNS name such as webhooks.example.com, got "${props.domainName}"`);
+  }
+  if (props.basePath !== undefined && !Token.isUnresolved(props.basePath)) {
+    v.check(/^[a-zA-Z0-9$_.+!*'()-]+(\/[a-zA-Z0-9$_.+!*'()-]+)*$/.test(props.basePath), 'basePath', `must be path segments without leading or trailing slashes, such as "bank", got "${props.basePath}"`);
+  }
+  if (props.allowedSourceCidrs) {
+    v.check(props.allowedSourceCidrs.length > 0, 'allowedSourceCidrs', 'must hold at least one CIDR block when set (an empty list would deny the bank too); omit it to allow any source');
+    const bad = props.allowedSourceCidrs.filter((cidr) => !Token.isUnresolved(cidr) && !isCidr(cidr));
+    v.check(bad.length === 0, 'allowedSourceCidrs', `must be CIDR blocks such as 203.0.113.0/24 or 2001:db8::/32; not valid: ${bad.map((cidr) => `"${cidr}"`).join(', ')}`);
+  }
+  v.checkNumber(props.throttlingRateLimit, 'throttlingRateLimit', (n) => Number.isFinite(n) && n > 0, 'must be a number of requests per second greater than 0');
+  v.checkNumber(props.throttlingBurstLimit, 'throttlingBurstLimit', isWholeNumberIn(1, 5000), 'must be a whole number from 1 to 5000');
+  v.checkNumber(props.receiverMemorySize, 'receiverMemorySize', isWholeNumberIn(128, 10240), 'must be a whole number of MiB from 128 to 10240');
+  v.checkNumber(props.maxReceiveCount, 'maxReceiveCount', isWholeNumberIn(1, 1000), 'must be a whole number from 1 to 1000');
+  if (props.maxBodySize) {
+    v.checkNumber(props.maxBodySize.toBytes(), 'maxBodySize', isWholeNumberIn(1, MAX_BODY_BYTES_LIMIT), `must be from 1 byte to ${MAX_BODY_BYTES_LIMIT / 1024} KiB (bytes)`);
+  }
+  if (props.tokenCacheTtl) {
+    v.checkNumber(props.tokenCacheTtl.toSeconds(), 'tokenCacheTtl', isWholeNumberIn(1, 3600), 'must be from 1 second to 1 hour (seconds)');
+  }
+  if (props.boletoTokenHeader !== undefined && !Token.isUnresolved(props.boletoTokenHeader)) {
+    const header = props.boletoTokenHeader;
+    v.check(HEADER_NAME.test(header), 'boletoTokenHeader', `must be an HTTP header name (letters, digits and !#$%&'*+.^_\`|~-), got "${header}"`);
+    v.check(!RESERVED_HEADERS.includes(header.toLowerCase()), 'boletoTokenHeader', `"${header}" is set or rewritten by HTTP or API Gateway and cannot carry the token; use Authorization or a custom header such as X-Webhook-Token`);
+  }
+  if (props.stageName !== undefined && !Token.isUnresolved(props.stageName)) {
+    v.check(/^[a-zA-Z0-9_]{1,128}$/.test(props.stageName), 'stageName', `must be 1 to 128 letters, digits or underscores, got "${props.stageName}"`);
+  }
+  v.throwIfInvalid();
+}
+
+/**
+ * The receiving side of the bank's webhooks: a regional REST API with `POST /payments` and
+ * `POST /boleto`, a receiver function that checks the bank's token in constant time and stores
+ * the raw request in an encrypted SQS queue (with a dead-letter queue) before answering 200,
+ * and the two token secrets.
+ */
+export class BankWebhookReceiver extends Construct {
+  /** The REST API the bank calls. */
+  public readonly api: apigateway.RestApi;
+  /** Base URL of the API: the custom domain (with base path) when set, else the stage URL. Ends with `/`. */
+  public readonly url: string;
+  /** URL to register as the payment callback (`urlCallback`). */
+  public readonly paymentsUrl: string;
+  /** URL to register in the boleto webhook contract (`url`). */
+  public readonly boletoUrl: string;
+  /** The custom domain, when `domainName` is set. */
+  public readonly domain?: apigateway.DomainName;
+  /** The function that checks tokens and stores notifications. */
+  public readonly receiverFunction: lambda.Function;
+  /** The queue holding every authenticated notification, as received. */
+  public readonly queue: sqs.Queue;
+  /** Where notifications go after `maxReceiveCount` failed receives. */
+  public readonly deadLetterQueue: sqs.Queue;
+  /** Secret holding the payment callback token (`authorizationCallback`). */
+  public readonly paymentCallbackToken: secretsmanager.ISecret;
+  /** Secret holding the boleto contract's token. */
+  public readonly boletoToken: secretsmanager.ISecret;
+  /** Name of the header the boleto token travels in. */
+  public readonly boletoTokenHeader: string;
+  /** API Gateway access log group. */
+  public readonly accessLogGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: BankWebhookReceiverProps = {}) {
+    super(scope, id);
+    validate(props);
+
+    const retention = props.logRetention ?? logs.RetentionDays.ONE_YEAR;
+    this.boletoTokenHeader = props.boletoTokenHeader ?? ReceiverDefaults.boletoTokenHeader;
+
+    this.paymentCallbackToken = props.paymentCallbackToken ?? this.generatedToken('PaymentCallbackToken', 'Payment callback token (authorizationCallback) the bank sends to /payments');
+    this.boletoToken = props.boletoToken ?? this.generatedToken('BoletoToken', 'Boleto webhook contract token the bank sends to /boleto');
+
+    // Queue and dead-letter queue.
+    const encryption = props.queueEncryptionKey ? sqs.QueueEncryption.KMS : sqs.QueueEncryption.SQS_MANAGED;
+    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
+      encryption,
+      encryptionMasterKey: props.queueEncryptionKey,
+      enforceSSL: true,
+      retentionPeriod: RETENTION,
+      maxMessageSizeBytes: SQS_MAX_MESSAGE_BYTES,
+    });
+    this.queue = new sqs.Queue(this, 'Queue', {
+      encryption,
+      encryptionMasterKey: props.queueEncryptionKey,
+      enforceSSL: true,
+      retentionPeriod: RETENTION,
+      maxMessageSizeBytes: SQS_MAX_MESSAGE_BYTES,
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? 5 },
+    });
+
+    // Receiver function, with a role that holds only what it needs (no managed policies).
+    const receiverLogGroup = new logs.LogGroup(this, 'ReceiverLogGroup', { retention, removalPolicy: RemovalPolicy.RETAIN });
+    const role = new iam.Role(this, 'ReceiverRole', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: 'Bank webhook receiver: write its logs, read the two token secrets, send to the notification queue',
+    });
+    receiverLogGroup.grantWrite(role);
+    const maxBodyBytes = props.maxBodySize?.toBytes() ?? ReceiverDefaults.maxBodyBytes;
+    const tokenCacheTtlMs = props.tokenCacheTtl?.toMilliseconds() ?? ReceiverDefaults.tokenCacheTtlMs;
+    this.receiverFunction = new lambda.Function(this, 'ReceiverFunction', {
+      description: 'Checks the bank webhook token and stores the raw notification in SQS before answering 200',
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      handler: 'index.handler',
+      code: handlerCode('receiver'),
+      timeout: RECEIVER_TIMEOUT,
+      memorySize: props.receiverMemorySize ?? 512,
+      role,
+      logGroup: receiverLogGroup,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      tracing: props.tracingEnabled ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
+      environment: {
+        [ReceiverEnv.QUEUE_URL]: this.queue.queueUrl,
+        [ReceiverEnv.PAYMENTS_TOKEN_SECRET_ARN]: this.paymentCallbackToken.secretArn,
+        [ReceiverEnv.BOLETO_TOKEN_SECRET_ARN]: this.boletoToken.secretArn,
+        [ReceiverEnv.BOLETO_TOKEN_HEADER]: this.boletoTokenHeader,
+        [ReceiverEnv.MAX_BODY_BYTES]: String(maxBodyBytes),
+        [ReceiverEnv.TOKEN_CACHE_TTL_MS]: String(tokenCacheTtlMs),
+        [ReceiverEnv.ENQUEUE_BUDGET_MS]: String(ReceiverDefaults.enqueueBudgetMs),
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+    });
+    this.queue.grantSendMessages(this.receiverFunction);
+    this.paymentCallbackToken.grantRead(this.receiverFunction);
+    this.boletoToken.grantRead(this.receiverFunction);
+    if (props.tracingEnabled) {
+      Validations.of(role).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: 'X-Ray tracing (tracingEnabled) needs xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions.',
+      });
+    }
+
+    // The API.
+    this.accessLogGroup = new logs.LogGroup(this, 'AccessLogGroup', { retention, removalPolicy: RemovalPolicy.RETAIN });
+    this.api = new apigateway.RestApi(this, 'Api', {
+      description: 'Receives the bank\'s webhook notifications (payments and boleto collection)',
+      endpointConfiguration: { types: [apigateway.EndpointType.REGIONAL] },
+      cloudWatchRole: props.createApiGatewayCloudWatchRole ?? true,
+      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
+      policy: props.allowedSourceCidrs ? sourceAllowlistPolicy(props.allowedSourceCidrs) : undefined,
+      deployOptions: {
+        stageName: props.stageName ?? 'prod',
+        accessLogDestination: new apigateway.LogGroupLogDestination(this.accessLogGroup),
+        accessLogFormat: accessLogFormat(),
+        loggingLevel: apigateway.MethodLoggingLevel.ERROR,
+        // Data trace would write request headers, and so the bank's token, to the execution log.
+        dataTraceEnabled: false,
+        metricsEnabled: true,
+        tracingEnabled: props.tracingEnabled ?? false,
+        throttlingRateLimit: props.throttlingRateLimit ?? 500,
+        throttlingBurstLimit: props.throttlingBurstLimit ?? 1000,
+      },
+    });
+    const integration = new apigateway.LambdaIntegration(this.receiverFunction, { proxy: true });
+    for (const route of ['payments', 'boleto']) {
+      this.api.root.addResource(route).addMethod('POST', integration);
+    }
+    acknowledgeApiFindings(this.api);
+    const cloudWatchRole = this.api.node.tryFindChild('CloudWatchRole');
+    if (cloudWatchRole) {
+      Validations.of(cloudWatchRole).acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason: 'AWS\'s managed policy for API Gateway\'s account-level logging role; it only allows writing to CloudWatch Logs, which API Gateway needs for ERROR-level execution logs.',
+      });
+    }
+
+    if (props.domainName && props.certificate) {
+      this.domain = this.api.addDomainName('CustomDomain', {
+        domainName: props.domainName,
+        certificate: props.certificate,
+        endpointType: apigateway.EndpointType.REGIONAL,
+        securityPolicy: apigateway.SecurityPolicy.TLS_1_2,
+        basePath: props.basePath,
+      });
+      this.url = `https://${props.domainName}/${props.basePath ? `${props.basePath}/` : ''}`;
+    } else {
+      this.url = this.api.url;
+    }
+    this.paymentsUrl = `${this.url}payments`;
+    this.boletoUrl = `${this.url}boleto`;
+  }
+
+  /** Allows `grantee` to read both token secrets (to register them with the bank, for example). */
+  public grantReadTokens(grantee: iam.IGrantable): void {
+    this.paymentCallbackToken.grantRead(grantee);
+    this.boletoToken.grantRead(grantee);
+  }
+
+  private generatedToken(id: string, description: string): secretsmanager.Secret {
+    const secret = new secretsmanager.Secret(this, id, {
+      description,
+      // Alphanumeric only: the token travels in an HTTP header and in the bank's JSON as is.
+      generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
+    });
+    Validations.of(secret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: 'Rotating this token means registering the new value with the bank at the same moment; the receiver already accepts AWSCURRENT and AWSPENDING, so a rotation can be run without rejecting the bank, but no automatic rotation is scheduled.',
+    });
+    return secret;
+  }
+}
+
+function sourceAllowlistPolicy(cidrs: string[]): iam.PolicyDocument {
+  const invoke = { principals: [new iam.AnyPrincipal()], actions: ['execute-api:Invoke'], resources: ['execute-api:/*'] };
+  return new iam.PolicyDocument({
+    statements: [
+      new iam.PolicyStatement({ effect: iam.Effect.ALLOW, ...invoke }),
+      new iam.PolicyStatement({ effect: iam.Effect.DENY, ...invoke, conditions: { NotIpAddress: { 'aws:SourceIp': cidrs } } }),
+    ],
+  });
+}
+
+/** JSON access log: who called, what they got and how long it took. No headers, so no tokens. */
+function accessLogFormat(): apigateway.AccessLogFormat {
+  const f = apigateway.AccessLogField;
+  return apigateway.AccessLogFormat.custom(JSON.stringify({
+    requestId: f.contextRequestId(),
+    requestTime: f.contextRequestTime(),
+    sourceIp: f.contextIdentitySourceIp(),
+    userAgent: f.contextIdentityUserAgent(),
+    httpMethod: f.contextHttpMethod(),
+    resourcePath: f.contextResourcePath(),
+    protocol: f.contextProtocol(),
+    status: f.contextStatus(),
+    responseLength: f.contextResponseLength(),
+    responseLatency: f.contextResponseLatency(),
+    integrationLatency: f.contextIntegrationLatency(),
+    integrationStatus: f.contextIntegrationStatus(),
+    errorMessage: f.contextErrorMessage(),
+  }));
+}
+
+function acknowledgeApiFindings(api: apigateway.RestApi): void {
+  const tokenCheck = 'The bank authenticates with a static shared token (authorizationCallback, or the boleto contract\'s header and token), not IAM or Cognito; the receiver function checks it in constant time on every request.';
+  Validations.of(api).acknowledge(
+    {
+      id: 'AwsSolutions-APIG2',
+      reason: 'Bodies must reach the receiver even when malformed: the bank does not resend, so an authenticated request is stored and the processor quarantines what it cannot parse.',
+    },
+    { id: 'AwsSolutions-APIG4', reason: tokenCheck },
+    { id: 'AwsSolutions-COG4', reason: tokenCheck },
+    {
+      id: 'AwsSolutions-APIG3',
+      reason: 'A WAF web ACL is left to the account owner: the endpoint already has a token check, stage throttling and an optional source allowlist (allowedSourceCidrs), and a WAF rule that blocks the bank would lose notifications.',
+    },
+  );
+}

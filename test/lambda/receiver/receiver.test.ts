@@ -1,0 +1,220 @@
+import { type Message, SQSClient } from '@aws-sdk/client-sqs';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { handleNotification, receiverSqsClientConfig, type ReceiverDeps } from '../../../lambda/receiver/receiver';
+import { TokenCache } from '../../../lambda/receiver/token-cache';
+import { decodeStoredNotification, ReceiverDefaults } from '../../../lambda/shared/receiver-contract';
+import { loadAcceptedTokens } from '../../../lambda/shared/secret-tokens';
+import { LocalSecretsManager } from '../../../tools/local-aws/secrets-manager-server';
+import { apiEvent } from '../../support/api-event';
+import { resolveLocalhostSubdomains, TEST_AWS } from '../../support/aws-env';
+import { createQueueWithDlq, drainQueue, type Fauxqs, startFauxqs } from '../../support/fauxqs';
+import { RecordingLogger } from '../../support/recording-logger';
+
+const PAYMENTS_TOKEN = 'PayTok3nAbcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQR';
+const BOLETO_TOKEN = 'BoletoTok3nZyxwvutsrqponmlkjihgfedcba9876543210ZYXWVUTSRQPONM';
+const PIX_NOTIFICATION = JSON.stringify({
+  idTransacao: 'tx-2025-0001', status: 'EFETIVADO', valorPagamento: '250.75', dataPagamento: '2025-06-03T14:05:09',
+  chavePix: 'financeiro@example.com', endToEnd: 'E00000000202506031405abcdef123456',
+});
+const BOLETO_NOTIFICATION = JSON.stringify({
+  agencia: '0101', posto: '02', beneficiario: '54321', nossoNumero: '231004567', dataEvento: [2025, 6, 3, 14, 5, 9, 120000000],
+  movimento: 'LIQUIDACAO_PIX', valorLiquidacao: '250.75', idEventoWebhook: 'evt-0001',
+});
+
+let fauxqs: Fauxqs;
+let restoreDns: () => void;
+let secretsManager: LocalSecretsManager;
+let sqs: SQSClient;
+let queueUrl: string;
+let logger: RecordingLogger;
+let counted: string[];
+let deps: ReceiverDeps;
+
+beforeAll(async () => {
+  restoreDns = resolveLocalhostSubdomains();
+  fauxqs = await startFauxqs();
+  secretsManager = new LocalSecretsManager();
+  const secretsEndpoint = await secretsManager.start();
+  const paymentsArn = secretsManager.createSecret('payments-token', PAYMENTS_TOKEN);
+  const boletoArn = secretsManager.createSecret('boleto-token', BOLETO_TOKEN);
+  sqs = fauxqs.client(receiverSqsClientConfig(ReceiverDefaults.enqueueBudgetMs));
+  ({ queueUrl } = await createQueueWithDlq(sqs, 'receiver-matrix'));
+  const secrets = new SecretsManagerClient({ ...TEST_AWS, endpoint: secretsEndpoint });
+  deps = {
+    config: {
+      queueUrl, paymentsTokenSecretArn: paymentsArn, boletoTokenSecretArn: boletoArn, boletoTokenHeader: 'X-Webhook-Token',
+      maxBodyBytes: 1024, tokenCacheTtlMs: 60_000, enqueueBudgetMs: ReceiverDefaults.enqueueBudgetMs,
+    },
+    sqs,
+    tokens: new TokenCache({ load: (arn) => loadAcceptedTokens(secrets, arn, 2_000), ttlMs: 60_000, mismatchRefreshIntervalMs: 5_000 }),
+    get logger() { return logger; },
+    count: (name, route) => counted.push(`${name}:${route}`),
+  };
+});
+
+afterAll(async () => {
+  sqs?.destroy();
+  await fauxqs?.stop();
+  await secretsManager?.stop();
+  restoreDns?.();
+});
+
+beforeEach(async () => {
+  logger = new RecordingLogger();
+  counted = [];
+  await drainQueue(sqs, queueUrl);
+});
+
+async function stored(): Promise<Message[]> {
+  return drainQueue(sqs, queueUrl);
+}
+
+function storedBody(message: Message): string {
+  return decodeStoredNotification(message.Body!).body.toString('utf8');
+}
+
+describe('authenticated notifications are stored exactly as received', () => {
+  it('stores a payments call with the payment callback token and answers 200', async () => {
+    const result = await handleNotification(apiEvent({ route: 'payments', headers: { Authorization: PAYMENTS_TOKEN }, body: PIX_NOTIFICATION, requestId: 'req-pay-1', sourceIp: '198.51.100.7' }), deps);
+
+    expect(result.statusCode).toBe(200);
+    expect(JSON.parse(result.body)).toEqual({ status: 'received', requestId: 'req-pay-1' });
+    const messages = await stored();
+    expect(messages).toHaveLength(1);
+    const { notification, body } = decodeStoredNotification(messages[0].Body!);
+    expect(body.toString('utf8')).toBe(PIX_NOTIFICATION);
+    expect(notification).toMatchObject({ v: 1, route: 'payments', requestId: 'req-pay-1', sourceIp: '198.51.100.7', contentType: 'application/json', bodyEncoding: 'utf8' });
+    expect(new Date(notification.receivedAt).toISOString()).toBe(notification.receivedAt);
+    expect(messages[0].MessageAttributes?.route?.StringValue).toBe('payments');
+    expect(counted).toEqual(['NotificationsStored:payments']);
+  });
+
+  it('stores a boleto call carrying the contract token in the contract header', async () => {
+    const result = await handleNotification(apiEvent({ route: 'boleto', headers: { 'X-Webhook-Token': BOLETO_TOKEN }, body: BOLETO_NOTIFICATION }), deps);
+
+    expect(result.statusCode).toBe(200);
+    const messages = await stored();
+    expect(messages.map(storedBody)).toEqual([BOLETO_NOTIFICATION]);
+    expect(decodeStoredNotification(messages[0].Body!).notification.route).toBe('boleto');
+  });
+
+  it.each([
+    ['lower case', 'x-webhook-token'],
+    ['upper case', 'X-WEBHOOK-TOKEN'],
+  ])('matches the boleto header name in %s', async (_case, headerName) => {
+    const result = await handleNotification(apiEvent({ route: 'boleto', headers: { [headerName]: BOLETO_TOKEN }, body: BOLETO_NOTIFICATION }), deps);
+    expect(result.statusCode).toBe(200);
+    expect((await stored()).map(storedBody)).toEqual([BOLETO_NOTIFICATION]);
+  });
+
+  it('matches the Authorization header in lower case, as some proxies send it', async () => {
+    const result = await handleNotification(apiEvent({ route: 'payments', headers: { authorization: PAYMENTS_TOKEN }, body: PIX_NOTIFICATION }), deps);
+    expect(result.statusCode).toBe(200);
+    expect(await stored()).toHaveLength(1);
+  });
+});
+
+describe('requests without the right token get 401 and store nothing', () => {
+  const cases: [string, 'payments' | 'boleto', Record<string, string>][] = [
+    ['no header', 'payments', {}],
+    ['an empty header', 'payments', { Authorization: '' }],
+    ['a wrong token of the same length', 'payments', { Authorization: PAYMENTS_TOKEN.replace(/.$/, 'X') }],
+    ['a token of another length', 'payments', { Authorization: 'short' }],
+    ['a Bearer prefix the token does not have', 'payments', { Authorization: `Bearer ${PAYMENTS_TOKEN}` }],
+    ['the token with trailing white space', 'payments', { Authorization: `${PAYMENTS_TOKEN} ` }],
+    ['the boleto token on /payments', 'payments', { Authorization: BOLETO_TOKEN }],
+    ['the payments token on /boleto', 'boleto', { 'X-Webhook-Token': PAYMENTS_TOKEN }],
+    ['the boleto token in Authorization instead of the contract header', 'boleto', { Authorization: BOLETO_TOKEN }],
+    ['no header on /boleto', 'boleto', {}],
+  ];
+
+  it.each(cases)('%s', async (_case, route, headers) => {
+    const result = await handleNotification(apiEvent({ route, headers, body: route === 'payments' ? PIX_NOTIFICATION : BOLETO_NOTIFICATION }), deps);
+
+    expect(result.statusCode).toBe(401);
+    expect(JSON.parse(result.body)).toEqual({ message: 'Unauthorized' });
+    expect(await stored()).toEqual([]);
+    expect(counted).toEqual([`UnauthorizedRequests:${route}`]);
+    const warning = logger.entries.find((e) => e.level === 'warn');
+    expect(warning?.message).toBe('Rejected a request without a valid token');
+    expect(warning?.extra).toMatchObject({ route, header: route === 'payments' ? 'Authorization' : 'X-Webhook-Token' });
+    // The presented value is never logged, whatever it was.
+    for (const value of Object.values(headers).filter(Boolean)) expect(logger.text()).not.toContain(value.trim());
+  });
+});
+
+describe('bodies an authenticated caller sends', () => {
+  const auth = { Authorization: PAYMENTS_TOKEN };
+
+  it.each([
+    ['an empty body', ''],
+    ['no body at all', null],
+    ['invalid JSON', '{"idTransacao": "tx-1", '],
+    ['a JSON array', JSON.stringify([JSON.parse(BOLETO_NOTIFICATION), JSON.parse(BOLETO_NOTIFICATION)])],
+    ['plain text', 'hello bank'],
+  ])('stores %s and answers 200 (the processor quarantines what it cannot parse)', async (_case, body) => {
+    const result = await handleNotification(apiEvent({ route: 'payments', headers: auth, body }), deps);
+    expect(result.statusCode).toBe(200);
+    expect((await stored()).map(storedBody)).toEqual([body ?? '']);
+  });
+
+  it('decodes a base64-encoded body and stores the original bytes', async () => {
+    const result = await handleNotification(apiEvent({ route: 'payments', headers: auth, body: Buffer.from(PIX_NOTIFICATION).toString('base64'), isBase64Encoded: true }), deps);
+    expect(result.statusCode).toBe(200);
+    expect((await stored()).map(storedBody)).toEqual([PIX_NOTIFICATION]);
+  });
+
+  it('stores bytes that are not UTF-8 as base64, unchanged', async () => {
+    const bytes = Buffer.from([0x7b, 0xff, 0xfe, 0x00, 0x80, 0x7d]);
+    const result = await handleNotification(apiEvent({ route: 'payments', headers: auth, body: bytes.toString('base64'), isBase64Encoded: true }), deps);
+    expect(result.statusCode).toBe(200);
+    const [message] = await stored();
+    const { notification, body } = decodeStoredNotification(message.Body!);
+    expect(notification.bodyEncoding).toBe('base64');
+    expect(body.equals(bytes)).toBe(true);
+  });
+
+  it('stores a body exactly at the size limit', async () => {
+    const body = 'x'.repeat(1024);
+    const result = await handleNotification(apiEvent({ route: 'payments', headers: auth, body }), deps);
+    expect(result.statusCode).toBe(200);
+    expect((await stored()).map(storedBody)).toEqual([body]);
+  });
+
+  it('answers 413 to a body over the limit, stores nothing, and logs an error', async () => {
+    const result = await handleNotification(apiEvent({ route: 'payments', headers: auth, body: 'x'.repeat(1025) }), deps);
+    expect(result.statusCode).toBe(413);
+    expect(JSON.parse(result.body)).toEqual({ message: 'Payload too large', maxBodyBytes: 1024 });
+    expect(await stored()).toEqual([]);
+    expect(counted).toEqual(['PayloadTooLarge:payments']);
+    expect(logger.entries.find((e) => e.level === 'error')?.extra).toMatchObject({ bodyBytes: 1025, maxBodyBytes: 1024 });
+  });
+
+  it('measures the limit after base64 decoding', async () => {
+    const result = await handleNotification(apiEvent({ route: 'payments', headers: auth, body: Buffer.alloc(1025, 1).toString('base64'), isBase64Encoded: true }), deps);
+    expect(result.statusCode).toBe(413);
+    expect(await stored()).toEqual([]);
+  });
+
+  it('checks the token before the size: an unauthenticated oversized body gets 401', async () => {
+    const result = await handleNotification(apiEvent({ route: 'payments', headers: {}, body: 'x'.repeat(5000) }), deps);
+    expect(result.statusCode).toBe(401);
+  });
+});
+
+it('answers 404 for a route it does not serve, storing nothing', async () => {
+  const result = await handleNotification(apiEvent({ route: 'other', headers: { Authorization: PAYMENTS_TOKEN }, body: '{}' }), deps);
+  expect(result.statusCode).toBe(404);
+  expect(await stored()).toEqual([]);
+});
+
+it('answers 503, never 200, when the queue does not exist', async () => {
+  const result = await handleNotification(
+    apiEvent({ route: 'payments', headers: { Authorization: PAYMENTS_TOKEN }, body: PIX_NOTIFICATION, requestId: 'req-missing-queue' }),
+    { ...deps, config: { ...deps.config, queueUrl: queueUrl.replace('receiver-matrix', 'no-such-queue') } },
+  );
+  expect(result.statusCode).toBe(503);
+  expect(JSON.parse(result.body)).toEqual({ message: 'Temporarily unable to store the notification', requestId: 'req-missing-queue' });
+  expect(logger.entries.find((e) => e.level === 'error')?.extra).toMatchObject({ requestId: 'req-missing-queue', route: 'payments' });
+  expect(logger.text()).not.toContain(PAYMENTS_TOKEN);
+});

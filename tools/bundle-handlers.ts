@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { build } from 'esbuild';
+
+export const ROOT = join(__dirname, '..');
+export const HANDLER_SOURCE_DIR = join(ROOT, 'lambda');
+/** Where bundles go; published with the package and loaded by the constructs. */
+export const HANDLER_OUT_DIR = join(ROOT, 'dist', 'handlers');
+const STAMP = join(HANDLER_OUT_DIR, '.source-hash');
+
+/** Handlers are the folders of lambda/ that have an index.ts (lambda/shared is not one). */
+export function handlerNames(): string[] {
+  return readdirSync(HANDLER_SOURCE_DIR)
+    .filter((name) => existsSync(join(HANDLER_SOURCE_DIR, name, 'index.ts')))
+    .sort();
+}
+
+function listFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? listFiles(path) : [path];
+  });
+}
+
+/** A hash of everything a bundle is made from: handler sources, this script, the lock file. */
+export function handlerSourceHash(): string {
+  const hash = createHash('sha256');
+  for (const file of [...listFiles(HANDLER_SOURCE_DIR), __filename, join(ROOT, 'package-lock.json')].sort()) {
+    hash.update(relative(ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
+  }
+  return hash.digest('hex');
+}
+
+export function bundlesAreFresh(): boolean {
+  return existsSync(STAMP) && readFileSync(STAMP, 'utf8') === handlerSourceHash()
+    && handlerNames().every((name) => existsSync(join(HANDLER_OUT_DIR, name, 'index.js')));
+}
+
+export interface BundleOptions {
+  /** Bundle the AWS SDK (true) or leave `@aws-sdk/*` to the Lambda runtime (false). */
+  readonly bundleAwsSdk?: boolean;
+  /** Output folder. @default dist/handlers */
+  readonly outDir?: string;
+}
+
+/**
+ * Bundles every handler with esbuild: one minified CommonJS file with a source map per handler,
+ * for the Node 22 target, in `<outDir>/<handler>/index.js`.
+ */
+export async function bundleHandlers(options: BundleOptions = {}): Promise<Record<string, number>> {
+  const outDir = options.outDir ?? HANDLER_OUT_DIR;
+  rmSync(outDir, { recursive: true, force: true });
+  const sizes: Record<string, number> = {};
+  for (const name of handlerNames()) {
+    const outfile = join(outDir, name, 'index.js');
+    mkdirSync(join(outDir, name), { recursive: true });
+    await build({
+      entryPoints: [join(HANDLER_SOURCE_DIR, name, 'index.ts')],
+      outfile,
+      bundle: true,
+      platform: 'node',
+      target: 'node22',
+      format: 'cjs',
+      minify: true,
+      sourcemap: true,
+      sourcesContent: false,
+      legalComments: 'none',
+      // Bundled dependencies' ESM builds import .mjs and package "module" fields first.
+      mainFields: ['module', 'main'],
+      external: options.bundleAwsSdk === false ? ['@aws-sdk/*', '@smithy/*'] : [],
+      logLevel: 'warning',
+    });
+    sizes[name] = statSync(outfile).size;
+  }
+  if (outDir === HANDLER_OUT_DIR) writeFileSync(STAMP, handlerSourceHash());
+  return sizes;
+}

@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+interface Version {
+  readonly id: string;
+  readonly value: string;
+  readonly stages: Set<string>;
+}
+
+/** Moves AWSCURRENT to `target`; the version that held it becomes AWSPREVIOUS. */
+function makeCurrent(versions: Version[], target: Version): void {
+  const current = versions.find((v) => v.stages.has('AWSCURRENT'));
+  if (current === target) return;
+  for (const version of versions) version.stages.delete('AWSPREVIOUS');
+  if (current) {
+    current.stages.delete('AWSCURRENT');
+    current.stages.add('AWSPREVIOUS');
+  }
+  target.stages.add('AWSCURRENT');
+}
+
+/**
+ * A local endpoint that speaks the Secrets Manager JSON protocol (awsJson1_1) for the calls the
+ * handlers make, with versions and staging labels, so the real `@aws-sdk/client-secrets-manager`
+ * can be pointed at it (`AWS_ENDPOINT_URL_SECRETS_MANAGER`). Loopback only; not a security
+ * boundary. Supports GetSecretValue (by ARN or name, with VersionStage or VersionId) and
+ * PutSecretValue (with VersionStages, moving labels the way rotation does).
+ */
+export class LocalSecretsManager {
+  private readonly secrets = new Map<string, { arn: string; name: string; versions: Version[] }>();
+  private server?: Server;
+  /** Every call received, by operation name (for tests asserting how often secrets are read). */
+  public readonly calls: string[] = [];
+  /** When set, every call fails with this HTTP status (simulates an outage). */
+  public failWithStatus?: number;
+
+  constructor(private readonly region = 'us-east-1', private readonly account = '000000000000') {}
+
+  /** Starts listening on 127.0.0.1 (port 0 picks a free port); returns the endpoint URL. */
+  async start(port = 0): Promise<string> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
+    return this.endpoint;
+  }
+
+  get endpoint(): string {
+    const address = this.server?.address() as AddressInfo | undefined;
+    if (!address) throw new Error('LocalSecretsManager is not started');
+    return `http://127.0.0.1:${address.port}`;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Creates a secret with an AWSCURRENT value; returns its ARN. */
+  createSecret(name: string, value: string): string {
+    const arn = `arn:aws:secretsmanager:${this.region}:${this.account}:secret:${name}-${randomUUID().slice(0, 6)}`;
+    this.secrets.set(arn, { arn, name, versions: [{ id: randomUUID(), value, stages: new Set(['AWSCURRENT']) }] });
+    return arn;
+  }
+
+  /** Adds a version holding the given stages (moving them off older versions, as the service does). */
+  putValue(secretId: string, value: string, stages: string[]): void {
+    const secret = this.find(secretId);
+    if (!secret) throw new Error(`No secret ${secretId}`);
+    const version = { id: randomUUID(), value, stages: new Set(stages.filter((stage) => stage !== 'AWSCURRENT')) };
+    for (const older of secret.versions) for (const stage of version.stages) older.stages.delete(stage);
+    secret.versions.push(version);
+    if (stages.includes('AWSCURRENT')) makeCurrent(secret.versions, version);
+  }
+
+  /** Completes a rotation: AWSPENDING becomes AWSCURRENT and the old current AWSPREVIOUS. */
+  finishRotation(secretId: string): void {
+    const pending = this.find(secretId)?.versions.find((v) => v.stages.has('AWSPENDING'));
+    if (!pending) throw new Error(`No rotation in progress for ${secretId}`);
+    pending.stages.delete('AWSPENDING');
+    makeCurrent(this.find(secretId)!.versions, pending);
+  }
+
+  private find(secretId: string) {
+    return this.secrets.get(secretId) ?? [...this.secrets.values()].find((s) => s.name === secretId);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const target = String(req.headers['x-amz-target'] ?? '');
+    const operation = target.replace(/^secretsmanager\./, '');
+    this.calls.push(operation);
+    const reply = (status: number, body: unknown) => {
+      res.writeHead(status, { 'Content-Type': 'application/x-amz-json-1.1' });
+      res.end(JSON.stringify(body));
+    };
+    const fail = (status: number, type: string, message: string) => reply(status, { __type: type, message });
+    if (this.failWithStatus) return fail(this.failWithStatus, 'InternalServiceError', 'Simulated Secrets Manager outage');
+    let input: Record<string, string | string[] | undefined>;
+    try {
+      input = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as typeof input;
+    } catch {
+      return fail(400, 'SerializationException', 'Body is not JSON');
+    }
+    const secret = this.find(String(input.SecretId));
+    if (!secret) return fail(400, 'ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
+    if (operation === 'GetSecretValue') {
+      const stage = input.VersionId ? undefined : String(input.VersionStage ?? 'AWSCURRENT');
+      const version = secret.versions.find((v) => (stage ? v.stages.has(stage) : v.id === input.VersionId));
+      if (!version) return fail(400, 'ResourceNotFoundException', "Secrets Manager can't find the specified secret value for staging label: " + stage);
+      return reply(200, { ARN: secret.arn, Name: secret.name, VersionId: version.id, SecretString: version.value, VersionStages: [...version.stages], CreatedDate: Date.now() / 1000 });
+    }
+    if (operation === 'PutSecretValue') {
+      const stages = (input.VersionStages as string[] | undefined) ?? ['AWSCURRENT'];
+      this.putValue(secret.arn, String(input.SecretString), stages);
+      const version = secret.versions.at(-1)!;
+      return reply(200, { ARN: secret.arn, Name: secret.name, VersionId: version.id, VersionStages: [...version.stages] });
+    }
+    return fail(400, 'InvalidRequestException', `Operation ${operation || '(none)'} is not supported by the local Secrets Manager`);
+  }
+}
