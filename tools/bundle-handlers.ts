@@ -66,8 +66,6 @@ export async function bundleHandlers(options: BundleOptions = {}): Promise<Recor
       sourcemap: true,
       sourcesContent: false,
       legalComments: 'none',
-      // Bundled dependencies' ESM builds import .mjs and package "module" fields first.
-      mainFields: ['module', 'main'],
       external: options.bundleAwsSdk === false ? ['@aws-sdk/*', '@smithy/*'] : [],
       logLevel: 'warning',
     });

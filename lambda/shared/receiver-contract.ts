@@ -45,7 +45,7 @@ export const ReceiverDefaults = {
   /** Budget for fetching the token secrets when the cache is empty or expired. */
   secretFetchBudgetMs: 1_500,
   /** After a token mismatch, the cache is reloaded at most this often (rotation pick-up). */
-  mismatchRefreshIntervalMs: 5_000,
+  mismatchRefreshIntervalMs: 1_000,
 } as const;
 
 /** Namespace of the CloudWatch metrics the handlers emit (embedded metric format). */

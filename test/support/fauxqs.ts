@@ -6,6 +6,7 @@ import { CreateQueueCommand, DeleteMessageBatchCommand, GetQueueAttributesComman
 import { TEST_AWS } from './aws-env';
 
 export interface Fauxqs {
+  /** http://sqs.<region>.localhost:<port>, resolved to 127.0.0.1 by resolveLocalhostSubdomains(). */
   readonly endpoint: string;
   readonly port: number;
   /** Stops the server (SQS "down"); safe to call twice. */
@@ -26,7 +27,9 @@ export async function startFauxqs(port = 0): Promise<Fauxqs> {
     once(child, 'exit').then(([code]) => { throw new Error(`fauxqs exited with ${String(code)} before listening`); }),
   ])) as [string];
   const actualPort = (JSON.parse(first) as { port: number }).port;
-  const endpoint = `http://127.0.0.1:${actualPort}`;
+  // The same host name as fauxqs' queue URLs, so the SDK does not warn that they differ
+  // (needs resolveLocalhostSubdomains()).
+  const endpoint = `http://sqs.${TEST_AWS.region}.localhost:${actualPort}`;
   return {
     endpoint,
     port: actualPort,

@@ -1,0 +1,264 @@
+import { App, Duration, Size, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { BankWebhookReceiver, type BankWebhookReceiverProps } from '../../lib';
+import { ReceiverEnv } from '../../lambda/shared/receiver-contract';
+
+function synth(props: BankWebhookReceiverProps = {}, configure?: (stack: Stack) => Partial<BankWebhookReceiverProps>) {
+  const stack = new Stack(new App(), 'TestStack', { env: { account: '111111111111', region: 'sa-east-1' } });
+  const receiver = new BankWebhookReceiver(stack, 'Webhooks', { ...props, ...configure?.(stack) });
+  return { stack, receiver, template: Template.fromStack(stack) };
+}
+
+describe('with default props', () => {
+  const { receiver, template, stack } = synth();
+
+  it('creates a regional REST API with POST /payments and POST /boleto proxied to the receiver', () => {
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { EndpointConfiguration: { Types: ['REGIONAL'] } });
+    template.resourceCountIs('AWS::ApiGateway::RestApi', 1);
+    for (const path of ['payments', 'boleto']) template.hasResourceProperties('AWS::ApiGateway::Resource', { PathPart: path });
+    const methods = template.findResources('AWS::ApiGateway::Method');
+    expect(Object.values(methods).map((m) => (m.Properties as { HttpMethod: string }).HttpMethod)).toEqual(['POST', 'POST']);
+    template.hasResourceProperties('AWS::ApiGateway::Method', {
+      HttpMethod: 'POST',
+      AuthorizationType: 'NONE',
+      Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST', Uri: Match.anyValue() },
+    });
+  });
+
+  it('configures one stage with JSON access logs, ERROR method logging without data trace, throttling and metrics', () => {
+    template.resourceCountIs('AWS::ApiGateway::Stage', 1);
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      StageName: 'prod',
+      TracingEnabled: false,
+      AccessLogSetting: {
+        DestinationArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksAccessLogGroup'), 'Arn'] },
+        Format: Match.serializedJson(Match.objectLike({ requestId: '$context.requestId', status: '$context.status', sourceIp: '$context.identity.sourceIp', responseLatency: '$context.responseLatency' })),
+      },
+      MethodSettings: [Match.objectLike({
+        HttpMethod: '*', ResourcePath: '/*', LoggingLevel: 'ERROR', DataTraceEnabled: false, MetricsEnabled: true,
+        ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000,
+      })],
+    });
+    template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 365 });
+    // Method logging needs API Gateway's account-level CloudWatch role.
+    template.resourceCountIs('AWS::ApiGateway::Account', 1);
+  });
+
+  it('runs the receiver on the latest Node runtime, arm64, with a timeout well under 10 s and its settings', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      Handler: 'index.handler',
+      Timeout: 6,
+      MemorySize: 512,
+      LoggingConfig: { LogFormat: 'JSON', LogGroup: Match.anyValue() },
+      Environment: {
+        Variables: {
+          [ReceiverEnv.QUEUE_URL]: { Ref: Match.stringLikeRegexp('WebhooksQueue') },
+          [ReceiverEnv.PAYMENTS_TOKEN_SECRET_ARN]: { Ref: Match.stringLikeRegexp('WebhooksPaymentCallbackToken') },
+          [ReceiverEnv.BOLETO_TOKEN_SECRET_ARN]: { Ref: Match.stringLikeRegexp('WebhooksBoletoToken') },
+          [ReceiverEnv.BOLETO_TOKEN_HEADER]: 'Authorization',
+          [ReceiverEnv.MAX_BODY_BYTES]: String(256 * 1024),
+          [ReceiverEnv.TOKEN_CACHE_TTL_MS]: '60000',
+          [ReceiverEnv.ENQUEUE_BUDGET_MS]: '3000',
+        },
+      },
+    });
+  });
+
+  it('gives the receiver a role with no managed policies: its log group, the two secrets, SendMessage', () => {
+    const role = template.findResources('AWS::IAM::Role', { Properties: { AssumeRolePolicyDocument: { Statement: [Match.objectLike({ Principal: { Service: 'lambda.amazonaws.com' } })] } } });
+    expect(Object.values(role)).toHaveLength(1);
+    expect(Object.values(role)[0].Properties.ManagedPolicyArns).toBeUndefined();
+    const policy = JSON.stringify(template.findResources('AWS::IAM::Policy'));
+    for (const action of ['sqs:SendMessage', 'secretsmanager:GetSecretValue', 'logs:CreateLogStream', 'logs:PutLogEvents']) expect(policy).toContain(action);
+    expect(policy).not.toContain('"Resource":"*"');
+  });
+
+  it('creates an encrypted, TLS-only queue with 14-day retention and a DLQ after 5 receives', () => {
+    template.resourceCountIs('AWS::SQS::Queue', 2);
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      SqsManagedSseEnabled: true,
+      MessageRetentionPeriod: 1_209_600,
+      MaximumMessageSize: 1_048_576,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksDeadLetterQueue'), 'Arn'] }, maxReceiveCount: 5 },
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true, MessageRetentionPeriod: 1_209_600, RedrivePolicy: Match.absent() });
+    const policies = template.findResources('AWS::SQS::QueuePolicy');
+    expect(Object.keys(policies)).toHaveLength(2);
+    for (const policy of Object.values(policies)) {
+      expect(policy.Properties.PolicyDocument.Statement).toEqual(expect.arrayContaining([
+        expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      ]));
+    }
+  });
+
+  it('generates two long alphanumeric token secrets', () => {
+    template.resourceCountIs('AWS::SecretsManager::Secret', 2);
+    const secrets = template.findResources('AWS::SecretsManager::Secret');
+    for (const secret of Object.values(secrets)) {
+      expect(secret.Properties.GenerateSecretString).toEqual({ PasswordLength: 64, ExcludePunctuation: true, IncludeSpace: false });
+      expect(secret.Properties.SecretString).toBeUndefined();
+    }
+  });
+
+  it('exposes what it creates, with URLs for the two routes', () => {
+    expect(receiver.queue).toBeDefined();
+    expect(receiver.deadLetterQueue).toBeDefined();
+    expect(receiver.receiverFunction).toBeDefined();
+    expect(receiver.paymentCallbackToken).toBeDefined();
+    expect(receiver.boletoToken).toBeDefined();
+    expect(receiver.domain).toBeUndefined();
+    expect(JSON.stringify(stack.resolve(receiver.paymentsUrl))).toMatch(/\/payments"\]\]\}$/);
+    expect(JSON.stringify(stack.resolve(receiver.boletoUrl))).toMatch(/\/boleto"\]\]\}$/);
+    expect(JSON.stringify(stack.resolve(receiver.url))).toContain('.execute-api.');
+  });
+
+  it('does not put any resource policy on the API when no allowlist is given', () => {
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { Policy: Match.absent() });
+  });
+});
+
+describe('with optional props', () => {
+  it('serves a custom domain with TLS 1.2 and a base path mapping', () => {
+    const { template, receiver } = synth({ domainName: 'webhooks.example.com', basePath: 'bank' }, (stack) => ({
+      certificate: acm.Certificate.fromCertificateArn(stack, 'Cert', 'arn:aws:acm:sa-east-1:111111111111:certificate/abc'),
+    }));
+    template.hasResourceProperties('AWS::ApiGateway::DomainName', {
+      DomainName: 'webhooks.example.com',
+      SecurityPolicy: 'TLS_1_2',
+      EndpointConfiguration: { Types: ['REGIONAL'] },
+      RegionalCertificateArn: 'arn:aws:acm:sa-east-1:111111111111:certificate/abc',
+    });
+    template.hasResourceProperties('AWS::ApiGateway::BasePathMapping', { BasePath: 'bank' });
+    expect(receiver.paymentsUrl).toBe('https://webhooks.example.com/bank/payments');
+    expect(receiver.boletoUrl).toBe('https://webhooks.example.com/bank/boleto');
+    expect(receiver.domain).toBeDefined();
+  });
+
+  it('maps a custom domain at its root without a base path', () => {
+    const { receiver } = synth({ domainName: 'webhooks.example.com' }, (stack) => ({
+      certificate: acm.Certificate.fromCertificateArn(stack, 'Cert', 'arn:aws:acm:sa-east-1:111111111111:certificate/abc'),
+    }));
+    expect(receiver.url).toBe('https://webhooks.example.com/');
+    expect(receiver.paymentsUrl).toBe('https://webhooks.example.com/payments');
+  });
+
+  it('denies every source outside allowedSourceCidrs with a resource policy', () => {
+    const { template } = synth({ allowedSourceCidrs: ['203.0.113.0/24', '2001:db8::/32'] });
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', {
+      Policy: {
+        Statement: [
+          { Action: 'execute-api:Invoke', Effect: 'Allow', Principal: { AWS: '*' }, Resource: 'execute-api:/*' },
+          { Action: 'execute-api:Invoke', Effect: 'Deny', Principal: { AWS: '*' }, Resource: 'execute-api:/*', Condition: { NotIpAddress: { 'aws:SourceIp': ['203.0.113.0/24', '2001:db8::/32'] } } },
+        ],
+      },
+    });
+  });
+
+  it('uses the given secrets instead of generating them, and the given boleto header', () => {
+    const { template, receiver } = synth({ boletoTokenHeader: 'X-Webhook-Token' }, (stack) => ({
+      paymentCallbackToken: secretsmanager.Secret.fromSecretCompleteArn(stack, 'Pay', 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:pay-AbCdEf'),
+      boletoToken: secretsmanager.Secret.fromSecretCompleteArn(stack, 'Bol', 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:bol-AbCdEf'),
+    }));
+    template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({
+        [ReceiverEnv.PAYMENTS_TOKEN_SECRET_ARN]: 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:pay-AbCdEf',
+        [ReceiverEnv.BOLETO_TOKEN_SECRET_ARN]: 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:bol-AbCdEf',
+        [ReceiverEnv.BOLETO_TOKEN_HEADER]: 'X-Webhook-Token',
+      }) },
+    });
+    expect(receiver.boletoTokenHeader).toBe('X-Webhook-Token');
+    expect(JSON.stringify(template.findResources('AWS::IAM::Policy'))).toContain('secret:pay-AbCdEf');
+  });
+
+  it('encrypts both queues with the given KMS key and lets the receiver use it', () => {
+    const { template } = synth({}, (stack) => ({ queueEncryptionKey: new kms.Key(stack, 'Key', { enableKeyRotation: true }) }));
+    const queues = Object.values(template.findResources('AWS::SQS::Queue'));
+    expect(queues).toHaveLength(2);
+    for (const queue of queues) expect(queue.Properties.KmsMasterKeyId).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^Key/), 'Arn'] });
+    expect(JSON.stringify(template.findResources('AWS::IAM::Policy'))).toMatch(/kms:(GenerateDataKey|Encrypt)/);
+  });
+
+  it('applies throttling, tracing, retention, memory, body limit, cache TTL, stage name and maxReceiveCount', () => {
+    const { template } = synth({
+      throttlingRateLimit: 50, throttlingBurstLimit: 80, tracingEnabled: true, logRetention: logs.RetentionDays.ONE_MONTH,
+      receiverMemorySize: 1024, maxBodySize: Size.kibibytes(64), tokenCacheTtl: Duration.seconds(30), stageName: 'live', maxReceiveCount: 3,
+    });
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      StageName: 'live', TracingEnabled: true,
+      MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 50, ThrottlingBurstLimit: 80 })],
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      MemorySize: 1024,
+      TracingConfig: { Mode: 'Active' },
+      Environment: { Variables: Match.objectLike({ [ReceiverEnv.MAX_BODY_BYTES]: String(64 * 1024), [ReceiverEnv.TOKEN_CACHE_TTL_MS]: '30000' }) },
+    });
+    template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+    template.hasResourceProperties('AWS::SQS::Queue', { RedrivePolicy: Match.objectLike({ maxReceiveCount: 3 }) });
+  });
+
+  it('does not create the API Gateway account role when told the account has one', () => {
+    const { template } = synth({ createApiGatewayCloudWatchRole: false });
+    template.resourceCountIs('AWS::ApiGateway::Account', 0);
+  });
+});
+
+describe('props validation', () => {
+  const build = (props: BankWebhookReceiverProps) => () => synth(props);
+
+  it('reports every wrong prop at once, naming each', () => {
+    let message = '';
+    try {
+      synth({
+        domainName: 'webhooks.example.com',
+        basePath: '/bank/',
+        allowedSourceCidrs: ['10.0.0.0/8', 'not-a-cidr', '300.1.1.1/24'],
+        throttlingRateLimit: -1,
+        throttlingBurstLimit: 1.5,
+        maxBodySize: Size.mebibytes(2),
+        maxReceiveCount: 0,
+        boletoTokenHeader: 'Bad Header',
+        tokenCacheTtl: Duration.hours(2),
+        receiverMemorySize: 64,
+        stageName: 'prod-v1',
+      });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/^Invalid BankWebhookReceiver props \(11 problems\):/);
+    for (const prop of ['certificate', 'basePath', 'allowedSourceCidrs', 'throttlingRateLimit', 'throttlingBurstLimit', 'maxBodySize', 'maxReceiveCount', 'boletoTokenHeader', 'tokenCacheTtl', 'receiverMemorySize', 'stageName']) {
+      expect(message).toContain(`  - ${prop}: `);
+    }
+    expect(message).toContain('"not-a-cidr", "300.1.1.1/24"');
+    expect(message).not.toContain('"10.0.0.0/8"');
+    expect(message).toContain('got -1');
+  });
+
+  it.each<[string, BankWebhookReceiverProps, RegExp]>([
+    ['a certificate without a domain', {}, /domainName: is required when certificate is set/],
+    ['an empty allowlist', { allowedSourceCidrs: [] }, /allowedSourceCidrs: must hold at least one CIDR block/],
+    ['a base path without a domain', { basePath: 'bank' }, /basePath: only applies to a custom domain/],
+    ['a header HTTP sets itself', { boletoTokenHeader: 'Content-Type' }, /boletoTokenHeader: "Content-Type" is set or rewritten/],
+    ['a body limit above 512 KiB', { maxBodySize: Size.kibibytes(513) }, /maxBodySize: must be from 1 byte to 512 KiB/],
+    ['a malformed domain name', { domainName: 'not a domain' }, /domainName: must be a DNS name/],
+  ])('rejects %s', (name, props, expected) => {
+    const run = name === 'a certificate without a domain'
+      ? () => synth({}, (stack) => ({ certificate: acm.Certificate.fromCertificateArn(stack, 'C', 'arn:aws:acm:sa-east-1:111111111111:certificate/x') }))
+      : build(props);
+    expect(run).toThrow(expected);
+  });
+
+  it('accepts IPv4 and IPv6 CIDR blocks and the boundaries of every range', () => {
+    expect(build({
+      allowedSourceCidrs: ['0.0.0.0/0', '203.0.113.7/32', '::/0', '2001:db8::1/128'],
+      throttlingBurstLimit: 5000, maxReceiveCount: 1000, maxBodySize: Size.kibibytes(512), tokenCacheTtl: Duration.seconds(1),
+      receiverMemorySize: 128, boletoTokenHeader: 'x-webhook-token',
+    })).not.toThrow();
+  });
+});

@@ -1,0 +1,68 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, Stack, Validations } from 'aws-cdk-lib';
+import * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { buildExampleApp } from '../../examples/basic-receiver/app';
+import { BankWebhookReceiver } from '../../lib';
+
+const outdirs: string[] = [];
+function newApp(): App {
+  const outdir = mkdtempSync(join(tmpdir(), 'cdk-nag-test-'));
+  outdirs.push(outdir);
+  return new App({ outdir });
+}
+afterAll(() => outdirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+function acknowledgments(root: IConstruct): { path: string; id: string; reason: string }[] {
+  return root.node.findAll().flatMap((construct) =>
+    construct.node.metadata
+      .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+      .flatMap((entry) => Object.entries(entry.data as Record<string, string>).map(([id, reason]) => ({ path: construct.node.path, id, reason }))),
+  );
+}
+
+it('synthesizes the example app with AwsSolutions checks and no unacknowledged finding', () => {
+  const app = buildExampleApp(newApp());
+  expect(() => app.synth()).not.toThrow();
+});
+
+it('acknowledges only what the design needs, each with a specific reason', () => {
+  const app = buildExampleApp(newApp());
+  app.synth();
+  const acks = acknowledgments(app);
+  expect(acks.map((a) => a.id).sort()).toEqual([
+    'AwsSolutions::AwsSolutions-APIG2', 'AwsSolutions::AwsSolutions-APIG3', 'AwsSolutions::AwsSolutions-APIG4', 'AwsSolutions::AwsSolutions-COG4',
+    'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+    'AwsSolutions::AwsSolutions-SMG4', 'AwsSolutions::AwsSolutions-SMG4',
+  ]);
+  for (const ack of acks) expect(ack.reason.length).toBeGreaterThan(60);
+});
+
+it('still finds problems: the checks are live (a plain queue fails them)', () => {
+  const app = newApp();
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  new sqs.Queue(new Stack(app, 'Plain'), 'Queue');
+  expect(() => app.synth()).toThrow(/AwsSolutions-SQS4/);
+});
+
+it('passes with every option set: custom domain, allowlist, KMS key, tracing, user secrets', () => {
+  const app = newApp();
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  const stack = new Stack(app, 'AllOptions', { env: { account: '111111111111', region: 'sa-east-1' } });
+  new BankWebhookReceiver(stack, 'Webhooks', {
+    domainName: 'webhooks.example.com',
+    certificate: acm.Certificate.fromCertificateArn(stack, 'Cert', 'arn:aws:acm:sa-east-1:111111111111:certificate/abc'),
+    allowedSourceCidrs: ['203.0.113.0/24'],
+    queueEncryptionKey: new kms.Key(stack, 'Key', { enableKeyRotation: true }),
+    tracingEnabled: true,
+    paymentCallbackToken: secretsmanager.Secret.fromSecretCompleteArn(stack, 'Pay', 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:pay-AbCdEf'),
+    boletoToken: secretsmanager.Secret.fromSecretCompleteArn(stack, 'Bol', 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:bol-AbCdEf'),
+  });
+  expect(() => app.synth()).not.toThrow();
+});

@@ -1,0 +1,43 @@
+import { join } from 'node:path';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+
+export const HANDLER_BUNDLE_DIR = join(__dirname, '..', '..', 'dist', 'handlers');
+
+type Handler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
+
+/**
+ * Loads a built handler bundle (the file the construct deploys) as a fresh module instance, the
+ * way a new Lambda execution environment would, after setting `env` in process.env. The
+ * variables stay set: the AWS SDK reads endpoint and credential settings lazily, at first call.
+ */
+export function loadHandlerBundle(name: string, env: Record<string, string>): Handler {
+  Object.assign(process.env, env);
+  let handler: Handler | undefined;
+  jest.isolateModules(() => {
+    handler = (require(join(HANDLER_BUNDLE_DIR, name, 'index.js')) as { handler: Handler }).handler;
+  });
+  return handler!;
+}
+
+/** Collects what is written to stdout and stderr while `fn` runs (Lambda's log output). */
+export async function captureOutput<T>(fn: () => Promise<T>): Promise<{ result: T; output: string }> {
+  const chunks: string[] = [];
+  const capture = (chunk: unknown): boolean => {
+    chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
+    return true;
+  };
+  const out = jest.spyOn(process.stdout, 'write').mockImplementation(capture);
+  const err = jest.spyOn(process.stderr, 'write').mockImplementation(capture);
+  try {
+    const result = await fn();
+    return { result, output: chunks.join('') };
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
+}
+
+/** The structured (JSON) lines of captured log output; other lines (runtime warnings) are skipped. */
+export function jsonLogLines(output: string): Record<string, unknown>[] {
+  return output.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+}
