@@ -14,6 +14,7 @@ export function loadHandlerBundle(name: string, env: Record<string, string>): Ha
   Object.assign(process.env, env);
   let handler: Handler | undefined;
   jest.isolateModules(() => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the bundle is a built CommonJS file loaded afresh in isolateModules
     handler = (require(join(HANDLER_BUNDLE_DIR, name, 'index.js')) as { handler: Handler }).handler;
   });
   return handler!;

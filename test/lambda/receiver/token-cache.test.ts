@@ -1,0 +1,73 @@
+import { TokenCache } from '../../../lambda/receiver/token-cache';
+
+function setup(values: string[][] | (() => Promise<string[]>)) {
+  let now = 0;
+  const loads: string[] = [];
+  const stale: unknown[] = [];
+  const queue = Array.isArray(values) ? [...values] : undefined;
+  const cache = new TokenCache({
+    load: async (arn) => {
+      loads.push(arn);
+      if (queue) return queue.length > 1 ? queue.shift()! : queue[0];
+      return (values as () => Promise<string[]>)();
+    },
+    ttlMs: 60_000,
+    mismatchRefreshIntervalMs: 1_000,
+    onStaleUse: (_arn, error) => stale.push(error),
+    now: () => now,
+  });
+  return { cache, loads, stale, advance: (ms: number) => { now += ms; } };
+}
+
+it('loads once and serves from memory until the TTL passes', async () => {
+  const { cache, loads, advance } = setup([['a'], ['b']]);
+  expect(await cache.get('arn')).toEqual(['a']);
+  advance(59_999);
+  expect(await cache.get('arn')).toEqual(['a']);
+  expect(loads).toHaveLength(1);
+  advance(1);
+  expect(await cache.get('arn')).toEqual(['b']);
+  expect(loads).toHaveLength(2);
+});
+
+it('shares one load between concurrent callers', async () => {
+  const { cache, loads } = setup([['a']]);
+  await Promise.all([cache.get('arn'), cache.get('arn'), cache.get('arn')]);
+  expect(loads).toHaveLength(1);
+});
+
+it('reloads after a mismatch at most once per refresh interval', async () => {
+  const { cache, loads, advance } = setup([['a'], ['a', 'b'], ['c']]);
+  await cache.get('arn');
+  expect(await cache.refreshAfterMismatch('arn')).toBeUndefined();
+  advance(1_000);
+  expect(await cache.refreshAfterMismatch('arn')).toEqual(['a', 'b']);
+  expect(await cache.refreshAfterMismatch('arn')).toBeUndefined();
+  expect(await cache.get('arn')).toEqual(['a', 'b']);
+  expect(loads).toHaveLength(2);
+});
+
+it('keeps serving the previous values when a reload fails, and retries only after the interval', async () => {
+  let fail = false;
+  const { cache, loads, stale, advance } = setup(async () => {
+    if (fail) throw new Error('Secrets Manager unavailable');
+    return ['a'];
+  });
+  await cache.get('arn');
+  fail = true;
+  advance(60_000);
+  expect(await cache.get('arn')).toEqual(['a']);
+  expect(stale).toHaveLength(1);
+  expect(await cache.get('arn')).toEqual(['a']);
+  expect(await cache.refreshAfterMismatch('arn')).toBeUndefined();
+  expect(loads).toHaveLength(2);
+  advance(1_000);
+  fail = false;
+  expect(await cache.get('arn')).toEqual(['a']);
+  expect(loads).toHaveLength(3);
+});
+
+it('fails when the first load fails (nothing to fall back on)', async () => {
+  const { cache } = setup(() => Promise.reject(new Error('denied')));
+  await expect(cache.get('arn')).rejects.toThrow('denied');
+});
