@@ -49,10 +49,7 @@ it('reloads after a mismatch at most once per refresh interval', async () => {
 
 it('keeps serving the previous values when a reload fails, and retries only after the interval', async () => {
   let fail = false;
-  const { cache, loads, stale, advance } = setup(async () => {
-    if (fail) throw new Error('Secrets Manager unavailable');
-    return ['a'];
-  });
+  const { cache, loads, stale, advance } = setup(() => (fail ? Promise.reject(new Error('Secrets Manager unavailable')) : Promise.resolve(['a'])));
   await cache.get('arn');
   fail = true;
   advance(60_000);
