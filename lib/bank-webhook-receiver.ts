@@ -235,20 +235,16 @@ export class BankWebhookReceiver extends Construct {
     this.boletoToken = props.boletoToken ?? this.generatedToken('BoletoToken', 'Boleto webhook contract token the bank sends to /boleto');
 
     // Queue and dead-letter queue.
-    const encryption = props.queueEncryptionKey ? sqs.QueueEncryption.KMS : sqs.QueueEncryption.SQS_MANAGED;
-    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
-      encryption,
+    const queueProps: sqs.QueueProps = {
+      encryption: props.queueEncryptionKey ? sqs.QueueEncryption.KMS : sqs.QueueEncryption.SQS_MANAGED,
       encryptionMasterKey: props.queueEncryptionKey,
       enforceSSL: true,
       retentionPeriod: RETENTION,
       maxMessageSizeBytes: SQS_MAX_MESSAGE_BYTES,
-    });
+    };
+    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', queueProps);
     this.queue = new sqs.Queue(this, 'Queue', {
-      encryption,
-      encryptionMasterKey: props.queueEncryptionKey,
-      enforceSSL: true,
-      retentionPeriod: RETENTION,
-      maxMessageSizeBytes: SQS_MAX_MESSAGE_BYTES,
+      ...queueProps,
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? 5 },
     });
 
