@@ -107,7 +107,7 @@ describe('when SQS cannot take the message', () => {
     await new Promise((resolve) => blackHole?.close(resolve));
   });
 
-  it('answers 503 within the budget when SQS accepts connections but never answers', async () => {
+  it('answers 503 when SQS accepts connections but never answers (the enqueue budget ends the wait)', async () => {
     blackHole = createServer((socket) => sockets.push(socket));
     await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', resolve));
     const port = (blackHole.address() as { port: number }).port;
