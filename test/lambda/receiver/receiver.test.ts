@@ -218,3 +218,17 @@ it('answers 503, never 200, when the queue does not exist', async () => {
   expect(logger.entries.find((e) => e.level === 'error')?.extra).toMatchObject({ requestId: 'req-missing-queue', route: 'payments' });
   expect(logger.text()).not.toContain(PAYMENTS_TOKEN);
 });
+
+it('answers 503 and stores nothing when the token secret cannot be read and nothing is cached', async () => {
+  const unreadable = new TokenCache({ load: () => Promise.reject(new Error('AccessDeniedException: not authorized')), ttlMs: 60_000, mismatchRefreshIntervalMs: 1_000 });
+  const result = await handleNotification(
+    apiEvent({ route: 'boleto', headers: { 'X-Webhook-Token': BOLETO_TOKEN }, body: BOLETO_NOTIFICATION, requestId: 'req-no-secret' }),
+    { ...deps, tokens: unreadable },
+  );
+  expect(result.statusCode).toBe(503);
+  expect(JSON.parse(result.body)).toEqual({ message: 'Temporarily unable to accept the notification', requestId: 'req-no-secret' });
+  expect(await stored()).toEqual([]);
+  expect(counted).toEqual(['TokenLoadFailures:boleto']);
+  expect(logger.entries.find((e) => e.level === 'error')?.extra).toMatchObject({ requestId: 'req-no-secret', route: 'boleto', error: { message: 'AccessDeniedException: not authorized' } });
+  expect(logger.text()).not.toContain(BOLETO_TOKEN);
+});
