@@ -13,6 +13,7 @@ import {
   MAX_BODY_BYTES_LIMIT,
   ReceiverDefaults,
   ReceiverEnv,
+  ROUTES,
   SQS_MAX_MESSAGE_BYTES,
 } from '../lambda/shared/receiver-contract';
 import { handlerCode } from './handler-code';
@@ -283,8 +284,7 @@ export class BankWebhookReceiver extends Construct {
     // Exactly what SendMessage needs (grantSendMessages would add kms:ReEncrypt* and wildcards).
     role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }));
     props.queueEncryptionKey?.grant(role, 'kms:GenerateDataKey', 'kms:Decrypt');
-    this.paymentCallbackToken.grantRead(this.receiverFunction);
-    this.boletoToken.grantRead(this.receiverFunction);
+    this.grantReadTokens(this.receiverFunction);
     if (props.tracingEnabled) {
       Validations.of(role).acknowledge({
         id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
@@ -316,7 +316,7 @@ export class BankWebhookReceiver extends Construct {
       },
     });
     const integration = new apigateway.LambdaIntegration(this.receiverFunction, { proxy: true });
-    for (const route of ['payments', 'boleto']) {
+    for (const route of ROUTES) {
       this.api.root.addResource(route).addMethod('POST', integration);
     }
     acknowledgeApiFindings(this.api);

@@ -1,3 +1,5 @@
+import { isUtf8 } from 'node:buffer';
+
 /**
  * The contract between the `BankWebhookReceiver` construct, the receiver handler, and the
  * processor that reads what the receiver stored. Both sides import this module, so the compiler
@@ -89,8 +91,8 @@ const SQS_UNSAFE = /[\uFFFE\uFFFF]/;
  * request is ever refused by SQS for what it contains.
  */
 export function encodeStoredNotification(meta: StoredNotificationMeta, body: Buffer): string {
-  const text = body.toString('utf8');
-  if (Buffer.from(text, 'utf8').equals(body) && !SQS_UNSAFE.test(text)) {
+  const text = isUtf8(body) ? body.toString('utf8') : undefined;
+  if (text !== undefined && !SQS_UNSAFE.test(text)) {
     const json = JSON.stringify({ v: 1, ...meta, bodyEncoding: 'utf8', body: text } satisfies StoredNotification);
     if (Buffer.byteLength(json, 'utf8') <= SQS_MAX_MESSAGE_BYTES) return json;
   }

@@ -1,9 +1,10 @@
-import { App, Duration, Size, Stack } from 'aws-cdk-lib';
+import { App, type CfnElement, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type { IConstruct } from 'constructs';
 import { BankWebhookReceiver, type BankWebhookReceiverProps } from '../../lib';
 import { ReceiverEnv } from '../../lambda/shared/receiver-contract';
 
@@ -106,13 +107,23 @@ describe('with default props', () => {
     }
   });
 
-  it('exposes what it creates, with URLs for the two routes', () => {
-    expect(receiver.queue).toBeDefined();
-    expect(receiver.deadLetterQueue).toBeDefined();
-    expect(receiver.receiverFunction).toBeDefined();
-    expect(receiver.paymentCallbackToken).toBeDefined();
-    expect(receiver.boletoToken).toBeDefined();
+  it('exposes the resources it creates, each the one the template wires together', () => {
+    const id = (construct: IConstruct) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
+    const queue = template.findResources('AWS::SQS::Queue')[id(receiver.queue)];
+    expect(queue.Properties.RedrivePolicy.deadLetterTargetArn).toEqual({ 'Fn::GetAtt': [id(receiver.deadLetterQueue), 'Arn'] });
+    const fn = template.findResources('AWS::Lambda::Function')[id(receiver.receiverFunction)];
+    expect(fn.Properties.Environment.Variables).toMatchObject({
+      [ReceiverEnv.QUEUE_URL]: { Ref: id(receiver.queue) },
+      [ReceiverEnv.PAYMENTS_TOKEN_SECRET_ARN]: stack.resolve(receiver.paymentCallbackToken.secretArn),
+      [ReceiverEnv.BOLETO_TOKEN_SECRET_ARN]: stack.resolve(receiver.boletoToken.secretArn),
+    });
+    expect(stack.resolve(receiver.paymentCallbackToken.secretArn)).not.toEqual(stack.resolve(receiver.boletoToken.secretArn));
+    expect(template.findResources('AWS::ApiGateway::RestApi')[id(receiver.api)]).toBeDefined();
+    expect(stack.resolve(receiver.accessLogGroup.logGroupArn)).toEqual({ 'Fn::GetAtt': [id(receiver.accessLogGroup), 'Arn'] });
     expect(receiver.domain).toBeUndefined();
+  });
+
+  it('gives URLs for the two routes under the stage URL', () => {
     expect(JSON.stringify(stack.resolve(receiver.paymentsUrl))).toMatch(/\/payments"\]\]\}$/);
     expect(JSON.stringify(stack.resolve(receiver.boletoUrl))).toMatch(/\/boleto"\]\]\}$/);
     expect(JSON.stringify(stack.resolve(receiver.url))).toContain('.execute-api.');
@@ -240,18 +251,15 @@ describe('props validation', () => {
     expect(message).toContain('got -1');
   });
 
-  it.each<[string, BankWebhookReceiverProps, RegExp]>([
-    ['a certificate without a domain', {}, /domainName: is required when certificate is set/],
-    ['an empty allowlist', { allowedSourceCidrs: [] }, /allowedSourceCidrs: must hold at least one CIDR block/],
-    ['a base path without a domain', { basePath: 'bank' }, /basePath: only applies to a custom domain/],
-    ['a header HTTP sets itself', { boletoTokenHeader: 'Content-Type' }, /boletoTokenHeader: "Content-Type" is set or rewritten/],
-    ['a body limit above 512 KiB', { maxBodySize: Size.kibibytes(513) }, /maxBodySize: must be from 1 byte to 512 KiB/],
-    ['a malformed domain name', { domainName: 'not a domain' }, /domainName: must be a DNS name/],
-  ])('rejects %s', (name, props, expected) => {
-    const run = name === 'a certificate without a domain'
-      ? () => synth({}, (stack) => ({ certificate: acm.Certificate.fromCertificateArn(stack, 'C', 'arn:aws:acm:sa-east-1:111111111111:certificate/x') }))
-      : build(props);
-    expect(run).toThrow(expected);
+  it.each<[string, (stack: Stack) => BankWebhookReceiverProps, RegExp]>([
+    ['a certificate without a domain', (stack) => ({ certificate: acm.Certificate.fromCertificateArn(stack, 'C', 'arn:aws:acm:sa-east-1:111111111111:certificate/x') }), /domainName: is required when certificate is set/],
+    ['an empty allowlist', () => ({ allowedSourceCidrs: [] }), /allowedSourceCidrs: must hold at least one CIDR block/],
+    ['a base path without a domain', () => ({ basePath: 'bank' }), /basePath: only applies to a custom domain/],
+    ['a header HTTP sets itself', () => ({ boletoTokenHeader: 'Content-Type' }), /boletoTokenHeader: "Content-Type" is set or rewritten/],
+    ['a body limit above 512 KiB', () => ({ maxBodySize: Size.kibibytes(513) }), /maxBodySize: must be from 1 byte to 512 KiB/],
+    ['a malformed domain name', () => ({ domainName: 'not a domain' }), /domainName: must be a DNS name/],
+  ])('rejects %s', (_name, configure, expected) => {
+    expect(() => synth({}, configure)).toThrow(expected);
   });
 
   it('accepts IPv4 and IPv6 CIDR blocks and the boundaries of every range', () => {

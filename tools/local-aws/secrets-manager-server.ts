@@ -24,14 +24,12 @@ function makeCurrent(versions: Version[], target: Version): void {
  * A local endpoint that speaks the Secrets Manager JSON protocol (awsJson1_1) for the calls the
  * handlers make, with versions and staging labels, so the real `@aws-sdk/client-secrets-manager`
  * can be pointed at it (`AWS_ENDPOINT_URL_SECRETS_MANAGER`). Loopback only; not a security
- * boundary. Supports GetSecretValue (by ARN or name, with VersionStage or VersionId) and
- * PutSecretValue (with VersionStages, moving labels the way rotation does).
+ * boundary. Supports GetSecretValue (by ARN or name, with VersionStage or VersionId); tests
+ * change values and stages with putValue() and finishRotation().
  */
 export class LocalSecretsManager {
   private readonly secrets = new Map<string, { arn: string; name: string; versions: Version[] }>();
   private server?: Server;
-  /** Every call received, by operation name (for tests asserting how often secrets are read). */
-  public readonly calls: string[] = [];
   /** When set, every call fails with this HTTP status (simulates an outage). */
   public failWithStatus?: number;
 
@@ -92,7 +90,6 @@ export class LocalSecretsManager {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const target = String(req.headers['x-amz-target'] ?? '');
     const operation = target.replace(/^secretsmanager\./, '');
-    this.calls.push(operation);
     const reply = (status: number, body: unknown) => {
       res.writeHead(status, { 'Content-Type': 'application/x-amz-json-1.1' });
       res.end(JSON.stringify(body));
@@ -112,12 +109,6 @@ export class LocalSecretsManager {
       const version = secret.versions.find((v) => (stage ? v.stages.has(stage) : v.id === input.VersionId));
       if (!version) return fail(400, 'ResourceNotFoundException', "Secrets Manager can't find the specified secret value for staging label: " + stage);
       return reply(200, { ARN: secret.arn, Name: secret.name, VersionId: version.id, SecretString: version.value, VersionStages: [...version.stages], CreatedDate: Date.now() / 1000 });
-    }
-    if (operation === 'PutSecretValue') {
-      const stages = (input.VersionStages as string[] | undefined) ?? ['AWSCURRENT'];
-      this.putValue(secret.arn, String(input.SecretString), stages);
-      const version = secret.versions.at(-1)!;
-      return reply(200, { ARN: secret.arn, Name: secret.name, VersionId: version.id, VersionStages: [...version.stages] });
     }
     return fail(400, 'InvalidRequestException', `Operation ${operation || '(none)'} is not supported by the local Secrets Manager`);
   }

@@ -98,6 +98,23 @@ it('accepts the pending token during a rotation and rejects the retired one afte
   expect(output).not.toContain(TOKEN_B);
 });
 
+it('keeps accepting the bank with the values loaded earlier while Secrets Manager is down', async () => {
+  expect((await pay(TOKEN_B)).statusCode).toBe(200);
+  secretsManager.failWithStatus = 500;
+  try {
+    await sleep(CACHE_TTL_MS + 100);
+    const { result, output } = await captureOutput(async () => [await pay(TOKEN_B, 'bundle-sm-down'), await pay(TOKEN_A, 'bundle-sm-down-retired')]);
+    expect(result.map((r) => r.statusCode)).toEqual([200, 401]);
+    expect(jsonLogLines(output)).toEqual(expect.arrayContaining([
+      expect.objectContaining({ level: 'WARN', message: 'Token reload failed; using the values loaded earlier' }),
+    ]));
+    expect(output).not.toContain(TOKEN_B);
+  } finally {
+    secretsManager.failWithStatus = undefined;
+  }
+  expect((await drainQueue(sqs, queueUrl)).length).toBe(2);
+});
+
 describe('when SQS cannot take the message', () => {
   let blackHole: Server;
   const sockets: Socket[] = [];
