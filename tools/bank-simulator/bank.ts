@@ -1,0 +1,462 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import {
+  bankDateTime, boletoEventBody, BoletoEvento, BoletoSituacao, CONTRACT_STATUSES, decimalAmount, defaultPaymentDetails,
+  PAYMENT_KINDS, PaymentStatus, SETTLEMENT_CHANNELS,
+  type Boleto, type CallbackRegistration, type Contract, type ContractStatus, type Payment, type PaymentKind,
+  type SettlementChannel, type SimulatorAccount, paymentBody,
+} from './model';
+import { collectionError, controlError, paymentsError, validationErrors } from './errors';
+import type { IssuedToken } from './tokens';
+
+/** A notification the bank decided to send after a status change. */
+export interface OutgoingNotification {
+  /** The bank's id of this event (the same for every delivery of it). */
+  readonly id: string;
+  readonly kind: 'boleto' | 'payment';
+  /** What changed, in words: "boleto 1000001 LIQUIDACAO_PIX", "pix 3f2c… EFETIVADO". */
+  readonly subject: string;
+  readonly body: unknown;
+  /** Where it goes; undefined when nothing is registered, with the reason in `skipped`. */
+  readonly url?: string;
+  readonly authHeader?: { readonly name: string; readonly value: string };
+  readonly skipped?: string;
+}
+
+export interface BankOptions {
+  readonly accounts: readonly SimulatorAccount[];
+  /** Simulated clock in ms. */
+  readonly now: () => number;
+  /** Called for every change that produces a notification. */
+  readonly notify: (notification: OutgoingNotification) => void;
+  /** Send a payment notification when a payment is created (status RECEBIDO). @default true */
+  readonly notifyPaymentReceived?: boolean;
+  /** Deliver boleto events as one object or as an array of one. @default 'object' */
+  readonly boletoNotificationShape?: 'object' | 'array';
+  /** Answer GET contratos/ with one object or an array. @default 'object' */
+  readonly contractListShape?: 'object' | 'array';
+}
+
+export type BoletoAction = 'settle' | 'reverse' | 'reject' | 'cancel';
+export type PaymentAction = 'settle' | 'reverse' | 'reject' | 'cancel';
+
+export interface NewBoletoInput {
+  readonly valor: string | number;
+  readonly cooperativa?: string;
+  readonly posto?: string;
+  readonly beneficiario?: string;
+  readonly seuNumero?: string;
+  readonly idTituloEmpresa?: string;
+  /** YYYY-MM-DD. @default 10 days from now */
+  readonly dataVencimento?: string;
+}
+
+export interface BoletoChangeInput {
+  /** Settlement channel (settle) or the channel being reversed (reverse). @default PIX (settle), REDE (reverse) */
+  readonly canal?: SettlementChannel;
+  /** Amount paid. @default the boleto's value */
+  readonly valor?: string | number;
+}
+
+export interface NewPaymentInput {
+  readonly tipo: PaymentKind;
+  readonly valor: string | number;
+  readonly conta?: string;
+  readonly cooperativa?: string;
+  /** @default a new UUID */
+  readonly idTransacao?: string;
+  /** Overrides of the kind's descriptive fields (chavePix, nomeBeneficiario, codigoBarras, ...). */
+  readonly details?: Readonly<Record<string, string>>;
+}
+
+export interface PaymentChangeInput {
+  /** Reason recorded in `motivoRejeicao` (reject). */
+  readonly motivo?: string;
+}
+
+const TRANSACTION_ID = /^[a-zA-Z0-9:-]{1,100}$/;
+const accountKey = (cooperativa: string, conta: string) => `${cooperativa}/${conta}`;
+const contractKey = (cooperativa: string, posto: string, beneficiario: string) => `${cooperativa}/${posto}/${beneficiario}`;
+const isString = (value: unknown): value is string => typeof value === 'string';
+
+/** The simulated bank's state and rules, independent of HTTP. */
+export class Bank {
+  private readonly registrations = new Map<string, CallbackRegistration>();
+  private readonly contracts = new Map<number, Contract>();
+  private readonly boletos = new Map<string, Boleto>();
+  private readonly payments = new Map<string, Payment>();
+  private nextContractId = 1001;
+  private nextNossoNumero = 1_000_001;
+  private nextPaymentId = 5001;
+
+  constructor(private readonly options: BankOptions) {
+    if (options.accounts.length === 0) throw new Error('The bank simulator needs at least one account (options.accounts).');
+  }
+
+  get accounts(): readonly SimulatorAccount[] {
+    return this.options.accounts;
+  }
+
+  // ---- callback registration (spec 4.2) ----
+
+  /** Finds the account named by the x-conta / x-cooperativa / x-documento headers. */
+  accountFor(headers: { conta?: string; cooperativa?: string; documento?: string }): SimulatorAccount {
+    const missing = (['conta', 'cooperativa', 'documento'] as const).filter((name) => !headers[name]);
+    if (missing.length) {
+      throw paymentsError(400, 'CABECALHO_OBRIGATORIO', `Cabeçalho(s) obrigatório(s) ausente(s): ${missing.map((name) => `x-${name}`).join(', ')}.`);
+    }
+    const account = this.options.accounts.find((a) => a.conta === headers.conta && a.cooperativa === headers.cooperativa);
+    if (!account) throw paymentsError(404, 'CONTA_NAO_ENCONTRADA', `Conta ${headers.conta} não encontrada na cooperativa ${headers.cooperativa}.`);
+    if (account.documento !== headers.documento) {
+      throw paymentsError(403, 'DOCUMENTO_INVALIDO', 'O documento informado não pertence ao titular da conta.');
+    }
+    return account;
+  }
+
+  getRegistration(account: SimulatorAccount): CallbackRegistration {
+    return { ...(this.registrations.get(accountKey(account.cooperativa, account.conta)) ?? { urlCallback: null, authorizationCallback: null }) };
+  }
+
+  /** PATCH: both fields required; "" clears a value (spec 2.2). */
+  patchRegistration(account: SimulatorAccount, body: unknown): CallbackRegistration {
+    const problems: { field: string; message: string }[] = [];
+    const input = (body && typeof body === 'object' && !Array.isArray(body) ? body : undefined) as Record<string, unknown> | undefined;
+    if (!input) throw validationErrors(400, [{ field: 'body', message: 'The body must be a JSON object with urlCallback and authorizationCallback.' }]);
+    for (const field of ['urlCallback', 'authorizationCallback']) {
+      if (!(field in input)) problems.push({ field, message: `${field} is required; send "" to clear it.` });
+      else if (!isString(input[field])) problems.push({ field, message: `${field} must be a string.` });
+    }
+    if (isString(input.urlCallback) && input.urlCallback !== '' && !/^https?:\/\/[^\s/]+/i.test(input.urlCallback)) {
+      problems.push({ field: 'urlCallback', message: 'urlCallback must be an absolute URL.' });
+    }
+    if (problems.length) throw validationErrors(400, problems);
+    const registration = {
+      urlCallback: (input.urlCallback as string) || null,
+      authorizationCallback: (input.authorizationCallback as string) || null,
+    };
+    this.registrations.set(accountKey(account.cooperativa, account.conta), registration);
+    return { ...registration };
+  }
+
+  allRegistrations(): Array<CallbackRegistration & { conta: string; cooperativa: string }> {
+    return [...this.registrations.entries()].map(([key, registration]) => {
+      const [cooperativa, conta] = key.split('/');
+      return { cooperativa, conta, ...registration };
+    });
+  }
+
+  // ---- boleto webhook contract (spec 4.1) ----
+
+  private validateContract(body: unknown, token: IssuedToken): Omit<Contract, 'idContrato'> {
+    const input = (body && typeof body === 'object' && !Array.isArray(body) ? body : undefined) as Record<string, unknown> | undefined;
+    if (!input) throw collectionError(400, 'CORPO_INVALIDO', 'O corpo da requisição deve ser um objeto JSON com os campos do contrato.');
+    const problems: string[] = [];
+    for (const field of ['cooperativa', 'posto', 'codBeneficiario', 'url', 'urlStatus', 'contratoStatus']) {
+      const value = input[field];
+      if (value === undefined || value === null || value === '') problems.push(`${field} é obrigatório`);
+      else if (!isString(value) && !(typeof value === 'number' && field !== 'url' && !field.endsWith('Status'))) problems.push(`${field} deve ser texto`);
+    }
+    if (!Array.isArray(input.eventos) || input.eventos.length === 0 || !input.eventos.every((e) => isString(e) && e.trim())) {
+      problems.push('eventos é obrigatório: uma lista de eventos, por exemplo ["LIQUIDACAO"]');
+    }
+    for (const field of ['urlStatus', 'contratoStatus']) {
+      if (isString(input[field]) && !(CONTRACT_STATUSES as readonly string[]).includes(input[field])) {
+        problems.push(`${field} deve ser ATIVO, INATIVO ou BLOQUEADO`);
+      }
+    }
+    if (isString(input.url) && input.url) {
+      let url: URL | undefined;
+      try {
+        url = new URL(input.url);
+      } catch {
+        problems.push('url inválida');
+      }
+      if (url && url.protocol !== 'https:') problems.push('url deve usar HTTPS');
+    }
+    if (input.email !== undefined && input.email !== null && input.email !== '' && !(isString(input.email) && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(input.email))) {
+      problems.push('email inválido');
+    }
+    if (input.telefone !== undefined && input.telefone !== null && input.telefone !== '' && !(isString(input.telefone) && /^\+?[\d\s()-]{8,20}$/.test(input.telefone))) {
+      problems.push('telefone inválido');
+    }
+    if (input.enviarIdTituloEmpresa !== undefined && input.enviarIdTituloEmpresa !== null && typeof input.enviarIdTituloEmpresa !== 'boolean') {
+      problems.push('enviarIdTituloEmpresa deve ser true ou false');
+    }
+    for (const field of ['nomeResponsavel', 'header', 'token']) {
+      if (input[field] !== undefined && input[field] !== null && !isString(input[field])) problems.push(`${field} deve ser texto`);
+    }
+    if (problems.length) throw collectionError(400, 'DADOS_INVALIDOS', `Dados inválidos: ${problems.join('; ')}.`);
+    const contract = {
+      cooperativa: String(input.cooperativa),
+      posto: String(input.posto),
+      codBeneficiario: String(input.codBeneficiario),
+      eventos: (input.eventos as string[]).map((e) => e.trim()),
+      url: input.url as string,
+      urlStatus: input.urlStatus as ContractStatus,
+      contratoStatus: input.contratoStatus as ContractStatus,
+      nomeResponsavel: (input.nomeResponsavel as string | undefined) ?? undefined,
+      email: (input.email as string | undefined) || undefined,
+      telefone: (input.telefone as string | undefined) || undefined,
+      enviarIdTituloEmpresa: (input.enviarIdTituloEmpresa as boolean | undefined) ?? undefined,
+      header: (input.header as string | undefined) || undefined,
+      token: (input.token as string | undefined) || undefined,
+    };
+    if (token.subject !== contract.codBeneficiario + contract.cooperativa) {
+      throw collectionError(403, 'BENEFICIARIO_NAO_AUTORIZADO', `O beneficiário ${contract.codBeneficiario} da cooperativa ${contract.cooperativa} não pertence ao usuário autenticado.`);
+    }
+    return contract;
+  }
+
+  private findContract(cooperativa: string, posto: string, beneficiario: string): Contract | undefined {
+    const key = contractKey(cooperativa, posto, beneficiario);
+    return [...this.contracts.values()].find((c) => contractKey(c.cooperativa, c.posto, c.codBeneficiario) === key);
+  }
+
+  createContract(token: IssuedToken, body: unknown): { idContrato: number } {
+    const fields = this.validateContract(body, token);
+    if (this.findContract(fields.cooperativa, fields.posto, fields.codBeneficiario)) {
+      throw collectionError(422, 'CONTRATO_EXISTENTE', 'Contrato já existente.');
+    }
+    const idContrato = this.nextContractId++;
+    this.contracts.set(idContrato, { idContrato, ...fields });
+    return { idContrato };
+  }
+
+  listContracts(token: IssuedToken, query: URLSearchParams): unknown {
+    const missing = ['cooperativa', 'posto', 'beneficiario'].filter((name) => !query.get(name));
+    if (missing.length) throw collectionError(400, 'PARAMETRO_OBRIGATORIO', `Parâmetro(s) obrigatório(s): ${missing.join(', ')}.`);
+    if (token.subject !== `${query.get('beneficiario')}${query.get('cooperativa')}`) {
+      throw collectionError(403, 'BENEFICIARIO_NAO_AUTORIZADO', 'O beneficiário informado não pertence ao usuário autenticado.');
+    }
+    const contract = this.findContract(query.get('cooperativa')!, query.get('posto')!, query.get('beneficiario')!);
+    if (!contract) throw collectionError(422, 'CONTRATO_NAO_ENCONTRADO', 'Nenhum contrato encontrado');
+    return this.options.contractListShape === 'array' ? [{ ...contract }] : { ...contract };
+  }
+
+  updateContract(token: IssuedToken, id: string, body: unknown): { idContrato: number } {
+    const existing = /^\d+$/.test(id) ? this.contracts.get(Number(id)) : undefined;
+    if (!existing) throw collectionError(404, 'CONTRATO_NAO_ENCONTRADO', `Contrato ${id} não encontrado.`);
+    const fields = this.validateContract(body, token);
+    const other = this.findContract(fields.cooperativa, fields.posto, fields.codBeneficiario);
+    if (other && other.idContrato !== existing.idContrato) throw collectionError(422, 'CONTRATO_EXISTENTE', 'Contrato já existente.');
+    this.contracts.set(existing.idContrato, { idContrato: existing.idContrato, ...fields });
+    return { idContrato: existing.idContrato };
+  }
+
+  allContracts(): Contract[] {
+    return [...this.contracts.values()].map((c) => ({ ...c }));
+  }
+
+  // ---- boletos ----
+
+  createBoleto(input: NewBoletoInput): Boleto {
+    const account = this.options.accounts[0];
+    const valor = decimalAmount(input.valor);
+    if (!valor) throw controlError(400, `valor must be a positive amount such as "250.75" (got ${JSON.stringify(input.valor)}).`);
+    const vencimento = input.dataVencimento ?? new Date(this.options.now() + 10 * 86_400_000).toISOString().slice(0, 10);
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(vencimento)) throw controlError(400, `dataVencimento must be YYYY-MM-DD (got ${vencimento}).`);
+    const boleto: Boleto = {
+      nossoNumero: String(this.nextNossoNumero++),
+      cooperativa: input.cooperativa ?? account.cooperativa,
+      posto: input.posto ?? account.posto,
+      beneficiario: input.beneficiario ?? account.beneficiario,
+      seuNumero: input.seuNumero,
+      idTituloEmpresa: input.idTituloEmpresa,
+      valor,
+      dataVencimento: vencimento,
+      situacao: BoletoSituacao.OPEN,
+    };
+    this.boletos.set(boleto.nossoNumero, boleto);
+    return { ...boleto };
+  }
+
+  getBoleto(nossoNumero: string): Boleto {
+    const boleto = this.boletos.get(nossoNumero);
+    if (!boleto) throw controlError(404, `No boleto with nossoNumero ${nossoNumero}.`);
+    return boleto;
+  }
+
+  /** GET /cobranca/boleto/v1/boletos?codigoBeneficiario=&nossoNumero= */
+  queryBoleto(token: IssuedToken, query: URLSearchParams): Boleto {
+    const missing = ['codigoBeneficiario', 'nossoNumero'].filter((name) => !query.get(name));
+    if (missing.length) throw collectionError(400, 'PARAMETRO_OBRIGATORIO', `Parâmetro(s) obrigatório(s): ${missing.join(', ')}.`);
+    const boleto = this.boletos.get(query.get('nossoNumero')!);
+    if (!boleto || boleto.beneficiario !== query.get('codigoBeneficiario')) {
+      throw collectionError(404, 'BOLETO_NAO_ENCONTRADO', 'Boleto não encontrado.');
+    }
+    if (!token.subject.startsWith(boleto.beneficiario)) {
+      throw collectionError(403, 'BENEFICIARIO_NAO_AUTORIZADO', 'O boleto não pertence ao usuário autenticado.');
+    }
+    return boleto;
+  }
+
+  changeBoleto(nossoNumero: string, action: BoletoAction, input: BoletoChangeInput = {}): { boleto: Boleto; notification: OutgoingNotification } {
+    const boleto = this.getBoleto(nossoNumero);
+    const at = bankDateTime(this.options.now());
+    const canal = input.canal;
+    if (canal !== undefined && !(SETTLEMENT_CHANNELS as readonly string[]).includes(canal)) {
+      throw controlError(400, `canal must be one of ${SETTLEMENT_CHANNELS.join(', ')} (got ${String(canal)}).`);
+    }
+    const expect = (situacao: string) => {
+      if (boleto.situacao !== situacao) throw controlError(409, `Cannot ${action} boleto ${nossoNumero}: its situacao is ${boleto.situacao}, not ${situacao}.`);
+    };
+    let movimento: string;
+    let evento: string;
+    let valor = boleto.valor;
+    switch (action) {
+      case 'settle': {
+        expect(BoletoSituacao.OPEN);
+        valor = input.valor === undefined ? boleto.valor : decimalAmount(input.valor) ?? '';
+        if (!valor) throw controlError(400, `valor must be a positive amount (got ${JSON.stringify(input.valor)}).`);
+        boleto.situacao = BoletoSituacao.SETTLED;
+        boleto.liquidacao = { data: at, valor, canal: canal ?? 'PIX' };
+        movimento = `LIQUIDACAO_${canal ?? 'PIX'}`;
+        evento = BoletoEvento.SETTLEMENT;
+        break;
+      }
+      case 'reverse': {
+        expect(BoletoSituacao.SETTLED);
+        valor = boleto.liquidacao!.valor;
+        boleto.situacao = BoletoSituacao.OPEN;
+        boleto.liquidacao = undefined;
+        movimento = `ESTORNO_LIQUIDACAO_${canal ?? 'REDE'}`;
+        evento = BoletoEvento.SETTLEMENT;
+        break;
+      }
+      case 'cancel':
+        expect(BoletoSituacao.OPEN);
+        boleto.situacao = BoletoSituacao.CANCELLED;
+        movimento = 'BAIXA';
+        evento = BoletoEvento.CANCELLATION;
+        break;
+      case 'reject':
+        expect(BoletoSituacao.OPEN);
+        boleto.situacao = BoletoSituacao.REJECTED;
+        movimento = 'REJEICAO';
+        evento = BoletoEvento.REJECTION;
+        break;
+      default:
+        throw controlError(404, `Unknown boleto action ${String(action)}; use settle, reverse, reject or cancel.`);
+    }
+    const contract = this.findContract(boleto.cooperativa, boleto.posto, boleto.beneficiario);
+    const event = boletoEventBody(boleto, { movimento, at, valor, sendIdTituloEmpresa: contract?.enviarIdTituloEmpresa === true });
+    const notification: OutgoingNotification = {
+      id: event.idEventoWebhook as string,
+      kind: 'boleto',
+      subject: `boleto ${boleto.nossoNumero} ${movimento}`,
+      body: this.options.boletoNotificationShape === 'array' ? [event] : event,
+      ...this.boletoTarget(contract, evento, boleto),
+    };
+    this.options.notify(notification);
+    return { boleto: { ...boleto }, notification };
+  }
+
+  private boletoTarget(contract: Contract | undefined, evento: string, boleto: Boleto): Pick<OutgoingNotification, 'url' | 'authHeader' | 'skipped'> {
+    if (!contract) return { skipped: `no contract for cooperativa ${boleto.cooperativa}, posto ${boleto.posto}, beneficiário ${boleto.beneficiario}` };
+    if (contract.contratoStatus !== 'ATIVO' || contract.urlStatus !== 'ATIVO') {
+      return { skipped: `contract ${contract.idContrato} is not active (contratoStatus ${contract.contratoStatus}, urlStatus ${contract.urlStatus})` };
+    }
+    if (!contract.eventos.includes(evento)) return { skipped: `contract ${contract.idContrato} is not subscribed to ${evento} (eventos ${contract.eventos.join(', ')})` };
+    return {
+      url: contract.url,
+      authHeader: contract.header && contract.token ? { name: contract.header, value: contract.token } : undefined,
+    };
+  }
+
+  // ---- payments ----
+
+  private paymentKey(kind: string, id: string) {
+    return `${kind}/${id}`;
+  }
+
+  createPayment(input: NewPaymentInput): { payment: Payment; notification?: OutgoingNotification } {
+    if (!(PAYMENT_KINDS as readonly string[]).includes(input.tipo)) {
+      throw controlError(400, `tipo must be one of ${PAYMENT_KINDS.join(', ')} (got ${JSON.stringify(input.tipo)}).`);
+    }
+    const valor = decimalAmount(input.valor);
+    if (!valor) throw controlError(400, `valor must be a positive amount such as "250.75" (got ${JSON.stringify(input.valor)}).`);
+    const idTransacao = input.idTransacao ?? randomUUID();
+    if (!TRANSACTION_ID.test(idTransacao)) throw controlError(400, `idTransacao must match [a-zA-Z0-9:-]{1,100} (got ${idTransacao}).`);
+    if (this.payments.has(this.paymentKey(input.tipo, idTransacao))) throw controlError(409, `A ${input.tipo} payment ${idTransacao} already exists.`);
+    const account = this.options.accounts.find((a) => a.conta === (input.conta ?? a.conta) && a.cooperativa === (input.cooperativa ?? a.cooperativa));
+    if (!account) throw controlError(404, `No account ${input.cooperativa ?? '*'}/${input.conta ?? '*'} in the simulator.`);
+    const payment: Payment = {
+      kind: input.tipo,
+      idTransacao,
+      numericId: this.nextPaymentId++ * 10 + randomInt(10),
+      conta: account.conta,
+      cooperativa: account.cooperativa,
+      valor,
+      createdAt: bankDateTime(this.options.now()),
+      status: PaymentStatus.RECEIVED,
+      details: { ...defaultPaymentDetails(input.tipo, idTransacao), ...input.details },
+    };
+    this.payments.set(this.paymentKey(payment.kind, idTransacao), payment);
+    const notification = this.options.notifyPaymentReceived === false ? undefined : this.notifyPayment(payment);
+    return { payment: { ...payment }, notification };
+  }
+
+  getPayment(kind: string, id: string): Payment {
+    const payment = this.payments.get(this.paymentKey(kind, id));
+    if (!payment) throw controlError(404, `No ${kind} payment ${id}.`);
+    return payment;
+  }
+
+  /** GET {registration_base_url}/v1/pagamentos/{kind}/{id} for the account of the headers. */
+  queryPayment(account: SimulatorAccount, kind: string, id: string): Payment {
+    if (!TRANSACTION_ID.test(id)) throw paymentsError(400, 'ID_INVALIDO', `Identificador de transação inválido: deve seguir o padrão [a-zA-Z0-9:-]{1,100}.`);
+    const payment = this.payments.get(this.paymentKey(kind, id));
+    if (!payment || payment.conta !== account.conta || payment.cooperativa !== account.cooperativa) {
+      throw paymentsError(404, 'PAGAMENTO_NAO_ENCONTRADO', `Pagamento ${id} não encontrado.`);
+    }
+    return payment;
+  }
+
+  changePayment(kind: string, id: string, action: PaymentAction, input: PaymentChangeInput = {}): { payment: Payment; notification: OutgoingNotification } {
+    const payment = this.getPayment(kind, id);
+    const from = (...statuses: string[]) => {
+      if (!statuses.includes(payment.status)) throw controlError(409, `Cannot ${action} ${kind} payment ${id}: its status is ${payment.status}, not ${statuses.join(' or ')}.`);
+    };
+    switch (action) {
+      case 'settle':
+        from(PaymentStatus.RECEIVED);
+        payment.status = PaymentStatus.SETTLED;
+        payment.dataPagamento = bankDateTime(this.options.now());
+        break;
+      case 'reject':
+        from(PaymentStatus.RECEIVED);
+        payment.status = PaymentStatus.REJECTED;
+        payment.motivoRejeicao = input.motivo ?? 'Saldo insuficiente';
+        break;
+      case 'cancel':
+        from(PaymentStatus.RECEIVED);
+        payment.status = PaymentStatus.CANCELLED;
+        break;
+      case 'reverse':
+        from(PaymentStatus.SETTLED);
+        payment.status = PaymentStatus.REVERSED;
+        break;
+      default:
+        throw controlError(404, `Unknown payment action ${String(action)}; use settle, reverse, reject or cancel.`);
+    }
+    return { payment: { ...payment }, notification: this.notifyPayment(payment) };
+  }
+
+  private notifyPayment(payment: Payment): OutgoingNotification {
+    const registration = this.registrations.get(accountKey(payment.cooperativa, payment.conta));
+    const body = paymentBody(payment);
+    const notification: OutgoingNotification = {
+      id: randomUUID(),
+      kind: 'payment',
+      subject: `${payment.kind} ${payment.idTransacao} ${payment.status}`,
+      body,
+      ...(registration?.urlCallback
+        ? {
+            url: registration.urlCallback,
+            authHeader: registration.authorizationCallback ? { name: 'Authorization', value: registration.authorizationCallback } : undefined,
+          }
+        : { skipped: `no urlCallback registered for conta ${payment.conta} of cooperativa ${payment.cooperativa}` }),
+    };
+    this.options.notify(notification);
+    return notification;
+  }
+}

@@ -1,0 +1,107 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
+import forge from 'node-forge';
+
+/** A certificate and its private key, both PEM. */
+export interface PemPair {
+  readonly certPem: string;
+  readonly keyPem: string;
+}
+
+export interface IssueOptions {
+  /** Subject common name. */
+  readonly commonName: string;
+  /** DNS names and IP addresses for the subjectAltName (server certificates). @default none */
+  readonly hosts?: readonly string[];
+  /** Issue a client certificate (extendedKeyUsage clientAuth) instead of a server one. @default false */
+  readonly client?: boolean;
+  /** Validity in days from now. @default 30 */
+  readonly validDays?: number;
+  /** Make the certificate already expired (for tests of expired chains). @default false */
+  readonly expired?: boolean;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** RSA 2048 keys come from Node's native generator (forge's own JavaScript one is slow). */
+function newKeyPair(): { privateKey: forge.pki.rsa.PrivateKey; publicKey: forge.pki.rsa.PublicKey; keyPem: string } {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const keyPem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  return {
+    keyPem,
+    privateKey: forge.pki.privateKeyFromPem(keyPem),
+    publicKey: forge.pki.publicKeyFromPem(publicKey.export({ type: 'spki', format: 'pem' }).toString()),
+  };
+}
+
+function newCertificate(publicKey: forge.pki.PublicKey, validDays: number, expired: boolean): forge.pki.Certificate {
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = publicKey;
+  // Positive serial: a leading zero nibble keeps the DER integer from reading as negative.
+  cert.serialNumber = '0' + randomBytes(15).toString('hex');
+  const now = Date.now();
+  cert.validity.notBefore = new Date(expired ? now - (validDays + 2) * DAY_MS : now - 60_000);
+  cert.validity.notAfter = new Date(expired ? now - DAY_MS : now + validDays * DAY_MS);
+  return cert;
+}
+
+function altNames(hosts: readonly string[]): object[] {
+  return hosts.map((host) => (isIP(host) ? { type: 7, ip: host } : { type: 2, value: host }));
+}
+
+function leafExtensions(options: IssueOptions): object[] {
+  return [
+    { name: 'basicConstraints', cA: false, critical: true },
+    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+    options.client ? { name: 'extKeyUsage', clientAuth: true } : { name: 'extKeyUsage', serverAuth: true },
+    ...(options.hosts?.length ? [{ name: 'subjectAltName', altNames: altNames(options.hosts) }] : []),
+    { name: 'subjectKeyIdentifier' },
+  ];
+}
+
+/** Creates a certificate authority able to issue server and client certificates. */
+export function createCertificateAuthority(commonName = 'cdk-bank-webhooks local CA', validDays = 30): PemPair {
+  const keys = newKeyPair();
+  const cert = newCertificate(keys.publicKey, validDays, false);
+  const subject = [{ name: 'commonName', value: commonName }, { name: 'organizationName', value: 'cdk-bank-webhooks (local testing only)' }];
+  cert.setSubject(subject);
+  cert.setIssuer(subject);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: true, pathLenConstraint: 0, critical: true },
+    { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+    { name: 'subjectKeyIdentifier' },
+  ]);
+  cert.sign(keys.privateKey, forge.md.sha256.create());
+  return { certPem: forge.pki.certificateToPem(cert), keyPem: keys.keyPem };
+}
+
+/** Issues a server or client certificate signed by `ca`. */
+export function issueCertificate(ca: PemPair, options: IssueOptions): PemPair {
+  let caCert: forge.pki.Certificate;
+  let caKey: forge.pki.PrivateKey;
+  try {
+    caCert = forge.pki.certificateFromPem(ca.certPem);
+    caKey = forge.pki.privateKeyFromPem(ca.keyPem);
+  } catch (error) {
+    throw new Error(`The CA certificate or key is not a PEM RSA pair forge can read: ${(error as Error).message}. Give a PEM certificate and its PEM RSA key.`, { cause: error });
+  }
+  const keys = newKeyPair();
+  const cert = newCertificate(keys.publicKey, options.validDays ?? 30, options.expired ?? false);
+  cert.setSubject([{ name: 'commonName', value: options.commonName }]);
+  cert.setIssuer(caCert.subject.attributes);
+  cert.setExtensions([...leafExtensions(options), { name: 'authorityKeyIdentifier', keyIdentifier: caCert.generateSubjectKeyIdentifier().getBytes() }]);
+  cert.sign(caKey, forge.md.sha256.create());
+  return { certPem: forge.pki.certificateToPem(cert), keyPem: keys.keyPem };
+}
+
+/** A self-signed server certificate (what the bank refuses), for tests and checks. */
+export function createSelfSignedCertificate(hosts: readonly string[] = ['localhost', '127.0.0.1']): PemPair {
+  const keys = newKeyPair();
+  const cert = newCertificate(keys.publicKey, 30, false);
+  const subject = [{ name: 'commonName', value: hosts[0] ?? 'localhost' }];
+  cert.setSubject(subject);
+  cert.setIssuer(subject);
+  cert.setExtensions(leafExtensions({ commonName: hosts[0] ?? 'localhost', hosts }));
+  cert.sign(keys.privateKey, forge.md.sha256.create());
+  return { certPem: forge.pki.certificateToPem(cert), keyPem: keys.keyPem };
+}

@@ -1,0 +1,157 @@
+import type { BoletoChangeInput, NewBoletoInput, NewPaymentInput, PaymentChangeInput } from './bank';
+import type { SimulatorFaults } from './faults';
+import { httpCall } from './https-client';
+import type { Boleto, CallbackRegistration, Contract, PaymentKind } from './model';
+import type { DeliveryRecord } from './notifier';
+import type { SimulatorInfo } from './simulator';
+
+/** An error answer of the control API. */
+export class SimulatorControlError extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+    this.name = 'SimulatorControlError';
+  }
+}
+
+export type BoletoView = Omit<Boleto, 'liquidacao'> & { liquidacao: Boleto['liquidacao'] | null };
+
+export interface BoletoChange {
+  readonly boleto: BoletoView;
+  readonly notificationId: string;
+  /** The event as sent (an object, or an array with `boletoNotificationShape: 'array'`). */
+  readonly notification: unknown;
+  /** Why nothing was sent, when nothing was. */
+  readonly skipped: string | null;
+}
+
+export interface PaymentChange {
+  /** The payment as the query API answers it (and as its notification carries it). */
+  readonly payment: Record<string, unknown> & { idTransacao: string; status: string; valorPagamento: string };
+  readonly tipo: PaymentKind;
+  readonly notificationId: string | null;
+  readonly skipped: string | null;
+}
+
+/**
+ * A typed client of the simulator's control API: works against an in-process simulator
+ * (`simulator.control`) and against `npx cdk-bank-webhooks simulate` alike.
+ */
+export class BankSimulatorClient {
+  /**
+   * @param baseUrl the simulator's origin, e.g. https://127.0.0.1:8443
+   * @param caPem the simulator's CA certificate (its `ca.crt`)
+   */
+  constructor(readonly baseUrl: string, private readonly caPem: string) {}
+
+  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const result = await httpCall(`${this.baseUrl}/control${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      trustedCas: [this.caPem],
+      timeoutMs: 660_000,
+    });
+    if (result.status >= 400) {
+      let message = result.body;
+      try {
+        message = (JSON.parse(result.body) as { error?: string }).error ?? result.body;
+      } catch {
+        // keep the raw body
+      }
+      throw new SimulatorControlError(result.status, `${method} /control${path}: HTTP ${result.status}: ${message}`);
+    }
+    return (result.body ? JSON.parse(result.body) : undefined) as T;
+  }
+
+  info(): Promise<SimulatorInfo> {
+    return this.call('GET', '/info');
+  }
+
+  createBoleto(input: NewBoletoInput): Promise<BoletoView> {
+    return this.call('POST', '/boletos', input);
+  }
+
+  getBoleto(nossoNumero: string): Promise<BoletoView> {
+    return this.call('GET', `/boletos/${encodeURIComponent(nossoNumero)}`);
+  }
+
+  settleBoleto(nossoNumero: string, input: BoletoChangeInput = {}): Promise<BoletoChange> {
+    return this.call('POST', `/boletos/${encodeURIComponent(nossoNumero)}/settle`, input);
+  }
+
+  reverseBoleto(nossoNumero: string, input: BoletoChangeInput = {}): Promise<BoletoChange> {
+    return this.call('POST', `/boletos/${encodeURIComponent(nossoNumero)}/reverse`, input);
+  }
+
+  rejectBoleto(nossoNumero: string): Promise<BoletoChange> {
+    return this.call('POST', `/boletos/${encodeURIComponent(nossoNumero)}/reject`, {});
+  }
+
+  cancelBoleto(nossoNumero: string): Promise<BoletoChange> {
+    return this.call('POST', `/boletos/${encodeURIComponent(nossoNumero)}/cancel`, {});
+  }
+
+  createPayment(input: NewPaymentInput): Promise<PaymentChange> {
+    return this.call('POST', '/payments', input);
+  }
+
+  getPayment(tipo: PaymentKind, idTransacao: string): Promise<Omit<PaymentChange, 'notificationId' | 'skipped'>> {
+    return this.call('GET', `/payments/${tipo}/${encodeURIComponent(idTransacao)}`);
+  }
+
+  settlePayment(tipo: PaymentKind, idTransacao: string): Promise<PaymentChange> {
+    return this.call('POST', `/payments/${tipo}/${encodeURIComponent(idTransacao)}/settle`, {});
+  }
+
+  reversePayment(tipo: PaymentKind, idTransacao: string): Promise<PaymentChange> {
+    return this.call('POST', `/payments/${tipo}/${encodeURIComponent(idTransacao)}/reverse`, {});
+  }
+
+  rejectPayment(tipo: PaymentKind, idTransacao: string, input: PaymentChangeInput = {}): Promise<PaymentChange> {
+    return this.call('POST', `/payments/${tipo}/${encodeURIComponent(idTransacao)}/reject`, input);
+  }
+
+  cancelPayment(tipo: PaymentKind, idTransacao: string): Promise<PaymentChange> {
+    return this.call('POST', `/payments/${tipo}/${encodeURIComponent(idTransacao)}/cancel`, {});
+  }
+
+  /** The delivery log (after `afterSeq`, when given). */
+  async deliveries(afterSeq = 0): Promise<DeliveryRecord[]> {
+    return (await this.call<{ deliveries: DeliveryRecord[] }>('GET', `/deliveries?after=${afterSeq}`)).deliveries;
+  }
+
+  clearDeliveries(): Promise<void> {
+    return this.call('DELETE', '/deliveries');
+  }
+
+  /** Waits until no delivery is held or in flight; returns false if `timeoutMs` passed first. */
+  async waitForDeliveries(timeoutMs = 30_000): Promise<boolean> {
+    return (await this.call<{ idle: boolean }>('POST', '/deliveries/wait', { timeoutMs })).idle;
+  }
+
+  setFaults(faults: SimulatorFaults): Promise<SimulatorFaults> {
+    return this.call('PUT', '/faults', faults);
+  }
+
+  clearFaults(): Promise<void> {
+    return this.call('DELETE', '/faults');
+  }
+
+  /** Moves the bank's clock forward (tokens expire by it). */
+  advanceClock(seconds: number): Promise<{ offsetSeconds: number }> {
+    return this.call('POST', '/clock', { advanceSeconds: seconds });
+  }
+
+  async contracts(): Promise<Contract[]> {
+    return (await this.call<{ contracts: Contract[] }>('GET', '/contracts')).contracts;
+  }
+
+  async registrations(): Promise<Array<CallbackRegistration & { conta: string; cooperativa: string }>> {
+    return (await this.call<{ registrations: Array<CallbackRegistration & { conta: string; cooperativa: string }> }>('GET', '/registrations')).registrations;
+  }
+
+  /** Makes the notifier trust a CA (PEM), e.g. a local receiver's. */
+  trustCa(pem: string): Promise<void> {
+    return this.call('POST', '/trusted-cas', { pem });
+  }
+}

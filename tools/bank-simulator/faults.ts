@@ -1,0 +1,104 @@
+import { gatewayError, serviceError } from './errors';
+import type { DeliveryFaults } from './notifier';
+
+/** Parts of the bank's API that faults and rate limits can target. */
+export const API_GROUPS = ['token', 'registration', 'contract', 'query'] as const;
+export type ApiGroup = (typeof API_GROUPS)[number];
+
+/** A fault on the bank's API: answer `status` (5xx or 429) and/or answer after `delayMs`. */
+export interface ApiFault {
+  /** Which part of the API it hits. */
+  readonly scope: ApiGroup | 'all';
+  /** Answer this status instead of the real answer (429 carries Retry-After). @default the real answer */
+  readonly status?: number;
+  /** Wait this long before answering. @default 0 */
+  readonly delayMs?: number;
+  /** Apply to this many calls, then stop. @default every call until faults are cleared */
+  readonly times?: number;
+  /** Retry-After seconds of a 429. @default 1 */
+  readonly retryAfterSeconds?: number;
+}
+
+/** Everything injectable, as the control API takes it (PUT /control/faults). */
+export interface SimulatorFaults extends DeliveryFaults {
+  readonly api?: readonly ApiFault[];
+  /** Calls per second each part of the API allows before answering 429 (the bank's sibling API: 10/s for queries). @default unlimited */
+  readonly rateLimitPerSecond?: Partial<Record<ApiGroup, number>>;
+}
+
+/** Validates faults given over the control API; returns the problems (empty when fine). */
+export function faultProblems(input: unknown): string[] {
+  if (!input || typeof input !== 'object' || Array.isArray(input)) return ['faults must be a JSON object'];
+  const faults = input as Record<string, unknown>;
+  const problems: string[] = [];
+  const known = ['duplicateDeliveries', 'deliveryDelayMs', 'reorderWindowMs', 'api', 'rateLimitPerSecond'];
+  for (const key of Object.keys(faults)) if (!known.includes(key)) problems.push(`unknown fault "${key}" (known: ${known.join(', ')})`);
+  for (const key of ['duplicateDeliveries', 'deliveryDelayMs', 'reorderWindowMs']) {
+    const value = faults[key];
+    if (value !== undefined && !(Number.isInteger(value) && (value as number) >= 0)) problems.push(`${key} must be a whole number >= 0`);
+  }
+  if (faults.api !== undefined) {
+    if (!Array.isArray(faults.api)) problems.push('api must be a list of faults');
+    else faults.api.forEach((fault: Record<string, unknown>, i) => {
+      if (![...API_GROUPS, 'all'].includes(fault?.scope as string)) problems.push(`api[${i}].scope must be one of ${[...API_GROUPS, 'all'].join(', ')}`);
+      if (fault?.status !== undefined && !(Number.isInteger(fault.status) && ((fault.status as number) === 429 || ((fault.status as number) >= 500 && (fault.status as number) <= 599)))) {
+        problems.push(`api[${i}].status must be 429 or 5xx`);
+      }
+      for (const key of ['delayMs', 'times', 'retryAfterSeconds']) {
+        if (fault?.[key] !== undefined && !(Number.isInteger(fault[key]) && (fault[key] as number) >= 0)) problems.push(`api[${i}].${key} must be a whole number >= 0`);
+      }
+    });
+  }
+  if (faults.rateLimitPerSecond !== undefined) {
+    const limits = faults.rateLimitPerSecond as Record<string, unknown>;
+    if (!limits || typeof limits !== 'object') problems.push('rateLimitPerSecond must be an object');
+    else for (const [group, value] of Object.entries(limits)) {
+      if (!(API_GROUPS as readonly string[]).includes(group)) problems.push(`rateLimitPerSecond.${group}: unknown part (known: ${API_GROUPS.join(', ')})`);
+      else if (!(typeof value === 'number' && value > 0)) problems.push(`rateLimitPerSecond.${group} must be a number > 0`);
+    }
+  }
+  return problems;
+}
+
+/** Applies API faults and rate limits to each call. */
+export class FaultInjector {
+  private faults: SimulatorFaults = {};
+  private remaining: Array<number | undefined> = [];
+  private readonly buckets = new Map<ApiGroup, { tokens: number; at: number }>();
+
+  get current(): SimulatorFaults {
+    return this.faults;
+  }
+
+  set(faults: SimulatorFaults): void {
+    this.faults = faults;
+    this.remaining = (faults.api ?? []).map((fault) => fault.times);
+    this.buckets.clear();
+  }
+
+  /** Waits and/or throws the injected answer for a call to `group`; returns normally otherwise. */
+  async apply(group: ApiGroup): Promise<void> {
+    const limit = this.faults.rateLimitPerSecond?.[group];
+    if (limit) this.takeFromBucket(group, limit);
+    const index = (this.faults.api ?? []).findIndex((fault, i) => (fault.scope === group || fault.scope === 'all') && this.remaining[i] !== 0);
+    if (index < 0) return;
+    const fault = this.faults.api![index];
+    if (this.remaining[index] !== undefined) this.remaining[index]--;
+    if (fault.delayMs) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+    if (fault.status === 429) throw gatewayError(429, 'Too Many Requests', { 'retry-after': String(fault.retryAfterSeconds ?? 1) });
+    if (fault.status) throw serviceError(fault.status, 'Serviço temporariamente indisponível. Tente novamente mais tarde.');
+  }
+
+  private takeFromBucket(group: ApiGroup, perSecond: number): void {
+    const now = performance.now();
+    const bucket = this.buckets.get(group) ?? { tokens: perSecond, at: now };
+    bucket.tokens = Math.min(perSecond, bucket.tokens + ((now - bucket.at) / 1000) * perSecond);
+    bucket.at = now;
+    this.buckets.set(group, bucket);
+    if (bucket.tokens < 1) {
+      const waitSeconds = Math.max(1, Math.ceil((1 - bucket.tokens) / perSecond));
+      throw gatewayError(429, 'Too Many Requests', { 'retry-after': String(waitSeconds) });
+    }
+    bucket.tokens -= 1;
+  }
+}

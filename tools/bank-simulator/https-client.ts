@@ -1,0 +1,145 @@
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { checkServerIdentity, rootCertificates, type DetailedPeerCertificate, type PeerCertificate, type SecureVersion, type TLSSocket } from 'node:tls';
+
+export interface HttpCallOptions {
+  readonly method?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string;
+  /** Extra CA certificates (PEM) trusted besides Node's public roots. @default none */
+  readonly trustedCas?: readonly string[];
+  /** Client certificate and key (PEM), for mutual TLS. @default none */
+  readonly clientCertPem?: string;
+  readonly clientKeyPem?: string;
+  /** Deadline for the whole call: connect, TLS, request and complete answer. @default 10000 */
+  readonly timeoutMs?: number;
+  /** @default 'TLSv1.2' */
+  readonly minTlsVersion?: SecureVersion;
+  /** @default no maximum */
+  readonly maxTlsVersion?: SecureVersion;
+  /** Verify the server's certificate chain and name. @default true */
+  readonly verifyCertificate?: boolean;
+  /** Refuse a server whose own certificate is self-signed, even when trusted. @default false */
+  readonly refuseSelfSigned?: boolean;
+  /** Abandons the call (rejects with code ABORTED). @default none */
+  readonly signal?: AbortSignal;
+}
+
+export interface HttpCallResult {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+  /** Negotiated TLS protocol, e.g. "TLSv1.3" (HTTPS only). */
+  readonly tlsProtocol?: string;
+  readonly durationMs: number;
+}
+
+/** Why a call produced no HTTP answer. `code` is Node's or OpenSSL's error code, or TIMEOUT / SELF_SIGNED. */
+export class HttpCallError extends Error {
+  constructor(message: string, readonly code: string, readonly durationMs: number) {
+    super(message);
+    this.name = 'HttpCallError';
+  }
+}
+
+/** True when the server's own certificate is its own issuer (self-signed). */
+export function isSelfSigned(cert: DetailedPeerCertificate): boolean {
+  const issuer = cert.issuerCertificate as DetailedPeerCertificate | undefined;
+  return !issuer || issuer === cert || issuer.fingerprint256 === cert.fingerprint256;
+}
+
+const TLS_ERROR_TEXT: Record<string, string> = {
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'the certificate is self-signed',
+  SELF_SIGNED: 'the certificate is self-signed',
+  SELF_SIGNED_CERT_IN_CHAIN: 'the chain ends in a self-signed certificate nobody trusts',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'the certificate was issued by a CA that is not trusted (or the chain is incomplete)',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'the certificate was issued by a CA that is not trusted (or the chain is incomplete)',
+  CERT_HAS_EXPIRED: 'the certificate has expired',
+  CERT_NOT_YET_VALID: 'the certificate is not valid yet',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'the certificate is not valid for this host name',
+  ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION: 'no TLS version in common (TLS 1.2 or later is required)',
+  ERR_SSL_UNSUPPORTED_PROTOCOL: 'no TLS version in common (TLS 1.2 or later is required)',
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset by the server',
+  ENOTFOUND: 'host name not found',
+  TIMEOUT: 'no complete answer before the deadline',
+};
+
+/** A plain-words reason for a failed call, for delivery logs and check tables. */
+export function describeCallError(error: unknown): string {
+  const raw = (error as { code?: unknown } | undefined)?.code;
+  const code = error instanceof HttpCallError ? error.code : typeof raw === 'string' ? raw : '';
+  const text = TLS_ERROR_TEXT[code];
+  const message = error instanceof Error ? error.message : String(error);
+  return text ? `${text} (${code})` : message;
+}
+
+/**
+ * One HTTP(S) call with a hard deadline over the whole exchange, a fresh connection (no pooling,
+ * so TLS settings and peer checks apply every time), optional extra trusted CAs and client
+ * certificate. Resolves with any HTTP status; rejects with HttpCallError when there is no answer.
+ */
+export function httpCall(url: string | URL, options: HttpCallOptions = {}): Promise<HttpCallResult> {
+  const target = new URL(url);
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const isHttps = target.protocol === 'https:';
+  if (!isHttps && target.protocol !== 'http:') {
+    return Promise.reject(new HttpCallError(`Unsupported URL scheme ${target.protocol} in ${target.href}`, 'ERR_INVALID_PROTOCOL', 0));
+  }
+  return new Promise<HttpCallResult>((resolve, reject) => {
+    let settled = false;
+    const fail = (error: HttpCallError) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      req.destroy();
+      reject(error);
+    };
+    const body = options.body === undefined ? undefined : Buffer.from(options.body);
+    const headers = { ...options.headers, ...(body ? { 'content-length': String(body.length) } : {}) };
+    const tlsOptions = isHttps
+      ? {
+          ca: options.trustedCas?.length ? [...rootCertificates, ...options.trustedCas] : undefined,
+          cert: options.clientCertPem,
+          key: options.clientKeyPem,
+          minVersion: options.minTlsVersion ?? 'TLSv1.2',
+          maxVersion: options.maxTlsVersion,
+          rejectUnauthorized: options.verifyCertificate ?? true,
+          // Runs during the handshake, before any byte of the request is sent.
+          checkServerIdentity: (host: string, cert: PeerCertificate) => {
+            if (options.refuseSelfSigned && isSelfSigned(cert as DetailedPeerCertificate)) {
+              return Object.assign(new Error(`${target.host} presented a self-signed certificate`), { code: 'SELF_SIGNED' });
+            }
+            return checkServerIdentity(host, cert);
+          },
+        }
+      : {};
+    const req = (isHttps ? httpsRequest : httpRequest)(target, { method: options.method ?? 'GET', headers, agent: false, ...tlsOptions }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', (error: NodeJS.ErrnoException) => fail(new HttpCallError(error.message, error.code ?? 'ERR_RESPONSE', elapsed())));
+      res.on('end', () => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        const socket = res.socket as TLSSocket | null;
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+          tlsProtocol: isHttps ? (socket?.getProtocol?.() ?? undefined) : undefined,
+          durationMs: elapsed(),
+        });
+      });
+    });
+    const timer = setTimeout(() => fail(new HttpCallError(`No complete answer from ${target.origin} within ${timeoutMs} ms`, 'TIMEOUT', elapsed())), timeoutMs);
+    req.on('error', (error: NodeJS.ErrnoException) => fail(new HttpCallError(error.message, error.code ?? 'ERR_REQUEST', elapsed())));
+    const abort = () => fail(new HttpCallError(`Call to ${target.origin} abandoned`, 'ABORTED', elapsed()));
+    if (options.signal?.aborted) abort();
+    options.signal?.addEventListener('abort', abort, { once: true });
+    req.on('close', () => options.signal?.removeEventListener('abort', abort));
+    req.end(body);
+  });
+}

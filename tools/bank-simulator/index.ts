@@ -1,0 +1,10 @@
+export * from './simulator';
+export * from './control-client';
+export * from './certificates';
+export * from './model';
+export * from './notifier';
+export * from './faults';
+export * from './errors';
+export type { BankCredentials } from './tokens';
+export type { OutgoingNotification, NewBoletoInput, NewPaymentInput, BoletoChangeInput, PaymentChangeInput, BoletoAction, PaymentAction } from './bank';
+export { httpCall, HttpCallError, describeCallError, isSelfSigned, type HttpCallOptions, type HttpCallResult } from './https-client';

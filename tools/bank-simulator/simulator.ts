@@ -1,0 +1,490 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TLSSocket } from 'node:tls';
+import { Bank, type BoletoAction, type PaymentAction } from './bank';
+import { createCertificateAuthority, issueCertificate, type PemPair } from './certificates';
+import { BankSimulatorClient } from './control-client';
+import { BankError, collectionError, controlError, gatewayError, oauthError, validationErrors } from './errors';
+import { FaultInjector, faultProblems, type ApiGroup, type SimulatorFaults } from './faults';
+import { boletoQueryBody, COLLECTION_SCOPE, PAYMENT_KINDS, PAYMENT_SCOPES, paymentBody, type SimulatorAccount } from './model';
+import { Notifier } from './notifier';
+import { TokenIssuer, type BankCredentials, type ClientCertificateInfo } from './tokens';
+
+/** Paths of the simulated bank, relative to its origin (BANK-NOTES.md). */
+export const SimulatorPaths = {
+  collectionToken: '/auth/openapi/token',
+  paymentsToken: '/thirdparty/auth/token',
+  /** `{registration_base_url}`: the base that the callback registration and payment queries hang off. */
+  registrationBase: '/pagamentos',
+  contract: '/cobranca/boleto/v1/webhook/contrato/',
+  contracts: '/cobranca/boleto/v1/webhook/contratos/',
+  boletoQuery: '/cobranca/boleto/v1/boletos',
+  control: '/control',
+} as const;
+
+export interface BankSimulatorOptions {
+  /** Port to listen on; 0 picks a free one. @default 0 */
+  readonly port?: number;
+  /** Interface to listen on. @default '127.0.0.1' */
+  readonly host?: string;
+  /** CA that issues the server and client certificates. @default a CA generated at start */
+  readonly ca?: PemPair;
+  /** Extra names and addresses for the server certificate. @default localhost, 127.0.0.1 and ::1 only */
+  readonly hosts?: readonly string[];
+  /** Folder for ca.crt, client.crt and client.key. @default a new temporary folder, removed by stop() */
+  readonly dir?: string;
+  /** Accounts the bank knows. @default one sample account */
+  readonly accounts?: readonly SimulatorAccount[];
+  /** Credentials the bank accepts. @default generated at start (printed by `simulate`) */
+  readonly credentials?: BankCredentials;
+  /** Extra CAs (PEM) the notifier trusts besides the public roots, for local receivers. @default none */
+  readonly trustedCas?: readonly string[];
+  /** The bank's delivery deadline. Shorten it in tests only. @default 10000 */
+  readonly deliveryTimeoutMs?: number;
+  /** Access token lifetime (`expires_in`). @default 300 */
+  readonly tokenLifetimeSeconds?: number;
+  /** Notify payments at creation (status RECEBIDO). @default true */
+  readonly notifyPaymentReceived?: boolean;
+  /** Deliver a boleto event as one object or an array of one. @default 'object' */
+  readonly boletoNotificationShape?: 'object' | 'array';
+  /** GET contratos/ answers one object or an array. @default 'object' */
+  readonly contractListShape?: 'object' | 'array';
+  /** Faults in force from the start. @default none */
+  readonly faults?: SimulatorFaults;
+}
+
+/** The sample account of a simulator started without `accounts`. */
+export const SAMPLE_ACCOUNT: SimulatorAccount = { cooperativa: '0101', posto: '02', conta: '123456', documento: '12345678000199', beneficiario: '54321' };
+
+/** What GET /control/info answers: every URL and credential a client needs. */
+export interface SimulatorInfo {
+  readonly baseUrl: string;
+  readonly registrationBaseUrl: string;
+  readonly collectionTokenUrl: string;
+  readonly paymentsTokenUrl: string;
+  readonly controlUrl: string;
+  readonly caFile: string;
+  readonly clientCertFile: string;
+  readonly clientKeyFile: string;
+  readonly accounts: readonly SimulatorAccount[];
+  readonly credentials: BankCredentials;
+  readonly scopes: { readonly collection: string; readonly payments: readonly string[] };
+}
+
+type Reply = { status: number; body?: unknown; headers?: Record<string, string> };
+
+interface Call {
+  readonly req: IncomingMessage;
+  readonly url: URL;
+  readonly params: string[];
+  readonly raw: Buffer;
+}
+
+interface Route {
+  readonly method: string;
+  readonly path: RegExp;
+  readonly group?: ApiGroup;
+  readonly handle: (call: Call) => Reply | Promise<Reply>;
+}
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function parseJson(call: Call, onError: (message: string) => BankError): unknown {
+  const text = call.raw.toString('utf8');
+  if (!text.trim()) throw onError('The body is empty; send a JSON object.');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw onError('The body is not valid JSON.');
+  }
+}
+
+function parseForm(call: Call): URLSearchParams {
+  const type = header(call.req, 'content-type') ?? '';
+  if (!type.toLowerCase().startsWith('application/x-www-form-urlencoded')) {
+    throw oauthError(400, 'invalid_request', 'The token request must be form-encoded (Content-Type: application/x-www-form-urlencoded).');
+  }
+  return new URLSearchParams(call.raw.toString('utf8'));
+}
+
+function basicCredentials(req: IncomingMessage): { id: string; secret: string } | undefined {
+  const match = /^Basic\s+(\S+)$/i.exec(header(req, 'authorization') ?? '');
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon < 0 ? undefined : { id: decodeURIComponent(decoded.slice(0, colon)), secret: decodeURIComponent(decoded.slice(colon + 1)) };
+}
+
+function clientCertificate(req: IncomingMessage): ClientCertificateInfo {
+  const socket = req.socket as TLSSocket;
+  const cert = socket.getPeerCertificate();
+  const presented = !!cert && Object.keys(cert).length > 0;
+  const cn = presented ? cert.subject?.CN : undefined;
+  return { presented, trusted: presented && socket.authorized, commonName: Array.isArray(cn) ? cn[0] : cn };
+}
+
+function defaultCredentials(account: SimulatorAccount): BankCredentials {
+  return {
+    collection: { apiKey: randomUUID(), username: account.beneficiario + account.cooperativa, password: randomBytes(9).toString('base64url') },
+    payments: { clientId: `simulator-client-${randomBytes(4).toString('hex')}`, clientSecret: randomBytes(18).toString('base64url') },
+  };
+}
+
+/**
+ * The bank's side, local and faithful to the specification and BANK-NOTES.md: token endpoints
+ * (password grant; client_credentials over mutual TLS), callback registration, boleto webhook
+ * contracts, the query APIs, a notifier that delivers by the bank's rules, fault injection, and
+ * a control API for tests and demos. HTTPS only (TLS 1.2+), with its own CA.
+ */
+export class BankSimulator {
+  /** Starts a simulator; `stop()` it when done. */
+  static async start(options: BankSimulatorOptions = {}): Promise<BankSimulator> {
+    const simulator = new BankSimulator(options);
+    await simulator.listen(options.port ?? 0, options.host ?? '127.0.0.1');
+    return simulator;
+  }
+
+  readonly caPem: string;
+  readonly clientCertPem: string;
+  readonly clientKeyPem: string;
+  readonly caFile: string;
+  readonly clientCertFile: string;
+  readonly clientKeyFile: string;
+  readonly credentials: BankCredentials;
+  readonly accounts: readonly SimulatorAccount[];
+
+  private readonly server: Server;
+  private readonly bank: Bank;
+  private readonly tokens: TokenIssuer;
+  private readonly notifier: Notifier;
+  private readonly faults = new FaultInjector();
+  private readonly trustedCas: string[];
+  private readonly ownsDir: boolean;
+  private readonly dir: string;
+  private clockOffsetMs = 0;
+  private readonly routes: Route[];
+  private controlClient?: BankSimulatorClient;
+
+  private constructor(options: BankSimulatorOptions) {
+    this.accounts = options.accounts ?? [SAMPLE_ACCOUNT];
+    this.credentials = options.credentials ?? defaultCredentials(this.accounts[0]);
+    const ca = options.ca ?? createCertificateAuthority('cdk-bank-webhooks bank simulator CA');
+    const server = issueCertificate(ca, { commonName: 'localhost', hosts: ['localhost', '127.0.0.1', '::1', ...(options.hosts ?? [])] });
+    const client = issueCertificate(ca, { commonName: this.credentials.payments.clientId, client: true });
+    this.caPem = ca.certPem;
+    this.clientCertPem = client.certPem;
+    this.clientKeyPem = client.keyPem;
+    this.ownsDir = !options.dir;
+    this.dir = options.dir ?? mkdtempSync(join(tmpdir(), 'bank-simulator-'));
+    this.caFile = join(this.dir, 'ca.crt');
+    this.clientCertFile = join(this.dir, 'client.crt');
+    this.clientKeyFile = join(this.dir, 'client.key');
+    writeFileSync(this.caFile, this.caPem);
+    writeFileSync(this.clientCertFile, this.clientCertPem);
+    writeFileSync(this.clientKeyFile, this.clientKeyPem, { mode: 0o600 });
+    this.trustedCas = [...(options.trustedCas ?? [])];
+    const now = () => Date.now() + this.clockOffsetMs;
+    this.notifier = new Notifier({
+      trustedCas: () => this.trustedCas,
+      deliveryTimeoutMs: options.deliveryTimeoutMs ?? 10_000,
+      faults: () => this.faults.current,
+    });
+    this.bank = new Bank({
+      accounts: this.accounts,
+      now,
+      notify: (notification) => this.notifier.submit(notification),
+      notifyPaymentReceived: options.notifyPaymentReceived,
+      boletoNotificationShape: options.boletoNotificationShape,
+      contractListShape: options.contractListShape,
+    });
+    this.tokens = new TokenIssuer({ credentials: this.credentials, tokenLifetimeSeconds: options.tokenLifetimeSeconds, now });
+    if (options.faults) this.setFaults(options.faults);
+    this.routes = [...this.bankRoutes(), ...this.controlRoutes()];
+    this.server = createServer(
+      { key: server.keyPem, cert: server.certPem, ca: [this.caPem], requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' },
+      (req, res) => void this.handle(req, res),
+    );
+  }
+
+  private listen(port: number, host: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+  }
+
+  /** `https://127.0.0.1:<port>`: the `base_url` of the collection API. */
+  get baseUrl(): string {
+    const address = this.server.address() as AddressInfo | null;
+    if (!address) throw new Error('The bank simulator is not listening.');
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
+    return `https://${host}:${address.port}`;
+  }
+
+  get info(): SimulatorInfo {
+    return {
+      baseUrl: this.baseUrl,
+      registrationBaseUrl: this.baseUrl + SimulatorPaths.registrationBase,
+      collectionTokenUrl: this.baseUrl + SimulatorPaths.collectionToken,
+      paymentsTokenUrl: this.baseUrl + SimulatorPaths.paymentsToken,
+      controlUrl: this.baseUrl + SimulatorPaths.control,
+      caFile: this.caFile,
+      clientCertFile: this.clientCertFile,
+      clientKeyFile: this.clientKeyFile,
+      accounts: this.accounts,
+      credentials: this.credentials,
+      scopes: { collection: COLLECTION_SCOPE, payments: PAYMENT_SCOPES },
+    };
+  }
+
+  /** A typed client of the control API (works the same against `npx cdk-bank-webhooks simulate`). */
+  get control(): BankSimulatorClient {
+    this.controlClient ??= new BankSimulatorClient(this.baseUrl, this.caPem);
+    return this.controlClient;
+  }
+
+  /** Trusts another CA for deliveries (a local receiver's). */
+  trustCa(pem: string): void {
+    if (!this.trustedCas.includes(pem)) this.trustedCas.push(pem);
+  }
+
+  setFaults(faults: SimulatorFaults): void {
+    const problems = faultProblems(faults);
+    if (problems.length) throw new Error(`Invalid faults: ${problems.join('; ')}.`);
+    this.faults.set(faults);
+  }
+
+  /** Stops listening, abandons deliveries in flight, removes its temporary folder. */
+  async stop(): Promise<void> {
+    this.notifier.close();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    if (this.ownsDir) rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let reply: Reply;
+    try {
+      const url = new URL(req.url ?? '/', 'https://simulator.local');
+      const raw = await this.readBody(req);
+      reply = await this.dispatch({ req, url, params: [], raw });
+    } catch (error) {
+      if (error instanceof BankError) reply = { status: error.status, body: error.body, headers: { ...error.headers } };
+      else reply = { status: 500, body: { mensagem: `Simulator error: ${(error as Error).message}` } };
+    }
+    if (res.destroyed) return;
+    const body = reply.body === undefined ? '' : JSON.stringify(reply.body);
+    res.writeHead(reply.status, { ...(body ? { 'content-type': 'application/json; charset=utf-8' } : {}), ...reply.headers });
+    res.end(body);
+  }
+
+  private async readBody(req: IncomingMessage): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BODY_BYTES) throw gatewayError(413, 'Request body too large.');
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks);
+  }
+
+  private async dispatch(call: Call): Promise<Reply> {
+    const path = call.url.pathname;
+    const matches = this.routes.map((route) => ({ route, match: route.path.exec(path) })).filter((m) => m.match);
+    if (matches.length === 0) throw gatewayError(404, `No resource at ${path}.`);
+    const found = matches.find((m) => m.route.method === call.req.method);
+    if (!found) {
+      throw new BankError(405, { message: `Method ${call.req.method} is not allowed on ${path}.` }, { allow: [...new Set(matches.map((m) => m.route.method))].join(', ') });
+    }
+    if (found.route.group) await this.faults.apply(found.route.group);
+    return found.route.handle({ ...call, params: found.match!.slice(1) });
+  }
+
+  private collectionAuth(call: Call) {
+    if (header(call.req, 'x-api-key') !== this.credentials.collection.apiKey) throw gatewayError(401, 'Invalid or missing x-api-key header.');
+    return this.tokens.authenticate(header(call.req, 'authorization'), 'collection', [COLLECTION_SCOPE]);
+  }
+
+  private paymentsAuth(call: Call) {
+    this.tokens.authenticate(header(call.req, 'authorization'), 'payments', PAYMENT_SCOPES);
+    return this.bank.accountFor({
+      conta: header(call.req, 'x-conta'),
+      cooperativa: header(call.req, 'x-cooperativa'),
+      documento: header(call.req, 'x-documento'),
+    });
+  }
+
+  private bankRoutes(): Route[] {
+    const reg = SimulatorPaths.registrationBase;
+    const contractJson = (call: Call) => parseJson(call, (message) => collectionError(400, 'CORPO_INVALIDO', message));
+    return [
+      {
+        method: 'POST', path: /^\/auth\/openapi\/token\/?$/, group: 'token',
+        handle: (call) => ({
+          status: 200,
+          body: this.tokens.collectionGrant({ apiKey: header(call.req, 'x-api-key'), context: header(call.req, 'context') }, parseForm(call)),
+        }),
+      },
+      {
+        method: 'POST', path: /^\/thirdparty\/auth\/token\/?$/, group: 'token',
+        handle: (call) => ({ status: 200, body: this.tokens.paymentsGrant(parseForm(call), basicCredentials(call.req), clientCertificate(call.req)) }),
+      },
+      {
+        method: 'GET', path: new RegExp(`^${reg}/v1/associado/webhook/?$`), group: 'registration',
+        handle: (call) => ({ status: 200, body: this.bank.getRegistration(this.paymentsAuth(call)) }),
+      },
+      {
+        method: 'PATCH', path: new RegExp(`^${reg}/v1/associado/webhook/?$`), group: 'registration',
+        handle: (call) => {
+          const account = this.paymentsAuth(call);
+          this.bank.patchRegistration(account, parseJson(call, (message) => validationErrors(400, [{ field: 'body', message }])));
+          return { status: 204 };
+        },
+      },
+      {
+        method: 'GET', path: new RegExp(`^${reg}/v1/pagamentos/(${PAYMENT_KINDS.join('|')})/([^/]+)/?$`), group: 'query',
+        handle: (call) => {
+          const account = this.paymentsAuth(call);
+          return { status: 200, body: paymentBody(this.bank.queryPayment(account, call.params[0], decodeURIComponent(call.params[1]))) };
+        },
+      },
+      {
+        method: 'POST', path: /^\/cobranca\/boleto\/v1\/webhook\/contrato\/?$/, group: 'contract',
+        handle: (call) => ({ status: 201, body: this.bank.createContract(this.collectionAuth(call), contractJson(call)) }),
+      },
+      {
+        method: 'GET', path: /^\/cobranca\/boleto\/v1\/webhook\/contratos\/?$/, group: 'contract',
+        handle: (call) => ({ status: 200, body: this.bank.listContracts(this.collectionAuth(call), call.url.searchParams) }),
+      },
+      {
+        method: 'PUT', path: /^\/cobranca\/boleto\/v1\/webhook\/contrato\/([^/]+)\/?$/, group: 'contract',
+        handle: (call) => {
+          const token = this.collectionAuth(call);
+          return { status: 200, body: this.bank.updateContract(token, decodeURIComponent(call.params[0]), contractJson(call)) };
+        },
+      },
+      {
+        method: 'GET', path: /^\/cobranca\/boleto\/v1\/boletos\/?$/, group: 'query',
+        handle: (call) => ({ status: 200, body: boletoQueryBody(this.bank.queryBoleto(this.collectionAuth(call), call.url.searchParams)) }),
+      },
+    ];
+  }
+
+  private controlRoutes(): Route[] {
+    const json = (call: Call): Record<string, unknown> => {
+      if (call.raw.length === 0) return {};
+      const value = parseJson(call, (message) => controlError(400, message));
+      if (!value || typeof value !== 'object' || Array.isArray(value)) throw controlError(400, 'The body must be a JSON object.');
+      return value as Record<string, unknown>;
+    };
+    const ok = (body: unknown, status = 200): Reply => ({ status, body });
+    const boletoView = (nossoNumero: string) => {
+      const boleto = this.bank.getBoleto(nossoNumero);
+      return { ...boleto, liquidacao: boleto.liquidacao ?? null };
+    };
+    return [
+      { method: 'GET', path: /^\/control\/info\/?$/, handle: () => ok(this.info) },
+      {
+        method: 'POST', path: /^\/control\/boletos\/?$/,
+        handle: (call) => ok(this.bank.createBoleto(json(call) as never), 201),
+      },
+      { method: 'GET', path: /^\/control\/boletos\/([^/]+)\/?$/, handle: (call) => ok(boletoView(call.params[0])) },
+      {
+        method: 'POST', path: /^\/control\/boletos\/([^/]+)\/(settle|reverse|reject|cancel)\/?$/,
+        handle: (call) => {
+          const { notification } = this.bank.changeBoleto(call.params[0], call.params[1] as BoletoAction, json(call));
+          return ok({ boleto: boletoView(call.params[0]), notificationId: notification.id, notification: notification.body, skipped: notification.skipped ?? null });
+        },
+      },
+      {
+        method: 'POST', path: /^\/control\/payments\/?$/,
+        handle: (call) => {
+          const { payment, notification } = this.bank.createPayment(json(call) as never);
+          return ok({ payment: paymentBody(payment), tipo: payment.kind, notificationId: notification?.id ?? null, skipped: notification?.skipped ?? null }, 201);
+        },
+      },
+      {
+        method: 'GET', path: /^\/control\/payments\/([^/]+)\/([^/]+)\/?$/,
+        handle: (call) => ok({ payment: paymentBody(this.bank.getPayment(call.params[0], decodeURIComponent(call.params[1]))), tipo: call.params[0] }),
+      },
+      {
+        method: 'POST', path: /^\/control\/payments\/([^/]+)\/([^/]+)\/(settle|reverse|reject|cancel)\/?$/,
+        handle: (call) => {
+          const { payment, notification } = this.bank.changePayment(call.params[0], decodeURIComponent(call.params[1]), call.params[2] as PaymentAction, json(call));
+          return ok({ payment: paymentBody(payment), tipo: payment.kind, notificationId: notification.id, skipped: notification.skipped ?? null });
+        },
+      },
+      {
+        method: 'GET', path: /^\/control\/deliveries\/?$/,
+        handle: (call) => ok({ deliveries: this.notifier.records(Number(call.url.searchParams.get('after') ?? 0) || 0), pending: this.notifier.pending }),
+      },
+      { method: 'DELETE', path: /^\/control\/deliveries\/?$/, handle: () => (this.notifier.clear(), { status: 204 }) },
+      {
+        method: 'POST', path: /^\/control\/deliveries\/wait\/?$/,
+        handle: async (call) => {
+          const timeoutMs = Number(json(call).timeoutMs ?? 30_000);
+          if (!(timeoutMs >= 0 && timeoutMs <= 600_000)) throw controlError(400, 'timeoutMs must be between 0 and 600000.');
+          const idle = await this.notifier.idle(timeoutMs);
+          return ok({ idle, pending: this.notifier.pending });
+        },
+      },
+      { method: 'GET', path: /^\/control\/faults\/?$/, handle: () => ok(this.faults.current) },
+      {
+        method: 'PUT', path: /^\/control\/faults\/?$/,
+        handle: (call) => {
+          const faults = json(call);
+          const problems = faultProblems(faults);
+          if (problems.length) throw controlError(400, `Invalid faults: ${problems.join('; ')}.`);
+          this.faults.set(faults);
+          return ok(this.faults.current);
+        },
+      },
+      { method: 'DELETE', path: /^\/control\/faults\/?$/, handle: () => (this.faults.set({}), { status: 204 }) },
+      {
+        method: 'POST', path: /^\/control\/clock\/?$/,
+        handle: (call) => {
+          const seconds = json(call).advanceSeconds;
+          if (!(typeof seconds === 'number' && seconds >= 0)) throw controlError(400, 'advanceSeconds must be a number >= 0.');
+          this.clockOffsetMs += seconds * 1000;
+          return ok({ offsetSeconds: this.clockOffsetMs / 1000 });
+        },
+      },
+      { method: 'GET', path: /^\/control\/contracts\/?$/, handle: () => ok({ contracts: this.bank.allContracts() }) },
+      { method: 'GET', path: /^\/control\/registrations\/?$/, handle: () => ok({ registrations: this.bank.allRegistrations() }) },
+      {
+        method: 'POST', path: /^\/control\/trusted-cas\/?$/,
+        handle: (call) => {
+          const pem = json(call).pem;
+          if (typeof pem !== 'string' || !pem.includes('-----BEGIN CERTIFICATE-----')) throw controlError(400, 'pem must be a PEM certificate.');
+          this.trustCa(pem);
+          return { status: 204 };
+        },
+      },
+    ];
+  }
+}
+
+/** Reads a PEM file, with an error that names the file and the option. */
+export function readPemFile(path: string, option: string): string {
+  try {
+    const pem = readFileSync(path, 'utf8');
+    if (!pem.includes('-----BEGIN')) throw new Error('no PEM block in it');
+    return pem;
+  } catch (error) {
+    throw new Error(`${option} ${path}: cannot read a PEM file (${(error as Error).message}).`, { cause: error });
+  }
+}

@@ -1,0 +1,166 @@
+import { randomBytes } from 'node:crypto';
+import { COLLECTION_SCOPE, PAYMENT_SCOPES } from './model';
+import { gatewayError, oauthError } from './errors';
+
+export type TokenKind = 'collection' | 'payments';
+
+export interface IssuedToken {
+  readonly kind: TokenKind;
+  readonly scopes: readonly string[];
+  readonly expiresAt: number;
+  /** Collection: the username (beneficiário + cooperativa); payments: the client id. */
+  readonly subject: string;
+}
+
+/** Credentials the simulated bank accepts. */
+export interface BankCredentials {
+  readonly collection: {
+    /** `x-api-key` header value (a UUID at the real bank). */
+    readonly apiKey: string;
+    /** Password-grant username: beneficiary code followed by the cooperative code. */
+    readonly username: string;
+    /** Password-grant password: the access code the holder generates in internet banking. */
+    readonly password: string;
+  };
+  readonly payments: {
+    readonly clientId: string;
+    readonly clientSecret: string;
+  };
+}
+
+/** What the TLS layer says about the caller's client certificate. */
+export interface ClientCertificateInfo {
+  readonly presented: boolean;
+  /** Chain verified against the simulator's CA. */
+  readonly trusted: boolean;
+  readonly commonName?: string;
+}
+
+export interface TokenIssuerOptions {
+  readonly credentials: BankCredentials;
+  /** @default 300 */
+  readonly tokenLifetimeSeconds?: number;
+  /** @default 1800 */
+  readonly refreshLifetimeSeconds?: number;
+  /** Simulated clock in ms (tests move it forward to expire tokens). */
+  readonly now: () => number;
+}
+
+const newToken = () => randomBytes(24).toString('base64url');
+
+function parseScopes(scope: string | null): string[] {
+  return (scope ?? '').split(/[\s,]+/).filter(Boolean);
+}
+
+/** The two token endpoints of BANK-NOTES.md and the bearer check of every API call. */
+export class TokenIssuer {
+  private readonly access = new Map<string, IssuedToken>();
+  private readonly refresh = new Map<string, IssuedToken>();
+
+  constructor(private readonly options: TokenIssuerOptions) {}
+
+  private get lifetimeMs() {
+    return (this.options.tokenLifetimeSeconds ?? 300) * 1000;
+  }
+
+  private get refreshLifetimeMs() {
+    return (this.options.refreshLifetimeSeconds ?? 1800) * 1000;
+  }
+
+  /** POST /auth/openapi/token: password and refresh_token grants of the collection API. */
+  collectionGrant(headers: { apiKey?: string; context?: string }, form: URLSearchParams): Record<string, unknown> {
+    const expected = this.options.credentials.collection;
+    if (headers.apiKey !== expected.apiKey) {
+      throw oauthError(401, 'unauthorized_client', 'Invalid or missing x-api-key header.');
+    }
+    if ((headers.context ?? '').toUpperCase() !== 'COBRANCA') {
+      throw oauthError(400, 'invalid_request', 'Header "context" must be COBRANCA.');
+    }
+    const grantType = form.get('grant_type');
+    let subject: string;
+    let scopes: string[];
+    if (grantType === 'password') {
+      if (form.get('username') !== expected.username || form.get('password') !== expected.password) {
+        throw oauthError(401, 'invalid_grant', 'Invalid user credentials');
+      }
+      scopes = parseScopes(form.get('scope'));
+      if (scopes.length === 0) scopes = [COLLECTION_SCOPE];
+      const unknown = scopes.filter((scope) => scope !== COLLECTION_SCOPE);
+      if (unknown.length) throw oauthError(400, 'invalid_scope', `Invalid scopes: ${unknown.join(' ')}`);
+      subject = expected.username;
+    } else if (grantType === 'refresh_token') {
+      const presented = form.get('refresh_token') ?? '';
+      const previous = this.refresh.get(presented);
+      if (!previous || previous.expiresAt <= this.options.now()) {
+        this.refresh.delete(presented);
+        throw oauthError(400, 'invalid_grant', 'Token is not active');
+      }
+      this.refresh.delete(presented);
+      subject = previous.subject;
+      scopes = [...previous.scopes];
+    } else {
+      throw oauthError(400, 'unsupported_grant_type', `Unsupported grant_type "${grantType ?? ''}"; use password or refresh_token.`);
+    }
+    const accessToken = this.store(this.access, { kind: 'collection', scopes, subject, expiresAt: this.options.now() + this.lifetimeMs });
+    const refreshToken = this.store(this.refresh, { kind: 'collection', scopes, subject, expiresAt: this.options.now() + this.refreshLifetimeMs });
+    return {
+      access_token: accessToken,
+      expires_in: this.lifetimeMs / 1000,
+      refresh_expires_in: this.refreshLifetimeMs / 1000,
+      refresh_token: refreshToken,
+      token_type: 'Bearer',
+      'not-before-policy': 0,
+      scope: scopes.join(' '),
+    };
+  }
+
+  /** POST /thirdparty/auth/token: client_credentials over mutual TLS (payments API). */
+  paymentsGrant(form: URLSearchParams, basic: { id: string; secret: string } | undefined, certificate: ClientCertificateInfo): Record<string, unknown> {
+    if (!certificate.presented) {
+      throw oauthError(401, 'invalid_client', 'A client certificate is required (mutual TLS): present the certificate issued for this client.');
+    }
+    if (!certificate.trusted) {
+      throw oauthError(401, 'invalid_client', 'The client certificate was not issued by the bank.');
+    }
+    if (form.get('grant_type') !== 'client_credentials') {
+      throw oauthError(400, 'unsupported_grant_type', `Unsupported grant_type "${form.get('grant_type') ?? ''}"; use client_credentials.`);
+    }
+    const expected = this.options.credentials.payments;
+    const clientId = basic?.id ?? form.get('client_id') ?? '';
+    const clientSecret = basic?.secret ?? form.get('client_secret') ?? '';
+    if (clientId !== expected.clientId || clientSecret !== expected.clientSecret) {
+      throw oauthError(401, 'invalid_client', 'Invalid client or Invalid client credentials');
+    }
+    if (certificate.commonName !== clientId) {
+      throw oauthError(401, 'invalid_client', 'The client certificate does not belong to this client.');
+    }
+    let scopes = parseScopes(form.get('scope'));
+    if (scopes.length === 0) scopes = [...PAYMENT_SCOPES];
+    const unknown = scopes.filter((scope) => !(PAYMENT_SCOPES as readonly string[]).includes(scope));
+    if (unknown.length) throw oauthError(400, 'invalid_scope', `Invalid scopes: ${unknown.join(' ')}`);
+    const accessToken = this.store(this.access, { kind: 'payments', scopes, subject: clientId, expiresAt: this.options.now() + this.lifetimeMs });
+    return { access_token: accessToken, expires_in: this.lifetimeMs / 1000, token_type: 'Bearer', scope: scopes.join(' ') };
+  }
+
+  /** Checks `Authorization: Bearer <token>` for an API of `kind` needing any one of `scopes`. */
+  authenticate(authorization: string | undefined, kind: TokenKind, scopes: readonly string[]): IssuedToken {
+    const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
+    if (!match) throw gatewayError(401, 'Missing bearer token: send "Authorization: Bearer <access_token>".');
+    const token = this.access.get(match[1]);
+    if (!token) throw gatewayError(401, 'Invalid access token.');
+    if (token.expiresAt <= this.options.now()) {
+      this.access.delete(match[1]);
+      throw gatewayError(401, 'Access token expired.');
+    }
+    if (token.kind !== kind || !token.scopes.some((scope) => scopes.includes(scope))) {
+      throw gatewayError(403, `Insufficient scope: this operation requires one of ${scopes.join(', ')}.`);
+    }
+    return token;
+  }
+
+  private store(map: Map<string, IssuedToken>, token: IssuedToken): string {
+    const value = newToken();
+    map.set(value, token);
+    return value;
+  }
+}
