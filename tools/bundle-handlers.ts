@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { build } from 'esbuild';
 
@@ -23,13 +23,17 @@ function listFiles(dir: string): string[] {
   });
 }
 
-/** A hash of everything a bundle is made from: handler sources, this script, the lock file. */
-export function handlerSourceHash(): string {
+/** A hash of everything a bundle is made from: its source folders, this script, the lock file. */
+function sourceHash(dirs: readonly string[]): string {
   const hash = createHash('sha256');
-  for (const file of [...listFiles(HANDLER_SOURCE_DIR), __filename, join(ROOT, 'package-lock.json')].sort()) {
+  for (const file of [...dirs.flatMap(listFiles), __filename, join(ROOT, 'package-lock.json')].sort()) {
     hash.update(relative(ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
   }
   return hash.digest('hex');
+}
+
+export function handlerSourceHash(): string {
+  return sourceHash([HANDLER_SOURCE_DIR]);
 }
 
 export function bundlesAreFresh(): boolean {
@@ -73,4 +77,37 @@ export async function bundleHandlers(options: BundleOptions = {}): Promise<Recor
   }
   if (outDir === HANDLER_OUT_DIR) writeFileSync(STAMP, handlerSourceHash());
   return sizes;
+}
+
+/** The command-line tool (`cdk-bank-webhooks`: simulate, check-endpoint), published as one file. */
+export const CLI_OUT_FILE = join(ROOT, 'dist', 'cli', 'cdk-bank-webhooks.js');
+const CLI_SOURCE_DIRS = ['bank-simulator', 'check-endpoint', 'cli'].map((dir) => join(ROOT, 'tools', dir));
+const CLI_STAMP = join(ROOT, 'dist', 'cli', '.source-hash');
+
+export function cliIsFresh(): boolean {
+  return existsSync(CLI_STAMP) && existsSync(CLI_OUT_FILE) && readFileSync(CLI_STAMP, 'utf8') === sourceHash(CLI_SOURCE_DIRS);
+}
+
+/**
+ * Bundles the CLI with its dependencies (node-forge) into one executable file, so that
+ * installing the construct library adds no runtime dependency for it.
+ */
+export async function bundleCli(): Promise<number> {
+  rmSync(join(ROOT, 'dist', 'cli'), { recursive: true, force: true });
+  await build({
+    entryPoints: [join(ROOT, 'tools', 'cli', 'index.ts')],
+    outfile: CLI_OUT_FILE,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    banner: { js: '#!/usr/bin/env node' },
+    sourcemap: true,
+    sourcesContent: false,
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  chmodSync(CLI_OUT_FILE, 0o755);
+  writeFileSync(CLI_STAMP, sourceHash(CLI_SOURCE_DIRS));
+  return statSync(CLI_OUT_FILE).size;
 }

@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { checkServerIdentity, rootCertificates, type DetailedPeerCertificate, type PeerCertificate, type SecureVersion, type TLSSocket } from 'node:tls';
+import { X509Certificate } from 'node:crypto';
+import { checkServerIdentity, rootCertificates, type PeerCertificate, type SecureVersion, type TLSSocket } from 'node:tls';
 
 export interface HttpCallOptions {
   readonly method?: string;
@@ -42,10 +43,11 @@ export class HttpCallError extends Error {
   }
 }
 
-/** True when the server's own certificate is its own issuer (self-signed). */
-export function isSelfSigned(cert: DetailedPeerCertificate): boolean {
-  const issuer = cert.issuerCertificate as DetailedPeerCertificate | undefined;
-  return !issuer || issuer === cert || issuer.fingerprint256 === cert.fingerprint256;
+/** True when the certificate is self-signed: issued by itself and signed with its own key. */
+export function isSelfSigned(cert: PeerCertificate): boolean {
+  if (!cert?.raw) return false;
+  const x509 = new X509Certificate(cert.raw);
+  return x509.checkIssued(x509) && x509.verify(x509.publicKey);
 }
 
 const TLS_ERROR_TEXT: Record<string, string> = {
@@ -109,7 +111,7 @@ export function httpCall(url: string | URL, options: HttpCallOptions = {}): Prom
           rejectUnauthorized: options.verifyCertificate ?? true,
           // Runs during the handshake, before any byte of the request is sent.
           checkServerIdentity: (host: string, cert: PeerCertificate) => {
-            if (options.refuseSelfSigned && isSelfSigned(cert as DetailedPeerCertificate)) {
+            if (options.refuseSelfSigned && isSelfSigned(cert)) {
               return Object.assign(new Error(`${target.host} presented a self-signed certificate`), { code: 'SELF_SIGNED' });
             }
             return checkServerIdentity(host, cert);
