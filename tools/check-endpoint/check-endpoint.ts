@@ -84,7 +84,7 @@ function probeTls(url: URL, trusted: readonly string[], timeoutMs: number, versi
       socket.end();
       resolve(result);
     });
-    socket.once('error', (error) => {
+    socket.once('error', (error: Error) => {
       clearTimeout(timer);
       socket.destroy();
       reject(error);
@@ -92,8 +92,11 @@ function probeTls(url: URL, trusted: readonly string[], timeoutMs: number, versi
   });
 }
 
+/** A subject or issuer field as text (Node gives a list when the field repeats). */
+const field = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(', ') : value);
+
 function certificateVerdict(url: URL, probe: TlsProbe): CheckRow {
-  const subject = probe.peer.subject?.CN ?? '(no CN)';
+  const subject = field(probe.peer.subject?.CN) ?? '(no CN)';
   if (isSelfSigned(probe.peer)) {
     return {
       check: 'Certificate',
@@ -110,7 +113,7 @@ function certificateVerdict(url: URL, probe: TlsProbe): CheckRow {
   }
   const identity = checkServerIdentity(url.hostname.replace(/^\[|\]$/g, ''), probe.peer);
   if (identity) return { check: 'Certificate', status: 'fail', detail: `not valid for ${url.hostname}: ${identity.message}` };
-  const issuer = probe.peer.issuer?.CN ?? probe.peer.issuer?.O ?? 'unknown issuer';
+  const issuer = field(probe.peer.issuer?.CN) ?? field(probe.peer.issuer?.O) ?? 'unknown issuer';
   return { check: 'Certificate', status: 'pass', detail: `CN=${subject}, issued by ${issuer}, valid until ${new Date(probe.peer.valid_to).toISOString().slice(0, 10)}` };
 }
 

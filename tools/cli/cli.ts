@@ -111,7 +111,7 @@ async function checkEndpointCommand(args: string[], io: CliIo): Promise<number> 
     header: values.header,
     caPems: (values.ca ?? []).map((file) => readPemFile(file, '--ca')),
     timeoutMs: wholeNumber(values['timeout-ms'], '--timeout-ms', 1, 600_000),
-    kind: values.kind as 'payment' | 'boleto' | undefined,
+    kind: values.kind,
   });
   io.out(formatCheckTable(rows));
   return rows.some((row) => row.status === 'fail') ? 1 : 0;
