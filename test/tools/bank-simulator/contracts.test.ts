@@ -1,0 +1,124 @@
+import { BankSimulator } from '../../../tools/bank-simulator/simulator';
+import { bankCall, collectionHeaders, contractBody } from '../../support/bank-session';
+
+const BASE = '/cobranca/boleto/v1/webhook';
+let simulator: BankSimulator;
+let headers: Record<string, string>;
+
+beforeAll(async () => {
+  simulator = await BankSimulator.start();
+  headers = await collectionHeaders(simulator);
+});
+
+afterAll(async () => {
+  await simulator.stop();
+});
+
+const post = (body: unknown) => bankCall(simulator, `${BASE}/contrato/`, { method: 'POST', headers, body });
+const list = (query: string, with_ = headers) => bankCall(simulator, `${BASE}/contratos/${query}`, { headers: with_ });
+const account = () => simulator.accounts[0];
+const query = () => `?cooperativa=${account().cooperativa}&posto=${account().posto}&beneficiario=${account().beneficiario}`;
+
+describe('boleto webhook contract (4.1)', () => {
+  it('GET contratos/ with no contract answers 422 "Nenhum contrato encontrado"', async () => {
+    const answer = await list(query());
+    expect(answer.status).toBe(422);
+    expect(answer.json).toEqual({ mensagens: [{ codigo: 'CONTRATO_NAO_ENCONTRADO', mensagem: 'Nenhum contrato encontrado' }] });
+  });
+
+  it('refuses a contract with every problem named, and stores nothing', async () => {
+    const answer = await post(contractBody(simulator, {
+      posto: undefined, eventos: [], url: 'http://receiver.example.com/boleto', urlStatus: 'LIGADO', email: 'not-an-email', enviarIdTituloEmpresa: 'sim',
+    }));
+    expect(answer.status).toBe(400);
+    const message = answer.json.mensagens[0].mensagem as string;
+    for (const problem of ['posto é obrigatório', 'eventos é obrigatório', 'url deve usar HTTPS', 'urlStatus deve ser ATIVO, INATIVO ou BLOQUEADO', 'email inválido', 'enviarIdTituloEmpresa deve ser true ou false']) {
+      expect(message).toContain(problem);
+    }
+    expect((await list(query())).status).toBe(422);
+  });
+
+  it('refuses a contract for a beneficiary the token does not belong to', async () => {
+    const answer = await post(contractBody(simulator, { codBeneficiario: '99999' }));
+    expect(answer.status).toBe(403);
+    expect(answer.json.mensagens[0].codigo).toBe('BENEFICIARIO_NAO_AUTORIZADO');
+  });
+
+  it('POST contrato/ creates it (201 with idContrato); GET contratos/ returns it', async () => {
+    const created = await post(contractBody(simulator));
+    expect(created.status).toBe(201);
+    expect(created.json).toEqual({ idContrato: expect.any(Number) });
+    const listed = await list(query());
+    expect(listed.status).toBe(200);
+    expect(listed.json).toEqual(expect.objectContaining({ idContrato: created.json.idContrato, ...contractBody(simulator) }));
+  });
+
+  it('refuses a second contract for the same cooperativa/posto/beneficiário: 422 "Contrato já existente."', async () => {
+    const answer = await post(contractBody(simulator, { url: 'https://other.example.com/boleto' }));
+    expect(answer.status).toBe(422);
+    expect(answer.json).toEqual({ mensagens: [{ codigo: 'CONTRATO_EXISTENTE', mensagem: 'Contrato já existente.' }] });
+    expect((await list(query())).json.url).toBe('https://receiver.example.com/boleto');
+  });
+
+  it('PUT contrato/{id} replaces the contract (200); INATIVO switches it off', async () => {
+    const { idContrato } = (await list(query())).json;
+    const answer = await bankCall(simulator, `${BASE}/contrato/${idContrato}`, {
+      method: 'PUT', headers, body: contractBody(simulator, { contratoStatus: 'INATIVO', urlStatus: 'INATIVO', url: 'https://new.example.com/boleto' }),
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.json).toEqual({ idContrato });
+    expect((await list(query())).json).toEqual(expect.objectContaining({ idContrato, contratoStatus: 'INATIVO', urlStatus: 'INATIVO', url: 'https://new.example.com/boleto' }));
+  });
+
+  it('PUT validates like POST and refuses an unknown id (404)', async () => {
+    const { idContrato } = (await list(query())).json;
+    const invalid = await bankCall(simulator, `${BASE}/contrato/${idContrato}`, { method: 'PUT', headers, body: contractBody(simulator, { contratoStatus: 'DESLIGADO' }) });
+    expect(invalid.status).toBe(400);
+    expect((await list(query())).json.contratoStatus).toBe('INATIVO');
+    const unknown = await bankCall(simulator, `${BASE}/contrato/424242`, { method: 'PUT', headers, body: contractBody(simulator) });
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.mensagens[0].mensagem).toBe('Contrato 424242 não encontrado.');
+  });
+
+  it('has no DELETE', async () => {
+    const { idContrato } = (await list(query())).json;
+    const answer = await bankCall(simulator, `${BASE}/contrato/${idContrato}`, { method: 'DELETE', headers });
+    expect(answer.status).toBe(405);
+    expect((await list(query())).status).toBe(200);
+  });
+
+  it('GET contratos/ requires the three query parameters', async () => {
+    const answer = await list(`?cooperativa=${account().cooperativa}`);
+    expect(answer.status).toBe(400);
+    expect(answer.json.mensagens[0].mensagem).toBe('Parâmetro(s) obrigatório(s): posto, beneficiario.');
+  });
+
+  it('requires the x-api-key and a collection token', async () => {
+    const noKey = await list(query(), { ...headers, 'x-api-key': '' });
+    expect(noKey.status).toBe(401);
+    expect(noKey.json).toEqual({ message: 'Invalid or missing x-api-key header.' });
+    const noToken = await list(query(), { ...headers, authorization: '' });
+    expect(noToken.status).toBe(401);
+  });
+
+  it('refuses a body that is not JSON', async () => {
+    const answer = await bankCall(simulator, `${BASE}/contrato/`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{"cooperativa":' });
+    expect(answer.status).toBe(400);
+    expect(answer.json.mensagens[0].mensagem).toBe('The body is not valid JSON.');
+  });
+});
+
+describe('contract list shape', () => {
+  it('can answer GET contratos/ with an array, as the bank sometimes does', async () => {
+    const arrays = await BankSimulator.start({ contractListShape: 'array' });
+    try {
+      const arrayHeaders = await collectionHeaders(arrays);
+      await bankCall(arrays, `${BASE}/contrato/`, { method: 'POST', headers: arrayHeaders, body: contractBody(arrays) });
+      const listed = await bankCall(arrays, `${BASE}/contratos/${query()}`, { headers: arrayHeaders });
+      expect(Array.isArray(listed.json)).toBe(true);
+      expect(listed.json).toHaveLength(1);
+    } finally {
+      await arrays.stop();
+    }
+  });
+});
