@@ -47,7 +47,8 @@ export class HttpCallError extends Error {
 export function isSelfSigned(cert: PeerCertificate): boolean {
   if (!cert?.raw) return false;
   const x509 = new X509Certificate(cert.raw);
-  return x509.checkIssued(x509) && x509.verify(x509.publicKey);
+  // Not checkIssued(): it also requires keyCertSign, which a self-signed leaf usually lacks.
+  return x509.subject === x509.issuer && x509.verify(x509.publicKey);
 }
 
 const TLS_ERROR_TEXT: Record<string, string> = {
@@ -71,9 +72,11 @@ const TLS_ERROR_TEXT: Record<string, string> = {
 export function describeCallError(error: unknown): string {
   const raw = (error as { code?: unknown } | undefined)?.code;
   const code = error instanceof HttpCallError ? error.code : typeof raw === 'string' ? raw : '';
-  const text = TLS_ERROR_TEXT[code];
   const message = error instanceof Error ? error.message : String(error);
-  return text ? `${text} (${code})` : message;
+  // OpenSSL reports a version mismatch as a generic EPROTO; its message says which.
+  const versionMismatch = /protocol version|unsupported protocol|wrong version number/i.test(message);
+  const text = TLS_ERROR_TEXT[code] ?? (versionMismatch ? TLS_ERROR_TEXT.ERR_SSL_UNSUPPORTED_PROTOCOL : undefined);
+  return text ? `${text} (${code || 'TLS'})` : message;
 }
 
 /**
