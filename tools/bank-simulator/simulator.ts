@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -186,6 +186,7 @@ export class BankSimulator {
     this.clientKeyPem = client.keyPem;
     this.ownsDir = !options.dir;
     this.dir = options.dir ?? mkdtempSync(join(tmpdir(), 'bank-simulator-'));
+    mkdirSync(this.dir, { recursive: true });
     this.caFile = join(this.dir, 'ca.crt');
     this.clientCertFile = join(this.dir, 'client.crt');
     this.clientKeyFile = join(this.dir, 'client.key');

@@ -33,6 +33,15 @@ Exit status: 0 on success, 1 when a check fails, 2 on a usage error.`;
 
 class UsageError extends Error {}
 
+/** A PEM file named on the command line; a bad one is a usage error. */
+function pemOption(path: string, option: string): string {
+  try {
+    return readPemFile(path, option);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
 function wholeNumber(value: string | undefined, option: string, min: number, max: number): number | undefined {
   if (value === undefined) return undefined;
   const number = Number(value);
@@ -56,8 +65,8 @@ async function simulate(args: string[], io: CliIo): Promise<number> {
     port: wholeNumber(values.port, '--port', 0, 65535) ?? 8443,
     host: values.host,
     dir: values.dir,
-    ca: values['ca-cert'] ? { certPem: readPemFile(values['ca-cert'], '--ca-cert'), keyPem: readPemFile(values['ca-key']!, '--ca-key') } : undefined,
-    trustedCas: (values['trust-ca'] ?? []).map((file) => readPemFile(file, '--trust-ca')),
+    ca: values['ca-cert'] ? { certPem: pemOption(values['ca-cert'], '--ca-cert'), keyPem: pemOption(values['ca-key']!, '--ca-key') } : undefined,
+    trustedCas: (values['trust-ca'] ?? []).map((file) => pemOption(file, '--trust-ca')),
     deliveryTimeoutMs: wholeNumber(values['delivery-timeout-ms'], '--delivery-timeout-ms', 1, 600_000),
     tokenLifetimeSeconds: wholeNumber(values['token-lifetime-seconds'], '--token-lifetime-seconds', 1, 86_400),
   };
@@ -109,7 +118,7 @@ async function checkEndpointCommand(args: string[], io: CliIo): Promise<number> 
     url: positionals[0],
     token: values.token,
     header: values.header,
-    caPems: (values.ca ?? []).map((file) => readPemFile(file, '--ca')),
+    caPems: (values.ca ?? []).map((file) => pemOption(file, '--ca')),
     timeoutMs: wholeNumber(values['timeout-ms'], '--timeout-ms', 1, 600_000),
     kind: values.kind,
   });
