@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -81,33 +82,29 @@ export async function bundleHandlers(options: BundleOptions = {}): Promise<Recor
 
 /** The command-line tool (`cdk-bank-webhooks`: simulate, check-endpoint), published as one file. */
 export const CLI_OUT_FILE = join(ROOT, 'dist', 'cli', 'cdk-bank-webhooks.js');
+/** The bank simulator as a module for users' tests: `require('cdk-bank-webhooks/dist/tools/bank-simulator')`. */
+export const SIMULATOR_OUT_FILE = join(ROOT, 'dist', 'tools', 'bank-simulator', 'index.js');
 const CLI_SOURCE_DIRS = ['bank-simulator', 'check-endpoint', 'cli'].map((dir) => join(ROOT, 'tools', dir));
 const CLI_STAMP = join(ROOT, 'dist', 'cli', '.source-hash');
 
 export function cliIsFresh(): boolean {
-  return existsSync(CLI_STAMP) && existsSync(CLI_OUT_FILE) && readFileSync(CLI_STAMP, 'utf8') === sourceHash(CLI_SOURCE_DIRS);
+  return existsSync(CLI_STAMP) && existsSync(CLI_OUT_FILE) && existsSync(SIMULATOR_OUT_FILE)
+    && readFileSync(CLI_STAMP, 'utf8') === sourceHash(CLI_SOURCE_DIRS);
 }
 
 /**
- * Bundles the CLI with its dependencies (node-forge) into one executable file, so that
- * installing the construct library adds no runtime dependency for it.
+ * Bundles the CLI, and the simulator as a module with its type declarations, each with its
+ * dependencies (node-forge), so that installing the construct library adds no runtime
+ * dependency for them.
  */
 export async function bundleCli(): Promise<number> {
   rmSync(join(ROOT, 'dist', 'cli'), { recursive: true, force: true });
-  await build({
-    entryPoints: [join(ROOT, 'tools', 'cli', 'index.ts')],
-    outfile: CLI_OUT_FILE,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    banner: { js: '#!/usr/bin/env node' },
-    sourcemap: true,
-    sourcesContent: false,
-    legalComments: 'none',
-    logLevel: 'warning',
-  });
+  rmSync(join(ROOT, 'dist', 'tools'), { recursive: true, force: true });
+  const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: true, sourcesContent: false, legalComments: 'none', logLevel: 'warning' } as const;
+  await build({ ...common, entryPoints: [join(ROOT, 'tools', 'cli', 'index.ts')], outfile: CLI_OUT_FILE, banner: { js: '#!/usr/bin/env node' } });
   chmodSync(CLI_OUT_FILE, 0o755);
+  await build({ ...common, entryPoints: [join(ROOT, 'tools', 'bank-simulator', 'index.ts')], outfile: SIMULATOR_OUT_FILE });
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.simulator.json')], { stdio: 'inherit' });
   writeFileSync(CLI_STAMP, sourceHash(CLI_SOURCE_DIRS));
   return statSync(CLI_OUT_FILE).size;
 }

@@ -172,6 +172,7 @@ export class BankSimulator {
   private readonly ownsDir: boolean;
   private readonly dir: string;
   private clockOffsetMs = 0;
+  private origin?: string;
   private readonly routes: Route[];
   private controlClient?: BankSimulatorClient;
 
@@ -222,6 +223,10 @@ export class BankSimulator {
       this.server.once('error', reject);
       this.server.listen(port, host, () => {
         this.server.off('error', reject);
+        const address = this.server.address() as AddressInfo;
+        // A wildcard address is reached through loopback, which the certificate names.
+        const shown = address.address === '0.0.0.0' ? '127.0.0.1' : address.address === '::' ? '[::1]' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
+        this.origin = `https://${shown}:${address.port}`;
         resolve();
       });
     });
@@ -229,10 +234,8 @@ export class BankSimulator {
 
   /** `https://127.0.0.1:<port>`: the `base_url` of the collection API. */
   get baseUrl(): string {
-    const address = this.server.address() as AddressInfo | null;
-    if (!address) throw new Error('The bank simulator is not listening.');
-    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
-    return `https://${host}:${address.port}`;
+    if (!this.origin) throw new Error('The bank simulator is not listening yet: use BankSimulator.start().');
+    return this.origin;
   }
 
   get info(): SimulatorInfo {

@@ -16,6 +16,7 @@ Commands:
   simulate                 Run the local bank simulator until stopped (Ctrl+C).
       --port N                   port to listen on (default 8443; 0 picks a free one)
       --host ADDRESS             interface to listen on (default 127.0.0.1)
+      --cert-host NAME           another name or address for the server certificate (repeatable)
       --dir DIR                  where to write ca.crt, client.crt, client.key (default: a temporary folder)
       --ca-cert FILE --ca-key FILE   use this CA instead of generating one
       --trust-ca FILE            a CA the notifier trusts for your local receiver (repeatable)
@@ -54,7 +55,7 @@ async function simulate(args: string[], io: CliIo): Promise<number> {
     args,
     allowPositionals: true,
     options: {
-      port: { type: 'string' }, host: { type: 'string' }, dir: { type: 'string' },
+      port: { type: 'string' }, host: { type: 'string' }, dir: { type: 'string' }, 'cert-host': { type: 'string', multiple: true },
       'ca-cert': { type: 'string' }, 'ca-key': { type: 'string' }, 'trust-ca': { type: 'string', multiple: true },
       'delivery-timeout-ms': { type: 'string' }, 'token-lifetime-seconds': { type: 'string' },
     },
@@ -64,6 +65,7 @@ async function simulate(args: string[], io: CliIo): Promise<number> {
   const options: BankSimulatorOptions = {
     port: wholeNumber(values.port, '--port', 0, 65535) ?? 8443,
     host: values.host,
+    hosts: values['cert-host'],
     dir: values.dir,
     ca: values['ca-cert'] ? { certPem: pemOption(values['ca-cert'], '--ca-cert'), keyPem: pemOption(values['ca-key']!, '--ca-key') } : undefined,
     trustedCas: (values['trust-ca'] ?? []).map((file) => pemOption(file, '--trust-ca')),
