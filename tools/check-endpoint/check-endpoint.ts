@@ -198,6 +198,6 @@ export function formatCheckTable(rows: readonly CheckRow[]): string {
   const width = Math.max(5, ...rows.map((row) => row.check.length));
   const lines = [`${'CHECK'.padEnd(width)}  RESULT  DETAIL`, ...rows.map((row) => `${row.check.padEnd(width)}  ${row.status.toUpperCase().padEnd(6)}  ${row.detail}`)];
   const count = (status: CheckStatus) => rows.filter((row) => row.status === status).length;
-  lines.push('', `${count('pass')} passed, ${count('fail')} failed, ${count('warn')} warnings, ${count('skip')} skipped`);
+  lines.push('', `${count('pass')} passed, ${count('fail')} failed, ${count('warn')} warning${count('warn') === 1 ? '' : 's'}, ${count('skip')} skipped`);
   return lines.join('\n');
 }
