@@ -84,7 +84,7 @@ export class FaultInjector {
     if (index < 0) return;
     const fault = this.faults.api![index];
     if (this.remaining[index] !== undefined) this.remaining[index]--;
-    if (fault.delayMs) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+    if (fault.delayMs) await new Promise((resolve) => setTimeout(resolve, fault.delayMs).unref());
     if (fault.status === 429) throw gatewayError(429, 'Too Many Requests', { 'retry-after': String(fault.retryAfterSeconds ?? 1) });
     if (fault.status) throw serviceError(fault.status, 'Serviço temporariamente indisponível. Tente novamente mais tarde.');
   }

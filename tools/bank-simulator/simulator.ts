@@ -177,6 +177,8 @@ export class BankSimulator {
   private controlClient?: BankSimulatorClient;
 
   private constructor(options: BankSimulatorOptions) {
+    const faultErrors = options.faults ? faultProblems(options.faults) : [];
+    if (faultErrors.length) throw new Error(`Invalid faults: ${faultErrors.join('; ')}.`);
     this.accounts = options.accounts ?? [SAMPLE_ACCOUNT];
     this.credentials = options.credentials ?? defaultCredentials(this.accounts[0]);
     const ca = options.ca ?? createCertificateAuthority('cdk-bank-webhooks bank simulator CA');

@@ -1,0 +1,65 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { httpCall } from '../../../tools/bank-simulator/https-client';
+import { BankSimulator } from '../../../tools/bank-simulator/simulator';
+import { bankCall } from '../../support/bank-session';
+
+let simulator: BankSimulator;
+
+beforeAll(async () => {
+  simulator = await BankSimulator.start();
+});
+
+afterAll(async () => {
+  await simulator.stop();
+});
+
+describe('bank simulator server', () => {
+  it('listens on loopback over HTTPS, and exposes every URL and its CA file', async () => {
+    const info = await simulator.control.info();
+    expect(info).toEqual(expect.objectContaining({
+      baseUrl: simulator.baseUrl,
+      registrationBaseUrl: `${simulator.baseUrl}/pagamentos`,
+      collectionTokenUrl: `${simulator.baseUrl}/auth/openapi/token`,
+      paymentsTokenUrl: `${simulator.baseUrl}/thirdparty/auth/token`,
+      caFile: simulator.caFile,
+    }));
+    expect(simulator.baseUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    expect(readFileSync(simulator.caFile, 'utf8')).toBe(simulator.caPem);
+  });
+
+  it('refuses TLS 1.1 and negotiates TLS 1.2', async () => {
+    await expect(httpCall(`${simulator.baseUrl}/control/info`, { trustedCas: [simulator.caPem], minTlsVersion: 'TLSv1', maxTlsVersion: 'TLSv1.1' }))
+      .rejects.toMatchObject({ name: 'HttpCallError' });
+    const tls12 = await httpCall(`${simulator.baseUrl}/control/info`, { trustedCas: [simulator.caPem], maxTlsVersion: 'TLSv1.2' });
+    expect(tls12.tlsProtocol).toBe('TLSv1.2');
+  });
+
+  it('is not trusted without its CA', async () => {
+    await expect(httpCall(`${simulator.baseUrl}/control/info`)).rejects.toMatchObject({ code: expect.stringMatching(/^(SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE)$/) });
+  });
+
+  it('answers 404 for unknown paths and 413 for bodies over 1 MiB', async () => {
+    const unknown = await bankCall(simulator, '/cobranca/boleto/v2/boletos');
+    expect(unknown.status).toBe(404);
+    expect(unknown.json).toEqual({ message: 'No resource at /cobranca/boleto/v2/boletos.' });
+    const large = await bankCall(simulator, '/control/boletos', { method: 'POST', body: 'x'.repeat(1024 * 1024 + 1) });
+    expect(large.status).toBe(413);
+  });
+
+  it('removes the temporary folder it made when stopped, and keeps a folder it was given', async () => {
+    const own = await BankSimulator.start();
+    const given = mkdtempSync(join(tmpdir(), 'given-'));
+    const kept = await BankSimulator.start({ dir: given });
+    await own.stop();
+    await kept.stop();
+    expect(existsSync(own.caFile)).toBe(false);
+    expect(existsSync(join(given, 'ca.crt'))).toBe(true);
+    rmSync(given, { recursive: true, force: true });
+  });
+
+  it('refuses invalid faults given at start', async () => {
+    await expect(BankSimulator.start({ faults: { api: [{ scope: 'all', status: 418 }] } })).rejects.toThrow('Invalid faults: api[0].status must be 429 or 5xx.');
+  });
+});
