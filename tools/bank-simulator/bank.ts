@@ -1,4 +1,4 @@
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import {
   bankDateTime, boletoEventBody, BoletoEvento, BoletoSituacao, CONTRACT_STATUSES, decimalAmount, defaultPaymentDetails,
   PAYMENT_KINDS, PaymentStatus, SETTLEMENT_CHANNELS,
@@ -250,6 +250,9 @@ export class Bank {
 
   createBoleto(input: NewBoletoInput): Boleto {
     const account = this.options.accounts[0];
+    const notText = (['cooperativa', 'posto', 'beneficiario', 'seuNumero', 'idTituloEmpresa', 'dataVencimento'] as const)
+      .filter((field) => input[field] !== undefined && !isString(input[field]));
+    if (notText.length) throw controlError(400, `${notText.join(', ')} must be text.`);
     const valor = decimalAmount(input.valor);
     if (!valor) throw controlError(400, `valor must be a positive amount such as "250.75" (got ${JSON.stringify(input.valor)}).`);
     const vencimento = input.dataVencimento ?? new Date(this.options.now() + 10 * 86_400_000).toISOString().slice(0, 10);
@@ -283,7 +286,7 @@ export class Bank {
     if (!boleto || boleto.beneficiario !== query.get('codigoBeneficiario')) {
       throw collectionError(404, 'BOLETO_NAO_ENCONTRADO', 'Boleto não encontrado.');
     }
-    if (!token.subject.startsWith(boleto.beneficiario)) {
+    if (token.subject !== boleto.beneficiario + boleto.cooperativa) {
       throw collectionError(403, 'BENEFICIARIO_NAO_AUTORIZADO', 'O boleto não pertence ao usuário autenticado.');
     }
     return boleto;
@@ -382,7 +385,7 @@ export class Bank {
     const payment: Payment = {
       kind: input.tipo,
       idTransacao,
-      numericId: this.nextPaymentId++ * 10 + randomInt(10),
+      numericId: this.nextPaymentId++,
       conta: account.conta,
       cooperativa: account.cooperativa,
       valor,

@@ -49,10 +49,14 @@ describe('boleto query (GET /cobranca/boleto/v1/boletos)', () => {
     expect((await boletoQuery(b.nossoNumero)).json.resultado.situacao).toBe('REJEITADO');
   });
 
-  it('answers 404 for an unknown boleto or another beneficiary\'s, 400 without the parameters', async () => {
+  it('answers 404 for an unknown boleto or the wrong beneficiary, 403 for a boleto the token may not see, 400 without the parameters', async () => {
     const boleto = await simulator.control.createBoleto({ valor: '10' });
     expect((await boletoQuery('999')).json).toEqual({ mensagens: [{ codigo: 'BOLETO_NAO_ENCONTRADO', mensagem: 'Boleto não encontrado.' }] });
     expect((await boletoQuery(boleto.nossoNumero, '11111')).status).toBe(404);
+    const othersBoleto = await simulator.control.createBoleto({ valor: '10', beneficiario: '11111' });
+    const forbidden = await boletoQuery(othersBoleto.nossoNumero, '11111');
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.json.mensagens[0].codigo).toBe('BENEFICIARIO_NAO_AUTORIZADO');
     const missing = await bankCall(simulator, '/cobranca/boleto/v1/boletos', { headers: collection });
     expect(missing.status).toBe(400);
     expect(missing.json.mensagens[0].mensagem).toMatch(/codigoBeneficiario, nossoNumero/);
@@ -144,6 +148,7 @@ describe('control API errors', () => {
     await expect(simulator.control.reverseBoleto(boleto.nossoNumero)).rejects.toThrow(/Cannot reverse boleto \d+: its situacao is EM CARTEIRA, not LIQUIDADO/);
     await expect(simulator.control.settleBoleto(boleto.nossoNumero, { canal: 'BITCOIN' as never })).rejects.toThrow(/canal must be one of PIX, REDE/);
     await expect(simulator.control.createBoleto({ valor: '-5' })).rejects.toThrow(/valor must be a positive amount/);
+    await expect(simulator.control.createBoleto({ valor: '5', seuNumero: 42 as never, posto: {} as never })).rejects.toThrow('posto, seuNumero must be text.');
     await expect(simulator.control.createPayment({ tipo: 'ted' as never, valor: '1' })).rejects.toThrow(/tipo must be one of pix, boleto, tributos/);
     await expect(simulator.control.getBoleto('nope')).rejects.toMatchObject({ status: 404 });
     const payment = await simulator.control.createPayment({ tipo: 'pix', valor: '1' });
