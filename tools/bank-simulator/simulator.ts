@@ -150,7 +150,16 @@ export class BankSimulator {
   /** Starts a simulator; `stop()` it when done. */
   static async start(options: BankSimulatorOptions = {}): Promise<BankSimulator> {
     const simulator = new BankSimulator(options);
-    await simulator.listen(options.port ?? 0, options.host ?? '127.0.0.1');
+    const port = options.port ?? 0;
+    const host = options.host ?? '127.0.0.1';
+    try {
+      await simulator.listen(port, host);
+    } catch (error) {
+      await simulator.stop();
+      const code = (error as NodeJS.ErrnoException).code;
+      const hint = code === 'EADDRINUSE' ? ' Pick another port (--port), or 0 for a free one.' : '';
+      throw new Error(`The bank simulator cannot listen on ${host}:${port}: ${(error as Error).message}.${hint}`, { cause: error });
+    }
     return simulator;
   }
 
@@ -179,6 +188,7 @@ export class BankSimulator {
   private constructor(options: BankSimulatorOptions) {
     const faultErrors = options.faults ? faultProblems(options.faults) : [];
     if (faultErrors.length) throw new Error(`Invalid faults: ${faultErrors.join('; ')}.`);
+    if (options.accounts?.length === 0) throw new Error('The bank simulator needs at least one account: give accounts, or leave it out for the sample account.');
     this.accounts = options.accounts ?? [SAMPLE_ACCOUNT];
     this.credentials = options.credentials ?? defaultCredentials(this.accounts[0]);
     const ca = options.ca ?? createCertificateAuthority('cdk-bank-webhooks bank simulator CA');
@@ -277,7 +287,7 @@ export class BankSimulator {
   async stop(): Promise<void> {
     this.notifier.close();
     this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    if (this.server.listening) await new Promise<void>((resolve) => this.server.close(() => resolve()));
     if (this.ownsDir) rmSync(this.dir, { recursive: true, force: true });
   }
 

@@ -59,6 +59,31 @@ describe('bank simulator server', () => {
     rmSync(given, { recursive: true, force: true });
   });
 
+  it('says which port is taken, and leaves no files behind', async () => {
+    const port = Number(new URL(simulator.baseUrl).port);
+    // The module object the simulator calls into, so the spy sees the folder it makes.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const fs = require('node:fs') as typeof import('node:fs');
+    const made: string[] = [];
+    const original = fs.mkdtempSync;
+    const spy = jest.spyOn(fs, 'mkdtempSync').mockImplementation((prefix: string) => {
+      const path = original(prefix);
+      made.push(path);
+      return path;
+    });
+    try {
+      await expect(BankSimulator.start({ port })).rejects.toThrow(`The bank simulator cannot listen on 127.0.0.1:${port}: listen EADDRINUSE: address already in use 127.0.0.1:${port}. Pick another port (--port), or 0 for a free one.`);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(made).toHaveLength(1);
+    expect(existsSync(made[0])).toBe(false);
+  });
+
+  it('refuses an empty account list', async () => {
+    await expect(BankSimulator.start({ accounts: [] })).rejects.toThrow(/needs at least one account/);
+  });
+
   it('refuses invalid faults given at start', async () => {
     await expect(BankSimulator.start({ faults: { api: [{ scope: 'all', status: 418 }] } })).rejects.toThrow('Invalid faults: api[0].status must be 429 or 5xx.');
   });
