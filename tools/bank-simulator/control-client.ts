@@ -43,13 +43,13 @@ export class BankSimulatorClient {
    */
   constructor(readonly baseUrl: string, private readonly caPem: string) {}
 
-  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  private async call<T>(method: string, path: string, body?: unknown, timeoutMs = 30_000): Promise<T> {
     const result = await httpCall(`${this.baseUrl}/control${path}`, {
       method,
       headers: body === undefined ? {} : { 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
       trustedCas: [this.caPem],
-      timeoutMs: 660_000,
+      timeoutMs,
     });
     if (result.status >= 400) {
       let message = result.body;
@@ -126,7 +126,7 @@ export class BankSimulatorClient {
 
   /** Waits until no delivery is held or in flight; returns false if `timeoutMs` passed first. */
   async waitForDeliveries(timeoutMs = 30_000): Promise<boolean> {
-    return (await this.call<{ idle: boolean }>('POST', '/deliveries/wait', { timeoutMs })).idle;
+    return (await this.call<{ idle: boolean }>('POST', '/deliveries/wait', { timeoutMs }, timeoutMs + 10_000)).idle;
   }
 
   setFaults(faults: SimulatorFaults): Promise<SimulatorFaults> {

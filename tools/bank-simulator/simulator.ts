@@ -330,9 +330,17 @@ export class BankSimulator {
     return found.route.handle({ ...call, params: found.match!.slice(1) });
   }
 
+  /** Collection API calls carry x-api-key, the bearer token, and the cooperativa and posto headers (BANK-NOTES.md). */
   private collectionAuth(call: Call) {
     if (header(call.req, 'x-api-key') !== this.credentials.collection.apiKey) throw gatewayError(401, 'Invalid or missing x-api-key header.');
-    return this.tokens.authenticate(header(call.req, 'authorization'), 'collection', [COLLECTION_SCOPE]);
+    const token = this.tokens.authenticate(header(call.req, 'authorization'), 'collection', [COLLECTION_SCOPE]);
+    const missing = ['cooperativa', 'posto'].filter((name) => !header(call.req, name));
+    if (missing.length) throw collectionError(400, 'CABECALHO_OBRIGATORIO', `Cabeçalho(s) obrigatório(s) ausente(s): ${missing.join(', ')}.`);
+    const cooperativa = header(call.req, 'cooperativa');
+    if (!this.accounts.some((a) => a.beneficiario + a.cooperativa === token.subject && a.cooperativa === cooperativa)) {
+      throw collectionError(403, 'COOPERATIVA_INVALIDA', `O cabeçalho cooperativa (${cooperativa}) não corresponde ao usuário autenticado.`);
+    }
+    return token;
   }
 
   private paymentsAuth(call: Call) {

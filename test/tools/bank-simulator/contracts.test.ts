@@ -101,6 +101,15 @@ describe('boleto webhook contract (4.1)', () => {
     expect(noToken.status).toBe(401);
   });
 
+  it('requires the cooperativa and posto headers, and a cooperativa that is the user\'s', async () => {
+    const missing = await list(query(), { ...headers, posto: '' });
+    expect(missing.status).toBe(400);
+    expect(missing.json).toEqual({ mensagens: [{ codigo: 'CABECALHO_OBRIGATORIO', mensagem: 'Cabeçalho(s) obrigatório(s) ausente(s): posto.' }] });
+    const other = await list(query(), { ...headers, cooperativa: '9999' });
+    expect(other.status).toBe(403);
+    expect(other.json.mensagens[0].codigo).toBe('COOPERATIVA_INVALIDA');
+  });
+
   it('refuses a body that is not JSON', async () => {
     const answer = await bankCall(simulator, `${BASE}/contrato/`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{"cooperativa":' });
     expect(answer.status).toBe(400);

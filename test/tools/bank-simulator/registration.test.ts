@@ -93,6 +93,16 @@ describe('callback registration (GET/PATCH {registration_base_url}/v1/associado/
     }
   });
 
+  it('answers a payment query only for the account that made the payment', async () => {
+    const second = await paymentsHeaders(simulator, SECOND_ACCOUNT);
+    const { payment } = await simulator.control.createPayment({ tipo: 'pix', valor: '5', conta: SECOND_ACCOUNT.conta, cooperativa: SECOND_ACCOUNT.cooperativa });
+    const path = `/pagamentos/v1/pagamentos/pix/${payment.idTransacao}`;
+    expect((await bankCall(simulator, path, { headers: second })).status).toBe(200);
+    const fromFirst = await bankCall(simulator, path, { headers });
+    expect(fromFirst.status).toBe(404);
+    expect(fromFirst.json.erros[0].codigo).toBe('PAGAMENTO_NAO_ENCONTRADO');
+  });
+
   it('answers 405 to other methods and 404 to unknown paths', async () => {
     const deleted = await bankCall(simulator, PATH, { method: 'DELETE', headers });
     expect(deleted.status).toBe(405);

@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -86,10 +86,12 @@ describe('cdk-bank-webhooks check-endpoint', () => {
     expect(result.stderr).toContain('Run "cdk-bank-webhooks help" for the options.');
   });
 
-  it('prints its usage for help', async () => {
+  it('prints its usage for help, and the package version for --version', async () => {
     const result = await run('help');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('check-endpoint <url>');
+    const version = await run('--version');
+    expect(version.stdout.trim()).toBe((JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8')) as { version: string }).version);
   });
 });
 
