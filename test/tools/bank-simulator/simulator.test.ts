@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { httpCall } from '../../../tools/bank-simulator/https-client';
 import { BankSimulator } from '../../../tools/bank-simulator/simulator';
-import { bankCall } from '../../support/bank-session';
+import { bankCall, collectionHeaders, contractBody, paymentsHeaders } from '../../support/bank-session';
 
 let simulator: BankSimulator;
 
@@ -86,5 +86,35 @@ describe('bank simulator server', () => {
 
   it('refuses invalid faults given at start', async () => {
     await expect(BankSimulator.start({ faults: { api: [{ scope: 'all', status: 418 }] } })).rejects.toThrow('Invalid faults: api[0].status must be 429 or 5xx.');
+  });
+});
+
+describe('control API: state and housekeeping', () => {
+  it('lists contracts and registrations as the bank holds them', async () => {
+    const headers = await collectionHeaders(simulator);
+    await bankCall(simulator, '/cobranca/boleto/v1/webhook/contrato/', { method: 'POST', headers, body: contractBody(simulator) });
+    await bankCall(simulator, '/pagamentos/v1/associado/webhook', { method: 'PATCH', headers: await paymentsHeaders(simulator), body: { urlCallback: 'https://r.example.com/p', authorizationCallback: 't' } });
+    expect(await simulator.control.contracts()).toEqual([expect.objectContaining({ idContrato: expect.any(Number), url: 'https://receiver.example.com/boleto' })]);
+    expect(await simulator.control.registrations()).toEqual([{ cooperativa: '0101', conta: '123456', urlCallback: 'https://r.example.com/p', authorizationCallback: 't' }]);
+  });
+
+  it('clears the delivery log, keeping the sequence going', async () => {
+    const boleto = await simulator.control.createBoleto({ valor: '1' });
+    await simulator.control.cancelBoleto(boleto.nossoNumero);
+    const last = (await simulator.control.deliveries()).at(-1)!.seq;
+    await simulator.control.clearDeliveries();
+    expect(await simulator.control.deliveries()).toEqual([]);
+    await simulator.control.rejectBoleto((await simulator.control.createBoleto({ valor: '1' })).nossoNumero);
+    expect((await simulator.control.deliveries()).map((r) => r.seq)).toEqual([last + 1]);
+  });
+
+  it.each([
+    ['a PEM that is not one', '/trusted-cas', { pem: 'hello' }, 'pem must be a PEM certificate.'],
+    ['a clock that goes back', '/clock', { advanceSeconds: -5 }, 'advanceSeconds must be a number >= 0.'],
+    ['a wait longer than ten minutes', '/deliveries/wait', { timeoutMs: 700_000 }, 'timeoutMs must be between 0 and 600000.'],
+  ])('refuses %s', async (_case, path, body, message) => {
+    const answer = await bankCall(simulator, `/control${path}`, { method: 'POST', body });
+    expect(answer.status).toBe(400);
+    expect(answer.json).toEqual({ error: message });
   });
 });
