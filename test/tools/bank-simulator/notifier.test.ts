@@ -120,7 +120,7 @@ describe('notifier: boletos', () => {
     expect(record).toEqual(expect.objectContaining({ outcome: 'NÃO ENVIADO', reason: expect.stringMatching(reason) }));
   });
 
-  it('delivers cancellations only to contracts subscribed to BAIXA', async () => {
+  it('delivers cancellations to contracts subscribed to BAIXA', async () => {
     await updateContract({ eventos: ['LIQUIDACAO', 'BAIXA'] });
     const boleto = await simulator.control.createBoleto({ valor: '5' });
     await simulator.control.cancelBoleto(boleto.nossoNumero);
