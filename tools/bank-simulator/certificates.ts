@@ -23,6 +23,19 @@ export interface IssueOptions {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * A certificate serial (hex) from random bytes, always a minimal positive DER INTEGER: a first
+ * byte of 0x01-0x7f. forge writes the hex almost as given (it drops one leading zero byte), and a
+ * 0x00 left before a byte under 0x80 is "illegal padding" to OpenSSL, which then silently leaves
+ * the certificate out of a trust store. A '0'-prefixed random serial did that for about one
+ * certificate in 512, and a test run's CA then could not be verified.
+ */
+export function certificateSerial(random: Buffer): string {
+  const bytes = Buffer.from(random);
+  bytes[0] = (bytes[0] & 0x7f) || 0x01;
+  return bytes.toString('hex');
+}
+
 /** RSA 2048 keys come from Node's native generator (forge's own JavaScript one is slow). */
 function newKeyPair(): { privateKey: forge.pki.rsa.PrivateKey; publicKey: forge.pki.rsa.PublicKey; keyPem: string } {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -37,8 +50,7 @@ function newKeyPair(): { privateKey: forge.pki.rsa.PrivateKey; publicKey: forge.
 function newCertificate(publicKey: forge.pki.PublicKey, validDays: number, expired: boolean): forge.pki.Certificate {
   const cert = forge.pki.createCertificate();
   cert.publicKey = publicKey;
-  // Positive serial: a leading zero nibble keeps the DER integer from reading as negative.
-  cert.serialNumber = '0' + randomBytes(15).toString('hex');
+  cert.serialNumber = certificateSerial(randomBytes(16));
   const now = Date.now();
   cert.validity.notBefore = new Date(expired ? now - (validDays + 2) * DAY_MS : now - 60_000);
   cert.validity.notAfter = new Date(expired ? now - DAY_MS : now + validDays * DAY_MS);
