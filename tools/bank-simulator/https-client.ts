@@ -44,7 +44,7 @@ export class HttpCallError extends Error {
 }
 
 /** True when the certificate is self-signed: issued by itself and signed with its own key. */
-export function isSelfSigned(cert: PeerCertificate): boolean {
+export function isSelfSigned(cert: { readonly raw?: Buffer } | undefined): boolean {
   if (!cert?.raw) return false;
   const x509 = new X509Certificate(cert.raw);
   // Not checkIssued(): it also requires keyCertSign, which a self-signed leaf usually lacks.
