@@ -74,6 +74,11 @@ export interface PaymentChangeInput {
 }
 
 const TRANSACTION_ID = /^[a-zA-Z0-9:-]{1,100}$/;
+/** What ends an open boleto without payment, and the event it makes. */
+const BOLETO_ENDINGS = {
+  cancel: { situacao: BoletoSituacao.CANCELLED, movimento: 'BAIXA', evento: BoletoEvento.CANCELLATION },
+  reject: { situacao: BoletoSituacao.REJECTED, movimento: 'REJEICAO', evento: BoletoEvento.REJECTION },
+} as const;
 const accountKey = (cooperativa: string, conta: string) => `${cooperativa}/${conta}`;
 const contractKey = (cooperativa: string, posto: string, beneficiario: string) => `${cooperativa}/${posto}/${beneficiario}`;
 const isString = (value: unknown): value is string => typeof value === 'string';
@@ -88,13 +93,7 @@ export class Bank {
   private nextNossoNumero = 1_000_001;
   private nextPaymentId = 5001;
 
-  constructor(private readonly options: BankOptions) {
-    if (options.accounts.length === 0) throw new Error('The bank simulator needs at least one account (options.accounts).');
-  }
-
-  get accounts(): readonly SimulatorAccount[] {
-    return this.options.accounts;
-  }
+  constructor(private readonly options: BankOptions) {}
 
   // ---- callback registration (spec 4.2) ----
 
@@ -326,17 +325,14 @@ export class Bank {
         break;
       }
       case 'cancel':
+      case 'reject': {
         expect(BoletoSituacao.OPEN);
-        boleto.situacao = BoletoSituacao.CANCELLED;
-        movimento = 'BAIXA';
-        evento = BoletoEvento.CANCELLATION;
+        const ending = BOLETO_ENDINGS[action];
+        boleto.situacao = ending.situacao;
+        movimento = ending.movimento;
+        evento = ending.evento;
         break;
-      case 'reject':
-        expect(BoletoSituacao.OPEN);
-        boleto.situacao = BoletoSituacao.REJECTED;
-        movimento = 'REJEICAO';
-        evento = BoletoEvento.REJECTION;
-        break;
+      }
       default:
         throw controlError(404, `Unknown boleto action ${String(action)}; use settle, reverse, reject or cancel.`);
     }

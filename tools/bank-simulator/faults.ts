@@ -70,7 +70,10 @@ export class FaultInjector {
     return this.faults;
   }
 
+  /** Puts `faults` in force; throws, naming every problem, when they are invalid. */
   set(faults: SimulatorFaults): void {
+    const problems = faultProblems(faults);
+    if (problems.length) throw new Error(`Invalid faults: ${problems.join('; ')}.`);
     this.faults = faults;
     this.remaining = (faults.api ?? []).map((fault) => fault.times);
     this.buckets.clear();

@@ -6,7 +6,7 @@ export type DeliveryOutcome = 'ENTREGUE' | 'NÃO ENTREGUE' | 'NÃO ENVIADO';
 
 /** One line of the delivery log the control API returns. Token values are never recorded. */
 export interface DeliveryRecord {
-  /** Position in the log, from 1. */
+  /** Sequence number from 1; never reused, even after the log is cleared. */
   readonly seq: number;
   readonly notificationId: string;
   readonly kind: 'boleto' | 'payment';

@@ -10,7 +10,7 @@ import { Bank, type BoletoAction, type PaymentAction } from './bank';
 import { createCertificateAuthority, issueCertificate, type PemPair } from './certificates';
 import { BankSimulatorClient } from './control-client';
 import { BankError, collectionError, controlError, gatewayError, oauthError, validationErrors } from './errors';
-import { FaultInjector, faultProblems, type ApiGroup, type SimulatorFaults } from './faults';
+import { FaultInjector, type ApiGroup, type SimulatorFaults } from './faults';
 import { boletoQueryBody, COLLECTION_SCOPE, PAYMENT_KINDS, PAYMENT_SCOPES, paymentBody, type SimulatorAccount } from './model';
 import { Notifier } from './notifier';
 import { TokenIssuer, type BankCredentials, type ClientCertificateInfo } from './tokens';
@@ -21,8 +21,8 @@ export const SimulatorPaths = {
   paymentsToken: '/thirdparty/auth/token',
   /** `{registration_base_url}`: the base that the callback registration and payment queries hang off. */
   registrationBase: '/pagamentos',
-  contract: '/cobranca/boleto/v1/webhook/contrato/',
-  contracts: '/cobranca/boleto/v1/webhook/contratos/',
+  contract: '/cobranca/boleto/v1/webhook/contrato',
+  contracts: '/cobranca/boleto/v1/webhook/contratos',
   boletoQuery: '/cobranca/boleto/v1/boletos',
   control: '/control',
 } as const;
@@ -186,8 +186,8 @@ export class BankSimulator {
   private controlClient?: BankSimulatorClient;
 
   private constructor(options: BankSimulatorOptions) {
-    const faultErrors = options.faults ? faultProblems(options.faults) : [];
-    if (faultErrors.length) throw new Error(`Invalid faults: ${faultErrors.join('; ')}.`);
+    // Checked before any key or file is made.
+    if (options.faults) this.faults.set(options.faults);
     if (options.accounts?.length === 0) throw new Error('The bank simulator needs at least one account: give accounts, or leave it out for the sample account.');
     this.accounts = options.accounts ?? [SAMPLE_ACCOUNT];
     this.credentials = options.credentials ?? defaultCredentials(this.accounts[0]);
@@ -222,7 +222,6 @@ export class BankSimulator {
       contractListShape: options.contractListShape,
     });
     this.tokens = new TokenIssuer({ credentials: this.credentials, tokenLifetimeSeconds: options.tokenLifetimeSeconds, now });
-    if (options.faults) this.setFaults(options.faults);
     this.routes = [...this.bankRoutes(), ...this.controlRoutes()];
     this.server = createServer(
       { key: server.keyPem, cert: server.certPem, ca: [this.caPem], requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' },
@@ -278,8 +277,6 @@ export class BankSimulator {
   }
 
   setFaults(faults: SimulatorFaults): void {
-    const problems = faultProblems(faults);
-    if (problems.length) throw new Error(`Invalid faults: ${problems.join('; ')}.`);
     this.faults.set(faults);
   }
 
@@ -353,26 +350,28 @@ export class BankSimulator {
   }
 
   private bankRoutes(): Route[] {
-    const reg = SimulatorPaths.registrationBase;
+    // A path of SimulatorPaths plus `rest` (a regular expression), with or without a final slash.
+    const at = (path: string, rest = '') => new RegExp(`^${path}${rest}/?$`);
+    const P = SimulatorPaths;
     const contractJson = (call: Call) => parseJson(call, (message) => collectionError(400, 'CORPO_INVALIDO', message));
     return [
       {
-        method: 'POST', path: /^\/auth\/openapi\/token\/?$/, group: 'token',
+        method: 'POST', path: at(P.collectionToken), group: 'token',
         handle: (call) => ({
           status: 200,
           body: this.tokens.collectionGrant({ apiKey: header(call.req, 'x-api-key'), context: header(call.req, 'context') }, parseForm(call)),
         }),
       },
       {
-        method: 'POST', path: /^\/thirdparty\/auth\/token\/?$/, group: 'token',
+        method: 'POST', path: at(P.paymentsToken), group: 'token',
         handle: (call) => ({ status: 200, body: this.tokens.paymentsGrant(parseForm(call), basicCredentials(call.req), clientCertificate(call.req)) }),
       },
       {
-        method: 'GET', path: new RegExp(`^${reg}/v1/associado/webhook/?$`), group: 'registration',
+        method: 'GET', path: at(P.registrationBase, '/v1/associado/webhook'), group: 'registration',
         handle: (call) => ({ status: 200, body: this.bank.getRegistration(this.paymentsAuth(call)) }),
       },
       {
-        method: 'PATCH', path: new RegExp(`^${reg}/v1/associado/webhook/?$`), group: 'registration',
+        method: 'PATCH', path: at(P.registrationBase, '/v1/associado/webhook'), group: 'registration',
         handle: (call) => {
           const account = this.paymentsAuth(call);
           this.bank.patchRegistration(account, parseJson(call, (message) => validationErrors(400, [{ field: 'body', message }])));
@@ -380,29 +379,29 @@ export class BankSimulator {
         },
       },
       {
-        method: 'GET', path: new RegExp(`^${reg}/v1/pagamentos/(${PAYMENT_KINDS.join('|')})/([^/]+)/?$`), group: 'query',
+        method: 'GET', path: at(P.registrationBase, `/v1/pagamentos/(${PAYMENT_KINDS.join('|')})/([^/]+)`), group: 'query',
         handle: (call) => {
           const account = this.paymentsAuth(call);
           return { status: 200, body: paymentBody(this.bank.queryPayment(account, call.params[0], decodeURIComponent(call.params[1]))) };
         },
       },
       {
-        method: 'POST', path: /^\/cobranca\/boleto\/v1\/webhook\/contrato\/?$/, group: 'contract',
+        method: 'POST', path: at(P.contract), group: 'contract',
         handle: (call) => ({ status: 201, body: this.bank.createContract(this.collectionAuth(call), contractJson(call)) }),
       },
       {
-        method: 'GET', path: /^\/cobranca\/boleto\/v1\/webhook\/contratos\/?$/, group: 'contract',
+        method: 'GET', path: at(P.contracts), group: 'contract',
         handle: (call) => ({ status: 200, body: this.bank.listContracts(this.collectionAuth(call), call.url.searchParams) }),
       },
       {
-        method: 'PUT', path: /^\/cobranca\/boleto\/v1\/webhook\/contrato\/([^/]+)\/?$/, group: 'contract',
+        method: 'PUT', path: at(P.contract, '/([^/]+)'), group: 'contract',
         handle: (call) => {
           const token = this.collectionAuth(call);
           return { status: 200, body: this.bank.updateContract(token, decodeURIComponent(call.params[0]), contractJson(call)) };
         },
       },
       {
-        method: 'GET', path: /^\/cobranca\/boleto\/v1\/boletos\/?$/, group: 'query',
+        method: 'GET', path: at(P.boletoQuery), group: 'query',
         handle: (call) => ({ status: 200, body: boletoQueryBody(this.bank.queryBoleto(this.collectionAuth(call), call.url.searchParams)) }),
       },
     ];
@@ -470,10 +469,11 @@ export class BankSimulator {
       {
         method: 'PUT', path: /^\/control\/faults\/?$/,
         handle: (call) => {
-          const faults = json(call);
-          const problems = faultProblems(faults);
-          if (problems.length) throw controlError(400, `Invalid faults: ${problems.join('; ')}.`);
-          this.faults.set(faults);
+          try {
+            this.faults.set(json(call));
+          } catch (error) {
+            throw controlError(400, (error as Error).message);
+          }
           return ok(this.faults.current);
         },
       },

@@ -19,6 +19,7 @@ describe('the published simulator module', () => {
     } finally {
       await simulator.stop();
     }
-    await expect(fetch(`${simulator.baseUrl}/control/info`)).rejects.toThrow();
+    // Trusting its CA, so only a closed port can make the call fail.
+    await expect(published.httpCall(`${simulator.baseUrl}/control/info`, { trustedCas: [simulator.caPem] })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   });
 });
