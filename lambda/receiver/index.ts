@@ -1,9 +1,10 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { METRICS_NAMESPACE, ReceiverDefaults } from '../shared/receiver-contract';
+import { metricCounter } from '../shared/metrics';
 import { loadAcceptedTokens, secretsClientConfig } from '../shared/secret-tokens';
 import { readReceiverConfig } from './config';
 import { errorSummary, handleNotification, receiverSqsClientConfig } from './receiver';
@@ -21,11 +22,8 @@ const tokens = new TokenCache({
   onStaleUse: (arn, error) => logger.warn('Token reload failed; using the values loaded earlier', { secretArn: arn, error: errorSummary(error) }),
 });
 
-function count(name: string, route: string): void {
-  const single = metrics.singleMetric();
-  single.addDimension('Route', route);
-  single.addMetric(name, MetricUnit.Count, 1);
-}
+const counter = metricCounter(metrics);
+const count = (name: string, route: string): void => counter(name, { Route: route });
 
 export async function handler(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   return handleNotification(event, { config, sqs, tokens, logger, count });

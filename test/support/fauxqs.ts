@@ -44,12 +44,16 @@ export async function startFauxqs(port = 0): Promise<Fauxqs> {
 }
 
 /** Creates a queue with a dead-letter queue, redriven after `maxReceiveCount` receives. */
-export async function createQueueWithDlq(sqs: SQSClient, name: string, maxReceiveCount = 5): Promise<{ queueUrl: string; dlqUrl: string }> {
+export async function createQueueWithDlq(sqs: SQSClient, name: string, maxReceiveCount = 5, visibilityTimeoutSeconds = 30): Promise<{ queueUrl: string; dlqUrl: string }> {
   const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }));
   const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
   const queue = await sqs.send(new CreateQueueCommand({
     QueueName: name,
-    Attributes: { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount }), MaximumMessageSize: '1048576' },
+    Attributes: {
+      RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount }),
+      MaximumMessageSize: '1048576',
+      VisibilityTimeout: String(visibilityTimeoutSeconds),
+    },
   }));
   return { queueUrl: queue.QueueUrl!, dlqUrl: dlq.QueueUrl! };
 }

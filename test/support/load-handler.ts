@@ -3,19 +3,19 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 
 export const HANDLER_BUNDLE_DIR = join(__dirname, '..', '..', 'dist', 'handlers');
 
-type Handler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
+export type ApiHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 
 /**
  * Loads a built handler bundle (the file the construct deploys) as a fresh module instance, the
  * way a new Lambda execution environment would, after setting `env` in process.env. The
  * variables stay set: the AWS SDK reads endpoint and credential settings lazily, at first call.
  */
-export function loadHandlerBundle(name: string, env: Record<string, string>): Handler {
+export function loadHandlerBundle<H = ApiHandler>(name: string, env: Record<string, string>): H {
   Object.assign(process.env, env);
-  let handler: Handler | undefined;
+  let handler: H | undefined;
   jest.isolateModules(() => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- the bundle is a built CommonJS file loaded afresh in isolateModules
-    handler = (require(join(HANDLER_BUNDLE_DIR, name, 'index.js')) as { handler: Handler }).handler;
+    handler = (require(join(HANDLER_BUNDLE_DIR, name, 'index.js')) as { handler: H }).handler;
   });
   return handler!;
 }

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { JsonProtocolServer, ServiceError } from './json-protocol-server';
 
 interface Version {
   readonly id: string;
@@ -27,33 +26,11 @@ function makeCurrent(versions: Version[], target: Version): void {
  * boundary. Supports GetSecretValue (by ARN or name, with VersionStage or VersionId); tests
  * change values and stages with putValue() and finishRotation().
  */
-export class LocalSecretsManager {
+export class LocalSecretsManager extends JsonProtocolServer {
   private readonly secrets = new Map<string, { arn: string; name: string; versions: Version[] }>();
-  private server?: Server;
-  /** When set, every call fails with this HTTP status (simulates an outage). */
-  public failWithStatus?: number;
 
-  constructor(private readonly region = 'us-east-1', private readonly account = '000000000000') {}
-
-  /** Starts listening on 127.0.0.1 (port 0 picks a free port); returns the endpoint URL. */
-  async start(port = 0): Promise<string> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
-    return this.endpoint;
-  }
-
-  get endpoint(): string {
-    const address = this.server?.address() as AddressInfo | undefined;
-    if (!address) throw new Error('LocalSecretsManager is not started');
-    return `http://127.0.0.1:${address.port}`;
-  }
-
-  async stop(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+  constructor(private readonly region = 'us-east-1', private readonly account = '000000000000') {
+    super('secretsmanager', 'Secrets Manager');
   }
 
   /** Creates a secret with an AWSCURRENT value; returns its ARN. */
@@ -85,31 +62,15 @@ export class LocalSecretsManager {
     return this.secrets.get(secretId) ?? [...this.secrets.values()].find((s) => s.name === secretId);
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const target = String(req.headers['x-amz-target'] ?? '');
-    const operation = target.replace(/^secretsmanager\./, '');
-    const reply = (status: number, body: unknown) => {
-      res.writeHead(status, { 'Content-Type': 'application/x-amz-json-1.1' });
-      res.end(JSON.stringify(body));
-    };
-    const fail = (status: number, type: string, message: string) => reply(status, { __type: type, message });
-    if (this.failWithStatus) return fail(this.failWithStatus, 'InternalServiceError', 'Simulated Secrets Manager outage');
-    let input: Record<string, string | string[] | undefined>;
-    try {
-      input = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as typeof input;
-    } catch {
-      return fail(400, 'SerializationException', 'Body is not JSON');
-    }
+  protected handle(operation: string, input: Record<string, unknown>): unknown {
     const secret = this.find(String(input.SecretId));
-    if (!secret) return fail(400, 'ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
+    if (!secret) throw new ServiceError(400, 'ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
     if (operation === 'GetSecretValue') {
-      const stage = input.VersionId ? undefined : String(input.VersionStage ?? 'AWSCURRENT');
+      const stage = input.VersionId ? undefined : (typeof input.VersionStage === 'string' ? input.VersionStage : 'AWSCURRENT');
       const version = secret.versions.find((v) => (stage ? v.stages.has(stage) : v.id === input.VersionId));
-      if (!version) return fail(400, 'ResourceNotFoundException', "Secrets Manager can't find the specified secret value for staging label: " + stage);
-      return reply(200, { ARN: secret.arn, Name: secret.name, VersionId: version.id, SecretString: version.value, VersionStages: [...version.stages], CreatedDate: Date.now() / 1000 });
+      if (!version) throw new ServiceError(400, 'ResourceNotFoundException', "Secrets Manager can't find the specified secret value for staging label: " + stage);
+      return { ARN: secret.arn, Name: secret.name, VersionId: version.id, SecretString: version.value, VersionStages: [...version.stages], CreatedDate: Date.now() / 1000 };
     }
-    return fail(400, 'InvalidRequestException', `Operation ${operation || '(none)'} is not supported by the local Secrets Manager`);
+    throw new ServiceError(400, 'InvalidRequestException', `Operation ${operation || '(none)'} is not supported by the local Secrets Manager`);
   }
 }

@@ -9,7 +9,7 @@ import { LocalSecretsManager } from '../../../tools/local-aws/secrets-manager-se
 import { apiEvent } from '../../support/api-event';
 import { resolveLocalhostSubdomains, TEST_AWS } from '../../support/aws-env';
 import { createQueueWithDlq, drainQueue, type Fauxqs, startFauxqs } from '../../support/fauxqs';
-import { captureOutput, jsonLogLines, loadHandlerBundle } from '../../support/load-handler';
+import { type ApiHandler, captureOutput, jsonLogLines, loadHandlerBundle } from '../../support/load-handler';
 
 const TOKEN_A = 'RotationTokenAaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1';
 const TOKEN_B = 'RotationTokenBbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb2';
@@ -24,7 +24,7 @@ let sqs: SQSClient;
 let queueUrl: string;
 let paymentsArn: string;
 let env: Record<string, string>;
-let handler: ReturnType<typeof loadHandlerBundle>;
+let handler: ApiHandler;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const pay = (token: string, requestId?: string) => handler(apiEvent({ route: 'payments', headers: { Authorization: token }, body: BODY, requestId }));

@@ -1,0 +1,322 @@
+import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { type BankConnectionSettings, type BankCredentials, type PaymentType, parseBankCredentials } from './bank-connection';
+import { BankApiError, bankErrorMessage, isRetryableStatus } from './bank-errors';
+import { type HttpResponse, HttpsTransport, NetworkError, type TlsMaterial } from './bank-http';
+import { backoffDelay, DEFAULT_RETRY_POLICY, type RetryPolicy, retryAfterMs, sleep } from './retry';
+
+/** The bank's two APIs, each with its own token flow (BANK-NOTES.md). */
+export type BankApi = 'collection' | 'payments';
+
+/** What a retry looked like, for logs and metrics (never a credential). */
+export interface RetryInfo {
+  readonly operation: string;
+  readonly attempt: number;
+  readonly status?: number;
+  readonly reason: string;
+  readonly delayMs: number;
+}
+
+export interface BankClientOptions {
+  readonly settings: BankConnectionSettings;
+  /** Loads the bank credentials (cached by the caller, see {@link credentialsFromSecret}). */
+  readonly credentials: () => Promise<BankCredentials>;
+  /** @default DEFAULT_RETRY_POLICY */
+  readonly retry?: RetryPolicy;
+  readonly onRetry?: (info: RetryInfo) => void;
+  /** @default Date.now */
+  readonly now?: () => number;
+  /** @default setTimeout */
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** @default Math.random */
+  readonly random?: () => number;
+}
+
+export interface BankCall {
+  /** Names the call in errors and logs, such as "boleto query". */
+  readonly operation: string;
+  readonly api: BankApi;
+  readonly method: string;
+  readonly url: string;
+  readonly body?: unknown;
+  /** Epoch milliseconds by which the call, retries included, must be over. */
+  readonly deadline: number;
+}
+
+export interface BankAnswer {
+  readonly status: number;
+  /** The parsed JSON answer, or null for an empty one. */
+  readonly body: unknown;
+}
+
+interface CachedToken {
+  readonly accessToken: string;
+  readonly renewAt: number;
+  readonly refreshToken?: string;
+  readonly refreshUntil?: number;
+}
+
+/** Smallest time worth starting a call with; below it the call gives up and the caller retries later. */
+const MIN_CALL_MS = 200;
+/** A token is renewed this long before it expires (at most a fifth of its life). */
+const TOKEN_RENEW_MARGIN_MS = 30_000;
+
+/** Loads the credentials secret and keeps its value for `ttlMs`; a failed reload reuses the last value. */
+export function credentialsFromSecret(client: SecretsManagerClient, secretArn: string, ttlMs = 300_000, now: () => number = Date.now): () => Promise<BankCredentials> {
+  let cached: { value: BankCredentials; until: number } | undefined;
+  let inflight: Promise<BankCredentials> | undefined;
+  return async () => {
+    if (cached && now() < cached.until) return cached.value;
+    inflight ??= (async () => {
+      try {
+        const result = await client.send(new GetSecretValueCommand({ SecretId: secretArn }), { abortSignal: AbortSignal.timeout(3_000) });
+        const value = parseBankCredentials(result.SecretString, secretArn);
+        cached = { value, until: now() + ttlMs };
+        return value;
+      } catch (error) {
+        if (cached) return cached.value;
+        throw error;
+      } finally {
+        inflight = undefined;
+      }
+    })();
+    return inflight;
+  };
+}
+
+function formBody(fields: Record<string, string>): string {
+  return new URLSearchParams(fields).toString();
+}
+
+function parseAnswer(response: HttpResponse): unknown {
+  if (!response.body.trim()) return null;
+  try {
+    return JSON.parse(response.body) as unknown;
+  } catch {
+    return response.body;
+  }
+}
+
+function describeNetworkError(error: unknown): string {
+  if (error instanceof NetworkError) return error.code === 'TIMEOUT' ? error.message : `${error.code}: ${error.message}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The bank API client shared by the handlers: both token flows (collection password grant with
+ * `x-api-key`; payments `client_credentials` over mutual TLS), tokens cached until shortly before
+ * they expire and renewed once on a 401, a timeout per call, and retries with exponential
+ * backoff and jitter on network errors, 429 and 5xx, honouring `Retry-After`, inside the
+ * caller's deadline. Every failure is a {@link BankApiError} with the bank's own message.
+ * Credentials and tokens never appear in its errors.
+ */
+export class BankClient {
+  private readonly retry: RetryPolicy;
+  private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly random: () => number;
+  private readonly tokens = new Map<BankApi, CachedToken>();
+  private readonly tokenRequests = new Map<BankApi, Promise<string>>();
+  private readonly transports = new Map<BankApi, { key: string; transport: HttpsTransport }>();
+
+  constructor(private readonly options: BankClientOptions) {
+    this.retry = options.retry ?? DEFAULT_RETRY_POLICY;
+    this.now = options.now ?? Date.now;
+    this.sleep = options.sleep ?? sleep;
+    this.random = options.random ?? Math.random;
+  }
+
+  get settings(): BankConnectionSettings {
+    return this.options.settings;
+  }
+
+  /** The boleto query (the collection API): the answer's `resultado`, or the whole answer when it has none. */
+  async queryBoleto(codigoBeneficiario: string, nossoNumero: string, deadline: number): Promise<Record<string, unknown>> {
+    const url = new URL(this.settings.baseUrl + this.settings.boletoQueryPath);
+    url.searchParams.set('codigoBeneficiario', codigoBeneficiario);
+    url.searchParams.set('nossoNumero', nossoNumero);
+    const answer = await this.call({ operation: `boleto query (nossoNumero ${nossoNumero})`, api: 'collection', method: 'GET', url: url.toString(), deadline });
+    const body = answer.body as Record<string, unknown> | null;
+    const result = body && typeof body === 'object' && body.resultado && typeof body.resultado === 'object' ? body.resultado : body;
+    if (!result || typeof result !== 'object' || Array.isArray(result)) {
+      throw new BankApiError(`boleto query (nossoNumero ${nossoNumero})`, answer.status, 'the answer is not a JSON object', false);
+    }
+    return result as Record<string, unknown>;
+  }
+
+  /** A payment query (the payments API): Pix, paid boleto or tax payment by transaction id. */
+  async queryPayment(type: PaymentType, idTransacao: string, deadline: number): Promise<Record<string, unknown>> {
+    const path = this.settings.paymentQueryPaths[type].replace('{id}', encodeURIComponent(idTransacao));
+    const operation = `${type} payment query (idTransacao ${idTransacao})`;
+    const answer = await this.call({ operation, api: 'payments', method: 'GET', url: this.settings.registrationBaseUrl + path, deadline });
+    if (!answer.body || typeof answer.body !== 'object' || Array.isArray(answer.body)) {
+      throw new BankApiError(operation, answer.status, 'the answer is not a JSON object', false);
+    }
+    return answer.body as Record<string, unknown>;
+  }
+
+  /**
+   * One API call with the API's token and account headers. A 401 renews the token once; network
+   * errors, 429 and 5xx are retried inside the deadline. Resolves with any 2xx answer.
+   */
+  async call(call: BankCall): Promise<BankAnswer> {
+    for (let renewed = false; ; renewed = true) {
+      const token = await this.token(call.api, call.deadline);
+      const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${token}`, ...(await this.accountHeaders(call.api)) };
+      let body: string | undefined;
+      if (call.body !== undefined) {
+        headers['content-type'] = 'application/json';
+        body = JSON.stringify(call.body);
+      }
+      const response = await this.send(call.operation, call.api, call.deadline, { url: call.url, method: call.method, headers, body });
+      if (response.status === 401 && !renewed) {
+        this.tokens.delete(call.api);
+        continue;
+      }
+      if (response.status >= 200 && response.status < 300) return { status: response.status, body: parseAnswer(response) };
+      throw new BankApiError(call.operation, response.status, bankErrorMessage(response.body) ?? 'no message in the answer', false);
+    }
+  }
+
+  /** Closes kept-alive connections. */
+  close(): void {
+    for (const { transport } of this.transports.values()) transport.close();
+    this.transports.clear();
+  }
+
+  private async accountHeaders(api: BankApi): Promise<Record<string, string>> {
+    const a = this.settings.account;
+    if (api === 'payments') return { 'x-conta': a.conta, 'x-cooperativa': a.cooperativa, 'x-documento': a.documento };
+    const credentials = await this.options.credentials();
+    return { 'x-api-key': credentials.apiKey ?? '', cooperativa: a.cooperativa, posto: a.posto };
+  }
+
+  private async token(api: BankApi, deadline: number): Promise<string> {
+    const cached = this.tokens.get(api);
+    if (cached && this.now() < cached.renewAt) return cached.accessToken;
+    let request = this.tokenRequests.get(api);
+    if (!request) {
+      request = (api === 'collection' ? this.collectionToken(cached, deadline) : this.paymentsToken(deadline))
+        .finally(() => this.tokenRequests.delete(api));
+      this.tokenRequests.set(api, request);
+    }
+    return request;
+  }
+
+  private remember(api: BankApi, answer: Record<string, unknown>, operation: string): string {
+    const accessToken = answer.access_token;
+    if (typeof accessToken !== 'string' || !accessToken) throw new BankApiError(operation, 200, 'the answer has no access_token', false);
+    const lifetimeMs = (typeof answer.expires_in === 'number' && answer.expires_in > 0 ? answer.expires_in : 300) * 1000;
+    const refreshLifetimeMs = typeof answer.refresh_expires_in === 'number' ? answer.refresh_expires_in * 1000 : undefined;
+    const now = this.now();
+    this.tokens.set(api, {
+      accessToken,
+      renewAt: now + lifetimeMs - Math.min(TOKEN_RENEW_MARGIN_MS, lifetimeMs / 5),
+      refreshToken: typeof answer.refresh_token === 'string' ? answer.refresh_token : undefined,
+      refreshUntil: refreshLifetimeMs === undefined ? undefined : now + refreshLifetimeMs - Math.min(TOKEN_RENEW_MARGIN_MS, refreshLifetimeMs / 5),
+    });
+    return accessToken;
+  }
+
+  private async collectionToken(previous: CachedToken | undefined, deadline: number): Promise<string> {
+    const operation = 'collection token request';
+    const credentials = await this.options.credentials();
+    const missing = (['apiKey', 'password'] as const).filter((field) => !credentials[field]);
+    if (missing.length) {
+      throw new BankApiError(operation, undefined, `the bank credentials secret lacks ${missing.join(' and ')}, which the collection API's password grant needs`, false);
+    }
+    const headers = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', 'x-api-key': credentials.apiKey!, context: 'COBRANCA' };
+    const url = this.settings.collectionTokenUrl;
+    if (previous?.refreshToken && previous.refreshUntil !== undefined && this.now() < previous.refreshUntil) {
+      const body = formBody({ grant_type: 'refresh_token', refresh_token: previous.refreshToken });
+      const response = await this.send(operation, 'collection', deadline, { url, method: 'POST', headers, body });
+      // A refused refresh token (used, expired, revoked) falls back to the password grant.
+      if (response.status === 200) return this.remember('collection', parseAnswer(response) as Record<string, unknown>, operation);
+    }
+    const a = this.settings.account;
+    const body = formBody({
+      grant_type: 'password',
+      username: credentials.username ?? a.codigoBeneficiario + a.cooperativa,
+      password: credentials.password!,
+      scope: this.settings.collectionScope,
+    });
+    const response = await this.send(operation, 'collection', deadline, { url, method: 'POST', headers, body });
+    return this.tokenAnswer('collection', operation, response);
+  }
+
+  private async paymentsToken(deadline: number): Promise<string> {
+    const operation = 'payments token request';
+    const credentials = await this.options.credentials();
+    const missing = (['clientId', 'clientSecret'] as const).filter((field) => !credentials[field]);
+    if (missing.length) {
+      throw new BankApiError(operation, undefined, `the bank credentials secret lacks ${missing.join(' and ')}, which the payments API's client_credentials grant needs`, false);
+    }
+    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+    const fields: Record<string, string> = { grant_type: 'client_credentials', scope: this.settings.paymentsScope };
+    if (this.settings.paymentsClientAuth === 'basic') {
+      headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(credentials.clientId!)}:${encodeURIComponent(credentials.clientSecret!)}`).toString('base64')}`;
+    } else {
+      fields.client_id = credentials.clientId!;
+      fields.client_secret = credentials.clientSecret!;
+    }
+    const response = await this.send(operation, 'payments', deadline, { url: this.settings.paymentsTokenUrl, method: 'POST', headers, body: formBody(fields) });
+    return this.tokenAnswer('payments', operation, response);
+  }
+
+  private tokenAnswer(api: BankApi, operation: string, response: HttpResponse): string {
+    if (response.status !== 200) {
+      throw new BankApiError(operation, response.status, bankErrorMessage(response.body) ?? 'no message in the answer', false);
+    }
+    const answer = parseAnswer(response);
+    if (!answer || typeof answer !== 'object') throw new BankApiError(operation, 200, 'the answer is not a JSON object', false);
+    return this.remember(api, answer as Record<string, unknown>, operation);
+  }
+
+  private async transport(api: BankApi): Promise<HttpsTransport> {
+    const credentials = await this.options.credentials();
+    const tls: TlsMaterial = api === 'payments'
+      ? { caCertificates: credentials.caCertificates, clientCertificate: credentials.clientCertificate, clientKey: credentials.clientKey }
+      : { caCertificates: credentials.caCertificates };
+    // Rebuilt when the certificates in the secret change (a renewed client certificate).
+    const key = [tls.caCertificates, tls.clientCertificate, tls.clientKey].join('\u0000');
+    const existing = this.transports.get(api);
+    if (existing?.key === key) return existing.transport;
+    existing?.transport.close();
+    const transport = new HttpsTransport(tls);
+    this.transports.set(api, { key, transport });
+    return transport;
+  }
+
+  /**
+   * Sends one request, retrying network errors, 408, 429 and 5xx with backoff (or the bank's
+   * `Retry-After`) while attempts and the deadline allow. Resolves with any other answer.
+   */
+  private async send(operation: string, api: BankApi, deadline: number, req: { url: string; method: string; headers: Record<string, string>; body?: string }): Promise<HttpResponse> {
+    const transport = await this.transport(api);
+    for (let attempt = 1; ; attempt++) {
+      const remaining = deadline - this.now();
+      if (remaining < MIN_CALL_MS) {
+        throw new BankApiError(operation, undefined, 'no time left in the invocation\'s budget to call the bank', true, attempt - 1);
+      }
+      let status: number | undefined;
+      let reason: string;
+      let wait: number | undefined;
+      try {
+        const response = await transport.send({ ...req, timeoutMs: Math.min(this.settings.callTimeoutMs, remaining) });
+        if (!isRetryableStatus(response.status)) return response;
+        status = response.status;
+        reason = bankErrorMessage(response.body) ?? `HTTP ${response.status}`;
+        wait = retryAfterMs(response.headers['retry-after'], this.now());
+      } catch (error) {
+        if (error instanceof NetworkError && error.code === 'NOT_HTTPS') throw new BankApiError(operation, undefined, error.message, false);
+        reason = describeNetworkError(error);
+      }
+      const delayMs = Math.max(wait ?? 0, backoffDelay(attempt, this.retry, this.random));
+      if (attempt >= this.retry.maxAttempts || this.now() + delayMs + MIN_CALL_MS > deadline) {
+        const why = attempt >= this.retry.maxAttempts ? reason : `${reason}; ${wait !== undefined ? `the bank asked to wait ${wait} ms, ` : ''}no time left to try again`;
+        throw new BankApiError(operation, status, why, true, attempt);
+      }
+      this.options.onRetry?.({ operation, attempt, status, reason, delayMs });
+      await this.sleep(delayMs);
+    }
+  }
+}

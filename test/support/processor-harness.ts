@@ -1,0 +1,164 @@
+import { randomUUID } from 'node:crypto';
+import { GetQueueAttributesCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent, Context } from 'aws-lambda';
+import { BANK_CONNECTION_ENV, type BankConnectionSettings, BankConnectionDefaults, type BankCredentials } from '../../lambda/shared/bank-connection';
+import { PROCESSOR_SETTINGS_ENV, ProcessorDefaults, type ProcessorSettings } from '../../lambda/shared/processor-contract';
+import { encodeStoredNotification, type Route } from '../../lambda/shared/receiver-contract';
+import { BankSimulator, type BankSimulatorOptions, SimulatorPaths } from '../../tools/bank-simulator/simulator';
+import { LocalEventBridge } from '../../tools/local-aws/eventbridge-server';
+import { LocalSecretsManager } from '../../tools/local-aws/secrets-manager-server';
+import { SqsEventSource } from '../../tools/local-aws/sqs-event-source';
+import { resolveLocalhostSubdomains, TEST_AWS } from './aws-env';
+import { type Dynalite, startDynalite } from './dynalite';
+import { createQueueWithDlq, type Fauxqs, startFauxqs } from './fauxqs';
+import { loadHandlerBundle } from './load-handler';
+
+export type SqsLambdaHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+
+export interface ProcessorHarnessOptions {
+  readonly simulator?: BankSimulatorOptions;
+  /** @default 3 */
+  readonly maxReceiveCount?: number;
+  /** @default 2 */
+  readonly maxVerificationAttempts?: number;
+  /** Short, so failed records come back quickly. @default 1 */
+  readonly visibilityTimeoutSeconds?: number;
+  /** The processor function's timeout, which bounds bank retries. @default 8000 */
+  readonly functionTimeoutMs?: number;
+  /** Deadline of one bank call. @default 1500 */
+  readonly callTimeoutMs?: number;
+}
+
+/**
+ * Everything the processor bundle talks to, on loopback: the bank simulator (HTTPS, mutual TLS
+ * for payments), fauxqs (queue and DLQ), dynalite (idempotency table), a local Secrets Manager
+ * (bank credentials) and a local EventBridge (records PutEvents). The bundle is the deployed
+ * file, configured by the environment variables the construct sets.
+ */
+export class ProcessorHarness {
+  handler!: SqsLambdaHandler;
+  source!: SqsEventSource;
+  queueUrl!: string;
+  dlqUrl!: string;
+  sqs!: SQSClient;
+  readonly events = new LocalEventBridge();
+  readonly secrets = new LocalSecretsManager();
+  simulator!: BankSimulator;
+  private fauxqs!: Fauxqs;
+  private dynamo!: Dynalite;
+  private restoreDns!: () => void;
+  env!: Record<string, string>;
+
+  static async start(options: ProcessorHarnessOptions = {}): Promise<ProcessorHarness> {
+    const harness = new ProcessorHarness(options);
+    await harness.init();
+    return harness;
+  }
+
+  private constructor(private readonly options: ProcessorHarnessOptions) {}
+
+  get control() {
+    return this.simulator.control;
+  }
+
+  private async init(): Promise<void> {
+    const o = this.options;
+    this.restoreDns = resolveLocalhostSubdomains();
+    const name = `proc${randomUUID().slice(0, 8)}`;
+    [this.simulator, this.fauxqs, this.dynamo] = await Promise.all([BankSimulator.start(o.simulator), startFauxqs(), startDynalite()]);
+    const [eventsEndpoint, secretsEndpoint] = await Promise.all([this.events.start(), this.secrets.start()]);
+    this.sqs = this.fauxqs.client();
+    ({ queueUrl: this.queueUrl, dlqUrl: this.dlqUrl } = await createQueueWithDlq(this.sqs, name, o.maxReceiveCount ?? 3, o.visibilityTimeoutSeconds ?? 1));
+    await this.dynamo.createIdempotencyTable(`${name}-idempotency`);
+
+    const s = this.simulator;
+    const credentials: BankCredentials = {
+      apiKey: s.credentials.collection.apiKey,
+      password: s.credentials.collection.password,
+      clientId: s.credentials.payments.clientId,
+      clientSecret: s.credentials.payments.clientSecret,
+      clientCertificate: s.clientCertPem,
+      clientKey: s.clientKeyPem,
+      caCertificates: s.caPem,
+    };
+    const account = s.accounts[0];
+    const connection: BankConnectionSettings = {
+      baseUrl: s.baseUrl,
+      registrationBaseUrl: s.baseUrl + SimulatorPaths.registrationBase,
+      collectionTokenUrl: s.baseUrl + SimulatorPaths.collectionToken,
+      paymentsTokenUrl: s.baseUrl + SimulatorPaths.paymentsToken,
+      collectionScope: BankConnectionDefaults.collectionScope,
+      paymentsScope: BankConnectionDefaults.paymentsScope,
+      paymentsClientAuth: 'body',
+      account: { cooperativa: account.cooperativa, posto: account.posto, conta: account.conta, documento: account.documento, codigoBeneficiario: account.beneficiario },
+      credentialsSecretArn: this.secrets.createSecret(`${name}-bank-credentials`, JSON.stringify(credentials)),
+      boletoQueryPath: BankConnectionDefaults.boletoQueryPath,
+      paymentQueryPaths: BankConnectionDefaults.paymentQueryPaths,
+      callTimeoutMs: o.callTimeoutMs ?? 1_500,
+    };
+    const settings: ProcessorSettings = {
+      eventBusName: `${name}-bus`,
+      eventSource: ProcessorDefaults.eventSource,
+      idempotencyTableName: `${name}-idempotency`,
+      idempotencyTtlSeconds: ProcessorDefaults.idempotencyTtlSeconds,
+      quarantineQueueUrl: this.dlqUrl,
+      maxVerificationAttempts: o.maxVerificationAttempts ?? 2,
+      safetyMarginMs: 500,
+      boletoStatuses: ProcessorDefaults.boletoStatuses,
+      boletoMovements: ProcessorDefaults.boletoMovements,
+      paymentStatuses: ProcessorDefaults.paymentStatuses,
+    };
+    this.env = {
+      AWS_REGION: TEST_AWS.region,
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
+      AWS_ENDPOINT_URL_SQS: this.fauxqs.endpoint,
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsEndpoint,
+      AWS_ENDPOINT_URL_DYNAMODB: this.dynamo.endpoint,
+      AWS_ENDPOINT_URL_EVENTBRIDGE: eventsEndpoint,
+      POWERTOOLS_METRICS_DISABLED: 'true',
+      [BANK_CONNECTION_ENV]: JSON.stringify(connection),
+      [PROCESSOR_SETTINGS_ENV]: JSON.stringify(settings),
+    };
+    this.handler = this.loadInstance();
+    this.source = this.eventSource(this.handler);
+  }
+
+  /** A fresh processor instance (another Lambda execution environment). */
+  loadInstance(): SqsLambdaHandler {
+    return loadHandlerBundle<SqsLambdaHandler>('processor', this.env);
+  }
+
+  /** An event source mapping feeding `handler` from the queue. */
+  eventSource(handler: SqsLambdaHandler, batchSize = 10): SqsEventSource {
+    return new SqsEventSource({ sqs: this.sqs, queueUrl: this.queueUrl, handler, batchSize, functionTimeoutMs: this.options.functionTimeoutMs ?? 8_000 });
+  }
+
+  /** Stores a notification in the queue the way the receiver does; returns its message id. */
+  async enqueue(route: Route, body: unknown, requestId: string = randomUUID()): Promise<string> {
+    const raw = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+    const message = encodeStoredNotification({ route, receivedAt: new Date().toISOString(), requestId, sourceIp: '127.0.0.1', contentType: 'application/json' }, raw);
+    const result = await this.sqs.send(new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: message }));
+    return result.MessageId!;
+  }
+
+  /** Messages in the queue, visible or in flight. */
+  async queueDepth(queueUrl = this.queueUrl): Promise<number> {
+    const { Attributes = {} } = await this.sqs.send(new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }));
+    return Number(Attributes.ApproximateNumberOfMessages ?? 0) + Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0);
+  }
+
+  /** Runs the event source until the queue is empty. */
+  async drain(timeoutMs = 30_000, source = this.source): Promise<void> {
+    await source.runUntil(async () => (await this.queueDepth()) === 0, timeoutMs);
+  }
+
+  async stop(): Promise<void> {
+    this.sqs?.destroy();
+    await Promise.all([this.simulator?.stop(), this.fauxqs?.stop(), this.dynamo?.stop(), this.events.stop(), this.secrets.stop()]);
+    this.restoreDns?.();
+  }
+}

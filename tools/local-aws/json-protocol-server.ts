@@ -1,0 +1,69 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** An AWS JSON-protocol error answer: HTTP status, `__type` and message. */
+export class ServiceError extends Error {
+  constructor(readonly status: number, readonly type: string, message: string) {
+    super(message);
+  }
+}
+
+/**
+ * A loopback HTTP endpoint that speaks an AWS JSON protocol (awsJson1_1): the operation in
+ * `X-Amz-Target` as `<prefix>.<Operation>`, a JSON body in and out, errors as `{__type, message}`.
+ * Subclasses answer operations in {@link handle}. Not a security boundary.
+ */
+export abstract class JsonProtocolServer {
+  private server?: Server;
+  /** When set, every call fails with this HTTP status (simulates an outage). */
+  public failWithStatus?: number;
+
+  protected constructor(private readonly targetPrefix: string, private readonly serviceName: string) {}
+
+  /** Starts listening on 127.0.0.1 (port 0 picks a free port); returns the endpoint URL. */
+  async start(port = 0): Promise<string> {
+    this.server = createServer((req, res) => void this.dispatch(req, res));
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
+    return this.endpoint;
+  }
+
+  get endpoint(): string {
+    const address = this.server?.address() as AddressInfo | undefined;
+    if (!address) throw new Error(`The local ${this.serviceName} is not started`);
+    return `http://127.0.0.1:${address.port}`;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Answers one operation; throw a {@link ServiceError} to answer an error. */
+  protected abstract handle(operation: string, input: Record<string, unknown>): unknown;
+
+  private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const reply = (status: number, body: unknown) => {
+      res.writeHead(status, { 'Content-Type': 'application/x-amz-json-1.1' });
+      res.end(JSON.stringify(body));
+    };
+    const operation = String(req.headers['x-amz-target'] ?? '').replace(`${this.targetPrefix}.`, '');
+    try {
+      if (this.failWithStatus) throw new ServiceError(this.failWithStatus, 'InternalException', `Simulated ${this.serviceName} outage`);
+      let input: Record<string, unknown>;
+      try {
+        input = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
+      } catch {
+        throw new ServiceError(400, 'SerializationException', 'Body is not JSON');
+      }
+      reply(200, this.handle(operation, input));
+    } catch (error) {
+      if (error instanceof ServiceError) reply(error.status, { __type: error.type, message: error.message });
+      else reply(500, { __type: 'InternalException', message: error instanceof Error ? error.message : String(error) });
+    }
+  }
+}
