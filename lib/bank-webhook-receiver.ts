@@ -2,11 +2,15 @@ import { isIPv4, isIPv6 } from 'node:net';
 import { Duration, RemovalPolicy, type Size, Token, Validations } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
@@ -16,11 +20,25 @@ import {
   ROUTES,
   SQS_MAX_MESSAGE_BYTES,
 } from '../lambda/shared/receiver-contract';
+import { ProcessorDefaults } from '../lambda/shared/processor-contract';
+import { type BankConnectionProps, validateBankConnection } from './bank-connection';
 import { handlerCode } from './handler-code';
 import { isWholeNumberIn, PropsValidation } from './props-validation';
+import {
+  type BoletoMovementMappingProps,
+  type BoletoStatusMappingProps,
+  type PaymentStatusMappingProps,
+  SettlementProcessor,
+} from './settlement-processor';
 
 /** Properties of {@link BankWebhookReceiver}. */
 export interface BankWebhookReceiverProps {
+  /**
+   * How to reach the bank: every notification is verified with its query API before anything
+   * is published.
+   */
+  readonly bank: BankConnectionProps;
+
   /**
    * Custom domain name for the API, such as `webhooks.example.com`. Needs `certificate`.
    * The default execute-api domain already meets the bank's rules (HTTPS, a publicly trusted
@@ -136,14 +154,123 @@ export interface BankWebhookReceiverProps {
 
   /**
    * How many times a stored notification is received before it moves to the dead-letter queue.
+   * Must be greater than maxVerificationAttempts.
    * @default 5
    */
   readonly maxReceiveCount?: number;
+
+  /**
+   * Event bus the verified events are published to.
+   * @default - a bus is created for them (exposed as `eventBus`), which keeps their rules, archive and permissions apart from the account's default bus
+   */
+  readonly eventBus?: events.IEventBus;
+
+  /**
+   * `source` of the published events.
+   * @default 'cdk-bank-webhooks'
+   */
+  readonly eventSource?: string;
+
+  /**
+   * Timeout of the processor function. Bank calls and their retries stay inside it.
+   * @default Duration.seconds(30)
+   */
+  readonly processorTimeout?: Duration;
+
+  /**
+   * Memory of the processor function, in MiB.
+   * @default 512
+   */
+  readonly processorMemorySize?: number;
+
+  /**
+   * Notifications per processor invocation (1 to 10000; above 10 needs maxBatchingWindow).
+   * @default 10
+   */
+  readonly batchSize?: number;
+
+  /**
+   * How long the event source gathers notifications before invoking the processor.
+   * @default - no batching window
+   */
+  readonly maxBatchingWindow?: Duration;
+
+  /**
+   * Most concurrent processor invocations the queue drives (2 to 1000): a cap on the load put on
+   * the bank's rate-limited query API.
+   * @default - no limit besides the account's
+   */
+  readonly maxConcurrency?: number;
+
+  /**
+   * Visibility timeout of the queue: how long a failed notification waits before it is retried.
+   * At least 6 times processorTimeout plus maxBatchingWindow (the AWS rule for SQS event sources).
+   * @default - 6 × processorTimeout + maxBatchingWindow
+   */
+  readonly queueVisibilityTimeout?: Duration;
+
+  /**
+   * Receives of a notification during which a query answer that disagrees with it is retried.
+   * At the last one, what the bank says is published, marked `matchesNotification: false`.
+   * Must be less than maxReceiveCount.
+   * @default - 3, or maxReceiveCount − 1 when that is smaller
+   */
+  readonly maxVerificationAttempts?: number;
+
+  /**
+   * How long a published change is remembered, so a later duplicate publishes nothing. Keep it
+   * longer than the queues' 14-day retention.
+   * @default Duration.days(15)
+   */
+  readonly idempotencyTtl?: Duration;
+
+  /**
+   * Which boleto query `situacao` values count as settled, written off, rejected or open.
+   * @default - see BoletoStatusMappingProps
+   */
+  readonly boletoStatuses?: BoletoStatusMappingProps;
+
+  /**
+   * Which boleto event `movimento` values are settlements, reversals, write-offs or rejections.
+   * @default - see BoletoMovementMappingProps
+   */
+  readonly boletoMovements?: BoletoMovementMappingProps;
+
+  /**
+   * Which payment `status` values count as settled, pending, rejected, cancelled or reversed.
+   * @default - see PaymentStatusMappingProps
+   */
+  readonly paymentStatuses?: PaymentStatusMappingProps;
+
+  /**
+   * SNS topic notified when an alarm goes off and when it clears.
+   * @default - alarms without actions
+   */
+  readonly alarmTopic?: sns.ITopic;
+
+  /**
+   * Age of the oldest queued notification that raises the oldest-message alarm.
+   * @default Duration.minutes(30)
+   */
+  readonly oldestMessageAgeAlarmThreshold?: Duration;
 }
 
 /** Timeout of the receiver function: well under the bank's 10 s deadline. */
 const RECEIVER_TIMEOUT = Duration.seconds(6);
 const RETENTION = Duration.days(14);
+const DEFAULT_PROCESSOR_TIMEOUT = Duration.seconds(30);
+const DEFAULT_MAX_RECEIVE_COUNT = 5;
+
+/** 3, or fewer when maxReceiveCount leaves less room (the last verification must come before the DLQ). */
+function defaultVerificationAttempts(maxReceiveCount: number): number {
+  if (Token.isUnresolved(maxReceiveCount)) return ProcessorDefaults.maxVerificationAttempts;
+  return Math.max(1, Math.min(ProcessorDefaults.maxVerificationAttempts, maxReceiveCount - 1));
+}
+
+/** The AWS rule for SQS event sources: visibility timeout at least 6 × function timeout + batching window. */
+function minimumVisibilitySeconds(props: BankWebhookReceiverProps): number {
+  return 6 * (props.processorTimeout ?? DEFAULT_PROCESSOR_TIMEOUT).toSeconds() + (props.maxBatchingWindow?.toSeconds() ?? 0);
+}
 /** HTTP header name characters (RFC 9110 token). */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Headers API Gateway or HTTP itself sets or rewrites: they cannot carry a token. */
@@ -158,6 +285,8 @@ function isCidr(value: string): boolean {
 
 function validate(props: BankWebhookReceiverProps): void {
   const v = new PropsValidation('BankWebhookReceiver');
+  validateBankConnection(v, props.bank, 'bank');
+  validateProcessorProps(v, props);
   v.check(!(props.domainName && !props.certificate), 'certificate', 'is required when domainName is set (an ACM certificate for that name, in the stack\'s region)');
   v.check(!(props.certificate && !props.domainName), 'domainName', 'is required when certificate is set');
   v.check(!(props.basePath !== undefined && !props.domainName), 'basePath', 'only applies to a custom domain: set domainName and certificate, or remove basePath');
@@ -193,6 +322,41 @@ function validate(props: BankWebhookReceiverProps): void {
   v.throwIfInvalid();
 }
 
+function validateProcessorProps(v: PropsValidation, props: BankWebhookReceiverProps): void {
+  if (props.processorTimeout) {
+    v.checkNumber(props.processorTimeout.toSeconds(), 'processorTimeout', isWholeNumberIn(10, 900), 'must be from 10 seconds to 15 minutes (seconds)');
+  }
+  v.checkNumber(props.processorMemorySize, 'processorMemorySize', isWholeNumberIn(128, 10240), 'must be a whole number of MiB from 128 to 10240');
+  v.checkNumber(props.batchSize, 'batchSize', isWholeNumberIn(1, 10000), 'must be a whole number from 1 to 10000');
+  if (props.maxBatchingWindow) {
+    v.checkNumber(props.maxBatchingWindow.toSeconds(), 'maxBatchingWindow', isWholeNumberIn(0, 300), 'must be from 0 to 300 seconds');
+  }
+  if (props.batchSize !== undefined && !Token.isUnresolved(props.batchSize) && props.batchSize > 10) {
+    v.check(!!props.maxBatchingWindow && props.maxBatchingWindow.toSeconds() > 0, 'maxBatchingWindow', `must be set (above 0) when batchSize is above 10 (got batchSize ${props.batchSize}); SQS event sources require it`);
+  }
+  v.checkNumber(props.maxConcurrency, 'maxConcurrency', isWholeNumberIn(2, 1000), 'must be a whole number from 2 to 1000');
+  v.checkNumber(props.maxVerificationAttempts, 'maxVerificationAttempts', isWholeNumberIn(1, 100), 'must be a whole number from 1 to 100');
+  const attempts = props.maxVerificationAttempts;
+  const receives = props.maxReceiveCount ?? DEFAULT_MAX_RECEIVE_COUNT;
+  if (attempts !== undefined && !Token.isUnresolved(attempts) && !Token.isUnresolved(receives) && receives >= 1) {
+    v.check(attempts < receives, 'maxVerificationAttempts', `must be less than maxReceiveCount (${attempts} is not less than ${receives}), or a notification the bank does not confirm goes to the DLQ before its last verification`);
+  }
+  if (props.queueVisibilityTimeout) {
+    const minimum = minimumVisibilitySeconds(props);
+    const given = props.queueVisibilityTimeout.toSeconds();
+    v.check(given >= minimum && given <= 43200, 'queueVisibilityTimeout', `must be at least 6 × processorTimeout + maxBatchingWindow = ${minimum} seconds (and at most 12 hours), got ${given} seconds; raise it or lower processorTimeout`);
+  }
+  if (props.idempotencyTtl) {
+    v.checkNumber(props.idempotencyTtl.toSeconds(), 'idempotencyTtl', isWholeNumberIn(3600, 366 * 24 * 3600), 'must be from 1 hour to 366 days (seconds)');
+  }
+  if (props.oldestMessageAgeAlarmThreshold) {
+    v.checkNumber(props.oldestMessageAgeAlarmThreshold.toSeconds(), 'oldestMessageAgeAlarmThreshold', isWholeNumberIn(60, RETENTION.toSeconds()), 'must be from 1 minute to 14 days (seconds)');
+  }
+  if (props.eventSource !== undefined && !Token.isUnresolved(props.eventSource)) {
+    v.check(/^[A-Za-z0-9._\-/]{1,256}$/.test(props.eventSource) && !props.eventSource.startsWith('aws.'), 'eventSource', `must be 1 to 256 letters, digits, dots, hyphens, underscores or slashes, not starting with "aws.", got "${props.eventSource}"`);
+  }
+}
+
 /**
  * The receiving side of the bank's webhooks: a regional REST API with `POST /payments` and
  * `POST /boleto`, a receiver function that checks the bank's token in constant time and stores
@@ -224,8 +388,22 @@ export class BankWebhookReceiver extends Construct {
   public readonly boletoTokenHeader: string;
   /** API Gateway access log group. */
   public readonly accessLogGroup: logs.LogGroup;
+  /** The function that verifies stored notifications with the bank and publishes verified events. */
+  public readonly processorFunction: lambda.Function;
+  /** Powertools idempotency records: one per published change (TTL, point-in-time recovery). */
+  public readonly idempotencyTable: dynamodb.Table;
+  /** The bus verified events are published to. */
+  public readonly eventBus: events.IEventBus;
+  /** `source` of the published events. */
+  public readonly eventSource: string;
+  /** Alarm: notifications in the dead-letter queue. */
+  public readonly deadLetterQueueAlarm: cloudwatch.Alarm;
+  /** Alarm: the oldest queued notification is older than the threshold. */
+  public readonly oldestMessageAlarm: cloudwatch.Alarm;
+  /** Alarm: processor invocations failed. */
+  public readonly processorErrorsAlarm: cloudwatch.Alarm;
 
-  constructor(scope: Construct, id: string, props: BankWebhookReceiverProps = {}) {
+  constructor(scope: Construct, id: string, props: BankWebhookReceiverProps) {
     super(scope, id);
     validate(props);
 
@@ -246,7 +424,8 @@ export class BankWebhookReceiver extends Construct {
     this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', queueProps);
     this.queue = new sqs.Queue(this, 'Queue', {
       ...queueProps,
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? 5 },
+      visibilityTimeout: props.queueVisibilityTimeout ?? Duration.seconds(minimumVisibilitySeconds(props)),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? DEFAULT_MAX_RECEIVE_COUNT },
     });
 
     // Receiver function, with a role that holds only what it needs (no managed policies).
@@ -342,6 +521,55 @@ export class BankWebhookReceiver extends Construct {
     }
     this.paymentsUrl = `${this.url}payments`;
     this.boletoUrl = `${this.url}boleto`;
+
+    // The settlement processor.
+    this.eventSource = props.eventSource ?? ProcessorDefaults.eventSource;
+    const processor = new SettlementProcessor(this, 'Processor', {
+      bank: props.bank,
+      queue: this.queue,
+      deadLetterQueue: this.deadLetterQueue,
+      queueEncryptionKey: props.queueEncryptionKey,
+      eventBus: props.eventBus,
+      eventSource: this.eventSource,
+      timeout: props.processorTimeout ?? DEFAULT_PROCESSOR_TIMEOUT,
+      memorySize: props.processorMemorySize ?? 512,
+      batchSize: props.batchSize ?? 10,
+      maxBatchingWindow: props.maxBatchingWindow,
+      maxConcurrency: props.maxConcurrency,
+      maxVerificationAttempts: props.maxVerificationAttempts ?? defaultVerificationAttempts(props.maxReceiveCount ?? DEFAULT_MAX_RECEIVE_COUNT),
+      idempotencyTtl: props.idempotencyTtl ?? Duration.seconds(ProcessorDefaults.idempotencyTtlSeconds),
+      boletoStatuses: props.boletoStatuses,
+      boletoMovements: props.boletoMovements,
+      paymentStatuses: props.paymentStatuses,
+      logRetention: retention,
+      tracingEnabled: props.tracingEnabled ?? false,
+      alarmTopic: props.alarmTopic,
+      oldestMessageAgeAlarmThreshold: props.oldestMessageAgeAlarmThreshold ?? Duration.minutes(30),
+    });
+    this.processorFunction = processor.processorFunction;
+    this.idempotencyTable = processor.idempotencyTable;
+    this.eventBus = processor.eventBus;
+    this.deadLetterQueueAlarm = processor.deadLetterQueueAlarm;
+    this.oldestMessageAlarm = processor.oldestMessageAlarm;
+    this.processorErrorsAlarm = processor.processorErrorsAlarm;
+  }
+
+  /**
+   * A rule on the event bus matching verified events of one detail type (see
+   * `BankEventDetailType`), so a consumer is wired in one line:
+   * `receiver.onVerifiedEvent('Settled', BankEventDetailType.BOLETO_SETTLED, { target: new targets.LambdaFunction(fn) })`.
+   * `options.eventPattern` narrows it further (for example on `detail.statusClass`).
+   */
+  public onVerifiedEvent(id: string, detailType: string, options: events.OnEventOptions = {}): events.Rule {
+    const rule = new events.Rule(this, id, {
+      eventBus: this.eventBus,
+      description: options.description ?? `Verified bank events: ${detailType}`,
+      ruleName: options.ruleName,
+      crossStackScope: options.crossStackScope,
+      eventPattern: { ...options.eventPattern, source: [this.eventSource], detailType: [detailType] },
+    });
+    if (options.target) rule.addTarget(options.target);
+    return rule;
   }
 
   /** Allows `grantee` to read both token secrets (to register them with the bank, for example). */

@@ -5,18 +5,38 @@
 import { App, CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
-import { BankWebhookReceiver } from '../../lib';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { BankEventDetailType, BankWebhookReceiver } from '../../lib';
 
 export class BankWebhooksExampleStack extends Stack {
   public readonly receiver: BankWebhookReceiver;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
-    this.receiver = new BankWebhookReceiver(this, 'BankWebhooks');
+    // Account values come from CDK context (cdk.json or -c key=value); the placeholders below
+    // let the app synthesize as is. See the README's "Example app" section.
+    const context = (key: string, placeholder: string): string => (this.node.tryGetContext(key) as string | undefined) ?? placeholder;
+    this.receiver = new BankWebhookReceiver(this, 'BankWebhooks', {
+      bank: {
+        baseUrl: context('bankBaseUrl', 'https://api.bank.example'),
+        registrationBaseUrl: context('bankRegistrationBaseUrl', 'https://api.bank.example/pagamentos'),
+        credentials: secretsmanager.Secret.fromSecretNameV2(this, 'BankCredentials', context('bankCredentialsSecretName', 'cdk-bank-webhooks/bank-credentials')),
+        account: {
+          cooperativa: context('bankCooperativa', '0101'),
+          posto: context('bankPosto', '02'),
+          conta: context('bankConta', '123456'),
+          documento: context('bankDocumento', '12345678000199'),
+          codigoBeneficiario: context('bankCodigoBeneficiario', '54321'),
+        },
+      },
+    });
+    // A consumer of verified settlements is one line (a Lambda target, a queue, a Step Functions...):
+    this.receiver.onVerifiedEvent('BoletoSettledRule', BankEventDetailType.BOLETO_SETTLED);
     new CfnOutput(this, 'PaymentsUrl', { value: this.receiver.paymentsUrl, description: 'Register as urlCallback' });
     new CfnOutput(this, 'BoletoUrl', { value: this.receiver.boletoUrl, description: 'Register as the boleto contract url' });
     new CfnOutput(this, 'PaymentCallbackTokenArn', { value: this.receiver.paymentCallbackToken.secretArn });
     new CfnOutput(this, 'BoletoTokenArn', { value: this.receiver.boletoToken.secretArn });
+    new CfnOutput(this, 'EventBusName', { value: this.receiver.eventBus.eventBusName, description: 'Verified events are published here' });
   }
 }
 

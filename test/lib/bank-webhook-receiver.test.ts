@@ -7,10 +7,13 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { IConstruct } from 'constructs';
 import { BankWebhookReceiver, type BankWebhookReceiverProps } from '../../lib';
 import { ReceiverEnv } from '../../lambda/shared/receiver-contract';
+import { testBankConnection } from '../support/cdk';
 
-function synth(props: BankWebhookReceiverProps = {}, configure?: (stack: Stack) => Partial<BankWebhookReceiverProps>) {
+type TestProps = Partial<BankWebhookReceiverProps>;
+
+function synth(props: TestProps = {}, configure?: (stack: Stack) => TestProps) {
   const stack = new Stack(new App(), 'TestStack', { env: { account: '111111111111', region: 'sa-east-1' } });
-  const receiver = new BankWebhookReceiver(stack, 'Webhooks', { ...props, ...configure?.(stack) });
+  const receiver = new BankWebhookReceiver(stack, 'Webhooks', { bank: testBankConnection(stack), ...props, ...configure?.(stack) });
   return { stack, receiver, template: Template.fromStack(stack) };
 }
 
@@ -72,7 +75,7 @@ describe('with default props', () => {
   });
 
   it('gives the receiver a role with no managed policies: its log group, the two secrets, SendMessage', () => {
-    const role = template.findResources('AWS::IAM::Role', { Properties: { AssumeRolePolicyDocument: { Statement: [Match.objectLike({ Principal: { Service: 'lambda.amazonaws.com' } })] } } });
+    const role = template.findResources('AWS::IAM::Role', { Properties: { Description: Match.stringLikeRegexp('^Bank webhook receiver') } });
     expect(Object.values(role)).toHaveLength(1);
     expect(Object.values(role)[0].Properties.ManagedPolicyArns).toBeUndefined();
     const policy = JSON.stringify(template.findResources('AWS::IAM::Policy'));
@@ -221,7 +224,7 @@ describe('with optional props', () => {
 });
 
 describe('props validation', () => {
-  const build = (props: BankWebhookReceiverProps) => () => synth(props);
+  const build = (props: TestProps) => () => synth(props);
 
   it('reports every wrong prop at once, naming each', () => {
     let message = '';
@@ -251,7 +254,7 @@ describe('props validation', () => {
     expect(message).toContain('got -1');
   });
 
-  it.each<[string, (stack: Stack) => BankWebhookReceiverProps, RegExp]>([
+  it.each<[string, (stack: Stack) => TestProps, RegExp]>([
     ['a certificate without a domain', (stack) => ({ certificate: acm.Certificate.fromCertificateArn(stack, 'C', 'arn:aws:acm:sa-east-1:111111111111:certificate/x') }), /domainName: is required when certificate is set/],
     ['an empty allowlist', () => ({ allowedSourceCidrs: [] }), /allowedSourceCidrs: must hold at least one CIDR block/],
     ['a base path without a domain', () => ({ basePath: 'bank' }), /basePath: only applies to a custom domain/],

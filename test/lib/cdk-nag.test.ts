@@ -5,11 +5,14 @@ import { App, Stack, Validations } from 'aws-cdk-lib';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { buildExampleApp } from '../../examples/basic-receiver/app';
 import { BankWebhookReceiver } from '../../lib';
+import { testBankConnection } from '../support/cdk';
 
 const outdirs: string[] = [];
 function newApp(): App {
@@ -56,6 +59,10 @@ it('passes with every option set: custom domain, allowlist, KMS key, tracing, us
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   const stack = new Stack(app, 'AllOptions', { env: { account: '111111111111', region: 'sa-east-1' } });
   new BankWebhookReceiver(stack, 'Webhooks', {
+    bank: testBankConnection(stack),
+    alarmTopic: new sns.Topic(stack, 'Alarms', { enforceSSL: true, masterKey: kms.Alias.fromAliasName(stack, 'SnsKey', 'alias/aws/sns') }),
+    eventBus: new events.EventBus(stack, 'Bus'),
+    maxConcurrency: 5,
     domainName: 'webhooks.example.com',
     certificate: acm.Certificate.fromCertificateArn(stack, 'Cert', 'arn:aws:acm:sa-east-1:111111111111:certificate/abc'),
     allowedSourceCidrs: ['203.0.113.0/24'],

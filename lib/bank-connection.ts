@@ -1,0 +1,176 @@
+import { Duration, Stack, Token } from 'aws-cdk-lib';
+import type * as iam from 'aws-cdk-lib/aws-iam';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { BANK_CONNECTION_ENV, type BankConnectionSettings, BankConnectionDefaults } from '../lambda/shared/bank-connection';
+import { isWholeNumberIn, type PropsValidation } from './props-validation';
+
+/** The account the library acts for at the bank. */
+export interface BankAccount {
+  /** Cooperative code (the `x-cooperativa` and `cooperativa` headers), such as `0101`. */
+  readonly cooperativa: string;
+  /** Branch code (the collection API's `posto` header), such as `02`. */
+  readonly posto: string;
+  /** Account number (`x-conta`). */
+  readonly conta: string;
+  /** The account holder's CPF or CNPJ, digits only (`x-documento`). */
+  readonly documento: string;
+  /** Beneficiary code of boleto collection (`codigoBeneficiario`). */
+  readonly codigoBeneficiario: string;
+}
+
+/** How the payments token request presents the client id and secret. */
+export enum ClientCredentialsAuth {
+  /** `client_id` and `client_secret` in the form body. */
+  REQUEST_BODY = 'body',
+  /** HTTP Basic authentication. */
+  BASIC = 'basic',
+}
+
+/**
+ * How to reach the bank: base URLs, token endpoints and scopes, the account, and the Secrets
+ * Manager secret with the credentials. Shared by every construct of the library that calls the
+ * bank. There is no sandbox, so the URLs are required and there is no default host.
+ */
+export interface BankConnectionProps {
+  /** Base URL of the collection API (`base_url`), such as `https://api.bank.example`. HTTPS only. */
+  readonly baseUrl: string;
+  /** Base URL of the payments API (`registration_base_url`), such as `https://api.bank.example/pagamentos`. HTTPS only. */
+  readonly registrationBaseUrl: string;
+  /**
+   * Secret with the bank credentials as JSON: `apiKey`, `password` (and optionally `username`)
+   * for the collection API; `clientId`, `clientSecret`, `clientCertificate` and `clientKey` (PEM)
+   * for the payments API; optionally `caCertificates` (PEM). See the README.
+   */
+  readonly credentials: secretsmanager.ISecret;
+  /** The account calls are made for. */
+  readonly account: BankAccount;
+  /**
+   * Collection API token endpoint (password grant).
+   * @default `${baseUrl}/auth/openapi/token`
+   */
+  readonly collectionTokenUrl?: string;
+  /**
+   * Payments API token endpoint (client_credentials over mutual TLS).
+   * @default `/thirdparty/auth/token` on the host of registrationBaseUrl
+   */
+  readonly paymentsTokenUrl?: string;
+  /**
+   * Scope of the collection token.
+   * @default 'cobranca'
+   */
+  readonly collectionScope?: string;
+  /**
+   * Scopes of the payments token.
+   * @default ['payments.pix.pagar', 'payments.boleto.pagar', 'payments.tributos.pagar']
+   */
+  readonly paymentsScopes?: string[];
+  /**
+   * How the payments token request presents the client id and secret.
+   * @default ClientCredentialsAuth.REQUEST_BODY
+   */
+  readonly clientCredentialsAuth?: ClientCredentialsAuth;
+  /**
+   * Boleto query path under baseUrl.
+   * @default '/cobranca/boleto/v1/boletos'
+   */
+  readonly boletoQueryPath?: string;
+  /**
+   * Pix payment query path under registrationBaseUrl; `{id}` stands for the transaction id.
+   * @default '/v1/pagamentos/pix/{id}'
+   */
+  readonly pixQueryPath?: string;
+  /**
+   * Paid-boleto query path under registrationBaseUrl, with `{id}`.
+   * @default '/v1/pagamentos/boleto/{id}'
+   */
+  readonly boletoPaymentQueryPath?: string;
+  /**
+   * Tax payment query path under registrationBaseUrl, with `{id}`.
+   * @default '/v1/pagamentos/tributos/{id}'
+   */
+  readonly taxPaymentQueryPath?: string;
+  /**
+   * Deadline of one HTTP call to the bank (retries make further calls within the function's time).
+   * @default Duration.seconds(5)
+   */
+  readonly callTimeout?: Duration;
+}
+
+const trimSlash = (url: string): string => (Token.isUnresolved(url) ? url : url.replace(/\/+$/, ''));
+
+function isHttpsUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' && !!url.hostname && !url.search && !url.hash;
+  } catch {
+    return false;
+  }
+}
+
+/** Checks a BankConnectionProps, recording problems under `prefix` (such as `bank`). */
+export function validateBankConnection(v: PropsValidation, props: BankConnectionProps | undefined, prefix: string): void {
+  if (!props) {
+    v.check(false, prefix, 'is required: the bank connection (baseUrl, registrationBaseUrl, credentials, account) every notification is verified through');
+    return;
+  }
+  for (const key of ['baseUrl', 'registrationBaseUrl', 'collectionTokenUrl', 'paymentsTokenUrl'] as const) {
+    const value = props[key];
+    if (value === undefined || Token.isUnresolved(value)) continue;
+    v.check(isHttpsUrl(value), `${prefix}.${key}`, `must be an https URL without query or fragment (the bank is only reached over HTTPS, and there is no sandbox default), got "${value}"`);
+  }
+  if (props.paymentsTokenUrl === undefined && Token.isUnresolved(props.registrationBaseUrl)) {
+    v.check(false, `${prefix}.paymentsTokenUrl`, 'is required when registrationBaseUrl is a deploy-time value (its host cannot be read at synth)');
+  }
+  if (!props.account) {
+    v.check(false, `${prefix}.account`, 'is required (cooperativa, posto, conta, documento, codigoBeneficiario)');
+  } else {
+    for (const key of ['cooperativa', 'posto', 'conta', 'documento', 'codigoBeneficiario'] as const) {
+      const value = props.account[key];
+      if (value !== undefined && Token.isUnresolved(value)) continue;
+      v.check(typeof value === 'string' && /^[0-9A-Za-z-]{1,20}$/.test(value), `${prefix}.account.${key}`, `must be 1 to 20 letters, digits or hyphens, got ${JSON.stringify(value)}`);
+    }
+  }
+  v.check(!!props.credentials, `${prefix}.credentials`, 'is required: the Secrets Manager secret holding the bank credentials (JSON, see the README)');
+  for (const key of ['boletoQueryPath', 'pixQueryPath', 'boletoPaymentQueryPath', 'taxPaymentQueryPath'] as const) {
+    const value = props[key];
+    if (value === undefined || Token.isUnresolved(value)) continue;
+    v.check(value.startsWith('/') && !/[?#\s]/.test(value), `${prefix}.${key}`, `must be a path starting with "/", got "${value}"`);
+    if (key !== 'boletoQueryPath') v.check(value.includes('{id}'), `${prefix}.${key}`, `must contain {id} where the transaction id goes, got "${value}"`);
+  }
+  if (props.paymentsScopes) v.check(props.paymentsScopes.length > 0 && props.paymentsScopes.every((s) => Token.isUnresolved(s) || /^\S+$/.test(s)), `${prefix}.paymentsScopes`, 'must be one or more scopes without spaces');
+  if (props.callTimeout) {
+    v.checkNumber(props.callTimeout.toMilliseconds(), `${prefix}.callTimeout`, isWholeNumberIn(500, 30_000), 'must be from 500 ms to 30 seconds (milliseconds)');
+  }
+}
+
+/** The settings a handler gets, with every default filled in. */
+export function bankConnectionSettings(props: BankConnectionProps): BankConnectionSettings {
+  const baseUrl = trimSlash(props.baseUrl);
+  const registrationBaseUrl = trimSlash(props.registrationBaseUrl);
+  const d = BankConnectionDefaults;
+  return {
+    baseUrl,
+    registrationBaseUrl,
+    collectionTokenUrl: props.collectionTokenUrl ?? baseUrl + d.collectionTokenPath,
+    paymentsTokenUrl: props.paymentsTokenUrl ?? new URL(d.paymentsTokenPath, registrationBaseUrl).toString(),
+    collectionScope: props.collectionScope ?? d.collectionScope,
+    paymentsScope: props.paymentsScopes?.join(' ') ?? d.paymentsScope,
+    paymentsClientAuth: props.clientCredentialsAuth ?? ClientCredentialsAuth.REQUEST_BODY,
+    account: { ...props.account },
+    credentialsSecretArn: props.credentials.secretArn,
+    boletoQueryPath: props.boletoQueryPath ?? d.boletoQueryPath,
+    paymentQueryPaths: {
+      pix: props.pixQueryPath ?? d.paymentQueryPaths.pix,
+      boleto: props.boletoPaymentQueryPath ?? d.paymentQueryPaths.boleto,
+      tributos: props.taxPaymentQueryPath ?? d.paymentQueryPaths.tributos,
+    },
+    callTimeoutMs: (props.callTimeout ?? Duration.millis(d.callTimeoutMs)).toMilliseconds(),
+  };
+}
+
+/** The environment variable that hands the connection settings to a handler, and read access to the credentials. */
+export function bankConnectionEnvironment(scope: Construct, props: BankConnectionProps, grantee: iam.IGrantable): Record<string, string> {
+  props.credentials.grantRead(grantee);
+  return { [BANK_CONNECTION_ENV]: Stack.of(scope).toJsonString(bankConnectionSettings(props)) };
+}

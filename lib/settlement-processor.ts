@@ -1,0 +1,209 @@
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as lambdaEventSources from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import {
+  IdempotencyTable,
+  PROCESSOR_SETTINGS_ENV,
+  ProcessorDefaults,
+  type ProcessorSettings,
+} from '../lambda/shared/processor-contract';
+import { type BankConnectionProps, bankConnectionEnvironment } from './bank-connection';
+import { handlerCode } from './handler-code';
+
+/** Which boleto query `situacao` texts (matched by prefix, any case) mean what. Unset lists keep their defaults. */
+export interface BoletoStatusMappingProps {
+  /** @default ['LIQUIDADO'] */
+  readonly settled?: string[];
+  /** @default ['BAIXADO'] */
+  readonly writtenOff?: string[];
+  /** @default ['REJEITADO'] */
+  readonly rejected?: string[];
+  /** @default ['EM CARTEIRA', 'VENCIDO', 'A VENCER'] */
+  readonly open?: string[];
+}
+
+/** Which boleto event `movimento` values (matched by prefix, any case) mean what. Unset lists keep their defaults. */
+export interface BoletoMovementMappingProps {
+  /** @default ['LIQUIDACAO', 'AVISO_PAGAMENTO'] */
+  readonly settlement?: string[];
+  /** Checked first, so `ESTORNO_LIQUIDACAO_...` is a reversal. @default ['ESTORNO'] */
+  readonly reversal?: string[];
+  /** @default ['BAIXA'] */
+  readonly writeOff?: string[];
+  /** @default ['REJEICAO'] */
+  readonly rejection?: string[];
+}
+
+/** Which payment `status` values (matched exactly) mean what. Unset lists keep their defaults. */
+export interface PaymentStatusMappingProps {
+  /** @default ['EFETIVADO'] */
+  readonly settled?: string[];
+  /** @default ['RECEBIDO', 'AGENDADO', 'EM_PROCESSAMENTO'] */
+  readonly pending?: string[];
+  /** @default ['REJEITADO'] */
+  readonly rejected?: string[];
+  /** @default ['CANCELADO'] */
+  readonly cancelled?: string[];
+  /** @default ['ESTORNADO', 'DEVOLVIDO'] */
+  readonly reversed?: string[];
+}
+
+/** @internal */
+export interface SettlementProcessorProps {
+  readonly bank: BankConnectionProps;
+  readonly queue: sqs.IQueue;
+  readonly deadLetterQueue: sqs.IQueue;
+  readonly queueEncryptionKey?: kms.IKey;
+  readonly eventBus?: events.IEventBus;
+  readonly eventSource: string;
+  readonly timeout: Duration;
+  readonly memorySize: number;
+  readonly batchSize: number;
+  readonly maxBatchingWindow?: Duration;
+  readonly maxConcurrency?: number;
+  readonly maxVerificationAttempts: number;
+  readonly idempotencyTtl: Duration;
+  readonly boletoStatuses?: BoletoStatusMappingProps;
+  readonly boletoMovements?: BoletoMovementMappingProps;
+  readonly paymentStatuses?: PaymentStatusMappingProps;
+  readonly logRetention: logs.RetentionDays;
+  readonly tracingEnabled: boolean;
+  readonly alarmTopic?: sns.ITopic;
+  readonly oldestMessageAgeAlarmThreshold: Duration;
+}
+
+/**
+ * The settlement processor of a BankWebhookReceiver: the function that reads the queue,
+ * verifies every notification with the bank's query API and publishes verified events once,
+ * its idempotency table, the event bus, and the alarms.
+ * @internal
+ */
+export class SettlementProcessor extends Construct {
+  readonly processorFunction: lambda.Function;
+  readonly idempotencyTable: dynamodb.Table;
+  readonly eventBus: events.IEventBus;
+  readonly deadLetterQueueAlarm: cloudwatch.Alarm;
+  readonly oldestMessageAlarm: cloudwatch.Alarm;
+  readonly processorErrorsAlarm: cloudwatch.Alarm;
+
+  constructor(scope: Construct, id: string, props: SettlementProcessorProps) {
+    super(scope, id);
+
+    this.idempotencyTable = new dynamodb.Table(this, 'IdempotencyTable', {
+      partitionKey: { name: IdempotencyTable.KEY, type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      timeToLiveAttribute: IdempotencyTable.TTL,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: dynamodb.TableEncryption.AWS_MANAGED,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    this.eventBus = props.eventBus ?? new events.EventBus(this, 'EventBus', {
+      description: 'Verified bank webhook events (cdk-bank-webhooks)',
+    });
+
+    const logGroup = new logs.LogGroup(this, 'LogGroup', { retention: props.logRetention, removalPolicy: RemovalPolicy.RETAIN });
+    const role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: 'Bank webhook processor: read the queue, quarantine to the DLQ, query the bank, record idempotency, publish verified events',
+    });
+    logGroup.grantWrite(role);
+
+    const settings: ProcessorSettings = {
+      eventBusName: this.eventBus.eventBusName,
+      eventSource: props.eventSource,
+      idempotencyTableName: this.idempotencyTable.tableName,
+      idempotencyTtlSeconds: props.idempotencyTtl.toSeconds(),
+      quarantineQueueUrl: props.deadLetterQueue.queueUrl,
+      maxVerificationAttempts: props.maxVerificationAttempts,
+      safetyMarginMs: ProcessorDefaults.safetyMarginMs,
+      boletoStatuses: { ...ProcessorDefaults.boletoStatuses, ...props.boletoStatuses },
+      boletoMovements: { ...ProcessorDefaults.boletoMovements, ...props.boletoMovements },
+      paymentStatuses: { ...ProcessorDefaults.paymentStatuses, ...props.paymentStatuses },
+    };
+    this.processorFunction = new lambda.Function(this, 'Function', {
+      description: 'Verifies each stored bank notification with the bank\'s query API and publishes verified events once',
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      handler: 'index.handler',
+      code: handlerCode('processor'),
+      timeout: props.timeout,
+      memorySize: props.memorySize,
+      role,
+      logGroup,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      tracing: props.tracingEnabled ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
+      environment: {
+        ...bankConnectionEnvironment(this, props.bank, role),
+        [PROCESSOR_SETTINGS_ENV]: Stack.of(this).toJsonString(settings),
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+    });
+
+    this.processorFunction.addEventSource(new lambdaEventSources.SqsEventSource(props.queue, {
+      batchSize: props.batchSize,
+      maxBatchingWindow: props.maxBatchingWindow,
+      maxConcurrency: props.maxConcurrency,
+      reportBatchItemFailures: true,
+    }));
+    // Quarantine: exactly SendMessage on the dead-letter queue.
+    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [props.deadLetterQueue.queueArn] }));
+    props.queueEncryptionKey?.grant(role, 'kms:GenerateDataKey', 'kms:Decrypt');
+    // Powertools' idempotency records: get, conditional put, update and delete of single items.
+    role.addToPrincipalPolicy(new iam.PolicyStatement({
+      actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      resources: [this.idempotencyTable.tableArn],
+    }));
+    this.eventBus.grantPutEventsTo(role);
+    if (props.tracingEnabled) {
+      Validations.of(role).acknowledge({
+        id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
+        reason: 'X-Ray tracing (tracingEnabled) needs xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions.',
+      });
+    }
+
+    // Alarms.
+    const period = Duration.minutes(1);
+    this.deadLetterQueueAlarm = new cloudwatch.Alarm(this, 'DeadLetterQueueAlarm', {
+      alarmDescription: 'Bank notifications are in the dead-letter queue (quarantined, or never verifiable): read the QuarantineReason attribute and the processor log, fix, then redrive.',
+      metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period, statistic: cloudwatch.Stats.MAXIMUM }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    this.oldestMessageAlarm = new cloudwatch.Alarm(this, 'OldestMessageAlarm', {
+      alarmDescription: `A bank notification has waited more than ${props.oldestMessageAgeAlarmThreshold.toHumanString()} to be verified: the bank's query API may be failing, or the processor cannot keep up.`,
+      metric: props.queue.metricApproximateAgeOfOldestMessage({ period, statistic: cloudwatch.Stats.MAXIMUM }),
+      threshold: props.oldestMessageAgeAlarmThreshold.toSeconds(),
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    this.processorErrorsAlarm = new cloudwatch.Alarm(this, 'ProcessorErrorsAlarm', {
+      alarmDescription: 'The settlement processor function failed whole invocations (configuration, permissions, or a crash): see its log.',
+      metric: this.processorFunction.metricErrors({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    if (props.alarmTopic) {
+      const action = new cloudwatchActions.SnsAction(props.alarmTopic);
+      for (const alarm of [this.deadLetterQueueAlarm, this.oldestMessageAlarm, this.processorErrorsAlarm]) {
+        alarm.addAlarmAction(action);
+        alarm.addOkAction(action);
+      }
+    }
+  }
+}

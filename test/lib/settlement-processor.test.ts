@@ -1,0 +1,268 @@
+import { App, Duration, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { BankEventDetailType, BankWebhookReceiver, type BankWebhookReceiverProps, ClientCredentialsAuth } from '../../lib';
+import { BANK_CONNECTION_ENV, type BankConnectionSettings } from '../../lambda/shared/bank-connection';
+import { PROCESSOR_SETTINGS_ENV, type ProcessorSettings } from '../../lambda/shared/processor-contract';
+import { TEST_CREDENTIALS_ARN, testBankConnection } from '../support/cdk';
+
+type TestProps = Partial<BankWebhookReceiverProps>;
+
+function synth(props: TestProps = {}, configure?: (stack: Stack) => TestProps) {
+  const stack = new Stack(new App(), 'TestStack', { env: { account: '111111111111', region: 'sa-east-1' } });
+  const extra = configure?.(stack) ?? {};
+  const bank = 'bank' in extra ? extra.bank : 'bank' in props ? props.bank : testBankConnection(stack);
+  const receiver = new BankWebhookReceiver(stack, 'Webhooks', { ...props, ...extra, bank: bank! });
+  return { stack, receiver, template: Template.fromStack(stack) };
+}
+
+function processorEnvironment(template: Template): Record<string, unknown> {
+  const fns = template.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('^Verifies') } });
+  expect(Object.keys(fns)).toHaveLength(1);
+  return (Object.values(fns)[0].Properties as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables;
+}
+
+/** Resolves a Fn::Join of literal strings and tokens into text with the tokens as placeholders. */
+function joined(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const parts = (value as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
+  return parts.map((part) => (typeof part === 'string' ? part : '<token>')).join('');
+}
+
+const settingsOf = (template: Template) => JSON.parse(joined(processorEnvironment(template)[PROCESSOR_SETTINGS_ENV])) as ProcessorSettings;
+const connectionOf = (template: Template) => JSON.parse(joined(processorEnvironment(template)[BANK_CONNECTION_ENV])) as BankConnectionSettings;
+
+describe('with default props', () => {
+  const { template, receiver } = synth();
+
+  it('feeds the processor from the queue with partial batch failures, batches of 10', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksQueue'), 'Arn'] },
+      FunctionName: { Ref: Match.stringLikeRegexp('WebhooksProcessorFunction') },
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      MaximumBatchingWindowInSeconds: Match.absent(),
+      ScalingConfig: Match.absent(),
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', { Description: Match.stringLikeRegexp('^Verifies'), Timeout: 30, MemorySize: 512, Runtime: 'nodejs24.x', Architectures: ['arm64'] });
+  });
+
+  it('derives the queue visibility timeout as 6 × the processor timeout', () => {
+    template.hasResourceProperties('AWS::SQS::Queue', { VisibilityTimeout: 180, RedrivePolicy: Match.objectLike({ maxReceiveCount: 5 }) });
+  });
+
+  it('creates an on-demand idempotency table with TTL and point-in-time recovery', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+      TimeToLiveSpecification: { AttributeName: 'expiration', Enabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      SSESpecification: { SSEEnabled: true },
+    });
+    expect(receiver.idempotencyTable).toBeDefined();
+  });
+
+  it('creates an event bus and lets the processor put events on it, and nothing else there', () => {
+    template.resourceCountIs('AWS::Events::EventBus', 1);
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: { Statement: Match.arrayWith([{ Action: 'events:PutEvents', Effect: 'Allow', Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksProcessorEventBus'), 'Arn'] } }]) },
+    });
+  });
+
+  it('grants the processor exactly the idempotency item calls, SendMessage on the DLQ, and the credentials', () => {
+    for (const statement of [
+      { Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], Effect: 'Allow', Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksProcessorIdempotencyTable'), 'Arn'] } },
+      { Action: 'sqs:SendMessage', Effect: 'Allow', Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksDeadLetterQueue'), 'Arn'] } },
+      Match.objectLike({ Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'], Resource: TEST_CREDENTIALS_ARN }),
+    ]) {
+      template.hasResourceProperties('AWS::IAM::Policy', {
+        PolicyDocument: { Statement: Match.arrayWith([statement]) },
+        Roles: [{ Ref: Match.stringLikeRegexp('WebhooksProcessorRole') }],
+      });
+    }
+    const processorPolicy = JSON.stringify(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: Match.stringLikeRegexp('WebhooksProcessorRole') }] } }));
+    expect(processorPolicy).not.toContain('"Resource":"*"');
+    expect(processorPolicy).not.toMatch(/dynamodb:(Scan|Query|BatchWriteItem)/);
+  });
+
+  it('passes the bank connection with every default filled in, and the credentials only as an ARN', () => {
+    expect(connectionOf(template)).toEqual({
+      baseUrl: 'https://api.bank.example',
+      registrationBaseUrl: 'https://api.bank.example/pagamentos',
+      collectionTokenUrl: 'https://api.bank.example/auth/openapi/token',
+      paymentsTokenUrl: 'https://api.bank.example/thirdparty/auth/token',
+      collectionScope: 'cobranca',
+      paymentsScope: 'payments.pix.pagar payments.boleto.pagar payments.tributos.pagar',
+      paymentsClientAuth: 'body',
+      account: { cooperativa: '0101', posto: '02', conta: '123456', documento: '12345678000199', codigoBeneficiario: '54321' },
+      credentialsSecretArn: TEST_CREDENTIALS_ARN,
+      boletoQueryPath: '/cobranca/boleto/v1/boletos',
+      paymentQueryPaths: { pix: '/v1/pagamentos/pix/{id}', boleto: '/v1/pagamentos/boleto/{id}', tributos: '/v1/pagamentos/tributos/{id}' },
+      callTimeoutMs: 5000,
+    });
+  });
+
+  it('passes the processor settings: bus, table, DLQ, source, attempts and status mappings', () => {
+    expect(settingsOf(template)).toMatchObject({
+      eventBusName: '<token>',
+      idempotencyTableName: '<token>',
+      quarantineQueueUrl: '<token>',
+      eventSource: 'cdk-bank-webhooks',
+      maxVerificationAttempts: 3,
+      idempotencyTtlSeconds: 15 * 24 * 3600,
+      boletoStatuses: { settled: ['LIQUIDADO'] },
+      paymentStatuses: { settled: ['EFETIVADO'] },
+    });
+  });
+
+  it('raises alarms on DLQ depth, the oldest message age (30 min) and processor errors, without actions', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 3);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS', MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksDeadLetterQueue'), 'QueueName'] } }],
+      AlarmActions: Match.absent(),
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS', MetricName: 'ApproximateAgeOfOldestMessage', Threshold: 1800,
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksQueue'), 'QueueName'] } }],
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/Lambda', MetricName: 'Errors', Threshold: 1, Statistic: 'Sum' });
+  });
+});
+
+describe('onVerifiedEvent', () => {
+  it('gives a rule for one detail type on the bus, with a target, in one line', () => {
+    const stack = new Stack(new App(), 'RuleStack', { env: { account: '111111111111', region: 'sa-east-1' } });
+    const receiver = new BankWebhookReceiver(stack, 'Webhooks', { bank: testBankConnection(stack) });
+    const queue = new sqs.Queue(stack, 'Consumer', { enforceSSL: true });
+    receiver.onVerifiedEvent('Settled', BankEventDetailType.BOLETO_SETTLED, { target: new targets.SqsQueue(queue) });
+    const after = Template.fromStack(stack);
+    after.hasResourceProperties('AWS::Events::Rule', {
+      EventBusName: { Ref: Match.stringLikeRegexp('WebhooksProcessorEventBus') },
+      EventPattern: { source: ['cdk-bank-webhooks'], 'detail-type': ['Boleto Settled'] },
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('Consumer'), 'Arn'] } })],
+    });
+  });
+});
+
+describe('with processor props', () => {
+  it('applies batch size, batching window, maximum concurrency, timeout and memory, and derives visibility from both', () => {
+    const { template } = synth({ batchSize: 50, maxBatchingWindow: Duration.seconds(5), maxConcurrency: 4, processorTimeout: Duration.seconds(20), processorMemorySize: 1024 });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 50, MaximumBatchingWindowInSeconds: 5, ScalingConfig: { MaximumConcurrency: 4 }, FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', { Description: Match.stringLikeRegexp('^Verifies'), Timeout: 20, MemorySize: 1024 });
+    template.hasResourceProperties('AWS::SQS::Queue', { VisibilityTimeout: 125 });
+  });
+
+  it('keeps a visibility timeout the user sets when it meets the rule', () => {
+    const { template } = synth({ queueVisibilityTimeout: Duration.minutes(10) });
+    template.hasResourceProperties('AWS::SQS::Queue', { VisibilityTimeout: 600 });
+  });
+
+  it('uses a given event bus and source, and sends alarms and recoveries to the SNS topic', () => {
+    const { template, receiver } = synth({ eventSource: 'acme.bank' }, (stack) => ({
+      eventBus: events.EventBus.fromEventBusName(stack, 'Bus', 'acme-finance'),
+      alarmTopic: sns.Topic.fromTopicArn(stack, 'Topic', 'arn:aws:sns:sa-east-1:111111111111:alarms'),
+    }));
+    template.resourceCountIs('AWS::Events::EventBus', 0);
+    expect(receiver.eventSource).toBe('acme.bank');
+    const settings = settingsOf(template);
+    expect(settings).toMatchObject({ eventBusName: 'acme-finance', eventSource: 'acme.bank' });
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms).toHaveLength(3);
+    for (const alarm of alarms) {
+      expect(alarm.Properties.AlarmActions).toEqual(['arn:aws:sns:sa-east-1:111111111111:alarms']);
+      expect(alarm.Properties.OKActions).toEqual(['arn:aws:sns:sa-east-1:111111111111:alarms']);
+    }
+  });
+
+  it('merges status mappings over the defaults and applies connection overrides', () => {
+    const { template } = synth({
+      boletoStatuses: { settled: ['LIQUIDADO', 'PAGO'] },
+      paymentStatuses: { pending: ['RECEBIDO'] },
+      maxVerificationAttempts: 2,
+      idempotencyTtl: Duration.days(30),
+    }, (stack) => ({
+      bank: testBankConnection(stack, {
+        baseUrl: 'https://cobranca.bank.example/',
+        paymentsTokenUrl: 'https://auth.bank.example/oauth/token',
+        paymentsScopes: ['pix.read'],
+        clientCredentialsAuth: ClientCredentialsAuth.BASIC,
+        pixQueryPath: '/v2/pix/{id}',
+        callTimeout: Duration.seconds(3),
+      }),
+    }));
+    const settings = settingsOf(template);
+    expect(settings.boletoStatuses).toEqual({ settled: ['LIQUIDADO', 'PAGO'], writtenOff: ['BAIXADO'], rejected: ['REJEITADO'], open: ['EM CARTEIRA', 'VENCIDO', 'A VENCER'] });
+    expect(settings.paymentStatuses.pending).toEqual(['RECEBIDO']);
+    expect(settings.paymentStatuses.settled).toEqual(['EFETIVADO']);
+    expect(settings).toMatchObject({ maxVerificationAttempts: 2, idempotencyTtlSeconds: 30 * 24 * 3600 });
+    expect(connectionOf(template)).toMatchObject({
+      baseUrl: 'https://cobranca.bank.example',
+      collectionTokenUrl: 'https://cobranca.bank.example/auth/openapi/token',
+      paymentsTokenUrl: 'https://auth.bank.example/oauth/token',
+      paymentsScope: 'pix.read',
+      paymentsClientAuth: 'basic',
+      paymentQueryPaths: { pix: '/v2/pix/{id}', boleto: '/v1/pagamentos/boleto/{id}' },
+      callTimeoutMs: 3000,
+    });
+  });
+
+  it('lowers the default verification attempts below a small maxReceiveCount', () => {
+    const { template } = synth({ maxReceiveCount: 2 });
+    expect(settingsOf(template)).toMatchObject({ maxVerificationAttempts: 1 });
+  });
+});
+
+describe('validation', () => {
+  const message = (props: TestProps, configure?: (stack: Stack) => TestProps): string => {
+    try {
+      synth(props, configure);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    throw new Error('expected the props to be refused');
+  };
+
+  it('refuses a visibility timeout under 6 × the processor timeout, saying what the minimum is', () => {
+    expect(message({ processorTimeout: Duration.seconds(60), queueVisibilityTimeout: Duration.minutes(5) }))
+      .toContain('queueVisibilityTimeout: must be at least 6 × processorTimeout + maxBatchingWindow = 360 seconds (and at most 12 hours), got 300 seconds');
+  });
+
+  it('reports every wrong processor and bank prop at once', () => {
+    const text = message({
+      batchSize: 100, processorTimeout: Duration.seconds(5), processorMemorySize: 100, maxConcurrency: 1,
+      maxVerificationAttempts: 5, maxReceiveCount: 5, idempotencyTtl: Duration.minutes(5), eventSource: 'aws.bank',
+      oldestMessageAgeAlarmThreshold: Duration.seconds(10),
+    }, (stack) => ({
+      bank: testBankConnection(stack, {
+        baseUrl: 'http://api.bank.example',
+        registrationBaseUrl: 'not a url',
+        account: { cooperativa: '', posto: '02', conta: '12 34', documento: '1', codigoBeneficiario: '5' },
+        pixQueryPath: '/v1/pix',
+        boletoQueryPath: 'boletos',
+        callTimeout: Duration.minutes(1),
+      }),
+    }));
+    for (const prop of [
+      'bank.baseUrl', 'bank.registrationBaseUrl', 'bank.account.cooperativa', 'bank.account.conta', 'bank.pixQueryPath', 'bank.boletoQueryPath',
+      'bank.callTimeout', 'processorTimeout', 'processorMemorySize', 'maxBatchingWindow', 'maxConcurrency', 'maxVerificationAttempts',
+      'idempotencyTtl', 'eventSource', 'oldestMessageAgeAlarmThreshold',
+    ]) {
+      expect(text).toContain(`  - ${prop}: `);
+    }
+    expect(text).toMatch(/^Invalid BankWebhookReceiver props \(15 problems\)/);
+    expect(text).toContain('bank.baseUrl: must be an https URL');
+    expect(text).toContain('bank.pixQueryPath: must contain {id}');
+    expect(text).toContain('maxVerificationAttempts: must be less than maxReceiveCount (5 is not less than 5)');
+  });
+
+  it('requires the bank connection', () => {
+    expect(message({ bank: undefined })).toContain('  - bank: is required');
+  });
+});

@@ -1,0 +1,16 @@
+import type { Stack } from 'aws-cdk-lib';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type { BankConnectionProps } from '../../lib';
+
+export const TEST_CREDENTIALS_ARN = 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:bank-credentials-AbCdEf';
+
+/** A bank connection for template tests: production-looking URLs and an imported credentials secret. */
+export function testBankConnection(stack: Stack, overrides: Partial<BankConnectionProps> = {}): BankConnectionProps {
+  return {
+    baseUrl: 'https://api.bank.example',
+    registrationBaseUrl: 'https://api.bank.example/pagamentos',
+    credentials: secretsmanager.Secret.fromSecretCompleteArn(stack, 'BankCredentials', TEST_CREDENTIALS_ARN),
+    account: { cooperativa: '0101', posto: '02', conta: '123456', documento: '12345678000199', codigoBeneficiario: '54321' },
+    ...overrides,
+  };
+}
