@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { GetQueueAttributesCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, Context } from 'aws-lambda';
-import { BANK_CONNECTION_ENV, type BankConnectionSettings, BankConnectionDefaults, type BankCredentials } from '../../lambda/shared/bank-connection';
+import { BANK_CONNECTION_ENV } from '../../lambda/shared/bank-connection';
 import { PROCESSOR_SETTINGS_ENV, ProcessorDefaults, type ProcessorSettings } from '../../lambda/shared/processor-contract';
 import { encodeStoredNotification, type Route } from '../../lambda/shared/receiver-contract';
-import { BankSimulator, type BankSimulatorOptions, SimulatorPaths } from '../../tools/bank-simulator/simulator';
+import { BankSimulator, type BankSimulatorOptions } from '../../tools/bank-simulator/simulator';
 import { LocalEventBridge } from '../../tools/local-aws/eventbridge-server';
 import { LocalSecretsManager } from '../../tools/local-aws/secrets-manager-server';
 import { SqsEventSource } from '../../tools/local-aws/sqs-event-source';
@@ -12,6 +12,7 @@ import { resolveLocalhostSubdomains, TEST_AWS } from './aws-env';
 import { type Dynalite, startDynalite } from './dynalite';
 import { createQueueWithDlq, type Fauxqs, startFauxqs } from './fauxqs';
 import { loadHandlerBundle } from './load-handler';
+import { simulatorConnection, simulatorCredentials } from './simulator-connection';
 
 export type SqsLambdaHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
@@ -71,31 +72,8 @@ export class ProcessorHarness {
     ({ queueUrl: this.queueUrl, dlqUrl: this.dlqUrl } = await createQueueWithDlq(this.sqs, name, o.maxReceiveCount ?? 3, o.visibilityTimeoutSeconds ?? 1));
     await this.dynamo.createIdempotencyTable(`${name}-idempotency`);
 
-    const s = this.simulator;
-    const credentials: BankCredentials = {
-      apiKey: s.credentials.collection.apiKey,
-      password: s.credentials.collection.password,
-      clientId: s.credentials.payments.clientId,
-      clientSecret: s.credentials.payments.clientSecret,
-      clientCertificate: s.clientCertPem,
-      clientKey: s.clientKeyPem,
-      caCertificates: s.caPem,
-    };
-    const account = s.accounts[0];
-    const connection: BankConnectionSettings = {
-      baseUrl: s.baseUrl,
-      registrationBaseUrl: s.baseUrl + SimulatorPaths.registrationBase,
-      collectionTokenUrl: s.baseUrl + SimulatorPaths.collectionToken,
-      paymentsTokenUrl: s.baseUrl + SimulatorPaths.paymentsToken,
-      collectionScope: BankConnectionDefaults.collectionScope,
-      paymentsScope: BankConnectionDefaults.paymentsScope,
-      paymentsClientAuth: 'body',
-      account: { cooperativa: account.cooperativa, posto: account.posto, conta: account.conta, documento: account.documento, codigoBeneficiario: account.beneficiario },
-      credentialsSecretArn: this.secrets.createSecret(`${name}-bank-credentials`, JSON.stringify(credentials)),
-      boletoQueryPath: BankConnectionDefaults.boletoQueryPath,
-      paymentQueryPaths: BankConnectionDefaults.paymentQueryPaths,
-      callTimeoutMs: o.callTimeoutMs ?? 1_500,
-    };
+    const credentialsArn = this.secrets.createSecret(`${name}-bank-credentials`, JSON.stringify(simulatorCredentials(this.simulator)));
+    const connection = simulatorConnection(this.simulator, credentialsArn, { callTimeoutMs: o.callTimeoutMs ?? 1_500 });
     const settings: ProcessorSettings = {
       eventBusName: `${name}-bus`,
       eventSource: ProcessorDefaults.eventSource,
