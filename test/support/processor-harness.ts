@@ -94,7 +94,6 @@ export class ProcessorHarness {
       AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsEndpoint,
       AWS_ENDPOINT_URL_DYNAMODB: this.dynamo.endpoint,
       AWS_ENDPOINT_URL_EVENTBRIDGE: eventsEndpoint,
-      POWERTOOLS_METRICS_DISABLED: 'true',
       [BANK_CONNECTION_ENV]: JSON.stringify(connection),
       [PROCESSOR_SETTINGS_ENV]: JSON.stringify(settings),
     };
