@@ -4,7 +4,7 @@ import { BankApiError } from '../shared/bank-errors';
 import { type ProcessorSettings, ProcessorDefaults, ProcessorMetric } from '../shared/processor-contract';
 import { decodeStoredNotification, type StoredNotification } from '../shared/receiver-contract';
 import { type BoletoEventItem, identifier, type NotificationItem, parseNotification, type PaymentItem } from './parse';
-import { type Verdict, verifyBoletoEvent, verifyPayment } from './verify';
+import { boletoEventKey, type Verdict, verifyBoletoEvent, verifyPayment } from './verify';
 
 /** The bank queries the processor makes (BankClient fits). */
 export interface BankQueries {
@@ -174,12 +174,13 @@ async function processItem(item: NotificationItem, stored: StoredNotification, r
   const lastAttempt = attempt >= deps.settings.maxVerificationAttempts;
   if (item.kind === 'boleto-event') {
     // The key is known before asking the bank: a duplicate costs no query.
-    const key = `boleto-event:${item.idEventoWebhook}`;
+    const key = boletoEventKey(item.idEventoWebhook);
     const { duplicate } = await deps.once(key, async () => {
       const codigoBeneficiario = item.beneficiario ?? deps.codigoBeneficiario;
       const resultado = await queryOrGiveUp(() => deps.bank.queryBoleto(codigoBeneficiario, item.nossoNumero, deadline), lastAttempt);
       const verdict = verifyBoletoEvent(item, resultado, deps.settings.boletoStatuses);
-      await publishVerdict(verdict, item, resultado, stored, attempt, lastAttempt, deps);
+      if (!verdict.matches && !lastAttempt) throw new VerificationPending(verdict);
+      await publishVerdict(verdict, item, resultado, stored, attempt, deps);
     });
     if (duplicate) countDuplicate(key, deps);
     return;
@@ -187,7 +188,8 @@ async function processItem(item: NotificationItem, stored: StoredNotification, r
   const answer = await queryOrGiveUp(() => deps.bank.queryPayment(item.type, item.idTransacao, deadline), lastAttempt);
   const verdict = verifyPayment(item, answer, deps.settings.paymentStatuses);
   if (!verdict.matches && !lastAttempt) throw new VerificationPending(verdict);
-  const { duplicate } = await deps.once(verdict.idempotencyKey, () => publishVerdict(verdict, item, answer, stored, attempt, lastAttempt, deps));
+  // Checked before claiming the key: the key holds the verified status.
+  const { duplicate } = await deps.once(verdict.idempotencyKey, () => publishVerdict(verdict, item, answer, stored, attempt, deps));
   if (duplicate) countDuplicate(verdict.idempotencyKey, deps);
 }
 
@@ -213,10 +215,8 @@ async function queryOrGiveUp(query: () => Promise<Record<string, unknown>>, last
 }
 
 async function publishVerdict(
-  verdict: Verdict, item: NotificationItem, verified: Record<string, unknown>, stored: StoredNotification,
-  attempt: number, lastAttempt: boolean, deps: ProcessorDeps,
+  verdict: Verdict, item: NotificationItem, verified: Record<string, unknown>, stored: StoredNotification, attempt: number, deps: ProcessorDeps,
 ): Promise<void> {
-  if (!verdict.matches && !lastAttempt) throw new VerificationPending(verdict);
   const detail: VerifiedEventDetail = {
     version: 1,
     idempotencyKey: verdict.idempotencyKey,

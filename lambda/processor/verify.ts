@@ -18,6 +18,11 @@ export interface Verdict {
   readonly statusClass: string;
 }
 
+/** The natural identity of a boleto event: the bank's own event id. */
+export function boletoEventKey(idEventoWebhook: string): string {
+  return `boleto-event:${idEventoWebhook}`;
+}
+
 /** The class of a boleto `situacao` by prefix. */
 export function classifyBoletoStatus(situacao: string, mapping: BoletoStatusMapping): BoletoStatusClass {
   const upper = situacao.toUpperCase();
@@ -69,7 +74,7 @@ export function verifyBoletoEvent(event: BoletoEventItem, resultado: Record<stri
   }
   const matches = mismatches.length === 0;
   return {
-    idempotencyKey: `boleto-event:${event.idEventoWebhook}`,
+    idempotencyKey: boletoEventKey(event.idEventoWebhook),
     detailType: matches ? expected.detailType : BankEventDetailType.BOLETO_NOT_CONFIRMED,
     matches,
     mismatches,

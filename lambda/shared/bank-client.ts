@@ -169,7 +169,9 @@ export class BankClient {
       }
       const response = await this.send(call.operation, call.api, call.deadline, { url: call.url, method: call.method, headers, body });
       if (response.status === 401 && !renewed) {
-        this.tokens.delete(call.api);
+        // Renew now, keeping the refresh token (a refresh costs the bank less than a password grant).
+        const cached = this.tokens.get(call.api);
+        if (cached) this.tokens.set(call.api, { ...cached, renewAt: 0 });
         continue;
       }
       if (response.status >= 200 && response.status < 300) return { status: response.status, body: parseAnswer(response) };

@@ -126,10 +126,12 @@ export function readBankConnection(env: NodeJS.ProcessEnv): BankConnectionSettin
   } catch {
     throw new Error(`${BANK_CONNECTION_ENV} is not JSON (the construct sets it; redeploy rather than editing it)`);
   }
-  const missing = (['baseUrl', 'registrationBaseUrl', 'collectionTokenUrl', 'paymentsTokenUrl', 'credentialsSecretArn', 'boletoQueryPath'] as const)
-    .filter((key) => typeof settings[key] !== 'string' || !settings[key]);
-  if (!settings.account || typeof settings.account !== 'object') missing.push('account' as never);
-  if (!settings.paymentQueryPaths || typeof settings.paymentQueryPaths !== 'object') missing.push('paymentQueryPaths' as never);
+  const strings = ['baseUrl', 'registrationBaseUrl', 'collectionTokenUrl', 'paymentsTokenUrl', 'credentialsSecretArn', 'boletoQueryPath'] as const;
+  const objects = ['account', 'paymentQueryPaths'] as const;
+  const missing = [
+    ...strings.filter((key) => typeof settings[key] !== 'string' || !settings[key]),
+    ...objects.filter((key) => !settings[key] || typeof settings[key] !== 'object'),
+  ];
   if (missing.length) throw new Error(`${BANK_CONNECTION_ENV} lacks ${missing.join(', ')} (the construct sets it; redeploy rather than editing it)`);
   return {
     ...settings,

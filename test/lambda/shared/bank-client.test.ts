@@ -18,9 +18,10 @@ const originalSend = HttpsTransport.prototype.send;
 beforeAll(async () => {
   simulator = await BankSimulator.start();
   credentials = simulatorCredentials(simulator);
-  // Records every HTTP call the client makes: "METHOD path".
+  // Records every HTTP call the client makes: "METHOD path", plus "(grant type)" for token requests.
   jest.spyOn(HttpsTransport.prototype, 'send').mockImplementation(function (this: HttpsTransport, req) {
-    calls.push(`${req.method} ${new URL(req.url).pathname}`);
+    const grant = req.body === undefined ? null : new URLSearchParams(req.body).get('grant_type');
+    calls.push(`${req.method} ${new URL(req.url).pathname}${grant ? ` (${grant})` : ''}`);
     return originalSend.call(this, req);
   });
 });
@@ -80,7 +81,7 @@ describe('collection API', () => {
 
     expect(first).toMatchObject({ nossoNumero, situacao: 'EM CARTEIRA', valor: '42.00', codigoBeneficiario: '54321' });
     expect(second).toEqual(first);
-    expect(calls).toEqual(['POST /auth/openapi/token', 'GET /cobranca/boleto/v1/boletos', 'GET /cobranca/boleto/v1/boletos']);
+    expect(calls).toEqual(['POST /auth/openapi/token (password)', 'GET /cobranca/boleto/v1/boletos', 'GET /cobranca/boleto/v1/boletos']);
   });
 
   it('renews the token with the refresh grant shortly before it expires', async () => {
@@ -91,7 +92,7 @@ describe('collection API', () => {
     clock += 275_000; // 300 s tokens are renewed 30 s early.
     await bank.queryBoleto('54321', nossoNumero, clock + 10_000);
 
-    expect(calls).toEqual(['POST /auth/openapi/token', 'GET /cobranca/boleto/v1/boletos', 'POST /auth/openapi/token', 'GET /cobranca/boleto/v1/boletos']);
+    expect(calls).toEqual(['POST /auth/openapi/token (password)', 'GET /cobranca/boleto/v1/boletos', 'POST /auth/openapi/token (refresh_token)', 'GET /cobranca/boleto/v1/boletos']);
   });
 
   it('renews the token once when the bank answers 401 (a token it no longer accepts)', async () => {
@@ -102,7 +103,18 @@ describe('collection API', () => {
     calls.length = 0;
 
     await expect(bank.queryBoleto('54321', nossoNumero, inSeconds(10))).resolves.toMatchObject({ nossoNumero });
-    expect(calls).toEqual(['GET /cobranca/boleto/v1/boletos', 'POST /auth/openapi/token', 'GET /cobranca/boleto/v1/boletos']);
+    expect(calls).toEqual(['GET /cobranca/boleto/v1/boletos', 'POST /auth/openapi/token (refresh_token)', 'GET /cobranca/boleto/v1/boletos']);
+  });
+
+  it('falls back to the password grant when the bank refuses the refresh token', async () => {
+    const { bank } = client();
+    const nossoNumero = await newBoleto();
+    await bank.queryBoleto('54321', nossoNumero, inSeconds(10));
+    await simulator.control.advanceClock(1801); // past the refresh token's life at the bank
+    calls.length = 0;
+
+    await expect(bank.queryBoleto('54321', nossoNumero, inSeconds(10))).resolves.toMatchObject({ nossoNumero });
+    expect(calls).toEqual(['GET /cobranca/boleto/v1/boletos', 'POST /auth/openapi/token (refresh_token)', 'POST /auth/openapi/token (password)', 'GET /cobranca/boleto/v1/boletos']);
   });
 
   it('says which credential fields are missing, without calling the bank', async () => {
@@ -138,7 +150,7 @@ describe('payments API', () => {
     const { bank } = client();
     const id = await newPix();
     await expect(bank.queryPayment('pix', id, inSeconds(10))).resolves.toMatchObject({ idTransacao: id, status: 'RECEBIDO', valorPagamento: '15.00' });
-    expect(calls).toEqual(['POST /thirdparty/auth/token', `GET /pagamentos/v1/pagamentos/pix/${id}`]);
+    expect(calls).toEqual(['POST /thirdparty/auth/token (client_credentials)', `GET /pagamentos/v1/pagamentos/pix/${id}`]);
   });
 
   it('sends the client id and secret as HTTP Basic when configured', async () => {
@@ -239,9 +251,11 @@ describe('retries', () => {
     expect(error.message).toMatch(/^collection token request failed: ECONNREFUSED/);
   });
 
-  it('refuses a plain-HTTP URL without calling it', async () => {
+  it('refuses a plain-HTTP URL as an error retrying cannot fix', async () => {
     const { bank } = client({ settings: { baseUrl: 'http://127.0.0.1:9' } });
-    await bank.queryBoleto('54321', '1', inSeconds(5)).catch(() => undefined); // token first, over HTTPS
-    await expect(bank.queryBoleto('54321', '1', inSeconds(5))).rejects.toMatchObject({ retryable: false, message: expect.stringContaining('is not an https URL') });
+    await expect(bank.queryBoleto('54321', '1', inSeconds(5))).rejects.toMatchObject({
+      retryable: false,
+      message: 'boleto query (nossoNumero 1) failed: http://127.0.0.1:9/cobranca/boleto/v1/boletos?codigoBeneficiario=54321&nossoNumero=1 is not an https URL; the bank is only reached over HTTPS',
+    });
   });
 });
