@@ -11,6 +11,8 @@ export interface RecordedEvent {
   readonly time?: string;
 }
 
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+
 /**
  * A local EventBridge sink that speaks the service's JSON protocol (awsJson1_1) for PutEvents,
  * so the real `@aws-sdk/client-eventbridge` can be pointed at it
@@ -62,7 +64,6 @@ export class LocalEventBridge extends JsonProtocolServer {
         failed++;
         return { ErrorCode: 'MalformedDetail', ErrorMessage: 'Detail is malformed.' };
       }
-      const text = (value: unknown) => (typeof value === 'string' ? value : '');
       if (!text(entry.Source) || !text(entry.DetailType)) {
         failed++;
         return { ErrorCode: 'InvalidArgument', ErrorMessage: 'Source and DetailType are required.' };

@@ -83,15 +83,15 @@ export class SqsEventSource {
     }));
     if (Messages.length === 0) return { received: 0, deleted: 0, failed: 0 };
     const records = Messages.map((message) => lambdaRecord(message, this.arn, this.region));
-    const failedIds = await this.invoke(records);
-    const succeeded = failedIds.error ? [] : records.filter((record) => !failedIds.ids.has(record.messageId));
+    const outcome = await this.invoke(records);
+    const succeeded = outcome.error ? [] : records.filter((record) => !outcome.failed.has(record.messageId));
     for (let i = 0; i < succeeded.length; i += 10) {
       await this.options.sqs.send(new DeleteMessageBatchCommand({
         QueueUrl: this.options.queueUrl,
         Entries: succeeded.slice(i, i + 10).map((record, index) => ({ Id: String(index), ReceiptHandle: record.receiptHandle })),
       }));
     }
-    return { received: records.length, deleted: succeeded.length, failed: records.length - succeeded.length, error: failedIds.error };
+    return { received: records.length, deleted: succeeded.length, failed: records.length - succeeded.length, error: outcome.error };
   }
 
   /** Polls until `done()` holds (checked after each poll), or throws after `timeoutMs`. */
@@ -103,7 +103,8 @@ export class SqsEventSource {
     }
   }
 
-  private async invoke(records: SQSRecord[]): Promise<{ ids: Set<string>; error?: unknown }> {
+  /** Invokes the handler; answers which records failed, and the error when the whole batch did. */
+  private async invoke(records: SQSRecord[]): Promise<{ failed: Set<string>; error?: unknown }> {
     const timeoutMs = this.options.functionTimeoutMs ?? 30_000;
     const deadline = Date.now() + timeoutMs;
     const functionName = this.options.functionName ?? 'local-processor';
@@ -131,11 +132,11 @@ export class SqsEventSource {
       const known = new Set(records.map((record) => record.messageId));
       // Lambda fails the whole batch when an identifier is empty or not in the batch.
       if (!Array.isArray(failures) || failures.some((failure) => !failure?.itemIdentifier || !known.has(failure.itemIdentifier))) {
-        return { ids: known, error: new Error('Malformed batchItemFailures: the whole batch is retried') };
+        return { failed: known, error: new Error('Malformed batchItemFailures: the whole batch is retried') };
       }
-      return { ids: new Set(failures.map((failure) => failure.itemIdentifier)) };
+      return { failed: new Set(failures.map((failure) => failure.itemIdentifier)) };
     } catch (error) {
-      return { ids: new Set(records.map((record) => record.messageId)), error };
+      return { failed: new Set(records.map((record) => record.messageId)), error };
     } finally {
       clearTimeout(timer);
     }

@@ -236,4 +236,6 @@ it('never logs a credential, and its logs carry no notification bodies', async (
   const c = h.simulator.credentials;
   for (const secret of [c.collection.apiKey, c.collection.password, c.payments.clientSecret]) expect(output).not.toContain(secret);
   expect(output).toContain('Verified event published');
+  // Ids and statuses, not the body: none of the notification's other fields is logged.
+  for (const field of ['valorLiquidacao', 'carteira', 'dataEvento', String(notification.carteira)]) expect(output).not.toContain(field);
 });
