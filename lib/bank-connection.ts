@@ -3,7 +3,7 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { BANK_CONNECTION_ENV, type BankConnectionSettings, BankConnectionDefaults } from '../lambda/shared/bank-connection';
-import { isWholeNumberIn, type PropsValidation } from './props-validation';
+import { isHttpsUrl, isWholeNumberIn, type PropsValidation } from './props-validation';
 
 /** The account the library acts for at the bank. */
 export interface BankAccount {
@@ -98,15 +98,6 @@ export interface BankConnectionProps {
 }
 
 const trimSlash = (url: string): string => (Token.isUnresolved(url) ? url : url.replace(/\/+$/, ''));
-
-function isHttpsUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' && !!url.hostname && !url.search && !url.hash;
-  } catch {
-    return false;
-  }
-}
 
 /** Checks a BankConnectionProps, recording problems under `prefix` (such as `bank`). */
 export function validateBankConnection(v: PropsValidation, props: BankConnectionProps | undefined, prefix: string): void {

@@ -23,7 +23,10 @@ import {
 import { ProcessorDefaults } from '../lambda/shared/processor-contract';
 import { type BankConnectionProps, validateBankConnection } from './bank-connection';
 import { handlerCode } from './handler-code';
-import { isWholeNumberIn, PropsValidation } from './props-validation';
+import { BoletoWebhookContract, type BoletoWebhookContractOptions, checkContractOptions } from './boleto-webhook-contract';
+import { PaymentWebhookRegistration, type PaymentWebhookRegistrationOptions } from './payment-webhook-registration';
+import { checkTokenHeader, isWholeNumberIn, PropsValidation } from './props-validation';
+import { checkRegistrationOptions } from './registration-provider';
 import {
   type BoletoMovementMappingProps,
   type BoletoStatusMappingProps,
@@ -253,6 +256,21 @@ export interface BankWebhookReceiverProps {
    * @default Duration.minutes(30)
    */
   readonly oldestMessageAgeAlarmThreshold?: Duration;
+
+  /**
+   * Registers `paymentsUrl` as the account's payment callback, with `paymentCallbackToken` as
+   * `authorizationCallback`, at deploy time, and removes it at destroy (see PaymentWebhookRegistration).
+   * @default - not registered: register paymentsUrl with the bank yourself
+   */
+  readonly paymentRegistration?: PaymentWebhookRegistrationOptions;
+
+  /**
+   * Boleto webhook contracts kept at the bank, each with `url` = `boletoUrl`, `token` = the
+   * boleto token and `header` = `boletoTokenHeader` (see BoletoWebhookContract). One per
+   * cooperativa/posto/beneficiário.
+   * @default - none: make the contract with the bank yourself
+   */
+  readonly boletoContracts?: BoletoWebhookContractOptions[];
 }
 
 /** Timeout of the receiver function: well under the bank's 10 s deadline. */
@@ -271,16 +289,19 @@ function defaultVerificationAttempts(maxReceiveCount: number): number {
 function minimumVisibilitySeconds(props: BankWebhookReceiverProps): number {
   return 6 * (props.processorTimeout ?? DEFAULT_PROCESSOR_TIMEOUT).toSeconds() + (props.maxBatchingWindow?.toSeconds() ?? 0);
 }
-/** HTTP header name characters (RFC 9110 token). */
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/** Headers API Gateway or HTTP itself sets or rewrites: they cannot carry a token. */
-const RESERVED_HEADERS = ['host', 'content-length', 'content-type', 'connection', 'transfer-encoding', 'x-amzn-trace-id', 'x-forwarded-for'];
 
 function isCidr(value: string): boolean {
   const [address, bits, extra] = value.split('/');
   if (extra !== undefined || bits === undefined || !/^\d{1,3}$/.test(bits)) return false;
   if (isIPv4(address)) return Number(bits) <= 32;
   return isIPv6(address) && Number(bits) <= 128;
+}
+
+/** cooperativa/posto/beneficiário of a contract, or undefined when one is a deploy-time value. */
+function contractKey(props: BankWebhookReceiverProps, contract: BoletoWebhookContractOptions): string | undefined {
+  const account = props.bank?.account;
+  const parts = [contract.cooperativa ?? account?.cooperativa, contract.posto ?? account?.posto, contract.codBeneficiario ?? account?.codigoBeneficiario];
+  return parts.every((part) => typeof part === 'string' && !Token.isUnresolved(part)) ? parts.join('-') : undefined;
 }
 
 function validate(props: BankWebhookReceiverProps): void {
@@ -311,11 +332,17 @@ function validate(props: BankWebhookReceiverProps): void {
   if (props.tokenCacheTtl) {
     v.checkNumber(props.tokenCacheTtl.toSeconds(), 'tokenCacheTtl', isWholeNumberIn(1, 3600), 'must be from 1 second to 1 hour (seconds)');
   }
-  if (props.boletoTokenHeader !== undefined && !Token.isUnresolved(props.boletoTokenHeader)) {
-    const header = props.boletoTokenHeader;
-    v.check(HEADER_NAME.test(header), 'boletoTokenHeader', `must be an HTTP header name (letters, digits and !#$%&'*+.^_\`|~-), got "${header}"`);
-    v.check(!RESERVED_HEADERS.includes(header.toLowerCase()), 'boletoTokenHeader', `"${header}" is set or rewritten by HTTP or API Gateway and cannot carry the token; use Authorization or a custom header such as X-Webhook-Token`);
-  }
+  checkTokenHeader(v, props.boletoTokenHeader, 'boletoTokenHeader');
+  if (props.paymentRegistration) checkRegistrationOptions(v, props.paymentRegistration, 'paymentRegistration.');
+  const identities = new Map<string, number>();
+  (props.boletoContracts ?? []).forEach((contract, i) => {
+    checkContractOptions(v, contract, `boletoContracts[${i}].`);
+    const key = contractKey(props, contract);
+    if (key === undefined) return;
+    const first = identities.get(key);
+    v.check(first === undefined, `boletoContracts[${i}]`, `is for the same cooperativa/posto/beneficiário as boletoContracts[${first}] (${key}); the bank keeps one contract for each`);
+    if (first === undefined) identities.set(key, i);
+  });
   if (props.stageName !== undefined && !Token.isUnresolved(props.stageName)) {
     v.check(/^[a-zA-Z0-9_]{1,128}$/.test(props.stageName), 'stageName', `must be 1 to 128 letters, digits or underscores, got "${props.stageName}"`);
   }
@@ -402,6 +429,10 @@ export class BankWebhookReceiver extends Construct {
   public readonly oldestMessageAlarm: cloudwatch.Alarm;
   /** Alarm: processor invocations failed. */
   public readonly processorErrorsAlarm: cloudwatch.Alarm;
+  /** The payment callback registration, when `paymentRegistration` is set. */
+  public readonly paymentRegistration?: PaymentWebhookRegistration;
+  /** The boleto webhook contracts of `boletoContracts`. */
+  public readonly boletoContracts: BoletoWebhookContract[];
 
   constructor(scope: Construct, id: string, props: BankWebhookReceiverProps) {
     super(scope, id);
@@ -552,6 +583,30 @@ export class BankWebhookReceiver extends Construct {
     this.deadLetterQueueAlarm = processor.deadLetterQueueAlarm;
     this.oldestMessageAlarm = processor.oldestMessageAlarm;
     this.processorErrorsAlarm = processor.processorErrorsAlarm;
+
+    // Registrations with the bank, once the API serves the URLs (and removed before it goes).
+    if (props.paymentRegistration) {
+      this.paymentRegistration = new PaymentWebhookRegistration(this, 'PaymentRegistration', {
+        ...props.paymentRegistration,
+        bank: props.bank,
+        url: this.paymentsUrl,
+        token: this.paymentCallbackToken,
+      });
+      this.paymentRegistration.node.addDependency(this.api);
+    }
+    this.boletoContracts = (props.boletoContracts ?? []).map((options, i) => {
+      // Named by what the bank keys the contract by, so reordering the list replaces nothing.
+      const key = contractKey(props, options);
+      const contract = new BoletoWebhookContract(this, key ? `BoletoContract-${key}` : `BoletoContract${i}`, {
+        ...options,
+        bank: props.bank,
+        url: this.boletoUrl,
+        token: this.boletoToken,
+        header: this.boletoTokenHeader,
+      });
+      contract.node.addDependency(this.api);
+      return contract;
+    });
   }
 
   /**

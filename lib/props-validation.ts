@@ -33,3 +33,25 @@ export class PropsValidation {
 export function isWholeNumberIn(min: number, max: number): (value: number) => boolean {
   return (value) => Number.isInteger(value) && value >= min && value <= max;
 }
+
+/** An https URL with a host and no query or fragment. */
+export function isHttpsUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' && !!url.hostname && !url.search && !url.hash;
+  } catch {
+    return false;
+  }
+}
+
+/** HTTP header name characters (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Headers API Gateway or HTTP itself sets or rewrites: they cannot carry a token. */
+const RESERVED_HEADERS = ['host', 'content-length', 'content-type', 'connection', 'transfer-encoding', 'x-amzn-trace-id', 'x-forwarded-for'];
+
+/** Checks the name of the header a token travels in (unless it is a deploy-time value). */
+export function checkTokenHeader(v: PropsValidation, header: string | undefined, prop: string): void {
+  if (header === undefined || Token.isUnresolved(header)) return;
+  v.check(HEADER_NAME.test(header), prop, `must be an HTTP header name (letters, digits and !#$%&'*+.^_\`|~-), got "${header}"`);
+  v.check(!RESERVED_HEADERS.includes(header.toLowerCase()), prop, `"${header}" is set or rewritten by HTTP or API Gateway and cannot carry the token; use Authorization or a custom header such as X-Webhook-Token`);
+}

@@ -1,6 +1,6 @@
 /**
- * Example app: a stack with a BankWebhookReceiver and sane defaults, checked by cdk-nag's
- * AwsSolutions pack. `npx cdk synth` fails on any unacknowledged finding.
+ * Example app: a stack with a BankWebhookReceiver and sane defaults that registers both webhooks
+ * with the bank at deploy time, checked by cdk-nag's AwsSolutions pack. `npx cdk synth` fails on any unacknowledged finding.
  */
 import { App, CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -29,6 +29,14 @@ export class BankWebhooksExampleStack extends Stack {
           codigoBeneficiario: context('bankCodigoBeneficiario', '54321'),
         },
       },
+      // Registered with the bank at deploy time and removed at destroy. Tokens stay in Secrets
+      // Manager: the template only holds their ARNs.
+      paymentRegistration: {},
+      boletoContracts: [{
+        nomeResponsavel: context('bankContactName', 'Finance Operations'),
+        email: context('bankContactEmail', 'finance@example.com'),
+        telefone: context('bankContactPhone', '+55 11 3003-0000'),
+      }],
     });
     // A consumer of verified settlements is one line (a Lambda target, a queue, a Step Functions...):
     this.receiver.onVerifiedEvent('BoletoSettledRule', BankEventDetailType.BOLETO_SETTLED);

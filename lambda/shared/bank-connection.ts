@@ -118,21 +118,31 @@ export function parseBankCredentials(secretString: string | undefined, secretArn
 
 /** Reads and checks the connection settings a construct put in the environment. */
 export function readBankConnection(env: NodeJS.ProcessEnv): BankConnectionSettings {
-  const raw = env[BANK_CONNECTION_ENV];
-  if (!raw) throw new Error(`${BANK_CONNECTION_ENV} is not set (the construct sets it; redeploy rather than editing it)`);
+  return parseBankConnection(env[BANK_CONNECTION_ENV], BANK_CONNECTION_ENV);
+}
+
+/**
+ * Reads and checks the JSON of {@link BankConnectionSettings} a construct wrote, filling the
+ * defaults of optional settings. `where` names its place (an environment variable, a custom
+ * resource property) in errors.
+ */
+export function parseBankConnection(raw: string | undefined, where: string): BankConnectionSettings {
+  const fix = '(the construct sets it; redeploy rather than editing it)';
+  if (!raw) throw new Error(`${where} is not set ${fix}`);
   let settings: BankConnectionSettings;
   try {
     settings = JSON.parse(raw) as BankConnectionSettings;
   } catch {
-    throw new Error(`${BANK_CONNECTION_ENV} is not JSON (the construct sets it; redeploy rather than editing it)`);
+    throw new Error(`${where} is not JSON ${fix}`);
   }
+  if (!settings || typeof settings !== 'object') throw new Error(`${where} is not a JSON object ${fix}`);
   const strings = ['baseUrl', 'registrationBaseUrl', 'collectionTokenUrl', 'paymentsTokenUrl', 'credentialsSecretArn', 'boletoQueryPath'] as const;
   const objects = ['account', 'paymentQueryPaths'] as const;
   const missing = [
     ...strings.filter((key) => typeof settings[key] !== 'string' || !settings[key]),
     ...objects.filter((key) => !settings[key] || typeof settings[key] !== 'object'),
   ];
-  if (missing.length) throw new Error(`${BANK_CONNECTION_ENV} lacks ${missing.join(', ')} (the construct sets it; redeploy rather than editing it)`);
+  if (missing.length) throw new Error(`${where} lacks ${missing.join(', ')} ${fix}`);
   return {
     ...settings,
     collectionScope: settings.collectionScope ?? BankConnectionDefaults.collectionScope,

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, Stack, Validations } from 'aws-cdk-lib';
+import { App, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -11,7 +11,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { buildExampleApp } from '../../examples/basic-receiver/app';
-import { BankWebhookReceiver } from '../../lib';
+import { BankWebhookReceiver, PaymentWebhookRegistration } from '../../lib';
 import { testBankConnection } from '../support/cdk';
 
 const outdirs: string[] = [];
@@ -42,6 +42,8 @@ it('acknowledges only what the design needs, each with a specific reason', () =>
   expect(acks.map((a) => a.id).sort()).toEqual([
     'AwsSolutions::AwsSolutions-APIG2', 'AwsSolutions::AwsSolutions-APIG3', 'AwsSolutions::AwsSolutions-APIG4', 'AwsSolutions::AwsSolutions-COG4',
     'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+    // The provider framework's grantInvoke on the registration handler and its versions.
+    'AwsSolutions::AwsSolutions-IAM5[Resource::<BankWebhooksRegistrationProviderHandlerB6890A73.Arn>:*]',
     'AwsSolutions::AwsSolutions-SMG4', 'AwsSolutions::AwsSolutions-SMG4',
   ]);
   for (const ack of acks) expect(ack.reason.length).toBeGreaterThan(60);
@@ -70,6 +72,17 @@ it('passes with every option set: custom domain, allowlist, KMS key, tracing, us
     tracingEnabled: true,
     paymentCallbackToken: secretsmanager.Secret.fromSecretCompleteArn(stack, 'Pay', 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:pay-AbCdEf'),
     boletoToken: secretsmanager.Secret.fromSecretCompleteArn(stack, 'Bol', 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:bol-AbCdEf'),
+    paymentRegistration: { tokenVersion: '2026-11-01', removalPolicy: RemovalPolicy.RETAIN },
+    boletoContracts: [
+      { eventos: ['LIQUIDACAO', 'BAIXA'], nomeResponsavel: 'Finance', email: 'finance@example.com', telefone: '+55 11 3003-0000', enviarIdTituloEmpresa: true },
+      { posto: '03' },
+    ],
+  });
+  // A standalone registration in the same stack shares the provider.
+  new PaymentWebhookRegistration(stack, 'OtherAccount', {
+    bank: testBankConnection(stack, { account: { cooperativa: '0101', posto: '02', conta: '999999', documento: '12345678000199', codigoBeneficiario: '54321' }, credentials: secretsmanager.Secret.fromSecretCompleteArn(stack, 'OtherCredentials', 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:other-AbCdEf') }),
+    url: 'https://other.example.com/payments',
+    token: secretsmanager.Secret.fromSecretCompleteArn(stack, 'OtherToken', 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:other-token-AbCdEf'),
   });
   expect(() => app.synth()).not.toThrow();
 });

@@ -9,7 +9,8 @@ export function testBankConnection(stack: Stack, overrides: Partial<BankConnecti
   return {
     baseUrl: 'https://api.bank.example',
     registrationBaseUrl: 'https://api.bank.example/pagamentos',
-    credentials: secretsmanager.Secret.fromSecretCompleteArn(stack, 'BankCredentials', TEST_CREDENTIALS_ARN),
+    credentials: overrides.credentials ?? (stack.node.tryFindChild('BankCredentials') as secretsmanager.ISecret | undefined)
+      ?? secretsmanager.Secret.fromSecretCompleteArn(stack, 'BankCredentials', TEST_CREDENTIALS_ARN),
     account: { cooperativa: '0101', posto: '02', conta: '123456', documento: '12345678000199', codigoBeneficiario: '54321' },
     ...overrides,
   };

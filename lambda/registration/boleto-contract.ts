@@ -1,0 +1,172 @@
+/**
+ * The boleto webhook contract (spec 4.1): POST `contrato/`, GET `contratos/` and PUT
+ * `contrato/{id}` under `{base_url}/cobranca/boleto/v1/webhook`, with the collection token. The
+ * bank answers GET with one object or an array, and with 422 "Nenhum contrato encontrado" when
+ * there is none; a second POST for the same cooperativa/posto/beneficiário gets 422 "Contrato já
+ * existente."; there is no DELETE (BANK-NOTES.md).
+ */
+import { BankApiError } from '../shared/bank-errors';
+import type { BoletoContractSpec } from '../shared/registration-contract';
+import { describeUrl, sameUrl, type StepContext } from './bank-calls';
+
+export const CONTRACT_PATH = '/cobranca/boleto/v1/webhook/contrato';
+export const CONTRACTS_PATH = '/cobranca/boleto/v1/webhook/contratos';
+
+/** The fields of a contract (spec 2.1), in the order the bank documents them. */
+const CONTRACT_FIELDS = [
+  'cooperativa', 'posto', 'codBeneficiario', 'eventos', 'url', 'urlStatus', 'contratoStatus',
+  'nomeResponsavel', 'email', 'telefone', 'enviarIdTituloEmpresa', 'header', 'token',
+] as const;
+
+/** Which contract: the bank keeps one per cooperativa, posto and beneficiário. */
+export interface ContractIdentity {
+  readonly cooperativa: string;
+  readonly posto: string;
+  readonly codBeneficiario: string;
+}
+
+export interface ContractResult {
+  readonly id: string;
+  /** The contract existed at the bank and was taken over with PUT. */
+  readonly adopted: boolean;
+}
+
+type BankContract = Record<string, unknown>;
+
+const operationName = (method: string, path: string, what: string) => `${method} ${path} (${what})`;
+
+/** The contract's id in an answer: `idContrato`, or `id`. */
+export function contractIdOf(contract: unknown): string | undefined {
+  if (!contract || typeof contract !== 'object') return undefined;
+  const c = contract as Record<string, unknown>;
+  const id = c.idContrato ?? c.id;
+  return typeof id === 'number' || (typeof id === 'string' && id) ? String(id) : undefined;
+}
+
+function matches(contract: BankContract, identity: ContractIdentity): boolean {
+  // An answer that leaves out a field is taken to be about what was asked.
+  const same = (value: unknown, expected: string) => value === undefined || ((typeof value === 'string' || typeof value === 'number') && String(value) === expected);
+  return same(contract.cooperativa, identity.cooperativa) && same(contract.posto, identity.posto)
+    && same(contract.codBeneficiario ?? contract.beneficiario, identity.codBeneficiario);
+}
+
+/** The contracts the bank holds for an identity (none is an empty list, not an error). */
+export async function findContracts(ctx: StepContext, identity: ContractIdentity): Promise<BankContract[]> {
+  const url = new URL(`${ctx.bank.settings.baseUrl}${CONTRACTS_PATH}/`);
+  url.searchParams.set('cooperativa', identity.cooperativa);
+  url.searchParams.set('posto', identity.posto);
+  url.searchParams.set('beneficiario', identity.codBeneficiario);
+  const operation = operationName('GET', `${CONTRACTS_PATH}/`, 'list the boleto webhook contracts');
+  let body: unknown;
+  try {
+    ({ body } = await ctx.bank.call({ operation, api: 'collection', method: 'GET', url: url.toString(), deadline: ctx.deadline }));
+  } catch (error) {
+    if (error instanceof BankApiError && (error.status === 404 || (error.status === 422 && /nenhum contrato/i.test(error.detail)))) return [];
+    throw error;
+  }
+  const list = Array.isArray(body) ? body : body && typeof body === 'object' ? [body] : [];
+  return list.filter((c): c is BankContract => !!c && typeof c === 'object' && matches(c as BankContract, identity));
+}
+
+/** The body of POST and PUT: every field of the contract, the token read from its secret. */
+async function contractBody(ctx: StepContext, spec: BoletoContractSpec): Promise<Record<string, unknown>> {
+  const body: Record<string, unknown> = {
+    cooperativa: spec.cooperativa,
+    posto: spec.posto,
+    codBeneficiario: spec.codBeneficiario,
+    eventos: spec.eventos,
+    url: spec.url,
+    urlStatus: spec.urlStatus,
+    contratoStatus: spec.contratoStatus,
+  };
+  for (const key of ['nomeResponsavel', 'email', 'telefone', 'enviarIdTituloEmpresa', 'header'] as const) {
+    if (spec[key] !== undefined) body[key] = spec[key];
+  }
+  if (spec.tokenSecretArn) body.token = await ctx.tokenValue(spec.tokenSecretArn);
+  return body;
+}
+
+async function put(ctx: StepContext, id: string, body: Record<string, unknown>, what: string): Promise<void> {
+  await ctx.bank.call({
+    operation: operationName('PUT', `${CONTRACT_PATH}/${id}`, what),
+    api: 'collection',
+    method: 'PUT',
+    url: `${ctx.bank.settings.baseUrl}${CONTRACT_PATH}/${encodeURIComponent(id)}`,
+    body,
+    deadline: ctx.deadline,
+  });
+}
+
+async function adopt(ctx: StepContext, existing: BankContract, body: Record<string, unknown>): Promise<ContractResult> {
+  const id = contractIdOf(existing);
+  if (!id) throw new Error(`GET ${CONTRACTS_PATH}/ answered a contract without idContrato, so it cannot be changed with PUT; ask the bank to check the contract of this cooperativa/posto/beneficiário`);
+  ctx.log.info('Adopting the contract the bank already holds', { contractId: id, heldUrl: describeUrl(existing.url) });
+  await put(ctx, id, body, 'adopt the existing boleto webhook contract');
+  return { id, adopted: true };
+}
+
+/**
+ * Create: adopts the contract the bank already holds for this cooperativa/posto/beneficiário
+ * (PUT), else POSTs a new one. The id comes from the answer, or from a GET when the answer has none.
+ */
+export async function createContract(ctx: StepContext, spec: BoletoContractSpec): Promise<ContractResult> {
+  const body = await contractBody(ctx, spec);
+  const [existing] = await findContracts(ctx, spec);
+  if (existing) return adopt(ctx, existing, body);
+  const operation = operationName('POST', `${CONTRACT_PATH}/`, 'create the boleto webhook contract');
+  let answer: unknown;
+  try {
+    ({ body: answer } = await ctx.bank.call({ operation, api: 'collection', method: 'POST', url: `${ctx.bank.settings.baseUrl}${CONTRACT_PATH}/`, body, deadline: ctx.deadline }));
+  } catch (error) {
+    // Created by someone else between our GET and POST: adopt it.
+    if (error instanceof BankApiError && error.status === 422 && /j[aá] existente/i.test(error.detail)) {
+      const [raced] = await findContracts(ctx, spec);
+      if (raced) return adopt(ctx, raced, body);
+    }
+    throw error;
+  }
+  const id = contractIdOf(answer) ?? contractIdOf((await findContracts(ctx, spec))[0]);
+  if (!id) throw new Error(`The bank accepted ${operation} but gave no contract id, and GET ${CONTRACTS_PATH}/ finds no contract: deploy again, or ask the bank whether the contract exists`);
+  ctx.log.info('Created the boleto webhook contract', { contractId: id, url: spec.url });
+  return { id, adopted: false };
+}
+
+/** Update: PUTs the whole contract; a contract the bank no longer has is made again. */
+export async function updateContract(ctx: StepContext, id: string, spec: BoletoContractSpec): Promise<ContractResult> {
+  const body = await contractBody(ctx, spec);
+  try {
+    await put(ctx, id, body, 'update the boleto webhook contract');
+    ctx.log.info('Updated the boleto webhook contract', { contractId: id, url: spec.url });
+    return { id, adopted: false };
+  } catch (error) {
+    if (!(error instanceof BankApiError && error.status === 404)) throw error;
+    ctx.log.warn('The bank no longer has the contract: making it again', { contractId: id });
+    return createContract(ctx, spec);
+  }
+}
+
+export type ContractRemoval = 'deactivated' | 'not found' | 'already inactive' | 'registered by someone else';
+
+/**
+ * Delete: there is no DELETE, so the contract is switched off with a PUT that sets
+ * `contratoStatus` and `urlStatus` to INATIVO, only while its URL is still ours. The PUT carries
+ * the contract as the bank holds it, so no token has to be read.
+ */
+export async function deactivateContract(ctx: StepContext, id: string, spec: BoletoContractSpec): Promise<ContractRemoval> {
+  const contracts = await findContracts(ctx, spec);
+  const held = contracts.find((c) => contractIdOf(c) === id);
+  if (!held) return 'not found';
+  if (!sameUrl(held.url, spec.url)) {
+    ctx.log.warn('The contract now points at another URL: left alone', { contractId: id, ours: spec.url, held: describeUrl(held.url) });
+    return 'registered by someone else';
+  }
+  if (held.contratoStatus === 'INATIVO' && held.urlStatus === 'INATIVO') return 'already inactive';
+  const body: Record<string, unknown> = { cooperativa: spec.cooperativa, posto: spec.posto, codBeneficiario: spec.codBeneficiario, eventos: spec.eventos, url: spec.url };
+  for (const key of CONTRACT_FIELDS) {
+    if (held[key] !== undefined && held[key] !== null) body[key] = held[key];
+  }
+  body.contratoStatus = 'INATIVO';
+  body.urlStatus = 'INATIVO';
+  await put(ctx, id, body, 'deactivate the boleto webhook contract');
+  return 'deactivated';
+}

@@ -1,0 +1,135 @@
+/**
+ * The contract between the registration constructs (`PaymentWebhookRegistration`,
+ * `BoletoWebhookContract`) and the registration handler: resource types, the custom resource's
+ * properties and attributes, defaults and time limits. Both sides import this module.
+ *
+ * The properties hold only non-secret settings and secret ARNs. The bank connection and the
+ * registration itself travel as JSON strings, because CloudFormation turns every number and
+ * boolean of a custom resource's properties into a string.
+ */
+import { type BankConnectionSettings, parseBankConnection } from './bank-connection';
+
+export const RegistrationResourceType = {
+  PAYMENT_WEBHOOK: 'Custom::BankPaymentWebhookRegistration',
+  BOLETO_CONTRACT: 'Custom::BankBoletoWebhookContract',
+} as const;
+
+/** Names of the custom resource's properties. */
+export const RegistrationProperty = {
+  /** JSON of {@link BankConnectionSettings}. */
+  BANK: 'BankConnection',
+  /** JSON of {@link PaymentWebhookSpec} or {@link BoletoContractSpec}. */
+  SPEC: 'Registration',
+  /** Changes when the token's value changes, so that a rotation re-registers (see `tokenVersion`). */
+  TOKEN_VERSION: 'TokenVersion',
+} as const;
+
+/** Attributes the handler returns (`Data`); none is secret. */
+export const RegistrationAttribute = {
+  /** The URL the bank now holds. */
+  URL: 'Url',
+  /** The boleto contract's id at the bank. */
+  CONTRACT_ID: 'ContractId',
+  /** "true" when the contract existed at the bank and was adopted rather than created. */
+  ADOPTED: 'Adopted',
+} as const;
+
+/** Statuses of a contract and of its URL (spec 2.1). */
+export const CONTRACT_STATUSES = ['ATIVO', 'INATIVO', 'BLOQUEADO'] as const;
+export type ContractStatusValue = (typeof CONTRACT_STATUSES)[number];
+
+/** The payment callback registration (spec 2.2). */
+export interface PaymentWebhookSpec {
+  /** `urlCallback`. */
+  readonly url: string;
+  /** Secret whose plain-text value is `authorizationCallback`. */
+  readonly tokenSecretArn: string;
+}
+
+/** The boleto webhook contract (spec 2.1), with the token as a secret ARN. */
+export interface BoletoContractSpec {
+  readonly cooperativa: string;
+  readonly posto: string;
+  readonly codBeneficiario: string;
+  readonly eventos: readonly string[];
+  readonly url: string;
+  readonly urlStatus: ContractStatusValue;
+  readonly contratoStatus: ContractStatusValue;
+  readonly nomeResponsavel?: string;
+  readonly email?: string;
+  readonly telefone?: string;
+  readonly enviarIdTituloEmpresa?: boolean;
+  /** Name of the header the bank sends `token` in. */
+  readonly header?: string;
+  /** Secret whose plain-text value is the contract's `token`. */
+  readonly tokenSecretArn?: string;
+}
+
+export const RegistrationDefaults = {
+  eventos: ['LIQUIDACAO'],
+  status: 'ATIVO' as ContractStatusValue,
+  /** The header the token travels in when a token is given without one. */
+  header: 'Authorization',
+  /** The registration function's timeout: every bank call and retry of one operation fits in it. */
+  functionTimeoutSeconds: 120,
+  /** Time kept free at the end of an invocation to report a clear failure. */
+  safetyMarginMs: 10_000,
+  /**
+   * How long CloudFormation waits for the custom resource before failing it (its
+   * `ServiceTimeout`): the function's timeout, plus the provider framework's own calls.
+   */
+  serviceTimeoutSeconds: 300,
+} as const;
+
+/** The custom resource's properties (without ServiceToken), with `stringify` turning objects into JSON. */
+export function registrationProperties(
+  bank: BankConnectionSettings,
+  spec: PaymentWebhookSpec | BoletoContractSpec,
+  tokenVersion: string,
+  stringify: (value: unknown) => string = (value) => JSON.stringify(value),
+): Record<string, string> {
+  return {
+    [RegistrationProperty.BANK]: stringify(bank),
+    [RegistrationProperty.SPEC]: stringify(spec),
+    [RegistrationProperty.TOKEN_VERSION]: tokenVersion,
+  };
+}
+
+const FIX = '(the construct sets it; redeploy rather than editing the template)';
+
+function parseJsonProperty(properties: Record<string, unknown>, name: string): Record<string, unknown> {
+  const raw = properties[name];
+  if (typeof raw !== 'string') throw new Error(`The custom resource property ${name} is missing ${FIX}`);
+  try {
+    const value = JSON.parse(raw) as unknown;
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // reported below
+  }
+  throw new Error(`The custom resource property ${name} is not a JSON object ${FIX}`);
+}
+
+function requireFields(record: Record<string, unknown>, strings: readonly string[], what: string, ok: (name: string) => boolean = () => true): void {
+  const missing = strings.filter((name) => !ok(name) || (name !== 'eventos' && (typeof record[name] !== 'string' || !record[name])));
+  if (missing.length) throw new Error(`The custom resource property ${what} lacks ${missing.join(', ')} ${FIX}`);
+}
+
+export type RegistrationRequest =
+  | { readonly kind: 'payment'; readonly bank: BankConnectionSettings; readonly spec: PaymentWebhookSpec }
+  | { readonly kind: 'contract'; readonly bank: BankConnectionSettings; readonly spec: BoletoContractSpec };
+
+/** The bank connection and the registration a custom resource event carries, checked. */
+export function readRegistrationProperties(resourceType: string, properties: Record<string, unknown>): RegistrationRequest {
+  const bank = parseBankConnection(properties[RegistrationProperty.BANK] as string | undefined, `The custom resource property ${RegistrationProperty.BANK}`);
+  const spec = parseJsonProperty(properties, RegistrationProperty.SPEC);
+  if (resourceType === RegistrationResourceType.PAYMENT_WEBHOOK) {
+    requireFields(spec, ['url', 'tokenSecretArn'], RegistrationProperty.SPEC);
+    return { kind: 'payment', bank, spec: spec as unknown as PaymentWebhookSpec };
+  }
+  if (resourceType === RegistrationResourceType.BOLETO_CONTRACT) {
+    const eventosOk = (name: string) => name !== 'eventos' || (Array.isArray(spec.eventos) && spec.eventos.length > 0);
+    requireFields(spec, ['cooperativa', 'posto', 'codBeneficiario', 'eventos', 'url', 'urlStatus', 'contratoStatus'], RegistrationProperty.SPEC, eventosOk);
+    return { kind: 'contract', bank, spec: spec as unknown as BoletoContractSpec };
+  }
+  throw new Error(`Unknown resource type ${resourceType}: this handler serves ${Object.values(RegistrationResourceType).join(' and ')}`);
+}

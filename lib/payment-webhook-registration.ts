@@ -1,0 +1,56 @@
+import type { CustomResource } from 'aws-cdk-lib';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import { RegistrationAttribute, RegistrationResourceType } from '../lambda/shared/registration-contract';
+import { type BankConnectionProps, validateBankConnection } from './bank-connection';
+import { PropsValidation } from './props-validation';
+import { checkRegistrationOptions, checkWebhookUrl, createRegistrationResource, type RegistrationResourceOptions } from './registration-provider';
+
+/** Options of the payment callback registration that `BankWebhookReceiver` takes as `paymentRegistration`. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named interface of its own, so the receiver's prop can grow payment-only options without breaking users (and jsii has no type aliases)
+export interface PaymentWebhookRegistrationOptions extends RegistrationResourceOptions {}
+
+/** Properties of {@link PaymentWebhookRegistration}. */
+export interface PaymentWebhookRegistrationProps extends PaymentWebhookRegistrationOptions {
+  /** How to reach the bank; the registration is made for `bank.account` (x-conta, x-cooperativa, x-documento). */
+  readonly bank: BankConnectionProps;
+  /** The https URL the bank calls with payment notifications (`urlCallback`). */
+  readonly url: string;
+  /** Secret whose plain-text value the bank sends as the whole `Authorization` header (`authorizationCallback`). */
+  readonly token: secretsmanager.ISecret;
+}
+
+/**
+ * The payment webhook callback registration (GET/PATCH `{registration_base_url}/v1/associado/webhook`)
+ * as a custom resource. Create and update PATCH `urlCallback` and `authorizationCallback`, then
+ * GET to confirm the bank holds the URL. Delete clears both, but only while the bank still holds
+ * this URL. The token is read from its secret by the handler and never appears in the template.
+ */
+export class PaymentWebhookRegistration extends Construct {
+  /** The custom resource. */
+  public readonly resource: CustomResource;
+  /** The URL registered as `urlCallback`. */
+  public readonly url: string;
+
+  constructor(scope: Construct, id: string, props: PaymentWebhookRegistrationProps) {
+    super(scope, id);
+    const v = new PropsValidation('PaymentWebhookRegistration');
+    validateBankConnection(v, props.bank, 'bank');
+    checkWebhookUrl(v, props.url, 'url');
+    checkRegistrationOptions(v, props, '');
+    v.check(!!props.token, 'token', 'is required: the secret holding authorizationCallback, the token the bank sends in the Authorization header');
+    v.throwIfInvalid();
+
+    this.url = props.url;
+    this.resource = createRegistrationResource(this, {
+      ...props,
+      resourceType: RegistrationResourceType.PAYMENT_WEBHOOK,
+      spec: { url: props.url, tokenSecretArn: props.token.secretArn },
+    });
+  }
+
+  /** The URL the bank holds after the deploy (an attribute of the custom resource). */
+  public get registeredUrl(): string {
+    return this.resource.getAttString(RegistrationAttribute.URL);
+  }
+}

@@ -1,0 +1,155 @@
+import { type CfnElement, CustomResource, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as cr from 'aws-cdk-lib/custom-resources';
+import { Construct } from 'constructs';
+import {
+  type BoletoContractSpec,
+  type PaymentWebhookSpec,
+  RegistrationDefaults,
+  registrationProperties,
+} from '../lambda/shared/registration-contract';
+import { type BankConnectionProps, bankConnectionSettings } from './bank-connection';
+import { handlerCode } from './handler-code';
+import { isHttpsUrl, type PropsValidation } from './props-validation';
+
+/**
+ * The one custom resource provider of a stack for the bank registrations: the registration
+ * handler (bundled from `lambda/registration`) behind the CDK Provider framework, each with a
+ * log group that keeps a year. Found through the construct tree with {@link RegistrationProvider.of},
+ * so every `PaymentWebhookRegistration` and `BoletoWebhookContract` of a stack shares it.
+ */
+export class RegistrationProvider extends Construct {
+  /** The construct ID under the stack. */
+  public static readonly ID = 'BankWebhooksRegistrationProvider';
+
+  /** The stack's provider, created on first use. */
+  public static of(scope: Construct): RegistrationProvider {
+    const stack = Stack.of(scope);
+    const existing = stack.node.tryFindChild(RegistrationProvider.ID);
+    if (existing === undefined) return new RegistrationProvider(stack, RegistrationProvider.ID);
+    if (existing instanceof RegistrationProvider) return existing;
+    throw new Error(`The construct ID "${RegistrationProvider.ID}" at the root of stack ${stack.stackName} is taken by another construct; cdk-bank-webhooks keeps it for its registration provider, so rename that construct`);
+  }
+
+  /** The function that calls the bank's registration APIs. */
+  public readonly handler: lambda.Function;
+  /** The provider framework. */
+  public readonly provider: cr.Provider;
+  /** The service token custom resources point at. */
+  public readonly serviceToken: string;
+
+  private constructor(scope: Construct, id: string) {
+    super(scope, id);
+    const retention = logs.RetentionDays.ONE_YEAR;
+
+    const logGroup = new logs.LogGroup(this, 'HandlerLogGroup', { retention, removalPolicy: RemovalPolicy.RETAIN });
+    const role = new iam.Role(this, 'HandlerRole', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: 'Bank webhook registration: write its logs, read the bank credentials and the webhook tokens',
+    });
+    logGroup.grantWrite(role);
+    this.handler = new lambda.Function(this, 'Handler', {
+      description: 'Registers the webhook URLs with the bank at deploy time and removes them at destroy (cdk-bank-webhooks)',
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      handler: 'index.handler',
+      code: handlerCode('registration'),
+      timeout: Duration.seconds(RegistrationDefaults.functionTimeoutSeconds),
+      memorySize: 256,
+      role,
+      logGroup,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      environment: { NODE_OPTIONS: '--enable-source-maps' },
+    });
+
+    const frameworkLogGroup = new logs.LogGroup(this, 'FrameworkLogGroup', { retention, removalPolicy: RemovalPolicy.RETAIN });
+    const frameworkRole = new iam.Role(this, 'FrameworkRole', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: 'CDK provider framework of the bank webhook registrations: invoke the registration handler, write its logs',
+    });
+    frameworkLogGroup.grantWrite(frameworkRole);
+    this.provider = new cr.Provider(this, 'Provider', {
+      onEventHandler: this.handler,
+      logGroup: frameworkLogGroup,
+      frameworkOnEventRole: frameworkRole,
+    });
+    this.serviceToken = this.provider.serviceToken;
+
+    const handlerLogicalId = Stack.of(this).getLogicalId(this.handler.node.defaultChild as CfnElement);
+    Validations.of(frameworkRole).acknowledge({
+      id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${handlerLogicalId}.Arn>:*]`,
+      reason: 'The CDK provider framework invokes the registration handler; grantInvoke also covers the function\'s versions and aliases (ARN:*), which is that one function only.',
+    });
+  }
+
+  /** Lets the registration handler read a secret (a token, the bank credentials). */
+  public grantRead(secret: secretsmanager.ISecret): void {
+    secret.grantRead(this.handler);
+  }
+}
+
+/** Props every registration construct shares. */
+export interface RegistrationResourceOptions {
+  /**
+   * Any text you change after putting a new value in the token secret (a date, a counter): the
+   * next deploy registers the new value with the bank. CloudFormation cannot see a secret's
+   * value, so this is how a rotation reaches the bank. While a rotation is under way (the
+   * secret has an AWSPENDING version) the pending value is registered, which the receiver
+   * already accepts.
+   * @default '0'
+   */
+  readonly tokenVersion?: string;
+  /**
+   * What `cdk destroy` (or removing the construct) does at the bank. DESTROY removes the
+   * registration when the bank still holds our URL; RETAIN leaves it. Set RETAIN before moving
+   * the construct to another path or stack, since a move is a delete of the old one.
+   * @default RemovalPolicy.DESTROY
+   */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+/** Checks the URL a registration sends the bank. */
+export function checkWebhookUrl(v: PropsValidation, url: string | undefined, prop: string): void {
+  if (url === undefined || url === '') {
+    v.check(false, prop, 'is required: the https URL the bank sends notifications to');
+  } else if (!Token.isUnresolved(url)) {
+    v.check(isHttpsUrl(url), prop, `must be an https URL without query or fragment (the bank delivers over HTTPS only), got "${url}"`);
+  }
+}
+
+/** Checks the options every registration shares; `prefix` names where they sit (such as `paymentRegistration.`). */
+export function checkRegistrationOptions(v: PropsValidation, options: RegistrationResourceOptions, prefix: string): void {
+  if (options.tokenVersion !== undefined && !Token.isUnresolved(options.tokenVersion)) {
+    v.check(options.tokenVersion.length <= 256, `${prefix}tokenVersion`, `must be at most 256 characters, got ${options.tokenVersion.length}`);
+  }
+  if (options.removalPolicy !== undefined) {
+    v.check([RemovalPolicy.DESTROY, RemovalPolicy.RETAIN].includes(options.removalPolicy), `${prefix}removalPolicy`, `must be RemovalPolicy.DESTROY or RemovalPolicy.RETAIN, got ${options.removalPolicy}`);
+  }
+}
+
+/**
+ * The custom resource of one registration, served by the stack's provider: its properties hold
+ * the bank connection (non-secret settings and the credentials' ARN), the registration with the
+ * token's ARN, and the token version. Grants the handler read access to the secrets.
+ */
+export function createRegistrationResource(scope: Construct, options: RegistrationResourceOptions & {
+  readonly bank: BankConnectionProps;
+  readonly resourceType: string;
+  readonly spec: PaymentWebhookSpec | BoletoContractSpec;
+  readonly token?: secretsmanager.ISecret;
+}): CustomResource {
+  const provider = RegistrationProvider.of(scope);
+  provider.grantRead(options.bank.credentials);
+  if (options.token) provider.grantRead(options.token);
+  const stack = Stack.of(scope);
+  return new CustomResource(scope, 'Resource', {
+    serviceToken: provider.serviceToken,
+    resourceType: options.resourceType,
+    properties: registrationProperties(bankConnectionSettings(options.bank), options.spec, options.tokenVersion ?? '0', (value) => stack.toJsonString(value)),
+    serviceTimeout: Duration.seconds(RegistrationDefaults.serviceTimeoutSeconds),
+    removalPolicy: options.removalPolicy ?? RemovalPolicy.DESTROY,
+  });
+}
