@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { invokeLocally } from './lambda-invoke';
 
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
 
@@ -105,29 +105,12 @@ export class SqsEventSource {
 
   /** Invokes the handler; answers which records failed, and the error when the whole batch did. */
   private async invoke(records: SQSRecord[]): Promise<{ failed: Set<string>; error?: unknown }> {
-    const timeoutMs = this.options.functionTimeoutMs ?? 30_000;
-    const deadline = Date.now() + timeoutMs;
-    const functionName = this.options.functionName ?? 'local-processor';
-    const context = {
-      callbackWaitsForEmptyEventLoop: true,
-      functionName,
-      functionVersion: '$LATEST',
-      invokedFunctionArn: `arn:aws:lambda:${this.region}:000000000000:function:${functionName}`,
-      memoryLimitInMB: '512',
-      awsRequestId: randomUUID(),
-      logGroupName: `/aws/lambda/${functionName}`,
-      logStreamName: 'local',
-      getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-      done: () => undefined,
-      fail: () => undefined,
-      succeed: () => undefined,
-    } satisfies Context;
-    let timer: NodeJS.Timeout | undefined;
     try {
-      const timedOut = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`Task timed out after ${timeoutMs} ms`)), timeoutMs);
+      const response = await invokeLocally(this.options.handler, { Records: records }, {
+        functionName: this.options.functionName ?? 'local-processor',
+        timeoutMs: this.options.functionTimeoutMs ?? 30_000,
+        region: this.region,
       });
-      const response = await Promise.race([this.options.handler({ Records: records }, context), timedOut]);
       const failures = response?.batchItemFailures ?? [];
       const known = new Set(records.map((record) => record.messageId));
       // Lambda fails the whole batch when an identifier is empty or not in the batch.
@@ -137,8 +120,6 @@ export class SqsEventSource {
       return { failed: new Set(failures.map((failure) => failure.itemIdentifier)) };
     } catch (error) {
       return { failed: new Set(records.map((record) => record.messageId)), error };
-    } finally {
-      clearTimeout(timer);
     }
   }
 }

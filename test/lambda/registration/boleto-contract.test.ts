@@ -1,0 +1,175 @@
+/**
+ * The registration bundle's boleto webhook contract lifecycle against the bank simulator, driven
+ * with the properties the BoletoWebhookContract construct synthesizes. The bank keeps one
+ * contract per cooperativa/posto/beneficiário and has no DELETE, so each test uses its own posto.
+ */
+import { BoletoContractStatus } from '../../../lib';
+import type { Contract } from '../../../tools/bank-simulator/model';
+import { captureOutput } from '../../support/load-handler';
+import { RegistrationHarness } from '../../support/registration-harness';
+
+const URL_A = 'https://receiver-a.example.com/prod/boleto';
+const URL_B = 'https://receiver-b.example.com/prod/boleto';
+const SOMEONE_ELSE = 'https://someone-else.example.net/hooks/boleto';
+
+let h: RegistrationHarness;
+
+beforeAll(async () => {
+  h = await RegistrationHarness.start();
+});
+afterAll(() => h.stop());
+afterEach(() => h.control.clearFaults());
+
+async function contractsAt(posto: string): Promise<Contract[]> {
+  return (await h.control.contracts()).filter((c) => c.posto === posto);
+}
+
+/** Someone else's call to the contract API, with the same account's credentials. */
+async function callAs(method: string, path: string, body: unknown): Promise<unknown> {
+  const answer = await h.bankClient().call({ operation: `test ${method}`, api: 'collection', method, url: `${h.simulator.baseUrl}/cobranca/boleto/v1/webhook/${path}`, body, deadline: Date.now() + 10_000 });
+  return answer.body;
+}
+
+const theirContract = (posto: string) => ({
+  cooperativa: '0101', posto, codBeneficiario: '54321', eventos: ['LIQUIDACAO'], url: SOMEONE_ELSE,
+  urlStatus: 'ATIVO', contratoStatus: 'ATIVO', header: 'X-Their-Header', token: 'their-own-token',
+});
+
+function expectNoSecret(text: string): void {
+  const c = h.simulator.credentials;
+  for (const secret of [h.boletoToken, c.collection.password, c.collection.apiKey]) expect(text).not.toContain(secret);
+}
+
+it('create POSTs a contract with every field and the token from its secret, and answers its id', async () => {
+  const resource = h.contractResource();
+  const { result: state, output } = await captureOutput(() => resource.create(h.contractProperties({
+    url: URL_A, posto: '11', header: 'X-Webhook-Token', nomeResponsavel: 'Finance Operations', email: 'finance@example.com',
+    telefone: '+55 11 3003-0000', enviarIdTituloEmpresa: true,
+  })));
+
+  const [contract] = await contractsAt('11');
+  expect(contract).toEqual({
+    idContrato: expect.any(Number), cooperativa: '0101', posto: '11', codBeneficiario: '54321', eventos: ['LIQUIDACAO'], url: URL_A,
+    urlStatus: 'ATIVO', contratoStatus: 'ATIVO', nomeResponsavel: 'Finance Operations', email: 'finance@example.com',
+    telefone: '+55 11 3003-0000', enviarIdTituloEmpresa: true, header: 'X-Webhook-Token', token: h.boletoToken,
+  });
+  expect(state.physicalResourceId).toBe(`boleto-contract/0101/11/54321/${contract.idContrato}`);
+  expect(state.data).toEqual({ ContractId: String(contract.idContrato), Adopted: 'false', Url: URL_A });
+  expect(output).toContain('Created the boleto webhook contract');
+  expectNoSecret(output);
+  expectNoSecret(JSON.stringify(state));
+});
+
+it('create adopts the contract the bank already holds with PUT instead of failing with "Contrato já existente."', async () => {
+  const { idContrato } = await callAs('POST', 'contrato/', theirContract('12')) as { idContrato: number };
+  const resource = h.contractResource();
+  const { result: state, output } = await captureOutput(() => resource.create(h.contractProperties({ url: URL_A, posto: '12' })));
+
+  expect(state.data).toEqual({ ContractId: String(idContrato), Adopted: 'true', Url: URL_A });
+  const contracts = await contractsAt('12');
+  expect(contracts).toHaveLength(1);
+  expect(contracts[0]).toMatchObject({ idContrato, url: URL_A, header: 'Authorization', token: h.boletoToken, urlStatus: 'ATIVO', contratoStatus: 'ATIVO' });
+  expect(output).toContain('Adopting the contract the bank already holds');
+  expect(output).not.toContain('their-own-token');
+});
+
+it('update PUTs the whole contract under the same id; a rollback (update to the old properties) restores it', async () => {
+  const resource = h.contractResource();
+  const created = await resource.create(h.contractProperties({ url: URL_A, posto: '13', email: 'finance@example.com' }));
+  const { state, replaced } = await resource.update(h.contractProperties({ url: URL_B, posto: '13', eventos: ['LIQUIDACAO', 'BAIXA'] }));
+  expect(replaced).toBeUndefined();
+  expect(state.physicalResourceId).toBe(created.physicalResourceId);
+  const [updated] = await contractsAt('13');
+  expect(updated).toMatchObject({ url: URL_B, eventos: ['LIQUIDACAO', 'BAIXA'] });
+  expect(updated.email).toBeUndefined();
+
+  await resource.update(h.contractProperties({ url: URL_A, posto: '13', email: 'finance@example.com' }));
+  const [restored] = await contractsAt('13');
+  expect(restored).toMatchObject({ idContrato: updated.idContrato, url: URL_A, eventos: ['LIQUIDACAO'], email: 'finance@example.com' });
+  expect(await contractsAt('13')).toHaveLength(1);
+});
+
+it('a change of posto replaces the contract: the new one is made, then the old one switched off', async () => {
+  const resource = h.contractResource();
+  const created = await resource.create(h.contractProperties({ url: URL_A, posto: '14' }));
+  const { state, replaced } = await resource.update(h.contractProperties({ url: URL_A, posto: '15' }));
+  expect(replaced?.physicalResourceId).toBe(created.physicalResourceId);
+  expect(state.physicalResourceId).toMatch(/^boleto-contract\/0101\/15\/54321\/\d+$/);
+
+  await resource.delete(replaced);
+  expect((await contractsAt('14'))[0]).toMatchObject({ contratoStatus: 'INATIVO', urlStatus: 'INATIVO', url: URL_A });
+  expect((await contractsAt('15'))[0]).toMatchObject({ contratoStatus: 'ATIVO', urlStatus: 'ATIVO', url: URL_A });
+});
+
+it('delete switches the contract off (contratoStatus and urlStatus INATIVO) while its URL is ours', async () => {
+  const resource = h.contractResource();
+  await resource.create(h.contractProperties({ url: URL_A, posto: '16', nomeResponsavel: 'Finance Operations' }));
+  const { output } = await captureOutput(() => resource.delete());
+  const [contract] = await contractsAt('16');
+  expect(contract).toMatchObject({ url: URL_A, contratoStatus: 'INATIVO', urlStatus: 'INATIVO', nomeResponsavel: 'Finance Operations' });
+  expect(output).toContain('Boleto webhook contract: deactivated');
+  expectNoSecret(output);
+});
+
+it('delete leaves a contract someone else pointed elsewhere, and succeeds when the bank has none', async () => {
+  const resource = h.contractResource();
+  const { data } = await resource.create(h.contractProperties({ url: URL_A, posto: '17' }));
+  await callAs('PUT', `contrato/${data.ContractId}`, theirContract('17'));
+  const { output } = await captureOutput(() => resource.delete());
+  expect((await contractsAt('17'))[0]).toMatchObject({ url: SOMEONE_ELSE, contratoStatus: 'ATIVO', urlStatus: 'ATIVO' });
+  expect(output).toContain('left alone');
+
+  // A physical id whose contract the bank does not know (422 "Nenhum contrato encontrado").
+  const gone = h.contractResource();
+  gone.state = { physicalResourceId: 'boleto-contract/0101/18/54321/999999', properties: h.contractProperties({ url: URL_A, posto: '18' }), data: {} };
+  await expect(gone.delete()).resolves.toBeUndefined();
+});
+
+it('a contract made with status INATIVO stays inactive, and no token means no header is sent', async () => {
+  const resource = h.contractResource();
+  await resource.create(h.contractProperties({ url: URL_A, posto: '19', withToken: false, contratoStatus: BoletoContractStatus.INATIVO }));
+  const [contract] = await contractsAt('19');
+  expect(contract).toMatchObject({ contratoStatus: 'INATIVO', urlStatus: 'ATIVO' });
+  expect(contract.header).toBeUndefined();
+  expect(contract.token).toBeUndefined();
+});
+
+it('bank down: fails well within the timeout with the operation, the status and the bank\'s message', async () => {
+  await h.control.setFaults({ api: [{ scope: 'contract', status: 502 }] });
+  const resource = h.contractResource();
+  const started = Date.now();
+  const failure = await resource.create(h.contractProperties({ url: URL_A, posto: '20' })).then(() => undefined, (error: Error) => error);
+  expect(failure?.message).toBe(
+    'GET /cobranca/boleto/v1/webhook/contratos/ (list the boleto webhook contracts) failed with HTTP 502: Serviço temporariamente indisponível. Tente novamente mais tarde. (after 5 attempts)',
+  );
+  expect(Date.now() - started).toBeLessThan(30_000);
+  expectNoSecret(`${failure?.message}\n${failure?.stack}`);
+  expect(await contractsAt('20')).toEqual([]);
+});
+
+it('a refusal names what the bank said, in its own error shape', async () => {
+  const resource = h.contractResource();
+  // The collection token acts for beneficiário 54321: another one is refused with 403.
+  await expect(resource.create(h.contractProperties({ url: URL_A, posto: '21', codBeneficiario: '99999' }))).rejects.toThrow(
+    /^GET \/cobranca\/boleto\/v1\/webhook\/contratos\/ \(list the boleto webhook contracts\) failed with HTTP 403: BENEFICIARIO_NAO_AUTORIZADO: O beneficiário informado não pertence ao usuário autenticado\.$/,
+  );
+});
+
+describe('a bank that lists contracts as an array', () => {
+  let arrays: RegistrationHarness;
+  beforeAll(async () => {
+    arrays = await RegistrationHarness.start({ contractListShape: 'array' });
+  });
+  afterAll(() => arrays.stop());
+
+  it('adopts, updates and deactivates the same way', async () => {
+    const resource = arrays.contractResource();
+    const first = await resource.create(arrays.contractProperties({ url: URL_A }));
+    const other = arrays.contractResource();
+    const adopted = await other.create(arrays.contractProperties({ url: URL_B }));
+    expect(adopted.data).toMatchObject({ ContractId: first.data.ContractId, Adopted: 'true' });
+    await other.delete();
+    const [contract] = await arrays.control.contracts();
+    expect(contract).toMatchObject({ url: URL_B, contratoStatus: 'INATIVO', urlStatus: 'INATIVO' });
+  });
+});

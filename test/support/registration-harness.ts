@@ -1,0 +1,153 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { App, Duration, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { Construct } from 'constructs';
+import { BankClient, credentialsFromSecret } from '../../lambda/shared/bank-client';
+import { RegistrationResourceType } from '../../lambda/shared/registration-contract';
+import {
+  type BankAccount,
+  type BankConnectionProps,
+  BoletoWebhookContract,
+  type BoletoWebhookContractOptions,
+  PaymentWebhookRegistration,
+} from '../../lib';
+import type { SimulatorAccount } from '../../tools/bank-simulator/model';
+import { BankSimulator, type BankSimulatorOptions, SimulatorPaths } from '../../tools/bank-simulator/simulator';
+import { LocalCustomResource, type OnEventHandler } from '../../tools/local-aws/custom-resource';
+import { LocalSecretsManager } from '../../tools/local-aws/secrets-manager-server';
+import { TEST_AWS } from './aws-env';
+import { loadHandlerBundle } from './load-handler';
+import { simulatorConnection, simulatorCredentials } from './simulator-connection';
+
+/** A second account at the same cooperative, for changes of account. */
+export const OTHER_ACCOUNT: SimulatorAccount = { cooperativa: '0101', posto: '02', conta: '654321', documento: '98765432000155', beneficiario: '54321' };
+
+export interface PaymentRegistrationInput {
+  readonly url: string;
+  readonly account?: SimulatorAccount;
+  readonly tokenVersion?: string;
+}
+
+export interface ContractInput extends BoletoWebhookContractOptions {
+  readonly url: string;
+  /** @default true: the harness's boleto token secret */
+  readonly withToken?: boolean;
+  readonly header?: string;
+}
+
+const bankAccount = (a: SimulatorAccount): BankAccount => ({ cooperativa: a.cooperativa, posto: a.posto, conta: a.conta, documento: a.documento, codigoBeneficiario: a.beneficiario });
+
+/**
+ * The registration bundle (the deployed file) against the bank simulator and a local Secrets
+ * Manager holding the bank credentials and the two tokens. The custom resource properties come
+ * from synthesizing the real constructs pointed at the simulator, so the handler is tested with
+ * exactly what CloudFormation would send it.
+ */
+export class RegistrationHarness {
+  readonly secrets = new LocalSecretsManager();
+  simulator!: BankSimulator;
+  handler!: OnEventHandler;
+  credentialsArn!: string;
+  paymentTokenArn!: string;
+  boletoTokenArn!: string;
+  readonly paymentToken = `pay-${randomBytes(24).toString('hex')}`;
+  readonly boletoToken = `bol-${randomBytes(24).toString('hex')}`;
+  private readonly clients: BankClient[] = [];
+
+  static async start(options: BankSimulatorOptions = {}): Promise<RegistrationHarness> {
+    const harness = new RegistrationHarness();
+    harness.simulator = await BankSimulator.start(options);
+    const endpoint = await harness.secrets.start();
+    harness.credentialsArn = harness.secrets.createSecret(`bank-credentials-${randomUUID().slice(0, 6)}`, JSON.stringify(simulatorCredentials(harness.simulator)));
+    harness.paymentTokenArn = harness.secrets.createSecret('payment-callback-token', harness.paymentToken);
+    harness.boletoTokenArn = harness.secrets.createSecret('boleto-token', harness.boletoToken);
+    harness.handler = loadHandlerBundle<OnEventHandler>('registration', {
+      AWS_REGION: TEST_AWS.region,
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint,
+    });
+    return harness;
+  }
+
+  get control() {
+    return this.simulator.control;
+  }
+
+  /** The bank connection props of a construct pointed at the simulator. */
+  bankProps(scope: Construct, account: SimulatorAccount = this.simulator.accounts[0]): BankConnectionProps {
+    const s = this.simulator;
+    return {
+      baseUrl: s.baseUrl,
+      registrationBaseUrl: s.baseUrl + SimulatorPaths.registrationBase,
+      collectionTokenUrl: s.baseUrl + SimulatorPaths.collectionToken,
+      paymentsTokenUrl: s.baseUrl + SimulatorPaths.paymentsToken,
+      credentials: secretsmanager.Secret.fromSecretCompleteArn(scope, 'Credentials', this.credentialsArn),
+      account: bankAccount(account),
+      callTimeout: Duration.millis(1_500),
+    };
+  }
+
+  /** The properties CloudFormation sends for a construct built by `build` (ServiceToken and ServiceTimeout left out). */
+  private synthesizedProperties(resourceType: string, build: (stack: Stack) => void): Record<string, unknown> {
+    const stack = new Stack(new App(), 'Registration');
+    build(stack);
+    const resources = Object.values(Template.fromStack(stack).findResources(resourceType));
+    if (resources.length !== 1) throw new Error(`expected one ${resourceType}, found ${resources.length}`);
+    const properties = { ...(resources[0].Properties as Record<string, unknown>) };
+    delete properties.ServiceToken;
+    delete properties.ServiceTimeout;
+    for (const [name, value] of Object.entries(properties)) {
+      if (typeof value !== 'string') throw new Error(`property ${name} is not a plain string after synthesis: ${JSON.stringify(value)}`);
+    }
+    return properties;
+  }
+
+  paymentProperties(input: PaymentRegistrationInput): Record<string, unknown> {
+    return this.synthesizedProperties(RegistrationResourceType.PAYMENT_WEBHOOK, (stack) => {
+      new PaymentWebhookRegistration(stack, 'Payments', {
+        bank: this.bankProps(stack, input.account),
+        url: input.url,
+        token: secretsmanager.Secret.fromSecretCompleteArn(stack, 'Token', this.paymentTokenArn),
+        tokenVersion: input.tokenVersion,
+      });
+    });
+  }
+
+  contractProperties(input: ContractInput): Record<string, unknown> {
+    return this.synthesizedProperties(RegistrationResourceType.BOLETO_CONTRACT, (stack) => {
+      const { withToken = true, ...options } = input;
+      new BoletoWebhookContract(stack, 'Contract', {
+        ...options,
+        bank: this.bankProps(stack),
+        token: withToken ? secretsmanager.Secret.fromSecretCompleteArn(stack, 'Token', this.boletoTokenArn) : undefined,
+      });
+    });
+  }
+
+  paymentResource(): LocalCustomResource {
+    return new LocalCustomResource({ handler: this.handler, resourceType: RegistrationResourceType.PAYMENT_WEBHOOK, logicalResourceId: 'PaymentRegistration' });
+  }
+
+  contractResource(): LocalCustomResource {
+    return new LocalCustomResource({ handler: this.handler, resourceType: RegistrationResourceType.BOLETO_CONTRACT, logicalResourceId: 'BoletoContract' });
+  }
+
+  /** A bank client of the same account, to act as "someone else" at the bank. */
+  bankClient(account: SimulatorAccount = this.simulator.accounts[0]): BankClient {
+    const sm = new SecretsManagerClient({ region: TEST_AWS.region, credentials: TEST_AWS.credentials, endpoint: this.secrets.endpoint });
+    const client = new BankClient({
+      settings: simulatorConnection(this.simulator, this.credentialsArn, { account: { ...bankAccount(account) } }),
+      credentials: credentialsFromSecret(sm, this.credentialsArn),
+    });
+    this.clients.push(client);
+    return client;
+  }
+
+  async stop(): Promise<void> {
+    for (const client of this.clients) client.close();
+    await Promise.all([this.simulator?.stop(), this.secrets.stop()]);
+  }
+}
