@@ -1,4 +1,4 @@
-/** What the example app (the one `cdk.json` synthesizes) deploys for the processor. */
+/** What the example app (the one `cdk.json` synthesizes) deploys for the processor and the registrations. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,4 +44,36 @@ it('takes the bank account from CDK context', () => {
   const text = JSON.stringify(fn.Properties.Environment);
   expect(text).toContain('987654');
   expect(text).toContain('https://cobranca.example.coop');
+});
+
+it('registers the payment callback and a boleto contract, each with a bounded ServiceTimeout, through one provider', () => {
+  for (const type of ['Custom::BankPaymentWebhookRegistration', 'Custom::BankBoletoWebhookContract']) {
+    template.resourceCountIs(type, 1);
+    template.hasResourceProperties(type, { ServiceTimeout: '300', TokenVersion: '0' });
+  }
+  template.resourcePropertiesCountIs('AWS::Lambda::Function', { Handler: 'framework.onEvent' }, 1);
+});
+
+it('puts no secret value in the custom resources: tokens and credentials travel as ARNs', () => {
+  const customResources = [
+    ...Object.values(template.findResources('Custom::BankPaymentWebhookRegistration')),
+    ...Object.values(template.findResources('Custom::BankBoletoWebhookContract')),
+  ];
+  for (const resource of customResources) {
+    const text = JSON.stringify(resource.Properties);
+    expect(text).toMatch(/PaymentCallbackToken|BoletoToken/);
+    expect(text).toContain('credentialsSecretArn');
+    expect(text).not.toMatch(/resolve:secretsmanager|"(token|authorizationCallback|password|clientSecret|apiKey)\\?"/);
+  }
+  // The generated tokens have no value in the template at all: Secrets Manager makes them at deploy time.
+  for (const secret of Object.values(template.findResources('AWS::SecretsManager::Secret'))) {
+    expect(secret.Properties.SecretString).toBeUndefined();
+    expect(secret.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 64 });
+  }
+});
+
+it('takes the contract\'s contact fields from CDK context', () => {
+  const withContext = synth({ bankContactEmail: 'tesouraria@example.coop' });
+  const [contract] = Object.values(withContext.findResources('Custom::BankBoletoWebhookContract'));
+  expect(JSON.stringify(contract.Properties)).toContain('tesouraria@example.coop');
 });
