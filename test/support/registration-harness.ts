@@ -135,6 +135,17 @@ export class RegistrationHarness {
     return new LocalCustomResource({ handler: this.handler, resourceType: RegistrationResourceType.BOLETO_CONTRACT, logicalResourceId: 'BoletoContract' });
   }
 
+  /** Every value that must never be written: both tokens and the bank credentials. */
+  secretValues(): string[] {
+    const c = this.simulator.credentials;
+    return [this.paymentToken, this.boletoToken, c.collection.password, c.collection.apiKey, c.payments.clientSecret];
+  }
+
+  /** Asserts that `text` (a log, an answer, an error) holds none of {@link secretValues}. */
+  expectNoSecret(text: string): void {
+    for (const secret of this.secretValues()) expect(text).not.toContain(secret);
+  }
+
   /** A bank client of the same account, to act as "someone else" at the bank. */
   bankClient(account: SimulatorAccount = this.simulator.accounts[0]): BankClient {
     const sm = new SecretsManagerClient({ region: TEST_AWS.region, credentials: TEST_AWS.credentials, endpoint: this.secrets.endpoint });

@@ -35,11 +35,6 @@ const theirContract = (posto: string) => ({
   urlStatus: 'ATIVO', contratoStatus: 'ATIVO', header: 'X-Their-Header', token: 'their-own-token',
 });
 
-function expectNoSecret(text: string): void {
-  const c = h.simulator.credentials;
-  for (const secret of [h.boletoToken, c.collection.password, c.collection.apiKey]) expect(text).not.toContain(secret);
-}
-
 it('create POSTs a contract with every field and the token from its secret, and answers its id', async () => {
   const resource = h.contractResource();
   const { result: state, output } = await captureOutput(() => resource.create(h.contractProperties({
@@ -56,8 +51,8 @@ it('create POSTs a contract with every field and the token from its secret, and 
   expect(state.physicalResourceId).toBe(`boleto-contract/0101/11/54321/${contract.idContrato}`);
   expect(state.data).toEqual({ ContractId: String(contract.idContrato), Adopted: 'false', Url: URL_A });
   expect(output).toContain('Created the boleto webhook contract');
-  expectNoSecret(output);
-  expectNoSecret(JSON.stringify(state));
+  h.expectNoSecret(output);
+  h.expectNoSecret(JSON.stringify(state));
 });
 
 it('create adopts the contract the bank already holds with PUT instead of failing with "Contrato já existente."', async () => {
@@ -108,7 +103,7 @@ it('delete switches the contract off (contratoStatus and urlStatus INATIVO) whil
   const [contract] = await contractsAt('16');
   expect(contract).toMatchObject({ url: URL_A, contratoStatus: 'INATIVO', urlStatus: 'INATIVO', nomeResponsavel: 'Finance Operations' });
   expect(output).toContain('Boleto webhook contract: deactivated');
-  expectNoSecret(output);
+  h.expectNoSecret(output);
 });
 
 it('delete leaves a contract someone else pointed elsewhere, and succeeds when the bank has none', async () => {
@@ -143,7 +138,7 @@ it('bank down: fails well within the timeout with the operation, the status and 
     'GET /cobranca/boleto/v1/webhook/contratos/ (list the boleto webhook contracts) failed with HTTP 502: Serviço temporariamente indisponível. Tente novamente mais tarde. (after 5 attempts)',
   );
   expect(Date.now() - started).toBeLessThan(30_000);
-  expectNoSecret(`${failure?.message}\n${failure?.stack}`);
+  h.expectNoSecret(`${failure?.message}\n${failure?.stack}`);
   expect(await contractsAt('20')).toEqual([]);
 });
 

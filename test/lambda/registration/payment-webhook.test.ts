@@ -37,16 +37,6 @@ async function patchAs(account: SimulatorAccount, urlCallback: string, authoriza
   });
 }
 
-/** Every value that must never be written: the token and the bank credentials. */
-function secretValues(): string[] {
-  const c = h.simulator.credentials;
-  return [h.paymentToken, c.collection.password, c.collection.apiKey, c.payments.clientSecret];
-}
-
-function expectNoSecret(text: string): void {
-  for (const secret of secretValues()) expect(text).not.toContain(secret);
-}
-
 it('create PATCHes the URL and token, confirms them with GET, and answers no secret', async () => {
   const resource = h.paymentResource();
   const { result: state, output } = await captureOutput(() => resource.create(h.paymentProperties({ url: URL_A })));
@@ -56,8 +46,8 @@ it('create PATCHes the URL and token, confirms them with GET, and answers no sec
   expect(await registrationOf()).toEqual({ urlCallback: URL_A, authorizationCallback: h.paymentToken });
   expect(await registrationOf(OTHER_ACCOUNT)).toEqual({ urlCallback: null, authorizationCallback: null });
   expect(output).toContain('The bank holds our payment callback');
-  expectNoSecret(output);
-  expectNoSecret(JSON.stringify(state));
+  h.expectNoSecret(output);
+  h.expectNoSecret(JSON.stringify(state));
 });
 
 it('update registers the new URL; a rollback (an update back to the old properties) restores the old one', async () => {
@@ -147,7 +137,7 @@ it('bank down: fails well within the timeout with the operation, the status and 
   expect(failure?.message).toBe(
     'PATCH /v1/associado/webhook (register the payment callback) failed with HTTP 503: Serviço temporariamente indisponível. Tente novamente mais tarde. (after 5 attempts)',
   );
-  expectNoSecret(`${failure?.message}\n${failure?.stack}`);
+  h.expectNoSecret(`${failure?.message}\n${failure?.stack}`);
   // The function's timeout is 120 s and CloudFormation's ServiceTimeout 300 s: nothing near them.
   expect(elapsed).toBeLessThan(30_000);
   expect(resource.state).toBeUndefined();
