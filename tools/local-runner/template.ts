@@ -1,0 +1,144 @@
+/**
+ * Reads a synthesized CloudFormation template the way a deploy would wire it, so the local
+ * runner takes every setting from the same constructs `cdk deploy` ships: the functions'
+ * environment, timeouts and memory, the queue's redrive and visibility settings, the event
+ * source mapping, and the registrations' custom resource properties. Intrinsic functions are
+ * resolved against the local peers (fauxqs queue URLs, dynalite table names, local secret ARNs).
+ */
+import { PROCESSOR_SETTINGS_ENV } from '../../lambda/shared/processor-contract';
+import { ReceiverEnv } from '../../lambda/shared/receiver-contract';
+import { RegistrationResourceType } from '../../lambda/shared/registration-contract';
+
+export interface TemplateResource {
+  readonly Type: string;
+  readonly Properties?: Record<string, unknown>;
+}
+
+export interface CloudFormationTemplate {
+  readonly Resources: Record<string, TemplateResource>;
+}
+
+/** What `Ref` and `Fn::GetAtt` answer for the local stand-ins of a template's resources. */
+export interface IntrinsicValues {
+  readonly region: string;
+  readonly accountId: string;
+  /** `Ref` of a resource (a queue's URL, a table's or bus's name, a secret's ARN…). */
+  readonly ref: (logicalId: string) => string;
+  /** `Fn::GetAtt` of a resource. */
+  readonly getAtt: (logicalId: string, attribute: string) => string;
+}
+
+/** Resolves Ref, Fn::GetAtt, Fn::Join, Fn::Select and Fn::Sub (without a variable map) in a template value. */
+export function resolveIntrinsics(value: unknown, values: IntrinsicValues): unknown {
+  if (Array.isArray(value)) return value.map((item) => resolveIntrinsics(item, values));
+  if (!value || typeof value !== 'object') return value;
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (entries.length === 1) {
+    const [[key, arg]] = entries;
+    const pseudo: Record<string, string> = {
+      'AWS::Region': values.region, 'AWS::AccountId': values.accountId, 'AWS::Partition': 'aws', 'AWS::URLSuffix': 'amazonaws.com',
+    };
+    if (key === 'Ref') return pseudo[arg as string] ?? values.ref(arg as string);
+    if (key === 'Fn::GetAtt') {
+      const [logicalId, attribute] = Array.isArray(arg) ? arg as string[] : String(arg).split('.');
+      return values.getAtt(logicalId, attribute);
+    }
+    if (key === 'Fn::Join') {
+      const [separator, parts] = arg as [string, unknown[]];
+      return (resolveIntrinsics(parts, values) as unknown[]).join(separator);
+    }
+    if (key === 'Fn::Select') {
+      const [index, list] = arg as [number | string, unknown];
+      return (resolveIntrinsics(list, values) as unknown[])[Number(index)];
+    }
+    if (key === 'Fn::Sub' && typeof arg === 'string') {
+      return arg.replace(/\$\{([^}]+)\}/g, (_, name: string) => String(resolveIntrinsics(name.includes('.') ? { 'Fn::GetAtt': name } : { Ref: name }, values)));
+    }
+    if (key.startsWith('Fn::')) throw new Error(`The local runner cannot resolve ${key} (found in the synthesized template)`);
+  }
+  return Object.fromEntries(entries.map(([key, item]) => [key, resolveIntrinsics(item, values)]));
+}
+
+export interface FunctionDescription {
+  readonly logicalId: string;
+  /** Environment variables, unresolved. */
+  readonly environment: Record<string, unknown>;
+  readonly timeoutSeconds: number;
+  readonly memorySize: number;
+}
+
+/** The parts of a BankWebhookReceiver stack the local runner stands in for. */
+export interface ReceiverDeployment {
+  readonly receiver: FunctionDescription;
+  readonly processor: FunctionDescription;
+  readonly registrationHandler?: FunctionDescription;
+  readonly queue: { readonly logicalId: string; readonly visibilityTimeoutSeconds: number; readonly maxReceiveCount: number; readonly deadLetterQueue: string };
+  readonly eventSource: { readonly batchSize: number; readonly reportBatchItemFailures: boolean; readonly maxConcurrency?: number };
+  readonly idempotencyTable: string;
+  readonly eventBus?: string;
+  /** Logical ids of the secrets the stack generates (the token secrets). */
+  readonly generatedSecrets: readonly string[];
+  readonly api: { readonly restApi: string; readonly stage: string; readonly stageName: string };
+  /** The registrations, in template order. */
+  readonly registrations: ReadonlyArray<{ readonly logicalId: string; readonly type: string; readonly properties: Record<string, unknown> }>;
+}
+
+function functionDescription(logicalId: string, resource: TemplateResource): FunctionDescription {
+  const p = resource.Properties ?? {};
+  return {
+    logicalId,
+    environment: ((p.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables) ?? {},
+    timeoutSeconds: Number(p.Timeout ?? 3),
+    memorySize: Number(p.MemorySize ?? 128),
+  };
+}
+
+function only<T>(items: T[], what: string): T {
+  if (items.length !== 1) throw new Error(`The template has ${items.length} ${what}; the local runner runs a stack with exactly one BankWebhookReceiver`);
+  return items[0];
+}
+
+/** Finds a BankWebhookReceiver's parts in a synthesized template. */
+export function describeReceiverDeployment(template: CloudFormationTemplate): ReceiverDeployment {
+  const resources = Object.entries(template.Resources);
+  const ofType = (type: string) => resources.filter(([, r]) => r.Type === type);
+  const functions = ofType('AWS::Lambda::Function');
+  const withEnv = (name: string) => functions.filter(([, r]) => name in functionDescription('', r).environment);
+  const [receiverId, receiver] = only(withEnv(ReceiverEnv.QUEUE_URL), 'receiver functions');
+  const [processorId, processor] = only(withEnv(PROCESSOR_SETTINGS_ENV), 'processor functions');
+  const queueRef = (functionDescription(receiverId, receiver).environment[ReceiverEnv.QUEUE_URL] as { Ref: string }).Ref;
+  const queue = template.Resources[queueRef];
+  const redrive = queue.Properties?.RedrivePolicy as { deadLetterTargetArn: { 'Fn::GetAtt': [string, string] }; maxReceiveCount: number };
+  const [, mapping] = only(ofType('AWS::Lambda::EventSourceMapping').filter(([, r]) => JSON.stringify(r.Properties?.FunctionName).includes(processorId)), 'processor event source mappings');
+  // The provider framework names the user handler in USER_ON_EVENT_FUNCTION_ARN.
+  const framework = withEnv('USER_ON_EVENT_FUNCTION_ARN')[0];
+  const handlerId = framework ? (functionDescription('', framework[1]).environment.USER_ON_EVENT_FUNCTION_ARN as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0] : undefined;
+  const [stageId, stage] = only(ofType('AWS::ApiGateway::Stage'), 'API stages');
+  const registrationTypes: string[] = Object.values(RegistrationResourceType);
+  return {
+    receiver: functionDescription(receiverId, receiver),
+    processor: functionDescription(processorId, processor),
+    registrationHandler: handlerId ? functionDescription(handlerId, template.Resources[handlerId]) : undefined,
+    queue: {
+      logicalId: queueRef,
+      visibilityTimeoutSeconds: Number(queue.Properties?.VisibilityTimeout ?? 30),
+      maxReceiveCount: Number(redrive.maxReceiveCount),
+      deadLetterQueue: redrive.deadLetterTargetArn['Fn::GetAtt'][0],
+    },
+    eventSource: {
+      batchSize: Number(mapping.Properties?.BatchSize ?? 10),
+      reportBatchItemFailures: JSON.stringify(mapping.Properties?.FunctionResponseTypes ?? []).includes('ReportBatchItemFailures'),
+      maxConcurrency: (mapping.Properties?.ScalingConfig as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency,
+    },
+    idempotencyTable: only(ofType('AWS::DynamoDB::Table'), 'tables')[0],
+    eventBus: ofType('AWS::Events::EventBus')[0]?.[0],
+    generatedSecrets: ofType('AWS::SecretsManager::Secret').filter(([, r]) => r.Properties?.GenerateSecretString).map(([id]) => id),
+    api: { restApi: only(ofType('AWS::ApiGateway::RestApi'), 'REST APIs')[0], stage: stageId, stageName: String(stage.Properties?.StageName) },
+    registrations: resources.filter(([, r]) => registrationTypes.includes(r.Type)).map(([logicalId, r]) => {
+      const properties = { ...r.Properties };
+      delete properties.ServiceToken;
+      delete properties.ServiceTimeout;
+      return { logicalId, type: r.Type, properties };
+    }),
+  };
+}
