@@ -1,5 +1,4 @@
 import type { BankClient } from '../shared/bank-client';
-import { BankApiError } from '../shared/bank-errors';
 
 /** What the registration steps need from the bank client. */
 export type BankCaller = Pick<BankClient, 'call' | 'settings'>;
@@ -19,12 +18,6 @@ export interface StepContext {
   readonly tokenValue: (secretArn: string) => Promise<string>;
   readonly log: RegistrationLog;
   readonly sleep: (ms: number) => Promise<void>;
-}
-
-/** The JSON object of a bank answer, or a clear error naming the operation. */
-export function answerObject(body: unknown, operation: string, status: number): Record<string, unknown> {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new BankApiError(operation, status, 'the answer is not a JSON object', false);
-  return body as Record<string, unknown>;
 }
 
 function normalizedUrl(url: string): string {

@@ -9,6 +9,7 @@
  * A rollback is an Update with the old properties, so it registers the old values again.
  */
 import type { BankConnectionSettings } from '../shared/bank-connection';
+import { sleep } from '../shared/retry';
 import {
   type BoletoContractSpec,
   type PaymentWebhookSpec,
@@ -126,7 +127,7 @@ export async function onEvent(event: CustomResourceEvent, deps: LifecycleDeps): 
       deadline: deps.deadline,
       tokenValue: deps.tokenValue,
       log: deps.log,
-      sleep: deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+      sleep: deps.sleep ?? sleep,
     };
     deps.log.info(`${event.RequestType} ${event.ResourceType}`, {
       logicalResourceId: event.LogicalResourceId,

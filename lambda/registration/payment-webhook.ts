@@ -4,7 +4,8 @@
  * `x-cooperativa` and `x-documento` headers of the account (the bank client adds them).
  */
 import type { PaymentWebhookSpec } from '../shared/registration-contract';
-import { answerObject, describeUrl, sameUrl, type StepContext } from './bank-calls';
+import { answerObject } from '../shared/bank-client';
+import { describeUrl, sameUrl, type StepContext } from './bank-calls';
 
 export const PAYMENT_WEBHOOK_PATH = '/v1/associado/webhook';
 /** GETs made to confirm a PATCH before giving up (the bank may take a moment to answer the new value). */

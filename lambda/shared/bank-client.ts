@@ -83,6 +83,12 @@ export function credentialsFromSecret(client: SecretsManagerClient, secretArn: s
   };
 }
 
+/** The JSON object of a bank answer, or a BankApiError naming the operation. */
+export function answerObject(body: unknown, operation: string, status: number): Record<string, unknown> {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new BankApiError(operation, status, 'the answer is not a JSON object', false);
+  return body as Record<string, unknown>;
+}
+
 function formBody(fields: Record<string, string>): string {
   return new URLSearchParams(fields).toString();
 }
@@ -134,13 +140,11 @@ export class BankClient {
     const url = new URL(this.settings.baseUrl + this.settings.boletoQueryPath);
     url.searchParams.set('codigoBeneficiario', codigoBeneficiario);
     url.searchParams.set('nossoNumero', nossoNumero);
-    const answer = await this.call({ operation: `boleto query (nossoNumero ${nossoNumero})`, api: 'collection', method: 'GET', url: url.toString(), deadline });
+    const operation = `boleto query (nossoNumero ${nossoNumero})`;
+    const answer = await this.call({ operation, api: 'collection', method: 'GET', url: url.toString(), deadline });
     const body = answer.body as Record<string, unknown> | null;
     const result = body && typeof body === 'object' && body.resultado && typeof body.resultado === 'object' ? body.resultado : body;
-    if (!result || typeof result !== 'object' || Array.isArray(result)) {
-      throw new BankApiError(`boleto query (nossoNumero ${nossoNumero})`, answer.status, 'the answer is not a JSON object', false);
-    }
-    return result as Record<string, unknown>;
+    return answerObject(result, operation, answer.status);
   }
 
   /** A payment query (the payments API): Pix, paid boleto or tax payment by transaction id. */
@@ -148,10 +152,7 @@ export class BankClient {
     const path = this.settings.paymentQueryPaths[type].replace('{id}', encodeURIComponent(idTransacao));
     const operation = `${type} payment query (idTransacao ${idTransacao})`;
     const answer = await this.call({ operation, api: 'payments', method: 'GET', url: this.settings.registrationBaseUrl + path, deadline });
-    if (!answer.body || typeof answer.body !== 'object' || Array.isArray(answer.body)) {
-      throw new BankApiError(operation, answer.status, 'the answer is not a JSON object', false);
-    }
-    return answer.body as Record<string, unknown>;
+    return answerObject(answer.body, operation, answer.status);
   }
 
   /**

@@ -109,9 +109,12 @@ function parseJsonProperty(properties: Record<string, unknown>, name: string): R
   throw new Error(`The custom resource property ${name} is not a JSON object ${FIX}`);
 }
 
-function requireFields(record: Record<string, unknown>, strings: readonly string[], what: string, ok: (name: string) => boolean = () => true): void {
-  const missing = strings.filter((name) => !ok(name) || (name !== 'eventos' && (typeof record[name] !== 'string' || !record[name])));
-  if (missing.length) throw new Error(`The custom resource property ${what} lacks ${missing.join(', ')} ${FIX}`);
+function missingStrings(record: Record<string, unknown>, names: readonly string[]): string[] {
+  return names.filter((name) => typeof record[name] !== 'string' || !record[name]);
+}
+
+function throwIfMissing(missing: readonly string[]): void {
+  if (missing.length) throw new Error(`The custom resource property ${RegistrationProperty.SPEC} lacks ${missing.join(', ')} ${FIX}`);
 }
 
 export type RegistrationRequest =
@@ -123,12 +126,13 @@ export function readRegistrationProperties(resourceType: string, properties: Rec
   const bank = parseBankConnection(properties[RegistrationProperty.BANK] as string | undefined, `The custom resource property ${RegistrationProperty.BANK}`);
   const spec = parseJsonProperty(properties, RegistrationProperty.SPEC);
   if (resourceType === RegistrationResourceType.PAYMENT_WEBHOOK) {
-    requireFields(spec, ['url', 'tokenSecretArn'], RegistrationProperty.SPEC);
+    throwIfMissing(missingStrings(spec, ['url', 'tokenSecretArn']));
     return { kind: 'payment', bank, spec: spec as unknown as PaymentWebhookSpec };
   }
   if (resourceType === RegistrationResourceType.BOLETO_CONTRACT) {
-    const eventosOk = (name: string) => name !== 'eventos' || (Array.isArray(spec.eventos) && spec.eventos.length > 0);
-    requireFields(spec, ['cooperativa', 'posto', 'codBeneficiario', 'eventos', 'url', 'urlStatus', 'contratoStatus'], RegistrationProperty.SPEC, eventosOk);
+    const missing = missingStrings(spec, ['cooperativa', 'posto', 'codBeneficiario', 'url', 'urlStatus', 'contratoStatus']);
+    if (!Array.isArray(spec.eventos) || spec.eventos.length === 0) missing.push('eventos');
+    throwIfMissing(missing);
     return { kind: 'contract', bank, spec: spec as unknown as BoletoContractSpec };
   }
   throw new Error(`Unknown resource type ${resourceType}: this handler serves ${Object.values(RegistrationResourceType).join(' and ')}`);

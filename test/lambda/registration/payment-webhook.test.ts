@@ -4,7 +4,7 @@
  */
 import type { SimulatorAccount } from '../../../tools/bank-simulator/model';
 import { SAMPLE_ACCOUNT } from '../../../tools/bank-simulator/simulator';
-import { captureOutput } from '../../support/load-handler';
+import { captureOutput, jsonLogLines } from '../../support/load-handler';
 import { OTHER_ACCOUNT, RegistrationHarness } from '../../support/registration-harness';
 
 const URL_A = 'https://receiver-a.example.com/prod/payments';
@@ -123,8 +123,10 @@ it('delete leaves a registration someone else made since, and succeeds when noth
 it('429s with Retry-After are retried inside the budget, and the registration is made', async () => {
   await h.control.setFaults({ api: [{ scope: 'registration', status: 429, times: 2, retryAfterSeconds: 1 }] });
   const resource = h.paymentResource();
-  await resource.create(h.paymentProperties({ url: URL_A }));
+  const { output } = await captureOutput(() => resource.create(h.paymentProperties({ url: URL_A })));
   expect((await registrationOf()).urlCallback).toBe(URL_A);
+  const retries = jsonLogLines(output).filter((line) => line.message === 'Retrying a bank call');
+  expect(retries.map((line) => [line.status, line.delayMs])).toEqual([[429, 1000], [429, 1000]]);
 });
 
 it('bank down: fails well within the timeout with the operation, the status and the bank\'s message, and no secret', async () => {
