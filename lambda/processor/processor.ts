@@ -1,6 +1,7 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { PaymentType } from '../shared/bank-connection';
 import { BankApiError } from '../shared/bank-errors';
+import { sleep } from '../shared/retry';
 import { type ProcessorSettings, ProcessorDefaults, ProcessorMetric } from '../shared/processor-contract';
 import { decodeStoredNotification, type StoredNotification } from '../shared/receiver-contract';
 import { type BoletoEventItem, identifier, type NotificationItem, parseNotification, type PaymentItem } from './parse';
@@ -58,7 +59,8 @@ export interface ProcessorDeps {
   readonly quarantine: (record: SQSRecord, reason: string) => Promise<void>;
   /**
    * Runs `work` once per key: a key already completed skips it (`duplicate: true`); a key in
-   * progress elsewhere throws, so the record is retried later.
+   * progress elsewhere throws IdempotencyAlreadyInProgressError (the processor waits a little for
+   * the other invocation, then lets the record be retried later).
    */
   readonly once: (key: string, work: () => Promise<void>) => Promise<{ duplicate: boolean }>;
   readonly logger: ProcessorLogger;
@@ -175,13 +177,13 @@ async function processItem(item: NotificationItem, stored: StoredNotification, r
   if (item.kind === 'boleto-event') {
     // The key is known before asking the bank: a duplicate costs no query.
     const key = boletoEventKey(item.idEventoWebhook);
-    const { duplicate } = await deps.once(key, async () => {
+    const { duplicate } = await onceAwaitingPeer(key, async () => {
       const codigoBeneficiario = item.beneficiario ?? deps.codigoBeneficiario;
       const resultado = await queryOrGiveUp(() => deps.bank.queryBoleto(codigoBeneficiario, item.nossoNumero, deadline), lastAttempt);
       const verdict = verifyBoletoEvent(item, resultado, deps.settings.boletoStatuses);
       if (!verdict.matches && !lastAttempt) throw new VerificationPending(verdict);
       await publishVerdict(verdict, item, resultado, stored, attempt, deps);
-    });
+    }, deadline, deps);
     if (duplicate) countDuplicate(key, deps);
     return;
   }
@@ -189,8 +191,31 @@ async function processItem(item: NotificationItem, stored: StoredNotification, r
   const verdict = verifyPayment(item, answer, deps.settings.paymentStatuses);
   if (!verdict.matches && !lastAttempt) throw new VerificationPending(verdict);
   // Checked before claiming the key: the key holds the verified status.
-  const { duplicate } = await deps.once(verdict.idempotencyKey, () => publishVerdict(verdict, item, answer, stored, attempt, deps));
+  const { duplicate } = await onceAwaitingPeer(verdict.idempotencyKey, () => publishVerdict(verdict, item, answer, stored, attempt, deps), deadline, deps);
   if (duplicate) countDuplicate(verdict.idempotencyKey, deps);
+}
+
+/** How long a record waits, inside the invocation, for another invocation that holds its key. */
+export const PEER_WAIT_MS = 5_000;
+
+/**
+ * `deps.once`, waiting when another invocation holds the key (IN_PROGRESS): the bank sends
+ * duplicates at the same moment, and the copy that lost the race would otherwise come back only
+ * after the queue's visibility timeout. Polls with a doubling pause (100 ms to 1 s) for up to
+ * PEER_WAIT_MS and never past the deadline; then the error stands and the record is retried.
+ */
+async function onceAwaitingPeer(key: string, work: () => Promise<void>, deadline: number, deps: ProcessorDeps): Promise<{ duplicate: boolean }> {
+  const now = deps.now ?? Date.now;
+  const giveUpAt = Math.min(deadline, now() + PEER_WAIT_MS);
+  for (let pause = 100; ; pause = Math.min(pause * 2, 1_000)) {
+    try {
+      return await deps.once(key, work);
+    } catch (error) {
+      const inProgress = error instanceof Error && error.name === 'IdempotencyAlreadyInProgressError';
+      if (!inProgress || now() + pause > giveUpAt) throw error;
+      await sleep(pause);
+    }
+  }
 }
 
 function countDuplicate(key: string, deps: ProcessorDeps): void {

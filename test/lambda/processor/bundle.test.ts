@@ -4,7 +4,7 @@
  * TLS for the payments API), fauxqs, dynalite and a local EventBridge.
  */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { drainQueue } from '../../support/fauxqs';
+import { drainQueue } from '../../../tools/local-aws/fauxqs';
 import { ProcessorHarness } from '../../support/processor-harness';
 import { BankEventDetailType as T, QuarantineAttribute } from '../../../lambda/shared/processor-contract';
 import { captureOutput } from '../../support/load-handler';
@@ -182,6 +182,20 @@ it('yields one event when two processor instances race on the same change', asyn
   const mine = h.eventSource(h.handler, 1);
   await Promise.all([h.drain(30_000, mine), h.drain(30_000, other)]);
   expect(h.events.ofType(T.BOLETO_SETTLED)).toHaveLength(1);
+});
+
+it('settles a duplicate that races the original inside the invocation: no record waits for the visibility timeout', async () => {
+  const { notification } = await settledBoleto('8.88');
+  await h.enqueue('boleto', notification);
+  await h.enqueue('boleto', notification);
+  // A slow query keeps the first copy IN_PROGRESS while the second arrives in another instance.
+  await h.control.setFaults({ api: [{ scope: 'query', delayMs: 400 }] });
+  const [first, second] = [h.eventSource(h.handler, 1), h.eventSource(h.loadInstance(), 1)];
+  const results = await Promise.all([first.pollOnce(1), second.pollOnce(1)]);
+
+  expect(results.map((r) => [r.received, r.failed])).toEqual([[1, 0], [1, 0]]);
+  expect(h.events.ofType(T.BOLETO_SETTLED)).toHaveLength(1);
+  expect(await h.queueDepth()).toBe(0);
 });
 
 it('publishes the good events of an array and quarantines the message with the bad one\'s reason', async () => {
