@@ -9,8 +9,8 @@ import { LocalEventBridge } from '../../tools/local-aws/eventbridge-server';
 import { LocalSecretsManager } from '../../tools/local-aws/secrets-manager-server';
 import { SqsEventSource } from '../../tools/local-aws/sqs-event-source';
 import { resolveLocalhostSubdomains, TEST_AWS } from './aws-env';
-import { type Dynalite, startDynalite } from './dynalite';
-import { createQueueWithDlq, type Fauxqs, startFauxqs } from './fauxqs';
+import { type Dynalite, startDynalite } from '../../tools/local-aws/dynalite';
+import { createQueueWithDlq, type Fauxqs, startFauxqs } from '../../tools/local-aws/fauxqs';
 import { loadHandlerBundle } from './load-handler';
 import { simulatorConnection, simulatorCredentials } from './simulator-connection';
 

@@ -1,18 +1,6 @@
-import { type BankConnectionSettings, BankConnectionDefaults, type BankCredentials } from '../../lambda/shared/bank-connection';
+import { type BankConnectionSettings, BankConnectionDefaults } from '../../lambda/shared/bank-connection';
+export { simulatorCredentials } from '../../tools/local-runner/bank-credentials';
 import { type BankSimulator, SimulatorPaths } from '../../tools/bank-simulator/simulator';
-
-/** The bank credentials secret's JSON for a simulator: its passwords, client certificate and CA. */
-export function simulatorCredentials(s: BankSimulator): BankCredentials {
-  return {
-    apiKey: s.credentials.collection.apiKey,
-    password: s.credentials.collection.password,
-    clientId: s.credentials.payments.clientId,
-    clientSecret: s.credentials.payments.clientSecret,
-    clientCertificate: s.clientCertPem,
-    clientKey: s.clientKeyPem,
-    caCertificates: s.caPem,
-  };
-}
 
 /** Connection settings pointing at a simulator, for its first account. */
 export function simulatorConnection(s: BankSimulator, credentialsSecretArn: string, overrides: Partial<BankConnectionSettings> = {}): BankConnectionSettings {

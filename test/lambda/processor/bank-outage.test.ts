@@ -5,7 +5,7 @@
  * the retries inside one invocation small.
  */
 import { BankEventDetailType as T, QuarantineAttribute } from '../../../lambda/shared/processor-contract';
-import { drainQueue } from '../../support/fauxqs';
+import { drainQueue } from '../../../tools/local-aws/fauxqs';
 import { captureOutput, jsonLogLines } from '../../support/load-handler';
 import { ProcessorHarness } from '../../support/processor-harness';
 

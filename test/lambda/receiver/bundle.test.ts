@@ -8,7 +8,7 @@ import { decodeStoredNotification, ReceiverEnv } from '../../../lambda/shared/re
 import { LocalSecretsManager } from '../../../tools/local-aws/secrets-manager-server';
 import { apiEvent } from '../../support/api-event';
 import { resolveLocalhostSubdomains, TEST_AWS } from '../../support/aws-env';
-import { createQueueWithDlq, drainQueue, type Fauxqs, startFauxqs } from '../../support/fauxqs';
+import { createQueueWithDlq, drainQueue, type Fauxqs, startFauxqs } from '../../../tools/local-aws/fauxqs';
 import { type ApiHandler, captureOutput, jsonLogLines, loadHandlerBundle } from '../../support/load-handler';
 
 const TOKEN_A = 'RotationTokenAaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1';

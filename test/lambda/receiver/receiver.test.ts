@@ -7,7 +7,7 @@ import { loadAcceptedTokens } from '../../../lambda/shared/secret-tokens';
 import { LocalSecretsManager } from '../../../tools/local-aws/secrets-manager-server';
 import { apiEvent } from '../../support/api-event';
 import { resolveLocalhostSubdomains, TEST_AWS } from '../../support/aws-env';
-import { createQueueWithDlq, drainQueue, type Fauxqs, startFauxqs } from '../../support/fauxqs';
+import { createQueueWithDlq, drainQueue, type Fauxqs, startFauxqs } from '../../../tools/local-aws/fauxqs';
 import { RecordingLogger } from '../../support/recording-logger';
 
 const PAYMENTS_TOKEN = 'PayTok3nAbcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQR';

@@ -3,7 +3,7 @@ import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { type SqsHandler, SqsEventSource } from '../../../tools/local-aws/sqs-event-source';
 import { resolveLocalhostSubdomains } from '../../support/aws-env';
-import { createQueueWithDlq, drainQueue, type Fauxqs, startFauxqs } from '../../support/fauxqs';
+import { createQueueWithDlq, drainQueue, type Fauxqs, startFauxqs } from '../../../tools/local-aws/fauxqs';
 
 let fauxqs: Fauxqs;
 let sqs: SQSClient;

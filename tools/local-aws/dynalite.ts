@@ -1,14 +1,16 @@
 import type { AddressInfo } from 'node:net';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, type CreateTableCommandInput, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { IdempotencyTable } from '../../lambda/shared/processor-contract';
-import { TEST_AWS } from './aws-env';
+import { LOCAL_AWS } from './local-env';
 
 export interface Dynalite {
   readonly endpoint: string;
   readonly client: DynamoDBClient;
   /** Creates a table laid out like the construct's idempotency table. */
   createIdempotencyTable(name: string): Promise<void>;
+  /** Creates a table with the key schema of an `AWS::DynamoDB::Table` resource's properties. */
+  createTableLike(name: string, properties: Record<string, unknown>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -17,16 +19,22 @@ export async function startDynalite(): Promise<Dynalite> {
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const client = new DynamoDBClient({ ...TEST_AWS, endpoint });
-  return {
+  const client = new DynamoDBClient({ region: LOCAL_AWS.region, credentials: LOCAL_AWS.credentials, endpoint });
+  const local: Dynalite = {
     endpoint,
     client,
-    async createIdempotencyTable(name) {
+    createIdempotencyTable(name) {
+      return local.createTableLike(name, {
+        AttributeDefinitions: [{ AttributeName: IdempotencyTable.KEY, AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: IdempotencyTable.KEY, KeyType: 'HASH' }],
+      });
+    },
+    async createTableLike(name, properties) {
       await client.send(new CreateTableCommand({
         TableName: name,
         BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [{ AttributeName: IdempotencyTable.KEY, AttributeType: 'S' }],
-        KeySchema: [{ AttributeName: IdempotencyTable.KEY, KeyType: 'HASH' }],
+        AttributeDefinitions: properties.AttributeDefinitions as CreateTableCommandInput['AttributeDefinitions'],
+        KeySchema: properties.KeySchema as CreateTableCommandInput['KeySchema'],
       }));
     },
     async stop() {
@@ -34,4 +42,5 @@ export async function startDynalite(): Promise<Dynalite> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  return local;
 }

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CreateQueueCommand, DeleteMessageBatchCommand, GetQueueAttributesCommand, type Message, ReceiveMessageCommand, SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
-import { TEST_AWS } from './aws-env';
+import { LOCAL_AWS } from './local-env';
 
 export interface Fauxqs {
   /** http://sqs.<region>.localhost:<port>, resolved to 127.0.0.1 by resolveLocalhostSubdomains(). */
@@ -29,7 +29,7 @@ export async function startFauxqs(port = 0): Promise<Fauxqs> {
   const actualPort = (JSON.parse(first) as { port: number }).port;
   // The same host name as fauxqs' queue URLs, so the SDK does not warn that they differ
   // (needs resolveLocalhostSubdomains()).
-  const endpoint = `http://sqs.${TEST_AWS.region}.localhost:${actualPort}`;
+  const endpoint = `http://sqs.${LOCAL_AWS.region}.localhost:${actualPort}`;
   return {
     endpoint,
     port: actualPort,
@@ -39,13 +39,13 @@ export async function startFauxqs(port = 0): Promise<Fauxqs> {
       child.kill('SIGTERM');
       await exited;
     },
-    client: (config = {}) => new SQSClient({ ...TEST_AWS, endpoint, ...config }),
+    client: (config = {}) => new SQSClient({ region: LOCAL_AWS.region, credentials: LOCAL_AWS.credentials, endpoint, ...config }),
   };
 }
 
 /** Creates a queue with a dead-letter queue, redriven after `maxReceiveCount` receives. */
-export async function createQueueWithDlq(sqs: SQSClient, name: string, maxReceiveCount = 5, visibilityTimeoutSeconds = 30): Promise<{ queueUrl: string; dlqUrl: string }> {
-  const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }));
+export async function createQueueWithDlq(sqs: SQSClient, name: string, maxReceiveCount = 5, visibilityTimeoutSeconds = 30, dlqName = `${name}-dlq`): Promise<{ queueUrl: string; dlqUrl: string }> {
+  const dlq = await sqs.send(new CreateQueueCommand({ QueueName: dlqName }));
   const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
   const queue = await sqs.send(new CreateQueueCommand({
     QueueName: name,
