@@ -79,8 +79,18 @@ export interface LocalApiGatewayOptions {
   readonly stage?: string;
   /** The function's timeout: past it the call is answered 502, as API Gateway does. @default 6000 */
   readonly functionTimeoutMs?: number;
-  /** Told of every request once answered (for counts and progress). */
-  readonly onResponse?: (route: string, status: number) => void;
+  /** Told of every request to a route once answered (for counts, progress and audits). */
+  readonly onResponse?: (exchange: ProxyExchange) => void;
+}
+
+/** One request to a route and its answer, as the front door saw them. */
+export interface ProxyExchange {
+  readonly route: string;
+  readonly status: number;
+  /** The request id passed to the handler; absent when no handler ran (unknown route or method). */
+  readonly requestId?: string;
+  readonly body: string;
+  readonly durationMs: number;
 }
 
 const MISSING_ROUTE = JSON.stringify({ message: 'Missing Authentication Token' });
@@ -118,6 +128,7 @@ export class LocalApiGateway {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = Date.now();
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const match = /^\/([^/?]+)\/([^/?]+)\/?(\?.*)?$/.exec(req.url ?? '');
@@ -126,8 +137,9 @@ export class LocalApiGateway {
     let status = 403;
     let body = MISSING_ROUTE;
     let headers: Record<string, string> = { 'content-type': 'application/json' };
+    let requestId: string | undefined;
     if (handler && route) {
-      const requestId = randomUUID();
+      requestId = randomUUID();
       const received: Record<string, string[]> = {};
       for (let i = 0; i < req.rawHeaders.length; i += 2) (received[req.rawHeaders[i]] ??= []).push(req.rawHeaders[i + 1]);
       const event = restProxyEvent({
@@ -145,7 +157,7 @@ export class LocalApiGateway {
       }
     }
     res.writeHead(status, headers).end(body);
-    if (route) this.options.onResponse?.(route, status);
+    if (route) this.options.onResponse?.({ route, status, requestId, body: Buffer.concat(chunks).toString('utf8'), durationMs: Date.now() - started });
   }
 
   async stop(): Promise<void> {

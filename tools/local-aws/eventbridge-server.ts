@@ -22,6 +22,7 @@ const text = (value: unknown): string => (typeof value === 'string' ? value : ''
 export class LocalEventBridge extends JsonProtocolServer {
   /** Every accepted event, in order. */
   readonly events: RecordedEvent[] = [];
+  private readonly listeners: Array<(event: RecordedEvent) => void> = [];
   private failuresLeft = 0;
   private failureCode = 'InternalFailure';
 
@@ -33,6 +34,11 @@ export class LocalEventBridge extends JsonProtocolServer {
   failNextEntries(count: number, errorCode = 'InternalFailure'): void {
     this.failuresLeft = count;
     this.failureCode = errorCode;
+  }
+
+  /** Calls `listener` with every event accepted from now on (a rule's target). */
+  subscribe(listener: (event: RecordedEvent) => void): void {
+    this.listeners.push(listener);
   }
 
   /** Accepted events of one detail type. */
@@ -69,14 +75,16 @@ export class LocalEventBridge extends JsonProtocolServer {
         return { ErrorCode: 'InvalidArgument', ErrorMessage: 'Source and DetailType are required.' };
       }
       const id = randomUUID();
-      this.events.push({
+      const event: RecordedEvent = {
         id,
         eventBusName: text(entry.EventBusName) || 'default',
         source: text(entry.Source),
         detailType: text(entry.DetailType),
         detail,
         time: entry.Time === undefined ? undefined : new Date(Number(entry.Time) * 1000).toISOString(),
-      });
+      };
+      this.events.push(event);
+      for (const listener of this.listeners) listener(event);
       return { EventId: id };
     });
     return { FailedEntryCount: failed, Entries: results };

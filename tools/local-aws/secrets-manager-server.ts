@@ -23,7 +23,7 @@ function makeCurrent(versions: Version[], target: Version): void {
  * A local endpoint that speaks the Secrets Manager JSON protocol (awsJson1_1) for the calls the
  * handlers make, with versions and staging labels, so the real `@aws-sdk/client-secrets-manager`
  * can be pointed at it (`AWS_ENDPOINT_URL_SECRETS_MANAGER`). Loopback only; not a security
- * boundary. Supports GetSecretValue (by ARN or name, with VersionStage or VersionId); tests
+ * boundary. Supports GetSecretValue (by ARN, partial ARN or name, with VersionStage or VersionId); tests
  * change values and stages with putValue() and finishRotation().
  */
 export class LocalSecretsManager extends JsonProtocolServer {
@@ -50,6 +50,11 @@ export class LocalSecretsManager extends JsonProtocolServer {
     if (stages.includes('AWSCURRENT')) makeCurrent(secret.versions, version);
   }
 
+  /** The AWSCURRENT value of a secret (by ARN, partial ARN or name), if there is one. */
+  currentValue(secretId: string): string | undefined {
+    return this.find(secretId)?.versions.find((v) => v.stages.has('AWSCURRENT'))?.value;
+  }
+
   /** Completes a rotation: AWSPENDING becomes AWSCURRENT and the old current AWSPREVIOUS. */
   finishRotation(secretId: string): void {
     const pending = this.find(secretId)?.versions.find((v) => v.stages.has('AWSPENDING'));
@@ -58,8 +63,12 @@ export class LocalSecretsManager extends JsonProtocolServer {
     makeCurrent(this.find(secretId)!.versions, pending);
   }
 
+  /**
+   * A secret by full ARN, by name, or by partial ARN (the ARN without the random suffix, which is
+   * what `Secret.fromSecretNameV2` puts in a template), as the service finds them.
+   */
   private find(secretId: string) {
-    return this.secrets.get(secretId) ?? [...this.secrets.values()].find((s) => s.name === secretId);
+    return this.secrets.get(secretId) ?? [...this.secrets.values()].find((s) => s.name === secretId || s.arn.slice(0, -7) === secretId);
   }
 
   protected handle(operation: string, input: Record<string, unknown>): unknown {

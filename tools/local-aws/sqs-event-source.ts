@@ -1,5 +1,6 @@
 import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { sleep } from '../../lambda/shared/retry';
 import { invokeLocally } from './lambda-invoke';
 
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
@@ -18,6 +19,16 @@ export interface SqsEventSourceOptions {
   readonly functionName?: string;
   /** @default 'us-east-1' */
   readonly region?: string;
+  /**
+   * The mapping's `ReportBatchItemFailures`: records named in `batchItemFailures` are retried and
+   * the rest deleted. Without it, Lambda ignores the answer: a batch that returns is deleted.
+   * @default true
+   */
+  readonly reportBatchItemFailures?: boolean;
+  /** Told of a failed receive while running (the queue unreachable). */
+  readonly onPollError?: (error: unknown) => void;
+  /** Told of every invocation once it ends (for counts and progress). */
+  readonly onBatch?: (records: readonly SQSRecord[], result: PollResult) => void;
 }
 
 /** What one poll did. */
@@ -65,6 +76,8 @@ function lambdaRecord(message: Message, arn: string, region: string): SQSRecord 
 export class SqsEventSource {
   private readonly arn: string;
   private readonly region: string;
+  private running = false;
+  private pollers: Promise<void>[] = [];
 
   constructor(private readonly options: SqsEventSourceOptions) {
     this.region = options.region ?? 'us-east-1';
@@ -91,7 +104,36 @@ export class SqsEventSource {
         Entries: succeeded.slice(i, i + 10).map((record, index) => ({ Id: String(index), ReceiptHandle: record.receiptHandle })),
       }));
     }
-    return { received: records.length, deleted: succeeded.length, failed: records.length - succeeded.length, error: outcome.error };
+    const result = { received: records.length, deleted: succeeded.length, failed: records.length - succeeded.length, error: outcome.error };
+    this.options.onBatch?.(records, result);
+    return result;
+  }
+
+  /**
+   * Polls continuously with `concurrency` pollers (the mapping's maximum concurrency), each
+   * long-polling and invoking the handler with what it receives, until `stop()`.
+   */
+  start(concurrency = 1): void {
+    if (this.running) throw new Error('The event source is already running');
+    this.running = true;
+    this.pollers = Array.from({ length: concurrency }, async () => {
+      while (this.running) {
+        try {
+          await this.pollOnce(1);
+        } catch (error) {
+          // The queue is unreachable: the mapping backs off and polls again.
+          this.options.onPollError?.(error);
+          await sleep(500);
+        }
+      }
+    });
+  }
+
+  /** Stops polling; waits for the invocations in flight to end. */
+  async stop(): Promise<void> {
+    this.running = false;
+    await Promise.all(this.pollers);
+    this.pollers = [];
   }
 
   /** Polls until `done()` holds (checked after each poll), or throws after `timeoutMs`. */
@@ -111,6 +153,7 @@ export class SqsEventSource {
         timeoutMs: this.options.functionTimeoutMs ?? 30_000,
         region: this.region,
       });
+      if (this.options.reportBatchItemFailures === false) return { failed: new Set() };
       const failures = response?.batchItemFailures ?? [];
       const known = new Set(records.map((record) => record.messageId));
       // Lambda fails the whole batch when an identifier is empty or not in the batch.

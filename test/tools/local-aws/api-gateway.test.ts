@@ -10,7 +10,7 @@ const answered: Array<[string, number]> = [];
 const gateway = new LocalApiGateway({
   tls,
   functionTimeoutMs: 300,
-  onResponse: (route, status) => answered.push([route, status]),
+  onResponse: ({ route, status }) => answered.push([route, status]),
   routes: {
     payments: (event) => {
       seen.push(event);

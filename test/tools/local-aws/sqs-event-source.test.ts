@@ -70,3 +70,23 @@ it('treats an invocation past the function timeout as failed', async () => {
   expect(result).toMatchObject({ failed: 1, deleted: 0 });
   expect(String(result.error)).toContain('Task timed out after 100 ms');
 });
+
+it('polls continuously with several pollers until stopped, and without ReportBatchItemFailures deletes a batch that returns', async () => {
+  const queueUrl = await queueWith(['1', '2', '3', '4', '5']);
+  const seen: string[] = [];
+  const source = new SqsEventSource({
+    sqs, queueUrl, batchSize: 2, reportBatchItemFailures: false,
+    handler: (event) => {
+      seen.push(...event.Records.map((r) => r.body));
+      // Ignored without ReportBatchItemFailures, as Lambda ignores it.
+      return Promise.resolve({ batchItemFailures: event.Records.map((r) => ({ itemIdentifier: r.messageId })) });
+    },
+  });
+  source.start(2);
+  expect(() => source.start()).toThrow('The event source is already running');
+  const until = Date.now() + 10_000;
+  while (seen.length < 5 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+  await source.stop();
+  expect(seen.sort()).toEqual(['1', '2', '3', '4', '5']);
+  expect(await drainQueue(sqs, queueUrl)).toEqual([]);
+});
