@@ -12,6 +12,7 @@ import { RegistrationResourceType } from '../../lambda/shared/registration-contr
 export interface TemplateResource {
   readonly Type: string;
   readonly Properties?: Record<string, unknown>;
+  readonly Metadata?: Record<string, unknown>;
 }
 
 export interface CloudFormationTemplate {
@@ -65,6 +66,10 @@ export interface FunctionDescription {
   readonly environment: Record<string, unknown>;
   readonly timeoutSeconds: number;
   readonly memorySize: number;
+  /** `file.export` of the handler, such as `index.handler`. */
+  readonly handler: string;
+  /** The code asset's folder in the cloud assembly (with asset metadata on, as the CDK CLI sets it). */
+  readonly assetPath?: string;
 }
 
 /** The parts of a BankWebhookReceiver stack the local runner stands in for. */
@@ -90,6 +95,8 @@ function functionDescription(logicalId: string, resource: TemplateResource): Fun
     environment: ((p.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables) ?? {},
     timeoutSeconds: Number(p.Timeout ?? 3),
     memorySize: Number(p.MemorySize ?? 128),
+    handler: typeof p.Handler === 'string' ? p.Handler : 'index.handler',
+    assetPath: resource.Metadata?.['aws:asset:path'] as string | undefined,
   };
 }
 

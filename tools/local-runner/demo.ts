@@ -1,0 +1,165 @@
+/**
+ * `npm run demo`: the whole flow on this machine with the handler bundles `cdk deploy` ships.
+ * Registers both endpoints with the simulated bank through the registration handler, makes the
+ * bank settle, reverse and reject boletos and payments (every notification delivered twice), sends
+ * two forged requests and one the processor cannot understand, waits for the verified events,
+ * prints a summary, unregisters and stops. Exits 0 only if every notification ended as exactly
+ * one verified event or a deliberate quarantine.
+ *
+ *   npm run demo [-- --consumer path/to/consumer.ts[#exportName]]
+ */
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { BankEventDetailType, ProcessorMetric } from '../../lambda/shared/processor-contract';
+import type { DeliveryRecord } from '../bank-simulator/notifier';
+import { bundleHandlers, bundlesAreFresh } from '../bundle-handlers';
+import type { AuditReport } from './audit';
+import { LocalRunner } from './runner';
+
+const started = Date.now();
+const stamp = (): string => `[${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s]`;
+const say = (line: string): void => console.log(`${stamp()} ${line}`);
+
+function parseArgs(argv: string[]): { consumer?: { entry: string; exportName?: string } } {
+  const at = argv.indexOf('--consumer');
+  if (at < 0) return {};
+  const value = argv[at + 1];
+  if (!value) throw new Error('--consumer needs a module path, such as --consumer examples/local-consumer/consumer.ts');
+  const [file, exportName] = value.split('#');
+  return { consumer: { entry: resolve(file), exportName } };
+}
+
+/** One line of the summary table. */
+const row = (label: string, value: string | number, indent = 0): string => `  ${' '.repeat(indent)}${label.padEnd(52 - indent)}${String(value).padStart(8)}`;
+
+export function summaryTable(runner: LocalRunner, deliveries: readonly DeliveryRecord[], audit: AuditReport, deliberateQuarantines: number): string[] {
+  const counts = runner.counts();
+  const attempted = deliveries.filter((d) => d.outcome !== 'NÃO ENVIADO');
+  const sent = new Set(attempted.map((d) => d.notificationId));
+  const delivered = attempted.filter((d) => d.outcome === 'ENTREGUE').length;
+  const byType = new Map<string, number>();
+  for (const event of runner.events.events) byType.set(event.detailType, (byType.get(event.detailType) ?? 0) + 1);
+  const lines = [
+    row('Notifications sent by the bank', sent.size),
+    row('Deliveries (with the duplicates)', attempted.length),
+    row('Answered 200 (ENTREGUE)', delivered),
+    row('NÃO ENTREGUE', attempted.filter((d) => d.outcome === 'NÃO ENTREGUE').length),
+    row('Sent by the demo with the token, answered 200', (counts.answered[200] ?? 0) - delivered),
+    row('Refused: no or wrong token (401)', counts.answered[401] ?? 0),
+    row('Enqueued', counts.metrics.NotificationsStored ?? 0),
+    row('Verified events', counts.verifiedEvents),
+    ...Object.values(BankEventDetailType).filter((type) => byType.has(type)).map((type) => row(type, byType.get(type)!, 2)),
+    row('Duplicates suppressed', counts.metrics[ProcessorMetric.DUPLICATES] ?? 0),
+    row(`Quarantined (${deliberateQuarantines} deliberate)`, counts.quarantined),
+  ];
+  if (runner.consumer) lines.push(row('Delivered to your consumer', `${counts.consumerInvocations - counts.consumerErrors}/${counts.consumerInvocations}`));
+  lines.push(row('Exactly once (every 200 → one event or quarantine)', audit.ok ? 'yes' : 'NO'));
+  return lines;
+}
+
+async function main(): Promise<number> {
+  const args = parseArgs(process.argv.slice(2));
+  console.log('cdk-bank-webhooks demo: the whole flow on this machine, with the handler bundles `cdk deploy` ships\n');
+  if (!bundlesAreFresh()) {
+    say('Bundling the handlers (the files the constructs deploy; `npm run build` does this too)');
+    await bundleHandlers();
+  }
+  say('Synthesizing the example stack against a local bank; starting fauxqs (SQS), dynalite (DynamoDB), local Secrets Manager and EventBridge, and the HTTPS front door');
+  const logDir = join(tmpdir(), 'cdk-bank-webhooks-demo-logs');
+  rmSync(logDir, { recursive: true, force: true });
+  const runner = await LocalRunner.start({
+    consumer: args.consumer,
+    logDir,
+    onLog: (name, line) => {
+      if (name === 'consumer') console.log(`        consumer │ ${line}`);
+    },
+  });
+  let exitCode: number;
+  try {
+    say(`Ready. Front door ${runner.apiUrl} · function logs in ${runner.logDir}`);
+    await runner.register();
+    const [payment] = await runner.control.registrations();
+    const [contract] = await runner.control.contracts();
+    say('Registered through the registration handler (CloudFormation Create):');
+    console.log(`          payments callback       → ${payment?.urlCallback ?? '(none)'}`);
+    console.log(`          boleto contract ${contract?.idContrato ?? '?'}    → ${contract?.url ?? '(none)'} (${contract?.contratoStatus ?? '?'})`);
+
+    let last = '';
+    const progress = (): void => {
+      const c = runner.counts();
+      const line = `answered 200: ${c.answered[200] ?? 0} · 401: ${c.answered[401] ?? 0} · enqueued ${c.metrics.NotificationsStored ?? 0} · verified ${c.verifiedEvents} · duplicates suppressed ${c.metrics[ProcessorMetric.DUPLICATES] ?? 0} · quarantined ${c.quarantined}`;
+      if (line !== last) say(`  ${line}`);
+      last = line;
+    };
+    // Each step waits for the verified events before the bank changes the same things again: the
+    // processor checks every notification against the bank's current state, so a boleto reversed
+    // before its settlement was verified would (rightly) wait for more verification attempts.
+    const step = async (description: string, act: () => Promise<string | void>): Promise<void> => {
+      const extra = await act();
+      say(`${description}${extra ? ` ${extra}` : ''}`);
+      await runner.settle(20_000, progress);
+    };
+
+    await runner.control.setFaults({ duplicateDeliveries: 1 });
+    say('The bank now delivers every notification twice, at the same moment');
+    const boletos = await Promise.all([150.25, 89.9, 1200, 45].map((valor) => runner.control.createBoleto({ valor })));
+    await step('Boletos: created 4, settled 3 (by Pix, COMPE and the cooperative network)', async () => {
+      await runner.control.settleBoleto(boletos[0].nossoNumero, { canal: 'PIX' });
+      await runner.control.settleBoleto(boletos[1].nossoNumero, { canal: 'COMPE_H5' });
+      await runner.control.settleBoleto(boletos[2].nossoNumero, { canal: 'REDE' });
+    });
+    await step('Boletos: reversed 1 settlement, rejected 1', async () => {
+      await runner.control.reverseBoleto(boletos[0].nossoNumero);
+      const rejected = await runner.control.rejectBoleto(boletos[3].nossoNumero);
+      return rejected.skipped ? `(the rejection is not notified: ${rejected.skipped})` : undefined;
+    });
+    const payments = {} as Record<'pix' | 'boleto' | 'tributos', string>;
+    await step('Payments: a Pix, a boleto and a tax payment received', async () => {
+      for (const [tipo, valor] of [['pix', 320.5], ['boleto', 980], ['tributos', 57.31]] as const) {
+        payments[tipo] = (await runner.control.createPayment({ tipo, valor })).payment.idTransacao;
+      }
+    });
+    await step('Payments: Pix and tax payment paid, boleto payment rejected', async () => {
+      await runner.control.settlePayment('pix', payments.pix);
+      await runner.control.settlePayment('tributos', payments.tributos);
+      await runner.control.rejectPayment('boleto', payments.boleto, { motivo: 'Saldo insuficiente' });
+    });
+    await runner.control.clearFaults();
+
+    const forged = await runner.post('payments', JSON.stringify({ idTransacao: 'forged-1', status: 'PAGO', valorPagamento: '1000000.00', idPagamentoPix: 'x' }), null);
+    const wrongToken = await runner.post('boleto', JSON.stringify({ idEventoWebhook: 'forged-2', movimento: 'LIQUIDACAO_PIX' }), 'not-the-token');
+    say(`Forged requests: no token → ${forged.status}, wrong token → ${wrongToken.status} (neither may reach the queue)`);
+    let junkStatus = 0;
+    await step('A notification with the right token that names no payment kind', async () => {
+      junkStatus = (await runner.post('payments', JSON.stringify({ idTransacao: 'no-kind-1', status: 'PAGO' }))).status;
+      return `→ ${junkStatus}; the processor must quarantine it`;
+    });
+
+    const deliveries = await runner.control.deliveries();
+    const audit = runner.audit();
+    console.log('\nSummary');
+    for (const line of summaryTable(runner, deliveries, audit, 1)) console.log(line);
+    for (const problem of audit.problems) console.log(`  ✗ ${problem}`);
+    for (const message of runner.quarantined) console.log(`  quarantined: ${message.reason ?? '(no reason)'}`);
+
+    const notDelivered = deliveries.filter((d) => d.outcome === 'NÃO ENTREGUE');
+    const ok = audit.ok && notDelivered.length === 0 && runner.quarantined.length === 1
+      && forged.status === 401 && wrongToken.status === 401 && junkStatus === 200;
+    console.log('');
+    await runner.unregister();
+    const after = await runner.control.registrations();
+    const contractsAfter = await runner.control.contracts();
+    say(`Unregistered (CloudFormation Delete): payments callback ${after[0]?.urlCallback ? 'still set' : 'cleared'}, boleto contract ${contractsAfter[0]?.contratoStatus ?? 'gone'}`);
+    exitCode = ok ? 0 : 1;
+    say(ok ? 'Every notification ended as exactly one verified event or a deliberate quarantine.' : 'FAILED: see the problems above and the function logs.');
+  } finally {
+    await runner.stop();
+  }
+  return exitCode;
+}
+
+main().then((code) => process.exit(code), (error: unknown) => {
+  console.error(`${stamp()} The demo failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,492 @@
+/**
+ * The whole flow on one machine, with the handler bundles `cdk deploy` ships: the stack is
+ * synthesized with its bank settings pointed at the bank simulator, and every part the template
+ * declares gets a local stand-in wired from the template itself (functions' environment,
+ * timeouts and memory, the queue's redrive and visibility, the event source mapping, the
+ * registrations' properties).
+ */
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync, type WriteStream } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { App, type Stack } from 'aws-cdk-lib';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { BankWebhooksExampleStack } from '../../examples/basic-receiver/app';
+import { readBankConnection } from '../../lambda/shared/bank-connection';
+import { readProcessorSettings } from '../../lambda/shared/processor-contract';
+import { ReceiverEnv, ROUTES } from '../../lambda/shared/receiver-contract';
+import { createCertificateAuthority, issueCertificate } from '../bank-simulator/certificates';
+import { httpCall } from '../bank-simulator/https-client';
+import { BankSimulator, type BankSimulatorOptions, SimulatorPaths } from '../bank-simulator/simulator';
+import { LocalApiGateway, type ProxyExchange } from '../local-aws/api-gateway';
+import { LocalCustomResource } from '../local-aws/custom-resource';
+import { type Dynalite, startDynalite } from '../local-aws/dynalite';
+import { LocalEventBridge, type RecordedEvent } from '../local-aws/eventbridge-server';
+import { createQueueWithDlq, drainQueue, type Fauxqs, startFauxqs } from '../local-aws/fauxqs';
+import { LOCAL_AWS, localAwsEnvironment, resolveLocalhostSubdomains } from '../local-aws/local-env';
+import { LocalFunction } from '../local-aws/local-function';
+import { LocalSecretsManager } from '../local-aws/secrets-manager-server';
+import { type PollResult, SqsEventSource } from '../local-aws/sqs-event-source';
+import { TcpGate } from '../local-aws/tcp-gate';
+import { auditExactlyOnce, type AuditReport } from './audit';
+import { simulatorCredentials } from './bank-credentials';
+import { type CloudFormationTemplate, describeReceiverDeployment, type FunctionDescription, type ReceiverDeployment, resolveIntrinsics } from './template';
+
+/**
+ * Context keys the runner sets on the app, pointing the bank settings at the simulator. The
+ * example app reads them; a team's own stack reads the same keys to run under the runner.
+ */
+export const RUNNER_CONTEXT_KEYS = [
+  'bankBaseUrl', 'bankRegistrationBaseUrl', 'bankCooperativa', 'bankPosto', 'bankConta', 'bankDocumento', 'bankCodigoBeneficiario',
+] as const;
+
+/** The name of the stack the runner synthesizes. */
+export const LOCAL_STACK_ID = 'BankWebhooksLocal';
+const LOCAL_API_ID = 'localapi';
+
+export interface LocalRunnerOptions {
+  /**
+   * Builds the stack to run inside `app`, whose context points the bank settings at the simulator
+   * (RUNNER_CONTEXT_KEYS). The stack must hold exactly one BankWebhookReceiver.
+   * @default the example app's stack
+   */
+  readonly stack?: (app: App, id: string) => Stack;
+  /** Options of the bank simulator (faults in force from the start, delivery deadline…). @default a simulator with the sample account */
+  readonly simulator?: Omit<BankSimulatorOptions, 'trustedCas'>;
+  /**
+   * A team's own consumer: a module (TypeScript or JavaScript) whose export receives every
+   * verified event in the shape EventBridge gives a Lambda target, in its own process.
+   * @default none
+   */
+  readonly consumer?: { readonly entry: string; readonly exportName?: string };
+  /** Where the functions' log files go. @default a new temporary folder, removed by stop() */
+  readonly logDir?: string;
+  /** Pollers feeding the processor. @default the mapping's maximum concurrency, else 2 */
+  readonly pollers?: number;
+  /** Told of every line a function writes. */
+  readonly onLog?: (functionName: string, line: string) => void;
+}
+
+/** A message the processor quarantined, as read back from the dead-letter queue. */
+export interface QuarantinedMessage {
+  readonly messageId: string;
+  readonly reason?: string;
+  readonly body: string;
+}
+
+/** Counts of what the runner saw; the demo's progress line and summary come from here. */
+export interface RunnerCounts {
+  readonly answered: Readonly<Record<number, number>>;
+  readonly enqueuedMessages: number;
+  readonly processorInvocations: number;
+  readonly processorInvocationErrors: number;
+  readonly verifiedEvents: number;
+  readonly quarantined: number;
+  readonly consumerInvocations: number;
+  readonly consumerErrors: number;
+  /** Sums of the processor's and receiver's own metrics (their embedded-metric-format log lines). */
+  readonly metrics: Readonly<Record<string, number>>;
+}
+
+interface RunningRegistration {
+  readonly logicalId: string;
+  readonly type: string;
+  readonly resource: LocalCustomResource;
+}
+
+/** Sums the counts of embedded-metric-format lines (Powertools Metrics) by metric name. */
+export function addMetricLine(line: string, sums: Record<string, number>): void {
+  if (!line.startsWith('{') || !line.includes('"_aws"')) return;
+  try {
+    const parsed = JSON.parse(line) as Record<string, unknown> & { _aws?: { CloudWatchMetrics?: Array<{ Metrics?: Array<{ Name: string }> }> } };
+    for (const directive of parsed._aws?.CloudWatchMetrics ?? []) {
+      for (const { Name } of directive.Metrics ?? []) {
+        const value = parsed[Name];
+        const values = Array.isArray(value) ? value : [value];
+        sums[Name] = (sums[Name] ?? 0) + values.reduce((total: number, v) => total + (typeof v === 'number' ? v : 0), 0);
+      }
+    }
+  } catch {
+    // not a metric line
+  }
+}
+
+/** The whole receiving side, local: see the module comment. Start with `LocalRunner.start()`. */
+export class LocalRunner {
+  static async start(options: LocalRunnerOptions = {}): Promise<LocalRunner> {
+    const runner = new LocalRunner(options);
+    try {
+      await runner.init();
+    } catch (error) {
+      await runner.stop();
+      throw error;
+    }
+    return runner;
+  }
+
+  simulator!: BankSimulator;
+  /** The synthesized template and what the runner read from it. */
+  template!: CloudFormationTemplate;
+  deployment!: ReceiverDeployment;
+  readonly events = new LocalEventBridge();
+  readonly secrets = new LocalSecretsManager(LOCAL_AWS.region, LOCAL_AWS.accountId);
+  /** Every request to the front door, in order of answer. */
+  readonly exchanges: ProxyExchange[] = [];
+  /** Messages the processor quarantined, read from the dead-letter queue so far. */
+  readonly quarantined: QuarantinedMessage[] = [];
+  /** Request ids of every message the processor was given. */
+  readonly processedRequestIds = new Set<string>();
+  receiver!: LocalFunction;
+  processor!: LocalFunction;
+  registrationHandler?: LocalFunction;
+  consumer?: LocalFunction;
+  gateway!: LocalApiGateway;
+  /** The front door's stage URL (`https://127.0.0.1:<port>/<stage>/`). */
+  apiUrl!: string;
+  /** The CA (PEM) that issued the front door's certificate. */
+  apiCaPem!: string;
+  queueUrl!: string;
+  dlqUrl!: string;
+  sqs!: SQSClient;
+  /** Closes and reopens the way to the queue (SQS unreachable for a while). */
+  sqsGate!: TcpGate;
+  /** The token values of the generated token secrets, by route. */
+  readonly tokens: Partial<Record<(typeof ROUTES)[number], string>> = {};
+  /** Name of the header that carries the boleto token. */
+  boletoTokenHeader = 'Authorization';
+  readonly logDir: string;
+
+  private fauxqs?: Fauxqs;
+  private dynamo?: Dynalite;
+  private source?: SqsEventSource;
+  private restoreDns?: () => void;
+  private assemblyDir?: string;
+  private readonly ownsLogDir: boolean;
+  private readonly logFiles = new Map<string, WriteStream>();
+  /** ARNs of the generated secrets, by logical id. */
+  private readonly secretArns = new Map<string, string>();
+  private readonly messageIds = new Set<string>();
+  private readonly metricSums: Record<string, number> = {};
+  private readonly registrations: RunningRegistration[] = [];
+  private readonly consumerCalls: Array<Promise<void>> = [];
+  private processorInvocations = 0;
+  private processorInvocationErrors = 0;
+  private consumerInvocations = 0;
+  private consumerErrors = 0;
+
+  private constructor(private readonly options: LocalRunnerOptions) {
+    this.ownsLogDir = !options.logDir;
+    this.logDir = options.logDir ?? mkdtempSync(join(tmpdir(), 'bank-webhooks-logs-'));
+    mkdirSync(this.logDir, { recursive: true });
+  }
+
+  get control() {
+    return this.simulator.control;
+  }
+
+  /** Counts so far. */
+  counts(): RunnerCounts {
+    const answered: Record<number, number> = {};
+    for (const exchange of this.exchanges) answered[exchange.status] = (answered[exchange.status] ?? 0) + 1;
+    return {
+      answered,
+      enqueuedMessages: this.messageIds.size,
+      processorInvocations: this.processorInvocations,
+      processorInvocationErrors: this.processorInvocationErrors,
+      verifiedEvents: this.events.events.length,
+      quarantined: this.quarantined.length,
+      consumerInvocations: this.consumerInvocations,
+      consumerErrors: this.consumerErrors,
+      metrics: { ...this.metricSums },
+    };
+  }
+
+  private async init(): Promise<void> {
+    this.restoreDns = resolveLocalhostSubdomains();
+    // The front door's certificate comes from a local CA the simulated bank is told to trust.
+    const ca = createCertificateAuthority('cdk-bank-webhooks local API CA');
+    const tls = issueCertificate(ca, { commonName: '127.0.0.1', hosts: ['127.0.0.1', 'localhost'] });
+    this.apiCaPem = ca.certPem;
+    this.simulator = await BankSimulator.start({ ...this.options.simulator, trustedCas: [ca.certPem] });
+
+    this.assemblyDir = mkdtempSync(join(tmpdir(), 'bank-webhooks-assembly-'));
+    this.template = this.synthesize(this.assemblyDir);
+    const d = (this.deployment = describeReceiverDeployment(this.template));
+
+    [this.fauxqs, this.dynamo] = await Promise.all([startFauxqs(), startDynalite()]);
+    const [eventsEndpoint, secretsEndpoint] = await Promise.all([this.events.start(), this.secrets.start()]);
+    this.sqsGate = new TcpGate(this.fauxqs.port);
+    const gatePort = await this.sqsGate.start();
+    // Queue URLs carry the port they were created through: everyone reaches the queue via the gate.
+    const sqsEndpoint = `http://sqs.${LOCAL_AWS.region}.localhost:${gatePort}`;
+    this.sqs = this.fauxqs.client({ endpoint: sqsEndpoint });
+    ({ queueUrl: this.queueUrl, dlqUrl: this.dlqUrl } = await createQueueWithDlq(this.sqs, d.queue.logicalId, d.queue.maxReceiveCount, d.queue.visibilityTimeoutSeconds, d.queue.deadLetterQueue));
+    await this.dynamo.createTableLike(d.idempotencyTable, this.template.Resources[d.idempotencyTable].Properties ?? {});
+    for (const logicalId of d.generatedSecrets) this.secretArns.set(logicalId, this.secrets.createSecret(logicalId, randomBytes(32).toString('hex')));
+
+    this.gateway = new LocalApiGateway({
+      tls,
+      stage: d.api.stageName,
+      functionTimeoutMs: d.receiver.timeoutSeconds * 1000,
+      routes: Object.fromEntries(ROUTES.map((route) => [route, (event) => this.receiver.invoke(event, event.requestContext.requestId)])),
+      onResponse: (exchange) => this.exchanges.push(exchange),
+    });
+    this.apiUrl = await this.gateway.start();
+
+    const endpoints = localAwsEnvironment({ SQS: sqsEndpoint, DYNAMODB: this.dynamo.endpoint, SECRETS_MANAGER: secretsEndpoint, EVENTBRIDGE: eventsEndpoint });
+    const receiverEnv = this.resolve(d.receiver.environment) as Record<string, string>;
+    const processorEnv = this.resolve(d.processor.environment) as Record<string, string>;
+    // The bank credentials are the one secret the stack imports: it is created under the name
+    // the template points at, with the simulator's credentials.
+    const credentialsArn = readBankConnection(processorEnv).credentialsSecretArn;
+    this.secrets.createSecret(credentialsArn.replace(/^arn:[^:]+:secretsmanager:[^:]*:[^:]*:secret:/, ''), JSON.stringify(simulatorCredentials(this.simulator)));
+    this.tokens.payments = this.secrets.currentValue(receiverEnv[ReceiverEnv.PAYMENTS_TOKEN_SECRET_ARN]);
+    this.tokens.boleto = this.secrets.currentValue(receiverEnv[ReceiverEnv.BOLETO_TOKEN_SECRET_ARN]);
+    this.boletoTokenHeader = receiverEnv[ReceiverEnv.BOLETO_TOKEN_HEADER] ?? this.boletoTokenHeader;
+
+    this.receiver = this.localFunction('receiver', d.receiver, { ...receiverEnv, ...endpoints });
+    this.processor = this.localFunction('processor', d.processor, { ...processorEnv, ...endpoints });
+    if (d.registrationHandler) {
+      this.registrationHandler = this.localFunction('registration', d.registrationHandler, { ...(this.resolve(d.registrationHandler.environment) as Record<string, string>), ...endpoints });
+      for (const registration of d.registrations) {
+        this.registrations.push({
+          logicalId: registration.logicalId,
+          type: registration.type,
+          resource: new LocalCustomResource({
+            handler: (event) => this.registrationHandler!.invoke(event, event.RequestId),
+            resourceType: registration.type,
+            logicalResourceId: registration.logicalId,
+            timeoutMs: d.registrationHandler.timeoutSeconds * 1000,
+          }),
+        });
+      }
+    }
+    if (this.options.consumer) {
+      this.consumer = new LocalFunction({
+        name: 'consumer', entry: this.options.consumer.entry, exportName: this.options.consumer.exportName,
+        environment: endpoints, timeoutMs: 30_000, onLog: (line) => this.log('consumer', line),
+      });
+      this.events.subscribe((event) => this.deliverToConsumer(event));
+    }
+
+    this.source = new SqsEventSource({
+      sqs: this.sqs,
+      queueUrl: this.queueUrl,
+      queueArn: `arn:aws:sqs:${LOCAL_AWS.region}:${LOCAL_AWS.accountId}:${d.queue.logicalId}`,
+      handler: (event: SQSEvent) => this.processor.invoke<SQSBatchResponse>(event),
+      batchSize: d.eventSource.batchSize,
+      reportBatchItemFailures: d.eventSource.reportBatchItemFailures,
+      functionTimeoutMs: d.processor.timeoutSeconds * 1000,
+      functionName: 'processor',
+      region: LOCAL_AWS.region,
+      onBatch: (records, result) => this.onBatch(records, result),
+    });
+    this.source.start(this.options.pollers ?? d.eventSource.maxConcurrency ?? 2);
+  }
+
+  /** Synthesizes the stack into `outdir`, with asset metadata on (as the CDK CLI does). */
+  private synthesize(outdir: string): CloudFormationTemplate {
+    const account = this.simulator.accounts[0];
+    const app = new App({
+      outdir,
+      context: {
+        'aws:cdk:enable-asset-metadata': true,
+        bankBaseUrl: this.simulator.baseUrl,
+        bankRegistrationBaseUrl: this.simulator.baseUrl + SimulatorPaths.registrationBase,
+        bankCooperativa: account.cooperativa,
+        bankPosto: account.posto,
+        bankConta: account.conta,
+        bankDocumento: account.documento,
+        bankCodigoBeneficiario: account.beneficiario,
+      } satisfies Record<(typeof RUNNER_CONTEXT_KEYS)[number], string> & Record<string, unknown>,
+    });
+    const stack = (this.options.stack ?? ((scope, id) => new BankWebhooksExampleStack(scope, id)))(app, LOCAL_STACK_ID);
+    return app.synth().getStackArtifact(stack.artifactId).template as CloudFormationTemplate;
+  }
+
+  /** Resolves a template value against the local stand-ins; the API's URL becomes the front door's. */
+  private resolve(value: unknown): unknown {
+    const d = this.deployment;
+    const resources = this.template.Resources;
+    const resolved = resolveIntrinsics(value, {
+      region: LOCAL_AWS.region,
+      accountId: LOCAL_AWS.accountId,
+      ref: (id) => {
+        const type = resources[id]?.Type;
+        if (id === d.queue.logicalId) return this.queueUrl;
+        if (id === d.queue.deadLetterQueue) return this.dlqUrl;
+        if (this.secretArns.has(id)) return this.secretArns.get(id)!;
+        if (id === d.api.restApi) return LOCAL_API_ID;
+        if (id === d.api.stage) return d.api.stageName;
+        if (type === 'AWS::DynamoDB::Table' || type === 'AWS::Events::EventBus') return id;
+        throw new Error(`The local runner has no stand-in for Ref ${id} (${type ?? 'not in the template'})`);
+      },
+      getAtt: (id, attribute) => {
+        const type = resources[id]?.Type;
+        const arnOf: Record<string, string> = {
+          'AWS::SQS::Queue': `arn:aws:sqs:${LOCAL_AWS.region}:${LOCAL_AWS.accountId}:${id}`,
+          'AWS::DynamoDB::Table': `arn:aws:dynamodb:${LOCAL_AWS.region}:${LOCAL_AWS.accountId}:table/${id}`,
+          'AWS::Events::EventBus': `arn:aws:events:${LOCAL_AWS.region}:${LOCAL_AWS.accountId}:event-bus/${id}`,
+        };
+        if (attribute === 'Arn' && type && arnOf[type]) return arnOf[type];
+        if (attribute === 'Name' && type === 'AWS::Events::EventBus') return id;
+        if (attribute === 'QueueUrl' && id === d.queue.logicalId) return this.queueUrl;
+        if (attribute === 'QueueUrl' && id === d.queue.deadLetterQueue) return this.dlqUrl;
+        throw new Error(`The local runner has no stand-in for Fn::GetAtt ${id}.${attribute} (${type ?? 'not in the template'})`);
+      },
+    });
+    const deployedUrl = `https://${LOCAL_API_ID}.execute-api.${LOCAL_AWS.region}.amazonaws.com/${d.api.stageName}/`;
+    const rewrite = (item: unknown): unknown => {
+      if (typeof item === 'string') return item.split(deployedUrl).join(this.apiUrl);
+      if (Array.isArray(item)) return item.map(rewrite);
+      if (item && typeof item === 'object') return Object.fromEntries(Object.entries(item).map(([k, v]) => [k, rewrite(v)]));
+      return item;
+    };
+    return rewrite(resolved);
+  }
+
+  private localFunction(name: string, description: FunctionDescription, environment: Record<string, string>): LocalFunction {
+    if (!description.assetPath) throw new Error(`The function ${description.logicalId} has no code asset in the cloud assembly; the local runner runs asset code only`);
+    const [file, exportName] = description.handler.split('.');
+    return new LocalFunction({
+      name,
+      entry: join(this.assemblyDir!, description.assetPath, `${file}.js`),
+      exportName,
+      environment,
+      timeoutMs: description.timeoutSeconds * 1000,
+      memoryMb: description.memorySize,
+      onLog: (line) => this.log(name, line),
+    });
+  }
+
+  private log(name: string, line: string): void {
+    addMetricLine(line, this.metricSums);
+    let file = this.logFiles.get(name);
+    if (!file) {
+      file = createWriteStream(join(this.logDir, `${name}.log`), { flags: 'a' });
+      this.logFiles.set(name, file);
+    }
+    file.write(`${line}\n`);
+    this.options.onLog?.(name, line);
+  }
+
+  private onBatch(records: readonly SQSRecord[], result: PollResult): void {
+    this.processorInvocations++;
+    if (result.error) this.processorInvocationErrors++;
+    for (const record of records) {
+      this.messageIds.add(record.messageId);
+      try {
+        const requestId = (JSON.parse(record.body) as { requestId?: unknown }).requestId;
+        if (typeof requestId === 'string') this.processedRequestIds.add(requestId);
+      } catch {
+        // not a stored notification: the processor quarantines it
+      }
+    }
+  }
+
+  private deliverToConsumer(event: RecordedEvent): void {
+    this.consumerInvocations++;
+    const target = {
+      version: '0', id: event.id, 'detail-type': event.detailType, source: event.source, account: LOCAL_AWS.accountId,
+      time: event.time ?? new Date().toISOString(), region: LOCAL_AWS.region, resources: [], detail: event.detail,
+    };
+    this.consumerCalls.push(this.consumer!.invoke(target).then(() => undefined, (error: unknown) => {
+      this.consumerErrors++;
+      this.log('consumer', `consumer failed: ${(error as Error).message}`);
+    }));
+  }
+
+  /**
+   * Sends a request to the front door as the bank would, with the route's token in its header
+   * unless `token` says otherwise (`null`: no token; a string: that value). Answers the status.
+   */
+  async post(route: (typeof ROUTES)[number], body: string, token?: string | null): Promise<{ status: number; body: string }> {
+    const header = route === 'payments' ? 'Authorization' : this.boletoTokenHeader;
+    const value = token === undefined ? this.tokens[route] : token;
+    const headers: Record<string, string> = { 'Content-Type': 'application/json', ...(value === null || value === undefined ? {} : { [header]: value }) };
+    const answer = await httpCall(this.apiUrl + route, { method: 'POST', headers, body, trustedCas: [this.apiCaPem] });
+    return { status: answer.status, body: answer.body };
+  }
+
+  /** Registers with the bank: a CloudFormation Create of each registration, in template order. */
+  async register(): Promise<void> {
+    for (const registration of this.registrations) {
+      const properties = this.resolve(this.deployment.registrations.find((r) => r.logicalId === registration.logicalId)!.properties) as Record<string, unknown>;
+      await registration.resource.create(properties);
+    }
+  }
+
+  /** Unregisters: a CloudFormation Delete of each registration that exists, in reverse order. */
+  async unregister(): Promise<void> {
+    for (const registration of [...this.registrations].reverse()) {
+      if (registration.resource.state) await registration.resource.delete();
+    }
+  }
+
+  /** The registrations as created: logical id, type, physical id and the data they answered. */
+  registered(): Array<{ logicalId: string; type: string; physicalResourceId?: string; data?: Record<string, string> }> {
+    return this.registrations.map((r) => ({ logicalId: r.logicalId, type: r.type, physicalResourceId: r.resource.state?.physicalResourceId, data: r.resource.state?.data }));
+  }
+
+  /** Checks the end-to-end promise over everything seen so far (call after settle()). */
+  audit(): AuditReport {
+    const settings = readProcessorSettings(this.resolve(this.deployment.processor.environment) as NodeJS.ProcessEnv);
+    return auditExactlyOnce({
+      exchanges: this.exchanges,
+      events: this.events.events,
+      quarantined: this.quarantined,
+      processedRequestIds: this.processedRequestIds,
+      movements: settings.boletoMovements,
+    });
+  }
+
+  /** Messages in a queue, visible or in flight. */
+  async queueDepth(queueUrl = this.queueUrl): Promise<number> {
+    const { Attributes = {} } = await this.sqs.send(new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }));
+    return Number(Attributes.ApproximateNumberOfMessages ?? 0) + Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0);
+  }
+
+  /**
+   * Waits until the bank has nothing left to deliver and the queue is empty (every message
+   * processed or quarantined), then reads the quarantined messages. Calls `onTick` about twice a
+   * second (for progress). Throws after `timeoutMs`.
+   */
+  async settle(timeoutMs = 60_000, onTick?: () => void): Promise<void> {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      onTick?.();
+      const idle = await this.control.waitForDeliveries(Math.max(1, Math.min(500, until - Date.now())));
+      if (idle && this.sqsGate.isOpen && (await this.queueDepth()) === 0) break;
+      if (Date.now() > until) throw new Error(`Not settled after ${timeoutMs} ms: ${idle ? 'messages are still in the queue' : 'the bank is still delivering'}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    await Promise.all(this.consumerCalls);
+    await this.readQuarantine();
+    onTick?.();
+  }
+
+  /** Moves what the dead-letter queue holds into `quarantined`. */
+  async readQuarantine(): Promise<void> {
+    for (const message of await drainQueue(this.sqs, this.dlqUrl)) {
+      this.quarantined.push({ messageId: message.MessageId!, reason: message.MessageAttributes?.QuarantineReason?.StringValue, body: message.Body ?? '' });
+    }
+  }
+
+  /** Stops everything; registrations still in place are left (call unregister() first). */
+  async stop(): Promise<void> {
+    await this.source?.stop();
+    await Promise.all([this.receiver?.stop(), this.processor?.stop(), this.registrationHandler?.stop(), this.consumer?.stop()]);
+    this.sqs?.destroy();
+    await Promise.all([
+      this.gateway?.stop(), this.simulator?.stop(), this.fauxqs?.stop(), this.dynamo?.stop(), this.events.stop(), this.secrets.stop(), this.sqsGate?.stop(),
+    ]);
+    await Promise.all([...this.logFiles.values()].map((file) => new Promise((resolve) => file.end(resolve))));
+    this.restoreDns?.();
+    if (this.assemblyDir) rmSync(this.assemblyDir, { recursive: true, force: true });
+    if (this.ownsLogDir) rmSync(this.logDir, { recursive: true, force: true });
+  }
+}
