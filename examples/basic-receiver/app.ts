@@ -6,12 +6,17 @@ import { App, CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import { BankEventDetailType, BankWebhookReceiver } from '../../lib';
+import { BankEventDetailType, BankWebhookReceiver, type BankWebhookReceiverProps } from '../../lib';
+
+export interface BankWebhooksExampleStackProps extends StackProps {
+  /** Receiver props in place of the example's (the local runner's tests use shorter timings). @default the example's */
+  readonly receiver?: Partial<BankWebhookReceiverProps>;
+}
 
 export class BankWebhooksExampleStack extends Stack {
   public readonly receiver: BankWebhookReceiver;
 
-  constructor(scope: Construct, id: string, props?: StackProps) {
+  constructor(scope: Construct, id: string, props?: BankWebhooksExampleStackProps) {
     super(scope, id, props);
     // Account values come from CDK context (cdk.json or -c key=value); the placeholders below
     // let the app synthesize as is. See the README's "Example app" section.
@@ -37,6 +42,7 @@ export class BankWebhooksExampleStack extends Stack {
         email: context('bankContactEmail', 'finance@example.com'),
         telefone: context('bankContactPhone', '+55 11 3003-0000'),
       }],
+      ...props?.receiver,
     });
     // A consumer of verified settlements is one line (a Lambda target, a queue, a Step Functions...):
     this.receiver.onVerifiedEvent('BoletoSettledRule', BankEventDetailType.BOLETO_SETTLED);

@@ -66,6 +66,20 @@ export interface LocalRunnerOptions {
   readonly pollers?: number;
   /** Told of every line a function writes. */
   readonly onLog?: (functionName: string, line: string) => void;
+  /**
+   * The queue's visibility timeout in place of the template's, so that retried messages come back
+   * sooner in tests. It must exceed the processor's timeout (an IN_PROGRESS idempotency record of
+   * a crashed invocation lasts that long).
+   * @default the template's
+   */
+  readonly visibilityTimeoutSeconds?: number;
+}
+
+/** Where a scenario starts in the runner's records (see `checkpoint()` and `audit()`). */
+export interface RunnerCheckpoint {
+  readonly exchanges: number;
+  readonly events: number;
+  readonly quarantined: number;
 }
 
 /** A message the processor quarantined, as read back from the dead-letter queue. */
@@ -214,6 +228,10 @@ export class LocalRunner {
     this.template = this.synthesize(this.assemblyDir);
     const d = (this.deployment = describeReceiverDeployment(this.template));
 
+    const visibility = this.options.visibilityTimeoutSeconds ?? d.queue.visibilityTimeoutSeconds;
+    if (visibility <= d.processor.timeoutSeconds) {
+      throw new Error(`visibilityTimeoutSeconds (${visibility}) must exceed the processor's timeout (${d.processor.timeoutSeconds} s): a message would come back while its invocation still runs`);
+    }
     [this.fauxqs, this.dynamo] = await Promise.all([startFauxqs(), startDynalite()]);
     const [eventsEndpoint, secretsEndpoint] = await Promise.all([this.events.start(), this.secrets.start()]);
     this.sqsGate = new TcpGate(this.fauxqs.port);
@@ -221,7 +239,7 @@ export class LocalRunner {
     // Queue URLs carry the port they were created through: everyone reaches the queue via the gate.
     const sqsEndpoint = `http://sqs.${LOCAL_AWS.region}.localhost:${gatePort}`;
     this.sqs = this.fauxqs.client({ endpoint: sqsEndpoint });
-    ({ queueUrl: this.queueUrl, dlqUrl: this.dlqUrl } = await createQueueWithDlq(this.sqs, d.queue.logicalId, d.queue.maxReceiveCount, d.queue.visibilityTimeoutSeconds, d.queue.deadLetterQueue));
+    ({ queueUrl: this.queueUrl, dlqUrl: this.dlqUrl } = await createQueueWithDlq(this.sqs, d.queue.logicalId, d.queue.maxReceiveCount, visibility, d.queue.deadLetterQueue));
     await this.dynamo.createTableLike(d.idempotencyTable, this.template.Resources[d.idempotencyTable].Properties ?? {});
     for (const logicalId of d.generatedSecrets) this.secretArns.set(logicalId, this.secrets.createSecret(logicalId, randomBytes(32).toString('hex')));
 
@@ -429,13 +447,18 @@ export class LocalRunner {
     return this.registrations.map((r) => ({ logicalId: r.logicalId, type: r.type, physicalResourceId: r.resource.state?.physicalResourceId, data: r.resource.state?.data }));
   }
 
-  /** Checks the end-to-end promise over everything seen so far (call after settle()). */
-  audit(): AuditReport {
+  /** Where the records stand now: audit(checkpoint) then checks only what came after. */
+  checkpoint(): RunnerCheckpoint {
+    return { exchanges: this.exchanges.length, events: this.events.events.length, quarantined: this.quarantined.length };
+  }
+
+  /** Checks the end-to-end promise over everything seen since `since` (call after settle()). */
+  audit(since: RunnerCheckpoint = { exchanges: 0, events: 0, quarantined: 0 }): AuditReport {
     const settings = readProcessorSettings(this.resolve(this.deployment.processor.environment) as NodeJS.ProcessEnv);
     return auditExactlyOnce({
-      exchanges: this.exchanges,
-      events: this.events.events,
-      quarantined: this.quarantined,
+      exchanges: this.exchanges.slice(since.exchanges),
+      events: this.events.events.slice(since.events),
+      quarantined: this.quarantined.slice(since.quarantined),
       processedRequestIds: this.processedRequestIds,
       movements: settings.boletoMovements,
     });

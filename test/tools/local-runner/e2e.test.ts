@@ -1,0 +1,168 @@
+/**
+ * End to end under faults, over the local runner: the deployed bundles behind the HTTPS front
+ * door, fed by the bank simulator, wired from a synthesized stack. After every scenario: each
+ * notification answered 200 is exactly one verified event or one quarantine with a reason, no
+ * verified event is duplicated, and no request refused for its token reached the queue.
+ *
+ * The stack is the example app's with a 10 s processor timeout and 2 verification attempts, and
+ * the runner shortens the queue's visibility timeout to 12 s, so that retried messages come back
+ * within the test (the template's 60 s would only make the suite slower, not different).
+ */
+import { Duration } from 'aws-cdk-lib';
+import { BankWebhooksExampleStack } from '../../../examples/basic-receiver/app';
+import { BankEventDetailType as T, ProcessorMetric } from '../../../lambda/shared/processor-contract';
+import type { DeliveryRecord } from '../../../tools/bank-simulator/notifier';
+import { LocalRunner, type RunnerCheckpoint } from '../../../tools/local-runner/runner';
+
+jest.setTimeout(180_000);
+
+let runner: LocalRunner;
+let seq = 0;
+
+beforeAll(async () => {
+  runner = await LocalRunner.start({
+    stack: (app, id) => new BankWebhooksExampleStack(app, id, { receiver: { processorTimeout: Duration.seconds(10), maxVerificationAttempts: 2 } }),
+    visibilityTimeoutSeconds: 12,
+  });
+  await runner.register();
+});
+
+afterAll(async () => {
+  if (!runner) return;
+  await runner.unregister();
+  await runner.stop();
+});
+
+afterEach(async () => {
+  await runner.control.clearFaults();
+});
+
+/** Runs `drive` (and two forged requests), waits until everything settled, and checks the promise. */
+async function scenario(drive: () => Promise<void>, settleTimeoutMs = 60_000): Promise<{ deliveries: DeliveryRecord[]; since: RunnerCheckpoint; metricsBefore: Record<string, number> }> {
+  const since = runner.checkpoint();
+  const metricsBefore = { ...runner.counts().metrics };
+  const lastSeq = seq;
+  await drive();
+  const forged = [
+    await runner.post('payments', JSON.stringify({ idTransacao: `forged-${lastSeq}`, status: 'PAGO', valorPagamento: '1.00', idPagamentoPix: 'x' }), null),
+    await runner.post('boleto', JSON.stringify({ idEventoWebhook: `forged-${lastSeq}`, nossoNumero: '1', movimento: 'LIQUIDACAO_PIX' }), 'wrong-token'),
+  ];
+  expect(forged.map((answer) => answer.status)).toEqual([401, 401]);
+  await runner.settle(settleTimeoutMs);
+  const deliveries = await runner.control.deliveries(lastSeq);
+  seq = deliveries.length ? deliveries[deliveries.length - 1].seq : seq;
+  const audit = runner.audit(since);
+  expect(audit.problems).toEqual([]);
+  expect(audit.refused).toBe(2);
+  return { deliveries, since, metricsBefore };
+}
+
+const eventsSince = (since: RunnerCheckpoint) => runner.events.events.slice(since.events);
+const metricSince = (name: string, before: Record<string, number>) => (runner.counts().metrics[name] ?? 0) - (before[name] ?? 0);
+
+async function settledBoletos(count: number): Promise<string[]> {
+  const boletos = await Promise.all(Array.from({ length: count }, (_, i) => runner.control.createBoleto({ valor: 10 + i })));
+  await Promise.all(boletos.map((boleto) => runner.control.settleBoleto(boleto.nossoNumero)));
+  return boletos.map((boleto) => boleto.nossoNumero);
+}
+
+it('publishes one event per notification when the bank delivers each three times at once', async () => {
+  const { deliveries, since, metricsBefore } = await scenario(async () => {
+    await runner.control.setFaults({ duplicateDeliveries: 2 });
+    await settledBoletos(5);
+    await Promise.all(['pix', 'boleto', 'tributos'].map((tipo) => runner.control.createPayment({ tipo: tipo as 'pix', valor: 12.5 })));
+  });
+  expect(deliveries).toHaveLength(24);
+  expect(deliveries.every((d) => d.outcome === 'ENTREGUE')).toBe(true);
+  expect(eventsSince(since).map((e) => e.detailType).sort()).toEqual([...Array(5).fill(T.BOLETO_SETTLED), ...Array(3).fill(T.PAYMENT_STATUS_VERIFIED)]);
+  expect(metricSince(ProcessorMetric.DUPLICATES, metricsBefore)).toBe(16);
+});
+
+it('answers non-200 while the queue is unreachable, never a false 200, and delivers again once it is back', async () => {
+  const { deliveries, since } = await scenario(async () => {
+    runner.sqsGate.close();
+    try {
+      await settledBoletos(3);
+      expect(await runner.control.waitForDeliveries(20_000)).toBe(true);
+    } finally {
+      runner.sqsGate.reopen();
+    }
+    await settledBoletos(2);
+  });
+  const [during, after] = [deliveries.slice(0, 3), deliveries.slice(3)];
+  expect(during.map((d) => [d.outcome, d.status])).toEqual(Array(3).fill(['NÃO ENTREGUE', 503]));
+  expect(after.map((d) => d.outcome)).toEqual(['ENTREGUE', 'ENTREGUE']);
+  expect(eventsSince(since)).toHaveLength(2);
+  // The 503s were fast: well inside the bank's 10 s deadline.
+  expect(Math.max(...during.map((d) => d.durationMs))).toBeLessThan(10_000);
+});
+
+it('verifies through a query API answering 503, 429 and slowly for a while', async () => {
+  const { deliveries, since, metricsBefore } = await scenario(async () => {
+    await runner.control.setFaults({
+      api: [
+        { scope: 'query', status: 503, times: 3 },
+        { scope: 'query', status: 429, times: 2, retryAfterSeconds: 1 },
+        { scope: 'query', delayMs: 2_000, times: 3 },
+      ],
+    });
+    await settledBoletos(4);
+    await Promise.all([1, 2].map((valor) => runner.control.createPayment({ tipo: 'pix', valor })));
+  });
+  expect(deliveries.every((d) => d.outcome === 'ENTREGUE')).toBe(true);
+  expect(eventsSince(since)).toHaveLength(6);
+  expect(metricSince(ProcessorMetric.BANK_RETRIES, metricsBefore)).toBeGreaterThanOrEqual(5);
+});
+
+it('loses nothing and duplicates nothing when the processor crashes mid-batch', async () => {
+  let crashedAt = -1;
+  const { since } = await scenario(async () => {
+    const start = runner.events.events.length;
+    // Two queries answer at once, the others slowly: the crash comes with part of the work published.
+    await runner.control.setFaults({ api: [{ scope: 'query', times: 2 }, { scope: 'query', delayMs: 3_000 }] });
+    await settledBoletos(6);
+    const until = Date.now() + 20_000;
+    while (runner.events.events.length - start < 2 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+    crashedAt = runner.events.events.length - start;
+    await runner.processor.crash();
+    await runner.control.clearFaults();
+  });
+  expect(crashedAt).toBeGreaterThanOrEqual(2);
+  expect(crashedAt).toBeLessThan(6);
+  expect(runner.processor.coldStarts).toBeGreaterThanOrEqual(2);
+  expect(eventsSince(since).map((e) => e.detailType)).toEqual(Array(6).fill(T.BOLETO_SETTLED));
+});
+
+it('publishes a reversal that arrives before its settlement, and what the bank says about the settlement after the last attempt', async () => {
+  const { deliveries, since } = await scenario(async () => {
+    await runner.control.setFaults({ reorderWindowMs: 500 });
+    const boleto = await runner.control.createBoleto({ valor: 77 });
+    await runner.control.settleBoleto(boleto.nossoNumero);
+    await runner.control.reverseBoleto(boleto.nossoNumero);
+  });
+  expect(deliveries.map((d) => (d.body as { movimento: string }).movimento)).toEqual([expect.stringMatching(/^ESTORNO_LIQUIDACAO/), expect.stringMatching(/^LIQUIDACAO/)]);
+  const events = eventsSince(since);
+  expect(events.map((e) => e.detailType)).toEqual([T.BOLETO_SETTLEMENT_REVERSED, T.BOLETO_NOT_CONFIRMED]);
+  expect(events[1].detail).toMatchObject({ matchesNotification: false, attempt: 2 });
+});
+
+it('handles 500 notifications delivered 50 at a time: every one answered 200 and verified once', async () => {
+  const { deliveries, since } = await scenario(async () => {
+    const work = [
+      ...Array.from({ length: 250 }, (_, i) => async () => {
+        const boleto = await runner.control.createBoleto({ valor: 100 + i });
+        await runner.control.settleBoleto(boleto.nossoNumero);
+      }),
+      ...Array.from({ length: 250 }, (_, i) => async () => {
+        await runner.control.createPayment({ tipo: 'pix', valor: 1 + i });
+      }),
+    ];
+    let next = 0;
+    await Promise.all(Array.from({ length: 50 }, async () => {
+      while (next < work.length) await work[next++]();
+    }));
+  }, 120_000);
+  expect(deliveries).toHaveLength(500);
+  expect(deliveries.filter((d) => d.outcome !== 'ENTREGUE')).toEqual([]);
+  expect(eventsSince(since)).toHaveLength(500);
+});
