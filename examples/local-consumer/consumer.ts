@@ -1,0 +1,23 @@
+/**
+ * A consumer of verified events, run by the local runner the way an EventBridge rule's Lambda
+ * target would run it:
+ *
+ *   npm run demo -- --consumer examples/local-consumer/consumer.ts
+ *
+ * Point `--consumer` at your own module (TypeScript or JavaScript) exporting `handler`, or name
+ * another export with `path#exportName`. It runs in its own process; what it logs is shown by the
+ * demo, prefixed `consumer │`. Deduplicate by `detail.idempotencyKey`: EventBridge delivers at
+ * least once.
+ */
+import type { EventBridgeEvent } from 'aws-lambda';
+import type { VerifiedEventDetail } from '../../lambda/processor/processor';
+
+export async function handler(event: EventBridgeEvent<string, VerifiedEventDetail>): Promise<void> {
+  const { detail } = event;
+  console.log(JSON.stringify({
+    message: `${event['detail-type']}: ${detail.status}`,
+    idempotencyKey: detail.idempotencyKey,
+    matchesNotification: detail.matchesNotification,
+  }));
+  return Promise.resolve();
+}
