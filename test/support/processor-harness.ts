@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { GetQueueAttributesCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, Context } from 'aws-lambda';
 import { BANK_CONNECTION_ENV } from '../../lambda/shared/bank-connection';
 import { PROCESSOR_SETTINGS_ENV, ProcessorDefaults, type ProcessorSettings } from '../../lambda/shared/processor-contract';
@@ -8,9 +8,10 @@ import { BankSimulator, type BankSimulatorOptions } from '../../tools/bank-simul
 import { LocalEventBridge } from '../../tools/local-aws/eventbridge-server';
 import { LocalSecretsManager } from '../../tools/local-aws/secrets-manager-server';
 import { SqsEventSource } from '../../tools/local-aws/sqs-event-source';
-import { resolveLocalhostSubdomains, TEST_AWS } from './aws-env';
+import { localAwsEnvironment } from '../../tools/local-aws/local-env';
+import { resolveLocalhostSubdomains } from './aws-env';
 import { type Dynalite, startDynalite } from '../../tools/local-aws/dynalite';
-import { createQueueWithDlq, type Fauxqs, startFauxqs } from '../../tools/local-aws/fauxqs';
+import { createQueueWithDlq, type Fauxqs, queueDepth, startFauxqs } from '../../tools/local-aws/fauxqs';
 import { loadHandlerBundle } from './load-handler';
 import { simulatorConnection, simulatorCredentials } from './simulator-connection';
 
@@ -87,13 +88,7 @@ export class ProcessorHarness {
       paymentStatuses: ProcessorDefaults.paymentStatuses,
     };
     this.env = {
-      AWS_REGION: TEST_AWS.region,
-      AWS_ACCESS_KEY_ID: 'test',
-      AWS_SECRET_ACCESS_KEY: 'test',
-      AWS_ENDPOINT_URL_SQS: this.fauxqs.endpoint,
-      AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsEndpoint,
-      AWS_ENDPOINT_URL_DYNAMODB: this.dynamo.endpoint,
-      AWS_ENDPOINT_URL_EVENTBRIDGE: eventsEndpoint,
+      ...localAwsEnvironment({ SQS: this.fauxqs.endpoint, SECRETS_MANAGER: secretsEndpoint, DYNAMODB: this.dynamo.endpoint, EVENTBRIDGE: eventsEndpoint }),
       [BANK_CONNECTION_ENV]: JSON.stringify(connection),
       [PROCESSOR_SETTINGS_ENV]: JSON.stringify(settings),
     };
@@ -121,11 +116,7 @@ export class ProcessorHarness {
 
   /** Messages in the queue, visible or in flight. */
   async queueDepth(queueUrl = this.queueUrl): Promise<number> {
-    const { Attributes = {} } = await this.sqs.send(new GetQueueAttributesCommand({
-      QueueUrl: queueUrl,
-      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
-    }));
-    return Number(Attributes.ApproximateNumberOfMessages ?? 0) + Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0);
+    return queueDepth(this.sqs, queueUrl);
   }
 
   /** Runs the event source until the queue is empty. */

@@ -16,6 +16,7 @@ import {
 import type { SimulatorAccount } from '../../tools/bank-simulator/model';
 import { BankSimulator, type BankSimulatorOptions, SimulatorPaths } from '../../tools/bank-simulator/simulator';
 import { LocalCustomResource, type OnEventHandler } from '../../tools/local-aws/custom-resource';
+import { localAwsEnvironment } from '../../tools/local-aws/local-env';
 import { LocalSecretsManager } from '../../tools/local-aws/secrets-manager-server';
 import { TEST_AWS } from './aws-env';
 import { loadHandlerBundle } from './load-handler';
@@ -63,12 +64,7 @@ export class RegistrationHarness {
     harness.credentialsArn = harness.secrets.createSecret(`bank-credentials-${randomUUID().slice(0, 6)}`, JSON.stringify(simulatorCredentials(harness.simulator)));
     harness.paymentTokenArn = harness.secrets.createSecret('payment-callback-token', harness.paymentToken);
     harness.boletoTokenArn = harness.secrets.createSecret('boleto-token', harness.boletoToken);
-    harness.handler = loadHandlerBundle<OnEventHandler>('registration', {
-      AWS_REGION: TEST_AWS.region,
-      AWS_ACCESS_KEY_ID: 'test',
-      AWS_SECRET_ACCESS_KEY: 'test',
-      AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint,
-    });
+    harness.handler = loadHandlerBundle<OnEventHandler>('registration', localAwsEnvironment({ SECRETS_MANAGER: endpoint }));
     return harness;
   }
 

@@ -131,6 +131,7 @@ export class LocalApiGateway {
     const started = Date.now();
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
+    const requestBody = Buffer.concat(chunks).toString('utf8');
     const match = /^\/([^/?]+)\/([^/?]+)\/?(\?.*)?$/.exec(req.url ?? '');
     const route = match && match[1] === this.stageName ? match[2] : undefined;
     const handler = route !== undefined && req.method === 'POST' ? this.options.routes[route] : undefined;
@@ -143,7 +144,7 @@ export class LocalApiGateway {
       const received: Record<string, string[]> = {};
       for (let i = 0; i < req.rawHeaders.length; i += 2) (received[req.rawHeaders[i]] ??= []).push(req.rawHeaders[i + 1]);
       const event = restProxyEvent({
-        route, headers: received, body: chunks.length ? Buffer.concat(chunks).toString('utf8') : null,
+        route, headers: received, body: chunks.length ? requestBody : null,
         sourceIp: req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1', requestId, stage: this.stageName,
       });
       try {
@@ -157,7 +158,7 @@ export class LocalApiGateway {
       }
     }
     res.writeHead(status, headers).end(body);
-    if (route) this.options.onResponse?.({ route, status, requestId, body: Buffer.concat(chunks).toString('utf8'), durationMs: Date.now() - started });
+    if (route) this.options.onResponse?.({ route, status, requestId, body: requestBody, durationMs: Date.now() - started });
   }
 
   async stop(): Promise<void> {

@@ -68,3 +68,12 @@ export async function drainQueue(sqs: SQSClient, queueUrl: string): Promise<Mess
     await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: Messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
   }
 }
+
+/** Messages in a queue, visible or in flight. */
+export async function queueDepth(sqs: SQSClient, queueUrl: string): Promise<number> {
+  const { Attributes = {} } = await sqs.send(new GetQueueAttributesCommand({
+    QueueUrl: queueUrl,
+    AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+  }));
+  return Number(Attributes.ApproximateNumberOfMessages ?? 0) + Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0);
+}

@@ -10,6 +10,24 @@ export interface LocalInvokeOptions {
   readonly region?: string;
 }
 
+/** A Lambda context for one invocation, whose remaining time counts down to `deadline` (epoch ms). */
+export function lambdaContext(o: { functionName: string; deadline: number; region?: string; memoryMb?: string; requestId?: string }): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName: o.functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:${o.region ?? 'us-east-1'}:000000000000:function:${o.functionName}`,
+    memoryLimitInMB: o.memoryMb ?? '512',
+    awsRequestId: o.requestId ?? randomUUID(),
+    logGroupName: `/aws/lambda/${o.functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, o.deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
 /**
  * Invokes a Lambda handler the way the Lambda runtime does for one request: a context whose
  * getRemainingTimeInMillis counts down from the function's timeout, and a "Task timed out"
@@ -19,20 +37,7 @@ export async function invokeLocally<E, R>(handler: (event: E, context: Context) 
   const timeoutMs = options.timeoutMs ?? 30_000;
   const functionName = options.functionName ?? 'local-function';
   const deadline = Date.now() + timeoutMs;
-  const context = {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:${options.region ?? 'us-east-1'}:000000000000:function:${functionName}`,
-    memoryLimitInMB: '512',
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  } satisfies Context;
+  const context = lambdaContext({ functionName, deadline, region: options.region });
   let timer: NodeJS.Timeout | undefined;
   try {
     const timedOut = new Promise<never>((_, reject) => {

@@ -4,8 +4,8 @@
  * by its parent (`LocalFunction`) over IPC, each with a context counting down to the parent's
  * deadline. Started by `LocalFunction`; not meant to be run by hand.
  */
-import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
+import { lambdaContext } from './lambda-invoke';
 import { resolveLocalhostSubdomains } from './local-env';
 import { type WorkerReply, type WorkerRequest, WorkerEnv } from './lambda-worker-protocol';
 
@@ -34,21 +34,13 @@ function load(): Handler {
 }
 
 async function invoke(handler: Handler, request: Extract<WorkerRequest, { type: 'invoke' }>): Promise<void> {
-  const functionName = process.env.AWS_LAMBDA_FUNCTION_NAME ?? 'local-function';
-  const context = {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:${process.env.AWS_REGION ?? 'us-east-1'}:000000000000:function:${functionName}`,
-    memoryLimitInMB: process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE ?? '128',
-    awsRequestId: request.requestId ?? randomUUID(),
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, request.deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  } satisfies Context;
+  const context = lambdaContext({
+    functionName: process.env.AWS_LAMBDA_FUNCTION_NAME ?? 'local-function',
+    deadline: request.deadline,
+    region: process.env.AWS_REGION,
+    memoryMb: process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE,
+    requestId: request.requestId,
+  });
   try {
     const value = await handler(request.event, context);
     send({ type: 'result', id: request.id, ok: true, value });

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, type WriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { App, type Stack } from 'aws-cdk-lib';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { BankWebhooksExampleStack } from '../../examples/basic-receiver/app';
@@ -23,7 +23,7 @@ import { LocalApiGateway, type ProxyExchange } from '../local-aws/api-gateway';
 import { LocalCustomResource } from '../local-aws/custom-resource';
 import { type Dynalite, startDynalite } from '../local-aws/dynalite';
 import { LocalEventBridge, type RecordedEvent } from '../local-aws/eventbridge-server';
-import { createQueueWithDlq, drainQueue, type Fauxqs, startFauxqs } from '../local-aws/fauxqs';
+import { createQueueWithDlq, drainQueue, type Fauxqs, queueDepth, startFauxqs } from '../local-aws/fauxqs';
 import { LOCAL_AWS, localAwsEnvironment, resolveLocalhostSubdomains } from '../local-aws/local-env';
 import { LocalFunction } from '../local-aws/local-function';
 import { LocalSecretsManager } from '../local-aws/secrets-manager-server';
@@ -466,11 +466,7 @@ export class LocalRunner {
 
   /** Messages in a queue, visible or in flight. */
   async queueDepth(queueUrl = this.queueUrl): Promise<number> {
-    const { Attributes = {} } = await this.sqs.send(new GetQueueAttributesCommand({
-      QueueUrl: queueUrl,
-      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
-    }));
-    return Number(Attributes.ApproximateNumberOfMessages ?? 0) + Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0);
+    return queueDepth(this.sqs, queueUrl);
   }
 
   /**
