@@ -15,7 +15,7 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { BankWebhooksExampleStack } from '../../examples/basic-receiver/app';
 import { readBankConnection } from '../../lambda/shared/bank-connection';
 import { readProcessorSettings } from '../../lambda/shared/processor-contract';
-import { ReceiverEnv, ROUTES } from '../../lambda/shared/receiver-contract';
+import { decodeStoredNotification, ReceiverEnv, ROUTES } from '../../lambda/shared/receiver-contract';
 import { createCertificateAuthority, issueCertificate } from '../bank-simulator/certificates';
 import { httpCall } from '../bank-simulator/https-client';
 import { BankSimulator, type BankSimulatorOptions, SimulatorPaths } from '../bank-simulator/simulator';
@@ -395,8 +395,7 @@ export class LocalRunner {
     for (const record of records) {
       this.messageIds.add(record.messageId);
       try {
-        const requestId = (JSON.parse(record.body) as { requestId?: unknown }).requestId;
-        if (typeof requestId === 'string') this.processedRequestIds.add(requestId);
+        this.processedRequestIds.add(decodeStoredNotification(record.body).notification.requestId);
       } catch {
         // not a stored notification: the processor quarantines it
       }
