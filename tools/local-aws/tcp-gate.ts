@@ -37,7 +37,13 @@ export class TcpGate {
   /** Makes the service unreachable: open connections and new ones are reset. */
   close(): void {
     this.open = false;
-    for (const socket of this.sockets) socket.resetAndDestroy();
+    for (const socket of this.sockets) {
+      // A reset while a graceful shutdown is pending (pipe ends one side when the other ends)
+      // can leave the native handle referenced, and the process then spins at exit instead of
+      // ending: such a socket is destroyed plainly.
+      if (socket.writableEnded) socket.destroy();
+      else socket.resetAndDestroy();
+    }
     this.sockets.clear();
   }
 
