@@ -10,6 +10,7 @@ import { readBankConnection } from '../shared/bank-connection';
 import { metricCounter } from '../shared/metrics';
 import { ProcessorMetric, QuarantineAttribute, readProcessorSettings } from '../shared/processor-contract';
 import { METRICS_NAMESPACE } from '../shared/receiver-contract';
+import { PROCESSOR_CLIENT_CONFIG } from './clients';
 import { dynamoDbOnce } from './idempotency';
 import { processBatch, type VerifiedEvent } from './processor';
 
@@ -18,13 +19,12 @@ const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'bank-w
 const count = metricCounter(metrics);
 const settings = readProcessorSettings(process.env);
 const connection = readBankConnection(process.env);
-const clientConfig = { maxAttempts: 3, requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 } };
-const sqs = new SQSClient(clientConfig);
-const events = new EventBridgeClient(clientConfig);
-const idempotency = dynamoDbOnce(new DynamoDBClient(clientConfig), settings.idempotencyTableName, settings.idempotencyTtlSeconds);
+const sqs = new SQSClient(PROCESSOR_CLIENT_CONFIG);
+const events = new EventBridgeClient(PROCESSOR_CLIENT_CONFIG);
+const idempotency = dynamoDbOnce(new DynamoDBClient(PROCESSOR_CLIENT_CONFIG), settings.idempotencyTableName, settings.idempotencyTtlSeconds);
 const bank = new BankClient({
   settings: connection,
-  credentials: credentialsFromSecret(new SecretsManagerClient(clientConfig), connection.credentialsSecretArn),
+  credentials: credentialsFromSecret(new SecretsManagerClient(PROCESSOR_CLIENT_CONFIG), connection.credentialsSecretArn),
   onRetry: (info) => {
     count(ProcessorMetric.BANK_RETRIES);
     logger.warn('Retrying a bank call', { ...info });

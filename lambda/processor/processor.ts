@@ -64,7 +64,8 @@ export interface ProcessorDeps {
    */
   readonly once: (key: string, work: () => Promise<void>) => Promise<{ duplicate: boolean }>;
   readonly logger: ProcessorLogger;
-  readonly count: (metric: string, dimensions?: Record<string, string>) => void;
+  /** Counts a metric; `details` are written in the same line (not dimensions). */
+  readonly count: (metric: string, dimensions?: Record<string, string>, details?: Record<string, string>) => void;
   /** @default Date.now */
   readonly now?: () => number;
   /** Records of a batch handled at once. @default ProcessorDefaults.recordConcurrency */
@@ -91,7 +92,8 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-async function mapConcurrently<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+/** Runs `fn` over `items` with at most `limit` calls in flight. */
+export async function mapConcurrently<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) await fn(items[next++]);
@@ -263,12 +265,13 @@ async function publishVerdict(
     deps.count(ProcessorMetric.PUBLISH_FAILURES);
     throw error;
   }
-  deps.count(ProcessorMetric.PUBLISHED, { DetailType: verdict.detailType });
   if (!verdict.matches) {
+    deps.count(ProcessorMetric.PUBLISHED, { DetailType: verdict.detailType });
     deps.count(ProcessorMetric.NOT_CONFIRMED);
     deps.logger.warn('Published what the bank says; it does not match the notification', { idempotencyKey: verdict.idempotencyKey, detailType: verdict.detailType, mismatches: verdict.mismatches });
   } else {
-    deps.logger.info('Verified event published', { idempotencyKey: verdict.idempotencyKey, detailType: verdict.detailType, status: verdict.status });
+    // The count is the log record: one line per verified event (see metricCounter).
+    deps.count(ProcessorMetric.PUBLISHED, { DetailType: verdict.detailType }, { message: 'Verified event published', idempotencyKey: verdict.idempotencyKey, status: verdict.status });
   }
 }
 

@@ -7,7 +7,7 @@ import { METRICS_NAMESPACE, ReceiverDefaults } from '../shared/receiver-contract
 import { metricCounter } from '../shared/metrics';
 import { loadAcceptedTokens, secretsClientConfig } from '../shared/secret-tokens';
 import { readReceiverConfig } from './config';
-import { errorSummary, handleNotification, receiverSqsClientConfig } from './receiver';
+import { type CountMetric, errorSummary, handleNotification, receiverSqsClientConfig } from './receiver';
 import { TokenCache } from './token-cache';
 
 const logger = new Logger({ serviceName: 'bank-webhook-receiver' });
@@ -23,7 +23,7 @@ const tokens = new TokenCache({
 });
 
 const counter = metricCounter(metrics);
-const count = (name: string, route: string): void => counter(name, { Route: route });
+const count: CountMetric = (name, route, details) => counter(name, { Route: route }, details);
 
 export async function handler(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   return handleNotification(event, { config, sqs, tokens, logger, count });

@@ -17,8 +17,8 @@ export interface ReceiverLogger {
   error(message: string, ...extra: Record<string, unknown>[]): void;
 }
 
-/** Counts one occurrence of a metric for a route. */
-export type CountMetric = (name: string, route: Route) => void;
+/** Counts one occurrence of a metric for a route; `details` are written with it (not dimensions). */
+export type CountMetric = (name: string, route: Route, details?: Record<string, string>) => void;
 
 export interface ReceiverDeps {
   readonly config: ReceiverConfig;
@@ -138,8 +138,8 @@ export async function handleNotification(event: APIGatewayProxyEvent, deps: Rece
       }),
       { abortSignal: AbortSignal.timeout(config.enqueueBudgetMs) },
     );
-    count(ReceiverMetric.STORED, route);
-    logger.info('Notification stored', { requestId, route, messageId: sent.MessageId, bodyBytes: body.length });
+    // The count is the log record: one line per stored notification (see metricCounter).
+    count(ReceiverMetric.STORED, route, { message: 'Notification stored', requestId, messageId: sent.MessageId ?? '', bodyBytes: String(body.length) });
     return respond(200, { status: 'received', requestId });
   } catch (error) {
     count(ReceiverMetric.ENQUEUE_FAILED, route);

@@ -67,7 +67,8 @@ it('stores a valid notification and logs structured JSON without the token', asy
   expect(messages.map((m) => decodeStoredNotification(m.Body!).body.toString())).toEqual([BODY]);
   const lines = jsonLogLines(output);
   expect(lines).toEqual(expect.arrayContaining([
-    expect.objectContaining({ level: 'INFO', message: 'Notification stored', requestId: 'bundle-ok', route: 'payments' }),
+    // A stored notification is one line: its metric, with the request's ids.
+    expect.objectContaining({ message: 'Notification stored', requestId: 'bundle-ok', Route: 'payments', NotificationsStored: 1, messageId: messages[0].MessageId, bodyBytes: String(Buffer.byteLength(BODY)) }),
     expect.objectContaining({ level: 'WARN', message: 'Rejected a request without a valid token', requestId: 'bundle-bad', reason: 'token mismatch' }),
   ]));
   // Embedded-metric-format lines count the outcome per route.

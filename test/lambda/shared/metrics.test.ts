@@ -1,0 +1,30 @@
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { metricCounter } from '../../../lambda/shared/metrics';
+import { captureOutput, jsonLogLines } from '../../support/load-handler';
+
+function counterFor() {
+  return metricCounter(new Metrics({ namespace: 'Test', serviceName: 'svc' }));
+}
+
+it('writes each count at once as its own EMF line, with its dimensions and details and nobody else\'s', async () => {
+  const count = counterFor();
+  const { output } = await captureOutput(async () => {
+    // Interleaved as concurrent records of a batch count.
+    await Promise.all([
+      Promise.resolve().then(() => count('Published', { DetailType: 'Boleto Settled' }, { idempotencyKey: 'k1' })),
+      Promise.resolve().then(() => count('Duplicates')),
+      Promise.resolve().then(() => count('Published', { DetailType: 'Pix Paid' }, { idempotencyKey: 'k2' })),
+    ]);
+  });
+
+  const lines = jsonLogLines(output);
+  expect(lines).toHaveLength(3);
+  expect(lines[0]).toMatchObject({ service: 'svc', DetailType: 'Boleto Settled', Published: 1, idempotencyKey: 'k1' });
+  expect(lines[1]).toMatchObject({ service: 'svc', Duplicates: 1 });
+  expect(lines[1]).not.toHaveProperty('DetailType');
+  expect(lines[1]).not.toHaveProperty('idempotencyKey');
+  expect(lines[2]).toMatchObject({ DetailType: 'Pix Paid', Published: 1, idempotencyKey: 'k2' });
+  // Details are fields of the line, not dimensions: they do not multiply CloudWatch metrics.
+  const aws = lines[0]._aws as { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
+  expect(aws.CloudWatchMetrics[0]).toEqual({ Namespace: 'Test', Dimensions: [['service', 'DetailType']], Metrics: [{ Name: 'Published', Unit: 'Count' }] });
+});
