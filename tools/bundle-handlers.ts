@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { build } from 'esbuild';
 
 export const ROOT = join(__dirname, '..');
@@ -49,32 +49,33 @@ export interface BundleOptions {
   readonly outDir?: string;
 }
 
-/**
- * Bundles every handler with esbuild: one minified CommonJS file with a source map per handler,
- * for the Node 22 target, in `<outDir>/<handler>/index.js`.
- */
+/** How a Lambda bundle is built: one minified CommonJS file with a source map, for the Node 22 target. */
+export async function bundleLambdaEntry(entry: string, outfile: string, options: Pick<BundleOptions, 'bundleAwsSdk'> = {}): Promise<number> {
+  mkdirSync(dirname(outfile), { recursive: true });
+  await build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    target: 'node22',
+    format: 'cjs',
+    minify: true,
+    sourcemap: true,
+    sourcesContent: false,
+    legalComments: 'none',
+    external: options.bundleAwsSdk === false ? ['@aws-sdk/*', '@smithy/*'] : [],
+    logLevel: 'warning',
+  });
+  return statSync(outfile).size;
+}
+
+/** Bundles every handler (`bundleLambdaEntry`) into `<outDir>/<handler>/index.js`. */
 export async function bundleHandlers(options: BundleOptions = {}): Promise<Record<string, number>> {
   const outDir = options.outDir ?? HANDLER_OUT_DIR;
   rmSync(outDir, { recursive: true, force: true });
   const sizes: Record<string, number> = {};
   for (const name of handlerNames()) {
-    const outfile = join(outDir, name, 'index.js');
-    mkdirSync(join(outDir, name), { recursive: true });
-    await build({
-      entryPoints: [join(HANDLER_SOURCE_DIR, name, 'index.ts')],
-      outfile,
-      bundle: true,
-      platform: 'node',
-      target: 'node22',
-      format: 'cjs',
-      minify: true,
-      sourcemap: true,
-      sourcesContent: false,
-      legalComments: 'none',
-      external: options.bundleAwsSdk === false ? ['@aws-sdk/*', '@smithy/*'] : [],
-      logLevel: 'warning',
-    });
-    sizes[name] = statSync(outfile).size;
+    sizes[name] = await bundleLambdaEntry(join(HANDLER_SOURCE_DIR, name, 'index.ts'), join(outDir, name, 'index.js'), options);
   }
   if (outDir === HANDLER_OUT_DIR) writeFileSync(STAMP, handlerSourceHash());
   return sizes;

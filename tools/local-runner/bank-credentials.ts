@@ -1,5 +1,5 @@
-import type { BankCredentials } from '../../lambda/shared/bank-connection';
-import type { BankSimulator } from '../bank-simulator/simulator';
+import { type BankConnectionSettings, type BankCredentials, BankConnectionDefaults } from '../../lambda/shared/bank-connection';
+import { type BankSimulator, SimulatorPaths } from '../bank-simulator/simulator';
 
 /** The bank credentials secret's JSON for a simulator: its passwords, client certificate and CA. */
 export function simulatorCredentials(s: BankSimulator): BankCredentials {
@@ -11,5 +11,25 @@ export function simulatorCredentials(s: BankSimulator): BankCredentials {
     clientCertificate: s.clientCertPem,
     clientKey: s.clientKeyPem,
     caCertificates: s.caPem,
+  };
+}
+
+/** Connection settings pointing at a simulator, for its first account. */
+export function simulatorConnection(s: BankSimulator, credentialsSecretArn: string, overrides: Partial<BankConnectionSettings> = {}): BankConnectionSettings {
+  const account = s.accounts[0];
+  return {
+    baseUrl: s.baseUrl,
+    registrationBaseUrl: s.baseUrl + SimulatorPaths.registrationBase,
+    collectionTokenUrl: s.baseUrl + SimulatorPaths.collectionToken,
+    paymentsTokenUrl: s.baseUrl + SimulatorPaths.paymentsToken,
+    collectionScope: BankConnectionDefaults.collectionScope,
+    paymentsScope: BankConnectionDefaults.paymentsScope,
+    paymentsClientAuth: 'body',
+    account: { cooperativa: account.cooperativa, posto: account.posto, conta: account.conta, documento: account.documento, codigoBeneficiario: account.beneficiario },
+    credentialsSecretArn,
+    boletoQueryPath: BankConnectionDefaults.boletoQueryPath,
+    paymentQueryPaths: BankConnectionDefaults.paymentQueryPaths,
+    callTimeoutMs: 1_500,
+    ...overrides,
   };
 }

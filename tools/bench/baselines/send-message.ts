@@ -1,0 +1,23 @@
+/**
+ * The receiver's floor: a handler that only creates the SDK clients the receiver creates (same
+ * configuration) and sends the message it is given to the receiver's queue. Bundled like a
+ * handler by `npm run bench`; never deployed.
+ */
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { ReceiverDefaults, ReceiverEnv } from '../../../lambda/shared/receiver-contract';
+import { secretsClientConfig } from '../../../lambda/shared/secret-tokens';
+import { receiverSqsClientConfig } from '../../../lambda/receiver/receiver';
+
+const queueUrl = process.env[ReceiverEnv.QUEUE_URL];
+const sqs = new SQSClient(receiverSqsClientConfig(ReceiverDefaults.enqueueBudgetMs));
+// Created as the receiver creates it, though this floor never reads a secret.
+export const secrets = new SecretsManagerClient(secretsClientConfig(ReceiverDefaults.secretFetchBudgetMs));
+
+export async function handler(event: { readonly messageBody: string; readonly route: string }): Promise<{ statusCode: number }> {
+  await sqs.send(
+    new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: event.messageBody, MessageAttributes: { route: { DataType: 'String', StringValue: event.route } } }),
+    { abortSignal: AbortSignal.timeout(ReceiverDefaults.enqueueBudgetMs) },
+  );
+  return { statusCode: 200 };
+}

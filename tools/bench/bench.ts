@@ -1,0 +1,226 @@
+/**
+ * `npm run bench`: the receiver and the processor measured against the best they could do, side
+ * by side in the same run, the whole local flow under the bank's load, and the build. Prints the
+ * tables and writes bench/results.json (see the README's "Performance" section).
+ *
+ *   npm run bench                      every section, writes bench/results.json
+ *   npm run bench -- --only receiver   some sections (receiver, cold-start, processor, scan,
+ *                                      front-door, build), comma-separated; writes nothing
+ *   BENCH_CPU_PROF=<dir>               CPU profiles of the function processes, for DevTools
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { restProxyEvent } from '../local-aws/api-gateway';
+import { bundleHandlers, bundleLambdaEntry, bundlesAreFresh, HANDLER_OUT_DIR, handlerNames, ROOT } from '../bundle-handlers';
+import { BenchWorker } from './bench-worker';
+import { coldStartMs } from './cold-start';
+import { frontDoorUnderLoad } from './front-door';
+import { BenchPeers } from './peers';
+import { type BenchResults, checkTargets, formatTable, targetsTable } from './report';
+import { alternate, medians, pairedRatio, settledBoletoNotifications, storedBatches } from './sections';
+import { median, round } from './stats';
+
+const SECTIONS = ['build', 'receiver', 'cold-start', 'processor', 'scan', 'front-door'] as const;
+type Section = (typeof SECTIONS)[number];
+
+/** What each measurement uses; the README's Performance section describes the same. */
+const PLAN = {
+  receiver: { concurrency: 16, requests: 1_500, warmup: 2, repetitions: 11 },
+  coldStart: { processes: 12 },
+  processor: { batchSize: 10, recordsPerRun: 200, warmup: 1, repetitions: 5 },
+  scan: { concurrencies: [1, 4, 16], records: 150, queryLimitPerSecond: 10 },
+  frontDoor: { ratePerSecond: 200, seconds: 30 },
+  synth: { runs: 3 },
+} as const;
+
+const RESULTS_FILE = join(ROOT, 'bench', 'results.json');
+const receiverBundle = join(HANDLER_OUT_DIR, 'receiver', 'index.js');
+const processorBundle = join(HANDLER_OUT_DIR, 'processor', 'index.js');
+
+function parseSections(argv: readonly string[]): { sections: readonly Section[]; partial: boolean } {
+  const at = argv.indexOf('--only');
+  if (at < 0) return { sections: SECTIONS, partial: false };
+  const asked = (argv[at + 1] ?? '').split(',').filter(Boolean);
+  const unknown = asked.filter((name) => !(SECTIONS as readonly string[]).includes(name));
+  if (asked.length === 0 || unknown.length) throw new Error(`--only takes sections from: ${SECTIONS.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`);
+  return { sections: asked as Section[], partial: true };
+}
+
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+const rate = (value: number) => `${value.toFixed(0)}/s`;
+
+async function main(): Promise<void> {
+  const { sections, partial } = parseSections(process.argv.slice(2));
+  const work = mkdtempSync(join(tmpdir(), 'bench-'));
+  const logs = join(work, 'logs');
+  mkdirSync(logs);
+  if (!bundlesAreFresh()) await bundleHandlers();
+  const floorSend = join(work, 'floor-send', 'index.js');
+  const floorVerify = join(work, 'floor-verify', 'index.js');
+  const preload = join(work, 'dns-preload.js');
+  await bundleLambdaEntry(join(__dirname, 'baselines', 'send-message.ts'), floorSend);
+  await bundleLambdaEntry(join(__dirname, 'baselines', 'verify-loop.ts'), floorVerify);
+  await bundleLambdaEntry(join(__dirname, 'dns-preload.ts'), preload);
+
+  const results: Record<string, number> = {};
+  const details: Record<string, unknown> = {};
+  const printed: string[] = [];
+  const section = (title: string, table: string) => {
+    const text = `\n${title}\n${table}`;
+    printed.push(text);
+    console.log(text);
+  };
+  const peers = await BenchPeers.start();
+  try {
+    if (sections.includes('build')) {
+      const sizes = Object.fromEntries(handlerNames().map((name) => [name, statSync(join(HANDLER_OUT_DIR, name, 'index.js')).size]));
+      const synthMs: number[] = [];
+      for (let i = 0; i < PLAN.synth.runs; i++) {
+        const t0 = performance.now();
+        execFileSync('npx', ['cdk', 'synth', '--quiet', '--output', join(work, 'cdk.out')], { cwd: ROOT, stdio: 'ignore' });
+        synthMs.push(performance.now() - t0);
+      }
+      details.bundle_bytes = sizes;
+      details.synth_ms = round(median(synthMs), 0);
+      section('Build (no targets)', formatTable(['what', 'value'], [
+        ...Object.entries(sizes).map(([name, bytes]) => [`${name} bundle`, `${(bytes / 1024).toFixed(0)} KiB`]),
+        [`npx cdk synth (example app, median of ${PLAN.synth.runs})`, `${(median(synthMs) / 1000).toFixed(1)} s`],
+      ]));
+    }
+
+    if (sections.includes('receiver') || sections.includes('cold-start')) {
+      const body = (await settledBoletoNotifications(peers.simulator.control, 1))[0];
+      if (sections.includes('receiver')) {
+        const worker = new BenchWorker(peers.receiverEnvironment(), join(logs, 'receiver.log'));
+        const p = PLAN.receiver;
+        const notify = (floor: boolean) => () => worker.run({
+          type: 'notify', entry: floor ? floorSend : receiverBundle, floor, route: 'payments', token: peers.token, body, requests: p.requests, concurrency: p.concurrency,
+        });
+        const runs = await alternate(p, { receiver: notify(false), floor: notify(true) }, () => peers.purgeQueue());
+        await worker.stop();
+        results.receiver_p99_ratio = round(pairedRatio(runs.receiver, runs.floor, 'p99Ms'));
+        results.receiver_throughput_ratio = round(pairedRatio(runs.receiver, runs.floor, 'perSecond'));
+        const [r, f] = [medians(runs.receiver), medians(runs.floor)];
+        details.receiver = { receiver: r, bare_send_message: f, plan: p };
+        section(`Receiver in one process, concurrency ${p.concurrency}, ${p.requests} requests × ${p.repetitions} rounds (medians)`, formatTable(['', 'p50', 'p99', 'rate'], [
+          ['receiver handler', ms(r.p50Ms), ms(r.p99Ms), rate(r.perSecond)],
+          ['bare SendMessage', ms(f.p50Ms), ms(f.p99Ms), rate(f.perSecond)],
+        ]));
+      }
+      if (sections.includes('cold-start')) {
+        const receiverEvent = restProxyEvent({ route: 'payments', headers: { Authorization: peers.token, 'Content-Type': 'application/json' }, body: JSON.stringify(body), sourceIp: '127.0.0.1' });
+        const floorEvent = { messageBody: JSON.stringify({ body }), route: 'payments' };
+        const environment = peers.receiverEnvironment();
+        const times = { receiver: [] as number[], floor: [] as number[] };
+        await coldStartMs(receiverBundle, receiverEvent, environment, preload); // warm the file system cache
+        await coldStartMs(floorSend, floorEvent, environment, preload);
+        for (let i = 0; i < PLAN.coldStart.processes; i++) {
+          times.receiver.push(await coldStartMs(receiverBundle, receiverEvent, environment, preload));
+          times.floor.push(await coldStartMs(floorSend, floorEvent, environment, preload));
+        }
+        results.cold_start_ratio = round(median(times.receiver) / median(times.floor));
+        details.cold_start_ms = { receiver: round(median(times.receiver), 1), floor: round(median(times.floor), 1), processes: PLAN.coldStart.processes };
+        section(`Cold start: module load + first invocation, median of ${PLAN.coldStart.processes} fresh node processes each`, formatTable(['', 'median'], [
+          ['receiver bundle (token fetch + SendMessage)', ms(median(times.receiver))],
+          ['same SDK clients + one SendMessage', ms(median(times.floor))],
+        ]));
+      }
+    }
+
+    if (sections.includes('processor')) {
+      const p = PLAN.processor;
+      const rounds = p.warmup + p.repetitions;
+      const runners = ['processor', 'floor', 'floorOneWrite'] as const;
+      const bodies = await settledBoletoNotifications(peers.simulator.control, p.recordsPerRun * rounds * runners.length);
+      const worker = new BenchWorker(peers.processorEnvironment(), join(logs, 'processor.log'));
+      let used = 0;
+      const verify = (entry: string, exportName: string) => async () => {
+        const batches = storedBatches(bodies.slice(used, used + p.recordsPerRun), p.batchSize);
+        used += p.recordsPerRun;
+        const run = await worker.run({ type: 'batches', entry, exportName, batches, concurrency: 1, timeoutMs: 30_000 });
+        if (run.failedRecords) throw new Error(`${run.failedRecords} records failed in ${entry}; see ${worker.logFile}`);
+        // Rates in records: each latency is one batch.
+        return { latenciesMs: run.latenciesMs, elapsedMs: run.elapsedMs / p.batchSize };
+      };
+      const runs = await alternate(p, {
+        processor: verify(processorBundle, 'handler'),
+        floor: verify(floorVerify, 'handler'),
+        floorOneWrite: verify(floorVerify, 'oneWriteHandler'),
+      });
+      await worker.stop();
+      results.processor_throughput_ratio = round(pairedRatio(runs.processor, runs.floor, 'perSecond'));
+      results.processor_throughput_ratio_one_write = round(pairedRatio(runs.processor, runs.floorOneWrite, 'perSecond'));
+      const [pr, f2, f1] = [medians(runs.processor), medians(runs.floor), medians(runs.floorOneWrite)];
+      details.processor = { processor: pr, floor_claim_query_publish_complete: f2, floor_query_write_publish: f1, plan: p };
+      section(`Processor: batches of ${p.batchSize}, ${p.recordsPerRun} records × ${p.repetitions} rounds, one invocation at a time (medians; latency per batch)`, formatTable(['', 'records/s', 'batch p50', 'batch p99'], [
+        ['processor bundle', rate(pr.perSecond), ms(pr.p50Ms), ms(pr.p99Ms)],
+        ['plain loop: claim, query, PutEvents, complete', rate(f2.perSecond), ms(f2.p50Ms), ms(f2.p99Ms)],
+        ['plain loop: query, one write, PutEvents', rate(f1.perSecond), ms(f1.p50Ms), ms(f1.p99Ms)],
+      ]));
+    }
+
+    if (sections.includes('scan')) {
+      const s = PLAN.scan;
+      const rows: string[][] = [];
+      const scan: Record<string, unknown> = {};
+      for (const concurrency of s.concurrencies) {
+        const bodies = await settledBoletoNotifications(peers.simulator.control, s.records);
+        await peers.simulator.control.setFaults({ rateLimitPerSecond: { query: s.queryLimitPerSecond } });
+        const logFile = join(logs, `scan-${concurrency}.log`);
+        const worker = new BenchWorker(peers.processorEnvironment(), logFile);
+        const run = await worker.run({ type: 'batches', entry: processorBundle, batches: storedBatches(bodies, PLAN.processor.batchSize), concurrency, timeoutMs: 30_000 });
+        await worker.stop();
+        await peers.simulator.control.clearFaults();
+        const lines = readFileSync(logFile, 'utf8').split('\n');
+        const throttled = lines.filter((line) => line.includes('Retrying a bank call') && line.includes('"status":429')).length;
+        const verified = s.records - (run.failedRecords ?? 0);
+        const perSecond = verified / (run.elapsedMs / 1000);
+        scan[`concurrency_${concurrency}`] = { verified, failed: run.failedRecords ?? 0, verified_per_second: round(perSecond, 2), answers_429: throttled, seconds: round(run.elapsedMs / 1000, 1) };
+        rows.push([String(concurrency), String(verified), String(run.failedRecords ?? 0), `${perSecond.toFixed(1)}/s`, String(throttled), `${(run.elapsedMs / 1000).toFixed(1)} s`]);
+      }
+      details.rate_limited_scan = { query_limit_per_second: s.queryLimitPerSecond, records: s.records, ...scan };
+      section(`Verified events/s against a query API limited to ${s.queryLimitPerSecond}/s (${s.records} records, batches of ${PLAN.processor.batchSize}; no target)`, formatTable(
+        ['invocations at once', 'verified', 'failed (retried later)', 'verified/s', '429 answers', 'time'], rows,
+      ));
+    }
+
+    if (sections.includes('front-door')) {
+      const f = PLAN.frontDoor;
+      const load = await frontDoorUnderLoad(f, join(logs, 'front-door'));
+      results.ack_p99_deadline_fraction = round(load.ackP99Ms / 10_000, 4);
+      results.peak_rss_fraction = round(Math.max(load.receiver.peakRssMb / load.receiver.memoryMb, load.processor.peakRssMb / load.processor.memoryMb));
+      details.front_door = load;
+      section(`The bank's load through the local front door: ${f.ratePerSecond} notifications/s for ${f.seconds} s`, formatTable(['what', 'value'], [
+        ['notifications sent / delivered (200) / not', `${load.sent} / ${load.delivered} / ${load.notDelivered}`],
+        ['load offered', `${load.offeredPerSecond.toFixed(0)}/s`],
+        ['ack p50 / p99 / max (bank POST to 200)', `${ms(load.ackP50Ms)} / ${ms(load.ackP99Ms)} / ${ms(load.ackMaxMs)}`],
+        ['receiver peak RSS / memory size', `${load.receiver.peakRssMb.toFixed(0)} MiB / ${load.receiver.memoryMb} MiB`],
+        ['processor peak RSS / memory size', `${load.processor.peakRssMb.toFixed(0)} MiB / ${load.processor.memoryMb} MiB`],
+        ['verified events during the run', String(load.processor.verifiedEvents)],
+      ]));
+      if (load.notDelivered > 0) throw new Error(`${load.notDelivered} notifications were not delivered under load; see the logs in ${logs}`);
+    }
+  } finally {
+    await peers.stop();
+  }
+
+  const machine = `${cpus()[0]?.model ?? 'unknown CPU'} × ${cpus().length}, Node ${process.version}`;
+  section(`Targets (${machine})`, targetsTable(results));
+  const misses = checkTargets(results).filter((check) => sections.length === SECTIONS.length && !check.met);
+  if (!partial) {
+    const file: BenchResults = { date: new Date().toISOString(), machine, results: results as BenchResults['results'], details };
+    mkdirSync(join(ROOT, 'bench'), { recursive: true });
+    writeFileSync(RESULTS_FILE, `${JSON.stringify(file, null, 2)}\n`);
+    console.log(`\nWrote ${RESULTS_FILE}`);
+  }
+  if (process.env.BENCH_KEEP) console.log(`Logs kept in ${logs}`);
+  else rmSync(work, { recursive: true, force: true });
+  if (misses.length) throw new Error(`Targets missed: ${misses.map((m) => m.key).join(', ')}`);
+}
+
+main().then(() => process.exit(0), (error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

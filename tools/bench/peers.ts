@@ -1,0 +1,92 @@
+import { randomBytes } from 'node:crypto';
+import { PurgeQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { BANK_CONNECTION_ENV } from '../../lambda/shared/bank-connection';
+import { PROCESSOR_SETTINGS_ENV, ProcessorDefaults, type ProcessorSettings } from '../../lambda/shared/processor-contract';
+import { ReceiverEnv } from '../../lambda/shared/receiver-contract';
+import { BankSimulator } from '../bank-simulator/simulator';
+import { type Dynalite, startDynalite } from '../local-aws/dynalite';
+import { LocalEventBridge } from '../local-aws/eventbridge-server';
+import { createQueueWithDlq, type Fauxqs, startFauxqs } from '../local-aws/fauxqs';
+import { localAwsEnvironment, resolveLocalhostSubdomains } from '../local-aws/local-env';
+import { LocalSecretsManager } from '../local-aws/secrets-manager-server';
+import { simulatorConnection, simulatorCredentials } from '../local-runner/bank-credentials';
+
+const NAME = 'bench';
+
+/**
+ * What the receiver and processor bundles talk to in the benchmarks, on loopback: fauxqs (its own
+ * process), dynalite, a local Secrets Manager and EventBridge, and the bank simulator.
+ */
+export class BenchPeers {
+  readonly secrets = new LocalSecretsManager();
+  readonly events = new LocalEventBridge();
+  /** The payments route's token (the value the bank sends). */
+  readonly token = randomBytes(24).toString('base64url');
+  simulator!: BankSimulator;
+  sqs!: SQSClient;
+  queueUrl!: string;
+  dlqUrl!: string;
+  private fauxqs!: Fauxqs;
+  private dynamo!: Dynalite;
+  private secretsEndpoint!: string;
+  private eventsEndpoint!: string;
+  private tokenArn!: string;
+  private credentialsArn!: string;
+  private restoreDns!: () => void;
+
+  static async start(): Promise<BenchPeers> {
+    const peers = new BenchPeers();
+    peers.restoreDns = resolveLocalhostSubdomains();
+    [peers.simulator, peers.fauxqs, peers.dynamo, peers.secretsEndpoint, peers.eventsEndpoint] = await Promise.all([
+      BankSimulator.start(), startFauxqs(), startDynalite(), peers.secrets.start(), peers.events.start(),
+    ]);
+    peers.sqs = peers.fauxqs.client();
+    ({ queueUrl: peers.queueUrl, dlqUrl: peers.dlqUrl } = await createQueueWithDlq(peers.sqs, NAME, 3, 180));
+    await peers.dynamo.createIdempotencyTable(`${NAME}-idempotency`);
+    peers.tokenArn = peers.secrets.createSecret(`${NAME}-token`, peers.token);
+    peers.credentialsArn = peers.secrets.createSecret(`${NAME}-bank-credentials`, JSON.stringify(simulatorCredentials(peers.simulator)));
+    return peers;
+  }
+
+  /** The receiver's environment as the construct sets it (both routes share one token here). */
+  receiverEnvironment(): Record<string, string> {
+    return {
+      ...localAwsEnvironment({ SQS: this.fauxqs.endpoint, SECRETS_MANAGER: this.secretsEndpoint }),
+      [ReceiverEnv.QUEUE_URL]: this.queueUrl,
+      [ReceiverEnv.PAYMENTS_TOKEN_SECRET_ARN]: this.tokenArn,
+      [ReceiverEnv.BOLETO_TOKEN_SECRET_ARN]: this.tokenArn,
+    };
+  }
+
+  /** The processor's environment as the construct sets it, with the example's defaults. */
+  processorEnvironment(): Record<string, string> {
+    const settings: ProcessorSettings = {
+      eventBusName: `${NAME}-bus`,
+      eventSource: ProcessorDefaults.eventSource,
+      idempotencyTableName: `${NAME}-idempotency`,
+      idempotencyTtlSeconds: ProcessorDefaults.idempotencyTtlSeconds,
+      quarantineQueueUrl: this.dlqUrl,
+      maxVerificationAttempts: ProcessorDefaults.maxVerificationAttempts,
+      safetyMarginMs: ProcessorDefaults.safetyMarginMs,
+      boletoStatuses: ProcessorDefaults.boletoStatuses,
+      boletoMovements: ProcessorDefaults.boletoMovements,
+      paymentStatuses: ProcessorDefaults.paymentStatuses,
+    };
+    return {
+      ...localAwsEnvironment({ SQS: this.fauxqs.endpoint, SECRETS_MANAGER: this.secretsEndpoint, DYNAMODB: this.dynamo.endpoint, EVENTBRIDGE: this.eventsEndpoint }),
+      [BANK_CONNECTION_ENV]: JSON.stringify(simulatorConnection(this.simulator, this.credentialsArn, { callTimeoutMs: 5_000 })),
+      [PROCESSOR_SETTINGS_ENV]: JSON.stringify(settings),
+    };
+  }
+
+  /** Empties the receiver's queue, so that runs do not measure a growing queue. */
+  async purgeQueue(): Promise<void> {
+    await this.sqs.send(new PurgeQueueCommand({ QueueUrl: this.queueUrl }));
+  }
+
+  async stop(): Promise<void> {
+    this.sqs?.destroy();
+    await Promise.all([this.simulator?.stop(), this.fauxqs?.stop(), this.dynamo?.stop(), this.events.stop(), this.secrets.stop()]);
+    this.restoreDns?.();
+  }
+}

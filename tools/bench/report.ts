@@ -1,0 +1,55 @@
+/** The benchmark's targets, its results file, and the table it prints. */
+
+/** Each key of bench/results.json that has a target, with the target and what it measures. */
+export const TARGETS = {
+  receiver_p99_ratio: { max: 1.1, what: 'receiver p99 / bare SendMessage p99 (concurrency 16)' },
+  receiver_throughput_ratio: { min: 0.9, what: 'receiver requests/s / bare SendMessage/s (one process)' },
+  cold_start_ratio: { max: 1.15, what: 'receiver load + first call / SDK clients + one send (fresh node)' },
+  processor_throughput_ratio: { min: 0.8, what: 'processor records/s / plain loop with its external calls' },
+  ack_p99_deadline_fraction: { max: 0.01, what: 'p99 bank POST to 200 at 200/s for 30 s / 10 s deadline' },
+  peak_rss_fraction: { max: 0.5, what: 'peak RSS under that load / configured Lambda memory (larger)' },
+} as const;
+
+export type TargetKey = keyof typeof TARGETS;
+
+export interface BenchResults {
+  /** ISO date and time of the run. */
+  readonly date: string;
+  /** The machine's CPU model and count, and the Node version. */
+  readonly machine: string;
+  readonly results: Readonly<Record<TargetKey, number>> & Readonly<Record<string, number>>;
+  /** The figures behind the ratios, and what is reported without a target. */
+  readonly details: Readonly<Record<string, unknown>>;
+}
+
+export interface TargetCheck {
+  readonly key: TargetKey;
+  readonly value: number | undefined;
+  readonly target: string;
+  readonly met: boolean;
+}
+
+/** Each target against `results`: a missing or non-finite value is a miss. */
+export function checkTargets(results: Readonly<Record<string, number>>): TargetCheck[] {
+  return (Object.keys(TARGETS) as TargetKey[]).map((key) => {
+    const target: { readonly min?: number; readonly max?: number } = TARGETS[key];
+    const value = results[key];
+    const finite = typeof value === 'number' && Number.isFinite(value);
+    const met = finite && (target.min === undefined || value >= target.min) && (target.max === undefined || value <= target.max);
+    return { key, value: finite ? value : undefined, target: target.min !== undefined ? `≥ ${target.min}` : `≤ ${target.max}`, met };
+  });
+}
+
+/** A plain-text table, columns padded to their widest cell. */
+export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((row) => row[i]?.length ?? 0)));
+  const line = (cells: readonly string[]) => cells.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd();
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+/** The targets table: key, value, target, whether it holds, and what it measures. */
+export function targetsTable(results: Readonly<Record<string, number>>): string {
+  return formatTable(['key', 'value', 'target', 'met', 'what'], checkTargets(results).map((check) => [
+    check.key, check.value === undefined ? 'missing' : String(check.value), check.target, check.met ? 'yes' : 'NO', TARGETS[check.key].what,
+  ]));
+}

@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { encodeStoredNotification } from '../../lambda/shared/receiver-contract';
+import { mapConcurrently } from '../../lambda/processor/processor';
+import type { BankSimulatorClient } from '../bank-simulator/control-client';
+import type { BenchWorker } from './bench-worker';
+import { median, summarizeRun } from './stats';
+
+export interface Repetitions {
+  readonly warmup: number;
+  readonly repetitions: number;
+}
+
+export type Run = ReturnType<typeof summarizeRun>;
+
+/**
+ * Runs each of `runners` `repetitions` times, in turn and in a rotating order, after `warmup`
+ * rounds that are not counted; `between` runs after every run. Returns each runner's summaries
+ * by round.
+ */
+export async function alternate<K extends string>(
+  reps: Repetitions,
+  runners: Record<K, (round: number) => Promise<{ latenciesMs: number[]; elapsedMs: number }>>,
+  between: () => Promise<void> = () => Promise.resolve(),
+): Promise<Record<K, Run[]>> {
+  const names = Object.keys(runners) as K[];
+  const runs = Object.fromEntries(names.map((name) => [name, [] as Run[]])) as Record<K, Run[]>;
+  for (let round = 0; round < reps.warmup + reps.repetitions; round++) {
+    const order = names.map((_, i) => names[(i + round) % names.length]);
+    for (const name of order) {
+      const run = await runners[name](round);
+      if (round >= reps.warmup) runs[name].push(summarizeRun(run.latenciesMs, run.elapsedMs));
+      await between();
+    }
+  }
+  return runs;
+}
+
+/** Medians of a runner's rounds. */
+export function medians(runs: readonly Run[]): { p50Ms: number; p99Ms: number; perSecond: number } {
+  return { p50Ms: median(runs.map((r) => r.p50Ms)), p99Ms: median(runs.map((r) => r.p99Ms)), perSecond: median(runs.map((r) => r.perSecond)) };
+}
+
+/**
+ * The median of `field` of `subject` over `floor`, round by round: a round's runs share the
+ * machine's state (other processes, the queue's size, the JIT), so their ratio is steadier than
+ * a ratio of medians.
+ */
+export function pairedRatio(subject: readonly Run[], floor: readonly Run[], field: 'p99Ms' | 'perSecond'): number {
+  return median(subject.map((run, i) => run[field] / floor[i][field]));
+}
+
+/** A boleto notification body as the bank sends it, for a boleto the simulator holds as settled. */
+export async function settledBoletoNotifications(control: BankSimulatorClient, count: number): Promise<unknown[]> {
+  const bodies: unknown[] = new Array(count);
+  await mapConcurrently(Array.from({ length: count }, (_, i) => i), 8, async (i) => {
+    const boleto = await control.createBoleto({ valor: (100 + (i % 900)).toFixed(2) });
+    bodies[i] = (await control.settleBoleto(boleto.nossoNumero, { canal: 'PIX' })).notification;
+  });
+  return bodies;
+}
+
+/** SQS message bodies as the receiver stores them, in batches of `batchSize`. */
+export function storedBatches(bodies: readonly unknown[], batchSize: number): string[][] {
+  const messages = bodies.map((body) => encodeStoredNotification(
+    { route: 'boleto', receivedAt: new Date().toISOString(), requestId: randomUUID(), sourceIp: '127.0.0.1', contentType: 'application/json' },
+    Buffer.from(JSON.stringify(body)),
+  ));
+  const batches: string[][] = [];
+  for (let i = 0; i < messages.length; i += batchSize) batches.push(messages.slice(i, i + batchSize));
+  return batches;
+}
+
+export type { BenchWorker };
