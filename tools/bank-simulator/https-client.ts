@@ -1,5 +1,5 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { type Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { createHash, X509Certificate } from 'node:crypto';
 import { checkServerIdentity, createSecureContext, rootCertificates, type PeerCertificate, type SecureContext, type SecureVersion, type TLSSocket } from 'node:tls';
 
@@ -24,6 +24,11 @@ export interface HttpCallOptions {
   readonly refuseSelfSigned?: boolean;
   /** Abandons the call (rejects with code ABORTED). @default none */
   readonly signal?: AbortSignal;
+  /**
+   * A keep-alive agent to reuse connections (a control client making many calls). The TLS
+   * settings then apply to the agent's new connections only. @default a fresh connection per call
+   */
+  readonly agent?: HttpsAgent;
 }
 
 export interface HttpCallResult {
@@ -43,12 +48,21 @@ export class HttpCallError extends Error {
   }
 }
 
-/** True when the certificate is self-signed: issued by itself and signed with its own key. */
-export function isSelfSigned(cert: { readonly raw?: Buffer } | undefined): boolean {
+const selfSignedByFingerprint = new Map<string, boolean>();
+
+/** True when the certificate is self-signed: issued by itself and signed with its own key. Remembered per certificate. */
+export function isSelfSigned(cert: { readonly raw?: Buffer; readonly fingerprint256?: string } | undefined): boolean {
   if (!cert?.raw) return false;
-  const x509 = new X509Certificate(cert.raw);
-  // Not checkIssued(): it also requires keyCertSign, which a self-signed leaf usually lacks.
-  return x509.subject === x509.issuer && x509.verify(x509.publicKey);
+  const fingerprint = cert.fingerprint256 ?? createHash('sha256').update(cert.raw).digest('hex');
+  let known = selfSignedByFingerprint.get(fingerprint);
+  if (known === undefined) {
+    const x509 = new X509Certificate(cert.raw);
+    // Not checkIssued(): it also requires keyCertSign, which a self-signed leaf usually lacks.
+    known = x509.subject === x509.issuer && x509.verify(x509.publicKey);
+    if (selfSignedByFingerprint.size >= 256) selfSignedByFingerprint.clear();
+    selfSignedByFingerprint.set(fingerprint, known);
+  }
+  return known;
 }
 
 const TLS_ERROR_TEXT: Record<string, string> = {
@@ -143,7 +157,7 @@ export function httpCall(url: string | URL, options: HttpCallOptions = {}): Prom
           },
         }
       : {};
-    const req = (isHttps ? httpsRequest : httpRequest)(target, { method: options.method ?? 'GET', headers, agent: false, ...tlsOptions }, (res) => {
+    const req = (isHttps ? httpsRequest : httpRequest)(target, { method: options.method ?? 'GET', headers, agent: (isHttps && options.agent) || false, ...tlsOptions }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('error', (error: NodeJS.ErrnoException) => fail(new HttpCallError(error.message, error.code ?? 'ERR_RESPONSE', elapsed())));

@@ -282,6 +282,7 @@ export class BankSimulator {
 
   /** Stops listening, abandons deliveries in flight, removes its temporary folder. */
   async stop(): Promise<void> {
+    this.controlClient?.close();
     this.notifier.close();
     this.server.closeAllConnections();
     if (this.server.listening) await new Promise<void>((resolve) => this.server.close(() => resolve()));

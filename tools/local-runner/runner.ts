@@ -300,7 +300,7 @@ export class LocalRunner {
       region: LOCAL_AWS.region,
       onBatch: (records, result) => this.onBatch(records, result),
     });
-    this.source.start(this.options.pollers ?? d.eventSource.maxConcurrency ?? 2);
+    this.resumeProcessing();
   }
 
   /** Synthesizes the stack into `outdir`, with asset metadata on (as the CDK CLI does). */
@@ -464,6 +464,16 @@ export class LocalRunner {
   }
 
   /** Messages in a queue, visible or in flight. */
+  /** Stops the event source mapping's pollers (notifications wait in the queue); batches in flight finish. */
+  async pauseProcessing(): Promise<void> {
+    await this.source?.stop();
+  }
+
+  /** Starts the event source mapping's pollers (as many as `pollers`, else the mapping's maximum concurrency, else 2). */
+  resumeProcessing(): void {
+    this.source?.start(this.options.pollers ?? this.deployment.eventSource.maxConcurrency ?? 2);
+  }
+
   async queueDepth(queueUrl = this.queueUrl): Promise<number> {
     return queueDepth(this.sqs, queueUrl);
   }
