@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { restProxyEvent } from '../local-aws/api-gateway';
 import { bundleHandlers, bundleLambdaEntry, bundlesAreFresh, HANDLER_OUT_DIR, handlerNames, ROOT } from '../bundle-handlers';
 import { BenchWorker } from './bench-worker';
-import { coldStartMs } from './cold-start';
+import { type ColdStart, coldStartMs } from './cold-start';
 import { frontDoorUnderLoad } from './front-door';
 import { BenchPeers } from './peers';
 import { type BenchResults, checkTargets, formatTable, targetsTable } from './report';
@@ -103,7 +103,10 @@ async function main(): Promise<void> {
         results.receiver_p99_ratio = round(pairedRatio(runs.receiver, runs.floor, 'p99Ms'));
         results.receiver_throughput_ratio = round(pairedRatio(runs.receiver, runs.floor, 'perSecond'));
         const [r, f] = [medians(runs.receiver), medians(runs.floor)];
-        details.receiver = { receiver: r, bare_send_message: f, plan: p };
+        details.receiver = {
+          receiver: r, bare_send_message: f, plan: p,
+          by_round: runs.receiver.map((run, i) => ({ rate_ratio: round(run.perSecond / runs.floor[i].perSecond), p99_ratio: round(run.p99Ms / runs.floor[i].p99Ms) })),
+        };
         section(`Receiver in one process, concurrency ${p.concurrency}, ${p.requests} requests × ${p.repetitions} rounds (medians)`, formatTable(['', 'p50', 'p99', 'rate'], [
           ['receiver handler', ms(r.p50Ms), ms(r.p99Ms), rate(r.perSecond)],
           ['bare SendMessage', ms(f.p50Ms), ms(f.p99Ms), rate(f.perSecond)],
@@ -113,18 +116,20 @@ async function main(): Promise<void> {
         const receiverEvent = restProxyEvent({ route: 'payments', headers: { Authorization: peers.token, 'Content-Type': 'application/json' }, body: JSON.stringify(body), sourceIp: '127.0.0.1' });
         const floorEvent = { messageBody: JSON.stringify({ body }), route: 'payments' };
         const environment = peers.receiverEnvironment();
-        const times = { receiver: [] as number[], floor: [] as number[] };
+        const starts: Record<'receiver' | 'floor', ColdStart[]> = { receiver: [], floor: [] };
         await coldStartMs(receiverBundle, receiverEvent, environment, preload); // warm the file system cache
         await coldStartMs(floorSend, floorEvent, environment, preload);
         for (let i = 0; i < PLAN.coldStart.processes; i++) {
-          times.receiver.push(await coldStartMs(receiverBundle, receiverEvent, environment, preload));
-          times.floor.push(await coldStartMs(floorSend, floorEvent, environment, preload));
+          starts.receiver.push(await coldStartMs(receiverBundle, receiverEvent, environment, preload));
+          starts.floor.push(await coldStartMs(floorSend, floorEvent, environment, preload));
         }
-        results.cold_start_ratio = round(median(times.receiver) / median(times.floor));
-        details.cold_start_ms = { receiver: round(median(times.receiver), 1), floor: round(median(times.floor), 1), processes: PLAN.coldStart.processes };
-        section(`Cold start: module load + first invocation, median of ${PLAN.coldStart.processes} fresh node processes each`, formatTable(['', 'median'], [
-          ['receiver bundle (token fetch + SendMessage)', ms(median(times.receiver))],
-          ['same SDK clients + one SendMessage', ms(median(times.floor))],
+        const summary = (list: ColdStart[]) => ({ ms: median(list.map((s) => s.ms)), loadMs: median(list.map((s) => s.loadMs)), firstCallMs: median(list.map((s) => s.ms - s.loadMs)) });
+        const [r, f] = [summary(starts.receiver), summary(starts.floor)];
+        results.cold_start_ratio = round(r.ms / f.ms);
+        details.cold_start_ms = { receiver: r, floor: f, processes: PLAN.coldStart.processes };
+        section(`Cold start: module load + first invocation, median of ${PLAN.coldStart.processes} fresh node processes each`, formatTable(['', 'total', 'load', 'first call'], [
+          ['receiver bundle (token check + SendMessage)', ms(r.ms), ms(r.loadMs), ms(r.firstCallMs)],
+          ['same SDK clients + one SendMessage', ms(f.ms), ms(f.loadMs), ms(f.firstCallMs)],
         ]));
       }
     }
@@ -153,7 +158,11 @@ async function main(): Promise<void> {
       results.processor_throughput_ratio = round(pairedRatio(runs.processor, runs.floor, 'perSecond'));
       results.processor_throughput_ratio_one_write = round(pairedRatio(runs.processor, runs.floorOneWrite, 'perSecond'));
       const [pr, f2, f1] = [medians(runs.processor), medians(runs.floor), medians(runs.floorOneWrite)];
-      details.processor = { processor: pr, floor_claim_query_publish_complete: f2, floor_query_write_publish: f1, plan: p };
+      const perRound = (runs: readonly { perSecond: number }[]) => runs.map((run) => round(run.perSecond, 0));
+      details.processor = {
+        processor: pr, floor_claim_query_publish_complete: f2, floor_query_write_publish: f1, plan: p,
+        records_per_second_by_round: { processor: perRound(runs.processor), floor: perRound(runs.floor), floor_one_write: perRound(runs.floorOneWrite) },
+      };
       section(`Processor: batches of ${p.batchSize}, ${p.recordsPerRun} records × ${p.repetitions} rounds, one invocation at a time (medians; latency per batch)`, formatTable(['', 'records/s', 'batch p50', 'batch p99'], [
         ['processor bundle', rate(pr.perSecond), ms(pr.p50Ms), ms(pr.p99Ms)],
         ['plain loop: claim, query, PutEvents, complete', rate(f2.perSecond), ms(f2.p50Ms), ms(f2.p99Ms)],

@@ -10,20 +10,28 @@ const MARK = 'BENCH_COLD_START ';
  * any bundle, and is left out). `preload` runs before the clock starts. Fails unless the
  * invocation answers 200.
  */
-export async function coldStartMs(entry: string, event: unknown, environment: Readonly<Record<string, string>>, preload: string): Promise<number> {
+export interface ColdStart {
+  /** Module load plus first invocation. */
+  readonly ms: number;
+  /** Of which module load (require and module-level setup). */
+  readonly loadMs: number;
+}
+
+export async function coldStartMs(entry: string, event: unknown, environment: Readonly<Record<string, string>>, preload: string): Promise<ColdStart> {
   const script = [
     'const t0 = performance.now();',
     `const { handler } = require(${JSON.stringify(entry)});`,
+    'const loadMs = performance.now() - t0;',
     `handler(${JSON.stringify(event)}, {}).then((answer) => {`,
     '  const ms = performance.now() - t0;',
-    `  process.stdout.write('\\n${MARK}' + JSON.stringify({ ms, status: answer && answer.statusCode }) + '\\n');`,
+    `  process.stdout.write('\\n${MARK}' + JSON.stringify({ ms, loadMs, status: answer && answer.statusCode }) + '\\n');`,
     '  process.exit(0);',
     '}, (error) => { console.error(error); process.exit(1); });',
   ].join('\n');
   const { stdout } = await run(process.execPath, ['--require', preload, '-e', script], { env: { PATH: process.env.PATH ?? '', ...environment }, maxBuffer: 16 * 1024 * 1024 });
   const line = stdout.split('\n').reverse().find((l) => l.startsWith(MARK));
   if (!line) throw new Error(`${entry}: the cold-start process printed no result; its output was:\n${stdout}`);
-  const result = JSON.parse(line.slice(MARK.length)) as { ms: number; status?: number };
+  const result = JSON.parse(line.slice(MARK.length)) as { ms: number; loadMs: number; status?: number };
   if (result.status !== 200) throw new Error(`${entry}: the first invocation answered ${result.status}; the benchmark needs it to succeed`);
-  return result.ms;
+  return { ms: result.ms, loadMs: result.loadMs };
 }

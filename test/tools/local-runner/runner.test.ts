@@ -7,7 +7,7 @@ import { LocalRunner } from '../../../tools/local-runner/runner';
 
 jest.setTimeout(120_000);
 
-it('registers the front door\'s URLs with the bank, delivers verified events to a team\'s consumer as an EventBridge target, and unregisters', async () => {
+it('registers the front door\'s URLs with the bank, delivers verified events to a team\'s consumer as an EventBridge target, pauses and resumes processing, and unregisters', async () => {
   const consumerLines: string[] = [];
   const runner = await LocalRunner.start({
     consumer: { entry: join(__dirname, '..', '..', '..', 'examples', 'local-consumer', 'consumer.ts') },
@@ -29,6 +29,17 @@ it('registers the front door\'s URLs with the bank, delivers verified events to 
     expect(runner.counts()).toMatchObject({ answered: { 200: 1 }, enqueuedMessages: 1, verifiedEvents: 1, consumerInvocations: 1, consumerErrors: 0 });
     const [consumed] = consumerLines.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(consumed).toEqual({ message: 'Boleto Settled: LIQUIDADO', idempotencyKey: runner.events.events[0].detail.idempotencyKey, matchesNotification: true });
+
+    // Paused, the notification waits in the queue; resumed, it is processed.
+    await runner.pauseProcessing();
+    const waiting = await runner.control.createBoleto({ valor: '7.00' });
+    await runner.control.settleBoleto(waiting.nossoNumero);
+    expect(await runner.control.waitForDeliveries(10_000)).toBe(true);
+    expect(await runner.queueDepth()).toBe(1);
+    expect(runner.events.events).toHaveLength(1);
+    runner.resumeProcessing();
+    await runner.settle(30_000);
+    expect(runner.events.events).toHaveLength(2);
 
     await runner.unregister();
     expect(await runner.control.registrations()).toEqual([expect.objectContaining({ urlCallback: null })]);

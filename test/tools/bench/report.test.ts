@@ -1,0 +1,38 @@
+import { checkTargets, formatTable, targetsTable, TARGETS } from '../../../tools/bench/report';
+import { pairedRatio, type Run } from '../../../tools/bench/sections';
+
+const passing = {
+  receiver_p99_ratio: 1.05, receiver_throughput_ratio: 0.95, cold_start_ratio: 1.1,
+  processor_throughput_ratio: 0.85, ack_p99_deadline_fraction: 0.006, peak_rss_fraction: 0.33,
+};
+
+it('checks every target the issue sets, with its bound', () => {
+  expect(Object.keys(TARGETS).sort()).toEqual(Object.keys(passing).sort());
+  expect(checkTargets(passing).every((check) => check.met)).toBe(true);
+  // Bounds are inclusive.
+  expect(checkTargets({ ...passing, receiver_p99_ratio: 1.1, processor_throughput_ratio: 0.8 }).every((check) => check.met)).toBe(true);
+});
+
+it('names each missed, missing or non-numeric result', () => {
+  const checks = checkTargets({ ...passing, cold_start_ratio: 1.17, processor_throughput_ratio: Number.NaN, peak_rss_fraction: undefined as unknown as number });
+  expect(checks.filter((check) => !check.met).map((check) => [check.key, check.value, check.target])).toEqual([
+    ['cold_start_ratio', 1.17, '≤ 1.15'],
+    ['processor_throughput_ratio', undefined, '≥ 0.8'],
+    ['peak_rss_fraction', undefined, '≤ 0.5'],
+  ]);
+  const table = targetsTable({ ...passing, cold_start_ratio: 1.17 });
+  expect(table).toMatch(/cold_start_ratio\s+1\.17\s+≤ 1\.15\s+NO/);
+  expect(table).toMatch(/receiver_p99_ratio\s+1\.05\s+≤ 1\.1\s+yes/);
+});
+
+it('pads table columns to their widest cell', () => {
+  expect(formatTable(['a', 'bb'], [['ccc', 'd']])).toBe('a    bb\n---  --\nccc  d');
+});
+
+it('takes the ratio round by round, so a slow round slows both sides alike', () => {
+  const run = (perSecond: number, p99Ms: number): Run => ({ count: 1, p50Ms: 1, p99Ms, perSecond });
+  const subject = [run(90, 11), run(45, 22), run(95, 10)];
+  const floor = [run(100, 10), run(50, 20), run(100, 10)];
+  expect(pairedRatio(subject, floor, 'perSecond')).toBeCloseTo(0.9);
+  expect(pairedRatio(subject, floor, 'p99Ms')).toBeCloseTo(1.1);
+});
