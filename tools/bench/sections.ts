@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { encodeStoredNotification } from '../../lambda/shared/receiver-contract';
 import { mapConcurrently } from '../../lambda/processor/processor';
 import type { BankSimulatorClient } from '../bank-simulator/control-client';
-import type { BenchWorker } from './bench-worker';
 import { median, summarizeRun } from './stats';
 
 export interface Repetitions {
@@ -70,4 +69,3 @@ export function storedBatches(bodies: readonly unknown[], batchSize: number): st
   return batches;
 }
 
-export type { BenchWorker };
