@@ -265,13 +265,11 @@ async function publishVerdict(
     deps.count(ProcessorMetric.PUBLISH_FAILURES);
     throw error;
   }
+  // A confirmed event's count is its log record: one line per verified event (see metricCounter).
+  deps.count(ProcessorMetric.PUBLISHED, { DetailType: verdict.detailType }, verdict.matches ? { message: 'Verified event published', idempotencyKey: verdict.idempotencyKey, status: verdict.status } : {});
   if (!verdict.matches) {
-    deps.count(ProcessorMetric.PUBLISHED, { DetailType: verdict.detailType });
     deps.count(ProcessorMetric.NOT_CONFIRMED);
     deps.logger.warn('Published what the bank says; it does not match the notification', { idempotencyKey: verdict.idempotencyKey, detailType: verdict.detailType, mismatches: verdict.mismatches });
-  } else {
-    // The count is the log record: one line per verified event (see metricCounter).
-    deps.count(ProcessorMetric.PUBLISHED, { DetailType: verdict.detailType }, { message: 'Verified event published', idempotencyKey: verdict.idempotencyKey, status: verdict.status });
   }
 }
 

@@ -120,9 +120,9 @@ function secureContextFor(options: HttpCallOptions): SecureContext {
 }
 
 /**
- * One HTTP(S) call with a hard deadline over the whole exchange, a fresh connection (no pooling,
- * so the handshake and peer checks happen every time, though the TLS settings are made once), optional extra trusted CAs and client
- * certificate. Resolves with any HTTP status; rejects with HttpCallError when there is no answer.
+ * One HTTP(S) call with a hard deadline over the whole exchange, a fresh connection unless an
+ * agent is given (so the handshake and peer checks happen every time; the TLS settings are made
+ * once), optional extra trusted CAs and client certificate. Resolves with any HTTP status; rejects with HttpCallError when there is no answer.
  */
 export function httpCall(url: string | URL, options: HttpCallOptions = {}): Promise<HttpCallResult> {
   const target = new URL(url);

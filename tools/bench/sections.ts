@@ -2,14 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { encodeStoredNotification } from '../../lambda/shared/receiver-contract';
 import { mapConcurrently } from '../../lambda/processor/processor';
 import type { BankSimulatorClient } from '../bank-simulator/control-client';
-import { median, summarizeRun } from './stats';
+import { median, type RunSummary, summarizeRun } from './stats';
 
 export interface Repetitions {
   readonly warmup: number;
   readonly repetitions: number;
 }
-
-export type Run = ReturnType<typeof summarizeRun>;
 
 /**
  * Runs each of `runners` `repetitions` times, in turn and in a rotating order, after `warmup`
@@ -20,9 +18,9 @@ export async function alternate<K extends string>(
   reps: Repetitions,
   runners: Record<K, (round: number) => Promise<{ latenciesMs: number[]; elapsedMs: number }>>,
   between: () => Promise<void> = () => Promise.resolve(),
-): Promise<Record<K, Run[]>> {
+): Promise<Record<K, RunSummary[]>> {
   const names = Object.keys(runners) as K[];
-  const runs = Object.fromEntries(names.map((name) => [name, [] as Run[]])) as Record<K, Run[]>;
+  const runs = Object.fromEntries(names.map((name) => [name, [] as RunSummary[]])) as Record<K, RunSummary[]>;
   for (let round = 0; round < reps.warmup + reps.repetitions; round++) {
     const order = names.map((_, i) => names[(i + round) % names.length]);
     for (const name of order) {
@@ -35,7 +33,7 @@ export async function alternate<K extends string>(
 }
 
 /** Medians of a runner's rounds. */
-export function medians(runs: readonly Run[]): { p50Ms: number; p99Ms: number; perSecond: number } {
+export function medians(runs: readonly RunSummary[]): { p50Ms: number; p99Ms: number; perSecond: number } {
   return { p50Ms: median(runs.map((r) => r.p50Ms)), p99Ms: median(runs.map((r) => r.p99Ms)), perSecond: median(runs.map((r) => r.perSecond)) };
 }
 
@@ -44,7 +42,7 @@ export function medians(runs: readonly Run[]): { p50Ms: number; p99Ms: number; p
  * machine's state (other processes, the queue's size, the JIT), so their ratio is steadier than
  * a ratio of medians.
  */
-export function pairedRatio(subject: readonly Run[], floor: readonly Run[], field: 'p99Ms' | 'perSecond'): number {
+export function pairedRatio(subject: readonly RunSummary[], floor: readonly RunSummary[], field: 'p99Ms' | 'perSecond'): number {
   return median(subject.map((run, i) => run[field] / floor[i][field]));
 }
 

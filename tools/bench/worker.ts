@@ -57,11 +57,10 @@ async function run(task: BenchTask): Promise<BenchTaskResult> {
     }
     case 'batches': {
       const handler = load(task.entry, task.exportName);
-      const queue = [...task.batches];
       let failed = 0;
-      const { latenciesMs, elapsedMs } = await closedLoop(queue.length, task.concurrency, async (index) => {
+      const { latenciesMs, elapsedMs } = await closedLoop(task.batches.length, task.concurrency, async (index) => {
         const event: SQSEvent = {
-          Records: queue[index].map((body) => ({
+          Records: task.batches[index].map((body) => ({
             messageId: randomUUID(), receiptHandle: randomUUID(), body, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:bench', awsRegion: 'us-east-1', messageAttributes: {},
             attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()), SenderId: 'bench', ApproximateFirstReceiveTimestamp: String(Date.now()) },
           })),

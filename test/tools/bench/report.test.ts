@@ -1,5 +1,6 @@
 import { checkTargets, formatTable, targetsTable, TARGETS } from '../../../tools/bench/report';
-import { pairedRatio, type Run } from '../../../tools/bench/sections';
+import { pairedRatio } from '../../../tools/bench/sections';
+import type { RunSummary } from '../../../tools/bench/stats';
 
 const passing = {
   receiver_p99_ratio: 1.05, receiver_throughput_ratio: 0.95, cold_start_ratio: 1.1,
@@ -30,7 +31,7 @@ it('pads table columns to their widest cell', () => {
 });
 
 it('takes the ratio round by round, so a slow round slows both sides alike', () => {
-  const run = (perSecond: number, p99Ms: number): Run => ({ count: 1, p50Ms: 1, p99Ms, perSecond });
+  const run = (perSecond: number, p99Ms: number): RunSummary => ({ count: 1, p50Ms: 1, p99Ms, perSecond });
   const subject = [run(90, 11), run(45, 22), run(95, 10)];
   const floor = [run(100, 10), run(50, 20), run(100, 10)];
   expect(pairedRatio(subject, floor, 'perSecond')).toBeCloseTo(0.9);
