@@ -5,7 +5,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { METRICS_NAMESPACE, ReceiverDefaults } from '../shared/receiver-contract';
 import { metricCounter } from '../shared/metrics';
-import { loadAcceptedTokens, secretsClientConfig } from '../shared/secret-tokens';
+import { loadStageToken, secretsClientConfig } from '../shared/secret-tokens';
 import { readReceiverConfig } from './config';
 import { type CountMetric, errorSummary, handleNotification, receiverSqsClientConfig } from './receiver';
 import { TokenCache } from './token-cache';
@@ -16,10 +16,10 @@ const config = readReceiverConfig(process.env);
 const sqs = new SQSClient(receiverSqsClientConfig(config.enqueueBudgetMs));
 const secrets = new SecretsManagerClient(secretsClientConfig(ReceiverDefaults.secretFetchBudgetMs));
 const tokens = new TokenCache({
-  load: (arn) => loadAcceptedTokens(secrets, arn, ReceiverDefaults.secretFetchBudgetMs),
+  load: (arn, stage) => loadStageToken(secrets, arn, stage, ReceiverDefaults.secretFetchBudgetMs),
   ttlMs: config.tokenCacheTtlMs,
   mismatchRefreshIntervalMs: ReceiverDefaults.mismatchRefreshIntervalMs,
-  onStaleUse: (arn, error) => logger.warn('Token reload failed; using the values loaded earlier', { secretArn: arn, error: errorSummary(error) }),
+  onStaleUse: (arn, stage, error) => logger.warn('Token reload failed; using the values loaded earlier', { secretArn: arn, stage, error: errorSummary(error) }),
 });
 
 const counter = metricCounter(metrics);

@@ -6,6 +6,7 @@ import {
   type Route,
   ROUTES,
 } from '../shared/receiver-contract';
+import type { TokenStage } from '../shared/secret-tokens';
 import { findHeader, tokenMatches } from '../shared/token-check';
 import type { ReceiverConfig } from './config';
 import type { TokenCache } from './token-cache';
@@ -59,12 +60,22 @@ function tokenHeaderOf(route: Route, config: ReceiverConfig): string {
   return route === 'payments' ? 'Authorization' : config.boletoTokenHeader;
 }
 
+/** Checked in this order: AWSPENDING only holds a value while a rotation is under way. */
+const TOKEN_STAGES: readonly TokenStage[] = ['AWSCURRENT', 'AWSPENDING'];
+
+/**
+ * Whether `presented` is the secret's current value or, during a rotation, its pending one.
+ * AWSPENDING is read only when the current value does not match, so the bank's calls cost one
+ * Secrets Manager read per cache period, not two, and a cold start waits for one read.
+ */
 async function isAuthenticated(presented: string | undefined, secretArn: string, tokens: TokenCache): Promise<boolean> {
   if (!presented) return false;
-  if (tokenMatches(presented, await tokens.get(secretArn))) return true;
+  for (const stage of TOKEN_STAGES) {
+    if (tokenMatches(presented, await tokens.get(secretArn, stage))) return true;
+  }
   // A token rotated moments ago may not be cached yet: look once more (rate-limited by the cache).
-  const refreshed = await tokens.refreshAfterMismatch(secretArn);
-  return refreshed !== undefined && tokenMatches(presented, refreshed);
+  const refreshed = await Promise.all(TOKEN_STAGES.map((stage) => tokens.refreshAfterMismatch(secretArn, stage)));
+  return refreshed.some((values) => values !== undefined && tokenMatches(presented, values));
 }
 
 /**

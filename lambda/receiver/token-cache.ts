@@ -1,5 +1,7 @@
-/** Loads the token values a secret currently accepts (AWSCURRENT, and AWSPENDING when present). */
-export type TokenLoader = (secretArn: string) => Promise<string[]>;
+import type { TokenStage } from '../shared/secret-tokens';
+
+/** Loads the token values one stage of a secret holds now (none when the stage is absent). */
+export type TokenLoader = (secretArn: string, stage: TokenStage) => Promise<string[]>;
 
 export interface TokenCacheOptions {
   readonly load: TokenLoader;
@@ -8,7 +10,7 @@ export interface TokenCacheOptions {
   /** After a mismatch, values are reloaded at most this often, to pick up a rotation quickly. */
   readonly mismatchRefreshIntervalMs: number;
   /** Called when a reload fails but older values can still be used. */
-  readonly onStaleUse?: (secretArn: string, error: unknown) => void;
+  readonly onStaleUse?: (secretArn: string, stage: TokenStage, error: unknown) => void;
   readonly now?: () => number;
 }
 
@@ -21,10 +23,11 @@ interface Entry {
 }
 
 /**
- * In-memory cache of token values per secret. Values are reloaded after `ttlMs`; when a reload
- * fails, the previous values keep being used and the reload is tried again after the mismatch
- * refresh interval (a Secrets Manager hiccup must not turn the bank's
- * valid calls into 401s). Concurrent loads of one secret share one request.
+ * In-memory cache of token values per secret and stage. Each stage is loaded when first asked
+ * for (so AWSPENDING is never read while every presented token matches AWSCURRENT) and again
+ * after `ttlMs`; when a reload fails, the previous values keep being used and the reload is
+ * tried again after the mismatch refresh interval (a Secrets Manager hiccup must not turn the
+ * bank's valid calls into 401s). Concurrent loads of one stage share one request.
  */
 export class TokenCache {
   private readonly entries = new Map<string, Entry>();
@@ -35,11 +38,11 @@ export class TokenCache {
     this.now = options.now ?? Date.now;
   }
 
-  /** The accepted values, loading them when absent or older than the TTL. */
-  async get(secretArn: string): Promise<string[]> {
-    const entry = this.entries.get(secretArn);
+  /** The values of a stage, loading them when absent or older than the TTL. */
+  async get(secretArn: string, stage: TokenStage): Promise<string[]> {
+    const entry = this.entries.get(keyOf(secretArn, stage));
     if (entry && this.now() < entry.freshUntil) return entry.values;
-    return this.reload(secretArn);
+    return this.reload(secretArn, stage);
   }
 
   /**
@@ -48,35 +51,40 @@ export class TokenCache {
    * a stream of bad requests causes at most one load per interval. Returns the values to check
    * again, or undefined when nothing was reloaded.
    */
-  async refreshAfterMismatch(secretArn: string): Promise<string[] | undefined> {
-    const entry = this.entries.get(secretArn);
+  async refreshAfterMismatch(secretArn: string, stage: TokenStage): Promise<string[] | undefined> {
+    const entry = this.entries.get(keyOf(secretArn, stage));
     if (entry && this.now() - entry.lastAttempt < this.options.mismatchRefreshIntervalMs) return undefined;
-    return this.reload(secretArn);
+    return this.reload(secretArn, stage);
   }
 
-  private reload(secretArn: string): Promise<string[]> {
-    const pending = this.inFlight.get(secretArn);
+  private reload(secretArn: string, stage: TokenStage): Promise<string[]> {
+    const key = keyOf(secretArn, stage);
+    const pending = this.inFlight.get(key);
     if (pending) return pending;
     const promise = this.options
-      .load(secretArn)
+      .load(secretArn, stage)
       .then((values) => {
         const now = this.now();
-        this.entries.set(secretArn, { values, freshUntil: now + this.options.ttlMs, lastAttempt: now });
+        this.entries.set(key, { values, freshUntil: now + this.options.ttlMs, lastAttempt: now });
         return values;
       })
       .catch((error: unknown) => {
-        const stale = this.entries.get(secretArn);
+        const stale = this.entries.get(key);
         if (!stale) throw error;
         // Keep serving the previous values, and try again only after the refresh interval, so an
         // outage of Secrets Manager does not add a failing call to every request.
         const now = this.now();
         stale.lastAttempt = now;
         stale.freshUntil = now + Math.min(this.options.mismatchRefreshIntervalMs, this.options.ttlMs);
-        this.options.onStaleUse?.(secretArn, error);
+        this.options.onStaleUse?.(secretArn, stage, error);
         return stale.values;
       })
-      .finally(() => this.inFlight.delete(secretArn));
-    this.inFlight.set(secretArn, promise);
+      .finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, promise);
     return promise;
   }
+}
+
+function keyOf(secretArn: string, stage: TokenStage): string {
+  return `${stage} ${secretArn}`;
 }

@@ -1,5 +1,8 @@
 import { GetSecretValueCommand, ResourceNotFoundException, type SecretsManagerClient, type SecretsManagerClientConfig } from '@aws-sdk/client-secrets-manager';
 
+/** The versions of a token secret that are accepted: the current value, and the next one while a rotation is under way. */
+export type TokenStage = 'AWSCURRENT' | 'AWSPENDING';
+
 /** Secrets Manager client settings that keep a token fetch inside a short budget. */
 export function secretsClientConfig(budgetMs: number): SecretsManagerClientConfig {
   return {
@@ -8,28 +11,33 @@ export function secretsClientConfig(budgetMs: number): SecretsManagerClientConfi
   };
 }
 
-async function stageValue(client: SecretsManagerClient, secretArn: string, stage: string, signal: AbortSignal): Promise<string | undefined> {
+/**
+ * The token value of one stage of a secret, as a list of zero or one value. The secret's
+ * SecretString is the token itself. AWSCURRENT must hold a non-empty value. AWSPENDING is absent
+ * unless a rotation is under way, and then gives no value; an empty value is dropped (it never
+ * authenticates anyone).
+ */
+export async function loadStageToken(client: SecretsManagerClient, secretArn: string, stage: TokenStage, budgetMs: number): Promise<string[]> {
+  let value: string | undefined;
   try {
-    const result = await client.send(new GetSecretValueCommand({ SecretId: secretArn, VersionStage: stage }), { abortSignal: signal });
-    return result.SecretString;
+    value = (await client.send(new GetSecretValueCommand({ SecretId: secretArn, VersionStage: stage }), { abortSignal: AbortSignal.timeout(budgetMs) })).SecretString;
   } catch (error) {
     // A secret that is not being rotated has no AWSPENDING version.
-    if (stage === 'AWSPENDING' && error instanceof ResourceNotFoundException) return undefined;
+    if (stage === 'AWSPENDING' && error instanceof ResourceNotFoundException) return [];
     throw error;
   }
+  if (!value && stage === 'AWSCURRENT') throw new Error(`Secret ${secretArn} has no AWSCURRENT string value: store the token as the secret's plain text value`);
+  return value ? [value] : [];
 }
 
 /**
  * The token values a secret accepts now: AWSCURRENT, plus AWSPENDING while a rotation is under
- * way, so that the bank's calls with either value are accepted during a rotation. The secret's
- * SecretString is the token itself. Empty values are dropped (they never authenticate anyone).
+ * way and differs from it (last), both read at once.
  */
 export async function loadAcceptedTokens(client: SecretsManagerClient, secretArn: string, budgetMs: number): Promise<string[]> {
-  const signal = AbortSignal.timeout(budgetMs);
   const [current, pending] = await Promise.all([
-    stageValue(client, secretArn, 'AWSCURRENT', signal),
-    stageValue(client, secretArn, 'AWSPENDING', signal),
+    loadStageToken(client, secretArn, 'AWSCURRENT', budgetMs),
+    loadStageToken(client, secretArn, 'AWSPENDING', budgetMs),
   ]);
-  if (!current) throw new Error(`Secret ${secretArn} has no AWSCURRENT string value: store the token as the secret's plain text value`);
-  return pending && pending !== current ? [current, pending] : [current];
+  return [...new Set([...current, ...pending])];
 }

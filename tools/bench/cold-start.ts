@@ -28,7 +28,9 @@ export async function coldStartMs(entry: string, event: unknown, environment: Re
     '  process.exit(0);',
     '}, (error) => { console.error(error); process.exit(1); });',
   ].join('\n');
-  const { stdout } = await run(process.execPath, ['--require', preload, '-e', script], { env: { PATH: process.env.PATH ?? '', ...environment }, maxBuffer: 16 * 1024 * 1024 });
+  // BENCH_CPU_PROF=<dir> profiles these processes too (as it does the function workers).
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+  const { stdout } = await run(process.execPath, [...profile, '--require', preload, '-e', script], { env: { PATH: process.env.PATH ?? '', ...environment }, maxBuffer: 16 * 1024 * 1024 });
   const line = stdout.split('\n').reverse().find((l) => l.startsWith(MARK));
   if (!line) throw new Error(`${entry}: the cold-start process printed no result; its output was:\n${stdout}`);
   const result = JSON.parse(line.slice(MARK.length)) as { ms: number; loadMs: number; status?: number };

@@ -17,6 +17,8 @@ export abstract class JsonProtocolServer {
   private server?: Server;
   /** When set, every call fails with this HTTP status (simulates an outage). */
   public failWithStatus?: number;
+  /** Every call that reached an operation, in order (tests count what a client asked for). */
+  readonly calls: Array<{ readonly operation: string; readonly input: Readonly<Record<string, unknown>> }> = [];
 
   protected constructor(private readonly targetPrefix: string, private readonly serviceName: string) {}
 
@@ -60,6 +62,7 @@ export abstract class JsonProtocolServer {
       } catch {
         throw new ServiceError(400, 'SerializationException', 'Body is not JSON');
       }
+      this.calls.push({ operation, input });
       reply(200, this.handle(operation, input));
     } catch (error) {
       if (error instanceof ServiceError) reply(error.status, { __type: error.type, message: error.message });

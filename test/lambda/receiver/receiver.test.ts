@@ -3,7 +3,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { handleNotification, receiverSqsClientConfig, type ReceiverDeps } from '../../../lambda/receiver/receiver';
 import { TokenCache } from '../../../lambda/receiver/token-cache';
 import { decodeStoredNotification, ReceiverDefaults } from '../../../lambda/shared/receiver-contract';
-import { loadAcceptedTokens } from '../../../lambda/shared/secret-tokens';
+import { loadStageToken } from '../../../lambda/shared/secret-tokens';
 import { LocalSecretsManager } from '../../../tools/local-aws/secrets-manager-server';
 import { apiEvent } from '../../support/api-event';
 import { resolveLocalhostSubdomains, TEST_AWS } from '../../support/aws-env';
@@ -29,6 +29,7 @@ let queueUrl: string;
 let logger: RecordingLogger;
 let counted: string[];
 let deps: ReceiverDeps;
+let secrets: SecretsManagerClient;
 
 beforeAll(async () => {
   restoreDns = resolveLocalhostSubdomains();
@@ -39,14 +40,14 @@ beforeAll(async () => {
   const boletoArn = secretsManager.createSecret('boleto-token', BOLETO_TOKEN);
   sqs = fauxqs.client(receiverSqsClientConfig(ReceiverDefaults.enqueueBudgetMs));
   ({ queueUrl } = await createQueueWithDlq(sqs, 'receiver-matrix'));
-  const secrets = new SecretsManagerClient({ ...TEST_AWS, endpoint: secretsEndpoint });
+  secrets = new SecretsManagerClient({ ...TEST_AWS, endpoint: secretsEndpoint });
   deps = {
     config: {
       queueUrl, paymentsTokenSecretArn: paymentsArn, boletoTokenSecretArn: boletoArn, boletoTokenHeader: 'X-Webhook-Token',
       maxBodyBytes: 1024, tokenCacheTtlMs: 60_000, enqueueBudgetMs: ReceiverDefaults.enqueueBudgetMs,
     },
     sqs,
-    tokens: new TokenCache({ load: (arn) => loadAcceptedTokens(secrets, arn, 2_000), ttlMs: 60_000, mismatchRefreshIntervalMs: 5_000 }),
+    tokens: new TokenCache({ load: (arn, stage) => loadStageToken(secrets, arn, stage, 2_000), ttlMs: 60_000, mismatchRefreshIntervalMs: 5_000 }),
     get logger() { return logger; },
     count: (name, route) => counted.push(`${name}:${route}`),
   };
@@ -231,4 +232,44 @@ it('answers 503 and stores nothing when the token secret cannot be read and noth
   expect(counted).toEqual(['TokenLoadFailures:boleto']);
   expect(logger.entries.find((e) => e.level === 'error')?.extra).toMatchObject({ requestId: 'req-no-secret', route: 'boleto', error: { message: 'AccessDeniedException: not authorized' } });
   expect(logger.text()).not.toContain(BOLETO_TOKEN);
+});
+
+describe('reading the token secret', () => {
+  const stagesRead = (from: number) => secretsManager.calls.slice(from).map((call) => call.input.VersionStage);
+  const freshTokens = () => new TokenCache({ load: (arn, stage) => loadStageToken(secrets, arn, stage, 2_000), ttlMs: 60_000, mismatchRefreshIntervalMs: 60_000 });
+  const pay = (token: string, requestId: string, tokens: TokenCache) =>
+    handleNotification(apiEvent({ route: 'payments', headers: { Authorization: token }, body: PIX_NOTIFICATION, requestId }), { ...deps, tokens });
+
+  it('reads only AWSCURRENT while the bank presents the current token, once per cache period', async () => {
+    const tokens = freshTokens();
+    const from = secretsManager.calls.length;
+    expect((await pay(PAYMENTS_TOKEN, 'req-stage-1', tokens)).statusCode).toBe(200);
+    expect((await pay(PAYMENTS_TOKEN, 'req-stage-2', tokens)).statusCode).toBe(200);
+    expect(stagesRead(from)).toEqual(['AWSCURRENT']);
+    expect(await stored()).toHaveLength(2);
+  });
+
+  it('reads AWSPENDING once for a token that is not the current one, and accepts it during a rotation', async () => {
+    const next = 'PayTok3nNextNextNextNextNextNextNextNextNextNextNextNextNextNextNe';
+    const arn = deps.config.paymentsTokenSecretArn;
+    const tokens = freshTokens();
+    expect((await pay('not-the-token-at-all-0123456789', 'req-stage-bad', tokens)).statusCode).toBe(401);
+    secretsManager.putValue(arn, next, ['AWSPENDING']);
+    try {
+      const from = secretsManager.calls.length;
+      // The cache still holds "no pending value", and the mismatch reload waits for its interval.
+      expect((await pay(next, 'req-stage-early', tokens)).statusCode).toBe(401);
+      expect(stagesRead(from)).toEqual([]);
+      const fresh = freshTokens();
+      expect((await pay(next, 'req-stage-pending', fresh)).statusCode).toBe(200);
+      expect((await pay(PAYMENTS_TOKEN, 'req-stage-current', fresh)).statusCode).toBe(200);
+      expect((await pay(next, 'req-stage-pending-2', fresh)).statusCode).toBe(200);
+      expect(stagesRead(from)).toEqual(['AWSCURRENT', 'AWSPENDING']);
+      expect((await stored()).map((m) => decodeStoredNotification(m.Body!).notification.requestId)).toEqual(['req-stage-pending', 'req-stage-current', 'req-stage-pending-2']);
+    } finally {
+      secretsManager.finishRotation(arn);
+      secretsManager.putValue(arn, PAYMENTS_TOKEN, ['AWSCURRENT']);
+    }
+    expect(logger.text()).not.toContain(next);
+  });
 });
