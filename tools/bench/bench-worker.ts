@@ -23,8 +23,9 @@ export class BenchWorker {
     const log = openSync(logFile, 'a');
     this.child = fork(join(__dirname, 'worker.ts'), [], {
       env: { PATH: process.env.PATH ?? '', ...environment },
+      // --expose-gc: each timed run starts from a collected heap (see worker.ts).
       // BENCH_CPU_PROF=<dir> writes a CPU profile of every worker there (open it in Chrome's DevTools).
-      execArgv: ['--require', require.resolve('tsx/cjs'), ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [])],
+      execArgv: ['--expose-gc', '--require', require.resolve('tsx/cjs'), ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [])],
       stdio: ['ignore', log, log, 'ipc'],
     });
     closeSync(log);

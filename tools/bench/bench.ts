@@ -27,9 +27,9 @@ type Section = (typeof SECTIONS)[number];
 
 /** What each measurement uses; the README's Performance section describes the same. */
 const PLAN = {
-  receiver: { concurrency: 16, requests: 1_500, warmup: 2, repetitions: 11 },
+  receiver: { concurrency: 16, requests: 1_500, warmup: 2, repetitions: 12 },
   coldStart: { processes: 12 },
-  processor: { batchSize: 10, recordsPerRun: 200, warmup: 1, repetitions: 5 },
+  processor: { batchSize: 10, recordsPerRun: 200, warmup: 1, repetitions: 6 },
   scan: { concurrencies: [1, 4, 16], records: 150, queryLimitPerSecond: 10 },
   frontDoor: { ratePerSecond: 200, seconds: 30, warmupSeconds: 5 },
   synth: { runs: 3 },
@@ -100,8 +100,8 @@ async function main(): Promise<void> {
         });
         const runs = await alternate(p, { receiver: notify(false), floor: notify(true) }, () => peers.purgeQueue());
         await worker.stop();
-        results.receiver_p99_ratio = round(pairedRatio(runs.receiver, runs.floor, 'p99Ms'));
-        results.receiver_throughput_ratio = round(pairedRatio(runs.receiver, runs.floor, 'perSecond'));
+        results.receiver_p99_ratio = round(pairedRatio(runs.receiver, runs.floor, 'p99Ms', 2));
+        results.receiver_throughput_ratio = round(pairedRatio(runs.receiver, runs.floor, 'perSecond', 2));
         const [r, f] = [medians(runs.receiver), medians(runs.floor)];
         details.receiver = {
           receiver: r, bare_send_message: f, plan: p,
@@ -155,8 +155,8 @@ async function main(): Promise<void> {
         floorOneWrite: verify(floorVerify, 'oneWriteHandler'),
       });
       await worker.stop();
-      results.processor_throughput_ratio = round(pairedRatio(runs.processor, runs.floor, 'perSecond'));
-      results.processor_throughput_ratio_one_write = round(pairedRatio(runs.processor, runs.floorOneWrite, 'perSecond'));
+      results.processor_throughput_ratio = round(pairedRatio(runs.processor, runs.floor, 'perSecond', runners.length));
+      results.processor_throughput_ratio_one_write = round(pairedRatio(runs.processor, runs.floorOneWrite, 'perSecond', runners.length));
       const [pr, f2, f1] = [medians(runs.processor), medians(runs.floor), medians(runs.floorOneWrite)];
       const perRound = (runs: readonly { perSecond: number }[]) => runs.map((run) => round(run.perSecond, 0));
       details.processor = {

@@ -38,12 +38,23 @@ export function medians(runs: readonly RunSummary[]): { p50Ms: number; p99Ms: nu
 }
 
 /**
- * The median of `field` of `subject` over `floor`, round by round: a round's runs share the
- * machine's state (other processes, the queue's size, the JIT), so their ratio is steadier than
- * a ratio of medians.
+ * `field` of `subject` over `floor`, same round against same round: a round's runs share the
+ * machine's state (other processes, the queue's size, the JIT), so their ratio is steadier than a
+ * ratio of medians. Which runner goes first in a round matters (the second inherits the first's
+ * garbage and the queue service's work), so rounds are taken in blocks of `block` consecutive
+ * rounds (one full rotation of {@link alternate}'s order; the geometric mean of their ratios),
+ * and the result is the median of the blocks. Rounds that do not fill a block are refused.
  */
-export function pairedRatio(subject: readonly RunSummary[], floor: readonly RunSummary[], field: 'p99Ms' | 'perSecond'): number {
-  return median(subject.map((run, i) => run[field] / floor[i][field]));
+export function pairedRatio(subject: readonly RunSummary[], floor: readonly RunSummary[], field: 'p99Ms' | 'perSecond', block = 1): number {
+  if (subject.length !== floor.length) throw new Error(`pairedRatio needs as many rounds of each (${subject.length} and ${floor.length})`);
+  if (subject.length === 0 || subject.length % block !== 0) throw new Error(`pairedRatio needs whole blocks of ${block} rounds; got ${subject.length}`);
+  const blocks: number[] = [];
+  for (let start = 0; start < subject.length; start += block) {
+    let logSum = 0;
+    for (let i = start; i < start + block; i++) logSum += Math.log(subject[i][field] / floor[i][field]);
+    blocks.push(Math.exp(logSum / block));
+  }
+  return median(blocks);
 }
 
 /** A boleto notification body as the bank sends it, for a boleto the simulator holds as settled. */

@@ -37,3 +37,20 @@ it('takes the ratio round by round, so a slow round slows both sides alike', () 
   expect(pairedRatio(subject, floor, 'perSecond')).toBeCloseTo(0.9);
   expect(pairedRatio(subject, floor, 'p99Ms')).toBeCloseTo(1.1);
 });
+
+it('evens out which runner went first by taking rounds in blocks of one full rotation', () => {
+  const run = (perSecond: number): RunSummary => ({ count: 1, p50Ms: 1, p99Ms: 1, perSecond });
+  // Going second costs 10% here: alternate rounds read 1.0 and 0.81, a block reads 0.9.
+  const subject = [run(100), run(81), run(100), run(81), run(100), run(81)];
+  const floor = [run(100), run(100), run(100), run(100), run(100), run(100)];
+  expect(pairedRatio(subject, floor, 'perSecond', 2)).toBeCloseTo(0.9);
+  // Round by round, the median follows whichever order had one round more.
+  expect(pairedRatio(subject.slice(0, 5), floor.slice(0, 5), 'perSecond')).toBeCloseTo(1);
+  expect(pairedRatio(subject.slice(1, 6), floor.slice(1, 6), 'perSecond')).toBeCloseTo(0.81);
+});
+
+it('refuses rounds that do not fill whole blocks, or sides of different lengths', () => {
+  const run = (perSecond: number): RunSummary => ({ count: 1, p50Ms: 1, p99Ms: 1, perSecond });
+  expect(() => pairedRatio([run(1), run(1), run(1)], [run(1), run(1), run(1)], 'perSecond', 2)).toThrow('pairedRatio needs whole blocks of 2 rounds; got 3');
+  expect(() => pairedRatio([run(1)], [run(1), run(1)], 'perSecond')).toThrow('pairedRatio needs as many rounds of each (1 and 2)');
+});
