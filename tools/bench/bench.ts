@@ -48,7 +48,7 @@ function parseSections(argv: readonly string[]): { sections: readonly Section[];
   return { sections: asked as Section[], partial: true };
 }
 
-const ms = (value: number) => `${value.toFixed(1)} ms`;
+const ms = (value: number | undefined, digits = 1) => (value === undefined ? 'n/a' : `${value.toFixed(digits)} ms`);
 const rate = (value: number) => `${value.toFixed(0)}/s`;
 
 async function main(): Promise<void> {
@@ -107,9 +107,9 @@ async function main(): Promise<void> {
           receiver: r, bare_send_message: f, plan: p,
           by_round: runs.receiver.map((run, i) => ({ rate_ratio: round(run.perSecond / runs.floor[i].perSecond), p99_ratio: round(run.p99Ms / runs.floor[i].p99Ms) })),
         };
-        section(`Receiver in one process, concurrency ${p.concurrency}, ${p.requests} requests × ${p.repetitions} rounds (medians)`, formatTable(['', 'p50', 'p99', 'rate'], [
-          ['receiver handler', ms(r.p50Ms), ms(r.p99Ms), rate(r.perSecond)],
-          ['bare SendMessage', ms(f.p50Ms), ms(f.p99Ms), rate(f.perSecond)],
+        section(`Receiver in one process, concurrency ${p.concurrency}, ${p.requests} requests × ${p.repetitions} rounds (medians)`, formatTable(['', 'p50', 'p99', 'rate', 'CPU per request'], [
+          ['receiver handler', ms(r.p50Ms), ms(r.p99Ms), rate(r.perSecond), ms(r.cpuMsPerOperation, 2)],
+          ['bare SendMessage', ms(f.p50Ms), ms(f.p99Ms), rate(f.perSecond), ms(f.cpuMsPerOperation, 2)],
         ]));
       }
       if (sections.includes('cold-start')) {
@@ -139,22 +139,24 @@ async function main(): Promise<void> {
       const rounds = p.warmup + p.repetitions;
       const runners = ['processor', 'floor', 'floorOneWrite'] as const;
       const bodies = await settledBoletoNotifications(peers.simulator.control, p.recordsPerRun * rounds * runners.length);
-      const worker = new BenchWorker(peers.processorEnvironment(), join(logs, 'processor.log'));
+      // A process per runner, as each is its own function on Lambda: no runner's JIT state,
+      // heap or connections serve another.
+      const workers = Object.fromEntries(runners.map((name) => [name, new BenchWorker(peers.processorEnvironment(), join(logs, `${name}.log`))])) as Record<(typeof runners)[number], BenchWorker>;
       let used = 0;
-      const verify = (entry: string, exportName: string) => async () => {
+      const verify = (worker: BenchWorker, entry: string, exportName: string) => async () => {
         const batches = storedBatches(bodies.slice(used, used + p.recordsPerRun), p.batchSize);
         used += p.recordsPerRun;
         const run = await worker.run({ type: 'batches', entry, exportName, batches, concurrency: 1, timeoutMs: 30_000 });
         if (run.failedRecords) throw new Error(`${run.failedRecords} records failed in ${entry}; see ${worker.logFile}`);
-        // Rates in records: each latency is one batch.
-        return { latenciesMs: run.latenciesMs, elapsedMs: run.elapsedMs / p.batchSize };
+        // Rates and CPU time in records: each latency is one batch.
+        return { ...run, operations: batches.flat().length };
       };
       const runs = await alternate(p, {
-        processor: verify(processorBundle, 'handler'),
-        floor: verify(floorVerify, 'handler'),
-        floorOneWrite: verify(floorVerify, 'oneWriteHandler'),
+        processor: verify(workers.processor, processorBundle, 'handler'),
+        floor: verify(workers.floor, floorVerify, 'handler'),
+        floorOneWrite: verify(workers.floorOneWrite, floorVerify, 'oneWriteHandler'),
       });
-      await worker.stop();
+      await Promise.all(Object.values(workers).map((worker) => worker.stop()));
       results.processor_throughput_ratio = round(pairedRatio(runs.processor, runs.floor, 'perSecond', runners.length));
       results.processor_throughput_ratio_one_write = round(pairedRatio(runs.processor, runs.floorOneWrite, 'perSecond', runners.length));
       const [pr, f2, f1] = [medians(runs.processor), medians(runs.floor), medians(runs.floorOneWrite)];
@@ -163,10 +165,10 @@ async function main(): Promise<void> {
         processor: pr, floor_claim_query_publish_complete: f2, floor_query_write_publish: f1, plan: p,
         records_per_second_by_round: { processor: perRound(runs.processor), floor: perRound(runs.floor), floor_one_write: perRound(runs.floorOneWrite) },
       };
-      section(`Processor: batches of ${p.batchSize}, ${p.recordsPerRun} records × ${p.repetitions} rounds, one invocation at a time (medians; latency per batch)`, formatTable(['', 'records/s', 'batch p50', 'batch p99'], [
-        ['processor bundle', rate(pr.perSecond), ms(pr.p50Ms), ms(pr.p99Ms)],
-        ['plain loop: claim, query, PutEvents, complete', rate(f2.perSecond), ms(f2.p50Ms), ms(f2.p99Ms)],
-        ['plain loop: query, one write, PutEvents', rate(f1.perSecond), ms(f1.p50Ms), ms(f1.p99Ms)],
+      section(`Processor: batches of ${p.batchSize}, ${p.recordsPerRun} records × ${p.repetitions} rounds, one invocation at a time (medians; latency per batch)`, formatTable(['', 'records/s', 'batch p50', 'batch p99', 'CPU per record'], [
+        ['processor bundle', rate(pr.perSecond), ms(pr.p50Ms), ms(pr.p99Ms), ms(pr.cpuMsPerOperation, 2)],
+        ['plain loop: claim, query, PutEvents, complete', rate(f2.perSecond), ms(f2.p50Ms), ms(f2.p99Ms), ms(f2.cpuMsPerOperation, 2)],
+        ['plain loop: query, one write, PutEvents', rate(f1.perSecond), ms(f1.p50Ms), ms(f1.p99Ms), ms(f1.cpuMsPerOperation, 2)],
       ]));
     }
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { encodeStoredNotification } from '../../lambda/shared/receiver-contract';
 import { mapConcurrently } from '../../lambda/processor/processor';
 import type { BankSimulatorClient } from '../bank-simulator/control-client';
-import { median, type RunSummary, summarizeRun } from './stats';
+import { median, type RunSummary, summarizeRun, type TimedRun } from './stats';
 
 export interface Repetitions {
   readonly warmup: number;
@@ -16,7 +16,7 @@ export interface Repetitions {
  */
 export async function alternate<K extends string>(
   reps: Repetitions,
-  runners: Record<K, (round: number) => Promise<{ latenciesMs: number[]; elapsedMs: number }>>,
+  runners: Record<K, (round: number) => Promise<TimedRun>>,
   between: () => Promise<void> = () => Promise.resolve(),
 ): Promise<Record<K, RunSummary[]>> {
   const names = Object.keys(runners) as K[];
@@ -25,7 +25,7 @@ export async function alternate<K extends string>(
     const order = names.map((_, i) => names[(i + round) % names.length]);
     for (const name of order) {
       const run = await runners[name](round);
-      if (round >= reps.warmup) runs[name].push(summarizeRun(run.latenciesMs, run.elapsedMs));
+      if (round >= reps.warmup) runs[name].push(summarizeRun(run));
       await between();
     }
   }
@@ -33,8 +33,12 @@ export async function alternate<K extends string>(
 }
 
 /** Medians of a runner's rounds. */
-export function medians(runs: readonly RunSummary[]): { p50Ms: number; p99Ms: number; perSecond: number } {
-  return { p50Ms: median(runs.map((r) => r.p50Ms)), p99Ms: median(runs.map((r) => r.p99Ms)), perSecond: median(runs.map((r) => r.perSecond)) };
+export function medians(runs: readonly RunSummary[]): { p50Ms: number; p99Ms: number; perSecond: number; cpuMsPerOperation?: number } {
+  const cpu = runs.flatMap((r) => (r.cpuMsPerOperation === undefined ? [] : [r.cpuMsPerOperation]));
+  return {
+    p50Ms: median(runs.map((r) => r.p50Ms)), p99Ms: median(runs.map((r) => r.p99Ms)), perSecond: median(runs.map((r) => r.perSecond)),
+    ...(cpu.length ? { cpuMsPerOperation: median(cpu) } : {}),
+  };
 }
 
 /**

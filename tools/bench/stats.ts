@@ -22,20 +22,33 @@ export function round(value: number, digits = 3): number {
   return Math.round(value * factor) / factor;
 }
 
-/** Latency and rate of one timed run: `latenciesMs` per operation, `elapsedMs` wall time for all of them. */
+/** A timed run as measured: `latenciesMs` per call, `elapsedMs` wall time for all of them. */
+export interface TimedRun {
+  readonly latenciesMs: readonly number[];
+  readonly elapsedMs: number;
+  /** What the rate counts, when not the calls (a call that handles a batch of 10 is 10 records). @default latenciesMs.length */
+  readonly operations?: number;
+  /** CPU time the measured process used during the run, when known. */
+  readonly cpuMs?: number;
+}
+
+/** Latency and rate of one timed run, and its CPU time per operation when it was measured. */
 export interface RunSummary {
   readonly count: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly perSecond: number;
+  readonly cpuMsPerOperation?: number;
 }
 
-export function summarizeRun(latenciesMs: readonly number[], elapsedMs: number): RunSummary {
+export function summarizeRun(run: TimedRun): RunSummary {
+  const operations = run.operations ?? run.latenciesMs.length;
   return {
-    count: latenciesMs.length,
-    p50Ms: percentile(latenciesMs, 50),
-    p99Ms: percentile(latenciesMs, 99),
-    perSecond: latenciesMs.length / (elapsedMs / 1000),
+    count: run.latenciesMs.length,
+    p50Ms: percentile(run.latenciesMs, 50),
+    p99Ms: percentile(run.latenciesMs, 99),
+    perSecond: operations / (run.elapsedMs / 1000),
+    ...(run.cpuMs === undefined ? {} : { cpuMsPerOperation: run.cpuMs / operations }),
   };
 }
 

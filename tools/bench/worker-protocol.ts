@@ -29,6 +29,13 @@ export type BenchTask = NotifyTask | BatchesTask;
 
 export type BenchTaskResult =
   | { readonly type: 'ready' }
-  | { readonly type: 'timed'; readonly latenciesMs: number[]; readonly elapsedMs: number; readonly failedRecords?: number };
+  | {
+    readonly type: 'timed';
+    readonly latenciesMs: number[];
+    readonly elapsedMs: number;
+    /** CPU time the process used during the run (user + system). */
+    readonly cpuMs: number;
+    readonly failedRecords?: number;
+  };
 
 export type BenchReply = { readonly ok: true; readonly result: BenchTaskResult } | { readonly ok: false; readonly error: string };

@@ -47,6 +47,12 @@ function collectGarbage(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
+/** The process's CPU time (user + system) since `start`, in ms. */
+function cpuMsSince(start: NodeJS.CpuUsage): number {
+  const { user, system } = process.cpuUsage(start);
+  return (user + system) / 1_000;
+}
+
 async function run(task: BenchTask): Promise<BenchTaskResult> {
   switch (task.type) {
     case 'notify': {
@@ -59,15 +65,17 @@ async function run(task: BenchTask): Promise<BenchTaskResult> {
         ? { messageBody, route: task.route }
         : restProxyEvent({ route: task.route, headers: { Authorization: task.token, 'Content-Type': 'application/json' }, body, sourceIp: '127.0.0.1' }));
       collectGarbage();
+      const cpu = process.cpuUsage();
       const { latenciesMs, elapsedMs } = await closedLoop(task.requests, task.concurrency, async (index) => {
         expectStatus(await handler(events[index], context(6_000)), task.entry);
       });
-      return { type: 'timed', latenciesMs, elapsedMs };
+      return { type: 'timed', latenciesMs, elapsedMs, cpuMs: cpuMsSince(cpu) };
     }
     case 'batches': {
       const handler = load(task.entry, task.exportName);
       let failed = 0;
       collectGarbage();
+      const cpu = process.cpuUsage();
       const { latenciesMs, elapsedMs } = await closedLoop(task.batches.length, task.concurrency, async (index) => {
         const event: SQSEvent = {
           Records: task.batches[index].map((body) => ({
@@ -78,7 +86,7 @@ async function run(task: BenchTask): Promise<BenchTaskResult> {
         const answer = await handler(event, context(task.timeoutMs)) as { batchItemFailures?: unknown[] } | undefined;
         failed += answer?.batchItemFailures?.length ?? 0;
       });
-      return { type: 'timed', latenciesMs, elapsedMs, failedRecords: failed };
+      return { type: 'timed', latenciesMs, elapsedMs, cpuMs: cpuMsSince(cpu), failedRecords: failed };
     }
   }
 }

@@ -22,8 +22,10 @@ it('refuses to summarise nothing, or a percentile out of range, saying what was 
 });
 
 it('summarises a run as p50, p99 and a rate over the wall time', () => {
-  const summary = summarizeRun(Array.from({ length: 200 }, (_, i) => i + 1), 2_000);
-  expect(summary).toEqual({ count: 200, p50Ms: 100, p99Ms: 198, perSecond: 100 });
+  const latenciesMs = Array.from({ length: 200 }, (_, i) => i + 1);
+  expect(summarizeRun({ latenciesMs, elapsedMs: 2_000 })).toEqual({ count: 200, p50Ms: 100, p99Ms: 198, perSecond: 100 });
+  // Batches: the rate counts records, and CPU time is per record.
+  expect(summarizeRun({ latenciesMs, elapsedMs: 2_000, operations: 2_000, cpuMs: 1_500 })).toEqual({ count: 200, p50Ms: 100, p99Ms: 198, perSecond: 1_000, cpuMsPerOperation: 0.75 });
   expect(round(2 / 3)).toBe(0.667);
   expect(round(2 / 3, 1)).toBe(0.7);
 });
