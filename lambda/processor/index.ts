@@ -3,7 +3,6 @@ import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { BankClient, credentialsFromSecret } from '../shared/bank-client';
 import { readBankConnection } from '../shared/bank-connection';
@@ -15,8 +14,7 @@ import { dynamoDbOnce } from './idempotency';
 import { processBatch, type VerifiedEvent } from './processor';
 
 const logger = new Logger({ serviceName: 'bank-webhook-processor' });
-const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'bank-webhook-processor' });
-const count = metricCounter(metrics);
+const count = metricCounter({ namespace: METRICS_NAMESPACE, serviceName: 'bank-webhook-processor' });
 const settings = readProcessorSettings(process.env);
 const connection = readBankConnection(process.env);
 const sqs = new SQSClient(PROCESSOR_CLIENT_CONFIG);

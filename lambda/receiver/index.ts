@@ -1,7 +1,6 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { METRICS_NAMESPACE, ReceiverDefaults } from '../shared/receiver-contract';
 import { metricCounter } from '../shared/metrics';
@@ -11,7 +10,6 @@ import { type CountMetric, errorSummary, handleNotification, receiverSqsClientCo
 import { TokenCache } from './token-cache';
 
 const logger = new Logger({ serviceName: 'bank-webhook-receiver' });
-const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'bank-webhook-receiver' });
 const config = readReceiverConfig(process.env);
 const sqs = new SQSClient(receiverSqsClientConfig(config.enqueueBudgetMs));
 const secrets = new SecretsManagerClient(secretsClientConfig(ReceiverDefaults.secretFetchBudgetMs));
@@ -22,7 +20,7 @@ const tokens = new TokenCache({
   onStaleUse: (arn, stage, error) => logger.warn('Token reload failed; using the values loaded earlier', { secretArn: arn, stage, error: errorSummary(error) }),
 });
 
-const counter = metricCounter(metrics);
+const counter = metricCounter({ namespace: METRICS_NAMESPACE, serviceName: 'bank-webhook-receiver' });
 const count: CountMetric = (name, route, details) => counter(name, { Route: route }, details);
 
 export async function handler(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
