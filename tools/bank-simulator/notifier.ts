@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { OutgoingNotification } from './bank';
 import { describeCallError, httpCall, HttpCallError } from './https-client';
 
@@ -109,11 +110,17 @@ export interface NotifierOptions {
   readonly faults: () => DeliveryFaults;
 }
 
-const sleep = (ms: number, signal: AbortSignal) =>
+/** Waits `ms`, or less if `signal` aborts; leaves no listener on `signal` either way. */
+export const sleepUnlessAborted = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     if (ms <= 0 || signal.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
   });
 
 /** Sends the bank's notifications as they happen, applies injected faults, and keeps the delivery log. */
@@ -126,7 +133,11 @@ export class Notifier {
   private waiters: Array<() => void> = [];
   private readonly stopping = new AbortController();
 
-  constructor(private readonly options: NotifierOptions) {}
+  constructor(private readonly options: NotifierOptions) {
+    // Every delivery in flight listens for close() on this one signal, each removing its listener
+    // when done: hundreds at once under load are expected, not a leak.
+    setMaxListeners(0, this.stopping.signal);
+  }
 
   submit(notification: OutgoingNotification): void {
     if (this.stopping.signal.aborted) return;
@@ -203,7 +214,7 @@ export class Notifier {
   }
 
   private async deliverOne(notification: OutgoingNotification, attempt: number): Promise<void> {
-    await sleep(this.options.faults().deliveryDelayMs ?? 0, this.stopping.signal);
+    await sleepUnlessAborted(this.options.faults().deliveryDelayMs ?? 0, this.stopping.signal);
     if (this.stopping.signal.aborted) return;
     const startedAt = new Date().toISOString();
     const result = await deliverNotification({

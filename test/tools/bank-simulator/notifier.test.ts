@@ -1,5 +1,6 @@
 import { BankSimulator } from '../../../tools/bank-simulator/simulator';
-import type { DeliveryRecord } from '../../../tools/bank-simulator/notifier';
+import { getEventListeners } from 'node:events';
+import { sleepUnlessAborted, type DeliveryRecord } from '../../../tools/bank-simulator/notifier';
 import { bankCall, collectionHeaders, contractBody, paymentsHeaders } from '../../support/bank-session';
 import { makeReceiverPki, startTarget, type ReceiverPki, type Target } from '../../support/tls-targets';
 
@@ -256,5 +257,23 @@ describe('notifier: boleto events as arrays', () => {
     } finally {
       await arrays.stop();
     }
+  });
+});
+
+describe('notifier: waiting before a delayed delivery', () => {
+  it('leaves no listener on the shutdown signal once the wait is over, so delays do not pile listeners up', async () => {
+    const stopping = new AbortController();
+    for (let i = 0; i < 20; i++) await sleepUnlessAborted(1, stopping.signal);
+    expect(getEventListeners(stopping.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('ends at once when the signal aborts, and then leaves no listener either', async () => {
+    const stopping = new AbortController();
+    const waiting = sleepUnlessAborted(60_000, stopping.signal);
+    expect(getEventListeners(stopping.signal, 'abort')).toHaveLength(1);
+    stopping.abort();
+    await waiting; // a minute's wait: ending at all, within the test's timeout, is ending early
+    expect(getEventListeners(stopping.signal, 'abort')).toHaveLength(0);
+    await sleepUnlessAborted(60_000, stopping.signal); // already aborted: no wait at all
   });
 });
