@@ -27,7 +27,7 @@ type Section = (typeof SECTIONS)[number];
 
 /** What each measurement uses; the README's Performance section describes the same. */
 const PLAN = {
-  receiver: { concurrency: 16, requests: 1_500, warmup: 2, repetitions: 12 },
+  receiver: { concurrency: 16, requests: 3_000, warmup: 2, repetitions: 12 },
   coldStart: { processes: 12 },
   processor: { batchSize: 10, recordsPerRun: 200, warmup: 1, repetitions: 6 },
   scan: { concurrencies: [1, 4, 16], records: 150, queryLimitPerSecond: 10 },

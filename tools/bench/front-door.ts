@@ -37,7 +37,7 @@ async function settleAtRate(runner: LocalRunner, boletos: readonly string[], rat
     failures.push(error instanceof Error ? error.message : String(error));
   });
   const started = performance.now();
-  const tickMs = 50;
+  const tickMs = 5; // one settlement per tick at 200/s: evenly spaced, not bursts of ten every 50 ms
   await new Promise<void>((resolve) => {
     let next = 0;
     const timer = setInterval(() => {
