@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, type WriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type AttributeValue, ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { App, type Stack } from 'aws-cdk-lib';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -463,7 +464,22 @@ export class LocalRunner {
     });
   }
 
-  /** Messages in a queue, visible or in flight. */
+  /**
+   * The processor's once-per-change records by status (Powertools' `COMPLETED`, `INPROGRESS`),
+   * read from the local idempotency table: a change is COMPLETED once its event is published and
+   * its mark written.
+   */
+  async idempotencyRecords(): Promise<Record<string, number>> {
+    const byStatus: Record<string, number> = {};
+    let ExclusiveStartKey: Record<string, AttributeValue> | undefined;
+    do {
+      const page = await this.dynamo!.client.send(new ScanCommand({ TableName: this.deployment.idempotencyTable, ProjectionExpression: '#s', ExpressionAttributeNames: { '#s': 'status' }, ExclusiveStartKey }));
+      for (const item of page.Items ?? []) byStatus[item.status?.S ?? '?'] = (byStatus[item.status?.S ?? '?'] ?? 0) + 1;
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return byStatus;
+  }
+
   /** Stops the event source mapping's pollers (notifications wait in the queue); batches in flight finish. */
   async pauseProcessing(): Promise<void> {
     await this.source?.stop();
