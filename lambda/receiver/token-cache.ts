@@ -15,7 +15,7 @@ export interface TokenCacheOptions {
 }
 
 interface Entry {
-  values: string[];
+  values: readonly string[];
   /** Values are used without a reload until then. */
   freshUntil: number;
   /** When a load was last attempted, successful or not. */
@@ -31,7 +31,7 @@ interface Entry {
  */
 export class TokenCache {
   private readonly entries = new Map<string, Entry>();
-  private readonly inFlight = new Map<string, Promise<string[]>>();
+  private readonly inFlight = new Map<string, Promise<readonly string[]>>();
   private readonly now: () => number;
 
   constructor(private readonly options: TokenCacheOptions) {
@@ -39,7 +39,7 @@ export class TokenCache {
   }
 
   /** The values of a stage, loading them when absent or older than the TTL. */
-  async get(secretArn: string, stage: TokenStage): Promise<string[]> {
+  async get(secretArn: string, stage: TokenStage): Promise<readonly string[]> {
     const entry = this.entries.get(keyOf(secretArn, stage));
     if (entry && this.now() < entry.freshUntil) return entry.values;
     return this.reload(secretArn, stage);
@@ -51,13 +51,13 @@ export class TokenCache {
    * a stream of bad requests causes at most one load per interval. Returns the values to check
    * again, or undefined when nothing was reloaded.
    */
-  async refreshAfterMismatch(secretArn: string, stage: TokenStage): Promise<string[] | undefined> {
+  async refreshAfterMismatch(secretArn: string, stage: TokenStage): Promise<readonly string[] | undefined> {
     const entry = this.entries.get(keyOf(secretArn, stage));
     if (entry && this.now() - entry.lastAttempt < this.options.mismatchRefreshIntervalMs) return undefined;
     return this.reload(secretArn, stage);
   }
 
-  private reload(secretArn: string, stage: TokenStage): Promise<string[]> {
+  private reload(secretArn: string, stage: TokenStage): Promise<readonly string[]> {
     const key = keyOf(secretArn, stage);
     const pending = this.inFlight.get(key);
     if (pending) return pending;
@@ -65,7 +65,8 @@ export class TokenCache {
       .load(secretArn, stage)
       .then((values) => {
         const now = this.now();
-        this.entries.set(key, { values, freshUntil: now + this.options.ttlMs, lastAttempt: now });
+        // Frozen: a set is never changed in place (the token check keeps digests per set).
+        this.entries.set(key, { values: Object.freeze(values), freshUntil: now + this.options.ttlMs, lastAttempt: now });
         return values;
       })
       .catch((error: unknown) => {

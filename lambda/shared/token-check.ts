@@ -1,7 +1,22 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 
 function digest(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
+  return hash('sha256', value, 'buffer');
+}
+
+/**
+ * Digests of the accepted values, made once per set: the token cache hands out the same array
+ * until it reloads, so a request hashes only what it presents.
+ */
+const expectedDigests = new WeakMap<readonly string[], ReadonlyArray<Buffer | undefined>>();
+
+function digestsOf(expected: readonly string[]): ReadonlyArray<Buffer | undefined> {
+  let digests = expectedDigests.get(expected);
+  if (!digests) {
+    digests = expected.map((candidate) => (candidate ? digest(candidate) : undefined));
+    expectedDigests.set(expected, digests);
+  }
+  return digests;
 }
 
 /**
@@ -9,15 +24,16 @@ function digest(value: string): Buffer {
  * hashed first, so neither a difference in length nor the position of the first differing
  * character changes the time taken, and nothing throws on a length mismatch. Every candidate is
  * compared (no early exit). An absent or empty presented value, and empty candidates, never match.
+ * `expected` is treated as unchanging: pass a new array when the accepted values change.
  */
 export function tokenMatches(presented: string | undefined, expected: readonly string[]): boolean {
   if (!presented) return false;
   const presentedDigest = digest(presented);
   let matched = false;
-  for (const candidate of expected) {
-    if (!candidate) continue;
+  for (const candidateDigest of digestsOf(expected)) {
+    if (!candidateDigest) continue;
     // Non-short-circuiting OR: compare with every candidate.
-    matched = timingSafeEqual(presentedDigest, digest(candidate)) || matched;
+    matched = timingSafeEqual(presentedDigest, candidateDigest) || matched;
   }
   return matched;
 }

@@ -15,6 +15,15 @@ describe('tokenMatches', () => {
     expect(tokenMatches('', ['abc123', ''])).toBe(false);
   });
   it('ignores empty accepted values, so an empty secret authenticates nobody', () => expect(tokenMatches('x', ['', 'y'])).toBe(false));
+  it('checks each call against the set it is given, reused or new (a rotation hands out a new set)', () => {
+    const before = Object.freeze(['old']);
+    expect(tokenMatches('old', before)).toBe(true);
+    expect(tokenMatches('old', before)).toBe(true);
+    expect(tokenMatches('new', before)).toBe(false);
+    const after = Object.freeze(['new']);
+    expect(tokenMatches('new', after)).toBe(true);
+    expect(tokenMatches('old', after)).toBe(false);
+  });
   it('handles values of very different lengths and non-ASCII text', () => {
     expect(tokenMatches('ç'.repeat(10_000), ['ç'.repeat(10_000)])).toBe(true);
     expect(tokenMatches('a', ['b'.repeat(10_000)])).toBe(false);
