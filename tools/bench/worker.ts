@@ -58,11 +58,11 @@ async function run(task: BenchTask): Promise<BenchTaskResult> {
     case 'notify': {
       const handler = load(task.entry);
       const body = JSON.stringify(task.body);
-      // The floor sends what the receiver would store: an envelope of the same size.
-      const messageBody = encodeStoredNotification({ route: task.route, receivedAt: new Date().toISOString(), requestId: randomUUID(), sourceIp: '127.0.0.1', contentType: 'application/json' }, Buffer.from(body));
       // Events are made before the clock starts: making them is the caller's work, not the handler's.
+      // The floor sends what the receiver would store: an envelope of the same size, one per
+      // request as the receiver's are (not one string sent again and again, always in cache).
       const events = Array.from({ length: task.requests }, () => task.floor
-        ? { messageBody, route: task.route }
+        ? { messageBody: encodeStoredNotification({ route: task.route, receivedAt: new Date().toISOString(), requestId: randomUUID(), sourceIp: '127.0.0.1', contentType: 'application/json' }, Buffer.from(body)), route: task.route }
         : restProxyEvent({ route: task.route, headers: { Authorization: task.token, 'Content-Type': 'application/json' }, body, sourceIp: '127.0.0.1' }));
       collectGarbage();
       const cpu = process.cpuUsage();
