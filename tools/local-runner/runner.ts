@@ -474,7 +474,10 @@ export class LocalRunner {
     let ExclusiveStartKey: Record<string, AttributeValue> | undefined;
     do {
       const page = await this.dynamo!.client.send(new ScanCommand({ TableName: this.deployment.idempotencyTable, ProjectionExpression: '#s', ExpressionAttributeNames: { '#s': 'status' }, ExclusiveStartKey }));
-      for (const item of page.Items ?? []) byStatus[item.status?.S ?? '?'] = (byStatus[item.status?.S ?? '?'] ?? 0) + 1;
+      for (const item of page.Items ?? []) {
+        const status = item.status?.S ?? '?';
+        byStatus[status] = (byStatus[status] ?? 0) + 1;
+      }
       ExclusiveStartKey = page.LastEvaluatedKey;
     } while (ExclusiveStartKey);
     return byStatus;
