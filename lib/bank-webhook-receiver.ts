@@ -5,6 +5,7 @@ import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
+import { addToDeadLetterQueueResourcePolicy } from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -20,8 +21,9 @@ import {
   ROUTES,
   SQS_MAX_MESSAGE_BYTES,
 } from '../lambda/shared/receiver-contract';
-import { ProcessorDefaults } from '../lambda/shared/processor-contract';
-import { type BankConnectionProps, validateBankConnection } from './bank-connection';
+import type { BankEventDetailType } from '../lambda/shared/event-contract';
+import { MIN_IDEMPOTENCY_TTL_SECONDS, ProcessorDefaults } from '../lambda/shared/processor-contract';
+import { type BankAccount, type BankConnectionProps, validateBankConnection } from './bank-connection';
 import { handlerCode } from './handler-code';
 import { BoletoWebhookContract, type BoletoWebhookContractOptions, checkContractOptions } from './boleto-webhook-contract';
 import { PaymentWebhookRegistration, type PaymentWebhookRegistrationOptions } from './payment-webhook-registration';
@@ -213,19 +215,29 @@ export interface BankWebhookReceiverProps {
   readonly queueVisibilityTimeout?: Duration;
 
   /**
-   * Receives of a notification during which a query answer that disagrees with it is retried.
-   * At the last one, what the bank says is published, marked `matchesNotification: false`.
+   * Receives of a notification during which a claim the bank does not show yet is looked at
+   * again (query lag). Whatever the bank shows is published at once either way; after the last
+   * attempt a claim the bank never showed is recorded as a Notification Not Confirmed event.
    * Must be less than maxReceiveCount.
    * @default - 3, or maxReceiveCount − 1 when that is smaller
    */
   readonly maxVerificationAttempts?: number;
 
   /**
-   * How long a published change is remembered, so a later duplicate publishes nothing. Keep it
-   * longer than the queues' 14-day retention.
-   * @default Duration.days(15)
+   * How long a boleto's or payment's record (its last published state) is kept after its last
+   * change: a change is published once while its record lives. At least the queues' 14-day
+   * retention plus the reconciliation look-back (3 days): 17 days.
+   * @default Duration.days(30)
    */
   readonly idempotencyTtl?: Duration;
+
+  /**
+   * Retention of the archive of the event bus the construct creates, from which a consumer that
+   * was down can replay what it missed. `Duration.days(0)` keeps events forever. Not used with
+   * `eventBus` (archive your own bus).
+   * @default Duration.days(30)
+   */
+  readonly eventArchiveRetention?: Duration;
 
   /**
    * Which boleto query `situacao` values count as settled, written off, rejected or open.
@@ -277,7 +289,7 @@ export interface BankWebhookReceiverProps {
 const RECEIVER_TIMEOUT = Duration.seconds(6);
 const RETENTION = Duration.days(14);
 const DEFAULT_PROCESSOR_TIMEOUT = Duration.seconds(30);
-const DEFAULT_MAX_RECEIVE_COUNT = 5;
+const DEFAULT_MAX_RECEIVE_COUNT = ProcessorDefaults.maxReceiveCount;
 
 /** 3, or fewer when maxReceiveCount leaves less room (the last verification must come before the DLQ). */
 function defaultVerificationAttempts(maxReceiveCount: number): number {
@@ -336,7 +348,7 @@ function validate(props: BankWebhookReceiverProps): void {
   if (props.paymentRegistration) checkRegistrationOptions(v, props.paymentRegistration, 'paymentRegistration.');
   const identities = new Map<string, number>();
   (props.boletoContracts ?? []).forEach((contract, i) => {
-    checkContractOptions(v, contract, `boletoContracts[${i}].`);
+    checkContractOptions(v, contract, `boletoContracts[${i}].`, props.bank?.account);
     const key = contractKey(props, contract);
     if (key === undefined) return;
     const first = identities.get(key);
@@ -374,7 +386,12 @@ function validateProcessorProps(v: PropsValidation, props: BankWebhookReceiverPr
     v.check(given >= minimum && given <= 43200, 'queueVisibilityTimeout', `must be at least 6 × processorTimeout + maxBatchingWindow = ${minimum} seconds (and at most 12 hours), got ${given} seconds; raise it or lower processorTimeout`);
   }
   if (props.idempotencyTtl) {
-    v.checkNumber(props.idempotencyTtl.toSeconds(), 'idempotencyTtl', isWholeNumberIn(3600, 366 * 24 * 3600), 'must be from 1 hour to 366 days (seconds)');
+    const minDays = MIN_IDEMPOTENCY_TTL_SECONDS / 86_400;
+    v.checkNumber(props.idempotencyTtl.toSeconds(), 'idempotencyTtl', isWholeNumberIn(MIN_IDEMPOTENCY_TTL_SECONDS, 366 * 24 * 3600), `must be from ${minDays} days (the queues' 14-day retention plus the reconciliation's ${ProcessorDefaults.reconciliationLookbackDays}-day look-back, or a redriven or re-read change could be published twice) to 366 days (seconds)`);
+  }
+  if (props.eventArchiveRetention) {
+    v.checkNumber(props.eventArchiveRetention.toDays(), 'eventArchiveRetention', isWholeNumberIn(0, 3650), 'must be a whole number of days from 0 (forever) to 3650');
+    v.check(!props.eventBus, 'eventArchiveRetention', 'applies only to the bus the construct creates: archive the eventBus you pass yourself, or remove eventArchiveRetention');
   }
   if (props.oldestMessageAgeAlarmThreshold) {
     v.checkNumber(props.oldestMessageAgeAlarmThreshold.toSeconds(), 'oldestMessageAgeAlarmThreshold', isWholeNumberIn(60, RETENTION.toSeconds()), 'must be from 1 minute to 14 days (seconds)');
@@ -417,10 +434,14 @@ export class BankWebhookReceiver extends Construct {
   public readonly accessLogGroup: logs.LogGroup;
   /** The function that verifies stored notifications with the bank and publishes verified events. */
   public readonly processorFunction: lambda.Function;
-  /** Powertools idempotency records: one per published change (TTL, point-in-time recovery). */
+  /** One record per boleto and per payment: its last published state and sequence number (TTL, point-in-time recovery). */
   public readonly idempotencyTable: dynamodb.Table;
   /** The bus verified events are published to. */
   public readonly eventBus: events.IEventBus;
+  /** The archive of the bus the construct created (none when `eventBus` was passed). */
+  public readonly eventArchive?: events.Archive;
+  /** The account this receiver acts for: every event it publishes carries it, and its rules match it. */
+  public readonly account: BankAccount;
   /** `source` of the published events. */
   public readonly eventSource: string;
   /** Alarm: notifications in the dead-letter queue. */
@@ -439,6 +460,7 @@ export class BankWebhookReceiver extends Construct {
     validate(props);
 
     const retention = props.logRetention ?? logs.RetentionDays.ONE_YEAR;
+    this.account = props.bank.account;
     this.boletoTokenHeader = props.boletoTokenHeader ?? ReceiverDefaults.boletoTokenHeader;
 
     this.paymentCallbackToken = props.paymentCallbackToken ?? this.generatedToken('PaymentCallbackToken', 'Payment callback token (authorizationCallback) the bank sends to /payments');
@@ -568,7 +590,9 @@ export class BankWebhookReceiver extends Construct {
       maxBatchingWindow: props.maxBatchingWindow,
       maxConcurrency: props.maxConcurrency,
       maxVerificationAttempts: props.maxVerificationAttempts ?? defaultVerificationAttempts(props.maxReceiveCount ?? DEFAULT_MAX_RECEIVE_COUNT),
+      maxReceiveCount: props.maxReceiveCount ?? DEFAULT_MAX_RECEIVE_COUNT,
       idempotencyTtl: props.idempotencyTtl ?? Duration.seconds(ProcessorDefaults.idempotencyTtlSeconds),
+      eventArchiveRetention: props.eventArchiveRetention ?? Duration.days(30),
       boletoStatuses: props.boletoStatuses,
       boletoMovements: props.boletoMovements,
       paymentStatuses: props.paymentStatuses,
@@ -580,6 +604,7 @@ export class BankWebhookReceiver extends Construct {
     this.processorFunction = processor.processorFunction;
     this.idempotencyTable = processor.idempotencyTable;
     this.eventBus = processor.eventBus;
+    this.eventArchive = processor.eventArchive;
     this.deadLetterQueueAlarm = processor.deadLetterQueueAlarm;
     this.oldestMessageAlarm = processor.oldestMessageAlarm;
     this.processorErrorsAlarm = processor.processorErrorsAlarm;
@@ -610,20 +635,28 @@ export class BankWebhookReceiver extends Construct {
   }
 
   /**
-   * A rule on the event bus matching verified events of one detail type (see
-   * `BankEventDetailType`), so a consumer is wired in one line:
+   * A rule on the event bus matching this receiver's verified events of one detail type, so a
+   * consumer is wired in one line:
    * `receiver.onVerifiedEvent('Settled', BankEventDetailType.BOLETO_SETTLED, { target: new targets.LambdaFunction(fn) })`.
-   * `options.eventPattern` narrows it further (for example on `detail.statusClass`).
+   * It matches this receiver's account (`detail.account`), so receivers sharing a bus never
+   * receive each other's events; `options.eventPattern` narrows it further (for example on
+   * `detail.state.statusClass`). Its target gets a dead-letter queue and a retry policy unless it
+   * brings its own. Pass `options.scope` to create the rule in a consumer's stack.
    */
-  public onVerifiedEvent(id: string, detailType: string, options: events.OnEventOptions = {}): events.Rule {
-    const rule = new events.Rule(this, id, {
+  public onVerifiedEvent(id: string, detailType: BankEventDetailType, options: VerifiedEventRuleOptions = {}): events.Rule {
+    const scope = options.scope ?? this;
+    const detail = options.allAccounts ? options.eventPattern?.detail : { ...options.eventPattern?.detail, account: accountPattern(this.account) };
+    const rule = new events.Rule(scope, id, {
       eventBus: this.eventBus,
       description: options.description ?? `Verified bank events: ${detailType}`,
       ruleName: options.ruleName,
       crossStackScope: options.crossStackScope,
-      eventPattern: { ...options.eventPattern, source: [this.eventSource], detailType: [detailType] },
+      eventPattern: { ...options.eventPattern, source: [this.eventSource], detailType: [detailType], ...(detail ? { detail } : {}) },
     });
-    if (options.target) rule.addTarget(options.target);
+    if (options.target) {
+      const deadLetterQueue = options.deadLetterQueue ?? targetDeadLetterQueue(scope, `${id}DeadLetterQueue`);
+      rule.addTarget(new WithDeliveryGuarantees(options.target, deadLetterQueue, options.retryAttempts ?? 185, options.maxEventAge ?? Duration.hours(24)));
+    }
     return rule;
   }
 
@@ -644,6 +677,74 @@ export class BankWebhookReceiver extends Construct {
       reason: 'Rotating this token means registering the new value with the bank at the same moment; the receiver already accepts AWSCURRENT and AWSPENDING, so a rotation can be run without rejecting the bank, but no automatic rotation is scheduled.',
     });
     return secret;
+  }
+}
+
+/** Options of {@link BankWebhookReceiver.onVerifiedEvent}. */
+export interface VerifiedEventRuleOptions extends events.OnEventOptions {
+  /**
+   * Where the rule (and its target's dead-letter queue) is created, such as a construct in a
+   * consumer's stack: the consumer's stack then depends on the receiver's, never the reverse.
+   * @default - the receiver
+   */
+  readonly scope?: Construct;
+  /**
+   * Matches the events of every receiver publishing to the bus with the same source, not just
+   * this receiver's account.
+   * @default false
+   */
+  readonly allAccounts?: boolean;
+  /**
+   * Where events the target could not take after every retry go.
+   * @default - an encrypted queue created beside the rule (`<id>DeadLetterQueue`), unless the target brings its own
+   */
+  readonly deadLetterQueue?: sqs.IQueue;
+  /**
+   * Retries of a delivery the target refused.
+   * @default 185 (EventBridge's maximum), unless the target brings its own retry policy
+   */
+  readonly retryAttempts?: number;
+  /**
+   * How long EventBridge keeps retrying a delivery.
+   * @default Duration.hours(24), unless the target brings its own retry policy
+   */
+  readonly maxEventAge?: Duration;
+}
+
+/** The event pattern that matches one account's events: boleto events by beneficiary, payment events by account number. */
+function accountPattern(account: BankAccount): Record<string, unknown> {
+  return { cooperativa: [account.cooperativa], $or: [{ codigoBeneficiario: [account.codigoBeneficiario] }, { conta: [account.conta] }] };
+}
+
+function targetDeadLetterQueue(scope: Construct, id: string): sqs.Queue {
+  const queue = new sqs.Queue(scope, id, { encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: RETENTION });
+  Validations.of(queue).acknowledge({
+    id: 'AwsSolutions::AwsSolutions-SQS3',
+    reason: 'This queue is the dead-letter queue of an EventBridge rule target: what lands here is read and redriven by an operator, not consumed again.',
+  });
+  return queue;
+}
+
+/**
+ * A rule target with a dead-letter queue and a retry policy: EventBridge otherwise drops an
+ * event after 24 hours of failed deliveries, and a consumer of settlements must not lose one.
+ */
+class WithDeliveryGuarantees implements events.IRuleTarget {
+  constructor(
+    private readonly inner: events.IRuleTarget,
+    private readonly deadLetterQueue: sqs.IQueue,
+    private readonly retryAttempts: number,
+    private readonly maxEventAge: Duration,
+  ) {}
+
+  public bind(rule: events.IRule, id?: string): events.RuleTargetConfig {
+    const config = this.inner.bind(rule, id);
+    if (!config.deadLetterConfig) addToDeadLetterQueueResourcePolicy(rule, this.deadLetterQueue);
+    return {
+      ...config,
+      deadLetterConfig: config.deadLetterConfig ?? { arn: this.deadLetterQueue.queueArn },
+      retryPolicy: config.retryPolicy ?? { maximumRetryAttempts: this.retryAttempts, maximumEventAgeInSeconds: this.maxEventAge.toSeconds() },
+    };
   }
 }
 

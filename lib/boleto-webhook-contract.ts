@@ -2,7 +2,7 @@ import { type CustomResource, Token } from 'aws-cdk-lib';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { type BoletoContractSpec, RegistrationAttribute, RegistrationDefaults, RegistrationResourceType } from '../lambda/shared/registration-contract';
-import { type BankConnectionProps, validateBankConnection } from './bank-connection';
+import { type BankAccount, type BankConnectionProps, validateBankConnection } from './bank-connection';
 import { checkTokenHeader, PropsValidation } from './props-validation';
 import { checkRegistrationOptions, checkWebhookUrl, createRegistrationResource, type RegistrationResourceOptions } from './registration-provider';
 
@@ -99,16 +99,24 @@ function validate(props: BoletoWebhookContractProps): void {
   const v = new PropsValidation('BoletoWebhookContract');
   validateBankConnection(v, props.bank, 'bank');
   checkWebhookUrl(v, props.url, 'url');
-    checkContractOptions(v, props, '');
+  checkContractOptions(v, props, '', props.bank?.account);
   checkTokenHeader(v, props.header, 'header');
   v.check(!(props.header !== undefined && !props.token), 'header', 'only applies with token: set token (the secret the bank sends in this header), or remove header');
   v.throwIfInvalid();
 }
 
-/** Checks the contract fields; `prefix` names where they sit (such as `boletoContracts[0].`). */
-export function checkContractOptions(v: PropsValidation, o: BoletoWebhookContractOptions, prefix: string): void {
+/**
+ * Checks the contract fields; `prefix` names where they sit (such as `boletoContracts[0].`). The
+ * collection credentials act for one beneficiary (`account.codigoBeneficiario`): a contract for
+ * another could never have its settlements verified, so it is refused.
+ */
+export function checkContractOptions(v: PropsValidation, o: BoletoWebhookContractOptions, prefix: string, account?: BankAccount): void {
   checkRegistrationOptions(v, o, prefix);
   const literal = (value: string | undefined): value is string => value !== undefined && !Token.isUnresolved(value);
+  const ours = account?.codigoBeneficiario;
+  if (literal(o.codBeneficiario) && typeof ours === 'string' && !Token.isUnresolved(ours)) {
+    v.check(o.codBeneficiario === ours, `${prefix}codBeneficiario`, `is "${o.codBeneficiario}", but the bank credentials act for beneficiary "${ours}" (bank.account.codigoBeneficiario): the processor could never verify its boletos. Leave codBeneficiario out, or deploy another receiver with that beneficiary's account and credentials`);
+  }
   for (const key of ['cooperativa', 'posto', 'codBeneficiario'] as const) {
     const value = o[key];
     if (literal(value)) v.check(/^[0-9A-Za-z-]{1,20}$/.test(value), `${prefix}${key}`, `must be 1 to 20 letters, digits or hyphens, got "${value}"`);

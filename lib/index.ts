@@ -4,6 +4,12 @@ export { BoletoContractStatus, BoletoWebhookContract, type BoletoWebhookContract
 export * from './payment-webhook-registration';
 export { RegistrationProvider, type RegistrationResourceOptions } from './registration-provider';
 export type { BoletoMovementMappingProps, BoletoStatusMappingProps, PaymentStatusMappingProps } from './settlement-processor';
-export { BankEventDetailType, ProcessorMetric, QuarantineAttribute } from '../lambda/shared/processor-contract';
+export { ProcessorMetric, QuarantineAttribute } from '../lambda/shared/processor-contract';
+export {
+  BankEventDetailType, EVENT_DETAIL_VERSION, EventTrigger, PaymentKind, StatusClass, SubjectKind,
+  type BankEventDetail, type BoletoSettledDetail, type BoletoSettlement, type BoletoSettlementReversedDetail, type EventAccount,
+  type EventAmount, type EventNotification, type EventSubject, type NotificationClaim, type NotificationNotConfirmedDetail,
+  type OmittedPart, type SettledBoletoState, type VerifiedState,
+} from '../lambda/shared/event-contract';
 export { ReceiverMetric, METRICS_NAMESPACE } from '../lambda/shared/receiver-contract';
 export { RegistrationAttribute, RegistrationResourceType } from '../lambda/shared/registration-contract';

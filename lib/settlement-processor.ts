@@ -72,7 +72,10 @@ export interface SettlementProcessorProps {
   readonly maxBatchingWindow?: Duration;
   readonly maxConcurrency?: number;
   readonly maxVerificationAttempts: number;
+  readonly maxReceiveCount: number;
   readonly idempotencyTtl: Duration;
+  /** Retention of the archive of the bus the construct creates (0: forever). */
+  readonly eventArchiveRetention: Duration;
   readonly boletoStatuses?: BoletoStatusMappingProps;
   readonly boletoMovements?: BoletoMovementMappingProps;
   readonly paymentStatuses?: PaymentStatusMappingProps;
@@ -92,6 +95,8 @@ export class SettlementProcessor extends Construct {
   readonly processorFunction: lambda.Function;
   readonly idempotencyTable: dynamodb.Table;
   readonly eventBus: events.IEventBus;
+  /** The archive of the bus the construct created (none on a bus you pass). */
+  readonly eventArchive?: events.Archive;
   readonly deadLetterQueueAlarm: cloudwatch.Alarm;
   readonly oldestMessageAlarm: cloudwatch.Alarm;
   readonly processorErrorsAlarm: cloudwatch.Alarm;
@@ -108,9 +113,18 @@ export class SettlementProcessor extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
-    this.eventBus = props.eventBus ?? new events.EventBus(this, 'EventBus', {
-      description: 'Verified bank webhook events (cdk-bank-webhooks)',
-    });
+    if (props.eventBus) {
+      this.eventBus = props.eventBus;
+    } else {
+      const bus = new events.EventBus(this, 'EventBus', { description: 'Verified bank webhook events (cdk-bank-webhooks)' });
+      // A consumer that was down, or a rule added later, can replay what it missed.
+      this.eventArchive = bus.archive('Archive', {
+        description: 'Every verified bank event, for replay to a consumer that missed some',
+        eventPattern: { source: [props.eventSource] },
+        retention: props.eventArchiveRetention,
+      });
+      this.eventBus = bus;
+    }
 
     const logGroup = new logs.LogGroup(this, 'LogGroup', { retention: props.logRetention, removalPolicy: RemovalPolicy.RETAIN });
     const role = new iam.Role(this, 'Role', {
@@ -125,6 +139,8 @@ export class SettlementProcessor extends Construct {
       idempotencyTableName: this.idempotencyTable.tableName,
       idempotencyTtlSeconds: props.idempotencyTtl.toSeconds(),
       quarantineQueueUrl: props.deadLetterQueue.queueUrl,
+      queueUrl: props.queue.queueUrl,
+      maxReceiveCount: props.maxReceiveCount,
       maxVerificationAttempts: props.maxVerificationAttempts,
       safetyMarginMs: ProcessorDefaults.safetyMarginMs,
       boletoStatuses: { ...ProcessorDefaults.boletoStatuses, ...props.boletoStatuses },
@@ -156,12 +172,12 @@ export class SettlementProcessor extends Construct {
       maxConcurrency: props.maxConcurrency,
       reportBatchItemFailures: true,
     }));
-    // Quarantine: exactly SendMessage on the dead-letter queue.
-    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [props.deadLetterQueue.queueArn] }));
+    // Quarantine to the dead-letter queue, and what an invocation had no time for back to the queue: exactly SendMessage.
+    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [props.deadLetterQueue.queueArn, props.queue.queueArn] }));
     props.queueEncryptionKey?.grant(role, 'kms:GenerateDataKey', 'kms:Decrypt');
-    // Powertools' idempotency records: get, conditional put, update and delete of single items.
+    // Subject records: consistent get, conditional put and update of single items.
     role.addToPrincipalPolicy(new iam.PolicyStatement({
-      actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
       resources: [this.idempotencyTable.tableArn],
     }));
     this.eventBus.grantPutEventsTo(role);

@@ -6,18 +6,20 @@
  *
  * Point `--consumer` at your own module (TypeScript or JavaScript) exporting `handler`, or name
  * another export with `path#exportName`. It runs in its own process; what it logs is shown by the
- * demo, prefixed `consumer │`. Deduplicate by `detail.idempotencyKey`: EventBridge delivers at
- * least once.
+ * demo, prefixed `consumer │`. Act on `detail.state` (the bank's verified state), order a
+ * subject's events by `detail.subject.sequence`, and deduplicate by `detail.idempotencyKey`:
+ * EventBridge delivers at least once.
  */
 import type { EventBridgeEvent } from 'aws-lambda';
-import type { VerifiedEventDetail } from '../../lambda/processor/processor';
+import type { BankEventDetail } from '../../lib';
 
-export async function handler(event: EventBridgeEvent<string, VerifiedEventDetail>): Promise<void> {
+export async function handler(event: EventBridgeEvent<string, BankEventDetail>): Promise<void> {
   const { detail } = event;
   console.log(JSON.stringify({
-    message: `${event['detail-type']}: ${detail.status}`,
+    message: `${event['detail-type']}: ${detail.state.status}`,
     idempotencyKey: detail.idempotencyKey,
-    matchesNotification: detail.matchesNotification,
+    subject: detail.subject.id,
+    sequence: detail.subject.sequence,
   }));
   return Promise.resolve();
 }

@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Logger } from '@aws-lambda-powertools/logger';
@@ -9,9 +9,10 @@ import { readBankConnection } from '../shared/bank-connection';
 import { metricCounter } from '../shared/metrics';
 import { ProcessorMetric, QuarantineAttribute, readProcessorSettings } from '../shared/processor-contract';
 import { METRICS_NAMESPACE } from '../shared/receiver-contract';
+import { sleep } from '../shared/retry';
 import { PROCESSOR_CLIENT_CONFIG } from './clients';
-import { dynamoDbOnce } from './idempotency';
-import { processBatch, type VerifiedEvent } from './processor';
+import { processBatch, type PublishEntry } from './processor';
+import { DynamoDbSubjectStore } from './subject-store';
 
 const logger = new Logger({ serviceName: 'bank-webhook-processor' });
 const count = metricCounter({ namespace: METRICS_NAMESPACE, serviceName: 'bank-webhook-processor' });
@@ -19,7 +20,7 @@ const settings = readProcessorSettings(process.env);
 const connection = readBankConnection(process.env);
 const sqs = new SQSClient(PROCESSOR_CLIENT_CONFIG);
 const events = new EventBridgeClient(PROCESSOR_CLIENT_CONFIG);
-const idempotency = dynamoDbOnce(new DynamoDBClient(PROCESSOR_CLIENT_CONFIG), settings.idempotencyTableName, settings.idempotencyTtlSeconds);
+const store = new DynamoDbSubjectStore(new DynamoDBClient(PROCESSOR_CLIENT_CONFIG), settings.idempotencyTableName, settings.idempotencyTtlSeconds);
 const bank = new BankClient({
   settings: connection,
   credentials: credentialsFromSecret(new SecretsManagerClient(PROCESSOR_CLIENT_CONFIG), connection.credentialsSecretArn),
@@ -29,19 +30,50 @@ const bank = new BankClient({
   },
 });
 
-async function publish(event: VerifiedEvent): Promise<void> {
-  const result = await events.send(new PutEventsCommand({
-    Entries: [{
-      EventBusName: settings.eventBusName,
-      Source: settings.eventSource,
-      DetailType: event.detailType,
-      Detail: JSON.stringify(event.detail),
-      Time: new Date(event.detail.verifiedAt),
-    }],
+/** PutEvents takes at most 10 entries and 256 KB per request. */
+const MAX_ENTRIES = 10;
+const MAX_REQUEST_BYTES = 256_000;
+/** Sends of the entries EventBridge did not accept, inside one publish. */
+const PUBLISH_ATTEMPTS = 3;
+
+function chunks(entries: readonly PutEventsRequestEntry[]): PutEventsRequestEntry[][] {
+  const result: PutEventsRequestEntry[][] = [];
+  let size = 0;
+  for (const entry of entries) {
+    const bytes = Buffer.byteLength(entry.Detail ?? '') + Buffer.byteLength(entry.DetailType ?? '') + Buffer.byteLength(entry.Source ?? '');
+    const last = result[result.length - 1];
+    if (!last || last.length >= MAX_ENTRIES || size + bytes > MAX_REQUEST_BYTES) {
+      result.push([entry]);
+      size = bytes;
+    } else {
+      last.push(entry);
+      size += bytes;
+    }
+  }
+  return result;
+}
+
+/** Publishes every entry, sending again (twice at most) only the ones EventBridge did not accept. */
+async function publish(entries: readonly PublishEntry[]): Promise<void> {
+  let remaining: PutEventsRequestEntry[] = entries.map((entry) => ({
+    EventBusName: settings.eventBusName,
+    Source: settings.eventSource,
+    DetailType: entry.detailType,
+    Detail: entry.detail,
   }));
-  const entry = result.Entries?.[0];
-  if ((result.FailedEntryCount ?? 0) > 0 || !entry?.EventId) {
-    throw new Error(`EventBridge did not accept the event: ${entry?.ErrorCode ?? 'no event id'}${entry?.ErrorMessage ? ` (${entry.ErrorMessage})` : ''}`);
+  for (let attempt = 1; ; attempt++) {
+    const failed: { entry: PutEventsRequestEntry; why: string }[] = [];
+    for (const chunk of chunks(remaining)) {
+      const result = await events.send(new PutEventsCommand({ Entries: chunk }));
+      chunk.forEach((entry, i) => {
+        const answer = result.Entries?.[i];
+        if (!answer?.EventId) failed.push({ entry, why: `${answer?.ErrorCode ?? 'no event id'}${answer?.ErrorMessage ? ` (${answer.ErrorMessage})` : ''}` });
+      });
+    }
+    if (!failed.length) return;
+    if (attempt >= PUBLISH_ATTEMPTS) throw new Error(`EventBridge did not accept ${failed.length} event(s): ${failed[0].why}`);
+    remaining = failed.map((f) => f.entry);
+    await sleep(100 * attempt);
   }
 }
 
@@ -57,15 +89,19 @@ async function quarantine(record: SQSRecord, reason: string): Promise<void> {
   }));
 }
 
+async function requeue(messageBody: string): Promise<void> {
+  await sqs.send(new SendMessageCommand({ QueueUrl: settings.queueUrl, MessageBody: messageBody }));
+}
+
 export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
-  idempotency.registerContext(context);
   return processBatch(event, context, {
     settings,
+    account: connection.account,
     bank,
-    codigoBeneficiario: connection.account.codigoBeneficiario,
+    store,
     publish,
     quarantine,
-    once: (key, work) => idempotency.once(key, work),
+    requeue,
     logger,
     count,
   });

@@ -133,10 +133,33 @@ function parsePayment(value: unknown): PaymentItem | string {
   return { kind: 'payment', type: types[0], idTransacao: idTransacao!, status: status!, valorPagamento, raw };
 }
 
+/** Deepest nesting of arrays and objects a notification may have (the bank's are 2 or 3 deep). */
+export const MAX_NESTING = 32;
+
+/** Whether `value` nests arrays or objects deeper than `limit` (iterative: a hostile body cannot overflow the stack). */
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [current, depth] = stack.pop()!;
+    if (!current || typeof current !== 'object') continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(current as object)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** The boleto events of a body: one object, an array of them, or an `{"eventos": [...]}` wrapper. */
+function boletoEventList(value: unknown): { list: unknown[]; wrapped: boolean } {
+  if (Array.isArray(value)) return { list: value, wrapped: true };
+  const eventos = value && typeof value === 'object' ? (value as Record<string, unknown>).eventos : undefined;
+  if (Array.isArray(eventos) && (value as Record<string, unknown>).nossoNumero === undefined) return { list: eventos, wrapped: true };
+  return { list: [value], wrapped: false };
+}
+
 /**
- * Turns a stored request's body into the changes it announces: boleto events (one object or an
- * array of them) on `/boleto`; one payment on `/payments`. What cannot be understood is
- * returned as problems, with the reason.
+ * Turns a stored request's body into the changes it announces: boleto events (one object, an
+ * array of them, or `{"eventos": [...]}`) on `/boleto`; one payment on `/payments`. What cannot
+ * be understood is returned as problems, with the reason.
  */
 export function parseNotification(route: Route, body: Buffer, movements: BoletoMovementMapping): ParsedNotification {
   let value: unknown;
@@ -145,16 +168,19 @@ export function parseNotification(route: Route, body: Buffer, movements: BoletoM
   } catch {
     return { items: [], problems: [`the ${route} notification body is not JSON (${body.length} bytes)`] };
   }
+  if (nestedDeeperThan(value, MAX_NESTING)) {
+    return { items: [], problems: [`the ${route} notification body nests objects or arrays deeper than ${MAX_NESTING} levels (${body.length} bytes); no notification of the bank does`] };
+  }
   if (route === 'payments') {
     const result = parsePayment(value);
     return typeof result === 'string' ? { items: [], problems: [result] } : { items: [result], problems: [] };
   }
-  const list = Array.isArray(value) ? value : [value];
+  const { list, wrapped } = boletoEventList(value);
   if (list.length === 0) return { items: [], problems: ['the boleto notification is an empty array'] };
   const items: NotificationItem[] = [];
   const problems: string[] = [];
   list.forEach((entry, index) => {
-    const result = parseBoletoEvent(entry, Array.isArray(value) ? `boleto event ${index}` : 'boleto event', movements);
+    const result = parseBoletoEvent(entry, wrapped ? `boleto event ${index}` : 'boleto event', movements);
     if (typeof result === 'string') problems.push(result);
     else items.push(result);
   });

@@ -1,11 +1,20 @@
+import { createHash } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { PaymentType } from '../shared/bank-connection';
+import type { BankAccountSettings, PaymentType } from '../shared/bank-connection';
 import { BankApiError } from '../shared/bank-errors';
+import {
+  type BankEventDetail, BankEventDetailType, type EventAccount, type EventNotification, EventTrigger, EVENT_DETAIL_VERSION,
+  MAX_DETAIL_BYTES, type NotificationClaim, type NotificationNotConfirmedDetail, type OmittedPart, type PaymentKind, StatusClass, SubjectKind,
+  type EventSubject, type VerifiedState,
+} from '../shared/event-contract';
 import { sleep } from '../shared/retry';
 import { type ProcessorSettings, ProcessorDefaults, ProcessorMetric } from '../shared/processor-contract';
-import { decodeStoredNotification, type StoredNotification } from '../shared/receiver-contract';
-import { type BoletoEventItem, identifier, type NotificationItem, parseNotification, type PaymentItem } from './parse';
-import { boletoEventKey, type Verdict, verifyBoletoEvent, verifyPayment } from './verify';
+import { decodeStoredNotification, encodeStoredNotification, type StoredNotification } from '../shared/receiver-contract';
+import {
+  answerNames, boletoChanges, boletoClaim, boletoState, type Change, type ClaimCheck, checkBoletoClaim, checkPaymentClaim, paymentChanges, paymentClaim, paymentState,
+} from './bank-state';
+import { identifier, type NotificationItem, parseNotification } from './parse';
+import { HISTORY_LIMIT, newOutboxId, type Outbox, type OutboxEntry, SEEN_LIMIT, type SubjectStore } from './subject-store';
 
 /** The bank queries the processor makes (BankClient fits). */
 export interface BankQueries {
@@ -13,34 +22,8 @@ export interface BankQueries {
   queryPayment(type: PaymentType, idTransacao: string, deadline: number): Promise<Record<string, unknown>>;
 }
 
-/** One verified change, as published. */
-export interface VerifiedEvent {
-  readonly detailType: string;
-  readonly detail: VerifiedEventDetail;
-}
-
-export interface VerifiedEventDetail {
-  readonly version: 1;
-  readonly idempotencyKey: string;
-  /** Whether the bank's answer agrees with the notification. */
-  readonly matchesNotification: boolean;
-  readonly mismatches: string[];
-  /** The verified status (boleto `situacao` or payment `status`) and its configured class. */
-  readonly status: string;
-  readonly statusClass: string;
-  readonly boleto?: { readonly codigoBeneficiario: string; readonly nossoNumero: string; readonly movimento: string; readonly idEventoWebhook: string };
-  readonly payment?: { readonly type: PaymentType; readonly idTransacao: string; readonly notifiedStatus: string };
-  /** The query's answer: the truth this event reports. */
-  readonly verified: Record<string, unknown>;
-  /** The notification (one boleto event, or the payment) as received. */
-  readonly notification: Record<string, unknown>;
-  /** When the receiver got the notification, and API Gateway's request id. */
-  readonly receivedAt: string;
-  readonly requestId: string;
-  readonly verifiedAt: string;
-  /** Receives of the message it took (1 the first time). */
-  readonly attempt: number;
-}
+/** One event to publish: its detail as JSON text. */
+export type PublishEntry = OutboxEntry;
 
 export interface ProcessorLogger {
   info(message: string, ...extra: Record<string, unknown>[]): void;
@@ -50,19 +33,16 @@ export interface ProcessorLogger {
 
 export interface ProcessorDeps {
   readonly settings: ProcessorSettings;
+  /** This receiver's account: the only beneficiary it queries, and the account its events carry. */
+  readonly account: BankAccountSettings;
   readonly bank: BankQueries;
-  /** The account's beneficiary code, for boleto events that do not name one. */
-  readonly codigoBeneficiario: string;
-  /** Publishes one event; throws when it was not accepted. */
-  readonly publish: (event: VerifiedEvent) => Promise<void>;
+  readonly store: SubjectStore;
+  /** Publishes the entries (all of them, or throws). */
+  readonly publish: (entries: readonly PublishEntry[]) => Promise<void>;
   /** Puts the message in the dead-letter queue with a reason; throws when it could not. */
   readonly quarantine: (record: SQSRecord, reason: string) => Promise<void>;
-  /**
-   * Runs `work` once per key: a key already completed skips it (`duplicate: true`); a key in
-   * progress elsewhere throws IdempotencyAlreadyInProgressError (the processor waits a little for
-   * the other invocation, then lets the record be retried later).
-   */
-  readonly once: (key: string, work: () => Promise<void>) => Promise<{ duplicate: boolean }>;
+  /** Sends a message body to the queue the processor reads (what an invocation had no time for). */
+  readonly requeue: (messageBody: string) => Promise<void>;
   readonly logger: ProcessorLogger;
   /** Counts a metric; `details` are written in the same line (not dimensions). */
   readonly count: (metric: string, dimensions?: Record<string, string>, details?: Record<string, string>) => void;
@@ -77,15 +57,23 @@ export interface InvocationContext {
   getRemainingTimeInMillis(): number;
 }
 
-/** The bank's query does not (yet) reflect the notification; the record is retried later. */
+/** The bank's query does not (yet) show what notifications claim; the record is retried later. */
 class VerificationPending extends Error {
-  constructor(readonly verdict: Verdict) {
-    super(`the bank does not confirm it yet: ${verdict.mismatches.join('; ')}`);
+  constructor(mismatches: readonly string[]) {
+    super(`the bank does not confirm it yet: ${mismatches.join('; ')}`);
     this.name = 'VerificationPending';
   }
 }
 
-/** The message cannot be processed, ever: quarantine it. */
+/** Another invocation is publishing the subject's outbox; the record is retried later. */
+class PeerInProgress extends Error {
+  constructor(subjectId: string) {
+    super(`another invocation is publishing a change of ${subjectId}`);
+    this.name = 'PeerInProgress';
+  }
+}
+
+/** The message can never be processed: quarantine it. */
 class Unprocessable extends Error {}
 
 function errorText(error: unknown): string {
@@ -102,9 +90,10 @@ export async function mapConcurrently<T>(items: readonly T[], limit: number, fn:
 }
 
 /**
- * Handles one SQS batch of stored notifications: each item is verified with the bank's query
- * API and published once as a verified event. Answers which records failed, so SQS retries only
- * those (`reportBatchItemFailures`). What cannot be understood is quarantined with a reason.
+ * Handles one SQS batch of stored notifications. Each notification is a reason to look: the
+ * subject it names is queried, and every change of the bank's state since the subject's last
+ * published state is published once, whatever the notification said. Answers which records
+ * failed, so SQS retries only those (`reportBatchItemFailures`).
  */
 export async function processBatch(event: SQSEvent, context: InvocationContext, deps: ProcessorDeps): Promise<SQSBatchResponse> {
   const now = deps.now ?? Date.now;
@@ -129,8 +118,8 @@ function logFailure(record: SQSRecord, error: unknown, deps: ProcessorDeps): voi
   } else if (error instanceof BankApiError) {
     deps.count(ProcessorMetric.BANK_FAILURES);
     deps.logger.warn('A bank call failed; the notification will be retried', { ...context, operation: error.operation, status: error.status, attempts: error.attempts });
-  } else if (error instanceof Error && error.name === 'IdempotencyAlreadyInProgressError') {
-    deps.logger.info('The same change is being processed by another invocation; it will be retried', context);
+  } else if (error instanceof PeerInProgress) {
+    deps.logger.info('The same change is being published by another invocation; it will be retried', context);
   } else {
     deps.logger.error('Processing failed; the notification will be retried', context);
   }
@@ -147,7 +136,37 @@ async function quarantine(record: SQSRecord, reason: string, deps: ProcessorDeps
   deps.logger.error('Notification quarantined in the dead-letter queue', { messageId: record.messageId, reason });
 }
 
+/** The least time worth starting a subject with: less, and it is left for a new message. */
+const MIN_SUBJECT_MS = 1_000;
+
+/** What one message asks to look at: its items grouped by subject, in order of first mention. */
+interface SubjectGroup {
+  readonly id: string;
+  readonly kind: SubjectKind;
+  readonly items: NotificationItem[];
+}
+
+export function boletoSubjectId(codigoBeneficiario: string, nossoNumero: string): string {
+  return `boleto:${codigoBeneficiario}:${nossoNumero}`;
+}
+
+export function paymentSubjectId(type: PaymentType, idTransacao: string): string {
+  return `payment:${type}:${idTransacao}`;
+}
+
+function groupBySubject(items: readonly NotificationItem[], codigoBeneficiario: string): SubjectGroup[] {
+  const groups = new Map<string, SubjectGroup>();
+  for (const item of items) {
+    const id = item.kind === 'boleto-event' ? boletoSubjectId(codigoBeneficiario, item.nossoNumero) : paymentSubjectId(item.type, item.idTransacao);
+    const group = groups.get(id) ?? { id, kind: item.kind === 'boleto-event' ? SubjectKind.BOLETO : SubjectKind.PAYMENT, items: [] };
+    group.items.push(item);
+    groups.set(id, group);
+  }
+  return [...groups.values()];
+}
+
 async function processRecord(record: SQSRecord, deadline: number, deps: ProcessorDeps): Promise<void> {
+  const now = deps.now ?? Date.now;
   let stored: StoredNotification;
   let body: Buffer;
   try {
@@ -157,127 +176,308 @@ async function processRecord(record: SQSRecord, deadline: number, deps: Processo
     return;
   }
   const parsed = parseNotification(stored.route, body, deps.settings.boletoMovements);
-  const errors: unknown[] = [];
   const unprocessable: string[] = [...parsed.problems];
-  // Items one after the other: an array's events usually concern the same boletos.
-  for (const item of parsed.items) {
+  const ours = deps.account.codigoBeneficiario;
+  const items = parsed.items.filter((item) => {
+    if (item.kind === 'boleto-event' && item.beneficiario !== undefined && item.beneficiario !== ours) {
+      unprocessable.push(`boleto event ${item.idEventoWebhook} names beneficiary ${item.beneficiario}, not this receiver's ${ours}: it is not ours to verify`);
+      return false;
+    }
+    return true;
+  });
+  const attempt = receiveCount(record);
+  const look: Look = { stored, attempt, lastVerification: attempt >= deps.settings.maxVerificationAttempts, deadline, deps };
+  const errors: unknown[] = [];
+  const pending: string[] = [];
+  const leftover: NotificationItem[] = [];
+  for (const group of groupBySubject(items, ours)) {
+    if (leftover.length || deadline - now() < MIN_SUBJECT_MS) {
+      leftover.push(...group.items);
+      continue;
+    }
     try {
-      await processItem(item, stored, record, deadline, deps);
+      pending.push(...await lookAt(group, look));
     } catch (error) {
       if (error instanceof Unprocessable) unprocessable.push(error.message);
       else errors.push(error);
     }
   }
-  // Retry what can succeed later before quarantining; a quarantined message is never retried.
-  if (errors.length) throw errors[0];
+  if (errors.length || pending.length) {
+    const error = errors[0] ?? new VerificationPending(pending);
+    // The last receive: what is still failing goes to quarantine with its reason, not to the DLQ without one.
+    if (attempt >= deps.settings.maxReceiveCount) {
+      await quarantine(record, [`failed on its last receive (${attempt} of ${deps.settings.maxReceiveCount}): ${errorText(error)}`, ...unprocessable].join(' | '), deps);
+      return;
+    }
+    // Retry what can succeed later before quarantining; what was published is skipped next time.
+    throw error;
+  }
+  if (leftover.length) {
+    await deps.requeue(encodeStoredNotification(metaOf(stored), Buffer.from(JSON.stringify(leftover.map((item) => item.raw)))));
+    deps.count(ProcessorMetric.REQUEUED);
+    deps.logger.info('No time left for every event of the notification; the rest was sent again as a new message', { messageId: record.messageId, requestId: stored.requestId, events: leftover.length });
+  }
   if (unprocessable.length) await quarantine(record, unprocessable.join(' | '), deps);
 }
 
-async function processItem(item: NotificationItem, stored: StoredNotification, record: SQSRecord, deadline: number, deps: ProcessorDeps): Promise<void> {
-  const attempt = receiveCount(record);
-  const lastAttempt = attempt >= deps.settings.maxVerificationAttempts;
-  if (item.kind === 'boleto-event') {
-    // The key is known before asking the bank: a duplicate costs no query.
-    const key = boletoEventKey(item.idEventoWebhook);
-    const { duplicate } = await onceAwaitingPeer(key, async () => {
-      const codigoBeneficiario = item.beneficiario ?? deps.codigoBeneficiario;
-      const resultado = await queryOrGiveUp(() => deps.bank.queryBoleto(codigoBeneficiario, item.nossoNumero, deadline), lastAttempt);
-      const verdict = verifyBoletoEvent(item, resultado, deps.settings.boletoStatuses);
-      if (!verdict.matches && !lastAttempt) throw new VerificationPending(verdict);
-      await publishVerdict(verdict, item, resultado, stored, attempt, deps);
-    }, deadline, deps);
-    if (duplicate) countDuplicate(key, deps);
-    return;
-  }
-  const answer = await queryOrGiveUp(() => deps.bank.queryPayment(item.type, item.idTransacao, deadline), lastAttempt);
-  const verdict = verifyPayment(item, answer, deps.settings.paymentStatuses);
-  if (!verdict.matches && !lastAttempt) throw new VerificationPending(verdict);
-  // Checked before claiming the key: the key holds the verified status.
-  const { duplicate } = await onceAwaitingPeer(verdict.idempotencyKey, () => publishVerdict(verdict, item, answer, stored, attempt, deps), deadline, deps);
-  if (duplicate) countDuplicate(verdict.idempotencyKey, deps);
+function metaOf(stored: StoredNotification) {
+  const { v: _v, bodyEncoding: _e, body: _b, ...meta } = stored;
+  return meta;
 }
 
-/** How long a record waits, inside the invocation, for another invocation that holds its key. */
+interface Look {
+  readonly stored: StoredNotification;
+  readonly attempt: number;
+  readonly lastVerification: boolean;
+  readonly deadline: number;
+  readonly deps: ProcessorDeps;
+}
+
+/** A notification's id and a hash of its body: a re-delivery of the very same notification has the same. */
+function fingerprint(item: NotificationItem): { id: string; value: string } {
+  const id = item.kind === 'boleto-event' ? item.idEventoWebhook : item.status;
+  const hash = createHash('sha256').update(JSON.stringify(item.raw)).digest('base64url').slice(0, 22);
+  return { id, value: `${id}#${hash}` };
+}
+
+/** How many times a subject's record is read again after a concurrent write before the record is retried. */
+const MAX_ROUNDS = 5;
+
+/**
+ * Looks at one subject for the notifications of one message: skips what was already handled,
+ * asks the bank once, publishes every change since the last published state, and settles each
+ * notification's claim. Answers the mismatches of claims still waiting for the bank (query lag).
+ */
+async function lookAt(group: SubjectGroup, look: Look): Promise<string[]> {
+  const { deps } = look;
+  let answer: Record<string, unknown> | undefined;
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const record = await deps.store.read(group.id);
+    if (record.outbox) {
+      await settleOutbox(group.id, record.outbox, look);
+      continue;
+    }
+    const fresh = group.items.filter((item) => {
+      const print = fingerprint(item);
+      if (record.seen.includes(print.value)) {
+        deps.count(ProcessorMetric.DUPLICATES);
+        deps.logger.info('Duplicate suppressed: this notification was already handled', { subject: group.id, notificationId: print.id });
+        return false;
+      }
+      if (record.seen.some((seen) => seen.startsWith(`${print.id}#`))) {
+        deps.logger.warn('The bank sent a notification id again with another body; it is verified on its own', { subject: group.id, notificationId: print.id });
+      }
+      return true;
+    });
+    if (!fresh.length) return [];
+    answer ??= await query(group, look);
+    const verified = group.kind === SubjectKind.BOLETO
+      ? boletoState(answer, deps.settings.boletoStatuses)
+      : paymentState(answer, deps.settings.paymentStatuses);
+    const changes = group.kind === SubjectKind.BOLETO ? boletoChanges(record.state, verified) : paymentChanges(record.state, verified);
+    const history = [...record.history, ...changes.map((c) => c.key)];
+    const checks = fresh.map((item) => ({ item, ...claimOf(item, verified.state, history, deps) }));
+    const settled = checks.filter((c) => c.check.holds || look.lastVerification);
+    const entries: OutboxEntry[] = [];
+    changes.forEach((change, i) => {
+      // The notification the change is told with: the first whose claim it bears out, else the first.
+      const told = checks.find((c) => c.claim.statusClass === change.state.statusClass) ?? checks[0];
+      entries.push(changeEntry(group, change, record.sequence + i + 1, told, answer!, look));
+    });
+    for (const c of settled.filter((s) => !s.check.holds)) entries.push(notConfirmedEntry(group, c, record.sequence + changes.length, verified.state, answer, look));
+    const seen = [...record.seen, ...settled.map((c) => fingerprint(c.item).value)].slice(-SEEN_LIMIT);
+    const known = verified.state.statusClass !== StatusClass.UNKNOWN;
+    const stateChanged = known && JSON.stringify(verified.state) !== JSON.stringify(record.state);
+    if (entries.length || stateChanged || settled.length) {
+      const outbox: Outbox | undefined = entries.length ? { id: newOutboxId(), leaseUntil: look.deadline, entries } : undefined;
+      const written = await deps.store.write(group.id, record.version, {
+        sequence: record.sequence + changes.length,
+        state: known ? verified.state : record.state,
+        history: history.slice(-HISTORY_LIMIT),
+        seen,
+        ...(outbox ? { outbox } : {}),
+      });
+      if (!written) continue;
+      if (outbox) await publishOutbox(group.id, outbox, look);
+    }
+    return checks.filter((c) => !c.check.holds && !look.lastVerification).flatMap((c) => c.check.mismatches);
+  }
+  throw new Error(`the record of ${group.id} kept changing under this invocation (${MAX_ROUNDS} reads); it will be retried`);
+}
+
+interface CheckedItem {
+  readonly item: NotificationItem;
+  readonly claim: NotificationClaim;
+  readonly check: ClaimCheck;
+}
+
+function claimOf(item: NotificationItem, state: VerifiedState, history: readonly string[], deps: ProcessorDeps): Omit<CheckedItem, 'item'> {
+  if (item.kind === 'boleto-event') {
+    const claim = boletoClaim(item);
+    return { claim, check: checkBoletoClaim(claim, state, history) };
+  }
+  const claim = paymentClaim(item, deps.settings.paymentStatuses);
+  return { claim, check: checkPaymentClaim(claim, state, history) };
+}
+
+/**
+ * Asks the bank about the subject: only this receiver's beneficiary for boletos. A 403 or 404 is
+ * retried like query lag and final on the last verification attempt; an answer about another
+ * beneficiary is never ours.
+ */
+async function query(group: SubjectGroup, look: Look): Promise<Record<string, unknown>> {
+  const { deps } = look;
+  const first = group.items[0];
+  try {
+    if (first.kind === 'boleto-event') {
+      const ours = deps.account.codigoBeneficiario;
+      const answer = await deps.bank.queryBoleto(ours, first.nossoNumero, look.deadline);
+      const named = identifier(answer.codigoBeneficiario);
+      if (named !== ours) {
+        throw new Unprocessable(`the bank's answer for nossoNumero ${first.nossoNumero} ${named ? `belongs to beneficiary ${named}` : 'names no codigoBeneficiario'}, not this receiver's ${ours}: nothing is published for it`);
+      }
+      if (!answerNames(answer, 'nossoNumero', first.nossoNumero)) throw new Error(`the bank answered for nossoNumero ${identifier(answer.nossoNumero)}, not ${first.nossoNumero}`);
+      return answer;
+    }
+    const answer = await deps.bank.queryPayment(first.type, first.idTransacao, look.deadline);
+    if (!answerNames(answer, 'idTransacao', first.idTransacao)) throw new Error(`the bank answered for idTransacao ${identifier(answer.idTransacao)}, not ${first.idTransacao}`);
+    return answer;
+  } catch (error) {
+    if (error instanceof BankApiError && (error.status === 404 || error.status === 403) && look.lastVerification) {
+      throw new Unprocessable(`the bank's query refuses it after every verification attempt: ${error.message}`);
+    }
+    throw error;
+  }
+}
+
+/**
+ * An outbox found on a subject: another invocation is publishing it (wait for it, up to
+ * PEER_WAIT_MS and never past the deadline), or one that crashed or failed left it (take it
+ * over and publish it: the same events, with the same idempotency keys).
+ */
+async function settleOutbox(subjectId: string, outbox: Outbox, look: Look): Promise<void> {
+  const { deps } = look;
+  const now = deps.now ?? Date.now;
+  if (outbox.leaseUntil > now()) {
+    const giveUpAt = Math.min(look.deadline, now() + PEER_WAIT_MS, outbox.leaseUntil);
+    for (let pause = 100; ; pause = Math.min(pause * 2, 1_000)) {
+      if (now() + pause > giveUpAt) {
+        if (now() < outbox.leaseUntil) throw new PeerInProgress(subjectId);
+        break;
+      }
+      await sleep(pause);
+      const current = await deps.store.read(subjectId);
+      if (current.outbox?.id !== outbox.id || current.outbox.leaseUntil !== outbox.leaseUntil) return;
+    }
+  }
+  if (await deps.store.takeOutbox(subjectId, outbox, look.deadline)) {
+    deps.logger.warn('Publishing events another invocation wrote but did not finish publishing', { subject: subjectId, events: outbox.entries.length });
+    await publishOutbox(subjectId, { ...outbox, leaseUntil: look.deadline }, look);
+  }
+}
+
+/** How long a record waits, inside the invocation, for another invocation publishing the same subject. */
 export const PEER_WAIT_MS = 5_000;
 
-/**
- * `deps.once`, waiting when another invocation holds the key (IN_PROGRESS): the bank sends
- * duplicates at the same moment, and the copy that lost the race would otherwise come back only
- * after the queue's visibility timeout. Polls with a doubling pause (100 ms to 1 s) for up to
- * PEER_WAIT_MS and never past the deadline; then the error stands and the record is retried.
- */
-async function onceAwaitingPeer(key: string, work: () => Promise<void>, deadline: number, deps: ProcessorDeps): Promise<{ duplicate: boolean }> {
-  const now = deps.now ?? Date.now;
-  const giveUpAt = Math.min(deadline, now() + PEER_WAIT_MS);
-  for (let pause = 100; ; pause = Math.min(pause * 2, 1_000)) {
-    try {
-      return await deps.once(key, work);
-    } catch (error) {
-      const inProgress = error instanceof Error && error.name === 'IdempotencyAlreadyInProgressError';
-      if (!inProgress || now() + pause > giveUpAt) throw error;
-      await sleep(pause);
-    }
-  }
-}
-
-function countDuplicate(key: string, deps: ProcessorDeps): void {
-  deps.count(ProcessorMetric.DUPLICATES);
-  deps.logger.info('Duplicate suppressed: this change was already published', { idempotencyKey: key });
-}
-
-/**
- * Asks the bank. A 404 means the query does not know the change (yet): retried like a
- * disagreeing answer, and quarantined on the last attempt, since there is nothing verified to
- * publish.
- */
-async function queryOrGiveUp(query: () => Promise<Record<string, unknown>>, lastAttempt: boolean): Promise<Record<string, unknown>> {
+async function publishOutbox(subjectId: string, outbox: Outbox, look: Look): Promise<void> {
+  const { deps } = look;
   try {
-    return await query();
-  } catch (error) {
-    if (error instanceof BankApiError && error.status === 404 && lastAttempt) {
-      throw new Unprocessable(`the bank's query does not know it after every verification attempt: ${error.message}`);
-    }
-    throw error;
-  }
-}
-
-async function publishVerdict(
-  verdict: Verdict, item: NotificationItem, verified: Record<string, unknown>, stored: StoredNotification, attempt: number, deps: ProcessorDeps,
-): Promise<void> {
-  const detail: VerifiedEventDetail = {
-    version: 1,
-    idempotencyKey: verdict.idempotencyKey,
-    matchesNotification: verdict.matches,
-    mismatches: verdict.mismatches,
-    status: verdict.status,
-    statusClass: verdict.statusClass,
-    ...(item.kind === 'boleto-event' ? { boleto: boletoIds(item, verified) } : { payment: paymentIds(item) }),
-    verified,
-    notification: item.raw,
-    receivedAt: stored.receivedAt,
-    requestId: stored.requestId,
-    verifiedAt: new Date((deps.now ?? Date.now)()).toISOString(),
-    attempt,
-  };
-  try {
-    await deps.publish({ detailType: verdict.detailType, detail });
+    await deps.publish(outbox.entries);
   } catch (error) {
     deps.count(ProcessorMetric.PUBLISH_FAILURES);
+    // Give the lease up so a retry need not wait for it.
+    await deps.store.takeOutbox(subjectId, outbox, 0).catch(() => false);
     throw error;
   }
-  // A confirmed event's count is its log record: one line per verified event (see metricCounter).
-  deps.count(ProcessorMetric.PUBLISHED, { DetailType: verdict.detailType }, verdict.matches ? { message: 'Verified event published', idempotencyKey: verdict.idempotencyKey, status: verdict.status } : {});
-  if (!verdict.matches) {
-    deps.count(ProcessorMetric.NOT_CONFIRMED);
-    deps.logger.warn('Published what the bank says; it does not match the notification', { idempotencyKey: verdict.idempotencyKey, detailType: verdict.detailType, mismatches: verdict.mismatches });
+  for (const entry of outbox.entries) {
+    const detail = JSON.parse(entry.detail) as { idempotencyKey: string; state: VerifiedState };
+    if (entry.detailType === BankEventDetailType.NOTIFICATION_NOT_CONFIRMED) {
+      deps.count(ProcessorMetric.NOT_CONFIRMED);
+      deps.logger.warn('The bank never showed what a notification claimed: published as Notification Not Confirmed', { idempotencyKey: detail.idempotencyKey });
+    } else {
+      // A published change's count is its log record: one line per verified event (see metricCounter).
+      deps.count(ProcessorMetric.PUBLISHED, { DetailType: entry.detailType }, { message: 'Verified event published', idempotencyKey: detail.idempotencyKey, status: detail.state.status });
+    }
   }
+  await deps.store.clearOutbox(subjectId, outbox.id);
 }
 
-function boletoIds(item: BoletoEventItem, verified: Record<string, unknown>): VerifiedEventDetail['boleto'] {
-  const codigo = identifier(verified.codigoBeneficiario) ?? item.beneficiario ?? '';
-  return { codigoBeneficiario: codigo, nossoNumero: item.nossoNumero, movimento: item.movimento, idEventoWebhook: item.idEventoWebhook };
+function accountOf(kind: SubjectKind, account: BankAccountSettings): EventAccount {
+  return kind === SubjectKind.BOLETO
+    ? { cooperativa: account.cooperativa, posto: account.posto, codigoBeneficiario: account.codigoBeneficiario }
+    : { cooperativa: account.cooperativa, posto: account.posto, conta: account.conta };
 }
 
-function paymentIds(item: PaymentItem): VerifiedEventDetail['payment'] {
-  return { type: item.type, idTransacao: item.idTransacao, notifiedStatus: item.status };
+function subjectOf(group: SubjectGroup, sequence: number, account: BankAccountSettings): EventSubject {
+  const item = group.items[0];
+  return item.kind === 'boleto-event'
+    ? { kind: SubjectKind.BOLETO, id: group.id, sequence, nossoNumero: item.nossoNumero, codigoBeneficiario: account.codigoBeneficiario }
+    : { kind: SubjectKind.PAYMENT, id: group.id, sequence, paymentKind: item.type as PaymentKind, idTransacao: item.idTransacao };
+}
+
+function notificationOf(c: CheckedItem, stored: StoredNotification): EventNotification {
+  return { receivedAt: stored.receivedAt, requestId: stored.requestId, id: fingerprint(c.item).id, claim: c.claim, body: c.item.raw };
+}
+
+function changeEntry(group: SubjectGroup, change: Change, sequence: number, told: CheckedItem, answer: Record<string, unknown>, look: Look): OutboxEntry {
+  const { deps } = look;
+  const matches = told.claim.statusClass === change.state.statusClass && told.check.matches;
+  const detail: BankEventDetail = {
+    version: EVENT_DETAIL_VERSION,
+    idempotencyKey: `${group.id}#${sequence}:${change.key}`,
+    trigger: EventTrigger.WEBHOOK,
+    account: accountOf(group.kind, deps.account),
+    subject: subjectOf(group, sequence, deps.account),
+    state: change.state,
+    ...(change.previous ? { previousState: change.previous } : {}),
+    ...(change.reverses ? { reverses: change.reverses } : {}),
+    matchesNotification: matches,
+    mismatches: matches ? [] : told.check.mismatches.length ? told.check.mismatches : [`the notification claimed ${told.claim.status}; the bank's change is ${change.detailType}`],
+    bankAnswer: answer,
+    notification: notificationOf(told, look.stored),
+    verifiedAt: new Date((deps.now ?? Date.now)()).toISOString(),
+    attempt: look.attempt,
+  };
+  return { detailType: change.detailType, detail: fitDetail(detail) };
+}
+
+function notConfirmedEntry(group: SubjectGroup, c: CheckedItem, sequence: number, state: VerifiedState, answer: Record<string, unknown>, look: Look): OutboxEntry {
+  const { deps } = look;
+  const detail: NotificationNotConfirmedDetail = {
+    version: EVENT_DETAIL_VERSION,
+    idempotencyKey: `notification:${group.id}:${fingerprint(c.item).value}`,
+    trigger: EventTrigger.WEBHOOK,
+    account: accountOf(group.kind, deps.account),
+    subject: subjectOf(group, sequence, deps.account),
+    state,
+    matchesNotification: false,
+    mismatches: c.check.mismatches,
+    bankAnswer: answer,
+    notification: notificationOf(c, look.stored),
+    verifiedAt: new Date((deps.now ?? Date.now)()).toISOString(),
+    attempt: look.attempt,
+  };
+  return { detailType: BankEventDetailType.NOTIFICATION_NOT_CONFIRMED, detail: fitDetail(detail) };
+}
+
+function omitted(value: unknown): OmittedPart {
+  const text = JSON.stringify(value);
+  return { bytes: Buffer.byteLength(text), sha256: createHash('sha256').update(text).digest('hex') };
+}
+
+/**
+ * The detail as JSON text within EventBridge's entry limit: a detail that would not fit keeps
+ * everything but the raw notification and the bank's raw answer, whose size and hash stay. A
+ * real change is never dropped for size.
+ */
+export function fitDetail(detail: BankEventDetail | NotificationNotConfirmedDetail): string {
+  const text = JSON.stringify(detail);
+  if (Buffer.byteLength(text) <= MAX_DETAIL_BYTES) return text;
+  const { bankAnswer, notification, ...rest } = detail;
+  const { body, ...notificationRest } = notification ?? ({} as EventNotification);
+  return JSON.stringify({
+    ...rest,
+    ...(bankAnswer !== undefined ? { bankAnswerOmitted: omitted(bankAnswer) } : {}),
+    ...(notification ? { notification: { ...notificationRest, ...(body !== undefined ? { bodyOmitted: omitted(body) } : {}) } } : {}),
+  });
 }

@@ -40,7 +40,14 @@ export interface ProcessorSettings {
   readonly idempotencyTtlSeconds: number;
   /** Where messages that cannot be understood are put, with a reason. */
   readonly quarantineQueueUrl: string;
-  /** Receives of one message during which a disagreeing query answer is retried; then it is published as not matching. */
+  /** The queue the processor reads: what an invocation had no time for is sent back to it as a new message. */
+  readonly queueUrl: string;
+  /** The queue's maxReceiveCount: on a message's last receive, a failure quarantines it with its reason. */
+  readonly maxReceiveCount: number;
+  /**
+   * Receives of one message during which a notification the bank does not confirm is looked at
+   * again (query lag); after the last, a Notification Not Confirmed event records it.
+   */
   readonly maxVerificationAttempts: number;
   /** Time kept free at the end of an invocation to report results, in milliseconds. */
   readonly safetyMarginMs: number;
@@ -51,8 +58,17 @@ export interface ProcessorSettings {
 
 export const ProcessorDefaults = {
   eventSource: 'cdk-bank-webhooks',
-  /** Longer than the queues' 14-day retention, so a message redriven from the DLQ cannot publish twice. */
-  idempotencyTtlSeconds: 15 * 24 * 3600,
+  /**
+   * How long a subject's record (its last published state) lives after its last change: well over
+   * the minimum, so a reversal weeks after a settlement still names the settlement it reverses.
+   */
+  idempotencyTtlSeconds: 30 * 24 * 3600,
+  /** The queues' retention: a message redriven from the DLQ may come back this late. */
+  queueRetentionSeconds: 14 * 24 * 3600,
+  /** Days of settlements the reconciliation sweep re-reads (today and the last N). */
+  reconciliationLookbackDays: 3,
+  /** Default maxReceiveCount of the queue. */
+  maxReceiveCount: 5,
   maxVerificationAttempts: 3,
   safetyMarginMs: 2_000,
   /** Records of one batch verified at once (the bank rate-limits its query API). */
@@ -78,22 +94,6 @@ export const ProcessorDefaults = {
   } satisfies PaymentStatusMapping,
 } as const;
 
-/** The `detail-type` of every event the processor publishes. */
-export const BankEventDetailType = {
-  /** The bank confirms a boleto settlement (situacao LIQUIDADO…, amount as notified). */
-  BOLETO_SETTLED: 'Boleto Settled',
-  /** The bank confirms a settlement was reversed (ESTORNO_…): the boleto is no longer settled. */
-  BOLETO_SETTLEMENT_REVERSED: 'Boleto Settlement Reversed',
-  /** The bank confirms a boleto was written off (BAIXA). */
-  BOLETO_WRITTEN_OFF: 'Boleto Written Off',
-  /** The bank confirms a boleto was rejected. */
-  BOLETO_REJECTED: 'Boleto Rejected',
-  /** After every verification attempt, the bank still disagrees with a boleto event: what the bank says. */
-  BOLETO_NOT_CONFIRMED: 'Boleto Notification Not Confirmed',
-  /** A payment's status as the payment query answers it (`matchesNotification` says whether the notification agreed). */
-  PAYMENT_STATUS_VERIFIED: 'Payment Status Verified',
-} as const;
-
 /** Metric names the processor emits (namespace METRICS_NAMESPACE). */
 export const ProcessorMetric = {
   PUBLISHED: 'VerifiedEventsPublished',
@@ -104,6 +104,8 @@ export const ProcessorMetric = {
   BANK_FAILURES: 'BankCallFailures',
   BANK_RETRIES: 'BankCallRetries',
   PUBLISH_FAILURES: 'PublishFailures',
+  /** Events of a large notification left for a new message when an invocation ran out of time. */
+  REQUEUED: 'NotificationsRequeued',
 } as const;
 
 /** Message attributes of a quarantined message in the dead-letter queue. */
@@ -124,12 +126,14 @@ export function readProcessorSettings(env: NodeJS.ProcessEnv): ProcessorSettings
   } catch {
     throw new Error(`${PROCESSOR_SETTINGS_ENV} is not JSON ${fix}`);
   }
-  const missing = (['eventBusName', 'idempotencyTableName', 'quarantineQueueUrl'] as const).filter((key) => !parsed[key]);
+  const missing = (['eventBusName', 'idempotencyTableName', 'quarantineQueueUrl', 'queueUrl'] as const).filter((key) => !parsed[key]);
   if (missing.length) throw new Error(`${PROCESSOR_SETTINGS_ENV} lacks ${missing.join(', ')} ${fix}`);
   return {
     eventBusName: parsed.eventBusName!,
     idempotencyTableName: parsed.idempotencyTableName!,
     quarantineQueueUrl: parsed.quarantineQueueUrl!,
+    queueUrl: parsed.queueUrl!,
+    maxReceiveCount: parsed.maxReceiveCount ?? ProcessorDefaults.maxReceiveCount,
     eventSource: parsed.eventSource || ProcessorDefaults.eventSource,
     idempotencyTtlSeconds: parsed.idempotencyTtlSeconds ?? ProcessorDefaults.idempotencyTtlSeconds,
     maxVerificationAttempts: parsed.maxVerificationAttempts ?? ProcessorDefaults.maxVerificationAttempts,
@@ -140,12 +144,17 @@ export function readProcessorSettings(env: NodeJS.ProcessEnv): ProcessorSettings
   };
 }
 
-/** The idempotency table's layout (Powertools' idempotency records). */
+/**
+ * Shortest record lifetime that keeps "one event per change": a message can come back from the
+ * dead-letter queue after the queues' retention, and the reconciliation sweep re-reads the last
+ * days; a record gone before either would let the same change be published again.
+ */
+export const MIN_IDEMPOTENCY_TTL_SECONDS = ProcessorDefaults.queueRetentionSeconds + ProcessorDefaults.reconciliationLookbackDays * 24 * 3600;
+
+/** The table of subject records: one item per boleto and per payment (its last published state). */
 export const IdempotencyTable = {
-  /** Partition key (string). */
+  /** Partition key (string): the subject's id. */
   KEY: 'id',
   /** TTL attribute (epoch seconds). */
   TTL: 'expiration',
-  /** Prefix of every key, fixed so that replacing the function keeps the history. */
-  KEY_PREFIX: 'cdk-bank-webhooks',
 } as const;

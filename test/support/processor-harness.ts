@@ -81,6 +81,8 @@ export class ProcessorHarness {
       idempotencyTableName: `${name}-idempotency`,
       idempotencyTtlSeconds: ProcessorDefaults.idempotencyTtlSeconds,
       quarantineQueueUrl: this.dlqUrl,
+      queueUrl: this.queueUrl,
+      maxReceiveCount: o.maxReceiveCount ?? 3,
       maxVerificationAttempts: o.maxVerificationAttempts ?? 2,
       safetyMarginMs: 500,
       boletoStatuses: ProcessorDefaults.boletoStatuses,

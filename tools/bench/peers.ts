@@ -11,6 +11,8 @@ import { localAwsEnvironment, resolveLocalhostSubdomains } from '../local-aws/lo
 import { LocalSecretsManager } from '../local-aws/secrets-manager-server';
 import { simulatorConnection, simulatorCredentials } from '../local-runner/bank-credentials';
 
+/** maxReceiveCount of the bench's queue. */
+const MAX_RECEIVE_COUNT = 3;
 const NAME = 'bench';
 
 /**
@@ -41,7 +43,7 @@ export class BenchPeers {
       BankSimulator.start(), startFauxqs(), startDynalite(), peers.secrets.start(), peers.events.start(),
     ]);
     peers.sqs = peers.fauxqs.client();
-    ({ queueUrl: peers.queueUrl, dlqUrl: peers.dlqUrl } = await createQueueWithDlq(peers.sqs, NAME, 3, 180));
+    ({ queueUrl: peers.queueUrl, dlqUrl: peers.dlqUrl } = await createQueueWithDlq(peers.sqs, NAME, MAX_RECEIVE_COUNT, 180));
     await peers.dynamo.createIdempotencyTable(`${NAME}-idempotency`);
     peers.tokenArn = peers.secrets.createSecret(`${NAME}-token`, peers.token);
     peers.credentialsArn = peers.secrets.createSecret(`${NAME}-bank-credentials`, JSON.stringify(simulatorCredentials(peers.simulator)));
@@ -66,6 +68,8 @@ export class BenchPeers {
       idempotencyTableName: `${NAME}-idempotency`,
       idempotencyTtlSeconds: ProcessorDefaults.idempotencyTtlSeconds,
       quarantineQueueUrl: this.dlqUrl,
+      queueUrl: this.queueUrl,
+      maxReceiveCount: MAX_RECEIVE_COUNT,
       maxVerificationAttempts: ProcessorDefaults.maxVerificationAttempts,
       safetyMarginMs: ProcessorDefaults.safetyMarginMs,
       boletoStatuses: ProcessorDefaults.boletoStatuses,

@@ -1,10 +1,14 @@
 /**
- * The end-to-end promise, checked from the outside: every notification answered 200 ends as
- * exactly one verified event or one quarantine with a reason; no verified event is published
- * twice; and no request refused for its token ever reached the queue.
+ * The end-to-end promise, checked from the outside: no change is published twice (one event per
+ * idempotency key, one per subject and sequence number); every notification answered 200 is
+ * accounted for by the bank's verified state (a change event of the state it claimed, a later
+ * state it led to, a Notification Not Confirmed naming it, or a quarantine with a reason); and no
+ * request refused for its token ever reached the queue.
  */
-import { parseNotification } from '../../lambda/processor/parse';
-import { BankEventDetailType, type BoletoMovementMapping, ProcessorDefaults } from '../../lambda/shared/processor-contract';
+import { boletoClaim, paymentClaim } from '../../lambda/processor/bank-state';
+import { type NotificationItem, parseNotification } from '../../lambda/processor/parse';
+import { BankEventDetailType, StatusClass } from '../../lambda/shared/event-contract';
+import { type BoletoMovementMapping, type PaymentStatusMapping, ProcessorDefaults } from '../../lambda/shared/processor-contract';
 import { decodeStoredNotification, type Route, ROUTES } from '../../lambda/shared/receiver-contract';
 import type { ProxyExchange } from '../local-aws/api-gateway';
 import type { RecordedEvent } from '../local-aws/eventbridge-server';
@@ -20,6 +24,8 @@ export interface AuditInput {
   readonly processedRequestIds: ReadonlySet<string>;
   /** @default the processor's default movement mapping */
   readonly movements?: BoletoMovementMapping;
+  /** @default the processor's default payment status mapping */
+  readonly paymentStatuses?: PaymentStatusMapping;
 }
 
 export interface AuditReport {
@@ -29,29 +35,73 @@ export interface AuditReport {
   readonly problems: string[];
   /** Distinct notifications (boleto events and payment statuses) answered 200. */
   readonly acceptedNotifications: number;
-  /** Of those, how many ended as one verified event, and how many in quarantine. */
+  /** Of those, how many the bank's verified state accounts for, how many ended as Notification Not Confirmed, and how many in quarantine. */
   readonly verified: number;
+  readonly notConfirmed: number;
   readonly quarantined: number;
   /** Requests refused for their token (401). */
   readonly refused: number;
 }
 
-const PAYMENT_DETAIL_TYPES: readonly string[] = [BankEventDetailType.PAYMENT_STATUS_VERIFIED];
-
-/**
- * The identities of the notifications in a body: one per boleto event (`boleto:<idEventoWebhook>`)
- * or per payment status (`payment:<kind>:<idTransacao>:<status>`). Empty when the body cannot be
- * understood (the processor quarantines it).
- */
-export function notificationIdentities(route: Route, body: string, movements: BoletoMovementMapping = ProcessorDefaults.boletoMovements): string[] {
-  return parseNotification(route, Buffer.from(body, 'utf8'), movements).items.map((item) => (
-    item.kind === 'boleto-event' ? `boleto:${item.idEventoWebhook}` : `payment:${item.type}:${item.idTransacao}:${item.status}`
-  ));
+interface EventView {
+  readonly detailType: string;
+  readonly key: string;
+  readonly subjectId: string;
+  /** `nossoNumero` or `idTransacao`: what a notification names. */
+  readonly subjectName: string;
+  readonly sequence: number;
+  readonly status: string;
+  readonly statusClass: string;
+  readonly settledCents?: number;
+  readonly notificationId?: string;
 }
 
-function eventIdentity(event: RecordedEvent, movements: BoletoMovementMapping): string | undefined {
-  const route: Route = PAYMENT_DETAIL_TYPES.includes(event.detailType) ? 'payments' : 'boleto';
-  return notificationIdentities(route, JSON.stringify(event.detail.notification ?? null), movements)[0];
+function view(event: RecordedEvent): EventView {
+  const d = event.detail as {
+    idempotencyKey?: string; subject?: { id?: string; sequence?: number; nossoNumero?: string; idTransacao?: string };
+    state?: { status?: string; statusClass?: string; settlement?: { amount?: { cents?: number } } }; notification?: { id?: string };
+  };
+  return {
+    detailType: event.detailType,
+    key: String(d.idempotencyKey),
+    subjectId: String(d.subject?.id),
+    subjectName: String(d.subject?.nossoNumero ?? d.subject?.idTransacao),
+    sequence: Number(d.subject?.sequence),
+    status: String(d.state?.status),
+    statusClass: String(d.state?.statusClass),
+    settledCents: d.state?.settlement?.amount?.cents,
+    notificationId: d.notification?.id,
+  };
+}
+
+/** `<kind>:<nossoNumero or idTransacao>:<id>` of each notification in a body; empty when it cannot be understood. */
+export function notificationIdentities(route: Route, body: string, movements: BoletoMovementMapping = ProcessorDefaults.boletoMovements): string[] {
+  return parseNotification(route, Buffer.from(body, 'utf8'), movements).items.map(identityOf);
+}
+
+function identityOf(item: NotificationItem): string {
+  return item.kind === 'boleto-event' ? `boleto:${item.nossoNumero}:${item.idEventoWebhook}` : `payment:${item.idTransacao}:${item.status}`;
+}
+
+/** How the bank's published state accounts for a notification, or undefined when it does not. */
+function accountFor(item: NotificationItem, events: readonly EventView[], paymentStatuses: PaymentStatusMapping): 'verified' | 'notConfirmed' | undefined {
+  const name = item.kind === 'boleto-event' ? item.nossoNumero : item.idTransacao;
+  const mine = events.filter((e) => e.subjectName === name && e.subjectId.startsWith(item.kind === 'boleto-event' ? 'boleto:' : 'payment:'));
+  const id = item.kind === 'boleto-event' ? item.idEventoWebhook : item.status;
+  if (mine.some((e) => e.detailType === BankEventDetailType.NOTIFICATION_NOT_CONFIRMED && e.notificationId === id)) return 'notConfirmed';
+  const changes = mine.filter((e) => e.detailType !== BankEventDetailType.NOTIFICATION_NOT_CONFIRMED);
+  if (item.kind === 'boleto-event') {
+    const claim = boletoClaim(item);
+    if (claim.statusClass === StatusClass.OPEN) {
+      // A reversal is borne out by a published reversal, or by no settlement ever published (nothing to take back).
+      const settled = changes.some((e) => e.detailType === BankEventDetailType.BOLETO_SETTLED);
+      return !settled || changes.some((e) => e.detailType === BankEventDetailType.BOLETO_SETTLEMENT_REVERSED) ? 'verified' : undefined;
+    }
+    return changes.some((e) => e.statusClass === claim.statusClass && (!claim.amount || e.settledCents === undefined || e.settledCents === claim.amount.cents)) ? 'verified' : undefined;
+  }
+  const claim = paymentClaim(item, paymentStatuses);
+  const movedOn = claim.statusClass === StatusClass.PENDING && changes.some((e) => e.statusClass !== StatusClass.PENDING);
+  return changes.some((e) => e.status === item.status) || movedOn ? 'verified' : undefined;
 }
 
 function routeOf(exchange: ProxyExchange): Route | undefined {
@@ -61,20 +111,22 @@ function routeOf(exchange: ProxyExchange): Route | undefined {
 /** Checks the end-to-end promise; see the module comment. */
 export function auditExactlyOnce(input: AuditInput): AuditReport {
   const movements = input.movements ?? ProcessorDefaults.boletoMovements;
+  const paymentStatuses = input.paymentStatuses ?? ProcessorDefaults.paymentStatuses;
   const problems: string[] = [];
+  const events = input.events.map(view);
 
-  const eventsByIdentity = new Map<string, RecordedEvent[]>();
-  const eventsByKey = new Map<string, number>();
-  for (const event of input.events) {
-    const identity = eventIdentity(event, movements) ?? `unknown:${event.id}`;
-    eventsByIdentity.set(identity, [...(eventsByIdentity.get(identity) ?? []), event]);
-    const key = String(event.detail.idempotencyKey);
-    eventsByKey.set(key, (eventsByKey.get(key) ?? 0) + 1);
+  const count = (keyOf: (e: EventView) => string | undefined) => {
+    const counts = new Map<string, EventView[]>();
+    for (const e of events) {
+      const key = keyOf(e);
+      if (key !== undefined) counts.set(key, [...(counts.get(key) ?? []), e]);
+    }
+    return [...counts].filter(([, list]) => list.length > 1);
+  };
+  for (const [key, list] of count((e) => e.key)) problems.push(`idempotency key ${key} appears on ${list.length} events`);
+  for (const [key, list] of count((e) => (e.detailType === BankEventDetailType.NOTIFICATION_NOT_CONFIRMED ? undefined : `${e.subjectId}#${e.sequence}`))) {
+    problems.push(`${key} was published ${list.length} times (${list.map((e) => e.detailType).join(', ')})`);
   }
-  for (const [identity, events] of eventsByIdentity) {
-    if (events.length > 1) problems.push(`${identity} was published ${events.length} times (${events.map((e) => e.detailType).join(', ')})`);
-  }
-  for (const [key, count] of eventsByKey) if (count > 1) problems.push(`idempotency key ${key} appears on ${count} events`);
 
   const quarantinedRequests = new Map<string, string | undefined>();
   for (const message of input.quarantined) {
@@ -86,30 +138,30 @@ export function auditExactlyOnce(input: AuditInput): AuditReport {
   }
 
   const accepted = new Set<string>();
-  let verified = 0;
-  let quarantined = 0;
+  const tally = { verified: 0, notConfirmed: 0, quarantined: 0 };
   const quarantinedCounted = new Set<string>();
   for (const exchange of input.exchanges) {
     const route = routeOf(exchange);
     if (exchange.status !== 200 || !route || !exchange.requestId) continue;
     const inQuarantine = quarantinedRequests.has(exchange.requestId);
     if (inQuarantine && !quarantinedRequests.get(exchange.requestId)) problems.push(`request ${exchange.requestId} was quarantined without a reason`);
-    const identities = notificationIdentities(route, exchange.body, movements);
-    if (identities.length === 0) {
+    const items = parseNotification(route, Buffer.from(exchange.body, 'utf8'), movements).items;
+    if (items.length === 0) {
       if (!inQuarantine) problems.push(`request ${exchange.requestId} (${route}) was answered 200, cannot be understood, and is not in quarantine`);
       else if (!quarantinedCounted.has(exchange.requestId)) {
         quarantinedCounted.add(exchange.requestId);
-        quarantined++;
+        tally.quarantined++;
       }
       continue;
     }
-    for (const identity of identities) {
+    for (const item of items) {
+      const identity = identityOf(item);
       if (accepted.has(identity)) continue;
       accepted.add(identity);
-      const count = eventsByIdentity.get(identity)?.length ?? 0;
-      if (count === 1) verified++;
-      else if (count === 0 && inQuarantine) quarantined++;
-      else if (count === 0) problems.push(`${identity} was answered 200 (request ${exchange.requestId}) but has no verified event and is not in quarantine`);
+      const outcome = accountFor(item, events, paymentStatuses);
+      if (outcome) tally[outcome]++;
+      else if (inQuarantine) tally.quarantined++;
+      else problems.push(`${identity} was answered 200 (request ${exchange.requestId}) but no verified event accounts for it and it is not in quarantine`);
     }
   }
 
@@ -117,5 +169,5 @@ export function auditExactlyOnce(input: AuditInput): AuditReport {
   for (const exchange of refused) {
     if (exchange.requestId && input.processedRequestIds.has(exchange.requestId)) problems.push(`request ${exchange.requestId} was refused (401) but reached the queue`);
   }
-  return { ok: problems.length === 0, problems, acceptedNotifications: accepted.size + quarantinedCounted.size, verified, quarantined, refused: refused.length };
+  return { ok: problems.length === 0, problems, acceptedNotifications: accepted.size + quarantinedCounted.size, ...tally, refused: refused.length };
 }

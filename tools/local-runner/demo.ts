@@ -11,7 +11,8 @@
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { BankEventDetailType, ProcessorMetric } from '../../lambda/shared/processor-contract';
+import { BankEventDetailType } from '../../lambda/shared/event-contract';
+import { ProcessorMetric } from '../../lambda/shared/processor-contract';
 import type { DeliveryRecord } from '../bank-simulator/notifier';
 import { bundleHandlers, bundlesAreFresh } from '../bundle-handlers';
 import type { AuditReport } from './audit';

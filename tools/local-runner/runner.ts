@@ -461,26 +461,26 @@ export class LocalRunner {
       quarantined: this.quarantined.slice(since.quarantined),
       processedRequestIds: this.processedRequestIds,
       movements: settings.boletoMovements,
+      paymentStatuses: settings.paymentStatuses,
     });
   }
 
   /**
-   * The processor's once-per-change records by status (Powertools' `COMPLETED`, `INPROGRESS`),
-   * read from the local idempotency table: a change is COMPLETED once its event is published and
-   * its mark written.
+   * The processor's subject records, read from the local table: how many there are, and how many
+   * hold an outbox (events written with their state and not yet published and cleared).
    */
-  async idempotencyRecords(): Promise<Record<string, number>> {
-    const byStatus: Record<string, number> = {};
+  async subjectRecords(): Promise<{ subjects: number; withOutbox: number }> {
+    const tally = { subjects: 0, withOutbox: 0 };
     let ExclusiveStartKey: Record<string, AttributeValue> | undefined;
     do {
-      const page = await this.dynamo!.client.send(new ScanCommand({ TableName: this.deployment.idempotencyTable, ProjectionExpression: '#s', ExpressionAttributeNames: { '#s': 'status' }, ExclusiveStartKey }));
+      const page = await this.dynamo!.client.send(new ScanCommand({ TableName: this.deployment.idempotencyTable, ProjectionExpression: 'outboxId', ExclusiveStartKey }));
       for (const item of page.Items ?? []) {
-        const status = item.status?.S ?? '?';
-        byStatus[status] = (byStatus[status] ?? 0) + 1;
+        tally.subjects++;
+        if (item.outboxId) tally.withOutbox++;
       }
       ExclusiveStartKey = page.LastEvaluatedKey;
     } while (ExclusiveStartKey);
-    return byStatus;
+    return tally;
   }
 
   /** Stops the event source mapping's pollers (notifications wait in the queue); batches in flight finish. */

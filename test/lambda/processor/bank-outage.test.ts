@@ -4,7 +4,8 @@
  * (the message reaches the DLQ after maxReceiveCount receives). A short function timeout keeps
  * the retries inside one invocation small.
  */
-import { BankEventDetailType as T, QuarantineAttribute } from '../../../lambda/shared/processor-contract';
+import { BankEventDetailType as T } from '../../../lambda/shared/event-contract';
+import { QuarantineAttribute } from '../../../lambda/shared/processor-contract';
 import { drainQueue } from '../../../tools/local-aws/fauxqs';
 import { captureOutput, jsonLogLines } from '../../support/load-handler';
 import { ProcessorHarness } from '../../support/processor-harness';
@@ -61,7 +62,7 @@ it('fails the record while the query API times out, then publishes once it answe
   expect(h.events.ofType(T.BOLETO_SETTLED)).toHaveLength(1);
 });
 
-it('moves the message to the DLQ after maxReceiveCount receives when the bank stays down, publishing nothing', async () => {
+it('quarantines the message itself on its last receive when the bank stays down, with the last error as the reason, publishing nothing', async () => {
   const notification = await settlementNotification();
   await h.control.setFaults({ api: [{ scope: 'all', status: 503 }] });
   const id = await h.enqueue('boleto', notification);
@@ -69,8 +70,8 @@ it('moves the message to the DLQ after maxReceiveCount receives when the bank st
   const { output } = await captureOutput(() => h.drain(60_000));
   expect(h.events.events).toHaveLength(0);
   const dead = await drainQueue(h.sqs, h.dlqUrl);
-  expect(dead.map((m) => m.MessageId)).toEqual([id]);
-  expect(dead[0].MessageAttributes?.[QuarantineAttribute.REASON]).toBeUndefined();
+  expect(dead.map((m) => m.MessageAttributes?.[QuarantineAttribute.SOURCE_MESSAGE_ID]?.StringValue)).toEqual([id]);
+  expect(dead[0].MessageAttributes?.[QuarantineAttribute.REASON]?.StringValue).toMatch(/^failed on its last receive \(3 of 3\): boleto query .* HTTP 503/);
   const failures = jsonLogLines(output).filter((line) => line.message === 'A bank call failed; the notification will be retried');
-  expect(failures.map((line) => line.receiveCount)).toEqual([1, 2, 3]);
+  expect(failures.map((line) => line.receiveCount)).toEqual([1, 2]);
 });

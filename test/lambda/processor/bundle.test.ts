@@ -6,7 +6,8 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { drainQueue } from '../../../tools/local-aws/fauxqs';
 import { ProcessorHarness } from '../../support/processor-harness';
-import { BankEventDetailType as T, QuarantineAttribute } from '../../../lambda/shared/processor-contract';
+import { BankEventDetailType as T } from '../../../lambda/shared/event-contract';
+import { QuarantineAttribute } from '../../../lambda/shared/processor-contract';
 import { captureOutput } from '../../support/load-handler';
 
 let h: ProcessorHarness;
@@ -39,17 +40,19 @@ it('publishes exactly one Boleto Settled for a settled boleto, with the verified
   const [event] = h.events.events;
   expect(event).toMatchObject({ source: 'cdk-bank-webhooks', detailType: T.BOLETO_SETTLED });
   expect(event.detail).toMatchObject({
-    idempotencyKey: `boleto-event:${String(notification.idEventoWebhook)}`,
+    version: '2',
+    idempotencyKey: expect.stringMatching(new RegExp(`^boleto:54321:${nossoNumero}#1:settled:\\d{4}-\\d{2}-\\d{2}:15025$`)),
+    trigger: 'webhook',
+    account: { cooperativa: '0101', posto: '02', codigoBeneficiario: '54321' },
+    subject: { kind: 'boleto', id: `boleto:54321:${nossoNumero}`, sequence: 1, nossoNumero, codigoBeneficiario: '54321' },
+    state: { status: 'LIQUIDADO', statusClass: 'settled', settlement: { amount: { cents: 15025, decimal: '150.25' } } },
     matchesNotification: true,
     mismatches: [],
-    status: 'LIQUIDADO',
-    statusClass: 'settled',
-    boleto: { nossoNumero, movimento: 'LIQUIDACAO_PIX', codigoBeneficiario: '54321' },
-    verified: { nossoNumero, situacao: 'LIQUIDADO', dadosLiquidacao: { valor: '150.25' } },
-    notification,
-    requestId: 'req-settled',
+    bankAnswer: { nossoNumero, situacao: 'LIQUIDADO', dadosLiquidacao: { valor: '150.25' } },
+    notification: { requestId: 'req-settled', id: notification.idEventoWebhook, claim: { status: 'LIQUIDACAO_PIX', statusClass: 'settled' }, body: notification },
     attempt: 1,
   });
+  expect(event.detail.state.settlement.date).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}-03:00$/);
   expect(await h.queueDepth(h.dlqUrl)).toBe(0);
 });
 
@@ -60,6 +63,29 @@ it('publishes one event when the same boleto event is delivered three times', as
 
   expect(h.events.ofType(T.BOLETO_SETTLED)).toHaveLength(1);
   expect(output.match(/Duplicate suppressed/g)).toHaveLength(2);
+});
+
+it('publishes nothing more for a settlement announced again under new notification ids (re-sent or forged)', async () => {
+  const { notification } = await settledBoleto('42.00');
+  await h.enqueue('boleto', notification);
+  await h.drain();
+  for (let i = 0; i < 5; i++) await h.enqueue('boleto', { ...notification, idEventoWebhook: `again-${i}` });
+  await h.enqueue('boleto', Array.from({ length: 20 }, (_, i) => ({ ...notification, idEventoWebhook: `forged-${i}` })));
+  await h.drain();
+  expect(h.events.events.map((e) => e.detailType)).toEqual([T.BOLETO_SETTLED]);
+  expect(await h.queueDepth(h.dlqUrl)).toBe(0);
+});
+
+it('gives settle → reverse → settle again three events, ordered by the subject\'s sequence', async () => {
+  const { nossoNumero, notification } = await settledBoleto('55.00');
+  await h.enqueue('boleto', notification);
+  await h.drain();
+  await h.enqueue('boleto', (await h.control.reverseBoleto(nossoNumero)).notification);
+  await h.drain();
+  await h.enqueue('boleto', (await h.control.settleBoleto(nossoNumero, { valor: '55.00' })).notification);
+  await h.drain();
+  expect(h.events.events.map((e) => [e.detailType, e.detail.subject.sequence])).toEqual([[T.BOLETO_SETTLED, 1], [T.BOLETO_SETTLEMENT_REVERSED, 2], [T.BOLETO_SETTLED, 3]]);
+  expect(h.events.events[1].detail.reverses).toEqual(h.events.events[0].detail.state.settlement);
 });
 
 it('quarantines a body that is not JSON in the DLQ with its reason', async () => {
@@ -82,26 +108,27 @@ it('publishes a reversal as Boleto Settlement Reversed after the settlement', as
 
   expect(h.events.events.map((e) => e.detailType)).toEqual([T.BOLETO_SETTLED, T.BOLETO_SETTLEMENT_REVERSED]);
   expect(h.events.events[1].detail).toMatchObject({
-    matchesNotification: true, status: 'EM CARTEIRA', statusClass: 'open',
-    boleto: { nossoNumero, movimento: 'ESTORNO_LIQUIDACAO_REDE' }, verified: { dadosLiquidacao: null },
+    matchesNotification: true, state: { status: 'EM CARTEIRA', statusClass: 'open' }, subject: { nossoNumero, sequence: 2 },
+    notification: { claim: { status: 'ESTORNO_LIQUIDACAO_REDE' } }, bankAnswer: { dadosLiquidacao: null },
   });
 });
 
-it('publishes a reversal that arrives before its settlement, and what the bank says about the settlement after the last attempt', async () => {
+it('publishes nothing financial for a settlement reversed before either was verified, and records the settlement as not confirmed', async () => {
   const { nossoNumero, notification: settlement } = await settledBoleto('61.00');
   const reversal = await h.control.reverseBoleto(nossoNumero);
   await h.enqueue('boleto', reversal.notification);
   await h.enqueue('boleto', settlement);
   await h.drain();
 
-  expect(h.events.events.map((e) => e.detailType).sort()).toEqual([T.BOLETO_NOT_CONFIRMED, T.BOLETO_SETTLEMENT_REVERSED]);
-  // The settlement is never published as settled: the bank says the boleto is open.
-  expect(h.events.ofType(T.BOLETO_NOT_CONFIRMED)[0].detail).toMatchObject({
+  // The bank shows the boleto open and nothing was published as settled: nothing to reverse, and
+  // the settlement is never published as settled.
+  expect(h.events.events.map((e) => e.detailType)).toEqual([T.NOTIFICATION_NOT_CONFIRMED]);
+  expect(h.events.ofType(T.NOTIFICATION_NOT_CONFIRMED)[0].detail).toMatchObject({
     matchesNotification: false,
-    status: 'EM CARTEIRA',
+    state: { status: 'EM CARTEIRA', statusClass: 'open' },
     mismatches: ['LIQUIDACAO_PIX needs a settled boleto, the bank says situacao "EM CARTEIRA" (open)'],
     attempt: 2,
-    notification: settlement,
+    notification: { body: settlement },
   });
   expect(h.events.ofType(T.BOLETO_SETTLED)).toHaveLength(0);
 });
@@ -112,7 +139,7 @@ it('publishes written-off and rejected boletos', async () => {
   await h.enqueue('boleto', (await h.control.cancelBoleto(a.nossoNumero)).notification);
   await h.enqueue('boleto', (await h.control.rejectBoleto(b.nossoNumero)).notification);
   await h.drain();
-  expect(h.events.events.map((e) => [e.detailType, (e.detail.boleto as { nossoNumero: string }).nossoNumero]).sort()).toEqual([
+  expect(h.events.events.map((e) => [e.detailType, e.detail.subject.nossoNumero]).sort()).toEqual([
     [T.BOLETO_REJECTED, b.nossoNumero], [T.BOLETO_WRITTEN_OFF, a.nossoNumero],
   ].sort());
 });
@@ -128,11 +155,27 @@ it('verifies Pix statuses over mutual TLS: one event per verified status, duplic
   await h.drain();
 
   const events = h.events.ofType(T.PAYMENT_STATUS_VERIFIED);
-  expect(events.map((e) => [e.detail.status, e.detail.statusClass, e.detail.idempotencyKey])).toEqual([
-    ['RECEBIDO', 'pending', `payment:pix:${id}:RECEBIDO`],
-    ['EFETIVADO', 'settled', `payment:pix:${id}:EFETIVADO`],
+  expect(events.map((e) => [e.detail.state.status, e.detail.state.statusClass, e.detail.idempotencyKey])).toEqual([
+    ['RECEBIDO', 'pending', `payment:pix:${id}#1:RECEBIDO`],
+    ['EFETIVADO', 'settled', `payment:pix:${id}#2:EFETIVADO`],
   ]);
-  expect(events[1].detail).toMatchObject({ matchesNotification: true, payment: { type: 'pix', idTransacao: id, notifiedStatus: 'EFETIVADO' }, verified: { status: 'EFETIVADO', valorPagamento: '33.10' } });
+  expect(events[1].detail).toMatchObject({
+    matchesNotification: true, account: { cooperativa: '0101', conta: '123456' },
+    subject: { kind: 'payment', paymentKind: 'pix', idTransacao: id, sequence: 2 },
+    state: { amount: { cents: 3310, decimal: '33.10' } }, previousState: { status: 'RECEBIDO' },
+    bankAnswer: { status: 'EFETIVADO', valorPagamento: '33.10' },
+  });
+});
+
+it('publishes a Pix as settled when its EFETIVADO notification was lost: the late look at RECEBIDO finds it paid', async () => {
+  const received = await h.control.createPayment({ tipo: 'pix', valor: '18.00' });
+  await h.control.settlePayment('pix', received.payment.idTransacao);
+  // Only the RECEBIDO notification reaches the queue.
+  await h.enqueue('payments', received.payment);
+  await h.drain();
+  expect(h.events.events.map((e) => [e.detailType, e.detail.state.status, e.detail.state.statusClass, e.detail.matchesNotification])).toEqual([
+    [T.PAYMENT_STATUS_VERIFIED, 'EFETIVADO', 'settled', false],
+  ]);
 });
 
 it('verifies paid boletos and tax payments, including a rejection', async () => {
@@ -142,37 +185,47 @@ it('verifies paid boletos and tax payments, including a rejection', async () => 
   await h.enqueue('payments', (await h.control.rejectPayment('tributos', tax.payment.idTransacao, { motivo: 'Saldo insuficiente' })).payment);
   await h.drain();
 
-  const byType = Object.fromEntries(h.events.events.map((e) => [(e.detail.payment as { type: string }).type, e.detail]));
-  expect(byType.boleto).toMatchObject({ status: 'EFETIVADO', statusClass: 'settled', matchesNotification: true });
-  expect(byType.tributos).toMatchObject({ status: 'REJEITADO', statusClass: 'rejected', verified: { motivoRejeicao: 'Saldo insuficiente' } });
+  const byType = Object.fromEntries(h.events.events.map((e) => [e.detail.subject.paymentKind, e.detail]));
+  expect(byType.boleto).toMatchObject({ state: { status: 'EFETIVADO', statusClass: 'settled' }, matchesNotification: true });
+  expect(byType.tributos).toMatchObject({ state: { status: 'REJEITADO', statusClass: 'rejected' }, bankAnswer: { motivoRejeicao: 'Saldo insuficiente' } });
 });
 
-it('retries a payment notification the query does not reflect yet, and publishes once it does', async () => {
+it('publishes what the bank shows at once, and looks again until it shows what the notification claims', async () => {
   const created = await h.control.createPayment({ tipo: 'pix', valor: '20.00' });
   const id = created.payment.idTransacao;
   // The notification says EFETIVADO before the bank's query does.
   await h.enqueue('payments', { ...created.payment, status: 'EFETIVADO' });
   const first = await h.source.pollOnce(1);
   expect(first).toMatchObject({ received: 1, failed: 1 });
-  expect(h.events.events).toHaveLength(0);
+  // RECEBIDO was not published yet: it is the bank's state, so it is published now.
+  expect(h.events.events.map((e) => [e.detail.state.status, e.detail.matchesNotification])).toEqual([['RECEBIDO', false]]);
 
   await h.control.settlePayment('pix', id);
   await h.drain();
-  expect(h.events.events).toHaveLength(1);
-  expect(h.events.events[0].detail).toMatchObject({ status: 'EFETIVADO', matchesNotification: true, attempt: 2 });
+  expect(h.events.events).toHaveLength(2);
+  expect(h.events.events[1].detail).toMatchObject({ state: { status: 'EFETIVADO' }, matchesNotification: true, attempt: 2, subject: { sequence: 2 } });
 });
 
-it('retries after a PutEvents partial failure and publishes exactly one event', async () => {
+it('sends again an entry PutEvents did not accept, inside the invocation, and publishes exactly one event', async () => {
   const { notification } = await settledBoleto('12.34');
   h.events.failNextEntries(1);
+  await h.enqueue('boleto', notification);
+  expect(await h.source.pollOnce(1)).toMatchObject({ received: 1, failed: 0 });
+  expect(h.events.ofType(T.BOLETO_SETTLED)).toHaveLength(1);
+});
+
+it('retries a record whose events EventBridge keeps refusing, and publishes exactly one event once it accepts', async () => {
+  const { notification } = await settledBoleto('12.35');
+  h.events.failNextEntries(3);
   await h.enqueue('boleto', notification);
   const first = await h.source.pollOnce(1);
   expect(first).toMatchObject({ received: 1, failed: 1 });
   expect(h.events.events).toHaveLength(0);
 
   await h.drain();
+  // The event written with the state on the first receive is the one published.
   expect(h.events.ofType(T.BOLETO_SETTLED)).toHaveLength(1);
-  expect(h.events.events[0].detail).toMatchObject({ attempt: 2 });
+  expect(h.events.events[0].detail).toMatchObject({ attempt: 1, subject: { sequence: 1 } });
 });
 
 it('yields one event when two processor instances race on the same change', async () => {
@@ -238,7 +291,24 @@ it('quarantines a boleto event the bank never knows, after the last attempt', as
   await h.drain();
   expect(h.events.events).toHaveLength(0);
   const [message] = await drainQueue(h.sqs, h.dlqUrl);
-  expect(message.MessageAttributes?.[QuarantineAttribute.REASON]?.StringValue).toContain('the bank\'s query does not know it after every verification attempt: boleto query (nossoNumero 999999999) failed with HTTP 404');
+  expect(message.MessageAttributes?.[QuarantineAttribute.REASON]?.StringValue).toContain('the bank\'s query refuses it after every verification attempt: boleto query (nossoNumero 999999999) failed with HTTP 404');
+});
+
+it('never publishes another beneficiary\'s settled boleto notified on our route', async () => {
+  const theirs = await h.control.createBoleto({ valor: '70.00', beneficiario: '99999' });
+  const change = await h.control.settleBoleto(theirs.nossoNumero);
+  const named = change.notification as Record<string, unknown>;
+  const { beneficiario: _b, ...unnamed } = named;
+  await h.enqueue('boleto', named);
+  await h.enqueue('boleto', { ...unnamed, idEventoWebhook: 'unnamed-1' });
+  await h.drain();
+  expect(h.events.events).toEqual([]);
+  const reasons = (await drainQueue(h.sqs, h.dlqUrl)).map((m) => m.MessageAttributes?.[QuarantineAttribute.REASON]?.StringValue).sort();
+  expect(reasons).toEqual([
+    `boleto event ${String(named.idEventoWebhook)} names beneficiary 99999, not this receiver's 54321: it is not ours to verify`,
+    // Asked about our beneficiary only, the bank does not know the boleto.
+    expect.stringContaining(`the bank's query refuses it after every verification attempt`),
+  ]);
 });
 
 it('never logs a credential, and its logs carry no notification bodies', async () => {

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import { BankWebhooksExampleStack } from '../../../examples/basic-receiver/app';
-import { BankEventDetailType as T } from '../../../lambda/shared/processor-contract';
+import { BankEventDetailType as T } from '../../../lambda/shared/event-contract';
 import { LocalRunner } from '../../../tools/local-runner/runner';
 
 jest.setTimeout(120_000);

@@ -3,57 +3,36 @@
  * verified boleto event, in the same order, with the processor's clients and record concurrency,
  * and nothing else: no parsing beyond the two ids, no verification, no logs or metrics.
  *
- * `writes: 2` (the processor's calls): the conditional write claiming the key, the bank query,
- * PutEvents, and the write marking the key done. The two writes are the very requests the
- * processor's idempotency layer sends (Powertools' DynamoDB persistence layer, called directly:
- * the same condition, which also takes over an expired or abandoned claim, and the same update),
- * without the handler around them. `writes: 1`: the query, one plain write and PutEvents, which
- * is as little as any verifying publisher can do, though without a claim it cannot publish
- * exactly once. Bundled like a handler by `npm run bench`; never deployed.
+ * `writes: 2` (the processor's calls): the consistent read of the subject's record, the bank
+ * query, the conditional write of the new state with its event in the outbox, PutEvents, and the
+ * update clearing the outbox. The store calls are the very requests the processor's subject store
+ * sends (DynamoDbSubjectStore, called directly), without the processor around them. `writes: 1`:
+ * the query, one plain write and PutEvents, which is as little as any verifying publisher can
+ * do, though without a conditional record it cannot publish exactly once. Bundled like a handler
+ * by `npm run bench`; never deployed.
  */
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { IdempotencyRecordStatus } from '@aws-lambda-powertools/idempotency';
-import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
-import { IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
 import type { SQSEvent } from 'aws-lambda';
 import { BankClient, credentialsFromSecret } from '../../../lambda/shared/bank-client';
 import { readBankConnection } from '../../../lambda/shared/bank-connection';
 import { IdempotencyTable, ProcessorDefaults, readProcessorSettings } from '../../../lambda/shared/processor-contract';
 import { decodeStoredNotification } from '../../../lambda/shared/receiver-contract';
+import { StatusClass } from '../../../lambda/shared/event-contract';
 import { mapConcurrently } from '../../../lambda/processor/processor';
 import { PROCESSOR_CLIENT_CONFIG } from '../../../lambda/processor/clients';
-import { persistenceLayerOptions } from '../../../lambda/processor/idempotency';
+import { DynamoDbSubjectStore, newOutboxId } from '../../../lambda/processor/subject-store';
 
 const settings = readProcessorSettings(process.env);
 const connection = readBankConnection(process.env);
 const dynamo = new DynamoDBClient(PROCESSOR_CLIENT_CONFIG);
 
-/** The persistence layer's two writes, as the processor's `dynamoDbOnce` configures it. */
-class IdempotencyWrites extends DynamoDBPersistenceLayer {
-  claim(key: string, deadline: number): Promise<void> {
-    return this._putRecord(new IdempotencyRecord({
-      idempotencyKey: key, status: IdempotencyRecordStatus.INPROGRESS, expiryTimestamp: this.expiresAt(), inProgressExpiryTimestamp: deadline,
-    }));
-  }
-
-  complete(key: string): Promise<void> {
-    return this._updateRecord(new IdempotencyRecord({
-      idempotencyKey: key, status: IdempotencyRecordStatus.COMPLETED, expiryTimestamp: this.expiresAt(), responseData: { done: true },
-    }));
-  }
-
-  private expiresAt(): number {
-    return Math.round(Date.now() / 1000 + settings.idempotencyTtlSeconds);
-  }
-}
-
-const idempotency = new IdempotencyWrites(persistenceLayerOptions(dynamo, settings.idempotencyTableName));
+const store = new DynamoDbSubjectStore(dynamo, settings.idempotencyTableName, settings.idempotencyTtlSeconds);
 const events = new EventBridgeClient(PROCESSOR_CLIENT_CONFIG);
 const bank = new BankClient({ settings: connection, credentials: credentialsFromSecret(new SecretsManagerClient(PROCESSOR_CLIENT_CONFIG), connection.credentialsSecretArn) });
 
-/** The processor's calls: claim, query, publish, mark done. */
+/** The processor's calls: read the record, query, write state and outbox, publish, clear the outbox. */
 export function handler(event: SQSEvent): Promise<{ published: number }> {
   return verifyAll(event, 2);
 }
@@ -70,11 +49,14 @@ async function verifyAll(event: SQSEvent, writes: 1 | 2): Promise<{ published: n
     const { body } = decodeStoredNotification(record.body);
     const notification = JSON.parse(body.toString('utf8')) as { idEventoWebhook: string; nossoNumero: string };
     const key = `floor#${writes}#${notification.idEventoWebhook}`;
-    if (writes === 2) await idempotency.claim(key, deadline);
+    const subject = writes === 2 ? await store.read(key) : undefined;
     const verified = await bank.queryBoleto(connection.account.codigoBeneficiario, notification.nossoNumero, deadline);
-    if (writes === 1) await dynamo.send(new PutItemCommand({ TableName: settings.idempotencyTableName, Item: { [IdempotencyTable.KEY]: { S: key }, status: { S: 'COMPLETED' } } }));
-    await events.send(new PutEventsCommand({ Entries: [{ EventBusName: settings.eventBusName, Source: settings.eventSource, DetailType: 'floor', Detail: JSON.stringify({ verified, notification }) }] }));
-    if (writes === 2) await idempotency.complete(key);
+    const detail = JSON.stringify({ verified, notification });
+    const outbox = { id: newOutboxId(), leaseUntil: deadline, entries: [{ detailType: 'floor', detail }] };
+    if (writes === 2) await store.write(key, subject!.version, { sequence: 1, state: { status: String(verified.situacao), statusClass: StatusClass.SETTLED }, history: [], seen: [notification.idEventoWebhook], outbox });
+    else await dynamo.send(new PutItemCommand({ TableName: settings.idempotencyTableName, Item: { [IdempotencyTable.KEY]: { S: key }, status: { S: 'COMPLETED' } } }));
+    await events.send(new PutEventsCommand({ Entries: [{ EventBusName: settings.eventBusName, Source: settings.eventSource, DetailType: 'floor', Detail: detail }] }));
+    if (writes === 2) await store.clearOutbox(key, outbox.id);
     published++;
   });
   return { published };

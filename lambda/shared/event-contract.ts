@@ -1,0 +1,252 @@
+/**
+ * The contract of the events the settlement processor publishes (detail version 2): detail
+ * types, enums and the detail of each. The processor builds these; `lib/` exports them to
+ * consumers; `npm run schemas` generates one JSON Schema per detail type from these very
+ * interfaces (schemas/events/, shipped in the package), so the types and the schemas cannot
+ * drift. jsii-safe: interfaces, string enums, no unions.
+ */
+
+/** Version of the detail's shape. */
+export const EVENT_DETAIL_VERSION = '2';
+
+/** The `detail-type` of every event the processor publishes. */
+export enum BankEventDetailType {
+  /** The bank shows the boleto settled with a settlement not published before. */
+  BOLETO_SETTLED = 'Boleto Settled',
+  /** The bank no longer shows a settlement that was published: it was reversed (`reverses` names it). */
+  BOLETO_SETTLEMENT_REVERSED = 'Boleto Settlement Reversed',
+  /** The bank shows the boleto written off (BAIXADO). */
+  BOLETO_WRITTEN_OFF = 'Boleto Written Off',
+  /** The bank shows the boleto rejected. */
+  BOLETO_REJECTED = 'Boleto Rejected',
+  /** A payment's status, as the payment query answers it, changed. */
+  PAYMENT_STATUS_VERIFIED = 'Payment Status Verified',
+  /**
+   * Informational: a notification claimed a state the bank never showed, after every
+   * verification attempt. Never a settlement: nothing financial follows from it.
+   */
+  NOTIFICATION_NOT_CONFIRMED = 'Notification Not Confirmed',
+}
+
+/** What made the processor look at the bank. */
+export enum EventTrigger {
+  /** A notification the bank delivered to the receiver. */
+  WEBHOOK = 'webhook',
+  /** A reconciliation sweep (reserved). */
+  RECONCILIATION = 'reconciliation',
+  /** A replay of stored notifications (reserved). */
+  REPLAY = 'replay',
+}
+
+/** What an event is about. */
+export enum SubjectKind {
+  BOLETO = 'boleto',
+  PAYMENT = 'payment',
+}
+
+/** The payment kinds of the payments API. */
+export enum PaymentKind {
+  PIX = 'pix',
+  BOLETO = 'boleto',
+  TRIBUTOS = 'tributos',
+}
+
+/** The class of a verified status under the configured mappings. */
+export enum StatusClass {
+  /** Boleto LIQUIDADO…, payment EFETIVADO (by default). */
+  SETTLED = 'settled',
+  /** A boleto that is not settled, written off or rejected. */
+  OPEN = 'open',
+  WRITTEN_OFF = 'writtenOff',
+  REJECTED = 'rejected',
+  /** A payment not final yet (RECEBIDO, AGENDADO, EM_PROCESSAMENTO by default). */
+  PENDING = 'pending',
+  CANCELLED = 'cancelled',
+  /** A payment returned after it was made (ESTORNADO, DEVOLVIDO by default). */
+  REVERSED = 'reversed',
+  /** A status no mapping names. */
+  UNKNOWN = 'unknown',
+}
+
+/** The account the event belongs to (this receiver's), as the subject's kind has it. */
+export interface EventAccount {
+  /** Cooperative code. */
+  readonly cooperativa: string;
+  /** Branch code. */
+  readonly posto: string;
+  /** Account number (payment events). */
+  readonly conta?: string;
+  /** Beneficiary code of boleto collection (boleto events). */
+  readonly codigoBeneficiario?: string;
+}
+
+/** A money amount, both ways. */
+export interface EventAmount {
+  /** Whole cents. */
+  readonly cents: number;
+  /** The bank's decimal string with two places, such as "250.75". */
+  readonly decimal: string;
+}
+
+/** A boleto settlement as the bank's query shows it (`dadosLiquidacao`). */
+export interface BoletoSettlement {
+  /** Identity of the settlement: its bank day and amount in cents, such as "2025-06-03:25075". */
+  readonly id: string;
+  /**
+   * When it was settled, ISO 8601 in the bank's offset (`2025-06-03T14:05:09.120-03:00`), or the
+   * bank day alone (`2025-06-03`) when the bank gives no time.
+   */
+  readonly date: string;
+  readonly amount: EventAmount;
+}
+
+/** What the event is about, and where this event stands in its history. */
+export interface EventSubject {
+  readonly kind: SubjectKind;
+  /** Stable id of the subject: `boleto:<codigoBeneficiario>:<nossoNumero>` or `payment:<kind>:<idTransacao>`. */
+  readonly id: string;
+  /**
+   * Position of this change in the subject's published history, from 1, with no gaps.
+   * EventBridge does not keep order: sort a subject's events by it.
+   */
+  readonly sequence: number;
+  /** Boleto subjects. */
+  readonly nossoNumero?: string;
+  /** Boleto subjects. */
+  readonly codigoBeneficiario?: string;
+  /** Payment subjects. */
+  readonly paymentKind?: PaymentKind;
+  /** Payment subjects. */
+  readonly idTransacao?: string;
+}
+
+/** A verified state of a subject. */
+export interface VerifiedState {
+  /** The bank's status text: boleto `situacao`, payment `status`. */
+  readonly status: string;
+  readonly statusClass: StatusClass;
+  /** Boleto: its face value; payment: `valorPagamento`. */
+  readonly amount?: EventAmount;
+  /** Boleto: the settlement the query shows, when settled. */
+  readonly settlement?: BoletoSettlement;
+  /** Payment: `dataPagamento`, ISO 8601 in the bank's offset. */
+  readonly paidAt?: string;
+}
+
+/** A part of the event left out for size: how large it was, and its SHA-256 (hex). */
+export interface OmittedPart {
+  readonly bytes: number;
+  readonly sha256: string;
+}
+
+/** What a notification claimed: the change it announced. */
+export interface NotificationClaim {
+  /** Boleto `movimento`, or the payment's `status`. */
+  readonly status: string;
+  /** The class of state it announces. */
+  readonly statusClass: StatusClass;
+  /** `valorLiquidacao` or `valorPagamento`, when given. */
+  readonly amount?: EventAmount;
+}
+
+/** The notification that made the processor look, when one did. */
+export interface EventNotification {
+  /** When the receiver got it. */
+  readonly receivedAt: string;
+  /** API Gateway's request id, also in the access log. */
+  readonly requestId: string;
+  /** The bank's id for it: `idEventoWebhook` (boleto), or the notified status (payments). */
+  readonly id: string;
+  readonly claim: NotificationClaim;
+  /** The notification (one boleto event, or the payment) as received; left out when too large. */
+  readonly body?: { [key: string]: any };
+  /** Set when `body` was left out for size. */
+  readonly bodyOmitted?: OmittedPart;
+}
+
+/**
+ * The detail of a verified change: every detail type but Notification Not Confirmed. Consumers
+ * act on `state` (the bank's answer); `matchesNotification` is information.
+ */
+export interface BankEventDetail {
+  /** "2". */
+  readonly version: string;
+  /** Unique per change, derived from the bank's state and the subject's history; the same on a republished copy. */
+  readonly idempotencyKey: string;
+  readonly trigger: EventTrigger;
+  readonly account: EventAccount;
+  readonly subject: EventSubject;
+  /** The state the bank shows now: what this event reports. */
+  readonly state: VerifiedState;
+  /** The last published state of the subject, when there was one. */
+  readonly previousState?: VerifiedState;
+  /** Boleto Settlement Reversed: the settlement that is no longer there. */
+  readonly reverses?: BoletoSettlement;
+  /** Whether the bank's answer confirms what the notification claimed (information only). Absent without a notification. */
+  readonly matchesNotification?: boolean;
+  /** Where the notification and the bank disagree, in words. */
+  readonly mismatches: string[];
+  /** The bank query's answer; left out when too large. */
+  readonly bankAnswer?: { [key: string]: any };
+  /** Set when `bankAnswer` was left out for size. */
+  readonly bankAnswerOmitted?: OmittedPart;
+  readonly notification?: EventNotification;
+  /** When the bank was asked (ISO 8601, UTC). */
+  readonly verifiedAt: string;
+  /** Receives of the message it took (1 the first time). */
+  readonly attempt: number;
+}
+
+/** Boleto Settled: `state.settlement` is the new settlement. */
+export interface BoletoSettledDetail extends BankEventDetail {
+  readonly state: SettledBoletoState;
+}
+
+/** A settled boleto's state: the settlement is always there. */
+export interface SettledBoletoState extends VerifiedState {
+  readonly settlement: BoletoSettlement;
+}
+
+/** Boleto Settlement Reversed: `reverses` is the settlement that was published and is gone. */
+export interface BoletoSettlementReversedDetail extends BankEventDetail {
+  readonly reverses: BoletoSettlement;
+}
+
+/** Notification Not Confirmed: the bank never showed what a notification claimed. */
+export interface NotificationNotConfirmedDetail {
+  /** "2". */
+  readonly version: string;
+  /** Derived from the notification (its id and a hash of its body): one per notification. */
+  readonly idempotencyKey: string;
+  readonly trigger: EventTrigger;
+  readonly account: EventAccount;
+  /** The subject, with the sequence of its last published change (0 when none). */
+  readonly subject: EventSubject;
+  /** What the bank shows instead. */
+  readonly state: VerifiedState;
+  readonly matchesNotification: boolean;
+  readonly mismatches: string[];
+  readonly bankAnswer?: { [key: string]: any };
+  readonly bankAnswerOmitted?: OmittedPart;
+  readonly notification: EventNotification;
+  readonly verifiedAt: string;
+  readonly attempt: number;
+}
+
+/** The interface (in this module) each detail type's detail satisfies: the schema generator's input. */
+export const DETAIL_INTERFACE_OF_TYPE: Readonly<Record<BankEventDetailType, string>> = {
+  [BankEventDetailType.BOLETO_SETTLED]: 'BoletoSettledDetail',
+  [BankEventDetailType.BOLETO_SETTLEMENT_REVERSED]: 'BoletoSettlementReversedDetail',
+  [BankEventDetailType.BOLETO_WRITTEN_OFF]: 'BankEventDetail',
+  [BankEventDetailType.BOLETO_REJECTED]: 'BankEventDetail',
+  [BankEventDetailType.PAYMENT_STATUS_VERIFIED]: 'BankEventDetail',
+  [BankEventDetailType.NOTIFICATION_NOT_CONFIRMED]: 'NotificationNotConfirmedDetail',
+};
+
+/** File name of a detail type's JSON Schema under schemas/events/: "Boleto Settled" → "boleto-settled.schema.json". */
+export function schemaFileName(detailType: BankEventDetailType): string {
+  return `${detailType.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.schema.json`;
+}
+
+/** Largest detail published as is (EventBridge takes 256 KB per entry, source and detail type included). */
+export const MAX_DETAIL_BYTES = 250_000;

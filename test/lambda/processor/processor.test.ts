@@ -1,0 +1,224 @@
+/**
+ * The processor's core with fake dependencies: a notification is a reason to look, and what is
+ * published is the bank's verified state, once per change, whatever triggered the look.
+ */
+import { processBatch } from '../../../lambda/processor/processor';
+import { BankEventDetailType as T, StatusClass as C } from '../../../lambda/shared/event-contract';
+import { decodeStoredNotification } from '../../../lambda/shared/receiver-contract';
+import { ProcessorMetric } from '../../../lambda/shared/processor-contract';
+import { BankApiError } from '../../../lambda/shared/bank-errors';
+import { boletoEvent, contextWith, fakeDeps, pixPayment, sqsRecord } from '../../support/processor-records';
+
+type Fakes = ReturnType<typeof fakeDeps>;
+const run = (f: Fakes, records: ReturnType<typeof sqsRecord>[], ms = 30_000) => processBatch({ Records: records }, contextWith(f.clock, ms), f.deps);
+
+describe('identity from the bank', () => {
+  it('publishes one Boleto Settled for a settlement, however many new notification ids announce it', async () => {
+    const f = fakeDeps();
+    f.bank.settle('1001');
+    const result = await run(f, Array.from({ length: 5 }, () => sqsRecord('boleto', boletoEvent('1001'))));
+    await run(f, [sqsRecord('boleto', Array.from({ length: 20 }, () => boletoEvent('1001')))]);
+
+    expect(result.batchItemFailures).toEqual([]);
+    expect(f.published.map((e) => e.detailType)).toEqual([T.BOLETO_SETTLED]);
+    expect(f.published[0].detail).toMatchObject({
+      version: '2', trigger: 'webhook', idempotencyKey: 'boleto:54321:1001#1:settled:2025-06-03:15025',
+      account: { cooperativa: '0101', posto: '02', codigoBeneficiario: '54321' },
+      subject: { kind: 'boleto', id: 'boleto:54321:1001', sequence: 1, nossoNumero: '1001' },
+      state: { statusClass: C.SETTLED, settlement: { date: '2025-06-03T14:05:09.000-03:00', amount: { cents: 15025, decimal: '150.25' } } },
+      matchesNotification: true,
+    });
+  });
+
+  it('skips a re-delivery of the very same notification without asking the bank again', async () => {
+    const f = fakeDeps();
+    f.bank.settle('1001');
+    const event = boletoEvent('1001');
+    await run(f, [sqsRecord('boleto', event)]);
+    await run(f, [sqsRecord('boleto', event), sqsRecord('boleto', [event, event])]);
+    expect(f.bank.queries).toBe(1);
+    expect(f.counts[ProcessorMetric.DUPLICATES]).toBe(3);
+    expect(f.published).toHaveLength(1);
+  });
+
+  it('verifies the same notification id with another body on its own, with a warning', async () => {
+    const f = fakeDeps();
+    f.bank.settle('1001');
+    const event = boletoEvent('1001');
+    await run(f, [sqsRecord('boleto', event)]);
+    await run(f, [sqsRecord('boleto', { ...event, valorLiquidacao: '9999.00' })]);
+    expect(f.bank.queries).toBe(2);
+    expect(f.logs.filter((l) => l.level === 'WARN').map((l) => l.message)).toContain('The bank sent a notification id again with another body; it is verified on its own');
+    expect(f.published.map((e) => e.detailType)).toEqual([T.BOLETO_SETTLED]);
+  });
+
+  it('gives settle → reverse → settle again (same day, same amount) three events in sequence', async () => {
+    const f = fakeDeps();
+    f.bank.settle('1001');
+    await run(f, [sqsRecord('boleto', boletoEvent('1001'))]);
+    f.bank.open('1001');
+    await run(f, [sqsRecord('boleto', boletoEvent('1001', 'ESTORNO_LIQUIDACAO_REDE'))]);
+    f.bank.settle('1001');
+    await run(f, [sqsRecord('boleto', boletoEvent('1001'))]);
+
+    expect(f.published.map((e) => [e.detailType, e.detail.subject.sequence])).toEqual([
+      [T.BOLETO_SETTLED, 1], [T.BOLETO_SETTLEMENT_REVERSED, 2], [T.BOLETO_SETTLED, 3],
+    ]);
+    expect(f.published[1].detail.reverses).toEqual(f.published[0].detail.state.settlement);
+    expect(new Set(f.published.map((e) => e.detail.idempotencyKey)).size).toBe(3);
+  });
+
+  it('publishes the bank\'s state at once when it is ahead of the notification: the lost EFETIVADO is published as settled', async () => {
+    const f = fakeDeps();
+    // The EFETIVADO notification was never delivered; the late look at RECEBIDO finds the payment paid.
+    f.bank.payments.set('tx-1', pixPayment('tx-1', 'EFETIVADO'));
+    const result = await run(f, [sqsRecord('payments', pixPayment('tx-1', 'RECEBIDO'))]);
+
+    expect(result.batchItemFailures).toEqual([]);
+    expect(f.published.map((e) => [e.detailType, e.detail.state.status, e.detail.state.statusClass])).toEqual([[T.PAYMENT_STATUS_VERIFIED, 'EFETIVADO', C.SETTLED]]);
+    expect(f.published[0].detail).toMatchObject({
+      matchesNotification: false, account: { cooperativa: '0101', posto: '02', conta: '123456' },
+      subject: { kind: 'payment', id: 'payment:pix:tx-1', paymentKind: 'pix', idTransacao: 'tx-1', sequence: 1 },
+      notification: { id: 'RECEBIDO', claim: { status: 'RECEBIDO', statusClass: C.PENDING } },
+    });
+    // The late RECEBIDO then adds nothing, and no Not Confirmed: the payment moved on from it.
+    await run(f, [sqsRecord('payments', pixPayment('tx-1', 'RECEBIDO'), { receiveCount: 3 })]);
+    expect(f.published).toHaveLength(1);
+  });
+
+  it('retries a claim the bank does not show yet, and after the last attempt records Notification Not Confirmed, never a settlement', async () => {
+    const f = fakeDeps();
+    f.bank.open('1001');
+    const event = boletoEvent('1001');
+    const first = await run(f, [sqsRecord('boleto', event, { receiveCount: 1 })]);
+    expect(first.batchItemFailures).toHaveLength(1);
+    expect(f.published).toEqual([]);
+    const last = await run(f, [sqsRecord('boleto', event, { receiveCount: 3 })]);
+    expect(last.batchItemFailures).toEqual([]);
+    expect(f.published.map((e) => e.detailType)).toEqual([T.NOTIFICATION_NOT_CONFIRMED]);
+    expect(f.published[0].detail).toMatchObject({
+      matchesNotification: false, state: { statusClass: C.OPEN }, subject: { sequence: 0 },
+      mismatches: ['LIQUIDACAO_PIX needs a settled boleto, the bank says situacao "EM CARTEIRA" (open)'],
+      notification: { id: event.idEventoWebhook, claim: { statusClass: C.SETTLED, amount: { cents: 15025 } } },
+    });
+    // Once: the same notification again publishes nothing more.
+    await run(f, [sqsRecord('boleto', event, { receiveCount: 3 })]);
+    expect(f.published).toHaveLength(1);
+  });
+});
+
+describe('the answer must be ours', () => {
+  it('quarantines a notification naming another beneficiary at once, without asking the bank', async () => {
+    const f = fakeDeps();
+    f.bank.settle('2002', '10.00', undefined, '99999');
+    const record = sqsRecord('boleto', boletoEvent('2002', 'LIQUIDACAO_PIX', '10.00', { beneficiario: '99999' }));
+    await run(f, [record]);
+    expect(f.bank.queries).toBe(0);
+    expect(f.published).toEqual([]);
+    expect(f.quarantined).toEqual([{ messageId: record.messageId, reason: expect.stringContaining('names beneficiary 99999, not this receiver\'s 54321') }]);
+  });
+
+  it('queries only our beneficiary, and never publishes an answer about another', async () => {
+    const f = fakeDeps();
+    f.bank.settle('2002', '10.00', undefined, '99999');
+    const { beneficiario: _none, ...unnamed } = boletoEvent('2002', 'LIQUIDACAO_PIX', '10.00');
+    await run(f, [sqsRecord('boleto', unnamed)]);
+    expect(f.bank.queriedBeneficiaries).toEqual(['54321']);
+    expect(f.published).toEqual([]);
+    expect(f.quarantined[0].reason).toContain('belongs to beneficiary 99999, not this receiver\'s 54321');
+  });
+
+  it('treats a 403 or 404 from a payment query as final after its attempts', async () => {
+    const f = fakeDeps();
+    f.bank.errors.set('tx-9', new BankApiError('pix payment query (idTransacao tx-9)', 403, 'Acesso negado.', false));
+    expect((await run(f, [sqsRecord('payments', pixPayment('tx-9', 'EFETIVADO'), { receiveCount: 2 })])).batchItemFailures).toHaveLength(1);
+    expect(f.quarantined).toEqual([]);
+    await run(f, [sqsRecord('payments', pixPayment('tx-9', 'EFETIVADO'), { receiveCount: 3 })]);
+    expect(f.quarantined[0].reason).toMatch(/refuses it after every verification attempt: .*403/);
+  });
+});
+
+describe('final is final', () => {
+  it('quarantines a message on its last receive with the last error as the reason', async () => {
+    const f = fakeDeps({ settings: { ...fakeDeps().deps.settings, maxVerificationAttempts: 2, maxReceiveCount: 4 } });
+    f.bank.errors.set('1001', new BankApiError('boleto query (nossoNumero 1001)', 503, 'Serviço indisponível.', true, 3));
+    const record = sqsRecord('boleto', boletoEvent('1001'), { receiveCount: 4 });
+    const result = await run(f, [record]);
+    expect(result.batchItemFailures).toEqual([]);
+    expect(f.quarantined).toEqual([{ messageId: record.messageId, reason: expect.stringMatching(/^failed on its last receive \(4 of 4\): .*503/) }]);
+  });
+
+  it('quarantines a body nested too deep to serialize, with the reason', async () => {
+    const f = fakeDeps();
+    const deep = '['.repeat(10_000) + ']'.repeat(10_000);
+    await run(f, [sqsRecord('boleto', deep)]);
+    expect(f.quarantined[0].reason).toMatch(/nests objects or arrays deeper than 32 levels/);
+  });
+});
+
+describe('large bodies', () => {
+  it('reads {"eventos": [...]} like an array', async () => {
+    const f = fakeDeps();
+    f.bank.settle('1001');
+    f.bank.settle('1002');
+    await run(f, [sqsRecord('boleto', { eventos: [boletoEvent('1001'), boletoEvent('1002')] })]);
+    expect(f.published.map((e) => e.detail.subject.nossoNumero).sort()).toEqual(['1001', '1002']);
+  });
+
+  it('asks once per distinct boleto, and sends what the deadline leaves as a new message that publishes the rest once', async () => {
+    const f = fakeDeps();
+    const numbers = Array.from({ length: 60 }, (_, i) => String(3000 + i));
+    for (const n of numbers) f.bank.settle(n);
+    const events = Array.from({ length: 600 }, (_, i) => boletoEvent(numbers[i % 60]));
+    // 100 ms per query and 3.5 s for the invocation: about 25 boletos fit.
+    const result = await run(f, [sqsRecord('boleto', events, { receiveCount: 1 })], 3_500);
+    expect(result.batchItemFailures).toEqual([]);
+    expect(f.requeued).toHaveLength(1);
+    const firstRound = f.published.length;
+    expect(firstRound).toBeGreaterThan(10);
+    expect(f.bank.queries).toBe(firstRound);
+
+    // The new message carries only the events not looked at, and counts from its first receive.
+    const { notification, body } = decodeStoredNotification(f.requeued[0]);
+    expect(JSON.parse(body.toString()).length).toBe((60 - firstRound) * 10);
+    expect(notification.route).toBe('boleto');
+    while (f.requeued.length) {
+      const next = f.requeued.shift()!;
+      await run(f, [{ ...sqsRecord('boleto', {}), body: next }], 3_500);
+    }
+    expect(f.published.map((e) => e.detail.subject.nossoNumero).sort()).toEqual(numbers.sort());
+    expect(f.bank.queries).toBe(60);
+    expect(f.quarantined).toEqual([]);
+  });
+});
+
+describe('concurrency and crashes', () => {
+  it('publishes an outbox a crashed invocation left, once its lease ran out, with the same key', async () => {
+    const f = fakeDeps();
+    f.bank.settle('1001');
+    const event = boletoEvent('1001');
+    // The first invocation writes the state and its event, then dies before publishing.
+    const crashing = fakeDeps();
+    Object.assign(crashing.deps, { store: f.store, bank: f.bank, now: f.clock.now, publish: async () => { throw new Error('the process died'); } });
+    await processBatch({ Records: [sqsRecord('boleto', event)] }, contextWith(f.clock, 5_000), { ...crashing.deps, store: { ...f.store, read: f.store.read.bind(f.store), write: f.store.write.bind(f.store), clearOutbox: f.store.clearOutbox.bind(f.store), takeOutbox: async () => false } });
+    expect([...f.store.records.values()][0].outbox).toBeDefined();
+    f.clock.advance(10_000);
+    await run(f, [sqsRecord('boleto', event)]);
+    expect(f.published).toHaveLength(1);
+    expect(f.published[0].detail.idempotencyKey).toBe('boleto:54321:1001#1:settled:2025-06-03:15025');
+    expect([...f.store.records.values()][0].outbox).toBeUndefined();
+  });
+
+  it('keeps a detail that would pass EventBridge\'s limit: everything but the raw bodies, whose size and hash stay', async () => {
+    const f = fakeDeps();
+    f.bank.settle('1001');
+    f.bank.boletos.get('1001')!.observacao = 'x'.repeat(300_000);
+    await run(f, [sqsRecord('boleto', boletoEvent('1001'))]);
+    const [event] = f.published;
+    expect(event.detailType).toBe(T.BOLETO_SETTLED);
+    expect(event.detail.bankAnswer).toBeUndefined();
+    expect(event.detail.bankAnswerOmitted).toEqual({ bytes: expect.any(Number), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(event.detail.bankAnswerOmitted.bytes).toBeGreaterThan(300_000);
+    expect(event.detail.state.settlement.amount.cents).toBe(15025);
+  });
+});

@@ -1,0 +1,148 @@
+/**
+ * Record factories and fake dependencies for pure unit tests of the processor's core (as
+ * Powertools' batch tests do): SQS records holding the receiver's envelope, a bank whose answers
+ * a test sets, the in-memory subject store, and a bus, a quarantine and a queue that record what
+ * they are given. A clock the fake bank advances per query makes deadlines testable without waiting.
+ */
+import { randomUUID } from 'node:crypto';
+import type { SQSRecord } from 'aws-lambda';
+import type { BankQueries, ProcessorDeps, PublishEntry } from '../../lambda/processor/processor';
+import { MemorySubjectStore } from '../../lambda/processor/subject-store';
+import type { BankAccountSettings, PaymentType } from '../../lambda/shared/bank-connection';
+import { BankApiError } from '../../lambda/shared/bank-errors';
+import { ProcessorDefaults, type ProcessorSettings } from '../../lambda/shared/processor-contract';
+import { encodeStoredNotification, type Route } from '../../lambda/shared/receiver-contract';
+
+export const ACCOUNT: BankAccountSettings = { cooperativa: '0101', posto: '02', conta: '123456', documento: '12345678000199', codigoBeneficiario: '54321' };
+
+export const SETTINGS: ProcessorSettings = {
+  eventBusName: 'bus',
+  eventSource: ProcessorDefaults.eventSource,
+  idempotencyTableName: 'table',
+  idempotencyTtlSeconds: ProcessorDefaults.idempotencyTtlSeconds,
+  quarantineQueueUrl: 'https://sqs.local/dlq',
+  queueUrl: 'https://sqs.local/queue',
+  maxReceiveCount: 5,
+  maxVerificationAttempts: 3,
+  safetyMarginMs: 500,
+  boletoStatuses: ProcessorDefaults.boletoStatuses,
+  boletoMovements: ProcessorDefaults.boletoMovements,
+  paymentStatuses: ProcessorDefaults.paymentStatuses,
+};
+
+/** An SQS record as Lambda delivers it, holding `body` stored by the receiver on `route`. */
+export function sqsRecord(route: Route, body: unknown, options: { receiveCount?: number; requestId?: string } = {}): SQSRecord {
+  const raw = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+  return {
+    messageId: randomUUID(),
+    receiptHandle: 'rh',
+    body: encodeStoredNotification({ route, receivedAt: '2025-06-03T17:05:10.000Z', requestId: options.requestId ?? randomUUID(), contentType: 'application/json' }, raw),
+    attributes: { ApproximateReceiveCount: String(options.receiveCount ?? 1), SentTimestamp: '0', SenderId: 'x', ApproximateFirstReceiveTimestamp: '0' },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:sa-east-1:111111111111:queue',
+    awsRegion: 'sa-east-1',
+  };
+}
+
+/** A boleto event as the bank delivers it. */
+export function boletoEvent(nossoNumero: string, movimento = 'LIQUIDACAO_PIX', valorLiquidacao = '150.25', extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { agencia: '0101', posto: '02', beneficiario: '54321', nossoNumero, dataEvento: [2025, 6, 3, 14, 5, 9, 0], movimento, valorLiquidacao, idEventoWebhook: randomUUID(), ...extra };
+}
+
+/** A Pix payment body (the notification equals the query's answer). */
+export function pixPayment(idTransacao: string, status: string, valorPagamento = '33.10'): Record<string, unknown> {
+  return { idPagamentoPix: 7, idTransacao, status, valorPagamento, endToEnd: `E${idTransacao}` };
+}
+
+/** A bank whose boleto and payment answers the test sets; counts queries and advances the clock. */
+export class FakeBank implements BankQueries {
+  readonly boletos = new Map<string, Record<string, unknown>>();
+  readonly payments = new Map<string, Record<string, unknown>>();
+  readonly errors = new Map<string, BankApiError>();
+  queries = 0;
+  queriedBeneficiaries: string[] = [];
+
+  constructor(private readonly clock: FakeClock, private readonly queryMs = 100) {}
+
+  settle(nossoNumero: string, valor = '150.25', data: unknown = [2025, 6, 3, 14, 5, 9, 0], codigoBeneficiario = '54321'): void {
+    this.boletos.set(nossoNumero, { codigoBeneficiario, nossoNumero, valor: '150.25', situacao: 'LIQUIDADO', dadosLiquidacao: { data, valor } });
+  }
+
+  open(nossoNumero: string): void {
+    this.boletos.set(nossoNumero, { codigoBeneficiario: '54321', nossoNumero, valor: '150.25', situacao: 'EM CARTEIRA', dadosLiquidacao: null });
+  }
+
+  async queryBoleto(codigoBeneficiario: string, nossoNumero: string): Promise<Record<string, unknown>> {
+    this.queries++;
+    this.queriedBeneficiaries.push(codigoBeneficiario);
+    this.clock.advance(this.queryMs);
+    const error = this.errors.get(nossoNumero);
+    if (error) throw error;
+    const answer = this.boletos.get(nossoNumero);
+    if (!answer) throw new BankApiError(`boleto query (nossoNumero ${nossoNumero})`, 404, 'Boleto não encontrado.', false);
+    return structuredClone(answer);
+  }
+
+  async queryPayment(_type: PaymentType, idTransacao: string): Promise<Record<string, unknown>> {
+    this.queries++;
+    this.clock.advance(this.queryMs);
+    const error = this.errors.get(idTransacao);
+    if (error) throw error;
+    const answer = this.payments.get(idTransacao);
+    if (!answer) throw new BankApiError(`pix payment query (idTransacao ${idTransacao})`, 404, 'Pagamento não encontrado.', false);
+    return structuredClone(answer);
+  }
+}
+
+export class FakeClock {
+  constructor(public time = Date.UTC(2025, 5, 3, 18)) {}
+
+  now = (): number => this.time;
+
+  advance(ms: number): void {
+    this.time += ms;
+  }
+}
+
+/** Everything the core needs, in memory, and what it did. */
+export function fakeDeps(overrides: Partial<ProcessorDeps> = {}) {
+  const clock = new FakeClock();
+  const bank = new FakeBank(clock);
+  const store = new MemorySubjectStore();
+  const published: Array<{ detailType: string; detail: Record<string, any> }> = [];
+  const quarantined: Array<{ messageId: string; reason: string }> = [];
+  const requeued: string[] = [];
+  const logs: Array<{ level: string; message: string; extra: Record<string, unknown> }> = [];
+  const counts: Record<string, number> = {};
+  const log = (level: string) => (message: string, ...extra: Record<string, unknown>[]) => logs.push({ level, message, extra: Object.assign({}, ...extra) });
+  const deps: ProcessorDeps = {
+    settings: SETTINGS,
+    account: ACCOUNT,
+    bank,
+    store,
+    publish: async (entries: readonly PublishEntry[]) => {
+      for (const entry of entries) published.push({ detailType: entry.detailType, detail: JSON.parse(entry.detail) });
+    },
+    quarantine: async (record, reason) => {
+      quarantined.push({ messageId: record.messageId, reason });
+    },
+    requeue: async (body) => {
+      requeued.push(body);
+    },
+    logger: { info: log('INFO'), warn: log('WARN'), error: log('ERROR') },
+    count: (metric) => {
+      counts[metric] = (counts[metric] ?? 0) + 1;
+    },
+    now: clock.now,
+    ...overrides,
+  };
+  return { deps, clock, bank, store, published, quarantined, requeued, logs, counts };
+}
+
+/** A Lambda context with `ms` left, on the fake clock. */
+export function contextWith(clock: FakeClock, ms = 30_000) {
+  const end = clock.now() + ms;
+  return { getRemainingTimeInMillis: () => end - clock.now() };
+}
