@@ -136,7 +136,7 @@ export function boletoChanges(previous: VerifiedState | undefined, now: KeyedSta
   const lost = before.settlement && before.settlement.id !== next.settlement?.id && (next.statusClass === StatusClass.OPEN || next.statusClass === StatusClass.SETTLED);
   if (lost) {
     const reversed: VerifiedState = next.statusClass === StatusClass.OPEN ? next : { status: next.status, statusClass: StatusClass.OPEN, ...(next.amount ? { amount: next.amount } : {}) };
-    changes.push({ detailType: BankEventDetailType.BOLETO_SETTLEMENT_REVERSED, key: `reversed:${before.settlement!.id}`, state: reversed, previous: previous, reverses: before.settlement });
+    changes.push({ detailType: BankEventDetailType.BOLETO_SETTLEMENT_REVERSED, key: `reversed:${before.settlement.id}`, state: reversed, previous: previous, reverses: before.settlement });
   }
   const sameState = before.statusClass === next.statusClass && before.settlement?.id === next.settlement?.id;
   const detailType = BOLETO_EVENT_OF_CLASS[next.statusClass];

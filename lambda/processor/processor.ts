@@ -187,9 +187,10 @@ async function processRecord(record: SQSRecord, deadline: number, deps: Processo
   });
   const attempt = receiveCount(record);
   const look: Look = { stored, attempt, lastVerification: attempt >= deps.settings.maxVerificationAttempts, deadline, deps };
-  const errors: unknown[] = [];
+  const errors: Error[] = [];
   const pending: string[] = [];
   const leftover: NotificationItem[] = [];
+  let done = 0;
   for (const group of groupBySubject(items, ours)) {
     if (leftover.length || deadline - now() < MIN_SUBJECT_MS) {
       leftover.push(...group.items);
@@ -197,9 +198,14 @@ async function processRecord(record: SQSRecord, deadline: number, deps: Processo
     }
     try {
       pending.push(...await lookAt(group, look));
+      done++;
     } catch (error) {
       if (error instanceof Unprocessable) unprocessable.push(error.message);
-      else errors.push(error);
+      // A subject the deadline cut short, after others were done, is left for the new message:
+      // lack of time is not a failure. With no progress at all, it is one (a bank too slow for
+      // any look must reach the dead-letter queue, not loop).
+      else if (done > 0 && deadline - now() < MIN_SUBJECT_MS) leftover.push(...group.items);
+      else errors.push(error instanceof Error ? error : new Error(String(error)));
     }
   }
   if (errors.length || pending.length) {

@@ -9,12 +9,12 @@ import { randomUUID } from 'node:crypto';
 import {
   ConditionalCheckFailedException, type DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import type { VerifiedState } from '../shared/event-contract';
+import type { BankEventDetailType, VerifiedState } from '../shared/event-contract';
 import { IdempotencyTable } from '../shared/processor-contract';
 
 /** One event waiting in a record's outbox: the `detail` as the JSON text to publish. */
 export interface OutboxEntry {
-  readonly detailType: string;
+  readonly detailType: BankEventDetailType;
   readonly detail: string;
 }
 
@@ -144,35 +144,5 @@ export class DynamoDbSubjectStore implements SubjectStore {
       if (error instanceof ConditionalCheckFailedException || (error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
       throw error;
     }
-  }
-}
-
-/** The same semantics in memory: for unit tests of the processor's core. */
-export class MemorySubjectStore implements SubjectStore {
-  readonly records = new Map<string, SubjectRecord>();
-
-  async read(subjectId: string): Promise<SubjectRecord> {
-    return this.records.get(subjectId) ?? EMPTY_RECORD;
-  }
-
-  async write(subjectId: string, expectedVersion: number, next: SubjectRecordWrite): Promise<boolean> {
-    if ((this.records.get(subjectId)?.version ?? 0) !== expectedVersion) return false;
-    this.records.set(subjectId, { ...next, version: expectedVersion + 1 });
-    return true;
-  }
-
-  async takeOutbox(subjectId: string, outbox: Outbox, leaseUntil: number): Promise<boolean> {
-    const record = this.records.get(subjectId);
-    if (record?.outbox?.id !== outbox.id || record.outbox.leaseUntil !== outbox.leaseUntil) return false;
-    this.records.set(subjectId, { ...record, outbox: { ...record.outbox, leaseUntil } });
-    return true;
-  }
-
-  async clearOutbox(subjectId: string, outboxId: string): Promise<boolean> {
-    const record = this.records.get(subjectId);
-    if (record?.outbox?.id !== outboxId) return false;
-    const { outbox: _published, ...rest } = record;
-    this.records.set(subjectId, { ...rest, version: record.version + 1 });
-    return true;
   }
 }

@@ -159,6 +159,7 @@ export interface EventNotification {
   readonly id: string;
   readonly claim: NotificationClaim;
   /** The notification (one boleto event, or the payment) as received; left out when too large. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any JSON object; jsii carries it as a map
   readonly body?: { [key: string]: any };
   /** Set when `body` was left out for size. */
   readonly bodyOmitted?: OmittedPart;
@@ -187,6 +188,7 @@ export interface BankEventDetail {
   /** Where the notification and the bank disagree, in words. */
   readonly mismatches: string[];
   /** The bank query's answer; left out when too large. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any JSON object; jsii carries it as a map
   readonly bankAnswer?: { [key: string]: any };
   /** Set when `bankAnswer` was left out for size. */
   readonly bankAnswerOmitted?: OmittedPart;
@@ -226,6 +228,7 @@ export interface NotificationNotConfirmedDetail {
   readonly state: VerifiedState;
   readonly matchesNotification: boolean;
   readonly mismatches: string[];
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any JSON object; jsii carries it as a map
   readonly bankAnswer?: { [key: string]: any };
   readonly bankAnswerOmitted?: OmittedPart;
   readonly notification: EventNotification;

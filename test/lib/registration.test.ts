@@ -127,7 +127,7 @@ describe('BoletoWebhookContract', () => {
   it('takes its own identity, events and statuses; a token without header travels in Authorization', () => {
     const stack = newStack();
     const contract = new BoletoWebhookContract(stack, 'Contract', {
-      bank: testBankConnection(stack), url: BOLETO_URL, token: importedSecret(stack, 'BolToken'),
+      bank: { ...testBankConnection(stack), account: { ...testBankConnection(stack).account, codigoBeneficiario: '11111' } }, url: BOLETO_URL, token: importedSecret(stack, 'BolToken'),
       cooperativa: '0202', posto: '07', codBeneficiario: '11111', eventos: ['LIQUIDACAO', 'BAIXA'], contratoStatus: BoletoContractStatus.INATIVO,
     });
     expect(jsonProperty(Template.fromStack(stack), RegistrationResourceType.BOLETO_CONTRACT, 'Registration')).toMatchObject({

@@ -3,7 +3,11 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as sns from 'aws-cdk-lib/aws-sns';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { processBatch } from '../../lambda/processor/processor';
+import { matchesEventPattern } from '../../tools/local-aws/event-pattern';
+import { boletoEvent, contextWith, fakeDeps, pixPayment, sqsRecord } from '../support/processor-records';
 import { BankEventDetailType, BankWebhookReceiver, type BankWebhookReceiverProps, ClientCredentialsAuth } from '../../lib';
 import { BANK_CONNECTION_ENV, type BankConnectionSettings } from '../../lambda/shared/bank-connection';
 import { PROCESSOR_SETTINGS_ENV, type ProcessorSettings } from '../../lambda/shared/processor-contract';
@@ -73,10 +77,13 @@ describe('with default props', () => {
     });
   });
 
-  it('grants the processor exactly the idempotency item calls, SendMessage on the DLQ, and the credentials', () => {
+  it('grants the processor exactly the subject record calls, SendMessage on the DLQ and the queue, and the credentials', () => {
     for (const statement of [
-      { Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], Effect: 'Allow', Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksProcessorIdempotencyTable'), 'Arn'] } },
-      { Action: 'sqs:SendMessage', Effect: 'Allow', Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksDeadLetterQueue'), 'Arn'] } },
+      { Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksProcessorIdempotencyTable'), 'Arn'] } },
+      {
+        Action: 'sqs:SendMessage', Effect: 'Allow',
+        Resource: [{ 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksDeadLetterQueue'), 'Arn'] }, { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksQueue'), 'Arn'] }],
+      },
       Match.objectLike({ Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'], Resource: TEST_CREDENTIALS_ARN }),
     ]) {
       template.hasResourceProperties('AWS::IAM::Policy', {
@@ -86,7 +93,7 @@ describe('with default props', () => {
     }
     const processorPolicy = JSON.stringify(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: Match.stringLikeRegexp('WebhooksProcessorRole') }] } }));
     expect(processorPolicy).not.toContain('"Resource":"*"');
-    expect(processorPolicy).not.toMatch(/dynamodb:(Scan|Query|BatchWriteItem)/);
+    expect(processorPolicy).not.toMatch(/dynamodb:(Scan|Query|BatchWriteItem|DeleteItem)/);
   });
 
   it('passes the bank connection with every default filled in, and the credentials only as an ARN', () => {
@@ -111,9 +118,11 @@ describe('with default props', () => {
       eventBusName: '<token>',
       idempotencyTableName: '<token>',
       quarantineQueueUrl: '<token>',
+      queueUrl: '<token>',
+      maxReceiveCount: 5,
       eventSource: 'cdk-bank-webhooks',
       maxVerificationAttempts: 3,
-      idempotencyTtlSeconds: 15 * 24 * 3600,
+      idempotencyTtlSeconds: 30 * 24 * 3600,
       boletoStatuses: { settled: ['LIQUIDADO'] },
       paymentStatuses: { settled: ['EFETIVADO'] },
     });
@@ -135,17 +144,125 @@ describe('with default props', () => {
 });
 
 describe('onVerifiedEvent', () => {
-  it('gives a rule for one detail type on the bus, with a target, in one line', () => {
-    const stack = new Stack(new App(), 'RuleStack', { env: { account: '111111111111', region: 'sa-east-1' } });
+  const newStack = (id = 'RuleStack') => new Stack(new App(), id, { env: { account: '111111111111', region: 'sa-east-1' } });
+
+  it('gives a rule for one detail type of this receiver\'s account on the bus, with a target, in one line', () => {
+    const stack = newStack();
     const receiver = new BankWebhookReceiver(stack, 'Webhooks', { bank: testBankConnection(stack) });
     const queue = new sqs.Queue(stack, 'Consumer', { enforceSSL: true });
     receiver.onVerifiedEvent('Settled', BankEventDetailType.BOLETO_SETTLED, { target: new targets.SqsQueue(queue) });
-    const after = Template.fromStack(stack);
-    after.hasResourceProperties('AWS::Events::Rule', {
+    Template.fromStack(stack).hasResourceProperties('AWS::Events::Rule', {
       EventBusName: { Ref: Match.stringLikeRegexp('WebhooksProcessorEventBus') },
-      EventPattern: { source: ['cdk-bank-webhooks'], 'detail-type': ['Boleto Settled'] },
+      EventPattern: {
+        source: ['cdk-bank-webhooks'], 'detail-type': ['Boleto Settled'],
+        detail: { account: { cooperativa: ['0101'], $or: [{ codigoBeneficiario: ['54321'] }, { conta: ['123456'] }] } },
+      },
       Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('Consumer'), 'Arn'] } })],
     });
+  });
+
+  it('gives the target a dead-letter queue it may send to and a retry policy, unless the target brings its own', () => {
+    const stack = newStack();
+    const receiver = new BankWebhookReceiver(stack, 'Webhooks', { bank: testBankConnection(stack) });
+    const fn = lambda.Function.fromFunctionArn(stack, 'Fn', 'arn:aws:lambda:sa-east-1:111111111111:function:consumer');
+    const own = new sqs.Queue(stack, 'OwnDlq', { enforceSSL: true });
+    receiver.onVerifiedEvent('Settled', BankEventDetailType.BOLETO_SETTLED, { target: new targets.LambdaFunction(fn) });
+    receiver.onVerifiedEvent('Paid', BankEventDetailType.PAYMENT_STATUS_VERIFIED, { target: new targets.LambdaFunction(fn, { deadLetterQueue: own, retryAttempts: 3 }) });
+    const template = Template.fromStack(stack);
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: Match.objectLike({ 'detail-type': ['Boleto Settled'] }),
+      Targets: [Match.objectLike({
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksSettledDeadLetterQueue'), 'Arn'] } },
+        RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86400 },
+      })],
+    });
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: Match.objectLike({ 'detail-type': ['Payment Status Verified'] }),
+      Targets: [Match.objectLike({ DeadLetterConfig: { Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('OwnDlq'), 'Arn'] } }, RetryPolicy: { MaximumRetryAttempts: 3 } })],
+    });
+    // EventBridge may send to the dead-letter queue for that rule only.
+    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: Match.stringLikeRegexp('WebhooksSettledDeadLetterQueue') }],
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({
+        Action: 'sqs:SendMessage', Principal: { Service: 'events.amazonaws.com' },
+        Condition: { ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksSettled'), 'Arn'] } } },
+      })]) },
+    });
+  });
+
+  it('creates the rule in a consumer\'s stack when given its scope, so only the consumer\'s stack depends on the receiver\'s', () => {
+    const app = new App();
+    const stack = new Stack(app, 'Receiver', { env: { account: '111111111111', region: 'sa-east-1' } });
+    const consumer = new Stack(app, 'Consumer', { env: { account: '111111111111', region: 'sa-east-1' } });
+    const receiver = new BankWebhookReceiver(stack, 'Webhooks', { bank: testBankConnection(stack) });
+    const queue = new sqs.Queue(consumer, 'Inbox', { enforceSSL: true });
+    receiver.onVerifiedEvent('Settled', BankEventDetailType.BOLETO_SETTLED, { scope: consumer, target: new targets.SqsQueue(queue) });
+    expect(Template.fromStack(consumer).findResources('AWS::Events::Rule')).not.toEqual({});
+    expect(Template.fromStack(stack).findResources('AWS::Events::Rule')).toEqual({});
+    expect(consumer.dependencies).toContain(stack);
+    expect(stack.dependencies).toEqual([]);
+    app.synth();
+  });
+
+  it('keeps two receivers on one bus apart: each rule matches only its own account\'s events', async () => {
+    const stack = newStack('Shared');
+    const bus = new events.EventBus(stack, 'Bus');
+    const accountB = { ...testBankConnection(stack).account, conta: '777777', codigoBeneficiario: '88888' };
+    const a = new BankWebhookReceiver(stack, 'A', { bank: testBankConnection(stack), eventBus: bus });
+    const b = new BankWebhookReceiver(stack, 'B', { bank: { ...testBankConnection(stack), account: accountB }, eventBus: bus });
+    for (const [receiver, name] of [[a, 'A'], [b, 'B']] as const) {
+      receiver.onVerifiedEvent(`${name}Settled`, BankEventDetailType.BOLETO_SETTLED);
+      receiver.onVerifiedEvent(`${name}Paid`, BankEventDetailType.PAYMENT_STATUS_VERIFIED);
+    }
+    const rules = Template.fromStack(stack).findResources('AWS::Events::Rule');
+    const patternOf = (id: string) => Object.entries(rules).find(([logicalId]) => logicalId.startsWith(id))![1].Properties.EventPattern as Record<string, unknown>;
+
+    // What each account's processor publishes for a settled boleto and a paid Pix.
+    const published = async (account: typeof accountB) => {
+      const f = fakeDeps({ account });
+      f.bank.settle('1001', '150.25', undefined, account.codigoBeneficiario);
+      f.bank.payments.set('tx-1', pixPayment('tx-1', 'EFETIVADO'));
+      await processBatch({ Records: [
+        sqsRecord('boleto', boletoEvent('1001', 'LIQUIDACAO_PIX', '150.25', { beneficiario: account.codigoBeneficiario })),
+        sqsRecord('payments', pixPayment('tx-1', 'EFETIVADO')),
+      ] }, contextWith(f.clock), f.deps);
+      return f.published.map((e) => ({ source: 'cdk-bank-webhooks', 'detail-type': e.detailType, detail: e.detail }));
+    };
+    const fromA = await published(testBankConnection(stack).account);
+    const fromB = await published(accountB);
+    expect(fromA).toHaveLength(2);
+    expect(fromB).toHaveLength(2);
+    const matched = (ruleId: string, list: Record<string, unknown>[]) => list.filter((e) => matchesEventPattern(patternOf(ruleId), e)).map((e) => e['detail-type']);
+    expect(matched('AASettled', fromA)).toEqual(['Boleto Settled']);
+    expect(matched('AAPaid', fromA)).toEqual(['Payment Status Verified']);
+    expect(matched('AASettled', fromB)).toEqual([]);
+    expect(matched('AAPaid', fromB)).toEqual([]);
+    expect(matched('BBSettled', fromB)).toEqual(['Boleto Settled']);
+    expect(matched('BBPaid', fromA)).toEqual([]);
+  });
+
+  it('archives the bus it creates for replay, for as long as told, and none it is given', () => {
+    const { template } = synth({ eventArchiveRetention: Duration.days(90) });
+    template.hasResourceProperties('AWS::Events::Archive', {
+      SourceArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksProcessorEventBus'), 'Arn'] },
+      EventPattern: { source: ['cdk-bank-webhooks'] }, RetentionDays: 90,
+    });
+    const withBus = synth({}, (stack) => ({ eventBus: events.EventBus.fromEventBusName(stack, 'Bus', 'acme-finance') }));
+    withBus.template.resourceCountIs('AWS::Events::Archive', 0);
+    expect(withBus.receiver.eventArchive).toBeUndefined();
+  });
+});
+
+describe('the answer must be ours', () => {
+  it('refuses a boleto contract for a beneficiary the bank credentials do not act for, naming it', () => {
+    expect(() => synth({ boletoContracts: [{ codBeneficiario: '99999' }] })).toThrow(
+      /boletoContracts\[0\]\.codBeneficiario: is "99999", but the bank credentials act for beneficiary "54321" \(bank\.account\.codigoBeneficiario\)/,
+    );
+  });
+
+  it('refuses an idempotencyTtl shorter than the queues\' retention plus the reconciliation look-back', () => {
+    expect(() => synth({ idempotencyTtl: Duration.days(16) })).toThrow(/idempotencyTtl: must be from 17 days \(the queues' 14-day retention plus the reconciliation's 3-day look-back/);
+    expect(() => synth({ idempotencyTtl: Duration.days(17) })).not.toThrow();
   });
 });
 

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
 import type { BankQueries, ProcessorDeps, PublishEntry } from '../../lambda/processor/processor';
-import { MemorySubjectStore } from '../../lambda/processor/subject-store';
+import { EMPTY_RECORD, type Outbox, type SubjectRecord, type SubjectRecordWrite, type SubjectStore } from '../../lambda/processor/subject-store';
 import type { BankAccountSettings, PaymentType } from '../../lambda/shared/bank-connection';
 import { BankApiError } from '../../lambda/shared/bank-errors';
 import { ProcessorDefaults, type ProcessorSettings } from '../../lambda/shared/processor-contract';
@@ -145,4 +145,34 @@ export function fakeDeps(overrides: Partial<ProcessorDeps> = {}) {
 export function contextWith(clock: FakeClock, ms = 30_000) {
   const end = clock.now() + ms;
   return { getRemainingTimeInMillis: () => end - clock.now() };
+}
+
+/** DynamoDbSubjectStore's semantics in memory (the bundle tests hold the real one to them). */
+export class MemorySubjectStore implements SubjectStore {
+  readonly records = new Map<string, SubjectRecord>();
+
+  async read(subjectId: string): Promise<SubjectRecord> {
+    return this.records.get(subjectId) ?? EMPTY_RECORD;
+  }
+
+  async write(subjectId: string, expectedVersion: number, next: SubjectRecordWrite): Promise<boolean> {
+    if ((this.records.get(subjectId)?.version ?? 0) !== expectedVersion) return false;
+    this.records.set(subjectId, { ...next, version: expectedVersion + 1 });
+    return true;
+  }
+
+  async takeOutbox(subjectId: string, outbox: Outbox, leaseUntil: number): Promise<boolean> {
+    const record = this.records.get(subjectId);
+    if (record?.outbox?.id !== outbox.id || record.outbox.leaseUntil !== outbox.leaseUntil) return false;
+    this.records.set(subjectId, { ...record, outbox: { ...record.outbox, leaseUntil } });
+    return true;
+  }
+
+  async clearOutbox(subjectId: string, outboxId: string): Promise<boolean> {
+    const record = this.records.get(subjectId);
+    if (record?.outbox?.id !== outboxId) return false;
+    const { outbox: _published, ...rest } = record;
+    this.records.set(subjectId, { ...rest, version: record.version + 1 });
+    return true;
+  }
 }

@@ -44,14 +44,14 @@ export interface AuditReport {
 }
 
 interface EventView {
-  readonly detailType: string;
+  readonly detailType: BankEventDetailType;
   readonly key: string;
   readonly subjectId: string;
   /** `nossoNumero` or `idTransacao`: what a notification names. */
   readonly subjectName: string;
   readonly sequence: number;
   readonly status: string;
-  readonly statusClass: string;
+  readonly statusClass: StatusClass;
   readonly settledCents?: number;
   readonly notificationId?: string;
 }
@@ -62,13 +62,13 @@ function view(event: RecordedEvent): EventView {
     state?: { status?: string; statusClass?: string; settlement?: { amount?: { cents?: number } } }; notification?: { id?: string };
   };
   return {
-    detailType: event.detailType,
+    detailType: event.detailType as BankEventDetailType,
     key: String(d.idempotencyKey),
     subjectId: String(d.subject?.id),
     subjectName: String(d.subject?.nossoNumero ?? d.subject?.idTransacao),
     sequence: Number(d.subject?.sequence),
     status: String(d.state?.status),
-    statusClass: String(d.state?.statusClass),
+    statusClass: d.state?.statusClass as StatusClass,
     settledCents: d.state?.settlement?.amount?.cents,
     notificationId: d.notification?.id,
   };

@@ -3,8 +3,9 @@
  * Registers both endpoints with the simulated bank through the registration handler, makes the
  * bank settle, reverse and reject boletos and payments (every notification delivered twice), sends
  * two forged requests and one the processor cannot understand, waits for the verified events,
- * prints a summary, unregisters and stops. Exits 0 only if every notification ended as exactly
- * one verified event or a deliberate quarantine.
+ * re-sends a settlement under new notification ids, prints a summary, unregisters and stops.
+ * Exits 0 only if every change was published exactly once and every notification is accounted
+ * for by the bank's verified state or a deliberate quarantine.
  *
  *   npm run demo [-- --consumer path/to/consumer.ts[#exportName]]
  */
@@ -55,7 +56,7 @@ export function summaryTable(runner: LocalRunner, deliveries: readonly DeliveryR
     row(`Quarantined (${deliberateQuarantines} deliberate)`, counts.quarantined),
   ];
   if (runner.consumer) lines.push(row('Delivered to your consumer', `${counts.consumerInvocations - counts.consumerErrors}/${counts.consumerInvocations}`));
-  lines.push(row('Exactly once (every 200 → one event or quarantine)', audit.ok ? 'yes' : 'NO'));
+  lines.push(row('One event per change, every 200 accounted for', audit.ok ? 'yes' : 'NO'));
   return lines;
 }
 
@@ -128,6 +129,17 @@ async function main(): Promise<number> {
     });
     await runner.control.clearFaults();
 
+    // The bank's answer is the truth: a settlement announced again under new ids (a bank re-send,
+    // or anyone holding the token) is looked at and publishes nothing more.
+    const settledBefore = runner.events.ofType(BankEventDetailType.BOLETO_SETTLED).length;
+    const original = (await runner.control.deliveries()).find((d) => String((d.body as { movimento?: string }).movimento).startsWith('LIQUIDACAO'))!.body as Record<string, unknown>;
+    let resentStatus = 0;
+    await step('A settlement announced again under 3 new notification ids, with the right token', async () => {
+      for (let i = 0; i < 3; i++) resentStatus = (await runner.post('boleto', JSON.stringify({ ...original, idEventoWebhook: `resent-${i}` }))).status;
+      return `→ ${resentStatus}; the bank shows nothing new, so nothing more may be published`;
+    });
+    const republished = runner.events.ofType(BankEventDetailType.BOLETO_SETTLED).length - settledBefore;
+
     const forged = await runner.post('payments', JSON.stringify({ idTransacao: 'forged-1', status: 'PAGO', valorPagamento: '1000000.00', idPagamentoPix: 'x' }), null);
     const wrongToken = await runner.post('boleto', JSON.stringify({ idEventoWebhook: 'forged-2', movimento: 'LIQUIDACAO_PIX' }), 'not-the-token');
     say(`Forged requests: no token → ${forged.status}, wrong token → ${wrongToken.status} (neither may reach the queue)`);
@@ -145,15 +157,16 @@ async function main(): Promise<number> {
     for (const message of runner.quarantined) console.log(`  quarantined: ${message.reason ?? '(no reason)'}`);
 
     const notDelivered = deliveries.filter((d) => d.outcome === 'NÃO ENTREGUE');
+    console.log(`  Settlements published again for the re-sent ids: ${republished}`);
     const ok = audit.ok && notDelivered.length === 0 && runner.quarantined.length === 1
-      && forged.status === 401 && wrongToken.status === 401 && junkStatus === 200;
+      && forged.status === 401 && wrongToken.status === 401 && junkStatus === 200 && resentStatus === 200 && republished === 0;
     console.log('');
     await runner.unregister();
     const after = await runner.control.registrations();
     const contractsAfter = await runner.control.contracts();
     say(`Unregistered (CloudFormation Delete): payments callback ${after[0]?.urlCallback ? 'still set' : 'cleared'}, boleto contract ${contractsAfter[0]?.contratoStatus ?? 'gone'}`);
     exitCode = ok ? 0 : 1;
-    say(ok ? 'Every notification ended as exactly one verified event or a deliberate quarantine.' : 'FAILED: see the problems above and the function logs.');
+    say(ok ? 'Every change was published exactly once, and every notification is accounted for by the bank\'s verified state or a deliberate quarantine.' : 'FAILED: see the problems above and the function logs.');
   } finally {
     await runner.stop();
   }

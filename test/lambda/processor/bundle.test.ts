@@ -8,7 +8,7 @@ import { drainQueue } from '../../../tools/local-aws/fauxqs';
 import { ProcessorHarness } from '../../support/processor-harness';
 import { BankEventDetailType as T } from '../../../lambda/shared/event-contract';
 import { QuarantineAttribute } from '../../../lambda/shared/processor-contract';
-import { captureOutput } from '../../support/load-handler';
+import { captureOutput, jsonLogLines } from '../../support/load-handler';
 
 let h: ProcessorHarness;
 
@@ -322,4 +322,46 @@ it('never logs a credential, and its logs carry no notification bodies', async (
   expect(output).toContain('Verified event published');
   // Ids and statuses, not the body: none of the notification's other fields is logged.
   for (const field of ['valorLiquidacao', 'carteira', 'dataEvento', String(notification.carteira)]) expect(output).not.toContain(field);
+});
+
+describe('a large notification against a rate-limited query API', () => {
+  // A queue whose visibility timeout outlasts an invocation, as the construct makes it (the shared
+  // harness's 1 s would let a second poller take the message while the first still works on it).
+  let big: ProcessorHarness;
+  beforeAll(async () => {
+    big = await ProcessorHarness.start({ visibilityTimeoutSeconds: 12 });
+  });
+  afterAll(async () => {
+    await big?.stop();
+  });
+
+  it('publishes each of 60 settlements once from a body of ~600 events just under 256 KiB, and dead-letters nothing', async () => {
+    // 60 queries at 5 a second do not fit in one invocation (8 s): what is left goes on as a new message.
+    const notifications: Record<string, unknown>[] = [];
+    for (let i = 0; i < 60; i++) {
+      const boleto = await big.control.createBoleto({ valor: `${100 + i}.00` });
+      notifications.push((await big.control.settleBoleto(boleto.nossoNumero)).notification as Record<string, unknown>);
+    }
+    const events = Array.from({ length: 600 }, (_, i) => ({ ...notifications[i % 60], idEventoWebhook: `bulk-${i}` }));
+    // Pad each event so the body is just under 256 KiB.
+    const bare = Buffer.byteLength(JSON.stringify(events));
+    const pad = Math.floor((256 * 1024 - 200 - bare) / 600) - 16;
+    const body = events.map((e) => ({ ...e, observacao: 'x'.repeat(pad) }));
+    const size = Buffer.byteLength(JSON.stringify(body));
+    expect(size).toBeGreaterThan(250 * 1024);
+    expect(size).toBeLessThan(256 * 1024);
+
+    await big.control.setFaults({ rateLimitPerSecond: { query: 5 } });
+    await big.enqueue('boleto', body);
+    const { output } = await captureOutput(() => big.drain(90_000));
+
+    expect(output).toContain('"NotificationsRequeued":1');
+    expect(jsonLogLines(output).filter((line) => line.message === 'Processing failed; the notification will be retried' || line.message === 'A bank call failed; the notification will be retried')).toEqual([]);
+    const settled = big.events.ofType(T.BOLETO_SETTLED);
+    expect(settled).toHaveLength(60);
+    expect(new Set(settled.map((e) => e.detail.subject.nossoNumero)).size).toBe(60);
+    expect(new Set(settled.map((e) => e.detail.idempotencyKey)).size).toBe(60);
+    expect(big.events.events).toHaveLength(60);
+    expect(await big.queueDepth(big.dlqUrl)).toBe(0);
+  }, 120_000);
 });

@@ -144,8 +144,8 @@ it('bank down: fails well within the timeout with the operation, the status and 
 
 it('a refusal names what the bank said, in its own error shape', async () => {
   const resource = h.contractResource();
-  // The collection token acts for beneficiário 54321: another one is refused with 403.
-  await expect(resource.create(h.contractProperties({ url: URL_A, posto: '21', codBeneficiario: '99999' }))).rejects.toThrow(
+  // The collection token acts for beneficiário 54321 of cooperativa 0101: another cooperativa is refused with 403.
+  await expect(resource.create(h.contractProperties({ url: URL_A, posto: '21', cooperativa: '0202' }))).rejects.toThrow(
     /^GET \/cobranca\/boleto\/v1\/webhook\/contratos\/ \(list the boleto webhook contracts\) failed with HTTP 403: BENEFICIARIO_NAO_AUTORIZADO: O beneficiário informado não pertence ao usuário autenticado\.$/,
   );
 });

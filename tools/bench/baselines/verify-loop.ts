@@ -19,7 +19,7 @@ import { BankClient, credentialsFromSecret } from '../../../lambda/shared/bank-c
 import { readBankConnection } from '../../../lambda/shared/bank-connection';
 import { IdempotencyTable, ProcessorDefaults, readProcessorSettings } from '../../../lambda/shared/processor-contract';
 import { decodeStoredNotification } from '../../../lambda/shared/receiver-contract';
-import { StatusClass } from '../../../lambda/shared/event-contract';
+import { BankEventDetailType, StatusClass } from '../../../lambda/shared/event-contract';
 import { mapConcurrently } from '../../../lambda/processor/processor';
 import { PROCESSOR_CLIENT_CONFIG } from '../../../lambda/processor/clients';
 import { DynamoDbSubjectStore, newOutboxId } from '../../../lambda/processor/subject-store';
@@ -52,7 +52,7 @@ async function verifyAll(event: SQSEvent, writes: 1 | 2): Promise<{ published: n
     const subject = writes === 2 ? await store.read(key) : undefined;
     const verified = await bank.queryBoleto(connection.account.codigoBeneficiario, notification.nossoNumero, deadline);
     const detail = JSON.stringify({ verified, notification });
-    const outbox = { id: newOutboxId(), leaseUntil: deadline, entries: [{ detailType: 'floor', detail }] };
+    const outbox = { id: newOutboxId(), leaseUntil: deadline, entries: [{ detailType: BankEventDetailType.BOLETO_SETTLED, detail }] };
     if (writes === 2) await store.write(key, subject!.version, { sequence: 1, state: { status: String(verified.situacao), statusClass: StatusClass.SETTLED }, history: [], seen: [notification.idEventoWebhook], outbox });
     else await dynamo.send(new PutItemCommand({ TableName: settings.idempotencyTableName, Item: { [IdempotencyTable.KEY]: { S: key }, status: { S: 'COMPLETED' } } }));
     await events.send(new PutEventsCommand({ Entries: [{ EventBusName: settings.eventBusName, Source: settings.eventSource, DetailType: 'floor', Detail: detail }] }));
