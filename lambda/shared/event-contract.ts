@@ -170,7 +170,10 @@ export interface EventNotification {
  * act on `state` (the bank's answer); `matchesNotification` is information.
  */
 export interface BankEventDetail {
-  /** "2". */
+  /**
+   * "2".
+   * @pattern ^2$
+   */
   readonly version: string;
   /** Unique per change, derived from the bank's state and the subject's history; the same on a republished copy. */
   readonly idempotencyKey: string;
@@ -216,7 +219,10 @@ export interface BoletoSettlementReversedDetail extends BankEventDetail {
 
 /** Notification Not Confirmed: the bank never showed what a notification claimed. */
 export interface NotificationNotConfirmedDetail {
-  /** "2". */
+  /**
+   * "2".
+   * @pattern ^2$
+   */
   readonly version: string;
   /** Derived from the notification (its id and a hash of its body): one per notification. */
   readonly idempotencyKey: string;

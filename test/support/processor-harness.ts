@@ -13,6 +13,7 @@ import { resolveLocalhostSubdomains } from './aws-env';
 import { type Dynalite, startDynalite } from '../../tools/local-aws/dynalite';
 import { createQueueWithDlq, type Fauxqs, queueDepth, startFauxqs } from '../../tools/local-aws/fauxqs';
 import { loadHandlerBundle } from './load-handler';
+import { detailProblems } from '../../tools/event-schemas';
 import { simulatorConnection, simulatorCredentials } from './simulator-connection';
 
 export type SqsLambdaHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
@@ -121,9 +122,11 @@ export class ProcessorHarness {
     return queueDepth(this.sqs, queueUrl);
   }
 
-  /** Runs the event source until the queue is empty. */
+  /** Runs the event source until the queue is empty; fails if any event broke its detail type's JSON Schema. */
   async drain(timeoutMs = 30_000, source = this.source): Promise<void> {
     await source.runUntil(async () => (await this.queueDepth()) === 0, timeoutMs);
+    const problems = this.events.events.flatMap((event) => detailProblems(event.detailType, event.detail));
+    if (problems.length) throw new Error(`published events break their JSON Schema:\n${problems.join('\n')}`);
   }
 
   async stop(): Promise<void> {

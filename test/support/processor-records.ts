@@ -12,6 +12,7 @@ import type { BankAccountSettings, PaymentType } from '../../lambda/shared/bank-
 import { BankApiError } from '../../lambda/shared/bank-errors';
 import { ProcessorDefaults, type ProcessorSettings } from '../../lambda/shared/processor-contract';
 import { encodeStoredNotification, type Route } from '../../lambda/shared/receiver-contract';
+import { detailProblems } from '../../tools/event-schemas';
 
 export const ACCOUNT: BankAccountSettings = { cooperativa: '0101', posto: '02', conta: '123456', documento: '12345678000199', codigoBeneficiario: '54321' };
 
@@ -123,7 +124,13 @@ export function fakeDeps(overrides: Partial<ProcessorDeps> = {}) {
     bank,
     store,
     publish: async (entries: readonly PublishEntry[]) => {
-      for (const entry of entries) published.push({ detailType: entry.detailType, detail: JSON.parse(entry.detail) });
+      for (const entry of entries) {
+        const detail = JSON.parse(entry.detail) as Record<string, unknown>;
+        // Every event the core builds holds to its detail type's published JSON Schema.
+        const problems = detailProblems(entry.detailType, detail);
+        if (problems.length) throw new Error(`the event breaks its JSON Schema: ${problems.join('; ')}`);
+        published.push({ detailType: entry.detailType, detail });
+      }
     },
     quarantine: async (record, reason) => {
       quarantined.push({ messageId: record.messageId, reason });

@@ -1,5 +1,6 @@
 /**
- * The end-to-end promise, checked from the outside: no change is published twice (one event per
+ * The end-to-end promise, checked from the outside: every event holds to its detail type's JSON
+ * Schema; no change is published twice (one event per
  * idempotency key, one per subject and sequence number); every notification answered 200 is
  * accounted for by the bank's verified state (a change event of the state it claimed, a later
  * state it led to, a Notification Not Confirmed naming it, or a quarantine with a reason); and no
@@ -12,6 +13,7 @@ import { type BoletoMovementMapping, type PaymentStatusMapping, ProcessorDefault
 import { decodeStoredNotification, type Route, ROUTES } from '../../lambda/shared/receiver-contract';
 import type { ProxyExchange } from '../local-aws/api-gateway';
 import type { RecordedEvent } from '../local-aws/eventbridge-server';
+import { detailProblems } from '../event-schemas';
 
 export interface AuditInput {
   /** Every request to the front door and its answer. */
@@ -114,6 +116,8 @@ export function auditExactlyOnce(input: AuditInput): AuditReport {
   const paymentStatuses = input.paymentStatuses ?? ProcessorDefaults.paymentStatuses;
   const problems: string[] = [];
   const events = input.events.map(view);
+  // Every event holds to its detail type's published JSON Schema.
+  for (const event of input.events) problems.push(...detailProblems(event.detailType, event.detail).map((p) => `event ${event.id}: ${p}`));
 
   const count = (keyOf: (e: EventView) => string | undefined) => {
     const counts = new Map<string, EventView[]>();

@@ -8,12 +8,20 @@ const boleto = (id: string, nossoNumero = '1', movimento = 'LIQUIDACAO_PIX') => 
 const pix = (id: string, status = 'EFETIVADO') => ({ idTransacao: id, status, valorPagamento: '5.00', idPagamentoPix: 'p' });
 const exchange = (requestId: string, route: string, body: unknown, status = 200): ProxyExchange => ({ route, status, requestId, body: JSON.stringify(body), durationMs: 1 });
 let ids = 0;
-const event = (detailType: string, subject: Record<string, unknown>, state: Record<string, unknown>, notificationId?: string): RecordedEvent => ({
+/** An event with a detail of the published shape (the audit checks it against its JSON Schema too). */
+const event = (detailType: string, subject: Record<string, unknown>, state: Record<string, unknown>, notificationId = 'n'): RecordedEvent => ({
   id: `e-${ids++}`, eventBusName: 'bus', source: 'cdk-bank-webhooks', detailType,
-  detail: { idempotencyKey: `${String(subject.id)}#${String(subject.sequence)}:${String(state.status)}${detailType === 'Notification Not Confirmed' ? `:${notificationId}` : ''}`, subject, state, notification: { id: notificationId } },
+  detail: {
+    version: '2',
+    idempotencyKey: `${String(subject.id)}#${String(subject.sequence)}:${String(state.status)}${detailType === 'Notification Not Confirmed' ? `:${notificationId}` : ''}`,
+    trigger: 'webhook', account: { cooperativa: '0101', posto: '02' }, subject, state, matchesNotification: true, mismatches: [],
+    notification: { receivedAt: '2026-01-01T00:00:00Z', requestId: 'r', id: notificationId, claim: { status: String(state.status), statusClass: String(state.statusClass) } },
+    verifiedAt: '2026-01-01T00:00:01Z', attempt: 1,
+  },
 });
-const settled = (nossoNumero: string, sequence = 1) => event('Boleto Settled', { id: `boleto:54321:${nossoNumero}`, nossoNumero, sequence }, { status: 'LIQUIDADO', statusClass: 'settled', settlement: { amount: { cents: 1000 } } });
-const paid = (idTransacao: string, status = 'EFETIVADO', sequence = 1) => event('Payment Status Verified', { id: `payment:pix:${idTransacao}`, idTransacao, sequence }, { status, statusClass: status === 'EFETIVADO' ? 'settled' : 'pending' });
+const settlement = { id: '2026-01-01:1000', date: '2026-01-01', amount: { cents: 1000, decimal: '10.00' } };
+const settled = (nossoNumero: string, sequence = 1) => event('Boleto Settled', { kind: 'boleto', id: `boleto:54321:${nossoNumero}`, nossoNumero, sequence }, { status: 'LIQUIDADO', statusClass: 'settled', settlement });
+const paid = (idTransacao: string, status = 'EFETIVADO', sequence = 1) => event('Payment Status Verified', { kind: 'payment', id: `payment:pix:${idTransacao}`, idTransacao, sequence }, { status, statusClass: status === 'EFETIVADO' ? 'settled' : 'pending' });
 const stored = (requestId: string, body: unknown) => encodeStoredNotification({ route: 'payments', receivedAt: '2026-01-01T00:00:00Z', requestId }, Buffer.from(JSON.stringify(body)));
 
 it('names the notifications a body holds: one per boleto event, one per payment status, none when it cannot be understood', () => {
@@ -31,12 +39,19 @@ it('passes when the bank\'s published state accounts for every 200 (re-sent ids,
     ],
     events: [
       settled('1'), paid('t'),
-      event('Notification Not Confirmed', { id: 'boleto:54321:2', nossoNumero: '2', sequence: 0 }, { status: 'EM CARTEIRA', statusClass: 'open' }, 'never'),
+      event('Notification Not Confirmed', { kind: 'boleto', id: 'boleto:54321:2', nossoNumero: '2', sequence: 0 }, { status: 'EM CARTEIRA', statusClass: 'open' }, 'never'),
     ],
     quarantined: [{ reason: 'not a payment', body: stored('r6', { junk: true }) }],
     processedRequestIds: new Set(['r1', 'r2', 'r3', 'r4', 'r5', 'r6']),
   });
   expect(report).toEqual({ ok: true, problems: [], acceptedNotifications: 5, verified: 3, notConfirmed: 1, quarantined: 1, refused: 1 });
+});
+
+it('reports an event that breaks its JSON Schema', () => {
+  const bad = settled('1');
+  delete (bad.detail as { subject: { sequence?: number } }).subject.sequence;
+  const report = auditExactlyOnce({ exchanges: [], events: [bad], quarantined: [], processedRequestIds: new Set() });
+  expect(report.problems).toEqual([`event ${bad.id}: Boleto Settled: /subject must have required property 'sequence'`]);
 });
 
 it('reports a lost notification, a change published twice, a quarantine without a reason and a refused request that reached the queue', () => {
