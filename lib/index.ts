@@ -9,7 +9,7 @@ export {
   BankEventDetailType, EVENT_DETAIL_VERSION, EventTrigger, PaymentKind, StatusClass, SubjectKind,
   type BankEventDetail, type BoletoSettledDetail, type BoletoSettlement, type BoletoSettlementReversedDetail, type EventAccount,
   type EventAmount, type EventNotification, type EventSubject, type NotificationClaim, type NotificationNotConfirmedDetail,
-  type OmittedPart, type SettledBoletoState, type VerifiedState,
+  type EventDetailBase, type OmittedPart, type VerifiedState,
 } from '../lambda/shared/event-contract';
 export { ReceiverMetric, METRICS_NAMESPACE } from '../lambda/shared/receiver-contract';
 export { RegistrationAttribute, RegistrationResourceType } from '../lambda/shared/registration-contract';

@@ -5,7 +5,9 @@
 import { App, CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { BankEventDetailType, BankWebhookReceiver, type BankWebhookReceiverProps } from '../../lib';
 
 export interface BankWebhooksExampleStackProps extends StackProps {
@@ -44,8 +46,11 @@ export class BankWebhooksExampleStack extends Stack {
       }],
       ...props?.receiver,
     });
-    // A consumer of verified settlements is one line (a Lambda target, a queue, a Step Functions...):
-    this.receiver.onVerifiedEvent('BoletoSettledRule', BankEventDetailType.BOLETO_SETTLED);
+    // A consumer of verified settlements is one line (a Lambda target, a queue, a Step Functions...).
+    // The rule matches this account's events only; its target gets a dead-letter queue and retries.
+    const inbox = new sqs.Queue(this, 'SettlementsInbox', { encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true });
+    Validations.of(inbox).acknowledge({ id: 'AwsSolutions::AwsSolutions-SQS3', reason: 'The example\'s stand-in for a consumer; the rule delivering to it has its own dead-letter queue.' });
+    this.receiver.onVerifiedEvent('BoletoSettledRule', BankEventDetailType.BOLETO_SETTLED, { target: new targets.SqsQueue(inbox) });
     new CfnOutput(this, 'PaymentsUrl', { value: this.receiver.paymentsUrl, description: 'Register as urlCallback' });
     new CfnOutput(this, 'BoletoUrl', { value: this.receiver.boletoUrl, description: 'Register as the boleto contract url' });
     new CfnOutput(this, 'PaymentCallbackTokenArn', { value: this.receiver.paymentCallbackToken.secretArn });

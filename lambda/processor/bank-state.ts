@@ -70,10 +70,21 @@ export function classifyPaymentStatus(status: string, mapping: PaymentStatusMapp
   return order.find(([key]) => mapping[key].includes(status))?.[1] ?? StatusClass.UNKNOWN;
 }
 
+/** A subject's verified state as its record keeps it: a boleto's also holds its settlement. */
+export interface SubjectState extends VerifiedState {
+  readonly settlement?: BoletoSettlement;
+}
+
 /** A verified state and the key that names it in a subject's history. */
 export interface KeyedState {
   readonly key: string;
-  readonly state: VerifiedState;
+  readonly state: SubjectState;
+}
+
+/** The state as events carry it (a settlement travels in `settlement` or `reverses`). */
+export function publicState(state: SubjectState): VerifiedState {
+  const { settlement: _settlement, ...rest } = state;
+  return rest;
 }
 
 /** The settlement a boleto query shows (`dadosLiquidacao`), when it shows one with a date and an amount. */
@@ -94,7 +105,7 @@ export function boletoState(answer: Record<string, unknown>, mapping: BoletoStat
   // Settled with no readable settlement: nothing to identify the change by, so nothing to publish.
   if (statusClass === StatusClass.SETTLED && !settlement) statusClass = StatusClass.UNKNOWN;
   const amount = amountOf(answer.valor);
-  const state: VerifiedState = { status: situacao, statusClass, ...(amount ? { amount } : {}), ...(settlement ? { settlement } : {}) };
+  const state: SubjectState = { status: situacao, statusClass, ...(amount ? { amount } : {}), ...(settlement ? { settlement } : {}) };
   return { key: settlement ? `${statusClass}:${settlement.id}` : statusClass, state };
 }
 
@@ -111,8 +122,8 @@ export function paymentState(answer: Record<string, unknown>, mapping: PaymentSt
 export interface Change {
   readonly detailType: BankEventDetailType;
   readonly key: string;
-  readonly state: VerifiedState;
-  readonly previous?: VerifiedState;
+  readonly state: SubjectState;
+  readonly previous?: SubjectState;
   readonly reverses?: BoletoSettlement;
 }
 
@@ -128,14 +139,14 @@ const BOLETO_EVENT_OF_CLASS: Partial<Record<StatusClass, BankEventDetailType>> =
  * shows no `dadosLiquidacao` after one); a settlement replaced by another is its reversal and
  * then the new one. An unknown situacao changes nothing (it is not a state anyone can act on).
  */
-export function boletoChanges(previous: VerifiedState | undefined, now: KeyedState): Change[] {
-  const before = previous ?? { status: '', statusClass: StatusClass.OPEN };
+export function boletoChanges(previous: SubjectState | undefined, now: KeyedState): Change[] {
+  const before: SubjectState = previous ?? { status: '', statusClass: StatusClass.OPEN };
   const next = now.state;
   if (next.statusClass === StatusClass.UNKNOWN) return [];
   const changes: Change[] = [];
   const lost = before.settlement && before.settlement.id !== next.settlement?.id && (next.statusClass === StatusClass.OPEN || next.statusClass === StatusClass.SETTLED);
   if (lost) {
-    const reversed: VerifiedState = next.statusClass === StatusClass.OPEN ? next : { status: next.status, statusClass: StatusClass.OPEN, ...(next.amount ? { amount: next.amount } : {}) };
+    const reversed: SubjectState = next.statusClass === StatusClass.OPEN ? next : { status: next.status, statusClass: StatusClass.OPEN, ...(next.amount ? { amount: next.amount } : {}) };
     changes.push({ detailType: BankEventDetailType.BOLETO_SETTLEMENT_REVERSED, key: `reversed:${before.settlement.id}`, state: reversed, previous: previous, reverses: before.settlement });
   }
   const sameState = before.statusClass === next.statusClass && before.settlement?.id === next.settlement?.id;
@@ -147,7 +158,7 @@ export function boletoChanges(previous: VerifiedState | undefined, now: KeyedSta
 }
 
 /** The payment change between the last recorded status and the bank's, if any. */
-export function paymentChanges(previous: VerifiedState | undefined, now: KeyedState): Change[] {
+export function paymentChanges(previous: SubjectState | undefined, now: KeyedState): Change[] {
   if (!now.state.status || previous?.status === now.state.status) return [];
   return [{ detailType: BankEventDetailType.PAYMENT_STATUS_VERIFIED, key: now.key, state: now.state, previous }];
 }
@@ -183,7 +194,7 @@ export interface ClaimCheck {
  * A boleto event's claim against the bank's state. A settlement holds when the bank shows a
  * settlement of the notified amount, or one of that amount was published before (since reversed).
  */
-export function checkBoletoClaim(claim: NotificationClaim, now: VerifiedState, history: readonly string[]): ClaimCheck {
+export function checkBoletoClaim(claim: NotificationClaim, now: SubjectState, history: readonly string[]): ClaimCheck {
   const mismatches: string[] = [];
   if (now.statusClass !== claim.statusClass) {
     mismatches.push(`${claim.status} needs a ${claim.statusClass} boleto, the bank says situacao "${now.status}" (${now.statusClass})`);

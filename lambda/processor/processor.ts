@@ -3,7 +3,7 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { BankAccountSettings, PaymentType } from '../shared/bank-connection';
 import { BankApiError } from '../shared/bank-errors';
 import {
-  type BankEventDetail, BankEventDetailType, type EventAccount, type EventNotification, EventTrigger, EVENT_DETAIL_VERSION,
+  type BankEventDetail, BankEventDetailType, type BoletoSettledDetail, type BoletoSettlementReversedDetail, type EventAccount, type EventNotification, EventTrigger, EVENT_DETAIL_VERSION,
   MAX_DETAIL_BYTES, type NotificationClaim, type NotificationNotConfirmedDetail, type OmittedPart, type PaymentKind, StatusClass, SubjectKind,
   type EventSubject, type VerifiedState,
 } from '../shared/event-contract';
@@ -11,7 +11,7 @@ import { sleep } from '../shared/retry';
 import { type ProcessorSettings, ProcessorDefaults, ProcessorMetric } from '../shared/processor-contract';
 import { decodeStoredNotification, encodeStoredNotification, type StoredNotification } from '../shared/receiver-contract';
 import {
-  answerNames, boletoChanges, boletoClaim, boletoState, type Change, type ClaimCheck, checkBoletoClaim, checkPaymentClaim, paymentChanges, paymentClaim, paymentState,
+  answerNames, publicState, type SubjectState, boletoChanges, boletoClaim, boletoState, type Change, type ClaimCheck, checkBoletoClaim, checkPaymentClaim, paymentChanges, paymentClaim, paymentState,
 } from './bank-state';
 import { identifier, type NotificationItem, parseNotification } from './parse';
 import { HISTORY_LIMIT, newOutboxId, type Outbox, type OutboxEntry, SEEN_LIMIT, type SubjectStore } from './subject-store';
@@ -204,7 +204,7 @@ async function processRecord(record: SQSRecord, deadline: number, deps: Processo
       // A subject the deadline cut short, after others were done, is left for the new message:
       // lack of time is not a failure. With no progress at all, it is one (a bank too slow for
       // any look must reach the dead-letter queue, not loop).
-      else if (done > 0 && deadline - now() < MIN_SUBJECT_MS) leftover.push(...group.items);
+      else if (done > 0 && (deadline - now() < MIN_SUBJECT_MS || (error instanceof BankApiError && error.outOfTime))) leftover.push(...group.items);
       else errors.push(error instanceof Error ? error : new Error(String(error)));
     }
   }
@@ -291,6 +291,11 @@ async function lookAt(group: SubjectGroup, look: Look): Promise<string[]> {
       entries.push(changeEntry(group, change, record.sequence + i + 1, told, answer!, look));
     });
     for (const c of settled.filter((s) => !s.check.holds)) entries.push(notConfirmedEntry(group, c, record.sequence + changes.length, verified.state, answer, look));
+    // The outbox travels in the subject's item (DynamoDB takes 400 KB): several large details
+    // keep everything but their raw bodies, as one too large for EventBridge does.
+    if (entries.reduce((total, e) => total + e.detail.length, 0) > MAX_OUTBOX_CHARS) {
+      entries.forEach((e, i) => { entries[i] = { ...e, detail: fitDetail(JSON.parse(e.detail) as BankEventDetail, 0) }; });
+    }
     const seen = [...record.seen, ...settled.map((c) => fingerprint(c.item).value)].slice(-SEEN_LIMIT);
     const known = verified.state.statusClass !== StatusClass.UNKNOWN;
     const stateChanged = known && JSON.stringify(verified.state) !== JSON.stringify(record.state);
@@ -317,7 +322,7 @@ interface CheckedItem {
   readonly check: ClaimCheck;
 }
 
-function claimOf(item: NotificationItem, state: VerifiedState, history: readonly string[], deps: ProcessorDeps): Omit<CheckedItem, 'item'> {
+function claimOf(item: NotificationItem, state: SubjectState, history: readonly string[], deps: ProcessorDeps): Omit<CheckedItem, 'item'> {
   if (item.kind === 'boleto-event') {
     const claim = boletoClaim(item);
     return { claim, check: checkBoletoClaim(claim, state, history) };
@@ -428,15 +433,16 @@ function notificationOf(c: CheckedItem, stored: StoredNotification): EventNotifi
 function changeEntry(group: SubjectGroup, change: Change, sequence: number, told: CheckedItem, answer: Record<string, unknown>, look: Look): OutboxEntry {
   const { deps } = look;
   const matches = told.claim.statusClass === change.state.statusClass && told.check.matches;
-  const detail: BankEventDetail = {
+  const detail: BankEventDetail | BoletoSettledDetail | BoletoSettlementReversedDetail = {
     version: EVENT_DETAIL_VERSION,
     idempotencyKey: `${group.id}#${sequence}:${change.key}`,
     trigger: EventTrigger.WEBHOOK,
     account: accountOf(group.kind, deps.account),
     subject: subjectOf(group, sequence, deps.account),
-    state: change.state,
-    ...(change.previous ? { previousState: change.previous } : {}),
+    state: publicState(change.state),
+    ...(change.previous ? { previousState: publicState(change.previous) } : {}),
     ...(change.reverses ? { reverses: change.reverses } : {}),
+    ...(change.detailType === BankEventDetailType.BOLETO_SETTLED && change.state.settlement ? { settlement: change.state.settlement } : {}),
     matchesNotification: matches,
     mismatches: matches ? [] : told.check.mismatches.length ? told.check.mismatches : [`the notification claimed ${told.claim.status}; the bank's change is ${change.detailType}`],
     bankAnswer: answer,
@@ -447,7 +453,7 @@ function changeEntry(group: SubjectGroup, change: Change, sequence: number, told
   return { detailType: change.detailType, detail: fitDetail(detail) };
 }
 
-function notConfirmedEntry(group: SubjectGroup, c: CheckedItem, sequence: number, state: VerifiedState, answer: Record<string, unknown>, look: Look): OutboxEntry {
+function notConfirmedEntry(group: SubjectGroup, c: CheckedItem, sequence: number, state: SubjectState, answer: Record<string, unknown>, look: Look): OutboxEntry {
   const { deps } = look;
   const detail: NotificationNotConfirmedDetail = {
     version: EVENT_DETAIL_VERSION,
@@ -455,7 +461,7 @@ function notConfirmedEntry(group: SubjectGroup, c: CheckedItem, sequence: number
     trigger: EventTrigger.WEBHOOK,
     account: accountOf(group.kind, deps.account),
     subject: subjectOf(group, sequence, deps.account),
-    state,
+    state: publicState(state),
     matchesNotification: false,
     mismatches: c.check.mismatches,
     bankAnswer: answer,
@@ -471,14 +477,17 @@ function omitted(value: unknown): OmittedPart {
   return { bytes: Buffer.byteLength(text), sha256: createHash('sha256').update(text).digest('hex') };
 }
 
+/** Most characters of event details one outbox holds (a subject's item must stay under DynamoDB's 400 KB). */
+const MAX_OUTBOX_CHARS = 300_000;
+
 /**
- * The detail as JSON text within EventBridge's entry limit: a detail that would not fit keeps
- * everything but the raw notification and the bank's raw answer, whose size and hash stay. A
- * real change is never dropped for size.
+ * The detail as JSON text within EventBridge's entry limit (or `maxBytes`): a detail that would
+ * not fit keeps everything but the raw notification and the bank's raw answer, whose size and
+ * hash stay. A real change is never dropped for size.
  */
-export function fitDetail(detail: BankEventDetail | NotificationNotConfirmedDetail): string {
+export function fitDetail(detail: BankEventDetail | BoletoSettledDetail | NotificationNotConfirmedDetail, maxBytes = MAX_DETAIL_BYTES): string {
   const text = JSON.stringify(detail);
-  if (Buffer.byteLength(text) <= MAX_DETAIL_BYTES) return text;
+  if (Buffer.byteLength(text) <= maxBytes) return text;
   const { bankAnswer, notification, ...rest } = detail;
   const { body, ...notificationRest } = notification ?? ({} as EventNotification);
   return JSON.stringify({

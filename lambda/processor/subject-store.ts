@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 import {
   ConditionalCheckFailedException, type DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import type { BankEventDetailType, VerifiedState } from '../shared/event-contract';
+import type { BankEventDetailType } from '../shared/event-contract';
+import type { SubjectState } from './bank-state';
 import { IdempotencyTable } from '../shared/processor-contract';
 
 /** One event waiting in a record's outbox: the `detail` as the JSON text to publish. */
@@ -32,7 +33,7 @@ export interface SubjectRecord {
   /** Sequence number of the last published change (0 when none). */
   readonly sequence: number;
   /** The last verified state recorded. */
-  readonly state?: VerifiedState;
+  readonly state?: SubjectState;
   /** Keys of the states published, oldest first (bounded). */
   readonly history: readonly string[];
   /** Fingerprints (`<id>#<hash>`) of notifications already handled, oldest first (bounded). */

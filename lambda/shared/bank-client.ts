@@ -298,7 +298,7 @@ export class BankClient {
     for (let attempt = 1; ; attempt++) {
       const remaining = deadline - this.now();
       if (remaining < MIN_CALL_MS) {
-        throw new BankApiError(operation, undefined, 'no time left in the invocation\'s budget to call the bank', true, attempt - 1);
+        throw new BankApiError(operation, undefined, 'no time left in the invocation\'s budget to call the bank', true, attempt - 1, true);
       }
       let status: number | undefined;
       let reason: string;
@@ -315,8 +315,9 @@ export class BankClient {
       }
       const delayMs = Math.max(wait ?? 0, backoffDelay(attempt, this.retry, this.random));
       if (attempt >= this.retry.maxAttempts || this.now() + delayMs + MIN_CALL_MS > deadline) {
-        const why = attempt >= this.retry.maxAttempts ? reason : `${reason}; ${wait !== undefined ? `the bank asked to wait ${wait} ms, ` : ''}no time left to try again`;
-        throw new BankApiError(operation, status, why, true, attempt);
+        const outOfTime = attempt < this.retry.maxAttempts;
+        const why = outOfTime ? `${reason}; ${wait !== undefined ? `the bank asked to wait ${wait} ms, ` : ''}no time left to try again` : reason;
+        throw new BankApiError(operation, status, why, true, attempt, outOfTime);
       }
       this.options.onRetry?.({ operation, attempt, status, reason, delayMs });
       await this.sleep(delayMs);

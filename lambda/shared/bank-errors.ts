@@ -64,6 +64,8 @@ export class BankApiError extends Error {
     readonly retryable: boolean,
     /** How many calls were made before giving up. */
     readonly attempts = 1,
+    /** Given up because the caller's deadline left no time for (another) call, not because the bank refused. */
+    readonly outOfTime = false,
   ) {
     super(`${operation} failed${status === undefined ? '' : ` with HTTP ${status}`}: ${detail}${attempts > 1 ? ` (after ${attempts} attempts)` : ''}`);
     this.name = 'BankApiError';

@@ -127,8 +127,6 @@ export interface VerifiedState {
   readonly statusClass: StatusClass;
   /** Boleto: its face value; payment: `valorPagamento`. */
   readonly amount?: EventAmount;
-  /** Boleto: the settlement the query shows, when settled. */
-  readonly settlement?: BoletoSettlement;
   /** Payment: `dataPagamento`, ISO 8601 in the bank's offset. */
   readonly paidAt?: string;
 }
@@ -165,29 +163,21 @@ export interface EventNotification {
   readonly bodyOmitted?: OmittedPart;
 }
 
-/**
- * The detail of a verified change: every detail type but Notification Not Confirmed. Consumers
- * act on `state` (the bank's answer); `matchesNotification` is information.
- */
-export interface BankEventDetail {
+/** What every event's detail has. (Subtypes add members and never redeclare one: jsii's rule.) */
+export interface EventDetailBase {
   /**
    * "2".
    * @pattern ^2$
    */
   readonly version: string;
-  /** Unique per change, derived from the bank's state and the subject's history; the same on a republished copy. */
+  /** Unique per event; a copy republished after a crash carries the same one. */
   readonly idempotencyKey: string;
   readonly trigger: EventTrigger;
   readonly account: EventAccount;
+  /** The subject, with this change's sequence number (Notification Not Confirmed: its last published change's, 0 when none). */
   readonly subject: EventSubject;
-  /** The state the bank shows now: what this event reports. */
+  /** The state the bank shows now. */
   readonly state: VerifiedState;
-  /** The last published state of the subject, when there was one. */
-  readonly previousState?: VerifiedState;
-  /** Boleto Settlement Reversed: the settlement that is no longer there. */
-  readonly reverses?: BoletoSettlement;
-  /** Whether the bank's answer confirms what the notification claimed (information only). Absent without a notification. */
-  readonly matchesNotification?: boolean;
   /** Where the notification and the bank disagree, in words. */
   readonly mismatches: string[];
   /** The bank query's answer; left out when too large. */
@@ -195,51 +185,43 @@ export interface BankEventDetail {
   readonly bankAnswer?: { [key: string]: any };
   /** Set when `bankAnswer` was left out for size. */
   readonly bankAnswerOmitted?: OmittedPart;
-  readonly notification?: EventNotification;
   /** When the bank was asked (ISO 8601, UTC). */
   readonly verifiedAt: string;
   /** Receives of the message it took (1 the first time). */
   readonly attempt: number;
 }
 
-/** Boleto Settled: `state.settlement` is the new settlement. */
-export interface BoletoSettledDetail extends BankEventDetail {
-  readonly state: SettledBoletoState;
+/**
+ * The detail of a verified change (Boleto Written Off, Boleto Rejected, Payment Status Verified;
+ * Boleto Settled and Boleto Settlement Reversed add a member). Consumers act on `state` (the
+ * bank's answer); `matchesNotification` is information.
+ */
+export interface BankEventDetail extends EventDetailBase {
+  /** The last published state of the subject, when there was one. */
+  readonly previousState?: VerifiedState;
+  /** Whether the bank's answer confirms what the notification claimed (information only). Absent without a notification. */
+  readonly matchesNotification?: boolean;
+  readonly notification?: EventNotification;
 }
 
-/** A settled boleto's state: the settlement is always there. */
-export interface SettledBoletoState extends VerifiedState {
+/** Boleto Settled: the bank shows a settlement not published before. */
+export interface BoletoSettledDetail extends BankEventDetail {
+  /** The new settlement (`dadosLiquidacao`). */
   readonly settlement: BoletoSettlement;
 }
 
-/** Boleto Settlement Reversed: `reverses` is the settlement that was published and is gone. */
+/** Boleto Settlement Reversed: a settlement that was published is gone. */
 export interface BoletoSettlementReversedDetail extends BankEventDetail {
+  /** The settlement that is no longer there. */
   readonly reverses: BoletoSettlement;
 }
 
 /** Notification Not Confirmed: the bank never showed what a notification claimed. */
-export interface NotificationNotConfirmedDetail {
-  /**
-   * "2".
-   * @pattern ^2$
-   */
-  readonly version: string;
-  /** Derived from the notification (its id and a hash of its body): one per notification. */
-  readonly idempotencyKey: string;
-  readonly trigger: EventTrigger;
-  readonly account: EventAccount;
-  /** The subject, with the sequence of its last published change (0 when none). */
-  readonly subject: EventSubject;
-  /** What the bank shows instead. */
-  readonly state: VerifiedState;
+export interface NotificationNotConfirmedDetail extends EventDetailBase {
+  /** Always false. */
   readonly matchesNotification: boolean;
-  readonly mismatches: string[];
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any JSON object; jsii carries it as a map
-  readonly bankAnswer?: { [key: string]: any };
-  readonly bankAnswerOmitted?: OmittedPart;
+  /** The notification whose claim the bank never showed. */
   readonly notification: EventNotification;
-  readonly verifiedAt: string;
-  readonly attempt: number;
 }
 
 /** The interface (in this module) each detail type's detail satisfies: the schema generator's input. */

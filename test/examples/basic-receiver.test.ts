@@ -29,7 +29,10 @@ it('has an idempotency table with TTL and point-in-time recovery', () => {
 
 it('lets the processor put events on the bus, and has a rule for Boleto Settled', () => {
   template.hasResourceProperties('AWS::IAM::Policy', { PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: 'events:PutEvents' })]) } });
-  template.hasResourceProperties('AWS::Events::Rule', { EventPattern: { source: ['cdk-bank-webhooks'], 'detail-type': ['Boleto Settled'] } });
+  template.hasResourceProperties('AWS::Events::Rule', {
+    EventPattern: { source: ['cdk-bank-webhooks'], 'detail-type': ['Boleto Settled'], detail: { account: { cooperativa: ['0101'] } } },
+    Targets: [Match.objectLike({ DeadLetterConfig: Match.anyValue(), RetryPolicy: Match.anyValue() })],
+  });
 });
 
 it('keeps the queue visibility timeout at 6 × the processor timeout, and alarms on the DLQ', () => {

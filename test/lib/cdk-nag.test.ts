@@ -45,6 +45,8 @@ it('acknowledges only what the design needs, each with a specific reason', () =>
     // The provider framework's grantInvoke on the registration handler and its versions.
     'AwsSolutions::AwsSolutions-IAM5[Resource::<BankWebhooksRegistrationProviderHandlerB6890A73.Arn>:*]',
     'AwsSolutions::AwsSolutions-SMG4', 'AwsSolutions::AwsSolutions-SMG4',
+    // The dead-letter queue onVerifiedEvent gives the example's rule target, and the example's own consumer queue.
+    'AwsSolutions::AwsSolutions-SQS3', 'AwsSolutions::AwsSolutions-SQS3',
   ]);
   for (const ack of acks) expect(ack.reason.length).toBeGreaterThan(60);
 });

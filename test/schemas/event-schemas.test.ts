@@ -33,8 +33,8 @@ describe('a published detail', () => {
     ['a field the contract does not have', (d) => { d.extra = 1; }, /must NOT have additional properties \(extra\)/],
     ['another version', (d) => { d.version = '1'; }, /\/version must match pattern/],
     ['an unknown trigger', (d) => { d.trigger = 'cron'; }, /\/trigger must be equal to one of the allowed values/],
-    ['amounts as text', (d) => { d.state.settlement.amount.cents = '15025'; }, /\/state\/settlement\/amount\/cents must be number/],
-    ['a settled boleto without its settlement', (d) => { delete d.state.settlement; }, /\/state must have required property 'settlement'/],
+    ['amounts as text', (d) => { d.settlement.amount.cents = '15025'; }, /\/settlement\/amount\/cents must be number/],
+    ['a settled boleto without its settlement', (d) => { delete d.settlement; }, /\(detail\) must have required property 'settlement'/],
     ['no subject sequence', (d) => { delete d.subject.sequence; }, /\/subject must have required property 'sequence'/],
   ])('fails with %s', async (_name, change, expected) => {
     const detail = await published();

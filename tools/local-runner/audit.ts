@@ -61,7 +61,7 @@ interface EventView {
 function view(event: RecordedEvent): EventView {
   const d = event.detail as {
     idempotencyKey?: string; subject?: { id?: string; sequence?: number; nossoNumero?: string; idTransacao?: string };
-    state?: { status?: string; statusClass?: string; settlement?: { amount?: { cents?: number } } }; notification?: { id?: string };
+    state?: { status?: string; statusClass?: string }; settlement?: { amount?: { cents?: number } }; notification?: { id?: string };
   };
   return {
     detailType: event.detailType as BankEventDetailType,
@@ -71,7 +71,7 @@ function view(event: RecordedEvent): EventView {
     sequence: Number(d.subject?.sequence),
     status: String(d.state?.status),
     statusClass: d.state?.statusClass as StatusClass,
-    settledCents: d.state?.settlement?.amount?.cents,
+    settledCents: d.settlement?.amount?.cents,
     notificationId: d.notification?.id,
   };
 }

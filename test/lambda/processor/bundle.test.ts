@@ -45,14 +45,15 @@ it('publishes exactly one Boleto Settled for a settled boleto, with the verified
     trigger: 'webhook',
     account: { cooperativa: '0101', posto: '02', codigoBeneficiario: '54321' },
     subject: { kind: 'boleto', id: `boleto:54321:${nossoNumero}`, sequence: 1, nossoNumero, codigoBeneficiario: '54321' },
-    state: { status: 'LIQUIDADO', statusClass: 'settled', settlement: { amount: { cents: 15025, decimal: '150.25' } } },
+    state: { status: 'LIQUIDADO', statusClass: 'settled' },
+    settlement: { amount: { cents: 15025, decimal: '150.25' } },
     matchesNotification: true,
     mismatches: [],
     bankAnswer: { nossoNumero, situacao: 'LIQUIDADO', dadosLiquidacao: { valor: '150.25' } },
     notification: { requestId: 'req-settled', id: notification.idEventoWebhook, claim: { status: 'LIQUIDACAO_PIX', statusClass: 'settled' }, body: notification },
     attempt: 1,
   });
-  expect(event.detail.state.settlement.date).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}-03:00$/);
+  expect(event.detail.settlement.date).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}-03:00$/);
   expect(await h.queueDepth(h.dlqUrl)).toBe(0);
 });
 
@@ -85,7 +86,7 @@ it('gives settle → reverse → settle again three events, ordered by the subje
   await h.enqueue('boleto', (await h.control.settleBoleto(nossoNumero, { valor: '55.00' })).notification);
   await h.drain();
   expect(h.events.events.map((e) => [e.detailType, e.detail.subject.sequence])).toEqual([[T.BOLETO_SETTLED, 1], [T.BOLETO_SETTLEMENT_REVERSED, 2], [T.BOLETO_SETTLED, 3]]);
-  expect(h.events.events[1].detail.reverses).toEqual(h.events.events[0].detail.state.settlement);
+  expect(h.events.events[1].detail.reverses).toEqual(h.events.events[0].detail.settlement);
 });
 
 it('quarantines a body that is not JSON in the DLQ with its reason', async () => {

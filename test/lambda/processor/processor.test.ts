@@ -25,7 +25,8 @@ describe('identity from the bank', () => {
       version: '2', trigger: 'webhook', idempotencyKey: 'boleto:54321:1001#1:settled:2025-06-03:15025',
       account: { cooperativa: '0101', posto: '02', codigoBeneficiario: '54321' },
       subject: { kind: 'boleto', id: 'boleto:54321:1001', sequence: 1, nossoNumero: '1001' },
-      state: { statusClass: C.SETTLED, settlement: { date: '2025-06-03T14:05:09.000-03:00', amount: { cents: 15025, decimal: '150.25' } } },
+      state: { statusClass: C.SETTLED },
+      settlement: { id: '2025-06-03:15025', date: '2025-06-03T14:05:09.000-03:00', amount: { cents: 15025, decimal: '150.25' } },
       matchesNotification: true,
     });
   });
@@ -64,7 +65,7 @@ describe('identity from the bank', () => {
     expect(f.published.map((e) => [e.detailType, e.detail.subject.sequence])).toEqual([
       [T.BOLETO_SETTLED, 1], [T.BOLETO_SETTLEMENT_REVERSED, 2], [T.BOLETO_SETTLED, 3],
     ]);
-    expect(f.published[1].detail.reverses).toEqual(f.published[0].detail.state.settlement);
+    expect(f.published[1].detail.reverses).toEqual(f.published[0].detail.settlement);
     expect(new Set(f.published.map((e) => e.detail.idempotencyKey)).size).toBe(3);
   });
 
@@ -219,6 +220,49 @@ describe('concurrency and crashes', () => {
     expect(event.detail.bankAnswer).toBeUndefined();
     expect(event.detail.bankAnswerOmitted).toEqual({ bytes: expect.any(Number), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(event.detail.bankAnswerOmitted.bytes).toBeGreaterThan(300_000);
-    expect(event.detail.state.settlement.amount.cents).toBe(15025);
+    expect(event.detail.settlement.amount.cents).toBe(15025);
+  });
+});
+
+describe('an outbox of several large events', () => {
+  it('keeps every event, without their raw bodies, when together they would not fit in the subject\'s item', async () => {
+    const f = fakeDeps();
+    f.bank.settle('1001');
+    await run(f, [sqsRecord('boleto', boletoEvent('1001'))]);
+    // Settled again with another settlement, and a 200 KB answer: a reversal and a settlement to publish.
+    f.bank.settle('1001', '150.25', [2025, 6, 4, 9, 0, 0, 0]);
+    f.bank.boletos.get('1001')!.observacao = 'x'.repeat(200_000);
+    let largest = 0;
+    const write = f.store.write.bind(f.store);
+    f.store.write = async (id, version, next) => {
+      largest = Math.max(largest, JSON.stringify(next.outbox ?? {}).length);
+      return write(id, version, next);
+    };
+    await run(f, [sqsRecord('boleto', boletoEvent('1001'))]);
+    expect(f.published.map((e) => e.detailType)).toEqual([T.BOLETO_SETTLED, T.BOLETO_SETTLEMENT_REVERSED, T.BOLETO_SETTLED]);
+    expect(f.published.slice(1).map((e) => [e.detail.bankAnswer, e.detail.bankAnswerOmitted?.bytes > 200_000])).toEqual([[undefined, true], [undefined, true]]);
+    expect(largest).toBeLessThan(300_000);
+  });
+});
+
+describe('lack of time', () => {
+  it('leaves a subject the bank\'s wait would take past the deadline for the new message, once others were done', async () => {
+    const f = fakeDeps();
+    f.bank.settle('1001');
+    f.bank.settle('1002');
+    // The second query is answered 429 and the wait it asks for does not fit before the deadline.
+    f.bank.errors.set('1002', new BankApiError('boleto query (nossoNumero 1002)', 429, 'Too Many Requests; the bank asked to wait 1000 ms, no time left to try again', true, 1, true));
+    const result = await run(f, [sqsRecord('boleto', [boletoEvent('1001'), boletoEvent('1002')])]);
+    expect(result.batchItemFailures).toEqual([]);
+    expect(f.published.map((e) => e.detail.subject.nossoNumero)).toEqual(['1001']);
+    expect(JSON.parse(decodeStoredNotification(f.requeued[0]).body.toString()).map((e: { nossoNumero: string }) => e.nossoNumero)).toEqual(['1002']);
+  });
+
+  it('fails the record when no subject could be looked at in time: a bank too slow for any look must reach the DLQ, not loop', async () => {
+    const f = fakeDeps();
+    f.bank.errors.set('1002', new BankApiError('boleto query (nossoNumero 1002)', 429, 'no time left to try again', true, 1, true));
+    const result = await run(f, [sqsRecord('boleto', [boletoEvent('1002')])]);
+    expect(result.batchItemFailures).toHaveLength(1);
+    expect(f.requeued).toEqual([]);
   });
 });

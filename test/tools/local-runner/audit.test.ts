@@ -20,7 +20,10 @@ const event = (detailType: string, subject: Record<string, unknown>, state: Reco
   },
 });
 const settlement = { id: '2026-01-01:1000', date: '2026-01-01', amount: { cents: 1000, decimal: '10.00' } };
-const settled = (nossoNumero: string, sequence = 1) => event('Boleto Settled', { kind: 'boleto', id: `boleto:54321:${nossoNumero}`, nossoNumero, sequence }, { status: 'LIQUIDADO', statusClass: 'settled', settlement });
+const settled = (nossoNumero: string, sequence = 1) => {
+  const e = event('Boleto Settled', { kind: 'boleto', id: `boleto:54321:${nossoNumero}`, nossoNumero, sequence }, { status: 'LIQUIDADO', statusClass: 'settled' });
+  return { ...e, detail: { ...e.detail, settlement } };
+};
 const paid = (idTransacao: string, status = 'EFETIVADO', sequence = 1) => event('Payment Status Verified', { kind: 'payment', id: `payment:pix:${idTransacao}`, idTransacao, sequence }, { status, statusClass: status === 'EFETIVADO' ? 'settled' : 'pending' });
 const stored = (requestId: string, body: unknown) => encodeStoredNotification({ route: 'payments', receivedAt: '2026-01-01T00:00:00Z', requestId }, Buffer.from(JSON.stringify(body)));
 
@@ -49,7 +52,7 @@ it('passes when the bank\'s published state accounts for every 200 (re-sent ids,
 
 it('reports an event that breaks its JSON Schema', () => {
   const bad = settled('1');
-  delete (bad.detail as { subject: { sequence?: number } }).subject.sequence;
+  delete (bad.detail as unknown as { subject: { sequence?: number } }).subject.sequence;
   const report = auditExactlyOnce({ exchanges: [], events: [bad], quarantined: [], processedRequestIds: new Set() });
   expect(report.problems).toEqual([`event ${bad.id}: Boleto Settled: /subject must have required property 'sequence'`]);
 });
