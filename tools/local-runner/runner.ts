@@ -24,6 +24,7 @@ import { LocalApiGateway, type ProxyExchange } from '../local-aws/api-gateway';
 import { LocalCustomResource } from '../local-aws/custom-resource';
 import { type Dynalite, startDynalite } from '../local-aws/dynalite';
 import { LocalEventBridge, type RecordedEvent } from '../local-aws/eventbridge-server';
+import { matchesEventPattern } from '../local-aws/event-pattern';
 import { createQueueWithDlq, drainQueue, type Fauxqs, queueDepth, startFauxqs } from '../local-aws/fauxqs';
 import { LOCAL_AWS, localAwsEnvironment, resolveLocalhostSubdomains } from '../local-aws/local-env';
 import { LocalFunction } from '../local-aws/local-function';
@@ -61,6 +62,19 @@ export interface LocalRunnerOptions {
    * @default none
    */
   readonly consumer?: { readonly entry: string; readonly exportName?: string };
+  /**
+   * The logical ID (or its prefix, such as the rule's construct path) of an `AWS::Events::Rule` in
+   * the template whose target the consumer stands for: the consumer then gets only the events
+   * that rule's event pattern matches, as EventBridge would deliver them.
+   * @default every event on the bus
+   */
+  readonly consumerRule?: string;
+  /**
+   * An EventBridge stand-in already started and shared with other runners (several receivers
+   * publishing to one bus); the runner neither starts nor stops it.
+   * @default a bus of the runner's own
+   */
+  readonly eventBridge?: LocalEventBridge;
   /** Where the functions' log files go. @default a new temporary folder, removed by stop() */
   readonly logDir?: string;
   /** Pollers feeding the processor. @default the mapping's maximum concurrency, else 2 */
@@ -144,7 +158,7 @@ export class LocalRunner {
   /** The synthesized template and what the runner read from it. */
   template!: CloudFormationTemplate;
   deployment!: ReceiverDeployment;
-  readonly events = new LocalEventBridge();
+  readonly events: LocalEventBridge;
   readonly secrets = new LocalSecretsManager(LOCAL_AWS.region, LOCAL_AWS.accountId);
   /** Every request to the front door, in order of answer. */
   readonly exchanges: ProxyExchange[] = [];
@@ -191,6 +205,7 @@ export class LocalRunner {
   private consumerErrors = 0;
 
   private constructor(private readonly options: LocalRunnerOptions) {
+    this.events = options.eventBridge ?? new LocalEventBridge();
     this.ownsLogDir = !options.logDir;
     this.logDir = options.logDir ?? mkdtempSync(join(tmpdir(), 'bank-webhooks-logs-'));
     mkdirSync(this.logDir, { recursive: true });
@@ -234,7 +249,7 @@ export class LocalRunner {
       throw new Error(`visibilityTimeoutSeconds (${visibility}) must exceed the processor's timeout (${d.processor.timeoutSeconds} s): a message would come back while its invocation still runs`);
     }
     [this.fauxqs, this.dynamo] = await Promise.all([startFauxqs(), startDynalite()]);
-    const [eventsEndpoint, secretsEndpoint] = await Promise.all([this.events.start(), this.secrets.start()]);
+    const [eventsEndpoint, secretsEndpoint] = await Promise.all([this.options.eventBridge ? this.events.endpoint : this.events.start(), this.secrets.start()]);
     this.sqsGate = new TcpGate(this.fauxqs.port);
     const gatePort = await this.sqsGate.start();
     // Queue URLs carry the port they were created through: everyone reaches the queue via the gate.
@@ -286,7 +301,10 @@ export class LocalRunner {
         name: 'consumer', entry: this.options.consumer.entry, exportName: this.options.consumer.exportName,
         environment: endpoints, timeoutMs: 30_000, onLog: (line) => this.log('consumer', line),
       });
-      this.events.subscribe((event) => this.deliverToConsumer(event));
+      const pattern = this.options.consumerRule ? this.rulePattern(this.options.consumerRule) : undefined;
+      this.events.subscribe((event) => {
+        if (!pattern || matchesEventPattern(pattern, { source: event.source, 'detail-type': event.detailType, detail: event.detail })) this.deliverToConsumer(event);
+      });
     }
 
     this.source = new SqsEventSource({
@@ -302,6 +320,13 @@ export class LocalRunner {
       onBatch: (records, result) => this.onBatch(records, result),
     });
     this.resumeProcessing();
+  }
+
+  /** The event pattern of the template's one rule whose logical ID starts with `prefix`. */
+  private rulePattern(prefix: string): Record<string, unknown> {
+    const rules = Object.entries(this.template.Resources).filter(([id, r]) => r.Type === 'AWS::Events::Rule' && id.startsWith(prefix));
+    if (rules.length !== 1) throw new Error(`consumerRule "${prefix}" names ${rules.length} rules of the template; it must name one`);
+    return this.resolve(rules[0][1].Properties?.EventPattern) as Record<string, unknown>;
   }
 
   /** Synthesizes the stack into `outdir`, with asset metadata on (as the CDK CLI does). */
@@ -529,7 +554,7 @@ export class LocalRunner {
     await Promise.all([this.receiver?.stop(), this.processor?.stop(), this.registrationHandler?.stop(), this.consumer?.stop()]);
     this.sqs?.destroy();
     await Promise.all([
-      this.gateway?.stop(), this.simulator?.stop(), this.fauxqs?.stop(), this.dynamo?.stop(), this.events.stop(), this.secrets.stop(), this.sqsGate?.stop(),
+      this.gateway?.stop(), this.simulator?.stop(), this.fauxqs?.stop(), this.dynamo?.stop(), this.options.eventBridge ? undefined : this.events.stop(), this.secrets.stop(), this.sqsGate?.stop(),
     ]);
     await Promise.all([...this.logFiles.values()].map((file) => new Promise((resolve) => file.end(resolve))));
     this.restoreDns?.();

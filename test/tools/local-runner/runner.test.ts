@@ -4,6 +4,8 @@ import { Duration } from 'aws-cdk-lib';
 import { BankWebhooksExampleStack } from '../../../examples/basic-receiver/app';
 import { BankEventDetailType as T } from '../../../lambda/shared/event-contract';
 import { LocalRunner } from '../../../tools/local-runner/runner';
+import { LocalEventBridge } from '../../../tools/local-aws/eventbridge-server';
+import { SAMPLE_ACCOUNT } from '../../../tools/bank-simulator/simulator';
 
 jest.setTimeout(120_000);
 
@@ -55,4 +57,43 @@ it('refuses a visibility timeout that does not exceed the processor\'s timeout, 
     stack: (app, id) => new BankWebhooksExampleStack(app, id, { receiver: { processorTimeout: Duration.seconds(10) } }),
     visibilityTimeoutSeconds: 10,
   })).rejects.toThrow("visibilityTimeoutSeconds (10) must exceed the processor's timeout (10 s): a message would come back while its invocation still runs");
+});
+
+it('keeps two accounts apart on one shared bus: each consumer rule gets only its own account\'s settlements', async () => {
+  const bus = new LocalEventBridge();
+  await bus.start();
+  const consumed: Record<string, Array<Record<string, unknown>>> = { A: [], B: [] };
+  const start = (name: 'A' | 'B', account: typeof SAMPLE_ACCOUNT) => LocalRunner.start({
+    simulator: { accounts: [account] },
+    eventBridge: bus,
+    // The consumer stands for the target of the example's rule on Boleto Settled.
+    consumer: { entry: join(__dirname, '..', '..', '..', 'examples', 'local-consumer', 'consumer.ts') },
+    consumerRule: 'BankWebhooksBoletoSettledRule',
+    onLog: (fn, line) => {
+      if (fn === 'consumer' && line.startsWith('{')) consumed[name].push(JSON.parse(line) as Record<string, unknown>);
+    },
+  });
+  const a = await start('A', SAMPLE_ACCOUNT);
+  const b = await start('B', { ...SAMPLE_ACCOUNT, conta: '777777', documento: '98765432000155', beneficiario: '88888' });
+  try {
+    for (const runner of [a, b]) {
+      await runner.register();
+      const boleto = await runner.control.createBoleto({ valor: runner === a ? '10.00' : '20.00' });
+      await runner.control.settleBoleto(boleto.nossoNumero);
+      const pix = await runner.control.createPayment({ tipo: 'pix', valor: '5.00' });
+      await runner.control.settlePayment('pix', pix.payment.idTransacao);
+    }
+    await Promise.all([a.settle(30_000), b.settle(30_000)]);
+
+    // Both receivers published to the one bus (a Pix as RECEBIDO then EFETIVADO, or only as
+    // EFETIVADO when the bank had moved on before its RECEBIDO notification was looked at)...
+    const published = new Set(bus.events.map((e) => `${e.detailType} ${e.detail.account.codigoBeneficiario ?? e.detail.account.conta}`));
+    expect([...published].sort()).toEqual(['Boleto Settled 54321', 'Boleto Settled 88888', 'Payment Status Verified 123456', 'Payment Status Verified 777777']);
+    // ...and each account's rule delivered only its own settlement.
+    expect(consumed.A.map((e) => e.subject)).toEqual([expect.stringMatching(/^boleto:54321:/)]);
+    expect(consumed.B.map((e) => e.subject)).toEqual([expect.stringMatching(/^boleto:88888:/)]);
+  } finally {
+    await Promise.all([a.stop(), b.stop()]);
+    await bus.stop();
+  }
 });
