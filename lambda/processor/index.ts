@@ -2,7 +2,6 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { BankClient, credentialsFromSecret } from '../shared/bank-client';
 import { readBankConnection } from '../shared/bank-connection';
@@ -13,8 +12,9 @@ import { sleep } from '../shared/retry';
 import { PROCESSOR_CLIENT_CONFIG } from './clients';
 import { processBatch, type PublishEntry } from './processor';
 import { DynamoDbSubjectStore } from './subject-store';
+import { createLogger } from '../shared/logger';
 
-const logger = new Logger({ serviceName: 'bank-webhook-processor' });
+const logger = createLogger('bank-webhook-processor');
 const count = metricCounter({ namespace: METRICS_NAMESPACE, serviceName: 'bank-webhook-processor' });
 const settings = readProcessorSettings(process.env);
 const connection = readBankConnection(process.env);

@@ -1,6 +1,5 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { METRICS_NAMESPACE, ReceiverDefaults } from '../shared/receiver-contract';
 import { metricCounter } from '../shared/metrics';
@@ -8,8 +7,9 @@ import { loadStageToken, secretsClientConfig } from '../shared/secret-tokens';
 import { readReceiverConfig } from './config';
 import { type CountMetric, errorSummary, handleNotification, receiverSqsClientConfig } from './receiver';
 import { TokenCache } from './token-cache';
+import { createLogger } from '../shared/logger';
 
-const logger = new Logger({ serviceName: 'bank-webhook-receiver' });
+const logger = createLogger('bank-webhook-receiver');
 const config = readReceiverConfig(process.env);
 const sqs = new SQSClient(receiverSqsClientConfig(config.enqueueBudgetMs));
 const secrets = new SecretsManagerClient(secretsClientConfig(ReceiverDefaults.secretFetchBudgetMs));

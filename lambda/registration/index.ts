@@ -1,34 +1,26 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
 import { BankClient, credentialsFromSecret } from '../shared/bank-client';
 import type { BankConnectionSettings } from '../shared/bank-connection';
 import { RegistrationDefaults } from '../shared/registration-contract';
 import { loadAcceptedTokens } from '../shared/secret-tokens';
 import { type CustomResourceEvent, type CustomResourceResult, onEvent } from './lifecycle';
+import { createLogger } from '../shared/logger';
 
-const logger = new Logger({ serviceName: 'bank-webhook-registration' });
-const secrets = new SecretsManagerClient({ maxAttempts: 3, requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 } });
+const logger = createLogger('bank-webhook-registration');
+const secretsManager = new SecretsManagerClient({ maxAttempts: 3, requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 } });
 /** One client per bank connection: the provider serves every registration of the stack. */
 const clients = new Map<string, BankClient>();
-/** Every secret value read, so that none can reach an error message. */
-const secretValues = new Set<string>();
-
-function remember(values: Iterable<unknown>): void {
-  for (const value of values) if (typeof value === 'string' && value) secretValues.add(value);
-}
 
 function bankFor(settings: BankConnectionSettings): BankClient {
   const key = JSON.stringify(settings);
   let client = clients.get(key);
   if (!client) {
-    const load = credentialsFromSecret(secrets, settings.credentialsSecretArn, 60_000);
+    const load = credentialsFromSecret(secretsManager, settings.credentialsSecretArn, 60_000);
     client = new BankClient({
       settings,
       credentials: async () => {
-        const credentials = await load();
-        remember(Object.values(credentials));
-        return credentials;
+        return load();
       },
       onRetry: (info) => logger.warn('Retrying a bank call', { ...info }),
     });
@@ -42,13 +34,12 @@ function bankFor(settings: BankConnectionSettings): BankClient {
  * receiver already accepts it, and it is the value about to become current), else AWSCURRENT.
  */
 async function tokenValue(secretArn: string): Promise<string> {
-  const accepted = await loadAcceptedTokens(secrets, secretArn, 10_000);
-  remember(accepted);
+  const accepted = await loadAcceptedTokens(secretsManager, secretArn, 10_000);
   return accepted[accepted.length - 1];
 }
 
 export async function handler(event: CustomResourceEvent, context: Context): Promise<CustomResourceResult> {
   const remaining = context.getRemainingTimeInMillis();
   const deadline = Date.now() + remaining - Math.min(RegistrationDefaults.safetyMarginMs, remaining / 4);
-  return onEvent(event, { bankFor, tokenValue, log: logger, deadline, secretValues: () => secretValues });
+  return onEvent(event, { bankFor, tokenValue, log: logger, deadline });
 }

@@ -9,6 +9,7 @@
  * A rollback is an Update with the old properties, so it registers the old values again.
  */
 import type { BankConnectionSettings } from '../shared/bank-connection';
+import { secrets } from '../shared/redaction';
 import { sleep } from '../shared/retry';
 import {
   type BoletoContractSpec,
@@ -45,8 +46,6 @@ export interface LifecycleDeps {
   readonly deadline: number;
   /** @default setTimeout */
   readonly sleep?: (ms: number) => Promise<void>;
-  /** Values that must never appear in an error (tokens, credentials read during the event). */
-  readonly secretValues?: () => Iterable<string>;
 }
 
 const PAYMENT_PREFIX = 'payment-webhook';
@@ -109,15 +108,6 @@ async function contractLifecycle(event: CustomResourceEvent, ctx: StepContext, s
   };
 }
 
-/** Replaces every secret value in a text. */
-export function redact(text: string, secrets: Iterable<string>): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length >= 4) out = out.split(secret).join('***');
-  }
-  return out;
-}
-
 /** The provider framework's onEvent: registers, updates or removes, and answers the physical id and attributes. */
 export async function onEvent(event: CustomResourceEvent, deps: LifecycleDeps): Promise<CustomResourceResult> {
   try {
@@ -139,9 +129,10 @@ export async function onEvent(event: CustomResourceEvent, deps: LifecycleDeps): 
       ? await paymentLifecycle(event, ctx, request.bank, request.spec)
       : await contractLifecycle(event, ctx, request.spec);
   } catch (error) {
-    // CloudFormation shows this message as the failure reason: never a secret in it.
+    // CloudFormation shows this message as the failure reason: never a secret in it (every value
+    // the handler read is registered with `secrets`).
     const message = error instanceof Error ? error.message : String(error);
-    const failure = new Error(redact(message, deps.secretValues?.() ?? []));
+    const failure = new Error(secrets.redact(message));
     failure.name = error instanceof Error ? error.name : 'Error';
     throw failure;
   }

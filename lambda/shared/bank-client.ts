@@ -2,6 +2,7 @@ import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/clien
 import { type BankConnectionSettings, type BankCredentials, type PaymentType, parseBankCredentials } from './bank-connection';
 import { BankApiError, bankErrorMessage, isRetryableStatus } from './bank-errors';
 import { type HttpResponse, HttpsTransport, NetworkError, type TlsMaterial } from './bank-http';
+import { secrets } from './redaction';
 import { backoffDelay, DEFAULT_RETRY_POLICY, type RetryPolicy, retryAfterMs, sleep } from './retry';
 
 /** The bank's two APIs, each with its own token flow (BANK-NOTES.md). */
@@ -70,6 +71,7 @@ export function credentialsFromSecret(client: SecretsManagerClient, secretArn: s
       try {
         const result = await client.send(new GetSecretValueCommand({ SecretId: secretArn }), { abortSignal: AbortSignal.timeout(3_000) });
         const value = parseBankCredentials(result.SecretString, secretArn);
+        secrets.remember(value.apiKey, value.password, value.clientSecret, value.clientKey);
         cached = { value, until: now() + ttlMs };
         return value;
       } catch (error) {
@@ -208,6 +210,7 @@ export class BankClient {
   private remember(api: BankApi, answer: Record<string, unknown>, operation: string): string {
     const accessToken = answer.access_token;
     if (typeof accessToken !== 'string' || !accessToken) throw new BankApiError(operation, 200, 'the answer has no access_token', false);
+    secrets.remember(accessToken, answer.refresh_token);
     const lifetimeMs = (typeof answer.expires_in === 'number' && answer.expires_in > 0 ? answer.expires_in : 300) * 1000;
     const refreshLifetimeMs = typeof answer.refresh_expires_in === 'number' ? answer.refresh_expires_in * 1000 : undefined;
     const now = this.now();
@@ -256,7 +259,9 @@ export class BankClient {
     const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
     const fields: Record<string, string> = { grant_type: 'client_credentials', scope: this.settings.paymentsScope };
     if (this.settings.paymentsClientAuth === 'basic') {
-      headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(credentials.clientId!)}:${encodeURIComponent(credentials.clientSecret!)}`).toString('base64')}`;
+      const basic = Buffer.from(`${encodeURIComponent(credentials.clientId!)}:${encodeURIComponent(credentials.clientSecret!)}`).toString('base64');
+      secrets.remember(basic);
+      headers.authorization = `Basic ${basic}`;
     } else {
       fields.client_id = credentials.clientId!;
       fields.client_secret = credentials.clientSecret!;

@@ -3,6 +3,7 @@
  * token endpoints, `message`, `mensagem`, `mensagens[]`, `erros[]` and `errors[]` elsewhere.
  * {@link bankErrorMessage} turns any of them into one readable line.
  */
+import { secrets } from './redaction';
 
 const MAX_MESSAGE_LENGTH = 500;
 
@@ -24,8 +25,12 @@ function entryText(entry: unknown): string | undefined {
   return [code ? `${code}: ` : '', field ? `${field}: ` : '', message].join('');
 }
 
-/** The readable message of a bank error body, or undefined when the body says nothing useful. */
-export function bankErrorMessage(body: string): string | undefined {
+/**
+ * The readable message of a bank error body, or undefined when the body says nothing useful.
+ * Secrets are masked before anything is cut to length, so no part of one survives.
+ */
+export function bankErrorMessage(rawBody: string): string | undefined {
+  const body = secrets.redact(rawBody);
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -53,13 +58,16 @@ export function bankErrorMessage(body: string): string | undefined {
 
 /** A bank call that failed: which operation, the HTTP status (if any answer came) and the bank's message. */
 export class BankApiError extends Error {
+  /** The bank's own message, or the network error's, with every secret masked. */
+  readonly detail: string;
+
   constructor(
     /** What was being done, such as "boleto query" or "payments token". */
     readonly operation: string,
     /** HTTP status, or undefined when no answer came (network error, timeout). */
     readonly status: number | undefined,
     /** The bank's own message, or the network error's. */
-    readonly detail: string,
+    detail: string,
     /** Whether trying again later may succeed (network errors, timeouts, 429, 5xx). */
     readonly retryable: boolean,
     /** How many calls were made before giving up. */
@@ -67,8 +75,10 @@ export class BankApiError extends Error {
     /** Given up because the caller's deadline left no time for (another) call, not because the bank refused. */
     readonly outOfTime = false,
   ) {
-    super(`${operation} failed${status === undefined ? '' : ` with HTTP ${status}`}: ${detail}${attempts > 1 ? ` (after ${attempts} attempts)` : ''}`);
+    // The bank may echo a request (a token request's password, a PATCH's authorizationCallback) in its error.
+    super(`${operation} failed${status === undefined ? '' : ` with HTTP ${status}`}: ${secrets.redact(detail)}${attempts > 1 ? ` (after ${attempts} attempts)` : ''}`);
     this.name = 'BankApiError';
+    this.detail = secrets.redact(detail);
   }
 }
 

@@ -1,4 +1,5 @@
 import { GetSecretValueCommand, ResourceNotFoundException, type SecretsManagerClient, type SecretsManagerClientConfig } from '@aws-sdk/client-secrets-manager';
+import { secrets } from './redaction';
 
 /** The versions of a token secret that are accepted: the current value, and the next one while a rotation is under way. */
 export type TokenStage = 'AWSCURRENT' | 'AWSPENDING';
@@ -27,6 +28,7 @@ export async function loadStageToken(client: SecretsManagerClient, secretArn: st
     throw error;
   }
   if (!value && stage === 'AWSCURRENT') throw new Error(`Secret ${secretArn} has no AWSCURRENT string value: store the token as the secret's plain text value`);
+  secrets.remember(value);
   return value ? [value] : [];
 }
 

@@ -24,6 +24,12 @@ export interface SimulatorFaults extends DeliveryFaults {
   readonly api?: readonly ApiFault[];
   /** Calls per second each part of the API allows before answering 429 (the bank's sibling API: 10/s for queries). @default unlimited */
   readonly rateLimitPerSecond?: Partial<Record<ApiGroup, number>>;
+  /**
+   * Every error answer of the bank's API echoes the request it answers (method, URL, headers and
+   * body) in its message, as some APIs do: a client must keep the secrets it sent out of its logs.
+   * @default false
+   */
+  readonly echoRequests?: boolean;
 }
 
 /** Validates faults given over the control API; returns the problems (empty when fine). */
@@ -31,7 +37,7 @@ export function faultProblems(input: unknown): string[] {
   if (!input || typeof input !== 'object' || Array.isArray(input)) return ['faults must be a JSON object'];
   const faults = input as Record<string, unknown>;
   const problems: string[] = [];
-  const known = ['duplicateDeliveries', 'deliveryDelayMs', 'reorderWindowMs', 'api', 'rateLimitPerSecond'];
+  const known = ['duplicateDeliveries', 'deliveryDelayMs', 'reorderWindowMs', 'api', 'rateLimitPerSecond', 'echoRequests'];
   for (const key of Object.keys(faults)) if (!known.includes(key)) problems.push(`unknown fault "${key}" (known: ${known.join(', ')})`);
   for (const key of ['duplicateDeliveries', 'deliveryDelayMs', 'reorderWindowMs']) {
     const value = faults[key];
@@ -49,6 +55,7 @@ export function faultProblems(input: unknown): string[] {
       }
     });
   }
+  if (faults.echoRequests !== undefined && typeof faults.echoRequests !== 'boolean') problems.push('echoRequests must be true or false');
   if (faults.rateLimitPerSecond !== undefined) {
     const limits = faults.rateLimitPerSecond as Record<string, unknown>;
     if (!limits || typeof limits !== 'object') problems.push('rateLimitPerSecond must be an object');

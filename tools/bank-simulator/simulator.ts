@@ -27,6 +27,28 @@ export const SimulatorPaths = {
   control: '/control',
 } as const;
 
+/** An error body with the request appended to every message it has (whichever one a client reads). */
+function echoRequest(body: unknown, request: string): unknown {
+  const echo = `(requisição recebida: ${request})`;
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return { mensagem: echo };
+  const out: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  let echoed = false;
+  for (const key of ['mensagem', 'message', 'error_description']) {
+    if (typeof out[key] === 'string') {
+      out[key] = `${String(out[key])} ${echo}`;
+      echoed = true;
+    }
+  }
+  for (const key of ['mensagens', 'erros', 'errors']) {
+    if (Array.isArray(out[key])) {
+      out[key] = [...(out[key] as unknown[]), { mensagem: echo }];
+      echoed = true;
+    }
+  }
+  if (!echoed) out.mensagem = echo;
+  return out;
+}
+
 export interface BankSimulatorOptions {
   /** Port to listen on; 0 picks a free one. @default 0 */
   readonly port?: number;
@@ -291,13 +313,17 @@ export class BankSimulator {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let reply: Reply;
+    let raw: Buffer = Buffer.alloc(0);
     try {
       const url = new URL(req.url ?? '/', 'https://simulator.local');
-      const raw = await this.readBody(req);
+      raw = await this.readBody(req);
       reply = await this.dispatch({ req, url, params: [], raw });
     } catch (error) {
       if (error instanceof BankError) reply = { status: error.status, body: error.body, headers: { ...error.headers } };
       else reply = { status: 500, body: { mensagem: `Simulator error: ${(error as Error).message}` } };
+    }
+    if (reply.status >= 400 && this.faults.current.echoRequests && !(req.url ?? '').startsWith(SimulatorPaths.control)) {
+      reply = { ...reply, body: echoRequest(reply.body, `${req.method ?? ''} ${req.url ?? ''} ${JSON.stringify(req.headers)} ${raw.toString('utf8')}`) };
     }
     if (res.destroyed) return;
     const body = reply.body === undefined ? '' : JSON.stringify(reply.body);

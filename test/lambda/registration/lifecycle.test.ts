@@ -10,6 +10,10 @@ import {
 } from '../../../lambda/registration/lifecycle';
 import { RegistrationResourceType, registrationProperties } from '../../../lambda/shared/registration-contract';
 import { type BankConnectionSettings, BankConnectionDefaults } from '../../../lambda/shared/bank-connection';
+import { secrets } from '../../../lambda/shared/redaction';
+
+// The handler registers every secret it reads; this test's token is read by its fake.
+beforeAll(() => secrets.remember(TOKEN));
 
 const TOKEN = 'the-callback-token-0123456789';
 const bank: BankConnectionSettings = {
@@ -39,7 +43,6 @@ function deps(call: (call: BankCall) => Promise<{ status: number; body: unknown 
     log: { info: (message) => logs.push(message), warn: (message) => logs.push(message) },
     deadline: Date.now() + 10_000,
     sleep: () => Promise.resolve(),
-    secretValues: () => [TOKEN],
   };
 }
 
