@@ -35,7 +35,12 @@ function bankFor(settings: BankConnectionSettings): BankClient {
  */
 async function tokenValue(secretArn: string): Promise<string> {
   const accepted = await loadAcceptedTokens(secretsManager, secretArn, 10_000);
-  return accepted[accepted.length - 1];
+  const value = accepted[accepted.length - 1];
+  // The bank sends the value as is: a space or line break around it would make every notification a 401.
+  if (value.trim() !== value || !value) {
+    throw new Error(`The token secret ${secretArn} holds a value with leading or trailing whitespace (a space or a line break): the bank would send it as is and the receiver refuse every notification with 401. Store the token without surrounding whitespace, then update the stack (tokenVersion) to register it`);
+  }
+  return value;
 }
 
 export async function handler(event: CustomResourceEvent, context: Context): Promise<CustomResourceResult> {

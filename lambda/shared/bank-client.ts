@@ -177,7 +177,16 @@ export class BankClient {
         if (cached) this.tokens.set(call.api, { ...cached, renewAt: 0 });
         continue;
       }
-      if (response.status >= 200 && response.status < 300) return { status: response.status, body: parseAnswer(response) };
+      if (response.status >= 200 && response.status < 300) {
+        const answer = parseAnswer(response);
+        // An HTML or text page with a 2xx (a proxy, a maintenance page) is not the API's answer:
+        // read as "nothing there", it would hide a contract or a registration that is.
+        if (typeof answer === 'string') {
+          const type = [response.headers['content-type']].flat()[0] ?? 'no content type';
+          throw new BankApiError(call.operation, response.status, `the answer is not JSON (${type}): ${answer.replace(/\s+/g, ' ').slice(0, 80)}`, true);
+        }
+        return { status: response.status, body: answer };
+      }
       throw new BankApiError(call.operation, response.status, bankErrorMessage(response.body) ?? 'no message in the answer', false);
     }
   }

@@ -51,6 +51,9 @@ export interface BankConnectionSettings {
   readonly callTimeoutMs: number;
 }
 
+/** The fields of {@link BankAccountSettings}. */
+const ACCOUNT_FIELDS = ['cooperativa', 'posto', 'conta', 'documento', 'codigoBeneficiario'] as const;
+
 /** Defaults of BANK-NOTES.md, relative to the base URLs. */
 export const BankConnectionDefaults = {
   collectionTokenPath: '/auth/openapi/token',
@@ -143,6 +146,11 @@ export function parseBankConnection(raw: string | undefined, where: string): Ban
     ...objects.filter((key) => !settings[key] || typeof settings[key] !== 'object'),
   ];
   if (missing.length) throw new Error(`${where} lacks ${missing.join(', ')} ${fix}`);
+  // Each account field goes into a header or a query: a malformed one would be retried at the bank forever.
+  const badAccount = ACCOUNT_FIELDS.filter((key) => { const value: unknown = settings.account[key]; return typeof value !== 'string' || !/^[0-9A-Za-z-]{1,20}$/.test(value); });
+  if (badAccount.length) {
+    throw new Error(`${where}: ${badAccount.map((key) => `account.${key} ${JSON.stringify(settings.account[key]) ?? 'undefined'}`).join(', ')} must be 1 to 20 letters, digits or hyphens ${fix}`);
+  }
   return {
     ...settings,
     collectionScope: settings.collectionScope ?? BankConnectionDefaults.collectionScope,

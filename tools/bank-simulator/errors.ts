@@ -13,6 +13,11 @@
  * | injected 5xx | `{"mensagem": "..."}` |
  * | control API | `{"error": "..."}` |
  */
+/** A body that is an HTML page, not JSON (what a proxy or a maintenance page answers). */
+export class HtmlPage {
+  constructor(readonly html: string) {}
+}
+
 export class BankError extends Error {
   constructor(
     readonly status: number,

@@ -1,4 +1,4 @@
-import { gatewayError, serviceError } from './errors';
+import { BankError, gatewayError, HtmlPage, serviceError } from './errors';
 import type { DeliveryFaults } from './notifier';
 
 /** Parts of the bank's API that faults and rate limits can target. */
@@ -17,6 +17,8 @@ export interface ApiFault {
   readonly times?: number;
   /** Retry-After seconds of a 429. @default 1 */
   readonly retryAfterSeconds?: number;
+  /** Answer 200 with an HTML page instead (a proxy's or a maintenance page), not `status`. @default false */
+  readonly htmlPage?: boolean;
 }
 
 /** Everything injectable, as the control API takes it (PUT /control/faults). */
@@ -50,6 +52,8 @@ export function faultProblems(input: unknown): string[] {
       if (fault?.status !== undefined && !(Number.isInteger(fault.status) && ((fault.status as number) === 429 || ((fault.status as number) >= 500 && (fault.status as number) <= 599)))) {
         problems.push(`api[${i}].status must be 429 or 5xx`);
       }
+      if (fault?.htmlPage !== undefined && typeof fault.htmlPage !== 'boolean') problems.push(`api[${i}].htmlPage must be true or false`);
+      if (fault?.htmlPage === true && fault.status !== undefined) problems.push(`api[${i}]: htmlPage answers 200, so it takes no status`);
       for (const key of ['delayMs', 'times', 'retryAfterSeconds']) {
         if (fault?.[key] !== undefined && !(Number.isInteger(fault[key]) && (fault[key] as number) >= 0)) problems.push(`api[${i}].${key} must be a whole number >= 0`);
       }
@@ -95,6 +99,7 @@ export class FaultInjector {
     const fault = this.faults.api![index];
     if (this.remaining[index] !== undefined) this.remaining[index]--;
     if (fault.delayMs) await new Promise((resolve) => setTimeout(resolve, fault.delayMs).unref());
+    if (fault.htmlPage) throw new BankError(200, new HtmlPage('<!DOCTYPE html><html><head><title>Manutenção</title></head><body><h1>Sistema em manutenção</h1></body></html>'));
     if (fault.status === 429) throw gatewayError(429, 'Too Many Requests', { 'retry-after': String(fault.retryAfterSeconds ?? 1) });
     if (fault.status) throw serviceError(fault.status, 'Serviço temporariamente indisponível. Tente novamente mais tarde.');
   }

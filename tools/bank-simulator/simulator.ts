@@ -9,7 +9,7 @@ import type { TLSSocket } from 'node:tls';
 import { Bank, type BoletoAction, type PaymentAction } from './bank';
 import { createCertificateAuthority, issueCertificate, type PemPair } from './certificates';
 import { BankSimulatorClient } from './control-client';
-import { BankError, collectionError, controlError, gatewayError, oauthError, validationErrors } from './errors';
+import { BankError, collectionError, controlError, gatewayError, HtmlPage, oauthError, validationErrors } from './errors';
 import { FaultInjector, type ApiGroup, type SimulatorFaults } from './faults';
 import { boletoQueryBody, COLLECTION_SCOPE, PAYMENT_KINDS, PAYMENT_SCOPES, paymentBody, type SimulatorAccount } from './model';
 import { Notifier } from './notifier';
@@ -326,8 +326,9 @@ export class BankSimulator {
       reply = { ...reply, body: echoRequest(reply.body, `${req.method ?? ''} ${req.url ?? ''} ${JSON.stringify(req.headers)} ${raw.toString('utf8')}`) };
     }
     if (res.destroyed) return;
-    const body = reply.body === undefined ? '' : JSON.stringify(reply.body);
-    res.writeHead(reply.status, { ...(body ? { 'content-type': 'application/json; charset=utf-8' } : {}), ...reply.headers });
+    const html = reply.body instanceof HtmlPage;
+    const body = reply.body instanceof HtmlPage ? reply.body.html : reply.body === undefined ? '' : JSON.stringify(reply.body);
+    res.writeHead(reply.status, { ...(body ? { 'content-type': html ? 'text/html; charset=utf-8' : 'application/json; charset=utf-8' } : {}), ...reply.headers });
     res.end(body);
   }
 

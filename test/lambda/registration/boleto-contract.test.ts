@@ -106,6 +106,16 @@ it('delete switches the contract off (contratoStatus and urlStatus INATIVO) whil
   h.expectNoSecret(output);
 });
 
+it('an HTML page answered 200 is an error, never "no contract": delete fails and the contract stays active', async () => {
+  const resource = h.contractResource();
+  await resource.create(h.contractProperties({ url: URL_A, posto: '17' }));
+  await h.control.setFaults({ api: [{ scope: 'contract', htmlPage: true }] });
+  const failure = await resource.delete().then(() => undefined, (error: Error) => error);
+  expect(failure?.message).toMatch(/^GET \/cobranca\/boleto\/v1\/webhook\/contratos\/ \(list the boleto webhook contracts\) failed with HTTP 200: the answer is not JSON \(text\/html; charset=utf-8\): <!DOCTYPE html>/);
+  await h.control.clearFaults();
+  expect(await contractsAt('17')).toEqual([expect.objectContaining({ url: URL_A, contratoStatus: 'ATIVO' })]);
+});
+
 it('delete leaves a contract someone else pointed elsewhere, and succeeds when the bank has none', async () => {
   const resource = h.contractResource();
   const { data } = await resource.create(h.contractProperties({ url: URL_A, posto: '17' }));

@@ -74,6 +74,10 @@ it('fails clearly on a resource type it does not serve and on properties that ar
   await expect(onEvent(event('Create', { Registration: paymentProperties.Registration }), d)).rejects.toThrow(
     'The custom resource property BankConnection is not set',
   );
+  const badAccount = JSON.stringify({ ...JSON.parse(paymentProperties.BankConnection), account: { ...bank.account, conta: '12 34', documento: undefined } });
+  await expect(onEvent(event('Create', { ...paymentProperties, BankConnection: badAccount }), d)).rejects.toThrow(
+    'The custom resource property BankConnection: account.conta "12 34", account.documento undefined must be 1 to 20 letters, digits or hyphens (the construct sets it; redeploy rather than editing it)',
+  );
   expect(d.calls).toEqual([]);
 });
 

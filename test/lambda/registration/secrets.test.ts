@@ -39,3 +39,18 @@ it('boleto contract: a refused contract POST echoed back leaves no token in the 
   expect(failure?.message).toMatch(/failed with HTTP 503: .*requisição recebida/);
   h.expectNoSecret(`${output}\n${failure?.message}\n${failure?.stack}`);
 });
+
+describe('a token secret the bank would send back unusable', () => {
+  let spaced: RegistrationHarness;
+  beforeAll(async () => {
+    spaced = await RegistrationHarness.start({}, { payment: 'tok-with-a-trailing-newline-0123456789\n' });
+  });
+  afterAll(() => spaced.stop());
+
+  it('is refused at registration with what to do, and nothing is registered', async () => {
+    const failure = await spaced.paymentResource().create(spaced.paymentProperties({ url: 'https://receiver.example.com/prod/payments' })).then(() => undefined, (error: Error) => error);
+    expect(failure?.message).toMatch(/^The token secret arn:.* holds a value with leading or trailing whitespace .* Store the token without surrounding whitespace/);
+    expect(await spaced.control.registrations()).toEqual([]);
+    spaced.expectNoSecret(`${failure?.message}`);
+  });
+});
