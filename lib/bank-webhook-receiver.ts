@@ -2,7 +2,8 @@ import { isIPv4, isIPv6 } from 'node:net';
 import { Duration, RemovalPolicy, type Size, Token, Validations } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
-import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import { addToDeadLetterQueueResourcePolicy } from 'aws-cdk-lib/aws-events-targets';
@@ -16,8 +17,11 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
   MAX_BODY_BYTES_LIMIT,
+  METRICS_NAMESPACE,
+  RECEIVER_SERVICE_NAME,
   ReceiverDefaults,
   ReceiverEnv,
+  ReceiverMetric,
   ROUTES,
   SQS_MAX_MESSAGE_BYTES,
 } from '../lambda/shared/receiver-contract';
@@ -450,6 +454,11 @@ export class BankWebhookReceiver extends Construct {
   public readonly oldestMessageAlarm: cloudwatch.Alarm;
   /** Alarm: processor invocations failed. */
   public readonly processorErrorsAlarm: cloudwatch.Alarm;
+  /**
+   * Alarm: most requests of 5 minutes (at least 5) were refused with 401. After a bad token
+   * rotation or a wrong secret every notification is refused and lost (NÃO ENTREGUE).
+   */
+  public readonly unauthorizedRequestsAlarm: cloudwatch.Alarm;
   /** The payment callback registration, when `paymentRegistration` is set. */
   public readonly paymentRegistration?: PaymentWebhookRegistration;
   /** The boleto webhook contracts of `boletoContracts`. */
@@ -608,6 +617,7 @@ export class BankWebhookReceiver extends Construct {
     this.deadLetterQueueAlarm = processor.deadLetterQueueAlarm;
     this.oldestMessageAlarm = processor.oldestMessageAlarm;
     this.processorErrorsAlarm = processor.processorErrorsAlarm;
+    this.unauthorizedRequestsAlarm = this.unauthorizedAlarm(props.alarmTopic);
 
     // Registrations with the bank, once the API serves the URLs (and removed before it goes).
     if (props.paymentRegistration) {
@@ -658,6 +668,44 @@ export class BankWebhookReceiver extends Construct {
       rule.addTarget(new WithDeliveryGuarantees(options.target, deadLetterQueue, options.retryAttempts ?? 185, options.maxEventAge ?? Duration.hours(24)));
     }
     return rule;
+  }
+
+  /**
+   * A metric the receiver function emits for one route (`ReceiverMetric`, such as
+   * `UnauthorizedRequests`; `route` is `payments` or `boleto`): a 5-minute sum unless `props` says otherwise.
+   */
+  public metricReceiver(metricName: string, route: string, props: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    return new cloudwatch.Metric({
+      namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { service: RECEIVER_SERVICE_NAME, Route: route }, statistic: cloudwatch.Stats.SUM, period: Duration.minutes(5), ...props,
+    });
+  }
+
+  private unauthorizedAlarm(alarmTopic?: sns.ITopic): cloudwatch.Alarm {
+    const metrics: Record<string, cloudwatch.IMetric> = {};
+    ROUTES.forEach((route, i) => {
+      metrics[`u${i}`] = this.metricReceiver(ReceiverMetric.UNAUTHORIZED, route);
+      metrics[`s${i}`] = this.metricReceiver(ReceiverMetric.STORED, route);
+    });
+    const sum = (prefix: string) => ROUTES.map((_, i) => `FILL(${prefix}${i}, 0)`).join(' + ');
+    const alarm = new cloudwatch.Alarm(this, 'UnauthorizedRequestsAlarm', {
+      alarmDescription: 'Most requests to the bank webhook endpoint were refused with 401 (wrong or missing token). After a token rotation or a wrong secret, every notification is refused and the bank marks it NÃO ENTREGUE, never to resend: check the token secrets against what is registered at the bank (tokenVersion), and run the reconciliation.',
+      metric: new cloudwatch.MathExpression({
+        expression: `IF((${sum('u')}) >= 5, (${sum('u')}) / ((${sum('u')}) + (${sum('s')})), 0)`,
+        usingMetrics: metrics,
+        period: Duration.minutes(5),
+        label: 'Share of requests refused with 401 (when at least 5 were)',
+      }),
+      threshold: 0.5,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    if (alarmTopic) {
+      const action = new cloudwatchActions.SnsAction(alarmTopic);
+      alarm.addAlarmAction(action);
+      alarm.addOkAction(action);
+    }
+    return alarm;
   }
 
   /** Allows `grantee` to read both token secrets (to register them with the bank, for example). */

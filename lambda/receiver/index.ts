@@ -1,7 +1,7 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { METRICS_NAMESPACE, ReceiverDefaults } from '../shared/receiver-contract';
+import { METRICS_NAMESPACE, RECEIVER_SERVICE_NAME, ReceiverDefaults } from '../shared/receiver-contract';
 import { metricCounter } from '../shared/metrics';
 import { loadStageToken, secretsClientConfig } from '../shared/secret-tokens';
 import { readReceiverConfig } from './config';
@@ -9,7 +9,7 @@ import { type CountMetric, errorSummary, handleNotification, receiverSqsClientCo
 import { TokenCache } from './token-cache';
 import { createLogger } from '../shared/logger';
 
-const logger = createLogger('bank-webhook-receiver');
+const logger = createLogger(RECEIVER_SERVICE_NAME);
 const config = readReceiverConfig(process.env);
 const sqs = new SQSClient(receiverSqsClientConfig(config.enqueueBudgetMs));
 const secrets = new SecretsManagerClient(secretsClientConfig(ReceiverDefaults.secretFetchBudgetMs));
@@ -20,7 +20,7 @@ const tokens = new TokenCache({
   onStaleUse: (arn, stage, error) => logger.warn('Token reload failed; using the values loaded earlier', { secretArn: arn, stage, error: errorSummary(error) }),
 });
 
-const counter = metricCounter({ namespace: METRICS_NAMESPACE, serviceName: 'bank-webhook-receiver' });
+const counter = metricCounter({ namespace: METRICS_NAMESPACE, serviceName: RECEIVER_SERVICE_NAME });
 const count: CountMetric = (name, route, details) => counter(name, { Route: route }, details);
 
 export async function handler(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {

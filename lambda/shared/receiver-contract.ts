@@ -53,6 +53,9 @@ export const ReceiverDefaults = {
 /** Namespace of the CloudWatch metrics the handlers emit (embedded metric format). */
 export const METRICS_NAMESPACE = 'CdkBankWebhooks';
 
+/** The `service` dimension of every metric the receiver emits. */
+export const RECEIVER_SERVICE_NAME = 'bank-webhook-receiver';
+
 /** Metric names the receiver emits, with a `Route` dimension. */
 export const ReceiverMetric = {
   STORED: 'NotificationsStored',

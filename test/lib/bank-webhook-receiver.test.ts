@@ -4,6 +4,7 @@ import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as sns from 'aws-cdk-lib/aws-sns';
 import type { IConstruct } from 'constructs';
 import { BankWebhookReceiver, type BankWebhookReceiverProps } from '../../lib';
 import { ReceiverEnv } from '../../lambda/shared/receiver-contract';
@@ -271,5 +272,23 @@ describe('props validation', () => {
       throttlingBurstLimit: 5000, maxReceiveCount: 1000, maxBodySize: Size.kibibytes(512), tokenCacheTtl: Duration.seconds(1),
       receiverMemorySize: 128, boletoTokenHeader: 'x-webhook-token',
     })).not.toThrow();
+  });
+});
+
+describe('the 401 alarm', () => {
+  it('goes off when most requests of 5 minutes, at least 5, were refused for their token, and tells the topic', () => {
+    const { template, receiver } = synth({}, (stack) => ({ alarmTopic: sns.Topic.fromTopicArn(stack, 'Topic', 'arn:aws:sns:sa-east-1:111111111111:alarms') }));
+    const sum = (p: string) => `FILL(${p}0, 0) + FILL(${p}1, 0)`;
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmDescription: Match.stringLikeRegexp('refused with 401'),
+      Threshold: 0.5, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1, TreatMissingData: 'notBreaching',
+      AlarmActions: ['arn:aws:sns:sa-east-1:111111111111:alarms'], OKActions: ['arn:aws:sns:sa-east-1:111111111111:alarms'],
+      Metrics: Match.arrayWith([
+        Match.objectLike({ Expression: `IF((${sum('u')}) >= 5, (${sum('u')}) / ((${sum('u')}) + (${sum('s')})), 0)`, ReturnData: true }),
+        Match.objectLike({ Id: 'u0', MetricStat: Match.objectLike({ Metric: { Namespace: 'CdkBankWebhooks', MetricName: 'UnauthorizedRequests', Dimensions: [{ Name: 'Route', Value: 'payments' }, { Name: 'service', Value: 'bank-webhook-receiver' }] }, Stat: 'Sum', Period: 300 }), ReturnData: false }),
+        Match.objectLike({ Id: 's1', MetricStat: Match.objectLike({ Metric: { Namespace: 'CdkBankWebhooks', MetricName: 'NotificationsStored', Dimensions: [{ Name: 'Route', Value: 'boleto' }, { Name: 'service', Value: 'bank-webhook-receiver' }] } }) }),
+      ]),
+    });
+    expect(receiver.unauthorizedRequestsAlarm).toBeDefined();
   });
 });

@@ -128,8 +128,8 @@ describe('with default props', () => {
     });
   });
 
-  it('raises alarms on DLQ depth, the oldest message age (30 min) and processor errors, without actions', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 3);
+  it('raises alarms on DLQ depth, the oldest message age (30 min) and processor errors (and the receiver\'s on 401s), without actions', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 4);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'AWS/SQS', MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold',
       Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksDeadLetterQueue'), 'QueueName'] } }],
@@ -291,7 +291,7 @@ describe('with processor props', () => {
     const settings = settingsOf(template);
     expect(settings).toMatchObject({ eventBusName: 'acme-finance', eventSource: 'acme.bank' });
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(3);
+    expect(alarms).toHaveLength(4);
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual(['arn:aws:sns:sa-east-1:111111111111:alarms']);
       expect(alarm.Properties.OKActions).toEqual(['arn:aws:sns:sa-east-1:111111111111:alarms']);
