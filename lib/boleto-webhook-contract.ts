@@ -144,6 +144,7 @@ export function checkContractOptions(v: PropsValidation, o: BoletoWebhookContrac
 /** The contract as the handler gets it: every field filled in, the token as its secret's ARN. */
 export function boletoContractSpec(bank: BankConnectionProps, o: BoletoWebhookContractOptions, url: string, token?: secretsmanager.ISecret, header?: string): BoletoContractSpec {
   return {
+    ...(o.takeOverExisting ? { takeOverExisting: true } : {}),
     cooperativa: o.cooperativa ?? bank.account.cooperativa,
     posto: o.posto ?? bank.account.posto,
     codBeneficiario: o.codBeneficiario ?? bank.account.codigoBeneficiario,

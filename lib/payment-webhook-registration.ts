@@ -45,7 +45,7 @@ export class PaymentWebhookRegistration extends Construct {
     this.resource = createRegistrationResource(this, {
       ...props,
       resourceType: RegistrationResourceType.PAYMENT_WEBHOOK,
-      spec: { url: props.url, tokenSecretArn: props.token.secretArn },
+      spec: { url: props.url, tokenSecretArn: props.token.secretArn, ...(props.takeOverExisting ? { takeOverExisting: true } : {}) },
     });
   }
 

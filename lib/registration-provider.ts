@@ -109,6 +109,13 @@ export interface RegistrationResourceOptions {
    * @default RemovalPolicy.DESTROY
    */
   readonly removalPolicy?: RemovalPolicy;
+  /**
+   * Replace what the bank holds when it is another URL. The bank has only Production, so a
+   * staging and a production stack of one account register with the same bank: without this, a
+   * deploy that finds another URL registered fails, naming it, and changes nothing.
+   * @default false
+   */
+  readonly takeOverExisting?: boolean;
 }
 
 /** Checks the URL a registration sends the bank. */

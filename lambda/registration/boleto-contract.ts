@@ -112,7 +112,19 @@ async function adopt(ctx: StepContext, existing: BankContract, body: Record<stri
 export async function createContract(ctx: StepContext, spec: BoletoContractSpec): Promise<ContractResult> {
   const body = await contractBody(ctx, spec);
   const [existing] = await findContracts(ctx, spec);
-  if (existing) return adopt(ctx, existing, body);
+  if (existing) {
+    const active = existing.contratoStatus !== 'INATIVO' || existing.urlStatus !== 'INATIVO';
+    if (active && existing.url && !sameUrl(existing.url, spec.url)) {
+      if (!spec.takeOverExisting) {
+        throw new Error(
+          `The bank already holds an active boleto webhook contract (${contractIdOf(existing) ?? 'no id'}) for cooperativa ${spec.cooperativa}, posto ${spec.posto}, beneficiário ${spec.codBeneficiario} pointing at ${describeUrl(existing.url)}, not this stack's ${spec.url}: another stack (staging and production register with the same bank) or a person made it. ` +
+            'Nothing was changed. To take it over, set takeOverExisting: true on the contract; to keep it, remove this contract from the stack.',
+        );
+      }
+      ctx.log.warn('Taking over the boleto webhook contract another party made (takeOverExisting)', { contractId: contractIdOf(existing), replaced: describeUrl(existing.url), url: spec.url });
+    }
+    return adopt(ctx, existing, body);
+  }
   const operation = operationName('POST', `${CONTRACT_PATH}/`, 'create the boleto webhook contract');
   let answer: unknown;
   try {

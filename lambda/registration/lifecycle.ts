@@ -69,6 +69,15 @@ export function parseContractPhysicalId(physicalId: string | undefined): (Contra
 const sameIdentity = (a: ContractIdentity, b: ContractIdentity) =>
   a.cooperativa === b.cooperativa && a.posto === b.posto && a.codBeneficiario === b.codBeneficiario;
 
+/** An update's previous URL (ours, so never "another party's"), when its old properties can be read. */
+function previousSpecUrl(event: CustomResourceEvent): string | undefined {
+  try {
+    return event.OldResourceProperties ? readRegistrationProperties(event.ResourceType, event.OldResourceProperties).spec.url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function paymentLifecycle(event: CustomResourceEvent, ctx: StepContext, bank: BankConnectionSettings, spec: PaymentWebhookSpec): Promise<CustomResourceResult> {
   const physicalId = paymentWebhookPhysicalId(bank);
   if (event.RequestType === 'Delete') {
@@ -84,7 +93,7 @@ async function paymentLifecycle(event: CustomResourceEvent, ctx: StepContext, ba
   if (event.RequestType === 'Update' && event.PhysicalResourceId !== physicalId) {
     ctx.log.info('The account changed: registering for the new one; CloudFormation then removes the old registration', { from: event.PhysicalResourceId, to: physicalId });
   }
-  await registerPaymentWebhook(ctx, spec);
+  await registerPaymentWebhook(ctx, spec, event.RequestType === 'Update' ? previousSpecUrl(event) : undefined);
   return { PhysicalResourceId: physicalId, Data: { [RegistrationAttribute.URL]: spec.url } };
 }
 

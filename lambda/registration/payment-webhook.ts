@@ -16,13 +16,27 @@ function webhookUrl(ctx: StepContext): string {
   return ctx.bank.settings.registrationBaseUrl + PAYMENT_WEBHOOK_PATH;
 }
 
-/** The `urlCallback` the bank holds for the account, or null. */
-export async function readPaymentWebhook(ctx: StepContext): Promise<string | null> {
+/** What the bank holds for the account: `urlCallback` and `authorizationCallback` (kept in memory only, to put it back). */
+interface HeldRegistration {
+  readonly url: string | null;
+  readonly token: string | null;
+}
+
+async function readRegistration(ctx: StepContext): Promise<HeldRegistration> {
   const operation = `GET ${PAYMENT_WEBHOOK_PATH} (read the payment callback registration)`;
   const answer = await ctx.bank.call({ operation, api: 'payments', method: 'GET', url: webhookUrl(ctx), deadline: ctx.deadline });
-  const url = answerObject(answer.body, operation, answer.status).urlCallback;
-  return typeof url === 'string' && url ? url : null;
+  const held = answerObject(answer.body, operation, answer.status);
+  const text = (value: unknown) => (typeof value === 'string' && value ? value : null);
+  return { url: text(held.urlCallback), token: text(held.authorizationCallback) };
 }
+
+/** The `urlCallback` the bank holds for the account, or null. */
+export async function readPaymentWebhook(ctx: StepContext): Promise<string | null> {
+  return (await readRegistration(ctx)).url;
+}
+
+/** Time kept, at the end of the invocation, to put back what the bank held when a change fails (at most a third of what is left). */
+export const ROLLBACK_RESERVE_MS = 15_000;
 
 async function patch(ctx: StepContext, operation: string, urlCallback: string, authorizationCallback: string): Promise<void> {
   await ctx.bank.call({
@@ -35,24 +49,58 @@ async function patch(ctx: StepContext, operation: string, urlCallback: string, a
   });
 }
 
-/** Create and Update: PATCH both fields, then GET until the bank answers our URL. */
-export async function registerPaymentWebhook(ctx: StepContext, spec: PaymentWebhookSpec): Promise<void> {
+/**
+ * Create and Update: reads what the bank holds first, and refuses to replace another URL unless
+ * `takeOverExisting` (`previousUrl`, an update's old URL, is ours). Then PATCHes both fields and
+ * GETs until the bank answers our URL. When that confirmation fails, what the bank held before is
+ * put back (or ours cleared) within the same invocation, with time kept for it, before failing:
+ * CloudFormation never calls Delete for a failed Create, so nothing else would.
+ */
+export async function registerPaymentWebhook(ctx: StepContext, spec: PaymentWebhookSpec, previousUrl?: string): Promise<void> {
   const token = await ctx.tokenValue(spec.tokenSecretArn);
-  await patch(ctx, 'register the payment callback', spec.url, token);
-  let held: string | null = null;
-  for (let attempt = 1; attempt <= CONFIRM_ATTEMPTS; attempt++) {
-    held = await readPaymentWebhook(ctx);
-    if (sameUrl(held, spec.url)) {
-      ctx.log.info('The bank holds our payment callback', { url: spec.url });
-      return;
+  const before = await readRegistration(ctx);
+  if (before.url && !sameUrl(before.url, spec.url) && !(previousUrl && sameUrl(before.url, previousUrl))) {
+    if (!spec.takeOverExisting) {
+      throw new Error(
+        `The bank already holds payment callback ${describeUrl(before.url)} for this account, not this stack's ${spec.url}: another stack (staging and production register with the same bank) or a person registered it. ` +
+          'Nothing was changed. To replace it, set takeOverExisting: true on the registration; to keep it, remove this registration or use another account.',
+      );
     }
-    if (attempt < CONFIRM_ATTEMPTS && Date.now() + CONFIRM_PAUSE_MS < ctx.deadline) await ctx.sleep(CONFIRM_PAUSE_MS);
-    else break;
+    ctx.log.warn('Taking over the payment callback another party registered (takeOverExisting)', { replaced: describeUrl(before.url), url: spec.url });
   }
+  const confirm: StepContext = { ...ctx, deadline: ctx.deadline - Math.min(ROLLBACK_RESERVE_MS, Math.max(0, (ctx.deadline - Date.now()) / 3)) };
+  await patch(confirm, 'register the payment callback', spec.url, token);
+  let held: string | null = null;
+  try {
+    for (let attempt = 1; attempt <= CONFIRM_ATTEMPTS; attempt++) {
+      held = await readPaymentWebhook(confirm);
+      if (sameUrl(held, spec.url)) {
+        ctx.log.info('The bank holds our payment callback', { url: spec.url });
+        return;
+      }
+      if (attempt < CONFIRM_ATTEMPTS && Date.now() + CONFIRM_PAUSE_MS < confirm.deadline) await ctx.sleep(CONFIRM_PAUSE_MS);
+      else break;
+    }
+  } catch (error) {
+    await putBack(ctx, before, error);
+  }
+  // The bank answers another URL: someone registered at the same moment; theirs is left alone.
   throw new Error(
     `The bank accepted PATCH ${PAYMENT_WEBHOOK_PATH} but GET still answers urlCallback ${describeUrl(held)} instead of ${spec.url}: ` +
       'someone may have registered another URL at the same time; deploy again to register ours.',
   );
+}
+
+/** Puts back what the bank held before a change whose confirmation failed, then fails with `cause`. */
+async function putBack(ctx: StepContext, before: HeldRegistration, cause: unknown): Promise<never> {
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  try {
+    await patch(ctx, before.url ? 'put back the previous payment callback' : 'clear our payment callback', before.url ?? '', before.token ?? '');
+  } catch (error) {
+    throw new Error(`${reason}; putting back what the bank held before also failed (${error instanceof Error ? error.message : String(error)}): check the payment callback at the bank`, { cause: error });
+  }
+  ctx.log.warn('The change could not be confirmed: put back what the bank held before', { restored: describeUrl(before.url) });
+  throw new Error(`${reason}; what the bank held before (${describeUrl(before.url)}) was put back`, { cause });
 }
 
 export type PaymentWebhookRemoval = 'cleared' | 'nothing registered' | 'registered by someone else';

@@ -44,10 +44,14 @@ export interface PaymentWebhookSpec {
   readonly url: string;
   /** Secret whose plain-text value is `authorizationCallback`. */
   readonly tokenSecretArn: string;
+  /** Replace a registration of another URL the bank holds (absent: refuse to). */
+  readonly takeOverExisting?: boolean;
 }
 
 /** The boleto webhook contract (spec 2.1), with the token as a secret ARN. */
 export interface BoletoContractSpec {
+  /** Adopt a contract of another URL the bank holds (absent: refuse to). */
+  readonly takeOverExisting?: boolean;
   readonly cooperativa: string;
   readonly posto: string;
   readonly codBeneficiario: string;

@@ -30,6 +30,7 @@ export interface PaymentRegistrationInput {
   readonly url: string;
   readonly account?: SimulatorAccount;
   readonly tokenVersion?: string;
+  readonly takeOverExisting?: boolean;
 }
 
 export interface ContractInput extends BoletoWebhookContractOptions {
@@ -111,6 +112,7 @@ export class RegistrationHarness {
         url: input.url,
         token: secretsmanager.Secret.fromSecretCompleteArn(stack, 'Token', this.paymentTokenArn),
         tokenVersion: input.tokenVersion,
+        takeOverExisting: input.takeOverExisting,
       });
     });
   }

@@ -15,6 +15,8 @@ export interface ApiFault {
   readonly delayMs?: number;
   /** Apply to this many calls, then stop. @default every call until faults are cleared */
   readonly times?: number;
+  /** Let this many calls through first (a fault on the third call of a sequence). @default 0 */
+  readonly skip?: number;
   /** Retry-After seconds of a 429. @default 1 */
   readonly retryAfterSeconds?: number;
   /** Answer 200 with an HTML page instead (a proxy's or a maintenance page), not `status`. @default false */
@@ -54,7 +56,7 @@ export function faultProblems(input: unknown): string[] {
       }
       if (fault?.htmlPage !== undefined && typeof fault.htmlPage !== 'boolean') problems.push(`api[${i}].htmlPage must be true or false`);
       if (fault?.htmlPage === true && fault.status !== undefined) problems.push(`api[${i}]: htmlPage answers 200, so it takes no status`);
-      for (const key of ['delayMs', 'times', 'retryAfterSeconds']) {
+      for (const key of ['delayMs', 'times', 'retryAfterSeconds', 'skip']) {
         if (fault?.[key] !== undefined && !(Number.isInteger(fault[key]) && (fault[key] as number) >= 0)) problems.push(`api[${i}].${key} must be a whole number >= 0`);
       }
     });
@@ -75,6 +77,7 @@ export function faultProblems(input: unknown): string[] {
 export class FaultInjector {
   private faults: SimulatorFaults = {};
   private remaining: Array<number | undefined> = [];
+  private skipping: number[] = [];
   private readonly buckets = new Map<ApiGroup, { tokens: number; at: number }>();
 
   get current(): SimulatorFaults {
@@ -87,6 +90,7 @@ export class FaultInjector {
     if (problems.length) throw new Error(`Invalid faults: ${problems.join('; ')}.`);
     this.faults = faults;
     this.remaining = (faults.api ?? []).map((fault) => fault.times);
+    this.skipping = (faults.api ?? []).map((fault) => fault.skip ?? 0);
     this.buckets.clear();
   }
 
@@ -97,6 +101,10 @@ export class FaultInjector {
     const index = (this.faults.api ?? []).findIndex((fault, i) => (fault.scope === group || fault.scope === 'all') && this.remaining[i] !== 0);
     if (index < 0) return;
     const fault = this.faults.api![index];
+    if (this.skipping[index] > 0) {
+      this.skipping[index]--;
+      return;
+    }
     if (this.remaining[index] !== undefined) this.remaining[index]--;
     if (fault.delayMs) await new Promise((resolve) => setTimeout(resolve, fault.delayMs).unref());
     if (fault.htmlPage) throw new BankError(200, new HtmlPage('<!DOCTYPE html><html><head><title>Manutenção</title></head><body><h1>Sistema em manutenção</h1></body></html>'));

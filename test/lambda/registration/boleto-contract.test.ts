@@ -55,16 +55,24 @@ it('create POSTs a contract with every field and the token from its secret, and 
   h.expectNoSecret(JSON.stringify(state));
 });
 
-it('create adopts the contract the bank already holds with PUT instead of failing with "Contrato já existente."', async () => {
+it('refuses to adopt an active contract of another URL, naming it, and changes nothing', async () => {
+  const { idContrato } = await callAs('POST', 'contrato/', theirContract('30')) as { idContrato: number };
+  const failure = await h.contractResource().create(h.contractProperties({ url: URL_A, posto: '30' })).then(() => undefined, (error: Error) => error);
+  expect(failure?.message).toMatch(new RegExp(`^The bank already holds an active boleto webhook contract \\(${idContrato}\\) for cooperativa 0101, posto 30, beneficiário 54321 pointing at https://someone-else\\.example\\.net/hooks/boleto, not this stack's ${URL_A}: .*set takeOverExisting: true`));
+  expect(await contractsAt('30')).toEqual([expect.objectContaining({ idContrato, url: SOMEONE_ELSE, token: 'their-own-token', contratoStatus: 'ATIVO' })]);
+});
+
+it('create adopts the contract the bank already holds with PUT instead of failing with "Contrato já existente." when told to take it over', async () => {
   const { idContrato } = await callAs('POST', 'contrato/', theirContract('12')) as { idContrato: number };
   const resource = h.contractResource();
-  const { result: state, output } = await captureOutput(() => resource.create(h.contractProperties({ url: URL_A, posto: '12' })));
+  const { result: state, output } = await captureOutput(() => resource.create(h.contractProperties({ url: URL_A, posto: '12', takeOverExisting: true })));
 
   expect(state.data).toEqual({ ContractId: String(idContrato), Adopted: 'true', Url: URL_A });
   const contracts = await contractsAt('12');
   expect(contracts).toHaveLength(1);
   expect(contracts[0]).toMatchObject({ idContrato, url: URL_A, header: 'Authorization', token: h.boletoToken, urlStatus: 'ATIVO', contratoStatus: 'ATIVO' });
   expect(output).toContain('Adopting the contract the bank already holds');
+  expect(output).toContain('Taking over the boleto webhook contract another party made');
   expect(output).not.toContain('their-own-token');
 });
 
@@ -171,7 +179,7 @@ describe('a bank that lists contracts as an array', () => {
     const resource = arrays.contractResource();
     const first = await resource.create(arrays.contractProperties({ url: URL_A }));
     const other = arrays.contractResource();
-    const adopted = await other.create(arrays.contractProperties({ url: URL_B }));
+    const adopted = await other.create(arrays.contractProperties({ url: URL_B, takeOverExisting: true }));
     expect(adopted.data).toMatchObject({ ContractId: first.data.ContractId, Adopted: 'true' });
     await other.delete();
     const [contract] = await arrays.control.contracts();

@@ -92,11 +92,16 @@ it('a Delete of an id it did not make (a failed create) calls nothing at the ban
 });
 
 it('a PATCH the bank accepts but does not show is a failure that says what the bank holds', async () => {
-  const d = deps((c) => Promise.resolve(c.method === 'PATCH' ? { status: 204, body: null } : { status: 200, body: { urlCallback: 'https://other.example.net/cb?key=secret', authorizationCallback: 'x' } }));
+  let patched = false;
+  const d = deps((c) => {
+    if (c.method === 'PATCH') patched = true;
+    // Nothing registered before; after our PATCH, someone else's URL.
+    return Promise.resolve(c.method === 'PATCH' ? { status: 204, body: null } : { status: 200, body: patched ? { urlCallback: 'https://other.example.net/cb?key=secret', authorizationCallback: 'x' } : {} });
+  });
   await expect(onEvent(event('Create', paymentProperties), d)).rejects.toThrow(
     'The bank accepted PATCH /v1/associado/webhook but GET still answers urlCallback https://other.example.net/cb?… instead of https://hooks.example.com/payments',
   );
-  expect(d.calls.map((c) => c.method)).toEqual(['PATCH', 'GET', 'GET', 'GET']);
+  expect(d.calls.map((c) => c.method)).toEqual(['GET', 'PATCH', 'GET', 'GET', 'GET']);
 });
 
 it('names contracts by what the bank keys them by, and reads only its own ids back', () => {

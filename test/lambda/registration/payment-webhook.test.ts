@@ -113,6 +113,7 @@ it('delete leaves a registration someone else made since, and succeeds when noth
   expect(output).toContain('left alone');
   expect(output).not.toContain('their-own-token');
 
+  await patchAs(SAMPLE_ACCOUNT, '', '');
   const again = h.paymentResource();
   await again.create(h.paymentProperties({ url: URL_B }));
   await patchAs(SAMPLE_ACCOUNT, '', '');
@@ -137,7 +138,7 @@ it('bank down: fails well within the timeout with the operation, the status and 
   const elapsed = Date.now() - started;
 
   expect(failure?.message).toBe(
-    'PATCH /v1/associado/webhook (register the payment callback) failed with HTTP 503: Serviço temporariamente indisponível. Tente novamente mais tarde. (after 5 attempts)',
+    'GET /v1/associado/webhook (read the payment callback registration) failed with HTTP 503: Serviço temporariamente indisponível. Tente novamente mais tarde. (after 5 attempts)',
   );
   h.expectNoSecret(`${failure?.message}\n${failure?.stack}`);
   // The function's timeout is 120 s and CloudFormation's ServiceTimeout 300 s: nothing near them.
@@ -150,13 +151,50 @@ it('a bank that never answers: each call times out, and the failure comes before
   await h.control.setFaults({ api: [{ scope: 'registration', delayMs: 4_000 }] });
   const resource = h.paymentResource();
   const failure = await resource.create(h.paymentProperties({ url: URL_A })).then(() => undefined, (error: Error) => error);
-  expect(failure?.message).toMatch(/^PATCH \/v1\/associado\/webhook \(register the payment callback\) failed: .*1500 ms.* \(after 5 attempts\)$/);
+  expect(failure?.message).toMatch(/^GET \/v1\/associado\/webhook \(read the payment callback registration\) failed: .*1500 ms.* \(after 5 attempts\)$/);
 }, 30_000);
 
 it('a refusal names what the bank said: an x-documento that is not the account holder\'s', async () => {
   const resource = h.paymentResource();
   const wrongHolder = { ...SAMPLE_ACCOUNT, documento: '11111111000111' };
   await expect(resource.create(h.paymentProperties({ url: URL_A, account: wrongHolder }))).rejects.toThrow(
-    'PATCH /v1/associado/webhook (register the payment callback) failed with HTTP 403: DOCUMENTO_INVALIDO: O documento informado não pertence ao titular da conta.',
+    'GET /v1/associado/webhook (read the payment callback registration) failed with HTTP 403: DOCUMENTO_INVALIDO: O documento informado não pertence ao titular da conta.',
   );
+});
+
+describe('never hijack, never strand', () => {
+  it('refuses to replace a callback another party registered, naming it, and changes nothing', async () => {
+    await patchAs(SAMPLE_ACCOUNT, SOMEONE_ELSE, 'their-own-token');
+    const failure = await h.paymentResource().create(h.paymentProperties({ url: URL_A })).then(() => undefined, (error: Error) => error);
+    expect(failure?.message).toMatch(/^The bank already holds payment callback https:\/\/someone-else\.example\.net\/hooks\/payments for this account, not this stack's https:\/\/receiver-a\.example\.com\/prod\/payments: .*set takeOverExisting: true/);
+    expect(await registrationOf()).toEqual({ urlCallback: SOMEONE_ELSE, authorizationCallback: 'their-own-token' });
+    expect(failure?.message).not.toContain('their-own-token');
+  });
+
+  it('takes it over with takeOverExisting, saying what it replaced and never its token', async () => {
+    await patchAs(SAMPLE_ACCOUNT, SOMEONE_ELSE, 'their-own-token');
+    const { output } = await captureOutput(() => h.paymentResource().create(h.paymentProperties({ url: URL_A, takeOverExisting: true })));
+    expect(await registrationOf()).toEqual({ urlCallback: URL_A, authorizationCallback: h.paymentToken });
+    expect(output).toContain('Taking over the payment callback another party registered');
+    expect(output).toContain('someone-else.example.net');
+    expect(output).not.toContain('their-own-token');
+  });
+
+  it('a create whose confirmation fails puts back what the bank held before, in the same invocation, and fails', async () => {
+    await patchAs(SAMPLE_ACCOUNT, SOMEONE_ELSE, 'their-own-token');
+    // The first GET and the PATCH go through; every confirming GET fails.
+    await h.control.setFaults({ api: [{ scope: 'registration', status: 503, skip: 2, times: 5 }] });
+    const { result: failure, output } = await captureOutput(() => h.paymentResource().create(h.paymentProperties({ url: URL_A, takeOverExisting: true })).then(() => undefined, (error: Error) => error));
+    expect(failure?.message).toMatch(/^GET \/v1\/associado\/webhook \(read the payment callback registration\) failed with HTTP 503: .*; what the bank held before \(https:\/\/someone-else\.example\.net\/hooks\/payments\) was put back$/);
+    expect(await registrationOf()).toEqual({ urlCallback: SOMEONE_ELSE, authorizationCallback: 'their-own-token' });
+    expect(output).not.toContain('their-own-token');
+    h.expectNoSecret(`${output}\n${failure?.message}`);
+  });
+
+  it('and clears ours when nothing was registered before', async () => {
+    await h.control.setFaults({ api: [{ scope: 'registration', status: 503, skip: 2, times: 5 }] });
+    const failure = await h.paymentResource().create(h.paymentProperties({ url: URL_A })).then(() => undefined, (error: Error) => error);
+    expect(failure?.message).toMatch(/; what the bank held before \(nothing\) was put back$/);
+    expect(await registrationOf()).toEqual({ urlCallback: null, authorizationCallback: null });
+  });
 });

@@ -21,7 +21,8 @@ afterAll(() => h.stop());
 afterEach(() => h.control.clearFaults());
 
 it('payment callback: refused token requests and PATCHes echoed back leave no secret in the logs or the failure', async () => {
-  await h.control.setFaults({ echoRequests: true, api: [{ scope: 'token', status: 503, times: 2 }, { scope: 'registration', status: 503 }] });
+  // The first GET goes through; every PATCH is refused and echoed.
+  await h.control.setFaults({ echoRequests: true, api: [{ scope: 'token', status: 503, times: 2 }, { scope: 'registration', status: 503, skip: 1 }] });
   const { result: failure, output } = await captureOutput(() => h.paymentResource().create(h.paymentProperties({ url: 'https://receiver.example.com/prod/payments' })).then(() => undefined, (error: Error) => error));
 
   expect(failure?.message).toMatch(/^PATCH \/v1\/associado\/webhook \(register the payment callback\) failed with HTTP 503: .*requisição recebida: PATCH .*"authorizationCallback":"\*\*\*"/);
