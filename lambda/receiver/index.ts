@@ -1,6 +1,6 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { METRICS_NAMESPACE, RECEIVER_SERVICE_NAME, ReceiverDefaults } from '../shared/receiver-contract';
 import { metricCounter } from '../shared/metrics';
 import { loadStageToken, secretsClientConfig } from '../shared/secret-tokens';
@@ -23,6 +23,6 @@ const tokens = new TokenCache({
 const counter = metricCounter({ namespace: METRICS_NAMESPACE, serviceName: RECEIVER_SERVICE_NAME });
 const count: CountMetric = (name, route, details) => counter(name, { Route: route }, details);
 
-export async function handler(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
-  return handleNotification(event, { config, sqs, tokens, logger, count });
+export async function handler(event: APIGatewayProxyEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<APIGatewayProxyResult> {
+  return handleNotification(event, { config, sqs, tokens, logger, count, remainingTimeMs: context ? () => context.getRemainingTimeInMillis() : undefined });
 }

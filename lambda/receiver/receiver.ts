@@ -2,6 +2,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { SendMessageCommand, type SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
 import {
   encodeStoredNotification,
+  ReceiverDefaults,
   ReceiverMetric,
   type Route,
   ROUTES,
@@ -28,6 +29,27 @@ export interface ReceiverDeps {
   readonly logger: ReceiverLogger;
   readonly count: CountMetric;
   readonly now?: () => Date;
+  /**
+   * Milliseconds left before the function times out (Lambda's context). Every wait (the token
+   * secrets, SQS) ends early enough to answer 503, with its ERROR line, before the timeout, where
+   * API Gateway would answer 502 with no line and no metric. @default no limit but the budgets
+   */
+  readonly remainingTimeMs?: () => number;
+}
+
+/** Rejects with a readable error when `promise` has not settled by `deadline` (epoch ms). */
+async function beforeDeadline<T>(promise: Promise<T>, deadline: number, what: string): Promise<T> {
+  const left = deadline - Date.now();
+  if (!Number.isFinite(left)) return promise;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took longer than the ${Math.max(0, left)} ms left before the function's timeout`)), Math.max(0, left));
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -89,6 +111,8 @@ async function isAuthenticated(presented: string | undefined, secretArn: string,
  */
 export async function handleNotification(event: APIGatewayProxyEvent, deps: ReceiverDeps): Promise<APIGatewayProxyResult> {
   const { config, logger, count } = deps;
+  // Time to answer 503 with its ERROR line, kept before the function's timeout.
+  const deadline = Date.now() + (deps.remainingTimeMs?.() ?? Infinity) - ReceiverDefaults.answerMarginMs;
   const requestId = event.requestContext?.requestId ?? 'unknown';
   const sourceIp = event.requestContext?.identity?.sourceIp ?? undefined;
   const route = routeOf(event);
@@ -102,7 +126,7 @@ export async function handleNotification(event: APIGatewayProxyEvent, deps: Rece
   const presented = findHeader(event.headers, headerName);
   let authenticated: boolean;
   try {
-    authenticated = await isAuthenticated(presented, secretArn, deps.tokens);
+    authenticated = await beforeDeadline(isAuthenticated(presented, secretArn, deps.tokens), deadline, 'Reading the token secret');
   } catch (error) {
     count(ReceiverMetric.TOKEN_LOAD_FAILED, route);
     logger.error('Could not load the route token from Secrets Manager; answering 503', {
@@ -140,14 +164,16 @@ export async function handleNotification(event: APIGatewayProxyEvent, deps: Rece
     },
     body,
   );
+  const enqueueBudgetMs = Math.min(config.enqueueBudgetMs, deadline - Date.now());
   try {
+    if (enqueueBudgetMs < ReceiverDefaults.minEnqueueMs) throw new Error(`only ${Math.max(0, Math.round(enqueueBudgetMs))} ms were left before the function's timeout to store it`);
     const sent = await deps.sqs.send(
       new SendMessageCommand({
         QueueUrl: config.queueUrl,
         MessageBody: messageBody,
         MessageAttributes: { route: { DataType: 'String', StringValue: route } },
       }),
-      { abortSignal: AbortSignal.timeout(config.enqueueBudgetMs) },
+      { abortSignal: AbortSignal.timeout(enqueueBudgetMs) },
     );
     // The count is the log record: one line per stored notification (see metricCounter).
     count(ReceiverMetric.STORED, route, { message: 'Notification stored', requestId, messageId: sent.MessageId ?? '', bodyBytes: String(body.length) });
@@ -155,7 +181,7 @@ export async function handleNotification(event: APIGatewayProxyEvent, deps: Rece
   } catch (error) {
     count(ReceiverMetric.ENQUEUE_FAILED, route);
     logger.error('Could not store an authenticated notification in SQS within the budget; answering 503', {
-      requestId, route, sourceIp, enqueueBudgetMs: config.enqueueBudgetMs, error: errorSummary(error),
+      requestId, route, sourceIp, enqueueBudgetMs: Math.max(0, Math.round(enqueueBudgetMs)), error: errorSummary(error),
     });
     return respond(503, { message: 'Temporarily unable to store the notification', requestId });
   }

@@ -46,6 +46,10 @@ export const ReceiverDefaults = {
   enqueueBudgetMs: 3_000,
   /** Budget for fetching the token secrets when the cache is empty or expired. */
   secretFetchBudgetMs: 1_500,
+  /** Kept before the function's timeout to answer 503 and write its ERROR line (API Gateway would answer 502 with neither). */
+  answerMarginMs: 1_500,
+  /** Least time worth trying SendMessage with. */
+  minEnqueueMs: 100,
   /** After a token mismatch, the cache is reloaded at most this often (rotation pick-up). */
   mismatchRefreshIntervalMs: 1_000,
 } as const;

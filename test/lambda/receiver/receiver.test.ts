@@ -273,3 +273,31 @@ describe('reading the token secret', () => {
     expect(logger.text()).not.toContain(next);
   });
 });
+
+describe('the function\'s timeout', () => {
+  it('answers 503 with an ERROR line at least 1 s before a 6 s timeout when Secrets Manager, the pending stage and SQS are all slow', async () => {
+    const CURRENT = 'CurrentTok3nAbcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMN';
+    const PENDING = 'PendingTok3nAbcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMN';
+    // A rotation under way: the bank presents the pending value, so both stages are read, each slowly.
+    const slowTokens = new TokenCache({
+      load: async (_arn, stage) => {
+        await new Promise((resolve) => setTimeout(resolve, 1_400));
+        return stage === 'AWSPENDING' ? [PENDING] : [CURRENT];
+      },
+      ttlMs: 60_000,
+      mismatchRefreshIntervalMs: 5_000,
+    });
+    // SQS takes the connection and never answers.
+    const silentSqs = { send: (_command: unknown, options: { abortSignal: AbortSignal }) => new Promise((_resolve, reject) => options.abortSignal.addEventListener('abort', () => reject(new Error('aborted')))) };
+    const started = Date.now();
+    const answer = await handleNotification(apiEvent({ route: 'payments', headers: { Authorization: PENDING }, body: PIX_NOTIFICATION }), {
+      ...deps, tokens: slowTokens, sqs: silentSqs as unknown as SQSClient, remainingTimeMs: () => 6_000 - (Date.now() - started),
+    });
+    const elapsed = Date.now() - started;
+
+    expect(answer.statusCode).toBe(503);
+    expect(elapsed).toBeLessThanOrEqual(5_000);
+    expect(logger.entries.filter((e) => e.level === 'error').map((e) => e.message)).toEqual(['Could not store an authenticated notification in SQS within the budget; answering 503']);
+    expect(counted).toEqual(['EnqueueFailures:payments']);
+  });
+});
