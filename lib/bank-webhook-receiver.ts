@@ -543,6 +543,9 @@ export class BankWebhookReceiver extends Construct {
       // The account-level role is shared by every REST API in the region: keep it on destroy.
       cloudWatchRoleRemovalPolicy: cloudWatchRole ? RemovalPolicy.RETAIN : undefined,
       policy: props.allowedSourceCidrs ? sourceAllowlistPolicy(props.allowedSourceCidrs) : undefined,
+      // Every body reaches the receiver base64-encoded, byte for byte: as text, API Gateway would
+      // replace bytes that are not UTF-8 before the receiver could store them.
+      binaryMediaTypes: ['*/*'],
       deployOptions: {
         stageName: props.stageName ?? 'prod',
         accessLogDestination: new apigateway.LogGroupLogDestination(this.accessLogGroup),

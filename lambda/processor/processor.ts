@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { BankAccountSettings, PaymentType } from '../shared/bank-connection';
 import { BankApiError } from '../shared/bank-errors';
@@ -175,7 +176,14 @@ async function processRecord(record: SQSRecord, deadline: number, deps: Processo
     await quarantine(record, errorText(error), deps);
     return;
   }
-  const parsed = parseNotification(stored.route, body, deps.settings.boletoMovements);
+  let content: Buffer;
+  try {
+    content = decodeContent(body, stored.contentEncoding);
+  } catch (error) {
+    await quarantine(record, errorText(error), deps);
+    return;
+  }
+  const parsed = parseNotification(stored.route, content, deps.settings.boletoMovements);
   const unprocessable: string[] = [...parsed.problems];
   const ours = deps.account.codigoBeneficiario;
   const items = parsed.items.filter((item) => {
@@ -224,6 +232,24 @@ async function processRecord(record: SQSRecord, deadline: number, deps: Processo
     deps.logger.info('No time left for every event of the notification; the rest was sent again as a new message', { messageId: record.messageId, requestId: stored.requestId, events: leftover.length });
   }
   if (unprocessable.length) await quarantine(record, unprocessable.join(' | '), deps);
+}
+
+/** Largest body a compressed notification may expand to. */
+const MAX_DECODED_BYTES = 5 * 1024 * 1024;
+
+/** The body as the bank meant it: decompressed when the request had a Content-Encoding (gzip, deflate, br). */
+export function decodeContent(body: Buffer, contentEncoding: string | undefined): Buffer {
+  const encoding = (contentEncoding ?? '').trim().toLowerCase();
+  const options = { maxOutputLength: MAX_DECODED_BYTES };
+  try {
+    if (!encoding || encoding === 'identity') return body;
+    if (encoding === 'gzip' || encoding === 'x-gzip') return gunzipSync(body, options);
+    if (encoding === 'deflate') return inflateSync(body, options);
+    if (encoding === 'br') return brotliDecompressSync(body, options);
+  } catch (error) {
+    throw new Error(`the notification's Content-Encoding ${encoding} could not be decoded (${errorText(error)}; at most ${MAX_DECODED_BYTES} bytes)`, { cause: error });
+  }
+  throw new Error(`the notification's Content-Encoding "${encoding.slice(0, 40)}" is not one the processor reads (gzip, deflate, br)`);
 }
 
 function metaOf(stored: StoredNotification) {

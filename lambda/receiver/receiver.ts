@@ -161,6 +161,7 @@ export async function handleNotification(event: APIGatewayProxyEvent, deps: Rece
       requestId,
       sourceIp,
       contentType: findHeader(event.headers, 'Content-Type'),
+      contentEncoding: findHeader(event.headers, 'Content-Encoding'),
     },
     body,
   );

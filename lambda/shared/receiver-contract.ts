@@ -82,6 +82,8 @@ export interface StoredNotification {
   readonly requestId: string;
   readonly sourceIp?: string;
   readonly contentType?: string;
+  /** The request's Content-Encoding (such as gzip), when it had one: `body` holds the bytes as sent. */
+  readonly contentEncoding?: string;
   /** `utf8` when `body` is the body's text; `base64` when the bytes could not travel as text. */
   readonly bodyEncoding: 'utf8' | 'base64';
   readonly body: string;

@@ -22,7 +22,8 @@ describe('with default props', () => {
   const { receiver, template, stack } = synth();
 
   it('creates a regional REST API with POST /payments and POST /boleto proxied to the receiver', () => {
-    template.hasResourceProperties('AWS::ApiGateway::RestApi', { EndpointConfiguration: { Types: ['REGIONAL'] } });
+    // Every body reaches the receiver byte for byte (base64), never re-decoded as text.
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { EndpointConfiguration: { Types: ['REGIONAL'] }, BinaryMediaTypes: ['*/*'] });
     template.resourceCountIs('AWS::ApiGateway::RestApi', 1);
     for (const path of ['payments', 'boleto']) template.hasResourceProperties('AWS::ApiGateway::Resource', { PathPart: path });
     const methods = template.findResources('AWS::ApiGateway::Method');

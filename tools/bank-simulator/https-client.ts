@@ -6,7 +6,8 @@ import { checkServerIdentity, createSecureContext, rootCertificates, type PeerCe
 export interface HttpCallOptions {
   readonly method?: string;
   readonly headers?: Readonly<Record<string, string>>;
-  readonly body?: string;
+  /** Text (sent as UTF-8) or bytes. */
+  readonly body?: string | Buffer;
   /** Extra CA certificates (PEM) trusted besides Node's public roots. @default none */
   readonly trustedCas?: readonly string[];
   /** Client certificate and key (PEM), for mutual TLS. @default none */
@@ -142,7 +143,7 @@ export function httpCall(url: string | URL, options: HttpCallOptions = {}): Prom
       req.destroy();
       reject(error);
     };
-    const body = options.body === undefined ? undefined : Buffer.from(options.body);
+    const body = options.body === undefined ? undefined : Buffer.isBuffer(options.body) ? options.body : Buffer.from(options.body);
     const headers = { ...options.headers, ...(body ? { 'content-length': String(body.length) } : {}) };
     const tlsOptions = isHttps
       ? {

@@ -81,6 +81,24 @@ export interface LocalApiGatewayOptions {
   readonly functionTimeoutMs?: number;
   /** Told of every request to a route once answered (for counts, progress and audits). */
   readonly onResponse?: (exchange: ProxyExchange) => void;
+  /**
+   * The API's `BinaryMediaTypes`, as API Gateway applies them: a body whose Content-Type matches
+   * one (`*\/*` matches all) reaches the handler base64-encoded, byte for byte; any other is
+   * decoded as UTF-8 text (invalid bytes replaced), as a REST API does.
+   * @default none: every body as text
+   */
+  readonly binaryMediaTypes?: readonly string[];
+}
+
+/** Whether a Content-Type matches one of an API's binary media types (`type/subtype`, `type/*`, `*\/*`). */
+export function isBinaryMediaType(contentType: string | undefined, binaryMediaTypes: readonly string[]): boolean {
+  const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  return binaryMediaTypes.some((pattern) => {
+    const p = pattern.replace(/~1/g, '/').toLowerCase();
+    if (p === '*/*') return true;
+    if (p.endsWith('/*')) return type.startsWith(p.slice(0, -1));
+    return type === p;
+  });
 }
 
 /** One request to a route and its answer, as the front door saw them. */
@@ -131,7 +149,9 @@ export class LocalApiGateway {
     const started = Date.now();
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const requestBody = Buffer.concat(chunks).toString('utf8');
+    const raw = Buffer.concat(chunks);
+    const binary = isBinaryMediaType(req.headers['content-type'], this.options.binaryMediaTypes ?? []);
+    const requestBody = binary ? raw.toString('base64') : raw.toString('utf8');
     const match = /^\/([^/?]+)\/([^/?]+)\/?(\?.*)?$/.exec(req.url ?? '');
     const route = match && match[1] === this.stageName ? match[2] : undefined;
     const handler = route !== undefined && req.method === 'POST' ? this.options.routes[route] : undefined;
@@ -144,7 +164,7 @@ export class LocalApiGateway {
       const received: Record<string, string[]> = {};
       for (let i = 0; i < req.rawHeaders.length; i += 2) (received[req.rawHeaders[i]] ??= []).push(req.rawHeaders[i + 1]);
       const event = restProxyEvent({
-        route, headers: received, body: chunks.length ? requestBody : null,
+        route, headers: received, body: chunks.length ? requestBody : null, isBase64Encoded: binary && chunks.length > 0,
         sourceIp: req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1', requestId, stage: this.stageName,
       });
       try {
@@ -158,7 +178,7 @@ export class LocalApiGateway {
       }
     }
     res.writeHead(status, headers).end(body);
-    if (route) this.options.onResponse?.({ route, status, requestId, body: requestBody, durationMs: Date.now() - started });
+    if (route) this.options.onResponse?.({ route, status, requestId, body: raw.toString('utf8'), durationMs: Date.now() - started });
   }
 
   async stop(): Promise<void> {

@@ -265,6 +265,7 @@ export class LocalRunner {
       functionTimeoutMs: d.receiver.timeoutSeconds * 1000,
       routes: Object.fromEntries(ROUTES.map((route) => [route, (event) => this.receiver.invoke(event, event.requestContext.requestId)])),
       onResponse: (exchange) => this.exchanges.push(exchange),
+      binaryMediaTypes: (this.template.Resources[d.api.restApi].Properties?.BinaryMediaTypes as string[] | undefined) ?? [],
     });
     this.apiUrl = await this.gateway.start();
 
@@ -444,7 +445,7 @@ export class LocalRunner {
    * Sends a request to the front door as the bank would, with the route's token in its header
    * unless `token` says otherwise (`null`: no token; a string: that value). Answers the status.
    */
-  async post(route: (typeof ROUTES)[number], body: string, token?: string | null): Promise<{ status: number; body: string }> {
+  async post(route: (typeof ROUTES)[number], body: string | Buffer, token?: string | null): Promise<{ status: number; body: string }> {
     const header = route === 'payments' ? 'Authorization' : this.boletoTokenHeader;
     const value = token === undefined ? this.tokens[route] : token;
     const headers: Record<string, string> = { 'Content-Type': 'application/json', ...(value === null || value === undefined ? {} : { [header]: value }) };

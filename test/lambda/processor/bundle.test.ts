@@ -3,7 +3,9 @@
  * source that behaves like Lambda's SQS mapping, against the bank simulator over HTTPS (mutual
  * TLS for the payments API), fauxqs, dynalite and a local EventBridge.
  */
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { encodeStoredNotification } from '../../../lambda/shared/receiver-contract';
 import { drainQueue } from '../../../tools/local-aws/fauxqs';
 import { ProcessorHarness } from '../../support/processor-harness';
 import { BankEventDetailType as T } from '../../../lambda/shared/event-contract';
@@ -366,4 +368,32 @@ describe('a large notification against a rate-limited query API', () => {
     expect(big.events.events).toHaveLength(60);
     expect(await big.queueDepth(big.dlqUrl)).toBe(0);
   }, 120_000);
+});
+
+describe('a notification sent compressed', () => {
+  const send = async (contentEncoding: string, body: Buffer) => {
+    const message = encodeStoredNotification({ route: 'boleto', receivedAt: new Date().toISOString(), requestId: `enc-${contentEncoding}`, contentType: 'application/json', contentEncoding }, body);
+    await h.sqs.send(new SendMessageCommand({ QueueUrl: h.queueUrl, MessageBody: message }));
+  };
+
+  it('is read after decoding its Content-Encoding (gzip, deflate, br)', async () => {
+    const notifications = await Promise.all(['1.01', '1.02', '1.03'].map(async (valor) => (await settledBoleto(valor)).notification));
+    await send('gzip', gzipSync(JSON.stringify(notifications[0])));
+    await send('deflate', deflateSync(JSON.stringify(notifications[1])));
+    await send('br', brotliCompressSync(JSON.stringify(notifications[2])));
+    await h.drain();
+    expect(h.events.ofType(T.BOLETO_SETTLED).map((e) => e.detail.settlement.amount.decimal).sort()).toEqual(['1.01', '1.02', '1.03']);
+  });
+
+  it('is quarantined with the reason when its encoding is unknown or its bytes do not decode', async () => {
+    await send('compress', Buffer.from('x'));
+    await send('gzip', Buffer.from('not gzip at all'));
+    await h.drain();
+    const reasons = (await drainQueue(h.sqs, h.dlqUrl)).map((m) => m.MessageAttributes?.[QuarantineAttribute.REASON]?.StringValue).sort();
+    expect(reasons).toEqual([
+      'the notification\'s Content-Encoding "compress" is not one the processor reads (gzip, deflate, br)',
+      expect.stringMatching(/^the notification's Content-Encoding gzip could not be decoded/),
+    ]);
+    expect(h.events.events).toEqual([]);
+  });
 });

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { createCertificateAuthority, issueCertificate } from '../../../tools/bank-simulator/certificates';
 import { httpCall } from '../../../tools/bank-simulator/https-client';
-import { LocalApiGateway } from '../../../tools/local-aws/api-gateway';
+import { isBinaryMediaType, LocalApiGateway } from '../../../tools/local-aws/api-gateway';
 
 const ca = createCertificateAuthority('api-gateway test CA');
 const tls = issueCertificate(ca, { commonName: '127.0.0.1', hosts: ['127.0.0.1', 'localhost'] });
@@ -61,4 +61,39 @@ it('answers 502 when the function throws or runs past its timeout', async () => 
 
 it('refuses TLS below 1.2', async () => {
   await expect(httpCall(`${url}payments`, { method: 'POST', body: '{}', trustedCas: [ca.certPem], minTlsVersion: 'TLSv1', maxTlsVersion: 'TLSv1.1' })).rejects.toThrow();
+});
+
+describe('binary media types', () => {
+  const bytes = Buffer.from([0x7b, 0xff, 0xfe, 0x00, 0xc3, 0x28, 0x7d]);
+
+  it('passes a body whose Content-Type matches BinaryMediaTypes base64-encoded, byte for byte, as API Gateway does', async () => {
+    const binarySeen: APIGatewayProxyEvent[] = [];
+    const binary = new LocalApiGateway({
+      tls, binaryMediaTypes: ['*/*'],
+      routes: { payments: (event) => { binarySeen.push(event); return Promise.resolve({ statusCode: 200, body: '' }); } },
+    });
+    const base = await binary.start();
+    try {
+      await httpCall(`${base}payments`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: bytes, trustedCas: [ca.certPem] });
+      expect(binarySeen[0]).toMatchObject({ isBase64Encoded: true });
+      expect(Buffer.from(binarySeen[0].body!, 'base64')).toEqual(bytes);
+    } finally {
+      await binary.stop();
+    }
+  });
+
+  it('without them, passes the body as text with the bytes that are not UTF-8 replaced (why the construct sets */*)', async () => {
+    await httpCall(`${url}payments`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: bytes, trustedCas: [ca.certPem] });
+    const event = seen[seen.length - 1];
+    expect(event.isBase64Encoded).toBe(false);
+    expect(Buffer.from(event.body!, 'utf8')).not.toEqual(bytes);
+  });
+
+  it('matches media types as API Gateway does', () => {
+    expect(isBinaryMediaType('application/json; charset=utf-8', ['*/*'])).toBe(true);
+    expect(isBinaryMediaType('application/octet-stream', ['application/*'])).toBe(true);
+    expect(isBinaryMediaType('text/plain', ['application/*', 'image~1png'])).toBe(false);
+    expect(isBinaryMediaType('image/png', ['image~1png'])).toBe(true);
+    expect(isBinaryMediaType(undefined, ['application/json'])).toBe(false);
+  });
 });

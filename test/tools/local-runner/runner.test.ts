@@ -6,6 +6,7 @@ import { BankEventDetailType as T } from '../../../lambda/shared/event-contract'
 import { LocalRunner } from '../../../tools/local-runner/runner';
 import { LocalEventBridge } from '../../../tools/local-aws/eventbridge-server';
 import { SAMPLE_ACCOUNT } from '../../../tools/bank-simulator/simulator';
+import { decodeStoredNotification } from '../../../lambda/shared/receiver-contract';
 
 jest.setTimeout(120_000);
 
@@ -95,5 +96,20 @@ it('keeps two accounts apart on one shared bus: each consumer rule gets only its
   } finally {
     await Promise.all([a.stop(), b.stop()]);
     await bus.stop();
+  }
+});
+
+it('stores an authenticated body that is not UTF-8 byte for byte through the front door, as the stack\'s BinaryMediaTypes make API Gateway pass it', async () => {
+  const runner = await LocalRunner.start({});
+  try {
+    expect(runner.template.Resources[runner.deployment.api.restApi].Properties?.BinaryMediaTypes).toEqual(['*/*']);
+    const bytes = Buffer.from([0x7b, 0xff, 0xfe, 0x00, 0xc3, 0x28, 0x7d]);
+    expect((await runner.post('boleto', bytes)).status).toBe(200);
+    await runner.settle(30_000);
+    // Not JSON, so quarantined: with its bytes exactly as sent.
+    expect(runner.quarantined).toHaveLength(1);
+    expect(decodeStoredNotification(runner.quarantined[0].body).body).toEqual(bytes);
+  } finally {
+    await runner.stop();
   }
 });
