@@ -7,7 +7,7 @@ import { BankClient, credentialsFromSecret } from '../shared/bank-client';
 import { readBankConnection } from '../shared/bank-connection';
 import { metricCounter } from '../shared/metrics';
 import { ProcessorMetric, QuarantineAttribute, readProcessorSettings } from '../shared/processor-contract';
-import { METRICS_NAMESPACE } from '../shared/receiver-contract';
+import { METRICS_NAMESPACE, QUARANTINE_REASON_BYTES, sqsAttributeText } from '../shared/receiver-contract';
 import { sleep } from '../shared/retry';
 import { PROCESSOR_CLIENT_CONFIG } from './clients';
 import { processBatch, type PublishEntry } from './processor';
@@ -82,7 +82,7 @@ async function quarantine(record: SQSRecord, reason: string): Promise<void> {
     QueueUrl: settings.quarantineQueueUrl,
     MessageBody: record.body,
     MessageAttributes: {
-      [QuarantineAttribute.REASON]: { DataType: 'String', StringValue: reason.slice(0, 4000) },
+      [QuarantineAttribute.REASON]: { DataType: 'String', StringValue: sqsAttributeText(reason, QUARANTINE_REASON_BYTES) || 'quarantined' },
       [QuarantineAttribute.AT]: { DataType: 'String', StringValue: new Date().toISOString() },
       [QuarantineAttribute.SOURCE_MESSAGE_ID]: { DataType: 'String', StringValue: record.messageId },
     },

@@ -28,8 +28,33 @@ export const ReceiverEnv = {
 export const ROUTES = ['payments', 'boleto'] as const;
 export type Route = (typeof ROUTES)[number];
 
-/** Largest message SQS accepts (bytes). Both queues are created with this maximum. */
+/** Largest message SQS accepts (bytes), message attributes included. Both queues are created with this maximum. */
 export const SQS_MAX_MESSAGE_BYTES = 1_048_576;
+
+/**
+ * Room kept in every message for its attributes: the receiver's, and the processor's when it
+ * quarantines the same body (a reason of at most QUARANTINE_REASON_BYTES, a time, an id).
+ */
+export const MESSAGE_ATTRIBUTES_RESERVE_BYTES = 8 * 1024;
+
+/** Longest quarantine reason (bytes of UTF-8), cut on a character boundary. */
+export const QUARANTINE_REASON_BYTES = 4_000;
+
+/** Characters SQS refuses in a message attribute value (and in a body). */
+const SQS_INVALID = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+/** Text SQS accepts as a message attribute value: refused characters replaced, cut to `maxBytes` of UTF-8 on a character boundary. */
+export function sqsAttributeText(text: string, maxBytes: number): string {
+  let out = '';
+  let bytes = 0;
+  for (const char of text.replace(SQS_INVALID, '\uFFFD')) {
+    const size = Buffer.byteLength(char);
+    if (bytes + size > maxBytes) break;
+    out += char;
+    bytes += size;
+  }
+  return out;
+}
 
 /**
  * Upper bound for the body size limit. A body of this size stored as base64 inside the envelope
@@ -103,7 +128,7 @@ export function encodeStoredNotification(meta: StoredNotificationMeta, body: Buf
   const text = isUtf8(body) ? body.toString('utf8') : undefined;
   if (text !== undefined && !SQS_UNSAFE.test(text)) {
     const json = JSON.stringify({ v: 1, ...meta, bodyEncoding: 'utf8', body: text } satisfies StoredNotification);
-    if (Buffer.byteLength(json, 'utf8') <= SQS_MAX_MESSAGE_BYTES) return json;
+    if (Buffer.byteLength(json, 'utf8') <= SQS_MAX_MESSAGE_BYTES - MESSAGE_ATTRIBUTES_RESERVE_BYTES) return json;
   }
   return JSON.stringify({ v: 1, ...meta, bodyEncoding: 'base64', body: body.toString('base64') } satisfies StoredNotification);
 }

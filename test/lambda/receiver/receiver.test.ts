@@ -1,8 +1,8 @@
-import { type Message, SQSClient } from '@aws-sdk/client-sqs';
+import { type Message, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { handleNotification, receiverSqsClientConfig, type ReceiverDeps } from '../../../lambda/receiver/receiver';
 import { TokenCache } from '../../../lambda/receiver/token-cache';
-import { decodeStoredNotification, ReceiverDefaults } from '../../../lambda/shared/receiver-contract';
+import { decodeStoredNotification, encodeStoredNotification, ReceiverDefaults, SQS_MAX_MESSAGE_BYTES } from '../../../lambda/shared/receiver-contract';
 import { loadStageToken } from '../../../lambda/shared/secret-tokens';
 import { LocalSecretsManager } from '../../../tools/local-aws/secrets-manager-server';
 import { apiEvent } from '../../support/api-event';
@@ -299,5 +299,38 @@ describe('the function\'s timeout', () => {
     expect(elapsed).toBeLessThanOrEqual(5_000);
     expect(logger.entries.filter((e) => e.level === 'error').map((e) => e.message)).toEqual(['Could not store an authenticated notification in SQS within the budget; answering 503']);
     expect(counted).toEqual(['EnqueueFailures:payments']);
+  });
+});
+
+describe('the size of what is stored', () => {
+  it('stores an authenticated body whose escaped JSON would fill the message: the envelope and its attributes fit SQS\'s 1 MiB', async () => {
+    // Control characters, six bytes each once JSON-escaped, as many as keep the JSON envelope
+    // itself just within 1 MiB: its message attribute would then take it over.
+    const event = apiEvent({ route: 'payments', headers: { Authorization: PAYMENTS_TOKEN }, body: '' });
+    const meta = encodeStoredNotification({
+      route: 'payments', receivedAt: new Date().toISOString(), requestId: event.requestContext.requestId, sourceIp: event.requestContext.identity.sourceIp, contentType: 'application/json',
+    }, Buffer.alloc(0)).length;
+    const body = '\u0001'.repeat(Math.floor((SQS_MAX_MESSAGE_BYTES - meta) / 6));
+    // SQS counts message attributes (name, type and value) towards the 1 MiB; fauxqs does not.
+    const measured = {
+      send: (command: SendMessageCommand, options: { abortSignal: AbortSignal }) => {
+        const attributes = Object.entries(command.input.MessageAttributes ?? {}).reduce((n, [name, a]) => n + Buffer.byteLength(name) + Buffer.byteLength(a.DataType!) + Buffer.byteLength(a.StringValue ?? ''), 0);
+        const size = Buffer.byteLength(command.input.MessageBody!) + attributes;
+        if (size > SQS_MAX_MESSAGE_BYTES) return Promise.reject(new Error(`MessageTooLong: ${size} bytes`));
+        return sqs.send(command, options);
+      },
+    };
+    const answer = await handleNotification({ ...event, body }, { ...deps, sqs: measured as unknown as SQSClient, config: { ...deps.config, maxBodyBytes: 256 * 1024 } });
+    expect(answer.statusCode).toBe(200);
+    const [message] = await stored();
+    expect(storedBody(message)).toBe(body);
+  });
+
+  it('stores a body of exactly the largest maxBodySize (512 KiB) of bytes that are not UTF-8', async () => {
+    const bytes = Buffer.alloc(512 * 1024, 0xff);
+    const answer = await handleNotification(apiEvent({ route: 'boleto', headers: { 'X-Webhook-Token': BOLETO_TOKEN }, body: bytes.toString('base64'), isBase64Encoded: true }), { ...deps, config: { ...deps.config, maxBodyBytes: 512 * 1024 } });
+    expect(answer.statusCode).toBe(200);
+    const [message] = await stored();
+    expect(decodeStoredNotification(message.Body!).body).toEqual(bytes);
   });
 });

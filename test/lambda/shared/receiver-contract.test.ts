@@ -1,4 +1,4 @@
-import { decodeStoredNotification, encodeStoredNotification, MAX_BODY_BYTES_LIMIT, SQS_MAX_MESSAGE_BYTES } from '../../../lambda/shared/receiver-contract';
+import { decodeStoredNotification, encodeStoredNotification, MAX_BODY_BYTES_LIMIT, QUARANTINE_REASON_BYTES, SQS_MAX_MESSAGE_BYTES, sqsAttributeText } from '../../../lambda/shared/receiver-contract';
 
 const meta = { route: 'boleto' as const, receivedAt: '2025-06-03T17:05:09.120Z', requestId: 'r1', sourceIp: '203.0.113.1', contentType: 'application/json' };
 
@@ -41,5 +41,15 @@ describe('the stored notification envelope', () => {
     ['an unknown encoding', JSON.stringify({ v: 1, route: 'boleto', requestId: 'r', receivedAt: 't', bodyEncoding: 'hex', body: '' }), /not a version 1/],
   ])('refuses to decode %s with a readable error', (_case, message, expected) => {
     expect(() => decodeStoredNotification(message)).toThrow(expected);
+  });
+});
+
+describe('quarantine attribute text', () => {
+  it('replaces characters SQS refuses and cuts to the byte limit on a character boundary', () => {
+    expect(sqsAttributeText('a\u0001b\uFFFFc', 100)).toBe('a\uFFFDb\uFFFDc');
+    // "é" is two bytes, "😀" four: never half of one.
+    expect(sqsAttributeText('éé😀x', 5)).toBe('éé');
+    expect(sqsAttributeText('éé😀x', 8)).toBe('éé😀');
+    expect(Buffer.byteLength(sqsAttributeText('😀'.repeat(2000), QUARANTINE_REASON_BYTES))).toBe(QUARANTINE_REASON_BYTES);
   });
 });
