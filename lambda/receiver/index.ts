@@ -24,5 +24,5 @@ const counter = metricCounter({ namespace: METRICS_NAMESPACE, serviceName: RECEI
 const count: CountMetric = (name, route, details) => counter(name, { Route: route }, details);
 
 export async function handler(event: APIGatewayProxyEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<APIGatewayProxyResult> {
-  return handleNotification(event, { config, sqs, tokens, logger, count, remainingTimeMs: context ? () => context.getRemainingTimeInMillis() : undefined });
+  return handleNotification(event, { config, sqs, tokens, logger, count, remainingTimeMs: typeof context?.getRemainingTimeInMillis === 'function' ? () => context.getRemainingTimeInMillis() : undefined });
 }
