@@ -265,11 +265,19 @@ interface Look {
   readonly deps: ProcessorDeps;
 }
 
+/** Each item's fingerprint, made once (it is read by the skip check, the record and the events). */
+const fingerprints = new WeakMap<NotificationItem, { id: string; value: string }>();
+
 /** A notification's id and a hash of its body: a re-delivery of the very same notification has the same. */
 function fingerprint(item: NotificationItem): { id: string; value: string } {
-  const id = item.kind === 'boleto-event' ? item.idEventoWebhook : item.status;
-  const hash = createHash('sha256').update(JSON.stringify(item.raw)).digest('base64url').slice(0, 22);
-  return { id, value: `${id}#${hash}` };
+  let print = fingerprints.get(item);
+  if (!print) {
+    const id = item.kind === 'boleto-event' ? item.idEventoWebhook : item.status;
+    const hash = createHash('sha256').update(JSON.stringify(item.raw)).digest('base64url').slice(0, 22);
+    print = { id, value: `${id}#${hash}` };
+    fingerprints.set(item, print);
+  }
+  return print;
 }
 
 /** How many times a subject's record is read again after a concurrent write before the record is retried. */
