@@ -81,7 +81,14 @@ export class LocalFunction {
       }, Math.max(0, deadline - Date.now()));
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject, timer });
       const request: WorkerRequest = { type: 'invoke', id, event, deadline, requestId };
-      child.send(request);
+      // The environment may have died between its lookup and this send (a crash in progress):
+      // Lambda reports that as the runtime exiting, never as a broken channel.
+      child.send(request, (error) => {
+        if (!error || !this.pending.has(id)) return;
+        clearTimeout(timer);
+        this.pending.delete(id);
+        reject(new FunctionInvokeError(this.name, 'Runtime.ExitError', `The runtime exited before the invocation could start (${error.message})`));
+      });
     });
   }
 
