@@ -309,10 +309,13 @@ export class BankClient {
    */
   private async send(operation: string, api: BankApi, deadline: number, req: { url: string; method: string; headers: Record<string, string>; body?: string }): Promise<HttpResponse> {
     const transport = await this.transport(api);
+    let last: { status?: number; reason: string } | undefined;
     for (let attempt = 1; ; attempt++) {
       const remaining = deadline - this.now();
       if (remaining < MIN_CALL_MS) {
-        throw new BankApiError(operation, undefined, 'no time left in the invocation\'s budget to call the bank', true, attempt - 1, true);
+        // A sleep that overran on a busy machine: the failure that made us wait is the one to report.
+        const why = last ? `${last.reason}; no time left to try again` : 'no time left in the invocation\'s budget to call the bank';
+        throw new BankApiError(operation, last?.status, why, true, attempt - 1, true);
       }
       let status: number | undefined;
       let reason: string;
@@ -327,6 +330,7 @@ export class BankClient {
         if (error instanceof NetworkError && error.code === 'NOT_HTTPS') throw new BankApiError(operation, undefined, error.message, false);
         reason = describeNetworkError(error);
       }
+      last = { status, reason };
       const delayMs = Math.max(wait ?? 0, backoffDelay(attempt, this.retry, this.random));
       if (attempt >= this.retry.maxAttempts || this.now() + delayMs + MIN_CALL_MS > deadline) {
         const outOfTime = attempt < this.retry.maxAttempts;

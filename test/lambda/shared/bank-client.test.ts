@@ -227,6 +227,21 @@ describe('retries', () => {
     expect(retries).toHaveLength(4);
   });
 
+  it('reports the bank\'s last failure when a wait overran the deadline (a busy machine), not a bare "no time left"', async () => {
+    let overrun = 0;
+    const { bank, retries } = client({ now: () => Date.now() + overrun });
+    const nossoNumero = await newBoleto();
+    await simulator.control.setFaults({ api: [{ scope: 'query', status: 503 }] });
+    const deadline = inSeconds(5);
+    const query = bank.queryBoleto('54321', nossoNumero, deadline).catch((e: unknown) => e as BankApiError);
+    // The first wait is decided with time to spare; then the clock jumps past the deadline.
+    while (retries.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    overrun = 10_000;
+    const error = await query;
+    expect(error).toMatchObject({ status: 503, retryable: true, outOfTime: true, attempts: 1 });
+    expect(error.message).toMatch(/^boleto query \(nossoNumero \d+\) failed with HTTP 503: .+; no time left to try again/);
+  });
+
   it('retries a token request that fails with 5xx', async () => {
     const { bank, retries } = client();
     const id = await newPix();
