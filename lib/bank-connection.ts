@@ -95,6 +95,20 @@ export interface BankConnectionProps {
    * @default Duration.seconds(5)
    */
   readonly callTimeout?: Duration;
+  /**
+   * Queries per second the bank allows these credentials (boleto and payment queries, and the
+   * reconciliation sweep's listings). Every processor environment takes its calls from one
+   * schedule shared through the table, so together they keep this rate whatever their number.
+   * Lower it when other systems use the same credentials.
+   * @default 10 (the bank's known query limit)
+   */
+  readonly queriesPerSecond?: number;
+  /**
+   * Creations (POST, such as a new boleto webhook contract) per second the registration custom
+   * resources make; their other calls (reads, updates, tokens) go at `queriesPerSecond`.
+   * @default 2 (the bank's known limit for creations)
+   */
+  readonly registrationCallsPerSecond?: number;
 }
 
 const trimSlash = (url: string): string => (Token.isUnresolved(url) ? url : url.replace(/\/+$/, ''));
@@ -133,6 +147,9 @@ export function validateBankConnection(v: PropsValidation, props: BankConnection
   if (props.callTimeout) {
     v.checkNumber(props.callTimeout.toMilliseconds(), `${prefix}.callTimeout`, isWholeNumberIn(500, 30_000), 'must be from 500 ms to 30 seconds (milliseconds)');
   }
+  for (const key of ['queriesPerSecond', 'registrationCallsPerSecond'] as const) {
+    v.checkNumber(props[key], `${prefix}.${key}`, (n) => n >= 0.1 && n <= 1000, 'must be from 0.1 to 1000 calls per second (what the bank allows these credentials)');
+  }
 }
 
 /** The settings a handler gets, with every default filled in. */
@@ -157,6 +174,8 @@ export function bankConnectionSettings(props: BankConnectionProps): BankConnecti
       tributos: props.taxPaymentQueryPath ?? d.paymentQueryPaths.tributos,
     },
     callTimeoutMs: (props.callTimeout ?? Duration.millis(d.callTimeoutMs)).toMilliseconds(),
+    queriesPerSecond: props.queriesPerSecond ?? d.queriesPerSecond,
+    registrationCallsPerSecond: props.registrationCallsPerSecond ?? d.registrationCallsPerSecond,
   };
 }
 

@@ -15,6 +15,14 @@ export interface BankWebhooksExampleStackProps extends StackProps {
   readonly receiver?: Partial<BankWebhookReceiverProps>;
 }
 
+/** A number from CDK context (given as text with -c), or undefined. */
+function optionalNumber(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n)) throw new Error(`bankQueriesPerSecond must be a number, got ${JSON.stringify(value)}`);
+  return n;
+}
+
 export class BankWebhooksExampleStack extends Stack {
   public readonly receiver: BankWebhookReceiver;
 
@@ -35,6 +43,8 @@ export class BankWebhooksExampleStack extends Stack {
           documento: context('bankDocumento', '12345678000199'),
           codigoBeneficiario: context('bankCodigoBeneficiario', '54321'),
         },
+        // What the bank allows these credentials; leave it out for the library's default (10/s).
+        queriesPerSecond: optionalNumber(this.node.tryGetContext('bankQueriesPerSecond')),
       },
       // Registered with the bank at deploy time and removed at destroy. Tokens stay in Secrets
       // Manager: the template only holds their ARNs.

@@ -4,9 +4,11 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { BankClient, credentialsFromSecret } from '../shared/bank-client';
+import { RatePacer } from '../shared/bank-pacing';
+import { DynamoDbSlotSchedule } from '../shared/dynamodb-slot-schedule';
 import { readBankConnection } from '../shared/bank-connection';
 import { metricCounter } from '../shared/metrics';
-import { ProcessorMetric, QuarantineAttribute, readProcessorSettings } from '../shared/processor-contract';
+import { ProcessorMetric, QUERY_RATE_NAME, QuarantineAttribute, readProcessorSettings } from '../shared/processor-contract';
 import { METRICS_NAMESPACE, QUARANTINE_REASON_BYTES, sqsAttributeText } from '../shared/receiver-contract';
 import { sleep } from '../shared/retry';
 import { PROCESSOR_CLIENT_CONFIG } from './clients';
@@ -20,9 +22,13 @@ const settings = readProcessorSettings(process.env);
 const connection = readBankConnection(process.env);
 const sqs = new SQSClient(PROCESSOR_CLIENT_CONFIG);
 const events = new EventBridgeClient(PROCESSOR_CLIENT_CONFIG);
-const store = new DynamoDbSubjectStore(new DynamoDBClient(PROCESSOR_CLIENT_CONFIG), settings.idempotencyTableName, settings.idempotencyTtlSeconds);
+const dynamo = new DynamoDBClient(PROCESSOR_CLIENT_CONFIG);
+const store = new DynamoDbSubjectStore(dynamo, settings.idempotencyTableName, settings.idempotencyTtlSeconds);
 const bank = new BankClient({
   settings: connection,
+  // Every environment (and the reconciliation sweep) takes its slots from one schedule in the table.
+  pacer: new RatePacer(new DynamoDbSlotSchedule(dynamo, settings.idempotencyTableName, QUERY_RATE_NAME), { ratePerSecond: connection.queriesPerSecond, name: 'bank queries' }),
+  onThrottled: () => count(ProcessorMetric.BANK_THROTTLED),
   credentials: credentialsFromSecret(new SecretsManagerClient(PROCESSOR_CLIENT_CONFIG), connection.credentialsSecretArn),
   onRetry: (info) => {
     count(ProcessorMetric.BANK_RETRIES);
@@ -89,8 +95,8 @@ async function quarantine(record: SQSRecord, reason: string): Promise<void> {
   }));
 }
 
-async function requeue(messageBody: string): Promise<void> {
-  await sqs.send(new SendMessageCommand({ QueueUrl: settings.queueUrl, MessageBody: messageBody }));
+async function requeue(messageBody: string, delaySeconds: number): Promise<void> {
+  await sqs.send(new SendMessageCommand({ QueueUrl: settings.queueUrl, MessageBody: messageBody, DelaySeconds: delaySeconds }));
 }
 
 export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {

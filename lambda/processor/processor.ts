@@ -3,6 +3,7 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { BankAccountSettings, PaymentType } from '../shared/bank-connection';
 import { BankApiError } from '../shared/bank-errors';
+import { OutOfRate } from '../shared/bank-pacing';
 import {
   type BankEventDetail, BankEventDetailType, type BoletoSettledDetail, type BoletoSettlementReversedDetail, type EventAccount, type EventNotification, EventTrigger, EVENT_DETAIL_VERSION,
   MAX_DETAIL_BYTES, type NotificationClaim, type NotificationNotConfirmedDetail, type OmittedPart, type PaymentKind, StatusClass, SubjectKind,
@@ -42,8 +43,11 @@ export interface ProcessorDeps {
   readonly publish: (entries: readonly PublishEntry[]) => Promise<void>;
   /** Puts the message in the dead-letter queue with a reason; throws when it could not. */
   readonly quarantine: (record: SQSRecord, reason: string) => Promise<void>;
-  /** Sends a message body to the queue the processor reads (what an invocation had no time for). */
-  readonly requeue: (messageBody: string) => Promise<void>;
+  /**
+   * Sends a message body to the queue the processor reads (what an invocation had no time or no
+   * bank rate for), visible after `delaySeconds` (0 to 900).
+   */
+  readonly requeue: (messageBody: string, delaySeconds: number) => Promise<void>;
   readonly logger: ProcessorLogger;
   /** Counts a metric; `details` are written in the same line (not dimensions). */
   readonly count: (metric: string, dimensions?: Record<string, string>, details?: Record<string, string>) => void;
@@ -198,6 +202,8 @@ async function processRecord(record: SQSRecord, deadline: number, deps: Processo
   const errors: Error[] = [];
   const pending: string[] = [];
   const leftover: NotificationItem[] = [];
+  /** When the bank's rate has a slot again, if a subject found none (epoch ms). */
+  let rateFreeAt: number | undefined;
   let done = 0;
   for (const group of groupBySubject(items, ours)) {
     if (leftover.length || deadline - now() < MIN_SUBJECT_MS) {
@@ -209,6 +215,13 @@ async function processRecord(record: SQSRecord, deadline: number, deps: Processo
       done++;
     } catch (error) {
       if (error instanceof Unprocessable) unprocessable.push(error.message);
+      // No slot of the bank's rate before the deadline: lack of rate is never a failure (it
+      // would walk the message to the dead-letter queue); the subject waits in a new message.
+      // Only a message older than the queues' retention stops coming back this way.
+      else if (error instanceof OutOfRate && !tooOldToDefer(stored, now())) {
+        leftover.push(...group.items);
+        rateFreeAt = Math.max(rateFreeAt ?? 0, error.retryAt);
+      }
       // A subject the deadline cut short, after others were done, is left for the new message:
       // lack of time is not a failure. With no progress at all, it is one (a bank too slow for
       // any look must reach the dead-letter queue, not loop).
@@ -227,11 +240,25 @@ async function processRecord(record: SQSRecord, deadline: number, deps: Processo
     throw error;
   }
   if (leftover.length) {
-    await deps.requeue(encodeStoredNotification(metaOf(stored), Buffer.from(JSON.stringify(leftover.map((item) => item.raw)))));
+    const delaySeconds = rateFreeAt === undefined ? 0 : Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil((rateFreeAt - now()) / 1000)));
+    await deps.requeue(encodeStoredNotification(metaOf(stored), Buffer.from(JSON.stringify(leftover.map((item) => item.raw)))), delaySeconds);
     deps.count(ProcessorMetric.REQUEUED);
-    deps.logger.info('No time left for every event of the notification; the rest was sent again as a new message', { messageId: record.messageId, requestId: stored.requestId, events: leftover.length });
+    if (rateFreeAt !== undefined) deps.count(ProcessorMetric.DEFERRED_FOR_RATE);
+    deps.logger.info(rateFreeAt === undefined
+      ? 'No time left for every event of the notification; the rest was sent again as a new message'
+      : 'No slot of the bank\'s rate before the deadline; the rest was sent again as a new message, delayed until the rate frees up',
+    { messageId: record.messageId, requestId: stored.requestId, events: leftover.length, delaySeconds });
   }
   if (unprocessable.length) await quarantine(record, unprocessable.join(' | '), deps);
+}
+
+/** SQS's longest message delay. */
+const MAX_DELAY_SECONDS = 900;
+
+/** A message received longer ago than the queues keep one: deferring it again would keep it forever. */
+function tooOldToDefer(stored: StoredNotification, now: number): boolean {
+  const receivedAt = Date.parse(stored.receivedAt);
+  return Number.isFinite(receivedAt) && now - receivedAt > ProcessorDefaults.queueRetentionSeconds * 1000;
 }
 
 /** Largest body a compressed notification may expand to. */

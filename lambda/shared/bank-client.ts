@@ -2,6 +2,7 @@ import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/clien
 import { type BankConnectionSettings, type BankCredentials, type PaymentType, parseBankCredentials } from './bank-connection';
 import { BankApiError, bankErrorMessage, isRetryableStatus } from './bank-errors';
 import { type HttpResponse, HttpsTransport, NetworkError, type TlsMaterial } from './bank-http';
+import { type BankPacer, CallKind, MemorySlotSchedule, OutOfRate, RatePacer } from './bank-pacing';
 import { secrets } from './redaction';
 import { backoffDelay, DEFAULT_RETRY_POLICY, type RetryPolicy, retryAfterMs, sleep } from './retry';
 
@@ -24,6 +25,13 @@ export interface BankClientOptions {
   /** @default DEFAULT_RETRY_POLICY */
   readonly retry?: RetryPolicy;
   readonly onRetry?: (info: RetryInfo) => void;
+  /** Told of every 429 answer (the bank's rate was exceeded). */
+  readonly onThrottled?: (info: { readonly operation: string; readonly retryAfterMs?: number }) => void;
+  /**
+   * Paces every call, token requests included (see bank-pacing.ts).
+   * @default a pacer of this client alone, at the connection's queriesPerSecond
+   */
+  readonly pacer?: BankPacer;
   /** @default Date.now */
   readonly now?: () => number;
   /** @default setTimeout */
@@ -122,6 +130,7 @@ export class BankClient {
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly random: () => number;
+  private readonly pacer: BankPacer;
   private readonly tokens = new Map<BankApi, CachedToken>();
   private readonly tokenRequests = new Map<BankApi, Promise<string>>();
   private readonly transports = new Map<BankApi, { key: string; transport: HttpsTransport }>();
@@ -131,6 +140,9 @@ export class BankClient {
     this.now = options.now ?? Date.now;
     this.sleep = options.sleep ?? sleep;
     this.random = options.random ?? Math.random;
+    this.pacer = options.pacer ?? new RatePacer(new MemorySlotSchedule(), {
+      ratePerSecond: options.settings.queriesPerSecond, name: 'bank calls', now: this.now, sleep: this.sleep,
+    });
   }
 
   get settings(): BankConnectionSettings {
@@ -170,7 +182,7 @@ export class BankClient {
         headers['content-type'] = 'application/json';
         body = JSON.stringify(call.body);
       }
-      const response = await this.send(call.operation, call.api, call.deadline, { url: call.url, method: call.method, headers, body });
+      const response = await this.send(call.operation, call.api, call.deadline, { url: call.url, method: call.method, headers, body }, call.method === 'POST' ? CallKind.CREATION : CallKind.OTHER);
       if (response.status === 401 && !renewed) {
         // Renew now, keeping the refresh token (a refresh costs the bank less than a password grant).
         const cached = this.tokens.get(call.api);
@@ -307,16 +319,22 @@ export class BankClient {
    * Sends one request, retrying network errors, 408, 429 and 5xx with backoff (or the bank's
    * `Retry-After`) while attempts and the deadline allow. Resolves with any other answer.
    */
-  private async send(operation: string, api: BankApi, deadline: number, req: { url: string; method: string; headers: Record<string, string>; body?: string }): Promise<HttpResponse> {
+  private async send(operation: string, api: BankApi, deadline: number, req: { url: string; method: string; headers: Record<string, string>; body?: string }, kind = CallKind.TOKEN): Promise<HttpResponse> {
     const transport = await this.transport(api);
     let last: { status?: number; reason: string } | undefined;
     for (let attempt = 1; ; attempt++) {
-      const remaining = deadline - this.now();
-      if (remaining < MIN_CALL_MS) {
+      if (deadline - this.now() < MIN_CALL_MS) {
         // A sleep that overran on a busy machine: the failure that made us wait is the one to report.
         const why = last ? `${last.reason}; no time left to try again` : 'no time left in the invocation\'s budget to call the bank';
         throw new BankApiError(operation, last?.status, why, true, attempt - 1, true);
       }
+      try {
+        await this.pacer.acquire(operation, deadline, kind);
+      } catch (error) {
+        if (!(error instanceof OutOfRate)) throw error;
+        throw new OutOfRate(operation, error.retryAt, last ? `${last.reason}; ${error.detail}` : error.detail, last?.status, attempt - 1);
+      }
+      const remaining = deadline - this.now();
       let status: number | undefined;
       let reason: string;
       let wait: number | undefined;
@@ -331,11 +349,21 @@ export class BankClient {
         reason = describeNetworkError(error);
       }
       last = { status, reason };
-      const delayMs = Math.max(wait ?? 0, backoffDelay(attempt, this.retry, this.random));
+      if (status === 429) {
+        // Lack of rate: the pacer pushes everyone's next call past Retry-After and slows down;
+        // the next attempt waits for its slot, or gives up with when to come back.
+        this.options.onThrottled?.({ operation, retryAfterMs: wait });
+        await this.pacer.throttled(wait);
+        if (attempt >= this.retry.maxAttempts) {
+          throw new OutOfRate(operation, this.now() + (wait ?? this.retry.baseDelayMs), `${reason}; the bank kept refusing for its rate limit`, status, attempt);
+        }
+        this.options.onRetry?.({ operation, attempt, status, reason, delayMs: wait ?? 0 });
+        continue;
+      }
+      const delayMs = backoffDelay(attempt, this.retry, this.random);
       if (attempt >= this.retry.maxAttempts || this.now() + delayMs + MIN_CALL_MS > deadline) {
         const outOfTime = attempt < this.retry.maxAttempts;
-        const why = outOfTime ? `${reason}; ${wait !== undefined ? `the bank asked to wait ${wait} ms, ` : ''}no time left to try again` : reason;
-        throw new BankApiError(operation, status, why, true, attempt, outOfTime);
+        throw new BankApiError(operation, status, outOfTime ? `${reason}; no time left to try again` : reason, true, attempt, outOfTime);
       }
       this.options.onRetry?.({ operation, attempt, status, reason, delayMs });
       await this.sleep(delayMs);

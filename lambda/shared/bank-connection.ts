@@ -49,6 +49,10 @@ export interface BankConnectionSettings {
   readonly paymentQueryPaths: Readonly<Record<PaymentType, string>>;
   /** Deadline of one HTTP call, in milliseconds. */
   readonly callTimeoutMs: number;
+  /** Calls per second the bank allows these credentials on its query APIs, shared by every function that queries. */
+  readonly queriesPerSecond: number;
+  /** Creations (POST) per second the registration handler makes; its other calls go at queriesPerSecond. */
+  readonly registrationCallsPerSecond: number;
 }
 
 /** The fields of {@link BankAccountSettings}. */
@@ -68,6 +72,10 @@ export const BankConnectionDefaults = {
     tributos: '/v1/pagamentos/tributos/{id}',
   },
   callTimeoutMs: 5_000,
+  /** The bank's known query limit (BANK-NOTES.md: 10/s for queries on a sibling API). */
+  queriesPerSecond: 10,
+  /** The bank's known limit for creations (2/s): registrations create and change webhooks. */
+  registrationCallsPerSecond: 2,
 } as const;
 
 /**
@@ -157,5 +165,7 @@ export function parseBankConnection(raw: string | undefined, where: string): Ban
     paymentsScope: settings.paymentsScope ?? BankConnectionDefaults.paymentsScope,
     paymentsClientAuth: settings.paymentsClientAuth === 'basic' ? 'basic' : 'body',
     callTimeoutMs: settings.callTimeoutMs > 0 ? settings.callTimeoutMs : BankConnectionDefaults.callTimeoutMs,
+    queriesPerSecond: settings.queriesPerSecond > 0 ? settings.queriesPerSecond : BankConnectionDefaults.queriesPerSecond,
+    registrationCallsPerSecond: settings.registrationCallsPerSecond > 0 ? settings.registrationCallsPerSecond : BankConnectionDefaults.registrationCallsPerSecond,
   };
 }

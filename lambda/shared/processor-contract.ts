@@ -106,6 +106,10 @@ export const ProcessorMetric = {
   PUBLISH_FAILURES: 'PublishFailures',
   /** Events of a large notification left for a new message when an invocation ran out of time. */
   REQUEUED: 'NotificationsRequeued',
+  /** Notifications (or their rest) sent back with a delay because the bank's rate had no slot before the deadline. */
+  DEFERRED_FOR_RATE: 'NotificationsDeferredForRate',
+  /** 429 answers from the bank (its rate limit was exceeded: something else shares the credentials, or the rate is set too high). */
+  BANK_THROTTLED: 'BankCallsThrottled',
 } as const;
 
 /** Message attributes of a quarantined message in the dead-letter queue. */
@@ -150,6 +154,9 @@ export function readProcessorSettings(env: NodeJS.ProcessEnv): ProcessorSettings
  * days; a record gone before either would let the same change be published again.
  */
 export const MIN_IDEMPOTENCY_TTL_SECONDS = ProcessorDefaults.queueRetentionSeconds + ProcessorDefaults.reconciliationLookbackDays * 24 * 3600;
+
+/** The name of the shared schedule of bank queries in the table (item `rate#queries`), taken by the processor and the sweep. */
+export const QUERY_RATE_NAME = 'queries';
 
 /** The table of subject records: one item per boleto and per payment (its last published state). */
 export const IdempotencyTable = {

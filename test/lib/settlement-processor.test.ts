@@ -110,6 +110,8 @@ describe('with default props', () => {
       boletoQueryPath: '/cobranca/boleto/v1/boletos',
       paymentQueryPaths: { pix: '/v1/pagamentos/pix/{id}', boleto: '/v1/pagamentos/boleto/{id}', tributos: '/v1/pagamentos/tributos/{id}' },
       callTimeoutMs: 5000,
+      queriesPerSecond: 10,
+      registrationCallsPerSecond: 2,
     });
   });
 
@@ -312,6 +314,8 @@ describe('with processor props', () => {
         clientCredentialsAuth: ClientCredentialsAuth.BASIC,
         pixQueryPath: '/v2/pix/{id}',
         callTimeout: Duration.seconds(3),
+        queriesPerSecond: 4.5,
+        registrationCallsPerSecond: 1,
       }),
     }));
     const settings = settingsOf(template);
@@ -327,6 +331,8 @@ describe('with processor props', () => {
       paymentsClientAuth: 'basic',
       paymentQueryPaths: { pix: '/v2/pix/{id}', boleto: '/v1/pagamentos/boleto/{id}' },
       callTimeoutMs: 3000,
+      queriesPerSecond: 4.5,
+      registrationCallsPerSecond: 1,
     });
   });
 
@@ -364,18 +370,21 @@ describe('validation', () => {
         pixQueryPath: '/v1/pix',
         boletoQueryPath: 'boletos',
         callTimeout: Duration.minutes(1),
+        queriesPerSecond: 0,
+        registrationCallsPerSecond: 5000,
       }),
     }));
     for (const prop of [
       'bank.baseUrl', 'bank.registrationBaseUrl', 'bank.account.cooperativa', 'bank.account.conta', 'bank.pixQueryPath', 'bank.boletoQueryPath',
       'bank.callTimeout', 'processorTimeout', 'processorMemorySize', 'maxBatchingWindow', 'maxConcurrency', 'maxVerificationAttempts',
-      'idempotencyTtl', 'eventSource', 'oldestMessageAgeAlarmThreshold',
+      'idempotencyTtl', 'eventSource', 'oldestMessageAgeAlarmThreshold', 'bank.queriesPerSecond', 'bank.registrationCallsPerSecond',
     ]) {
       expect(text).toContain(`  - ${prop}: `);
     }
-    expect(text).toMatch(/^Invalid BankWebhookReceiver props \(15 problems\)/);
+    expect(text).toMatch(/^Invalid BankWebhookReceiver props \(17 problems\)/);
     expect(text).toContain('bank.baseUrl: must be an https URL');
     expect(text).toContain('bank.pixQueryPath: must contain {id}');
+    expect(text).toContain('bank.queriesPerSecond: must be from 0.1 to 1000 calls per second (what the bank allows these credentials), got 0');
     expect(text).toContain('maxVerificationAttempts: must be less than maxReceiveCount (5 is not less than 5)');
   });
 

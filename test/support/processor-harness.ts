@@ -7,7 +7,7 @@ import { encodeStoredNotification, type Route } from '../../lambda/shared/receiv
 import { BankSimulator, type BankSimulatorOptions } from '../../tools/bank-simulator/simulator';
 import { LocalEventBridge } from '../../tools/local-aws/eventbridge-server';
 import { LocalSecretsManager } from '../../tools/local-aws/secrets-manager-server';
-import { SqsEventSource } from '../../tools/local-aws/sqs-event-source';
+import { SqsEventSource, type SqsEventSourceOptions } from '../../tools/local-aws/sqs-event-source';
 import { localAwsEnvironment } from '../../tools/local-aws/local-env';
 import { resolveLocalhostSubdomains } from './aws-env';
 import { type Dynalite, startDynalite } from '../../tools/local-aws/dynalite';
@@ -30,6 +30,8 @@ export interface ProcessorHarnessOptions {
   readonly functionTimeoutMs?: number;
   /** Deadline of one bank call. @default 1500 */
   readonly callTimeoutMs?: number;
+  /** The connection's queriesPerSecond. @default the construct's default */
+  readonly queriesPerSecond?: number;
 }
 
 /**
@@ -75,7 +77,7 @@ export class ProcessorHarness {
     await this.dynamo.createIdempotencyTable(`${name}-idempotency`);
 
     const credentialsArn = this.secrets.createSecret(`${name}-bank-credentials`, JSON.stringify(simulatorCredentials(this.simulator)));
-    const connection = simulatorConnection(this.simulator, credentialsArn, { callTimeoutMs: o.callTimeoutMs ?? 1_500 });
+    const connection = simulatorConnection(this.simulator, credentialsArn, { callTimeoutMs: o.callTimeoutMs ?? 1_500, ...(o.queriesPerSecond ? { queriesPerSecond: o.queriesPerSecond } : {}) });
     const settings: ProcessorSettings = {
       eventBusName: `${name}-bus`,
       eventSource: ProcessorDefaults.eventSource,
@@ -105,8 +107,8 @@ export class ProcessorHarness {
   }
 
   /** An event source mapping feeding `handler` from the queue. */
-  eventSource(handler: SqsLambdaHandler, batchSize = 10): SqsEventSource {
-    return new SqsEventSource({ sqs: this.sqs, queueUrl: this.queueUrl, handler, batchSize, functionTimeoutMs: this.options.functionTimeoutMs ?? 8_000 });
+  eventSource(handler: SqsLambdaHandler, batchSize = 10, onBatch?: SqsEventSourceOptions['onBatch']): SqsEventSource {
+    return new SqsEventSource({ sqs: this.sqs, queueUrl: this.queueUrl, handler, batchSize, functionTimeoutMs: this.options.functionTimeoutMs ?? 8_000, onBatch });
   }
 
   /** Stores a notification in the queue the way the receiver does; returns its message id. */

@@ -115,6 +115,8 @@ export function fakeDeps(overrides: Partial<ProcessorDeps> = {}) {
   const published: Array<{ detailType: string; detail: Record<string, any> }> = [];
   const quarantined: Array<{ messageId: string; reason: string }> = [];
   const requeued: string[] = [];
+  /** The delay (seconds) each requeued message was sent with. */
+  const requeueDelays: number[] = [];
   const logs: Array<{ level: string; message: string; extra: Record<string, unknown> }> = [];
   const counts: Record<string, number> = {};
   const log = (level: string) => (message: string, ...extra: Record<string, unknown>[]) => logs.push({ level, message, extra: Object.assign({}, ...extra) });
@@ -135,8 +137,9 @@ export function fakeDeps(overrides: Partial<ProcessorDeps> = {}) {
     quarantine: async (record, reason) => {
       quarantined.push({ messageId: record.messageId, reason });
     },
-    requeue: async (body) => {
+    requeue: async (body, delaySeconds) => {
       requeued.push(body);
+      requeueDelays.push(delaySeconds);
     },
     logger: { info: log('INFO'), warn: log('WARN'), error: log('ERROR') },
     count: (metric) => {
@@ -145,7 +148,7 @@ export function fakeDeps(overrides: Partial<ProcessorDeps> = {}) {
     now: clock.now,
     ...overrides,
   };
-  return { deps, clock, bank, store, published, quarantined, requeued, logs, counts };
+  return { deps, clock, bank, store, published, quarantined, requeued, requeueDelays, logs, counts };
 }
 
 /** A Lambda context with `ms` left, on the fake clock. */

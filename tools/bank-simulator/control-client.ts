@@ -1,6 +1,6 @@
 import { Agent } from 'node:https';
 import type { BoletoChangeInput, NewBoletoInput, NewPaymentInput, PaymentChangeInput } from './bank';
-import type { SimulatorFaults } from './faults';
+import type { ApiCallCounts, SimulatorFaults } from './faults';
 import { httpCall } from './https-client';
 import type { Boleto, CallbackRegistration, Contract, PaymentKind } from './model';
 import type { DeliveryRecord } from './notifier';
@@ -144,6 +144,11 @@ export class BankSimulatorClient {
 
   setFaults(faults: SimulatorFaults): Promise<SimulatorFaults> {
     return this.call('PUT', '/faults', faults);
+  }
+
+  /** API calls answered per part, and how many were refused with 429 for the rate limit, since faults were last set or cleared. */
+  apiCallCounts(): Promise<ApiCallCounts> {
+    return this.call('GET', '/api-calls');
   }
 
   clearFaults(): Promise<void> {

@@ -73,8 +73,15 @@ export function faultProblems(input: unknown): string[] {
   return problems;
 }
 
+/** Calls the API answered, and how many of them it refused with 429 for its rate limit, per part. */
+export type ApiCallCounts = Record<ApiGroup, { calls: number; throttled: number }>;
+
+const zeroCounts = (): ApiCallCounts => Object.fromEntries(API_GROUPS.map((group) => [group, { calls: 0, throttled: 0 }])) as ApiCallCounts;
+
 /** Applies API faults and rate limits to each call. */
 export class FaultInjector {
+  /** Since the faults were last set (or cleared). */
+  counts: ApiCallCounts = zeroCounts();
   private faults: SimulatorFaults = {};
   private remaining: Array<number | undefined> = [];
   private skipping: number[] = [];
@@ -92,10 +99,12 @@ export class FaultInjector {
     this.remaining = (faults.api ?? []).map((fault) => fault.times);
     this.skipping = (faults.api ?? []).map((fault) => fault.skip ?? 0);
     this.buckets.clear();
+    this.counts = zeroCounts();
   }
 
   /** Waits and/or throws the injected answer for a call to `group`; returns normally otherwise. */
   async apply(group: ApiGroup): Promise<void> {
+    this.counts[group].calls++;
     const limit = this.faults.rateLimitPerSecond?.[group];
     if (limit) this.takeFromBucket(group, limit);
     const index = (this.faults.api ?? []).findIndex((fault, i) => (fault.scope === group || fault.scope === 'all') && this.remaining[i] !== 0);
@@ -119,6 +128,7 @@ export class FaultInjector {
     bucket.at = now;
     this.buckets.set(group, bucket);
     if (bucket.tokens < 1) {
+      this.counts[group].throttled++;
       const waitSeconds = Math.max(1, Math.ceil((1 - bucket.tokens) / perSecond));
       throw gatewayError(429, 'Too Many Requests', { 'retry-after': String(waitSeconds) });
     }

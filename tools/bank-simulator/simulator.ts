@@ -10,7 +10,7 @@ import { Bank, type BoletoAction, type PaymentAction } from './bank';
 import { createCertificateAuthority, issueCertificate, type PemPair } from './certificates';
 import { BankSimulatorClient } from './control-client';
 import { BankError, collectionError, controlError, gatewayError, HtmlPage, oauthError, validationErrors } from './errors';
-import { FaultInjector, type ApiGroup, type SimulatorFaults } from './faults';
+import { type ApiCallCounts, FaultInjector, type ApiGroup, type SimulatorFaults } from './faults';
 import { boletoQueryBody, COLLECTION_SCOPE, PAYMENT_KINDS, PAYMENT_SCOPES, paymentBody, type SimulatorAccount } from './model';
 import { Notifier } from './notifier';
 import { TokenIssuer, type BankCredentials, type ClientCertificateInfo } from './tokens';
@@ -298,6 +298,11 @@ export class BankSimulator {
     if (!this.trustedCas.includes(pem)) this.trustedCas.push(pem);
   }
 
+  /** API calls answered per part, and how many were refused for the rate limit, since faults were last set. */
+  apiCallCounts(): ApiCallCounts {
+    return this.faults.counts;
+  }
+
   setFaults(faults: SimulatorFaults): void {
     this.faults.set(faults);
   }
@@ -505,6 +510,7 @@ export class BankSimulator {
           return ok(this.faults.current);
         },
       },
+      { method: 'GET', path: /^\/control\/api-calls\/?$/, handle: () => ok(this.faults.counts) },
       { method: 'DELETE', path: /^\/control\/faults\/?$/, handle: () => (this.faults.set({}), { status: 204 }) },
       {
         method: 'POST', path: /^\/control\/clock\/?$/,

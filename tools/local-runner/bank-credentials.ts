@@ -30,6 +30,8 @@ export function simulatorConnection(s: BankSimulator, credentialsSecretArn: stri
     boletoQueryPath: BankConnectionDefaults.boletoQueryPath,
     paymentQueryPaths: BankConnectionDefaults.paymentQueryPaths,
     callTimeoutMs: 1_500,
+    queriesPerSecond: BankConnectionDefaults.queriesPerSecond,
+    registrationCallsPerSecond: BankConnectionDefaults.registrationCallsPerSecond,
     ...overrides,
   };
 }

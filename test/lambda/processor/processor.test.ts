@@ -4,9 +4,10 @@
  */
 import { processBatch } from '../../../lambda/processor/processor';
 import { BankEventDetailType as T, StatusClass as C } from '../../../lambda/shared/event-contract';
-import { decodeStoredNotification } from '../../../lambda/shared/receiver-contract';
-import { ProcessorMetric } from '../../../lambda/shared/processor-contract';
+import { decodeStoredNotification, encodeStoredNotification } from '../../../lambda/shared/receiver-contract';
+import { ProcessorDefaults, ProcessorMetric } from '../../../lambda/shared/processor-contract';
 import { BankApiError } from '../../../lambda/shared/bank-errors';
+import { OutOfRate } from '../../../lambda/shared/bank-pacing';
 import { boletoEvent, contextWith, fakeDeps, pixPayment, sqsRecord } from '../../support/processor-records';
 
 type Fakes = ReturnType<typeof fakeDeps>;
@@ -242,6 +243,54 @@ describe('an outbox of several large events', () => {
     expect(f.published.map((e) => e.detailType)).toEqual([T.BOLETO_SETTLED, T.BOLETO_SETTLEMENT_REVERSED, T.BOLETO_SETTLED]);
     expect(f.published.slice(1).map((e) => [e.detail.bankAnswer, e.detail.bankAnswerOmitted?.bytes > 200_000])).toEqual([[undefined, true], [undefined, true]]);
     expect(largest).toBeLessThan(300_000);
+  });
+});
+
+describe('lack of rate', () => {
+  const outOfRate = (nossoNumero: string, retryAt: number) => new OutOfRate(`boleto query (nossoNumero ${nossoNumero})`, retryAt, 'bank queries: no slot of the 10/s rate before this invocation\'s deadline');
+
+  it('sends a subject with no slot of the bank\'s rate back as a new message, delayed until the rate frees up: the record does not fail', async () => {
+    const f = fakeDeps();
+    f.bank.settle('1001');
+    f.bank.errors.set('1001', outOfRate('1001', f.clock.now() + 12_300));
+    const record = sqsRecord('boleto', [boletoEvent('1001')]);
+    const result = await run(f, [record]);
+
+    // Not a failure: no step towards maxReceiveCount and the dead-letter queue.
+    expect(result.batchItemFailures).toEqual([]);
+    expect(f.published).toEqual([]);
+    expect(f.quarantined).toEqual([]);
+    expect(f.requeueDelays).toEqual([13]);
+    expect(JSON.parse(decodeStoredNotification(f.requeued[0]).body.toString()).map((e: { nossoNumero: string }) => e.nossoNumero)).toEqual(['1001']);
+    expect(f.counts[ProcessorMetric.DEFERRED_FOR_RATE]).toBe(1);
+
+    // The new message, once the rate has room, publishes the settlement.
+    f.bank.errors.delete('1001');
+    f.clock.advance(13_000);
+    await run(f, [{ ...sqsRecord('boleto', [boletoEvent('1001')]), body: f.requeued[0] }]);
+    expect(f.published.map((e) => e.detailType)).toEqual([T.BOLETO_SETTLED]);
+  });
+
+  it('defers for rate even on the message\'s last receive, and caps the delay at SQS\'s 15 minutes', async () => {
+    const f = fakeDeps();
+    f.bank.errors.set('1001', outOfRate('1001', f.clock.now() + 3_600_000));
+    const record = sqsRecord('boleto', [boletoEvent('1001')], { receiveCount: f.deps.settings.maxReceiveCount });
+    const result = await run(f, [record]);
+    expect(result.batchItemFailures).toEqual([]);
+    expect(f.quarantined).toEqual([]);
+    expect(f.requeueDelays).toEqual([900]);
+  });
+
+  it('stops deferring a message received longer ago than the queues keep one: it fails and reaches quarantine like any other', async () => {
+    const f = fakeDeps();
+    f.bank.errors.set('1001', outOfRate('1001', f.clock.now() + 1_000));
+    const record = sqsRecord('boleto', [boletoEvent('1001')]);
+    const stored = decodeStoredNotification(record.body);
+    const old = new Date(f.clock.now() - (ProcessorDefaults.queueRetentionSeconds + 60) * 1000).toISOString();
+    record.body = encodeStoredNotification({ ...stored.notification, receivedAt: old }, stored.body);
+    const result = await run(f, [record]);
+    expect(result.batchItemFailures).toHaveLength(1);
+    expect(f.requeued).toEqual([]);
   });
 });
 

@@ -29,6 +29,8 @@ const bank: BankConnectionSettings = {
   boletoQueryPath: BankConnectionDefaults.boletoQueryPath,
   paymentQueryPaths: BankConnectionDefaults.paymentQueryPaths,
   callTimeoutMs: 1_000,
+  queriesPerSecond: BankConnectionDefaults.queriesPerSecond,
+  registrationCallsPerSecond: BankConnectionDefaults.registrationCallsPerSecond,
 };
 const paymentProperties = registrationProperties(bank, { url: 'https://hooks.example.com/payments', tokenSecretArn: 'arn:token' }, '0');
 
