@@ -4,12 +4,12 @@
  * tables and writes bench/results.json (see the README's "Performance" section).
  *
  *   npm run bench                      every section, writes bench/results.json
- *   npm run bench -- --only receiver   some sections (receiver, cold-start, processor, scan,
+ *   npm run bench -- --only receiver   some sections (receiver, cold-start, processor, rate-limited,
  *                                      front-door, build), comma-separated; writes nothing
  *   BENCH_CPU_PROF=<dir>               CPU profiles of the function processes, for DevTools
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { restProxyEvent } from '../local-aws/api-gateway';
@@ -17,12 +17,13 @@ import { bundleHandlers, bundleLambdaEntry, bundlesAreFresh, HANDLER_OUT_DIR, ha
 import { BenchWorker } from './bench-worker';
 import { type ColdStart, coldStartMs } from './cold-start';
 import { frontDoorUnderLoad } from './front-door';
-import { BenchPeers } from './peers';
+import { BenchPeers, UNLIMITED_QUERIES_PER_SECOND } from './peers';
+import { type RateLimitedRun, rateLimitedRun } from './rate-limited';
 import { type BenchResults, checkTargets, formatTable, targetsTable } from './report';
 import { alternate, medians, pairedRatio, settledBoletoNotifications, storedBatches } from './sections';
 import { median, round } from './stats';
 
-const SECTIONS = ['build', 'receiver', 'cold-start', 'processor', 'scan', 'front-door'] as const;
+const SECTIONS = ['build', 'receiver', 'cold-start', 'processor', 'rate-limited', 'front-door'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** What each measurement uses; the README's Performance section describes the same. */
@@ -30,8 +31,8 @@ const PLAN = {
   receiver: { concurrency: 16, requests: 3_000, warmup: 2, repetitions: 12 },
   coldStart: { processes: 12 },
   processor: { batchSize: 10, recordsPerRun: 200, warmup: 1, repetitions: 6 },
-  scan: { concurrencies: [1, 4, 16], records: 150, queryLimitPerSecond: 10 },
-  frontDoor: { ratePerSecond: 200, seconds: 30, warmupSeconds: 5 },
+  rateLimited: { concurrencies: [1, 4, 16], rounds: 3, records: 150, queryLimitPerSecond: 10, batchSize: 10, functionTimeoutMs: 30_000 },
+  frontDoor: { ratePerSecond: 200, seconds: 30, rounds: 3, warmupSeconds: 5, latencySeconds: 10 },
   synth: { runs: 3 },
 } as const;
 
@@ -172,44 +173,59 @@ async function main(): Promise<void> {
       ]));
     }
 
-    if (sections.includes('scan')) {
-      const s = PLAN.scan;
+    if (sections.includes('rate-limited')) {
+      const p = PLAN.rateLimited;
       const rows: string[][] = [];
-      const scan: Record<string, unknown> = {};
-      for (const concurrency of s.concurrencies) {
-        const bodies = await settledBoletoNotifications(peers.simulator.control, s.records);
-        await peers.simulator.control.setFaults({ rateLimitPerSecond: { query: s.queryLimitPerSecond } });
-        const logFile = join(logs, `scan-${concurrency}.log`);
-        const worker = new BenchWorker(peers.processorEnvironment(), logFile);
-        const run = await worker.run({ type: 'batches', entry: processorBundle, batches: storedBatches(bodies, PLAN.processor.batchSize), concurrency, timeoutMs: 30_000 });
-        await worker.stop();
-        await peers.simulator.control.clearFaults();
-        const lines = readFileSync(logFile, 'utf8').split('\n');
-        const throttled = lines.filter((line) => line.includes('Retrying a bank call') && line.includes('"status":429')).length;
-        const verified = s.records - (run.failedRecords ?? 0);
-        const perSecond = verified / (run.elapsedMs / 1000);
-        scan[`concurrency_${concurrency}`] = { verified, failed: run.failedRecords ?? 0, verified_per_second: round(perSecond, 2), answers_429: throttled, seconds: round(run.elapsedMs / 1000, 1) };
-        rows.push([String(concurrency), String(verified), String(run.failedRecords ?? 0), `${perSecond.toFixed(1)}/s`, String(throttled), `${(run.elapsedMs / 1000).toFixed(1)} s`]);
+      const byConcurrency: Record<string, unknown> = {};
+      const ratios: number[] = [];
+      const fractions: number[] = [];
+      for (const concurrency of p.concurrencies) {
+        const runs: RateLimitedRun[] = [];
+        for (let round = 0; round < p.rounds; round++) runs.push(await rateLimitedRun(peers, p, concurrency, logs));
+        const mid = (pick: (run: RateLimitedRun) => number) => median(runs.map(pick));
+        const ratio = round(mid((r) => r.throughputRatio));
+        const fraction = round(mid((r) => r.fraction429), 4);
+        results[`rate_limited_throughput_ratio_${concurrency}`] = ratio;
+        results[`rate_limited_429_fraction_${concurrency}`] = fraction;
+        ratios.push(ratio);
+        fractions.push(fraction);
+        const failed = Math.max(...runs.map((r) => r.failedReceives));
+        const dead = Math.max(...runs.map((r) => r.deadLettered));
+        if (failed || dead) throw new Error(`at concurrency ${concurrency}, ${failed} records failed a receive and ${dead} reached the dead-letter queue; lack of rate must do neither (see the logs in ${logs})`);
+        const operations = Object.keys(runs[0].awsCallsPerEvent);
+        const awsCallsPerEvent = Object.fromEntries(operations.map((op) => [op, round(mid((r) => r.awsCallsPerEvent[op] ?? 0), 2)]));
+        byConcurrency[`concurrency_${concurrency}`] = { runs, aws_calls_per_event: awsCallsPerEvent };
+        rows.push([
+          String(concurrency), `${(mid((r) => r.verified / r.seconds)).toFixed(2)}/s`, ratio.toFixed(3), String(mid((r) => r.queryCalls)), String(mid((r) => r.answers429)), fraction.toFixed(4),
+          String(mid((r) => r.deferredForRate)), String(failed), String(dead),
+        ]);
       }
-      details.rate_limited_scan = { query_limit_per_second: s.queryLimitPerSecond, records: s.records, ...scan };
-      section(`Verified events/s against a query API limited to ${s.queryLimitPerSecond}/s (${s.records} records, batches of ${PLAN.processor.batchSize}; no target)`, formatTable(
-        ['invocations at once', 'verified', 'failed (retried later)', 'verified/s', '429 answers', 'time'], rows,
+      results.rate_limited_throughput_ratio = Math.min(...ratios);
+      results.rate_limited_429_fraction = Math.max(...fractions);
+      details.rate_limited = { plan: p, ...byConcurrency };
+      section(`Against a query API limited to ${p.queryLimitPerSecond}/s, queriesPerSecond set to it: a backlog of ${p.records} settlements, medians of ${p.rounds} rounds`, formatTable(
+        ['invocations at once', 'verified/s', 'ratio to limit', 'query calls', '429', '429 fraction', 'deferred for rate', 'failed receives', 'dead-lettered'], rows,
       ));
+      const steady = byConcurrency[`concurrency_${p.concurrencies[1]}`] as { aws_calls_per_event: Record<string, number> };
+      section(`AWS requests per verified event at ${p.concurrencies[1]} invocations at once (medians; no target)`, formatTable(['service.operation', 'per event'],
+        Object.entries(steady.aws_calls_per_event).map(([op, n]) => [op, n.toFixed(2)])));
     }
 
     if (sections.includes('front-door')) {
       const f = PLAN.frontDoor;
-      const load = await frontDoorUnderLoad(f, join(logs, 'front-door'));
+      const load = await frontDoorUnderLoad(f, join(logs, 'front-door'), UNLIMITED_QUERIES_PER_SECOND);
       results.ack_p99_deadline_fraction = round(load.ackP99Ms / 10_000, 4);
       results.peak_rss_fraction = round(Math.max(load.receiver.peakRssMb / load.receiver.memoryMb, load.processor.peakRssMb / load.processor.memoryMb));
       details.front_door = load;
-      section(`The bank's load through the local front door: ${f.ratePerSecond} notifications/s for ${f.seconds} s, after ${f.warmupSeconds} s of warm-up`, formatTable(['what', 'value'], [
+      section(`The bank's load through the local front door: ${f.ratePerSecond} notifications/s, ${f.rounds} rounds of ${f.seconds} s (medians), after ${f.warmupSeconds} s of warm-up`, formatTable(['what', 'value'], [
         ['notifications sent / delivered (200) / not', `${load.sent} / ${load.delivered} / ${load.notDelivered}`],
         ['load offered', `${load.offeredPerSecond.toFixed(0)}/s`],
         ['ack p50 / p99 / max (bank POST to 200)', `${ms(load.ackP50Ms)} / ${ms(load.ackP99Ms)} / ${ms(load.ackMaxMs)}`],
+        ['ack p99 by round', load.rounds.map((r) => ms(r.p99Ms)).join(', ')],
         ['receiver peak RSS / memory size', `${load.receiver.peakRssMb.toFixed(0)} MiB / ${load.receiver.memoryMb} MiB`],
         ['processor peak RSS / memory size', `${load.processor.peakRssMb.toFixed(0)} MiB / ${load.processor.memoryMb} MiB`],
         [`processor on the backlog after the load (${load.processor.seconds.toFixed(0)} s)`, `${load.processor.verifiedEvents} verified events, ${load.processor.verifiedPerSecond.toFixed(0)}/s`],
+        [`bank POST to verified event, processor working (${f.latencySeconds} s at ${f.ratePerSecond}/s; no target) p50 / p99 / max`, `${ms(load.postToEvent.p50Ms, 0)} / ${ms(load.postToEvent.p99Ms, 0)} / ${ms(load.postToEvent.maxMs, 0)}`],
       ]));
       if (load.notDelivered > 0) throw new Error(`${load.notDelivered} notifications were not delivered under load; see the logs in ${logs}`);
     }

@@ -3,27 +3,47 @@ import { join } from 'node:path';
 import { mapConcurrently } from '../../lambda/processor/processor';
 import { LocalRunner } from '../local-runner/runner';
 import { peakRssMb } from './bench-worker';
-import { percentile } from './stats';
+import { median, percentile } from './stats';
+import { BankWebhooksExampleStack } from '../../examples/basic-receiver/app';
 
 export interface FrontDoorLoad {
   /** Notifications per second the bank sends. */
   readonly ratePerSecond: number;
+  /** Length of one measured round. */
   readonly seconds: number;
-  /** Seconds at the same rate before the measured window, not counted. */
+  /** Measured rounds: each figure is the median of the rounds (one stall decides a single round's p99). */
+  readonly rounds: number;
+  /** Seconds at the same rate before the measured rounds, not counted. */
   readonly warmupSeconds: number;
+  /** Length of the run that times the bank's POST to the verified event, with the processor working. */
+  readonly latencySeconds: number;
+}
+
+/** Ack times of one round, from the bank's delivery log. */
+export interface AckRound {
+  readonly sent: number;
+  readonly delivered: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+  readonly offeredPerSecond: number;
 }
 
 export interface FrontDoorResult {
   readonly sent: number;
   readonly delivered: number;
   readonly notDelivered: number;
+  /** Medians of the rounds. */
   readonly ackP50Ms: number;
   readonly ackP99Ms: number;
   readonly ackMaxMs: number;
-  /** Settlements the bank managed per second (the load actually offered). */
+  /** Settlements the bank managed per second (the load actually offered; median of the rounds). */
   readonly offeredPerSecond: number;
+  readonly rounds: readonly AckRound[];
   readonly receiver: { readonly peakRssMb: number; readonly memoryMb: number };
   readonly processor: { readonly peakRssMb: number; readonly memoryMb: number; readonly verifiedEvents: number; readonly verifiedPerSecond: number; readonly seconds: number };
+  /** From the bank's POST to the verified event on the bus, with the processor working during the load. */
+  readonly postToEvent: { readonly notifications: number; readonly p50Ms: number; readonly p99Ms: number; readonly maxMs: number };
 }
 
 /**
@@ -56,41 +76,61 @@ async function settleAtRate(runner: LocalRunner, boletos: readonly string[], rat
 /**
  * The whole local flow (the example stack in the local runner: the bank simulator, the front
  * door, the receiver and processor bundles in their own processes, fauxqs) under the bank's
- * load: boletos are made first, then settled at `ratePerSecond` for `seconds`, each settlement
- * a notification the bank delivers at once, after a warm-up at the same rate. Ack time is the bank's own: from its POST to the
- * 200, as its delivery log records it.
+ * load: boletos are made first, then settled at `ratePerSecond`, each settlement a notification
+ * the bank delivers at once: a warm-up, then `rounds` measured rounds of `seconds`. Ack time is
+ * the bank's own: from its POST to the 200, as its delivery log records it.
  *
  * On AWS the receiver and the processor never share a CPU; on a small machine they would. So
  * the processor is paused while the bank sends, and then works through the backlog the load
- * left (for as long as the load lasted). Peak memory is each function process's VmHWM.
+ * left (for as long as a round lasted). Peak memory is each function process's VmHWM. Last, with
+ * the queue emptied and the processor working, a run of `latencySeconds` times each
+ * notification from the bank's POST to its verified event on the bus. The query rate is
+ * unlimited here (the example's context `bankQueriesPerSecond`): pacing is measured apart.
  */
-export async function frontDoorUnderLoad(load: FrontDoorLoad, logDir: string): Promise<FrontDoorResult> {
+export async function frontDoorUnderLoad(load: FrontDoorLoad, logDir: string, queriesPerSecond: number): Promise<FrontDoorResult> {
   mkdirSync(logDir, { recursive: true });
-  const runner = await LocalRunner.start({ logDir });
+  const runner = await LocalRunner.start({
+    logDir,
+    stack: (app, id) => {
+      app.node.setContext('bankQueriesPerSecond', String(queriesPerSecond));
+      return new BankWebhooksExampleStack(app, id);
+    },
+  });
   try {
     await runner.register();
     await runner.pauseProcessing();
-    const total = load.ratePerSecond * load.seconds;
+    const perRound = load.ratePerSecond * load.seconds;
     const warmup = load.ratePerSecond * load.warmupSeconds;
-    const boletos = new Array<string>(warmup + total);
+    const latencyRun = load.ratePerSecond * load.latencySeconds;
+    const boletos = new Array<string>(warmup + perRound * load.rounds + latencyRun);
     await mapConcurrently(Array.from({ length: boletos.length }, (_, i) => i), 8, async (i) => {
       boletos[i] = (await runner.control.createBoleto({ valor: (10 + (i % 990)).toFixed(2) })).nossoNumero;
     });
     // Warm-up: the receiver's first environment starts, and the JIT warms, at the same rate; not counted.
     await settleAtRate(runner, boletos.slice(0, warmup), load.ratePerSecond);
     if (!(await runner.control.waitForDeliveries(60_000))) throw new Error('the bank still had deliveries in flight a minute after the warm-up');
-    const since = (await runner.control.deliveries()).at(-1)?.seq ?? 0;
 
-    const started = performance.now();
-    await settleAtRate(runner, boletos.slice(warmup), load.ratePerSecond);
-    const offeredPerSecond = total / ((performance.now() - started) / 1000);
-    if (!(await runner.control.waitForDeliveries(60_000))) throw new Error('the bank still had deliveries in flight a minute after the load ended');
-
-    const deliveries = (await runner.control.deliveries(since)).filter((d) => d.kind === 'boleto');
-    // The bank's delivery log, without bodies, for looking into the tail (kept with BENCH_KEEP).
-    writeFileSync(join(logDir, 'deliveries.json'), JSON.stringify(deliveries.map(({ body: _body, ...record }) => record)));
-    const delivered = deliveries.filter((d) => d.outcome === 'ENTREGUE');
-    const durations = delivered.map((d) => d.durationMs);
+    const rounds: AckRound[] = [];
+    let sent = 0;
+    let delivered = 0;
+    for (let round = 0; round < load.rounds; round++) {
+      const since = (await runner.control.deliveries()).at(-1)?.seq ?? 0;
+      const started = performance.now();
+      const from = warmup + round * perRound;
+      await settleAtRate(runner, boletos.slice(from, from + perRound), load.ratePerSecond);
+      const offeredPerSecond = perRound / ((performance.now() - started) / 1000);
+      if (!(await runner.control.waitForDeliveries(60_000))) throw new Error('the bank still had deliveries in flight a minute after the load ended');
+      const deliveries = (await runner.control.deliveries(since)).filter((d) => d.kind === 'boleto');
+      // The bank's delivery log, without bodies, for looking into the tail (kept with BENCH_KEEP).
+      writeFileSync(join(logDir, `deliveries-${round + 1}.json`), JSON.stringify(deliveries.map(({ body: _body, ...record }) => record)));
+      const durations = deliveries.filter((d) => d.outcome === 'ENTREGUE').map((d) => d.durationMs);
+      sent += deliveries.length;
+      delivered += durations.length;
+      rounds.push({
+        sent: deliveries.length, delivered: durations.length, offeredPerSecond,
+        p50Ms: percentile(durations, 50), p99Ms: percentile(durations, 99), maxMs: Math.max(...durations),
+      });
+    }
     const receiverPid = runner.receiver.pid;
     if (!receiverPid) throw new Error(`the receiver's process was not running at the end of the load; see the logs in ${logDir}`);
     const receiverPeakRssMb = peakRssMb(receiverPid);
@@ -105,16 +145,43 @@ export async function frontDoorUnderLoad(load: FrontDoorLoad, logDir: string): P
     const drainSeconds = (performance.now() - drainStarted) / 1000;
     const verifiedEvents = runner.counts().verifiedEvents - before;
     await runner.pauseProcessing();
+
+    // POST to verified event: an empty queue, the processor working while the bank sends.
+    await runner.purgeQueue();
+    const posted = new Map<string, number>();
+    const arrived = new Map<string, number>();
+    runner.events.subscribe((event) => {
+      const nossoNumero = (event.detail as { subject?: { nossoNumero?: string } }).subject?.nossoNumero;
+      if (nossoNumero && !arrived.has(nossoNumero)) arrived.set(nossoNumero, Date.now());
+    });
+    const since = (await runner.control.deliveries()).at(-1)?.seq ?? 0;
+    runner.resumeProcessing();
+    const measured = boletos.slice(boletos.length - latencyRun);
+    await settleAtRate(runner, measured, load.ratePerSecond);
+    if (!(await runner.control.waitForDeliveries(60_000))) throw new Error('the bank still had deliveries in flight a minute after the latency run');
+    for (const d of await runner.control.deliveries(since)) {
+      // The subject reads "boleto <nossoNumero> <movimento>".
+      if (d.kind === 'boleto' && d.outcome === 'ENTREGUE' && d.attempt === 1) posted.set(d.subject.split(' ')[1], Date.parse(d.startedAt));
+    }
+    const until = Date.now() + 120_000;
+    while ([...posted.keys()].some((key) => !arrived.has(key)) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+    await runner.pauseProcessing();
+    const latencies = [...posted].filter(([key]) => arrived.has(key)).map(([key, at]) => arrived.get(key)! - at);
+    if (latencies.length < posted.size) throw new Error(`${posted.size - latencies.length} of ${posted.size} notifications had no verified event two minutes after the latency run; see the logs in ${logDir}`);
+
+    const middle = (pick: (round: AckRound) => number) => median(rounds.map(pick));
     return {
-      sent: deliveries.length,
-      delivered: delivered.length,
-      notDelivered: deliveries.length - delivered.length,
-      ackP50Ms: percentile(durations, 50),
-      ackP99Ms: percentile(durations, 99),
-      ackMaxMs: Math.max(...durations),
-      offeredPerSecond,
+      sent,
+      delivered,
+      notDelivered: sent - delivered,
+      ackP50Ms: middle((r) => r.p50Ms),
+      ackP99Ms: middle((r) => r.p99Ms),
+      ackMaxMs: middle((r) => r.maxMs),
+      offeredPerSecond: middle((r) => r.offeredPerSecond),
+      rounds,
       receiver: { peakRssMb: receiverPeakRssMb, memoryMb: runner.deployment.receiver.memorySize },
       processor: { peakRssMb: processorPeakRssMb, memoryMb: runner.deployment.processor.memorySize, verifiedEvents, verifiedPerSecond: verifiedEvents / drainSeconds, seconds: drainSeconds },
+      postToEvent: { notifications: latencies.length, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), maxMs: Math.max(...latencies) },
     };
   } finally {
     await runner.stop();

@@ -11,6 +11,9 @@ import { localAwsEnvironment, resolveLocalhostSubdomains } from '../local-aws/lo
 import { LocalSecretsManager } from '../local-aws/secrets-manager-server';
 import { simulatorConnection, simulatorCredentials } from '../local-runner/bank-credentials';
 
+/** A query rate no run reaches: the pacer then never waits (it still takes its slots, as deployed). */
+export const UNLIMITED_QUERIES_PER_SECOND = 100_000;
+
 /** maxReceiveCount of the bench's queue. */
 const MAX_RECEIVE_COUNT = 3;
 const NAME = 'bench';
@@ -29,9 +32,9 @@ export class BenchPeers {
   queueUrl!: string;
   dlqUrl!: string;
   private fauxqs!: Fauxqs;
-  private dynamo!: Dynalite;
-  private secretsEndpoint!: string;
-  private eventsEndpoint!: string;
+  dynamo!: Dynalite;
+  secretsEndpoint!: string;
+  eventsEndpoint!: string;
   private tokenArn!: string;
   private credentialsArn!: string;
   private restoreDns!: () => void;
@@ -60,8 +63,12 @@ export class BenchPeers {
     };
   }
 
-  /** The processor's environment as the construct sets it, with the example's defaults. */
-  processorEnvironment(): Record<string, string> {
+  /**
+   * The processor's environment as the construct sets it, with the example's defaults. The query
+   * rate is unlimited (sections measuring something else than pacing) unless given; `endpoints`
+   * puts other endpoints (counting proxies) in front of the local services.
+   */
+  processorEnvironment(options: { queriesPerSecond?: number; endpoints?: Partial<Record<'DYNAMODB' | 'EVENTBRIDGE' | 'SECRETS_MANAGER', string>> } = {}): Record<string, string> {
     const settings: ProcessorSettings = {
       eventBusName: `${NAME}-bus`,
       eventSource: ProcessorDefaults.eventSource,
@@ -77,8 +84,8 @@ export class BenchPeers {
       paymentStatuses: ProcessorDefaults.paymentStatuses,
     };
     return {
-      ...localAwsEnvironment({ SQS: this.fauxqs.endpoint, SECRETS_MANAGER: this.secretsEndpoint, DYNAMODB: this.dynamo.endpoint, EVENTBRIDGE: this.eventsEndpoint }),
-      [BANK_CONNECTION_ENV]: JSON.stringify(simulatorConnection(this.simulator, this.credentialsArn, { callTimeoutMs: 5_000 })),
+      ...localAwsEnvironment({ SQS: this.fauxqs.endpoint, SECRETS_MANAGER: this.secretsEndpoint, DYNAMODB: this.dynamo.endpoint, EVENTBRIDGE: this.eventsEndpoint, ...options.endpoints }),
+      [BANK_CONNECTION_ENV]: JSON.stringify(simulatorConnection(this.simulator, this.credentialsArn, { callTimeoutMs: 5_000, queriesPerSecond: options.queriesPerSecond ?? UNLIMITED_QUERIES_PER_SECOND })),
       [PROCESSOR_SETTINGS_ENV]: JSON.stringify(settings),
     };
   }

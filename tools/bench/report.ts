@@ -6,8 +6,16 @@ export const TARGETS = {
   receiver_throughput_ratio: { min: 0.9, what: 'receiver requests/s / bare SendMessage/s (one process)' },
   cold_start_ratio: { max: 1.15, what: 'receiver load + first call / SDK clients + one send (fresh node)' },
   processor_throughput_ratio: { min: 0.8, what: 'processor records/s / plain loop with its external calls' },
-  ack_p99_deadline_fraction: { max: 0.01, what: 'p99 bank POST to 200 at 200/s for 30 s / 10 s deadline' },
+  ack_p99_deadline_fraction: { max: 0.01, what: 'p99 bank POST to 200 at 200/s, 30 s rounds (median) / 10 s deadline' },
   peak_rss_fraction: { max: 0.5, what: 'peak RSS under that load / configured Lambda memory (larger)' },
+  rate_limited_throughput_ratio_1: { min: 0.9, what: 'distinct changes verified/s / query limit 10/s, 1 invocation at once' },
+  rate_limited_throughput_ratio_4: { min: 0.9, what: 'the same, 4 invocations at once' },
+  rate_limited_throughput_ratio_16: { min: 0.9, what: 'the same, 16 invocations at once' },
+  rate_limited_throughput_ratio: { min: 0.9, what: 'the lowest of the three' },
+  rate_limited_429_fraction_1: { max: 0.02, what: '429 answers / query calls, 1 invocation at once' },
+  rate_limited_429_fraction_4: { max: 0.02, what: 'the same, 4 invocations at once' },
+  rate_limited_429_fraction_16: { max: 0.02, what: 'the same, 16 invocations at once' },
+  rate_limited_429_fraction: { max: 0.02, what: 'the highest of the three' },
 } as const;
 
 export type TargetKey = keyof typeof TARGETS;

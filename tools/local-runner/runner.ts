@@ -10,7 +10,7 @@ import { createWriteStream, mkdirSync, mkdtempSync, rmSync, type WriteStream } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AttributeValue, ScanCommand } from '@aws-sdk/client-dynamodb';
-import type { SQSClient } from '@aws-sdk/client-sqs';
+import { PurgeQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { App, type Stack } from 'aws-cdk-lib';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { BankWebhooksExampleStack } from '../../examples/basic-receiver/app';
@@ -517,6 +517,11 @@ export class LocalRunner {
   /** Starts the event source mapping's pollers (as many as `pollers`, else the mapping's maximum concurrency, else 2). */
   resumeProcessing(): void {
     this.source?.start(this.options.pollers ?? this.deployment.eventSource.maxConcurrency ?? 2);
+  }
+
+  /** Empties the receiver's queue (a benchmark's backlog it no longer needs). */
+  async purgeQueue(): Promise<void> {
+    await this.sqs.send(new PurgeQueueCommand({ QueueUrl: this.queueUrl }));
   }
 
   async queueDepth(queueUrl = this.queueUrl): Promise<number> {
