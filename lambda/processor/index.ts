@@ -4,7 +4,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { BankClient, credentialsFromSecret } from '../shared/bank-client';
-import { RatePacer } from '../shared/bank-pacing';
+import { CallKind, MemorySlotSchedule, PacerByKind, RatePacer } from '../shared/bank-pacing';
 import { DynamoDbSlotSchedule } from '../shared/dynamodb-slot-schedule';
 import { readBankConnection } from '../shared/bank-connection';
 import { metricCounter } from '../shared/metrics';
@@ -27,7 +27,11 @@ const store = new DynamoDbSubjectStore(dynamo, settings.idempotencyTableName, se
 const bank = new BankClient({
   settings: connection,
   // Every environment (and the reconciliation sweep) takes its slots from one schedule in the table.
-  pacer: new RatePacer(new DynamoDbSlotSchedule(dynamo, settings.idempotencyTableName, QUERY_RATE_NAME), { ratePerSecond: connection.queriesPerSecond, name: 'bank queries' }),
+  // Token requests go to the token endpoints: this environment's own schedule, not the query rate.
+  pacer: new PacerByKind(
+    { [CallKind.TOKEN]: new RatePacer(new MemorySlotSchedule(), { ratePerSecond: connection.queriesPerSecond, name: 'bank token requests' }) },
+    new RatePacer(new DynamoDbSlotSchedule(dynamo, settings.idempotencyTableName, QUERY_RATE_NAME), { ratePerSecond: connection.queriesPerSecond, name: 'bank queries' }),
+  ),
   onThrottled: () => count(ProcessorMetric.BANK_THROTTLED),
   credentials: credentialsFromSecret(new SecretsManagerClient(PROCESSOR_CLIENT_CONFIG), connection.credentialsSecretArn),
   onRetry: (info) => {

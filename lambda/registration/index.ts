@@ -1,7 +1,7 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Context } from 'aws-lambda';
 import { BankClient, credentialsFromSecret } from '../shared/bank-client';
-import { CreationPacer, MemorySlotSchedule, RatePacer } from '../shared/bank-pacing';
+import { CallKind, MemorySlotSchedule, PacerByKind, RatePacer } from '../shared/bank-pacing';
 import type { BankConnectionSettings } from '../shared/bank-connection';
 import { RegistrationDefaults } from '../shared/registration-contract';
 import { loadAcceptedTokens } from '../shared/secret-tokens';
@@ -25,8 +25,8 @@ function bankFor(settings: BankConnectionSettings): BankClient {
       },
       onRetry: (info) => logger.warn('Retrying a bank call', { ...info }),
       // One environment handles one registration at a time: its own schedules keep the rates.
-      pacer: new CreationPacer(
-        new RatePacer(new MemorySlotSchedule(), { ratePerSecond: settings.registrationCallsPerSecond, name: 'bank registration creations' }),
+      pacer: new PacerByKind(
+        { [CallKind.CREATION]: new RatePacer(new MemorySlotSchedule(), { ratePerSecond: settings.registrationCallsPerSecond, name: 'bank registration creations' }) },
         new RatePacer(new MemorySlotSchedule(), { ratePerSecond: settings.queriesPerSecond, name: 'bank registration calls' }),
       ),
     });

@@ -353,7 +353,7 @@ export class BankClient {
         // Lack of rate: the pacer pushes everyone's next call past Retry-After and slows down;
         // the next attempt waits for its slot, or gives up with when to come back.
         this.options.onThrottled?.({ operation, retryAfterMs: wait });
-        await this.pacer.throttled(wait);
+        await this.pacer.throttled(wait, kind);
         if (attempt >= this.retry.maxAttempts) {
           throw new OutOfRate(operation, this.now() + (wait ?? this.retry.baseDelayMs), `${reason}; the bank kept refusing for its rate limit`, status, attempt);
         }

@@ -54,8 +54,8 @@ export enum CallKind {
 export interface BankPacer {
   /** Waits for this call's slot; throws {@link OutOfRate} when none starts early enough for `deadline`. */
   acquire(operation: string, deadline: number, kind?: CallKind): Promise<void>;
-  /** The bank answered 429: nobody calls before `retryAfterMs` (when given), and this caller slows down. */
-  throttled(retryAfterMs: number | undefined): Promise<void>;
+  /** The bank answered 429 to a call of `kind`: nobody calls before `retryAfterMs` (when given), and this caller slows down. */
+  throttled(retryAfterMs: number | undefined, kind?: CallKind): Promise<void>;
 }
 
 /** Slowest pace after 429s: the configured interval times this. */
@@ -225,17 +225,22 @@ export class MemorySlotSchedule implements SlotSchedule {
 }
 
 /**
- * Creations at their own (lower) rate and every other call at another, as the bank limits them
- * (2/s for creations, more for the rest); a 429 slows both.
+ * Calls of some kinds at their own rates, the rest at a default one: the bank limits creations
+ * more than the rest, and token requests go to another endpoint than queries (they must not
+ * spend the query rate). A 429 slows the pacer of the call's kind.
  */
-export class CreationPacer implements BankPacer {
-  constructor(private readonly creations: BankPacer, private readonly others: BankPacer) {}
+export class PacerByKind implements BankPacer {
+  constructor(private readonly byKind: Partial<Record<CallKind, BankPacer>>, private readonly fallback: BankPacer) {}
 
   acquire(operation: string, deadline: number, kind?: CallKind): Promise<void> {
-    return (kind === CallKind.CREATION ? this.creations : this.others).acquire(operation, deadline, kind);
+    return this.pacerOf(kind).acquire(operation, deadline, kind);
   }
 
-  async throttled(retryAfterMs: number | undefined): Promise<void> {
-    await Promise.all([this.creations.throttled(retryAfterMs), this.others.throttled(retryAfterMs)]);
+  throttled(retryAfterMs: number | undefined, kind?: CallKind): Promise<void> {
+    return this.pacerOf(kind).throttled(retryAfterMs, kind);
+  }
+
+  private pacerOf(kind: CallKind | undefined): BankPacer {
+    return (kind && this.byKind[kind]) || this.fallback;
   }
 }

@@ -1,5 +1,5 @@
 import {
-  CallKind, CreationPacer, MAX_PUSH_BACK_MS, MAX_SLOTS_PER_RESERVATION, MemorySlotSchedule, OutOfRate, RatePacer, SLOWDOWN_HALF_LIFE_MS, type SlotSchedule, type Slowdown,
+  CallKind, MAX_PUSH_BACK_MS, PacerByKind, MAX_SLOTS_PER_RESERVATION, MemorySlotSchedule, OutOfRate, RatePacer, SLOWDOWN_HALF_LIFE_MS, type SlotSchedule, type Slowdown,
 } from '../../../lambda/shared/bank-pacing';
 import { DynamoDbSlotSchedule } from '../../../lambda/shared/dynamodb-slot-schedule';
 import { type Dynalite, startDynalite } from '../../../tools/local-aws/dynalite';
@@ -172,12 +172,12 @@ describe('RatePacer', () => {
     expect(schedule.next).toBe(t.now() + MAX_PUSH_BACK_MS);
   });
 
-  it('paces creations at their own rate and every other call at another (the bank limits creations more)', async () => {
+  it('paces a kind of call at its own rate and every other call at another (the bank limits creations more)', async () => {
     const t = fakeTime();
     const creations = counted(new MemorySlotSchedule());
     const others = counted(new MemorySlotSchedule());
-    const pacer = new CreationPacer(
-      new RatePacer(creations, { ratePerSecond: 2, name: 'creations', now: t.now, sleep: t.sleep }),
+    const pacer = new PacerByKind(
+      { [CallKind.CREATION]: new RatePacer(creations, { ratePerSecond: 2, name: 'creations', now: t.now, sleep: t.sleep }) },
       new RatePacer(others, { ratePerSecond: 10, name: 'calls', now: t.now, sleep: t.sleep }),
     );
     const start = t.now();
@@ -188,6 +188,13 @@ describe('RatePacer', () => {
     expect([creations.reservations, others.reservations]).toEqual([2, 2]);
     // Two creations 500 ms apart; the other calls did not wait behind them.
     expect(t.now() - start).toBe(500);
+    // A 429 to a creation pauses creations, not the rest.
+    await pacer.throttled(5_000, CallKind.CREATION);
+    const before = t.now();
+    await pacer.acquire('GET contracts', before + 60_000, CallKind.OTHER);
+    expect(t.now() - before).toBeLessThan(200);
+    await pacer.acquire('POST contract', before + 60_000, CallKind.CREATION);
+    expect(t.now() - before).toBeGreaterThanOrEqual(5_000);
   });
 
   it('refuses a rate that is not above 0', () => {
