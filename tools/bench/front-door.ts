@@ -15,8 +15,19 @@ export interface FrontDoorLoad {
   readonly rounds: number;
   /** Seconds at the same rate before the measured rounds, not counted. */
   readonly warmupSeconds: number;
-  /** Length of the run that times the bank's POST to the verified event, with the processor working. */
+  /** Length of each run that times the bank's POST to the verified event, with the processor working. */
   readonly latencySeconds: number;
+  /** The bank's rates in those runs. */
+  readonly latencyRates: readonly number[];
+}
+
+/** From the bank's POST to the verified event on the bus, at one rate. */
+export interface PostToEvent {
+  readonly ratePerSecond: number;
+  readonly notifications: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
 }
 
 /** Ack times of one round, from the bank's delivery log. */
@@ -43,7 +54,7 @@ export interface FrontDoorResult {
   readonly receiver: { readonly peakRssMb: number; readonly memoryMb: number };
   readonly processor: { readonly peakRssMb: number; readonly memoryMb: number; readonly verifiedEvents: number; readonly verifiedPerSecond: number; readonly seconds: number };
   /** From the bank's POST to the verified event on the bus, with the processor working during the load. */
-  readonly postToEvent: { readonly notifications: number; readonly p50Ms: number; readonly p99Ms: number; readonly maxMs: number };
+  readonly postToEvent: readonly PostToEvent[];
 }
 
 /**
@@ -83,7 +94,7 @@ async function settleAtRate(runner: LocalRunner, boletos: readonly string[], rat
  * On AWS the receiver and the processor never share a CPU; on a small machine they would. So
  * the processor is paused while the bank sends, and then works through the backlog the load
  * left (for as long as a round lasted). Peak memory is each function process's VmHWM. Last, with
- * the queue emptied and the processor working, a run of `latencySeconds` times each
+ * the queue emptied and the processor working, a run of `latencySeconds` at each of `latencyRates` times each
  * notification from the bank's POST to its verified event on the bus. The query rate is
  * unlimited here (the example's context `bankQueriesPerSecond`): pacing is measured apart.
  */
@@ -101,23 +112,26 @@ export async function frontDoorUnderLoad(load: FrontDoorLoad, logDir: string, qu
     await runner.pauseProcessing();
     const perRound = load.ratePerSecond * load.seconds;
     const warmup = load.ratePerSecond * load.warmupSeconds;
-    const latencyRun = load.ratePerSecond * load.latencySeconds;
-    const boletos = new Array<string>(warmup + perRound * load.rounds + latencyRun);
-    await mapConcurrently(Array.from({ length: boletos.length }, (_, i) => i), 8, async (i) => {
-      boletos[i] = (await runner.control.createBoleto({ valor: (10 + (i % 990)).toFixed(2) })).nossoNumero;
-    });
+    // Boletos are made just before the run that settles them, not all at once beforehand.
+    const newBoletos = async (count: number): Promise<string[]> => {
+      const made = new Array<string>(count);
+      await mapConcurrently(Array.from({ length: count }, (_, i) => i), 8, async (i) => {
+        made[i] = (await runner.control.createBoleto({ valor: (10 + (i % 990)).toFixed(2) })).nossoNumero;
+      });
+      return made;
+    };
     // Warm-up: the receiver's first environment starts, and the JIT warms, at the same rate; not counted.
-    await settleAtRate(runner, boletos.slice(0, warmup), load.ratePerSecond);
+    await settleAtRate(runner, await newBoletos(warmup), load.ratePerSecond);
     if (!(await runner.control.waitForDeliveries(60_000))) throw new Error('the bank still had deliveries in flight a minute after the warm-up');
 
     const rounds: AckRound[] = [];
     let sent = 0;
     let delivered = 0;
     for (let round = 0; round < load.rounds; round++) {
+      const boletos = await newBoletos(perRound);
       const since = (await runner.control.deliveries()).at(-1)?.seq ?? 0;
       const started = performance.now();
-      const from = warmup + round * perRound;
-      await settleAtRate(runner, boletos.slice(from, from + perRound), load.ratePerSecond);
+      await settleAtRate(runner, boletos, load.ratePerSecond);
       const offeredPerSecond = perRound / ((performance.now() - started) / 1000);
       if (!(await runner.control.waitForDeliveries(60_000))) throw new Error('the bank still had deliveries in flight a minute after the load ended');
       const deliveries = (await runner.control.deliveries(since)).filter((d) => d.kind === 'boleto');
@@ -147,27 +161,31 @@ export async function frontDoorUnderLoad(load: FrontDoorLoad, logDir: string, qu
     await runner.pauseProcessing();
 
     // POST to verified event: an empty queue, the processor working while the bank sends.
-    await runner.purgeQueue();
-    const posted = new Map<string, number>();
     const arrived = new Map<string, number>();
     runner.events.subscribe((event) => {
       const nossoNumero = (event.detail as { subject?: { nossoNumero?: string } }).subject?.nossoNumero;
       if (nossoNumero && !arrived.has(nossoNumero)) arrived.set(nossoNumero, Date.now());
     });
-    const since = (await runner.control.deliveries()).at(-1)?.seq ?? 0;
-    runner.resumeProcessing();
-    const measured = boletos.slice(boletos.length - latencyRun);
-    await settleAtRate(runner, measured, load.ratePerSecond);
-    if (!(await runner.control.waitForDeliveries(60_000))) throw new Error('the bank still had deliveries in flight a minute after the latency run');
-    for (const d of await runner.control.deliveries(since)) {
-      // The subject reads "boleto <nossoNumero> <movimento>".
-      if (d.kind === 'boleto' && d.outcome === 'ENTREGUE' && d.attempt === 1) posted.set(d.subject.split(' ')[1], Date.parse(d.startedAt));
+    const postToEvent: PostToEvent[] = [];
+    for (const ratePerSecond of load.latencyRates) {
+      await runner.purgeQueue();
+      const measured = await newBoletos(ratePerSecond * load.latencySeconds);
+      const since = (await runner.control.deliveries()).at(-1)?.seq ?? 0;
+      runner.resumeProcessing();
+      await settleAtRate(runner, measured, ratePerSecond);
+      if (!(await runner.control.waitForDeliveries(60_000))) throw new Error('the bank still had deliveries in flight a minute after the latency run');
+      const posted = new Map<string, number>();
+      for (const d of await runner.control.deliveries(since)) {
+        // The subject reads "boleto <nossoNumero> <movimento>".
+        if (d.kind === 'boleto' && d.outcome === 'ENTREGUE' && d.attempt === 1) posted.set(d.subject.split(' ')[1], Date.parse(d.startedAt));
+      }
+      const until = Date.now() + 120_000;
+      while ([...posted.keys()].some((key) => !arrived.has(key)) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+      await runner.pauseProcessing();
+      const latencies = [...posted].filter(([key]) => arrived.has(key)).map(([key, at]) => arrived.get(key)! - at);
+      if (latencies.length < posted.size) throw new Error(`${posted.size - latencies.length} of ${posted.size} notifications had no verified event two minutes after the latency run; see the logs in ${logDir}`);
+      postToEvent.push({ ratePerSecond, notifications: latencies.length, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), maxMs: Math.max(...latencies) });
     }
-    const until = Date.now() + 120_000;
-    while ([...posted.keys()].some((key) => !arrived.has(key)) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
-    await runner.pauseProcessing();
-    const latencies = [...posted].filter(([key]) => arrived.has(key)).map(([key, at]) => arrived.get(key)! - at);
-    if (latencies.length < posted.size) throw new Error(`${posted.size - latencies.length} of ${posted.size} notifications had no verified event two minutes after the latency run; see the logs in ${logDir}`);
 
     const middle = (pick: (round: AckRound) => number) => median(rounds.map(pick));
     return {
@@ -181,7 +199,7 @@ export async function frontDoorUnderLoad(load: FrontDoorLoad, logDir: string, qu
       rounds,
       receiver: { peakRssMb: receiverPeakRssMb, memoryMb: runner.deployment.receiver.memorySize },
       processor: { peakRssMb: processorPeakRssMb, memoryMb: runner.deployment.processor.memorySize, verifiedEvents, verifiedPerSecond: verifiedEvents / drainSeconds, seconds: drainSeconds },
-      postToEvent: { notifications: latencies.length, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), maxMs: Math.max(...latencies) },
+      postToEvent,
     };
   } finally {
     await runner.stop();
