@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
-import { Bank, type BoletoAction, type PaymentAction } from './bank';
+import { Bank, type BoletoAction, type BoletoChangeInput, type PaymentAction } from './bank';
 import { createCertificateAuthority, issueCertificate, type PemPair } from './certificates';
 import { BankSimulatorClient } from './control-client';
 import { BankError, collectionError, controlError, gatewayError, HtmlPage, oauthError, validationErrors } from './errors';
@@ -296,6 +296,15 @@ export class BankSimulator {
   /** Trusts another CA for deliveries (a local receiver's). */
   trustCa(pem: string): void {
     if (!this.trustedCas.includes(pem)) this.trustedCas.push(pem);
+  }
+
+  /**
+   * Changes a boleto and notifies, in this process (what `POST /control/boletos/{n}/{action}`
+   * does, without an HTTPS call): for a load generator sharing the simulator's process, whose
+   * control calls would otherwise compete with the deliveries it measures.
+   */
+  changeBoleto(nossoNumero: string, action: BoletoAction, input: BoletoChangeInput = {}): { notificationId: string } {
+    return { notificationId: this.bank.changeBoleto(nossoNumero, action, input).notification.id };
   }
 
   /** API calls answered per part, and how many were refused for the rate limit, since faults were last set. */
