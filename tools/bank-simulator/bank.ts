@@ -39,6 +39,18 @@ export interface BankOptions {
 export type BoletoAction = 'settle' | 'reverse' | 'reject' | 'cancel';
 export type PaymentAction = 'settle' | 'reverse' | 'reject' | 'cancel';
 
+/** Items per page of the settled-by-day listing (the real bank's page size is not documented). */
+export const SETTLED_PAGE_SIZE = 50;
+
+/** Orders two bank date-time arrays ([y, m, d, h, mi, s, ns]). */
+function compareDateArrays(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const diff = (a[i] ?? 0) - (b[i] ?? 0);
+    if (diff) return diff;
+  }
+  return 0;
+}
+
 export interface NewBoletoInput {
   readonly valor: string | number;
   readonly cooperativa?: string;
@@ -289,6 +301,48 @@ export class Bank {
       throw collectionError(403, 'BENEFICIARIO_NAO_AUTORIZADO', 'O boleto não pertence ao usuário autenticado.');
     }
     return boleto;
+  }
+
+  /**
+   * GET /cobranca/boleto/v1/boletos/liquidados/dia?codigoBeneficiario=&dia=DD/MM/YYYY&pagina=N:
+   * the beneficiary's boletos settled on that bank day (America/Sao_Paulo), in the order they were
+   * settled, SETTLED_PAGE_SIZE a page from page 1. A boleto settled later in the day joins the end
+   * of the last page; one reversed since is no longer listed (its situacao is no longer LIQUIDADO).
+   */
+  listSettledOnDay(token: IssuedToken, query: URLSearchParams): { items: Record<string, unknown>[]; hasNext: boolean } {
+    const missing = ['codigoBeneficiario', 'dia'].filter((name) => !query.get(name));
+    if (missing.length) throw collectionError(400, 'PARAMETRO_OBRIGATORIO', `Parâmetro(s) obrigatório(s): ${missing.join(', ')}.`);
+    const beneficiario = query.get('codigoBeneficiario')!;
+    const day = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(query.get('dia')!);
+    if (!day) throw collectionError(400, 'PARAMETRO_INVALIDO', 'dia deve estar no formato DD/MM/AAAA.');
+    const pageText = query.get('pagina') ?? '1';
+    if (!/^[1-9]\d{0,5}$/.test(pageText)) throw collectionError(400, 'PARAMETRO_INVALIDO', 'pagina deve ser um número a partir de 1.');
+    if (!this.options.accounts.some((a) => a.beneficiario === beneficiario && token.subject === a.beneficiario + a.cooperativa)) {
+      throw collectionError(403, 'BENEFICIARIO_NAO_AUTORIZADO', 'O beneficiário não pertence ao usuário autenticado.');
+    }
+    const [dd, mm, yyyy] = [Number(day[1]), Number(day[2]), Number(day[3])];
+    const settled = [...this.boletos.values()]
+      .filter((b) => b.beneficiario === beneficiario && b.situacao === 'LIQUIDADO' && b.liquidacao)
+      .filter((b) => { const [y, m, d] = b.liquidacao!.data; return y === yyyy && m === mm && d === dd; })
+      .sort((a, b) => compareDateArrays(a.liquidacao!.data, b.liquidacao!.data) || a.nossoNumero.localeCompare(b.nossoNumero));
+    const page = Number(pageText);
+    const items = settled.slice((page - 1) * SETTLED_PAGE_SIZE, page * SETTLED_PAGE_SIZE).map((b) => ({
+      cooperativa: b.cooperativa,
+      codigoBeneficiario: b.beneficiario,
+      cooperativaPostoBeneficiario: `${b.cooperativa}${b.posto}`,
+      nossoNumero: b.nossoNumero,
+      seuNumero: b.seuNumero ?? null,
+      tipoCarteira: 'SIMPLES',
+      dataPagamento: `${yyyy}-${String(mm).padStart(2, '0')}-${String(dd).padStart(2, '0')} 00:00:00.0`,
+      valor: Number(b.valor),
+      valorLiquidado: Number(b.liquidacao!.valor),
+      jurosLiquido: 0,
+      descontoLiquido: 0,
+      multaLiquida: 0,
+      abatimentoLiquido: 0,
+      tipoLiquidacao: b.liquidacao!.canal,
+    }));
+    return { items, hasNext: page * SETTLED_PAGE_SIZE < settled.length };
   }
 
   changeBoleto(nossoNumero: string, action: BoletoAction, input: BoletoChangeInput = {}): { boleto: Boleto; notification: OutgoingNotification } {

@@ -24,6 +24,8 @@ export const SimulatorPaths = {
   contract: '/cobranca/boleto/v1/webhook/contrato',
   contracts: '/cobranca/boleto/v1/webhook/contratos',
   boletoQuery: '/cobranca/boleto/v1/boletos',
+  /** Boletos settled on a day (BANK-NOTES.md, listing APIs). */
+  settledByDay: '/cobranca/boleto/v1/boletos/liquidados/dia',
   control: '/control',
 } as const;
 
@@ -441,6 +443,10 @@ export class BankSimulator {
           const token = this.collectionAuth(call);
           return { status: 200, body: this.bank.updateContract(token, decodeURIComponent(call.params[0]), contractJson(call)) };
         },
+      },
+      {
+        method: 'GET', path: at(P.settledByDay), group: 'query',
+        handle: (call) => ({ status: 200, body: this.bank.listSettledOnDay(this.collectionAuth(call), call.url.searchParams) }),
       },
       {
         method: 'GET', path: at(P.boletoQuery), group: 'query',

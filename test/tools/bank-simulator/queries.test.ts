@@ -157,3 +157,78 @@ describe('control API errors', () => {
     expect((await simulator.control.getBoleto(boleto.nossoNumero)).situacao).toBe('EM CARTEIRA');
   });
 });
+
+describe('settled boletos by day (GET /cobranca/boleto/v1/boletos/liquidados/dia)', () => {
+  /** The bank's day (America/Sao_Paulo, UTC−3) of an instant, as DD/MM/YYYY. */
+  const bankDay = (epochMs: number) => {
+    const local = new Date(epochMs - 3 * 3600_000);
+    return `${String(local.getUTCDate()).padStart(2, '0')}/${String(local.getUTCMonth() + 1).padStart(2, '0')}/${local.getUTCFullYear()}`;
+  };
+  const listing = (sim: BankSimulator, headers: Record<string, string>, dia: string, pagina?: number, beneficiario = sim.accounts[0].beneficiario) =>
+    bankCall(sim, `/cobranca/boleto/v1/boletos/liquidados/dia?codigoBeneficiario=${beneficiario}&dia=${encodeURIComponent(dia)}${pagina ? `&pagina=${pagina}` : ''}`, { headers });
+
+  it('lists the day\'s settlements in the order they happened, 50 a page, in the listing\'s own formats; a reversed one drops out', async () => {
+    const sim = await BankSimulator.start();
+    try {
+      const headers = await collectionHeaders(sim);
+      const settled: string[] = [];
+      for (let i = 0; i < 55; i++) {
+        const boleto = await sim.control.createBoleto({ valor: `${100 + i}.50`, seuNumero: `INV-${i}` });
+        await sim.control.settleBoleto(boleto.nossoNumero, { canal: 'PIX' });
+        settled.push(boleto.nossoNumero);
+      }
+      await sim.control.createBoleto({ valor: '10' }); // open: not listed
+      const today = bankDay(Date.now());
+      const first = await listing(sim, headers, today);
+      expect(first.status).toBe(200);
+      expect(first.json.hasNext).toBe(true);
+      expect(first.json.items).toHaveLength(50);
+      const [yyyy, mm, dd] = [today.slice(6), today.slice(3, 5), today.slice(0, 2)];
+      expect(first.json.items[0]).toEqual({
+        cooperativa: sim.accounts[0].cooperativa, codigoBeneficiario: sim.accounts[0].beneficiario, cooperativaPostoBeneficiario: sim.accounts[0].cooperativa + sim.accounts[0].posto,
+        nossoNumero: settled[0], seuNumero: 'INV-0', tipoCarteira: 'SIMPLES', dataPagamento: `${yyyy}-${mm}-${dd} 00:00:00.0`,
+        valor: 100.5, valorLiquidado: 100.5, jurosLiquido: 0, descontoLiquido: 0, multaLiquida: 0, abatimentoLiquido: 0, tipoLiquidacao: 'PIX',
+      });
+      const second = await listing(sim, headers, today, 2);
+      expect(second.json.hasNext).toBe(false);
+      expect([...first.json.items, ...second.json.items].map((item: { nossoNumero: string }) => item.nossoNumero)).toEqual(settled);
+
+      await sim.control.reverseBoleto(settled[3]);
+      const again = await listing(sim, headers, today);
+      expect(again.json.items.map((item: { nossoNumero: string }) => item.nossoNumero)).not.toContain(settled[3]);
+      expect((await listing(sim, headers, '01/01/2020')).json).toEqual({ items: [], hasNext: false });
+    } finally {
+      await sim.stop();
+    }
+  });
+
+  it('puts a settlement at 22:30 in São Paulo (01:30 UTC the next day) on the bank\'s day', async () => {
+    const sim = await BankSimulator.start();
+    try {
+      const now = Date.now();
+      const target = new Date(now);
+      target.setUTCHours(1, 30, 0, 0);
+      if (target.getTime() <= now) target.setUTCDate(target.getUTCDate() + 1);
+      await sim.control.advanceClock((target.getTime() - now) / 1000);
+      const headers = await collectionHeaders(sim);
+      const boleto = await sim.control.createBoleto({ valor: '10' });
+      await sim.control.settleBoleto(boleto.nossoNumero);
+      const utcDay = `${String(target.getUTCDate()).padStart(2, '0')}/${String(target.getUTCMonth() + 1).padStart(2, '0')}/${target.getUTCFullYear()}`;
+      expect((await listing(sim, headers, bankDay(target.getTime()))).json.items.map((item: { nossoNumero: string }) => item.nossoNumero)).toEqual([boleto.nossoNumero]);
+      expect((await listing(sim, headers, utcDay)).json.items).toEqual([]);
+    } finally {
+      await sim.stop();
+    }
+  });
+
+  it('answers 400 for a missing or malformed day or page, and 403 for another beneficiary', async () => {
+    const today = bankDay(Date.now());
+    const missing = await bankCall(simulator, '/cobranca/boleto/v1/boletos/liquidados/dia?codigoBeneficiario=54321', { headers: collection });
+    expect(missing.status).toBe(400);
+    expect(missing.json.mensagens[0].mensagem).toBe('Parâmetro(s) obrigatório(s): dia.');
+    expect((await listing(simulator, collection, '2026-11-23')).json.mensagens[0]).toEqual({ codigo: 'PARAMETRO_INVALIDO', mensagem: 'dia deve estar no formato DD/MM/AAAA.' });
+    expect((await bankCall(simulator, `/cobranca/boleto/v1/boletos/liquidados/dia?codigoBeneficiario=54321&dia=${encodeURIComponent(today)}&pagina=-1`, { headers: collection })).status).toBe(400);
+    const forbidden = await listing(simulator, collection, today, undefined, '11111');
+    expect(forbidden.status).toBe(403);
+  });
+});
