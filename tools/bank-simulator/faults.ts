@@ -41,12 +41,13 @@ export function faultProblems(input: unknown): string[] {
   if (!input || typeof input !== 'object' || Array.isArray(input)) return ['faults must be a JSON object'];
   const faults = input as Record<string, unknown>;
   const problems: string[] = [];
-  const known = ['duplicateDeliveries', 'deliveryDelayMs', 'reorderWindowMs', 'api', 'rateLimitPerSecond', 'echoRequests'];
+  const known = ['duplicateDeliveries', 'deliveryDelayMs', 'reorderWindowMs', 'loseDeliveries', 'api', 'rateLimitPerSecond', 'echoRequests'];
   for (const key of Object.keys(faults)) if (!known.includes(key)) problems.push(`unknown fault "${key}" (known: ${known.join(', ')})`);
   for (const key of ['duplicateDeliveries', 'deliveryDelayMs', 'reorderWindowMs']) {
     const value = faults[key];
     if (value !== undefined && !(Number.isInteger(value) && (value as number) >= 0)) problems.push(`${key} must be a whole number >= 0`);
   }
+  if (faults.loseDeliveries !== undefined && typeof faults.loseDeliveries !== 'boolean') problems.push('loseDeliveries must be true or false');
   if (faults.api !== undefined) {
     if (!Array.isArray(faults.api)) problems.push('api must be a list of faults');
     else faults.api.forEach((fault: Record<string, unknown>, i) => {

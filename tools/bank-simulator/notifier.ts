@@ -34,6 +34,11 @@ export interface DeliveryFaults {
   readonly deliveryDelayMs?: number;
   /** Hold notifications for this long, then deliver the batch newest first (out of order). @default 0 */
   readonly reorderWindowMs?: number;
+  /**
+   * Lose deliveries silently: each is recorded NÃO ENTREGUE and never sent (the bank's own
+   * failure, which it never resends). @default false
+   */
+  readonly loseDeliveries?: boolean;
 }
 
 export interface DeliveryAttempt {
@@ -219,6 +224,10 @@ export class Notifier {
     await sleepUnlessAborted(this.options.faults().deliveryDelayMs ?? 0, this.stopping.signal);
     if (this.stopping.signal.aborted) return;
     const startedAt = new Date().toISOString();
+    if (this.options.faults().loseDeliveries) {
+      this.record(notification, attempt, { outcome: 'NÃO ENTREGUE', reason: 'lost by the bank (fault loseDeliveries): never sent, never resent', durationMs: 0, startedAt });
+      return;
+    }
     const result = await deliverNotification({
       url: notification.url!,
       body: notification.body,

@@ -230,6 +230,20 @@ describe('notifier: delivery faults', () => {
     expect(good.requests.map((r) => JSON.parse(r.body).movimento)).toEqual(['ESTORNO_LIQUIDACAO_REDE', 'LIQUIDACAO_PIX']);
   });
 
+  it('loses deliveries silently: recorded NÃO ENTREGUE, never sent, and not sent once the fault is cleared either', async () => {
+    await updateContract({});
+    await simulator.control.setFaults({ loseDeliveries: true });
+    const boleto = await simulator.control.createBoleto({ valor: '7' });
+    await simulator.control.settleBoleto(boleto.nossoNumero);
+    await simulator.control.waitForDeliveries();
+    await simulator.control.clearFaults();
+    await simulator.control.waitForDeliveries();
+    expect(good.requests).toHaveLength(0);
+    const records = (await simulator.control.deliveries()).filter((r) => r.subject === `boleto ${boleto.nossoNumero} LIQUIDACAO_PIX`);
+    expect(records.map((r) => [r.outcome, r.reason])).toEqual([['NÃO ENTREGUE', 'lost by the bank (fault loseDeliveries): never sent, never resent']]);
+    await expect(simulator.control.setFaults({ loseDeliveries: 'yes' as unknown as boolean })).rejects.toThrow('loseDeliveries must be true or false');
+  });
+
   it('delays deliveries', async () => {
     await updateContract({});
     await simulator.control.setFaults({ deliveryDelayMs: 1500 });
