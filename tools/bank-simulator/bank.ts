@@ -39,6 +39,17 @@ export interface BankOptions {
 export type BoletoAction = 'settle' | 'reverse' | 'reject' | 'cancel';
 export type PaymentAction = 'settle' | 'reverse' | 'reject' | 'cancel';
 
+/** The fields of a drift change, each checked; throws a control error naming what is wrong. */
+function driftInput<K extends string>(input: unknown, checks: Record<K, (value: unknown) => boolean>, rule: string): Partial<Record<K, never>> {
+  if (!input || typeof input !== 'object' || Array.isArray(input)) throw controlError(400, `The body must be a JSON object (${rule}).`);
+  const fields = Object.keys(checks);
+  const problems = Object.entries(input).filter(([key, value]) => !fields.includes(key) || !checks[key as K](value)).map(([key]) => key);
+  if (problems.length || Object.keys(input).length === 0) {
+    throw controlError(400, `${problems.length ? `Not accepted: ${problems.join(', ')}` : 'Nothing to change'} (known: ${fields.join(', ')}; ${rule}).`);
+  }
+  return input as Partial<Record<K, never>>;
+}
+
 /** Items per page of the settled-by-day listing (the real bank's page size is not documented). */
 export const SETTLED_PAGE_SIZE = 50;
 
@@ -251,6 +262,34 @@ export class Bank {
     if (other && other.idContrato !== existing.idContrato) throw collectionError(422, 'CONTRATO_EXISTENTE', 'Contrato já existente.');
     this.contracts.set(existing.idContrato, { idContrato: existing.idContrato, ...fields });
     return { idContrato: existing.idContrato };
+  }
+
+  /**
+   * The bank changes a contract on its own (control API): deactivates or blocks it, or points it
+   * elsewhere, as BANK-NOTES.md says registrations change without notice.
+   */
+  driftContract(idContrato: number, input: unknown): Contract {
+    const contract = this.contracts.get(idContrato);
+    if (!contract) throw controlError(404, `No contract with idContrato ${idContrato}.`);
+    const changes = driftInput(input, {
+      urlStatus: (v) => (CONTRACT_STATUSES as readonly unknown[]).includes(v), contratoStatus: (v) => (CONTRACT_STATUSES as readonly unknown[]).includes(v),
+      url: (v) => typeof v === 'string' && v.length > 0, token: (v) => typeof v === 'string' && v.length > 0,
+    }, `urlStatus and contratoStatus take ${CONTRACT_STATUSES.join(', ')}; url and token a non-empty string`);
+    Object.assign(contract, changes);
+    return { ...contract };
+  }
+
+  /** The bank re-points or clears an account's payment callback on its own (control API). */
+  driftRegistration(cooperativa: string, conta: string, input: unknown): CallbackRegistration {
+    const key = accountKey(cooperativa, conta);
+    const registration = this.registrations.get(key);
+    if (!registration) throw controlError(404, `No payment callback registration for cooperativa ${cooperativa}, conta ${conta}.`);
+    const changes = driftInput(input, {
+      urlCallback: (v) => v === null || (typeof v === 'string' && v.length > 0), authorizationCallback: (v) => v === null || typeof v === 'string',
+    }, 'urlCallback and authorizationCallback take a string or null');
+    const next = { ...registration, ...changes };
+    this.registrations.set(key, next);
+    return { ...next };
   }
 
   allContracts(): Contract[] {

@@ -155,6 +155,16 @@ export class BankSimulatorClient {
     return this.call('DELETE', '/faults');
   }
 
+  /** The bank changes a boleto webhook contract on its own: `urlStatus`, `contratoStatus` (ATIVO, INATIVO, BLOQUEADO), `url`, `token`. */
+  changeContract(idContrato: number, changes: { urlStatus?: string; contratoStatus?: string; url?: string; token?: string }): Promise<Record<string, unknown>> {
+    return this.call('PATCH', `/contracts/${idContrato}`, changes);
+  }
+
+  /** The bank re-points or clears an account's payment callback on its own. */
+  changeRegistration(cooperativa: string, conta: string, changes: { urlCallback?: string | null; authorizationCallback?: string | null }): Promise<Record<string, unknown>> {
+    return this.call('PATCH', `/registrations/${encodeURIComponent(cooperativa)}/${encodeURIComponent(conta)}`, changes);
+  }
+
   /** Moves the bank's clock forward (tokens expire by it). */
   advanceClock(seconds: number): Promise<{ offsetSeconds: number }> {
     return this.call('POST', '/clock', { advanceSeconds: seconds });

@@ -538,6 +538,9 @@ export class BankSimulator {
       },
       { method: 'GET', path: /^\/control\/contracts\/?$/, handle: () => ok({ contracts: this.bank.allContracts() }) },
       { method: 'GET', path: /^\/control\/registrations\/?$/, handle: () => ok({ registrations: this.bank.allRegistrations() }) },
+      // The bank changing a registration on its own: deactivated, blocked, re-pointed (BANK-NOTES.md).
+      { method: 'PATCH', path: /^\/control\/contracts\/(\d+)\/?$/, handle: (call) => ok(this.bank.driftContract(Number(call.params[0]), json(call))) },
+      { method: 'PATCH', path: /^\/control\/registrations\/([^/]+)\/([^/]+)\/?$/, handle: (call) => ok(this.bank.driftRegistration(decodeURIComponent(call.params[0]), decodeURIComponent(call.params[1]), json(call))) },
       {
         method: 'POST', path: /^\/control\/trusted-cas\/?$/,
         handle: (call) => {
