@@ -47,7 +47,7 @@ function driftInput<K extends string>(input: unknown, checks: Record<K, (value: 
   if (problems.length || Object.keys(input).length === 0) {
     throw controlError(400, `${problems.length ? `Not accepted: ${problems.join(', ')}` : 'Nothing to change'} (known: ${fields.join(', ')}; ${rule}).`);
   }
-  return input as Partial<Record<K, never>>;
+  return input;
 }
 
 /** Items per page of the settled-by-day listing (the real bank's page size is not documented). */
