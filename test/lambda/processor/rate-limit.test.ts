@@ -10,13 +10,15 @@ import type { SqsEventSource } from '../../../tools/local-aws/sqs-event-source';
 import { ProcessorHarness } from '../../support/processor-harness';
 import { captureOutput } from '../../support/load-handler';
 
-async function settledBoletos(h: ProcessorHarness, count: number): Promise<unknown[]> {
+/** `count` settled boletos' notifications in the queue, and the bank's query API limited to `bankLimit`/s from now on. */
+async function backlog(h: ProcessorHarness, count: number, bankLimit: number): Promise<void> {
   const bodies: unknown[] = [];
   for (let i = 0; i < count; i++) {
     const boleto = await h.control.createBoleto({ valor: `${100 + i}.00` });
     bodies.push((await h.control.settleBoleto(boleto.nossoNumero)).notification);
   }
-  return bodies;
+  await h.control.setFaults({ rateLimitPerSecond: { query: bankLimit } });
+  for (const body of bodies) await h.enqueue('boleto', body);
 }
 
 /** Runs `environments` processor instances, one invocation at a time each, until `events` settlements were published. */
@@ -47,9 +49,7 @@ describe('at the rate the bank allows', () => {
   afterAll(() => h?.stop());
 
   it('four environments together keep the configured rate: no 429, no failed receive, each settlement published once', async () => {
-    const bodies = await settledBoletos(h, 25);
-    await h.control.setFaults({ rateLimitPerSecond: { query: 5 } });
-    for (const body of bodies) await h.enqueue('boleto', body);
+    await backlog(h, 25, 5);
 
     const { result: run } = await captureOutput(() => runUntilPublished(h, 4, 25, 5));
     const counts = await h.control.apiCallCounts();
@@ -72,9 +72,7 @@ describe('when records outnumber the slots before the deadline', () => {
   afterAll(() => h?.stop());
 
   it('sends what had no slot back as new delayed messages: nothing fails its receive or reaches the dead-letter queue', async () => {
-    const bodies = await settledBoletos(h, 10);
-    await h.control.setFaults({ rateLimitPerSecond: { query: 2 } });
-    for (const body of bodies) await h.enqueue('boleto', body);
+    await backlog(h, 10, 2);
 
     const { result: run, output } = await captureOutput(() => runUntilPublished(h, 2, 10, 10));
     expect(run.failedReceives).toBe(0);
@@ -93,9 +91,7 @@ describe('when the bank allows less than configured', () => {
   afterAll(() => h?.stop());
 
   it('slows down on 429s (honouring Retry-After), and publishes every settlement once without a failed receive', async () => {
-    const bodies = await settledBoletos(h, 20);
-    await h.control.setFaults({ rateLimitPerSecond: { query: 2 } });
-    for (const body of bodies) await h.enqueue('boleto', body);
+    await backlog(h, 20, 2);
 
     const { result: run } = await captureOutput(() => runUntilPublished(h, 2, 20, 5));
     const { query } = await h.control.apiCallCounts();
