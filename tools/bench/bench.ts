@@ -20,7 +20,7 @@ import { frontDoorUnderLoad } from './front-door';
 import { BenchPeers, UNLIMITED_QUERIES_PER_SECOND } from './peers';
 import { type RateLimitedRun, rateLimitedRun } from './rate-limited';
 import { type BenchResults, checkTargets, formatTable, targetsTable } from './report';
-import { alternate, medians, pairedRatio, settledBoletoNotifications, storedBatches } from './sections';
+import { forked, medians, pairedRatio, settledBoletoNotifications, storedBatches } from './sections';
 import { median, round } from './stats';
 
 const SECTIONS = ['build', 'receiver', 'cold-start', 'processor', 'rate-limited', 'front-door'] as const;
@@ -28,9 +28,10 @@ type Section = (typeof SECTIONS)[number];
 
 /** What each measurement uses; the README's Performance section describes the same. */
 const PLAN = {
-  receiver: { concurrency: 16, requests: 3_000, warmup: 2, repetitions: 12 },
+  // Rounds per fork (process): 3 forks × 4 counted rounds.
+  receiver: { concurrency: 16, requests: 3_000, forks: 3, warmup: 2, repetitions: 4 },
   coldStart: { processes: 12 },
-  processor: { batchSize: 10, recordsPerRun: 200, warmup: 1, repetitions: 6 },
+  processor: { batchSize: 10, recordsPerRun: 200, forks: 3, warmup: 1, repetitions: 3 },
   rateLimited: { concurrencies: [1, 4, 16], rounds: 3, records: 150, queryLimitPerSecond: 10, batchSize: 10, functionTimeoutMs: 30_000 },
   frontDoor: { ratePerSecond: 200, seconds: 30, rounds: 3, warmupSeconds: 5, latencySeconds: 10, latencyRates: [200, 50] },
   synth: { runs: 3 },
@@ -94,13 +95,14 @@ async function main(): Promise<void> {
     if (sections.includes('receiver') || sections.includes('cold-start')) {
       const body = (await settledBoletoNotifications(peers.simulator.control, 1))[0];
       if (sections.includes('receiver')) {
-        const worker = new BenchWorker(peers.receiverEnvironment(), join(logs, 'receiver.log'));
         const p = PLAN.receiver;
-        const notify = (floor: boolean) => () => worker.run({
-          type: 'notify', entry: floor ? floorSend : receiverBundle, floor, route: 'payments', token: peers.token, body, requests: p.requests, concurrency: p.concurrency,
-        });
-        const runs = await alternate(p, { receiver: notify(false), floor: notify(true) }, () => peers.purgeQueue());
-        await worker.stop();
+        const runs = await forked(p.forks, p, () => {
+          const worker = new BenchWorker(peers.receiverEnvironment(), join(logs, 'receiver.log'));
+          const notify = (floor: boolean) => () => worker.run({
+            type: 'notify', entry: floor ? floorSend : receiverBundle, floor, route: 'payments', token: peers.token, body, requests: p.requests, concurrency: p.concurrency,
+          });
+          return { runners: { receiver: notify(false), floor: notify(true) }, stop: () => worker.stop() };
+        }, () => peers.purgeQueue());
         results.receiver_p99_ratio = round(pairedRatio(runs.receiver, runs.floor, 'p99Ms', 2));
         results.receiver_throughput_ratio = round(pairedRatio(runs.receiver, runs.floor, 'perSecond', 2));
         const [r, f] = [medians(runs.receiver), medians(runs.floor)];
@@ -108,7 +110,7 @@ async function main(): Promise<void> {
           receiver: r, bare_send_message: f, plan: p,
           by_round: runs.receiver.map((run, i) => ({ rate_ratio: round(run.perSecond / runs.floor[i].perSecond), p99_ratio: round(run.p99Ms / runs.floor[i].p99Ms) })),
         };
-        section(`Receiver in one process, concurrency ${p.concurrency}, ${p.requests} requests × ${p.repetitions} rounds (medians)`, formatTable(['', 'p50', 'p99', 'rate', 'CPU per request'], [
+        section(`Receiver in one process, concurrency ${p.concurrency}, ${p.requests} requests × ${p.repetitions} rounds × ${p.forks} processes (medians)`, formatTable(['', 'p50', 'p99', 'rate', 'CPU per request'], [
           ['receiver handler', ms(r.p50Ms), ms(r.p99Ms), rate(r.perSecond), ms(r.cpuMsPerOperation, 2)],
           ['bare SendMessage', ms(f.p50Ms), ms(f.p99Ms), rate(f.perSecond), ms(f.cpuMsPerOperation, 2)],
         ]));
@@ -137,12 +139,9 @@ async function main(): Promise<void> {
 
     if (sections.includes('processor')) {
       const p = PLAN.processor;
-      const rounds = p.warmup + p.repetitions;
+      const rounds = (p.warmup + p.repetitions) * p.forks;
       const runners = ['processor', 'floor', 'floorOneWrite'] as const;
       const bodies = await settledBoletoNotifications(peers.simulator.control, p.recordsPerRun * rounds * runners.length);
-      // A process per runner, as each is its own function on Lambda: no runner's JIT state,
-      // heap or connections serve another.
-      const workers = Object.fromEntries(runners.map((name) => [name, new BenchWorker(peers.processorEnvironment(), join(logs, `${name}.log`))])) as Record<(typeof runners)[number], BenchWorker>;
       let used = 0;
       const verify = (worker: BenchWorker, entry: string, exportName: string) => async () => {
         const batches = storedBatches(bodies.slice(used, used + p.recordsPerRun), p.batchSize);
@@ -152,12 +151,19 @@ async function main(): Promise<void> {
         // Rates and CPU time in records: each latency is one batch.
         return { ...run, operations: batches.flat().length };
       };
-      const runs = await alternate(p, {
-        processor: verify(workers.processor, processorBundle, 'handler'),
-        floor: verify(workers.floor, floorVerify, 'handler'),
-        floorOneWrite: verify(workers.floorOneWrite, floorVerify, 'oneWriteHandler'),
+      const runs = await forked(p.forks, p, () => {
+        // A process per runner, as each is its own function on Lambda: no runner's JIT state,
+        // heap or connections serve another.
+        const workers = Object.fromEntries(runners.map((name) => [name, new BenchWorker(peers.processorEnvironment(), join(logs, `${name}.log`))])) as Record<(typeof runners)[number], BenchWorker>;
+        return {
+          runners: {
+            processor: verify(workers.processor, processorBundle, 'handler'),
+            floor: verify(workers.floor, floorVerify, 'handler'),
+            floorOneWrite: verify(workers.floorOneWrite, floorVerify, 'oneWriteHandler'),
+          },
+          stop: () => Promise.all(Object.values(workers).map((worker) => worker.stop())).then(() => undefined),
+        };
       });
-      await Promise.all(Object.values(workers).map((worker) => worker.stop()));
       results.processor_throughput_ratio = round(pairedRatio(runs.processor, runs.floor, 'perSecond', runners.length));
       results.processor_throughput_ratio_one_write = round(pairedRatio(runs.processor, runs.floorOneWrite, 'perSecond', runners.length));
       const [pr, f2, f1] = [medians(runs.processor), medians(runs.floor), medians(runs.floorOneWrite)];
@@ -166,7 +172,7 @@ async function main(): Promise<void> {
         processor: pr, floor_claim_query_publish_complete: f2, floor_query_write_publish: f1, plan: p,
         records_per_second_by_round: { processor: perRound(runs.processor), floor: perRound(runs.floor), floor_one_write: perRound(runs.floorOneWrite) },
       };
-      section(`Processor: batches of ${p.batchSize}, ${p.recordsPerRun} records × ${p.repetitions} rounds, one invocation at a time (medians; latency per batch)`, formatTable(['', 'records/s', 'batch p50', 'batch p99', 'CPU per record'], [
+      section(`Processor: batches of ${p.batchSize}, ${p.recordsPerRun} records × ${p.repetitions} rounds × ${p.forks} sets of processes, one invocation at a time (medians; latency per batch)`, formatTable(['', 'records/s', 'batch p50', 'batch p99', 'CPU per record'], [
         ['processor bundle', rate(pr.perSecond), ms(pr.p50Ms), ms(pr.p99Ms), ms(pr.cpuMsPerOperation, 2)],
         ['plain loop: read, query, write + outbox, PutEvents, clear', rate(f2.perSecond), ms(f2.p50Ms), ms(f2.p99Ms), ms(f2.cpuMsPerOperation, 2)],
         ['plain loop: query, one write, PutEvents', rate(f1.perSecond), ms(f1.p50Ms), ms(f1.p99Ms), ms(f1.cpuMsPerOperation, 2)],

@@ -32,6 +32,32 @@ export async function alternate<K extends string>(
   return runs;
 }
 
+/** The runners of one fork, and how to end its processes. */
+export interface Fork<K extends string> {
+  readonly runners: Record<K, (round: number) => Promise<TimedRun>>;
+  readonly stop: () => Promise<void>;
+}
+
+/**
+ * {@link alternate} in `forks` fresh sets of processes, one after the other, each with its own
+ * warm-up; the rounds of all of them, in order. A process's JIT can settle on faster or slower
+ * code for the whole of its life (runs of one process measured 0.82 of another's on the same
+ * code), so, as JMH runs a benchmark in several forks of the JVM, no one process decides a ratio.
+ */
+export async function forked<K extends string>(forks: number, reps: Repetitions, start: () => Fork<K>, between?: () => Promise<void>): Promise<Record<K, RunSummary[]>> {
+  let all: Record<K, RunSummary[]> | undefined;
+  for (let i = 0; i < forks; i++) {
+    const fork = start();
+    try {
+      const runs = await alternate(reps, fork.runners, between);
+      all = all ? Object.fromEntries(Object.entries(all).map(([name, list]) => [name, [...(list as RunSummary[]), ...runs[name as K]]])) as Record<K, RunSummary[]> : runs;
+    } finally {
+      await fork.stop();
+    }
+  }
+  return all!;
+}
+
 /** Medians of a runner's rounds. */
 export function medians(runs: readonly RunSummary[]): { p50Ms: number; p99Ms: number; perSecond: number; cpuMsPerOperation?: number } {
   const cpu = runs.flatMap((r) => (r.cpuMsPerOperation === undefined ? [] : [r.cpuMsPerOperation]));

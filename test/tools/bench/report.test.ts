@@ -1,5 +1,5 @@
 import { checkTargets, formatTable, targetsTable, TARGETS } from '../../../tools/bench/report';
-import { pairedRatio } from '../../../tools/bench/sections';
+import { forked, pairedRatio } from '../../../tools/bench/sections';
 import type { RunSummary } from '../../../tools/bench/stats';
 
 const passing = {
@@ -60,4 +60,24 @@ it('refuses rounds that do not fill whole blocks, or sides of different lengths'
   const run = (perSecond: number): RunSummary => ({ count: 1, p50Ms: 1, p99Ms: 1, perSecond });
   expect(() => pairedRatio([run(1), run(1), run(1)], [run(1), run(1), run(1)], 'perSecond', 2)).toThrow('pairedRatio needs whole blocks of 2 rounds; got 3');
   expect(() => pairedRatio([run(1)], [run(1), run(1)], 'perSecond')).toThrow('pairedRatio needs as many rounds of each (1 and 2)');
+});
+
+it('runs each fork in fresh processes with its own warm-up, keeps every counted round in order, and ends each fork even when it fails', async () => {
+  const log: string[] = [];
+  let forks = 0;
+  const start = () => {
+    const fork = ++forks;
+    const runner = (name: string) => async (round: number) => {
+      log.push(`${fork}:${name}:${round}`);
+      if (fork === 3 && round === 1) throw new Error('a run failed');
+      return { latenciesMs: [fork * 10 + round], elapsedMs: 1 };
+    };
+    return { runners: { a: runner('a'), b: runner('b') }, stop: async () => { log.push(`${fork}:stop`); } };
+  };
+  const runs = await forked(2, { warmup: 1, repetitions: 2 }, start);
+  // Warm-up rounds (round 0 of each fork) are not counted; the order rotates within a fork.
+  expect(runs.a.map((r) => r.p50Ms)).toEqual([11, 12, 21, 22]);
+  expect(log).toEqual(['1:a:0', '1:b:0', '1:b:1', '1:a:1', '1:a:2', '1:b:2', '1:stop', '2:a:0', '2:b:0', '2:b:1', '2:a:1', '2:a:2', '2:b:2', '2:stop']);
+  await expect(forked(1, { warmup: 1, repetitions: 2 }, start)).rejects.toThrow('a run failed');
+  expect(log[log.length - 1]).toBe('3:stop');
 });
