@@ -76,6 +76,11 @@ export interface BankConnectionProps {
    */
   readonly boletoQueryPath?: string;
   /**
+   * Settled boletos by day (the reconciliation sweep's listing) under baseUrl.
+   * @default '/cobranca/boleto/v1/boletos/liquidados/dia'
+   */
+  readonly settledBoletosPath?: string;
+  /**
    * Pix payment query path under registrationBaseUrl; `{id}` stands for the transaction id.
    * @default '/v1/pagamentos/pix/{id}'
    */
@@ -137,11 +142,11 @@ export function validateBankConnection(v: PropsValidation, props: BankConnection
     }
   }
   v.check(!!props.credentials, `${prefix}.credentials`, 'is required: the Secrets Manager secret holding the bank credentials (JSON, see the README)');
-  for (const key of ['boletoQueryPath', 'pixQueryPath', 'boletoPaymentQueryPath', 'taxPaymentQueryPath'] as const) {
+  for (const key of ['boletoQueryPath', 'settledBoletosPath', 'pixQueryPath', 'boletoPaymentQueryPath', 'taxPaymentQueryPath'] as const) {
     const value = props[key];
     if (value === undefined || Token.isUnresolved(value)) continue;
     v.check(value.startsWith('/') && !/[?#\s]/.test(value), `${prefix}.${key}`, `must be a path starting with "/", got "${value}"`);
-    if (key !== 'boletoQueryPath') v.check(value.includes('{id}'), `${prefix}.${key}`, `must contain {id} where the transaction id goes, got "${value}"`);
+    if (key !== 'boletoQueryPath' && key !== 'settledBoletosPath') v.check(value.includes('{id}'), `${prefix}.${key}`, `must contain {id} where the transaction id goes, got "${value}"`);
   }
   if (props.paymentsScopes) v.check(props.paymentsScopes.length > 0 && props.paymentsScopes.every((s) => Token.isUnresolved(s) || /^\S+$/.test(s)), `${prefix}.paymentsScopes`, 'must be one or more scopes without spaces');
   if (props.callTimeout) {
@@ -168,6 +173,7 @@ export function bankConnectionSettings(props: BankConnectionProps): BankConnecti
     account: { ...props.account },
     credentialsSecretArn: props.credentials.secretArn,
     boletoQueryPath: props.boletoQueryPath ?? d.boletoQueryPath,
+    settledBoletosPath: props.settledBoletosPath ?? d.settledBoletosPath,
     paymentQueryPaths: {
       pix: props.pixQueryPath ?? d.paymentQueryPaths.pix,
       boleto: props.boletoPaymentQueryPath ?? d.paymentQueryPaths.boleto,

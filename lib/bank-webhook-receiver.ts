@@ -26,13 +26,14 @@ import {
   SQS_MAX_MESSAGE_BYTES,
 } from '../lambda/shared/receiver-contract';
 import type { BankEventDetailType } from '../lambda/shared/event-contract';
-import { MIN_IDEMPOTENCY_TTL_SECONDS, ProcessorDefaults } from '../lambda/shared/processor-contract';
+import { minIdempotencyTtlSeconds, ProcessorDefaults } from '../lambda/shared/processor-contract';
 import { type BankAccount, type BankConnectionProps, validateBankConnection } from './bank-connection';
 import { handlerCode } from './handler-code';
 import { BoletoWebhookContract, type BoletoWebhookContractOptions, checkContractOptions } from './boleto-webhook-contract';
 import { PaymentWebhookRegistration, type PaymentWebhookRegistrationOptions } from './payment-webhook-registration';
 import { checkTokenHeader, isWholeNumberIn, PropsValidation } from './props-validation';
 import { checkRegistrationOptions } from './registration-provider';
+import { checkReconciliation, ReconciliationSweep, type ReconciliationOptions, resolveReconciliation } from './reconciliation-sweep';
 import {
   type BoletoMovementMappingProps,
   type BoletoStatusMappingProps,
@@ -287,6 +288,15 @@ export interface BankWebhookReceiverProps {
    * @default - none: make the contract with the bank yourself
    */
   readonly boletoContracts?: BoletoWebhookContractOptions[];
+
+  /**
+   * The reconciliation sweep: every `interval` it reads the bank's settled boletos of today and
+   * the last days, and queries the payments still pending, so a settlement whose notification the
+   * bank never delivered is still verified and published (once, with `trigger: reconciliation`).
+   * See docs/reconciliation.md.
+   * @default - on: every 15 minutes, today and the last 3 days, pending payments for 7 days
+   */
+  readonly reconciliation?: ReconciliationOptions;
 }
 
 /** Timeout of the receiver function: well under the bank's 10 s deadline. */
@@ -350,6 +360,7 @@ function validate(props: BankWebhookReceiverProps): void {
   }
   checkTokenHeader(v, props.boletoTokenHeader, 'boletoTokenHeader');
   if (props.paymentRegistration) checkRegistrationOptions(v, props.paymentRegistration, 'paymentRegistration.');
+  checkReconciliation(v, props.reconciliation, 'reconciliation');
   const identities = new Map<string, number>();
   (props.boletoContracts ?? []).forEach((contract, i) => {
     checkContractOptions(v, contract, `boletoContracts[${i}].`, props.bank?.account);
@@ -390,8 +401,11 @@ function validateProcessorProps(v: PropsValidation, props: BankWebhookReceiverPr
     v.check(given >= minimum && given <= 43200, 'queueVisibilityTimeout', `must be at least 6 × processorTimeout + maxBatchingWindow = ${minimum} seconds (and at most 12 hours), got ${given} seconds; raise it or lower processorTimeout`);
   }
   if (props.idempotencyTtl) {
-    const minDays = MIN_IDEMPOTENCY_TTL_SECONDS / 86_400;
-    v.checkNumber(props.idempotencyTtl.toSeconds(), 'idempotencyTtl', isWholeNumberIn(MIN_IDEMPOTENCY_TTL_SECONDS, 366 * 24 * 3600), `must be from ${minDays} days (the queues' 14-day retention plus the reconciliation's ${ProcessorDefaults.reconciliationLookbackDays}-day look-back, or a redriven or re-read change could be published twice) to 366 days (seconds)`);
+    const r = resolveReconciliation(props.reconciliation);
+    const lookback = Token.isUnresolved(r.lookbackDays) ? 30 : r.lookbackDays;
+    const maxAgeDays = Math.ceil(r.paymentMaxAge.toDays({ integral: false }));
+    const minimum = minIdempotencyTtlSeconds(lookback, maxAgeDays);
+    v.checkNumber(props.idempotencyTtl.toSeconds(), 'idempotencyTtl', isWholeNumberIn(minimum, 366 * 24 * 3600), `must be from ${minimum / 86_400} days (the queues' 14-day retention plus the reconciliation's ${lookback}-day look-back, and more than its ${maxAgeDays}-day payment age: a record gone sooner lets a redriven or re-read change be published twice) to 366 days (seconds)`);
   }
   if (props.eventArchiveRetention) {
     v.checkNumber(props.eventArchiveRetention.toDays(), 'eventArchiveRetention', isWholeNumberIn(0, 3650), 'must be a whole number of days from 0 (forever) to 3650');
@@ -463,6 +477,12 @@ export class BankWebhookReceiver extends Construct {
   public readonly paymentRegistration?: PaymentWebhookRegistration;
   /** The boleto webhook contracts of `boletoContracts`. */
   public readonly boletoContracts: BoletoWebhookContract[];
+  /** The reconciliation sweep's function (none when `reconciliation.enabled` is false). */
+  public readonly reconciliationFunction?: lambda.Function;
+  /** Alarm: the sweep published changes the bank never notified (webhooks are being lost). */
+  public readonly recoveredNotificationsAlarm?: cloudwatch.Alarm;
+  /** Alarm: two sweeps in a row failed. */
+  public readonly reconciliationErrorsAlarm?: cloudwatch.Alarm;
 
   constructor(scope: Construct, id: string, props: BankWebhookReceiverProps) {
     super(scope, id);
@@ -621,6 +641,26 @@ export class BankWebhookReceiver extends Construct {
     this.oldestMessageAlarm = processor.oldestMessageAlarm;
     this.processorErrorsAlarm = processor.processorErrorsAlarm;
     this.unauthorizedRequestsAlarm = this.unauthorizedAlarm(props.alarmTopic);
+
+    const reconciliation = resolveReconciliation(props.reconciliation);
+    if (reconciliation.enabled) {
+      const sweep = new ReconciliationSweep(this, 'Reconciliation', {
+        options: reconciliation,
+        bank: props.bank,
+        table: this.idempotencyTable,
+        queue: this.queue,
+        queueEncryptionKey: props.queueEncryptionKey,
+        eventBus: this.eventBus,
+        eventSource: this.eventSource,
+        account: this.account,
+        logRetention: retention,
+        tracingEnabled: props.tracingEnabled ?? false,
+        alarmTopic: props.alarmTopic,
+      });
+      this.reconciliationFunction = sweep.sweepFunction;
+      this.recoveredNotificationsAlarm = sweep.recoveredAlarm;
+      this.reconciliationErrorsAlarm = sweep.sweepErrorsAlarm;
+    }
 
     // Registrations with the bank, once the API serves the URLs (and removed before it goes).
     if (props.paymentRegistration) {

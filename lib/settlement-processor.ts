@@ -17,6 +17,7 @@ import {
   ProcessorDefaults,
   type ProcessorSettings,
 } from '../lambda/shared/processor-contract';
+import { PendingPaymentIndex } from '../lambda/shared/reconciliation-contract';
 import { type BankConnectionProps, bankConnectionEnvironment } from './bank-connection';
 import { handlerCode } from './handler-code';
 
@@ -111,6 +112,13 @@ export class SettlementProcessor extends Construct {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: dynamodb.TableEncryption.AWS_MANAGED,
       removalPolicy: RemovalPolicy.RETAIN,
+    });
+    // Sparse: only payments not final yet carry its keys, so the sweep reads exactly those.
+    this.idempotencyTable.addGlobalSecondaryIndex({
+      indexName: PendingPaymentIndex.NAME,
+      partitionKey: { name: PendingPaymentIndex.PARTITION, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: PendingPaymentIndex.SINCE, type: dynamodb.AttributeType.NUMBER },
+      projectionType: dynamodb.ProjectionType.KEYS_ONLY,
     });
 
     if (props.eventBus) {

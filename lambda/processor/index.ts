@@ -8,7 +8,7 @@ import { CallKind, MemorySlotSchedule, PacerByKind, RatePacer } from '../shared/
 import { DynamoDbSlotSchedule } from '../shared/dynamodb-slot-schedule';
 import { readBankConnection } from '../shared/bank-connection';
 import { metricCounter } from '../shared/metrics';
-import { ProcessorMetric, QUERY_RATE_NAME, QuarantineAttribute, readProcessorSettings } from '../shared/processor-contract';
+import { PROCESSOR_SERVICE_NAME, ProcessorMetric, QUERY_RATE_NAME, QuarantineAttribute, readProcessorSettings } from '../shared/processor-contract';
 import { METRICS_NAMESPACE, QUARANTINE_REASON_BYTES, sqsAttributeText } from '../shared/receiver-contract';
 import { sleep } from '../shared/retry';
 import { PROCESSOR_CLIENT_CONFIG } from './clients';
@@ -16,8 +16,8 @@ import { processBatch, type PublishEntry } from './processor';
 import { DynamoDbSubjectStore } from './subject-store';
 import { createLogger } from '../shared/logger';
 
-const logger = createLogger('bank-webhook-processor');
-const count = metricCounter({ namespace: METRICS_NAMESPACE, serviceName: 'bank-webhook-processor' });
+const logger = createLogger(PROCESSOR_SERVICE_NAME);
+const count = metricCounter({ namespace: METRICS_NAMESPACE, serviceName: PROCESSOR_SERVICE_NAME });
 const settings = readProcessorSettings(process.env);
 const connection = readBankConnection(process.env);
 const sqs = new SQSClient(PROCESSOR_CLIENT_CONFIG);

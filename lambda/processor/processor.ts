@@ -15,6 +15,7 @@ import { decodeStoredNotification, encodeStoredNotification, type StoredNotifica
 import {
   answerNames, publicState, type SubjectState, boletoChanges, boletoClaim, boletoState, type Change, type ClaimCheck, checkBoletoClaim, checkPaymentClaim, paymentChanges, paymentClaim, paymentState,
 } from './bank-state';
+import { decodeLookRequest, encodeLookRequest, type LookRequest, type LookSubject, subjectIdOf } from '../shared/reconciliation-contract';
 import { identifier, type NotificationItem, parseNotification } from './parse';
 import { HISTORY_LIMIT, newOutboxId, type Outbox, type OutboxEntry, SEEN_LIMIT, type SubjectStore } from './subject-store';
 
@@ -148,29 +149,73 @@ const MIN_SUBJECT_MS = 1_000;
 interface SubjectGroup {
   readonly id: string;
   readonly kind: SubjectKind;
+  /** What the bank is asked about. */
+  readonly target: LookSubject;
+  /** The notifications about it (none for a look request). */
   readonly items: NotificationItem[];
-}
-
-export function boletoSubjectId(codigoBeneficiario: string, nossoNumero: string): string {
-  return `boleto:${codigoBeneficiario}:${nossoNumero}`;
-}
-
-export function paymentSubjectId(type: PaymentType, idTransacao: string): string {
-  return `payment:${type}:${idTransacao}`;
 }
 
 function groupBySubject(items: readonly NotificationItem[], codigoBeneficiario: string): SubjectGroup[] {
   const groups = new Map<string, SubjectGroup>();
   for (const item of items) {
-    const id = item.kind === 'boleto-event' ? boletoSubjectId(codigoBeneficiario, item.nossoNumero) : paymentSubjectId(item.type, item.idTransacao);
-    const group = groups.get(id) ?? { id, kind: item.kind === 'boleto-event' ? SubjectKind.BOLETO : SubjectKind.PAYMENT, items: [] };
+    const target: LookSubject = item.kind === 'boleto-event'
+      ? { kind: 'boleto', nossoNumero: item.nossoNumero }
+      : { kind: 'payment', paymentKind: item.type, idTransacao: item.idTransacao };
+    const group = groups.get(subjectIdOf(target, codigoBeneficiario)) ?? groupOf(target, codigoBeneficiario);
     group.items.push(item);
-    groups.set(id, group);
+    groups.set(group.id, group);
   }
   return [...groups.values()];
 }
 
+function groupOf(target: LookSubject, codigoBeneficiario: string): SubjectGroup {
+  return { id: subjectIdOf(target, codigoBeneficiario), kind: target.kind === 'boleto' ? SubjectKind.BOLETO : SubjectKind.PAYMENT, target, items: [] };
+}
+
 async function processRecord(record: SQSRecord, deadline: number, deps: ProcessorDeps): Promise<void> {
+  let request: LookRequest | undefined;
+  try {
+    request = decodeLookRequest(record.body);
+  } catch (error) {
+    await quarantine(record, errorText(error), deps);
+    return;
+  }
+  if (request) await processLookRequest(record, request, deadline, deps);
+  else await processNotification(record, deadline, deps);
+}
+
+/**
+ * A look request (the reconciliation sweep's, or a Track Payment event): the subject is queried
+ * and every change since its last published state is published, with the request's trigger and
+ * no notification. Lack of rate sends it back delayed, as for a notification.
+ */
+async function processLookRequest(record: SQSRecord, request: LookRequest, deadline: number, deps: ProcessorDeps): Promise<void> {
+  const now = deps.now ?? Date.now;
+  const attempt = receiveCount(record);
+  const look: Look = { request, attempt, lastVerification: attempt >= deps.settings.maxVerificationAttempts, deadline, deps };
+  try {
+    await lookAt(groupOf(request.subject, deps.account.codigoBeneficiario), look);
+  } catch (error) {
+    const requestedAt = Date.parse(request.requestedAt);
+    if (error instanceof OutOfRate && !(Number.isFinite(requestedAt) && now() - requestedAt > ProcessorDefaults.queueRetentionSeconds * 1000)) {
+      const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil((error.retryAt - now()) / 1000)));
+      await deps.requeue(encodeLookRequest(request), delaySeconds);
+      deps.count(ProcessorMetric.DEFERRED_FOR_RATE);
+      return;
+    }
+    if (error instanceof Unprocessable) {
+      await quarantine(record, `${request.reason}: ${error.message}`, deps);
+      return;
+    }
+    if (attempt >= deps.settings.maxReceiveCount) {
+      await quarantine(record, `failed on its last receive (${attempt} of ${deps.settings.maxReceiveCount}): ${errorText(error)}`, deps);
+      return;
+    }
+    throw error;
+  }
+}
+
+async function processNotification(record: SQSRecord, deadline: number, deps: ProcessorDeps): Promise<void> {
   const now = deps.now ?? Date.now;
   let stored: StoredNotification;
   let body: Buffer;
@@ -285,7 +330,9 @@ function metaOf(stored: StoredNotification) {
 }
 
 interface Look {
-  readonly stored: StoredNotification;
+  /** The notification that made the processor look (or the look request). */
+  readonly stored?: StoredNotification;
+  readonly request?: LookRequest;
   readonly attempt: number;
   readonly lastVerification: boolean;
   readonly deadline: number;
@@ -336,7 +383,7 @@ async function lookAt(group: SubjectGroup, look: Look): Promise<string[]> {
       }
       return true;
     });
-    if (!fresh.length) return [];
+    if (!fresh.length && !look.request) return [];
     answer ??= await query(group, look);
     const verified = group.kind === SubjectKind.BOLETO
       ? boletoState(answer, deps.settings.boletoStatuses)
@@ -360,14 +407,17 @@ async function lookAt(group: SubjectGroup, look: Look): Promise<string[]> {
     const seen = [...record.seen, ...settled.map((c) => fingerprint(c.item).value)].slice(-SEEN_LIMIT);
     const known = verified.state.statusClass !== StatusClass.UNKNOWN;
     const stateChanged = known && JSON.stringify(verified.state) !== JSON.stringify(record.state);
-    if (entries.length || stateChanged || settled.length) {
+    const state = known ? verified.state : record.state;
+    const pendingSince = isPendingPayment(group, state) ? record.pendingSince ?? (deps.now ?? Date.now)() : undefined;
+    if (entries.length || stateChanged || settled.length || pendingSince !== record.pendingSince) {
       const outbox: Outbox | undefined = entries.length ? { id: newOutboxId(), leaseUntil: look.deadline, entries } : undefined;
       const written = await deps.store.write(group.id, record.version, {
         sequence: record.sequence + changes.length,
-        state: known ? verified.state : record.state,
+        state,
         history: history.slice(-HISTORY_LIMIT),
         seen,
         ...(outbox ? { outbox } : {}),
+        ...(pendingSince !== undefined ? { pendingSince } : {}),
       });
       if (!written) continue;
       if (outbox) await publishOutbox(group.id, outbox, look);
@@ -375,6 +425,11 @@ async function lookAt(group: SubjectGroup, look: Look): Promise<string[]> {
     return checks.filter((c) => !c.check.holds && !look.lastVerification).flatMap((c) => c.check.mismatches);
   }
   throw new Error(`the record of ${group.id} kept changing under this invocation (${MAX_ROUNDS} reads); it will be retried`);
+}
+
+/** A payment whose last known state is not final: the sweep queries it again until it is. */
+function isPendingPayment(group: SubjectGroup, state: SubjectState | undefined): boolean {
+  return group.kind === SubjectKind.PAYMENT && (!state || state.statusClass === StatusClass.PENDING || state.statusClass === StatusClass.UNKNOWN);
 }
 
 interface CheckedItem {
@@ -399,20 +454,20 @@ function claimOf(item: NotificationItem, state: SubjectState, history: readonly 
  */
 async function query(group: SubjectGroup, look: Look): Promise<Record<string, unknown>> {
   const { deps } = look;
-  const first = group.items[0];
+  const target = group.target;
   try {
-    if (first.kind === 'boleto-event') {
+    if (target.kind === 'boleto') {
       const ours = deps.account.codigoBeneficiario;
-      const answer = await deps.bank.queryBoleto(ours, first.nossoNumero, look.deadline);
+      const answer = await deps.bank.queryBoleto(ours, target.nossoNumero, look.deadline);
       const named = identifier(answer.codigoBeneficiario);
       if (named !== ours) {
-        throw new Unprocessable(`the bank's answer for nossoNumero ${first.nossoNumero} ${named ? `belongs to beneficiary ${named}` : 'names no codigoBeneficiario'}, not this receiver's ${ours}: nothing is published for it`);
+        throw new Unprocessable(`the bank's answer for nossoNumero ${target.nossoNumero} ${named ? `belongs to beneficiary ${named}` : 'names no codigoBeneficiario'}, not this receiver's ${ours}: nothing is published for it`);
       }
-      if (!answerNames(answer, 'nossoNumero', first.nossoNumero)) throw new Error(`the bank answered for nossoNumero ${identifier(answer.nossoNumero)}, not ${first.nossoNumero}`);
+      if (!answerNames(answer, 'nossoNumero', target.nossoNumero)) throw new Error(`the bank answered for nossoNumero ${identifier(answer.nossoNumero)}, not ${target.nossoNumero}`);
       return answer;
     }
-    const answer = await deps.bank.queryPayment(first.type, first.idTransacao, look.deadline);
-    if (!answerNames(answer, 'idTransacao', first.idTransacao)) throw new Error(`the bank answered for idTransacao ${identifier(answer.idTransacao)}, not ${first.idTransacao}`);
+    const answer = await deps.bank.queryPayment(target.paymentKind, target.idTransacao, look.deadline);
+    if (!answerNames(answer, 'idTransacao', target.idTransacao)) throw new Error(`the bank answered for idTransacao ${identifier(answer.idTransacao)}, not ${target.idTransacao}`);
     return answer;
   } catch (error) {
     if (error instanceof BankApiError && (error.status === 404 || error.status === 403) && look.lastVerification) {
@@ -462,13 +517,18 @@ async function publishOutbox(subjectId: string, outbox: Outbox, look: Look): Pro
     throw error;
   }
   for (const entry of outbox.entries) {
-    const detail = JSON.parse(entry.detail) as { idempotencyKey: string; state: VerifiedState };
+    const detail = JSON.parse(entry.detail) as { idempotencyKey: string; state: VerifiedState; trigger: EventTrigger };
     if (entry.detailType === BankEventDetailType.NOTIFICATION_NOT_CONFIRMED) {
       deps.count(ProcessorMetric.NOT_CONFIRMED);
       deps.logger.warn('The bank never showed what a notification claimed: published as Notification Not Confirmed', { idempotencyKey: detail.idempotencyKey });
     } else {
       // A published change's count is its log record: one line per verified event (see metricCounter).
-      deps.count(ProcessorMetric.PUBLISHED, { DetailType: entry.detailType }, { message: 'Verified event published', idempotencyKey: detail.idempotencyKey, status: detail.state.status });
+      deps.count(ProcessorMetric.PUBLISHED, { DetailType: entry.detailType }, { message: 'Verified event published', idempotencyKey: detail.idempotencyKey, status: detail.state.status, trigger: detail.trigger });
+      // A change the sweep found before any notification told of it: a webhook the bank lost.
+      if (detail.trigger === EventTrigger.RECONCILIATION) {
+        deps.count(ProcessorMetric.RECOVERED);
+        deps.logger.warn('Recovered by reconciliation: the bank never delivered a notification of this change', { idempotencyKey: detail.idempotencyKey, reason: look.request?.reason });
+      }
     }
   }
   await deps.store.clearOutbox(subjectId, outbox.id);
@@ -481,33 +541,41 @@ function accountOf(kind: SubjectKind, account: BankAccountSettings): EventAccoun
 }
 
 function subjectOf(group: SubjectGroup, sequence: number, account: BankAccountSettings): EventSubject {
-  const item = group.items[0];
-  return item.kind === 'boleto-event'
-    ? { kind: SubjectKind.BOLETO, id: group.id, sequence, nossoNumero: item.nossoNumero, codigoBeneficiario: account.codigoBeneficiario }
-    : { kind: SubjectKind.PAYMENT, id: group.id, sequence, paymentKind: item.type as PaymentKind, idTransacao: item.idTransacao };
+  const target = group.target;
+  return target.kind === 'boleto'
+    ? { kind: SubjectKind.BOLETO, id: group.id, sequence, nossoNumero: target.nossoNumero, codigoBeneficiario: account.codigoBeneficiario }
+    : { kind: SubjectKind.PAYMENT, id: group.id, sequence, paymentKind: target.paymentKind as PaymentKind, idTransacao: target.idTransacao };
 }
 
-function notificationOf(c: CheckedItem, stored: StoredNotification): EventNotification {
-  return { receivedAt: stored.receivedAt, requestId: stored.requestId, id: fingerprint(c.item).id, claim: c.claim, body: c.item.raw };
+function notificationOf(c: CheckedItem, stored: StoredNotification | undefined): EventNotification {
+  return { receivedAt: stored?.receivedAt ?? '', requestId: stored?.requestId ?? '', id: fingerprint(c.item).id, claim: c.claim, body: c.item.raw };
 }
 
-function changeEntry(group: SubjectGroup, change: Change, sequence: number, told: CheckedItem, answer: Record<string, unknown>, look: Look): OutboxEntry {
-  const { deps } = look;
+/** How the notification that told of a change compares with it (nothing when a look request found it). */
+function toldBy(told: CheckedItem | undefined, change: Change, look: Look): Pick<BankEventDetail, 'matchesNotification' | 'mismatches' | 'notification'> {
+  if (!told) return { mismatches: [] };
   const matches = told.claim.statusClass === change.state.statusClass && told.check.matches;
+  return {
+    matchesNotification: matches,
+    mismatches: matches ? [] : told.check.mismatches.length ? told.check.mismatches : [`the notification claimed ${told.claim.status}; the bank's change is ${change.detailType}`],
+    notification: notificationOf(told, look.stored),
+  };
+}
+
+function changeEntry(group: SubjectGroup, change: Change, sequence: number, told: CheckedItem | undefined, answer: Record<string, unknown>, look: Look): OutboxEntry {
+  const { deps } = look;
   const detail: BankEventDetail | BoletoSettledDetail | BoletoSettlementReversedDetail = {
     version: EVENT_DETAIL_VERSION,
     idempotencyKey: `${group.id}#${sequence}:${change.key}`,
-    trigger: EventTrigger.WEBHOOK,
+    trigger: look.request?.trigger ?? EventTrigger.WEBHOOK,
     account: accountOf(group.kind, deps.account),
     subject: subjectOf(group, sequence, deps.account),
     state: publicState(change.state),
     ...(change.previous ? { previousState: publicState(change.previous) } : {}),
     ...(change.reverses ? { reverses: change.reverses } : {}),
     ...(change.detailType === BankEventDetailType.BOLETO_SETTLED && change.state.settlement ? { settlement: change.state.settlement } : {}),
-    matchesNotification: matches,
-    mismatches: matches ? [] : told.check.mismatches.length ? told.check.mismatches : [`the notification claimed ${told.claim.status}; the bank's change is ${change.detailType}`],
+    ...toldBy(told, change, look),
     bankAnswer: answer,
-    notification: notificationOf(told, look.stored),
     verifiedAt: new Date((deps.now ?? Date.now)()).toISOString(),
     attempt: look.attempt,
   };

@@ -12,6 +12,7 @@ import {
 import type { BankEventDetailType } from '../shared/event-contract';
 import type { SubjectState } from './bank-state';
 import { IdempotencyTable } from '../shared/processor-contract';
+import { PENDING_PAYMENTS_PARTITION, PendingPaymentIndex } from '../shared/reconciliation-contract';
 
 /** One event waiting in a record's outbox: the `detail` as the JSON text to publish. */
 export interface OutboxEntry {
@@ -39,6 +40,11 @@ export interface SubjectRecord {
   /** Fingerprints (`<id>#<hash>`) of notifications already handled, oldest first (bounded). */
   readonly seen: readonly string[];
   readonly outbox?: Outbox;
+  /**
+   * A payment not final yet: since when (epoch ms). Written, it puts the record in the sparse
+   * index the reconciliation sweep reads (PendingPaymentIndex); left out, the record leaves it.
+   */
+  readonly pendingSince?: number;
 }
 
 export type SubjectRecordWrite = Omit<SubjectRecord, 'version'>;
@@ -88,6 +94,7 @@ export class DynamoDbSubjectStore implements SubjectStore {
       history: data.history ?? [],
       seen: data.seen ?? [],
       ...(outbox ? { outbox } : {}),
+      ...(Item[PendingPaymentIndex.SINCE]?.N ? { pendingSince: Number(Item[PendingPaymentIndex.SINCE].N) } : {}),
     };
   }
 
@@ -99,6 +106,10 @@ export class DynamoDbSubjectStore implements SubjectStore {
       data: { S: JSON.stringify({ state: next.state, history: next.history, seen: next.seen }) },
       [IdempotencyTable.TTL]: { N: String(Math.floor(this.now() / 1000) + this.ttlSeconds) },
     };
+    if (next.pendingSince !== undefined) {
+      item[PendingPaymentIndex.PARTITION] = { S: PENDING_PAYMENTS_PARTITION };
+      item[PendingPaymentIndex.SINCE] = { N: String(next.pendingSince) };
+    }
     if (next.outbox) {
       item.outboxId = { S: next.outbox.id };
       item.leaseUntil = { N: String(next.outbox.leaseUntil) };

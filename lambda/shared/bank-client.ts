@@ -117,6 +117,12 @@ function describeNetworkError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** One page of the settled boletos listing. */
+export interface SettledBoletosPage {
+  readonly items: readonly Record<string, unknown>[];
+  readonly hasNext: boolean;
+}
+
 /**
  * The bank API client shared by the handlers: both token flows (collection password grant with
  * `x-api-key`; payments `client_credentials` over mutual TLS), tokens cached until shortly before
@@ -159,6 +165,23 @@ export class BankClient {
     const body = answer.body as Record<string, unknown> | null;
     const result = body && typeof body === 'object' && body.resultado && typeof body.resultado === 'object' ? body.resultado : body;
     return answerObject(result, operation, answer.status);
+  }
+
+  /**
+   * One page (from 1) of the boletos settled on a day (`dia` as `DD/MM/YYYY`, the bank's local
+   * day), in the order the bank settled them.
+   */
+  async listSettledBoletos(codigoBeneficiario: string, dia: string, pagina: number, deadline: number): Promise<SettledBoletosPage> {
+    const url = new URL(this.settings.baseUrl + this.settings.settledBoletosPath);
+    url.searchParams.set('codigoBeneficiario', codigoBeneficiario);
+    url.searchParams.set('dia', dia);
+    url.searchParams.set('pagina', String(pagina));
+    const operation = `settled boletos listing (dia ${dia}, pagina ${pagina})`;
+    const answer = await this.call({ operation, api: 'collection', method: 'GET', url: url.toString(), deadline });
+    const body = answerObject(answer.body, operation, answer.status);
+    if (!Array.isArray(body.items)) throw new BankApiError(operation, answer.status, 'the answer has no items list', false);
+    const items = body.items.filter((item): item is Record<string, unknown> => !!item && typeof item === 'object' && !Array.isArray(item));
+    return { items, hasNext: body.hasNext === true };
   }
 
   /** A payment query (the payments API): Pix, paid boleto or tax payment by transaction id. */

@@ -45,6 +45,8 @@ export interface BankConnectionSettings {
   readonly credentialsSecretArn: string;
   /** Boleto query path under `baseUrl`. */
   readonly boletoQueryPath: string;
+  /** Settled boletos by day (`liquidados/dia`) under `baseUrl`, read by the reconciliation sweep. */
+  readonly settledBoletosPath: string;
   /** Payment query paths under `registrationBaseUrl`, with `{id}` for the transaction id. */
   readonly paymentQueryPaths: Readonly<Record<PaymentType, string>>;
   /** Deadline of one HTTP call, in milliseconds. */
@@ -66,6 +68,7 @@ export const BankConnectionDefaults = {
   collectionScope: 'cobranca',
   paymentsScope: 'payments.pix.pagar payments.boleto.pagar payments.tributos.pagar',
   boletoQueryPath: '/cobranca/boleto/v1/boletos',
+  settledBoletosPath: '/cobranca/boleto/v1/boletos/liquidados/dia',
   paymentQueryPaths: {
     pix: '/v1/pagamentos/pix/{id}',
     boleto: '/v1/pagamentos/boleto/{id}',
@@ -162,6 +165,7 @@ export function parseBankConnection(raw: string | undefined, where: string): Ban
   return {
     ...settings,
     collectionScope: settings.collectionScope ?? BankConnectionDefaults.collectionScope,
+    settledBoletosPath: settings.settledBoletosPath || BankConnectionDefaults.settledBoletosPath,
     paymentsScope: settings.paymentsScope ?? BankConnectionDefaults.paymentsScope,
     paymentsClientAuth: settings.paymentsClientAuth === 'basic' ? 'basic' : 'body',
     callTimeoutMs: settings.callTimeoutMs > 0 ? settings.callTimeoutMs : BankConnectionDefaults.callTimeoutMs,

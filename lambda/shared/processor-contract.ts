@@ -4,6 +4,9 @@
  * import this module.
  */
 
+/** The processor's `service` (logs and metric dimension). */
+export const PROCESSOR_SERVICE_NAME = 'bank-webhook-processor';
+
 /** Environment variable holding the JSON of {@link ProcessorSettings}. */
 export const PROCESSOR_SETTINGS_ENV = 'BANK_WEBHOOKS_PROCESSOR_SETTINGS';
 
@@ -65,8 +68,6 @@ export const ProcessorDefaults = {
   idempotencyTtlSeconds: 30 * 24 * 3600,
   /** The queues' retention: a message redriven from the DLQ may come back this late. */
   queueRetentionSeconds: 14 * 24 * 3600,
-  /** Days of settlements the reconciliation sweep re-reads (today and the last N). */
-  reconciliationLookbackDays: 3,
   /** Default maxReceiveCount of the queue. */
   maxReceiveCount: 5,
   maxVerificationAttempts: 3,
@@ -108,6 +109,11 @@ export const ProcessorMetric = {
   REQUEUED: 'NotificationsRequeued',
   /** Notifications (or their rest) sent back with a delay because the bank's rate had no slot before the deadline. */
   DEFERRED_FOR_RATE: 'NotificationsDeferredForRate',
+  /**
+   * Verified changes published by a reconciliation look (the sweep, a Track Payment event) before
+   * any notification told of them: each one is a webhook the bank lost.
+   */
+  RECOVERED: 'NotificationsRecovered',
   /** 429 answers from the bank (its rate limit was exceeded: something else shares the credentials, or the rate is set too high). */
   BANK_THROTTLED: 'BankCallsThrottled',
 } as const;
@@ -150,10 +156,14 @@ export function readProcessorSettings(env: NodeJS.ProcessEnv): ProcessorSettings
 
 /**
  * Shortest record lifetime that keeps "one event per change": a message can come back from the
- * dead-letter queue after the queues' retention, and the reconciliation sweep re-reads the last
- * days; a record gone before either would let the same change be published again.
+ * dead-letter queue after the queues' retention, the reconciliation sweep re-reads the last
+ * `lookbackDays` days, and a pending payment's record is what keeps it in the sweep's index for
+ * `paymentMaxAgeDays`; a record gone before any of these would let a change be published again
+ * (or a pending payment be forgotten).
  */
-export const MIN_IDEMPOTENCY_TTL_SECONDS = ProcessorDefaults.queueRetentionSeconds + ProcessorDefaults.reconciliationLookbackDays * 24 * 3600;
+export function minIdempotencyTtlSeconds(lookbackDays: number, paymentMaxAgeDays: number): number {
+  return Math.max(ProcessorDefaults.queueRetentionSeconds + lookbackDays * 86_400, (paymentMaxAgeDays + 1) * 86_400);
+}
 
 /** The name of the shared schedule of bank queries in the table (item `rate#queries`), taken by the processor and the sweep. */
 export const QUERY_RATE_NAME = 'queries';

@@ -112,6 +112,7 @@ describe('with default props', () => {
       callTimeoutMs: 5000,
       queriesPerSecond: 10,
       registrationCallsPerSecond: 2,
+      settledBoletosPath: '/cobranca/boleto/v1/boletos/liquidados/dia',
     });
   });
 
@@ -130,8 +131,8 @@ describe('with default props', () => {
     });
   });
 
-  it('raises alarms on DLQ depth, the oldest message age (30 min) and processor errors (and the receiver\'s on 401s), without actions', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 4);
+  it('raises alarms on DLQ depth, the oldest message age (30 min) and processor errors (and the receiver\'s on 401s, the sweep\'s two), without actions', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 6);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'AWS/SQS', MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold',
       Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksDeadLetterQueue'), 'QueueName'] } }],
@@ -200,7 +201,10 @@ describe('onVerifiedEvent', () => {
     const queue = new sqs.Queue(consumer, 'Inbox', { enforceSSL: true });
     receiver.onVerifiedEvent('Settled', BankEventDetailType.BOLETO_SETTLED, { scope: consumer, target: new targets.SqsQueue(queue) });
     expect(Template.fromStack(consumer).findResources('AWS::Events::Rule')).not.toEqual({});
-    expect(Template.fromStack(stack).findResources('AWS::Events::Rule')).toEqual({});
+    // The receiver's own rules only: the sweep's schedule and its Track Payment rule.
+    expect(Object.keys(Template.fromStack(stack).findResources('AWS::Events::Rule')).sort()).toEqual([
+      expect.stringMatching(/^WebhooksReconciliationSchedule/), expect.stringMatching(/^WebhooksReconciliationTrackPaymentRule/),
+    ]);
     expect(consumer.dependencies).toContain(stack);
     expect(stack.dependencies).toEqual([]);
     app.synth();
@@ -293,7 +297,7 @@ describe('with processor props', () => {
     const settings = settingsOf(template);
     expect(settings).toMatchObject({ eventBusName: 'acme-finance', eventSource: 'acme.bank' });
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(4);
+    expect(alarms).toHaveLength(6);
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual(['arn:aws:sns:sa-east-1:111111111111:alarms']);
       expect(alarm.Properties.OKActions).toEqual(['arn:aws:sns:sa-east-1:111111111111:alarms']);

@@ -47,6 +47,11 @@ export function sqsRecord(route: Route, body: unknown, options: { receiveCount?:
   };
 }
 
+/** An SQS record holding `body` as is (a look request, an event an EventBridge rule delivered). */
+export function rawRecord(body: string, options: { receiveCount?: number } = {}): SQSRecord {
+  return { ...sqsRecord('boleto', {}, options), body };
+}
+
 /** A boleto event as the bank delivers it. */
 export function boletoEvent(nossoNumero: string, movimento = 'LIQUIDACAO_PIX', valorLiquidacao = '150.25', extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { agencia: '0101', posto: '02', beneficiario: '54321', nossoNumero, dataEvento: [2025, 6, 3, 14, 5, 9, 0], movimento, valorLiquidacao, idEventoWebhook: randomUUID(), ...extra };

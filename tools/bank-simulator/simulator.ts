@@ -113,7 +113,16 @@ interface Route {
   readonly method: string;
   readonly path: RegExp;
   readonly group?: ApiGroup;
+  /** Counted by name in {@link BankSimulator.queryCounts} (queries and listings). */
+  readonly counted?: QueryOperation;
   readonly handle: (call: Call) => Reply | Promise<Reply>;
+}
+
+/** The bank's read operations a client can be held to account for: how many of each it made. */
+export enum QueryOperation {
+  BOLETO_QUERY = 'boletoQuery',
+  PAYMENT_QUERY = 'paymentQuery',
+  SETTLED_LISTING = 'settledListing',
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -309,6 +318,13 @@ export class BankSimulator {
     return { notificationId: this.bank.changeBoleto(nossoNumero, action, input).notification.id };
   }
 
+  private readonly queryTally: Record<QueryOperation, number> = { [QueryOperation.BOLETO_QUERY]: 0, [QueryOperation.PAYMENT_QUERY]: 0, [QueryOperation.SETTLED_LISTING]: 0 };
+
+  /** Queries and listings the bank has answered since it started (or was refused by a fault after the count). */
+  queryCounts(): Readonly<Record<QueryOperation, number>> {
+    return { ...this.queryTally };
+  }
+
   /** API calls answered per part, and how many were refused for the rate limit, since faults were last set. */
   apiCallCounts(): ApiCallCounts {
     return this.faults.counts;
@@ -368,6 +384,7 @@ export class BankSimulator {
       throw new BankError(405, { message: `Method ${call.req.method} is not allowed on ${path}.` }, { allow: [...new Set(matches.map((m) => m.route.method))].join(', ') });
     }
     if (found.route.group) await this.faults.apply(found.route.group);
+    if (found.route.counted) this.queryTally[found.route.counted]++;
     return found.route.handle({ ...call, params: found.match!.slice(1) });
   }
 
@@ -423,7 +440,7 @@ export class BankSimulator {
         },
       },
       {
-        method: 'GET', path: at(P.registrationBase, `/v1/pagamentos/(${PAYMENT_KINDS.join('|')})/([^/]+)`), group: 'query',
+        method: 'GET', path: at(P.registrationBase, `/v1/pagamentos/(${PAYMENT_KINDS.join('|')})/([^/]+)`), group: 'query', counted: QueryOperation.PAYMENT_QUERY,
         handle: (call) => {
           const account = this.paymentsAuth(call);
           return { status: 200, body: paymentBody(this.bank.queryPayment(account, call.params[0], decodeURIComponent(call.params[1]))) };
@@ -445,11 +462,11 @@ export class BankSimulator {
         },
       },
       {
-        method: 'GET', path: at(P.settledByDay), group: 'query',
+        method: 'GET', path: at(P.settledByDay), group: 'query', counted: QueryOperation.SETTLED_LISTING,
         handle: (call) => ({ status: 200, body: this.bank.listSettledOnDay(this.collectionAuth(call), call.url.searchParams) }),
       },
       {
-        method: 'GET', path: at(P.boletoQuery), group: 'query',
+        method: 'GET', path: at(P.boletoQuery), group: 'query', counted: QueryOperation.BOLETO_QUERY,
         handle: (call) => ({ status: 200, body: boletoQueryBody(this.bank.queryBoleto(this.collectionAuth(call), call.url.searchParams)) }),
       },
     ];

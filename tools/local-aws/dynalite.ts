@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { CreateTableCommand, type CreateTableCommandInput, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { IdempotencyTable } from '../../lambda/shared/processor-contract';
+import { PendingPaymentIndex } from '../../lambda/shared/reconciliation-contract';
 import { LOCAL_AWS } from './local-env';
 
 export interface Dynalite {
@@ -9,7 +10,7 @@ export interface Dynalite {
   readonly client: DynamoDBClient;
   /** Creates a table laid out like the construct's idempotency table. */
   createIdempotencyTable(name: string): Promise<void>;
-  /** Creates a table with the key schema of an `AWS::DynamoDB::Table` resource's properties. */
+  /** Creates a table with the key schema and global secondary indexes of an `AWS::DynamoDB::Table` resource's properties. */
   createTableLike(name: string, properties: Record<string, unknown>): Promise<void>;
   stop(): Promise<void>;
 }
@@ -25,8 +26,17 @@ export async function startDynalite(): Promise<Dynalite> {
     client,
     createIdempotencyTable(name) {
       return local.createTableLike(name, {
-        AttributeDefinitions: [{ AttributeName: IdempotencyTable.KEY, AttributeType: 'S' }],
+        AttributeDefinitions: [
+          { AttributeName: IdempotencyTable.KEY, AttributeType: 'S' },
+          { AttributeName: PendingPaymentIndex.PARTITION, AttributeType: 'S' },
+          { AttributeName: PendingPaymentIndex.SINCE, AttributeType: 'N' },
+        ],
         KeySchema: [{ AttributeName: IdempotencyTable.KEY, KeyType: 'HASH' }],
+        GlobalSecondaryIndexes: [{
+          IndexName: PendingPaymentIndex.NAME,
+          KeySchema: [{ AttributeName: PendingPaymentIndex.PARTITION, KeyType: 'HASH' }, { AttributeName: PendingPaymentIndex.SINCE, KeyType: 'RANGE' }],
+          Projection: { ProjectionType: 'KEYS_ONLY' },
+        }],
       });
     },
     async createTableLike(name, properties) {
@@ -35,6 +45,7 @@ export async function startDynalite(): Promise<Dynalite> {
         BillingMode: 'PAY_PER_REQUEST',
         AttributeDefinitions: properties.AttributeDefinitions as CreateTableCommandInput['AttributeDefinitions'],
         KeySchema: properties.KeySchema as CreateTableCommandInput['KeySchema'],
+        ...(properties.GlobalSecondaryIndexes ? { GlobalSecondaryIndexes: properties.GlobalSecondaryIndexes as CreateTableCommandInput['GlobalSecondaryIndexes'] } : {}),
       }));
     },
     async stop() {

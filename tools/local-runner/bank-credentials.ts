@@ -28,6 +28,7 @@ export function simulatorConnection(s: BankSimulator, credentialsSecretArn: stri
     account: { cooperativa: account.cooperativa, posto: account.posto, conta: account.conta, documento: account.documento, codigoBeneficiario: account.beneficiario },
     credentialsSecretArn,
     boletoQueryPath: BankConnectionDefaults.boletoQueryPath,
+    settledBoletosPath: BankConnectionDefaults.settledBoletosPath,
     paymentQueryPaths: BankConnectionDefaults.paymentQueryPaths,
     callTimeoutMs: 1_500,
     queriesPerSecond: BankConnectionDefaults.queriesPerSecond,

@@ -3,12 +3,13 @@
  * published is the bank's verified state, once per change, whatever triggered the look.
  */
 import { processBatch } from '../../../lambda/processor/processor';
-import { BankEventDetailType as T, StatusClass as C } from '../../../lambda/shared/event-contract';
+import { BankEventDetailType as T, EventTrigger, StatusClass as C } from '../../../lambda/shared/event-contract';
 import { decodeStoredNotification, encodeStoredNotification } from '../../../lambda/shared/receiver-contract';
 import { ProcessorDefaults, ProcessorMetric } from '../../../lambda/shared/processor-contract';
 import { BankApiError } from '../../../lambda/shared/bank-errors';
 import { OutOfRate } from '../../../lambda/shared/bank-pacing';
-import { boletoEvent, contextWith, fakeDeps, pixPayment, sqsRecord } from '../../support/processor-records';
+import { boletoEvent, contextWith, fakeDeps, pixPayment, rawRecord, sqsRecord } from '../../support/processor-records';
+import { decodeLookRequest, encodeLookRequest, TRACK_PAYMENT_DETAIL_TYPE } from '../../../lambda/shared/reconciliation-contract';
 
 type Fakes = ReturnType<typeof fakeDeps>;
 const run = (f: Fakes, records: ReturnType<typeof sqsRecord>[], ms = 30_000) => processBatch({ Records: records }, contextWith(f.clock, ms), f.deps);
@@ -313,5 +314,83 @@ describe('lack of time', () => {
     const result = await run(f, [sqsRecord('boleto', [boletoEvent('1002')])]);
     expect(result.batchItemFailures).toHaveLength(1);
     expect(f.requeued).toEqual([]);
+  });
+});
+
+describe('look requests (reconciliation)', () => {
+  const lookAtBoleto = (nossoNumero: string) => rawRecord(encodeLookRequest({ trigger: EventTrigger.RECONCILIATION, subject: { kind: 'boleto', nossoNumero }, requestedAt: '2025-06-03T18:00:00.000Z', reason: 'listed as settled' }));
+
+  it('publishes a settlement no notification told of, once, as a reconciliation with no notification, and counts it recovered', async () => {
+    const f = fakeDeps();
+    f.bank.settle('2001');
+    await run(f, [lookAtBoleto('2001'), lookAtBoleto('2001')]);
+    await run(f, [lookAtBoleto('2001')]);
+    expect(f.published.map((e) => e.detailType)).toEqual([T.BOLETO_SETTLED]);
+    const detail = f.published[0].detail;
+    expect(detail).toMatchObject({ trigger: 'reconciliation', idempotencyKey: 'boleto:54321:2001#1:settled:2025-06-03:15025', mismatches: [] });
+    expect(detail).not.toHaveProperty('notification');
+    expect(detail).not.toHaveProperty('matchesNotification');
+    expect(f.counts[ProcessorMetric.RECOVERED]).toBe(1);
+    expect(f.logs.some((l) => l.message.startsWith('Recovered by reconciliation'))).toBe(true);
+  });
+
+  it('publishes nothing for a settlement a webhook already published, and a late webhook after a recovery publishes nothing either', async () => {
+    const f = fakeDeps();
+    f.bank.settle('2002');
+    await run(f, [sqsRecord('boleto', boletoEvent('2002'))]);
+    await run(f, [lookAtBoleto('2002')]);
+    expect(f.published).toHaveLength(1);
+    expect(f.counts[ProcessorMetric.RECOVERED]).toBeUndefined();
+
+    f.bank.settle('2003');
+    await run(f, [lookAtBoleto('2003')]);
+    await run(f, [sqsRecord('boleto', boletoEvent('2003'))]);
+    expect(f.published.map((e) => [e.detail.subject.id, e.detail.trigger])).toEqual([['boleto:54321:2002', 'webhook'], ['boleto:54321:2003', 'reconciliation']]);
+  });
+
+  it('keeps a pending payment in the sweep\'s index until it is final, and publishes the final status a lost notification never told', async () => {
+    const f = fakeDeps();
+    f.bank.payments.set('E77', pixPayment('E77', 'RECEBIDO'));
+    await run(f, [sqsRecord('payments', pixPayment('E77', 'RECEBIDO'))]);
+    const since = (await f.store.read('payment:pix:E77')).pendingSince;
+    expect(since).toBe(f.clock.now());
+    f.bank.payments.set('E77', pixPayment('E77', 'EFETIVADO'));
+    const look = rawRecord(encodeLookRequest({ trigger: EventTrigger.RECONCILIATION, subject: { kind: 'payment', paymentKind: 'pix', idTransacao: 'E77' }, requestedAt: '2025-06-03T18:00:00.000Z', reason: 'pending' }));
+    await run(f, [look]);
+    expect(f.published.map((e) => [e.detail.state.status, e.detail.trigger])).toEqual([['RECEBIDO', 'webhook'], ['EFETIVADO', 'reconciliation']]);
+    expect((await f.store.read('payment:pix:E77')).pendingSince).toBeUndefined();
+  });
+
+  it('follows a payment the company started from its Track Payment event, as EventBridge delivers it to SQS', async () => {
+    const f = fakeDeps();
+    f.bank.payments.set('E88', pixPayment('E88', 'AGENDADO'));
+    const event = { version: '0', id: 'e1', 'detail-type': TRACK_PAYMENT_DETAIL_TYPE, source: 'acme.payments', account: '111111111111', time: '2025-06-03T18:00:00Z', region: 'sa-east-1', resources: [], detail: { paymentKind: 'PIX', idTransacao: 'E88', account: { cooperativa: '0101', conta: '123456' } } };
+    await run(f, [rawRecord(JSON.stringify(event))]);
+    expect(f.published.map((e) => [e.detail.subject.id, e.detail.state.status, e.detail.trigger])).toEqual([['payment:pix:E88', 'AGENDADO', 'reconciliation']]);
+    expect((await f.store.read('payment:pix:E88')).pendingSince).toBeDefined();
+  });
+
+  it('quarantines a malformed look request or Track Payment event with a reason that says what to fix, asking the bank nothing', async () => {
+    const f = fakeDeps();
+    const badKind = { version: '0', id: 'e2', 'detail-type': TRACK_PAYMENT_DETAIL_TYPE, source: 'acme', detail: { paymentKind: 'ted', idTransacao: 'X1' } };
+    const badId = { version: '0', id: 'e3', 'detail-type': TRACK_PAYMENT_DETAIL_TYPE, source: 'acme', detail: { paymentKind: 'pix', idTransacao: '../x' } };
+    await run(f, [rawRecord(JSON.stringify(badKind)), rawRecord(JSON.stringify(badId)), rawRecord('{"look":1,"trigger":"guess","subject":{}}')]);
+    expect(f.quarantined.map((q) => q.reason)).toEqual([
+      expect.stringContaining('paymentKind "ted"; it must be one of pix, boleto, tributos'),
+      expect.stringContaining('idTransacao "../x"; it must be 1 to 64 letters'),
+      expect.stringContaining('trigger "guess"'),
+    ]);
+    expect(f.bank.queries).toBe(0);
+    expect(f.published).toEqual([]);
+  });
+
+  it('sends a look request back, delayed, when the bank\'s rate has no slot, without failing it', async () => {
+    const f = fakeDeps();
+    f.bank.settle('2004');
+    f.bank.errors.set('2004', new OutOfRate('boleto query (nossoNumero 2004)', f.clock.now() + 42_000, 'no slot before the deadline'));
+    const result = await run(f, [lookAtBoleto('2004')]);
+    expect(result.batchItemFailures).toEqual([]);
+    expect(f.requeueDelays).toEqual([42]);
+    expect(decodeLookRequest(f.requeued[0])).toMatchObject({ subject: { kind: 'boleto', nossoNumero: '2004' }, trigger: 'reconciliation' });
   });
 });

@@ -27,6 +27,7 @@ const bank: BankConnectionSettings = {
   account: { cooperativa: '0101', posto: '02', conta: '123456', documento: '12345678000199', codigoBeneficiario: '54321' },
   credentialsSecretArn: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:creds-AbCdEf',
   boletoQueryPath: BankConnectionDefaults.boletoQueryPath,
+  settledBoletosPath: BankConnectionDefaults.settledBoletosPath,
   paymentQueryPaths: BankConnectionDefaults.paymentQueryPaths,
   callTimeoutMs: 1_000,
   queriesPerSecond: BankConnectionDefaults.queriesPerSecond,

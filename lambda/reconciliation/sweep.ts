@@ -1,0 +1,216 @@
+/**
+ * The reconciliation sweep: the bank never resends a notification it failed to deliver, so the
+ * sweep looks for itself. It reads the bank's settled-boletos listing for today and the last days,
+ * each day from its cursor, and asks the processor (through its queue) to look at every
+ * settlement no subject record holds; and it asks the processor to look again at every payment
+ * still pending. The processor verifies each with the bank's query and publishes each change
+ * once, whatever told it to look. Pure: every effect goes through {@link SweepDeps}.
+ */
+import type { SettledBoletosPage } from '../shared/bank-client';
+import { EventTrigger, StatusClass } from '../shared/event-contract';
+import {
+  bankDay, encodeLookRequest, type LookSubject, paymentOfSubjectId, subjectIdOf, SweepMetric, type SweepSettings,
+} from '../shared/reconciliation-contract';
+import { bankDateToIso } from '../processor/bank-state';
+import { identifier, toCents } from '../processor/parse';
+import type { SubjectRecord } from '../processor/subject-store';
+
+/** Where a day's reading stopped: the last page read, how many of its items were handled, and the last one's nossoNumero. */
+export interface DayCursor {
+  readonly page: number;
+  readonly handledOnPage: number;
+  readonly lastNossoNumero?: string;
+}
+
+/** A payment in the sweep's index of pending payments. */
+export interface PendingPayment {
+  readonly subjectId: string;
+  readonly pendingSince: number;
+}
+
+export interface SweepLogger {
+  info(message: string, ...extra: Record<string, unknown>[]): void;
+  warn(message: string, ...extra: Record<string, unknown>[]): void;
+}
+
+export interface SweepDeps {
+  readonly settings: SweepSettings;
+  readonly codigoBeneficiario: string;
+  readonly bank: { listSettledBoletos(codigoBeneficiario: string, dia: string, pagina: number, deadline: number): Promise<SettledBoletosPage> };
+  /** A subject's record (consistent read). */
+  readonly readRecord: (subjectId: string) => Promise<SubjectRecord>;
+  readonly cursors: {
+    read(isoDay: string): Promise<DayCursor | undefined>;
+    write(isoDay: string, cursor: DayCursor): Promise<void>;
+  };
+  readonly pendingPayments: {
+    /** Every payment in the index, oldest first. */
+    list(): AsyncIterable<PendingPayment>;
+    /** Takes a payment out of the index (it stays pending at the bank, past the maximum age). */
+    giveUp(payment: PendingPayment): Promise<void>;
+  };
+  /** Sends look requests (message bodies) to the processor's queue. */
+  readonly send: (messageBodies: readonly string[]) => Promise<void>;
+  /** Counts a metric (or records `value`, in milliseconds when `milliseconds`). */
+  readonly count: (metric: string, value?: number, milliseconds?: boolean) => void;
+  readonly logger: SweepLogger;
+  readonly now?: () => number;
+}
+
+export interface SweepReport {
+  /** Listing pages read. */
+  readonly bankCalls: number;
+  /** Settlements found that no record held (looks requested). */
+  readonly settlementsToVerify: number;
+  /** Listing items already held by their subject's record. */
+  readonly settlementsKnown: number;
+  readonly paymentsToVerify: number;
+  readonly paymentsGivenUp: number;
+  /** False when the deadline stopped the sweep before it read everything (the cursors resume it). */
+  readonly complete: boolean;
+  readonly days: readonly { readonly day: string; readonly pages: number; readonly items: number; readonly restarted: boolean }[];
+}
+
+/** Listing items' records read at once. */
+const RECORD_READS_AT_ONCE = 8;
+
+/** The least time worth starting another page with. */
+const MIN_STEP_MS = 2_000;
+
+class OutOfTime extends Error {}
+
+/** Runs one sweep until everything is read or `deadline` (epoch ms). */
+export async function sweep(deps: SweepDeps, deadline: number): Promise<SweepReport> {
+  const now = deps.now ?? Date.now;
+  const started = now();
+  const report = { bankCalls: 0, settlementsToVerify: 0, settlementsKnown: 0, paymentsToVerify: 0, paymentsGivenUp: 0, complete: true, days: [] as SweepReport['days'][number][] };
+  try {
+    for (let back = 0; back <= deps.settings.lookbackDays; back++) {
+      report.days.push(await sweepDay(bankDay(started, back), deps, deadline, report));
+    }
+    await sweepPayments(deps, deadline, report);
+  } catch (error) {
+    if (!(error instanceof OutOfTime)) throw error;
+    report.complete = false;
+    deps.count(SweepMetric.INCOMPLETE);
+    deps.logger.warn('The sweep ran out of time before reading everything; the next one resumes from the cursors', { bankCalls: report.bankCalls });
+  }
+  deps.count(SweepMetric.BANK_CALLS, report.bankCalls);
+  deps.count(SweepMetric.LOOKS_REQUESTED, report.settlementsToVerify + report.paymentsToVerify);
+  deps.count(SweepMetric.DURATION, now() - started, true);
+  return report;
+}
+
+function checkTime(deps: SweepDeps, deadline: number): void {
+  if (deadline - (deps.now ?? Date.now)() < MIN_STEP_MS) throw new OutOfTime();
+}
+
+/**
+ * One day of the listing, from its cursor. The listing is in settlement order and grows at its
+ * end while the day runs, so the cursor is the last page read and how many of its items were
+ * handled; the page is read again, and the item the cursor names must still be where it was.
+ * When it is not (a settlement reversed since drops out of the listing, moving the rest up), the
+ * day is read again from its first page: records make that cost no bank query.
+ */
+async function sweepDay(day: { iso: string; dia: string }, deps: SweepDeps, deadline: number, report: { bankCalls: number; settlementsToVerify: number; settlementsKnown: number }) {
+  const saved = await deps.cursors.read(day.iso);
+  let cursor: DayCursor = saved ?? { page: 1, handledOnPage: 0 };
+  let restarted = false;
+  let pages = 0;
+  let items = 0;
+  for (;;) {
+    checkTime(deps, deadline);
+    const page = await deps.bank.listSettledBoletos(deps.codigoBeneficiario, day.dia, cursor.page, deadline);
+    report.bankCalls++;
+    pages++;
+    if (cursor.handledOnPage > 0 && identifier(page.items[cursor.handledOnPage - 1]?.nossoNumero) !== cursor.lastNossoNumero) {
+      deps.logger.info('The listing of a day changed before the cursor (a settlement reversed since); reading the day again from its first page', { day: day.iso, page: cursor.page });
+      cursor = { page: 1, handledOnPage: 0 };
+      restarted = true;
+      continue;
+    }
+    const fresh = page.items.slice(cursor.handledOnPage);
+    const toVerify = await unpublished(fresh, deps);
+    report.settlementsKnown += fresh.length - toVerify.length;
+    if (toVerify.length) {
+      await deps.send(toVerify.map((subject) => encodeLookRequest({
+        trigger: EventTrigger.RECONCILIATION, subject, requestedAt: new Date((deps.now ?? Date.now)()).toISOString(),
+        reason: `the bank lists it as settled on ${day.iso} and no published event holds that settlement`,
+      })));
+      report.settlementsToVerify += toVerify.length;
+    }
+    items += fresh.length;
+    const last = page.items[page.items.length - 1];
+    const next: DayCursor = page.items.length
+      ? { page: cursor.page, handledOnPage: page.items.length, lastNossoNumero: identifier(last.nossoNumero) }
+      : cursor;
+    if (next.handledOnPage !== cursor.handledOnPage || next.page !== cursor.page || !saved) await deps.cursors.write(day.iso, next);
+    if (!page.hasNext || !page.items.length) return { day: day.iso, pages, items, restarted };
+    cursor = { page: cursor.page + 1, handledOnPage: 0 };
+  }
+}
+
+/** The listing's settlements that their subject's record does not hold, as subjects to look at. */
+async function unpublished(items: readonly Record<string, unknown>[], deps: SweepDeps): Promise<LookSubject[]> {
+  const result: (LookSubject | undefined)[] = items.map(() => undefined);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      const item = items[i];
+      const nossoNumero = identifier(item.nossoNumero);
+      const beneficiario = identifier(item.codigoBeneficiario);
+      if (!nossoNumero || (beneficiario !== undefined && beneficiario !== deps.codigoBeneficiario)) {
+        deps.logger.warn('A listing item names no nossoNumero of this beneficiary; skipped', { nossoNumero, codigoBeneficiario: beneficiario });
+        continue;
+      }
+      const subject: LookSubject = { kind: 'boleto', nossoNumero };
+      const record = await deps.readRecord(subjectIdOf(subject, deps.codigoBeneficiario));
+      if (!holdsSettlement(record, item)) result[i] = subject;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(RECORD_READS_AT_ONCE, items.length) }, worker));
+  return result.filter((subject): subject is LookSubject => subject !== undefined);
+}
+
+/**
+ * Whether a subject's record holds the settlement a listing item shows: its day (`dataPagamento`)
+ * and amount (`valorLiquidado`) name the same settlement (`settled:<day>:<cents>`) as the boleto
+ * query's `dadosLiquidacao` does. A record with an outbox still being published holds it too.
+ */
+export function holdsSettlement(record: SubjectRecord, item: Record<string, unknown>): boolean {
+  const day = bankDateToIso(item.dataPagamento)?.slice(0, 10);
+  const cents = toCents(item.valorLiquidado);
+  if (!day || cents === undefined) return false;
+  const id = `${day}:${cents}`;
+  return record.history.includes(`${StatusClass.SETTLED}:${id}`) || record.state?.settlement?.id === id;
+}
+
+/** Every pending payment is looked at again; those older than the maximum age are given up. */
+async function sweepPayments(deps: SweepDeps, deadline: number, report: { paymentsToVerify: number; paymentsGivenUp: number }): Promise<void> {
+  const now = deps.now ?? Date.now;
+  const maxAgeMs = deps.settings.paymentMaxAgeDays * 86_400_000;
+  let batch: string[] = [];
+  const flush = async () => {
+    if (batch.length) await deps.send(batch);
+    report.paymentsToVerify += batch.length;
+    batch = [];
+  };
+  for await (const payment of deps.pendingPayments.list()) {
+    checkTime(deps, deadline);
+    const subject = paymentOfSubjectId(payment.subjectId);
+    if (!subject) continue;
+    if (now() - payment.pendingSince > maxAgeMs) {
+      await deps.pendingPayments.giveUp(payment);
+      report.paymentsGivenUp++;
+      deps.count(SweepMetric.PAYMENTS_GIVEN_UP);
+      deps.logger.warn('A payment stayed pending past the maximum age; the sweep no longer queries it', {
+        subject: payment.subjectId, pendingSince: new Date(payment.pendingSince).toISOString(), paymentMaxAgeDays: deps.settings.paymentMaxAgeDays,
+      });
+      continue;
+    }
+    batch.push(encodeLookRequest({ trigger: EventTrigger.RECONCILIATION, subject, requestedAt: new Date(now()).toISOString(), reason: 'the payment was last seen not final' }));
+    if (batch.length >= 10) await flush();
+  }
+  await flush();
+}

@@ -1,0 +1,207 @@
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { PROCESSOR_SERVICE_NAME, ProcessorMetric } from '../lambda/shared/processor-contract';
+import { METRICS_NAMESPACE } from '../lambda/shared/receiver-contract';
+import {
+  PendingPaymentIndex, RECONCILIATION_SERVICE_NAME, SWEEP_SETTINGS_ENV, SweepDefaults, type SweepSettings, TRACK_PAYMENT_DETAIL_TYPE,
+} from '../lambda/shared/reconciliation-contract';
+import { type BankAccount, type BankConnectionProps, bankConnectionEnvironment } from './bank-connection';
+import { handlerCode } from './handler-code';
+import { isWholeNumberIn, type PropsValidation } from './props-validation';
+
+/** The reconciliation sweep of a BankWebhookReceiver: it finds what the bank never delivered. */
+export interface ReconciliationOptions {
+  /**
+   * Run the sweep. Without it, a notification the bank fails to deliver (it never resends one) is
+   * a settlement nobody learns about.
+   * @default true
+   */
+  readonly enabled?: boolean;
+  /**
+   * Time between two sweeps: how late a lost settlement is found at most (plus the processor's
+   * verification). From 10 minutes to 24 hours, whole minutes.
+   * @default Duration.minutes(15)
+   */
+  readonly interval?: Duration;
+  /**
+   * Days before the bank's today whose settled boletos each sweep reads again (today and the last
+   * N days, in the bank's time zone). From 0 to 30.
+   * @default 3
+   */
+  readonly lookbackDays?: number;
+  /**
+   * How long a payment seen in a non-final status (RECEBIDO, AGENDADO, EM_PROCESSAMENTO) is
+   * queried again by each sweep before it is given up. From 1 to 60 days.
+   * @default Duration.days(7)
+   */
+  readonly paymentMaxAge?: Duration;
+}
+
+/** The options with every default filled. */
+export interface ResolvedReconciliation {
+  readonly enabled: boolean;
+  readonly interval: Duration;
+  readonly lookbackDays: number;
+  readonly paymentMaxAge: Duration;
+}
+
+export function resolveReconciliation(options: ReconciliationOptions = {}): ResolvedReconciliation {
+  return {
+    enabled: options.enabled ?? true,
+    interval: options.interval ?? Duration.minutes(SweepDefaults.intervalMinutes),
+    lookbackDays: options.lookbackDays ?? SweepDefaults.lookbackDays,
+    paymentMaxAge: options.paymentMaxAge ?? Duration.days(SweepDefaults.paymentMaxAgeDays),
+  };
+}
+
+/** Checks ReconciliationOptions under `prefix`. */
+export function checkReconciliation(v: PropsValidation, options: ReconciliationOptions | undefined, prefix: string): void {
+  if (!options) return;
+  if (options.interval) {
+    v.checkNumber(options.interval.toSeconds(), `${prefix}.interval`, (s) => s % 60 === 0 && s >= 600 && s <= 86_400, 'must be whole minutes from 10 minutes (longer than one sweep may run) to 24 hours (seconds)');
+  }
+  v.checkNumber(options.lookbackDays, `${prefix}.lookbackDays`, isWholeNumberIn(0, 30), 'must be a whole number of days from 0 to 30');
+  if (options.paymentMaxAge) {
+    v.checkNumber(options.paymentMaxAge.toSeconds(), `${prefix}.paymentMaxAge`, (s) => s % 86_400 === 0 && s >= 86_400 && s <= 60 * 86_400, 'must be whole days from 1 to 60 (seconds)');
+  }
+}
+
+/** @internal */
+export interface ReconciliationSweepProps {
+  readonly options: ResolvedReconciliation;
+  readonly bank: BankConnectionProps;
+  readonly table: dynamodb.Table;
+  readonly queue: sqs.IQueue;
+  readonly queueEncryptionKey?: kms.IKey;
+  readonly eventBus: events.IEventBus;
+  /** `source` of the verified events: a Track Payment event from it is refused. */
+  readonly eventSource: string;
+  /** The account: a Track Payment event names it, so receivers sharing a bus follow only their own payments. */
+  readonly account: BankAccount;
+  readonly logRetention: logs.RetentionDays;
+  readonly tracingEnabled: boolean;
+  readonly alarmTopic?: sns.ITopic;
+}
+
+/**
+ * The scheduled sweep (a function and its schedule), the rule that turns a Track Payment event
+ * into a look, and the alarms: a recovered settlement means the bank lost a webhook.
+ * @internal
+ */
+export class ReconciliationSweep extends Construct {
+  readonly sweepFunction: lambda.Function;
+  readonly schedule: events.Rule;
+  readonly trackPaymentRule: events.Rule;
+  readonly recoveredAlarm: cloudwatch.Alarm;
+  readonly sweepErrorsAlarm: cloudwatch.Alarm;
+
+  constructor(scope: Construct, id: string, props: ReconciliationSweepProps) {
+    super(scope, id);
+    const { options } = props;
+    const logGroup = new logs.LogGroup(this, 'LogGroup', { retention: props.logRetention, removalPolicy: RemovalPolicy.RETAIN });
+    const role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: 'Bank reconciliation sweep: list settled boletos, read subject records and cursors, send look requests to the processor queue',
+    });
+    logGroup.grantWrite(role);
+    const settings: SweepSettings = {
+      idempotencyTableName: props.table.tableName,
+      queueUrl: props.queue.queueUrl,
+      lookbackDays: options.lookbackDays,
+      paymentMaxAgeDays: options.paymentMaxAge.toDays(),
+      safetyMarginMs: SweepDefaults.safetyMarginMs,
+    };
+    this.sweepFunction = new lambda.Function(this, 'Function', {
+      description: 'Finds settlements and payment changes the bank never notified, and has the processor verify and publish them',
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      handler: 'index.handler',
+      code: handlerCode('reconciliation'),
+      timeout: Duration.seconds(SweepDefaults.timeoutSeconds),
+      memorySize: 512,
+      role,
+      logGroup,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      tracing: props.tracingEnabled ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
+      environment: {
+        ...bankConnectionEnvironment(this, props.bank, role),
+        [SWEEP_SETTINGS_ENV]: Stack.of(this).toJsonString(settings),
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+    });
+    // Records (read), cursors and the shared query rate (write), the pending-payments index (query).
+    role.addToPrincipalPolicy(new iam.PolicyStatement({
+      actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      resources: [props.table.tableArn],
+    }));
+    role.addToPrincipalPolicy(new iam.PolicyStatement({
+      actions: ['dynamodb:Query'],
+      resources: [`${props.table.tableArn}/index/${PendingPaymentIndex.NAME}`],
+    }));
+    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [props.queue.queueArn] }));
+    props.queueEncryptionKey?.grant(role, 'kms:GenerateDataKey', 'kms:Decrypt');
+    if (props.tracingEnabled) {
+      Validations.of(role).acknowledge({
+        id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
+        reason: 'X-Ray tracing (tracingEnabled) needs xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions.',
+      });
+    }
+
+    this.schedule = new events.Rule(this, 'Schedule', {
+      description: 'Runs the bank reconciliation sweep',
+      schedule: events.Schedule.rate(options.interval),
+    });
+    // A failed sweep is not retried: the next one reads from the same cursors.
+    this.schedule.addTarget(new targets.LambdaFunction(this.sweepFunction, { retryAttempts: 0, maxEventAge: Duration.minutes(5) }));
+
+    // The company's own code asks for a payment it started to be followed (see docs/reconciliation.md).
+    this.trackPaymentRule = new events.Rule(this, 'TrackPaymentRule', {
+      eventBus: props.eventBus,
+      description: `${TRACK_PAYMENT_DETAIL_TYPE} events: follow a payment the company started until it is final`,
+      eventPattern: {
+        detailType: [TRACK_PAYMENT_DETAIL_TYPE],
+        source: events.Match.anythingBut(props.eventSource),
+        detail: { account: { cooperativa: [props.account.cooperativa], conta: [props.account.conta] } },
+      },
+    });
+    this.trackPaymentRule.addTarget(new targets.SqsQueue(props.queue));
+
+    const metric = (metricName: string, service: string) => new cloudwatch.Metric({
+      namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { service }, statistic: cloudwatch.Stats.SUM, period: options.interval,
+    });
+    this.recoveredAlarm = new cloudwatch.Alarm(this, 'RecoveredAlarm', {
+      alarmDescription: 'The reconciliation sweep published changes the bank never notified (NotificationsRecovered): webhooks are being lost. Check the registrations at the bank, the API\'s 4xx/5xx and the receiver\'s errors.',
+      metric: metric(ProcessorMetric.RECOVERED, PROCESSOR_SERVICE_NAME),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    this.sweepErrorsAlarm = new cloudwatch.Alarm(this, 'SweepErrorsAlarm', {
+      alarmDescription: `Two sweeps in a row failed: lost notifications are not being looked for. See the ${RECONCILIATION_SERVICE_NAME} log.`,
+      metric: this.sweepFunction.metricErrors({ period: options.interval, statistic: cloudwatch.Stats.SUM }),
+      threshold: 1,
+      evaluationPeriods: 2,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    if (props.alarmTopic) {
+      const action = new cloudwatchActions.SnsAction(props.alarmTopic);
+      for (const alarm of [this.recoveredAlarm, this.sweepErrorsAlarm]) {
+        alarm.addAlarmAction(action);
+        alarm.addOkAction(action);
+      }
+    }
+  }
+}

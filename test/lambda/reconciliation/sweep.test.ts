@@ -1,0 +1,202 @@
+import { EventTrigger, StatusClass } from '../../../lambda/shared/event-contract';
+import { bankDay, decodeLookRequest, SweepDefaults, SweepMetric } from '../../../lambda/shared/reconciliation-contract';
+import { EMPTY_RECORD, type SubjectRecord } from '../../../lambda/processor/subject-store';
+import { type DayCursor, holdsSettlement, type PendingPayment, sweep, type SweepDeps } from '../../../lambda/reconciliation/sweep';
+
+const BENEFICIARIO = '54321';
+const PAGE = 50;
+/** 2026-11-23 15:00 in São Paulo (18:00 UTC). */
+const NOON_ISH = Date.parse('2026-11-23T18:00:00Z');
+
+interface Listed { readonly nossoNumero: string; readonly cents: number; readonly beneficiario?: string }
+
+/** A bank's listing by ISO day, paged as the bank pages it, and everything the sweep did. */
+function fakeWorld(options: { now?: number } = {}) {
+  const listings = new Map<string, Listed[]>();
+  const records = new Map<string, SubjectRecord>();
+  const cursors = new Map<string, DayCursor>();
+  const pending: PendingPayment[] = [];
+  const sent: string[] = [];
+  const calls: { dia: string; pagina: number }[] = [];
+  const counts: Record<string, number> = {};
+  const givenUp: string[] = [];
+  let now = options.now ?? NOON_ISH;
+  const isoOf = (dia: string) => `${dia.slice(6)}-${dia.slice(3, 5)}-${dia.slice(0, 2)}`;
+  const deps: SweepDeps = {
+    settings: { idempotencyTableName: 't', queueUrl: 'q', lookbackDays: 3, paymentMaxAgeDays: 7, safetyMarginMs: 10_000 },
+    codigoBeneficiario: BENEFICIARIO,
+    bank: {
+      async listSettledBoletos(codigo, dia, pagina) {
+        expect(codigo).toBe(BENEFICIARIO);
+        calls.push({ dia, pagina });
+        const day = isoOf(dia);
+        const all = listings.get(day) ?? [];
+        const items = all.slice((pagina - 1) * PAGE, pagina * PAGE).map((l) => ({
+          codigoBeneficiario: l.beneficiario ?? BENEFICIARIO, nossoNumero: l.nossoNumero, dataPagamento: `${day} 00:00:00.0`, valorLiquidado: l.cents / 100, tipoLiquidacao: 'PIX',
+        }));
+        return { items, hasNext: pagina * PAGE < all.length };
+      },
+    },
+    readRecord: async (id) => records.get(id) ?? EMPTY_RECORD,
+    cursors: {
+      read: async (day) => cursors.get(day),
+      write: async (day, cursor) => { cursors.set(day, cursor); },
+    },
+    pendingPayments: {
+      async *list() { yield* [...pending]; },
+      giveUp: async (payment) => { givenUp.push(payment.subjectId); },
+    },
+    send: async (bodies) => { sent.push(...bodies); },
+    count: (metric, value = 1) => { counts[metric] = (counts[metric] ?? 0) + value; },
+    logger: { info: () => undefined, warn: () => undefined },
+    now: () => now,
+  };
+  return {
+    deps, listings, records, cursors, pending, sent, calls, counts, givenUp,
+    setNow: (value: number) => { now = value; },
+    /** What the processor does with a look: the record then holds the settlement the bank shows. */
+    publish(day: string, listed: Listed) {
+      const id = `${day}:${listed.cents}`;
+      records.set(`boleto:${BENEFICIARIO}:${listed.nossoNumero}`, {
+        ...EMPTY_RECORD, version: 1, sequence: 1, history: [`${StatusClass.SETTLED}:${id}`],
+        state: { status: 'LIQUIDADO', statusClass: StatusClass.SETTLED, settlement: { id, date: day, amount: { cents: listed.cents, decimal: (listed.cents / 100).toFixed(2) } } },
+      });
+    },
+    looked: () => sent.map((body) => decodeLookRequest(body)!.subject),
+  };
+}
+
+const settlements = (prefix: string, count: number, from = 0): Listed[] =>
+  Array.from({ length: count }, (_, i) => ({ nossoNumero: `${prefix}${String(from + i).padStart(4, '0')}`, cents: 10_000 + from + i }));
+
+const FAR = NOON_ISH + 3_600_000;
+
+it('reads today and the last 3 days in the bank\'s time zone, and asks the processor to verify each settlement no record holds, as a reconciliation', async () => {
+  const world = fakeWorld();
+  world.listings.set('2026-11-23', settlements('T', 3));
+  world.listings.set('2026-11-21', settlements('B', 2));
+  const report = await sweep(world.deps, FAR);
+  expect(world.calls.map((c) => c.dia)).toEqual(['23/11/2026', '22/11/2026', '21/11/2026', '20/11/2026']);
+  expect(world.looked()).toEqual([...settlements('T', 3), ...settlements('B', 2)].map((l) => ({ kind: 'boleto', nossoNumero: l.nossoNumero })));
+  const request = decodeLookRequest(world.sent[0])!;
+  expect(request.trigger).toBe(EventTrigger.RECONCILIATION);
+  expect(request.reason).toContain('2026-11-23');
+  expect(report).toMatchObject({ bankCalls: 4, settlementsToVerify: 5, settlementsKnown: 0, complete: true });
+  expect(world.counts[SweepMetric.BANK_CALLS]).toBe(4);
+  expect(world.counts[SweepMetric.LOOKS_REQUESTED]).toBe(5);
+});
+
+it('asks nothing about a settlement a webhook already published, and nothing at all on a repeat sweep over unchanged days', async () => {
+  const world = fakeWorld();
+  const today = settlements('T', 4);
+  world.listings.set('2026-11-23', today);
+  world.publish('2026-11-23', today[1]);
+  await sweep(world.deps, FAR);
+  expect(world.looked().map((s) => (s as { nossoNumero: string }).nossoNumero)).toEqual(['T0000', 'T0002', 'T0003']);
+  for (const listed of today) world.publish('2026-11-23', listed);
+  world.sent.length = 0;
+  world.calls.length = 0;
+  const again = await sweep(world.deps, FAR);
+  expect(world.sent).toEqual([]);
+  // One listing call per day: the last page read, to see what was added since.
+  expect(world.calls).toHaveLength(4);
+  expect(again).toMatchObject({ settlementsToVerify: 0, settlementsKnown: 0 });
+});
+
+it('reads every page; when stopped half-way it resumes from the day\'s cursor and never asks twice about what it handled', async () => {
+  const world = fakeWorld();
+  const day = settlements('P', 120);
+  world.listings.set('2026-11-23', day);
+  // Enough time for two pages only.
+  let calls = 0;
+  const list = world.deps.bank.listSettledBoletos.bind(world.deps.bank);
+  world.deps.bank.listSettledBoletos = async (...args) => {
+    if (++calls === 2) world.setNow(FAR - 1_000);
+    return list(...args);
+  };
+  const first = await sweep(world.deps, FAR);
+  expect(first.complete).toBe(false);
+  expect(world.counts[SweepMetric.INCOMPLETE]).toBe(1);
+  expect(world.sent).toHaveLength(100);
+  expect(world.cursors.get('2026-11-23')).toEqual({ page: 2, handledOnPage: 50, lastNossoNumero: 'P0099' });
+
+  world.setNow(NOON_ISH);
+  world.calls.length = 0;
+  const second = await sweep(world.deps, FAR);
+  expect(second.complete).toBe(true);
+  expect(world.calls.slice(0, 2)).toEqual([{ dia: '23/11/2026', pagina: 2 }, { dia: '23/11/2026', pagina: 3 }]);
+  const asked = world.looked().map((s) => (s as { nossoNumero: string }).nossoNumero);
+  expect(asked).toHaveLength(120);
+  expect(new Set(asked).size).toBe(120);
+});
+
+it('asks only about settlements added to a day since the last sweep (the listing grows at its end)', async () => {
+  const world = fakeWorld();
+  world.listings.set('2026-11-23', settlements('G', 49));
+  await sweep(world.deps, FAR);
+  world.listings.set('2026-11-23', settlements('G', 53));
+  world.sent.length = 0;
+  await sweep(world.deps, FAR);
+  expect(world.looked().map((s) => (s as { nossoNumero: string }).nossoNumero)).toEqual(['G0049', 'G0050', 'G0051', 'G0052']);
+});
+
+it('reads a day again from its first page when a settlement before the cursor dropped out (reversed), skipping nothing and asking nothing twice', async () => {
+  const world = fakeWorld();
+  const day = settlements('R', 60);
+  world.listings.set('2026-11-23', day);
+  await sweep(world.deps, FAR);
+  for (const listed of day) world.publish('2026-11-23', listed);
+  // R0003 is reversed (it leaves the listing, moving the rest up), and two settle after.
+  world.listings.set('2026-11-23', [...day.filter((l) => l.nossoNumero !== 'R0003'), ...settlements('R', 2, 60)]);
+  world.sent.length = 0;
+  world.calls.length = 0;
+  const report = await sweep(world.deps, FAR);
+  expect(world.looked().map((s) => (s as { nossoNumero: string }).nossoNumero)).toEqual(['R0060', 'R0061']);
+  expect(report.days[0]).toMatchObject({ day: '2026-11-23', restarted: true });
+  expect(world.calls.filter((c) => c.dia === '23/11/2026').map((c) => c.pagina)).toEqual([2, 1, 2]);
+});
+
+it('names the bank\'s day at 22:30 in São Paulo (01:30 UTC the next day) as that day', () => {
+  const at = Date.parse('2026-11-24T01:30:00Z');
+  expect(bankDay(at)).toEqual({ iso: '2026-11-23', dia: '23/11/2026' });
+  expect(bankDay(at, 3)).toEqual({ iso: '2026-11-20', dia: '20/11/2026' });
+  expect(bankDay(Date.parse('2026-11-24T03:00:00Z'))).toEqual({ iso: '2026-11-24', dia: '24/11/2026' });
+});
+
+it('skips a listing item of another beneficiary or with no nossoNumero', async () => {
+  const world = fakeWorld();
+  world.listings.set('2026-11-23', [{ nossoNumero: 'X1', cents: 100, beneficiario: '99999' }, { nossoNumero: '', cents: 200 }, { nossoNumero: 'OK1', cents: 300 }]);
+  await sweep(world.deps, FAR);
+  expect(world.looked()).toEqual([{ kind: 'boleto', nossoNumero: 'OK1' }]);
+});
+
+it('holds a settlement only when the record has that day and amount', () => {
+  const item = { dataPagamento: '2026-11-23 00:00:00.0', valorLiquidado: 150.5 };
+  const record = (key: string): SubjectRecord => ({ ...EMPTY_RECORD, history: [key] });
+  expect(holdsSettlement(record('settled:2026-11-23:15050'), item)).toBe(true);
+  expect(holdsSettlement(record('settled:2026-11-22:15050'), item)).toBe(false);
+  expect(holdsSettlement(record('settled:2026-11-23:15000'), item)).toBe(false);
+  expect(holdsSettlement(EMPTY_RECORD, item)).toBe(false);
+  expect(holdsSettlement(record('settled:2026-11-23:15050'), { dataPagamento: 'yesterday', valorLiquidado: 150.5 })).toBe(false);
+});
+
+it('looks again at every pending payment, and gives up (with a metric) those pending longer than the maximum age', async () => {
+  const world = fakeWorld();
+  world.pending.push(
+    { subjectId: 'payment:pix:E1', pendingSince: NOON_ISH - 8 * 86_400_000 },
+    { subjectId: 'payment:pix:E2', pendingSince: NOON_ISH - 3_600_000 },
+    { subjectId: 'payment:tributos:T:9', pendingSince: NOON_ISH - 86_400_000 },
+  );
+  const report = await sweep(world.deps, FAR);
+  expect(world.looked()).toEqual([
+    { kind: 'payment', paymentKind: 'pix', idTransacao: 'E2' },
+    { kind: 'payment', paymentKind: 'tributos', idTransacao: 'T:9' },
+  ]);
+  expect(world.givenUp).toEqual(['payment:pix:E1']);
+  expect(report).toMatchObject({ paymentsToVerify: 2, paymentsGivenUp: 1 });
+  expect(world.counts[SweepMetric.PAYMENTS_GIVEN_UP]).toBe(1);
+});
+
+it('keeps its defaults: every 15 minutes, today and 3 days back, payments for 7 days', () => {
+  expect(SweepDefaults).toMatchObject({ intervalMinutes: 15, lookbackDays: 3, paymentMaxAgeDays: 7 });
+});
