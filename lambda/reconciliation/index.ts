@@ -107,8 +107,10 @@ async function send(messageBodies: readonly string[]): Promise<void> {
   }
 }
 
-export async function handler(_event: ScheduledEvent, context: Context): Promise<SweepReport> {
+export async function handler(event: ScheduledEvent, context: Context): Promise<SweepReport> {
   const deadline = Date.now() + context.getRemainingTimeInMillis() - settings.safetyMarginMs;
+  // The schedule's time names the days to read (a sweep that starts late still reads its own day).
+  const scheduledAt = Date.parse(event?.time ?? '');
   const report = await sweep({
     settings,
     codigoBeneficiario: connection.account.codigoBeneficiario,
@@ -119,7 +121,7 @@ export async function handler(_event: ScheduledEvent, context: Context): Promise
     send,
     count: (metric, value, milliseconds) => counter(metric, {}, undefined, value, milliseconds ? MetricUnit.MILLISECONDS : MetricUnit.COUNT),
     logger,
-  }, deadline);
+  }, deadline, Number.isFinite(scheduledAt) ? scheduledAt : undefined);
   logger.info('Reconciliation sweep finished', { ...report, days: JSON.stringify(report.days) });
   return report;
 }

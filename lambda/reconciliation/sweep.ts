@@ -79,14 +79,17 @@ const MIN_STEP_MS = 2_000;
 
 class OutOfTime extends Error {}
 
-/** Runs one sweep until everything is read or `deadline` (epoch ms). */
-export async function sweep(deps: SweepDeps, deadline: number): Promise<SweepReport> {
+/**
+ * Runs one sweep until everything is read or `deadline` (epoch ms). The days read are the bank's
+ * today as of `asOf` (the schedule's time) and the `lookbackDays` before it.
+ */
+export async function sweep(deps: SweepDeps, deadline: number, asOf?: number): Promise<SweepReport> {
   const now = deps.now ?? Date.now;
   const started = now();
   const report = { bankCalls: 0, settlementsToVerify: 0, settlementsKnown: 0, paymentsToVerify: 0, paymentsGivenUp: 0, complete: true, days: [] as SweepReport['days'][number][] };
   try {
     for (let back = 0; back <= deps.settings.lookbackDays; back++) {
-      report.days.push(await sweepDay(bankDay(started, back), deps, deadline, report));
+      report.days.push(await sweepDay(bankDay(asOf ?? started, back), deps, deadline, report));
     }
     await sweepPayments(deps, deadline, report);
   } catch (error) {

@@ -3,7 +3,8 @@
  * Registers both endpoints with the simulated bank through the registration handler, makes the
  * bank settle, reverse and reject boletos and payments (every notification delivered twice), sends
  * two forged requests and one the processor cannot understand, waits for the verified events,
- * re-sends a settlement under new notification ids, prints a summary, unregisters and stops.
+ * re-sends a settlement under new notification ids, makes the bank lose notifications and lets
+ * the reconciliation sweep recover them, prints a summary, unregisters and stops.
  * Exits 0 only if every change was published exactly once and every notification is accounted
  * for by the bank's verified state or a deliberate quarantine.
  *
@@ -16,6 +17,7 @@ import { BankEventDetailType } from '../../lambda/shared/event-contract';
 import { ProcessorMetric } from '../../lambda/shared/processor-contract';
 import type { DeliveryRecord } from '../bank-simulator/notifier';
 import { bundleHandlers, bundlesAreFresh } from '../bundle-handlers';
+import { LocalAlarmState } from './alarms';
 import type { AuditReport } from './audit';
 import { LocalRunner } from './runner';
 
@@ -41,7 +43,7 @@ export function summaryTable(runner: LocalRunner, deliveries: readonly DeliveryR
   const sent = new Set(attempted.map((d) => d.notificationId));
   const delivered = attempted.filter((d) => d.outcome === 'ENTREGUE').length;
   const byType = new Map<string, number>();
-  for (const event of runner.events.events) byType.set(event.detailType, (byType.get(event.detailType) ?? 0) + 1);
+  for (const event of runner.verifiedEvents()) byType.set(event.detailType, (byType.get(event.detailType) ?? 0) + 1);
   const lines = [
     row('Notifications sent by the bank', sent.size),
     row('Deliveries (with the duplicates)', attempted.length),
@@ -149,6 +151,30 @@ async function main(): Promise<number> {
       return `→ ${junkStatus}; the processor must quarantine it`;
     });
 
+    // The bank loses notifications (NÃO ENTREGUE, never resent): the sweep finds what they told of.
+    const lostFrom = (await runner.control.deliveries()).length;
+    const eventsBeforeLoss = runner.verifiedEvents().length;
+    const recoveredBefore = runner.counts().metrics[ProcessorMetric.RECOVERED] ?? 0;
+    const pendingPix = (await runner.control.createPayment({ tipo: 'pix', valor: 77.7 })).payment.idTransacao;
+    await runner.settle(20_000, progress);
+    await runner.control.setFaults({ loseDeliveries: true });
+    const lostBoletos = await Promise.all([310, 42.5].map((valor) => runner.control.createBoleto({ valor })));
+    for (const boleto of lostBoletos) await runner.control.settleBoleto(boleto.nossoNumero, { canal: 'PIX' });
+    await runner.control.settlePayment('pix', pendingPix);
+    await runner.control.clearFaults();
+    const lost = (await runner.control.deliveries()).slice(lostFrom).filter((d) => d.outcome === 'NÃO ENTREGUE');
+    say(`The bank lost ${lost.length} notifications (2 boleto settlements, 1 Pix paid): marked NÃO ENTREGUE, never sent, never resent`);
+    const sweep = await runner.sweep();
+    say(`Reconciliation sweep (scheduled every ${(runner.deployment.reconciliation?.intervalMs ?? 0) / 60_000} min; run now): ${sweep.bankCalls} listing calls, ${sweep.settlementsToVerify} settlements and ${sweep.paymentsToVerify} pending payments sent to be verified`);
+    await runner.settle(20_000, progress);
+    const recovered = (runner.counts().metrics[ProcessorMetric.RECOVERED] ?? 0) - recoveredBefore;
+    const recoveredEvents = runner.verifiedEvents().slice(eventsBeforeLoss).filter((e) => (e.detail as { trigger?: string }).trigger === 'reconciliation');
+    const recoveredKeys = recoveredEvents.map((e) => (e.detail as { idempotencyKey: string }).idempotencyKey);
+    const recoveredDuplicates = recoveredKeys.length - new Set(recoveredKeys).size;
+    const alarms = runner.alarmStates();
+    const recoveredAlarm = Object.entries(alarms).find(([id]) => id.includes('RecoveredAlarm'))?.[1];
+    say(`Recovered by reconciliation: ${recovered} of ${lost.length} lost · duplicates ${recoveredDuplicates} · alarm on recoveries: ${recoveredAlarm ?? 'missing'}`);
+
     const deliveries = await runner.control.deliveries();
     const audit = runner.audit();
     console.log('\nSummary');
@@ -158,7 +184,9 @@ async function main(): Promise<number> {
 
     const notDelivered = deliveries.filter((d) => d.outcome === 'NÃO ENTREGUE');
     console.log(`  Settlements published again for the re-sent ids: ${republished}`);
-    const ok = audit.ok && notDelivered.length === 0 && runner.quarantined.length === 1
+    console.log(`  Recovered by reconciliation: ${recovered} (lost by the bank: ${lost.length}, duplicates: ${recoveredDuplicates})`);
+    const ok = audit.ok && notDelivered.length === lost.length && runner.quarantined.length === 1
+      && recovered === lost.length && recoveredDuplicates === 0 && recoveredAlarm === LocalAlarmState.ALARM
       && forged.status === 401 && wrongToken.status === 401 && junkStatus === 200 && resentStatus === 200 && republished === 0;
     console.log('');
     await runner.unregister();

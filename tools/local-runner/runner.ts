@@ -10,7 +10,7 @@ import { createWriteStream, mkdirSync, mkdtempSync, rmSync, type WriteStream } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AttributeValue, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { PurgeQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { PurgeQueueCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { App, type Stack } from 'aws-cdk-lib';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { BankWebhooksExampleStack } from '../../examples/basic-receiver/app';
@@ -31,6 +31,8 @@ import { LocalFunction } from '../local-aws/local-function';
 import { LocalSecretsManager } from '../local-aws/secrets-manager-server';
 import { type PollResult, SqsEventSource } from '../local-aws/sqs-event-source';
 import { TcpGate } from '../local-aws/tcp-gate';
+import type { SweepReport } from '../../lambda/reconciliation/sweep';
+import { evaluateAlarm, type LocalAlarmState, type MetricDatapoint, metricDatapoints } from './alarms';
 import { auditExactlyOnce, type AuditReport } from './audit';
 import { simulatorCredentials } from './bank-credentials';
 import { type CloudFormationTemplate, describeReceiverDeployment, type FunctionDescription, type ReceiverDeployment, resolveIntrinsics } from './template';
@@ -169,6 +171,8 @@ export class LocalRunner {
   receiver!: LocalFunction;
   processor!: LocalFunction;
   registrationHandler?: LocalFunction;
+  /** The reconciliation sweep's function, when the stack has one. */
+  sweeper?: LocalFunction;
   consumer?: LocalFunction;
   gateway!: LocalApiGateway;
   /** The front door's stage URL (`https://127.0.0.1:<port>/<stage>/`). */
@@ -197,6 +201,10 @@ export class LocalRunner {
   private readonly secretArns = new Map<string, string>();
   private readonly messageIds = new Set<string>();
   private readonly metricSums: Record<string, number> = {};
+  /** Every metric datapoint the functions printed, for the alarms. */
+  private readonly datapoints: MetricDatapoint[] = [];
+  private scheduleTimer?: NodeJS.Timeout;
+  private sweepRunning?: Promise<SweepReport | undefined>;
   private readonly registrations: RunningRegistration[] = [];
   private readonly consumerCalls: Array<Promise<void>> = [];
   private processorInvocations = 0;
@@ -224,7 +232,7 @@ export class LocalRunner {
       enqueuedMessages: this.messageIds.size,
       processorInvocations: this.processorInvocations,
       processorInvocationErrors: this.processorInvocationErrors,
-      verifiedEvents: this.events.events.length,
+      verifiedEvents: this.verifiedEvents().length,
       quarantined: this.quarantined.length,
       consumerInvocations: this.consumerInvocations,
       consumerErrors: this.consumerErrors,
@@ -294,6 +302,21 @@ export class LocalRunner {
             logicalResourceId: registration.logicalId,
             timeoutMs: d.registrationHandler.timeoutSeconds * 1000,
           }),
+        });
+      }
+    }
+    if (d.reconciliation) {
+      this.sweeper = this.localFunction('reconciliation', d.reconciliation.sweep, { ...(this.resolve(d.reconciliation.sweep.environment) as Record<string, string>), ...endpoints });
+      if (d.reconciliation.trackPaymentRule) {
+        // The rule's SQS target: the event, as EventBridge delivers it, becomes a message in the queue.
+        const pattern = this.rulePattern(d.reconciliation.trackPaymentRule);
+        this.events.subscribe((event) => {
+          if (!matchesEventPattern(pattern, { source: event.source, 'detail-type': event.detailType, detail: event.detail })) return;
+          const body = JSON.stringify({
+            version: '0', id: event.id, 'detail-type': event.detailType, source: event.source, account: LOCAL_AWS.accountId,
+            time: event.time ?? new Date().toISOString(), region: LOCAL_AWS.region, resources: [], detail: event.detail,
+          });
+          this.sqs.send(new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: body })).catch((error: unknown) => this.log('eventbridge', `Track Payment rule: SendMessage failed: ${(error as Error).message}`));
         });
       }
     }
@@ -407,6 +430,7 @@ export class LocalRunner {
 
   private log(name: string, line: string): void {
     addMetricLine(line, this.metricSums);
+    this.datapoints.push(...metricDatapoints(line));
     let file = this.logFiles.get(name);
     if (!file) {
       file = createWriteStream(join(this.logDir, `${name}.log`), { flags: 'a' });
@@ -473,9 +497,56 @@ export class LocalRunner {
     return this.registrations.map((r) => ({ logicalId: r.logicalId, type: r.type, physicalResourceId: r.resource.state?.physicalResourceId, data: r.resource.state?.data }));
   }
 
+  /** The events the processor published (the bus also carries others, such as Track Payment). */
+  verifiedEvents(): RecordedEvent[] {
+    const source = readProcessorSettings(this.resolve(this.deployment.processor.environment) as NodeJS.ProcessEnv).eventSource;
+    return this.events.events.filter((event) => event.source === source);
+  }
+
+  /**
+   * Runs the reconciliation sweep once, as its schedule would at `at` (waits for a sweep already
+   * running, then runs another); answers the sweep's report. Throws when the stack has no sweep.
+   */
+  async sweep(at = new Date()): Promise<SweepReport> {
+    if (!this.sweeper) throw new Error('The stack has no reconciliation sweep (reconciliation.enabled is false)');
+    await this.sweepRunning?.catch(() => undefined);
+    const run = this.sweeper.invoke<SweepReport>({
+      version: '0', id: `sweep-${Date.now()}`, 'detail-type': 'Scheduled Event', source: 'aws.events', account: LOCAL_AWS.accountId,
+      time: at.toISOString(), region: LOCAL_AWS.region, resources: [], detail: {},
+    });
+    this.sweepRunning = run;
+    return run;
+  }
+
+  /**
+   * Runs the template's schedules: the sweep every `intervalMs` (a test or the demo passes a short
+   * one), a run never overlapping the one before. Stopped by stopSchedules() or stop().
+   * @param intervalMs @default the schedule's own rate
+   */
+  startSchedules(intervalMs = this.deployment.reconciliation?.intervalMs): void {
+    if (!this.sweeper || !intervalMs || this.scheduleTimer) return;
+    this.scheduleTimer = setInterval(() => {
+      this.sweep().catch((error: unknown) => this.log('reconciliation', `scheduled sweep failed: ${(error as Error).message}`));
+    }, intervalMs);
+  }
+
+  stopSchedules(): void {
+    clearInterval(this.scheduleTimer);
+    this.scheduleTimer = undefined;
+  }
+
+  /**
+   * The state of each alarm of the template at `now`, evaluated over the metrics the functions
+   * printed as CloudWatch would (alarms on AWS services' own metrics, or on metric math, are
+   * NOT_EVALUATED).
+   */
+  alarmStates(now = Date.now()): Record<string, LocalAlarmState> {
+    return Object.fromEntries(this.deployment.alarms.map((alarm) => [alarm.logicalId, evaluateAlarm(alarm, this.datapoints, now)]));
+  }
+
   /** Where the records stand now: audit(checkpoint) then checks only what came after. */
   checkpoint(): RunnerCheckpoint {
-    return { exchanges: this.exchanges.length, events: this.events.events.length, quarantined: this.quarantined.length };
+    return { exchanges: this.exchanges.length, events: this.verifiedEvents().length, quarantined: this.quarantined.length };
   }
 
   /** Checks the end-to-end promise over everything seen since `since` (call after settle()). */
@@ -483,7 +554,7 @@ export class LocalRunner {
     const settings = readProcessorSettings(this.resolve(this.deployment.processor.environment) as NodeJS.ProcessEnv);
     return auditExactlyOnce({
       exchanges: this.exchanges.slice(since.exchanges),
-      events: this.events.events.slice(since.events),
+      events: this.verifiedEvents().slice(since.events),
       quarantined: this.quarantined.slice(since.quarantined),
       processedRequestIds: this.processedRequestIds,
       movements: settings.boletoMovements,
@@ -556,8 +627,10 @@ export class LocalRunner {
 
   /** Stops everything; registrations still in place are left (call unregister() first). */
   async stop(): Promise<void> {
+    this.stopSchedules();
+    await this.sweepRunning?.catch(() => undefined);
     await this.source?.stop();
-    await Promise.all([this.receiver?.stop(), this.processor?.stop(), this.registrationHandler?.stop(), this.consumer?.stop()]);
+    await Promise.all([this.receiver?.stop(), this.processor?.stop(), this.registrationHandler?.stop(), this.consumer?.stop(), this.sweeper?.stop()]);
     this.sqs?.destroy();
     await Promise.all([
       this.gateway?.stop(), this.simulator?.stop(), this.fauxqs?.stop(), this.dynamo?.stop(), this.options.eventBridge ? undefined : this.events.stop(), this.secrets.stop(), this.sqsGate?.stop(),

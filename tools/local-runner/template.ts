@@ -6,6 +6,7 @@
  * resolved against the local peers (fauxqs queue URLs, dynalite table names, local secret ARNs).
  */
 import { PROCESSOR_SETTINGS_ENV } from '../../lambda/shared/processor-contract';
+import { SWEEP_SETTINGS_ENV, TRACK_PAYMENT_DETAIL_TYPE } from '../../lambda/shared/reconciliation-contract';
 import { ReceiverEnv } from '../../lambda/shared/receiver-contract';
 import { RegistrationResourceType } from '../../lambda/shared/registration-contract';
 
@@ -86,6 +87,31 @@ export interface ReceiverDeployment {
   readonly api: { readonly restApi: string; readonly stage: string; readonly stageName: string };
   /** The registrations, in template order. */
   readonly registrations: ReadonlyArray<{ readonly logicalId: string; readonly type: string; readonly properties: Record<string, unknown> }>;
+  /** The reconciliation sweep, when the stack has one: its function, its schedule's rate, and the Track Payment rule. */
+  readonly reconciliation?: { readonly sweep: FunctionDescription; readonly intervalMs: number; readonly trackPaymentRule?: string };
+  /** The alarms on a single metric (metric-math alarms are listed with no metric). */
+  readonly alarms: readonly AlarmDescription[];
+}
+
+/** An `AWS::CloudWatch::Alarm` as CloudWatch evaluates it. */
+export interface AlarmDescription {
+  readonly logicalId: string;
+  readonly description?: string;
+  /** Absent for a metric-math alarm (not evaluated locally). */
+  readonly metric?: { readonly namespace: string; readonly name: string; readonly dimensions: Readonly<Record<string, unknown>> };
+  readonly statistic: string;
+  readonly periodSeconds: number;
+  readonly evaluationPeriods: number;
+  readonly threshold: number;
+  readonly comparison: string;
+}
+
+/** Milliseconds of an EventBridge `rate(...)` schedule expression. */
+export function rateMs(expression: string): number {
+  const match = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/.exec(expression.trim());
+  if (!match) throw new Error(`The local runner reads rate(...) schedules only, not "${expression}"`);
+  const unit = { minute: 60_000, hour: 3_600_000, day: 86_400_000 }[match[2].replace(/s$/, '') as 'minute' | 'hour' | 'day'];
+  return Number(match[1]) * unit;
 }
 
 function functionDescription(logicalId: string, resource: TemplateResource): FunctionDescription {
@@ -122,7 +148,33 @@ export function describeReceiverDeployment(template: CloudFormationTemplate): Re
   const handlerId = framework ? (functionDescription('', framework[1]).environment.USER_ON_EVENT_FUNCTION_ARN as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0] : undefined;
   const [stageId, stage] = only(ofType('AWS::ApiGateway::Stage'), 'API stages');
   const registrationTypes: string[] = Object.values(RegistrationResourceType);
+  const rules = ofType('AWS::Events::Rule');
+  const sweepFunction = withEnv(SWEEP_SETTINGS_ENV)[0];
+  let reconciliation: ReceiverDeployment['reconciliation'];
+  if (sweepFunction) {
+    const [sweepId] = sweepFunction;
+    const schedule = rules.find(([, r]) => typeof r.Properties?.ScheduleExpression === 'string' && JSON.stringify(r.Properties?.Targets).includes(`"${sweepId}"`));
+    if (!schedule) throw new Error(`The sweep function ${sweepId} has no schedule rule in the template`);
+    const track = rules.find(([, r]) => JSON.stringify(r.Properties?.EventPattern ?? {}).includes(TRACK_PAYMENT_DETAIL_TYPE));
+    reconciliation = { sweep: functionDescription(sweepId, sweepFunction[1]), intervalMs: rateMs(String(schedule[1].Properties!.ScheduleExpression)), trackPaymentRule: track?.[0] };
+  }
+  const alarms = ofType('AWS::CloudWatch::Alarm').map(([logicalId, r]): AlarmDescription => {
+    const p = r.Properties ?? {};
+    const dimensions = Object.fromEntries(((p.Dimensions ?? []) as Array<{ Name: string; Value: unknown }>).map((d) => [d.Name, d.Value]));
+    return {
+      logicalId,
+      description: p.AlarmDescription as string | undefined,
+      ...(typeof p.MetricName === 'string' ? { metric: { namespace: String(p.Namespace), name: p.MetricName, dimensions } } : {}),
+      statistic: typeof p.Statistic === 'string' ? p.Statistic : 'Sum',
+      periodSeconds: Number(p.Period ?? 60),
+      evaluationPeriods: Number(p.EvaluationPeriods ?? 1),
+      threshold: Number(p.Threshold),
+      comparison: String(p.ComparisonOperator),
+    };
+  });
   return {
+    reconciliation,
+    alarms,
     receiver: functionDescription(receiverId, receiver),
     processor: functionDescription(processorId, processor),
     registrationHandler: handlerId ? functionDescription(handlerId, template.Resources[handlerId]) : undefined,

@@ -1,0 +1,204 @@
+/**
+ * The reconciliation sweep end to end, over the local runner: the deployed bundles (receiver,
+ * processor, sweep) wired from the example stack, the bank simulator losing notifications as the
+ * real bank does (NÃO ENTREGUE, never resent). Whatever the sweep finds is verified by the
+ * processor and published once, with `trigger: reconciliation`.
+ */
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { Duration } from 'aws-cdk-lib';
+import { BankWebhooksExampleStack } from '../../../examples/basic-receiver/app';
+import { BankEventDetailType as T } from '../../../lambda/shared/event-contract';
+import { ProcessorMetric } from '../../../lambda/shared/processor-contract';
+import { bankDay, TRACK_PAYMENT_DETAIL_TYPE } from '../../../lambda/shared/reconciliation-contract';
+import type { RecordedEvent } from '../../../tools/local-aws/eventbridge-server';
+import { LOCAL_AWS } from '../../../tools/local-aws/local-env';
+import { QueryOperation } from '../../../tools/bank-simulator/simulator';
+import { LocalAlarmState } from '../../../tools/local-runner/alarms';
+import { LocalRunner, type RunnerCheckpoint } from '../../../tools/local-runner/runner';
+
+jest.setTimeout(180_000);
+
+let runner: LocalRunner;
+
+beforeAll(async () => {
+  runner = await LocalRunner.start({
+    stack: (app, id) => {
+      app.node.setContext('bankQueriesPerSecond', '200');
+      return new BankWebhooksExampleStack(app, id, { receiver: { processorTimeout: Duration.seconds(10), maxVerificationAttempts: 2 } });
+    },
+    visibilityTimeoutSeconds: 12,
+  });
+  await runner.register();
+});
+
+afterAll(async () => {
+  if (!runner) return;
+  await runner.unregister();
+  await runner.stop();
+});
+
+afterEach(async () => {
+  await runner.control.clearFaults();
+  await runner.settle(60_000);
+});
+
+const eventsSince = (since: RunnerCheckpoint): RecordedEvent[] => runner.verifiedEvents().slice(since.events);
+const metric = (name: string) => runner.counts().metrics[name] ?? 0;
+const subjects = (events: readonly RecordedEvent[]) => events.map((e) => (e.detail as { subject: { id: string } }).subject.id);
+const triggers = (events: readonly RecordedEvent[]) => [...new Set(events.map((e) => (e.detail as { trigger: string }).trigger))];
+
+/** Settles `count` new boletos while the bank loses every notification; answers their notifications as the bank would have sent them. */
+async function lostSettlements(count: number): Promise<{ nossoNumeros: string[]; notifications: unknown[] }> {
+  await runner.control.setFaults({ loseDeliveries: true });
+  const boletos = await Promise.all(Array.from({ length: count }, (_, i) => runner.control.createBoleto({ valor: 20 + i })));
+  const changes = [];
+  for (const boleto of boletos) changes.push(await runner.control.settleBoleto(boleto.nossoNumero));
+  await runner.control.clearFaults();
+  return { nossoNumeros: boletos.map((b) => b.nossoNumero), notifications: changes.map((c) => c.notification) };
+}
+
+it('publishes every settlement of days the bank lost every notification of, exactly once, in one sweep; late webhooks for them publish nothing', async () => {
+  const since = runner.checkpoint();
+  const recoveredBefore = metric(ProcessorMetric.RECOVERED);
+  const exchangesBefore = runner.exchanges.length;
+  // More than one page of the listing (50 a page).
+  const { nossoNumeros, notifications } = await lostSettlements(60);
+  expect(runner.exchanges.length).toBe(exchangesBefore);
+
+  const report = await runner.sweep();
+  expect(report).toMatchObject({ complete: true, settlementsToVerify: 60 });
+  await runner.settle(90_000);
+  const recovered = eventsSince(since);
+  expect(recovered.map((e) => e.detailType)).toEqual(Array(60).fill(T.BOLETO_SETTLED));
+  expect(new Set(subjects(recovered))).toEqual(new Set(nossoNumeros.map((n) => `boleto:${runner.simulator.accounts[0].beneficiario}:${n}`)));
+  expect(triggers(recovered)).toEqual(['reconciliation']);
+  expect(metric(ProcessorMetric.RECOVERED) - recoveredBefore).toBe(60);
+  expect(runner.audit(since).problems).toEqual([]);
+  // A recovered settlement means webhooks are being lost: the alarm says so, as CloudWatch would.
+  const alarm = Object.entries(runner.alarmStates()).find(([id]) => id.includes('RecoveredAlarm'));
+  expect(alarm?.[1]).toBe(LocalAlarmState.ALARM);
+
+  // The bank delivers them after all (late): verified, and nothing more is published.
+  const afterRecovery = runner.checkpoint();
+  const answers = await Promise.all(notifications.map((body) => runner.post('boleto', JSON.stringify(body))));
+  expect(answers.every((a) => a.status === 200)).toBe(true);
+  await runner.settle(60_000);
+  expect(eventsSince(afterRecovery)).toEqual([]);
+  // Each late notification is accounted for by the event the sweep published before it came.
+  expect(runner.audit(since).problems).toEqual([]);
+});
+
+it('makes no query, publishes nothing and recovers nothing when nothing was lost', async () => {
+  const boletos = await Promise.all(Array.from({ length: 5 }, (_, i) => runner.control.createBoleto({ valor: 40 + i })));
+  for (const boleto of boletos) await runner.control.settleBoleto(boleto.nossoNumero);
+  await runner.settle(60_000);
+  await runner.sweep(); // the days as they are now
+  await runner.settle(60_000);
+
+  const since = runner.checkpoint();
+  const recoveredBefore = metric(ProcessorMetric.RECOVERED);
+  const queriesBefore = runner.simulator.queryCounts();
+  const report = await runner.sweep();
+  await runner.settle(60_000);
+  const queries = runner.simulator.queryCounts();
+  expect(report).toMatchObject({ complete: true, settlementsToVerify: 0, paymentsToVerify: 0 });
+  expect(queries[QueryOperation.BOLETO_QUERY] - queriesBefore[QueryOperation.BOLETO_QUERY]).toBe(0);
+  expect(queries[QueryOperation.PAYMENT_QUERY] - queriesBefore[QueryOperation.PAYMENT_QUERY]).toBe(0);
+  // Only the listing: the last page of each of the 4 days.
+  expect(queries[QueryOperation.SETTLED_LISTING] - queriesBefore[QueryOperation.SETTLED_LISTING]).toBe(4);
+  expect(eventsSince(since)).toEqual([]);
+  expect(metric(ProcessorMetric.RECOVERED) - recoveredBefore).toBe(0);
+});
+
+it('resumes a sweep that stopped half-way from its cursor, without asking twice', async () => {
+  await runner.sweep();
+  await runner.settle(60_000);
+  const since = runner.checkpoint();
+  await runner.pauseProcessing();
+  const { nossoNumeros } = await lostSettlements(55);
+  const listingsBefore = runner.simulator.queryCounts()[QueryOperation.SETTLED_LISTING];
+  // Today's listing now spans pages; every listing call after the first page read fails until the bank recovers.
+  await runner.control.setFaults({ api: [{ scope: 'query', status: 503, skip: 1 }] });
+  await expect(runner.sweep()).rejects.toThrow(/503|indispon/);
+  await runner.control.clearFaults();
+  const report = await runner.sweep();
+  runner.resumeProcessing();
+  await runner.settle(90_000);
+  // The first sweep handled the page it read; the second read that page again (to check its
+  // cursor) and asked only about the rest.
+  expect(report.settlementsToVerify).toBeLessThan(55);
+  expect(runner.simulator.queryCounts()[QueryOperation.SETTLED_LISTING] - listingsBefore).toBeGreaterThan(2);
+  const events = eventsSince(since);
+  expect(subjects(events).sort()).toEqual(nossoNumeros.map((n) => `boleto:${runner.simulator.accounts[0].beneficiario}:${n}`).sort());
+  expect(runner.audit(since).problems).toEqual([]);
+});
+
+it('reads the bank\'s day at 22:30 São Paulo time, when UTC is already the next day', async () => {
+  const since = runner.checkpoint();
+  const today = bankDay(Date.now());
+  const { nossoNumeros } = await lostSettlements(1);
+  // 22:30 in São Paulo (UTC−3) on the bank's today is 01:30 UTC on the next day.
+  const at = new Date(`${today.iso}T22:30:00-03:00`);
+  expect(at.toISOString().slice(0, 10)).not.toBe(today.iso);
+  const report = await runner.sweep(at);
+  expect(report.days[0].day).toBe(today.iso);
+  await runner.settle(60_000);
+  expect(subjects(eventsSince(since))).toEqual([`boleto:${runner.simulator.accounts[0].beneficiario}:${nossoNumeros[0]}`]);
+});
+
+it('brings a payment whose final notification was lost to its final status, and stops asking about it', async () => {
+  const since = runner.checkpoint();
+  const { payment } = await runner.control.createPayment({ tipo: 'pix', valor: 33.1 });
+  await runner.settle(60_000);
+  await runner.control.setFaults({ loseDeliveries: true });
+  await runner.control.settlePayment('pix', payment.idTransacao);
+  await runner.control.clearFaults();
+  const report = await runner.sweep();
+  expect(report.paymentsToVerify).toBeGreaterThanOrEqual(1);
+  await runner.settle(60_000);
+  const events = eventsSince(since).filter((e) => subjects([e])[0] === `payment:pix:${payment.idTransacao}`);
+  expect(events.map((e) => [(e.detail as { state: { status: string } }).state.status, (e.detail as { trigger: string }).trigger])).toEqual([['RECEBIDO', 'webhook'], ['EFETIVADO', 'reconciliation']]);
+  const next = await runner.sweep();
+  expect(next.paymentsToVerify).toBe(0);
+});
+
+it('follows a payment the company started, from its Track Payment event, though the bank lost every notification of it', async () => {
+  const since = runner.checkpoint();
+  await runner.control.setFaults({ loseDeliveries: true });
+  const { payment } = await runner.control.createPayment({ tipo: 'tributos', valor: 90 });
+  await runner.control.clearFaults();
+  const account = runner.simulator.accounts[0];
+  const bus = new EventBridgeClient({ region: LOCAL_AWS.region, credentials: LOCAL_AWS.credentials, endpoint: runner.events.endpoint });
+  try {
+    await bus.send(new PutEventsCommand({ Entries: [{
+      EventBusName: runner.deployment.eventBus, Source: 'acme.payments', DetailType: TRACK_PAYMENT_DETAIL_TYPE,
+      Detail: JSON.stringify({ paymentKind: 'tributos', idTransacao: payment.idTransacao, account: { cooperativa: account.cooperativa, conta: account.conta } }),
+    }] }));
+  } finally {
+    bus.destroy();
+  }
+  await runner.settle(60_000);
+  expect(eventsSince(since).map((e) => [subjects([e])[0], (e.detail as { state: { status: string } }).state.status])).toEqual([[`payment:tributos:${payment.idTransacao}`, 'RECEBIDO']]);
+  // Still pending: each sweep looks again, and its settlement is found though never notified.
+  await runner.control.setFaults({ loseDeliveries: true });
+  await runner.control.settlePayment('tributos', payment.idTransacao);
+  await runner.control.clearFaults();
+  await runner.sweep();
+  await runner.settle(60_000);
+  expect(eventsSince(since).map((e) => (e.detail as { state: { status: string } }).state.status)).toEqual(['RECEBIDO', 'EFETIVADO']);
+});
+
+it('runs the template\'s schedule: sweeps come by themselves until stopped', async () => {
+  const since = runner.checkpoint();
+  await lostSettlements(2);
+  runner.startSchedules(1_000);
+  try {
+    const until = Date.now() + 30_000;
+    while (eventsSince(since).length < 2 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 250));
+  } finally {
+    runner.stopSchedules();
+  }
+  await runner.settle(60_000);
+  expect(eventsSince(since)).toHaveLength(2);
+  expect(runner.deployment.reconciliation?.intervalMs).toBe(15 * 60_000);
+});
