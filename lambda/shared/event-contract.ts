@@ -32,7 +32,7 @@ export enum BankEventDetailType {
 export enum EventTrigger {
   /** A notification the bank delivered to the receiver. */
   WEBHOOK = 'webhook',
-  /** A reconciliation sweep (reserved). */
+  /** A look the notifications did not ask for: the reconciliation sweep, or a Track Payment event. */
   RECONCILIATION = 'reconciliation',
   /** A replay of stored notifications (reserved). */
   REPLAY = 'replay',

@@ -1,0 +1,108 @@
+import { App, Duration, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import { BankWebhookReceiver, type BankWebhookReceiverProps } from '../../lib';
+import { SWEEP_SETTINGS_ENV, type SweepSettings, TRACK_PAYMENT_DETAIL_TYPE } from '../../lambda/shared/reconciliation-contract';
+import { testBankConnection } from '../support/cdk';
+
+function synth(props: Partial<BankWebhookReceiverProps> = {}) {
+  const stack = new Stack(new App(), 'TestStack', { env: { account: '111111111111', region: 'sa-east-1' } });
+  const receiver = new BankWebhookReceiver(stack, 'Webhooks', { ...props, bank: testBankConnection(stack) });
+  return { stack, receiver, template: Template.fromStack(stack) };
+}
+
+const sweepFunctions = (template: Template) => template.findResources('AWS::Lambda::Function', { Properties: { Environment: { Variables: { [SWEEP_SETTINGS_ENV]: Match.anyValue() } } } });
+
+/** The sweep's settings, with the deploy-time values (table name, queue URL) as placeholders. */
+function sweepSettings(template: Template): SweepSettings {
+  const [fn] = Object.values(sweepFunctions(template));
+  const raw = (fn.Properties as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables[SWEEP_SETTINGS_ENV] as { 'Fn::Join': [string, unknown[]] };
+  return JSON.parse(raw['Fn::Join'][1].map((part) => (typeof part === 'string' ? part : 'token')).join('')) as SweepSettings;
+}
+
+describe('by default', () => {
+  const { template, receiver } = synth();
+
+  it('sweeps every 15 minutes, today and the last 3 days, and pending payments for 7 days', () => {
+    expect(Object.keys(sweepFunctions(template))).toHaveLength(1);
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(15 minutes)',
+      Targets: [Match.objectLike({ RetryPolicy: { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 300 } })],
+    });
+    expect(sweepSettings(template)).toMatchObject({ lookbackDays: 3, paymentMaxAgeDays: 7 });
+    template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: { [SWEEP_SETTINGS_ENV]: Match.anyValue() } }, Timeout: 300, Runtime: 'nodejs24.x', Architectures: ['arm64'] });
+    expect(receiver.reconciliationFunction).toBeDefined();
+  });
+
+  it('keeps pending payments findable through a sparse index of the table, which the sweep may only query', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      GlobalSecondaryIndexes: [{
+        IndexName: 'pending-payments',
+        KeySchema: [{ AttributeName: 'pending', KeyType: 'HASH' }, { AttributeName: 'pendingSince', KeyType: 'RANGE' }],
+        Projection: { ProjectionType: 'KEYS_ONLY' },
+      }],
+    });
+    const policies = template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: Match.stringLikeRegexp('WebhooksReconciliationRole') }] } });
+    const statements = Object.values(policies).flatMap((p) => (p.Properties as { PolicyDocument: { Statement: Array<{ Action: unknown; Resource: unknown }> } }).PolicyDocument.Statement);
+    const actions = statements.flatMap((s) => [s.Action].flat());
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'sqs:SendMessage']));
+    expect(actions).not.toContain('dynamodb:Scan');
+    expect(JSON.stringify(statements.find((s) => s.Action === 'dynamodb:Query')?.Resource)).toContain('/index/pending-payments');
+  });
+
+  it('turns a Track Payment event naming this account, from any source but its own, into a message of the processor\'s queue', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: {
+        'detail-type': [TRACK_PAYMENT_DETAIL_TYPE],
+        source: [{ 'anything-but': ['cdk-bank-webhooks'] }],
+        detail: { account: { cooperativa: ['0101'], conta: ['123456'] } },
+      },
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksQueue'), 'Arn'] } })],
+    });
+  });
+
+  it('alarms when a sweep recovers a change the bank never notified, and when two sweeps in a row fail', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'CdkBankWebhooks', MetricName: 'NotificationsRecovered', Dimensions: [{ Name: 'service', Value: 'bank-webhook-processor' }],
+      Statistic: 'Sum', Period: 900, Threshold: 1, EvaluationPeriods: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: [{ Name: 'FunctionName', Value: { Ref: Match.stringLikeRegexp('WebhooksReconciliationFunction') } }],
+      EvaluationPeriods: 2, Period: 900,
+    });
+  });
+});
+
+it('takes its interval, look-back and payment age, and sends its alarms to the topic', () => {
+  const stack = new Stack(new App(), 'TestStack', { env: { account: '111111111111', region: 'sa-east-1' } });
+  const topic = sns.Topic.fromTopicArn(stack, 'Topic', 'arn:aws:sns:sa-east-1:111111111111:alarms');
+  new BankWebhookReceiver(stack, 'Webhooks', {
+    bank: testBankConnection(stack), alarmTopic: topic,
+    reconciliation: { interval: Duration.hours(1), lookbackDays: 5, paymentMaxAge: Duration.days(20) },
+  });
+  const template = Template.fromStack(stack);
+  template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 hour)' });
+  expect(sweepSettings(template)).toMatchObject({ lookbackDays: 5, paymentMaxAgeDays: 20 });
+  template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'NotificationsRecovered', Period: 3600, AlarmActions: ['arn:aws:sns:sa-east-1:111111111111:alarms'] });
+});
+
+it('can be turned off: no function, schedule, rule or alarm of its own', () => {
+  const { template, receiver } = synth({ reconciliation: { enabled: false } });
+  expect(sweepFunctions(template)).toEqual({});
+  expect(template.findResources('AWS::Events::Rule')).toEqual({});
+  expect(receiver.recoveredNotificationsAlarm).toBeUndefined();
+});
+
+it('refuses an interval, look-back or payment age it cannot keep, and a record lifetime shorter than they need, naming each', () => {
+  expect(() => synth({ reconciliation: { interval: Duration.minutes(5), lookbackDays: 31, paymentMaxAge: Duration.hours(36) } })).toThrow([
+    'Invalid BankWebhookReceiver props (3 problems):',
+    '  - reconciliation.interval: must be whole minutes from 10 minutes (longer than one sweep may run) to 24 hours (seconds), got 300',
+    '  - reconciliation.lookbackDays: must be a whole number of days from 0 to 30, got 31',
+    '  - reconciliation.paymentMaxAge: must be whole days from 1 to 60 (seconds), got 129600',
+  ].join('\n'));
+  expect(() => synth({ idempotencyTtl: Duration.days(20), reconciliation: { lookbackDays: 10 } })).toThrow(
+    'idempotencyTtl: must be from 24 days (the queues\' 14-day retention plus the reconciliation\'s 10-day look-back, and more than its 7-day payment age',
+  );
+  expect(() => synth({ idempotencyTtl: Duration.days(30), reconciliation: { paymentMaxAge: Duration.days(45) } })).toThrow('idempotencyTtl: must be from 46 days');
+  expect(() => synth({ idempotencyTtl: Duration.days(46), reconciliation: { paymentMaxAge: Duration.days(45) } })).not.toThrow();
+});
