@@ -483,6 +483,8 @@ export class BankWebhookReceiver extends Construct {
   public readonly recoveredNotificationsAlarm?: cloudwatch.Alarm;
   /** Alarm: two sweeps in a row failed. */
   public readonly reconciliationErrorsAlarm?: cloudwatch.Alarm;
+  /** Alarm: a registration at the bank is not this stack's (with the sweep on and registrations set). */
+  public readonly registrationDriftAlarm?: cloudwatch.Alarm;
 
   constructor(scope: Construct, id: string, props: BankWebhookReceiverProps) {
     super(scope, id);
@@ -642,25 +644,6 @@ export class BankWebhookReceiver extends Construct {
     this.processorErrorsAlarm = processor.processorErrorsAlarm;
     this.unauthorizedRequestsAlarm = this.unauthorizedAlarm(props.alarmTopic);
 
-    const reconciliation = resolveReconciliation(props.reconciliation);
-    if (reconciliation.enabled) {
-      const sweep = new ReconciliationSweep(this, 'Reconciliation', {
-        options: reconciliation,
-        bank: props.bank,
-        table: this.idempotencyTable,
-        queue: this.queue,
-        queueEncryptionKey: props.queueEncryptionKey,
-        eventBus: this.eventBus,
-        eventSource: this.eventSource,
-        account: this.account,
-        logRetention: retention,
-        tracingEnabled: props.tracingEnabled ?? false,
-        alarmTopic: props.alarmTopic,
-      });
-      this.reconciliationFunction = sweep.sweepFunction;
-      this.recoveredNotificationsAlarm = sweep.recoveredAlarm;
-      this.reconciliationErrorsAlarm = sweep.sweepErrorsAlarm;
-    }
 
     // Registrations with the bank, once the API serves the URLs (and removed before it goes).
     if (props.paymentRegistration) {
@@ -685,6 +668,30 @@ export class BankWebhookReceiver extends Construct {
       contract.node.addDependency(this.api);
       return contract;
     });
+
+    // The sweep and the registration watch, after the registrations (its schedule goes before them on destroy).
+    const reconciliation = resolveReconciliation(props.reconciliation);
+    if (reconciliation.enabled) {
+      const sweep = new ReconciliationSweep(this, 'Reconciliation', {
+        options: reconciliation,
+        bank: props.bank,
+        table: this.idempotencyTable,
+        queue: this.queue,
+        queueEncryptionKey: props.queueEncryptionKey,
+        eventBus: this.eventBus,
+        eventSource: this.eventSource,
+        account: this.account,
+        logRetention: retention,
+        tracingEnabled: props.tracingEnabled ?? false,
+        alarmTopic: props.alarmTopic,
+        registrations: [...(this.paymentRegistration ? [this.paymentRegistration] : []), ...this.boletoContracts],
+        tokenSecrets: [...(this.paymentRegistration ? [this.paymentCallbackToken] : []), ...(this.boletoContracts.length ? [this.boletoToken] : [])],
+      });
+      this.reconciliationFunction = sweep.sweepFunction;
+      this.recoveredNotificationsAlarm = sweep.recoveredAlarm;
+      this.reconciliationErrorsAlarm = sweep.sweepErrorsAlarm;
+      this.registrationDriftAlarm = sweep.registrationDriftAlarm;
+    }
   }
 
   /**

@@ -173,16 +173,15 @@ export class BoletoWebhookContract extends Construct {
   public readonly resource: CustomResource;
   /** The URL in the contract. */
   public readonly url: string;
+  /** @internal What is registered (the registration watch compares the bank's with it). */
+  public readonly spec: BoletoContractSpec;
 
   constructor(scope: Construct, id: string, props: BoletoWebhookContractProps) {
     super(scope, id);
     validate(props);
     this.url = props.url;
-    this.resource = createRegistrationResource(this, {
-      ...props,
-      resourceType: RegistrationResourceType.BOLETO_CONTRACT,
-      spec: boletoContractSpec(props.bank, props, props.url, props.token, props.header),
-    });
+    this.spec = boletoContractSpec(props.bank, props, props.url, props.token, props.header);
+    this.resource = createRegistrationResource(this, { ...props, resourceType: RegistrationResourceType.BOLETO_CONTRACT, spec: this.spec });
   }
 
   /** The contract's id at the bank (`idContrato`). */

@@ -1,7 +1,7 @@
 import type { CustomResource } from 'aws-cdk-lib';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { RegistrationAttribute, RegistrationResourceType } from '../lambda/shared/registration-contract';
+import { type PaymentWebhookSpec, RegistrationAttribute, RegistrationResourceType } from '../lambda/shared/registration-contract';
 import { type BankConnectionProps, validateBankConnection } from './bank-connection';
 import { PropsValidation } from './props-validation';
 import { checkRegistrationOptions, checkWebhookUrl, createRegistrationResource, type RegistrationResourceOptions } from './registration-provider';
@@ -31,6 +31,8 @@ export class PaymentWebhookRegistration extends Construct {
   public readonly resource: CustomResource;
   /** The URL registered as `urlCallback`. */
   public readonly url: string;
+  /** @internal What is registered (the registration watch compares the bank's with it). */
+  public readonly spec: PaymentWebhookSpec;
 
   constructor(scope: Construct, id: string, props: PaymentWebhookRegistrationProps) {
     super(scope, id);
@@ -42,11 +44,8 @@ export class PaymentWebhookRegistration extends Construct {
     v.throwIfInvalid();
 
     this.url = props.url;
-    this.resource = createRegistrationResource(this, {
-      ...props,
-      resourceType: RegistrationResourceType.PAYMENT_WEBHOOK,
-      spec: { url: props.url, tokenSecretArn: props.token.secretArn, ...(props.takeOverExisting ? { takeOverExisting: true } : {}) },
-    });
+    this.spec = { url: props.url, tokenSecretArn: props.token.secretArn, ...(props.takeOverExisting ? { takeOverExisting: true } : {}) };
+    this.resource = createRegistrationResource(this, { ...props, resourceType: RegistrationResourceType.PAYMENT_WEBHOOK, spec: this.spec });
   }
 
   /** The URL the bank holds after the deploy (an attribute of the custom resource). */

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -8,16 +8,19 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { PROCESSOR_SERVICE_NAME, ProcessorMetric } from '../lambda/shared/processor-contract';
 import { METRICS_NAMESPACE } from '../lambda/shared/receiver-contract';
 import {
-  PendingPaymentIndex, RECONCILIATION_SERVICE_NAME, SWEEP_SETTINGS_ENV, SweepDefaults, type SweepSettings, TRACK_PAYMENT_DETAIL_TYPE,
+  PendingPaymentIndex, RECONCILIATION_SERVICE_NAME, SWEEP_SETTINGS_ENV, SweepDefaults, SweepMetric, type SweepSettings, TRACK_PAYMENT_DETAIL_TYPE,
 } from '../lambda/shared/reconciliation-contract';
 import { type BankAccount, type BankConnectionProps, bankConnectionEnvironment } from './bank-connection';
+import { BoletoWebhookContract } from './boleto-webhook-contract';
 import { handlerCode } from './handler-code';
+import { PaymentWebhookRegistration } from './payment-webhook-registration';
 import { isWholeNumberIn, type PropsValidation } from './props-validation';
 
 /** The reconciliation sweep of a BankWebhookReceiver: it finds what the bank never delivered. */
@@ -46,6 +49,14 @@ export interface ReconciliationOptions {
    * @default Duration.days(7)
    */
   readonly paymentMaxAge?: Duration;
+  /**
+   * Put this stack's registrations back when the bank's differ (deactivated, blocked, lost, or a
+   * token that is not ours). Never over another party's URL unless the registration's own
+   * `takeOverExisting` is set (which also repairs), and never while the stack is being deleted or
+   * updated. Off, a drift raises the alarm and nothing more.
+   * @default false
+   */
+  readonly repairRegistrations?: boolean;
 }
 
 /** The options with every default filled. */
@@ -54,6 +65,7 @@ export interface ResolvedReconciliation {
   readonly interval: Duration;
   readonly lookbackDays: number;
   readonly paymentMaxAge: Duration;
+  readonly repairRegistrations: boolean;
 }
 
 export function resolveReconciliation(options: ReconciliationOptions = {}): ResolvedReconciliation {
@@ -62,6 +74,7 @@ export function resolveReconciliation(options: ReconciliationOptions = {}): Reso
     interval: options.interval ?? Duration.minutes(SweepDefaults.intervalMinutes),
     lookbackDays: options.lookbackDays ?? SweepDefaults.lookbackDays,
     paymentMaxAge: options.paymentMaxAge ?? Duration.days(SweepDefaults.paymentMaxAgeDays),
+    repairRegistrations: options.repairRegistrations ?? false,
   };
 }
 
@@ -92,6 +105,10 @@ export interface ReconciliationSweepProps {
   readonly logRetention: logs.RetentionDays;
   readonly tracingEnabled: boolean;
   readonly alarmTopic?: sns.ITopic;
+  /** The stack's registrations, for the watch (none: no watch). */
+  readonly registrations: ReadonlyArray<PaymentWebhookRegistration | BoletoWebhookContract>;
+  /** The registrations' token secrets (read to compare the bank's token with ours). */
+  readonly tokenSecrets: readonly secretsmanager.ISecret[];
 }
 
 /**
@@ -105,6 +122,8 @@ export class ReconciliationSweep extends Construct {
   readonly trackPaymentRule: events.Rule;
   readonly recoveredAlarm: cloudwatch.Alarm;
   readonly sweepErrorsAlarm: cloudwatch.Alarm;
+  /** Alarm: a registration at the bank is not this stack's (none without registrations). */
+  readonly registrationDriftAlarm?: cloudwatch.Alarm;
 
   constructor(scope: Construct, id: string, props: ReconciliationSweepProps) {
     super(scope, id);
@@ -115,12 +134,19 @@ export class ReconciliationSweep extends Construct {
       description: 'Bank reconciliation sweep: list settled boletos, read subject records and cursors, send look requests to the processor queue',
     });
     logGroup.grantWrite(role);
+    // Named at synth (not by CloudFormation), so the function can look its own schedule up without a circular reference.
+    const scheduleRuleName = `${Names.uniqueResourceName(this, { maxLength: 50, separator: '-' })}-schedule`;
+    const payment = props.registrations.find((r): r is PaymentWebhookRegistration => r instanceof PaymentWebhookRegistration);
+    const contracts = props.registrations.filter((r): r is BoletoWebhookContract => r instanceof BoletoWebhookContract);
     const settings: SweepSettings = {
       idempotencyTableName: props.table.tableName,
       queueUrl: props.queue.queueUrl,
       lookbackDays: options.lookbackDays,
       paymentMaxAgeDays: options.paymentMaxAge.toDays(),
       safetyMarginMs: SweepDefaults.safetyMarginMs,
+      ...(props.registrations.length ? {
+        watch: { ...(payment ? { payment: payment.spec } : {}), contracts: contracts.map((c) => c.spec), repair: options.repairRegistrations, scheduleRuleName },
+      } : {}),
     };
     this.sweepFunction = new lambda.Function(this, 'Function', {
       description: 'Finds settlements and payment changes the bank never notified, and has the processor verify and publish them',
@@ -151,6 +177,13 @@ export class ReconciliationSweep extends Construct {
     }));
     role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [props.queue.queueArn] }));
     props.queueEncryptionKey?.grant(role, 'kms:GenerateDataKey', 'kms:Decrypt');
+    if (props.registrations.length) {
+      for (const secret of props.tokenSecrets) secret.grantRead(role);
+      role.addToPrincipalPolicy(new iam.PolicyStatement({
+        actions: ['events:DescribeRule'],
+        resources: [Stack.of(this).formatArn({ service: 'events', resource: 'rule', resourceName: scheduleRuleName })],
+      }));
+    }
     if (props.tracingEnabled) {
       Validations.of(role).acknowledge({
         id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
@@ -159,9 +192,12 @@ export class ReconciliationSweep extends Construct {
     }
 
     this.schedule = new events.Rule(this, 'Schedule', {
-      description: 'Runs the bank reconciliation sweep',
+      ruleName: scheduleRuleName,
+      description: 'Runs the bank reconciliation sweep and the registration watch',
       schedule: events.Schedule.rate(options.interval),
     });
+    // Deleted before the registrations on destroy: a watch then finds no schedule and repairs nothing.
+    for (const registration of props.registrations) this.schedule.node.addDependency(registration);
     // A failed sweep is not retried: the next one reads from the same cursors.
     this.schedule.addTarget(new targets.LambdaFunction(this.sweepFunction, { retryAttempts: 0, maxEventAge: Duration.minutes(5) }));
 
@@ -196,9 +232,19 @@ export class ReconciliationSweep extends Construct {
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
+    if (props.registrations.length) {
+      this.registrationDriftAlarm = new cloudwatch.Alarm(this, 'RegistrationDriftAlarm', {
+        alarmDescription: `A registration at the bank is not this stack's (missing, another URL or token, INATIVO or BLOQUEADO): notifications are being lost. See the ${RECONCILIATION_SERVICE_NAME} log for which and how; set reconciliation.repairRegistrations to have it put back, or redeploy.`,
+        metric: metric(SweepMetric.REGISTRATION_DRIFT, RECONCILIATION_SERVICE_NAME),
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+    }
     if (props.alarmTopic) {
       const action = new cloudwatchActions.SnsAction(props.alarmTopic);
-      for (const alarm of [this.recoveredAlarm, this.sweepErrorsAlarm]) {
+      for (const alarm of [this.recoveredAlarm, this.sweepErrorsAlarm, ...(this.registrationDriftAlarm ? [this.registrationDriftAlarm] : [])]) {
         alarm.addAlarmAction(action);
         alarm.addOkAction(action);
       }

@@ -1,5 +1,6 @@
 import { DynamoDBClient, GetItemCommand, PutItemCommand, QueryCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { DescribeRuleCommand, EventBridgeClient, ResourceNotFoundException } from '@aws-sdk/client-eventbridge';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { BankClient, credentialsFromSecret } from '../shared/bank-client';
@@ -15,7 +16,10 @@ import {
 } from '../shared/reconciliation-contract';
 import { PROCESSOR_CLIENT_CONFIG } from '../processor/clients';
 import { DynamoDbSubjectStore } from '../processor/subject-store';
+import { loadAcceptedTokens } from '../shared/secret-tokens';
+import { sleep } from '../shared/retry';
 import { type DayCursor, type PendingPayment, sweep, type SweepReport } from './sweep';
+import { type WatchFinding, watchRegistrations } from './watch';
 
 const logger = createLogger(RECONCILIATION_SERVICE_NAME);
 const counter = metricCounter({ namespace: METRICS_NAMESPACE, serviceName: RECONCILIATION_SERVICE_NAME });
@@ -27,15 +31,21 @@ const table = settings.idempotencyTableName;
 /** A cursor lives as long as its day is read again, and a little more. */
 const cursorTtlSeconds = (settings.lookbackDays + 2) * 86_400;
 const store = new DynamoDbSubjectStore(dynamo, table, 0);
+const secretsManager = new SecretsManagerClient(PROCESSOR_CLIENT_CONFIG);
+const eventBridge = new EventBridgeClient(PROCESSOR_CLIENT_CONFIG);
 const bank = new BankClient({
   settings: connection,
   // The sweep's listings take their slots from the processor's schedule: one rate for both.
   pacer: new PacerByKind(
-    { [CallKind.TOKEN]: new RatePacer(new MemorySlotSchedule(), { ratePerSecond: connection.queriesPerSecond, name: 'bank token requests' }) },
+    {
+      [CallKind.TOKEN]: new RatePacer(new MemorySlotSchedule(), { ratePerSecond: connection.queriesPerSecond, name: 'bank token requests' }),
+      // The watch's repairs: a contract made again is a creation.
+      [CallKind.CREATION]: new RatePacer(new MemorySlotSchedule(), { ratePerSecond: connection.registrationCallsPerSecond, name: 'bank registration creations' }),
+    },
     new RatePacer(new DynamoDbSlotSchedule(dynamo, table, QUERY_RATE_NAME), { ratePerSecond: connection.queriesPerSecond, name: 'bank queries' }),
   ),
   onThrottled: () => counter(ProcessorMetric.BANK_THROTTLED),
-  credentials: credentialsFromSecret(new SecretsManagerClient(PROCESSOR_CLIENT_CONFIG), connection.credentialsSecretArn),
+  credentials: credentialsFromSecret(secretsManager, connection.credentialsSecretArn),
   onRetry: (info) => logger.warn('Retrying a bank call', { ...info }),
 });
 
@@ -107,7 +117,41 @@ async function send(messageBodies: readonly string[]): Promise<void> {
   }
 }
 
-export async function handler(event: ScheduledEvent, context: Context): Promise<SweepReport> {
+/**
+ * A repair is wanted only while the stack is steady: its schedule rule exists (CloudFormation
+ * deletes it before the registrations) and is enabled (an update or an operator can disable it).
+ */
+async function repairAllowed(ruleName: string): Promise<boolean> {
+  try {
+    const rule = await eventBridge.send(new DescribeRuleCommand({ Name: ruleName }));
+    return rule.State === 'ENABLED';
+  } catch (error) {
+    if (error instanceof ResourceNotFoundException || (error as { name?: string }).name === 'ResourceNotFoundException') return false;
+    throw error;
+  }
+}
+
+async function watch(deadline: number): Promise<WatchFinding[]> {
+  const w = settings.watch!;
+  return watchRegistrations({
+    settings: w,
+    ctx: {
+      bank,
+      deadline,
+      tokenValue: async (arn) => {
+        const accepted = await loadAcceptedTokens(secretsManager, arn, 10_000);
+        return accepted[accepted.length - 1];
+      },
+      log: logger,
+      sleep,
+    },
+    acceptedTokens: (arn) => loadAcceptedTokens(secretsManager, arn, 10_000),
+    repairAllowed: () => repairAllowed(w.scheduleRuleName),
+    count: (metric, details) => counter(metric, {}, details),
+  });
+}
+
+export async function handler(event: ScheduledEvent, context: Context): Promise<SweepReport & { registrations?: WatchFinding[] }> {
   const deadline = Date.now() + context.getRemainingTimeInMillis() - settings.safetyMarginMs;
   // The schedule's time names the days to read (a sweep that starts late still reads its own day).
   const scheduledAt = Date.parse(event?.time ?? '');
@@ -123,5 +167,7 @@ export async function handler(event: ScheduledEvent, context: Context): Promise<
     logger,
   }, deadline, Number.isFinite(scheduledAt) ? scheduledAt : undefined);
   logger.info('Reconciliation sweep finished', { ...report, days: JSON.stringify(report.days) });
-  return report;
+  if (!settings.watch) return report;
+  const registrations = await watch(deadline);
+  return { ...report, registrations };
 }

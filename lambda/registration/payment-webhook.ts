@@ -16,13 +16,13 @@ function webhookUrl(ctx: StepContext): string {
   return ctx.bank.settings.registrationBaseUrl + PAYMENT_WEBHOOK_PATH;
 }
 
-/** What the bank holds for the account: `urlCallback` and `authorizationCallback` (kept in memory only, to put it back). */
-interface HeldRegistration {
+/** What the bank holds for the account: `urlCallback` and `authorizationCallback` (kept in memory only, to put it back or compare). */
+export interface HeldRegistration {
   readonly url: string | null;
   readonly token: string | null;
 }
 
-async function readRegistration(ctx: StepContext): Promise<HeldRegistration> {
+export async function readPaymentWebhookHeld(ctx: StepContext): Promise<HeldRegistration> {
   const operation = `GET ${PAYMENT_WEBHOOK_PATH} (read the payment callback registration)`;
   const answer = await ctx.bank.call({ operation, api: 'payments', method: 'GET', url: webhookUrl(ctx), deadline: ctx.deadline });
   const held = answerObject(answer.body, operation, answer.status);
@@ -32,7 +32,7 @@ async function readRegistration(ctx: StepContext): Promise<HeldRegistration> {
 
 /** The `urlCallback` the bank holds for the account, or null. */
 export async function readPaymentWebhook(ctx: StepContext): Promise<string | null> {
-  return (await readRegistration(ctx)).url;
+  return (await readPaymentWebhookHeld(ctx)).url;
 }
 
 /** Time kept, at the end of the invocation, to put back what the bank held when a change fails (at most a third of what is left). */
@@ -58,7 +58,7 @@ async function patch(ctx: StepContext, operation: string, urlCallback: string, a
  */
 export async function registerPaymentWebhook(ctx: StepContext, spec: PaymentWebhookSpec, previousUrl?: string): Promise<void> {
   const token = await ctx.tokenValue(spec.tokenSecretArn);
-  const before = await readRegistration(ctx);
+  const before = await readPaymentWebhookHeld(ctx);
   if (before.url && !sameUrl(before.url, spec.url) && !(previousUrl && sameUrl(before.url, previousUrl))) {
     if (!spec.takeOverExisting) {
       throw new Error(

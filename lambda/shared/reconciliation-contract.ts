@@ -6,6 +6,7 @@
  */
 import { EventTrigger } from './event-contract';
 import type { PaymentType } from './bank-connection';
+import type { BoletoContractSpec, PaymentWebhookSpec } from './registration-contract';
 
 /** The sweep's `service` (logs and metric dimension). */
 export const RECONCILIATION_SERVICE_NAME = 'bank-webhook-reconciliation';
@@ -34,6 +35,32 @@ export interface SweepSettings {
   readonly lookbackDays: number;
   readonly paymentMaxAgeDays: number;
   readonly safetyMarginMs: number;
+  /** The registration watch, when the stack registers with the bank. */
+  readonly watch?: WatchSettings;
+}
+
+/** The registrations the watch compares with the bank's, and whether it repairs them. */
+export interface WatchSettings {
+  readonly payment?: PaymentWebhookSpec;
+  readonly contracts: readonly BoletoContractSpec[];
+  /** Put ours back when the bank's differs (never over another party's URL without the spec's takeOverExisting). */
+  readonly repair: boolean;
+  /** The sweep's schedule rule: a repair is made only while it exists and is enabled. */
+  readonly scheduleRuleName: string;
+}
+
+/** How the bank's registration differs from this stack's. */
+export enum RegistrationDrift {
+  /** The bank holds none. */
+  MISSING = 'missing',
+  /** The bank holds another URL. */
+  OTHER_URL = 'other-url',
+  /** Our URL with another token (every notification would be refused with 401). */
+  TOKEN = 'token',
+  /** INATIVO (the bank deactivated it, for example after failed deliveries). */
+  INACTIVE = 'inactive',
+  /** BLOQUEADO. */
+  BLOCKED = 'blocked',
 }
 
 /** Reads and checks the sweep settings the construct put in the environment. */
@@ -55,6 +82,7 @@ export function readSweepSettings(env: NodeJS.ProcessEnv): SweepSettings {
     lookbackDays: parsed.lookbackDays ?? SweepDefaults.lookbackDays,
     paymentMaxAgeDays: parsed.paymentMaxAgeDays ?? SweepDefaults.paymentMaxAgeDays,
     safetyMarginMs: parsed.safetyMarginMs ?? SweepDefaults.safetyMarginMs,
+    ...(parsed.watch ? { watch: parsed.watch } : {}),
   };
 }
 
@@ -203,6 +231,10 @@ export const SweepMetric = {
   INCOMPLETE: 'SweepsIncomplete',
   /** Payments given up after the maximum age without reaching a final status. */
   PAYMENTS_GIVEN_UP: 'PendingPaymentsGivenUp',
+  /** A registration at the bank that is not this stack's (missing, another URL or token, INATIVO, BLOQUEADO), per sweep. */
+  REGISTRATION_DRIFT: 'RegistrationDrift',
+  /** Registrations the watch put back. */
+  REGISTRATIONS_REPAIRED: 'RegistrationsRepaired',
 } as const;
 
 /** The bank's local day (America/Sao_Paulo, UTC−3 all year) `daysBack` days before `now`: ISO and the listing's `DD/MM/YYYY`. */

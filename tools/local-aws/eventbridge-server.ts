@@ -15,7 +15,8 @@ export interface RecordedEvent {
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 /**
- * A local EventBridge sink that speaks the service's JSON protocol (awsJson1_1) for PutEvents,
+ * A local EventBridge sink that speaks the service's JSON protocol (awsJson1_1) for PutEvents
+ * (and DescribeRule, of the rules the local runner says exist),
  * so the real `@aws-sdk/client-eventbridge` can be pointed at it
  * (`AWS_ENDPOINT_URL_EVENTBRIDGE`). It records what it accepts, and can refuse entries the way
  * EventBridge reports a partial failure (`FailedEntryCount`, per-entry `ErrorCode`).
@@ -26,6 +27,8 @@ export class LocalEventBridge extends JsonProtocolServer {
   private readonly listeners: Array<(event: RecordedEvent) => void> = [];
   private failuresLeft = 0;
   private failureCode = 'InternalFailure';
+  /** The rules that exist, by name, and their state (DescribeRule). */
+  private readonly rules = new Map<string, 'ENABLED' | 'DISABLED'>();
 
   constructor() {
     super('AWSEvents', 'EventBridge');
@@ -51,7 +54,23 @@ export class LocalEventBridge extends JsonProtocolServer {
     this.events.length = 0;
   }
 
+  /** A rule now exists (as CloudFormation creates it), in `state`. */
+  putRule(name: string, state: 'ENABLED' | 'DISABLED' = 'ENABLED'): void {
+    this.rules.set(name, state);
+  }
+
+  /** A rule is gone (as CloudFormation deletes it). */
+  deleteRule(name: string): void {
+    this.rules.delete(name);
+  }
+
   protected handle(operation: string, input: Record<string, unknown>): unknown {
+    if (operation === 'DescribeRule') {
+      const name = text(input.Name);
+      const state = this.rules.get(name);
+      if (!state) throw new ServiceError(400, 'ResourceNotFoundException', `Rule ${name} does not exist.`);
+      return { Name: name, State: state };
+    }
     if (operation !== 'PutEvents') throw new ServiceError(400, 'UnknownOperationException', `Operation ${operation || '(none)'} is not supported by the local EventBridge`);
     const entries = input.Entries;
     if (!Array.isArray(entries) || entries.length === 0 || entries.length > 10) {

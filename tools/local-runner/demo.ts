@@ -175,6 +175,15 @@ async function main(): Promise<number> {
     const recoveredAlarm = Object.entries(alarms).find(([id]) => id.includes('RecoveredAlarm'))?.[1];
     say(`Recovered by reconciliation: ${recovered} of ${lost.length} lost · duplicates ${recoveredDuplicates} · alarm on recoveries: ${recoveredAlarm ?? 'missing'}`);
 
+    // The bank blocks the boleto contract on its own: the next sweep's registration watch sees it.
+    const [held] = await runner.control.contracts();
+    await runner.control.changeContract(Number(held.idContrato), { contratoStatus: 'BLOQUEADO' });
+    const watched = await runner.sweep();
+    const blocked = watched.registrations?.find((f) => f.drift.includes('blocked'));
+    const driftAlarm = Object.entries(runner.alarmStates()).find(([id]) => id.includes('RegistrationDriftAlarm'))?.[1];
+    say(`The bank blocked the boleto contract: the registration watch found ${blocked ? `${blocked.registration}: ${blocked.drift.join(', ')}` : 'nothing'} (${blocked?.notRepaired ?? 'repaired'}) · drift alarm: ${driftAlarm ?? 'missing'}`);
+    await runner.control.changeContract(Number(held.idContrato), { contratoStatus: 'ATIVO' });
+
     const deliveries = await runner.control.deliveries();
     const audit = runner.audit();
     console.log('\nSummary');
@@ -187,6 +196,7 @@ async function main(): Promise<number> {
     console.log(`  Recovered by reconciliation: ${recovered} (lost by the bank: ${lost.length}, duplicates: ${recoveredDuplicates})`);
     const ok = audit.ok && notDelivered.length === lost.length && runner.quarantined.length === 1
       && recovered === lost.length && recoveredDuplicates === 0 && recoveredAlarm === LocalAlarmState.ALARM
+      && !!blocked && driftAlarm === LocalAlarmState.ALARM
       && forged.status === 401 && wrongToken.status === 401 && junkStatus === 200 && resentStatus === 200 && republished === 0;
     console.log('');
     await runner.unregister();

@@ -32,6 +32,10 @@ import { LocalSecretsManager } from '../local-aws/secrets-manager-server';
 import { type PollResult, SqsEventSource } from '../local-aws/sqs-event-source';
 import { TcpGate } from '../local-aws/tcp-gate';
 import type { SweepReport } from '../../lambda/reconciliation/sweep';
+import type { WatchFinding } from '../../lambda/reconciliation/watch';
+
+/** What one run of the sweep function answers: its report, and the registration watch's findings when the stack registers. */
+export type SweepResult = SweepReport & { readonly registrations?: readonly WatchFinding[] };
 import { evaluateAlarm, type LocalAlarmState, type MetricDatapoint, metricDatapoints } from './alarms';
 import { auditExactlyOnce, type AuditReport } from './audit';
 import { simulatorCredentials } from './bank-credentials';
@@ -204,7 +208,7 @@ export class LocalRunner {
   /** Every metric datapoint the functions printed, for the alarms. */
   private readonly datapoints: MetricDatapoint[] = [];
   private scheduleTimer?: NodeJS.Timeout;
-  private sweepRunning?: Promise<SweepReport | undefined>;
+  private sweepRunning?: Promise<SweepResult | undefined>;
   private readonly registrations: RunningRegistration[] = [];
   private readonly consumerCalls: Array<Promise<void>> = [];
   private processorInvocations = 0;
@@ -477,16 +481,26 @@ export class LocalRunner {
     return { status: answer.status, body: answer.body };
   }
 
-  /** Registers with the bank: a CloudFormation Create of each registration, in template order. */
+  /**
+   * Registers with the bank: a CloudFormation Create of each registration, in template order,
+   * then of the sweep's schedule rule (which depends on them).
+   */
   async register(): Promise<void> {
     for (const registration of this.registrations) {
       const properties = this.resolve(this.deployment.registrations.find((r) => r.logicalId === registration.logicalId)!.properties) as Record<string, unknown>;
       await registration.resource.create(properties);
     }
+    const rule = this.deployment.reconciliation?.scheduleRuleName;
+    if (rule) this.events.putRule(rule);
   }
 
-  /** Unregisters: a CloudFormation Delete of each registration that exists, in reverse order. */
+  /**
+   * Unregisters as `cdk destroy` would: the sweep's schedule rule goes first (it depends on the
+   * registrations), then a CloudFormation Delete of each registration that exists, in reverse order.
+   */
   async unregister(): Promise<void> {
+    const rule = this.deployment.reconciliation?.scheduleRuleName;
+    if (rule) this.events.deleteRule(rule);
     for (const registration of [...this.registrations].reverse()) {
       if (registration.resource.state) await registration.resource.delete();
     }
@@ -507,10 +521,10 @@ export class LocalRunner {
    * Runs the reconciliation sweep once, as its schedule would at `at` (waits for a sweep already
    * running, then runs another); answers the sweep's report. Throws when the stack has no sweep.
    */
-  async sweep(at = new Date()): Promise<SweepReport> {
+  async sweep(at = new Date()): Promise<SweepResult> {
     if (!this.sweeper) throw new Error('The stack has no reconciliation sweep (reconciliation.enabled is false)');
     await this.sweepRunning?.catch(() => undefined);
-    const run = this.sweeper.invoke<SweepReport>({
+    const run = this.sweeper.invoke<SweepResult>({
       version: '0', id: `sweep-${Date.now()}`, 'detail-type': 'Scheduled Event', source: 'aws.events', account: LOCAL_AWS.accountId,
       time: at.toISOString(), region: LOCAL_AWS.region, resources: [], detail: {},
     });

@@ -88,7 +88,7 @@ export interface ReceiverDeployment {
   /** The registrations, in template order. */
   readonly registrations: ReadonlyArray<{ readonly logicalId: string; readonly type: string; readonly properties: Record<string, unknown> }>;
   /** The reconciliation sweep, when the stack has one: its function, its schedule's rate, and the Track Payment rule. */
-  readonly reconciliation?: { readonly sweep: FunctionDescription; readonly intervalMs: number; readonly trackPaymentRule?: string };
+  readonly reconciliation?: { readonly sweep: FunctionDescription; readonly intervalMs: number; readonly scheduleRuleName?: string; readonly trackPaymentRule?: string };
   /** The alarms on a single metric (metric-math alarms are listed with no metric). */
   readonly alarms: readonly AlarmDescription[];
 }
@@ -156,7 +156,11 @@ export function describeReceiverDeployment(template: CloudFormationTemplate): Re
     const schedule = rules.find(([, r]) => typeof r.Properties?.ScheduleExpression === 'string' && JSON.stringify(r.Properties?.Targets).includes(`"${sweepId}"`));
     if (!schedule) throw new Error(`The sweep function ${sweepId} has no schedule rule in the template`);
     const track = rules.find(([, r]) => JSON.stringify(r.Properties?.EventPattern ?? {}).includes(TRACK_PAYMENT_DETAIL_TYPE));
-    reconciliation = { sweep: functionDescription(sweepId, sweepFunction[1]), intervalMs: rateMs(String(schedule[1].Properties!.ScheduleExpression)), trackPaymentRule: track?.[0] };
+    const name = schedule[1].Properties?.Name;
+    reconciliation = {
+      sweep: functionDescription(sweepId, sweepFunction[1]), intervalMs: rateMs(String(schedule[1].Properties!.ScheduleExpression)),
+      scheduleRuleName: typeof name === 'string' ? name : undefined, trackPaymentRule: track?.[0],
+    };
   }
   const alarms = ofType('AWS::CloudWatch::Alarm').map(([logicalId, r]): AlarmDescription => {
     const p = r.Properties ?? {};

@@ -4,6 +4,8 @@
  * real bank does (NÃO ENTREGUE, never resent). Whatever the sweep finds is verified by the
  * processor and published once, with `trigger: reconciliation`.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { Duration } from 'aws-cdk-lib';
 import { BankWebhooksExampleStack } from '../../../examples/basic-receiver/app';
@@ -201,4 +203,34 @@ it('runs the template\'s schedule: sweeps come by themselves until stopped', asy
   await runner.settle(60_000);
   expect(eventsSince(since)).toHaveLength(2);
   expect(runner.deployment.reconciliation?.intervalMs).toBe(15 * 60_000);
+});
+
+describe('registration watch', () => {
+  const alarmOf = (name: string) => Object.entries(runner.alarmStates()).find(([id]) => id.includes(name))?.[1];
+
+  it('finds a contract the bank blocked and a callback someone re-pointed, raises the drift alarm, and repairs nothing by default', async () => {
+    const [contract] = await runner.control.contracts();
+    const account = runner.simulator.accounts[0];
+    const [registration] = await runner.control.registrations();
+    await runner.control.changeContract(Number(contract.idContrato), { contratoStatus: 'BLOQUEADO' });
+    await runner.control.changeRegistration(account.cooperativa, account.conta, { urlCallback: 'https://someone-else.example/hook' });
+    try {
+      const result = await runner.sweep();
+      expect(result.registrations).toEqual([
+        { registration: 'payments', drift: ['other-url'], repaired: false, notRepaired: 'repairRegistrations is off' },
+        { registration: expect.stringMatching(/^boleto /), drift: ['blocked'], repaired: false, notRepaired: 'repairRegistrations is off' },
+      ]);
+      expect(alarmOf('RegistrationDriftAlarm')).toBe(LocalAlarmState.ALARM);
+      expect((await runner.control.contracts())[0].contratoStatus).toBe('BLOQUEADO');
+      // Nothing secret in what the watch wrote: the other party's URL by origin and path, no token.
+      const log = readFileSync(join(runner.logDir, 'reconciliation.log'), 'utf8');
+      expect(log).toContain('https://someone-else.example/hook');
+      for (const token of Object.values(runner.tokens)) expect(log).not.toContain(token);
+    } finally {
+      await runner.control.changeContract(Number(contract.idContrato), { contratoStatus: 'ATIVO' });
+      await runner.control.changeRegistration(account.cooperativa, account.conta, { urlCallback: registration.urlCallback });
+    }
+    const clean = await runner.sweep();
+    expect(clean.registrations?.every((f) => f.drift.length === 0)).toBe(true);
+  });
 });
