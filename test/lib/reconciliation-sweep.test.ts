@@ -106,3 +106,29 @@ it('refuses an interval, look-back or payment age it cannot keep, and a record l
   expect(() => synth({ idempotencyTtl: Duration.days(30), reconciliation: { paymentMaxAge: Duration.days(45) } })).toThrow('idempotencyTtl: must be from 46 days');
   expect(() => synth({ idempotencyTtl: Duration.days(46), reconciliation: { paymentMaxAge: Duration.days(45) } })).not.toThrow();
 });
+
+it('watches the stack\'s registrations: its schedule is named, depends on them (deleted first on destroy), may be described by the sweep, and a drift raises an alarm', () => {
+  const { template } = synth({ paymentRegistration: {}, boletoContracts: [{}], reconciliation: { repairRegistrations: true } });
+  const settings = sweepSettings(template);
+  expect(settings.watch).toMatchObject({ repair: true, scheduleRuleName: expect.stringMatching(/-schedule$/), contracts: [expect.objectContaining({ codBeneficiario: '54321' })] });
+  expect(settings.watch?.payment).toMatchObject({ tokenSecretArn: 'token' });
+  const [schedule] = Object.values(template.findResources('AWS::Events::Rule', { Properties: { ScheduleExpression: Match.anyValue() } }));
+  expect(schedule.Properties.Name).toBe(settings.watch?.scheduleRuleName);
+  const registrations = Object.keys(template.findResources('Custom::BankPaymentWebhookRegistration')).concat(Object.keys(template.findResources('Custom::BankBoletoWebhookContract')));
+  expect(registrations).toHaveLength(2);
+  for (const id of registrations) expect(schedule.DependsOn).toContain(id);
+  template.hasResourceProperties('AWS::IAM::Policy', {
+    Roles: [{ Ref: Match.stringLikeRegexp('WebhooksReconciliationRole') }],
+    PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: 'events:DescribeRule', Resource: Match.objectLike({ 'Fn::Join': Match.anyValue() }) })]) },
+  });
+  template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'RegistrationDrift', Dimensions: [{ Name: 'service', Value: 'bank-webhook-reconciliation' }], Threshold: 1 });
+});
+
+it('has no watch, no drift alarm and no token access without registrations', () => {
+  const { template, receiver } = synth();
+  expect(sweepSettings(template).watch).toBeUndefined();
+  expect(receiver.registrationDriftAlarm).toBeUndefined();
+  const policies = JSON.stringify(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: Match.stringLikeRegexp('WebhooksReconciliationRole') }] } }));
+  expect(policies).not.toContain('events:DescribeRule');
+  expect(policies).not.toContain('Token');
+});
