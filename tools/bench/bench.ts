@@ -20,10 +20,12 @@ import { frontDoorUnderLoad } from './front-door';
 import { BenchPeers, UNLIMITED_QUERIES_PER_SECOND } from './peers';
 import { type RateLimitedRun, rateLimitedRun } from './rate-limited';
 import { type BenchResults, checkTargets, formatTable, targetsTable } from './report';
+import { reconciliationCost } from './reconciliation';
+import { SweepDefaults } from '../../lambda/shared/reconciliation-contract';
 import { forked, medians, pairedRatio, settledBoletoNotifications, storedBatches } from './sections';
 import { median, round } from './stats';
 
-const SECTIONS = ['build', 'receiver', 'cold-start', 'processor', 'rate-limited', 'front-door'] as const;
+const SECTIONS = ['build', 'receiver', 'cold-start', 'processor', 'rate-limited', 'reconciliation', 'front-door'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** What each measurement uses; the README's Performance section describes the same. */
@@ -33,6 +35,7 @@ const PLAN = {
   coldStart: { processes: 12 },
   processor: { batchSize: 10, recordsPerRun: 200, forks: 3, warmup: 1, repetitions: 3 },
   rateLimited: { concurrencies: [1, 4, 16], rounds: 3, records: 150, queryLimitPerSecond: 10, batchSize: 10, functionTimeoutMs: 30_000 },
+  reconciliation: { settledPerDay: 400, lostFraction: 0.02, steadySweeps: 5 },
   frontDoor: { ratePerSecond: 200, seconds: 30, rounds: 3, warmupSeconds: 5, latencySeconds: 10, latencyRates: [200, 50] },
   synth: { runs: 3 },
 } as const;
@@ -215,6 +218,19 @@ async function main(): Promise<void> {
       const steady = byConcurrency[`concurrency_${p.concurrencies[1]}`] as { aws_calls_per_event: Record<string, number> };
       section(`AWS requests per verified event at ${p.concurrencies[1]} invocations at once (medians; no target)`, formatTable(['service.operation', 'per event'],
         Object.entries(steady.aws_calls_per_event).map(([op, n]) => [op, n.toFixed(2)])));
+    }
+
+    if (sections.includes('reconciliation')) {
+      const p = PLAN.reconciliation;
+      const cost = await reconciliationCost(peers, p, logs);
+      results.reconciliation_listing_calls_per_sweep = round(cost.steady.listingCallsPerSweep, 2);
+      results.reconciliation_bank_calls_per_day = cost.bankCallsPerDay;
+      details.reconciliation = { plan: p, ...cost };
+      section(`Reconciliation sweep: a day of ${p.settledPerDay} settlements, ${p.lostFraction * 100}% of them lost, today and ${SweepDefaults.lookbackDays} days back (no target)`, formatTable(['what', 'value'], [
+        ['first sweep: listing calls / settlements sent to be verified (lost)', `${cost.firstSweep.listingCalls} / ${cost.firstSweep.lookRequests} (${cost.firstSweep.lost}), ${ms(cost.firstSweep.ms, 0)}`],
+        [`then per sweep, ${Math.round(p.settledPerDay / cost.sweepsPerDay)} new settlements each: listing calls / sent / boleto queries`, `${cost.steady.listingCallsPerSweep.toFixed(1)} / ${cost.steady.lookRequestsPerSweep.toFixed(1)} / ${cost.steady.boletoQueriesBySweep.toFixed(1)}, ${ms(cost.steady.msPerSweep, 0)}`],
+        [`bank calls a day (${cost.sweepsPerDay} sweeps; plus one payment query per pending payment per sweep)`, String(cost.bankCallsPerDay)],
+      ]));
     }
 
     if (sections.includes('front-door')) {

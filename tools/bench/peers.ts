@@ -3,6 +3,7 @@ import { PurgeQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { BANK_CONNECTION_ENV } from '../../lambda/shared/bank-connection';
 import { PROCESSOR_SETTINGS_ENV, ProcessorDefaults, type ProcessorSettings } from '../../lambda/shared/processor-contract';
 import { ReceiverEnv } from '../../lambda/shared/receiver-contract';
+import { SWEEP_SETTINGS_ENV, SweepDefaults, type SweepSettings } from '../../lambda/shared/reconciliation-contract';
 import { BankSimulator } from '../bank-simulator/simulator';
 import { type Dynalite, startDynalite } from '../local-aws/dynalite';
 import { LocalEventBridge } from '../local-aws/eventbridge-server';
@@ -88,6 +89,21 @@ export class BenchPeers {
       [BANK_CONNECTION_ENV]: JSON.stringify(simulatorConnection(this.simulator, this.credentialsArn, { callTimeoutMs: 5_000, queriesPerSecond: options.queriesPerSecond ?? UNLIMITED_QUERIES_PER_SECOND })),
       [PROCESSOR_SETTINGS_ENV]: JSON.stringify(settings),
     };
+  }
+
+  /** The reconciliation sweep's environment as the construct sets it (no registrations to watch). */
+  sweepEnvironment(): Record<string, string> {
+    const settings: SweepSettings = {
+      idempotencyTableName: `${NAME}-idempotency`, queueUrl: this.queueUrl,
+      lookbackDays: SweepDefaults.lookbackDays, paymentMaxAgeDays: SweepDefaults.paymentMaxAgeDays, safetyMarginMs: SweepDefaults.safetyMarginMs,
+    };
+    const { [PROCESSOR_SETTINGS_ENV]: _processor, ...environment } = this.processorEnvironment();
+    return { ...environment, [SWEEP_SETTINGS_ENV]: JSON.stringify(settings) };
+  }
+
+  /** The processor's table (its records and the sweep's cursors). */
+  get tableName(): string {
+    return `${NAME}-idempotency`;
   }
 
   /** Empties the receiver's queue, so that runs do not measure a growing queue. */

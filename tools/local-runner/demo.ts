@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { BankEventDetailType } from '../../lambda/shared/event-contract';
 import { ProcessorMetric } from '../../lambda/shared/processor-contract';
+import { RegistrationDrift } from '../../lambda/shared/reconciliation-contract';
 import type { DeliveryRecord } from '../bank-simulator/notifier';
 import { bundleHandlers, bundlesAreFresh } from '../bundle-handlers';
 import { LocalAlarmState } from './alarms';
@@ -179,7 +180,7 @@ async function main(): Promise<number> {
     const [held] = await runner.control.contracts();
     await runner.control.changeContract(Number(held.idContrato), { contratoStatus: 'BLOQUEADO' });
     const watched = await runner.sweep();
-    const blocked = watched.registrations?.find((f) => f.drift.includes('blocked'));
+    const blocked = watched.registrations?.find((f) => f.drift.includes(RegistrationDrift.BLOCKED));
     const driftAlarm = Object.entries(runner.alarmStates()).find(([id]) => id.includes('RegistrationDriftAlarm'))?.[1];
     say(`The bank blocked the boleto contract: the registration watch found ${blocked ? `${blocked.registration}: ${blocked.drift.join(', ')}` : 'nothing'} (${blocked?.notRepaired ?? 'repaired'}) · drift alarm: ${driftAlarm ?? 'missing'}`);
     await runner.control.changeContract(Number(held.idContrato), { contratoStatus: 'ATIVO' });
