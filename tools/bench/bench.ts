@@ -25,7 +25,7 @@ import { SweepDefaults } from '../../lambda/shared/reconciliation-contract';
 import { forked, medians, pairedRatio, settledBoletoNotifications, storedBatches } from './sections';
 import { median, round } from './stats';
 
-const SECTIONS = ['build', 'receiver', 'cold-start', 'processor', 'rate-limited', 'reconciliation', 'front-door'] as const;
+const SECTIONS = ['build', 'reconciliation', 'receiver', 'cold-start', 'processor', 'rate-limited', 'front-door'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** What each measurement uses; the README's Performance section describes the same. */
@@ -92,6 +92,20 @@ async function main(): Promise<void> {
       section('Build (no targets)', formatTable(['what', 'value'], [
         ...Object.entries(sizes).map(([name, bytes]) => [`${name} bundle`, `${(bytes / 1024).toFixed(0)} KiB`]),
         [`npx cdk synth (example app, median of ${PLAN.synth.runs})`, `${(median(synthMs) / 1000).toFixed(1)} s`],
+      ]));
+    }
+
+    // First of the sections that use the bank: its day must hold only the settlements it makes.
+    if (sections.includes('reconciliation')) {
+      const p = PLAN.reconciliation;
+      const cost = await reconciliationCost(peers, p, logs);
+      results.reconciliation_listing_calls_per_sweep = round(cost.steady.listingCallsPerSweep, 2);
+      results.reconciliation_bank_calls_per_day = cost.bankCallsPerDay;
+      details.reconciliation = { plan: p, ...cost };
+      section(`Reconciliation sweep: a day of ${p.settledPerDay} settlements, ${p.lostFraction * 100}% of them lost, today and ${SweepDefaults.lookbackDays} days back (no target)`, formatTable(['what', 'value'], [
+        ['first sweep: listing calls / settlements sent to be verified (lost)', `${cost.firstSweep.listingCalls} / ${cost.firstSweep.lookRequests} (${cost.firstSweep.lost}), ${ms(cost.firstSweep.ms, 0)}`],
+        [`then per sweep, ${Math.round(p.settledPerDay / cost.sweepsPerDay)} new settlements each: listing calls / sent / boleto queries`, `${cost.steady.listingCallsPerSweep.toFixed(1)} / ${cost.steady.lookRequestsPerSweep.toFixed(1)} / ${cost.steady.boletoQueriesBySweep.toFixed(1)}, ${ms(cost.steady.msPerSweep, 0)}`],
+        [`bank calls a day (${cost.sweepsPerDay} sweeps; plus one payment query per pending payment per sweep)`, String(cost.bankCallsPerDay)],
       ]));
     }
 
@@ -218,19 +232,6 @@ async function main(): Promise<void> {
       const steady = byConcurrency[`concurrency_${p.concurrencies[1]}`] as { aws_calls_per_event: Record<string, number> };
       section(`AWS requests per verified event at ${p.concurrencies[1]} invocations at once (medians; no target)`, formatTable(['service.operation', 'per event'],
         Object.entries(steady.aws_calls_per_event).map(([op, n]) => [op, n.toFixed(2)])));
-    }
-
-    if (sections.includes('reconciliation')) {
-      const p = PLAN.reconciliation;
-      const cost = await reconciliationCost(peers, p, logs);
-      results.reconciliation_listing_calls_per_sweep = round(cost.steady.listingCallsPerSweep, 2);
-      results.reconciliation_bank_calls_per_day = cost.bankCallsPerDay;
-      details.reconciliation = { plan: p, ...cost };
-      section(`Reconciliation sweep: a day of ${p.settledPerDay} settlements, ${p.lostFraction * 100}% of them lost, today and ${SweepDefaults.lookbackDays} days back (no target)`, formatTable(['what', 'value'], [
-        ['first sweep: listing calls / settlements sent to be verified (lost)', `${cost.firstSweep.listingCalls} / ${cost.firstSweep.lookRequests} (${cost.firstSweep.lost}), ${ms(cost.firstSweep.ms, 0)}`],
-        [`then per sweep, ${Math.round(p.settledPerDay / cost.sweepsPerDay)} new settlements each: listing calls / sent / boleto queries`, `${cost.steady.listingCallsPerSweep.toFixed(1)} / ${cost.steady.lookRequestsPerSweep.toFixed(1)} / ${cost.steady.boletoQueriesBySweep.toFixed(1)}, ${ms(cost.steady.msPerSweep, 0)}`],
-        [`bank calls a day (${cost.sweepsPerDay} sweeps; plus one payment query per pending payment per sweep)`, String(cost.bankCallsPerDay)],
-      ]));
     }
 
     if (sections.includes('front-door')) {

@@ -77,7 +77,9 @@ export async function reconciliationCost(peers: BenchPeers, plan: Reconciliation
     const every = Math.round(1 / plan.lostFraction);
     const lost = await settle(plan.settledPerDay, (i) => i % every === 0);
     const first = await sweep();
-    if (first.report.settlementsToVerify !== lost) throw new Error(`the first sweep asked about ${first.report.settlementsToVerify} settlements; ${lost} were lost`);
+    if (first.report.settlementsToVerify !== lost) {
+      throw new Error(`the first sweep asked about ${first.report.settlementsToVerify} settlements; ${lost} were lost (the section must run before any other settles boletos on the same bank)`);
+    }
     const sweepsPerDay = (24 * 60) / SweepDefaults.intervalMinutes;
     const perInterval = Math.max(1, Math.round(plan.settledPerDay / sweepsPerDay));
     const steady: Array<Awaited<ReturnType<typeof sweep>>> = [];
