@@ -38,6 +38,12 @@ export class TokenCache {
     this.now = options.now ?? Date.now;
   }
 
+  /** The values of a stage while they are fresh, without waiting (undefined when they must be loaded). */
+  peek(secretArn: string, stage: TokenStage): readonly string[] | undefined {
+    const entry = this.entries.get(keyOf(secretArn, stage));
+    return entry && this.now() < entry.freshUntil ? entry.values : undefined;
+  }
+
   /** The values of a stage, loading them when absent or older than the TTL. */
   async get(secretArn: string, stage: TokenStage): Promise<readonly string[]> {
     const entry = this.entries.get(keyOf(secretArn, stage));

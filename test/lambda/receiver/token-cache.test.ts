@@ -88,3 +88,14 @@ it('caches each stage on its own: reading AWSPENDING neither reloads nor replace
   expect(await cache.get('other', CURRENT)).toEqual(['current']);
   expect(loads).toEqual(['arn AWSCURRENT', 'arn AWSPENDING', 'other AWSCURRENT']);
 });
+
+it('gives fresh values without waiting, and nothing once they are due for a reload (the caller then loads)', async () => {
+  const { cache, loads, advance } = setup([['a'], ['b']]);
+  expect(cache.peek('arn', CURRENT)).toBeUndefined();
+  await cache.get('arn', CURRENT);
+  expect(cache.peek('arn', CURRENT)).toEqual(['a']);
+  advance(60_000);
+  expect(cache.peek('arn', CURRENT)).toBeUndefined();
+  expect(loads).toHaveLength(1);
+  expect(await cache.get('arn', CURRENT)).toEqual(['b']);
+});

@@ -38,5 +38,8 @@ describe('findHeader', () => {
   it('returns undefined when headers are absent or do not hold it', () => {
     expect(findHeader(null, 'Authorization')).toBeUndefined();
     expect(findHeader({ Other: 'v' }, 'Authorization')).toBeUndefined();
+    // Only the headers' own names: nothing an object inherits is a header.
+    expect(findHeader({ Other: 'v' }, 'constructor')).toBeUndefined();
+    expect(findHeader({ Other: 'v' }, 'toString')).toBeUndefined();
   });
 });
