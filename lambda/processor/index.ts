@@ -4,11 +4,10 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { BankClient, credentialsFromSecret } from '../shared/bank-client';
-import { CallKind, MemorySlotSchedule, PacerByKind, RatePacer } from '../shared/bank-pacing';
-import { DynamoDbSlotSchedule } from '../shared/dynamodb-slot-schedule';
+import { sharedBankPacer } from '../shared/dynamodb-slot-schedule';
 import { readBankConnection } from '../shared/bank-connection';
 import { metricCounter } from '../shared/metrics';
-import { PROCESSOR_SERVICE_NAME, ProcessorMetric, QUERY_RATE_NAME, QuarantineAttribute, readProcessorSettings } from '../shared/processor-contract';
+import { PROCESSOR_SERVICE_NAME, ProcessorMetric, QuarantineAttribute, readProcessorSettings } from '../shared/processor-contract';
 import { METRICS_NAMESPACE, QUARANTINE_REASON_BYTES, sqsAttributeText } from '../shared/receiver-contract';
 import { sleep } from '../shared/retry';
 import { PROCESSOR_CLIENT_CONFIG } from './clients';
@@ -28,10 +27,7 @@ const bank = new BankClient({
   settings: connection,
   // Every environment (and the reconciliation sweep) takes its slots from one schedule in the table.
   // Token requests go to the token endpoints: this environment's own schedule, not the query rate.
-  pacer: new PacerByKind(
-    { [CallKind.TOKEN]: new RatePacer(new MemorySlotSchedule(), { ratePerSecond: connection.queriesPerSecond, name: 'bank token requests' }) },
-    new RatePacer(new DynamoDbSlotSchedule(dynamo, settings.idempotencyTableName, QUERY_RATE_NAME), { ratePerSecond: connection.queriesPerSecond, name: 'bank queries' }),
-  ),
+  pacer: sharedBankPacer(dynamo, settings.idempotencyTableName, connection),
   onThrottled: () => count(ProcessorMetric.BANK_THROTTLED),
   credentials: credentialsFromSecret(new SecretsManagerClient(PROCESSOR_CLIENT_CONFIG), connection.credentialsSecretArn),
   onRetry: (info) => {

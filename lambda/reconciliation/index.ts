@@ -4,12 +4,12 @@ import { DescribeRuleCommand, EventBridgeClient, ResourceNotFoundException } fro
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { BankClient, credentialsFromSecret } from '../shared/bank-client';
-import { CallKind, MemorySlotSchedule, PacerByKind, RatePacer } from '../shared/bank-pacing';
+
 import { readBankConnection } from '../shared/bank-connection';
-import { DynamoDbSlotSchedule } from '../shared/dynamodb-slot-schedule';
+import { sharedBankPacer } from '../shared/dynamodb-slot-schedule';
 import { createLogger } from '../shared/logger';
 import { metricCounter, MetricUnit } from '../shared/metrics';
-import { IdempotencyTable, ProcessorMetric, QUERY_RATE_NAME } from '../shared/processor-contract';
+import { IdempotencyTable, ProcessorMetric } from '../shared/processor-contract';
 import { METRICS_NAMESPACE } from '../shared/receiver-contract';
 import {
   boletoDayCursorId, PENDING_PAYMENTS_PARTITION, PendingPaymentIndex, readSweepSettings, RECONCILIATION_SERVICE_NAME,
@@ -36,14 +36,7 @@ const eventBridge = new EventBridgeClient(PROCESSOR_CLIENT_CONFIG);
 const bank = new BankClient({
   settings: connection,
   // The sweep's listings take their slots from the processor's schedule: one rate for both.
-  pacer: new PacerByKind(
-    {
-      [CallKind.TOKEN]: new RatePacer(new MemorySlotSchedule(), { ratePerSecond: connection.queriesPerSecond, name: 'bank token requests' }),
-      // The watch's repairs: a contract made again is a creation.
-      [CallKind.CREATION]: new RatePacer(new MemorySlotSchedule(), { ratePerSecond: connection.registrationCallsPerSecond, name: 'bank registration creations' }),
-    },
-    new RatePacer(new DynamoDbSlotSchedule(dynamo, table, QUERY_RATE_NAME), { ratePerSecond: connection.queriesPerSecond, name: 'bank queries' }),
-  ),
+  pacer: sharedBankPacer(dynamo, table, connection),
   onThrottled: () => counter(ProcessorMetric.BANK_THROTTLED),
   credentials: credentialsFromSecret(secretsManager, connection.credentialsSecretArn),
   onRetry: (info) => logger.warn('Retrying a bank call', { ...info }),

@@ -6,13 +6,30 @@
 import {
   ConditionalCheckFailedException, type DynamoDBClient, GetItemCommand, UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import type { SlotSchedule, Slowdown } from './bank-pacing';
-import { IdempotencyTable } from './processor-contract';
+import { CallKind, MemorySlotSchedule, PacerByKind, RatePacer, type SlotSchedule, type Slowdown } from './bank-pacing';
+import type { BankConnectionSettings } from './bank-connection';
+import { IdempotencyTable, QUERY_RATE_NAME } from './processor-contract';
 
 /** Tries of one reservation when other environments keep winning the race for the item. */
 const RACE_ATTEMPTS = 5;
 /** The item lives a day after its last use (TTL). */
 const ITEM_TTL_SECONDS = 24 * 3600;
+
+/**
+ * The pacing of a function that queries the bank (the processor, the sweep): token requests on
+ * this environment's own schedule (they go to the token endpoints), creations at the
+ * registration rate, and every other call on the one schedule all environments share through
+ * the table (`rate#queries`), so together they keep `queriesPerSecond`.
+ */
+export function sharedBankPacer(client: DynamoDBClient, tableName: string, connection: BankConnectionSettings): PacerByKind {
+  return new PacerByKind(
+    {
+      [CallKind.TOKEN]: new RatePacer(new MemorySlotSchedule(), { ratePerSecond: connection.queriesPerSecond, name: 'bank token requests' }),
+      [CallKind.CREATION]: new RatePacer(new MemorySlotSchedule(), { ratePerSecond: connection.registrationCallsPerSecond, name: 'bank registration creations' }),
+    },
+    new RatePacer(new DynamoDbSlotSchedule(client, tableName, QUERY_RATE_NAME), { ratePerSecond: connection.queriesPerSecond, name: 'bank queries' }),
+  );
+}
 
 export class DynamoDbSlotSchedule implements SlotSchedule {
   private readonly key: Record<string, { S: string }>;

@@ -4,16 +4,14 @@
  * notification answered 200 is exactly one verified event or one quarantine with a reason, no
  * verified event is duplicated, and no request refused for its token reached the queue.
  *
- * The stack is the example app's with a 10 s processor timeout and 2 verification attempts, and
- * the runner shortens the queue's visibility timeout to 12 s, so that retried messages come back
- * within the test (the template's 60 s would only make the suite slower, not different).
+ * The runner is the end-to-end suites' shared one (test/support/e2e-runner.ts): the example stack
+ * with short timeouts, so that retried messages come back within a test.
  */
-import { Duration } from 'aws-cdk-lib';
-import { BankWebhooksExampleStack } from '../../../examples/basic-receiver/app';
 import { BankEventDetailType as T } from '../../../lambda/shared/event-contract';
 import { ProcessorMetric } from '../../../lambda/shared/processor-contract';
 import type { DeliveryRecord } from '../../../tools/bank-simulator/notifier';
-import { LocalRunner, type RunnerCheckpoint } from '../../../tools/local-runner/runner';
+import type { LocalRunner, RunnerCheckpoint } from '../../../tools/local-runner/runner';
+import { startE2eRunner, stopE2eRunner } from '../../support/e2e-runner';
 
 jest.setTimeout(180_000);
 
@@ -21,22 +19,10 @@ let runner: LocalRunner;
 let seq = 0;
 
 beforeAll(async () => {
-  runner = await LocalRunner.start({
-    stack: (app, id) => {
-      // These scenarios are about the flow, not pacing (rate-limit.test.ts): the bank allows more here.
-      app.node.setContext('bankQueriesPerSecond', '200');
-      return new BankWebhooksExampleStack(app, id, { receiver: { processorTimeout: Duration.seconds(10), maxVerificationAttempts: 2 } });
-    },
-    visibilityTimeoutSeconds: 12,
-  });
-  await runner.register();
+  runner = await startE2eRunner();
 });
 
-afterAll(async () => {
-  if (!runner) return;
-  await runner.unregister();
-  await runner.stop();
-});
+afterAll(() => stopE2eRunner(runner));
 
 afterEach(async () => {
   await runner.control.clearFaults();

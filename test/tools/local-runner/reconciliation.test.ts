@@ -7,8 +7,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { Duration } from 'aws-cdk-lib';
-import { BankWebhooksExampleStack } from '../../../examples/basic-receiver/app';
 import { BankEventDetailType as T } from '../../../lambda/shared/event-contract';
 import { ProcessorMetric } from '../../../lambda/shared/processor-contract';
 import { bankDay, TRACK_PAYMENT_DETAIL_TYPE } from '../../../lambda/shared/reconciliation-contract';
@@ -16,28 +14,18 @@ import type { RecordedEvent } from '../../../tools/local-aws/eventbridge-server'
 import { LOCAL_AWS } from '../../../tools/local-aws/local-env';
 import { QueryOperation } from '../../../tools/bank-simulator/simulator';
 import { LocalAlarmState } from '../../../tools/local-runner/alarms';
-import { LocalRunner, type RunnerCheckpoint } from '../../../tools/local-runner/runner';
+import type { LocalRunner, RunnerCheckpoint } from '../../../tools/local-runner/runner';
+import { startE2eRunner, stopE2eRunner } from '../../support/e2e-runner';
 
 jest.setTimeout(180_000);
 
 let runner: LocalRunner;
 
 beforeAll(async () => {
-  runner = await LocalRunner.start({
-    stack: (app, id) => {
-      app.node.setContext('bankQueriesPerSecond', '200');
-      return new BankWebhooksExampleStack(app, id, { receiver: { processorTimeout: Duration.seconds(10), maxVerificationAttempts: 2 } });
-    },
-    visibilityTimeoutSeconds: 12,
-  });
-  await runner.register();
+  runner = await startE2eRunner();
 });
 
-afterAll(async () => {
-  if (!runner) return;
-  await runner.unregister();
-  await runner.stop();
-});
+afterAll(() => stopE2eRunner(runner));
 
 afterEach(async () => {
   await runner.control.clearFaults();
