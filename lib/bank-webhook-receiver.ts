@@ -1,5 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net';
-import { Duration, RemovalPolicy, type Size, Token, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, RemovalPolicy, type Size, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -108,10 +108,13 @@ export interface BankWebhookReceiverProps {
   readonly logRetention?: logs.RetentionDays;
 
   /**
-   * Creates the account-level role API Gateway needs to write execution logs
-   * (`AWS::ApiGateway::Account`). Set to false when the account and region already have one.
-   * Execution logging at ERROR level cannot be deployed without it.
-   * @default true
+   * Creates the role API Gateway needs to write the stage's execution logs, and sets it for the
+   * account and region (`AWS::ApiGateway::Account`). The setting is one per account and region,
+   * whichever stack sets it: set this in one stack only, and only when no other stack (or person)
+   * manages it. At most one is created per stack, however many receivers it holds. Without it,
+   * the account and region must already have the role, or the stage's deployment fails; synth
+   * warns.
+   * @default false
    */
   readonly createApiGatewayCloudWatchRole?: boolean;
 
@@ -557,7 +560,9 @@ export class BankWebhookReceiver extends Construct {
 
     // The API.
     this.accessLogGroup = new logs.LogGroup(this, 'AccessLogGroup', { retention, removalPolicy: RemovalPolicy.RETAIN });
-    const cloudWatchRole = props.createApiGatewayCloudWatchRole ?? true;
+    // One account setting per stack: a second receiver asking for it shares the first's.
+    const existingAccount = Stack.of(this).node.findAll().find((c): c is apigateway.CfnAccount => c instanceof apigateway.CfnAccount);
+    const cloudWatchRole = (props.createApiGatewayCloudWatchRole ?? false) && !existingAccount;
     this.api = new apigateway.RestApi(this, 'Api', {
       description: 'Receives the bank\'s webhook notifications (payments and boleto collection)',
       endpointConfiguration: { types: [apigateway.EndpointType.REGIONAL] },
@@ -586,6 +591,16 @@ export class BankWebhookReceiver extends Construct {
       this.api.root.addResource(route).addMethod('POST', integration);
     }
     acknowledgeApiFindings(this.api);
+    if (existingAccount) {
+      this.api.deploymentStage.node.addDependency(existingAccount);
+    } else if (!cloudWatchRole) {
+      Annotations.of(this).addWarningV2('cdk-bank-webhooks:apiGatewayCloudWatchRole',
+        'The API stage logs errors (execution logging), which needs API Gateway\'s CloudWatch role set for the account and region. This stack does not set it (createApiGatewayCloudWatchRole is not true): if the account and region have none, the deploy fails at the stage. Set createApiGatewayCloudWatchRole: true in one stack of the account and region (the setting is shared by every REST API there), or set the role once by hand.');
+    }
+    if (!props.alarmTopic) {
+      Annotations.of(this).addWarningV2('cdk-bank-webhooks:noAlarmTopic',
+        'No alarmTopic: the alarms (dead-letter queue, oldest message, processor errors, refused tokens, lost notifications recovered, registration drift) notify nobody. Pass an SNS topic someone reads as alarmTopic.');
+    }
     const cloudWatchRoleConstruct = this.api.node.tryFindChild('CloudWatchRole');
     if (cloudWatchRoleConstruct) {
       Validations.of(cloudWatchRoleConstruct).acknowledge({

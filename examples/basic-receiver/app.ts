@@ -7,6 +7,9 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { BankEventDetailType, BankWebhookReceiver, type BankWebhookReceiverProps } from '../../lib';
 
@@ -48,6 +51,11 @@ export class BankWebhooksExampleStack extends Stack {
       },
       // Registered with the bank at deploy time and removed at destroy. Tokens stay in Secrets
       // Manager: the template only holds their ARNs.
+      // The stage's error logs need API Gateway's CloudWatch role in the account and region; this
+      // example sets it (one stack per account and region should, and only one).
+      createApiGatewayCloudWatchRole: true,
+      // Alarms reach someone: an encrypted topic CloudWatch may publish to (subscribe your on-call).
+      alarmTopic: this.alarmTopic(),
       paymentRegistration: {},
       boletoContracts: [{
         nomeResponsavel: context('bankContactName', 'Finance Operations'),
@@ -66,6 +74,13 @@ export class BankWebhooksExampleStack extends Stack {
     new CfnOutput(this, 'PaymentCallbackTokenArn', { value: this.receiver.paymentCallbackToken.secretArn });
     new CfnOutput(this, 'BoletoTokenArn', { value: this.receiver.boletoToken.secretArn });
     new CfnOutput(this, 'EventBusName', { value: this.receiver.eventBus.eventBusName, description: 'Verified events are published here' });
+  }
+
+  /** An SNS topic for the alarms, encrypted with a key CloudWatch may use (the AWS-managed SNS key would refuse it). */
+  private alarmTopic(): sns.Topic {
+    const key = new kms.Key(this, 'AlarmsKey', { enableKeyRotation: true, description: 'Encrypts the bank webhook alarms topic' });
+    key.grant(new iam.ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    return new sns.Topic(this, 'Alarms', { displayName: 'Bank webhook alarms', masterKey: key, enforceSSL: true });
   }
 }
 

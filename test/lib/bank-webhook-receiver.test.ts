@@ -1,5 +1,5 @@
 import { App, type CfnElement, Duration, Size, Stack } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -50,8 +50,8 @@ describe('with default props', () => {
       })],
     });
     template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 365 });
-    // Method logging needs API Gateway's account-level CloudWatch role.
-    template.resourceCountIs('AWS::ApiGateway::Account', 1);
+    // Method logging needs API Gateway's account-level CloudWatch role: set only when asked (one per account and region).
+    template.resourceCountIs('AWS::ApiGateway::Account', 0);
   });
 
   it('runs the receiver on the latest Node runtime, arm64, with a timeout well under 10 s and its settings', () => {
@@ -219,9 +219,32 @@ describe('with optional props', () => {
     template.hasResourceProperties('AWS::SQS::Queue', { RedrivePolicy: Match.objectLike({ maxReceiveCount: 3 }) });
   });
 
-  it('does not create the API Gateway account role when told the account has one', () => {
-    const { template } = synth({ createApiGatewayCloudWatchRole: false });
+  it('does not create the API Gateway account role unless asked, and warns at synth that the stage needs one', () => {
+    const { stack, template } = synth({ createApiGatewayCloudWatchRole: false });
     template.resourceCountIs('AWS::ApiGateway::Account', 0);
+    const warnings = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('CloudWatch role'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0].entry.data).toContain('createApiGatewayCloudWatchRole: true in one stack of the account and region');
+  });
+
+  it('creates one API Gateway account role per stack, however many receivers ask, and every stage waits for it', () => {
+    const stack = new Stack(new App(), 'TwoReceivers', { env: { account: '111111111111', region: 'sa-east-1' } });
+    for (const [id, conta] of [['A', '111'], ['B', '222']] as const) {
+      new BankWebhookReceiver(stack, id, { bank: testBankConnection(stack, { account: { cooperativa: '0101', posto: '02', conta, documento: '12345678000199', codigoBeneficiario: `5${conta}` } }), createApiGatewayCloudWatchRole: true });
+    }
+    const template = Template.fromStack(stack);
+    template.resourceCountIs('AWS::ApiGateway::Account', 1);
+    template.resourcePropertiesCountIs('AWS::IAM::Role', { ManagedPolicyArns: Match.arrayWith([Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith([Match.stringLikeRegexp('AmazonAPIGatewayPushToCloudWatchLogs')])]) })]) }, 1);
+    const [accountId] = Object.keys(template.findResources('AWS::ApiGateway::Account'));
+    for (const stage of Object.values(template.findResources('AWS::ApiGateway::Stage'))) expect(stage.DependsOn).toContain(accountId);
+    expect(Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('CloudWatch role'))).toEqual([]);
+  });
+
+  it('warns at synth that alarms notify nobody without an alarmTopic', () => {
+    const { stack } = synth();
+    expect(Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('No alarmTopic'))).toHaveLength(1);
+    const topic = synth({}, (s) => ({ alarmTopic: sns.Topic.fromTopicArn(s, 'T', 'arn:aws:sns:sa-east-1:111111111111:alarms') }));
+    expect(Annotations.fromStack(topic.stack).findWarning('*', Match.stringLikeRegexp('No alarmTopic'))).toEqual([]);
   });
 });
 
