@@ -14,6 +14,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import {
   MAX_BODY_BYTES_LIMIT,
@@ -29,6 +30,7 @@ import type { BankEventDetailType } from '../lambda/shared/event-contract';
 import { minIdempotencyTtlSeconds, ProcessorDefaults } from '../lambda/shared/processor-contract';
 import { type BankAccount, type BankConnectionProps, validateBankConnection } from './bank-connection';
 import { handlerCode } from './handler-code';
+import { allowLogsToUse } from './log-encryption';
 import { BoletoWebhookContract, type BoletoWebhookContractOptions, checkContractOptions } from './boleto-webhook-contract';
 import { PaymentWebhookRegistration, type PaymentWebhookRegistrationOptions } from './payment-webhook-registration';
 import { checkTokenHeader, isWholeNumberIn, PropsValidation } from './props-validation';
@@ -77,6 +79,14 @@ export interface BankWebhookReceiverProps {
   readonly allowedSourceCidrs?: string[];
 
   /**
+   * ARN of a regional AWS WAF web ACL (`arn:aws:wafv2:<region>:<account>:regional/webacl/...`)
+   * to put in front of the stage. Keep its rate rules above the bank's peak: a request WAF blocks
+   * is a notification the bank marks NÃO ENTREGUE (the reconciliation finds settlements again).
+   * @default - no web ACL
+   */
+  readonly webAclArn?: string;
+
+  /**
    * Steady-state requests per second the stage accepts. A throttled call is answered 429 and
    * the bank marks it "NÃO ENTREGUE", so keep this above your peak settlement batch.
    * @default 500
@@ -106,6 +116,15 @@ export interface BankWebhookReceiverProps {
    * @default logs.RetentionDays.ONE_YEAR
    */
   readonly logRetention?: logs.RetentionDays;
+
+  /**
+   * KMS key for every log group the library creates (the receiver's, the access log, the
+   * processor's, the sweep's and the registration provider's). A key made in the same stack is
+   * given the statement CloudWatch Logs needs; an imported key's policy must already allow
+   * `logs.<region>.amazonaws.com`.
+   * @default - CloudWatch Logs' own encryption
+   */
+  readonly logEncryptionKey?: kms.IKey;
 
   /**
    * Creates the role API Gateway needs to write the stage's execution logs, and sets it for the
@@ -364,6 +383,9 @@ function validate(props: BankWebhookReceiverProps): void {
   checkTokenHeader(v, props.boletoTokenHeader, 'boletoTokenHeader');
   if (props.paymentRegistration) checkRegistrationOptions(v, props.paymentRegistration, 'paymentRegistration.');
   checkReconciliation(v, props.reconciliation, 'reconciliation');
+  if (props.webAclArn !== undefined && !Token.isUnresolved(props.webAclArn)) {
+    v.check(/^arn:aws[a-z-]*:wafv2:[a-z0-9-]+:\d{12}:regional\/webacl\/[\w-]+\/[\w-]+$/.test(props.webAclArn), 'webAclArn', `must be the ARN of a regional WAF web ACL (arn:aws:wafv2:<region>:<account>:regional/webacl/<name>/<id>; API Gateway takes no CloudFront-scope ACL), got "${props.webAclArn}"`);
+  }
   const identities = new Map<string, number>();
   (props.boletoContracts ?? []).forEach((contract, i) => {
     checkContractOptions(v, contract, `boletoContracts[${i}].`, props.bank?.account);
@@ -516,7 +538,8 @@ export class BankWebhookReceiver extends Construct {
     });
 
     // Receiver function, with a role that holds only what it needs (no managed policies).
-    const receiverLogGroup = new logs.LogGroup(this, 'ReceiverLogGroup', { retention, removalPolicy: RemovalPolicy.RETAIN });
+    allowLogsToUse(this, props.logEncryptionKey);
+    const receiverLogGroup = new logs.LogGroup(this, 'ReceiverLogGroup', { retention, removalPolicy: RemovalPolicy.RETAIN, encryptionKey: props.logEncryptionKey });
     const role = new iam.Role(this, 'ReceiverRole', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
       description: 'Bank webhook receiver: write its logs, read the two token secrets, send to the notification queue',
@@ -559,7 +582,7 @@ export class BankWebhookReceiver extends Construct {
     }
 
     // The API.
-    this.accessLogGroup = new logs.LogGroup(this, 'AccessLogGroup', { retention, removalPolicy: RemovalPolicy.RETAIN });
+    this.accessLogGroup = new logs.LogGroup(this, 'AccessLogGroup', { retention, removalPolicy: RemovalPolicy.RETAIN, encryptionKey: props.logEncryptionKey });
     // One account setting per stack: a second receiver asking for it shares the first's.
     const existingAccount = Stack.of(this).node.findAll().find((c): c is apigateway.CfnAccount => c instanceof apigateway.CfnAccount);
     const cloudWatchRole = (props.createApiGatewayCloudWatchRole ?? false) && !existingAccount;
@@ -591,6 +614,9 @@ export class BankWebhookReceiver extends Construct {
       this.api.root.addResource(route).addMethod('POST', integration);
     }
     acknowledgeApiFindings(this.api);
+    if (props.webAclArn) {
+      new wafv2.CfnWebACLAssociation(this, 'WebAclAssociation', { resourceArn: this.api.deploymentStage.stageArn, webAclArn: props.webAclArn });
+    }
     if (existingAccount) {
       this.api.deploymentStage.node.addDependency(existingAccount);
     } else if (!cloudWatchRole) {
@@ -646,6 +672,7 @@ export class BankWebhookReceiver extends Construct {
       boletoMovements: props.boletoMovements,
       paymentStatuses: props.paymentStatuses,
       logRetention: retention,
+      logEncryptionKey: props.logEncryptionKey,
       tracingEnabled: props.tracingEnabled ?? false,
       alarmTopic: props.alarmTopic,
       oldestMessageAgeAlarmThreshold: props.oldestMessageAgeAlarmThreshold ?? Duration.minutes(30),
@@ -663,6 +690,7 @@ export class BankWebhookReceiver extends Construct {
     // Registrations with the bank, once the API serves the URLs (and removed before it goes).
     if (props.paymentRegistration) {
       this.paymentRegistration = new PaymentWebhookRegistration(this, 'PaymentRegistration', {
+        logEncryptionKey: props.logEncryptionKey,
         ...props.paymentRegistration,
         bank: props.bank,
         url: this.paymentsUrl,
@@ -674,6 +702,7 @@ export class BankWebhookReceiver extends Construct {
       // Named by what the bank keys the contract by, so reordering the list replaces nothing.
       const key = contractKey(props, options);
       const contract = new BoletoWebhookContract(this, key ? `BoletoContract-${key}` : `BoletoContract${i}`, {
+        logEncryptionKey: props.logEncryptionKey,
         ...options,
         bank: props.bank,
         url: this.boletoUrl,
@@ -697,6 +726,7 @@ export class BankWebhookReceiver extends Construct {
         eventSource: this.eventSource,
         account: this.account,
         logRetention: retention,
+        logEncryptionKey: props.logEncryptionKey,
         tracingEnabled: props.tracingEnabled ?? false,
         alarmTopic: props.alarmTopic,
         registrations: [...(this.paymentRegistration ? [this.paymentRegistration] : []), ...this.boletoContracts],

@@ -103,6 +103,7 @@ export interface ReconciliationSweepProps {
   /** The account: a Track Payment event names it, so receivers sharing a bus follow only their own payments. */
   readonly account: BankAccount;
   readonly logRetention: logs.RetentionDays;
+  readonly logEncryptionKey?: kms.IKey;
   readonly tracingEnabled: boolean;
   readonly alarmTopic?: sns.ITopic;
   /** The stack's registrations, for the watch (none: no watch). */
@@ -128,7 +129,7 @@ export class ReconciliationSweep extends Construct {
   constructor(scope: Construct, id: string, props: ReconciliationSweepProps) {
     super(scope, id);
     const { options } = props;
-    const logGroup = new logs.LogGroup(this, 'LogGroup', { retention: props.logRetention, removalPolicy: RemovalPolicy.RETAIN });
+    const logGroup = new logs.LogGroup(this, 'LogGroup', { retention: props.logRetention, removalPolicy: RemovalPolicy.RETAIN, encryptionKey: props.logEncryptionKey });
     const role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
       description: 'Bank reconciliation sweep: list settled boletos, read subject records and cursors, send look requests to the processor queue',

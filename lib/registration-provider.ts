@@ -1,5 +1,6 @@
 import { type CfnElement, CustomResource, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -13,6 +14,7 @@ import {
 } from '../lambda/shared/registration-contract';
 import { type BankConnectionProps, bankConnectionSettings } from './bank-connection';
 import { handlerCode } from './handler-code';
+import { allowLogsToUse } from './log-encryption';
 import { isHttpsUrl, type PropsValidation } from './props-validation';
 
 /**
@@ -25,12 +27,17 @@ export class RegistrationProvider extends Construct {
   /** The construct ID under the stack. */
   public static readonly ID = 'BankWebhooksRegistrationProvider';
 
-  /** The stack's provider, created on first use. */
-  public static of(scope: Construct): RegistrationProvider {
+  /** The stack's provider, created on first use (its log groups encrypted with `logEncryptionKey` when given). */
+  public static of(scope: Construct, logEncryptionKey?: kms.IKey): RegistrationProvider {
     const stack = Stack.of(scope);
     const existing = stack.node.tryFindChild(RegistrationProvider.ID);
-    if (existing === undefined) return new RegistrationProvider(stack, RegistrationProvider.ID);
-    if (existing instanceof RegistrationProvider) return existing;
+    if (existing === undefined) return new RegistrationProvider(stack, RegistrationProvider.ID, logEncryptionKey);
+    if (existing instanceof RegistrationProvider) {
+      if (logEncryptionKey && existing.logEncryptionKey !== logEncryptionKey) {
+        throw new Error(`The registrations of stack ${stack.stackName} share one provider, whose log groups are already encrypted with ${existing.logEncryptionKey ? 'another key' : 'no key'}: give every receiver and registration of the stack the same logEncryptionKey`);
+      }
+      return existing;
+    }
     throw new Error(`The construct ID "${RegistrationProvider.ID}" at the root of stack ${stack.stackName} is taken by another construct; cdk-bank-webhooks keeps it for its registration provider, so rename that construct`);
   }
 
@@ -41,11 +48,12 @@ export class RegistrationProvider extends Construct {
   /** The service token custom resources point at. */
   public readonly serviceToken: string;
 
-  private constructor(scope: Construct, id: string) {
+  private constructor(scope: Construct, id: string, readonly logEncryptionKey?: kms.IKey) {
     super(scope, id);
     const retention = logs.RetentionDays.ONE_YEAR;
+    allowLogsToUse(this, logEncryptionKey);
 
-    const logGroup = new logs.LogGroup(this, 'HandlerLogGroup', { retention, removalPolicy: RemovalPolicy.RETAIN });
+    const logGroup = new logs.LogGroup(this, 'HandlerLogGroup', { retention, removalPolicy: RemovalPolicy.RETAIN, encryptionKey: logEncryptionKey });
     const role = new iam.Role(this, 'HandlerRole', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
       description: 'Bank webhook registration: write its logs, read the bank credentials and the webhook tokens',
@@ -65,7 +73,7 @@ export class RegistrationProvider extends Construct {
       environment: { NODE_OPTIONS: '--enable-source-maps' },
     });
 
-    const frameworkLogGroup = new logs.LogGroup(this, 'FrameworkLogGroup', { retention, removalPolicy: RemovalPolicy.RETAIN });
+    const frameworkLogGroup = new logs.LogGroup(this, 'FrameworkLogGroup', { retention, removalPolicy: RemovalPolicy.RETAIN, encryptionKey: logEncryptionKey });
     const frameworkRole = new iam.Role(this, 'FrameworkRole', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
       description: 'CDK provider framework of the bank webhook registrations: invoke the registration handler, write its logs',
@@ -116,6 +124,13 @@ export interface RegistrationResourceOptions {
    * @default false
    */
   readonly takeOverExisting?: boolean;
+  /**
+   * KMS key for the log groups of the stack's registration provider (shared by every
+   * registration of the stack: all must give the same key). Its policy must let CloudWatch Logs
+   * use it.
+   * @default - CloudWatch Logs' own encryption
+   */
+  readonly logEncryptionKey?: kms.IKey;
 }
 
 /** Checks the URL a registration sends the bank. */
@@ -148,7 +163,7 @@ export function createRegistrationResource(scope: Construct, options: Registrati
   readonly spec: PaymentWebhookSpec | BoletoContractSpec;
   readonly token?: secretsmanager.ISecret;
 }): CustomResource {
-  const provider = RegistrationProvider.of(scope);
+  const provider = RegistrationProvider.of(scope, options.logEncryptionKey);
   provider.grantRead(options.bank.credentials);
   if (options.token) provider.grantRead(options.token);
   const stack = Stack.of(scope);

@@ -81,6 +81,7 @@ export interface SettlementProcessorProps {
   readonly boletoMovements?: BoletoMovementMappingProps;
   readonly paymentStatuses?: PaymentStatusMappingProps;
   readonly logRetention: logs.RetentionDays;
+  readonly logEncryptionKey?: kms.IKey;
   readonly tracingEnabled: boolean;
   readonly alarmTopic?: sns.ITopic;
   readonly oldestMessageAgeAlarmThreshold: Duration;
@@ -134,7 +135,7 @@ export class SettlementProcessor extends Construct {
       this.eventBus = bus;
     }
 
-    const logGroup = new logs.LogGroup(this, 'LogGroup', { retention: props.logRetention, removalPolicy: RemovalPolicy.RETAIN });
+    const logGroup = new logs.LogGroup(this, 'LogGroup', { retention: props.logRetention, removalPolicy: RemovalPolicy.RETAIN, encryptionKey: props.logEncryptionKey });
     const role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
       description: 'Bank webhook processor: read the queue, quarantine to the DLQ, query the bank, record idempotency, publish verified events',

@@ -316,3 +316,46 @@ describe('the 401 alarm', () => {
     expect(receiver.unauthorizedRequestsAlarm).toBeDefined();
   });
 });
+
+describe('logEncryptionKey', () => {
+  it('encrypts every log group the library creates with it, and lets CloudWatch Logs of the region use a key of the same stack', () => {
+    const stack = new Stack(new App(), 'Encrypted', { env: { account: '111111111111', region: 'sa-east-1' } });
+    const key = new kms.Key(stack, 'LogsKey', { enableKeyRotation: true });
+    new BankWebhookReceiver(stack, 'Webhooks', { bank: testBankConnection(stack), logEncryptionKey: key, paymentRegistration: {}, boletoContracts: [{}] });
+    const template = Template.fromStack(stack);
+    const groups = Object.values(template.findResources('AWS::Logs::LogGroup'));
+    // Receiver, access log, processor, sweep, and the registration provider's two.
+    expect(groups).toHaveLength(6);
+    for (const group of groups) expect(group.Properties.KmsKeyId).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^LogsKey/), 'Arn'] });
+    template.hasResourceProperties('AWS::KMS::Key', {
+      KeyPolicy: { Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'logs.sa-east-1.amazonaws.com' }, Action: Match.arrayWith(['kms:Decrypt', 'kms:Encrypt']) })]) },
+    });
+  });
+
+  it('refuses two receivers of one stack with registrations that give their shared provider different keys', () => {
+    const stack = new Stack(new App(), 'TwoKeys', { env: { account: '111111111111', region: 'sa-east-1' } });
+    const [a, b] = ['A', 'B'].map((id) => new kms.Key(stack, `${id}Key`, { enableKeyRotation: true }));
+    new BankWebhookReceiver(stack, 'A', { bank: testBankConnection(stack), logEncryptionKey: a, paymentRegistration: {} });
+    expect(() => new BankWebhookReceiver(stack, 'B', {
+      bank: testBankConnection(stack, { account: { cooperativa: '0101', posto: '02', conta: '999', documento: '12345678000199', codigoBeneficiario: '5999' } }), logEncryptionKey: b, paymentRegistration: {},
+    })).toThrow('give every receiver and registration of the stack the same logEncryptionKey');
+  });
+});
+
+describe('webAclArn', () => {
+  const acl = 'arn:aws:wafv2:sa-east-1:111111111111:regional/webacl/bank-webhooks/0a1b2c3d-4e5f-6789-abcd-ef0123456789';
+
+  it('puts the web ACL in front of the stage', () => {
+    const { template } = synth({ webAclArn: acl });
+    template.hasResourceProperties('AWS::WAFv2::WebACLAssociation', {
+      WebACLArn: acl,
+      ResourceArn: { 'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('/restapis/'), Match.stringLikeRegexp('/stages/')])] },
+    });
+  });
+
+  it('refuses what is not a regional web ACL ARN, saying which kind it must be', () => {
+    expect(() => synth({ webAclArn: acl.replace(':regional/', ':global/') })).toThrow('webAclArn: must be the ARN of a regional WAF web ACL');
+    expect(() => synth({ webAclArn: 'my-acl' })).toThrow('got "my-acl"');
+    expect(synth().template.findResources('AWS::WAFv2::WebACLAssociation')).toEqual({});
+  });
+});
