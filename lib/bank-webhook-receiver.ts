@@ -29,7 +29,7 @@ import {
 import type { BankEventDetailType } from '../lambda/shared/event-contract';
 import { minIdempotencyTtlSeconds, ProcessorDefaults } from '../lambda/shared/processor-contract';
 import { type BankAccount, type BankConnectionProps, validateBankConnection } from './bank-connection';
-import { handlerCode } from './handler-code';
+import { bundledFunction } from './handler-code';
 import { allowLogsToUse } from './log-encryption';
 import { BoletoWebhookContract, type BoletoWebhookContractOptions, checkContractOptions } from './boleto-webhook-contract';
 import { PaymentWebhookRegistration, type PaymentWebhookRegistrationOptions } from './payment-webhook-registration';
@@ -547,18 +547,14 @@ export class BankWebhookReceiver extends Construct {
     receiverLogGroup.grantWrite(role);
     const maxBodyBytes = props.maxBodySize?.toBytes() ?? ReceiverDefaults.maxBodyBytes;
     const tokenCacheTtlMs = props.tokenCacheTtl?.toMilliseconds() ?? ReceiverDefaults.tokenCacheTtlMs;
-    this.receiverFunction = new lambda.Function(this, 'ReceiverFunction', {
+    this.receiverFunction = bundledFunction(this, 'ReceiverFunction', {
+      bundle: 'receiver',
       description: 'Checks the bank webhook token and stores the raw notification in SQS before answering 200',
-      runtime: lambda.Runtime.NODEJS_24_X,
-      architecture: lambda.Architecture.ARM_64,
-      handler: 'index.handler',
-      code: handlerCode('receiver'),
       timeout: RECEIVER_TIMEOUT,
       memorySize: props.receiverMemorySize ?? 512,
       role,
       logGroup: receiverLogGroup,
-      loggingFormat: lambda.LoggingFormat.JSON,
-      tracing: props.tracingEnabled ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
+      tracing: props.tracingEnabled ?? false,
       environment: {
         [ReceiverEnv.QUEUE_URL]: this.queue.queueUrl,
         [ReceiverEnv.PAYMENTS_TOKEN_SECRET_ARN]: this.paymentCallbackToken.secretArn,
@@ -567,7 +563,6 @@ export class BankWebhookReceiver extends Construct {
         [ReceiverEnv.MAX_BODY_BYTES]: String(maxBodyBytes),
         [ReceiverEnv.TOKEN_CACHE_TTL_MS]: String(tokenCacheTtlMs),
         [ReceiverEnv.ENQUEUE_BUDGET_MS]: String(ReceiverDefaults.enqueueBudgetMs),
-        NODE_OPTIONS: '--enable-source-maps',
       },
     });
     // Exactly what SendMessage needs (grantSendMessages would add kms:ReEncrypt* and wildcards).

@@ -1,6 +1,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Duration } from 'aws-cdk-lib';
+import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
 
 /**
  * The bundled code of one of the library's handlers, as built by `npm run build` into
@@ -17,4 +21,40 @@ export function handlerCode(name: string): lambda.Code {
     );
   }
   return lambda.Code.fromAsset(found);
+}
+
+/** What differs between the library's functions. */
+export interface BundledFunctionOptions {
+  /** The handler's bundle (`dist/handlers/<bundle>`). */
+  readonly bundle: string;
+  readonly description: string;
+  readonly timeout: Duration;
+  readonly memorySize: number;
+  readonly role: iam.IRole;
+  readonly logGroup: logs.ILogGroup;
+  /** X-Ray active tracing. @default false */
+  readonly tracing?: boolean;
+  readonly environment?: Record<string, string>;
+}
+
+/**
+ * One of the library's functions, made the one way they all are: a pre-bundled handler (no
+ * esbuild or Docker for consumers) on the latest Node runtime, arm64, JSON logs into its own log
+ * group, source maps on, in the caller's scope under `id` (so construct paths stay put).
+ */
+export function bundledFunction(scope: Construct, id: string, options: BundledFunctionOptions): lambda.Function {
+  return new lambda.Function(scope, id, {
+    description: options.description,
+    runtime: lambda.Runtime.NODEJS_24_X,
+    architecture: lambda.Architecture.ARM_64,
+    handler: 'index.handler',
+    code: handlerCode(options.bundle),
+    timeout: options.timeout,
+    memorySize: options.memorySize,
+    role: options.role,
+    logGroup: options.logGroup,
+    loggingFormat: lambda.LoggingFormat.JSON,
+    ...(options.tracing !== undefined ? { tracing: options.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED } : {}),
+    environment: { ...options.environment, NODE_OPTIONS: '--enable-source-maps' },
+  });
 }

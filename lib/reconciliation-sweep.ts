@@ -19,7 +19,7 @@ import {
 } from '../lambda/shared/reconciliation-contract';
 import { type BankAccount, type BankConnectionProps, bankConnectionEnvironment } from './bank-connection';
 import { BoletoWebhookContract } from './boleto-webhook-contract';
-import { handlerCode } from './handler-code';
+import { bundledFunction } from './handler-code';
 import { PaymentWebhookRegistration } from './payment-webhook-registration';
 import { isWholeNumberIn, type PropsValidation } from './props-validation';
 
@@ -149,22 +149,17 @@ export class ReconciliationSweep extends Construct {
         watch: { ...(payment ? { payment: payment.spec } : {}), contracts: contracts.map((c) => c.spec), repair: options.repairRegistrations, scheduleRuleName },
       } : {}),
     };
-    this.sweepFunction = new lambda.Function(this, 'Function', {
+    this.sweepFunction = bundledFunction(this, 'Function', {
+      bundle: 'reconciliation',
       description: 'Finds settlements and payment changes the bank never notified, and has the processor verify and publish them',
-      runtime: lambda.Runtime.NODEJS_24_X,
-      architecture: lambda.Architecture.ARM_64,
-      handler: 'index.handler',
-      code: handlerCode('reconciliation'),
       timeout: Duration.seconds(SweepDefaults.timeoutSeconds),
       memorySize: 512,
       role,
       logGroup,
-      loggingFormat: lambda.LoggingFormat.JSON,
-      tracing: props.tracingEnabled ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
+      tracing: props.tracingEnabled,
       environment: {
         ...bankConnectionEnvironment(this, props.bank, role),
         [SWEEP_SETTINGS_ENV]: Stack.of(this).toJsonString(settings),
-        NODE_OPTIONS: '--enable-source-maps',
       },
     });
     // Records (read), cursors and the shared query rate (write), the pending-payments index (query).

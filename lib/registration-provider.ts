@@ -13,7 +13,7 @@ import {
   registrationProperties,
 } from '../lambda/shared/registration-contract';
 import { type BankConnectionProps, bankConnectionSettings } from './bank-connection';
-import { handlerCode } from './handler-code';
+import { bundledFunction } from './handler-code';
 import { allowLogsToUse } from './log-encryption';
 import { isHttpsUrl, type PropsValidation } from './props-validation';
 
@@ -59,18 +59,13 @@ export class RegistrationProvider extends Construct {
       description: 'Bank webhook registration: write its logs, read the bank credentials and the webhook tokens',
     });
     logGroup.grantWrite(role);
-    this.handler = new lambda.Function(this, 'Handler', {
+    this.handler = bundledFunction(this, 'Handler', {
+      bundle: 'registration',
       description: 'Registers the webhook URLs with the bank at deploy time and removes them at destroy (cdk-bank-webhooks)',
-      runtime: lambda.Runtime.NODEJS_24_X,
-      architecture: lambda.Architecture.ARM_64,
-      handler: 'index.handler',
-      code: handlerCode('registration'),
       timeout: Duration.seconds(RegistrationDefaults.functionTimeoutSeconds),
       memorySize: 256,
       role,
       logGroup,
-      loggingFormat: lambda.LoggingFormat.JSON,
-      environment: { NODE_OPTIONS: '--enable-source-maps' },
     });
 
     const frameworkLogGroup = new logs.LogGroup(this, 'FrameworkLogGroup', { retention, removalPolicy: RemovalPolicy.RETAIN, encryptionKey: logEncryptionKey });

@@ -19,7 +19,7 @@ import {
 } from '../lambda/shared/processor-contract';
 import { PendingPaymentIndex } from '../lambda/shared/reconciliation-contract';
 import { type BankConnectionProps, bankConnectionEnvironment } from './bank-connection';
-import { handlerCode } from './handler-code';
+import { bundledFunction } from './handler-code';
 
 /** Which boleto query `situacao` texts (matched by prefix, any case) mean what. Unset lists keep their defaults. */
 export interface BoletoStatusMappingProps {
@@ -156,22 +156,17 @@ export class SettlementProcessor extends Construct {
       boletoMovements: { ...ProcessorDefaults.boletoMovements, ...props.boletoMovements },
       paymentStatuses: { ...ProcessorDefaults.paymentStatuses, ...props.paymentStatuses },
     };
-    this.processorFunction = new lambda.Function(this, 'Function', {
+    this.processorFunction = bundledFunction(this, 'Function', {
+      bundle: 'processor',
       description: 'Verifies each stored bank notification with the bank\'s query API and publishes verified events once',
-      runtime: lambda.Runtime.NODEJS_24_X,
-      architecture: lambda.Architecture.ARM_64,
-      handler: 'index.handler',
-      code: handlerCode('processor'),
       timeout: props.timeout,
       memorySize: props.memorySize,
       role,
       logGroup,
-      loggingFormat: lambda.LoggingFormat.JSON,
-      tracing: props.tracingEnabled ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
+      tracing: props.tracingEnabled,
       environment: {
         ...bankConnectionEnvironment(this, props.bank, role),
         [PROCESSOR_SETTINGS_ENV]: Stack.of(this).toJsonString(settings),
-        NODE_OPTIONS: '--enable-source-maps',
       },
     });
 
