@@ -3,7 +3,6 @@ import { Annotations, Duration, RemovalPolicy, type Size, Stack, Token, Validati
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import { addToDeadLetterQueueResourcePolicy } from 'aws-cdk-lib/aws-events-targets';
@@ -29,6 +28,7 @@ import {
 import type { BankEventDetailType } from '../lambda/shared/event-contract';
 import { minIdempotencyTtlSeconds, ProcessorDefaults } from '../lambda/shared/processor-contract';
 import { type BankAccount, type BankConnectionProps, validateBankConnection } from './bank-connection';
+import { notifyOn, thresholdAlarm } from './alarms';
 import { bundledFunction } from './handler-code';
 import { allowLogsToUse } from './log-encryption';
 import { BoletoWebhookContract, type BoletoWebhookContractOptions, checkContractOptions } from './boleto-webhook-contract';
@@ -777,8 +777,8 @@ export class BankWebhookReceiver extends Construct {
       metrics[`s${i}`] = this.metricReceiver(ReceiverMetric.STORED, route);
     });
     const sum = (prefix: string) => ROUTES.map((_, i) => `FILL(${prefix}${i}, 0)`).join(' + ');
-    const alarm = new cloudwatch.Alarm(this, 'UnauthorizedRequestsAlarm', {
-      alarmDescription: 'Most requests to the bank webhook endpoint were refused with 401 (wrong or missing token). After a token rotation or a wrong secret, every notification is refused and the bank marks it NÃO ENTREGUE, never to resend: check the token secrets against what is registered at the bank (tokenVersion), and run the reconciliation.',
+    const alarm = thresholdAlarm(this, 'UnauthorizedRequestsAlarm', {
+      description: 'Most requests to the bank webhook endpoint were refused with 401 (wrong or missing token). After a token rotation or a wrong secret, every notification is refused and the bank marks it NÃO ENTREGUE, never to resend: check the token secrets against what is registered at the bank (tokenVersion), and run the reconciliation.',
       metric: new cloudwatch.MathExpression({
         expression: `IF((${sum('u')}) >= 5, (${sum('u')}) / ((${sum('u')}) + (${sum('s')})), 0)`,
         usingMetrics: metrics,
@@ -786,15 +786,8 @@ export class BankWebhookReceiver extends Construct {
         label: 'Share of requests refused with 401 (when at least 5 were)',
       }),
       threshold: 0.5,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
-    if (alarmTopic) {
-      const action = new cloudwatchActions.SnsAction(alarmTopic);
-      alarm.addAlarmAction(action);
-      alarm.addOkAction(action);
-    }
+    notifyOn(alarmTopic, [alarm]);
     return alarm;
   }
 

@@ -1,6 +1,5 @@
 import { Duration, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
@@ -19,6 +18,7 @@ import {
 } from '../lambda/shared/reconciliation-contract';
 import { type BankAccount, type BankConnectionProps, bankConnectionEnvironment } from './bank-connection';
 import { BoletoWebhookContract } from './boleto-webhook-contract';
+import { notifyOn, thresholdAlarm } from './alarms';
 import { bundledFunction } from './handler-code';
 import { PaymentWebhookRegistration } from './payment-webhook-registration';
 import { isWholeNumberIn, type PropsValidation } from './props-validation';
@@ -212,38 +212,21 @@ export class ReconciliationSweep extends Construct {
     const metric = (metricName: string, service: string) => new cloudwatch.Metric({
       namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { service }, statistic: cloudwatch.Stats.SUM, period: options.interval,
     });
-    this.recoveredAlarm = new cloudwatch.Alarm(this, 'RecoveredAlarm', {
-      alarmDescription: 'The reconciliation sweep published changes the bank never notified (NotificationsRecovered): webhooks are being lost. Check the registrations at the bank, the API\'s 4xx/5xx and the receiver\'s errors.',
+    this.recoveredAlarm = thresholdAlarm(this, 'RecoveredAlarm', {
+      description: 'The reconciliation sweep published changes the bank never notified (NotificationsRecovered): webhooks are being lost. Check the registrations at the bank, the API\'s 4xx/5xx and the receiver\'s errors.',
       metric: metric(ProcessorMetric.RECOVERED, PROCESSOR_SERVICE_NAME),
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
-    this.sweepErrorsAlarm = new cloudwatch.Alarm(this, 'SweepErrorsAlarm', {
-      alarmDescription: `Two sweeps in a row failed: lost notifications are not being looked for. See the ${RECONCILIATION_SERVICE_NAME} log.`,
+    this.sweepErrorsAlarm = thresholdAlarm(this, 'SweepErrorsAlarm', {
+      description: `Two sweeps in a row failed: lost notifications are not being looked for. See the ${RECONCILIATION_SERVICE_NAME} log.`,
       metric: this.sweepFunction.metricErrors({ period: options.interval, statistic: cloudwatch.Stats.SUM }),
-      threshold: 1,
       evaluationPeriods: 2,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
     if (props.registrations.length) {
-      this.registrationDriftAlarm = new cloudwatch.Alarm(this, 'RegistrationDriftAlarm', {
-        alarmDescription: `A registration at the bank is not this stack's (missing, another URL or token, INATIVO or BLOQUEADO): notifications are being lost. See the ${RECONCILIATION_SERVICE_NAME} log for which and how; set reconciliation.repairRegistrations to have it put back, or redeploy.`,
+      this.registrationDriftAlarm = thresholdAlarm(this, 'RegistrationDriftAlarm', {
+        description: `A registration at the bank is not this stack's (missing, another URL or token, INATIVO or BLOQUEADO): notifications are being lost. See the ${RECONCILIATION_SERVICE_NAME} log for which and how; set reconciliation.repairRegistrations to have it put back, or redeploy.`,
         metric: metric(SweepMetric.REGISTRATION_DRIFT, RECONCILIATION_SERVICE_NAME),
-        threshold: 1,
-        evaluationPeriods: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       });
     }
-    if (props.alarmTopic) {
-      const action = new cloudwatchActions.SnsAction(props.alarmTopic);
-      for (const alarm of [this.recoveredAlarm, this.sweepErrorsAlarm, ...(this.registrationDriftAlarm ? [this.registrationDriftAlarm] : [])]) {
-        alarm.addAlarmAction(action);
-        alarm.addOkAction(action);
-      }
-    }
+    notifyOn(props.alarmTopic, [this.recoveredAlarm, this.sweepErrorsAlarm, this.registrationDriftAlarm]);
   }
 }

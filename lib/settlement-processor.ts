@@ -1,6 +1,5 @@
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -19,6 +18,7 @@ import {
 } from '../lambda/shared/processor-contract';
 import { PendingPaymentIndex } from '../lambda/shared/reconciliation-contract';
 import { type BankConnectionProps, bankConnectionEnvironment } from './bank-connection';
+import { notifyOn, thresholdAlarm } from './alarms';
 import { bundledFunction } from './handler-code';
 
 /** Which boleto query `situacao` texts (matched by prefix, any case) mean what. Unset lists keep their defaults. */
@@ -194,36 +194,19 @@ export class SettlementProcessor extends Construct {
 
     // Alarms.
     const period = Duration.minutes(1);
-    this.deadLetterQueueAlarm = new cloudwatch.Alarm(this, 'DeadLetterQueueAlarm', {
-      alarmDescription: 'Bank notifications are in the dead-letter queue (quarantined, or never verifiable): read the QuarantineReason attribute and the processor log, fix, then redrive.',
+    this.deadLetterQueueAlarm = thresholdAlarm(this, 'DeadLetterQueueAlarm', {
+      description: 'Bank notifications are in the dead-letter queue (quarantined, or never verifiable): read the QuarantineReason attribute and the processor log, fix, then redrive.',
       metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period, statistic: cloudwatch.Stats.MAXIMUM }),
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
-    this.oldestMessageAlarm = new cloudwatch.Alarm(this, 'OldestMessageAlarm', {
-      alarmDescription: `A bank notification has waited more than ${props.oldestMessageAgeAlarmThreshold.toHumanString()} to be verified: the bank's query API may be failing, or the processor cannot keep up.`,
+    this.oldestMessageAlarm = thresholdAlarm(this, 'OldestMessageAlarm', {
+      description: `A bank notification has waited more than ${props.oldestMessageAgeAlarmThreshold.toHumanString()} to be verified: the bank's query API may be failing, or the processor cannot keep up.`,
       metric: props.queue.metricApproximateAgeOfOldestMessage({ period, statistic: cloudwatch.Stats.MAXIMUM }),
       threshold: props.oldestMessageAgeAlarmThreshold.toSeconds(),
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
-    this.processorErrorsAlarm = new cloudwatch.Alarm(this, 'ProcessorErrorsAlarm', {
-      alarmDescription: 'The settlement processor function failed whole invocations (configuration, permissions, or a crash): see its log.',
+    this.processorErrorsAlarm = thresholdAlarm(this, 'ProcessorErrorsAlarm', {
+      description: 'The settlement processor function failed whole invocations (configuration, permissions, or a crash): see its log.',
       metric: this.processorFunction.metricErrors({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
-    if (props.alarmTopic) {
-      const action = new cloudwatchActions.SnsAction(props.alarmTopic);
-      for (const alarm of [this.deadLetterQueueAlarm, this.oldestMessageAlarm, this.processorErrorsAlarm]) {
-        alarm.addAlarmAction(action);
-        alarm.addOkAction(action);
-      }
-    }
+    notifyOn(props.alarmTopic, [this.deadLetterQueueAlarm, this.oldestMessageAlarm, this.processorErrorsAlarm]);
   }
 }
