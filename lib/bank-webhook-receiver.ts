@@ -29,6 +29,7 @@ import type { BankEventDetailType } from '../lambda/shared/event-contract';
 import { minIdempotencyTtlSeconds, ProcessorDefaults } from '../lambda/shared/processor-contract';
 import { type BankAccount, type BankConnectionProps, validateBankConnection } from './bank-connection';
 import { notifyOn, thresholdAlarm } from './alarms';
+import { checkFunctionNetwork, functionNetwork, type FunctionNetworkProps } from './function-network';
 import { bundledFunction } from './handler-code';
 import { allowLogsToUse } from './log-encryption';
 import { BoletoWebhookContract, type BoletoWebhookContractOptions, checkContractOptions } from './boleto-webhook-contract';
@@ -44,7 +45,7 @@ import {
 } from './settlement-processor';
 
 /** Properties of {@link BankWebhookReceiver}. */
-export interface BankWebhookReceiverProps {
+export interface BankWebhookReceiverProps extends FunctionNetworkProps {
   /**
    * How to reach the bank: every notification is verified with its query API before anything
    * is published.
@@ -150,6 +151,13 @@ export interface BankWebhookReceiverProps {
    * @default - a secret with a random 64-character alphanumeric value is generated
    */
   readonly boletoToken?: secretsmanager.ISecret;
+
+  /**
+   * KMS key that encrypts the token secrets the construct generates (not the ones you pass).
+   * The functions that read them are allowed to decrypt with it.
+   * @default - the account's AWS-managed Secrets Manager key
+   */
+  readonly tokenEncryptionKey?: kms.IKey;
 
   /**
    * Name of the header carrying the boleto token: the boleto contract's `header` field.
@@ -383,6 +391,8 @@ function validate(props: BankWebhookReceiverProps): void {
   checkTokenHeader(v, props.boletoTokenHeader, 'boletoTokenHeader');
   if (props.paymentRegistration) checkRegistrationOptions(v, props.paymentRegistration, 'paymentRegistration.');
   checkReconciliation(v, props.reconciliation, 'reconciliation');
+  checkFunctionNetwork(v, props);
+  v.check(!(props.tokenEncryptionKey && props.paymentCallbackToken && props.boletoToken), 'tokenEncryptionKey', 'only encrypts the token secrets the construct generates, and both paymentCallbackToken and boletoToken are given: encrypt those secrets with the key yourself, or remove tokenEncryptionKey');
   if (props.webAclArn !== undefined && !Token.isUnresolved(props.webAclArn)) {
     v.check(/^arn:aws[a-z-]*:wafv2:[a-z0-9-]+:\d{12}:regional\/webacl\/[\w-]+\/[\w-]+$/.test(props.webAclArn), 'webAclArn', `must be the ARN of a regional WAF web ACL (arn:aws:wafv2:<region>:<account>:regional/webacl/<name>/<id>; API Gateway takes no CloudFront-scope ACL), got "${props.webAclArn}"`);
   }
@@ -519,8 +529,11 @@ export class BankWebhookReceiver extends Construct {
     this.account = props.bank.account;
     this.boletoTokenHeader = props.boletoTokenHeader ?? ReceiverDefaults.boletoTokenHeader;
 
-    this.paymentCallbackToken = props.paymentCallbackToken ?? this.generatedToken('PaymentCallbackToken', 'Payment callback token (authorizationCallback) the bank sends to /payments');
-    this.boletoToken = props.boletoToken ?? this.generatedToken('BoletoToken', 'Boleto webhook contract token the bank sends to /boleto');
+    // One security group (outbound HTTPS only) for the receiver, the processor and the sweep, unless given.
+    const network = functionNetwork(this, 'FunctionsSecurityGroup', props);
+
+    this.paymentCallbackToken = props.paymentCallbackToken ?? this.generatedToken('PaymentCallbackToken', 'Payment callback token (authorizationCallback) the bank sends to /payments', props.tokenEncryptionKey);
+    this.boletoToken = props.boletoToken ?? this.generatedToken('BoletoToken', 'Boleto webhook contract token the bank sends to /boleto', props.tokenEncryptionKey);
 
     // Queue and dead-letter queue.
     const queueProps: sqs.QueueProps = {
@@ -555,6 +568,7 @@ export class BankWebhookReceiver extends Construct {
       role,
       logGroup: receiverLogGroup,
       tracing: props.tracingEnabled ?? false,
+      network,
       environment: {
         [ReceiverEnv.QUEUE_URL]: this.queue.queueUrl,
         [ReceiverEnv.PAYMENTS_TOKEN_SECRET_ARN]: this.paymentCallbackToken.secretArn,
@@ -668,6 +682,7 @@ export class BankWebhookReceiver extends Construct {
       paymentStatuses: props.paymentStatuses,
       logRetention: retention,
       logEncryptionKey: props.logEncryptionKey,
+      network,
       tracingEnabled: props.tracingEnabled ?? false,
       alarmTopic: props.alarmTopic,
       oldestMessageAgeAlarmThreshold: props.oldestMessageAgeAlarmThreshold ?? Duration.minutes(30),
@@ -686,6 +701,9 @@ export class BankWebhookReceiver extends Construct {
     if (props.paymentRegistration) {
       this.paymentRegistration = new PaymentWebhookRegistration(this, 'PaymentRegistration', {
         logEncryptionKey: props.logEncryptionKey,
+        vpc: props.vpc,
+        vpcSubnets: props.vpcSubnets,
+        securityGroups: props.securityGroups,
         ...props.paymentRegistration,
         bank: props.bank,
         url: this.paymentsUrl,
@@ -698,6 +716,9 @@ export class BankWebhookReceiver extends Construct {
       const key = contractKey(props, options);
       const contract = new BoletoWebhookContract(this, key ? `BoletoContract-${key}` : `BoletoContract${i}`, {
         logEncryptionKey: props.logEncryptionKey,
+        vpc: props.vpc,
+        vpcSubnets: props.vpcSubnets,
+        securityGroups: props.securityGroups,
         ...options,
         bank: props.bank,
         url: this.boletoUrl,
@@ -722,6 +743,7 @@ export class BankWebhookReceiver extends Construct {
         account: this.account,
         logRetention: retention,
         logEncryptionKey: props.logEncryptionKey,
+        network,
         tracingEnabled: props.tracingEnabled ?? false,
         alarmTopic: props.alarmTopic,
         registrations: [...(this.paymentRegistration ? [this.paymentRegistration] : []), ...this.boletoContracts],
@@ -797,9 +819,10 @@ export class BankWebhookReceiver extends Construct {
     this.boletoToken.grantRead(grantee);
   }
 
-  private generatedToken(id: string, description: string): secretsmanager.Secret {
+  private generatedToken(id: string, description: string, tokenEncryptionKey?: kms.IKey): secretsmanager.Secret {
     const secret = new secretsmanager.Secret(this, id, {
       description,
+      encryptionKey: tokenEncryptionKey,
       // Alphanumeric only: the token travels in an HTTP header and in the bank's JSON as is.
       generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
     });

@@ -5,6 +5,7 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import type { FunctionNetwork } from './function-network';
 
 /**
  * The bundled code of one of the library's handlers, as built by `npm run build` into
@@ -35,6 +36,8 @@ export interface BundledFunctionOptions {
   /** X-Ray active tracing. @default false */
   readonly tracing?: boolean;
   readonly environment?: Record<string, string>;
+  /** VPC, subnets and security groups. @default - not in a VPC */
+  readonly network?: FunctionNetwork;
 }
 
 /**
@@ -56,5 +59,6 @@ export function bundledFunction(scope: Construct, id: string, options: BundledFu
     loggingFormat: lambda.LoggingFormat.JSON,
     ...(options.tracing !== undefined ? { tracing: options.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED } : {}),
     environment: { ...options.environment, NODE_OPTIONS: '--enable-source-maps' },
+    ...options.network,
   });
 }

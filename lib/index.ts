@@ -2,7 +2,8 @@ export * from './bank-connection';
 export * from './bank-webhook-receiver';
 export { BoletoContractStatus, BoletoWebhookContract, type BoletoWebhookContractOptions, type BoletoWebhookContractProps } from './boleto-webhook-contract';
 export * from './payment-webhook-registration';
-export { RegistrationProvider, type RegistrationResourceOptions } from './registration-provider';
+export { RegistrationProvider, type RegistrationProviderSettings, type RegistrationResourceOptions } from './registration-provider';
+export type { FunctionNetworkProps } from './function-network';
 export type { BoletoMovementMappingProps, BoletoStatusMappingProps, PaymentStatusMappingProps } from './settlement-processor';
 export { ProcessorMetric, QuarantineAttribute } from '../lambda/shared/processor-contract';
 export {

@@ -19,6 +19,7 @@ import {
 import { type BankAccount, type BankConnectionProps, bankConnectionEnvironment } from './bank-connection';
 import { BoletoWebhookContract } from './boleto-webhook-contract';
 import { notifyOn, thresholdAlarm } from './alarms';
+import type { FunctionNetwork } from './function-network';
 import { bundledFunction } from './handler-code';
 import { PaymentWebhookRegistration } from './payment-webhook-registration';
 import { isWholeNumberIn, type PropsValidation } from './props-validation';
@@ -104,6 +105,8 @@ export interface ReconciliationSweepProps {
   readonly account: BankAccount;
   readonly logRetention: logs.RetentionDays;
   readonly logEncryptionKey?: kms.IKey;
+  /** VPC placement of the function. */
+  readonly network: FunctionNetwork;
   readonly tracingEnabled: boolean;
   readonly alarmTopic?: sns.ITopic;
   /** The stack's registrations, for the watch (none: no watch). */
@@ -157,6 +160,7 @@ export class ReconciliationSweep extends Construct {
       role,
       logGroup,
       tracing: props.tracingEnabled,
+      network: props.network,
       environment: {
         ...bankConnectionEnvironment(this, props.bank, role),
         [SWEEP_SETTINGS_ENV]: Stack.of(this).toJsonString(settings),

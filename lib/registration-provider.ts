@@ -14,6 +14,7 @@ import {
 } from '../lambda/shared/registration-contract';
 import { type BankConnectionProps, bankConnectionSettings } from './bank-connection';
 import { bundledFunction } from './handler-code';
+import { checkFunctionNetwork, type FunctionNetworkProps, functionNetwork, sameNetwork } from './function-network';
 import { allowLogsToUse } from './log-encryption';
 import { isHttpsUrl, type PropsValidation } from './props-validation';
 
@@ -27,15 +28,16 @@ export class RegistrationProvider extends Construct {
   /** The construct ID under the stack. */
   public static readonly ID = 'BankWebhooksRegistrationProvider';
 
-  /** The stack's provider, created on first use (its log groups encrypted with `logEncryptionKey` when given). */
-  public static of(scope: Construct, logEncryptionKey?: kms.IKey): RegistrationProvider {
+  /**
+   * The stack's provider, created on first use with `settings` (log encryption and VPC
+   * placement of its functions); a later caller asking for other settings gets an error.
+   */
+  public static of(scope: Construct, settings: RegistrationProviderSettings = {}): RegistrationProvider {
     const stack = Stack.of(scope);
     const existing = stack.node.tryFindChild(RegistrationProvider.ID);
-    if (existing === undefined) return new RegistrationProvider(stack, RegistrationProvider.ID, logEncryptionKey);
+    if (existing === undefined) return new RegistrationProvider(stack, RegistrationProvider.ID, settings);
     if (existing instanceof RegistrationProvider) {
-      if (logEncryptionKey && existing.logEncryptionKey !== logEncryptionKey) {
-        throw new Error(`The registrations of stack ${stack.stackName} share one provider, whose log groups are already encrypted with ${existing.logEncryptionKey ? 'another key' : 'no key'}: give every receiver and registration of the stack the same logEncryptionKey`);
-      }
+      existing.checkSameSettings(settings);
       return existing;
     }
     throw new Error(`The construct ID "${RegistrationProvider.ID}" at the root of stack ${stack.stackName} is taken by another construct; cdk-bank-webhooks keeps it for its registration provider, so rename that construct`);
@@ -48,9 +50,11 @@ export class RegistrationProvider extends Construct {
   /** The service token custom resources point at. */
   public readonly serviceToken: string;
 
-  private constructor(scope: Construct, id: string, readonly logEncryptionKey?: kms.IKey) {
+  private constructor(scope: Construct, id: string, private readonly settings: RegistrationProviderSettings) {
     super(scope, id);
+    const { logEncryptionKey } = settings;
     const retention = logs.RetentionDays.ONE_YEAR;
+    const network = functionNetwork(this, 'SecurityGroup', settings);
     allowLogsToUse(this, logEncryptionKey);
 
     const logGroup = new logs.LogGroup(this, 'HandlerLogGroup', { retention, removalPolicy: RemovalPolicy.RETAIN, encryptionKey: logEncryptionKey });
@@ -66,6 +70,7 @@ export class RegistrationProvider extends Construct {
       memorySize: 256,
       role,
       logGroup,
+      network,
     });
 
     const frameworkLogGroup = new logs.LogGroup(this, 'FrameworkLogGroup', { retention, removalPolicy: RemovalPolicy.RETAIN, encryptionKey: logEncryptionKey });
@@ -78,6 +83,7 @@ export class RegistrationProvider extends Construct {
       onEventHandler: this.handler,
       logGroup: frameworkLogGroup,
       frameworkOnEventRole: frameworkRole,
+      ...network,
     });
     this.serviceToken = this.provider.serviceToken;
 
@@ -88,14 +94,38 @@ export class RegistrationProvider extends Construct {
     });
   }
 
+  private checkSameSettings(settings: RegistrationProviderSettings): void {
+    const stackName = Stack.of(this).stackName;
+    const mine = this.settings;
+    if (settings.logEncryptionKey && mine.logEncryptionKey !== settings.logEncryptionKey) {
+      throw new Error(`The registrations of stack ${stackName} share one provider, whose log groups are already encrypted with ${mine.logEncryptionKey ? 'another key' : 'no key'}: give every receiver and registration of the stack the same logEncryptionKey`);
+    }
+    if ((settings.vpc || mine.vpc) && !sameNetwork(settings, mine)) {
+      throw new Error(`The registrations of stack ${stackName} share one provider, whose functions are already placed ${mine.vpc ? `in VPC ${mine.vpc.node.path} with other subnets or security groups` : 'outside any VPC'}: give every receiver and registration of the stack the same vpc, vpcSubnets and securityGroups`);
+    }
+  }
+
   /** Lets the registration handler read a secret (a token, the bank credentials). */
   public grantRead(secret: secretsmanager.ISecret): void {
     secret.grantRead(this.handler);
   }
 }
 
+/**
+ * What the stack's registration provider is made with. It is shared by every registration of the
+ * stack, so all of them must give the same settings (or none).
+ */
+export interface RegistrationProviderSettings extends FunctionNetworkProps {
+  /**
+   * KMS key for the log groups of the stack's registration provider. Its policy must let
+   * CloudWatch Logs use it.
+   * @default - CloudWatch Logs' own encryption
+   */
+  readonly logEncryptionKey?: kms.IKey;
+}
+
 /** Props every registration construct shares. */
-export interface RegistrationResourceOptions {
+export interface RegistrationResourceOptions extends RegistrationProviderSettings {
   /**
    * Any text you change after putting a new value in the token secret (a date, a counter): the
    * next deploy registers the new value with the bank. CloudFormation cannot see a secret's
@@ -119,13 +149,6 @@ export interface RegistrationResourceOptions {
    * @default false
    */
   readonly takeOverExisting?: boolean;
-  /**
-   * KMS key for the log groups of the stack's registration provider (shared by every
-   * registration of the stack: all must give the same key). Its policy must let CloudWatch Logs
-   * use it.
-   * @default - CloudWatch Logs' own encryption
-   */
-  readonly logEncryptionKey?: kms.IKey;
 }
 
 /** Checks the URL a registration sends the bank. */
@@ -142,6 +165,7 @@ export function checkRegistrationOptions(v: PropsValidation, options: Registrati
   if (options.tokenVersion !== undefined && !Token.isUnresolved(options.tokenVersion)) {
     v.check(options.tokenVersion.length <= 256, `${prefix}tokenVersion`, `must be at most 256 characters, got ${options.tokenVersion.length}`);
   }
+  checkFunctionNetwork(v, options, prefix);
   if (options.removalPolicy !== undefined) {
     v.check([RemovalPolicy.DESTROY, RemovalPolicy.RETAIN].includes(options.removalPolicy), `${prefix}removalPolicy`, `must be RemovalPolicy.DESTROY or RemovalPolicy.RETAIN, got ${options.removalPolicy}`);
   }
@@ -158,7 +182,7 @@ export function createRegistrationResource(scope: Construct, options: Registrati
   readonly spec: PaymentWebhookSpec | BoletoContractSpec;
   readonly token?: secretsmanager.ISecret;
 }): CustomResource {
-  const provider = RegistrationProvider.of(scope, options.logEncryptionKey);
+  const provider = RegistrationProvider.of(scope, { logEncryptionKey: options.logEncryptionKey, vpc: options.vpc, vpcSubnets: options.vpcSubnets, securityGroups: options.securityGroups });
   provider.grantRead(options.bank.credentials);
   if (options.token) provider.grantRead(options.token);
   const stack = Stack.of(scope);

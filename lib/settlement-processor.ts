@@ -19,6 +19,7 @@ import {
 import { PendingPaymentIndex } from '../lambda/shared/reconciliation-contract';
 import { type BankConnectionProps, bankConnectionEnvironment } from './bank-connection';
 import { notifyOn, thresholdAlarm } from './alarms';
+import type { FunctionNetwork } from './function-network';
 import { bundledFunction } from './handler-code';
 
 /** Which boleto query `situacao` texts (matched by prefix, any case) mean what. Unset lists keep their defaults. */
@@ -82,6 +83,8 @@ export interface SettlementProcessorProps {
   readonly paymentStatuses?: PaymentStatusMappingProps;
   readonly logRetention: logs.RetentionDays;
   readonly logEncryptionKey?: kms.IKey;
+  /** VPC placement of the function. */
+  readonly network: FunctionNetwork;
   readonly tracingEnabled: boolean;
   readonly alarmTopic?: sns.ITopic;
   readonly oldestMessageAgeAlarmThreshold: Duration;
@@ -164,6 +167,7 @@ export class SettlementProcessor extends Construct {
       role,
       logGroup,
       tracing: props.tracingEnabled,
+      network: props.network,
       environment: {
         ...bankConnectionEnvironment(this, props.bank, role),
         [PROCESSOR_SETTINGS_ENV]: Stack.of(this).toJsonString(settings),

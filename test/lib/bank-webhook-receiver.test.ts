@@ -1,6 +1,7 @@
 import { App, type CfnElement, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -357,5 +358,85 @@ describe('webAclArn', () => {
     expect(() => synth({ webAclArn: acl.replace(':regional/', ':global/') })).toThrow('webAclArn: must be the ARN of a regional WAF web ACL');
     expect(() => synth({ webAclArn: 'my-acl' })).toThrow('got "my-acl"');
     expect(synth().template.findResources('AWS::WAFv2::WebACLAssociation')).toEqual({});
+  });
+});
+
+describe('vpc', () => {
+  function inVpc(props: TestProps = {}) {
+    const stack = new Stack(new App(), 'InVpc', { env: { account: '111111111111', region: 'sa-east-1' } });
+    const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+    const receiver = new BankWebhookReceiver(stack, 'Webhooks', { bank: testBankConnection(stack), vpc, paymentRegistration: {}, boletoContracts: [{}], ...props });
+    return { stack, vpc, receiver, template: Template.fromStack(stack) };
+  }
+  const privateSubnets = (stack: Stack, vpc: ec2.Vpc) => vpc.privateSubnets.map((s) => stack.resolve(s.subnetId));
+
+  it('places all five functions in the VPC\'s private subnets, with security groups that allow only outbound HTTPS', () => {
+    const { stack, vpc, template } = inVpc();
+    const functions = Object.values(template.findResources('AWS::Lambda::Function'));
+    // Receiver, processor, sweep, and the registration provider's handler and framework function.
+    expect(functions).toHaveLength(5);
+    for (const fn of functions) {
+      expect(fn.Properties.VpcConfig.SubnetIds).toEqual(privateSubnets(stack, vpc));
+      expect(fn.Properties.VpcConfig.SecurityGroupIds).toHaveLength(1);
+    }
+    // One group for the receiver's three functions, one for the stack's registration provider.
+    const groups = template.findResources('AWS::EC2::SecurityGroup', { Properties: { GroupDescription: Match.stringLikeRegexp('^cdk-bank-webhooks functions') } });
+    expect(Object.keys(groups)).toHaveLength(2);
+    for (const group of Object.values(groups)) {
+      expect(group.Properties.SecurityGroupIngress).toBeUndefined();
+      expect(group.Properties.SecurityGroupEgress).toEqual([expect.objectContaining({ CidrIp: '0.0.0.0/0', IpProtocol: 'tcp', FromPort: 443, ToPort: 443 })]);
+    }
+  });
+
+  it('uses the given subnets and security groups, and creates no group of its own', () => {
+    const stack = new Stack(new App(), 'Given', { env: { account: '111111111111', region: 'sa-east-1' } });
+    const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+    const group = new ec2.SecurityGroup(stack, 'Mine', { vpc });
+    new BankWebhookReceiver(stack, 'Webhooks', {
+      bank: testBankConnection(stack), vpc, vpcSubnets: { subnets: [vpc.privateSubnets[1]] }, securityGroups: [group], paymentRegistration: {},
+    });
+    const template = Template.fromStack(stack);
+    for (const fn of Object.values(template.findResources('AWS::Lambda::Function'))) {
+      expect(fn.Properties.VpcConfig).toEqual({ SubnetIds: [stack.resolve(vpc.privateSubnets[1].subnetId)], SecurityGroupIds: [stack.resolve(group.securityGroupId)] });
+    }
+    template.resourceCountIs('AWS::EC2::SecurityGroup', 1);
+  });
+
+  it('leaves every function out of any VPC by default', () => {
+    const { template } = synth({ paymentRegistration: {} });
+    for (const fn of Object.values(template.findResources('AWS::Lambda::Function'))) expect(fn.Properties.VpcConfig).toBeUndefined();
+    template.resourceCountIs('AWS::EC2::SecurityGroup', 0);
+  });
+
+  it('refuses subnets or security groups without a VPC, and two receivers whose registrations would place the shared provider differently', () => {
+    expect(() => synth({}, (stack) => ({ vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS }, securityGroups: [ec2.SecurityGroup.fromSecurityGroupId(stack, 'Sg', 'sg-12345678')] })))
+      .toThrow(/vpcSubnets: only applies in a VPC: set vpc[\s\S]*securityGroups: only applies in a VPC/);
+    const { stack } = inVpc();
+    expect(() => new BankWebhookReceiver(stack, 'Other', {
+      bank: testBankConnection(stack, { account: { cooperativa: '0101', posto: '02', conta: '999', documento: '12345678000199', codigoBeneficiario: '5999' } }), paymentRegistration: {},
+    })).toThrow(`whose functions are already placed in VPC InVpc/Vpc with other subnets or security groups: give every receiver and registration of the stack the same vpc, vpcSubnets and securityGroups`);
+  });
+});
+
+describe('tokenEncryptionKey', () => {
+  it('encrypts the generated token secrets with it, and lets every reader decrypt', () => {
+    const { template, stack } = synth({}, (s) => ({ tokenEncryptionKey: new kms.Key(s, 'TokensKey', { enableKeyRotation: true }), paymentRegistration: {} }));
+    const secrets = Object.values(template.findResources('AWS::SecretsManager::Secret'));
+    expect(secrets).toHaveLength(2);
+    for (const secret of secrets) expect(secret.Properties.KmsKeyId).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^TokensKey/), 'Arn'] });
+    // Secret.grantRead adds the key use, through Secrets Manager only, for the receiver, the sweep and the registration handler.
+    const key = Object.values(template.findResources('AWS::KMS::Key'))[0];
+    const decrypters = (key.Properties.KeyPolicy.Statement as { Action: string | string[]; Condition?: Record<string, Record<string, unknown>> }[])
+      .filter((st) => [st.Action].flat().includes('kms:Decrypt') && st.Condition?.StringEquals?.['kms:ViaService']);
+    expect(decrypters.length).toBeGreaterThanOrEqual(3);
+    expect(decrypters.every((st) => st.Condition?.StringEquals?.['kms:ViaService'] === `secretsmanager.${stack.region}.amazonaws.com`)).toBe(true);
+  });
+
+  it('is refused when both token secrets are given (it would encrypt nothing)', () => {
+    expect(() => synth({}, (s) => ({
+      tokenEncryptionKey: new kms.Key(s, 'K'),
+      paymentCallbackToken: secretsmanager.Secret.fromSecretNameV2(s, 'P', 'p'),
+      boletoToken: secretsmanager.Secret.fromSecretNameV2(s, 'B', 'b'),
+    }))).toThrow('tokenEncryptionKey: only encrypts the token secrets the construct generates');
   });
 });
