@@ -31,6 +31,7 @@ import { type BankAccount, type BankConnectionProps, validateBankConnection } fr
 import { notifyOn, thresholdAlarm } from './alarms';
 import { checkFunctionNetwork, functionNetwork, type FunctionNetworkProps } from './function-network';
 import { bundledFunction } from './handler-code';
+import { allowOnlySourceQueue } from './redrive-allow-policy';
 import { allowLogsToUse } from './log-encryption';
 import { BoletoWebhookContract, type BoletoWebhookContractOptions, checkContractOptions } from './boleto-webhook-contract';
 import { PaymentWebhookRegistration, type PaymentWebhookRegistrationOptions } from './payment-webhook-registration';
@@ -549,6 +550,11 @@ export class BankWebhookReceiver extends Construct {
       visibilityTimeout: props.queueVisibilityTimeout ?? Duration.seconds(minimumVisibilitySeconds(props)),
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? DEFAULT_MAX_RECEIVE_COUNT },
     });
+    // Only our queue may dead-letter into the DLQ (what lands there is redriven to it).
+    const providerSettings = { logEncryptionKey: props.logEncryptionKey, vpc: props.vpc, vpcSubnets: props.vpcSubnets, securityGroups: props.securityGroups };
+    allowOnlySourceQueue(this, 'DeadLetterQueueRedriveAllowPolicy', {
+      deadLetterQueue: this.deadLetterQueue, sourceQueue: this.queue, deadLetterQueueKey: props.queueEncryptionKey, provider: providerSettings,
+    });
 
     // Receiver function, with a role that holds only what it needs (no managed policies).
     allowLogsToUse(this, props.logEncryptionKey);
@@ -700,10 +706,7 @@ export class BankWebhookReceiver extends Construct {
     // Registrations with the bank, once the API serves the URLs (and removed before it goes).
     if (props.paymentRegistration) {
       this.paymentRegistration = new PaymentWebhookRegistration(this, 'PaymentRegistration', {
-        logEncryptionKey: props.logEncryptionKey,
-        vpc: props.vpc,
-        vpcSubnets: props.vpcSubnets,
-        securityGroups: props.securityGroups,
+        ...providerSettings,
         ...props.paymentRegistration,
         bank: props.bank,
         url: this.paymentsUrl,
@@ -715,10 +718,7 @@ export class BankWebhookReceiver extends Construct {
       // Named by what the bank keys the contract by, so reordering the list replaces nothing.
       const key = contractKey(props, options);
       const contract = new BoletoWebhookContract(this, key ? `BoletoContract-${key}` : `BoletoContract${i}`, {
-        logEncryptionKey: props.logEncryptionKey,
-        vpc: props.vpc,
-        vpcSubnets: props.vpcSubnets,
-        securityGroups: props.securityGroups,
+        ...providerSettings,
         ...options,
         bank: props.bank,
         url: this.boletoUrl,

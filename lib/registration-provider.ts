@@ -19,10 +19,12 @@ import { allowLogsToUse } from './log-encryption';
 import { isHttpsUrl, type PropsValidation } from './props-validation';
 
 /**
- * The one custom resource provider of a stack for the bank registrations: the registration
+ * The one custom resource provider of a stack for the library's deploy-time work: the bank
+ * registrations and each receiver's dead-letter queue redrive-allow policy. The registration
  * handler (bundled from `lambda/registration`) behind the CDK Provider framework, each with a
  * log group that keeps a year. Found through the construct tree with {@link RegistrationProvider.of},
- * so every `PaymentWebhookRegistration` and `BoletoWebhookContract` of a stack shares it.
+ * so every `BankWebhookReceiver`, `PaymentWebhookRegistration` and `BoletoWebhookContract` of a
+ * stack shares it.
  */
 export class RegistrationProvider extends Construct {
   /** The construct ID under the stack. */
@@ -60,12 +62,12 @@ export class RegistrationProvider extends Construct {
     const logGroup = new logs.LogGroup(this, 'HandlerLogGroup', { retention, removalPolicy: RemovalPolicy.RETAIN, encryptionKey: logEncryptionKey });
     const role = new iam.Role(this, 'HandlerRole', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: 'Bank webhook registration: write its logs, read the bank credentials and the webhook tokens',
+      description: 'Bank webhook registration: write its logs, read the bank credentials and the webhook tokens, set the dead-letter queues\' redrive-allow policy',
     });
     logGroup.grantWrite(role);
     this.handler = bundledFunction(this, 'Handler', {
       bundle: 'registration',
-      description: 'Registers the webhook URLs with the bank at deploy time and removes them at destroy (cdk-bank-webhooks)',
+      description: 'Registers the webhook URLs with the bank at deploy time and removes them at destroy; limits the dead-letter queue to its source queue (cdk-bank-webhooks)',
       timeout: Duration.seconds(RegistrationDefaults.functionTimeoutSeconds),
       memorySize: 256,
       role,
@@ -98,10 +100,10 @@ export class RegistrationProvider extends Construct {
     const stackName = Stack.of(this).stackName;
     const mine = this.settings;
     if (settings.logEncryptionKey && mine.logEncryptionKey !== settings.logEncryptionKey) {
-      throw new Error(`The registrations of stack ${stackName} share one provider, whose log groups are already encrypted with ${mine.logEncryptionKey ? 'another key' : 'no key'}: give every receiver and registration of the stack the same logEncryptionKey`);
+      throw new Error(`The receivers and registrations of stack ${stackName} share one provider, whose log groups are already encrypted with ${mine.logEncryptionKey ? 'another key' : 'no key'}: give every receiver and registration of the stack the same logEncryptionKey`);
     }
     if ((settings.vpc || mine.vpc) && !sameNetwork(settings, mine)) {
-      throw new Error(`The registrations of stack ${stackName} share one provider, whose functions are already placed ${mine.vpc ? `in VPC ${mine.vpc.node.path} with other subnets or security groups` : 'outside any VPC'}: give every receiver and registration of the stack the same vpc, vpcSubnets and securityGroups`);
+      throw new Error(`The receivers and registrations of stack ${stackName} share one provider, whose functions are already placed ${mine.vpc ? `in VPC ${mine.vpc.node.path} with other subnets or security groups` : 'outside any VPC'}: give every receiver and registration of the stack the same vpc, vpcSubnets and securityGroups`);
     }
   }
 

@@ -1,4 +1,5 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
 import { BankClient, credentialsFromSecret } from '../shared/bank-client';
 import { CallKind, MemorySlotSchedule, PacerByKind, RatePacer } from '../shared/bank-pacing';
@@ -6,10 +7,14 @@ import type { BankConnectionSettings } from '../shared/bank-connection';
 import { RegistrationDefaults } from '../shared/registration-contract';
 import { loadAcceptedTokens } from '../shared/secret-tokens';
 import { type CustomResourceEvent, type CustomResourceResult, onEvent } from './lifecycle';
+import { redriveAllowLifecycle } from './redrive-allow';
+import { REDRIVE_ALLOW_RESOURCE_TYPE } from '../shared/redrive-allow-contract';
 import { createLogger } from '../shared/logger';
 
 const logger = createLogger('bank-webhook-registration');
-const secretsManager = new SecretsManagerClient({ maxAttempts: 3, requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 } });
+const clientConfig = { maxAttempts: 3, requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 } };
+const secretsManager = new SecretsManagerClient(clientConfig);
+const sqs = new SQSClient(clientConfig);
 /** One client per bank connection: the provider serves every registration of the stack. */
 const clients = new Map<string, BankClient>();
 
@@ -50,6 +55,7 @@ async function tokenValue(secretArn: string): Promise<string> {
 }
 
 export async function handler(event: CustomResourceEvent, context: Context): Promise<CustomResourceResult> {
+  if (event.ResourceType === REDRIVE_ALLOW_RESOURCE_TYPE) return redriveAllowLifecycle(event, sqs, logger);
   const remaining = context.getRemainingTimeInMillis();
   const deadline = Date.now() + remaining - Math.min(RegistrationDefaults.safetyMarginMs, remaining / 4);
   return onEvent(event, { bankFor, tokenValue, log: logger, deadline });

@@ -9,6 +9,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import type { IConstruct } from 'constructs';
 import { BankWebhookReceiver, type BankWebhookReceiverProps } from '../../lib';
 import { ReceiverEnv } from '../../lambda/shared/receiver-contract';
+import { REDRIVE_ALLOW_RESOURCE_TYPE } from '../../lambda/shared/redrive-allow-contract';
 import { testBankConnection } from '../support/cdk';
 
 type TestProps = Partial<BankWebhookReceiverProps>;
@@ -438,5 +439,27 @@ describe('tokenEncryptionKey', () => {
       paymentCallbackToken: secretsmanager.Secret.fromSecretNameV2(s, 'P', 'p'),
       boletoToken: secretsmanager.Secret.fromSecretNameV2(s, 'B', 'b'),
     }))).toThrow('tokenEncryptionKey: only encrypts the token secrets the construct generates');
+  });
+});
+
+describe('the dead-letter queue\'s redrive-allow policy', () => {
+  it('is set by the stack\'s provider to allow only the receiver\'s queue, which alone may change it', () => {
+    const { stack, receiver, template } = synth();
+    template.hasResourceProperties(REDRIVE_ALLOW_RESOURCE_TYPE, {
+      DeadLetterQueueUrl: stack.resolve(receiver.deadLetterQueue.queueUrl),
+      SourceQueueArn: stack.resolve(receiver.queue.queueArn),
+      DeadLetterQueueSettings: 'SSE-SQS',
+    });
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: { Statement: Match.arrayWith([{ Effect: 'Allow', Action: 'sqs:SetQueueAttributes', Resource: stack.resolve(receiver.deadLetterQueue.queueArn) }]) },
+    });
+    // Nothing else may set queue attributes.
+    const setters = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) => JSON.stringify(p).includes('sqs:SetQueueAttributes'));
+    expect(setters).toHaveLength(1);
+  });
+
+  it('is set again when the dead-letter queue\'s encryption changes (a queue update may reset it)', () => {
+    const { template } = synth({}, (stack) => ({ queueEncryptionKey: new kms.Key(stack, 'QueueKey', { enableKeyRotation: true }) }));
+    template.hasResourceProperties(REDRIVE_ALLOW_RESOURCE_TYPE, { DeadLetterQueueSettings: { 'Fn::GetAtt': [Match.stringLikeRegexp('^QueueKey'), 'Arn'] } });
   });
 });

@@ -1,0 +1,67 @@
+/** The dead-letter queue's redrive-allow policy, set by the registration provider's handler. */
+import type { SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { redriveAllowLifecycle } from '../../../lambda/registration/redrive-allow';
+import type { CustomResourceEvent } from '../../../lambda/registration/lifecycle';
+import { REDRIVE_ALLOW_RESOURCE_TYPE, RedriveAllowProperty } from '../../../lambda/shared/redrive-allow-contract';
+
+const DLQ_URL = 'https://sqs.sa-east-1.amazonaws.com/111111111111/Stack-DeadLetterQueue-AbC';
+const QUEUE_ARN = 'arn:aws:sqs:sa-east-1:111111111111:Stack-Queue-XyZ';
+
+function event(requestType: CustomResourceEvent['RequestType'], properties: Record<string, unknown> = {}): CustomResourceEvent {
+  return {
+    RequestType: requestType,
+    ResourceType: REDRIVE_ALLOW_RESOURCE_TYPE,
+    ResourceProperties: {
+      [RedriveAllowProperty.DEAD_LETTER_QUEUE_URL]: DLQ_URL,
+      [RedriveAllowProperty.SOURCE_QUEUE_ARN]: QUEUE_ARN,
+      [RedriveAllowProperty.DEAD_LETTER_QUEUE_SETTINGS]: 'SSE-SQS',
+      ...properties,
+    },
+    ...(requestType === 'Create' ? {} : { PhysicalResourceId: DLQ_URL }),
+    LogicalResourceId: 'RedriveAllow',
+    RequestId: 'r-1',
+    StackId: 'arn:aws:cloudformation:sa-east-1:111111111111:stack/Stack/1',
+  };
+}
+
+function fakeSqs(fail?: Error) {
+  const calls: SetQueueAttributesCommand['input'][] = [];
+  return {
+    calls,
+    send: async (command: SetQueueAttributesCommand) => {
+      calls.push(command.input);
+      if (fail) throw fail;
+      return {};
+    },
+  };
+}
+const log = { info: () => undefined, warn: () => undefined };
+
+it.each(['Create', 'Update'] as const)('%s allows only the source queue to use the dead-letter queue', async (type) => {
+  const sqs = fakeSqs();
+  await expect(redriveAllowLifecycle(event(type), sqs, log)).resolves.toEqual({ PhysicalResourceId: DLQ_URL });
+  expect(sqs.calls).toEqual([{ QueueUrl: DLQ_URL, Attributes: { RedriveAllowPolicy: JSON.stringify({ redrivePermission: 'byQueue', sourceQueueArns: [QUEUE_ARN] }) } }]);
+});
+
+it('Delete puts back SQS\'s default (any source queue)', async () => {
+  const sqs = fakeSqs();
+  await expect(redriveAllowLifecycle(event('Delete'), sqs, log)).resolves.toEqual({ PhysicalResourceId: DLQ_URL });
+  expect(sqs.calls).toEqual([{ QueueUrl: DLQ_URL, Attributes: { RedriveAllowPolicy: '{"redrivePermission":"allowAll"}' } }]);
+});
+
+it('Delete succeeds when the queue is already gone, and fails on any other error', async () => {
+  const gone = Object.assign(new Error('The specified queue does not exist.'), { name: 'QueueDoesNotExist' });
+  await expect(redriveAllowLifecycle(event('Delete'), fakeSqs(gone), log)).resolves.toEqual({ PhysicalResourceId: DLQ_URL });
+  const denied = Object.assign(new Error('not authorized to perform sqs:SetQueueAttributes'), { name: 'AccessDenied' });
+  await expect(redriveAllowLifecycle(event('Delete'), fakeSqs(denied), log)).rejects.toThrow('not authorized');
+  await expect(redriveAllowLifecycle(event('Create'), fakeSqs(denied), log)).rejects.toThrow('not authorized');
+});
+
+it('refuses a property that is not a queue URL or ARN, naming it, and calls nothing', async () => {
+  const sqs = fakeSqs();
+  await expect(redriveAllowLifecycle(event('Create', { [RedriveAllowProperty.SOURCE_QUEUE_ARN]: 'my-queue' }), sqs, log))
+    .rejects.toThrow('Custom resource property SourceQueueArn must be an SQS queue ARN, got "my-queue"');
+  await expect(redriveAllowLifecycle(event('Update', { [RedriveAllowProperty.DEAD_LETTER_QUEUE_URL]: undefined }), sqs, log))
+    .rejects.toThrow('Custom resource property DeadLetterQueueUrl must be an SQS queue URL, got undefined');
+  expect(sqs.calls).toEqual([]);
+});
