@@ -737,6 +737,7 @@ export class BankWebhookReceiver extends Construct {
         bank: props.bank,
         table: this.idempotencyTable,
         queue: this.queue,
+        deadLetterQueue: this.deadLetterQueue,
         queueEncryptionKey: props.queueEncryptionKey,
         eventBus: this.eventBus,
         eventSource: this.eventSource,

@@ -97,6 +97,8 @@ export interface ReconciliationSweepProps {
   readonly bank: BankConnectionProps;
   readonly table: dynamodb.Table;
   readonly queue: sqs.IQueue;
+  /** Where a Track Payment event the queue could not take goes (the queue's own DLQ: alarmed, and redriven to the queue). */
+  readonly deadLetterQueue: sqs.IQueue;
   readonly queueEncryptionKey?: kms.IKey;
   readonly eventBus: events.IEventBus;
   /** `source` of the verified events: a Track Payment event from it is refused. */
@@ -211,7 +213,11 @@ export class ReconciliationSweep extends Construct {
         detail: { account: { cooperativa: [props.account.cooperativa], conta: [props.account.conta] } },
       },
     });
-    this.trackPaymentRule.addTarget(new targets.SqsQueue(props.queue));
+    // A delivery the queue refused goes to its dead-letter queue (whose alarm fires), from where a
+    // redrive hands it to the processor like any stored message.
+    this.trackPaymentRule.addTarget(new targets.SqsQueue(props.queue, {
+      deadLetterQueue: props.deadLetterQueue, retryAttempts: 185, maxEventAge: Duration.hours(24),
+    }));
 
     const metric = (metricName: string, service: string) => new cloudwatch.Metric({
       namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { service }, statistic: cloudwatch.Stats.SUM, period: options.interval,

@@ -50,14 +50,23 @@ describe('by default', () => {
     expect(JSON.stringify(statements.find((s) => s.Action === 'dynamodb:Query')?.Resource)).toContain('/index/pending-payments');
   });
 
-  it('turns a Track Payment event naming this account, from any source but its own, into a message of the processor\'s queue', () => {
+  it('turns a Track Payment event naming this account, from any source but its own, into a message of the processor\'s queue, or of its DLQ when the queue refuses it', () => {
     template.hasResourceProperties('AWS::Events::Rule', {
       EventPattern: {
         'detail-type': [TRACK_PAYMENT_DETAIL_TYPE],
         source: [{ 'anything-but': ['cdk-bank-webhooks'] }],
         detail: { account: { cooperativa: ['0101'], conta: ['123456'] } },
       },
-      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksQueue'), 'Arn'] } })],
+      Targets: [Match.objectLike({
+        Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksQueue'), 'Arn'] },
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksDeadLetterQueue'), 'Arn'] } },
+        RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86400 },
+      })],
+    });
+    // EventBridge may send to the DLQ, for this rule only.
+    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: Match.stringLikeRegexp('WebhooksDeadLetterQueue') }],
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'events.amazonaws.com' }, Action: 'sqs:SendMessage', Condition: { ArnEquals: { 'aws:SourceArn': Match.anyValue() } } })]) },
     });
   });
 
