@@ -30,6 +30,7 @@ import { minIdempotencyTtlSeconds, ProcessorDefaults } from '../lambda/shared/pr
 import { type BankAccount, type BankConnectionProps, validateBankConnection } from './bank-connection';
 import { notifyOn, thresholdAlarm } from './alarms';
 import { checkFunctionNetwork, functionNetwork, type FunctionNetworkProps } from './function-network';
+import { acknowledgeInherent } from './compliance';
 import { bundledFunction } from './handler-code';
 import { allowOnlySourceQueue } from './redrive-allow-policy';
 import { allowLogsToUse } from './log-encryption';
@@ -550,6 +551,7 @@ export class BankWebhookReceiver extends Construct {
       visibilityTimeout: props.queueVisibilityTimeout ?? Duration.seconds(minimumVisibilitySeconds(props)),
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? DEFAULT_MAX_RECEIVE_COUNT },
     });
+    acknowledgeInherent(this.deadLetterQueue, 'SQSRedrivePolicy', 'This queue is the dead-letter queue: what lands here is quarantined or undeliverable, alarmed, and redriven to the queue by an operator, never dead-lettered further.');
     // Only our queue may dead-letter into the DLQ (what lands there is redriven to it).
     const providerSettings = { logEncryptionKey: props.logEncryptionKey, vpc: props.vpc, vpcSubnets: props.vpcSubnets, securityGroups: props.securityGroups };
     allowOnlySourceQueue(this, 'DeadLetterQueueRedriveAllowPolicy', {
@@ -575,6 +577,8 @@ export class BankWebhookReceiver extends Construct {
       logGroup: receiverLogGroup,
       tracing: props.tracingEnabled ?? false,
       network,
+      whyNoDeadLetterQueue: 'API Gateway invokes the receiver synchronously, and a dead-letter queue only catches asynchronous invocations: a failure is answered 5xx to the bank, and the reconciliation sweep finds the change the bank then never resends.',
+      whyNoReservedConcurrency: 'The stage\'s throttling (throttlingRateLimit, throttlingBurstLimit) bounds the receiver; a reserved concurrency below the bank\'s peak would refuse notifications the bank never resends.',
       environment: {
         [ReceiverEnv.QUEUE_URL]: this.queue.queueUrl,
         [ReceiverEnv.PAYMENTS_TOKEN_SECRET_ARN]: this.paymentCallbackToken.secretArn,
@@ -827,10 +831,6 @@ export class BankWebhookReceiver extends Construct {
       // Alphanumeric only: the token travels in an HTTP header and in the bank's JSON as is.
       generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
     });
-    Validations.of(secret).acknowledge({
-      id: 'AwsSolutions::AwsSolutions-SMG4',
-      reason: 'Rotating this token means registering the new value with the bank at the same moment; the receiver already accepts AWSCURRENT and AWSPENDING, so a rotation can be run without rejecting the bank, but no automatic rotation is scheduled.',
-    });
     return secret;
   }
 }
@@ -877,6 +877,7 @@ function targetDeadLetterQueue(scope: Construct, id: string): sqs.Queue {
     id: 'AwsSolutions::AwsSolutions-SQS3',
     reason: 'This queue is the dead-letter queue of an EventBridge rule target: what lands here is read and redriven by an operator, not consumed again.',
   });
+  acknowledgeInherent(queue, 'SQSRedrivePolicy', 'This queue is the dead-letter queue of an EventBridge rule target: it is the end of the line, read and redriven by an operator.');
   return queue;
 }
 
@@ -942,9 +943,8 @@ function acknowledgeApiFindings(api: apigateway.RestApi): void {
     },
     { id: 'AwsSolutions::AwsSolutions-APIG4', reason: tokenCheck },
     { id: 'AwsSolutions::AwsSolutions-COG4', reason: tokenCheck },
-    {
-      id: 'AwsSolutions::AwsSolutions-APIG3',
-      reason: 'A WAF web ACL is left to the account owner: the endpoint already has a token check, stage throttling and an optional source allowlist (allowedSourceCidrs), and a WAF rule that blocks the bank would lose notifications.',
-    },
   );
+  const stage = api.deploymentStage;
+  acknowledgeInherent(stage, 'APIGWCacheEnabledAndEncrypted', 'Every request is a notification to store: a cached answer would never reach the receiver, and the bank does not resend. The stage caches nothing, so no response is kept to encrypt.');
+  acknowledgeInherent(stage, 'APIGWSSLEnabled', 'A stage client certificate authenticates API Gateway to an HTTP backend; the only backend here is the receiver function, invoked through Lambda\'s API with API Gateway\'s IAM permission, where a client certificate has no use.');
 }

@@ -5,6 +5,7 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { acknowledgeInherent, acknowledgeVpcAccessPolicy } from './compliance';
 import type { FunctionNetwork } from './function-network';
 
 /**
@@ -38,6 +39,10 @@ export interface BundledFunctionOptions {
   readonly environment?: Record<string, string>;
   /** VPC, subnets and security groups. @default - not in a VPC */
   readonly network?: FunctionNetwork;
+  /** Why the function has no dead-letter queue for asynchronous invocations (acknowledged in the compliance packs that ask for one). */
+  readonly whyNoDeadLetterQueue: string;
+  /** Why the function has no reserved concurrency (acknowledged in the compliance packs that ask for it). */
+  readonly whyNoReservedConcurrency: string;
 }
 
 /**
@@ -46,7 +51,7 @@ export interface BundledFunctionOptions {
  * group, source maps on, in the caller's scope under `id` (so construct paths stay put).
  */
 export function bundledFunction(scope: Construct, id: string, options: BundledFunctionOptions): lambda.Function {
-  return new lambda.Function(scope, id, {
+  const fn = new lambda.Function(scope, id, {
     description: options.description,
     runtime: lambda.Runtime.NODEJS_24_X,
     architecture: lambda.Architecture.ARM_64,
@@ -61,4 +66,14 @@ export function bundledFunction(scope: Construct, id: string, options: BundledFu
     environment: { ...options.environment, NODE_OPTIONS: '--enable-source-maps' },
     ...options.network,
   });
+  acknowledgeInherent(fn, 'LambdaDLQ', options.whyNoDeadLetterQueue);
+  acknowledgeInherent(fn, 'LambdaConcurrency', options.whyNoReservedConcurrency);
+  acknowledgeInherent(options.role, 'IAMNoInlinePolicy', ROLE_POLICY_REASON);
+  if (options.network?.vpc) {
+    acknowledgeVpcAccessPolicy(options.role);
+  }
+  return fn;
 }
+
+/** Why each function's role keeps its permissions in a policy of its own. */
+export const ROLE_POLICY_REASON = 'The role serves one function; its policy holds only grants scoped to that function\'s own resources (its log group, queue, table, secrets, bus), written by CDK\'s grant methods. A managed policy would be attached to nothing else and would only widen who may use it.';

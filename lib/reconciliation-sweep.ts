@@ -20,6 +20,7 @@ import { type BankAccount, type BankConnectionProps, bankConnectionEnvironment }
 import { BoletoWebhookContract } from './boleto-webhook-contract';
 import { notifyOn, thresholdAlarm } from './alarms';
 import type { FunctionNetwork } from './function-network';
+import { acknowledgeInherent } from './compliance';
 import { bundledFunction } from './handler-code';
 import { PaymentWebhookRegistration } from './payment-webhook-registration';
 import { isWholeNumberIn, type PropsValidation } from './props-validation';
@@ -163,6 +164,8 @@ export class ReconciliationSweep extends Construct {
       logGroup,
       tracing: props.tracingEnabled,
       network: props.network,
+      whyNoDeadLetterQueue: 'Its schedule invokes it with no retry: a failed run is made up by the next, which reads from the same cursors and look-back, and two failures in a row raise the sweep errors alarm; a dead-letter queue would only hold empty schedule events.',
+      whyNoReservedConcurrency: 'Only its schedule invokes it, once per interval, and a run ends within its timeout; the bank\'s query rate is paced by the shared pacer, not by concurrency.',
       environment: {
         ...bankConnectionEnvironment(this, props.bank, role),
         [SWEEP_SETTINGS_ENV]: Stack.of(this).toJsonString(settings),
@@ -202,6 +205,7 @@ export class ReconciliationSweep extends Construct {
     for (const registration of props.registrations) this.schedule.node.addDependency(registration);
     // A failed sweep is not retried: the next one reads from the same cursors.
     this.schedule.addTarget(new targets.LambdaFunction(this.sweepFunction, { retryAttempts: 0, maxEventAge: Duration.minutes(5) }));
+    acknowledgeInherent(this.schedule, 'EventBusDLQ', 'A schedule event carries nothing: a run that was not delivered is made up by the next, which reads from the same cursors and look-back, so a dead-letter queue would only collect empty events.');
 
     // The company's own code asks for a payment it started to be followed (see docs/reconciliation.md).
     this.trackPaymentRule = new events.Rule(this, 'TrackPaymentRule', {

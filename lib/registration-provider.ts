@@ -13,7 +13,8 @@ import {
   registrationProperties,
 } from '../lambda/shared/registration-contract';
 import { type BankConnectionProps, bankConnectionSettings } from './bank-connection';
-import { bundledFunction } from './handler-code';
+import { acknowledgeInherent, acknowledgeVpcAccessPolicy } from './compliance';
+import { bundledFunction, ROLE_POLICY_REASON } from './handler-code';
 import { checkFunctionNetwork, type FunctionNetworkProps, functionNetwork, sameNetwork } from './function-network';
 import { allowLogsToUse } from './log-encryption';
 import { isHttpsUrl, type PropsValidation } from './props-validation';
@@ -73,7 +74,10 @@ export class RegistrationProvider extends Construct {
       role,
       logGroup,
       network,
+      whyNoDeadLetterQueue: 'CloudFormation\'s provider framework invokes it synchronously during a deploy; a failure fails the stack operation, which shows the reason.',
+      whyNoReservedConcurrency: 'Only the provider framework invokes it, during deploys, once per custom resource of the stack.',
     });
+    acknowledgeInherent(this.handler, 'LambdaTracing', 'It runs only during deploys, a few calls per custom resource, each logged with its request id; the stack\'s one provider takes no per-receiver tracing setting.');
 
     const frameworkLogGroup = new logs.LogGroup(this, 'FrameworkLogGroup', { retention, removalPolicy: RemovalPolicy.RETAIN, encryptionKey: logEncryptionKey });
     const frameworkRole = new iam.Role(this, 'FrameworkRole', {
@@ -88,6 +92,14 @@ export class RegistrationProvider extends Construct {
       ...network,
     });
     this.serviceToken = this.provider.serviceToken;
+    // CDK's own framework function: its memory, tracing and invocation are CDK's.
+    const framework = this.provider.node.findChild('framework-onEvent');
+    const frameworkReason = 'CDK\'s provider framework function (aws-cdk-lib custom-resources), which takes no option for it; CloudFormation invokes it during deploys only, to relay one custom resource event to the registration handler, and a failure fails the stack operation with its reason.';
+    for (const rule of ['LambdaDLQ', 'LambdaConcurrency', 'LambdaTracing', 'LambdaDefaultMemorySize'] as const) acknowledgeInherent(framework, rule, frameworkReason);
+    acknowledgeInherent(frameworkRole, 'IAMNoInlinePolicy', ROLE_POLICY_REASON);
+    if (network.vpc) {
+      acknowledgeVpcAccessPolicy(frameworkRole);
+    }
 
     const handlerLogicalId = Stack.of(this).getLogicalId(this.handler.node.defaultChild as CfnElement);
     Validations.of(frameworkRole).acknowledge({

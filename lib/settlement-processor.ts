@@ -20,6 +20,7 @@ import { PendingPaymentIndex } from '../lambda/shared/reconciliation-contract';
 import { type BankConnectionProps, bankConnectionEnvironment } from './bank-connection';
 import { notifyOn, thresholdAlarm } from './alarms';
 import type { FunctionNetwork } from './function-network';
+import { acknowledgeInherent } from './compliance';
 import { bundledFunction } from './handler-code';
 
 /** Which boleto query `situacao` texts (matched by prefix, any case) mean what. Unset lists keep their defaults. */
@@ -168,6 +169,8 @@ export class SettlementProcessor extends Construct {
       logGroup,
       tracing: props.tracingEnabled,
       network: props.network,
+      whyNoDeadLetterQueue: 'Its SQS event source invokes it synchronously: a notification it cannot verify goes to the queue\'s own dead-letter queue (maxReceiveCount, and quarantine), which is alarmed.',
+      whyNoReservedConcurrency: 'The event source\'s maxConcurrency bounds it, with the queue holding the backlog; reserved concurrency on an SQS-triggered function makes throttled batches be received again and reach the dead-letter queue, which AWS advises against.',
       environment: {
         ...bankConnectionEnvironment(this, props.bank, role),
         [PROCESSOR_SETTINGS_ENV]: Stack.of(this).toJsonString(settings),
@@ -180,6 +183,7 @@ export class SettlementProcessor extends Construct {
       maxConcurrency: props.maxConcurrency,
       reportBatchItemFailures: true,
     }));
+    acknowledgeInherent(this.processorFunction, 'LambdaEventSourceMappingDestination', 'An SQS event source takes no on-failure destination (Lambda offers them for streams and Kafka): a message that keeps failing moves to the queue\'s own dead-letter queue after maxReceiveCount receives.');
     // Quarantine to the dead-letter queue, and what an invocation had no time for back to the queue: exactly SendMessage.
     role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [props.deadLetterQueue.queueArn, props.queue.queueArn] }));
     props.queueEncryptionKey?.grant(role, 'kms:GenerateDataKey', 'kms:Decrypt');

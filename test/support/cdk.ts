@@ -1,4 +1,7 @@
-import type { Stack } from 'aws-cdk-lib';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, type Stack } from 'aws-cdk-lib';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { BankConnectionProps } from '../../lib';
 
@@ -13,5 +16,19 @@ export function testBankConnection(stack: Stack, overrides: Partial<BankConnecti
       ?? secretsmanager.Secret.fromSecretCompleteArn(stack, 'BankCredentials', TEST_CREDENTIALS_ARN),
     account: { cooperativa: '0101', posto: '02', conta: '123456', documento: '12345678000199', codigoBeneficiario: '54321' },
     ...overrides,
+  };
+}
+
+/**
+ * A maker of apps that synthesize into temporary directories (cdk-nag writes its report there),
+ * all removed after the test file's tests.
+ */
+export function temporaryApps(prefix: string): () => App {
+  const outdirs: string[] = [];
+  afterAll(() => outdirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+  return () => {
+    const outdir = mkdtempSync(join(tmpdir(), prefix));
+    outdirs.push(outdir);
+    return new App({ outdir });
   };
 }
