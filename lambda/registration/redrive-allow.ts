@@ -22,7 +22,7 @@ function property(event: CustomResourceEvent, name: string, pattern: RegExp): st
  * and is done when the queue is already gone. The physical ID is the dead-letter queue's URL.
  */
 export async function redriveAllowLifecycle(event: CustomResourceEvent, sqs: QueueAttributesClient, log: RegistrationLog): Promise<CustomResourceResult> {
-  const queueUrl = property(event, RedriveAllowProperty.DEAD_LETTER_QUEUE_URL, /^https:\/\/\S+$/);
+  const queueUrl = property(event, RedriveAllowProperty.DEAD_LETTER_QUEUE_URL, /^https?:\/\/\S+$/);
   if (event.RequestType === 'Delete') {
     try {
       await sqs.send(new SetQueueAttributesCommand({ QueueUrl: queueUrl, Attributes: { RedriveAllowPolicy: REDRIVE_ALLOW_ALL } }));

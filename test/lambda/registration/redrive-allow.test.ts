@@ -1,8 +1,13 @@
 /** The dead-letter queue's redrive-allow policy, set by the registration provider's handler. */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import type { Context } from 'aws-lambda';
 import { redriveAllowLifecycle } from '../../../lambda/registration/redrive-allow';
 import type { CustomResourceEvent } from '../../../lambda/registration/lifecycle';
 import { REDRIVE_ALLOW_RESOURCE_TYPE, RedriveAllowProperty } from '../../../lambda/shared/redrive-allow-contract';
+import { localAwsEnvironment } from '../../../tools/local-aws/local-env';
+import { captureOutput, loadHandlerBundle } from '../../support/load-handler';
 
 const DLQ_URL = 'https://sqs.sa-east-1.amazonaws.com/111111111111/Stack-DeadLetterQueue-AbC';
 const QUEUE_ARN = 'arn:aws:sqs:sa-east-1:111111111111:Stack-Queue-XyZ';
@@ -64,4 +69,34 @@ it('refuses a property that is not a queue URL or ARN, naming it, and calls noth
   await expect(redriveAllowLifecycle(event('Update', { [RedriveAllowProperty.DEAD_LETTER_QUEUE_URL]: undefined }), sqs, log))
     .rejects.toThrow('Custom resource property DeadLetterQueueUrl must be an SQS queue URL, got undefined');
   expect(sqs.calls).toEqual([]);
+});
+
+describe('the registration bundle (the deployed file)', () => {
+  it('serves the redrive-allow resource type: it calls SQS\'s SetQueueAttributes on the dead-letter queue', async () => {
+    const requests: { target?: string; body: Record<string, unknown> }[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => { body += chunk.toString('utf8'); });
+      req.on('end', () => {
+        requests.push({ target: req.headers['x-amz-target'] as string | undefined, body: JSON.parse(body || '{}') as Record<string, unknown> });
+        res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const handler = loadHandlerBundle<(e: CustomResourceEvent, c: Context) => Promise<unknown>>('registration', localAwsEnvironment({ SQS: `http://127.0.0.1:${port}` }));
+      const context = { getRemainingTimeInMillis: () => 60_000 } as Context;
+      // The SDK sends to the queue URL's host: here, the local server.
+      const queueUrl = `http://127.0.0.1:${port}/111111111111/Stack-DeadLetterQueue-AbC`;
+      const { result } = await captureOutput(() => handler(event('Create', { [RedriveAllowProperty.DEAD_LETTER_QUEUE_URL]: queueUrl }), context));
+      expect(result).toEqual({ PhysicalResourceId: queueUrl });
+      expect(requests).toEqual([{
+        target: 'AmazonSQS.SetQueueAttributes',
+        body: { QueueUrl: queueUrl, Attributes: { RedriveAllowPolicy: JSON.stringify({ redrivePermission: 'byQueue', sourceQueueArns: [QUEUE_ARN] }) } },
+      }]);
+    } finally {
+      server.close();
+    }
+  });
 });
