@@ -10,7 +10,7 @@ import { metricCounter } from '../shared/metrics';
 import { PROCESSOR_SERVICE_NAME, ProcessorMetric, QuarantineAttribute, readProcessorSettings } from '../shared/processor-contract';
 import { METRICS_NAMESPACE, QUARANTINE_REASON_BYTES, sqsAttributeText } from '../shared/receiver-contract';
 import { sleep } from '../shared/retry';
-import { PROCESSOR_CLIENT_CONFIG } from './clients';
+import { AWS_CLIENT_CONFIG } from '../shared/aws-clients';
 import { processBatch, type PublishEntry } from './processor';
 import { DynamoDbSubjectStore } from './subject-store';
 import { createLogger } from '../shared/logger';
@@ -19,9 +19,9 @@ const logger = createLogger(PROCESSOR_SERVICE_NAME);
 const count = metricCounter({ namespace: METRICS_NAMESPACE, serviceName: PROCESSOR_SERVICE_NAME });
 const settings = readProcessorSettings(process.env);
 const connection = readBankConnection(process.env);
-const sqs = new SQSClient(PROCESSOR_CLIENT_CONFIG);
-const events = new EventBridgeClient(PROCESSOR_CLIENT_CONFIG);
-const dynamo = new DynamoDBClient(PROCESSOR_CLIENT_CONFIG);
+const sqs = new SQSClient(AWS_CLIENT_CONFIG);
+const events = new EventBridgeClient(AWS_CLIENT_CONFIG);
+const dynamo = new DynamoDBClient(AWS_CLIENT_CONFIG);
 const store = new DynamoDbSubjectStore(dynamo, settings.idempotencyTableName, settings.idempotencyTtlSeconds);
 const bank = new BankClient({
   settings: connection,
@@ -29,7 +29,7 @@ const bank = new BankClient({
   // Token requests go to the token endpoints: this environment's own schedule, not the query rate.
   pacer: sharedBankPacer(dynamo, settings.idempotencyTableName, connection),
   onThrottled: () => count(ProcessorMetric.BANK_THROTTLED),
-  credentials: credentialsFromSecret(new SecretsManagerClient(PROCESSOR_CLIENT_CONFIG), connection.credentialsSecretArn),
+  credentials: credentialsFromSecret(new SecretsManagerClient(AWS_CLIENT_CONFIG), connection.credentialsSecretArn),
   onRetry: (info) => {
     count(ProcessorMetric.BANK_RETRIES);
     logger.warn('Retrying a bank call', { ...info });

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { budgetedClientConfig } from '../shared/aws-clients';
 import { SendMessageCommand, type SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
 import {
   encodeStoredNotification,
@@ -57,13 +58,7 @@ async function beforeDeadline<T>(promise: Promise<T>, deadline: number, what: st
  * request timeouts, and a few fast retries. The budget itself is enforced with an abort signal.
  */
 export function receiverSqsClientConfig(enqueueBudgetMs: number): SQSClientConfig {
-  return {
-    maxAttempts: 3,
-    requestHandler: {
-      connectionTimeout: Math.max(100, Math.floor(enqueueBudgetMs / 3)),
-      requestTimeout: Math.max(200, Math.floor(enqueueBudgetMs / 2)),
-    },
-  };
+  return budgetedClientConfig(enqueueBudgetMs, 3);
 }
 
 const JSON_HEADERS = { 'Content-Type': 'application/json' };

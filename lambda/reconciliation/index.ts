@@ -14,7 +14,7 @@ import { METRICS_NAMESPACE } from '../shared/receiver-contract';
 import {
   boletoDayCursorId, PENDING_PAYMENTS_PARTITION, PendingPaymentIndex, readSweepSettings, RECONCILIATION_SERVICE_NAME,
 } from '../shared/reconciliation-contract';
-import { PROCESSOR_CLIENT_CONFIG } from '../processor/clients';
+import { AWS_CLIENT_CONFIG } from '../shared/aws-clients';
 import { DynamoDbSubjectStore } from '../processor/subject-store';
 import { loadAcceptedTokens } from '../shared/secret-tokens';
 import { sleep } from '../shared/retry';
@@ -25,14 +25,14 @@ const logger = createLogger(RECONCILIATION_SERVICE_NAME);
 const counter = metricCounter({ namespace: METRICS_NAMESPACE, serviceName: RECONCILIATION_SERVICE_NAME });
 const settings = readSweepSettings(process.env);
 const connection = readBankConnection(process.env);
-const dynamo = new DynamoDBClient(PROCESSOR_CLIENT_CONFIG);
-const sqs = new SQSClient(PROCESSOR_CLIENT_CONFIG);
+const dynamo = new DynamoDBClient(AWS_CLIENT_CONFIG);
+const sqs = new SQSClient(AWS_CLIENT_CONFIG);
 const table = settings.idempotencyTableName;
 /** A cursor lives as long as its day is read again, and a little more. */
 const cursorTtlSeconds = (settings.lookbackDays + 2) * 86_400;
 const store = new DynamoDbSubjectStore(dynamo, table, 0);
-const secretsManager = new SecretsManagerClient(PROCESSOR_CLIENT_CONFIG);
-const eventBridge = new EventBridgeClient(PROCESSOR_CLIENT_CONFIG);
+const secretsManager = new SecretsManagerClient(AWS_CLIENT_CONFIG);
+const eventBridge = new EventBridgeClient(AWS_CLIENT_CONFIG);
 const bank = new BankClient({
   settings: connection,
   // The sweep's listings take their slots from the processor's schedule: one rate for both.

@@ -1,5 +1,6 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { AWS_CLIENT_CONFIG } from '../shared/aws-clients';
 import type { Context } from 'aws-lambda';
 import { BankClient, credentialsFromSecret } from '../shared/bank-client';
 import { CallKind, MemorySlotSchedule, PacerByKind, RatePacer } from '../shared/bank-pacing';
@@ -12,9 +13,8 @@ import { REDRIVE_ALLOW_RESOURCE_TYPE } from '../shared/redrive-allow-contract';
 import { createLogger } from '../shared/logger';
 
 const logger = createLogger('bank-webhook-registration');
-const clientConfig = { maxAttempts: 3, requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 } };
-const secretsManager = new SecretsManagerClient(clientConfig);
-const sqs = new SQSClient(clientConfig);
+const secretsManager = new SecretsManagerClient(AWS_CLIENT_CONFIG);
+const sqs = new SQSClient(AWS_CLIENT_CONFIG);
 /** One client per bank connection: the provider serves every registration of the stack. */
 const clients = new Map<string, BankClient>();
 

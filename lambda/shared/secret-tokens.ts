@@ -1,4 +1,5 @@
 import { GetSecretValueCommand, ResourceNotFoundException, type SecretsManagerClient, type SecretsManagerClientConfig } from '@aws-sdk/client-secrets-manager';
+import { budgetedClientConfig } from './aws-clients';
 import { secrets } from './redaction';
 
 /** The versions of a token secret that are accepted: the current value, and the next one while a rotation is under way. */
@@ -6,10 +7,7 @@ export type TokenStage = 'AWSCURRENT' | 'AWSPENDING';
 
 /** Secrets Manager client settings that keep a token fetch inside a short budget. */
 export function secretsClientConfig(budgetMs: number): SecretsManagerClientConfig {
-  return {
-    maxAttempts: 2,
-    requestHandler: { connectionTimeout: Math.max(100, Math.floor(budgetMs / 3)), requestTimeout: Math.max(200, Math.floor(budgetMs / 2)) },
-  };
+  return budgetedClientConfig(budgetMs, 2);
 }
 
 /**

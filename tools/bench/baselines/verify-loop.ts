@@ -21,16 +21,16 @@ import { IdempotencyTable, ProcessorDefaults, readProcessorSettings } from '../.
 import { decodeStoredNotification } from '../../../lambda/shared/receiver-contract';
 import { BankEventDetailType, StatusClass } from '../../../lambda/shared/event-contract';
 import { mapConcurrently } from '../../../lambda/processor/processor';
-import { PROCESSOR_CLIENT_CONFIG } from '../../../lambda/processor/clients';
+import { AWS_CLIENT_CONFIG } from '../../../lambda/shared/aws-clients';
 import { DynamoDbSubjectStore, newOutboxId } from '../../../lambda/processor/subject-store';
 
 const settings = readProcessorSettings(process.env);
 const connection = readBankConnection(process.env);
-const dynamo = new DynamoDBClient(PROCESSOR_CLIENT_CONFIG);
+const dynamo = new DynamoDBClient(AWS_CLIENT_CONFIG);
 
 const store = new DynamoDbSubjectStore(dynamo, settings.idempotencyTableName, settings.idempotencyTtlSeconds);
-const events = new EventBridgeClient(PROCESSOR_CLIENT_CONFIG);
-const bank = new BankClient({ settings: connection, credentials: credentialsFromSecret(new SecretsManagerClient(PROCESSOR_CLIENT_CONFIG), connection.credentialsSecretArn) });
+const events = new EventBridgeClient(AWS_CLIENT_CONFIG);
+const bank = new BankClient({ settings: connection, credentials: credentialsFromSecret(new SecretsManagerClient(AWS_CLIENT_CONFIG), connection.credentialsSecretArn) });
 
 /** The processor's calls: read the record, query, write state and outbox, publish, clear the outbox. */
 export function handler(event: SQSEvent): Promise<{ published: number }> {
