@@ -48,3 +48,6 @@ export function acknowledgeVpcAccessPolicy(role: IConstruct): void {
     reason: 'AWS\'s managed policy for a function in a VPC, which CDK attaches: the EC2 network interface actions Lambda needs to place the function, which take no resource-level permissions.',
   });
 }
+
+/** Why each function's role keeps its permissions in a policy of its own. */
+export const ROLE_POLICY_REASON = 'The role serves one function; its policy holds only grants scoped to that function\'s own resources (its log group, queue, table, secrets, bus), written by CDK\'s grant methods. A managed policy would be attached to nothing else and would only widen who may use it.';

@@ -5,7 +5,7 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { acknowledgeInherent, acknowledgeVpcAccessPolicy } from './compliance';
+import { acknowledgeInherent, acknowledgeVpcAccessPolicy, ROLE_POLICY_REASON } from './compliance';
 import type { FunctionNetwork } from './function-network';
 
 /**
@@ -74,6 +74,3 @@ export function bundledFunction(scope: Construct, id: string, options: BundledFu
   }
   return fn;
 }
-
-/** Why each function's role keeps its permissions in a policy of its own. */
-export const ROLE_POLICY_REASON = 'The role serves one function; its policy holds only grants scoped to that function\'s own resources (its log group, queue, table, secrets, bus), written by CDK\'s grant methods. A managed policy would be attached to nothing else and would only widen who may use it.';

@@ -13,8 +13,8 @@ import {
   registrationProperties,
 } from '../lambda/shared/registration-contract';
 import { type BankConnectionProps, bankConnectionSettings } from './bank-connection';
-import { acknowledgeInherent, acknowledgeVpcAccessPolicy } from './compliance';
-import { bundledFunction, ROLE_POLICY_REASON } from './handler-code';
+import { acknowledgeInherent, acknowledgeVpcAccessPolicy, ROLE_POLICY_REASON } from './compliance';
+import { bundledFunction } from './handler-code';
 import { checkFunctionNetwork, type FunctionNetworkProps, functionNetwork, sameNetwork } from './function-network';
 import { allowLogsToUse } from './log-encryption';
 import { isHttpsUrl, type PropsValidation } from './props-validation';
