@@ -27,13 +27,6 @@ export interface FunctionNetworkProps {
   readonly securityGroups?: ec2.ISecurityGroup[];
 }
 
-/** The network settings a function takes (nothing outside a VPC). */
-export interface FunctionNetwork {
-  readonly vpc?: ec2.IVpc;
-  readonly vpcSubnets?: ec2.SubnetSelection;
-  readonly securityGroups?: ec2.ISecurityGroup[];
-}
-
 /** Checks that subnets and security groups come with a VPC; `prefix` names where the props sit. */
 export function checkFunctionNetwork(v: PropsValidation, props: FunctionNetworkProps, prefix = ''): void {
   v.check(!(props.vpcSubnets && !props.vpc), `${prefix}vpcSubnets`, 'only applies in a VPC: set vpc, or remove vpcSubnets');
@@ -49,7 +42,7 @@ export function checkFunctionNetwork(v: PropsValidation, props: FunctionNetworkP
  * functions make, to AWS or to the bank, is HTTPS; DNS goes to the VPC resolver, which security
  * groups do not filter).
  */
-export function functionNetwork(scope: Construct, id: string, props: FunctionNetworkProps): FunctionNetwork {
+export function functionNetwork(scope: Construct, id: string, props: FunctionNetworkProps): FunctionNetworkProps {
   if (!props.vpc) return {};
   const securityGroups = props.securityGroups ?? [httpsOnlySecurityGroup(scope, id, props.vpc)];
   return { vpc: props.vpc, vpcSubnets: props.vpcSubnets, securityGroups };

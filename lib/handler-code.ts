@@ -6,7 +6,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { acknowledgeInherent, acknowledgeVpcAccessPolicy, ROLE_POLICY_REASON } from './compliance';
-import type { FunctionNetwork } from './function-network';
+import type { FunctionNetworkProps } from './function-network';
 
 /**
  * The bundled code of one of the library's handlers, as built by `npm run build` into
@@ -38,7 +38,7 @@ export interface BundledFunctionOptions {
   readonly tracing?: boolean;
   readonly environment?: Record<string, string>;
   /** VPC, subnets and security groups. @default - not in a VPC */
-  readonly network?: FunctionNetwork;
+  readonly network?: FunctionNetworkProps;
   /** Why the function has no dead-letter queue for asynchronous invocations (acknowledged in the compliance packs that ask for one). */
   readonly whyNoDeadLetterQueue: string;
   /** Why the function has no reserved concurrency (acknowledged in the compliance packs that ask for it). */

@@ -19,7 +19,7 @@ import {
 import { type BankAccount, type BankConnectionProps, bankConnectionEnvironment } from './bank-connection';
 import { BoletoWebhookContract } from './boleto-webhook-contract';
 import { notifyOn, thresholdAlarm } from './alarms';
-import type { FunctionNetwork } from './function-network';
+import type { FunctionNetworkProps } from './function-network';
 import { acknowledgeInherent } from './compliance';
 import { bundledFunction } from './handler-code';
 import { PaymentWebhookRegistration } from './payment-webhook-registration';
@@ -109,7 +109,7 @@ export interface ReconciliationSweepProps {
   readonly logRetention: logs.RetentionDays;
   readonly logEncryptionKey?: kms.IKey;
   /** VPC placement of the function. */
-  readonly network: FunctionNetwork;
+  readonly network: FunctionNetworkProps;
   readonly tracingEnabled: boolean;
   readonly alarmTopic?: sns.ITopic;
   /** The stack's registrations, for the watch (none: no watch). */

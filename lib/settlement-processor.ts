@@ -19,7 +19,7 @@ import {
 import { PendingPaymentIndex } from '../lambda/shared/reconciliation-contract';
 import { type BankConnectionProps, bankConnectionEnvironment } from './bank-connection';
 import { notifyOn, thresholdAlarm } from './alarms';
-import type { FunctionNetwork } from './function-network';
+import type { FunctionNetworkProps } from './function-network';
 import { acknowledgeInherent } from './compliance';
 import { bundledFunction } from './handler-code';
 
@@ -85,7 +85,7 @@ export interface SettlementProcessorProps {
   readonly logRetention: logs.RetentionDays;
   readonly logEncryptionKey?: kms.IKey;
   /** VPC placement of the function. */
-  readonly network: FunctionNetwork;
+  readonly network: FunctionNetworkProps;
   readonly tracingEnabled: boolean;
   readonly alarmTopic?: sns.ITopic;
   readonly oldestMessageAgeAlarmThreshold: Duration;
