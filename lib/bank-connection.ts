@@ -2,30 +2,10 @@ import { Duration, Stack, Token } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { BANK_CONNECTION_ENV, type BankConnectionSettings, BankConnectionDefaults } from '../lambda/shared/bank-connection';
+import {
+  ACCOUNT_FIELD_PATTERN, ACCOUNT_FIELDS, BANK_CONNECTION_ENV, type BankAccount, type BankConnectionSettings, BankConnectionDefaults, ClientCredentialsAuth,
+} from '../contracts/bank-connection';
 import { isHttpsUrl, isWholeNumberIn, type PropsValidation } from './props-validation';
-
-/** The account the library acts for at the bank. */
-export interface BankAccount {
-  /** Cooperative code (the `x-cooperativa` and `cooperativa` headers), such as `0101`. */
-  readonly cooperativa: string;
-  /** Branch code (the collection API's `posto` header), such as `02`. */
-  readonly posto: string;
-  /** Account number (`x-conta`). */
-  readonly conta: string;
-  /** The account holder's CPF or CNPJ, digits only (`x-documento`). */
-  readonly documento: string;
-  /** Beneficiary code of boleto collection (`codigoBeneficiario`). */
-  readonly codigoBeneficiario: string;
-}
-
-/** How the payments token request presents the client id and secret. */
-export enum ClientCredentialsAuth {
-  /** `client_id` and `client_secret` in the form body. */
-  REQUEST_BODY = 'body',
-  /** HTTP Basic authentication. */
-  BASIC = 'basic',
-}
 
 /**
  * How to reach the bank: base URLs, token endpoints and scopes, the account, and the Secrets
@@ -133,12 +113,12 @@ export function validateBankConnection(v: PropsValidation, props: BankConnection
     v.check(false, `${prefix}.paymentsTokenUrl`, 'is required when registrationBaseUrl is a deploy-time value (its host cannot be read at synth)');
   }
   if (!props.account) {
-    v.check(false, `${prefix}.account`, 'is required (cooperativa, posto, conta, documento, codigoBeneficiario)');
+    v.check(false, `${prefix}.account`, `is required (${ACCOUNT_FIELDS.join(', ')})`);
   } else {
-    for (const key of ['cooperativa', 'posto', 'conta', 'documento', 'codigoBeneficiario'] as const) {
+    for (const key of ACCOUNT_FIELDS) {
       const value = props.account[key];
       if (value !== undefined && Token.isUnresolved(value)) continue;
-      v.check(typeof value === 'string' && /^[0-9A-Za-z-]{1,20}$/.test(value), `${prefix}.account.${key}`, `must be 1 to 20 letters, digits or hyphens, got ${JSON.stringify(value)}`);
+      v.check(typeof value === 'string' && ACCOUNT_FIELD_PATTERN.test(value), `${prefix}.account.${key}`, `must be 1 to 20 letters, digits or hyphens, got ${JSON.stringify(value)}`);
     }
   }
   v.check(!!props.credentials, `${prefix}.credentials`, 'is required: the Secrets Manager secret holding the bank credentials (JSON, see the README)');
@@ -168,8 +148,8 @@ export function bankConnectionSettings(props: BankConnectionProps): BankConnecti
     collectionTokenUrl: props.collectionTokenUrl ?? baseUrl + d.collectionTokenPath,
     paymentsTokenUrl: props.paymentsTokenUrl ?? new URL(d.paymentsTokenPath, registrationBaseUrl).toString(),
     collectionScope: props.collectionScope ?? d.collectionScope,
-    paymentsScope: props.paymentsScopes?.join(' ') ?? d.paymentsScope,
-    paymentsClientAuth: props.clientCredentialsAuth ?? ClientCredentialsAuth.REQUEST_BODY,
+    paymentsScope: (props.paymentsScopes ?? d.paymentsScopes).join(' '),
+    paymentsClientAuth: props.clientCredentialsAuth ?? d.paymentsClientAuth,
     account: { ...props.account },
     credentialsSecretArn: props.credentials.secretArn,
     boletoQueryPath: props.boletoQueryPath ?? d.boletoQueryPath,

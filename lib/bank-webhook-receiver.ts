@@ -15,19 +15,12 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import {
-  MAX_BODY_BYTES_LIMIT,
-  METRICS_NAMESPACE,
-  RECEIVER_SERVICE_NAME,
-  ReceiverDefaults,
-  ReceiverEnv,
-  ReceiverMetric,
-  ROUTES,
-  SQS_MAX_MESSAGE_BYTES,
-} from '../lambda/shared/receiver-contract';
-import type { BankEventDetailType } from '../lambda/shared/event-contract';
-import { minIdempotencyTtlSeconds, ProcessorDefaults } from '../lambda/shared/processor-contract';
-import { type BankAccount, type BankConnectionProps, validateBankConnection } from './bank-connection';
+import { MAX_BODY_BYTES_LIMIT, METRICS_NAMESPACE, RECEIVER_SERVICE_NAME, ReceiverDefaults, ReceiverEnv, ReceiverMetric, ROUTES, SQS_MAX_MESSAGE_BYTES } from '../contracts/receiver';
+import type { BankEventDetailType } from '../contracts/events';
+import { minIdempotencyTtlSeconds } from './settlement-processor';
+import { ProcessorDefaults } from '../contracts/processor';
+import type { BankAccount } from '../contracts/bank-connection';
+import { type BankConnectionProps, validateBankConnection } from './bank-connection';
 import { notifyOn, thresholdAlarm } from './alarms';
 import { checkFunctionNetwork, functionNetwork, type FunctionNetworkProps } from './function-network';
 import { acknowledgeInherent } from './compliance';

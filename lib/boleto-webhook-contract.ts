@@ -1,8 +1,9 @@
 import { type CustomResource, Token } from 'aws-cdk-lib';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { type BoletoContractSpec, RegistrationAttribute, RegistrationDefaults, RegistrationResourceType } from '../lambda/shared/registration-contract';
-import { type BankAccount, type BankConnectionProps, validateBankConnection } from './bank-connection';
+import { type BoletoContractSpec, RegistrationAttribute, RegistrationDefaults, RegistrationResourceType } from '../contracts/registration';
+import type { BankAccount } from '../contracts/bank-connection';
+import { type BankConnectionProps, validateBankConnection } from './bank-connection';
 import { checkTokenHeader, PropsValidation } from './props-validation';
 import { checkRegistrationOptions, checkWebhookUrl, createRegistrationResource, type RegistrationResourceOptions } from './registration-provider';
 

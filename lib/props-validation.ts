@@ -5,13 +5,27 @@ import { Token } from 'aws-cdk-lib';
  * so a user fixes them all in one go instead of one synth at a time.
  */
 export class PropsValidation {
-  private readonly problems: string[] = [];
+  private readonly problems: string[];
+  private readonly names: Readonly<Record<string, string>>;
 
-  constructor(private readonly constructName: string) {}
+  constructor(private readonly constructName: string, shared?: { problems: string[]; names: Readonly<Record<string, string>> }) {
+    this.problems = shared?.problems ?? [];
+    this.names = shared?.names ?? {};
+  }
+
+  /**
+   * The same collection of problems, naming props as a facade calls them: a part's `timeout`
+   * is the facade's `processorTimeout`, so the user reads the name they wrote.
+   */
+  renamed(names: Readonly<Record<string, string>>): PropsValidation {
+    return new PropsValidation(this.constructName, { problems: this.problems, names: { ...this.names, ...names } });
+  }
 
   /** Records `message` against `prop` unless `ok`. */
   check(ok: boolean, prop: string, message: string): void {
-    if (!ok) this.problems.push(`${prop}: ${message}`);
+    if (ok) return;
+    const [head, ...rest] = prop.split('.');
+    this.problems.push(`${[this.names[head] ?? head, ...rest].join('.')}: ${message}`);
   }
 
   /** Checks a number that may be a CDK token (tokens are checked at deploy time, not here). */
@@ -28,6 +42,23 @@ export class PropsValidation {
         this.problems.map((problem) => `  - ${problem}`).join('\n'),
     );
   }
+}
+
+/** Props a facade has already checked, with every problem of every part reported in one error. */
+const checkedByFacade = new WeakSet<object>();
+
+/** Marks props as checked by the facade that made them, so the part does not check them again. */
+export function checkedBy<T extends object>(props: T): T {
+  checkedByFacade.add(props);
+  return props;
+}
+
+/** Checks a part's props with `check` and throws once, unless a facade already checked them. */
+export function validateProps<T extends object>(constructName: string, props: T, check: (v: PropsValidation, props: T) => void): void {
+  if (checkedByFacade.has(props)) return;
+  const v = new PropsValidation(constructName);
+  check(v, props);
+  v.throwIfInvalid();
 }
 
 export function isWholeNumberIn(min: number, max: number): (value: number) => boolean {

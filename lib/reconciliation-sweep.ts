@@ -11,12 +11,11 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { PROCESSOR_SERVICE_NAME, ProcessorMetric } from '../lambda/shared/processor-contract';
-import { METRICS_NAMESPACE } from '../lambda/shared/receiver-contract';
-import {
-  PendingPaymentIndex, RECONCILIATION_SERVICE_NAME, SWEEP_SETTINGS_ENV, SweepDefaults, SweepMetric, type SweepSettings, TRACK_PAYMENT_DETAIL_TYPE,
-} from '../lambda/shared/reconciliation-contract';
-import { type BankAccount, type BankConnectionProps, bankConnectionEnvironment } from './bank-connection';
+import { PROCESSOR_SERVICE_NAME, ProcessorMetric } from '../contracts/processor';
+import { METRICS_NAMESPACE } from '../contracts/receiver';
+import { PendingPaymentIndex, RECONCILIATION_SERVICE_NAME, SWEEP_SETTINGS_ENV, SweepDefaults, SweepMetric, type SweepSettings, TRACK_PAYMENT_DETAIL_TYPE } from '../contracts/reconciliation';
+import type { BankAccount } from '../contracts/bank-connection';
+import { type BankConnectionProps, bankConnectionEnvironment } from './bank-connection';
 import { BoletoWebhookContract } from './boleto-webhook-contract';
 import { notifyOn, thresholdAlarm } from './alarms';
 import type { FunctionNetworkProps } from './function-network';

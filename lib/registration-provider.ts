@@ -6,12 +6,8 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
-import {
-  type BoletoContractSpec,
-  type PaymentWebhookSpec,
-  RegistrationDefaults,
-  registrationProperties,
-} from '../lambda/shared/registration-contract';
+import type { BankConnectionSettings } from '../contracts/bank-connection';
+import { type BoletoContractSpec, type PaymentWebhookSpec, RegistrationDefaults, RegistrationProperty } from '../contracts/registration';
 import { type BankConnectionProps, bankConnectionSettings } from './bank-connection';
 import { acknowledgeInherent, acknowledgeVpcAccessPolicy, ROLE_POLICY_REASON } from './compliance';
 import { bundledFunction } from './handler-code';
@@ -207,4 +203,18 @@ export function createRegistrationResource(scope: Construct, options: Registrati
     serviceTimeout: Duration.seconds(RegistrationDefaults.serviceTimeoutSeconds),
     removalPolicy: options.removalPolicy ?? RemovalPolicy.DESTROY,
   });
+}
+
+/** The custom resource's properties (without ServiceToken), with `stringify` turning objects into JSON. */
+export function registrationProperties(
+  bank: BankConnectionSettings,
+  spec: PaymentWebhookSpec | BoletoContractSpec,
+  tokenVersion: string,
+  stringify: (value: unknown) => string = (value) => JSON.stringify(value),
+): Record<string, string> {
+  return {
+    [RegistrationProperty.BANK]: stringify(bank),
+    [RegistrationProperty.SPEC]: stringify(spec),
+    [RegistrationProperty.TOKEN_VERSION]: tokenVersion,
+  };
 }

@@ -10,13 +10,8 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import {
-  IdempotencyTable,
-  PROCESSOR_SETTINGS_ENV,
-  ProcessorDefaults,
-  type ProcessorSettings,
-} from '../lambda/shared/processor-contract';
-import { PendingPaymentIndex } from '../lambda/shared/reconciliation-contract';
+import { IdempotencyTable, PROCESSOR_SETTINGS_ENV, ProcessorDefaults, type ProcessorSettings } from '../contracts/processor';
+import { PendingPaymentIndex } from '../contracts/reconciliation';
 import { type BankConnectionProps, bankConnectionEnvironment } from './bank-connection';
 import { notifyOn, thresholdAlarm } from './alarms';
 import type { FunctionNetworkProps } from './function-network';
@@ -217,4 +212,15 @@ export class SettlementProcessor extends Construct {
     });
     notifyOn(props.alarmTopic, [this.deadLetterQueueAlarm, this.oldestMessageAlarm, this.processorErrorsAlarm]);
   }
+}
+
+/**
+ * Shortest record lifetime that keeps "one event per change": a message can come back from the
+ * dead-letter queue after the queues' retention, the reconciliation sweep re-reads the last
+ * `lookbackDays` days, and a pending payment's record is what keeps it in the sweep's index for
+ * `paymentMaxAgeDays`; a record gone before any of these would let a change be published again
+ * (or a pending payment be forgotten).
+ */
+export function minIdempotencyTtlSeconds(lookbackDays: number, paymentMaxAgeDays: number): number {
+  return Math.max(ProcessorDefaults.queueRetentionSeconds + lookbackDays * 86_400, (paymentMaxAgeDays + 1) * 86_400);
 }

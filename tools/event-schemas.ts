@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv, { type ValidateFunction } from 'ajv';
-import { BankEventDetailType, schemaFileName } from '../lambda/shared/event-contract';
+import { BankEventDetailType } from '../contracts/events';
 
 const SCHEMA_DIR = join(__dirname, '..', 'schemas', 'events');
 
@@ -27,3 +27,9 @@ export function detailProblems(detailType: string, detail: unknown): string[] {
   if (validate(detail)) return [];
   return (validate.errors ?? []).map((e) => `${detailType}: ${e.instancePath || '(detail)'} ${e.message ?? 'is invalid'}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`);
 }
+
+/** File name of a detail type's JSON Schema under schemas/events/: "Boleto Settled" → "boleto-settled.schema.json". */
+export function schemaFileName(detailType: BankEventDetailType): string {
+  return `${detailType.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.schema.json`;
+}
+

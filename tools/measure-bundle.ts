@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ReceiverEnv } from '../lambda/shared/receiver-contract';
+import { ReceiverEnv } from '../contracts/receiver';
 import { bundleHandlers, ROOT } from './bundle-handlers';
 
 const ENV = {

@@ -6,7 +6,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createGenerator } from 'ts-json-schema-generator';
-import { BankEventDetailType, DETAIL_INTERFACE_OF_TYPE, EVENT_DETAIL_VERSION, schemaFileName } from '../lambda/shared/event-contract';
+import { BankEventDetailType, DETAIL_INTERFACE_OF_TYPE, EVENT_DETAIL_VERSION } from '../contracts/events';
+import { schemaFileName } from './event-schemas';
 
 export const ROOT = join(__dirname, '..');
 export const SCHEMA_DIR = join(ROOT, 'schemas', 'events');

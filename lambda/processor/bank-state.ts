@@ -2,10 +2,8 @@
  * The bank's verified state of a subject (a boleto, a payment), the changes between two states,
  * and whether a notification's claim holds. Pure functions: the processor's truth model.
  */
-import {
-  BankEventDetailType, type BoletoSettlement, type EventAmount, type NotificationClaim, StatusClass, type VerifiedState,
-} from '../shared/event-contract';
-import type { BoletoStatusMapping, PaymentStatusMapping } from '../shared/processor-contract';
+import { BankEventDetailType, type BoletoSettlement, type EventAmount, type NotificationClaim, StatusClass, type VerifiedState } from '../../contracts/events';
+import type { BoletoStatusMapping, PaymentStatusMapping } from '../../contracts/processor';
 import { type BoletoEventItem, type BoletoMovement, identifier, type PaymentItem, toCents } from './parse';
 
 /** The bank's offset: its dates are local to America/Sao_Paulo, which keeps UTC−3 all year. */

@@ -7,13 +7,14 @@ import { BankClient, credentialsFromSecret } from '../shared/bank-client';
 import { sharedBankPacer } from '../shared/dynamodb-slot-schedule';
 import { readBankConnection } from '../shared/bank-connection';
 import { metricCounter } from '../shared/metrics';
-import { PROCESSOR_SERVICE_NAME, ProcessorMetric, QuarantineAttribute, readProcessorSettings } from '../shared/processor-contract';
-import { METRICS_NAMESPACE, QUARANTINE_REASON_BYTES, sqsAttributeText } from '../shared/receiver-contract';
+import { PROCESSOR_SERVICE_NAME, ProcessorMetric, QuarantineAttribute } from '../../contracts/processor';
+import { readProcessorSettings } from './settings';
+import { METRICS_NAMESPACE, QUARANTINE_REASON_BYTES } from '../../contracts/receiver';
+import { sqsAttributeText } from '../shared/stored-notification';
 import { sleep } from '../shared/retry';
-import { AWS_CLIENT_CONFIG } from '../shared/aws-clients';
 import { processBatch, type PublishEntry } from './processor';
 import { DynamoDbSubjectStore } from './subject-store';
-import { createLogger } from '../shared/logger';
+import { AWS_CLIENT_CONFIG, createLogger } from '../shared/runtime';
 
 const logger = createLogger(PROCESSOR_SERVICE_NAME);
 const count = metricCounter({ namespace: METRICS_NAMESPACE, serviceName: PROCESSOR_SERVICE_NAME });

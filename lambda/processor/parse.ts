@@ -1,6 +1,6 @@
-import { PAYMENT_TYPES, type PaymentType } from '../shared/bank-connection';
-import type { BoletoMovementMapping } from '../shared/processor-contract';
-import type { Route } from '../shared/receiver-contract';
+import { PAYMENT_TYPES, type PaymentType } from '../../contracts/bank-connection';
+import type { BoletoMovementMapping } from '../../contracts/processor';
+import type { Route } from '../../contracts/receiver';
 
 export type BoletoMovement = keyof BoletoMovementMapping;
 

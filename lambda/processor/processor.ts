@@ -1,23 +1,22 @@
 import { createHash } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { BankAccountSettings, PaymentType } from '../shared/bank-connection';
+import type { BankAccount, PaymentType } from '../../contracts/bank-connection';
 import { BankApiError } from '../shared/bank-errors';
 import { OutOfRate } from '../shared/bank-pacing';
-import {
-  type BankEventDetail, BankEventDetailType, type BoletoSettledDetail, type BoletoSettlementReversedDetail, type EventAccount, type EventNotification, EventTrigger, EVENT_DETAIL_VERSION,
-  MAX_DETAIL_BYTES, type NotificationClaim, type NotificationNotConfirmedDetail, type OmittedPart, type PaymentKind, StatusClass, SubjectKind,
-  type EventSubject, type VerifiedState,
-} from '../shared/event-contract';
+import { type BankEventDetail, BankEventDetailType, type BoletoSettledDetail, type BoletoSettlementReversedDetail, type EventAccount, type EventNotification, EventTrigger, EVENT_DETAIL_VERSION, MAX_DETAIL_BYTES, type NotificationClaim, type NotificationNotConfirmedDetail, type OmittedPart, type PaymentKind, StatusClass, SubjectKind, type EventSubject, type VerifiedState } from '../../contracts/events';
 import { sleep } from '../shared/retry';
-import { type ProcessorSettings, ProcessorDefaults, ProcessorMetric } from '../shared/processor-contract';
-import { decodeStoredNotification, encodeStoredNotification, type StoredNotification } from '../shared/receiver-contract';
+import { type ProcessorSettings, ProcessorDefaults, ProcessorMetric } from '../../contracts/processor';
+import { decodeStoredNotification, encodeStoredNotification } from '../shared/stored-notification';
+import { type StoredNotification } from '../../contracts/receiver';
 import {
   answerNames, publicState, type SubjectState, boletoChanges, boletoClaim, boletoState, type Change, type ClaimCheck, checkBoletoClaim, checkPaymentClaim, paymentChanges, paymentClaim, paymentState,
 } from './bank-state';
-import { decodeLookRequest, encodeLookRequest, type LookRequest, type LookSubject, subjectIdOf } from '../shared/reconciliation-contract';
+import { decodeLookRequest, encodeLookRequest, subjectIdOf } from '../shared/look-request';
+import { type LookRequest, type LookSubject } from '../../contracts/reconciliation';
 import { identifier, type NotificationItem, parseNotification } from './parse';
 import { HISTORY_LIMIT, newOutboxId, type Outbox, type OutboxEntry, SEEN_LIMIT, type SubjectStore } from './subject-store';
+import { type Log, errorMessage } from '../shared/runtime';
 
 /** The bank queries the processor makes (BankClient fits). */
 export interface BankQueries {
@@ -28,16 +27,10 @@ export interface BankQueries {
 /** One event to publish: its detail as JSON text. */
 export type PublishEntry = OutboxEntry;
 
-export interface ProcessorLogger {
-  info(message: string, ...extra: Record<string, unknown>[]): void;
-  warn(message: string, ...extra: Record<string, unknown>[]): void;
-  error(message: string, ...extra: Record<string, unknown>[]): void;
-}
-
 export interface ProcessorDeps {
   readonly settings: ProcessorSettings;
   /** This receiver's account: the only beneficiary it queries, and the account its events carry. */
-  readonly account: BankAccountSettings;
+  readonly account: BankAccount;
   readonly bank: BankQueries;
   readonly store: SubjectStore;
   /** Publishes the entries (all of them, or throws). */
@@ -49,7 +42,7 @@ export interface ProcessorDeps {
    * bank rate for), visible after `delaySeconds` (0 to 900).
    */
   readonly requeue: (messageBody: string, delaySeconds: number) => Promise<void>;
-  readonly logger: ProcessorLogger;
+  readonly logger: Log;
   /** Counts a metric; `details` are written in the same line (not dimensions). */
   readonly count: (metric: string, dimensions?: Record<string, string>, details?: Record<string, string>) => void;
   /** @default Date.now */
@@ -82,10 +75,6 @@ class PeerInProgress extends Error {
 /** The message can never be processed: quarantine it. */
 class Unprocessable extends Error {}
 
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /** Runs `fn` over `items` with at most `limit` calls in flight. */
 export async function mapConcurrently<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -117,7 +106,7 @@ export async function processBatch(event: SQSEvent, context: InvocationContext, 
 }
 
 function logFailure(record: SQSRecord, error: unknown, deps: ProcessorDeps): void {
-  const context = { messageId: record.messageId, receiveCount: receiveCount(record), reason: errorText(error) };
+  const context = { messageId: record.messageId, receiveCount: receiveCount(record), reason: errorMessage(error) };
   if (error instanceof VerificationPending) {
     deps.count(ProcessorMetric.VERIFICATION_RETRIES);
     deps.logger.info('The bank does not confirm the notification yet; it will be retried', context);
@@ -177,7 +166,7 @@ async function processRecord(record: SQSRecord, deadline: number, deps: Processo
   try {
     request = decodeLookRequest(record.body);
   } catch (error) {
-    await quarantine(record, errorText(error), deps);
+    await quarantine(record, errorMessage(error), deps);
     return;
   }
   if (request) await processLookRequest(record, request, deadline, deps);
@@ -208,7 +197,7 @@ async function processLookRequest(record: SQSRecord, request: LookRequest, deadl
       return;
     }
     if (attempt >= deps.settings.maxReceiveCount) {
-      await quarantine(record, `failed on its last receive (${attempt} of ${deps.settings.maxReceiveCount}): ${errorText(error)}`, deps);
+      await quarantine(record, `failed on its last receive (${attempt} of ${deps.settings.maxReceiveCount}): ${errorMessage(error)}`, deps);
       return;
     }
     throw error;
@@ -222,14 +211,14 @@ async function processNotification(record: SQSRecord, deadline: number, deps: Pr
   try {
     ({ notification: stored, body } = decodeStoredNotification(record.body));
   } catch (error) {
-    await quarantine(record, errorText(error), deps);
+    await quarantine(record, errorMessage(error), deps);
     return;
   }
   let content: Buffer;
   try {
     content = decodeContent(body, stored.contentEncoding);
   } catch (error) {
-    await quarantine(record, errorText(error), deps);
+    await quarantine(record, errorMessage(error), deps);
     return;
   }
   const parsed = parseNotification(stored.route, content, deps.settings.boletoMovements);
@@ -278,7 +267,7 @@ async function processNotification(record: SQSRecord, deadline: number, deps: Pr
     const error = errors[0] ?? new VerificationPending(pending);
     // The last receive: what is still failing goes to quarantine with its reason, not to the DLQ without one.
     if (attempt >= deps.settings.maxReceiveCount) {
-      await quarantine(record, [`failed on its last receive (${attempt} of ${deps.settings.maxReceiveCount}): ${errorText(error)}`, ...unprocessable].join(' | '), deps);
+      await quarantine(record, [`failed on its last receive (${attempt} of ${deps.settings.maxReceiveCount}): ${errorMessage(error)}`, ...unprocessable].join(' | '), deps);
       return;
     }
     // Retry what can succeed later before quarantining; what was published is skipped next time.
@@ -319,7 +308,7 @@ export function decodeContent(body: Buffer, contentEncoding: string | undefined)
     if (encoding === 'deflate') return inflateSync(body, options);
     if (encoding === 'br') return brotliDecompressSync(body, options);
   } catch (error) {
-    throw new Error(`the notification's Content-Encoding ${encoding} could not be decoded (${errorText(error)}; at most ${MAX_DECODED_BYTES} bytes)`, { cause: error });
+    throw new Error(`the notification's Content-Encoding ${encoding} could not be decoded (${errorMessage(error)}; at most ${MAX_DECODED_BYTES} bytes)`, { cause: error });
   }
   throw new Error(`the notification's Content-Encoding "${encoding.slice(0, 40)}" is not one the processor reads (gzip, deflate, br)`);
 }
@@ -534,13 +523,13 @@ async function publishOutbox(subjectId: string, outbox: Outbox, look: Look): Pro
   await deps.store.clearOutbox(subjectId, outbox.id);
 }
 
-function accountOf(kind: SubjectKind, account: BankAccountSettings): EventAccount {
+function accountOf(kind: SubjectKind, account: BankAccount): EventAccount {
   return kind === SubjectKind.BOLETO
     ? { cooperativa: account.cooperativa, posto: account.posto, codigoBeneficiario: account.codigoBeneficiario }
     : { cooperativa: account.cooperativa, posto: account.posto, conta: account.conta };
 }
 
-function subjectOf(group: SubjectGroup, sequence: number, account: BankAccountSettings): EventSubject {
+function subjectOf(group: SubjectGroup, sequence: number, account: BankAccount): EventSubject {
   const target = group.target;
   return target.kind === 'boleto'
     ? { kind: SubjectKind.BOLETO, id: group.id, sequence, nossoNumero: target.nossoNumero, codigoBeneficiario: account.codigoBeneficiario }

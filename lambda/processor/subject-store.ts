@@ -9,10 +9,10 @@ import { randomUUID } from 'node:crypto';
 import {
   ConditionalCheckFailedException, type DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import type { BankEventDetailType } from '../shared/event-contract';
+import type { BankEventDetailType } from '../../contracts/events';
 import type { SubjectState } from './bank-state';
-import { IdempotencyTable } from '../shared/processor-contract';
-import { PENDING_PAYMENTS_PARTITION, PendingPaymentIndex } from '../shared/reconciliation-contract';
+import { IdempotencyTable } from '../../contracts/processor';
+import { PENDING_PAYMENTS_PARTITION, PendingPaymentIndex } from '../../contracts/reconciliation';
 
 /** One event waiting in a record's outbox: the `detail` as the JSON text to publish. */
 export interface OutboxEntry {

@@ -1,13 +1,13 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { METRICS_NAMESPACE, RECEIVER_SERVICE_NAME, ReceiverDefaults } from '../shared/receiver-contract';
+import { METRICS_NAMESPACE, RECEIVER_SERVICE_NAME, ReceiverDefaults } from '../../contracts/receiver';
 import { metricCounter } from '../shared/metrics';
 import { loadStageToken, secretsClientConfig } from '../shared/secret-tokens';
 import { readReceiverConfig } from './config';
-import { type CountMetric, errorSummary, handleNotification, receiverSqsClientConfig } from './receiver';
+import { type CountMetric, handleNotification, receiverSqsClientConfig } from './receiver';
 import { TokenCache } from './token-cache';
-import { createLogger } from '../shared/logger';
+import { createLogger, errorSummary } from '../shared/runtime';
 
 const logger = createLogger(RECEIVER_SERVICE_NAME);
 const config = readReceiverConfig(process.env);

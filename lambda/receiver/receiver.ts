@@ -1,24 +1,12 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { budgetedClientConfig } from '../shared/aws-clients';
+import { budgetedClientConfig, errorSummary, type Log } from '../shared/runtime';
 import { SendMessageCommand, type SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
-import {
-  encodeStoredNotification,
-  ReceiverDefaults,
-  ReceiverMetric,
-  type Route,
-  ROUTES,
-} from '../shared/receiver-contract';
+import { encodeStoredNotification } from '../shared/stored-notification';
+import { ReceiverDefaults, ReceiverMetric, type Route, ROUTES } from '../../contracts/receiver';
 import type { TokenStage } from '../shared/secret-tokens';
 import { findHeader, tokenMatches } from '../shared/token-check';
 import type { ReceiverConfig } from './config';
 import type { TokenCache } from './token-cache';
-
-/** The part of a structured logger the receiver uses (Powertools' Logger fits). */
-export interface ReceiverLogger {
-  info(message: string, ...extra: Record<string, unknown>[]): void;
-  warn(message: string, ...extra: Record<string, unknown>[]): void;
-  error(message: string, ...extra: Record<string, unknown>[]): void;
-}
 
 /** Counts one occurrence of a metric for a route; `details` are written with it (not dimensions). */
 export type CountMetric = (name: string, route: Route, details?: Record<string, string>) => void;
@@ -27,7 +15,7 @@ export interface ReceiverDeps {
   readonly config: ReceiverConfig;
   readonly sqs: SQSClient;
   readonly tokens: TokenCache;
-  readonly logger: ReceiverLogger;
+  readonly logger: Log;
   readonly count: CountMetric;
   readonly now?: () => Date;
   /**
@@ -187,8 +175,3 @@ export async function handleNotification(event: APIGatewayProxyEvent, deps: Rece
   }
 }
 
-/** Name and message of an error, never its request or response (which could carry secrets). */
-export function errorSummary(error: unknown): { name: string; message: string } {
-  if (error instanceof Error) return { name: error.name, message: error.message };
-  return { name: 'Error', message: String(error) };
-}

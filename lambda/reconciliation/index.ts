@@ -7,19 +7,18 @@ import { BankClient, credentialsFromSecret } from '../shared/bank-client';
 
 import { readBankConnection } from '../shared/bank-connection';
 import { sharedBankPacer } from '../shared/dynamodb-slot-schedule';
-import { createLogger } from '../shared/logger';
 import { metricCounter, MetricUnit } from '../shared/metrics';
-import { IdempotencyTable, ProcessorMetric } from '../shared/processor-contract';
-import { METRICS_NAMESPACE } from '../shared/receiver-contract';
-import {
-  boletoDayCursorId, PENDING_PAYMENTS_PARTITION, PendingPaymentIndex, readSweepSettings, RECONCILIATION_SERVICE_NAME,
-} from '../shared/reconciliation-contract';
-import { AWS_CLIENT_CONFIG } from '../shared/aws-clients';
+import { IdempotencyTable, ProcessorMetric } from '../../contracts/processor';
+import { METRICS_NAMESPACE } from '../../contracts/receiver';
+import { boletoDayCursorId } from '../shared/look-request';
+import { PENDING_PAYMENTS_PARTITION, PendingPaymentIndex, RECONCILIATION_SERVICE_NAME } from '../../contracts/reconciliation';
+import { readSweepSettings } from './settings';
 import { DynamoDbSubjectStore } from '../processor/subject-store';
 import { loadAcceptedTokens } from '../shared/secret-tokens';
 import { sleep } from '../shared/retry';
 import { type DayCursor, type PendingPayment, sweep, type SweepReport } from './sweep';
 import { type WatchFinding, watchRegistrations } from './watch';
+import { AWS_CLIENT_CONFIG, createLogger } from '../shared/runtime';
 
 const logger = createLogger(RECONCILIATION_SERVICE_NAME);
 const counter = metricCounter({ namespace: METRICS_NAMESPACE, serviceName: RECONCILIATION_SERVICE_NAME });

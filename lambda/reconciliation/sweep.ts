@@ -7,13 +7,13 @@
  * once, whatever told it to look. Pure: every effect goes through {@link SweepDeps}.
  */
 import type { SettledBoletosPage } from '../shared/bank-client';
-import { EventTrigger, StatusClass } from '../shared/event-contract';
-import {
-  bankDay, encodeLookRequest, type LookSubject, paymentOfSubjectId, subjectIdOf, SweepMetric, type SweepSettings,
-} from '../shared/reconciliation-contract';
+import { EventTrigger, StatusClass } from '../../contracts/events';
+import { bankDay, encodeLookRequest, paymentOfSubjectId, subjectIdOf } from '../shared/look-request';
+import { type LookSubject, SweepMetric, type SweepSettings } from '../../contracts/reconciliation';
 import { bankDateToIso } from '../processor/bank-state';
 import { identifier, toCents } from '../processor/parse';
 import type { SubjectRecord } from '../processor/subject-store';
+import { type Log } from '../shared/runtime';
 
 /** Where a day's reading stopped: the last page read, how many of its items were handled, and the last one's nossoNumero. */
 export interface DayCursor {
@@ -26,11 +26,6 @@ export interface DayCursor {
 export interface PendingPayment {
   readonly subjectId: string;
   readonly pendingSince: number;
-}
-
-export interface SweepLogger {
-  info(message: string, ...extra: Record<string, unknown>[]): void;
-  warn(message: string, ...extra: Record<string, unknown>[]): void;
 }
 
 export interface SweepDeps {
@@ -53,7 +48,7 @@ export interface SweepDeps {
   readonly send: (messageBodies: readonly string[]) => Promise<void>;
   /** Counts a metric (or records `value`, in milliseconds when `milliseconds`). */
   readonly count: (metric: string, value?: number, milliseconds?: boolean) => void;
-  readonly logger: SweepLogger;
+  readonly logger: Log;
   readonly now?: () => number;
 }
 

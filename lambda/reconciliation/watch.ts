@@ -7,12 +7,12 @@
  * `takeOverExisting` says so; and never while the stack is being deleted or updated (its
  * schedule, deleted before the registrations, is gone or disabled then).
  */
-import type { BoletoContractSpec, PaymentWebhookSpec } from '../shared/registration-contract';
+import type { BoletoContractSpec, PaymentWebhookSpec } from '../../contracts/registration';
 import { tokenMatches } from '../shared/token-check';
 import { describeUrl, sameUrl, type StepContext } from '../registration/bank-calls';
 import { contractIdOf, createContract, findContracts } from '../registration/boleto-contract';
 import { readPaymentWebhookHeld, registerPaymentWebhook } from '../registration/payment-webhook';
-import { RegistrationDrift, SweepMetric, type WatchSettings } from '../shared/reconciliation-contract';
+import { RegistrationDrift, SweepMetric, type WatchSettings } from '../../contracts/reconciliation';
 
 export interface WatchDeps {
   readonly ctx: StepContext;

@@ -1,14 +1,10 @@
 import type { BankClient } from '../shared/bank-client';
+import type { Log } from '../shared/runtime';
 
 /** What the registration steps need from the bank client. */
 export type BankCaller = Pick<BankClient, 'call' | 'settings'>;
 
 /** Where the registration steps write what they did (Powertools' Logger fits). */
-export interface RegistrationLog {
-  info(message: string, extra: Record<string, unknown>): void;
-  warn(message: string, extra: Record<string, unknown>): void;
-}
-
 /** What one lifecycle step works with. */
 export interface StepContext {
   readonly bank: BankCaller;
@@ -16,7 +12,7 @@ export interface StepContext {
   readonly deadline: number;
   /** The value to register from a token secret. */
   readonly tokenValue: (secretArn: string) => Promise<string>;
-  readonly log: RegistrationLog;
+  readonly log: Log;
   readonly sleep: (ms: number) => Promise<void>;
 }
 

@@ -6,7 +6,7 @@
  * existente."; there is no DELETE (BANK-NOTES.md).
  */
 import { BankApiError } from '../shared/bank-errors';
-import type { BoletoContractSpec } from '../shared/registration-contract';
+import type { BoletoContractSpec } from '../../contracts/registration';
 import { describeUrl, sameUrl, type StepContext } from './bank-calls';
 
 export const CONTRACT_PATH = '/cobranca/boleto/v1/webhook/contrato';

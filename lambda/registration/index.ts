@@ -1,16 +1,15 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { AWS_CLIENT_CONFIG } from '../shared/aws-clients';
 import type { Context } from 'aws-lambda';
 import { BankClient, credentialsFromSecret } from '../shared/bank-client';
 import { CallKind, MemorySlotSchedule, PacerByKind, RatePacer } from '../shared/bank-pacing';
-import type { BankConnectionSettings } from '../shared/bank-connection';
-import { RegistrationDefaults } from '../shared/registration-contract';
+import type { BankConnectionSettings } from '../../contracts/bank-connection';
+import { RegistrationDefaults } from '../../contracts/registration';
 import { loadAcceptedTokens } from '../shared/secret-tokens';
 import { type CustomResourceEvent, type CustomResourceResult, onEvent } from './lifecycle';
 import { redriveAllowLifecycle } from './redrive-allow';
-import { REDRIVE_ALLOW_RESOURCE_TYPE } from '../shared/redrive-allow-contract';
-import { createLogger } from '../shared/logger';
+import { REDRIVE_ALLOW_RESOURCE_TYPE } from '../../contracts/redrive-allow';
+import { AWS_CLIENT_CONFIG, createLogger } from '../shared/runtime';
 
 const logger = createLogger('bank-webhook-registration');
 const secretsManager = new SecretsManagerClient(AWS_CLIENT_CONFIG);

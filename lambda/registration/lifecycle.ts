@@ -8,16 +8,13 @@
  *   boleto-contract/<cooperativa>/<posto>/<codBeneficiario>/<idContrato>
  * A rollback is an Update with the old properties, so it registers the old values again.
  */
-import type { BankConnectionSettings } from '../shared/bank-connection';
+import type { BankConnectionSettings } from '../../contracts/bank-connection';
 import { secrets } from '../shared/redaction';
 import { sleep } from '../shared/retry';
-import {
-  type BoletoContractSpec,
-  type PaymentWebhookSpec,
-  readRegistrationProperties,
-  RegistrationAttribute,
-} from '../shared/registration-contract';
-import type { BankCaller, RegistrationLog, StepContext } from './bank-calls';
+import { type BoletoContractSpec, type PaymentWebhookSpec, RegistrationAttribute } from '../../contracts/registration';
+import { readRegistrationProperties } from './properties';
+import type { BankCaller, StepContext } from './bank-calls';
+import { errorMessage, type Log } from '../shared/runtime';
 import { type ContractIdentity, createContract, deactivateContract, updateContract } from './boleto-contract';
 import { registerPaymentWebhook, unregisterPaymentWebhook } from './payment-webhook';
 
@@ -42,7 +39,7 @@ export interface LifecycleDeps {
   /** A bank client for a connection (the same one for the same settings). */
   readonly bankFor: (settings: BankConnectionSettings) => BankCaller;
   readonly tokenValue: (secretArn: string) => Promise<string>;
-  readonly log: RegistrationLog;
+  readonly log: Log;
   readonly deadline: number;
   /** @default setTimeout */
   readonly sleep?: (ms: number) => Promise<void>;
@@ -140,7 +137,7 @@ export async function onEvent(event: CustomResourceEvent, deps: LifecycleDeps): 
   } catch (error) {
     // CloudFormation shows this message as the failure reason: never a secret in it (every value
     // the handler read is registered with `secrets`).
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     const failure = new Error(secrets.redact(message));
     failure.name = error instanceof Error ? error.name : 'Error';
     throw failure;

@@ -3,9 +3,10 @@
  * `{registration_base_url}/v1/associado/webhook`, with the payments token and the `x-conta`,
  * `x-cooperativa` and `x-documento` headers of the account (the bank client adds them).
  */
-import type { PaymentWebhookSpec } from '../shared/registration-contract';
+import type { PaymentWebhookSpec } from '../../contracts/registration';
 import { answerObject } from '../shared/bank-client';
 import { describeUrl, sameUrl, type StepContext } from './bank-calls';
+import { errorMessage } from '../shared/runtime';
 
 export const PAYMENT_WEBHOOK_PATH = '/v1/associado/webhook';
 /** GETs made to confirm a PATCH before giving up (the bank may take a moment to answer the new value). */
@@ -93,11 +94,11 @@ export async function registerPaymentWebhook(ctx: StepContext, spec: PaymentWebh
 
 /** Puts back what the bank held before a change whose confirmation failed, then fails with `cause`. */
 async function putBack(ctx: StepContext, before: HeldRegistration, cause: unknown): Promise<never> {
-  const reason = cause instanceof Error ? cause.message : String(cause);
+  const reason = errorMessage(cause);
   try {
     await patch(ctx, before.url ? 'put back the previous payment callback' : 'clear our payment callback', before.url ?? '', before.token ?? '');
   } catch (error) {
-    throw new Error(`${reason}; putting back what the bank held before also failed (${error instanceof Error ? error.message : String(error)}): check the payment callback at the bank`, { cause: error });
+    throw new Error(`${reason}; putting back what the bank held before also failed (${errorMessage(error)}): check the payment callback at the bank`, { cause: error });
   }
   ctx.log.warn('The change could not be confirmed: put back what the bank held before', { restored: describeUrl(before.url) });
   throw new Error(`${reason}; what the bank held before (${describeUrl(before.url)}) was put back`, { cause });

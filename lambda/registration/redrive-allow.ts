@@ -1,6 +1,6 @@
 import { SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { REDRIVE_ALLOW_ALL, RedriveAllowProperty, redriveAllowOnly } from '../shared/redrive-allow-contract';
-import type { RegistrationLog } from './bank-calls';
+import { REDRIVE_ALLOW_ALL, RedriveAllowProperty } from '../../contracts/redrive-allow';
+import type { Log } from '../shared/runtime';
 import type { CustomResourceEvent, CustomResourceResult } from './lifecycle';
 
 /** The SQS calls the lifecycle makes. */
@@ -21,7 +21,7 @@ function property(event: CustomResourceEvent, name: string, pattern: RegExp): st
  * every update, so a queue update that reset it is corrected); Delete puts back SQS's default,
  * and is done when the queue is already gone. The physical ID is the dead-letter queue's URL.
  */
-export async function redriveAllowLifecycle(event: CustomResourceEvent, sqs: QueueAttributesClient, log: RegistrationLog): Promise<CustomResourceResult> {
+export async function redriveAllowLifecycle(event: CustomResourceEvent, sqs: QueueAttributesClient, log: Log): Promise<CustomResourceResult> {
   const queueUrl = property(event, RedriveAllowProperty.DEAD_LETTER_QUEUE_URL, /^https?:\/\/\S+$/);
   if (event.RequestType === 'Delete') {
     try {
@@ -43,3 +43,9 @@ function isQueueGone(error: unknown): boolean {
   const name = (error as { name?: string } | undefined)?.name ?? '';
   return name === 'QueueDoesNotExist' || name === 'AWS.SimpleQueueService.NonExistentQueue';
 }
+
+/** The `RedriveAllowPolicy` attribute allowing only `sourceQueueArn`. */
+export function redriveAllowOnly(sourceQueueArn: string): string {
+  return JSON.stringify({ redrivePermission: 'byQueue', sourceQueueArns: [sourceQueueArn] });
+}
+

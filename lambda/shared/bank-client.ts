@@ -1,9 +1,11 @@
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { type BankConnectionSettings, type BankCredentials, type PaymentType, parseBankCredentials } from './bank-connection';
+import { type BankConnectionSettings, type BankCredentials, ClientCredentialsAuth, type PaymentType } from '../../contracts/bank-connection';
+import { parseBankCredentials } from './bank-connection';
 import { BankApiError, bankErrorMessage, isRetryableStatus } from './bank-errors';
 import { type HttpResponse, HttpsTransport, NetworkError, type TlsMaterial } from './bank-http';
 import { type BankPacer, CallKind, MemorySlotSchedule, OutOfRate, RatePacer } from './bank-pacing';
 import { secrets } from './redaction';
+import { errorMessage } from './runtime';
 import { backoffDelay, DEFAULT_RETRY_POLICY, type RetryPolicy, retryAfterMs, sleep } from './retry';
 
 /** The bank's two APIs, each with its own token flow (BANK-NOTES.md). */
@@ -114,7 +116,7 @@ function parseAnswer(response: HttpResponse): unknown {
 
 function describeNetworkError(error: unknown): string {
   if (error instanceof NetworkError) return error.code === 'TIMEOUT' ? error.message : `${error.code}: ${error.message}`;
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 /** One page of the settled boletos listing. */
@@ -302,7 +304,7 @@ export class BankClient {
     }
     const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
     const fields: Record<string, string> = { grant_type: 'client_credentials', scope: this.settings.paymentsScope };
-    if (this.settings.paymentsClientAuth === 'basic') {
+    if (this.settings.paymentsClientAuth === ClientCredentialsAuth.BASIC) {
       const basic = Buffer.from(`${encodeURIComponent(credentials.clientId!)}:${encodeURIComponent(credentials.clientSecret!)}`).toString('base64');
       secrets.remember(basic);
       headers.authorization = `Basic ${basic}`;

@@ -7,8 +7,8 @@ import {
   ConditionalCheckFailedException, type DynamoDBClient, GetItemCommand, UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { CallKind, MemorySlotSchedule, PacerByKind, RatePacer, type SlotSchedule, type Slowdown } from './bank-pacing';
-import type { BankConnectionSettings } from './bank-connection';
-import { IdempotencyTable, QUERY_RATE_NAME } from './processor-contract';
+import type { BankConnectionSettings } from '../../contracts/bank-connection';
+import { IdempotencyTable, QUERY_RATE_NAME } from '../../contracts/processor';
 
 /** Tries of one reservation when other environments keep winning the race for the item. */
 const RACE_ATTEMPTS = 5;

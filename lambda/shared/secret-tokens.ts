@@ -1,5 +1,5 @@
 import { GetSecretValueCommand, ResourceNotFoundException, type SecretsManagerClient, type SecretsManagerClientConfig } from '@aws-sdk/client-secrets-manager';
-import { budgetedClientConfig } from './aws-clients';
+import { budgetedClientConfig } from './runtime';
 import { secrets } from './redaction';
 
 /** The versions of a token secret that are accepted: the current value, and the next one while a rotation is under way. */

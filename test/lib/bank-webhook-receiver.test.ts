@@ -8,8 +8,8 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { IConstruct } from 'constructs';
 import { BankWebhookReceiver, type BankWebhookReceiverProps } from '../../lib';
-import { ReceiverEnv } from '../../lambda/shared/receiver-contract';
-import { REDRIVE_ALLOW_RESOURCE_TYPE } from '../../lambda/shared/redrive-allow-contract';
+import { ReceiverEnv } from '../../contracts/receiver';
+import { REDRIVE_ALLOW_RESOURCE_TYPE } from '../../contracts/redrive-allow';
 import { testBankConnection } from '../support/cdk';
 
 type TestProps = Partial<BankWebhookReceiverProps>;

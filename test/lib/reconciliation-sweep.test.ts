@@ -2,7 +2,7 @@ import { App, Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { BankWebhookReceiver, type BankWebhookReceiverProps } from '../../lib';
-import { SWEEP_SETTINGS_ENV, type SweepSettings, TRACK_PAYMENT_DETAIL_TYPE } from '../../lambda/shared/reconciliation-contract';
+import { SWEEP_SETTINGS_ENV, type SweepSettings, TRACK_PAYMENT_DETAIL_TYPE } from '../../contracts/reconciliation';
 import { testBankConnection } from '../support/cdk';
 
 function synth(props: Partial<BankWebhookReceiverProps> = {}) {

@@ -2,7 +2,7 @@
  * Template tests of the registration constructs: PaymentWebhookRegistration,
  * BoletoWebhookContract, the stack's one RegistrationProvider, and the receiver's wiring.
  */
-import { REDRIVE_ALLOW_RESOURCE_TYPE } from '../../lambda/shared/redrive-allow-contract';
+import { REDRIVE_ALLOW_RESOURCE_TYPE } from '../../contracts/redrive-allow';
 import { App, type CfnElement, RemovalPolicy, SecretValue, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -14,7 +14,7 @@ import {
   RegistrationProvider,
   RegistrationResourceType,
 } from '../../lib';
-import { RegistrationDefaults } from '../../lambda/shared/registration-contract';
+import { RegistrationDefaults } from '../../contracts/registration';
 import { testBankConnection } from '../support/cdk';
 
 const PAYMENTS_URL = 'https://webhooks.example.com/payments';

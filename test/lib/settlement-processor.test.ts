@@ -9,8 +9,8 @@ import { processBatch } from '../../lambda/processor/processor';
 import { matchesEventPattern } from '../../tools/local-aws/event-pattern';
 import { boletoEvent, contextWith, fakeDeps, pixPayment, sqsRecord } from '../support/processor-records';
 import { BankEventDetailType, BankWebhookReceiver, type BankWebhookReceiverProps, ClientCredentialsAuth } from '../../lib';
-import { BANK_CONNECTION_ENV, type BankConnectionSettings } from '../../lambda/shared/bank-connection';
-import { PROCESSOR_SETTINGS_ENV, type ProcessorSettings } from '../../lambda/shared/processor-contract';
+import { BANK_CONNECTION_ENV, type BankConnectionSettings } from '../../contracts/bank-connection';
+import { PROCESSOR_SETTINGS_ENV, type ProcessorSettings } from '../../contracts/processor';
 import { TEST_CREDENTIALS_ARN, testBankConnection } from '../support/cdk';
 
 type TestProps = Partial<BankWebhookReceiverProps>;

@@ -1,7 +1,7 @@
 /** The JSON Schemas the package ships are generated from the event contract, and mean what they say. */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BankEventDetailType } from '../../lambda/shared/event-contract';
+import { BankEventDetailType } from '../../contracts/events';
 import { detailProblems } from '../../tools/event-schemas';
 import { generateEventSchemas, SCHEMA_DIR } from '../../tools/schemas';
 import { processBatch } from '../../lambda/processor/processor';

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, Context } from 'aws-lambda';
-import { BANK_CONNECTION_ENV } from '../../lambda/shared/bank-connection';
-import { PROCESSOR_SETTINGS_ENV, ProcessorDefaults, type ProcessorSettings } from '../../lambda/shared/processor-contract';
-import { encodeStoredNotification, type Route } from '../../lambda/shared/receiver-contract';
+import { BANK_CONNECTION_ENV } from '../../contracts/bank-connection';
+import { PROCESSOR_SETTINGS_ENV, ProcessorDefaults, type ProcessorSettings } from '../../contracts/processor';
+import { encodeStoredNotification } from '../../lambda/shared/stored-notification';
+import { type Route } from '../../contracts/receiver';
 import { BankSimulator, type BankSimulatorOptions } from '../../tools/bank-simulator/simulator';
 import { LocalEventBridge } from '../../tools/local-aws/eventbridge-server';
 import { LocalSecretsManager } from '../../tools/local-aws/secrets-manager-server';

@@ -8,13 +8,14 @@ import { randomUUID } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
 import type { BankQueries, ProcessorDeps, PublishEntry } from '../../lambda/processor/processor';
 import { EMPTY_RECORD, type Outbox, type SubjectRecord, type SubjectRecordWrite, type SubjectStore } from '../../lambda/processor/subject-store';
-import type { BankAccountSettings, PaymentType } from '../../lambda/shared/bank-connection';
+import type { BankAccount, PaymentType } from '../../contracts/bank-connection';
 import { BankApiError } from '../../lambda/shared/bank-errors';
-import { ProcessorDefaults, type ProcessorSettings } from '../../lambda/shared/processor-contract';
-import { encodeStoredNotification, type Route } from '../../lambda/shared/receiver-contract';
+import { ProcessorDefaults, type ProcessorSettings } from '../../contracts/processor';
+import { encodeStoredNotification } from '../../lambda/shared/stored-notification';
+import { type Route } from '../../contracts/receiver';
 import { detailProblems } from '../../tools/event-schemas';
 
-export const ACCOUNT: BankAccountSettings = { cooperativa: '0101', posto: '02', conta: '123456', documento: '12345678000199', codigoBeneficiario: '54321' };
+export const ACCOUNT: BankAccount = { cooperativa: '0101', posto: '02', conta: '123456', documento: '12345678000199', codigoBeneficiario: '54321' };
 
 export const SETTINGS: ProcessorSettings = {
   eventBusName: 'bus',

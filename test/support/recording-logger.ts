@@ -1,4 +1,4 @@
-import type { ReceiverLogger } from '../../lambda/receiver/receiver';
+import type { Log } from '../../lambda/shared/runtime';
 
 export interface LogEntry {
   readonly level: 'info' | 'warn' | 'error';
@@ -7,7 +7,7 @@ export interface LogEntry {
 }
 
 /** A logger that keeps what it is given, for asserting on log lines. */
-export class RecordingLogger implements ReceiverLogger {
+export class RecordingLogger implements Log {
   public readonly entries: LogEntry[] = [];
 
   info(message: string, ...extra: Record<string, unknown>[]): void {

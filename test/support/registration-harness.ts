@@ -5,7 +5,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Construct } from 'constructs';
 import { BankClient, credentialsFromSecret } from '../../lambda/shared/bank-client';
-import { RegistrationResourceType } from '../../lambda/shared/registration-contract';
+import { RegistrationResourceType } from '../../contracts/registration';
 import {
   type BankAccount,
   type BankConnectionProps,

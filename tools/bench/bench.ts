@@ -21,7 +21,7 @@ import { BenchPeers, UNLIMITED_QUERIES_PER_SECOND } from './peers';
 import { type RateLimitedRun, rateLimitedRun } from './rate-limited';
 import { type BenchResults, checkTargets, formatTable, targetsTable } from './report';
 import { reconciliationCost } from './reconciliation';
-import { SweepDefaults } from '../../lambda/shared/reconciliation-contract';
+import { SweepDefaults } from '../../contracts/reconciliation';
 import { forked, medians, pairedRatio, settledBoletoNotifications, storedBatches } from './sections';
 import { median, round } from './stats';
 

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { PurgeQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { BANK_CONNECTION_ENV } from '../../lambda/shared/bank-connection';
-import { PROCESSOR_SETTINGS_ENV, ProcessorDefaults, type ProcessorSettings } from '../../lambda/shared/processor-contract';
-import { ReceiverEnv } from '../../lambda/shared/receiver-contract';
-import { SWEEP_SETTINGS_ENV, SweepDefaults, type SweepSettings } from '../../lambda/shared/reconciliation-contract';
+import { BANK_CONNECTION_ENV } from '../../contracts/bank-connection';
+import { PROCESSOR_SETTINGS_ENV, ProcessorDefaults, type ProcessorSettings } from '../../contracts/processor';
+import { ReceiverEnv } from '../../contracts/receiver';
+import { SWEEP_SETTINGS_ENV, SweepDefaults, type SweepSettings } from '../../contracts/reconciliation';
 import { BankSimulator } from '../bank-simulator/simulator';
 import { type Dynalite, startDynalite } from '../local-aws/dynalite';
 import { LocalEventBridge } from '../local-aws/eventbridge-server';

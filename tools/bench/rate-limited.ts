@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
-import { IdempotencyTable, QUERY_RATE_NAME } from '../../lambda/shared/processor-contract';
+import { IdempotencyTable, QUERY_RATE_NAME } from '../../contracts/processor';
 import { HANDLER_OUT_DIR } from '../bundle-handlers';
 import { LocalFunction } from '../local-aws/local-function';
 import { SqsEventSource } from '../local-aws/sqs-event-source';

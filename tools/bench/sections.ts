@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { encodeStoredNotification } from '../../lambda/shared/receiver-contract';
+import { encodeStoredNotification } from '../../lambda/shared/stored-notification';
 import { mapConcurrently } from '../../lambda/processor/processor';
 import type { BankSimulatorClient } from '../bank-simulator/control-client';
 import { median, type RunSummary, summarizeRun, type TimedRun } from './stats';

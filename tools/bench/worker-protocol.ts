@@ -1,4 +1,4 @@
-import type { Route } from '../../lambda/shared/receiver-contract';
+import type { Route } from '../../contracts/receiver';
 
 /** Drives a receiver bundle (API Gateway events) or the floor bundle (the message it would store). */
 export interface NotifyTask {

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
-import { encodeStoredNotification } from '../../lambda/shared/receiver-contract';
+import { encodeStoredNotification } from '../../lambda/shared/stored-notification';
 import { lambdaContext } from '../local-aws/lambda-invoke';
 import { restProxyEvent } from '../local-aws/api-gateway';
 import { resolveLocalhostSubdomains } from '../local-aws/local-env';

@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { CreateTableCommand, type CreateTableCommandInput, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
-import { IdempotencyTable } from '../../lambda/shared/processor-contract';
-import { PendingPaymentIndex } from '../../lambda/shared/reconciliation-contract';
+import { IdempotencyTable } from '../../contracts/processor';
+import { PendingPaymentIndex } from '../../contracts/reconciliation';
 import { LOCAL_AWS } from './local-env';
 
 export interface Dynalite {

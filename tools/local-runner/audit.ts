@@ -8,9 +8,10 @@
  */
 import { boletoClaim, paymentClaim } from '../../lambda/processor/bank-state';
 import { type NotificationItem, parseNotification } from '../../lambda/processor/parse';
-import { BankEventDetailType, StatusClass } from '../../lambda/shared/event-contract';
-import { type BoletoMovementMapping, type PaymentStatusMapping, ProcessorDefaults } from '../../lambda/shared/processor-contract';
-import { decodeStoredNotification, type Route, ROUTES } from '../../lambda/shared/receiver-contract';
+import { BankEventDetailType, StatusClass } from '../../contracts/events';
+import { type BoletoMovementMapping, type PaymentStatusMapping, ProcessorDefaults } from '../../contracts/processor';
+import { decodeStoredNotification } from '../../lambda/shared/stored-notification';
+import { type Route, ROUTES } from '../../contracts/receiver';
 import type { ProxyExchange } from '../local-aws/api-gateway';
 import type { RecordedEvent } from '../local-aws/eventbridge-server';
 import { detailProblems } from '../event-schemas';

@@ -1,4 +1,4 @@
-import { type BankConnectionSettings, type BankCredentials, BankConnectionDefaults } from '../../lambda/shared/bank-connection';
+import { type BankConnectionSettings, type BankCredentials, BankConnectionDefaults } from '../../contracts/bank-connection';
 import { type BankSimulator, SimulatorPaths } from '../bank-simulator/simulator';
 
 /** The bank credentials secret's JSON for a simulator: its passwords, client certificate and CA. */
@@ -23,8 +23,8 @@ export function simulatorConnection(s: BankSimulator, credentialsSecretArn: stri
     collectionTokenUrl: s.baseUrl + SimulatorPaths.collectionToken,
     paymentsTokenUrl: s.baseUrl + SimulatorPaths.paymentsToken,
     collectionScope: BankConnectionDefaults.collectionScope,
-    paymentsScope: BankConnectionDefaults.paymentsScope,
-    paymentsClientAuth: 'body',
+    paymentsScope: BankConnectionDefaults.paymentsScopes.join(' '),
+    paymentsClientAuth: BankConnectionDefaults.paymentsClientAuth,
     account: { cooperativa: account.cooperativa, posto: account.posto, conta: account.conta, documento: account.documento, codigoBeneficiario: account.beneficiario },
     credentialsSecretArn,
     boletoQueryPath: BankConnectionDefaults.boletoQueryPath,

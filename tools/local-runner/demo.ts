@@ -13,9 +13,9 @@
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { BankEventDetailType } from '../../lambda/shared/event-contract';
-import { ProcessorMetric } from '../../lambda/shared/processor-contract';
-import { RegistrationDrift } from '../../lambda/shared/reconciliation-contract';
+import { BankEventDetailType } from '../../contracts/events';
+import { ProcessorMetric } from '../../contracts/processor';
+import { RegistrationDrift } from '../../contracts/reconciliation';
 import type { DeliveryRecord } from '../bank-simulator/notifier';
 import { bundleHandlers, bundlesAreFresh } from '../bundle-handlers';
 import { LocalAlarmState } from './alarms';

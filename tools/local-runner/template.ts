@@ -5,10 +5,10 @@
  * source mapping, and the registrations' custom resource properties. Intrinsic functions are
  * resolved against the local peers (fauxqs queue URLs, dynalite table names, local secret ARNs).
  */
-import { PROCESSOR_SETTINGS_ENV } from '../../lambda/shared/processor-contract';
-import { SWEEP_SETTINGS_ENV, TRACK_PAYMENT_DETAIL_TYPE } from '../../lambda/shared/reconciliation-contract';
-import { ReceiverEnv } from '../../lambda/shared/receiver-contract';
-import { RegistrationResourceType } from '../../lambda/shared/registration-contract';
+import { PROCESSOR_SETTINGS_ENV } from '../../contracts/processor';
+import { SWEEP_SETTINGS_ENV, TRACK_PAYMENT_DETAIL_TYPE } from '../../contracts/reconciliation';
+import { ReceiverEnv } from '../../contracts/receiver';
+import { RegistrationResourceType } from '../../contracts/registration';
 
 export interface TemplateResource {
   readonly Type: string;

@@ -4,8 +4,8 @@
  * (the message reaches the DLQ after maxReceiveCount receives). A short function timeout keeps
  * the retries inside one invocation small.
  */
-import { BankEventDetailType as T } from '../../../lambda/shared/event-contract';
-import { QuarantineAttribute } from '../../../lambda/shared/processor-contract';
+import { BankEventDetailType as T } from '../../../contracts/events';
+import { QuarantineAttribute } from '../../../contracts/processor';
 import { drainQueue } from '../../../tools/local-aws/fauxqs';
 import { captureOutput, jsonLogLines } from '../../support/load-handler';
 import { ProcessorHarness } from '../../support/processor-harness';

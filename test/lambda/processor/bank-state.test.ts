@@ -4,8 +4,8 @@ import {
   paymentChanges, paymentClaim, paymentState,
 } from '../../../lambda/processor/bank-state';
 import { type BoletoEventItem, parseNotification, type PaymentItem } from '../../../lambda/processor/parse';
-import { BankEventDetailType as T, StatusClass as C } from '../../../lambda/shared/event-contract';
-import { ProcessorDefaults as D } from '../../../lambda/shared/processor-contract';
+import { BankEventDetailType as T, StatusClass as C } from '../../../contracts/events';
+import { ProcessorDefaults as D } from '../../../contracts/processor';
 
 const boletoEvent = (movimento: string, valorLiquidacao = '100.00') =>
   parseNotification('boleto', Buffer.from(JSON.stringify({ nossoNumero: '123', movimento, valorLiquidacao, idEventoWebhook: 'ev' })), D.boletoMovements).items[0] as BoletoEventItem;

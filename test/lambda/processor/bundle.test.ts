@@ -5,11 +5,11 @@
  */
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { encodeStoredNotification } from '../../../lambda/shared/receiver-contract';
+import { encodeStoredNotification } from '../../../lambda/shared/stored-notification';
 import { drainQueue } from '../../../tools/local-aws/fauxqs';
 import { ProcessorHarness } from '../../support/processor-harness';
-import { BankEventDetailType as T } from '../../../lambda/shared/event-contract';
-import { QuarantineAttribute } from '../../../lambda/shared/processor-contract';
+import { BankEventDetailType as T } from '../../../contracts/events';
+import { QuarantineAttribute } from '../../../contracts/processor';
 import { captureOutput, jsonLogLines } from '../../support/load-handler';
 
 let h: ProcessorHarness;

@@ -1,4 +1,4 @@
-import { ProcessorDefaults } from '../../../lambda/shared/processor-contract';
+import { ProcessorDefaults } from '../../../contracts/processor';
 import { classifyMovement, parseNotification, toCents } from '../../../lambda/processor/parse';
 
 const M = ProcessorDefaults.boletoMovements;

@@ -3,13 +3,14 @@
  * published is the bank's verified state, once per change, whatever triggered the look.
  */
 import { processBatch } from '../../../lambda/processor/processor';
-import { BankEventDetailType as T, EventTrigger, StatusClass as C } from '../../../lambda/shared/event-contract';
-import { decodeStoredNotification, encodeStoredNotification } from '../../../lambda/shared/receiver-contract';
-import { ProcessorDefaults, ProcessorMetric } from '../../../lambda/shared/processor-contract';
+import { BankEventDetailType as T, EventTrigger, StatusClass as C } from '../../../contracts/events';
+import { decodeStoredNotification, encodeStoredNotification } from '../../../lambda/shared/stored-notification';
+import { ProcessorDefaults, ProcessorMetric } from '../../../contracts/processor';
 import { BankApiError } from '../../../lambda/shared/bank-errors';
 import { OutOfRate } from '../../../lambda/shared/bank-pacing';
 import { boletoEvent, contextWith, fakeDeps, pixPayment, rawRecord, sqsRecord } from '../../support/processor-records';
-import { decodeLookRequest, encodeLookRequest, TRACK_PAYMENT_DETAIL_TYPE } from '../../../lambda/shared/reconciliation-contract';
+import { decodeLookRequest, encodeLookRequest } from '../../../lambda/shared/look-request';
+import { TRACK_PAYMENT_DETAIL_TYPE } from '../../../contracts/reconciliation';
 
 type Fakes = ReturnType<typeof fakeDeps>;
 const run = (f: Fakes, records: ReturnType<typeof sqsRecord>[], ms = 30_000) => processBatch({ Records: records }, contextWith(f.clock, ms), f.deps);

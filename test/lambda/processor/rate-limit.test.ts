@@ -5,7 +5,7 @@
  * new message instead of failing; and when the bank allows less than configured (another system
  * shares the credentials), 429s slow everyone down without a record failing or being lost.
  */
-import { BankEventDetailType as T } from '../../../lambda/shared/event-contract';
+import { BankEventDetailType as T } from '../../../contracts/events';
 import type { SqsEventSource } from '../../../tools/local-aws/sqs-event-source';
 import { ProcessorHarness } from '../../support/processor-harness';
 import { captureOutput } from '../../support/load-handler';

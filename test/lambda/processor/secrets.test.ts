@@ -6,7 +6,7 @@
 import { ProcessorHarness } from '../../support/processor-harness';
 import { captureOutput } from '../../support/load-handler';
 import { expectNoSecretIn } from '../../support/registration-harness';
-import { BankEventDetailType as T } from '../../../lambda/shared/event-contract';
+import { BankEventDetailType as T } from '../../../contracts/events';
 
 const credentials = {
   collection: { apiKey: 'key+/="&%-0f3a', username: '543210101', password: 'pass+/="&%word é' },

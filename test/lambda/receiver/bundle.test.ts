@@ -4,7 +4,8 @@
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { decodeStoredNotification, ReceiverEnv } from '../../../lambda/shared/receiver-contract';
+import { decodeStoredNotification } from '../../../lambda/shared/stored-notification';
+import { ReceiverDefaults, ReceiverEnv } from '../../../contracts/receiver';
 import { LocalSecretsManager } from '../../../tools/local-aws/secrets-manager-server';
 import { apiEvent } from '../../support/api-event';
 import { resolveLocalhostSubdomains, TEST_AWS } from '../../support/aws-env';
@@ -48,6 +49,9 @@ beforeAll(async () => {
     [ReceiverEnv.PAYMENTS_TOKEN_SECRET_ARN]: paymentsArn,
     [ReceiverEnv.BOLETO_TOKEN_SECRET_ARN]: boletoArn,
     [ReceiverEnv.TOKEN_CACHE_TTL_MS]: String(CACHE_TTL_MS),
+    [ReceiverEnv.BOLETO_TOKEN_HEADER]: ReceiverDefaults.boletoTokenHeader,
+    [ReceiverEnv.MAX_BODY_BYTES]: String(ReceiverDefaults.maxBodyBytes),
+    [ReceiverEnv.ENQUEUE_BUDGET_MS]: String(ReceiverDefaults.enqueueBudgetMs),
   };
   handler = loadHandlerBundle('receiver', env);
 });

@@ -2,7 +2,8 @@ import { type Message, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { handleNotification, receiverSqsClientConfig, type ReceiverDeps } from '../../../lambda/receiver/receiver';
 import { TokenCache } from '../../../lambda/receiver/token-cache';
-import { decodeStoredNotification, encodeStoredNotification, ReceiverDefaults, SQS_MAX_MESSAGE_BYTES } from '../../../lambda/shared/receiver-contract';
+import { decodeStoredNotification, encodeStoredNotification } from '../../../lambda/shared/stored-notification';
+import { ReceiverDefaults, SQS_MAX_MESSAGE_BYTES } from '../../../contracts/receiver';
 import { loadStageToken } from '../../../lambda/shared/secret-tokens';
 import { LocalSecretsManager } from '../../../tools/local-aws/secrets-manager-server';
 import { apiEvent } from '../../support/api-event';

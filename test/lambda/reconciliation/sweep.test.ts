@@ -1,5 +1,6 @@
-import { EventTrigger, StatusClass } from '../../../lambda/shared/event-contract';
-import { bankDay, decodeLookRequest, SweepDefaults, SweepMetric } from '../../../lambda/shared/reconciliation-contract';
+import { EventTrigger, StatusClass } from '../../../contracts/events';
+import { bankDay, decodeLookRequest } from '../../../lambda/shared/look-request';
+import { SweepDefaults, SweepMetric } from '../../../contracts/reconciliation';
 import { EMPTY_RECORD, type SubjectRecord } from '../../../lambda/processor/subject-store';
 import { type DayCursor, holdsSettlement, type PendingPayment, sweep, type SweepDeps } from '../../../lambda/reconciliation/sweep';
 
@@ -48,7 +49,7 @@ function fakeWorld(options: { now?: number } = {}) {
     },
     send: async (bodies) => { sent.push(...bodies); },
     count: (metric, value = 1) => { counts[metric] = (counts[metric] ?? 0) + value; },
-    logger: { info: () => undefined, warn: () => undefined },
+    logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
     now: () => now,
   };
   return {

@@ -8,8 +8,9 @@ import {
   onEvent,
   parseContractPhysicalId,
 } from '../../../lambda/registration/lifecycle';
-import { RegistrationResourceType, registrationProperties } from '../../../lambda/shared/registration-contract';
-import { type BankConnectionSettings, BankConnectionDefaults } from '../../../lambda/shared/bank-connection';
+import { RegistrationResourceType } from '../../../contracts/registration';
+import { registrationProperties } from '../../../lib/registration-provider';
+import { type BankConnectionSettings, BankConnectionDefaults } from '../../../contracts/bank-connection';
 import { secrets } from '../../../lambda/shared/redaction';
 
 // The handler registers every secret it reads; this test's token is read by its fake.
@@ -22,8 +23,8 @@ const bank: BankConnectionSettings = {
   collectionTokenUrl: 'https://bank.example/auth/openapi/token',
   paymentsTokenUrl: 'https://bank.example/thirdparty/auth/token',
   collectionScope: BankConnectionDefaults.collectionScope,
-  paymentsScope: BankConnectionDefaults.paymentsScope,
-  paymentsClientAuth: 'body',
+  paymentsScope: BankConnectionDefaults.paymentsScopes.join(' '),
+  paymentsClientAuth: BankConnectionDefaults.paymentsClientAuth,
   account: { cooperativa: '0101', posto: '02', conta: '123456', documento: '12345678000199', codigoBeneficiario: '54321' },
   credentialsSecretArn: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:creds-AbCdEf',
   boletoQueryPath: BankConnectionDefaults.boletoQueryPath,
@@ -43,7 +44,7 @@ function deps(call: (call: BankCall) => Promise<{ status: number; body: unknown 
     logs,
     bankFor: (settings) => ({ settings, call: (c: BankCall) => { calls.push(c); return call(c); } }),
     tokenValue: () => Promise.resolve(TOKEN),
-    log: { info: (message) => logs.push(message), warn: (message) => logs.push(message) },
+    log: { info: (message) => logs.push(message), warn: (message) => logs.push(message), error: (message) => logs.push(message) },
     deadline: Date.now() + 10_000,
     sleep: () => Promise.resolve(),
   };

@@ -5,7 +5,7 @@ import type { SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
 import { redriveAllowLifecycle } from '../../../lambda/registration/redrive-allow';
 import type { CustomResourceEvent } from '../../../lambda/registration/lifecycle';
-import { REDRIVE_ALLOW_RESOURCE_TYPE, RedriveAllowProperty } from '../../../lambda/shared/redrive-allow-contract';
+import { REDRIVE_ALLOW_RESOURCE_TYPE, RedriveAllowProperty } from '../../../contracts/redrive-allow';
 import { localAwsEnvironment } from '../../../tools/local-aws/local-env';
 import { captureOutput, loadHandlerBundle } from '../../support/load-handler';
 
@@ -40,7 +40,7 @@ function fakeSqs(fail?: Error) {
     },
   };
 }
-const log = { info: () => undefined, warn: () => undefined };
+const log = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 it.each(['Create', 'Update'] as const)('%s allows only the source queue to use the dead-letter queue', async (type) => {
   const sqs = fakeSqs();

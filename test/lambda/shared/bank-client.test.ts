@@ -4,7 +4,7 @@
  * deadline, and readable errors.
  */
 import { BankClient, type RetryInfo } from '../../../lambda/shared/bank-client';
-import type { BankConnectionSettings, BankCredentials } from '../../../lambda/shared/bank-connection';
+import { type BankConnectionSettings, type BankCredentials, ClientCredentialsAuth } from '../../../contracts/bank-connection';
 import { OutOfRate } from '../../../lambda/shared/bank-pacing';
 import { BankApiError } from '../../../lambda/shared/bank-errors';
 import { HttpsTransport } from '../../../lambda/shared/bank-http';
@@ -155,7 +155,7 @@ describe('payments API', () => {
   });
 
   it('sends the client id and secret as HTTP Basic when configured', async () => {
-    const { bank } = client({ settings: { paymentsClientAuth: 'basic' } });
+    const { bank } = client({ settings: { paymentsClientAuth: ClientCredentialsAuth.BASIC } });
     const id = await newPix();
     await expect(bank.queryPayment('pix', id, inSeconds(10))).resolves.toMatchObject({ idTransacao: id });
   });

@@ -1,4 +1,8 @@
-import { BANK_CONNECTION_ENV, parseBankCredentials, readBankConnection } from '../../../lambda/shared/bank-connection';
+import { Stack } from 'aws-cdk-lib';
+import { BANK_CONNECTION_ENV } from '../../../contracts/bank-connection';
+import { bankConnectionSettings } from '../../../lib/bank-connection';
+import { testBankConnection } from '../../support/cdk';
+import { parseBankCredentials, readBankConnection } from '../../../lambda/shared/bank-connection';
 import { backoffDelay, DEFAULT_RETRY_POLICY, retryAfterMs } from '../../../lambda/shared/retry';
 
 const ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bank';
@@ -31,7 +35,15 @@ describe('readBankConnection', () => {
   it('says what is missing and what to do', () => {
     expect(() => readBankConnection({})).toThrow(`${BANK_CONNECTION_ENV} is not set (the construct sets it; redeploy rather than editing it)`);
     expect(() => readBankConnection({ [BANK_CONNECTION_ENV]: '{' })).toThrow(/is not JSON/);
-    expect(() => readBankConnection({ [BANK_CONNECTION_ENV]: '{"baseUrl":"https://x"}' })).toThrow(/lacks registrationBaseUrl, collectionTokenUrl, paymentsTokenUrl, credentialsSecretArn, boletoQueryPath, account, paymentQueryPaths/);
+    expect(() => readBankConnection({ [BANK_CONNECTION_ENV]: '{"baseUrl":"https://x"}' })).toThrow(/lacks registrationBaseUrl, collectionTokenUrl, paymentsTokenUrl, collectionScope, paymentsScope, credentialsSecretArn, boletoQueryPath, settledBoletosPath, account, paymentQueryPaths/);
+  });
+
+  it('reads back exactly what the construct wrote, and fills no default of its own', () => {
+    const settings = bankConnectionSettings(testBankConnection(new Stack()));
+    expect(readBankConnection({ [BANK_CONNECTION_ENV]: JSON.stringify(settings) })).toEqual(settings);
+    const { callTimeoutMs: _dropped, ...withoutTimeout } = settings;
+    expect(() => readBankConnection({ [BANK_CONNECTION_ENV]: JSON.stringify({ ...withoutTimeout, paymentsClientAuth: 'digest' }) }))
+      .toThrow(`${BANK_CONNECTION_ENV}: callTimeoutMs, paymentsClientAuth missing or invalid (the construct sets it; redeploy rather than editing it)`);
   });
 });
 

@@ -1,4 +1,5 @@
-import { decodeStoredNotification, encodeStoredNotification, MAX_BODY_BYTES_LIMIT, QUARANTINE_REASON_BYTES, SQS_MAX_MESSAGE_BYTES, sqsAttributeText } from '../../../lambda/shared/receiver-contract';
+import { decodeStoredNotification, encodeStoredNotification, sqsAttributeText } from '../../../lambda/shared/stored-notification';
+import { MAX_BODY_BYTES_LIMIT, QUARANTINE_REASON_BYTES, SQS_MAX_MESSAGE_BYTES } from '../../../contracts/receiver';
 
 const meta = { route: 'boleto' as const, receivedAt: '2025-06-03T17:05:09.120Z', requestId: 'r1', sourceIp: '203.0.113.1', contentType: 'application/json' };
 

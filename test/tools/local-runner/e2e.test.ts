@@ -7,8 +7,8 @@
  * The runner is the end-to-end suites' shared one (test/support/e2e-runner.ts): the example stack
  * with short timeouts, so that retried messages come back within a test.
  */
-import { BankEventDetailType as T } from '../../../lambda/shared/event-contract';
-import { ProcessorMetric } from '../../../lambda/shared/processor-contract';
+import { BankEventDetailType as T } from '../../../contracts/events';
+import { ProcessorMetric } from '../../../contracts/processor';
 import type { DeliveryRecord } from '../../../tools/bank-simulator/notifier';
 import type { LocalRunner, RunnerCheckpoint } from '../../../tools/local-runner/runner';
 import { startE2eRunner, stopE2eRunner } from '../../support/e2e-runner';

@@ -7,9 +7,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { BankEventDetailType as T } from '../../../lambda/shared/event-contract';
-import { ProcessorMetric } from '../../../lambda/shared/processor-contract';
-import { bankDay, TRACK_PAYMENT_DETAIL_TYPE } from '../../../lambda/shared/reconciliation-contract';
+import { BankEventDetailType as T } from '../../../contracts/events';
+import { ProcessorMetric } from '../../../contracts/processor';
+import { bankDay } from '../../../lambda/shared/look-request';
+import { TRACK_PAYMENT_DETAIL_TYPE } from '../../../contracts/reconciliation';
 import type { RecordedEvent } from '../../../tools/local-aws/eventbridge-server';
 import { LOCAL_AWS } from '../../../tools/local-aws/local-env';
 import { QueryOperation } from '../../../tools/bank-simulator/simulator';

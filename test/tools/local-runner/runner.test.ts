@@ -2,11 +2,11 @@
 import { join } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import { BankWebhooksExampleStack } from '../../../examples/basic-receiver/app';
-import { BankEventDetailType as T } from '../../../lambda/shared/event-contract';
+import { BankEventDetailType as T } from '../../../contracts/events';
 import { LocalRunner } from '../../../tools/local-runner/runner';
 import { LocalEventBridge } from '../../../tools/local-aws/eventbridge-server';
 import { SAMPLE_ACCOUNT } from '../../../tools/bank-simulator/simulator';
-import { decodeStoredNotification } from '../../../lambda/shared/receiver-contract';
+import { decodeStoredNotification } from '../../../lambda/shared/stored-notification';
 
 jest.setTimeout(120_000);
 

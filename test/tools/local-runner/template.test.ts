@@ -1,9 +1,9 @@
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { BankWebhooksExampleStack } from '../../../examples/basic-receiver/app';
-import { BANK_CONNECTION_ENV } from '../../../lambda/shared/bank-connection';
-import { PROCESSOR_SETTINGS_ENV } from '../../../lambda/shared/processor-contract';
-import { ReceiverEnv } from '../../../lambda/shared/receiver-contract';
+import { BANK_CONNECTION_ENV } from '../../../contracts/bank-connection';
+import { PROCESSOR_SETTINGS_ENV } from '../../../contracts/processor';
+import { ReceiverEnv } from '../../../contracts/receiver';
 import { type CloudFormationTemplate, describeReceiverDeployment, type IntrinsicValues, resolveIntrinsics } from '../../../tools/local-runner/template';
 
 const template = Template.fromStack(new BankWebhooksExampleStack(new App(), 'Example')).toJSON() as CloudFormationTemplate;

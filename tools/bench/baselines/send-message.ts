@@ -5,7 +5,7 @@
  */
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { ReceiverDefaults, ReceiverEnv } from '../../../lambda/shared/receiver-contract';
+import { ReceiverDefaults, ReceiverEnv } from '../../../contracts/receiver';
 import { secretsClientConfig } from '../../../lambda/shared/secret-tokens';
 import { receiverSqsClientConfig } from '../../../lambda/receiver/receiver';
 

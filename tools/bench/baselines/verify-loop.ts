@@ -17,11 +17,12 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SQSEvent } from 'aws-lambda';
 import { BankClient, credentialsFromSecret } from '../../../lambda/shared/bank-client';
 import { readBankConnection } from '../../../lambda/shared/bank-connection';
-import { IdempotencyTable, ProcessorDefaults, readProcessorSettings } from '../../../lambda/shared/processor-contract';
-import { decodeStoredNotification } from '../../../lambda/shared/receiver-contract';
-import { BankEventDetailType, StatusClass } from '../../../lambda/shared/event-contract';
+import { IdempotencyTable, ProcessorDefaults } from '../../../contracts/processor';
+import { readProcessorSettings } from '../../../lambda/processor/settings';
+import { decodeStoredNotification } from '../../../lambda/shared/stored-notification';
+import { BankEventDetailType, StatusClass } from '../../../contracts/events';
 import { mapConcurrently } from '../../../lambda/processor/processor';
-import { AWS_CLIENT_CONFIG } from '../../../lambda/shared/aws-clients';
+import { AWS_CLIENT_CONFIG } from '../../../lambda/shared/runtime';
 import { DynamoDbSubjectStore, newOutboxId } from '../../../lambda/processor/subject-store';
 
 const settings = readProcessorSettings(process.env);

@@ -7,7 +7,6 @@
  * registration itself travel as JSON strings, because CloudFormation turns every number and
  * boolean of a custom resource's properties into a string.
  */
-import { type BankConnectionSettings, parseBankConnection } from './bank-connection';
 
 export const RegistrationResourceType = {
   PAYMENT_WEBHOOK: 'Custom::BankPaymentWebhookRegistration',
@@ -84,60 +83,3 @@ export const RegistrationDefaults = {
    */
   serviceTimeoutSeconds: 300,
 } as const;
-
-/** The custom resource's properties (without ServiceToken), with `stringify` turning objects into JSON. */
-export function registrationProperties(
-  bank: BankConnectionSettings,
-  spec: PaymentWebhookSpec | BoletoContractSpec,
-  tokenVersion: string,
-  stringify: (value: unknown) => string = (value) => JSON.stringify(value),
-): Record<string, string> {
-  return {
-    [RegistrationProperty.BANK]: stringify(bank),
-    [RegistrationProperty.SPEC]: stringify(spec),
-    [RegistrationProperty.TOKEN_VERSION]: tokenVersion,
-  };
-}
-
-const FIX = '(the construct sets it; redeploy rather than editing the template)';
-
-function parseJsonProperty(properties: Record<string, unknown>, name: string): Record<string, unknown> {
-  const raw = properties[name];
-  if (typeof raw !== 'string') throw new Error(`The custom resource property ${name} is missing ${FIX}`);
-  try {
-    const value = JSON.parse(raw) as unknown;
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
-  } catch {
-    // reported below
-  }
-  throw new Error(`The custom resource property ${name} is not a JSON object ${FIX}`);
-}
-
-function missingStrings(record: Record<string, unknown>, names: readonly string[]): string[] {
-  return names.filter((name) => typeof record[name] !== 'string' || !record[name]);
-}
-
-function throwIfMissing(missing: readonly string[]): void {
-  if (missing.length) throw new Error(`The custom resource property ${RegistrationProperty.SPEC} lacks ${missing.join(', ')} ${FIX}`);
-}
-
-export type RegistrationRequest =
-  | { readonly kind: 'payment'; readonly bank: BankConnectionSettings; readonly spec: PaymentWebhookSpec }
-  | { readonly kind: 'contract'; readonly bank: BankConnectionSettings; readonly spec: BoletoContractSpec };
-
-/** The bank connection and the registration a custom resource event carries, checked. */
-export function readRegistrationProperties(resourceType: string, properties: Record<string, unknown>): RegistrationRequest {
-  const bank = parseBankConnection(properties[RegistrationProperty.BANK] as string | undefined, `The custom resource property ${RegistrationProperty.BANK}`);
-  const spec = parseJsonProperty(properties, RegistrationProperty.SPEC);
-  if (resourceType === RegistrationResourceType.PAYMENT_WEBHOOK) {
-    throwIfMissing(missingStrings(spec, ['url', 'tokenSecretArn']));
-    return { kind: 'payment', bank, spec: spec as unknown as PaymentWebhookSpec };
-  }
-  if (resourceType === RegistrationResourceType.BOLETO_CONTRACT) {
-    const missing = missingStrings(spec, ['cooperativa', 'posto', 'codBeneficiario', 'url', 'urlStatus', 'contratoStatus']);
-    if (!Array.isArray(spec.eventos) || spec.eventos.length === 0) missing.push('eventos');
-    throwIfMissing(missing);
-    return { kind: 'contract', bank, spec: spec as unknown as BoletoContractSpec };
-  }
-  throw new Error(`Unknown resource type ${resourceType}: this handler serves ${Object.values(RegistrationResourceType).join(' and ')}`);
-}

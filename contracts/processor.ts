@@ -125,46 +125,6 @@ export const QuarantineAttribute = {
   SOURCE_MESSAGE_ID: 'SourceMessageId',
 } as const;
 
-/** Reads and checks the processor settings the construct put in the environment. */
-export function readProcessorSettings(env: NodeJS.ProcessEnv): ProcessorSettings {
-  const raw = env[PROCESSOR_SETTINGS_ENV];
-  const fix = '(the construct sets it; redeploy rather than editing it)';
-  if (!raw) throw new Error(`${PROCESSOR_SETTINGS_ENV} is not set ${fix}`);
-  let parsed: Partial<ProcessorSettings>;
-  try {
-    parsed = JSON.parse(raw) as Partial<ProcessorSettings>;
-  } catch {
-    throw new Error(`${PROCESSOR_SETTINGS_ENV} is not JSON ${fix}`);
-  }
-  const missing = (['eventBusName', 'idempotencyTableName', 'quarantineQueueUrl', 'queueUrl'] as const).filter((key) => !parsed[key]);
-  if (missing.length) throw new Error(`${PROCESSOR_SETTINGS_ENV} lacks ${missing.join(', ')} ${fix}`);
-  return {
-    eventBusName: parsed.eventBusName!,
-    idempotencyTableName: parsed.idempotencyTableName!,
-    quarantineQueueUrl: parsed.quarantineQueueUrl!,
-    queueUrl: parsed.queueUrl!,
-    maxReceiveCount: parsed.maxReceiveCount ?? ProcessorDefaults.maxReceiveCount,
-    eventSource: parsed.eventSource || ProcessorDefaults.eventSource,
-    idempotencyTtlSeconds: parsed.idempotencyTtlSeconds ?? ProcessorDefaults.idempotencyTtlSeconds,
-    maxVerificationAttempts: parsed.maxVerificationAttempts ?? ProcessorDefaults.maxVerificationAttempts,
-    safetyMarginMs: parsed.safetyMarginMs ?? ProcessorDefaults.safetyMarginMs,
-    boletoStatuses: { ...ProcessorDefaults.boletoStatuses, ...parsed.boletoStatuses },
-    boletoMovements: { ...ProcessorDefaults.boletoMovements, ...parsed.boletoMovements },
-    paymentStatuses: { ...ProcessorDefaults.paymentStatuses, ...parsed.paymentStatuses },
-  };
-}
-
-/**
- * Shortest record lifetime that keeps "one event per change": a message can come back from the
- * dead-letter queue after the queues' retention, the reconciliation sweep re-reads the last
- * `lookbackDays` days, and a pending payment's record is what keeps it in the sweep's index for
- * `paymentMaxAgeDays`; a record gone before any of these would let a change be published again
- * (or a pending payment be forgotten).
- */
-export function minIdempotencyTtlSeconds(lookbackDays: number, paymentMaxAgeDays: number): number {
-  return Math.max(ProcessorDefaults.queueRetentionSeconds + lookbackDays * 86_400, (paymentMaxAgeDays + 1) * 86_400);
-}
-
 /** The name of the shared schedule of bank queries in the table (item `rate#queries`), taken by the processor and the sweep. */
 export const QUERY_RATE_NAME = 'queries';
 

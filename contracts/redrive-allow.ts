@@ -21,10 +21,5 @@ export const RedriveAllowProperty = {
   DEAD_LETTER_QUEUE_SETTINGS: 'DeadLetterQueueSettings',
 } as const;
 
-/** The `RedriveAllowPolicy` attribute allowing only `sourceQueueArn`. */
-export function redriveAllowOnly(sourceQueueArn: string): string {
-  return JSON.stringify({ redrivePermission: 'byQueue', sourceQueueArns: [sourceQueueArn] });
-}
-
 /** SQS's default, put back when the resource is deleted. */
 export const REDRIVE_ALLOW_ALL = JSON.stringify({ redrivePermission: 'allowAll' });

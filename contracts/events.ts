@@ -234,10 +234,5 @@ export const DETAIL_INTERFACE_OF_TYPE: Readonly<Record<BankEventDetailType, stri
   [BankEventDetailType.NOTIFICATION_NOT_CONFIRMED]: 'NotificationNotConfirmedDetail',
 };
 
-/** File name of a detail type's JSON Schema under schemas/events/: "Boleto Settled" → "boleto-settled.schema.json". */
-export function schemaFileName(detailType: BankEventDetailType): string {
-  return `${detailType.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.schema.json`;
-}
-
 /** Largest detail published as is (EventBridge takes 256 KB per entry, source and detail type included). */
 export const MAX_DETAIL_BYTES = 250_000;

@@ -1,0 +1,117 @@
+/**
+ * How the handlers reach the bank: the settings the `BankConnectionProps` of the constructs
+ * resolve to (every default filled by the construct), passed to a handler as one JSON
+ * environment variable or custom resource property. The construct (lib/) and the handlers
+ * (lambda/) both import this module, so the compiler holds the two sides together. Nothing here
+ * is secret: the credentials travel as a Secrets Manager ARN.
+ */
+
+/** Environment variable holding the JSON of {@link BankConnectionSettings}. */
+export const BANK_CONNECTION_ENV = 'BANK_WEBHOOKS_BANK_CONNECTION';
+
+/** The payment kinds of the payments API, as in its query paths (`/v1/pagamentos/<kind>/{id}`). */
+export const PAYMENT_TYPES = ['pix', 'boleto', 'tributos'] as const;
+export type PaymentType = (typeof PAYMENT_TYPES)[number];
+
+/** How the payments token request presents the client id and secret. */
+export enum ClientCredentialsAuth {
+  /** `client_id` and `client_secret` in the form body. */
+  REQUEST_BODY = 'body',
+  /** HTTP Basic authentication. */
+  BASIC = 'basic',
+}
+
+/** The account the library acts for at the bank: the headers of 5.1 and the collection API. */
+export interface BankAccount {
+  /** Cooperative code (the `x-cooperativa` and `cooperativa` headers), such as `0101`. */
+  readonly cooperativa: string;
+  /** Branch code (the collection API's `posto` header), such as `02`. */
+  readonly posto: string;
+  /** Account number (`x-conta`). */
+  readonly conta: string;
+  /** The account holder's CPF or CNPJ, digits only (`x-documento`). */
+  readonly documento: string;
+  /** Beneficiary code of boleto collection (`codigoBeneficiario`). */
+  readonly codigoBeneficiario: string;
+}
+
+/** The fields of {@link BankAccount}. */
+export const ACCOUNT_FIELDS = ['cooperativa', 'posto', 'conta', 'documento', 'codigoBeneficiario'] as const;
+
+/** What each account field may hold: it goes into a header or a query as is. */
+export const ACCOUNT_FIELD_PATTERN = /^[0-9A-Za-z-]{1,20}$/;
+
+export interface BankConnectionSettings {
+  /** Collection API base URL, without a trailing slash. */
+  readonly baseUrl: string;
+  /** Payments API base URL (`registration_base_url`), without a trailing slash. */
+  readonly registrationBaseUrl: string;
+  readonly collectionTokenUrl: string;
+  readonly paymentsTokenUrl: string;
+  readonly collectionScope: string;
+  /** Space-separated scopes requested for the payments token. */
+  readonly paymentsScope: string;
+  readonly paymentsClientAuth: ClientCredentialsAuth;
+  readonly account: BankAccount;
+  /** ARN of the secret holding the credentials (JSON, see {@link BankCredentials}). */
+  readonly credentialsSecretArn: string;
+  /** Boleto query path under `baseUrl`. */
+  readonly boletoQueryPath: string;
+  /** Settled boletos by day (`liquidados/dia`) under `baseUrl`, read by the reconciliation sweep. */
+  readonly settledBoletosPath: string;
+  /** Payment query paths under `registrationBaseUrl`, with `{id}` for the transaction id. */
+  readonly paymentQueryPaths: Readonly<Record<PaymentType, string>>;
+  /** Deadline of one HTTP call, in milliseconds. */
+  readonly callTimeoutMs: number;
+  /** Calls per second the bank allows these credentials on its query APIs, shared by every function that queries. */
+  readonly queriesPerSecond: number;
+  /** Creations (POST) per second the registration handler makes; its other calls go at queriesPerSecond. */
+  readonly registrationCallsPerSecond: number;
+}
+
+/** Defaults of BANK-NOTES.md, relative to the base URLs. */
+export const BankConnectionDefaults = {
+  collectionTokenPath: '/auth/openapi/token',
+  /** Resolved against the payments host (`{host}/thirdparty/auth/token`). */
+  paymentsTokenPath: '/thirdparty/auth/token',
+  collectionScope: 'cobranca',
+  /** Scopes of the payments token (sent space-separated). */
+  paymentsScopes: ['payments.pix.pagar', 'payments.boleto.pagar', 'payments.tributos.pagar'],
+  paymentsClientAuth: ClientCredentialsAuth.REQUEST_BODY,
+  boletoQueryPath: '/cobranca/boleto/v1/boletos',
+  settledBoletosPath: '/cobranca/boleto/v1/boletos/liquidados/dia',
+  paymentQueryPaths: {
+    pix: '/v1/pagamentos/pix/{id}',
+    boleto: '/v1/pagamentos/boleto/{id}',
+    tributos: '/v1/pagamentos/tributos/{id}',
+  },
+  callTimeoutMs: 5_000,
+  /** The bank's known query limit (BANK-NOTES.md: 10/s for queries on a sibling API). */
+  queriesPerSecond: 10,
+  /** The bank's known limit for creations (2/s): registrations create and change webhooks. */
+  registrationCallsPerSecond: 2,
+} as const;
+
+/**
+ * The bank credentials secret's JSON. Collection calls need `apiKey` and `password`; payments
+ * calls need `clientId` and `clientSecret`, and usually `clientCertificate` and `clientKey`.
+ */
+export interface BankCredentials {
+  /** `x-api-key` of the collection API. */
+  readonly apiKey?: string;
+  /** Password-grant username. Defaults to the beneficiary code followed by the cooperative code. */
+  readonly username?: string;
+  /** The access code the account holder generates in internet banking. */
+  readonly password?: string;
+  readonly clientId?: string;
+  readonly clientSecret?: string;
+  /** PEM client certificate for the payments API's mutual TLS. */
+  readonly clientCertificate?: string;
+  /** PEM private key of `clientCertificate`. */
+  readonly clientKey?: string;
+  /** Extra PEM CA certificates to trust for the bank's server certificate (a simulator, a proxy). */
+  readonly caCertificates?: string;
+}
+
+/** The fields of {@link BankCredentials}. */
+export const CREDENTIAL_FIELDS = ['apiKey', 'username', 'password', 'clientId', 'clientSecret', 'clientCertificate', 'clientKey', 'caCertificates'] as const;

@@ -1,0 +1,135 @@
+/**
+ * The contract between the reconciliation sweep's construct, its function and the processor:
+ * the sweep's settings and their defaults, the look request it puts in the processor's queue,
+ * the items it keeps in the processor's table, and the metrics it emits. Every side imports this
+ * module.
+ */
+import type { EventTrigger } from './events';
+import type { PaymentType } from './bank-connection';
+import type { BoletoContractSpec, PaymentWebhookSpec } from './registration';
+
+/** The sweep's `service` (logs and metric dimension). */
+export const RECONCILIATION_SERVICE_NAME = 'bank-webhook-reconciliation';
+
+/** Environment variable holding the JSON of {@link SweepSettings}. */
+export const SWEEP_SETTINGS_ENV = 'BANK_WEBHOOKS_SWEEP_SETTINGS';
+
+export const SweepDefaults = {
+  /** Minutes between two sweeps. */
+  intervalMinutes: 15,
+  /** Days before the bank's today whose settlements are read again (today and the last N). */
+  lookbackDays: 3,
+  /** Days a payment seen in a non-final status is queried again before it is given up. */
+  paymentMaxAgeDays: 7,
+  /** The sweep's function timeout, in seconds: a sweep cut short resumes from its cursors. */
+  timeoutSeconds: 300,
+  /** Time kept free at the end of a sweep to save its cursors and report, in milliseconds. */
+  safetyMarginMs: 10_000,
+} as const;
+
+/** The sweep's settings, as the construct writes them in the function's environment. */
+export interface SweepSettings {
+  readonly idempotencyTableName: string;
+  /** The processor's queue: look requests go there. */
+  readonly queueUrl: string;
+  readonly lookbackDays: number;
+  readonly paymentMaxAgeDays: number;
+  readonly safetyMarginMs: number;
+  /** The registration watch, when the stack registers with the bank. */
+  readonly watch?: WatchSettings;
+}
+
+/** The registrations the watch compares with the bank's, and whether it repairs them. */
+export interface WatchSettings {
+  readonly payment?: PaymentWebhookSpec;
+  readonly contracts: readonly BoletoContractSpec[];
+  /** Put ours back when the bank's differs (never over another party's URL without the spec's takeOverExisting). */
+  readonly repair: boolean;
+  /** The sweep's schedule rule: a repair is made only while it exists and is enabled. */
+  readonly scheduleRuleName: string;
+}
+
+/** How the bank's registration differs from this stack's. */
+export enum RegistrationDrift {
+  /** The bank holds none. */
+  MISSING = 'missing',
+  /** The bank holds another URL. */
+  OTHER_URL = 'other-url',
+  /** Our URL with another token (every notification would be refused with 401). */
+  TOKEN = 'token',
+  /** INATIVO (the bank deactivated it, for example after failed deliveries). */
+  INACTIVE = 'inactive',
+  /** BLOQUEADO. */
+  BLOCKED = 'blocked',
+}
+
+/** What a look request asks the processor to look at. */
+export type LookSubject =
+  | { readonly kind: 'boleto'; readonly nossoNumero: string }
+  | { readonly kind: 'payment'; readonly paymentKind: PaymentType; readonly idTransacao: string };
+
+/**
+ * A message in the processor's queue that is not a notification: "ask the bank about this
+ * subject and publish what changed". The sweep sends one for each settlement it finds unpublished
+ * and for each payment still pending; the company sends one (through a Track Payment event) for a
+ * payment it started.
+ */
+export interface LookRequest {
+  readonly look: 1;
+  readonly trigger: EventTrigger;
+  readonly subject: LookSubject;
+  /** When it was asked for (ISO 8601). */
+  readonly requestedAt: string;
+  /** Why, in words (logged with what it finds). */
+  readonly reason: string;
+  /** Keep the payment in the sweep's index while it is not final (a payment the company started). */
+  readonly track?: boolean;
+}
+
+/**
+ * The detail type of the event the company puts on the receiver's bus to have a payment it
+ * started followed until it is final, even when every notification of it is lost.
+ */
+export const TRACK_PAYMENT_DETAIL_TYPE = 'Track Payment';
+
+/** The detail of a Track Payment event. */
+export interface TrackPaymentDetail {
+  /** `pix`, `boleto` (a boleto paid) or `tributos`. */
+  readonly paymentKind: string;
+  /** The payment's transaction id, as the payments API returned it. */
+  readonly idTransacao: string;
+  /** The account that made it (the receiver's `bank.account`): only that receiver follows it. */
+  readonly account: { readonly cooperativa: string; readonly conta: string };
+}
+
+/**
+ * Attributes of a payment's record while it is not final: a sparse global secondary index on
+ * them lists exactly the payments the sweep must query again, without scanning the table.
+ */
+export const PendingPaymentIndex = {
+  NAME: 'pending-payments',
+  /** Partition key (string): always {@link PENDING_PAYMENTS_PARTITION}; absent when the payment is final. */
+  PARTITION: 'pending',
+  /** Sort key (number): when the payment was first seen not final (epoch ms). */
+  SINCE: 'pendingSince',
+} as const;
+
+export const PENDING_PAYMENTS_PARTITION = 'payment';
+
+/** Metric names the sweep emits (namespace METRICS_NAMESPACE); NotificationsRecovered is the processor's (ProcessorMetric). */
+export const SweepMetric = {
+  /** Settlements the listing showed that no record held: sent to the processor to be verified. */
+  LOOKS_REQUESTED: 'ReconciliationLooksRequested',
+  /** Bank calls one sweep made (listing pages). */
+  BANK_CALLS: 'SweepBankCalls',
+  /** How long one sweep took, in milliseconds. */
+  DURATION: 'SweepDuration',
+  /** Sweeps that stopped before reading everything (their cursors resume it). */
+  INCOMPLETE: 'SweepsIncomplete',
+  /** Payments given up after the maximum age without reaching a final status. */
+  PAYMENTS_GIVEN_UP: 'PendingPaymentsGivenUp',
+  /** A registration at the bank that is not this stack's (missing, another URL or token, INATIVO, BLOQUEADO), per sweep. */
+  REGISTRATION_DRIFT: 'RegistrationDrift',
+  /** Registrations the watch put back. */
+  REGISTRATIONS_REPAIRED: 'RegistrationsRepaired',
+} as const;
