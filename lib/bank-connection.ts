@@ -5,7 +5,7 @@ import type { Construct } from 'constructs';
 import {
   ACCOUNT_FIELD_PATTERN, ACCOUNT_FIELDS, BANK_CONNECTION_ENV, type BankAccount, type BankConnectionSettings, BankConnectionDefaults, ClientCredentialsAuth,
 } from '../contracts/bank-connection';
-import { isHttpsUrl, isWholeNumberIn, type PropsValidation } from './props-validation';
+import { isHttpsUrl, isWholeNumberIn, type PropsValidation } from './core/props-validation';
 
 /**
  * How to reach the bank: base URLs, token endpoints and scopes, the account, and the Secrets

@@ -17,27 +17,22 @@ import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { MAX_BODY_BYTES_LIMIT, METRICS_NAMESPACE, RECEIVER_SERVICE_NAME, ReceiverDefaults, ReceiverEnv, ReceiverMetric, ROUTES, SQS_MAX_MESSAGE_BYTES } from '../contracts/receiver';
 import type { BankEventDetailType } from '../contracts/events';
-import { minIdempotencyTtlSeconds } from './settlement-processor';
+import { minIdempotencyTtlSeconds } from './processor/settlement-processor';
 import { ProcessorDefaults } from '../contracts/processor';
 import type { BankAccount } from '../contracts/bank-connection';
 import { type BankConnectionProps, validateBankConnection } from './bank-connection';
-import { notifyOn, thresholdAlarm } from './alarms';
-import { checkFunctionNetwork, functionNetwork, type FunctionNetworkProps } from './function-network';
-import { acknowledgeInherent } from './compliance';
-import { bundledFunction } from './handler-code';
-import { allowOnlySourceQueue } from './redrive-allow-policy';
-import { allowLogsToUse } from './log-encryption';
-import { BoletoWebhookContract, type BoletoWebhookContractOptions, checkContractOptions } from './boleto-webhook-contract';
-import { PaymentWebhookRegistration, type PaymentWebhookRegistrationOptions } from './payment-webhook-registration';
-import { checkTokenHeader, isWholeNumberIn, PropsValidation } from './props-validation';
-import { checkRegistrationOptions } from './registration-provider';
-import { checkReconciliation, ReconciliationSweep, type ReconciliationOptions, resolveReconciliation } from './reconciliation-sweep';
-import {
-  type BoletoMovementMappingProps,
-  type BoletoStatusMappingProps,
-  type PaymentStatusMappingProps,
-  SettlementProcessor,
-} from './settlement-processor';
+import { notifyOn, thresholdAlarm } from './core/alarms';
+import { checkFunctionNetwork, functionNetwork, type FunctionNetworkProps } from './core/function-network';
+import { acknowledgeInherent } from './core/compliance';
+import { bundledFunction } from './core/bundled-function';
+import { allowOnlySourceQueue } from './registration/redrive-allow-policy';
+import { allowLogsToUse } from './core/log-encryption';
+import { BoletoWebhookContract, type BoletoWebhookContractOptions, checkContractOptions } from './registration/boleto-webhook-contract';
+import { PaymentWebhookRegistration, type PaymentWebhookRegistrationOptions } from './registration/payment-webhook-registration';
+import { checkTokenHeader, isWholeNumberIn, PropsValidation } from './core/props-validation';
+import { checkRegistrationOptions } from './registration/registration-provider';
+import { checkReconciliation, ReconciliationSweep, type ReconciliationOptions, resolveReconciliation } from './reconciliation/reconciliation-sweep';
+import { type BoletoMovementMappingProps, type BoletoStatusMappingProps, type PaymentStatusMappingProps, SettlementProcessor } from './processor/settlement-processor';
 
 /** Properties of {@link BankWebhookReceiver}. */
 export interface BankWebhookReceiverProps extends FunctionNetworkProps {

@@ -9,7 +9,7 @@ import {
   parseContractPhysicalId,
 } from '../../../lambda/registration/lifecycle';
 import { RegistrationResourceType } from '../../../contracts/registration';
-import { registrationProperties } from '../../../lib/registration-provider';
+import { registrationProperties } from '../../../lib/registration/registration-provider';
 import { type BankConnectionSettings, BankConnectionDefaults } from '../../../contracts/bank-connection';
 import { secrets } from '../../../lambda/shared/redaction';
 

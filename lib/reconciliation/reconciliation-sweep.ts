@@ -11,18 +11,18 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { PROCESSOR_SERVICE_NAME, ProcessorMetric } from '../contracts/processor';
-import { METRICS_NAMESPACE } from '../contracts/receiver';
-import { PendingPaymentIndex, RECONCILIATION_SERVICE_NAME, SWEEP_SETTINGS_ENV, SweepDefaults, SweepMetric, type SweepSettings, TRACK_PAYMENT_DETAIL_TYPE } from '../contracts/reconciliation';
-import type { BankAccount } from '../contracts/bank-connection';
-import { type BankConnectionProps, bankConnectionEnvironment } from './bank-connection';
-import { BoletoWebhookContract } from './boleto-webhook-contract';
-import { notifyOn, thresholdAlarm } from './alarms';
-import type { FunctionNetworkProps } from './function-network';
-import { acknowledgeInherent } from './compliance';
-import { bundledFunction } from './handler-code';
-import { PaymentWebhookRegistration } from './payment-webhook-registration';
-import { isWholeNumberIn, type PropsValidation } from './props-validation';
+import { PROCESSOR_SERVICE_NAME, ProcessorMetric } from '../../contracts/processor';
+import { METRICS_NAMESPACE } from '../../contracts/receiver';
+import { PendingPaymentIndex, RECONCILIATION_SERVICE_NAME, SWEEP_SETTINGS_ENV, SweepDefaults, SweepMetric, type SweepSettings, TRACK_PAYMENT_DETAIL_TYPE } from '../../contracts/reconciliation';
+import type { BankAccount } from '../../contracts/bank-connection';
+import { type BankConnectionProps, bankConnectionEnvironment } from '../bank-connection';
+import { BoletoWebhookContract } from '../registration/boleto-webhook-contract';
+import { notifyOn, thresholdAlarm } from '../core/alarms';
+import type { FunctionNetworkProps } from '../core/function-network';
+import { acknowledgeInherent } from '../core/compliance';
+import { bundledFunction } from '../core/bundled-function';
+import { PaymentWebhookRegistration } from '../registration/payment-webhook-registration';
+import { isWholeNumberIn, type PropsValidation } from '../core/props-validation';
 
 /** The reconciliation sweep of a BankWebhookReceiver: it finds what the bank never delivered. */
 export interface ReconciliationOptions {

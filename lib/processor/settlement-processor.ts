@@ -10,13 +10,13 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { IdempotencyTable, PROCESSOR_SETTINGS_ENV, ProcessorDefaults, type ProcessorSettings } from '../contracts/processor';
-import { PendingPaymentIndex } from '../contracts/reconciliation';
-import { type BankConnectionProps, bankConnectionEnvironment } from './bank-connection';
-import { notifyOn, thresholdAlarm } from './alarms';
-import type { FunctionNetworkProps } from './function-network';
-import { acknowledgeInherent } from './compliance';
-import { bundledFunction } from './handler-code';
+import { IdempotencyTable, PROCESSOR_SETTINGS_ENV, ProcessorDefaults, type ProcessorSettings } from '../../contracts/processor';
+import { PendingPaymentIndex } from '../../contracts/reconciliation';
+import { type BankConnectionProps, bankConnectionEnvironment } from '../bank-connection';
+import { notifyOn, thresholdAlarm } from '../core/alarms';
+import type { FunctionNetworkProps } from '../core/function-network';
+import { acknowledgeInherent } from '../core/compliance';
+import { bundledFunction } from '../core/bundled-function';
 
 /** Which boleto query `situacao` texts (matched by prefix, any case) mean what. Unset lists keep their defaults. */
 export interface BoletoStatusMappingProps {

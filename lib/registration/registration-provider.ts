@@ -6,14 +6,14 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
-import type { BankConnectionSettings } from '../contracts/bank-connection';
-import { type BoletoContractSpec, type PaymentWebhookSpec, RegistrationDefaults, RegistrationProperty } from '../contracts/registration';
-import { type BankConnectionProps, bankConnectionSettings } from './bank-connection';
-import { acknowledgeInherent, acknowledgeVpcAccessPolicy, ROLE_POLICY_REASON } from './compliance';
-import { bundledFunction } from './handler-code';
-import { checkFunctionNetwork, type FunctionNetworkProps, functionNetwork, sameNetwork } from './function-network';
-import { allowLogsToUse } from './log-encryption';
-import { isHttpsUrl, type PropsValidation } from './props-validation';
+import type { BankConnectionSettings } from '../../contracts/bank-connection';
+import { type BoletoContractSpec, type PaymentWebhookSpec, RegistrationDefaults, RegistrationProperty } from '../../contracts/registration';
+import { type BankConnectionProps, bankConnectionSettings } from '../bank-connection';
+import { acknowledgeInherent, acknowledgeVpcAccessPolicy, ROLE_POLICY_REASON } from '../core/compliance';
+import { bundledFunction } from '../core/bundled-function';
+import { checkFunctionNetwork, type FunctionNetworkProps, functionNetwork, sameNetwork } from '../core/function-network';
+import { allowLogsToUse } from '../core/log-encryption';
+import { isHttpsUrl, type PropsValidation } from '../core/props-validation';
 
 /**
  * The one custom resource provider of a stack for the library's deploy-time work: the bank

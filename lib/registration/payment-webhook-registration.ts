@@ -1,9 +1,9 @@
 import type { CustomResource } from 'aws-cdk-lib';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { type PaymentWebhookSpec, RegistrationAttribute, RegistrationResourceType } from '../contracts/registration';
-import { type BankConnectionProps, validateBankConnection } from './bank-connection';
-import { PropsValidation } from './props-validation';
+import { type PaymentWebhookSpec, RegistrationAttribute, RegistrationResourceType } from '../../contracts/registration';
+import { type BankConnectionProps, validateBankConnection } from '../bank-connection';
+import { PropsValidation } from '../core/props-validation';
 import { checkRegistrationOptions, checkWebhookUrl, createRegistrationResource, type RegistrationResourceOptions } from './registration-provider';
 
 /** Options of the payment callback registration that `BankWebhookReceiver` takes as `paymentRegistration`. */

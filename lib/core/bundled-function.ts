@@ -11,10 +11,10 @@ import type { FunctionNetworkProps } from './function-network';
 /**
  * The bundled code of one of the library's handlers, as built by `npm run build` into
  * `dist/handlers/<name>/`. Found relative to this file both when the library runs compiled
- * (dist/lib -> dist/handlers) and from its TypeScript sources (lib -> dist/handlers).
+ * (dist/lib/core -> dist/handlers) and from its TypeScript sources (lib/core -> dist/handlers).
  */
 export function handlerCode(name: string): lambda.Code {
-  const candidates = [join(__dirname, '..', 'handlers', name), join(__dirname, '..', 'dist', 'handlers', name)];
+  const candidates = [join(__dirname, '..', '..', 'handlers', name), join(__dirname, '..', '..', 'dist', 'handlers', name)];
   const found = candidates.find((dir) => existsSync(join(dir, 'index.js')));
   if (!found) {
     throw new Error(

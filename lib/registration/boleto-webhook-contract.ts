@@ -1,10 +1,10 @@
 import { type CustomResource, Token } from 'aws-cdk-lib';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { type BoletoContractSpec, RegistrationAttribute, RegistrationDefaults, RegistrationResourceType } from '../contracts/registration';
-import type { BankAccount } from '../contracts/bank-connection';
-import { type BankConnectionProps, validateBankConnection } from './bank-connection';
-import { checkTokenHeader, PropsValidation } from './props-validation';
+import { type BoletoContractSpec, RegistrationAttribute, RegistrationDefaults, RegistrationResourceType } from '../../contracts/registration';
+import type { BankAccount } from '../../contracts/bank-connection';
+import { type BankConnectionProps, validateBankConnection } from '../bank-connection';
+import { checkTokenHeader, PropsValidation } from '../core/props-validation';
 import { checkRegistrationOptions, checkWebhookUrl, createRegistrationResource, type RegistrationResourceOptions } from './registration-provider';
 
 /** Status of a boleto webhook contract and of its URL (spec 2.1). */

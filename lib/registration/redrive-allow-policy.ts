@@ -3,8 +3,8 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { REDRIVE_ALLOW_RESOURCE_TYPE, RedriveAllowProperty } from '../contracts/redrive-allow';
-import { RegistrationDefaults } from '../contracts/registration';
+import { REDRIVE_ALLOW_RESOURCE_TYPE, RedriveAllowProperty } from '../../contracts/redrive-allow';
+import { RegistrationDefaults } from '../../contracts/registration';
 import { RegistrationProvider, type RegistrationProviderSettings } from './registration-provider';
 
 /** What {@link allowOnlySourceQueue} works on. */
