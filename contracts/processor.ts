@@ -61,6 +61,8 @@ export interface ProcessorSettings {
 
 export const ProcessorDefaults = {
   eventSource: 'cdk-bank-webhooks',
+  /** The processor function's timeout, in seconds. */
+  timeoutSeconds: 30,
   /**
    * How long a subject's record (its last published state) lives after its last change: well over
    * the minimum, so a reversal weeks after a settlement still names the settlement it reverses.

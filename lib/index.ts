@@ -1,12 +1,19 @@
-export * from './bank-connection';
-export { type BankAccount, ClientCredentialsAuth } from '../contracts/bank-connection';
-export * from './bank-webhook-receiver';
-export { BoletoContractStatus, BoletoWebhookContract, type BoletoWebhookContractOptions, type BoletoWebhookContractProps } from './registration/boleto-webhook-contract';
-export * from './registration/payment-webhook-registration';
-export { RegistrationProvider, type RegistrationProviderSettings, type RegistrationResourceOptions } from './registration/registration-provider';
+export { BankWebhookReceiver, type BankWebhookReceiverProps } from './bank-webhook-receiver';
+export { type BankConnectionProps } from './bank-connection';
+export { type VerifiedEventRuleOptions } from './core/verified-event-rule';
 export type { FunctionNetworkProps } from './core/function-network';
-export type { BoletoMovementMappingProps, BoletoStatusMappingProps, PaymentStatusMappingProps } from './processor/settlement-processor';
+export * from './endpoint';
+export * from './processor';
+export * from './reconciliation';
+export * from './registration';
+export { type BankAccount, ClientCredentialsAuth } from '../contracts/bank-connection';
 export { ProcessorMetric, QuarantineAttribute } from '../contracts/processor';
-export { BankEventDetailType, EVENT_DETAIL_VERSION, EventTrigger, PaymentKind, StatusClass, SubjectKind, type BankEventDetail, type BoletoSettledDetail, type BoletoSettlement, type BoletoSettlementReversedDetail, type EventAccount, type EventAmount, type EventNotification, type EventSubject, type NotificationClaim, type NotificationNotConfirmedDetail, type EventDetailBase, type OmittedPart, type VerifiedState } from '../contracts/events';
+export {
+  BankEventDetailType, EVENT_DETAIL_VERSION, EventTrigger, PaymentKind, StatusClass, SubjectKind,
+  type BankEventDetail, type BoletoSettledDetail, type BoletoSettlement, type BoletoSettlementReversedDetail, type EventAccount,
+  type EventAmount, type EventNotification, type EventSubject, type NotificationClaim, type NotificationNotConfirmedDetail,
+  type EventDetailBase, type OmittedPart, type VerifiedState,
+} from '../contracts/events';
 export { ReceiverMetric, METRICS_NAMESPACE } from '../contracts/receiver';
+export { SweepMetric, TRACK_PAYMENT_DETAIL_TYPE, type TrackPaymentDetail } from '../contracts/reconciliation';
 export { RegistrationAttribute, RegistrationResourceType } from '../contracts/registration';

@@ -1,3 +1,4 @@
+import { Annotations, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as sns from 'aws-cdk-lib/aws-sns';
@@ -36,4 +37,16 @@ export function notifyOn(topic: sns.ITopic | undefined, alarms: ReadonlyArray<cl
     alarm?.addAlarmAction(action);
     alarm?.addOkAction(action);
   }
+}
+
+/** Stacks already warned that their alarms notify nobody. */
+const warnedStacks = new WeakSet<Stack>();
+
+/** Warns at synth, once per stack, when the library's alarms there have no topic to notify. */
+export function warnWithoutAlarmTopic(scope: Construct, topic: sns.ITopic | undefined): void {
+  const stack = Stack.of(scope);
+  if (topic || warnedStacks.has(stack)) return;
+  warnedStacks.add(stack);
+  Annotations.of(scope).addWarningV2('cdk-bank-webhooks:noAlarmTopic',
+    'No alarmTopic: the alarms of cdk-bank-webhooks in this stack (dead-letter queue, oldest message, processor errors, refused tokens, lost notifications recovered, registration drift) notify nobody. Pass an SNS topic someone reads as alarmTopic.');
 }

@@ -1,19 +1,21 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Duration } from 'aws-cdk-lib';
-import type * as iam from 'aws-cdk-lib/aws-iam';
+import { type Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import type * as logs from 'aws-cdk-lib/aws-logs';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { acknowledgeInherent, acknowledgeVpcAccessPolicy, ROLE_POLICY_REASON } from './compliance';
 import type { FunctionNetworkProps } from './function-network';
+import { allowLogsToUse } from './log-encryption';
 
 /**
  * The bundled code of one of the library's handlers, as built by `npm run build` into
  * `dist/handlers/<name>/`. Found relative to this file both when the library runs compiled
  * (dist/lib/core -> dist/handlers) and from its TypeScript sources (lib/core -> dist/handlers).
  */
-export function handlerCode(name: string): lambda.Code {
+function handlerCode(name: string): lambda.Code {
   const candidates = [join(__dirname, '..', '..', 'handlers', name), join(__dirname, '..', '..', 'dist', 'handlers', name)];
   const found = candidates.find((dir) => existsSync(join(dir, 'index.js')));
   if (!found) {
@@ -25,52 +27,80 @@ export function handlerCode(name: string): lambda.Code {
   return lambda.Code.fromAsset(found);
 }
 
-/** What differs between the library's functions. */
-export interface BundledFunctionOptions {
-  /** The handler's bundle (`dist/handlers/<bundle>`). */
-  readonly bundle: string;
+/** What a function of the library is made with, beside what its class fixes. */
+export interface BundledFunctionProps {
   readonly description: string;
   readonly timeout: Duration;
   readonly memorySize: number;
-  readonly role: iam.IRole;
-  readonly logGroup: logs.ILogGroup;
-  /** X-Ray active tracing. @default false */
+  /** Its log group and role are made beside it, in the same scope, under these ids (construct paths stay put). */
+  readonly logGroupId: string;
+  readonly roleId: string;
+  /** What the role allows, in words. */
+  readonly roleDescription: string;
+  readonly logRetention: logs.RetentionDays;
+  /** KMS key of its log group. @default - CloudWatch Logs' own encryption */
+  readonly logEncryptionKey?: kms.IKey;
+  /** X-Ray active tracing. @default - not set (Lambda's default, off) */
   readonly tracing?: boolean;
   readonly environment?: Record<string, string>;
   /** VPC, subnets and security groups. @default - not in a VPC */
   readonly network?: FunctionNetworkProps;
-  /** Why the function has no dead-letter queue for asynchronous invocations (acknowledged in the compliance packs that ask for one). */
+}
+
+/** Why a function has no dead-letter queue and no reserved concurrency (acknowledged in the compliance packs that ask for them). */
+export interface BundledFunctionDesign {
+  /** The handler's bundle (`dist/handlers/<bundle>`). */
+  readonly bundle: string;
   readonly whyNoDeadLetterQueue: string;
-  /** Why the function has no reserved concurrency (acknowledged in the compliance packs that ask for it). */
   readonly whyNoReservedConcurrency: string;
 }
 
 /**
- * One of the library's functions, made the one way they all are: a pre-bundled handler (no
- * esbuild or Docker for consumers) on the latest Node runtime, arm64, JSON logs into its own log
- * group, source maps on, in the caller's scope under `id` (so construct paths stay put).
+ * A function of the library, made the one way they all are: a pre-bundled handler (no esbuild
+ * or Docker for consumers) on the latest Node runtime, arm64, JSON logs into its own log group
+ * (kept on destroy), source maps on, with a role of its own that only writes that log group until
+ * its owner grants more. Each handler has its typed subclass (ReceiverFunction, ProcessorFunction,
+ * SweepFunction, RegistrationFunction), which fixes its bundle and its compliance reasons.
  */
-export function bundledFunction(scope: Construct, id: string, options: BundledFunctionOptions): lambda.Function {
-  const fn = new lambda.Function(scope, id, {
-    description: options.description,
-    runtime: lambda.Runtime.NODEJS_24_X,
-    architecture: lambda.Architecture.ARM_64,
-    handler: 'index.handler',
-    code: handlerCode(options.bundle),
-    timeout: options.timeout,
-    memorySize: options.memorySize,
-    role: options.role,
-    logGroup: options.logGroup,
-    loggingFormat: lambda.LoggingFormat.JSON,
-    ...(options.tracing !== undefined ? { tracing: options.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED } : {}),
-    environment: { ...options.environment, NODE_OPTIONS: '--enable-source-maps' },
-    ...options.network,
-  });
-  acknowledgeInherent(fn, 'LambdaDLQ', options.whyNoDeadLetterQueue);
-  acknowledgeInherent(fn, 'LambdaConcurrency', options.whyNoReservedConcurrency);
-  acknowledgeInherent(options.role, 'IAMNoInlinePolicy', ROLE_POLICY_REASON);
-  if (options.network?.vpc) {
-    acknowledgeVpcAccessPolicy(options.role);
+export abstract class BundledFunction extends lambda.Function {
+  /** The function's own log group. */
+  public readonly functionLogGroup: logs.LogGroup;
+
+  protected constructor(scope: Construct, id: string, design: BundledFunctionDesign, props: BundledFunctionProps) {
+    allowLogsToUse(scope, props.logEncryptionKey);
+    const logGroup = new logs.LogGroup(scope, props.logGroupId, { retention: props.logRetention, removalPolicy: RemovalPolicy.RETAIN, encryptionKey: props.logEncryptionKey });
+    const role = new iam.Role(scope, props.roleId, { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'), description: props.roleDescription });
+    logGroup.grantWrite(role);
+    super(scope, id, {
+      description: props.description,
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      handler: 'index.handler',
+      code: handlerCode(design.bundle),
+      timeout: props.timeout,
+      memorySize: props.memorySize,
+      role,
+      logGroup,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      ...(props.tracing !== undefined ? { tracing: props.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED } : {}),
+      environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
+      ...props.network,
+    });
+    this.functionLogGroup = logGroup;
+    acknowledgeInherent(this, 'LambdaDLQ', design.whyNoDeadLetterQueue);
+    acknowledgeInherent(this, 'LambdaConcurrency', design.whyNoReservedConcurrency);
+    acknowledgeInherent(role, 'IAMNoInlinePolicy', ROLE_POLICY_REASON);
+    if (props.network?.vpc) acknowledgeVpcAccessPolicy(role);
+    if (props.tracing) {
+      Validations.of(role).acknowledge({
+        id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
+        reason: 'X-Ray tracing (tracingEnabled) needs xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions.',
+      });
+    }
   }
-  return fn;
+
+  /** Adds a statement to the function's own role. */
+  public allow(statement: iam.PolicyStatement): void {
+    this.role!.addToPrincipalPolicy(statement);
+  }
 }

@@ -1,109 +1,311 @@
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as lambdaEventSources from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
-import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { IdempotencyTable, PROCESSOR_SETTINGS_ENV, ProcessorDefaults, type ProcessorSettings } from '../../contracts/processor';
+import type { BankAccount } from '../../contracts/bank-connection';
+import {
+  IdempotencyTable, PROCESSOR_SERVICE_NAME, PROCESSOR_SETTINGS_ENV, ProcessorDefaults, ProcessorMetric, type ProcessorSettings,
+} from '../../contracts/processor';
 import { PendingPaymentIndex } from '../../contracts/reconciliation';
-import { type BankConnectionProps, bankConnectionEnvironment } from '../bank-connection';
-import { notifyOn, thresholdAlarm } from '../core/alarms';
-import type { FunctionNetworkProps } from '../core/function-network';
+import { type BankConnectionProps, bankConnectionEnvironment, validateBankConnection } from '../bank-connection';
+import { notifyOn, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
 import { acknowledgeInherent } from '../core/compliance';
-import { bundledFunction } from '../core/bundled-function';
+import { checkFunctionNetwork, functionNetwork, type FunctionNetworkProps } from '../core/function-network';
+import { libraryMetric } from '../core/metrics';
+import { isWholeNumberIn, type PropsValidation, validateProps } from '../core/props-validation';
+import { ProcessorFunction } from './processor-function';
+import type { BoletoMovementMappingProps, BoletoStatusMappingProps, PaymentStatusMappingProps } from './status-mappings';
 
-/** Which boleto query `situacao` texts (matched by prefix, any case) mean what. Unset lists keep their defaults. */
-export interface BoletoStatusMappingProps {
-  /** @default ['LIQUIDADO'] */
-  readonly settled?: string[];
-  /** @default ['BAIXADO'] */
-  readonly writtenOff?: string[];
-  /** @default ['REJEITADO'] */
-  readonly rejected?: string[];
-  /** @default ['EM CARTEIRA', 'VENCIDO', 'A VENCER'] */
-  readonly open?: string[];
-}
-
-/** Which boleto event `movimento` values (matched by prefix, any case) mean what. Unset lists keep their defaults. */
-export interface BoletoMovementMappingProps {
-  /** @default ['LIQUIDACAO', 'AVISO_PAGAMENTO'] */
-  readonly settlement?: string[];
-  /** Checked first, so `ESTORNO_LIQUIDACAO_...` is a reversal. @default ['ESTORNO'] */
-  readonly reversal?: string[];
-  /** @default ['BAIXA'] */
-  readonly writeOff?: string[];
-  /** @default ['REJEICAO'] */
-  readonly rejection?: string[];
-}
-
-/** Which payment `status` values (matched exactly) mean what. Unset lists keep their defaults. */
-export interface PaymentStatusMappingProps {
-  /** @default ['EFETIVADO'] */
-  readonly settled?: string[];
-  /** @default ['RECEBIDO', 'AGENDADO', 'EM_PROCESSAMENTO'] */
-  readonly pending?: string[];
-  /** @default ['REJEITADO'] */
-  readonly rejected?: string[];
-  /** @default ['CANCELADO'] */
-  readonly cancelled?: string[];
-  /** @default ['ESTORNADO', 'DEVOLVIDO'] */
-  readonly reversed?: string[];
-}
-
-/** @internal */
-export interface SettlementProcessorProps {
-  readonly bank: BankConnectionProps;
-  readonly queue: sqs.IQueue;
-  readonly deadLetterQueue: sqs.IQueue;
-  readonly queueEncryptionKey?: kms.IKey;
+/** How a SettlementProcessor verifies and publishes (BankWebhookReceiver takes the same props). */
+export interface SettlementProcessorOptions {
+  /**
+   * Event bus the verified events are published to.
+   * @default - a bus is created for them (exposed as `eventBus`), with an archive
+   */
   readonly eventBus?: events.IEventBus;
-  readonly eventSource: string;
-  readonly timeout: Duration;
-  readonly memorySize: number;
-  readonly batchSize: number;
+
+  /**
+   * `source` of the published events.
+   * @default 'cdk-bank-webhooks'
+   */
+  readonly eventSource?: string;
+
+  /**
+   * Timeout of the processor function. Bank calls and their retries stay inside it.
+   * @default Duration.seconds(30)
+   */
+  readonly processorTimeout?: Duration;
+
+  /**
+   * Memory of the processor function, in MiB.
+   * @default 512
+   */
+  readonly processorMemorySize?: number;
+
+  /**
+   * Messages per invocation (1 to 10000; above 10 needs maxBatchingWindow).
+   * @default 10
+   */
+  readonly batchSize?: number;
+
+  /**
+   * How long the event source gathers messages before invoking the function.
+   * @default - no batching window
+   */
   readonly maxBatchingWindow?: Duration;
+
+  /**
+   * Most concurrent invocations the queue drives (2 to 1000): a cap on the load put on the bank's
+   * rate-limited query API.
+   * @default - no limit besides the account's
+   */
   readonly maxConcurrency?: number;
-  readonly maxVerificationAttempts: number;
-  readonly maxReceiveCount: number;
-  readonly idempotencyTtl: Duration;
-  /** Retention of the archive of the bus the construct creates (0: forever). */
-  readonly eventArchiveRetention: Duration;
+
+  /**
+   * Receives of a notification during which a claim the bank does not show yet is looked at
+   * again (query lag); after the last, a Notification Not Confirmed event records it. Less than
+   * maxReceiveCount.
+   * @default - 3, or maxReceiveCount − 1 when that is smaller
+   */
+  readonly maxVerificationAttempts?: number;
+
+  /**
+   * How long a boleto's or payment's record (its last published state) is kept after its last
+   * change: a change is published once while its record lives. At least the queues' 14-day
+   * retention (plus the reconciliation's look-back, when a sweep reads this processor's table).
+   * @default Duration.days(30)
+   */
+  readonly idempotencyTtl?: Duration;
+
+  /**
+   * Retention of the archive of the bus the construct creates. `Duration.days(0)` keeps events
+   * forever. Not used with `eventBus`.
+   * @default Duration.days(30)
+   */
+  readonly eventArchiveRetention?: Duration;
+
+  /**
+   * Which boleto query `situacao` values count as settled, written off, rejected or open.
+   * @default - see BoletoStatusMappingProps
+   */
   readonly boletoStatuses?: BoletoStatusMappingProps;
+
+  /**
+   * Which boleto event `movimento` values are settlements, reversals, write-offs or rejections.
+   * @default - see BoletoMovementMappingProps
+   */
   readonly boletoMovements?: BoletoMovementMappingProps;
+
+  /**
+   * Which payment `status` values count as settled, pending, rejected, cancelled or reversed.
+   * @default - see PaymentStatusMappingProps
+   */
   readonly paymentStatuses?: PaymentStatusMappingProps;
-  readonly logRetention: logs.RetentionDays;
+
+  /**
+   * Age of the oldest queued message that raises the oldest-message alarm.
+   * @default Duration.minutes(30)
+   */
+  readonly oldestMessageAgeAlarmThreshold?: Duration;
+}
+
+/** Properties of {@link SettlementProcessor}. */
+export interface SettlementProcessorProps extends SettlementProcessorOptions, FunctionNetworkProps {
+  /** How to reach the bank: every notification is verified with its query API before anything is published. */
+  readonly bank: BankConnectionProps;
+
+  /**
+   * The queue to consume: messages in the receiver's stored-notification envelope (what
+   * `BankWebhookEndpoint` stores), look requests, and Track Payment events.
+   */
+  readonly queue: sqs.IQueue;
+
+  /**
+   * Where a message that can never be verified is quarantined with its reason, and where the
+   * queue's redrive policy moves failed messages.
+   * @default - the queue's own dead-letter queue, when `queue` is an `sqs.Queue` made with one
+   */
+  readonly deadLetterQueue?: sqs.IQueue;
+
+  /**
+   * The queue's `maxReceiveCount`: on a message's last receive, a failure quarantines it with its reason.
+   * @default - the queue's own, when `queue` is an `sqs.Queue` made with a dead-letter queue; else 5
+   */
+  readonly maxReceiveCount?: number;
+
+  /**
+   * Retention of the function's log group.
+   * @default logs.RetentionDays.ONE_YEAR
+   */
+  readonly logRetention?: logs.RetentionDays;
+
+  /**
+   * KMS key of the function's log group; its policy must let CloudWatch Logs use it.
+   * @default - CloudWatch Logs' own encryption
+   */
   readonly logEncryptionKey?: kms.IKey;
-  /** VPC placement of the function. */
-  readonly network: FunctionNetworkProps;
-  readonly tracingEnabled: boolean;
+
+  /**
+   * X-Ray active tracing of the function.
+   * @default false
+   */
+  readonly tracingEnabled?: boolean;
+
+  /**
+   * SNS topic notified when an alarm goes off and when it clears.
+   * @default - alarms without actions
+   */
   readonly alarmTopic?: sns.ITopic;
-  readonly oldestMessageAgeAlarmThreshold: Duration;
+}
+
+const QUEUE_RETENTION = Duration.seconds(ProcessorDefaults.queueRetentionSeconds);
+
+/**
+ * Checks SettlementProcessorProps. The wiring (queue, dead-letter queue) and the network are
+ * checked when given: a facade checks the rest before it makes the queue.
+ */
+export function checkSettlementProcessor(v: PropsValidation, props: Partial<SettlementProcessorProps>): void {
+  validateBankConnection(v, props.bank, 'bank');
+  if (props.processorTimeout) {
+    v.checkNumber(props.processorTimeout.toSeconds(), 'processorTimeout', isWholeNumberIn(10, 900), 'must be from 10 seconds to 15 minutes (seconds)');
+  }
+  v.checkNumber(props.processorMemorySize, 'processorMemorySize', isWholeNumberIn(128, 10240), 'must be a whole number of MiB from 128 to 10240');
+  v.checkNumber(props.batchSize, 'batchSize', isWholeNumberIn(1, 10000), 'must be a whole number from 1 to 10000');
+  if (props.maxBatchingWindow) {
+    v.checkNumber(props.maxBatchingWindow.toSeconds(), 'maxBatchingWindow', isWholeNumberIn(0, 300), 'must be from 0 to 300 seconds');
+  }
+  if (props.batchSize !== undefined && !Token.isUnresolved(props.batchSize) && props.batchSize > 10) {
+    v.check(!!props.maxBatchingWindow && props.maxBatchingWindow.toSeconds() > 0, 'maxBatchingWindow', `must be set (above 0) when batchSize is above 10 (got batchSize ${props.batchSize}); SQS event sources require it`);
+  }
+  v.checkNumber(props.maxConcurrency, 'maxConcurrency', isWholeNumberIn(2, 1000), 'must be a whole number from 2 to 1000');
+  v.checkNumber(props.maxVerificationAttempts, 'maxVerificationAttempts', isWholeNumberIn(1, 100), 'must be a whole number from 1 to 100');
+  const attempts = props.maxVerificationAttempts;
+  const receives = props.maxReceiveCount ?? queueRedrive(props.queue)?.maxReceiveCount ?? ProcessorDefaults.maxReceiveCount;
+  if (attempts !== undefined && !Token.isUnresolved(attempts) && !Token.isUnresolved(receives) && receives >= 1) {
+    v.check(attempts < receives, 'maxVerificationAttempts', `must be less than maxReceiveCount (${attempts} is not less than ${receives}), or a notification the bank does not confirm goes to the DLQ before its last verification`);
+  }
+  checkIdempotencyTtl(v, props.idempotencyTtl, 0, 0);
+  if (props.eventArchiveRetention) {
+    v.checkNumber(props.eventArchiveRetention.toDays(), 'eventArchiveRetention', isWholeNumberIn(0, 3650), 'must be a whole number of days from 0 (forever) to 3650');
+    v.check(!props.eventBus, 'eventArchiveRetention', 'applies only to the bus the construct creates: archive the eventBus you pass yourself, or remove eventArchiveRetention');
+  }
+  if (props.oldestMessageAgeAlarmThreshold) {
+    v.checkNumber(props.oldestMessageAgeAlarmThreshold.toSeconds(), 'oldestMessageAgeAlarmThreshold', isWholeNumberIn(60, QUEUE_RETENTION.toSeconds()), 'must be from 1 minute to 14 days (seconds)');
+  }
+  if (props.eventSource !== undefined && !Token.isUnresolved(props.eventSource)) {
+    v.check(/^[A-Za-z0-9._\-/]{1,256}$/.test(props.eventSource) && !props.eventSource.startsWith('aws.'), 'eventSource', `must be 1 to 256 letters, digits, dots, hyphens, underscores or slashes, not starting with "aws.", got "${props.eventSource}"`);
+  }
+  if (props.queue) {
+    v.check(!!(props.deadLetterQueue ?? queueRedrive(props.queue)), 'deadLetterQueue', 'is required when queue has no dead-letter queue of its own (an sqs.Queue made with deadLetterQueue): quarantined messages go there');
+    const visibility = visibilityTimeoutSeconds(props.queue);
+    const minimum = minimumVisibilitySeconds(props.processorTimeout, props.maxBatchingWindow);
+    if (visibility !== undefined) {
+      v.check(visibility >= minimum, 'queue', `has a visibility timeout of ${visibility} seconds; an SQS event source needs at least 6 × processorTimeout + maxBatchingWindow = ${minimum} seconds: raise it, or lower processorTimeout`);
+    }
+  }
+  checkFunctionNetwork(v, props);
 }
 
 /**
- * The settlement processor of a BankWebhookReceiver: the function that reads the queue,
- * verifies every notification with the bank's query API and publishes verified events once,
- * its idempotency table, the event bus, and the alarms.
- * @internal
+ * Checks a record lifetime: at least the queues' retention plus the reconciliation's look-back
+ * (a message redriven from the dead-letter queue, or a day the sweep reads again, must still find
+ * the record), and longer than the payment age the sweep follows a pending payment for.
+ */
+export function checkIdempotencyTtl(v: PropsValidation, ttl: Duration | undefined, lookbackDays: number, paymentMaxAgeDays: number): void {
+  if (!ttl) return;
+  const minimum = minIdempotencyTtlSeconds(lookbackDays, paymentMaxAgeDays);
+  const why = lookbackDays || paymentMaxAgeDays
+    ? `the queues' 14-day retention plus the reconciliation's ${lookbackDays}-day look-back, and more than its ${paymentMaxAgeDays}-day payment age`
+    : 'the queues\' 14-day retention';
+  v.checkNumber(ttl.toSeconds(), 'idempotencyTtl', isWholeNumberIn(minimum, 366 * 24 * 3600), `must be from ${minimum / 86_400} days (${why}: a record gone sooner lets a redriven or re-read change be published twice) to 366 days (seconds)`);
+}
+
+/**
+ * Shortest record lifetime that keeps "one event per change": a message can come back from the
+ * dead-letter queue after the queues' retention, the reconciliation sweep re-reads the last
+ * `lookbackDays` days, and a pending payment's record is what keeps it in the sweep's index for
+ * `paymentMaxAgeDays`.
+ */
+export function minIdempotencyTtlSeconds(lookbackDays: number, paymentMaxAgeDays: number): number {
+  return Math.max(ProcessorDefaults.queueRetentionSeconds + lookbackDays * 86_400, (paymentMaxAgeDays + 1) * 86_400);
+}
+
+/** The AWS rule for SQS event sources: visibility timeout at least 6 × function timeout + batching window. */
+export function minimumVisibilitySeconds(timeout: Duration | undefined, maxBatchingWindow: Duration | undefined): number {
+  return 6 * (timeout ?? Duration.seconds(ProcessorDefaults.timeoutSeconds)).toSeconds() + (maxBatchingWindow?.toSeconds() ?? 0);
+}
+
+function queueRedrive(queue: sqs.IQueue | undefined): sqs.DeadLetterQueue | undefined {
+  return queue instanceof sqs.Queue ? queue.deadLetterQueue : undefined;
+}
+
+/** The visibility timeout of a queue made in this app, when known at synth (SQS's default is 30 s). */
+function visibilityTimeoutSeconds(queue: sqs.IQueue): number | undefined {
+  if (!(queue instanceof sqs.Queue)) return undefined;
+  const value = (queue.node.defaultChild as sqs.CfnQueue).visibilityTimeout;
+  return value === undefined ? 30 : Token.isUnresolved(value) ? undefined : value;
+}
+
+/** 3, or fewer when maxReceiveCount leaves less room (the last verification must come before the DLQ). */
+function defaultVerificationAttempts(maxReceiveCount: number): number {
+  if (Token.isUnresolved(maxReceiveCount)) return ProcessorDefaults.maxVerificationAttempts;
+  return Math.max(1, Math.min(ProcessorDefaults.maxVerificationAttempts, maxReceiveCount - 1));
+}
+
+/**
+ * The settlement processor: a function that consumes a queue of stored notifications, verifies
+ * every one with the bank's query API and publishes each verified change once to EventBridge; its
+ * table of subject records (idempotency, TTL, point-in-time recovery), the bus and its archive,
+ * and the alarms. `BankWebhookReceiver` composes it behind `BankWebhookEndpoint`; it also works
+ * behind any front door that stores the same envelope.
  */
 export class SettlementProcessor extends Construct {
-  readonly processorFunction: lambda.Function;
-  readonly idempotencyTable: dynamodb.Table;
-  readonly eventBus: events.IEventBus;
+  /** The function that verifies and publishes. */
+  public readonly processorFunction: lambda.Function;
+  /** One record per boleto and per payment: its last published state and sequence number. */
+  public readonly idempotencyTable: dynamodb.Table;
+  /** The bus verified events are published to. */
+  public readonly eventBus: events.IEventBus;
   /** The archive of the bus the construct created (none on a bus you pass). */
-  readonly eventArchive?: events.Archive;
-  readonly deadLetterQueueAlarm: cloudwatch.Alarm;
-  readonly oldestMessageAlarm: cloudwatch.Alarm;
-  readonly processorErrorsAlarm: cloudwatch.Alarm;
+  public readonly eventArchive?: events.Archive;
+  /** `source` of the published events. */
+  public readonly eventSource: string;
+  /** The queue consumed. */
+  public readonly queue: sqs.IQueue;
+  /** Where quarantined and failed messages go. */
+  public readonly deadLetterQueue: sqs.IQueue;
+  /** How long a subject's record is kept after its last change. */
+  public readonly idempotencyTtl: Duration;
+  /** How the processor reaches the bank (a reconciliation sweep of this processor uses it too). */
+  public readonly bank: BankConnectionProps;
+  /** The account the processor verifies and publishes for (`bank.account`). */
+  public readonly account: BankAccount;
+  /** Alarm: messages in the dead-letter queue. */
+  public readonly deadLetterQueueAlarm: cloudwatch.Alarm;
+  /** Alarm: the oldest queued message is older than the threshold. */
+  public readonly oldestMessageAlarm: cloudwatch.Alarm;
+  /** Alarm: the function failed whole invocations. */
+  public readonly processorErrorsAlarm: cloudwatch.Alarm;
 
   constructor(scope: Construct, id: string, props: SettlementProcessorProps) {
     super(scope, id);
+    validateProps('SettlementProcessor', props, checkSettlementProcessor);
+    const redrive = queueRedrive(props.queue);
+    const maxReceiveCount = props.maxReceiveCount ?? redrive?.maxReceiveCount ?? ProcessorDefaults.maxReceiveCount;
+    this.queue = props.queue;
+    this.deadLetterQueue = props.deadLetterQueue ?? redrive!.queue;
+    this.eventSource = props.eventSource ?? ProcessorDefaults.eventSource;
+    this.idempotencyTtl = props.idempotencyTtl ?? Duration.seconds(ProcessorDefaults.idempotencyTtlSeconds);
+    this.bank = props.bank;
+    this.account = props.bank.account;
 
     this.idempotencyTable = new dynamodb.Table(this, 'IdempotencyTable', {
       partitionKey: { name: IdempotencyTable.KEY, type: dynamodb.AttributeType.STRING },
@@ -128,99 +330,112 @@ export class SettlementProcessor extends Construct {
       // A consumer that was down, or a rule added later, can replay what it missed.
       this.eventArchive = bus.archive('Archive', {
         description: 'Every verified bank event, for replay to a consumer that missed some',
-        eventPattern: { source: [props.eventSource] },
-        retention: props.eventArchiveRetention,
+        eventPattern: { source: [this.eventSource] },
+        retention: props.eventArchiveRetention ?? Duration.days(30),
       });
       this.eventBus = bus;
     }
 
-    const logGroup = new logs.LogGroup(this, 'LogGroup', { retention: props.logRetention, removalPolicy: RemovalPolicy.RETAIN, encryptionKey: props.logEncryptionKey });
-    const role = new iam.Role(this, 'Role', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: 'Bank webhook processor: read the queue, quarantine to the DLQ, query the bank, record idempotency, publish verified events',
-    });
-    logGroup.grantWrite(role);
-
     const settings: ProcessorSettings = {
       eventBusName: this.eventBus.eventBusName,
-      eventSource: props.eventSource,
+      eventSource: this.eventSource,
       idempotencyTableName: this.idempotencyTable.tableName,
-      idempotencyTtlSeconds: props.idempotencyTtl.toSeconds(),
-      quarantineQueueUrl: props.deadLetterQueue.queueUrl,
-      queueUrl: props.queue.queueUrl,
-      maxReceiveCount: props.maxReceiveCount,
-      maxVerificationAttempts: props.maxVerificationAttempts,
+      idempotencyTtlSeconds: this.idempotencyTtl.toSeconds(),
+      quarantineQueueUrl: this.deadLetterQueue.queueUrl,
+      queueUrl: this.queue.queueUrl,
+      maxReceiveCount,
+      maxVerificationAttempts: props.maxVerificationAttempts ?? defaultVerificationAttempts(maxReceiveCount),
       safetyMarginMs: ProcessorDefaults.safetyMarginMs,
       boletoStatuses: { ...ProcessorDefaults.boletoStatuses, ...props.boletoStatuses },
       boletoMovements: { ...ProcessorDefaults.boletoMovements, ...props.boletoMovements },
       paymentStatuses: { ...ProcessorDefaults.paymentStatuses, ...props.paymentStatuses },
     };
-    this.processorFunction = bundledFunction(this, 'Function', {
-      bundle: 'processor',
+    const fn = new ProcessorFunction(this, 'Function', {
       description: 'Verifies each stored bank notification with the bank\'s query API and publishes verified events once',
-      timeout: props.timeout,
-      memorySize: props.memorySize,
-      role,
-      logGroup,
-      tracing: props.tracingEnabled,
-      network: props.network,
-      whyNoDeadLetterQueue: 'Its SQS event source invokes it synchronously: a notification it cannot verify goes to the queue\'s own dead-letter queue (maxReceiveCount, and quarantine), which is alarmed.',
-      whyNoReservedConcurrency: 'The event source\'s maxConcurrency bounds it, with the queue holding the backlog; reserved concurrency on an SQS-triggered function makes throttled batches be received again and reach the dead-letter queue, which AWS advises against.',
-      environment: {
-        ...bankConnectionEnvironment(this, props.bank, role),
-        [PROCESSOR_SETTINGS_ENV]: Stack.of(this).toJsonString(settings),
-      },
+      timeout: props.processorTimeout ?? Duration.seconds(ProcessorDefaults.timeoutSeconds),
+      memorySize: props.processorMemorySize ?? 512,
+      logGroupId: 'LogGroup',
+      roleId: 'Role',
+      roleDescription: 'Bank webhook processor: read the queue, quarantine to the DLQ, query the bank, record idempotency, publish verified events',
+      logRetention: props.logRetention ?? logs.RetentionDays.ONE_YEAR,
+      logEncryptionKey: props.logEncryptionKey,
+      tracing: props.tracingEnabled ?? false,
+      network: functionNetwork(this, 'SecurityGroup', props),
     });
+    this.processorFunction = fn;
+    fn.addEnvironment(PROCESSOR_SETTINGS_ENV, Stack.of(this).toJsonString(settings));
+    for (const [name, value] of Object.entries(bankConnectionEnvironment(this, props.bank, fn))) fn.addEnvironment(name, value);
 
-    this.processorFunction.addEventSource(new lambdaEventSources.SqsEventSource(props.queue, {
-      batchSize: props.batchSize,
+    fn.addEventSource(new lambdaEventSources.SqsEventSource(this.queue, {
+      batchSize: props.batchSize ?? 10,
       maxBatchingWindow: props.maxBatchingWindow,
       maxConcurrency: props.maxConcurrency,
       reportBatchItemFailures: true,
     }));
-    acknowledgeInherent(this.processorFunction, 'LambdaEventSourceMappingDestination', 'An SQS event source takes no on-failure destination (Lambda offers them for streams and Kafka): a message that keeps failing moves to the queue\'s own dead-letter queue after maxReceiveCount receives.');
+    acknowledgeInherent(fn, 'LambdaEventSourceMappingDestination', 'An SQS event source takes no on-failure destination (Lambda offers them for streams and Kafka): a message that keeps failing moves to the queue\'s own dead-letter queue after maxReceiveCount receives.');
     // Quarantine to the dead-letter queue, and what an invocation had no time for back to the queue: exactly SendMessage.
-    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [props.deadLetterQueue.queueArn, props.queue.queueArn] }));
-    props.queueEncryptionKey?.grant(role, 'kms:GenerateDataKey', 'kms:Decrypt');
+    fn.allow(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.deadLetterQueue.queueArn, this.queue.queueArn] }));
+    for (const key of new Set([this.queue.encryptionMasterKey, this.deadLetterQueue.encryptionMasterKey])) key?.grant(fn, 'kms:GenerateDataKey', 'kms:Decrypt');
     // Subject records: consistent get, conditional put and update of single items.
-    role.addToPrincipalPolicy(new iam.PolicyStatement({
-      actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-      resources: [this.idempotencyTable.tableArn],
-    }));
-    this.eventBus.grantPutEventsTo(role);
-    if (props.tracingEnabled) {
-      Validations.of(role).acknowledge({
-        id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
-        reason: 'X-Ray tracing (tracingEnabled) needs xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions.',
-      });
-    }
+    fn.allow(new iam.PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resources: [this.idempotencyTable.tableArn] }));
+    this.eventBus.grantPutEventsTo(fn);
 
-    // Alarms.
     const period = Duration.minutes(1);
     this.deadLetterQueueAlarm = thresholdAlarm(this, 'DeadLetterQueueAlarm', {
       description: 'Bank notifications are in the dead-letter queue (quarantined, or never verifiable): read the QuarantineReason attribute and the processor log, fix, then redrive.',
-      metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period, statistic: cloudwatch.Stats.MAXIMUM }),
+      metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period, statistic: cloudwatch.Stats.MAXIMUM }),
     });
+    const oldest = props.oldestMessageAgeAlarmThreshold ?? Duration.minutes(30);
     this.oldestMessageAlarm = thresholdAlarm(this, 'OldestMessageAlarm', {
-      description: `A bank notification has waited more than ${props.oldestMessageAgeAlarmThreshold.toHumanString()} to be verified: the bank's query API may be failing, or the processor cannot keep up.`,
-      metric: props.queue.metricApproximateAgeOfOldestMessage({ period, statistic: cloudwatch.Stats.MAXIMUM }),
-      threshold: props.oldestMessageAgeAlarmThreshold.toSeconds(),
+      description: `A bank notification has waited more than ${oldest.toHumanString()} to be verified: the bank's query API may be failing, or the processor cannot keep up.`,
+      metric: this.queue.metricApproximateAgeOfOldestMessage({ period, statistic: cloudwatch.Stats.MAXIMUM }),
+      threshold: oldest.toSeconds(),
     });
     this.processorErrorsAlarm = thresholdAlarm(this, 'ProcessorErrorsAlarm', {
       description: 'The settlement processor function failed whole invocations (configuration, permissions, or a crash): see its log.',
-      metric: this.processorFunction.metricErrors({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
+      metric: fn.metricErrors({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
     });
     notifyOn(props.alarmTopic, [this.deadLetterQueueAlarm, this.oldestMessageAlarm, this.processorErrorsAlarm]);
+    warnWithoutAlarmTopic(this, props.alarmTopic);
   }
-}
 
-/**
- * Shortest record lifetime that keeps "one event per change": a message can come back from the
- * dead-letter queue after the queues' retention, the reconciliation sweep re-reads the last
- * `lookbackDays` days, and a pending payment's record is what keeps it in the sweep's index for
- * `paymentMaxAgeDays`; a record gone before any of these would let a change be published again
- * (or a pending payment be forgotten).
- */
-export function minIdempotencyTtlSeconds(lookbackDays: number, paymentMaxAgeDays: number): number {
-  return Math.max(ProcessorDefaults.queueRetentionSeconds + lookbackDays * 86_400, (paymentMaxAgeDays + 1) * 86_400);
+  /** A metric the processor emits (`ProcessorMetric`, such as `NotificationsQuarantined`): a 5-minute sum unless `props` says otherwise. */
+  public metric(metricName: string, props: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    return libraryMetric(metricName, PROCESSOR_SERVICE_NAME, {}, props);
+  }
+
+  /** Verified events published, of one detail type. */
+  public metricVerifiedEventsPublished(detailType: string, props: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    return libraryMetric(ProcessorMetric.PUBLISHED, PROCESSOR_SERVICE_NAME, { DetailType: detailType }, props);
+  }
+
+  /** Re-sent notifications that changed nothing (one event per change). */
+  public metricDuplicatesSuppressed(props: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    return this.metric(ProcessorMetric.DUPLICATES, props);
+  }
+
+  /** Notifications put in the dead-letter queue with a reason. */
+  public metricNotificationsQuarantined(props: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    return this.metric(ProcessorMetric.QUARANTINED, props);
+  }
+
+  /** Notifications whose claim the bank never confirmed. */
+  public metricNotificationsNotConfirmed(props: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    return this.metric(ProcessorMetric.NOT_CONFIRMED, props);
+  }
+
+  /** Changes published from a reconciliation look before any notification told of them: webhooks the bank lost. */
+  public metricNotificationsRecovered(props: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    return this.metric(ProcessorMetric.RECOVERED, props);
+  }
+
+  /** Bank calls that failed after their retries. */
+  public metricBankCallFailures(props: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    return this.metric(ProcessorMetric.BANK_FAILURES, props);
+  }
+
+  /** 429 answers from the bank. */
+  public metricBankCallsThrottled(props: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    return this.metric(ProcessorMetric.BANK_THROTTLED, props);
+  }
 }

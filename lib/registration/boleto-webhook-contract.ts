@@ -2,9 +2,9 @@ import { type CustomResource, Token } from 'aws-cdk-lib';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { type BoletoContractSpec, RegistrationAttribute, RegistrationDefaults, RegistrationResourceType } from '../../contracts/registration';
-import type { BankAccount } from '../../contracts/bank-connection';
+import { ACCOUNT_FIELD_PATTERN, type BankAccount } from '../../contracts/bank-connection';
 import { type BankConnectionProps, validateBankConnection } from '../bank-connection';
-import { checkTokenHeader, PropsValidation } from '../core/props-validation';
+import { checkTokenHeader, type PropsValidation, validateProps } from '../core/props-validation';
 import { checkRegistrationOptions, checkWebhookUrl, createRegistrationResource, type RegistrationResourceOptions } from './registration-provider';
 
 /** Status of a boleto webhook contract and of its URL (spec 2.1). */
@@ -96,14 +96,12 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const TELEPHONE = /^\+?[\d\s()-]{8,20}$/;
 const EVENT = /^[A-Z][A-Z0-9_]*$/;
 
-function validate(props: BoletoWebhookContractProps): void {
-  const v = new PropsValidation('BoletoWebhookContract');
+function checkBoletoWebhookContract(v: PropsValidation, props: BoletoWebhookContractProps): void {
   validateBankConnection(v, props.bank, 'bank');
   checkWebhookUrl(v, props.url, 'url');
   checkContractOptions(v, props, '', props.bank?.account);
   checkTokenHeader(v, props.header, 'header');
   v.check(!(props.header !== undefined && !props.token), 'header', 'only applies with token: set token (the secret the bank sends in this header), or remove header');
-  v.throwIfInvalid();
 }
 
 /**
@@ -120,7 +118,7 @@ export function checkContractOptions(v: PropsValidation, o: BoletoWebhookContrac
   }
   for (const key of ['cooperativa', 'posto', 'codBeneficiario'] as const) {
     const value = o[key];
-    if (literal(value)) v.check(/^[0-9A-Za-z-]{1,20}$/.test(value), `${prefix}${key}`, `must be 1 to 20 letters, digits or hyphens, got "${value}"`);
+    if (literal(value)) v.check(ACCOUNT_FIELD_PATTERN.test(value), `${prefix}${key}`, `must be 1 to 20 letters, digits or hyphens, got "${value}"`);
   }
   if (o.eventos !== undefined) {
     v.check(o.eventos.length > 0, `${prefix}eventos`, 'must name at least one event, such as ["LIQUIDACAO"]; leave it out for the default');
@@ -174,13 +172,16 @@ export class BoletoWebhookContract extends Construct {
   public readonly resource: CustomResource;
   /** The URL in the contract. */
   public readonly url: string;
+  /** The secret holding the contract's token, when it has one. */
+  public readonly token?: secretsmanager.ISecret;
   /** @internal What is registered (the registration watch compares the bank's with it). */
   public readonly spec: BoletoContractSpec;
 
   constructor(scope: Construct, id: string, props: BoletoWebhookContractProps) {
     super(scope, id);
-    validate(props);
+    validateProps('BoletoWebhookContract', props, checkBoletoWebhookContract);
     this.url = props.url;
+    this.token = props.token;
     this.spec = boletoContractSpec(props.bank, props, props.url, props.token, props.header);
     this.resource = createRegistrationResource(this, { ...props, resourceType: RegistrationResourceType.BOLETO_CONTRACT, spec: this.spec });
   }

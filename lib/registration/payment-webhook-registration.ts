@@ -3,7 +3,7 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { type PaymentWebhookSpec, RegistrationAttribute, RegistrationResourceType } from '../../contracts/registration';
 import { type BankConnectionProps, validateBankConnection } from '../bank-connection';
-import { PropsValidation } from '../core/props-validation';
+import { type PropsValidation, validateProps } from '../core/props-validation';
 import { checkRegistrationOptions, checkWebhookUrl, createRegistrationResource, type RegistrationResourceOptions } from './registration-provider';
 
 /** Options of the payment callback registration that `BankWebhookReceiver` takes as `paymentRegistration`. */
@@ -20,6 +20,13 @@ export interface PaymentWebhookRegistrationProps extends PaymentWebhookRegistrat
   readonly token: secretsmanager.ISecret;
 }
 
+function checkPaymentWebhookRegistration(v: PropsValidation, props: PaymentWebhookRegistrationProps): void {
+  validateBankConnection(v, props.bank, 'bank');
+  checkWebhookUrl(v, props.url, 'url');
+  checkRegistrationOptions(v, props, '');
+  v.check(!!props.token, 'token', 'is required: the secret holding authorizationCallback, the token the bank sends in the Authorization header');
+}
+
 /**
  * The payment webhook callback registration (GET/PATCH `{registration_base_url}/v1/associado/webhook`)
  * as a custom resource. Create and update PATCH `urlCallback` and `authorizationCallback`, then
@@ -31,19 +38,16 @@ export class PaymentWebhookRegistration extends Construct {
   public readonly resource: CustomResource;
   /** The URL registered as `urlCallback`. */
   public readonly url: string;
+  /** The secret holding `authorizationCallback`. */
+  public readonly token: secretsmanager.ISecret;
   /** @internal What is registered (the registration watch compares the bank's with it). */
   public readonly spec: PaymentWebhookSpec;
 
   constructor(scope: Construct, id: string, props: PaymentWebhookRegistrationProps) {
     super(scope, id);
-    const v = new PropsValidation('PaymentWebhookRegistration');
-    validateBankConnection(v, props.bank, 'bank');
-    checkWebhookUrl(v, props.url, 'url');
-    checkRegistrationOptions(v, props, '');
-    v.check(!!props.token, 'token', 'is required: the secret holding authorizationCallback, the token the bank sends in the Authorization header');
-    v.throwIfInvalid();
-
+    validateProps('PaymentWebhookRegistration', props, checkPaymentWebhookRegistration);
     this.url = props.url;
+    this.token = props.token;
     this.spec = { url: props.url, tokenSecretArn: props.token.secretArn, ...(props.takeOverExisting ? { takeOverExisting: true } : {}) };
     this.resource = createRegistrationResource(this, { ...props, resourceType: RegistrationResourceType.PAYMENT_WEBHOOK, spec: this.spec });
   }

@@ -10,9 +10,8 @@ import type { BankConnectionSettings } from '../../contracts/bank-connection';
 import { type BoletoContractSpec, type PaymentWebhookSpec, RegistrationDefaults, RegistrationProperty } from '../../contracts/registration';
 import { type BankConnectionProps, bankConnectionSettings } from '../bank-connection';
 import { acknowledgeInherent, acknowledgeVpcAccessPolicy, ROLE_POLICY_REASON } from '../core/compliance';
-import { bundledFunction } from '../core/bundled-function';
+import { RegistrationFunction } from './registration-function';
 import { checkFunctionNetwork, type FunctionNetworkProps, functionNetwork, sameNetwork } from '../core/function-network';
-import { allowLogsToUse } from '../core/log-encryption';
 import { isHttpsUrl, type PropsValidation } from '../core/props-validation';
 
 /**
@@ -54,24 +53,17 @@ export class RegistrationProvider extends Construct {
     const { logEncryptionKey } = settings;
     const retention = logs.RetentionDays.ONE_YEAR;
     const network = functionNetwork(this, 'SecurityGroup', settings);
-    allowLogsToUse(this, logEncryptionKey);
 
-    const logGroup = new logs.LogGroup(this, 'HandlerLogGroup', { retention, removalPolicy: RemovalPolicy.RETAIN, encryptionKey: logEncryptionKey });
-    const role = new iam.Role(this, 'HandlerRole', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: 'Bank webhook registration: write its logs, read the bank credentials and the webhook tokens, set the dead-letter queues\' redrive-allow policy',
-    });
-    logGroup.grantWrite(role);
-    this.handler = bundledFunction(this, 'Handler', {
-      bundle: 'registration',
+    this.handler = new RegistrationFunction(this, 'Handler', {
       description: 'Registers the webhook URLs with the bank at deploy time and removes them at destroy; limits the dead-letter queue to its source queue (cdk-bank-webhooks)',
       timeout: Duration.seconds(RegistrationDefaults.functionTimeoutSeconds),
       memorySize: 256,
-      role,
-      logGroup,
+      logGroupId: 'HandlerLogGroup',
+      roleId: 'HandlerRole',
+      roleDescription: 'Bank webhook registration: write its logs, read the bank credentials and the webhook tokens, set the dead-letter queues\' redrive-allow policy',
+      logRetention: retention,
+      logEncryptionKey,
       network,
-      whyNoDeadLetterQueue: 'CloudFormation\'s provider framework invokes it synchronously during a deploy; a failure fails the stack operation, which shows the reason.',
-      whyNoReservedConcurrency: 'Only the provider framework invokes it, during deploys, once per custom resource of the stack.',
     });
     acknowledgeInherent(this.handler, 'LambdaTracing', 'It runs only during deploys, a few calls per custom resource, each logged with its request id; the stack\'s one provider takes no per-receiver tracing setting.');
 

@@ -10,15 +10,11 @@ import type { IConstruct } from 'constructs';
 import { BankWebhookReceiver, type BankWebhookReceiverProps } from '../../lib';
 import { ReceiverEnv } from '../../contracts/receiver';
 import { REDRIVE_ALLOW_RESOURCE_TYPE } from '../../contracts/redrive-allow';
-import { testBankConnection } from '../support/cdk';
+import { synthReceiver, testBankConnection } from '../support/cdk';
 
 type TestProps = Partial<BankWebhookReceiverProps>;
 
-function synth(props: TestProps = {}, configure?: (stack: Stack) => TestProps) {
-  const stack = new Stack(new App(), 'TestStack', { env: { account: '111111111111', region: 'sa-east-1' } });
-  const receiver = new BankWebhookReceiver(stack, 'Webhooks', { bank: testBankConnection(stack), ...props, ...configure?.(stack) });
-  return { stack, receiver, template: Template.fromStack(stack) };
-}
+const synth = synthReceiver;
 
 describe('with default props', () => {
   const { receiver, template, stack } = synth();
@@ -118,7 +114,7 @@ describe('with default props', () => {
     const id = (construct: IConstruct) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
     const queue = template.findResources('AWS::SQS::Queue')[id(receiver.queue)];
     expect(queue.Properties.RedrivePolicy.deadLetterTargetArn).toEqual({ 'Fn::GetAtt': [id(receiver.deadLetterQueue), 'Arn'] });
-    const fn = template.findResources('AWS::Lambda::Function')[id(receiver.receiverFunction)];
+    const fn = template.findResources('AWS::Lambda::Function')[id(receiver.endpoint.receiverFunction)];
     expect(fn.Properties.Environment.Variables).toMatchObject({
       [ReceiverEnv.QUEUE_URL]: { Ref: id(receiver.queue) },
       [ReceiverEnv.PAYMENTS_TOKEN_SECRET_ARN]: stack.resolve(receiver.paymentCallbackToken.secretArn),
@@ -126,8 +122,8 @@ describe('with default props', () => {
     });
     expect(stack.resolve(receiver.paymentCallbackToken.secretArn)).not.toEqual(stack.resolve(receiver.boletoToken.secretArn));
     expect(template.findResources('AWS::ApiGateway::RestApi')[id(receiver.api)]).toBeDefined();
-    expect(stack.resolve(receiver.accessLogGroup.logGroupArn)).toEqual({ 'Fn::GetAtt': [id(receiver.accessLogGroup), 'Arn'] });
-    expect(receiver.domain).toBeUndefined();
+    expect(stack.resolve(receiver.endpoint.accessLogGroup.logGroupArn)).toEqual({ 'Fn::GetAtt': [id(receiver.endpoint.accessLogGroup), 'Arn'] });
+    expect(receiver.endpoint.domain).toBeUndefined();
   });
 
   it('gives URLs for the two routes under the stage URL', () => {
@@ -155,7 +151,7 @@ describe('with optional props', () => {
     template.hasResourceProperties('AWS::ApiGateway::BasePathMapping', { BasePath: 'bank' });
     expect(receiver.paymentsUrl).toBe('https://webhooks.example.com/bank/payments');
     expect(receiver.boletoUrl).toBe('https://webhooks.example.com/bank/boleto');
-    expect(receiver.domain).toBeDefined();
+    expect(receiver.endpoint.domain).toBeDefined();
   });
 
   it('maps a custom domain at its root without a base path', () => {
@@ -315,7 +311,7 @@ describe('the 401 alarm', () => {
         Match.objectLike({ Id: 's1', MetricStat: Match.objectLike({ Metric: { Namespace: 'CdkBankWebhooks', MetricName: 'NotificationsStored', Dimensions: [{ Name: 'Route', Value: 'boleto' }, { Name: 'service', Value: 'bank-webhook-receiver' }] } }) }),
       ]),
     });
-    expect(receiver.unauthorizedRequestsAlarm).toBeDefined();
+    expect(receiver.endpoint.unauthorizedRequestsAlarm).toBeDefined();
   });
 });
 

@@ -1,15 +1,11 @@
 import { App, Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import { BankWebhookReceiver, type BankWebhookReceiverProps } from '../../lib';
+import { BankWebhookReceiver } from '../../lib';
 import { SWEEP_SETTINGS_ENV, type SweepSettings, TRACK_PAYMENT_DETAIL_TYPE } from '../../contracts/reconciliation';
-import { testBankConnection } from '../support/cdk';
+import { synthReceiver, testBankConnection } from '../support/cdk';
 
-function synth(props: Partial<BankWebhookReceiverProps> = {}) {
-  const stack = new Stack(new App(), 'TestStack', { env: { account: '111111111111', region: 'sa-east-1' } });
-  const receiver = new BankWebhookReceiver(stack, 'Webhooks', { ...props, bank: testBankConnection(stack) });
-  return { stack, receiver, template: Template.fromStack(stack) };
-}
+const synth = synthReceiver;
 
 const sweepFunctions = (template: Template) => template.findResources('AWS::Lambda::Function', { Properties: { Environment: { Variables: { [SWEEP_SETTINGS_ENV]: Match.anyValue() } } } });
 
@@ -31,7 +27,7 @@ describe('by default', () => {
     });
     expect(sweepSettings(template)).toMatchObject({ lookbackDays: 3, paymentMaxAgeDays: 7 });
     template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: { [SWEEP_SETTINGS_ENV]: Match.anyValue() } }, Timeout: 300, Runtime: 'nodejs24.x', Architectures: ['arm64'] });
-    expect(receiver.reconciliationFunction).toBeDefined();
+    expect(receiver.reconciliation!.sweepFunction).toBeDefined();
   });
 
   it('keeps pending payments findable through a sparse index of the table, which the sweep may only query', () => {
@@ -99,7 +95,7 @@ it('can be turned off: no function, schedule, rule or alarm of its own', () => {
   const { template, receiver } = synth({ reconciliation: { enabled: false } });
   expect(sweepFunctions(template)).toEqual({});
   expect(template.findResources('AWS::Events::Rule')).toEqual({});
-  expect(receiver.recoveredNotificationsAlarm).toBeUndefined();
+  expect(receiver.reconciliation).toBeUndefined();
 });
 
 it('refuses an interval, look-back or payment age it cannot keep, and a record lifetime shorter than they need, naming each', () => {
@@ -136,7 +132,7 @@ it('watches the stack\'s registrations: its schedule is named, depends on them (
 it('has no watch, no drift alarm and no token access without registrations', () => {
   const { template, receiver } = synth();
   expect(sweepSettings(template).watch).toBeUndefined();
-  expect(receiver.registrationDriftAlarm).toBeUndefined();
+  expect(receiver.reconciliation?.registrationDriftAlarm).toBeUndefined();
   const policies = JSON.stringify(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: Match.stringLikeRegexp('WebhooksReconciliationRole') }] } }));
   expect(policies).not.toContain('events:DescribeRule');
   expect(policies).not.toContain('Token');

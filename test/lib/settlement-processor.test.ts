@@ -11,17 +11,11 @@ import { boletoEvent, contextWith, fakeDeps, pixPayment, sqsRecord } from '../su
 import { BankEventDetailType, BankWebhookReceiver, type BankWebhookReceiverProps, ClientCredentialsAuth } from '../../lib';
 import { BANK_CONNECTION_ENV, type BankConnectionSettings } from '../../contracts/bank-connection';
 import { PROCESSOR_SETTINGS_ENV, type ProcessorSettings } from '../../contracts/processor';
-import { TEST_CREDENTIALS_ARN, testBankConnection } from '../support/cdk';
+import { synthReceiver, TEST_CREDENTIALS_ARN, testBankConnection } from '../support/cdk';
 
 type TestProps = Partial<BankWebhookReceiverProps>;
 
-function synth(props: TestProps = {}, configure?: (stack: Stack) => TestProps) {
-  const stack = new Stack(new App(), 'TestStack', { env: { account: '111111111111', region: 'sa-east-1' } });
-  const extra = configure?.(stack) ?? {};
-  const bank = 'bank' in extra ? extra.bank : 'bank' in props ? props.bank : testBankConnection(stack);
-  const receiver = new BankWebhookReceiver(stack, 'Webhooks', { ...props, ...extra, bank: bank! });
-  return { stack, receiver, template: Template.fromStack(stack) };
-}
+const synth = synthReceiver;
 
 function processorEnvironment(template: Template): Record<string, unknown> {
   const fns = template.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('^Verifies') } });
@@ -255,7 +249,7 @@ describe('onVerifiedEvent', () => {
     });
     const withBus = synth({}, (stack) => ({ eventBus: events.EventBus.fromEventBusName(stack, 'Bus', 'acme-finance') }));
     withBus.template.resourceCountIs('AWS::Events::Archive', 0);
-    expect(withBus.receiver.eventArchive).toBeUndefined();
+    expect(withBus.receiver.processor.eventArchive).toBeUndefined();
   });
 });
 

@@ -1,9 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, type Stack } from 'aws-cdk-lib';
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { Construct } from 'constructs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import type { BankConnectionProps } from '../../lib';
+import { BankWebhookReceiver, type BankConnectionProps, type BankWebhookReceiverProps } from '../../lib';
 
 export const TEST_CREDENTIALS_ARN = 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:bank-credentials-AbCdEf';
 
@@ -31,4 +33,20 @@ export function temporaryApps(prefix: string): () => App {
     outdirs.push(outdir);
     return new App({ outdir });
   };
+}
+
+/** The environment of the test stacks: a fixed account and the bank's region. */
+export const TEST_ENV = { account: '111111111111', region: 'sa-east-1' };
+
+/** Builds something in a fresh stack (`TestStack`, of a fresh app) and synthesizes its template. */
+export function synthIn<T>(build: (stack: Stack) => T): { stack: Stack; built: T; template: Template } {
+  const stack = new Stack(new App(), 'TestStack', { env: TEST_ENV });
+  const built = build(stack);
+  return { stack, built, template: Template.fromStack(stack) };
+}
+
+/** A BankWebhookReceiver (`Webhooks`) with the test bank connection and `props` over it; `configure` adds props that need the stack. */
+export function synthReceiver(props: Partial<BankWebhookReceiverProps> = {}, configure?: (stack: Stack) => Partial<BankWebhookReceiverProps>) {
+  const { stack, built: receiver, template } = synthIn((scope: Construct & Stack) => new BankWebhookReceiver(scope, 'Webhooks', { bank: testBankConnection(scope), ...props, ...configure?.(scope) }));
+  return { stack, receiver, template };
 }

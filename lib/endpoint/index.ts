@@ -1,0 +1,1 @@
+export { BankWebhookEndpoint, type BankWebhookEndpointProps } from './bank-webhook-endpoint';

@@ -1,0 +1,1 @@
+export { ReconciliationSweep, type ReconciliationOptions, type ReconciliationSweepOptions, type ReconciliationSweepProps } from './reconciliation-sweep';
