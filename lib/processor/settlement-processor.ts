@@ -12,7 +12,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { BankAccount } from '../../contracts/bank-connection';
 import {
-  IdempotencyTable, PROCESSOR_SERVICE_NAME, PROCESSOR_SETTINGS_ENV, ProcessorDefaults, ProcessorMetric, type ProcessorSettings,
+  IdempotencyTable, PROCESSOR_SERVICE_NAME, PROCESSOR_SETTINGS_ENV, ProcessorDefaults, ProcessorMetric,
 } from '../../contracts/processor';
 import { PendingPaymentIndex } from '../../contracts/reconciliation';
 import { type BankConnectionProps, bankConnectionEnvironment, validateBankConnection } from '../bank-connection';
@@ -22,6 +22,7 @@ import { checkFunctionNetwork, functionNetwork, type FunctionNetworkProps } from
 import { libraryMetric } from '../core/metrics';
 import { isWholeNumberIn, type PropsValidation, validateProps } from '../core/props-validation';
 import { ProcessorFunction } from './processor-function';
+import { processorSettings } from './processor-settings';
 import type { BoletoMovementMappingProps, BoletoStatusMappingProps, PaymentStatusMappingProps } from './status-mappings';
 
 /** How a SettlementProcessor verifies and publishes (BankWebhookReceiver takes the same props). */
@@ -254,12 +255,6 @@ function visibilityTimeoutSeconds(queue: sqs.IQueue): number | undefined {
   return value === undefined ? 30 : Token.isUnresolved(value) ? undefined : value;
 }
 
-/** 3, or fewer when maxReceiveCount leaves less room (the last verification must come before the DLQ). */
-function defaultVerificationAttempts(maxReceiveCount: number): number {
-  if (Token.isUnresolved(maxReceiveCount)) return ProcessorDefaults.maxVerificationAttempts;
-  return Math.max(1, Math.min(ProcessorDefaults.maxVerificationAttempts, maxReceiveCount - 1));
-}
-
 /**
  * The settlement processor: a function that consumes a queue of stored notifications, verifies
  * every one with the bank's query API and publishes each verified change once to EventBridge; its
@@ -336,20 +331,12 @@ export class SettlementProcessor extends Construct {
       this.eventBus = bus;
     }
 
-    const settings: ProcessorSettings = {
+    const settings = processorSettings({
       eventBusName: this.eventBus.eventBusName,
-      eventSource: this.eventSource,
       idempotencyTableName: this.idempotencyTable.tableName,
-      idempotencyTtlSeconds: this.idempotencyTtl.toSeconds(),
       quarantineQueueUrl: this.deadLetterQueue.queueUrl,
       queueUrl: this.queue.queueUrl,
-      maxReceiveCount,
-      maxVerificationAttempts: props.maxVerificationAttempts ?? defaultVerificationAttempts(maxReceiveCount),
-      safetyMarginMs: ProcessorDefaults.safetyMarginMs,
-      boletoStatuses: { ...ProcessorDefaults.boletoStatuses, ...props.boletoStatuses },
-      boletoMovements: { ...ProcessorDefaults.boletoMovements, ...props.boletoMovements },
-      paymentStatuses: { ...ProcessorDefaults.paymentStatuses, ...props.paymentStatuses },
-    };
+    }, { ...props, maxReceiveCount, eventSource: this.eventSource, idempotencyTtlSeconds: this.idempotencyTtl.toSeconds() });
     const fn = new ProcessorFunction(this, 'Function', {
       description: 'Verifies each stored bank notification with the bank\'s query API and publishes verified events once',
       timeout: props.processorTimeout ?? Duration.seconds(ProcessorDefaults.timeoutSeconds),

@@ -2,13 +2,15 @@
  * Each public part of the library synthesizes alone, with its own defaults and its own check,
  * and BankWebhookReceiver checks every part's props in one error.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { PROCESSOR_SERVICE_NAME, PROCESSOR_SETTINGS_ENV, ProcessorMetric } from '../../contracts/processor';
+import { PROCESSOR_SERVICE_NAME, PROCESSOR_SETTINGS_ENV, ProcessorDefaults, ProcessorMetric } from '../../contracts/processor';
 import { METRICS_NAMESPACE, RECEIVER_SERVICE_NAME, ReceiverMetric } from '../../contracts/receiver';
 import { RECONCILIATION_SERVICE_NAME, SWEEP_SETTINGS_ENV, SweepMetric, TRACK_PAYMENT_DETAIL_TYPE } from '../../contracts/reconciliation';
 import { BankEventDetailType, BankWebhookEndpoint, BankWebhookReceiver, PaymentWebhookRegistration, ReconciliationSweep, SettlementProcessor } from '../../lib';
@@ -138,5 +140,18 @@ describe('BankWebhookReceiver', () => {
     expect(receiver.processor).toBeInstanceOf(SettlementProcessor);
     expect(receiver.reconciliation).toBeInstanceOf(ReconciliationSweep);
     expect(receiver.processor.queue).toBe(receiver.endpoint.queue);
+  });
+});
+
+it('documents the status and movement defaults the processor applies (one source: ProcessorDefaults)', () => {
+  const source = readFileSync(join(__dirname, '../../lib/processor/status-mappings.ts'), 'utf8');
+  const documented: Record<string, Record<string, unknown>> = {};
+  for (const [, name, body] of source.matchAll(/export interface (\w+)MappingProps \{([\s\S]*?)\n\}/g)) {
+    documented[name] = Object.fromEntries([...body.matchAll(/@default (\[[^\]]*\]) \*\/\n {2}readonly (\w+)\?/g)].map(([, list, field]) => [field, JSON.parse(list.replace(/'/g, '"'))]));
+  }
+  expect(documented).toEqual({
+    BoletoStatus: ProcessorDefaults.boletoStatuses,
+    BoletoMovement: ProcessorDefaults.boletoMovements,
+    PaymentStatus: ProcessorDefaults.paymentStatuses,
   });
 });

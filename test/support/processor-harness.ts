@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, Context } from 'aws-lambda';
 import { BANK_CONNECTION_ENV } from '../../contracts/bank-connection';
-import { PROCESSOR_SETTINGS_ENV, ProcessorDefaults, type ProcessorSettings } from '../../contracts/processor';
+import { PROCESSOR_SETTINGS_ENV } from '../../contracts/processor';
 import { encodeStoredNotification } from '../../lambda/shared/stored-notification';
 import { type Route } from '../../contracts/receiver';
 import { BankSimulator, type BankSimulatorOptions } from '../../tools/bank-simulator/simulator';
@@ -16,6 +16,7 @@ import { createQueueWithDlq, type Fauxqs, queueDepth, startFauxqs } from '../../
 import { loadHandlerBundle } from './load-handler';
 import { detailProblems } from '../../tools/event-schemas';
 import { simulatorConnection, simulatorCredentials } from './simulator-connection';
+import { processorSettings } from '../../lib/processor/processor-settings';
 
 export type SqsLambdaHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
@@ -79,20 +80,10 @@ export class ProcessorHarness {
 
     const credentialsArn = this.secrets.createSecret(`${name}-bank-credentials`, JSON.stringify(simulatorCredentials(this.simulator)));
     const connection = simulatorConnection(this.simulator, credentialsArn, { callTimeoutMs: o.callTimeoutMs ?? 1_500, ...(o.queriesPerSecond ? { queriesPerSecond: o.queriesPerSecond } : {}) });
-    const settings: ProcessorSettings = {
-      eventBusName: `${name}-bus`,
-      eventSource: ProcessorDefaults.eventSource,
-      idempotencyTableName: `${name}-idempotency`,
-      idempotencyTtlSeconds: ProcessorDefaults.idempotencyTtlSeconds,
-      quarantineQueueUrl: this.dlqUrl,
-      queueUrl: this.queueUrl,
-      maxReceiveCount: o.maxReceiveCount ?? 3,
-      maxVerificationAttempts: o.maxVerificationAttempts ?? 2,
-      safetyMarginMs: 500,
-      boletoStatuses: ProcessorDefaults.boletoStatuses,
-      boletoMovements: ProcessorDefaults.boletoMovements,
-      paymentStatuses: ProcessorDefaults.paymentStatuses,
-    };
+    const settings = processorSettings(
+      { eventBusName: `${name}-bus`, idempotencyTableName: `${name}-idempotency`, quarantineQueueUrl: this.dlqUrl, queueUrl: this.queueUrl },
+      { maxReceiveCount: o.maxReceiveCount ?? 3, maxVerificationAttempts: o.maxVerificationAttempts ?? 2, safetyMarginMs: 500 },
+    );
     this.env = {
       ...localAwsEnvironment({ SQS: this.fauxqs.endpoint, SECRETS_MANAGER: secretsEndpoint, DYNAMODB: this.dynamo.endpoint, EVENTBRIDGE: eventsEndpoint }),
       [BANK_CONNECTION_ENV]: JSON.stringify(connection),

@@ -10,27 +10,18 @@ import type { BankQueries, ProcessorDeps, PublishEntry } from '../../lambda/proc
 import { EMPTY_RECORD, type Outbox, type SubjectRecord, type SubjectRecordWrite, type SubjectStore } from '../../lambda/processor/subject-store';
 import type { BankAccount, PaymentType } from '../../contracts/bank-connection';
 import { BankApiError } from '../../lambda/shared/bank-errors';
-import { ProcessorDefaults, type ProcessorSettings } from '../../contracts/processor';
+import type { ProcessorSettings } from '../../contracts/processor';
 import { encodeStoredNotification } from '../../lambda/shared/stored-notification';
 import { type Route } from '../../contracts/receiver';
 import { detailProblems } from '../../tools/event-schemas';
+import { processorSettings } from '../../lib/processor/processor-settings';
 
 export const ACCOUNT: BankAccount = { cooperativa: '0101', posto: '02', conta: '123456', documento: '12345678000199', codigoBeneficiario: '54321' };
 
-export const SETTINGS: ProcessorSettings = {
-  eventBusName: 'bus',
-  eventSource: ProcessorDefaults.eventSource,
-  idempotencyTableName: 'table',
-  idempotencyTtlSeconds: ProcessorDefaults.idempotencyTtlSeconds,
-  quarantineQueueUrl: 'https://sqs.local/dlq',
-  queueUrl: 'https://sqs.local/queue',
-  maxReceiveCount: 5,
-  maxVerificationAttempts: 3,
-  safetyMarginMs: 500,
-  boletoStatuses: ProcessorDefaults.boletoStatuses,
-  boletoMovements: ProcessorDefaults.boletoMovements,
-  paymentStatuses: ProcessorDefaults.paymentStatuses,
-};
+export const SETTINGS: ProcessorSettings = processorSettings(
+  { eventBusName: 'bus', idempotencyTableName: 'table', quarantineQueueUrl: 'https://sqs.local/dlq', queueUrl: 'https://sqs.local/queue' },
+  { maxReceiveCount: 5, maxVerificationAttempts: 3, safetyMarginMs: 500 },
+);
 
 /** An SQS record as Lambda delivers it, holding `body` stored by the receiver on `route`. */
 export function sqsRecord(route: Route, body: unknown, options: { receiveCount?: number; requestId?: string } = {}): SQSRecord {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { PurgeQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { BANK_CONNECTION_ENV } from '../../contracts/bank-connection';
-import { PROCESSOR_SETTINGS_ENV, ProcessorDefaults, type ProcessorSettings } from '../../contracts/processor';
+import { PROCESSOR_SETTINGS_ENV, ProcessorDefaults } from '../../contracts/processor';
 import { ReceiverEnv } from '../../contracts/receiver';
 import { SWEEP_SETTINGS_ENV, SweepDefaults, type SweepSettings } from '../../contracts/reconciliation';
 import { BankSimulator } from '../bank-simulator/simulator';
@@ -11,6 +11,7 @@ import { createQueueWithDlq, type Fauxqs, startFauxqs } from '../local-aws/fauxq
 import { localAwsEnvironment, resolveLocalhostSubdomains } from '../local-aws/local-env';
 import { LocalSecretsManager } from '../local-aws/secrets-manager-server';
 import { simulatorConnection, simulatorCredentials } from '../local-runner/bank-credentials';
+import { processorSettings } from '../../lib/processor/processor-settings';
 
 /** A query rate no run reaches (the most the construct accepts): the pacer never waits, and still takes its slots, as deployed. */
 export const UNLIMITED_QUERIES_PER_SECOND = 1_000;
@@ -70,20 +71,10 @@ export class BenchPeers {
    * puts other endpoints (counting proxies) in front of the local services.
    */
   processorEnvironment(options: { queriesPerSecond?: number; endpoints?: Partial<Record<'DYNAMODB' | 'EVENTBRIDGE' | 'SECRETS_MANAGER', string>> } = {}): Record<string, string> {
-    const settings: ProcessorSettings = {
-      eventBusName: `${NAME}-bus`,
-      eventSource: ProcessorDefaults.eventSource,
-      idempotencyTableName: `${NAME}-idempotency`,
-      idempotencyTtlSeconds: ProcessorDefaults.idempotencyTtlSeconds,
-      quarantineQueueUrl: this.dlqUrl,
-      queueUrl: this.queueUrl,
-      maxReceiveCount: MAX_RECEIVE_COUNT,
-      maxVerificationAttempts: ProcessorDefaults.maxVerificationAttempts,
-      safetyMarginMs: ProcessorDefaults.safetyMarginMs,
-      boletoStatuses: ProcessorDefaults.boletoStatuses,
-      boletoMovements: ProcessorDefaults.boletoMovements,
-      paymentStatuses: ProcessorDefaults.paymentStatuses,
-    };
+    const settings = processorSettings(
+      { eventBusName: `${NAME}-bus`, idempotencyTableName: `${NAME}-idempotency`, quarantineQueueUrl: this.dlqUrl, queueUrl: this.queueUrl },
+      { maxReceiveCount: MAX_RECEIVE_COUNT, maxVerificationAttempts: ProcessorDefaults.maxVerificationAttempts },
+    );
     return {
       ...localAwsEnvironment({ SQS: this.fauxqs.endpoint, SECRETS_MANAGER: this.secretsEndpoint, DYNAMODB: this.dynamo.endpoint, EVENTBRIDGE: this.eventsEndpoint, ...options.endpoints }),
       [BANK_CONNECTION_ENV]: JSON.stringify(simulatorConnection(this.simulator, this.credentialsArn, { callTimeoutMs: 5_000, queriesPerSecond: options.queriesPerSecond ?? UNLIMITED_QUERIES_PER_SECOND })),

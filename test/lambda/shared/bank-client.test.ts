@@ -10,6 +10,7 @@ import { BankApiError } from '../../../lambda/shared/bank-errors';
 import { HttpsTransport } from '../../../lambda/shared/bank-http';
 import { BankSimulator } from '../../../tools/bank-simulator/simulator';
 import { simulatorConnection, simulatorCredentials } from '../../support/simulator-connection';
+import { waitFor } from '../../support/wait';
 
 let simulator: BankSimulator;
 let credentials: BankCredentials;
@@ -243,7 +244,7 @@ describe('retries', () => {
     const deadline = inSeconds(5);
     const query = bank.queryBoleto('54321', nossoNumero, deadline).catch((e: unknown) => e as BankApiError);
     // The first wait is decided with time to spare; then the clock jumps past the deadline.
-    while (retries.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitFor(() => retries.length > 0, 'the first retry', 10_000, 5);
     overrun = 10_000;
     const error = await query;
     expect(error).toMatchObject({ status: 503, retryable: true, outOfTime: true, attempts: 1 });

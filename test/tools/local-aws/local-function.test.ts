@@ -1,6 +1,7 @@
 /** LocalFunction runs a handler module in its own process, the way Lambda runs an execution environment. */
 import { join } from 'node:path';
 import { FunctionInvokeError, LocalFunction } from '../../../tools/local-aws/local-function';
+import { waitFor } from '../../support/wait';
 
 const FIXTURE = join(__dirname, 'fixtures', 'handler.ts');
 type Answer = { pid: number; loadedAt: number; remainingMs: number; greeting?: string; memory?: string; inheritedJest: string | null };
@@ -26,8 +27,7 @@ it('loads the module once and serves invocations with the function\'s environmen
   expect(first.remainingMs).toBeGreaterThan(1_000);
   expect(first.remainingMs).toBeLessThanOrEqual(2_000);
   expect(fn.coldStarts).toBe(1);
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  expect(lines).toContain(JSON.stringify({ message: 'invoked', functionName: 'fixture' }));
+  await waitFor(() => lines.includes(JSON.stringify({ message: 'invoked', functionName: 'fixture' })), 'the handler\'s log line');
 });
 
 it('reports a thrown error and a timeout the way Lambda does, and keeps serving', async () => {

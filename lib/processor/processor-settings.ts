@@ -1,0 +1,43 @@
+import { Token } from 'aws-cdk-lib';
+import { ProcessorDefaults, type ProcessorSettings } from '../../contracts/processor';
+import type { BoletoMovementMappingProps, BoletoStatusMappingProps, PaymentStatusMappingProps } from './status-mappings';
+
+/** What the processor works on: its bus, table and queues. */
+export type ProcessorResources = Pick<ProcessorSettings, 'eventBusName' | 'idempotencyTableName' | 'quarantineQueueUrl' | 'queueUrl'>;
+
+/** How it works, where it differs from the defaults. */
+export interface ProcessorTuning {
+  readonly eventSource?: string;
+  readonly idempotencyTtlSeconds?: number;
+  readonly maxReceiveCount?: number;
+  readonly maxVerificationAttempts?: number;
+  readonly safetyMarginMs?: number;
+  readonly boletoStatuses?: BoletoStatusMappingProps;
+  readonly boletoMovements?: BoletoMovementMappingProps;
+  readonly paymentStatuses?: PaymentStatusMappingProps;
+}
+
+/**
+ * The settings the processor function gets, every default filled: the one place they are
+ * resolved (the construct writes them; the local harnesses and the bench use the same).
+ */
+export function processorSettings(resources: ProcessorResources, tuning: ProcessorTuning = {}): ProcessorSettings {
+  const maxReceiveCount = tuning.maxReceiveCount ?? ProcessorDefaults.maxReceiveCount;
+  return {
+    ...resources,
+    eventSource: tuning.eventSource ?? ProcessorDefaults.eventSource,
+    idempotencyTtlSeconds: tuning.idempotencyTtlSeconds ?? ProcessorDefaults.idempotencyTtlSeconds,
+    maxReceiveCount,
+    maxVerificationAttempts: tuning.maxVerificationAttempts ?? defaultVerificationAttempts(maxReceiveCount),
+    safetyMarginMs: tuning.safetyMarginMs ?? ProcessorDefaults.safetyMarginMs,
+    boletoStatuses: { ...ProcessorDefaults.boletoStatuses, ...tuning.boletoStatuses },
+    boletoMovements: { ...ProcessorDefaults.boletoMovements, ...tuning.boletoMovements },
+    paymentStatuses: { ...ProcessorDefaults.paymentStatuses, ...tuning.paymentStatuses },
+  };
+}
+
+/** 3, or fewer when maxReceiveCount leaves less room (the last verification must come before the DLQ). */
+function defaultVerificationAttempts(maxReceiveCount: number): number {
+  if (Token.isUnresolved(maxReceiveCount)) return ProcessorDefaults.maxVerificationAttempts;
+  return Math.max(1, Math.min(ProcessorDefaults.maxVerificationAttempts, maxReceiveCount - 1));
+}
