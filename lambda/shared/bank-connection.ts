@@ -5,6 +5,7 @@
 import {
   ACCOUNT_FIELD_PATTERN, ACCOUNT_FIELDS, BANK_CONNECTION_ENV, type BankConnectionSettings, type BankCredentials, ClientCredentialsAuth, CREDENTIAL_FIELDS,
 } from '../../contracts/bank-connection';
+import { readConstructSettings } from './runtime';
 
 /**
  * Reads the credentials secret's value. The error names fields, never values, so it can be
@@ -44,21 +45,10 @@ export function readBankConnection(env: NodeJS.ProcessEnv): BankConnectionSettin
  */
 export function parseBankConnection(raw: string | undefined, where: string): BankConnectionSettings {
   const fix = '(the construct sets it; redeploy rather than editing it)';
-  if (!raw) throw new Error(`${where} is not set ${fix}`);
-  let settings: BankConnectionSettings;
-  try {
-    settings = JSON.parse(raw) as BankConnectionSettings;
-  } catch {
-    throw new Error(`${where} is not JSON ${fix}`);
-  }
-  if (!settings || typeof settings !== 'object') throw new Error(`${where} is not a JSON object ${fix}`);
-  const strings = ['baseUrl', 'registrationBaseUrl', 'collectionTokenUrl', 'paymentsTokenUrl', 'collectionScope', 'paymentsScope', 'credentialsSecretArn', 'boletoQueryPath', 'settledBoletosPath'] as const;
-  const objects = ['account', 'paymentQueryPaths'] as const;
-  const missing = [
-    ...strings.filter((key) => typeof settings[key] !== 'string' || !settings[key]),
-    ...objects.filter((key) => !settings[key] || typeof settings[key] !== 'object'),
-  ];
-  if (missing.length) throw new Error(`${where} lacks ${missing.join(', ')} ${fix}`);
+  const settings = readConstructSettings<BankConnectionSettings>(raw, where, {
+    strings: ['baseUrl', 'registrationBaseUrl', 'collectionTokenUrl', 'paymentsTokenUrl', 'collectionScope', 'paymentsScope', 'credentialsSecretArn', 'boletoQueryPath', 'settledBoletosPath'],
+    objects: ['account', 'paymentQueryPaths'],
+  });
   // Each account field goes into a header or a query: a malformed one would be retried at the bank forever.
   const badAccount = ACCOUNT_FIELDS.filter((key) => { const value: unknown = settings.account[key]; return typeof value !== 'string' || !ACCOUNT_FIELD_PATTERN.test(value); });
   if (badAccount.length) {
