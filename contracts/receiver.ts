@@ -44,10 +44,14 @@ export const QUARANTINE_REASON_BYTES = 4_000;
  */
 export const MAX_BODY_BYTES_LIMIT = 512 * 1024;
 
-/** Defaults shared by the construct and the handler. */
+/** The header the bank sends the payment callback token in (`authorizationCallback`, spec 2.2): always this one. */
+export const PAYMENTS_TOKEN_HEADER = 'Authorization';
+
+/** Defaults of the receiver's settings (the construct fills them). */
 export const ReceiverDefaults = {
   maxBodyBytes: 256 * 1024,
-  boletoTokenHeader: 'Authorization',
+  /** The boleto contract's `header` when none is chosen: the same header as payments. */
+  boletoTokenHeader: PAYMENTS_TOKEN_HEADER,
   tokenCacheTtlMs: 60_000,
   /** Well under the bank's 10 s deadline, leaving room for a cold start and a token fetch. */
   enqueueBudgetMs: 3_000,

@@ -8,6 +8,8 @@
  * boolean of a custom resource's properties into a string.
  */
 
+import { PAYMENTS_TOKEN_HEADER } from './receiver';
+
 export const RegistrationResourceType = {
   PAYMENT_WEBHOOK: 'Custom::BankPaymentWebhookRegistration',
   BOLETO_CONTRACT: 'Custom::BankBoletoWebhookContract',
@@ -72,7 +74,7 @@ export const RegistrationDefaults = {
   eventos: ['LIQUIDACAO'],
   status: 'ATIVO' as ContractStatusValue,
   /** The header the token travels in when a token is given without one. */
-  header: 'Authorization',
+  header: PAYMENTS_TOKEN_HEADER,
   /** The registration function's timeout: every bank call and retry of one operation fits in it. */
   functionTimeoutSeconds: 120,
   /** Time kept free at the end of an invocation to report a clear failure. */

@@ -1,6 +1,6 @@
 /**
  * `npm run schemas`: one JSON Schema per event detail type, generated from the interfaces of
- * lambda/shared/event-contract.ts (the same ones the processor builds and consumers import), into
+ * contracts/events.ts (the same ones the processor builds and consumers import), into
  * schemas/events/. The package ships them; a test fails when they are not current.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -15,7 +15,7 @@ export const SCHEMA_DIR = join(ROOT, 'schemas', 'events');
 /** Every detail type's schema as the text written to schemas/events/<file>. */
 export function generateEventSchemas(): Map<string, string> {
   const generator = createGenerator({
-    path: join(ROOT, 'lambda', 'shared', 'event-contract.ts'),
+    path: join(ROOT, 'contracts', 'events.ts'),
     tsconfig: join(ROOT, 'tsconfig.json'),
     expose: 'export',
     jsDoc: 'extended',

@@ -2,7 +2,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { budgetedClientConfig, errorSummary, type Log } from '../shared/runtime';
 import { SendMessageCommand, type SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
 import { encodeStoredNotification } from '../shared/stored-notification';
-import { ReceiverDefaults, ReceiverMetric, type Route, ROUTES } from '../../contracts/receiver';
+import { PAYMENTS_TOKEN_HEADER, ReceiverDefaults, ReceiverMetric, type Route, ROUTES } from '../../contracts/receiver';
 import type { TokenStage } from '../shared/secret-tokens';
 import { findHeader, tokenMatches } from '../shared/token-check';
 import type { ReceiverConfig } from './config';
@@ -62,7 +62,7 @@ function routeOf(event: APIGatewayProxyEvent): Route | undefined {
 
 /** The token header of a route: payments always use Authorization; boleto the contract's header. */
 function tokenHeaderOf(route: Route, config: ReceiverConfig): string {
-  return route === 'payments' ? 'Authorization' : config.boletoTokenHeader;
+  return route === 'payments' ? PAYMENTS_TOKEN_HEADER : config.boletoTokenHeader;
 }
 
 /** Checked in this order: AWSPENDING only holds a value while a rotation is under way. */

@@ -4,6 +4,7 @@ import { checkServerIdentity, connect, rootCertificates, type DetailedPeerCertif
 import { describeCallError, isSelfSigned } from '../bank-simulator/https-client';
 import { bankDateTime, boletoEventBody, defaultPaymentDetails, paymentBody, PaymentStatus } from '../bank-simulator/model';
 import { deliverNotification } from '../bank-simulator/notifier';
+import { PAYMENTS_TOKEN_HEADER } from '../../contracts/receiver';
 
 export type CheckStatus = 'pass' | 'fail' | 'warn' | 'skip';
 
@@ -162,7 +163,7 @@ export async function checkEndpoint(options: CheckEndpointOptions): Promise<Chec
   rows.push(certificate);
 
   const kind = options.kind ?? (/\/boleto\/?$/.test(url.pathname) ? 'boleto' : 'payment');
-  const header = options.header ?? 'Authorization';
+  const header = options.header ?? PAYMENTS_TOKEN_HEADER;
   const insecure = certificate.status !== 'pass';
   const caveat = insecure ? ' (sent past the certificate problem above, which alone stops the bank)' : '';
   const withToken = await deliverNotification({

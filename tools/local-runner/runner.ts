@@ -17,7 +17,7 @@ import { BankWebhooksExampleStack } from '../../examples/basic-receiver/app';
 import { readBankConnection } from '../../lambda/shared/bank-connection';
 import { readProcessorSettings } from '../../lambda/processor/settings';
 import { decodeStoredNotification } from '../../lambda/shared/stored-notification';
-import { ReceiverEnv, ROUTES } from '../../contracts/receiver';
+import { PAYMENTS_TOKEN_HEADER, ReceiverDefaults, ReceiverEnv, ROUTES } from '../../contracts/receiver';
 import { createCertificateAuthority, issueCertificate } from '../bank-simulator/certificates';
 import { httpCall } from '../bank-simulator/https-client';
 import { BankSimulator, type BankSimulatorOptions, SimulatorPaths } from '../bank-simulator/simulator';
@@ -192,7 +192,7 @@ export class LocalRunner {
   /** The token values of the generated token secrets, by route. */
   readonly tokens: Partial<Record<(typeof ROUTES)[number], string>> = {};
   /** Name of the header that carries the boleto token. */
-  boletoTokenHeader = 'Authorization';
+  boletoTokenHeader: string = ReceiverDefaults.boletoTokenHeader;
   readonly logDir: string;
 
   private fauxqs?: Fauxqs;
@@ -475,7 +475,7 @@ export class LocalRunner {
    * unless `token` says otherwise (`null`: no token; a string: that value). Answers the status.
    */
   async post(route: (typeof ROUTES)[number], body: string | Buffer, token?: string | null): Promise<{ status: number; body: string }> {
-    const header = route === 'payments' ? 'Authorization' : this.boletoTokenHeader;
+    const header = route === 'payments' ? PAYMENTS_TOKEN_HEADER : this.boletoTokenHeader;
     const value = token === undefined ? this.tokens[route] : token;
     const headers: Record<string, string> = { 'Content-Type': 'application/json', ...(value === null || value === undefined ? {} : { [header]: value }) };
     const answer = await httpCall(this.apiUrl + route, { method: 'POST', headers, body, trustedCas: [this.apiCaPem] });
