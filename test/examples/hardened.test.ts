@@ -2,13 +2,13 @@
  * The hardened example: every hardening prop set, five cdk-nag packs with zero unacknowledged
  * findings, and every acknowledgement listed here per pack, so that a new one is a reviewed change.
  */
-import { Stack, Validations } from 'aws-cdk-lib';
+import { Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { HIPAASecurityChecks, NIST80053R5Checks, PCIDSS321Checks, ServerlessChecks } from 'cdk-nag';
 import { buildHardenedApp, HardenedBankWebhooksStack } from '../../examples/hardened/app';
 import { BankWebhookReceiver } from '../../lib';
-import { temporaryApps, testBankConnection } from '../support/cdk';
+import { temporaryApps, testBankConnection, testStack } from '../support/cdk';
 import { acknowledgedRulesByPack, acknowledgments } from '../support/nag';
 
 const newApp = temporaryApps('hardened-');
@@ -67,7 +67,7 @@ it('sets every hardening prop: KMS keys, WAF with redacted token headers, alarm 
 
 it('leaves the user\'s choices to the user: the library acknowledges none of them', () => {
   const bare = newApp();
-  const plain = new Stack(bare, 'Plain', { env: { account: '111111111111', region: 'sa-east-1' } });
+  const plain = testStack('Plain', bare);
   new BankWebhookReceiver(plain, 'Webhooks', { bank: testBankConnection(plain), vpc: new ec2.Vpc(plain, 'Vpc'), tracingEnabled: true, paymentRegistration: {}, boletoContracts: [{}] });
   const ids = acknowledgments(bare).map((a) => a.id);
   const choices = ['LambdaInsideVPC', 'CloudWatchLogGroupEncrypted', 'SecretsManagerRotationEnabled', 'SecretsManagerUsingKMSKey', 'DynamoDBInBackupPlan', 'APIGWAssociatedWithWAF', 'APIGWXrayEnabled', 'AwsSolutions-APIG3', 'AwsSolutions-SMG4'];
@@ -77,7 +77,7 @@ it('leaves the user\'s choices to the user: the library acknowledges none of the
 it('still finds problems: the four other packs are live (a receiver without the hardening props fails them)', () => {
   const bare = newApp();
   for (const pack of [new NIST80053R5Checks(bare), new PCIDSS321Checks(bare), new HIPAASecurityChecks(bare), new ServerlessChecks(bare)]) Validations.of(bare).addPlugins(pack);
-  const plain = new Stack(bare, 'Plain', { env: { account: '111111111111', region: 'sa-east-1' } });
+  const plain = testStack('Plain', bare);
   new BankWebhookReceiver(plain, 'Webhooks', { bank: testBankConnection(plain) });
   let report = '';
   try { bare.synth(); } catch (error) { report = (error as Error).message; }

@@ -1,4 +1,4 @@
-import { App, type CfnElement, Duration, Size, Stack } from 'aws-cdk-lib';
+import { type CfnElement, Duration, Size, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -10,7 +10,7 @@ import type { IConstruct } from 'constructs';
 import { BankWebhookReceiver, type BankWebhookReceiverProps } from '../../lib';
 import { ReceiverEnv } from '../../contracts/receiver';
 import { REDRIVE_ALLOW_RESOURCE_TYPE } from '../../contracts/redrive-allow';
-import { synthReceiver, testBankConnection } from '../support/cdk';
+import { synthReceiver, testBankConnection, testStack } from '../support/cdk';
 
 type TestProps = Partial<BankWebhookReceiverProps>;
 
@@ -226,7 +226,7 @@ describe('with optional props', () => {
   });
 
   it('creates one API Gateway account role per stack, however many receivers ask, and every stage waits for it', () => {
-    const stack = new Stack(new App(), 'TwoReceivers', { env: { account: '111111111111', region: 'sa-east-1' } });
+    const stack = testStack('TwoReceivers');
     for (const [id, conta] of [['A', '111'], ['B', '222']] as const) {
       new BankWebhookReceiver(stack, id, { bank: testBankConnection(stack, { account: { cooperativa: '0101', posto: '02', conta, documento: '12345678000199', codigoBeneficiario: `5${conta}` } }), createApiGatewayCloudWatchRole: true });
     }
@@ -317,7 +317,7 @@ describe('the 401 alarm', () => {
 
 describe('logEncryptionKey', () => {
   it('encrypts every log group the library creates with it, and lets CloudWatch Logs of the region use a key of the same stack', () => {
-    const stack = new Stack(new App(), 'Encrypted', { env: { account: '111111111111', region: 'sa-east-1' } });
+    const stack = testStack('Encrypted');
     const key = new kms.Key(stack, 'LogsKey', { enableKeyRotation: true });
     new BankWebhookReceiver(stack, 'Webhooks', { bank: testBankConnection(stack), logEncryptionKey: key, paymentRegistration: {}, boletoContracts: [{}] });
     const template = Template.fromStack(stack);
@@ -331,7 +331,7 @@ describe('logEncryptionKey', () => {
   });
 
   it('refuses two receivers of one stack with registrations that give their shared provider different keys', () => {
-    const stack = new Stack(new App(), 'TwoKeys', { env: { account: '111111111111', region: 'sa-east-1' } });
+    const stack = testStack('TwoKeys');
     const [a, b] = ['A', 'B'].map((id) => new kms.Key(stack, `${id}Key`, { enableKeyRotation: true }));
     new BankWebhookReceiver(stack, 'A', { bank: testBankConnection(stack), logEncryptionKey: a, paymentRegistration: {} });
     expect(() => new BankWebhookReceiver(stack, 'B', {
@@ -360,7 +360,7 @@ describe('webAclArn', () => {
 
 describe('vpc', () => {
   function inVpc(props: TestProps = {}) {
-    const stack = new Stack(new App(), 'InVpc', { env: { account: '111111111111', region: 'sa-east-1' } });
+    const stack = testStack('InVpc');
     const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
     const receiver = new BankWebhookReceiver(stack, 'Webhooks', { bank: testBankConnection(stack), vpc, paymentRegistration: {}, boletoContracts: [{}], ...props });
     return { stack, vpc, receiver, template: Template.fromStack(stack) };
@@ -386,7 +386,7 @@ describe('vpc', () => {
   });
 
   it('uses the given subnets and security groups, and creates no group of its own', () => {
-    const stack = new Stack(new App(), 'Given', { env: { account: '111111111111', region: 'sa-east-1' } });
+    const stack = testStack('Given');
     const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
     const group = new ec2.SecurityGroup(stack, 'Mine', { vpc });
     new BankWebhookReceiver(stack, 'Webhooks', {

@@ -8,7 +8,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { buildExampleApp } from '../../examples/basic-receiver/app';
 import { BankWebhookReceiver, PaymentWebhookRegistration } from '../../lib';
-import { temporaryApps, testBankConnection } from '../support/cdk';
+import { temporaryApps, testBankConnection, testStack } from '../support/cdk';
 import { acknowledgedRulesByPack, acknowledgments } from '../support/nag';
 
 const newApp = temporaryApps('cdk-nag-test-');
@@ -48,7 +48,7 @@ it('still finds problems: the checks are live (a plain queue fails them)', () =>
 it('passes with every option set: custom domain, allowlist, WAF, KMS key, tracing, user secrets', () => {
   const app = newApp();
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  const stack = new Stack(app, 'AllOptions', { env: { account: '111111111111', region: 'sa-east-1' } });
+  const stack = testStack('AllOptions', app);
   new BankWebhookReceiver(stack, 'Webhooks', {
     bank: testBankConnection(stack),
     alarmTopic: new sns.Topic(stack, 'Alarms', { enforceSSL: true, masterKey: kms.Alias.fromAliasName(stack, 'SnsKey', 'alias/aws/sns') }),

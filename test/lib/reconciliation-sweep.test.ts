@@ -1,9 +1,9 @@
-import { App, Duration, Stack } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { BankWebhookReceiver } from '../../lib';
 import { SWEEP_SETTINGS_ENV, type SweepSettings, TRACK_PAYMENT_DETAIL_TYPE } from '../../contracts/reconciliation';
-import { synthReceiver, testBankConnection } from '../support/cdk';
+import { synthReceiver, testBankConnection, testStack } from '../support/cdk';
 
 const synth = synthReceiver;
 
@@ -79,7 +79,7 @@ describe('by default', () => {
 });
 
 it('takes its interval, look-back and payment age, and sends its alarms to the topic', () => {
-  const stack = new Stack(new App(), 'TestStack', { env: { account: '111111111111', region: 'sa-east-1' } });
+  const stack = testStack('TestStack');
   const topic = sns.Topic.fromTopicArn(stack, 'Topic', 'arn:aws:sns:sa-east-1:111111111111:alarms');
   new BankWebhookReceiver(stack, 'Webhooks', {
     bank: testBankConnection(stack), alarmTopic: topic,

@@ -15,14 +15,12 @@ import {
   RegistrationResourceType,
 } from '../../lib';
 import { RegistrationDefaults } from '../../contracts/registration';
-import { testBankConnection } from '../support/cdk';
+import { testBankConnection, testStack } from '../support/cdk';
 
 const PAYMENTS_URL = 'https://webhooks.example.com/payments';
 const BOLETO_URL = 'https://webhooks.example.com/boleto';
 
-function newStack(id = 'TestStack'): Stack {
-  return new Stack(new App(), id, { env: { account: '111111111111', region: 'sa-east-1' } });
-}
+const newStack = (id = 'TestStack'): Stack => testStack(id);
 
 function importedSecret(stack: Stack, id: string): secretsmanager.ISecret {
   return secretsmanager.Secret.fromSecretCompleteArn(stack, id, `arn:aws:secretsmanager:sa-east-1:111111111111:secret:${id.toLowerCase()}-AbCdEf`);

@@ -11,7 +11,7 @@ import { boletoEvent, contextWith, fakeDeps, pixPayment, sqsRecord } from '../su
 import { BankEventDetailType, BankWebhookReceiver, type BankWebhookReceiverProps, ClientCredentialsAuth } from '../../lib';
 import { BANK_CONNECTION_ENV, type BankConnectionSettings } from '../../contracts/bank-connection';
 import { PROCESSOR_SETTINGS_ENV, type ProcessorSettings } from '../../contracts/processor';
-import { synthReceiver, TEST_CREDENTIALS_ARN, testBankConnection } from '../support/cdk';
+import { synthReceiver, TEST_CREDENTIALS_ARN, testBankConnection, testStack } from '../support/cdk';
 
 type TestProps = Partial<BankWebhookReceiverProps>;
 
@@ -189,8 +189,8 @@ describe('onVerifiedEvent', () => {
 
   it('creates the rule in a consumer\'s stack when given its scope, so only the consumer\'s stack depends on the receiver\'s', () => {
     const app = new App();
-    const stack = new Stack(app, 'Receiver', { env: { account: '111111111111', region: 'sa-east-1' } });
-    const consumer = new Stack(app, 'Consumer', { env: { account: '111111111111', region: 'sa-east-1' } });
+    const stack = testStack('Receiver', app);
+    const consumer = testStack('Consumer', app);
     const receiver = new BankWebhookReceiver(stack, 'Webhooks', { bank: testBankConnection(stack) });
     const queue = new sqs.Queue(consumer, 'Inbox', { enforceSSL: true });
     receiver.onVerifiedEvent('Settled', BankEventDetailType.BOLETO_SETTLED, { scope: consumer, target: new targets.SqsQueue(queue) });

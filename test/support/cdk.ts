@@ -38,9 +38,14 @@ export function temporaryApps(prefix: string): () => App {
 /** The environment of the test stacks: a fixed account and the bank's region. */
 export const TEST_ENV = { account: '111111111111', region: 'sa-east-1' };
 
+/** A stack of the test environment, in `app` (a fresh one unless given). */
+export function testStack(id = 'TestStack', app: App = new App()): Stack {
+  return new Stack(app, id, { env: TEST_ENV });
+}
+
 /** Builds something in a fresh stack (`TestStack`, of a fresh app) and synthesizes its template. */
 export function synthIn<T>(build: (stack: Stack) => T): { stack: Stack; built: T; template: Template } {
-  const stack = new Stack(new App(), 'TestStack', { env: TEST_ENV });
+  const stack = testStack();
   const built = build(stack);
   return { stack, built, template: Template.fromStack(stack) };
 }
