@@ -37,7 +37,8 @@ export interface BundledFunctionProps {
   readonly roleId: string;
   /** What the role allows, in words. */
   readonly roleDescription: string;
-  readonly logRetention: logs.RetentionDays;
+  /** @default logs.RetentionDays.ONE_YEAR */
+  readonly logRetention?: logs.RetentionDays;
   /** KMS key of its log group. @default - CloudWatch Logs' own encryption */
   readonly logEncryptionKey?: kms.IKey;
   /** X-Ray active tracing. @default - not set (Lambda's default, off) */
@@ -68,7 +69,7 @@ export abstract class BundledFunction extends lambda.Function {
 
   protected constructor(scope: Construct, id: string, design: BundledFunctionDesign, props: BundledFunctionProps) {
     allowLogsToUse(scope, props.logEncryptionKey);
-    const logGroup = new logs.LogGroup(scope, props.logGroupId, { retention: props.logRetention, removalPolicy: RemovalPolicy.RETAIN, encryptionKey: props.logEncryptionKey });
+    const logGroup = new logs.LogGroup(scope, props.logGroupId, { retention: props.logRetention ?? logs.RetentionDays.ONE_YEAR, removalPolicy: RemovalPolicy.RETAIN, encryptionKey: props.logEncryptionKey });
     const role = new iam.Role(scope, props.roleId, { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'), description: props.roleDescription });
     logGroup.grantWrite(role);
     super(scope, id, {

@@ -24,9 +24,12 @@ export interface ProcessorTuning {
 export function processorSettings(resources: ProcessorResources, tuning: ProcessorTuning = {}): ProcessorSettings {
   const maxReceiveCount = tuning.maxReceiveCount ?? ProcessorDefaults.maxReceiveCount;
   return {
-    ...resources,
+    eventBusName: resources.eventBusName,
     eventSource: tuning.eventSource ?? ProcessorDefaults.eventSource,
+    idempotencyTableName: resources.idempotencyTableName,
     idempotencyTtlSeconds: tuning.idempotencyTtlSeconds ?? ProcessorDefaults.idempotencyTtlSeconds,
+    quarantineQueueUrl: resources.quarantineQueueUrl,
+    queueUrl: resources.queueUrl,
     maxReceiveCount,
     maxVerificationAttempts: tuning.maxVerificationAttempts ?? defaultVerificationAttempts(maxReceiveCount),
     safetyMarginMs: tuning.safetyMarginMs ?? ProcessorDefaults.safetyMarginMs,

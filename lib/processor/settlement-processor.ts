@@ -344,7 +344,7 @@ export class SettlementProcessor extends Construct {
       logGroupId: 'LogGroup',
       roleId: 'Role',
       roleDescription: 'Bank webhook processor: read the queue, quarantine to the DLQ, query the bank, record idempotency, publish verified events',
-      logRetention: props.logRetention ?? logs.RetentionDays.ONE_YEAR,
+      logRetention: props.logRetention,
       logEncryptionKey: props.logEncryptionKey,
       tracing: props.tracingEnabled ?? false,
       network: functionNetwork(this, 'SecurityGroup', props),

@@ -186,7 +186,7 @@ export class ReconciliationSweep extends Construct {
       logGroupId: 'LogGroup',
       roleId: 'Role',
       roleDescription: 'Bank reconciliation sweep: list settled boletos, read subject records and cursors, send look requests to the processor queue',
-      logRetention: props.logRetention ?? logs.RetentionDays.ONE_YEAR,
+      logRetention: props.logRetention,
       logEncryptionKey: props.logEncryptionKey,
       tracing: props.tracingEnabled ?? false,
       network: functionNetwork(this, 'SecurityGroup', props),
