@@ -98,34 +98,34 @@ export const ProcessorDefaults = {
 } as const;
 
 /** Metric names the processor emits (namespace METRICS_NAMESPACE). */
-export const ProcessorMetric = {
-  PUBLISHED: 'VerifiedEventsPublished',
-  DUPLICATES: 'DuplicatesSuppressed',
-  QUARANTINED: 'NotificationsQuarantined',
-  NOT_CONFIRMED: 'NotificationsNotConfirmed',
-  VERIFICATION_RETRIES: 'VerificationRetries',
-  BANK_FAILURES: 'BankCallFailures',
-  BANK_RETRIES: 'BankCallRetries',
-  PUBLISH_FAILURES: 'PublishFailures',
+export enum ProcessorMetric {
+  PUBLISHED = 'VerifiedEventsPublished',
+  DUPLICATES = 'DuplicatesSuppressed',
+  QUARANTINED = 'NotificationsQuarantined',
+  NOT_CONFIRMED = 'NotificationsNotConfirmed',
+  VERIFICATION_RETRIES = 'VerificationRetries',
+  BANK_FAILURES = 'BankCallFailures',
+  BANK_RETRIES = 'BankCallRetries',
+  PUBLISH_FAILURES = 'PublishFailures',
   /** Events of a large notification left for a new message when an invocation ran out of time. */
-  REQUEUED: 'NotificationsRequeued',
+  REQUEUED = 'NotificationsRequeued',
   /** Notifications (or their rest) sent back with a delay because the bank's rate had no slot before the deadline. */
-  DEFERRED_FOR_RATE: 'NotificationsDeferredForRate',
+  DEFERRED_FOR_RATE = 'NotificationsDeferredForRate',
   /**
    * Verified changes published by a reconciliation look (the sweep, a Track Payment event) before
    * any notification told of them: each one is a webhook the bank lost.
    */
-  RECOVERED: 'NotificationsRecovered',
+  RECOVERED = 'NotificationsRecovered',
   /** 429 answers from the bank (its rate limit was exceeded: something else shares the credentials, or the rate is set too high). */
-  BANK_THROTTLED: 'BankCallsThrottled',
-} as const;
+  BANK_THROTTLED = 'BankCallsThrottled',
+}
 
 /** Message attributes of a quarantined message in the dead-letter queue. */
-export const QuarantineAttribute = {
-  REASON: 'QuarantineReason',
-  AT: 'QuarantinedAt',
-  SOURCE_MESSAGE_ID: 'SourceMessageId',
-} as const;
+export enum QuarantineAttribute {
+  REASON = 'QuarantineReason',
+  AT = 'QuarantinedAt',
+  SOURCE_MESSAGE_ID = 'SourceMessageId',
+}
 
 /** The name of the shared schedule of bank queries in the table (item `rate#queries`), taken by the processor and the sweep. */
 export const QUERY_RATE_NAME = 'queries';

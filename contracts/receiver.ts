@@ -72,13 +72,13 @@ export const METRICS_NAMESPACE = 'CdkBankWebhooks';
 export const RECEIVER_SERVICE_NAME = 'bank-webhook-receiver';
 
 /** Metric names the receiver emits, with a `Route` dimension. */
-export const ReceiverMetric = {
-  STORED: 'NotificationsStored',
-  UNAUTHORIZED: 'UnauthorizedRequests',
-  TOO_LARGE: 'PayloadTooLarge',
-  ENQUEUE_FAILED: 'EnqueueFailures',
-  TOKEN_LOAD_FAILED: 'TokenLoadFailures',
-} as const;
+export enum ReceiverMetric {
+  STORED = 'NotificationsStored',
+  UNAUTHORIZED = 'UnauthorizedRequests',
+  TOO_LARGE = 'PayloadTooLarge',
+  ENQUEUE_FAILED = 'EnqueueFailures',
+  TOKEN_LOAD_FAILED = 'TokenLoadFailures',
+}
 
 /**
  * What the receiver stores in SQS for every authenticated request: the raw body exactly as the

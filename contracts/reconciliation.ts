@@ -117,19 +117,19 @@ export const PendingPaymentIndex = {
 export const PENDING_PAYMENTS_PARTITION = 'payment';
 
 /** Metric names the sweep emits (namespace METRICS_NAMESPACE); NotificationsRecovered is the processor's (ProcessorMetric). */
-export const SweepMetric = {
+export enum SweepMetric {
   /** Settlements the listing showed that no record held: sent to the processor to be verified. */
-  LOOKS_REQUESTED: 'ReconciliationLooksRequested',
+  LOOKS_REQUESTED = 'ReconciliationLooksRequested',
   /** Bank calls one sweep made (listing pages). */
-  BANK_CALLS: 'SweepBankCalls',
+  BANK_CALLS = 'SweepBankCalls',
   /** How long one sweep took, in milliseconds. */
-  DURATION: 'SweepDuration',
+  DURATION = 'SweepDuration',
   /** Sweeps that stopped before reading everything (their cursors resume it). */
-  INCOMPLETE: 'SweepsIncomplete',
+  INCOMPLETE = 'SweepsIncomplete',
   /** Payments given up after the maximum age without reaching a final status. */
-  PAYMENTS_GIVEN_UP: 'PendingPaymentsGivenUp',
+  PAYMENTS_GIVEN_UP = 'PendingPaymentsGivenUp',
   /** A registration at the bank that is not this stack's (missing, another URL or token, INATIVO, BLOQUEADO), per sweep. */
-  REGISTRATION_DRIFT: 'RegistrationDrift',
+  REGISTRATION_DRIFT = 'RegistrationDrift',
   /** Registrations the watch put back. */
-  REGISTRATIONS_REPAIRED: 'RegistrationsRepaired',
-} as const;
+  REGISTRATIONS_REPAIRED = 'RegistrationsRepaired',
+}

@@ -10,10 +10,10 @@
 
 import { PAYMENTS_TOKEN_HEADER } from './receiver';
 
-export const RegistrationResourceType = {
-  PAYMENT_WEBHOOK: 'Custom::BankPaymentWebhookRegistration',
-  BOLETO_CONTRACT: 'Custom::BankBoletoWebhookContract',
-} as const;
+export enum RegistrationResourceType {
+  PAYMENT_WEBHOOK = 'Custom::BankPaymentWebhookRegistration',
+  BOLETO_CONTRACT = 'Custom::BankBoletoWebhookContract',
+}
 
 /** Names of the custom resource's properties. */
 export const RegistrationProperty = {
@@ -26,14 +26,14 @@ export const RegistrationProperty = {
 } as const;
 
 /** Attributes the handler returns (`Data`); none is secret. */
-export const RegistrationAttribute = {
+export enum RegistrationAttribute {
   /** The URL the bank now holds. */
-  URL: 'Url',
+  URL = 'Url',
   /** The boleto contract's id at the bank. */
-  CONTRACT_ID: 'ContractId',
+  CONTRACT_ID = 'ContractId',
   /** "true" when the contract existed at the bank and was adopted rather than created. */
-  ADOPTED: 'Adopted',
-} as const;
+  ADOPTED = 'Adopted',
+}
 
 /** Statuses of a contract and of its URL (spec 2.1). */
 export const CONTRACT_STATUSES = ['ATIVO', 'INATIVO', 'BLOQUEADO'] as const;

@@ -214,7 +214,7 @@ export class BankWebhookReceiver extends Construct {
   }
 
   /** Allows `grantee` to read both token secrets (to register them with the bank, for example). */
-  public grantReadTokens(grantee: iam.IGrantable): void {
-    this.endpoint.grantReadTokens(grantee);
+  public grantReadTokens(grantee: iam.IGrantable): iam.Grant {
+    return this.endpoint.grantReadTokens(grantee);
   }
 }

@@ -32,11 +32,12 @@ export type RegistrationRequest =
 export function readRegistrationProperties(resourceType: string, properties: Record<string, unknown>): RegistrationRequest {
   const bank = parseBankConnection(properties[RegistrationProperty.BANK] as string | undefined, `The custom resource property ${RegistrationProperty.BANK}`);
   const spec = parseJsonProperty(properties, RegistrationProperty.SPEC);
-  if (resourceType === RegistrationResourceType.PAYMENT_WEBHOOK) {
+  const type = resourceType as RegistrationResourceType;
+  if (type === RegistrationResourceType.PAYMENT_WEBHOOK) {
     throwIfMissing(missingStrings(spec, ['url', 'tokenSecretArn']));
     return { kind: 'payment', bank, spec: spec as unknown as PaymentWebhookSpec };
   }
-  if (resourceType === RegistrationResourceType.BOLETO_CONTRACT) {
+  if (type === RegistrationResourceType.BOLETO_CONTRACT) {
     const missing = missingStrings(spec, ['cooperativa', 'posto', 'codBeneficiario', 'url', 'urlStatus', 'contratoStatus']);
     if (!Array.isArray(spec.eventos) || spec.eventos.length === 0) missing.push('eventos');
     throwIfMissing(missing);

@@ -387,9 +387,8 @@ export class BankWebhookEndpoint extends Construct {
   }
 
   /** Allows `grantee` to read both token secrets (to register them with the bank, for example). */
-  public grantReadTokens(grantee: iam.IGrantable): void {
-    this.paymentCallbackToken.grantRead(grantee);
-    this.boletoToken.grantRead(grantee);
+  public grantReadTokens(grantee: iam.IGrantable): iam.Grant {
+    return this.paymentCallbackToken.grantRead(grantee).combine(this.boletoToken.grantRead(grantee));
   }
 
   private restApi(props: BankWebhookEndpointProps): apigateway.RestApi {

@@ -176,7 +176,7 @@ export class ReconciliationSweep extends Construct {
       paymentMaxAgeDays: options.paymentMaxAge.toDays(),
       safetyMarginMs: SweepDefaults.safetyMarginMs,
       ...(registrations.length ? {
-        watch: { ...(payment ? { payment: payment.spec } : {}), contracts: contracts.map((c) => c.spec), repair: options.repairRegistrations, scheduleRuleName },
+        watch: { ...(payment ? { payment: payment._spec } : {}), contracts: contracts.map((c) => c._spec), repair: options.repairRegistrations, scheduleRuleName },
       } : {}),
     };
     const fn = new SweepFunction(this, 'Function', {

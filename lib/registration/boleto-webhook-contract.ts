@@ -175,15 +175,15 @@ export class BoletoWebhookContract extends Construct {
   /** The secret holding the contract's token, when it has one. */
   public readonly token?: secretsmanager.ISecret;
   /** @internal What is registered (the registration watch compares the bank's with it). */
-  public readonly spec: BoletoContractSpec;
+  public readonly _spec: BoletoContractSpec;
 
   constructor(scope: Construct, id: string, props: BoletoWebhookContractProps) {
     super(scope, id);
     validateProps('BoletoWebhookContract', props, checkBoletoWebhookContract);
     this.url = props.url;
     this.token = props.token;
-    this.spec = boletoContractSpec(props.bank, props, props.url, props.token, props.header);
-    this.resource = createRegistrationResource(this, { ...props, resourceType: RegistrationResourceType.BOLETO_CONTRACT, spec: this.spec });
+    this._spec = boletoContractSpec(props.bank, props, props.url, props.token, props.header);
+    this.resource = createRegistrationResource(this, { ...props, resourceType: RegistrationResourceType.BOLETO_CONTRACT, spec: this._spec });
   }
 
   /** The contract's id at the bank (`idContrato`). */

@@ -41,15 +41,15 @@ export class PaymentWebhookRegistration extends Construct {
   /** The secret holding `authorizationCallback`. */
   public readonly token: secretsmanager.ISecret;
   /** @internal What is registered (the registration watch compares the bank's with it). */
-  public readonly spec: PaymentWebhookSpec;
+  public readonly _spec: PaymentWebhookSpec;
 
   constructor(scope: Construct, id: string, props: PaymentWebhookRegistrationProps) {
     super(scope, id);
     validateProps('PaymentWebhookRegistration', props, checkPaymentWebhookRegistration);
     this.url = props.url;
     this.token = props.token;
-    this.spec = { url: props.url, tokenSecretArn: props.token.secretArn, ...(props.takeOverExisting ? { takeOverExisting: true } : {}) };
-    this.resource = createRegistrationResource(this, { ...props, resourceType: RegistrationResourceType.PAYMENT_WEBHOOK, spec: this.spec });
+    this._spec = { url: props.url, tokenSecretArn: props.token.secretArn, ...(props.takeOverExisting ? { takeOverExisting: true } : {}) };
+    this.resource = createRegistrationResource(this, { ...props, resourceType: RegistrationResourceType.PAYMENT_WEBHOOK, spec: this._spec });
   }
 
   /** The URL the bank holds after the deploy (an attribute of the custom resource). */

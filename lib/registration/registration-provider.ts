@@ -108,8 +108,8 @@ export class RegistrationProvider extends Construct {
   }
 
   /** Lets the registration handler read a secret (a token, the bank credentials). */
-  public grantRead(secret: secretsmanager.ISecret): void {
-    secret.grantRead(this.handler);
+  public grantRead(secret: secretsmanager.ISecret): iam.Grant {
+    return secret.grantRead(this.handler);
   }
 }
 
