@@ -99,7 +99,15 @@ export interface TrackPaymentDetail {
   /** The payment's transaction id, as the payments API returned it. */
   readonly idTransacao: string;
   /** The account that made it (the receiver's `bank.account`): only that receiver follows it. */
-  readonly account: { readonly cooperativa: string; readonly conta: string };
+  readonly account: TrackPaymentAccount;
+}
+
+/** The account of a Track Payment event. */
+export interface TrackPaymentAccount {
+  /** Cooperative code. */
+  readonly cooperativa: string;
+  /** Account number. */
+  readonly conta: string;
 }
 
 /**

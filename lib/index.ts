@@ -1,12 +1,20 @@
+/** The public API of cdk-bank-webhooks: every export named, so the jsii assembly holds exactly these. */
 export { BankWebhookReceiver, type BankWebhookReceiverProps } from './bank-webhook-receiver';
 export { type BankConnectionProps } from './bank-connection';
 export { type VerifiedEventRuleOptions } from './core/verified-event-rule';
 export { BankWebhooksConstants } from './constants';
 export type { FunctionNetworkProps } from './core/function-network';
-export * from './endpoint';
-export * from './processor';
-export * from './reconciliation';
-export * from './registration';
+export { BankWebhookEndpoint, type BankWebhookEndpointProps } from './endpoint';
+export {
+  SettlementProcessor, type SettlementProcessorOptions, type SettlementProcessorProps,
+  type BoletoMovementMappingProps, type BoletoStatusMappingProps, type PaymentStatusMappingProps,
+} from './processor';
+export { ReconciliationSweep, type ReconciliationOptions, type ReconciliationSweepOptions, type ReconciliationSweepProps } from './reconciliation';
+export {
+  BoletoContractStatus, BoletoWebhookContract, type BoletoWebhookContractOptions, type BoletoWebhookContractProps,
+  PaymentWebhookRegistration, type PaymentWebhookRegistrationOptions, type PaymentWebhookRegistrationProps,
+  RegistrationProvider, type RegistrationProviderSettings, type RegistrationResourceOptions,
+} from './registration';
 export { type BankAccount, ClientCredentialsAuth } from '../contracts/bank-connection';
 export { ProcessorMetric, QuarantineAttribute } from '../contracts/processor';
 export {
@@ -16,5 +24,5 @@ export {
   type EventDetailBase, type OmittedPart, type VerifiedState,
 } from '../contracts/events';
 export { ReceiverMetric } from '../contracts/receiver';
-export { SweepMetric, type TrackPaymentDetail } from '../contracts/reconciliation';
+export { SweepMetric, type TrackPaymentAccount, type TrackPaymentDetail } from '../contracts/reconciliation';
 export { RegistrationAttribute, RegistrationResourceType } from '../contracts/registration';

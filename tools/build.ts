@@ -1,15 +1,16 @@
 /**
- * `npm run build`: compiles lib/ (and the lambda/shared modules it imports) with tsc into dist/,
- * then bundles each handler with esbuild into dist/handlers/<name>/, and the CLI into dist/cli/.
+ * `npm run build`: compiles the public API (lib/ and the contracts/ it exports) with jsii into
+ * dist/ and the `.jsii` assembly at the package root (0 warnings, or the build fails), then
+ * bundles each handler with esbuild into dist/handlers/<name>/, and the CLI and the simulator
+ * into dist/cli/ and dist/simulator/.
  */
-import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { bundleCli, bundleHandlers, ROOT } from './bundle-handlers';
+import { bundleCli, bundleHandlers, compileWithJsii, ROOT } from './bundle-handlers';
 
 async function main(): Promise<void> {
   rmSync(join(ROOT, 'dist'), { recursive: true, force: true });
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+  compileWithJsii();
   const sizes = await bundleHandlers();
   for (const [name, bytes] of Object.entries(sizes)) {
     console.log(`bundled ${name}: dist/handlers/${name}/index.js (${(bytes / 1024).toFixed(1)} KiB)`);

@@ -83,9 +83,9 @@ export async function bundleHandlers(options: BundleOptions = {}): Promise<Recor
 
 /** The command-line tool (`cdk-bank-webhooks`: simulate, check-endpoint), published as one file. */
 export const CLI_OUT_FILE = join(ROOT, 'dist', 'cli', 'cdk-bank-webhooks.js');
-/** The bank simulator as a module for users' tests: `require('cdk-bank-webhooks/dist/tools/bank-simulator')`. */
-export const SIMULATOR_OUT_FILE = join(ROOT, 'dist', 'tools', 'bank-simulator', 'index.js');
-const CLI_SOURCE_DIRS = ['bank-simulator', 'check-endpoint', 'cli'].map((dir) => join(ROOT, 'tools', dir));
+/** The bank simulator as a module for users' tests: `require('cdk-bank-webhooks/simulator')` (the package's exports map). */
+export const SIMULATOR_OUT_FILE = join(ROOT, 'dist', 'simulator', 'index.js');
+const CLI_SOURCE_DIRS = ['simulator', 'cli', 'contracts'].map((dir) => join(ROOT, dir));
 const CLI_STAMP = join(ROOT, 'dist', 'cli', '.source-hash');
 
 export function cliIsFresh(): boolean {
@@ -100,12 +100,35 @@ export function cliIsFresh(): boolean {
  */
 export async function bundleCli(): Promise<number> {
   rmSync(join(ROOT, 'dist', 'cli'), { recursive: true, force: true });
-  rmSync(join(ROOT, 'dist', 'tools'), { recursive: true, force: true });
+  rmSync(join(ROOT, 'dist', 'simulator'), { recursive: true, force: true });
   const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: true, sourcesContent: false, legalComments: 'none', logLevel: 'warning' } as const;
-  await build({ ...common, entryPoints: [join(ROOT, 'tools', 'cli', 'index.ts')], outfile: CLI_OUT_FILE, banner: { js: '#!/usr/bin/env node' } });
+  await build({ ...common, entryPoints: [join(ROOT, 'cli', 'index.ts')], outfile: CLI_OUT_FILE, banner: { js: '#!/usr/bin/env node' } });
   chmodSync(CLI_OUT_FILE, 0o755);
-  await build({ ...common, entryPoints: [join(ROOT, 'tools', 'bank-simulator', 'index.ts')], outfile: SIMULATOR_OUT_FILE });
+  await build({ ...common, entryPoints: [join(ROOT, 'simulator', 'index.ts')], outfile: SIMULATOR_OUT_FILE });
   execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.simulator.json')], { stdio: 'inherit' });
   writeFileSync(CLI_STAMP, sourceHash(CLI_SOURCE_DIRS));
   return statSync(CLI_OUT_FILE).size;
+}
+
+/**
+ * jsii, with its generated tsconfig written beside ours (it would overwrite tsconfig.json), and
+ * without its banner about this Node line's end of life (Lambda runs Node 24; CI runs Node 20).
+ * `decimal` (EventAmount.decimal) is a C# keyword jsii warns about: it is a field of the published
+ * events' JSON, kept as is; C# names the property `Decimal`, which is not a keyword.
+ */
+export function compileWithJsii(): void {
+  execFileSync(process.execPath, [require.resolve('jsii/bin/jsii'), '--generate-tsconfig', 'tsconfig.jsii.json', '--fail-on-warnings', '--silence-warnings', 'JSII5018'], {
+    cwd: ROOT, stdio: 'inherit', env: { ...process.env, JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION: process.versions.node.split('.')[0] },
+  });
+}
+
+/** The `.jsii` assembly at the package root, as jsii writes it. */
+export const ASSEMBLY_FILE = join(ROOT, '.jsii');
+
+/** Whether the assembly is newer than every source of the public API (lib/, contracts/, package.json). */
+export function assemblyIsFresh(): boolean {
+  if (!existsSync(ASSEMBLY_FILE)) return false;
+  const built = statSync(ASSEMBLY_FILE).mtimeMs;
+  const sources = [...listFiles(join(ROOT, 'lib')), ...listFiles(join(ROOT, 'contracts')), join(ROOT, 'package.json')];
+  return sources.every((file) => statSync(file).mtimeMs <= built);
 }

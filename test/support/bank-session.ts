@@ -1,5 +1,5 @@
-import { httpCall, type HttpCallResult } from '../../tools/bank-simulator/https-client';
-import type { BankSimulator } from '../../tools/bank-simulator/simulator';
+import { httpCall, type HttpCallResult } from '../../simulator/https-client';
+import type { BankSimulator } from '../../simulator/simulator';
 
 export interface BankAnswer extends HttpCallResult {
   /** The body parsed as JSON (undefined when empty). */

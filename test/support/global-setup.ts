@@ -1,4 +1,4 @@
-import { bundleCli, bundleHandlers, bundlesAreFresh, cliIsFresh } from '../../tools/bundle-handlers';
+import { assemblyIsFresh, bundleCli, bundleHandlers, bundlesAreFresh, cliIsFresh, compileWithJsii } from '../../tools/bundle-handlers';
 
 /**
  * Tests load the handler bundles the constructs deploy, and run the CLI bundle that is published;
@@ -10,6 +10,10 @@ export default async function globalSetup(): Promise<void> {
   if (!bundlesAreFresh()) {
     const sizes = await bundleHandlers();
     process.stdout.write(`\nHandler bundles were stale; rebuilt: ${Object.keys(sizes).join(', ')}\n`);
+  }
+  if (!assemblyIsFresh()) {
+    compileWithJsii();
+    process.stdout.write('\nThe jsii assembly was stale; rebuilt .jsii\n');
   }
   if (!cliIsFresh()) {
     await bundleCli();

@@ -5,7 +5,7 @@ import { BANK_CONNECTION_ENV } from '../../contracts/bank-connection';
 import { PROCESSOR_SETTINGS_ENV } from '../../contracts/processor';
 import { encodeStoredNotification } from '../../lambda/shared/stored-notification';
 import { type Route } from '../../contracts/receiver';
-import { BankSimulator, type BankSimulatorOptions } from '../../tools/bank-simulator/simulator';
+import { BankSimulator, type BankSimulatorOptions } from '../../simulator/simulator';
 import { LocalEventBridge } from '../../tools/local-aws/eventbridge-server';
 import { LocalSecretsManager } from '../../tools/local-aws/secrets-manager-server';
 import { SqsEventSource, type SqsEventSourceOptions } from '../../tools/local-aws/sqs-event-source';

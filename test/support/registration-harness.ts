@@ -13,8 +13,8 @@ import {
   type BoletoWebhookContractOptions,
   PaymentWebhookRegistration,
 } from '../../lib';
-import type { SimulatorAccount } from '../../tools/bank-simulator/model';
-import { BankSimulator, type BankSimulatorOptions, SimulatorPaths } from '../../tools/bank-simulator/simulator';
+import type { SimulatorAccount } from '../../simulator/model';
+import { BankSimulator, type BankSimulatorOptions, SimulatorPaths } from '../../simulator/simulator';
 import { LocalCustomResource, type OnEventHandler } from '../../tools/local-aws/custom-resource';
 import { localAwsEnvironment } from '../../tools/local-aws/local-env';
 import { LocalSecretsManager } from '../../tools/local-aws/secrets-manager-server';

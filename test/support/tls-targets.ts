@@ -1,7 +1,7 @@
 import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { createCertificateAuthority, createSelfSignedCertificate, issueCertificate, type PemPair } from '../../tools/bank-simulator/certificates';
+import { createCertificateAuthority, createSelfSignedCertificate, issueCertificate, type PemPair } from '../../simulator/certificates';
 
 /** A request a target received. */
 export interface ReceivedRequest {

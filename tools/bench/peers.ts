@@ -4,7 +4,7 @@ import { BANK_CONNECTION_ENV } from '../../contracts/bank-connection';
 import { PROCESSOR_SETTINGS_ENV, ProcessorDefaults } from '../../contracts/processor';
 import { ReceiverEnv } from '../../contracts/receiver';
 import { SWEEP_SETTINGS_ENV, SweepDefaults, type SweepSettings } from '../../contracts/reconciliation';
-import { BankSimulator } from '../bank-simulator/simulator';
+import { BankSimulator } from '../../simulator/simulator';
 import { type Dynalite, startDynalite } from '../local-aws/dynalite';
 import { LocalEventBridge } from '../local-aws/eventbridge-server';
 import { createQueueWithDlq, type Fauxqs, startFauxqs } from '../local-aws/fauxqs';

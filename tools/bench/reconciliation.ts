@@ -12,7 +12,7 @@ import type { SweepReport } from '../../lambda/reconciliation/sweep';
 import { StatusClass } from '../../contracts/events';
 import { bankDay, subjectIdOf } from '../../lambda/shared/look-request';
 import { SweepDefaults } from '../../contracts/reconciliation';
-import { QueryOperation } from '../bank-simulator/simulator';
+import { QueryOperation } from '../../simulator/simulator';
 import { HANDLER_OUT_DIR } from '../bundle-handlers';
 import { LocalFunction } from '../local-aws/local-function';
 import type { BenchPeers } from './peers';

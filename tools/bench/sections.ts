@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { encodeStoredNotification } from '../../lambda/shared/stored-notification';
 import { mapConcurrently } from '../../lambda/processor/processor';
-import type { BankSimulatorClient } from '../bank-simulator/control-client';
+import type { BankSimulatorClient } from '../../simulator/control-client';
 import { median, type RunSummary, summarizeRun, type TimedRun } from './stats';
 
 export interface Repetitions {

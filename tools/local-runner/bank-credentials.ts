@@ -1,5 +1,5 @@
 import { type BankConnectionSettings, type BankCredentials, BankConnectionDefaults } from '../../contracts/bank-connection';
-import { type BankSimulator, SimulatorPaths } from '../bank-simulator/simulator';
+import { type BankSimulator, SimulatorPaths } from '../../simulator/simulator';
 
 /** The bank credentials secret's JSON for a simulator: its passwords, client certificate and CA. */
 export function simulatorCredentials(s: BankSimulator): BankCredentials {

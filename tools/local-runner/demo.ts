@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 import { BankEventDetailType } from '../../contracts/events';
 import { ProcessorMetric } from '../../contracts/processor';
 import { RegistrationDrift } from '../../contracts/reconciliation';
-import type { DeliveryRecord } from '../bank-simulator/notifier';
+import type { DeliveryRecord } from '../../simulator/notifier';
 import { bundleHandlers, bundlesAreFresh } from '../bundle-handlers';
 import { LocalAlarmState } from './alarms';
 import type { AuditReport } from './audit';

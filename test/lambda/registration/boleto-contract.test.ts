@@ -4,7 +4,7 @@
  * contract per cooperativa/posto/beneficiário and has no DELETE, so each test uses its own posto.
  */
 import { BoletoContractStatus } from '../../../lib';
-import type { Contract } from '../../../tools/bank-simulator/model';
+import type { Contract } from '../../../simulator/model';
 import { captureOutput } from '../../support/load-handler';
 import { RegistrationHarness } from '../../support/registration-harness';
 

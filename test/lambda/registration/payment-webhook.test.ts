@@ -2,8 +2,8 @@
  * The registration bundle's payment callback lifecycle against the bank simulator, driven with
  * the properties the PaymentWebhookRegistration construct synthesizes.
  */
-import type { SimulatorAccount } from '../../../tools/bank-simulator/model';
-import { SAMPLE_ACCOUNT } from '../../../tools/bank-simulator/simulator';
+import type { SimulatorAccount } from '../../../simulator/model';
+import { SAMPLE_ACCOUNT } from '../../../simulator/simulator';
 import { captureOutput, jsonLogLines } from '../../support/load-handler';
 import { OTHER_ACCOUNT, RegistrationHarness } from '../../support/registration-harness';
 

@@ -8,7 +8,7 @@ import { type BankConnectionSettings, type BankCredentials, ClientCredentialsAut
 import { OutOfRate } from '../../../lambda/shared/bank-pacing';
 import { BankApiError } from '../../../lambda/shared/bank-errors';
 import { HttpsTransport } from '../../../lambda/shared/bank-http';
-import { BankSimulator } from '../../../tools/bank-simulator/simulator';
+import { BankSimulator } from '../../../simulator/simulator';
 import { simulatorConnection, simulatorCredentials } from '../../support/simulator-connection';
 import { waitFor } from '../../support/wait';
 

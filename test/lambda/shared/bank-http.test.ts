@@ -1,5 +1,5 @@
 import { HttpsTransport, NetworkError } from '../../../lambda/shared/bank-http';
-import { createCertificateAuthority } from '../../../tools/bank-simulator/certificates';
+import { createCertificateAuthority } from '../../../simulator/certificates';
 import { makeReceiverPki, startTarget, type Target } from '../../support/tls-targets';
 
 const pki = makeReceiverPki();

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { createCertificateAuthority, issueCertificate } from '../../../tools/bank-simulator/certificates';
-import { httpCall } from '../../../tools/bank-simulator/https-client';
+import { createCertificateAuthority, issueCertificate } from '../../../simulator/certificates';
+import { httpCall } from '../../../simulator/https-client';
 import { isBinaryMediaType, LocalApiGateway } from '../../../tools/local-aws/api-gateway';
 
 const ca = createCertificateAuthority('api-gateway test CA');

@@ -9,7 +9,7 @@
  */
 import { BankEventDetailType as T } from '../../../contracts/events';
 import { ProcessorMetric } from '../../../contracts/processor';
-import type { DeliveryRecord } from '../../../tools/bank-simulator/notifier';
+import type { DeliveryRecord } from '../../../simulator/notifier';
 import type { LocalRunner, RunnerCheckpoint } from '../../../tools/local-runner/runner';
 import { startE2eRunner, stopE2eRunner } from '../../support/e2e-runner';
 

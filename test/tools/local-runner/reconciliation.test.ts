@@ -13,7 +13,7 @@ import { bankDay } from '../../../lambda/shared/look-request';
 import { TRACK_PAYMENT_DETAIL_TYPE } from '../../../contracts/reconciliation';
 import type { RecordedEvent } from '../../../tools/local-aws/eventbridge-server';
 import { LOCAL_AWS } from '../../../tools/local-aws/local-env';
-import { QueryOperation } from '../../../tools/bank-simulator/simulator';
+import { QueryOperation } from '../../../simulator/simulator';
 import { LocalAlarmState } from '../../../tools/local-runner/alarms';
 import type { LocalRunner, RunnerCheckpoint } from '../../../tools/local-runner/runner';
 import { startE2eRunner, stopE2eRunner } from '../../support/e2e-runner';

@@ -5,7 +5,7 @@ import { BankWebhooksExampleStack } from '../../../examples/basic-receiver/app';
 import { BankEventDetailType as T } from '../../../contracts/events';
 import { LocalRunner } from '../../../tools/local-runner/runner';
 import { LocalEventBridge } from '../../../tools/local-aws/eventbridge-server';
-import { SAMPLE_ACCOUNT } from '../../../tools/bank-simulator/simulator';
+import { SAMPLE_ACCOUNT } from '../../../simulator/simulator';
 import { decodeStoredNotification } from '../../../lambda/shared/stored-notification';
 
 jest.setTimeout(120_000);

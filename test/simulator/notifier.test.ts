@@ -1,8 +1,8 @@
-import { BankSimulator } from '../../../tools/bank-simulator/simulator';
+import { BankSimulator } from '../../simulator/simulator';
 import { getEventListeners } from 'node:events';
-import { sleepUnlessAborted, type DeliveryRecord } from '../../../tools/bank-simulator/notifier';
-import { bankCall, collectionHeaders, contractBody, paymentsHeaders } from '../../support/bank-session';
-import { makeReceiverPki, startTarget, type ReceiverPki, type Target } from '../../support/tls-targets';
+import { sleepUnlessAborted, type DeliveryRecord } from '../../simulator/notifier';
+import { bankCall, collectionHeaders, contractBody, paymentsHeaders } from '../support/bank-session';
+import { makeReceiverPki, startTarget, type ReceiverPki, type Target } from '../support/tls-targets';
 
 const DEADLINE_MS = 1000; // the bank's is 10 s; shortened here only
 const PAYMENT_TOKEN = 'payment-callback-token-value';

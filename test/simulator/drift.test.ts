@@ -3,8 +3,8 @@
  * deliveries, blocked, pointed elsewhere), through the simulator's control API, as the
  * registration watch will meet it.
  */
-import { BankSimulator } from '../../../tools/bank-simulator/simulator';
-import { bankCall, collectionHeaders, contractBody, paymentsHeaders } from '../../support/bank-session';
+import { BankSimulator } from '../../simulator/simulator';
+import { bankCall, collectionHeaders, contractBody, paymentsHeaders } from '../support/bank-session';
 
 let simulator: BankSimulator;
 

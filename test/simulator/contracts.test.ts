@@ -1,5 +1,5 @@
-import { BankSimulator } from '../../../tools/bank-simulator/simulator';
-import { bankCall, collectionHeaders, contractBody } from '../../support/bank-session';
+import { BankSimulator } from '../../simulator/simulator';
+import { bankCall, collectionHeaders, contractBody } from '../support/bank-session';
 
 const BASE = '/cobranca/boleto/v1/webhook';
 let simulator: BankSimulator;

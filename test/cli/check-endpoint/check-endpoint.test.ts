@@ -1,4 +1,4 @@
-import { checkEndpoint, formatCheckTable, type CheckRow } from '../../../tools/check-endpoint/check-endpoint';
+import { checkEndpoint, formatCheckTable, type CheckRow } from '../../../cli/check-endpoint/check-endpoint';
 import { makeReceiverPki, startTarget, type ReceiverPki, type ReceivedRequest, type Target } from '../../support/tls-targets';
 
 const TOKEN = 'the-shared-token';

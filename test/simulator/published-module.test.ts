@@ -1,13 +1,13 @@
-import { SIMULATOR_OUT_FILE } from '../../../tools/bundle-handlers';
+import { SIMULATOR_OUT_FILE } from '../../tools/bundle-handlers';
 
 /**
- * Users' tests import the simulator from the package (`cdk-bank-webhooks/dist/tools/bank-simulator`):
+ * Users' tests import the simulator from the package (`cdk-bank-webhooks/simulator`):
  * the bundled file must work on its own, with the typed control client.
  */
 describe('the published simulator module', () => {
   it('starts on port 0, serves the control API through its typed client, and stops', async () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const published = require(SIMULATOR_OUT_FILE) as typeof import('../../../tools/bank-simulator');
+    const published = require(SIMULATOR_OUT_FILE) as typeof import('../../simulator');
     const simulator = await published.BankSimulator.start();
     try {
       expect(simulator.baseUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);

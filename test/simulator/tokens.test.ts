@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { createCertificateAuthority, issueCertificate } from '../../../tools/bank-simulator/certificates';
-import { httpCall } from '../../../tools/bank-simulator/https-client';
-import { BankSimulator } from '../../../tools/bank-simulator/simulator';
-import { bankCall, collectionHeaders, collectionTokenCall, FORM, paymentsHeaders, paymentsTokenCall } from '../../support/bank-session';
+import { createCertificateAuthority, issueCertificate } from '../../simulator/certificates';
+import { httpCall } from '../../simulator/https-client';
+import { BankSimulator } from '../../simulator/simulator';
+import { bankCall, collectionHeaders, collectionTokenCall, FORM, paymentsHeaders, paymentsTokenCall } from '../support/bank-session';
 
 let simulator: BankSimulator;
 // The simulator is given its CA here (rather than generating one), so the test can issue a

@@ -3,10 +3,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { httpCall } from '../../../tools/bank-simulator/https-client';
-import { readPemFile } from '../../../tools/bank-simulator/simulator';
-import { CLI_OUT_FILE } from '../../../tools/bundle-handlers';
-import { makeReceiverPki, startTarget, type ReceiverPki, type Target } from '../../support/tls-targets';
+import { httpCall } from '../../simulator/https-client';
+import { readPemFile } from '../../simulator/simulator';
+import { CLI_OUT_FILE } from '../../tools/bundle-handlers';
+import { makeReceiverPki, startTarget, type ReceiverPki, type Target } from '../support/tls-targets';
 
 /** These tests run the published bundle, dist/cli/cdk-bank-webhooks.js, as `npx cdk-bank-webhooks` would. */
 const run = async (...args: string[]) => {
@@ -91,7 +91,7 @@ describe('cdk-bank-webhooks check-endpoint', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('check-endpoint <url>');
     const version = await run('--version');
-    expect(version.stdout.trim()).toBe((JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8')) as { version: string }).version);
+    expect(version.stdout.trim()).toBe((JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { version: string }).version);
   });
 });
 

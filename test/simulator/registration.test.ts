@@ -1,5 +1,5 @@
-import { BankSimulator, SAMPLE_ACCOUNT } from '../../../tools/bank-simulator/simulator';
-import { bankCall, paymentsHeaders } from '../../support/bank-session';
+import { BankSimulator, SAMPLE_ACCOUNT } from '../../simulator/simulator';
+import { bankCall, paymentsHeaders } from '../support/bank-session';
 
 const PATH = '/pagamentos/v1/associado/webhook';
 const SECOND_ACCOUNT = { cooperativa: '0202', posto: '01', conta: '777777', documento: '98765432000111', beneficiario: '11111' };

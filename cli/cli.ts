@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
-import { BankSimulator, readPemFile, type BankSimulatorOptions } from '../bank-simulator/simulator';
-import { checkEndpoint, formatCheckTable } from '../check-endpoint/check-endpoint';
+import { BankSimulator, readPemFile, type BankSimulatorOptions } from '../simulator/simulator';
+import { checkEndpoint, formatCheckTable } from './check-endpoint/check-endpoint';
 
 export interface CliIo {
   readonly out: (text: string) => void;

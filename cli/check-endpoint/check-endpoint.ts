@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import { checkServerIdentity, connect, rootCertificates, type DetailedPeerCertificate, type SecureVersion } from 'node:tls';
-import { describeCallError, isSelfSigned } from '../bank-simulator/https-client';
-import { bankDateTime, boletoEventBody, defaultPaymentDetails, paymentBody, PaymentStatus } from '../bank-simulator/model';
-import { deliverNotification } from '../bank-simulator/notifier';
+import { describeCallError, isSelfSigned } from '../../simulator/https-client';
+import { bankDateTime, boletoEventBody, defaultPaymentDetails, paymentBody, PaymentStatus } from '../../simulator/model';
+import { deliverNotification } from '../../simulator/notifier';
 import { PAYMENTS_TOKEN_HEADER } from '../../contracts/receiver';
 
 export type CheckStatus = 'pass' | 'fail' | 'warn' | 'skip';

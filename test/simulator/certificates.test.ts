@@ -1,7 +1,7 @@
 import { generateKeyPairSync, X509Certificate } from 'node:crypto';
 import forge from 'node-forge';
-import { certificateSerial, createCertificateAuthority, createSelfSignedCertificate, issueCertificate } from '../../../tools/bank-simulator/certificates';
-import { isSelfSigned } from '../../../tools/bank-simulator/https-client';
+import { certificateSerial, createCertificateAuthority, createSelfSignedCertificate, issueCertificate } from '../../simulator/certificates';
+import { isSelfSigned } from '../../simulator/https-client';
 
 /** Builds a certificate with the given serial the way certificates.ts does, and lets OpenSSL parse it. */
 function parsesWithSerial(serialHex: string): boolean {

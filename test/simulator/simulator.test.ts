@@ -1,9 +1,9 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeCallError, httpCall } from '../../../tools/bank-simulator/https-client';
-import { BankSimulator } from '../../../tools/bank-simulator/simulator';
-import { bankCall, collectionHeaders, contractBody, paymentsHeaders } from '../../support/bank-session';
+import { describeCallError, httpCall } from '../../simulator/https-client';
+import { BankSimulator } from '../../simulator/simulator';
+import { bankCall, collectionHeaders, contractBody, paymentsHeaders } from '../support/bank-session';
 
 let simulator: BankSimulator;
 

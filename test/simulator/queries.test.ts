@@ -1,5 +1,5 @@
-import { BankSimulator } from '../../../tools/bank-simulator/simulator';
-import { bankCall, collectionHeaders, paymentsHeaders } from '../../support/bank-session';
+import { BankSimulator } from '../../simulator/simulator';
+import { bankCall, collectionHeaders, paymentsHeaders } from '../support/bank-session';
 
 let simulator: BankSimulator;
 let collection: Record<string, string>;
