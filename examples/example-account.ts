@@ -25,7 +25,7 @@ function optionalNumber(scope: Construct, key: string): number | undefined {
   return n;
 }
 
-/** The bank connection: account values from CDK context (see the README's "Example app"). */
+/** The bank connection: account values from CDK context (see docs/usage.md). */
 export function exampleBank(scope: Construct): BankConnectionProps {
   return {
     baseUrl: context(scope, 'bankBaseUrl', 'https://api.bank.example'),

@@ -20,7 +20,7 @@ export interface BankConnectionProps {
   /**
    * Secret with the bank credentials as JSON: `apiKey`, `password` (and optionally `username`)
    * for the collection API; `clientId`, `clientSecret`, `clientCertificate` and `clientKey` (PEM)
-   * for the payments API; optionally `caCertificates` (PEM). See the README.
+   * for the payments API; optionally `caCertificates` (PEM). See docs/usage.md.
    */
   readonly credentials: secretsmanager.ISecret;
   /** The account calls are made for. */
@@ -121,7 +121,7 @@ export function validateBankConnection(v: PropsValidation, props: BankConnection
       v.check(typeof value === 'string' && ACCOUNT_FIELD_PATTERN.test(value), `${prefix}.account.${key}`, `must be 1 to 20 letters, digits or hyphens, got ${JSON.stringify(value)}`);
     }
   }
-  v.check(!!props.credentials, `${prefix}.credentials`, 'is required: the Secrets Manager secret holding the bank credentials (JSON, see the README)');
+  v.check(!!props.credentials, `${prefix}.credentials`, 'is required: the Secrets Manager secret holding the bank credentials (JSON, see docs/usage.md)');
   for (const key of ['boletoQueryPath', 'settledBoletosPath', 'pixQueryPath', 'boletoPaymentQueryPath', 'taxPaymentQueryPath'] as const) {
     const value = props[key];
     if (value === undefined || Token.isUnresolved(value)) continue;

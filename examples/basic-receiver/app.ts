@@ -21,7 +21,7 @@ export class BankWebhooksExampleStack extends Stack {
   constructor(scope: Construct, id: string, props?: BankWebhooksExampleStackProps) {
     super(scope, id, props);
     // Account values come from CDK context (cdk.json or -c key=value); the placeholders let the
-    // app synthesize as is. See the README's "Example app" section.
+    // app synthesize as is. See docs/usage.md, "The example app's context".
     this.receiver = new BankWebhookReceiver(this, 'BankWebhooks', {
       bank: exampleBank(this),
       // The stage's error logs need API Gateway's CloudWatch role in the account and region; this

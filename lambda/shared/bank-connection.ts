@@ -16,10 +16,10 @@ export function parseBankCredentials(secretString: string | undefined, secretArn
   try {
     parsed = JSON.parse(secretString ?? '');
   } catch {
-    throw new Error(`Bank credentials secret ${secretArn} is not JSON: store an object such as {"apiKey": "...", "password": "...", "clientId": "...", "clientSecret": "..."} (see the README)`);
+    throw new Error(`Bank credentials secret ${secretArn} is not JSON: store an object such as {"apiKey": "...", "password": "...", "clientId": "...", "clientSecret": "..."} (see docs/usage.md of cdk-bank-webhooks)`);
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new Error(`Bank credentials secret ${secretArn} must hold a JSON object (see the README for its fields)`);
+    throw new Error(`Bank credentials secret ${secretArn} must hold a JSON object (see docs/usage.md of cdk-bank-webhooks for its fields)`);
   }
   const record = parsed as Record<string, unknown>;
   const unknown = Object.keys(record).filter((key) => !(CREDENTIAL_FIELDS as readonly string[]).includes(key));

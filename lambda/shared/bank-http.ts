@@ -49,7 +49,7 @@ export class HttpsTransport {
       maxSockets: 32,
       // One secure context made here, not its parts as agent options: the agent names its
       // connection pool after every option on every request, and naming it after ~150 root
-      // certificates cost more CPU than the rest of the call (see the README's Performance section).
+      // certificates cost more CPU than the rest of the call (see docs/performance.md).
       secureContext: createSecureContext({
         minVersion: 'TLSv1.2',
         ca: tls.caCertificates ? [...rootCertificates, tls.caCertificates] : undefined,

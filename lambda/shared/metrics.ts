@@ -35,8 +35,8 @@ export enum MetricUnit {
  *
  * Our own few lines rather than Powertools Metrics: publishing one count through it cost the
  * receiver about 4% of its CPU per request (a `Console` write, environment reads, its store and
- * validation), enough to miss the receiver's throughput target (see the README's Performance
- * section). The line is the format Powertools writes for the same count.
+ * validation), enough to miss the receiver's throughput target (see
+ * docs/performance.md). The line is the format Powertools writes for the same count.
  */
 export function metricCounter(options: MetricCounterOptions): MetricCounter {
   const { namespace, serviceName, write = writeToStdout } = options;

@@ -4,7 +4,7 @@
  * ones), new queues (stored notifications left behind), a new table (every published change
  * forgotten, so published again), a new bus (every consumer's rules gone), and a renamed
  * registration, whose Delete would clear what its replacement just registered. Change one only
- * on purpose, with a migration note in the README's "Changes".
+ * on purpose, with a migration note in docs/changes.md.
  */
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
