@@ -9,17 +9,19 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ReceiverEnv } from '../contracts/receiver';
 import { bundleHandlers, ROOT } from './bundle-handlers';
+import { receiverEnvironment } from '../lib/endpoint/receiver-environment';
 
 const ENV = {
   ...process.env,
   AWS_REGION: 'sa-east-1',
   AWS_ACCESS_KEY_ID: 'x',
   AWS_SECRET_ACCESS_KEY: 'x',
-  [ReceiverEnv.QUEUE_URL]: 'https://sqs.sa-east-1.amazonaws.com/111111111111/q',
-  [ReceiverEnv.PAYMENTS_TOKEN_SECRET_ARN]: 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:p',
-  [ReceiverEnv.BOLETO_TOKEN_SECRET_ARN]: 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:b',
+  ...receiverEnvironment({
+    queueUrl: 'https://sqs.sa-east-1.amazonaws.com/111111111111/q',
+    paymentsTokenSecretArn: 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:p',
+    boletoTokenSecretArn: 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:b',
+  }),
 };
 
 function loadTimeMs(file: string, nodeOptions: string): number {

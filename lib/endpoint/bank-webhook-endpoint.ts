@@ -15,7 +15,7 @@ import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { ProcessorDefaults } from '../../contracts/processor';
 import {
-  MAX_BODY_BYTES_LIMIT, RECEIVER_SERVICE_NAME, ReceiverDefaults, ReceiverEnv, ReceiverMetric, ROUTES, SQS_MAX_MESSAGE_BYTES,
+  MAX_BODY_BYTES_LIMIT, RECEIVER_SERVICE_NAME, ReceiverDefaults, ReceiverMetric, ROUTES, SQS_MAX_MESSAGE_BYTES,
 } from '../../contracts/receiver';
 import { notifyOn, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
 import { acknowledgeInherent } from '../core/compliance';
@@ -24,6 +24,7 @@ import { libraryMetric } from '../core/metrics';
 import { checkTokenHeader, isWholeNumberIn, type PropsValidation, validateProps } from '../core/props-validation';
 import { minimumVisibilitySeconds } from '../processor/settlement-processor';
 import { allowOnlySourceQueue } from '../registration/redrive-allow-policy';
+import { receiverEnvironment } from './receiver-environment';
 import { ReceiverFunction } from './receiver-function';
 
 /** Properties of {@link BankWebhookEndpoint}. */
@@ -330,15 +331,10 @@ export class BankWebhookEndpoint extends Construct {
       logEncryptionKey: props.logEncryptionKey,
       tracing: props.tracingEnabled ?? false,
       network,
-      environment: {
-        [ReceiverEnv.QUEUE_URL]: this.queue.queueUrl,
-        [ReceiverEnv.PAYMENTS_TOKEN_SECRET_ARN]: this.paymentCallbackToken.secretArn,
-        [ReceiverEnv.BOLETO_TOKEN_SECRET_ARN]: this.boletoToken.secretArn,
-        [ReceiverEnv.BOLETO_TOKEN_HEADER]: this.boletoTokenHeader,
-        [ReceiverEnv.MAX_BODY_BYTES]: String(props.maxBodySize?.toBytes() ?? ReceiverDefaults.maxBodyBytes),
-        [ReceiverEnv.TOKEN_CACHE_TTL_MS]: String(props.tokenCacheTtl?.toMilliseconds() ?? ReceiverDefaults.tokenCacheTtlMs),
-        [ReceiverEnv.ENQUEUE_BUDGET_MS]: String(ReceiverDefaults.enqueueBudgetMs),
-      },
+      environment: receiverEnvironment(
+        { queueUrl: this.queue.queueUrl, paymentsTokenSecretArn: this.paymentCallbackToken.secretArn, boletoTokenSecretArn: this.boletoToken.secretArn },
+        { boletoTokenHeader: this.boletoTokenHeader, maxBodyBytes: props.maxBodySize?.toBytes(), tokenCacheTtlMs: props.tokenCacheTtl?.toMilliseconds() },
+      ),
     });
     this.receiverFunction = receiver;
     // Exactly what SendMessage needs (grantSendMessages would add kms:ReEncrypt* and wildcards).

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { PurgeQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { BANK_CONNECTION_ENV } from '../../contracts/bank-connection';
 import { PROCESSOR_SETTINGS_ENV, ProcessorDefaults } from '../../contracts/processor';
-import { ReceiverEnv } from '../../contracts/receiver';
 import { SWEEP_SETTINGS_ENV, SweepDefaults, type SweepSettings } from '../../contracts/reconciliation';
 import { BankSimulator } from '../../simulator/simulator';
 import { type Dynalite, startDynalite } from '../local-aws/dynalite';
@@ -12,6 +11,7 @@ import { localAwsEnvironment, resolveLocalhostSubdomains } from '../local-aws/lo
 import { LocalSecretsManager } from '../local-aws/secrets-manager-server';
 import { simulatorConnection, simulatorCredentials } from '../local-runner/bank-credentials';
 import { processorSettings } from '../../lib/processor/processor-settings';
+import { receiverEnvironment } from '../../lib/endpoint/receiver-environment';
 
 /** A query rate no run reaches (the most the construct accepts): the pacer never waits, and still takes its slots, as deployed. */
 export const UNLIMITED_QUERIES_PER_SECOND = 1_000;
@@ -59,9 +59,7 @@ export class BenchPeers {
   receiverEnvironment(): Record<string, string> {
     return {
       ...localAwsEnvironment({ SQS: this.fauxqs.endpoint, SECRETS_MANAGER: this.secretsEndpoint }),
-      [ReceiverEnv.QUEUE_URL]: this.queueUrl,
-      [ReceiverEnv.PAYMENTS_TOKEN_SECRET_ARN]: this.tokenArn,
-      [ReceiverEnv.BOLETO_TOKEN_SECRET_ARN]: this.tokenArn,
+      ...receiverEnvironment({ queueUrl: this.queueUrl, paymentsTokenSecretArn: this.tokenArn, boletoTokenSecretArn: this.tokenArn }),
     };
   }
 

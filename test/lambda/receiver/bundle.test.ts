@@ -5,12 +5,13 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { decodeStoredNotification } from '../../../lambda/shared/stored-notification';
-import { ReceiverDefaults, ReceiverEnv } from '../../../contracts/receiver';
+import { ReceiverEnv } from '../../../contracts/receiver';
 import { LocalSecretsManager } from '../../../tools/local-aws/secrets-manager-server';
 import { apiEvent } from '../../support/api-event';
 import { resolveLocalhostSubdomains, TEST_AWS } from '../../support/aws-env';
 import { createQueueWithDlq, drainQueue, type Fauxqs, startFauxqs } from '../../../tools/local-aws/fauxqs';
 import { type ApiHandler, captureOutput, jsonLogLines, loadHandlerBundle } from '../../support/load-handler';
+import { receiverEnvironment } from '../../../lib/endpoint/receiver-environment';
 
 const TOKEN_A = 'RotationTokenAaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1';
 const TOKEN_B = 'RotationTokenBbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb2';
@@ -45,13 +46,7 @@ beforeAll(async () => {
     AWS_SECRET_ACCESS_KEY: 'test',
     AWS_ENDPOINT_URL_SQS: fauxqs.endpoint,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsEndpoint,
-    [ReceiverEnv.QUEUE_URL]: queueUrl,
-    [ReceiverEnv.PAYMENTS_TOKEN_SECRET_ARN]: paymentsArn,
-    [ReceiverEnv.BOLETO_TOKEN_SECRET_ARN]: boletoArn,
-    [ReceiverEnv.TOKEN_CACHE_TTL_MS]: String(CACHE_TTL_MS),
-    [ReceiverEnv.BOLETO_TOKEN_HEADER]: ReceiverDefaults.boletoTokenHeader,
-    [ReceiverEnv.MAX_BODY_BYTES]: String(ReceiverDefaults.maxBodyBytes),
-    [ReceiverEnv.ENQUEUE_BUDGET_MS]: String(ReceiverDefaults.enqueueBudgetMs),
+    ...receiverEnvironment({ queueUrl, paymentsTokenSecretArn: paymentsArn, boletoTokenSecretArn: boletoArn }, { tokenCacheTtlMs: CACHE_TTL_MS }),
   };
   handler = loadHandlerBundle('receiver', env);
 });
