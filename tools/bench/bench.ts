@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the receiver and the processor measured against the best they could do, side
  * by side in the same run, the whole local flow under the bank's load, and the build. Prints the
- * tables and writes bench/results.json (see the README's "Performance" section).
+ * tables and writes bench/results.json (see docs/performance.md).
  *
  *   npm run bench                      every section, writes bench/results.json
  *   npm run bench -- --only receiver   some sections (receiver, cold-start, processor, rate-limited,
@@ -28,7 +28,7 @@ import { median, round } from './stats';
 const SECTIONS = ['build', 'reconciliation', 'receiver', 'cold-start', 'processor', 'rate-limited', 'front-door'] as const;
 type Section = (typeof SECTIONS)[number];
 
-/** What each measurement uses; the README's Performance section describes the same. */
+/** What each measurement uses; docs/performance.md describes the same. */
 const PLAN = {
   // Rounds per fork (process): 3 forks × 4 counted rounds.
   receiver: { concurrency: 16, requests: 3_000, forks: 3, warmup: 2, repetitions: 4 },
