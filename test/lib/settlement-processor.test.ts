@@ -241,6 +241,28 @@ describe('onVerifiedEvent', () => {
     expect(matched('BBPaid', fromA)).toEqual([]);
   });
 
+  it('delivers a Pix whose EFETIVADO notification was lost to the README\'s settled rule exactly once, and none to a rule on matchesNotification', async () => {
+    const stack = newStack();
+    const receiver = new BankWebhookReceiver(stack, 'Webhooks', { bank: testBankConnection(stack) });
+    // The README's rule: the bank's state, never matchesNotification.
+    receiver.onVerifiedEvent('PixSettled', BankEventDetailType.PAYMENT_STATUS_VERIFIED, { eventPattern: { detail: { state: { statusClass: ['settled'] } } } });
+    // What the first version told consumers to write.
+    receiver.onVerifiedEvent('OldRule', BankEventDetailType.PAYMENT_STATUS_VERIFIED, { eventPattern: { detail: { state: { statusClass: ['settled'] }, matchesNotification: [true] } } });
+    const rules = Template.fromStack(stack).findResources('AWS::Events::Rule');
+    const patternOf = (id: string) => Object.entries(rules).find(([logicalId]) => logicalId.startsWith(id))![1].Properties.EventPattern as Record<string, unknown>;
+
+    // The bank lost the EFETIVADO notification; the RECEBIDO one is looked at late, three times (re-sent).
+    const f = fakeDeps({ account: testBankConnection(stack).account });
+    f.bank.payments.set('tx-lost', pixPayment('tx-lost', 'EFETIVADO'));
+    for (const receiveCount of [1, 2, 3]) {
+      await processBatch({ Records: [sqsRecord('payments', pixPayment('tx-lost', 'RECEBIDO'), { receiveCount })] }, contextWith(f.clock), f.deps);
+    }
+    const published = f.published.map((e) => ({ source: 'cdk-bank-webhooks', 'detail-type': e.detailType, detail: e.detail }));
+    const matched = (ruleId: string) => published.filter((e) => matchesEventPattern(patternOf(ruleId), e));
+    expect(matched('WebhooksPixSettled').map((e) => [(e.detail as { state: { status: string } }).state.status, (e.detail as { matchesNotification: boolean }).matchesNotification])).toEqual([['EFETIVADO', false]]);
+    expect(matched('WebhooksOldRule')).toEqual([]);
+  });
+
   it('archives the bus it creates for replay, for as long as told, and none it is given', () => {
     const { template } = synth({ eventArchiveRetention: Duration.days(90) });
     template.hasResourceProperties('AWS::Events::Archive', {

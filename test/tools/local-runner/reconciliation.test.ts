@@ -4,7 +4,7 @@
  * real bank does (NÃO ENTREGUE, never resent). Whatever the sweep finds is verified by the
  * processor and published once, with `trigger: reconciliation`.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { BankEventDetailType as T } from '../../../contracts/events';
@@ -17,6 +17,7 @@ import { QueryOperation } from '../../../simulator/simulator';
 import { LocalAlarmState } from '../../../tools/local-runner/alarms';
 import type { LocalRunner, RunnerCheckpoint } from '../../../tools/local-runner/runner';
 import { startE2eRunner, stopE2eRunner } from '../../support/e2e-runner';
+import { expectNoSecretIn } from '../../support/registration-harness';
 
 jest.setTimeout(180_000);
 
@@ -192,6 +193,28 @@ it('runs the template\'s schedule: sweeps come by themselves until stopped', asy
   await runner.settle(60_000);
   expect(eventsSince(since)).toHaveLength(2);
   expect(runner.deployment.reconciliation?.intervalMs).toBe(15 * 60_000);
+});
+
+it('logs no credential or token of its own when the bank echoes every request it refuses (listing, token, registration and contract calls)', async () => {
+  const logFile = join(runner.logDir, 'reconciliation.log');
+  const logged = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '');
+  const before = logged().length;
+  await runner.control.setFaults({
+    echoRequests: true,
+    api: [{ scope: 'token', status: 503, times: 1 }, { scope: 'query', status: 503, times: 2 }, { scope: 'registration', status: 503, times: 1 }, { scope: 'contract', status: 503, times: 1 }],
+  });
+  const report = await runner.sweep();
+  expect(report).toMatchObject({ complete: true });
+  expect(report.registrations?.every((f) => f.drift.length === 0)).toBe(true);
+
+  const log = logged().slice(before);
+  // The bank did echo the requests the sweep made, and the retries were logged...
+  expect(log).toContain('Retrying a bank call');
+  expect(log).toContain('requisição recebida');
+  // ...with no credential, no webhook token and no bearer token in them.
+  const { collection, payments } = runner.simulator.credentials;
+  expectNoSecretIn(log, [collection.apiKey, collection.password, payments.clientSecret, ...Object.values(runner.tokens).filter((t): t is string => !!t)]);
+  expect(log).not.toMatch(/Bearer [A-Za-z0-9]/i);
 });
 
 describe('registration watch', () => {
