@@ -21,6 +21,11 @@ export interface ApiFault {
   readonly retryAfterSeconds?: number;
   /** Answer 200 with an HTML page instead (a proxy's or a maintenance page), not `status`. @default false */
   readonly htmlPage?: boolean;
+  /**
+   * Carry the call out first, then answer `status` (or the HTML page) instead of the bank's
+   * answer: a gateway that lost the answer of a change the bank made. @default false
+   */
+  readonly afterApplying?: boolean;
 }
 
 /** Everything injectable, as the control API takes it (PUT /control/faults). */
@@ -55,7 +60,10 @@ export function faultProblems(input: unknown): string[] {
       if (fault?.status !== undefined && !(Number.isInteger(fault.status) && ((fault.status as number) === 429 || ((fault.status as number) >= 500 && (fault.status as number) <= 599)))) {
         problems.push(`api[${i}].status must be 429 or 5xx`);
       }
-      if (fault?.htmlPage !== undefined && typeof fault.htmlPage !== 'boolean') problems.push(`api[${i}].htmlPage must be true or false`);
+      for (const key of ['htmlPage', 'afterApplying']) {
+        if (fault?.[key] !== undefined && typeof fault[key] !== 'boolean') problems.push(`api[${i}].${key} must be true or false`);
+      }
+      if (fault?.afterApplying === true && fault.status === undefined && fault.htmlPage !== true) problems.push(`api[${i}]: afterApplying needs a status or htmlPage to answer instead`);
       if (fault?.htmlPage === true && fault.status !== undefined) problems.push(`api[${i}]: htmlPage answers 200, so it takes no status`);
       for (const key of ['delayMs', 'times', 'retryAfterSeconds', 'skip']) {
         if (fault?.[key] !== undefined && !(Number.isInteger(fault[key]) && (fault[key] as number) >= 0)) problems.push(`api[${i}].${key} must be a whole number >= 0`);
@@ -103,23 +111,31 @@ export class FaultInjector {
     this.counts = zeroCounts();
   }
 
-  /** Waits and/or throws the injected answer for a call to `group`; returns normally otherwise. */
-  async apply(group: ApiGroup): Promise<void> {
+  /**
+   * Waits and/or throws the injected answer for a call to `group`. Returns normally otherwise, with
+   * the answer to throw once the call was carried out when the fault is `afterApplying`.
+   */
+  async apply(group: ApiGroup): Promise<(() => never) | undefined> {
     this.counts[group].calls++;
     const limit = this.faults.rateLimitPerSecond?.[group];
     if (limit) this.takeFromBucket(group, limit);
     const index = (this.faults.api ?? []).findIndex((fault, i) => (fault.scope === group || fault.scope === 'all') && this.remaining[i] !== 0);
-    if (index < 0) return;
+    if (index < 0) return undefined;
     const fault = this.faults.api![index];
     if (this.skipping[index] > 0) {
       this.skipping[index]--;
-      return;
+      return undefined;
     }
     if (this.remaining[index] !== undefined) this.remaining[index]--;
     if (fault.delayMs) await new Promise((resolve) => setTimeout(resolve, fault.delayMs).unref());
-    if (fault.htmlPage) throw new BankError(200, new HtmlPage('<!DOCTYPE html><html><head><title>Manutenção</title></head><body><h1>Sistema em manutenção</h1></body></html>'));
-    if (fault.status === 429) throw gatewayError(429, 'Too Many Requests', { 'retry-after': String(fault.retryAfterSeconds ?? 1) });
-    if (fault.status) throw serviceError(fault.status, 'Serviço temporariamente indisponível. Tente novamente mais tarde.');
+    const answer = (): never => {
+      if (fault.htmlPage) throw new BankError(200, new HtmlPage('<!DOCTYPE html><html><head><title>Manutenção</title></head><body><h1>Sistema em manutenção</h1></body></html>'));
+      if (fault.status === 429) throw gatewayError(429, 'Too Many Requests', { 'retry-after': String(fault.retryAfterSeconds ?? 1) });
+      throw serviceError(fault.status!, 'Serviço temporariamente indisponível. Tente novamente mais tarde.');
+    };
+    if (fault.afterApplying) return answer;
+    if (fault.htmlPage || fault.status) answer();
+    return undefined;
   }
 
   private takeFromBucket(group: ApiGroup, perSecond: number): void {

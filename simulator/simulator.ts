@@ -383,9 +383,10 @@ export class BankSimulator {
     if (!found) {
       throw new BankError(405, { message: `Method ${call.req.method} is not allowed on ${path}.` }, { allow: [...new Set(matches.map((m) => m.route.method))].join(', ') });
     }
-    if (found.route.group) await this.faults.apply(found.route.group);
+    const answerInstead = found.route.group ? await this.faults.apply(found.route.group) : undefined;
     if (found.route.counted) this.queryTally[found.route.counted]++;
-    return found.route.handle({ ...call, params: found.match!.slice(1) });
+    const reply = await found.route.handle({ ...call, params: found.match!.slice(1) });
+    return answerInstead ? answerInstead() : reply;
   }
 
   /** Collection API calls carry x-api-key, the bearer token, and the cooperativa and posto headers (BANK-NOTES.md). */

@@ -131,3 +131,23 @@ describe('contract list shape', () => {
     }
   });
 });
+
+describe('a fault after applying', () => {
+  it('carries a POST out and answers the fault instead, once; invalid combinations are refused by name', async () => {
+    const bank = await BankSimulator.start();
+    try {
+      const bankHeaders = await collectionHeaders(bank);
+      await expect(bank.control.setFaults({ api: [{ scope: 'contract', afterApplying: true }] })).rejects.toThrow('api[0]: afterApplying needs a status or htmlPage to answer instead');
+      await bank.control.setFaults({ api: [{ scope: 'contract', status: 502, afterApplying: true, times: 1 }] });
+      const lost = await bankCall(bank, `${BASE}/contrato/`, { method: 'POST', headers: bankHeaders, body: contractBody(bank) });
+      expect(lost.status).toBe(502);
+      // The bank made the contract all the same: a second POST finds it.
+      expect(await bank.control.contracts()).toEqual([expect.objectContaining({ url: 'https://receiver.example.com/boleto', contratoStatus: 'ATIVO' })]);
+      const again = await bankCall(bank, `${BASE}/contrato/`, { method: 'POST', headers: bankHeaders, body: contractBody(bank) });
+      expect(again.status).toBe(422);
+      expect(again.json.mensagens[0].mensagem).toBe('Contrato já existente.');
+    } finally {
+      await bank.stop();
+    }
+  });
+});
