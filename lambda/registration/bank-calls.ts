@@ -1,5 +1,5 @@
 import type { BankClient } from '../shared/bank-client';
-import type { Log } from '../shared/runtime';
+import { errorMessage, type Log } from '../shared/runtime';
 
 /** What the registration steps need from the bank client. */
 export type BankCaller = Pick<BankClient, 'call' | 'settings'>;
@@ -39,4 +39,31 @@ export function describeUrl(url: unknown): string {
   } catch {
     return 'a value that is not a URL';
   }
+}
+
+/** Time kept, at the end of the invocation, to undo a change that failed (at most a third of what is left). */
+export const UNDO_RESERVE_MS = 15_000;
+
+/**
+ * The step with time kept back for {@link failAfterUndo}: CloudFormation never calls Delete for a
+ * failed Create, so a change the bank may have made must be undone within the same invocation.
+ */
+export function keepTimeToUndo(ctx: StepContext): StepContext {
+  return { ...ctx, deadline: ctx.deadline - Math.min(UNDO_RESERVE_MS, Math.max(0, (ctx.deadline - Date.now()) / 3)) };
+}
+
+/**
+ * Fails with `cause` once `undo` has put the bank back. `undo` answers what it did (said in the
+ * error), or undefined when the bank shows nothing to undo; when it fails too, the error says both
+ * and to check `what` at the bank.
+ */
+export async function failAfterUndo(cause: unknown, what: string, undo: () => Promise<string | undefined>): Promise<never> {
+  const reason = errorMessage(cause);
+  let done: string | undefined;
+  try {
+    done = await undo();
+  } catch (error) {
+    throw new Error(`${reason}; undoing it also failed (${errorMessage(error)}): check ${what} at the bank`, { cause: error });
+  }
+  throw done ? new Error(`${reason}; ${done}`, { cause }) : cause;
 }

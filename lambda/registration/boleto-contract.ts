@@ -7,7 +7,7 @@
  */
 import { BankApiError } from '../shared/bank-errors';
 import type { BoletoContractSpec } from '../../contracts/registration';
-import { describeUrl, sameUrl, type StepContext } from './bank-calls';
+import { describeUrl, failAfterUndo, keepTimeToUndo, sameUrl, type StepContext } from './bank-calls';
 
 export const CONTRACT_PATH = '/cobranca/boleto/v1/webhook/contrato';
 export const CONTRACTS_PATH = '/cobranca/boleto/v1/webhook/contratos';
@@ -97,48 +97,98 @@ async function put(ctx: StepContext, id: string, body: Record<string, unknown>, 
   });
 }
 
-async function adopt(ctx: StepContext, existing: BankContract, body: Record<string, unknown>): Promise<ContractResult> {
+const isActive = (contract: BankContract) => contract.contratoStatus !== 'INATIVO' || contract.urlStatus !== 'INATIVO';
+
+/** The contract as the bank holds it, as a PUT body: every field it answered, over the identity. */
+function heldBody(held: BankContract, spec: BoletoContractSpec): Record<string, unknown> {
+  const body: Record<string, unknown> = { cooperativa: spec.cooperativa, posto: spec.posto, codBeneficiario: spec.codBeneficiario, eventos: spec.eventos, url: spec.url };
+  for (const key of CONTRACT_FIELDS) {
+    if (held[key] !== undefined && held[key] !== null) body[key] = held[key];
+  }
+  return body;
+}
+
+/** Switches a contract off with a PUT of the contract as the bank holds it (so no token has to be read). */
+async function switchOff(ctx: StepContext, id: string, held: BankContract, spec: BoletoContractSpec, what: string): Promise<void> {
+  await put(ctx, id, { ...heldBody(held, spec), contratoStatus: 'INATIVO', urlStatus: 'INATIVO' }, what);
+}
+
+/** Refuses an active contract of another URL unless `takeOverExisting` (then says what it replaces, never its token). */
+function refuseAnotherParty(ctx: StepContext, spec: BoletoContractSpec, existing: BankContract): void {
+  if (!isActive(existing) || !existing.url || sameUrl(existing.url, spec.url)) return;
+  if (!spec.takeOverExisting) {
+    throw new Error(
+      `The bank already holds an active boleto webhook contract (${contractIdOf(existing) ?? 'no id'}) for cooperativa ${spec.cooperativa}, posto ${spec.posto}, beneficiário ${spec.codBeneficiario} pointing at ${describeUrl(existing.url)}, not this stack's ${spec.url}: another stack (staging and production register with the same bank) or a person made it. ` +
+        'Nothing was changed. To take it over, set takeOverExisting: true on the contract; to keep it, remove this contract from the stack.',
+    );
+  }
+  ctx.log.warn('Taking over the boleto webhook contract another party made (takeOverExisting)', { contractId: contractIdOf(existing), replaced: describeUrl(existing.url), url: spec.url });
+}
+
+/**
+ * Takes over the contract the bank holds with a PUT. When the PUT fails and the bank shows it took
+ * effect all the same (an answer lost on the way), the contract is put back as it was before failing.
+ */
+async function adopt(ctx: StepContext, existing: BankContract, body: Record<string, unknown>, spec: BoletoContractSpec): Promise<ContractResult> {
   const id = contractIdOf(existing);
   if (!id) throw new Error(`GET ${CONTRACTS_PATH}/ answered a contract without idContrato, so it cannot be changed with PUT; ask the bank to check the contract of this cooperativa/posto/beneficiário`);
   ctx.log.info('Adopting the contract the bank already holds', { contractId: id, heldUrl: describeUrl(existing.url) });
-  await put(ctx, id, body, 'adopt the existing boleto webhook contract');
+  try {
+    await put(keepTimeToUndo(ctx), id, body, 'adopt the existing boleto webhook contract');
+  } catch (error) {
+    return failAfterUndo(error, `boleto webhook contract ${id}`, async () => {
+      const now = (await findContracts(ctx, spec)).find((c) => contractIdOf(c) === id);
+      const unchanged = now && CONTRACT_FIELDS.every((key) => JSON.stringify(now[key]) === JSON.stringify(existing[key]));
+      // Gone, unchanged, or changed by someone else since: nothing of ours to undo.
+      if (!now || unchanged || !sameUrl(now.url, spec.url)) return undefined;
+      await put(ctx, id, heldBody(existing, spec), 'put back the contract as the bank held it');
+      ctx.log.warn('The takeover failed: put back the contract as the bank held it', { contractId: id, restored: describeUrl(existing.url) });
+      return `what the bank held before (${describeUrl(existing.url)}) was put back`;
+    });
+  }
   return { id, adopted: true };
 }
 
 /**
  * Create: adopts the contract the bank already holds for this cooperativa/posto/beneficiário
- * (PUT), else POSTs a new one. The id comes from the answer, or from a GET when the answer has none.
+ * (PUT), refusing another party's active one unless `takeOverExisting`, else POSTs a new one. The
+ * id comes from the answer, or from a GET when the answer has none. A POST that failed but that
+ * the bank carried out all the same (its answer lost) leaves a contract pointing at this stack:
+ * it is switched off before failing, since CloudFormation never deletes what a failed create made.
  */
 export async function createContract(ctx: StepContext, spec: BoletoContractSpec): Promise<ContractResult> {
   const body = await contractBody(ctx, spec);
   const [existing] = await findContracts(ctx, spec);
   if (existing) {
-    const active = existing.contratoStatus !== 'INATIVO' || existing.urlStatus !== 'INATIVO';
-    if (active && existing.url && !sameUrl(existing.url, spec.url)) {
-      if (!spec.takeOverExisting) {
-        throw new Error(
-          `The bank already holds an active boleto webhook contract (${contractIdOf(existing) ?? 'no id'}) for cooperativa ${spec.cooperativa}, posto ${spec.posto}, beneficiário ${spec.codBeneficiario} pointing at ${describeUrl(existing.url)}, not this stack's ${spec.url}: another stack (staging and production register with the same bank) or a person made it. ` +
-            'Nothing was changed. To take it over, set takeOverExisting: true on the contract; to keep it, remove this contract from the stack.',
-        );
-      }
-      ctx.log.warn('Taking over the boleto webhook contract another party made (takeOverExisting)', { contractId: contractIdOf(existing), replaced: describeUrl(existing.url), url: spec.url });
-    }
-    return adopt(ctx, existing, body);
+    refuseAnotherParty(ctx, spec, existing);
+    return adopt(ctx, existing, body, spec);
   }
   const operation = operationName('POST', `${CONTRACT_PATH}/`, 'create the boleto webhook contract');
-  let answer: unknown;
+  const work = keepTimeToUndo(ctx);
+  let id: string | undefined;
   try {
-    ({ body: answer } = await ctx.bank.call({ operation, api: 'collection', method: 'POST', url: `${ctx.bank.settings.baseUrl}${CONTRACT_PATH}/`, body, deadline: ctx.deadline }));
+    const { body: answer } = await ctx.bank.call({ operation, api: 'collection', method: 'POST', url: `${ctx.bank.settings.baseUrl}${CONTRACT_PATH}/`, body, deadline: work.deadline });
+    id = contractIdOf(answer) ?? contractIdOf((await findContracts(work, spec))[0]);
+    if (!id) throw new Error(`The bank accepted ${operation} but gave no contract id, and GET ${CONTRACTS_PATH}/ finds no contract: deploy again, or ask the bank whether the contract exists`);
   } catch (error) {
-    // Created by someone else between our GET and POST: adopt it.
+    // Created by someone else between our GET and POST: theirs, unless told to take it over.
     if (error instanceof BankApiError && error.status === 422 && /j[aá] existente/i.test(error.detail)) {
-      const [raced] = await findContracts(ctx, spec);
-      if (raced) return adopt(ctx, raced, body);
+      const [raced] = await findContracts(work, spec);
+      if (raced) {
+        refuseAnotherParty(ctx, spec, raced);
+        return adopt(ctx, raced, body, spec);
+      }
     }
-    throw error;
+    return failAfterUndo(error, `the boleto webhook contract of cooperativa ${spec.cooperativa}, posto ${spec.posto}`, async () => {
+      const made = (await findContracts(ctx, spec)).find((c) => isActive(c) && sameUrl(c.url, spec.url));
+      if (!made) return undefined;
+      const madeId = contractIdOf(made);
+      if (!madeId) throw new Error('the bank holds an active contract for this stack\'s URL without idContrato, so it cannot be switched off');
+      await switchOff(ctx, madeId, made, spec, 'switch off the contract a failed create made');
+      ctx.log.warn('The create failed: switched off the contract it made', { contractId: madeId, url: spec.url });
+      return `the contract it made (${madeId}) was switched off`;
+    });
   }
-  const id = contractIdOf(answer) ?? contractIdOf((await findContracts(ctx, spec))[0]);
-  if (!id) throw new Error(`The bank accepted ${operation} but gave no contract id, and GET ${CONTRACTS_PATH}/ finds no contract: deploy again, or ask the bank whether the contract exists`);
   ctx.log.info('Created the boleto webhook contract', { contractId: id, url: spec.url });
   return { id, adopted: false };
 }
@@ -172,13 +222,7 @@ export async function deactivateContract(ctx: StepContext, id: string, spec: Bol
     ctx.log.warn('The contract now points at another URL: left alone', { contractId: id, ours: spec.url, held: describeUrl(held.url) });
     return 'registered by someone else';
   }
-  if (held.contratoStatus === 'INATIVO' && held.urlStatus === 'INATIVO') return 'already inactive';
-  const body: Record<string, unknown> = { cooperativa: spec.cooperativa, posto: spec.posto, codBeneficiario: spec.codBeneficiario, eventos: spec.eventos, url: spec.url };
-  for (const key of CONTRACT_FIELDS) {
-    if (held[key] !== undefined && held[key] !== null) body[key] = held[key];
-  }
-  body.contratoStatus = 'INATIVO';
-  body.urlStatus = 'INATIVO';
-  await put(ctx, id, body, 'deactivate the boleto webhook contract');
+  if (!isActive(held)) return 'already inactive';
+  await switchOff(ctx, id, held, spec, 'deactivate the boleto webhook contract');
   return 'deactivated';
 }

@@ -5,8 +5,7 @@
  */
 import type { PaymentWebhookSpec } from '../../contracts/registration';
 import { answerObject } from '../shared/bank-client';
-import { describeUrl, sameUrl, type StepContext } from './bank-calls';
-import { errorMessage } from '../shared/runtime';
+import { describeUrl, failAfterUndo, keepTimeToUndo, sameUrl, type StepContext } from './bank-calls';
 
 export const PAYMENT_WEBHOOK_PATH = '/v1/associado/webhook';
 /** GETs made to confirm a PATCH before giving up (the bank may take a moment to answer the new value). */
@@ -35,9 +34,6 @@ export async function readPaymentWebhookHeld(ctx: StepContext): Promise<HeldRegi
 export async function readPaymentWebhook(ctx: StepContext): Promise<string | null> {
   return (await readPaymentWebhookHeld(ctx)).url;
 }
-
-/** Time kept, at the end of the invocation, to put back what the bank held when a change fails (at most a third of what is left). */
-export const ROLLBACK_RESERVE_MS = 15_000;
 
 async function patch(ctx: StepContext, operation: string, urlCallback: string, authorizationCallback: string): Promise<void> {
   await ctx.bank.call({
@@ -69,7 +65,7 @@ export async function registerPaymentWebhook(ctx: StepContext, spec: PaymentWebh
     }
     ctx.log.warn('Taking over the payment callback another party registered (takeOverExisting)', { replaced: describeUrl(before.url), url: spec.url });
   }
-  const confirm: StepContext = { ...ctx, deadline: ctx.deadline - Math.min(ROLLBACK_RESERVE_MS, Math.max(0, (ctx.deadline - Date.now()) / 3)) };
+  const confirm = keepTimeToUndo(ctx);
   await patch(confirm, 'register the payment callback', spec.url, token);
   let held: string | null = null;
   try {
@@ -94,14 +90,11 @@ export async function registerPaymentWebhook(ctx: StepContext, spec: PaymentWebh
 
 /** Puts back what the bank held before a change whose confirmation failed, then fails with `cause`. */
 async function putBack(ctx: StepContext, before: HeldRegistration, cause: unknown): Promise<never> {
-  const reason = errorMessage(cause);
-  try {
+  return failAfterUndo(cause, 'the payment callback', async () => {
     await patch(ctx, before.url ? 'put back the previous payment callback' : 'clear our payment callback', before.url ?? '', before.token ?? '');
-  } catch (error) {
-    throw new Error(`${reason}; putting back what the bank held before also failed (${errorMessage(error)}): check the payment callback at the bank`, { cause: error });
-  }
-  ctx.log.warn('The change could not be confirmed: put back what the bank held before', { restored: describeUrl(before.url) });
-  throw new Error(`${reason}; what the bank held before (${describeUrl(before.url)}) was put back`, { cause });
+    ctx.log.warn('The change could not be confirmed: put back what the bank held before', { restored: describeUrl(before.url) });
+    return `what the bank held before (${describeUrl(before.url)}) was put back`;
+  });
 }
 
 export type PaymentWebhookRemoval = 'cleared' | 'nothing registered' | 'registered by someone else';

@@ -7,6 +7,7 @@ import { BoletoContractStatus } from '../../../lib';
 import type { Contract } from '../../../simulator/model';
 import { captureOutput } from '../../support/load-handler';
 import { RegistrationHarness } from '../../support/registration-harness';
+import { waitFor } from '../../support/wait';
 
 const URL_A = 'https://receiver-a.example.com/prod/boleto';
 const URL_B = 'https://receiver-b.example.com/prod/boleto';
@@ -166,6 +167,41 @@ it('a refusal names what the bank said, in its own error shape', async () => {
   await expect(resource.create(h.contractProperties({ url: URL_A, posto: '21', cooperativa: '0202' }))).rejects.toThrow(
     /^GET \/cobranca\/boleto\/v1\/webhook\/contratos\/ \(list the boleto webhook contracts\) failed with HTTP 403: BENEFICIARIO_NAO_AUTORIZADO: O beneficiário informado não pertence ao usuário autenticado\.$/,
   );
+});
+
+describe('a create the bank carried out but never answered', () => {
+  // The bank's answer to the change is lost (a gateway's 502), and every try after it fails.
+  const lostAnswer = { api: [{ scope: 'contract' as const, skip: 1, times: 1, status: 502, afterApplying: true }, { scope: 'contract' as const, status: 503, times: 4 }] };
+
+  it('switches off the contract its POST made, in the same invocation, and fails saying so', async () => {
+    await h.control.setFaults(lostAnswer);
+    const { result: failure, output } = await captureOutput(() => h.contractResource().create(h.contractProperties({ url: URL_A, posto: '40' })).then(() => undefined, (error: Error) => error));
+    expect(failure?.message).toMatch(/^POST \/cobranca\/boleto\/v1\/webhook\/contrato\/ \(create the boleto webhook contract\) failed with HTTP 503: .*; the contract it made \(\d+\) was switched off$/);
+    // CloudFormation never deletes a resource whose create failed: nothing may point at this stack's URL.
+    expect(await contractsAt('40')).toEqual([expect.objectContaining({ url: URL_A, contratoStatus: 'INATIVO', urlStatus: 'INATIVO' })]);
+    h.expectNoSecret(`${output}\n${failure?.message}`);
+  });
+
+  it('puts back the contract it was taking over, token and all, and fails saying so', async () => {
+    const { idContrato } = await callAs('POST', 'contrato/', theirContract('41')) as { idContrato: number };
+    await h.control.setFaults(lostAnswer);
+    const { result: failure, output } = await captureOutput(() => h.contractResource().create(h.contractProperties({ url: URL_A, posto: '41', takeOverExisting: true })).then(() => undefined, (error: Error) => error));
+    expect(failure?.message).toMatch(new RegExp(`^PUT /cobranca/boleto/v1/webhook/contrato/${idContrato} \\(adopt the existing boleto webhook contract\\) failed with HTTP 503: .*; what the bank held before \\(https://someone-else\\.example\\.net/hooks/boleto\\) was put back$`));
+    expect(await contractsAt('41')).toEqual([expect.objectContaining({ ...theirContract('41'), idContrato })]);
+    expect(output).not.toContain('their-own-token');
+    h.expectNoSecret(`${output}\n${failure?.message}`);
+  });
+});
+
+it('never adopts a contract another party made between its look and its POST, unless told to take it over', async () => {
+  // Our POST is held at the bank while someone else's contract for the same beneficiary lands.
+  await h.control.setFaults({ api: [{ scope: 'contract', skip: 1, times: 1, delayMs: 1_000 }] });
+  const creating = h.contractResource().create(h.contractProperties({ url: URL_A, posto: '42' })).then(() => undefined, (error: Error) => error);
+  await waitFor(async () => (await h.control.apiCallCounts()).contract.calls >= 2, 'our POST to reach the bank');
+  const { idContrato } = await callAs('POST', 'contrato/', theirContract('42')) as { idContrato: number };
+  const failure = await creating;
+  expect(failure?.message).toMatch(new RegExp(`^The bank already holds an active boleto webhook contract \\(${idContrato}\\) .* pointing at https://someone-else\\.example\\.net/hooks/boleto, not this stack's ${URL_A}: .*set takeOverExisting: true`));
+  expect(await contractsAt('42')).toEqual([expect.objectContaining({ idContrato, url: SOMEONE_ELSE, token: 'their-own-token', contratoStatus: 'ATIVO' })]);
 });
 
 describe('a bank that lists contracts as an array', () => {
