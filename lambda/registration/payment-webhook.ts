@@ -49,8 +49,9 @@ async function patch(ctx: StepContext, operation: string, urlCallback: string, a
 /**
  * Create and Update: reads what the bank holds first, and refuses to replace another URL unless
  * `takeOverExisting` (`previousUrl`, an update's old URL, is ours). Then PATCHes both fields and
- * GETs until the bank answers our URL. When that confirmation fails, what the bank held before is
- * put back (or ours cleared) within the same invocation, with time kept for it, before failing:
+ * GETs until the bank answers our URL. When that confirmation fails, or the PATCH fails but the
+ * bank shows it took effect (its answer lost), what the bank held before is put back (or ours
+ * cleared) within the same invocation, with time kept for it, before failing:
  * CloudFormation never calls Delete for a failed Create, so nothing else would.
  */
 export async function registerPaymentWebhook(ctx: StepContext, spec: PaymentWebhookSpec, previousUrl?: string): Promise<void> {
@@ -66,7 +67,16 @@ export async function registerPaymentWebhook(ctx: StepContext, spec: PaymentWebh
     ctx.log.warn('Taking over the payment callback another party registered (takeOverExisting)', { replaced: describeUrl(before.url), url: spec.url });
   }
   const confirm = keepTimeToUndo(ctx);
-  await patch(confirm, 'register the payment callback', spec.url, token);
+  try {
+    await patch(confirm, 'register the payment callback', spec.url, token);
+  } catch (error) {
+    // The bank may have made the change and lost its answer: if it shows ours now, put back what it held.
+    return failAfterUndo(error, 'the payment callback', async () => {
+      const now = await readPaymentWebhookHeld(ctx);
+      if (!sameUrl(now.url, spec.url) || (now.url === before.url && now.token === before.token)) return undefined;
+      return putBackDone(ctx, before);
+    });
+  }
   let held: string | null = null;
   try {
     for (let attempt = 1; attempt <= CONFIRM_ATTEMPTS; attempt++) {
@@ -90,11 +100,14 @@ export async function registerPaymentWebhook(ctx: StepContext, spec: PaymentWebh
 
 /** Puts back what the bank held before a change whose confirmation failed, then fails with `cause`. */
 async function putBack(ctx: StepContext, before: HeldRegistration, cause: unknown): Promise<never> {
-  return failAfterUndo(cause, 'the payment callback', async () => {
-    await patch(ctx, before.url ? 'put back the previous payment callback' : 'clear our payment callback', before.url ?? '', before.token ?? '');
-    ctx.log.warn('The change could not be confirmed: put back what the bank held before', { restored: describeUrl(before.url) });
-    return `what the bank held before (${describeUrl(before.url)}) was put back`;
-  });
+  return failAfterUndo(cause, 'the payment callback', () => putBackDone(ctx, before));
+}
+
+/** PATCHes back what the bank held before (or clears ours), and says so. */
+async function putBackDone(ctx: StepContext, before: HeldRegistration): Promise<string> {
+  await patch(ctx, before.url ? 'put back the previous payment callback' : 'clear our payment callback', before.url ?? '', before.token ?? '');
+  ctx.log.warn('The change could not be confirmed: put back what the bank held before', { restored: describeUrl(before.url) });
+  return `what the bank held before (${describeUrl(before.url)}) was put back`;
 }
 
 export type PaymentWebhookRemoval = 'cleared' | 'nothing registered' | 'registered by someone else';

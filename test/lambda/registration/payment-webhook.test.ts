@@ -191,6 +191,24 @@ describe('never hijack, never strand', () => {
     h.expectNoSecret(`${output}\n${failure?.message}`);
   });
 
+  it('a create whose PATCH the bank carried out but never answered puts back what the bank held before, and fails', async () => {
+    await patchAs(SAMPLE_ACCOUNT, SOMEONE_ELSE, 'their-own-token');
+    // The first GET goes through; the PATCH is made but its answer lost (a gateway's 502), and every try after it fails.
+    await h.control.setFaults({ api: [{ scope: 'registration', skip: 1, times: 1, status: 502, afterApplying: true }, { scope: 'registration', status: 503, times: 4 }] });
+    const { result: failure, output } = await captureOutput(() => h.paymentResource().create(h.paymentProperties({ url: URL_A, takeOverExisting: true })).then(() => undefined, (error: Error) => error));
+    expect(failure?.message).toMatch(/^PATCH \/v1\/associado\/webhook \(register the payment callback\) failed with HTTP 503: .*; what the bank held before \(https:\/\/someone-else\.example\.net\/hooks\/payments\) was put back$/);
+    expect(await registrationOf()).toEqual({ urlCallback: SOMEONE_ELSE, authorizationCallback: 'their-own-token' });
+    expect(output).not.toContain('their-own-token');
+    h.expectNoSecret(`${output}\n${failure?.message}`);
+  });
+
+  it('a PATCH the bank refused changes nothing, so nothing is put back', async () => {
+    await h.control.setFaults({ api: [{ scope: 'registration', skip: 1, status: 503, times: 5 }] });
+    const failure = await h.paymentResource().create(h.paymentProperties({ url: URL_A })).then(() => undefined, (error: Error) => error);
+    expect(failure?.message).toMatch(/^PATCH \/v1\/associado\/webhook \(register the payment callback\) failed with HTTP 503: [^;]*$/);
+    expect(await registrationOf()).toEqual({ urlCallback: null, authorizationCallback: null });
+  });
+
   it('and clears ours when nothing was registered before', async () => {
     await h.control.setFaults({ api: [{ scope: 'registration', status: 503, skip: 2, times: 5 }] });
     const failure = await h.paymentResource().create(h.paymentProperties({ url: URL_A })).then(() => undefined, (error: Error) => error);
