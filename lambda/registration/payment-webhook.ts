@@ -74,7 +74,7 @@ export async function registerPaymentWebhook(ctx: StepContext, spec: PaymentWebh
     return failAfterUndo(error, 'the payment callback', async () => {
       const now = await readPaymentWebhookHeld(ctx);
       if (!sameUrl(now.url, spec.url) || (now.url === before.url && now.token === before.token)) return undefined;
-      return putBackDone(ctx, before);
+      return putBack(ctx, before);
     });
   }
   let held: string | null = null;
@@ -89,7 +89,7 @@ export async function registerPaymentWebhook(ctx: StepContext, spec: PaymentWebh
       else break;
     }
   } catch (error) {
-    await putBack(ctx, before, error);
+    await failAfterUndo(error, 'the payment callback', () => putBack(ctx, before));
   }
   // The bank answers another URL: someone registered at the same moment; theirs is left alone.
   throw new Error(
@@ -98,13 +98,8 @@ export async function registerPaymentWebhook(ctx: StepContext, spec: PaymentWebh
   );
 }
 
-/** Puts back what the bank held before a change whose confirmation failed, then fails with `cause`. */
-async function putBack(ctx: StepContext, before: HeldRegistration, cause: unknown): Promise<never> {
-  return failAfterUndo(cause, 'the payment callback', () => putBackDone(ctx, before));
-}
-
 /** PATCHes back what the bank held before (or clears ours), and says so. */
-async function putBackDone(ctx: StepContext, before: HeldRegistration): Promise<string> {
+async function putBack(ctx: StepContext, before: HeldRegistration): Promise<string> {
   await patch(ctx, before.url ? 'put back the previous payment callback' : 'clear our payment callback', before.url ?? '', before.token ?? '');
   ctx.log.warn('The change could not be confirmed: put back what the bank held before', { restored: describeUrl(before.url) });
   return `what the bank held before (${describeUrl(before.url)}) was put back`;

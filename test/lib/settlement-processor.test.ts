@@ -142,6 +142,13 @@ describe('with default props', () => {
 
 describe('onVerifiedEvent', () => {
   const newStack = (id = 'RuleStack') => new Stack(new App(), id, { env: { account: '111111111111', region: 'sa-east-1' } });
+  /** The EventPattern of the stack's rule whose logical ID starts with `id`. */
+  const rulePatterns = (stack: Stack) => {
+    const rules = Template.fromStack(stack).findResources('AWS::Events::Rule');
+    return (id: string) => Object.entries(rules).find(([logicalId]) => logicalId.startsWith(id))![1].Properties.EventPattern as Record<string, unknown>;
+  };
+  /** What a fake processor published, as EventBridge matches it. */
+  const asBusEvents = (published: ReturnType<typeof fakeDeps>['published']) => published.map((e) => ({ source: 'cdk-bank-webhooks', 'detail-type': e.detailType, detail: e.detail }));
 
   it('gives a rule for one detail type of this receiver\'s account on the bus, with a target, in one line', () => {
     const stack = newStack();
@@ -214,8 +221,7 @@ describe('onVerifiedEvent', () => {
       receiver.onVerifiedEvent(`${name}Settled`, BankEventDetailType.BOLETO_SETTLED);
       receiver.onVerifiedEvent(`${name}Paid`, BankEventDetailType.PAYMENT_STATUS_VERIFIED);
     }
-    const rules = Template.fromStack(stack).findResources('AWS::Events::Rule');
-    const patternOf = (id: string) => Object.entries(rules).find(([logicalId]) => logicalId.startsWith(id))![1].Properties.EventPattern as Record<string, unknown>;
+    const patternOf = rulePatterns(stack);
 
     // What each account's processor publishes for a settled boleto and a paid Pix.
     const published = async (account: typeof accountB) => {
@@ -226,7 +232,7 @@ describe('onVerifiedEvent', () => {
         sqsRecord('boleto', boletoEvent('1001', 'LIQUIDACAO_PIX', '150.25', { beneficiario: account.codigoBeneficiario })),
         sqsRecord('payments', pixPayment('tx-1', 'EFETIVADO')),
       ] }, contextWith(f.clock), f.deps);
-      return f.published.map((e) => ({ source: 'cdk-bank-webhooks', 'detail-type': e.detailType, detail: e.detail }));
+      return asBusEvents(f.published);
     };
     const fromA = await published(testBankConnection(stack).account);
     const fromB = await published(accountB);
@@ -248,8 +254,7 @@ describe('onVerifiedEvent', () => {
     receiver.onVerifiedEvent('PixSettled', BankEventDetailType.PAYMENT_STATUS_VERIFIED, { eventPattern: { detail: { state: { statusClass: ['settled'] } } } });
     // What the first version told consumers to write.
     receiver.onVerifiedEvent('OldRule', BankEventDetailType.PAYMENT_STATUS_VERIFIED, { eventPattern: { detail: { state: { statusClass: ['settled'] }, matchesNotification: [true] } } });
-    const rules = Template.fromStack(stack).findResources('AWS::Events::Rule');
-    const patternOf = (id: string) => Object.entries(rules).find(([logicalId]) => logicalId.startsWith(id))![1].Properties.EventPattern as Record<string, unknown>;
+    const patternOf = rulePatterns(stack);
 
     // The bank lost the EFETIVADO notification; the RECEBIDO one is looked at late, three times (re-sent).
     const f = fakeDeps({ account: testBankConnection(stack).account });
@@ -257,7 +262,7 @@ describe('onVerifiedEvent', () => {
     for (const receiveCount of [1, 2, 3]) {
       await processBatch({ Records: [sqsRecord('payments', pixPayment('tx-lost', 'RECEBIDO'), { receiveCount })] }, contextWith(f.clock), f.deps);
     }
-    const published = f.published.map((e) => ({ source: 'cdk-bank-webhooks', 'detail-type': e.detailType, detail: e.detail }));
+    const published = asBusEvents(f.published);
     const matched = (ruleId: string) => published.filter((e) => matchesEventPattern(patternOf(ruleId), e));
     expect(matched('WebhooksPixSettled').map((e) => [(e.detail as { state: { status: string } }).state.status, (e.detail as { matchesNotification: boolean }).matchesNotification])).toEqual([['EFETIVADO', false]]);
     expect(matched('WebhooksOldRule')).toEqual([]);

@@ -194,8 +194,9 @@ describe('a create the bank carried out but never answered', () => {
 });
 
 it('never adopts a contract another party made between its look and its POST, unless told to take it over', async () => {
-  // Our POST is held at the bank while someone else's contract for the same beneficiary lands.
-  await h.control.setFaults({ api: [{ scope: 'contract', skip: 1, times: 1, delayMs: 1_000 }] });
+  // Our POST is held at the bank while someone else's contract for the same beneficiary lands
+  // (long enough for their client's token request and POST on a busy machine).
+  await h.control.setFaults({ api: [{ scope: 'contract', skip: 1, times: 1, delayMs: 3_000 }] });
   const creating = h.contractResource().create(h.contractProperties({ url: URL_A, posto: '42' })).then(() => undefined, (error: Error) => error);
   await waitFor(async () => (await h.control.apiCallCounts()).contract.calls >= 2, 'our POST to reach the bank');
   const { idContrato } = await callAs('POST', 'contrato/', theirContract('42')) as { idContrato: number };
