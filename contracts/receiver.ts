@@ -1,26 +1,29 @@
 /**
  * The contract between the `BankWebhookReceiver` construct, the receiver handler, and the
  * processor that reads what the receiver stored. Both sides import this module, so the compiler
- * holds environment variable names, limits and the stored message format together.
+ * holds the settings' name and shape, limits and the stored message format together.
  */
 
-/** Environment variables the construct sets on the receiver function. */
-export const ReceiverEnv = {
+/** Environment variable holding the receiver's settings ({@link ReceiverSettings} as JSON), written by `BankWebhookEndpoint`. */
+export const RECEIVER_SETTINGS_ENV = 'BANK_WEBHOOKS_RECEIVER_SETTINGS';
+
+/** What the construct writes for the receiver function, every default filled (the handler applies none). */
+export interface ReceiverSettings {
   /** URL of the SQS queue notifications are stored in. */
-  QUEUE_URL: 'BANK_WEBHOOKS_QUEUE_URL',
+  readonly queueUrl: string;
   /** ARN of the secret whose value the bank sends as `Authorization` on `/payments`. */
-  PAYMENTS_TOKEN_SECRET_ARN: 'BANK_WEBHOOKS_PAYMENTS_TOKEN_SECRET_ARN',
+  readonly paymentsTokenSecretArn: string;
   /** ARN of the secret whose value the bank sends in the boleto contract's header on `/boleto`. */
-  BOLETO_TOKEN_SECRET_ARN: 'BANK_WEBHOOKS_BOLETO_TOKEN_SECRET_ARN',
+  readonly boletoTokenSecretArn: string;
   /** Name of the header that carries the boleto contract's token (the contract's `header`). */
-  BOLETO_TOKEN_HEADER: 'BANK_WEBHOOKS_BOLETO_TOKEN_HEADER',
+  readonly boletoTokenHeader: string;
   /** Largest body, in bytes after base64 decoding, that is stored; larger ones get 413. */
-  MAX_BODY_BYTES: 'BANK_WEBHOOKS_MAX_BODY_BYTES',
+  readonly maxBodyBytes: number;
   /** How long, in milliseconds, token values are cached in memory. */
-  TOKEN_CACHE_TTL_MS: 'BANK_WEBHOOKS_TOKEN_CACHE_TTL_MS',
+  readonly tokenCacheTtlMs: number;
   /** Total time, in milliseconds, the receiver may spend storing one notification in SQS. */
-  ENQUEUE_BUDGET_MS: 'BANK_WEBHOOKS_ENQUEUE_BUDGET_MS',
-} as const;
+  readonly enqueueBudgetMs: number;
+}
 
 /** The two routes the bank calls. */
 export const ROUTES = ['payments', 'boleto'] as const;

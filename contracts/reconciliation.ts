@@ -1,8 +1,8 @@
 /**
  * The contract between the reconciliation sweep's construct, its function and the processor:
  * the sweep's settings and their defaults, the look request it puts in the processor's queue,
- * the items it keeps in the processor's table, and the metrics it emits. Every side imports this
- * module.
+ * the items it keeps in the processor's table, the metrics it emits, and what one run answers.
+ * Every side imports this module.
  */
 import type { EventTrigger } from './events';
 import type { PaymentType } from './bank-connection';
@@ -141,3 +141,31 @@ export enum SweepMetric {
   /** Registrations the watch put back. */
   REGISTRATIONS_REPAIRED = 'RegistrationsRepaired',
 }
+
+/** What one sweep found and did (the sweep function answers it, and logs it). */
+export interface SweepReport {
+  /** Listing pages read. */
+  readonly bankCalls: number;
+  /** Settlements found that no record held (looks requested). */
+  readonly settlementsToVerify: number;
+  /** Listing items already held by their subject's record. */
+  readonly settlementsKnown: number;
+  readonly paymentsToVerify: number;
+  readonly paymentsGivenUp: number;
+  /** False when the deadline stopped the sweep before it read everything (the cursors resume it). */
+  readonly complete: boolean;
+  readonly days: readonly { readonly day: string; readonly pages: number; readonly items: number; readonly restarted: boolean }[];
+}
+
+/** What the registration watch found of one registration. */
+export interface WatchFinding {
+  /** `payments`, or `boleto <cooperativa>/<posto>/<beneficiário>`. */
+  readonly registration: string;
+  readonly drift: readonly RegistrationDrift[];
+  readonly repaired: boolean;
+  /** Why a drift was not repaired. */
+  readonly notRepaired?: string;
+}
+
+/** What one run of the sweep function answers: its report, and the registration watch's findings when the stack registers. */
+export type SweepResult = SweepReport & { readonly registrations?: readonly WatchFinding[] };

@@ -10,15 +10,16 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { BankAccount } from '../contracts/bank-connection';
 import type { BankEventDetailType } from '../contracts/events';
-import type { BankConnectionProps } from './bank-connection';
+import type { BankConnectionProps } from './core/bank-connection';
 import { checkedBy, PropsValidation } from './core/props-validation';
 import { verifiedEventRule, type VerifiedEventRuleOptions } from './core/verified-event-rule';
 import { BankWebhookEndpoint, type BankWebhookEndpointProps, checkBankWebhookEndpoint } from './endpoint/bank-webhook-endpoint';
-import { checkSettlementProcessor, minimumVisibilitySeconds, SettlementProcessor, type SettlementProcessorOptions } from './processor/settlement-processor';
+import { minimumVisibilitySeconds } from './core/timing';
+import { checkSettlementProcessor, SettlementProcessor, type SettlementProcessorOptions } from './processor/settlement-processor';
 import { checkReconciliationSweep, ReconciliationSweep, type ReconciliationOptions } from './reconciliation/reconciliation-sweep';
 import { BoletoWebhookContract, type BoletoWebhookContractOptions, checkContractOptions } from './registration/boleto-webhook-contract';
 import { PaymentWebhookRegistration, type PaymentWebhookRegistrationOptions } from './registration/payment-webhook-registration';
-import { checkRegistrationOptions } from './registration/registration-provider';
+import { checkRegistrationOptions } from './registration/registration-resource';
 
 /**
  * Properties of {@link BankWebhookReceiver}: those of the endpoint (BankWebhookEndpointProps) and

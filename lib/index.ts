@@ -1,6 +1,6 @@
 /** The public API of cdk-bank-webhooks: every export named, so the jsii assembly holds exactly these. */
 export { BankWebhookReceiver, type BankWebhookReceiverProps } from './bank-webhook-receiver';
-export { type BankConnectionProps } from './bank-connection';
+export { type BankConnectionProps } from './core/bank-connection';
 export { type VerifiedEventRuleOptions } from './core/verified-event-rule';
 export { BankWebhooksConstants } from './constants';
 export type { FunctionNetworkProps } from './core/function-network';

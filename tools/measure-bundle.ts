@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleHandlers, ROOT } from './bundle-handlers';
-import { receiverEnvironment } from '../lib/endpoint/receiver-environment';
+import { receiverEnvironment } from '../lib/endpoint/receiver-settings';
 
 const ENV = {
   ...process.env,

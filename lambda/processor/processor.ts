@@ -2,20 +2,22 @@ import { createHash } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { BankAccount, PaymentType } from '../../contracts/bank-connection';
-import { BankApiError } from '../shared/bank-errors';
-import { OutOfRate } from '../shared/bank-pacing';
+import { BankApiError } from '../bank/errors';
+import { OutOfRate } from '../bank/pacing';
 import { type BankEventDetail, BankEventDetailType, type BoletoSettledDetail, type BoletoSettlementReversedDetail, type EventAccount, type EventNotification, EventTrigger, EVENT_DETAIL_VERSION, MAX_DETAIL_BYTES, type NotificationClaim, type NotificationNotConfirmedDetail, type OmittedPart, type PaymentKind, StatusClass, SubjectKind, type EventSubject, type VerifiedState } from '../../contracts/events';
 import { sleep } from '../shared/retry';
 import { type ProcessorSettings, ProcessorDefaults, ProcessorMetric } from '../../contracts/processor';
-import { decodeStoredNotification, encodeStoredNotification } from '../shared/stored-notification';
+import { decodeStoredNotification, encodeStoredNotification } from '../store/stored-notification';
 import { type StoredNotification } from '../../contracts/receiver';
 import {
-  answerNames, publicState, type SubjectState, boletoChanges, boletoClaim, boletoState, type Change, type ClaimCheck, checkBoletoClaim, checkPaymentClaim, paymentChanges, paymentClaim, paymentState,
-} from './bank-state';
-import { decodeLookRequest, encodeLookRequest, subjectIdOf } from '../shared/look-request';
+  publicState, type SubjectState, boletoChanges, boletoClaim, boletoState, type Change, type ClaimCheck, checkBoletoClaim, checkPaymentClaim, paymentChanges, paymentClaim, paymentState,
+} from '../bank/state';
+import { decodeLookRequest, encodeLookRequest, subjectIdOf } from '../store/look-request';
 import { type LookRequest, type LookSubject } from '../../contracts/reconciliation';
-import { identifier, type NotificationItem, parseNotification } from './parse';
-import { HISTORY_LIMIT, newOutboxId, type Outbox, type OutboxEntry, SEEN_LIMIT, type SubjectStore } from './subject-store';
+import { answerNames, identifier } from '../bank/answers';
+import { type NotificationItem, parseNotification } from '../bank/notification';
+import { mapConcurrently } from '../shared/concurrency';
+import { HISTORY_LIMIT, newOutboxId, type Outbox, type OutboxEntry, SEEN_LIMIT, type SubjectStore } from '../store/subject-store';
 import { type Log, errorMessage } from '../shared/runtime';
 
 /** The bank queries the processor makes (BankClient fits). */
@@ -74,15 +76,6 @@ class PeerInProgress extends Error {
 
 /** The message can never be processed: quarantine it. */
 class Unprocessable extends Error {}
-
-/** Runs `fn` over `items` with at most `limit` calls in flight. */
-export async function mapConcurrently<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) await fn(items[next++]);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
 
 /**
  * Handles one SQS batch of stored notifications. Each notification is a reason to look: the

@@ -1,9 +1,9 @@
 import { PROCESSOR_SETTINGS_ENV, type ProcessorSettings } from '../../contracts/processor';
-import { readConstructSettings } from '../shared/runtime';
+import { readSettings } from '../shared/settings';
 
 /** Reads and checks the processor settings the construct put in the environment (every default filled: the handler applies none). */
 export function readProcessorSettings(env: NodeJS.ProcessEnv): ProcessorSettings {
-  return readConstructSettings<ProcessorSettings>(env[PROCESSOR_SETTINGS_ENV], PROCESSOR_SETTINGS_ENV, {
+  return readSettings<ProcessorSettings>(env[PROCESSOR_SETTINGS_ENV], { where: PROCESSOR_SETTINGS_ENV, setBy: 'SettlementProcessor' }, {
     strings: ['eventBusName', 'eventSource', 'idempotencyTableName', 'quarantineQueueUrl', 'queueUrl'],
     numbers: ['idempotencyTtlSeconds', 'maxReceiveCount', 'maxVerificationAttempts', 'safetyMarginMs'],
     objects: ['boletoStatuses', 'boletoMovements', 'paymentStatuses'],

@@ -4,18 +4,18 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { METRICS_NAMESPACE, RECEIVER_SERVICE_NAME, ReceiverDefaults } from '../../contracts/receiver';
 import { metricCounter } from '../shared/metrics';
 import { loadStageToken, secretsClientConfig } from '../shared/secret-tokens';
-import { readReceiverConfig } from './config';
-import { type CountMetric, handleNotification, receiverSqsClientConfig } from './receiver';
+import { readReceiverSettings } from './settings';
+import { type CountMetric, handleNotification } from './receiver';
 import { TokenCache } from './token-cache';
-import { createLogger, errorSummary } from '../shared/runtime';
+import { createLogger, errorSummary, receiverSqsClientConfig } from '../shared/runtime';
 
 const logger = createLogger(RECEIVER_SERVICE_NAME);
-const config = readReceiverConfig(process.env);
-const sqs = new SQSClient(receiverSqsClientConfig(config.enqueueBudgetMs));
+const settings = readReceiverSettings(process.env);
+const sqs = new SQSClient(receiverSqsClientConfig(settings.enqueueBudgetMs));
 const secrets = new SecretsManagerClient(secretsClientConfig(ReceiverDefaults.secretFetchBudgetMs));
 const tokens = new TokenCache({
   load: (arn, stage) => loadStageToken(secrets, arn, stage, ReceiverDefaults.secretFetchBudgetMs),
-  ttlMs: config.tokenCacheTtlMs,
+  ttlMs: settings.tokenCacheTtlMs,
   mismatchRefreshIntervalMs: ReceiverDefaults.mismatchRefreshIntervalMs,
   onStaleUse: (arn, stage, error) => logger.warn('Token reload failed; using the values loaded earlier', { secretArn: arn, stage, error: errorSummary(error) }),
 });
@@ -24,5 +24,5 @@ const counter = metricCounter({ namespace: METRICS_NAMESPACE, serviceName: RECEI
 const count: CountMetric = (name, route, details) => counter(name, { Route: route }, details);
 
 export async function handler(event: APIGatewayProxyEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<APIGatewayProxyResult> {
-  return handleNotification(event, { config, sqs, tokens, logger, count, remainingTimeMs: typeof context?.getRemainingTimeInMillis === 'function' ? () => context.getRemainingTimeInMillis() : undefined });
+  return handleNotification(event, { settings, sqs, tokens, logger, count, remainingTimeMs: typeof context?.getRemainingTimeInMillis === 'function' ? () => context.getRemainingTimeInMillis() : undefined });
 }

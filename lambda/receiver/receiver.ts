@@ -1,18 +1,17 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { budgetedClientConfig, errorSummary, type Log } from '../shared/runtime';
-import { SendMessageCommand, type SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
-import { encodeStoredNotification } from '../shared/stored-notification';
-import { PAYMENTS_TOKEN_HEADER, ReceiverDefaults, ReceiverMetric, type Route, ROUTES } from '../../contracts/receiver';
+import { errorSummary, type Log } from '../shared/runtime';
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { encodeStoredNotification } from '../store/stored-notification';
+import { PAYMENTS_TOKEN_HEADER, ReceiverDefaults, ReceiverMetric, type ReceiverSettings, type Route, ROUTES } from '../../contracts/receiver';
 import type { TokenStage } from '../shared/secret-tokens';
 import { findHeader, tokenMatches } from '../shared/token-check';
-import type { ReceiverConfig } from './config';
 import type { TokenCache } from './token-cache';
 
 /** Counts one occurrence of a metric for a route; `details` are written with it (not dimensions). */
 export type CountMetric = (name: string, route: Route, details?: Record<string, string>) => void;
 
 export interface ReceiverDeps {
-  readonly config: ReceiverConfig;
+  readonly settings: ReceiverSettings;
   readonly sqs: SQSClient;
   readonly tokens: TokenCache;
   readonly logger: Log;
@@ -41,14 +40,6 @@ async function beforeDeadline<T>(promise: Promise<T>, deadline: number, what: st
   }
 }
 
-/**
- * SQS client settings that keep one SendMessage inside the enqueue budget: short connection and
- * request timeouts, and a few fast retries. The budget itself is enforced with an abort signal.
- */
-export function receiverSqsClientConfig(enqueueBudgetMs: number): SQSClientConfig {
-  return budgetedClientConfig(enqueueBudgetMs, 3);
-}
-
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
 
 function respond(statusCode: number, body: Record<string, unknown>): APIGatewayProxyResult {
@@ -61,8 +52,8 @@ function routeOf(event: APIGatewayProxyEvent): Route | undefined {
 }
 
 /** The token header of a route: payments always use Authorization; boleto the contract's header. */
-function tokenHeaderOf(route: Route, config: ReceiverConfig): string {
-  return route === 'payments' ? PAYMENTS_TOKEN_HEADER : config.boletoTokenHeader;
+function tokenHeaderOf(route: Route, settings: ReceiverSettings): string {
+  return route === 'payments' ? PAYMENTS_TOKEN_HEADER : settings.boletoTokenHeader;
 }
 
 /** Checked in this order: AWSPENDING only holds a value while a rotation is under way. */
@@ -93,7 +84,7 @@ async function isAuthenticated(presented: string | undefined, secretArn: string,
  * - 200: the request is durably stored, whatever its body holds (the processor judges it).
  */
 export async function handleNotification(event: APIGatewayProxyEvent, deps: ReceiverDeps): Promise<APIGatewayProxyResult> {
-  const { config, logger, count } = deps;
+  const { settings, logger, count } = deps;
   // Time to answer 503 with its ERROR line, kept before the function's timeout.
   const deadline = Date.now() + (deps.remainingTimeMs?.() ?? Infinity) - ReceiverDefaults.answerMarginMs;
   const requestId = event.requestContext?.requestId ?? 'unknown';
@@ -104,8 +95,8 @@ export async function handleNotification(event: APIGatewayProxyEvent, deps: Rece
     return respond(404, { message: 'Not found' });
   }
 
-  const headerName = tokenHeaderOf(route, config);
-  const secretArn = route === 'payments' ? config.paymentsTokenSecretArn : config.boletoTokenSecretArn;
+  const headerName = tokenHeaderOf(route, settings);
+  const secretArn = route === 'payments' ? settings.paymentsTokenSecretArn : settings.boletoTokenSecretArn;
   const presented = findHeader(event.headers, headerName);
   // The common case, a fresh current value that matches, takes no promise and no timer.
   const current = deps.tokens.peek(secretArn, TOKEN_STAGES[0]);
@@ -133,12 +124,12 @@ export async function handleNotification(event: APIGatewayProxyEvent, deps: Rece
   const body = event.body == null
     ? Buffer.alloc(0)
     : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
-  if (body.length > config.maxBodyBytes) {
+  if (body.length > settings.maxBodyBytes) {
     count(ReceiverMetric.TOO_LARGE, route);
     logger.error('Rejected an authenticated notification larger than the body limit; the bank will mark it NÃO ENTREGUE', {
-      requestId, route, sourceIp, bodyBytes: body.length, maxBodyBytes: config.maxBodyBytes,
+      requestId, route, sourceIp, bodyBytes: body.length, maxBodyBytes: settings.maxBodyBytes,
     });
-    return respond(413, { message: 'Payload too large', maxBodyBytes: config.maxBodyBytes });
+    return respond(413, { message: 'Payload too large', maxBodyBytes: settings.maxBodyBytes });
   }
 
   const messageBody = encodeStoredNotification(
@@ -152,12 +143,12 @@ export async function handleNotification(event: APIGatewayProxyEvent, deps: Rece
     },
     body,
   );
-  const enqueueBudgetMs = Math.min(config.enqueueBudgetMs, deadline - Date.now());
+  const enqueueBudgetMs = Math.min(settings.enqueueBudgetMs, deadline - Date.now());
   try {
     if (enqueueBudgetMs < ReceiverDefaults.minEnqueueMs) throw new Error(`only ${Math.max(0, Math.round(enqueueBudgetMs))} ms were left before the function's timeout to store it`);
     const sent = await deps.sqs.send(
       new SendMessageCommand({
-        QueueUrl: config.queueUrl,
+        QueueUrl: settings.queueUrl,
         MessageBody: messageBody,
         MessageAttributes: { route: { DataType: 'String', StringValue: route } },
       }),

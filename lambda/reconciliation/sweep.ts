@@ -6,27 +6,15 @@
  * still pending. The processor verifies each with the bank's query and publishes each change
  * once, whatever told it to look. Pure: every effect goes through {@link SweepDeps}.
  */
-import type { SettledBoletosPage } from '../shared/bank-client';
+import type { SettledBoletosPage } from '../bank/client';
 import { EventTrigger, StatusClass } from '../../contracts/events';
-import { bankDay, encodeLookRequest, paymentOfSubjectId, subjectIdOf } from '../shared/look-request';
-import { type LookSubject, SweepMetric, type SweepSettings } from '../../contracts/reconciliation';
-import { bankDateToIso } from '../processor/bank-state';
-import { identifier, toCents } from '../processor/parse';
-import type { SubjectRecord } from '../processor/subject-store';
+import { type LookSubject, SweepMetric, type SweepReport, type SweepSettings } from '../../contracts/reconciliation';
+import { bankDateToIso, bankDay, identifier, toCents } from '../bank/answers';
+import type { DayCursor } from '../store/day-cursors';
+import { encodeLookRequest, paymentOfSubjectId, subjectIdOf } from '../store/look-request';
+import type { PendingPayment } from '../store/pending-payments';
+import type { SubjectRecord } from '../store/subject-store';
 import { type Log } from '../shared/runtime';
-
-/** Where a day's reading stopped: the last page read, how many of its items were handled, and the last one's nossoNumero. */
-export interface DayCursor {
-  readonly page: number;
-  readonly handledOnPage: number;
-  readonly lastNossoNumero?: string;
-}
-
-/** A payment in the sweep's index of pending payments. */
-export interface PendingPayment {
-  readonly subjectId: string;
-  readonly pendingSince: number;
-}
 
 export interface SweepDeps {
   readonly settings: SweepSettings;
@@ -50,20 +38,6 @@ export interface SweepDeps {
   readonly count: (metric: string, value?: number, milliseconds?: boolean) => void;
   readonly logger: Log;
   readonly now?: () => number;
-}
-
-export interface SweepReport {
-  /** Listing pages read. */
-  readonly bankCalls: number;
-  /** Settlements found that no record held (looks requested). */
-  readonly settlementsToVerify: number;
-  /** Listing items already held by their subject's record. */
-  readonly settlementsKnown: number;
-  readonly paymentsToVerify: number;
-  readonly paymentsGivenUp: number;
-  /** False when the deadline stopped the sweep before it read everything (the cursors resume it). */
-  readonly complete: boolean;
-  readonly days: readonly { readonly day: string; readonly pages: number; readonly items: number; readonly restarted: boolean }[];
 }
 
 /** Listing items' records read at once. */

@@ -9,10 +9,10 @@
  */
 import type { BoletoContractSpec, PaymentWebhookSpec } from '../../contracts/registration';
 import { tokenMatches } from '../shared/token-check';
-import { describeUrl, sameUrl, type StepContext } from '../registration/bank-calls';
-import { contractIdOf, createContract, findContracts } from '../registration/boleto-contract';
-import { readPaymentWebhookHeld, registerPaymentWebhook } from '../registration/payment-webhook';
-import { RegistrationDrift, SweepMetric, type WatchSettings } from '../../contracts/reconciliation';
+import { describeUrl, sameUrl, type StepContext } from '../bank/registration/steps';
+import { contractIdOf, createContract, findContracts } from '../bank/registration/boleto-contract';
+import { readPaymentWebhookHeld, registerPaymentWebhook } from '../bank/registration/payment-webhook';
+import { RegistrationDrift, SweepMetric, type WatchFinding, type WatchSettings } from '../../contracts/reconciliation';
 
 export interface WatchDeps {
   readonly ctx: StepContext;
@@ -23,15 +23,6 @@ export interface WatchDeps {
   readonly repairAllowed: () => Promise<boolean>;
   /** Counts a metric; `details` go in its line (not dimensions: one alarm covers every registration). */
   readonly count: (metric: string, details: Record<string, string>) => void;
-}
-
-export interface WatchFinding {
-  /** `payments`, or `boleto <cooperativa>/<posto>/<beneficiário>`. */
-  readonly registration: string;
-  readonly drift: readonly RegistrationDrift[];
-  readonly repaired: boolean;
-  /** Why a drift was not repaired. */
-  readonly notRepaired?: string;
 }
 
 async function paymentDrift(ctx: StepContext, spec: PaymentWebhookSpec, acceptedTokens: WatchDeps['acceptedTokens']): Promise<{ drift: RegistrationDrift[]; held: string }> {

@@ -44,34 +44,10 @@ export function budgetedClientConfig(budgetMs: number, maxAttempts: number): { m
   };
 }
 
-/** The fields a construct always writes into a handler's settings, by kind. */
-export interface SettingsFields<T> {
-  readonly strings?: readonly (keyof T & string)[];
-  /** Numbers of 0 or more. */
-  readonly numbers?: readonly (keyof T & string)[];
-  readonly objects?: readonly (keyof T & string)[];
-}
-
 /**
- * Reads the JSON settings a construct wrote for a handler (`where`: an environment variable, a
- * custom resource property) and checks that every field is there: the construct fills every
- * default, so the handler applies none, and a missing field is a deployment to redo.
+ * SQS client settings that keep one SendMessage inside the enqueue budget: short connection and
+ * request timeouts, and a few fast retries. The budget itself is enforced with an abort signal.
  */
-export function readConstructSettings<T>(raw: string | undefined, where: string, fields: SettingsFields<T>): T {
-  const fix = '(the construct sets it; redeploy rather than editing it)';
-  if (!raw) throw new Error(`${where} is not set ${fix}`);
-  let parsed: Record<string, unknown>;
-  try {
-    parsed = JSON.parse(raw) as Record<string, unknown>;
-  } catch {
-    throw new Error(`${where} is not JSON ${fix}`);
-  }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error(`${where} is not a JSON object ${fix}`);
-  const missing = [
-    ...(fields.strings ?? []).filter((key) => typeof parsed[key] !== 'string' || !parsed[key]),
-    ...(fields.numbers ?? []).filter((key) => !(typeof parsed[key] === 'number' && parsed[key] >= 0)),
-    ...(fields.objects ?? []).filter((key) => !parsed[key] || typeof parsed[key] !== 'object'),
-  ];
-  if (missing.length) throw new Error(`${where} lacks ${missing.join(', ')} ${fix}`);
-  return parsed as T;
+export function receiverSqsClientConfig(enqueueBudgetMs: number): ReturnType<typeof budgetedClientConfig> {
+  return budgetedClientConfig(enqueueBudgetMs, 3);
 }

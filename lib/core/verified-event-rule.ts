@@ -6,7 +6,7 @@ import type { Construct } from 'constructs';
 import type { BankAccount } from '../../contracts/bank-connection';
 import type { BankEventDetailType } from '../../contracts/events';
 import { ProcessorDefaults } from '../../contracts/processor';
-import { acknowledgeInherent } from '../core/compliance';
+import { acknowledgeInherent } from './compliance';
 
 /** Where the verified events are: the bus, their source and the account they carry. */
 export interface VerifiedEventSource {

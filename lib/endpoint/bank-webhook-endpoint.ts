@@ -15,16 +15,16 @@ import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { ProcessorDefaults } from '../../contracts/processor';
 import {
-  MAX_BODY_BYTES_LIMIT, RECEIVER_SERVICE_NAME, ReceiverDefaults, ReceiverMetric, ROUTES, SQS_MAX_MESSAGE_BYTES,
+  MAX_BODY_BYTES_LIMIT, RECEIVER_SERVICE_NAME, RECEIVER_SETTINGS_ENV, ReceiverDefaults, ReceiverMetric, ROUTES, SQS_MAX_MESSAGE_BYTES,
 } from '../../contracts/receiver';
 import { notifyOn, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
 import { acknowledgeInherent } from '../core/compliance';
 import { checkFunctionNetwork, functionNetwork, type FunctionNetworkProps } from '../core/function-network';
 import { libraryMetric } from '../core/metrics';
 import { checkTokenHeader, isWholeNumberIn, type PropsValidation, validateProps } from '../core/props-validation';
-import { minimumVisibilitySeconds } from '../processor/settlement-processor';
-import { allowOnlySourceQueue } from '../registration/redrive-allow-policy';
-import { receiverEnvironment } from './receiver-environment';
+import { minimumVisibilitySeconds } from '../core/timing';
+import { allowOnlySourceQueue } from '../core/redrive-allow-policy';
+import { receiverSettings } from './receiver-settings';
 import { ReceiverFunction } from './receiver-function';
 
 /** Properties of {@link BankWebhookEndpoint}. */
@@ -331,10 +331,12 @@ export class BankWebhookEndpoint extends Construct {
       logEncryptionKey: props.logEncryptionKey,
       tracing: props.tracingEnabled ?? false,
       network,
-      environment: receiverEnvironment(
-        { queueUrl: this.queue.queueUrl, paymentsTokenSecretArn: this.paymentCallbackToken.secretArn, boletoTokenSecretArn: this.boletoToken.secretArn },
-        { boletoTokenHeader: this.boletoTokenHeader, maxBodyBytes: props.maxBodySize?.toBytes(), tokenCacheTtlMs: props.tokenCacheTtl?.toMilliseconds() },
-      ),
+      environment: {
+        [RECEIVER_SETTINGS_ENV]: Stack.of(this).toJsonString(receiverSettings(
+          { queueUrl: this.queue.queueUrl, paymentsTokenSecretArn: this.paymentCallbackToken.secretArn, boletoTokenSecretArn: this.boletoToken.secretArn },
+          { boletoTokenHeader: this.boletoTokenHeader, maxBodyBytes: props.maxBodySize?.toBytes(), tokenCacheTtlMs: props.tokenCacheTtl?.toMilliseconds() },
+        )),
+      },
     });
     this.receiverFunction = receiver;
     // Exactly what SendMessage needs (grantSendMessages would add kms:ReEncrypt* and wildcards).

@@ -11,13 +11,14 @@ import { Construct } from 'constructs';
 import {
   PendingPaymentIndex, RECONCILIATION_SERVICE_NAME, SWEEP_SETTINGS_ENV, SweepDefaults, SweepMetric, type SweepSettings, TRACK_PAYMENT_DETAIL_TYPE,
 } from '../../contracts/reconciliation';
-import { bankConnectionEnvironment } from '../bank-connection';
+import { bankConnectionEnvironment } from '../core/bank-connection';
 import { notifyOn, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
 import { acknowledgeInherent } from '../core/compliance';
 import { checkFunctionNetwork, functionNetwork, type FunctionNetworkProps } from '../core/function-network';
 import { libraryMetric } from '../core/metrics';
 import { isWholeNumberIn, type PropsValidation, validateProps } from '../core/props-validation';
-import { checkIdempotencyTtl, minIdempotencyTtlSeconds, type SettlementProcessor } from '../processor/settlement-processor';
+import { checkIdempotencyTtl, minIdempotencyTtlSeconds } from '../core/timing';
+import type { SettlementProcessor } from '../processor/settlement-processor';
 import type { BoletoWebhookContract } from '../registration/boleto-webhook-contract';
 import type { PaymentWebhookRegistration } from '../registration/payment-webhook-registration';
 import { SweepFunction } from './sweep-function';

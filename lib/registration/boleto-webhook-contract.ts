@@ -3,9 +3,9 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { type BoletoContractSpec, RegistrationAttribute, RegistrationDefaults, RegistrationResourceType } from '../../contracts/registration';
 import { ACCOUNT_FIELD_PATTERN, type BankAccount } from '../../contracts/bank-connection';
-import { type BankConnectionProps, validateBankConnection } from '../bank-connection';
+import { type BankConnectionProps, validateBankConnection } from '../core/bank-connection';
 import { checkTokenHeader, type PropsValidation, validateProps } from '../core/props-validation';
-import { checkRegistrationOptions, checkWebhookUrl, createRegistrationResource, type RegistrationResourceOptions } from './registration-provider';
+import { checkRegistrationOptions, checkWebhookUrl, createRegistrationResource, type RegistrationResourceOptions } from './registration-resource';
 
 /** Status of a boleto webhook contract and of its URL (spec 2.1). */
 export enum BoletoContractStatus {

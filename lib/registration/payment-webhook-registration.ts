@@ -2,9 +2,9 @@ import type { CustomResource } from 'aws-cdk-lib';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { type PaymentWebhookSpec, RegistrationAttribute, RegistrationResourceType } from '../../contracts/registration';
-import { type BankConnectionProps, validateBankConnection } from '../bank-connection';
+import { type BankConnectionProps, validateBankConnection } from '../core/bank-connection';
 import { type PropsValidation, validateProps } from '../core/props-validation';
-import { checkRegistrationOptions, checkWebhookUrl, createRegistrationResource, type RegistrationResourceOptions } from './registration-provider';
+import { checkRegistrationOptions, checkWebhookUrl, createRegistrationResource, type RegistrationResourceOptions } from './registration-resource';
 
 /** Options of the payment callback registration that `BankWebhookReceiver` takes as `paymentRegistration`. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named interface of its own, so the receiver's prop can grow payment-only options without breaking users (and jsii has no type aliases)

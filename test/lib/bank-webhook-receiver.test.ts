@@ -8,9 +8,16 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { IConstruct } from 'constructs';
 import { BankWebhookReceiver, type BankWebhookReceiverProps } from '../../lib';
-import { ReceiverEnv } from '../../contracts/receiver';
+import { RECEIVER_SETTINGS_ENV, type ReceiverSettings } from '../../contracts/receiver';
 import { REDRIVE_ALLOW_RESOURCE_TYPE } from '../../contracts/redrive-allow';
-import { synthReceiver, testBankConnection, testStack } from '../support/cdk';
+import { settingsIn, synthReceiver, testBankConnection, testStack } from '../support/cdk';
+
+/** The receiver function's settings, its deploy-time values as intrinsics. */
+function receiverSettingsOf(template: Template): ReceiverSettings {
+  const fns = Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Environment: { Variables: { [RECEIVER_SETTINGS_ENV]: Match.anyValue() } } } }));
+  expect(fns).toHaveLength(1);
+  return settingsIn<ReceiverSettings>(fns[0], RECEIVER_SETTINGS_ENV);
+}
 
 type TestProps = Partial<BankWebhookReceiverProps>;
 
@@ -60,17 +67,16 @@ describe('with default props', () => {
       Timeout: 6,
       MemorySize: 512,
       LoggingConfig: { LogFormat: 'JSON', LogGroup: Match.anyValue() },
-      Environment: {
-        Variables: {
-          [ReceiverEnv.QUEUE_URL]: { Ref: Match.stringLikeRegexp('WebhooksQueue') },
-          [ReceiverEnv.PAYMENTS_TOKEN_SECRET_ARN]: { Ref: Match.stringLikeRegexp('WebhooksPaymentCallbackToken') },
-          [ReceiverEnv.BOLETO_TOKEN_SECRET_ARN]: { Ref: Match.stringLikeRegexp('WebhooksBoletoToken') },
-          [ReceiverEnv.BOLETO_TOKEN_HEADER]: 'Authorization',
-          [ReceiverEnv.MAX_BODY_BYTES]: String(256 * 1024),
-          [ReceiverEnv.TOKEN_CACHE_TTL_MS]: '60000',
-          [ReceiverEnv.ENQUEUE_BUDGET_MS]: '3000',
-        },
-      },
+      Environment: { Variables: { [RECEIVER_SETTINGS_ENV]: Match.anyValue(), NODE_OPTIONS: '--enable-source-maps' } },
+    });
+    expect(receiverSettingsOf(template)).toEqual({
+      queueUrl: { Ref: expect.stringMatching(/^WebhooksQueue/) },
+      paymentsTokenSecretArn: { Ref: expect.stringMatching(/^WebhooksPaymentCallbackToken/) },
+      boletoTokenSecretArn: { Ref: expect.stringMatching(/^WebhooksBoletoToken/) },
+      boletoTokenHeader: 'Authorization',
+      maxBodyBytes: 256 * 1024,
+      tokenCacheTtlMs: 60000,
+      enqueueBudgetMs: 3000,
     });
   });
 
@@ -115,10 +121,10 @@ describe('with default props', () => {
     const queue = template.findResources('AWS::SQS::Queue')[id(receiver.queue)];
     expect(queue.Properties.RedrivePolicy.deadLetterTargetArn).toEqual({ 'Fn::GetAtt': [id(receiver.deadLetterQueue), 'Arn'] });
     const fn = template.findResources('AWS::Lambda::Function')[id(receiver.endpoint.receiverFunction)];
-    expect(fn.Properties.Environment.Variables).toMatchObject({
-      [ReceiverEnv.QUEUE_URL]: { Ref: id(receiver.queue) },
-      [ReceiverEnv.PAYMENTS_TOKEN_SECRET_ARN]: stack.resolve(receiver.paymentCallbackToken.secretArn),
-      [ReceiverEnv.BOLETO_TOKEN_SECRET_ARN]: stack.resolve(receiver.boletoToken.secretArn),
+    expect(settingsIn<ReceiverSettings>(fn, RECEIVER_SETTINGS_ENV)).toMatchObject({
+      queueUrl: { Ref: id(receiver.queue) },
+      paymentsTokenSecretArn: stack.resolve(receiver.paymentCallbackToken.secretArn),
+      boletoTokenSecretArn: stack.resolve(receiver.boletoToken.secretArn),
     });
     expect(stack.resolve(receiver.paymentCallbackToken.secretArn)).not.toEqual(stack.resolve(receiver.boletoToken.secretArn));
     expect(template.findResources('AWS::ApiGateway::RestApi')[id(receiver.api)]).toBeDefined();
@@ -180,12 +186,10 @@ describe('with optional props', () => {
       boletoToken: secretsmanager.Secret.fromSecretCompleteArn(stack, 'Bol', 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:bol-AbCdEf'),
     }));
     template.resourceCountIs('AWS::SecretsManager::Secret', 0);
-    template.hasResourceProperties('AWS::Lambda::Function', {
-      Environment: { Variables: Match.objectLike({
-        [ReceiverEnv.PAYMENTS_TOKEN_SECRET_ARN]: 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:pay-AbCdEf',
-        [ReceiverEnv.BOLETO_TOKEN_SECRET_ARN]: 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:bol-AbCdEf',
-        [ReceiverEnv.BOLETO_TOKEN_HEADER]: 'X-Webhook-Token',
-      }) },
+    expect(receiverSettingsOf(template)).toMatchObject({
+      paymentsTokenSecretArn: 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:pay-AbCdEf',
+      boletoTokenSecretArn: 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:bol-AbCdEf',
+      boletoTokenHeader: 'X-Webhook-Token',
     });
     expect(receiver.boletoTokenHeader).toBe('X-Webhook-Token');
     expect(JSON.stringify(template.findResources('AWS::IAM::Policy'))).toContain('secret:pay-AbCdEf');
@@ -211,8 +215,9 @@ describe('with optional props', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
       MemorySize: 1024,
       TracingConfig: { Mode: 'Active' },
-      Environment: { Variables: Match.objectLike({ [ReceiverEnv.MAX_BODY_BYTES]: String(64 * 1024), [ReceiverEnv.TOKEN_CACHE_TTL_MS]: '30000' }) },
+      Environment: { Variables: Match.objectLike({ [RECEIVER_SETTINGS_ENV]: Match.anyValue() }) },
     });
+    expect(receiverSettingsOf(template)).toMatchObject({ maxBodyBytes: 64 * 1024, tokenCacheTtlMs: 30000 });
     template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
     template.hasResourceProperties('AWS::SQS::Queue', { RedrivePolicy: Match.objectLike({ maxReceiveCount: 3 }) });
   });

@@ -55,3 +55,19 @@ export function synthReceiver(props: Partial<BankWebhookReceiverProps> = {}, con
   const { stack, built: receiver, template } = synthIn((scope: Construct & Stack) => new BankWebhookReceiver(scope, 'Webhooks', { bank: testBankConnection(scope), ...props, ...configure?.(scope) }));
   return { stack, receiver, template };
 }
+
+/**
+ * The settings a construct wrote as one JSON value in a function's environment (`Stack.toJsonString`):
+ * a deploy-time value (a `Ref`, a `Fn::GetAtt`) that is a whole field comes back as that intrinsic.
+ */
+export function settingsIn<T>(fn: { Properties?: Record<string, unknown> }, name: string): T {
+  const value = (fn.Properties as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables[name];
+  if (typeof value === 'string') return JSON.parse(value) as T;
+  const tokens: unknown[] = [];
+  const text = (value as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1]
+    .map((part) => (typeof part === 'string' ? part : `@token${tokens.push(part) - 1}@`)).join('');
+  return JSON.parse(text, (_key, field: unknown) => {
+    const match = typeof field === 'string' ? /^@token(\d+)@$/.exec(field) : null;
+    return match ? tokens[Number(match[1])] : field;
+  }) as T;
+}

@@ -3,7 +3,7 @@ import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, Context } from 'aws-lambda';
 import { BANK_CONNECTION_ENV } from '../../contracts/bank-connection';
 import { PROCESSOR_SETTINGS_ENV } from '../../contracts/processor';
-import { encodeStoredNotification } from '../../lambda/shared/stored-notification';
+import { encodeStoredNotification } from '../../lambda/store/stored-notification';
 import { type Route } from '../../contracts/receiver';
 import { BankSimulator, type BankSimulatorOptions } from '../../simulator/simulator';
 import { LocalEventBridge } from '../../tools/local-aws/eventbridge-server';

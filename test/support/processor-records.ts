@@ -7,11 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
 import type { BankQueries, ProcessorDeps, PublishEntry } from '../../lambda/processor/processor';
-import { EMPTY_RECORD, type Outbox, type SubjectRecord, type SubjectRecordWrite, type SubjectStore } from '../../lambda/processor/subject-store';
+import { EMPTY_RECORD, type Outbox, type SubjectRecord, type SubjectRecordWrite, type SubjectStore } from '../../lambda/store/subject-store';
 import type { BankAccount, PaymentType } from '../../contracts/bank-connection';
-import { BankApiError } from '../../lambda/shared/bank-errors';
+import { BankApiError } from '../../lambda/bank/errors';
 import type { ProcessorSettings } from '../../contracts/processor';
-import { encodeStoredNotification } from '../../lambda/shared/stored-notification';
+import { encodeStoredNotification } from '../../lambda/store/stored-notification';
 import { type Route } from '../../contracts/receiver';
 import { detailProblems } from '../../tools/event-schemas';
 import { processorSettings } from '../../lib/processor/processor-settings';

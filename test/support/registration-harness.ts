@@ -4,7 +4,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Construct } from 'constructs';
-import { BankClient, credentialsFromSecret } from '../../lambda/shared/bank-client';
+import { BankClient, credentialsFromSecret } from '../../lambda/bank/client';
 import { RegistrationResourceType } from '../../contracts/registration';
 import {
   type BankAccount,
@@ -68,7 +68,7 @@ export class RegistrationHarness {
     harness.credentialsArn = harness.secrets.createSecret(`bank-credentials-${randomUUID().slice(0, 6)}`, JSON.stringify(simulatorCredentials(harness.simulator)));
     harness.paymentTokenArn = harness.secrets.createSecret('payment-callback-token', harness.paymentToken);
     harness.boletoTokenArn = harness.secrets.createSecret('boleto-token', harness.boletoToken);
-    harness.handler = loadHandlerBundle<OnEventHandler>('registration', localAwsEnvironment({ SECRETS_MANAGER: endpoint }));
+    harness.handler = loadHandlerBundle<OnEventHandler>('provider', localAwsEnvironment({ SECRETS_MANAGER: endpoint }));
     return harness;
   }
 

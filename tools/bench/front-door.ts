@@ -1,10 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { mapConcurrently } from '../../lambda/processor/processor';
+import { mapConcurrently } from '../../lambda/shared/concurrency';
 import { LocalRunner } from '../local-runner/runner';
 import { peakRssMb } from './bench-worker';
 import { median, percentile } from './stats';
-import { BankWebhooksExampleStack } from '../../examples/basic-receiver/app';
+import { LocalReceiverStack, QUERIES_PER_SECOND_CONTEXT_KEY } from '../local-runner/local-stack';
 
 export interface FrontDoorLoad {
   /** Notifications per second the bank sends. */
@@ -107,8 +107,8 @@ export async function frontDoorUnderLoad(load: FrontDoorLoad, logDir: string, qu
   const runner = await LocalRunner.start({
     logDir,
     stack: (app, id) => {
-      app.node.setContext('bankQueriesPerSecond', String(queriesPerSecond));
-      return new BankWebhooksExampleStack(app, id);
+      app.node.setContext(QUERIES_PER_SECOND_CONTEXT_KEY, String(queriesPerSecond));
+      return new LocalReceiverStack(app, id);
     },
   });
   try {

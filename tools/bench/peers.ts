@@ -11,7 +11,7 @@ import { localAwsEnvironment, resolveLocalhostSubdomains } from '../local-aws/lo
 import { LocalSecretsManager } from '../local-aws/secrets-manager-server';
 import { simulatorConnection, simulatorCredentials } from '../local-runner/bank-credentials';
 import { processorSettings } from '../../lib/processor/processor-settings';
-import { receiverEnvironment } from '../../lib/endpoint/receiver-environment';
+import { receiverEnvironment } from '../../lib/endpoint/receiver-settings';
 
 /** A query rate no run reaches (the most the construct accepts): the pacer never waits, and still takes its slots, as deployed. */
 export const UNLIMITED_QUERIES_PER_SECOND = 1_000;

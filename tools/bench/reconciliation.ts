@@ -7,11 +7,11 @@
  */
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
-import { DynamoDbSubjectStore, EMPTY_RECORD } from '../../lambda/processor/subject-store';
-import type { SweepReport } from '../../lambda/reconciliation/sweep';
+import { DynamoDbSubjectStore, EMPTY_RECORD } from '../../lambda/store/subject-store';
 import { StatusClass } from '../../contracts/events';
-import { bankDay, subjectIdOf } from '../../lambda/shared/look-request';
-import { SweepDefaults } from '../../contracts/reconciliation';
+import { SweepDefaults, type SweepReport } from '../../contracts/reconciliation';
+import { bankDay } from '../../lambda/bank/answers';
+import { subjectIdOf } from '../../lambda/store/look-request';
 import { QueryOperation } from '../../simulator/simulator';
 import { HANDLER_OUT_DIR } from '../bundle-handlers';
 import { LocalFunction } from '../local-aws/local-function';

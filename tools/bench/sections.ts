@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { encodeStoredNotification } from '../../lambda/shared/stored-notification';
-import { mapConcurrently } from '../../lambda/processor/processor';
+import { encodeStoredNotification } from '../../lambda/store/stored-notification';
+import { mapConcurrently } from '../../lambda/shared/concurrency';
 import type { BankSimulatorClient } from '../../simulator/control-client';
 import { median, type RunSummary, summarizeRun, type TimedRun } from './stats';
 

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
-import { encodeStoredNotification } from '../../lambda/shared/stored-notification';
+import { encodeStoredNotification } from '../../lambda/store/stored-notification';
 import { lambdaContext } from '../local-aws/lambda-invoke';
 import { restProxyEvent } from '../local-aws/api-gateway';
 import { resolveLocalhostSubdomains } from '../local-aws/local-env';

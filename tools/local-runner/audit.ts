@@ -6,11 +6,11 @@
  * state it led to, a Notification Not Confirmed naming it, or a quarantine with a reason); and no
  * request refused for its token ever reached the queue.
  */
-import { boletoClaim, paymentClaim } from '../../lambda/processor/bank-state';
-import { type NotificationItem, parseNotification } from '../../lambda/processor/parse';
+import { boletoClaim, paymentClaim } from '../../lambda/bank/state';
+import { type NotificationItem, parseNotification } from '../../lambda/bank/notification';
 import { BankEventDetailType, StatusClass } from '../../contracts/events';
 import { type BoletoMovementMapping, type PaymentStatusMapping, ProcessorDefaults } from '../../contracts/processor';
-import { decodeStoredNotification } from '../../lambda/shared/stored-notification';
+import { decodeStoredNotification } from '../../lambda/store/stored-notification';
 import { type Route, ROUTES } from '../../contracts/receiver';
 import type { ProxyExchange } from '../local-aws/api-gateway';
 import type { RecordedEvent } from '../local-aws/eventbridge-server';

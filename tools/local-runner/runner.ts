@@ -13,11 +13,10 @@ import { type AttributeValue, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { PurgeQueueCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { App, type Stack } from 'aws-cdk-lib';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { BankWebhooksExampleStack } from '../../examples/basic-receiver/app';
-import { readBankConnection } from '../../lambda/shared/bank-connection';
-import { readProcessorSettings } from '../../lambda/processor/settings';
-import { decodeStoredNotification } from '../../lambda/shared/stored-notification';
-import { PAYMENTS_TOKEN_HEADER, ReceiverDefaults, ReceiverEnv, ROUTES } from '../../contracts/receiver';
+import { decodeStoredNotification } from '../../lambda/store/stored-notification';
+import { BANK_CONNECTION_ENV, type BankConnectionSettings } from '../../contracts/bank-connection';
+import { PROCESSOR_SETTINGS_ENV, type ProcessorSettings } from '../../contracts/processor';
+import { PAYMENTS_TOKEN_HEADER, RECEIVER_SETTINGS_ENV, ReceiverDefaults, type ReceiverSettings, ROUTES } from '../../contracts/receiver';
 import { createCertificateAuthority, issueCertificate } from '../../simulator/certificates';
 import { httpCall } from '../../simulator/https-client';
 import { BankSimulator, type BankSimulatorOptions, SimulatorPaths } from '../../simulator/simulator';
@@ -32,23 +31,14 @@ import { LocalFunction } from '../local-aws/local-function';
 import { LocalSecretsManager } from '../local-aws/secrets-manager-server';
 import { type PollResult, SqsEventSource } from '../local-aws/sqs-event-source';
 import { TcpGate } from '../local-aws/tcp-gate';
-import type { SweepReport } from '../../lambda/reconciliation/sweep';
-import type { WatchFinding } from '../../lambda/reconciliation/watch';
-
-/** What one run of the sweep function answers: its report, and the registration watch's findings when the stack registers. */
-export type SweepResult = SweepReport & { readonly registrations?: readonly WatchFinding[] };
+import type { SweepResult } from '../../contracts/reconciliation';
 import { evaluateAlarm, type LocalAlarmState, type MetricDatapoint, metricDatapoints } from './alarms';
 import { auditExactlyOnce, type AuditReport } from './audit';
 import { simulatorCredentials } from './bank-credentials';
-import { type CloudFormationTemplate, describeReceiverDeployment, type FunctionDescription, type ReceiverDeployment, resolveIntrinsics } from './template';
+import { LocalReceiverStack, type RUNNER_CONTEXT_KEYS } from './local-stack';
+import { type CloudFormationTemplate, describeReceiverDeployment, type FunctionDescription, type ReceiverDeployment, resolveIntrinsics, settingsIn } from './template';
 
-/**
- * Context keys the runner sets on the app, pointing the bank settings at the simulator. The
- * example app reads them; a team's own stack reads the same keys to run under the runner.
- */
-export const RUNNER_CONTEXT_KEYS = [
-  'bankBaseUrl', 'bankRegistrationBaseUrl', 'bankCooperativa', 'bankPosto', 'bankConta', 'bankDocumento', 'bankCodigoBeneficiario',
-] as const;
+export { RUNNER_CONTEXT_KEYS } from './local-stack';
 
 /** The name of the stack the runner synthesizes. */
 export const LOCAL_STACK_ID = 'BankWebhooksLocal';
@@ -58,7 +48,7 @@ export interface LocalRunnerOptions {
   /**
    * Builds the stack to run inside `app`, whose context points the bank settings at the simulator
    * (RUNNER_CONTEXT_KEYS). The stack must hold exactly one BankWebhookReceiver.
-   * @default the example app's stack
+   * @default LocalReceiverStack (local-stack.ts): a receiver as the basic example deploys it
    */
   readonly stack?: (app: App, id: string) => Stack;
   /** Options of the bank simulator (faults in force from the start, delivery deadline…). @default a simulator with the sample account */
@@ -287,11 +277,12 @@ export class LocalRunner {
     const processorEnv = this.resolve(d.processor.environment) as Record<string, string>;
     // The bank credentials are the one secret the stack imports: it is created under the name
     // the template points at, with the simulator's credentials.
-    const credentialsArn = readBankConnection(processorEnv).credentialsSecretArn;
+    const credentialsArn = settingsIn<BankConnectionSettings>(processorEnv, BANK_CONNECTION_ENV).credentialsSecretArn;
     this.secrets.createSecret(credentialsArn.replace(/^arn:[^:]+:secretsmanager:[^:]*:[^:]*:secret:/, ''), JSON.stringify(simulatorCredentials(this.simulator)));
-    this.tokens.payments = this.secrets.currentValue(receiverEnv[ReceiverEnv.PAYMENTS_TOKEN_SECRET_ARN]);
-    this.tokens.boleto = this.secrets.currentValue(receiverEnv[ReceiverEnv.BOLETO_TOKEN_SECRET_ARN]);
-    this.boletoTokenHeader = receiverEnv[ReceiverEnv.BOLETO_TOKEN_HEADER] ?? this.boletoTokenHeader;
+    const receiverSettings = settingsIn<ReceiverSettings>(receiverEnv, RECEIVER_SETTINGS_ENV);
+    this.tokens.payments = this.secrets.currentValue(receiverSettings.paymentsTokenSecretArn);
+    this.tokens.boleto = this.secrets.currentValue(receiverSettings.boletoTokenSecretArn);
+    this.boletoTokenHeader = receiverSettings.boletoTokenHeader;
 
     this.receiver = this.localFunction('receiver', d.receiver, { ...receiverEnv, ...endpoints });
     this.processor = this.localFunction('processor', d.processor, { ...processorEnv, ...endpoints });
@@ -374,7 +365,7 @@ export class LocalRunner {
         bankCodigoBeneficiario: account.beneficiario,
       } satisfies Record<(typeof RUNNER_CONTEXT_KEYS)[number], string> & Record<string, unknown>,
     });
-    const stack = (this.options.stack ?? ((scope, id) => new BankWebhooksExampleStack(scope, id)))(app, LOCAL_STACK_ID);
+    const stack = (this.options.stack ?? ((scope, id) => new LocalReceiverStack(scope, id)))(app, LOCAL_STACK_ID);
     return app.synth().getStackArtifact(stack.artifactId).template as CloudFormationTemplate;
   }
 
@@ -514,7 +505,7 @@ export class LocalRunner {
 
   /** The events the processor published (the bus also carries others, such as Track Payment). */
   verifiedEvents(): RecordedEvent[] {
-    const source = readProcessorSettings(this.resolve(this.deployment.processor.environment) as NodeJS.ProcessEnv).eventSource;
+    const source = this.processorSettings().eventSource;
     return this.events.events.filter((event) => event.source === source);
   }
 
@@ -559,6 +550,11 @@ export class LocalRunner {
     return Object.fromEntries(this.deployment.alarms.map((alarm) => [alarm.logicalId, evaluateAlarm(alarm, this.datapoints, now)]));
   }
 
+  /** The processor's settings, as the template gives them. */
+  private processorSettings(): ProcessorSettings {
+    return settingsIn<ProcessorSettings>(this.resolve(this.deployment.processor.environment) as Record<string, unknown>, PROCESSOR_SETTINGS_ENV);
+  }
+
   /** Where the records stand now: audit(checkpoint) then checks only what came after. */
   checkpoint(): RunnerCheckpoint {
     return { exchanges: this.exchanges.length, events: this.verifiedEvents().length, quarantined: this.quarantined.length };
@@ -566,7 +562,7 @@ export class LocalRunner {
 
   /** Checks the end-to-end promise over everything seen since `since` (call after settle()). */
   audit(since: RunnerCheckpoint = { exchanges: 0, events: 0, quarantined: 0 }): AuditReport {
-    const settings = readProcessorSettings(this.resolve(this.deployment.processor.environment) as NodeJS.ProcessEnv);
+    const settings = this.processorSettings();
     return auditExactlyOnce({
       exchanges: this.exchanges.slice(since.exchanges),
       events: this.verifiedEvents().slice(since.events),

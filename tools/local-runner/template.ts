@@ -7,7 +7,7 @@
  */
 import { PROCESSOR_SETTINGS_ENV } from '../../contracts/processor';
 import { SWEEP_SETTINGS_ENV, TRACK_PAYMENT_DETAIL_TYPE } from '../../contracts/reconciliation';
-import { ReceiverEnv } from '../../contracts/receiver';
+import { RECEIVER_SETTINGS_ENV } from '../../contracts/receiver';
 import { RegistrationResourceType } from '../../contracts/registration';
 
 export interface TemplateResource {
@@ -126,6 +126,13 @@ function functionDescription(logicalId: string, resource: TemplateResource): Fun
   };
 }
 
+/** The settings a construct wrote as one JSON value in a function's environment, once resolved. */
+export function settingsIn<T>(environment: Record<string, unknown>, name: string): T {
+  const raw = environment[name];
+  if (typeof raw !== 'string') throw new Error(`The function's environment has no ${name} to read (resolve the template's values first)`);
+  return JSON.parse(raw) as T;
+}
+
 function only<T>(items: T[], what: string): T {
   if (items.length !== 1) throw new Error(`The template has ${items.length} ${what}; the local runner runs a stack with exactly one BankWebhookReceiver`);
   return items[0];
@@ -137,12 +144,13 @@ export function describeReceiverDeployment(template: CloudFormationTemplate): Re
   const ofType = (type: string) => resources.filter(([, r]) => r.Type === type);
   const functions = ofType('AWS::Lambda::Function');
   const withEnv = (name: string) => functions.filter(([, r]) => name in functionDescription('', r).environment);
-  const [receiverId, receiver] = only(withEnv(ReceiverEnv.QUEUE_URL), 'receiver functions');
+  const [receiverId, receiver] = only(withEnv(RECEIVER_SETTINGS_ENV), 'receiver functions');
   const [processorId, processor] = only(withEnv(PROCESSOR_SETTINGS_ENV), 'processor functions');
-  const queueRef = (functionDescription(receiverId, receiver).environment[ReceiverEnv.QUEUE_URL] as { Ref: string }).Ref;
+  const [, mapping] = only(ofType('AWS::Lambda::EventSourceMapping').filter(([, r]) => JSON.stringify(r.Properties?.FunctionName).includes(processorId)), 'processor event source mappings');
+  // The queue the processor consumes: the one the receiver stores in.
+  const queueRef = (mapping.Properties?.EventSourceArn as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
   const queue = template.Resources[queueRef];
   const redrive = queue.Properties?.RedrivePolicy as { deadLetterTargetArn: { 'Fn::GetAtt': [string, string] }; maxReceiveCount: number };
-  const [, mapping] = only(ofType('AWS::Lambda::EventSourceMapping').filter(([, r]) => JSON.stringify(r.Properties?.FunctionName).includes(processorId)), 'processor event source mappings');
   // The provider framework names the user handler in USER_ON_EVENT_FUNCTION_ARN.
   const framework = withEnv('USER_ON_EVENT_FUNCTION_ARN')[0];
   const handlerId = framework ? (functionDescription('', framework[1]).environment.USER_ON_EVENT_FUNCTION_ARN as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0] : undefined;

@@ -5,7 +5,7 @@
  */
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { encodeStoredNotification } from '../../../lambda/shared/stored-notification';
+import { encodeStoredNotification } from '../../../lambda/store/stored-notification';
 import { drainQueue } from '../../../tools/local-aws/fauxqs';
 import { ProcessorHarness } from '../../support/processor-harness';
 import { BankEventDetailType as T } from '../../../contracts/events';

@@ -4,12 +4,12 @@
  */
 import { processBatch } from '../../../lambda/processor/processor';
 import { BankEventDetailType as T, EventTrigger, StatusClass as C } from '../../../contracts/events';
-import { decodeStoredNotification, encodeStoredNotification } from '../../../lambda/shared/stored-notification';
+import { decodeStoredNotification, encodeStoredNotification } from '../../../lambda/store/stored-notification';
 import { ProcessorDefaults, ProcessorMetric } from '../../../contracts/processor';
-import { BankApiError } from '../../../lambda/shared/bank-errors';
-import { OutOfRate } from '../../../lambda/shared/bank-pacing';
+import { BankApiError } from '../../../lambda/bank/errors';
+import { OutOfRate } from '../../../lambda/bank/pacing';
 import { boletoEvent, contextWith, fakeDeps, pixPayment, rawRecord, sqsRecord } from '../../support/processor-records';
-import { decodeLookRequest, encodeLookRequest } from '../../../lambda/shared/look-request';
+import { decodeLookRequest, encodeLookRequest } from '../../../lambda/store/look-request';
 import { TRACK_PAYMENT_DETAIL_TYPE } from '../../../contracts/reconciliation';
 
 type Fakes = ReturnType<typeof fakeDeps>;

@@ -1,17 +1,16 @@
 /**
  * The receiver bundle exactly as deployed (dist/handlers/receiver/index.js), configured through
- * the environment variables the construct sets, against fauxqs and a local Secrets Manager.
+ * the settings the construct writes, against fauxqs and a local Secrets Manager.
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { decodeStoredNotification } from '../../../lambda/shared/stored-notification';
-import { ReceiverEnv } from '../../../contracts/receiver';
+import { decodeStoredNotification } from '../../../lambda/store/stored-notification';
 import { LocalSecretsManager } from '../../../tools/local-aws/secrets-manager-server';
 import { apiEvent } from '../../support/api-event';
 import { resolveLocalhostSubdomains, TEST_AWS } from '../../support/aws-env';
 import { createQueueWithDlq, drainQueue, type Fauxqs, startFauxqs } from '../../../tools/local-aws/fauxqs';
 import { type ApiHandler, captureOutput, jsonLogLines, loadHandlerBundle } from '../../support/load-handler';
-import { receiverEnvironment } from '../../../lib/endpoint/receiver-environment';
+import { receiverEnvironment, type ReceiverResources } from '../../../lib/endpoint/receiver-settings';
 
 const TOKEN_A = 'RotationTokenAaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1';
 const TOKEN_B = 'RotationTokenBbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb2';
@@ -26,6 +25,7 @@ let sqs: SQSClient;
 let queueUrl: string;
 let paymentsArn: string;
 let env: Record<string, string>;
+let resources: ReceiverResources;
 let handler: ApiHandler;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -37,7 +37,7 @@ beforeAll(async () => {
   secretsManager = new LocalSecretsManager();
   const secretsEndpoint = await secretsManager.start();
   paymentsArn = secretsManager.createSecret('bundle-payments-token', TOKEN_A);
-  const boletoArn = secretsManager.createSecret('bundle-boleto-token', BOLETO_TOKEN);
+  const boletoTokenSecretArn = secretsManager.createSecret('bundle-boleto-token', BOLETO_TOKEN);
   sqs = fauxqs.client();
   ({ queueUrl } = await createQueueWithDlq(sqs, 'receiver-bundle'));
   env = {
@@ -46,7 +46,7 @@ beforeAll(async () => {
     AWS_SECRET_ACCESS_KEY: 'test',
     AWS_ENDPOINT_URL_SQS: fauxqs.endpoint,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsEndpoint,
-    ...receiverEnvironment({ queueUrl, paymentsTokenSecretArn: paymentsArn, boletoTokenSecretArn: boletoArn }, { tokenCacheTtlMs: CACHE_TTL_MS }),
+    ...receiverEnvironment(resources = { queueUrl, paymentsTokenSecretArn: paymentsArn, boletoTokenSecretArn }, { tokenCacheTtlMs: CACHE_TTL_MS }),
   };
   handler = loadHandlerBundle('receiver', env);
 });
@@ -131,8 +131,7 @@ describe('when SQS cannot take the message', () => {
     const hanging = loadHandlerBundle('receiver', {
       ...env,
       AWS_ENDPOINT_URL_SQS: `http://127.0.0.1:${port}`,
-      [ReceiverEnv.QUEUE_URL]: `http://127.0.0.1:${port}/000000000000/receiver-bundle`,
-      [ReceiverEnv.ENQUEUE_BUDGET_MS]: '1500',
+      ...receiverEnvironment({ ...resources, queueUrl: `http://127.0.0.1:${port}/000000000000/receiver-bundle` }, { tokenCacheTtlMs: CACHE_TTL_MS, enqueueBudgetMs: 1500 }),
     });
     const { result, output } = await captureOutput(() => hanging(apiEvent({ route: 'payments', headers: { Authorization: TOKEN_B }, body: BODY, requestId: 'bundle-hang' })));
     expect(result.statusCode).toBe(503);

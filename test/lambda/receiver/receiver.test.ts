@@ -1,8 +1,9 @@
 import { type Message, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { handleNotification, receiverSqsClientConfig, type ReceiverDeps } from '../../../lambda/receiver/receiver';
+import { handleNotification, type ReceiverDeps } from '../../../lambda/receiver/receiver';
+import { receiverSqsClientConfig } from '../../../lambda/shared/runtime';
 import { TokenCache } from '../../../lambda/receiver/token-cache';
-import { decodeStoredNotification, encodeStoredNotification } from '../../../lambda/shared/stored-notification';
+import { decodeStoredNotification, encodeStoredNotification } from '../../../lambda/store/stored-notification';
 import { ReceiverDefaults, SQS_MAX_MESSAGE_BYTES } from '../../../contracts/receiver';
 import { loadStageToken } from '../../../lambda/shared/secret-tokens';
 import { LocalSecretsManager } from '../../../tools/local-aws/secrets-manager-server';
@@ -43,7 +44,7 @@ beforeAll(async () => {
   ({ queueUrl } = await createQueueWithDlq(sqs, 'receiver-matrix'));
   secrets = new SecretsManagerClient({ ...TEST_AWS, endpoint: secretsEndpoint });
   deps = {
-    config: {
+    settings: {
       queueUrl, paymentsTokenSecretArn: paymentsArn, boletoTokenSecretArn: boletoArn, boletoTokenHeader: 'X-Webhook-Token',
       maxBodyBytes: 1024, tokenCacheTtlMs: 60_000, enqueueBudgetMs: ReceiverDefaults.enqueueBudgetMs,
     },
@@ -213,7 +214,7 @@ it('answers 404 for a route it does not serve, storing nothing', async () => {
 it('answers 503, never 200, when the queue does not exist', async () => {
   const result = await handleNotification(
     apiEvent({ route: 'payments', headers: { Authorization: PAYMENTS_TOKEN }, body: PIX_NOTIFICATION, requestId: 'req-missing-queue' }),
-    { ...deps, config: { ...deps.config, queueUrl: queueUrl.replace('receiver-matrix', 'no-such-queue') } },
+    { ...deps, settings: { ...deps.settings, queueUrl: queueUrl.replace('receiver-matrix', 'no-such-queue') } },
   );
   expect(result.statusCode).toBe(503);
   expect(JSON.parse(result.body)).toEqual({ message: 'Temporarily unable to store the notification', requestId: 'req-missing-queue' });
@@ -252,7 +253,7 @@ describe('reading the token secret', () => {
 
   it('reads AWSPENDING once for a token that is not the current one, and accepts it during a rotation', async () => {
     const next = 'PayTok3nNextNextNextNextNextNextNextNextNextNextNextNextNextNextNe';
-    const arn = deps.config.paymentsTokenSecretArn;
+    const arn = deps.settings.paymentsTokenSecretArn;
     const tokens = freshTokens();
     expect((await pay('not-the-token-at-all-0123456789', 'req-stage-bad', tokens)).statusCode).toBe(401);
     secretsManager.putValue(arn, next, ['AWSPENDING']);
@@ -321,7 +322,7 @@ describe('the size of what is stored', () => {
         return sqs.send(command, options);
       },
     };
-    const answer = await handleNotification({ ...event, body }, { ...deps, sqs: measured as unknown as SQSClient, config: { ...deps.config, maxBodyBytes: 256 * 1024 } });
+    const answer = await handleNotification({ ...event, body }, { ...deps, sqs: measured as unknown as SQSClient, settings: { ...deps.settings, maxBodyBytes: 256 * 1024 } });
     expect(answer.statusCode).toBe(200);
     const [message] = await stored();
     expect(storedBody(message)).toBe(body);
@@ -329,7 +330,7 @@ describe('the size of what is stored', () => {
 
   it('stores a body of exactly the largest maxBodySize (512 KiB) of bytes that are not UTF-8', async () => {
     const bytes = Buffer.alloc(512 * 1024, 0xff);
-    const answer = await handleNotification(apiEvent({ route: 'boleto', headers: { 'X-Webhook-Token': BOLETO_TOKEN }, body: bytes.toString('base64'), isBase64Encoded: true }), { ...deps, config: { ...deps.config, maxBodyBytes: 512 * 1024 } });
+    const answer = await handleNotification(apiEvent({ route: 'boleto', headers: { 'X-Webhook-Token': BOLETO_TOKEN }, body: bytes.toString('base64'), isBase64Encoded: true }), { ...deps, settings: { ...deps.settings, maxBodyBytes: 512 * 1024 } });
     expect(answer.statusCode).toBe(200);
     const [message] = await stored();
     expect(decodeStoredNotification(message.Body!).body).toEqual(bytes);

@@ -1,8 +1,11 @@
 import { EventTrigger, StatusClass } from '../../../contracts/events';
-import { bankDay, decodeLookRequest } from '../../../lambda/shared/look-request';
+import { bankDay } from '../../../lambda/bank/answers';
+import type { DayCursor } from '../../../lambda/store/day-cursors';
+import { decodeLookRequest } from '../../../lambda/store/look-request';
+import type { PendingPayment } from '../../../lambda/store/pending-payments';
 import { SweepDefaults, SweepMetric } from '../../../contracts/reconciliation';
-import { EMPTY_RECORD, type SubjectRecord } from '../../../lambda/processor/subject-store';
-import { type DayCursor, holdsSettlement, type PendingPayment, sweep, type SweepDeps } from '../../../lambda/reconciliation/sweep';
+import { EMPTY_RECORD, type SubjectRecord } from '../../../lambda/store/subject-store';
+import { holdsSettlement, sweep, type SweepDeps } from '../../../lambda/reconciliation/sweep';
 
 const BENEFICIARIO = '54321';
 const PAGE = 50;

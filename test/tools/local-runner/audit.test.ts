@@ -1,5 +1,5 @@
 /** The exactly-once audit finds each way the end-to-end promise can break. */
-import { encodeStoredNotification } from '../../../lambda/shared/stored-notification';
+import { encodeStoredNotification } from '../../../lambda/store/stored-notification';
 import type { ProxyExchange } from '../../../tools/local-aws/api-gateway';
 import type { RecordedEvent } from '../../../tools/local-aws/eventbridge-server';
 import { auditExactlyOnce, notificationIdentities } from '../../../tools/local-runner/audit';

@@ -6,7 +6,7 @@ import { BankEventDetailType as T } from '../../../contracts/events';
 import { LocalRunner } from '../../../tools/local-runner/runner';
 import { LocalEventBridge } from '../../../tools/local-aws/eventbridge-server';
 import { SAMPLE_ACCOUNT } from '../../../simulator/simulator';
-import { decodeStoredNotification } from '../../../lambda/shared/stored-notification';
+import { decodeStoredNotification } from '../../../lambda/store/stored-notification';
 
 jest.setTimeout(120_000);
 

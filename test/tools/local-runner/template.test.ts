@@ -3,7 +3,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { BankWebhooksExampleStack } from '../../../examples/basic-receiver/app';
 import { BANK_CONNECTION_ENV } from '../../../contracts/bank-connection';
 import { PROCESSOR_SETTINGS_ENV } from '../../../contracts/processor';
-import { ReceiverEnv } from '../../../contracts/receiver';
+import { RECEIVER_SETTINGS_ENV } from '../../../contracts/receiver';
 import { type CloudFormationTemplate, describeReceiverDeployment, type IntrinsicValues, resolveIntrinsics } from '../../../tools/local-runner/template';
 
 const template = Template.fromStack(new BankWebhooksExampleStack(new App(), 'Example')).toJSON() as CloudFormationTemplate;
@@ -37,8 +37,10 @@ it('finds the receiver, the processor, the registration handler and their settin
 
 it('resolves the functions\' environment and the registrations against the local stand-ins', () => {
   const receiverEnv = resolveIntrinsics(deployment.receiver.environment, values) as Record<string, string>;
-  expect(receiverEnv[ReceiverEnv.QUEUE_URL]).toBe(`http://sqs.us-east-1.localhost:9324/000000000000/${deployment.queue.logicalId}`);
-  expect(receiverEnv[ReceiverEnv.PAYMENTS_TOKEN_SECRET_ARN]).toMatch(/^arn:aws:secretsmanager:us-east-1:000000000000:secret:BankWebhooksPaymentCallbackToken/);
+  expect(JSON.parse(receiverEnv[RECEIVER_SETTINGS_ENV])).toMatchObject({
+    queueUrl: `http://sqs.us-east-1.localhost:9324/000000000000/${deployment.queue.logicalId}`,
+    paymentsTokenSecretArn: expect.stringMatching(/^arn:aws:secretsmanager:us-east-1:000000000000:secret:BankWebhooksPaymentCallbackToken/),
+  });
 
   const processorEnv = resolveIntrinsics(deployment.processor.environment, values) as Record<string, string>;
   expect(JSON.parse(processorEnv[BANK_CONNECTION_ENV])).toMatchObject({ credentialsSecretArn: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:cdk-bank-webhooks/bank-credentials' });

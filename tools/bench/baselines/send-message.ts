@@ -5,11 +5,12 @@
  */
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { ReceiverDefaults, ReceiverEnv } from '../../../contracts/receiver';
+import { RECEIVER_SETTINGS_ENV, ReceiverDefaults, type ReceiverSettings } from '../../../contracts/receiver';
+import { receiverSqsClientConfig } from '../../../lambda/shared/runtime';
 import { secretsClientConfig } from '../../../lambda/shared/secret-tokens';
-import { receiverSqsClientConfig } from '../../../lambda/receiver/receiver';
+import { settingsIn } from './settings-in';
 
-const queueUrl = process.env[ReceiverEnv.QUEUE_URL];
+const { queueUrl } = settingsIn<ReceiverSettings>(RECEIVER_SETTINGS_ENV);
 const sqs = new SQSClient(receiverSqsClientConfig(ReceiverDefaults.enqueueBudgetMs));
 // Created as the receiver creates it, though this floor never reads a secret.
 export const secrets = new SecretsManagerClient(secretsClientConfig(ReceiverDefaults.secretFetchBudgetMs));

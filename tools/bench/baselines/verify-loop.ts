@@ -15,18 +15,18 @@ import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SQSEvent } from 'aws-lambda';
-import { BankClient, credentialsFromSecret } from '../../../lambda/shared/bank-client';
-import { readBankConnection } from '../../../lambda/shared/bank-connection';
-import { IdempotencyTable, ProcessorDefaults } from '../../../contracts/processor';
-import { readProcessorSettings } from '../../../lambda/processor/settings';
-import { decodeStoredNotification } from '../../../lambda/shared/stored-notification';
+import { BankClient, credentialsFromSecret } from '../../../lambda/bank/client';
+import { readBankConnection } from '../../../lambda/bank/connection';
+import { IdempotencyTable, PROCESSOR_SETTINGS_ENV, ProcessorDefaults, type ProcessorSettings } from '../../../contracts/processor';
+import { decodeStoredNotification } from '../../../lambda/store/stored-notification';
 import { BankEventDetailType, StatusClass } from '../../../contracts/events';
-import { mapConcurrently } from '../../../lambda/processor/processor';
+import { mapConcurrently } from '../../../lambda/shared/concurrency';
 import { AWS_CLIENT_CONFIG } from '../../../lambda/shared/runtime';
-import { DynamoDbSubjectStore, newOutboxId } from '../../../lambda/processor/subject-store';
+import { DynamoDbSubjectStore, newOutboxId } from '../../../lambda/store/subject-store';
+import { settingsIn } from './settings-in';
 
-const settings = readProcessorSettings(process.env);
-const connection = readBankConnection(process.env);
+const settings = settingsIn<ProcessorSettings>(PROCESSOR_SETTINGS_ENV);
+const connection = readBankConnection(process.env, 'SettlementProcessor');
 const dynamo = new DynamoDBClient(AWS_CLIENT_CONFIG);
 
 const store = new DynamoDbSubjectStore(dynamo, settings.idempotencyTableName, settings.idempotencyTtlSeconds);

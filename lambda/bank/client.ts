@@ -1,0 +1,397 @@
+import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { type BankConnectionSettings, type BankCredentials, ClientCredentialsAuth, type PaymentType } from '../../contracts/bank-connection';
+import { parseBankCredentials } from './connection';
+import { BankApiError, bankErrorMessage, isRetryableStatus } from './errors';
+import { type HttpResponse, HttpsTransport, NetworkError, type TlsMaterial } from './http';
+import { type BankPacer, CallKind, MemorySlotSchedule, OutOfRate, RatePacer } from './pacing';
+import { secrets } from '../shared/redaction';
+import { errorMessage } from '../shared/runtime';
+import { backoffDelay, DEFAULT_RETRY_POLICY, type RetryPolicy, retryAfterMs, sleep } from '../shared/retry';
+
+/** The bank's two APIs, each with its own token flow (BANK-NOTES.md). */
+export type BankApi = 'collection' | 'payments';
+
+/** What a retry looked like, for logs and metrics (never a credential). */
+export interface RetryInfo {
+  readonly operation: string;
+  readonly attempt: number;
+  readonly status?: number;
+  readonly reason: string;
+  readonly delayMs: number;
+}
+
+export interface BankClientOptions {
+  readonly settings: BankConnectionSettings;
+  /** Loads the bank credentials (cached by the caller, see {@link credentialsFromSecret}). */
+  readonly credentials: () => Promise<BankCredentials>;
+  /** @default DEFAULT_RETRY_POLICY */
+  readonly retry?: RetryPolicy;
+  readonly onRetry?: (info: RetryInfo) => void;
+  /** Told of every 429 answer (the bank's rate was exceeded). */
+  readonly onThrottled?: (info: { readonly operation: string; readonly retryAfterMs?: number }) => void;
+  /**
+   * Paces every call, token requests included (see bank-pacing.ts).
+   * @default a pacer of this client alone, at the connection's queriesPerSecond
+   */
+  readonly pacer?: BankPacer;
+  /** @default Date.now */
+  readonly now?: () => number;
+  /** @default setTimeout */
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** @default Math.random */
+  readonly random?: () => number;
+}
+
+export interface BankCall {
+  /** Names the call in errors and logs, such as "boleto query". */
+  readonly operation: string;
+  readonly api: BankApi;
+  readonly method: string;
+  readonly url: string;
+  readonly body?: unknown;
+  /** Epoch milliseconds by which the call, retries included, must be over. */
+  readonly deadline: number;
+}
+
+export interface BankAnswer {
+  readonly status: number;
+  /** The parsed JSON answer, or null for an empty one. */
+  readonly body: unknown;
+}
+
+interface CachedToken {
+  readonly accessToken: string;
+  readonly renewAt: number;
+  readonly refreshToken?: string;
+  readonly refreshUntil?: number;
+}
+
+/** Smallest time worth starting a call with; below it the call gives up and the caller retries later. */
+const MIN_CALL_MS = 200;
+/** A token is renewed this long before it expires (at most a fifth of its life). */
+const TOKEN_RENEW_MARGIN_MS = 30_000;
+
+/** Loads the credentials secret and keeps its value for `ttlMs`; a failed reload reuses the last value. */
+export function credentialsFromSecret(client: SecretsManagerClient, secretArn: string, ttlMs = 300_000, now: () => number = Date.now): () => Promise<BankCredentials> {
+  let cached: { value: BankCredentials; until: number } | undefined;
+  let inflight: Promise<BankCredentials> | undefined;
+  return async () => {
+    if (cached && now() < cached.until) return cached.value;
+    inflight ??= (async () => {
+      try {
+        const result = await client.send(new GetSecretValueCommand({ SecretId: secretArn }), { abortSignal: AbortSignal.timeout(3_000) });
+        const value = parseBankCredentials(result.SecretString, secretArn);
+        secrets.remember(value.apiKey, value.password, value.clientSecret, value.clientKey);
+        cached = { value, until: now() + ttlMs };
+        return value;
+      } catch (error) {
+        if (cached) return cached.value;
+        throw error;
+      } finally {
+        inflight = undefined;
+      }
+    })();
+    return inflight;
+  };
+}
+
+/** The JSON object of a bank answer, or a BankApiError naming the operation. */
+export function answerObject(body: unknown, operation: string, status: number): Record<string, unknown> {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new BankApiError(operation, status, 'the answer is not a JSON object', false);
+  return body as Record<string, unknown>;
+}
+
+function formBody(fields: Record<string, string>): string {
+  return new URLSearchParams(fields).toString();
+}
+
+function parseAnswer(response: HttpResponse): unknown {
+  if (!response.body.trim()) return null;
+  try {
+    return JSON.parse(response.body) as unknown;
+  } catch {
+    return response.body;
+  }
+}
+
+function describeNetworkError(error: unknown): string {
+  if (error instanceof NetworkError) return error.code === 'TIMEOUT' ? error.message : `${error.code}: ${error.message}`;
+  return errorMessage(error);
+}
+
+/** One page of the settled boletos listing. */
+export interface SettledBoletosPage {
+  readonly items: readonly Record<string, unknown>[];
+  readonly hasNext: boolean;
+}
+
+/**
+ * The bank API client shared by the handlers: both token flows (collection password grant with
+ * `x-api-key`; payments `client_credentials` over mutual TLS), tokens cached until shortly before
+ * they expire and renewed once on a 401, a timeout per call, and retries with exponential
+ * backoff and jitter on network errors, 429 and 5xx, honouring `Retry-After`, inside the
+ * caller's deadline. Every failure is a {@link BankApiError} with the bank's own message.
+ * Credentials and tokens never appear in its errors.
+ */
+export class BankClient {
+  private readonly retry: RetryPolicy;
+  private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly random: () => number;
+  private readonly pacer: BankPacer;
+  private readonly tokens = new Map<BankApi, CachedToken>();
+  private readonly tokenRequests = new Map<BankApi, Promise<string>>();
+  private readonly transports = new Map<BankApi, { key: string; transport: HttpsTransport }>();
+
+  constructor(private readonly options: BankClientOptions) {
+    this.retry = options.retry ?? DEFAULT_RETRY_POLICY;
+    this.now = options.now ?? Date.now;
+    this.sleep = options.sleep ?? sleep;
+    this.random = options.random ?? Math.random;
+    this.pacer = options.pacer ?? new RatePacer(new MemorySlotSchedule(), {
+      ratePerSecond: options.settings.queriesPerSecond, name: 'bank calls', now: this.now, sleep: this.sleep,
+    });
+  }
+
+  get settings(): BankConnectionSettings {
+    return this.options.settings;
+  }
+
+  /** The boleto query (the collection API): the answer's `resultado`, or the whole answer when it has none. */
+  async queryBoleto(codigoBeneficiario: string, nossoNumero: string, deadline: number): Promise<Record<string, unknown>> {
+    const url = new URL(this.settings.baseUrl + this.settings.boletoQueryPath);
+    url.searchParams.set('codigoBeneficiario', codigoBeneficiario);
+    url.searchParams.set('nossoNumero', nossoNumero);
+    const operation = `boleto query (nossoNumero ${nossoNumero})`;
+    const answer = await this.call({ operation, api: 'collection', method: 'GET', url: url.toString(), deadline });
+    const body = answer.body as Record<string, unknown> | null;
+    const result = body && typeof body === 'object' && body.resultado && typeof body.resultado === 'object' ? body.resultado : body;
+    return answerObject(result, operation, answer.status);
+  }
+
+  /**
+   * One page (from 1) of the boletos settled on a day (`dia` as `DD/MM/YYYY`, the bank's local
+   * day), in the order the bank settled them.
+   */
+  async listSettledBoletos(codigoBeneficiario: string, dia: string, pagina: number, deadline: number): Promise<SettledBoletosPage> {
+    const url = new URL(this.settings.baseUrl + this.settings.settledBoletosPath);
+    url.searchParams.set('codigoBeneficiario', codigoBeneficiario);
+    url.searchParams.set('dia', dia);
+    url.searchParams.set('pagina', String(pagina));
+    const operation = `settled boletos listing (dia ${dia}, pagina ${pagina})`;
+    const answer = await this.call({ operation, api: 'collection', method: 'GET', url: url.toString(), deadline });
+    const body = answerObject(answer.body, operation, answer.status);
+    if (!Array.isArray(body.items)) throw new BankApiError(operation, answer.status, 'the answer has no items list', false);
+    const items = body.items.filter((item): item is Record<string, unknown> => !!item && typeof item === 'object' && !Array.isArray(item));
+    return { items, hasNext: body.hasNext === true };
+  }
+
+  /** A payment query (the payments API): Pix, paid boleto or tax payment by transaction id. */
+  async queryPayment(type: PaymentType, idTransacao: string, deadline: number): Promise<Record<string, unknown>> {
+    const path = this.settings.paymentQueryPaths[type].replace('{id}', encodeURIComponent(idTransacao));
+    const operation = `${type} payment query (idTransacao ${idTransacao})`;
+    const answer = await this.call({ operation, api: 'payments', method: 'GET', url: this.settings.registrationBaseUrl + path, deadline });
+    return answerObject(answer.body, operation, answer.status);
+  }
+
+  /**
+   * One API call with the API's token and account headers. A 401 renews the token once; network
+   * errors, 429 and 5xx are retried inside the deadline. Resolves with any 2xx answer.
+   */
+  async call(call: BankCall): Promise<BankAnswer> {
+    for (let renewed = false; ; renewed = true) {
+      const token = await this.token(call.api, call.deadline);
+      const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${token}`, ...(await this.accountHeaders(call.api)) };
+      let body: string | undefined;
+      if (call.body !== undefined) {
+        headers['content-type'] = 'application/json';
+        body = JSON.stringify(call.body);
+      }
+      const response = await this.send(call.operation, call.api, call.deadline, { url: call.url, method: call.method, headers, body }, call.method === 'POST' ? CallKind.CREATION : CallKind.OTHER);
+      if (response.status === 401 && !renewed) {
+        // Renew now, keeping the refresh token (a refresh costs the bank less than a password grant).
+        const cached = this.tokens.get(call.api);
+        if (cached) this.tokens.set(call.api, { ...cached, renewAt: 0 });
+        continue;
+      }
+      if (response.status >= 200 && response.status < 300) {
+        const answer = parseAnswer(response);
+        // An HTML or text page with a 2xx (a proxy, a maintenance page) is not the API's answer:
+        // read as "nothing there", it would hide a contract or a registration that is.
+        if (typeof answer === 'string') {
+          const type = [response.headers['content-type']].flat()[0] ?? 'no content type';
+          throw new BankApiError(call.operation, response.status, `the answer is not JSON (${type}): ${answer.replace(/\s+/g, ' ').slice(0, 80)}`, true);
+        }
+        return { status: response.status, body: answer };
+      }
+      throw new BankApiError(call.operation, response.status, bankErrorMessage(response.body) ?? 'no message in the answer', false);
+    }
+  }
+
+  /** Closes kept-alive connections. */
+  close(): void {
+    for (const { transport } of this.transports.values()) transport.close();
+    this.transports.clear();
+  }
+
+  private async accountHeaders(api: BankApi): Promise<Record<string, string>> {
+    const a = this.settings.account;
+    if (api === 'payments') return { 'x-conta': a.conta, 'x-cooperativa': a.cooperativa, 'x-documento': a.documento };
+    const credentials = await this.options.credentials();
+    return { 'x-api-key': credentials.apiKey ?? '', cooperativa: a.cooperativa, posto: a.posto };
+  }
+
+  private async token(api: BankApi, deadline: number): Promise<string> {
+    const cached = this.tokens.get(api);
+    if (cached && this.now() < cached.renewAt) return cached.accessToken;
+    let request = this.tokenRequests.get(api);
+    if (!request) {
+      request = (api === 'collection' ? this.collectionToken(cached, deadline) : this.paymentsToken(deadline))
+        .finally(() => this.tokenRequests.delete(api));
+      this.tokenRequests.set(api, request);
+    }
+    return request;
+  }
+
+  private remember(api: BankApi, answer: Record<string, unknown>, operation: string): string {
+    const accessToken = answer.access_token;
+    if (typeof accessToken !== 'string' || !accessToken) throw new BankApiError(operation, 200, 'the answer has no access_token', false);
+    secrets.remember(accessToken, answer.refresh_token);
+    const lifetimeMs = (typeof answer.expires_in === 'number' && answer.expires_in > 0 ? answer.expires_in : 300) * 1000;
+    const refreshLifetimeMs = typeof answer.refresh_expires_in === 'number' ? answer.refresh_expires_in * 1000 : undefined;
+    const now = this.now();
+    this.tokens.set(api, {
+      accessToken,
+      renewAt: now + lifetimeMs - Math.min(TOKEN_RENEW_MARGIN_MS, lifetimeMs / 5),
+      refreshToken: typeof answer.refresh_token === 'string' ? answer.refresh_token : undefined,
+      refreshUntil: refreshLifetimeMs === undefined ? undefined : now + refreshLifetimeMs - Math.min(TOKEN_RENEW_MARGIN_MS, refreshLifetimeMs / 5),
+    });
+    return accessToken;
+  }
+
+  private async collectionToken(previous: CachedToken | undefined, deadline: number): Promise<string> {
+    const operation = 'collection token request';
+    const credentials = await this.options.credentials();
+    const missing = (['apiKey', 'password'] as const).filter((field) => !credentials[field]);
+    if (missing.length) {
+      throw new BankApiError(operation, undefined, `the bank credentials secret lacks ${missing.join(' and ')}, which the collection API's password grant needs`, false);
+    }
+    const headers = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', 'x-api-key': credentials.apiKey!, context: 'COBRANCA' };
+    const url = this.settings.collectionTokenUrl;
+    if (previous?.refreshToken && previous.refreshUntil !== undefined && this.now() < previous.refreshUntil) {
+      const body = formBody({ grant_type: 'refresh_token', refresh_token: previous.refreshToken });
+      const response = await this.send(operation, 'collection', deadline, { url, method: 'POST', headers, body });
+      // A refused refresh token (used, expired, revoked) falls back to the password grant.
+      if (response.status === 200) return this.remember('collection', parseAnswer(response) as Record<string, unknown>, operation);
+    }
+    const a = this.settings.account;
+    const body = formBody({
+      grant_type: 'password',
+      username: credentials.username ?? a.codigoBeneficiario + a.cooperativa,
+      password: credentials.password!,
+      scope: this.settings.collectionScope,
+    });
+    const response = await this.send(operation, 'collection', deadline, { url, method: 'POST', headers, body });
+    return this.tokenAnswer('collection', operation, response);
+  }
+
+  private async paymentsToken(deadline: number): Promise<string> {
+    const operation = 'payments token request';
+    const credentials = await this.options.credentials();
+    const missing = (['clientId', 'clientSecret'] as const).filter((field) => !credentials[field]);
+    if (missing.length) {
+      throw new BankApiError(operation, undefined, `the bank credentials secret lacks ${missing.join(' and ')}, which the payments API's client_credentials grant needs`, false);
+    }
+    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+    const fields: Record<string, string> = { grant_type: 'client_credentials', scope: this.settings.paymentsScope };
+    if (this.settings.paymentsClientAuth === ClientCredentialsAuth.BASIC) {
+      const basic = Buffer.from(`${encodeURIComponent(credentials.clientId!)}:${encodeURIComponent(credentials.clientSecret!)}`).toString('base64');
+      secrets.remember(basic);
+      headers.authorization = `Basic ${basic}`;
+    } else {
+      fields.client_id = credentials.clientId!;
+      fields.client_secret = credentials.clientSecret!;
+    }
+    const response = await this.send(operation, 'payments', deadline, { url: this.settings.paymentsTokenUrl, method: 'POST', headers, body: formBody(fields) });
+    return this.tokenAnswer('payments', operation, response);
+  }
+
+  private tokenAnswer(api: BankApi, operation: string, response: HttpResponse): string {
+    if (response.status !== 200) {
+      throw new BankApiError(operation, response.status, bankErrorMessage(response.body) ?? 'no message in the answer', false);
+    }
+    const answer = parseAnswer(response);
+    if (!answer || typeof answer !== 'object') throw new BankApiError(operation, 200, 'the answer is not a JSON object', false);
+    return this.remember(api, answer as Record<string, unknown>, operation);
+  }
+
+  private async transport(api: BankApi): Promise<HttpsTransport> {
+    const credentials = await this.options.credentials();
+    const tls: TlsMaterial = api === 'payments'
+      ? { caCertificates: credentials.caCertificates, clientCertificate: credentials.clientCertificate, clientKey: credentials.clientKey }
+      : { caCertificates: credentials.caCertificates };
+    // Rebuilt when the certificates in the secret change (a renewed client certificate).
+    const key = [tls.caCertificates, tls.clientCertificate, tls.clientKey].join('\u0000');
+    const existing = this.transports.get(api);
+    if (existing?.key === key) return existing.transport;
+    existing?.transport.close();
+    const transport = new HttpsTransport(tls);
+    this.transports.set(api, { key, transport });
+    return transport;
+  }
+
+  /**
+   * Sends one request, retrying network errors, 408, 429 and 5xx with backoff (or the bank's
+   * `Retry-After`) while attempts and the deadline allow. Resolves with any other answer.
+   */
+  private async send(operation: string, api: BankApi, deadline: number, req: { url: string; method: string; headers: Record<string, string>; body?: string }, kind = CallKind.TOKEN): Promise<HttpResponse> {
+    const transport = await this.transport(api);
+    let last: { status?: number; reason: string } | undefined;
+    for (let attempt = 1; ; attempt++) {
+      if (deadline - this.now() < MIN_CALL_MS) {
+        // A sleep that overran on a busy machine: the failure that made us wait is the one to report.
+        const why = last ? `${last.reason}; no time left to try again` : 'no time left in the invocation\'s budget to call the bank';
+        throw new BankApiError(operation, last?.status, why, true, attempt - 1, true);
+      }
+      try {
+        await this.pacer.acquire(operation, deadline, kind);
+      } catch (error) {
+        if (!(error instanceof OutOfRate)) throw error;
+        throw new OutOfRate(operation, error.retryAt, last ? `${last.reason}; ${error.detail}` : error.detail, last?.status, attempt - 1);
+      }
+      const remaining = deadline - this.now();
+      let status: number | undefined;
+      let reason: string;
+      let wait: number | undefined;
+      try {
+        const response = await transport.send({ ...req, timeoutMs: Math.min(this.settings.callTimeoutMs, remaining) });
+        if (!isRetryableStatus(response.status)) return response;
+        status = response.status;
+        reason = bankErrorMessage(response.body) ?? `HTTP ${response.status}`;
+        wait = retryAfterMs(response.headers['retry-after'], this.now());
+      } catch (error) {
+        if (error instanceof NetworkError && error.code === 'NOT_HTTPS') throw new BankApiError(operation, undefined, error.message, false);
+        reason = describeNetworkError(error);
+      }
+      last = { status, reason };
+      if (status === 429) {
+        // Lack of rate: the pacer pushes everyone's next call past Retry-After and slows down;
+        // the next attempt waits for its slot, or gives up with when to come back.
+        this.options.onThrottled?.({ operation, retryAfterMs: wait });
+        await this.pacer.throttled(wait, kind);
+        if (attempt >= this.retry.maxAttempts) {
+          throw new OutOfRate(operation, this.now() + (wait ?? this.retry.baseDelayMs), `${reason}; the bank kept refusing for its rate limit`, status, attempt);
+        }
+        this.options.onRetry?.({ operation, attempt, status, reason, delayMs: wait ?? 0 });
+        continue;
+      }
+      const delayMs = backoffDelay(attempt, this.retry, this.random);
+      if (attempt >= this.retry.maxAttempts || this.now() + delayMs + MIN_CALL_MS > deadline) {
+        const outOfTime = attempt < this.retry.maxAttempts;
+        throw new BankApiError(operation, status, outOfTime ? `${reason}; no time left to try again` : reason, true, attempt, outOfTime);
+      }
+      this.options.onRetry?.({ operation, attempt, status, reason, delayMs });
+      await this.sleep(delayMs);
+    }
+  }
+}

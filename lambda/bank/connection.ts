@@ -1,0 +1,63 @@
+/**
+ * Reads what the constructs hand the handlers about the bank (contracts/bank-connection.ts):
+ * the connection settings and the credentials secret's value.
+ */
+import {
+  ACCOUNT_FIELD_PATTERN, ACCOUNT_FIELDS, BANK_CONNECTION_ENV, type BankConnectionSettings, type BankCredentials, ClientCredentialsAuth, CREDENTIAL_FIELDS,
+} from '../../contracts/bank-connection';
+import { readSettings, type SettingsSource, settingsFix } from '../shared/settings';
+
+/**
+ * Reads the credentials secret's value. The error names fields, never values, so it can be
+ * logged and shown.
+ */
+export function parseBankCredentials(secretString: string | undefined, secretArn: string): BankCredentials {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(secretString ?? '');
+  } catch {
+    throw new Error(`Bank credentials secret ${secretArn} is not JSON: store an object such as {"apiKey": "...", "password": "...", "clientId": "...", "clientSecret": "..."} (see docs/usage.md of cdk-bank-webhooks)`);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new Error(`Bank credentials secret ${secretArn} must hold a JSON object (see docs/usage.md of cdk-bank-webhooks for its fields)`);
+  }
+  const record = parsed as Record<string, unknown>;
+  const unknown = Object.keys(record).filter((key) => !(CREDENTIAL_FIELDS as readonly string[]).includes(key));
+  const notStrings = CREDENTIAL_FIELDS.filter((key) => record[key] !== undefined && typeof record[key] !== 'string');
+  const problems = [
+    ...(unknown.length ? [`unknown field(s) ${unknown.join(', ')} (known: ${CREDENTIAL_FIELDS.join(', ')})`] : []),
+    ...(notStrings.length ? [`field(s) ${notStrings.join(', ')} must be strings`] : []),
+    ...(!!record.clientCertificate !== !!record.clientKey ? ['clientCertificate and clientKey go together: set both or neither'] : []),
+  ];
+  if (problems.length) throw new Error(`Bank credentials secret ${secretArn} is invalid: ${problems.join('; ')}`);
+  return record;
+}
+
+/** Reads and checks the connection settings a construct (`setBy`) put in the environment. */
+export function readBankConnection(env: NodeJS.ProcessEnv, setBy: string): BankConnectionSettings {
+  return parseBankConnection(env[BANK_CONNECTION_ENV], { where: BANK_CONNECTION_ENV, setBy });
+}
+
+/**
+ * Reads and checks the JSON of {@link BankConnectionSettings} a construct wrote (with every
+ * default filled: the handler applies none). `source` names its place (an environment variable, a custom
+ * resource property) and the construct that writes it, in errors.
+ */
+export function parseBankConnection(raw: string | undefined, source: SettingsSource): BankConnectionSettings {
+  const { where } = source;
+  const fix = settingsFix(source);
+  const settings = readSettings<BankConnectionSettings>(raw, source, {
+    strings: ['baseUrl', 'registrationBaseUrl', 'collectionTokenUrl', 'paymentsTokenUrl', 'collectionScope', 'paymentsScope', 'credentialsSecretArn', 'boletoQueryPath', 'settledBoletosPath'],
+    objects: ['account', 'paymentQueryPaths'],
+  });
+  // Each account field goes into a header or a query: a malformed one would be retried at the bank forever.
+  const badAccount = ACCOUNT_FIELDS.filter((key) => { const value: unknown = settings.account[key]; return typeof value !== 'string' || !ACCOUNT_FIELD_PATTERN.test(value); });
+  if (badAccount.length) {
+    throw new Error(`${where}: ${badAccount.map((key) => `account.${key} ${JSON.stringify(settings.account[key]) ?? 'undefined'}`).join(', ')} must be 1 to 20 letters, digits or hyphens ${fix}`);
+  }
+  const numbers = (['callTimeoutMs', 'queriesPerSecond', 'registrationCallsPerSecond'] as const).filter((key) => !(typeof settings[key] === 'number' && settings[key] > 0));
+  const auth = Object.values(ClientCredentialsAuth).includes(settings.paymentsClientAuth) ? [] : ['paymentsClientAuth'];
+  if (numbers.length || auth.length) throw new Error(`${where}: ${[...numbers, ...auth].join(', ')} missing or invalid ${fix}`);
+  return settings;
+}
+

@@ -1,0 +1,182 @@
+/**
+ * The bank's verified state of a subject (a boleto, a payment), the changes between two states,
+ * and whether a notification's claim holds. Pure functions: the processor's truth model.
+ */
+import { BankEventDetailType, type BoletoSettlement, type NotificationClaim, StatusClass, type VerifiedState } from '../../contracts/events';
+import type { BoletoStatusMapping, PaymentStatusMapping } from '../../contracts/processor';
+import { amountOf, bankDateToIso } from './answers';
+import type { BoletoEventItem, BoletoMovement, PaymentItem } from './notification';
+
+/** The class of a boleto `situacao` by prefix, any case. */
+export function classifyBoletoStatus(situacao: string, mapping: BoletoStatusMapping): StatusClass {
+  const upper = situacao.toUpperCase();
+  const order: [keyof BoletoStatusMapping, StatusClass][] = [
+    ['settled', StatusClass.SETTLED], ['writtenOff', StatusClass.WRITTEN_OFF], ['rejected', StatusClass.REJECTED], ['open', StatusClass.OPEN],
+  ];
+  return order.find(([key]) => mapping[key].some((prefix) => upper.startsWith(prefix.toUpperCase())))?.[1] ?? StatusClass.UNKNOWN;
+}
+
+/** The class of a payment `status`, matched exactly. */
+export function classifyPaymentStatus(status: string, mapping: PaymentStatusMapping): StatusClass {
+  const order: [keyof PaymentStatusMapping, StatusClass][] = [
+    ['settled', StatusClass.SETTLED], ['pending', StatusClass.PENDING], ['rejected', StatusClass.REJECTED],
+    ['cancelled', StatusClass.CANCELLED], ['reversed', StatusClass.REVERSED],
+  ];
+  return order.find(([key]) => mapping[key].includes(status))?.[1] ?? StatusClass.UNKNOWN;
+}
+
+/** A subject's verified state as its record keeps it: a boleto's also holds its settlement. */
+export interface SubjectState extends VerifiedState {
+  readonly settlement?: BoletoSettlement;
+}
+
+/** A verified state and the key that names it in a subject's history. */
+export interface KeyedState {
+  readonly key: string;
+  readonly state: SubjectState;
+}
+
+/** The state as events carry it (a settlement travels in `settlement` or `reverses`). */
+export function publicState(state: SubjectState): VerifiedState {
+  const { settlement: _settlement, ...rest } = state;
+  return rest;
+}
+
+/** The settlement a boleto query shows (`dadosLiquidacao`), when it shows one with a date and an amount. */
+export function settlementOf(dadosLiquidacao: unknown): BoletoSettlement | undefined {
+  if (!dadosLiquidacao || typeof dadosLiquidacao !== 'object') return undefined;
+  const d = dadosLiquidacao as Record<string, unknown>;
+  const date = bankDateToIso(d.data);
+  const amount = amountOf(d.valor);
+  if (!date || !amount) return undefined;
+  return { id: `${date.slice(0, 10)}:${amount.cents}`, date, amount };
+}
+
+/** A boleto's state from the boleto query's answer. */
+export function boletoState(answer: Record<string, unknown>, mapping: BoletoStatusMapping): KeyedState {
+  const situacao = typeof answer.situacao === 'string' ? answer.situacao.trim() : '';
+  let statusClass = classifyBoletoStatus(situacao, mapping);
+  const settlement = statusClass === StatusClass.SETTLED ? settlementOf(answer.dadosLiquidacao) : undefined;
+  // Settled with no readable settlement: nothing to identify the change by, so nothing to publish.
+  if (statusClass === StatusClass.SETTLED && !settlement) statusClass = StatusClass.UNKNOWN;
+  const amount = amountOf(answer.valor);
+  const state: SubjectState = { status: situacao, statusClass, ...(amount ? { amount } : {}), ...(settlement ? { settlement } : {}) };
+  return { key: settlement ? `${statusClass}:${settlement.id}` : statusClass, state };
+}
+
+/** A payment's state from the payment query's answer. */
+export function paymentState(answer: Record<string, unknown>, mapping: PaymentStatusMapping): KeyedState {
+  const status = typeof answer.status === 'string' ? answer.status.trim() : '';
+  const amount = amountOf(answer.valorPagamento);
+  const paidAt = bankDateToIso(answer.dataPagamento);
+  const state: VerifiedState = { status, statusClass: status ? classifyPaymentStatus(status, mapping) : StatusClass.UNKNOWN, ...(amount ? { amount } : {}), ...(paidAt ? { paidAt } : {}) };
+  return { key: status || StatusClass.UNKNOWN, state };
+}
+
+/** One change to publish: the event it becomes and the state it leaves the subject in. */
+export interface Change {
+  readonly detailType: BankEventDetailType;
+  readonly key: string;
+  readonly state: SubjectState;
+  readonly previous?: SubjectState;
+  readonly reverses?: BoletoSettlement;
+}
+
+const BOLETO_EVENT_OF_CLASS: Partial<Record<StatusClass, BankEventDetailType>> = {
+  [StatusClass.SETTLED]: BankEventDetailType.BOLETO_SETTLED,
+  [StatusClass.WRITTEN_OFF]: BankEventDetailType.BOLETO_WRITTEN_OFF,
+  [StatusClass.REJECTED]: BankEventDetailType.BOLETO_REJECTED,
+};
+
+/**
+ * The boleto changes between the last recorded state and what the bank shows now, in order. A
+ * boleto nobody has published is open. A settlement that is gone is a reversal of it (the query
+ * shows no `dadosLiquidacao` after one); a settlement replaced by another is its reversal and
+ * then the new one. An unknown situacao changes nothing (it is not a state anyone can act on).
+ */
+export function boletoChanges(previous: SubjectState | undefined, now: KeyedState): Change[] {
+  const before: SubjectState = previous ?? { status: '', statusClass: StatusClass.OPEN };
+  const next = now.state;
+  if (next.statusClass === StatusClass.UNKNOWN) return [];
+  const changes: Change[] = [];
+  const lost = before.settlement && before.settlement.id !== next.settlement?.id && (next.statusClass === StatusClass.OPEN || next.statusClass === StatusClass.SETTLED);
+  if (lost) {
+    const reversed: SubjectState = next.statusClass === StatusClass.OPEN ? next : { status: next.status, statusClass: StatusClass.OPEN, ...(next.amount ? { amount: next.amount } : {}) };
+    changes.push({ detailType: BankEventDetailType.BOLETO_SETTLEMENT_REVERSED, key: `reversed:${before.settlement.id}`, state: reversed, previous: previous, reverses: before.settlement });
+  }
+  const sameState = before.statusClass === next.statusClass && before.settlement?.id === next.settlement?.id;
+  const detailType = BOLETO_EVENT_OF_CLASS[next.statusClass];
+  if (!sameState && detailType) {
+    changes.push({ detailType, key: now.key, state: next, previous: lost ? changes[0].state : previous });
+  }
+  return changes;
+}
+
+/** The payment change between the last recorded status and the bank's, if any. */
+export function paymentChanges(previous: SubjectState | undefined, now: KeyedState): Change[] {
+  if (!now.state.status || previous?.status === now.state.status) return [];
+  return [{ detailType: BankEventDetailType.PAYMENT_STATUS_VERIFIED, key: now.key, state: now.state, previous }];
+}
+
+/** The state a boleto event claims. */
+const CLASS_OF_MOVEMENT: Record<BoletoMovement, StatusClass> = {
+  settlement: StatusClass.SETTLED,
+  reversal: StatusClass.OPEN,
+  writeOff: StatusClass.WRITTEN_OFF,
+  rejection: StatusClass.REJECTED,
+};
+
+export function boletoClaim(item: BoletoEventItem): NotificationClaim {
+  const amount = amountOf(item.valorLiquidacao);
+  return { status: item.movimento, statusClass: CLASS_OF_MOVEMENT[item.movement], ...(item.movement === 'settlement' && amount ? { amount } : {}) };
+}
+
+export function paymentClaim(item: PaymentItem, mapping: PaymentStatusMapping): NotificationClaim {
+  const amount = amountOf(item.valorPagamento);
+  return { status: item.status, statusClass: classifyPaymentStatus(item.status, mapping), ...(amount ? { amount } : {}) };
+}
+
+/** Whether the bank's state bears out a claim, and where they differ. */
+export interface ClaimCheck {
+  /** The bank shows what the notification says. */
+  readonly matches: boolean;
+  /** The claim holds now or held in the subject's published history (a settlement since reversed, a payment status since passed). */
+  readonly holds: boolean;
+  readonly mismatches: string[];
+}
+
+/**
+ * A boleto event's claim against the bank's state. A settlement holds when the bank shows a
+ * settlement of the notified amount, or one of that amount was published before (since reversed).
+ */
+export function checkBoletoClaim(claim: NotificationClaim, now: SubjectState, history: readonly string[]): ClaimCheck {
+  const mismatches: string[] = [];
+  if (now.statusClass !== claim.statusClass) {
+    mismatches.push(`${claim.status} needs a ${claim.statusClass} boleto, the bank says situacao "${now.status}" (${now.statusClass})`);
+  } else if (claim.amount && now.settlement && now.settlement.amount.cents !== claim.amount.cents) {
+    mismatches.push(`settled amount differs: notified ${claim.amount.decimal}, the bank says ${now.settlement.amount.decimal}`);
+  }
+  const matches = mismatches.length === 0;
+  const settledBefore = claim.statusClass === StatusClass.SETTLED
+    && history.some((key) => key.startsWith(`${StatusClass.SETTLED}:`) && (!claim.amount || key.endsWith(`:${claim.amount.cents}`)));
+  return { matches, holds: matches || settledBefore, mismatches };
+}
+
+/**
+ * A payment notification's claim against the bank's state. It holds when the bank shows that
+ * status, when that status was published before, or when a pending status was claimed and the
+ * payment has since moved on to a final one.
+ */
+export function checkPaymentClaim(claim: NotificationClaim, now: VerifiedState, history: readonly string[]): ClaimCheck {
+  const mismatches: string[] = [];
+  if (now.status !== claim.status) mismatches.push(`status differs: notified ${claim.status}, the bank says ${now.status || '(none)'}`);
+  if (claim.amount && now.amount && claim.amount.cents !== now.amount.cents) {
+    mismatches.push(`amount differs: notified ${claim.amount.decimal}, the bank says ${now.amount.decimal}`);
+  } else if (claim.amount && !now.amount) {
+    mismatches.push(`the bank shows no amount (notified ${claim.amount.decimal})`);
+  }
+  const matches = mismatches.length === 0;
+  const amountAgrees = !mismatches.some((m) => m.includes('amount'));
+  const movedOn = claim.statusClass === StatusClass.PENDING && now.statusClass !== StatusClass.PENDING && now.statusClass !== StatusClass.UNKNOWN;
+  return { matches, holds: matches || (amountAgrees && (movedOn || history.includes(claim.status))), mismatches };
+}

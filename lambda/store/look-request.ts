@@ -1,0 +1,82 @@
+/**
+ * Look requests (contracts/reconciliation.ts) written and read, the subject ids they name, and
+ * the bank's day the sweep's cursors are kept by.
+ */
+import { PAYMENT_TYPES, type PaymentType } from '../../contracts/bank-connection';
+import { EventTrigger } from '../../contracts/events';
+import { type LookRequest, type LookSubject, TRACK_PAYMENT_DETAIL_TYPE } from '../../contracts/reconciliation';
+
+/** A subject's id (the events' `subject.id`): `boleto:<codigoBeneficiario>:<nossoNumero>` or `payment:<kind>:<idTransacao>`. */
+export function subjectIdOf(target: LookSubject, codigoBeneficiario: string): string {
+  return target.kind === 'boleto' ? `boleto:${codigoBeneficiario}:${target.nossoNumero}` : `payment:${target.paymentKind}:${target.idTransacao}`;
+}
+
+/** The payment a payment subject's id names, or undefined for any other id. */
+export function paymentOfSubjectId(subjectId: string): Extract<LookSubject, { kind: 'payment' }> | undefined {
+  const match = /^payment:([a-z]+):(.+)$/.exec(subjectId);
+  if (!match || !(PAYMENT_TYPES as readonly string[]).includes(match[1])) return undefined;
+  return { kind: 'payment', paymentKind: match[1] as PaymentType, idTransacao: match[2] };
+}
+
+/** The identifiers the bank's paths and headers take: letters, digits and a few separators. */
+const IDENTIFIER = /^[0-9A-Za-z._:-]{1,64}$/;
+
+export function encodeLookRequest(request: Omit<LookRequest, 'look'>): string {
+  return JSON.stringify({ look: 1, ...request } satisfies LookRequest);
+}
+
+/**
+ * A look request from a queue message: one the sweep sent, or a Track Payment event as an
+ * EventBridge rule delivers it to SQS. Undefined when the message is neither (a stored
+ * notification); throws a readable error when it is one of them but malformed.
+ */
+export function decodeLookRequest(messageBody: string): LookRequest | undefined {
+  // Told apart by their first bytes, so a stored notification is not parsed twice.
+  const lookRequest = messageBody.startsWith('{"look":');
+  const event = !lookRequest && messageBody.startsWith('{"version":') && messageBody.slice(0, 300).includes('"detail-type":');
+  if (!lookRequest && !event) return undefined;
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = JSON.parse(messageBody) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  if (parsed['detail-type'] === TRACK_PAYMENT_DETAIL_TYPE) {
+    const detail = (parsed.detail ?? {}) as Record<string, unknown>;
+    const subject = checkSubject({ kind: 'payment', paymentKind: detail.paymentKind, idTransacao: detail.idTransacao }, TRACK_PAYMENT_DETAIL_TYPE);
+    return {
+      look: 1, trigger: EventTrigger.RECONCILIATION, subject, track: true,
+      requestedAt: typeof parsed.time === 'string' ? parsed.time : new Date().toISOString(),
+      reason: `a ${TRACK_PAYMENT_DETAIL_TYPE} event from ${typeof parsed.source === 'string' ? parsed.source : 'an unnamed source'}`,
+    };
+  }
+  if (parsed.look !== 1) return undefined;
+  const trigger = Object.values(EventTrigger).includes(parsed.trigger as EventTrigger) ? parsed.trigger as EventTrigger : undefined;
+  if (!trigger) throw new Error(`a look request with trigger ${JSON.stringify(parsed.trigger)}, not one of ${Object.values(EventTrigger).join(', ')}`);
+  return {
+    look: 1,
+    trigger,
+    subject: checkSubject((parsed.subject ?? {}) as Record<string, unknown>, 'a look request'),
+    requestedAt: typeof parsed.requestedAt === 'string' ? parsed.requestedAt : new Date().toISOString(),
+    reason: typeof parsed.reason === 'string' ? parsed.reason.slice(0, 200) : '',
+    ...(parsed.track === true ? { track: true } : {}),
+  };
+}
+
+function checkSubject(subject: Record<string, unknown>, what: string): LookSubject {
+  if (subject.kind === 'boleto' && typeof subject.nossoNumero === 'string' && IDENTIFIER.test(subject.nossoNumero)) {
+    return { kind: 'boleto', nossoNumero: subject.nossoNumero };
+  }
+  if (subject.kind === 'payment') {
+    const paymentKind = typeof subject.paymentKind === 'string' ? subject.paymentKind.toLowerCase() : '';
+    if (!(PAYMENT_TYPES as readonly string[]).includes(paymentKind)) {
+      throw new Error(`${what} names paymentKind ${JSON.stringify(subject.paymentKind)}; it must be one of ${PAYMENT_TYPES.join(', ')}`);
+    }
+    if (typeof subject.idTransacao !== 'string' || !IDENTIFIER.test(subject.idTransacao)) {
+      throw new Error(`${what} names idTransacao ${JSON.stringify(subject.idTransacao)}; it must be 1 to 64 letters, digits, '.', '_', ':' or '-'`);
+    }
+    return { kind: 'payment', paymentKind: paymentKind as PaymentType, idTransacao: subject.idTransacao };
+  }
+  throw new Error(`${what} names no subject the processor knows (a boleto's nossoNumero, or a payment's paymentKind and idTransacao)`);
+}
+

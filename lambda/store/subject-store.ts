@@ -1,0 +1,158 @@
+/**
+ * One record per subject (a boleto, a payment): its last verified state, the sequence number of
+ * its last published change, the keys of what it published, the fingerprints of notifications
+ * already handled, and an outbox of events written in the same conditional write as the state
+ * they report. Every write is conditional on the version read, so two invocations looking at the
+ * same subject cannot both publish a change: the loser reads again and finds it published.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  ConditionalCheckFailedException, type DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import type { BankEventDetailType } from '../../contracts/events';
+import type { SubjectState } from '../bank/state';
+import { IdempotencyTable } from '../../contracts/processor';
+import { pendingPaymentAttributes, pendingSinceOf } from './pending-payments';
+
+/** One event waiting in a record's outbox: the `detail` as the JSON text to publish. */
+export interface OutboxEntry {
+  readonly detailType: BankEventDetailType;
+  readonly detail: string;
+}
+
+/** Events written with the state they report, published after the write, then cleared. */
+export interface Outbox {
+  readonly id: string;
+  /** Until when (epoch ms) the invocation that wrote or took it over is publishing it. */
+  readonly leaseUntil: number;
+  readonly entries: readonly OutboxEntry[];
+}
+
+export interface SubjectRecord {
+  /** Incremented by every write: the condition of the next. 0 when there is no record. */
+  readonly version: number;
+  /** Sequence number of the last published change (0 when none). */
+  readonly sequence: number;
+  /** The last verified state recorded. */
+  readonly state?: SubjectState;
+  /** Keys of the states published, oldest first (bounded). */
+  readonly history: readonly string[];
+  /** Fingerprints (`<id>#<hash>`) of notifications already handled, oldest first (bounded). */
+  readonly seen: readonly string[];
+  readonly outbox?: Outbox;
+  /**
+   * A payment not final yet: since when (epoch ms). Written, it puts the record in the sparse
+   * index the reconciliation sweep reads (pending-payments.ts); left out, the record leaves it.
+   */
+  readonly pendingSince?: number;
+}
+
+export type SubjectRecordWrite = Omit<SubjectRecord, 'version'>;
+
+export const EMPTY_RECORD: SubjectRecord = { version: 0, sequence: 0, history: [], seen: [] };
+
+/** How many published keys and notification fingerprints a record keeps. */
+export const HISTORY_LIMIT = 50;
+export const SEEN_LIMIT = 200;
+
+export interface SubjectStore {
+  /** The subject's record (consistent read), or EMPTY_RECORD. */
+  read(subjectId: string): Promise<SubjectRecord>;
+  /** Writes the whole record if its version is still `expectedVersion`; false when it is not. */
+  write(subjectId: string, expectedVersion: number, next: SubjectRecordWrite): Promise<boolean>;
+  /** Takes over an outbox whose lease ran out (or was given up); false when someone else did. */
+  takeOutbox(subjectId: string, outbox: Outbox, leaseUntil: number): Promise<boolean>;
+  /** Removes a published outbox; false when it is no longer there. */
+  clearOutbox(subjectId: string, outboxId: string): Promise<boolean>;
+}
+
+/** A new outbox id. */
+export function newOutboxId(): string {
+  return randomUUID();
+}
+
+/** The subject store on the processor's DynamoDB table (one item per subject, TTL refreshed by each write). */
+export class DynamoDbSubjectStore implements SubjectStore {
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly tableName: string,
+    private readonly ttlSeconds: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async read(subjectId: string): Promise<SubjectRecord> {
+    const { Item } = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: this.key(subjectId), ConsistentRead: true }));
+    if (!Item) return EMPTY_RECORD;
+    const data = JSON.parse(Item.data?.S ?? '{}') as Pick<SubjectRecord, 'state' | 'history' | 'seen'>;
+    const outbox: Outbox | undefined = Item.outboxId?.S
+      ? { id: Item.outboxId.S, leaseUntil: Number(Item.leaseUntil?.N ?? 0), entries: JSON.parse(Item.outbox?.S ?? '[]') as OutboxEntry[] }
+      : undefined;
+    const pendingSince = pendingSinceOf(Item);
+    return {
+      version: Number(Item.v?.N ?? 0),
+      sequence: Number(Item.seq?.N ?? 0),
+      state: data.state,
+      history: data.history ?? [],
+      seen: data.seen ?? [],
+      ...(outbox ? { outbox } : {}),
+      ...(pendingSince !== undefined ? { pendingSince } : {}),
+    };
+  }
+
+  async write(subjectId: string, expectedVersion: number, next: SubjectRecordWrite): Promise<boolean> {
+    const item: Record<string, { S: string } | { N: string }> = {
+      ...this.key(subjectId),
+      v: { N: String(expectedVersion + 1) },
+      seq: { N: String(next.sequence) },
+      data: { S: JSON.stringify({ state: next.state, history: next.history, seen: next.seen }) },
+      [IdempotencyTable.TTL]: { N: String(Math.floor(this.now() / 1000) + this.ttlSeconds) },
+    };
+    if (next.pendingSince !== undefined) Object.assign(item, pendingPaymentAttributes(next.pendingSince));
+    if (next.outbox) {
+      item.outboxId = { S: next.outbox.id };
+      item.leaseUntil = { N: String(next.outbox.leaseUntil) };
+      item.outbox = { S: JSON.stringify(next.outbox.entries) };
+    }
+    return this.conditional(new PutItemCommand({
+      TableName: this.tableName,
+      Item: item,
+      ...(expectedVersion === 0
+        ? { ConditionExpression: 'attribute_not_exists(#id)', ExpressionAttributeNames: { '#id': IdempotencyTable.KEY } }
+        : { ConditionExpression: '#v = :v', ExpressionAttributeNames: { '#v': 'v' }, ExpressionAttributeValues: { ':v': { N: String(expectedVersion) } } }),
+    }));
+  }
+
+  async takeOutbox(subjectId: string, outbox: Outbox, leaseUntil: number): Promise<boolean> {
+    return this.conditional(new UpdateItemCommand({
+      TableName: this.tableName,
+      Key: this.key(subjectId),
+      UpdateExpression: 'SET leaseUntil = :new',
+      ConditionExpression: 'outboxId = :id AND leaseUntil = :old',
+      ExpressionAttributeValues: { ':id': { S: outbox.id }, ':old': { N: String(outbox.leaseUntil) }, ':new': { N: String(leaseUntil) } },
+    }));
+  }
+
+  async clearOutbox(subjectId: string, outboxId: string): Promise<boolean> {
+    return this.conditional(new UpdateItemCommand({
+      TableName: this.tableName,
+      Key: this.key(subjectId),
+      UpdateExpression: 'REMOVE outboxId, leaseUntil, outbox SET v = v + :one',
+      ConditionExpression: 'outboxId = :id',
+      ExpressionAttributeValues: { ':id': { S: outboxId }, ':one': { N: '1' } },
+    }));
+  }
+
+  private key(subjectId: string) {
+    return { [IdempotencyTable.KEY]: { S: subjectId } };
+  }
+
+  private async conditional(command: PutItemCommand | UpdateItemCommand): Promise<boolean> {
+    try {
+      await this.client.send(command as PutItemCommand);
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException || (error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
+      throw error;
+    }
+  }
+}

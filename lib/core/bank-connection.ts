@@ -1,0 +1,172 @@
+import { Duration, Stack, Token } from 'aws-cdk-lib';
+import type * as iam from 'aws-cdk-lib/aws-iam';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import {
+  ACCOUNT_FIELD_PATTERN, ACCOUNT_FIELDS, BANK_CONNECTION_ENV, type BankAccount, type BankConnectionSettings, BankConnectionDefaults, ClientCredentialsAuth,
+} from '../../contracts/bank-connection';
+import { isHttpsUrl, isWholeNumberIn, type PropsValidation } from './props-validation';
+
+/**
+ * How to reach the bank: base URLs, token endpoints and scopes, the account, and the Secrets
+ * Manager secret with the credentials. Shared by every construct of the library that calls the
+ * bank. There is no sandbox, so the URLs are required and there is no default host.
+ */
+export interface BankConnectionProps {
+  /** Base URL of the collection API (`base_url`), such as `https://api.bank.example`. HTTPS only. */
+  readonly baseUrl: string;
+  /** Base URL of the payments API (`registration_base_url`), such as `https://api.bank.example/pagamentos`. HTTPS only. */
+  readonly registrationBaseUrl: string;
+  /**
+   * Secret with the bank credentials as JSON: `apiKey`, `password` (and optionally `username`)
+   * for the collection API; `clientId`, `clientSecret`, `clientCertificate` and `clientKey` (PEM)
+   * for the payments API; optionally `caCertificates` (PEM). See docs/usage.md.
+   */
+  readonly credentials: secretsmanager.ISecret;
+  /** The account calls are made for. */
+  readonly account: BankAccount;
+  /**
+   * Collection API token endpoint (password grant).
+   * @default `${baseUrl}/auth/openapi/token`
+   */
+  readonly collectionTokenUrl?: string;
+  /**
+   * Payments API token endpoint (client_credentials over mutual TLS).
+   * @default `/thirdparty/auth/token` on the host of registrationBaseUrl
+   */
+  readonly paymentsTokenUrl?: string;
+  /**
+   * Scope of the collection token.
+   * @default 'cobranca'
+   */
+  readonly collectionScope?: string;
+  /**
+   * Scopes of the payments token.
+   * @default ['payments.pix.pagar', 'payments.boleto.pagar', 'payments.tributos.pagar']
+   */
+  readonly paymentsScopes?: string[];
+  /**
+   * How the payments token request presents the client id and secret.
+   * @default ClientCredentialsAuth.REQUEST_BODY
+   */
+  readonly clientCredentialsAuth?: ClientCredentialsAuth;
+  /**
+   * Boleto query path under baseUrl.
+   * @default '/cobranca/boleto/v1/boletos'
+   */
+  readonly boletoQueryPath?: string;
+  /**
+   * Settled boletos by day (the reconciliation sweep's listing) under baseUrl.
+   * @default '/cobranca/boleto/v1/boletos/liquidados/dia'
+   */
+  readonly settledBoletosPath?: string;
+  /**
+   * Pix payment query path under registrationBaseUrl; `{id}` stands for the transaction id.
+   * @default '/v1/pagamentos/pix/{id}'
+   */
+  readonly pixQueryPath?: string;
+  /**
+   * Paid-boleto query path under registrationBaseUrl, with `{id}`.
+   * @default '/v1/pagamentos/boleto/{id}'
+   */
+  readonly boletoPaymentQueryPath?: string;
+  /**
+   * Tax payment query path under registrationBaseUrl, with `{id}`.
+   * @default '/v1/pagamentos/tributos/{id}'
+   */
+  readonly taxPaymentQueryPath?: string;
+  /**
+   * Deadline of one HTTP call to the bank (retries make further calls within the function's time).
+   * @default Duration.seconds(5)
+   */
+  readonly callTimeout?: Duration;
+  /**
+   * Queries per second the bank allows these credentials (boleto and payment queries, and the
+   * reconciliation sweep's listings). Every processor environment takes its calls from one
+   * schedule shared through the table, so together they keep this rate whatever their number.
+   * Lower it when other systems use the same credentials.
+   * @default 10 (the bank's known query limit)
+   */
+  readonly queriesPerSecond?: number;
+  /**
+   * Creations (POST, such as a new boleto webhook contract) per second the registration custom
+   * resources make; their other calls (reads, updates, tokens) go at `queriesPerSecond`.
+   * @default 2 (the bank's known limit for creations)
+   */
+  readonly registrationCallsPerSecond?: number;
+}
+
+const trimSlash = (url: string): string => (Token.isUnresolved(url) ? url : url.replace(/\/+$/, ''));
+
+/** Checks a BankConnectionProps, recording problems under `prefix` (such as `bank`). */
+export function validateBankConnection(v: PropsValidation, props: BankConnectionProps | undefined, prefix: string): void {
+  if (!props) {
+    v.check(false, prefix, 'is required: the bank connection (baseUrl, registrationBaseUrl, credentials, account) every notification is verified through');
+    return;
+  }
+  for (const key of ['baseUrl', 'registrationBaseUrl', 'collectionTokenUrl', 'paymentsTokenUrl'] as const) {
+    const value = props[key];
+    if (value === undefined || Token.isUnresolved(value)) continue;
+    v.check(isHttpsUrl(value), `${prefix}.${key}`, `must be an https URL without query or fragment (the bank is only reached over HTTPS, and there is no sandbox default), got "${value}"`);
+  }
+  if (props.paymentsTokenUrl === undefined && Token.isUnresolved(props.registrationBaseUrl)) {
+    v.check(false, `${prefix}.paymentsTokenUrl`, 'is required when registrationBaseUrl is a deploy-time value (its host cannot be read at synth)');
+  }
+  if (!props.account) {
+    v.check(false, `${prefix}.account`, `is required (${ACCOUNT_FIELDS.join(', ')})`);
+  } else {
+    for (const key of ACCOUNT_FIELDS) {
+      const value = props.account[key];
+      if (value !== undefined && Token.isUnresolved(value)) continue;
+      v.check(typeof value === 'string' && ACCOUNT_FIELD_PATTERN.test(value), `${prefix}.account.${key}`, `must be 1 to 20 letters, digits or hyphens, got ${JSON.stringify(value)}`);
+    }
+  }
+  v.check(!!props.credentials, `${prefix}.credentials`, 'is required: the Secrets Manager secret holding the bank credentials (JSON, see docs/usage.md)');
+  for (const key of ['boletoQueryPath', 'settledBoletosPath', 'pixQueryPath', 'boletoPaymentQueryPath', 'taxPaymentQueryPath'] as const) {
+    const value = props[key];
+    if (value === undefined || Token.isUnresolved(value)) continue;
+    v.check(value.startsWith('/') && !/[?#\s]/.test(value), `${prefix}.${key}`, `must be a path starting with "/", got "${value}"`);
+    if (key !== 'boletoQueryPath' && key !== 'settledBoletosPath') v.check(value.includes('{id}'), `${prefix}.${key}`, `must contain {id} where the transaction id goes, got "${value}"`);
+  }
+  if (props.paymentsScopes) v.check(props.paymentsScopes.length > 0 && props.paymentsScopes.every((s) => Token.isUnresolved(s) || /^\S+$/.test(s)), `${prefix}.paymentsScopes`, 'must be one or more scopes without spaces');
+  if (props.callTimeout) {
+    v.checkNumber(props.callTimeout.toMilliseconds(), `${prefix}.callTimeout`, isWholeNumberIn(500, 30_000), 'must be from 500 ms to 30 seconds (milliseconds)');
+  }
+  for (const key of ['queriesPerSecond', 'registrationCallsPerSecond'] as const) {
+    v.checkNumber(props[key], `${prefix}.${key}`, (n) => n >= 0.1 && n <= 1000, 'must be from 0.1 to 1000 calls per second (what the bank allows these credentials)');
+  }
+}
+
+/** The settings a handler gets, with every default filled in. */
+export function bankConnectionSettings(props: BankConnectionProps): BankConnectionSettings {
+  const baseUrl = trimSlash(props.baseUrl);
+  const registrationBaseUrl = trimSlash(props.registrationBaseUrl);
+  const d = BankConnectionDefaults;
+  return {
+    baseUrl,
+    registrationBaseUrl,
+    collectionTokenUrl: props.collectionTokenUrl ?? baseUrl + d.collectionTokenPath,
+    paymentsTokenUrl: props.paymentsTokenUrl ?? new URL(d.paymentsTokenPath, registrationBaseUrl).toString(),
+    collectionScope: props.collectionScope ?? d.collectionScope,
+    paymentsScope: (props.paymentsScopes ?? d.paymentsScopes).join(' '),
+    paymentsClientAuth: props.clientCredentialsAuth ?? d.paymentsClientAuth,
+    account: { ...props.account },
+    credentialsSecretArn: props.credentials.secretArn,
+    boletoQueryPath: props.boletoQueryPath ?? d.boletoQueryPath,
+    settledBoletosPath: props.settledBoletosPath ?? d.settledBoletosPath,
+    paymentQueryPaths: {
+      pix: props.pixQueryPath ?? d.paymentQueryPaths.pix,
+      boleto: props.boletoPaymentQueryPath ?? d.paymentQueryPaths.boleto,
+      tributos: props.taxPaymentQueryPath ?? d.paymentQueryPaths.tributos,
+    },
+    callTimeoutMs: (props.callTimeout ?? Duration.millis(d.callTimeoutMs)).toMilliseconds(),
+    queriesPerSecond: props.queriesPerSecond ?? d.queriesPerSecond,
+    registrationCallsPerSecond: props.registrationCallsPerSecond ?? d.registrationCallsPerSecond,
+  };
+}
+
+/** The environment variable that hands the connection settings to a handler, and read access to the credentials. */
+export function bankConnectionEnvironment(scope: Construct, props: BankConnectionProps, grantee: iam.IGrantable): Record<string, string> {
+  props.credentials.grantRead(grantee);
+  return { [BANK_CONNECTION_ENV]: Stack.of(scope).toJsonString(bankConnectionSettings(props)) };
+}

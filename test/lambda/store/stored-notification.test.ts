@@ -1,0 +1,56 @@
+import { decodeStoredNotification, encodeStoredNotification, sqsAttributeText } from '../../../lambda/store/stored-notification';
+import { MAX_BODY_BYTES_LIMIT, QUARANTINE_REASON_BYTES, SQS_MAX_MESSAGE_BYTES } from '../../../contracts/receiver';
+
+const meta = { route: 'boleto' as const, receivedAt: '2025-06-03T17:05:09.120Z', requestId: 'r1', sourceIp: '203.0.113.1', contentType: 'application/json' };
+
+describe('the stored notification envelope', () => {
+  it('carries a UTF-8 body as text, with its metadata', () => {
+    const body = Buffer.from('{"nossoNumero":"231004567","nome":"João Ação"}');
+    const message = encodeStoredNotification(meta, body);
+    const decoded = decodeStoredNotification(message);
+    expect(decoded.notification).toEqual({ v: 1, ...meta, bodyEncoding: 'utf8', body: body.toString('utf8') });
+    expect(decoded.body.equals(body)).toBe(true);
+  });
+
+  it.each([
+    ['invalid UTF-8', Buffer.from([0xc3, 0x28, 0xff])],
+    ['characters SQS refuses (U+FFFF)', Buffer.from('a\uFFFFb', 'utf8')],
+  ])('falls back to base64 for %s and restores the exact bytes', (_case, body) => {
+    const decoded = decodeStoredNotification(encodeStoredNotification(meta, body));
+    expect(decoded.notification.bodyEncoding).toBe('base64');
+    expect(decoded.body.equals(body)).toBe(true);
+  });
+
+  it('keeps control characters as text, escaped by JSON (which SQS accepts)', () => {
+    const body = Buffer.from('a\u0000b\u0001c');
+    const message = encodeStoredNotification(meta, body);
+    expect(message).toContain('\\u0000');
+    expect(decodeStoredNotification(message).body.equals(body)).toBe(true);
+  });
+
+  it('fits in one SQS message even for the largest allowed body of worst-case bytes', () => {
+    const escapes = Buffer.alloc(MAX_BODY_BYTES_LIMIT, 0x01); // each byte becomes \u0001 as JSON text
+    const message = encodeStoredNotification(meta, escapes);
+    expect(Buffer.byteLength(message)).toBeLessThanOrEqual(SQS_MAX_MESSAGE_BYTES);
+    expect(decodeStoredNotification(message).body.equals(escapes)).toBe(true);
+  });
+
+  it.each([
+    ['text that is not JSON', 'hello', /not JSON/],
+    ['JSON of another shape', '{"foo":1}', /not a version 1 notification envelope/],
+    ['an unknown route', JSON.stringify({ v: 1, route: 'x', requestId: 'r', receivedAt: 't', bodyEncoding: 'utf8', body: '' }), /not a version 1/],
+    ['an unknown encoding', JSON.stringify({ v: 1, route: 'boleto', requestId: 'r', receivedAt: 't', bodyEncoding: 'hex', body: '' }), /not a version 1/],
+  ])('refuses to decode %s with a readable error', (_case, message, expected) => {
+    expect(() => decodeStoredNotification(message)).toThrow(expected);
+  });
+});
+
+describe('quarantine attribute text', () => {
+  it('replaces characters SQS refuses and cuts to the byte limit on a character boundary', () => {
+    expect(sqsAttributeText('a\u0001b\uFFFFc', 100)).toBe('a\uFFFDb\uFFFDc');
+    // "é" is two bytes, "😀" four: never half of one.
+    expect(sqsAttributeText('éé😀x', 5)).toBe('éé');
+    expect(sqsAttributeText('éé😀x', 8)).toBe('éé😀');
+    expect(Buffer.byteLength(sqsAttributeText('😀'.repeat(2000), QUARANTINE_REASON_BYTES))).toBe(QUARANTINE_REASON_BYTES);
+  });
+});

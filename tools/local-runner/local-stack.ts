@@ -1,0 +1,69 @@
+/**
+ * The stack the local runner synthesizes unless given another: one BankWebhookReceiver as a
+ * platform team deploys it (both registrations, the reconciliation sweep, alarms, a rule on Boleto
+ * Settled), its bank settings read from the context keys the runner sets. The tools build it
+ * themselves: the example apps are documentation, and nothing of the tools' rests on them.
+ */
+import { Stack, type StackProps } from 'aws-cdk-lib';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { BankEventDetailType, BankWebhookReceiver, type BankWebhookReceiverProps } from '../../lib';
+
+/**
+ * Context keys the runner sets on the app, pointing the bank settings at the simulator. This stack
+ * reads them; a team's own stack reads the same keys to run under the runner.
+ */
+export const RUNNER_CONTEXT_KEYS = [
+  'bankBaseUrl', 'bankRegistrationBaseUrl', 'bankCooperativa', 'bankPosto', 'bankConta', 'bankDocumento', 'bankCodigoBeneficiario',
+] as const;
+
+/** Optional context: the bank's query rate for these credentials (the bench's front-door section sets it). */
+export const QUERIES_PER_SECOND_CONTEXT_KEY = 'bankQueriesPerSecond';
+
+/** The name of the bank credentials secret the stack imports (the runner creates it with the simulator's credentials). */
+export const LOCAL_CREDENTIALS_SECRET_NAME = 'cdk-bank-webhooks/bank-credentials';
+
+export interface LocalReceiverStackProps extends StackProps {
+  /** Receiver props over the stack's (tests use shorter timings). @default none */
+  readonly receiver?: Partial<BankWebhookReceiverProps>;
+}
+
+export class LocalReceiverStack extends Stack {
+  public readonly receiver: BankWebhookReceiver;
+
+  constructor(scope: Construct, id: string, props: LocalReceiverStackProps = {}) {
+    super(scope, id, props);
+    const context = (key: (typeof RUNNER_CONTEXT_KEYS)[number]): string => {
+      const value: unknown = this.node.tryGetContext(key);
+      if (typeof value !== 'string' || !value) throw new Error(`The local stack reads its bank settings from the context key ${key}, which is not set: start it through LocalRunner`);
+      return value;
+    };
+    const queriesPerSecond: unknown = this.node.tryGetContext(QUERIES_PER_SECOND_CONTEXT_KEY);
+    this.receiver = new BankWebhookReceiver(this, 'BankWebhooks', {
+      bank: {
+        baseUrl: context('bankBaseUrl'),
+        registrationBaseUrl: context('bankRegistrationBaseUrl'),
+        credentials: secretsmanager.Secret.fromSecretNameV2(this, 'BankCredentials', LOCAL_CREDENTIALS_SECRET_NAME),
+        account: {
+          cooperativa: context('bankCooperativa'),
+          posto: context('bankPosto'),
+          conta: context('bankConta'),
+          documento: context('bankDocumento'),
+          codigoBeneficiario: context('bankCodigoBeneficiario'),
+        },
+        queriesPerSecond: queriesPerSecond === undefined ? undefined : Number(queriesPerSecond),
+      },
+      createApiGatewayCloudWatchRole: true,
+      alarmTopic: new sns.Topic(this, 'Alarms', { enforceSSL: true }),
+      paymentRegistration: {},
+      boletoContracts: [{ nomeResponsavel: 'Finance Operations', email: 'finance@example.com' }],
+      ...props.receiver,
+    });
+    // A consumer's rule: the runner's `consumerRule: 'BankWebhooksBoletoSettledRule'` stands for its target.
+    const inbox = new sqs.Queue(this, 'SettlementsInbox', { encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true });
+    this.receiver.onVerifiedEvent('BoletoSettledRule', BankEventDetailType.BOLETO_SETTLED, { target: new targets.SqsQueue(inbox) });
+  }
+}
