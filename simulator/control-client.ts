@@ -4,7 +4,7 @@ import type { ApiCallCounts, SimulatorFaults } from './faults';
 import { httpCall } from './https-client';
 import type { Boleto, CallbackRegistration, Contract, PaymentKind } from './model';
 import type { DeliveryRecord } from './notifier';
-import type { SimulatorInfo } from './simulator';
+import type { SimulatorInfo } from './info';
 
 /** An error answer of the control API. */
 export class SimulatorControlError extends Error {

@@ -1,4 +1,5 @@
 export * from './simulator';
+export type { SimulatorInfo } from './info';
 export * from './control-client';
 export * from './certificates';
 export * from './model';

@@ -9,6 +9,7 @@ import type { TLSSocket } from 'node:tls';
 import { Bank, type BoletoAction, type BoletoChangeInput, type PaymentAction } from './bank';
 import { createCertificateAuthority, issueCertificate, type PemPair } from './certificates';
 import { BankSimulatorClient } from './control-client';
+import type { SimulatorInfo } from './info';
 import { BankError, collectionError, controlError, gatewayError, HtmlPage, oauthError, validationErrors } from './errors';
 import { type ApiCallCounts, FaultInjector, type ApiGroup, type SimulatorFaults } from './faults';
 import { boletoQueryBody, COLLECTION_SCOPE, PAYMENT_KINDS, PAYMENT_SCOPES, paymentBody, type SimulatorAccount } from './model';
@@ -84,21 +85,6 @@ export interface BankSimulatorOptions {
 
 /** The sample account of a simulator started without `accounts`. */
 export const SAMPLE_ACCOUNT: SimulatorAccount = { cooperativa: '0101', posto: '02', conta: '123456', documento: '12345678000199', beneficiario: '54321' };
-
-/** What GET /control/info answers: every URL and credential a client needs. */
-export interface SimulatorInfo {
-  readonly baseUrl: string;
-  readonly registrationBaseUrl: string;
-  readonly collectionTokenUrl: string;
-  readonly paymentsTokenUrl: string;
-  readonly controlUrl: string;
-  readonly caFile: string;
-  readonly clientCertFile: string;
-  readonly clientKeyFile: string;
-  readonly accounts: readonly SimulatorAccount[];
-  readonly credentials: BankCredentials;
-  readonly scopes: { readonly collection: string; readonly payments: readonly string[] };
-}
 
 type Reply = { status: number; body?: unknown; headers?: Record<string, string> };
 
