@@ -5,7 +5,7 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { processBatch } from '../../lambda/processor/processor';
+import { processBatch } from '../../lambda/processor/batch';
 import { matchesEventPattern } from '../../tools/local-aws/event-pattern';
 import { boletoEvent, contextWith, fakeDeps, pixPayment, sqsRecord } from '../support/processor-records';
 import { BankEventDetailType, BankWebhookReceiver, type BankWebhookReceiverProps, ClientCredentialsAuth } from '../../lib';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { BankEventDetailType } from '../../contracts/events';
 import { detailProblems } from '../../tools/event-schemas';
 import { generateEventSchemas, SCHEMA_DIR } from '../../tools/schemas';
-import { processBatch } from '../../lambda/processor/processor';
+import { processBatch } from '../../lambda/processor/batch';
 import { boletoEvent, contextWith, fakeDeps, sqsRecord } from '../support/processor-records';
 
 it('ships one schema per detail type, each exactly what `npm run schemas` generates from the contract', () => {

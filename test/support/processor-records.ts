@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
-import type { BankQueries, ProcessorDeps, PublishEntry } from '../../lambda/processor/processor';
+import type { BankQueries, ProcessorDeps, PublishEntry } from '../../lambda/processor/deps';
 import { EMPTY_RECORD, type Outbox, type SubjectRecord, type SubjectRecordWrite, type SubjectStore } from '../../lambda/store/subject-store';
 import type { BankAccount, PaymentType } from '../../contracts/bank-connection';
 import { BankApiError } from '../../lambda/bank/errors';

@@ -2,7 +2,7 @@
  * The processor's core with fake dependencies: a notification is a reason to look, and what is
  * published is the bank's verified state, once per change, whatever triggered the look.
  */
-import { processBatch } from '../../../lambda/processor/processor';
+import { processBatch } from '../../../lambda/processor/batch';
 import { BankEventDetailType as T, EventTrigger, StatusClass as C } from '../../../contracts/events';
 import { decodeStoredNotification, encodeStoredNotification } from '../../../lambda/store/stored-notification';
 import { ProcessorDefaults, ProcessorMetric } from '../../../contracts/processor';

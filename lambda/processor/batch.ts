@@ -1,0 +1,228 @@
+/**
+ * The processor's batch: each SQS record is a stored notification or a look request; each is
+ * read, grouped by subject and looked at (look.ts). What can never succeed is quarantined with its
+ * reason; what lacked time or the bank's rate goes back to the queue as a new message; the rest
+ * is retried by SQS (partial batch failures).
+ */
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { ProcessorDefaults, ProcessorMetric } from '../../contracts/processor';
+import type { StoredNotification } from '../../contracts/receiver';
+import type { LookRequest } from '../../contracts/reconciliation';
+import { BankApiError } from '../bank/errors';
+import { type NotificationItem, parseNotification } from '../bank/notification';
+import { OutOfRate } from '../bank/pacing';
+import { mapConcurrently } from '../shared/concurrency';
+import { errorMessage } from '../shared/runtime';
+import { decodeLookRequest, encodeLookRequest } from '../store/look-request';
+import { decodeStoredNotification, encodeStoredNotification } from '../store/stored-notification';
+import type { InvocationContext, ProcessorDeps } from './deps';
+import { lookAt } from './look';
+import { groupBySubject, groupOf, type Look, PeerInProgress, Unprocessable, VerificationPending } from './subject';
+
+/**
+ * Handles one SQS batch of stored notifications. Each notification is a reason to look: the
+ * subject it names is queried, and every change of the bank's state since the subject's last
+ * published state is published once, whatever the notification said. Answers which records
+ * failed, so SQS retries only those (`reportBatchItemFailures`).
+ */
+export async function processBatch(event: SQSEvent, context: InvocationContext, deps: ProcessorDeps): Promise<SQSBatchResponse> {
+  const now = deps.now ?? Date.now;
+  const deadline = now() + context.getRemainingTimeInMillis() - deps.settings.safetyMarginMs;
+  const failures: string[] = [];
+  await mapConcurrently(event.Records, deps.recordConcurrency ?? ProcessorDefaults.recordConcurrency, async (record) => {
+    try {
+      await processRecord(record, deadline, deps);
+    } catch (error) {
+      failures.push(record.messageId);
+      logFailure(record, error, deps);
+    }
+  });
+  return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
+}
+
+function logFailure(record: SQSRecord, error: unknown, deps: ProcessorDeps): void {
+  const context = { messageId: record.messageId, receiveCount: receiveCount(record), reason: errorMessage(error) };
+  if (error instanceof VerificationPending) {
+    deps.count(ProcessorMetric.VERIFICATION_RETRIES);
+    deps.logger.info('The bank does not confirm the notification yet; it will be retried', context);
+  } else if (error instanceof BankApiError) {
+    deps.count(ProcessorMetric.BANK_FAILURES);
+    deps.logger.warn('A bank call failed; the notification will be retried', { ...context, operation: error.operation, status: error.status, attempts: error.attempts });
+  } else if (error instanceof PeerInProgress) {
+    deps.logger.info('The same change is being published by another invocation; it will be retried', context);
+  } else {
+    deps.logger.error('Processing failed; the notification will be retried', context);
+  }
+}
+
+function receiveCount(record: SQSRecord): number {
+  const count = Number(record.attributes?.ApproximateReceiveCount);
+  return Number.isFinite(count) && count > 0 ? count : 1;
+}
+
+async function quarantine(record: SQSRecord, reason: string, deps: ProcessorDeps): Promise<void> {
+  await deps.quarantine(record, reason);
+  deps.count(ProcessorMetric.QUARANTINED);
+  deps.logger.error('Notification quarantined in the dead-letter queue', { messageId: record.messageId, reason });
+}
+
+/** The least time worth starting a subject with: less, and it is left for a new message. */
+const MIN_SUBJECT_MS = 1_000;
+
+async function processRecord(record: SQSRecord, deadline: number, deps: ProcessorDeps): Promise<void> {
+  let request: LookRequest | undefined;
+  try {
+    request = decodeLookRequest(record.body);
+  } catch (error) {
+    await quarantine(record, errorMessage(error), deps);
+    return;
+  }
+  if (request) await processLookRequest(record, request, deadline, deps);
+  else await processNotification(record, deadline, deps);
+}
+
+/**
+ * A look request (the reconciliation sweep's, or a Track Payment event): the subject is queried
+ * and every change since its last published state is published, with the request's trigger and
+ * no notification. Lack of rate sends it back delayed, as for a notification.
+ */
+async function processLookRequest(record: SQSRecord, request: LookRequest, deadline: number, deps: ProcessorDeps): Promise<void> {
+  const now = deps.now ?? Date.now;
+  const attempt = receiveCount(record);
+  const look: Look = { request, attempt, lastVerification: attempt >= deps.settings.maxVerificationAttempts, deadline, deps };
+  try {
+    await lookAt(groupOf(request.subject, deps.account.codigoBeneficiario), look);
+  } catch (error) {
+    const requestedAt = Date.parse(request.requestedAt);
+    if (error instanceof OutOfRate && !(Number.isFinite(requestedAt) && now() - requestedAt > ProcessorDefaults.queueRetentionSeconds * 1000)) {
+      const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil((error.retryAt - now()) / 1000)));
+      await deps.requeue(encodeLookRequest(request), delaySeconds);
+      deps.count(ProcessorMetric.DEFERRED_FOR_RATE);
+      return;
+    }
+    if (error instanceof Unprocessable) {
+      await quarantine(record, `${request.reason}: ${error.message}`, deps);
+      return;
+    }
+    if (attempt >= deps.settings.maxReceiveCount) {
+      await quarantine(record, `failed on its last receive (${attempt} of ${deps.settings.maxReceiveCount}): ${errorMessage(error)}`, deps);
+      return;
+    }
+    throw error;
+  }
+}
+
+async function processNotification(record: SQSRecord, deadline: number, deps: ProcessorDeps): Promise<void> {
+  const now = deps.now ?? Date.now;
+  let stored: StoredNotification;
+  let body: Buffer;
+  try {
+    ({ notification: stored, body } = decodeStoredNotification(record.body));
+  } catch (error) {
+    await quarantine(record, errorMessage(error), deps);
+    return;
+  }
+  let content: Buffer;
+  try {
+    content = decodeContent(body, stored.contentEncoding);
+  } catch (error) {
+    await quarantine(record, errorMessage(error), deps);
+    return;
+  }
+  const parsed = parseNotification(stored.route, content, deps.settings.boletoMovements);
+  const unprocessable: string[] = [...parsed.problems];
+  const ours = deps.account.codigoBeneficiario;
+  const items = parsed.items.filter((item) => {
+    if (item.kind === 'boleto-event' && item.beneficiario !== undefined && item.beneficiario !== ours) {
+      unprocessable.push(`boleto event ${item.idEventoWebhook} names beneficiary ${item.beneficiario}, not this receiver's ${ours}: it is not ours to verify`);
+      return false;
+    }
+    return true;
+  });
+  const attempt = receiveCount(record);
+  const look: Look = { stored, attempt, lastVerification: attempt >= deps.settings.maxVerificationAttempts, deadline, deps };
+  const errors: Error[] = [];
+  const pending: string[] = [];
+  const leftover: NotificationItem[] = [];
+  /** When the bank's rate has a slot again, if a subject found none (epoch ms). */
+  let rateFreeAt: number | undefined;
+  let done = 0;
+  for (const group of groupBySubject(items, ours)) {
+    if (leftover.length || deadline - now() < MIN_SUBJECT_MS) {
+      leftover.push(...group.items);
+      continue;
+    }
+    try {
+      pending.push(...await lookAt(group, look));
+      done++;
+    } catch (error) {
+      if (error instanceof Unprocessable) unprocessable.push(error.message);
+      // No slot of the bank's rate before the deadline: lack of rate is never a failure (it
+      // would walk the message to the dead-letter queue); the subject waits in a new message.
+      // Only a message older than the queues' retention stops coming back this way.
+      else if (error instanceof OutOfRate && !tooOldToDefer(stored, now())) {
+        leftover.push(...group.items);
+        rateFreeAt = Math.max(rateFreeAt ?? 0, error.retryAt);
+      }
+      // A subject the deadline cut short, after others were done, is left for the new message:
+      // lack of time is not a failure. With no progress at all, it is one (a bank too slow for
+      // any look must reach the dead-letter queue, not loop).
+      else if (done > 0 && (deadline - now() < MIN_SUBJECT_MS || (error instanceof BankApiError && error.outOfTime))) leftover.push(...group.items);
+      else errors.push(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+  if (errors.length || pending.length) {
+    const error = errors[0] ?? new VerificationPending(pending);
+    // The last receive: what is still failing goes to quarantine with its reason, not to the DLQ without one.
+    if (attempt >= deps.settings.maxReceiveCount) {
+      await quarantine(record, [`failed on its last receive (${attempt} of ${deps.settings.maxReceiveCount}): ${errorMessage(error)}`, ...unprocessable].join(' | '), deps);
+      return;
+    }
+    // Retry what can succeed later before quarantining; what was published is skipped next time.
+    throw error;
+  }
+  if (leftover.length) {
+    const delaySeconds = rateFreeAt === undefined ? 0 : Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil((rateFreeAt - now()) / 1000)));
+    await deps.requeue(encodeStoredNotification(metaOf(stored), Buffer.from(JSON.stringify(leftover.map((item) => item.raw)))), delaySeconds);
+    deps.count(ProcessorMetric.REQUEUED);
+    if (rateFreeAt !== undefined) deps.count(ProcessorMetric.DEFERRED_FOR_RATE);
+    deps.logger.info(rateFreeAt === undefined
+      ? 'No time left for every event of the notification; the rest was sent again as a new message'
+      : 'No slot of the bank\'s rate before the deadline; the rest was sent again as a new message, delayed until the rate frees up',
+    { messageId: record.messageId, requestId: stored.requestId, events: leftover.length, delaySeconds });
+  }
+  if (unprocessable.length) await quarantine(record, unprocessable.join(' | '), deps);
+}
+
+/** SQS's longest message delay. */
+const MAX_DELAY_SECONDS = 900;
+
+/** A message received longer ago than the queues keep one: deferring it again would keep it forever. */
+function tooOldToDefer(stored: StoredNotification, now: number): boolean {
+  const receivedAt = Date.parse(stored.receivedAt);
+  return Number.isFinite(receivedAt) && now - receivedAt > ProcessorDefaults.queueRetentionSeconds * 1000;
+}
+
+/** Largest body a compressed notification may expand to. */
+const MAX_DECODED_BYTES = 5 * 1024 * 1024;
+
+/** The body as the bank meant it: decompressed when the request had a Content-Encoding (gzip, deflate, br). */
+export function decodeContent(body: Buffer, contentEncoding: string | undefined): Buffer {
+  const encoding = (contentEncoding ?? '').trim().toLowerCase();
+  const options = { maxOutputLength: MAX_DECODED_BYTES };
+  try {
+    if (!encoding || encoding === 'identity') return body;
+    if (encoding === 'gzip' || encoding === 'x-gzip') return gunzipSync(body, options);
+    if (encoding === 'deflate') return inflateSync(body, options);
+    if (encoding === 'br') return brotliDecompressSync(body, options);
+  } catch (error) {
+    throw new Error(`the notification's Content-Encoding ${encoding} could not be decoded (${errorMessage(error)}; at most ${MAX_DECODED_BYTES} bytes)`, { cause: error });
+  }
+  throw new Error(`the notification's Content-Encoding "${encoding.slice(0, 40)}" is not one the processor reads (gzip, deflate, br)`);
+}
+
+function metaOf(stored: StoredNotification) {
+  const { v: _v, bodyEncoding: _e, body: _b, ...meta } = stored;
+  return meta;
+}

@@ -1,0 +1,44 @@
+/** What the processor's core is given: its settings, the bank, the store and the AWS calls, as functions and interfaces. */
+import type { BankAccount, PaymentType } from '../../contracts/bank-connection';
+import type { ProcessorSettings } from '../../contracts/processor';
+import type { SQSRecord } from 'aws-lambda';
+import type { Log } from '../shared/runtime';
+import type { OutboxEntry, SubjectStore } from '../store/subject-store';
+
+/** The bank queries the processor makes (BankClient fits). */
+export interface BankQueries {
+  queryBoleto(codigoBeneficiario: string, nossoNumero: string, deadline: number): Promise<Record<string, unknown>>;
+  queryPayment(type: PaymentType, idTransacao: string, deadline: number): Promise<Record<string, unknown>>;
+}
+
+/** One event to publish: its detail as JSON text. */
+export type PublishEntry = OutboxEntry;
+
+export interface ProcessorDeps {
+  readonly settings: ProcessorSettings;
+  /** This receiver's account: the only beneficiary it queries, and the account its events carry. */
+  readonly account: BankAccount;
+  readonly bank: BankQueries;
+  readonly store: SubjectStore;
+  /** Publishes the entries (all of them, or throws). */
+  readonly publish: (entries: readonly PublishEntry[]) => Promise<void>;
+  /** Puts the message in the dead-letter queue with a reason; throws when it could not. */
+  readonly quarantine: (record: SQSRecord, reason: string) => Promise<void>;
+  /**
+   * Sends a message body to the queue the processor reads (what an invocation had no time or no
+   * bank rate for), visible after `delaySeconds` (0 to 900).
+   */
+  readonly requeue: (messageBody: string, delaySeconds: number) => Promise<void>;
+  readonly logger: Log;
+  /** Counts a metric; `details` are written in the same line (not dimensions). */
+  readonly count: (metric: string, dimensions?: Record<string, string>, details?: Record<string, string>) => void;
+  /** @default Date.now */
+  readonly now?: () => number;
+  /** Records of a batch handled at once. @default ProcessorDefaults.recordConcurrency */
+  readonly recordConcurrency?: number;
+}
+
+/** The part of Lambda's context the processor uses. */
+export interface InvocationContext {
+  getRemainingTimeInMillis(): number;
+}

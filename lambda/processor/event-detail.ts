@@ -1,0 +1,106 @@
+/**
+ * The events a look publishes: a verified change, or a notification the bank never bore out, as
+ * the detail JSON EventBridge takes (within its size limit: a real change is never dropped for size).
+ */
+import { createHash } from 'node:crypto';
+import type { BankAccount } from '../../contracts/bank-connection';
+import {
+  type BankEventDetail, BankEventDetailType, type BoletoSettledDetail, type BoletoSettlementReversedDetail, type EventAccount, type EventNotification,
+  type EventSubject, EventTrigger, EVENT_DETAIL_VERSION, MAX_DETAIL_BYTES, type NotificationNotConfirmedDetail, type OmittedPart, type PaymentKind, SubjectKind,
+} from '../../contracts/events';
+import type { StoredNotification } from '../../contracts/receiver';
+import { type Change, publicState, type SubjectState } from '../bank/state';
+import type { OutboxEntry } from '../store/subject-store';
+import { type CheckedItem, fingerprint, type Look, type SubjectGroup } from './subject';
+
+function accountOf(kind: SubjectKind, account: BankAccount): EventAccount {
+  return kind === SubjectKind.BOLETO
+    ? { cooperativa: account.cooperativa, posto: account.posto, codigoBeneficiario: account.codigoBeneficiario }
+    : { cooperativa: account.cooperativa, posto: account.posto, conta: account.conta };
+}
+
+function subjectOf(group: SubjectGroup, sequence: number, account: BankAccount): EventSubject {
+  const target = group.target;
+  return target.kind === 'boleto'
+    ? { kind: SubjectKind.BOLETO, id: group.id, sequence, nossoNumero: target.nossoNumero, codigoBeneficiario: account.codigoBeneficiario }
+    : { kind: SubjectKind.PAYMENT, id: group.id, sequence, paymentKind: target.paymentKind as PaymentKind, idTransacao: target.idTransacao };
+}
+
+function notificationOf(c: CheckedItem, stored: StoredNotification | undefined): EventNotification {
+  return { receivedAt: stored?.receivedAt ?? '', requestId: stored?.requestId ?? '', id: fingerprint(c.item).id, claim: c.claim, body: c.item.raw };
+}
+
+/** How the notification that told of a change compares with it (nothing when a look request found it). */
+function toldBy(told: CheckedItem | undefined, change: Change, look: Look): Pick<BankEventDetail, 'matchesNotification' | 'mismatches' | 'notification'> {
+  if (!told) return { mismatches: [] };
+  const matches = told.claim.statusClass === change.state.statusClass && told.check.matches;
+  return {
+    matchesNotification: matches,
+    mismatches: matches ? [] : told.check.mismatches.length ? told.check.mismatches : [`the notification claimed ${told.claim.status}; the bank's change is ${change.detailType}`],
+    notification: notificationOf(told, look.stored),
+  };
+}
+
+export function changeEntry(group: SubjectGroup, change: Change, sequence: number, told: CheckedItem | undefined, answer: Record<string, unknown>, look: Look): OutboxEntry {
+  const { deps } = look;
+  const detail: BankEventDetail | BoletoSettledDetail | BoletoSettlementReversedDetail = {
+    version: EVENT_DETAIL_VERSION,
+    idempotencyKey: `${group.id}#${sequence}:${change.key}`,
+    trigger: look.request?.trigger ?? EventTrigger.WEBHOOK,
+    account: accountOf(group.kind, deps.account),
+    subject: subjectOf(group, sequence, deps.account),
+    state: publicState(change.state),
+    ...(change.previous ? { previousState: publicState(change.previous) } : {}),
+    ...(change.reverses ? { reverses: change.reverses } : {}),
+    ...(change.detailType === BankEventDetailType.BOLETO_SETTLED && change.state.settlement ? { settlement: change.state.settlement } : {}),
+    ...toldBy(told, change, look),
+    bankAnswer: answer,
+    verifiedAt: new Date((deps.now ?? Date.now)()).toISOString(),
+    attempt: look.attempt,
+  };
+  return { detailType: change.detailType, detail: fitDetail(detail) };
+}
+
+export function notConfirmedEntry(group: SubjectGroup, c: CheckedItem, sequence: number, state: SubjectState, answer: Record<string, unknown>, look: Look): OutboxEntry {
+  const { deps } = look;
+  const detail: NotificationNotConfirmedDetail = {
+    version: EVENT_DETAIL_VERSION,
+    idempotencyKey: `notification:${group.id}:${fingerprint(c.item).value}`,
+    trigger: EventTrigger.WEBHOOK,
+    account: accountOf(group.kind, deps.account),
+    subject: subjectOf(group, sequence, deps.account),
+    state: publicState(state),
+    matchesNotification: false,
+    mismatches: c.check.mismatches,
+    bankAnswer: answer,
+    notification: notificationOf(c, look.stored),
+    verifiedAt: new Date((deps.now ?? Date.now)()).toISOString(),
+    attempt: look.attempt,
+  };
+  return { detailType: BankEventDetailType.NOTIFICATION_NOT_CONFIRMED, detail: fitDetail(detail) };
+}
+
+function omitted(value: unknown): OmittedPart {
+  const text = JSON.stringify(value);
+  return { bytes: Buffer.byteLength(text), sha256: createHash('sha256').update(text).digest('hex') };
+}
+
+/** Most characters of event details one outbox holds (a subject's item must stay under DynamoDB's 400 KB). */
+export const MAX_OUTBOX_CHARS = 300_000;
+
+/**
+ * The detail as JSON text within EventBridge's entry limit (or `maxBytes`): a detail that would
+ * not fit keeps everything but the raw notification and the bank's raw answer, whose size and
+ * hash stay. A real change is never dropped for size.
+ */
+export function fitDetail(detail: BankEventDetail | BoletoSettledDetail | NotificationNotConfirmedDetail, maxBytes = MAX_DETAIL_BYTES): string {
+  const text = JSON.stringify(detail);
+  if (Buffer.byteLength(text) <= maxBytes) return text;
+  const { bankAnswer, notification, ...rest } = detail;
+  const { body, ...notificationRest } = notification ?? ({} as EventNotification);
+  return JSON.stringify({
+    ...rest,
+    ...(bankAnswer !== undefined ? { bankAnswerOmitted: omitted(bankAnswer) } : {}),
+    ...(notification ? { notification: { ...notificationRest, ...(body !== undefined ? { bodyOmitted: omitted(body) } : {}) } } : {}),
+  });
+}

@@ -1,0 +1,136 @@
+/**
+ * One look at one subject: skip what was already handled, ask the bank once, publish every change
+ * since the subject's last published state (through its outbox, in the same conditional write as
+ * the state), and settle each notification's claim.
+ */
+import { SubjectKind, StatusClass } from '../../contracts/events';
+import { ProcessorMetric } from '../../contracts/processor';
+import { answerNames, identifier } from '../bank/answers';
+import { BankApiError } from '../bank/errors';
+import type { NotificationItem } from '../bank/notification';
+import {
+  boletoChanges, boletoClaim, boletoState, checkBoletoClaim, checkPaymentClaim, paymentChanges, paymentClaim, paymentState, type SubjectState,
+} from '../bank/state';
+import { HISTORY_LIMIT, newOutboxId, type Outbox, type OutboxEntry, SEEN_LIMIT } from '../store/subject-store';
+import type { BankEventDetail } from '../../contracts/events';
+import type { ProcessorDeps } from './deps';
+import { changeEntry, fitDetail, MAX_OUTBOX_CHARS, notConfirmedEntry } from './event-detail';
+import { publishOutbox, settleOutbox } from './outbox';
+import { type CheckedItem, fingerprint, type Look, type SubjectGroup, Unprocessable } from './subject';
+
+/** How many times a subject's record is read again after a concurrent write before the record is retried. */
+const MAX_ROUNDS = 5;
+
+/**
+ * Looks at one subject for the notifications of one message: skips what was already handled,
+ * asks the bank once, publishes every change since the last published state, and settles each
+ * notification's claim. Answers the mismatches of claims still waiting for the bank (query lag).
+ */
+export async function lookAt(group: SubjectGroup, look: Look): Promise<string[]> {
+  const { deps } = look;
+  let answer: Record<string, unknown> | undefined;
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const record = await deps.store.read(group.id);
+    if (record.outbox) {
+      await settleOutbox(group.id, record.outbox, look);
+      continue;
+    }
+    const fresh = group.items.filter((item) => {
+      const print = fingerprint(item);
+      if (record.seen.includes(print.value)) {
+        deps.count(ProcessorMetric.DUPLICATES);
+        deps.logger.info('Duplicate suppressed: this notification was already handled', { subject: group.id, notificationId: print.id });
+        return false;
+      }
+      if (record.seen.some((seen) => seen.startsWith(`${print.id}#`))) {
+        deps.logger.warn('The bank sent a notification id again with another body; it is verified on its own', { subject: group.id, notificationId: print.id });
+      }
+      return true;
+    });
+    if (!fresh.length && !look.request) return [];
+    answer ??= await query(group, look);
+    const verified = group.kind === SubjectKind.BOLETO
+      ? boletoState(answer, deps.settings.boletoStatuses)
+      : paymentState(answer, deps.settings.paymentStatuses);
+    const changes = group.kind === SubjectKind.BOLETO ? boletoChanges(record.state, verified) : paymentChanges(record.state, verified);
+    const history = [...record.history, ...changes.map((c) => c.key)];
+    const checks = fresh.map((item) => ({ item, ...claimOf(item, verified.state, history, deps) }));
+    const settled = checks.filter((c) => c.check.holds || look.lastVerification);
+    const entries: OutboxEntry[] = [];
+    changes.forEach((change, i) => {
+      // The notification the change is told with: the first whose claim it bears out, else the first.
+      const told = checks.find((c) => c.claim.statusClass === change.state.statusClass) ?? checks[0];
+      entries.push(changeEntry(group, change, record.sequence + i + 1, told, answer!, look));
+    });
+    for (const c of settled.filter((s) => !s.check.holds)) entries.push(notConfirmedEntry(group, c, record.sequence + changes.length, verified.state, answer, look));
+    // The outbox travels in the subject's item (DynamoDB takes 400 KB): several large details
+    // keep everything but their raw bodies, as one too large for EventBridge does.
+    if (entries.reduce((total, e) => total + e.detail.length, 0) > MAX_OUTBOX_CHARS) {
+      entries.forEach((e, i) => { entries[i] = { ...e, detail: fitDetail(JSON.parse(e.detail) as BankEventDetail, 0) }; });
+    }
+    const seen = [...record.seen, ...settled.map((c) => fingerprint(c.item).value)].slice(-SEEN_LIMIT);
+    const known = verified.state.statusClass !== StatusClass.UNKNOWN;
+    const stateChanged = known && JSON.stringify(verified.state) !== JSON.stringify(record.state);
+    const state = known ? verified.state : record.state;
+    const pendingSince = isPendingPayment(group, state) ? record.pendingSince ?? (deps.now ?? Date.now)() : undefined;
+    if (entries.length || stateChanged || settled.length || pendingSince !== record.pendingSince) {
+      const outbox: Outbox | undefined = entries.length ? { id: newOutboxId(), leaseUntil: look.deadline, entries } : undefined;
+      const written = await deps.store.write(group.id, record.version, {
+        sequence: record.sequence + changes.length,
+        state,
+        history: history.slice(-HISTORY_LIMIT),
+        seen,
+        ...(outbox ? { outbox } : {}),
+        ...(pendingSince !== undefined ? { pendingSince } : {}),
+      });
+      if (!written) continue;
+      if (outbox) await publishOutbox(group.id, outbox, look);
+    }
+    return checks.filter((c) => !c.check.holds && !look.lastVerification).flatMap((c) => c.check.mismatches);
+  }
+  throw new Error(`the record of ${group.id} kept changing under this invocation (${MAX_ROUNDS} reads); it will be retried`);
+}
+
+/** A payment whose last known state is not final: the sweep queries it again until it is. */
+function isPendingPayment(group: SubjectGroup, state: SubjectState | undefined): boolean {
+  return group.kind === SubjectKind.PAYMENT && (!state || state.statusClass === StatusClass.PENDING || state.statusClass === StatusClass.UNKNOWN);
+}
+
+function claimOf(item: NotificationItem, state: SubjectState, history: readonly string[], deps: ProcessorDeps): Omit<CheckedItem, 'item'> {
+  if (item.kind === 'boleto-event') {
+    const claim = boletoClaim(item);
+    return { claim, check: checkBoletoClaim(claim, state, history) };
+  }
+  const claim = paymentClaim(item, deps.settings.paymentStatuses);
+  return { claim, check: checkPaymentClaim(claim, state, history) };
+}
+
+/**
+ * Asks the bank about the subject: only this receiver's beneficiary for boletos. A 403 or 404 is
+ * retried like query lag and final on the last verification attempt; an answer about another
+ * beneficiary is never ours.
+ */
+async function query(group: SubjectGroup, look: Look): Promise<Record<string, unknown>> {
+  const { deps } = look;
+  const target = group.target;
+  try {
+    if (target.kind === 'boleto') {
+      const ours = deps.account.codigoBeneficiario;
+      const answer = await deps.bank.queryBoleto(ours, target.nossoNumero, look.deadline);
+      const named = identifier(answer.codigoBeneficiario);
+      if (named !== ours) {
+        throw new Unprocessable(`the bank's answer for nossoNumero ${target.nossoNumero} ${named ? `belongs to beneficiary ${named}` : 'names no codigoBeneficiario'}, not this receiver's ${ours}: nothing is published for it`);
+      }
+      if (!answerNames(answer, 'nossoNumero', target.nossoNumero)) throw new Error(`the bank answered for nossoNumero ${identifier(answer.nossoNumero)}, not ${target.nossoNumero}`);
+      return answer;
+    }
+    const answer = await deps.bank.queryPayment(target.paymentKind, target.idTransacao, look.deadline);
+    if (!answerNames(answer, 'idTransacao', target.idTransacao)) throw new Error(`the bank answered for idTransacao ${identifier(answer.idTransacao)}, not ${target.idTransacao}`);
+    return answer;
+  } catch (error) {
+    if (error instanceof BankApiError && (error.status === 404 || error.status === 403) && look.lastVerification) {
+      throw new Unprocessable(`the bank's query refuses it after every verification attempt: ${error.message}`);
+    }
+    throw error;
+  }
+}

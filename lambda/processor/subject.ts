@@ -1,0 +1,89 @@
+/**
+ * What one look is about: the subject (a boleto, a payment) a message names, the notifications of
+ * it, the look's context, and the outcomes that end a look other than success.
+ */
+import { createHash } from 'node:crypto';
+import { type NotificationClaim, SubjectKind } from '../../contracts/events';
+import type { StoredNotification } from '../../contracts/receiver';
+import type { LookRequest, LookSubject } from '../../contracts/reconciliation';
+import type { NotificationItem } from '../bank/notification';
+import type { ClaimCheck } from '../bank/state';
+import { subjectIdOf } from '../store/look-request';
+import type { ProcessorDeps } from './deps';
+
+/** The bank's query does not (yet) show what notifications claim; the record is retried later. */
+export class VerificationPending extends Error {
+  constructor(mismatches: readonly string[]) {
+    super(`the bank does not confirm it yet: ${mismatches.join('; ')}`);
+    this.name = 'VerificationPending';
+  }
+}
+
+/** Another invocation is publishing the subject's outbox; the record is retried later. */
+export class PeerInProgress extends Error {
+  constructor(subjectId: string) {
+    super(`another invocation is publishing a change of ${subjectId}`);
+    this.name = 'PeerInProgress';
+  }
+}
+
+/** The message can never be processed: quarantine it. */
+export class Unprocessable extends Error {}
+
+/** What one message asks to look at: its items grouped by subject, in order of first mention. */
+export interface SubjectGroup {
+  readonly id: string;
+  readonly kind: SubjectKind;
+  /** What the bank is asked about. */
+  readonly target: LookSubject;
+  /** The notifications about it (none for a look request). */
+  readonly items: NotificationItem[];
+}
+
+export function groupBySubject(items: readonly NotificationItem[], codigoBeneficiario: string): SubjectGroup[] {
+  const groups = new Map<string, SubjectGroup>();
+  for (const item of items) {
+    const target: LookSubject = item.kind === 'boleto-event'
+      ? { kind: 'boleto', nossoNumero: item.nossoNumero }
+      : { kind: 'payment', paymentKind: item.type, idTransacao: item.idTransacao };
+    const group = groups.get(subjectIdOf(target, codigoBeneficiario)) ?? groupOf(target, codigoBeneficiario);
+    group.items.push(item);
+    groups.set(group.id, group);
+  }
+  return [...groups.values()];
+}
+
+export function groupOf(target: LookSubject, codigoBeneficiario: string): SubjectGroup {
+  return { id: subjectIdOf(target, codigoBeneficiario), kind: target.kind === 'boleto' ? SubjectKind.BOLETO : SubjectKind.PAYMENT, target, items: [] };
+}
+
+export interface Look {
+  /** The notification that made the processor look (or the look request). */
+  readonly stored?: StoredNotification;
+  readonly request?: LookRequest;
+  readonly attempt: number;
+  readonly lastVerification: boolean;
+  readonly deadline: number;
+  readonly deps: ProcessorDeps;
+}
+
+/** Each item's fingerprint, made once (it is read by the skip check, the record and the events). */
+const fingerprints = new WeakMap<NotificationItem, { id: string; value: string }>();
+
+/** A notification's id and a hash of its body: a re-delivery of the very same notification has the same. */
+export function fingerprint(item: NotificationItem): { id: string; value: string } {
+  let print = fingerprints.get(item);
+  if (!print) {
+    const id = item.kind === 'boleto-event' ? item.idEventoWebhook : item.status;
+    const hash = createHash('sha256').update(JSON.stringify(item.raw)).digest('base64url').slice(0, 22);
+    print = { id, value: `${id}#${hash}` };
+    fingerprints.set(item, print);
+  }
+  return print;
+}
+
+export interface CheckedItem {
+  readonly item: NotificationItem;
+  readonly claim: NotificationClaim;
+  readonly check: ClaimCheck;
+}
