@@ -1,1 +1,2 @@
-export { BankWebhookEndpoint, type BankWebhookEndpointProps } from './bank-webhook-endpoint';
+export { BankWebhookEndpoint } from './bank-webhook-endpoint';
+export type { BankWebhookEndpointProps } from './bank-webhook-endpoint-props';

@@ -1,2 +1,3 @@
-export { SettlementProcessor, type SettlementProcessorOptions, type SettlementProcessorProps } from './settlement-processor';
+export { SettlementProcessor } from './settlement-processor';
+export type { SettlementProcessorOptions, SettlementProcessorProps } from './settlement-processor-props';
 export type { BoletoMovementMappingProps, BoletoStatusMappingProps, PaymentStatusMappingProps } from './status-mappings';

@@ -1,0 +1,214 @@
+import { Duration, Token } from 'aws-cdk-lib';
+import type * as events from 'aws-cdk-lib/aws-events';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { ProcessorDefaults } from '../../contracts/processor';
+import { type BankConnectionProps, validateBankConnection } from '../core/bank-connection';
+import { checkFunctionNetwork, type FunctionNetworkProps } from '../core/function-network';
+import { isWholeNumberIn, type PropsValidation } from '../core/props-validation';
+import { checkIdempotencyTtl, minimumVisibilitySeconds } from '../core/timing';
+import type { BoletoMovementMappingProps, BoletoStatusMappingProps, PaymentStatusMappingProps } from './status-mappings';
+
+/** How a SettlementProcessor verifies and publishes (BankWebhookReceiver takes the same props). */
+export interface SettlementProcessorOptions {
+  /**
+   * Event bus the verified events are published to.
+   * @default - a bus is created for them (exposed as `eventBus`), with an archive
+   */
+  readonly eventBus?: events.IEventBus;
+
+  /**
+   * `source` of the published events.
+   * @default 'cdk-bank-webhooks'
+   */
+  readonly eventSource?: string;
+
+  /**
+   * Timeout of the processor function. Bank calls and their retries stay inside it.
+   * @default Duration.seconds(30)
+   */
+  readonly processorTimeout?: Duration;
+
+  /**
+   * Memory of the processor function, in MiB.
+   * @default 512
+   */
+  readonly processorMemorySize?: number;
+
+  /**
+   * Messages per invocation (1 to 10000; above 10 needs maxBatchingWindow).
+   * @default 10
+   */
+  readonly batchSize?: number;
+
+  /**
+   * How long the event source gathers messages before invoking the function.
+   * @default - no batching window
+   */
+  readonly maxBatchingWindow?: Duration;
+
+  /**
+   * Most concurrent invocations the queue drives (2 to 1000): a cap on the load put on the bank's
+   * rate-limited query API.
+   * @default - no limit besides the account's
+   */
+  readonly maxConcurrency?: number;
+
+  /**
+   * Receives of a notification during which a claim the bank does not show yet is looked at
+   * again (query lag); after the last, a Notification Not Confirmed event records it. Less than
+   * maxReceiveCount.
+   * @default - 3, or maxReceiveCount − 1 when that is smaller
+   */
+  readonly maxVerificationAttempts?: number;
+
+  /**
+   * How long a boleto's or payment's record (its last published state) is kept after its last
+   * change: a change is published once while its record lives. At least the queues' 14-day
+   * retention (plus the reconciliation's look-back, when a sweep reads this processor's table).
+   * @default Duration.days(30)
+   */
+  readonly idempotencyTtl?: Duration;
+
+  /**
+   * Retention of the archive of the bus the construct creates. `Duration.days(0)` keeps events
+   * forever. Not used with `eventBus`.
+   * @default Duration.days(30)
+   */
+  readonly eventArchiveRetention?: Duration;
+
+  /**
+   * Which boleto query `situacao` values count as settled, written off, rejected or open.
+   * @default - see BoletoStatusMappingProps
+   */
+  readonly boletoStatuses?: BoletoStatusMappingProps;
+
+  /**
+   * Which boleto event `movimento` values are settlements, reversals, write-offs or rejections.
+   * @default - see BoletoMovementMappingProps
+   */
+  readonly boletoMovements?: BoletoMovementMappingProps;
+
+  /**
+   * Which payment `status` values count as settled, pending, rejected, cancelled or reversed.
+   * @default - see PaymentStatusMappingProps
+   */
+  readonly paymentStatuses?: PaymentStatusMappingProps;
+
+  /**
+   * Age of the oldest queued message that raises the oldest-message alarm.
+   * @default Duration.minutes(30)
+   */
+  readonly oldestMessageAgeAlarmThreshold?: Duration;
+}
+
+/** Properties of `SettlementProcessor`. */
+export interface SettlementProcessorProps extends SettlementProcessorOptions, FunctionNetworkProps {
+  /** How to reach the bank: every notification is verified with its query API before anything is published. */
+  readonly bank: BankConnectionProps;
+
+  /**
+   * The queue to consume: messages in the receiver's stored-notification envelope (what
+   * `BankWebhookEndpoint` stores), look requests, and Track Payment events.
+   */
+  readonly queue: sqs.IQueue;
+
+  /**
+   * Where a message that can never be verified is quarantined with its reason, and where the
+   * queue's redrive policy moves failed messages.
+   * @default - the queue's own dead-letter queue, when `queue` is an `sqs.Queue` made with one
+   */
+  readonly deadLetterQueue?: sqs.IQueue;
+
+  /**
+   * The queue's `maxReceiveCount`: on a message's last receive, a failure quarantines it with its reason.
+   * @default - the queue's own, when `queue` is an `sqs.Queue` made with a dead-letter queue; else 5
+   */
+  readonly maxReceiveCount?: number;
+
+  /**
+   * Retention of the function's log group.
+   * @default logs.RetentionDays.ONE_YEAR
+   */
+  readonly logRetention?: logs.RetentionDays;
+
+  /**
+   * KMS key of the function's log group; its policy must let CloudWatch Logs use it.
+   * @default - CloudWatch Logs' own encryption
+   */
+  readonly logEncryptionKey?: kms.IKey;
+
+  /**
+   * X-Ray active tracing of the function.
+   * @default false
+   */
+  readonly tracingEnabled?: boolean;
+
+  /**
+   * SNS topic notified when an alarm goes off and when it clears.
+   * @default - alarms without actions
+   */
+  readonly alarmTopic?: sns.ITopic;
+}
+
+const QUEUE_RETENTION = Duration.seconds(ProcessorDefaults.queueRetentionSeconds);
+
+/**
+ * Checks SettlementProcessorProps. The wiring (queue, dead-letter queue) and the network are
+ * checked when given: a facade checks the rest before it makes the queue.
+ */
+export function checkSettlementProcessor(v: PropsValidation, props: Partial<SettlementProcessorProps>): void {
+  validateBankConnection(v, props.bank, 'bank');
+  if (props.processorTimeout) {
+    v.checkNumber(props.processorTimeout.toSeconds(), 'processorTimeout', isWholeNumberIn(10, 900), 'must be from 10 seconds to 15 minutes (seconds)');
+  }
+  v.checkNumber(props.processorMemorySize, 'processorMemorySize', isWholeNumberIn(128, 10240), 'must be a whole number of MiB from 128 to 10240');
+  v.checkNumber(props.batchSize, 'batchSize', isWholeNumberIn(1, 10000), 'must be a whole number from 1 to 10000');
+  if (props.maxBatchingWindow) {
+    v.checkNumber(props.maxBatchingWindow.toSeconds(), 'maxBatchingWindow', isWholeNumberIn(0, 300), 'must be from 0 to 300 seconds');
+  }
+  if (props.batchSize !== undefined && !Token.isUnresolved(props.batchSize) && props.batchSize > 10) {
+    v.check(!!props.maxBatchingWindow && props.maxBatchingWindow.toSeconds() > 0, 'maxBatchingWindow', `must be set (above 0) when batchSize is above 10 (got batchSize ${props.batchSize}); SQS event sources require it`);
+  }
+  v.checkNumber(props.maxConcurrency, 'maxConcurrency', isWholeNumberIn(2, 1000), 'must be a whole number from 2 to 1000');
+  v.checkNumber(props.maxVerificationAttempts, 'maxVerificationAttempts', isWholeNumberIn(1, 100), 'must be a whole number from 1 to 100');
+  const attempts = props.maxVerificationAttempts;
+  const receives = props.maxReceiveCount ?? queueRedrive(props.queue)?.maxReceiveCount ?? ProcessorDefaults.maxReceiveCount;
+  if (attempts !== undefined && !Token.isUnresolved(attempts) && !Token.isUnresolved(receives) && receives >= 1) {
+    v.check(attempts < receives, 'maxVerificationAttempts', `must be less than maxReceiveCount (${attempts} is not less than ${receives}), or a notification the bank does not confirm goes to the DLQ before its last verification`);
+  }
+  checkIdempotencyTtl(v, props.idempotencyTtl, 0, 0);
+  if (props.eventArchiveRetention) {
+    v.checkNumber(props.eventArchiveRetention.toDays(), 'eventArchiveRetention', isWholeNumberIn(0, 3650), 'must be a whole number of days from 0 (forever) to 3650');
+    v.check(!props.eventBus, 'eventArchiveRetention', 'applies only to the bus the construct creates: archive the eventBus you pass yourself, or remove eventArchiveRetention');
+  }
+  if (props.oldestMessageAgeAlarmThreshold) {
+    v.checkNumber(props.oldestMessageAgeAlarmThreshold.toSeconds(), 'oldestMessageAgeAlarmThreshold', isWholeNumberIn(60, QUEUE_RETENTION.toSeconds()), 'must be from 1 minute to 14 days (seconds)');
+  }
+  if (props.eventSource !== undefined && !Token.isUnresolved(props.eventSource)) {
+    v.check(/^[A-Za-z0-9._\-/]{1,256}$/.test(props.eventSource) && !props.eventSource.startsWith('aws.'), 'eventSource', `must be 1 to 256 letters, digits, dots, hyphens, underscores or slashes, not starting with "aws.", got "${props.eventSource}"`);
+  }
+  if (props.queue) {
+    v.check(!!(props.deadLetterQueue ?? queueRedrive(props.queue)), 'deadLetterQueue', 'is required when queue has no dead-letter queue of its own (an sqs.Queue made with deadLetterQueue): quarantined messages go there');
+    const visibility = visibilityTimeoutSeconds(props.queue);
+    const minimum = minimumVisibilitySeconds(props.processorTimeout, props.maxBatchingWindow);
+    if (visibility !== undefined) {
+      v.check(visibility >= minimum, 'queue', `has a visibility timeout of ${visibility} seconds; an SQS event source needs at least 6 × processorTimeout + maxBatchingWindow = ${minimum} seconds: raise it, or lower processorTimeout`);
+    }
+  }
+  checkFunctionNetwork(v, props);
+}
+
+export function queueRedrive(queue: sqs.IQueue | undefined): sqs.DeadLetterQueue | undefined {
+  return queue instanceof sqs.Queue ? queue.deadLetterQueue : undefined;
+}
+
+/** The visibility timeout of a queue made in this app, when known at synth (SQS's default is 30 s). */
+function visibilityTimeoutSeconds(queue: sqs.IQueue): number | undefined {
+  if (!(queue instanceof sqs.Queue)) return undefined;
+  const value = (queue.node.defaultChild as sqs.CfnQueue).visibilityTimeout;
+  return value === undefined ? 30 : Token.isUnresolved(value) ? undefined : value;
+}
+
