@@ -1,0 +1,91 @@
+/**
+ * The guard of the layering (docs/development.md, "Layers"): the real tree keeps every rule, and
+ * one planted import of each kind, read with the real tree, is caught by its rule.
+ */
+import { join } from 'node:path';
+import { type ImportEdge, importCycles, importGraph, layerViolations, longFiles, Rule, type Violation } from '../support/import-graph';
+
+const ROOT = join(__dirname, '..', '..');
+const tree = importGraph(ROOT);
+
+/** The violations of the tree with `planted` files read as if they were there, less those of the tree alone. */
+function plantedViolations(planted: Record<string, string>): Violation[] {
+  return layerViolations(importGraph(ROOT, planted)).filter((v) => Object.keys(planted).includes(v.from));
+}
+
+describe('the tree', () => {
+  it('reads the imports it guards (type-only ones included)', () => {
+    const has = (from: string, to: string, typeOnly?: boolean) => tree.some((e: ImportEdge) => e.from === from && e.to === to && (typeOnly === undefined || e.typeOnly === typeOnly));
+    expect(has('lambda/processor/index.ts', 'lambda/bank/client.ts', false)).toBe(true);
+    expect(has('lib/reconciliation/reconciliation-sweep.ts', 'lib/processor/settlement-processor.ts', true)).toBe(true);
+    expect(has('lib/registration/index.ts', 'lib/core/registration-provider.ts')).toBe(true);
+    expect(tree.length).toBeGreaterThan(300);
+  });
+
+  it('keeps every layering rule and has no import cycle', () => {
+    expect(layerViolations(tree)).toEqual([]);
+    expect(importCycles(tree)).toEqual([]);
+  });
+
+  it('has no file over 400 lines in lib/ or lambda/', () => {
+    expect(longFiles(ROOT, ['lib', 'lambda'], 400)).toEqual([]);
+  });
+});
+
+describe('a planted import is caught', () => {
+  it.each<[string, Record<string, string>, Violation[]]>([
+    ['a handler folder importing another one\'s type', {
+      'lambda/processor/planted.ts': "import type { SweepDeps } from '../reconciliation/sweep';\nexport type P = SweepDeps;\n",
+    }, [{ rule: Rule.HANDLER_INTO_HANDLER, from: 'lambda/processor/planted.ts', to: 'lambda/reconciliation/sweep.ts' }]],
+    ['a layer importing a handler folder', {
+      'lambda/store/planted.ts': "export { readProcessorSettings } from '../processor/settings';\n",
+    }, [{ rule: Rule.LAYER_UPWARD, from: 'lambda/store/planted.ts', to: 'lambda/processor/settings.ts' }]],
+    ['a layer importing a layer above it', {
+      'lambda/bank/planted.ts': "import { EMPTY_RECORD } from '../store/subject-store';\nexport const r = EMPTY_RECORD;\n",
+    }, [{ rule: Rule.LAYER_UPWARD, from: 'lambda/bank/planted.ts', to: 'lambda/store/subject-store.ts' }]],
+    ['a new lambda folder that is no handler and no known layer', {
+      'lambda/helpers/planted.ts': "import { sleep } from '../shared/retry';\nexport const s = sleep;\n",
+    }, [{ rule: Rule.UNKNOWN_LAMBDA_FOLDER, from: 'lambda/helpers/planted.ts', to: 'lambda/helpers/' }]],
+    ['a stand-alone part importing a sibling part (a type counts)', {
+      'lib/endpoint/planted.ts': "import type { SettlementProcessorProps } from '../processor/settlement-processor-props';\nexport type P = SettlementProcessorProps;\n",
+    }, [{ rule: Rule.PART_INTO_SIBLING, from: 'lib/endpoint/planted.ts', to: 'lib/processor/settlement-processor-props.ts' }]],
+    ['a part built on another importing more than its types', {
+      'lib/reconciliation/planted.ts': "import { SettlementProcessor } from '../processor/settlement-processor';\nexport const P = SettlementProcessor;\n",
+    }, [{ rule: Rule.PART_INTO_SIBLING, from: 'lib/reconciliation/planted.ts', to: 'lib/processor/settlement-processor.ts' }]],
+    ['lib/core importing a part', {
+      'lib/core/planted.ts': "import { BankWebhookEndpoint } from '../endpoint/bank-webhook-endpoint';\nexport const E = BankWebhookEndpoint;\n",
+    }, [{ rule: Rule.CORE_INTO_PART, from: 'lib/core/planted.ts', to: 'lib/endpoint/bank-webhook-endpoint.ts' }]],
+    ['a part importing the facade', {
+      'lib/processor/planted.ts': "import type { BankWebhookReceiverProps } from '../bank-webhook-receiver';\nexport type P = BankWebhookReceiverProps;\n",
+    }, [{ rule: Rule.PART_INTO_FACADE, from: 'lib/processor/planted.ts', to: 'lib/bank-webhook-receiver.ts' }]],
+    ['tools importing an example', {
+      'tools/planted.ts': "import { buildExampleApp } from '../examples/basic-receiver/app';\nexport const b = buildExampleApp;\n",
+    }, [{ rule: Rule.TOOLS_INTO_EXAMPLES, from: 'tools/planted.ts', to: 'examples/basic-receiver/app.ts' }]],
+    ['tools importing a handler\'s internals', {
+      'tools/bench/planted.ts': "import { processBatch } from '../../lambda/processor/batch';\nexport const p = processBatch;\n",
+    }, [{ rule: Rule.TOOLS_INTO_HANDLER, from: 'tools/bench/planted.ts', to: 'lambda/processor/batch.ts' }]],
+    ['lambda importing lib', {
+      'lambda/shared/planted.ts': "import { processorSettings } from '../../lib/processor/processor-settings';\nexport const p = processorSettings;\n",
+    }, [{ rule: Rule.LIB_LAMBDA, from: 'lambda/shared/planted.ts', to: 'lib/processor/processor-settings.ts' }]],
+    ['contracts importing outside contracts', {
+      'contracts/planted.ts': "import type { Log } from '../lambda/shared/runtime';\nexport type L = Log;\n",
+    }, [{ rule: Rule.CONTRACTS_OUTWARD, from: 'contracts/planted.ts', to: 'lambda/shared/runtime.ts' }]],
+    ['a cycle of type-only imports', {
+      'simulator/planted-a.ts': "import type { B } from './planted-b';\nexport interface A { b?: B }\n",
+      'simulator/planted-b.ts': "import type { A } from './planted-a';\nexport interface B { a?: A }\n",
+    }, [
+      { rule: Rule.CYCLE, from: 'simulator/planted-a.ts', to: 'simulator/planted-b.ts' },
+      { rule: Rule.CYCLE, from: 'simulator/planted-b.ts', to: 'simulator/planted-a.ts' },
+    ]],
+  ])('%s', (_name, planted, expected) => {
+    expect(plantedViolations(planted)).toEqual(expected);
+  });
+
+  it('lets a part built on another import its types, and a handler import the layers and contracts', () => {
+    expect(plantedViolations({
+      'lib/reconciliation/planted.ts': "import type { SettlementProcessor } from '../processor/settlement-processor';\nexport type P = SettlementProcessor;\n",
+      'lambda/reconciliation/planted.ts': "import { bankDay } from '../bank/answers';\nimport { sleep } from '../shared/retry';\nimport { EMPTY_RECORD } from '../store/subject-store';\nimport { SweepDefaults } from '../../contracts/reconciliation';\nexport const x = [bankDay, sleep, EMPTY_RECORD, SweepDefaults];\n",
+      'tools/planted.ts': "import { DynamoDbSubjectStore } from '../lambda/store/subject-store';\nexport const d = DynamoDbSubjectStore;\n",
+    })).toEqual([]);
+  });
+});
