@@ -56,6 +56,221 @@ function parseSections(argv: readonly string[]): { sections: readonly Section[];
 const ms = (value: number | undefined, digits = 1) => (value === undefined ? 'n/a' : `${value.toFixed(digits)} ms`);
 const rate = (value: number) => `${value.toFixed(0)}/s`;
 
+/** Bundle sizes and the example's synth time (no targets). */
+function buildSection(ctx: BenchContext): void {
+  const { work, details, section } = ctx;
+  const sizes = Object.fromEntries(handlerNames().map((name) => [name, statSync(join(HANDLER_OUT_DIR, name, 'index.js')).size]));
+  const synthMs: number[] = [];
+  for (let i = 0; i < PLAN.synth.runs; i++) {
+    const t0 = performance.now();
+    execFileSync('npx', ['cdk', 'synth', '--quiet', '--output', join(work, 'cdk.out')], { cwd: ROOT, stdio: 'ignore' });
+    synthMs.push(performance.now() - t0);
+  }
+  details.bundle_bytes = sizes;
+  details.synth_ms = round(median(synthMs), 0);
+  section('Build (no targets)', formatTable(['what', 'value'], [
+    ...Object.entries(sizes).map(([name, bytes]) => [`${name} bundle`, `${(bytes / 1024).toFixed(0)} KiB`]),
+    [`npx cdk synth (example app, median of ${PLAN.synth.runs})`, `${(median(synthMs) / 1000).toFixed(1)} s`],
+  ]));
+}
+
+/** What the sweep costs in bank calls. First of the sections that use the bank: its day must hold only the settlements it makes. */
+async function reconciliationSection(ctx: BenchContext): Promise<void> {
+  const { peers, results, details, logs, section } = ctx;
+  const p = PLAN.reconciliation;
+  const cost = await reconciliationCost(peers, p, logs);
+  results.reconciliation_listing_calls_per_sweep = round(cost.steady.listingCallsPerSweep, 2);
+  results.reconciliation_bank_calls_per_day = cost.bankCallsPerDay;
+  details.reconciliation = { plan: p, ...cost };
+  section(`Reconciliation sweep: a day of ${p.settledPerDay} settlements, ${p.lostFraction * 100}% of them lost, today and ${SweepDefaults.lookbackDays} days back (no target)`, formatTable(['what', 'value'], [
+    ['first sweep: listing calls / settlements sent to be verified (lost)', `${cost.firstSweep.listingCalls} / ${cost.firstSweep.lookRequests} (${cost.firstSweep.lost}), ${ms(cost.firstSweep.ms, 0)}`],
+    [`then per sweep, ${Math.round(p.settledPerDay / cost.sweepsPerDay)} new settlements each: listing calls / sent / boleto queries`, `${cost.steady.listingCallsPerSweep.toFixed(1)} / ${cost.steady.lookRequestsPerSweep.toFixed(1)} / ${cost.steady.boletoQueriesBySweep.toFixed(1)}, ${ms(cost.steady.msPerSweep, 0)}`],
+    [`bank calls a day (${cost.sweepsPerDay} sweeps; plus one payment query per pending payment per sweep)`, String(cost.bankCallsPerDay)],
+  ]));
+}
+
+/** The receiver handler against a bare SendMessage, forked and paired round by round. */
+async function receiverSection(ctx: BenchContext): Promise<void> {
+  const { peers, results, details, logs, section, floorSend } = ctx;
+  const body = await ctx.notificationBody();
+  const p = PLAN.receiver;
+  const runs = await forked(p.forks, p, () => {
+    const worker = new BenchWorker(peers.receiverEnvironment(), join(logs, 'receiver.log'));
+    const notify = (floor: boolean) => () => worker.run({
+      type: 'notify', entry: floor ? floorSend : receiverBundle, floor, route: 'payments', token: peers.token, body, requests: p.requests, concurrency: p.concurrency,
+    });
+    return { runners: { receiver: notify(false), floor: notify(true) }, stop: () => worker.stop() };
+  }, () => peers.purgeQueue());
+  results.receiver_p99_ratio = round(pairedRatio(runs.receiver, runs.floor, 'p99Ms', 2));
+  results.receiver_throughput_ratio = round(pairedRatio(runs.receiver, runs.floor, 'perSecond', 2));
+  const [r, f] = [medians(runs.receiver), medians(runs.floor)];
+  details.receiver = {
+    receiver: r, bare_send_message: f, plan: p,
+    by_round: runs.receiver.map((run, i) => ({ rate_ratio: round(run.perSecond / runs.floor[i].perSecond), p99_ratio: round(run.p99Ms / runs.floor[i].p99Ms) })),
+  };
+  section(`Receiver in one process, concurrency ${p.concurrency}, ${p.requests} requests × ${p.repetitions} rounds × ${p.forks} processes (medians)`, formatTable(['', 'p50', 'p99', 'rate', 'CPU per request'], [
+    ['receiver handler', ms(r.p50Ms), ms(r.p99Ms), rate(r.perSecond), ms(r.cpuMsPerOperation, 2)],
+    ['bare SendMessage', ms(f.p50Ms), ms(f.p99Ms), rate(f.perSecond), ms(f.cpuMsPerOperation, 2)],
+  ]));
+}
+
+/** Module load and first invocation, in fresh processes, the receiver's bundle against the same SDK clients and one SendMessage. */
+async function coldStartSection(ctx: BenchContext): Promise<void> {
+  const { peers, results, details, section, floorSend, preload } = ctx;
+  const body = await ctx.notificationBody();
+  const receiverEvent = restProxyEvent({ route: 'payments', headers: { Authorization: peers.token, 'Content-Type': 'application/json' }, body: JSON.stringify(body), sourceIp: '127.0.0.1' });
+  const floorEvent = { messageBody: JSON.stringify({ body }), route: 'payments' };
+  const environment = peers.receiverEnvironment();
+  const starts: Record<'receiver' | 'floor', ColdStart[]> = { receiver: [], floor: [] };
+  await coldStartMs(receiverBundle, receiverEvent, environment, preload); // warm the file system cache
+  await coldStartMs(floorSend, floorEvent, environment, preload);
+  for (let i = 0; i < PLAN.coldStart.processes; i++) {
+    starts.receiver.push(await coldStartMs(receiverBundle, receiverEvent, environment, preload));
+    starts.floor.push(await coldStartMs(floorSend, floorEvent, environment, preload));
+  }
+  const summary = (list: ColdStart[]) => ({ ms: median(list.map((s) => s.ms)), loadMs: median(list.map((s) => s.loadMs)), firstCallMs: median(list.map((s) => s.ms - s.loadMs)) });
+  const [r, f] = [summary(starts.receiver), summary(starts.floor)];
+  results.cold_start_ratio = round(r.ms / f.ms);
+  details.cold_start_ms = { receiver: r, floor: f, processes: PLAN.coldStart.processes };
+  section(`Cold start: module load + first invocation, median of ${PLAN.coldStart.processes} fresh node processes each`, formatTable(['', 'total', 'load', 'first call'], [
+    ['receiver bundle (token check + SendMessage)', ms(r.ms), ms(r.loadMs), ms(r.firstCallMs)],
+    ['same SDK clients + one SendMessage', ms(f.ms), ms(f.loadMs), ms(f.firstCallMs)],
+  ]));
+}
+
+/** The processor bundle against plain loops making the same calls. */
+async function processorSection(ctx: BenchContext): Promise<void> {
+  const { peers, results, details, logs, section, floorVerify } = ctx;
+  const p = PLAN.processor;
+  const rounds = (p.warmup + p.repetitions) * p.forks;
+  const runners = ['processor', 'floor', 'floorOneWrite'] as const;
+  const bodies = await settledBoletoNotifications(peers.simulator.control, p.recordsPerRun * rounds * runners.length);
+  let used = 0;
+  const verify = (worker: BenchWorker, entry: string, exportName: string) => async () => {
+    const batches = storedBatches(bodies.slice(used, used + p.recordsPerRun), p.batchSize);
+    used += p.recordsPerRun;
+    const run = await worker.run({ type: 'batches', entry, exportName, batches, concurrency: 1, timeoutMs: 30_000 });
+    if (run.failedRecords) throw new Error(`${run.failedRecords} records failed in ${entry}; see ${worker.logFile}`);
+    // Rates and CPU time in records: each latency is one batch.
+    return { ...run, operations: batches.flat().length };
+  };
+  const runs = await forked(p.forks, p, () => {
+    // A process per runner, as each is its own function on Lambda: no runner's JIT state,
+    // heap or connections serve another.
+    const workers = Object.fromEntries(runners.map((name) => [name, new BenchWorker(peers.processorEnvironment(), join(logs, `${name}.log`))])) as Record<(typeof runners)[number], BenchWorker>;
+    return {
+      runners: {
+        processor: verify(workers.processor, processorBundle, 'handler'),
+        floor: verify(workers.floor, floorVerify, 'handler'),
+        floorOneWrite: verify(workers.floorOneWrite, floorVerify, 'oneWriteHandler'),
+      },
+      stop: () => Promise.all(Object.values(workers).map((worker) => worker.stop())).then(() => undefined),
+    };
+  });
+  results.processor_throughput_ratio = round(pairedRatio(runs.processor, runs.floor, 'perSecond', runners.length));
+  results.processor_throughput_ratio_one_write = round(pairedRatio(runs.processor, runs.floorOneWrite, 'perSecond', runners.length));
+  const [pr, f2, f1] = [medians(runs.processor), medians(runs.floor), medians(runs.floorOneWrite)];
+  const perRound = (runs: readonly { perSecond: number }[]) => runs.map((run) => round(run.perSecond, 0));
+  details.processor = {
+    processor: pr, floor_claim_query_publish_complete: f2, floor_query_write_publish: f1, plan: p,
+    records_per_second_by_round: { processor: perRound(runs.processor), floor: perRound(runs.floor), floor_one_write: perRound(runs.floorOneWrite) },
+  };
+  section(`Processor: batches of ${p.batchSize}, ${p.recordsPerRun} records × ${p.repetitions} rounds × ${p.forks} sets of processes, one invocation at a time (medians; latency per batch)`, formatTable(['', 'records/s', 'batch p50', 'batch p99', 'CPU per record'], [
+    ['processor bundle', rate(pr.perSecond), ms(pr.p50Ms), ms(pr.p99Ms), ms(pr.cpuMsPerOperation, 2)],
+    ['plain loop: read, query, write + outbox, PutEvents, clear', rate(f2.perSecond), ms(f2.p50Ms), ms(f2.p99Ms), ms(f2.cpuMsPerOperation, 2)],
+    ['plain loop: query, one write, PutEvents', rate(f1.perSecond), ms(f1.p50Ms), ms(f1.p99Ms), ms(f1.cpuMsPerOperation, 2)],
+  ]));
+}
+
+/** Against a query API limited to its rate: the share of it the processor uses, and its 429s. */
+async function rateLimitedSection(ctx: BenchContext): Promise<void> {
+  const { peers, results, details, logs, section } = ctx;
+  const p = PLAN.rateLimited;
+  const rows: string[][] = [];
+  const byConcurrency: Record<string, unknown> = {};
+  const ratios: number[] = [];
+  const fractions: number[] = [];
+  for (const concurrency of p.concurrencies) {
+    const runs: RateLimitedRun[] = [];
+    for (let round = 0; round < p.rounds; round++) runs.push(await rateLimitedRun(peers, p, concurrency, logs));
+    const mid = (pick: (run: RateLimitedRun) => number) => median(runs.map(pick));
+    const ratio = round(mid((r) => r.throughputRatio));
+    const fraction = round(mid((r) => r.fraction429), 4);
+    results[`rate_limited_throughput_ratio_${concurrency}`] = ratio;
+    results[`rate_limited_429_fraction_${concurrency}`] = fraction;
+    ratios.push(ratio);
+    fractions.push(fraction);
+    const failed = Math.max(...runs.map((r) => r.failedReceives));
+    const dead = Math.max(...runs.map((r) => r.deadLettered));
+    if (failed || dead) throw new Error(`at concurrency ${concurrency}, ${failed} records failed a receive and ${dead} reached the dead-letter queue; lack of rate must do neither (see the logs in ${logs})`);
+    const operations = Object.keys(runs[0].awsCallsPerEvent);
+    const awsCallsPerEvent = Object.fromEntries(operations.map((op) => [op, round(mid((r) => r.awsCallsPerEvent[op] ?? 0), 2)]));
+    byConcurrency[`concurrency_${concurrency}`] = { runs, aws_calls_per_event: awsCallsPerEvent };
+    rows.push([
+      String(concurrency), `${(mid((r) => r.verified / r.seconds)).toFixed(2)}/s`, ratio.toFixed(3), String(mid((r) => r.queryCalls)), String(mid((r) => r.answers429)), fraction.toFixed(4),
+      String(mid((r) => r.deferredForRate)), String(failed), String(dead),
+    ]);
+  }
+  results.rate_limited_throughput_ratio = Math.min(...ratios);
+  results.rate_limited_429_fraction = Math.max(...fractions);
+  details.rate_limited = { plan: p, ...byConcurrency };
+  section(`Against a query API limited to ${p.queryLimitPerSecond}/s, queriesPerSecond set to it: a backlog of ${p.records} settlements, medians of ${p.rounds} rounds`, formatTable(
+    ['invocations at once', 'verified/s', 'ratio to limit', 'query calls', '429', '429 fraction', 'deferred for rate', 'failed receives', 'dead-lettered'], rows,
+  ));
+  const steady = byConcurrency[`concurrency_${p.concurrencies[1]}`] as { aws_calls_per_event: Record<string, number> };
+  section(`AWS requests per verified event at ${p.concurrencies[1]} invocations at once (medians; no target)`, formatTable(['service.operation', 'per event'],
+    Object.entries(steady.aws_calls_per_event).map(([op, n]) => [op, n.toFixed(2)])));
+}
+
+/** The whole local flow under the bank's load. */
+async function frontDoorSection(ctx: BenchContext): Promise<void> {
+  const { results, details, logs, section } = ctx;
+  const f = PLAN.frontDoor;
+  const load = await frontDoorUnderLoad(f, join(logs, 'front-door'), UNLIMITED_QUERIES_PER_SECOND);
+  results.ack_p99_deadline_fraction = round(load.ackP99Ms / 10_000, 4);
+  results.peak_rss_fraction = round(Math.max(load.receiver.peakRssMb / load.receiver.memoryMb, load.processor.peakRssMb / load.processor.memoryMb));
+  details.front_door = load;
+  section(`The bank's load through the local front door: ${f.ratePerSecond} notifications/s, ${f.rounds} rounds of ${f.seconds} s (medians), after ${f.warmupSeconds} s of warm-up`, formatTable(['what', 'value'], [
+    ['notifications sent / delivered (200) / not', `${load.sent} / ${load.delivered} / ${load.notDelivered}`],
+    ['load offered', `${load.offeredPerSecond.toFixed(0)}/s`],
+    ['ack p50 / p99 / max (bank POST to 200)', `${ms(load.ackP50Ms)} / ${ms(load.ackP99Ms)} / ${ms(load.ackMaxMs)}`],
+    ['ack p99 by round', load.rounds.map((r) => ms(r.p99Ms)).join(', ')],
+    ['receiver peak RSS / memory size', `${load.receiver.peakRssMb.toFixed(0)} MiB / ${load.receiver.memoryMb} MiB`],
+    ['processor peak RSS / memory size', `${load.processor.peakRssMb.toFixed(0)} MiB / ${load.processor.memoryMb} MiB`],
+    [`processor on the backlog after the load (${load.processor.seconds.toFixed(0)} s)`, `${load.processor.verifiedEvents} verified events, ${load.processor.verifiedPerSecond.toFixed(0)}/s`],
+    ...load.postToEvent.map((run) => [`bank POST to verified event, processor working (${f.latencySeconds} s at ${run.ratePerSecond}/s; no target) p50 / p99 / max`, `${ms(run.p50Ms, 0)} / ${ms(run.p99Ms, 0)} / ${ms(run.maxMs, 0)}`]),
+  ]));
+  if (load.notDelivered > 0) throw new Error(`${load.notDelivered} notifications were not delivered under load; see the logs in ${logs}`);
+}
+
+/** What every section works with and writes to. */
+interface BenchContext {
+  readonly peers: BenchPeers;
+  readonly work: string;
+  readonly logs: string;
+  /** The baselines' and the DNS preload's bundles. */
+  readonly floorSend: string;
+  readonly floorVerify: string;
+  readonly preload: string;
+  readonly results: Record<string, number>;
+  readonly details: Record<string, unknown>;
+  /** Prints a section's table. */
+  readonly section: (title: string, table: string) => void;
+  /** One settled boleto's notification, made once for the receiver and the cold start. */
+  readonly notificationBody: () => Promise<unknown>;
+}
+
+/** What each section runs; `SECTIONS` is their order (and what `--only` picks from). */
+const SECTION_RUNS: Readonly<Record<Section, (ctx: BenchContext) => Promise<void> | void>> = {
+  build: buildSection,
+  reconciliation: reconciliationSection,
+  receiver: receiverSection,
+  'cold-start': coldStartSection,
+  processor: processorSection,
+  'rate-limited': rateLimitedSection,
+  'front-door': frontDoorSection,
+};
+
 async function main(): Promise<void> {
   const { sections, partial } = parseSections(process.argv.slice(2));
   const work = mkdtempSync(join(tmpdir(), 'bench-'));
@@ -71,187 +286,15 @@ async function main(): Promise<void> {
 
   const results: Record<string, number> = {};
   const details: Record<string, unknown> = {};
-  const printed: string[] = [];
-  const section = (title: string, table: string) => {
-    const text = `\n${title}\n${table}`;
-    printed.push(text);
-    console.log(text);
-  };
+  const section = (title: string, table: string) => console.log(`\n${title}\n${table}`);
   const peers = await BenchPeers.start();
+  let body: Promise<unknown> | undefined;
+  const ctx: BenchContext = {
+    peers, work, logs, floorSend, floorVerify, preload, results, details, section,
+    notificationBody: () => (body ??= settledBoletoNotifications(peers.simulator.control, 1).then(([first]) => first)),
+  };
   try {
-    if (sections.includes('build')) {
-      const sizes = Object.fromEntries(handlerNames().map((name) => [name, statSync(join(HANDLER_OUT_DIR, name, 'index.js')).size]));
-      const synthMs: number[] = [];
-      for (let i = 0; i < PLAN.synth.runs; i++) {
-        const t0 = performance.now();
-        execFileSync('npx', ['cdk', 'synth', '--quiet', '--output', join(work, 'cdk.out')], { cwd: ROOT, stdio: 'ignore' });
-        synthMs.push(performance.now() - t0);
-      }
-      details.bundle_bytes = sizes;
-      details.synth_ms = round(median(synthMs), 0);
-      section('Build (no targets)', formatTable(['what', 'value'], [
-        ...Object.entries(sizes).map(([name, bytes]) => [`${name} bundle`, `${(bytes / 1024).toFixed(0)} KiB`]),
-        [`npx cdk synth (example app, median of ${PLAN.synth.runs})`, `${(median(synthMs) / 1000).toFixed(1)} s`],
-      ]));
-    }
-
-    // First of the sections that use the bank: its day must hold only the settlements it makes.
-    if (sections.includes('reconciliation')) {
-      const p = PLAN.reconciliation;
-      const cost = await reconciliationCost(peers, p, logs);
-      results.reconciliation_listing_calls_per_sweep = round(cost.steady.listingCallsPerSweep, 2);
-      results.reconciliation_bank_calls_per_day = cost.bankCallsPerDay;
-      details.reconciliation = { plan: p, ...cost };
-      section(`Reconciliation sweep: a day of ${p.settledPerDay} settlements, ${p.lostFraction * 100}% of them lost, today and ${SweepDefaults.lookbackDays} days back (no target)`, formatTable(['what', 'value'], [
-        ['first sweep: listing calls / settlements sent to be verified (lost)', `${cost.firstSweep.listingCalls} / ${cost.firstSweep.lookRequests} (${cost.firstSweep.lost}), ${ms(cost.firstSweep.ms, 0)}`],
-        [`then per sweep, ${Math.round(p.settledPerDay / cost.sweepsPerDay)} new settlements each: listing calls / sent / boleto queries`, `${cost.steady.listingCallsPerSweep.toFixed(1)} / ${cost.steady.lookRequestsPerSweep.toFixed(1)} / ${cost.steady.boletoQueriesBySweep.toFixed(1)}, ${ms(cost.steady.msPerSweep, 0)}`],
-        [`bank calls a day (${cost.sweepsPerDay} sweeps; plus one payment query per pending payment per sweep)`, String(cost.bankCallsPerDay)],
-      ]));
-    }
-
-    if (sections.includes('receiver') || sections.includes('cold-start')) {
-      const body = (await settledBoletoNotifications(peers.simulator.control, 1))[0];
-      if (sections.includes('receiver')) {
-        const p = PLAN.receiver;
-        const runs = await forked(p.forks, p, () => {
-          const worker = new BenchWorker(peers.receiverEnvironment(), join(logs, 'receiver.log'));
-          const notify = (floor: boolean) => () => worker.run({
-            type: 'notify', entry: floor ? floorSend : receiverBundle, floor, route: 'payments', token: peers.token, body, requests: p.requests, concurrency: p.concurrency,
-          });
-          return { runners: { receiver: notify(false), floor: notify(true) }, stop: () => worker.stop() };
-        }, () => peers.purgeQueue());
-        results.receiver_p99_ratio = round(pairedRatio(runs.receiver, runs.floor, 'p99Ms', 2));
-        results.receiver_throughput_ratio = round(pairedRatio(runs.receiver, runs.floor, 'perSecond', 2));
-        const [r, f] = [medians(runs.receiver), medians(runs.floor)];
-        details.receiver = {
-          receiver: r, bare_send_message: f, plan: p,
-          by_round: runs.receiver.map((run, i) => ({ rate_ratio: round(run.perSecond / runs.floor[i].perSecond), p99_ratio: round(run.p99Ms / runs.floor[i].p99Ms) })),
-        };
-        section(`Receiver in one process, concurrency ${p.concurrency}, ${p.requests} requests × ${p.repetitions} rounds × ${p.forks} processes (medians)`, formatTable(['', 'p50', 'p99', 'rate', 'CPU per request'], [
-          ['receiver handler', ms(r.p50Ms), ms(r.p99Ms), rate(r.perSecond), ms(r.cpuMsPerOperation, 2)],
-          ['bare SendMessage', ms(f.p50Ms), ms(f.p99Ms), rate(f.perSecond), ms(f.cpuMsPerOperation, 2)],
-        ]));
-      }
-      if (sections.includes('cold-start')) {
-        const receiverEvent = restProxyEvent({ route: 'payments', headers: { Authorization: peers.token, 'Content-Type': 'application/json' }, body: JSON.stringify(body), sourceIp: '127.0.0.1' });
-        const floorEvent = { messageBody: JSON.stringify({ body }), route: 'payments' };
-        const environment = peers.receiverEnvironment();
-        const starts: Record<'receiver' | 'floor', ColdStart[]> = { receiver: [], floor: [] };
-        await coldStartMs(receiverBundle, receiverEvent, environment, preload); // warm the file system cache
-        await coldStartMs(floorSend, floorEvent, environment, preload);
-        for (let i = 0; i < PLAN.coldStart.processes; i++) {
-          starts.receiver.push(await coldStartMs(receiverBundle, receiverEvent, environment, preload));
-          starts.floor.push(await coldStartMs(floorSend, floorEvent, environment, preload));
-        }
-        const summary = (list: ColdStart[]) => ({ ms: median(list.map((s) => s.ms)), loadMs: median(list.map((s) => s.loadMs)), firstCallMs: median(list.map((s) => s.ms - s.loadMs)) });
-        const [r, f] = [summary(starts.receiver), summary(starts.floor)];
-        results.cold_start_ratio = round(r.ms / f.ms);
-        details.cold_start_ms = { receiver: r, floor: f, processes: PLAN.coldStart.processes };
-        section(`Cold start: module load + first invocation, median of ${PLAN.coldStart.processes} fresh node processes each`, formatTable(['', 'total', 'load', 'first call'], [
-          ['receiver bundle (token check + SendMessage)', ms(r.ms), ms(r.loadMs), ms(r.firstCallMs)],
-          ['same SDK clients + one SendMessage', ms(f.ms), ms(f.loadMs), ms(f.firstCallMs)],
-        ]));
-      }
-    }
-
-    if (sections.includes('processor')) {
-      const p = PLAN.processor;
-      const rounds = (p.warmup + p.repetitions) * p.forks;
-      const runners = ['processor', 'floor', 'floorOneWrite'] as const;
-      const bodies = await settledBoletoNotifications(peers.simulator.control, p.recordsPerRun * rounds * runners.length);
-      let used = 0;
-      const verify = (worker: BenchWorker, entry: string, exportName: string) => async () => {
-        const batches = storedBatches(bodies.slice(used, used + p.recordsPerRun), p.batchSize);
-        used += p.recordsPerRun;
-        const run = await worker.run({ type: 'batches', entry, exportName, batches, concurrency: 1, timeoutMs: 30_000 });
-        if (run.failedRecords) throw new Error(`${run.failedRecords} records failed in ${entry}; see ${worker.logFile}`);
-        // Rates and CPU time in records: each latency is one batch.
-        return { ...run, operations: batches.flat().length };
-      };
-      const runs = await forked(p.forks, p, () => {
-        // A process per runner, as each is its own function on Lambda: no runner's JIT state,
-        // heap or connections serve another.
-        const workers = Object.fromEntries(runners.map((name) => [name, new BenchWorker(peers.processorEnvironment(), join(logs, `${name}.log`))])) as Record<(typeof runners)[number], BenchWorker>;
-        return {
-          runners: {
-            processor: verify(workers.processor, processorBundle, 'handler'),
-            floor: verify(workers.floor, floorVerify, 'handler'),
-            floorOneWrite: verify(workers.floorOneWrite, floorVerify, 'oneWriteHandler'),
-          },
-          stop: () => Promise.all(Object.values(workers).map((worker) => worker.stop())).then(() => undefined),
-        };
-      });
-      results.processor_throughput_ratio = round(pairedRatio(runs.processor, runs.floor, 'perSecond', runners.length));
-      results.processor_throughput_ratio_one_write = round(pairedRatio(runs.processor, runs.floorOneWrite, 'perSecond', runners.length));
-      const [pr, f2, f1] = [medians(runs.processor), medians(runs.floor), medians(runs.floorOneWrite)];
-      const perRound = (runs: readonly { perSecond: number }[]) => runs.map((run) => round(run.perSecond, 0));
-      details.processor = {
-        processor: pr, floor_claim_query_publish_complete: f2, floor_query_write_publish: f1, plan: p,
-        records_per_second_by_round: { processor: perRound(runs.processor), floor: perRound(runs.floor), floor_one_write: perRound(runs.floorOneWrite) },
-      };
-      section(`Processor: batches of ${p.batchSize}, ${p.recordsPerRun} records × ${p.repetitions} rounds × ${p.forks} sets of processes, one invocation at a time (medians; latency per batch)`, formatTable(['', 'records/s', 'batch p50', 'batch p99', 'CPU per record'], [
-        ['processor bundle', rate(pr.perSecond), ms(pr.p50Ms), ms(pr.p99Ms), ms(pr.cpuMsPerOperation, 2)],
-        ['plain loop: read, query, write + outbox, PutEvents, clear', rate(f2.perSecond), ms(f2.p50Ms), ms(f2.p99Ms), ms(f2.cpuMsPerOperation, 2)],
-        ['plain loop: query, one write, PutEvents', rate(f1.perSecond), ms(f1.p50Ms), ms(f1.p99Ms), ms(f1.cpuMsPerOperation, 2)],
-      ]));
-    }
-
-    if (sections.includes('rate-limited')) {
-      const p = PLAN.rateLimited;
-      const rows: string[][] = [];
-      const byConcurrency: Record<string, unknown> = {};
-      const ratios: number[] = [];
-      const fractions: number[] = [];
-      for (const concurrency of p.concurrencies) {
-        const runs: RateLimitedRun[] = [];
-        for (let round = 0; round < p.rounds; round++) runs.push(await rateLimitedRun(peers, p, concurrency, logs));
-        const mid = (pick: (run: RateLimitedRun) => number) => median(runs.map(pick));
-        const ratio = round(mid((r) => r.throughputRatio));
-        const fraction = round(mid((r) => r.fraction429), 4);
-        results[`rate_limited_throughput_ratio_${concurrency}`] = ratio;
-        results[`rate_limited_429_fraction_${concurrency}`] = fraction;
-        ratios.push(ratio);
-        fractions.push(fraction);
-        const failed = Math.max(...runs.map((r) => r.failedReceives));
-        const dead = Math.max(...runs.map((r) => r.deadLettered));
-        if (failed || dead) throw new Error(`at concurrency ${concurrency}, ${failed} records failed a receive and ${dead} reached the dead-letter queue; lack of rate must do neither (see the logs in ${logs})`);
-        const operations = Object.keys(runs[0].awsCallsPerEvent);
-        const awsCallsPerEvent = Object.fromEntries(operations.map((op) => [op, round(mid((r) => r.awsCallsPerEvent[op] ?? 0), 2)]));
-        byConcurrency[`concurrency_${concurrency}`] = { runs, aws_calls_per_event: awsCallsPerEvent };
-        rows.push([
-          String(concurrency), `${(mid((r) => r.verified / r.seconds)).toFixed(2)}/s`, ratio.toFixed(3), String(mid((r) => r.queryCalls)), String(mid((r) => r.answers429)), fraction.toFixed(4),
-          String(mid((r) => r.deferredForRate)), String(failed), String(dead),
-        ]);
-      }
-      results.rate_limited_throughput_ratio = Math.min(...ratios);
-      results.rate_limited_429_fraction = Math.max(...fractions);
-      details.rate_limited = { plan: p, ...byConcurrency };
-      section(`Against a query API limited to ${p.queryLimitPerSecond}/s, queriesPerSecond set to it: a backlog of ${p.records} settlements, medians of ${p.rounds} rounds`, formatTable(
-        ['invocations at once', 'verified/s', 'ratio to limit', 'query calls', '429', '429 fraction', 'deferred for rate', 'failed receives', 'dead-lettered'], rows,
-      ));
-      const steady = byConcurrency[`concurrency_${p.concurrencies[1]}`] as { aws_calls_per_event: Record<string, number> };
-      section(`AWS requests per verified event at ${p.concurrencies[1]} invocations at once (medians; no target)`, formatTable(['service.operation', 'per event'],
-        Object.entries(steady.aws_calls_per_event).map(([op, n]) => [op, n.toFixed(2)])));
-    }
-
-    if (sections.includes('front-door')) {
-      const f = PLAN.frontDoor;
-      const load = await frontDoorUnderLoad(f, join(logs, 'front-door'), UNLIMITED_QUERIES_PER_SECOND);
-      results.ack_p99_deadline_fraction = round(load.ackP99Ms / 10_000, 4);
-      results.peak_rss_fraction = round(Math.max(load.receiver.peakRssMb / load.receiver.memoryMb, load.processor.peakRssMb / load.processor.memoryMb));
-      details.front_door = load;
-      section(`The bank's load through the local front door: ${f.ratePerSecond} notifications/s, ${f.rounds} rounds of ${f.seconds} s (medians), after ${f.warmupSeconds} s of warm-up`, formatTable(['what', 'value'], [
-        ['notifications sent / delivered (200) / not', `${load.sent} / ${load.delivered} / ${load.notDelivered}`],
-        ['load offered', `${load.offeredPerSecond.toFixed(0)}/s`],
-        ['ack p50 / p99 / max (bank POST to 200)', `${ms(load.ackP50Ms)} / ${ms(load.ackP99Ms)} / ${ms(load.ackMaxMs)}`],
-        ['ack p99 by round', load.rounds.map((r) => ms(r.p99Ms)).join(', ')],
-        ['receiver peak RSS / memory size', `${load.receiver.peakRssMb.toFixed(0)} MiB / ${load.receiver.memoryMb} MiB`],
-        ['processor peak RSS / memory size', `${load.processor.peakRssMb.toFixed(0)} MiB / ${load.processor.memoryMb} MiB`],
-        [`processor on the backlog after the load (${load.processor.seconds.toFixed(0)} s)`, `${load.processor.verifiedEvents} verified events, ${load.processor.verifiedPerSecond.toFixed(0)}/s`],
-        ...load.postToEvent.map((run) => [`bank POST to verified event, processor working (${f.latencySeconds} s at ${run.ratePerSecond}/s; no target) p50 / p99 / max`, `${ms(run.p50Ms, 0)} / ${ms(run.p99Ms, 0)} / ${ms(run.maxMs, 0)}`]),
-      ]));
-      if (load.notDelivered > 0) throw new Error(`${load.notDelivered} notifications were not delivered under load; see the logs in ${logs}`);
-    }
+    for (const name of SECTIONS) if (sections.includes(name)) await SECTION_RUNS[name](ctx);
   } finally {
     await peers.stop();
   }

@@ -70,7 +70,7 @@ async function main(): Promise<number> {
     say('Bundling the handlers (the files the constructs deploy; `npm run build` does this too)');
     await bundleHandlers();
   }
-  say('Synthesizing the example stack against a local bank; starting fauxqs (SQS), dynalite (DynamoDB), local Secrets Manager and EventBridge, and the HTTPS front door');
+  say('Synthesizing a receiver stack (as the basic example deploys one) against a local bank; starting fauxqs (SQS), dynalite (DynamoDB), local Secrets Manager and EventBridge, and the HTTPS front door');
   const logDir = join(tmpdir(), 'cdk-bank-webhooks-demo-logs');
   rmSync(logDir, { recursive: true, force: true });
   const runner = await LocalRunner.start({

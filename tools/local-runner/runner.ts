@@ -11,38 +11,37 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AttributeValue, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { PurgeQueueCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { App, type Stack } from 'aws-cdk-lib';
+import type { App, Stack } from 'aws-cdk-lib';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { decodeStoredNotification } from '../../lambda/store/stored-notification';
 import { BANK_CONNECTION_ENV, type BankConnectionSettings } from '../../contracts/bank-connection';
 import { PROCESSOR_SETTINGS_ENV, type ProcessorSettings } from '../../contracts/processor';
 import { PAYMENTS_TOKEN_HEADER, RECEIVER_SETTINGS_ENV, ReceiverDefaults, type ReceiverSettings, ROUTES } from '../../contracts/receiver';
-import { createCertificateAuthority, issueCertificate } from '../../simulator/certificates';
 import { httpCall } from '../../simulator/https-client';
-import { BankSimulator, type BankSimulatorOptions, SimulatorPaths } from '../../simulator/simulator';
+import type { BankSimulator, BankSimulatorOptions } from '../../simulator/simulator';
 import { LocalApiGateway, type ProxyExchange } from '../local-aws/api-gateway';
 import { LocalCustomResource } from '../local-aws/custom-resource';
-import { type Dynalite, startDynalite } from '../local-aws/dynalite';
 import { LocalEventBridge, type RecordedEvent } from '../local-aws/eventbridge-server';
 import { matchesEventPattern } from '../local-aws/event-pattern';
-import { createQueueWithDlq, drainQueue, type Fauxqs, queueDepth, startFauxqs } from '../local-aws/fauxqs';
-import { LOCAL_AWS, localAwsEnvironment, resolveLocalhostSubdomains } from '../local-aws/local-env';
+import { createQueueWithDlq, drainQueue, queueDepth } from '../local-aws/fauxqs';
+import { LOCAL_AWS } from '../local-aws/local-env';
 import { LocalFunction } from '../local-aws/local-function';
-import { LocalSecretsManager } from '../local-aws/secrets-manager-server';
+import type { LocalSecretsManager } from '../local-aws/secrets-manager-server';
 import { type PollResult, SqsEventSource } from '../local-aws/sqs-event-source';
-import { TcpGate } from '../local-aws/tcp-gate';
+import type { TcpGate } from '../local-aws/tcp-gate';
 import type { SweepResult } from '../../contracts/reconciliation';
 import { evaluateAlarm, type LocalAlarmState, type MetricDatapoint, metricDatapoints } from './alarms';
 import { auditExactlyOnce, type AuditReport } from './audit';
 import { simulatorCredentials } from './bank-credentials';
-import { LocalReceiverStack, type RUNNER_CONTEXT_KEYS } from './local-stack';
-import { type CloudFormationTemplate, describeReceiverDeployment, type FunctionDescription, type ReceiverDeployment, resolveIntrinsics, settingsIn } from './template';
+import { LocalResolver, synthesizeLocalStack } from './local-resolver';
+import { LocalServices } from './local-services';
+import { LocalReceiverStack } from './local-stack';
+import { type CloudFormationTemplate, describeReceiverDeployment, type FunctionDescription, type ReceiverDeployment, settingsIn } from './template';
 
 export { RUNNER_CONTEXT_KEYS } from './local-stack';
 
 /** The name of the stack the runner synthesizes. */
 export const LOCAL_STACK_ID = 'BankWebhooksLocal';
-const LOCAL_API_ID = 'localapi';
 
 export interface LocalRunnerOptions {
   /**
@@ -151,12 +150,11 @@ export class LocalRunner {
     return runner;
   }
 
-  simulator!: BankSimulator;
+  /** The stand-ins of the AWS services, and the bank. */
+  services!: LocalServices;
   /** The synthesized template and what the runner read from it. */
   template!: CloudFormationTemplate;
   deployment!: ReceiverDeployment;
-  readonly events: LocalEventBridge;
-  readonly secrets = new LocalSecretsManager(LOCAL_AWS.region, LOCAL_AWS.accountId);
   /** Every request to the front door, in order of answer. */
   readonly exchanges: ProxyExchange[] = [];
   /** Messages the processor quarantined, read from the dead-letter queue so far. */
@@ -172,23 +170,16 @@ export class LocalRunner {
   gateway!: LocalApiGateway;
   /** The front door's stage URL (`https://127.0.0.1:<port>/<stage>/`). */
   apiUrl!: string;
-  /** The CA (PEM) that issued the front door's certificate. */
-  apiCaPem!: string;
   queueUrl!: string;
   dlqUrl!: string;
-  sqs!: SQSClient;
-  /** Closes and reopens the way to the queue (SQS unreachable for a while). */
-  sqsGate!: TcpGate;
   /** The token values of the generated token secrets, by route. */
   readonly tokens: Partial<Record<(typeof ROUTES)[number], string>> = {};
   /** Name of the header that carries the boleto token. */
   boletoTokenHeader: string = ReceiverDefaults.boletoTokenHeader;
   readonly logDir: string;
 
-  private fauxqs?: Fauxqs;
-  private dynamo?: Dynalite;
   private source?: SqsEventSource;
-  private restoreDns?: () => void;
+  private resolver!: LocalResolver;
   private assemblyDir?: string;
   private readonly ownsLogDir: boolean;
   private readonly logFiles = new Map<string, WriteStream>();
@@ -208,14 +199,41 @@ export class LocalRunner {
   private consumerErrors = 0;
 
   private constructor(private readonly options: LocalRunnerOptions) {
-    this.events = options.eventBridge ?? new LocalEventBridge();
     this.ownsLogDir = !options.logDir;
     this.logDir = options.logDir ?? mkdtempSync(join(tmpdir(), 'bank-webhooks-logs-'));
     mkdirSync(this.logDir, { recursive: true });
   }
 
+  get simulator(): BankSimulator {
+    return this.services.simulator;
+  }
+
   get control() {
     return this.simulator.control;
+  }
+
+  /** The bus the processor publishes to (shared when the options gave one). */
+  get events(): LocalEventBridge {
+    return this.services.events;
+  }
+
+  get secrets(): LocalSecretsManager {
+    return this.services.secrets;
+  }
+
+  /** An SQS client that reaches the queues through `sqsGate`. */
+  get sqs(): SQSClient {
+    return this.services.sqs;
+  }
+
+  /** Closes and reopens the way to the queue (SQS unreachable for a while). */
+  get sqsGate(): TcpGate {
+    return this.services.sqsGate;
+  }
+
+  /** The CA (PEM) that issued the front door's certificate. */
+  get apiCaPem(): string {
+    return this.services.apiCaPem;
   }
 
   /** Counts so far. */
@@ -236,34 +254,27 @@ export class LocalRunner {
   }
 
   private async init(): Promise<void> {
-    this.restoreDns = resolveLocalhostSubdomains();
-    // The front door's certificate comes from a local CA the simulated bank is told to trust.
-    const ca = createCertificateAuthority('cdk-bank-webhooks local API CA');
-    const tls = issueCertificate(ca, { commonName: '127.0.0.1', hosts: ['127.0.0.1', 'localhost'] });
-    this.apiCaPem = ca.certPem;
-    this.simulator = await BankSimulator.start({ ...this.options.simulator, trustedCas: [ca.certPem] });
-
+    this.services = await LocalServices.start({ simulator: this.options.simulator, eventBridge: this.options.eventBridge });
     this.assemblyDir = mkdtempSync(join(tmpdir(), 'bank-webhooks-assembly-'));
-    this.template = this.synthesize(this.assemblyDir);
+    this.template = synthesizeLocalStack(this.assemblyDir, this.simulator, LOCAL_STACK_ID, this.options.stack ?? ((scope, id) => new LocalReceiverStack(scope, id)));
     const d = (this.deployment = describeReceiverDeployment(this.template));
-
     const visibility = this.options.visibilityTimeoutSeconds ?? d.queue.visibilityTimeoutSeconds;
     if (visibility <= d.processor.timeoutSeconds) {
       throw new Error(`visibilityTimeoutSeconds (${visibility}) must exceed the processor's timeout (${d.processor.timeoutSeconds} s): a message would come back while its invocation still runs`);
     }
-    [this.fauxqs, this.dynamo] = await Promise.all([startFauxqs(), startDynalite()]);
-    const [eventsEndpoint, secretsEndpoint] = await Promise.all([this.options.eventBridge ? this.events.endpoint : this.events.start(), this.secrets.start()]);
-    this.sqsGate = new TcpGate(this.fauxqs.port);
-    const gatePort = await this.sqsGate.start();
-    // Queue URLs carry the port they were created through: everyone reaches the queue via the gate.
-    const sqsEndpoint = `http://sqs.${LOCAL_AWS.region}.localhost:${gatePort}`;
-    this.sqs = this.fauxqs.client({ endpoint: sqsEndpoint });
-    ({ queueUrl: this.queueUrl, dlqUrl: this.dlqUrl } = await createQueueWithDlq(this.sqs, d.queue.logicalId, d.queue.maxReceiveCount, visibility, d.queue.deadLetterQueue));
-    await this.dynamo.createTableLike(d.idempotencyTable, this.template.Resources[d.idempotencyTable].Properties ?? {});
-    for (const logicalId of d.generatedSecrets) this.secretArns.set(logicalId, this.secrets.createSecret(logicalId, randomBytes(32).toString('hex')));
+    await this.provision(visibility);
+    this.startFunctions();
+    this.resumeProcessing();
+  }
 
+  /** The template's stateful resources in the stand-ins: the queue and its DLQ, the table, the generated secrets, and the front door. */
+  private async provision(visibilityTimeoutSeconds: number): Promise<void> {
+    const d = this.deployment;
+    ({ queueUrl: this.queueUrl, dlqUrl: this.dlqUrl } = await createQueueWithDlq(this.sqs, d.queue.logicalId, d.queue.maxReceiveCount, visibilityTimeoutSeconds, d.queue.deadLetterQueue));
+    await this.services.dynamo.createTableLike(d.idempotencyTable, this.template.Resources[d.idempotencyTable].Properties ?? {});
+    for (const logicalId of d.generatedSecrets) this.secretArns.set(logicalId, this.secrets.createSecret(logicalId, randomBytes(32).toString('hex')));
     this.gateway = new LocalApiGateway({
-      tls,
+      tls: this.services.apiTls,
       stage: d.api.stageName,
       functionTimeoutMs: d.receiver.timeoutSeconds * 1000,
       routes: Object.fromEntries(ROUTES.map((route) => [route, (event) => this.receiver.invoke(event, event.requestContext.requestId)])),
@@ -271,8 +282,13 @@ export class LocalRunner {
       binaryMediaTypes: (this.template.Resources[d.api.restApi].Properties?.BinaryMediaTypes as string[] | undefined) ?? [],
     });
     this.apiUrl = await this.gateway.start();
+    this.resolver = new LocalResolver(this.template, d, { queueUrl: this.queueUrl, dlqUrl: this.dlqUrl, secretArns: this.secretArns, apiUrl: this.apiUrl });
+  }
 
-    const endpoints = localAwsEnvironment({ SQS: sqsEndpoint, DYNAMODB: this.dynamo.endpoint, SECRETS_MANAGER: secretsEndpoint, EVENTBRIDGE: eventsEndpoint });
+  /** The functions, in processes of their own, wired as the template wires them: the receiver, the processor and its event source, the registrations, the sweep, a consumer. */
+  private startFunctions(): void {
+    const d = this.deployment;
+    const endpoints = this.services.endpoints();
     const receiverEnv = this.resolve(d.receiver.environment) as Record<string, string>;
     const processorEnv = this.resolve(d.processor.environment) as Record<string, string>;
     // The bank credentials are the one secret the stack imports: it is created under the name
@@ -305,7 +321,7 @@ export class LocalRunner {
       this.sweeper = this.localFunction('reconciliation', d.reconciliation.sweep, { ...(this.resolve(d.reconciliation.sweep.environment) as Record<string, string>), ...endpoints });
       if (d.reconciliation.trackPaymentRule) {
         // The rule's SQS target: the event, as EventBridge delivers it, becomes a message in the queue.
-        const pattern = this.rulePattern(d.reconciliation.trackPaymentRule);
+        const pattern = this.resolver.rulePattern(d.reconciliation.trackPaymentRule);
         this.events.subscribe((event) => {
           if (!matchesEventPattern(pattern, { source: event.source, 'detail-type': event.detailType, detail: event.detail })) return;
           const body = JSON.stringify({
@@ -321,7 +337,7 @@ export class LocalRunner {
         name: 'consumer', entry: this.options.consumer.entry, exportName: this.options.consumer.exportName,
         environment: endpoints, timeoutMs: 30_000, onLog: (line) => this.log('consumer', line),
       });
-      const pattern = this.options.consumerRule ? this.rulePattern(this.options.consumerRule) : undefined;
+      const pattern = this.options.consumerRule ? this.resolver.rulePattern(this.options.consumerRule) : undefined;
       this.events.subscribe((event) => {
         if (!pattern || matchesEventPattern(pattern, { source: event.source, 'detail-type': event.detailType, detail: event.detail })) this.deliverToConsumer(event);
       });
@@ -339,75 +355,11 @@ export class LocalRunner {
       region: LOCAL_AWS.region,
       onBatch: (records, result) => this.onBatch(records, result),
     });
-    this.resumeProcessing();
-  }
-
-  /** The event pattern of the template's one rule whose logical ID starts with `prefix`. */
-  private rulePattern(prefix: string): Record<string, unknown> {
-    const rules = Object.entries(this.template.Resources).filter(([id, r]) => r.Type === 'AWS::Events::Rule' && id.startsWith(prefix));
-    if (rules.length !== 1) throw new Error(`consumerRule "${prefix}" names ${rules.length} rules of the template; it must name one`);
-    return this.resolve(rules[0][1].Properties?.EventPattern) as Record<string, unknown>;
-  }
-
-  /** Synthesizes the stack into `outdir`, with asset metadata on (as the CDK CLI does). */
-  private synthesize(outdir: string): CloudFormationTemplate {
-    const account = this.simulator.accounts[0];
-    const app = new App({
-      outdir,
-      context: {
-        'aws:cdk:enable-asset-metadata': true,
-        bankBaseUrl: this.simulator.baseUrl,
-        bankRegistrationBaseUrl: this.simulator.baseUrl + SimulatorPaths.registrationBase,
-        bankCooperativa: account.cooperativa,
-        bankPosto: account.posto,
-        bankConta: account.conta,
-        bankDocumento: account.documento,
-        bankCodigoBeneficiario: account.beneficiario,
-      } satisfies Record<(typeof RUNNER_CONTEXT_KEYS)[number], string> & Record<string, unknown>,
-    });
-    const stack = (this.options.stack ?? ((scope, id) => new LocalReceiverStack(scope, id)))(app, LOCAL_STACK_ID);
-    return app.synth().getStackArtifact(stack.artifactId).template as CloudFormationTemplate;
   }
 
   /** Resolves a template value against the local stand-ins; the API's URL becomes the front door's. */
   private resolve(value: unknown): unknown {
-    const d = this.deployment;
-    const resources = this.template.Resources;
-    const resolved = resolveIntrinsics(value, {
-      region: LOCAL_AWS.region,
-      accountId: LOCAL_AWS.accountId,
-      ref: (id) => {
-        const type = resources[id]?.Type;
-        if (id === d.queue.logicalId) return this.queueUrl;
-        if (id === d.queue.deadLetterQueue) return this.dlqUrl;
-        if (this.secretArns.has(id)) return this.secretArns.get(id)!;
-        if (id === d.api.restApi) return LOCAL_API_ID;
-        if (id === d.api.stage) return d.api.stageName;
-        if (type === 'AWS::DynamoDB::Table' || type === 'AWS::Events::EventBus') return id;
-        throw new Error(`The local runner has no stand-in for Ref ${id} (${type ?? 'not in the template'})`);
-      },
-      getAtt: (id, attribute) => {
-        const type = resources[id]?.Type;
-        const arnOf: Record<string, string> = {
-          'AWS::SQS::Queue': `arn:aws:sqs:${LOCAL_AWS.region}:${LOCAL_AWS.accountId}:${id}`,
-          'AWS::DynamoDB::Table': `arn:aws:dynamodb:${LOCAL_AWS.region}:${LOCAL_AWS.accountId}:table/${id}`,
-          'AWS::Events::EventBus': `arn:aws:events:${LOCAL_AWS.region}:${LOCAL_AWS.accountId}:event-bus/${id}`,
-        };
-        if (attribute === 'Arn' && type && arnOf[type]) return arnOf[type];
-        if (attribute === 'Name' && type === 'AWS::Events::EventBus') return id;
-        if (attribute === 'QueueUrl' && id === d.queue.logicalId) return this.queueUrl;
-        if (attribute === 'QueueUrl' && id === d.queue.deadLetterQueue) return this.dlqUrl;
-        throw new Error(`The local runner has no stand-in for Fn::GetAtt ${id}.${attribute} (${type ?? 'not in the template'})`);
-      },
-    });
-    const deployedUrl = `https://${LOCAL_API_ID}.execute-api.${LOCAL_AWS.region}.amazonaws.com/${d.api.stageName}/`;
-    const rewrite = (item: unknown): unknown => {
-      if (typeof item === 'string') return item.split(deployedUrl).join(this.apiUrl);
-      if (Array.isArray(item)) return item.map(rewrite);
-      if (item && typeof item === 'object') return Object.fromEntries(Object.entries(item).map(([k, v]) => [k, rewrite(v)]));
-      return item;
-    };
-    return rewrite(resolved);
+    return this.resolver.resolve(value);
   }
 
   private localFunction(name: string, description: FunctionDescription, environment: Record<string, string>): LocalFunction {
@@ -581,7 +533,7 @@ export class LocalRunner {
     const tally = { subjects: 0, withOutbox: 0 };
     let ExclusiveStartKey: Record<string, AttributeValue> | undefined;
     do {
-      const page = await this.dynamo!.client.send(new ScanCommand({ TableName: this.deployment.idempotencyTable, ProjectionExpression: 'outboxId', ExclusiveStartKey }));
+      const page = await this.services.dynamo.client.send(new ScanCommand({ TableName: this.deployment.idempotencyTable, ProjectionExpression: 'outboxId', ExclusiveStartKey }));
       for (const item of page.Items ?? []) {
         tally.subjects++;
         if (item.outboxId) tally.withOutbox++;
@@ -642,12 +594,8 @@ export class LocalRunner {
     await this.sweepRunning?.catch(() => undefined);
     await this.source?.stop();
     await Promise.all([this.receiver?.stop(), this.processor?.stop(), this.registrationHandler?.stop(), this.consumer?.stop(), this.sweeper?.stop()]);
-    this.sqs?.destroy();
-    await Promise.all([
-      this.gateway?.stop(), this.simulator?.stop(), this.fauxqs?.stop(), this.dynamo?.stop(), this.options.eventBridge ? undefined : this.events.stop(), this.secrets.stop(), this.sqsGate?.stop(),
-    ]);
+    await Promise.all([this.gateway?.stop(), this.services?.stop()]);
     await Promise.all([...this.logFiles.values()].map((file) => new Promise((resolve) => file.end(resolve))));
-    this.restoreDns?.();
     if (this.assemblyDir) rmSync(this.assemblyDir, { recursive: true, force: true });
     if (this.ownsLogDir) rmSync(this.logDir, { recursive: true, force: true });
   }

@@ -1,0 +1,95 @@
+/**
+ * A receiver stack's template made local: synthesized with its bank settings pointed at the
+ * simulator, and its values (`Ref`, `Fn::GetAtt`, the API's URL) resolved against the stand-ins.
+ */
+import { App, type Stack } from 'aws-cdk-lib';
+import { type BankSimulator, SimulatorPaths } from '../../simulator/simulator';
+import { LOCAL_AWS } from '../local-aws/local-env';
+import type { RUNNER_CONTEXT_KEYS } from './local-stack';
+import { type CloudFormationTemplate, type ReceiverDeployment, resolveIntrinsics } from './template';
+
+/** The id the API gets locally (its deployed URL is rewritten to the front door's). */
+const LOCAL_API_ID = 'localapi';
+
+/** Synthesizes the stack `build` makes into `outdir`, its context pointing the bank at `simulator`, with asset metadata on (as the CDK CLI does). */
+export function synthesizeLocalStack(outdir: string, simulator: BankSimulator, stackId: string, build: (app: App, id: string) => Stack): CloudFormationTemplate {
+  const account = simulator.accounts[0];
+  const app = new App({
+    outdir,
+    context: {
+      'aws:cdk:enable-asset-metadata': true,
+      bankBaseUrl: simulator.baseUrl,
+      bankRegistrationBaseUrl: simulator.baseUrl + SimulatorPaths.registrationBase,
+      bankCooperativa: account.cooperativa,
+      bankPosto: account.posto,
+      bankConta: account.conta,
+      bankDocumento: account.documento,
+      bankCodigoBeneficiario: account.beneficiario,
+    } satisfies Record<(typeof RUNNER_CONTEXT_KEYS)[number], string> & Record<string, unknown>,
+  });
+  const stack = build(app, stackId);
+  return app.synth().getStackArtifact(stack.artifactId).template as CloudFormationTemplate;
+}
+
+/** What the stand-ins made of the template's stateful resources. */
+export interface LocalResources {
+  readonly queueUrl: string;
+  readonly dlqUrl: string;
+  /** ARNs of the generated secrets, by logical id. */
+  readonly secretArns: ReadonlyMap<string, string>;
+  /** The front door's stage URL. */
+  readonly apiUrl: string;
+}
+
+/** Resolves template values against the local stand-ins. */
+export class LocalResolver {
+  constructor(private readonly template: CloudFormationTemplate, private readonly deployment: ReceiverDeployment, private readonly local: LocalResources) {}
+
+  /** A template value with its intrinsics resolved; the API's deployed URL becomes the front door's. */
+  resolve(value: unknown): unknown {
+    const d = this.deployment;
+    const resources = this.template.Resources;
+    const resolved = resolveIntrinsics(value, {
+      region: LOCAL_AWS.region,
+      accountId: LOCAL_AWS.accountId,
+      ref: (id) => {
+        const type = resources[id]?.Type;
+        if (id === d.queue.logicalId) return this.local.queueUrl;
+        if (id === d.queue.deadLetterQueue) return this.local.dlqUrl;
+        if (this.local.secretArns.has(id)) return this.local.secretArns.get(id)!;
+        if (id === d.api.restApi) return LOCAL_API_ID;
+        if (id === d.api.stage) return d.api.stageName;
+        if (type === 'AWS::DynamoDB::Table' || type === 'AWS::Events::EventBus') return id;
+        throw new Error(`The local runner has no stand-in for Ref ${id} (${type ?? 'not in the template'})`);
+      },
+      getAtt: (id, attribute) => {
+        const type = resources[id]?.Type;
+        const arnOf: Record<string, string> = {
+          'AWS::SQS::Queue': `arn:aws:sqs:${LOCAL_AWS.region}:${LOCAL_AWS.accountId}:${id}`,
+          'AWS::DynamoDB::Table': `arn:aws:dynamodb:${LOCAL_AWS.region}:${LOCAL_AWS.accountId}:table/${id}`,
+          'AWS::Events::EventBus': `arn:aws:events:${LOCAL_AWS.region}:${LOCAL_AWS.accountId}:event-bus/${id}`,
+        };
+        if (attribute === 'Arn' && type && arnOf[type]) return arnOf[type];
+        if (attribute === 'Name' && type === 'AWS::Events::EventBus') return id;
+        if (attribute === 'QueueUrl' && id === d.queue.logicalId) return this.local.queueUrl;
+        if (attribute === 'QueueUrl' && id === d.queue.deadLetterQueue) return this.local.dlqUrl;
+        throw new Error(`The local runner has no stand-in for Fn::GetAtt ${id}.${attribute} (${type ?? 'not in the template'})`);
+      },
+    });
+    const deployedUrl = `https://${LOCAL_API_ID}.execute-api.${LOCAL_AWS.region}.amazonaws.com/${d.api.stageName}/`;
+    const rewrite = (item: unknown): unknown => {
+      if (typeof item === 'string') return item.split(deployedUrl).join(this.local.apiUrl);
+      if (Array.isArray(item)) return item.map(rewrite);
+      if (item && typeof item === 'object') return Object.fromEntries(Object.entries(item).map(([k, v]) => [k, rewrite(v)]));
+      return item;
+    };
+    return rewrite(resolved);
+  }
+
+  /** The event pattern of the template's one rule whose logical ID starts with `prefix`. */
+  rulePattern(prefix: string): Record<string, unknown> {
+    const rules = Object.entries(this.template.Resources).filter(([id, r]) => r.Type === 'AWS::Events::Rule' && id.startsWith(prefix));
+    if (rules.length !== 1) throw new Error(`consumerRule "${prefix}" names ${rules.length} rules of the template; it must name one`);
+    return this.resolve(rules[0][1].Properties?.EventPattern) as Record<string, unknown>;
+  }
+}

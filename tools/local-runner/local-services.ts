@@ -1,0 +1,87 @@
+/**
+ * The local stand-ins of the AWS services a receiver stack uses, and the bank, on 127.0.0.1: the
+ * bank simulator (trusting the front door's CA), fauxqs behind a TCP gate, dynalite, and local
+ * Secrets Manager and EventBridge endpoints. The runner provisions a stack's resources in them.
+ */
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { createCertificateAuthority, issueCertificate, type PemPair } from '../../simulator/certificates';
+import { BankSimulator, type BankSimulatorOptions } from '../../simulator/simulator';
+import { type Dynalite, startDynalite } from '../local-aws/dynalite';
+import { LocalEventBridge } from '../local-aws/eventbridge-server';
+import { type Fauxqs, startFauxqs } from '../local-aws/fauxqs';
+import { LOCAL_AWS, localAwsEnvironment, resolveLocalhostSubdomains } from '../local-aws/local-env';
+import { LocalSecretsManager } from '../local-aws/secrets-manager-server';
+import { TcpGate } from '../local-aws/tcp-gate';
+
+export interface LocalServicesOptions {
+  /** Options of the bank simulator. @default a simulator with the sample account */
+  readonly simulator?: Omit<BankSimulatorOptions, 'trustedCas'>;
+  /** An EventBridge stand-in already started and shared; neither started nor stopped here. @default one of its own */
+  readonly eventBridge?: LocalEventBridge;
+}
+
+export class LocalServices {
+  /** Starts every stand-in; stops what started when one fails. */
+  static async start(options: LocalServicesOptions = {}): Promise<LocalServices> {
+    const services = new LocalServices(options);
+    try {
+      await services.init(options);
+    } catch (error) {
+      await services.stop();
+      throw error;
+    }
+    return services;
+  }
+
+  simulator!: BankSimulator;
+  readonly events: LocalEventBridge;
+  readonly secrets = new LocalSecretsManager(LOCAL_AWS.region, LOCAL_AWS.accountId);
+  fauxqs!: Fauxqs;
+  dynamo!: Dynalite;
+  /** An SQS client that reaches the queues through the gate. */
+  sqs!: SQSClient;
+  /** Closes and reopens the way to the queue (SQS unreachable for a while). */
+  sqsGate!: TcpGate;
+  /** The front door's certificate, and the CA (PEM) that issued it, which the simulator trusts. */
+  apiTls!: PemPair;
+  apiCaPem!: string;
+  private readonly ownsEvents: boolean;
+  private sqsEndpoint?: string;
+  private eventsEndpoint?: string;
+  private secretsEndpoint?: string;
+  private restoreDns?: () => void;
+
+  private constructor(options: LocalServicesOptions) {
+    this.events = options.eventBridge ?? new LocalEventBridge();
+    this.ownsEvents = !options.eventBridge;
+  }
+
+  private async init(options: LocalServicesOptions): Promise<void> {
+    this.restoreDns = resolveLocalhostSubdomains();
+    // The front door's certificate comes from a local CA the simulated bank is told to trust.
+    const ca = createCertificateAuthority('cdk-bank-webhooks local API CA');
+    this.apiTls = issueCertificate(ca, { commonName: '127.0.0.1', hosts: ['127.0.0.1', 'localhost'] });
+    this.apiCaPem = ca.certPem;
+    this.simulator = await BankSimulator.start({ ...options.simulator, trustedCas: [ca.certPem] });
+    [this.fauxqs, this.dynamo] = await Promise.all([startFauxqs(), startDynalite()]);
+    [this.eventsEndpoint, this.secretsEndpoint] = await Promise.all([this.ownsEvents ? this.events.start() : this.events.endpoint, this.secrets.start()]);
+    this.sqsGate = new TcpGate(this.fauxqs.port);
+    const gatePort = await this.sqsGate.start();
+    // Queue URLs carry the port they were created through: everyone reaches the queue via the gate.
+    this.sqsEndpoint = `http://sqs.${LOCAL_AWS.region}.localhost:${gatePort}`;
+    this.sqs = this.fauxqs.client({ endpoint: this.sqsEndpoint });
+  }
+
+  /** The `AWS_ENDPOINT_URL_*` variables (and local credentials) that point a function at the stand-ins. */
+  endpoints(): Record<string, string> {
+    return localAwsEnvironment({ SQS: this.sqsEndpoint!, DYNAMODB: this.dynamo.endpoint, SECRETS_MANAGER: this.secretsEndpoint!, EVENTBRIDGE: this.eventsEndpoint! });
+  }
+
+  async stop(): Promise<void> {
+    this.sqs?.destroy();
+    await Promise.all([
+      this.simulator?.stop(), this.fauxqs?.stop(), this.dynamo?.stop(), this.ownsEvents ? this.events.stop() : undefined, this.secrets.stop(), this.sqsGate?.stop(),
+    ]);
+    this.restoreDns?.();
+  }
+}
