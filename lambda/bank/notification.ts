@@ -1,3 +1,7 @@
+/**
+ * The bank's notifications read: boleto events (one object, an array, or `{"eventos": [...]}`)
+ * and payments, each checked, and what cannot be understood as problems with their reason.
+ */
 import { PAYMENT_TYPES, type PaymentType } from '../../contracts/bank-connection';
 import type { BoletoMovementMapping } from '../../contracts/processor';
 import type { Route } from '../../contracts/receiver';

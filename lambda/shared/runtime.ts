@@ -1,6 +1,7 @@
 /**
  * What every handler runs with: its logger (and the one logger interface the pure cores take),
- * how an error is summarized for a log line or a message, and the AWS SDK client settings.
+ * how an error is summarized for a log line or a message, and the AWS SDK client settings (the
+ * standard ones, and budgeted ones for calls that must end in time).
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { secrets } from './redaction';

@@ -1,6 +1,6 @@
 /**
- * Look requests (contracts/reconciliation.ts) written and read, the subject ids they name, and
- * the bank's day the sweep's cursors are kept by.
+ * Look requests (contracts/reconciliation.ts) written and read, and the subject ids they name:
+ * the sweep's and Track Payment's ways of asking the processor to look at a subject.
  */
 import { PAYMENT_TYPES, type PaymentType } from '../../contracts/bank-connection';
 import { EventTrigger } from '../../contracts/events';

@@ -1,10 +1,14 @@
+/**
+ * What every registration step shares, at deploy time (the provider) and in the registration
+ * watch (the sweep): the bank call it makes, how a URL compares and is described without its
+ * query, and the undo of a change that failed after it may have taken effect.
+ */
 import type { BankClient } from '../client';
 import { errorMessage, type Log } from '../../shared/runtime';
 
 /** What the registration steps need from the bank client. */
 export type BankCaller = Pick<BankClient, 'call' | 'settings'>;
 
-/** Where the registration steps write what they did (Powertools' Logger fits). */
 /** What one lifecycle step works with. */
 export interface StepContext {
   readonly bank: BankCaller;
