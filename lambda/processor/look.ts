@@ -3,7 +3,7 @@
  * since the subject's last published state (through its outbox, in the same conditional write as
  * the state), and settle each notification's claim.
  */
-import { SubjectKind, StatusClass } from '../../contracts/events';
+import { type BankEventDetail, StatusClass, SubjectKind } from '../../contracts/events';
 import { ProcessorMetric } from '../../contracts/processor';
 import { answerNames, identifier } from '../bank/answers';
 import { BankApiError } from '../bank/errors';
@@ -12,7 +12,6 @@ import {
   boletoChanges, boletoClaim, boletoState, checkBoletoClaim, checkPaymentClaim, paymentChanges, paymentClaim, paymentState, type SubjectState,
 } from '../bank/state';
 import { HISTORY_LIMIT, newOutboxId, type Outbox, type OutboxEntry, SEEN_LIMIT } from '../store/subject-store';
-import type { BankEventDetail } from '../../contracts/events';
 import type { ProcessorDeps } from './deps';
 import { changeEntry, fitDetail, MAX_OUTBOX_CHARS, notConfirmedEntry } from './event-detail';
 import { publishOutbox, settleOutbox } from './outbox';
