@@ -9,7 +9,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import {
-  PendingPaymentIndex, RECONCILIATION_SERVICE_NAME, SWEEP_SETTINGS_ENV, SweepDefaults, SweepMetric, type SweepSettings, TRACK_PAYMENT_DETAIL_TYPE,
+  PendingPaymentIndex, RECONCILIATION_SERVICE_NAME, SWEEP_SETTINGS_ENV, SweepDefaults, SweepMetric, TRACK_PAYMENT_DETAIL_TYPE,
 } from '../../contracts/reconciliation';
 import { bankConnectionEnvironment } from '../core/bank-connection';
 import { notifyOn, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
@@ -22,6 +22,7 @@ import type { SettlementProcessor } from '../processor/settlement-processor';
 import type { BoletoWebhookContract } from '../registration/boleto-webhook-contract';
 import type { PaymentWebhookRegistration } from '../registration/payment-webhook-registration';
 import { SweepFunction } from './sweep-function';
+import { sweepSettings } from './sweep-settings';
 
 /** How the reconciliation sweep runs. */
 export interface ReconciliationSweepOptions {
@@ -170,16 +171,13 @@ export class ReconciliationSweep extends Construct {
     const registrations: Construct[] = [...(payment ? [payment] : []), ...contracts];
     // Named at synth (not by CloudFormation), so the function can look its own schedule up without a circular reference.
     const scheduleRuleName = `${Names.uniqueResourceName(this, { maxLength: 50, separator: '-' })}-schedule`;
-    const settings: SweepSettings = {
-      idempotencyTableName: processor.idempotencyTable.tableName,
-      queueUrl: processor.queue.queueUrl,
+    const settings = sweepSettings({ idempotencyTableName: processor.idempotencyTable.tableName, queueUrl: processor.queue.queueUrl }, {
       lookbackDays: options.lookbackDays,
       paymentMaxAgeDays: options.paymentMaxAge.toDays(),
-      safetyMarginMs: SweepDefaults.safetyMarginMs,
       ...(registrations.length ? {
         watch: { ...(payment ? { payment: payment._spec } : {}), contracts: contracts.map((c) => c._spec), repair: options.repairRegistrations, scheduleRuleName },
       } : {}),
-    };
+    });
     const fn = new SweepFunction(this, 'Function', {
       description: 'Finds settlements and payment changes the bank never notified, and has the processor verify and publish them',
       timeout: Duration.seconds(SweepDefaults.timeoutSeconds),

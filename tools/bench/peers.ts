@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { PurgeQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { BANK_CONNECTION_ENV } from '../../contracts/bank-connection';
 import { PROCESSOR_SETTINGS_ENV, ProcessorDefaults } from '../../contracts/processor';
-import { SWEEP_SETTINGS_ENV, SweepDefaults, type SweepSettings } from '../../contracts/reconciliation';
+import { SWEEP_SETTINGS_ENV } from '../../contracts/reconciliation';
 import { BankSimulator } from '../../simulator/simulator';
 import { type Dynalite, startDynalite } from '../local-aws/dynalite';
 import { LocalEventBridge } from '../local-aws/eventbridge-server';
@@ -12,6 +12,7 @@ import { LocalSecretsManager } from '../local-aws/secrets-manager-server';
 import { simulatorConnection, simulatorCredentials } from '../local-runner/bank-credentials';
 import { processorSettings } from '../../lib/processor/processor-settings';
 import { receiverEnvironment } from '../../lib/endpoint/receiver-settings';
+import { sweepSettings } from '../../lib/reconciliation/sweep-settings';
 
 /** A query rate no run reaches (the most the construct accepts): the pacer never waits, and still takes its slots, as deployed. */
 export const UNLIMITED_QUERIES_PER_SECOND = 1_000;
@@ -82,10 +83,7 @@ export class BenchPeers {
 
   /** The reconciliation sweep's environment as the construct sets it (no registrations to watch). */
   sweepEnvironment(): Record<string, string> {
-    const settings: SweepSettings = {
-      idempotencyTableName: `${NAME}-idempotency`, queueUrl: this.queueUrl,
-      lookbackDays: SweepDefaults.lookbackDays, paymentMaxAgeDays: SweepDefaults.paymentMaxAgeDays, safetyMarginMs: SweepDefaults.safetyMarginMs,
-    };
+    const settings = sweepSettings({ idempotencyTableName: `${NAME}-idempotency`, queueUrl: this.queueUrl });
     const { [PROCESSOR_SETTINGS_ENV]: _processor, ...environment } = this.processorEnvironment();
     return { ...environment, [SWEEP_SETTINGS_ENV]: JSON.stringify(settings) };
   }

@@ -1,0 +1,27 @@
+import { SweepDefaults, type SweepSettings, type WatchSettings } from '../../contracts/reconciliation';
+
+/** What the sweep works on: the processor's table and queue. */
+export type SweepResources = Pick<SweepSettings, 'idempotencyTableName' | 'queueUrl'>;
+
+/** How it works, where it differs from the defaults. */
+export interface SweepTuning {
+  readonly lookbackDays?: number;
+  readonly paymentMaxAgeDays?: number;
+  /** The registrations to watch. @default none */
+  readonly watch?: WatchSettings;
+}
+
+/**
+ * The settings the sweep function gets, every default filled: the one place they are resolved
+ * (the construct writes them; the bench uses the same).
+ */
+export function sweepSettings(resources: SweepResources, tuning: SweepTuning = {}): SweepSettings {
+  return {
+    idempotencyTableName: resources.idempotencyTableName,
+    queueUrl: resources.queueUrl,
+    lookbackDays: tuning.lookbackDays ?? SweepDefaults.lookbackDays,
+    paymentMaxAgeDays: tuning.paymentMaxAgeDays ?? SweepDefaults.paymentMaxAgeDays,
+    safetyMarginMs: SweepDefaults.safetyMarginMs,
+    ...(tuning.watch ? { watch: tuning.watch } : {}),
+  };
+}
