@@ -61,7 +61,7 @@ export interface BundledFunctionDesign {
  * or Docker for consumers) on the latest Node runtime, arm64, JSON logs into its own log group
  * (kept on destroy), source maps on, with a role of its own that only writes that log group until
  * its owner grants more. Each handler has its typed subclass (ReceiverFunction, ProcessorFunction,
- * SweepFunction, RegistrationFunction), which fixes its bundle and its compliance reasons.
+ * SweepFunction, ProviderFunction), which fixes its bundle and its compliance reasons.
  */
 export abstract class BundledFunction extends lambda.Function {
   /** The function's own log group. */
