@@ -92,7 +92,7 @@ async function simulate(args: string[], io: CliIo): Promise<number> {
     `  client_secret         ${info.credentials.payments.clientSecret}`,
     `  client certificate    ${info.clientCertFile}`,
     `  client key            ${info.clientKeyFile}`,
-    `  scopes                ${info.scopes.payments.join(' ')}`,
+    `  scopes                registration ${info.scopes.payments.join(' ')}; queries ${info.scopes.paymentQueries.join(' ')}`,
     `  account               cooperativa ${account.cooperativa}, posto ${account.posto}, conta ${account.conta}, documento ${account.documento}, beneficiário ${account.beneficiario}`,
     '',
     `Try: curl --cacert ${info.caFile} ${info.controlUrl}/info`,

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { type BankBehaviour, ContractChange, EmptyListing, HasNextType } from './behaviour';
 import {
-  bankDateTime, boletoEventBody, BoletoEvento, BoletoSituacao, CONTRACT_STATUSES, decimalAmount, defaultPaymentDetails,
-  PAYMENT_KINDS, PaymentStatus, SETTLEMENT_CHANNELS,
+  bankDateTime, boletoEventBody, BoletoEvento, BoletoSituacao, CONTRACT_STATUSES, decimalAmount, defaultPaymentDetails, isoDay,
+  NOSSO_NUMERO_DIGITS, nossoNumeroText, PAYMENT_KINDS, PaymentStatus, SETTLEMENT_CHANNELS, tipoLiquidacao,
   type Boleto, type CallbackRegistration, type Contract, type ContractStatus, type Payment, type PaymentKind,
   type SettlementChannel, type SimulatorAccount, paymentBody,
 } from './model';
-import { collectionError, controlError, paymentsError, validationErrors } from './errors';
+import { BankError, collectionError, controlError, paymentsError, validationErrors } from './errors';
 import type { IssuedToken } from './tokens';
 
 /** A notification the bank decided to send after a status change. */
@@ -34,6 +35,8 @@ export interface BankOptions {
   readonly boletoNotificationShape?: 'object' | 'array';
   /** Answer GET contratos/ with one object or an array. @default 'object' */
   readonly contractListShape?: 'object' | 'array';
+  /** The readings in force where the manual and clients differ (read at every call). */
+  readonly behaviour: () => BankBehaviour;
 }
 
 export type BoletoAction = 'settle' | 'reverse' | 'reject' | 'cancel';
@@ -49,9 +52,6 @@ function driftInput<K extends string>(input: unknown, checks: Record<K, (value: 
   }
   return input;
 }
-
-/** Items per page of the settled-by-day listing (the real bank's page size is not documented). */
-export const SETTLED_PAGE_SIZE = 50;
 
 /** Orders two bank date-time arrays ([y, m, d, h, mi, s, ns]). */
 function compareDateArrays(a: readonly number[], b: readonly number[]): number {
@@ -97,6 +97,11 @@ export interface PaymentChangeInput {
 }
 
 const TRANSACTION_ID = /^[a-zA-Z0-9:-]{1,100}$/;
+/** The manual's answer to a nossoNumero that is not nine digits. */
+export const NOSSO_NUMERO_INVALID = 'O campo nosso numero deve ter apenas 9 (nove) caracteres numéricos.';
+/** The manual's 401 texts for a beneficiary or cooperative other than the token's. */
+export const OTHER_BENEFICIARY = 'Código de beneficiário diferente do beneficiário do usuário';
+export const OTHER_COOPERATIVA = 'Cooperativa diferente da cooperativa do usuário';
 /** What ends an open boleto without payment, and the event it makes. */
 const BOLETO_ENDINGS = {
   cancel: { situacao: BoletoSituacao.CANCELLED, movimento: 'BAIXA', evento: BoletoEvento.CANCELLATION },
@@ -114,6 +119,19 @@ export class Bank {
   private readonly payments = new Map<string, Payment>();
   private nextContractId = 1001;
   private nextNossoNumero = 1_000_001;
+  private get behaviour(): BankBehaviour {
+    return this.options.behaviour();
+  }
+
+  /**
+   * The manual's 401 when a beneficiary or cooperative named in a call is not the token's user's
+   * (the collection token belongs to one beneficiary of one cooperative).
+   */
+  checkOwner(token: IssuedToken, beneficiario: string | undefined, cooperativa: string | undefined): void {
+    const account = this.options.accounts.find((a) => a.beneficiario + a.cooperativa === token.subject);
+    if (beneficiario !== undefined && account?.beneficiario !== beneficiario) throw collectionError(401, 'BENEFICIARIO_DIFERENTE', OTHER_BENEFICIARY);
+    if (cooperativa !== undefined && account?.cooperativa !== cooperativa) throw collectionError(401, 'COOPERATIVA_DIFERENTE', OTHER_COOPERATIVA);
+  }
   private nextPaymentId = 5001;
 
   constructor(private readonly options: BankOptions) {}
@@ -222,9 +240,7 @@ export class Bank {
       header: (input.header as string | undefined) || undefined,
       token: (input.token as string | undefined) || undefined,
     };
-    if (token.subject !== contract.codBeneficiario + contract.cooperativa) {
-      throw collectionError(403, 'BENEFICIARIO_NAO_AUTORIZADO', `O beneficiário ${contract.codBeneficiario} da cooperativa ${contract.cooperativa} não pertence ao usuário autenticado.`);
-    }
+    this.checkOwner(token, contract.codBeneficiario, contract.cooperativa);
     return contract;
   }
 
@@ -246,18 +262,30 @@ export class Bank {
   listContracts(token: IssuedToken, query: URLSearchParams): unknown {
     const missing = ['cooperativa', 'posto', 'beneficiario'].filter((name) => !query.get(name));
     if (missing.length) throw collectionError(400, 'PARAMETRO_OBRIGATORIO', `Parâmetro(s) obrigatório(s): ${missing.join(', ')}.`);
-    if (token.subject !== `${query.get('beneficiario')}${query.get('cooperativa')}`) {
-      throw collectionError(403, 'BENEFICIARIO_NAO_AUTORIZADO', 'O beneficiário informado não pertence ao usuário autenticado.');
-    }
+    this.checkOwner(token, query.get('beneficiario')!, query.get('cooperativa')!);
     const contract = this.findContract(query.get('cooperativa')!, query.get('posto')!, query.get('beneficiario')!);
     if (!contract) throw collectionError(422, 'CONTRATO_NAO_ENCONTRADO', 'Nenhum contrato encontrado');
     return this.options.contractListShape === 'array' ? [{ ...contract }] : { ...contract };
   }
 
-  updateContract(token: IssuedToken, id: string, body: unknown): { idContrato: number } {
+  /**
+   * PUT (the whole contract, the spec) or PATCH (the fields to change, a later manual) of
+   * `contrato/{id}`; the method the behaviour does not allow answers 405.
+   */
+  updateContract(token: IssuedToken, id: string, body: unknown, method: 'PUT' | 'PATCH'): { idContrato: number } {
+    const allowed = { [ContractChange.PUT_OR_PATCH]: ['PUT', 'PATCH'], [ContractChange.PUT]: ['PUT'], [ContractChange.PATCH]: ['PATCH'] }[this.behaviour.contractChange];
+    if (!allowed.includes(method)) {
+      throw new BankError(405, { message: `Method ${method} is not allowed on contrato/{id}.` }, { allow: allowed.join(', ') });
+    }
     const existing = /^\d+$/.test(id) ? this.contracts.get(Number(id)) : undefined;
     if (!existing) throw collectionError(404, 'CONTRATO_NAO_ENCONTRADO', `Contrato ${id} não encontrado.`);
-    const fields = this.validateContract(body, token);
+    let merged = body;
+    if (method === 'PATCH') {
+      if (!body || typeof body !== 'object' || Array.isArray(body)) throw collectionError(400, 'CORPO_INVALIDO', 'O corpo da requisição deve ser um objeto JSON com os campos a alterar.');
+      const { idContrato: _id, ...current } = existing;
+      merged = { ...current, ...(body as Record<string, unknown>) };
+    }
+    const fields = this.validateContract(merged, token);
     const other = this.findContract(fields.cooperativa, fields.posto, fields.codBeneficiario);
     if (other && other.idContrato !== existing.idContrato) throw collectionError(422, 'CONTRATO_EXISTENTE', 'Contrato já existente.');
     this.contracts.set(existing.idContrato, { idContrato: existing.idContrato, ...fields });
@@ -308,7 +336,7 @@ export class Bank {
     const vencimento = input.dataVencimento ?? new Date(this.options.now() + 10 * 86_400_000).toISOString().slice(0, 10);
     if (!/^\d{4}-\d{2}-\d{2}$/.test(vencimento)) throw controlError(400, `dataVencimento must be YYYY-MM-DD (got ${vencimento}).`);
     const boleto: Boleto = {
-      nossoNumero: String(this.nextNossoNumero++),
+      nossoNumero: nossoNumeroText(this.nextNossoNumero++),
       cooperativa: input.cooperativa ?? account.cooperativa,
       posto: input.posto ?? account.posto,
       beneficiario: input.beneficiario ?? account.beneficiario,
@@ -316,14 +344,16 @@ export class Bank {
       idTituloEmpresa: input.idTituloEmpresa,
       valor,
       dataVencimento: vencimento,
+      dataEmissao: isoDay(bankDateTime(this.options.now())),
       situacao: BoletoSituacao.OPEN,
     };
     this.boletos.set(boleto.nossoNumero, boleto);
     return { ...boleto };
   }
 
+  /** A boleto by its nossoNumero (the control API takes it with or without leading zeros). */
   getBoleto(nossoNumero: string): Boleto {
-    const boleto = this.boletos.get(nossoNumero);
+    const boleto = this.boletos.get(/^\d{1,9}$/.test(nossoNumero) ? nossoNumero.padStart(NOSSO_NUMERO_DIGITS, '0') : nossoNumero);
     if (!boleto) throw controlError(404, `No boleto with nossoNumero ${nossoNumero}.`);
     return boleto;
   }
@@ -332,12 +362,12 @@ export class Bank {
   queryBoleto(token: IssuedToken, query: URLSearchParams): Boleto {
     const missing = ['codigoBeneficiario', 'nossoNumero'].filter((name) => !query.get(name));
     if (missing.length) throw collectionError(400, 'PARAMETRO_OBRIGATORIO', `Parâmetro(s) obrigatório(s): ${missing.join(', ')}.`);
-    const boleto = this.boletos.get(query.get('nossoNumero')!);
+    this.checkOwner(token, query.get('codigoBeneficiario')!, undefined);
+    const nossoNumero = query.get('nossoNumero')!;
+    if (!/^\d{9}$/.test(nossoNumero)) throw collectionError(400, 'NOSSO_NUMERO_INVALIDO', NOSSO_NUMERO_INVALID);
+    const boleto = this.boletos.get(nossoNumero);
     if (!boleto || boleto.beneficiario !== query.get('codigoBeneficiario')) {
-      throw collectionError(404, 'BOLETO_NAO_ENCONTRADO', 'Boleto não encontrado.');
-    }
-    if (token.subject !== boleto.beneficiario + boleto.cooperativa) {
-      throw collectionError(403, 'BENEFICIARIO_NAO_AUTORIZADO', 'O boleto não pertence ao usuário autenticado.');
+      throw collectionError(404, 'TITULO_NAO_ENCONTRADO', 'Titulo não encontrado');
     }
     return boleto;
   }
@@ -345,33 +375,34 @@ export class Bank {
   /**
    * GET /cobranca/boleto/v1/boletos/liquidados/dia?codigoBeneficiario=&dia=DD/MM/YYYY&pagina=N:
    * the beneficiary's boletos settled on that bank day (America/Sao_Paulo), in the order they were
-   * settled, SETTLED_PAGE_SIZE a page from page 1. A boleto settled later in the day joins the end
-   * of the last page; one reversed since is no longer listed (its situacao is no longer LIQUIDADO).
+   * settled, `listingPageSize` a page from `listingFirstPage`. A boleto settled later in the day
+   * joins the end of the last page; one reversed since is no longer listed (its situacao is no
+   * longer LIQUIDADO). `hasNext` is a boolean or a string, and an empty page a 200 or a 404, as
+   * the behaviour says.
    */
-  listSettledOnDay(token: IssuedToken, query: URLSearchParams): { items: Record<string, unknown>[]; hasNext: boolean } {
+  listSettledOnDay(token: IssuedToken, query: URLSearchParams): { items: Record<string, unknown>[]; hasNext: boolean | string } {
     const missing = ['codigoBeneficiario', 'dia'].filter((name) => !query.get(name));
     if (missing.length) throw collectionError(400, 'PARAMETRO_OBRIGATORIO', `Parâmetro(s) obrigatório(s): ${missing.join(', ')}.`);
     const beneficiario = query.get('codigoBeneficiario')!;
     const day = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(query.get('dia')!);
     if (!day) throw collectionError(400, 'PARAMETRO_INVALIDO', 'dia deve estar no formato DD/MM/AAAA.');
-    const pageText = query.get('pagina') ?? '1';
-    if (!/^[1-9]\d{0,5}$/.test(pageText)) throw collectionError(400, 'PARAMETRO_INVALIDO', 'pagina deve ser um número a partir de 1.');
-    if (!this.options.accounts.some((a) => a.beneficiario === beneficiario && token.subject === a.beneficiario + a.cooperativa)) {
-      throw collectionError(403, 'BENEFICIARIO_NAO_AUTORIZADO', 'O beneficiário não pertence ao usuário autenticado.');
-    }
+    const { listingFirstPage: first, listingPageSize: size } = this.behaviour;
+    const pageText = query.get('pagina') ?? String(first);
+    if (!/^\d{1,6}$/.test(pageText) || Number(pageText) < first) throw collectionError(400, 'PARAMETRO_INVALIDO', `pagina deve ser um número a partir de ${first}.`);
+    this.checkOwner(token, beneficiario, undefined);
     const [dd, mm, yyyy] = [Number(day[1]), Number(day[2]), Number(day[3])];
     const settled = [...this.boletos.values()]
       .filter((b) => b.beneficiario === beneficiario && b.situacao === 'LIQUIDADO' && b.liquidacao)
       .filter((b) => { const [y, m, d] = b.liquidacao!.data; return y === yyyy && m === mm && d === dd; })
       .sort((a, b) => compareDateArrays(a.liquidacao!.data, b.liquidacao!.data) || a.nossoNumero.localeCompare(b.nossoNumero));
-    const page = Number(pageText);
-    const items = settled.slice((page - 1) * SETTLED_PAGE_SIZE, page * SETTLED_PAGE_SIZE).map((b) => ({
+    const index = Number(pageText) - first;
+    const items = settled.slice(index * size, (index + 1) * size).map((b) => ({
       cooperativa: b.cooperativa,
       codigoBeneficiario: b.beneficiario,
       cooperativaPostoBeneficiario: `${b.cooperativa}${b.posto}`,
       nossoNumero: b.nossoNumero,
       seuNumero: b.seuNumero ?? null,
-      tipoCarteira: 'SIMPLES',
+      tipoCarteira: 'CARTEIRA_SIMPLES',
       dataPagamento: `${yyyy}-${String(mm).padStart(2, '0')}-${String(dd).padStart(2, '0')} 00:00:00.0`,
       valor: Number(b.valor),
       valorLiquidado: Number(b.liquidacao!.valor),
@@ -379,9 +410,11 @@ export class Bank {
       descontoLiquido: 0,
       multaLiquida: 0,
       abatimentoLiquido: 0,
-      tipoLiquidacao: b.liquidacao!.canal,
+      tipoLiquidacao: tipoLiquidacao(b.liquidacao!.canal),
     }));
-    return { items, hasNext: page * SETTLED_PAGE_SIZE < settled.length };
+    if (!items.length && this.behaviour.emptyListing === EmptyListing.NOT_FOUND) throw collectionError(404, 'NENHUM_TITULO', 'Nenhum título liquidado encontrado.');
+    const hasNext = (index + 1) * size < settled.length;
+    return { items, hasNext: this.behaviour.listingHasNext === HasNextType.STRING ? String(hasNext) : hasNext };
   }
 
   changeBoleto(nossoNumero: string, action: BoletoAction, input: BoletoChangeInput = {}): { boleto: Boleto; notification: OutgoingNotification } {

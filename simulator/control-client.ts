@@ -1,5 +1,6 @@
 import { Agent } from 'node:https';
 import type { BoletoChangeInput, NewBoletoInput, NewPaymentInput, PaymentChangeInput } from './bank';
+import type { BankBehaviour } from './behaviour';
 import type { ApiCallCounts, SimulatorFaults } from './faults';
 import { httpCall } from './https-client';
 import type { Boleto, CallbackRegistration, Contract, PaymentKind } from './model';
@@ -153,6 +154,21 @@ export class BankSimulatorClient {
 
   clearFaults(): Promise<void> {
     return this.call('DELETE', '/faults');
+  }
+
+  /** The readings in force where the manual and clients differ (see docs/simulator.md). */
+  behaviour(): Promise<BankBehaviour> {
+    return this.call('GET', '/behaviour');
+  }
+
+  /** Changes some readings; the others stay. */
+  setBehaviour(changes: Partial<BankBehaviour>): Promise<BankBehaviour> {
+    return this.call('PUT', '/behaviour', changes);
+  }
+
+  /** Back to the manual's readings. */
+  resetBehaviour(): Promise<BankBehaviour> {
+    return this.call('DELETE', '/behaviour');
   }
 
   /** The bank changes a boleto webhook contract on its own: `urlStatus`, `contratoStatus` (ATIVO, INATIVO, BLOQUEADO), `url`, `token`. */

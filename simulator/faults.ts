@@ -130,7 +130,7 @@ export class FaultInjector {
     if (fault.delayMs) await new Promise((resolve) => setTimeout(resolve, fault.delayMs).unref());
     const answer = (): never => {
       if (fault.htmlPage) throw new BankError(200, new HtmlPage('<!DOCTYPE html><html><head><title>Manutenção</title></head><body><h1>Sistema em manutenção</h1></body></html>'));
-      if (fault.status === 429) throw gatewayError(429, 'Too Many Requests', { 'retry-after': String(fault.retryAfterSeconds ?? 1) });
+      if (fault.status === 429) throw gatewayError(429, 'Too many requests', { 'retry-after': String(fault.retryAfterSeconds ?? 1) });
       throw serviceError(fault.status!, 'Serviço temporariamente indisponível. Tente novamente mais tarde.');
     };
     if (fault.afterApplying) return answer;
@@ -147,7 +147,7 @@ export class FaultInjector {
     if (bucket.tokens < 1) {
       this.counts[group].throttled++;
       const waitSeconds = Math.max(1, Math.ceil((1 - bucket.tokens) / perSecond));
-      throw gatewayError(429, 'Too Many Requests', { 'retry-after': String(waitSeconds) });
+      throw gatewayError(429, 'Too many requests', { 'retry-after': String(waitSeconds) });
     }
     bucket.tokens -= 1;
   }

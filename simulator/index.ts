@@ -5,6 +5,7 @@ export * from './certificates';
 export * from './model';
 export * from './notifier';
 export * from './faults';
+export * from './behaviour';
 export * from './errors';
 export type { BankCredentials } from './tokens';
 export type { OutgoingNotification, NewBoletoInput, NewPaymentInput, BoletoChangeInput, PaymentChangeInput, BoletoAction, PaymentAction } from './bank';

@@ -13,6 +13,7 @@ export interface SimulatorInfo {
   readonly clientKeyFile: string;
   readonly accounts: readonly SimulatorAccount[];
   readonly credentials: BankCredentials;
-  readonly scopes: { readonly collection: string; readonly payments: readonly string[] };
+  /** Scopes: the collection token's, the payments ones the callback registration takes, and those payment queries take (one per kind). */
+  readonly scopes: { readonly collection: string; readonly payments: readonly string[]; readonly paymentQueries: readonly string[] };
 }
 

@@ -4,8 +4,14 @@
  */
 import { randomUUID } from 'node:crypto';
 
-/** Scopes of the payments API; any one of them allows the callback registration (spec 5.1). */
+/** Scopes of the payments API that allow the callback registration (spec 5.1): any one of them. */
 export const PAYMENT_SCOPES = ['payments.pix.pagar', 'payments.boleto.pagar', 'payments.tributos.pagar'] as const;
+/** Scopes the public payment clients ask for queries, one per kind (BANK-NOTES.md). */
+export const PAYMENT_QUERY_SCOPES = ['payments.pix.consultar', 'payments.boleto.consultar', 'payments.tributos.consultar'] as const;
+/** Every scope the payments token endpoint grants. */
+export const ALL_PAYMENT_SCOPES: readonly string[] = [...PAYMENT_SCOPES, ...PAYMENT_QUERY_SCOPES];
+/** The scope a query of one payment kind needs (`payments.<kind>.consultar`). */
+export const paymentQueryScope = (kind: string): string => `payments.${kind}.consultar`;
 /** Scope of the collection (boleto) API's password grant. */
 export const COLLECTION_SCOPE = 'cobranca';
 /** Values of a contract's `contratoStatus` and `urlStatus` (spec 2.1 and 3). */
@@ -28,13 +34,21 @@ export const PaymentStatus = {
   REVERSED: 'ESTORNADO',
 } as const;
 
-/** Boleto `situacao` texts of the boleto query (consumers match by prefix). */
+/**
+ * A boleto's state in the simulator. The query writes a settled one as the manual does, with its
+ * channel (`LIQUIDADO PIX`, see {@link situacaoText}); consumers match by prefix.
+ */
 export const BoletoSituacao = {
   OPEN: 'EM CARTEIRA',
   SETTLED: 'LIQUIDADO',
-  CANCELLED: 'BAIXADO',
+  CANCELLED: 'BAIXADO POR SOLICITACAO',
   REJECTED: 'REJEITADO',
 } as const;
+
+/** Digits of the bank's boleto id (`nossoNumero`): always nine, clients zero-pad (BANK-NOTES.md). */
+export const NOSSO_NUMERO_DIGITS = 9;
+/** A whole number as the bank's nine-digit `nossoNumero`. */
+export const nossoNumeroText = (n: number): string => String(n).padStart(NOSSO_NUMERO_DIGITS, '0');
 
 /** Settlement channels: movimento `LIQUIDACAO_<channel>` (BANK-NOTES.md). */
 export const SETTLEMENT_CHANNELS = ['PIX', 'REDE', 'COMPE_H5', 'COMPE_H6', 'COMPE_H8', 'CARTORIO'] as const;
@@ -69,7 +83,10 @@ export interface Boleto {
   readonly seuNumero?: string;
   readonly idTituloEmpresa?: string;
   readonly valor: string;
+  /** YYYY-MM-DD. */
   readonly dataVencimento: string;
+  /** YYYY-MM-DD, the bank's day the boleto was made. */
+  readonly dataEmissao: string;
   situacao: string;
   liquidacao?: { readonly data: number[]; readonly valor: string; readonly canal: SettlementChannel };
 }
@@ -133,7 +150,71 @@ export function decimalAmount(value: unknown): string | undefined {
   return amount > 0 ? amount.toFixed(2) : undefined;
 }
 
-/** The boleto query's answer (GET /cobranca/boleto/v1/boletos). */
+/** The manual's `situacao` of a boleto: a settled one names its channel (LIQUIDADO PIX, LIQUIDADO COMPE...). */
+export function situacaoText(boleto: Boleto): string {
+  if (boleto.situacao !== BoletoSituacao.SETTLED || !boleto.liquidacao) return boleto.situacao;
+  const canal = boleto.liquidacao.canal;
+  return `LIQUIDADO ${canal.startsWith('COMPE') ? 'COMPE' : canal}`;
+}
+
+/** The listing's `tipoLiquidacao` of a channel (the manual's domain: REDE, COMPE, PIX; a notary's settlement is listed as REDE). */
+export function tipoLiquidacao(canal: SettlementChannel): string {
+  return canal.startsWith('COMPE') ? 'COMPE' : canal === 'CARTORIO' ? 'REDE' : canal;
+}
+
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
+/**
+ * A bank-local date-time array as the query writes it, `YYYY-MM-DDTHH:mm:ss.SSSZ`: a true UTC
+ * instant (`utc`), or the bank's local digits with a Z (`bank-local`).
+ */
+export function zuluText(local: readonly number[], meaning: 'utc' | 'bank-local'): string {
+  const [y, m, d, h = 0, mi = 0, s = 0, ns = 0] = local;
+  const localMs = Date.UTC(y, m - 1, d, h, mi, s, Math.floor(ns / 1_000_000));
+  if (meaning === 'utc') return new Date(localMs + 3 * 3600_000).toISOString();
+  return new Date(localMs).toISOString();
+}
+
+/** The date part of a date-time array as `YYYY-MM-DD`. */
+export const isoDay = (date: readonly number[]): string => `${date[0]}-${pad2(date[1])}-${pad2(date[2])}`;
+
+/**
+ * The boleto query's answer as the manual writes it: a flat object. Values the simulator does not
+ * keep (payer, barcode, fines) are invented and fixed per boleto.
+ */
+export function boletoQueryBodyFlat(boleto: Boleto, settlementTimestamp: 'utc' | 'bank-local'): Record<string, unknown> {
+  const barcode = `7569${boleto.nossoNumero}`.padEnd(44, '0');
+  const liquidacao = boleto.liquidacao;
+  return {
+    linhaDigitavel: barcode.padEnd(47, '1'),
+    codigoBarras: barcode,
+    carteira: 'SIMPLES',
+    seuNumero: boleto.seuNumero ?? '',
+    nossoNumero: boleto.nossoNumero,
+    pagador: { codigo: 'P-000042', documento: '98765432100', nome: 'PAGADOR EXEMPLO' },
+    dataEmissao: boleto.dataEmissao,
+    dataVencimento: boleto.dataVencimento,
+    valorNominal: Number(boleto.valor),
+    situacao: situacaoText(boleto),
+    txId: `TX${boleto.nossoNumero}SIMULADO`,
+    codigoQrCode: `00020101021226SIMULADO${boleto.nossoNumero}`,
+    multa: 0,
+    abatimento: 0,
+    tipoJuros: 'ISENTO',
+    juros: 0,
+    diasProtesto: 0,
+    validadeAposVencimento: 30,
+    diasNegativacao: 0,
+    tipoDesconto: 'ISENTO',
+    descontoAntecipacao: 0,
+    descontos: [],
+    ...(liquidacao
+      ? { dadosLiquidacao: { data: zuluText(liquidacao.data, settlementTimestamp), valor: Number(liquidacao.valor), multa: 0, abatimento: 0, juros: 0, desconto: 0 } }
+      : {}),
+  };
+}
+
+/** The boleto query's answer in this simulator's earlier, wrapped shape (`resultado`, `valor`, date arrays). */
 export function boletoQueryBody(boleto: Boleto): unknown {
   return {
     resultado: {
@@ -239,7 +320,7 @@ export function defaultPaymentDetails(kind: PaymentKind, idTransacao: string): R
         ispbBeneficiario: '02038232',
         agenciaBeneficiario: '0001',
         contaBeneficiario: '123456',
-        tipoContaBeneficiario: 'CONTA_CORRENTE',
+        tipoContaBeneficiario: 'CORRENTE',
         endToEnd: `E02038232${Date.now()}${idTransacao.replace(/[^a-zA-Z0-9]/g, '').slice(0, 8)}`,
       };
     case 'boleto':

@@ -12,7 +12,11 @@ import { BankSimulatorClient } from './control-client';
 import type { SimulatorInfo } from './info';
 import { BankError, collectionError, controlError, gatewayError, HtmlPage, oauthError, validationErrors } from './errors';
 import { type ApiCallCounts, FaultInjector, type ApiGroup, type SimulatorFaults } from './faults';
-import { boletoQueryBody, COLLECTION_SCOPE, PAYMENT_KINDS, PAYMENT_SCOPES, paymentBody, type SimulatorAccount } from './model';
+import { type BankBehaviour, BoletoQueryShape, changeBehaviour, MANUAL_BEHAVIOUR, PaymentScopeRule } from './behaviour';
+import {
+  ALL_PAYMENT_SCOPES, boletoQueryBody, boletoQueryBodyFlat, COLLECTION_SCOPE, PAYMENT_KINDS, PAYMENT_QUERY_SCOPES, PAYMENT_SCOPES, paymentBody, paymentQueryScope,
+  type SimulatorAccount,
+} from './model';
 import { Notifier } from './notifier';
 import { TokenIssuer, type BankCredentials, type ClientCertificateInfo } from './tokens';
 
@@ -81,6 +85,8 @@ export interface BankSimulatorOptions {
   readonly contractListShape?: 'object' | 'array';
   /** Faults in force from the start. @default none */
   readonly faults?: SimulatorFaults;
+  /** Readings other than the manual's where the manual and clients differ (see behaviour.ts). @default the manual's */
+  readonly behaviour?: Partial<BankBehaviour>;
 }
 
 /** The sample account of a simulator started without `accounts`. */
@@ -200,6 +206,7 @@ export class BankSimulator {
   private readonly ownsDir: boolean;
   private readonly dir: string;
   private clockOffsetMs = 0;
+  private behaviourNow: BankBehaviour = MANUAL_BEHAVIOUR;
   private origin?: string;
   private readonly routes: Route[];
   private controlClient?: BankSimulatorClient;
@@ -207,6 +214,7 @@ export class BankSimulator {
   private constructor(options: BankSimulatorOptions) {
     // Checked before any key or file is made.
     if (options.faults) this.faults.set(options.faults);
+    if (options.behaviour) this.behaviourNow = changeBehaviour(MANUAL_BEHAVIOUR, options.behaviour);
     if (options.accounts?.length === 0) throw new Error('The bank simulator needs at least one account: give accounts, or leave it out for the sample account.');
     this.accounts = options.accounts ?? [SAMPLE_ACCOUNT];
     this.credentials = options.credentials ?? defaultCredentials(this.accounts[0]);
@@ -239,6 +247,7 @@ export class BankSimulator {
       notifyPaymentReceived: options.notifyPaymentReceived,
       boletoNotificationShape: options.boletoNotificationShape,
       contractListShape: options.contractListShape,
+      behaviour: () => this.behaviourNow,
     });
     this.tokens = new TokenIssuer({ credentials: this.credentials, tokenLifetimeSeconds: options.tokenLifetimeSeconds, now });
     this.routes = [...this.bankRoutes(), ...this.controlRoutes()];
@@ -280,7 +289,7 @@ export class BankSimulator {
       clientKeyFile: this.clientKeyFile,
       accounts: this.accounts,
       credentials: this.credentials,
-      scopes: { collection: COLLECTION_SCOPE, payments: PAYMENT_SCOPES },
+      scopes: { collection: COLLECTION_SCOPE, payments: PAYMENT_SCOPES, paymentQueries: PAYMENT_QUERY_SCOPES },
     };
   }
 
@@ -318,6 +327,17 @@ export class BankSimulator {
 
   setFaults(faults: SimulatorFaults): void {
     this.faults.set(faults);
+  }
+
+  /** The readings in force where the manual and clients differ. */
+  get behaviour(): BankBehaviour {
+    return this.behaviourNow;
+  }
+
+  /** Changes some readings (checked; throws naming every problem); the rest stay. */
+  setBehaviour(changes: Partial<BankBehaviour>): BankBehaviour {
+    this.behaviourNow = changeBehaviour(this.behaviourNow, changes);
+    return this.behaviourNow;
   }
 
   /** Stops listening, abandons deliveries in flight, removes its temporary folder. */
@@ -375,21 +395,29 @@ export class BankSimulator {
     return answerInstead ? answerInstead() : reply;
   }
 
-  /** Collection API calls carry x-api-key, the bearer token, and the cooperativa and posto headers (BANK-NOTES.md). */
+  /**
+   * Collection API calls carry x-api-key, the bearer token, and the cooperativa and posto headers
+   * (BANK-NOTES.md), each refused with the manual's status and text.
+   */
   private collectionAuth(call: Call) {
-    if (header(call.req, 'x-api-key') !== this.credentials.collection.apiKey) throw gatewayError(401, 'Invalid or missing x-api-key header.');
+    const apiKey = header(call.req, 'x-api-key');
+    if (!apiKey) throw gatewayError(401, 'Could not find a required Access Token in the request, identified by HEADER x-api-key');
+    if (apiKey !== this.credentials.collection.apiKey) throw gatewayError(401, 'Invalid ApiKey for given resource');
     const token = this.tokens.authenticate(header(call.req, 'authorization'), 'collection', [COLLECTION_SCOPE]);
     const missing = ['cooperativa', 'posto'].filter((name) => !header(call.req, name));
     if (missing.length) throw collectionError(400, 'CABECALHO_OBRIGATORIO', `Cabeçalho(s) obrigatório(s) ausente(s): ${missing.join(', ')}.`);
-    const cooperativa = header(call.req, 'cooperativa');
-    if (!this.accounts.some((a) => a.beneficiario + a.cooperativa === token.subject && a.cooperativa === cooperativa)) {
-      throw collectionError(403, 'COOPERATIVA_INVALIDA', `O cabeçalho cooperativa (${cooperativa}) não corresponde ao usuário autenticado.`);
-    }
+    this.bank.checkOwner(token, undefined, header(call.req, 'cooperativa'));
     return token;
   }
 
-  private paymentsAuth(call: Call) {
-    this.tokens.authenticate(header(call.req, 'authorization'), 'payments', PAYMENT_SCOPES);
+  /**
+   * Payments API calls: the bearer token with a scope the operation takes (a query of one kind
+   * its `consultar` scope, the callback registration a `pagar` one; any payments scope when the
+   * behaviour is the looser reading), and the account headers.
+   */
+  private paymentsAuth(call: Call, queryKind?: string) {
+    const scopes = this.behaviourNow.paymentScopes === PaymentScopeRule.ANY ? ALL_PAYMENT_SCOPES : queryKind ? [paymentQueryScope(queryKind)] : PAYMENT_SCOPES;
+    this.tokens.authenticate(header(call.req, 'authorization'), 'payments', scopes);
     return this.bank.accountFor({
       conta: header(call.req, 'x-conta'),
       cooperativa: header(call.req, 'x-cooperativa'),
@@ -429,7 +457,7 @@ export class BankSimulator {
       {
         method: 'GET', path: at(P.registrationBase, `/v1/pagamentos/(${PAYMENT_KINDS.join('|')})/([^/]+)`), group: 'query', counted: QueryOperation.PAYMENT_QUERY,
         handle: (call) => {
-          const account = this.paymentsAuth(call);
+          const account = this.paymentsAuth(call, call.params[0]);
           return { status: 200, body: paymentBody(this.bank.queryPayment(account, call.params[0], decodeURIComponent(call.params[1]))) };
         },
       },
@@ -441,20 +469,24 @@ export class BankSimulator {
         method: 'GET', path: at(P.contracts), group: 'contract',
         handle: (call) => ({ status: 200, body: this.bank.listContracts(this.collectionAuth(call), call.url.searchParams) }),
       },
-      {
-        method: 'PUT', path: at(P.contract, '/([^/]+)'), group: 'contract',
+      ...(['PUT', 'PATCH'] as const).map((method): Route => ({
+        method, path: at(P.contract, '/([^/]+)'), group: 'contract',
         handle: (call) => {
           const token = this.collectionAuth(call);
-          return { status: 200, body: this.bank.updateContract(token, decodeURIComponent(call.params[0]), contractJson(call)) };
+          return { status: 200, body: this.bank.updateContract(token, decodeURIComponent(call.params[0]), contractJson(call), method) };
         },
-      },
+      })),
       {
         method: 'GET', path: at(P.settledByDay), group: 'query', counted: QueryOperation.SETTLED_LISTING,
         handle: (call) => ({ status: 200, body: this.bank.listSettledOnDay(this.collectionAuth(call), call.url.searchParams) }),
       },
       {
         method: 'GET', path: at(P.boletoQuery), group: 'query', counted: QueryOperation.BOLETO_QUERY,
-        handle: (call) => ({ status: 200, body: boletoQueryBody(this.bank.queryBoleto(this.collectionAuth(call), call.url.searchParams)) }),
+        handle: (call) => {
+          const boleto = this.bank.queryBoleto(this.collectionAuth(call), call.url.searchParams);
+          const b = this.behaviourNow;
+          return { status: 200, body: b.boletoQueryShape === BoletoQueryShape.FLAT ? boletoQueryBodyFlat(boleto, b.settlementTimestamp) : boletoQueryBody(boleto) };
+        },
       },
     ];
   }
@@ -518,6 +550,18 @@ export class BankSimulator {
         },
       },
       { method: 'GET', path: /^\/control\/faults\/?$/, handle: () => ok(this.faults.current) },
+      { method: 'GET', path: /^\/control\/behaviour\/?$/, handle: () => ok(this.behaviourNow) },
+      {
+        method: 'PUT', path: /^\/control\/behaviour\/?$/,
+        handle: (call) => {
+          try {
+            return ok(this.setBehaviour(json(call)));
+          } catch (error) {
+            throw controlError(400, (error as Error).message);
+          }
+        },
+      },
+      { method: 'DELETE', path: /^\/control\/behaviour\/?$/, handle: () => ok((this.behaviourNow = MANUAL_BEHAVIOUR)) },
       {
         method: 'PUT', path: /^\/control\/faults\/?$/,
         handle: (call) => {

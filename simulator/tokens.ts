@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { COLLECTION_SCOPE, PAYMENT_SCOPES } from './model';
+import { ALL_PAYMENT_SCOPES, COLLECTION_SCOPE } from './model';
 import { gatewayError, oauthError } from './errors';
 
 export type TokenKind = 'collection' | 'payments';
@@ -73,10 +73,10 @@ export class TokenIssuer {
     if (headers.apiKey !== expected.apiKey) {
       throw oauthError(401, 'unauthorized_client', 'Invalid or missing x-api-key header.');
     }
-    if ((headers.context ?? '').toUpperCase() !== 'COBRANCA') {
-      throw oauthError(400, 'invalid_request', 'Header "context" must be COBRANCA.');
-    }
+    // The manual: a missing or wrong context header is among the causes of "Invalid user credentials".
+    if ((headers.context ?? '').toUpperCase() !== 'COBRANCA') throw oauthError(401, 'invalid_grant', 'Invalid user credentials');
     const grantType = form.get('grant_type');
+    if (!grantType) throw oauthError(400, 'invalid_request', 'Missing form parameter: grant_type');
     let subject: string;
     let scopes: string[];
     if (grantType === 'password') {
@@ -122,6 +122,7 @@ export class TokenIssuer {
     if (!certificate.trusted) {
       throw oauthError(401, 'invalid_client', 'The client certificate was not issued by the bank.');
     }
+    if (!form.get('grant_type')) throw oauthError(400, 'invalid_request', 'Missing form parameter: grant_type');
     if (form.get('grant_type') !== 'client_credentials') {
       throw oauthError(400, 'unsupported_grant_type', `Unsupported grant_type "${form.get('grant_type') ?? ''}"; use client_credentials.`);
     }
@@ -135,8 +136,8 @@ export class TokenIssuer {
       throw oauthError(401, 'invalid_client', 'The client certificate does not belong to this client.');
     }
     let scopes = parseScopes(form.get('scope'));
-    if (scopes.length === 0) scopes = [...PAYMENT_SCOPES];
-    const unknown = scopes.filter((scope) => !(PAYMENT_SCOPES as readonly string[]).includes(scope));
+    if (scopes.length === 0) scopes = [...ALL_PAYMENT_SCOPES];
+    const unknown = scopes.filter((scope) => !ALL_PAYMENT_SCOPES.includes(scope));
     if (unknown.length) throw oauthError(400, 'invalid_scope', `Invalid scopes: ${unknown.join(' ')}`);
     const accessToken = this.store(this.access, { kind: 'payments', scopes, subject: clientId, expiresAt: this.options.now() + this.lifetimeMs });
     return { access_token: accessToken, expires_in: this.lifetimeMs / 1000, token_type: 'Bearer', scope: scopes.join(' ') };
@@ -144,16 +145,16 @@ export class TokenIssuer {
 
   /** Checks `Authorization: Bearer <token>` for an API of `kind` needing any one of `scopes`. */
   authenticate(authorization: string | undefined, kind: TokenKind, scopes: readonly string[]): IssuedToken {
+    // The manual: a missing, unknown or expired bearer token is 401 "UNAUTHORIZED".
     const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
-    if (!match) throw gatewayError(401, 'Missing bearer token: send "Authorization: Bearer <access_token>".');
-    const token = this.access.get(match[1]);
-    if (!token) throw gatewayError(401, 'Invalid access token.');
+    const token = match ? this.access.get(match[1]) : undefined;
+    if (!match || !token) throw gatewayError(401, 'UNAUTHORIZED');
     if (token.expiresAt <= this.options.now()) {
       this.access.delete(match[1]);
-      throw gatewayError(401, 'Access token expired.');
+      throw gatewayError(401, 'UNAUTHORIZED');
     }
     if (token.kind !== kind || !token.scopes.some((scope) => scopes.includes(scope))) {
-      throw gatewayError(403, `Insufficient scope: this operation requires one of ${scopes.join(', ')}.`);
+      throw gatewayError(403, `Insufficient scope: this operation requires one of ${scopes.join(', ')} (the token has ${token.scopes.join(' ')}).`);
     }
     return token;
   }

@@ -35,7 +35,7 @@ export function sampleNotification(kind: 'payment' | 'boleto'): unknown {
   if (kind === 'boleto') {
     const boleto = {
       nossoNumero: '9' + String(now).slice(-8), cooperativa: '0101', posto: '02', beneficiario: '54321',
-      valor: '1.00', dataVencimento: new Date(now).toISOString().slice(0, 10), situacao: 'LIQUIDADO',
+      valor: '1.00', dataVencimento: new Date(now).toISOString().slice(0, 10), dataEmissao: new Date(now).toISOString().slice(0, 10), situacao: 'LIQUIDADO',
     };
     return boletoEventBody(boleto, {
       movimento: 'LIQUIDACAO_PIX', at: bankDateTime(now), valor: '1.00', sendIdTituloEmpresa: false,

@@ -1,3 +1,4 @@
+import { ContractChange } from '../../simulator/behaviour';
 import { BankSimulator } from '../../simulator/simulator';
 import { bankCall, collectionHeaders, contractBody } from '../support/bank-session';
 
@@ -38,10 +39,13 @@ describe('boleto webhook contract (4.1)', () => {
     expect((await list(query())).status).toBe(422);
   });
 
-  it('refuses a contract for a beneficiary the token does not belong to', async () => {
+  it('refuses a contract for a beneficiary or cooperative the token does not belong to with the manual\'s 401s', async () => {
     const answer = await post(contractBody(simulator, { codBeneficiario: '99999' }));
-    expect(answer.status).toBe(403);
-    expect(answer.json.mensagens[0].codigo).toBe('BENEFICIARIO_NAO_AUTORIZADO');
+    expect(answer.status).toBe(401);
+    expect(answer.json.mensagens[0].mensagem).toBe('Código de beneficiário diferente do beneficiário do usuário');
+    const cooperativa = await post(contractBody(simulator, { cooperativa: '9999' }));
+    expect(cooperativa.status).toBe(401);
+    expect(cooperativa.json.mensagens[0].mensagem).toBe('Cooperativa diferente da cooperativa do usuário');
   });
 
   it('POST contrato/ creates it (201 with idContrato); GET contratos/ returns it', async () => {
@@ -80,6 +84,35 @@ describe('boleto webhook contract (4.1)', () => {
     expect(unknown.json.mensagens[0].mensagem).toBe('Contrato 424242 não encontrado.');
   });
 
+  it('PATCH contrato/{id} changes only the fields sent (a later manual); the rest of the contract stays, and is still checked', async () => {
+    const { idContrato, url } = (await list(query())).json;
+    const patched = await bankCall(simulator, `${BASE}/contrato/${idContrato}`, { method: 'PATCH', headers, body: { contratoStatus: 'ATIVO', urlStatus: 'ATIVO' } });
+    expect(patched.status).toBe(200);
+    expect(patched.json).toEqual({ idContrato });
+    expect((await list(query())).json).toEqual(expect.objectContaining({ idContrato, contratoStatus: 'ATIVO', urlStatus: 'ATIVO', url, eventos: ['LIQUIDACAO'] }));
+    const invalid = await bankCall(simulator, `${BASE}/contrato/${idContrato}`, { method: 'PATCH', headers, body: { url: 'http://plain.example.com' } });
+    expect(invalid.status).toBe(400);
+    expect(invalid.json.mensagens[0].mensagem).toContain('url deve usar HTTPS');
+    expect((await bankCall(simulator, `${BASE}/contrato/${idContrato}`, { method: 'PATCH', headers, body: [1] })).status).toBe(400);
+  });
+
+  it('answers 405 (with Allow) to the method the behaviour does not take: PUT only, or PATCH only', async () => {
+    const { idContrato } = (await list(query())).json;
+    const change = (method: string) => bankCall(simulator, `${BASE}/contrato/${idContrato}`, { method, headers, body: contractBody(simulator) });
+    try {
+      await simulator.control.setBehaviour({ contractChange: ContractChange.PUT });
+      const patch = await change('PATCH');
+      expect([patch.status, patch.headers.allow]).toEqual([405, 'PUT']);
+      expect((await change('PUT')).status).toBe(200);
+      await simulator.control.setBehaviour({ contractChange: ContractChange.PATCH });
+      const put = await change('PUT');
+      expect([put.status, put.headers.allow]).toEqual([405, 'PATCH']);
+      expect((await change('PATCH')).status).toBe(200);
+    } finally {
+      await simulator.control.resetBehaviour();
+    }
+  });
+
   it('has no DELETE', async () => {
     const { idContrato } = (await list(query())).json;
     const answer = await bankCall(simulator, `${BASE}/contrato/${idContrato}`, { method: 'DELETE', headers });
@@ -96,7 +129,7 @@ describe('boleto webhook contract (4.1)', () => {
   it('requires the x-api-key and a collection token', async () => {
     const noKey = await list(query(), { ...headers, 'x-api-key': '' });
     expect(noKey.status).toBe(401);
-    expect(noKey.json).toEqual({ message: 'Invalid or missing x-api-key header.' });
+    expect(noKey.json).toEqual({ message: 'Could not find a required Access Token in the request, identified by HEADER x-api-key' });
     const noToken = await list(query(), { ...headers, authorization: '' });
     expect(noToken.status).toBe(401);
   });
@@ -106,8 +139,8 @@ describe('boleto webhook contract (4.1)', () => {
     expect(missing.status).toBe(400);
     expect(missing.json).toEqual({ mensagens: [{ codigo: 'CABECALHO_OBRIGATORIO', mensagem: 'Cabeçalho(s) obrigatório(s) ausente(s): posto.' }] });
     const other = await list(query(), { ...headers, cooperativa: '9999' });
-    expect(other.status).toBe(403);
-    expect(other.json.mensagens[0].codigo).toBe('COOPERATIVA_INVALIDA');
+    expect(other.status).toBe(401);
+    expect(other.json.mensagens[0].mensagem).toBe('Cooperativa diferente da cooperativa do usuário');
   });
 
   it('refuses a body that is not JSON', async () => {

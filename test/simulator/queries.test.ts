@@ -1,3 +1,4 @@
+import { BoletoQueryShape, EmptyListing, HasNextType, SettlementTimestamp } from '../../simulator/behaviour';
 import { BankSimulator } from '../../simulator/simulator';
 import { bankCall, collectionHeaders, paymentsHeaders } from '../support/bank-session';
 
@@ -25,19 +26,81 @@ const paymentQuery = (kind: string, id: string, headers = payments) => bankCall(
 const DATE_TIME = [expect.any(Number), expect.any(Number), expect.any(Number), expect.any(Number), expect.any(Number), expect.any(Number), expect.any(Number)];
 
 describe('boleto query (GET /cobranca/boleto/v1/boletos)', () => {
-  it('follows the boleto through settlement and reversal, with decimal strings and date arrays', async () => {
+  const ZULU = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+  it('answers the manual\'s flat object through settlement and reversal: valorNominal a number, dates YYYY-MM-DD, dadosLiquidacao only once settled', async () => {
     const boleto = await simulator.control.createBoleto({ valor: 250.75, seuNumero: 'INV-1', dataVencimento: '2026-12-10' });
+    expect(boleto.nossoNumero).toMatch(/^\d{9}$/);
     const open = await boletoQuery(boleto.nossoNumero);
     expect(open.status).toBe(200);
-    expect(open.json.resultado).toEqual(expect.objectContaining({
-      nossoNumero: boleto.nossoNumero, codigoBeneficiario: '54321', valor: '250.75', dataVencimento: [2026, 12, 10], situacao: 'EM CARTEIRA', dadosLiquidacao: null,
+    expect(open.json).toEqual(expect.objectContaining({
+      nossoNumero: boleto.nossoNumero, seuNumero: 'INV-1', valorNominal: 250.75, dataVencimento: '2026-12-10', dataEmissao: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+      situacao: 'EM CARTEIRA', carteira: 'SIMPLES', linhaDigitavel: expect.any(String), codigoBarras: expect.any(String), txId: expect.any(String),
+      pagador: expect.objectContaining({ documento: expect.any(String), nome: expect.any(String) }), multa: 0, juros: 0, abatimento: 0, descontos: [],
     }));
+    expect(open.json).not.toHaveProperty('resultado');
+    expect(open.json).not.toHaveProperty('dadosLiquidacao');
     await simulator.control.settleBoleto(boleto.nossoNumero, { canal: 'REDE', valor: '250.70' });
-    const settled = (await boletoQuery(boleto.nossoNumero)).json.resultado;
-    expect(settled.situacao).toBe('LIQUIDADO');
-    expect(settled.dadosLiquidacao).toEqual({ data: DATE_TIME, valor: '250.70' });
+    const settled = (await boletoQuery(boleto.nossoNumero)).json;
+    expect(settled.situacao).toBe('LIQUIDADO REDE');
+    expect(settled.dadosLiquidacao).toEqual({ data: expect.stringMatching(ZULU), valor: 250.7, multa: 0, abatimento: 0, juros: 0, desconto: 0 });
     await simulator.control.reverseBoleto(boleto.nossoNumero);
-    expect((await boletoQuery(boleto.nossoNumero)).json.resultado).toEqual(expect.objectContaining({ situacao: 'EM CARTEIRA', dadosLiquidacao: null }));
+    const reversed = (await boletoQuery(boleto.nossoNumero)).json;
+    expect(reversed.situacao).toBe('EM CARTEIRA');
+    expect(reversed).not.toHaveProperty('dadosLiquidacao');
+  });
+
+  it('names the channel in a settled situacao as the manual lists them', async () => {
+    for (const [canal, situacao] of [['PIX', 'LIQUIDADO PIX'], ['COMPE_H5', 'LIQUIDADO COMPE'], ['CARTORIO', 'LIQUIDADO CARTORIO']] as const) {
+      const boleto = await simulator.control.createBoleto({ valor: '10' });
+      await simulator.control.settleBoleto(boleto.nossoNumero, { canal });
+      expect((await boletoQuery(boleto.nossoNumero)).json.situacao).toBe(situacao);
+    }
+  });
+
+  it('answers the earlier wrapped shape (resultado, valor a string, date arrays) when the behaviour asks', async () => {
+    const boleto = await simulator.control.createBoleto({ valor: 250.75, dataVencimento: '2026-12-10' });
+    await simulator.control.settleBoleto(boleto.nossoNumero, { valor: '250.70' });
+    await simulator.control.setBehaviour({ boletoQueryShape: BoletoQueryShape.WRAPPED });
+    try {
+      const answer = (await boletoQuery(boleto.nossoNumero)).json;
+      expect(answer.resultado).toEqual(expect.objectContaining({
+        nossoNumero: boleto.nossoNumero, codigoBeneficiario: '54321', valor: '250.75', dataVencimento: [2026, 12, 10], situacao: 'LIQUIDADO',
+        dadosLiquidacao: { data: DATE_TIME, valor: '250.70' },
+      }));
+    } finally {
+      await simulator.control.resetBehaviour();
+    }
+  });
+
+  it('writes a settlement at 22:30 and at 01:30 in São Paulo as a true UTC instant, or as the bank\'s local time with a Z', async () => {
+    const sim = await BankSimulator.start();
+    try {
+      // A fresh token each time: the bank's clock moves by hours.
+      const query = async (nossoNumero: string) =>
+        (await bankCall(sim, `/cobranca/boleto/v1/boletos?codigoBeneficiario=54321&nossoNumero=${nossoNumero}`, { headers: await collectionHeaders(sim) })).json.dadosLiquidacao.data as string;
+      const settleAt = async (utcHour: number) => {
+        const now = Date.now() + (await sim.control.advanceClock(0)).offsetSeconds * 1000;
+        const target = new Date(now);
+        target.setUTCHours(utcHour, 30, 0, 0);
+        if (target.getTime() <= now) target.setUTCDate(target.getUTCDate() + 1);
+        await sim.control.advanceClock((target.getTime() - now) / 1000);
+        const boleto = await sim.control.createBoleto({ valor: '10' });
+        await sim.control.settleBoleto(boleto.nossoNumero);
+        return { nossoNumero: boleto.nossoNumero, target };
+      };
+      const late = await settleAt(1); // 22:30 at the bank, 01:30 UTC of the next day
+      const early = await settleAt(4); // 01:30 at the bank, 04:30 UTC
+      expect((await query(late.nossoNumero)).slice(11, 16)).toBe('01:30');
+      expect((await query(late.nossoNumero)).slice(0, 10)).toBe(late.target.toISOString().slice(0, 10));
+      expect((await query(early.nossoNumero)).slice(11, 16)).toBe('04:30');
+      await sim.control.setBehaviour({ settlementTimestamp: SettlementTimestamp.BANK_LOCAL });
+      expect((await query(late.nossoNumero)).slice(11, 16)).toBe('22:30');
+      expect((await query(late.nossoNumero)).slice(0, 10)).toBe(new Date(late.target.getTime() - 86_400_000).toISOString().slice(0, 10));
+      expect((await query(early.nossoNumero)).slice(11, 16)).toBe('01:30');
+    } finally {
+      await sim.stop();
+    }
   });
 
   it('shows cancelled and rejected boletos', async () => {
@@ -45,18 +108,23 @@ describe('boleto query (GET /cobranca/boleto/v1/boletos)', () => {
     const b = await simulator.control.createBoleto({ valor: '10' });
     await simulator.control.cancelBoleto(a.nossoNumero);
     await simulator.control.rejectBoleto(b.nossoNumero);
-    expect((await boletoQuery(a.nossoNumero)).json.resultado.situacao).toBe('BAIXADO');
-    expect((await boletoQuery(b.nossoNumero)).json.resultado.situacao).toBe('REJEITADO');
+    expect((await boletoQuery(a.nossoNumero)).json.situacao).toBe('BAIXADO POR SOLICITACAO');
+    expect((await boletoQuery(b.nossoNumero)).json.situacao).toBe('REJEITADO');
   });
 
-  it('answers 404 for an unknown boleto or the wrong beneficiary, 403 for a boleto the token may not see, 400 without the parameters', async () => {
+  it('answers the manual\'s 400 for a nossoNumero that is not nine digits, 404 for an unknown one, 401 for another beneficiary, 400 without the parameters', async () => {
     const boleto = await simulator.control.createBoleto({ valor: '10' });
-    expect((await boletoQuery('999')).json).toEqual({ mensagens: [{ codigo: 'BOLETO_NAO_ENCONTRADO', mensagem: 'Boleto não encontrado.' }] });
-    expect((await boletoQuery(boleto.nossoNumero, '11111')).status).toBe(404);
+    const short = await boletoQuery(boleto.nossoNumero.replace(/^0+/, ''));
+    expect(short.status).toBe(400);
+    expect(short.json.mensagens[0].mensagem).toBe('O campo nosso numero deve ter apenas 9 (nove) caracteres numéricos.');
+    expect((await boletoQuery('ABC123456')).status).toBe(400);
+    const unknown = await boletoQuery('999999999');
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.mensagens[0].mensagem).toBe('Titulo não encontrado');
     const othersBoleto = await simulator.control.createBoleto({ valor: '10', beneficiario: '11111' });
-    const forbidden = await boletoQuery(othersBoleto.nossoNumero, '11111');
-    expect(forbidden.status).toBe(403);
-    expect(forbidden.json.mensagens[0].codigo).toBe('BENEFICIARIO_NAO_AUTORIZADO');
+    const other = await boletoQuery(othersBoleto.nossoNumero, '11111');
+    expect(other.status).toBe(401);
+    expect(other.json.mensagens[0].mensagem).toBe('Código de beneficiário diferente do beneficiário do usuário');
     const missing = await bankCall(simulator, '/cobranca/boleto/v1/boletos', { headers: collection });
     expect(missing.status).toBe(400);
     expect(missing.json.mensagens[0].mensagem).toMatch(/codigoBeneficiario, nossoNumero/);
@@ -117,7 +185,7 @@ describe('query faults', () => {
     const answer = await paymentQuery('pix', 'anything');
     expect(answer.status).toBe(429);
     expect(answer.headers['retry-after']).toBe('2');
-    expect(answer.json).toEqual({ message: 'Too Many Requests' });
+    expect(answer.json).toEqual({ message: 'Too many requests' });
   });
 
   it('answers slowly', async () => {
@@ -167,31 +235,37 @@ describe('settled boletos by day (GET /cobranca/boleto/v1/boletos/liquidados/dia
   const listing = (sim: BankSimulator, headers: Record<string, string>, dia: string, pagina?: number, beneficiario = sim.accounts[0].beneficiario) =>
     bankCall(sim, `/cobranca/boleto/v1/boletos/liquidados/dia?codigoBeneficiario=${beneficiario}&dia=${encodeURIComponent(dia)}${pagina ? `&pagina=${pagina}` : ''}`, { headers });
 
-  it('lists the day\'s settlements in the order they happened, 50 a page, in the listing\'s own formats; a reversed one drops out', async () => {
+  it('lists the day\'s settlements in the order they happened, 500 a page by default, in the manual\'s domains; a reversed one drops out', async () => {
     const sim = await BankSimulator.start();
     try {
+      expect(sim.behaviour.listingPageSize).toBe(500);
       const headers = await collectionHeaders(sim);
       const settled: string[] = [];
+      const channels = ['PIX', 'REDE', 'COMPE_H6', 'CARTORIO'] as const;
       for (let i = 0; i < 55; i++) {
         const boleto = await sim.control.createBoleto({ valor: `${100 + i}.50`, seuNumero: `INV-${i}` });
-        await sim.control.settleBoleto(boleto.nossoNumero, { canal: 'PIX' });
+        await sim.control.settleBoleto(boleto.nossoNumero, { canal: channels[i % 4] });
         settled.push(boleto.nossoNumero);
       }
       await sim.control.createBoleto({ valor: '10' }); // open: not listed
       const today = bankDay(Date.now());
-      const first = await listing(sim, headers, today);
-      expect(first.status).toBe(200);
-      expect(first.json.hasNext).toBe(true);
-      expect(first.json.items).toHaveLength(50);
+      const all = await listing(sim, headers, today);
+      expect(all.status).toBe(200);
+      expect(all.json.hasNext).toBe(false);
+      expect(all.json.items.map((item: { nossoNumero: string }) => item.nossoNumero)).toEqual(settled);
       const [yyyy, mm, dd] = [today.slice(6), today.slice(3, 5), today.slice(0, 2)];
-      expect(first.json.items[0]).toEqual({
+      expect(all.json.items[0]).toEqual({
         cooperativa: sim.accounts[0].cooperativa, codigoBeneficiario: sim.accounts[0].beneficiario, cooperativaPostoBeneficiario: sim.accounts[0].cooperativa + sim.accounts[0].posto,
-        nossoNumero: settled[0], seuNumero: 'INV-0', tipoCarteira: 'SIMPLES', dataPagamento: `${yyyy}-${mm}-${dd} 00:00:00.0`,
+        nossoNumero: settled[0], seuNumero: 'INV-0', tipoCarteira: 'CARTEIRA_SIMPLES', dataPagamento: `${yyyy}-${mm}-${dd} 00:00:00.0`,
         valor: 100.5, valorLiquidado: 100.5, jurosLiquido: 0, descontoLiquido: 0, multaLiquida: 0, abatimentoLiquido: 0, tipoLiquidacao: 'PIX',
       });
+      expect(all.json.items.slice(0, 4).map((item: { tipoLiquidacao: string }) => item.tipoLiquidacao)).toEqual(['PIX', 'REDE', 'COMPE', 'REDE']);
+
+      await sim.control.setBehaviour({ listingPageSize: 50 });
+      const first = await listing(sim, headers, today);
+      expect([first.json.items.length, first.json.hasNext]).toEqual([50, true]);
       const second = await listing(sim, headers, today, 2);
-      expect(second.json.hasNext).toBe(false);
-      expect([...first.json.items, ...second.json.items].map((item: { nossoNumero: string }) => item.nossoNumero)).toEqual(settled);
+      expect([second.json.items.length, second.json.hasNext]).toEqual([5, false]);
 
       await sim.control.reverseBoleto(settled[3]);
       const again = await listing(sim, headers, today);
@@ -200,6 +274,33 @@ describe('settled boletos by day (GET /cobranca/boleto/v1/boletos/liquidados/dia
     } finally {
       await sim.stop();
     }
+  });
+
+  it('plays the other readings: hasNext as a string, pages from 0, a 404 for an empty day', async () => {
+    const sim = await BankSimulator.start({ behaviour: { listingPageSize: 2, listingHasNext: HasNextType.STRING, listingFirstPage: 0, emptyListing: EmptyListing.NOT_FOUND } });
+    try {
+      const headers = await collectionHeaders(sim);
+      for (let i = 0; i < 3; i++) await sim.control.settleBoleto((await sim.control.createBoleto({ valor: '10' })).nossoNumero);
+      const today = bankDay(Date.now());
+      const page0 = await bankCall(sim, `/cobranca/boleto/v1/boletos/liquidados/dia?codigoBeneficiario=54321&dia=${encodeURIComponent(today)}&pagina=0`, { headers });
+      expect([page0.json.items.length, page0.json.hasNext]).toEqual([2, 'true']);
+      expect((await listing(sim, headers, today, 1)).json.hasNext).toBe('false');
+      const empty = await listing(sim, headers, '01/01/2020');
+      expect(empty.status).toBe(404);
+      expect((await listing(sim, headers, today, 2)).status).toBe(404);
+      await sim.control.resetBehaviour();
+      const refused = await bankCall(sim, `/cobranca/boleto/v1/boletos/liquidados/dia?codigoBeneficiario=54321&dia=${encodeURIComponent(today)}&pagina=0`, { headers });
+      expect(refused.status).toBe(400);
+      expect(refused.json.mensagens[0].mensagem).toBe('pagina deve ser um número a partir de 1.');
+    } finally {
+      await sim.stop();
+    }
+  });
+
+  it('refuses a behaviour it does not know, naming every problem', async () => {
+    await expect(simulator.control.setBehaviour({ listingPageSize: 0, bogus: 1, listingHasNext: 'yes' } as never))
+      .rejects.toThrow(/listingPageSize must be a whole number from 1 to 10000.*unknown setting bogus.*listingHasNext takes "boolean" or "string"/);
+    expect((await simulator.control.behaviour()).listingPageSize).toBe(500);
   });
 
   it('puts a settlement at 22:30 in São Paulo (01:30 UTC the next day) on the bank\'s day', async () => {
@@ -221,14 +322,15 @@ describe('settled boletos by day (GET /cobranca/boleto/v1/boletos/liquidados/dia
     }
   });
 
-  it('answers 400 for a missing or malformed day or page, and 403 for another beneficiary', async () => {
+  it('answers 400 for a missing or malformed day or page, and the manual\'s 401 for another beneficiary', async () => {
     const today = bankDay(Date.now());
     const missing = await bankCall(simulator, '/cobranca/boleto/v1/boletos/liquidados/dia?codigoBeneficiario=54321', { headers: collection });
     expect(missing.status).toBe(400);
     expect(missing.json.mensagens[0].mensagem).toBe('Parâmetro(s) obrigatório(s): dia.');
     expect((await listing(simulator, collection, '2026-11-23')).json.mensagens[0]).toEqual({ codigo: 'PARAMETRO_INVALIDO', mensagem: 'dia deve estar no formato DD/MM/AAAA.' });
     expect((await bankCall(simulator, `/cobranca/boleto/v1/boletos/liquidados/dia?codigoBeneficiario=54321&dia=${encodeURIComponent(today)}&pagina=-1`, { headers: collection })).status).toBe(400);
-    const forbidden = await listing(simulator, collection, today, undefined, '11111');
-    expect(forbidden.status).toBe(403);
+    const other = await listing(simulator, collection, today, undefined, '11111');
+    expect(other.status).toBe(401);
+    expect(other.json.mensagens[0].mensagem).toBe('Código de beneficiário diferente do beneficiário do usuário');
   });
 });

@@ -1,3 +1,4 @@
+import { PaymentScopeRule } from '../../simulator/behaviour';
 import { BankSimulator, SAMPLE_ACCOUNT } from '../../simulator/simulator';
 import { bankCall, paymentsHeaders } from '../support/bank-session';
 
@@ -90,6 +91,32 @@ describe('callback registration (GET/PATCH {registration_base_url}/v1/associado/
         clientCertificate: true,
       });
       expect((await read({ ...headers, authorization: `Bearer ${token.json.access_token}` })).status).toBe(200);
+    }
+  });
+
+  it('takes scopes per operation: a query its kind\'s consultar scope, the registration a pagar scope; any scope in the looser reading', async () => {
+    const tokenOf = async (scope: string) => `Bearer ${(await bankCall(simulator, '/thirdparty/auth/token', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: simulator.credentials.payments.clientId, client_secret: simulator.credentials.payments.clientSecret, scope }).toString(),
+      clientCertificate: true,
+    })).json.access_token}`;
+    const { payment } = await simulator.control.createPayment({ tipo: 'boleto', valor: '5' });
+    const query = (authorization: string, kind = 'boleto') => bankCall(simulator, `/pagamentos/v1/pagamentos/${kind}/${payment.idTransacao}`, { headers: { ...headers, authorization } });
+    const consultar = await tokenOf('payments.boleto.consultar');
+    const pagar = await tokenOf('payments.boleto.pagar');
+    expect((await query(consultar)).status).toBe(200);
+    const refused = await query(pagar);
+    expect(refused.status).toBe(403);
+    expect(refused.json.message).toBe('Insufficient scope: this operation requires one of payments.boleto.consultar (the token has payments.boleto.pagar).');
+    expect((await query(await tokenOf('payments.pix.consultar'))).status).toBe(403);
+    expect((await read({ ...headers, authorization: consultar })).status).toBe(403);
+    await simulator.control.setBehaviour({ paymentScopes: PaymentScopeRule.ANY });
+    try {
+      expect((await query(pagar)).status).toBe(200);
+      expect((await read({ ...headers, authorization: consultar })).status).toBe(200);
+    } finally {
+      await simulator.control.resetBehaviour();
     }
   });
 

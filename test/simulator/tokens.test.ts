@@ -43,7 +43,9 @@ describe('collection password grant (POST /auth/openapi/token)', () => {
 
   it.each([
     ['a wrong x-api-key', {}, { 'x-api-key': 'not-the-key' }, 401, 'unauthorized_client'],
-    ['a wrong context header', {}, { context: 'PAGAMENTOS' }, 400, 'invalid_request'],
+    ['a wrong context header (the manual: "Invalid user credentials")', {}, { context: 'PAGAMENTOS' }, 401, 'invalid_grant'],
+    ['no context header', {}, { context: '' }, 401, 'invalid_grant'],
+    ['no grant_type (the manual: "Missing form parameter: grant_type")', { grant_type: '' }, {}, 400, 'invalid_request'],
     ['a wrong access code', { password: 'wrong' }, {}, 401, 'invalid_grant'],
     ['a wrong username', { username: '999990101' }, {}, 401, 'invalid_grant'],
     ['an unknown scope', { scope: 'cobranca pix.admin' }, {}, 400, 'invalid_scope'],
@@ -67,10 +69,13 @@ describe('collection password grant (POST /auth/openapi/token)', () => {
 });
 
 describe('payments client_credentials over mutual TLS (POST /thirdparty/auth/token)', () => {
-  it('issues a token with the three payment scopes by default', async () => {
+  it('issues a token with every payment scope (pagar and consultar of each kind) by default', async () => {
     const answer = await paymentsTokenCall(simulator);
     expect(answer.status).toBe(200);
-    expect(answer.json).toEqual({ access_token: expect.any(String), expires_in: 300, token_type: 'Bearer', scope: 'payments.pix.pagar payments.boleto.pagar payments.tributos.pagar' });
+    expect(answer.json).toEqual({
+      access_token: expect.any(String), expires_in: 300, token_type: 'Bearer',
+      scope: 'payments.pix.pagar payments.boleto.pagar payments.tributos.pagar payments.pix.consultar payments.boleto.consultar payments.tributos.consultar',
+    });
   });
 
   it('accepts the client id and secret as HTTP Basic and a narrower scope', async () => {
@@ -131,7 +136,7 @@ describe('bearer tokens on API calls', () => {
     const headers = await paymentsHeaders(simulator);
     const none = await bankCall(simulator, registration, { headers: { ...headers, authorization: '' } });
     expect(none.status).toBe(401);
-    expect(none.json.message).toMatch(/Missing bearer token/);
+    expect(none.json).toEqual({ message: 'UNAUTHORIZED' });
     const madeUp = await bankCall(simulator, registration, { headers: { ...headers, authorization: 'Bearer made-up' } });
     expect(madeUp.status).toBe(401);
     const collection = await collectionHeaders(simulator);
@@ -147,7 +152,7 @@ describe('bearer tokens on API calls', () => {
     await simulator.control.advanceClock(301);
     const expired = await bankCall(simulator, registration, { headers });
     expect(expired.status).toBe(401);
-    expect(expired.json).toEqual({ message: 'Access token expired.' });
+    expect(expired.json).toEqual({ message: 'UNAUTHORIZED' });
     const renewed = await bankCall(simulator, '/auth/openapi/token', {
       method: 'POST',
       headers: { ...FORM, 'x-api-key': simulator.credentials.collection.apiKey, context: 'COBRANCA' },
