@@ -21,6 +21,18 @@ export enum ClientCredentialsAuth {
   BASIC = 'basic',
 }
 
+/**
+ * How to read a bank timestamp written with a `Z` (the boleto query's `dadosLiquidacao.data`,
+ * `YYYY-MM-DDTHH:mm:ss.SSSZ`): the manual does not say whether the Z is true. A settlement's bank
+ * day (its id, and the sweep's match against the listing's day) follows this reading.
+ */
+export enum ZuluTimestamps {
+  /** A true UTC instant: `2026-03-04T01:30:00.000Z` is 22:30 of 3 March at the bank (UTC−3). */
+  UTC = 'utc',
+  /** The bank's local time written with a Z: `2026-03-04T01:30:00.000Z` is 01:30 of 4 March at the bank. */
+  BANK_LOCAL_TIME = 'bank-local',
+}
+
 /** The account the library acts for at the bank: the headers of 5.1 and the collection API. */
 export interface BankAccount {
   /** Cooperative code (the `x-cooperativa` and `cooperativa` headers), such as `0101`. */
@@ -49,8 +61,12 @@ export interface BankConnectionSettings {
   readonly collectionTokenUrl: string;
   readonly paymentsTokenUrl: string;
   readonly collectionScope: string;
-  /** Space-separated scopes requested for the payments token. */
+  /** Space-separated scopes of the payments token the callback registration uses (the `pagar` scopes). */
   readonly paymentsScope: string;
+  /** Space-separated scopes of the token each kind's payment query uses (one token per distinct set). */
+  readonly paymentQueryScopes: Readonly<Record<PaymentType, string>>;
+  /** How a timestamp written with a Z is read. */
+  readonly zuluTimestamps: ZuluTimestamps;
   readonly paymentsClientAuth: ClientCredentialsAuth;
   readonly account: BankAccount;
   /** ARN of the secret holding the credentials (JSON, see {@link BankCredentials}). */
@@ -75,8 +91,16 @@ export const BankConnectionDefaults = {
   /** Resolved against the payments host (`{host}/thirdparty/auth/token`). */
   paymentsTokenPath: '/thirdparty/auth/token',
   collectionScope: 'cobranca',
-  /** Scopes of the payments token (sent space-separated). */
+  /** Scopes of the payments token of the callback registration (sent space-separated). */
   paymentsScopes: ['payments.pix.pagar', 'payments.boleto.pagar', 'payments.tributos.pagar'],
+  /** Scopes of each payment query's token: its kind's `consultar` scope, as public payment clients ask (BANK-NOTES.md). */
+  paymentQueryScopes: {
+    pix: ['payments.pix.consultar'],
+    boleto: ['payments.boleto.consultar'],
+    tributos: ['payments.tributos.consultar'],
+  },
+  /** A Z means UTC, as ISO 8601 says (the manual is silent; see docs/bank-api.md). */
+  zuluTimestamps: ZuluTimestamps.UTC,
   paymentsClientAuth: ClientCredentialsAuth.REQUEST_BODY,
   boletoQueryPath: '/cobranca/boleto/v1/boletos',
   settledBoletosPath: '/cobranca/boleto/v1/boletos/liquidados/dia',
@@ -91,6 +115,11 @@ export const BankConnectionDefaults = {
   /** The bank's known limit for creations (2/s): registrations create and change webhooks. */
   registrationCallsPerSecond: 2,
 } as const;
+
+/** Scopes per payment kind as the settings carry them (space-separated). */
+export function scopeSettings(scopes: Readonly<Record<PaymentType, readonly string[]>>): Record<PaymentType, string> {
+  return { pix: scopes.pix.join(' '), boleto: scopes.boleto.join(' '), tributos: scopes.tributos.join(' ') };
+}
 
 /**
  * The bank credentials secret's JSON. Collection calls need `apiKey` and `password`; payments

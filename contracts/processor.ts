@@ -118,6 +118,11 @@ export enum ProcessorMetric {
   RECOVERED = 'NotificationsRecovered',
   /** 429 answers from the bank (its rate limit was exceeded: something else shares the credentials, or the rate is set too high). */
   BANK_THROTTLED = 'BankCallsThrottled',
+  /**
+   * Settlements whose day in the listing differs from their day in the boleto query (read as the
+   * bank connection's `zuluTimestamps` says): evidence that the setting is wrong (docs/bank-api.md).
+   */
+  SETTLEMENT_DAY_MISMATCH = 'SettlementDayMismatches',
 }
 
 /** Message attributes of a quarantined message in the dead-letter queue. */

@@ -84,6 +84,16 @@ export interface LookRequest {
   readonly reason: string;
   /** Keep the payment in the sweep's index while it is not final (a payment the company started). */
   readonly track?: boolean;
+  /** The settlement the bank's listing shows (a boleto the sweep found): the processor compares its day with the query's. */
+  readonly listed?: ListedSettlement;
+}
+
+/** A settlement as the settled-by-day listing shows it. */
+export interface ListedSettlement {
+  /** The listing's day (`YYYY-MM-DD`, the bank's local day). */
+  readonly day: string;
+  /** `valorLiquidado` in cents. */
+  readonly cents: number;
 }
 
 /**
@@ -140,6 +150,13 @@ export enum SweepMetric {
   REGISTRATION_DRIFT = 'RegistrationDrift',
   /** Registrations the watch put back. */
   REGISTRATIONS_REPAIRED = 'RegistrationsRepaired',
+  /**
+   * Listed settlements a record already holds under another day (the query's): the bank
+   * connection's `zuluTimestamps` may be wrong (docs/bank-api.md). No query is made for them.
+   */
+  SETTLEMENT_DAY_MISMATCH = 'SettlementDayMismatches',
+  /** Listing pages that repeated the page before (the bank ignoring `pagina`): the day's reading stopped there. */
+  REPEATED_PAGES = 'ListingPagesRepeated',
 }
 
 /** What one sweep found and did (the sweep function answers it, and logs it). */

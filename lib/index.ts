@@ -1,6 +1,6 @@
 /** The public API of cdk-bank-webhooks: every export named, so the jsii assembly holds exactly these. */
 export { BankWebhookReceiver, type BankWebhookReceiverProps } from './bank-webhook-receiver';
-export { type BankConnectionProps } from './core/bank-connection';
+export { type BankConnectionProps, type PaymentQueryScopes } from './core/bank-connection';
 export { type VerifiedEventRuleOptions } from './core/verified-event-rule';
 export { BankWebhooksConstants } from './constants';
 export type { FunctionNetworkProps } from './core/function-network';
@@ -15,7 +15,7 @@ export {
   PaymentWebhookRegistration, type PaymentWebhookRegistrationOptions, type PaymentWebhookRegistrationProps,
   RegistrationProvider, type RegistrationProviderSettings, type RegistrationResourceOptions,
 } from './registration';
-export { type BankAccount, ClientCredentialsAuth } from '../contracts/bank-connection';
+export { type BankAccount, ClientCredentialsAuth, ZuluTimestamps } from '../contracts/bank-connection';
 export { ProcessorMetric, QuarantineAttribute } from '../contracts/processor';
 export {
   BankEventDetailType, EventTrigger, PaymentKind, StatusClass, SubjectKind,

@@ -3,7 +3,9 @@
  * decimal strings, ids as strings or numbers, dates in four formats), and the bank's day. Pure
  * functions, shared by every path that reads an answer (the processor, the sweep, the tools).
  */
+import { ZuluTimestamps } from '../../contracts/bank-connection';
 import type { EventAmount } from '../../contracts/events';
+import { BankApiError } from './errors';
 
 /** A money amount as a whole number of cents, or undefined when it is not one ("250.75", "250", 250.7). */
 export function toCents(value: unknown): number | undefined {
@@ -22,16 +24,29 @@ export function identifier(value: unknown): string | undefined {
 
 /** The bank's offset: its dates are local to America/Sao_Paulo, which keeps UTC−3 all year. */
 export const BANK_OFFSET = '-03:00';
+const BANK_OFFSET_MS = 3 * 3600_000;
+
+/** Digits of a `nossoNumero`: the bank's boleto ids are always nine (BANK-NOTES.md). */
+export const NOSSO_NUMERO_DIGITS = 9;
+
+/**
+ * A `nossoNumero` as the bank writes it, nine digits (one of fewer digits, or a number, is
+ * zero-padded as clients do); undefined when it is not one to nine digits.
+ */
+export function nossoNumeroOf(value: unknown): string | undefined {
+  const text = identifier(value);
+  return text && /^\d{1,9}$/.test(text) ? text.padStart(NOSSO_NUMERO_DIGITS, '0') : undefined;
+}
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
 /**
  * A date the bank wrote in any of its formats, as ISO 8601 in the bank's offset: a date array
- * `[y, m, d, h, min, s, ns]` (notifications, queries), `DD/MM/YYYY`, `YYYY-MM-DD HH:MM:SS.s`
- * (listings) or ISO text. A date without a time stays a date (`YYYY-MM-DD`). Undefined when it is
- * none of these.
+ * `[y, m, d, h, min, s, ns]` (notifications), `DD/MM/YYYY`, `YYYY-MM-DD HH:MM:SS.s` (listings),
+ * `YYYY-MM-DDTHH:mm:ss.SSSZ` (the boleto query, its Z read as `zulu` says) or ISO text with an
+ * offset. A date without a time stays a date (`YYYY-MM-DD`). Undefined when it is none of these.
  */
-export function bankDateToIso(value: unknown): string | undefined {
+export function bankDateToIso(value: unknown, zulu: ZuluTimestamps = ZuluTimestamps.UTC): string | undefined {
   let parts: number[] | undefined;
   if (Array.isArray(value) && value.length >= 3 && value.every((n) => typeof n === 'number' && Number.isInteger(n) && n >= 0)) {
     parts = value as number[];
@@ -46,7 +61,11 @@ export function bankDateToIso(value: unknown): string | undefined {
       const midnight = !m[4] || (Number(m[4]) === 0 && Number(m[5]) === 0 && Number(m[6] ?? 0) === 0 && Number(m[7] ?? 0) === 0);
       if (!midnight) parts.push(Number(m[4]), Number(m[5]), Number(m[6] ?? 0), Number((m[7] ?? '0').padEnd(9, '0')));
     } else if (!parts && /^\d{4}-\d{2}-\d{2}T.*(Z|[+-]\d{2}:\d{2})$/.test(text) && !Number.isNaN(Date.parse(text))) {
-      return text;
+      if (!/Z$/i.test(text)) return text;
+      // In the bank's offset, so that its first ten characters are the bank's day.
+      const local = new Date(Date.parse(text) - (zulu === ZuluTimestamps.UTC ? BANK_OFFSET_MS : 0));
+      const t = local.toISOString();
+      return `${t.slice(0, 23)}${BANK_OFFSET}`;
     }
   }
   if (!parts) return undefined;
@@ -77,3 +96,26 @@ export function bankDay(now: number, daysBack = 0): { iso: string; dia: string }
   return { iso, dia: `${iso.slice(8, 10)}/${iso.slice(5, 7)}/${iso.slice(0, 4)}` };
 }
 
+/** The JSON object of a bank answer, or a BankApiError naming the operation. */
+export function answerObject(body: unknown, operation: string, status: number): Record<string, unknown> {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new BankApiError(operation, status, 'the answer is not a JSON object', false);
+  return body as Record<string, unknown>;
+}
+
+/** One page of the settled boletos listing. */
+export interface SettledBoletosPage {
+  readonly items: readonly Record<string, unknown>[];
+  readonly hasNext: boolean;
+}
+
+/**
+ * A listing answer as a page: its object items, and `hasNext` read as a boolean or the string
+ * "true" (the manual's table types it String, its example a boolean).
+ */
+export function settledPage(body: unknown, operation: string, status: number): SettledBoletosPage {
+  const answer = answerObject(body, operation, status);
+  if (!Array.isArray(answer.items)) throw new BankApiError(operation, status, 'the answer has no items list', false);
+  const items = answer.items.filter((item): item is Record<string, unknown> => !!item && typeof item === 'object' && !Array.isArray(item));
+  const hasNext = answer.hasNext === true || (typeof answer.hasNext === 'string' && answer.hasNext.trim().toLowerCase() === 'true');
+  return { items, hasNext };
+}

@@ -1,6 +1,5 @@
-import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { type BankConnectionSettings, type BankCredentials, ClientCredentialsAuth, type PaymentType } from '../../contracts/bank-connection';
-import { parseBankCredentials } from './connection';
+import { answerObject, nossoNumeroOf, type SettledBoletosPage, settledPage } from './answers';
 import { BankApiError, bankErrorMessage, isRetryableStatus } from './errors';
 import { type HttpResponse, HttpsTransport, NetworkError, type TlsMaterial } from './http';
 import { type BankPacer, CallKind, MemorySlotSchedule, OutOfRate, RatePacer } from './pacing';
@@ -51,6 +50,11 @@ export interface BankCall {
   readonly body?: unknown;
   /** Epoch milliseconds by which the call, retries included, must be over. */
   readonly deadline: number;
+  /**
+   * Scopes of the payments token to call with (space-separated); each set has its own token.
+   * @default the connection's paymentsScope (the registration's)
+   */
+  readonly scope?: string;
 }
 
 export interface BankAnswer {
@@ -71,36 +75,6 @@ const MIN_CALL_MS = 200;
 /** A token is renewed this long before it expires (at most a fifth of its life). */
 const TOKEN_RENEW_MARGIN_MS = 30_000;
 
-/** Loads the credentials secret and keeps its value for `ttlMs`; a failed reload reuses the last value. */
-export function credentialsFromSecret(client: SecretsManagerClient, secretArn: string, ttlMs = 300_000, now: () => number = Date.now): () => Promise<BankCredentials> {
-  let cached: { value: BankCredentials; until: number } | undefined;
-  let inflight: Promise<BankCredentials> | undefined;
-  return async () => {
-    if (cached && now() < cached.until) return cached.value;
-    inflight ??= (async () => {
-      try {
-        const result = await client.send(new GetSecretValueCommand({ SecretId: secretArn }), { abortSignal: AbortSignal.timeout(3_000) });
-        const value = parseBankCredentials(result.SecretString, secretArn);
-        secrets.remember(value.apiKey, value.password, value.clientSecret, value.clientKey);
-        cached = { value, until: now() + ttlMs };
-        return value;
-      } catch (error) {
-        if (cached) return cached.value;
-        throw error;
-      } finally {
-        inflight = undefined;
-      }
-    })();
-    return inflight;
-  };
-}
-
-/** The JSON object of a bank answer, or a BankApiError naming the operation. */
-export function answerObject(body: unknown, operation: string, status: number): Record<string, unknown> {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new BankApiError(operation, status, 'the answer is not a JSON object', false);
-  return body as Record<string, unknown>;
-}
-
 function formBody(fields: Record<string, string>): string {
   return new URLSearchParams(fields).toString();
 }
@@ -119,12 +93,6 @@ function describeNetworkError(error: unknown): string {
   return errorMessage(error);
 }
 
-/** One page of the settled boletos listing. */
-export interface SettledBoletosPage {
-  readonly items: readonly Record<string, unknown>[];
-  readonly hasNext: boolean;
-}
-
 /**
  * The bank API client shared by the handlers: both token flows (collection password grant with
  * `x-api-key`; payments `client_credentials` over mutual TLS), tokens cached until shortly before
@@ -139,8 +107,9 @@ export class BankClient {
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly random: () => number;
   private readonly pacer: BankPacer;
-  private readonly tokens = new Map<BankApi, CachedToken>();
-  private readonly tokenRequests = new Map<BankApi, Promise<string>>();
+  /** Cached tokens: the collection token, and a payments token per scope set. */
+  private readonly tokens = new Map<string, CachedToken>();
+  private readonly tokenRequests = new Map<string, Promise<string>>();
   private readonly transports = new Map<BankApi, { key: string; transport: HttpsTransport }>();
 
   constructor(private readonly options: BankClientOptions) {
@@ -157,11 +126,15 @@ export class BankClient {
     return this.options.settings;
   }
 
-  /** The boleto query (the collection API): the answer's `resultado`, or the whole answer when it has none. */
+  /**
+   * The boleto query (the collection API): the manual's flat answer, or the answer's `resultado`
+   * when it is wrapped. A nossoNumero of fewer than nine digits is asked zero-padded, as the bank
+   * takes only nine.
+   */
   async queryBoleto(codigoBeneficiario: string, nossoNumero: string, deadline: number): Promise<Record<string, unknown>> {
     const url = new URL(this.settings.baseUrl + this.settings.boletoQueryPath);
     url.searchParams.set('codigoBeneficiario', codigoBeneficiario);
-    url.searchParams.set('nossoNumero', nossoNumero);
+    url.searchParams.set('nossoNumero', nossoNumeroOf(nossoNumero) ?? nossoNumero);
     const operation = `boleto query (nossoNumero ${nossoNumero})`;
     const answer = await this.call({ operation, api: 'collection', method: 'GET', url: url.toString(), deadline });
     const body = answer.body as Record<string, unknown> | null;
@@ -171,7 +144,8 @@ export class BankClient {
 
   /**
    * One page (from 1) of the boletos settled on a day (`dia` as `DD/MM/YYYY`, the bank's local
-   * day), in the order the bank settled them.
+   * day), in the order the bank settled them. `hasNext` is read as a boolean or the string
+   * "true"; a 404 is an empty page (one public client reads an empty day so).
    */
   async listSettledBoletos(codigoBeneficiario: string, dia: string, pagina: number, deadline: number): Promise<SettledBoletosPage> {
     const url = new URL(this.settings.baseUrl + this.settings.settledBoletosPath);
@@ -179,19 +153,31 @@ export class BankClient {
     url.searchParams.set('dia', dia);
     url.searchParams.set('pagina', String(pagina));
     const operation = `settled boletos listing (dia ${dia}, pagina ${pagina})`;
-    const answer = await this.call({ operation, api: 'collection', method: 'GET', url: url.toString(), deadline });
-    const body = answerObject(answer.body, operation, answer.status);
-    if (!Array.isArray(body.items)) throw new BankApiError(operation, answer.status, 'the answer has no items list', false);
-    const items = body.items.filter((item): item is Record<string, unknown> => !!item && typeof item === 'object' && !Array.isArray(item));
-    return { items, hasNext: body.hasNext === true };
+    let answer: BankAnswer;
+    try {
+      answer = await this.call({ operation, api: 'collection', method: 'GET', url: url.toString(), deadline });
+    } catch (error) {
+      if (error instanceof BankApiError && error.status === 404) return { items: [], hasNext: false };
+      throw error;
+    }
+    return settledPage(answer.body, operation, answer.status);
   }
 
-  /** A payment query (the payments API): Pix, paid boleto or tax payment by transaction id. */
+  /**
+   * A payment query (the payments API): Pix, paid boleto or tax payment by transaction id, with a
+   * token of the kind's query scopes. A 403 says which scopes were asked and what to set.
+   */
   async queryPayment(type: PaymentType, idTransacao: string, deadline: number): Promise<Record<string, unknown>> {
     const path = this.settings.paymentQueryPaths[type].replace('{id}', encodeURIComponent(idTransacao));
     const operation = `${type} payment query (idTransacao ${idTransacao})`;
-    const answer = await this.call({ operation, api: 'payments', method: 'GET', url: this.settings.registrationBaseUrl + path, deadline });
-    return answerObject(answer.body, operation, answer.status);
+    const scope = this.settings.paymentQueryScopes[type];
+    try {
+      const answer = await this.call({ operation, api: 'payments', method: 'GET', url: this.settings.registrationBaseUrl + path, deadline, scope });
+      return answerObject(answer.body, operation, answer.status);
+    } catch (error) {
+      if (!(error instanceof BankApiError) || error.status !== 403) throw error;
+      throw new BankApiError(operation, 403, `${error.detail}; the token asked the scopes "${scope}": if the bank wants others for ${type} queries, set the bank connection's paymentQueryScopes.${type} (docs/bank-api.md)`, false, error.attempts);
+    }
   }
 
   /**
@@ -200,7 +186,8 @@ export class BankClient {
    */
   async call(call: BankCall): Promise<BankAnswer> {
     for (let renewed = false; ; renewed = true) {
-      const token = await this.token(call.api, call.deadline);
+      const key = this.tokenKey(call.api, call.scope);
+      const token = await this.token(key, call.api, call.scope, call.deadline);
       const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${token}`, ...(await this.accountHeaders(call.api)) };
       let body: string | undefined;
       if (call.body !== undefined) {
@@ -210,8 +197,8 @@ export class BankClient {
       const response = await this.send(call.operation, call.api, call.deadline, { url: call.url, method: call.method, headers, body }, call.method === 'POST' ? CallKind.CREATION : CallKind.OTHER);
       if (response.status === 401 && !renewed) {
         // Renew now, keeping the refresh token (a refresh costs the bank less than a password grant).
-        const cached = this.tokens.get(call.api);
-        if (cached) this.tokens.set(call.api, { ...cached, renewAt: 0 });
+        const cached = this.tokens.get(key);
+        if (cached) this.tokens.set(key, { ...cached, renewAt: 0 });
         continue;
       }
       if (response.status >= 200 && response.status < 300) {
@@ -241,26 +228,32 @@ export class BankClient {
     return { 'x-api-key': credentials.apiKey ?? '', cooperativa: a.cooperativa, posto: a.posto };
   }
 
-  private async token(api: BankApi, deadline: number): Promise<string> {
-    const cached = this.tokens.get(api);
+  /** The cache key of a call's token: the collection token, or the payments token of a scope set (in any order). */
+  private tokenKey(api: BankApi, scope?: string): string {
+    if (api === 'collection') return api;
+    return `${api} ${(scope ?? this.settings.paymentsScope).split(/\s+/).filter(Boolean).sort().join(' ')}`;
+  }
+
+  private async token(key: string, api: BankApi, scope: string | undefined, deadline: number): Promise<string> {
+    const cached = this.tokens.get(key);
     if (cached && this.now() < cached.renewAt) return cached.accessToken;
-    let request = this.tokenRequests.get(api);
+    let request = this.tokenRequests.get(key);
     if (!request) {
-      request = (api === 'collection' ? this.collectionToken(cached, deadline) : this.paymentsToken(deadline))
-        .finally(() => this.tokenRequests.delete(api));
-      this.tokenRequests.set(api, request);
+      request = (api === 'collection' ? this.collectionToken(cached, deadline) : this.paymentsToken(key, scope ?? this.settings.paymentsScope, deadline))
+        .finally(() => this.tokenRequests.delete(key));
+      this.tokenRequests.set(key, request);
     }
     return request;
   }
 
-  private remember(api: BankApi, answer: Record<string, unknown>, operation: string): string {
+  private remember(key: string, answer: Record<string, unknown>, operation: string): string {
     const accessToken = answer.access_token;
     if (typeof accessToken !== 'string' || !accessToken) throw new BankApiError(operation, 200, 'the answer has no access_token', false);
     secrets.remember(accessToken, answer.refresh_token);
     const lifetimeMs = (typeof answer.expires_in === 'number' && answer.expires_in > 0 ? answer.expires_in : 300) * 1000;
     const refreshLifetimeMs = typeof answer.refresh_expires_in === 'number' ? answer.refresh_expires_in * 1000 : undefined;
     const now = this.now();
-    this.tokens.set(api, {
+    this.tokens.set(key, {
       accessToken,
       renewAt: now + lifetimeMs - Math.min(TOKEN_RENEW_MARGIN_MS, lifetimeMs / 5),
       refreshToken: typeof answer.refresh_token === 'string' ? answer.refresh_token : undefined,
@@ -282,7 +275,7 @@ export class BankClient {
       const body = formBody({ grant_type: 'refresh_token', refresh_token: previous.refreshToken });
       const response = await this.send(operation, 'collection', deadline, { url, method: 'POST', headers, body });
       // A refused refresh token (used, expired, revoked) falls back to the password grant.
-      if (response.status === 200) return this.remember('collection', parseAnswer(response) as Record<string, unknown>, operation);
+      if (response.status === 200) return this.remember(this.tokenKey('collection'), parseAnswer(response) as Record<string, unknown>, operation);
     }
     const a = this.settings.account;
     const body = formBody({
@@ -292,18 +285,18 @@ export class BankClient {
       scope: this.settings.collectionScope,
     });
     const response = await this.send(operation, 'collection', deadline, { url, method: 'POST', headers, body });
-    return this.tokenAnswer('collection', operation, response);
+    return this.tokenAnswer(this.tokenKey('collection'), operation, response);
   }
 
-  private async paymentsToken(deadline: number): Promise<string> {
-    const operation = 'payments token request';
+  private async paymentsToken(key: string, scope: string, deadline: number): Promise<string> {
+    const operation = `payments token request (scopes ${scope})`;
     const credentials = await this.options.credentials();
     const missing = (['clientId', 'clientSecret'] as const).filter((field) => !credentials[field]);
     if (missing.length) {
       throw new BankApiError(operation, undefined, `the bank credentials secret lacks ${missing.join(' and ')}, which the payments API's client_credentials grant needs`, false);
     }
     const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
-    const fields: Record<string, string> = { grant_type: 'client_credentials', scope: this.settings.paymentsScope };
+    const fields: Record<string, string> = { grant_type: 'client_credentials', scope };
     if (this.settings.paymentsClientAuth === ClientCredentialsAuth.BASIC) {
       const basic = Buffer.from(`${encodeURIComponent(credentials.clientId!)}:${encodeURIComponent(credentials.clientSecret!)}`).toString('base64');
       secrets.remember(basic);
@@ -313,16 +306,16 @@ export class BankClient {
       fields.client_secret = credentials.clientSecret!;
     }
     const response = await this.send(operation, 'payments', deadline, { url: this.settings.paymentsTokenUrl, method: 'POST', headers, body: formBody(fields) });
-    return this.tokenAnswer('payments', operation, response);
+    return this.tokenAnswer(key, operation, response);
   }
 
-  private tokenAnswer(api: BankApi, operation: string, response: HttpResponse): string {
+  private tokenAnswer(key: string, operation: string, response: HttpResponse): string {
     if (response.status !== 200) {
       throw new BankApiError(operation, response.status, bankErrorMessage(response.body) ?? 'no message in the answer', false);
     }
     const answer = parseAnswer(response);
     if (!answer || typeof answer !== 'object') throw new BankApiError(operation, 200, 'the answer is not a JSON object', false);
-    return this.remember(api, answer as Record<string, unknown>, operation);
+    return this.remember(key, answer as Record<string, unknown>, operation);
   }
 
   private async transport(api: BankApi): Promise<HttpsTransport> {

@@ -4,7 +4,10 @@
  */
 import {
   ACCOUNT_FIELD_PATTERN, ACCOUNT_FIELDS, BANK_CONNECTION_ENV, type BankConnectionSettings, type BankCredentials, ClientCredentialsAuth, CREDENTIAL_FIELDS,
+  PAYMENT_TYPES, ZuluTimestamps,
 } from '../../contracts/bank-connection';
+import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { secrets } from '../shared/redaction';
 import { readSettings, type SettingsSource, settingsFix } from '../shared/settings';
 
 /**
@@ -48,7 +51,7 @@ export function parseBankConnection(raw: string | undefined, source: SettingsSou
   const fix = settingsFix(source);
   const settings = readSettings<BankConnectionSettings>(raw, source, {
     strings: ['baseUrl', 'registrationBaseUrl', 'collectionTokenUrl', 'paymentsTokenUrl', 'collectionScope', 'paymentsScope', 'credentialsSecretArn', 'boletoQueryPath', 'settledBoletosPath'],
-    objects: ['account', 'paymentQueryPaths'],
+    objects: ['account', 'paymentQueryPaths', 'paymentQueryScopes'],
   });
   // Each account field goes into a header or a query: a malformed one would be retried at the bank forever.
   const badAccount = ACCOUNT_FIELDS.filter((key) => { const value: unknown = settings.account[key]; return typeof value !== 'string' || !ACCOUNT_FIELD_PATTERN.test(value); });
@@ -57,7 +60,34 @@ export function parseBankConnection(raw: string | undefined, source: SettingsSou
   }
   const numbers = (['callTimeoutMs', 'queriesPerSecond', 'registrationCallsPerSecond'] as const).filter((key) => !(typeof settings[key] === 'number' && settings[key] > 0));
   const auth = Object.values(ClientCredentialsAuth).includes(settings.paymentsClientAuth) ? [] : ['paymentsClientAuth'];
-  if (numbers.length || auth.length) throw new Error(`${where}: ${[...numbers, ...auth].join(', ')} missing or invalid ${fix}`);
+  const zulu = Object.values(ZuluTimestamps).includes(settings.zuluTimestamps) ? [] : ['zuluTimestamps'];
+  const scopes = PAYMENT_TYPES.filter((kind) => { const value: unknown = settings.paymentQueryScopes[kind]; return typeof value !== 'string' || !value.trim(); })
+    .map((kind) => `paymentQueryScopes.${kind}`);
+  const invalid = [...numbers, ...auth, ...zulu, ...scopes];
+  if (invalid.length) throw new Error(`${where}: ${invalid.join(', ')} missing or invalid ${fix}`);
   return settings;
 }
 
+/** Loads the credentials secret and keeps its value for `ttlMs`; a failed reload reuses the last value. */
+export function credentialsFromSecret(client: SecretsManagerClient, secretArn: string, ttlMs = 300_000, now: () => number = Date.now): () => Promise<BankCredentials> {
+  let cached: { value: BankCredentials; until: number } | undefined;
+  let inflight: Promise<BankCredentials> | undefined;
+  return async () => {
+    if (cached && now() < cached.until) return cached.value;
+    inflight ??= (async () => {
+      try {
+        const result = await client.send(new GetSecretValueCommand({ SecretId: secretArn }), { abortSignal: AbortSignal.timeout(3_000) });
+        const value = parseBankCredentials(result.SecretString, secretArn);
+        secrets.remember(value.apiKey, value.password, value.clientSecret, value.clientKey);
+        cached = { value, until: now() + ttlMs };
+        return value;
+      } catch (error) {
+        if (cached) return cached.value;
+        throw error;
+      } finally {
+        inflight = undefined;
+      }
+    })();
+    return inflight;
+  };
+}

@@ -5,7 +5,7 @@
 import { PAYMENT_TYPES, type PaymentType } from '../../contracts/bank-connection';
 import type { BoletoMovementMapping } from '../../contracts/processor';
 import type { Route } from '../../contracts/receiver';
-import { identifier, toCents } from './answers';
+import { identifier, nossoNumeroOf, toCents } from './answers';
 
 export type BoletoMovement = keyof BoletoMovementMapping;
 
@@ -64,10 +64,12 @@ function parseBoletoEvent(value: unknown, where: string, mapping: BoletoMovement
   const raw = value as Record<string, unknown>;
   const problems: string[] = [];
   const idEventoWebhook = identifier(raw.idEventoWebhook);
-  const nossoNumero = identifier(raw.nossoNumero);
+  const nossoNumero = nossoNumeroOf(raw.nossoNumero);
   const movimento = typeof raw.movimento === 'string' ? raw.movimento.trim() : '';
   if (!idEventoWebhook) problems.push('idEventoWebhook is missing');
-  if (!nossoNumero) problems.push('nossoNumero is missing');
+  if (!nossoNumero) {
+    problems.push(raw.nossoNumero === undefined || raw.nossoNumero === null ? 'nossoNumero is missing' : `nossoNumero ${JSON.stringify(raw.nossoNumero).slice(0, 40)} is not the bank's boleto id (up to 9 digits)`);
+  }
   if (!movimento) problems.push('movimento is missing');
   const movement = movimento ? classifyMovement(movimento, mapping) : undefined;
   if (movimento && !movement) {

@@ -4,6 +4,7 @@
  */
 import { BankEventDetailType, type BoletoSettlement, type NotificationClaim, StatusClass, type VerifiedState } from '../../contracts/events';
 import type { BoletoStatusMapping, PaymentStatusMapping } from '../../contracts/processor';
+import { ZuluTimestamps } from '../../contracts/bank-connection';
 import { amountOf, bankDateToIso } from './answers';
 import type { BoletoEventItem, BoletoMovement, PaymentItem } from './notification';
 
@@ -34,6 +35,11 @@ export interface SubjectState extends VerifiedState {
 export interface KeyedState {
   readonly key: string;
   readonly state: SubjectState;
+  /**
+   * Other ids the same settlement has had or would have (another reading of a Z timestamp, the
+   * reading of earlier releases): a record that holds one of them holds this settlement.
+   */
+  readonly aliases?: readonly string[];
 }
 
 /** The state as events carry it (a settlement travels in `settlement` or `reverses`). */
@@ -42,33 +48,61 @@ export function publicState(state: SubjectState): VerifiedState {
   return rest;
 }
 
-/** The settlement a boleto query shows (`dadosLiquidacao`), when it shows one with a date and an amount. */
-export function settlementOf(dadosLiquidacao: unknown): BoletoSettlement | undefined {
-  if (!dadosLiquidacao || typeof dadosLiquidacao !== 'object') return undefined;
-  const d = dadosLiquidacao as Record<string, unknown>;
-  const date = bankDateToIso(d.data);
-  const amount = amountOf(d.valor);
-  if (!date || !amount) return undefined;
-  return { id: `${date.slice(0, 10)}:${amount.cents}`, date, amount };
+/** A settlement as read, and the ids it has under the other readings of its date. */
+export interface ReadSettlement {
+  readonly settlement: BoletoSettlement;
+  readonly aliases: readonly string[];
 }
 
-/** A boleto's state from the boleto query's answer. */
-export function boletoState(answer: Record<string, unknown>, mapping: BoletoStatusMapping): KeyedState {
+/**
+ * The settlement a boleto query shows (`dadosLiquidacao`), when it shows one with a date and an
+ * amount. Its id is `<bank day>:<cents>`, the day read as `zulu` says; `aliases` are its ids
+ * under the other reading and under earlier releases' (the first ten characters of the text).
+ */
+export function settlementOf(dadosLiquidacao: unknown, zulu: ZuluTimestamps = ZuluTimestamps.UTC): ReadSettlement | undefined {
+  if (!dadosLiquidacao || typeof dadosLiquidacao !== 'object') return undefined;
+  const d = dadosLiquidacao as Record<string, unknown>;
+  const date = bankDateToIso(d.data, zulu);
+  const amount = amountOf(d.valor);
+  if (!date || !amount) return undefined;
+  const id = `${date.slice(0, 10)}:${amount.cents}`;
+  const days = typeof d.data === 'string'
+    ? [d.data.trim().slice(0, 10), ...Object.values(ZuluTimestamps).map((reading) => bankDateToIso(d.data, reading)?.slice(0, 10))]
+    : [];
+  const aliases = [...new Set(days.filter((day): day is string => !!day).map((day) => `${day}:${amount.cents}`))].filter((alias) => alias !== id);
+  return { settlement: { id, date, amount }, aliases };
+}
+
+/** A boleto's state from the boleto query's answer: the manual's flat object, or one wrapped in `resultado`. */
+export function boletoState(answer: Record<string, unknown>, mapping: BoletoStatusMapping, zulu: ZuluTimestamps = ZuluTimestamps.UTC): KeyedState {
   const situacao = typeof answer.situacao === 'string' ? answer.situacao.trim() : '';
   let statusClass = classifyBoletoStatus(situacao, mapping);
-  const settlement = statusClass === StatusClass.SETTLED ? settlementOf(answer.dadosLiquidacao) : undefined;
+  const read = statusClass === StatusClass.SETTLED ? settlementOf(answer.dadosLiquidacao, zulu) : undefined;
+  const settlement = read?.settlement;
   // Settled with no readable settlement: nothing to identify the change by, so nothing to publish.
   if (statusClass === StatusClass.SETTLED && !settlement) statusClass = StatusClass.UNKNOWN;
-  const amount = amountOf(answer.valor);
+  const amount = amountOf(answer.valorNominal ?? answer.valor);
   const state: SubjectState = { status: situacao, statusClass, ...(amount ? { amount } : {}), ...(settlement ? { settlement } : {}) };
-  return { key: settlement ? `${statusClass}:${settlement.id}` : statusClass, state };
+  return { key: settlement ? `${statusClass}:${settlement.id}` : statusClass, state, ...(read?.aliases.length ? { aliases: read.aliases } : {}) };
+}
+
+/**
+ * The bank's state with the settlement the record holds, when the bank shows that same settlement
+ * under another id (an alias: another reading of its day). Nothing is published again and no
+ * reversal is made up for a settlement that only changed its name.
+ */
+export function keepRecordedSettlement(previous: SubjectState | undefined, now: KeyedState): KeyedState {
+  const recorded = previous?.settlement;
+  const shown = now.state.settlement;
+  if (!recorded || !shown || recorded.id === shown.id || !now.aliases?.includes(recorded.id)) return now;
+  return { key: `${now.state.statusClass}:${recorded.id}`, state: { ...now.state, settlement: recorded }, aliases: [...now.aliases.filter((a) => a !== recorded.id), shown.id] };
 }
 
 /** A payment's state from the payment query's answer. */
-export function paymentState(answer: Record<string, unknown>, mapping: PaymentStatusMapping): KeyedState {
+export function paymentState(answer: Record<string, unknown>, mapping: PaymentStatusMapping, zulu: ZuluTimestamps = ZuluTimestamps.UTC): KeyedState {
   const status = typeof answer.status === 'string' ? answer.status.trim() : '';
   const amount = amountOf(answer.valorPagamento);
-  const paidAt = bankDateToIso(answer.dataPagamento);
+  const paidAt = bankDateToIso(answer.dataPagamento, zulu);
   const state: VerifiedState = { status, statusClass: status ? classifyPaymentStatus(status, mapping) : StatusClass.UNKNOWN, ...(amount ? { amount } : {}), ...(paidAt ? { paidAt } : {}) };
   return { key: status || StatusClass.UNKNOWN, state };
 }

@@ -1,5 +1,5 @@
 /** What the processor's core is given: its settings, the bank, the store and the AWS calls, as functions and interfaces. */
-import type { BankAccount, PaymentType } from '../../contracts/bank-connection';
+import type { BankAccount, PaymentType, ZuluTimestamps } from '../../contracts/bank-connection';
 import type { ProcessorSettings } from '../../contracts/processor';
 import type { SQSRecord } from 'aws-lambda';
 import type { Log } from '../shared/runtime';
@@ -18,6 +18,8 @@ export interface ProcessorDeps {
   readonly settings: ProcessorSettings;
   /** This receiver's account: the only beneficiary it queries, and the account its events carry. */
   readonly account: BankAccount;
+  /** How the bank's timestamps written with a Z are read (a settlement's day). @default ZuluTimestamps.UTC */
+  readonly zuluTimestamps?: ZuluTimestamps;
   readonly bank: BankQueries;
   readonly store: SubjectStore;
   /** Publishes the entries (all of them, or throws). */

@@ -5,8 +5,8 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { PROCESSOR_SERVICE_NAME, ProcessorMetric } from '../../contracts/processor';
 import { METRICS_NAMESPACE } from '../../contracts/receiver';
-import { BankClient, credentialsFromSecret } from '../bank/client';
-import { readBankConnection } from '../bank/connection';
+import { BankClient } from '../bank/client';
+import { credentialsFromSecret, readBankConnection } from '../bank/connection';
 import { metricCounter } from '../shared/metrics';
 import { AWS_CLIENT_CONFIG, createLogger } from '../shared/runtime';
 import { sharedBankPacer } from '../store/slot-schedule';
@@ -42,6 +42,7 @@ export async function handler(event: SQSEvent, context: Context): Promise<SQSBat
   return processBatch(event, context, {
     settings,
     account: connection.account,
+    zuluTimestamps: connection.zuluTimestamps,
     bank,
     store,
     publish,

@@ -5,11 +5,12 @@
  */
 import { type BankEventDetail, StatusClass, SubjectKind } from '../../contracts/events';
 import { ProcessorMetric } from '../../contracts/processor';
-import { answerNames, identifier } from '../bank/answers';
+import { answerNames, identifier, nossoNumeroOf } from '../bank/answers';
 import { BankApiError } from '../bank/errors';
 import type { NotificationItem } from '../bank/notification';
 import {
-  boletoChanges, boletoClaim, boletoState, checkBoletoClaim, checkPaymentClaim, paymentChanges, paymentClaim, paymentState, type SubjectState,
+  boletoChanges, boletoClaim, boletoState, checkBoletoClaim, checkPaymentClaim, keepRecordedSettlement, type KeyedState, paymentChanges, paymentClaim,
+  paymentState, type SubjectState,
 } from '../bank/state';
 import { HISTORY_LIMIT, newOutboxId, type Outbox, type OutboxEntry, SEEN_LIMIT } from '../store/subject-store';
 import type { ProcessorDeps } from './deps';
@@ -49,8 +50,9 @@ export async function lookAt(group: SubjectGroup, look: Look): Promise<string[]>
     if (!fresh.length && !look.request) return [];
     answer ??= await query(group, look);
     const verified = group.kind === SubjectKind.BOLETO
-      ? boletoState(answer, deps.settings.boletoStatuses)
-      : paymentState(answer, deps.settings.paymentStatuses);
+      ? keepRecordedSettlement(record.state, boletoState(answer, deps.settings.boletoStatuses, deps.zuluTimestamps))
+      : paymentState(answer, deps.settings.paymentStatuses, deps.zuluTimestamps);
+    if (round === 0) compareListedDay(group, verified, look);
     const changes = group.kind === SubjectKind.BOLETO ? boletoChanges(record.state, verified) : paymentChanges(record.state, verified);
     const history = [...record.history, ...changes.map((c) => c.key)];
     const checks = fresh.map((item) => ({ item, ...claimOf(item, verified.state, history, deps) }));
@@ -90,6 +92,23 @@ export async function lookAt(group: SubjectGroup, look: Look): Promise<string[]>
   throw new Error(`the record of ${group.id} kept changing under this invocation (${MAX_ROUNDS} reads); it will be retried`);
 }
 
+/**
+ * When the sweep found the settlement in the bank's listing, whether the listing's day is the
+ * query's: a difference is counted and named, the evidence to correct the bank connection's
+ * `zuluTimestamps` by (docs/bank-api.md).
+ */
+function compareListedDay(group: SubjectGroup, verified: KeyedState, look: Look): void {
+  const listed = look.request?.listed;
+  const settlement = verified.state.settlement;
+  if (!listed || !settlement || settlement.amount.cents !== listed.cents) return;
+  const queried = settlement.id.slice(0, 10);
+  if (queried === listed.day) return;
+  look.deps.count(ProcessorMetric.SETTLEMENT_DAY_MISMATCH);
+  look.deps.logger.warn('The bank lists a settlement on another day than its query shows; check the bank connection\'s zuluTimestamps (docs/bank-api.md)', {
+    subject: group.id, listedDay: listed.day, queriedDay: queried, settlementDate: settlement.date, zuluTimestamps: look.deps.zuluTimestamps ?? 'utc',
+  });
+}
+
 /** A payment whose last known state is not final: the sweep queries it again until it is. */
 function isPendingPayment(group: SubjectGroup, state: SubjectState | undefined): boolean {
   return group.kind === SubjectKind.PAYMENT && (!state || state.statusClass === StatusClass.PENDING || state.statusClass === StatusClass.UNKNOWN);
@@ -116,11 +135,14 @@ async function query(group: SubjectGroup, look: Look): Promise<Record<string, un
     if (target.kind === 'boleto') {
       const ours = deps.account.codigoBeneficiario;
       const answer = await deps.bank.queryBoleto(ours, target.nossoNumero, look.deadline);
+      // The manual's answer names no beneficiary (the query asked for ours, and the bank refuses
+      // another's with 401); one that names another is never ours.
       const named = identifier(answer.codigoBeneficiario);
-      if (named !== ours) {
-        throw new Unprocessable(`the bank's answer for nossoNumero ${target.nossoNumero} ${named ? `belongs to beneficiary ${named}` : 'names no codigoBeneficiario'}, not this receiver's ${ours}: nothing is published for it`);
+      if (named !== undefined && named !== ours) {
+        throw new Unprocessable(`the bank's answer for nossoNumero ${target.nossoNumero} belongs to beneficiary ${named}, not this receiver's ${ours}: nothing is published for it`);
       }
-      if (!answerNames(answer, 'nossoNumero', target.nossoNumero)) throw new Error(`the bank answered for nossoNumero ${identifier(answer.nossoNumero)}, not ${target.nossoNumero}`);
+      const answered = identifier(answer.nossoNumero);
+      if (answered !== undefined && (nossoNumeroOf(answered) ?? answered) !== target.nossoNumero) throw new Error(`the bank answered for nossoNumero ${answered}, not ${target.nossoNumero}`);
       return answer;
     }
     const answer = await deps.bank.queryPayment(target.paymentKind, target.idTransacao, look.deadline);

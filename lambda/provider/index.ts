@@ -1,7 +1,8 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
-import { BankClient, credentialsFromSecret } from '../bank/client';
+import { BankClient } from '../bank/client';
+import { credentialsFromSecret } from '../bank/connection';
 import { CallKind, MemorySlotSchedule, PacerByKind, RatePacer } from '../bank/pacing';
 import type { BankConnectionSettings } from '../../contracts/bank-connection';
 import { RegistrationDefaults } from '../../contracts/registration';

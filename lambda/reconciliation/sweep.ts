@@ -6,10 +6,10 @@
  * still pending. The processor verifies each with the bank's query and publishes each change
  * once, whatever told it to look. Pure: every effect goes through {@link SweepDeps}.
  */
-import type { SettledBoletosPage } from '../bank/client';
+import type { SettledBoletosPage } from '../bank/answers';
 import { EventTrigger, StatusClass } from '../../contracts/events';
-import { type LookSubject, SweepMetric, type SweepReport, type SweepSettings } from '../../contracts/reconciliation';
-import { bankDateToIso, bankDay, identifier, toCents } from '../bank/answers';
+import { type ListedSettlement, type LookSubject, SweepMetric, type SweepReport, type SweepSettings } from '../../contracts/reconciliation';
+import { bankDateToIso, bankDay, identifier, nossoNumeroOf, toCents } from '../bank/answers';
 import type { DayCursor } from '../store/day-cursors';
 import { encodeLookRequest, paymentOfSubjectId, subjectIdOf } from '../store/look-request';
 import type { PendingPayment } from '../store/pending-payments';
@@ -90,24 +90,35 @@ async function sweepDay(day: { iso: string; dia: string }, deps: SweepDeps, dead
   let restarted = false;
   let pages = 0;
   let items = 0;
+  let previousPage: string | undefined;
   for (;;) {
     checkTime(deps, deadline);
     const page = await deps.bank.listSettledBoletos(deps.codigoBeneficiario, day.dia, cursor.page, deadline);
     report.bankCalls++;
     pages++;
+    // A bank that ignores pagina answers the same page again: read on, the day would never end.
+    const thisPage = page.items.map((item) => identifier(item.nossoNumero) ?? '').join(',');
+    if (previousPage !== undefined && thisPage === previousPage && page.items.length) {
+      deps.count(SweepMetric.REPEATED_PAGES);
+      deps.logger.warn('The listing answered the page before again (does the bank take pagina?); the day is read up to here', { day: day.iso, page: cursor.page });
+      return { day: day.iso, pages, items, restarted };
+    }
+    previousPage = thisPage;
     if (cursor.handledOnPage > 0 && identifier(page.items[cursor.handledOnPage - 1]?.nossoNumero) !== cursor.lastNossoNumero) {
       deps.logger.info('The listing of a day changed before the cursor (a settlement reversed since); reading the day again from its first page', { day: day.iso, page: cursor.page });
       cursor = { page: 1, handledOnPage: 0 };
       restarted = true;
+      previousPage = undefined;
       continue;
     }
     const fresh = page.items.slice(cursor.handledOnPage);
     const toVerify = await unpublished(fresh, deps);
     report.settlementsKnown += fresh.length - toVerify.length;
     if (toVerify.length) {
-      await deps.send(toVerify.map((subject) => encodeLookRequest({
+      await deps.send(toVerify.map(({ subject, listed }) => encodeLookRequest({
         trigger: EventTrigger.RECONCILIATION, subject, requestedAt: new Date((deps.now ?? Date.now)()).toISOString(),
         reason: `the bank lists it as settled on ${day.iso} and no published event holds that settlement`,
+        ...(listed ? { listed } : {}),
       })));
       report.settlementsToVerify += toVerify.length;
     }
@@ -122,40 +133,68 @@ async function sweepDay(day: { iso: string; dia: string }, deps: SweepDeps, dead
   }
 }
 
+/** A settlement to look at: its subject, and how the listing shows it. */
+interface ToVerify {
+  readonly subject: LookSubject;
+  readonly listed?: ListedSettlement;
+}
+
 /** The listing's settlements that their subject's record does not hold, as subjects to look at. */
-async function unpublished(items: readonly Record<string, unknown>[], deps: SweepDeps): Promise<LookSubject[]> {
-  const result: (LookSubject | undefined)[] = items.map(() => undefined);
+async function unpublished(items: readonly Record<string, unknown>[], deps: SweepDeps): Promise<ToVerify[]> {
+  const result: (ToVerify | undefined)[] = items.map(() => undefined);
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) {
       const i = next++;
       const item = items[i];
-      const nossoNumero = identifier(item.nossoNumero);
+      const nossoNumero = nossoNumeroOf(item.nossoNumero);
       const beneficiario = identifier(item.codigoBeneficiario);
       if (!nossoNumero || (beneficiario !== undefined && beneficiario !== deps.codigoBeneficiario)) {
         deps.logger.warn('A listing item names no nossoNumero of this beneficiary; skipped', { nossoNumero, codigoBeneficiario: beneficiario });
         continue;
       }
       const subject: LookSubject = { kind: 'boleto', nossoNumero };
-      const record = await deps.readRecord(subjectIdOf(subject, deps.codigoBeneficiario));
-      if (!holdsSettlement(record, item)) result[i] = subject;
+      const subjectId = subjectIdOf(subject, deps.codigoBeneficiario);
+      const listed = listedSettlement(item);
+      const held = holdsSettlement(await deps.readRecord(subjectId), listed);
+      if (held === 'other-day') {
+        deps.count(SweepMetric.SETTLEMENT_DAY_MISMATCH);
+        deps.logger.warn('The bank lists a settlement on another day than its query showed; check the bank connection\'s zuluTimestamps (docs/bank-api.md)', {
+          subject: subjectId, listedDay: listed?.day, cents: listed?.cents,
+        });
+      }
+      if (!held) result[i] = { subject, ...(listed ? { listed } : {}) };
     }
   };
   await Promise.all(Array.from({ length: Math.min(RECORD_READS_AT_ONCE, items.length) }, worker));
-  return result.filter((subject): subject is LookSubject => subject !== undefined);
+  return result.filter((v): v is ToVerify => v !== undefined);
 }
 
-/**
- * Whether a subject's record holds the settlement a listing item shows: its day (`dataPagamento`)
- * and amount (`valorLiquidado`) name the same settlement (`settled:<day>:<cents>`) as the boleto
- * query's `dadosLiquidacao` does. A record with an outbox still being published holds it too.
- */
-export function holdsSettlement(record: SubjectRecord, item: Record<string, unknown>): boolean {
+/** A listing item's settlement: its day (`dataPagamento`) and amount (`valorLiquidado`), when it shows both. */
+export function listedSettlement(item: Record<string, unknown>): ListedSettlement | undefined {
   const day = bankDateToIso(item.dataPagamento)?.slice(0, 10);
   const cents = toCents(item.valorLiquidado);
-  if (!day || cents === undefined) return false;
-  const id = `${day}:${cents}`;
-  return record.history.includes(`${StatusClass.SETTLED}:${id}`) || record.state?.settlement?.id === id;
+  return day && cents !== undefined ? { day, cents } : undefined;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Whether a subject's record holds the settlement a listing item shows. `true`: the same id
+ * (`settled:<day>:<cents>`, as the boleto query's `dadosLiquidacao` names it) is in the record's
+ * history or state (a record with an outbox still being published holds it too). `'other-day'`:
+ * the record's current settlement has that amount on the day before or after: the same
+ * settlement, its day read otherwise by the query (a Z timestamp; docs/bank-api.md), so it costs
+ * no query. `false`: the record does not hold it.
+ */
+export function holdsSettlement(record: SubjectRecord, listed: ListedSettlement | undefined): boolean | 'other-day' {
+  if (!listed) return false;
+  const id = `${listed.day}:${listed.cents}`;
+  if (record.history.includes(`${StatusClass.SETTLED}:${id}`) || record.state?.settlement?.id === id) return true;
+  const current = record.state?.statusClass === StatusClass.SETTLED ? record.state.settlement : undefined;
+  if (!current || current.amount.cents !== listed.cents) return false;
+  const apart = Math.abs(Date.parse(current.id.slice(0, 10)) - Date.parse(listed.day));
+  return apart === DAY_MS ? 'other-day' : false;
 }
 
 /** Every pending payment is looked at again; those older than the maximum age are given up. */

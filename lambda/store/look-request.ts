@@ -4,7 +4,8 @@
  */
 import { PAYMENT_TYPES, type PaymentType } from '../../contracts/bank-connection';
 import { EventTrigger } from '../../contracts/events';
-import { type LookRequest, type LookSubject, TRACK_PAYMENT_DETAIL_TYPE } from '../../contracts/reconciliation';
+import { type ListedSettlement, type LookRequest, type LookSubject, TRACK_PAYMENT_DETAIL_TYPE } from '../../contracts/reconciliation';
+import { nossoNumeroOf } from '../bank/answers';
 
 /** A subject's id (the events' `subject.id`): `boleto:<codigoBeneficiario>:<nossoNumero>` or `payment:<kind>:<idTransacao>`. */
 export function subjectIdOf(target: LookSubject, codigoBeneficiario: string): string {
@@ -60,12 +61,22 @@ export function decodeLookRequest(messageBody: string): LookRequest | undefined 
     requestedAt: typeof parsed.requestedAt === 'string' ? parsed.requestedAt : new Date().toISOString(),
     reason: typeof parsed.reason === 'string' ? parsed.reason.slice(0, 200) : '',
     ...(parsed.track === true ? { track: true } : {}),
+    ...listedOf(parsed.listed),
   };
 }
 
+/** The listing's settlement a look request carries, when it is well formed (it only feeds a comparison). */
+function listedOf(value: unknown): { listed?: ListedSettlement } {
+  const v = (value && typeof value === 'object' ? value : {}) as Record<string, unknown>;
+  const ok = typeof v.day === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v.day) && Number.isSafeInteger(v.cents) && (v.cents as number) >= 0;
+  return ok ? { listed: { day: v.day as string, cents: v.cents as number } } : {};
+}
+
 function checkSubject(subject: Record<string, unknown>, what: string): LookSubject {
-  if (subject.kind === 'boleto' && typeof subject.nossoNumero === 'string' && IDENTIFIER.test(subject.nossoNumero)) {
-    return { kind: 'boleto', nossoNumero: subject.nossoNumero };
+  if (subject.kind === 'boleto') {
+    const nossoNumero = typeof subject.nossoNumero === 'string' ? nossoNumeroOf(subject.nossoNumero) : undefined;
+    if (!nossoNumero) throw new Error(`${what} names nossoNumero ${JSON.stringify(subject.nossoNumero)}; it must be the bank's boleto id, up to 9 digits`);
+    return { kind: 'boleto', nossoNumero };
   }
   if (subject.kind === 'payment') {
     const paymentKind = typeof subject.paymentKind === 'string' ? subject.paymentKind.toLowerCase() : '';

@@ -4,8 +4,31 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import {
   ACCOUNT_FIELD_PATTERN, ACCOUNT_FIELDS, BANK_CONNECTION_ENV, type BankAccount, type BankConnectionSettings, BankConnectionDefaults, ClientCredentialsAuth,
+  PAYMENT_TYPES, scopeSettings, ZuluTimestamps,
 } from '../../contracts/bank-connection';
 import { isHttpsUrl, isWholeNumberIn, type PropsValidation } from './props-validation';
+
+/**
+ * The scopes of the token each kind of payment query uses. A kind left out keeps its default; kinds
+ * with the same scopes share one token.
+ */
+export interface PaymentQueryScopes {
+  /**
+   * Scopes of the Pix payment query's token.
+   * @default ['payments.pix.consultar']
+   */
+  readonly pix?: string[];
+  /**
+   * Scopes of the paid-boleto query's token.
+   * @default ['payments.boleto.consultar']
+   */
+  readonly boleto?: string[];
+  /**
+   * Scopes of the tax payment query's token.
+   * @default ['payments.tributos.consultar']
+   */
+  readonly tributos?: string[];
+}
 
 /**
  * How to reach the bank: base URLs, token endpoints and scopes, the account, and the Secrets
@@ -41,10 +64,25 @@ export interface BankConnectionProps {
    */
   readonly collectionScope?: string;
   /**
-   * Scopes of the payments token.
+   * Scopes of the payments token the callback registration (and its drift check) uses.
    * @default ['payments.pix.pagar', 'payments.boleto.pagar', 'payments.tributos.pagar']
    */
   readonly paymentsScopes?: string[];
+  /**
+   * Scopes of the payment queries' tokens, per kind: public payment clients ask each kind's
+   * `consultar` scope for queries (the `pagar` ones are for paying). To query with the
+   * registration's `pagar` scopes, as earlier releases did, give every kind the `paymentsScopes` (docs/changes.md).
+   * @default each kind its `consultar` scope (`payments.<kind>.consultar`), one token per kind
+   */
+  readonly paymentQueryScopes?: PaymentQueryScopes;
+  /**
+   * How to read a timestamp the bank writes with a Z (the boleto query's settlement date): a true
+   * UTC instant, or the bank's local time with a Z. The manual does not say; a settlement's bank
+   * day follows this reading, and the SettlementDayMismatches metric counts settlements the
+   * bank's listing puts on another day (docs/bank-api.md).
+   * @default ZuluTimestamps.UTC
+   */
+  readonly zuluTimestamps?: ZuluTimestamps;
   /**
    * How the payments token request presents the client id and secret.
    * @default ClientCredentialsAuth.REQUEST_BODY
@@ -96,6 +134,9 @@ export interface BankConnectionProps {
   readonly registrationCallsPerSecond?: number;
 }
 
+const definedOnly = <T extends object>(value: T | undefined): Partial<T> =>
+  Object.fromEntries(Object.entries(value ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
+
 const trimSlash = (url: string): string => (Token.isUnresolved(url) ? url : url.replace(/\/+$/, ''));
 
 /** Checks a BankConnectionProps, recording problems under `prefix` (such as `bank`). */
@@ -128,7 +169,15 @@ export function validateBankConnection(v: PropsValidation, props: BankConnection
     v.check(value.startsWith('/') && !/[?#\s]/.test(value), `${prefix}.${key}`, `must be a path starting with "/", got "${value}"`);
     if (key !== 'boletoQueryPath' && key !== 'settledBoletosPath') v.check(value.includes('{id}'), `${prefix}.${key}`, `must contain {id} where the transaction id goes, got "${value}"`);
   }
-  if (props.paymentsScopes) v.check(props.paymentsScopes.length > 0 && props.paymentsScopes.every((s) => Token.isUnresolved(s) || /^\S+$/.test(s)), `${prefix}.paymentsScopes`, 'must be one or more scopes without spaces');
+  const scopesValid = (scopes: string[]) => scopes.length > 0 && scopes.every((s) => Token.isUnresolved(s) || /^\S+$/.test(s));
+  if (props.paymentsScopes) v.check(scopesValid(props.paymentsScopes), `${prefix}.paymentsScopes`, 'must be one or more scopes without spaces');
+  for (const kind of PAYMENT_TYPES) {
+    const scopes = props.paymentQueryScopes?.[kind];
+    if (scopes) v.check(scopesValid(scopes), `${prefix}.paymentQueryScopes.${kind}`, 'must be one or more scopes without spaces');
+  }
+  if (props.zuluTimestamps !== undefined) {
+    v.check(Object.values(ZuluTimestamps).includes(props.zuluTimestamps), `${prefix}.zuluTimestamps`, `must be one of ${Object.values(ZuluTimestamps).join(', ')} (ZuluTimestamps), got ${JSON.stringify(props.zuluTimestamps)}`);
+  }
   if (props.callTimeout) {
     v.checkNumber(props.callTimeout.toMilliseconds(), `${prefix}.callTimeout`, isWholeNumberIn(500, 30_000), 'must be from 500 ms to 30 seconds (milliseconds)');
   }
@@ -149,6 +198,8 @@ export function bankConnectionSettings(props: BankConnectionProps): BankConnecti
     paymentsTokenUrl: props.paymentsTokenUrl ?? new URL(d.paymentsTokenPath, registrationBaseUrl).toString(),
     collectionScope: props.collectionScope ?? d.collectionScope,
     paymentsScope: (props.paymentsScopes ?? d.paymentsScopes).join(' '),
+    paymentQueryScopes: scopeSettings({ ...d.paymentQueryScopes, ...definedOnly(props.paymentQueryScopes) }),
+    zuluTimestamps: props.zuluTimestamps ?? d.zuluTimestamps,
     paymentsClientAuth: props.clientCredentialsAuth ?? d.paymentsClientAuth,
     account: { ...props.account },
     credentialsSecretArn: props.credentials.secretArn,

@@ -192,4 +192,9 @@ export class SettlementProcessor extends Construct {
   public metricBankCallsThrottled(props: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
     return this.metric(ProcessorMetric.BANK_THROTTLED, props);
   }
+
+  /** Settlements the bank's listing puts on another day than its query: the bank connection's `zuluTimestamps` may be wrong. */
+  public metricSettlementDayMismatches(props: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    return this.metric(ProcessorMetric.SETTLEMENT_DAY_MISMATCH, props);
+  }
 }

@@ -8,7 +8,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { processBatch } from '../../lambda/processor/batch';
 import { matchesEventPattern } from '../../tools/local-aws/event-pattern';
 import { boletoEvent, contextWith, fakeDeps, pixPayment, sqsRecord } from '../support/processor-records';
-import { BankEventDetailType, BankWebhookReceiver, type BankWebhookReceiverProps, ClientCredentialsAuth } from '../../lib';
+import { BankEventDetailType, BankWebhookReceiver, type BankWebhookReceiverProps, ClientCredentialsAuth, ZuluTimestamps } from '../../lib';
 import { BANK_CONNECTION_ENV, type BankConnectionSettings } from '../../contracts/bank-connection';
 import { PROCESSOR_SETTINGS_ENV, type ProcessorSettings } from '../../contracts/processor';
 import { synthReceiver, TEST_CREDENTIALS_ARN, testBankConnection, testStack } from '../support/cdk';
@@ -98,6 +98,8 @@ describe('with default props', () => {
       paymentsTokenUrl: 'https://api.bank.example/thirdparty/auth/token',
       collectionScope: 'cobranca',
       paymentsScope: 'payments.pix.pagar payments.boleto.pagar payments.tributos.pagar',
+      paymentQueryScopes: { pix: 'payments.pix.consultar', boleto: 'payments.boleto.consultar', tributos: 'payments.tributos.consultar' },
+      zuluTimestamps: 'utc',
       paymentsClientAuth: 'body',
       account: { cooperativa: '0101', posto: '02', conta: '123456', documento: '12345678000199', codigoBeneficiario: '54321' },
       credentialsSecretArn: TEST_CREDENTIALS_ARN,
@@ -336,6 +338,8 @@ describe('with processor props', () => {
         baseUrl: 'https://cobranca.bank.example/',
         paymentsTokenUrl: 'https://auth.bank.example/oauth/token',
         paymentsScopes: ['pix.read'],
+        paymentQueryScopes: { pix: ['pix.read', 'pix.query'], boleto: undefined },
+        zuluTimestamps: ZuluTimestamps.BANK_LOCAL_TIME,
         clientCredentialsAuth: ClientCredentialsAuth.BASIC,
         pixQueryPath: '/v2/pix/{id}',
         callTimeout: Duration.seconds(3),
@@ -353,6 +357,8 @@ describe('with processor props', () => {
       collectionTokenUrl: 'https://cobranca.bank.example/auth/openapi/token',
       paymentsTokenUrl: 'https://auth.bank.example/oauth/token',
       paymentsScope: 'pix.read',
+      paymentQueryScopes: { pix: 'pix.read pix.query', boleto: 'payments.boleto.consultar', tributos: 'payments.tributos.consultar' },
+      zuluTimestamps: 'bank-local',
       paymentsClientAuth: 'basic',
       paymentQueryPaths: { pix: '/v2/pix/{id}', boleto: '/v1/pagamentos/boleto/{id}' },
       callTimeoutMs: 3000,
@@ -397,16 +403,20 @@ describe('validation', () => {
         callTimeout: Duration.minutes(1),
         queriesPerSecond: 0,
         registrationCallsPerSecond: 5000,
+        paymentQueryScopes: { tributos: [] },
+        zuluTimestamps: 'Z' as ZuluTimestamps,
       }),
     }));
     for (const prop of [
       'bank.baseUrl', 'bank.registrationBaseUrl', 'bank.account.cooperativa', 'bank.account.conta', 'bank.pixQueryPath', 'bank.boletoQueryPath',
       'bank.callTimeout', 'processorTimeout', 'processorMemorySize', 'maxBatchingWindow', 'maxConcurrency', 'maxVerificationAttempts',
       'idempotencyTtl', 'eventSource', 'oldestMessageAgeAlarmThreshold', 'bank.queriesPerSecond', 'bank.registrationCallsPerSecond',
+      'bank.paymentQueryScopes.tributos', 'bank.zuluTimestamps',
     ]) {
       expect(text).toContain(`  - ${prop}: `);
     }
-    expect(text).toMatch(/^Invalid BankWebhookReceiver props \(17 problems\)/);
+    expect(text).toMatch(/^Invalid BankWebhookReceiver props \(19 problems\)/);
+    expect(text).toContain('bank.zuluTimestamps: must be one of utc, bank-local (ZuluTimestamps), got "Z"');
     expect(text).toContain('bank.baseUrl: must be an https URL');
     expect(text).toContain('bank.pixQueryPath: must contain {id}');
     expect(text).toContain('bank.queriesPerSecond: must be from 0.1 to 1000 calls per second (what the bank allows these credentials), got 0');

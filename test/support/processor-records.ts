@@ -9,6 +9,7 @@ import type { SQSRecord } from 'aws-lambda';
 import type { BankQueries, ProcessorDeps, PublishEntry } from '../../lambda/processor/deps';
 import { EMPTY_RECORD, type Outbox, type SubjectRecord, type SubjectRecordWrite, type SubjectStore } from '../../lambda/store/subject-store';
 import type { BankAccount, PaymentType } from '../../contracts/bank-connection';
+import { nossoNumeroOf } from '../../lambda/bank/answers';
 import { BankApiError } from '../../lambda/bank/errors';
 import type { ProcessorSettings } from '../../contracts/processor';
 import { encodeStoredNotification } from '../../lambda/store/stored-notification';
@@ -54,22 +55,44 @@ export function pixPayment(idTransacao: string, status: string, valorPagamento =
   return { idPagamentoPix: 7, idTransacao, status, valorPagamento, endToEnd: `E${idTransacao}` };
 }
 
+/** The bank's nine digits of a short test id (`'1001'` is boleto 000001001); other ids as they are. */
+export const nine = (id: string): string => nossoNumeroOf(id) ?? id;
+
+/** A map keyed by a boleto's nine-digit nossoNumero, whichever way a test writes it. */
+class BoletoIdMap<V> extends Map<string, V> {
+  override set(key: string, value: V): this {
+    return super.set(nine(key), value);
+  }
+
+  override get(key: string): V | undefined {
+    return super.get(nine(key));
+  }
+
+  override has(key: string): boolean {
+    return super.has(nine(key));
+  }
+
+  override delete(key: string): boolean {
+    return super.delete(nine(key));
+  }
+}
+
 /** A bank whose boleto and payment answers the test sets; counts queries and advances the clock. */
 export class FakeBank implements BankQueries {
-  readonly boletos = new Map<string, Record<string, unknown>>();
+  readonly boletos = new BoletoIdMap<Record<string, unknown>>();
   readonly payments = new Map<string, Record<string, unknown>>();
-  readonly errors = new Map<string, BankApiError>();
+  readonly errors = new BoletoIdMap<BankApiError>();
   queries = 0;
   queriedBeneficiaries: string[] = [];
 
   constructor(private readonly clock: FakeClock, private readonly queryMs = 100) {}
 
   settle(nossoNumero: string, valor = '150.25', data: unknown = [2025, 6, 3, 14, 5, 9, 0], codigoBeneficiario = '54321'): void {
-    this.boletos.set(nossoNumero, { codigoBeneficiario, nossoNumero, valor: '150.25', situacao: 'LIQUIDADO', dadosLiquidacao: { data, valor } });
+    this.boletos.set(nossoNumero, { codigoBeneficiario, nossoNumero: nine(nossoNumero), valor: '150.25', situacao: 'LIQUIDADO', dadosLiquidacao: { data, valor } });
   }
 
   open(nossoNumero: string): void {
-    this.boletos.set(nossoNumero, { codigoBeneficiario: '54321', nossoNumero, valor: '150.25', situacao: 'EM CARTEIRA', dadosLiquidacao: null });
+    this.boletos.set(nossoNumero, { codigoBeneficiario: '54321', nossoNumero: nine(nossoNumero), valor: '150.25', situacao: 'EM CARTEIRA', dadosLiquidacao: null });
   }
 
   async queryBoleto(codigoBeneficiario: string, nossoNumero: string): Promise<Record<string, unknown>> {

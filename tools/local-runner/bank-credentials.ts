@@ -1,4 +1,4 @@
-import { type BankConnectionSettings, type BankCredentials, BankConnectionDefaults } from '../../contracts/bank-connection';
+import { type BankConnectionSettings, type BankCredentials, BankConnectionDefaults, scopeSettings } from '../../contracts/bank-connection';
 import { type BankSimulator, SimulatorPaths } from '../../simulator/simulator';
 
 /** The bank credentials secret's JSON for a simulator: its passwords, client certificate and CA. */
@@ -24,6 +24,8 @@ export function simulatorConnection(s: BankSimulator, credentialsSecretArn: stri
     paymentsTokenUrl: s.baseUrl + SimulatorPaths.paymentsToken,
     collectionScope: BankConnectionDefaults.collectionScope,
     paymentsScope: BankConnectionDefaults.paymentsScopes.join(' '),
+    paymentQueryScopes: scopeSettings(BankConnectionDefaults.paymentQueryScopes),
+    zuluTimestamps: BankConnectionDefaults.zuluTimestamps,
     paymentsClientAuth: BankConnectionDefaults.paymentsClientAuth,
     account: { cooperativa: account.cooperativa, posto: account.posto, conta: account.conta, documento: account.documento, codigoBeneficiario: account.beneficiario },
     credentialsSecretArn,

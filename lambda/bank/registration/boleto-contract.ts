@@ -86,15 +86,32 @@ async function contractBody(ctx: StepContext, spec: BoletoContractSpec): Promise
   return body;
 }
 
+/**
+ * The method that last changed a contract: PUT (the spec) first; a bank that answers 405 to it
+ * takes PATCH (a later manual: BANK-NOTES.md), and the reverse. Remembered while the function's
+ * container lives, so the second method is tried once per container, not once per call.
+ */
+let changeMethod: 'PUT' | 'PATCH' = 'PUT';
+
+/** Changes a contract with the whole body (a valid partial body too), by PUT or PATCH as the bank takes. */
 async function put(ctx: StepContext, id: string, body: Record<string, unknown>, what: string): Promise<void> {
-  await ctx.bank.call({
-    operation: operationName('PUT', `${CONTRACT_PATH}/${id}`, what),
+  const send = (method: 'PUT' | 'PATCH') => ctx.bank.call({
+    operation: operationName(method, `${CONTRACT_PATH}/${id}`, what),
     api: 'collection',
-    method: 'PUT',
+    method,
     url: `${ctx.bank.settings.baseUrl}${CONTRACT_PATH}/${encodeURIComponent(id)}`,
     body,
     deadline: ctx.deadline,
   });
+  try {
+    await send(changeMethod);
+  } catch (error) {
+    if (!(error instanceof BankApiError) || error.status !== 405) throw error;
+    const other = changeMethod === 'PUT' ? 'PATCH' : 'PUT';
+    ctx.log.warn(`The bank does not take ${changeMethod} to change a contract (405); trying ${other}`, { contractId: id });
+    await send(other);
+    changeMethod = other;
+  }
 }
 
 const isActive = (contract: BankContract) => contract.contratoStatus !== 'INATIVO' || contract.urlStatus !== 'INATIVO';

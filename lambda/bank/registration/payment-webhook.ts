@@ -4,7 +4,7 @@
  * `x-cooperativa` and `x-documento` headers of the account (the bank client adds them).
  */
 import type { PaymentWebhookSpec } from '../../../contracts/registration';
-import { answerObject } from '../client';
+import { answerObject } from '../answers';
 import { describeUrl, failAfterUndo, keepTimeToUndo, sameUrl, type StepContext } from './steps';
 
 export const PAYMENT_WEBHOOK_PATH = '/v1/associado/webhook';

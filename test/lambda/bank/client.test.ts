@@ -8,6 +8,7 @@ import { type BankConnectionSettings, type BankCredentials, ClientCredentialsAut
 import { OutOfRate } from '../../../lambda/bank/pacing';
 import { BankApiError } from '../../../lambda/bank/errors';
 import { HttpsTransport } from '../../../lambda/bank/http';
+import { EmptyListing, HasNextType, PaymentScopeRule } from '../../../simulator/behaviour';
 import { BankSimulator } from '../../../simulator/simulator';
 import { simulatorConnection, simulatorCredentials } from '../../support/simulator-connection';
 import { waitFor } from '../../support/wait';
@@ -81,7 +82,7 @@ describe('collection API', () => {
     const first = await bank.queryBoleto('54321', nossoNumero, inSeconds(10));
     const second = await bank.queryBoleto('54321', nossoNumero, inSeconds(10));
 
-    expect(first).toMatchObject({ nossoNumero, situacao: 'EM CARTEIRA', valor: '42.00', codigoBeneficiario: '54321' });
+    expect(first).toMatchObject({ nossoNumero, situacao: 'EM CARTEIRA', valorNominal: 42 });
     expect(second).toEqual(first);
     expect(calls).toEqual(['POST /auth/openapi/token (password)', 'GET /cobranca/boleto/v1/boletos', 'GET /cobranca/boleto/v1/boletos']);
   });
@@ -137,12 +138,33 @@ describe('collection API', () => {
     expect(error.message).not.toContain(credentials.apiKey);
   });
 
+  it('asks a short nossoNumero zero-padded to the bank\'s nine digits', async () => {
+    const nossoNumero = await newBoleto();
+    const { bank } = client();
+    await expect(bank.queryBoleto('54321', nossoNumero.replace(/^0+/, ''), inSeconds(10))).resolves.toMatchObject({ nossoNumero });
+  });
+
+  it('reads a listing\'s 404 as an empty page (one client reads an empty day so), and a string hasNext', async () => {
+    const { bank } = client();
+    await simulator.control.setBehaviour({ emptyListing: EmptyListing.NOT_FOUND, listingHasNext: HasNextType.STRING, listingPageSize: 1 });
+    try {
+      await expect(bank.listSettledBoletos('54321', '01/01/2020', 1, inSeconds(10))).resolves.toEqual({ items: [], hasNext: false });
+      for (let i = 0; i < 2; i++) await simulator.control.settleBoleto(await newBoleto());
+      const local = new Date(Date.now() - 3 * 3600_000).toISOString();
+      const dia = `${local.slice(8, 10)}/${local.slice(5, 7)}/${local.slice(0, 4)}`;
+      const page = await bank.listSettledBoletos('54321', dia, 1, inSeconds(10));
+      expect([page.items.length, page.hasNext]).toEqual([1, true]);
+    } finally {
+      await simulator.control.resetBehaviour();
+    }
+  });
+
   it('reports a boleto the bank does not know with its collection error message', async () => {
     const { bank } = client();
     await expect(bank.queryBoleto('54321', '999999', inSeconds(5))).rejects.toMatchObject({
       status: 404,
       retryable: false,
-      message: 'boleto query (nossoNumero 999999) failed with HTTP 404: BOLETO_NAO_ENCONTRADO: Boleto não encontrado.',
+      message: 'boleto query (nossoNumero 999999) failed with HTTP 404: TITULO_NAO_ENCONTRADO: Titulo não encontrado',
     });
   });
 });
@@ -164,8 +186,39 @@ describe('payments API', () => {
   it('is refused without the client certificate, with the bank\'s reason', async () => {
     const { bank } = client({ credentials: { ...credentials, clientCertificate: undefined, clientKey: undefined } });
     const error = await bank.queryPayment('pix', 'abc', inSeconds(5)).catch((e: unknown) => e as BankApiError);
-    expect(error.message).toMatch(/^payments token request failed with HTTP 401: invalid_client: .*certificate/i);
+    expect(error.message).toMatch(/^payments token request \(scopes payments.pix.consultar\) failed with HTTP 401: invalid_client: .*certificate/i);
     expect(error.message).not.toContain(credentials.clientSecret);
+  });
+
+  it('asks each kind\'s query with a token of its consultar scope, one token per scope set, and the registration with the pagar scopes', async () => {
+    const scopes: string[] = [];
+    const { bank } = client();
+    const spy = jest.spyOn(HttpsTransport.prototype, 'send');
+    spy.mockClear();
+    const pix = await newPix();
+    const boleto = (await simulator.control.createPayment({ tipo: 'boleto', valor: '9.00' })).payment.idTransacao;
+    await bank.queryPayment('pix', pix, inSeconds(10));
+    await bank.queryPayment('pix', pix, inSeconds(10));
+    await bank.queryPayment('boleto', boleto, inSeconds(10));
+    await bank.call({ operation: 'read the callback registration', api: 'payments', method: 'GET', url: `${bank.settings.registrationBaseUrl}/v1/associado/webhook`, deadline: inSeconds(10) });
+    for (const [req] of spy.mock.calls) if (req.url.endsWith('/thirdparty/auth/token')) scopes.push(new URLSearchParams(req.body).get('scope')!);
+    expect(scopes).toEqual(['payments.pix.consultar', 'payments.boleto.consultar', 'payments.pix.pagar payments.boleto.pagar payments.tributos.pagar']);
+  });
+
+  it('says which scopes a refused payment query asked, and what to set', async () => {
+    // A bank that wants other scopes for queries than those configured.
+    const { bank } = client({ settings: { paymentQueryScopes: { pix: 'payments.pix.pagar', boleto: 'payments.boleto.consultar', tributos: 'payments.tributos.consultar' } } });
+    const error = await bank.queryPayment('pix', await newPix(), inSeconds(10)).catch((e: unknown) => e as BankApiError);
+    expect(error).toBeInstanceOf(BankApiError);
+    expect(error.status).toBe(403);
+    expect(error.message).toMatch(/^pix payment query \(idTransacao [^)]+\) failed with HTTP 403: Insufficient scope: .*; the token asked the scopes "payments\.pix\.pagar": if the bank wants others for pix queries, set the bank connection's paymentQueryScopes\.pix \(docs\/bank-api\.md\)$/);
+    // The looser reading of the spec: the same token passes.
+    await simulator.control.setBehaviour({ paymentScopes: PaymentScopeRule.ANY });
+    try {
+      await expect(bank.queryPayment('pix', await newPix(), inSeconds(10))).resolves.toMatchObject({ status: 'RECEBIDO' });
+    } finally {
+      await simulator.control.resetBehaviour();
+    }
   });
 
   it('reports an unknown payment with the payments API\'s error shape', async () => {
@@ -210,7 +263,7 @@ describe('retries', () => {
     const error = (await bank.queryBoleto('54321', nossoNumero, inSeconds(5)).catch((e: unknown) => e)) as OutOfRate;
     expect(error).toBeInstanceOf(OutOfRate);
     expect(error).toMatchObject({ status: 429, retryable: true, outOfTime: true, attempts: 1 });
-    expect(error.message).toMatch(/failed with HTTP 429: Too Many Requests; bank calls: no slot of the 10\/s rate before this invocation's deadline \(the next starts in \d+ ms\)$/);
+    expect(error.message).toMatch(/failed with HTTP 429: Too many requests; bank calls: no slot of the 10\/s rate before this invocation's deadline \(the next starts in \d+ ms\)$/);
     // Told when to come back: after the bank's 30 s, not at once.
     expect(error.retryAt - before).toBeGreaterThanOrEqual(29_000);
     expect(waits.filter((ms) => ms > 1_000)).toEqual([]);
@@ -256,7 +309,7 @@ describe('retries', () => {
     const id = await newPix();
     await simulator.control.setFaults({ api: [{ scope: 'token', status: 502, times: 1 }] });
     await expect(bank.queryPayment('pix', id, inSeconds(10))).resolves.toMatchObject({ idTransacao: id });
-    expect(retries).toEqual([expect.objectContaining({ operation: 'payments token request', status: 502 })]);
+    expect(retries).toEqual([expect.objectContaining({ operation: 'payments token request (scopes payments.pix.consultar)', status: 502 })]);
   });
 
   it('does not start a call with no time left in the deadline', async () => {
@@ -279,7 +332,7 @@ describe('retries', () => {
     const { bank } = client({ settings: { baseUrl: 'http://127.0.0.1:9' } });
     await expect(bank.queryBoleto('54321', '1', inSeconds(5))).rejects.toMatchObject({
       retryable: false,
-      message: 'boleto query (nossoNumero 1) failed: http://127.0.0.1:9/cobranca/boleto/v1/boletos?codigoBeneficiario=54321&nossoNumero=1 is not an https URL; the bank is only reached over HTTPS',
+      message: 'boleto query (nossoNumero 1) failed: http://127.0.0.1:9/cobranca/boleto/v1/boletos?codigoBeneficiario=54321&nossoNumero=000000001 is not an https URL; the bank is only reached over HTTPS',
     });
   });
 });

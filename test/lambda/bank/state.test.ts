@@ -1,9 +1,10 @@
 /** The truth model: states from the bank's answers, the changes between them, and claims. */
 import { bankDateToIso } from '../../../lambda/bank/answers';
 import {
-  boletoChanges, boletoClaim, boletoState, checkBoletoClaim, checkPaymentClaim, classifyBoletoStatus, classifyPaymentStatus,
-  paymentChanges, paymentClaim, paymentState,
+  boletoChanges, boletoClaim, boletoState, checkBoletoClaim, checkPaymentClaim, classifyBoletoStatus, classifyPaymentStatus, keepRecordedSettlement,
+  paymentChanges, paymentClaim, paymentState, settlementOf, type SubjectState,
 } from '../../../lambda/bank/state';
+import { ZuluTimestamps as Z } from '../../../contracts/bank-connection';
 import { type BoletoEventItem, parseNotification, type PaymentItem } from '../../../lambda/bank/notification';
 import { BankEventDetailType as T, StatusClass as C } from '../../../contracts/events';
 import { ProcessorDefaults as D } from '../../../contracts/processor';
@@ -30,6 +31,55 @@ describe('bank dates', () => {
 
   it.each([['yesterday'], [[2025, 13, 1]], [null], [[2025, 'x', 1]]])('gives nothing for %j', (value) => {
     expect(bankDateToIso(value)).toBeUndefined();
+  });
+});
+
+describe('a settlement written with a Z (the boleto query\'s dadosLiquidacao.data)', () => {
+  // 22:30 and 01:30 at the bank (UTC−3): written as true UTC instants, or as local digits with a Z.
+  it.each([
+    ['22:30 local as UTC', '2026-03-04T01:30:00.000Z', Z.UTC, '2026-03-03', '2026-03-03T22:30:00.000-03:00'],
+    ['01:30 local as UTC', '2026-03-04T04:30:00.000Z', Z.UTC, '2026-03-04', '2026-03-04T01:30:00.000-03:00'],
+    ['22:30 local with a Z', '2026-03-03T22:30:00.000Z', Z.BANK_LOCAL_TIME, '2026-03-03', '2026-03-03T22:30:00.000-03:00'],
+    ['01:30 local with a Z', '2026-03-04T01:30:00.000Z', Z.BANK_LOCAL_TIME, '2026-03-04', '2026-03-04T01:30:00.000-03:00'],
+  ])('reads %s on the bank\'s day', (_case, data, reading, day, iso) => {
+    const read = settlementOf({ data, valor: 250.7 }, reading);
+    expect(read?.settlement).toEqual({ id: `${day}:25070`, date: iso, amount: { cents: 25070, decimal: '250.70' } });
+    expect(bankDateToIso(data, reading)).toBe(iso);
+  });
+
+  it('knows the ids the same settlement has under the other reading and under earlier releases (the first ten characters)', () => {
+    expect(settlementOf({ data: '2026-03-04T01:30:00.000Z', valor: 250.7 }, Z.UTC)?.aliases).toEqual(['2026-03-04:25070']);
+    expect(settlementOf({ data: '2026-03-04T04:30:00.000Z', valor: 250.7 }, Z.UTC)?.aliases).toEqual([]);
+    expect(settlementOf({ data: '2026-03-04T01:30:00.000Z', valor: 250.7 }, Z.BANK_LOCAL_TIME)?.aliases).toEqual(['2026-03-03:25070']);
+    expect(settlementOf({ data: [2026, 3, 4, 1, 30, 0, 0], valor: '250.70' }, Z.UTC)?.aliases).toEqual([]);
+  });
+
+  it('reads the manual\'s flat answer: valorNominal for the amount, the situacao with its channel', () => {
+    const flat = { nossoNumero: '000001234', valorNominal: 250.75, situacao: 'LIQUIDADO PIX', dadosLiquidacao: { data: '2026-03-04T04:30:00.000Z', valor: 250.7, multa: 0, juros: 0 } };
+    expect(boletoState(flat, D.boletoStatuses)).toEqual({
+      key: 'settled:2026-03-04:25070',
+      state: { status: 'LIQUIDADO PIX', statusClass: C.SETTLED, amount: { cents: 25075, decimal: '250.75' }, settlement: { id: '2026-03-04:25070', date: '2026-03-04T01:30:00.000-03:00', amount: { cents: 25070, decimal: '250.70' } } },
+    });
+    expect(boletoState({ nossoNumero: '000001234', valorNominal: 250.75, situacao: 'EM CARTEIRA' }, D.boletoStatuses).state).toEqual({ status: 'EM CARTEIRA', statusClass: C.OPEN, amount: { cents: 25075, decimal: '250.75' } });
+  });
+
+  it('publishes nothing again, and makes up no reversal, for a settlement recorded under an earlier release\'s id (upgrade)', () => {
+    // Recorded by the earlier release: the first ten characters of the Z text were taken as the day.
+    const recorded: SubjectState = {
+      status: 'LIQUIDADO PIX', statusClass: C.SETTLED,
+      settlement: { id: '2026-03-04:25070', date: '2026-03-04T01:30:00.000Z', amount: { cents: 25070, decimal: '250.70' } },
+    };
+    const now = boletoState({ situacao: 'LIQUIDADO PIX', valorNominal: 250.7, dadosLiquidacao: { data: '2026-03-04T01:30:00.000Z', valor: 250.7 } }, D.boletoStatuses, Z.UTC);
+    expect(now.state.settlement?.id).toBe('2026-03-03:25070');
+    const kept = keepRecordedSettlement(recorded, now);
+    expect(kept.key).toBe('settled:2026-03-04:25070');
+    expect(kept.state.settlement).toEqual(recorded.settlement);
+    expect(boletoChanges(recorded, kept)).toEqual([]);
+    // Without it, the same settlement would be reversed and published again.
+    expect(boletoChanges(recorded, now).map((c) => c.detailType)).toEqual([T.BOLETO_SETTLEMENT_REVERSED, T.BOLETO_SETTLED]);
+    // A settlement that is really another (another amount) is still told as one.
+    const other = boletoState({ situacao: 'LIQUIDADO PIX', dadosLiquidacao: { data: '2026-03-04T01:30:00.000Z', valor: 99 } }, D.boletoStatuses, Z.UTC);
+    expect(boletoChanges(recorded, keepRecordedSettlement(recorded, other)).map((c) => c.detailType)).toEqual([T.BOLETO_SETTLEMENT_REVERSED, T.BOLETO_SETTLED]);
   });
 });
 

@@ -47,11 +47,12 @@ it('publishes exactly one Boleto Settled for a settled boleto, with the verified
     trigger: 'webhook',
     account: { cooperativa: '0101', posto: '02', codigoBeneficiario: '54321' },
     subject: { kind: 'boleto', id: `boleto:54321:${nossoNumero}`, sequence: 1, nossoNumero, codigoBeneficiario: '54321' },
-    state: { status: 'LIQUIDADO', statusClass: 'settled' },
+    state: { status: 'LIQUIDADO PIX', statusClass: 'settled' },
     settlement: { amount: { cents: 15025, decimal: '150.25' } },
     matchesNotification: true,
     mismatches: [],
-    bankAnswer: { nossoNumero, situacao: 'LIQUIDADO', dadosLiquidacao: { valor: '150.25' } },
+    // The manual's flat answer, as the bank gave it.
+    bankAnswer: { nossoNumero, situacao: 'LIQUIDADO PIX', valorNominal: 150.25, dadosLiquidacao: { valor: 150.25 } },
     notification: { requestId: 'req-settled', id: notification.idEventoWebhook, claim: { status: 'LIQUIDACAO_PIX', statusClass: 'settled' }, body: notification },
     attempt: 1,
   });
@@ -112,8 +113,9 @@ it('publishes a reversal as Boleto Settlement Reversed after the settlement', as
   expect(h.events.events.map((e) => e.detailType)).toEqual([T.BOLETO_SETTLED, T.BOLETO_SETTLEMENT_REVERSED]);
   expect(h.events.events[1].detail).toMatchObject({
     matchesNotification: true, state: { status: 'EM CARTEIRA', statusClass: 'open' }, subject: { nossoNumero, sequence: 2 },
-    notification: { claim: { status: 'ESTORNO_LIQUIDACAO_REDE' } }, bankAnswer: { dadosLiquidacao: null },
+    notification: { claim: { status: 'ESTORNO_LIQUIDACAO_REDE' } }, bankAnswer: { nossoNumero, situacao: 'EM CARTEIRA' },
   });
+  expect(h.events.events[1].detail.bankAnswer).not.toHaveProperty('dadosLiquidacao');
 });
 
 it('publishes nothing financial for a settlement reversed before either was verified, and records the settlement as not confirmed', async () => {

@@ -25,9 +25,9 @@ describe('identity from the bank', () => {
     expect(result.batchItemFailures).toEqual([]);
     expect(f.published.map((e) => e.detailType)).toEqual([T.BOLETO_SETTLED]);
     expect(f.published[0].detail).toMatchObject({
-      version: '2', trigger: 'webhook', idempotencyKey: 'boleto:54321:1001#1:settled:2025-06-03:15025',
+      version: '2', trigger: 'webhook', idempotencyKey: 'boleto:54321:000001001#1:settled:2025-06-03:15025',
       account: { cooperativa: '0101', posto: '02', codigoBeneficiario: '54321' },
-      subject: { kind: 'boleto', id: 'boleto:54321:1001', sequence: 1, nossoNumero: '1001' },
+      subject: { kind: 'boleto', id: 'boleto:54321:000001001', sequence: 1, nossoNumero: '000001001' },
       state: { statusClass: C.SETTLED },
       settlement: { id: '2025-06-03:15025', date: '2025-06-03T14:05:09.000-03:00', amount: { cents: 15025, decimal: '150.25' } },
       matchesNotification: true,
@@ -166,12 +166,12 @@ describe('large bodies', () => {
     f.bank.settle('1001');
     f.bank.settle('1002');
     await run(f, [sqsRecord('boleto', { eventos: [boletoEvent('1001'), boletoEvent('1002')] })]);
-    expect(f.published.map((e) => e.detail.subject.nossoNumero).sort()).toEqual(['1001', '1002']);
+    expect(f.published.map((e) => e.detail.subject.nossoNumero).sort()).toEqual(['000001001', '000001002']);
   });
 
   it('asks once per distinct boleto, and sends what the deadline leaves as a new message that publishes the rest once', async () => {
     const f = fakeDeps();
-    const numbers = Array.from({ length: 60 }, (_, i) => String(3000 + i));
+    const numbers = Array.from({ length: 60 }, (_, i) => String(3000 + i).padStart(9, '0'));
     for (const n of numbers) f.bank.settle(n);
     const events = Array.from({ length: 600 }, (_, i) => boletoEvent(numbers[i % 60]));
     // 100 ms per query and 3.5 s for the invocation: about 25 boletos fit.
@@ -209,7 +209,7 @@ describe('concurrency and crashes', () => {
     f.clock.advance(10_000);
     await run(f, [sqsRecord('boleto', event)]);
     expect(f.published).toHaveLength(1);
-    expect(f.published[0].detail.idempotencyKey).toBe('boleto:54321:1001#1:settled:2025-06-03:15025');
+    expect(f.published[0].detail.idempotencyKey).toBe('boleto:54321:000001001#1:settled:2025-06-03:15025');
     expect([...f.store.records.values()][0].outbox).toBeUndefined();
   });
 
@@ -305,7 +305,7 @@ describe('lack of time', () => {
     f.bank.errors.set('1002', new BankApiError('boleto query (nossoNumero 1002)', 429, 'Too Many Requests; the bank asked to wait 1000 ms, no time left to try again', true, 1, true));
     const result = await run(f, [sqsRecord('boleto', [boletoEvent('1001'), boletoEvent('1002')])]);
     expect(result.batchItemFailures).toEqual([]);
-    expect(f.published.map((e) => e.detail.subject.nossoNumero)).toEqual(['1001']);
+    expect(f.published.map((e) => e.detail.subject.nossoNumero)).toEqual(['000001001']);
     expect(JSON.parse(decodeStoredNotification(f.requeued[0]).body.toString()).map((e: { nossoNumero: string }) => e.nossoNumero)).toEqual(['1002']);
   });
 
@@ -328,7 +328,7 @@ describe('look requests (reconciliation)', () => {
     await run(f, [lookAtBoleto('2001')]);
     expect(f.published.map((e) => e.detailType)).toEqual([T.BOLETO_SETTLED]);
     const detail = f.published[0].detail;
-    expect(detail).toMatchObject({ trigger: 'reconciliation', idempotencyKey: 'boleto:54321:2001#1:settled:2025-06-03:15025', mismatches: [] });
+    expect(detail).toMatchObject({ trigger: 'reconciliation', idempotencyKey: 'boleto:54321:000002001#1:settled:2025-06-03:15025', mismatches: [] });
     expect(detail).not.toHaveProperty('notification');
     expect(detail).not.toHaveProperty('matchesNotification');
     expect(f.counts[ProcessorMetric.RECOVERED]).toBe(1);
@@ -346,7 +346,7 @@ describe('look requests (reconciliation)', () => {
     f.bank.settle('2003');
     await run(f, [lookAtBoleto('2003')]);
     await run(f, [sqsRecord('boleto', boletoEvent('2003'))]);
-    expect(f.published.map((e) => [e.detail.subject.id, e.detail.trigger])).toEqual([['boleto:54321:2002', 'webhook'], ['boleto:54321:2003', 'reconciliation']]);
+    expect(f.published.map((e) => [e.detail.subject.id, e.detail.trigger])).toEqual([['boleto:54321:000002002', 'webhook'], ['boleto:54321:000002003', 'reconciliation']]);
   });
 
   it('keeps a pending payment in the sweep\'s index until it is final, and publishes the final status a lost notification never told', async () => {
@@ -392,6 +392,6 @@ describe('look requests (reconciliation)', () => {
     const result = await run(f, [lookAtBoleto('2004')]);
     expect(result.batchItemFailures).toEqual([]);
     expect(f.requeueDelays).toEqual([42]);
-    expect(decodeLookRequest(f.requeued[0])).toMatchObject({ subject: { kind: 'boleto', nossoNumero: '2004' }, trigger: 'reconciliation' });
+    expect(decodeLookRequest(f.requeued[0])).toMatchObject({ subject: { kind: 'boleto', nossoNumero: '000002004' }, trigger: 'reconciliation' });
   });
 });

@@ -10,7 +10,7 @@ import {
 } from '../../../lambda/provider/lifecycle';
 import { RegistrationResourceType } from '../../../contracts/registration';
 import { registrationProperties } from '../../../lib/registration/registration-resource';
-import { type BankConnectionSettings, BankConnectionDefaults } from '../../../contracts/bank-connection';
+import { type BankConnectionSettings, BankConnectionDefaults, scopeSettings } from '../../../contracts/bank-connection';
 import { secrets } from '../../../lambda/shared/redaction';
 
 // The handler registers every secret it reads; this test's token is read by its fake.
@@ -24,6 +24,8 @@ const bank: BankConnectionSettings = {
   paymentsTokenUrl: 'https://bank.example/thirdparty/auth/token',
   collectionScope: BankConnectionDefaults.collectionScope,
   paymentsScope: BankConnectionDefaults.paymentsScopes.join(' '),
+  paymentQueryScopes: scopeSettings(BankConnectionDefaults.paymentQueryScopes),
+  zuluTimestamps: BankConnectionDefaults.zuluTimestamps,
   paymentsClientAuth: BankConnectionDefaults.paymentsClientAuth,
   account: { cooperativa: '0101', posto: '02', conta: '123456', documento: '12345678000199', codigoBeneficiario: '54321' },
   credentialsSecretArn: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:creds-AbCdEf',

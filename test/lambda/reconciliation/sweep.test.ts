@@ -5,7 +5,7 @@ import { decodeLookRequest } from '../../../lambda/store/look-request';
 import type { PendingPayment } from '../../../lambda/store/pending-payments';
 import { SweepDefaults, SweepMetric } from '../../../contracts/reconciliation';
 import { EMPTY_RECORD, type SubjectRecord } from '../../../lambda/store/subject-store';
-import { holdsSettlement, sweep, type SweepDeps } from '../../../lambda/reconciliation/sweep';
+import { holdsSettlement, listedSettlement, sweep, type SweepDeps } from '../../../lambda/reconciliation/sweep';
 
 const BENEFICIARIO = '54321';
 const PAGE = 50;
@@ -70,8 +70,11 @@ function fakeWorld(options: { now?: number } = {}) {
   };
 }
 
+/** A nine-digit nossoNumero, as the bank writes them, named by a letter and a number. */
+const n = (prefix: string, i: number): string => `${prefix.charCodeAt(0) - 55}`.padStart(2, '0') + String(i).padStart(7, '0');
+
 const settlements = (prefix: string, count: number, from = 0): Listed[] =>
-  Array.from({ length: count }, (_, i) => ({ nossoNumero: `${prefix}${String(from + i).padStart(4, '0')}`, cents: 10_000 + from + i }));
+  Array.from({ length: count }, (_, i) => ({ nossoNumero: n(prefix, from + i), cents: 10_000 + from + i }));
 
 const FAR = NOON_ISH + 3_600_000;
 
@@ -96,7 +99,7 @@ it('asks nothing about a settlement a webhook already published, and nothing at 
   world.listings.set('2026-11-23', today);
   world.publish('2026-11-23', today[1]);
   await sweep(world.deps, FAR);
-  expect(world.looked().map((s) => (s as { nossoNumero: string }).nossoNumero)).toEqual(['T0000', 'T0002', 'T0003']);
+  expect(world.looked().map((s) => (s as { nossoNumero: string }).nossoNumero)).toEqual([n('T', 0), n('T', 2), n('T', 3)]);
   for (const listed of today) world.publish('2026-11-23', listed);
   world.sent.length = 0;
   world.calls.length = 0;
@@ -122,7 +125,7 @@ it('reads every page; when stopped half-way it resumes from the day\'s cursor an
   expect(first.complete).toBe(false);
   expect(world.counts[SweepMetric.INCOMPLETE]).toBe(1);
   expect(world.sent).toHaveLength(100);
-  expect(world.cursors.get('2026-11-23')).toEqual({ page: 2, handledOnPage: 50, lastNossoNumero: 'P0099' });
+  expect(world.cursors.get('2026-11-23')).toEqual({ page: 2, handledOnPage: 50, lastNossoNumero: n('P', 99) });
 
   world.setNow(NOON_ISH);
   world.calls.length = 0;
@@ -141,7 +144,7 @@ it('asks only about settlements added to a day since the last sweep (the listing
   world.listings.set('2026-11-23', settlements('G', 53));
   world.sent.length = 0;
   await sweep(world.deps, FAR);
-  expect(world.looked().map((s) => (s as { nossoNumero: string }).nossoNumero)).toEqual(['G0049', 'G0050', 'G0051', 'G0052']);
+  expect(world.looked().map((s) => (s as { nossoNumero: string }).nossoNumero)).toEqual([n('G', 49), n('G', 50), n('G', 51), n('G', 52)]);
 });
 
 it('reads a day again from its first page when a settlement before the cursor dropped out (reversed), skipping nothing and asking nothing twice', async () => {
@@ -151,11 +154,11 @@ it('reads a day again from its first page when a settlement before the cursor dr
   await sweep(world.deps, FAR);
   for (const listed of day) world.publish('2026-11-23', listed);
   // R0003 is reversed (it leaves the listing, moving the rest up), and two settle after.
-  world.listings.set('2026-11-23', [...day.filter((l) => l.nossoNumero !== 'R0003'), ...settlements('R', 2, 60)]);
+  world.listings.set('2026-11-23', [...day.filter((l) => l.nossoNumero !== n('R', 3)), ...settlements('R', 2, 60)]);
   world.sent.length = 0;
   world.calls.length = 0;
   const report = await sweep(world.deps, FAR);
-  expect(world.looked().map((s) => (s as { nossoNumero: string }).nossoNumero)).toEqual(['R0060', 'R0061']);
+  expect(world.looked().map((s) => (s as { nossoNumero: string }).nossoNumero)).toEqual([n('R', 60), n('R', 61)]);
   expect(report.days[0]).toMatchObject({ day: '2026-11-23', restarted: true });
   expect(world.calls.filter((c) => c.dia === '23/11/2026').map((c) => c.pagina)).toEqual([2, 1, 2]);
 });
@@ -167,21 +170,35 @@ it('names the bank\'s day at 22:30 in São Paulo (01:30 UTC the next day) as tha
   expect(bankDay(Date.parse('2026-11-24T03:00:00Z'))).toEqual({ iso: '2026-11-24', dia: '24/11/2026' });
 });
 
-it('skips a listing item of another beneficiary or with no nossoNumero', async () => {
+it('skips a listing item of another beneficiary or with no nossoNumero of up to nine digits, and zero-pads a shorter one', async () => {
   const world = fakeWorld();
-  world.listings.set('2026-11-23', [{ nossoNumero: 'X1', cents: 100, beneficiario: '99999' }, { nossoNumero: '', cents: 200 }, { nossoNumero: 'OK1', cents: 300 }]);
+  world.listings.set('2026-11-23', [{ nossoNumero: '100000001', cents: 100, beneficiario: '99999' }, { nossoNumero: '', cents: 200 }, { nossoNumero: 'X1', cents: 250 }, { nossoNumero: '1234567', cents: 300 }]);
   await sweep(world.deps, FAR);
-  expect(world.looked()).toEqual([{ kind: 'boleto', nossoNumero: 'OK1' }]);
+  expect(world.looked()).toEqual([{ kind: 'boleto', nossoNumero: '001234567' }]);
+});
+
+it('stops a day whose listing answers the same page again (a bank ignoring pagina), counting it, rather than looping to the deadline', async () => {
+  const world = fakeWorld();
+  world.listings.set('2026-11-23', settlements('S', 3));
+  const listed = world.deps.bank.listSettledBoletos;
+  world.deps = { ...world.deps, bank: { listSettledBoletos: async (codigo, dia, _pagina, deadline) => ({ ...(await listed(codigo, dia, 1, deadline)), hasNext: true }) } } as never;
+  const report = await sweep({ ...world.deps, settings: { ...world.deps.settings, lookbackDays: 0 } }, FAR);
+  expect(report.complete).toBe(true);
+  expect(report.bankCalls).toBe(2);
+  expect(world.counts[SweepMetric.REPEATED_PAGES]).toBe(1);
+  expect(world.looked()).toHaveLength(3);
 });
 
 it('holds a settlement only when the record has that day and amount', () => {
-  const item = { dataPagamento: '2026-11-23 00:00:00.0', valorLiquidado: 150.5 };
+  const listed = listedSettlement({ dataPagamento: '2026-11-23 00:00:00.0', valorLiquidado: 150.5 });
+  expect(listed).toEqual({ day: '2026-11-23', cents: 15050 });
   const record = (key: string): SubjectRecord => ({ ...EMPTY_RECORD, history: [key] });
-  expect(holdsSettlement(record('settled:2026-11-23:15050'), item)).toBe(true);
-  expect(holdsSettlement(record('settled:2026-11-22:15050'), item)).toBe(false);
-  expect(holdsSettlement(record('settled:2026-11-23:15000'), item)).toBe(false);
-  expect(holdsSettlement(EMPTY_RECORD, item)).toBe(false);
-  expect(holdsSettlement(record('settled:2026-11-23:15050'), { dataPagamento: 'yesterday', valorLiquidado: 150.5 })).toBe(false);
+  expect(holdsSettlement(record('settled:2026-11-23:15050'), listed)).toBe(true);
+  expect(holdsSettlement(record('settled:2026-11-22:15050'), listed)).toBe(false);
+  expect(holdsSettlement(record('settled:2026-11-23:15000'), listed)).toBe(false);
+  expect(holdsSettlement(EMPTY_RECORD, listed)).toBe(false);
+  expect(listedSettlement({ dataPagamento: 'yesterday', valorLiquidado: 150.5 })).toBeUndefined();
+  expect(holdsSettlement(record('settled:2026-11-23:15050'), undefined)).toBe(false);
 });
 
 it('looks again at every pending payment, and gives up (with a metric) those pending longer than the maximum age', async () => {

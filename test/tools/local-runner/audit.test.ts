@@ -4,7 +4,7 @@ import type { ProxyExchange } from '../../../tools/local-aws/api-gateway';
 import type { RecordedEvent } from '../../../tools/local-aws/eventbridge-server';
 import { auditExactlyOnce, notificationIdentities } from '../../../tools/local-runner/audit';
 
-const boleto = (id: string, nossoNumero = '1', movimento = 'LIQUIDACAO_PIX') => ({ idEventoWebhook: id, nossoNumero, movimento, valorLiquidacao: '10.00' });
+const boleto = (id: string, nossoNumero = '000000001', movimento = 'LIQUIDACAO_PIX') => ({ idEventoWebhook: id, nossoNumero, movimento, valorLiquidacao: '10.00' });
 const pix = (id: string, status = 'EFETIVADO') => ({ idTransacao: id, status, valorPagamento: '5.00', idPagamentoPix: 'p' });
 const exchange = (requestId: string, route: string, body: unknown, status = 200): ProxyExchange => ({ route, status, requestId, body: JSON.stringify(body), durationMs: 1 });
 let ids = 0;
@@ -28,7 +28,7 @@ const paid = (idTransacao: string, status = 'EFETIVADO', sequence = 1) => event(
 const stored = (requestId: string, body: unknown) => encodeStoredNotification({ route: 'payments', receivedAt: '2026-01-01T00:00:00Z', requestId }, Buffer.from(JSON.stringify(body)));
 
 it('names the notifications a body holds: one per boleto event, one per payment status, none when it cannot be understood', () => {
-  expect(notificationIdentities('boleto', JSON.stringify([boleto('a'), boleto('b')]))).toEqual(['boleto:1:a', 'boleto:1:b']);
+  expect(notificationIdentities('boleto', JSON.stringify([boleto('a'), boleto('b')]))).toEqual(['boleto:000000001:a', 'boleto:000000001:b']);
   expect(notificationIdentities('payments', JSON.stringify(pix('t1')))).toEqual(['payment:t1:EFETIVADO']);
   expect(notificationIdentities('payments', '{not json')).toEqual([]);
 });
@@ -37,12 +37,12 @@ it('passes when the bank\'s published state accounts for every 200 (re-sent ids,
   const report = auditExactlyOnce({
     exchanges: [
       exchange('r1', 'boleto', boleto('a')), exchange('r2', 'boleto', boleto('a')), exchange('r3', 'boleto', boleto('a-again')),
-      exchange('r4', 'payments', pix('t', 'RECEBIDO')), exchange('r5', 'boleto', boleto('never', '2')),
+      exchange('r4', 'payments', pix('t', 'RECEBIDO')), exchange('r5', 'boleto', boleto('never', '000000002')),
       exchange('r6', 'payments', { junk: true }), exchange('r7', 'payments', pix('x'), 401),
     ],
     events: [
-      settled('1'), paid('t'),
-      event('Notification Not Confirmed', { kind: 'boleto', id: 'boleto:54321:2', nossoNumero: '2', sequence: 0 }, { status: 'EM CARTEIRA', statusClass: 'open' }, 'never'),
+      settled('000000001'), paid('t'),
+      event('Notification Not Confirmed', { kind: 'boleto', id: 'boleto:54321:000000002', nossoNumero: '000000002', sequence: 0 }, { status: 'EM CARTEIRA', statusClass: 'open' }, 'never'),
     ],
     quarantined: [{ reason: 'not a payment', body: stored('r6', { junk: true }) }],
     processedRequestIds: new Set(['r1', 'r2', 'r3', 'r4', 'r5', 'r6']),
@@ -51,7 +51,7 @@ it('passes when the bank\'s published state accounts for every 200 (re-sent ids,
 });
 
 it('reports an event that breaks its JSON Schema', () => {
-  const bad = settled('1');
+  const bad = settled('000000001');
   delete (bad.detail as unknown as { subject: { sequence?: number } }).subject.sequence;
   const report = auditExactlyOnce({ exchanges: [], events: [bad], quarantined: [], processedRequestIds: new Set() });
   expect(report.problems).toEqual([`event ${bad.id}: Boleto Settled: /subject must have required property 'sequence'`]);
@@ -60,7 +60,7 @@ it('reports an event that breaks its JSON Schema', () => {
 it('reports a lost notification, a change published twice, a quarantine without a reason and a refused request that reached the queue', () => {
   const report = auditExactlyOnce({
     exchanges: [
-      exchange('r1', 'boleto', boleto('lost', '9')),
+      exchange('r1', 'boleto', boleto('lost', '000000009')),
       exchange('r2', 'payments', pix('t')),
       exchange('r3', 'payments', { junk: true }),
       exchange('r4', 'payments', pix('forged'), 401),
@@ -74,7 +74,7 @@ it('reports a lost notification, a change published twice, a quarantine without 
     'idempotency key payment:pix:t#1:EFETIVADO appears on 2 events',
     'payment:pix:t#1 was published 2 times (Payment Status Verified, Payment Status Verified)',
     'the dead-letter queue holds a message the receiver did not write: not ours',
-    'boleto:9:lost was answered 200 (request r1) but no verified event accounts for it and it is not in quarantine',
+    'boleto:000000009:lost was answered 200 (request r1) but no verified event accounts for it and it is not in quarantine',
     'request r3 was quarantined without a reason',
     'request r4 was refused (401) but reached the queue',
   ]);

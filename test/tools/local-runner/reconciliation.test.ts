@@ -31,6 +31,7 @@ afterAll(() => stopE2eRunner(runner));
 
 afterEach(async () => {
   await runner.control.clearFaults();
+  await runner.control.resetBehaviour();
   await runner.settle(60_000);
 });
 
@@ -53,7 +54,8 @@ it('publishes every settlement of days the bank lost every notification of, exac
   const since = runner.checkpoint();
   const recoveredBefore = metric(ProcessorMetric.RECOVERED);
   const exchangesBefore = runner.exchanges.length;
-  // More than one page of the listing (50 a page).
+  // More than one page of the listing (the bank's 500 a page, 50 here).
+  await runner.control.setBehaviour({ listingPageSize: 50 });
   const { nossoNumeros, notifications } = await lostSettlements(60);
   expect(runner.exchanges.length).toBe(exchangesBefore);
 

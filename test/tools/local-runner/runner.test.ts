@@ -32,7 +32,7 @@ it('registers the front door\'s URLs with the bank, delivers verified events to 
     expect(runner.counts()).toMatchObject({ answered: { 200: 1 }, enqueuedMessages: 1, verifiedEvents: 1, consumerInvocations: 1, consumerErrors: 0 });
     const [consumed] = consumerLines.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
     const { idempotencyKey, subject } = runner.events.events[0].detail;
-    expect(consumed).toEqual({ message: 'Boleto Settled: LIQUIDADO', idempotencyKey, subject: subject.id, sequence: 1 });
+    expect(consumed).toEqual({ message: 'Boleto Settled: LIQUIDADO PIX', idempotencyKey, subject: subject.id, sequence: 1 });
 
     // Paused, the notification waits in the queue; resumed, it is processed.
     await runner.pauseProcessing();

@@ -5,6 +5,7 @@
  */
 import { BoletoContractStatus } from '../../../../lib';
 import type { Contract } from '../../../../simulator/model';
+import { ContractChange } from '../../../../simulator/behaviour';
 import { captureOutput } from '../../../support/load-handler';
 import { RegistrationHarness } from '../../../support/registration-harness';
 import { waitFor } from '../../../support/wait';
@@ -93,6 +94,23 @@ it('update PUTs the whole contract under the same id; a rollback (update to the 
   expect(await contractsAt('13')).toHaveLength(1);
 });
 
+it('changes a contract with PATCH when the bank answers PUT with 405, and with PUT again when it answers PATCH with 405', async () => {
+  const resource = h.contractResource();
+  await resource.create(h.contractProperties({ url: URL_A, posto: '19' }));
+  try {
+    await h.control.setBehaviour({ contractChange: ContractChange.PATCH });
+    const { output } = await captureOutput(() => resource.update(h.contractProperties({ url: URL_B, posto: '19' })));
+    expect((await contractsAt('19'))[0]).toMatchObject({ url: URL_B, contratoStatus: 'ATIVO' });
+    expect(output).toContain('The bank does not take PUT to change a contract (405); trying PATCH');
+    await h.control.setBehaviour({ contractChange: ContractChange.PUT });
+    const back = await captureOutput(() => resource.delete());
+    expect((await contractsAt('19'))[0]).toMatchObject({ url: URL_B, contratoStatus: 'INATIVO', urlStatus: 'INATIVO' });
+    expect(back.output).toContain('The bank does not take PATCH to change a contract (405); trying PUT');
+  } finally {
+    await h.control.resetBehaviour();
+  }
+});
+
 it('a change of posto replaces the contract: the new one is made, then the old one switched off', async () => {
   const resource = h.contractResource();
   const created = await resource.create(h.contractProperties({ url: URL_A, posto: '14' }));
@@ -163,9 +181,9 @@ it('bank down: fails well within the timeout with the operation, the status and 
 
 it('a refusal names what the bank said, in its own error shape', async () => {
   const resource = h.contractResource();
-  // The collection token acts for beneficiário 54321 of cooperativa 0101: another cooperativa is refused with 403.
+  // The collection token acts for beneficiário 54321 of cooperativa 0101: another cooperativa is the manual's 401.
   await expect(resource.create(h.contractProperties({ url: URL_A, posto: '21', cooperativa: '0202' }))).rejects.toThrow(
-    /^GET \/cobranca\/boleto\/v1\/webhook\/contratos\/ \(list the boleto webhook contracts\) failed with HTTP 403: BENEFICIARIO_NAO_AUTORIZADO: O beneficiário informado não pertence ao usuário autenticado\.$/,
+    /^GET \/cobranca\/boleto\/v1\/webhook\/contratos\/ \(list the boleto webhook contracts\) failed with HTTP 401: COOPERATIVA_DIFERENTE: Cooperativa diferente da cooperativa do usuário$/,
   );
 });
 
