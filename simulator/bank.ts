@@ -14,7 +14,7 @@ export interface OutgoingNotification {
   /** The bank's id of this event (the same for every delivery of it). */
   readonly id: string;
   readonly kind: 'boleto' | 'payment';
-  /** What changed, in words: "boleto 1000001 LIQUIDACAO_PIX", "pix 3f2c… EFETIVADO". */
+  /** What changed, in words: "boleto 001000001 LIQUIDACAO_PIX", "pix 3f2c… EFETIVADO". */
   readonly subject: string;
   readonly body: unknown;
   /** Where it goes; undefined when nothing is registered, with the reason in `skipped`. */

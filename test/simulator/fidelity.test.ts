@@ -64,7 +64,7 @@ describe('a collection client', () => {
     expect([open.valorNominal, open.dataVencimento, open.situacao]).toEqual([88.4, '2026-12-20', 'EM CARTEIRA']);
     expect(open.dataEmissao).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     read(open.pagador, { documento: 'string', nome: 'string' }, 'boleto.pagador');
-    expect(open.dadosLiquidacao).toBeUndefined();
+    expect(open).not.toHaveProperty('dadosLiquidacao');
 
     await simulator.control.settleBoleto(created.nossoNumero, { canal: 'COMPE_H8', valor: '88.00' });
     const settled = (await query()).json;

@@ -58,6 +58,24 @@ describe('the boleto query\'s flat answer, read by the processor', () => {
     expect(f.store.records.get(SUBJECT)?.state).toEqual({ status: 'EM CARTEIRA', statusClass: StatusClass.OPEN, amount: { cents: 13407, decimal: '134.07' } });
   });
 
+  it('publishes nothing again for a settlement recorded by the earlier release (its id the first ten characters of the Z text): no republish, no reversal, on upgrade', async () => {
+    const f = fakeDeps();
+    f.bank.boletos.set('000042100', SETTLED);
+    const earlier = { id: '2026-03-04:12907', date: '2026-03-04T01:30:12.345Z', amount: { cents: 12907, decimal: '129.07' } };
+    await f.store.write(SUBJECT, 0, {
+      sequence: 1, history: ['settled:2026-03-04:12907'], seen: [],
+      state: { status: 'LIQUIDADO PIX', statusClass: StatusClass.SETTLED, amount: { cents: 13407, decimal: '134.07' }, settlement: earlier },
+    });
+    // The bank re-sends it under a new id, and the sweep asks a look: the same settlement both times.
+    await run(f, [sqsRecord('boleto', boletoEvent('000042100', 'LIQUIDACAO_PIX', '129.07'))]);
+    await run(f, [rawRecord(encodeLookRequest({ trigger: EventTrigger.RECONCILIATION, subject: { kind: 'boleto', nossoNumero: '000042100' }, requestedAt: '2026-03-04T12:00:00Z', reason: 'listed' }))]);
+    expect(f.published).toEqual([]);
+    expect(f.quarantined).toEqual([]);
+    const record = f.store.records.get(SUBJECT)!;
+    expect(record.state?.settlement).toEqual(earlier);
+    expect(record.sequence).toBe(1);
+  });
+
   it('counts and names a settlement the listing put on another day than the query shows (a look request from the sweep)', async () => {
     const f = fakeDeps();
     f.bank.boletos.set('000042100', SETTLED);
@@ -134,7 +152,8 @@ describe('the listing page, read by the sweep', () => {
 });
 
 describe('the manual\'s error bodies', () => {
-  it.each(Object.entries(ERRORS) as [string, { status: number; body: Record<string, unknown> }][])('reads %s as the bank\'s own words', (_name, { body }) => {
+  const errors = Object.entries<{ status: number; body: Record<string, unknown> }>(ERRORS);
+  it.each(errors)('reads %s as the bank\'s own words', (_name, { body }) => {
     const words = (body.mensagens as { mensagem: string }[] | undefined)?.[0].mensagem ?? (body.error_description as string | undefined) ?? (body.message as string);
     expect(bankErrorMessage(JSON.stringify(body))).toContain(words);
   });

@@ -181,7 +181,8 @@ it('stops a day whose listing answers the same page again (a bank ignoring pagin
   const world = fakeWorld();
   world.listings.set('2026-11-23', settlements('S', 3));
   const listed = world.deps.bank.listSettledBoletos;
-  world.deps = { ...world.deps, bank: { listSettledBoletos: async (codigo, dia, _pagina, deadline) => ({ ...(await listed(codigo, dia, 1, deadline)), hasNext: true }) } } as never;
+  const ignoresPagina: SweepDeps['bank'] = { listSettledBoletos: async (codigo, dia, _pagina, deadline) => ({ ...(await listed(codigo, dia, 1, deadline)), hasNext: true }) };
+  world.deps = { ...world.deps, bank: ignoresPagina };
   const report = await sweep({ ...world.deps, settings: { ...world.deps.settings, lookbackDays: 0 } }, FAR);
   expect(report.complete).toBe(true);
   expect(report.bankCalls).toBe(2);
