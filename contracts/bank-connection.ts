@@ -50,6 +50,14 @@ export interface BankAccount {
 /** The fields of {@link BankAccount}. */
 export const ACCOUNT_FIELDS = ['cooperativa', 'posto', 'conta', 'documento', 'codigoBeneficiario'] as const;
 
+/**
+ * The bank's pattern of a payment's transaction id (`idTransacao`, BANK-NOTES.md): the one rule
+ * for a payment id everywhere (notifications, look requests, Track Payment, the query's path).
+ */
+export const PAYMENT_ID_PATTERN = /^[a-zA-Z0-9:-]{1,100}$/;
+/** {@link PAYMENT_ID_PATTERN} as the bank's documentation writes it, for errors. */
+export const PAYMENT_ID_RULE = '[a-zA-Z0-9:-]{1,100}';
+
 /** What each account field may hold: it goes into a header or a query as is. */
 export const ACCOUNT_FIELD_PATTERN = /^[0-9A-Za-z-]{1,20}$/;
 

@@ -1,4 +1,6 @@
-import { type BankConnectionSettings, type BankCredentials, ClientCredentialsAuth, type PaymentType } from '../../contracts/bank-connection';
+import {
+  type BankConnectionSettings, type BankCredentials, ClientCredentialsAuth, PAYMENT_ID_PATTERN, PAYMENT_ID_RULE, type PaymentType,
+} from '../../contracts/bank-connection';
 import { answerObject, nossoNumeroOf, type SettledBoletosPage, settledPage } from './answers';
 import { BankApiError, bankErrorMessage, isRetryableStatus } from './errors';
 import { type HttpResponse, HttpsTransport, NetworkError, type TlsMaterial } from './http';
@@ -132,10 +134,12 @@ export class BankClient {
    * takes only nine.
    */
   async queryBoleto(codigoBeneficiario: string, nossoNumero: string, deadline: number): Promise<Record<string, unknown>> {
+    const operation = `boleto query (nossoNumero ${nossoNumero})`;
+    const nine = nossoNumeroOf(nossoNumero);
+    if (!nine) throw new BankApiError(operation, undefined, 'not sent: a nossoNumero is 1 to 9 digits (the bank\'s boleto id)', false);
     const url = new URL(this.settings.baseUrl + this.settings.boletoQueryPath);
     url.searchParams.set('codigoBeneficiario', codigoBeneficiario);
-    url.searchParams.set('nossoNumero', nossoNumeroOf(nossoNumero) ?? nossoNumero);
-    const operation = `boleto query (nossoNumero ${nossoNumero})`;
+    url.searchParams.set('nossoNumero', nine);
     const answer = await this.call({ operation, api: 'collection', method: 'GET', url: url.toString(), deadline });
     const body = answer.body as Record<string, unknown> | null;
     const result = body && typeof body === 'object' && body.resultado && typeof body.resultado === 'object' ? body.resultado : body;
@@ -168,8 +172,10 @@ export class BankClient {
    * token of the kind's query scopes. A 403 says which scopes were asked and what to set.
    */
   async queryPayment(type: PaymentType, idTransacao: string, deadline: number): Promise<Record<string, unknown>> {
-    const path = this.settings.paymentQueryPaths[type].replace('{id}', encodeURIComponent(idTransacao));
-    const operation = `${type} payment query (idTransacao ${idTransacao})`;
+    const operation = `${type} payment query (idTransacao ${idTransacao.slice(0, 120)})`;
+    // Only the bank's pattern goes into a URL: ".." or "a/b" would make the call another path's.
+    if (!PAYMENT_ID_PATTERN.test(idTransacao)) throw new BankApiError(operation, undefined, `not sent: the id does not match the bank's pattern ${PAYMENT_ID_RULE}`, false);
+    const path = this.settings.paymentQueryPaths[type].replace('{id}', idTransacao);
     const scope = this.settings.paymentQueryScopes[type];
     try {
       const answer = await this.call({ operation, api: 'payments', method: 'GET', url: this.settings.registrationBaseUrl + path, deadline, scope });

@@ -2,7 +2,7 @@
  * The bank's notifications read: boleto events (one object, an array, or `{"eventos": [...]}`)
  * and payments, each checked, and what cannot be understood as problems with their reason.
  */
-import { PAYMENT_TYPES, type PaymentType } from '../../contracts/bank-connection';
+import { PAYMENT_ID_PATTERN, PAYMENT_ID_RULE, PAYMENT_TYPES, type PaymentType } from '../../contracts/bank-connection';
 import type { BoletoMovementMapping } from '../../contracts/processor';
 import type { Route } from '../../contracts/receiver';
 import { identifier, nossoNumeroOf, toCents } from './answers';
@@ -43,7 +43,6 @@ export interface ParsedNotification {
 }
 
 /** The bank's transaction id pattern (BANK-NOTES.md). */
-const TRANSACTION_ID = /^[a-zA-Z0-9:-]{1,100}$/;
 
 /** Fields that tell the payment kinds apart (the payment query's id field of each kind first). */
 const PAYMENT_TYPE_MARKERS: Record<PaymentType, readonly string[]> = {
@@ -106,7 +105,7 @@ function parsePayment(value: unknown): PaymentItem | string {
   const problems: string[] = [];
   const idTransacao = typeof raw.idTransacao === 'string' ? raw.idTransacao : undefined;
   if (!idTransacao) problems.push('idTransacao is missing');
-  else if (!TRANSACTION_ID.test(idTransacao)) problems.push('idTransacao does not match [a-zA-Z0-9:-]{1,100}');
+  else if (!PAYMENT_ID_PATTERN.test(idTransacao)) problems.push(`idTransacao does not match the bank's pattern ${PAYMENT_ID_RULE}`);
   const status = typeof raw.status === 'string' && raw.status.trim() ? raw.status.trim() : undefined;
   if (!status) problems.push('status is missing');
   const types = paymentTypeOf(raw);

@@ -2,7 +2,7 @@
  * Look requests (contracts/reconciliation.ts) written and read, and the subject ids they name:
  * the sweep's and Track Payment's ways of asking the processor to look at a subject.
  */
-import { PAYMENT_TYPES, type PaymentType } from '../../contracts/bank-connection';
+import { PAYMENT_ID_PATTERN, PAYMENT_ID_RULE, PAYMENT_TYPES, type PaymentType } from '../../contracts/bank-connection';
 import { EventTrigger } from '../../contracts/events';
 import { type ListedSettlement, type LookRequest, type LookSubject, TRACK_PAYMENT_DETAIL_TYPE } from '../../contracts/reconciliation';
 import { nossoNumeroOf } from '../bank/answers';
@@ -12,15 +12,12 @@ export function subjectIdOf(target: LookSubject, codigoBeneficiario: string): st
   return target.kind === 'boleto' ? `boleto:${codigoBeneficiario}:${target.nossoNumero}` : `payment:${target.paymentKind}:${target.idTransacao}`;
 }
 
-/** The payment a payment subject's id names, or undefined for any other id. */
+/** The payment a payment subject's id names, or undefined for any other id (or an id not of the bank's pattern). */
 export function paymentOfSubjectId(subjectId: string): Extract<LookSubject, { kind: 'payment' }> | undefined {
   const match = /^payment:([a-z]+):(.+)$/.exec(subjectId);
-  if (!match || !(PAYMENT_TYPES as readonly string[]).includes(match[1])) return undefined;
+  if (!match || !(PAYMENT_TYPES as readonly string[]).includes(match[1]) || !PAYMENT_ID_PATTERN.test(match[2])) return undefined;
   return { kind: 'payment', paymentKind: match[1] as PaymentType, idTransacao: match[2] };
 }
-
-/** The identifiers the bank's paths and headers take: letters, digits and a few separators. */
-const IDENTIFIER = /^[0-9A-Za-z._:-]{1,64}$/;
 
 export function encodeLookRequest(request: Omit<LookRequest, 'look'>): string {
   return JSON.stringify({ look: 1, ...request } satisfies LookRequest);
@@ -83,8 +80,8 @@ function checkSubject(subject: Record<string, unknown>, what: string): LookSubje
     if (!(PAYMENT_TYPES as readonly string[]).includes(paymentKind)) {
       throw new Error(`${what} names paymentKind ${JSON.stringify(subject.paymentKind)}; it must be one of ${PAYMENT_TYPES.join(', ')}`);
     }
-    if (typeof subject.idTransacao !== 'string' || !IDENTIFIER.test(subject.idTransacao)) {
-      throw new Error(`${what} names idTransacao ${JSON.stringify(subject.idTransacao)}; it must be 1 to 64 letters, digits, '.', '_', ':' or '-'`);
+    if (typeof subject.idTransacao !== 'string' || !PAYMENT_ID_PATTERN.test(subject.idTransacao)) {
+      throw new Error(`${what} names idTransacao ${JSON.stringify(subject.idTransacao)?.slice(0, 120)}; it must match the bank's pattern ${PAYMENT_ID_RULE} (1 to 100 letters, digits, ':' or '-')`);
     }
     return { kind: 'payment', paymentKind: paymentKind as PaymentType, idTransacao: subject.idTransacao };
   }

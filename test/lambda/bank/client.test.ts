@@ -138,6 +138,17 @@ describe('collection API', () => {
     expect(error.message).not.toContain(credentials.apiKey);
   });
 
+  it('puts nothing but the bank\'s id patterns in a URL: refuses "..", "a/b" or a 10-digit nossoNumero without calling', async () => {
+    const { bank } = client();
+    for (const call of [() => bank.queryPayment('pix', '..', inSeconds(5)), () => bank.queryPayment('pix', 'a/b', inSeconds(5)), () => bank.queryBoleto('54321', '1234567890', inSeconds(5))]) {
+      const error = await call().catch((e: unknown) => e as BankApiError);
+      expect(error).toBeInstanceOf(BankApiError);
+      expect([error.retryable, error.status]).toEqual([false, undefined]);
+      expect(error.message).toMatch(/failed: not sent: /);
+    }
+    expect(calls).toEqual([]);
+  });
+
   it('asks a short nossoNumero zero-padded to the bank\'s nine digits', async () => {
     const nossoNumero = await newBoleto();
     const { bank } = client();

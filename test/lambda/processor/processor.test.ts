@@ -371,15 +371,32 @@ describe('look requests (reconciliation)', () => {
     expect((await f.store.read('payment:pix:E88')).pendingSince).toBeDefined();
   });
 
+  it('follows a payment id of up to the bank\'s 100 characters from a look request and a Track Payment event', async () => {
+    const f = fakeDeps();
+    const long = `E:${'a1-'.repeat(32)}Z9`; // 100 characters of the bank's pattern
+    expect(long).toHaveLength(100);
+    f.bank.payments.set(long, pixPayment(long, 'EFETIVADO'));
+    const event = { version: '0', id: 'e9', 'detail-type': TRACK_PAYMENT_DETAIL_TYPE, source: 'acme', detail: { paymentKind: 'pix', idTransacao: long, account: { cooperativa: '0101', conta: '123456' } } };
+    await run(f, [rawRecord(JSON.stringify(event))]);
+    expect(f.quarantined).toEqual([]);
+    expect(f.published.map((e) => [e.detail.subject.id, e.detail.state.status])).toEqual([[`payment:pix:${long}`, 'EFETIVADO']]);
+  });
+
   it('quarantines a malformed look request or Track Payment event with a reason that says what to fix, asking the bank nothing', async () => {
     const f = fakeDeps();
     const badKind = { version: '0', id: 'e2', 'detail-type': TRACK_PAYMENT_DETAIL_TYPE, source: 'acme', detail: { paymentKind: 'ted', idTransacao: 'X1' } };
-    const badId = { version: '0', id: 'e3', 'detail-type': TRACK_PAYMENT_DETAIL_TYPE, source: 'acme', detail: { paymentKind: 'pix', idTransacao: '../x' } };
-    await run(f, [rawRecord(JSON.stringify(badKind)), rawRecord(JSON.stringify(badId)), rawRecord('{"look":1,"trigger":"guess","subject":{}}')]);
+    const track = (idTransacao: string) => rawRecord(JSON.stringify({ version: '0', id: 'e3', 'detail-type': TRACK_PAYMENT_DETAIL_TYPE, source: 'acme', detail: { paymentKind: 'pix', idTransacao } }));
+    const lookAt = (idTransacao: string) => rawRecord(encodeLookRequest({ trigger: EventTrigger.RECONCILIATION, subject: { kind: 'payment', paymentKind: 'pix', idTransacao }, requestedAt: '2025-06-03T18:00:00Z', reason: 'x' }));
+    await run(f, [
+      rawRecord(JSON.stringify(badKind)), track('../x'), track('..'), lookAt('a/b'), lookAt('x'.repeat(101)), lookAt('E_1.2'),
+      rawRecord('{"look":1,"trigger":"guess","subject":{}}'), rawRecord('{"look":1,"trigger":"reconciliation","subject":{"kind":"boleto","nossoNumero":"12345678901"}}'),
+    ]);
+    const idRule = (id: string) => expect.stringContaining(`idTransacao "${id}"; it must match the bank's pattern [a-zA-Z0-9:-]{1,100}`);
     expect(f.quarantined.map((q) => q.reason)).toEqual([
       expect.stringContaining('paymentKind "ted"; it must be one of pix, boleto, tributos'),
-      expect.stringContaining('idTransacao "../x"; it must be 1 to 64 letters'),
+      idRule('../x'), idRule('..'), idRule('a/b'), expect.stringContaining(`idTransacao "${'x'.repeat(101)}`), idRule('E_1.2'),
       expect.stringContaining('trigger "guess"'),
+      expect.stringContaining('nossoNumero "12345678901"; it must be the bank\'s boleto id, up to 9 digits'),
     ]);
     expect(f.bank.queries).toBe(0);
     expect(f.published).toEqual([]);

@@ -182,6 +182,40 @@ it('follows a payment the company started, from its Track Payment event, though 
   expect(eventsSince(since).map((e) => (e.detail as { state: { status: string } }).state.status)).toEqual(['RECEBIDO', 'EFETIVADO']);
 });
 
+it('follows a payment id of the bank\'s full 100 characters to its final status, and quarantines once, asking the bank nothing, an id outside the bank\'s pattern', async () => {
+  const since = runner.checkpoint();
+  const long = `E:${'b2-'.repeat(32)}Z9`;
+  await runner.control.setFaults({ loseDeliveries: true });
+  await runner.control.createPayment({ tipo: 'pix', valor: 7, idTransacao: long });
+  await runner.control.clearFaults();
+  const account = runner.simulator.accounts[0];
+  const queriesBefore = runner.simulator.queryCounts()[QueryOperation.PAYMENT_QUERY];
+  const bus = new EventBridgeClient({ region: LOCAL_AWS.region, credentials: LOCAL_AWS.credentials, endpoint: runner.events.endpoint });
+  const track = (idTransacao: string) => ({
+    EventBusName: runner.deployment.eventBus, Source: 'acme.payments', DetailType: TRACK_PAYMENT_DETAIL_TYPE,
+    Detail: JSON.stringify({ paymentKind: 'pix', idTransacao, account: { cooperativa: account.cooperativa, conta: account.conta } }),
+  });
+  try {
+    await bus.send(new PutEventsCommand({ Entries: [track(long), track('..')] }));
+  } finally {
+    bus.destroy();
+  }
+  await runner.settle(60_000);
+  expect(eventsSince(since).map((e) => [subjects([e])[0], (e.detail as { state: { status: string } }).state.status])).toEqual([[`payment:pix:${long}`, 'RECEBIDO']]);
+  // Still pending: the sweep looks again (its index holds the 100-character id) and finds it paid.
+  await runner.control.setFaults({ loseDeliveries: true });
+  await runner.control.settlePayment('pix', long);
+  await runner.control.clearFaults();
+  const report = await runner.sweep();
+  await runner.settle(60_000);
+  expect(report.paymentsToVerify).toBeGreaterThanOrEqual(1);
+  expect(eventsSince(since).map((e) => (e.detail as { state: { status: string } }).state.status)).toEqual(['RECEBIDO', 'EFETIVADO']);
+  // The "..": one quarantined message with its reason, and no call to the bank for it.
+  const quarantined = runner.quarantined.slice(since.quarantined);
+  expect(quarantined.map((q) => q.reason)).toEqual([expect.stringContaining('idTransacao ".."; it must match the bank\'s pattern')]);
+  expect(runner.simulator.queryCounts()[QueryOperation.PAYMENT_QUERY] - queriesBefore).toBeLessThanOrEqual(3);
+});
+
 it('runs the template\'s schedule: sweeps come by themselves until stopped', async () => {
   const since = runner.checkpoint();
   await lostSettlements(2);
