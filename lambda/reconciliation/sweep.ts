@@ -84,7 +84,7 @@ function checkTime(deps: SweepDeps, deadline: number): void {
  * When it is not (a settlement reversed since drops out of the listing, moving the rest up), the
  * day is read again from its first page: records make that cost no bank query.
  */
-async function sweepDay(day: { iso: string; dia: string }, deps: SweepDeps, deadline: number, report: { bankCalls: number; settlementsToVerify: number; settlementsKnown: number }) {
+async function sweepDay(day: { iso: string; dia: string }, deps: SweepDeps, deadline: number, report: { bankCalls: number; settlementsToVerify: number; settlementsKnown: number; complete: boolean }) {
   const saved = await deps.cursors.read(day.iso);
   let cursor: DayCursor = saved ?? { page: 1, handledOnPage: 0 };
   let restarted = false;
@@ -99,8 +99,10 @@ async function sweepDay(day: { iso: string; dia: string }, deps: SweepDeps, dead
     // A bank that ignores pagina answers the same page again: read on, the day would never end.
     const thisPage = page.items.map((item) => identifier(item.nossoNumero) ?? '').join(',');
     if (previousPage !== undefined && thisPage === previousPage && page.items.length) {
+      // Never a silently complete day: the sweep reports itself incomplete.
       deps.count(SweepMetric.REPEATED_PAGES);
-      deps.logger.warn('The listing answered the page before again (does the bank take pagina?); the day is read up to here', { day: day.iso, page: cursor.page });
+      deps.logger.warn('The listing answered the page before again (does the bank take pagina?); the day is read up to here and the sweep is incomplete', { day: day.iso, page: cursor.page });
+      report.complete = false;
       return { day: day.iso, pages, items, restarted };
     }
     previousPage = thisPage;

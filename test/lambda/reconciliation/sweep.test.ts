@@ -184,7 +184,7 @@ it('stops a day whose listing answers the same page again (a bank ignoring pagin
   const ignoresPagina: SweepDeps['bank'] = { listSettledBoletos: async (codigo, dia, _pagina, deadline) => ({ ...(await listed(codigo, dia, 1, deadline)), hasNext: true }) };
   world.deps = { ...world.deps, bank: ignoresPagina };
   const report = await sweep({ ...world.deps, settings: { ...world.deps.settings, lookbackDays: 0 } }, FAR);
-  expect(report.complete).toBe(true);
+  expect(report.complete).toBe(false);
   expect(report.bankCalls).toBe(2);
   expect(world.counts[SweepMetric.REPEATED_PAGES]).toBe(1);
   expect(world.looked()).toHaveLength(3);
