@@ -49,7 +49,7 @@ describe('payments', () => {
     ['an array', [PIX], 'a payment notification must be one JSON object'],
     ['no kind marker', { idTransacao: 'tx', status: 'EFETIVADO' }, 'payment notification: it is not recognisably a Pix, boleto or tax payment (expected idPagamentoPix, idPagamentoBoleto or idPagamentoTributo)'],
     ['two kinds', { ...PIX, idPagamentoTributo: 1 }, 'payment notification: it looks like more than one payment kind (pix, tributos)'],
-    ['a bad id', { ...PIX, idTransacao: 'has space' }, 'payment notification: idTransacao does not match the bank's pattern [a-zA-Z0-9:-]{1,100}'],
+    ['a bad id', { ...PIX, idTransacao: 'has space' }, 'payment notification: idTransacao does not match the bank\'s pattern [a-zA-Z0-9:-]{1,100}'],
     ['no status and a bad amount', { ...PIX, status: ' ', valorPagamento: 'ten' }, 'payment notification: status is missing; valorPagamento "ten" is not an amount'],
   ])('quarantines %s with the reason', (_name, body, problem) => {
     expect(parse('payments', body)).toEqual({ items: [], problems: [problem] });
