@@ -124,9 +124,10 @@ export const BankConnectionDefaults = {
   registrationCallsPerSecond: 2,
 } as const;
 
-/** Scopes per payment kind as the settings carry them (space-separated). */
-export function scopeSettings(scopes: Readonly<Record<PaymentType, readonly string[]>>): Record<PaymentType, string> {
-  return { pix: scopes.pix.join(' '), boleto: scopes.boleto.join(' '), tributos: scopes.tributos.join(' ') };
+/** The payment queries' scopes as the settings carry them (space-separated), each kind not given its default. */
+export function scopeSettings(scopes: Readonly<Partial<Record<PaymentType, readonly string[]>>> = {}): Record<PaymentType, string> {
+  const d = BankConnectionDefaults.paymentQueryScopes;
+  return { pix: (scopes.pix ?? d.pix).join(' '), boleto: (scopes.boleto ?? d.boleto).join(' '), tributos: (scopes.tributos ?? d.tributos).join(' ') };
 }
 
 /**

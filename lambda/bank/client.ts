@@ -192,8 +192,9 @@ export class BankClient {
    */
   async call(call: BankCall): Promise<BankAnswer> {
     for (let renewed = false; ; renewed = true) {
-      const key = this.tokenKey(call.api, call.scope);
-      const token = await this.token(key, call.api, call.scope, call.deadline);
+      const scope = call.api === 'payments' ? call.scope ?? this.settings.paymentsScope : undefined;
+      const key = this.tokenKey(call.api, scope);
+      const token = await this.token(key, call.api, scope, call.deadline);
       const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${token}`, ...(await this.accountHeaders(call.api)) };
       let body: string | undefined;
       if (call.body !== undefined) {
@@ -235,9 +236,8 @@ export class BankClient {
   }
 
   /** The cache key of a call's token: the collection token, or the payments token of a scope set (in any order). */
-  private tokenKey(api: BankApi, scope?: string): string {
-    if (api === 'collection') return api;
-    return `${api} ${(scope ?? this.settings.paymentsScope).split(/\s+/).filter(Boolean).sort().join(' ')}`;
+  private tokenKey(api: BankApi, scope = ''): string {
+    return api === 'collection' ? api : `${api} ${scope.split(/\s+/).filter(Boolean).sort().join(' ')}`;
   }
 
   private async token(key: string, api: BankApi, scope: string | undefined, deadline: number): Promise<string> {
@@ -245,7 +245,7 @@ export class BankClient {
     if (cached && this.now() < cached.renewAt) return cached.accessToken;
     let request = this.tokenRequests.get(key);
     if (!request) {
-      request = (api === 'collection' ? this.collectionToken(cached, deadline) : this.paymentsToken(key, scope ?? this.settings.paymentsScope, deadline))
+      request = (api === 'collection' ? this.collectionToken(cached, deadline) : this.paymentsToken(key, scope ?? '', deadline))
         .finally(() => this.tokenRequests.delete(key));
       this.tokenRequests.set(key, request);
     }

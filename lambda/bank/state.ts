@@ -66,10 +66,10 @@ export function settlementOf(dadosLiquidacao: unknown, zulu: ZuluTimestamps = Zu
   const amount = amountOf(d.valor);
   if (!date || !amount) return undefined;
   const id = `${date.slice(0, 10)}:${amount.cents}`;
-  const days = typeof d.data === 'string'
-    ? [d.data.trim().slice(0, 10), ...Object.values(ZuluTimestamps).map((reading) => bankDateToIso(d.data, reading)?.slice(0, 10))]
-    : [];
-  const aliases = [...new Set(days.filter((day): day is string => !!day).map((day) => `${day}:${amount.cents}`))].filter((alias) => alias !== id);
+  // The other reading's day; the bank-local reading's is also the earlier releases' (the text's first ten characters).
+  const other = zulu === ZuluTimestamps.UTC ? ZuluTimestamps.BANK_LOCAL_TIME : ZuluTimestamps.UTC;
+  const otherDay = typeof d.data === 'string' ? bankDateToIso(d.data, other)?.slice(0, 10) : undefined;
+  const aliases = otherDay && `${otherDay}:${amount.cents}` !== id ? [`${otherDay}:${amount.cents}`] : [];
   return { settlement: { id, date, amount }, aliases };
 }
 

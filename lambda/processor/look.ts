@@ -3,6 +3,7 @@
  * since the subject's last published state (through its outbox, in the same conditional write as
  * the state), and settle each notification's claim.
  */
+import { ZuluTimestamps } from '../../contracts/bank-connection';
 import { type BankEventDetail, StatusClass, SubjectKind } from '../../contracts/events';
 import { ProcessorMetric } from '../../contracts/processor';
 import { answerNames, identifier, nossoNumeroOf } from '../bank/answers';
@@ -105,7 +106,7 @@ function compareListedDay(group: SubjectGroup, verified: KeyedState, look: Look)
   if (queried === listed.day) return;
   look.deps.count(ProcessorMetric.SETTLEMENT_DAY_MISMATCH);
   look.deps.logger.warn('The bank lists a settlement on another day than its query shows; check the bank connection\'s zuluTimestamps (docs/bank-api.md)', {
-    subject: group.id, listedDay: listed.day, queriedDay: queried, settlementDate: settlement.date, zuluTimestamps: look.deps.zuluTimestamps ?? 'utc',
+    subject: group.id, listedDay: listed.day, queriedDay: queried, settlementDate: settlement.date, zuluTimestamps: look.deps.zuluTimestamps ?? ZuluTimestamps.UTC,
   });
 }
 

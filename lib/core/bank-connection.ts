@@ -134,9 +134,6 @@ export interface BankConnectionProps {
   readonly registrationCallsPerSecond?: number;
 }
 
-const definedOnly = <T extends object>(value: T | undefined): Partial<T> =>
-  Object.fromEntries(Object.entries(value ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
-
 const trimSlash = (url: string): string => (Token.isUnresolved(url) ? url : url.replace(/\/+$/, ''));
 
 /** Checks a BankConnectionProps, recording problems under `prefix` (such as `bank`). */
@@ -198,7 +195,7 @@ export function bankConnectionSettings(props: BankConnectionProps): BankConnecti
     paymentsTokenUrl: props.paymentsTokenUrl ?? new URL(d.paymentsTokenPath, registrationBaseUrl).toString(),
     collectionScope: props.collectionScope ?? d.collectionScope,
     paymentsScope: (props.paymentsScopes ?? d.paymentsScopes).join(' '),
-    paymentQueryScopes: scopeSettings({ ...d.paymentQueryScopes, ...definedOnly(props.paymentQueryScopes) }),
+    paymentQueryScopes: scopeSettings(props.paymentQueryScopes),
     zuluTimestamps: props.zuluTimestamps ?? d.zuluTimestamps,
     paymentsClientAuth: props.clientCredentialsAuth ?? d.paymentsClientAuth,
     account: { ...props.account },

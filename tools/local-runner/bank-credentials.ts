@@ -24,7 +24,7 @@ export function simulatorConnection(s: BankSimulator, credentialsSecretArn: stri
     paymentsTokenUrl: s.baseUrl + SimulatorPaths.paymentsToken,
     collectionScope: BankConnectionDefaults.collectionScope,
     paymentsScope: BankConnectionDefaults.paymentsScopes.join(' '),
-    paymentQueryScopes: scopeSettings(BankConnectionDefaults.paymentQueryScopes),
+    paymentQueryScopes: scopeSettings(),
     zuluTimestamps: BankConnectionDefaults.zuluTimestamps,
     paymentsClientAuth: BankConnectionDefaults.paymentsClientAuth,
     account: { cooperativa: account.cooperativa, posto: account.posto, conta: account.conta, documento: account.documento, codigoBeneficiario: account.beneficiario },

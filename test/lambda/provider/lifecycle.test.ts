@@ -24,7 +24,7 @@ const bank: BankConnectionSettings = {
   paymentsTokenUrl: 'https://bank.example/thirdparty/auth/token',
   collectionScope: BankConnectionDefaults.collectionScope,
   paymentsScope: BankConnectionDefaults.paymentsScopes.join(' '),
-  paymentQueryScopes: scopeSettings(BankConnectionDefaults.paymentQueryScopes),
+  paymentQueryScopes: scopeSettings(),
   zuluTimestamps: BankConnectionDefaults.zuluTimestamps,
   paymentsClientAuth: BankConnectionDefaults.paymentsClientAuth,
   account: { cooperativa: '0101', posto: '02', conta: '123456', documento: '12345678000199', codigoBeneficiario: '54321' },

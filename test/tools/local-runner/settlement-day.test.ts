@@ -33,7 +33,6 @@ it('publishes each settlement once, queries nothing for the one already publishe
   if (target.getTime() <= now) target.setUTCDate(target.getUTCDate() + 1);
   const { offsetSeconds } = await runner.control.advanceClock((target.getTime() - now) / 1000);
   const bankNow = () => new Date(Date.now() + offsetSeconds * 1000);
-  const bankDay = target.toISOString().slice(0, 10);
   const dayBefore = new Date(target.getTime() - 86_400_000).toISOString().slice(0, 10);
 
   // One settlement delivered (published from its webhook), one the bank loses.
@@ -60,6 +59,5 @@ it('publishes each settlement once, queries nothing for the one already publishe
   // it) and the processor's (the look the sweep asked).
   expect(SweepMetric.SETTLEMENT_DAY_MISMATCH).toBe(ProcessorMetric.SETTLEMENT_DAY_MISMATCH);
   expect(runner.counts().metrics[ProcessorMetric.SETTLEMENT_DAY_MISMATCH]).toBe(2);
-  expect(bankDay).not.toBe(dayBefore);
   expect(runner.audit(since).problems).toEqual([]);
 });
