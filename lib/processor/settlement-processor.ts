@@ -17,6 +17,7 @@ import { notifyOn, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms'
 import { acknowledgeInherent } from '../core/compliance';
 import { functionNetwork } from '../core/function-network';
 import { libraryMetric } from '../core/metrics';
+import { onlyPublishers } from '../core/publisher-policy';
 import { validateProps } from '../core/props-validation';
 import { ProcessorFunction } from './processor-function';
 import { processorSettings } from './processor-settings';
@@ -133,6 +134,8 @@ export class SettlementProcessor extends Construct {
     // Subject records: consistent get, conditional put and update of single items.
     fn.allow(new iam.PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resources: [this.idempotencyTable.tableArn] }));
     this.eventBus.grantPutEventsTo(fn);
+    // Nobody else publishes this source on the bus: consumers act on it as verified.
+    onlyPublishers(this, this.eventBus, this.eventSource, fn.role!);
 
     const period = Duration.minutes(1);
     this.deadLetterQueueAlarm = thresholdAlarm(this, 'DeadLetterQueueAlarm', {

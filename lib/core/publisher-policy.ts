@@ -1,0 +1,102 @@
+import { createHash } from 'node:crypto';
+import { Annotations, AspectPriority, Aspects, Resource, Stack } from 'aws-cdk-lib';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type { Construct, IConstruct } from 'constructs';
+
+/** One function that publishes `source` on a bus. */
+interface Publisher {
+  readonly scope: Construct;
+  readonly role: iam.IRole;
+}
+
+/** Everything that publishes one source on one bus the app creates. */
+interface PublisherGroup {
+  readonly bus: events.IEventBus;
+  readonly source: string;
+  readonly publishers: Publisher[];
+}
+
+/** The groups of each app (by its root), and whether their statements were made. */
+const appGroups = new WeakMap<IConstruct, { groups: Map<string, PublisherGroup>; made: boolean }>();
+
+/** The statement id (Sid) of the deny statement for `source`: unique per source on a bus, within EventBridge's 64 characters. */
+export function publisherStatementId(source: string): string {
+  return `OnlyProcessorsPublish-${createHash('sha256').update(source).digest('hex').slice(0, 16)}`;
+}
+
+/** The statement that denies `events:PutEvents` with `source` on `busArn` to anyone but `roleArns`. */
+export function publisherStatement(source: string, busArn: string, roleArns: string[]): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    sid: publisherStatementId(source),
+    effect: iam.Effect.DENY,
+    principals: [new iam.AnyPrincipal()],
+    actions: ['events:PutEvents'],
+    resources: [busArn],
+    conditions: {
+      'ForAnyValue:StringEquals': { 'events:source': [source] },
+      'ArnNotEquals': { 'aws:PrincipalArn': roleArns },
+    },
+  });
+}
+
+/**
+ * Lets only the app's processors publish `source` on `bus`: one `AWS::Events::EventBusPolicy`
+ * statement per bus and source, listing the role of every processor of the app that publishes
+ * there (receivers sharing a bus never deny each other). It is made before synthesis, in the
+ * stack that may reference every one of those roles without a cycle. A bus the app did not create
+ * (imported) gets a warning with the statement to add instead.
+ */
+export function onlyPublishers(publisher: Construct, bus: events.IEventBus, source: string, role: iam.IRole): void {
+  if (!Resource.isOwnedResource(bus)) {
+    const statement = publisherStatement(source, '<the bus ARN>', ['<this processor\'s role ARN (processorFunction.role.roleArn)>']).toStatementJson();
+    Annotations.of(publisher).addWarningV2('cdk-bank-webhooks:eventBusPolicy',
+      `The event bus ${bus.node.path} was not created in this app, so no policy keeps others from publishing on it: anyone allowed events:PutEvents there can publish an event with source "${source}" that consumers take as verified. Add this statement to the bus's resource policy: ${JSON.stringify(statement)}`);
+    return;
+  }
+  const root = publisher.node.root;
+  let app = appGroups.get(root);
+  if (!app) {
+    app = { groups: new Map(), made: false };
+    appGroups.set(root, app);
+    const state = app;
+    Aspects.of(root).add({
+      visit(node: IConstruct) {
+        if (node !== root || state.made) return;
+        state.made = true;
+        for (const group of state.groups.values()) makeStatement(group);
+      },
+    }, { priority: AspectPriority.MUTATING });
+  }
+  const key = `${bus.node.path}\u0000${source}`;
+  const group = app.groups.get(key) ?? { bus, source, publishers: [] };
+  app.groups.set(key, group);
+  group.publishers.push({ scope: publisher, role });
+}
+
+/**
+ * The statement of one group, in the stack that may reference every publisher's role: the bus's
+ * own when every publisher is there, else the stack of the last publisher outside it, which then
+ * depends on the others' (each already depends on the bus's stack, whose bus it publishes on).
+ */
+function makeStatement(group: PublisherGroup): void {
+  const busStack = Stack.of(group.bus);
+  const outside = group.publishers.filter((p) => Stack.of(p.scope) !== busStack);
+  const home = outside.length ? outside[outside.length - 1] : group.publishers[0];
+  const homeStack = Stack.of(home.scope);
+  for (const other of new Set(outside.map((p) => Stack.of(p.scope)))) {
+    if (other === homeStack) continue;
+    try {
+      homeStack.addDependency(other, `the event bus policy of source "${group.source}" lists its processor`);
+    } catch (e) {
+      throw new Error(`cdk-bank-webhooks: processors in stacks ${homeStack.node.path} and ${other.node.path} publish "${group.source}" on ${group.bus.node.path}, and one policy statement must list both roles, but ${homeStack.node.path} cannot depend on ${other.node.path} (${(e as Error).message}). Give the receivers different eventSource values, or put them in one stack.`);
+    }
+  }
+  const roleArns = group.publishers.map((p) => p.role.roleArn);
+  // A processor publishes one source on one bus, so it is the home of one statement at most.
+  new events.CfnEventBusPolicy(home.scope, 'EventBusPolicy', {
+    eventBusName: group.bus.eventBusName,
+    statementId: publisherStatementId(group.source),
+    statement: publisherStatement(group.source, group.bus.eventBusArn, roleArns).toStatementJson(),
+  });
+}

@@ -1,0 +1,108 @@
+import { App, Stack } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import * as events from 'aws-cdk-lib/aws-events';
+import { BankWebhookReceiver } from '../../lib';
+import { publisherStatementId } from '../../lib/core/publisher-policy';
+import { synthReceiver, TEST_ENV, testBankConnection } from '../support/cdk';
+
+/** The EventBusPolicy statements of a template, by logical ID. */
+function busPolicies(template: Template): Record<string, { Properties: { EventBusName: unknown; StatementId: string; Statement: Record<string, unknown> } }> {
+  return template.findResources('AWS::Events::EventBusPolicy') as never;
+}
+
+/** The role logical IDs a statement lets publish (each a Fn::GetAtt of a role's Arn, or an import). */
+function allowedRoles(statement: Record<string, unknown>): unknown[] {
+  return (statement.Condition as { ArnNotEquals: { 'aws:PrincipalArn': unknown } }).ArnNotEquals['aws:PrincipalArn'] as unknown[];
+}
+
+function processorRole(template: Template, prefix: string): string {
+  const roles = Object.keys(template.findResources('AWS::IAM::Role')).filter((id) => id.startsWith(`${prefix}Role`));
+  expect(roles).toHaveLength(1);
+  return roles[0];
+}
+
+const accountB = { ...testBankConnection(new Stack()).account, conta: '777777', codigoBeneficiario: '88888' };
+
+describe('only the processors publish the receiver\'s source', () => {
+  it('denies PutEvents with the source on the bus it creates to every principal but the processor\'s role', () => {
+    const { template } = synthReceiver();
+    const policies = Object.values(busPolicies(template));
+    expect(policies).toHaveLength(1);
+    const { Properties: p } = policies[0];
+    expect(p.StatementId).toBe(publisherStatementId('cdk-bank-webhooks'));
+    expect(p.EventBusName).toEqual({ Ref: expect.stringMatching(/^WebhooksProcessorEventBus/) });
+    expect(p.Statement).toMatchObject({
+      Sid: p.StatementId,
+      Effect: 'Deny',
+      Principal: { AWS: '*' },
+      Action: 'events:PutEvents',
+      Resource: { 'Fn::GetAtt': [expect.stringMatching(/^WebhooksProcessorEventBus/), 'Arn'] },
+      Condition: { 'ForAnyValue:StringEquals': { 'events:source': ['cdk-bank-webhooks'] } },
+    });
+    const role = processorRole(template, 'WebhooksProcessor');
+    expect(allowedRoles(p.Statement)).toEqual([{ 'Fn::GetAtt': [role, 'Arn'] }]);
+  });
+
+  it('names the source the user chose', () => {
+    const { template } = synthReceiver({ eventSource: 'acme.bank' });
+    const [{ Properties: p }] = Object.values(busPolicies(template));
+    expect(p.StatementId).toBe(publisherStatementId('acme.bank'));
+    expect(p.Statement).toMatchObject({ Condition: { 'ForAnyValue:StringEquals': { 'events:source': ['acme.bank'] } } });
+  });
+
+  it('lists both receivers that share a bus in one stack in one statement: neither denies the other', () => {
+    const app = new App();
+    const stack = new Stack(app, 'Shared', { env: TEST_ENV });
+    const bus = new events.EventBus(stack, 'Bus');
+    new BankWebhookReceiver(stack, 'A', { bank: testBankConnection(stack), eventBus: bus });
+    new BankWebhookReceiver(stack, 'B', { bank: { ...testBankConnection(stack), account: accountB }, eventBus: bus });
+    const template = Template.fromStack(stack);
+    const policies = Object.values(busPolicies(template));
+    expect(policies).toHaveLength(1);
+    expect(policies[0].Properties.EventBusName).toEqual({ Ref: expect.stringMatching(/^Bus/) });
+    expect(allowedRoles(policies[0].Properties.Statement)).toEqual([
+      { 'Fn::GetAtt': [processorRole(template, 'AProcessor'), 'Arn'] },
+      { 'Fn::GetAtt': [processorRole(template, 'BProcessor'), 'Arn'] },
+    ]);
+  });
+
+  it('gives two sources on one bus a statement each, with different ids', () => {
+    const app = new App();
+    const stack = new Stack(app, 'Shared', { env: TEST_ENV });
+    const bus = new events.EventBus(stack, 'Bus');
+    new BankWebhookReceiver(stack, 'A', { bank: testBankConnection(stack), eventBus: bus });
+    new BankWebhookReceiver(stack, 'B', { bank: { ...testBankConnection(stack), account: accountB }, eventBus: bus, eventSource: 'acme.bank' });
+    const ids = Object.values(busPolicies(Template.fromStack(stack))).map((p) => p.Properties.StatementId);
+    expect(new Set(ids)).toEqual(new Set([publisherStatementId('cdk-bank-webhooks'), publisherStatementId('acme.bank')]));
+  });
+
+  it('puts the statement of a bus shared across stacks in the stack that publishes on the other\'s bus: no cycle, the app synthesizes', () => {
+    const app = new App();
+    const first = new Stack(app, 'First', { env: TEST_ENV });
+    const second = new Stack(app, 'Second', { env: TEST_ENV });
+    const a = new BankWebhookReceiver(first, 'A', { bank: testBankConnection(first) });
+    new BankWebhookReceiver(second, 'B', { bank: { ...testBankConnection(second), account: accountB }, eventBus: a.eventBus });
+    app.synth();
+    expect(Object.keys(busPolicies(Template.fromStack(first)))).toEqual([]);
+    const [{ Properties: p }] = Object.values(busPolicies(Template.fromStack(second)));
+    const roles = allowedRoles(p.Statement);
+    expect(roles).toHaveLength(2);
+    // The first stack's role comes in as an import of its export, the second's as its own.
+    expect(roles[0]).toEqual({ 'Fn::ImportValue': expect.stringMatching(/AProcessor/) });
+    expect(roles[1]).toEqual({ 'Fn::GetAtt': [processorRole(Template.fromStack(second), 'BProcessor'), 'Arn'] });
+    expect(second.dependencies).toContain(first);
+    expect(first.dependencies).toEqual([]);
+  });
+
+  it('warns on a bus the app did not create, with the statement to add, and makes no policy', () => {
+    const { stack, template } = synthReceiver({}, (s) => ({ eventBus: events.EventBus.fromEventBusName(s, 'Bus', 'acme-finance') }));
+    expect(Object.keys(busPolicies(template))).toEqual([]);
+    const warnings = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('cdk-bank-webhooks:eventBusPolicy'));
+    expect(warnings).toHaveLength(1);
+    const text = String(warnings[0].entry.data);
+    expect(text).toContain('anyone allowed events:PutEvents there can publish an event with source "cdk-bank-webhooks"');
+    expect(text).toContain('"Effect":"Deny"');
+    expect(text).toContain('"events:source":["cdk-bank-webhooks"]');
+    expect(text).toContain('aws:PrincipalArn');
+  });
+});
