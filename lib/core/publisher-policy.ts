@@ -49,7 +49,7 @@ export function publisherStatement(source: string, busArn: string, roleArns: str
  */
 export function onlyPublishers(publisher: Construct, bus: events.IEventBus, source: string, role: iam.IRole): void {
   if (!Resource.isOwnedResource(bus)) {
-    const statement = publisherStatement(source, '<the bus ARN>', ['<this processor\'s role ARN (processorFunction.role.roleArn)>']).toStatementJson();
+    const statement: unknown = publisherStatement(source, '<the bus ARN>', ['<this processor\'s role ARN (processorFunction.role.roleArn)>']).toStatementJson();
     Annotations.of(publisher).addWarningV2('cdk-bank-webhooks:eventBusPolicy',
       `The event bus ${bus.node.path} was not created in this app, so no policy keeps others from publishing on it: anyone allowed events:PutEvents there can publish an event with source "${source}" that consumers take as verified. Add this statement to the bus's resource policy: ${JSON.stringify(statement)}`);
     return;
@@ -89,7 +89,7 @@ function makeStatement(group: PublisherGroup): void {
     try {
       homeStack.addDependency(other, `the event bus policy of source "${group.source}" lists its processor`);
     } catch (e) {
-      throw new Error(`cdk-bank-webhooks: processors in stacks ${homeStack.node.path} and ${other.node.path} publish "${group.source}" on ${group.bus.node.path}, and one policy statement must list both roles, but ${homeStack.node.path} cannot depend on ${other.node.path} (${(e as Error).message}). Give the receivers different eventSource values, or put them in one stack.`);
+      throw new Error(`cdk-bank-webhooks: processors in stacks ${homeStack.node.path} and ${other.node.path} publish "${group.source}" on ${group.bus.node.path}, and one policy statement must list both roles, but ${homeStack.node.path} cannot depend on ${other.node.path} (${(e as Error).message}). Give the receivers different eventSource values, or put them in one stack.`, { cause: e });
     }
   }
   const roleArns = group.publishers.map((p) => p.role.roleArn);
@@ -97,6 +97,6 @@ function makeStatement(group: PublisherGroup): void {
   new events.CfnEventBusPolicy(home.scope, 'EventBusPolicy', {
     eventBusName: group.bus.eventBusName,
     statementId: publisherStatementId(group.source),
-    statement: publisherStatement(group.source, group.bus.eventBusArn, roleArns).toStatementJson(),
+    statement: publisherStatement(group.source, group.bus.eventBusArn, roleArns).toStatementJson() as unknown,
   });
 }

@@ -99,7 +99,8 @@ describe('only the processors publish the receiver\'s source', () => {
     expect(Object.keys(busPolicies(template))).toEqual([]);
     const warnings = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('cdk-bank-webhooks:eventBusPolicy'));
     expect(warnings).toHaveLength(1);
-    const text = String(warnings[0].entry.data);
+    const data: unknown = warnings[0].entry.data;
+    const text = typeof data === 'string' ? data : JSON.stringify(data);
     expect(text).toContain('anyone allowed events:PutEvents there can publish an event with source "cdk-bank-webhooks"');
     expect(text).toContain('"Effect":"Deny"');
     expect(text).toContain('"events:source":["cdk-bank-webhooks"]');
