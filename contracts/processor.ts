@@ -123,6 +123,15 @@ export enum ProcessorMetric {
    * bank connection's `zuluTimestamps` says): evidence that the setting is wrong (docs/bank-api.md).
    */
   SETTLEMENT_DAY_MISMATCH = 'SettlementDayMismatches',
+  /** Track Payment events that cost no query: the payment was final, already followed, or a look of it was in flight. */
+  TRACK_PAYMENTS_SKIPPED = 'TrackPaymentsSkipped',
+  /** Track Payment events for a payment the bank did not know yet, asked again later. */
+  TRACK_PAYMENTS_UNKNOWN = 'TrackPaymentsUnknown',
+  /**
+   * Age of a look request when the processor finished it, from when it was first asked for
+   * (deferrals keep that time), in milliseconds: a backlog of looks, even one served by deferral.
+   */
+  LOOK_AGE = 'LookRequestAge',
 }
 
 /** Message attributes of a quarantined message in the dead-letter queue. */

@@ -25,6 +25,25 @@ export const SweepDefaults = {
   timeoutSeconds: 300,
   /** Time kept free at the end of a sweep to save its cursors and report, in milliseconds. */
   safetyMarginMs: 10_000,
+  /** Pending payments one sweep sends a look for at most (the oldest first); the rest wait for the next sweep. */
+  maxPaymentLooksPerSweep: 1_000,
+} as const;
+
+/** How looks at one subject are kept from multiplying (look markers, lambda/store/look-markers.ts). */
+export const LookDefaults = {
+  /**
+   * How long a look in flight (queued, deferred or being processed) holds its subject's marker
+   * when nothing releases it (a look lost to a crash): no other look of the subject is sent or
+   * started until then. Each deferral holds it again from the time it is sent back.
+   */
+  markerSeconds: 6 * 3600,
+  /**
+   * How long a payment a Track Payment event names is asked for again while the bank does not
+   * know it (a payment started a moment ago), before it is quarantined once.
+   */
+  unknownPaymentWindowSeconds: 600,
+  /** The first wait before asking the bank again about a payment it did not know; each next wait doubles. */
+  unknownPaymentFirstRetrySeconds: 60,
 } as const;
 
 /** The sweep's settings, as the construct writes them in the function's environment. */
@@ -34,6 +53,8 @@ export interface SweepSettings {
   readonly queueUrl: string;
   readonly lookbackDays: number;
   readonly paymentMaxAgeDays: number;
+  /** Pending payments one sweep sends a look for at most, the oldest first. */
+  readonly maxPaymentLooksPerSweep: number;
   readonly safetyMarginMs: number;
   /** The registration watch, when the stack registers with the bank. */
   readonly watch?: WatchSettings;
@@ -86,6 +107,13 @@ export interface LookRequest {
   readonly track?: boolean;
   /** The settlement the bank's listing shows (a boleto the sweep found): the processor compares its day with the query's. */
   readonly listed?: ListedSettlement;
+  /**
+   * The look marker this request holds (the sweep's, or the Track Payment event's id): the
+   * processor releases it when the look is done, and holds it again when it defers the look.
+   */
+  readonly lookId?: string;
+  /** The source of the Track Payment event the request came from. */
+  readonly trackSource?: string;
 }
 
 /** A settlement as the settled-by-day listing shows it. */
@@ -157,6 +185,10 @@ export enum SweepMetric {
   SETTLEMENT_DAY_MISMATCH = 'SettlementDayMismatches',
   /** Listing pages that repeated the page before (the bank ignoring `pagina`): the day's reading stopped there. */
   REPEATED_PAGES = 'ListingPagesRepeated',
+  /** Pending payments not sent a look because their last one is still in flight (queued or deferred). */
+  PAYMENT_LOOKS_IN_FLIGHT = 'PaymentLooksInFlight',
+  /** Pending payments left for the next sweep by the per-sweep cap (`maxPaymentLooksPerSweep`). */
+  PAYMENT_LOOKS_CAPPED = 'PaymentLooksCapped',
 }
 
 /** What one sweep found and did (the sweep function answers it, and logs it). */

@@ -77,7 +77,7 @@ function validate(props: BankWebhookReceiverProps): void {
     const given = props.queueVisibilityTimeout.toSeconds();
     v.check(given >= minimum, 'queueVisibilityTimeout', `must be at least 6 × processorTimeout + maxBatchingWindow = ${minimum} seconds (and at most 12 hours), got ${given} seconds; raise it or lower processorTimeout`);
   }
-  checkReconciliationSweep(v, props.reconciliation ?? {}, 'reconciliation.', props.idempotencyTtl);
+  checkReconciliationSweep(v, props.reconciliation ?? {}, 'reconciliation.', props.idempotencyTtl, props.eventSource);
   if (props.paymentRegistration) checkRegistrationOptions(v, props.paymentRegistration, 'paymentRegistration.');
   const identities = new Map<string, number>();
   (props.boletoContracts ?? []).forEach((contract, i) => {

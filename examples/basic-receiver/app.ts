@@ -33,6 +33,9 @@ export class BankWebhooksExampleStack extends Stack {
       // Manager: the template only holds their ARNs.
       paymentRegistration: {},
       boletoContracts: [exampleBoletoContract(this)],
+      // The company's payables code puts Track Payment events (source acme.payments) on the bus
+      // for payments it starts: each is followed until final even if every notification is lost.
+      reconciliation: { trackPaymentSources: ['acme.payments'] },
       ...props?.receiver,
     });
     // This example's choices, acknowledged where a stack makes them (examples/hardened makes the

@@ -14,11 +14,12 @@ import { type NotificationItem, parseNotification } from '../bank/notification';
 import { OutOfRate } from '../bank/pacing';
 import { mapConcurrently } from '../shared/concurrency';
 import { errorMessage } from '../shared/runtime';
-import { decodeLookRequest, encodeLookRequest } from '../store/look-request';
+import { decodeLookRequest } from '../store/look-request';
 import { decodeStoredNotification, encodeStoredNotification } from '../store/stored-notification';
 import type { InvocationContext, ProcessorDeps } from './deps';
 import { lookAt } from './look';
-import { groupBySubject, groupOf, type Look, PeerInProgress, Unprocessable, VerificationPending } from './subject';
+import { MAX_DELAY_SECONDS, processLookRequest } from './requested-look';
+import { groupBySubject, type Look, PeerInProgress, Unprocessable, VerificationPending } from './subject';
 
 /**
  * Handles one SQS batch of stored notifications. Each notification is a reason to look: the
@@ -78,39 +79,8 @@ async function processRecord(record: SQSRecord, deadline: number, deps: Processo
     await quarantine(record, errorMessage(error), deps);
     return;
   }
-  if (request) await processLookRequest(record, request, deadline, deps);
+  if (request) await processLookRequest(record, request, deadline, deps, { attempt: receiveCount(record), quarantine: (reason) => quarantine(record, reason, deps) });
   else await processNotification(record, deadline, deps);
-}
-
-/**
- * A look request (the reconciliation sweep's, or a Track Payment event): the subject is queried
- * and every change since its last published state is published, with the request's trigger and
- * no notification. Lack of rate sends it back delayed, as for a notification.
- */
-async function processLookRequest(record: SQSRecord, request: LookRequest, deadline: number, deps: ProcessorDeps): Promise<void> {
-  const now = deps.now ?? Date.now;
-  const attempt = receiveCount(record);
-  const look: Look = { request, attempt, lastVerification: attempt >= deps.settings.maxVerificationAttempts, deadline, deps };
-  try {
-    await lookAt(groupOf(request.subject, deps.account.codigoBeneficiario), look);
-  } catch (error) {
-    const requestedAt = Date.parse(request.requestedAt);
-    if (error instanceof OutOfRate && !(Number.isFinite(requestedAt) && now() - requestedAt > ProcessorDefaults.queueRetentionSeconds * 1000)) {
-      const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil((error.retryAt - now()) / 1000)));
-      await deps.requeue(encodeLookRequest(request), delaySeconds);
-      deps.count(ProcessorMetric.DEFERRED_FOR_RATE);
-      return;
-    }
-    if (error instanceof Unprocessable) {
-      await quarantine(record, `${request.reason}: ${error.message}`, deps);
-      return;
-    }
-    if (attempt >= deps.settings.maxReceiveCount) {
-      await quarantine(record, `failed on its last receive (${attempt} of ${deps.settings.maxReceiveCount}): ${errorMessage(error)}`, deps);
-      return;
-    }
-    throw error;
-  }
 }
 
 async function processNotification(record: SQSRecord, deadline: number, deps: ProcessorDeps): Promise<void> {
@@ -194,9 +164,6 @@ async function processNotification(record: SQSRecord, deadline: number, deps: Pr
   }
   if (unprocessable.length) await quarantine(record, unprocessable.join(' | '), deps);
 }
-
-/** SQS's longest message delay. */
-const MAX_DELAY_SECONDS = 900;
 
 /** A message received longer ago than the queues keep one: deferring it again would keep it forever. */
 function tooOldToDefer(stored: StoredNotification, now: number): boolean {

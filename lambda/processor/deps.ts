@@ -2,7 +2,9 @@
 import type { BankAccount, PaymentType, ZuluTimestamps } from '../../contracts/bank-connection';
 import type { ProcessorSettings } from '../../contracts/processor';
 import type { SQSRecord } from 'aws-lambda';
+import type { MetricUnit } from '../shared/metrics';
 import type { Log } from '../shared/runtime';
+import type { LookMarkers } from '../store/look-markers';
 import type { OutboxEntry, SubjectStore } from '../store/subject-store';
 
 /** The bank queries the processor makes (BankClient fits). */
@@ -22,6 +24,8 @@ export interface ProcessorDeps {
   readonly zuluTimestamps?: ZuluTimestamps;
   readonly bank: BankQueries;
   readonly store: SubjectStore;
+  /** Which subjects have a look in flight (Track Payment's collapse, the sweep's looks released). */
+  readonly markers: LookMarkers;
   /** Publishes the entries (all of them, or throws). */
   readonly publish: (entries: readonly PublishEntry[]) => Promise<void>;
   /** Puts the message in the dead-letter queue with a reason; throws when it could not. */
@@ -32,8 +36,8 @@ export interface ProcessorDeps {
    */
   readonly requeue: (messageBody: string, delaySeconds: number) => Promise<void>;
   readonly logger: Log;
-  /** Counts a metric; `details` are written in the same line (not dimensions). */
-  readonly count: (metric: string, dimensions?: Record<string, string>, details?: Record<string, string>) => void;
+  /** Counts a metric (or records `value` in `unit`); `details` are written in the same line (not dimensions). */
+  readonly count: (metric: string, dimensions?: Record<string, string>, details?: Record<string, string>, value?: number, unit?: MetricUnit) => void;
   /** @default Date.now */
   readonly now?: () => number;
   /** Records of a batch handled at once. @default ProcessorDefaults.recordConcurrency */

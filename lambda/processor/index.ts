@@ -10,6 +10,7 @@ import { credentialsFromSecret, readBankConnection } from '../bank/connection';
 import { metricCounter } from '../shared/metrics';
 import { AWS_CLIENT_CONFIG, createLogger } from '../shared/runtime';
 import { sharedBankPacer } from '../store/slot-schedule';
+import { DynamoDbLookMarkers } from '../store/look-markers';
 import { DynamoDbSubjectStore } from '../store/subject-store';
 import { eventBridgePublisher, sqsQuarantine, sqsRequeue } from './aws';
 import { processBatch } from './batch';
@@ -22,6 +23,7 @@ const connection = readBankConnection(process.env, 'SettlementProcessor');
 const sqs = new SQSClient(AWS_CLIENT_CONFIG);
 const dynamo = new DynamoDBClient(AWS_CLIENT_CONFIG);
 const store = new DynamoDbSubjectStore(dynamo, settings.idempotencyTableName, settings.idempotencyTtlSeconds);
+const markers = new DynamoDbLookMarkers(dynamo, settings.idempotencyTableName);
 const bank = new BankClient({
   settings: connection,
   // Every environment (and the reconciliation sweep) takes its slots from one schedule in the table.
@@ -45,6 +47,7 @@ export async function handler(event: SQSEvent, context: Context): Promise<SQSBat
     zuluTimestamps: connection.zuluTimestamps,
     bank,
     store,
+    markers,
     publish,
     quarantine,
     requeue,

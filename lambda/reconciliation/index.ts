@@ -9,6 +9,7 @@ import { RECONCILIATION_SERVICE_NAME, type SweepResult, type WatchFinding } from
 import { BankClient } from '../bank/client';
 import { credentialsFromSecret, readBankConnection } from '../bank/connection';
 import { DynamoDbDayCursors } from '../store/day-cursors';
+import { DynamoDbLookMarkers } from '../store/look-markers';
 import { DynamoDbPendingPayments } from '../store/pending-payments';
 import { sharedBankPacer } from '../store/slot-schedule';
 import { DynamoDbSubjectStore } from '../store/subject-store';
@@ -30,6 +31,7 @@ const table = settings.idempotencyTableName;
 const store = new DynamoDbSubjectStore(dynamo, table, 0);
 const cursors = new DynamoDbDayCursors(dynamo, table, connection.account.codigoBeneficiario, settings.lookbackDays);
 const pendingPayments = new DynamoDbPendingPayments(dynamo, table);
+const markers = new DynamoDbLookMarkers(dynamo, table);
 const send = lookRequestSender(new SQSClient(AWS_CLIENT_CONFIG), settings.queueUrl);
 const secretsManager = new SecretsManagerClient(AWS_CLIENT_CONFIG);
 const eventBridge = new EventBridgeClient(AWS_CLIENT_CONFIG);
@@ -74,6 +76,7 @@ export async function handler(event: ScheduledEvent, context: Context): Promise<
     readRecord: (subjectId) => store.read(subjectId),
     cursors,
     pendingPayments,
+    markers,
     send,
     count: (metric, value, milliseconds) => counter(metric, {}, undefined, value, milliseconds ? MetricUnit.MILLISECONDS : MetricUnit.COUNT),
     logger,

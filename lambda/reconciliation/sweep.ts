@@ -6,12 +6,14 @@
  * still pending. The processor verifies each with the bank's query and publishes each change
  * once, whatever told it to look. Pure: every effect goes through {@link SweepDeps}.
  */
+import { randomUUID } from 'node:crypto';
 import type { SettledBoletosPage } from '../bank/answers';
 import { EventTrigger, StatusClass } from '../../contracts/events';
-import { type ListedSettlement, type LookSubject, SweepMetric, type SweepReport, type SweepSettings } from '../../contracts/reconciliation';
+import { type ListedSettlement, LookDefaults, type LookSubject, SweepMetric, type SweepReport, type SweepSettings } from '../../contracts/reconciliation';
 import { bankDateToIso, bankDay, identifier, nossoNumeroOf, toCents } from '../bank/answers';
 import type { DayCursor } from '../store/day-cursors';
 import { encodeLookRequest, paymentOfSubjectId, subjectIdOf } from '../store/look-request';
+import type { LookMarkers } from '../store/look-markers';
 import type { PendingPayment } from '../store/pending-payments';
 import type { SubjectRecord } from '../store/subject-store';
 import { type Log } from '../shared/runtime';
@@ -32,6 +34,10 @@ export interface SweepDeps {
     /** Takes a payment out of the index (it stays pending at the bank, past the maximum age). */
     giveUp(payment: PendingPayment): Promise<void>;
   };
+  /** Which subjects have a look in flight: a pending payment's look is sent only by the sweep that takes its marker. */
+  readonly markers: LookMarkers;
+  /** A new look id (a marker's owner). @default crypto.randomUUID */
+  readonly newLookId?: () => string;
   /** Sends look requests (message bodies) to the processor's queue. */
   readonly send: (messageBodies: readonly string[]) => Promise<void>;
   /** Counts a metric (or records `value`, in milliseconds when `milliseconds`). */
@@ -199,11 +205,18 @@ export function holdsSettlement(record: SubjectRecord, listed: ListedSettlement 
   return apart === DAY_MS ? 'other-day' : false;
 }
 
-/** Every pending payment is looked at again; those older than the maximum age are given up. */
+/**
+ * Every pending payment is looked at again, the oldest first, up to the per-sweep cap; a payment
+ * whose last look is still in flight (its marker held) is not sent another; those older than the
+ * maximum age are given up.
+ */
 async function sweepPayments(deps: SweepDeps, deadline: number, report: { paymentsToVerify: number; paymentsGivenUp: number }): Promise<void> {
   const now = deps.now ?? Date.now;
+  const newLookId = deps.newLookId ?? randomUUID;
   const maxAgeMs = deps.settings.paymentMaxAgeDays * 86_400_000;
   let batch: string[] = [];
+  let inFlight = 0;
+  let capped = 0;
   const flush = async () => {
     if (batch.length) await deps.send(batch);
     report.paymentsToVerify += batch.length;
@@ -222,8 +235,24 @@ async function sweepPayments(deps: SweepDeps, deadline: number, report: { paymen
       });
       continue;
     }
-    batch.push(encodeLookRequest({ trigger: EventTrigger.RECONCILIATION, subject, requestedAt: new Date(now()).toISOString(), reason: 'the payment was last seen not final' }));
+    if (report.paymentsToVerify + batch.length >= deps.settings.maxPaymentLooksPerSweep) {
+      capped++;
+      continue;
+    }
+    const lookId = newLookId();
+    if (!await deps.markers.claim(payment.subjectId, lookId, now() + LookDefaults.markerSeconds * 1000, now())) {
+      inFlight++;
+      continue;
+    }
+    batch.push(encodeLookRequest({ trigger: EventTrigger.RECONCILIATION, subject, requestedAt: new Date(now()).toISOString(), reason: 'the payment was last seen not final', lookId }));
     if (batch.length >= 10) await flush();
   }
   await flush();
+  if (inFlight) deps.count(SweepMetric.PAYMENT_LOOKS_IN_FLIGHT, inFlight);
+  if (capped) {
+    deps.count(SweepMetric.PAYMENT_LOOKS_CAPPED, capped);
+    deps.logger.warn('More payments are pending than one sweep sends looks for; the newest wait for the next sweep', {
+      sent: report.paymentsToVerify, leftForNextSweep: capped, maxPaymentLooksPerSweep: deps.settings.maxPaymentLooksPerSweep,
+    });
+  }
 }

@@ -42,10 +42,14 @@ export function decodeLookRequest(messageBody: string): LookRequest | undefined 
   if (parsed['detail-type'] === TRACK_PAYMENT_DETAIL_TYPE) {
     const detail = (parsed.detail ?? {}) as Record<string, unknown>;
     const subject = checkSubject({ kind: 'payment', paymentKind: detail.paymentKind, idTransacao: detail.idTransacao }, TRACK_PAYMENT_DETAIL_TYPE);
+    const source = typeof parsed.source === 'string' ? parsed.source.slice(0, 256) : 'an unnamed source';
     return {
       look: 1, trigger: EventTrigger.RECONCILIATION, subject, track: true,
       requestedAt: typeof parsed.time === 'string' ? parsed.time : new Date().toISOString(),
-      reason: `a ${TRACK_PAYMENT_DETAIL_TYPE} event from ${typeof parsed.source === 'string' ? parsed.source : 'an unnamed source'}`,
+      reason: `a ${TRACK_PAYMENT_DETAIL_TYPE} event from ${source}`,
+      trackSource: source,
+      // The event's id holds the payment's look marker: a redelivery of the same event holds it still.
+      ...textField('lookId', parsed.id),
     };
   }
   if (parsed.look !== 1) return undefined;
@@ -59,7 +63,14 @@ export function decodeLookRequest(messageBody: string): LookRequest | undefined 
     reason: typeof parsed.reason === 'string' ? parsed.reason.slice(0, 200) : '',
     ...(parsed.track === true ? { track: true } : {}),
     ...listedOf(parsed.listed),
+    ...textField('lookId', parsed.lookId),
+    ...textField('trackSource', parsed.trackSource),
   };
+}
+
+/** `{ [name]: value }` when `value` is a string of 1 to 256 characters, else nothing. */
+function textField<K extends 'lookId' | 'trackSource'>(name: K, value: unknown): Partial<Record<K, string>> {
+  return typeof value === 'string' && value.length > 0 && value.length <= 256 ? { [name]: value } as Partial<Record<K, string>> : {};
 }
 
 /** The listing's settlement a look request carries, when it is well formed (it only feeds a comparison). */

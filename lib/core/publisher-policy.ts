@@ -74,23 +74,32 @@ export function onlyPublishers(publisher: Construct, bus: events.IEventBus, sour
   group.publishers.push({ scope: publisher, role });
 }
 
+/** Whether `stack` depends on `on`, directly or through others. */
+function dependsOn(stack: Stack, on: Stack, seen = new Set<Stack>()): boolean {
+  if (seen.has(stack)) return false;
+  seen.add(stack);
+  return stack.dependencies.some((d) => d === on || dependsOn(d, on, seen));
+}
+
 /**
  * The statement of one group, in the stack that may reference every publisher's role: the bus's
- * own when every publisher is there, else the stack of the last publisher outside it, which then
- * depends on the others' (each already depends on the bus's stack, whose bus it publishes on).
+ * own when every publisher is there, else the stack of a publisher outside it that no other
+ * publisher's stack depends on, which then depends on the others' (each already depends on the
+ * bus's stack, whose bus it publishes on).
  */
 function makeStatement(group: PublisherGroup): void {
   const busStack = Stack.of(group.bus);
   const outside = group.publishers.filter((p) => Stack.of(p.scope) !== busStack);
-  const home = outside.length ? outside[outside.length - 1] : group.publishers[0];
-  const homeStack = Stack.of(home.scope);
-  for (const other of new Set(outside.map((p) => Stack.of(p.scope)))) {
+  const stacks = [...new Set(outside.map((p) => Stack.of(p.scope)))];
+  // The last stack no other of them depends on: it may then depend on each of them.
+  const homeStack = [...stacks].reverse().find((s) => !stacks.some((other) => other !== s && dependsOn(other, s))) ?? stacks[stacks.length - 1] ?? busStack;
+  const home = group.publishers.find((p) => Stack.of(p.scope) === homeStack)!;
+  for (const other of stacks) {
     if (other === homeStack) continue;
-    try {
-      homeStack.addDependency(other, `the event bus policy of source "${group.source}" lists its processor`);
-    } catch (e) {
-      throw new Error(`cdk-bank-webhooks: processors in stacks ${homeStack.node.path} and ${other.node.path} publish "${group.source}" on ${group.bus.node.path}, and one policy statement must list both roles, but ${homeStack.node.path} cannot depend on ${other.node.path} (${(e as Error).message}). Give the receivers different eventSource values, or put them in one stack.`, { cause: e });
+    if (dependsOn(other, homeStack)) {
+      throw new Error(`cdk-bank-webhooks: processors in stacks ${homeStack.node.path} and ${other.node.path} publish "${group.source}" on ${group.bus.node.path}, and one policy statement must list both roles, but ${other.node.path} depends on ${homeStack.node.path} already, so ${homeStack.node.path} cannot hold it. Give the receivers different eventSource values, or put them in one stack.`);
     }
+    homeStack.addDependency(other, `the event bus policy of source "${group.source}" lists its processor`);
   }
   const roleArns = group.publishers.map((p) => p.role.roleArn);
   // A processor publishes one source on one bus, so it is the home of one statement at most.

@@ -55,6 +55,8 @@ export class SettlementProcessor extends Construct {
   public readonly deadLetterQueueAlarm: cloudwatch.Alarm;
   /** Alarm: the oldest queued message is older than the threshold. */
   public readonly oldestMessageAlarm: cloudwatch.Alarm;
+  /** Alarm: a look request (the sweep's, a Track Payment's) finished or was deferred longer than the oldest-message threshold after it was first asked for. */
+  public readonly lookAgeAlarm: cloudwatch.Alarm;
   /** Alarm: the function failed whole invocations. */
   public readonly processorErrorsAlarm: cloudwatch.Alarm;
 
@@ -131,7 +133,7 @@ export class SettlementProcessor extends Construct {
     // Quarantine to the dead-letter queue, and what an invocation had no time for back to the queue: exactly SendMessage.
     fn.allow(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.deadLetterQueue.queueArn, this.queue.queueArn] }));
     for (const key of new Set([this.queue.encryptionMasterKey, this.deadLetterQueue.encryptionMasterKey])) key?.grant(fn, 'kms:GenerateDataKey', 'kms:Decrypt');
-    // Subject records: consistent get, conditional put and update of single items.
+    // Subject records and look markers: consistent get, conditional put and update of single items.
     fn.allow(new iam.PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resources: [this.idempotencyTable.tableArn] }));
     this.eventBus.grantPutEventsTo(fn);
     // Nobody else publishes this source on the bus: consumers act on it as verified.
@@ -148,11 +150,17 @@ export class SettlementProcessor extends Construct {
       metric: this.queue.metricApproximateAgeOfOldestMessage({ period, statistic: cloudwatch.Stats.MAXIMUM }),
       threshold: oldest.toSeconds(),
     });
+    // Deferral sends a look back as a new message, so the queue's age never shows a backlog of looks: their own age does.
+    this.lookAgeAlarm = thresholdAlarm(this, 'LookAgeAlarm', {
+      description: `A look request (the sweep's, or a Track Payment's) waited more than ${oldest.toHumanString()} since it was first asked for: looks are deferred for the bank's rate faster than they are served. See LookRequestAge and docs/reconciliation.md.`,
+      metric: this.metric(ProcessorMetric.LOOK_AGE, { period: Duration.minutes(5), statistic: cloudwatch.Stats.MAXIMUM }),
+      threshold: oldest.toMilliseconds(),
+    });
     this.processorErrorsAlarm = thresholdAlarm(this, 'ProcessorErrorsAlarm', {
       description: 'The settlement processor function failed whole invocations (configuration, permissions, or a crash): see its log.',
       metric: fn.metricErrors({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
     });
-    notifyOn(props.alarmTopic, [this.deadLetterQueueAlarm, this.oldestMessageAlarm, this.processorErrorsAlarm]);
+    notifyOn(props.alarmTopic, [this.deadLetterQueueAlarm, this.oldestMessageAlarm, this.lookAgeAlarm, this.processorErrorsAlarm]);
     warnWithoutAlarmTopic(this, props.alarmTopic);
   }
 

@@ -8,6 +8,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { ProcessorDefaults } from '../../contracts/processor';
 import {
   PendingPaymentIndex, RECONCILIATION_SERVICE_NAME, SWEEP_SETTINGS_ENV, SweepDefaults, SweepMetric, TRACK_PAYMENT_DETAIL_TYPE,
 } from '../../contracts/reconciliation';
@@ -52,6 +53,19 @@ export interface ReconciliationSweepOptions {
    * @default false
    */
   readonly repairRegistrations?: boolean;
+  /**
+   * The event sources whose Track Payment events are followed (the company's own code that starts
+   * payments, such as `acme.payables`). Only these: a Track Payment costs the bank's query budget,
+   * so it is taken from producers you name. Never the receiver's own `eventSource`.
+   * @default - none: no Track Payment rule (`trackPaymentRule` is undefined)
+   */
+  readonly trackPaymentSources?: string[];
+  /**
+   * Pending payments one sweep sends a look for at most, the oldest first; the rest wait for the
+   * next sweep (`PaymentLooksCapped` counts them). From 1 to 10,000.
+   * @default 1000
+   */
+  readonly maxPaymentLooksPerSweep?: number;
 }
 
 /** The reconciliation sweep of a BankWebhookReceiver: it finds what the bank never delivered. */
@@ -124,7 +138,7 @@ function resolveReconciliation(options: ReconciliationOptions = {}): ResolvedRec
  * records outlive what the sweep reads again (`idempotencyTtl`, when it is at least the
  * processor's own minimum, which the processor checks).
  */
-export function checkReconciliationSweep(v: PropsValidation, options: ReconciliationSweepOptions, prefix: string, idempotencyTtl?: Duration): void {
+export function checkReconciliationSweep(v: PropsValidation, options: ReconciliationSweepOptions, prefix: string, idempotencyTtl?: Duration, eventSource?: string): void {
   if (idempotencyTtl && !Token.isUnresolved(idempotencyTtl.toSeconds()) && idempotencyTtl.toSeconds() >= minIdempotencyTtlSeconds(0, 0)) {
     const r = resolveReconciliation(options);
     const lookback = Token.isUnresolved(r.lookbackDays) ? 30 : r.lookbackDays;
@@ -134,9 +148,23 @@ export function checkReconciliationSweep(v: PropsValidation, options: Reconcilia
     v.checkNumber(options.interval.toSeconds(), `${prefix}interval`, (s) => s % 60 === 0 && s >= 600 && s <= 86_400, 'must be whole minutes from 10 minutes (longer than one sweep may run) to 24 hours (seconds)');
   }
   v.checkNumber(options.lookbackDays, `${prefix}lookbackDays`, isWholeNumberIn(0, 30), 'must be a whole number of days from 0 to 30');
+  v.checkNumber(options.maxPaymentLooksPerSweep, `${prefix}maxPaymentLooksPerSweep`, isWholeNumberIn(1, 10_000), 'must be a whole number from 1 to 10000');
+  checkTrackPaymentSources(v, options.trackPaymentSources, `${prefix}trackPaymentSources`, eventSource);
   if (options.paymentMaxAge) {
     v.checkNumber(options.paymentMaxAge.toSeconds(), `${prefix}paymentMaxAge`, (s) => s % 86_400 === 0 && s >= 86_400 && s <= 60 * 86_400, 'must be whole days from 1 to 60 (seconds)');
   }
+}
+
+/** The Track Payment sources: named, each an event source EventBridge takes, none the receiver's own. */
+function checkTrackPaymentSources(v: PropsValidation, sources: string[] | undefined, name: string, eventSource: string | undefined): void {
+  if (sources === undefined) return;
+  v.check(sources.length > 0, name, 'must name at least one source (leave it out to read no Track Payment events)');
+  sources.forEach((source, i) => {
+    if (Token.isUnresolved(source)) return;
+    v.check(/^[A-Za-z0-9._\-/]{1,256}$/.test(source), `${name}[${i}]`, `must be an event source of 1 to 256 letters, digits, dots, hyphens, underscores or slashes, got "${source}"`);
+    v.check(source !== (eventSource ?? ProcessorDefaults.eventSource), `${name}[${i}]`, `is the receiver's own eventSource "${source}": Track Payment events come from the company's code, under a source of its own`);
+    v.check(sources.indexOf(source) === i, `${name}[${i}]`, `names "${source}" twice`);
+  });
 }
 
 /**
@@ -149,8 +177,8 @@ export class ReconciliationSweep extends Construct {
   public readonly sweepFunction: lambda.Function;
   /** The schedule that runs it. */
   public readonly schedule: events.Rule;
-  /** The rule that turns a Track Payment event into a look. */
-  public readonly trackPaymentRule: events.Rule;
+  /** The rule that turns a Track Payment event of `trackPaymentSources` into a look (none without them). */
+  public readonly trackPaymentRule?: events.Rule;
   /** Alarm: the sweep published changes the bank never notified (webhooks are being lost). */
   public readonly recoveredAlarm: cloudwatch.Alarm;
   /** Alarm: two sweeps in a row failed. */
@@ -161,7 +189,7 @@ export class ReconciliationSweep extends Construct {
   constructor(scope: Construct, id: string, props: ReconciliationSweepProps) {
     super(scope, id);
     validateProps('ReconciliationSweep', props, (v, p) => {
-      checkReconciliationSweep(v, p, '', p.processor.idempotencyTtl);
+      checkReconciliationSweep(v, p, '', p.processor.idempotencyTtl, p.processor.eventSource);
       checkFunctionNetwork(v, p);
     });
     const options = resolveReconciliation(props);
@@ -174,6 +202,7 @@ export class ReconciliationSweep extends Construct {
     const settings = sweepSettings({ idempotencyTableName: processor.idempotencyTable.tableName, queueUrl: processor.queue.queueUrl }, {
       lookbackDays: options.lookbackDays,
       paymentMaxAgeDays: options.paymentMaxAge.toDays(),
+      maxPaymentLooksPerSweep: props.maxPaymentLooksPerSweep,
       ...(registrations.length ? {
         watch: { ...(payment ? { payment: payment._spec } : {}), contracts: contracts.map((c) => c._spec), repair: options.repairRegistrations, scheduleRuleName },
       } : {}),
@@ -218,20 +247,22 @@ export class ReconciliationSweep extends Construct {
     acknowledgeInherent(this.schedule, 'EventBusDLQ', 'A schedule event carries nothing: a run that was not delivered is made up by the next, which reads from the same cursors and look-back, so a dead-letter queue would only collect empty events.');
 
     // The company's own code asks for a payment it started to be followed (see docs/reconciliation.md).
-    this.trackPaymentRule = new events.Rule(this, 'TrackPaymentRule', {
-      eventBus: processor.eventBus,
-      description: `${TRACK_PAYMENT_DETAIL_TYPE} events: follow a payment the company started until it is final`,
-      eventPattern: {
-        detailType: [TRACK_PAYMENT_DETAIL_TYPE],
-        source: events.Match.anythingBut(processor.eventSource),
-        detail: { account: { cooperativa: [processor.account.cooperativa], conta: [processor.account.conta] } },
-      },
-    });
-    // A delivery the queue refused goes to its dead-letter queue (whose alarm fires), from where a
-    // redrive hands it to the processor like any stored message.
-    this.trackPaymentRule.addTarget(new targets.SqsQueue(processor.queue, {
-      deadLetterQueue: processor.deadLetterQueue, retryAttempts: 185, maxEventAge: Duration.hours(24),
-    }));
+    if (props.trackPaymentSources?.length) {
+      this.trackPaymentRule = new events.Rule(this, 'TrackPaymentRule', {
+        eventBus: processor.eventBus,
+        description: `${TRACK_PAYMENT_DETAIL_TYPE} events: follow a payment the company started until it is final`,
+        eventPattern: {
+          detailType: [TRACK_PAYMENT_DETAIL_TYPE],
+          source: props.trackPaymentSources,
+          detail: { account: { cooperativa: [processor.account.cooperativa], conta: [processor.account.conta] } },
+        },
+      });
+      // A delivery the queue refused goes to its dead-letter queue (whose alarm fires), from where a
+      // redrive hands it to the processor like any stored message.
+      this.trackPaymentRule.addTarget(new targets.SqsQueue(processor.queue, {
+        deadLetterQueue: processor.deadLetterQueue, retryAttempts: 185, maxEventAge: Duration.hours(24),
+      }));
+    }
 
     const period = { period: options.interval };
     this.recoveredAlarm = thresholdAlarm(this, 'RecoveredAlarm', {

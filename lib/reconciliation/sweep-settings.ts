@@ -7,6 +7,7 @@ export type SweepResources = Pick<SweepSettings, 'idempotencyTableName' | 'queue
 export interface SweepTuning {
   readonly lookbackDays?: number;
   readonly paymentMaxAgeDays?: number;
+  readonly maxPaymentLooksPerSweep?: number;
   /** The registrations to watch. @default none */
   readonly watch?: WatchSettings;
 }
@@ -21,6 +22,7 @@ export function sweepSettings(resources: SweepResources, tuning: SweepTuning = {
     queueUrl: resources.queueUrl,
     lookbackDays: tuning.lookbackDays ?? SweepDefaults.lookbackDays,
     paymentMaxAgeDays: tuning.paymentMaxAgeDays ?? SweepDefaults.paymentMaxAgeDays,
+    maxPaymentLooksPerSweep: tuning.maxPaymentLooksPerSweep ?? SweepDefaults.maxPaymentLooksPerSweep,
     safetyMarginMs: SweepDefaults.safetyMarginMs,
     ...(tuning.watch ? { watch: tuning.watch } : {}),
   };

@@ -82,7 +82,7 @@ describe('SettlementProcessor alone, on a queue of the user\'s own', () => {
 describe('ReconciliationSweep alone, on a processor', () => {
   const { built: sweep, template } = synthIn((scope) => {
     const processor = new SettlementProcessor(scope, 'Processor', { bank: testBankConnection(scope), queue: ownQueue(scope) });
-    return new ReconciliationSweep(scope, 'Sweep', { processor, interval: Duration.minutes(30) });
+    return new ReconciliationSweep(scope, 'Sweep', { processor, interval: Duration.minutes(30), trackPaymentSources: ['acme.payables'] });
   });
 
   it('runs on its schedule against the processor\'s table and queue, and follows Track Payment events', () => {

@@ -46,24 +46,13 @@ describe('by default', () => {
     expect(JSON.stringify(statements.find((s) => s.Action === 'dynamodb:Query')?.Resource)).toContain('/index/pending-payments');
   });
 
-  it('turns a Track Payment event naming this account, from any source but its own, into a message of the processor\'s queue, or of its DLQ when the queue refuses it', () => {
-    template.hasResourceProperties('AWS::Events::Rule', {
-      EventPattern: {
-        'detail-type': [TRACK_PAYMENT_DETAIL_TYPE],
-        source: [{ 'anything-but': ['cdk-bank-webhooks'] }],
-        detail: { account: { cooperativa: ['0101'], conta: ['123456'] } },
-      },
-      Targets: [Match.objectLike({
-        Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksQueue'), 'Arn'] },
-        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksDeadLetterQueue'), 'Arn'] } },
-        RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86400 },
-      })],
-    });
-    // EventBridge may send to the DLQ, for this rule only.
-    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
-      Queues: [{ Ref: Match.stringLikeRegexp('WebhooksDeadLetterQueue') }],
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'events.amazonaws.com' }, Action: 'sqs:SendMessage', Condition: { ArnEquals: { 'aws:SourceArn': Match.anyValue() } } })]) },
-    });
+  it('reads no Track Payment event unless sources are named: the schedule is its only rule', () => {
+    expect(receiver.reconciliation!.trackPaymentRule).toBeUndefined();
+    expect(Object.keys(template.findResources('AWS::Events::Rule'))).toEqual([expect.stringMatching(/^WebhooksReconciliationSchedule/)]);
+  });
+
+  it('sends at most 1000 pending payments\' looks a sweep', () => {
+    expect(sweepSettings(template)).toMatchObject({ maxPaymentLooksPerSweep: 1000 });
   });
 
   it('alarms when a sweep recovers a change the bank never notified, and when two sweeps in a row fail', () => {
@@ -136,4 +125,37 @@ it('has no watch, no drift alarm and no token access without registrations', () 
   const policies = JSON.stringify(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: Match.stringLikeRegexp('WebhooksReconciliationRole') }] } }));
   expect(policies).not.toContain('events:DescribeRule');
   expect(policies).not.toContain('Token');
+});
+
+describe('Track Payment sources', () => {
+  it('turns a Track Payment event naming this account, from the named sources only, into a message of the processor\'s queue, or of its DLQ when the queue refuses it', () => {
+    const { template, receiver } = synth({ reconciliation: { trackPaymentSources: ['acme.payables', 'acme/treasury'], maxPaymentLooksPerSweep: 200 } });
+    expect(receiver.reconciliation!.trackPaymentRule).toBeDefined();
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: {
+        'detail-type': [TRACK_PAYMENT_DETAIL_TYPE],
+        source: ['acme.payables', 'acme/treasury'],
+        detail: { account: { cooperativa: ['0101'], conta: ['123456'] } },
+      },
+      Targets: [Match.objectLike({
+        Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksQueue'), 'Arn'] },
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksDeadLetterQueue'), 'Arn'] } },
+        RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86400 },
+      })],
+    });
+    // EventBridge may send to the DLQ, for this rule only.
+    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: Match.stringLikeRegexp('WebhooksDeadLetterQueue') }],
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'events.amazonaws.com' }, Action: 'sqs:SendMessage', Condition: { ArnEquals: { 'aws:SourceArn': Match.anyValue() } } })]) },
+    });
+    expect(sweepSettings(template)).toMatchObject({ maxPaymentLooksPerSweep: 200 });
+  });
+
+  it('refuses an empty list, the receiver\'s own source, a source EventBridge would not take, a repeat and a cap out of range, in one error', () => {
+    expect(() => synth({ eventSource: 'acme.bank', reconciliation: { trackPaymentSources: ['acme.bank', 'bad source', 'ok.one', 'ok.one'], maxPaymentLooksPerSweep: 0 } })).toThrow(
+      /\(4 problems\):\n {2}- reconciliation\.maxPaymentLooksPerSweep: must be a whole number from 1 to 10000.*\n {2}- reconciliation\.trackPaymentSources\[0\]: is the receiver's own eventSource "acme\.bank".*\n {2}- reconciliation\.trackPaymentSources\[1\]: must be an event source of 1 to 256 letters.*got "bad source"\n {2}- reconciliation\.trackPaymentSources\[3\]: names "ok\.one" twice/,
+    );
+    expect(() => synth({ reconciliation: { trackPaymentSources: [] } })).toThrow(/reconciliation\.trackPaymentSources: must name at least one source/);
+    expect(() => synth({ reconciliation: { trackPaymentSources: ['cdk-bank-webhooks'] } })).toThrow(/is the receiver's own eventSource "cdk-bank-webhooks"/);
+  });
 });

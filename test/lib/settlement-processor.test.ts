@@ -127,8 +127,12 @@ describe('with default props', () => {
     });
   });
 
-  it('raises alarms on DLQ depth, the oldest message age (30 min) and processor errors (and the receiver\'s on 401s, the sweep\'s two), without actions', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 6);
+  it('raises alarms on DLQ depth, the oldest message age (30 min), the oldest look\'s age (30 min) and processor errors (and the receiver\'s on 401s, the sweep\'s two), without actions', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'CdkBankWebhooks', MetricName: 'LookRequestAge', Statistic: 'Maximum', Period: 300, Threshold: 1_800_000,
+      Dimensions: [{ Name: 'service', Value: 'bank-webhook-processor' }],
+    });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'AWS/SQS', MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold',
       Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksDeadLetterQueue'), 'QueueName'] } }],
@@ -204,9 +208,9 @@ describe('onVerifiedEvent', () => {
     const queue = new sqs.Queue(consumer, 'Inbox', { enforceSSL: true });
     receiver.onVerifiedEvent('Settled', BankEventDetailType.BOLETO_SETTLED, { scope: consumer, target: new targets.SqsQueue(queue) });
     expect(Template.fromStack(consumer).findResources('AWS::Events::Rule')).not.toEqual({});
-    // The receiver's own rules only: the sweep's schedule and its Track Payment rule.
+    // The receiver's own rule only: the sweep's schedule.
     expect(Object.keys(Template.fromStack(stack).findResources('AWS::Events::Rule')).sort()).toEqual([
-      expect.stringMatching(/^WebhooksReconciliationSchedule/), expect.stringMatching(/^WebhooksReconciliationTrackPaymentRule/),
+      expect.stringMatching(/^WebhooksReconciliationSchedule/),
     ]);
     expect(consumer.dependencies).toContain(stack);
     expect(stack.dependencies).toEqual([]);
@@ -320,7 +324,7 @@ describe('with processor props', () => {
     const settings = settingsOf(template);
     expect(settings).toMatchObject({ eventBusName: 'acme-finance', eventSource: 'acme.bank' });
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(6);
+    expect(alarms).toHaveLength(7);
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual(['arn:aws:sns:sa-east-1:111111111111:alarms']);
       expect(alarm.Properties.OKActions).toEqual(['arn:aws:sns:sa-east-1:111111111111:alarms']);

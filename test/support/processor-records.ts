@@ -13,6 +13,8 @@ import { nossoNumeroOf } from '../../lambda/bank/answers';
 import { BankApiError } from '../../lambda/bank/errors';
 import type { ProcessorSettings } from '../../contracts/processor';
 import { encodeStoredNotification } from '../../lambda/store/stored-notification';
+import type { LookMarkers } from '../../lambda/store/look-markers';
+import { MetricUnit } from '../../lambda/shared/metrics';
 import { type Route } from '../../contracts/receiver';
 import { detailProblems } from '../../tools/event-schemas';
 import { processorSettings } from '../../lib/processor/processor-settings';
@@ -127,11 +129,28 @@ export class FakeClock {
   }
 }
 
+/** Look markers in memory, with the same condition as the table's (lambda/store/look-markers.ts). */
+export class MemoryLookMarkers implements LookMarkers {
+  readonly markers = new Map<string, { owner: string; until: number }>();
+
+  async claim(subjectId: string, owner: string, until: number, now: number): Promise<boolean> {
+    const held = this.markers.get(subjectId);
+    if (held && held.owner !== owner && held.until >= now) return false;
+    this.markers.set(subjectId, { owner, until });
+    return true;
+  }
+
+  async release(subjectId: string, owner: string): Promise<void> {
+    if (this.markers.get(subjectId)?.owner === owner) this.markers.delete(subjectId);
+  }
+}
+
 /** Everything the core needs, in memory, and what it did. */
 export function fakeDeps(overrides: Partial<ProcessorDeps> = {}) {
   const clock = new FakeClock();
   const bank = new FakeBank(clock);
   const store = new MemorySubjectStore();
+  const markers = new MemoryLookMarkers();
   const published: Array<{ detailType: string; detail: Record<string, any> }> = [];
   const quarantined: Array<{ messageId: string; reason: string }> = [];
   const requeued: string[] = [];
@@ -139,12 +158,15 @@ export function fakeDeps(overrides: Partial<ProcessorDeps> = {}) {
   const requeueDelays: number[] = [];
   const logs: Array<{ level: string; message: string; extra: Record<string, unknown> }> = [];
   const counts: Record<string, number> = {};
+  /** The values recorded of value metrics (LookRequestAge), by name. */
+  const values: Record<string, number[]> = {};
   const log = (level: string) => (message: string, ...extra: Record<string, unknown>[]) => logs.push({ level, message, extra: Object.assign({}, ...extra) });
   const deps: ProcessorDeps = {
     settings: SETTINGS,
     account: ACCOUNT,
     bank,
     store,
+    markers,
     publish: async (entries: readonly PublishEntry[]) => {
       for (const entry of entries) {
         const detail = JSON.parse(entry.detail) as Record<string, unknown>;
@@ -162,13 +184,14 @@ export function fakeDeps(overrides: Partial<ProcessorDeps> = {}) {
       requeueDelays.push(delaySeconds);
     },
     logger: { info: log('INFO'), warn: log('WARN'), error: log('ERROR') },
-    count: (metric) => {
-      counts[metric] = (counts[metric] ?? 0) + 1;
+    count: (metric, _dimensions, _details, value, unit) => {
+      if (unit === MetricUnit.MILLISECONDS) (values[metric] ??= []).push(value ?? 0);
+      else counts[metric] = (counts[metric] ?? 0) + 1;
     },
     now: clock.now,
     ...overrides,
   };
-  return { deps, clock, bank, store, published, quarantined, requeued, requeueDelays, logs, counts };
+  return { deps, clock, bank, store, markers, published, quarantined, requeued, requeueDelays, logs, counts, values };
 }
 
 /** A Lambda context with `ms` left, on the fake clock. */

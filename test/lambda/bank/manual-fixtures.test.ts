@@ -3,6 +3,7 @@
  * code that reads the bank: the processor's core (the boleto query), the sweep (the listing) and
  * the error reader. The simulator is not involved: these hold the code to the manual itself.
  */
+import { MemoryLookMarkers } from '../../support/processor-records';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ZuluTimestamps } from '../../../contracts/bank-connection';
@@ -106,12 +107,13 @@ describe('the listing page, read by the sweep', () => {
     const counts: Record<string, number> = {};
     const calls: number[] = [];
     const deps: SweepDeps = {
-      settings: { idempotencyTableName: 't', queueUrl: 'q', lookbackDays: 0, paymentMaxAgeDays: 7, safetyMarginMs: 1_000 },
+      settings: { idempotencyTableName: 't', queueUrl: 'q', lookbackDays: 0, paymentMaxAgeDays: 7, maxPaymentLooksPerSweep: 1_000, safetyMarginMs: 1_000 },
       codigoBeneficiario: '54321',
       bank: { listSettledBoletos: async (_c, _dia, pagina) => { calls.push(pagina); return settledPage(LISTING, 'listing', 200); } },
       readRecord: async (id) => records[id] ?? EMPTY_RECORD,
       cursors: { read: async () => undefined, write: async () => undefined },
       pendingPayments: { async *list() { /* none */ }, giveUp: async () => undefined },
+      markers: new MemoryLookMarkers(),
       send: async (bodies) => { sent.push(...bodies); },
       count: (metric, value = 1) => { counts[metric] = (counts[metric] ?? 0) + value; },
       logger: { info: () => undefined, warn: () => undefined, error: () => undefined },

@@ -5,6 +5,7 @@ import { decodeLookRequest } from '../../../lambda/store/look-request';
 import type { PendingPayment } from '../../../lambda/store/pending-payments';
 import { SweepDefaults, SweepMetric } from '../../../contracts/reconciliation';
 import { EMPTY_RECORD, type SubjectRecord } from '../../../lambda/store/subject-store';
+import { MemoryLookMarkers } from '../../support/processor-records';
 import { holdsSettlement, listedSettlement, sweep, type SweepDeps } from '../../../lambda/reconciliation/sweep';
 
 const BENEFICIARIO = '54321';
@@ -24,10 +25,11 @@ function fakeWorld(options: { now?: number } = {}) {
   const calls: { dia: string; pagina: number }[] = [];
   const counts: Record<string, number> = {};
   const givenUp: string[] = [];
+  const markers = new MemoryLookMarkers();
   let now = options.now ?? NOON_ISH;
   const isoOf = (dia: string) => `${dia.slice(6)}-${dia.slice(3, 5)}-${dia.slice(0, 2)}`;
   const deps: SweepDeps = {
-    settings: { idempotencyTableName: 't', queueUrl: 'q', lookbackDays: 3, paymentMaxAgeDays: 7, safetyMarginMs: 10_000 },
+    settings: { idempotencyTableName: 't', queueUrl: 'q', lookbackDays: 3, paymentMaxAgeDays: 7, maxPaymentLooksPerSweep: 1_000, safetyMarginMs: 10_000 },
     codigoBeneficiario: BENEFICIARIO,
     bank: {
       async listSettledBoletos(codigo, dia, pagina) {
@@ -50,13 +52,14 @@ function fakeWorld(options: { now?: number } = {}) {
       async *list() { yield* [...pending]; },
       giveUp: async (payment) => { givenUp.push(payment.subjectId); },
     },
+    markers,
     send: async (bodies) => { sent.push(...bodies); },
     count: (metric, value = 1) => { counts[metric] = (counts[metric] ?? 0) + value; },
     logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
     now: () => now,
   };
   return {
-    deps, listings, records, cursors, pending, sent, calls, counts, givenUp,
+    deps, listings, records, cursors, pending, sent, calls, counts, givenUp, markers,
     setNow: (value: number) => { now = value; },
     /** What the processor does with a look: the record then holds the settlement the bank shows. */
     publish(day: string, listed: Listed) {
@@ -77,6 +80,8 @@ const settlements = (prefix: string, count: number, from = 0): Listed[] =>
   Array.from({ length: count }, (_, i) => ({ nossoNumero: n(prefix, from + i), cents: 10_000 + from + i }));
 
 const FAR = NOON_ISH + 3_600_000;
+
+const sweepWith = (deps: SweepDeps) => sweep(deps, FAR);
 
 it('reads today and the last 3 days in the bank\'s time zone, and asks the processor to verify each settlement no record holds, as a reconciliation', async () => {
   const world = fakeWorld();
@@ -217,6 +222,37 @@ it('looks again at every pending payment, and gives up (with a metric) those pen
   expect(world.givenUp).toEqual(['payment:pix:E1']);
   expect(report).toMatchObject({ paymentsToVerify: 2, paymentsGivenUp: 1 });
   expect(world.counts[SweepMetric.PAYMENTS_GIVEN_UP]).toBe(1);
+});
+
+it('sends no second look for a payment whose last one is still in flight: four sweeps with processing behind send one look each', async () => {
+  const world = fakeWorld();
+  for (let i = 0; i < 6; i++) world.pending.push({ subjectId: `payment:pix:P${i}`, pendingSince: NOON_ISH - 3_600_000 + i });
+  for (let round = 0; round < 4; round++) {
+    world.setNow(NOON_ISH + round * 15 * 60_000);
+    await sweep(world.deps, NOON_ISH + round * 15 * 60_000 + 60_000);
+  }
+  // 6 payments, 6 looks in all (not 24): each holds its payment's marker until the processor is done.
+  expect(world.looked()).toHaveLength(6);
+  expect(world.counts[SweepMetric.PAYMENT_LOOKS_IN_FLIGHT]).toBe(18);
+  const lookIds = world.sent.map((body) => decodeLookRequest(body)!.lookId);
+  expect(new Set(lookIds).size).toBe(6);
+  expect(world.markers.markers.get('payment:pix:P0')?.owner).toBe(lookIds[0]);
+  // The processor finished one: the next sweep sends it again, and only it.
+  await world.markers.release('payment:pix:P0', lookIds[0]!);
+  world.setNow(NOON_ISH + 4 * 15 * 60_000);
+  await sweep(world.deps, NOON_ISH + 4 * 15 * 60_000 + 60_000);
+  expect(world.looked().slice(6)).toEqual([{ kind: 'payment', paymentKind: 'pix', idTransacao: 'P0' }]);
+});
+
+it('sends at most maxPaymentLooksPerSweep looks a sweep, the oldest payments first, and counts the rest', async () => {
+  const world = fakeWorld();
+  world.deps = { ...world.deps, settings: { ...world.deps.settings, maxPaymentLooksPerSweep: 3 } };
+  // The index lists them oldest first.
+  for (let i = 0; i < 5; i++) world.pending.push({ subjectId: `payment:pix:Q${i}`, pendingSince: NOON_ISH - 3_600_000 + i });
+  const report = await sweepWith(world.deps);
+  expect(world.looked().map((s) => (s as { idTransacao: string }).idTransacao)).toEqual(['Q0', 'Q1', 'Q2']);
+  expect(report.paymentsToVerify).toBe(3);
+  expect(world.counts[SweepMetric.PAYMENT_LOOKS_CAPPED]).toBe(2);
 });
 
 it('keeps its defaults: every 15 minutes, today and 3 days back, payments for 7 days', () => {

@@ -1,0 +1,123 @@
+/**
+ * A look request (the reconciliation sweep's, or a Track Payment event): the subject is queried
+ * and every change since its last published state is published, with the request's trigger and
+ * no notification. A Track Payment for a payment already final, already followed or with a look in
+ * flight costs no query; one the bank does not know yet is asked again for a window, then
+ * quarantined once. Lack of rate sends the request back delayed, holding its look marker.
+ */
+import type { SQSRecord } from 'aws-lambda';
+import { StatusClass } from '../../contracts/events';
+import { ProcessorDefaults, ProcessorMetric } from '../../contracts/processor';
+import { LookDefaults, type LookRequest } from '../../contracts/reconciliation';
+import { BankApiError } from '../bank/errors';
+import { OutOfRate } from '../bank/pacing';
+import { MetricUnit } from '../shared/metrics';
+import { errorMessage } from '../shared/runtime';
+import { encodeLookRequest } from '../store/look-request';
+import type { ProcessorDeps } from './deps';
+import { lookAt } from './look';
+import { groupOf, type Look, type SubjectGroup, Unprocessable } from './subject';
+
+/** SQS's longest message delay. */
+export const MAX_DELAY_SECONDS = 900;
+
+/** The ways a message ends without a failure SQS retries. */
+export interface MessageOutcomes {
+  /** Puts the message in the dead-letter queue with its reason. */
+  quarantine(reason: string): Promise<void>;
+  /** How many times SQS delivered the message. */
+  readonly attempt: number;
+}
+
+export async function processLookRequest(record: SQSRecord, request: LookRequest, deadline: number, deps: ProcessorDeps, outcomes: MessageOutcomes): Promise<void> {
+  const now = deps.now ?? Date.now;
+  const group = groupOf(request.subject, deps.account.codigoBeneficiario);
+  if (request.trackSource) {
+    const owner = request.lookId ?? record.messageId;
+    if (!await admitTrackPayment(group, request, owner, deps)) return;
+    request = { ...request, lookId: owner };
+  }
+  const { attempt } = outcomes;
+  const look: Look = { request, attempt, lastVerification: attempt >= deps.settings.maxVerificationAttempts, deadline, deps };
+  const requestedAt = Date.parse(request.requestedAt);
+  /** How long since the look was first asked for (deferrals keep `requestedAt`). */
+  const age = () => (Number.isFinite(requestedAt) ? Math.max(0, now() - requestedAt) : 0);
+  try {
+    await lookAt(group, look);
+  } catch (error) {
+    if (error instanceof OutOfRate && age() <= ProcessorDefaults.queueRetentionSeconds * 1000) {
+      await defer(group, request, Math.ceil((error.retryAt - now()) / 1000), deps);
+      deps.count(ProcessorMetric.DEFERRED_FOR_RATE);
+      deps.count(ProcessorMetric.LOOK_AGE, {}, {}, age(), MetricUnit.MILLISECONDS);
+      return;
+    }
+    if (request.trackSource && error instanceof BankApiError && error.status === 404) {
+      await unknownPayment(group, request, age(), deps, outcomes);
+      return;
+    }
+    if (error instanceof Unprocessable) {
+      await outcomes.quarantine(`${request.reason}: ${error.message}`);
+      await finish(group, request, age(), deps);
+      return;
+    }
+    if (attempt >= deps.settings.maxReceiveCount) {
+      await outcomes.quarantine(`failed on its last receive (${attempt} of ${deps.settings.maxReceiveCount}): ${errorMessage(error)}`);
+      await finish(group, request, age(), deps);
+      return;
+    }
+    throw error;
+  }
+  await finish(group, request, age(), deps);
+}
+
+/**
+ * Whether a Track Payment's look goes ahead: not for a payment whose record is final or already
+ * followed by the sweep (it costs no query), nor while another look of it holds its marker (the
+ * requests collapse into that one).
+ */
+async function admitTrackPayment(group: SubjectGroup, request: LookRequest, owner: string, deps: ProcessorDeps): Promise<boolean> {
+  const now = (deps.now ?? Date.now)();
+  const record = await deps.store.read(group.id);
+  const statusClass = record.state?.statusClass;
+  const why = record.pendingSince !== undefined ? 'the payment is already followed until it is final'
+    : statusClass !== undefined && statusClass !== StatusClass.PENDING && statusClass !== StatusClass.UNKNOWN ? `the payment is final (${statusClass})`
+      : !await deps.markers.claim(group.id, owner, now + LookDefaults.markerSeconds * 1000, now) ? 'a look of the payment is in flight'
+        : undefined;
+  if (!why) return true;
+  deps.count(ProcessorMetric.TRACK_PAYMENTS_SKIPPED);
+  deps.logger.info(`Track Payment needs no query: ${why}`, { subject: group.id, source: request.trackSource });
+  return false;
+}
+
+/** Sends the request back, visible after `seconds`, still holding its subject's marker until it comes back and some. */
+async function defer(group: SubjectGroup, request: LookRequest, seconds: number, deps: ProcessorDeps): Promise<void> {
+  const now = (deps.now ?? Date.now)();
+  const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(0, seconds));
+  if (request.lookId) await deps.markers.claim(group.id, request.lookId, now + (delaySeconds + LookDefaults.markerSeconds) * 1000, now);
+  await deps.requeue(encodeLookRequest(request), delaySeconds);
+}
+
+/**
+ * The bank does not know the payment a Track Payment names: it may have started a moment ago, so
+ * it is asked again after a wait that doubles, for a window; then the request is quarantined once,
+ * and the marker kept for one more window, so the same payment's events meanwhile are dropped.
+ */
+async function unknownPayment(group: SubjectGroup, request: LookRequest, age: number, deps: ProcessorDeps, outcomes: MessageOutcomes): Promise<void> {
+  const now = (deps.now ?? Date.now)();
+  const window = LookDefaults.unknownPaymentWindowSeconds;
+  const waitSeconds = Math.round(age / 1000) + LookDefaults.unknownPaymentFirstRetrySeconds;
+  if (Math.round(age / 1000) + waitSeconds <= window) {
+    await defer(group, request, waitSeconds, deps);
+    deps.count(ProcessorMetric.TRACK_PAYMENTS_UNKNOWN);
+    deps.logger.info('The bank does not know the payment a Track Payment names (yet); it is asked again later', { subject: group.id, source: request.trackSource, waitSeconds });
+    return;
+  }
+  await outcomes.quarantine(`${request.reason}: the bank did not know payment ${group.id} for ${Math.round(age / 1000)} seconds after it was asked to follow it (answers 404); check the idTransacao and paymentKind the event names`);
+  if (request.lookId) await deps.markers.claim(group.id, request.lookId, now + window * 1000, now);
+}
+
+/** The look is done (published, or quarantined): its marker is freed and its age counted. */
+async function finish(group: SubjectGroup, request: LookRequest, age: number, deps: ProcessorDeps): Promise<void> {
+  if (request.lookId) await deps.markers.release(group.id, request.lookId);
+  deps.count(ProcessorMetric.LOOK_AGE, {}, {}, age, MetricUnit.MILLISECONDS);
+}

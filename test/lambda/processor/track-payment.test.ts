@@ -1,0 +1,144 @@
+/**
+ * Look requests that cost the bank's budget only when they must: Track Payment for a payment
+ * final or followed costs no query, requests for one payment collapse while one is in flight, an
+ * id the bank does not know is asked again for a window and then quarantined once, and the
+ * sweep's looks free their marker when done.
+ */
+import { randomUUID } from 'node:crypto';
+import { EventTrigger } from '../../../contracts/events';
+import { ProcessorMetric } from '../../../contracts/processor';
+import { LookDefaults, TRACK_PAYMENT_DETAIL_TYPE } from '../../../contracts/reconciliation';
+import { OutOfRate } from '../../../lambda/bank/pacing';
+import { processBatch } from '../../../lambda/processor/batch';
+import { decodeLookRequest, encodeLookRequest } from '../../../lambda/store/look-request';
+import { contextWith, fakeDeps, pixPayment, rawRecord, sqsRecord } from '../../support/processor-records';
+
+type Fakes = ReturnType<typeof fakeDeps>;
+const run = (f: Fakes, records: ReturnType<typeof sqsRecord>[]) => processBatch({ Records: records }, contextWith(f.clock), f.deps);
+
+/** A Track Payment event as EventBridge delivers it to SQS (a new event id each time, as the company's code would send). */
+function trackPayment(f: Fakes, idTransacao: string, source = 'acme.payments') {
+  return rawRecord(JSON.stringify({
+    version: '0', id: randomUUID(), 'detail-type': TRACK_PAYMENT_DETAIL_TYPE, source, account: '111111111111', time: new Date(f.clock.now()).toISOString(),
+    region: 'sa-east-1', resources: [], detail: { paymentKind: 'pix', idTransacao, account: { cooperativa: '0101', conta: '123456' } },
+  }));
+}
+
+/** Runs the last message the processor sent back (a deferred look), after its delay. */
+async function runRequeued(f: Fakes) {
+  f.clock.advance(f.requeueDelays[f.requeueDelays.length - 1] * 1000);
+  return run(f, [rawRecord(f.requeued[f.requeued.length - 1])]);
+}
+
+describe('Track Payment costs no query when none is needed', () => {
+  it('asks nothing for 100 events naming a payment already final, and publishes nothing', async () => {
+    const f = fakeDeps();
+    f.bank.payments.set('E1', pixPayment('E1', 'EFETIVADO'));
+    await run(f, [sqsRecord('payments', pixPayment('E1', 'EFETIVADO'))]);
+    const before = f.bank.queries;
+    for (let i = 0; i < 10; i++) await run(f, Array.from({ length: 10 }, () => trackPayment(f, 'E1')));
+    expect(f.bank.queries).toBe(before);
+    expect(f.published).toHaveLength(1);
+    expect(f.counts[ProcessorMetric.TRACK_PAYMENTS_SKIPPED]).toBe(100);
+    expect(f.quarantined).toEqual([]);
+  });
+
+  it('asks nothing for a payment the sweep already follows (pending)', async () => {
+    const f = fakeDeps();
+    f.bank.payments.set('E2', pixPayment('E2', 'RECEBIDO'));
+    await run(f, [sqsRecord('payments', pixPayment('E2', 'RECEBIDO'))]);
+    const before = f.bank.queries;
+    await run(f, Array.from({ length: 10 }, () => trackPayment(f, 'E2')));
+    expect(f.bank.queries).toBe(before);
+    expect(f.logs.filter((l) => l.message === 'Track Payment needs no query: the payment is already followed until it is final')).toHaveLength(10);
+  });
+
+  it('collapses events for one payment while its look is in flight (deferred for the bank\'s rate): one query, one event published', async () => {
+    const f = fakeDeps();
+    f.bank.payments.set('E3', pixPayment('E3', 'AGENDADO'));
+    f.bank.errors.set('E3', new OutOfRate('pix payment query (idTransacao E3)', f.clock.now() + 30_000, 'no slot before the deadline'));
+    await run(f, [trackPayment(f, 'E3')]);
+    expect(f.requeued).toHaveLength(1);
+    f.bank.errors.delete('E3');
+    const queries = f.bank.queries;
+    await run(f, Array.from({ length: 20 }, () => trackPayment(f, 'E3')));
+    expect(f.bank.queries).toBe(queries);
+    expect(f.counts[ProcessorMetric.TRACK_PAYMENTS_SKIPPED]).toBe(20);
+    await runRequeued(f);
+    expect(f.bank.queries).toBe(queries + 1);
+    expect(f.published.map((e) => [e.detail.subject.id, e.detail.state.status])).toEqual([['payment:pix:E3', 'AGENDADO']]);
+    // Followed now: later events cost nothing either.
+    await run(f, [trackPayment(f, 'E3')]);
+    expect(f.bank.queries).toBe(queries + 1);
+  });
+
+  it('lets another look start once the one in flight expired (lost to a crash), the expiry read when the marker is written', async () => {
+    const f = fakeDeps();
+    f.bank.errors.set('E4', new OutOfRate('pix payment query (idTransacao E4)', f.clock.now() + 30_000, 'no slot'));
+    await run(f, [trackPayment(f, 'E4')]);
+    f.bank.errors.delete('E4');
+    f.bank.payments.set('E4', pixPayment('E4', 'EFETIVADO'));
+    // The deferred message is never seen again (say a crash); well after its hold, a new event is looked at.
+    f.clock.advance((900 + LookDefaults.markerSeconds) * 1000 + 1);
+    await run(f, [trackPayment(f, 'E4')]);
+    expect(f.published.map((e) => e.detail.state.status)).toEqual(['EFETIVADO']);
+  });
+});
+
+describe('a payment the bank does not know', () => {
+  it('is asked again after 60, 120 and 240 seconds, then quarantined once with its reason; events meanwhile cost nothing', async () => {
+    const f = fakeDeps();
+    await run(f, [trackPayment(f, 'E5')]);
+    expect(f.requeueDelays).toEqual([60]);
+    expect(f.counts[ProcessorMetric.TRACK_PAYMENTS_UNKNOWN]).toBe(1);
+    // 30 more events for the same payment while it is being asked about: no query, no quarantine.
+    await run(f, Array.from({ length: 30 }, () => trackPayment(f, 'E5')));
+    await runRequeued(f);
+    await runRequeued(f);
+    expect(f.requeueDelays).toEqual([60, 120, 240]);
+    await runRequeued(f);
+    expect(f.bank.queries).toBe(4);
+    expect(f.quarantined).toHaveLength(1);
+    expect(f.quarantined[0].reason).toMatch(/^a Track Payment event from acme\.payments: the bank did not know payment payment:pix:E5 for 420 seconds after it was asked to follow it \(answers 404\); check the idTransacao and paymentKind the event names$/);
+    // Another event soon after is dropped, not quarantined again.
+    await run(f, [trackPayment(f, 'E5')]);
+    expect(f.quarantined).toHaveLength(1);
+    expect(f.bank.queries).toBe(4);
+    expect(f.published).toEqual([]);
+  });
+
+  it('is followed when the bank comes to know it within the window (a payment started a moment ago)', async () => {
+    const f = fakeDeps();
+    await run(f, [trackPayment(f, 'E6')]);
+    f.bank.payments.set('E6', pixPayment('E6', 'EM_PROCESSAMENTO'));
+    await runRequeued(f);
+    expect(f.quarantined).toEqual([]);
+    expect(f.published.map((e) => [e.detail.subject.id, e.detail.state.status, e.detail.trigger])).toEqual([['payment:pix:E6', 'EM_PROCESSAMENTO', 'reconciliation']]);
+    expect((await f.store.read('payment:pix:E6')).pendingSince).toBeDefined();
+  });
+});
+
+describe('the sweep\'s looks', () => {
+  const pendingLook = (idTransacao: string, lookId: string, requestedAt: string) => rawRecord(encodeLookRequest({
+    trigger: EventTrigger.RECONCILIATION, subject: { kind: 'payment', paymentKind: 'pix', idTransacao }, requestedAt, reason: 'the payment was last seen not final', lookId,
+  }));
+
+  it('free their marker when done, keep it through a deferral, and report their age from the first request', async () => {
+    const f = fakeDeps();
+    f.bank.payments.set('E7', pixPayment('E7', 'RECEBIDO'));
+    const asked = new Date(f.clock.now()).toISOString();
+    await f.markers.claim('payment:pix:E7', 'sweep-1', f.clock.now() + 60_000, f.clock.now());
+    f.bank.errors.set('E7', new OutOfRate('pix payment query (idTransacao E7)', f.clock.now() + 20_000, 'no slot'));
+    await run(f, [pendingLook('E7', 'sweep-1', asked)]);
+    expect(decodeLookRequest(f.requeued[0])).toMatchObject({ lookId: 'sweep-1', requestedAt: asked });
+    expect(f.markers.markers.get('payment:pix:E7')).toMatchObject({ owner: 'sweep-1' });
+    expect(f.markers.markers.get('payment:pix:E7')!.until).toBeGreaterThanOrEqual(f.clock.now() + (20 + LookDefaults.markerSeconds) * 1000);
+    f.bank.errors.delete('E7');
+    await runRequeued(f);
+    expect(f.markers.markers.has('payment:pix:E7')).toBe(false);
+    expect(f.published.map((e) => e.detail.state.status)).toEqual(['RECEBIDO']);
+    // Its age counts from the sweep's request, not from the message sent back.
+    expect(f.values[ProcessorMetric.LOOK_AGE]).toEqual([expect.any(Number), f.clock.now() - Date.parse(asked)]);
+    expect(f.values[ProcessorMetric.LOOK_AGE][1]).toBeGreaterThanOrEqual(20_000);
+  });
+});
