@@ -83,6 +83,8 @@ export interface BankConnectionSettings {
   readonly boletoQueryPath: string;
   /** Settled boletos by day (`liquidados/dia`) under `baseUrl`, read by the reconciliation sweep. */
   readonly settledBoletosPath: string;
+  /** Items of a full page of that listing: a page this full whose `hasNext` is missing may have more after it. */
+  readonly listingPageSize: number;
   /** Payment query paths under `registrationBaseUrl`, with `{id}` for the transaction id. */
   readonly paymentQueryPaths: Readonly<Record<PaymentType, string>>;
   /** Deadline of one HTTP call, in milliseconds. */
@@ -112,6 +114,8 @@ export const BankConnectionDefaults = {
   paymentsClientAuth: ClientCredentialsAuth.REQUEST_BODY,
   boletoQueryPath: '/cobranca/boleto/v1/boletos',
   settledBoletosPath: '/cobranca/boleto/v1/boletos/liquidados/dia',
+  /** The manual's page of the settled-by-day listing (BANK-NOTES.md). */
+  listingPageSize: 500,
   paymentQueryPaths: {
     pix: '/v1/pagamentos/pix/{id}',
     boleto: '/v1/pagamentos/boleto/{id}',

@@ -27,6 +27,10 @@ export const SweepDefaults = {
   safetyMarginMs: 10_000,
   /** Pending payments one sweep sends a look for at most (the oldest first); the rest wait for the next sweep. */
   maxPaymentLooksPerSweep: 1_000,
+  /** Listing calls one sweep makes at most (a listing that never ends must not spend the budget); the next sweep resumes from the cursors. */
+  maxListingCallsPerSweep: 1_000,
+  /** The last page of a day read: past it (500,000 settlements a day at the manual's page), the listing is not believed. */
+  maxListingPage: 1_000,
 } as const;
 
 /** How looks at one subject are kept from multiplying (look markers, lambda/store/look-markers.ts). */
@@ -55,6 +59,10 @@ export interface SweepSettings {
   readonly paymentMaxAgeDays: number;
   /** Pending payments one sweep sends a look for at most, the oldest first. */
   readonly maxPaymentLooksPerSweep: number;
+  /** Listing calls one sweep makes at most. */
+  readonly maxListingCallsPerSweep: number;
+  /** The last page number of a day the sweep asks for. */
+  readonly maxListingPage: number;
   readonly safetyMarginMs: number;
   /** The registration watch, when the stack registers with the bank. */
   readonly watch?: WatchSettings;
@@ -185,6 +193,10 @@ export enum SweepMetric {
   SETTLEMENT_DAY_MISMATCH = 'SettlementDayMismatches',
   /** Listing pages that repeated the page before (the bank ignoring `pagina`): the day's reading stopped there. */
   REPEATED_PAGES = 'ListingPagesRepeated',
+  /** Days whose listing reached the page bound (`maxListingPage`): read no further, the sweep incomplete. */
+  LISTING_PAGE_BOUND = 'ListingPageBoundReached',
+  /** Sweeps that stopped reading listings at the per-sweep call cap; the next resumes from the cursors. */
+  LISTING_CALLS_CAPPED = 'ListingCallsCapped',
   /** Pending payments not sent a look because their last one is still in flight (queued or deferred). */
   PAYMENT_LOOKS_IN_FLIGHT = 'PaymentLooksInFlight',
   /** Pending payments left for the next sweep by the per-sweep cap (`maxPaymentLooksPerSweep`). */

@@ -380,7 +380,7 @@ export class Bank {
    * longer LIQUIDADO). `hasNext` is a boolean or a string, and an empty page a 200 or a 404, as
    * the behaviour says.
    */
-  listSettledOnDay(token: IssuedToken, query: URLSearchParams): { items: Record<string, unknown>[]; hasNext: boolean | string } {
+  listSettledOnDay(token: IssuedToken, query: URLSearchParams): { items: Record<string, unknown>[]; hasNext?: boolean | string } {
     const missing = ['codigoBeneficiario', 'dia'].filter((name) => !query.get(name));
     if (missing.length) throw collectionError(400, 'PARAMETRO_OBRIGATORIO', `Parâmetro(s) obrigatório(s): ${missing.join(', ')}.`);
     const beneficiario = query.get('codigoBeneficiario')!;
@@ -414,6 +414,7 @@ export class Bank {
     }));
     if (!items.length && this.behaviour.emptyListing === EmptyListing.NOT_FOUND) throw collectionError(404, 'NENHUM_TITULO', 'Nenhum título liquidado encontrado.');
     const hasNext = (index + 1) * size < settled.length;
+    if (this.behaviour.listingHasNext === HasNextType.MISSING) return { items };
     return { items, hasNext: this.behaviour.listingHasNext === HasNextType.STRING ? String(hasNext) : hasNext };
   }
 

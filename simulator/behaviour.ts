@@ -25,6 +25,8 @@ export enum SettlementTimestamp {
 export enum HasNextType {
   BOOLEAN = 'boolean',
   STRING = 'string',
+  /** Left out: a client can only tell the last page by its size (or by an empty next one). */
+  MISSING = 'missing',
 }
 
 /** What the listing answers for a day with nothing settled (or a page past the last). */

@@ -105,17 +105,20 @@ export function answerObject(body: unknown, operation: string, status: number): 
 /** One page of the settled boletos listing. */
 export interface SettledBoletosPage {
   readonly items: readonly Record<string, unknown>[];
-  readonly hasNext: boolean;
+  /** Whether the bank says a next page exists; undefined when it does not say (then a full page may have more). */
+  readonly hasNext?: boolean;
 }
 
 /**
  * A listing answer as a page: its object items, and `hasNext` read as a boolean or the string
- * "true" (the manual's table types it String, its example a boolean).
+ * "true"/"false" (the manual's table types it String, its example a boolean); anything else, or
+ * nothing, is undefined: the reader decides by the page's size.
  */
 export function settledPage(body: unknown, operation: string, status: number): SettledBoletosPage {
   const answer = answerObject(body, operation, status);
   if (!Array.isArray(answer.items)) throw new BankApiError(operation, status, 'the answer has no items list', false);
   const items = answer.items.filter((item): item is Record<string, unknown> => !!item && typeof item === 'object' && !Array.isArray(item));
-  const hasNext = answer.hasNext === true || (typeof answer.hasNext === 'string' && answer.hasNext.trim().toLowerCase() === 'true');
+  const text = typeof answer.hasNext === 'string' ? answer.hasNext.trim().toLowerCase() : answer.hasNext;
+  const hasNext = text === true || text === 'true' ? true : text === false || text === 'false' ? false : undefined;
   return { items, hasNext };
 }

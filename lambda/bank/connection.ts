@@ -58,7 +58,7 @@ export function parseBankConnection(raw: string | undefined, source: SettingsSou
   if (badAccount.length) {
     throw new Error(`${where}: ${badAccount.map((key) => `account.${key} ${JSON.stringify(settings.account[key]) ?? 'undefined'}`).join(', ')} must be 1 to 20 letters, digits or hyphens ${fix}`);
   }
-  const numbers = (['callTimeoutMs', 'queriesPerSecond', 'registrationCallsPerSecond'] as const).filter((key) => !(typeof settings[key] === 'number' && settings[key] > 0));
+  const numbers = (['callTimeoutMs', 'queriesPerSecond', 'registrationCallsPerSecond', 'listingPageSize'] as const).filter((key) => !(typeof settings[key] === 'number' && settings[key] > 0));
   const auth = Object.values(ClientCredentialsAuth).includes(settings.paymentsClientAuth) ? [] : ['paymentsClientAuth'];
   const zulu = Object.values(ZuluTimestamps).includes(settings.zuluTimestamps) ? [] : ['zuluTimestamps'];
   const scopes = PAYMENT_TYPES.filter((kind) => { const value: unknown = settings.paymentQueryScopes[kind]; return typeof value !== 'string' || !value.trim(); })

@@ -72,6 +72,7 @@ export async function handler(event: ScheduledEvent, context: Context): Promise<
   const report = await sweep({
     settings,
     codigoBeneficiario: connection.account.codigoBeneficiario,
+    listingPageSize: connection.listingPageSize,
     bank,
     readRecord: (subjectId) => store.read(subjectId),
     cursors,

@@ -21,6 +21,8 @@ import { type Log } from '../shared/runtime';
 export interface SweepDeps {
   readonly settings: SweepSettings;
   readonly codigoBeneficiario: string;
+  /** Items of a full listing page (the bank connection's `listingPageSize`): a page this full without `hasNext` may have more. */
+  readonly listingPageSize: number;
   readonly bank: { listSettledBoletos(codigoBeneficiario: string, dia: string, pagina: number, deadline: number): Promise<SettledBoletosPage> };
   /** A subject's record (consistent read). */
   readonly readRecord: (subjectId: string) => Promise<SubjectRecord>;
@@ -54,6 +56,9 @@ const MIN_STEP_MS = 2_000;
 
 class OutOfTime extends Error {}
 
+/** The sweep made its cap of listing calls: the days left are read by the next one, from their cursors. */
+class ListingCallsCapped extends Error {}
+
 /**
  * Runs one sweep until everything is read or `deadline` (epoch ms). The days read are the bank's
  * today as of `asOf` (the schedule's time) and the `lookbackDays` before it.
@@ -63,8 +68,17 @@ export async function sweep(deps: SweepDeps, deadline: number, asOf?: number): P
   const started = now();
   const report = { bankCalls: 0, settlementsToVerify: 0, settlementsKnown: 0, paymentsToVerify: 0, paymentsGivenUp: 0, complete: true, days: [] as SweepReport['days'][number][] };
   try {
-    for (let back = 0; back <= deps.settings.lookbackDays; back++) {
-      report.days.push(await sweepDay(bankDay(asOf ?? started, back), deps, deadline, report));
+    try {
+      for (let back = 0; back <= deps.settings.lookbackDays; back++) {
+        report.days.push(await sweepDay(bankDay(asOf ?? started, back), deps, deadline, report));
+      }
+    } catch (error) {
+      if (!(error instanceof ListingCallsCapped)) throw error;
+      report.complete = false;
+      deps.count(SweepMetric.LISTING_CALLS_CAPPED);
+      deps.logger.error('The sweep made its cap of listing calls and stopped reading listings; the next sweep resumes from the cursors (is the listing ever ending?)', {
+        bankCalls: report.bankCalls, maxListingCallsPerSweep: deps.settings.maxListingCallsPerSweep,
+      });
     }
     await sweepPayments(deps, deadline, report);
   } catch (error) {
@@ -99,6 +113,13 @@ async function sweepDay(day: { iso: string; dia: string }, deps: SweepDeps, dead
   let previousPage: string | undefined;
   for (;;) {
     checkTime(deps, deadline);
+    if (report.bankCalls >= deps.settings.maxListingCallsPerSweep) throw new ListingCallsCapped();
+    if (cursor.page > deps.settings.maxListingPage) {
+      deps.count(SweepMetric.LISTING_PAGE_BOUND);
+      deps.logger.error('The listing of a day goes past the page bound; the day is read no further and the sweep is incomplete', { day: day.iso, page: cursor.page, maxListingPage: deps.settings.maxListingPage });
+      report.complete = false;
+      return { day: day.iso, pages, items, restarted };
+    }
     const page = await deps.bank.listSettledBoletos(deps.codigoBeneficiario, day.dia, cursor.page, deadline);
     report.bankCalls++;
     pages++;
@@ -136,7 +157,9 @@ async function sweepDay(day: { iso: string; dia: string }, deps: SweepDeps, dead
       ? { page: cursor.page, handledOnPage: page.items.length, lastNossoNumero: identifier(last.nossoNumero) }
       : cursor;
     if (next.handledOnPage !== cursor.handledOnPage || next.page !== cursor.page || !saved) await deps.cursors.write(day.iso, next);
-    if (!page.hasNext || !page.items.length) return { day: day.iso, pages, items, restarted };
+    // A bank that does not say whether more follow: a full page may have more; the next page, empty, ends the day.
+    const more = page.hasNext ?? page.items.length >= deps.listingPageSize;
+    if (!more || !page.items.length) return { day: day.iso, pages, items, restarted };
     cursor = { page: cursor.page + 1, handledOnPage: 0 };
   }
 }

@@ -99,6 +99,12 @@ export interface BankConnectionProps {
    */
   readonly settledBoletosPath?: string;
   /**
+   * Items in a full page of the settled-boletos listing. When the bank leaves `hasNext` out, a page
+   * this full is read as "maybe more" and the next page is asked for. From 1 to 10,000.
+   * @default 500 (the manual's)
+   */
+  readonly listingPageSize?: number;
+  /**
    * Pix payment query path under registrationBaseUrl; `{id}` stands for the transaction id.
    * @default '/v1/pagamentos/pix/{id}'
    */
@@ -178,6 +184,7 @@ export function validateBankConnection(v: PropsValidation, props: BankConnection
   if (props.callTimeout) {
     v.checkNumber(props.callTimeout.toMilliseconds(), `${prefix}.callTimeout`, isWholeNumberIn(500, 30_000), 'must be from 500 ms to 30 seconds (milliseconds)');
   }
+  v.checkNumber(props.listingPageSize, `${prefix}.listingPageSize`, isWholeNumberIn(1, 10_000), 'must be a whole number of items from 1 to 10000');
   for (const key of ['queriesPerSecond', 'registrationCallsPerSecond'] as const) {
     v.checkNumber(props[key], `${prefix}.${key}`, (n) => n >= 0.1 && n <= 1000, 'must be from 0.1 to 1000 calls per second (what the bank allows these credentials)');
   }
@@ -202,6 +209,7 @@ export function bankConnectionSettings(props: BankConnectionProps): BankConnecti
     credentialsSecretArn: props.credentials.secretArn,
     boletoQueryPath: props.boletoQueryPath ?? d.boletoQueryPath,
     settledBoletosPath: props.settledBoletosPath ?? d.settledBoletosPath,
+    listingPageSize: props.listingPageSize ?? d.listingPageSize,
     paymentQueryPaths: {
       pix: props.pixQueryPath ?? d.paymentQueryPaths.pix,
       boleto: props.boletoPaymentQueryPath ?? d.paymentQueryPaths.boleto,

@@ -23,6 +23,8 @@ export function sweepSettings(resources: SweepResources, tuning: SweepTuning = {
     lookbackDays: tuning.lookbackDays ?? SweepDefaults.lookbackDays,
     paymentMaxAgeDays: tuning.paymentMaxAgeDays ?? SweepDefaults.paymentMaxAgeDays,
     maxPaymentLooksPerSweep: tuning.maxPaymentLooksPerSweep ?? SweepDefaults.maxPaymentLooksPerSweep,
+    maxListingCallsPerSweep: SweepDefaults.maxListingCallsPerSweep,
+    maxListingPage: SweepDefaults.maxListingPage,
     safetyMarginMs: SweepDefaults.safetyMarginMs,
     ...(tuning.watch ? { watch: tuning.watch } : {}),
   };

@@ -109,6 +109,7 @@ describe('with default props', () => {
       queriesPerSecond: 10,
       registrationCallsPerSecond: 2,
       settledBoletosPath: '/cobranca/boleto/v1/boletos/liquidados/dia',
+      listingPageSize: 500,
     });
   });
 
@@ -349,6 +350,7 @@ describe('with processor props', () => {
         callTimeout: Duration.seconds(3),
         queriesPerSecond: 4.5,
         registrationCallsPerSecond: 1,
+        listingPageSize: 100,
       }),
     }));
     const settings = settingsOf(template);
@@ -368,6 +370,7 @@ describe('with processor props', () => {
       callTimeoutMs: 3000,
       queriesPerSecond: 4.5,
       registrationCallsPerSecond: 1,
+      listingPageSize: 100,
     });
   });
 
@@ -409,17 +412,18 @@ describe('validation', () => {
         registrationCallsPerSecond: 5000,
         paymentQueryScopes: { tributos: [] },
         zuluTimestamps: 'Z' as ZuluTimestamps,
+        listingPageSize: 0,
       }),
     }));
     for (const prop of [
       'bank.baseUrl', 'bank.registrationBaseUrl', 'bank.account.cooperativa', 'bank.account.conta', 'bank.pixQueryPath', 'bank.boletoQueryPath',
       'bank.callTimeout', 'processorTimeout', 'processorMemorySize', 'maxBatchingWindow', 'maxConcurrency', 'maxVerificationAttempts',
       'idempotencyTtl', 'eventSource', 'oldestMessageAgeAlarmThreshold', 'bank.queriesPerSecond', 'bank.registrationCallsPerSecond',
-      'bank.paymentQueryScopes.tributos', 'bank.zuluTimestamps',
+      'bank.paymentQueryScopes.tributos', 'bank.zuluTimestamps', 'bank.listingPageSize',
     ]) {
       expect(text).toContain(`  - ${prop}: `);
     }
-    expect(text).toMatch(/^Invalid BankWebhookReceiver props \(19 problems\)/);
+    expect(text).toMatch(/^Invalid BankWebhookReceiver props \(20 problems\)/);
     expect(text).toContain('bank.zuluTimestamps: must be one of utc, bank-local (ZuluTimestamps), got "Z"');
     expect(text).toContain('bank.baseUrl: must be an https URL');
     expect(text).toContain('bank.pixQueryPath: must contain {id}');

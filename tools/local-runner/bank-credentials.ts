@@ -31,6 +31,7 @@ export function simulatorConnection(s: BankSimulator, credentialsSecretArn: stri
     credentialsSecretArn,
     boletoQueryPath: BankConnectionDefaults.boletoQueryPath,
     settledBoletosPath: BankConnectionDefaults.settledBoletosPath,
+    listingPageSize: BankConnectionDefaults.listingPageSize,
     paymentQueryPaths: BankConnectionDefaults.paymentQueryPaths,
     callTimeoutMs: 1_500,
     queriesPerSecond: BankConnectionDefaults.queriesPerSecond,

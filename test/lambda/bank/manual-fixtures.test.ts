@@ -95,8 +95,8 @@ describe('the boleto query\'s flat answer, read by the processor', () => {
 });
 
 describe('the listing page, read by the sweep', () => {
-  it('reads hasNext written as a string or a boolean; nothing else means more', () => {
-    for (const [hasNext, more] of [['true', true], ['TRUE ', true], [true, true], ['false', false], [false, false], [1, false], [undefined, false]] as const) {
+  it('reads hasNext written as a string or a boolean; anything else, or nothing, is not known (the page\'s size decides)', () => {
+    for (const [hasNext, more] of [['true', true], ['TRUE ', true], [true, true], ['false', false], [false, false], [1, undefined], ['yes', undefined], [undefined, undefined]] as const) {
       expect(settledPage({ ...LISTING, hasNext }, 'listing', 200).hasNext).toBe(more);
     }
     expect(() => settledPage({ hasNext: false }, 'listing', 200)).toThrow('listing failed with HTTP 200: the answer has no items list');
@@ -107,8 +107,9 @@ describe('the listing page, read by the sweep', () => {
     const counts: Record<string, number> = {};
     const calls: number[] = [];
     const deps: SweepDeps = {
-      settings: { idempotencyTableName: 't', queueUrl: 'q', lookbackDays: 0, paymentMaxAgeDays: 7, maxPaymentLooksPerSweep: 1_000, safetyMarginMs: 1_000 },
+      settings: { idempotencyTableName: 't', queueUrl: 'q', lookbackDays: 0, paymentMaxAgeDays: 7, maxPaymentLooksPerSweep: 1_000, maxListingCallsPerSweep: 1_000, maxListingPage: 1_000, safetyMarginMs: 1_000 },
       codigoBeneficiario: '54321',
+      listingPageSize: 500,
       bank: { listSettledBoletos: async (_c, _dia, pagina) => { calls.push(pagina); return settledPage(LISTING, 'listing', 200); } },
       readRecord: async (id) => records[id] ?? EMPTY_RECORD,
       cursors: { read: async () => undefined, write: async () => undefined },

@@ -31,6 +31,7 @@ const bank: BankConnectionSettings = {
   credentialsSecretArn: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:creds-AbCdEf',
   boletoQueryPath: BankConnectionDefaults.boletoQueryPath,
   settledBoletosPath: BankConnectionDefaults.settledBoletosPath,
+  listingPageSize: BankConnectionDefaults.listingPageSize,
   paymentQueryPaths: BankConnectionDefaults.paymentQueryPaths,
   callTimeoutMs: 1_000,
   queriesPerSecond: BankConnectionDefaults.queriesPerSecond,

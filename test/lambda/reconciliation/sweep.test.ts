@@ -29,8 +29,9 @@ function fakeWorld(options: { now?: number } = {}) {
   let now = options.now ?? NOON_ISH;
   const isoOf = (dia: string) => `${dia.slice(6)}-${dia.slice(3, 5)}-${dia.slice(0, 2)}`;
   const deps: SweepDeps = {
-    settings: { idempotencyTableName: 't', queueUrl: 'q', lookbackDays: 3, paymentMaxAgeDays: 7, maxPaymentLooksPerSweep: 1_000, safetyMarginMs: 10_000 },
+    settings: { idempotencyTableName: 't', queueUrl: 'q', lookbackDays: 3, paymentMaxAgeDays: 7, maxPaymentLooksPerSweep: 1_000, maxListingCallsPerSweep: 1_000, maxListingPage: 1_000, safetyMarginMs: 10_000 },
     codigoBeneficiario: BENEFICIARIO,
+    listingPageSize: PAGE,
     bank: {
       async listSettledBoletos(codigo, dia, pagina) {
         expect(codigo).toBe(BENEFICIARIO);
@@ -193,6 +194,51 @@ it('stops a day whose listing answers the same page again (a bank ignoring pagin
   expect(report.bankCalls).toBe(2);
   expect(world.counts[SweepMetric.REPEATED_PAGES]).toBe(1);
   expect(world.looked()).toHaveLength(3);
+});
+
+it('reads on past a full page whose hasNext is missing, and ends the day at a page that is not full: all 120 settlements looked at', async () => {
+  const world = fakeWorld();
+  world.listings.set('2026-11-23', settlements('M', 120));
+  const listed = world.deps.bank.listSettledBoletos;
+  world.deps = { ...world.deps, bank: { listSettledBoletos: async (codigo, dia, pagina, deadline) => ({ items: (await listed(codigo, dia, pagina, deadline)).items }) } };
+  const report = await sweep({ ...world.deps, settings: { ...world.deps.settings, lookbackDays: 0 } }, FAR);
+  expect(world.looked()).toHaveLength(120);
+  expect(world.calls.map((c) => c.pagina)).toEqual([1, 2, 3]);
+  expect(report.complete).toBe(true);
+  // A last page exactly full: one more call, answered empty, ends it.
+  const exact = fakeWorld();
+  exact.listings.set('2026-11-23', settlements('N', 100));
+  const listedExact = exact.deps.bank.listSettledBoletos;
+  exact.deps = { ...exact.deps, bank: { listSettledBoletos: async (codigo, dia, pagina, deadline) => ({ items: (await listedExact(codigo, dia, pagina, deadline)).items }) } };
+  await sweep({ ...exact.deps, settings: { ...exact.deps.settings, lookbackDays: 0 } }, FAR);
+  expect(exact.calls.map((c) => c.pagina)).toEqual([1, 2, 3]);
+  expect(exact.looked()).toHaveLength(100);
+});
+
+it('stops a day at the page bound, with an error metric, and reports the sweep incomplete', async () => {
+  const world = fakeWorld();
+  world.listings.set('2026-11-23', settlements('B', 5 * PAGE));
+  const report = await sweep({ ...world.deps, settings: { ...world.deps.settings, lookbackDays: 0, maxListingPage: 3 } }, FAR);
+  expect(world.calls.map((c) => c.pagina)).toEqual([1, 2, 3]);
+  expect(report.complete).toBe(false);
+  expect(world.counts[SweepMetric.LISTING_PAGE_BOUND]).toBe(1);
+  expect(world.looked()).toHaveLength(3 * PAGE);
+});
+
+it('makes at most maxListingCallsPerSweep listing calls, still looks at pending payments, and the next sweep resumes from the cursors', async () => {
+  const world = fakeWorld();
+  world.listings.set('2026-11-23', settlements('C', 4 * PAGE));
+  world.pending.push({ subjectId: 'payment:pix:E1', pendingSince: NOON_ISH - 3_600_000 });
+  const capped = { ...world.deps, settings: { ...world.deps.settings, lookbackDays: 0, maxListingCallsPerSweep: 2 } };
+  const first = await sweep(capped, FAR);
+  expect(first).toMatchObject({ bankCalls: 2, complete: false, paymentsToVerify: 1 });
+  expect(world.counts[SweepMetric.LISTING_CALLS_CAPPED]).toBe(1);
+  const second = await sweep(capped, FAR);
+  // From the cursor: page 2 again (the cursor's page), then page 3; page 4 waits for a third sweep.
+  expect(world.calls.map((c) => c.pagina)).toEqual([1, 2, 2, 3]);
+  expect(second.complete).toBe(false);
+  await sweep(capped, FAR);
+  expect(new Set(world.looked().filter((s) => s.kind === 'boleto').map((s) => (s as { nossoNumero: string }).nossoNumero)).size).toBe(4 * PAGE);
 });
 
 it('holds a settlement only when the record has that day and amount', () => {
