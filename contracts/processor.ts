@@ -54,6 +54,11 @@ export interface ProcessorSettings {
   readonly maxVerificationAttempts: number;
   /** Time kept free at the end of an invocation to report results, in milliseconds. */
   readonly safetyMarginMs: number;
+  /**
+   * How long after a look publishes a change no notification told of the change counts as
+   * recovered (a webhook lost) if still no notification of it has come, in seconds.
+   */
+  readonly recoveredGraceSeconds: number;
   readonly boletoStatuses: BoletoStatusMapping;
   readonly boletoMovements: BoletoMovementMapping;
   readonly paymentStatuses: PaymentStatusMapping;
@@ -74,6 +79,11 @@ export const ProcessorDefaults = {
   maxReceiveCount: 5,
   maxVerificationAttempts: 3,
   safetyMarginMs: 2_000,
+  /**
+   * The grace before a change a look found counts as recovered: the bank usually delivers within
+   * seconds to a few minutes (BANK-NOTES.md), so 10 minutes tells a lost webhook from a late one.
+   */
+  recoveredGraceSeconds: 600,
   /** Records of one batch verified at once (the bank rate-limits its query API). */
   recordConcurrency: 4,
   boletoStatuses: {

@@ -122,6 +122,11 @@ export interface LookRequest {
   readonly lookId?: string;
   /** The source of the Track Payment event the request came from. */
   readonly trackSource?: string;
+  /**
+   * Not a look: the keys of changes a look published, to count as recovered if the subject's
+   * record still has no notification of them (sent when the grace period ends; asks the bank nothing).
+   */
+  readonly recoveryCheck?: readonly string[];
 }
 
 /** A settlement as the settled-by-day listing shows it. */

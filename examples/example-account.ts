@@ -40,6 +40,8 @@ export function exampleBank(scope: Construct): BankConnectionProps {
     },
     // What the bank allows these credentials; leave it out for the library's default (10/s).
     queriesPerSecond: optionalNumber(scope, 'bankQueriesPerSecond'),
+    // Items of a full page of the settled-boletos listing; leave it out for the manual's 500.
+    listingPageSize: optionalNumber(scope, 'bankListingPageSize'),
   };
 }
 

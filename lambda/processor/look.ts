@@ -4,7 +4,7 @@
  * the state), and settle each notification's claim.
  */
 import { ZuluTimestamps } from '../../contracts/bank-connection';
-import { type BankEventDetail, StatusClass, SubjectKind } from '../../contracts/events';
+import { type BankEventDetail, EventTrigger, StatusClass, SubjectKind } from '../../contracts/events';
 import { ProcessorMetric } from '../../contracts/processor';
 import { answerNames, identifier, nossoNumeroOf } from '../bank/answers';
 import { BankApiError } from '../bank/errors';
@@ -13,7 +13,9 @@ import {
   boletoChanges, boletoClaim, boletoState, checkBoletoClaim, checkPaymentClaim, keepRecordedSettlement, type KeyedState, paymentChanges, paymentClaim,
   paymentState, type SubjectState,
 } from '../bank/state';
-import { HISTORY_LIMIT, newOutboxId, type Outbox, type OutboxEntry, SEEN_LIMIT } from '../store/subject-store';
+import { errorMessage } from '../shared/runtime';
+import { encodeLookRequest } from '../store/look-request';
+import { HISTORY_LIMIT, newOutboxId, type Outbox, type OutboxEntry, SEEN_LIMIT, UNNOTIFIED_LIMIT } from '../store/subject-store';
 import type { ProcessorDeps } from './deps';
 import { changeEntry, fitDetail, MAX_OUTBOX_CHARS, notConfirmedEntry } from './event-detail';
 import { publishOutbox, settleOutbox } from './outbox';
@@ -71,11 +73,16 @@ export async function lookAt(group: SubjectGroup, look: Look): Promise<string[]>
       entries.forEach((e, i) => { entries[i] = { ...e, detail: fitDetail(JSON.parse(e.detail) as BankEventDetail, 0) }; });
     }
     const seen = [...record.seen, ...settled.map((c) => fingerprint(c.item).value)].slice(-SEEN_LIMIT);
+    // A notification that bears a change out tells of it; a change a sweep's look publishes waits
+    // for one until its grace period ends (a Track Payment's look is never a lost webhook).
+    const told = new Set(checks.filter((c) => c.check.holds).map((c) => c.claim.statusClass as string));
+    const found = look.request && !look.request.track ? changes.map((c) => ({ key: c.key, statusClass: c.state.statusClass })) : [];
+    const unnotified = [...(record.unnotified ?? []).filter((u) => !told.has(u.statusClass)), ...found].slice(-UNNOTIFIED_LIMIT);
     const known = verified.state.statusClass !== StatusClass.UNKNOWN;
     const stateChanged = known && JSON.stringify(verified.state) !== JSON.stringify(record.state);
     const state = known ? verified.state : record.state;
     const pendingSince = isPendingPayment(group, state) ? record.pendingSince ?? (deps.now ?? Date.now)() : undefined;
-    if (entries.length || stateChanged || settled.length || pendingSince !== record.pendingSince) {
+    if (entries.length || stateChanged || settled.length || pendingSince !== record.pendingSince || unnotified.length !== (record.unnotified?.length ?? 0)) {
       const outbox: Outbox | undefined = entries.length ? { id: newOutboxId(), leaseUntil: look.deadline, entries } : undefined;
       const written = await deps.store.write(group.id, record.version, {
         sequence: record.sequence + changes.length,
@@ -84,13 +91,36 @@ export async function lookAt(group: SubjectGroup, look: Look): Promise<string[]>
         seen,
         ...(outbox ? { outbox } : {}),
         ...(pendingSince !== undefined ? { pendingSince } : {}),
+        ...(unnotified.length ? { unnotified } : {}),
       });
       if (!written) continue;
       if (outbox) await publishOutbox(group.id, outbox, look);
+      if (found.length) await scheduleRecoveryCheck(group, found.map((f) => f.key), look);
     }
     return checks.filter((c) => !c.check.holds && !look.lastVerification).flatMap((c) => c.check.mismatches);
   }
   throw new Error(`the record of ${group.id} kept changing under this invocation (${MAX_ROUNDS} reads); it will be retried`);
+}
+
+/**
+ * Sends the check that counts the changes a look found as recovered if, when their grace period
+ * ends, still no notification told of them. Sending it failed: they are counted now, so a lost
+ * webhook is never missed by the alarm (a late notification may then be counted too).
+ */
+async function scheduleRecoveryCheck(group: SubjectGroup, keys: string[], look: Look): Promise<void> {
+  const { deps } = look;
+  const graceSeconds = deps.settings.recoveredGraceSeconds;
+  try {
+    await deps.requeue(encodeLookRequest({
+      trigger: EventTrigger.RECONCILIATION, subject: group.target, requestedAt: new Date((deps.now ?? Date.now)()).toISOString(),
+      reason: 'the grace period of changes a look found ended', recoveryCheck: keys,
+    }), graceSeconds);
+  } catch (error) {
+    for (const key of keys) {
+      deps.count(ProcessorMetric.RECOVERED);
+      deps.logger.warn('Recovered by reconciliation (counted at once: the recovery check could not be sent)', { subject: group.id, change: key, reason: errorMessage(error) });
+    }
+  }
 }
 
 /**

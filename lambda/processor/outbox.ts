@@ -56,10 +56,9 @@ export async function publishOutbox(subjectId: string, outbox: Outbox, look: Loo
     } else {
       // A published change's count is its log record: one line per verified event (see metricCounter).
       deps.count(ProcessorMetric.PUBLISHED, { DetailType: entry.detailType }, { message: 'Verified event published', idempotencyKey: detail.idempotencyKey, status: detail.state.status, trigger: detail.trigger });
-      // A change the sweep found before any notification told of it: a webhook the bank lost.
+      // A change a look found before any notification told of it: recovered if none comes within the grace period (look.ts).
       if (detail.trigger === EventTrigger.RECONCILIATION) {
-        deps.count(ProcessorMetric.RECOVERED);
-        deps.logger.warn('Recovered by reconciliation: the bank never delivered a notification of this change', { idempotencyKey: detail.idempotencyKey, reason: look.request?.reason });
+        deps.logger.info('Published from a reconciliation look, before any notification told of it', { idempotencyKey: detail.idempotencyKey, reason: look.request?.reason });
       }
     }
   }

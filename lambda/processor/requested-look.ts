@@ -32,6 +32,10 @@ export interface MessageOutcomes {
 export async function processLookRequest(record: SQSRecord, request: LookRequest, deadline: number, deps: ProcessorDeps, outcomes: MessageOutcomes): Promise<void> {
   const now = deps.now ?? Date.now;
   const group = groupOf(request.subject, deps.account.codigoBeneficiario);
+  if (request.recoveryCheck) {
+    await checkRecovered(group, request.recoveryCheck, deps);
+    return;
+  }
   if (request.trackSource) {
     const owner = request.lookId ?? record.messageId;
     if (!await admitTrackPayment(group, request, owner, deps)) return;
@@ -120,4 +124,30 @@ async function unknownPayment(group: SubjectGroup, request: LookRequest, age: nu
 async function finish(group: SubjectGroup, request: LookRequest, age: number, deps: ProcessorDeps): Promise<void> {
   if (request.lookId) await deps.markers.release(group.id, request.lookId);
   deps.count(ProcessorMetric.LOOK_AGE, {}, {}, age, MetricUnit.MILLISECONDS);
+}
+
+/**
+ * The grace period of changes a look published ended: those the subject's record still holds as
+ * told by no notification are webhooks the bank lost (NotificationsRecovered), counted once.
+ */
+async function checkRecovered(group: SubjectGroup, keys: readonly string[], deps: ProcessorDeps): Promise<void> {
+  for (let round = 0; round < 3; round++) {
+    const { version, ...record } = await deps.store.read(group.id);
+    const lost = (record.unnotified ?? []).filter((u) => keys.includes(u.key));
+    if (!lost.length) {
+      deps.logger.info('A notification told of the changes a look found within the grace period: nothing was lost', { subject: group.id, changes: keys.join(',') });
+      return;
+    }
+    const unnotified = (record.unnotified ?? []).filter((u) => !keys.includes(u.key));
+    if (await deps.store.write(group.id, version, { ...record, unnotified })) {
+      for (const change of lost) {
+        deps.count(ProcessorMetric.RECOVERED);
+        deps.logger.warn('Recovered by reconciliation: no notification of this change came within the grace period; the bank lost it', {
+          subject: group.id, change: change.key, graceSeconds: deps.settings.recoveredGraceSeconds,
+        });
+      }
+      return;
+    }
+  }
+  throw new Error(`the record of ${group.id} kept changing while its recovery check ran; it will be retried`);
 }

@@ -65,7 +65,15 @@ export function decodeLookRequest(messageBody: string): LookRequest | undefined 
     ...listedOf(parsed.listed),
     ...textField('lookId', parsed.lookId),
     ...textField('trackSource', parsed.trackSource),
+    ...recoveryCheckOf(parsed.recoveryCheck),
   };
+}
+
+/** The change keys of a recovery check, when well formed (at most a record's bound of them). */
+function recoveryCheckOf(value: unknown): { recoveryCheck?: string[] } {
+  if (!Array.isArray(value) || !value.length || value.length > 10) return {};
+  const keys = value.filter((key): key is string => typeof key === 'string' && key.length > 0 && key.length <= 200);
+  return keys.length === value.length ? { recoveryCheck: keys } : {};
 }
 
 /** `{ [name]: value }` when `value` is a string of 1 to 256 characters, else nothing. */

@@ -41,6 +41,12 @@ export interface SubjectRecord {
   readonly seen: readonly string[];
   readonly outbox?: Outbox;
   /**
+   * Changes a reconciliation look published that no notification has told of yet (bounded): a
+   * notification that bears one out takes it off; one still here when its grace period ends is a
+   * webhook the bank lost (NotificationsRecovered).
+   */
+  readonly unnotified?: readonly UnnotifiedChange[];
+  /**
    * A payment not final yet: since when (epoch ms). Written, it puts the record in the sparse
    * index the reconciliation sweep reads (pending-payments.ts); left out, the record leaves it.
    */
@@ -48,6 +54,17 @@ export interface SubjectRecord {
 }
 
 export type SubjectRecordWrite = Omit<SubjectRecord, 'version'>;
+
+/** A change a look published before any notification told of it. */
+export interface UnnotifiedChange {
+  /** The change's key (its idempotency key's last part). */
+  readonly key: string;
+  /** Its state's status class: a notification claiming it tells of the change. */
+  readonly statusClass: string;
+}
+
+/** How many changes not told of a record keeps. */
+export const UNNOTIFIED_LIMIT = 10;
 
 export const EMPTY_RECORD: SubjectRecord = { version: 0, sequence: 0, history: [], seen: [] };
 
@@ -83,7 +100,7 @@ export class DynamoDbSubjectStore implements SubjectStore {
   async read(subjectId: string): Promise<SubjectRecord> {
     const { Item } = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: this.key(subjectId), ConsistentRead: true }));
     if (!Item) return EMPTY_RECORD;
-    const data = JSON.parse(Item.data?.S ?? '{}') as Pick<SubjectRecord, 'state' | 'history' | 'seen'>;
+    const data = JSON.parse(Item.data?.S ?? '{}') as Pick<SubjectRecord, 'state' | 'history' | 'seen' | 'unnotified'>;
     const outbox: Outbox | undefined = Item.outboxId?.S
       ? { id: Item.outboxId.S, leaseUntil: Number(Item.leaseUntil?.N ?? 0), entries: JSON.parse(Item.outbox?.S ?? '[]') as OutboxEntry[] }
       : undefined;
@@ -94,6 +111,7 @@ export class DynamoDbSubjectStore implements SubjectStore {
       state: data.state,
       history: data.history ?? [],
       seen: data.seen ?? [],
+      ...(data.unnotified?.length ? { unnotified: data.unnotified } : {}),
       ...(outbox ? { outbox } : {}),
       ...(pendingSince !== undefined ? { pendingSince } : {}),
     };
@@ -104,7 +122,7 @@ export class DynamoDbSubjectStore implements SubjectStore {
       ...this.key(subjectId),
       v: { N: String(expectedVersion + 1) },
       seq: { N: String(next.sequence) },
-      data: { S: JSON.stringify({ state: next.state, history: next.history, seen: next.seen }) },
+      data: { S: JSON.stringify({ state: next.state, history: next.history, seen: next.seen, ...(next.unnotified?.length ? { unnotified: next.unnotified } : {}) }) },
       [IdempotencyTable.TTL]: { N: String(Math.floor(this.now() / 1000) + this.ttlSeconds) },
     };
     if (next.pendingSince !== undefined) Object.assign(item, pendingPaymentAttributes(next.pendingSince));

@@ -12,6 +12,7 @@ export interface ProcessorTuning {
   readonly maxReceiveCount?: number;
   readonly maxVerificationAttempts?: number;
   readonly safetyMarginMs?: number;
+  readonly recoveredGraceSeconds?: number;
   readonly boletoStatuses?: BoletoStatusMappingProps;
   readonly boletoMovements?: BoletoMovementMappingProps;
   readonly paymentStatuses?: PaymentStatusMappingProps;
@@ -33,6 +34,7 @@ export function processorSettings(resources: ProcessorResources, tuning: Process
     maxReceiveCount,
     maxVerificationAttempts: tuning.maxVerificationAttempts ?? defaultVerificationAttempts(maxReceiveCount),
     safetyMarginMs: tuning.safetyMarginMs ?? ProcessorDefaults.safetyMarginMs,
+    recoveredGraceSeconds: tuning.recoveredGraceSeconds ?? ProcessorDefaults.recoveredGraceSeconds,
     boletoStatuses: { ...ProcessorDefaults.boletoStatuses, ...tuning.boletoStatuses },
     boletoMovements: { ...ProcessorDefaults.boletoMovements, ...tuning.boletoMovements },
     paymentStatuses: { ...ProcessorDefaults.paymentStatuses, ...tuning.paymentStatuses },

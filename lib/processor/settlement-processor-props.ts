@@ -65,6 +65,15 @@ export interface SettlementProcessorOptions {
   readonly maxVerificationAttempts?: number;
 
   /**
+   * How long after a reconciliation look publishes a change the processor waits for a
+   * notification of it before counting it recovered (NotificationsRecovered, the "webhooks are
+   * being lost" alarm): a notification that comes late is not a lost one. From 0 to 15 minutes.
+   * A Track Payment look is never counted recovered.
+   * @default Duration.minutes(10)
+   */
+  readonly recoveredGracePeriod?: Duration;
+
+  /**
    * How long a boleto's or payment's record (its last published state) is kept after its last
    * change: a change is published once while its record lives. At least the queues' 14-day
    * retention (plus the reconciliation's look-back, when a sweep reads this processor's table).
@@ -173,6 +182,9 @@ export function checkSettlementProcessor(v: PropsValidation, props: Partial<Sett
     v.check(!!props.maxBatchingWindow && props.maxBatchingWindow.toSeconds() > 0, 'maxBatchingWindow', `must be set (above 0) when batchSize is above 10 (got batchSize ${props.batchSize}); SQS event sources require it`);
   }
   v.checkNumber(props.maxConcurrency, 'maxConcurrency', isWholeNumberIn(2, 1000), 'must be a whole number from 2 to 1000');
+  if (props.recoveredGracePeriod) {
+    v.checkNumber(props.recoveredGracePeriod.toSeconds(), 'recoveredGracePeriod', isWholeNumberIn(0, 900), 'must be whole seconds from 0 to 15 minutes (SQS\'s longest delay)');
+  }
   v.checkNumber(props.maxVerificationAttempts, 'maxVerificationAttempts', isWholeNumberIn(1, 100), 'must be a whole number from 1 to 100');
   const attempts = props.maxVerificationAttempts;
   const receives = props.maxReceiveCount ?? queueRedrive(props.queue)?.maxReceiveCount ?? ProcessorDefaults.maxReceiveCount;

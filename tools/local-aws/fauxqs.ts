@@ -73,7 +73,8 @@ export async function drainQueue(sqs: SQSClient, queueUrl: string): Promise<Mess
 export async function queueDepth(sqs: SQSClient, queueUrl: string): Promise<number> {
   const { Attributes = {} } = await sqs.send(new GetQueueAttributesCommand({
     QueueUrl: queueUrl,
-    AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
   }));
-  return Number(Attributes.ApproximateNumberOfMessages ?? 0) + Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0);
+  // Delayed messages too: a deferred look, or a recovery check waiting for its grace period, is work not done yet.
+  return Number(Attributes.ApproximateNumberOfMessages ?? 0) + Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0) + Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0);
 }

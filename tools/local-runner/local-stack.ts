@@ -4,7 +4,7 @@
  * Settled), its bank settings read from the context keys the runner sets. The tools build it
  * themselves: the example apps are documentation, and nothing of the tools' rests on them.
  */
-import { Stack, type StackProps } from 'aws-cdk-lib';
+import { Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
@@ -60,6 +60,8 @@ export class LocalReceiverStack extends Stack {
       alarmTopic: new sns.Topic(this, 'Alarms', { enforceSSL: true }),
       paymentRegistration: {},
       boletoContracts: [{ nomeResponsavel: 'Finance Operations', email: 'finance@example.com' }],
+      // The local bank delivers in milliseconds: a grace of seconds tells a lost webhook from a late one here.
+      recoveredGracePeriod: Duration.seconds(3),
       ...props.receiver,
     });
     // A consumer's rule: the runner's `consumerRule: 'BankWebhooksBoletoSettledRule'` stands for its target.

@@ -321,7 +321,7 @@ describe('lack of time', () => {
 describe('look requests (reconciliation)', () => {
   const lookAtBoleto = (nossoNumero: string) => rawRecord(encodeLookRequest({ trigger: EventTrigger.RECONCILIATION, subject: { kind: 'boleto', nossoNumero }, requestedAt: '2025-06-03T18:00:00.000Z', reason: 'listed as settled' }));
 
-  it('publishes a settlement no notification told of, once, as a reconciliation with no notification, and counts it recovered', async () => {
+  it('publishes a settlement no notification told of, once, as a reconciliation with no notification, and counts it recovered when its grace period ends', async () => {
     const f = fakeDeps();
     f.bank.settle('2001');
     await run(f, [lookAtBoleto('2001'), lookAtBoleto('2001')]);
@@ -331,8 +331,38 @@ describe('look requests (reconciliation)', () => {
     expect(detail).toMatchObject({ trigger: 'reconciliation', idempotencyKey: 'boleto:54321:000002001#1:settled:2025-06-03:15025', mismatches: [] });
     expect(detail).not.toHaveProperty('notification');
     expect(detail).not.toHaveProperty('matchesNotification');
+    // Not yet: a notification may still come. The check comes back when the grace period ends.
+    expect(f.counts[ProcessorMetric.RECOVERED]).toBeUndefined();
+    expect(f.requeueDelays).toEqual([600]);
+    expect(decodeLookRequest(f.requeued[0])).toMatchObject({ recoveryCheck: ['settled:2025-06-03:15025'] });
+    const queries = f.bank.queries;
+    await run(f, [rawRecord(f.requeued[0]), rawRecord(f.requeued[0])]);
+    expect(f.bank.queries).toBe(queries);
     expect(f.counts[ProcessorMetric.RECOVERED]).toBe(1);
     expect(f.logs.some((l) => l.message.startsWith('Recovered by reconciliation'))).toBe(true);
+  });
+
+  it('counts nothing recovered when the notification comes within the grace period, after the look published the change', async () => {
+    const f = fakeDeps();
+    f.bank.settle('2011');
+    await run(f, [lookAtBoleto('2011')]);
+    await run(f, [sqsRecord('boleto', boletoEvent('2011'))]);
+    await run(f, [rawRecord(f.requeued[0])]);
+    expect(f.published.map((e) => e.detail.trigger)).toEqual(['reconciliation']);
+    expect(f.counts[ProcessorMetric.RECOVERED]).toBeUndefined();
+    expect(f.logs.some((l) => l.message.startsWith('A notification told of the changes a look found within the grace period'))).toBe(true);
+  });
+
+  it('never counts a Track Payment\'s look recovered, though it published before the bank\'s own notification', async () => {
+    const f = fakeDeps();
+    f.bank.payments.set('E99', pixPayment('E99', 'RECEBIDO'));
+    const event = { version: '0', id: 'e99', 'detail-type': TRACK_PAYMENT_DETAIL_TYPE, source: 'acme.payments', time: new Date(f.clock.now()).toISOString(), detail: { paymentKind: 'pix', idTransacao: 'E99', account: { cooperativa: '0101', conta: '123456' } } };
+    await run(f, [rawRecord(JSON.stringify(event))]);
+    expect(f.published.map((e) => [e.detail.state.status, e.detail.trigger])).toEqual([['RECEBIDO', 'reconciliation']]);
+    expect(f.requeued).toEqual([]);
+    await run(f, [sqsRecord('payments', pixPayment('E99', 'RECEBIDO'))]);
+    expect(f.published).toHaveLength(1);
+    expect(f.counts[ProcessorMetric.RECOVERED]).toBeUndefined();
   });
 
   it('publishes nothing for a settlement a webhook already published, and a late webhook after a recovery publishes nothing either', async () => {

@@ -16,23 +16,15 @@ import { LOCAL_AWS } from '../../../tools/local-aws/local-env';
 import { QueryOperation } from '../../../simulator/simulator';
 import { LocalAlarmState } from '../../../tools/local-runner/alarms';
 import type { LocalRunner, RunnerCheckpoint } from '../../../tools/local-runner/runner';
-import { startE2eRunner, stopE2eRunner } from '../../support/e2e-runner';
+import { useE2eRunner } from '../../support/e2e-runner';
 import { expectNoSecretIn } from '../../support/registration-harness';
 
 jest.setTimeout(180_000);
 
+const current = useE2eRunner();
 let runner: LocalRunner;
-
-beforeAll(async () => {
-  runner = await startE2eRunner();
-});
-
-afterAll(() => stopE2eRunner(runner));
-
-afterEach(async () => {
-  await runner.control.clearFaults();
-  await runner.control.resetBehaviour();
-  await runner.settle(60_000);
+beforeEach(() => {
+  runner = current();
 });
 
 const eventsSince = (since: RunnerCheckpoint): RecordedEvent[] => runner.verifiedEvents().slice(since.events);
