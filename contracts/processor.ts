@@ -59,6 +59,12 @@ export interface ProcessorSettings {
    * recovered (a webhook lost) if still no notification of it has come, in seconds.
    */
   readonly recoveredGraceSeconds: number;
+  /**
+   * The share of the bank's query budget (`queriesPerSecond`) look requests may take: they book a
+   * slot of their own schedule at that rate, and wait for it out of the queue (deferred), so
+   * notifications are never stuck behind them.
+   */
+  readonly lookQueryShare: number;
   readonly boletoStatuses: BoletoStatusMapping;
   readonly boletoMovements: BoletoMovementMapping;
   readonly paymentStatuses: PaymentStatusMapping;
@@ -84,6 +90,8 @@ export const ProcessorDefaults = {
    * seconds to a few minutes (BANK-NOTES.md), so 10 minutes tells a lost webhook from a late one.
    */
   recoveredGraceSeconds: 600,
+  /** Looks (sweep, Track Payment) take at most a fifth of the query budget; notifications always have the rest. */
+  lookQueryShare: 0.2,
   /** Records of one batch verified at once (the bank rate-limits its query API). */
   recordConcurrency: 4,
   boletoStatuses: {
@@ -142,6 +150,8 @@ export enum ProcessorMetric {
    * (deferrals keep that time), in milliseconds: a backlog of looks, even one served by deferral.
    */
   LOOK_AGE = 'LookRequestAge',
+  /** Look requests sent back to wait for their booked slot of the looks' share of the query budget. */
+  LOOKS_WAITING_FOR_SHARE = 'LooksWaitingForShare',
 }
 
 /** Message attributes of a quarantined message in the dead-letter queue. */
@@ -153,6 +163,9 @@ export enum QuarantineAttribute {
 
 /** The name of the shared schedule of bank queries in the table (item `rate#queries`), taken by the processor and the sweep. */
 export const QUERY_RATE_NAME = 'queries';
+
+/** The name of the schedule look requests book their share of the query rate on (`rate#looks`). */
+export const LOOK_RATE_NAME = 'looks';
 
 /** The table of subject records: one item per boleto and per payment (its last published state). */
 export const IdempotencyTable = {

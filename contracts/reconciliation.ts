@@ -127,6 +127,8 @@ export interface LookRequest {
    * record still has no notification of them (sent when the grace period ends; asks the bank nothing).
    */
   readonly recoveryCheck?: readonly string[];
+  /** When (epoch ms) the slot this look booked of the looks' share of the query budget starts: it is admitted. */
+  readonly admittedAt?: number;
 }
 
 /** A settlement as the settled-by-day listing shows it. */

@@ -2,6 +2,7 @@
 import type { BankAccount, PaymentType, ZuluTimestamps } from '../../contracts/bank-connection';
 import type { ProcessorSettings } from '../../contracts/processor';
 import type { SQSRecord } from 'aws-lambda';
+import type { SlotSchedule } from '../bank/pacing';
 import type { MetricUnit } from '../shared/metrics';
 import type { Log } from '../shared/runtime';
 import type { LookMarkers } from '../store/look-markers';
@@ -26,6 +27,11 @@ export interface ProcessorDeps {
   readonly store: SubjectStore;
   /** Which subjects have a look in flight (Track Payment's collapse, the sweep's looks released). */
   readonly markers: LookMarkers;
+  /**
+   * The looks' share of the query budget: the schedule look requests book a slot on, at
+   * `ratePerSecond`. Without it, looks are admitted at once (tests of the core).
+   */
+  readonly looks?: { readonly schedule: SlotSchedule; readonly ratePerSecond: number };
   /** Publishes the entries (all of them, or throws). */
   readonly publish: (entries: readonly PublishEntry[]) => Promise<void>;
   /** Puts the message in the dead-letter queue with a reason; throws when it could not. */

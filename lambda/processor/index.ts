@@ -3,13 +3,13 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { PROCESSOR_SERVICE_NAME, ProcessorMetric } from '../../contracts/processor';
+import { LOOK_RATE_NAME, PROCESSOR_SERVICE_NAME, ProcessorMetric } from '../../contracts/processor';
 import { METRICS_NAMESPACE } from '../../contracts/receiver';
 import { BankClient } from '../bank/client';
 import { credentialsFromSecret, readBankConnection } from '../bank/connection';
 import { metricCounter } from '../shared/metrics';
 import { AWS_CLIENT_CONFIG, createLogger } from '../shared/runtime';
-import { sharedBankPacer } from '../store/slot-schedule';
+import { DynamoDbSlotSchedule, sharedBankPacer } from '../store/slot-schedule';
 import { DynamoDbLookMarkers } from '../store/look-markers';
 import { DynamoDbSubjectStore } from '../store/subject-store';
 import { eventBridgePublisher, sqsQuarantine, sqsRequeue } from './aws';
@@ -24,6 +24,8 @@ const sqs = new SQSClient(AWS_CLIENT_CONFIG);
 const dynamo = new DynamoDBClient(AWS_CLIENT_CONFIG);
 const store = new DynamoDbSubjectStore(dynamo, settings.idempotencyTableName, settings.idempotencyTtlSeconds);
 const markers = new DynamoDbLookMarkers(dynamo, settings.idempotencyTableName);
+// Looks book their share of the query budget on a schedule of their own, shared by every environment.
+const looks = { schedule: new DynamoDbSlotSchedule(dynamo, settings.idempotencyTableName, LOOK_RATE_NAME), ratePerSecond: settings.lookQueryShare * connection.queriesPerSecond };
 const bank = new BankClient({
   settings: connection,
   // Every environment (and the reconciliation sweep) takes its slots from one schedule in the table.
@@ -48,6 +50,7 @@ export async function handler(event: SQSEvent, context: Context): Promise<SQSBat
     bank,
     store,
     markers,
+    looks,
     publish,
     quarantine,
     requeue,

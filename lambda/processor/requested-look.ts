@@ -41,6 +41,7 @@ export async function processLookRequest(record: SQSRecord, request: LookRequest
     if (!await admitTrackPayment(group, request, owner, deps)) return;
     request = { ...request, lookId: owner };
   }
+  if (request.admittedAt === undefined && !await admit(group, request, deps)) return;
   const { attempt } = outcomes;
   const look: Look = { request, attempt, lastVerification: attempt >= deps.settings.maxVerificationAttempts, deadline, deps };
   const requestedAt = Date.parse(request.requestedAt);
@@ -150,4 +151,25 @@ async function checkRecovered(group: SubjectGroup, keys: readonly string[], deps
     }
   }
   throw new Error(`the record of ${group.id} kept changing while its recovery check ran; it will be retried`);
+}
+
+/** A booked slot starting within this much of now is taken at once, not waited for out of the queue. */
+const ADMIT_LEAD_MS = 1_000;
+
+/**
+ * Books the look a slot of the looks' share of the query budget. One starting now is taken;
+ * one later sends the look back, delayed until then and admitted, so it waits out of the queue
+ * and notifications behind it go first. Past SQS's longest delay, it is sent back unbooked and
+ * books again then.
+ */
+async function admit(group: SubjectGroup, request: LookRequest, deps: ProcessorDeps): Promise<boolean> {
+  if (!deps.looks) return true;
+  const now = (deps.now ?? Date.now)();
+  const costMs = 1000 / deps.looks.ratePerSecond;
+  const booked = await deps.looks.schedule.reserve(costMs, now, now + MAX_DELAY_SECONDS * 1000);
+  const start = 'end' in booked ? booked.end - costMs : undefined;
+  if (start !== undefined && start <= now + ADMIT_LEAD_MS) return true;
+  await defer(group, start === undefined ? request : { ...request, admittedAt: Math.round(start) }, start === undefined ? MAX_DELAY_SECONDS : Math.ceil((start - now) / 1000), deps);
+  deps.count(ProcessorMetric.LOOKS_WAITING_FOR_SHARE);
+  return false;
 }

@@ -5,7 +5,7 @@ import { readSettings } from '../shared/settings';
 export function readProcessorSettings(env: NodeJS.ProcessEnv): ProcessorSettings {
   return readSettings<ProcessorSettings>(env[PROCESSOR_SETTINGS_ENV], { where: PROCESSOR_SETTINGS_ENV, setBy: 'SettlementProcessor' }, {
     strings: ['eventBusName', 'eventSource', 'idempotencyTableName', 'quarantineQueueUrl', 'queueUrl'],
-    numbers: ['idempotencyTtlSeconds', 'maxReceiveCount', 'maxVerificationAttempts', 'safetyMarginMs', 'recoveredGraceSeconds'],
+    numbers: ['idempotencyTtlSeconds', 'maxReceiveCount', 'maxVerificationAttempts', 'safetyMarginMs', 'recoveredGraceSeconds', 'lookQueryShare'],
     objects: ['boletoStatuses', 'boletoMovements', 'paymentStatuses'],
   });
 }

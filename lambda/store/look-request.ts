@@ -66,6 +66,7 @@ export function decodeLookRequest(messageBody: string): LookRequest | undefined 
     ...textField('lookId', parsed.lookId),
     ...textField('trackSource', parsed.trackSource),
     ...recoveryCheckOf(parsed.recoveryCheck),
+    ...(Number.isSafeInteger(parsed.admittedAt) ? { admittedAt: parsed.admittedAt as number } : {}),
   };
 }
 

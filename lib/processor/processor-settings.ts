@@ -13,6 +13,7 @@ export interface ProcessorTuning {
   readonly maxVerificationAttempts?: number;
   readonly safetyMarginMs?: number;
   readonly recoveredGraceSeconds?: number;
+  readonly lookQueryShare?: number;
   readonly boletoStatuses?: BoletoStatusMappingProps;
   readonly boletoMovements?: BoletoMovementMappingProps;
   readonly paymentStatuses?: PaymentStatusMappingProps;
@@ -35,6 +36,7 @@ export function processorSettings(resources: ProcessorResources, tuning: Process
     maxVerificationAttempts: tuning.maxVerificationAttempts ?? defaultVerificationAttempts(maxReceiveCount),
     safetyMarginMs: tuning.safetyMarginMs ?? ProcessorDefaults.safetyMarginMs,
     recoveredGraceSeconds: tuning.recoveredGraceSeconds ?? ProcessorDefaults.recoveredGraceSeconds,
+    lookQueryShare: tuning.lookQueryShare ?? ProcessorDefaults.lookQueryShare,
     boletoStatuses: { ...ProcessorDefaults.boletoStatuses, ...tuning.boletoStatuses },
     boletoMovements: { ...ProcessorDefaults.boletoMovements, ...tuning.boletoMovements },
     paymentStatuses: { ...ProcessorDefaults.paymentStatuses, ...tuning.paymentStatuses },

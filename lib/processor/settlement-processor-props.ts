@@ -74,6 +74,14 @@ export interface SettlementProcessorOptions {
   readonly recoveredGracePeriod?: Duration;
 
   /**
+   * The share of the bank's query budget (`bank.queriesPerSecond`) look requests (the sweep's,
+   * Track Payment's) may take. A look books a slot at that rate and waits for it out of the queue,
+   * so notifications are verified first, with at least the rest of the budget. From 0.05 to 0.9.
+   * @default 0.2
+   */
+  readonly lookQueryShare?: number;
+
+  /**
    * How long a boleto's or payment's record (its last published state) is kept after its last
    * change: a change is published once while its record lives. At least the queues' 14-day
    * retention (plus the reconciliation's look-back, when a sweep reads this processor's table).
@@ -182,6 +190,7 @@ export function checkSettlementProcessor(v: PropsValidation, props: Partial<Sett
     v.check(!!props.maxBatchingWindow && props.maxBatchingWindow.toSeconds() > 0, 'maxBatchingWindow', `must be set (above 0) when batchSize is above 10 (got batchSize ${props.batchSize}); SQS event sources require it`);
   }
   v.checkNumber(props.maxConcurrency, 'maxConcurrency', isWholeNumberIn(2, 1000), 'must be a whole number from 2 to 1000');
+  v.checkNumber(props.lookQueryShare, 'lookQueryShare', (n) => n >= 0.05 && n <= 0.9, 'must be a share of the query budget from 0.05 to 0.9');
   if (props.recoveredGracePeriod) {
     v.checkNumber(props.recoveredGracePeriod.toSeconds(), 'recoveredGracePeriod', isWholeNumberIn(0, 900), 'must be whole seconds from 0 to 15 minutes (SQS\'s longest delay)');
   }

@@ -106,7 +106,7 @@ export class SettlementProcessor extends Construct {
       idempotencyTableName: this.idempotencyTable.tableName,
       quarantineQueueUrl: this.deadLetterQueue.queueUrl,
       queueUrl: this.queue.queueUrl,
-    }, { ...props, maxReceiveCount, eventSource: this.eventSource, idempotencyTtlSeconds: this.idempotencyTtl.toSeconds(), recoveredGraceSeconds: props.recoveredGracePeriod?.toSeconds() });
+    }, { ...props, maxReceiveCount, eventSource: this.eventSource, idempotencyTtlSeconds: this.idempotencyTtl.toSeconds(), recoveredGraceSeconds: props.recoveredGracePeriod?.toSeconds(), lookQueryShare: props.lookQueryShare });
     const fn = new ProcessorFunction(this, 'Function', {
       description: 'Verifies each stored bank notification with the bank\'s query API and publishes verified events once',
       timeout: props.processorTimeout ?? Duration.seconds(ProcessorDefaults.timeoutSeconds),

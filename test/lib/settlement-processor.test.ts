@@ -399,7 +399,7 @@ describe('validation', () => {
     const text = message({
       batchSize: 100, processorTimeout: Duration.seconds(5), processorMemorySize: 100, maxConcurrency: 1,
       maxVerificationAttempts: 5, maxReceiveCount: 5, idempotencyTtl: Duration.minutes(5), eventSource: 'aws.bank',
-      oldestMessageAgeAlarmThreshold: Duration.seconds(10),
+      oldestMessageAgeAlarmThreshold: Duration.seconds(10), lookQueryShare: 0.95, recoveredGracePeriod: Duration.minutes(20),
     }, (stack) => ({
       bank: testBankConnection(stack, {
         baseUrl: 'http://api.bank.example',
@@ -419,11 +419,11 @@ describe('validation', () => {
       'bank.baseUrl', 'bank.registrationBaseUrl', 'bank.account.cooperativa', 'bank.account.conta', 'bank.pixQueryPath', 'bank.boletoQueryPath',
       'bank.callTimeout', 'processorTimeout', 'processorMemorySize', 'maxBatchingWindow', 'maxConcurrency', 'maxVerificationAttempts',
       'idempotencyTtl', 'eventSource', 'oldestMessageAgeAlarmThreshold', 'bank.queriesPerSecond', 'bank.registrationCallsPerSecond',
-      'bank.paymentQueryScopes.tributos', 'bank.zuluTimestamps', 'bank.listingPageSize',
+      'bank.paymentQueryScopes.tributos', 'bank.zuluTimestamps', 'bank.listingPageSize', 'lookQueryShare', 'recoveredGracePeriod',
     ]) {
       expect(text).toContain(`  - ${prop}: `);
     }
-    expect(text).toMatch(/^Invalid BankWebhookReceiver props \(20 problems\)/);
+    expect(text).toMatch(/^Invalid BankWebhookReceiver props \(22 problems\)/);
     expect(text).toContain('bank.zuluTimestamps: must be one of utc, bank-local (ZuluTimestamps), got "Z"');
     expect(text).toContain('bank.baseUrl: must be an https URL');
     expect(text).toContain('bank.pixQueryPath: must contain {id}');

@@ -8,10 +8,10 @@ import { randomUUID } from 'node:crypto';
 import { EventTrigger } from '../../../contracts/events';
 import { ProcessorMetric } from '../../../contracts/processor';
 import { LookDefaults, TRACK_PAYMENT_DETAIL_TYPE } from '../../../contracts/reconciliation';
-import { OutOfRate } from '../../../lambda/bank/pacing';
+import { MemorySlotSchedule, OutOfRate } from '../../../lambda/bank/pacing';
 import { processBatch } from '../../../lambda/processor/batch';
 import { decodeLookRequest, encodeLookRequest } from '../../../lambda/store/look-request';
-import { contextWith, fakeDeps, pixPayment, rawRecord, sqsRecord } from '../../support/processor-records';
+import { boletoEvent, contextWith, fakeDeps, pixPayment, rawRecord, sqsRecord } from '../../support/processor-records';
 
 type Fakes = ReturnType<typeof fakeDeps>;
 const run = (f: Fakes, records: ReturnType<typeof sqsRecord>[]) => processBatch({ Records: records }, contextWith(f.clock), f.deps);
@@ -140,5 +140,33 @@ describe('the sweep\'s looks', () => {
     // Its age counts from the sweep's request, not from the message sent back.
     expect(f.values[ProcessorMetric.LOOK_AGE]).toEqual([expect.any(Number), f.clock.now() - Date.parse(asked)]);
     expect(f.values[ProcessorMetric.LOOK_AGE][1]).toBeGreaterThanOrEqual(20_000);
+  });
+});
+
+describe('the looks\' share of the query budget', () => {
+  const look = (nossoNumero: string) => rawRecord(encodeLookRequest({
+    trigger: EventTrigger.RECONCILIATION, subject: { kind: 'boleto', nossoNumero }, requestedAt: '2025-06-03T18:00:00.000Z', reason: 'listed as settled',
+  }));
+
+  it('admits looks at their share\'s rate: the rest wait out of the queue for the slot they booked, and the notification behind them is verified at once', async () => {
+    const f = fakeDeps();
+    // A share of one query every 4 seconds.
+    f.deps = { ...f.deps, looks: { schedule: new MemorySlotSchedule(), ratePerSecond: 0.25 } } as typeof f.deps;
+    for (const n of ['3001', '3002', '3003', '3004', '3005', '3006']) f.bank.settle(n);
+    await run(f, [look('3001'), look('3002'), look('3003'), look('3004'), look('3005'), sqsRecord('boleto', boletoEvent('3006'))]);
+    // One look queried now (its slot starts now), the notification too; four booked 4 to 16 seconds on.
+    expect(f.published.map((e) => [e.detail.subject.nossoNumero, e.detail.trigger])).toEqual(expect.arrayContaining([['000003006', 'webhook']]));
+    expect(f.bank.queries).toBe(2);
+    expect(f.counts[ProcessorMetric.LOOKS_WAITING_FOR_SHARE]).toBe(4);
+    // Besides them, the admitted look's recovery check (its grace period).
+    const waiting = f.requeued.map((body, i) => ({ body, delay: f.requeueDelays[i], request: decodeLookRequest(body)! })).filter((r) => !r.request.recoveryCheck);
+    expect(waiting.map((r) => r.delay).sort((a, b) => a - b)).toEqual([4, 8, 12, 16]);
+    expect(waiting.every((r) => typeof r.request.admittedAt === 'number')).toBe(true);
+    // Back at their slots, they query without booking again.
+    f.clock.advance(16_000);
+    await run(f, waiting.map((r) => rawRecord(r.body)));
+    expect(f.bank.queries).toBe(6);
+    expect(f.counts[ProcessorMetric.LOOKS_WAITING_FOR_SHARE]).toBe(4);
+    expect(f.published.filter((e) => e.detail.trigger === 'reconciliation')).toHaveLength(5);
   });
 });
