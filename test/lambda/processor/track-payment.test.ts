@@ -151,7 +151,7 @@ describe('the looks\' share of the query budget', () => {
   it('admits looks at their share\'s rate: the rest wait out of the queue for the slot they booked, and the notification behind them is verified at once', async () => {
     const f = fakeDeps();
     // A share of one query every 4 seconds.
-    f.deps = { ...f.deps, looks: { schedule: new MemorySlotSchedule(), ratePerSecond: 0.25 } } as typeof f.deps;
+    f.deps = { ...f.deps, looks: { schedule: new MemorySlotSchedule(), ratePerSecond: 0.25 } };
     for (const n of ['3001', '3002', '3003', '3004', '3005', '3006']) f.bank.settle(n);
     await run(f, [look('3001'), look('3002'), look('3003'), look('3004'), look('3005'), sqsRecord('boleto', boletoEvent('3006'))]);
     // One look queried now (its slot starts now), the notification too; four booked 4 to 16 seconds on.
