@@ -18,6 +18,7 @@ import { BenchWorker } from './bench-worker';
 import { type ColdStart, coldStartMs } from './cold-start';
 import { frontDoorUnderLoad } from './front-door';
 import { BenchPeers, UNLIMITED_QUERIES_PER_SECOND } from './peers';
+import { lookFloodRounds } from './look-flood';
 import { type RateLimitedRun, rateLimitedRun } from './rate-limited';
 import { type BenchResults, checkTargets, formatTable, targetsTable } from './report';
 import { reconciliationCost } from './reconciliation';
@@ -25,7 +26,7 @@ import { SweepDefaults } from '../../contracts/reconciliation';
 import { forked, medians, pairedRatio, settledBoletoNotifications, storedBatches } from './sections';
 import { median, round } from './stats';
 
-const SECTIONS = ['build', 'reconciliation', 'receiver', 'cold-start', 'processor', 'rate-limited', 'front-door'] as const;
+const SECTIONS = ['build', 'reconciliation', 'receiver', 'cold-start', 'processor', 'rate-limited', 'look-flood', 'front-door'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** What each measurement uses; docs/performance.md describes the same. */
@@ -35,6 +36,7 @@ const PLAN = {
   coldStart: { processes: 12 },
   processor: { batchSize: 10, recordsPerRun: 200, forks: 3, warmup: 1, repetitions: 3 },
   rateLimited: { concurrencies: [1, 4, 16], rounds: 3, records: 150, queryLimitPerSecond: 10, batchSize: 10, functionTimeoutMs: 30_000 },
+  lookFlood: { looks: 200, queryLimitPerSecond: 5, concurrency: 2, rounds: 5, functionTimeoutMs: 30_000 },
   reconciliation: { settledPerDay: 400, lostFraction: 0.02, steadySweeps: 5 },
   frontDoor: { ratePerSecond: 200, seconds: 30, rounds: 3, warmupSeconds: 5, latencySeconds: 10, latencyRates: [200, 50] },
   synth: { runs: 3 },
@@ -222,6 +224,24 @@ async function rateLimitedSection(ctx: BenchContext): Promise<void> {
     Object.entries(steady.aws_calls_per_event).map(([op, n]) => [op, n.toFixed(2)])));
 }
 
+/** Notifications first: a settlement's time to its event with 200 Track Payment events queued ahead, and without. */
+async function lookFloodSection(ctx: BenchContext): Promise<void> {
+  const { peers, results, details, logs, section } = ctx;
+  const p = PLAN.lookFlood;
+  const rounds = await lookFloodRounds(peers, p, logs);
+  const alone = median(rounds.map((r) => r.aloneMs));
+  const behind = median(rounds.map((r) => r.behindLooksMs));
+  results.look_flood_alone_ms = round(alone, 0);
+  results.look_flood_behind_looks_ms = round(behind, 0);
+  results.look_flood_ratio = round(behind / alone, 3);
+  details.look_flood = { plan: p, rounds };
+  section(`Notifications first: a settlement notification's time to its event, query API limited to ${p.queryLimitPerSecond}/s, ${p.concurrency} invocations at once, median of ${p.rounds} rounds`, formatTable(['', 'time to event'], [
+    ['alone', ms(alone, 0)],
+    [`behind ${p.looks} Track Payment events (each a payment to query)`, ms(behind, 0)],
+    ['ratio', (behind / alone).toFixed(2)],
+  ]));
+}
+
 /** The whole local flow under the bank's load. */
 async function frontDoorSection(ctx: BenchContext): Promise<void> {
   const { results, details, logs, section } = ctx;
@@ -268,6 +288,7 @@ const SECTION_RUNS: Readonly<Record<Section, (ctx: BenchContext) => Promise<void
   'cold-start': coldStartSection,
   processor: processorSection,
   'rate-limited': rateLimitedSection,
+  'look-flood': lookFloodSection,
   'front-door': frontDoorSection,
 };
 
