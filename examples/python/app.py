@@ -17,6 +17,7 @@ from cdk_bank_webhooks import (
     BankWebhookReceiver,
     BoletoWebhookContractOptions,
     PaymentWebhookRegistrationOptions,
+    ReconciliationOptions,
 )
 
 app = cdk.App()
@@ -36,6 +37,8 @@ receiver = BankWebhookReceiver(
     boleto_contracts=[
         BoletoWebhookContractOptions(nome_responsavel="Finance Operations", email="finance@example.com", telefone="+55 11 3003-0000"),
     ],
+    # Track Payment events from the company's payables code (source acme.payments).
+    reconciliation=ReconciliationOptions(track_payment_sources=["acme.payments"]),
 )
 
 # A consumer of verified settlements: one rule on one detail type.
