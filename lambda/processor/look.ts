@@ -75,7 +75,7 @@ export async function lookAt(group: SubjectGroup, look: Look): Promise<string[]>
     const seen = [...record.seen, ...settled.map((c) => fingerprint(c.item).value)].slice(-SEEN_LIMIT);
     // A notification that bears a change out tells of it; a change a sweep's look publishes waits
     // for one until its grace period ends (a Track Payment's look is never a lost webhook).
-    const told = new Set(checks.filter((c) => c.check.holds).map((c) => c.claim.statusClass as string));
+    const told = new Set(checks.filter((c) => c.check.holds).map((c) => c.claim.statusClass));
     const found = look.request && !look.request.track ? changes.map((c) => ({ key: c.key, statusClass: c.state.statusClass })) : [];
     const unnotified = [...(record.unnotified ?? []).filter((u) => !told.has(u.statusClass)), ...found].slice(-UNNOTIFIED_LIMIT);
     const known = verified.state.statusClass !== StatusClass.UNKNOWN;
@@ -140,8 +140,8 @@ function compareListedDay(group: SubjectGroup, verified: KeyedState, look: Look)
   });
 }
 
-/** A payment whose last known state is not final: the sweep queries it again until it is. */
-function isPendingPayment(group: SubjectGroup, state: SubjectState | undefined): boolean {
+/** A payment whose last known state is not final (or none is known): the sweep queries it again until it is. */
+export function isPendingPayment(group: SubjectGroup, state: SubjectState | undefined): boolean {
   return group.kind === SubjectKind.PAYMENT && (!state || state.statusClass === StatusClass.PENDING || state.statusClass === StatusClass.UNKNOWN);
 }
 

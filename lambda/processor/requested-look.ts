@@ -6,7 +6,6 @@
  * quarantined once. Lack of rate sends the request back delayed, holding its look marker.
  */
 import type { SQSRecord } from 'aws-lambda';
-import { StatusClass } from '../../contracts/events';
 import { ProcessorDefaults, ProcessorMetric } from '../../contracts/processor';
 import { LookDefaults, type LookRequest } from '../../contracts/reconciliation';
 import { BankApiError } from '../bank/errors';
@@ -15,7 +14,7 @@ import { MetricUnit } from '../shared/metrics';
 import { errorMessage } from '../shared/runtime';
 import { encodeLookRequest } from '../store/look-request';
 import type { ProcessorDeps } from './deps';
-import { lookAt } from './look';
+import { isPendingPayment, lookAt } from './look';
 import { groupOf, type Look, type SubjectGroup, Unprocessable } from './subject';
 
 /** SQS's longest message delay. */
@@ -81,17 +80,21 @@ export async function processLookRequest(record: SQSRecord, request: LookRequest
  * requests collapse into that one).
  */
 async function admitTrackPayment(group: SubjectGroup, request: LookRequest, owner: string, deps: ProcessorDeps): Promise<boolean> {
-  const now = (deps.now ?? Date.now)();
-  const record = await deps.store.read(group.id);
-  const statusClass = record.state?.statusClass;
-  const why = record.pendingSince !== undefined ? 'the payment is already followed until it is final'
-    : statusClass !== undefined && statusClass !== StatusClass.PENDING && statusClass !== StatusClass.UNKNOWN ? `the payment is final (${statusClass})`
-      : !await deps.markers.claim(group.id, owner, now + LookDefaults.markerSeconds * 1000, now) ? 'a look of the payment is in flight'
-        : undefined;
+  const why = await whyNoQuery(group, owner, deps);
   if (!why) return true;
   deps.count(ProcessorMetric.TRACK_PAYMENTS_SKIPPED);
   deps.logger.info(`Track Payment needs no query: ${why}`, { subject: group.id, source: request.trackSource });
   return false;
+}
+
+/** Why a Track Payment's look needs no query, or undefined when it goes ahead (holding the payment's marker). */
+async function whyNoQuery(group: SubjectGroup, owner: string, deps: ProcessorDeps): Promise<string | undefined> {
+  const record = await deps.store.read(group.id);
+  if (record.pendingSince !== undefined) return 'the payment is already followed until it is final';
+  if (!isPendingPayment(group, record.state)) return `the payment is final (${record.state!.statusClass})`;
+  const now = (deps.now ?? Date.now)();
+  if (!await deps.markers.claim(group.id, owner, now + LookDefaults.markerSeconds * 1000, now)) return 'a look of the payment is in flight';
+  return undefined;
 }
 
 /** Sends the request back, visible after `seconds`, still holding its subject's marker until it comes back and some. */

@@ -6,6 +6,7 @@ import { PAYMENT_ID_PATTERN, PAYMENT_ID_RULE, PAYMENT_TYPES, type PaymentType } 
 import { EventTrigger } from '../../contracts/events';
 import { type ListedSettlement, type LookRequest, type LookSubject, TRACK_PAYMENT_DETAIL_TYPE } from '../../contracts/reconciliation';
 import { nossoNumeroOf } from '../bank/answers';
+import { UNNOTIFIED_LIMIT } from './subject-store';
 
 /** A subject's id (the events' `subject.id`): `boleto:<codigoBeneficiario>:<nossoNumero>` or `payment:<kind>:<idTransacao>`. */
 export function subjectIdOf(target: LookSubject, codigoBeneficiario: string): string {
@@ -72,7 +73,7 @@ export function decodeLookRequest(messageBody: string): LookRequest | undefined 
 
 /** The change keys of a recovery check, when well formed (at most a record's bound of them). */
 function recoveryCheckOf(value: unknown): { recoveryCheck?: string[] } {
-  if (!Array.isArray(value) || !value.length || value.length > 10) return {};
+  if (!Array.isArray(value) || !value.length || value.length > UNNOTIFIED_LIMIT) return {};
   const keys = value.filter((key): key is string => typeof key === 'string' && key.length > 0 && key.length <= 200);
   return keys.length === value.length ? { recoveryCheck: keys } : {};
 }

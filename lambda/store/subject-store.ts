@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import {
   ConditionalCheckFailedException, type DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import type { BankEventDetailType } from '../../contracts/events';
+import type { BankEventDetailType, StatusClass } from '../../contracts/events';
 import type { SubjectState } from '../bank/state';
 import { IdempotencyTable } from '../../contracts/processor';
 import { pendingPaymentAttributes, pendingSinceOf } from './pending-payments';
@@ -60,7 +60,7 @@ export interface UnnotifiedChange {
   /** The change's key (its idempotency key's last part). */
   readonly key: string;
   /** Its state's status class: a notification claiming it tells of the change. */
-  readonly statusClass: string;
+  readonly statusClass: StatusClass;
 }
 
 /** How many changes not told of a record keeps. */
