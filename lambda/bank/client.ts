@@ -65,6 +65,13 @@ export interface BankAnswer {
   readonly body: unknown;
 }
 
+/** What clients made by {@link BankClient.withPacer} share: tokens, token requests in flight, connections. */
+interface SharedClientState {
+  readonly tokens: Map<string, CachedToken>;
+  readonly tokenRequests: Map<string, Promise<string>>;
+  readonly transports: Map<BankApi, { key: string; transport: HttpsTransport }>;
+}
+
 interface CachedToken {
   readonly accessToken: string;
   readonly renewAt: number;
@@ -110,11 +117,14 @@ export class BankClient {
   private readonly random: () => number;
   private readonly pacer: BankPacer;
   /** Cached tokens: the collection token, and a payments token per scope set. */
-  private readonly tokens = new Map<string, CachedToken>();
-  private readonly tokenRequests = new Map<string, Promise<string>>();
-  private readonly transports = new Map<BankApi, { key: string; transport: HttpsTransport }>();
+  private readonly tokens: Map<string, CachedToken>;
+  private readonly tokenRequests: Map<string, Promise<string>>;
+  private readonly transports: Map<BankApi, { key: string; transport: HttpsTransport }>;
 
-  constructor(private readonly options: BankClientOptions) {
+  constructor(private readonly options: BankClientOptions, shared?: SharedClientState) {
+    this.tokens = shared?.tokens ?? new Map<string, CachedToken>();
+    this.tokenRequests = shared?.tokenRequests ?? new Map<string, Promise<string>>();
+    this.transports = shared?.transports ?? new Map<BankApi, { key: string; transport: HttpsTransport }>();
     this.retry = options.retry ?? DEFAULT_RETRY_POLICY;
     this.now = options.now ?? Date.now;
     this.sleep = options.sleep ?? sleep;
@@ -126,6 +136,11 @@ export class BankClient {
 
   get settings(): BankConnectionSettings {
     return this.options.settings;
+  }
+
+  /** This client paced by `pacer` instead: its tokens and connections are shared (no token is asked twice). */
+  withPacer(pacer: BankPacer): BankClient {
+    return new BankClient({ ...this.options, pacer }, { tokens: this.tokens, tokenRequests: this.tokenRequests, transports: this.transports });
   }
 
   /**

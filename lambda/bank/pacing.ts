@@ -205,6 +205,46 @@ export class RatePacer implements BankPacer {
   }
 }
 
+/** Longest an idle-time call waits in the invocation for idle time before giving up with OutOfRate. */
+export const IDLE_WAIT_MS = 1_000;
+
+/**
+ * Paces calls out of a shared schedule's idle time only: a call goes when nobody has called for a
+ * whole interval, and takes that past interval, so that a call of the schedule's other pacers
+ * coming next still goes at once (the bank sees at most one call more in any second than its
+ * rate). While the schedule is busy it waits (up to {@link IDLE_WAIT_MS}), then gives up with
+ * {@link OutOfRate}. Look requests call the bank through it: they never take a slot a
+ * notification could have had.
+ */
+export class IdleTimePacer implements BankPacer {
+  private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  /** @param main the pacer of the same schedule whose interval (and slowdown after a 429) this one keeps */
+  constructor(private readonly schedule: SlotSchedule, private readonly main: RatePacer, private readonly options: Pick<RatePacerOptions, 'name' | 'now' | 'sleep'>) {
+    this.now = options.now ?? Date.now;
+    this.sleep = options.sleep ?? defaultSleep;
+  }
+
+  async acquire(operation: string, deadline: number): Promise<void> {
+    for (;;) {
+      const now = this.now();
+      const interval = this.main.currentIntervalMs();
+      const answer = await this.schedule.reserve(interval, now - interval, now - interval);
+      if ('end' in answer) return;
+      const retryAt = answer.next + interval;
+      if (retryAt - now > IDLE_WAIT_MS || retryAt > deadline - MIN_SLOT_LEAD_MS) {
+        throw new OutOfRate(operation, retryAt, `${this.options.name}: the bank's rate has no idle time now (looks give way to notifications; the next comes in ${Math.max(0, Math.round(retryAt - now))} ms at the earliest)`);
+      }
+      await this.sleep(retryAt - now);
+    }
+  }
+
+  throttled(retryAfterMs: number | undefined): Promise<void> {
+    return this.main.throttled(retryAfterMs);
+  }
+}
+
 /** A schedule in this process's memory: for calls made from one place (the registration handler, tests). */
 export class MemorySlotSchedule implements SlotSchedule {
   next = 0;

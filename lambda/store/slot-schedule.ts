@@ -6,7 +6,7 @@
 import {
   ConditionalCheckFailedException, type DynamoDBClient, GetItemCommand, UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { CallKind, MemorySlotSchedule, PacerByKind, RatePacer, type SlotSchedule, type Slowdown } from '../bank/pacing';
+import { CallKind, IdleTimePacer, MemorySlotSchedule, PacerByKind, RatePacer, type SlotSchedule, type Slowdown } from '../bank/pacing';
 import type { BankConnectionSettings } from '../../contracts/bank-connection';
 import { IdempotencyTable, QUERY_RATE_NAME } from '../../contracts/processor';
 
@@ -22,13 +22,25 @@ const ITEM_TTL_SECONDS = 24 * 3600;
  * the table (`rate#queries`), so together they keep `queriesPerSecond`.
  */
 export function sharedBankPacer(client: DynamoDBClient, tableName: string, connection: BankConnectionSettings): PacerByKind {
-  return new PacerByKind(
-    {
-      [CallKind.TOKEN]: new RatePacer(new MemorySlotSchedule(), { ratePerSecond: connection.queriesPerSecond, name: 'bank token requests' }),
-      [CallKind.CREATION]: new RatePacer(new MemorySlotSchedule(), { ratePerSecond: connection.registrationCallsPerSecond, name: 'bank registration creations' }),
-    },
-    new RatePacer(new DynamoDbSlotSchedule(client, tableName, QUERY_RATE_NAME), { ratePerSecond: connection.queriesPerSecond, name: 'bank queries' }),
-  );
+  return sharedBankPacers(client, tableName, connection).calls;
+}
+
+/**
+ * The processor's two pacers over the same shared schedule: `calls` as {@link sharedBankPacer},
+ * and `looks`, which takes the schedule's idle time only (IdleTimePacer), so a look request's
+ * query never makes a notification's wait.
+ */
+export function sharedBankPacers(client: DynamoDBClient, tableName: string, connection: BankConnectionSettings): { calls: PacerByKind; looks: PacerByKind } {
+  const byKind = {
+    [CallKind.TOKEN]: new RatePacer(new MemorySlotSchedule(), { ratePerSecond: connection.queriesPerSecond, name: 'bank token requests' }),
+    [CallKind.CREATION]: new RatePacer(new MemorySlotSchedule(), { ratePerSecond: connection.registrationCallsPerSecond, name: 'bank registration creations' }),
+  };
+  const schedule = new DynamoDbSlotSchedule(client, tableName, QUERY_RATE_NAME);
+  const queries = new RatePacer(schedule, { ratePerSecond: connection.queriesPerSecond, name: 'bank queries' });
+  return {
+    calls: new PacerByKind(byKind, queries),
+    looks: new PacerByKind(byKind, new IdleTimePacer(schedule, queries, { name: 'bank queries for looks' })),
+  };
 }
 
 export class DynamoDbSlotSchedule implements SlotSchedule {

@@ -87,6 +87,17 @@ describe('collection API', () => {
     expect(calls).toEqual(['POST /auth/openapi/token (password)', 'GET /cobranca/boleto/v1/boletos', 'GET /cobranca/boleto/v1/boletos']);
   });
 
+  it('shares its token with the client withPacer makes (looks pace apart, and ask no token of their own)', async () => {
+    const { bank } = client();
+    const paced: string[] = [];
+    const looks = bank.withPacer({ acquire: async (operation) => { paced.push(operation); }, throttled: async () => undefined });
+    const nossoNumero = await newBoleto();
+    await bank.queryBoleto('54321', nossoNumero, inSeconds(10));
+    await expect(looks.queryBoleto('54321', nossoNumero, inSeconds(10))).resolves.toMatchObject({ nossoNumero });
+    expect(calls).toEqual(['POST /auth/openapi/token (password)', 'GET /cobranca/boleto/v1/boletos', 'GET /cobranca/boleto/v1/boletos']);
+    expect(paced).toEqual([expect.stringMatching(/boleto query/)]);
+  });
+
   it('renews the token with the refresh grant shortly before it expires', async () => {
     let clock = Date.now();
     const { bank } = client({ now: () => clock });

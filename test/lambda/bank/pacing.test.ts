@@ -1,5 +1,5 @@
 import {
-  CallKind, MAX_PUSH_BACK_MS, PacerByKind, MAX_SLOTS_PER_RESERVATION, MemorySlotSchedule, OutOfRate, RatePacer, SLOWDOWN_HALF_LIFE_MS, type SlotSchedule, type Slowdown,
+  CallKind, IDLE_WAIT_MS, IdleTimePacer, MAX_PUSH_BACK_MS, PacerByKind, MAX_SLOTS_PER_RESERVATION, MemorySlotSchedule, OutOfRate, RatePacer, SLOWDOWN_HALF_LIFE_MS, type SlotSchedule, type Slowdown,
 } from '../../../lambda/bank/pacing';
 import { DynamoDbSlotSchedule } from '../../../lambda/store/slot-schedule';
 import { type Dynalite, startDynalite } from '../../../tools/local-aws/dynalite';
@@ -199,6 +199,75 @@ describe('RatePacer', () => {
 
   it('refuses a rate that is not above 0', () => {
     expect(() => new RatePacer(new MemorySlotSchedule(), { ratePerSecond: 0, name: 'bank queries' })).toThrow('bank queries: the rate must be above 0 calls per second, got 0');
+  });
+});
+
+describe('IdleTimePacer (looks give way to notifications)', () => {
+  /** A shared schedule at 5/s, the notifications' pacer on it, and the looks' pacer on its idle time. */
+  function pacers(t: ReturnType<typeof fakeTime>) {
+    const schedule = new MemorySlotSchedule();
+    const notifications = new RatePacer(schedule, { ratePerSecond: 5, name: 'bank queries', now: t.now, sleep: t.sleep });
+    const looks = new IdleTimePacer(schedule, notifications, { name: 'bank queries for looks', now: t.now, sleep: t.sleep });
+    return { schedule, notifications, looks };
+  }
+
+  it('lets a notification go at once right after a look: the look took time nobody used', async () => {
+    const t = fakeTime();
+    const { notifications, looks } = pacers(t);
+    const start = t.now();
+    await looks.acquire('payment query', start + 30_000);
+    t.clock.now += 5;
+    await notifications.acquire('boleto query', start + 30_000);
+    expect(t.now() - start).toBe(5);
+    // The rate holds after: the next notification waits its interval from the one before.
+    await notifications.acquire('boleto query', start + 30_000);
+    expect(t.now() - start).toBe(205);
+
+    // Had the look taken a slot of the notifications' own pacer, the notification would have waited for its end.
+    const u = fakeTime();
+    const shared = pacers(u).notifications;
+    await shared.acquire('payment query', u.now() + 30_000);
+    u.clock.now += 5;
+    await shared.acquire('boleto query', u.now() + 30_000);
+    expect(u.now() - 1_000_000).toBe(200);
+  });
+
+  it('makes a look wait for a whole idle interval after the last call, and never for a slot a notification holds', async () => {
+    const t = fakeTime();
+    const { notifications, looks } = pacers(t);
+    const start = t.now();
+    await notifications.acquire('boleto query', start + 30_000);
+    // The notification's slot runs to +200; the look needs +200 idle after it: it goes at +400.
+    await looks.acquire('payment query', start + 30_000);
+    expect(t.now() - start).toBe(400);
+    t.clock.now += 1;
+    await notifications.acquire('boleto query', start + 30_000);
+    expect(t.now() - start).toBe(401);
+  });
+
+  it('gives up with OutOfRate and when to come back while notifications keep the rate busy, rather than wait long', async () => {
+    const t = fakeTime();
+    const { schedule, looks } = pacers(t);
+    const start = t.now();
+    // Notifications booked the next 3 seconds.
+    await schedule.reserve(3_000, start, start + 3_000);
+    const refused = await looks.acquire('payment query', start + 30_000).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(OutOfRate);
+    expect((refused as OutOfRate).retryAt).toBe(start + 3_200);
+    expect((refused as OutOfRate).message).toMatch(/bank queries for looks: the bank's rate has no idle time now \(looks give way to notifications/);
+    expect(t.now()).toBe(start);
+    expect(IDLE_WAIT_MS).toBeLessThan(3_200);
+  });
+
+  it('slows down with the notifications\' pacer after a 429: a look takes the stretched interval', async () => {
+    const t = fakeTime();
+    const { notifications, looks } = pacers(t);
+    const start = t.now();
+    await looks.throttled(undefined);
+    expect(notifications.currentIntervalMs()).toBe(400);
+    // Nobody calls for the pause (one stretched interval); the look then needs one more idle.
+    await looks.acquire('payment query', start + 30_000);
+    expect(t.now() - start).toBe(800);
   });
 });
 
