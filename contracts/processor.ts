@@ -41,11 +41,18 @@ export interface ProcessorSettings {
   readonly idempotencyTableName: string;
   /** How long an idempotency record is kept, in seconds. */
   readonly idempotencyTtlSeconds: number;
-  /** Where messages that cannot be understood are put, with a reason. */
+  /** Where notifications that cannot be understood are put, with a reason (the notification queue's dead-letter queue). */
   readonly quarantineQueueUrl: string;
-  /** The queue the processor reads: what an invocation had no time for is sent back to it as a new message. */
+  /** The notification queue the processor reads: what an invocation had no time for is sent back to it as a new message. */
   readonly queueUrl: string;
-  /** The queue's maxReceiveCount: on a message's last receive, a failure quarantines it with its reason. */
+  /**
+   * The look queue the processor also reads: look requests (the sweep's, Track Payment's, recovery
+   * checks) wait there, apart from notifications, and are sent back to it when deferred.
+   */
+  readonly lookQueueUrl: string;
+  /** Where look requests that cannot succeed are put, with a reason (the look queue's dead-letter queue). */
+  readonly lookQuarantineQueueUrl: string;
+  /** The queues' maxReceiveCount: on a message's last receive, a failure quarantines it with its reason. */
   readonly maxReceiveCount: number;
   /**
    * Receives of one message during which a notification the bank does not confirm is looked at
@@ -92,6 +99,11 @@ export const ProcessorDefaults = {
   recoveredGraceSeconds: 600,
   /** Looks (sweep, Track Payment) take at most a fifth of the query budget; notifications always have the rest. */
   lookQueryShare: 0.2,
+  /**
+   * Environments the look queue's event source mapping may use at once (SQS's least): looks
+   * wait for their share of the bank's rate anyway, so more would only defer more of them.
+   */
+  lookMaxConcurrency: 2,
   /** Records of one batch verified at once (the bank rate-limits its query API). */
   recordConcurrency: 4,
   boletoStatuses: {

@@ -53,7 +53,7 @@ export const LookDefaults = {
 /** The sweep's settings, as the construct writes them in the function's environment. */
 export interface SweepSettings {
   readonly idempotencyTableName: string;
-  /** The processor's queue: look requests go there. */
+  /** The processor's look queue: look requests go there. */
   readonly queueUrl: string;
   readonly lookbackDays: number;
   readonly paymentMaxAgeDays: number;

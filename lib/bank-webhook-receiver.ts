@@ -16,6 +16,7 @@ import { verifiedEventRule, type VerifiedEventRuleOptions } from './core/verifie
 import { BankWebhookEndpoint } from './endpoint/bank-webhook-endpoint';
 import { type BankWebhookEndpointProps, checkBankWebhookEndpoint } from './endpoint/bank-webhook-endpoint-props';
 import { minimumVisibilitySeconds } from './core/timing';
+import { allowOnlySourceQueue } from './core/redrive-allow-policy';
 import { SettlementProcessor } from './processor/settlement-processor';
 import { checkSettlementProcessor, type SettlementProcessorOptions } from './processor/settlement-processor-props';
 import { checkReconciliationSweep, ReconciliationSweep, type ReconciliationOptions } from './reconciliation/reconciliation-sweep';
@@ -151,9 +152,14 @@ export class BankWebhookReceiver extends Construct {
     const network = { vpc: props.vpc, vpcSubnets: props.vpcSubnets, securityGroups: endpoint.securityGroups };
     this.processor = new SettlementProcessor(this, 'Processor', checkedBy({ ...props, ...network, queue: endpoint.queue, deadLetterQueue: endpoint.deadLetterQueue }));
     const { processor } = this;
+    // The stack's provider, as the endpoint made it (the same settings, or it refuses).
+    const provider = { logEncryptionKey: props.logEncryptionKey, vpc: props.vpc, vpcSubnets: props.vpcSubnets, securityGroups: props.securityGroups };
+    // Only the look queue may dead-letter into the look dead-letter queue, as for the notification queue's.
+    allowOnlySourceQueue(this, 'LookDeadLetterQueueRedriveAllowPolicy', {
+      deadLetterQueue: processor.lookDeadLetterQueue, sourceQueue: processor.lookQueue, deadLetterQueueKey: props.queueEncryptionKey, provider,
+    });
 
     // Registrations with the bank, once the API serves the URLs (and removed before it goes).
-    const provider = { logEncryptionKey: props.logEncryptionKey, vpc: props.vpc, vpcSubnets: props.vpcSubnets, securityGroups: props.securityGroups };
     if (props.paymentRegistration) {
       this.paymentRegistration = new PaymentWebhookRegistration(this, 'PaymentRegistration', checkedBy({
         ...provider, ...props.paymentRegistration, bank: props.bank, url: endpoint.paymentsUrl, token: endpoint.paymentCallbackToken,

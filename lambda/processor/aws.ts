@@ -1,4 +1,4 @@
-/** The AWS calls the processor's core is given: publishing to EventBridge, quarantining to the dead-letter queue, sending back to the queue. */
+/** The AWS calls the processor's core is given: publishing to EventBridge, quarantining to a dead-letter queue, sending back to a queue. */
 import { type EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
@@ -6,7 +6,7 @@ import { QuarantineAttribute } from '../../contracts/processor';
 import { QUARANTINE_REASON_BYTES } from '../../contracts/receiver';
 import { sleep } from '../shared/retry';
 import { sqsAttributeText } from '../store/stored-notification';
-import type { PublishEntry } from './deps';
+import type { ProcessorQueue, PublishEntry } from './deps';
 
 /** PutEvents takes at most 10 entries and 256 KB per request. */
 const MAX_ENTRIES = 10;
@@ -52,11 +52,11 @@ export function eventBridgePublisher(events: EventBridgeClient, eventBusName: st
   };
 }
 
-/** Puts a record's body in the dead-letter queue with its reason, time and source message id. */
-export function sqsQuarantine(sqs: SQSClient, quarantineQueueUrl: string): (record: SQSRecord, reason: string) => Promise<void> {
-  return async (record, reason) => {
+/** Puts a record's body in the dead-letter queue of its kind with its reason, time and source message id. */
+export function sqsQuarantine(sqs: SQSClient, deadLetterQueueUrls: Readonly<Record<ProcessorQueue, string>>): (record: SQSRecord, reason: string, queue: ProcessorQueue) => Promise<void> {
+  return async (record, reason, queue) => {
     await sqs.send(new SendMessageCommand({
-      QueueUrl: quarantineQueueUrl,
+      QueueUrl: deadLetterQueueUrls[queue],
       MessageBody: record.body,
       MessageAttributes: {
         [QuarantineAttribute.REASON]: { DataType: 'String', StringValue: sqsAttributeText(reason, QUARANTINE_REASON_BYTES) || 'quarantined' },
@@ -67,9 +67,9 @@ export function sqsQuarantine(sqs: SQSClient, quarantineQueueUrl: string): (reco
   };
 }
 
-/** Sends a message body back to the queue the processor reads, visible after `delaySeconds`. */
-export function sqsRequeue(sqs: SQSClient, queueUrl: string): (messageBody: string, delaySeconds: number) => Promise<void> {
-  return async (messageBody, delaySeconds) => {
-    await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: messageBody, DelaySeconds: delaySeconds }));
+/** Sends a message body back to one of the queues the processor reads, visible after `delaySeconds`. */
+export function sqsRequeue(sqs: SQSClient, queueUrls: Readonly<Record<ProcessorQueue, string>>): (messageBody: string, delaySeconds: number, queue: ProcessorQueue) => Promise<void> {
+  return async (messageBody, delaySeconds, queue) => {
+    await sqs.send(new SendMessageCommand({ QueueUrl: queueUrls[queue], MessageBody: messageBody, DelaySeconds: delaySeconds }));
   };
 }

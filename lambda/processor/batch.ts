@@ -16,7 +16,7 @@ import { mapConcurrently } from '../shared/concurrency';
 import { errorMessage } from '../shared/runtime';
 import { decodeLookRequest } from '../store/look-request';
 import { decodeStoredNotification, encodeStoredNotification } from '../store/stored-notification';
-import type { InvocationContext, ProcessorDeps } from './deps';
+import { type InvocationContext, type ProcessorDeps, ProcessorQueue } from './deps';
 import { lookAt } from './look';
 import { MAX_DELAY_SECONDS, processLookRequest } from './requested-look';
 import { groupBySubject, type Look, PeerInProgress, Unprocessable, VerificationPending } from './subject';
@@ -62,10 +62,20 @@ function receiveCount(record: SQSRecord): number {
   return Number.isFinite(count) && count > 0 ? count : 1;
 }
 
-async function quarantine(record: SQSRecord, reason: string, deps: ProcessorDeps): Promise<void> {
-  await deps.quarantine(record, reason);
+async function quarantine(record: SQSRecord, reason: string, deps: ProcessorDeps, queue = ProcessorQueue.NOTIFICATIONS): Promise<void> {
+  await deps.quarantine(record, reason, queue);
   deps.count(ProcessorMetric.QUARANTINED);
-  deps.logger.error('Notification quarantined in the dead-letter queue', { messageId: record.messageId, reason });
+  deps.logger.error(queue === ProcessorQueue.LOOKS ? 'Look request quarantined in the look dead-letter queue' : 'Notification quarantined in the dead-letter queue', { messageId: record.messageId, reason });
+}
+
+/**
+ * Whether the record came from the look queue (its ARN and URL end in the same queue name). Only
+ * look requests belong there: the sweep, the Track Payment rule and the processor send to it.
+ */
+function fromLookQueue(record: SQSRecord, settings: ProcessorDeps['settings']): boolean {
+  if (settings.lookQueueUrl === settings.queueUrl) return false;
+  const name = settings.lookQueueUrl.split('/').pop();
+  return !!name && record.eventSourceARN?.split(':').pop() === name;
 }
 
 /** The least time worth starting a subject with: less, and it is left for a new message. */
@@ -76,10 +86,12 @@ async function processRecord(record: SQSRecord, deadline: number, deps: Processo
   try {
     request = decodeLookRequest(record.body);
   } catch (error) {
-    await quarantine(record, errorMessage(error), deps);
+    await quarantine(record, errorMessage(error), deps, ProcessorQueue.LOOKS);
     return;
   }
-  if (request) await processLookRequest(record, request, deadline, deps, { attempt: receiveCount(record), quarantine: (reason) => quarantine(record, reason, deps) });
+  // A look request in the notification queue (sent before the look queue existed) is still served.
+  if (request) await processLookRequest(record, request, deadline, deps, { attempt: receiveCount(record), quarantine: (reason) => quarantine(record, reason, deps, ProcessorQueue.LOOKS) });
+  else if (fromLookQueue(record, deps.settings)) await quarantine(record, 'not a look request: the look queue takes look requests and Track Payment events only (notifications go to the notification queue)', deps, ProcessorQueue.LOOKS);
   else await processNotification(record, deadline, deps);
 }
 
@@ -154,7 +166,7 @@ async function processNotification(record: SQSRecord, deadline: number, deps: Pr
   }
   if (leftover.length) {
     const delaySeconds = rateFreeAt === undefined ? 0 : Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil((rateFreeAt - now()) / 1000)));
-    await deps.requeue(encodeStoredNotification(metaOf(stored), Buffer.from(JSON.stringify(leftover.map((item) => item.raw)))), delaySeconds);
+    await deps.requeue(encodeStoredNotification(metaOf(stored), Buffer.from(JSON.stringify(leftover.map((item) => item.raw)))), delaySeconds, ProcessorQueue.NOTIFICATIONS);
     deps.count(ProcessorMetric.REQUEUED);
     if (rateFreeAt !== undefined) deps.count(ProcessorMetric.DEFERRED_FOR_RATE);
     deps.logger.info(rateFreeAt === undefined

@@ -14,6 +14,13 @@ export interface BankQueries {
   queryPayment(type: PaymentType, idTransacao: string, deadline: number): Promise<Record<string, unknown>>;
 }
 
+/** The processor's two queues (each with its dead-letter queue): notifications, and look requests apart from them. */
+export enum ProcessorQueue {
+  NOTIFICATIONS = 'notifications',
+  /** The sweep's look requests, Track Payment events and recovery checks. */
+  LOOKS = 'looks',
+}
+
 /** One event to publish: its detail as JSON text. */
 export type PublishEntry = OutboxEntry;
 
@@ -24,6 +31,11 @@ export interface ProcessorDeps {
   /** How the bank's timestamps written with a Z are read (a settlement's day). @default ZuluTimestamps.UTC */
   readonly zuluTimestamps?: ZuluTimestamps;
   readonly bank: BankQueries;
+  /**
+   * The bank as look requests call it: out of the query rate's idle time only, so a look never
+   * takes a slot a notification could have had. @default bank
+   */
+  readonly lookBank?: BankQueries;
   readonly store: SubjectStore;
   /** Which subjects have a look in flight (Track Payment's collapse, the sweep's looks released). */
   readonly markers: LookMarkers;
@@ -34,13 +46,13 @@ export interface ProcessorDeps {
   readonly looks?: { readonly schedule: SlotSchedule; readonly ratePerSecond: number };
   /** Publishes the entries (all of them, or throws). */
   readonly publish: (entries: readonly PublishEntry[]) => Promise<void>;
-  /** Puts the message in the dead-letter queue with a reason; throws when it could not. */
-  readonly quarantine: (record: SQSRecord, reason: string) => Promise<void>;
+  /** Puts the message in the dead-letter queue of `queue` with a reason; throws when it could not. */
+  readonly quarantine: (record: SQSRecord, reason: string, queue: ProcessorQueue) => Promise<void>;
   /**
-   * Sends a message body to the queue the processor reads (what an invocation had no time or no
-   * bank rate for), visible after `delaySeconds` (0 to 900).
+   * Sends a message body to one of the queues the processor reads (what an invocation had no time
+   * or no bank rate for; a look deferred), visible after `delaySeconds` (0 to 900).
    */
-  readonly requeue: (messageBody: string, delaySeconds: number) => Promise<void>;
+  readonly requeue: (messageBody: string, delaySeconds: number, queue: ProcessorQueue) => Promise<void>;
   readonly logger: Log;
   /** Counts a metric (or records `value` in `unit`); `details` are written in the same line (not dimensions). */
   readonly count: (metric: string, dimensions?: Record<string, string>, details?: Record<string, string>, value?: number, unit?: MetricUnit) => void;

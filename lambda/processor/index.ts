@@ -9,11 +9,12 @@ import { BankClient } from '../bank/client';
 import { credentialsFromSecret, readBankConnection } from '../bank/connection';
 import { metricCounter } from '../shared/metrics';
 import { AWS_CLIENT_CONFIG, createLogger } from '../shared/runtime';
-import { DynamoDbSlotSchedule, sharedBankPacer } from '../store/slot-schedule';
+import { DynamoDbSlotSchedule, sharedBankPacers } from '../store/slot-schedule';
 import { DynamoDbLookMarkers } from '../store/look-markers';
 import { DynamoDbSubjectStore } from '../store/subject-store';
 import { eventBridgePublisher, sqsQuarantine, sqsRequeue } from './aws';
 import { processBatch } from './batch';
+import { ProcessorQueue } from './deps';
 import { readProcessorSettings } from './settings';
 
 const logger = createLogger(PROCESSOR_SERVICE_NAME);
@@ -26,11 +27,13 @@ const store = new DynamoDbSubjectStore(dynamo, settings.idempotencyTableName, se
 const markers = new DynamoDbLookMarkers(dynamo, settings.idempotencyTableName);
 // Looks book their share of the query budget on a schedule of their own, shared by every environment.
 const looks = { schedule: new DynamoDbSlotSchedule(dynamo, settings.idempotencyTableName, LOOK_RATE_NAME), ratePerSecond: settings.lookQueryShare * connection.queriesPerSecond };
+// Every environment (and the reconciliation sweep) takes its slots from one schedule in the table;
+// look requests only its idle time. Token requests go to the token endpoints: this environment's
+// own schedule, not the query rate.
+const pacers = sharedBankPacers(dynamo, settings.idempotencyTableName, connection);
 const bank = new BankClient({
   settings: connection,
-  // Every environment (and the reconciliation sweep) takes its slots from one schedule in the table.
-  // Token requests go to the token endpoints: this environment's own schedule, not the query rate.
-  pacer: sharedBankPacer(dynamo, settings.idempotencyTableName, connection),
+  pacer: pacers.calls,
   onThrottled: () => count(ProcessorMetric.BANK_THROTTLED),
   credentials: credentialsFromSecret(new SecretsManagerClient(AWS_CLIENT_CONFIG), connection.credentialsSecretArn),
   onRetry: (info) => {
@@ -38,9 +41,10 @@ const bank = new BankClient({
     logger.warn('Retrying a bank call', { ...info });
   },
 });
+const lookBank = bank.withPacer(pacers.looks);
 const publish = eventBridgePublisher(new EventBridgeClient(AWS_CLIENT_CONFIG), settings.eventBusName, settings.eventSource);
-const quarantine = sqsQuarantine(sqs, settings.quarantineQueueUrl);
-const requeue = sqsRequeue(sqs, settings.queueUrl);
+const quarantine = sqsQuarantine(sqs, { [ProcessorQueue.NOTIFICATIONS]: settings.quarantineQueueUrl, [ProcessorQueue.LOOKS]: settings.lookQuarantineQueueUrl });
+const requeue = sqsRequeue(sqs, { [ProcessorQueue.NOTIFICATIONS]: settings.queueUrl, [ProcessorQueue.LOOKS]: settings.lookQueueUrl });
 
 export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
   return processBatch(event, context, {
@@ -48,6 +52,7 @@ export async function handler(event: SQSEvent, context: Context): Promise<SQSBat
     account: connection.account,
     zuluTimestamps: connection.zuluTimestamps,
     bank,
+    lookBank,
     store,
     markers,
     looks,

@@ -16,7 +16,7 @@ import {
 import { errorMessage } from '../shared/runtime';
 import { encodeLookRequest } from '../store/look-request';
 import { HISTORY_LIMIT, newOutboxId, type Outbox, type OutboxEntry, SEEN_LIMIT, UNNOTIFIED_LIMIT } from '../store/subject-store';
-import type { ProcessorDeps } from './deps';
+import { type ProcessorDeps, ProcessorQueue } from './deps';
 import { changeEntry, fitDetail, MAX_OUTBOX_CHARS, notConfirmedEntry } from './event-detail';
 import { publishOutbox, settleOutbox } from './outbox';
 import { type CheckedItem, fingerprint, type Look, type SubjectGroup, Unprocessable } from './subject';
@@ -114,7 +114,7 @@ async function scheduleRecoveryCheck(group: SubjectGroup, keys: string[], look: 
     await deps.requeue(encodeLookRequest({
       trigger: EventTrigger.RECONCILIATION, subject: group.target, requestedAt: new Date((deps.now ?? Date.now)()).toISOString(),
       reason: 'the grace period of changes a look found ended', recoveryCheck: keys,
-    }), graceSeconds);
+    }), graceSeconds, ProcessorQueue.LOOKS);
   } catch (error) {
     for (const key of keys) {
       deps.count(ProcessorMetric.RECOVERED);

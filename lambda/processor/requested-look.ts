@@ -13,7 +13,7 @@ import { OutOfRate } from '../bank/pacing';
 import { MetricUnit } from '../shared/metrics';
 import { errorMessage } from '../shared/runtime';
 import { encodeLookRequest } from '../store/look-request';
-import type { ProcessorDeps } from './deps';
+import { type ProcessorDeps, ProcessorQueue } from './deps';
 import { isPendingPayment, lookAt } from './look';
 import { groupOf, type Look, type SubjectGroup, Unprocessable } from './subject';
 
@@ -42,7 +42,8 @@ export async function processLookRequest(record: SQSRecord, request: LookRequest
   }
   if (request.admittedAt === undefined && !await admit(group, request, deps)) return;
   const { attempt } = outcomes;
-  const look: Look = { request, attempt, lastVerification: attempt >= deps.settings.maxVerificationAttempts, deadline, deps };
+  // Its queries take the bank's idle time only: notifications go first.
+  const look: Look = { request, attempt, lastVerification: attempt >= deps.settings.maxVerificationAttempts, deadline, deps: { ...deps, bank: deps.lookBank ?? deps.bank } };
   const requestedAt = Date.parse(request.requestedAt);
   /** How long since the look was first asked for (deferrals keep `requestedAt`). */
   const age = () => (Number.isFinite(requestedAt) ? Math.max(0, now() - requestedAt) : 0);
@@ -50,7 +51,8 @@ export async function processLookRequest(record: SQSRecord, request: LookRequest
     await lookAt(group, look);
   } catch (error) {
     if (error instanceof OutOfRate && age() <= ProcessorDefaults.queueRetentionSeconds * 1000) {
-      await defer(group, request, Math.ceil((error.retryAt - now()) / 1000), deps);
+      // Admitted already (its share's slot was spent): it comes back to query, not to book again.
+      await defer(group, { ...request, admittedAt: request.admittedAt ?? Math.round(now()) }, Math.ceil((error.retryAt - now()) / 1000), deps);
       deps.count(ProcessorMetric.DEFERRED_FOR_RATE);
       deps.count(ProcessorMetric.LOOK_AGE, {}, {}, age(), MetricUnit.MILLISECONDS);
       return;
@@ -102,7 +104,7 @@ async function defer(group: SubjectGroup, request: LookRequest, seconds: number,
   const now = (deps.now ?? Date.now)();
   const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(0, seconds));
   if (request.lookId) await deps.markers.claim(group.id, request.lookId, now + (delaySeconds + LookDefaults.markerSeconds) * 1000, now);
-  await deps.requeue(encodeLookRequest(request), delaySeconds);
+  await deps.requeue(encodeLookRequest(request), delaySeconds, ProcessorQueue.LOOKS);
 }
 
 /**

@@ -3,7 +3,7 @@ import { ProcessorDefaults, type ProcessorSettings } from '../../contracts/proce
 import type { BoletoMovementMappingProps, BoletoStatusMappingProps, PaymentStatusMappingProps } from './status-mappings';
 
 /** What the processor works on: its bus, table and queues. */
-export type ProcessorResources = Pick<ProcessorSettings, 'eventBusName' | 'idempotencyTableName' | 'quarantineQueueUrl' | 'queueUrl'>;
+export type ProcessorResources = Pick<ProcessorSettings, 'eventBusName' | 'idempotencyTableName' | 'quarantineQueueUrl' | 'queueUrl' | 'lookQueueUrl' | 'lookQuarantineQueueUrl'>;
 
 /** How it works, where it differs from the defaults. */
 export interface ProcessorTuning {
@@ -32,6 +32,8 @@ export function processorSettings(resources: ProcessorResources, tuning: Process
     idempotencyTtlSeconds: tuning.idempotencyTtlSeconds ?? ProcessorDefaults.idempotencyTtlSeconds,
     quarantineQueueUrl: resources.quarantineQueueUrl,
     queueUrl: resources.queueUrl,
+    lookQueueUrl: resources.lookQueueUrl,
+    lookQuarantineQueueUrl: resources.lookQuarantineQueueUrl,
     maxReceiveCount,
     maxVerificationAttempts: tuning.maxVerificationAttempts ?? defaultVerificationAttempts(maxReceiveCount),
     safetyMarginMs: tuning.safetyMarginMs ?? ProcessorDefaults.safetyMarginMs,

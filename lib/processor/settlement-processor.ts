@@ -16,6 +16,7 @@ import { type BankConnectionProps, bankConnectionEnvironment } from '../core/ban
 import { notifyOn, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
 import { acknowledgeInherent } from '../core/compliance';
 import { functionNetwork } from '../core/function-network';
+import { minimumVisibilitySeconds } from '../core/timing';
 import { libraryMetric } from '../core/metrics';
 import { onlyPublishers } from '../core/publisher-policy';
 import { validateProps } from '../core/props-validation';
@@ -43,8 +44,15 @@ export class SettlementProcessor extends Construct {
   public readonly eventSource: string;
   /** The queue consumed. */
   public readonly queue: sqs.IQueue;
-  /** Where quarantined and failed messages go. */
+  /** Where quarantined and failed notifications go. */
   public readonly deadLetterQueue: sqs.IQueue;
+  /**
+   * The look queue: look requests (the sweep's, Track Payment events, recovery checks) wait here,
+   * apart from notifications, which never wait behind them.
+   */
+  public readonly lookQueue: sqs.Queue;
+  /** Where quarantined and failed look requests go. */
+  public readonly lookDeadLetterQueue: sqs.Queue;
   /** How long a subject's record is kept after its last change. */
   public readonly idempotencyTtl: Duration;
   /** How the processor reaches the bank (a reconciliation sweep of this processor uses it too). */
@@ -53,6 +61,8 @@ export class SettlementProcessor extends Construct {
   public readonly account: BankAccount;
   /** Alarm: messages in the dead-letter queue. */
   public readonly deadLetterQueueAlarm: cloudwatch.Alarm;
+  /** Alarm: messages in the look dead-letter queue (a Track Payment for a payment the bank never knew, a look that kept failing). */
+  public readonly lookDeadLetterQueueAlarm: cloudwatch.Alarm;
   /** Alarm: the oldest queued message is older than the threshold. */
   public readonly oldestMessageAlarm: cloudwatch.Alarm;
   /** Alarm: a look request (the sweep's, a Track Payment's) finished or was deferred longer than the oldest-message threshold after it was first asked for. */
@@ -101,11 +111,29 @@ export class SettlementProcessor extends Construct {
       this.eventBus = bus;
     }
 
+    // Looks wait in a queue of their own (with its own dead-letter queue): a notification is never behind them.
+    const queueKey = this.queue.encryptionMasterKey;
+    const lookQueueProps: sqs.QueueProps = {
+      encryption: queueKey ? sqs.QueueEncryption.KMS : sqs.QueueEncryption.SQS_MANAGED,
+      encryptionMasterKey: queueKey,
+      enforceSSL: true,
+      retentionPeriod: Duration.seconds(ProcessorDefaults.queueRetentionSeconds),
+    };
+    this.lookDeadLetterQueue = new sqs.Queue(this, 'LookDeadLetterQueue', lookQueueProps);
+    this.lookQueue = new sqs.Queue(this, 'LookQueue', {
+      ...lookQueueProps,
+      visibilityTimeout: Duration.seconds(minimumVisibilitySeconds(props.processorTimeout, undefined)),
+      deadLetterQueue: { queue: this.lookDeadLetterQueue, maxReceiveCount },
+    });
+    acknowledgeInherent(this.lookDeadLetterQueue, 'SQSRedrivePolicy', 'This queue is the look queue\'s dead-letter queue: what lands here is quarantined or undeliverable, alarmed, and redriven to the look queue by an operator, never dead-lettered further.');
+
     const settings = processorSettings({
       eventBusName: this.eventBus.eventBusName,
       idempotencyTableName: this.idempotencyTable.tableName,
       quarantineQueueUrl: this.deadLetterQueue.queueUrl,
       queueUrl: this.queue.queueUrl,
+      lookQueueUrl: this.lookQueue.queueUrl,
+      lookQuarantineQueueUrl: this.lookDeadLetterQueue.queueUrl,
     }, { ...props, maxReceiveCount, eventSource: this.eventSource, idempotencyTtlSeconds: this.idempotencyTtl.toSeconds(), recoveredGraceSeconds: props.recoveredGracePeriod?.toSeconds(), lookQueryShare: props.lookQueryShare });
     const fn = new ProcessorFunction(this, 'Function', {
       description: 'Verifies each stored bank notification with the bank\'s query API and publishes verified events once',
@@ -129,9 +157,15 @@ export class SettlementProcessor extends Construct {
       maxConcurrency: props.maxConcurrency,
       reportBatchItemFailures: true,
     }));
+    fn.addEventSource(new lambdaEventSources.SqsEventSource(this.lookQueue, {
+      batchSize: 10,
+      maxConcurrency: ProcessorDefaults.lookMaxConcurrency,
+      reportBatchItemFailures: true,
+    }));
     acknowledgeInherent(fn, 'LambdaEventSourceMappingDestination', 'An SQS event source takes no on-failure destination (Lambda offers them for streams and Kafka): a message that keeps failing moves to the queue\'s own dead-letter queue after maxReceiveCount receives.');
-    // Quarantine to the dead-letter queue, and what an invocation had no time for back to the queue: exactly SendMessage.
-    fn.allow(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.deadLetterQueue.queueArn, this.queue.queueArn] }));
+    // Quarantine to a dead-letter queue, and what an invocation had no time or rate for back to its queue: exactly SendMessage.
+    const ownQueues = [this.deadLetterQueue, this.queue, this.lookDeadLetterQueue, this.lookQueue];
+    fn.allow(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: ownQueues.map((q) => q.queueArn) }));
     for (const key of new Set([this.queue.encryptionMasterKey, this.deadLetterQueue.encryptionMasterKey])) key?.grant(fn, 'kms:GenerateDataKey', 'kms:Decrypt');
     // Subject records and look markers: consistent get, conditional put and update of single items.
     fn.allow(new iam.PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resources: [this.idempotencyTable.tableArn] }));
@@ -143,6 +177,10 @@ export class SettlementProcessor extends Construct {
     this.deadLetterQueueAlarm = thresholdAlarm(this, 'DeadLetterQueueAlarm', {
       description: 'Bank notifications are in the dead-letter queue (quarantined, or never verifiable): read the QuarantineReason attribute and the processor log, fix, then redrive.',
       metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period, statistic: cloudwatch.Stats.MAXIMUM }),
+    });
+    this.lookDeadLetterQueueAlarm = thresholdAlarm(this, 'LookDeadLetterQueueAlarm', {
+      description: 'Look requests are in the look dead-letter queue (a Track Payment naming a payment the bank never knew, a malformed request, or a look that kept failing): read the QuarantineReason attribute and the processor log; redrive once fixed. No notification is in it.',
+      metric: this.lookDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ period, statistic: cloudwatch.Stats.MAXIMUM }),
     });
     const oldest = props.oldestMessageAgeAlarmThreshold ?? Duration.minutes(30);
     this.oldestMessageAlarm = thresholdAlarm(this, 'OldestMessageAlarm', {
@@ -160,7 +198,7 @@ export class SettlementProcessor extends Construct {
       description: 'The settlement processor function failed whole invocations (configuration, permissions, or a crash): see its log.',
       metric: fn.metricErrors({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
     });
-    notifyOn(props.alarmTopic, [this.deadLetterQueueAlarm, this.oldestMessageAlarm, this.lookAgeAlarm, this.processorErrorsAlarm]);
+    notifyOn(props.alarmTopic, [this.deadLetterQueueAlarm, this.lookDeadLetterQueueAlarm, this.oldestMessageAlarm, this.lookAgeAlarm, this.processorErrorsAlarm]);
     warnWithoutAlarmTopic(this, props.alarmTopic);
   }
 

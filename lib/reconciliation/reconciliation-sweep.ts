@@ -199,7 +199,7 @@ export class ReconciliationSweep extends Construct {
     const registrations: Construct[] = [...(payment ? [payment] : []), ...contracts];
     // Named at synth (not by CloudFormation), so the function can look its own schedule up without a circular reference.
     const scheduleRuleName = `${Names.uniqueResourceName(this, { maxLength: 50, separator: '-' })}-schedule`;
-    const settings = sweepSettings({ idempotencyTableName: processor.idempotencyTable.tableName, queueUrl: processor.queue.queueUrl }, {
+    const settings = sweepSettings({ idempotencyTableName: processor.idempotencyTable.tableName, queueUrl: processor.lookQueue.queueUrl }, {
       lookbackDays: options.lookbackDays,
       paymentMaxAgeDays: options.paymentMaxAge.toDays(),
       maxPaymentLooksPerSweep: props.maxPaymentLooksPerSweep,
@@ -213,7 +213,7 @@ export class ReconciliationSweep extends Construct {
       memorySize: 512,
       logGroupId: 'LogGroup',
       roleId: 'Role',
-      roleDescription: 'Bank reconciliation sweep: list settled boletos, read subject records and cursors, send look requests to the processor queue',
+      roleDescription: 'Bank reconciliation sweep: list settled boletos, read subject records and cursors, send look requests to the processor\'s look queue',
       logRetention: props.logRetention,
       logEncryptionKey: props.logEncryptionKey,
       tracing: props.tracingEnabled ?? false,
@@ -225,8 +225,9 @@ export class ReconciliationSweep extends Construct {
     // Records (read), cursors and the shared query rate (write), the pending-payments index (query).
     fn.allow(new iam.PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resources: [processor.idempotencyTable.tableArn] }));
     fn.allow(new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${processor.idempotencyTable.tableArn}/index/${PendingPaymentIndex.NAME}`] }));
-    fn.allow(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [processor.queue.queueArn] }));
-    processor.queue.encryptionMasterKey?.grant(fn, 'kms:GenerateDataKey', 'kms:Decrypt');
+    // Look requests go to the look queue only: the sweep cannot put anything before a notification.
+    fn.allow(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [processor.lookQueue.queueArn] }));
+    processor.lookQueue.encryptionMasterKey?.grant(fn, 'kms:GenerateDataKey', 'kms:Decrypt');
     if (registrations.length) {
       for (const secret of new Set([payment?.token, ...contracts.map((c) => c.token)])) secret?.grantRead(fn);
       fn.allow(new iam.PolicyStatement({
@@ -257,10 +258,10 @@ export class ReconciliationSweep extends Construct {
           detail: { account: { cooperativa: [processor.account.cooperativa], conta: [processor.account.conta] } },
         },
       });
-      // A delivery the queue refused goes to its dead-letter queue (whose alarm fires), from where a
-      // redrive hands it to the processor like any stored message.
-      this.trackPaymentRule.addTarget(new targets.SqsQueue(processor.queue, {
-        deadLetterQueue: processor.deadLetterQueue, retryAttempts: 185, maxEventAge: Duration.hours(24),
+      // Into the look queue; a delivery the queue refused goes to the look dead-letter queue (whose
+      // alarm fires), from where a redrive hands it to the processor like any look request.
+      this.trackPaymentRule.addTarget(new targets.SqsQueue(processor.lookQueue, {
+        deadLetterQueue: processor.lookDeadLetterQueue, retryAttempts: 185, maxEventAge: Duration.hours(24),
       }));
     }
 

@@ -43,7 +43,7 @@ it('synthesizes under AwsSolutions, NIST 800-53 rev 5, PCI DSS 3.2.1, HIPAA and 
     ],
     'PCI.DSS.321': ['APIGWCacheEnabledAndEncrypted ×1', 'APIGWSSLEnabled ×1', 'IAMNoInlinePolicy ×6', 'VPCDefaultSecurityGroupClosed ×1', 'VPCNoUnrestrictedRouteToIGW ×2'],
     Serverless: [
-      'EventBusDLQ ×1', 'LambdaDefaultMemorySize ×1', 'LambdaDLQ ×5', 'LambdaEventSourceMappingDestination ×1', 'LambdaTracing ×2', 'SQSRedrivePolicy ×1',
+      'EventBusDLQ ×1', 'LambdaDefaultMemorySize ×1', 'LambdaDLQ ×5', 'LambdaEventSourceMappingDestination ×1', 'LambdaTracing ×2', 'SQSRedrivePolicy ×2',
     ],
   });
   for (const ack of acknowledgments(app).filter((a) => !a.id.startsWith('CloudFormation-Validate'))) expect(ack.reason.length).toBeGreaterThan(60);

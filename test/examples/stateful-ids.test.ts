@@ -15,6 +15,8 @@ const PINNED: Record<string, string> = {
   BankWebhooksBoletoToken8ECAB27A: 'AWS::SecretsManager::Secret',
   BankWebhooksQueue4FBBE5CE: 'AWS::SQS::Queue',
   BankWebhooksDeadLetterQueueB0D65D8C: 'AWS::SQS::Queue',
+  BankWebhooksProcessorLookQueue4DDF1527: 'AWS::SQS::Queue',
+  BankWebhooksProcessorLookDeadLetterQueueDC3B98B1: 'AWS::SQS::Queue',
   BankWebhooksProcessorIdempotencyTable4E929585: 'AWS::DynamoDB::Table',
   BankWebhooksProcessorEventBusA4C51734: 'AWS::Events::EventBus',
   BankWebhooksPaymentRegistration19289FBB: 'Custom::BankPaymentWebhookRegistration',

@@ -89,17 +89,29 @@ describe('with default props', () => {
     expect(policy).not.toContain('"Resource":"*"');
   });
 
-  it('creates an encrypted, TLS-only queue with 14-day retention and a DLQ after 5 receives', () => {
-    template.resourceCountIs('AWS::SQS::Queue', 2);
+  it('creates encrypted, TLS-only queues (notifications, looks) with 14-day retention, each with a DLQ after 5 receives', () => {
+    template.resourceCountIs('AWS::SQS::Queue', 4);
     template.hasResourceProperties('AWS::SQS::Queue', {
       SqsManagedSseEnabled: true,
       MessageRetentionPeriod: 1_209_600,
       MaximumMessageSize: 1_048_576,
       RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksDeadLetterQueue'), 'Arn'] }, maxReceiveCount: 5 },
     });
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      SqsManagedSseEnabled: true,
+      MessageRetentionPeriod: 1_209_600,
+      VisibilityTimeout: 180,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksProcessorLookDeadLetterQueue'), 'Arn'] }, maxReceiveCount: 5 },
+    });
     template.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true, MessageRetentionPeriod: 1_209_600, RedrivePolicy: Match.absent() });
+    // Each dead-letter queue admits only its own queue.
+    template.resourceCountIs('Custom::BankWebhooksRedriveAllowPolicy', 2);
+    template.hasResourceProperties('Custom::BankWebhooksRedriveAllowPolicy', {
+      DeadLetterQueueUrl: { Ref: Match.stringLikeRegexp('WebhooksProcessorLookDeadLetterQueue') },
+      SourceQueueArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksProcessorLookQueue'), 'Arn'] },
+    });
     const policies = template.findResources('AWS::SQS::QueuePolicy');
-    expect(Object.keys(policies)).toHaveLength(2);
+    expect(Object.keys(policies)).toHaveLength(4);
     for (const policy of Object.values(policies)) {
       expect(policy.Properties.PolicyDocument.Statement).toEqual(expect.arrayContaining([
         expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
@@ -195,10 +207,10 @@ describe('with optional props', () => {
     expect(JSON.stringify(template.findResources('AWS::IAM::Policy'))).toContain('secret:pay-AbCdEf');
   });
 
-  it('encrypts both queues with the given KMS key and lets the receiver use it', () => {
+  it('encrypts every queue (notifications, looks, their DLQs) with the given KMS key and lets the receiver use it', () => {
     const { template } = synth({}, (stack) => ({ queueEncryptionKey: new kms.Key(stack, 'Key', { enableKeyRotation: true }) }));
     const queues = Object.values(template.findResources('AWS::SQS::Queue'));
-    expect(queues).toHaveLength(2);
+    expect(queues).toHaveLength(4);
     for (const queue of queues) expect(queue.Properties.KmsMasterKeyId).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^Key/), 'Arn'] });
     expect(JSON.stringify(template.findResources('AWS::IAM::Policy'))).toMatch(/kms:(GenerateDataKey|Encrypt)/);
   });

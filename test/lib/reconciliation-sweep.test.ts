@@ -44,6 +44,10 @@ describe('by default', () => {
     expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'sqs:SendMessage']));
     expect(actions).not.toContain('dynamodb:Scan');
     expect(JSON.stringify(statements.find((s) => s.Action === 'dynamodb:Query')?.Resource)).toContain('/index/pending-payments');
+    // Look requests go to the look queue only: the sweep cannot put anything ahead of a notification.
+    expect(statements.find((s) => s.Action === 'sqs:SendMessage')?.Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^WebhooksProcessorLookQueue/), 'Arn'] });
+    const [sweep] = Object.values(sweepFunctions(template));
+    expect(JSON.stringify(sweep.Properties.Environment.Variables[SWEEP_SETTINGS_ENV])).toMatch(/"queueUrl\\":\\"","?,?\{"Ref":"WebhooksProcessorLookQueue/);
   });
 
   it('reads no Track Payment event unless sources are named: the schedule is its only rule', () => {
@@ -128,7 +132,7 @@ it('has no watch, no drift alarm and no token access without registrations', () 
 });
 
 describe('Track Payment sources', () => {
-  it('turns a Track Payment event naming this account, from the named sources only, into a message of the processor\'s queue, or of its DLQ when the queue refuses it', () => {
+  it('turns a Track Payment event naming this account, from the named sources only, into a message of the processor\'s look queue, or of its DLQ when the queue refuses it', () => {
     const { template, receiver } = synth({ reconciliation: { trackPaymentSources: ['acme.payables', 'acme/treasury'], maxPaymentLooksPerSweep: 200 } });
     expect(receiver.reconciliation!.trackPaymentRule).toBeDefined();
     template.hasResourceProperties('AWS::Events::Rule', {
@@ -138,14 +142,14 @@ describe('Track Payment sources', () => {
         detail: { account: { cooperativa: ['0101'], conta: ['123456'] } },
       },
       Targets: [Match.objectLike({
-        Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksQueue'), 'Arn'] },
-        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksDeadLetterQueue'), 'Arn'] } },
+        Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksProcessorLookQueue'), 'Arn'] },
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksProcessorLookDeadLetterQueue'), 'Arn'] } },
         RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86400 },
       })],
     });
     // EventBridge may send to the DLQ, for this rule only.
     template.hasResourceProperties('AWS::SQS::QueuePolicy', {
-      Queues: [{ Ref: Match.stringLikeRegexp('WebhooksDeadLetterQueue') }],
+      Queues: [{ Ref: Match.stringLikeRegexp('WebhooksProcessorLookDeadLetterQueue') }],
       PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'events.amazonaws.com' }, Action: 'sqs:SendMessage', Condition: { ArnEquals: { 'aws:SourceArn': Match.anyValue() } } })]) },
     });
     expect(sweepSettings(template)).toMatchObject({ maxPaymentLooksPerSweep: 200 });

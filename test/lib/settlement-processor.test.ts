@@ -71,12 +71,12 @@ describe('with default props', () => {
     });
   });
 
-  it('grants the processor exactly the subject record calls, SendMessage on the DLQ and the queue, and the credentials', () => {
+  it('grants the processor exactly the subject record calls, SendMessage on both queues and their DLQs, and the credentials', () => {
     for (const statement of [
       { Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksProcessorIdempotencyTable'), 'Arn'] } },
       {
         Action: 'sqs:SendMessage', Effect: 'Allow',
-        Resource: [{ 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksDeadLetterQueue'), 'Arn'] }, { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksQueue'), 'Arn'] }],
+        Resource: ['WebhooksDeadLetterQueue', 'WebhooksQueue', 'WebhooksProcessorLookDeadLetterQueue', 'WebhooksProcessorLookQueue'].map((id) => ({ 'Fn::GetAtt': [Match.stringLikeRegexp(id), 'Arn'] })),
       },
       Match.objectLike({ Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'], Resource: TEST_CREDENTIALS_ARN }),
     ]) {
@@ -128,8 +128,13 @@ describe('with default props', () => {
     });
   });
 
-  it('raises alarms on DLQ depth, the oldest message age (30 min), the oldest look\'s age (30 min) and processor errors (and the receiver\'s on 401s, the sweep\'s two), without actions', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
+  it('raises alarms on both DLQs\' depth, the oldest message age (30 min), the oldest look\'s age (30 min) and processor errors (and the receiver\'s on 401s, the sweep\'s two), without actions', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 8);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS', MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1,
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksProcessorLookDeadLetterQueue'), 'QueueName'] } }],
+      AlarmDescription: Match.stringLikeRegexp('No notification is in it'),
+    });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'CdkBankWebhooks', MetricName: 'LookRequestAge', Statistic: 'Maximum', Period: 300, Threshold: 1_800_000,
       Dimensions: [{ Name: 'service', Value: 'bank-webhook-processor' }],
@@ -325,7 +330,7 @@ describe('with processor props', () => {
     const settings = settingsOf(template);
     expect(settings).toMatchObject({ eventBusName: 'acme-finance', eventSource: 'acme.bank' });
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(7);
+    expect(alarms).toHaveLength(8);
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual(['arn:aws:sns:sa-east-1:111111111111:alarms']);
       expect(alarm.Properties.OKActions).toEqual(['arn:aws:sns:sa-east-1:111111111111:alarms']);

@@ -81,7 +81,11 @@ export class ProcessorHarness {
     const credentialsArn = this.secrets.createSecret(`${name}-bank-credentials`, JSON.stringify(simulatorCredentials(this.simulator)));
     const connection = simulatorConnection(this.simulator, credentialsArn, { callTimeoutMs: o.callTimeoutMs ?? 1_500, ...(o.queriesPerSecond ? { queriesPerSecond: o.queriesPerSecond } : {}) });
     const settings = processorSettings(
-      { eventBusName: `${name}-bus`, idempotencyTableName: `${name}-idempotency`, quarantineQueueUrl: this.dlqUrl, queueUrl: this.queueUrl },
+      // One queue for notifications and looks alike (the construct gives looks their own).
+      {
+        eventBusName: `${name}-bus`, idempotencyTableName: `${name}-idempotency`, quarantineQueueUrl: this.dlqUrl, queueUrl: this.queueUrl,
+        lookQueueUrl: this.queueUrl, lookQuarantineQueueUrl: this.dlqUrl,
+      },
       { maxReceiveCount: o.maxReceiveCount ?? 3, maxVerificationAttempts: o.maxVerificationAttempts ?? 2, safetyMarginMs: 500 },
     );
     this.env = {

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
-import type { BankQueries, ProcessorDeps, PublishEntry } from '../../lambda/processor/deps';
+import type { BankQueries, ProcessorDeps, ProcessorQueue, PublishEntry } from '../../lambda/processor/deps';
 import { EMPTY_RECORD, type Outbox, type SubjectRecord, type SubjectRecordWrite, type SubjectStore } from '../../lambda/store/subject-store';
 import type { BankAccount, PaymentType } from '../../contracts/bank-connection';
 import { nossoNumeroOf } from '../../lambda/bank/answers';
@@ -22,7 +22,10 @@ import { processorSettings } from '../../lib/processor/processor-settings';
 export const ACCOUNT: BankAccount = { cooperativa: '0101', posto: '02', conta: '123456', documento: '12345678000199', codigoBeneficiario: '54321' };
 
 export const SETTINGS: ProcessorSettings = processorSettings(
-  { eventBusName: 'bus', idempotencyTableName: 'table', quarantineQueueUrl: 'https://sqs.local/dlq', queueUrl: 'https://sqs.local/queue' },
+  {
+    eventBusName: 'bus', idempotencyTableName: 'table', quarantineQueueUrl: 'https://sqs.local/dlq', queueUrl: 'https://sqs.local/queue',
+    lookQueueUrl: 'https://sqs.local/looks', lookQuarantineQueueUrl: 'https://sqs.local/looks-dlq',
+  },
   { maxReceiveCount: 5, maxVerificationAttempts: 3, safetyMarginMs: 500 },
 );
 
@@ -156,6 +159,9 @@ export function fakeDeps(overrides: Partial<ProcessorDeps> = {}) {
   const requeued: string[] = [];
   /** The delay (seconds) each requeued message was sent with. */
   const requeueDelays: number[] = [];
+  /** The queue each quarantined and each requeued message was sent to (notifications', looks'). */
+  const quarantinedTo: ProcessorQueue[] = [];
+  const requeuedTo: ProcessorQueue[] = [];
   const logs: Array<{ level: string; message: string; extra: Record<string, unknown> }> = [];
   const counts: Record<string, number> = {};
   /** The values recorded of value metrics (LookRequestAge), by name. */
@@ -176,12 +182,14 @@ export function fakeDeps(overrides: Partial<ProcessorDeps> = {}) {
         published.push({ detailType: entry.detailType, detail });
       }
     },
-    quarantine: async (record, reason) => {
+    quarantine: async (record, reason, queue) => {
       quarantined.push({ messageId: record.messageId, reason });
+      quarantinedTo.push(queue);
     },
-    requeue: async (body, delaySeconds) => {
+    requeue: async (body, delaySeconds, queue) => {
       requeued.push(body);
       requeueDelays.push(delaySeconds);
+      requeuedTo.push(queue);
     },
     logger: { info: log('INFO'), warn: log('WARN'), error: log('ERROR') },
     count: (metric, _dimensions, _details, value, unit) => {
@@ -191,7 +199,7 @@ export function fakeDeps(overrides: Partial<ProcessorDeps> = {}) {
     now: clock.now,
     ...overrides,
   };
-  return { deps, clock, bank, store, markers, published, quarantined, requeued, requeueDelays, logs, counts, values };
+  return { deps, clock, bank, store, markers, published, quarantined, quarantinedTo, requeued, requeueDelays, requeuedTo, logs, counts, values };
 }
 
 /** A Lambda context with `ms` left, on the fake clock. */

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
-import { IdempotencyTable, LOOK_RATE_NAME, QUERY_RATE_NAME } from '../../contracts/processor';
+import { IdempotencyTable, LOOK_RATE_NAME, ProcessorDefaults, QUERY_RATE_NAME } from '../../contracts/processor';
 import { TRACK_PAYMENT_DETAIL_TYPE } from '../../contracts/reconciliation';
 import { mapConcurrently } from '../../lambda/shared/concurrency';
 import { HANDLER_OUT_DIR } from '../bundle-handlers';
@@ -40,16 +40,24 @@ export interface LookFloodRound {
 export async function lookFloodRounds(peers: BenchPeers, plan: LookFloodPlan, logDir: string): Promise<LookFloodRound[]> {
   const environment = peers.processorEnvironment({ queriesPerSecond: plan.queryLimitPerSecond });
   const log = createWriteStream(join(logDir, 'look-flood.log'), { flags: 'a' });
-  const functions = Array.from({ length: plan.concurrency }, (_, i) => new LocalFunction({
-    name: `flood-processor-${i}`, entry: join(HANDLER_OUT_DIR, 'processor', 'index.js'), environment, timeoutMs: plan.functionTimeoutMs, memoryMb: 512,
-    onLog: (line) => log.write(`${line}\n`),
-  }));
-  const sources = functions.map((fn) => new SqsEventSource({
-    sqs: peers.sqs, queueUrl: peers.queueUrl, batchSize: 10, functionTimeoutMs: plan.functionTimeoutMs,
+  // As Lambda runs the function's two event source mappings: environments of their own for each queue.
+  const mappings = [
+    { queueUrl: peers.queueUrl, concurrency: plan.concurrency },
+    { queueUrl: peers.lookQueueUrl, concurrency: ProcessorDefaults.lookMaxConcurrency },
+  ];
+  const functions = mappings.flatMap((mapping, m) => Array.from({ length: mapping.concurrency }, (_, i) => ({
+    queueUrl: mapping.queueUrl,
+    fn: new LocalFunction({
+      name: `flood-processor-${m}-${i}`, entry: join(HANDLER_OUT_DIR, 'processor', 'index.js'), environment, timeoutMs: plan.functionTimeoutMs, memoryMb: 512,
+      onLog: (line) => log.write(`${line}\n`),
+    }),
+  })));
+  const sources = functions.map(({ queueUrl, fn }) => new SqsEventSource({
+    sqs: peers.sqs, queueUrl, batchSize: 10, functionTimeoutMs: plan.functionTimeoutMs,
     handler: (event: SQSEvent) => fn.invoke(event),
   }));
   try {
-    await Promise.all(functions.map((fn) => fn.invoke({ Records: [] })));
+    await Promise.all(functions.map(({ fn }) => fn.invoke({ Records: [] })));
     await peers.simulator.control.setFaults({ rateLimitPerSecond: { query: plan.queryLimitPerSecond } });
     sources.forEach((source) => source.start(1));
     const rounds: LookFloodRound[] = [];
@@ -63,14 +71,15 @@ export async function lookFloodRounds(peers: BenchPeers, plan: LookFloodPlan, lo
     return rounds;
   } finally {
     await Promise.all(sources.map((source) => source.stop()));
-    await Promise.all(functions.map((fn) => fn.stop()));
+    await Promise.all(functions.map(({ fn }) => fn.stop()));
     await peers.simulator.control.clearFaults();
     await new Promise((resolve) => log.end(resolve));
   }
 }
 
 /**
- * Queues `ahead` (already made), then one settlement notification, and answers how long its
+ * Queues `ahead` (already made) in the look queue, as the Track Payment rule does, then one
+ * settlement notification in the notification queue, and answers how long its
  * Boleto Settled event took to appear. Then empties the queue (the looks still waiting for their
  * share) and the rate schedules, so the next run starts from nothing.
  */
@@ -79,7 +88,7 @@ async function timeToEvent(peers: BenchPeers, ahead: readonly string[], timeoutM
   const nossoNumero = String((body as { nossoNumero: string }).nossoNumero);
   const [[message]] = storedBatches([body], 1);
   for (let i = 0; i < ahead.length; i += 10) {
-    await peers.sqs.send(new SendMessageBatchCommand({ QueueUrl: peers.queueUrl, Entries: ahead.slice(i, i + 10).map((b, j) => ({ Id: String(j), MessageBody: b })) }));
+    await peers.sqs.send(new SendMessageBatchCommand({ QueueUrl: peers.lookQueueUrl, Entries: ahead.slice(i, i + 10).map((b, j) => ({ Id: String(j), MessageBody: b })) }));
   }
   const sentAt = performance.now();
   await peers.sqs.send(new SendMessageBatchCommand({ QueueUrl: peers.queueUrl, Entries: [{ Id: '0', MessageBody: message }] }));

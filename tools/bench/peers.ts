@@ -34,6 +34,9 @@ export class BenchPeers {
   sqs!: SQSClient;
   queueUrl!: string;
   dlqUrl!: string;
+  /** The processor's look queue (the sweep's and Track Payment's look requests) and its dead-letter queue. */
+  lookQueueUrl!: string;
+  lookDlqUrl!: string;
   private fauxqs!: Fauxqs;
   dynamo!: Dynalite;
   secretsEndpoint!: string;
@@ -50,6 +53,7 @@ export class BenchPeers {
     ]);
     peers.sqs = peers.fauxqs.client();
     ({ queueUrl: peers.queueUrl, dlqUrl: peers.dlqUrl } = await createQueueWithDlq(peers.sqs, NAME, MAX_RECEIVE_COUNT, 180));
+    ({ queueUrl: peers.lookQueueUrl, dlqUrl: peers.lookDlqUrl } = await createQueueWithDlq(peers.sqs, `${NAME}-looks`, MAX_RECEIVE_COUNT, 180));
     await peers.dynamo.createIdempotencyTable(`${NAME}-idempotency`);
     peers.tokenArn = peers.secrets.createSecret(`${NAME}-token`, peers.token);
     peers.credentialsArn = peers.secrets.createSecret(`${NAME}-bank-credentials`, JSON.stringify(simulatorCredentials(peers.simulator)));
@@ -71,7 +75,10 @@ export class BenchPeers {
    */
   processorEnvironment(options: { queriesPerSecond?: number; endpoints?: Partial<Record<'DYNAMODB' | 'EVENTBRIDGE' | 'SECRETS_MANAGER', string>> } = {}): Record<string, string> {
     const settings = processorSettings(
-      { eventBusName: `${NAME}-bus`, idempotencyTableName: `${NAME}-idempotency`, quarantineQueueUrl: this.dlqUrl, queueUrl: this.queueUrl },
+      {
+        eventBusName: `${NAME}-bus`, idempotencyTableName: `${NAME}-idempotency`, quarantineQueueUrl: this.dlqUrl, queueUrl: this.queueUrl,
+        lookQueueUrl: this.lookQueueUrl, lookQuarantineQueueUrl: this.lookDlqUrl,
+      },
       { maxReceiveCount: MAX_RECEIVE_COUNT, maxVerificationAttempts: ProcessorDefaults.maxVerificationAttempts },
     );
     return {
@@ -83,7 +90,7 @@ export class BenchPeers {
 
   /** The reconciliation sweep's environment as the construct sets it (no registrations to watch). */
   sweepEnvironment(): Record<string, string> {
-    const settings = sweepSettings({ idempotencyTableName: `${NAME}-idempotency`, queueUrl: this.queueUrl });
+    const settings = sweepSettings({ idempotencyTableName: `${NAME}-idempotency`, queueUrl: this.lookQueueUrl });
     const { [PROCESSOR_SETTINGS_ENV]: _processor, ...environment } = this.processorEnvironment();
     return { ...environment, [SWEEP_SETTINGS_ENV]: JSON.stringify(settings) };
   }
@@ -93,9 +100,9 @@ export class BenchPeers {
     return `${NAME}-idempotency`;
   }
 
-  /** Empties the receiver's queue, so that runs do not measure a growing queue. */
+  /** Empties the receiver's queue and the look queue, so that runs do not measure a growing queue. */
   async purgeQueue(): Promise<void> {
-    await this.sqs.send(new PurgeQueueCommand({ QueueUrl: this.queueUrl }));
+    for (const QueueUrl of [this.queueUrl, this.lookQueueUrl]) await this.sqs.send(new PurgeQueueCommand({ QueueUrl }));
   }
 
   async stop(): Promise<void> {

@@ -33,8 +33,8 @@ export function synthesizeLocalStack(outdir: string, simulator: BankSimulator, s
 
 /** What the stand-ins made of the template's stateful resources. */
 export interface LocalResources {
-  readonly queueUrl: string;
-  readonly dlqUrl: string;
+  /** URLs of the queues made (both queues and their dead-letter queues), by logical id. */
+  readonly queueUrls: ReadonlyMap<string, string>;
   /** ARNs of the generated secrets, by logical id. */
   readonly secretArns: ReadonlyMap<string, string>;
   /** The front door's stage URL. */
@@ -54,8 +54,7 @@ export class LocalResolver {
       accountId: LOCAL_AWS.accountId,
       ref: (id) => {
         const type = resources[id]?.Type;
-        if (id === d.queue.logicalId) return this.local.queueUrl;
-        if (id === d.queue.deadLetterQueue) return this.local.dlqUrl;
+        if (this.local.queueUrls.has(id)) return this.local.queueUrls.get(id)!;
         if (this.local.secretArns.has(id)) return this.local.secretArns.get(id)!;
         if (id === d.api.restApi) return LOCAL_API_ID;
         if (id === d.api.stage) return d.api.stageName;
@@ -71,8 +70,7 @@ export class LocalResolver {
         };
         if (attribute === 'Arn' && type && arnOf[type]) return arnOf[type];
         if (attribute === 'Name' && type === 'AWS::Events::EventBus') return id;
-        if (attribute === 'QueueUrl' && id === d.queue.logicalId) return this.local.queueUrl;
-        if (attribute === 'QueueUrl' && id === d.queue.deadLetterQueue) return this.local.dlqUrl;
+        if (attribute === 'QueueUrl' && this.local.queueUrls.has(id)) return this.local.queueUrls.get(id)!;
         throw new Error(`The local runner has no stand-in for Fn::GetAtt ${id}.${attribute} (${type ?? 'not in the template'})`);
       },
     });

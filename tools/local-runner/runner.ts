@@ -36,7 +36,9 @@ import { simulatorCredentials } from './bank-credentials';
 import { LocalResolver, synthesizeLocalStack } from './local-resolver';
 import { LocalServices } from './local-services';
 import { LocalReceiverStack } from './local-stack';
-import { type CloudFormationTemplate, describeReceiverDeployment, type FunctionDescription, type ReceiverDeployment, settingsIn } from './template';
+import {
+  type CloudFormationTemplate, describeReceiverDeployment, type EventSourceDescription, type FunctionDescription, type QueueDescription, type ReceiverDeployment, settingsIn,
+} from './template';
 
 export { RUNNER_CONTEXT_KEYS } from './local-stack';
 
@@ -172,6 +174,11 @@ export class LocalRunner {
   apiUrl!: string;
   queueUrl!: string;
   dlqUrl!: string;
+  /** The processor's look queue (the sweep's and Track Payment's look requests) and its dead-letter queue. */
+  lookQueueUrl!: string;
+  lookDlqUrl!: string;
+  /** The processor's environments serving the look queue (Lambda runs each mapping's apart). */
+  lookProcessor!: LocalFunction;
   /** The token values of the generated token secrets, by route. */
   readonly tokens: Partial<Record<(typeof ROUTES)[number], string>> = {};
   /** Name of the header that carries the boleto token. */
@@ -179,6 +186,7 @@ export class LocalRunner {
   readonly logDir: string;
 
   private source?: SqsEventSource;
+  private lookSource?: SqsEventSource;
   private resolver!: LocalResolver;
   private assemblyDir?: string;
   private readonly ownsLogDir: boolean;
@@ -271,6 +279,7 @@ export class LocalRunner {
   private async provision(visibilityTimeoutSeconds: number): Promise<void> {
     const d = this.deployment;
     ({ queueUrl: this.queueUrl, dlqUrl: this.dlqUrl } = await createQueueWithDlq(this.sqs, d.queue.logicalId, d.queue.maxReceiveCount, visibilityTimeoutSeconds, d.queue.deadLetterQueue));
+    ({ queueUrl: this.lookQueueUrl, dlqUrl: this.lookDlqUrl } = await createQueueWithDlq(this.sqs, d.lookQueue.logicalId, d.lookQueue.maxReceiveCount, visibilityTimeoutSeconds, d.lookQueue.deadLetterQueue));
     await this.services.dynamo.createTableLike(d.idempotencyTable, this.template.Resources[d.idempotencyTable].Properties ?? {});
     for (const logicalId of d.generatedSecrets) this.secretArns.set(logicalId, this.secrets.createSecret(logicalId, randomBytes(32).toString('hex')));
     this.gateway = new LocalApiGateway({
@@ -282,7 +291,10 @@ export class LocalRunner {
       binaryMediaTypes: (this.template.Resources[d.api.restApi].Properties?.BinaryMediaTypes as string[] | undefined) ?? [],
     });
     this.apiUrl = await this.gateway.start();
-    this.resolver = new LocalResolver(this.template, d, { queueUrl: this.queueUrl, dlqUrl: this.dlqUrl, secretArns: this.secretArns, apiUrl: this.apiUrl });
+    const queueUrls = new Map([
+      [d.queue.logicalId, this.queueUrl], [d.queue.deadLetterQueue, this.dlqUrl], [d.lookQueue.logicalId, this.lookQueueUrl], [d.lookQueue.deadLetterQueue, this.lookDlqUrl],
+    ]);
+    this.resolver = new LocalResolver(this.template, d, { queueUrls, secretArns: this.secretArns, apiUrl: this.apiUrl });
   }
 
   /** The functions, in processes of their own, wired as the template wires them: the receiver, the processor and its event source, the registrations, the sweep, a consumer. */
@@ -302,6 +314,7 @@ export class LocalRunner {
 
     this.receiver = this.localFunction('receiver', d.receiver, { ...receiverEnv, ...endpoints });
     this.processor = this.localFunction('processor', d.processor, { ...processorEnv, ...endpoints });
+    this.lookProcessor = this.localFunction('processor', d.processor, { ...processorEnv, ...endpoints }, 'look-processor');
     if (d.registrationHandler) {
       this.registrationHandler = this.localFunction('registration', d.registrationHandler, { ...(this.resolve(d.registrationHandler.environment) as Record<string, string>), ...endpoints });
       for (const registration of d.registrations) {
@@ -328,7 +341,7 @@ export class LocalRunner {
             version: '0', id: event.id, 'detail-type': event.detailType, source: event.source, account: LOCAL_AWS.accountId,
             time: event.time ?? new Date().toISOString(), region: LOCAL_AWS.region, resources: [], detail: event.detail,
           });
-          this.sqs.send(new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: body })).catch((error: unknown) => this.log('eventbridge', `Track Payment rule: SendMessage failed: ${(error as Error).message}`));
+          this.sqs.send(new SendMessageCommand({ QueueUrl: this.lookQueueUrl, MessageBody: body })).catch((error: unknown) => this.log('eventbridge', `Track Payment rule: SendMessage failed: ${(error as Error).message}`));
         });
       }
     }
@@ -343,14 +356,20 @@ export class LocalRunner {
       });
     }
 
-    this.source = new SqsEventSource({
+    // The processor's two event source mappings, each with environments of its own, as Lambda runs them.
+    this.source = this.processorMapping(this.queueUrl, d.queue, d.eventSource, this.processor);
+    this.lookSource = this.processorMapping(this.lookQueueUrl, d.lookQueue, d.lookEventSource, this.lookProcessor);
+  }
+
+  private processorMapping(queueUrl: string, queue: QueueDescription, mapping: EventSourceDescription, fn: LocalFunction): SqsEventSource {
+    return new SqsEventSource({
       sqs: this.sqs,
-      queueUrl: this.queueUrl,
-      queueArn: `arn:aws:sqs:${LOCAL_AWS.region}:${LOCAL_AWS.accountId}:${d.queue.logicalId}`,
-      handler: (event: SQSEvent) => this.processor.invoke<SQSBatchResponse>(event),
-      batchSize: d.eventSource.batchSize,
-      reportBatchItemFailures: d.eventSource.reportBatchItemFailures,
-      functionTimeoutMs: d.processor.timeoutSeconds * 1000,
+      queueUrl,
+      queueArn: `arn:aws:sqs:${LOCAL_AWS.region}:${LOCAL_AWS.accountId}:${queue.logicalId}`,
+      handler: (event: SQSEvent) => fn.invoke<SQSBatchResponse>(event),
+      batchSize: mapping.batchSize,
+      reportBatchItemFailures: mapping.reportBatchItemFailures,
+      functionTimeoutMs: this.deployment.processor.timeoutSeconds * 1000,
       functionName: 'processor',
       region: LOCAL_AWS.region,
       onBatch: (records, result) => this.onBatch(records, result),
@@ -362,11 +381,12 @@ export class LocalRunner {
     return this.resolver.resolve(value);
   }
 
-  private localFunction(name: string, description: FunctionDescription, environment: Record<string, string>): LocalFunction {
+  /** @param processName names the function's process, when two share a log (`name`) */
+  private localFunction(name: string, description: FunctionDescription, environment: Record<string, string>, processName = name): LocalFunction {
     if (!description.assetPath) throw new Error(`The function ${description.logicalId} has no code asset in the cloud assembly; the local runner runs asset code only`);
     const [file, exportName] = description.handler.split('.');
     return new LocalFunction({
-      name,
+      name: processName,
       entry: join(this.assemblyDir!, description.assetPath, `${file}.js`),
       exportName,
       environment,
@@ -543,19 +563,23 @@ export class LocalRunner {
     return tally;
   }
 
-  /** Stops the event source mapping's pollers (notifications wait in the queue); batches in flight finish. */
+  /** Stops the event source mappings' pollers (notifications and looks wait in their queues); batches in flight finish. */
   async pauseProcessing(): Promise<void> {
-    await this.source?.stop();
+    await Promise.all([this.source?.stop(), this.lookSource?.stop()]);
   }
 
-  /** Starts the event source mapping's pollers (as many as `pollers`, else the mapping's maximum concurrency, else 2). */
+  /**
+   * Starts the event source mappings' pollers: on the notification queue as many as `pollers`,
+   * else the mapping's maximum concurrency, else 2; on the look queue its mapping's maximum.
+   */
   resumeProcessing(): void {
     this.source?.start(this.options.pollers ?? this.deployment.eventSource.maxConcurrency ?? 2);
+    this.lookSource?.start(this.deployment.lookEventSource.maxConcurrency ?? 2);
   }
 
-  /** Empties the receiver's queue (a benchmark's backlog it no longer needs). */
+  /** Empties the receiver's queue and the look queue (a benchmark's backlog it no longer needs). */
   async purgeQueue(): Promise<void> {
-    await this.sqs.send(new PurgeQueueCommand({ QueueUrl: this.queueUrl }));
+    for (const QueueUrl of [this.queueUrl, this.lookQueueUrl]) await this.sqs.send(new PurgeQueueCommand({ QueueUrl }));
   }
 
   async queueDepth(queueUrl = this.queueUrl): Promise<number> {
@@ -563,7 +587,7 @@ export class LocalRunner {
   }
 
   /**
-   * Waits until the bank has nothing left to deliver and the queue is empty (every message
+   * Waits until the bank has nothing left to deliver and both queues are empty (every message
    * processed or quarantined), then reads the quarantined messages. Calls `onTick` about twice a
    * second (for progress). Throws after `timeoutMs`.
    */
@@ -572,7 +596,7 @@ export class LocalRunner {
     for (;;) {
       onTick?.();
       const idle = await this.control.waitForDeliveries(Math.max(1, Math.min(500, until - Date.now())));
-      if (idle && this.sqsGate.isOpen && (await this.queueDepth()) === 0) break;
+      if (idle && this.sqsGate.isOpen && (await this.queueDepth()) === 0 && (await this.queueDepth(this.lookQueueUrl)) === 0) break;
       if (Date.now() > until) throw new Error(`Not settled after ${timeoutMs} ms: ${idle ? 'messages are still in the queue' : 'the bank is still delivering'}`);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
@@ -581,9 +605,9 @@ export class LocalRunner {
     onTick?.();
   }
 
-  /** Moves what the dead-letter queue holds into `quarantined`. */
+  /** Moves what the dead-letter queues hold into `quarantined`. */
   async readQuarantine(): Promise<void> {
-    for (const message of await drainQueue(this.sqs, this.dlqUrl)) {
+    for (const message of [...await drainQueue(this.sqs, this.dlqUrl), ...await drainQueue(this.sqs, this.lookDlqUrl)]) {
       this.quarantined.push({ messageId: message.MessageId!, reason: message.MessageAttributes?.QuarantineReason?.StringValue, body: message.Body ?? '' });
     }
   }
@@ -592,8 +616,8 @@ export class LocalRunner {
   async stop(): Promise<void> {
     this.stopSchedules();
     await this.sweepRunning?.catch(() => undefined);
-    await this.source?.stop();
-    await Promise.all([this.receiver?.stop(), this.processor?.stop(), this.registrationHandler?.stop(), this.consumer?.stop(), this.sweeper?.stop()]);
+    await Promise.all([this.source?.stop(), this.lookSource?.stop()]);
+    await Promise.all([this.receiver?.stop(), this.processor?.stop(), this.lookProcessor?.stop(), this.registrationHandler?.stop(), this.consumer?.stop(), this.sweeper?.stop()]);
     await Promise.all([this.gateway?.stop(), this.services?.stop()]);
     await Promise.all([...this.logFiles.values()].map((file) => new Promise((resolve) => file.end(resolve))));
     if (this.assemblyDir) rmSync(this.assemblyDir, { recursive: true, force: true });

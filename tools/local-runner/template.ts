@@ -78,8 +78,12 @@ export interface ReceiverDeployment {
   readonly receiver: FunctionDescription;
   readonly processor: FunctionDescription;
   readonly registrationHandler?: FunctionDescription;
-  readonly queue: { readonly logicalId: string; readonly visibilityTimeoutSeconds: number; readonly maxReceiveCount: number; readonly deadLetterQueue: string };
-  readonly eventSource: { readonly batchSize: number; readonly reportBatchItemFailures: boolean; readonly maxConcurrency?: number };
+  /** The notification queue (the one the receiver stores in) and the processor's event source on it. */
+  readonly queue: QueueDescription;
+  readonly eventSource: EventSourceDescription;
+  /** The processor's look queue and its event source on it. */
+  readonly lookQueue: QueueDescription;
+  readonly lookEventSource: EventSourceDescription;
   readonly idempotencyTable: string;
   readonly eventBus?: string;
   /** Logical ids of the secrets the stack generates (the token secrets). */
@@ -91,6 +95,22 @@ export interface ReceiverDeployment {
   readonly reconciliation?: { readonly sweep: FunctionDescription; readonly intervalMs: number; readonly scheduleRuleName?: string; readonly trackPaymentRule?: string };
   /** The alarms on a single metric (metric-math alarms are listed with no metric). */
   readonly alarms: readonly AlarmDescription[];
+}
+
+/** A queue with its redrive policy. */
+export interface QueueDescription {
+  readonly logicalId: string;
+  readonly visibilityTimeoutSeconds: number;
+  readonly maxReceiveCount: number;
+  /** Logical id of its dead-letter queue. */
+  readonly deadLetterQueue: string;
+}
+
+/** An SQS event source mapping. */
+export interface EventSourceDescription {
+  readonly batchSize: number;
+  readonly reportBatchItemFailures: boolean;
+  readonly maxConcurrency?: number;
 }
 
 /** An `AWS::CloudWatch::Alarm` as CloudWatch evaluates it. */
@@ -138,6 +158,25 @@ function only<T>(items: T[], what: string): T {
   return items[0];
 }
 
+function queueDescription(template: CloudFormationTemplate, logicalId: string): QueueDescription {
+  const queue = template.Resources[logicalId];
+  const redrive = queue.Properties?.RedrivePolicy as { deadLetterTargetArn: { 'Fn::GetAtt': [string, string] }; maxReceiveCount: number };
+  return {
+    logicalId,
+    visibilityTimeoutSeconds: Number(queue.Properties?.VisibilityTimeout ?? 30),
+    maxReceiveCount: Number(redrive.maxReceiveCount),
+    deadLetterQueue: redrive.deadLetterTargetArn['Fn::GetAtt'][0],
+  };
+}
+
+function eventSourceDescription(mapping: TemplateResource): EventSourceDescription {
+  return {
+    batchSize: Number(mapping.Properties?.BatchSize ?? 10),
+    reportBatchItemFailures: JSON.stringify(mapping.Properties?.FunctionResponseTypes ?? []).includes('ReportBatchItemFailures'),
+    maxConcurrency: (mapping.Properties?.ScalingConfig as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency,
+  };
+}
+
 /** Finds a BankWebhookReceiver's parts in a synthesized template. */
 export function describeReceiverDeployment(template: CloudFormationTemplate): ReceiverDeployment {
   const resources = Object.entries(template.Resources);
@@ -146,11 +185,12 @@ export function describeReceiverDeployment(template: CloudFormationTemplate): Re
   const withEnv = (name: string) => functions.filter(([, r]) => name in functionDescription('', r).environment);
   const [receiverId, receiver] = only(withEnv(RECEIVER_SETTINGS_ENV), 'receiver functions');
   const [processorId, processor] = only(withEnv(PROCESSOR_SETTINGS_ENV), 'processor functions');
-  const [, mapping] = only(ofType('AWS::Lambda::EventSourceMapping').filter(([, r]) => JSON.stringify(r.Properties?.FunctionName).includes(processorId)), 'processor event source mappings');
-  // The queue the processor consumes: the one the receiver stores in.
-  const queueRef = (mapping.Properties?.EventSourceArn as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
-  const queue = template.Resources[queueRef];
-  const redrive = queue.Properties?.RedrivePolicy as { deadLetterTargetArn: { 'Fn::GetAtt': [string, string] }; maxReceiveCount: number };
+  const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(([, r]) => JSON.stringify(r.Properties?.FunctionName).includes(processorId));
+  const queueOf = ([, mapping]: [string, TemplateResource]) => (mapping.Properties?.EventSourceArn as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+  // Two queues: the one the receiver stores in (its environment names it), and the look queue.
+  const receiverEnvironment = JSON.stringify(functionDescription('', receiver).environment);
+  const notifications = only(mappings.filter((m) => receiverEnvironment.includes(`"${queueOf(m)}"`)), 'processor event source mappings on the receiver\'s queue');
+  const looks = only(mappings.filter((m) => m !== notifications), 'processor event source mappings on a look queue');
   // The provider framework names the user handler in USER_ON_EVENT_FUNCTION_ARN.
   const framework = withEnv('USER_ON_EVENT_FUNCTION_ARN')[0];
   const handlerId = framework ? (functionDescription('', framework[1]).environment.USER_ON_EVENT_FUNCTION_ARN as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0] : undefined;
@@ -190,17 +230,10 @@ export function describeReceiverDeployment(template: CloudFormationTemplate): Re
     receiver: functionDescription(receiverId, receiver),
     processor: functionDescription(processorId, processor),
     registrationHandler: handlerId ? functionDescription(handlerId, template.Resources[handlerId]) : undefined,
-    queue: {
-      logicalId: queueRef,
-      visibilityTimeoutSeconds: Number(queue.Properties?.VisibilityTimeout ?? 30),
-      maxReceiveCount: Number(redrive.maxReceiveCount),
-      deadLetterQueue: redrive.deadLetterTargetArn['Fn::GetAtt'][0],
-    },
-    eventSource: {
-      batchSize: Number(mapping.Properties?.BatchSize ?? 10),
-      reportBatchItemFailures: JSON.stringify(mapping.Properties?.FunctionResponseTypes ?? []).includes('ReportBatchItemFailures'),
-      maxConcurrency: (mapping.Properties?.ScalingConfig as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency,
-    },
+    queue: queueDescription(template, queueOf(notifications)),
+    eventSource: eventSourceDescription(notifications[1]),
+    lookQueue: queueDescription(template, queueOf(looks)),
+    lookEventSource: eventSourceDescription(looks[1]),
     idempotencyTable: only(ofType('AWS::DynamoDB::Table'), 'tables')[0],
     eventBus: ofType('AWS::Events::EventBus')[0]?.[0],
     generatedSecrets: ofType('AWS::SecretsManager::Secret').filter(([, r]) => r.Properties?.GenerateSecretString).map(([id]) => id),

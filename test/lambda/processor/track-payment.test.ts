@@ -11,7 +11,8 @@ import { LookDefaults, TRACK_PAYMENT_DETAIL_TYPE } from '../../../contracts/reco
 import { MemorySlotSchedule, OutOfRate } from '../../../lambda/bank/pacing';
 import { processBatch } from '../../../lambda/processor/batch';
 import { decodeLookRequest, encodeLookRequest } from '../../../lambda/store/look-request';
-import { boletoEvent, contextWith, fakeDeps, pixPayment, rawRecord, sqsRecord } from '../../support/processor-records';
+import { ProcessorQueue } from '../../../lambda/processor/deps';
+import { boletoEvent, contextWith, FakeBank, fakeDeps, pixPayment, rawRecord, sqsRecord } from '../../support/processor-records';
 
 type Fakes = ReturnType<typeof fakeDeps>;
 const run = (f: Fakes, records: ReturnType<typeof sqsRecord>[]) => processBatch({ Records: records }, contextWith(f.clock), f.deps);
@@ -168,5 +169,66 @@ describe('the looks\' share of the query budget', () => {
     expect(f.bank.queries).toBe(6);
     expect(f.counts[ProcessorMetric.LOOKS_WAITING_FOR_SHARE]).toBe(4);
     expect(f.published.filter((e) => e.detail.trigger === 'reconciliation')).toHaveLength(5);
+  });
+});
+
+describe('the look queue: looks wait apart from notifications', () => {
+  const look = (nossoNumero: string, extra: Record<string, unknown> = {}) => rawRecord(encodeLookRequest({
+    trigger: EventTrigger.RECONCILIATION, subject: { kind: 'boleto', nossoNumero }, requestedAt: '2025-06-03T18:00:00.000Z', reason: 'listed as settled', ...extra,
+  }));
+  /** A record as the look queue's event source mapping delivers it (SETTINGS.lookQueueUrl ends in "looks"). */
+  const fromLookQueue = (record: ReturnType<typeof sqsRecord>) => ({ ...record, eventSourceARN: 'arn:aws:sqs:sa-east-1:111111111111:looks' });
+
+  it('sends deferred looks and recovery checks back to the look queue, a notification\'s leftovers to the notification queue, and quarantines looks in the look DLQ', async () => {
+    const f = fakeDeps();
+    f.deps = { ...f.deps, looks: { schedule: new MemorySlotSchedule(), ratePerSecond: 0.25 } };
+    for (const n of ['3001', '3002']) f.bank.settle(n);
+    await run(f, [look('3001'), look('3002')]);
+    // One admitted (its recovery check follows), one waiting for its share's slot: both on the look queue.
+    expect(f.requeuedTo).toEqual([ProcessorQueue.LOOKS, ProcessorQueue.LOOKS]);
+    // A Track Payment for a payment the bank never knew: asked again on the look queue, then quarantined in the look DLQ.
+    const u = fakeDeps();
+    await run(u, [trackPayment(u, 'E9')]);
+    for (let i = 0; i < 3; i++) await runRequeued(u);
+    expect(u.requeuedTo).toEqual([ProcessorQueue.LOOKS, ProcessorQueue.LOOKS, ProcessorQueue.LOOKS]);
+    expect(u.quarantined).toHaveLength(1);
+    expect(u.quarantinedTo).toEqual([ProcessorQueue.LOOKS]);
+    // A notification naming more boletos than the invocation has time for: the rest goes back to the notification queue.
+    const g = fakeDeps();
+    const numbers = Array.from({ length: 60 }, (_, i) => String(4000 + i));
+    for (const n of numbers) g.bank.settle(n);
+    await processBatch({ Records: [sqsRecord('boleto', numbers.map((n) => boletoEvent(n)))] }, contextWith(g.clock, 3_500), g.deps);
+    expect(g.requeuedTo).toEqual([ProcessorQueue.NOTIFICATIONS]);
+  });
+
+  it('quarantines what is not a look request on the look queue, with its reason and without asking the bank; a look left in the notification queue is still served', async () => {
+    const f = fakeDeps();
+    f.bank.settle('1001');
+    f.bank.settle('1002');
+    const stray = fromLookQueue(sqsRecord('boleto', [boletoEvent('1001')]));
+    await run(f, [stray, look('1002')]);
+    expect(f.quarantined).toEqual([{ messageId: stray.messageId, reason: 'not a look request: the look queue takes look requests and Track Payment events only (notifications go to the notification queue)' }]);
+    expect(f.quarantinedTo).toEqual([ProcessorQueue.LOOKS]);
+    expect(f.bank.queries).toBe(1);
+    expect(f.published.map((e) => [e.detail.subject.nossoNumero, e.detail.trigger])).toEqual([['000001002', 'reconciliation']]);
+  });
+
+  it('queries for looks through the look bank (the query rate\'s idle time), and sends back one that found none, admitted, to query without booking its share again', async () => {
+    const f = fakeDeps();
+    const lookBank = new FakeBank(f.clock);
+    f.deps = { ...f.deps, lookBank, looks: { schedule: new MemorySlotSchedule(), ratePerSecond: 1 } };
+    lookBank.settle('3001');
+    lookBank.errors.set('3001', new OutOfRate('boleto query', f.clock.now() + 300, 'bank queries for looks: the bank\'s rate has no idle time now'));
+    await run(f, [look('3001')]);
+    expect(f.bank.queries).toBe(0);
+    expect(lookBank.queries).toBe(1);
+    expect(f.requeueDelays).toEqual([1]);
+    const back = decodeLookRequest(f.requeued[0])!;
+    expect(back.admittedAt).toBe(f.clock.now());
+    lookBank.errors.delete('3001');
+    await runRequeued(f);
+    expect(f.counts[ProcessorMetric.LOOKS_WAITING_FOR_SHARE]).toBeUndefined();
+    expect(f.published.map((e) => e.detail.trigger)).toEqual(['reconciliation']);
+    expect(f.bank.queries).toBe(0);
   });
 });

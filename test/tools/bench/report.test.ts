@@ -7,6 +7,7 @@ const passing = {
   processor_throughput_ratio: 0.85, ack_p99_deadline_fraction: 0.006, peak_rss_fraction: 0.33,
   rate_limited_throughput_ratio_1: 0.95, rate_limited_throughput_ratio_4: 0.94, rate_limited_throughput_ratio_16: 0.93, rate_limited_throughput_ratio: 0.93,
   rate_limited_429_fraction_1: 0, rate_limited_429_fraction_4: 0.005, rate_limited_429_fraction_16: 0.01, rate_limited_429_fraction: 0.01,
+  look_flood_ratio: 1.2,
 };
 
 it('checks every target the issue sets, with its bound', () => {
@@ -19,7 +20,7 @@ it('checks every target the issue sets, with its bound', () => {
 it('names each missed, missing or non-numeric result', () => {
   const checks = checkTargets({
     ...passing, cold_start_ratio: 1.17, processor_throughput_ratio: Number.NaN, peak_rss_fraction: undefined as unknown as number,
-    rate_limited_throughput_ratio_16: 0.89, rate_limited_429_fraction_4: 0.03,
+    rate_limited_throughput_ratio_16: 0.89, rate_limited_429_fraction_4: 0.03, look_flood_ratio: 14.2,
   });
   expect(checks.filter((check) => !check.met).map((check) => [check.key, check.value, check.target])).toEqual([
     ['cold_start_ratio', 1.17, '≤ 1.15'],
@@ -27,6 +28,7 @@ it('names each missed, missing or non-numeric result', () => {
     ['peak_rss_fraction', undefined, '≤ 0.5'],
     ['rate_limited_throughput_ratio_16', 0.89, '≥ 0.9'],
     ['rate_limited_429_fraction_4', 0.03, '≤ 0.02'],
+    ['look_flood_ratio', 14.2, '≤ 2'],
   ]);
   const table = targetsTable({ ...passing, cold_start_ratio: 1.17 });
   expect(table).toMatch(/cold_start_ratio\s+1\.17\s+≤ 1\.15\s+NO/);
