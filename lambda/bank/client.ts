@@ -3,10 +3,9 @@ import {
 } from '../../contracts/bank-connection';
 import { answerObject, nossoNumeroOf, type SettledBoletosPage, settledPage } from './answers';
 import { BankApiError, bankErrorMessage, isRetryableStatus } from './errors';
-import { type HttpResponse, HttpsTransport, NetworkError, type TlsMaterial } from './http';
+import { describeNetworkError, type HttpResponse, HttpsTransport, NetworkError, parseAnswer, type TlsMaterial } from './http';
 import { type BankPacer, CallKind, MemorySlotSchedule, OutOfRate, RatePacer } from './pacing';
 import { secrets } from '../shared/redaction';
-import { errorMessage } from '../shared/runtime';
 import { backoffDelay, DEFAULT_RETRY_POLICY, type RetryPolicy, retryAfterMs, sleep } from '../shared/retry';
 
 /** The bank's two APIs, each with its own token flow (BANK-NOTES.md). */
@@ -86,20 +85,6 @@ const TOKEN_RENEW_MARGIN_MS = 30_000;
 
 function formBody(fields: Record<string, string>): string {
   return new URLSearchParams(fields).toString();
-}
-
-function parseAnswer(response: HttpResponse): unknown {
-  if (!response.body.trim()) return null;
-  try {
-    return JSON.parse(response.body) as unknown;
-  } catch {
-    return response.body;
-  }
-}
-
-function describeNetworkError(error: unknown): string {
-  if (error instanceof NetworkError) return error.code === 'TIMEOUT' ? error.message : `${error.code}: ${error.message}`;
-  return errorMessage(error);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Agent, request, type RequestOptions } from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import { createSecureContext, rootCertificates } from 'node:tls';
+import { errorMessage } from '../shared/runtime';
 
 /** Certificates of a connection: extra trusted CAs, and the client certificate for mutual TLS. */
 export interface TlsMaterial {
@@ -100,4 +101,20 @@ export class HttpsTransport {
   close(): void {
     this.agent.destroy();
   }
+}
+
+/** A response's body as JSON, null when empty, or the text itself when it is not JSON. */
+export function parseAnswer(response: HttpResponse): unknown {
+  if (!response.body.trim()) return null;
+  try {
+    return JSON.parse(response.body) as unknown;
+  } catch {
+    return response.body;
+  }
+}
+
+/** What went wrong with a call that got no answer, for an error message. */
+export function describeNetworkError(error: unknown): string {
+  if (error instanceof NetworkError) return error.code === 'TIMEOUT' ? error.message : `${error.code}: ${error.message}`;
+  return errorMessage(error);
 }
