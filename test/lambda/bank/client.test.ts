@@ -172,7 +172,9 @@ describe('collection API', () => {
     try {
       await expect(bank.listSettledBoletos('54321', '01/01/2020', 1, inSeconds(10))).resolves.toEqual({ items: [], hasNext: false });
       for (let i = 0; i < 2; i++) await simulator.control.settleBoleto(await newBoleto());
-      const local = new Date(Date.now() - 3 * 3600_000).toISOString();
+      // The bank's day by the bank's clock (an earlier test moves it on; near midnight that is tomorrow).
+      const { offsetSeconds } = await simulator.control.advanceClock(0);
+      const local = new Date(Date.now() + offsetSeconds * 1000 - 3 * 3600_000).toISOString();
       const dia = `${local.slice(8, 10)}/${local.slice(5, 7)}/${local.slice(0, 4)}`;
       const page = await bank.listSettledBoletos('54321', dia, 1, inSeconds(10));
       expect([page.items.length, page.hasNext]).toEqual([1, true]);
