@@ -5,7 +5,8 @@
  * the marker held by another is not sent (or not started). The expiry is checked in the write's
  * condition, never left to DynamoDB's TTL (which deletes late, days late at worst).
  */
-import { ConditionalCheckFailedException, type DynamoDBClient, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { isConditionFailure } from './conditions';
 import { IdempotencyTable } from '../../contracts/processor';
 
 export interface LookMarkers {
@@ -66,8 +67,4 @@ export class DynamoDbLookMarkers implements LookMarkers {
       if (!isConditionFailure(error)) throw error;
     }
   }
-}
-
-function isConditionFailure(error: unknown): boolean {
-  return error instanceof ConditionalCheckFailedException || (error as { name?: string }).name === 'ConditionalCheckFailedException';
 }

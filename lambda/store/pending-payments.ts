@@ -6,6 +6,7 @@
 import { type AttributeValue, type DynamoDBClient, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { IdempotencyTable } from '../../contracts/processor';
 import { PENDING_PAYMENTS_PARTITION, PendingPaymentIndex } from '../../contracts/reconciliation';
+import { isConditionFailure } from './conditions';
 
 /** A payment in the index. */
 export interface PendingPayment {
@@ -63,7 +64,7 @@ export class DynamoDbPendingPayments {
       ExpressionAttributeValues: { ':s': { N: String(payment.pendingSince) } },
     })).catch((error: unknown) => {
       // Written again since it was listed (the processor saw it change): nothing to give up.
-      if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+      if (!isConditionFailure(error)) throw error;
     });
   }
 }

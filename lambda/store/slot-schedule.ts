@@ -4,11 +4,12 @@
  * its slots there, so together they keep the bank's rate whatever their number.
  */
 import {
-  ConditionalCheckFailedException, type DynamoDBClient, GetItemCommand, UpdateItemCommand,
+  type DynamoDBClient, GetItemCommand, UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { CallKind, IdleTimePacer, MemorySlotSchedule, PacerByKind, RatePacer, type SlotSchedule, type Slowdown } from '../bank/pacing';
 import type { BankConnectionSettings } from '../../contracts/bank-connection';
 import { IdempotencyTable, QUERY_RATE_NAME } from '../../contracts/processor';
+import { isConditionFailure } from './conditions';
 
 /** Tries of one reservation when other environments keep winning the race for the item. */
 const RACE_ATTEMPTS = 5;
@@ -90,7 +91,7 @@ export class DynamoDbSlotSchedule implements SlotSchedule {
       }));
       return scheduleItem(result.Attributes);
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException || (error as { name?: string }).name === 'ConditionalCheckFailedException') return undefined;
+      if (isConditionFailure(error)) return undefined;
       throw error;
     }
   }

@@ -7,12 +7,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
-  ConditionalCheckFailedException, type DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand,
+  type DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import type { BankEventDetailType, StatusClass } from '../../contracts/events';
 import type { SubjectState } from '../bank/state';
 import { IdempotencyTable } from '../../contracts/processor';
 import { pendingPaymentAttributes, pendingSinceOf } from './pending-payments';
+import { isConditionFailure } from './conditions';
 
 /** One event waiting in a record's outbox: the `detail` as the JSON text to publish. */
 export interface OutboxEntry {
@@ -169,7 +170,7 @@ export class DynamoDbSubjectStore implements SubjectStore {
       await this.client.send(command as PutItemCommand);
       return true;
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException || (error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
+      if (isConditionFailure(error)) return false;
       throw error;
     }
   }
