@@ -475,10 +475,15 @@ export class LocalRunner {
     return this.registrations.map((r) => ({ logicalId: r.logicalId, type: r.type, physicalResourceId: r.resource.state?.physicalResourceId, data: r.resource.state?.data }));
   }
 
-  /** The events the processor published (the bus also carries others, such as Track Payment). */
-  verifiedEvents(): RecordedEvent[] {
+  /** The events the processor published (the bus also carries others, such as Track Payment), all or those after `since`. */
+  verifiedEvents(since?: RunnerCheckpoint): RecordedEvent[] {
     const source = this.processorSettings().eventSource;
-    return this.events.events.filter((event) => event.source === source);
+    return this.events.events.filter((event) => event.source === source).slice(since?.events ?? 0);
+  }
+
+  /** The sum of a metric the functions printed so far (0 when none did). */
+  metricSum(name: string): number {
+    return this.metricSums[name] ?? 0;
   }
 
   /**

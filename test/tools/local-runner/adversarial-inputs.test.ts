@@ -12,7 +12,7 @@ import type { RecordedEvent } from '../../../tools/local-aws/eventbridge-server'
 import { LOCAL_AWS } from '../../../tools/local-aws/local-env';
 import { HasNextType } from '../../../simulator/behaviour';
 import { QueryOperation } from '../../../simulator/simulator';
-import type { LocalRunner, RunnerCheckpoint } from '../../../tools/local-runner/runner';
+import type { LocalRunner } from '../../../tools/local-runner/runner';
 import { E2E_LISTING_PAGE_SIZE, useE2eRunner } from '../../support/e2e-runner';
 
 jest.setTimeout(240_000);
@@ -23,12 +23,10 @@ beforeEach(() => {
   runner = current();
 });
 
-const eventsSince = (since: RunnerCheckpoint): RecordedEvent[] => runner.verifiedEvents().slice(since.events);
 const statusesOf = (events: readonly RecordedEvent[]) => events.map((e) => {
   const detail = e.detail as { subject: { id: string }; state: { status: string }; trigger: string };
   return [detail.subject.id, detail.state.status, detail.trigger];
 });
-const metric = (name: string) => runner.counts().metrics[name] ?? 0;
 const paymentQueries = () => runner.simulator.queryCounts()[QueryOperation.PAYMENT_QUERY];
 
 /** Puts Track Payment events on the receiver's bus, ten to a call, as the company's code would. */
@@ -54,16 +52,16 @@ it('asks the bank nothing for 100 Track Payment events naming a payment already 
   await runner.settle(60_000);
   await runner.control.settlePayment('pix', payment.idTransacao);
   await runner.settle(60_000);
-  expect(statusesOf(eventsSince(since)).map(([, status]) => status)).toEqual(['RECEBIDO', 'EFETIVADO']);
+  expect(statusesOf(runner.verifiedEvents(since)).map(([, status]) => status)).toEqual(['RECEBIDO', 'EFETIVADO']);
   const before = paymentQueries();
-  const skipped = metric(ProcessorMetric.TRACK_PAYMENTS_SKIPPED);
+  const skipped = runner.metricSum(ProcessorMetric.TRACK_PAYMENTS_SKIPPED);
   await trackPayments(payment.idTransacao, 100);
   // Another team's function, not named in trackPaymentSources: its events never reach the queue.
   await trackPayments('E-unknown-to-the-bank', 30, 'mallory.payments');
   await runner.settle(60_000);
   expect(paymentQueries() - before).toBe(0);
-  expect(metric(ProcessorMetric.TRACK_PAYMENTS_SKIPPED) - skipped).toBe(100);
-  expect(eventsSince(since)).toHaveLength(2);
+  expect(runner.metricSum(ProcessorMetric.TRACK_PAYMENTS_SKIPPED) - skipped).toBe(100);
+  expect(runner.verifiedEvents(since)).toHaveLength(2);
   expect(runner.quarantined).toEqual([]);
 });
 
@@ -72,9 +70,9 @@ it('collapses 30 Track Payment events for a payment the bank does not know into 
   const quarantinedBefore = runner.quarantined.length;
   await trackPayments('E-not-yet-at-the-bank', 30);
   // Wait for the first look (the rest collapse into it); its retry is 60 s away, longer than this test.
-  for (let i = 0; i < 80 && metric(ProcessorMetric.TRACK_PAYMENTS_UNKNOWN) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 250));
+  for (let i = 0; i < 80 && runner.metricSum(ProcessorMetric.TRACK_PAYMENTS_UNKNOWN) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 250));
   await new Promise((resolve) => setTimeout(resolve, 2_000));
-  expect(metric(ProcessorMetric.TRACK_PAYMENTS_UNKNOWN)).toBeGreaterThanOrEqual(1);
+  expect(runner.metricSum(ProcessorMetric.TRACK_PAYMENTS_UNKNOWN)).toBeGreaterThanOrEqual(1);
   expect(paymentQueries() - before).toBe(1);
   await runner.readQuarantine();
   expect(runner.quarantined.length).toBe(quarantinedBefore);
@@ -84,7 +82,7 @@ it('collapses 30 Track Payment events for a payment the bank does not know into 
 
 it('publishes once, and counts nothing recovered, when a Track Payment beats the bank\'s own RECEBIDO notification', async () => {
   const since = runner.checkpoint();
-  const recovered = metric(ProcessorMetric.RECOVERED);
+  const recovered = runner.metricSum(ProcessorMetric.RECOVERED);
   await runner.control.setFaults({ deliveryDelayMs: 1_500 });
   const { payment } = await runner.control.createPayment({ tipo: 'pix', valor: 5 });
   await trackPayments(payment.idTransacao, 1);
@@ -92,8 +90,8 @@ it('publishes once, and counts nothing recovered, when a Track Payment beats the
   // The grace period (2 s here) ends after the bank's notification came: nothing was lost.
   await new Promise((resolve) => setTimeout(resolve, 2_500));
   await runner.settle(60_000);
-  expect(statusesOf(eventsSince(since))).toEqual([[`payment:pix:${payment.idTransacao}`, 'RECEBIDO', 'reconciliation']]);
-  expect(metric(ProcessorMetric.RECOVERED) - recovered).toBe(0);
+  expect(statusesOf(runner.verifiedEvents(since))).toEqual([[`payment:pix:${payment.idTransacao}`, 'RECEBIDO', 'reconciliation']]);
+  expect(runner.metricSum(ProcessorMetric.RECOVERED) - recovered).toBe(0);
 });
 
 it('sends one look per pending payment however many sweeps run while processing is behind, and each reaches its final status once', async () => {
@@ -102,7 +100,7 @@ it('sends one look per pending payment however many sweeps run while processing 
   for (let i = 0; i < 6; i++) payments.push((await runner.control.createPayment({ tipo: 'pix', valor: 30 + i })).payment);
   await runner.settle(60_000);
   await runner.pauseProcessing();
-  const inFlight = metric(SweepMetric.PAYMENT_LOOKS_IN_FLIGHT);
+  const inFlight = runner.metricSum(SweepMetric.PAYMENT_LOOKS_IN_FLIGHT);
   const sent = [];
   try {
     await runner.control.setFaults({ loseDeliveries: true });
@@ -115,10 +113,10 @@ it('sends one look per pending payment however many sweeps run while processing 
   // later sweeps find each payment's look still in flight.
   expect(sent[0]).toBeGreaterThanOrEqual(6);
   expect(sent.slice(1)).toEqual([0, 0, 0]);
-  expect(metric(SweepMetric.PAYMENT_LOOKS_IN_FLIGHT) - inFlight).toBe(3 * sent[0]);
+  expect(runner.metricSum(SweepMetric.PAYMENT_LOOKS_IN_FLIGHT) - inFlight).toBe(3 * sent[0]);
   await runner.control.clearFaults();
   await runner.settle(60_000);
-  const finals = statusesOf(eventsSince(since)).filter(([, status]) => status === 'EFETIVADO');
+  const finals = statusesOf(runner.verifiedEvents(since)).filter(([, status]) => status === 'EFETIVADO');
   expect(finals.map(([id]) => id).sort()).toEqual(payments.map((p) => `payment:pix:${p.idTransacao}`).sort());
   expect(new Set(finals.map(([, , trigger]) => trigger))).toEqual(new Set(['reconciliation']));
   // Ours are final: the next sweep sends looks only for what earlier tests left pending.
@@ -137,6 +135,6 @@ it('reads every page of a listing that leaves hasNext out (a full page means may
   const report = await runner.sweep();
   await runner.settle(120_000);
   expect(report.complete).toBe(true);
-  const published = eventsSince(since).map((e) => (e.detail as { subject: { nossoNumero: string } }).subject.nossoNumero);
+  const published = runner.verifiedEvents(since).map((e) => (e.detail as { subject: { nossoNumero: string } }).subject.nossoNumero);
   expect(published.sort()).toEqual(boletos.map((b) => b.nossoNumero).sort());
 });

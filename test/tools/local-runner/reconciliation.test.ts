@@ -15,7 +15,7 @@ import type { RecordedEvent } from '../../../tools/local-aws/eventbridge-server'
 import { LOCAL_AWS } from '../../../tools/local-aws/local-env';
 import { QueryOperation } from '../../../simulator/simulator';
 import { LocalAlarmState } from '../../../tools/local-runner/alarms';
-import type { LocalRunner, RunnerCheckpoint } from '../../../tools/local-runner/runner';
+import type { LocalRunner } from '../../../tools/local-runner/runner';
 import { useE2eRunner } from '../../support/e2e-runner';
 import { expectNoSecretIn } from '../../support/registration-harness';
 
@@ -27,8 +27,6 @@ beforeEach(() => {
   runner = current();
 });
 
-const eventsSince = (since: RunnerCheckpoint): RecordedEvent[] => runner.verifiedEvents().slice(since.events);
-const metric = (name: string) => runner.counts().metrics[name] ?? 0;
 const subjects = (events: readonly RecordedEvent[]) => events.map((e) => (e.detail as { subject: { id: string } }).subject.id);
 const triggers = (events: readonly RecordedEvent[]) => [...new Set(events.map((e) => (e.detail as { trigger: string }).trigger))];
 
@@ -44,7 +42,7 @@ async function lostSettlements(count: number): Promise<{ nossoNumeros: string[];
 
 it('publishes every settlement of days the bank lost every notification of, exactly once, in one sweep; late webhooks for them publish nothing', async () => {
   const since = runner.checkpoint();
-  const recoveredBefore = metric(ProcessorMetric.RECOVERED);
+  const recoveredBefore = runner.metricSum(ProcessorMetric.RECOVERED);
   const exchangesBefore = runner.exchanges.length;
   // More than one page of the listing (the bank's 500 a page, 50 here).
   await runner.control.setBehaviour({ listingPageSize: 50 });
@@ -54,11 +52,11 @@ it('publishes every settlement of days the bank lost every notification of, exac
   const report = await runner.sweep();
   expect(report).toMatchObject({ complete: true, settlementsToVerify: 60 });
   await runner.settle(90_000);
-  const recovered = eventsSince(since);
+  const recovered = runner.verifiedEvents(since);
   expect(recovered.map((e) => e.detailType)).toEqual(Array(60).fill(T.BOLETO_SETTLED));
   expect(new Set(subjects(recovered))).toEqual(new Set(nossoNumeros.map((n) => `boleto:${runner.simulator.accounts[0].beneficiario}:${n}`)));
   expect(triggers(recovered)).toEqual(['reconciliation']);
-  expect(metric(ProcessorMetric.RECOVERED) - recoveredBefore).toBe(60);
+  expect(runner.metricSum(ProcessorMetric.RECOVERED) - recoveredBefore).toBe(60);
   expect(runner.audit(since).problems).toEqual([]);
   // A recovered settlement means webhooks are being lost: the alarm says so, as CloudWatch would.
   const alarm = Object.entries(runner.alarmStates()).find(([id]) => id.includes('RecoveredAlarm'));
@@ -69,7 +67,7 @@ it('publishes every settlement of days the bank lost every notification of, exac
   const answers = await Promise.all(notifications.map((body) => runner.post('boleto', JSON.stringify(body))));
   expect(answers.every((a) => a.status === 200)).toBe(true);
   await runner.settle(60_000);
-  expect(eventsSince(afterRecovery)).toEqual([]);
+  expect(runner.verifiedEvents(afterRecovery)).toEqual([]);
   // Each late notification is accounted for by the event the sweep published before it came.
   expect(runner.audit(since).problems).toEqual([]);
 });
@@ -82,7 +80,7 @@ it('makes no query, publishes nothing and recovers nothing when nothing was lost
   await runner.settle(60_000);
 
   const since = runner.checkpoint();
-  const recoveredBefore = metric(ProcessorMetric.RECOVERED);
+  const recoveredBefore = runner.metricSum(ProcessorMetric.RECOVERED);
   const queriesBefore = runner.simulator.queryCounts();
   const report = await runner.sweep();
   await runner.settle(60_000);
@@ -92,8 +90,8 @@ it('makes no query, publishes nothing and recovers nothing when nothing was lost
   expect(queries[QueryOperation.PAYMENT_QUERY] - queriesBefore[QueryOperation.PAYMENT_QUERY]).toBe(0);
   // Only the listing: the last page of each of the 4 days.
   expect(queries[QueryOperation.SETTLED_LISTING] - queriesBefore[QueryOperation.SETTLED_LISTING]).toBe(4);
-  expect(eventsSince(since)).toEqual([]);
-  expect(metric(ProcessorMetric.RECOVERED) - recoveredBefore).toBe(0);
+  expect(runner.verifiedEvents(since)).toEqual([]);
+  expect(runner.metricSum(ProcessorMetric.RECOVERED) - recoveredBefore).toBe(0);
 });
 
 it('resumes a sweep that stopped half-way from its cursor, without asking twice', async () => {
@@ -114,7 +112,7 @@ it('resumes a sweep that stopped half-way from its cursor, without asking twice'
   // cursor) and asked only about the rest.
   expect(report.settlementsToVerify).toBeLessThan(55);
   expect(runner.simulator.queryCounts()[QueryOperation.SETTLED_LISTING] - listingsBefore).toBeGreaterThan(2);
-  const events = eventsSince(since);
+  const events = runner.verifiedEvents(since);
   expect(subjects(events).sort()).toEqual(nossoNumeros.map((n) => `boleto:${runner.simulator.accounts[0].beneficiario}:${n}`).sort());
   expect(runner.audit(since).problems).toEqual([]);
 });
@@ -129,7 +127,7 @@ it('reads the bank\'s day at 22:30 São Paulo time, when UTC is already the next
   const report = await runner.sweep(at);
   expect(report.days[0].day).toBe(today.iso);
   await runner.settle(60_000);
-  expect(subjects(eventsSince(since))).toEqual([`boleto:${runner.simulator.accounts[0].beneficiario}:${nossoNumeros[0]}`]);
+  expect(subjects(runner.verifiedEvents(since))).toEqual([`boleto:${runner.simulator.accounts[0].beneficiario}:${nossoNumeros[0]}`]);
 });
 
 it('brings a payment whose final notification was lost to its final status, and stops asking about it', async () => {
@@ -142,7 +140,7 @@ it('brings a payment whose final notification was lost to its final status, and 
   const report = await runner.sweep();
   expect(report.paymentsToVerify).toBeGreaterThanOrEqual(1);
   await runner.settle(60_000);
-  const events = eventsSince(since).filter((e) => subjects([e])[0] === `payment:pix:${payment.idTransacao}`);
+  const events = runner.verifiedEvents(since).filter((e) => subjects([e])[0] === `payment:pix:${payment.idTransacao}`);
   expect(events.map((e) => [(e.detail as { state: { status: string } }).state.status, (e.detail as { trigger: string }).trigger])).toEqual([['RECEBIDO', 'webhook'], ['EFETIVADO', 'reconciliation']]);
   const next = await runner.sweep();
   expect(next.paymentsToVerify).toBe(0);
@@ -164,14 +162,14 @@ it('follows a payment the company started, from its Track Payment event, though 
     bus.destroy();
   }
   await runner.settle(60_000);
-  expect(eventsSince(since).map((e) => [subjects([e])[0], (e.detail as { state: { status: string } }).state.status])).toEqual([[`payment:tributos:${payment.idTransacao}`, 'RECEBIDO']]);
+  expect(runner.verifiedEvents(since).map((e) => [subjects([e])[0], (e.detail as { state: { status: string } }).state.status])).toEqual([[`payment:tributos:${payment.idTransacao}`, 'RECEBIDO']]);
   // Still pending: each sweep looks again, and its settlement is found though never notified.
   await runner.control.setFaults({ loseDeliveries: true });
   await runner.control.settlePayment('tributos', payment.idTransacao);
   await runner.control.clearFaults();
   await runner.sweep();
   await runner.settle(60_000);
-  expect(eventsSince(since).map((e) => (e.detail as { state: { status: string } }).state.status)).toEqual(['RECEBIDO', 'EFETIVADO']);
+  expect(runner.verifiedEvents(since).map((e) => (e.detail as { state: { status: string } }).state.status)).toEqual(['RECEBIDO', 'EFETIVADO']);
 });
 
 it('follows a payment id of the bank\'s full 100 characters to its final status, and quarantines once, asking the bank nothing, an id outside the bank\'s pattern', async () => {
@@ -193,7 +191,7 @@ it('follows a payment id of the bank\'s full 100 characters to its final status,
     bus.destroy();
   }
   await runner.settle(60_000);
-  expect(eventsSince(since).map((e) => [subjects([e])[0], (e.detail as { state: { status: string } }).state.status])).toEqual([[`payment:pix:${long}`, 'RECEBIDO']]);
+  expect(runner.verifiedEvents(since).map((e) => [subjects([e])[0], (e.detail as { state: { status: string } }).state.status])).toEqual([[`payment:pix:${long}`, 'RECEBIDO']]);
   // One query, the long id's: the ".." was refused before any call.
   expect(runner.simulator.queryCounts()[QueryOperation.PAYMENT_QUERY] - queriesBefore).toBe(1);
   // Still pending: the sweep looks again (its index holds the 100-character id) and finds it paid.
@@ -203,7 +201,7 @@ it('follows a payment id of the bank\'s full 100 characters to its final status,
   const report = await runner.sweep();
   await runner.settle(60_000);
   expect(report.paymentsToVerify).toBeGreaterThanOrEqual(1);
-  expect(eventsSince(since).map((e) => (e.detail as { state: { status: string } }).state.status)).toEqual(['RECEBIDO', 'EFETIVADO']);
+  expect(runner.verifiedEvents(since).map((e) => (e.detail as { state: { status: string } }).state.status)).toEqual(['RECEBIDO', 'EFETIVADO']);
   // The "..": one quarantined message with its reason.
   const quarantined = runner.quarantined.slice(since.quarantined);
   expect(quarantined.map((q) => q.reason)).toEqual([expect.stringContaining('idTransacao ".."; it must match the bank\'s pattern')]);
@@ -215,12 +213,12 @@ it('runs the template\'s schedule: sweeps come by themselves until stopped', asy
   runner.startSchedules(1_000);
   try {
     const until = Date.now() + 30_000;
-    while (eventsSince(since).length < 2 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 250));
+    while (runner.verifiedEvents(since).length < 2 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 250));
   } finally {
     runner.stopSchedules();
   }
   await runner.settle(60_000);
-  expect(eventsSince(since)).toHaveLength(2);
+  expect(runner.verifiedEvents(since)).toHaveLength(2);
   expect(runner.deployment.reconciliation?.intervalMs).toBe(15 * 60_000);
 });
 
