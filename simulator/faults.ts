@@ -39,6 +39,11 @@ export interface SimulatorFaults extends DeliveryFaults {
    * @default false
    */
   readonly echoRequests?: boolean;
+  /**
+   * After each PATCH of a payment callback registration, this many GETs of it still answer what
+   * it held before (reads that lag a change the bank made). @default 0
+   */
+  readonly staleRegistrationReads?: number;
 }
 
 /** Validates faults given over the control API; returns the problems (empty when fine). */
@@ -46,9 +51,9 @@ export function faultProblems(input: unknown): string[] {
   if (!input || typeof input !== 'object' || Array.isArray(input)) return ['faults must be a JSON object'];
   const faults = input as Record<string, unknown>;
   const problems: string[] = [];
-  const known = ['duplicateDeliveries', 'deliveryDelayMs', 'reorderWindowMs', 'loseDeliveries', 'api', 'rateLimitPerSecond', 'echoRequests'];
+  const known = ['duplicateDeliveries', 'deliveryDelayMs', 'reorderWindowMs', 'loseDeliveries', 'api', 'rateLimitPerSecond', 'echoRequests', 'staleRegistrationReads'];
   for (const key of Object.keys(faults)) if (!known.includes(key)) problems.push(`unknown fault "${key}" (known: ${known.join(', ')})`);
-  for (const key of ['duplicateDeliveries', 'deliveryDelayMs', 'reorderWindowMs']) {
+  for (const key of ['duplicateDeliveries', 'deliveryDelayMs', 'reorderWindowMs', 'staleRegistrationReads']) {
     const value = faults[key];
     if (value !== undefined && !(Number.isInteger(value) && (value as number) >= 0)) problems.push(`${key} must be a whole number >= 0`);
   }

@@ -14,6 +14,7 @@ import { BankError, collectionError, controlError, gatewayError, HtmlPage, oauth
 import { type ApiCallCounts, FaultInjector, type ApiGroup, type SimulatorFaults } from './faults';
 import { type BankBehaviour, BoletoQueryShape, changeBehaviour, MANUAL_BEHAVIOUR, PaymentScopeRule } from './behaviour';
 import {
+  type CallbackRegistration,
   ALL_PAYMENT_SCOPES, boletoQueryBody, boletoQueryBodyFlat, COLLECTION_SCOPE, PAYMENT_KINDS, PAYMENT_QUERY_SCOPES, PAYMENT_SCOPES, paymentBody, paymentQueryScope,
   type SimulatorAccount,
 } from './model';
@@ -202,6 +203,8 @@ export class BankSimulator {
   private readonly tokens: TokenIssuer;
   private readonly notifier: Notifier;
   private readonly faults = new FaultInjector();
+  /** Callback registrations whose GETs still answer the value from before a PATCH (the `staleRegistrationReads` fault), by account. */
+  private readonly staleRegistrations = new Map<string, { before: CallbackRegistration; readsLeft: number }>();
   private readonly trustedCas: string[];
   private readonly ownsDir: boolean;
   private readonly dir: string;
@@ -444,13 +447,27 @@ export class BankSimulator {
       },
       {
         method: 'GET', path: at(P.registrationBase, '/v1/associado/webhook'), group: 'registration',
-        handle: (call) => ({ status: 200, body: this.bank.getRegistration(this.paymentsAuth(call)) }),
+        handle: (call) => {
+          const account = this.paymentsAuth(call);
+          const key = `${account.cooperativa}/${account.conta}`;
+          const stale = this.staleRegistrations.get(key);
+          if (stale && stale.readsLeft > 0 && this.faults.current.staleRegistrationReads) {
+            stale.readsLeft--;
+            return { status: 200, body: { ...stale.before } };
+          }
+          return { status: 200, body: this.bank.getRegistration(account) };
+        },
       },
       {
         method: 'PATCH', path: at(P.registrationBase, '/v1/associado/webhook'), group: 'registration',
         handle: (call) => {
           const account = this.paymentsAuth(call);
+          const before = this.bank.getRegistration(account);
           this.bank.patchRegistration(account, parseJson(call, (message) => validationErrors(400, [{ field: 'body', message }])));
+          const lag = this.faults.current.staleRegistrationReads ?? 0;
+          const key = `${account.cooperativa}/${account.conta}`;
+          if (lag > 0) this.staleRegistrations.set(key, { before, readsLeft: lag });
+          else this.staleRegistrations.delete(key);
           return { status: 204 };
         },
       },

@@ -77,11 +77,12 @@ export async function registerPaymentWebhook(ctx: StepContext, spec: PaymentWebh
       return putBack(ctx, before);
     });
   }
-  let held: string | null = null;
+  let held: HeldRegistration = { url: null, token: null };
   try {
     for (let attempt = 1; attempt <= CONFIRM_ATTEMPTS; attempt++) {
-      held = await readPaymentWebhook(confirm);
-      if (sameUrl(held, spec.url)) {
+      held = await readPaymentWebhookHeld(confirm);
+      // Our URL, with our token when the bank answers one.
+      if (sameUrl(held.url, spec.url) && (held.token === null || held.token === token)) {
         ctx.log.info('The bank holds our payment callback', { url: spec.url });
         return;
       }
@@ -91,11 +92,25 @@ export async function registerPaymentWebhook(ctx: StepContext, spec: PaymentWebh
   } catch (error) {
     await failAfterUndo(error, 'the payment callback', () => putBack(ctx, before));
   }
-  // The bank answers another URL: someone registered at the same moment; theirs is left alone.
+  if (sameRegistration(held, before)) {
+    // The PATCH may have taken effect behind reads that lag: put back what was there, as the contract paths do,
+    // so a failed Create (which CloudFormation never deletes) leaves the bank as it found it.
+    return failAfterUndo(
+      new Error(`The bank accepted PATCH ${PAYMENT_WEBHOOK_PATH} but GET still answers what it held before (${describeUrl(before.url)}) after ${CONFIRM_ATTEMPTS} reads: the change could not be confirmed; deploy again`),
+      'the payment callback',
+      () => putBack(ctx, before),
+    );
+  }
+  // The bank answers a third value: someone registered at the same moment; theirs is left alone.
   throw new Error(
-    `The bank accepted PATCH ${PAYMENT_WEBHOOK_PATH} but GET still answers urlCallback ${describeUrl(held)} instead of ${spec.url}: ` +
-      'someone may have registered another URL at the same time; deploy again to register ours.',
+    `The bank accepted PATCH ${PAYMENT_WEBHOOK_PATH} but GET still answers ${sameUrl(held.url, spec.url) ? 'another authorizationCallback for' : 'urlCallback'} ${describeUrl(held.url)} instead of ${spec.url}: ` +
+      'someone may have registered another value at the same time; deploy again to register ours.',
   );
+}
+
+/** Whether two readings of the registration hold the same URL and token. */
+function sameRegistration(a: HeldRegistration, b: HeldRegistration): boolean {
+  return (a.url === null ? b.url === null : sameUrl(a.url, b.url ?? '')) && a.token === b.token;
 }
 
 /** PATCHes back what the bank held before (or clears ours), and says so. */

@@ -202,6 +202,40 @@ describe('never hijack, never strand', () => {
     h.expectNoSecret(`${output}\n${failure?.message}`);
   });
 
+  it('a create whose confirming reads lag (the PATCH applied, GET still answers the value from before) puts back what the bank held, and fails', async () => {
+    await patchAs(SAMPLE_ACCOUNT, SOMEONE_ELSE, 'their-own-token');
+    await h.control.setFaults({ staleRegistrationReads: 10 });
+    const { result: failure, output } = await captureOutput(() => h.paymentResource().create(h.paymentProperties({ url: URL_A, takeOverExisting: true })).then(() => undefined, (error: Error) => error));
+    expect(failure?.message).toBe(
+      'The bank accepted PATCH /v1/associado/webhook but GET still answers what it held before (https://someone-else.example.net/hooks/payments) after 3 reads: the change could not be confirmed; deploy again; ' +
+        'what the bank held before (https://someone-else.example.net/hooks/payments) was put back',
+    );
+    expect(await registrationOf()).toEqual({ urlCallback: SOMEONE_ELSE, authorizationCallback: 'their-own-token' });
+    h.expectNoSecret(`${output}\n${failure?.message}`);
+  });
+
+  it('and with nothing registered before, clears ours: the bank never points at a stack being rolled back', async () => {
+    await h.control.setFaults({ staleRegistrationReads: 10 });
+    const failure = await h.paymentResource().create(h.paymentProperties({ url: URL_A })).then(() => undefined, (error: Error) => error);
+    expect(failure?.message).toMatch(/GET still answers what it held before \(nothing\) after 3 reads.*; what the bank held before \(nothing\) was put back$/);
+    expect(await registrationOf()).toEqual({ urlCallback: null, authorizationCallback: null });
+  });
+
+  it('an update to a new token whose reads lag puts the old token back (the URL alone does not confirm it)', async () => {
+    const resource = h.paymentResource();
+    await resource.create(h.paymentProperties({ url: URL_A }));
+    const oldToken = h.paymentToken;
+    h.secrets.putValue(h.paymentTokenArn, 'a-new-callback-token-0123456789', ['AWSCURRENT']);
+    await h.control.setFaults({ staleRegistrationReads: 10 });
+    try {
+      const failure = await resource.update(h.paymentProperties({ url: URL_A, tokenVersion: '2' })).then(() => undefined, (error: Error) => error);
+      expect(failure?.message).toMatch(/GET still answers what it held before \(https:\/\/receiver-a\.example\.com\/prod\/payments\) after 3 reads/);
+      expect(await registrationOf()).toEqual({ urlCallback: URL_A, authorizationCallback: oldToken });
+    } finally {
+      h.secrets.putValue(h.paymentTokenArn, oldToken, ['AWSCURRENT']);
+    }
+  });
+
   it('a PATCH the bank refused changes nothing, so nothing is put back', async () => {
     await h.control.setFaults({ api: [{ scope: 'registration', skip: 1, status: 503, times: 5 }] });
     const failure = await h.paymentResource().create(h.paymentProperties({ url: URL_A })).then(() => undefined, (error: Error) => error);
