@@ -6,7 +6,6 @@
  */
 import type { EventTrigger } from './events';
 import type { PaymentType } from './bank-connection';
-import type { BoletoContractSpec, PaymentWebhookSpec } from './registration';
 
 /** The sweep's `service` (logs and metric dimension). */
 export const RECONCILIATION_SERVICE_NAME = 'bank-webhook-reconciliation';
@@ -68,17 +67,38 @@ export interface SweepSettings {
   readonly watch?: WatchSettings;
 }
 
-/** The registrations the watch compares with the bank's, and whether it repairs them. */
-export interface WatchSettings {
-  readonly payment?: PaymentWebhookSpec;
-  readonly contracts: readonly BoletoContractSpec[];
-  /** Put ours back when the bank's differs (never over another party's URL without the spec's takeOverExisting). */
-  readonly repair: boolean;
-  /** The sweep's schedule rule: a repair is made only while it exists and is enabled. */
-  readonly scheduleRuleName: string;
+/** A registration the watch reads: its name in findings and logs, and where its last deploy recorded what it applied. */
+export interface WatchedRegistration {
+  /** `payments`, or `boleto <cooperativa>/<posto>/<beneficiário>`. */
+  readonly label: string;
+  /** The SSM parameter of its {@link AppliedRegistration} record. */
+  readonly appliedRecord: string;
 }
 
-/** How the bank's registration differs from this stack's. */
+/** The registrations the watch compares with the bank's, and whether it repairs them. */
+export interface WatchSettings {
+  readonly payment?: WatchedRegistration;
+  readonly contracts: readonly WatchedRegistration[];
+  /** Put back what the last deploy applied when the bank's differs (`repairRegistrations`). */
+  readonly repair: boolean;
+  /** The stack's id (its ARN): a repair is made only while the stack is in a completed state. */
+  readonly stackId: string;
+}
+
+/** How the watch repairs, and when it stops. */
+export const WatchDefaults = {
+  /**
+   * A registration that drifts again within this long of a repair made under the same deploy's
+   * record is contested (another stack or a person keeps changing it back): no further repair
+   * until the bank matches again or a deploy applies it anew.
+   */
+  contestWindowSeconds: 86_400,
+} as const;
+
+/** Stack statuses in which a repair may be made: the stack is not changing. */
+export const COMPLETED_STACK_STATUSES: readonly string[] = ['CREATE_COMPLETE', 'UPDATE_COMPLETE', 'UPDATE_ROLLBACK_COMPLETE', 'IMPORT_COMPLETE', 'IMPORT_ROLLBACK_COMPLETE'];
+
+/** How the bank's registration differs from what the last deploy applied. */
 export enum RegistrationDrift {
   /** The bank holds none. */
   MISSING = 'missing',
@@ -86,10 +106,31 @@ export enum RegistrationDrift {
   OTHER_URL = 'other-url',
   /** Our URL with another token (every notification would be refused with 401). */
   TOKEN = 'token',
-  /** INATIVO (the bank deactivated it, for example after failed deliveries). */
+  /** INATIVO where the deploy applied another status (the bank deactivated it, for example after failed deliveries). */
   INACTIVE = 'inactive',
-  /** BLOQUEADO. */
+  /** BLOQUEADO where the deploy applied another status. */
   BLOCKED = 'blocked',
+  /** ATIVO where the deploy applied INATIVO or BLOQUEADO (a pause undone by someone). */
+  ACTIVE = 'active',
+  /**
+   * The token the last deploy registered is no longer one the receiver accepts (the secret's value
+   * changed without a deploy): every notification is refused. Only a deploy fixes it (tokenVersion).
+   */
+  STALE_TOKEN = 'stale-token',
+}
+
+/** Where one registration stands after a watch. */
+export enum WatchState {
+  /** The bank holds what the last deploy applied. */
+  IN_SYNC = 'in-sync',
+  /** The bank differs; not repaired (see `notRepaired`). */
+  DRIFT = 'drift',
+  /** The bank differed and the watch put back what the last deploy applied. */
+  REPAIRED = 'repaired',
+  /** No record of what a deploy applied (a stack upgraded without a registration change): nothing compared, never repaired. */
+  UNKNOWN = 'unknown',
+  /** It drifted again soon after a repair: another stack or a person changes it back; no more repairs. */
+  CONTESTED = 'contested',
 }
 
 /** What a look request asks the processor to look at. */
@@ -193,6 +234,10 @@ export enum SweepMetric {
   REGISTRATION_DRIFT = 'RegistrationDrift',
   /** Registrations the watch put back. */
   REGISTRATIONS_REPAIRED = 'RegistrationsRepaired',
+  /** A registration that drifted again soon after a repair (another stack or a person changes it back): not repaired again. */
+  REGISTRATION_CONTESTED = 'RegistrationContested',
+  /** Registrations with no record of what a deploy applied: not compared (deploy a registration change to record one). */
+  REGISTRATIONS_UNKNOWN = 'RegistrationsUnknown',
   /**
    * Listed settlements a record already holds under another day (the query's): the bank
    * connection's `zuluTimestamps` may be wrong (docs/bank-api.md). No query is made for them.
@@ -229,6 +274,7 @@ export interface SweepReport {
 export interface WatchFinding {
   /** `payments`, or `boleto <cooperativa>/<posto>/<beneficiário>`. */
   readonly registration: string;
+  readonly state: WatchState;
   readonly drift: readonly RegistrationDrift[];
   readonly repaired: boolean;
   /** Why a drift was not repaired. */

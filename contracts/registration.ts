@@ -23,6 +23,8 @@ export const RegistrationProperty = {
   SPEC: 'Registration',
   /** Changes when the token's value changes, so that a rotation re-registers (see `tokenVersion`). */
   TOKEN_VERSION: 'TokenVersion',
+  /** The SSM parameter the handler records what it applied in ({@link AppliedRegistration}); see {@link appliedRecordName}. */
+  APPLIED_RECORD: 'AppliedRecord',
 } as const;
 
 /** Attributes the handler returns (`Data`); none is secret. */
@@ -85,3 +87,41 @@ export const RegistrationDefaults = {
    */
   serviceTimeoutSeconds: 300,
 } as const;
+
+/** The path every applied-registration record sits under (an SSM parameter hierarchy). */
+export const APPLIED_RECORD_PREFIX = '/cdk-bank-webhooks/applied';
+
+/**
+ * The SSM parameter that records what a registration's last successful deploy applied:
+ * `/cdk-bank-webhooks/applied/<stack name>/<registration's unique construct id>`. The construct
+ * names it (a custom resource property), the provider writes it, the registration watch reads it.
+ */
+export function appliedRecordName(stackName: string, registrationId: string): string {
+  return `${APPLIED_RECORD_PREFIX}/${stackName}/${registrationId}`;
+}
+
+/**
+ * What a registration's last Create or Update applied at the bank, as the provider records it
+ * (never in the custom resource's response): the registration as registered, with the token named
+ * by its secret and the version whose value was sent, never the value. Written before the bank is
+ * changed (a deploy that cannot record changes nothing) and again with the contract's id once the
+ * bank confirmed; a failed change is rolled back by CloudFormation with an Update that records the
+ * old values again. The registration watch compares the bank with it, and repairs only to it and
+ * only while the stack is in a completed state.
+ */
+export interface AppliedRegistration {
+  /** The record's format. */
+  readonly format: 1;
+  readonly resourceType: RegistrationResourceType;
+  /** When the deploy applied it (ISO 8601). */
+  readonly appliedAt: string;
+  /** The CloudFormation request that applied it. */
+  readonly requestId: string;
+  /** What the bank keys the registration by (the physical id without a contract's id). */
+  readonly subject: string;
+  /** The custom resource's physical id, once known (a new contract's id comes from the bank). */
+  readonly physicalResourceId?: string;
+  readonly spec: PaymentWebhookSpec | BoletoContractSpec;
+  /** The version of the token secret whose value was registered (absent: no token). */
+  readonly tokenVersionId?: string;
+}

@@ -6,7 +6,9 @@ import { credentialsFromSecret } from '../bank/connection';
 import { CallKind, MemorySlotSchedule, PacerByKind, RatePacer } from '../bank/pacing';
 import type { BankConnectionSettings } from '../../contracts/bank-connection';
 import { RegistrationDefaults } from '../../contracts/registration';
-import { loadAcceptedTokens } from '../shared/secret-tokens';
+import { SSMClient } from '@aws-sdk/client-ssm';
+import { loadTokenToRegister } from '../shared/secret-tokens';
+import { SsmAppliedRegistrations } from '../store/applied-registrations';
 import { type CustomResourceEvent, type CustomResourceResult, onEvent } from './lifecycle';
 import { redriveAllowLifecycle } from './redrive-allow';
 import { REDRIVE_ALLOW_RESOURCE_TYPE } from '../../contracts/redrive-allow';
@@ -15,6 +17,7 @@ import { AWS_CLIENT_CONFIG, createLogger } from '../shared/runtime';
 const logger = createLogger('bank-webhook-registration');
 const secretsManager = new SecretsManagerClient(AWS_CLIENT_CONFIG);
 const sqs = new SQSClient(AWS_CLIENT_CONFIG);
+const records = new SsmAppliedRegistrations(new SSMClient(AWS_CLIENT_CONFIG));
 /** One client per bank connection: the provider serves every registration of the stack. */
 const clients = new Map<string, BankClient>();
 
@@ -40,23 +43,9 @@ function bankFor(settings: BankConnectionSettings): BankClient {
   return client;
 }
 
-/**
- * The value to register from a token secret: AWSPENDING while a rotation is under way (the
- * receiver already accepts it, and it is the value about to become current), else AWSCURRENT.
- */
-async function tokenValue(secretArn: string): Promise<string> {
-  const accepted = await loadAcceptedTokens(secretsManager, secretArn, 10_000);
-  const value = accepted[accepted.length - 1];
-  // The bank sends the value as is: a space or line break around it would make every notification a 401.
-  if (value.trim() !== value || !value) {
-    throw new Error(`The token secret ${secretArn} holds a value with leading or trailing whitespace (a space or a line break): the bank would send it as is and the receiver refuse every notification with 401. Store the token without surrounding whitespace, then update the stack (tokenVersion) to register it`);
-  }
-  return value;
-}
-
 export async function handler(event: CustomResourceEvent, context: Context): Promise<CustomResourceResult> {
   if (event.ResourceType === REDRIVE_ALLOW_RESOURCE_TYPE) return redriveAllowLifecycle(event, sqs, logger);
   const remaining = context.getRemainingTimeInMillis();
   const deadline = Date.now() + remaining - Math.min(RegistrationDefaults.safetyMarginMs, remaining / 4);
-  return onEvent(event, { bankFor, tokenValue, log: logger, deadline });
+  return onEvent(event, { bankFor, token: (arn) => loadTokenToRegister(secretsManager, arn, 10_000), records, log: logger, deadline });
 }

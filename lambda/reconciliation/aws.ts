@@ -1,5 +1,5 @@
 /** The AWS calls the sweep and the watch are given (their cores take them as functions). */
-import { DescribeRuleCommand, type EventBridgeClient, ResourceNotFoundException } from '@aws-sdk/client-eventbridge';
+import { type CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 
 /** Sends look requests to the processor's queue, ten a request (SendMessageBatch's most). */
@@ -16,15 +16,14 @@ export function lookRequestSender(sqs: SQSClient, queueUrl: string): (messageBod
 }
 
 /**
- * A repair is wanted only while the stack is steady: its schedule rule exists (CloudFormation
- * deletes it before the registrations) and is enabled (an update or an operator can disable it).
+ * The status of the sweep's own stack (DescribeStacks by its ARN, which the construct passes from
+ * the AWS::StackId pseudo-parameter): the watch repairs only in a completed state.
  */
-export async function scheduleRuleEnabled(eventBridge: EventBridgeClient, ruleName: string): Promise<boolean> {
-  try {
-    const rule = await eventBridge.send(new DescribeRuleCommand({ Name: ruleName }));
-    return rule.State === 'ENABLED';
-  } catch (error) {
-    if (error instanceof ResourceNotFoundException || (error as { name?: string }).name === 'ResourceNotFoundException') return false;
-    throw error;
-  }
+export function stackStatusReader(cloudFormation: CloudFormationClient, stackId: string): () => Promise<string> {
+  return async () => {
+    const { Stacks: stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: stackId }));
+    const status = stacks?.[0]?.StackStatus;
+    if (!status) throw new Error(`DescribeStacks answered no status for the stack ${stackId}`);
+    return status;
+  };
 }

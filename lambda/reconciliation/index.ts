@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { SSMClient } from '@aws-sdk/client-ssm';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { ProcessorMetric } from '../../contracts/processor';
@@ -16,8 +17,10 @@ import { DynamoDbSubjectStore } from '../store/subject-store';
 import { metricCounter, MetricUnit } from '../shared/metrics';
 import { sleep } from '../shared/retry';
 import { AWS_CLIENT_CONFIG, createLogger } from '../shared/runtime';
-import { loadAcceptedTokens } from '../shared/secret-tokens';
-import { lookRequestSender, scheduleRuleEnabled } from './aws';
+import { loadAcceptedTokens, loadTokenVersion } from '../shared/secret-tokens';
+import { SsmAppliedRegistrations } from '../store/applied-registrations';
+import { DynamoDbWatchStates } from '../store/watch-states';
+import { lookRequestSender, stackStatusReader } from './aws';
 import { readSweepSettings } from './settings';
 import { sweep } from './sweep';
 import { watchRegistrations } from './watch';
@@ -34,7 +37,9 @@ const pendingPayments = new DynamoDbPendingPayments(dynamo, table);
 const markers = new DynamoDbLookMarkers(dynamo, table);
 const send = lookRequestSender(new SQSClient(AWS_CLIENT_CONFIG), settings.queueUrl);
 const secretsManager = new SecretsManagerClient(AWS_CLIENT_CONFIG);
-const eventBridge = new EventBridgeClient(AWS_CLIENT_CONFIG);
+const records = new SsmAppliedRegistrations(new SSMClient(AWS_CLIENT_CONFIG));
+const watchStates = new DynamoDbWatchStates(dynamo, table);
+const cloudFormation = new CloudFormationClient(AWS_CLIENT_CONFIG);
 const bank = new BankClient({
   settings: connection,
   // The sweep's listings take their slots from the processor's schedule: one rate for both.
@@ -43,7 +48,17 @@ const bank = new BankClient({
   credentials: credentialsFromSecret(secretsManager, connection.credentialsSecretArn),
   onRetry: (info) => logger.warn('Retrying a bank call', { ...info }),
 });
-const acceptedTokens = (arn: string) => loadAcceptedTokens(secretsManager, arn, 10_000);
+/** Values of token versions read so far: a version's value never changes. */
+const versionValues = new Map<string, string>();
+
+async function tokenVersionValue(secretArn: string, versionId: string): Promise<string | undefined> {
+  const key = `${secretArn}#${versionId}`;
+  const known = versionValues.get(key);
+  if (known !== undefined) return known;
+  const version = await loadTokenVersion(secretsManager, secretArn, { versionId }, 10_000);
+  if (version) versionValues.set(key, version.value);
+  return version?.value;
+}
 
 async function watch(deadline: number): Promise<WatchFinding[]> {
   const w = settings.watch!;
@@ -52,15 +67,15 @@ async function watch(deadline: number): Promise<WatchFinding[]> {
     ctx: {
       bank,
       deadline,
-      tokenValue: async (arn) => {
-        const accepted = await acceptedTokens(arn);
-        return accepted[accepted.length - 1];
-      },
+      // The watch gives the repair the token version the deploy recorded; nothing else is registered.
+      tokenValue: () => Promise.reject(new Error('The watch registers only the recorded token version')),
       log: logger,
       sleep,
     },
-    acceptedTokens,
-    repairAllowed: () => scheduleRuleEnabled(eventBridge, w.scheduleRuleName),
+    readRecord: (name) => records.read(name),
+    tokens: { version: tokenVersionValue, accepted: (arn) => loadAcceptedTokens(secretsManager, arn, 10_000) },
+    states: watchStates,
+    stackStatus: stackStatusReader(cloudFormation, w.stackId),
     count: (metric, details) => counter(metric, {}, details),
   });
 }

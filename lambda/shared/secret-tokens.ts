@@ -41,3 +41,36 @@ export async function loadAcceptedTokens(client: SecretsManagerClient, secretArn
   ]);
   return [...new Set([...current, ...pending])];
 }
+
+/** One version of a token secret: its value and version id. */
+export interface TokenVersion {
+  readonly value: string;
+  readonly versionId: string;
+}
+
+/**
+ * One version of a secret, by staging label or version id; undefined when the secret has no such
+ * version (no rotation under way, or a version Secrets Manager has since removed).
+ */
+export async function loadTokenVersion(client: SecretsManagerClient, secretArn: string, which: { readonly stage: TokenStage } | { readonly versionId: string }, budgetMs: number): Promise<TokenVersion | undefined> {
+  try {
+    const answer = await client.send(new GetSecretValueCommand({
+      SecretId: secretArn, ...('stage' in which ? { VersionStage: which.stage } : { VersionId: which.versionId }),
+    }), { abortSignal: AbortSignal.timeout(budgetMs) });
+    if (answer.SecretString) secrets.remember(answer.SecretString);
+    return answer.SecretString && answer.VersionId ? { value: answer.SecretString, versionId: answer.VersionId } : undefined;
+  } catch (error) {
+    if (error instanceof ResourceNotFoundException || (error as { name?: string }).name === 'ResourceNotFoundException') return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The version to register with the bank: AWSPENDING while a rotation is under way (the receiver
+ * already accepts it, and it is the value about to become current), else AWSCURRENT.
+ */
+export async function loadTokenToRegister(client: SecretsManagerClient, secretArn: string, budgetMs: number): Promise<TokenVersion> {
+  const version = (await loadTokenVersion(client, secretArn, { stage: 'AWSPENDING' }, budgetMs)) ?? (await loadTokenVersion(client, secretArn, { stage: 'AWSCURRENT' }, budgetMs));
+  if (!version) throw new Error(`Secret ${secretArn} has no AWSCURRENT string value: store the token as the secret's plain text value`);
+  return version;
+}

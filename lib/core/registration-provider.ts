@@ -104,6 +104,17 @@ export class RegistrationProvider extends Construct {
     }
   }
 
+  /**
+   * Lets the registration handler read, write and delete one registration's applied record (an
+   * SSM parameter named by contracts/registration.ts `appliedRecordName`; no secret in it).
+   */
+  public grantAppliedRecord(parameterName: string): void {
+    this.handler.addToRolePolicy(new iam.PolicyStatement({
+      actions: ['ssm:GetParameter', 'ssm:PutParameter', 'ssm:DeleteParameter'],
+      resources: [appliedRecordArn(this, parameterName)],
+    }));
+  }
+
   /** Lets the registration handler read a secret (a token, the bank credentials). */
   public grantRead(secret: secretsmanager.ISecret): iam.Grant {
     return secret.grantRead(this.handler);
@@ -121,4 +132,9 @@ export interface RegistrationProviderSettings extends FunctionNetworkProps {
    * @default - CloudWatch Logs' own encryption
    */
   readonly logEncryptionKey?: kms.IKey;
+}
+
+/** The ARN of an applied record (an SSM parameter whose name starts with a slash). */
+export function appliedRecordArn(scope: Construct, parameterName: string): string {
+  return Stack.of(scope).formatArn({ service: 'ssm', resource: 'parameter', resourceName: parameterName.replace(/^\//, '') });
 }

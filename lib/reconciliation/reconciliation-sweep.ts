@@ -1,4 +1,4 @@
-import { Duration, Names, Stack, Token } from 'aws-cdk-lib';
+import { Aws, Duration, Names, Stack, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
@@ -16,6 +16,7 @@ import { bankConnectionEnvironment } from '../core/bank-connection';
 import { notifyOn, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
 import { acknowledgeInherent } from '../core/compliance';
 import { checkFunctionNetwork, functionNetwork, type FunctionNetworkProps } from '../core/function-network';
+import { appliedRecordArn } from '../core/registration-provider';
 import { libraryMetric } from '../core/metrics';
 import { isWholeNumberIn, type PropsValidation, validateProps } from '../core/props-validation';
 import { checkIdempotencyTtl, minIdempotencyTtlSeconds } from '../core/timing';
@@ -46,10 +47,12 @@ export interface ReconciliationSweepOptions {
    */
   readonly paymentMaxAge?: Duration;
   /**
-   * Put this stack's registrations back when the bank's differ (deactivated, blocked, lost, or a
-   * token that is not ours). Never over another party's URL unless the registration's own
-   * `takeOverExisting` is set (which also repairs), and never while the stack is being deleted or
-   * updated. Off, a drift raises the alarm and nothing more.
+   * Put back what the last deploy applied when the bank's registration differs (deactivated,
+   * blocked, reactivated, lost, or another token). Never over another party's URL unless the
+   * registration's own `takeOverExisting` is set, never while the stack is not in a completed
+   * state, never a token a deploy would refuse, and not again once contested (changed back within
+   * a day of a repair). Off, a drift raises the alarm and nothing more; `takeOverExisting` alone
+   * does not turn it on.
    * @default false
    */
   readonly repairRegistrations?: boolean;
@@ -183,8 +186,10 @@ export class ReconciliationSweep extends Construct {
   public readonly recoveredAlarm: cloudwatch.Alarm;
   /** Alarm: two sweeps in a row failed. */
   public readonly sweepErrorsAlarm: cloudwatch.Alarm;
-  /** Alarm: a registration at the bank is not this stack's (none without registrations). */
+  /** Alarm: a registration at the bank is not what the last deploy applied (none without registrations). */
   public readonly registrationDriftAlarm?: cloudwatch.Alarm;
+  /** Alarm: a registration drifted again soon after a repair (another stack or a person changes it back); none without registrations. */
+  public readonly registrationContestedAlarm?: cloudwatch.Alarm;
 
   constructor(scope: Construct, id: string, props: ReconciliationSweepProps) {
     super(scope, id);
@@ -196,7 +201,7 @@ export class ReconciliationSweep extends Construct {
     const { processor } = props;
     const payment = props.paymentRegistration;
     const contracts = props.boletoContracts ?? [];
-    const registrations: Construct[] = [...(payment ? [payment] : []), ...contracts];
+    const registrations: Array<PaymentWebhookRegistration | BoletoWebhookContract> = [...(payment ? [payment] : []), ...contracts];
     // Named at synth (not by CloudFormation), so the function can look its own schedule up without a circular reference.
     const scheduleRuleName = `${Names.uniqueResourceName(this, { maxLength: 50, separator: '-' })}-schedule`;
     const settings = sweepSettings({ idempotencyTableName: processor.idempotencyTable.tableName, queueUrl: processor.lookQueue.queueUrl }, {
@@ -204,7 +209,7 @@ export class ReconciliationSweep extends Construct {
       paymentMaxAgeDays: options.paymentMaxAge.toDays(),
       maxPaymentLooksPerSweep: props.maxPaymentLooksPerSweep,
       ...(registrations.length ? {
-        watch: { ...(payment ? { payment: payment._spec } : {}), contracts: contracts.map((c) => c._spec), repair: options.repairRegistrations, scheduleRuleName },
+        watch: { ...(payment ? { payment: payment._watched } : {}), contracts: contracts.map((c) => c._watched), repair: options.repairRegistrations, stackId: Aws.STACK_ID },
       } : {}),
     });
     const fn = new SweepFunction(this, 'Function', {
@@ -230,10 +235,12 @@ export class ReconciliationSweep extends Construct {
     processor.lookQueue.encryptionMasterKey?.grant(fn, 'kms:GenerateDataKey', 'kms:Decrypt');
     if (registrations.length) {
       for (const secret of new Set([payment?.token, ...contracts.map((c) => c.token)])) secret?.grantRead(fn);
+      // What each registration's last deploy applied (the watch compares the bank with it), and the stack's status (a repair waits for a completed one).
       fn.allow(new iam.PolicyStatement({
-        actions: ['events:DescribeRule'],
-        resources: [Stack.of(this).formatArn({ service: 'events', resource: 'rule', resourceName: scheduleRuleName })],
+        actions: ['ssm:GetParameter'],
+        resources: registrations.map((r) => appliedRecordArn(this, r.appliedRecordName)),
       }));
+      fn.allow(new iam.PolicyStatement({ actions: ['cloudformation:DescribeStacks'], resources: [Aws.STACK_ID] }));
     }
 
     this.schedule = new events.Rule(this, 'Schedule', {
@@ -241,7 +248,7 @@ export class ReconciliationSweep extends Construct {
       description: 'Runs the bank reconciliation sweep and the registration watch',
       schedule: events.Schedule.rate(options.interval),
     });
-    // Deleted before the registrations on destroy: a watch then finds no schedule and repairs nothing.
+    // Deleted before the registrations on destroy (a watch repairs nothing then anyway: the stack is DELETE_IN_PROGRESS).
     for (const registration of registrations) this.schedule.node.addDependency(registration);
     // A failed sweep is not retried: the next one reads from the same cursors.
     this.schedule.addTarget(new targets.LambdaFunction(this.sweepFunction, { retryAttempts: 0, maxEventAge: Duration.minutes(5) }));
@@ -277,11 +284,15 @@ export class ReconciliationSweep extends Construct {
     });
     if (registrations.length) {
       this.registrationDriftAlarm = thresholdAlarm(this, 'RegistrationDriftAlarm', {
-        description: `A registration at the bank is not this stack's (missing, another URL or token, INATIVO or BLOQUEADO): notifications are being lost. See the ${RECONCILIATION_SERVICE_NAME} log for which and how; set reconciliation.repairRegistrations to have it put back, or redeploy.`,
+        description: `A registration at the bank is not what the last deploy applied (missing, another URL or token, a status changed, or a token the receiver no longer accepts): notifications are being lost or a pause was undone. See the ${RECONCILIATION_SERVICE_NAME} log for which and how; set reconciliation.repairRegistrations to have it put back, or redeploy.`,
         metric: this.metric(SweepMetric.REGISTRATION_DRIFT, period),
       });
+      this.registrationContestedAlarm = thresholdAlarm(this, 'RegistrationContestedAlarm', {
+        description: `A registration the watch repaired was changed back within a day (another stack of the same bank account, or a person): the watch no longer repairs it. Find who else registers this account (staging and production share the bank), then deploy the stack that should hold it. See the ${RECONCILIATION_SERVICE_NAME} log.`,
+        metric: this.metric(SweepMetric.REGISTRATION_CONTESTED, period),
+      });
     }
-    notifyOn(props.alarmTopic, [this.recoveredAlarm, this.sweepErrorsAlarm, this.registrationDriftAlarm]);
+    notifyOn(props.alarmTopic, [this.recoveredAlarm, this.sweepErrorsAlarm, this.registrationDriftAlarm, this.registrationContestedAlarm]);
     warnWithoutAlarmTopic(this, props.alarmTopic);
   }
 

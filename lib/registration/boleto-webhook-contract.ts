@@ -5,7 +5,8 @@ import { type BoletoContractSpec, RegistrationAttribute, RegistrationDefaults, R
 import { ACCOUNT_FIELD_PATTERN, type BankAccount } from '../../contracts/bank-connection';
 import { type BankConnectionProps, validateBankConnection } from '../core/bank-connection';
 import { checkTokenHeader, type PropsValidation, validateProps } from '../core/props-validation';
-import { checkRegistrationOptions, checkWebhookUrl, createRegistrationResource, type RegistrationResourceOptions } from './registration-resource';
+import { appliedRecordNameOf, checkRegistrationOptions, checkWebhookUrl, createRegistrationResource, type RegistrationResourceOptions } from './registration-resource';
+import type { WatchedRegistration } from '../../contracts/reconciliation';
 
 /** Status of a boleto webhook contract and of its URL (spec 2.1). */
 export enum BoletoContractStatus {
@@ -174,16 +175,23 @@ export class BoletoWebhookContract extends Construct {
   public readonly url: string;
   /** The secret holding the contract's token, when it has one. */
   public readonly token?: secretsmanager.ISecret;
-  /** @internal What is registered (the registration watch compares the bank's with it). */
-  public readonly _spec: BoletoContractSpec;
+  /**
+   * The SSM parameter where each deploy records what it applied at the bank (no secret: the token
+   * by its secret's version id); the registration watch compares the bank with it.
+   */
+  public readonly appliedRecordName: string;
+  /** @internal What the registration watch reads of it. */
+  public readonly _watched: WatchedRegistration;
 
   constructor(scope: Construct, id: string, props: BoletoWebhookContractProps) {
     super(scope, id);
     validateProps('BoletoWebhookContract', props, checkBoletoWebhookContract);
     this.url = props.url;
     this.token = props.token;
-    this._spec = boletoContractSpec(props.bank, props, props.url, props.token, props.header);
-    this.resource = createRegistrationResource(this, { ...props, resourceType: RegistrationResourceType.BOLETO_CONTRACT, spec: this._spec });
+    const spec = boletoContractSpec(props.bank, props, props.url, props.token, props.header);
+    this.resource = createRegistrationResource(this, { ...props, resourceType: RegistrationResourceType.BOLETO_CONTRACT, spec });
+    this.appliedRecordName = appliedRecordNameOf(this);
+    this._watched = { label: `boleto ${spec.cooperativa}/${spec.posto}/${spec.codBeneficiario}`, appliedRecord: this.appliedRecordName };
   }
 
   /** The contract's id at the bank (`idContrato`). */

@@ -2,9 +2,10 @@ import type { CustomResource } from 'aws-cdk-lib';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { type PaymentWebhookSpec, RegistrationAttribute, RegistrationResourceType } from '../../contracts/registration';
+import type { WatchedRegistration } from '../../contracts/reconciliation';
 import { type BankConnectionProps, validateBankConnection } from '../core/bank-connection';
 import { type PropsValidation, validateProps } from '../core/props-validation';
-import { checkRegistrationOptions, checkWebhookUrl, createRegistrationResource, type RegistrationResourceOptions } from './registration-resource';
+import { appliedRecordNameOf, checkRegistrationOptions, checkWebhookUrl, createRegistrationResource, type RegistrationResourceOptions } from './registration-resource';
 
 /** Options of the payment callback registration that `BankWebhookReceiver` takes as `paymentRegistration`. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named interface of its own, so the receiver's prop can grow payment-only options without breaking users (and jsii has no type aliases)
@@ -40,16 +41,23 @@ export class PaymentWebhookRegistration extends Construct {
   public readonly url: string;
   /** The secret holding `authorizationCallback`. */
   public readonly token: secretsmanager.ISecret;
-  /** @internal What is registered (the registration watch compares the bank's with it). */
-  public readonly _spec: PaymentWebhookSpec;
+  /**
+   * The SSM parameter where each deploy records what it applied at the bank (no secret: the token
+   * by its secret's version id); the registration watch compares the bank with it.
+   */
+  public readonly appliedRecordName: string;
+  /** @internal What the registration watch reads of it. */
+  public readonly _watched: WatchedRegistration;
 
   constructor(scope: Construct, id: string, props: PaymentWebhookRegistrationProps) {
     super(scope, id);
     validateProps('PaymentWebhookRegistration', props, checkPaymentWebhookRegistration);
     this.url = props.url;
     this.token = props.token;
-    this._spec = { url: props.url, tokenSecretArn: props.token.secretArn, ...(props.takeOverExisting ? { takeOverExisting: true } : {}) };
-    this.resource = createRegistrationResource(this, { ...props, resourceType: RegistrationResourceType.PAYMENT_WEBHOOK, spec: this._spec });
+    const spec: PaymentWebhookSpec = { url: props.url, tokenSecretArn: props.token.secretArn, ...(props.takeOverExisting ? { takeOverExisting: true } : {}) };
+    this.resource = createRegistrationResource(this, { ...props, resourceType: RegistrationResourceType.PAYMENT_WEBHOOK, spec });
+    this.appliedRecordName = appliedRecordNameOf(this);
+    this._watched = { label: 'payments', appliedRecord: this.appliedRecordName };
   }
 
   /** The URL the bank holds after the deploy (an attribute of the custom resource). */

@@ -1,8 +1,8 @@
-import { CustomResource, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
+import { CustomResource, Duration, Names, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { BankConnectionSettings } from '../../contracts/bank-connection';
-import { type BoletoContractSpec, type PaymentWebhookSpec, RegistrationDefaults, RegistrationProperty } from '../../contracts/registration';
+import { appliedRecordName, type BoletoContractSpec, type PaymentWebhookSpec, RegistrationDefaults, RegistrationProperty } from '../../contracts/registration';
 import { type BankConnectionProps, bankConnectionSettings } from '../core/bank-connection';
 import { checkFunctionNetwork } from '../core/function-network';
 import { isHttpsUrl, type PropsValidation } from '../core/props-validation';
@@ -56,9 +56,19 @@ export function checkRegistrationOptions(v: PropsValidation, options: Registrati
 }
 
 /**
+ * The SSM parameter where the provider records what the registration `scope` last applied
+ * (contracts/registration.ts `AppliedRegistration`): under the stack's name and the construct's
+ * unique id, so it stays put as long as the construct does.
+ */
+export function appliedRecordNameOf(scope: Construct): string {
+  return appliedRecordName(Stack.of(scope).stackName, Names.uniqueId(scope));
+}
+
+/**
  * The custom resource of one registration, served by the stack's provider: its properties hold
  * the bank connection (non-secret settings and the credentials' ARN), the registration with the
- * token's ARN, and the token version. Grants the handler read access to the secrets.
+ * token's ARN, the token version, and where the provider records what it applied. Grants the
+ * handler read access to the secrets.
  */
 export function createRegistrationResource(scope: Construct, options: RegistrationResourceOptions & {
   readonly bank: BankConnectionProps;
@@ -69,11 +79,12 @@ export function createRegistrationResource(scope: Construct, options: Registrati
   const provider = RegistrationProvider.of(scope, { logEncryptionKey: options.logEncryptionKey, vpc: options.vpc, vpcSubnets: options.vpcSubnets, securityGroups: options.securityGroups });
   provider.grantRead(options.bank.credentials);
   if (options.token) provider.grantRead(options.token);
+  provider.grantAppliedRecord(appliedRecordNameOf(scope));
   const stack = Stack.of(scope);
   return new CustomResource(scope, 'Resource', {
     serviceToken: provider.serviceToken,
     resourceType: options.resourceType,
-    properties: registrationProperties(bankConnectionSettings(options.bank), options.spec, options.tokenVersion ?? '0', (value) => stack.toJsonString(value)),
+    properties: registrationProperties(bankConnectionSettings(options.bank), options.spec, options.tokenVersion ?? '0', appliedRecordNameOf(scope), (value) => stack.toJsonString(value)),
     serviceTimeout: Duration.seconds(RegistrationDefaults.serviceTimeoutSeconds),
     removalPolicy: options.removalPolicy ?? RemovalPolicy.DESTROY,
   });
@@ -84,12 +95,14 @@ export function registrationProperties(
   bank: BankConnectionSettings,
   spec: PaymentWebhookSpec | BoletoContractSpec,
   tokenVersion: string,
+  appliedRecord?: string,
   stringify: (value: unknown) => string = (value) => JSON.stringify(value),
 ): Record<string, string> {
   return {
     [RegistrationProperty.BANK]: stringify(bank),
     [RegistrationProperty.SPEC]: stringify(spec),
     [RegistrationProperty.TOKEN_VERSION]: tokenVersion,
+    ...(appliedRecord ? { [RegistrationProperty.APPLIED_RECORD]: appliedRecord } : {}),
   };
 }
 

@@ -105,21 +105,36 @@ it('refuses an interval, look-back or payment age it cannot keep, and a record l
   expect(() => synth({ idempotencyTtl: Duration.days(46), reconciliation: { paymentMaxAge: Duration.days(45) } })).not.toThrow();
 });
 
-it('watches the stack\'s registrations: its schedule is named, depends on them (deleted first on destroy), may be described by the sweep, and a drift raises an alarm', () => {
+it('watches what each registration\'s last deploy recorded: reads those records and its own stack\'s status, and a drift or a contest raises an alarm', () => {
   const { template } = synth({ paymentRegistration: {}, boletoContracts: [{}], reconciliation: { repairRegistrations: true } });
   const settings = sweepSettings(template);
-  expect(settings.watch).toMatchObject({ repair: true, scheduleRuleName: expect.stringMatching(/-schedule$/), contracts: [expect.objectContaining({ codBeneficiario: '54321' })] });
-  expect(settings.watch?.payment).toMatchObject({ tokenSecretArn: 'token' });
+  const records = Object.values({ ...template.findResources('Custom::BankPaymentWebhookRegistration'), ...template.findResources('Custom::BankBoletoWebhookContract') })
+    .map((r) => r.Properties.AppliedRecord as string).sort();
+  expect(records).toEqual([expect.stringMatching(/^\/cdk-bank-webhooks\/applied\/TestStack\/.*Boleto/), expect.stringMatching(/^\/cdk-bank-webhooks\/applied\/TestStack\/.*Payment/)]);
+  expect(settings.watch).toEqual({
+    repair: true, stackId: 'token',
+    payment: { label: 'payments', appliedRecord: records[1] },
+    contracts: [{ label: 'boleto 0101/02/54321', appliedRecord: records[0] }],
+  });
+  // The stack's own id, from the pseudo-parameter.
+  expect(JSON.stringify(Object.values(sweepFunctions(template))[0])).toContain('{"Ref":"AWS::StackId"}');
+  // Nothing of the registration itself travels in the sweep's settings: the record is the one source.
+  expect(JSON.stringify(settings.watch)).not.toContain('tokenSecretArn');
   const [schedule] = Object.values(template.findResources('AWS::Events::Rule', { Properties: { ScheduleExpression: Match.anyValue() } }));
-  expect(schedule.Properties.Name).toBe(settings.watch?.scheduleRuleName);
   const registrations = Object.keys(template.findResources('Custom::BankPaymentWebhookRegistration')).concat(Object.keys(template.findResources('Custom::BankBoletoWebhookContract')));
   expect(registrations).toHaveLength(2);
   for (const id of registrations) expect(schedule.DependsOn).toContain(id);
   template.hasResourceProperties('AWS::IAM::Policy', {
     Roles: [{ Ref: Match.stringLikeRegexp('WebhooksReconciliationRole') }],
-    PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: 'events:DescribeRule', Resource: Match.objectLike({ 'Fn::Join': Match.anyValue() }) })]) },
+    PolicyDocument: {
+      Statement: Match.arrayWith([
+        Match.objectLike({ Action: 'ssm:GetParameter', Resource: records.map(() => Match.objectLike({ 'Fn::Join': Match.anyValue() })) }),
+        Match.objectLike({ Action: 'cloudformation:DescribeStacks', Resource: { Ref: 'AWS::StackId' } }),
+      ]),
+    },
   });
   template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'RegistrationDrift', Dimensions: [{ Name: 'service', Value: 'bank-webhook-reconciliation' }], Threshold: 1 });
+  template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'RegistrationContested', Dimensions: [{ Name: 'service', Value: 'bank-webhook-reconciliation' }], Threshold: 1 });
 });
 
 it('has no watch, no drift alarm and no token access without registrations', () => {
@@ -127,7 +142,8 @@ it('has no watch, no drift alarm and no token access without registrations', () 
   expect(sweepSettings(template).watch).toBeUndefined();
   expect(receiver.reconciliation?.registrationDriftAlarm).toBeUndefined();
   const policies = JSON.stringify(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: Match.stringLikeRegexp('WebhooksReconciliationRole') }] } }));
-  expect(policies).not.toContain('events:DescribeRule');
+  expect(policies).not.toContain('ssm:GetParameter');
+  expect(policies).not.toContain('cloudformation:DescribeStacks');
   expect(policies).not.toContain('Token');
 });
 

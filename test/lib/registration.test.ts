@@ -59,11 +59,18 @@ describe('PaymentWebhookRegistration', () => {
     expect(stack.resolve(registration.registeredUrl)).toEqual({ 'Fn::GetAtt': [stack.getLogicalId(registration.resource.node.defaultChild as CfnElement), 'Url'] });
   });
 
-  it('lets the registration handler read the token and the bank credentials, and nothing else', () => {
+  it('lets the registration handler read the token and the bank credentials and keep its own applied record, and nothing else', () => {
     const [policy] = Object.values(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: Match.stringLikeRegexp('BankWebhooksRegistrationProviderHandlerRole') }] } }));
     const statements = (policy.Properties as { PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown }[] } }).PolicyDocument.Statement;
     const actions = statements.flatMap((st) => [st.Action].flat()).sort();
-    expect(actions).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents', 'secretsmanager:DescribeSecret', 'secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue', 'secretsmanager:GetSecretValue']);
+    expect(actions).toEqual([
+      'logs:CreateLogStream', 'logs:PutLogEvents', 'secretsmanager:DescribeSecret', 'secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue', 'secretsmanager:GetSecretValue',
+      'ssm:DeleteParameter', 'ssm:GetParameter', 'ssm:PutParameter',
+    ]);
+    // Its own record only: the one parameter the registration names.
+    const recordResources = statements.filter((st) => [st.Action].flat().includes('ssm:PutParameter')).flatMap((st) => [st.Resource].flat());
+    expect(JSON.stringify(recordResources)).toContain(`:parameter${registration.appliedRecordName}`);
+    expect(JSON.stringify(recordResources)).not.toContain('*');
     const secretResources = statements.filter((st) => [st.Action].flat().includes('secretsmanager:GetSecretValue')).flatMap((st) => [st.Resource].flat()).sort();
     expect(secretResources).toEqual(['arn:aws:secretsmanager:sa-east-1:111111111111:secret:bank-credentials-AbCdEf', 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:paytoken-AbCdEf']);
   });
@@ -263,7 +270,7 @@ describe('BankWebhookReceiver with registrations', () => {
     // No dynamic reference would resolve a secret into a custom resource either.
     expect(everythingButTheSecrets).not.toContain('{{resolve:secretsmanager');
     for (const resource of Object.values(template.Resources).filter((r) => r.Type.startsWith('Custom::Bank') && r.Type !== REDRIVE_ALLOW_RESOURCE_TYPE)) {
-      expect(Object.keys(resource.Properties as object).sort()).toEqual(['BankConnection', 'Registration', 'ServiceTimeout', 'ServiceToken', 'TokenVersion']);
+      expect(Object.keys(resource.Properties as object).sort()).toEqual(['AppliedRecord', 'BankConnection', 'Registration', 'ServiceTimeout', 'ServiceToken', 'TokenVersion']);
       expect(JSON.stringify(resource.Properties)).not.toMatch(/"(token|authorizationCallback|password|clientSecret|apiKey)\\?"/);
     }
   });

@@ -19,6 +19,7 @@ import { BankSimulator, type BankSimulatorOptions, SimulatorPaths } from '../../
 import { LocalCustomResource, type OnEventHandler } from '../../tools/local-aws/custom-resource';
 import { localAwsEnvironment } from '../../tools/local-aws/local-env';
 import { LocalSecretsManager } from '../../tools/local-aws/secrets-manager-server';
+import { LocalSsm } from '../../tools/local-aws/ssm-server';
 import { TEST_AWS } from './aws-env';
 import { loadHandlerBundle } from './load-handler';
 import { simulatorConnection, simulatorCredentials } from './simulator-connection';
@@ -51,6 +52,8 @@ const bankAccount = (a: SimulatorAccount): BankAccount => ({ cooperativa: a.coop
  */
 export class RegistrationHarness {
   readonly secrets = new LocalSecretsManager();
+  /** Where the provider records what each registration applied. */
+  readonly ssm = new LocalSsm();
   simulator!: BankSimulator;
   handler!: OnEventHandler;
   credentialsArn!: string;
@@ -65,11 +68,11 @@ export class RegistrationHarness {
     harness.paymentToken = tokens.payment ?? harness.paymentToken;
     harness.boletoToken = tokens.boleto ?? harness.boletoToken;
     harness.simulator = await BankSimulator.start(options);
-    const endpoint = await harness.secrets.start();
+    const [endpoint, ssmEndpoint] = await Promise.all([harness.secrets.start(), harness.ssm.start()]);
     harness.credentialsArn = harness.secrets.createSecret(`bank-credentials-${randomUUID().slice(0, 6)}`, JSON.stringify(simulatorCredentials(harness.simulator)));
     harness.paymentTokenArn = harness.secrets.createSecret('payment-callback-token', harness.paymentToken);
     harness.boletoTokenArn = harness.secrets.createSecret('boleto-token', harness.boletoToken);
-    harness.handler = loadHandlerBundle<OnEventHandler>('provider', localAwsEnvironment({ SECRETS_MANAGER: endpoint }));
+    harness.handler = loadHandlerBundle<OnEventHandler>('provider', localAwsEnvironment({ SECRETS_MANAGER: endpoint, SSM: ssmEndpoint }));
     return harness;
   }
 
@@ -161,7 +164,7 @@ export class RegistrationHarness {
 
   async stop(): Promise<void> {
     for (const client of this.clients) client.close();
-    await Promise.all([this.simulator?.stop(), this.secrets.stop()]);
+    await Promise.all([this.simulator?.stop(), this.secrets.stop(), this.ssm.stop()]);
   }
 }
 

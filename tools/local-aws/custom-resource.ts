@@ -37,6 +37,8 @@ export interface LocalCustomResourceOptions {
   readonly logicalResourceId?: string;
   /** The handler function's timeout. @default 120000 */
   readonly timeoutMs?: number;
+  /** The stack's id (ARN) in the events. @default a stack of its own */
+  readonly stackId?: string;
 }
 
 /**
@@ -49,9 +51,11 @@ export interface LocalCustomResourceOptions {
 export class LocalCustomResource {
   /** The resource as it stands after the last successful event, if it exists. */
   state?: CustomResourceState;
-  private readonly stackId = `arn:aws:cloudformation:us-east-1:000000000000:stack/local/${randomUUID()}`;
+  private readonly stackId: string;
 
-  constructor(private readonly options: LocalCustomResourceOptions) {}
+  constructor(private readonly options: LocalCustomResourceOptions) {
+    this.stackId = options.stackId ?? `arn:aws:cloudformation:us-east-1:000000000000:stack/local/${randomUUID()}`;
+  }
 
   private async send(requestType: CustomResourceRequest['RequestType'], properties: Record<string, unknown>, extra: Partial<CustomResourceRequest> = {}): Promise<CustomResourceAnswer> {
     const event: CustomResourceRequest = {

@@ -8,19 +8,11 @@ export class ServiceError extends Error {
   }
 }
 
-/**
- * A loopback HTTP endpoint that speaks an AWS JSON protocol (awsJson1_1): the operation in
- * `X-Amz-Target` as `<prefix>.<Operation>`, a JSON body in and out, errors as `{__type, message}`.
- * Subclasses answer operations in {@link handle}. Not a security boundary.
- */
-export abstract class JsonProtocolServer {
+/** A loopback HTTP endpoint of a local AWS stand-in: started on 127.0.0.1, stopped with its connections. */
+export abstract class LoopbackServer {
   private server?: Server;
-  /** When set, every call fails with this HTTP status (simulates an outage). */
-  public failWithStatus?: number;
-  /** Every call that reached an operation, in order (tests count what a client asked for). */
-  readonly calls: Array<{ readonly operation: string; readonly input: Readonly<Record<string, unknown>> }> = [];
 
-  protected constructor(private readonly targetPrefix: string, private readonly serviceName: string) {}
+  protected constructor(protected readonly serviceName: string) {}
 
   /** Starts listening on 127.0.0.1 (port 0 picks a free port); returns the endpoint URL. */
   async start(port = 0): Promise<string> {
@@ -43,10 +35,28 @@ export abstract class JsonProtocolServer {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
+  protected abstract dispatch(req: IncomingMessage, res: ServerResponse): Promise<void>;
+}
+
+/**
+ * A loopback HTTP endpoint that speaks an AWS JSON protocol (awsJson1_1): the operation in
+ * `X-Amz-Target` as `<prefix>.<Operation>`, a JSON body in and out, errors as `{__type, message}`.
+ * Subclasses answer operations in {@link handle}. Not a security boundary.
+ */
+export abstract class JsonProtocolServer extends LoopbackServer {
+  /** When set, every call fails with this HTTP status (simulates an outage). */
+  public failWithStatus?: number;
+  /** Every call that reached an operation, in order (tests count what a client asked for). */
+  readonly calls: Array<{ readonly operation: string; readonly input: Readonly<Record<string, unknown>> }> = [];
+
+  protected constructor(private readonly targetPrefix: string, serviceName: string) {
+    super(serviceName);
+  }
+
   /** Answers one operation; throw a {@link ServiceError} to answer an error. */
   protected abstract handle(operation: string, input: Record<string, unknown>): unknown;
 
-  private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const reply = (status: number, body: unknown) => {

@@ -7,8 +7,13 @@ export const LOCAL_AWS = {
   credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
 } as const;
 
+/** The id (ARN) a stack of this name has locally. */
+export function localStackId(stackName: string): string {
+  return `arn:aws:cloudformation:${LOCAL_AWS.region}:${LOCAL_AWS.accountId}:stack/${stackName}/00000000-0000-4000-8000-000000000000`;
+}
+
 /** The environment a function process needs to reach local AWS endpoints with the real SDK. */
-export function localAwsEnvironment(endpoints: Partial<Record<'SQS' | 'DYNAMODB' | 'SECRETS_MANAGER' | 'EVENTBRIDGE', string>>): Record<string, string> {
+export function localAwsEnvironment(endpoints: Partial<Record<'SQS' | 'DYNAMODB' | 'SECRETS_MANAGER' | 'EVENTBRIDGE' | 'SSM' | 'CLOUDFORMATION', string>>): Record<string, string> {
   const env: Record<string, string> = {
     AWS_REGION: LOCAL_AWS.region,
     AWS_DEFAULT_REGION: LOCAL_AWS.region,

@@ -4,7 +4,7 @@
  */
 import { App, type Stack } from 'aws-cdk-lib';
 import { type BankSimulator, SimulatorPaths } from '../../simulator/simulator';
-import { LOCAL_AWS } from '../local-aws/local-env';
+import { LOCAL_AWS, localStackId } from '../local-aws/local-env';
 import type { RUNNER_CONTEXT_KEYS } from './local-stack';
 import { type CloudFormationTemplate, type ReceiverDeployment, resolveIntrinsics } from './template';
 
@@ -43,7 +43,7 @@ export interface LocalResources {
 
 /** Resolves template values against the local stand-ins. */
 export class LocalResolver {
-  constructor(private readonly template: CloudFormationTemplate, private readonly deployment: ReceiverDeployment, private readonly local: LocalResources) {}
+  constructor(private readonly template: CloudFormationTemplate, private readonly deployment: ReceiverDeployment, private readonly local: LocalResources, private readonly stackName: string) {}
 
   /** A template value with its intrinsics resolved; the API's deployed URL becomes the front door's. */
   resolve(value: unknown): unknown {
@@ -52,6 +52,8 @@ export class LocalResolver {
     const resolved = resolveIntrinsics(value, {
       region: LOCAL_AWS.region,
       accountId: LOCAL_AWS.accountId,
+      stackId: localStackId(this.stackName),
+      stackName: this.stackName,
       ref: (id) => {
         const type = resources[id]?.Type;
         if (this.local.queueUrls.has(id)) return this.local.queueUrls.get(id)!;

@@ -11,6 +11,8 @@ import { LocalEventBridge } from '../local-aws/eventbridge-server';
 import { type Fauxqs, startFauxqs } from '../local-aws/fauxqs';
 import { LOCAL_AWS, localAwsEnvironment, resolveLocalhostSubdomains } from '../local-aws/local-env';
 import { LocalSecretsManager } from '../local-aws/secrets-manager-server';
+import { LocalSsm } from '../local-aws/ssm-server';
+import { LocalCloudFormation } from '../local-aws/cloudformation-server';
 import { TcpGate } from '../local-aws/tcp-gate';
 
 export interface LocalServicesOptions {
@@ -36,6 +38,10 @@ export class LocalServices {
   simulator!: BankSimulator;
   readonly events: LocalEventBridge;
   readonly secrets = new LocalSecretsManager(LOCAL_AWS.region, LOCAL_AWS.accountId);
+  /** Where the registration provider records what each registration applied. */
+  readonly ssm = new LocalSsm(LOCAL_AWS.region, LOCAL_AWS.accountId);
+  /** The stack's status, as DescribeStacks answers it (the registration watch reads it). */
+  readonly cloudFormation = new LocalCloudFormation();
   fauxqs!: Fauxqs;
   dynamo!: Dynalite;
   /** An SQS client that reaches the queues through the gate. */
@@ -49,6 +55,8 @@ export class LocalServices {
   private sqsEndpoint?: string;
   private eventsEndpoint?: string;
   private secretsEndpoint?: string;
+  private ssmEndpoint?: string;
+  private cloudFormationEndpoint?: string;
   private restoreDns?: () => void;
 
   private constructor(options: LocalServicesOptions) {
@@ -64,7 +72,9 @@ export class LocalServices {
     this.apiCaPem = ca.certPem;
     this.simulator = await BankSimulator.start({ ...options.simulator, trustedCas: [ca.certPem] });
     [this.fauxqs, this.dynamo] = await Promise.all([startFauxqs(), startDynalite()]);
-    [this.eventsEndpoint, this.secretsEndpoint] = await Promise.all([this.ownsEvents ? this.events.start() : this.events.endpoint, this.secrets.start()]);
+    [this.eventsEndpoint, this.secretsEndpoint, this.ssmEndpoint, this.cloudFormationEndpoint] = await Promise.all([
+      this.ownsEvents ? this.events.start() : this.events.endpoint, this.secrets.start(), this.ssm.start(), this.cloudFormation.start(),
+    ]);
     this.sqsGate = new TcpGate(this.fauxqs.port);
     const gatePort = await this.sqsGate.start();
     // Queue URLs carry the port they were created through: everyone reaches the queue via the gate.
@@ -74,13 +84,16 @@ export class LocalServices {
 
   /** The `AWS_ENDPOINT_URL_*` variables (and local credentials) that point a function at the stand-ins. */
   endpoints(): Record<string, string> {
-    return localAwsEnvironment({ SQS: this.sqsEndpoint!, DYNAMODB: this.dynamo.endpoint, SECRETS_MANAGER: this.secretsEndpoint!, EVENTBRIDGE: this.eventsEndpoint! });
+    return localAwsEnvironment({
+      SQS: this.sqsEndpoint!, DYNAMODB: this.dynamo.endpoint, SECRETS_MANAGER: this.secretsEndpoint!, EVENTBRIDGE: this.eventsEndpoint!,
+      SSM: this.ssmEndpoint!, CLOUDFORMATION: this.cloudFormationEndpoint!,
+    });
   }
 
   async stop(): Promise<void> {
     this.sqs?.destroy();
     await Promise.all([
-      this.simulator?.stop(), this.fauxqs?.stop(), this.dynamo?.stop(), this.ownsEvents ? this.events.stop() : undefined, this.secrets.stop(), this.sqsGate?.stop(),
+      this.simulator?.stop(), this.fauxqs?.stop(), this.dynamo?.stop(), this.ownsEvents ? this.events.stop() : undefined, this.secrets.stop(), this.ssm.stop(), this.cloudFormation.stop(), this.sqsGate?.stop(),
     ]);
     this.restoreDns?.();
   }

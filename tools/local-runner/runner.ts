@@ -24,7 +24,7 @@ import { LocalCustomResource } from '../local-aws/custom-resource';
 import { LocalEventBridge, type RecordedEvent } from '../local-aws/eventbridge-server';
 import { matchesEventPattern } from '../local-aws/event-pattern';
 import { createQueueWithDlq, drainQueue, queueDepth } from '../local-aws/fauxqs';
-import { LOCAL_AWS } from '../local-aws/local-env';
+import { LOCAL_AWS, localStackId } from '../local-aws/local-env';
 import { LocalFunction } from '../local-aws/local-function';
 import type { LocalSecretsManager } from '../local-aws/secrets-manager-server';
 import { type PollResult, SqsEventSource } from '../local-aws/sqs-event-source';
@@ -271,6 +271,8 @@ export class LocalRunner {
       throw new Error(`visibilityTimeoutSeconds (${visibility}) must exceed the processor's timeout (${d.processor.timeoutSeconds} s): a message would come back while its invocation still runs`);
     }
     await this.provision(visibility);
+    // Deployed but for what register() does.
+    this.setStackStatus('CREATE_COMPLETE');
     this.startFunctions();
     this.resumeProcessing();
   }
@@ -294,7 +296,7 @@ export class LocalRunner {
     const queueUrls = new Map([
       [d.queue.logicalId, this.queueUrl], [d.queue.deadLetterQueue, this.dlqUrl], [d.lookQueue.logicalId, this.lookQueueUrl], [d.lookQueue.deadLetterQueue, this.lookDlqUrl],
     ]);
-    this.resolver = new LocalResolver(this.template, d, { queueUrls, secretArns: this.secretArns, apiUrl: this.apiUrl });
+    this.resolver = new LocalResolver(this.template, d, { queueUrls, secretArns: this.secretArns, apiUrl: this.apiUrl }, LOCAL_STACK_ID);
   }
 
   /** The functions, in processes of their own, wired as the template wires them: the receiver, the processor and its event source, the registrations, the sweep, a consumer. */
@@ -326,6 +328,7 @@ export class LocalRunner {
             resourceType: registration.type,
             logicalResourceId: registration.logicalId,
             timeoutMs: d.registrationHandler.timeoutSeconds * 1000,
+            stackId: this.stackId,
           }),
         });
       }
@@ -445,24 +448,63 @@ export class LocalRunner {
     return { status: answer.status, body: answer.body };
   }
 
-  /**
-   * Registers with the bank: a CloudFormation Create of each registration, in template order,
-   * then of the sweep's schedule rule (which depends on them).
-   */
-  async register(): Promise<void> {
-    for (const registration of this.registrations) {
-      const properties = this.resolve(this.deployment.registrations.find((r) => r.logicalId === registration.logicalId)!.properties) as Record<string, unknown>;
-      await registration.resource.create(properties);
-    }
-    const rule = this.deployment.reconciliation?.scheduleRuleName;
-    if (rule) this.events.putRule(rule);
+  /** The stack's id (ARN), as its functions see it (`AWS::StackId`). */
+  get stackId(): string {
+    return localStackId(LOCAL_STACK_ID);
+  }
+
+  /** The stack's status as DescribeStacks answers it (the registration watch repairs only in a completed one). */
+  setStackStatus(status: string): void {
+    this.services.cloudFormation.setStatus(this.stackId, status);
   }
 
   /**
-   * Unregisters as `cdk destroy` would: the sweep's schedule rule goes first (it depends on the
+   * Registers with the bank: a CloudFormation Create of each registration, in template order,
+   * then of the sweep's schedule rule (which depends on them); the stack is CREATE_IN_PROGRESS
+   * meanwhile and CREATE_COMPLETE after (ROLLBACK_COMPLETE when a registration failed).
+   */
+  async register(): Promise<void> {
+    this.setStackStatus('CREATE_IN_PROGRESS');
+    try {
+      for (const registration of this.registrations) {
+        const properties = this.resolve(this.deployment.registrations.find((r) => r.logicalId === registration.logicalId)!.properties) as Record<string, unknown>;
+        await registration.resource.create(properties);
+      }
+    } catch (error) {
+      this.setStackStatus('ROLLBACK_COMPLETE');
+      throw error;
+    }
+    const rule = this.deployment.reconciliation?.scheduleRuleName;
+    if (rule) this.events.putRule(rule);
+    this.setStackStatus('CREATE_COMPLETE');
+  }
+
+  /**
+   * A stack update that changes one registration (the first of `resourceType`): CloudFormation's
+   * Update with the properties `change` makes of the current ones, the stack UPDATE_IN_PROGRESS
+   * meanwhile (and while `during` runs, such as a sweep), then UPDATE_COMPLETE.
+   */
+  async updateRegistration(resourceType: string, change: (properties: Record<string, unknown>) => Record<string, unknown>, during?: () => Promise<void>): Promise<void> {
+    const registration = this.registrations.find((r) => r.type === resourceType);
+    if (!registration?.resource.state) throw new Error(`The stack has no ${resourceType} registered to update`);
+    this.setStackStatus('UPDATE_IN_PROGRESS');
+    try {
+      await registration.resource.update(change(registration.resource.state.properties));
+      await during?.();
+    } catch (error) {
+      this.setStackStatus('UPDATE_ROLLBACK_COMPLETE');
+      throw error;
+    }
+    this.setStackStatus('UPDATE_COMPLETE');
+  }
+
+  /**
+   * Unregisters as `cdk destroy` would: the stack is DELETE_IN_PROGRESS (and stays so: a sweep
+   * still running sees it), the sweep's schedule rule goes first (it depends on the
    * registrations), then a CloudFormation Delete of each registration that exists, in reverse order.
    */
   async unregister(): Promise<void> {
+    this.setStackStatus('DELETE_IN_PROGRESS');
     const rule = this.deployment.reconciliation?.scheduleRuleName;
     if (rule) this.events.deleteRule(rule);
     for (const registration of [...this.registrations].reverse()) {

@@ -24,6 +24,9 @@ export interface CloudFormationTemplate {
 export interface IntrinsicValues {
   readonly region: string;
   readonly accountId: string;
+  /** The stack's id (an ARN) and name, for `AWS::StackId` and `AWS::StackName`. @default not resolved */
+  readonly stackId?: string;
+  readonly stackName?: string;
   /** `Ref` of a resource (a queue's URL, a table's or bus's name, a secret's ARN…). */
   readonly ref: (logicalId: string) => string;
   /** `Fn::GetAtt` of a resource. */
@@ -39,6 +42,8 @@ export function resolveIntrinsics(value: unknown, values: IntrinsicValues): unkn
     const [[key, arg]] = entries;
     const pseudo: Record<string, string> = {
       'AWS::Region': values.region, 'AWS::AccountId': values.accountId, 'AWS::Partition': 'aws', 'AWS::URLSuffix': 'amazonaws.com',
+      ...(values.stackId ? { 'AWS::StackId': values.stackId } : {}),
+      ...(values.stackName ? { 'AWS::StackName': values.stackName } : {}),
     };
     if (key === 'Ref') return pseudo[arg as string] ?? values.ref(arg as string);
     if (key === 'Fn::GetAtt') {

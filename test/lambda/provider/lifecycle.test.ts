@@ -12,6 +12,7 @@ import { RegistrationResourceType } from '../../../contracts/registration';
 import { registrationProperties } from '../../../lib/registration/registration-resource';
 import { type BankConnectionSettings, BankConnectionDefaults, scopeSettings } from '../../../contracts/bank-connection';
 import { secrets } from '../../../lambda/shared/redaction';
+import { MemoryAppliedRegistrations } from '../../support/memory-records';
 
 // The handler registers every secret it reads; this test's token is read by its fake.
 beforeAll(() => secrets.remember(TOKEN));
@@ -37,16 +38,18 @@ const bank: BankConnectionSettings = {
   queriesPerSecond: BankConnectionDefaults.queriesPerSecond,
   registrationCallsPerSecond: BankConnectionDefaults.registrationCallsPerSecond,
 };
-const paymentProperties = registrationProperties(bank, { url: 'https://hooks.example.com/payments', tokenSecretArn: 'arn:token' }, '0');
+const RECORD = '/cdk-bank-webhooks/applied/Stack/Payments';
+const paymentProperties = registrationProperties(bank, { url: 'https://hooks.example.com/payments', tokenSecretArn: 'arn:token' }, '0', RECORD);
 
-function deps(call: (call: BankCall) => Promise<{ status: number; body: unknown }>): LifecycleDeps & { calls: BankCall[]; logs: string[] } {
+function deps(call: (call: BankCall) => Promise<{ status: number; body: unknown }>): LifecycleDeps & { calls: BankCall[]; logs: string[]; records: MemoryAppliedRegistrations } {
   const calls: BankCall[] = [];
   const logs: string[] = [];
   return {
     calls,
     logs,
     bankFor: (settings) => ({ settings, call: (c: BankCall) => { calls.push(c); return call(c); } }),
-    tokenValue: () => Promise.resolve(TOKEN),
+    token: () => Promise.resolve({ value: TOKEN, versionId: 'v-1' }),
+    records: new MemoryAppliedRegistrations(),
     log: { info: (message) => logs.push(message), warn: (message) => logs.push(message), error: (message) => logs.push(message) },
     deadline: Date.now() + 10_000,
     sleep: () => Promise.resolve(),
@@ -125,4 +128,84 @@ it('compares URLs as the bank may echo them, and describes foreign ones without 
   expect(sameUrl(null, 'https://hooks.example.com')).toBe(false);
   expect(describeUrl('https://x.example/a?token=1')).toBe('https://x.example/a?…');
   expect(describeUrl(null)).toBe('nothing');
+});
+
+describe('the record of what a deploy applied', () => {
+  /** A bank that holds what was PATCHed. */
+  function bankHolding(): (c: BankCall) => Promise<{ status: number; body: unknown }> {
+    let held: Record<string, string> = {};
+    return (c) => {
+      if (c.method === 'PATCH') held = c.body as Record<string, string>;
+      return Promise.resolve(c.method === 'PATCH' ? { status: 204, body: null } : { status: 200, body: held });
+    };
+  }
+
+  it('is written before the bank is changed, names the token by its secret and version, and holds no secret', async () => {
+    const d = deps(bankHolding());
+    const written: string[] = [];
+    const write = d.records.write.bind(d.records);
+    d.records.write = async (name, record) => {
+      written.push(`record after ${d.calls.length} bank calls`);
+      return write(name, record);
+    };
+    await expect(onEvent(event('Create', paymentProperties), d)).resolves.toEqual({ PhysicalResourceId: 'payment-webhook/0101/123456', Data: { Url: 'https://hooks.example.com/payments' } });
+    expect(written).toEqual(['record after 0 bank calls']);
+    expect(d.calls.map((c) => c.method)).toEqual(['GET', 'PATCH', 'GET']);
+    const record = d.records.values.get(RECORD);
+    expect(record).toEqual({
+      format: 1, resourceType: RegistrationResourceType.PAYMENT_WEBHOOK, appliedAt: expect.any(String), requestId: 'r-1',
+      subject: 'payment-webhook/0101/123456', physicalResourceId: 'payment-webhook/0101/123456',
+      spec: { url: 'https://hooks.example.com/payments', tokenSecretArn: 'arn:token' }, tokenVersionId: 'v-1',
+    });
+    expect(JSON.stringify(record)).not.toContain(TOKEN);
+  });
+
+  it('a deploy that cannot record changes nothing at the bank, and says why', async () => {
+    const d = deps(bankHolding());
+    d.records.failWrites = Object.assign(new Error('User is not authorized to perform: ssm:PutParameter'), { name: 'AccessDeniedException' });
+    await expect(onEvent(event('Create', paymentProperties), d)).rejects.toThrow('ssm:PutParameter');
+    expect(d.calls.map((c) => c.method)).toEqual([]);
+  });
+
+  it('refuses a record name outside the library\'s path before any call', async () => {
+    const d = deps(bankHolding());
+    await expect(onEvent(event('Create', { ...paymentProperties, AppliedRecord: '/other-team/secret-config' }), d)).rejects.toThrow(
+      'The custom resource property AppliedRecord must be an SSM parameter name under /cdk-bank-webhooks/applied/',
+    );
+    expect(d.calls).toEqual([]);
+    expect(d.records.writes).toEqual([]);
+  });
+
+  it('Delete removes its own record, and keeps the one a replacement (another account) wrote', async () => {
+    const d = deps(bankHolding());
+    await onEvent(event('Create', paymentProperties), d);
+    const other = { ...bank, account: { ...bank.account, conta: '654321' } };
+    const moved = registrationProperties(other, { url: 'https://hooks.example.com/payments', tokenSecretArn: 'arn:token' }, '0', RECORD);
+    await onEvent(event('Update', moved, { PhysicalResourceId: 'payment-webhook/0101/123456', OldResourceProperties: paymentProperties }), d);
+    expect(d.records.values.get(RECORD)?.physicalResourceId).toBe('payment-webhook/0101/654321');
+    // CloudFormation deletes the replaced registration with its old properties: the record stays the new one's.
+    await onEvent(event('Delete', paymentProperties, { PhysicalResourceId: 'payment-webhook/0101/123456' }), d);
+    expect(d.records.values.get(RECORD)?.physicalResourceId).toBe('payment-webhook/0101/654321');
+    await onEvent(event('Delete', moved, { PhysicalResourceId: 'payment-webhook/0101/654321' }), d);
+    expect(d.records.values.has(RECORD)).toBe(false);
+  });
+
+  it('properties from before records existed register as before and record nothing', async () => {
+    const d = deps(bankHolding());
+    const { AppliedRecord: _, ...older } = paymentProperties;
+    await expect(onEvent(event('Create', older), d)).resolves.toMatchObject({ PhysicalResourceId: 'payment-webhook/0101/123456' });
+    expect(d.records.writes).toEqual([]);
+  });
+
+  it('refuses a token a deploy must not register, before any call, naming the secret and not the value', async () => {
+    for (const value of [`${TOKEN}\n`, ' padded', 'in\u0000side']) {
+      const d = deps(bankHolding());
+      secrets.remember(value);
+      const failure = await onEvent(event('Create', paymentProperties), { ...d, token: () => Promise.resolve({ value, versionId: 'v-2' }) }).then(() => undefined, (error: Error) => error);
+      expect(failure?.message).toMatch(/^The token secret arn:token holds a value with (leading or trailing whitespace|a control character)/);
+      expect(failure?.message).not.toContain(value.trim());
+      expect(d.calls).toEqual([]);
+      expect(d.records.writes).toEqual([]);
+    }
+  });
 });
