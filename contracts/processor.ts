@@ -38,6 +38,8 @@ export interface PaymentStatusMapping {
 export interface ProcessorSettings {
   readonly eventBusName: string;
   readonly eventSource: string;
+  /** The receiver's name: the `receiver` dimension of its metrics. */
+  readonly receiverName: string;
   readonly idempotencyTableName: string;
   /** How long an idempotency record is kept, in seconds. */
   readonly idempotencyTtlSeconds: number;

@@ -23,6 +23,8 @@ export interface ReceiverSettings {
   readonly tokenCacheTtlMs: number;
   /** Total time, in milliseconds, the receiver may spend storing one notification in SQS. */
   readonly enqueueBudgetMs: number;
+  /** The receiver's name: the `receiver` dimension of its metrics. */
+  readonly receiverName: string;
 }
 
 /** The two routes the bank calls. */
@@ -70,6 +72,19 @@ export const ReceiverDefaults = {
 
 /** Namespace of the CloudWatch metrics the handlers emit (embedded metric format). */
 export const METRICS_NAMESPACE = 'CdkBankWebhooks';
+
+/**
+ * The dimension every metric of the library carries beside `service`: the receiver's name
+ * (`receiverName`), so that receivers in one account and region never share a metric or trip
+ * each other's alarms.
+ */
+export const RECEIVER_DIMENSION = 'receiver';
+
+/** The receiver name of functions run outside a stack (the bench, local harnesses); a stack always names its own. */
+export const UNNAMED_RECEIVER = 'bank-webhooks';
+
+/** What a receiver name may hold (a CloudWatch dimension value, kept readable). */
+export const RECEIVER_NAME_PATTERN = /^[A-Za-z0-9._\-/:]{1,255}$/;
 
 /** The `service` dimension of every metric the receiver emits. */
 export const RECEIVER_SERVICE_NAME = 'bank-webhook-receiver';

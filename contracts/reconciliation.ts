@@ -63,6 +63,8 @@ export interface SweepSettings {
   /** The last page number of a day the sweep asks for. */
   readonly maxListingPage: number;
   readonly safetyMarginMs: number;
+  /** The receiver's name (its processor's): the `receiver` dimension of its metrics. */
+  readonly receiverName: string;
   /** The registration watch, when the stack registers with the bank. */
   readonly watch?: WatchSettings;
 }

@@ -12,6 +12,7 @@ import type { BankAccount } from '../contracts/bank-connection';
 import type { BankEventDetailType } from '../contracts/events';
 import type { BankConnectionProps } from './core/bank-connection';
 import { checkedBy, PropsValidation } from './core/props-validation';
+import { defaultReceiverName } from './core/metrics';
 import { verifiedEventRule, type VerifiedEventRuleOptions } from './core/verified-event-rule';
 import { BankWebhookEndpoint } from './endpoint/bank-webhook-endpoint';
 import { type BankWebhookEndpointProps, checkBankWebhookEndpoint } from './endpoint/bank-webhook-endpoint-props';
@@ -137,20 +138,26 @@ export class BankWebhookReceiver extends Construct {
   public readonly paymentRegistration?: PaymentWebhookRegistration;
   /** The boleto webhook contracts of `boletoContracts`. */
   public readonly boletoContracts: BoletoWebhookContract[];
+  /** The `receiver` dimension of every metric its parts emit (`receiverName`). */
+  public readonly receiverName: string;
 
   constructor(scope: Construct, id: string, props: BankWebhookReceiverProps) {
     super(scope, id);
     validate(props);
+    // One name for the metrics of every part: the facade's.
+    const receiverName = props.receiverName ?? defaultReceiverName(this);
+    this.receiverName = receiverName;
     // The endpoint is this construct's default child: its resources keep the logical IDs they had
     // when they were made here directly (CDK leaves "Default" out of logical IDs).
     this.endpoint = new BankWebhookEndpoint(this, 'Default', checkedBy({
       ...props,
+      receiverName,
       queueVisibilityTimeout: props.queueVisibilityTimeout ?? Duration.seconds(minimumVisibilitySeconds(props.processorTimeout, props.maxBatchingWindow)),
     }));
     const { endpoint } = this;
     // The processor and the sweep share the endpoint's security groups.
     const network = { vpc: props.vpc, vpcSubnets: props.vpcSubnets, securityGroups: endpoint.securityGroups };
-    this.processor = new SettlementProcessor(this, 'Processor', checkedBy({ ...props, ...network, queue: endpoint.queue, deadLetterQueue: endpoint.deadLetterQueue }));
+    this.processor = new SettlementProcessor(this, 'Processor', checkedBy({ ...props, ...network, receiverName, queue: endpoint.queue, deadLetterQueue: endpoint.deadLetterQueue }));
     const { processor } = this;
     // The stack's provider, as the endpoint made it (the same settings, or it refuses).
     const provider = { logEncryptionKey: props.logEncryptionKey, vpc: props.vpc, vpcSubnets: props.vpcSubnets, securityGroups: props.securityGroups };

@@ -4,6 +4,7 @@ export { type BankConnectionProps, type PaymentQueryScopes } from './core/bank-c
 export { type VerifiedEventRuleOptions } from './core/verified-event-rule';
 export { BankWebhooksConstants } from './constants';
 export type { FunctionNetworkProps } from './core/function-network';
+export type { ReceiverNameProps } from './core/metrics';
 export { BankWebhookEndpoint, type BankWebhookEndpointProps } from './endpoint';
 export {
   SettlementProcessor, type SettlementProcessorOptions, type SettlementProcessorProps,

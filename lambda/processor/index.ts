@@ -18,8 +18,8 @@ import { ProcessorQueue } from './deps';
 import { readProcessorSettings } from './settings';
 
 const logger = createLogger(PROCESSOR_SERVICE_NAME);
-const count = metricCounter({ namespace: METRICS_NAMESPACE, serviceName: PROCESSOR_SERVICE_NAME });
 const settings = readProcessorSettings(process.env);
+const count = metricCounter({ namespace: METRICS_NAMESPACE, serviceName: PROCESSOR_SERVICE_NAME, receiverName: settings.receiverName });
 const connection = readBankConnection(process.env, 'SettlementProcessor');
 const sqs = new SQSClient(AWS_CLIENT_CONFIG);
 const dynamo = new DynamoDBClient(AWS_CLIENT_CONFIG);

@@ -20,7 +20,7 @@ const tokens = new TokenCache({
   onStaleUse: (arn, stage, error) => logger.warn('Token reload failed; using the values loaded earlier', { secretArn: arn, stage, error: errorSummary(error) }),
 });
 
-const counter = metricCounter({ namespace: METRICS_NAMESPACE, serviceName: RECEIVER_SERVICE_NAME });
+const counter = metricCounter({ namespace: METRICS_NAMESPACE, serviceName: RECEIVER_SERVICE_NAME, receiverName: settings.receiverName });
 const count: CountMetric = (name, route, details) => counter(name, { Route: route }, details);
 
 export async function handler(event: APIGatewayProxyEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<APIGatewayProxyResult> {

@@ -8,7 +8,7 @@ import { readSettings } from '../shared/settings';
  */
 export function readReceiverSettings(env: NodeJS.ProcessEnv): ReceiverSettings {
   return readSettings<ReceiverSettings>(env[RECEIVER_SETTINGS_ENV], { where: RECEIVER_SETTINGS_ENV, setBy: 'BankWebhookEndpoint' }, {
-    strings: ['queueUrl', 'paymentsTokenSecretArn', 'boletoTokenSecretArn', 'boletoTokenHeader'],
+    strings: ['queueUrl', 'paymentsTokenSecretArn', 'boletoTokenSecretArn', 'boletoTokenHeader', 'receiverName'],
     wholeNumbers: { maxBodyBytes: [1, MAX_BODY_BYTES_LIMIT], tokenCacheTtlMs: [1, 3_600_000], enqueueBudgetMs: [1, 9_000] },
   });
 }

@@ -26,8 +26,8 @@ import { sweep } from './sweep';
 import { watchRegistrations } from './watch';
 
 const logger = createLogger(RECONCILIATION_SERVICE_NAME);
-const counter = metricCounter({ namespace: METRICS_NAMESPACE, serviceName: RECONCILIATION_SERVICE_NAME });
 const settings = readSweepSettings(process.env);
+const counter = metricCounter({ namespace: METRICS_NAMESPACE, serviceName: RECONCILIATION_SERVICE_NAME, receiverName: settings.receiverName });
 const connection = readBankConnection(process.env, 'ReconciliationSweep');
 const dynamo = new DynamoDBClient(AWS_CLIENT_CONFIG);
 const table = settings.idempotencyTableName;

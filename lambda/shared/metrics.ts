@@ -1,3 +1,5 @@
+import { RECEIVER_DIMENSION } from '../../contracts/receiver';
+
 /** Where a metric line goes: standard output, raw (no runtime prefix), which Lambda sends to CloudWatch Logs. */
 export type LineWriter = (line: string) => void;
 
@@ -10,6 +12,8 @@ export interface MetricCounterOptions {
   readonly namespace: string;
   /** The `service` dimension every count carries (the function's role). */
   readonly serviceName: string;
+  /** The `receiver` dimension every count carries (which receiver of the account). */
+  readonly receiverName: string;
   /** @default a raw line on standard output */
   readonly write?: LineWriter;
 }
@@ -39,17 +43,18 @@ export enum MetricUnit {
  * docs/performance.md). The line is the format Powertools writes for the same count.
  */
 export function metricCounter(options: MetricCounterOptions): MetricCounter {
-  const { namespace, serviceName, write = writeToStdout } = options;
+  const { namespace, serviceName, receiverName, write = writeToStdout } = options;
   return (name, dimensions = {}, details = {}, value = 1, unit = MetricUnit.COUNT) => {
     // Built by assignment, not by spreads and a computed key: V8 stringifies that object about
     // twice as fast (about 2 µs a line here instead of 5). Later fields win, as with spreads.
     const line: Record<string, unknown> = Object.assign({}, details);
     line.service = serviceName;
+    line[RECEIVER_DIMENSION] = receiverName;
     Object.assign(line, dimensions);
     line[name] = value;
     line._aws = {
       Timestamp: Date.now(),
-      CloudWatchMetrics: [{ Namespace: namespace, Dimensions: [['service', ...Object.keys(dimensions)]], Metrics: [{ Name: name, Unit: unit }] }],
+      CloudWatchMetrics: [{ Namespace: namespace, Dimensions: [['service', RECEIVER_DIMENSION, ...Object.keys(dimensions)]], Metrics: [{ Name: name, Unit: unit }] }],
     };
     write(JSON.stringify(line));
   };

@@ -1,3 +1,4 @@
+import { checkReceiverName, type ReceiverNameProps } from '../core/metrics';
 import { isIPv4, isIPv6 } from 'node:net';
 import { type Duration, type Size, Token } from 'aws-cdk-lib';
 import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
@@ -10,7 +11,7 @@ import { checkFunctionNetwork, type FunctionNetworkProps } from '../core/functio
 import { checkTokenHeader, isWholeNumberIn, type PropsValidation } from '../core/props-validation';
 
 /** Properties of `BankWebhookEndpoint`. */
-export interface BankWebhookEndpointProps extends FunctionNetworkProps {
+export interface BankWebhookEndpointProps extends FunctionNetworkProps, ReceiverNameProps {
   /**
    * Custom domain name for the API, such as `webhooks.example.com`. Needs `certificate`.
    * The default execute-api domain already meets the bank's rules (HTTPS, a publicly trusted
@@ -184,6 +185,7 @@ function isCidr(value: string): boolean {
 
 /** Checks BankWebhookEndpointProps. */
 export function checkBankWebhookEndpoint(v: PropsValidation, props: BankWebhookEndpointProps): void {
+  checkReceiverName(v, props.receiverName, 'receiverName');
   v.check(!(props.domainName && !props.certificate), 'certificate', 'is required when domainName is set (an ACM certificate for that name, in the stack\'s region)');
   v.check(!(props.certificate && !props.domainName), 'domainName', 'is required when certificate is set');
   v.check(!(props.basePath !== undefined && !props.domainName), 'basePath', 'only applies to a custom domain: set domainName and certificate, or remove basePath');

@@ -17,7 +17,7 @@ import {
 import { notifyOn, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
 import { acknowledgeInherent } from '../core/compliance';
 import { functionNetwork } from '../core/function-network';
-import { libraryMetric } from '../core/metrics';
+import { defaultReceiverName, libraryMetric } from '../core/metrics';
 import { validateProps } from '../core/props-validation';
 import { minimumVisibilitySeconds } from '../core/timing';
 import { allowOnlySourceQueue } from '../core/redrive-allow-policy';
@@ -69,10 +69,13 @@ export class BankWebhookEndpoint extends Construct {
    * rotation or a wrong secret every notification is refused and lost (NÃO ENTREGUE).
    */
   public readonly unauthorizedRequestsAlarm: cloudwatch.Alarm;
+  /** The `receiver` dimension of its metrics (`receiverName`). */
+  public readonly receiverName: string;
 
   constructor(scope: Construct, id: string, props: BankWebhookEndpointProps = {}) {
     super(scope, id);
     validateProps('BankWebhookEndpoint', props, checkBankWebhookEndpoint);
+    this.receiverName = props.receiverName ?? defaultReceiverName(this);
     const retention = props.logRetention ?? logs.RetentionDays.ONE_YEAR;
     this.boletoTokenHeader = props.boletoTokenHeader ?? ReceiverDefaults.boletoTokenHeader;
     // One security group (outbound HTTPS only) for the functions here, unless given.
@@ -120,7 +123,7 @@ export class BankWebhookEndpoint extends Construct {
       environment: {
         [RECEIVER_SETTINGS_ENV]: Stack.of(this).toJsonString(receiverSettings(
           { queueUrl: this.queue.queueUrl, paymentsTokenSecretArn: this.paymentCallbackToken.secretArn, boletoTokenSecretArn: this.boletoToken.secretArn },
-          { boletoTokenHeader: this.boletoTokenHeader, maxBodyBytes: props.maxBodySize?.toBytes(), tokenCacheTtlMs: props.tokenCacheTtl?.toMilliseconds() },
+          { boletoTokenHeader: this.boletoTokenHeader, maxBodyBytes: props.maxBodySize?.toBytes(), tokenCacheTtlMs: props.tokenCacheTtl?.toMilliseconds(), receiverName: this.receiverName },
         )),
       },
     });
@@ -157,7 +160,7 @@ export class BankWebhookEndpoint extends Construct {
    * `UnauthorizedRequests`; `route` is `payments` or `boleto`): a 5-minute sum unless `props` says otherwise.
    */
   public metricReceiver(metricName: string, route: string, props: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
-    return libraryMetric(metricName, RECEIVER_SERVICE_NAME, { Route: route }, props);
+    return libraryMetric(metricName, RECEIVER_SERVICE_NAME, this.receiverName, { Route: route }, props);
   }
 
   /** Authenticated notifications stored in the queue, on one route. */

@@ -1,4 +1,4 @@
-import { RECEIVER_SETTINGS_ENV, ReceiverDefaults, type ReceiverSettings } from '../../contracts/receiver';
+import { RECEIVER_SETTINGS_ENV, ReceiverDefaults, type ReceiverSettings, UNNAMED_RECEIVER } from '../../contracts/receiver';
 
 /** What the receiver works on: its queue and the two token secrets. */
 export type ReceiverResources = Pick<ReceiverSettings, 'queueUrl' | 'paymentsTokenSecretArn' | 'boletoTokenSecretArn'>;
@@ -9,6 +9,8 @@ export interface ReceiverTuning {
   readonly maxBodyBytes?: number;
   readonly tokenCacheTtlMs?: number;
   readonly enqueueBudgetMs?: number;
+  /** @default UNNAMED_RECEIVER (a stack always names its receiver) */
+  readonly receiverName?: string;
 }
 
 /**
@@ -24,6 +26,7 @@ export function receiverSettings(resources: ReceiverResources, tuning: ReceiverT
     maxBodyBytes: tuning.maxBodyBytes ?? ReceiverDefaults.maxBodyBytes,
     tokenCacheTtlMs: tuning.tokenCacheTtlMs ?? ReceiverDefaults.tokenCacheTtlMs,
     enqueueBudgetMs: tuning.enqueueBudgetMs ?? ReceiverDefaults.enqueueBudgetMs,
+    receiverName: tuning.receiverName ?? UNNAMED_RECEIVER,
   };
 }
 

@@ -1,5 +1,6 @@
 import { Token } from 'aws-cdk-lib';
 import { ProcessorDefaults, type ProcessorSettings } from '../../contracts/processor';
+import { UNNAMED_RECEIVER } from '../../contracts/receiver';
 import type { BoletoMovementMappingProps, BoletoStatusMappingProps, PaymentStatusMappingProps } from './status-mappings';
 
 /** What the processor works on: its bus, table and queues. */
@@ -8,6 +9,8 @@ export type ProcessorResources = Pick<ProcessorSettings, 'eventBusName' | 'idemp
 /** How it works, where it differs from the defaults. */
 export interface ProcessorTuning {
   readonly eventSource?: string;
+  /** @default UNNAMED_RECEIVER (a stack always names its receiver) */
+  readonly receiverName?: string;
   readonly idempotencyTtlSeconds?: number;
   readonly maxReceiveCount?: number;
   readonly maxVerificationAttempts?: number;
@@ -28,6 +31,7 @@ export function processorSettings(resources: ProcessorResources, tuning: Process
   return {
     eventBusName: resources.eventBusName,
     eventSource: tuning.eventSource ?? ProcessorDefaults.eventSource,
+    receiverName: tuning.receiverName ?? UNNAMED_RECEIVER,
     idempotencyTableName: resources.idempotencyTableName,
     idempotencyTtlSeconds: tuning.idempotencyTtlSeconds ?? ProcessorDefaults.idempotencyTtlSeconds,
     quarantineQueueUrl: resources.quarantineQueueUrl,

@@ -1,3 +1,4 @@
+import { checkReceiverName, type ReceiverNameProps } from '../core/metrics';
 import { Duration, Token } from 'aws-cdk-lib';
 import type * as events from 'aws-cdk-lib/aws-events';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -12,7 +13,7 @@ import { checkIdempotencyTtl, minimumVisibilitySeconds } from '../core/timing';
 import type { BoletoMovementMappingProps, BoletoStatusMappingProps, PaymentStatusMappingProps } from './status-mappings';
 
 /** How a SettlementProcessor verifies and publishes (BankWebhookReceiver takes the same props). */
-export interface SettlementProcessorOptions {
+export interface SettlementProcessorOptions extends ReceiverNameProps {
   /**
    * Event bus the verified events are published to.
    * @default - a bus is created for them (exposed as `eventBus`), with an archive
@@ -177,6 +178,7 @@ const QUEUE_RETENTION = Duration.seconds(ProcessorDefaults.queueRetentionSeconds
  * checked when given: a facade checks the rest before it makes the queue.
  */
 export function checkSettlementProcessor(v: PropsValidation, props: Partial<SettlementProcessorProps>): void {
+  checkReceiverName(v, props.receiverName, 'receiverName');
   validateBankConnection(v, props.bank, 'bank');
   if (props.processorTimeout) {
     v.checkNumber(props.processorTimeout.toSeconds(), 'processorTimeout', isWholeNumberIn(10, 900), 'must be from 10 seconds to 15 minutes (seconds)');

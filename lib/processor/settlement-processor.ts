@@ -17,7 +17,8 @@ import { notifyOn, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms'
 import { acknowledgeInherent } from '../core/compliance';
 import { functionNetwork } from '../core/function-network';
 import { minimumVisibilitySeconds } from '../core/timing';
-import { libraryMetric } from '../core/metrics';
+import { defaultReceiverName, libraryMetric } from '../core/metrics';
+import { claimReceiver } from '../core/receiver-claims';
 import { onlyPublishers } from '../core/publisher-policy';
 import { validateProps } from '../core/props-validation';
 import { ProcessorFunction } from './processor-function';
@@ -69,10 +70,14 @@ export class SettlementProcessor extends Construct {
   public readonly lookAgeAlarm: cloudwatch.Alarm;
   /** Alarm: the function failed whole invocations. */
   public readonly processorErrorsAlarm: cloudwatch.Alarm;
+  /** The `receiver` dimension of its metrics (`receiverName`; the reconciliation sweep's too). */
+  public readonly receiverName: string;
 
   constructor(scope: Construct, id: string, props: SettlementProcessorProps) {
     super(scope, id);
     validateProps('SettlementProcessor', props, checkSettlementProcessor);
+    this.receiverName = props.receiverName ?? defaultReceiverName(this);
+    claimReceiver(this, props.bank.account, this.receiverName);
     const redrive = queueRedrive(props.queue);
     const maxReceiveCount = props.maxReceiveCount ?? redrive?.maxReceiveCount ?? ProcessorDefaults.maxReceiveCount;
     this.queue = props.queue;
@@ -134,7 +139,7 @@ export class SettlementProcessor extends Construct {
       queueUrl: this.queue.queueUrl,
       lookQueueUrl: this.lookQueue.queueUrl,
       lookQuarantineQueueUrl: this.lookDeadLetterQueue.queueUrl,
-    }, { ...props, maxReceiveCount, eventSource: this.eventSource, idempotencyTtlSeconds: this.idempotencyTtl.toSeconds(), recoveredGraceSeconds: props.recoveredGracePeriod?.toSeconds(), lookQueryShare: props.lookQueryShare });
+    }, { ...props, maxReceiveCount, eventSource: this.eventSource, idempotencyTtlSeconds: this.idempotencyTtl.toSeconds(), receiverName: this.receiverName, recoveredGraceSeconds: props.recoveredGracePeriod?.toSeconds(), lookQueryShare: props.lookQueryShare });
     const fn = new ProcessorFunction(this, 'Function', {
       description: 'Verifies each stored bank notification with the bank\'s query API and publishes verified events once',
       timeout: props.processorTimeout ?? Duration.seconds(ProcessorDefaults.timeoutSeconds),
@@ -204,12 +209,12 @@ export class SettlementProcessor extends Construct {
 
   /** A metric the processor emits (`ProcessorMetric`, such as `NotificationsQuarantined`): a 5-minute sum unless `props` says otherwise. */
   public metric(metricName: string, props: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
-    return libraryMetric(metricName, PROCESSOR_SERVICE_NAME, {}, props);
+    return libraryMetric(metricName, PROCESSOR_SERVICE_NAME, this.receiverName, {}, props);
   }
 
   /** Verified events published, of one detail type. */
   public metricVerifiedEventsPublished(detailType: string, props: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
-    return libraryMetric(ProcessorMetric.PUBLISHED, PROCESSOR_SERVICE_NAME, { DetailType: detailType }, props);
+    return libraryMetric(ProcessorMetric.PUBLISHED, PROCESSOR_SERVICE_NAME, this.receiverName, { DetailType: detailType }, props);
   }
 
   /** Re-sent notifications that changed nothing (one event per change). */

@@ -190,6 +190,8 @@ export class ReconciliationSweep extends Construct {
   public readonly registrationDriftAlarm?: cloudwatch.Alarm;
   /** Alarm: a registration drifted again soon after a repair (another stack or a person changes it back); none without registrations. */
   public readonly registrationContestedAlarm?: cloudwatch.Alarm;
+  /** The `receiver` dimension of its metrics: its processor's. */
+  public readonly receiverName: string;
 
   constructor(scope: Construct, id: string, props: ReconciliationSweepProps) {
     super(scope, id);
@@ -199,6 +201,7 @@ export class ReconciliationSweep extends Construct {
     });
     const options = resolveReconciliation(props);
     const { processor } = props;
+    this.receiverName = processor.receiverName;
     const payment = props.paymentRegistration;
     const contracts = props.boletoContracts ?? [];
     const registrations: Array<PaymentWebhookRegistration | BoletoWebhookContract> = [...(payment ? [payment] : []), ...contracts];
@@ -208,6 +211,7 @@ export class ReconciliationSweep extends Construct {
       lookbackDays: options.lookbackDays,
       paymentMaxAgeDays: options.paymentMaxAge.toDays(),
       maxPaymentLooksPerSweep: props.maxPaymentLooksPerSweep,
+      receiverName: processor.receiverName,
       ...(registrations.length ? {
         watch: { ...(payment ? { payment: payment._watched } : {}), contracts: contracts.map((c) => c._watched), repair: options.repairRegistrations, stackId: Aws.STACK_ID },
       } : {}),
@@ -298,6 +302,6 @@ export class ReconciliationSweep extends Construct {
 
   /** A metric the sweep emits (`SweepMetric`, such as `RegistrationDrift`): a 5-minute sum unless `props` says otherwise. */
   public metric(metricName: string, props: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
-    return libraryMetric(metricName, RECONCILIATION_SERVICE_NAME, {}, props);
+    return libraryMetric(metricName, RECONCILIATION_SERVICE_NAME, this.receiverName, {}, props);
   }
 }

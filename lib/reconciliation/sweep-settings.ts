@@ -1,4 +1,5 @@
 import { SweepDefaults, type SweepSettings, type WatchSettings } from '../../contracts/reconciliation';
+import { UNNAMED_RECEIVER } from '../../contracts/receiver';
 
 /** What the sweep works on: the processor's table and queue. */
 export type SweepResources = Pick<SweepSettings, 'idempotencyTableName' | 'queueUrl'>;
@@ -8,6 +9,8 @@ export interface SweepTuning {
   readonly lookbackDays?: number;
   readonly paymentMaxAgeDays?: number;
   readonly maxPaymentLooksPerSweep?: number;
+  /** @default UNNAMED_RECEIVER (a stack always names its receiver) */
+  readonly receiverName?: string;
   /** The registrations to watch. @default none */
   readonly watch?: WatchSettings;
 }
@@ -26,6 +29,7 @@ export function sweepSettings(resources: SweepResources, tuning: SweepTuning = {
     maxListingCallsPerSweep: SweepDefaults.maxListingCallsPerSweep,
     maxListingPage: SweepDefaults.maxListingPage,
     safetyMarginMs: SweepDefaults.safetyMarginMs,
+    receiverName: tuning.receiverName ?? UNNAMED_RECEIVER,
     ...(tuning.watch ? { watch: tuning.watch } : {}),
   };
 }

@@ -77,6 +77,7 @@ describe('with default props', () => {
       maxBodyBytes: 256 * 1024,
       tokenCacheTtlMs: 60000,
       enqueueBudgetMs: 3000,
+      receiverName: 'TestStack/Webhooks',
     });
   });
 
@@ -324,8 +325,8 @@ describe('the 401 alarm', () => {
       AlarmActions: ['arn:aws:sns:sa-east-1:111111111111:alarms'], OKActions: ['arn:aws:sns:sa-east-1:111111111111:alarms'],
       Metrics: Match.arrayWith([
         Match.objectLike({ Expression: `IF((${sum('u')}) >= 5, (${sum('u')}) / ((${sum('u')}) + (${sum('s')})), 0)`, ReturnData: true }),
-        Match.objectLike({ Id: 'u0', MetricStat: Match.objectLike({ Metric: { Namespace: 'CdkBankWebhooks', MetricName: 'UnauthorizedRequests', Dimensions: [{ Name: 'Route', Value: 'payments' }, { Name: 'service', Value: 'bank-webhook-receiver' }] }, Stat: 'Sum', Period: 300 }), ReturnData: false }),
-        Match.objectLike({ Id: 's1', MetricStat: Match.objectLike({ Metric: { Namespace: 'CdkBankWebhooks', MetricName: 'NotificationsStored', Dimensions: [{ Name: 'Route', Value: 'boleto' }, { Name: 'service', Value: 'bank-webhook-receiver' }] } }) }),
+        Match.objectLike({ Id: 'u0', MetricStat: Match.objectLike({ Metric: { Namespace: 'CdkBankWebhooks', MetricName: 'UnauthorizedRequests', Dimensions: [{ Name: 'Route', Value: 'payments' }, { Name: 'receiver', Value: 'TestStack/Webhooks' }, { Name: 'service', Value: 'bank-webhook-receiver' }] }, Stat: 'Sum', Period: 300 }), ReturnData: false }),
+        Match.objectLike({ Id: 's1', MetricStat: Match.objectLike({ Metric: { Namespace: 'CdkBankWebhooks', MetricName: 'NotificationsStored', Dimensions: [{ Name: 'Route', Value: 'boleto' }, { Name: 'receiver', Value: 'TestStack/Webhooks' }, { Name: 'service', Value: 'bank-webhook-receiver' }] } }) }),
       ]),
     });
     expect(receiver.endpoint.unauthorizedRequestsAlarm).toBeDefined();
@@ -474,5 +475,60 @@ describe('the dead-letter queue\'s redrive-allow policy', () => {
   it('is set again when the dead-letter queue\'s encryption changes (a queue update may reset it)', () => {
     const { template } = synth({}, (stack) => ({ queueEncryptionKey: new kms.Key(stack, 'QueueKey', { enableKeyRotation: true }) }));
     template.hasResourceProperties(REDRIVE_ALLOW_RESOURCE_TYPE, { DeadLetterQueueSettings: { 'Fn::GetAtt': [Match.stringLikeRegexp('^QueueKey'), 'Arn'] } });
+  });
+});
+
+describe('several receivers in one account and region', () => {
+  const otherAccount = { cooperativa: '0101', posto: '03', conta: '654321', documento: '98765432000155', codigoBeneficiario: '88888' };
+
+  /** The `receiver` dimension of every alarm on the library's own metrics, by the receiver whose path it sits under. */
+  function alarmReceivers(template: Template): Record<string, string[]> {
+    const byOwner: Record<string, Set<string>> = {};
+    for (const [id, alarm] of Object.entries(template.findResources('AWS::CloudWatch::Alarm'))) {
+      const p = alarm.Properties as { Namespace?: string; Dimensions?: Array<{ Name: string; Value: string }> };
+      if (p.Namespace !== 'CdkBankWebhooks') continue;
+      const owner = id.startsWith('Staging') ? 'Staging' : id.startsWith('Production') ? 'Production' : id;
+      (byOwner[owner] ??= new Set()).add(p.Dimensions!.find((d) => d.Name === 'receiver')?.Value ?? '(none)');
+    }
+    return Object.fromEntries(Object.entries(byOwner).map(([k, v]) => [k, [...v]]));
+  }
+
+  it('gives each receiver\'s metrics a receiver dimension of its own (by default the stack and path), which its alarms and metric methods use', () => {
+    const stack = testStack('Billing');
+    const production = new BankWebhookReceiver(stack, 'Production', { bank: testBankConnection(stack) });
+    const staging = new BankWebhookReceiver(stack, 'Staging', { bank: testBankConnection(stack, { account: otherAccount }), receiverName: 'billing-staging' });
+    expect(alarmReceivers(Template.fromStack(stack))).toEqual({ Production: ['Billing/Production'], Staging: ['billing-staging'] });
+    expect(stack.resolve(production.processor.metricNotificationsRecovered().dimensions)).toEqual({ service: 'bank-webhook-processor', receiver: 'Billing/Production' });
+    expect(stack.resolve(staging.endpoint.metricUnauthorizedRequests('payments').dimensions)).toEqual({ service: 'bank-webhook-receiver', receiver: 'billing-staging', Route: 'payments' });
+    expect(stack.resolve(staging.reconciliation!.metric('RegistrationDrift').dimensions)).toEqual({ service: 'bank-webhook-reconciliation', receiver: 'billing-staging' });
+    // Each function writes its receiver's name into its settings, so its counts carry it.
+    const flat = (value: unknown): string => (typeof value === 'string' ? value : Array.isArray(value) ? value.map(flat).join('') : value && typeof value === 'object' ? Object.values(value).map(flat).join('') : '');
+    const names = Object.values(Template.fromStack(stack).findResources('AWS::Lambda::Function'))
+      .flatMap((fn) => [...flat((fn.Properties as { Environment?: unknown }).Environment).matchAll(/"receiverName":"([^"]+)"/g)].map((m) => m[1]));
+    expect(names.sort()).toEqual(['Billing/Production', 'Billing/Production', 'Billing/Production', 'billing-staging', 'billing-staging', 'billing-staging']);
+  });
+
+  it('refuses two receivers of one bank account in a stack, and two of one name, saying why', () => {
+    const sameAccount = testStack('Billing');
+    new BankWebhookReceiver(sameAccount, 'Production', { bank: testBankConnection(sameAccount) });
+    expect(() => new BankWebhookReceiver(sameAccount, 'Staging', { bank: testBankConnection(sameAccount, { account: { ...otherAccount, conta: '123456' } }) })).toThrow(
+      'Billing/Staging/Processor: the bank account (cooperativa 0101, conta 123456) is already taken by the receiver at Billing/Production/Processor in stack Billing. Two receivers of one bank account register over each other at the bank and publish each settlement twice',
+    );
+    const sameBeneficiary = testStack('Billing');
+    new BankWebhookReceiver(sameBeneficiary, 'Production', { bank: testBankConnection(sameBeneficiary) });
+    expect(() => new BankWebhookReceiver(sameBeneficiary, 'Other', { bank: testBankConnection(sameBeneficiary, { account: { ...otherAccount, posto: '02', codigoBeneficiario: '54321' } }) })).toThrow(
+      /the beneficiary \(cooperativa 0101, posto 02, beneficiário 54321\) is already taken/,
+    );
+    const sameName = testStack('Billing');
+    new BankWebhookReceiver(sameName, 'Production', { bank: testBankConnection(sameName), receiverName: 'billing' });
+    expect(() => new BankWebhookReceiver(sameName, 'Staging', { bank: testBankConnection(sameName, { account: otherAccount }), receiverName: 'billing' })).toThrow(
+      /the receiverName "billing" is already taken .* give each its own receiverName/,
+    );
+  });
+
+  it('checks receiverName', () => {
+    expect(() => synth({ receiverName: 'has spaces and "quotes"' })).toThrow(
+      'receiverName: must be 1 to 255 letters, digits, dots, hyphens, underscores, slashes or colons (a CloudWatch dimension value), got "has spaces and "quotes""',
+    );
   });
 });

@@ -66,8 +66,8 @@ describe('SettlementProcessor alone, on a queue of the user\'s own', () => {
   });
 
   it('gives metrics that are cloudwatch.Metric, as the function emits them', () => {
-    expect(processor.metricNotificationsQuarantined()).toMatchObject({ namespace: METRICS_NAMESPACE, metricName: ProcessorMetric.QUARANTINED, dimensions: { service: PROCESSOR_SERVICE_NAME } });
-    expect(processor.metricVerifiedEventsPublished(BankEventDetailType.BOLETO_SETTLED).dimensions).toEqual({ service: PROCESSOR_SERVICE_NAME, DetailType: BankEventDetailType.BOLETO_SETTLED });
+    expect(processor.metricNotificationsQuarantined()).toMatchObject({ namespace: METRICS_NAMESPACE, metricName: ProcessorMetric.QUARANTINED, dimensions: { service: PROCESSOR_SERVICE_NAME, receiver: 'TestStack/Processor' } });
+    expect(processor.metricVerifiedEventsPublished(BankEventDetailType.BOLETO_SETTLED).dimensions).toEqual({ service: PROCESSOR_SERVICE_NAME, receiver: 'TestStack/Processor', DetailType: BankEventDetailType.BOLETO_SETTLED });
     expect(processor.metricDuplicatesSuppressed()).toBeInstanceOf(cloudwatch.Metric);
   });
 

@@ -61,7 +61,7 @@ describe('by default', () => {
 
   it('alarms when a sweep recovers a change the bank never notified, and when two sweeps in a row fail', () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Namespace: 'CdkBankWebhooks', MetricName: 'NotificationsRecovered', Dimensions: [{ Name: 'service', Value: 'bank-webhook-processor' }],
+      Namespace: 'CdkBankWebhooks', MetricName: 'NotificationsRecovered', Dimensions: [{ Name: 'receiver', Value: 'TestStack/Webhooks' }, { Name: 'service', Value: 'bank-webhook-processor' }],
       Statistic: 'Sum', Period: 900, Threshold: 1, EvaluationPeriods: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold',
     });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
@@ -133,8 +133,8 @@ it('watches what each registration\'s last deploy recorded: reads those records 
       ]),
     },
   });
-  template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'RegistrationDrift', Dimensions: [{ Name: 'service', Value: 'bank-webhook-reconciliation' }], Threshold: 1 });
-  template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'RegistrationContested', Dimensions: [{ Name: 'service', Value: 'bank-webhook-reconciliation' }], Threshold: 1 });
+  template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'RegistrationDrift', Dimensions: [{ Name: 'receiver', Value: 'TestStack/Webhooks' }, { Name: 'service', Value: 'bank-webhook-reconciliation' }], Threshold: 1 });
+  template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'RegistrationContested', Dimensions: [{ Name: 'receiver', Value: 'TestStack/Webhooks' }, { Name: 'service', Value: 'bank-webhook-reconciliation' }], Threshold: 1 });
 });
 
 it('has no watch, no drift alarm and no token access without registrations', () => {

@@ -137,7 +137,7 @@ describe('with default props', () => {
     });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'CdkBankWebhooks', MetricName: 'LookRequestAge', Statistic: 'Maximum', Period: 300, Threshold: 1_800_000,
-      Dimensions: [{ Name: 'service', Value: 'bank-webhook-processor' }],
+      Dimensions: [{ Name: 'receiver', Value: 'TestStack/Webhooks' }, { Name: 'service', Value: 'bank-webhook-processor' }],
     });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'AWS/SQS', MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold',

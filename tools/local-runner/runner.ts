@@ -73,6 +73,18 @@ export interface LocalRunnerOptions {
    * @default a bus of the runner's own
    */
   readonly eventBridge?: LocalEventBridge;
+  /**
+   * The stack's name (its receiver's metrics are named after it by default).
+   * @default LOCAL_STACK_ID
+   */
+  readonly stackName?: string;
+  /**
+   * The metric datapoints CloudWatch keeps for the account and region, shared with other
+   * runners (several receivers in one account): each runner adds its functions' datapoints and
+   * evaluates its own alarms over all of them, as CloudWatch would.
+   * @default datapoints of the runner's own
+   */
+  readonly metrics?: MetricDatapoint[];
   /** Where the functions' log files go. @default a new temporary folder, removed by stop() */
   readonly logDir?: string;
   /** Pollers feeding the processor. @default the mapping's maximum concurrency, else 2 */
@@ -184,6 +196,8 @@ export class LocalRunner {
   /** Name of the header that carries the boleto token. */
   boletoTokenHeader: string = ReceiverDefaults.boletoTokenHeader;
   readonly logDir: string;
+  /** The stack's name. */
+  readonly stackName: string;
 
   private source?: SqsEventSource;
   private lookSource?: SqsEventSource;
@@ -196,7 +210,7 @@ export class LocalRunner {
   private readonly messageIds = new Set<string>();
   private readonly metricSums: Record<string, number> = {};
   /** Every metric datapoint the functions printed, for the alarms. */
-  private readonly datapoints: MetricDatapoint[] = [];
+  private readonly datapoints: MetricDatapoint[];
   private scheduleTimer?: NodeJS.Timeout;
   private sweepRunning?: Promise<SweepResult | undefined>;
   private readonly registrations: RunningRegistration[] = [];
@@ -207,6 +221,8 @@ export class LocalRunner {
   private consumerErrors = 0;
 
   private constructor(private readonly options: LocalRunnerOptions) {
+    this.datapoints = options.metrics ?? [];
+    this.stackName = options.stackName ?? LOCAL_STACK_ID;
     this.ownsLogDir = !options.logDir;
     this.logDir = options.logDir ?? mkdtempSync(join(tmpdir(), 'bank-webhooks-logs-'));
     mkdirSync(this.logDir, { recursive: true });
@@ -264,7 +280,7 @@ export class LocalRunner {
   private async init(): Promise<void> {
     this.services = await LocalServices.start({ simulator: this.options.simulator, eventBridge: this.options.eventBridge });
     this.assemblyDir = mkdtempSync(join(tmpdir(), 'bank-webhooks-assembly-'));
-    this.template = synthesizeLocalStack(this.assemblyDir, this.simulator, LOCAL_STACK_ID, this.options.stack ?? ((scope, id) => new LocalReceiverStack(scope, id)));
+    this.template = synthesizeLocalStack(this.assemblyDir, this.simulator, this.stackName, this.options.stack ?? ((scope, id) => new LocalReceiverStack(scope, id)));
     const d = (this.deployment = describeReceiverDeployment(this.template));
     const visibility = this.options.visibilityTimeoutSeconds ?? d.queue.visibilityTimeoutSeconds;
     if (visibility <= d.processor.timeoutSeconds) {
@@ -296,7 +312,7 @@ export class LocalRunner {
     const queueUrls = new Map([
       [d.queue.logicalId, this.queueUrl], [d.queue.deadLetterQueue, this.dlqUrl], [d.lookQueue.logicalId, this.lookQueueUrl], [d.lookQueue.deadLetterQueue, this.lookDlqUrl],
     ]);
-    this.resolver = new LocalResolver(this.template, d, { queueUrls, secretArns: this.secretArns, apiUrl: this.apiUrl }, LOCAL_STACK_ID);
+    this.resolver = new LocalResolver(this.template, d, { queueUrls, secretArns: this.secretArns, apiUrl: this.apiUrl }, this.stackName);
   }
 
   /** The functions, in processes of their own, wired as the template wires them: the receiver, the processor and its event source, the registrations, the sweep, a consumer. */
@@ -450,7 +466,7 @@ export class LocalRunner {
 
   /** The stack's id (ARN), as its functions see it (`AWS::StackId`). */
   get stackId(): string {
-    return localStackId(LOCAL_STACK_ID);
+    return localStackId(this.stackName);
   }
 
   /** The stack's status as DescribeStacks answers it (the registration watch repairs only in a completed one). */

@@ -107,7 +107,7 @@ describe('the listing page, read by the sweep', () => {
     const counts: Record<string, number> = {};
     const calls: number[] = [];
     const deps: SweepDeps = {
-      settings: { idempotencyTableName: 't', queueUrl: 'q', lookbackDays: 0, paymentMaxAgeDays: 7, maxPaymentLooksPerSweep: 1_000, maxListingCallsPerSweep: 1_000, maxListingPage: 1_000, safetyMarginMs: 1_000 },
+      settings: { idempotencyTableName: 't', queueUrl: 'q', lookbackDays: 0, paymentMaxAgeDays: 7, maxPaymentLooksPerSweep: 1_000, maxListingCallsPerSweep: 1_000, maxListingPage: 1_000, safetyMarginMs: 1_000, receiverName: 'r' },
       codigoBeneficiario: '54321',
       listingPageSize: 500,
       bank: { listSettledBoletos: async (_c, _dia, pagina) => { calls.push(pagina); return settledPage(LISTING, 'listing', 200); } },

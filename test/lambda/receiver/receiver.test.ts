@@ -45,7 +45,7 @@ beforeAll(async () => {
   secrets = new SecretsManagerClient({ ...TEST_AWS, endpoint: secretsEndpoint });
   deps = {
     settings: {
-      queueUrl, paymentsTokenSecretArn: paymentsArn, boletoTokenSecretArn: boletoArn, boletoTokenHeader: 'X-Webhook-Token',
+      queueUrl, paymentsTokenSecretArn: paymentsArn, boletoTokenSecretArn: boletoArn, boletoTokenHeader: 'X-Webhook-Token', receiverName: 'r',
       maxBodyBytes: 1024, tokenCacheTtlMs: 60_000, enqueueBudgetMs: ReceiverDefaults.enqueueBudgetMs,
     },
     sqs,

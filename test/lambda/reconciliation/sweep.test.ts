@@ -29,7 +29,7 @@ function fakeWorld(options: { now?: number } = {}) {
   let now = options.now ?? NOON_ISH;
   const isoOf = (dia: string) => `${dia.slice(6)}-${dia.slice(3, 5)}-${dia.slice(0, 2)}`;
   const deps: SweepDeps = {
-    settings: { idempotencyTableName: 't', queueUrl: 'q', lookbackDays: 3, paymentMaxAgeDays: 7, maxPaymentLooksPerSweep: 1_000, maxListingCallsPerSweep: 1_000, maxListingPage: 1_000, safetyMarginMs: 10_000 },
+    settings: { idempotencyTableName: 't', queueUrl: 'q', lookbackDays: 3, paymentMaxAgeDays: 7, maxPaymentLooksPerSweep: 1_000, maxListingCallsPerSweep: 1_000, maxListingPage: 1_000, safetyMarginMs: 10_000, receiverName: 'r' },
     codigoBeneficiario: BENEFICIARIO,
     listingPageSize: PAGE,
     bank: {

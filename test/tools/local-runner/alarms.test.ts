@@ -4,21 +4,21 @@ import { metricCounter, MetricUnit } from '../../../lambda/shared/metrics';
 
 const alarm = (overrides: Partial<AlarmDescription> = {}): AlarmDescription => ({
   logicalId: 'RecoveredAlarm',
-  metric: { namespace: 'CdkBankWebhooks', name: 'NotificationsRecovered', dimensions: { service: 'bank-webhook-processor' } },
+  metric: { namespace: 'CdkBankWebhooks', name: 'NotificationsRecovered', dimensions: { service: 'bank-webhook-processor', receiver: 'A' } },
   statistic: 'Sum', periodSeconds: 900, evaluationPeriods: 1, threshold: 1, comparison: 'GreaterThanOrEqualToThreshold',
   ...overrides,
 });
 
 function linesOf(...counts: Array<[string, Record<string, string>, number?]>): string[] {
   const lines: string[] = [];
-  const count = metricCounter({ namespace: 'CdkBankWebhooks', serviceName: 'bank-webhook-processor', write: (line) => lines.push(line) });
+  const count = metricCounter({ namespace: 'CdkBankWebhooks', serviceName: 'bank-webhook-processor', receiverName: 'A', write: (line) => lines.push(line) });
   for (const [name, dimensions, value] of counts) count(name, dimensions, {}, value, MetricUnit.COUNT);
   return lines;
 }
 
 it('reads the datapoints of the lines the functions print, with their dimensions and values', () => {
   const [line] = linesOf(['SweepBankCalls', {}, 4]);
-  expect(metricDatapoints(line)).toEqual([{ namespace: 'CdkBankWebhooks', name: 'SweepBankCalls', dimensions: { service: 'bank-webhook-processor' }, value: 4, timestamp: expect.any(Number) }]);
+  expect(metricDatapoints(line)).toEqual([{ namespace: 'CdkBankWebhooks', name: 'SweepBankCalls', dimensions: { service: 'bank-webhook-processor', receiver: 'A' }, value: 4, timestamp: expect.any(Number) }]);
   expect(metricDatapoints('{"level":"INFO","message":"not a metric"}')).toEqual([]);
   expect(metricDatapoints('{"_aws": broken')).toEqual([]);
 });

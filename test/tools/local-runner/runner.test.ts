@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import { BankWebhooksExampleStack } from '../../../examples/basic-receiver/app';
 import { BankEventDetailType as T } from '../../../contracts/events';
+import { LocalAlarmState, type MetricDatapoint } from '../../../tools/local-runner/alarms';
 import { LocalRunner } from '../../../tools/local-runner/runner';
 import { LocalEventBridge } from '../../../tools/local-aws/eventbridge-server';
 import { SAMPLE_ACCOUNT } from '../../../simulator/simulator';
@@ -60,13 +61,17 @@ it('refuses a visibility timeout that does not exceed the processor\'s timeout, 
   })).rejects.toThrow("visibilityTimeoutSeconds (10) must exceed the processor's timeout (10 s): a message would come back while its invocation still runs");
 });
 
-it('keeps two accounts apart on one shared bus: each consumer rule gets only its own account\'s settlements', async () => {
+it('keeps two receivers of one account and region apart: each consumer rule gets only its own account\'s settlements, and each alarm watches only its own receiver\'s metrics', async () => {
   const bus = new LocalEventBridge();
   await bus.start();
+  // CloudWatch's datapoints for the account and region: both receivers' metrics land there.
+  const metrics: MetricDatapoint[] = [];
   const consumed: Record<string, Array<Record<string, unknown>>> = { A: [], B: [] };
   const start = (name: 'A' | 'B', account: typeof SAMPLE_ACCOUNT) => LocalRunner.start({
     simulator: { accounts: [account] },
     eventBridge: bus,
+    metrics,
+    stackName: `BankWebhooks${name}`,
     // The consumer stands for the target of the example's rule on Boleto Settled.
     consumer: { entry: join(__dirname, '..', '..', '..', 'examples', 'local-consumer', 'consumer.ts') },
     consumerRule: 'BankWebhooksBoletoSettledRule',
@@ -93,6 +98,18 @@ it('keeps two accounts apart on one shared bus: each consumer rule gets only its
     // ...and each account's rule delivered only its own settlement.
     expect(consumed.A.map((e) => e.subject)).toEqual([expect.stringMatching(/^boleto:54321:/)]);
     expect(consumed.B.map((e) => e.subject)).toEqual([expect.stringMatching(/^boleto:88888:/)]);
+
+    // The bank blocks A's contract: A's drift alarm fires, B's stays OK though both read the same metrics.
+    const driftAlarm = (runner: LocalRunner) => Object.entries(runner.alarmStates()).find(([id]) => id.includes('RegistrationDriftAlarm'))![1];
+    const [contract] = await a.control.contracts();
+    await a.control.changeContract(Number(contract.idContrato), { contratoStatus: 'BLOQUEADO' });
+    expect((await a.sweep()).registrations?.[1]).toMatchObject({ state: 'drift', drift: ['blocked'] });
+    expect((await b.sweep()).registrations?.map((f) => f.state)).toEqual(['in-sync', 'in-sync']);
+    expect(metrics.filter((p) => p.name === 'RegistrationDrift').map((p) => p.dimensions)).toEqual([
+      { service: 'bank-webhook-reconciliation', receiver: 'BankWebhooksA/BankWebhooks' },
+    ]);
+    expect([driftAlarm(a), driftAlarm(b)]).toEqual([LocalAlarmState.ALARM, LocalAlarmState.OK]);
+    await a.control.changeContract(Number(contract.idContrato), { contratoStatus: 'ATIVO' });
   } finally {
     await Promise.all([a.stop(), b.stop()]);
     await bus.stop();
