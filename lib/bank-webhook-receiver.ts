@@ -1,4 +1,4 @@
-import { Duration, Token } from 'aws-cdk-lib';
+import { Annotations, Duration, Token } from 'aws-cdk-lib';
 import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -13,6 +13,7 @@ import type { BankEventDetailType } from '../contracts/events';
 import type { BankConnectionProps } from './core/bank-connection';
 import { checkedBy, PropsValidation } from './core/props-validation';
 import { defaultReceiverName } from './core/metrics';
+import { BankStage } from './core/bank-stage';
 import { verifiedEventRule, type VerifiedEventRuleOptions } from './core/verified-event-rule';
 import { BankWebhookEndpoint } from './endpoint/bank-webhook-endpoint';
 import { type BankWebhookEndpointProps, checkBankWebhookEndpoint } from './endpoint/bank-webhook-endpoint-props';
@@ -56,9 +57,23 @@ export interface BankWebhookReceiverProps extends BankWebhookEndpointProps, Sett
    * the last days, and queries the payments still pending, so a settlement whose notification the
    * bank never delivered is still verified and published (once, with `trigger: reconciliation`).
    * See docs/reconciliation.md.
-   * @default - on: every 15 minutes, today and the last 3 days, pending payments for 7 days
+   * @default - on in PRODUCTION (see `stage`): every 15 minutes, today and the last 3 days, pending payments for 7 days; off in NON_PRODUCTION
    */
   readonly reconciliation?: ReconciliationOptions;
+
+  /**
+   * What this stack is to the bank, which has only production. PRODUCTION registers (when given
+   * registrations), sweeps and watches; NON_PRODUCTION (staging) does none of these against the
+   * bank: it may not take registrations, and has no reconciliation sweep, registration watch or
+   * Track Payment rule. See docs/usage.md, "Staging beside production".
+   * @default - PRODUCTION when the receiver registers (`paymentRegistration` or `boletoContracts`); NON_PRODUCTION otherwise, with a synth warning
+   */
+  readonly stage?: BankStage;
+}
+
+/** The stage a receiver's props ask for, the default filled. */
+function stageOf(props: BankWebhookReceiverProps): BankStage {
+  return props.stage ?? (props.paymentRegistration || props.boletoContracts?.length ? BankStage.PRODUCTION : BankStage.NON_PRODUCTION);
 }
 
 /** cooperativa/posto/beneficiário of a contract, or undefined when one is a deploy-time value. */
@@ -80,6 +95,14 @@ function validate(props: BankWebhookReceiverProps): void {
     v.check(given >= minimum, 'queueVisibilityTimeout', `must be at least 6 × processorTimeout + maxBatchingWindow = ${minimum} seconds (and at most 12 hours), got ${given} seconds; raise it or lower processorTimeout`);
   }
   checkReconciliationSweep(v, props.reconciliation ?? {}, 'reconciliation.', props.idempotencyTtl, props.eventSource);
+  if (props.stage !== undefined) v.check(Object.values(BankStage).includes(props.stage), 'stage', `must be BankStage.PRODUCTION or BankStage.NON_PRODUCTION, got "${props.stage}"`);
+  if (stageOf(props) === BankStage.NON_PRODUCTION) {
+    const why = 'a NON_PRODUCTION stack does nothing against the bank, which has only production (its settlements would reach this stack\'s consumers, and its registrations replace production\'s)';
+    v.check(!props.paymentRegistration, 'paymentRegistration', `must be left out: ${why}. Set stage: BankStage.PRODUCTION if this stack is production`);
+    v.check(!props.boletoContracts?.length, 'boletoContracts', `must be left out: ${why}. Set stage: BankStage.PRODUCTION if this stack is production`);
+    v.check(props.reconciliation?.enabled !== true, 'reconciliation.enabled', `must not be true: ${why}; the sweep would read the bank's real settlements. Set stage: BankStage.PRODUCTION if this stack is production`);
+    v.check(!props.reconciliation?.trackPaymentSources, 'reconciliation.trackPaymentSources', `must be left out: ${why}; Track Payment looks ask the bank. Set stage: BankStage.PRODUCTION if this stack is production`);
+  }
   if (props.paymentRegistration) checkRegistrationOptions(v, props.paymentRegistration, 'paymentRegistration.');
   const identities = new Map<string, number>();
   (props.boletoContracts ?? []).forEach((contract, i) => {
@@ -140,6 +163,8 @@ export class BankWebhookReceiver extends Construct {
   public readonly boletoContracts: BoletoWebhookContract[];
   /** The `receiver` dimension of every metric its parts emit (`receiverName`). */
   public readonly receiverName: string;
+  /** What this stack is to the bank (`stage`). */
+  public readonly stage: BankStage;
 
   constructor(scope: Construct, id: string, props: BankWebhookReceiverProps) {
     super(scope, id);
@@ -147,6 +172,11 @@ export class BankWebhookReceiver extends Construct {
     // One name for the metrics of every part: the facade's.
     const receiverName = props.receiverName ?? defaultReceiverName(this);
     this.receiverName = receiverName;
+    this.stage = stageOf(props);
+    if (props.stage === undefined && this.stage === BankStage.NON_PRODUCTION) {
+      Annotations.of(this).addWarningV2('cdk-bank-webhooks:nonProduction',
+        'This receiver registers nothing with the bank, so it is NON_PRODUCTION: no reconciliation sweep, no registration watch, no Track Payment rule (the bank has only production). If this stack is production and you register its URLs yourself, set stage: BankStage.PRODUCTION to keep the sweep. Set stage explicitly to silence this warning.');
+    }
     // The endpoint is this construct's default child: its resources keep the logical IDs they had
     // when they were made here directly (CDK leaves "Default" out of logical IDs).
     this.endpoint = new BankWebhookEndpoint(this, 'Default', checkedBy({
@@ -184,7 +214,7 @@ export class BankWebhookReceiver extends Construct {
     });
 
     // The sweep and the registration watch, after the registrations (its schedule goes before them on destroy).
-    if (props.reconciliation?.enabled ?? true) {
+    if (this.stage === BankStage.PRODUCTION && (props.reconciliation?.enabled ?? true)) {
       this.reconciliation = new ReconciliationSweep(this, 'Reconciliation', checkedBy({
         ...props.reconciliation, ...network, processor,
         paymentRegistration: this.paymentRegistration, boletoContracts: this.boletoContracts,

@@ -5,6 +5,7 @@ export { type VerifiedEventRuleOptions } from './core/verified-event-rule';
 export { BankWebhooksConstants } from './constants';
 export type { FunctionNetworkProps } from './core/function-network';
 export type { ReceiverNameProps } from './core/metrics';
+export { BankStage } from './core/bank-stage';
 export { BankWebhookEndpoint, type BankWebhookEndpointProps } from './endpoint';
 export {
   SettlementProcessor, type SettlementProcessorOptions, type SettlementProcessorProps,

@@ -7,7 +7,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { IConstruct } from 'constructs';
-import { BankWebhookReceiver, type BankWebhookReceiverProps } from '../../lib';
+import { BankStage, BankWebhookReceiver, type BankWebhookReceiverProps } from '../../lib';
 import { RECEIVER_SETTINGS_ENV, type ReceiverSettings } from '../../contracts/receiver';
 import { REDRIVE_ALLOW_RESOURCE_TYPE } from '../../contracts/redrive-allow';
 import { settingsIn, synthReceiver, testBankConnection, testStack } from '../support/cdk';
@@ -495,8 +495,8 @@ describe('several receivers in one account and region', () => {
 
   it('gives each receiver\'s metrics a receiver dimension of its own (by default the stack and path), which its alarms and metric methods use', () => {
     const stack = testStack('Billing');
-    const production = new BankWebhookReceiver(stack, 'Production', { bank: testBankConnection(stack) });
-    const staging = new BankWebhookReceiver(stack, 'Staging', { bank: testBankConnection(stack, { account: otherAccount }), receiverName: 'billing-staging' });
+    const production = new BankWebhookReceiver(stack, 'Production', { bank: testBankConnection(stack), stage: BankStage.PRODUCTION });
+    const staging = new BankWebhookReceiver(stack, 'Staging', { bank: testBankConnection(stack, { account: otherAccount }), receiverName: 'billing-staging', stage: BankStage.PRODUCTION });
     expect(alarmReceivers(Template.fromStack(stack))).toEqual({ Production: ['Billing/Production'], Staging: ['billing-staging'] });
     expect(stack.resolve(production.processor.metricNotificationsRecovered().dimensions)).toEqual({ service: 'bank-webhook-processor', receiver: 'Billing/Production' });
     expect(stack.resolve(staging.endpoint.metricUnauthorizedRequests('payments').dimensions)).toEqual({ service: 'bank-webhook-receiver', receiver: 'billing-staging', Route: 'payments' });

@@ -13,7 +13,7 @@ import type { Construct } from 'constructs';
 import { PROCESSOR_SERVICE_NAME, PROCESSOR_SETTINGS_ENV, ProcessorDefaults, ProcessorMetric } from '../../contracts/processor';
 import { METRICS_NAMESPACE, RECEIVER_SERVICE_NAME, ReceiverMetric } from '../../contracts/receiver';
 import { RECONCILIATION_SERVICE_NAME, SWEEP_SETTINGS_ENV, SweepMetric, TRACK_PAYMENT_DETAIL_TYPE } from '../../contracts/reconciliation';
-import { BankEventDetailType, BankWebhookEndpoint, BankWebhookReceiver, PaymentWebhookRegistration, ReconciliationSweep, SettlementProcessor } from '../../lib';
+import { BankEventDetailType, BankStage, BankWebhookEndpoint, BankWebhookReceiver, PaymentWebhookRegistration, ReconciliationSweep, SettlementProcessor } from '../../lib';
 import { synthIn, testBankConnection } from '../support/cdk';
 
 /** A queue of the user's own, with a dead-letter queue, long enough a visibility timeout for the processor's defaults. */
@@ -135,7 +135,7 @@ describe('BankWebhookReceiver', () => {
   });
 
   it('composes the public parts, reachable from it', () => {
-    const { built: receiver } = synthIn((scope) => new BankWebhookReceiver(scope, 'Webhooks', { bank: testBankConnection(scope) }));
+    const { built: receiver } = synthIn((scope) => new BankWebhookReceiver(scope, 'Webhooks', { bank: testBankConnection(scope), stage: BankStage.PRODUCTION }));
     expect(receiver.endpoint).toBeInstanceOf(BankWebhookEndpoint);
     expect(receiver.processor).toBeInstanceOf(SettlementProcessor);
     expect(receiver.reconciliation).toBeInstanceOf(ReconciliationSweep);

@@ -1,7 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import { BankWebhookReceiver } from '../../lib';
+import { BankStage, BankWebhookReceiver } from '../../lib';
 import { SWEEP_SETTINGS_ENV, type SweepSettings, TRACK_PAYMENT_DETAIL_TYPE } from '../../contracts/reconciliation';
 import { synthReceiver, testBankConnection, testStack } from '../support/cdk';
 
@@ -75,7 +75,7 @@ it('takes its interval, look-back and payment age, and sends its alarms to the t
   const stack = testStack('TestStack');
   const topic = sns.Topic.fromTopicArn(stack, 'Topic', 'arn:aws:sns:sa-east-1:111111111111:alarms');
   new BankWebhookReceiver(stack, 'Webhooks', {
-    bank: testBankConnection(stack), alarmTopic: topic,
+    bank: testBankConnection(stack), alarmTopic: topic, stage: BankStage.PRODUCTION,
     reconciliation: { interval: Duration.hours(1), lookbackDays: 5, paymentMaxAge: Duration.days(20) },
   });
   const template = Template.fromStack(stack);

@@ -8,7 +8,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { processBatch } from '../../lambda/processor/batch';
 import { matchesEventPattern } from '../../tools/local-aws/event-pattern';
 import { boletoEvent, contextWith, fakeDeps, pixPayment, sqsRecord } from '../support/processor-records';
-import { BankEventDetailType, BankWebhookReceiver, type BankWebhookReceiverProps, ClientCredentialsAuth, ZuluTimestamps } from '../../lib';
+import { BankEventDetailType, BankStage, BankWebhookReceiver, type BankWebhookReceiverProps, ClientCredentialsAuth, ZuluTimestamps } from '../../lib';
 import { BANK_CONNECTION_ENV, type BankConnectionSettings } from '../../contracts/bank-connection';
 import { PROCESSOR_SETTINGS_ENV, type ProcessorSettings } from '../../contracts/processor';
 import { synthReceiver, TEST_CREDENTIALS_ARN, testBankConnection, testStack } from '../support/cdk';
@@ -210,7 +210,7 @@ describe('onVerifiedEvent', () => {
     const app = new App();
     const stack = testStack('Receiver', app);
     const consumer = testStack('Consumer', app);
-    const receiver = new BankWebhookReceiver(stack, 'Webhooks', { bank: testBankConnection(stack) });
+    const receiver = new BankWebhookReceiver(stack, 'Webhooks', { bank: testBankConnection(stack), stage: BankStage.PRODUCTION });
     const queue = new sqs.Queue(consumer, 'Inbox', { enforceSSL: true });
     receiver.onVerifiedEvent('Settled', BankEventDetailType.BOLETO_SETTLED, { scope: consumer, target: new targets.SqsQueue(queue) });
     expect(Template.fromStack(consumer).findResources('AWS::Events::Rule')).not.toEqual({});

@@ -5,7 +5,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { Construct } from 'constructs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import { BankWebhookReceiver, type BankConnectionProps, type BankWebhookReceiverProps } from '../../lib';
+import { BankStage, BankWebhookReceiver, type BankConnectionProps, type BankWebhookReceiverProps } from '../../lib';
 
 export const TEST_CREDENTIALS_ARN = 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:bank-credentials-AbCdEf';
 
@@ -50,9 +50,12 @@ export function synthIn<T>(build: (stack: Stack) => T): { stack: Stack; built: T
   return { stack, built, template: Template.fromStack(stack) };
 }
 
-/** A BankWebhookReceiver (`Webhooks`) with the test bank connection and `props` over it; `configure` adds props that need the stack. */
+/**
+ * A BankWebhookReceiver (`Webhooks`) with the test bank connection and `props` over it; `configure`
+ * adds props that need the stack. PRODUCTION unless `props` says (`stage: undefined` for the default).
+ */
 export function synthReceiver(props: Partial<BankWebhookReceiverProps> = {}, configure?: (stack: Stack) => Partial<BankWebhookReceiverProps>) {
-  const { stack, built: receiver, template } = synthIn((scope: Construct & Stack) => new BankWebhookReceiver(scope, 'Webhooks', { bank: testBankConnection(scope), ...props, ...configure?.(scope) }));
+  const { stack, built: receiver, template } = synthIn((scope: Construct & Stack) => new BankWebhookReceiver(scope, 'Webhooks', { bank: testBankConnection(scope), stage: BankStage.PRODUCTION, ...props, ...configure?.(scope) }));
   return { stack, receiver, template };
 }
 
