@@ -6,6 +6,7 @@ import type * as events from 'aws-cdk-lib/aws-events';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { BankAccount } from '../contracts/bank-connection';
@@ -14,7 +15,7 @@ import type { BankConnectionProps } from './core/bank-connection';
 import { checkedBy, PropsValidation } from './core/props-validation';
 import { defaultReceiverName } from './core/metrics';
 import { BankStage } from './core/bank-stage';
-import { verifiedEventRule, type VerifiedEventRuleOptions } from './core/verified-event-rule';
+import { VerifiedEventRule, type VerifiedEventRuleOptions } from './core/verified-event-rule';
 import { BankWebhookEndpoint } from './endpoint/bank-webhook-endpoint';
 import { type BankWebhookEndpointProps, checkBankWebhookEndpoint } from './endpoint/bank-webhook-endpoint-props';
 import { minimumVisibilitySeconds } from './core/timing';
@@ -165,6 +166,8 @@ export class BankWebhookReceiver extends Construct {
   public readonly receiverName: string;
   /** What this stack is to the bank (`stage`). */
   public readonly stage: BankStage;
+  /** The topic its alarms notify (`alarmTopic`); the dead-letter queue alarms of `onVerifiedEvent` too. */
+  public readonly alarmTopic?: sns.ITopic;
 
   constructor(scope: Construct, id: string, props: BankWebhookReceiverProps) {
     super(scope, id);
@@ -236,19 +239,21 @@ export class BankWebhookReceiver extends Construct {
     this.eventBus = processor.eventBus;
     this.account = processor.account;
     this.eventSource = processor.eventSource;
+    this.alarmTopic = props.alarmTopic;
   }
 
   /**
    * A rule on the event bus matching this receiver's verified events of one detail type, so a
    * consumer is wired in one line:
-   * `receiver.onVerifiedEvent('Settled', BankEventDetailType.BOLETO_SETTLED, { target: new targets.LambdaFunction(fn) })`.
+   * `receiver.onVerifiedEvent('Settled', BankEventDetailType.BOLETO_SETTLED, { consumer: fn })` (the function reads a
+   * queue of its own; an event it fails ends in an alarmed dead-letter queue) or `{ target }` for any other target.
    * It matches this receiver's account (`detail.account`), so receivers sharing a bus never
    * receive each other's events; `options.eventPattern` narrows it further (for example on
    * `detail.state.statusClass`). Its target gets a dead-letter queue and a retry policy unless it
    * brings its own. Pass `options.scope` to create the rule in a consumer's stack.
    */
-  public onVerifiedEvent(id: string, detailType: BankEventDetailType, options: VerifiedEventRuleOptions = {}): events.Rule {
-    return verifiedEventRule(this, this.processor, id, detailType, options);
+  public onVerifiedEvent(id: string, detailType: BankEventDetailType, options: VerifiedEventRuleOptions = {}): VerifiedEventRule {
+    return new VerifiedEventRule(options.scope ?? this, id, { eventBus: this.eventBus, eventSource: this.eventSource, account: this.account, alarmTopic: this.alarmTopic }, detailType, options);
   }
 
   /**

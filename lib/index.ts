@@ -1,7 +1,7 @@
 /** The public API of cdk-bank-webhooks: every export named, so the jsii assembly holds exactly these. */
 export { BankWebhookReceiver, type BankWebhookReceiverProps } from './bank-webhook-receiver';
 export { type BankConnectionProps, type PaymentQueryScopes } from './core/bank-connection';
-export { type VerifiedEventRuleOptions } from './core/verified-event-rule';
+export { VerifiedEventRule, type VerifiedEventRuleOptions, type VerifiedEventSource } from './core/verified-event-rule';
 export { BankWebhooksConstants } from './constants';
 export type { FunctionNetworkProps } from './core/function-network';
 export type { ReceiverNameProps } from './core/metrics';

@@ -1,39 +1,92 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, Token, Validations } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
 import { addToDeadLetterQueueResourcePolicy } from 'aws-cdk-lib/aws-events-targets';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as lambdaEventSources from 'aws-cdk-lib/aws-lambda-event-sources';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { BankAccount } from '../../contracts/bank-connection';
 import type { BankEventDetailType } from '../../contracts/events';
 import { ProcessorDefaults } from '../../contracts/processor';
+import { notifyOn, thresholdAlarm } from './alarms';
 import { acknowledgeInherent } from './compliance';
+import { isWholeNumberIn, validateProps } from './props-validation';
 
 /** Where the verified events are: the bus, their source and the account they carry. */
 export interface VerifiedEventSource {
   readonly eventBus: events.IEventBus;
   readonly eventSource: string;
   readonly account: BankAccount;
+  /** The receiver's alarm topic: the rule's dead-letter queue alarm notifies it too. */
+  readonly alarmTopic?: sns.ITopic;
 }
 
 /**
- * A rule on `source.eventBus` matching the verified events of one detail type for one account,
- * with delivery guarantees on its target (see BankWebhookReceiver.onVerifiedEvent).
+ * A rule on the receiver's bus matching its verified events of one detail type for its account
+ * (BankWebhookReceiver.onVerifiedEvent), with delivery guarantees on its target: a dead-letter
+ * queue (alarmed when the rule made it) and a retry policy. With `consumer`, the rule delivers
+ * into a queue of the consumer's own, which the function reads with partial batch failures: a
+ * consumer that throws leaves the event in the queue, then in an alarmed dead-letter queue.
  */
-export function verifiedEventRule(owner: Construct, source: VerifiedEventSource, id: string, detailType: BankEventDetailType, options: VerifiedEventRuleOptions): events.Rule {
-  const scope = options.scope ?? owner;
-  const detail = options.allAccounts ? options.eventPattern?.detail : { ...options.eventPattern?.detail, account: accountPattern(source.account) };
-  const rule = new events.Rule(scope, id, {
-    eventBus: source.eventBus,
-    description: options.description ?? `Verified bank events: ${detailType}`,
-    ruleName: options.ruleName,
-    crossStackScope: options.crossStackScope,
-    eventPattern: { ...options.eventPattern, source: [source.eventSource], detailType: [detailType], ...(detail ? { detail } : {}) },
-  });
-  if (options.target) {
-    const deadLetterQueue = options.deadLetterQueue ?? targetDeadLetterQueue(scope, `${id}DeadLetterQueue`);
-    rule.addTarget(new WithDeliveryGuarantees(options.target, deadLetterQueue, options.retryAttempts ?? 185, options.maxEventAge ?? Duration.hours(24)));
+export class VerifiedEventRule extends events.Rule {
+  /** Where events go that could not be delivered (the rule's target) or consumed (`consumer`); undefined when the target brings its own. */
+  public readonly deadLetterQueue?: sqs.IQueue;
+  /** Alarm: an event is in the dead-letter queue this rule made (none for a queue you gave). */
+  public readonly deadLetterQueueAlarm?: cloudwatch.Alarm;
+  /** With `consumer`: the queue the rule delivers into and the function reads. */
+  public readonly consumerQueue?: sqs.Queue;
+
+  constructor(scope: Construct, id: string, source: VerifiedEventSource, detailType: BankEventDetailType, options: VerifiedEventRuleOptions) {
+    const detail = options.allAccounts ? options.eventPattern?.detail : { ...options.eventPattern?.detail, account: accountPattern(source.account) };
+    super(scope, id, {
+      eventBus: source.eventBus,
+      description: options.description ?? `Verified bank events: ${detailType}`,
+      ruleName: options.ruleName,
+      crossStackScope: options.crossStackScope,
+      eventPattern: { ...options.eventPattern, source: [source.eventSource], detailType: [detailType], ...(detail ? { detail } : {}) },
+    });
+    validateProps('onVerifiedEvent', options, (v, o) => {
+      v.check(!(o.target && o.consumer), 'consumer', 'cannot be given with target: consumer makes the rule\'s target (a queue the function reads); give one of them');
+      v.checkNumber(o.consumerMaxReceiveCount, 'consumerMaxReceiveCount', isWholeNumberIn(1, 1000), 'must be a whole number from 1 to 1000');
+      v.checkNumber(o.consumerBatchSize, 'consumerBatchSize', isWholeNumberIn(1, 10), 'must be a whole number from 1 to 10');
+    });
+    const made = (queueId: string) => targetDeadLetterQueue(scope, queueId);
+    if (options.consumer) {
+      const deadLetterQueue = options.deadLetterQueue ?? made(`${id}DeadLetterQueue`);
+      this.deadLetterQueue = deadLetterQueue;
+      const timeout = (options.consumer as Partial<Pick<lambda.Function, 'timeout'>>).timeout?.toSeconds() ?? 30;
+      this.consumerQueue = new sqs.Queue(scope, `${id}Queue`, {
+        encryption: sqs.QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        retentionPeriod: Duration.seconds(ProcessorDefaults.queueRetentionSeconds),
+        // Lambda's advice for an SQS source: six times the function's timeout.
+        visibilityTimeout: Duration.seconds(Token.isUnresolved(timeout) ? 180 : Math.max(30, 6 * timeout)),
+        deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: options.consumerMaxReceiveCount ?? 5 },
+      });
+      // A delivery the queue refused goes to the same dead-letter queue.
+      this.addTarget(new WithDeliveryGuarantees(new targets.SqsQueue(this.consumerQueue), deadLetterQueue, options.retryAttempts ?? 185, options.maxEventAge ?? Duration.hours(24)));
+      options.consumer.addEventSource(new lambdaEventSources.SqsEventSource(this.consumerQueue, { batchSize: options.consumerBatchSize ?? 10, reportBatchItemFailures: true }));
+    } else if (options.target) {
+      if (options.target instanceof targets.LambdaFunction) {
+        Annotations.of(this).addWarningV2('cdk-bank-webhooks:lambdaTarget',
+          `The rule ${this.node.path} invokes a Lambda function directly: EventBridge invokes it asynchronously, so an event the function fails is retried twice by Lambda and then dropped (the rule's dead-letter queue covers delivery only). Pass the function as consumer instead of target: the events then wait in a queue of its own and end in an alarmed dead-letter queue.`);
+      }
+      const deadLetterQueue = options.deadLetterQueue ?? made(`${id}DeadLetterQueue`);
+      const guarded = new WithDeliveryGuarantees(options.target, deadLetterQueue, options.retryAttempts ?? 185, options.maxEventAge ?? Duration.hours(24));
+      this.addTarget(guarded);
+      this.deadLetterQueue = guarded.usedOwnDeadLetterQueue ? deadLetterQueue : undefined;
+    }
+    if (this.deadLetterQueue && !options.deadLetterQueue) {
+      this.deadLetterQueueAlarm = thresholdAlarm(scope, `${id}DeadLetterQueueAlarm`, {
+        description: `Verified bank events (${detailType}) are in the dead-letter queue of the rule ${this.node.path}: ${options.consumer ? 'its consumer failed them on every receive' : 'its target refused them for 24 hours'}. Fix the consumer, then move them back (docs/events.md, "Consuming events").`,
+        metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: cloudwatch.Stats.MAXIMUM }),
+      });
+      notifyOn(options.alarmTopic ?? source.alarmTopic, [this.deadLetterQueueAlarm]);
+    }
   }
-  return rule;
 }
 
 /** Options of {@link BankWebhookReceiver.onVerifiedEvent}. */
@@ -65,6 +118,30 @@ export interface VerifiedEventRuleOptions extends events.OnEventOptions {
    * @default Duration.hours(24), unless the target brings its own retry policy
    */
   readonly maxEventAge?: Duration;
+  /**
+   * A Lambda function that consumes the events through a queue of its own (`<id>Queue`): it reads
+   * them in batches with partial batch failures, and an event it fails `consumerMaxReceiveCount`
+   * times ends in the dead-letter queue, whose alarm goes off. Prefer it to a Lambda `target`:
+   * EventBridge invokes a target function asynchronously, and an event the function throws on is
+   * retried twice by Lambda and then dropped. Not with `target`.
+   * @default - none: `target` is the rule's target
+   */
+  readonly consumer?: lambda.IFunction;
+  /**
+   * Receives of an event by `consumer` before it goes to the dead-letter queue.
+   * @default 5
+   */
+  readonly consumerMaxReceiveCount?: number;
+  /**
+   * Events `consumer` gets in one invocation (1 to 10).
+   * @default 10
+   */
+  readonly consumerBatchSize?: number;
+  /**
+   * Told when the rule's dead-letter queue alarm goes off and clears.
+   * @default - the receiver's alarmTopic
+   */
+  readonly alarmTopic?: sns.ITopic;
 }
 
 /** The event pattern that matches one account's events: boleto events by beneficiary, payment events by account number. */
@@ -94,8 +171,12 @@ class WithDeliveryGuarantees implements events.IRuleTarget {
     private readonly maxEventAge: Duration,
   ) {}
 
+  /** Whether the target took the rule's dead-letter queue (it brought none of its own); known once bound. */
+  public usedOwnDeadLetterQueue = false;
+
   public bind(rule: events.IRule, id?: string): events.RuleTargetConfig {
     const config = this.inner.bind(rule, id);
+    this.usedOwnDeadLetterQueue = !config.deadLetterConfig;
     if (!config.deadLetterConfig) addToDeadLetterQueueResourcePolicy(rule, this.deadLetterQueue);
     return {
       ...config,

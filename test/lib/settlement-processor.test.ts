@@ -1,5 +1,5 @@
 import { App, Duration, Stack } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as sns from 'aws-cdk-lib/aws-sns';
@@ -204,6 +204,64 @@ describe('onVerifiedEvent', () => {
         Condition: { ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksSettled'), 'Arn'] } } },
       })]) },
     });
+  });
+
+  it('alarms on and exposes the dead-letter queue it makes, and warns that a bare Lambda target drops what the function fails', () => {
+    const stack = newStack();
+    const topic = sns.Topic.fromTopicArn(stack, 'Topic', 'arn:aws:sns:sa-east-1:111111111111:alarms');
+    const receiver = new BankWebhookReceiver(stack, 'Webhooks', { bank: testBankConnection(stack), alarmTopic: topic });
+    const fn = lambda.Function.fromFunctionArn(stack, 'Fn', 'arn:aws:lambda:sa-east-1:111111111111:function:consumer');
+    const inbox = new sqs.Queue(stack, 'Inbox', { enforceSSL: true });
+    const own = new sqs.Queue(stack, 'OwnDlq', { enforceSSL: true });
+    const toQueue = receiver.onVerifiedEvent('Settled', BankEventDetailType.BOLETO_SETTLED, { target: new targets.SqsQueue(inbox) });
+    const bare = receiver.onVerifiedEvent('Reversed', BankEventDetailType.BOLETO_SETTLEMENT_REVERSED, { target: new targets.LambdaFunction(fn) });
+    const given = receiver.onVerifiedEvent('Paid', BankEventDetailType.PAYMENT_STATUS_VERIFIED, { target: new targets.SqsQueue(inbox), deadLetterQueue: own });
+    expect(toQueue).toBeInstanceOf(events.Rule);
+    expect(toQueue.deadLetterQueue).toBeDefined();
+    expect(toQueue.deadLetterQueueAlarm).toBeDefined();
+    // A queue you gave is yours to watch.
+    expect(given.deadLetterQueue).toBe(own);
+    expect(given.deadLetterQueueAlarm).toBeUndefined();
+    const template = Template.fromStack(stack);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS', MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1,
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksSettledDeadLetterQueue'), 'QueueName'] } }],
+      AlarmDescription: Match.stringLikeRegexp('Verified bank events \\(Boleto Settled\\) are in the dead-letter queue'),
+      AlarmActions: ['arn:aws:sns:sa-east-1:111111111111:alarms'],
+    });
+    const warnings = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('invokes a Lambda function directly'));
+    expect(warnings.map((w) => w.id)).toEqual([`/${bare.node.path}`]);
+    expect(JSON.stringify(warnings[0].entry.data)).toMatch(/Pass the function as consumer instead of target/);
+  });
+
+  it('wires a consumer function through a queue of its own: partial batch failures, a dead-letter queue after 5 receives, alarmed', () => {
+    const stack = newStack();
+    const receiver = new BankWebhookReceiver(stack, 'Webhooks', { bank: testBankConnection(stack) });
+    const fn = new lambda.Function(stack, 'Consumer', { runtime: lambda.Runtime.NODEJS_22_X, handler: 'index.handler', code: lambda.Code.fromInline('exports.handler = async () => ({ batchItemFailures: [] })'), timeout: Duration.seconds(20) });
+    const rule = receiver.onVerifiedEvent('Settled', BankEventDetailType.BOLETO_SETTLED, { consumer: fn });
+    const template = Template.fromStack(stack);
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      VisibilityTimeout: 120,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksSettledDeadLetterQueue'), 'Arn'] }, maxReceiveCount: 5 },
+    });
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: Match.objectLike({ 'detail-type': ['Boleto Settled'] }),
+      Targets: [Match.objectLike({
+        Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksSettledQueue'), 'Arn'] },
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksSettledDeadLetterQueue'), 'Arn'] } },
+        RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86400 },
+      })],
+    });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: Match.stringLikeRegexp('^Consumer') }, BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'],
+      EventSourceArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksSettledQueue'), 'Arn'] },
+    });
+    expect(rule.consumerQueue).toBeDefined();
+    expect(rule.deadLetterQueueAlarm).toBeDefined();
+    expect(() => receiver.onVerifiedEvent('Both', BankEventDetailType.BOLETO_SETTLED, { consumer: fn, target: new targets.LambdaFunction(fn) })).toThrow(
+      'consumer: cannot be given with target',
+    );
+    expect(() => receiver.onVerifiedEvent('Big', BankEventDetailType.BOLETO_SETTLED, { consumer: fn, consumerBatchSize: 50 })).toThrow('consumerBatchSize: must be a whole number from 1 to 10');
   });
 
   it('creates the rule in a consumer\'s stack when given its scope, so only the consumer\'s stack depends on the receiver\'s', () => {

@@ -6,7 +6,7 @@ import { App, type Stack } from 'aws-cdk-lib';
 import { type BankSimulator, SimulatorPaths } from '../../simulator/simulator';
 import { LOCAL_AWS, localStackId } from '../local-aws/local-env';
 import type { RUNNER_CONTEXT_KEYS } from './local-stack';
-import { type CloudFormationTemplate, type ReceiverDeployment, resolveIntrinsics } from './template';
+import { type CloudFormationTemplate, type ReceiverDeployment, resolveIntrinsics, ruleLogicalId } from './template';
 
 /** The id the API gets locally (its deployed URL is rewritten to the front door's). */
 const LOCAL_API_ID = 'localapi';
@@ -88,8 +88,6 @@ export class LocalResolver {
 
   /** The event pattern of the template's one rule whose logical ID starts with `prefix`. */
   rulePattern(prefix: string): Record<string, unknown> {
-    const rules = Object.entries(this.template.Resources).filter(([id, r]) => r.Type === 'AWS::Events::Rule' && id.startsWith(prefix));
-    if (rules.length !== 1) throw new Error(`consumerRule "${prefix}" names ${rules.length} rules of the template; it must name one`);
-    return this.resolve(rules[0][1].Properties?.EventPattern) as Record<string, unknown>;
+    return this.resolve(this.template.Resources[ruleLogicalId(this.template, prefix)].Properties?.EventPattern) as Record<string, unknown>;
   }
 }

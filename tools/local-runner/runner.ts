@@ -37,7 +37,7 @@ import { LocalResolver, synthesizeLocalStack } from './local-resolver';
 import { LocalServices } from './local-services';
 import { LocalReceiverStack } from './local-stack';
 import {
-  type CloudFormationTemplate, describeReceiverDeployment, type EventSourceDescription, type FunctionDescription, type QueueDescription, type ReceiverDeployment, settingsIn,
+  type CloudFormationTemplate, describeQueueConsumer, describeReceiverDeployment, type QueueConsumerDescription, ruleLogicalId, type EventSourceDescription, type FunctionDescription, type QueueDescription, type ReceiverDeployment, settingsIn,
 } from './template';
 
 export { RUNNER_CONTEXT_KEYS } from './local-stack';
@@ -67,6 +67,12 @@ export interface LocalRunnerOptions {
    * @default every event on the bus
    */
   readonly consumerRule?: string;
+  /**
+   * The visibility timeout of the consumer's own queue (a rule made with `consumer`) in place of
+   * the template's, so that a message the consumer failed comes back sooner in tests.
+   * @default the template's
+   */
+  readonly consumerVisibilityTimeoutSeconds?: number;
   /**
    * An EventBridge stand-in already started and shared with other runners (several receivers
    * publishing to one bus); the runner neither starts nor stops it.
@@ -199,6 +205,11 @@ export class LocalRunner {
   /** The stack's name. */
   readonly stackName: string;
 
+  /** With a consumer rule whose target is a queue the consumer reads: that queue and its dead-letter queue. */
+  consumerQueueUrl?: string;
+  consumerDlqUrl?: string;
+  private consumerQueue?: QueueConsumerDescription;
+  private consumerSource?: SqsEventSource;
   private source?: SqsEventSource;
   private lookSource?: SqsEventSource;
   private resolver!: LocalResolver;
@@ -309,6 +320,11 @@ export class LocalRunner {
       binaryMediaTypes: (this.template.Resources[d.api.restApi].Properties?.BinaryMediaTypes as string[] | undefined) ?? [],
     });
     this.apiUrl = await this.gateway.start();
+    if (this.options.consumer && this.options.consumerRule) {
+      this.consumerQueue = describeQueueConsumer(this.template, ruleLogicalId(this.template, this.options.consumerRule));
+      const q = this.consumerQueue?.queue;
+      if (q) ({ queueUrl: this.consumerQueueUrl, dlqUrl: this.consumerDlqUrl } = await createQueueWithDlq(this.sqs, q.logicalId, q.maxReceiveCount, this.options.consumerVisibilityTimeoutSeconds ?? q.visibilityTimeoutSeconds, q.deadLetterQueue));
+    }
     const queueUrls = new Map([
       [d.queue.logicalId, this.queueUrl], [d.queue.deadLetterQueue, this.dlqUrl], [d.lookQueue.logicalId, this.lookQueueUrl], [d.lookQueue.deadLetterQueue, this.lookDlqUrl],
     ]);
@@ -371,8 +387,34 @@ export class LocalRunner {
       });
       const pattern = this.options.consumerRule ? this.resolver.rulePattern(this.options.consumerRule) : undefined;
       this.events.subscribe((event) => {
-        if (!pattern || matchesEventPattern(pattern, { source: event.source, 'detail-type': event.detailType, detail: event.detail })) this.deliverToConsumer(event);
+        if (pattern && !matchesEventPattern(pattern, { source: event.source, 'detail-type': event.detailType, detail: event.detail })) return;
+        if (this.consumerQueueUrl) this.enqueueForConsumer(event);
+        else this.deliverToConsumer(event);
       });
+      if (this.consumerQueueUrl && this.consumerQueue) {
+        // The rule's SQS target and the function's event source mapping on it, as the template wires them.
+        this.consumerSource = new SqsEventSource({
+          sqs: this.sqs,
+          queueUrl: this.consumerQueueUrl,
+          queueArn: `arn:aws:sqs:${LOCAL_AWS.region}:${LOCAL_AWS.accountId}:${this.consumerQueue.queue.logicalId}`,
+          handler: async (sqsEvent: SQSEvent) => {
+            this.consumerInvocations++;
+            try {
+              return await this.consumer!.invoke<SQSBatchResponse>(sqsEvent);
+            } catch (error) {
+              this.consumerErrors++;
+              this.log('consumer', `consumer failed: ${(error as Error).message}`);
+              throw error;
+            }
+          },
+          batchSize: this.consumerQueue.eventSource.batchSize,
+          reportBatchItemFailures: this.consumerQueue.eventSource.reportBatchItemFailures,
+          functionTimeoutMs: 30_000,
+          functionName: 'consumer',
+          region: LOCAL_AWS.region,
+        });
+        this.consumerSource.start(1);
+      }
     }
 
     // The processor's two event source mappings, each with environments of its own, as Lambda runs them.
@@ -438,6 +480,17 @@ export class LocalRunner {
         // not a stored notification: the processor quarantines it
       }
     }
+  }
+
+  /** The event as the rule's SQS target puts it in the consumer's queue. */
+  private enqueueForConsumer(event: RecordedEvent): void {
+    const body = JSON.stringify({
+      version: '0', id: event.id, 'detail-type': event.detailType, source: event.source, account: LOCAL_AWS.accountId,
+      time: event.time ?? new Date().toISOString(), region: LOCAL_AWS.region, resources: [], detail: event.detail,
+    });
+    this.consumerCalls.push(this.sqs.send(new SendMessageCommand({ QueueUrl: this.consumerQueueUrl, MessageBody: body })).then(() => undefined, (error: unknown) => {
+      this.log('eventbridge', `consumer rule: SendMessage failed: ${(error as Error).message}`);
+    }));
   }
 
   private deliverToConsumer(event: RecordedEvent): void {
@@ -679,7 +732,7 @@ export class LocalRunner {
   async stop(): Promise<void> {
     this.stopSchedules();
     await this.sweepRunning?.catch(() => undefined);
-    await Promise.all([this.source?.stop(), this.lookSource?.stop()]);
+    await Promise.all([this.source?.stop(), this.lookSource?.stop(), this.consumerSource?.stop()]);
     await Promise.all([this.receiver?.stop(), this.processor?.stop(), this.lookProcessor?.stop(), this.registrationHandler?.stop(), this.consumer?.stop(), this.sweeper?.stop()]);
     await Promise.all([this.gateway?.stop(), this.services?.stop()]);
     await Promise.all([...this.logFiles.values()].map((file) => new Promise((resolve) => file.end(resolve))));

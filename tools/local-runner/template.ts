@@ -251,3 +251,30 @@ export function describeReceiverDeployment(template: CloudFormationTemplate): Re
     }),
   };
 }
+
+/** The logical ID of the template's one rule whose logical ID starts with `prefix` (a consumer rule). */
+export function ruleLogicalId(template: CloudFormationTemplate, prefix: string): string {
+  const rules = Object.entries(template.Resources).filter(([id, r]) => r.Type === 'AWS::Events::Rule' && id.startsWith(prefix));
+  if (rules.length !== 1) throw new Error(`consumerRule "${prefix}" names ${rules.length} rules of the template; it must name one`);
+  return rules[0][0];
+}
+
+/** A rule whose target is a queue a function reads (`onVerifiedEvent` with `consumer`): the queue and the mapping. */
+export interface QueueConsumerDescription {
+  readonly queue: QueueDescription;
+  readonly eventSource: EventSourceDescription;
+}
+
+/**
+ * The queue consumer behind the template's rule `ruleLogicalId`, when its target is an SQS queue
+ * that a function reads through an event source mapping; undefined for any other target.
+ */
+export function describeQueueConsumer(template: CloudFormationTemplate, ruleLogicalId: string): QueueConsumerDescription | undefined {
+  const targets = (template.Resources[ruleLogicalId]?.Properties?.Targets ?? []) as Array<{ Arn?: { 'Fn::GetAtt'?: [string, string] } }>;
+  const queueId = targets.map((t) => t.Arn?.['Fn::GetAtt']?.[0]).find((id) => id && template.Resources[id]?.Type === 'AWS::SQS::Queue');
+  if (!queueId) return undefined;
+  const mapping = Object.values(template.Resources).find((r) => r.Type === 'AWS::Lambda::EventSourceMapping'
+    && JSON.stringify(r.Properties?.EventSourceArn) === JSON.stringify({ 'Fn::GetAtt': [queueId, 'Arn'] }));
+  if (!mapping || !template.Resources[queueId].Properties?.RedrivePolicy) return undefined;
+  return { queue: queueDescription(template, queueId), eventSource: eventSourceDescription(mapping) };
+}
