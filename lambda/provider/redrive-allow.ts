@@ -1,6 +1,6 @@
 import { SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { REDRIVE_ALLOW_ALL, RedriveAllowProperty } from '../../contracts/redrive-allow';
-import type { Log } from '../shared/runtime';
+import { isErrorNamed, type Log } from '../shared/runtime';
 import type { CustomResourceEvent, CustomResourceResult } from './lifecycle';
 import { readRedriveAllowProperties } from './settings';
 
@@ -34,8 +34,7 @@ export async function redriveAllowLifecycle(event: CustomResourceEvent, sqs: Que
 }
 
 function isQueueGone(error: unknown): boolean {
-  const name = (error as { name?: string } | undefined)?.name ?? '';
-  return name === 'QueueDoesNotExist' || name === 'AWS.SimpleQueueService.NonExistentQueue';
+  return isErrorNamed(error, 'QueueDoesNotExist', 'AWS.SimpleQueueService.NonExistentQueue');
 }
 
 /** The `RedriveAllowPolicy` attribute allowing only `sourceQueueArn`. */

@@ -134,87 +134,79 @@ function reasonNotToRepair(repair: boolean, record: AppliedRegistration, drift: 
   return undefined;
 }
 
-/** Reads every registration of the stack, reports each drift, and repairs what it may. */
-export async function watchRegistrations(deps: WatchDeps): Promise<WatchFinding[]> {
+/** What one registration's watch came to: its state and drift, why it was not repaired, and what the state item keeps beside. */
+interface Outcome {
+  readonly state: WatchState;
+  readonly drift: RegistrationDrift[];
+  readonly why?: string;
+  readonly keep?: Partial<WatchStateRecord>;
+}
+
+/** Compares one registration with its record and repairs it when it may. */
+async function watchOne(deps: WatchDeps, registration: WatchedRegistration, previous: WatchStateRecord | undefined, stackStatus: () => Promise<string>): Promise<Outcome> {
   const { ctx, settings } = deps;
+  const now = deps.now ?? Date.now;
+  const { label, appliedRecord } = registration;
+  let record: AppliedRegistration | undefined;
+  let unreadable: string | undefined;
+  try {
+    record = await deps.readRecord(appliedRecord);
+  } catch (error) {
+    unreadable = errorMessage(error);
+  }
+  if (!record) {
+    const why = unreadable ?? 'no deploy has recorded what it applied (a stack upgraded without a registration change): deploy a registration change (such as tokenVersion) to record it';
+    deps.count(SweepMetric.REGISTRATIONS_UNKNOWN, { registration: label });
+    ctx.log.warn('The registration\'s last deploy is unknown: not compared, never repaired', { registration: label, record: appliedRecord, why });
+    return { state: WatchState.UNKNOWN, drift: [], why };
+  }
+  const token = await recordedToken(deps, record);
+  const payment = record.resourceType === RegistrationResourceType.PAYMENT_WEBHOOK;
+  const { drift, held } = payment ? await comparePayment(ctx, record.spec as PaymentWebhookSpec, token) : await compareContract(ctx, record.spec as BoletoContractSpec, token);
+  // In sync again: a contest is over (the state item keeps none).
+  if (!drift.length) return { state: WatchState.IN_SYNC, drift };
+  const stack = await stackStatus();
+  if (!COMPLETED_STACK_STATUSES.includes(stack)) {
+    // A deploy or a rollback is changing it: the next sweep compares again (no drift counted, no alarm).
+    ctx.log.info('The bank\'s registration differs while the stack is changing', { registration: label, drift, held, stackStatus: stack });
+    return { state: WatchState.DRIFT, drift, why: `the stack is ${stack}: compared again at the next sweep` };
+  }
+  deps.count(SweepMetric.REGISTRATION_DRIFT, { registration: label, drift: drift.join(',') });
+  const contested = settings.repair && isContested(previous, record, now());
+  const notRepaired = reasonNotToRepair(settings.repair, record, drift, token, contested);
+  ctx.log.warn('The bank\'s registration is not what the last deploy applied', { registration: label, drift, held, appliedAt: record.appliedAt, repair: notRepaired ? `no: ${notRepaired.why}` : 'yes' });
+  if (notRepaired?.state === WatchState.CONTESTED) {
+    deps.count(SweepMetric.REGISTRATION_CONTESTED, { registration: label, drift: drift.join(',') });
+    const since = previous?.contestedUnder === record.requestId ? previous.contestedSince : now();
+    return { ...notRepaired, drift, keep: { contestedUnder: record.requestId, contestedSince: since } };
+  }
+  if (notRepaired) return { ...notRepaired, drift };
+  const repairCtx: StepContext = { ...ctx, tokenValue: () => Promise.resolve(token.value!) };
+  try {
+    if (payment) await registerPaymentWebhook(repairCtx, record.spec as PaymentWebhookSpec);
+    else await createContract(repairCtx, record.spec as BoletoContractSpec);
+  } catch (error) {
+    // The steps leave another party's registration alone and undo what they could not confirm; the drift alarm is already counted.
+    const why = `the repair failed: ${errorMessage(error)}`;
+    ctx.log.error('Could not put back what the last deploy applied', { registration: label, why });
+    return { state: WatchState.DRIFT, drift, why };
+  }
+  deps.count(SweepMetric.REGISTRATIONS_REPAIRED, { registration: label });
+  ctx.log.info('Put back what the last deploy applied at the bank', { registration: label, appliedAt: record.appliedAt });
+  return { state: WatchState.REPAIRED, drift, keep: { repairedAt: now(), repairedUnder: record.requestId } };
+}
+
+/** Reads every registration of the stack, reports each drift, and repairs what it may; keeps what it saw of each. */
+export async function watchRegistrations(deps: WatchDeps): Promise<WatchFinding[]> {
   const now = deps.now ?? Date.now;
   let status: string | undefined;
   const stackStatus = async () => (status ??= await deps.stackStatus());
-  const watched: WatchedRegistration[] = [...(settings.payment ? [settings.payment] : []), ...settings.contracts];
   const findings: WatchFinding[] = [];
-  for (const registration of watched) {
-    const { label, appliedRecord } = registration;
-    const finding = (state: WatchState, drift: RegistrationDrift[], notRepaired?: string): WatchFinding => ({
-      registration: label, state, drift, repaired: state === WatchState.REPAIRED, ...(notRepaired ? { notRepaired } : {}),
-    });
-    let record: AppliedRegistration | undefined;
-    let unreadable: string | undefined;
-    try {
-      record = await deps.readRecord(appliedRecord);
-    } catch (error) {
-      unreadable = errorMessage(error);
-    }
-    const previous = await deps.states.read(appliedRecord);
-    const save = (state: WatchState, drift: RegistrationDrift[], extra: Partial<WatchStateRecord> = {}) => deps.states.write(appliedRecord, {
-      state, drift, watchedAt: now(), repairedAt: previous?.repairedAt, repairedUnder: previous?.repairedUnder, ...extra,
-    });
-    if (!record) {
-      const why = unreadable ?? 'no deploy has recorded what it applied (a stack upgraded without a registration change): deploy a registration change (such as tokenVersion) to record it';
-      deps.count(SweepMetric.REGISTRATIONS_UNKNOWN, { registration: label });
-      ctx.log.warn('The registration\'s last deploy is unknown: not compared, never repaired', { registration: label, record: appliedRecord, why });
-      await save(WatchState.UNKNOWN, []);
-      findings.push(finding(WatchState.UNKNOWN, [], why));
-      continue;
-    }
-    const token = await recordedToken(deps, record);
-    const { drift, held } = record.resourceType === RegistrationResourceType.PAYMENT_WEBHOOK
-      ? await comparePayment(ctx, record.spec as PaymentWebhookSpec, token)
-      : await compareContract(ctx, record.spec as BoletoContractSpec, token);
-    if (!drift.length) {
-      // In sync again: a contest is over.
-      await save(WatchState.IN_SYNC, []);
-      findings.push(finding(WatchState.IN_SYNC, []));
-      continue;
-    }
-    const stack = await stackStatus();
-    if (!COMPLETED_STACK_STATUSES.includes(stack)) {
-      // A deploy or a rollback is changing it: the next sweep compares again (no drift counted, no alarm).
-      const why = `the stack is ${stack}: compared again at the next sweep`;
-      ctx.log.info('The bank\'s registration differs while the stack is changing', { registration: label, drift, held, stackStatus: stack });
-      await save(WatchState.DRIFT, drift);
-      findings.push(finding(WatchState.DRIFT, drift, why));
-      continue;
-    }
-    deps.count(SweepMetric.REGISTRATION_DRIFT, { registration: label, drift: drift.join(',') });
-    const contested = settings.repair && isContested(previous, record, now());
-    const notRepaired = reasonNotToRepair(settings.repair, record, drift, token, contested);
-    ctx.log.warn('The bank\'s registration is not what the last deploy applied', { registration: label, drift, held, appliedAt: record.appliedAt, repair: notRepaired ? `no: ${notRepaired.why}` : 'yes' });
-    if (notRepaired) {
-      if (notRepaired.state === WatchState.CONTESTED) {
-        deps.count(SweepMetric.REGISTRATION_CONTESTED, { registration: label, drift: drift.join(',') });
-        await save(notRepaired.state, drift, { contestedUnder: record.requestId, contestedSince: previous?.contestedUnder === record.requestId ? previous.contestedSince : now() });
-      } else {
-        await save(notRepaired.state, drift);
-      }
-      findings.push(finding(notRepaired.state, drift, notRepaired.why));
-      continue;
-    }
-    const repairCtx: StepContext = { ...ctx, tokenValue: () => Promise.resolve(token.value!) };
-    try {
-      if (record.resourceType === RegistrationResourceType.PAYMENT_WEBHOOK) await registerPaymentWebhook(repairCtx, record.spec as PaymentWebhookSpec);
-      else await createContract(repairCtx, record.spec as BoletoContractSpec);
-    } catch (error) {
-      // The steps leave another party's registration alone and undo what they could not confirm; the drift alarm is already counted.
-      const why = `the repair failed: ${errorMessage(error)}`;
-      ctx.log.error('Could not put back what the last deploy applied', { registration: label, why });
-      await save(WatchState.DRIFT, drift);
-      findings.push(finding(WatchState.DRIFT, drift, why));
-      continue;
-    }
-    deps.count(SweepMetric.REGISTRATIONS_REPAIRED, { registration: label });
-    ctx.log.info('Put back what the last deploy applied at the bank', { registration: label, appliedAt: record.appliedAt });
-    await save(WatchState.REPAIRED, drift, { repairedAt: now(), repairedUnder: record.requestId });
-    findings.push(finding(WatchState.REPAIRED, drift));
+  for (const registration of [...(deps.settings.payment ? [deps.settings.payment] : []), ...deps.settings.contracts]) {
+    const previous = await deps.states.read(registration.appliedRecord);
+    const { state, drift, why, keep } = await watchOne(deps, registration, previous, stackStatus);
+    await deps.states.write(registration.appliedRecord, { state, drift, watchedAt: now(), repairedAt: previous?.repairedAt, repairedUnder: previous?.repairedUnder, ...keep });
+    findings.push({ registration: registration.label, state, drift, repaired: state === WatchState.REPAIRED, ...(why ? { notRepaired: why } : {}) });
   }
   return findings;
 }

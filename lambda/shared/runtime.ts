@@ -26,6 +26,15 @@ export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * Whether an error is one of the AWS SDK's exceptions `names`, by name: an SDK exception's name
+ * is its class's, and a name still matches across two copies of a client (where `instanceof` fails).
+ */
+export function isErrorNamed(error: unknown, ...names: string[]): boolean {
+  const name = (error as { name?: unknown } | null | undefined)?.name;
+  return typeof name === 'string' && names.includes(name);
+}
+
 /** Name and message of an error, never its request or response (which could carry secrets). */
 export function errorSummary(error: unknown): { name: string; message: string } {
   return { name: error instanceof Error ? error.name : 'Error', message: errorMessage(error) };

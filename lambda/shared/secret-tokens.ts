@@ -1,5 +1,5 @@
-import { GetSecretValueCommand, ResourceNotFoundException, type SecretsManagerClient, type SecretsManagerClientConfig } from '@aws-sdk/client-secrets-manager';
-import { budgetedClientConfig } from './runtime';
+import { GetSecretValueCommand, type SecretsManagerClient, type SecretsManagerClientConfig } from '@aws-sdk/client-secrets-manager';
+import { budgetedClientConfig, isErrorNamed } from './runtime';
 import { secrets } from './redaction';
 
 /** The versions of a token secret that are accepted: the current value, and the next one while a rotation is under way. */
@@ -10,6 +10,17 @@ export function secretsClientConfig(budgetMs: number): SecretsManagerClientConfi
   return budgetedClientConfig(budgetMs, 2);
 }
 
+/** One version of a secret by stage or id (errors propagate), its value remembered for redaction; undefined when it holds no string. */
+async function readVersion(client: SecretsManagerClient, secretArn: string, which: { readonly VersionStage: string } | { readonly VersionId: string }, budgetMs: number): Promise<{ value: string; versionId?: string } | undefined> {
+  const answer = await client.send(new GetSecretValueCommand({ SecretId: secretArn, ...which }), { abortSignal: AbortSignal.timeout(budgetMs) });
+  if (!answer.SecretString) return undefined;
+  secrets.remember(answer.SecretString);
+  return { value: answer.SecretString, versionId: answer.VersionId };
+}
+
+const isMissing = (error: unknown) => isErrorNamed(error, 'ResourceNotFoundException');
+const noCurrentValue = (secretArn: string) => new Error(`Secret ${secretArn} has no AWSCURRENT string value: store the token as the secret's plain text value`);
+
 /**
  * The token value of one stage of a secret, as a list of zero or one value. The secret's
  * SecretString is the token itself. AWSCURRENT must hold a non-empty value. AWSPENDING is absent
@@ -17,17 +28,16 @@ export function secretsClientConfig(budgetMs: number): SecretsManagerClientConfi
  * authenticates anyone).
  */
 export async function loadStageToken(client: SecretsManagerClient, secretArn: string, stage: TokenStage, budgetMs: number): Promise<string[]> {
-  let value: string | undefined;
+  let version: { value: string } | undefined;
   try {
-    value = (await client.send(new GetSecretValueCommand({ SecretId: secretArn, VersionStage: stage }), { abortSignal: AbortSignal.timeout(budgetMs) })).SecretString;
+    version = await readVersion(client, secretArn, { VersionStage: stage }, budgetMs);
   } catch (error) {
     // A secret that is not being rotated has no AWSPENDING version.
-    if (stage === 'AWSPENDING' && error instanceof ResourceNotFoundException) return [];
+    if (stage === 'AWSPENDING' && isMissing(error)) return [];
     throw error;
   }
-  if (!value && stage === 'AWSCURRENT') throw new Error(`Secret ${secretArn} has no AWSCURRENT string value: store the token as the secret's plain text value`);
-  secrets.remember(value);
-  return value ? [value] : [];
+  if (!version && stage === 'AWSCURRENT') throw noCurrentValue(secretArn);
+  return version ? [version.value] : [];
 }
 
 /**
@@ -54,13 +64,10 @@ export interface TokenVersion {
  */
 export async function loadTokenVersion(client: SecretsManagerClient, secretArn: string, which: { readonly stage: TokenStage } | { readonly versionId: string }, budgetMs: number): Promise<TokenVersion | undefined> {
   try {
-    const answer = await client.send(new GetSecretValueCommand({
-      SecretId: secretArn, ...('stage' in which ? { VersionStage: which.stage } : { VersionId: which.versionId }),
-    }), { abortSignal: AbortSignal.timeout(budgetMs) });
-    if (answer.SecretString) secrets.remember(answer.SecretString);
-    return answer.SecretString && answer.VersionId ? { value: answer.SecretString, versionId: answer.VersionId } : undefined;
+    const version = await readVersion(client, secretArn, 'stage' in which ? { VersionStage: which.stage } : { VersionId: which.versionId }, budgetMs);
+    return version?.versionId ? { value: version.value, versionId: version.versionId } : undefined;
   } catch (error) {
-    if (error instanceof ResourceNotFoundException || (error as { name?: string }).name === 'ResourceNotFoundException') return undefined;
+    if (isMissing(error)) return undefined;
     throw error;
   }
 }
@@ -71,6 +78,6 @@ export async function loadTokenVersion(client: SecretsManagerClient, secretArn: 
  */
 export async function loadTokenToRegister(client: SecretsManagerClient, secretArn: string, budgetMs: number): Promise<TokenVersion> {
   const version = (await loadTokenVersion(client, secretArn, { stage: 'AWSPENDING' }, budgetMs)) ?? (await loadTokenVersion(client, secretArn, { stage: 'AWSCURRENT' }, budgetMs));
-  if (!version) throw new Error(`Secret ${secretArn} has no AWSCURRENT string value: store the token as the secret's plain text value`);
+  if (!version) throw noCurrentValue(secretArn);
   return version;
 }

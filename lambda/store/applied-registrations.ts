@@ -4,7 +4,8 @@
  * the bank confirmed and removes it on Delete; the registration watch reads it and compares the
  * bank with it. It holds no secret (the token by secret ARN and version id), so a String parameter.
  */
-import { DeleteParameterCommand, GetParameterCommand, ParameterNotFound, PutParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
+import { DeleteParameterCommand, GetParameterCommand, PutParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
+import { isErrorNamed } from '../shared/runtime';
 import { type AppliedRegistration, RegistrationResourceType } from '../../contracts/registration';
 
 export interface AppliedRegistrations {
@@ -15,7 +16,7 @@ export interface AppliedRegistrations {
   remove(name: string): Promise<void>;
 }
 
-const isNotFound = (error: unknown) => error instanceof ParameterNotFound || (error as { name?: string } | undefined)?.name === 'ParameterNotFound';
+const isNotFound = (error: unknown) => isErrorNamed(error, 'ParameterNotFound');
 
 /**
  * The record a parameter holds, checked: a value that is not a record of this library (edited by

@@ -1,6 +1,6 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { isErrorNamed } from '../shared/runtime';
 
-/** Whether a DynamoDB write failed only because its condition did not hold (by class, or by name across SDK copies). */
+/** Whether a DynamoDB write failed only because its condition did not hold. */
 export function isConditionFailure(error: unknown): boolean {
-  return error instanceof ConditionalCheckFailedException || (error as { name?: string } | undefined)?.name === 'ConditionalCheckFailedException';
+  return isErrorNamed(error, 'ConditionalCheckFailedException');
 }

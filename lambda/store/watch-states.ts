@@ -3,7 +3,7 @@
  * records: its state and drift (an operator's `status` reads them), and the watch's last repair
  * and contest, so that a registration someone keeps changing back is repaired once, not every sweep.
  */
-import { type DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, type DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { IdempotencyTable } from '../../contracts/processor';
 import type { WatchState } from '../../contracts/reconciliation';
 
@@ -43,7 +43,7 @@ export class DynamoDbWatchStates implements WatchStates {
     if (!item?.state?.S) return undefined;
     return {
       state: item.state.S as WatchState,
-      drift: item.drift?.SS?.filter((d) => d !== '-') ?? [],
+      drift: item.drift?.L?.flatMap((d) => (d.S ? [d.S] : [])) ?? [],
       watchedAt: optionalNumber(item.watchedAt) ?? 0,
       repairedAt: optionalNumber(item.repairedAt),
       repairedUnder: item.repairedUnder?.S,
@@ -53,11 +53,10 @@ export class DynamoDbWatchStates implements WatchStates {
   }
 
   async write(appliedRecord: string, s: WatchStateRecord): Promise<void> {
-    const item: Record<string, { S: string } | { N: string } | { SS: string[] }> = {
+    const item: Record<string, AttributeValue> = {
       [IdempotencyTable.KEY]: { S: watchStateKey(appliedRecord) },
       state: { S: s.state },
-      // A string set cannot be empty.
-      drift: { SS: s.drift.length ? [...s.drift] : ['-'] },
+      drift: { L: s.drift.map((d) => ({ S: d })) },
       watchedAt: { N: String(s.watchedAt) },
       [IdempotencyTable.TTL]: { N: String(Math.ceil(s.watchedAt / 1000) + KEEP_SECONDS) },
     };

@@ -40,23 +40,15 @@ export class VerifiedEventRule extends events.Rule {
   public readonly consumerQueue?: sqs.Queue;
 
   constructor(scope: Construct, id: string, source: VerifiedEventSource, detailType: BankEventDetailType, options: VerifiedEventRuleOptions) {
-    const detail = options.allAccounts ? options.eventPattern?.detail : { ...options.eventPattern?.detail, account: accountPattern(source.account) };
-    super(scope, id, {
-      eventBus: source.eventBus,
-      description: options.description ?? `Verified bank events: ${detailType}`,
-      ruleName: options.ruleName,
-      crossStackScope: options.crossStackScope,
-      eventPattern: { ...options.eventPattern, source: [source.eventSource], detailType: [detailType], ...(detail ? { detail } : {}) },
-    });
-    validateProps('onVerifiedEvent', options, (v, o) => {
-      v.check(!(o.target && o.consumer), 'consumer', 'cannot be given with target: consumer makes the rule\'s target (a queue the function reads); give one of them');
-      v.checkNumber(o.consumerMaxReceiveCount, 'consumerMaxReceiveCount', isWholeNumberIn(1, 1000), 'must be a whole number from 1 to 1000');
-      v.checkNumber(o.consumerBatchSize, 'consumerBatchSize', isWholeNumberIn(1, 10), 'must be a whole number from 1 to 10');
-    });
-    const made = (queueId: string) => targetDeadLetterQueue(scope, queueId);
+    super(scope, id, ruleProps(source, detailType, options));
+    const target = options.consumer ? undefined : options.target;
+    if (target instanceof targets.LambdaFunction) {
+      Annotations.of(this).addWarningV2('cdk-bank-webhooks:lambdaTarget',
+        `The rule ${this.node.path} invokes a Lambda function directly: EventBridge invokes it asynchronously, so an event the function fails is retried twice by Lambda and then dropped (the rule's dead-letter queue covers delivery only). Pass the function as consumer instead of target: the events then wait in a queue of its own and end in an alarmed dead-letter queue.`);
+    }
+    if (!options.consumer && !target) return;
+    const deadLetterQueue = options.deadLetterQueue ?? targetDeadLetterQueue(scope, `${id}DeadLetterQueue`);
     if (options.consumer) {
-      const deadLetterQueue = options.deadLetterQueue ?? made(`${id}DeadLetterQueue`);
-      this.deadLetterQueue = deadLetterQueue;
       const timeout = (options.consumer as Partial<Pick<lambda.Function, 'timeout'>>).timeout?.toSeconds() ?? 30;
       this.consumerQueue = new sqs.Queue(scope, `${id}Queue`, {
         encryption: sqs.QueueEncryption.SQS_MANAGED,
@@ -66,19 +58,12 @@ export class VerifiedEventRule extends events.Rule {
         visibilityTimeout: Duration.seconds(Token.isUnresolved(timeout) ? 180 : Math.max(30, 6 * timeout)),
         deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: options.consumerMaxReceiveCount ?? 5 },
       });
-      // A delivery the queue refused goes to the same dead-letter queue.
-      this.addTarget(new WithDeliveryGuarantees(new targets.SqsQueue(this.consumerQueue), deadLetterQueue, options.retryAttempts ?? 185, options.maxEventAge ?? Duration.hours(24)));
       options.consumer.addEventSource(new lambdaEventSources.SqsEventSource(this.consumerQueue, { batchSize: options.consumerBatchSize ?? 10, reportBatchItemFailures: true }));
-    } else if (options.target) {
-      if (options.target instanceof targets.LambdaFunction) {
-        Annotations.of(this).addWarningV2('cdk-bank-webhooks:lambdaTarget',
-          `The rule ${this.node.path} invokes a Lambda function directly: EventBridge invokes it asynchronously, so an event the function fails is retried twice by Lambda and then dropped (the rule's dead-letter queue covers delivery only). Pass the function as consumer instead of target: the events then wait in a queue of its own and end in an alarmed dead-letter queue.`);
-      }
-      const deadLetterQueue = options.deadLetterQueue ?? made(`${id}DeadLetterQueue`);
-      const guarded = new WithDeliveryGuarantees(options.target, deadLetterQueue, options.retryAttempts ?? 185, options.maxEventAge ?? Duration.hours(24));
-      this.addTarget(guarded);
-      this.deadLetterQueue = guarded.usedOwnDeadLetterQueue ? deadLetterQueue : undefined;
     }
+    // With consumer, a delivery the queue refused goes to the same dead-letter queue as what the function failed.
+    const guarded = new WithDeliveryGuarantees(this.consumerQueue ? new targets.SqsQueue(this.consumerQueue) : target!, deadLetterQueue, options.retryAttempts ?? 185, options.maxEventAge ?? Duration.hours(24));
+    this.addTarget(guarded);
+    this.deadLetterQueue = this.consumerQueue || guarded.usedOwnDeadLetterQueue ? deadLetterQueue : undefined;
     if (this.deadLetterQueue && !options.deadLetterQueue) {
       this.deadLetterQueueAlarm = thresholdAlarm(scope, `${id}DeadLetterQueueAlarm`, {
         description: `Verified bank events (${detailType}) are in the dead-letter queue of the rule ${this.node.path}: ${options.consumer ? 'its consumer failed them on every receive' : 'its target refused them for 24 hours'}. Fix the consumer, then move them back (docs/events.md, "Consuming events").`,
@@ -87,6 +72,23 @@ export class VerifiedEventRule extends events.Rule {
       notifyOn(options.alarmTopic ?? source.alarmTopic, [this.deadLetterQueueAlarm]);
     }
   }
+}
+
+/** The rule's props, once its options are checked (before anything is made). */
+function ruleProps(source: VerifiedEventSource, detailType: BankEventDetailType, options: VerifiedEventRuleOptions): events.RuleProps {
+  validateProps('onVerifiedEvent', options, (v, o) => {
+    v.check(!(o.target && o.consumer), 'consumer', 'cannot be given with target: consumer makes the rule\'s target (a queue the function reads); give one of them');
+    v.checkNumber(o.consumerMaxReceiveCount, 'consumerMaxReceiveCount', isWholeNumberIn(1, 1000), 'must be a whole number from 1 to 1000');
+    v.checkNumber(o.consumerBatchSize, 'consumerBatchSize', isWholeNumberIn(1, 10), 'must be a whole number from 1 to 10');
+  });
+  const detail = options.allAccounts ? options.eventPattern?.detail : { ...options.eventPattern?.detail, account: accountPattern(source.account) };
+  return {
+    eventBus: source.eventBus,
+    description: options.description ?? `Verified bank events: ${detailType}`,
+    ruleName: options.ruleName,
+    crossStackScope: options.crossStackScope,
+    eventPattern: { ...options.eventPattern, source: [source.eventSource], detailType: [detailType], ...(detail ? { detail } : {}) },
+  };
 }
 
 /** Options of {@link BankWebhookReceiver.onVerifiedEvent}. */

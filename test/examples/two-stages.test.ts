@@ -33,6 +33,13 @@ describe('the two-stage app', () => {
 
   it('gives each stage metrics and alarms of its own', () => {
     expect([staging.receiver.receiverName, production.receiver.receiverName]).toEqual(['BankWebhooksStaging/BankWebhooks', 'BankWebhooksProduction/BankWebhooks']);
+    // Every alarm on the library's metrics in a stack watches that stage's receiver only.
+    const receiversAlarmed = (stack: typeof staging) => [...new Set(Object.values(templateOf(stack).findResources('AWS::CloudWatch::Alarm'))
+      .map((alarm) => alarm.Properties as { Namespace?: string; Dimensions?: Array<{ Name: string; Value: string }> })
+      .filter((p) => p.Namespace === 'CdkBankWebhooks')
+      .map((p) => p.Dimensions?.find((d) => d.Name === 'receiver')?.Value))];
+    expect(receiversAlarmed(staging)).toEqual(['BankWebhooksStaging/BankWebhooks']);
+    expect(receiversAlarmed(production)).toEqual(['BankWebhooksProduction/BankWebhooks']);
   });
 });
 

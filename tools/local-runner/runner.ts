@@ -140,6 +140,14 @@ interface RunningRegistration {
   readonly resource: LocalCustomResource;
 }
 
+/** An event as EventBridge hands it to a target (a Lambda function's payload, an SQS message's body). */
+function delivered(event: RecordedEvent): Record<string, unknown> {
+  return {
+    version: '0', id: event.id, 'detail-type': event.detailType, source: event.source, account: LOCAL_AWS.accountId,
+    time: event.time ?? new Date().toISOString(), region: LOCAL_AWS.region, resources: [], detail: event.detail,
+  };
+}
+
 /** Sums the counts of embedded-metric-format lines (Powertools Metrics) by metric name. */
 export function addMetricLine(line: string, sums: Record<string, number>): void {
   if (!line.startsWith('{') || !line.includes('"_aws"')) return;
@@ -372,11 +380,7 @@ export class LocalRunner {
         const pattern = this.resolver.rulePattern(d.reconciliation.trackPaymentRule);
         this.events.subscribe((event) => {
           if (!matchesEventPattern(pattern, { source: event.source, 'detail-type': event.detailType, detail: event.detail })) return;
-          const body = JSON.stringify({
-            version: '0', id: event.id, 'detail-type': event.detailType, source: event.source, account: LOCAL_AWS.accountId,
-            time: event.time ?? new Date().toISOString(), region: LOCAL_AWS.region, resources: [], detail: event.detail,
-          });
-          this.sqs.send(new SendMessageCommand({ QueueUrl: this.lookQueueUrl, MessageBody: body })).catch((error: unknown) => this.log('eventbridge', `Track Payment rule: SendMessage failed: ${(error as Error).message}`));
+          void this.sendToQueue(this.lookQueueUrl, event, 'Track Payment rule');
         });
       }
     }
@@ -388,7 +392,7 @@ export class LocalRunner {
       const pattern = this.options.consumerRule ? this.resolver.rulePattern(this.options.consumerRule) : undefined;
       this.events.subscribe((event) => {
         if (pattern && !matchesEventPattern(pattern, { source: event.source, 'detail-type': event.detailType, detail: event.detail })) return;
-        if (this.consumerQueueUrl) this.enqueueForConsumer(event);
+        if (this.consumerQueueUrl) this.consumerCalls.push(this.sendToQueue(this.consumerQueueUrl, event, 'consumer rule'));
         else this.deliverToConsumer(event);
       });
       if (this.consumerQueueUrl && this.consumerQueue) {
@@ -482,24 +486,16 @@ export class LocalRunner {
     }
   }
 
-  /** The event as the rule's SQS target puts it in the consumer's queue. */
-  private enqueueForConsumer(event: RecordedEvent): void {
-    const body = JSON.stringify({
-      version: '0', id: event.id, 'detail-type': event.detailType, source: event.source, account: LOCAL_AWS.accountId,
-      time: event.time ?? new Date().toISOString(), region: LOCAL_AWS.region, resources: [], detail: event.detail,
+  /** A rule's SQS target: the event, as EventBridge delivers it, becomes a message in the queue (a failure is logged, as EventBridge would retry it). */
+  private sendToQueue(queueUrl: string, event: RecordedEvent, rule: string): Promise<void> {
+    return this.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(delivered(event)) })).then(() => undefined, (error: unknown) => {
+      this.log('eventbridge', `${rule}: SendMessage failed: ${(error as Error).message}`);
     });
-    this.consumerCalls.push(this.sqs.send(new SendMessageCommand({ QueueUrl: this.consumerQueueUrl, MessageBody: body })).then(() => undefined, (error: unknown) => {
-      this.log('eventbridge', `consumer rule: SendMessage failed: ${(error as Error).message}`);
-    }));
   }
 
   private deliverToConsumer(event: RecordedEvent): void {
     this.consumerInvocations++;
-    const target = {
-      version: '0', id: event.id, 'detail-type': event.detailType, source: event.source, account: LOCAL_AWS.accountId,
-      time: event.time ?? new Date().toISOString(), region: LOCAL_AWS.region, resources: [], detail: event.detail,
-    };
-    this.consumerCalls.push(this.consumer!.invoke(target).then(() => undefined, (error: unknown) => {
+    this.consumerCalls.push(this.consumer!.invoke(delivered(event)).then(() => undefined, (error: unknown) => {
       this.consumerErrors++;
       this.log('consumer', `consumer failed: ${(error as Error).message}`);
     }));
