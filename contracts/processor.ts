@@ -74,6 +74,8 @@ export interface ProcessorSettings {
    * notifications are never stuck behind them.
    */
   readonly lookQueryShare: number;
+  /** The bucket the raw journal is written to (none: no journal). */
+  readonly journalBucketName?: string;
   readonly boletoStatuses: BoletoStatusMapping;
   readonly boletoMovements: BoletoMovementMapping;
   readonly paymentStatuses: PaymentStatusMapping;
@@ -166,6 +168,8 @@ export enum ProcessorMetric {
   LOOK_AGE = 'LookRequestAge',
   /** Look requests sent back to wait for their booked slot of the looks' share of the query budget. */
   LOOKS_WAITING_FOR_SHARE = 'LooksWaitingForShare',
+  /** Raw notifications the journal could not store after the SDK's retries: the message is retried until it is. */
+  JOURNAL_FAILURES = 'JournalWriteFailures',
 }
 
 /** Message attributes of a quarantined message in the dead-letter queue. */

@@ -113,6 +113,11 @@ export interface StoredNotification {
   readonly contentType?: string;
   /** The request's Content-Encoding (such as gzip), when it had one: `body` holds the bytes as sent. */
   readonly contentEncoding?: string;
+  /**
+   * Set by the processor on the rest of a notification it sends again (no time or rate for all of
+   * it): where the whole notification's raw copy is in the journal, so the part is not journaled.
+   */
+  readonly journalKey?: string;
   /** `utf8` when `body` is the body's text; `base64` when the bytes could not travel as text. */
   readonly bodyEncoding: 'utf8' | 'base64';
   readonly body: string;

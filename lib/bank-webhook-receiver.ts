@@ -5,6 +5,7 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -154,6 +155,8 @@ export class BankWebhookReceiver extends Construct {
   public readonly idempotencyTable: dynamodb.Table;
   /** The bus verified events are published to. */
   public readonly eventBus: events.IEventBus;
+  /** The raw journal's bucket: every authenticated notification as received (none when `journal.enabled` is false). */
+  public readonly journalBucket?: s3.Bucket;
   /** The account this receiver acts for: every event it publishes carries it, and its rules match it. */
   public readonly account: BankAccount;
   /** `source` of the published events. */
@@ -237,6 +240,7 @@ export class BankWebhookReceiver extends Construct {
     this.processorFunction = processor.processorFunction;
     this.idempotencyTable = processor.idempotencyTable;
     this.eventBus = processor.eventBus;
+    this.journalBucket = processor.journalBucket;
     this.account = processor.account;
     this.eventSource = processor.eventSource;
     this.alarmTopic = props.alarmTopic;

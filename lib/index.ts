@@ -9,7 +9,7 @@ export { BankStage } from './core/bank-stage';
 export { BankWebhookEndpoint, type BankWebhookEndpointProps } from './endpoint';
 export {
   SettlementProcessor, type SettlementProcessorOptions, type SettlementProcessorProps,
-  type BoletoMovementMappingProps, type BoletoStatusMappingProps, type PaymentStatusMappingProps,
+  type BoletoMovementMappingProps, type BoletoStatusMappingProps, type PaymentStatusMappingProps, type NotificationJournalOptions,
 } from './processor';
 export { ReconciliationSweep, type ReconciliationOptions, type ReconciliationSweepOptions, type ReconciliationSweepProps } from './reconciliation';
 export {
@@ -26,5 +26,6 @@ export {
   type EventDetailBase, type OmittedPart, type VerifiedState,
 } from '../contracts/events';
 export { ReceiverMetric } from '../contracts/receiver';
+export { JournalObjectLock } from '../contracts/record';
 export { SweepMetric, type TrackPaymentAccount, type TrackPaymentDetail } from '../contracts/reconciliation';
 export { RegistrationAttribute, RegistrationResourceType } from '../contracts/registration';

@@ -45,6 +45,10 @@ export class BankWebhooksExampleStack extends Stack {
       id: 'AwsSolutions::AwsSolutions-APIG3',
       reason: 'This example keeps the endpoint without a WAF web ACL: it has the token check, stage throttling and, when set, the source allowlist. examples/hardened sets webAclArn.',
     });
+    Validations.of(this.receiver.journalBucket!).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-S1',
+      reason: 'This example keeps no S3 server access logs for the raw journal: only the processor may write it and reads are CloudTrail data events where the account records them. examples/hardened sets journal.serverAccessLogsBucket.',
+    });
     // A consumer of verified settlements is one line (a Lambda target, a queue, a Step Functions...).
     // The rule matches this account's events only; its target gets a dead-letter queue and retries.
     const inbox = new sqs.Queue(this, 'SettlementsInbox', { encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true });

@@ -7,15 +7,16 @@
  *
  *   npx cdk synth --app "npx tsx examples/hardened/app.ts"
  */
-import { App, CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { App, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import * as backup from 'aws-cdk-lib/aws-backup';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { AwsSolutionsChecks, HIPAASecurityChecks, NIST80053R5Checks, PCIDSS321Checks, ServerlessChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
-import { BankWebhookReceiver } from '../../lib';
+import { BankWebhookReceiver, JournalObjectLock } from '../../lib';
 import { acknowledgeTokenRotationByDeploy, encryptedAlarmTopic, exampleBank, exampleBoletoContract } from '../example-account';
 
 export class HardenedBankWebhooksStack extends Stack {
@@ -44,7 +45,16 @@ export class HardenedBankWebhooksStack extends Stack {
       createApiGatewayCloudWatchRole: true,
       paymentRegistration: {},
       boletoContracts: [exampleBoletoContract(this)],
+      // Raw notifications kept 5 years under the data key, locked against early deletion, with access logs.
+      journal: { encryptionKey: dataKey, objectLock: JournalObjectLock.GOVERNANCE, serverAccessLogsBucket: this.accessLogsBucket() },
     });
+    // The journal is this stack's record of what the bank sent; one copy in one region is its choice.
+    for (const pack of ['NIST.800.53.R5', 'PCI.DSS.321', 'HIPAA.Security']) {
+      Validations.of(this.receiver.journalBucket!).acknowledge({
+        id: `${pack}::${pack}-S3BucketReplicationEnabled`,
+        reason: 'The raw journal is versioned, locked in governance mode for its retention and written by the processor alone; a cross-region copy is a disaster-recovery choice this example leaves to the account.',
+      });
+    }
 
     this.logWebAcl(webAcl, logsKey);
 
@@ -61,6 +71,26 @@ export class HardenedBankWebhooksStack extends Stack {
 
     new CfnOutput(this, 'PaymentsUrl', { value: this.receiver.paymentsUrl, description: 'Register as urlCallback' });
     new CfnOutput(this, 'BoletoUrl', { value: this.receiver.boletoUrl, description: 'Register as the boleto contract url' });
+  }
+
+  /** Where S3 writes the journal's access logs (SSE-S3: S3 server access logging cannot write with a KMS key). */
+  private accessLogsBucket(): s3.Bucket {
+    const bucket = new s3.Bucket(this, 'AccessLogs', {
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      versioned: true,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      lifecycleRules: [{ expiration: Duration.days(400) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    const reason = 'The access log bucket itself: logging its own access would log forever, replicating it is a disaster-recovery choice, and S3 server access logging writes only to SSE-S3 buckets.';
+    Validations.of(bucket).acknowledge({ id: 'AwsSolutions::AwsSolutions-S1', reason });
+    for (const pack of ['NIST.800.53.R5', 'PCI.DSS.321', 'HIPAA.Security']) {
+      for (const rule of ['S3BucketLoggingEnabled', 'S3BucketReplicationEnabled', 'S3DefaultEncryptionKMS']) {
+        Validations.of(bucket).acknowledge({ id: `${pack}::${pack}-${rule}`, reason });
+      }
+    }
+    return bucket;
   }
 
   /**
@@ -97,9 +127,10 @@ export class HardenedBankWebhooksStack extends Stack {
       vpc, allowAllOutbound: false, description: 'Bank webhook functions: outbound HTTPS only',
     });
     functionsSecurityGroup.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'HTTPS to the endpoints and, through the NAT gateway, the bank');
-    // What the functions call, without leaving the VPC: the table (gateway), the queues, the
-    // secrets and the bus, each endpoint open to the functions only.
+    // What the functions call, without leaving the VPC: the table and the journal (gateways), the
+    // queues, the secrets and the bus, each endpoint open to the functions only.
     vpc.addGatewayEndpoint('DynamoDb', { service: ec2.GatewayVpcEndpointAwsService.DYNAMODB });
+    vpc.addGatewayEndpoint('S3', { service: ec2.GatewayVpcEndpointAwsService.S3 });
     for (const [id, service] of [
       ['Sqs', ec2.InterfaceVpcEndpointAwsService.SQS],
       ['SecretsManager', ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER],

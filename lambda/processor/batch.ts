@@ -8,6 +8,7 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { ProcessorDefaults, ProcessorMetric } from '../../contracts/processor';
 import type { StoredNotification } from '../../contracts/receiver';
+import { journalKey, journalSubjectKey } from '../../contracts/record';
 import type { LookRequest } from '../../contracts/reconciliation';
 import { BankApiError } from '../bank/errors';
 import { type NotificationItem, parseNotification } from '../bank/notification';
@@ -20,6 +21,7 @@ import { type InvocationContext, type ProcessorDeps, ProcessorQueue } from './de
 import { lookAt } from './look';
 import { MAX_DELAY_SECONDS, processLookRequest } from './requested-look';
 import { groupBySubject, type Look, PeerInProgress, Unprocessable, VerificationPending } from './subject';
+import { recordQuarantine } from './trail';
 
 /**
  * Handles one SQS batch of stored notifications. Each notification is a reason to look: the
@@ -105,10 +107,12 @@ async function processNotification(record: SQSRecord, deadline: number, deps: Pr
     await quarantine(record, errorMessage(error), deps);
     return;
   }
+  const journal = journalOf(record, stored, deps);
   let content: Buffer;
   try {
     content = decodeContent(body, stored.contentEncoding);
   } catch (error) {
+    await journal.write([]);
     await quarantine(record, errorMessage(error), deps);
     return;
   }
@@ -122,15 +126,20 @@ async function processNotification(record: SQSRecord, deadline: number, deps: Pr
     }
     return true;
   });
+  const groups = groupBySubject(items, ours);
+  // The raw copy is written while the subjects are looked at; the message succeeds only once it is stored.
+  const journaled = journal.write(groups.map((group) => group.id));
   const attempt = receiveCount(record);
-  const look: Look = { stored, attempt, lastVerification: attempt >= deps.settings.maxVerificationAttempts, deadline, deps };
+  const look: Look = { stored, journalKey: journal.key, attempt, lastVerification: attempt >= deps.settings.maxVerificationAttempts, deadline, deps };
   const errors: Error[] = [];
   const pending: string[] = [];
   const leftover: NotificationItem[] = [];
+  /** Subjects that can never be verified, for their trail. */
+  const refused: string[] = [];
   /** When the bank's rate has a slot again, if a subject found none (epoch ms). */
   let rateFreeAt: number | undefined;
   let done = 0;
-  for (const group of groupBySubject(items, ours)) {
+  for (const group of groups) {
     if (leftover.length || deadline - now() < MIN_SUBJECT_MS) {
       leftover.push(...group.items);
       continue;
@@ -139,7 +148,10 @@ async function processNotification(record: SQSRecord, deadline: number, deps: Pr
       pending.push(...await lookAt(group, look));
       done++;
     } catch (error) {
-      if (error instanceof Unprocessable) unprocessable.push(error.message);
+      if (error instanceof Unprocessable) {
+        unprocessable.push(error.message);
+        refused.push(group.id);
+      }
       // No slot of the bank's rate before the deadline: lack of rate is never a failure (it
       // would walk the message to the dead-letter queue); the subject waits in a new message.
       // Only a message older than the queues' retention stops coming back this way.
@@ -154,11 +166,15 @@ async function processNotification(record: SQSRecord, deadline: number, deps: Pr
       else errors.push(error instanceof Error ? error : new Error(String(error)));
     }
   }
+  const journalFailure = await journaled;
+  if (journalFailure) errors.push(journalFailure);
   if (errors.length || pending.length) {
     const error = errors[0] ?? new VerificationPending(pending);
     // The last receive: what is still failing goes to quarantine with its reason, not to the DLQ without one.
     if (attempt >= deps.settings.maxReceiveCount) {
-      await quarantine(record, [`failed on its last receive (${attempt} of ${deps.settings.maxReceiveCount}): ${errorMessage(error)}`, ...unprocessable].join(' | '), deps);
+      const reason = [`failed on its last receive (${attempt} of ${deps.settings.maxReceiveCount}): ${errors.map(errorMessage).join('; ') || errorMessage(error)}`, ...unprocessable].join(' | ');
+      await quarantine(record, reason, deps);
+      await recordQuarantine(groups.map((group) => group.id), reason, stored.requestId, deps);
       return;
     }
     // Retry what can succeed later before quarantining; what was published is skipped next time.
@@ -166,7 +182,9 @@ async function processNotification(record: SQSRecord, deadline: number, deps: Pr
   }
   if (leftover.length) {
     const delaySeconds = rateFreeAt === undefined ? 0 : Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil((rateFreeAt - now()) / 1000)));
-    await deps.requeue(encodeStoredNotification(metaOf(stored), Buffer.from(JSON.stringify(leftover.map((item) => item.raw)))), delaySeconds, ProcessorQueue.NOTIFICATIONS);
+    // The rest keeps the raw copy's key: it is a part of a notification journaled already.
+    const meta = { ...metaOf(stored), ...(journal.key ? { journalKey: journal.key } : {}) };
+    await deps.requeue(encodeStoredNotification(meta, Buffer.from(JSON.stringify(leftover.map((item) => item.raw)))), delaySeconds, ProcessorQueue.NOTIFICATIONS);
     deps.count(ProcessorMetric.REQUEUED);
     if (rateFreeAt !== undefined) deps.count(ProcessorMetric.DEFERRED_FOR_RATE);
     deps.logger.info(rateFreeAt === undefined
@@ -174,7 +192,38 @@ async function processNotification(record: SQSRecord, deadline: number, deps: Pr
       : 'No slot of the bank\'s rate before the deadline; the rest was sent again as a new message, delayed until the rate frees up',
     { messageId: record.messageId, requestId: stored.requestId, events: leftover.length, delaySeconds });
   }
-  if (unprocessable.length) await quarantine(record, unprocessable.join(' | '), deps);
+  if (unprocessable.length) {
+    const reason = unprocessable.join(' | ');
+    await quarantine(record, reason, deps);
+    await recordQuarantine(refused, reason, stored.requestId, deps);
+  }
+}
+
+/**
+ * The notification's raw copy in the journal: its key (kept by the parts of it sent again), and a
+ * write that answers the error instead of throwing, so the looks go on and the message is retried
+ * (never deleted) until the copy is stored. Nothing to write without a journal, or for a part.
+ */
+function journalOf(record: SQSRecord, stored: StoredNotification, deps: ProcessorDeps): { key?: string; write(subjectIds: readonly string[]): Promise<Error | undefined> } {
+  const { journal } = deps;
+  const nothing = (): Promise<undefined> => Promise.resolve(undefined);
+  if (!journal) return { write: nothing };
+  const at = new Date((deps.now ?? Date.now)());
+  const key = stored.journalKey ?? journalKey(stored, at);
+  if (stored.journalKey) return { key, write: nothing };
+  return {
+    key,
+    write: async (subjectIds) => {
+      try {
+        await journal.write(key, record.body, subjectIds.map((id) => journalSubjectKey(id, stored, at)));
+        return undefined;
+      } catch (error) {
+        deps.count(ProcessorMetric.JOURNAL_FAILURES);
+        deps.logger.error('The raw notification could not be written to the journal; the message will be retried until it is', { messageId: record.messageId, requestId: stored.requestId, key: `${journal.location}${key}`, reason: errorMessage(error) });
+        return new Error(`the raw journal could not store ${key}: ${errorMessage(error)}`, { cause: error });
+      }
+    },
+  };
 }
 
 /** A message received longer ago than the queues keep one: deferring it again would keep it forever. */

@@ -5,6 +5,7 @@ import type { SQSRecord } from 'aws-lambda';
 import type { SlotSchedule } from '../bank/pacing';
 import type { MetricUnit } from '../shared/metrics';
 import type { Log } from '../shared/runtime';
+import type { NotificationJournal } from '../store/journal';
 import type { LookMarkers } from '../store/look-markers';
 import type { OutboxEntry, SubjectStore } from '../store/subject-store';
 
@@ -44,6 +45,11 @@ export interface ProcessorDeps {
    * `ratePerSecond`. Without it, looks are admitted at once (tests of the core).
    */
   readonly looks?: { readonly schedule: SlotSchedule; readonly ratePerSecond: number };
+  /**
+   * Where every notification's raw copy is kept (the journal). A message is retried until its
+   * copy is stored. @default none: nothing is journaled (tests of the core)
+   */
+  readonly journal?: NotificationJournal;
   /** Publishes the entries (all of them, or throws). */
   readonly publish: (entries: readonly PublishEntry[]) => Promise<void>;
   /** Puts the message in the dead-letter queue of `queue` with a reason; throws when it could not. */

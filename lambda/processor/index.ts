@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { LOOK_RATE_NAME, PROCESSOR_SERVICE_NAME, ProcessorMetric } from '../../contracts/processor';
@@ -12,6 +13,7 @@ import { AWS_CLIENT_CONFIG, createLogger } from '../shared/runtime';
 import { DynamoDbSlotSchedule, sharedBankPacers } from '../store/slot-schedule';
 import { DynamoDbLookMarkers } from '../store/look-markers';
 import { DynamoDbSubjectStore } from '../store/subject-store';
+import { S3NotificationJournal } from '../store/journal';
 import { eventBridgePublisher, sqsQuarantine, sqsRequeue } from './aws';
 import { processBatch } from './batch';
 import { ProcessorQueue } from './deps';
@@ -44,6 +46,7 @@ const bank = new BankClient({
 const lookBank = bank.withPacer(pacers.looks);
 const publish = eventBridgePublisher(new EventBridgeClient(AWS_CLIENT_CONFIG), settings.eventBusName, settings.eventSource);
 const quarantine = sqsQuarantine(sqs, { [ProcessorQueue.NOTIFICATIONS]: settings.quarantineQueueUrl, [ProcessorQueue.LOOKS]: settings.lookQuarantineQueueUrl });
+const journal = settings.journalBucketName ? new S3NotificationJournal(new S3Client(AWS_CLIENT_CONFIG), settings.journalBucketName) : undefined;
 const requeue = sqsRequeue(sqs, { [ProcessorQueue.NOTIFICATIONS]: settings.queueUrl, [ProcessorQueue.LOOKS]: settings.lookQueueUrl });
 
 export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
@@ -56,6 +59,7 @@ export async function handler(event: SQSEvent, context: Context): Promise<SQSBat
     store,
     markers,
     looks,
+    journal,
     publish,
     quarantine,
     requeue,

@@ -20,6 +20,7 @@ import { type ProcessorDeps, ProcessorQueue } from './deps';
 import { changeEntry, fitDetail, MAX_OUTBOX_CHARS, notConfirmedEntry } from './event-detail';
 import { publishOutbox, settleOutbox } from './outbox';
 import { type CheckedItem, fingerprint, type Look, type SubjectGroup, Unprocessable } from './subject';
+import { appendTrail, lookTrail } from './trail';
 
 /** How many times a subject's record is read again after a concurrent write before the record is retried. */
 const MAX_ROUNDS = 5;
@@ -84,6 +85,7 @@ export async function lookAt(group: SubjectGroup, look: Look): Promise<string[]>
     const pendingSince = isPendingPayment(group, state) ? record.pendingSince ?? (deps.now ?? Date.now)() : undefined;
     if (entries.length || stateChanged || settled.length || pendingSince !== record.pendingSince || unnotified.length !== (record.unnotified?.length ?? 0)) {
       const outbox: Outbox | undefined = entries.length ? { id: newOutboxId(), leaseUntil: look.deadline, entries } : undefined;
+      const at = new Date((deps.now ?? Date.now)()).toISOString();
       const written = await deps.store.write(group.id, record.version, {
         sequence: record.sequence + changes.length,
         state,
@@ -92,6 +94,7 @@ export async function lookAt(group: SubjectGroup, look: Look): Promise<string[]>
         ...(outbox ? { outbox } : {}),
         ...(pendingSince !== undefined ? { pendingSince } : {}),
         ...(unnotified.length ? { unnotified } : {}),
+        trail: appendTrail(record.trail, lookTrail(look, verified.state.status, settled, entries, at)),
       });
       if (!written) continue;
       if (outbox) await publishOutbox(group.id, outbox, look);

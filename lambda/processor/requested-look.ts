@@ -7,6 +7,7 @@
  */
 import type { SQSRecord } from 'aws-lambda';
 import { ProcessorDefaults, ProcessorMetric } from '../../contracts/processor';
+import { TrailEntryKind } from '../../contracts/record';
 import { LookDefaults, type LookRequest } from '../../contracts/reconciliation';
 import { BankApiError } from '../bank/errors';
 import { OutOfRate } from '../bank/pacing';
@@ -16,6 +17,7 @@ import { encodeLookRequest } from '../store/look-request';
 import { type ProcessorDeps, ProcessorQueue } from './deps';
 import { isPendingPayment, lookAt } from './look';
 import { groupOf, type Look, type SubjectGroup, Unprocessable } from './subject';
+import { appendTrail, recordQuarantine } from './trail';
 
 /** SQS's longest message delay. */
 export const MAX_DELAY_SECONDS = 900;
@@ -28,9 +30,17 @@ export interface MessageOutcomes {
   readonly attempt: number;
 }
 
-export async function processLookRequest(record: SQSRecord, request: LookRequest, deadline: number, deps: ProcessorDeps, outcomes: MessageOutcomes): Promise<void> {
+export async function processLookRequest(record: SQSRecord, request: LookRequest, deadline: number, deps: ProcessorDeps, messageOutcomes: MessageOutcomes): Promise<void> {
   const now = deps.now ?? Date.now;
   const group = groupOf(request.subject, deps.account.codigoBeneficiario);
+  // A quarantined look is told in its subject's trail too.
+  const outcomes: MessageOutcomes = {
+    attempt: messageOutcomes.attempt,
+    quarantine: async (reason) => {
+      await messageOutcomes.quarantine(reason);
+      await recordQuarantine([group.id], reason, undefined, deps);
+    },
+  };
   if (request.recoveryCheck) {
     await checkRecovered(group, request.recoveryCheck, deps);
     return;
@@ -145,7 +155,9 @@ async function checkRecovered(group: SubjectGroup, keys: readonly string[], deps
       return;
     }
     const unnotified = (record.unnotified ?? []).filter((u) => !keys.includes(u.key));
-    if (await deps.store.write(group.id, version, { ...record, unnotified })) {
+    const at = new Date((deps.now ?? Date.now)()).toISOString();
+    const trail = appendTrail(record.trail, lost.map((change) => ({ kind: TrailEntryKind.RECOVERED, at, change: change.key })));
+    if (await deps.store.write(group.id, version, { ...record, unnotified, trail })) {
       for (const change of lost) {
         deps.count(ProcessorMetric.RECOVERED);
         deps.logger.warn('Recovered by reconciliation: no notification of this change came within the grace period; the bank lost it', {

@@ -61,6 +61,8 @@ export interface Look {
   /** The notification that made the processor look (or the look request). */
   readonly stored?: StoredNotification;
   readonly request?: LookRequest;
+  /** Where the notification's raw copy is in the journal (none without a journal, or for a look request). */
+  readonly journalKey?: string;
   readonly attempt: number;
   readonly lastVerification: boolean;
   readonly deadline: number;

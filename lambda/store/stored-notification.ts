@@ -7,6 +7,7 @@ import { isUtf8 } from 'node:buffer';
 import {
   MESSAGE_ATTRIBUTES_RESERVE_BYTES, type Route, ROUTES, SQS_MAX_MESSAGE_BYTES, type StoredNotification, type StoredNotificationMeta,
 } from '../../contracts/receiver';
+import { JOURNAL_NOTIFICATIONS_PREFIX } from '../../contracts/record';
 
 /** Characters SQS refuses in a message attribute value (and in a body). */
 const SQS_INVALID = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
@@ -53,7 +54,8 @@ export function decodeStoredNotification(messageBody: string): { notification: S
   if (
     !n || typeof n !== 'object' || n.v !== 1 || !ROUTES.includes(n.route as Route) ||
     (n.bodyEncoding !== 'utf8' && n.bodyEncoding !== 'base64') || typeof n.body !== 'string' ||
-    typeof n.requestId !== 'string' || typeof n.receivedAt !== 'string'
+    typeof n.requestId !== 'string' || typeof n.receivedAt !== 'string' ||
+    (n.journalKey !== undefined && (typeof n.journalKey !== 'string' || !n.journalKey.startsWith(JOURNAL_NOTIFICATIONS_PREFIX)))
   ) {
     throw new Error('Stored message is not a version 1 notification envelope (v, route, requestId, receivedAt, bodyEncoding, body)');
   }

@@ -12,6 +12,7 @@ import {
 import type { BankEventDetailType, StatusClass } from '../../contracts/events';
 import type { SubjectState } from '../bank/state';
 import { IdempotencyTable } from '../../contracts/processor';
+import { TrailDefaults, type TrailEntry } from '../../contracts/record';
 import { pendingPaymentAttributes, pendingSinceOf } from './pending-payments';
 import { isConditionFailure } from './conditions';
 
@@ -52,6 +53,12 @@ export interface SubjectRecord {
    * index the reconciliation sweep reads (pending-payments.ts); left out, the record leaves it.
    */
   readonly pendingSince?: number;
+  /**
+   * What happened to the subject, oldest first (bounded: TrailDefaults.entries): notifications
+   * handled, looks that changed the record, changes published, recoveries, quarantines. Written
+   * in the same conditional write as the change it tells of.
+   */
+  readonly trail?: readonly TrailEntry[];
 }
 
 export type SubjectRecordWrite = Omit<SubjectRecord, 'version'>;
@@ -101,7 +108,7 @@ export class DynamoDbSubjectStore implements SubjectStore {
   async read(subjectId: string): Promise<SubjectRecord> {
     const { Item } = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: this.key(subjectId), ConsistentRead: true }));
     if (!Item) return EMPTY_RECORD;
-    const data = JSON.parse(Item.data?.S ?? '{}') as Pick<SubjectRecord, 'state' | 'history' | 'seen' | 'unnotified'>;
+    const data = JSON.parse(Item.data?.S ?? '{}') as Pick<SubjectRecord, 'state' | 'history' | 'seen' | 'unnotified' | 'trail'>;
     const outbox: Outbox | undefined = Item.outboxId?.S
       ? { id: Item.outboxId.S, leaseUntil: Number(Item.leaseUntil?.N ?? 0), entries: JSON.parse(Item.outbox?.S ?? '[]') as OutboxEntry[] }
       : undefined;
@@ -113,6 +120,7 @@ export class DynamoDbSubjectStore implements SubjectStore {
       history: data.history ?? [],
       seen: data.seen ?? [],
       ...(data.unnotified?.length ? { unnotified: data.unnotified } : {}),
+      ...(data.trail?.length ? { trail: data.trail } : {}),
       ...(outbox ? { outbox } : {}),
       ...(pendingSince !== undefined ? { pendingSince } : {}),
     };
@@ -123,7 +131,11 @@ export class DynamoDbSubjectStore implements SubjectStore {
       ...this.key(subjectId),
       v: { N: String(expectedVersion + 1) },
       seq: { N: String(next.sequence) },
-      data: { S: JSON.stringify({ state: next.state, history: next.history, seen: next.seen, ...(next.unnotified?.length ? { unnotified: next.unnotified } : {}) }) },
+      data: { S: JSON.stringify({
+        state: next.state, history: next.history, seen: next.seen,
+        ...(next.unnotified?.length ? { unnotified: next.unnotified } : {}),
+        ...(next.trail?.length ? { trail: next.trail.slice(-TrailDefaults.entries) } : {}),
+      }) },
       [IdempotencyTable.TTL]: { N: String(Math.floor(this.now() / 1000) + this.ttlSeconds) },
     };
     if (next.pendingSince !== undefined) Object.assign(item, pendingPaymentAttributes(next.pendingSince));

@@ -4,7 +4,7 @@ import { UNNAMED_RECEIVER } from '../../contracts/receiver';
 import type { BoletoMovementMappingProps, BoletoStatusMappingProps, PaymentStatusMappingProps } from './status-mappings';
 
 /** What the processor works on: its bus, table and queues. */
-export type ProcessorResources = Pick<ProcessorSettings, 'eventBusName' | 'idempotencyTableName' | 'quarantineQueueUrl' | 'queueUrl' | 'lookQueueUrl' | 'lookQuarantineQueueUrl'>;
+export type ProcessorResources = Pick<ProcessorSettings, 'eventBusName' | 'idempotencyTableName' | 'quarantineQueueUrl' | 'queueUrl' | 'lookQueueUrl' | 'lookQuarantineQueueUrl' | 'journalBucketName'>;
 
 /** How it works, where it differs from the defaults. */
 export interface ProcessorTuning {
@@ -43,6 +43,7 @@ export function processorSettings(resources: ProcessorResources, tuning: Process
     safetyMarginMs: tuning.safetyMarginMs ?? ProcessorDefaults.safetyMarginMs,
     recoveredGraceSeconds: tuning.recoveredGraceSeconds ?? ProcessorDefaults.recoveredGraceSeconds,
     lookQueryShare: tuning.lookQueryShare ?? ProcessorDefaults.lookQueryShare,
+    ...(resources.journalBucketName ? { journalBucketName: resources.journalBucketName } : {}),
     boletoStatuses: { ...ProcessorDefaults.boletoStatuses, ...tuning.boletoStatuses },
     boletoMovements: { ...ProcessorDefaults.boletoMovements, ...tuning.boletoMovements },
     paymentStatuses: { ...ProcessorDefaults.paymentStatuses, ...tuning.paymentStatuses },

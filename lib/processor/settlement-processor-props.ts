@@ -10,6 +10,7 @@ import { type BankConnectionProps, validateBankConnection } from '../core/bank-c
 import { checkFunctionNetwork, type FunctionNetworkProps } from '../core/function-network';
 import { isWholeNumberIn, type PropsValidation } from '../core/props-validation';
 import { checkIdempotencyTtl, minimumVisibilitySeconds } from '../core/timing';
+import { checkJournalOptions, type NotificationJournalOptions } from './notification-journal';
 import type { BoletoMovementMappingProps, BoletoStatusMappingProps, PaymentStatusMappingProps } from './status-mappings';
 
 /** How a SettlementProcessor verifies and publishes (BankWebhookReceiver takes the same props). */
@@ -116,6 +117,13 @@ export interface SettlementProcessorOptions extends ReceiverNameProps {
   readonly paymentStatuses?: PaymentStatusMappingProps;
 
   /**
+   * The raw journal: every authenticated notification kept as received in an S3 bucket the
+   * processor writes (never on the receiver's path), for `retention` (5 years by default).
+   * @default - on, with the defaults of NotificationJournalOptions
+   */
+  readonly journal?: NotificationJournalOptions;
+
+  /**
    * Age of the oldest queued message that raises the oldest-message alarm.
    * @default Duration.minutes(30)
    */
@@ -203,6 +211,7 @@ export function checkSettlementProcessor(v: PropsValidation, props: Partial<Sett
     v.check(attempts < receives, 'maxVerificationAttempts', `must be less than maxReceiveCount (${attempts} is not less than ${receives}), or a notification the bank does not confirm goes to the DLQ before its last verification`);
   }
   checkIdempotencyTtl(v, props.idempotencyTtl, 0, 0);
+  checkJournalOptions(v, props.journal);
   if (props.eventArchiveRetention) {
     v.checkNumber(props.eventArchiveRetention.toDays(), 'eventArchiveRetention', isWholeNumberIn(0, 3650), 'must be a whole number of days from 0 (forever) to 3650');
     v.check(!props.eventBus, 'eventArchiveRetention', 'applies only to the bus the construct creates: archive the eventBus you pass yourself, or remove eventArchiveRetention');

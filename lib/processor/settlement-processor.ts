@@ -5,6 +5,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as lambdaEventSources from 'aws-cdk-lib/aws-lambda-event-sources';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { BankAccount } from '../../contracts/bank-connection';
@@ -21,6 +22,7 @@ import { defaultReceiverName, libraryMetric } from '../core/metrics';
 import { claimReceiver } from '../core/receiver-claims';
 import { onlyPublishers } from '../core/publisher-policy';
 import { validateProps } from '../core/props-validation';
+import { createNotificationJournal } from './notification-journal';
 import { ProcessorFunction } from './processor-function';
 import { processorSettings } from './processor-settings';
 import { checkSettlementProcessor, queueRedrive, type SettlementProcessorProps } from './settlement-processor-props';
@@ -72,6 +74,10 @@ export class SettlementProcessor extends Construct {
   public readonly processorErrorsAlarm: cloudwatch.Alarm;
   /** The `receiver` dimension of its metrics (`receiverName`; the reconciliation sweep's too). */
   public readonly receiverName: string;
+  /** The raw journal's bucket (none when `journal.enabled` is false). */
+  public readonly journalBucket?: s3.Bucket;
+  /** Alarm: a raw notification could not be written to the journal (the message is retried until it is). */
+  public readonly journalAlarm?: cloudwatch.Alarm;
 
   constructor(scope: Construct, id: string, props: SettlementProcessorProps) {
     super(scope, id);
@@ -132,14 +138,6 @@ export class SettlementProcessor extends Construct {
     });
     acknowledgeInherent(this.lookDeadLetterQueue, 'SQSRedrivePolicy', 'This queue is the look queue\'s dead-letter queue: what lands here is quarantined or undeliverable, alarmed, and redriven to the look queue by an operator, never dead-lettered further.');
 
-    const settings = processorSettings({
-      eventBusName: this.eventBus.eventBusName,
-      idempotencyTableName: this.idempotencyTable.tableName,
-      quarantineQueueUrl: this.deadLetterQueue.queueUrl,
-      queueUrl: this.queue.queueUrl,
-      lookQueueUrl: this.lookQueue.queueUrl,
-      lookQuarantineQueueUrl: this.lookDeadLetterQueue.queueUrl,
-    }, { ...props, maxReceiveCount, eventSource: this.eventSource, idempotencyTtlSeconds: this.idempotencyTtl.toSeconds(), receiverName: this.receiverName, recoveredGraceSeconds: props.recoveredGracePeriod?.toSeconds(), lookQueryShare: props.lookQueryShare });
     const fn = new ProcessorFunction(this, 'Function', {
       description: 'Verifies each stored bank notification with the bank\'s query API and publishes verified events once',
       timeout: props.processorTimeout ?? Duration.seconds(ProcessorDefaults.timeoutSeconds),
@@ -152,6 +150,17 @@ export class SettlementProcessor extends Construct {
       tracing: props.tracingEnabled ?? false,
       network: functionNetwork(this, 'SecurityGroup', props),
     });
+    // The journal's bucket is written by the function's role alone (its policy names the role).
+    this.journalBucket = props.journal?.enabled === false ? undefined : createNotificationJournal(this, 'Journal', props.journal ?? {}, fn.role!);
+    const settings = processorSettings({
+      eventBusName: this.eventBus.eventBusName,
+      idempotencyTableName: this.idempotencyTable.tableName,
+      quarantineQueueUrl: this.deadLetterQueue.queueUrl,
+      queueUrl: this.queue.queueUrl,
+      lookQueueUrl: this.lookQueue.queueUrl,
+      lookQuarantineQueueUrl: this.lookDeadLetterQueue.queueUrl,
+      journalBucketName: this.journalBucket?.bucketName,
+    }, { ...props, maxReceiveCount, eventSource: this.eventSource, idempotencyTtlSeconds: this.idempotencyTtl.toSeconds(), receiverName: this.receiverName, recoveredGraceSeconds: props.recoveredGracePeriod?.toSeconds(), lookQueryShare: props.lookQueryShare });
     this.processorFunction = fn;
     fn.addEnvironment(PROCESSOR_SETTINGS_ENV, Stack.of(this).toJsonString(settings));
     for (const [name, value] of Object.entries(bankConnectionEnvironment(this, props.bank, fn))) fn.addEnvironment(name, value);
@@ -203,7 +212,13 @@ export class SettlementProcessor extends Construct {
       description: 'The settlement processor function failed whole invocations (configuration, permissions, or a crash): see its log.',
       metric: fn.metricErrors({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
     });
-    notifyOn(props.alarmTopic, [this.deadLetterQueueAlarm, this.lookDeadLetterQueueAlarm, this.oldestMessageAlarm, this.lookAgeAlarm, this.processorErrorsAlarm]);
+    if (this.journalBucket) {
+      this.journalAlarm = thresholdAlarm(this, 'JournalAlarm', {
+        description: 'Raw notifications could not be written to the journal (S3): the messages are retried, and quarantined on their last receive. Check the processor log and the bucket\'s policy, key and availability.',
+        metric: this.metric(ProcessorMetric.JOURNAL_FAILURES),
+      });
+    }
+    notifyOn(props.alarmTopic, [this.deadLetterQueueAlarm, this.lookDeadLetterQueueAlarm, this.oldestMessageAlarm, this.lookAgeAlarm, this.processorErrorsAlarm, this.journalAlarm]);
     warnWithoutAlarmTopic(this, props.alarmTopic);
   }
 

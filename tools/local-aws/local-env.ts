@@ -13,7 +13,7 @@ export function localStackId(stackName: string): string {
 }
 
 /** The environment a function process needs to reach local AWS endpoints with the real SDK. */
-export function localAwsEnvironment(endpoints: Partial<Record<'SQS' | 'DYNAMODB' | 'SECRETS_MANAGER' | 'EVENTBRIDGE' | 'SSM' | 'CLOUDFORMATION', string>>): Record<string, string> {
+export function localAwsEnvironment(endpoints: Partial<Record<'SQS' | 'DYNAMODB' | 'SECRETS_MANAGER' | 'EVENTBRIDGE' | 'SSM' | 'CLOUDFORMATION' | 'S3', string>>): Record<string, string> {
   const env: Record<string, string> = {
     AWS_REGION: LOCAL_AWS.region,
     AWS_DEFAULT_REGION: LOCAL_AWS.region,

@@ -41,6 +41,11 @@ export interface LocalResources {
   readonly apiUrl: string;
 }
 
+/** The name a bucket of the template has locally (S3 names are lower case). */
+export function localBucketName(logicalId: string): string {
+  return logicalId.toLowerCase();
+}
+
 /** Resolves template values against the local stand-ins. */
 export class LocalResolver {
   constructor(private readonly template: CloudFormationTemplate, private readonly deployment: ReceiverDeployment, private readonly local: LocalResources, private readonly stackName: string) {}
@@ -61,6 +66,7 @@ export class LocalResolver {
         if (id === d.api.restApi) return LOCAL_API_ID;
         if (id === d.api.stage) return d.api.stageName;
         if (type === 'AWS::DynamoDB::Table' || type === 'AWS::Events::EventBus') return id;
+        if (type === 'AWS::S3::Bucket') return localBucketName(id);
         throw new Error(`The local runner has no stand-in for Ref ${id} (${type ?? 'not in the template'})`);
       },
       getAtt: (id, attribute) => {
@@ -69,6 +75,7 @@ export class LocalResolver {
           'AWS::SQS::Queue': `arn:aws:sqs:${LOCAL_AWS.region}:${LOCAL_AWS.accountId}:${id}`,
           'AWS::DynamoDB::Table': `arn:aws:dynamodb:${LOCAL_AWS.region}:${LOCAL_AWS.accountId}:table/${id}`,
           'AWS::Events::EventBus': `arn:aws:events:${LOCAL_AWS.region}:${LOCAL_AWS.accountId}:event-bus/${id}`,
+          'AWS::S3::Bucket': `arn:aws:s3:::${localBucketName(id)}`,
         };
         if (attribute === 'Arn' && type && arnOf[type]) return arnOf[type];
         if (attribute === 'Name' && type === 'AWS::Events::EventBus') return id;

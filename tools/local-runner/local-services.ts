@@ -1,7 +1,7 @@
 /**
  * The local stand-ins of the AWS services a receiver stack uses, and the bank, on 127.0.0.1: the
  * bank simulator (trusting the front door's CA), fauxqs behind a TCP gate, dynalite, and local
- * Secrets Manager and EventBridge endpoints. The runner provisions a stack's resources in them.
+ * Secrets Manager, EventBridge, SSM, CloudFormation and S3 endpoints. The runner provisions a stack's resources in them.
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { createCertificateAuthority, issueCertificate, type PemPair } from '../../simulator/certificates';
@@ -13,6 +13,7 @@ import { LOCAL_AWS, localAwsEnvironment, resolveLocalhostSubdomains } from '../l
 import { LocalSecretsManager } from '../local-aws/secrets-manager-server';
 import { LocalSsm } from '../local-aws/ssm-server';
 import { LocalCloudFormation } from '../local-aws/cloudformation-server';
+import { LocalS3 } from '../local-aws/s3-server';
 import { TcpGate } from '../local-aws/tcp-gate';
 
 export interface LocalServicesOptions {
@@ -42,6 +43,8 @@ export class LocalServices {
   readonly ssm = new LocalSsm(LOCAL_AWS.region, LOCAL_AWS.accountId);
   /** The stack's status, as DescribeStacks answers it (the registration watch reads it). */
   readonly cloudFormation = new LocalCloudFormation();
+  /** The raw journal's bucket (S3, path style). */
+  readonly s3 = new LocalS3();
   fauxqs!: Fauxqs;
   dynamo!: Dynalite;
   /** An SQS client that reaches the queues through the gate. */
@@ -57,6 +60,7 @@ export class LocalServices {
   private secretsEndpoint?: string;
   private ssmEndpoint?: string;
   private cloudFormationEndpoint?: string;
+  private s3Endpoint?: string;
   private restoreDns?: () => void;
 
   private constructor(options: LocalServicesOptions) {
@@ -72,8 +76,8 @@ export class LocalServices {
     this.apiCaPem = ca.certPem;
     this.simulator = await BankSimulator.start({ ...options.simulator, trustedCas: [ca.certPem] });
     [this.fauxqs, this.dynamo] = await Promise.all([startFauxqs(), startDynalite()]);
-    [this.eventsEndpoint, this.secretsEndpoint, this.ssmEndpoint, this.cloudFormationEndpoint] = await Promise.all([
-      this.ownsEvents ? this.events.start() : this.events.endpoint, this.secrets.start(), this.ssm.start(), this.cloudFormation.start(),
+    [this.eventsEndpoint, this.secretsEndpoint, this.ssmEndpoint, this.cloudFormationEndpoint, this.s3Endpoint] = await Promise.all([
+      this.ownsEvents ? this.events.start() : this.events.endpoint, this.secrets.start(), this.ssm.start(), this.cloudFormation.start(), this.s3.start(),
     ]);
     this.sqsGate = new TcpGate(this.fauxqs.port);
     const gatePort = await this.sqsGate.start();
@@ -86,14 +90,14 @@ export class LocalServices {
   endpoints(): Record<string, string> {
     return localAwsEnvironment({
       SQS: this.sqsEndpoint!, DYNAMODB: this.dynamo.endpoint, SECRETS_MANAGER: this.secretsEndpoint!, EVENTBRIDGE: this.eventsEndpoint!,
-      SSM: this.ssmEndpoint!, CLOUDFORMATION: this.cloudFormationEndpoint!,
+      SSM: this.ssmEndpoint!, CLOUDFORMATION: this.cloudFormationEndpoint!, S3: this.s3Endpoint!,
     });
   }
 
   async stop(): Promise<void> {
     this.sqs?.destroy();
     await Promise.all([
-      this.simulator?.stop(), this.fauxqs?.stop(), this.dynamo?.stop(), this.ownsEvents ? this.events.stop() : undefined, this.secrets.stop(), this.ssm.stop(), this.cloudFormation.stop(), this.sqsGate?.stop(),
+      this.simulator?.stop(), this.fauxqs?.stop(), this.dynamo?.stop(), this.ownsEvents ? this.events.stop() : undefined, this.secrets.stop(), this.ssm.stop(), this.cloudFormation.stop(), this.s3.stop(), this.sqsGate?.stop(),
     ]);
     this.restoreDns?.();
   }

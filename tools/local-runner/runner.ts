@@ -33,7 +33,7 @@ import type { SweepResult } from '../../contracts/reconciliation';
 import { evaluateAlarm, type LocalAlarmState, type MetricDatapoint, metricDatapoints } from './alarms';
 import { auditExactlyOnce, type AuditReport } from './audit';
 import { simulatorCredentials } from './bank-credentials';
-import { LocalResolver, synthesizeLocalStack } from './local-resolver';
+import { LocalResolver, localBucketName, synthesizeLocalStack } from './local-resolver';
 import { LocalServices } from './local-services';
 import { LocalReceiverStack } from './local-stack';
 import {
@@ -318,6 +318,7 @@ export class LocalRunner {
     ({ queueUrl: this.queueUrl, dlqUrl: this.dlqUrl } = await createQueueWithDlq(this.sqs, d.queue.logicalId, d.queue.maxReceiveCount, visibilityTimeoutSeconds, d.queue.deadLetterQueue));
     ({ queueUrl: this.lookQueueUrl, dlqUrl: this.lookDlqUrl } = await createQueueWithDlq(this.sqs, d.lookQueue.logicalId, d.lookQueue.maxReceiveCount, visibilityTimeoutSeconds, d.lookQueue.deadLetterQueue));
     await this.services.dynamo.createTableLike(d.idempotencyTable, this.template.Resources[d.idempotencyTable].Properties ?? {});
+    for (const [logicalId, resource] of Object.entries(this.template.Resources)) if (resource.Type === 'AWS::S3::Bucket') this.services.s3.createBucket(localBucketName(logicalId));
     for (const logicalId of d.generatedSecrets) this.secretArns.set(logicalId, this.secrets.createSecret(logicalId, randomBytes(32).toString('hex')));
     this.gateway = new LocalApiGateway({
       tls: this.services.apiTls,
@@ -632,6 +633,17 @@ export class LocalRunner {
    */
   alarmStates(now = Date.now()): Record<string, LocalAlarmState> {
     return Object.fromEntries(this.deployment.alarms.map((alarm) => [alarm.logicalId, evaluateAlarm(alarm, this.datapoints, now)]));
+  }
+
+  /**
+   * The raw journal as the processor writes it (its bucket in the local S3), or undefined when
+   * the stack keeps none: its keys under a prefix, and an object's text.
+   */
+  get journal(): { readonly bucket: string; keys(prefix?: string): string[]; text(key: string): string | undefined } | undefined {
+    const bucket = this.processorSettings().journalBucketName;
+    if (!bucket) return undefined;
+    const s3 = this.services.s3;
+    return { bucket, keys: (prefix) => s3.keys(bucket, prefix), text: (key) => s3.text(bucket, key) };
   }
 
   /** The processor's settings, as the template gives them. */

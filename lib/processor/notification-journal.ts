@@ -1,0 +1,157 @@
+import { Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import type { Construct } from 'constructs';
+import { JOURNAL_NOTIFICATIONS_PREFIX, JOURNAL_SUBJECTS_PREFIX, JournalDefaults, JournalObjectLock } from '../../contracts/record';
+import { isWholeNumberIn, type PropsValidation } from '../core/props-validation';
+
+/**
+ * The raw journal: every authenticated notification kept as the receiver stored it, beyond the
+ * queue's 14 days (see docs/operations.md, "The raw journal", and docs/security.md).
+ */
+export interface NotificationJournalOptions {
+  /**
+   * Whether the processor keeps every notification in the journal. Without it, a raw
+   * notification lives only as long as its queue message (14 days at most).
+   * @default true
+   */
+  readonly enabled?: boolean;
+
+  /**
+   * How long each raw notification is kept (then expired by the bucket's lifecycle). 1 to 36500 days.
+   * @default Duration.days(1827) - 5 years, the span usually asked of financial records in Brazil
+   */
+  readonly retention?: Duration;
+
+  /**
+   * S3 Object Lock for the objects, for `retention`: GOVERNANCE (only principals allowed to bypass
+   * it may delete early) or COMPLIANCE (nobody may, not even the account's root). Choose at the
+   * first deploy: turning it on later replaces the bucket's configuration, and COMPLIANCE cannot be undone.
+   * @default JournalObjectLock.NONE
+   */
+  readonly objectLock?: JournalObjectLock;
+
+  /**
+   * KMS key for SSE-KMS (with an S3 bucket key, so each object costs no KMS request).
+   * @default - SSE-S3 (keys S3 manages)
+   */
+  readonly encryptionKey?: kms.IKey;
+
+  /**
+   * Roles that may read the journal (operators running `cdk-bank-webhooks trace`, auditors): each
+   * is granted read, and the bucket policy refuses reads to every other principal. The bodies
+   * carry payers' CPF/CNPJ (docs/security.md).
+   * @default - no grant and no refusal: the account's IAM policies decide who reads
+   */
+  readonly readers?: iam.IRole[];
+
+  /**
+   * After how long a raw notification large enough to gain from it (128 KB and more) moves to
+   * Glacier Instant Retrieval. Smaller ones stay in S3 Standard: every colder class bills at
+   * least 128 KB an object, so moving them would cost more.
+   * @default Duration.days(90)
+   */
+  readonly transitionAfter?: Duration;
+
+  /**
+   * Where S3 writes the journal's server access logs.
+   * @default - no access logs (AwsSolutions-S1 is left for you to decide)
+   */
+  readonly serverAccessLogsBucket?: s3.IBucket;
+}
+
+/** Checks NotificationJournalOptions under `prefix`. */
+export function checkJournalOptions(v: PropsValidation, options: NotificationJournalOptions | undefined, prefix = 'journal.'): void {
+  if (!options) return;
+  const retention = options.retention?.toDays();
+  if (retention !== undefined) v.checkNumber(retention, `${prefix}retention`, isWholeNumberIn(1, 36500), 'must be a whole number of days from 1 to 36500');
+  const transition = options.transitionAfter?.toDays();
+  if (transition !== undefined) {
+    v.checkNumber(transition, `${prefix}transitionAfter`, isWholeNumberIn(0, 36500), 'must be a whole number of days from 0 to 36500');
+    if (retention !== undefined && !Token.isUnresolved(retention) && !Token.isUnresolved(transition)) {
+      v.check(transition < retention, `${prefix}transitionAfter`, `must be shorter than retention (${transition} days is not shorter than ${retention}): an object expires before it would move`);
+    }
+  }
+  if (options.objectLock !== undefined) {
+    v.check(Object.values(JournalObjectLock).includes(options.objectLock), `${prefix}objectLock`, `must be JournalObjectLock.NONE, GOVERNANCE or COMPLIANCE, got "${options.objectLock}"`);
+  }
+}
+
+/**
+ * Makes the journal's bucket in `scope` as `id`: versioned, encrypted, TLS only, public access
+ * blocked, expired after the retention, written by `writer` alone (the bucket policy refuses
+ * every other principal's writes, and everyone's deletes).
+ */
+export function createNotificationJournal(scope: Construct, id: string, options: NotificationJournalOptions, writer: iam.IRole): s3.Bucket {
+  const retention = options.retention ?? Duration.days(JournalDefaults.retentionDays);
+  const lock = options.objectLock ?? JournalObjectLock.NONE;
+  const bucket = new s3.Bucket(scope, id, {
+    versioned: true,
+    enforceSSL: true,
+    minimumTLSVersion: 1.2,
+    blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+    objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+    encryption: options.encryptionKey ? s3.BucketEncryption.KMS : s3.BucketEncryption.S3_MANAGED,
+    encryptionKey: options.encryptionKey,
+    bucketKeyEnabled: options.encryptionKey ? true : undefined,
+    serverAccessLogsBucket: options.serverAccessLogsBucket,
+    serverAccessLogsPrefix: options.serverAccessLogsBucket ? 'notification-journal/' : undefined,
+    removalPolicy: RemovalPolicy.RETAIN,
+    ...(lock === JournalObjectLock.NONE ? {} : {
+      objectLockEnabled: true,
+      objectLockDefaultRetention: lock === JournalObjectLock.COMPLIANCE ? s3.ObjectLockRetention.compliance(retention) : s3.ObjectLockRetention.governance(retention),
+    }),
+    lifecycleRules: [{
+      id: 'Retention',
+      expiration: retention,
+      // A version replaced or deleted (nothing but S3 itself may) is kept as long as a current one would be.
+      noncurrentVersionExpiration: retention,
+      abortIncompleteMultipartUploadAfter: Duration.days(1),
+      // S3 moves no object under 128 KB (its default minimum for transitions): those stay in Standard.
+      transitions: [{
+        storageClass: s3.StorageClass.GLACIER_INSTANT_RETRIEVAL,
+        transitionAfter: options.transitionAfter ?? Duration.days(JournalDefaults.transitionDays),
+      }],
+    }],
+  });
+  // Only the processor writes, and only under the journal's two prefixes.
+  const objects = [JOURNAL_NOTIFICATIONS_PREFIX, JOURNAL_SUBJECTS_PREFIX].map((prefix) => bucket.arnForObjects(`${prefix}*`));
+  writer.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: objects }));
+  options.encryptionKey?.grant(writer, 'kms:GenerateDataKey', 'kms:Encrypt');
+  bucket.addToResourcePolicy(new iam.PolicyStatement({
+    sid: 'OnlyTheProcessorWrites',
+    effect: iam.Effect.DENY,
+    principals: [new iam.AnyPrincipal()],
+    actions: ['s3:PutObject'],
+    resources: [bucket.arnForObjects('*')],
+    conditions: { ArnNotEquals: { 'aws:PrincipalArn': writer.roleArn } },
+  }));
+  bucket.addToResourcePolicy(new iam.PolicyStatement({
+    sid: 'NobodyDeletesARawNotification',
+    effect: iam.Effect.DENY,
+    principals: [new iam.AnyPrincipal()],
+    actions: ['s3:DeleteObject', 's3:DeleteObjectVersion'],
+    resources: [bucket.arnForObjects('*')],
+  }));
+  const readers = options.readers ?? [];
+  if (readers.length) {
+    for (const reader of readers) bucket.grantRead(reader);
+    bucket.addToResourcePolicy(new iam.PolicyStatement({
+      sid: 'OnlyTheNamedReadersRead',
+      effect: iam.Effect.DENY,
+      principals: [new iam.AnyPrincipal()],
+      actions: ['s3:GetObject', 's3:GetObjectVersion'],
+      resources: [bucket.arnForObjects('*')],
+      conditions: { ArnNotLike: { 'aws:PrincipalArn': readers.map((reader) => reader.roleArn) } },
+    }));
+  }
+  const logicalId = Stack.of(bucket).getLogicalId(bucket.node.defaultChild as s3.CfnBucket);
+  for (const prefix of [JOURNAL_NOTIFICATIONS_PREFIX, JOURNAL_SUBJECTS_PREFIX]) {
+    Validations.of(writer).acknowledge({
+      id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${logicalId}.Arn>/${prefix}*]`,
+      reason: 'The processor writes one object per notification (and one per subject it names) under the journal\'s two prefixes: object keys are not known in advance, so the PutObject grant names each prefix with a wildcard.',
+    });
+  }
+  return bucket;
+}
