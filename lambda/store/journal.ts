@@ -35,7 +35,8 @@ export class S3NotificationJournal implements NotificationJournal {
    */
   private async put(key: string, body: string, contentType: string): Promise<void> {
     try {
-      await this.s3.send(new PutObjectCommand({ Bucket: this.bucketName, Key: key, Body: body, ContentType: contentType, IfNoneMatch: '*' }));
+      const bytes = Buffer.from(body, 'utf8');
+      await this.s3.send(new PutObjectCommand({ Bucket: this.bucketName, Key: key, Body: bytes, ContentLength: bytes.length, ContentType: contentType, IfNoneMatch: '*' }));
     } catch (error) {
       if (isErrorNamed(error, 'PreconditionFailed') || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 412) return;
       throw error;

@@ -64,9 +64,9 @@ export interface NotificationJournalOptions {
 /** Checks NotificationJournalOptions under `prefix`. */
 export function checkJournalOptions(v: PropsValidation, options: NotificationJournalOptions | undefined, prefix = 'journal.'): void {
   if (!options) return;
-  const retention = options.retention?.toDays();
+  const retention = options.retention?.toDays({ integral: false });
   if (retention !== undefined) v.checkNumber(retention, `${prefix}retention`, isWholeNumberIn(1, 36500), 'must be a whole number of days from 1 to 36500');
-  const transition = options.transitionAfter?.toDays();
+  const transition = options.transitionAfter?.toDays({ integral: false });
   if (transition !== undefined) {
     v.checkNumber(transition, `${prefix}transitionAfter`, isWholeNumberIn(0, 36500), 'must be a whole number of days from 0 to 36500');
     if (retention !== undefined && !Token.isUnresolved(retention) && !Token.isUnresolved(transition)) {

@@ -2,7 +2,8 @@
  * The logical IDs of the example stack's stateful resources, as deployed today. A changed ID
  * replaces the resource in a user's account: new token secrets (the bank keeps sending the old
  * ones), new queues (stored notifications left behind), a new table (every published change
- * forgotten, so published again), a new bus (every consumer's rules gone), and a renamed
+ * forgotten, so published again), a new bus (every consumer's rules gone), a new journal bucket
+ * (the raw notifications kept for years left in a bucket nothing writes), and a renamed
  * registration, whose Delete would clear what its replacement just registered. Change one only
  * on purpose, with a migration note in docs/changes.md.
  */
@@ -19,6 +20,7 @@ const PINNED: Record<string, string> = {
   BankWebhooksProcessorLookDeadLetterQueueDC3B98B1: 'AWS::SQS::Queue',
   BankWebhooksProcessorIdempotencyTable4E929585: 'AWS::DynamoDB::Table',
   BankWebhooksProcessorEventBusA4C51734: 'AWS::Events::EventBus',
+  BankWebhooksProcessorJournal36CB996C: 'AWS::S3::Bucket',
   BankWebhooksPaymentRegistration19289FBB: 'Custom::BankPaymentWebhookRegistration',
   BankWebhooksBoletoContract01010254321C307D5E7: 'Custom::BankBoletoWebhookContract',
 };
@@ -27,7 +29,7 @@ const STATEFUL_TYPES = new Set(Object.values(PINNED));
 /** The example's own consumer queue and its rule's dead-letter queue: not the receiver's state. */
 const EXAMPLE_QUEUES = [/^SettlementsInbox[0-9A-F]{8}$/, /^BankWebhooksBoletoSettledRuleDeadLetterQueue[0-9A-F]{8}$/];
 
-it('keeps the logical IDs of the token secrets, queues, table, bus and registrations', () => {
+it('keeps the logical IDs of the token secrets, queues, table, bus, journal and registrations', () => {
   const resources = Template.fromStack(new BankWebhooksExampleStack(new App(), 'BankWebhooksExample')).toJSON().Resources as Record<string, { Type: string }>;
   const stateful = Object.fromEntries(Object.entries(resources)
     .filter(([id, r]) => STATEFUL_TYPES.has(r.Type) && !EXAMPLE_QUEUES.some((pattern) => pattern.test(id)))
