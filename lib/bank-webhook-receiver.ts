@@ -18,7 +18,7 @@ import { defaultReceiverName } from './core/metrics';
 import { BankStage } from './core/bank-stage';
 import { VerifiedEventRule, type VerifiedEventRuleOptions } from './core/verified-event-rule';
 import { BankWebhookEndpoint } from './endpoint/bank-webhook-endpoint';
-import { type BankWebhookEndpointProps, checkBankWebhookEndpoint } from './endpoint/bank-webhook-endpoint-props';
+import { type BankWebhookEndpointProps, checkBankWebhookEndpoint, type RouteSilenceOptions } from './endpoint/bank-webhook-endpoint-props';
 import { minimumVisibilitySeconds } from './core/timing';
 import { allowOnlySourceQueue } from './core/redrive-allow-policy';
 import { SettlementProcessor } from './processor/settlement-processor';
@@ -26,6 +26,7 @@ import { checkSettlementProcessor, type SettlementProcessorOptions } from './pro
 import { checkReconciliationSweep, ReconciliationSweep, type ReconciliationOptions } from './reconciliation/reconciliation-sweep';
 import { BoletoWebhookContract, type BoletoWebhookContractOptions, checkContractOptions } from './registration/boleto-webhook-contract';
 import { PaymentWebhookRegistration, type PaymentWebhookRegistrationOptions } from './registration/payment-webhook-registration';
+import { ReceiverDashboard } from './receiver-dashboard';
 import { checkRegistrationOptions } from './registration/registration-resource';
 
 /**
@@ -71,11 +72,34 @@ export interface BankWebhookReceiverProps extends BankWebhookEndpointProps, Sett
    * @default - PRODUCTION when the receiver registers (`paymentRegistration` or `boletoContracts`); NON_PRODUCTION otherwise, with a synth warning
    */
   readonly stage?: BankStage;
+
+  /**
+   * One CloudWatch dashboard for this receiver (ReceiverDashboard): flow, quarantines,
+   * recoveries, the bank's 429s, queue ages, the sweep and the watch, every alarm's state.
+   * @default true
+   */
+  readonly dashboard?: boolean;
 }
 
 /** The stage a receiver's props ask for, the default filled. */
 function stageOf(props: BankWebhookReceiverProps): BankStage {
   return props.stage ?? (props.paymentRegistration || props.boletoContracts?.length ? BankStage.PRODUCTION : BankStage.NON_PRODUCTION);
+}
+
+/**
+ * The silence windows a receiver's endpoint gets: none in NON_PRODUCTION; in PRODUCTION, the
+ * routes it registers (both when it registers neither: its URLs are registered by hand). A window
+ * given is kept.
+ */
+function silenceOf(props: BankWebhookReceiverProps, stage: BankStage): RouteSilenceOptions {
+  const off = Duration.hours(0);
+  const given = props.silenceAlarms ?? {};
+  const registers = !!props.paymentRegistration || !!props.boletoContracts?.length;
+  const on = (route: boolean) => (stage === BankStage.PRODUCTION && (!registers || route) ? undefined : off);
+  return {
+    boletoWindow: given.boletoWindow ?? on(!!props.boletoContracts?.length),
+    paymentsWindow: given.paymentsWindow ?? on(!!props.paymentRegistration),
+  };
 }
 
 /** cooperativa/posto/beneficiário of a contract, or undefined when one is a deploy-time value. */
@@ -171,6 +195,8 @@ export class BankWebhookReceiver extends Construct {
   public readonly stage: BankStage;
   /** The topic its alarms notify (`alarmTopic`); the dead-letter queue alarms of `onVerifiedEvent` too. */
   public readonly alarmTopic?: sns.ITopic;
+  /** Its dashboard (none when `dashboard` is false). */
+  public readonly dashboard?: ReceiverDashboard;
 
   constructor(scope: Construct, id: string, props: BankWebhookReceiverProps) {
     super(scope, id);
@@ -188,6 +214,7 @@ export class BankWebhookReceiver extends Construct {
     this.endpoint = new BankWebhookEndpoint(this, 'Default', checkedBy({
       ...props,
       receiverName,
+      silenceAlarms: silenceOf(props, this.stage),
       queueVisibilityTimeout: props.queueVisibilityTimeout ?? Duration.seconds(minimumVisibilitySeconds(props.processorTimeout, props.maxBatchingWindow)),
     }));
     const { endpoint } = this;
@@ -228,6 +255,8 @@ export class BankWebhookReceiver extends Construct {
       }));
     }
 
+    if (props.dashboard ?? true) this.dashboard = new ReceiverDashboard(this, 'Dashboard', { endpoint, processor, reconciliation: this.reconciliation });
+
     this.api = endpoint.api;
     this.url = endpoint.url;
     this.paymentsUrl = endpoint.paymentsUrl;
@@ -257,7 +286,9 @@ export class BankWebhookReceiver extends Construct {
    * brings its own. Pass `options.scope` to create the rule in a consumer's stack.
    */
   public onVerifiedEvent(id: string, detailType: BankEventDetailType, options: VerifiedEventRuleOptions = {}): VerifiedEventRule {
-    return new VerifiedEventRule(options.scope ?? this, id, { eventBus: this.eventBus, eventSource: this.eventSource, account: this.account, alarmTopic: this.alarmTopic }, detailType, options);
+    const rule = new VerifiedEventRule(options.scope ?? this, id, { eventBus: this.eventBus, eventSource: this.eventSource, account: this.account, alarmTopic: this.alarmTopic }, detailType, options);
+    if (rule.deadLetterQueueAlarm) this.dashboard?.addAlarm(rule.deadLetterQueueAlarm);
+    return rule;
   }
 
   /**

@@ -1,12 +1,13 @@
 /** The public API of cdk-bank-webhooks: every export named, so the jsii assembly holds exactly these. */
 export { BankWebhookReceiver, type BankWebhookReceiverProps } from './bank-webhook-receiver';
+export { ReceiverDashboard, type ReceiverDashboardProps } from './receiver-dashboard';
 export { type BankConnectionProps, type PaymentQueryScopes } from './core/bank-connection';
 export { VerifiedEventRule, type VerifiedEventRuleOptions, type VerifiedEventSource } from './core/verified-event-rule';
 export { BankWebhooksConstants } from './constants';
 export type { FunctionNetworkProps } from './core/function-network';
 export type { ReceiverNameProps } from './core/metrics';
 export { BankStage } from './core/bank-stage';
-export { BankWebhookEndpoint, type BankWebhookEndpointProps } from './endpoint';
+export { BankWebhookEndpoint, type BankWebhookEndpointProps, type RouteSilenceOptions } from './endpoint';
 export {
   SettlementProcessor, type SettlementProcessorOptions, type SettlementProcessorProps,
   type BoletoMovementMappingProps, type BoletoStatusMappingProps, type PaymentStatusMappingProps, type NotificationJournalOptions,

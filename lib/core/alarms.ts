@@ -4,28 +4,62 @@ import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 
+/**
+ * The section of docs/operations.md ("Runbooks") that says how to diagnose and fix what an alarm
+ * tells: every alarm's description names its own (a test holds each to a heading there).
+ */
+export enum Runbook {
+  DEAD_LETTER_QUEUE = 'deadletterqueuealarm',
+  LOOK_DEAD_LETTER_QUEUE = 'lookdeadletterqueuealarm',
+  OLDEST_MESSAGE = 'oldestmessagealarm',
+  LOOK_AGE = 'lookagealarm',
+  PROCESSOR_ERRORS = 'processorerrorsalarm',
+  JOURNAL = 'journalalarm',
+  UNAUTHORIZED_REQUESTS = 'unauthorizedrequestsalarm',
+  SILENCE = 'silencealarm',
+  RECOVERED = 'recoveredalarm',
+  SWEEP_ERRORS = 'sweeperrorsalarm',
+  REGISTRATION_DRIFT = 'registrationdriftalarm',
+  REGISTRATION_CONTESTED = 'registrationcontestedalarm',
+  CONSUMER_DEAD_LETTER_QUEUE = 'consumer-deadletterqueuealarm',
+}
+
+/** Where a runbook is, as an alarm's description names it. */
+export function runbookLink(runbook: Runbook): string {
+  return `docs/operations.md#${runbook}`;
+}
+
 /** What differs between the library's alarms. */
 export interface ThresholdAlarmOptions {
   readonly description: string;
+  /** The runbook section, appended to the description. */
+  readonly runbook: Runbook;
   readonly metric: cloudwatch.IMetric;
   /** @default 1 */
   readonly threshold?: number;
   /** @default 1 */
   readonly evaluationPeriods?: number;
+  /** @default GREATER_THAN_OR_EQUAL_TO_THRESHOLD */
+  readonly comparisonOperator?: cloudwatch.ComparisonOperator;
+  /** @default NOT_BREACHING */
+  readonly treatMissingData?: cloudwatch.TreatMissingData;
 }
 
 /**
  * An alarm of the library, made the one way they all are: in ALARM when the metric reaches the
- * threshold in every evaluated period, a period without data not breaching.
+ * threshold in every evaluated period (a period without data not breaching, unless said), its
+ * description ending with its runbook.
  */
 export function thresholdAlarm(scope: Construct, id: string, options: ThresholdAlarmOptions): cloudwatch.Alarm {
+  const evaluationPeriods = options.evaluationPeriods ?? 1;
   return new cloudwatch.Alarm(scope, id, {
-    alarmDescription: options.description,
+    alarmDescription: `${options.description} Runbook: ${runbookLink(options.runbook)}`,
     metric: options.metric,
     threshold: options.threshold ?? 1,
-    evaluationPeriods: options.evaluationPeriods ?? 1,
-    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    evaluationPeriods,
+    datapointsToAlarm: evaluationPeriods > 1 ? evaluationPeriods : undefined,
+    comparisonOperator: options.comparisonOperator ?? cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    treatMissingData: options.treatMissingData ?? cloudwatch.TreatMissingData.NOT_BREACHING,
   });
 }
 

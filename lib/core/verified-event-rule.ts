@@ -11,7 +11,7 @@ import type { Construct } from 'constructs';
 import type { BankAccount } from '../../contracts/bank-connection';
 import type { BankEventDetailType } from '../../contracts/events';
 import { ProcessorDefaults } from '../../contracts/processor';
-import { notifyOn, thresholdAlarm } from './alarms';
+import { notifyOn, Runbook, thresholdAlarm } from './alarms';
 import { acknowledgeInherent } from './compliance';
 import { isWholeNumberIn, validateProps } from './props-validation';
 
@@ -66,6 +66,7 @@ export class VerifiedEventRule extends events.Rule {
     this.deadLetterQueue = this.consumerQueue || guarded.usedOwnDeadLetterQueue ? deadLetterQueue : undefined;
     if (this.deadLetterQueue && !options.deadLetterQueue) {
       this.deadLetterQueueAlarm = thresholdAlarm(scope, `${id}DeadLetterQueueAlarm`, {
+      runbook: Runbook.CONSUMER_DEAD_LETTER_QUEUE,
         description: `Verified bank events (${detailType}) are in the dead-letter queue of the rule ${this.node.path}: ${options.consumer ? 'its consumer failed them on every receive' : 'its target refused them for 24 hours'}. Fix the consumer, then move them back (docs/events.md, "Consuming events").`,
         metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: cloudwatch.Stats.MAXIMUM }),
       });

@@ -174,6 +174,45 @@ export interface BankWebhookEndpointProps extends FunctionNetworkProps, Receiver
    * @default - alarms without actions
    */
   readonly alarmTopic?: sns.ITopic;
+
+  /**
+   * Silence as an alarm: how long each route may go without a stored notification before its
+   * alarm goes off (the bank stopped sending: an outage, a registration it deactivated).
+   * @default - both routes, 96 hours each (BankWebhookReceiver: only in PRODUCTION, on the routes it registers)
+   */
+  readonly silenceAlarms?: RouteSilenceOptions;
+}
+
+/**
+ * How long each route may be silent. Whole hours from 1 to 168 (CloudWatch evaluates at most
+ * 7 days); `Duration.hours(0)` turns a route's alarm off. The default of 96 hours spans a weekend
+ * and a holiday beside it, so a company settling on business days is not woken by them
+ * (docs/operations.md, "SilenceAlarm").
+ */
+export interface RouteSilenceOptions {
+  /**
+   * The boleto route's window.
+   * @default Duration.hours(96)
+   */
+  readonly boletoWindow?: Duration;
+
+  /**
+   * The payments route's window.
+   * @default Duration.hours(96)
+   */
+  readonly paymentsWindow?: Duration;
+}
+
+/** Longest silence window: CloudWatch evaluates an alarm of 1-hour periods over 7 days at most. */
+export const MAX_SILENCE_HOURS = 168;
+/** Default silence window of a route, in hours. */
+export const DEFAULT_SILENCE_HOURS = 96;
+
+/** Checks RouteSilenceOptions under `prefix`. */
+export function checkSilenceOptions(v: PropsValidation, options: RouteSilenceOptions | undefined, prefix = 'silenceAlarms.'): void {
+  for (const [name, window] of [['boletoWindow', options?.boletoWindow], ['paymentsWindow', options?.paymentsWindow]] as const) {
+    if (window) v.checkNumber(window.toHours({ integral: false }), `${prefix}${name}`, isWholeNumberIn(0, MAX_SILENCE_HOURS), `must be whole hours from 0 (no alarm) to ${MAX_SILENCE_HOURS} (CloudWatch evaluates at most 7 days)`);
+  }
 }
 
 function isCidr(value: string): boolean {
@@ -214,6 +253,7 @@ export function checkBankWebhookEndpoint(v: PropsValidation, props: BankWebhookE
     v.checkNumber(props.queueVisibilityTimeout.toSeconds(), 'queueVisibilityTimeout', isWholeNumberIn(0, 43_200), 'must be at most 12 hours (seconds)');
   }
   checkTokenHeader(v, props.boletoTokenHeader, 'boletoTokenHeader');
+  checkSilenceOptions(v, props.silenceAlarms);
   checkFunctionNetwork(v, props);
   v.check(!(props.tokenEncryptionKey && props.paymentCallbackToken && props.boletoToken), 'tokenEncryptionKey', 'only encrypts the token secrets the construct generates, and both paymentCallbackToken and boletoToken are given: encrypt those secrets with the key yourself, or remove tokenEncryptionKey');
   if (props.webAclArn !== undefined && !Token.isUnresolved(props.webAclArn)) {

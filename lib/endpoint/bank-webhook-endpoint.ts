@@ -14,14 +14,14 @@ import { ProcessorDefaults } from '../../contracts/processor';
 import {
   RECEIVER_SERVICE_NAME, RECEIVER_SETTINGS_ENV, ReceiverDefaults, ReceiverMetric, ROUTES, SQS_MAX_MESSAGE_BYTES,
 } from '../../contracts/receiver';
-import { notifyOn, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
+import { notifyOn, Runbook, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
 import { acknowledgeInherent } from '../core/compliance';
 import { functionNetwork } from '../core/function-network';
 import { defaultReceiverName, libraryMetric } from '../core/metrics';
 import { validateProps } from '../core/props-validation';
 import { minimumVisibilitySeconds } from '../core/timing';
 import { allowOnlySourceQueue } from '../core/redrive-allow-policy';
-import { type BankWebhookEndpointProps, checkBankWebhookEndpoint } from './bank-webhook-endpoint-props';
+import { type BankWebhookEndpointProps, checkBankWebhookEndpoint, DEFAULT_SILENCE_HOURS } from './bank-webhook-endpoint-props';
 import { receiverSettings } from './receiver-settings';
 import { accessLogFormat, acknowledgeApiFindings, sourceAllowlistPolicy } from './rest-api';
 import { ReceiverFunction } from './receiver-function';
@@ -71,6 +71,10 @@ export class BankWebhookEndpoint extends Construct {
   public readonly unauthorizedRequestsAlarm: cloudwatch.Alarm;
   /** The `receiver` dimension of its metrics (`receiverName`). */
   public readonly receiverName: string;
+  /** Alarm: no notification stored on `/boleto` for its window (none when its window is 0). */
+  public readonly boletoSilenceAlarm?: cloudwatch.Alarm;
+  /** Alarm: no notification stored on `/payments` for its window (none when its window is 0). */
+  public readonly paymentsSilenceAlarm?: cloudwatch.Alarm;
 
   constructor(scope: Construct, id: string, props: BankWebhookEndpointProps = {}) {
     super(scope, id);
@@ -151,7 +155,9 @@ export class BankWebhookEndpoint extends Construct {
     this.paymentsUrl = `${this.url}${ROUTES[0]}`;
     this.boletoUrl = `${this.url}${ROUTES[1]}`;
     this.unauthorizedRequestsAlarm = this.unauthorizedAlarm();
-    notifyOn(props.alarmTopic, [this.unauthorizedRequestsAlarm]);
+    this.boletoSilenceAlarm = this.silenceAlarm('BoletoSilenceAlarm', 'boleto', props.silenceAlarms?.boletoWindow);
+    this.paymentsSilenceAlarm = this.silenceAlarm('PaymentsSilenceAlarm', 'payments', props.silenceAlarms?.paymentsWindow);
+    notifyOn(props.alarmTopic, [this.unauthorizedRequestsAlarm, this.boletoSilenceAlarm, this.paymentsSilenceAlarm]);
     warnWithoutAlarmTopic(this, props.alarmTopic);
   }
 
@@ -237,6 +243,7 @@ export class BankWebhookEndpoint extends Construct {
     });
     const sum = (prefix: string) => ROUTES.map((_, i) => `FILL(${prefix}${i}, 0)`).join(' + ');
     const alarm = thresholdAlarm(this, 'UnauthorizedRequestsAlarm', {
+      runbook: Runbook.UNAUTHORIZED_REQUESTS,
       description: 'Most requests to the bank webhook endpoint were refused with 401 (wrong or missing token). After a token rotation or a wrong secret, every notification is refused and the bank marks it NÃO ENTREGUE, never to resend: check the token secrets against what is registered at the bank (tokenVersion), and run the reconciliation.',
       metric: new cloudwatch.MathExpression({
         expression: `IF((${sum('u')}) >= 5, (${sum('u')}) / ((${sum('u')}) + (${sum('s')})), 0)`,
@@ -247,6 +254,21 @@ export class BankWebhookEndpoint extends Construct {
       threshold: 0.5,
     });
     return alarm;
+  }
+
+  /** In ALARM when not one notification was stored on `route` in any hour of the window (no data counts as none). */
+  private silenceAlarm(id: string, route: string, window: Duration | undefined): cloudwatch.Alarm | undefined {
+    const hours = window?.toHours() ?? DEFAULT_SILENCE_HOURS;
+    if (hours === 0) return undefined;
+    return thresholdAlarm(this, id, {
+      runbook: Runbook.SILENCE,
+      description: `No notification was stored on /${route} for ${hours} hours: the bank may have stopped sending. Check the registration watch (RegistrationDrift alarm; the ${route === 'boleto' ? 'contract\'s status' : 'payment callback'} at the bank), the bank's status, and the endpoint (UnauthorizedRequests, API Gateway 4XX/5XX).`,
+      metric: this.metricNotificationsStored(route, { period: Duration.hours(1), statistic: cloudwatch.Stats.SUM }),
+      threshold: 1,
+      evaluationPeriods: hours,
+      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+    });
   }
 
   private generatedToken(id: string, description: string, tokenEncryptionKey?: kms.IKey): secretsmanager.Secret {

@@ -1,2 +1,2 @@
 export { BankWebhookEndpoint } from './bank-webhook-endpoint';
-export type { BankWebhookEndpointProps } from './bank-webhook-endpoint-props';
+export type { BankWebhookEndpointProps, RouteSilenceOptions } from './bank-webhook-endpoint-props';

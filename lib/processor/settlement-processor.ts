@@ -14,7 +14,7 @@ import {
 } from '../../contracts/processor';
 import { PendingPaymentIndex } from '../../contracts/reconciliation';
 import { type BankConnectionProps, bankConnectionEnvironment } from '../core/bank-connection';
-import { notifyOn, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
+import { notifyOn, Runbook, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
 import { acknowledgeInherent } from '../core/compliance';
 import { functionNetwork } from '../core/function-network';
 import { minimumVisibilitySeconds } from '../core/timing';
@@ -189,31 +189,37 @@ export class SettlementProcessor extends Construct {
 
     const period = Duration.minutes(1);
     this.deadLetterQueueAlarm = thresholdAlarm(this, 'DeadLetterQueueAlarm', {
+      runbook: Runbook.DEAD_LETTER_QUEUE,
       description: 'Bank notifications are in the dead-letter queue (quarantined, or never verifiable): read the QuarantineReason attribute and the processor log, fix, then redrive.',
       metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period, statistic: cloudwatch.Stats.MAXIMUM }),
     });
     this.lookDeadLetterQueueAlarm = thresholdAlarm(this, 'LookDeadLetterQueueAlarm', {
+      runbook: Runbook.LOOK_DEAD_LETTER_QUEUE,
       description: 'Look requests are in the look dead-letter queue (a Track Payment naming a payment the bank never knew, a malformed request, or a look that kept failing): read the QuarantineReason attribute and the processor log; redrive once fixed. No notification is in it.',
       metric: this.lookDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ period, statistic: cloudwatch.Stats.MAXIMUM }),
     });
     const oldest = props.oldestMessageAgeAlarmThreshold ?? Duration.minutes(30);
     this.oldestMessageAlarm = thresholdAlarm(this, 'OldestMessageAlarm', {
+      runbook: Runbook.OLDEST_MESSAGE,
       description: `A bank notification has waited more than ${oldest.toHumanString()} to be verified: the bank's query API may be failing, or the processor cannot keep up.`,
       metric: this.queue.metricApproximateAgeOfOldestMessage({ period, statistic: cloudwatch.Stats.MAXIMUM }),
       threshold: oldest.toSeconds(),
     });
     // Deferral sends a look back as a new message, so the queue's age never shows a backlog of looks: their own age does.
     this.lookAgeAlarm = thresholdAlarm(this, 'LookAgeAlarm', {
+      runbook: Runbook.LOOK_AGE,
       description: `A look request (the sweep's, or a Track Payment's) waited more than ${oldest.toHumanString()} since it was first asked for: looks are deferred for the bank's rate faster than they are served. See LookRequestAge and docs/reconciliation.md.`,
       metric: this.metric(ProcessorMetric.LOOK_AGE, { period: Duration.minutes(5), statistic: cloudwatch.Stats.MAXIMUM }),
       threshold: oldest.toMilliseconds(),
     });
     this.processorErrorsAlarm = thresholdAlarm(this, 'ProcessorErrorsAlarm', {
+      runbook: Runbook.PROCESSOR_ERRORS,
       description: 'The settlement processor function failed whole invocations (configuration, permissions, or a crash): see its log.',
       metric: fn.metricErrors({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
     });
     if (this.journalBucket) {
       this.journalAlarm = thresholdAlarm(this, 'JournalAlarm', {
+      runbook: Runbook.JOURNAL,
         description: 'Raw notifications could not be written to the journal (S3): the messages are retried, and quarantined on their last receive. Check the processor log and the bucket\'s policy, key and availability.',
         metric: this.metric(ProcessorMetric.JOURNAL_FAILURES),
       });

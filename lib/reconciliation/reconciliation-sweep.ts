@@ -13,7 +13,7 @@ import {
   PendingPaymentIndex, RECONCILIATION_SERVICE_NAME, SWEEP_SETTINGS_ENV, SweepDefaults, SweepMetric, TRACK_PAYMENT_DETAIL_TYPE,
 } from '../../contracts/reconciliation';
 import { bankConnectionEnvironment } from '../core/bank-connection';
-import { notifyOn, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
+import { notifyOn, Runbook, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
 import { acknowledgeInherent } from '../core/compliance';
 import { checkFunctionNetwork, functionNetwork, type FunctionNetworkProps } from '../core/function-network';
 import { appliedRecordArn } from '../core/registration-provider';
@@ -278,20 +278,24 @@ export class ReconciliationSweep extends Construct {
 
     const period = { period: options.interval };
     this.recoveredAlarm = thresholdAlarm(this, 'RecoveredAlarm', {
+      runbook: Runbook.RECOVERED,
       description: 'The reconciliation sweep published changes the bank never notified (NotificationsRecovered): webhooks are being lost. Check the registrations at the bank, the API\'s 4xx/5xx and the receiver\'s errors.',
       metric: processor.metricNotificationsRecovered(period),
     });
     this.sweepErrorsAlarm = thresholdAlarm(this, 'SweepErrorsAlarm', {
+      runbook: Runbook.SWEEP_ERRORS,
       description: `Two sweeps in a row failed: lost notifications are not being looked for. See the ${RECONCILIATION_SERVICE_NAME} log.`,
       metric: fn.metricErrors({ period: options.interval, statistic: cloudwatch.Stats.SUM }),
       evaluationPeriods: 2,
     });
     if (registrations.length) {
       this.registrationDriftAlarm = thresholdAlarm(this, 'RegistrationDriftAlarm', {
+      runbook: Runbook.REGISTRATION_DRIFT,
         description: `A registration at the bank is not what the last deploy applied (missing, another URL or token, a status changed, or a token the receiver no longer accepts): notifications are being lost or a pause was undone. See the ${RECONCILIATION_SERVICE_NAME} log for which and how; set reconciliation.repairRegistrations to have it put back, or redeploy.`,
         metric: this.metric(SweepMetric.REGISTRATION_DRIFT, period),
       });
       this.registrationContestedAlarm = thresholdAlarm(this, 'RegistrationContestedAlarm', {
+      runbook: Runbook.REGISTRATION_CONTESTED,
         description: `A registration the watch repaired was changed back within a day (another stack of the same bank account, or a person): the watch no longer repairs it. Find who else registers this account (staging and production share the bank), then deploy the stack that should hold it. See the ${RECONCILIATION_SERVICE_NAME} log.`,
         metric: this.metric(SweepMetric.REGISTRATION_CONTESTED, period),
       });
