@@ -18,19 +18,17 @@ export function appendTrail(trail: readonly TrailEntry[] | undefined, entries: r
 
 const cut = (text: string): string => (text.length > TrailDefaults.reasonChars ? `${text.slice(0, TrailDefaults.reasonChars - 1)}…` : text);
 
-/** What a look that changed the record adds: the look, each notification it settled, each change it published. */
+/** What a look that changed the record adds: each notification it settled, the look, each change it published. */
 export function lookTrail(look: Look, status: string, settled: readonly CheckedItem[], entries: readonly OutboxEntry[], at: string): TrailEntry[] {
   const request = look.request;
-  const trail: TrailEntry[] = [{
+  const trail: TrailEntry[] = settled.map((c) => ({
+    kind: TrailEntryKind.NOTIFICATION, at: look.stored?.receivedAt ?? at, requestId: look.stored?.requestId ?? '', id: cut(fingerprint(c.item).id),
+    claim: cut(c.claim.status), matched: c.check.holds, ...(look.journalKey ? { journalKey: look.journalKey } : {}),
+  }));
+  trail.push({
     kind: TrailEntryKind.LOOK, at, trigger: request?.trigger ?? EventTrigger.WEBHOOK, status: cut(status),
     ...(request ? { reason: cut(request.trackSource ? `Track Payment from ${request.trackSource}` : request.reason) } : {}),
-  }];
-  for (const c of settled) {
-    trail.push({
-      kind: TrailEntryKind.NOTIFICATION, at: look.stored?.receivedAt ?? at, requestId: look.stored?.requestId ?? '', id: cut(fingerprint(c.item).id),
-      claim: cut(c.claim.status), matched: c.check.holds, ...(look.journalKey ? { journalKey: look.journalKey } : {}),
-    });
-  }
+  });
   for (const entry of entries) {
     const detail = JSON.parse(entry.detail) as { idempotencyKey: string; subject: { sequence: number } };
     trail.push({ kind: TrailEntryKind.PUBLISHED, at, detailType: entry.detailType, sequence: detail.subject.sequence, idempotencyKey: detail.idempotencyKey });

@@ -14,6 +14,7 @@ import { PurgeQueueCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/
 import type { App, Stack } from 'aws-cdk-lib';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { decodeStoredNotification } from '../../lambda/store/stored-notification';
+import { DynamoDbSubjectStore, type SubjectRecord } from '../../lambda/store/subject-store';
 import { BANK_CONNECTION_ENV, type BankConnectionSettings } from '../../contracts/bank-connection';
 import { PROCESSOR_SETTINGS_ENV, type ProcessorSettings } from '../../contracts/processor';
 import { PAYMENTS_TOKEN_HEADER, RECEIVER_SETTINGS_ENV, ReceiverDefaults, type ReceiverSettings, ROUTES } from '../../contracts/receiver';
@@ -633,6 +634,11 @@ export class LocalRunner {
    */
   alarmStates(now = Date.now()): Record<string, LocalAlarmState> {
     return Object.fromEntries(this.deployment.alarms.map((alarm) => [alarm.logicalId, evaluateAlarm(alarm, this.datapoints, now)]));
+  }
+
+  /** A subject's record as the processor keeps it in the table (its trail among it). */
+  async subjectRecord(subjectId: string): Promise<SubjectRecord> {
+    return new DynamoDbSubjectStore(this.services.dynamo.client, this.deployment.idempotencyTable, 0).read(subjectId);
   }
 
   /**

@@ -25,8 +25,8 @@ describe('a subject\'s trail', () => {
 
     const trail = await trailOf(f, '1001');
     expect(trail).toEqual([
-      { kind: TrailEntryKind.LOOK, at: expect.any(String), trigger: EventTrigger.WEBHOOK, status: 'LIQUIDADO' },
       { kind: TrailEntryKind.NOTIFICATION, at: '2025-06-03T17:05:10.000Z', requestId: 'req-1', id: event.idEventoWebhook, claim: 'LIQUIDACAO_PIX', matched: true },
+      { kind: TrailEntryKind.LOOK, at: expect.any(String), trigger: EventTrigger.WEBHOOK, status: 'LIQUIDADO' },
       { kind: TrailEntryKind.PUBLISHED, at: expect.any(String), detailType: T.BOLETO_SETTLED, sequence: 1, idempotencyKey: f.published[0].detail.idempotencyKey },
     ]);
     // The record was written once: the trail cost no request of its own.
