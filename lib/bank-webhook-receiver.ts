@@ -1,4 +1,4 @@
-import { Annotations, Duration, Token } from 'aws-cdk-lib';
+import { Annotations, Duration, Stack, Token } from 'aws-cdk-lib';
 import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -287,7 +287,8 @@ export class BankWebhookReceiver extends Construct {
    */
   public onVerifiedEvent(id: string, detailType: BankEventDetailType, options: VerifiedEventRuleOptions = {}): VerifiedEventRule {
     const rule = new VerifiedEventRule(options.scope ?? this, id, { eventBus: this.eventBus, eventSource: this.eventSource, account: this.account, alarmTopic: this.alarmTopic }, detailType, options);
-    if (rule.deadLetterQueueAlarm) this.dashboard?.addAlarm(rule.deadLetterQueueAlarm);
+    // A rule made in a consumer's stack keeps its alarm there (the dashboard would tie the stacks both ways).
+    if (rule.deadLetterQueueAlarm && Stack.of(rule.deadLetterQueueAlarm) === Stack.of(this)) this.dashboard?.addAlarm(rule.deadLetterQueueAlarm);
     return rule;
   }
 

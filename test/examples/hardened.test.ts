@@ -29,19 +29,29 @@ it('synthesizes under AwsSolutions, NIST 800-53 rev 5, PCI DSS 3.2.1, HIPAA and 
       'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole] ×5',
       // X-Ray (tracingEnabled) on the receiver, processor and sweep; the framework's invoke of the handler's versions.
       'IAM5[Resource::*] ×3',
+      // The processor's PutObject under the journal's two prefixes.
+      'IAM5[Resource::<BankWebhooksProcessorJournal36CB996C.Arn>/notifications/*] ×1',
+      'IAM5[Resource::<BankWebhooksProcessorJournal36CB996C.Arn>/subjects/*] ×1',
       'IAM5[Resource::<BankWebhooksRegistrationProviderHandlerB6890A73.Arn>:*] ×1',
+      // The journal's access log bucket logs nothing of its own.
+      'S1 ×1',
       // The company rotates tokens by deploy.
       'SMG4 ×2',
     ],
     'HIPAA.Security': [
       'APIGWCacheEnabledAndEncrypted ×1', 'APIGWSSLEnabled ×1', 'IAMNoInlinePolicy ×6', 'LambdaConcurrency ×5', 'LambdaDLQ ×5',
+      'S3BucketLoggingEnabled ×1', 'S3BucketReplicationEnabled ×2', 'S3DefaultEncryptionKMS ×1',
       'SecretsManagerRotationEnabled ×2', 'VPCDefaultSecurityGroupClosed ×1', 'VPCNoUnrestrictedRouteToIGW ×2',
     ],
     'NIST.800.53.R5': [
       'APIGWCacheEnabledAndEncrypted ×1', 'APIGWSSLEnabled ×1', 'IAMNoInlinePolicy ×6', 'LambdaConcurrency ×5', 'LambdaDLQ ×5',
+      'S3BucketLoggingEnabled ×1', 'S3BucketReplicationEnabled ×2', 'S3DefaultEncryptionKMS ×1',
       'SecretsManagerRotationEnabled ×2', 'VPCDefaultSecurityGroupClosed ×1', 'VPCNoUnrestrictedRouteToIGW ×2',
     ],
-    'PCI.DSS.321': ['APIGWCacheEnabledAndEncrypted ×1', 'APIGWSSLEnabled ×1', 'IAMNoInlinePolicy ×6', 'VPCDefaultSecurityGroupClosed ×1', 'VPCNoUnrestrictedRouteToIGW ×2'],
+    'PCI.DSS.321': [
+      'APIGWCacheEnabledAndEncrypted ×1', 'APIGWSSLEnabled ×1', 'IAMNoInlinePolicy ×6',
+      'S3BucketLoggingEnabled ×1', 'S3BucketReplicationEnabled ×2', 'S3DefaultEncryptionKMS ×1', 'VPCDefaultSecurityGroupClosed ×1', 'VPCNoUnrestrictedRouteToIGW ×2',
+    ],
     Serverless: [
       'EventBusDLQ ×1', 'LambdaDefaultMemorySize ×1', 'LambdaDLQ ×5', 'LambdaEventSourceMappingDestination ×1', 'LambdaTracing ×2', 'SQSRedrivePolicy ×2',
     ],
@@ -58,7 +68,7 @@ it('sets every hardening prop: KMS keys, WAF with redacted token headers, alarm 
   template.hasResourceProperties('AWS::WAFv2::WebACLAssociation', { WebACLArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^WebAcl'), 'Arn'] } });
   template.hasResourceProperties('AWS::WAFv2::LoggingConfiguration', { RedactedFields: [{ SingleHeader: { Name: 'authorization' } }] });
   for (const fn of Object.values(template.findResources('AWS::Lambda::Function'))) expect(fn.Properties.VpcConfig).toBeDefined();
-  template.resourceCountIs('AWS::EC2::VPCEndpoint', 4);
+  template.resourceCountIs('AWS::EC2::VPCEndpoint', 5);
   template.resourceCountIs('AWS::EC2::FlowLog', 1);
   template.hasResourceProperties('AWS::ApiGateway::Stage', { TracingEnabled: true });
   template.hasResourceProperties('AWS::Backup::BackupSelection', { BackupSelection: { Resources: [{ 'Fn::GetAtt': [Match.stringLikeRegexp('IdempotencyTable'), 'Arn'] }] } });

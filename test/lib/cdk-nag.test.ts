@@ -3,6 +3,7 @@ import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as events from 'aws-cdk-lib/aws-events';
+import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -29,7 +30,12 @@ it('acknowledges only what the design needs and the example\'s own choices, each
     'APIG4 ×1', 'COG4 ×1',
     'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs] ×1',
     // The provider framework's grantInvoke on the registration handler and its versions.
+    // The processor writes one journal object per notification under each of the journal's two prefixes.
+    'IAM5[Resource::<BankWebhooksProcessorJournal36CB996C.Arn>/notifications/*] ×1',
+    'IAM5[Resource::<BankWebhooksProcessorJournal36CB996C.Arn>/subjects/*] ×1',
     'IAM5[Resource::<BankWebhooksRegistrationProviderHandlerB6890A73.Arn>:*] ×1',
+    // The example's choice: no server access logs for the journal (examples/hardened keeps them).
+    'S1 ×1',
     // The example's choice: tokens rotated by deploy.
     'SMG4 ×2',
     // The dead-letter queue onVerifiedEvent gives the example's rule target, and the example's own consumer queue.
@@ -60,6 +66,7 @@ it('passes with every option set: custom domain, allowlist, WAF, KMS key, tracin
     webAclArn: 'arn:aws:wafv2:sa-east-1:111111111111:regional/webacl/bank-webhooks/0a1b2c3d-4e5f-6789-abcd-ef0123456789',
     queueEncryptionKey: new kms.Key(stack, 'Key', { enableKeyRotation: true }),
     tracingEnabled: true,
+    journal: { serverAccessLogsBucket: s3.Bucket.fromBucketName(stack, 'AccessLogs', 'acme-access-logs') },
     paymentCallbackToken: secretsmanager.Secret.fromSecretCompleteArn(stack, 'Pay', 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:pay-AbCdEf'),
     boletoToken: secretsmanager.Secret.fromSecretCompleteArn(stack, 'Bol', 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:bol-AbCdEf'),
     paymentRegistration: { tokenVersion: '2026-11-01', removalPolicy: RemovalPolicy.RETAIN },
