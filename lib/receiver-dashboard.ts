@@ -46,7 +46,8 @@ export class ReceiverDashboard extends Construct {
   constructor(scope: Construct, id: string, props: ReceiverDashboardProps) {
     super(scope, id);
     const { endpoint, processor, reconciliation } = props;
-    const sum = (metric: cloudwatch.Metric, label: string) => metric.with({ period: FIVE_MINUTES, statistic: cloudwatch.Stats.SUM, label });
+    // The parts' metric methods give 5-minute sums: a widget line only needs its label.
+    const sum = (metric: cloudwatch.Metric, label: string) => metric.with({ label });
     const graph = (title: string, left: cloudwatch.IMetric[], width = 12, options: Partial<cloudwatch.GraphWidgetProps> = {}) => new cloudwatch.GraphWidget({ title, left, width, height: 6, ...options });
     this.alarms = [
       endpoint.unauthorizedRequestsAlarm, endpoint.boletoSilenceAlarm, endpoint.paymentsSilenceAlarm,

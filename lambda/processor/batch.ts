@@ -208,9 +208,9 @@ function journalOf(record: SQSRecord, stored: StoredNotification, deps: Processo
   const { journal } = deps;
   const nothing = (): Promise<undefined> => Promise.resolve(undefined);
   if (!journal) return { write: nothing };
+  if (stored.journalKey) return { key: stored.journalKey, write: nothing };
   const at = new Date((deps.now ?? Date.now)());
-  const key = stored.journalKey ?? journalKey(stored, at);
-  if (stored.journalKey) return { key, write: nothing };
+  const key = journalKey(stored, at);
   return {
     key,
     write: async (subjectIds) => {

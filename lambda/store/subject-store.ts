@@ -12,7 +12,7 @@ import {
 import type { BankEventDetailType, StatusClass } from '../../contracts/events';
 import type { SubjectState } from '../bank/state';
 import { IdempotencyTable } from '../../contracts/processor';
-import { TrailDefaults, type TrailEntry } from '../../contracts/record';
+import type { TrailEntry } from '../../contracts/record';
 import { pendingPaymentAttributes, pendingSinceOf } from './pending-payments';
 import { isConditionFailure } from './conditions';
 
@@ -54,7 +54,7 @@ export interface SubjectRecord {
    */
   readonly pendingSince?: number;
   /**
-   * What happened to the subject, oldest first (bounded: TrailDefaults.entries): notifications
+   * What happened to the subject, oldest first (bounded by the processor's appendTrail): notifications
    * handled, looks that changed the record, changes published, recoveries, quarantines. Written
    * in the same conditional write as the change it tells of.
    */
@@ -134,7 +134,7 @@ export class DynamoDbSubjectStore implements SubjectStore {
       data: { S: JSON.stringify({
         state: next.state, history: next.history, seen: next.seen,
         ...(next.unnotified?.length ? { unnotified: next.unnotified } : {}),
-        ...(next.trail?.length ? { trail: next.trail.slice(-TrailDefaults.entries) } : {}),
+        ...(next.trail?.length ? { trail: next.trail } : {}),
       }) },
       [IdempotencyTable.TTL]: { N: String(Math.floor(this.now() / 1000) + this.ttlSeconds) },
     };

@@ -184,7 +184,7 @@ export interface BankWebhookEndpointProps extends FunctionNetworkProps, Receiver
 }
 
 /**
- * How long each route may be silent. Whole hours from 1 to 168 (CloudWatch evaluates at most
+ * How long each route may be silent. Whole hours up to 168 (CloudWatch evaluates at most
  * 7 days); `Duration.hours(0)` turns a route's alarm off. The default of 96 hours spans a weekend
  * and a holiday beside it, so a company settling on business days is not woken by them
  * (docs/operations.md, "SilenceAlarm").

@@ -16,7 +16,6 @@ import { encodeStoredNotification } from '../../lambda/store/stored-notification
 import type { LookMarkers } from '../../lambda/store/look-markers';
 import { MetricUnit } from '../../lambda/shared/metrics';
 import { type Route } from '../../contracts/receiver';
-import { TrailDefaults } from '../../contracts/record';
 import { detailProblems } from '../../tools/event-schemas';
 import { processorSettings } from '../../lib/processor/processor-settings';
 
@@ -219,7 +218,7 @@ export class MemorySubjectStore implements SubjectStore {
 
   async write(subjectId: string, expectedVersion: number, next: SubjectRecordWrite): Promise<boolean> {
     if ((this.records.get(subjectId)?.version ?? 0) !== expectedVersion) return false;
-    this.records.set(subjectId, { ...next, ...(next.trail ? { trail: next.trail.slice(-TrailDefaults.entries) } : {}), version: expectedVersion + 1 });
+    this.records.set(subjectId, { ...next, version: expectedVersion + 1 });
     return true;
   }
 

@@ -18,8 +18,6 @@ const xmlEscape = (text: string): string => text.replace(/[<>&'"]/g, (c) => `&#$
  */
 export class LocalS3 extends LoopbackServer {
   private readonly buckets = new Map<string, Map<string, StoredObject>>();
-  /** When set, every call fails with this HTTP status (an S3 outage). */
-  public failWithStatus?: number;
 
   constructor() {
     super('S3');
@@ -49,7 +47,6 @@ export class LocalS3 extends LoopbackServer {
       res.writeHead(status, { 'Content-Type': 'application/xml' });
       res.end(req.method === 'HEAD' ? undefined : `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${xmlEscape(message)}</Message></Error>`);
     };
-    if (this.failWithStatus) return error(this.failWithStatus, 'InternalError', 'Simulated S3 outage');
     if (req.method === 'PUT' && !key) {
       this.createBucket(bucketName);
       res.writeHead(200).end();

@@ -35,11 +35,18 @@ describe('the stored notification envelope', () => {
     expect(decodeStoredNotification(message).body.equals(escapes)).toBe(true);
   });
 
+  it('keeps the journal key the processor puts on the rest of a notification it sends again', () => {
+    const message = encodeStoredNotification({ ...meta, journalKey: 'notifications/2025-06-03/17-05-09.120Z-r1.json' }, Buffer.from('[]'));
+    expect(decodeStoredNotification(message).notification.journalKey).toBe('notifications/2025-06-03/17-05-09.120Z-r1.json');
+  });
+
   it.each([
     ['text that is not JSON', 'hello', /not JSON/],
     ['JSON of another shape', '{"foo":1}', /not a version 1 notification envelope/],
     ['an unknown route', JSON.stringify({ v: 1, route: 'x', requestId: 'r', receivedAt: 't', bodyEncoding: 'utf8', body: '' }), /not a version 1/],
     ['an unknown encoding', JSON.stringify({ v: 1, route: 'boleto', requestId: 'r', receivedAt: 't', bodyEncoding: 'hex', body: '' }), /not a version 1/],
+    ['a journal key outside the journal', JSON.stringify({ v: 1, route: 'boleto', requestId: 'r', receivedAt: 't', bodyEncoding: 'utf8', body: '', journalKey: '../other/key' }), /not a version 1/],
+    ['a journal key that is not text', JSON.stringify({ v: 1, route: 'boleto', requestId: 'r', receivedAt: 't', bodyEncoding: 'utf8', body: '', journalKey: 7 }), /not a version 1/],
   ])('refuses to decode %s with a readable error', (_case, message, expected) => {
     expect(() => decodeStoredNotification(message)).toThrow(expected);
   });
