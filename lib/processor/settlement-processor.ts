@@ -219,7 +219,7 @@ export class SettlementProcessor extends Construct {
     });
     if (this.journalBucket) {
       this.journalAlarm = thresholdAlarm(this, 'JournalAlarm', {
-      runbook: Runbook.JOURNAL,
+        runbook: Runbook.JOURNAL,
         description: 'Raw notifications could not be written to the journal (S3): the messages are retried, and quarantined on their last receive. Check the processor log and the bucket\'s policy, key and availability.',
         metric: this.metric(ProcessorMetric.JOURNAL_FAILURES),
       });
