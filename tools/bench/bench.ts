@@ -140,12 +140,15 @@ async function coldStartSection(ctx: BenchContext): Promise<void> {
   ]));
 }
 
-/** The processor bundle against plain loops making the same calls. */
+/**
+ * The processor bundle, with the raw journal as deployed and without it, against plain loops
+ * making the same calls (the loops write no journal: the ratio carries the journal's cost).
+ */
 async function processorSection(ctx: BenchContext): Promise<void> {
   const { peers, results, details, logs, section, floorVerify } = ctx;
   const p = PLAN.processor;
+  const runners = ['processor', 'processorNoJournal', 'floor', 'floorOneWrite'] as const;
   const rounds = (p.warmup + p.repetitions) * p.forks;
-  const runners = ['processor', 'floor', 'floorOneWrite'] as const;
   const bodies = await settledBoletoNotifications(peers.simulator.control, p.recordsPerRun * rounds * runners.length);
   let used = 0;
   const verify = (worker: BenchWorker, entry: string, exportName: string) => async () => {
@@ -159,10 +162,12 @@ async function processorSection(ctx: BenchContext): Promise<void> {
   const runs = await forked(p.forks, p, () => {
     // A process per runner, as each is its own function on Lambda: no runner's JIT state,
     // heap or connections serve another.
-    const workers = Object.fromEntries(runners.map((name) => [name, new BenchWorker(peers.processorEnvironment(), join(logs, `${name}.log`))])) as Record<(typeof runners)[number], BenchWorker>;
+    const environment = (name: (typeof runners)[number]) => peers.processorEnvironment({ journal: name !== 'processorNoJournal' });
+    const workers = Object.fromEntries(runners.map((name) => [name, new BenchWorker(environment(name), join(logs, `${name}.log`))])) as Record<(typeof runners)[number], BenchWorker>;
     return {
       runners: {
         processor: verify(workers.processor, processorBundle, 'handler'),
+        processorNoJournal: verify(workers.processorNoJournal, processorBundle, 'handler'),
         floor: verify(workers.floor, floorVerify, 'handler'),
         floorOneWrite: verify(workers.floorOneWrite, floorVerify, 'oneWriteHandler'),
       },
@@ -171,14 +176,19 @@ async function processorSection(ctx: BenchContext): Promise<void> {
   });
   results.processor_throughput_ratio = round(pairedRatio(runs.processor, runs.floor, 'perSecond', runners.length));
   results.processor_throughput_ratio_one_write = round(pairedRatio(runs.processor, runs.floorOneWrite, 'perSecond', runners.length));
-  const [pr, f2, f1] = [medians(runs.processor), medians(runs.floor), medians(runs.floorOneWrite)];
+  results.processor_journal_throughput_ratio = round(pairedRatio(runs.processor, runs.processorNoJournal, 'perSecond', runners.length));
+  results.processor_journal_p99_ratio = round(pairedRatio(runs.processor, runs.processorNoJournal, 'p99Ms', runners.length));
+  const [pr, pn, f2, f1] = [medians(runs.processor), medians(runs.processorNoJournal), medians(runs.floor), medians(runs.floorOneWrite)];
   const perRound = (runs: readonly { perSecond: number }[]) => runs.map((run) => round(run.perSecond, 0));
   details.processor = {
-    processor: pr, floor_claim_query_publish_complete: f2, floor_query_write_publish: f1, plan: p,
-    records_per_second_by_round: { processor: perRound(runs.processor), floor: perRound(runs.floor), floor_one_write: perRound(runs.floorOneWrite) },
+    processor: pr, processor_without_journal: pn, floor_claim_query_publish_complete: f2, floor_query_write_publish: f1, plan: p,
+    records_per_second_by_round: {
+      processor: perRound(runs.processor), processor_without_journal: perRound(runs.processorNoJournal), floor: perRound(runs.floor), floor_one_write: perRound(runs.floorOneWrite),
+    },
   };
   section(`Processor: batches of ${p.batchSize}, ${p.recordsPerRun} records × ${p.repetitions} rounds × ${p.forks} sets of processes, one invocation at a time (medians; latency per batch)`, formatTable(['', 'records/s', 'batch p50', 'batch p99', 'CPU per record'], [
-    ['processor bundle', rate(pr.perSecond), ms(pr.p50Ms), ms(pr.p99Ms), ms(pr.cpuMsPerOperation, 2)],
+    ['processor bundle, journal on (as deployed)', rate(pr.perSecond), ms(pr.p50Ms), ms(pr.p99Ms), ms(pr.cpuMsPerOperation, 2)],
+    ['processor bundle, journal off', rate(pn.perSecond), ms(pn.p50Ms), ms(pn.p99Ms), ms(pn.cpuMsPerOperation, 2)],
     ['plain loop: read, query, write + outbox, PutEvents, clear', rate(f2.perSecond), ms(f2.p50Ms), ms(f2.p99Ms), ms(f2.cpuMsPerOperation, 2)],
     ['plain loop: query, one write, PutEvents', rate(f1.perSecond), ms(f1.p50Ms), ms(f1.p99Ms), ms(f1.cpuMsPerOperation, 2)],
   ]));

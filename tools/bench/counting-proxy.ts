@@ -1,24 +1,26 @@
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type IncomingMessage, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
  * An HTTP proxy on 127.0.0.1 in front of a local AWS stand-in that counts the calls going
  * through it by operation (the JSON protocols' `X-Amz-Target`, such as
- * `DynamoDB_20120810.UpdateItem`): what a function costs in AWS requests.
+ * `DynamoDB_20120810.UpdateItem`), or as `operationOf` names a REST call: what a function costs
+ * in AWS requests.
  */
 export class CountingProxy {
   readonly counts = new Map<string, number>();
   private server?: Server;
 
-  constructor(private readonly upstream: string) {}
+  constructor(private readonly upstream: string, private readonly operationOf: (req: IncomingMessage) => string = (req) => `${req.method} ${req.url}`) {}
 
   /** Starts listening; resolves with the endpoint to give the functions. */
   async start(): Promise<string> {
-    const target = new URL(this.upstream);
+    const upstream = new URL(this.upstream);
     this.server = createServer((req, res) => {
-      const operation = String(req.headers['x-amz-target'] ?? `${req.method} ${req.url}`);
+      const target = req.headers['x-amz-target'];
+      const operation = target ? String(target) : this.operationOf(req);
       this.counts.set(operation, (this.counts.get(operation) ?? 0) + 1);
-      const forward = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      const forward = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
       });
@@ -46,3 +48,6 @@ export class CountingProxy {
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 }
+
+/** S3's REST calls by method, as the journal makes them (path style, one object a call). */
+export const s3Operation = (req: IncomingMessage): string => ({ PUT: 'PutObject', GET: 'GetObject', HEAD: 'HeadObject', DELETE: 'DeleteObject' } as Record<string, string>)[req.method ?? ''] ?? String(req.method);

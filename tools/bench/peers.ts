@@ -8,6 +8,7 @@ import { type Dynalite, startDynalite } from '../local-aws/dynalite';
 import { LocalEventBridge } from '../local-aws/eventbridge-server';
 import { createQueueWithDlq, type Fauxqs, startFauxqs } from '../local-aws/fauxqs';
 import { localAwsEnvironment, resolveLocalhostSubdomains } from '../local-aws/local-env';
+import { LocalS3 } from '../local-aws/s3-server';
 import { LocalSecretsManager } from '../local-aws/secrets-manager-server';
 import { simulatorConnection, simulatorCredentials } from '../local-runner/bank-credentials';
 import { processorSettings } from '../../lib/processor/processor-settings';
@@ -20,14 +21,20 @@ export const UNLIMITED_QUERIES_PER_SECOND = 1_000;
 /** maxReceiveCount of the bench's queue. */
 const MAX_RECEIVE_COUNT = 3;
 const NAME = 'bench';
+/** The raw journal's bucket (on by default in the construct, so in the bench). */
+const JOURNAL_BUCKET = `${NAME}-journal`;
+
+/** The local endpoints a function reaches, by the SDK's `AWS_ENDPOINT_URL_<SERVICE>` names. */
+export type BenchEndpoints = Partial<Record<'DYNAMODB' | 'EVENTBRIDGE' | 'SECRETS_MANAGER' | 'S3', string>>;
 
 /**
  * What the receiver and processor bundles talk to in the benchmarks, on loopback: fauxqs (its own
- * process), dynalite, a local Secrets Manager and EventBridge, and the bank simulator.
+ * process), dynalite, a local Secrets Manager, EventBridge and S3 (the journal), and the bank simulator.
  */
 export class BenchPeers {
   readonly secrets = new LocalSecretsManager();
   readonly events = new LocalEventBridge();
+  readonly s3 = new LocalS3();
   /** The payments route's token (the value the bank sends). */
   readonly token = randomBytes(24).toString('base64url');
   simulator!: BankSimulator;
@@ -41,6 +48,7 @@ export class BenchPeers {
   dynamo!: Dynalite;
   secretsEndpoint!: string;
   eventsEndpoint!: string;
+  s3Endpoint!: string;
   private tokenArn!: string;
   private credentialsArn!: string;
   private restoreDns!: () => void;
@@ -48,9 +56,10 @@ export class BenchPeers {
   static async start(): Promise<BenchPeers> {
     const peers = new BenchPeers();
     peers.restoreDns = resolveLocalhostSubdomains();
-    [peers.simulator, peers.fauxqs, peers.dynamo, peers.secretsEndpoint, peers.eventsEndpoint] = await Promise.all([
-      BankSimulator.start(), startFauxqs(), startDynalite(), peers.secrets.start(), peers.events.start(),
+    [peers.simulator, peers.fauxqs, peers.dynamo, peers.secretsEndpoint, peers.eventsEndpoint, peers.s3Endpoint] = await Promise.all([
+      BankSimulator.start(), startFauxqs(), startDynalite(), peers.secrets.start(), peers.events.start(), peers.s3.start(),
     ]);
+    peers.s3.createBucket(JOURNAL_BUCKET);
     peers.sqs = peers.fauxqs.client();
     ({ queueUrl: peers.queueUrl, dlqUrl: peers.dlqUrl } = await createQueueWithDlq(peers.sqs, NAME, MAX_RECEIVE_COUNT, 180));
     ({ queueUrl: peers.lookQueueUrl, dlqUrl: peers.lookDlqUrl } = await createQueueWithDlq(peers.sqs, `${NAME}-looks`, MAX_RECEIVE_COUNT, 180));
@@ -69,20 +78,22 @@ export class BenchPeers {
   }
 
   /**
-   * The processor's environment as the construct sets it, with the example's defaults. The query
-   * rate is unlimited (sections measuring something else than pacing) unless given; `endpoints`
-   * puts other endpoints (counting proxies) in front of the local services.
+   * The processor's environment as the construct sets it, with the example's defaults (the raw
+   * journal on, unless `journal` is false). The query rate is unlimited (sections measuring
+   * something else than pacing) unless given; `endpoints` puts other endpoints (counting
+   * proxies) in front of the local services.
    */
-  processorEnvironment(options: { queriesPerSecond?: number; endpoints?: Partial<Record<'DYNAMODB' | 'EVENTBRIDGE' | 'SECRETS_MANAGER', string>> } = {}): Record<string, string> {
+  processorEnvironment(options: { queriesPerSecond?: number; endpoints?: BenchEndpoints; journal?: boolean } = {}): Record<string, string> {
     const settings = processorSettings(
       {
         eventBusName: `${NAME}-bus`, idempotencyTableName: `${NAME}-idempotency`, quarantineQueueUrl: this.dlqUrl, queueUrl: this.queueUrl,
         lookQueueUrl: this.lookQueueUrl, lookQuarantineQueueUrl: this.lookDlqUrl,
+        ...(options.journal === false ? {} : { journalBucketName: JOURNAL_BUCKET }),
       },
       { maxReceiveCount: MAX_RECEIVE_COUNT, maxVerificationAttempts: ProcessorDefaults.maxVerificationAttempts },
     );
     return {
-      ...localAwsEnvironment({ SQS: this.fauxqs.endpoint, SECRETS_MANAGER: this.secretsEndpoint, DYNAMODB: this.dynamo.endpoint, EVENTBRIDGE: this.eventsEndpoint, ...options.endpoints }),
+      ...localAwsEnvironment({ SQS: this.fauxqs.endpoint, SECRETS_MANAGER: this.secretsEndpoint, DYNAMODB: this.dynamo.endpoint, EVENTBRIDGE: this.eventsEndpoint, S3: this.s3Endpoint, ...options.endpoints }),
       [BANK_CONNECTION_ENV]: JSON.stringify(simulatorConnection(this.simulator, this.credentialsArn, { callTimeoutMs: 5_000, queriesPerSecond: options.queriesPerSecond ?? UNLIMITED_QUERIES_PER_SECOND })),
       [PROCESSOR_SETTINGS_ENV]: JSON.stringify(settings),
     };
@@ -107,7 +118,7 @@ export class BenchPeers {
 
   async stop(): Promise<void> {
     this.sqs?.destroy();
-    await Promise.all([this.simulator?.stop(), this.fauxqs?.stop(), this.dynamo?.stop(), this.events.stop(), this.secrets.stop()]);
+    await Promise.all([this.simulator?.stop(), this.fauxqs?.stop(), this.dynamo?.stop(), this.events.stop(), this.secrets.stop(), this.s3.stop()]);
     this.restoreDns?.();
   }
 }

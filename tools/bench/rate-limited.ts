@@ -8,7 +8,7 @@ import { HANDLER_OUT_DIR } from '../bundle-handlers';
 import { LocalFunction } from '../local-aws/local-function';
 import { SqsEventSource } from '../local-aws/sqs-event-source';
 import { queueDepth } from '../local-aws/fauxqs';
-import { CountingProxy } from './counting-proxy';
+import { CountingProxy, s3Operation } from './counting-proxy';
 import type { BenchPeers } from './peers';
 import { settledBoletoNotifications, storedBatches } from './sections';
 
@@ -67,8 +67,11 @@ export async function rateLimitedRun(peers: BenchPeers, plan: RateLimitedPlan, c
   await peers.purgeQueue();
   // A schedule left by an earlier run is idle by now, but start from none.
   await peers.dynamo.client.send(new DeleteItemCommand({ TableName: 'bench-idempotency', Key: { [IdempotencyTable.KEY]: { S: `rate#${QUERY_RATE_NAME}` } } }));
-  const proxies = { DYNAMODB: new CountingProxy(peers.dynamo.endpoint), EVENTBRIDGE: new CountingProxy(peers.eventsEndpoint), SECRETS_MANAGER: new CountingProxy(peers.secretsEndpoint) };
-  const endpoints = { DYNAMODB: await proxies.DYNAMODB.start(), EVENTBRIDGE: await proxies.EVENTBRIDGE.start(), SECRETS_MANAGER: await proxies.SECRETS_MANAGER.start() };
+  const proxies = {
+    DYNAMODB: new CountingProxy(peers.dynamo.endpoint), EVENTBRIDGE: new CountingProxy(peers.eventsEndpoint), SECRETS_MANAGER: new CountingProxy(peers.secretsEndpoint),
+    S3: new CountingProxy(peers.s3Endpoint, s3Operation),
+  };
+  const endpoints = { DYNAMODB: await proxies.DYNAMODB.start(), EVENTBRIDGE: await proxies.EVENTBRIDGE.start(), SECRETS_MANAGER: await proxies.SECRETS_MANAGER.start(), S3: await proxies.S3.start() };
   const environment = peers.processorEnvironment({ queriesPerSecond: plan.queryLimitPerSecond, endpoints });
   const log = createWriteStream(join(logDir, `rate-limited-${concurrency}.log`), { flags: 'a' });
   let deferredForRate = 0;

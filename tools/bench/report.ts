@@ -1,4 +1,7 @@
 /** The benchmark's targets, its results file, and the table it prints. */
+import { formatTable } from '../../cli/table';
+
+export { formatTable };
 
 /** Each key of bench/results.json that has a target, with the target and what it measures. */
 export const TARGETS = {
@@ -47,13 +50,6 @@ export function checkTargets(results: Readonly<Record<string, number>>): TargetC
     const met = finite && (target.min === undefined || value >= target.min) && (target.max === undefined || value <= target.max);
     return { key, value: finite ? value : undefined, target: target.min !== undefined ? `≥ ${target.min}` : `≤ ${target.max}`, met };
   });
-}
-
-/** A plain-text table, columns padded to their widest cell. */
-export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((row) => row[i]?.length ?? 0)));
-  const line = (cells: readonly string[]) => cells.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd();
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
 /** The targets table: key, value, target, whether it holds, and what it measures. */
