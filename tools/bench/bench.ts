@@ -34,7 +34,8 @@ const PLAN = {
   // Rounds per fork (process): 3 forks × 4 counted rounds.
   receiver: { concurrency: 16, requests: 3_000, forks: 3, warmup: 2, repetitions: 4 },
   coldStart: { processes: 12 },
-  processor: { batchSize: 10, recordsPerRun: 200, forks: 3, warmup: 1, repetitions: 3 },
+  // Repetitions: a whole rotation of the runners' order per fork (pairedRatio's blocks).
+  processor: { batchSize: 10, recordsPerRun: 200, forks: 3, warmup: 1, repetitions: 4 },
   rateLimited: { concurrencies: [1, 4, 16], rounds: 3, records: 150, queryLimitPerSecond: 10, batchSize: 10, functionTimeoutMs: 30_000 },
   lookFlood: { looks: 200, queryLimitPerSecond: 5, concurrency: 2, rounds: 5, functionTimeoutMs: 30_000 },
   reconciliation: { settledPerDay: 400, lostFraction: 0.02, steadySweeps: 5 },
