@@ -5,7 +5,8 @@
  *
  * `writes: 2` (the processor's calls): the consistent read of the subject's record, the bank
  * query, the conditional write of the new state with its event in the outbox, PutEvents, and the
- * update clearing the outbox. The store calls are the very requests the processor's subject store
+ * update clearing the outbox; with the raw journal on, its two PutObjects (the raw copy and the
+ * subject's index entry, through the processor's S3NotificationJournal) while the bank is asked. The store calls are the very requests the processor's subject store
  * sends (DynamoDbSubjectStore, called directly), without the processor around them. `writes: 1`:
  * the query, one plain write and PutEvents, which is as little as any verifying publisher can
  * do, though without a conditional record it cannot publish exactly once. Bundled like a handler
@@ -23,6 +24,9 @@ import { BankEventDetailType, StatusClass } from '../../../contracts/events';
 import { mapConcurrently } from '../../../lambda/shared/concurrency';
 import { AWS_CLIENT_CONFIG } from '../../../lambda/shared/runtime';
 import { DynamoDbSubjectStore, newOutboxId } from '../../../lambda/store/subject-store';
+import { S3Client } from '@aws-sdk/client-s3';
+import { journalKey, journalSubjectKey } from '../../../contracts/record';
+import { S3NotificationJournal } from '../../../lambda/store/journal';
 import { settingsIn } from './settings-in';
 
 const settings = settingsIn<ProcessorSettings>(PROCESSOR_SETTINGS_ENV);
@@ -31,6 +35,7 @@ const dynamo = new DynamoDBClient(AWS_CLIENT_CONFIG);
 
 const store = new DynamoDbSubjectStore(dynamo, settings.idempotencyTableName, settings.idempotencyTtlSeconds);
 const events = new EventBridgeClient(AWS_CLIENT_CONFIG);
+const journal = settings.journalBucketName ? new S3NotificationJournal(new S3Client(AWS_CLIENT_CONFIG), settings.journalBucketName) : undefined;
 const bank = new BankClient({ settings: connection, credentials: credentialsFromSecret(new SecretsManagerClient(AWS_CLIENT_CONFIG), connection.credentialsSecretArn) });
 
 /** The processor's calls: read the record, query, write state and outbox, publish, clear the outbox. */
@@ -47,11 +52,13 @@ async function verifyAll(event: SQSEvent, writes: 1 | 2): Promise<{ published: n
   const deadline = Date.now() + 30_000;
   let published = 0;
   await mapConcurrently(event.Records, ProcessorDefaults.recordConcurrency, async (record) => {
-    const { body } = decodeStoredNotification(record.body);
+    const { notification: stored, body } = decodeStoredNotification(record.body);
     const notification = JSON.parse(body.toString('utf8')) as { idEventoWebhook: string; nossoNumero: string };
     const key = `floor#${writes}#${notification.idEventoWebhook}`;
+    const journaled = writes === 2 && journal ? journal.write(journalKey(stored), record.body, [journalSubjectKey(key, stored)]) : undefined;
     const subject = writes === 2 ? await store.read(key) : undefined;
     const verified = await bank.queryBoleto(connection.account.codigoBeneficiario, notification.nossoNumero, deadline);
+    await journaled;
     const detail = JSON.stringify({ verified, notification });
     const outbox = { id: newOutboxId(), leaseUntil: deadline, entries: [{ detailType: BankEventDetailType.BOLETO_SETTLED, detail }] };
     if (writes === 2) await store.write(key, subject!.version, { sequence: 1, state: { status: String(verified.situacao), statusClass: StatusClass.SETTLED }, history: [], seen: [notification.idEventoWebhook], outbox });
