@@ -20,6 +20,7 @@ import { VerifiedEventRule, type VerifiedEventRuleOptions } from './core/verifie
 import { BankWebhookEndpoint } from './endpoint/bank-webhook-endpoint';
 import { type BankWebhookEndpointProps, checkBankWebhookEndpoint, type RouteSilenceOptions } from './endpoint/bank-webhook-endpoint-props';
 import { minimumVisibilitySeconds } from './core/timing';
+import { writeOperatorManifest } from './core/operator-manifest';
 import { allowOnlySourceQueue } from './core/redrive-allow-policy';
 import { SettlementProcessor } from './processor/settlement-processor';
 import { checkSettlementProcessor, type SettlementProcessorOptions } from './processor/settlement-processor-props';
@@ -256,6 +257,14 @@ export class BankWebhookReceiver extends Construct {
     }
 
     if (props.dashboard ?? true) this.dashboard = new ReceiverDashboard(this, 'Dashboard', { endpoint, processor, reconciliation: this.reconciliation });
+    // What the operator CLI finds the receiver by (docs/operations.md, "The operator CLI").
+    writeOperatorManifest(this, 'OperatorManifest', {
+      receiverName, stage: this.stage, codigoBeneficiario: processor.account.codigoBeneficiario,
+      queue: endpoint.queue, deadLetterQueue: endpoint.deadLetterQueue, lookQueue: processor.lookQueue, lookDeadLetterQueue: processor.lookDeadLetterQueue,
+      tableName: processor.idempotencyTable.tableName, eventBus: processor.eventBus, archive: processor.eventArchive, journalBucket: processor.journalBucket,
+      receiverFunction: endpoint.receiverFunction, processorFunction: processor.processorFunction, sweepFunction: this.reconciliation?.sweepFunction,
+      registrations: this.reconciliation ? [...(this.paymentRegistration ? [this.paymentRegistration._watched] : []), ...this.boletoContracts.map((c) => c._watched)] : [],
+    });
 
     this.api = endpoint.api;
     this.url = endpoint.url;

@@ -1,0 +1,87 @@
+/**
+ * What the operator CLI (`cdk-bank-webhooks status | trace | dlq`) reads of a deployed receiver:
+ * the manifest the construct writes as a stack output, naming every resource an operator acts
+ * on, and the CLI's exit statuses. Shared by the construct that writes it and the CLI that reads it.
+ */
+
+/** The `kind` of a receiver's manifest: the CLI reads only outputs that carry it. */
+export const OPERATOR_MANIFEST_KIND = 'cdk-bank-webhooks/receiver@1';
+
+/** The description every manifest output carries (the CLI also accepts any output whose value is a manifest). */
+export const OPERATOR_MANIFEST_DESCRIPTION = 'cdk-bank-webhooks operator manifest: the resources `cdk-bank-webhooks status|trace|dlq` act on';
+
+/** A queue the CLI reads or sends to. */
+export interface ManifestQueue {
+  readonly url: string;
+  readonly arn: string;
+}
+
+/**
+ * One receiver's resources, as its stack output holds them (JSON). Names, never secrets: the
+ * token secrets are not in it.
+ */
+export interface OperatorManifest {
+  readonly kind: typeof OPERATOR_MANIFEST_KIND;
+  /** The receiver's `receiverName` (its metrics' `receiver` dimension). */
+  readonly receiverName: string;
+  /** PRODUCTION or NON_PRODUCTION. */
+  readonly stage: string;
+  /** The beneficiary code of the account (a boleto's subject id is `boleto:<it>:<nossoNumero>`). */
+  readonly codigoBeneficiario: string;
+  readonly queues: {
+    readonly notifications: ManifestQueue;
+    readonly notificationsDeadLetter: ManifestQueue;
+    readonly looks: ManifestQueue;
+    readonly looksDeadLetter: ManifestQueue;
+  };
+  /** The processor's table: each subject's record and trail, the sweep's cursors, the watch's states. */
+  readonly table: string;
+  readonly bus: {
+    readonly name: string;
+    readonly arn: string;
+    /** The archive of a bus the receiver created (none on a bus it was given). */
+    readonly archive?: string;
+  };
+  /** The raw journal's bucket (none when the journal is off). */
+  readonly journalBucket?: string;
+  readonly functions: {
+    readonly receiver: string;
+    readonly processor: string;
+    /** The reconciliation sweep (none in NON_PRODUCTION or when off). */
+    readonly sweep?: string;
+  };
+  /** The names of the receiver's alarms. */
+  readonly alarms: readonly string[];
+  /** The registrations the watch compares with the bank: each one's label and its applied record (the watch's state is kept under it). */
+  readonly registrations: readonly { readonly label: string; readonly record: string }[];
+}
+
+/** The CLI's exit statuses (docs/operations.md, "The operator CLI"). */
+export enum CliExit {
+  /** Done; for `status`, nothing is in alarm and no dead-letter queue holds a message. */
+  OK = 0,
+  /** A check failed or something needs attention: `status` with an alarm in ALARM or a message in a dead-letter queue; `trace` of a subject the receiver never saw. */
+  ATTENTION = 1,
+  /** The command line is wrong. */
+  USAGE = 2,
+  /** AWS could not be reached as asked: no credentials, access denied, no region. */
+  AWS_ACCESS = 3,
+  /** The stack, or the receiver in it, was not found. */
+  NOT_FOUND = 4,
+  /** An operation failed part way (a redrive that could not send or delete every message): what was done is printed. */
+  FAILED = 5,
+}
+
+/** Bounds of the operator's commands. */
+export const OperatorDefaults = {
+  /** The widest window `reverify` takes (each subject notified in it costs one look of the looks' share of the query budget). */
+  reverifyMaxWindowDays: 7,
+  /** The most raw notifications `reverify` reads from the journal in one run. */
+  reverifyMaxNotifications: 20_000,
+  /** The widest window `replay` takes: the bus archive's default retention. */
+  replayMaxWindowDays: 30,
+  /** How long `replay --wait` waits for the replay to end. */
+  replayWaitSeconds: 600,
+  /** The most messages a `dlq` command reads of a queue. */
+  dlqMaxMessages: 1_000,
+} as const;

@@ -1,0 +1,54 @@
+import { CfnOutput, Lazy, Stack } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as events from 'aws-cdk-lib/aws-events';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { OPERATOR_MANIFEST_DESCRIPTION, OPERATOR_MANIFEST_KIND, type OperatorManifest } from '../../contracts/operations';
+
+/** The resources of one receiver the operator CLI acts on. */
+export interface OperatorManifestResources {
+  readonly receiverName: string;
+  readonly stage: string;
+  readonly codigoBeneficiario: string;
+  readonly queue: sqs.IQueue;
+  readonly deadLetterQueue: sqs.IQueue;
+  readonly lookQueue: sqs.IQueue;
+  readonly lookDeadLetterQueue: sqs.IQueue;
+  readonly tableName: string;
+  readonly eventBus: events.IEventBus;
+  readonly archive?: events.Archive;
+  readonly journalBucket?: s3.IBucket;
+  readonly receiverFunction: lambda.IFunction;
+  readonly processorFunction: lambda.IFunction;
+  readonly sweepFunction?: lambda.IFunction;
+  /** The registrations the watch compares with the bank (none: the receiver registers nothing, or nothing watches). */
+  readonly registrations?: readonly { readonly label: string; readonly appliedRecord: string }[];
+}
+
+const queue = (q: sqs.IQueue) => ({ url: q.queueUrl, arn: q.queueArn });
+
+/**
+ * Writes the receiver's operator manifest as a stack output of `scope` (`id`): its resources by
+ * name, and the names of every alarm made under `scope` (read when the stack is synthesized, so
+ * alarms added later count). `cdk-bank-webhooks status|trace|dlq --stack <name>` reads it.
+ */
+export function writeOperatorManifest(scope: Construct, id: string, r: OperatorManifestResources): CfnOutput {
+  const manifest = Lazy.any({
+    produce: (): OperatorManifest => ({
+      kind: OPERATOR_MANIFEST_KIND,
+      receiverName: r.receiverName,
+      stage: r.stage,
+      codigoBeneficiario: r.codigoBeneficiario,
+      queues: { notifications: queue(r.queue), notificationsDeadLetter: queue(r.deadLetterQueue), looks: queue(r.lookQueue), looksDeadLetter: queue(r.lookDeadLetterQueue) },
+      table: r.tableName,
+      bus: { name: r.eventBus.eventBusName, arn: r.eventBus.eventBusArn, ...(r.archive ? { archive: r.archive.archiveName } : {}) },
+      ...(r.journalBucket ? { journalBucket: r.journalBucket.bucketName } : {}),
+      functions: { receiver: r.receiverFunction.functionName, processor: r.processorFunction.functionName, ...(r.sweepFunction ? { sweep: r.sweepFunction.functionName } : {}) },
+      registrations: (r.registrations ?? []).map((w) => ({ label: w.label, record: w.appliedRecord })),
+      alarms: scope.node.findAll().filter((c): c is cloudwatch.Alarm => c instanceof cloudwatch.Alarm).map((alarm) => alarm.alarmName),
+    }),
+  });
+  return new CfnOutput(scope, id, { description: OPERATOR_MANIFEST_DESCRIPTION, value: Stack.of(scope).toJsonString(manifest) });
+}
