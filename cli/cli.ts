@@ -2,12 +2,20 @@ import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { BankSimulator, readPemFile, type BankSimulatorOptions } from '../simulator/simulator';
 import { checkEndpoint, formatCheckTable } from './check-endpoint/check-endpoint';
+import { CliExit } from '../contracts/operations';
+import type { AwsOptions } from './operate/aws';
+import { OperatorError } from './operate/aws';
+import { dlqCommand, replayCommand, reverifyCommand, statusCommand, sweepCommand, traceCommand } from './operate/commands';
 
 export interface CliIo {
   readonly out: (text: string) => void;
   readonly err: (text: string) => void;
   /** Resolves when the user asks `simulate` to stop (SIGINT/SIGTERM in the real program). */
   readonly stopRequested: Promise<void>;
+  /** Where and as whom the operator commands call AWS, beyond --region and --profile (tests, the local runner). */
+  readonly aws?: AwsOptions;
+  /** The clock of the operator commands (tests). */
+  readonly now?: () => number;
 }
 
 export const USAGE = `Usage: cdk-bank-webhooks <command> [options]
@@ -30,7 +38,38 @@ Commands:
       --timeout-ms N             the deadline (default 10000, the bank's)
       --kind payment|boleto      notification to send (default: boleto when the path ends in /boleto)
 
-Exit status: 0 on success, 1 when a check fails, 2 on a usage error.`;
+Operating a deployed receiver (with your AWS credentials; see docs/operations.md, "The operator CLI"):
+  Each takes --stack NAME (the receiver's stack), and --receiver NAME when the stack has several,
+  --region REGION, --profile PROFILE.
+  status                   Alarms in ALARM, queue depths and ages, the registrations as last watched,
+                           notifications stored in the last 24 h.
+  trace <id>               One boleto (nossoNumero) or payment (idTransacao): its verified state, its
+                           trail, and its raw notifications in the journal.
+      --kind pix|boleto|tributos   the payment's kind (default: each in turn)
+  dlq list                 The messages of a dead-letter queue: age, subject, reason.
+  dlq redrive              Send them back to their queue (receive, send, delete); a change already
+                           published is not published again.
+      --queue notifications|looks  which dead-letter queue (default notifications)
+      --reason TEXT              only messages whose reason contains TEXT
+      --subject ID               only messages about ID (a subject id, nossoNumero or idTransacao)
+      --all                      redrive every message (redrive needs --all or a filter)
+      --dry-run                  say what redrive would send, and send nothing
+  reverify --from T --to T Ask the bank again about every boleto and payment the journal's
+                           notifications of the window named (a day, UTC, or an ISO 8601 time;
+                           7 days at most), through the looks' share of the query budget.
+      --dry-run                  list the subjects, and request nothing
+  replay --from T --to T --rule NAME
+                           Replay the bus archive's events of the window to that one rule (30 days
+                           at most; a --to later than now ends now); refused on a bus the receiver
+                           did not create (it has no archive).
+      --wait                     wait for the replay to end, and exit 5 unless it completed
+  sweep                    Run the reconciliation sweep and registration watch now, and print what
+                           they found (exit 1 when the sweep could not read everything).
+
+Exit status: 0 on success; 1 when a check fails or something needs attention (status: an alarm in
+ALARM or a message in a dead-letter queue; trace: nothing known of the subject); 2 on a usage
+error; 3 when AWS cannot be reached as asked (no credentials or region, access denied); 4 when
+the stack or the receiver is not found; 5 when a redrive failed part way.`;
 
 class UsageError extends Error {}
 
@@ -137,6 +176,18 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         return await simulate(args, io);
       case 'check-endpoint':
         return await checkEndpointCommand(args, io);
+      case 'status':
+        return await statusCommand(args, io);
+      case 'trace':
+        return await traceCommand(args, io);
+      case 'dlq':
+        return await dlqCommand(args, io);
+      case 'reverify':
+        return await reverifyCommand(args, io);
+      case 'replay':
+        return await replayCommand(args, io);
+      case 'sweep':
+        return await sweepCommand(args, io);
       case undefined:
       case 'help':
       case '--help':
@@ -150,7 +201,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         throw new UsageError(`Unknown command "${command}".`);
     }
   } catch (error) {
-    const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    if (error instanceof OperatorError && error.exit !== CliExit.USAGE) {
+      io.err(`cdk-bank-webhooks: ${error.message}`);
+      return error.exit;
+    }
+    const usage = error instanceof UsageError || error instanceof OperatorError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     io.err(`cdk-bank-webhooks: ${(error as Error).message}${usage ? '\nRun "cdk-bank-webhooks help" for the options.' : ''}`);
     return usage ? 2 : 1;
   }

@@ -1,0 +1,87 @@
+/**
+ * The AWS clients the operator commands use, made once per command from the operator's own
+ * credentials (the SDK's default chain: environment, profile, SSO, instance role), and the
+ * errors that mean "AWS could not be reached as asked", told apart from the rest.
+ */
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { CliExit } from '../../contracts/operations';
+
+/** Where and as whom the commands call AWS. */
+export interface AwsOptions {
+  /** `--region`; else AWS_REGION or the profile's. */
+  readonly region?: string;
+  /** `--profile`; else AWS_PROFILE or the default. */
+  readonly profile?: string;
+  /** Endpoints by service (tests and the local runner); else the SDK's, or AWS_ENDPOINT_URL_<SERVICE>. */
+  readonly endpoints?: Partial<Record<'CLOUDFORMATION' | 'CLOUDWATCH' | 'DYNAMODB' | 'EVENTBRIDGE' | 'LAMBDA' | 'S3' | 'SQS', string>>;
+  /** Credentials in place of the default chain (tests). */
+  readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
+}
+
+export interface AwsClients {
+  readonly cloudFormation: CloudFormationClient;
+  readonly cloudWatch: CloudWatchClient;
+  readonly dynamo: DynamoDBClient;
+  readonly events: EventBridgeClient;
+  readonly lambda: LambdaClient;
+  readonly s3: S3Client;
+  readonly sqs: SQSClient;
+  destroy(): void;
+}
+
+export function awsClients(options: AwsOptions): AwsClients {
+  const base = {
+    ...(options.region ? { region: options.region } : {}),
+    ...(options.profile ? { profile: options.profile } : {}),
+    ...(options.credentials ? { credentials: options.credentials } : {}),
+    maxAttempts: 4,
+  };
+  const at = (service: keyof NonNullable<AwsOptions['endpoints']>) => (options.endpoints?.[service] ? { endpoint: options.endpoints[service] } : {});
+  const clients = {
+    cloudFormation: new CloudFormationClient({ ...base, ...at('CLOUDFORMATION') }),
+    cloudWatch: new CloudWatchClient({ ...base, ...at('CLOUDWATCH') }),
+    dynamo: new DynamoDBClient({ ...base, ...at('DYNAMODB') }),
+    events: new EventBridgeClient({ ...base, ...at('EVENTBRIDGE') }),
+    // A sweep runs up to its timeout (5 minutes): the client waits for it.
+    lambda: new LambdaClient({ ...base, ...at('LAMBDA'), requestHandler: { requestTimeout: 15 * 60_000 } }),
+    // A local endpoint answers path-style addresses only.
+    s3: new S3Client({ ...base, ...at('S3'), ...(options.endpoints?.S3 ? { forcePathStyle: true } : {}) }),
+    sqs: new SQSClient({ ...base, ...at('SQS') }),
+  };
+  return { ...clients, destroy: () => Object.values(clients).forEach((client) => client.destroy()) };
+}
+
+/** An error the command reports as it is, with its exit status. */
+export class OperatorError extends Error {
+  constructor(message: string, readonly exit: CliExit) {
+    super(message);
+  }
+}
+
+const NAME = (error: unknown): string => String((error as { name?: string })?.name ?? '');
+
+/**
+ * The error as the operator should read it: no credentials, no region, access denied and
+ * expired tokens become an OperatorError with exit AWS_ACCESS and what to do; others are kept.
+ */
+export function explainAwsError(error: unknown, doing: string): Error {
+  if (error instanceof OperatorError) return error;
+  const name = NAME(error);
+  const message = error instanceof Error ? error.message : String(error);
+  if (name === 'CredentialsProviderError' || /Could not load credentials/i.test(message)) {
+    return new OperatorError(`No AWS credentials for ${doing}: ${message}. Sign in (aws sso login, or set AWS_PROFILE / AWS_ACCESS_KEY_ID), or pass --profile.`, CliExit.AWS_ACCESS);
+  }
+  if (/Region is missing/i.test(message)) {
+    return new OperatorError(`No AWS region for ${doing}: pass --region, or set AWS_REGION.`, CliExit.AWS_ACCESS);
+  }
+  if (/^(AccessDenied|AccessDeniedException|UnauthorizedOperation|AuthorizationError|ExpiredToken|ExpiredTokenException|InvalidClientTokenId|UnrecognizedClientException|InvalidAccessKeyId|SignatureDoesNotMatch)$/.test(name)) {
+    return new OperatorError(`AWS refused ${doing} (${name}): ${message}. The operator's role needs the permissions listed in docs/operations.md, "The operator CLI".`, CliExit.AWS_ACCESS);
+  }
+  return error instanceof Error ? error : new Error(message);
+}

@@ -1,0 +1,196 @@
+/**
+ * The operator's commands (`status`, `trace`, `dlq list`, `dlq redrive`): each finds the receiver
+ * from its stack's manifest output and acts with the operator's own AWS credentials.
+ */
+import { parseArgs } from 'node:util';
+import { PaymentKind } from '../../contracts/events';
+import { CliExit, type OperatorManifest, OperatorDefaults } from '../../contracts/operations';
+import { formatTable, humanDuration } from '../table';
+import { type AwsClients, awsClients, type AwsOptions, explainAwsError, OperatorError } from './aws';
+import { DeadLetterQueue, type DeadLetter, redrive, withDeadLetters } from './dead-letters';
+import { findReceiver } from './manifest';
+import { formatStatus, receiverStatus } from './status';
+import { candidateSubjects, formatTrace, traceSubject } from './trace';
+import { checkWindow, parseWhen, reverify } from './reverify';
+import { checkReplayWindow, startReplay, waitForReplay } from './replay';
+import { formatSweep, runSweep } from './sweep';
+
+export interface OperatorIo {
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+  /** Where and as whom to call AWS beyond the command line's --region and --profile (tests). */
+  readonly aws?: AwsOptions;
+  /** The clock (tests). */
+  readonly now?: () => number;
+}
+
+/** Options every operator command takes. */
+const COMMON = {
+  stack: { type: 'string' },
+  receiver: { type: 'string' },
+  region: { type: 'string' },
+  profile: { type: 'string' },
+} as const;
+
+/** Most messages a `dlq` command reads of a queue. */
+const MAX_LETTERS = OperatorDefaults.dlqMaxMessages;
+
+type Values = Record<string, string | boolean | undefined>;
+
+function usage(message: string): OperatorError {
+  return new OperatorError(message, CliExit.USAGE);
+}
+
+/** Parses `args`, finds the receiver and runs `act` with AWS clients that are closed afterwards. */
+async function withReceiver(
+  args: readonly string[], io: OperatorIo, options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>, doing: string,
+  act: (ctx: { aws: AwsClients; manifest: OperatorManifest; values: Values; positionals: string[] }) => Promise<number>,
+  check: (values: Values, positionals: string[]) => void = () => undefined,
+): Promise<number> {
+  const { values, positionals } = parseArgs({ args: [...args], allowPositionals: true, options: { ...COMMON, ...options } });
+  const stack = values.stack;
+  if (!stack) throw usage(`${doing} needs --stack <the receiver's stack name>.`);
+  // The command line is checked whole before AWS is asked anything.
+  check(values, positionals);
+  const aws = awsClients({ ...io.aws, ...(values.region ? { region: values.region } : {}), ...(values.profile ? { profile: values.profile } : {}) });
+  try {
+    const manifest = await findReceiver(aws.cloudFormation, stack, values.receiver);
+    return await act({ aws, manifest, values: values, positionals });
+  } catch (error) {
+    throw explainAwsError(error, doing);
+  } finally {
+    aws.destroy();
+  }
+}
+
+export async function statusCommand(args: readonly string[], io: OperatorIo): Promise<number> {
+  return withReceiver(args, io, {}, 'status', async ({ aws, manifest }) => {
+    const now = (io.now ?? Date.now)();
+    const status = await receiverStatus(aws, manifest, now);
+    io.out(formatStatus(status, now));
+    return status.attention ? CliExit.ATTENTION : CliExit.OK;
+  }, (_values, positionals) => {
+    if (positionals.length) throw usage(`status takes no arguments (got ${positionals.join(' ')}).`);
+  });
+}
+
+export async function traceCommand(args: readonly string[], io: OperatorIo): Promise<number> {
+  return withReceiver(args, io, { kind: { type: 'string' } }, 'trace', async ({ aws, manifest, values, positionals }) => {
+    const trace = await traceSubject(aws, manifest, candidateSubjects(positionals[0], manifest, values.kind as PaymentKind | undefined));
+    io.out(formatTrace(trace));
+    return trace.record || trace.raw.length ? CliExit.OK : CliExit.ATTENTION;
+  }, (values, positionals) => {
+    if (positionals.length !== 1) throw usage('trace takes one nossoNumero, idTransacao or subject id.');
+    const kind = values.kind as string | undefined;
+    if (kind !== undefined && !(Object.values(PaymentKind) as string[]).includes(kind)) throw usage(`--kind must be one of ${Object.values(PaymentKind).join(', ')} (got "${kind}").`);
+  });
+}
+
+/** The dead-letter queue `--queue` names, and the queue its messages go back to. */
+function queuesOf(manifest: OperatorManifest, name: string): { queue: DeadLetterQueue; deadLetterUrl: string; targetUrl: string } {
+  return name === String(DeadLetterQueue.LOOKS)
+    ? { queue: DeadLetterQueue.LOOKS, deadLetterUrl: manifest.queues.looksDeadLetter.url, targetUrl: manifest.queues.looks.url }
+    : { queue: DeadLetterQueue.NOTIFICATIONS, deadLetterUrl: manifest.queues.notificationsDeadLetter.url, targetUrl: manifest.queues.notifications.url };
+}
+
+/** The letters `--reason` and `--subject` select (every one without them). */
+function selected(letters: readonly DeadLetter[], values: Values): DeadLetter[] {
+  const reason = (values.reason as string | undefined)?.toLowerCase();
+  const subject = values.subject as string | undefined;
+  // A subject id, or its last part: an idTransacao, or a nossoNumero (zero-padded to the bank's nine digits).
+  const ends = subject === undefined ? [] : [`:${subject}`, ...(/^\d{1,9}$/.test(subject) ? [`:${subject.padStart(9, '0')}`] : [])];
+  return letters.filter((letter) => (reason === undefined || (letter.reason ?? '').toLowerCase().includes(reason))
+    && (subject === undefined || letter.subjects.some((s) => s === subject || ends.some((end) => s.endsWith(end)))));
+}
+
+function lettersTable(letters: readonly DeadLetter[], now: number): string {
+  return formatTable(['age', 'subject', 'reason', 'message id'], letters.map((letter) => [
+    humanDuration(now - letter.at), letter.subjects.join(' ') || '(unreadable)', (letter.reason ?? '(none: moved by SQS after a crash or timeout)').slice(0, 160), letter.message.MessageId ?? '?',
+  ]));
+}
+
+const DLQ_OPTIONS = { queue: { type: 'string' }, reason: { type: 'string' }, subject: { type: 'string' }, 'dry-run': { type: 'boolean' }, all: { type: 'boolean' } } as const;
+
+export async function dlqCommand(args: readonly string[], io: OperatorIo): Promise<number> {
+  const [action, ...rest] = args;
+  if (action !== 'list' && action !== 'redrive') throw usage(`dlq takes list or redrive (got ${action === undefined ? 'nothing' : `"${action}"`}).`);
+  return withReceiver(rest, io, DLQ_OPTIONS, `dlq ${action}`, async ({ aws, manifest, values }) => {
+    const { queue, deadLetterUrl, targetUrl } = queuesOf(manifest, (values.queue as string | undefined) ?? DeadLetterQueue.NOTIFICATIONS);
+    const filtered = values.reason !== undefined || values.subject !== undefined;
+    const now = (io.now ?? Date.now)();
+    return withDeadLetters(aws.sqs, queue, deadLetterUrl, manifest.codigoBeneficiario, MAX_LETTERS, async (letters, taken) => {
+      const chosen = selected(letters, values);
+      const of = `${chosen.length} of ${letters.length} message(s) in the ${queue} dead-letter queue${letters.length >= MAX_LETTERS ? ` (read the first ${MAX_LETTERS})` : ''}`;
+      if (action === 'list' || values['dry-run']) {
+        io.out(`${of}${filtered ? ' match' : ''}${action === 'redrive' ? ' would be sent back (dry run)' : ''}`);
+        if (chosen.length) io.out(lettersTable(chosen, now));
+        return CliExit.OK;
+      }
+      const result = await redrive(aws.sqs, deadLetterUrl, targetUrl, chosen, taken);
+      io.out(`Sent ${result.sent} of ${chosen.length} message(s) back to the ${queue} queue; a change already published is not published again.`);
+      if (!result.failed.length) return CliExit.OK;
+      io.err(formatTable(['message id', 'what went wrong'], result.failed.map((f) => [f.letter.message.MessageId ?? '?', f.why])));
+      return CliExit.FAILED;
+    });
+  }, (values, positionals) => {
+    if (positionals.length) throw usage(`dlq ${action} takes no arguments (got ${positionals.join(' ')}); filter with --reason or --subject.`);
+    const name = values.queue as string | undefined;
+    if (name !== undefined && !(Object.values(DeadLetterQueue) as string[]).includes(name)) throw usage(`--queue must be ${DeadLetterQueue.NOTIFICATIONS} or ${DeadLetterQueue.LOOKS} (got "${name}").`);
+    const filtered = values.reason !== undefined || values.subject !== undefined;
+    if (action === 'redrive' && !filtered && !values.all) throw usage('dlq redrive needs --all, or a filter: --reason <text> or --subject <id>.');
+  });
+}
+
+export async function reverifyCommand(args: readonly string[], io: OperatorIo): Promise<number> {
+  let window: { from: number; to: number } | undefined;
+  return withReceiver(args, io, { from: { type: 'string' }, to: { type: 'string' }, 'dry-run': { type: 'boolean' } }, 'reverify', async ({ aws, manifest, values }) => {
+    const { from, to } = window!;
+    const now = (io.now ?? Date.now)();
+    const dryRun = values['dry-run'] === true;
+    const result = await reverify(aws, manifest, from, to, dryRun, now);
+    io.out(`${result.notifications} notification(s) in the journal between ${new Date(from).toISOString()} and ${new Date(to).toISOString()} name ${result.subjects.length} subject(s).`);
+    if (result.subjects.length) io.out(result.subjects.map((s) => `  ${s.id}`).join('\n'));
+    io.out(dryRun
+      ? 'Dry run: no look requested.'
+      : `Sent ${result.sent} look request(s) to the look queue: each takes the looks' share of the bank's query budget; what changed is published once (trigger reconciliation), the rest publish nothing. Follow them with status and trace.`);
+    return CliExit.OK;
+  }, (values, positionals) => {
+    if (positionals.length) throw usage(`reverify takes no arguments (got ${positionals.join(' ')}).`);
+    if (!values.from || !values.to) throw usage('reverify needs --from and --to (a day such as 2026-11-25, or an ISO 8601 time).');
+    window = { from: parseWhen(values.from as string, '--from'), to: parseWhen(values.to as string, '--to', true) };
+    checkWindow(window.from, window.to);
+  });
+}
+
+export async function replayCommand(args: readonly string[], io: OperatorIo): Promise<number> {
+  let window: { from: number; to: number } | undefined;
+  const now = (io.now ?? Date.now)();
+  return withReceiver(args, io, { from: { type: 'string' }, to: { type: 'string' }, rule: { type: 'string' }, wait: { type: 'boolean' } }, 'replay', async ({ aws, manifest, values }) => {
+    const { from, to } = window!;
+    const replay = await startReplay(aws, manifest, values.rule as string, from, to, now);
+    io.out(`Replay ${replay.name} started (${replay.state}): the archive ${replay.archive}'s events of ${new Date(from).toISOString()} to ${new Date(to).toISOString()}, to the rule ${values.rule as string} alone (${replay.ruleArn}). Its consumer gets each event again: the idempotencyKey tells the ones it already handled.`);
+    if (!values.wait) {
+      io.out(`Follow it: aws events describe-replay --replay-name ${replay.name}`);
+      return CliExit.OK;
+    }
+    const end = await waitForReplay(aws, replay.name, OperatorDefaults.replayWaitSeconds * 1000);
+    io.out(`Replay ${replay.name}: ${end.state}${end.reason ? ` (${end.reason})` : ''}`);
+    return end.state === 'COMPLETED' ? CliExit.OK : CliExit.FAILED;
+  }, (values, positionals) => {
+    if (positionals.length) throw usage(`replay takes no arguments (got ${positionals.join(' ')}).`);
+    if (!values.rule) throw usage('replay needs --rule <the one rule to replay to>: never every rule, or the healthy consumers get their events twice.');
+    if (!values.from || !values.to) throw usage('replay needs --from and --to (a day such as 2026-11-25, or an ISO 8601 time).');
+    window = { from: parseWhen(values.from as string, '--from'), to: Math.min(parseWhen(values.to as string, '--to', true), now) };
+    checkReplayWindow(window.from, window.to, now);
+  });
+}
+
+export async function sweepCommand(args: readonly string[], io: OperatorIo): Promise<number> {
+  return withReceiver(args, io, {}, 'sweep', async ({ aws, manifest }) => {
+    const result = await runSweep(aws, manifest, (io.now ?? Date.now)());
+    io.out(formatSweep(result));
+    return result.complete ? CliExit.OK : CliExit.ATTENTION;
+  }, (_values, positionals) => {
+    if (positionals.length) throw usage(`sweep takes no arguments (got ${positionals.join(' ')}).`);
+  });
+}

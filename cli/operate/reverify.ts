@@ -1,0 +1,99 @@
+/**
+ * `cdk-bank-webhooks reverify --from --to`: asks the bank again about every subject the journal's
+ * notifications of a time window named. Each becomes a look request on the look queue, so it
+ * takes the looks' share of the query budget (notifications first) and publishes only what
+ * changed: a change whose notification was lost is published once, the rest cost a query and
+ * publish nothing.
+ */
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { EventTrigger } from '../../contracts/events';
+import { CliExit, OperatorDefaults, type OperatorManifest } from '../../contracts/operations';
+import { JOURNAL_NOTIFICATIONS_PREFIX } from '../../contracts/record';
+import { encodeLookRequest } from '../../lambda/store/look-request';
+import { type AwsClients, OperatorError } from './aws';
+import { type NamedSubject, namedSubjects } from './subjects';
+
+const DAY_MS = 86_400_000;
+
+/** A time the command line gives: an ISO 8601 instant, or a day (`YYYY-MM-DD`, UTC) that stands for its start, or with `end` its end. */
+export function parseWhen(value: string, option: string, end = false): number {
+  const day = /^\d{4}-\d{2}-\d{2}$/.test(value);
+  const at = Date.parse(day ? `${value}T00:00:00.000Z` : value);
+  if (!Number.isFinite(at) || !/^\d{4}-\d{2}-\d{2}/.test(value)) {
+    throw new OperatorError(`${option} must be a day (2026-11-25, UTC) or an ISO 8601 time (2026-11-25T14:00:00Z), got "${value}".`, CliExit.USAGE);
+  }
+  return day && end ? at + DAY_MS - 1 : at;
+}
+
+/** Checks a window: in order, and no wider than OperatorDefaults.reverifyMaxWindowDays. */
+export function checkWindow(from: number, to: number): void {
+  if (to < from) throw new OperatorError(`--to (${new Date(to).toISOString()}) is before --from (${new Date(from).toISOString()}).`, CliExit.USAGE);
+  const days = (to - from) / DAY_MS;
+  if (days > OperatorDefaults.reverifyMaxWindowDays) {
+    throw new OperatorError(`The window is ${days.toFixed(1)} days wide; reverify takes at most ${OperatorDefaults.reverifyMaxWindowDays} days at a time (each subject costs a look from the looks' share of the bank's query budget): run it once per week.`, CliExit.USAGE);
+  }
+}
+
+/** The journal's notification keys received in [from, to], oldest first (keys start with the UTC day and time). */
+async function keysInWindow(aws: AwsClients, bucket: string, from: number, to: number): Promise<string[]> {
+  const keys: string[] = [];
+  const stamp = (at: number) => new Date(at).toISOString();
+  const name = (at: number) => `${JOURNAL_NOTIFICATIONS_PREFIX}${stamp(at).slice(0, 10)}/${stamp(at).slice(11).replace(/:/g, '-')}`;
+  const [first, last] = [name(from), name(to)];
+  for (let day = Date.parse(stamp(from).slice(0, 10)); day <= to; day += DAY_MS) {
+    const prefix = `${JOURNAL_NOTIFICATIONS_PREFIX}${stamp(day).slice(0, 10)}/`;
+    let token: string | undefined;
+    do {
+      const page = await aws.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
+      for (const object of page.Contents ?? []) {
+        // `<time>-<requestId>.json`: the time part alone decides (a key at `to`'s very millisecond is in).
+        const key = object.Key!;
+        if (key.slice(0, first.length) >= first && key.slice(0, last.length) <= last) keys.push(key);
+      }
+      if (keys.length > OperatorDefaults.reverifyMaxNotifications) {
+        throw new OperatorError(`The window holds more than ${OperatorDefaults.reverifyMaxNotifications} notifications: narrow --from and --to.`, CliExit.USAGE);
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+  return keys.sort();
+}
+
+export interface ReverifyResult {
+  readonly notifications: number;
+  readonly subjects: readonly NamedSubject[];
+  /** Look requests sent (0 on a dry run). */
+  readonly sent: number;
+}
+
+/** Reads the window's notifications from the journal and sends one look request per subject they name (none with `dryRun`). */
+export async function reverify(aws: AwsClients, manifest: OperatorManifest, from: number, to: number, dryRun: boolean, now = Date.now()): Promise<ReverifyResult> {
+  if (!manifest.journalBucket) {
+    throw new OperatorError(`Receiver ${manifest.receiverName} keeps no journal (journal.enabled is false): reverify reads the window's notifications from it. The reconciliation sweep re-reads the last days' settlements by itself.`, CliExit.NOT_FOUND);
+  }
+  const keys = await keysInWindow(aws, manifest.journalBucket, from, to);
+  const subjects = new Map<string, NamedSubject>();
+  for (const key of keys) {
+    const object = await aws.s3.send(new GetObjectCommand({ Bucket: manifest.journalBucket, Key: key }));
+    const body = await object.Body!.transformToString('utf8');
+    for (const subject of namedSubjects(body, manifest.codigoBeneficiario, true).subjects) subjects.set(subject.id, subject);
+  }
+  const list = [...subjects.values()];
+  let sent = 0;
+  if (!dryRun) {
+    const reason = `reverify by an operator: notified between ${new Date(from).toISOString()} and ${new Date(to).toISOString()}`;
+    for (let i = 0; i < list.length; i += 10) {
+      const batch = list.slice(i, i + 10);
+      const answer = await aws.sqs.send(new SendMessageBatchCommand({
+        QueueUrl: manifest.queues.looks.url,
+        Entries: batch.map((subject, j) => ({ Id: String(j), MessageBody: encodeLookRequest({ trigger: EventTrigger.RECONCILIATION, subject: subject.target, requestedAt: new Date(now).toISOString(), reason }) })),
+      }));
+      sent += answer.Successful?.length ?? 0;
+      if (answer.Failed?.length) {
+        throw new OperatorError(`${sent} of ${list.length} look requests sent; the look queue refused ${answer.Failed.length}: ${answer.Failed[0].Code ?? ''} ${answer.Failed[0].Message ?? ''}. Run it again: a look of a subject already verified publishes nothing.`, CliExit.FAILED);
+      }
+    }
+  }
+  return { notifications: keys.length, subjects: list, sent };
+}

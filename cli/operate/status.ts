@@ -1,0 +1,151 @@
+/**
+ * `cdk-bank-webhooks status`: what an operator looks at first. Alarms in ALARM, each queue's
+ * depth and its oldest message's age, the registrations as the watch last saw them, and the
+ * notifications stored in the last day.
+ */
+import { DescribeAlarmsCommand, GetMetricDataCommand, type MetricAlarm } from '@aws-sdk/client-cloudwatch';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { type OperatorManifest } from '../../contracts/operations';
+import { JOURNAL_NOTIFICATIONS_PREFIX } from '../../contracts/record';
+import { DynamoDbWatchStates, type WatchStateRecord } from '../../lambda/store/watch-states';
+import { formatTable, humanDuration } from '../table';
+import type { AwsClients } from './aws';
+
+export interface QueueStatus {
+  readonly name: string;
+  readonly visible: number;
+  readonly inFlight: number;
+  readonly delayed: number;
+  /** Age of the oldest message (CloudWatch's ApproximateAgeOfOldestMessage, last 5 minutes), when CloudWatch has it. */
+  readonly oldestSeconds?: number;
+  readonly deadLetter: boolean;
+}
+
+export interface ReceiverStatus {
+  readonly manifest: OperatorManifest;
+  readonly alarms: readonly { readonly name: string; readonly state: string; readonly since?: Date; readonly runbook?: string }[];
+  /** Alarm names the manifest lists that CloudWatch does not know (deleted by hand). */
+  readonly missingAlarms: readonly string[];
+  readonly queues: readonly QueueStatus[];
+  readonly registrations: readonly { readonly label: string; readonly state?: WatchStateRecord }[];
+  /** Notifications stored in the last 24 hours, and where the count comes from. */
+  readonly storedLastDay?: { readonly count: number; readonly from: string };
+  /** Whether something needs the operator: an alarm in ALARM, or a message in a dead-letter queue. */
+  readonly attention: boolean;
+}
+
+const DAY_MS = 86_400_000;
+
+async function alarmStates(aws: AwsClients, names: readonly string[]): Promise<{ alarms: ReceiverStatus['alarms']; missing: string[] }> {
+  const found: MetricAlarm[] = [];
+  for (let i = 0; i < names.length; i += 100) {
+    const answer = await aws.cloudWatch.send(new DescribeAlarmsCommand({ AlarmNames: names.slice(i, i + 100), MaxRecords: 100 }));
+    found.push(...(answer.MetricAlarms ?? []));
+  }
+  const byName = new Map(found.map((alarm) => [alarm.AlarmName!, alarm]));
+  return {
+    alarms: names.filter((name) => byName.has(name)).map((name) => {
+      const alarm = byName.get(name)!;
+      return { name, state: alarm.StateValue ?? 'UNKNOWN', since: alarm.StateUpdatedTimestamp, runbook: /Runbook: (\S+)$/.exec(alarm.AlarmDescription ?? '')?.[1] };
+    }),
+    missing: names.filter((name) => !byName.has(name)),
+  };
+}
+
+/** The oldest message's age of each queue, by name, from CloudWatch (absent where it has no datapoint). */
+async function oldestAges(aws: AwsClients, queueNames: readonly string[], now: number): Promise<Map<string, number>> {
+  const answer = await aws.cloudWatch.send(new GetMetricDataCommand({
+    StartTime: new Date(now - 10 * 60_000), EndTime: new Date(now),
+    MetricDataQueries: queueNames.map((name, i) => ({
+      Id: `q${i}`, ReturnData: true,
+      MetricStat: { Metric: { Namespace: 'AWS/SQS', MetricName: 'ApproximateAgeOfOldestMessage', Dimensions: [{ Name: 'QueueName', Value: name }] }, Period: 60, Stat: 'Maximum' },
+    })),
+  }));
+  const ages = new Map<string, number>();
+  for (const result of answer.MetricDataResults ?? []) {
+    const value = result.Values?.[0];
+    if (value !== undefined) ages.set(queueNames[Number(result.Id!.slice(1))], value);
+  }
+  return ages;
+}
+
+/** The raw journal's notifications of the last 24 hours (its keys start with the UTC day and time). */
+async function journalCountSince(aws: AwsClients, bucket: string, since: number, now: number): Promise<number> {
+  let count = 0;
+  const first = new Date(since).toISOString();
+  for (let day = Date.parse(first.slice(0, 10)); day <= now; day += DAY_MS) {
+    const prefix = `${JOURNAL_NOTIFICATIONS_PREFIX}${new Date(day).toISOString().slice(0, 10)}/`;
+    // Keys sort by time within a day: `StartAfter` skips what is older than the window.
+    const startAfter = prefix === `${JOURNAL_NOTIFICATIONS_PREFIX}${first.slice(0, 10)}/` ? `${prefix}${first.slice(11).replace(/:/g, '-')}` : undefined;
+    let token: string | undefined;
+    do {
+      const page = await aws.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token, ...(token ? {} : startAfter ? { StartAfter: startAfter } : {}) }));
+      count += page.KeyCount ?? page.Contents?.length ?? 0;
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+  return count;
+}
+
+const queueNameOf = (url: string) => url.split('/').pop() ?? url;
+
+export async function receiverStatus(aws: AwsClients, manifest: OperatorManifest, now = Date.now()): Promise<ReceiverStatus> {
+  const { alarms, missing } = await alarmStates(aws, manifest.alarms);
+  const queues: [string, string, boolean][] = [
+    ['notifications', manifest.queues.notifications.url, false],
+    ['notifications dead-letter', manifest.queues.notificationsDeadLetter.url, true],
+    ['looks', manifest.queues.looks.url, false],
+    ['looks dead-letter', manifest.queues.looksDeadLetter.url, true],
+  ];
+  const ages = await oldestAges(aws, queues.map(([, url]) => queueNameOf(url)), now);
+  const queueStatus = await Promise.all(queues.map(async ([name, url, deadLetter]): Promise<QueueStatus> => {
+    const { Attributes: a = {} } = await aws.sqs.send(new GetQueueAttributesCommand({
+      QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+    }));
+    const age = ages.get(queueNameOf(url));
+    return {
+      name, deadLetter,
+      visible: Number(a.ApproximateNumberOfMessages ?? 0), inFlight: Number(a.ApproximateNumberOfMessagesNotVisible ?? 0), delayed: Number(a.ApproximateNumberOfMessagesDelayed ?? 0),
+      ...(age !== undefined ? { oldestSeconds: age } : {}),
+    };
+  }));
+  const watchStates = new DynamoDbWatchStates(aws.dynamo, manifest.table);
+  const registrations = await Promise.all(manifest.registrations.map(async (r) => ({ label: r.label, state: await watchStates.read(r.record) })));
+  const storedLastDay = manifest.journalBucket
+    ? { count: await journalCountSince(aws, manifest.journalBucket, now - DAY_MS, now), from: `the journal, s3://${manifest.journalBucket}/` }
+    : undefined;
+  const attention = alarms.some((alarm) => alarm.state === 'ALARM') || queueStatus.some((q) => q.deadLetter && q.visible + q.inFlight + q.delayed > 0);
+  return { manifest, alarms, missingAlarms: missing, queues: queueStatus, registrations, storedLastDay, attention };
+}
+
+export function formatStatus(s: ReceiverStatus, now = Date.now()): string {
+  const m = s.manifest;
+  const inAlarm = s.alarms.filter((alarm) => alarm.state === 'ALARM');
+  const lines = [
+    `Receiver ${m.receiverName} (${m.stage}), beneficiário ${m.codigoBeneficiario}`,
+    '',
+    `Alarms: ${inAlarm.length} of ${s.alarms.length} in ALARM${s.alarms.some((a) => a.state === 'INSUFFICIENT_DATA') ? `, ${s.alarms.filter((a) => a.state === 'INSUFFICIENT_DATA').length} with insufficient data` : ''}`,
+  ];
+  if (inAlarm.length) {
+    lines.push(formatTable(['alarm', 'since', 'runbook'], inAlarm.map((alarm) => [
+      alarm.name, alarm.since ? `${humanDuration(now - alarm.since.getTime())} ago` : '?', alarm.runbook ?? 'docs/operations.md#runbooks',
+    ])));
+  }
+  if (s.missingAlarms.length) lines.push(`Not found in CloudWatch (deleted?): ${s.missingAlarms.join(', ')}`);
+  lines.push('', formatTable(['queue', 'visible', 'in flight', 'delayed', 'oldest'], s.queues.map((q) => [
+    q.name, String(q.visible), String(q.inFlight), String(q.delayed), q.oldestSeconds === undefined ? 'n/a' : humanDuration(q.oldestSeconds * 1000),
+  ])));
+  if (s.registrations.length) {
+    lines.push('', formatTable(['registration', 'watch state', 'drift', 'watched'], s.registrations.map((r) => [
+      r.label, r.state?.state ?? 'not watched yet', r.state?.drift.join(', ') || '-', r.state ? `${humanDuration(now - r.state.watchedAt)} ago` : '-',
+    ])));
+  } else {
+    lines.push('', 'Registrations: none watched (the receiver registers nothing, or is NON_PRODUCTION).');
+  }
+  lines.push('', s.storedLastDay
+    ? `Notifications stored in the last 24 h: ${s.storedLastDay.count} (from ${s.storedLastDay.from})`
+    : 'Notifications stored in the last 24 h: the journal is off; see NotificationsStored on the dashboard.');
+  lines.push('', s.attention ? 'Needs attention: see the runbooks in docs/operations.md.' : 'Nothing needs attention.');
+  return lines.join('\n');
+}

@@ -1,0 +1,99 @@
+/**
+ * `cdk-bank-webhooks trace <nossoNumero | idTransacao>`: what happened to one boleto or payment.
+ * Its record's verified state and trail, and its raw notifications in the journal.
+ */
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { PaymentKind } from '../../contracts/events';
+import { CliExit, type OperatorManifest } from '../../contracts/operations';
+import { journalKeyOfSubjectKey, journalSubjectPrefix, type TrailEntry, TrailEntryKind } from '../../contracts/record';
+import { PAYMENT_ID_PATTERN } from '../../contracts/bank-connection';
+import { DynamoDbSubjectStore, type SubjectRecord } from '../../lambda/store/subject-store';
+import { formatTable } from '../table';
+import { type AwsClients, OperatorError } from './aws';
+
+export interface SubjectTrace {
+  readonly subjectId: string;
+  /** The record, when the receiver keeps one (none: never seen, or expired with its TTL). */
+  readonly record?: SubjectRecord;
+  /** The raw notifications' keys in the journal, oldest first (none without a journal). */
+  readonly raw: readonly string[];
+  readonly journalBucket?: string;
+}
+
+/** The subject ids an operator's argument may name, the likeliest first. */
+export function candidateSubjects(arg: string, manifest: OperatorManifest, kind?: PaymentKind): string[] {
+  if (/^(boleto|payment):/.test(arg)) return [arg];
+  // A nossoNumero is 9 digits at the bank; clients zero-pad it.
+  if (/^\d{1,9}$/.test(arg) && kind === undefined) return [`boleto:${manifest.codigoBeneficiario}:${arg.padStart(9, '0')}`];
+  if (!PAYMENT_ID_PATTERN.test(arg)) {
+    throw new OperatorError(`"${arg}" is neither a nossoNumero (up to 9 digits) nor an idTransacao (the bank's pattern: letters, digits, ':' and '-', 1 to 100), nor a subject id (boleto:… or payment:…).`, CliExit.USAGE);
+  }
+  return (kind ? [kind] : Object.values(PaymentKind)).map((k) => `payment:${k}:${arg}`);
+}
+
+async function rawKeys(aws: AwsClients, bucket: string, subjectId: string): Promise<string[]> {
+  const keys: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await aws.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: journalSubjectPrefix(subjectId), ContinuationToken: token }));
+    for (const object of page.Contents ?? []) {
+      const key = object.Key && journalKeyOfSubjectKey(object.Key);
+      if (key) keys.push(key);
+    }
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+  return keys.sort();
+}
+
+/** The first candidate the receiver has a record or a raw notification of (else the first, with neither). */
+export async function traceSubject(aws: AwsClients, manifest: OperatorManifest, candidates: readonly string[]): Promise<SubjectTrace> {
+  const store = new DynamoDbSubjectStore(aws.dynamo, manifest.table, 0);
+  let first: SubjectTrace | undefined;
+  for (const subjectId of candidates) {
+    const record = await store.read(subjectId);
+    const raw = manifest.journalBucket ? await rawKeys(aws, manifest.journalBucket, subjectId) : [];
+    const trace: SubjectTrace = { subjectId, ...(record.version > 0 ? { record } : {}), raw, journalBucket: manifest.journalBucket };
+    if (trace.record || raw.length) return trace;
+    first ??= trace;
+  }
+  return first!;
+}
+
+/** One trail entry as a row: when, what, and its details. */
+function trailRow(entry: TrailEntry): string[] {
+  switch (entry.kind) {
+    case TrailEntryKind.NOTIFICATION:
+      return [entry.at, 'notification', `${entry.claim} ${entry.matched ? 'matched the bank' : 'NOT CONFIRMED by the bank'} (id ${entry.id}, request ${entry.requestId || '?'})`];
+    case TrailEntryKind.LOOK:
+      return [entry.at, 'look', `the bank showed ${entry.status} (${entry.trigger}${entry.reason ? `: ${entry.reason}` : ''})`];
+    case TrailEntryKind.PUBLISHED:
+      return [entry.at, 'published', `${entry.detailType} #${entry.sequence} (${entry.idempotencyKey})`];
+    case TrailEntryKind.RECOVERED:
+      return [entry.at, 'recovered', `no notification of ${entry.change} came in the grace period: the bank lost it, the sweep found it`];
+    case TrailEntryKind.QUARANTINED:
+      return [entry.at, 'quarantined', `${entry.reason}${entry.requestId ? ` (request ${entry.requestId})` : ''}`];
+    default:
+      return [(entry as { at?: string }).at ?? '?', String((entry as { kind?: string }).kind), JSON.stringify(entry)];
+  }
+}
+
+export function formatTrace(t: SubjectTrace): string {
+  const lines = [`Subject ${t.subjectId}`];
+  const r = t.record;
+  if (!r) {
+    lines.push('', 'No record: the receiver has not verified anything of it (or its record expired with the table\'s TTL).');
+  } else {
+    const s = r.state;
+    lines.push(
+      `  verified state   ${s ? `${s.status} (${s.statusClass})${s.amount ? `, ${s.amount.decimal}` : ''}${s.paidAt ? `, paid ${s.paidAt}` : ''}${s.settlement ? `, settled ${s.settlement.date} ${s.settlement.amount.decimal}` : ''}` : 'none yet'}`,
+      `  changes          ${r.sequence} published${r.outbox ? ' (one being published now)' : ''}${r.pendingSince !== undefined ? `; pending since ${new Date(r.pendingSince).toISOString()} (the sweep follows it)` : ''}`,
+    );
+    if (r.unnotified?.length) lines.push(`  awaiting         a notification of ${r.unnotified.map((u) => u.key).join(', ')} (else counted as recovered)`);
+    lines.push('', r.trail?.length ? formatTable(['at', 'what', 'details'], r.trail.map(trailRow)) : 'Trail: empty (written by releases before the trail).');
+  }
+  lines.push('');
+  if (!t.journalBucket) lines.push('Raw notifications: the journal is off.');
+  else if (!t.raw.length) lines.push(`Raw notifications: none in s3://${t.journalBucket}/ (none received: a sweep or a Track Payment found it).`);
+  else lines.push(`Raw notifications (${t.raw.length}):`, ...t.raw.map((key) => `  s3://${t.journalBucket}/${key}`));
+  return lines.join('\n');
+}
