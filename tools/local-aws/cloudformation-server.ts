@@ -1,16 +1,24 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LoopbackServer } from './json-protocol-server';
 
-const xml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const xml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** A stack output as DescribeStacks answers it. */
+export interface StackOutput {
+  readonly key: string;
+  readonly value: string;
+  readonly description?: string;
+}
 
 /**
  * A local endpoint that answers CloudFormation's DescribeStacks (the AWS query protocol: a form
  * in, XML out) for the stacks a test declares, so the real `@aws-sdk/client-cloudformation` can be
  * pointed at it (`AWS_ENDPOINT_URL_CLOUDFORMATION`). The registration watch reads its own stack's
- * status this way; a test moves the status as a deploy would (setStatus). Loopback only.
+ * status this way; a test moves the status as a deploy would (setStatus); the operator CLI reads
+ * the receiver's manifest among its outputs (setOutputs). Loopback only.
  */
 export class LocalCloudFormation extends LoopbackServer {
-  private readonly stacks = new Map<string, { name: string; status: string }>();
+  private readonly stacks = new Map<string, { name: string; status: string; outputs?: readonly StackOutput[] }>();
   /** Every DescribeStacks asked for, by stack id or name. */
   readonly calls: string[] = [];
 
@@ -21,7 +29,14 @@ export class LocalCloudFormation extends LoopbackServer {
   /** Declares a stack (or moves its status), by its id (ARN). */
   setStatus(stackId: string, status: string): void {
     const name = stackId.split('/')[1] ?? stackId;
-    this.stacks.set(stackId, { name, status });
+    this.stacks.set(stackId, { ...this.stacks.get(stackId), name, status });
+  }
+
+  /** The outputs a declared stack answers (its template's, resolved). */
+  setOutputs(stackId: string, outputs: readonly StackOutput[]): void {
+    const stack = this.stacks.get(stackId);
+    if (!stack) throw new Error(`The local CloudFormation has no stack ${stackId}`);
+    this.stacks.set(stackId, { ...stack, outputs });
   }
 
   status(stackId: string): string | undefined {
@@ -45,6 +60,7 @@ export class LocalCloudFormation extends LoopbackServer {
     const [id, stack] = found;
     reply(200, '<DescribeStacksResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/"><DescribeStacksResult><Stacks><member>'
       + `<StackName>${xml(stack.name)}</StackName><StackId>${xml(id)}</StackId><StackStatus>${xml(stack.status)}</StackStatus><CreationTime>2026-01-01T00:00:00Z</CreationTime>`
+      + `<Outputs>${(stack.outputs ?? []).map((o) => `<member><OutputKey>${xml(o.key)}</OutputKey><OutputValue>${xml(o.value)}</OutputValue>${o.description ? `<Description>${xml(o.description)}</Description>` : ''}</member>`).join('')}</Outputs>`
       + '</member></Stacks></DescribeStacksResult><ResponseMetadata><RequestId>local</RequestId></ResponseMetadata></DescribeStacksResponse>');
   }
 }

@@ -4,8 +4,9 @@
  * bank settle, reverse and reject boletos and payments (every notification delivered twice), sends
  * two forged requests and one the processor cannot understand, waits for the verified events,
  * re-sends a settlement under new notification ids, makes the bank lose notifications and lets
- * the reconciliation sweep recover them, prints a summary, then the trail of a recovered boleto
- * and of a notified one with where its raw notification is in the journal, unregisters and stops.
+ * the reconciliation sweep recover them, prints a summary, then runs the operator CLI as an
+ * operator would: `status`, and `trace` of a recovered boleto and of a notified one (with where its
+ * raw notification is in the journal), unregisters and stops.
  * Exits 0 only if every change was published exactly once and every notification is accounted
  * for by the bank's verified state or a deliberate quarantine.
  *
@@ -17,7 +18,6 @@ import { join, resolve } from 'node:path';
 import { BankEventDetailType } from '../../contracts/events';
 import { ProcessorMetric } from '../../contracts/processor';
 import { RegistrationDrift } from '../../contracts/reconciliation';
-import { type TrailEntry, TrailEntryKind } from '../../contracts/record';
 import type { DeliveryRecord } from '../../simulator/notifier';
 import { bundleHandlers, bundlesAreFresh } from '../bundle-handlers';
 import { LocalAlarmState } from './alarms';
@@ -63,18 +63,6 @@ export function summaryTable(runner: LocalRunner, deliveries: readonly DeliveryR
   if (runner.consumer) lines.push(row('Delivered to your consumer', `${counts.consumerInvocations - counts.consumerErrors}/${counts.consumerInvocations}`));
   lines.push(row('One event per change, every 200 accounted for', audit.ok ? 'yes' : 'NO'));
   return lines;
-}
-
-/** A trail's entries, one line each. */
-export function trailLines(trail: readonly TrailEntry[]): string[] {
-  return trail.map((e) => {
-    const what = e.kind === TrailEntryKind.NOTIFICATION ? `notification ${e.id} (request ${e.requestId}) claimed ${e.claim}: ${e.matched ? 'the bank bore it out' : 'NOT borne out'}`
-      : e.kind === TrailEntryKind.LOOK ? `looked (${e.trigger}${e.reason ? `: ${e.reason}` : ''}): the bank shows ${e.status}`
-        : e.kind === TrailEntryKind.PUBLISHED ? `published ${e.detailType} #${e.sequence} (${e.idempotencyKey})`
-          : e.kind === TrailEntryKind.RECOVERED ? `recovered: no notification of ${e.change} came in the grace period`
-            : `quarantined: ${e.reason}`;
-    return `  ${e.at}  ${what}`;
-  });
 }
 
 async function main(): Promise<number> {
@@ -199,18 +187,19 @@ async function main(): Promise<number> {
     say(`The bank blocked the boleto contract: the registration watch found ${blocked ? `${blocked.registration}: ${blocked.drift.join(', ')}` : 'nothing'} (${blocked?.notRepaired ?? 'repaired'}) · drift alarm: ${driftAlarm ?? 'missing'}`);
     await runner.control.changeContract(Number(held.idContrato), { contratoStatus: 'ATIVO' });
 
-    // The record of what happened: a recovered boleto's trail, and where a delivered one's raw notification is.
+    // The record of what happened, read as an operator would: the CLI's status, and the trace of a
+    // recovered boleto and of a notified one (with where its raw notification is in the journal).
     const recoveredBoleto = recoveredEvents.find((e) => (e.detail as { subject: { kind: string } }).subject.kind === 'boleto');
-    const recoveredSubject = (recoveredBoleto?.detail as { subject?: { id: string } } | undefined)?.subject?.id;
-    const recoveredTrail = recoveredSubject ? (await runner.subjectRecord(recoveredSubject)).trail ?? [] : [];
-    const notifiedSubject = runner.events.ofType(BankEventDetailType.BOLETO_SETTLED)
-      .map((e) => (e.detail as { subject: { id: string; nossoNumero: string } }).subject)
-      .find((subject) => subject.nossoNumero === boletos[1].nossoNumero.padStart(9, '0'))?.id ?? '';
-    const notifiedTrail = (await runner.subjectRecord(notifiedSubject)).trail ?? [];
-    const journalKey = notifiedTrail.map((e) => ('journalKey' in e ? e.journalKey : undefined)).find(Boolean);
-    const journal = runner.journal;
-    const rawCopy = journalKey && journal?.text(journalKey);
-    const recordOk = recoveredTrail.some((e) => e.kind === TrailEntryKind.RECOVERED) && !!rawCopy && rawCopy.includes(boletos[1].nossoNumero);
+    const recoveredNumber = (recoveredBoleto?.detail as { subject?: { nossoNumero: string } } | undefined)?.subject?.nossoNumero ?? '?';
+    const notifiedNumber = boletos[1].nossoNumero.padStart(9, '0');
+    const status = await runner.operate(['status']);
+    const recoveredTrace = await runner.operate(['trace', recoveredNumber]);
+    const notifiedTrace = await runner.operate(['trace', notifiedNumber]);
+    const rawKey = /s3:\/\/[^/\s]+\/(notifications\/\S+)/.exec(notifiedTrace.out)?.[1];
+    const rawCopy = rawKey ? runner.journal?.text(rawKey) : undefined;
+    const recordOk = status.status === 1 && /RecoveredAlarm/.test(status.out) && /boleto \S+\s+drift\s+blocked/.test(status.out)
+      && recoveredTrace.status === 0 && /recovered\s+no notification of settled:/.test(recoveredTrace.out)
+      && notifiedTrace.status === 0 && !!rawCopy && rawCopy.includes(boletos[1].nossoNumero);
 
     const deliveries = await runner.control.deliveries();
     const audit = runner.audit();
@@ -222,12 +211,11 @@ async function main(): Promise<number> {
     const notDelivered = deliveries.filter((d) => d.outcome === 'NÃO ENTREGUE');
     console.log(`  Settlements published again for the re-sent ids: ${republished}`);
     console.log(`  Recovered by reconciliation: ${recovered} (lost by the bank: ${lost.length}, duplicates: ${recoveredDuplicates})`);
-    console.log(`\nWhat happened to boleto ${recoveredSubject?.split(':').pop() ?? '?'} (lost by the bank, recovered by the sweep): its trail`);
-    for (const line of trailLines(recoveredTrail)) console.log(line);
-    console.log('  raw notification: none: the bank never delivered one (NÃO ENTREGUE); the look that found it is in the trail');
-    console.log(`What happened to boleto ${boletos[1].nossoNumero} (notified twice, settled by COMPE): its trail`);
-    for (const line of trailLines(notifiedTrail)) console.log(line);
-    console.log(`  raw notification: s3://${journal?.bucket ?? '?'}/${journalKey ?? '?'} (${rawCopy ? `${Buffer.byteLength(rawCopy)} bytes, as the receiver stored it` : 'MISSING'})`);
+    const shell = (argv: string, why: string, run: { out: string; err: string }) => console.log(`\n$ cdk-bank-webhooks ${argv} --stack ${runner.stackName}${why ? `   # ${why}` : ''}\n${[run.out, run.err].filter(Boolean).join('\n').replace(/^/gm, '  ')}`);
+    shell('status', '', status);
+    shell(`trace ${recoveredNumber}`, 'lost by the bank, recovered by the sweep', recoveredTrace);
+    shell(`trace ${notifiedNumber}`, 'notified twice, settled by COMPE', notifiedTrace);
+    console.log(`  (the raw notification: ${rawCopy ? `${Buffer.byteLength(rawCopy)} bytes, as the receiver stored it` : 'MISSING'})`);
     const ok = audit.ok && notDelivered.length === lost.length && runner.quarantined.length === 1
       && recovered === lost.length && recoveredDuplicates === 0 && recoveredAlarm === LocalAlarmState.ALARM
       && !!blocked && driftAlarm === LocalAlarmState.ALARM

@@ -65,7 +65,8 @@ export class LocalResolver {
         if (this.local.secretArns.has(id)) return this.local.secretArns.get(id)!;
         if (id === d.api.restApi) return LOCAL_API_ID;
         if (id === d.api.stage) return d.api.stageName;
-        if (type === 'AWS::DynamoDB::Table' || type === 'AWS::Events::EventBus') return id;
+        // Named by their logical ids locally (the local CloudWatch answers alarms by them).
+        if (type === 'AWS::DynamoDB::Table' || type === 'AWS::Events::EventBus' || type === 'AWS::Events::Archive' || type === 'AWS::Lambda::Function' || type === 'AWS::CloudWatch::Alarm') return id;
         if (type === 'AWS::S3::Bucket') return localBucketName(id);
         throw new Error(`The local runner has no stand-in for Ref ${id} (${type ?? 'not in the template'})`);
       },

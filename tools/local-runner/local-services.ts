@@ -14,6 +14,9 @@ import { LocalSecretsManager } from '../local-aws/secrets-manager-server';
 import { LocalSsm } from '../local-aws/ssm-server';
 import { LocalCloudFormation } from '../local-aws/cloudformation-server';
 import { LocalS3 } from '../local-aws/s3-server';
+import { type LocalAlarm, LocalCloudWatch } from '../local-aws/cloudwatch-server';
+import { LocalLambda } from '../local-aws/lambda-server';
+import type { AwsOptions } from '../../cli/operate/aws';
 import { TcpGate } from '../local-aws/tcp-gate';
 
 export interface LocalServicesOptions {
@@ -45,6 +48,12 @@ export class LocalServices {
   readonly cloudFormation = new LocalCloudFormation();
   /** The raw journal's bucket (S3, path style). */
   readonly s3 = new LocalS3();
+  /** The alarms the local CloudWatch answers (the runner sets it to its own evaluation of the template's). */
+  cloudWatchAlarms: () => readonly LocalAlarm[] = () => [];
+  /** DescribeAlarms and GetMetricData for the operator CLI. */
+  readonly cloudWatch = new LocalCloudWatch(() => this.cloudWatchAlarms());
+  /** Lambda's Invoke for the operator CLI's `sweep` (the runner serves its functions by logical id). */
+  readonly lambda = new LocalLambda();
   fauxqs!: Fauxqs;
   dynamo!: Dynalite;
   /** An SQS client that reaches the queues through the gate. */
@@ -61,6 +70,8 @@ export class LocalServices {
   private ssmEndpoint?: string;
   private cloudFormationEndpoint?: string;
   private s3Endpoint?: string;
+  private cloudWatchEndpoint?: string;
+  private lambdaEndpoint?: string;
   private restoreDns?: () => void;
 
   private constructor(options: LocalServicesOptions) {
@@ -76,8 +87,8 @@ export class LocalServices {
     this.apiCaPem = ca.certPem;
     this.simulator = await BankSimulator.start({ ...options.simulator, trustedCas: [ca.certPem] });
     [this.fauxqs, this.dynamo] = await Promise.all([startFauxqs(), startDynalite()]);
-    [this.eventsEndpoint, this.secretsEndpoint, this.ssmEndpoint, this.cloudFormationEndpoint, this.s3Endpoint] = await Promise.all([
-      this.ownsEvents ? this.events.start() : this.events.endpoint, this.secrets.start(), this.ssm.start(), this.cloudFormation.start(), this.s3.start(),
+    [this.eventsEndpoint, this.secretsEndpoint, this.ssmEndpoint, this.cloudFormationEndpoint, this.s3Endpoint, this.cloudWatchEndpoint, this.lambdaEndpoint] = await Promise.all([
+      this.ownsEvents ? this.events.start() : this.events.endpoint, this.secrets.start(), this.ssm.start(), this.cloudFormation.start(), this.s3.start(), this.cloudWatch.start(), this.lambda.start(),
     ]);
     this.sqsGate = new TcpGate(this.fauxqs.port);
     const gatePort = await this.sqsGate.start();
@@ -94,10 +105,21 @@ export class LocalServices {
     });
   }
 
+  /** Where the operator CLI (`cdk-bank-webhooks status|trace|dlq`) finds the stand-ins, as its `aws` option. */
+  operatorAws(): AwsOptions {
+    return {
+      region: LOCAL_AWS.region, credentials: LOCAL_AWS.credentials,
+      endpoints: {
+        CLOUDFORMATION: this.cloudFormationEndpoint!, CLOUDWATCH: this.cloudWatchEndpoint!, DYNAMODB: this.dynamo.endpoint, EVENTBRIDGE: this.eventsEndpoint!,
+        LAMBDA: this.lambdaEndpoint!, S3: this.s3Endpoint!, SQS: this.sqsEndpoint!,
+      },
+    };
+  }
+
   async stop(): Promise<void> {
     this.sqs?.destroy();
     await Promise.all([
-      this.simulator?.stop(), this.fauxqs?.stop(), this.dynamo?.stop(), this.ownsEvents ? this.events.stop() : undefined, this.secrets.stop(), this.ssm.stop(), this.cloudFormation.stop(), this.s3.stop(), this.sqsGate?.stop(),
+      this.simulator?.stop(), this.fauxqs?.stop(), this.dynamo?.stop(), this.ownsEvents ? this.events.stop() : undefined, this.secrets.stop(), this.ssm.stop(), this.cloudFormation.stop(), this.s3.stop(), this.cloudWatch.stop(), this.lambda.stop(), this.sqsGate?.stop(),
     ]);
     this.restoreDns?.();
   }

@@ -31,7 +31,10 @@ import type { LocalSecretsManager } from '../local-aws/secrets-manager-server';
 import { type PollResult, SqsEventSource } from '../local-aws/sqs-event-source';
 import type { TcpGate } from '../local-aws/tcp-gate';
 import type { SweepResult } from '../../contracts/reconciliation';
-import { evaluateAlarm, type LocalAlarmState, type MetricDatapoint, metricDatapoints } from './alarms';
+import { evaluateAlarm, LocalAlarmState, type MetricDatapoint, metricDatapoints } from './alarms';
+import type { StackOutput } from '../local-aws/cloudformation-server';
+import { runCli } from '../../cli/cli';
+import type { LocalAlarm } from '../local-aws/cloudwatch-server';
 import { auditExactlyOnce, type AuditReport } from './audit';
 import { simulatorCredentials } from './bank-credentials';
 import { LocalResolver, localBucketName, synthesizeLocalStack } from './local-resolver';
@@ -309,6 +312,7 @@ export class LocalRunner {
     await this.provision(visibility);
     // Deployed but for what register() does.
     this.setStackStatus('CREATE_COMPLETE');
+    this.services.cloudFormation.setOutputs(this.stackId, this.stackOutputs());
     this.startFunctions();
     this.resumeProcessing();
   }
@@ -339,6 +343,7 @@ export class LocalRunner {
       [d.queue.logicalId, this.queueUrl], [d.queue.deadLetterQueue, this.dlqUrl], [d.lookQueue.logicalId, this.lookQueueUrl], [d.lookQueue.deadLetterQueue, this.lookDlqUrl],
     ]);
     this.resolver = new LocalResolver(this.template, d, { queueUrls, secretArns: this.secretArns, apiUrl: this.apiUrl }, this.stackName);
+    this.services.cloudWatchAlarms = () => this.localAlarms();
   }
 
   /** The functions, in processes of their own, wired as the template wires them: the receiver, the processor and its event source, the registrations, the sweep, a consumer. */
@@ -377,6 +382,14 @@ export class LocalRunner {
     }
     if (d.reconciliation) {
       this.sweeper = this.localFunction('reconciliation', d.reconciliation.sweep, { ...(this.resolve(d.reconciliation.sweep.environment) as Record<string, string>), ...endpoints });
+      // The operator CLI's `sweep` invokes it by name (its logical id locally), as the schedule would.
+      const sweeper = this.sweeper;
+      this.services.lambda.serve(d.reconciliation.sweep.logicalId, async (payload) => {
+        await this.sweepRunning?.catch(() => undefined);
+        const run = sweeper.invoke<SweepResult>(payload);
+        this.sweepRunning = run;
+        return run;
+      });
       if (d.reconciliation.trackPaymentRule) {
         // The rule's SQS target: the event, as EventBridge delivers it, becomes a message in the queue.
         const pattern = this.resolver.rulePattern(d.reconciliation.trackPaymentRule);
@@ -632,8 +645,52 @@ export class LocalRunner {
    * printed as CloudWatch would (alarms on AWS services' own metrics, or on metric math, are
    * NOT_EVALUATED).
    */
+  /** The template's outputs, resolved (the operator manifest among them); one the stand-ins cannot resolve is left out. */
+  private stackOutputs(): StackOutput[] {
+    return Object.entries(this.template.Outputs ?? {}).flatMap(([key, output]) => {
+      try {
+        return [{ key, value: String(this.resolver.resolve(output.Value)), ...(output.Description ? { description: output.Description } : {}) }];
+      } catch {
+        return [];
+      }
+    });
+  }
+
+  /** The template's alarms as the local CloudWatch answers them: named by logical id, in the state the runner evaluates now. */
+  private localAlarms(): LocalAlarm[] {
+    const states = this.alarmStates();
+    const since = Date.now();
+    return this.deployment.alarms.map((alarm) => ({
+      name: alarm.logicalId, description: this.alarmDescription(alarm.description), since,
+      state: states[alarm.logicalId] === LocalAlarmState.NOT_EVALUATED ? 'INSUFFICIENT_DATA' : states[alarm.logicalId],
+    }));
+  }
+
+  /** An alarm's description as CloudWatch would hold it (a description naming a resource is a template value). */
+  private alarmDescription(description: unknown): string | undefined {
+    if (description === undefined || typeof description === 'string') return description;
+    try {
+      return String(this.resolver.resolve(description));
+    } catch {
+      return undefined;
+    }
+  }
+
   alarmStates(now = Date.now()): Record<string, LocalAlarmState> {
     return Object.fromEntries(this.deployment.alarms.map((alarm) => [alarm.logicalId, evaluateAlarm(alarm, this.datapoints, now)]));
+  }
+
+  /**
+   * Runs an operator command (`cdk-bank-webhooks status|trace|dlq …`) against this stack's
+   * stand-ins, as an operator would against AWS: `--stack` is added.
+   */
+  async operate(argv: readonly string[]): Promise<{ status: number; out: string; err: string }> {
+    const out: string[] = [];
+    const err: string[] = [];
+    const status = await runCli([...argv, '--stack', this.stackName], {
+      out: (text) => out.push(text), err: (text) => err.push(text), stopRequested: new Promise(() => undefined), aws: this.services.operatorAws(),
+    });
+    return { status, out: out.join('\n'), err: err.join('\n') };
   }
 
   /** A subject's record as the processor keeps it in the table (its trail among it). */

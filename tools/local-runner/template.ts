@@ -18,6 +18,7 @@ export interface TemplateResource {
 
 export interface CloudFormationTemplate {
   readonly Resources: Record<string, TemplateResource>;
+  readonly Outputs?: Record<string, { readonly Value: unknown; readonly Description?: string }>;
 }
 
 /** What `Ref` and `Fn::GetAtt` answer for the local stand-ins of a template's resources. */
