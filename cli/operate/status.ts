@@ -9,6 +9,7 @@ import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { type OperatorManifest } from '../../contracts/operations';
 import { JOURNAL_NOTIFICATIONS_PREFIX } from '../../contracts/record';
 import { DynamoDbWatchStates, type WatchStateRecord } from '../../lambda/store/watch-states';
+import { DynamoDbSweepRuns, type SweepRunRecord } from '../../lambda/store/sweep-runs';
 import { formatTable, humanDuration } from '../table';
 import type { AwsClients } from './aws';
 
@@ -29,6 +30,8 @@ export interface ReceiverStatus {
   readonly missingAlarms: readonly string[];
   readonly queues: readonly QueueStatus[];
   readonly registrations: readonly { readonly label: string; readonly state?: WatchStateRecord }[];
+  /** The reconciliation sweep's last run (none: the receiver has no sweep, or it has not run since it keeps one). */
+  readonly lastSweep?: SweepRunRecord;
   /** Notifications stored in the last 24 hours, and where the count comes from. */
   readonly storedLastDay?: { readonly count: number; readonly from: string };
   /** Whether something needs the operator: an alarm in ALARM, or a message in a dead-letter queue. */
@@ -112,11 +115,12 @@ export async function receiverStatus(aws: AwsClients, manifest: OperatorManifest
   }));
   const watchStates = new DynamoDbWatchStates(aws.dynamo, manifest.table);
   const registrations = await Promise.all(manifest.registrations.map(async (r) => ({ label: r.label, state: await watchStates.read(r.record) })));
+  const lastSweep = manifest.functions.sweep ? await new DynamoDbSweepRuns(aws.dynamo, manifest.table).read() : undefined;
   const storedLastDay = manifest.journalBucket
     ? { count: await journalCountSince(aws, manifest.journalBucket, now - DAY_MS, now), from: `the journal, s3://${manifest.journalBucket}/` }
     : undefined;
   const attention = alarms.some((alarm) => alarm.state === 'ALARM') || queueStatus.some((q) => q.deadLetter && q.visible + q.inFlight + q.delayed > 0);
-  return { manifest, alarms, missingAlarms: missing, queues: queueStatus, registrations, storedLastDay, attention };
+  return { manifest, alarms, missingAlarms: missing, queues: queueStatus, registrations, ...(lastSweep ? { lastSweep } : {}), storedLastDay, attention };
 }
 
 export function formatStatus(s: ReceiverStatus, now = Date.now()): string {
@@ -136,6 +140,7 @@ export function formatStatus(s: ReceiverStatus, now = Date.now()): string {
   lines.push('', formatTable(['queue', 'visible', 'in flight', 'delayed', 'oldest'], s.queues.map((q) => [
     q.name, String(q.visible), String(q.inFlight), String(q.delayed), q.oldestSeconds === undefined ? 'n/a' : humanDuration(q.oldestSeconds * 1000),
   ])));
+  lines.push('', lastSweepLine(s, now));
   if (s.registrations.length) {
     lines.push('', formatTable(['registration', 'watch state', 'drift', 'watched'], s.registrations.map((r) => [
       r.label, r.state?.state ?? 'not watched yet', r.state?.drift.join(', ') || '-', r.state ? `${humanDuration(now - r.state.watchedAt)} ago` : '-',
@@ -148,4 +153,14 @@ export function formatStatus(s: ReceiverStatus, now = Date.now()): string {
     : 'Notifications stored in the last 24 h: the journal is off; see NotificationsStored on the dashboard.');
   lines.push('', s.attention ? 'Needs attention: see the runbooks in docs/operations.md.' : 'Nothing needs attention.');
   return lines.join('\n');
+}
+
+/** The sweep's last run in a line. */
+function lastSweepLine(s: ReceiverStatus, now: number): string {
+  if (!s.manifest.functions.sweep) return 'Reconciliation sweep: none (NON_PRODUCTION, or reconciliation.enabled is false).';
+  const run = s.lastSweep;
+  if (!run) return 'Reconciliation sweep: no run recorded yet (cdk-bank-webhooks sweep runs one now).';
+  const r = run.result;
+  return `Last sweep ${humanDuration(now - run.at)} ago: ${r.complete ? 'complete' : 'INCOMPLETE'}, ${r.bankCalls} listing call(s), `
+    + `${r.settlementsToVerify} settlement(s) and ${r.paymentsToVerify} payment(s) sent to be verified${r.paymentsGivenUp ? `, ${r.paymentsGivenUp} payment(s) given up` : ''}.`;
 }

@@ -16,10 +16,11 @@ import { sharedBankPacer } from '../store/slot-schedule';
 import { DynamoDbSubjectStore } from '../store/subject-store';
 import { metricCounter, MetricUnit } from '../shared/metrics';
 import { sleep } from '../shared/retry';
-import { AWS_CLIENT_CONFIG, createLogger } from '../shared/runtime';
+import { AWS_CLIENT_CONFIG, createLogger, errorMessage } from '../shared/runtime';
 import { loadAcceptedTokens, loadTokenVersion } from '../shared/secret-tokens';
 import { SsmAppliedRegistrations } from '../store/applied-registrations';
 import { DynamoDbWatchStates } from '../store/watch-states';
+import { DynamoDbSweepRuns } from '../store/sweep-runs';
 import { lookRequestSender, stackStatusReader } from './aws';
 import { readSweepSettings } from './settings';
 import { sweep } from './sweep';
@@ -39,6 +40,7 @@ const send = lookRequestSender(new SQSClient(AWS_CLIENT_CONFIG), settings.queueU
 const secretsManager = new SecretsManagerClient(AWS_CLIENT_CONFIG);
 const records = new SsmAppliedRegistrations(new SSMClient(AWS_CLIENT_CONFIG));
 const watchStates = new DynamoDbWatchStates(dynamo, table);
+const sweepRuns = new DynamoDbSweepRuns(dynamo, table);
 const cloudFormation = new CloudFormationClient(AWS_CLIENT_CONFIG);
 const bank = new BankClient({
   settings: connection,
@@ -98,7 +100,16 @@ export async function handler(event: ScheduledEvent, context: Context): Promise<
     logger,
   }, deadline, Number.isFinite(scheduledAt) ? scheduledAt : undefined);
   logger.info('Reconciliation sweep finished', { ...report, days: JSON.stringify(report.days) });
-  if (!settings.watch) return report;
-  const registrations = await watch(deadline);
-  return { ...report, registrations };
+  const result: SweepResult = settings.watch ? { ...report, registrations: await watch(deadline) } : report;
+  await recordRun(result);
+  return result;
+}
+
+/** Keeps what this sweep found for an operator's `status`; a record that cannot be written is logged, never a failed sweep. */
+async function recordRun(result: SweepResult): Promise<void> {
+  try {
+    await sweepRuns.write({ at: Date.now(), result });
+  } catch (error) {
+    logger.warn('The sweep\'s result could not be kept for the operator\'s status', { reason: errorMessage(error) });
+  }
 }

@@ -24,6 +24,7 @@ import { ProcessorQueue } from '../../lambda/processor/deps';
 import { S3NotificationJournal } from '../../lambda/store/journal';
 import { DynamoDbSubjectStore } from '../../lambda/store/subject-store';
 import { DynamoDbWatchStates } from '../../lambda/store/watch-states';
+import { DynamoDbSweepRuns } from '../../lambda/store/sweep-runs';
 import { WatchState } from '../../contracts/reconciliation';
 import { type Moto, startMoto } from '../../tools/local-aws/moto';
 import { LOCAL_AWS } from '../../tools/local-aws/local-env';
@@ -190,6 +191,7 @@ describe('status', () => {
     expect(out).toMatch(/Alarms: 0 of \d+ in ALARM/);
     expect(out).toMatch(/notifications dead-letter\s+0\s+0\s+0\s+n\/a/);
     expect(out).toMatch(/payments\s+not watched yet/);
+    expect(out).toContain('Reconciliation sweep: no run recorded yet (cdk-bank-webhooks sweep runs one now).');
     expect(out).toContain('Notifications stored in the last 24 h: 0');
     expect(out).toContain('Nothing needs attention.');
   });
@@ -204,6 +206,10 @@ describe('status', () => {
     const [dlqAlarm] = d.manifest.alarms.filter((a) => /ProcessorDeadLetterQueueAlarm/.test(a));
     await cloudWatch.send(new SetAlarmStateCommand({ AlarmName: dlqAlarm, StateValue: 'ALARM', StateReason: 'test' }));
     await new DynamoDbWatchStates(dynamo, d.manifest.table).write(d.manifest.registrations[0].record, { state: WatchState.DRIFT, drift: ['url'], watchedAt: p.clock.now() - 600_000 });
+    await new DynamoDbSweepRuns(dynamo, d.manifest.table).write({
+      at: p.clock.now() - 300_000,
+      result: { bankCalls: 4, settlementsToVerify: 2, settlementsKnown: 10, paymentsToVerify: 1, paymentsGivenUp: 0, complete: false, days: [] },
+    });
 
     const { status, out } = await cli(['status', '--stack', d.stackName], p.clock.now());
     expect(status).toBe(CliExit.ATTENTION);
@@ -211,6 +217,7 @@ describe('status', () => {
     expect(out).toMatch(new RegExp(`${dlqAlarm}\\s+\\d+ (s|min) ago\\s+docs/operations.md#deadletterqueuealarm`));
     expect(out).toMatch(/notifications dead-letter\s+1\s/);
     expect(out).toMatch(/payments\s+drift\s+url\s+10 min ago/);
+    expect(out).toContain('Last sweep 5 min ago: INCOMPLETE, 4 listing call(s), 2 settlement(s) and 1 payment(s) sent to be verified.');
     expect(out).toContain('Notifications stored in the last 24 h: 2');
     expect(out).toContain('Needs attention');
   });
@@ -310,19 +317,23 @@ describe('dlq', () => {
 });
 
 describe('reverify', () => {
-  it('asks the bank again about the window\'s subjects through the look queue: a reversal whose notification was lost is published once, and a second run publishes nothing', async () => {
+  it('asks the bank again about the window\'s subjects through the look queue: a settlement and a reversal whose notifications were lost are published once, and a second run publishes nothing', async () => {
     const d = await deploy();
     const p = processorOf(d);
     p.bank.settle('1007');
     p.bank.settle('1008');
-    expect((await p.run([sqsRecord('boleto', [boletoEvent('1007'), boletoEvent('1008')], { requestId: 'req-reverify' })])).batchItemFailures).toEqual([]);
-    expect(p.published.map((e) => e.detailType)).toEqual(['Boleto Settled', 'Boleto Settled']);
-    // The bank reverses 1007's settlement and never notifies it.
+    // 1009: a settlement notified before the bank shows it (not confirmed then).
+    p.bank.open('1009');
+    // On its last verification attempt, so that what the bank does not bear out is published as not confirmed.
+    expect((await p.run([sqsRecord('boleto', [boletoEvent('1007'), boletoEvent('1008'), boletoEvent('1009')], { requestId: 'req-reverify', receiveCount: 3 })])).batchItemFailures).toEqual([]);
+    expect(p.published.map((e) => e.detailType)).toEqual(['Boleto Settled', 'Boleto Settled', 'Notification Not Confirmed']);
+    // The bank reverses 1007's settlement and settles 1009, and notifies neither.
     p.bank.open('1007');
+    p.bank.settle('1009');
 
     const dry = await cli(['reverify', '--from', '2025-06-03', '--to', '2025-06-03', '--dry-run', '--stack', d.stackName]);
     expect(dry.status).toBe(CliExit.OK);
-    expect(dry.out).toContain('1 notification(s) in the journal between 2025-06-03T00:00:00.000Z and 2025-06-03T23:59:59.999Z name 2 subject(s).');
+    expect(dry.out).toContain('1 notification(s) in the journal between 2025-06-03T00:00:00.000Z and 2025-06-03T23:59:59.999Z name 3 subject(s).');
     expect(dry.out).toContain('Dry run: no look requested.');
     expect(await depth(d.manifest.queues.looks.url)).toBe(0);
 
@@ -331,16 +342,19 @@ describe('reverify', () => {
       return (received.Messages ?? []).map((m) => rawRecord(m.Body!));
     };
     const run = await cli(['reverify', '--from', '2025-06-03T17:00:00Z', '--to', '2025-06-03T18:00:00Z', '--stack', d.stackName], p.clock.now());
-    expect(run.out).toContain('Sent 2 look request(s) to the look queue');
+    expect(run.out).toContain('Sent 3 look request(s) to the look queue');
     const requests = await looks();
-    expect(requests).toHaveLength(2);
+    expect(requests).toHaveLength(3);
     expect((await p.run(requests)).batchItemFailures).toEqual([]);
-    expect(p.published.map((e) => e.detailType)).toEqual(['Boleto Settled', 'Boleto Settled', 'Boleto Settlement Reversed']);
-    expect(p.published[2].detail).toMatchObject({ trigger: 'reconciliation', subject: { nossoNumero: nine('1007') } });
+    const found = p.published.slice(3);
+    expect(found.map((e) => [e.detailType, e.detail.subject.nossoNumero, e.detail.trigger]).sort()).toEqual([
+      ['Boleto Settled', nine('1009'), 'reconciliation'],
+      ['Boleto Settlement Reversed', nine('1007'), 'reconciliation'],
+    ]);
 
     await cli(['reverify', '--from', '2025-06-03', '--to', '2025-06-03', '--stack', d.stackName], p.clock.now());
     expect((await p.run(await looks())).batchItemFailures).toEqual([]);
-    expect(p.published).toHaveLength(3);
+    expect(p.published).toHaveLength(5);
     // A window with no notification asks nothing.
     const empty = await cli(['reverify', '--from', '2025-06-04', '--to', '2025-06-05', '--stack', d.stackName]);
     expect(empty.out).toContain('0 notification(s) in the journal');

@@ -85,6 +85,7 @@ it('sweep runs the reconciliation now and prints what it found; the settlement t
 
   const again = await runner.operate(['sweep']);
   expect(again.out).toMatch(/settlements sent to be verified\s+0 /);
+  expect((await runner.operate(['status'])).out).toMatch(/Last sweep \d+ s ago: complete, \d+ listing call\(s\), 0 settlement\(s\) and 0 payment\(s\) sent to be verified\./);
   const trace = await runner.operate(['trace', boleto.nossoNumero]);
   expect(trace.out).toMatch(/look\s+the bank showed LIQUIDADO/);
   expect(trace.out).toContain('Raw notifications: none');
