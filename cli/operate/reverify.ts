@@ -5,16 +5,14 @@
  * changed: a change whose notification was lost is published once, the rest cost a query and
  * publish nothing.
  */
-import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { EventTrigger } from '../../contracts/events';
 import { CliExit, OperatorDefaults, type OperatorManifest } from '../../contracts/operations';
-import { JOURNAL_NOTIFICATIONS_PREFIX } from '../../contracts/record';
 import { encodeLookRequest } from '../../lambda/store/look-request';
 import { type AwsClients, OperatorError } from './aws';
+import { DAY_MS, journalKeysBetween } from './journal';
 import { type NamedSubject, namedSubjects } from './subjects';
-
-const DAY_MS = 86_400_000;
 
 /** A time the command line gives: an ISO 8601 instant, or a day (`YYYY-MM-DD`, UTC) that stands for its start, or with `end` its end. */
 export function parseWhen(value: string, option: string, end = false): number {
@@ -35,31 +33,6 @@ export function checkWindow(from: number, to: number): void {
   }
 }
 
-/** The journal's notification keys received in [from, to], oldest first (keys start with the UTC day and time). */
-async function keysInWindow(aws: AwsClients, bucket: string, from: number, to: number): Promise<string[]> {
-  const keys: string[] = [];
-  const stamp = (at: number) => new Date(at).toISOString();
-  const name = (at: number) => `${JOURNAL_NOTIFICATIONS_PREFIX}${stamp(at).slice(0, 10)}/${stamp(at).slice(11).replace(/:/g, '-')}`;
-  const [first, last] = [name(from), name(to)];
-  for (let day = Date.parse(stamp(from).slice(0, 10)); day <= to; day += DAY_MS) {
-    const prefix = `${JOURNAL_NOTIFICATIONS_PREFIX}${stamp(day).slice(0, 10)}/`;
-    let token: string | undefined;
-    do {
-      const page = await aws.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
-      for (const object of page.Contents ?? []) {
-        // `<time>-<requestId>.json`: the time part alone decides (a key at `to`'s very millisecond is in).
-        const key = object.Key!;
-        if (key.slice(0, first.length) >= first && key.slice(0, last.length) <= last) keys.push(key);
-      }
-      if (keys.length > OperatorDefaults.reverifyMaxNotifications) {
-        throw new OperatorError(`The window holds more than ${OperatorDefaults.reverifyMaxNotifications} notifications: narrow --from and --to.`, CliExit.USAGE);
-      }
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token);
-  }
-  return keys.sort();
-}
-
 export interface ReverifyResult {
   readonly notifications: number;
   readonly subjects: readonly NamedSubject[];
@@ -72,7 +45,11 @@ export async function reverify(aws: AwsClients, manifest: OperatorManifest, from
   if (!manifest.journalBucket) {
     throw new OperatorError(`Receiver ${manifest.receiverName} keeps no journal (journal.enabled is false): reverify reads the window's notifications from it. The reconciliation sweep re-reads the last days' settlements by itself.`, CliExit.NOT_FOUND);
   }
-  const keys = await keysInWindow(aws, manifest.journalBucket, from, to);
+  const keys = await journalKeysBetween(aws, manifest.journalBucket, from, to, (count) => {
+    if (count > OperatorDefaults.reverifyMaxNotifications) {
+      throw new OperatorError(`The window holds more than ${OperatorDefaults.reverifyMaxNotifications} notifications: narrow --from and --to.`, CliExit.USAGE);
+    }
+  });
   const subjects = new Map<string, NamedSubject>();
   for (const key of keys) {
     const object = await aws.s3.send(new GetObjectCommand({ Bucket: manifest.journalBucket, Key: key }));

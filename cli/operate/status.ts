@@ -4,14 +4,13 @@
  * notifications stored in the last day.
  */
 import { DescribeAlarmsCommand, GetMetricDataCommand, type MetricAlarm } from '@aws-sdk/client-cloudwatch';
-import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { type OperatorManifest } from '../../contracts/operations';
-import { JOURNAL_NOTIFICATIONS_PREFIX } from '../../contracts/record';
 import { DynamoDbWatchStates, type WatchStateRecord } from '../../lambda/store/watch-states';
 import { DynamoDbSweepRuns, type SweepRunRecord } from '../../lambda/store/sweep-runs';
 import { formatTable, humanDuration } from '../table';
 import type { AwsClients } from './aws';
+import { DAY_MS, journalKeysBetween } from './journal';
 
 export interface QueueStatus {
   readonly name: string;
@@ -37,8 +36,6 @@ export interface ReceiverStatus {
   /** Whether something needs the operator: an alarm in ALARM, or a message in a dead-letter queue. */
   readonly attention: boolean;
 }
-
-const DAY_MS = 86_400_000;
 
 async function alarmStates(aws: AwsClients, names: readonly string[]): Promise<{ alarms: ReceiverStatus['alarms']; missing: string[] }> {
   const found: MetricAlarm[] = [];
@@ -73,24 +70,6 @@ async function oldestAges(aws: AwsClients, queueNames: readonly string[], now: n
   return ages;
 }
 
-/** The raw journal's notifications of the last 24 hours (its keys start with the UTC day and time). */
-async function journalCountSince(aws: AwsClients, bucket: string, since: number, now: number): Promise<number> {
-  let count = 0;
-  const first = new Date(since).toISOString();
-  for (let day = Date.parse(first.slice(0, 10)); day <= now; day += DAY_MS) {
-    const prefix = `${JOURNAL_NOTIFICATIONS_PREFIX}${new Date(day).toISOString().slice(0, 10)}/`;
-    // Keys sort by time within a day: `StartAfter` skips what is older than the window.
-    const startAfter = prefix === `${JOURNAL_NOTIFICATIONS_PREFIX}${first.slice(0, 10)}/` ? `${prefix}${first.slice(11).replace(/:/g, '-')}` : undefined;
-    let token: string | undefined;
-    do {
-      const page = await aws.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token, ...(token ? {} : startAfter ? { StartAfter: startAfter } : {}) }));
-      count += page.KeyCount ?? page.Contents?.length ?? 0;
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token);
-  }
-  return count;
-}
-
 const queueNameOf = (url: string) => url.split('/').pop() ?? url;
 
 export async function receiverStatus(aws: AwsClients, manifest: OperatorManifest, now = Date.now()): Promise<ReceiverStatus> {
@@ -117,7 +96,7 @@ export async function receiverStatus(aws: AwsClients, manifest: OperatorManifest
   const registrations = await Promise.all(manifest.registrations.map(async (r) => ({ label: r.label, state: await watchStates.read(r.record) })));
   const lastSweep = manifest.functions.sweep ? await new DynamoDbSweepRuns(aws.dynamo, manifest.table).read() : undefined;
   const storedLastDay = manifest.journalBucket
-    ? { count: await journalCountSince(aws, manifest.journalBucket, now - DAY_MS, now), from: `the journal, s3://${manifest.journalBucket}/` }
+    ? { count: (await journalKeysBetween(aws, manifest.journalBucket, now - DAY_MS, now)).length, from: `the journal, s3://${manifest.journalBucket}/` }
     : undefined;
   const attention = alarms.some((alarm) => alarm.state === 'ALARM') || queueStatus.some((q) => q.deadLetter && q.visible + q.inFlight + q.delayed > 0);
   return { manifest, alarms, missingAlarms: missing, queues: queueStatus, registrations, ...(lastSweep ? { lastSweep } : {}), storedLastDay, attention };

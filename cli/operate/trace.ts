@@ -2,14 +2,14 @@
  * `cdk-bank-webhooks trace <nossoNumero | idTransacao>`: what happened to one boleto or payment.
  * Its record's verified state and trail, and its raw notifications in the journal.
  */
-import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { PaymentKind } from '../../contracts/events';
 import { CliExit, type OperatorManifest } from '../../contracts/operations';
-import { journalKeyOfSubjectKey, journalSubjectPrefix, type TrailEntry, TrailEntryKind } from '../../contracts/record';
+import { type TrailEntry, TrailEntryKind } from '../../contracts/record';
 import { PAYMENT_ID_PATTERN } from '../../contracts/bank-connection';
 import { DynamoDbSubjectStore, type SubjectRecord } from '../../lambda/store/subject-store';
 import { formatTable } from '../table';
 import { type AwsClients, OperatorError } from './aws';
+import { journalKeysOf } from './journal';
 
 export interface SubjectTrace {
   readonly subjectId: string;
@@ -31,27 +31,13 @@ export function candidateSubjects(arg: string, manifest: OperatorManifest, kind?
   return (kind ? [kind] : Object.values(PaymentKind)).map((k) => `payment:${k}:${arg}`);
 }
 
-async function rawKeys(aws: AwsClients, bucket: string, subjectId: string): Promise<string[]> {
-  const keys: string[] = [];
-  let token: string | undefined;
-  do {
-    const page = await aws.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: journalSubjectPrefix(subjectId), ContinuationToken: token }));
-    for (const object of page.Contents ?? []) {
-      const key = object.Key && journalKeyOfSubjectKey(object.Key);
-      if (key) keys.push(key);
-    }
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token);
-  return keys.sort();
-}
-
 /** The first candidate the receiver has a record or a raw notification of (else the first, with neither). */
 export async function traceSubject(aws: AwsClients, manifest: OperatorManifest, candidates: readonly string[]): Promise<SubjectTrace> {
   const store = new DynamoDbSubjectStore(aws.dynamo, manifest.table, 0);
   let first: SubjectTrace | undefined;
   for (const subjectId of candidates) {
     const record = await store.read(subjectId);
-    const raw = manifest.journalBucket ? await rawKeys(aws, manifest.journalBucket, subjectId) : [];
+    const raw = manifest.journalBucket ? await journalKeysOf(aws, manifest.journalBucket, subjectId) : [];
     const trace: SubjectTrace = { subjectId, ...(record.version > 0 ? { record } : {}), raw, journalBucket: manifest.journalBucket };
     if (trace.record || raw.length) return trace;
     first ??= trace;
