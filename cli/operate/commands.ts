@@ -104,8 +104,9 @@ function selected(letters: readonly DeadLetter[], values: Values): DeadLetter[] 
 }
 
 function lettersTable(letters: readonly DeadLetter[], now: number): string {
-  return formatTable(['age', 'subject', 'reason', 'message id'], letters.map((letter) => [
-    humanDuration(now - letter.at), letter.subjects.join(' ') || '(unreadable)', (letter.reason ?? '(none: moved by SQS after a crash or timeout)').slice(0, 160), letter.message.MessageId ?? '?',
+  return formatTable(['age', 'subject', 'reason', 'message id', 'request id (its raw copy in the journal)'], letters.map((letter) => [
+    humanDuration(now - letter.at), letter.subjects.join(' ') || '(unreadable)', (letter.reason ?? '(none: moved by SQS after a crash or timeout)').slice(0, 160),
+    letter.message.MessageId ?? '?', letter.requestId ?? '-',
   ]));
 }
 
@@ -181,7 +182,7 @@ export async function replayCommand(args: readonly string[], io: OperatorIo): Pr
     if (!values.rule) throw usage('replay needs --rule <the one rule to replay to>: never every rule, or the healthy consumers get their events twice.');
     if (!values.from || !values.to) throw usage('replay needs --from and --to (a day such as 2026-11-25, or an ISO 8601 time).');
     window = { from: parseWhen(values.from as string, '--from'), to: Math.min(parseWhen(values.to as string, '--to', true), now) };
-    checkReplayWindow(window.from, window.to, now);
+    checkReplayWindow(window.from, window.to);
   });
 }
 

@@ -26,10 +26,9 @@ async function ruleNames(aws: AwsClients, busName: string): Promise<string[]> {
   return names;
 }
 
-/** Checks the window: in order, ended, and no wider than the archive keeps by default. */
-export function checkReplayWindow(from: number, to: number, now: number): void {
+/** Checks the window (its end already cut to now): in order, and no wider than the archive keeps by default. */
+export function checkReplayWindow(from: number, to: number): void {
   if (to < from) throw new OperatorError(`--to (${new Date(to).toISOString()}) is before --from (${new Date(from).toISOString()}).`, CliExit.USAGE);
-  if (to > now) throw new OperatorError(`--to (${new Date(to).toISOString()}) is in the future: EventBridge replays what its archive already holds.`, CliExit.USAGE);
   const days = (to - from) / 86_400_000;
   if (days > OperatorDefaults.replayMaxWindowDays) {
     throw new OperatorError(`The window is ${days.toFixed(1)} days wide; replay takes at most ${OperatorDefaults.replayMaxWindowDays} days (the archive keeps ${OperatorDefaults.replayMaxWindowDays} by default).`, CliExit.USAGE);

@@ -261,9 +261,10 @@ describe('dlq', () => {
     const d = await deploy();
     const p = processorOf(d);
     p.bank.errors.set('1004', new BankApiError('boleto query (nossoNumero 000001004)', 503, 'Serviço indisponível', true));
-    await p.run([sqsRecord('boleto', [boletoEvent('1004')], { receiveCount: 5 })]);
+    await p.run([sqsRecord('boleto', [boletoEvent('1004')], { receiveCount: 5, requestId: 'req-dlq-1004' })]);
 
     const { status, out } = await cli(['dlq', 'list', '--stack', d.stackName]);
+    expect(out).toMatch(/req-dlq-1004$/m);
     expect(status).toBe(CliExit.OK);
     expect(out).toContain('1 of 1 message(s) in the notifications dead-letter queue');
     expect(out).toMatch(new RegExp(`boleto:54321:${nine('1004')}\\s+failed on its last receive \\(5 of 5\\): boleto query`));
