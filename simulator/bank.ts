@@ -111,6 +111,17 @@ const accountKey = (cooperativa: string, conta: string) => `${cooperativa}/${con
 const contractKey = (cooperativa: string, posto: string, beneficiario: string) => `${cooperativa}/${posto}/${beneficiario}`;
 const isString = (value: unknown): value is string => typeof value === 'string';
 
+/** Everything the bank holds, as plain JSON: what a deployed simulator keeps between requests. */
+export interface BankState {
+  readonly registrations: ReadonlyArray<readonly [string, CallbackRegistration]>;
+  readonly contracts: readonly Contract[];
+  readonly boletos: readonly Boleto[];
+  readonly payments: readonly Payment[];
+  readonly nextContractId: number;
+  readonly nextNossoNumero: number;
+  readonly nextPaymentId: number;
+}
+
 /** The simulated bank's state and rules, independent of HTTP. */
 export class Bank {
   private readonly registrations = new Map<string, CallbackRegistration>();
@@ -135,6 +146,35 @@ export class Bank {
   private nextPaymentId = 5001;
 
   constructor(private readonly options: BankOptions) {}
+
+  /** What the bank holds, as plain JSON (a copy). */
+  exportState(): BankState {
+    return structuredClone({
+      registrations: [...this.registrations.entries()],
+      contracts: [...this.contracts.values()],
+      boletos: [...this.boletos.values()],
+      payments: [...this.payments.values()],
+      nextContractId: this.nextContractId,
+      nextNossoNumero: this.nextNossoNumero,
+      nextPaymentId: this.nextPaymentId,
+    });
+  }
+
+  /** Takes back what {@link exportState} gave, in place of everything held now. */
+  restoreState(state: BankState): void {
+    const copy = structuredClone(state) as BankState;
+    this.registrations.clear();
+    for (const [key, registration] of copy.registrations) this.registrations.set(key, registration);
+    this.contracts.clear();
+    for (const contract of copy.contracts) this.contracts.set(contract.idContrato, contract);
+    this.boletos.clear();
+    for (const boleto of copy.boletos) this.boletos.set(boleto.nossoNumero, boleto);
+    this.payments.clear();
+    for (const payment of copy.payments) this.payments.set(this.paymentKey(payment.kind, payment.idTransacao), payment);
+    this.nextContractId = copy.nextContractId;
+    this.nextNossoNumero = copy.nextNossoNumero;
+    this.nextPaymentId = copy.nextPaymentId;
+  }
 
   // ---- callback registration (spec 4.2) ----
 

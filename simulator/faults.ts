@@ -92,6 +92,15 @@ export type ApiCallCounts = Record<ApiGroup, { calls: number; throttled: number 
 
 const zeroCounts = (): ApiCallCounts => Object.fromEntries(API_GROUPS.map((group) => [group, { calls: 0, throttled: 0 }])) as ApiCallCounts;
 
+/** What a fault injector holds between calls, as plain JSON. */
+export interface FaultState {
+  readonly faults: SimulatorFaults;
+  readonly remaining: ReadonlyArray<number | null>;
+  readonly skipping: readonly number[];
+  readonly buckets: ReadonlyArray<readonly [ApiGroup, { readonly tokens: number; readonly at: number }]>;
+  readonly counts: ApiCallCounts;
+}
+
 /** Applies API faults and rate limits to each call. */
 export class FaultInjector {
   /** Since the faults were last set (or cleared). */
@@ -103,6 +112,28 @@ export class FaultInjector {
 
   get current(): SimulatorFaults {
     return this.faults;
+  }
+
+  /** The faults in force and how far each has gone (a copy). */
+  exportState(): FaultState {
+    return structuredClone({
+      faults: this.faults,
+      remaining: this.remaining.map((n) => n ?? null),
+      skipping: this.skipping,
+      buckets: [...this.buckets.entries()],
+      counts: this.counts,
+    });
+  }
+
+  /** Takes back what {@link exportState} gave. */
+  restoreState(state: FaultState): void {
+    const copy = structuredClone(state) as FaultState;
+    this.faults = copy.faults;
+    this.remaining = copy.remaining.map((n) => n ?? undefined);
+    this.skipping = [...copy.skipping];
+    this.buckets.clear();
+    for (const [group, bucket] of copy.buckets) this.buckets.set(group, { ...bucket });
+    this.counts = copy.counts;
   }
 
   /** Puts `faults` in force; throws, naming every problem, when they are invalid. */
@@ -144,7 +175,8 @@ export class FaultInjector {
   }
 
   private takeFromBucket(group: ApiGroup, perSecond: number): void {
-    const now = performance.now();
+    // Wall-clock time: a deployed simulator's instances share one bucket through their state.
+    const now = Date.now();
     const bucket = this.buckets.get(group) ?? { tokens: perSecond, at: now };
     bucket.tokens = Math.min(perSecond, bucket.tokens + ((now - bucket.at) / 1000) * perSecond);
     bucket.at = now;

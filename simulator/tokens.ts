@@ -44,6 +44,12 @@ export interface TokenIssuerOptions {
   readonly refreshLifetimeSeconds?: number;
   /** Simulated clock in ms (tests move it forward to expire tokens). */
   readonly now: () => number;
+  /**
+   * Whether the payments token endpoint sees the caller's client certificate (mutual TLS). A
+   * simulator behind a Lambda function URL cannot: TLS ends at AWS, which asks for no certificate,
+   * so the deployed simulator checks the client id and secret only. @default true
+   */
+  readonly mutualTls?: boolean;
 }
 
 const newToken = () => randomBytes(24).toString('base64url');
@@ -53,11 +59,32 @@ function parseScopes(scope: string | null): string[] {
 }
 
 /** The two token endpoints of BANK-NOTES.md and the bearer check of every API call. */
+/** The tokens an issuer has given and that have not expired, as plain JSON. */
+export interface TokenState {
+  readonly access: ReadonlyArray<readonly [string, IssuedToken]>;
+  readonly refresh: ReadonlyArray<readonly [string, IssuedToken]>;
+}
+
 export class TokenIssuer {
   private readonly access = new Map<string, IssuedToken>();
   private readonly refresh = new Map<string, IssuedToken>();
 
   constructor(private readonly options: TokenIssuerOptions) {}
+
+  /** The live tokens (expired ones are left out: they would be refused anyway). */
+  exportState(): TokenState {
+    const now = this.options.now();
+    const live = (map: Map<string, IssuedToken>) => [...map.entries()].filter(([, token]) => token.expiresAt > now);
+    return { access: live(this.access), refresh: live(this.refresh) };
+  }
+
+  /** Takes back what {@link exportState} gave, in place of every token held now. */
+  restoreState(state: TokenState): void {
+    this.access.clear();
+    this.refresh.clear();
+    for (const [value, token] of state.access) this.access.set(value, token);
+    for (const [value, token] of state.refresh) this.refresh.set(value, token);
+  }
 
   private get lifetimeMs() {
     return (this.options.tokenLifetimeSeconds ?? 300) * 1000;
@@ -116,10 +143,11 @@ export class TokenIssuer {
 
   /** POST /thirdparty/auth/token: client_credentials over mutual TLS (payments API). */
   paymentsGrant(form: URLSearchParams, basic: { id: string; secret: string } | undefined, certificate: ClientCertificateInfo): Record<string, unknown> {
-    if (!certificate.presented) {
+    const mutualTls = this.options.mutualTls !== false;
+    if (mutualTls && !certificate.presented) {
       throw oauthError(401, 'invalid_client', 'A client certificate is required (mutual TLS): present the certificate issued for this client.');
     }
-    if (!certificate.trusted) {
+    if (mutualTls && !certificate.trusted) {
       throw oauthError(401, 'invalid_client', 'The client certificate was not issued by the bank.');
     }
     if (!form.get('grant_type')) throw oauthError(400, 'invalid_request', 'Missing form parameter: grant_type');
@@ -132,7 +160,7 @@ export class TokenIssuer {
     if (clientId !== expected.clientId || clientSecret !== expected.clientSecret) {
       throw oauthError(401, 'invalid_client', 'Invalid client or Invalid client credentials');
     }
-    if (certificate.commonName !== clientId) {
+    if (mutualTls && certificate.commonName !== clientId) {
       throw oauthError(401, 'invalid_client', 'The client certificate does not belong to this client.');
     }
     let scopes = parseScopes(form.get('scope'));
