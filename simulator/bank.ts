@@ -162,7 +162,7 @@ export class Bank {
 
   /** Takes back what {@link exportState} gave, in place of everything held now. */
   restoreState(state: BankState): void {
-    const copy = structuredClone(state) as BankState;
+    const copy = structuredClone<BankState>(state);
     this.registrations.clear();
     for (const [key, registration] of copy.registrations) this.registrations.set(key, registration);
     this.contracts.clear();

@@ -6,7 +6,7 @@
  */
 import { Bank, type BankState, type BoletoAction, type OutgoingNotification, type PaymentAction } from './bank';
 import { type BankBehaviour, BoletoQueryShape, changeBehaviour, MANUAL_BEHAVIOUR, PaymentScopeRule } from './behaviour';
-import { BankError, collectionError, controlError, gatewayError, HtmlPage, oauthError, validationErrors } from './errors';
+import { BankError, collectionError, controlError, gatewayError, oauthError, validationErrors } from './errors';
 import { type ApiGroup, FaultInjector, type FaultState, type SimulatorFaults } from './faults';
 import type { SimulatorInfo } from './info';
 import {
@@ -248,7 +248,7 @@ export class SimulatorEngine {
 
   /** Takes back what {@link exportState} gave, in place of everything held now. */
   restoreState(state: SimulatorState): void {
-    const copy = structuredClone(state) as SimulatorState;
+    const copy = structuredClone<SimulatorState>(state);
     this.bank.restoreState(copy.bank);
     this.tokens.restoreState(copy.tokens);
     this.faults.restoreState(copy.faults);

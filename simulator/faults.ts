@@ -127,7 +127,7 @@ export class FaultInjector {
 
   /** Takes back what {@link exportState} gave. */
   restoreState(state: FaultState): void {
-    const copy = structuredClone(state) as FaultState;
+    const copy = structuredClone<FaultState>(state);
     this.faults = copy.faults;
     this.remaining = copy.remaining.map((n) => n ?? undefined);
     this.skipping = [...copy.skipping];

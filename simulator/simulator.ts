@@ -262,9 +262,8 @@ export class BankSimulator {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let reply: SimulatorReply;
-    let raw: Buffer = Buffer.alloc(0);
     try {
-      raw = await this.readBody(req);
+      const raw = await this.readBody(req);
       reply = await this.engine.handle({ method: req.method ?? 'GET', url: req.url ?? '/', headers: requestHeaders(req), body: raw, certificate: clientCertificate(req) });
     } catch (error) {
       // Only reading the body throws here (too large, or the connection dropped); the engine answers everything else.
