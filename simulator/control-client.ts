@@ -7,6 +7,23 @@ import type { Boleto, CallbackRegistration, Contract, PaymentKind } from './mode
 import type { DeliveryRecord } from './notifier';
 import type { SimulatorInfo } from './info';
 
+/** One control call: the method, the path under /control, the JSON body. */
+export interface ControlCall {
+  readonly method: string;
+  readonly path: string;
+  readonly body?: unknown;
+  readonly timeoutMs: number;
+}
+
+/** The control API's answer: its status and parsed JSON body. */
+export interface ControlAnswer {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+/** Carries a control call to a simulator and brings back its answer. */
+export type ControlTransport = (call: ControlCall) => Promise<ControlAnswer>;
+
 /** An error answer of the control API. */
 export class SimulatorControlError extends Error {
   constructor(readonly status: number, message: string) {
@@ -46,6 +63,20 @@ export class BankSimulatorClient {
   constructor(readonly baseUrl: string, private readonly caPem: string) {}
 
   /**
+   * A client of a simulator reached some other way than HTTPS: a deployed one (BankSandbox) takes
+   * control calls by Lambda Invoke only, so `send` invokes its function with
+   * `{"sandboxControl": {method, path, body}}` and returns the `{status, body}` it answers
+   * (docs/sandbox.md shows one with the AWS SDK).
+   */
+  static withTransport(send: ControlTransport, name = 'a deployed bank simulator'): BankSimulatorClient {
+    const client = new BankSimulatorClient(name, '');
+    client.transport = send;
+    return client;
+  }
+
+  private transport?: ControlTransport;
+
+  /**
    * Kept-alive connections to the control API. Idle ones never hold the process open, and are
    * closed after 4 s, before the server's 5 s keep-alive timeout could close one under a call.
    */
@@ -57,6 +88,18 @@ export class BankSimulatorClient {
   }
 
   private async call<T>(method: string, path: string, body?: unknown, timeoutMs = 30_000): Promise<T> {
+    const answer = this.transport
+      ? await this.transport({ method, path, body, timeoutMs })
+      : await this.overHttps(method, path, body, timeoutMs);
+    if (answer.status >= 400) {
+      const error = (answer.body as { error?: unknown } | null | undefined)?.error;
+      const message = typeof error === 'string' ? error : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
+      throw new SimulatorControlError(answer.status, `${method} /control${path}: HTTP ${answer.status}: ${message}`);
+    }
+    return (answer.body ?? undefined) as T;
+  }
+
+  private async overHttps(method: string, path: string, body: unknown, timeoutMs: number): Promise<ControlAnswer> {
     const result = await httpCall(`${this.baseUrl}/control${path}`, {
       method,
       headers: body === undefined ? {} : { 'content-type': 'application/json' },
@@ -65,16 +108,13 @@ export class BankSimulatorClient {
       timeoutMs,
       agent: this.agent,
     });
-    if (result.status >= 400) {
-      let message = result.body;
-      try {
-        message = (JSON.parse(result.body) as { error?: string }).error ?? result.body;
-      } catch {
-        // keep the raw body
-      }
-      throw new SimulatorControlError(result.status, `${method} /control${path}: HTTP ${result.status}: ${message}`);
+    let parsed: unknown = result.body;
+    try {
+      parsed = result.body ? JSON.parse(result.body) : undefined;
+    } catch {
+      // keep the raw body
     }
-    return (result.body ? JSON.parse(result.body) : undefined) as T;
+    return { status: result.status, body: parsed };
   }
 
   info(): Promise<SimulatorInfo> {

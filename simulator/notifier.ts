@@ -26,6 +26,24 @@ export interface DeliveryRecord {
   readonly body: unknown;
 }
 
+/** What one delivery came to, as its log line has it. */
+export type DeliveryOutcomeFields = Pick<DeliveryRecord, 'outcome' | 'status' | 'reason' | 'tlsProtocol' | 'durationMs' | 'startedAt'>;
+
+/** The log line of one delivery (or of a notification not sent): the token's header name, never its value. */
+export function deliveryRecord(seq: number, notification: OutgoingNotification, attempt: number, result: DeliveryOutcomeFields): DeliveryRecord {
+  return {
+    seq,
+    notificationId: notification.id,
+    kind: notification.kind,
+    subject: notification.subject,
+    url: notification.url,
+    attempt,
+    authHeader: notification.url ? notification.authHeader?.name : undefined,
+    body: notification.body,
+    ...result,
+  };
+}
+
 /** Delivery faults for tests; all off by default. */
 export interface DeliveryFaults {
   /** Send every notification this many extra times, concurrently with the first. @default 0 */
@@ -246,21 +264,7 @@ export class Notifier {
     });
   }
 
-  private record(
-    notification: OutgoingNotification,
-    attempt: number,
-    result: Pick<DeliveryRecord, 'outcome' | 'status' | 'reason' | 'tlsProtocol' | 'durationMs' | 'startedAt'>,
-  ): void {
-    this.log.push({
-      seq: this.nextSeq++,
-      notificationId: notification.id,
-      kind: notification.kind,
-      subject: notification.subject,
-      url: notification.url,
-      attempt,
-      authHeader: notification.url ? notification.authHeader?.name : undefined,
-      body: notification.body,
-      ...result,
-    });
+  private record(notification: OutgoingNotification, attempt: number, result: DeliveryOutcomeFields): void {
+    this.log.push(deliveryRecord(this.nextSeq++, notification, attempt, result));
   }
 }

@@ -11,7 +11,8 @@ import type { BankBehaviour } from './behaviour';
 import { createCertificateAuthority, issueCertificate, type PemPair } from './certificates';
 import { BankSimulatorClient } from './control-client';
 import { QueryOperation, SimulatorEngine, SimulatorPaths, type SimulatorReply } from './engine';
-import { BankError, gatewayError, HtmlPage } from './errors';
+import { BankError, gatewayError } from './errors';
+import { replyBody } from './reply';
 import type { ApiCallCounts, SimulatorFaults } from './faults';
 import type { SimulatorInfo } from './info';
 import { COLLECTION_SCOPE, PAYMENT_QUERY_SCOPES, PAYMENT_SCOPES, type SimulatorAccount } from './model';
@@ -77,13 +78,6 @@ function defaultCredentials(account: SimulatorAccount): BankCredentials {
 /** The lower-cased headers of a request, the first value of each. */
 function requestHeaders(req: IncomingMessage): Record<string, string | undefined> {
   return Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value[0] : value]));
-}
-
-/** Writes a simulator reply as HTTP: JSON, or the HTML page a fault answers with. */
-export function replyBody(reply: SimulatorReply): { body: string; contentType?: string } {
-  if (reply.body instanceof HtmlPage) return { body: reply.body.html, contentType: 'text/html; charset=utf-8' };
-  if (reply.body === undefined) return { body: '' };
-  return { body: JSON.stringify(reply.body), contentType: 'application/json; charset=utf-8' };
 }
 
 /**

@@ -33,8 +33,9 @@ function sourceHash(dirs: readonly string[]): string {
   return hash.digest('hex');
 }
 
+/** Handlers import lambda/, the contracts they share with the constructs, and the simulator (the sandbox's). */
 export function handlerSourceHash(): string {
-  return sourceHash([HANDLER_SOURCE_DIR]);
+  return sourceHash([HANDLER_SOURCE_DIR, join(ROOT, 'contracts'), join(ROOT, 'simulator')]);
 }
 
 export function bundlesAreFresh(): boolean {

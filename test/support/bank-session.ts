@@ -1,6 +1,9 @@
 import { httpCall, type HttpCallResult } from '../../simulator/https-client';
 import type { BankSimulator } from '../../simulator/simulator';
 
+/** What the helpers need of a simulator: the local one, or a deployed one's local stand-in (test/support/sandbox-harness.ts). */
+export type SimulatorEndpoint = Pick<BankSimulator, 'baseUrl' | 'caPem' | 'credentials' | 'accounts'> & Partial<Pick<BankSimulator, 'clientCertPem' | 'clientKeyPem'>>;
+
 export interface BankAnswer extends HttpCallResult {
   /** The body parsed as JSON (undefined when empty). */
   readonly json: any;
@@ -15,7 +18,7 @@ export interface BankCallOptions {
 }
 
 /** One raw HTTPS call to the simulator, trusting its CA. */
-export async function bankCall(simulator: BankSimulator, path: string, options: BankCallOptions = {}): Promise<BankAnswer> {
+export async function bankCall(simulator: SimulatorEndpoint, path: string, options: BankCallOptions = {}): Promise<BankAnswer> {
   const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
   const result = await httpCall(simulator.baseUrl + path, {
     method: options.method ?? 'GET',
@@ -31,7 +34,7 @@ export async function bankCall(simulator: BankSimulator, path: string, options: 
 export const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 /** Collection API: password grant; returns the answer. */
-export function collectionTokenCall(simulator: BankSimulator, form: Record<string, string> = {}, headers: Record<string, string> = {}) {
+export function collectionTokenCall(simulator: SimulatorEndpoint, form: Record<string, string> = {}, headers: Record<string, string> = {}) {
   const c = simulator.credentials.collection;
   return bankCall(simulator, '/auth/openapi/token', {
     method: 'POST',
@@ -41,13 +44,13 @@ export function collectionTokenCall(simulator: BankSimulator, form: Record<strin
 }
 
 /** Headers for a collection API call with a fresh token. */
-export async function collectionHeaders(simulator: BankSimulator): Promise<Record<string, string>> {
+export async function collectionHeaders(simulator: SimulatorEndpoint): Promise<Record<string, string>> {
   const token = (await collectionTokenCall(simulator)).json.access_token as string;
   return { 'x-api-key': simulator.credentials.collection.apiKey, authorization: `Bearer ${token}`, cooperativa: simulator.accounts[0].cooperativa, posto: simulator.accounts[0].posto };
 }
 
 /** Payments API: client_credentials over mutual TLS; returns the answer. */
-export function paymentsTokenCall(simulator: BankSimulator, form: Record<string, string> = {}, options: { clientCertificate?: boolean; headers?: Record<string, string> } = {}) {
+export function paymentsTokenCall(simulator: SimulatorEndpoint, form: Record<string, string> = {}, options: { clientCertificate?: boolean; headers?: Record<string, string> } = {}) {
   const p = simulator.credentials.payments;
   return bankCall(simulator, '/thirdparty/auth/token', {
     method: 'POST',
@@ -58,13 +61,13 @@ export function paymentsTokenCall(simulator: BankSimulator, form: Record<string,
 }
 
 /** Headers for a payments API call (bearer token and the three account headers of spec 5.1). */
-export async function paymentsHeaders(simulator: BankSimulator, account = simulator.accounts[0]): Promise<Record<string, string>> {
+export async function paymentsHeaders(simulator: SimulatorEndpoint, account = simulator.accounts[0]): Promise<Record<string, string>> {
   const token = (await paymentsTokenCall(simulator)).json.access_token as string;
   return { authorization: `Bearer ${token}`, 'x-conta': account.conta, 'x-cooperativa': account.cooperativa, 'x-documento': account.documento };
 }
 
 /** A valid boleto webhook contract body (spec 2.1) for the simulator's first account. */
-export function contractBody(simulator: BankSimulator, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function contractBody(simulator: SimulatorEndpoint, overrides: Record<string, unknown> = {}): Record<string, unknown> {
   const account = simulator.accounts[0];
   return {
     cooperativa: account.cooperativa,

@@ -80,6 +80,13 @@ export class LocalSecretsManager extends JsonProtocolServer {
       if (!version) throw new ServiceError(400, 'ResourceNotFoundException', "Secrets Manager can't find the specified secret value for staging label: " + stage);
       return { ARN: secret.arn, Name: secret.name, VersionId: version.id, SecretString: version.value, VersionStages: [...version.stages], CreatedDate: Date.now() / 1000 };
     }
+    if (operation === 'PutSecretValue') {
+      if (typeof input.SecretString !== 'string') throw new ServiceError(400, 'InvalidParameterException', 'SecretString is required here (SecretBinary is not supported locally).');
+      const stages = Array.isArray(input.VersionStages) ? input.VersionStages.map(String) : ['AWSCURRENT'];
+      this.putValue(secret.arn, input.SecretString, stages);
+      const version = secret.versions[secret.versions.length - 1];
+      return { ARN: secret.arn, Name: secret.name, VersionId: version.id, VersionStages: [...version.stages] };
+    }
     throw new ServiceError(400, 'InvalidRequestException', `Operation ${operation || '(none)'} is not supported by the local Secrets Manager`);
   }
 }

@@ -1,0 +1,64 @@
+/**
+ * Names shared by the BankSandbox construct (lib/sandbox) and its handler (lambda/sandbox): the
+ * deployed bank simulator.
+ */
+
+/** Environment variables of the sandbox function. */
+export const SANDBOX_ENV = {
+  /** The DynamoDB table holding the simulator's state. */
+  TABLE_NAME: 'SANDBOX_TABLE_NAME',
+  /** The Secrets Manager secret with the bank credentials the simulator accepts (and the receiver sends). */
+  CREDENTIALS_SECRET_ARN: 'SANDBOX_CREDENTIALS_SECRET_ARN',
+  /** JSON: the accounts the simulated bank knows ({@link SandboxAccount}[]). */
+  ACCOUNTS: 'SANDBOX_ACCOUNTS',
+  /** Access token lifetime in seconds. */
+  TOKEN_LIFETIME_SECONDS: 'SANDBOX_TOKEN_LIFETIME_SECONDS',
+} as const;
+
+/** One account holder the sandbox's bank knows (the simulator's account, as the construct writes it). */
+export interface SandboxAccount {
+  readonly cooperativa: string;
+  readonly posto: string;
+  readonly conta: string;
+  readonly documento: string;
+  readonly beneficiario: string;
+}
+
+/** The key of the one item holding the simulator's state. */
+export const SANDBOX_STATE_KEY = { attribute: 'id', value: 'simulator-state' } as const;
+
+/**
+ * A call of the control API by Lambda Invoke, the only way a deployed simulator takes one (IAM
+ * decides who may): `path` is under `/control`, such as `/boletos` or `/boletos/000000001/settle`.
+ */
+export interface SandboxControlEvent {
+  readonly sandboxControl: {
+    readonly method: string;
+    readonly path: string;
+    readonly body?: unknown;
+  };
+}
+
+/** The answer to a {@link SandboxControlEvent}: the control API's status and JSON body. */
+export interface SandboxControlResult {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+/** The custom resource property naming the secret the credentials resource fills. */
+export const SANDBOX_CREDENTIALS_PROPERTY = 'CredentialsSecretArn';
+
+export const SandboxDefaults = {
+  /** Access token lifetime (the bank's `expires_in`). */
+  tokenLifetimeSeconds: 300,
+  /** Tries of one request against concurrent changes of the state before it answers 503. */
+  stateAttempts: 30,
+  /** Gzipped state bytes the item may hold (DynamoDB's item limit is 400 KB, the key and version included). */
+  maxStateBytes: 390_000,
+  /** Delivery log lines kept (the oldest go first). */
+  deliveryLogLength: 300,
+  /** The longest `deliveryDelayMs` a deployed simulator takes: the delivery waits in the invocation that made the change. */
+  maxDeliveryDelayMs: 20_000,
+  /** The function's timeout, seconds. */
+  functionTimeoutSeconds: 60,
+} as const;
