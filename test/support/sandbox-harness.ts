@@ -120,11 +120,11 @@ export async function startHostedSimulator(options: HostedSimulatorOptions = {})
     payments: { clientId: stored.clientId, clientSecret: stored.clientSecret },
   };
 
-  const url = new LocalFunctionUrl(issueCertificate(ca, { commonName: 'localhost', hosts: ['localhost', '127.0.0.1'] }), (event) => pick().invoke<LambdaFunctionURLResult>(event) as Promise<LambdaFunctionURLResult>);
+  const url = new LocalFunctionUrl(issueCertificate(ca, { commonName: 'localhost', hosts: ['localhost', '127.0.0.1'] }), (event) => pick().invoke<LambdaFunctionURLResult>(event));
   const baseUrl = await url.start();
   const control = BankSimulatorClient.withTransport(async ({ method, path, body }) => pick().invoke<SandboxControlResult>({ sandboxControl: { method, path, body } }));
   return {
-    baseUrl, caPem: ca.certPem, credentials, accounts: accounts as SimulatorEndpoint['accounts'], control, instances, secrets, secretArn, dynalite, tableName, ca, logs,
+    baseUrl, caPem: ca.certPem, credentials, accounts: accounts, control, instances, secrets, secretArn, dynalite, tableName, ca, logs,
     credentialsResource,
     async stop() {
       await url.stop();

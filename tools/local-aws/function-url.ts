@@ -51,7 +51,7 @@ export function functionUrlEvent(req: IncomingMessage, body: Buffer, domainName:
     },
     body: body.length ? (text ? body.toString('utf8') : body.toString('base64')) : undefined,
     isBase64Encoded: body.length > 0 && !text,
-  } as LambdaFunctionURLEvent;
+  };
 }
 
 export class LocalFunctionUrl {
