@@ -24,6 +24,23 @@ export interface SandboxAccount {
   readonly beneficiario: string;
 }
 
+/** Paths of the simulated bank, relative to its origin (BANK-NOTES.md): the simulator's routes and the sandbox's connection. */
+export const SIMULATOR_PATHS = {
+  collectionToken: '/auth/openapi/token',
+  paymentsToken: '/thirdparty/auth/token',
+  /** `{registration_base_url}`: the base that the callback registration and payment queries hang off. */
+  registrationBase: '/pagamentos',
+  contract: '/cobranca/boleto/v1/webhook/contrato',
+  contracts: '/cobranca/boleto/v1/webhook/contratos',
+  boletoQuery: '/cobranca/boleto/v1/boletos',
+  /** Boletos settled on a day (BANK-NOTES.md, listing APIs). */
+  settledByDay: '/cobranca/boleto/v1/boletos/liquidados/dia',
+  control: '/control',
+} as const;
+
+/** The account a simulator knows when given none. */
+export const SAMPLE_SIMULATOR_ACCOUNT: SandboxAccount = { cooperativa: '0101', posto: '02', conta: '123456', documento: '12345678000199', beneficiario: '54321' };
+
 /** The key of the one item holding the simulator's state. */
 export const SANDBOX_STATE_KEY = { attribute: 'id', value: 'simulator-state' } as const;
 

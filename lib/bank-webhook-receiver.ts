@@ -61,7 +61,7 @@ export interface BankWebhookReceiverProps extends BankWebhookEndpointProps, Sett
    * the last days, and queries the payments still pending, so a settlement whose notification the
    * bank never delivered is still verified and published (once, with `trigger: reconciliation`).
    * See docs/reconciliation.md.
-   * @default - on in PRODUCTION (see `stage`): every 15 minutes, today and the last 3 days, pending payments for 7 days; off in NON_PRODUCTION
+   * @default - on in PRODUCTION (see `stage`) and against a BankSandbox: every 15 minutes, today and the last 3 days, pending payments for 7 days; off in NON_PRODUCTION against the real bank
    */
   readonly reconciliation?: ReconciliationOptions;
 
@@ -69,8 +69,9 @@ export interface BankWebhookReceiverProps extends BankWebhookEndpointProps, Sett
    * What this stack is to the bank, which has only production. PRODUCTION registers (when given
    * registrations), sweeps and watches; NON_PRODUCTION (staging) does none of these against the
    * bank: it may not take registrations, and has no reconciliation sweep, registration watch or
-   * Track Payment rule. See docs/usage.md, "Staging beside production".
-   * @default - PRODUCTION when the receiver registers (`paymentRegistration` or `boletoContracts`); NON_PRODUCTION otherwise, with a synth warning
+   * Track Payment rule. Against a BankSandbox (`bank: sandbox.connection`) a NON_PRODUCTION
+   * receiver does all of them, against the sandbox. See docs/usage.md, "Staging beside production".
+   * @default - NON_PRODUCTION against a BankSandbox; otherwise PRODUCTION when the receiver registers (`paymentRegistration` or `boletoContracts`), NON_PRODUCTION (with a synth warning) when it does not
    */
   readonly stage?: BankStage;
 
@@ -84,7 +85,16 @@ export interface BankWebhookReceiverProps extends BankWebhookEndpointProps, Sett
 
 /** The stage a receiver's props ask for, the default filled. */
 function stageOf(props: BankWebhookReceiverProps): BankStage {
+  if (props.bank?.simulated) return props.stage ?? BankStage.NON_PRODUCTION;
   return props.stage ?? (props.paymentRegistration || props.boletoContracts?.length ? BankStage.PRODUCTION : BankStage.NON_PRODUCTION);
+}
+
+/**
+ * Whether the receiver registers, sweeps and watches against its bank: production against the
+ * real one, or any stage against a simulator deployed beside it (BankSandbox).
+ */
+function actsAgainstBank(props: BankWebhookReceiverProps): boolean {
+  return stageOf(props) === BankStage.PRODUCTION || props.bank?.simulated === true;
 }
 
 /**
@@ -123,8 +133,11 @@ function validate(props: BankWebhookReceiverProps): void {
   }
   checkReconciliationSweep(v, props.reconciliation ?? {}, 'reconciliation.', props.idempotencyTtl, props.eventSource);
   if (props.stage !== undefined) v.check(Object.values(BankStage).includes(props.stage), 'stage', `must be BankStage.PRODUCTION or BankStage.NON_PRODUCTION, got "${props.stage}"`);
-  if (stageOf(props) === BankStage.NON_PRODUCTION) {
-    const why = 'a NON_PRODUCTION stack does nothing against the bank, which has only production (its settlements would reach this stack\'s consumers, and its registrations replace production\'s)';
+  if (props.bank?.simulated) {
+    v.check(stageOf(props) !== BankStage.PRODUCTION, 'bank.simulated', 'is true (a BankSandbox\'s connection) on a PRODUCTION receiver: production verifies against the real bank. Use the sandbox from a NON_PRODUCTION stack, or give this receiver the real bank\'s settings');
+  }
+  if (!actsAgainstBank(props)) {
+    const why = 'a NON_PRODUCTION stack does nothing against the bank, which has only production (its settlements would reach this stack\'s consumers, and its registrations replace production\'s); against a BankSandbox (bank: sandbox.connection) it may';
     v.check(!props.paymentRegistration, 'paymentRegistration', `must be left out: ${why}. Set stage: BankStage.PRODUCTION if this stack is production`);
     v.check(!props.boletoContracts?.length, 'boletoContracts', `must be left out: ${why}. Set stage: BankStage.PRODUCTION if this stack is production`);
     v.check(props.reconciliation?.enabled !== true, 'reconciliation.enabled', `must not be true: ${why}; the sweep would read the bank's real settlements. Set stage: BankStage.PRODUCTION if this stack is production`);
@@ -206,7 +219,7 @@ export class BankWebhookReceiver extends Construct {
     const receiverName = props.receiverName ?? defaultReceiverName(this);
     this.receiverName = receiverName;
     this.stage = stageOf(props);
-    if (props.stage === undefined && this.stage === BankStage.NON_PRODUCTION) {
+    if (props.stage === undefined && this.stage === BankStage.NON_PRODUCTION && !props.bank?.simulated) {
       Annotations.of(this).addWarningV2('cdk-bank-webhooks:nonProduction',
         'This receiver registers nothing with the bank, so it is NON_PRODUCTION: no reconciliation sweep, no registration watch, no Track Payment rule (the bank has only production). If this stack is production and you register its URLs yourself, set stage: BankStage.PRODUCTION to keep the sweep. Set stage explicitly to silence this warning.');
     }
@@ -248,7 +261,7 @@ export class BankWebhookReceiver extends Construct {
     });
 
     // The sweep and the registration watch, after the registrations (its schedule goes before them on destroy).
-    if (this.stage === BankStage.PRODUCTION && (props.reconciliation?.enabled ?? true)) {
+    if (actsAgainstBank(props) && (props.reconciliation?.enabled ?? true)) {
       this.reconciliation = new ReconciliationSweep(this, 'Reconciliation', checkedBy({
         ...props.reconciliation, ...network, processor,
         paymentRegistration: this.paymentRegistration, boletoContracts: this.boletoContracts,

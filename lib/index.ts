@@ -12,6 +12,7 @@ export {
   SettlementProcessor, type SettlementProcessorOptions, type SettlementProcessorProps,
   type BoletoMovementMappingProps, type BoletoStatusMappingProps, type PaymentStatusMappingProps, type NotificationJournalOptions,
 } from './processor';
+export { BankSandbox, type BankSandboxProps } from './sandbox';
 export { ReconciliationSweep, type ReconciliationOptions, type ReconciliationSweepOptions, type ReconciliationSweepProps } from './reconciliation';
 export {
   BoletoContractStatus, BoletoWebhookContract, type BoletoWebhookContractOptions, type BoletoWebhookContractProps,

@@ -4,6 +4,7 @@
  * local HTTPS simulator serves it from one process; a deployed simulator (BankSandbox) rebuilds it
  * from its stored state for every request, so its state is exported and restored as plain JSON.
  */
+import { SIMULATOR_PATHS } from '../contracts/sandbox';
 import { Bank, type BankState, type BoletoAction, type OutgoingNotification, type PaymentAction } from './bank';
 import { type BankBehaviour, BoletoQueryShape, changeBehaviour, MANUAL_BEHAVIOUR, PaymentScopeRule } from './behaviour';
 import { BankError, collectionError, controlError, gatewayError, oauthError, validationErrors } from './errors';
@@ -18,18 +19,7 @@ import type { DeliveryRecord } from './notifier';
 import { type BankCredentials, type ClientCertificateInfo, TokenIssuer, type TokenState } from './tokens';
 
 /** Paths of the simulated bank, relative to its origin (BANK-NOTES.md). */
-export const SimulatorPaths = {
-  collectionToken: '/auth/openapi/token',
-  paymentsToken: '/thirdparty/auth/token',
-  /** `{registration_base_url}`: the base that the callback registration and payment queries hang off. */
-  registrationBase: '/pagamentos',
-  contract: '/cobranca/boleto/v1/webhook/contrato',
-  contracts: '/cobranca/boleto/v1/webhook/contratos',
-  boletoQuery: '/cobranca/boleto/v1/boletos',
-  /** Boletos settled on a day (BANK-NOTES.md, listing APIs). */
-  settledByDay: '/cobranca/boleto/v1/boletos/liquidados/dia',
-  control: '/control',
-} as const;
+export const SimulatorPaths = SIMULATOR_PATHS;
 
 /** An error body with the request appended to every message it has (whichever one a client reads). */
 function echoRequest(body: unknown, request: string): unknown {

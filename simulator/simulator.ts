@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import type { BoletoAction, BoletoChangeInput } from './bank';
 import type { BankBehaviour } from './behaviour';
+import { SAMPLE_SIMULATOR_ACCOUNT } from '../contracts/sandbox';
 import { createCertificateAuthority, issueCertificate, type PemPair } from './certificates';
 import { BankSimulatorClient } from './control-client';
 import { QueryOperation, SimulatorEngine, SimulatorPaths, type SimulatorReply } from './engine';
@@ -55,7 +56,7 @@ export interface BankSimulatorOptions {
 }
 
 /** The sample account of a simulator started without `accounts`. */
-export const SAMPLE_ACCOUNT: SimulatorAccount = { cooperativa: '0101', posto: '02', conta: '123456', documento: '12345678000199', beneficiario: '54321' };
+export const SAMPLE_ACCOUNT: SimulatorAccount = SAMPLE_SIMULATOR_ACCOUNT;
 
 
 const MAX_BODY_BYTES = 1024 * 1024;

@@ -49,6 +49,13 @@ export interface BankConnectionProps {
   /** The account calls are made for. */
   readonly account: BankAccount;
   /**
+   * Whether this bank is a simulator deployed beside the stack (`BankSandbox.connection` sets it).
+   * A NON_PRODUCTION receiver then registers, sweeps, watches and follows Track Payment against
+   * it as production does against the real bank; a PRODUCTION receiver refuses a simulated bank.
+   * @default false
+   */
+  readonly simulated?: boolean;
+  /**
    * Collection API token endpoint (password grant).
    * @default `${baseUrl}/auth/openapi/token`
    */

@@ -1,0 +1,66 @@
+/**
+ * Example app: a staging stack that runs the whole flow without the production bank. A
+ * BankSandbox (the bank simulator, deployed in your account) and a NON_PRODUCTION receiver
+ * pointed at it: the receiver registers both webhooks with the sandbox at deploy time, the
+ * sandbox notifies the staging endpoint, the processor verifies with the sandbox's query API and
+ * publishes, and the sweep and the watch run against the sandbox. Drive it with the sandbox's
+ * control API (Lambda Invoke; docs/sandbox.md). Checked by cdk-nag's AwsSolutions pack like the
+ * other examples.
+ */
+import { App, CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { Construct } from 'constructs';
+import { BankSandbox, BankStage, BankWebhookReceiver, type BankWebhookReceiverProps } from '../../lib';
+import { acknowledgeTokenRotationByDeploy, encryptedAlarmTopic, exampleBoletoContract } from '../example-account';
+
+export interface StagingPairStackProps extends StackProps {
+  /** Receiver props in place of the example's. @default the example's */
+  readonly receiver?: Partial<BankWebhookReceiverProps>;
+}
+
+export class StagingPairStack extends Stack {
+  public readonly sandbox: BankSandbox;
+  public readonly receiver: BankWebhookReceiver;
+
+  constructor(scope: Construct, id: string, props?: StagingPairStackProps) {
+    super(scope, id, props);
+    this.sandbox = new BankSandbox(this, 'BankSandbox');
+    this.receiver = new BankWebhookReceiver(this, 'BankWebhooks', {
+      stage: BankStage.NON_PRODUCTION,
+      // Everything against the sandbox: its URLs, its credentials secret, its account.
+      bank: this.sandbox.connection,
+      alarmTopic: encryptedAlarmTopic(this),
+      // Registered with the sandbox at deploy time, removed at destroy (as production does with the bank).
+      paymentRegistration: {},
+      boletoContracts: [exampleBoletoContract(this)],
+      // The sweep and the registration watch run against the sandbox too.
+      reconciliation: {},
+      // One API Gateway CloudWatch role per account and region: production's stack sets it.
+      createApiGatewayCloudWatchRole: false,
+      ...props?.receiver,
+    });
+    acknowledgeTokenRotationByDeploy(this.receiver);
+    Validations.of(this.receiver.api).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-APIG3',
+      reason: 'A staging endpoint that only the sandbox calls: the token check and stage throttling guard it; production\'s stack (examples/hardened) sets a WAF web ACL.',
+    });
+    Validations.of(this.receiver.journalBucket!).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-S1',
+      reason: 'Staging\'s raw journal holds the sandbox\'s notifications only; no S3 server access logs for it.',
+    });
+    new CfnOutput(this, 'SandboxFunctionName', { value: this.sandbox.sandboxFunction.functionName, description: 'Invoke with {"sandboxControl": {...}} to drive the sandbox (docs/sandbox.md)' });
+    new CfnOutput(this, 'SandboxUrl', { value: this.sandbox.baseUrl, description: 'The simulated bank\'s base URL' });
+    new CfnOutput(this, 'EventBusName', { value: this.receiver.eventBus.eventBusName, description: 'Verified events are published here' });
+  }
+}
+
+/** Builds the staging pair with cdk-nag's AwsSolutions checks applied. */
+export function buildStagingPairApp(app: App = new App()): { app: App; stack: StagingPairStack } {
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  const stack = new StagingPairStack(app, 'BankWebhooksStagingPair');
+  return { app, stack };
+}
+
+if (require.main === module) {
+  buildStagingPairApp().app.synth();
+}

@@ -1,0 +1,1 @@
+export { BankSandbox, type BankSandboxProps } from './bank-sandbox';

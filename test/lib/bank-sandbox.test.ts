@@ -1,0 +1,86 @@
+/**
+ * BankSandbox (the bank simulator deployed in the user's account) and a receiver pointed at it:
+ * what it creates, what a NON_PRODUCTION receiver may do against it and a PRODUCTION one may not,
+ * and that no credential value reaches the template.
+ */
+import { Duration } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { BankSandbox, BankStage, BankWebhookReceiver } from '../../lib';
+import { SANDBOX_CREDENTIALS_PROPERTY, SANDBOX_ENV } from '../../contracts/sandbox';
+import { synthIn, testBankConnection, testStack } from '../support/cdk';
+
+describe('BankSandbox', () => {
+  const { built: sandbox, template } = synthIn((stack) => {
+    const made = new BankSandbox(stack, 'Sandbox', { tokenLifetime: Duration.minutes(10) });
+    made.grantControl(new iam.Role(stack, 'Tester', { assumedBy: new iam.AccountRootPrincipal() }));
+    return made;
+  });
+
+  it('serves the bank\'s API through a function URL with no auth, and takes control calls by Lambda Invoke only', () => {
+    template.hasResourceProperties('AWS::Lambda::Url', { AuthType: 'NONE' });
+    // The public may invoke through the URL only; a direct invoke (the control API) needs IAM.
+    template.hasResourceProperties('AWS::Lambda::Permission', { Action: 'lambda:InvokeFunction', Principal: '*', InvokedViaFunctionUrl: true });
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: 'lambda:InvokeFunction', Effect: 'Allow' })]) },
+      Roles: [{ Ref: Match.stringLikeRegexp('^Tester') }],
+    });
+  });
+
+  it('keeps its state in an on-demand table and its credentials in a secret the credentials resource fills with the ARN only', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', { BillingMode: 'PAY_PER_REQUEST', KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }] });
+    const resources = template.findResources('Custom::BankSandboxCredentials');
+    expect(Object.values(resources)).toHaveLength(1);
+    const properties = Object.values(resources)[0].Properties as Record<string, unknown>;
+    expect(Object.keys(properties).sort()).toEqual([SANDBOX_CREDENTIALS_PROPERTY, 'ServiceToken']);
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ [SANDBOX_ENV.TOKEN_LIFETIME_SECONDS]: '600', [SANDBOX_ENV.ACCOUNTS]: JSON.stringify([{ cooperativa: '0101', posto: '02', conta: '123456', documento: '12345678000199', beneficiario: '54321' }]) }) },
+    });
+    expect(sandbox.connection.simulated).toBe(true);
+    expect(sandbox.connection.account.codigoBeneficiario).toBe('54321');
+  });
+
+  it('refuses a malformed account and token lifetime, naming each', () => {
+    expect(() => synthIn((stack) => new BankSandbox(stack, 'Sandbox', {
+      account: { cooperativa: '01 01', posto: '02', conta: '123456', documento: '12345678000199', codigoBeneficiario: '' },
+      tokenLifetime: Duration.seconds(10),
+    }))).toThrow(/BankSandbox.*account\.cooperativa.*account\.codigoBeneficiario.*tokenLifetime/s);
+  });
+});
+
+describe('a receiver against a BankSandbox', () => {
+  const build = (stage?: BankStage) => synthIn((stack) => {
+    const sandbox = new BankSandbox(stack, 'Sandbox');
+    return new BankWebhookReceiver(stack, 'Webhooks', { bank: sandbox.connection, stage, paymentRegistration: {}, boletoContracts: [{}], reconciliation: {} });
+  });
+
+  it('is NON_PRODUCTION by default and still registers, sweeps and watches, against the sandbox', () => {
+    const { built: receiver, template } = build();
+    expect(receiver.stage).toBe(BankStage.NON_PRODUCTION);
+    expect(receiver.reconciliation).toBeDefined();
+    expect(Object.keys(template.findResources('Custom::BankPaymentWebhookRegistration'))).toHaveLength(1);
+    expect(Object.keys(template.findResources('Custom::BankBoletoWebhookContract'))).toHaveLength(1);
+    // The registrations read the credentials through the fill resource: they wait until it has made them.
+    const registration = Object.values(template.findResources('Custom::BankPaymentWebhookRegistration'))[0];
+    expect(JSON.stringify(registration.Properties)).toContain('"SecretArn"]');
+    // No silence alarm: nobody's money depends on staging's notifications.
+    expect(JSON.stringify(template.findResources('AWS::CloudWatch::Alarm'))).not.toMatch(/[Ss]ilence/);
+  });
+
+  it('refuses a PRODUCTION receiver against a simulated bank, saying what to do', () => {
+    expect(() => build(BankStage.PRODUCTION)).toThrow(/bank\.simulated.*PRODUCTION receiver.*NON_PRODUCTION stack/);
+  });
+
+  it('keeps refusing registrations of a NON_PRODUCTION receiver against the real bank', () => {
+    const stack = testStack();
+    expect(() => new BankWebhookReceiver(stack, 'Webhooks', { bank: testBankConnection(stack), stage: BankStage.NON_PRODUCTION, paymentRegistration: {} }))
+      .toThrow(/paymentRegistration.*must be left out.*BankSandbox/s);
+  });
+
+  it('puts no credential in the template: only the secret\'s ARN travels', () => {
+    const { template } = build();
+    const json = JSON.stringify(template.toJSON());
+    expect(json).not.toMatch(/"(apiKey|password|clientSecret)"\s*:\s*"[^"]/);
+    expect(Template.fromJSON(template.toJSON()).findResources('AWS::SecretsManager::Secret', { Properties: { SecretString: Match.anyValue() } })).toEqual({});
+  });
+});
