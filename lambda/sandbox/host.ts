@@ -4,6 +4,7 @@
  * version it read (running again on a newer one when another request stored first), then delivers
  * what the change sends and logs the deliveries.
  */
+import { createHash } from 'node:crypto';
 import { type SandboxAccount, type SandboxControlResult, SandboxDefaults } from '../../contracts/sandbox';
 import type { OutgoingNotification } from '../../simulator/bank';
 import { SimulatorEngine, SimulatorPaths, type SimulatorReply, type SimulatorRequest } from '../../simulator/engine';
@@ -40,6 +41,25 @@ export class SandboxBusyError extends Error {
 }
 
 const CONTROL_PREFIX = SimulatorPaths.control;
+/** Fields of the control API's answers that hold a receiver's token (a contract's, a payment callback's). */
+const TOKEN_FIELDS = new Set(['token', 'authorizationCallback']);
+
+/**
+ * The control API's answer with every receiver token replaced by its SHA-256 fingerprint: an
+ * answer may end in a test's logs or a CloudFormation response (integ assertions), and a test
+ * can still tell which token was registered. The bank's own API answers the values, as the bank does.
+ */
+export function hideTokens(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(hideTokens);
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([key, field]) => [
+    key,
+    TOKEN_FIELDS.has(key) && typeof field === 'string' && field ? tokenFingerprint(field) : hideTokens(field),
+  ]));
+}
+
+/** How the control API shows a token: `sha256:` and the first 16 hex digits of its hash. */
+export const tokenFingerprint = (token: string): string => `sha256:${createHash('sha256').update(token).digest('hex').slice(0, 16)}`;
 const NO_CERTIFICATE = { presented: false, trusted: false } as const;
 
 export class SandboxHost {
@@ -73,7 +93,7 @@ export class SandboxHost {
       body: Buffer.from(body === undefined ? '' : JSON.stringify(body)),
       certificate: NO_CERTIFICATE,
     });
-    return { status: reply.status, body: reply.body ?? null };
+    return { status: reply.status, body: hideTokens(reply.body ?? null) };
   }
 
   private async run(request: SimulatorRequest, origin?: string): Promise<SimulatorReply> {

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { issueCertificate } from '../../../simulator/certificates';
 import { SimulatorControlError } from '../../../simulator/control-client';
 import { bankCall, collectionHeaders, collectionTokenCall, contractBody, paymentsHeaders, paymentsTokenCall } from '../../support/bank-session';
+import { tokenFingerprint } from '../../../lambda/sandbox/host';
 import { type HostedSimulator, startHostedSimulator } from '../../support/sandbox-harness';
 
 jest.setTimeout(60_000);
@@ -113,6 +114,14 @@ describe('the bank\'s API through the function URL', () => {
     const listed = await bankCall(hosted, `/cobranca/boleto/v1/webhook/contratos?cooperativa=${a.cooperativa}&posto=${a.posto}&beneficiario=${a.beneficiario}`, { headers: collection });
     expect(listed.json).toEqual(expect.objectContaining({ idContrato: created.json.idContrato, url: 'https://receiver.example.com/boleto' }));
     expect((await hosted.control.contracts()).map((c) => c.idContrato)).toContain(created.json.idContrato);
+  });
+
+  it('shows receivers\' tokens in control answers as fingerprints only (they may end in logs and CloudFormation responses)', async () => {
+    const registrations = await hosted.control.registrations();
+    expect(registrations[0].authorizationCallback).toBe(tokenFingerprint('cb-token'));
+    const contract = (await hosted.control.contracts())[0];
+    expect(contract.token).toBe(tokenFingerprint('contract-token-value'));
+    expect(JSON.stringify(await hosted.control.contracts())).not.toContain('contract-token-value');
   });
 
   it('answers a control path through the URL 403, saying the control API takes Lambda Invoke only', async () => {
