@@ -1,21 +1,30 @@
 import { type BankConnectionSettings, type BankCredentials, BankConnectionDefaults, scopeSettings } from '../../contracts/bank-connection';
+import type { BankSimulatorClient } from '../../simulator/control-client';
 import { type BankSimulator, SimulatorPaths } from '../../simulator/simulator';
 
-/** The bank credentials secret's JSON for a simulator: its passwords, client certificate and CA. */
-export function simulatorCredentials(s: BankSimulator): BankCredentials {
+/**
+ * The bank a runner's receiver talks to: the in-process simulator, or a BankSandbox run locally
+ * (local-sandbox.ts), which has no client certificate (its function URL asks for none).
+ */
+export type RunnerBank = Pick<BankSimulator, 'baseUrl' | 'caPem' | 'credentials' | 'accounts'> & Partial<Pick<BankSimulator, 'clientCertPem' | 'clientKeyPem'>> & {
+  readonly control: BankSimulatorClient;
+  stop(): Promise<void>;
+};
+
+/** The bank credentials secret's JSON for a simulator: its passwords, client certificate (when it asks for one) and CA. */
+export function simulatorCredentials(s: Omit<RunnerBank, 'control' | 'stop'>): BankCredentials {
   return {
     apiKey: s.credentials.collection.apiKey,
     password: s.credentials.collection.password,
     clientId: s.credentials.payments.clientId,
     clientSecret: s.credentials.payments.clientSecret,
-    clientCertificate: s.clientCertPem,
-    clientKey: s.clientKeyPem,
+    ...(s.clientCertPem && s.clientKeyPem ? { clientCertificate: s.clientCertPem, clientKey: s.clientKeyPem } : {}),
     caCertificates: s.caPem,
   };
 }
 
 /** Connection settings pointing at a simulator, for its first account. */
-export function simulatorConnection(s: BankSimulator, credentialsSecretArn: string, overrides: Partial<BankConnectionSettings> = {}): BankConnectionSettings {
+export function simulatorConnection(s: Pick<RunnerBank, 'baseUrl' | 'accounts'>, credentialsSecretArn: string, overrides: Partial<BankConnectionSettings> = {}): BankConnectionSettings {
   const account = s.accounts[0];
   return {
     baseUrl: s.baseUrl,

@@ -3,7 +3,8 @@
  * simulator, and its values (`Ref`, `Fn::GetAtt`, the API's URL) resolved against the stand-ins.
  */
 import { App, type Stack } from 'aws-cdk-lib';
-import { type BankSimulator, SimulatorPaths } from '../../simulator/simulator';
+import { SimulatorPaths } from '../../simulator/simulator';
+import type { RunnerBank } from './bank-credentials';
 import { LOCAL_AWS, localStackId } from '../local-aws/local-env';
 import type { RUNNER_CONTEXT_KEYS } from './local-stack';
 import { type CloudFormationTemplate, type ReceiverDeployment, resolveIntrinsics, ruleLogicalId } from './template';
@@ -12,7 +13,7 @@ import { type CloudFormationTemplate, type ReceiverDeployment, resolveIntrinsics
 const LOCAL_API_ID = 'localapi';
 
 /** Synthesizes the stack `build` makes into `outdir`, its context pointing the bank at `simulator`, with asset metadata on (as the CDK CLI does). */
-export function synthesizeLocalStack(outdir: string, simulator: BankSimulator, stackId: string, build: (app: App, id: string) => Stack): CloudFormationTemplate {
+export function synthesizeLocalStack(outdir: string, simulator: Pick<RunnerBank, 'baseUrl' | 'accounts'>, stackId: string, build: (app: App, id: string) => Stack): CloudFormationTemplate {
   const account = simulator.accounts[0];
   const app = new App({
     outdir,

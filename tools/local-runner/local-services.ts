@@ -18,12 +18,16 @@ import { type LocalAlarm, LocalCloudWatch } from '../local-aws/cloudwatch-server
 import { LocalLambda } from '../local-aws/lambda-server';
 import type { AwsOptions } from '../../cli/operate/aws';
 import { TcpGate } from '../local-aws/tcp-gate';
+import type { RunnerBank } from './bank-credentials';
+import { startLocalSandbox } from './local-sandbox';
 
 export interface LocalServicesOptions {
   /** Options of the bank simulator. @default a simulator with the sample account */
   readonly simulator?: Omit<BankSimulatorOptions, 'trustedCas'>;
   /** An EventBridge stand-in already started and shared; neither started nor stopped here. @default one of its own */
   readonly eventBridge?: LocalEventBridge;
+  /** The bank is a BankSandbox run locally (local-sandbox.ts) instead of the in-process simulator. @default false */
+  readonly sandbox?: boolean;
 }
 
 export class LocalServices {
@@ -39,7 +43,10 @@ export class LocalServices {
     return services;
   }
 
-  simulator!: BankSimulator;
+  /** The in-process simulator (not started when the bank is a sandbox). */
+  simulator?: BankSimulator;
+  /** The bank the receiver talks to: the simulator, or the local sandbox. */
+  bank!: RunnerBank;
   readonly events: LocalEventBridge;
   readonly secrets = new LocalSecretsManager(LOCAL_AWS.region, LOCAL_AWS.accountId);
   /** Where the registration provider records what each registration applied. */
@@ -85,7 +92,12 @@ export class LocalServices {
     const ca = createCertificateAuthority('cdk-bank-webhooks local API CA');
     this.apiTls = issueCertificate(ca, { commonName: '127.0.0.1', hosts: ['127.0.0.1', 'localhost'] });
     this.apiCaPem = ca.certPem;
-    this.simulator = await BankSimulator.start({ ...options.simulator, trustedCas: [ca.certPem] });
+    if (options.sandbox) {
+      this.bank = await startLocalSandbox({ trustedCaPems: [ca.certPem], accounts: options.simulator?.accounts });
+    } else {
+      this.simulator = await BankSimulator.start({ ...options.simulator, trustedCas: [ca.certPem] });
+      this.bank = this.simulator;
+    }
     [this.fauxqs, this.dynamo] = await Promise.all([startFauxqs(), startDynalite()]);
     [this.eventsEndpoint, this.secretsEndpoint, this.ssmEndpoint, this.cloudFormationEndpoint, this.s3Endpoint, this.cloudWatchEndpoint, this.lambdaEndpoint] = await Promise.all([
       this.ownsEvents ? this.events.start() : this.events.endpoint, this.secrets.start(), this.ssm.start(), this.cloudFormation.start(), this.s3.start(), this.cloudWatch.start(), this.lambda.start(),
@@ -119,7 +131,7 @@ export class LocalServices {
   async stop(): Promise<void> {
     this.sqs?.destroy();
     await Promise.all([
-      this.simulator?.stop(), this.fauxqs?.stop(), this.dynamo?.stop(), this.ownsEvents ? this.events.stop() : undefined, this.secrets.stop(), this.ssm.stop(), this.cloudFormation.stop(), this.s3.stop(), this.cloudWatch.stop(), this.lambda.stop(), this.sqsGate?.stop(),
+      this.bank?.stop(), this.fauxqs?.stop(), this.dynamo?.stop(), this.ownsEvents ? this.events.stop() : undefined, this.secrets.stop(), this.ssm.stop(), this.cloudFormation.stop(), this.s3.stop(), this.cloudWatch.stop(), this.lambda.stop(), this.sqsGate?.stop(),
     ]);
     this.restoreDns?.();
   }

@@ -36,7 +36,7 @@ import type { StackOutput } from '../local-aws/cloudformation-server';
 import { runCli } from '../../cli/cli';
 import type { LocalAlarm } from '../local-aws/cloudwatch-server';
 import { auditExactlyOnce, type AuditReport } from './audit';
-import { simulatorCredentials } from './bank-credentials';
+import { type RunnerBank, simulatorCredentials } from './bank-credentials';
 import { LocalResolver, localBucketName, synthesizeLocalStack } from './local-resolver';
 import { LocalServices } from './local-services';
 import { LocalReceiverStack } from './local-stack';
@@ -56,8 +56,13 @@ export interface LocalRunnerOptions {
    * @default LocalReceiverStack (local-stack.ts): a receiver as the basic example deploys it
    */
   readonly stack?: (app: App, id: string) => Stack;
-  /** Options of the bank simulator (faults in force from the start, delivery deadline…). @default a simulator with the sample account */
+  /** Options of the bank simulator (faults in force from the start, delivery deadline…); with `sandbox`, only its accounts count. @default a simulator with the sample account */
   readonly simulator?: Omit<BankSimulatorOptions, 'trustedCas'>;
+  /**
+   * Run the bank as a deployed BankSandbox: its bundle in two local environments behind a local
+   * function URL, its state in dynalite, its control API by invoking it (no mutual TLS). @default false: the in-process simulator
+   */
+  readonly sandbox?: boolean;
   /**
    * A team's own consumer: a module (TypeScript or JavaScript) whose export receives every
    * verified event in the shape EventBridge gives a Lambda target, in its own process.
@@ -251,12 +256,19 @@ export class LocalRunner {
     mkdirSync(this.logDir, { recursive: true });
   }
 
+  /** The in-process bank simulator; a runner whose bank is a local sandbox (`sandbox: true`) has none: use `bank`. */
   get simulator(): BankSimulator {
+    if (!this.services.simulator) throw new Error('This runner\'s bank is a local BankSandbox (sandbox: true): it has no in-process simulator; use runner.bank and runner.control.');
     return this.services.simulator;
   }
 
+  /** The bank the receiver talks to (the simulator, or the local sandbox). */
+  get bank(): RunnerBank {
+    return this.services.bank;
+  }
+
   get control() {
-    return this.simulator.control;
+    return this.bank.control;
   }
 
   /** The bus the processor publishes to (shared when the options gave one). */
@@ -301,9 +313,9 @@ export class LocalRunner {
   }
 
   private async init(): Promise<void> {
-    this.services = await LocalServices.start({ simulator: this.options.simulator, eventBridge: this.options.eventBridge });
+    this.services = await LocalServices.start({ simulator: this.options.simulator, eventBridge: this.options.eventBridge, sandbox: this.options.sandbox });
     this.assemblyDir = mkdtempSync(join(tmpdir(), 'bank-webhooks-assembly-'));
-    this.template = synthesizeLocalStack(this.assemblyDir, this.simulator, this.stackName, this.options.stack ?? ((scope, id) => new LocalReceiverStack(scope, id)));
+    this.template = synthesizeLocalStack(this.assemblyDir, this.bank, this.stackName, this.options.stack ?? ((scope, id) => new LocalReceiverStack(scope, id)));
     const d = (this.deployment = describeReceiverDeployment(this.template));
     const visibility = this.options.visibilityTimeoutSeconds ?? d.queue.visibilityTimeoutSeconds;
     if (visibility <= d.processor.timeoutSeconds) {
@@ -355,7 +367,7 @@ export class LocalRunner {
     // The bank credentials are the one secret the stack imports: it is created under the name
     // the template points at, with the simulator's credentials.
     const credentialsArn = settingsIn<BankConnectionSettings>(processorEnv, BANK_CONNECTION_ENV).credentialsSecretArn;
-    this.secrets.createSecret(credentialsArn.replace(/^arn:[^:]+:secretsmanager:[^:]*:[^:]*:secret:/, ''), JSON.stringify(simulatorCredentials(this.simulator)));
+    this.secrets.createSecret(credentialsArn.replace(/^arn:[^:]+:secretsmanager:[^:]*:[^:]*:secret:/, ''), JSON.stringify(simulatorCredentials(this.bank)));
     const receiverSettings = settingsIn<ReceiverSettings>(receiverEnv, RECEIVER_SETTINGS_ENV);
     this.tokens.payments = this.secrets.currentValue(receiverSettings.paymentsTokenSecretArn);
     this.tokens.boleto = this.secrets.currentValue(receiverSettings.boletoTokenSecretArn);
