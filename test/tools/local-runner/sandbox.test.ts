@@ -49,8 +49,8 @@ it('turns a settlement and a Pix payment the sandbox notifies into one verified 
   expect(forged.status).toBe(401);
   await runner.settle(60_000);
   const events = runner.verifiedEvents(since);
-  expect(events.filter((e) => e.detailType === T.BOLETO_SETTLED).map((e) => (e.detail as { subject: { nossoNumero: string } }).subject.nossoNumero)).toEqual([boleto.nossoNumero]);
-  expect(events.filter((e) => e.detailType === T.PAYMENT_STATUS_VERIFIED).length).toBeGreaterThanOrEqual(1);
+  expect(events.filter((e) => e.detailType === String(T.BOLETO_SETTLED)).map((e) => (e.detail as { subject: { nossoNumero: string } }).subject.nossoNumero)).toEqual([boleto.nossoNumero]);
+  expect(events.filter((e) => e.detailType === String(T.PAYMENT_STATUS_VERIFIED)).length).toBeGreaterThanOrEqual(1);
   expect((await runner.control.deliveries()).filter((d) => d.outcome !== 'ENTREGUE')).toEqual([]);
   expect(runner.audit(since).problems).toEqual([]);
 });
