@@ -50,7 +50,11 @@ it('turns a settlement and a Pix payment the sandbox notifies into one verified 
   await runner.settle(60_000);
   const events = runner.verifiedEvents(since);
   expect(events.filter((e) => e.detailType === String(T.BOLETO_SETTLED)).map((e) => (e.detail as { subject: { nossoNumero: string } }).subject.nossoNumero)).toEqual([boleto.nossoNumero]);
-  expect(events.filter((e) => e.detailType === String(T.PAYMENT_STATUS_VERIFIED)).length).toBeGreaterThanOrEqual(1);
+  // Created and settled before the receiver looked, or looked at in between: its changes once each, in order, ending settled.
+  const pixChanges = events.filter((e) => e.detailType === String(T.PAYMENT_STATUS_VERIFIED)).map((e) => e.detail as { subject: { idTransacao: string; sequence: number }; state: { status: string } })
+    .filter((d) => d.subject.idTransacao === pix.payment.idTransacao);
+  expect(pixChanges.map((d) => d.subject.sequence)).toEqual(pixChanges.map((_, i) => i + 1));
+  expect(pixChanges[pixChanges.length - 1]?.state.status).toBe('EFETIVADO');
   expect((await runner.control.deliveries()).filter((d) => d.outcome !== 'ENTREGUE')).toEqual([]);
   expect(runner.audit(since).problems).toEqual([]);
 });
