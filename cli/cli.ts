@@ -6,6 +6,7 @@ import { CliExit } from '../contracts/operations';
 import type { AwsOptions } from './operate/aws';
 import { OperatorError } from './operate/aws';
 import { dlqCommand, replayCommand, reverifyCommand, statusCommand, sweepCommand, traceCommand } from './operate/commands';
+import { sandboxCommand } from './sandbox';
 
 export interface CliIo {
   readonly out: (text: string) => void;
@@ -65,6 +66,13 @@ Operating a deployed receiver (with your AWS credentials; see docs/operations.md
       --wait                     wait for the replay to end, and exit 5 unless it completed
   sweep                    Run the reconciliation sweep and registration watch now, and print what
                            they found (exit 1 when the sweep could not read everything).
+
+A deployed BankSandbox (docs/sandbox.md), with your AWS credentials (lambda:InvokeFunction on it):
+  sandbox <METHOD> <path> [JSON]   One call of its control API, such as
+                           sandbox POST /boletos '{"valor": "10.00"}' --function NAME
+                           sandbox POST /boletos/001000001/settle --function NAME
+      --function NAME            the sandbox's function (the staging pair's SandboxFunctionName output)
+      --region REGION, --profile PROFILE
 
 Exit status: 0 on success; 1 when a check fails or something needs attention (status: an alarm in
 ALARM or a message in a dead-letter queue; trace: nothing known of the subject); 2 on a usage
@@ -188,6 +196,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         return await replayCommand(args, io);
       case 'sweep':
         return await sweepCommand(args, io);
+      case 'sandbox':
+        return await sandboxCommand(args, io);
       case undefined:
       case 'help':
       case '--help':
