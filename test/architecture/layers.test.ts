@@ -67,6 +67,9 @@ describe('a planted import is caught', () => {
     ['lambda importing lib', {
       'lambda/shared/planted.ts': "import { processorSettings } from '../../lib/processor/processor-settings';\nexport const p = processorSettings;\n",
     }, [{ rule: Rule.LIB_LAMBDA, from: 'lambda/shared/planted.ts', to: 'lib/processor/processor-settings.ts' }]],
+    ['a handler other than the sandbox importing the simulator', {
+      'lambda/processor/planted.ts': "import { paymentBody } from '../../simulator/model';\nexport const p = paymentBody;\n",
+    }, [{ rule: Rule.SIMULATOR_INTO_LAMBDA, from: 'lambda/processor/planted.ts', to: 'simulator/model.ts' }]],
     ['contracts importing outside contracts', {
       'contracts/planted.ts': "import type { Log } from '../lambda/shared/runtime';\nexport type L = Log;\n",
     }, [{ rule: Rule.CONTRACTS_OUTWARD, from: 'contracts/planted.ts', to: 'lambda/shared/runtime.ts' }]],

@@ -33,6 +33,7 @@ export enum Rule {
   TOOLS_INTO_HANDLER = 'tools import a handler folder\'s internals',
   LIB_LAMBDA = 'lib and lambda import each other',
   CONTRACTS_OUTWARD = 'contracts import something outside contracts',
+  SIMULATOR_INTO_LAMBDA = 'a lambda folder other than the sandbox\'s imports the simulator',
   CYCLE = 'an import cycle',
 }
 
@@ -50,6 +51,9 @@ export const LAMBDA_LAYERS = ['shared', 'bank', 'store'] as const;
  * never its values.
  */
 export const BUILT_ON: Readonly<Record<string, readonly string[]>> = { reconciliation: ['processor', 'registration'] };
+
+/** The one handler folder that hosts the simulator (BankSandbox's): the others verify against the bank, never a simulator. */
+export const SIMULATOR_HOST = 'sandbox';
 
 /** The folders whose files the graph covers. */
 export const SOURCE_DIRS = ['contracts', 'lib', 'lambda', 'tools', 'simulator', 'cli', 'examples'] as const;
@@ -144,6 +148,7 @@ export function layerViolations(edges: readonly ImportEdge[]): Violation[] {
     const [toTop] = edge.to.split('/');
     if ((fromTop === 'lib' && toTop === 'lambda') || (fromTop === 'lambda' && toTop === 'lib')) flag(Rule.LIB_LAMBDA, edge);
     if (fromTop === 'contracts' && toTop !== 'contracts') flag(Rule.CONTRACTS_OUTWARD, edge);
+    if (fromTop === 'lambda' && toTop === 'simulator' && folderUnder(edge.from, 'lambda') !== SIMULATOR_HOST) flag(Rule.SIMULATOR_INTO_LAMBDA, edge);
     if (fromTop === 'lambda' && toTop === 'lambda') {
       const [from, to] = [folderUnder(edge.from, 'lambda'), folderUnder(edge.to, 'lambda')];
       if (from && to && from !== to) {
