@@ -145,22 +145,26 @@ export interface SimulatorHost {
   unsupportedFaults?(faults: SimulatorFaults): string[];
 }
 
-export interface SimulatorEngineOptions {
-  readonly accounts: readonly SimulatorAccount[];
-  readonly credentials: BankCredentials;
-  readonly host: SimulatorHost;
-  /** @default 300 */
+/** How the simulated bank behaves, wherever it runs. */
+export interface SimulatedBankOptions {
+  /** Access token lifetime (`expires_in`). @default 300 */
   readonly tokenLifetimeSeconds?: number;
-  /** @default true */
+  /** Notify payments at creation (status RECEBIDO). @default true */
   readonly notifyPaymentReceived?: boolean;
-  /** @default 'object' */
+  /** Deliver a boleto event as one object or an array of one. @default 'object' */
   readonly boletoNotificationShape?: 'object' | 'array';
-  /** @default 'object' */
+  /** GET contratos/ answers one object or an array. @default 'object' */
   readonly contractListShape?: 'object' | 'array';
   /** Faults in force from the start. @default none */
   readonly faults?: SimulatorFaults;
-  /** Readings other than the manual's. @default the manual's */
+  /** Readings other than the manual's where the manual and clients differ (see behaviour.ts). @default the manual's */
   readonly behaviour?: Partial<BankBehaviour>;
+}
+
+export interface SimulatorEngineOptions extends SimulatedBankOptions {
+  readonly accounts: readonly SimulatorAccount[];
+  readonly credentials: BankCredentials;
+  readonly host: SimulatorHost;
   /** Whether the payments token endpoint checks the client certificate (see TokenIssuerOptions). @default true */
   readonly mutualTls?: boolean;
 }

@@ -1,5 +1,5 @@
 export * from './simulator';
-export { SimulatorEngine, type SimulatorEngineOptions, type SimulatorHost, type SimulatorRequest, type SimulatorReply, type SimulatorState, type DeliverySink } from './engine';
+export { type SimulatedBankOptions, SimulatorEngine, type SimulatorEngineOptions, type SimulatorHost, type SimulatorRequest, type SimulatorReply, type SimulatorState, type DeliverySink } from './engine';
 export type { SimulatorInfo } from './info';
 export * from './control-client';
 export * from './certificates';

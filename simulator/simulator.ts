@@ -11,7 +11,7 @@ import type { BankBehaviour } from './behaviour';
 import { SAMPLE_SIMULATOR_ACCOUNT } from '../contracts/sandbox';
 import { createCertificateAuthority, issueCertificate, type PemPair } from './certificates';
 import { BankSimulatorClient } from './control-client';
-import { QueryOperation, SimulatorEngine, SimulatorPaths, type SimulatorReply } from './engine';
+import { QueryOperation, type SimulatedBankOptions, SimulatorEngine, SimulatorPaths, type SimulatorReply } from './engine';
 import { BankError, gatewayError } from './errors';
 import { replyBody } from './reply';
 import type { ApiCallCounts, SimulatorFaults } from './faults';
@@ -22,7 +22,7 @@ import type { BankCredentials, ClientCertificateInfo } from './tokens';
 
 export { QueryOperation, SimulatorPaths } from './engine';
 
-export interface BankSimulatorOptions {
+export interface BankSimulatorOptions extends SimulatedBankOptions {
   /** Port to listen on; 0 picks a free one. @default 0 */
   readonly port?: number;
   /** Interface to listen on. @default '127.0.0.1' */
@@ -41,18 +41,6 @@ export interface BankSimulatorOptions {
   readonly trustedCas?: readonly string[];
   /** The bank's delivery deadline. Shorten it in tests only. @default 10000 */
   readonly deliveryTimeoutMs?: number;
-  /** Access token lifetime (`expires_in`). @default 300 */
-  readonly tokenLifetimeSeconds?: number;
-  /** Notify payments at creation (status RECEBIDO). @default true */
-  readonly notifyPaymentReceived?: boolean;
-  /** Deliver a boleto event as one object or an array of one. @default 'object' */
-  readonly boletoNotificationShape?: 'object' | 'array';
-  /** GET contratos/ answers one object or an array. @default 'object' */
-  readonly contractListShape?: 'object' | 'array';
-  /** Faults in force from the start. @default none */
-  readonly faults?: SimulatorFaults;
-  /** Readings other than the manual's where the manual and clients differ (see behaviour.ts). @default the manual's */
-  readonly behaviour?: Partial<BankBehaviour>;
 }
 
 /** The sample account of a simulator started without `accounts`. */

@@ -4,11 +4,10 @@
  * what the function returns. Not a security boundary.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
 import type { PemPair } from '../../simulator/certificates';
+import { LoopbackServer } from './json-protocol-server';
 
 export type FunctionUrlHandler = (event: LambdaFunctionURLEvent) => Promise<LambdaFunctionURLResult>;
 
@@ -54,35 +53,14 @@ export function functionUrlEvent(req: IncomingMessage, body: Buffer, domainName:
   };
 }
 
-export class LocalFunctionUrl {
-  private server?: Server;
-
-  constructor(private readonly certificate: PemPair, private readonly handler: FunctionUrlHandler) {}
-
-  /** Listens on 127.0.0.1; returns the URL's origin (`https://127.0.0.1:<port>`). */
-  async start(): Promise<string> {
-    this.server = createServer({ key: this.certificate.keyPem, cert: this.certificate.certPem, minVersion: 'TLSv1.2' }, (req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    return this.origin;
+export class LocalFunctionUrl extends LoopbackServer {
+  constructor(certificate: PemPair, private readonly handler: FunctionUrlHandler) {
+    super('function URL', certificate);
   }
 
-  get origin(): string {
-    const address = this.server?.address() as AddressInfo | undefined;
-    if (!address) throw new Error('The local function URL is not started');
-    return `https://127.0.0.1:${address.port}`;
-  }
-
-  async stop(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      const event = functionUrlEvent(req, await readBody(req), this.origin.replace(/^https:\/\//, ''));
+      const event = functionUrlEvent(req, await readBody(req), this.endpoint.replace(/^https:\/\//, ''));
       const result = await this.handler(event);
       const answer = typeof result === 'string' ? { statusCode: 200, body: result } : result;
       const body = answer.body === undefined ? '' : answer.isBase64Encoded ? Buffer.from(answer.body, 'base64') : answer.body;

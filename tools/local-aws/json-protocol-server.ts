@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { PemPair } from '../../simulator/certificates';
 
 /** An AWS JSON-protocol error answer: HTTP status, `__type` and message. */
 export class ServiceError extends Error {
@@ -8,15 +10,16 @@ export class ServiceError extends Error {
   }
 }
 
-/** A loopback HTTP endpoint of a local AWS stand-in: started on 127.0.0.1, stopped with its connections. */
+/** A loopback endpoint of a local AWS stand-in (HTTP, or HTTPS with `tls`): started on 127.0.0.1, stopped with its connections. */
 export abstract class LoopbackServer {
   private server?: Server;
 
-  protected constructor(protected readonly serviceName: string) {}
+  protected constructor(protected readonly serviceName: string, private readonly tls?: PemPair) {}
 
   /** Starts listening on 127.0.0.1 (port 0 picks a free port); returns the endpoint URL. */
   async start(port = 0): Promise<string> {
-    this.server = createServer((req, res) => void this.dispatch(req, res));
+    const handle = (req: IncomingMessage, res: ServerResponse) => void this.dispatch(req, res);
+    this.server = this.tls ? createHttpsServer({ key: this.tls.keyPem, cert: this.tls.certPem, minVersion: 'TLSv1.2' }, handle) : createServer(handle);
     await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
     return this.endpoint;
   }
@@ -24,7 +27,7 @@ export abstract class LoopbackServer {
   get endpoint(): string {
     const address = this.server?.address() as AddressInfo | undefined;
     if (!address) throw new Error(`The local ${this.serviceName} is not started`);
-    return `http://127.0.0.1:${address.port}`;
+    return `${this.tls ? 'https' : 'http'}://127.0.0.1:${address.port}`;
   }
 
   async stop(): Promise<void> {
