@@ -16,11 +16,12 @@ import { OutOfRate } from '../bank/pacing';
 import { mapConcurrently } from '../shared/concurrency';
 import { errorMessage } from '../shared/runtime';
 import { decodeLookRequest } from '../store/look-request';
+import { PrefetchedSubjects } from '../store/subject-store';
 import { decodeStoredNotification, encodeStoredNotification } from '../store/stored-notification';
 import { type InvocationContext, type ProcessorDeps, ProcessorQueue } from './deps';
 import { lookAt } from './look';
 import { MAX_DELAY_SECONDS, processLookRequest } from './requested-look';
-import { groupBySubject, type Look, PeerInProgress, Unprocessable, VerificationPending } from './subject';
+import { groupBySubject, groupOf, type Look, PeerInProgress, Unprocessable, VerificationPending } from './subject';
 import { recordQuarantine } from './trail';
 
 /**
@@ -33,15 +34,60 @@ export async function processBatch(event: SQSEvent, context: InvocationContext, 
   const now = deps.now ?? Date.now;
   const deadline = now() + context.getRemainingTimeInMillis() - deps.settings.safetyMarginMs;
   const failures: string[] = [];
+  const batchDeps = await withSubjectsRead(event.Records, deps);
   await mapConcurrently(event.Records, deps.recordConcurrency ?? ProcessorDefaults.recordConcurrency, async (record) => {
     try {
-      await processRecord(record, deadline, deps);
+      await processRecord(record, deadline, batchDeps);
     } catch (error) {
       failures.push(record.messageId);
       logFailure(record, error, deps);
     }
   });
   return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
+}
+
+/**
+ * The batch's subjects read in one request (BatchGetItem) before its records are looked at: each
+ * record's first read of a subject is then answered from it, instead of a GetItem each. Nothing
+ * is read ahead for a single subject, or when the store cannot read several at once.
+ */
+async function withSubjectsRead(records: readonly SQSRecord[], deps: ProcessorDeps): Promise<ProcessorDeps> {
+  if (!deps.store.readMany || records.length < 2) return deps;
+  const ids = [...new Set(records.flatMap((record) => subjectsNamed(record, deps)))];
+  if (ids.length < 2) return deps;
+  try {
+    return { ...deps, store: new PrefetchedSubjects(deps.store, await deps.store.readMany(ids)) };
+  } catch (error) {
+    deps.logger.warn('The batch\'s subjects could not be read in one request; each is read on its own', { subjects: ids.length, reason: errorMessage(error) });
+    return deps;
+  }
+}
+
+/** The subjects a record names, read without acting on it (what cannot be read names none: its record handles it). */
+function subjectsNamed(record: SQSRecord, deps: ProcessorDeps): string[] {
+  const ours = deps.account.codigoBeneficiario;
+  try {
+    const request = decodeLookRequest(record.body);
+    if (request) return [groupOf(request.subject, ours).id];
+    const { notification, body } = decodeStoredNotification(record.body);
+    const parsed = parseNotification(notification.route, decodeContent(body, notification.contentEncoding), deps.settings.boletoMovements);
+    return groupBySubject(ourItems(parsed.items, ours).items, ours).map((group) => group.id);
+  } catch {
+    return [];
+  }
+}
+
+/** The items this receiver may verify, and why each other one is not (a boleto event of another beneficiary). */
+function ourItems(items: readonly NotificationItem[], ours: string): { items: NotificationItem[]; others: string[] } {
+  const others: string[] = [];
+  const kept = items.filter((item) => {
+    if (item.kind === 'boleto-event' && item.beneficiario !== undefined && item.beneficiario !== ours) {
+      others.push(`boleto event ${item.idEventoWebhook} names beneficiary ${item.beneficiario}, not this receiver's ${ours}: it is not ours to verify`);
+      return false;
+    }
+    return true;
+  });
+  return { items: kept, others };
 }
 
 function logFailure(record: SQSRecord, error: unknown, deps: ProcessorDeps): void {
@@ -117,15 +163,9 @@ async function processNotification(record: SQSRecord, deadline: number, deps: Pr
     return;
   }
   const parsed = parseNotification(stored.route, content, deps.settings.boletoMovements);
-  const unprocessable: string[] = [...parsed.problems];
   const ours = deps.account.codigoBeneficiario;
-  const items = parsed.items.filter((item) => {
-    if (item.kind === 'boleto-event' && item.beneficiario !== undefined && item.beneficiario !== ours) {
-      unprocessable.push(`boleto event ${item.idEventoWebhook} names beneficiary ${item.beneficiario}, not this receiver's ${ours}: it is not ours to verify`);
-      return false;
-    }
-    return true;
-  });
+  const { items, others } = ourItems(parsed.items, ours);
+  const unprocessable: string[] = [...parsed.problems, ...others];
   const groups = groupBySubject(items, ours);
   // The raw copy is written while the subjects are looked at; the message succeeds only once it is stored.
   const journaled = journal.write(groups.map((group) => group.id));

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
-  type DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand,
+  type AttributeValue, BatchGetItemCommand, type DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import type { BankEventDetailType, StatusClass } from '../../contracts/events';
 import type { SubjectState } from '../bank/state';
@@ -83,6 +83,11 @@ export const SEEN_LIMIT = 200;
 export interface SubjectStore {
   /** The subject's record (consistent read), or EMPTY_RECORD. */
   read(subjectId: string): Promise<SubjectRecord>;
+  /**
+   * The records of several subjects in one request (consistent reads; EMPTY_RECORD for one that
+   * has none); a subject the store could not read in time is left out, to be read on its own.
+   */
+  readMany?(subjectIds: readonly string[]): Promise<Map<string, SubjectRecord>>;
   /** Writes the whole record if its version is still `expectedVersion`; false when it is not. */
   write(subjectId: string, expectedVersion: number, next: SubjectRecordWrite): Promise<boolean>;
   /** Takes over an outbox whose lease ran out (or was given up); false when someone else did. */
@@ -96,6 +101,60 @@ export function newOutboxId(): string {
   return randomUUID();
 }
 
+/** Keys BatchGetItem takes in one request. */
+const BATCH_GET_LIMIT = 100;
+
+/** A subject's record as its item holds it. */
+function recordOf(Item: Record<string, AttributeValue>): SubjectRecord {
+  const data = JSON.parse(Item.data?.S ?? '{}') as Pick<SubjectRecord, 'state' | 'history' | 'seen' | 'unnotified' | 'trail'>;
+  const outbox: Outbox | undefined = Item.outboxId?.S
+    ? { id: Item.outboxId.S, leaseUntil: Number(Item.leaseUntil?.N ?? 0), entries: JSON.parse(Item.outbox?.S ?? '[]') as OutboxEntry[] }
+    : undefined;
+  const pendingSince = pendingSinceOf(Item);
+  return {
+    version: Number(Item.v?.N ?? 0),
+    sequence: Number(Item.seq?.N ?? 0),
+    state: data.state,
+    history: data.history ?? [],
+    seen: data.seen ?? [],
+    ...(data.unnotified?.length ? { unnotified: data.unnotified } : {}),
+    ...(data.trail?.length ? { trail: data.trail } : {}),
+    ...(outbox ? { outbox } : {}),
+    ...(pendingSince !== undefined ? { pendingSince } : {}),
+  };
+}
+
+/**
+ * A batch's view of the store: the first read of a subject read with the batch (readMany) answers
+ * that record, then every read goes to the store. A copy a little older than a read of its own is
+ * safe: every write is conditional on the version read, and a write that loses reads again.
+ */
+export class PrefetchedSubjects implements SubjectStore {
+  constructor(private readonly store: SubjectStore, private readonly fetched: Map<string, SubjectRecord>) {}
+
+  read(subjectId: string): Promise<SubjectRecord> {
+    const record = this.fetched.get(subjectId);
+    if (!record) return this.store.read(subjectId);
+    this.fetched.delete(subjectId);
+    return Promise.resolve(record);
+  }
+
+  write(subjectId: string, expectedVersion: number, next: SubjectRecordWrite): Promise<boolean> {
+    this.fetched.delete(subjectId);
+    return this.store.write(subjectId, expectedVersion, next);
+  }
+
+  takeOutbox(subjectId: string, outbox: Outbox, leaseUntil: number): Promise<boolean> {
+    this.fetched.delete(subjectId);
+    return this.store.takeOutbox(subjectId, outbox, leaseUntil);
+  }
+
+  clearOutbox(subjectId: string, outboxId: string): Promise<boolean> {
+    this.fetched.delete(subjectId);
+    return this.store.clearOutbox(subjectId, outboxId);
+  }
+}
+
 /** The subject store on the processor's DynamoDB table (one item per subject, TTL refreshed by each write). */
 export class DynamoDbSubjectStore implements SubjectStore {
   constructor(
@@ -107,23 +166,22 @@ export class DynamoDbSubjectStore implements SubjectStore {
 
   async read(subjectId: string): Promise<SubjectRecord> {
     const { Item } = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: this.key(subjectId), ConsistentRead: true }));
-    if (!Item) return EMPTY_RECORD;
-    const data = JSON.parse(Item.data?.S ?? '{}') as Pick<SubjectRecord, 'state' | 'history' | 'seen' | 'unnotified' | 'trail'>;
-    const outbox: Outbox | undefined = Item.outboxId?.S
-      ? { id: Item.outboxId.S, leaseUntil: Number(Item.leaseUntil?.N ?? 0), entries: JSON.parse(Item.outbox?.S ?? '[]') as OutboxEntry[] }
-      : undefined;
-    const pendingSince = pendingSinceOf(Item);
-    return {
-      version: Number(Item.v?.N ?? 0),
-      sequence: Number(Item.seq?.N ?? 0),
-      state: data.state,
-      history: data.history ?? [],
-      seen: data.seen ?? [],
-      ...(data.unnotified?.length ? { unnotified: data.unnotified } : {}),
-      ...(data.trail?.length ? { trail: data.trail } : {}),
-      ...(outbox ? { outbox } : {}),
-      ...(pendingSince !== undefined ? { pendingSince } : {}),
-    };
+    return Item ? recordOf(Item) : EMPTY_RECORD;
+  }
+
+  async readMany(subjectIds: readonly string[]): Promise<Map<string, SubjectRecord>> {
+    const records = new Map<string, SubjectRecord>();
+    let keys = [...new Set(subjectIds)].slice(0, BATCH_GET_LIMIT).map((id) => this.key(id));
+    const asked = keys.map((key) => key[IdempotencyTable.KEY].S);
+    // Keys DynamoDB leaves unprocessed (throttling, the 16 MB answer limit) are asked once more; the rest are read one by one.
+    for (let round = 0; keys.length && round < 2; round++) {
+      const answer = await this.client.send(new BatchGetItemCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }));
+      for (const item of answer.Responses?.[this.tableName] ?? []) records.set(item[IdempotencyTable.KEY].S!, recordOf(item));
+      keys = (answer.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as typeof keys;
+    }
+    const unread = new Set(keys.map((key) => key[IdempotencyTable.KEY].S));
+    for (const id of asked) if (!records.has(id) && !unread.has(id)) records.set(id, EMPTY_RECORD);
+    return records;
   }
 
   async write(subjectId: string, expectedVersion: number, next: SubjectRecordWrite): Promise<boolean> {

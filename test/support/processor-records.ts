@@ -211,9 +211,18 @@ export function contextWith(clock: FakeClock, ms = 30_000) {
 /** DynamoDbSubjectStore's semantics in memory (the bundle tests hold the real one to them). */
 export class MemorySubjectStore implements SubjectStore {
   readonly records = new Map<string, SubjectRecord>();
+  /** Subjects read one by one (GetItem), and the subject lists read together (BatchGetItem), in order. */
+  readonly reads: string[] = [];
+  readonly manyReads: string[][] = [];
 
   async read(subjectId: string): Promise<SubjectRecord> {
+    this.reads.push(subjectId);
     return this.records.get(subjectId) ?? EMPTY_RECORD;
+  }
+
+  async readMany(subjectIds: readonly string[]): Promise<Map<string, SubjectRecord>> {
+    this.manyReads.push([...subjectIds]);
+    return new Map(subjectIds.map((id) => [id, this.records.get(id) ?? EMPTY_RECORD]));
   }
 
   async write(subjectId: string, expectedVersion: number, next: SubjectRecordWrite): Promise<boolean> {
