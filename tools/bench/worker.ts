@@ -61,9 +61,14 @@ async function run(task: BenchTask): Promise<BenchTaskResult> {
       // Events are made before the clock starts: making them is the caller's work, not the handler's.
       // The floor sends what the receiver would store: an envelope of the same size, one per
       // request as the receiver's are (not one string sent again and again, always in cache).
-      const events = Array.from({ length: task.requests }, () => task.floor
-        ? { messageBody: encodeStoredNotification({ route: task.route, receivedAt: new Date().toISOString(), requestId: randomUUID(), sourceIp: '127.0.0.1', contentType: 'application/json' }, Buffer.from(body)), route: task.route }
-        : restProxyEvent({ route: task.route, headers: { Authorization: task.token, 'Content-Type': 'application/json' }, body, sourceIp: '127.0.0.1' }));
+      // Both hold the same API Gateway events in memory (the same live heap for the collector to
+      // walk); the floor's also carry the envelope it sends.
+      const events = Array.from({ length: task.requests }, () => {
+        const event = restProxyEvent({ route: task.route, headers: { Authorization: task.token, 'Content-Type': 'application/json' }, body, sourceIp: '127.0.0.1' });
+        return task.floor
+          ? { ...event, messageBody: encodeStoredNotification({ route: task.route, receivedAt: new Date().toISOString(), requestId: randomUUID(), sourceIp: '127.0.0.1', contentType: 'application/json' }, Buffer.from(body)), route: task.route }
+          : event;
+      });
       collectGarbage();
       const cpu = process.cpuUsage();
       const { latenciesMs, elapsedMs } = await closedLoop(task.requests, task.concurrency, async (index) => {
