@@ -3,7 +3,8 @@
  * verified boleto event, in the same order, with the processor's clients and record concurrency,
  * and nothing else: no parsing beyond the two ids, no verification, no logs or metrics.
  *
- * `writes: 2` (the processor's calls): the consistent read of the subject's record, the bank
+ * `writes: 2` (the processor's calls): the consistent read of the batch's subjects in one
+ * request (the store's readMany, as the processor reads them before its records), the bank
  * query, the conditional write of the new state with its event in the outbox, PutEvents, and the
  * update clearing the outbox; with the raw journal on, its two PutObjects (the raw copy and the
  * subject's index entry, through the processor's S3NotificationJournal) while the bank is asked. The store calls are the very requests the processor's subject store
@@ -51,12 +52,15 @@ export function oneWriteHandler(event: SQSEvent): Promise<{ published: number }>
 async function verifyAll(event: SQSEvent, writes: 1 | 2): Promise<{ published: number }> {
   const deadline = Date.now() + 30_000;
   let published = 0;
-  await mapConcurrently(event.Records, ProcessorDefaults.recordConcurrency, async (record) => {
+  const parsed = event.Records.map((record) => {
     const { notification: stored, body } = decodeStoredNotification(record.body);
     const notification = JSON.parse(body.toString('utf8')) as { idEventoWebhook: string; nossoNumero: string };
-    const key = `floor#${writes}#${notification.idEventoWebhook}`;
+    return { record, stored, notification, key: `floor#${writes}#${notification.idEventoWebhook}` };
+  });
+  const subjects = writes === 2 ? await store.readMany(parsed.map((p) => p.key)) : undefined;
+  await mapConcurrently(parsed, ProcessorDefaults.recordConcurrency, async ({ record, stored, notification, key }) => {
     const journaled = writes === 2 && journal ? journal.write(journalKey(stored), record.body, [journalSubjectKey(key, stored)]) : undefined;
-    const subject = writes === 2 ? await store.read(key) : undefined;
+    const subject = writes === 2 ? subjects!.get(key) ?? await store.read(key) : undefined;
     const verified = await bank.queryBoleto(connection.account.codigoBeneficiario, notification.nossoNumero, deadline);
     await journaled;
     const detail = JSON.stringify({ verified, notification });
