@@ -181,8 +181,8 @@ export class SettlementProcessor extends Construct {
     const ownQueues = [this.deadLetterQueue, this.queue, this.lookDeadLetterQueue, this.lookQueue];
     fn.allow(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: ownQueues.map((q) => q.queueArn) }));
     for (const key of new Set([this.queue.encryptionMasterKey, this.deadLetterQueue.encryptionMasterKey])) key?.grant(fn, 'kms:GenerateDataKey', 'kms:Decrypt');
-    // Subject records and look markers: consistent get, conditional put and update of single items.
-    fn.allow(new iam.PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resources: [this.idempotencyTable.tableArn] }));
+    // Subject records and look markers: consistent get (a batch's subjects in one BatchGetItem), conditional put and update of single items.
+    fn.allow(new iam.PolicyStatement({ actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resources: [this.idempotencyTable.tableArn] }));
     this.eventBus.grantPutEventsTo(fn);
     // Nobody else publishes this source on the bus: consumers act on it as verified.
     onlyPublishers(this, this.eventBus, this.eventSource, fn.role!);
