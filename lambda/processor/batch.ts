@@ -21,7 +21,7 @@ import { decodeStoredNotification, encodeStoredNotification } from '../store/sto
 import { type InvocationContext, type ProcessorDeps, ProcessorQueue } from './deps';
 import { lookAt } from './look';
 import { MAX_DELAY_SECONDS, processLookRequest } from './requested-look';
-import { groupBySubject, groupOf, type Look, PeerInProgress, Unprocessable, VerificationPending } from './subject';
+import { groupBySubject, groupOf, type Look, PeerInProgress, type SubjectGroup, Unprocessable, VerificationPending } from './subject';
 import { recordQuarantine } from './trail';
 
 /**
@@ -34,10 +34,12 @@ export async function processBatch(event: SQSEvent, context: InvocationContext, 
   const now = deps.now ?? Date.now;
   const deadline = now() + context.getRemainingTimeInMillis() - deps.settings.safetyMarginMs;
   const failures: string[] = [];
-  const batchDeps = await withSubjectsRead(event.Records, deps);
-  await mapConcurrently(event.Records, deps.recordConcurrency ?? ProcessorDefaults.recordConcurrency, async (record) => {
+  // Each record is read once: for the subjects read ahead, then for its look.
+  const records = event.Records.map((record) => ({ record, read: readRecord(record, deps) }));
+  const batchDeps = await withSubjectsRead(records.map((r) => r.read), deps);
+  await mapConcurrently(records, deps.recordConcurrency ?? ProcessorDefaults.recordConcurrency, async ({ record, read }) => {
     try {
-      await processRecord(record, deadline, batchDeps);
+      await processRecord(record, read, deadline, batchDeps);
     } catch (error) {
       failures.push(record.messageId);
       logFailure(record, error, deps);
@@ -51,9 +53,9 @@ export async function processBatch(event: SQSEvent, context: InvocationContext, 
  * record's first read of a subject is then answered from it, instead of a GetItem each. Nothing
  * is read ahead for a single subject, or when the store cannot read several at once.
  */
-async function withSubjectsRead(records: readonly SQSRecord[], deps: ProcessorDeps): Promise<ProcessorDeps> {
-  if (!deps.store.readMany || records.length < 2) return deps;
-  const ids = [...new Set(records.flatMap((record) => subjectsNamed(record, deps)))];
+async function withSubjectsRead(reads: readonly ReadRecord[], deps: ProcessorDeps): Promise<ProcessorDeps> {
+  if (!deps.store.readMany || reads.length < 2) return deps;
+  const ids = [...new Set(reads.flatMap((read) => subjectsNamed(read, deps.account.codigoBeneficiario)))];
   if (ids.length < 2) return deps;
   try {
     return { ...deps, store: new PrefetchedSubjects(deps.store, await deps.store.readMany(ids)) };
@@ -63,18 +65,55 @@ async function withSubjectsRead(records: readonly SQSRecord[], deps: ProcessorDe
   }
 }
 
-/** The subjects a record names, read without acting on it (what cannot be read names none: its record handles it). */
-function subjectsNamed(record: SQSRecord, deps: ProcessorDeps): string[] {
-  const ours = deps.account.codigoBeneficiario;
+/**
+ * A record read without acting on it: a look request, a notification grouped by subject, or why
+ * it cannot be read (acted on by processRecord, in its own order: a look queue's stray
+ * notification is refused before its content matters).
+ */
+type ReadRecord =
+  | { readonly kind: 'look'; readonly request: LookRequest }
+  | { readonly kind: 'unreadable-look'; readonly reason: string }
+  | { readonly kind: 'unreadable'; readonly reason: string }
+  | { readonly kind: 'undecodable'; readonly stored: StoredNotification; readonly reason: string }
+  | { readonly kind: 'notification'; readonly stored: StoredNotification; readonly groups: SubjectGroup[]; readonly unprocessable: string[] }
+  | { readonly kind: 'failed'; readonly error: unknown };
+
+function readRecord(record: SQSRecord, deps: ProcessorDeps): ReadRecord {
   try {
-    const request = decodeLookRequest(record.body);
-    if (request) return [groupOf(request.subject, ours).id];
-    const { notification, body } = decodeStoredNotification(record.body);
-    const parsed = parseNotification(notification.route, decodeContent(body, notification.contentEncoding), deps.settings.boletoMovements);
-    return groupBySubject(ourItems(parsed.items, ours).items, ours).map((group) => group.id);
-  } catch {
-    return [];
+    let request: LookRequest | undefined;
+    try {
+      request = decodeLookRequest(record.body);
+    } catch (error) {
+      return { kind: 'unreadable-look', reason: errorMessage(error) };
+    }
+    if (request) return { kind: 'look', request };
+    let stored: StoredNotification;
+    let body: Buffer;
+    try {
+      ({ notification: stored, body } = decodeStoredNotification(record.body));
+    } catch (error) {
+      return { kind: 'unreadable', reason: errorMessage(error) };
+    }
+    let content: Buffer;
+    try {
+      content = decodeContent(body, stored.contentEncoding);
+    } catch (error) {
+      return { kind: 'undecodable', stored, reason: errorMessage(error) };
+    }
+    const parsed = parseNotification(stored.route, content, deps.settings.boletoMovements);
+    const ours = deps.account.codigoBeneficiario;
+    const { items, others } = ourItems(parsed.items, ours);
+    return { kind: 'notification', stored, groups: groupBySubject(items, ours), unprocessable: [...parsed.problems, ...others] };
+  } catch (error) {
+    // Failing where it always did: in the record's own processing, which is retried.
+    return { kind: 'failed', error };
   }
+}
+
+/** The subjects a record names (what cannot be read names none: its record handles it). */
+function subjectsNamed(read: ReadRecord, ours: string): string[] {
+  if (read.kind === 'look') return [groupOf(read.request.subject, ours).id];
+  return read.kind === 'notification' ? read.groups.map((group) => group.id) : [];
 }
 
 /** The items this receiver may verify, and why each other one is not (a boleto event of another beneficiary). */
@@ -129,44 +168,27 @@ function fromLookQueue(record: SQSRecord, settings: ProcessorDeps['settings']): 
 /** The least time worth starting a subject with: less, and it is left for a new message. */
 const MIN_SUBJECT_MS = 1_000;
 
-async function processRecord(record: SQSRecord, deadline: number, deps: ProcessorDeps): Promise<void> {
-  let request: LookRequest | undefined;
-  try {
-    request = decodeLookRequest(record.body);
-  } catch (error) {
-    await quarantine(record, errorMessage(error), deps, ProcessorQueue.LOOKS);
+async function processRecord(record: SQSRecord, read: ReadRecord, deadline: number, deps: ProcessorDeps): Promise<void> {
+  if (read.kind === 'unreadable-look') {
+    await quarantine(record, read.reason, deps, ProcessorQueue.LOOKS);
     return;
   }
   // A look request in the notification queue (sent before the look queue existed) is still served.
-  if (request) await processLookRequest(record, request, deadline, deps, { attempt: receiveCount(record), quarantine: (reason) => quarantine(record, reason, deps, ProcessorQueue.LOOKS) });
+  if (read.kind === 'look') await processLookRequest(record, read.request, deadline, deps, { attempt: receiveCount(record), quarantine: (reason) => quarantine(record, reason, deps, ProcessorQueue.LOOKS) });
   else if (fromLookQueue(record, deps.settings)) await quarantine(record, 'not a look request: the look queue takes look requests and Track Payment events only (notifications go to the notification queue)', deps, ProcessorQueue.LOOKS);
-  else await processNotification(record, deadline, deps);
+  else if (read.kind === 'failed') throw read.error;
+  else if (read.kind === 'unreadable') await quarantine(record, read.reason, deps);
+  else if (read.kind === 'undecodable') {
+    await journalOf(record, read.stored, deps).write([]);
+    await quarantine(record, read.reason, deps);
+  } else await processNotification(record, read, deadline, deps);
 }
 
-async function processNotification(record: SQSRecord, deadline: number, deps: ProcessorDeps): Promise<void> {
+async function processNotification(record: SQSRecord, read: Extract<ReadRecord, { kind: 'notification' }>, deadline: number, deps: ProcessorDeps): Promise<void> {
   const now = deps.now ?? Date.now;
-  let stored: StoredNotification;
-  let body: Buffer;
-  try {
-    ({ notification: stored, body } = decodeStoredNotification(record.body));
-  } catch (error) {
-    await quarantine(record, errorMessage(error), deps);
-    return;
-  }
+  const { stored, groups } = read;
+  const unprocessable = [...read.unprocessable];
   const journal = journalOf(record, stored, deps);
-  let content: Buffer;
-  try {
-    content = decodeContent(body, stored.contentEncoding);
-  } catch (error) {
-    await journal.write([]);
-    await quarantine(record, errorMessage(error), deps);
-    return;
-  }
-  const parsed = parseNotification(stored.route, content, deps.settings.boletoMovements);
-  const ours = deps.account.codigoBeneficiario;
-  const { items, others } = ourItems(parsed.items, ours);
-  const unprocessable: string[] = [...parsed.problems, ...others];
-  const groups = groupBySubject(items, ours);
   // The raw copy is written while the subjects are looked at; the message succeeds only once it is stored.
   const journaled = journal.write(groups.map((group) => group.id));
   const attempt = receiveCount(record);
