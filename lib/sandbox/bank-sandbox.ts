@@ -117,7 +117,6 @@ export class BankSandbox extends Construct {
       resourceType: 'Custom::BankSandboxCredentials',
       properties: { [SANDBOX_CREDENTIALS_PROPERTY]: secret.secretArn },
     });
-    filled.node.addDependency(fn.role!);
 
     // `https://<id>.lambda-url.<region>.on.aws/` without its final slash.
     const baseUrl = Fn.join('', ['https://', Fn.select(2, Fn.split('/', url.url))]);
