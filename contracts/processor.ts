@@ -170,6 +170,27 @@ export enum ProcessorMetric {
   LOOKS_WAITING_FOR_SHARE = 'LooksWaitingForShare',
   /** Raw notifications the journal could not store after the SDK's retries: the message is retried until it is. */
   JOURNAL_FAILURES = 'JournalWriteFailures',
+  /**
+   * Looks (the sweep's, a Track Payment's, a reverify's) at a subject with no record whose bank
+   * state is dated before what records remember: it may have been published before its record
+   * expired, so nothing is published (never counted as recovered).
+   */
+  LOOKS_PAST_RECORDS = 'LooksPastRecordLifetime',
+}
+
+/**
+ * How records' lifetime (`idempotencyTtl`) bounds what a look may publish: a record lives at least
+ * that long after its last write, which came after the state it holds; a state dated earlier than
+ * the lifetime, less this margin (a bank date read in the wrong zone, clocks), may have had a
+ * record that expired. The processor and the operator CLI's reverify both read it.
+ */
+export const RecordLifetime = {
+  marginSeconds: 86_400,
+} as const;
+
+/** The earliest a state may be dated for a look at a subject with no record to publish it (epoch ms). */
+export function recordsRememberSince(now: number, idempotencyTtlSeconds: number): number {
+  return now - (idempotencyTtlSeconds - RecordLifetime.marginSeconds) * 1000;
 }
 
 /** Message attributes of a quarantined message in the dead-letter queue. */

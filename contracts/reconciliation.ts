@@ -6,6 +6,7 @@
  */
 import type { EventTrigger } from './events';
 import type { PaymentType } from './bank-connection';
+import type { DeployedRegistration } from './registration';
 
 /** The sweep's `service` (logs and metric dimension). */
 export const RECONCILIATION_SERVICE_NAME = 'bank-webhook-reconciliation';
@@ -69,19 +70,25 @@ export interface SweepSettings {
   readonly watch?: WatchSettings;
 }
 
-/** A registration the watch reads: its name in findings and logs, and where its last deploy recorded what it applied. */
+/**
+ * A registration the watch reads: its name in findings and logs, what the stack deployed (the
+ * watch compares the bank with it and repairs only to it), and where its last deploy recorded
+ * what it learned (the token version registered, the contract's id, the deploy's request id).
+ */
 export interface WatchedRegistration {
   /** `payments`, or `boleto <cooperativa>/<posto>/<beneficiário>`. */
   readonly label: string;
   /** The SSM parameter of its {@link AppliedRegistration} record. */
   readonly appliedRecord: string;
+  /** The registration as the stack deployed it, defaults left out (contracts/registration.ts `compactDeployed`). */
+  readonly deployed: DeployedRegistration;
 }
 
 /** The registrations the watch compares with the bank's, and whether it repairs them. */
 export interface WatchSettings {
   readonly payment?: WatchedRegistration;
   readonly contracts: readonly WatchedRegistration[];
-  /** Put back what the last deploy applied when the bank's differs (`repairRegistrations`). */
+  /** Put back what the stack deployed when the bank's differs (`repairRegistrations`). */
   readonly repair: boolean;
   /** The stack's id (its ARN): a repair is made only while the stack is in a completed state. */
   readonly stackId: string;
@@ -97,8 +104,58 @@ export const WatchDefaults = {
   contestWindowSeconds: 86_400,
 } as const;
 
-/** Stack statuses in which a repair may be made: the stack is not changing. */
-export const COMPLETED_STACK_STATUSES: readonly string[] = ['CREATE_COMPLETE', 'UPDATE_COMPLETE', 'UPDATE_ROLLBACK_COMPLETE', 'IMPORT_COMPLETE', 'IMPORT_ROLLBACK_COMPLETE'];
+/** What the watch does while its stack is in a status. */
+export enum StackWatchMode {
+  /** Not changing: drift is counted (alarmed) and may be repaired. */
+  COMPLETED = 'completed',
+  /** A deploy, rollback or delete is under way and will end by itself: reported, not counted; compared again at the next sweep. */
+  CHANGING = 'changing',
+  /** Stuck until someone acts (it can stay so for days): drift is counted and alarmed; the repair waits for a completed status. */
+  STUCK = 'stuck',
+  /** A create or a delete that failed or rolled back: no registration serves the stack; nothing is counted. */
+  NOT_SERVING = 'not-serving',
+}
+
+/**
+ * Every CloudFormation stack status, what the watch does in it and why. A status not listed (one
+ * AWS adds later) is treated as STUCK: counted and alarmed, never repaired.
+ */
+export const STACK_STATUS_WATCH: Readonly<Record<string, { readonly mode: StackWatchMode; readonly why: string }>> = {
+  CREATE_COMPLETE: { mode: StackWatchMode.COMPLETED, why: 'the stack is deployed' },
+  UPDATE_COMPLETE: { mode: StackWatchMode.COMPLETED, why: 'the stack is deployed' },
+  UPDATE_ROLLBACK_COMPLETE: { mode: StackWatchMode.COMPLETED, why: 'a failed update was rolled back: the registrations are the previous deploy\'s again' },
+  IMPORT_COMPLETE: { mode: StackWatchMode.COMPLETED, why: 'the stack is deployed' },
+  IMPORT_ROLLBACK_COMPLETE: { mode: StackWatchMode.COMPLETED, why: 'a failed import was rolled back' },
+  CREATE_IN_PROGRESS: { mode: StackWatchMode.CHANGING, why: 'the stack is being created' },
+  UPDATE_IN_PROGRESS: { mode: StackWatchMode.CHANGING, why: 'a deploy is under way (its registrations change the bank and the records)' },
+  UPDATE_COMPLETE_CLEANUP_IN_PROGRESS: { mode: StackWatchMode.CHANGING, why: 'a deploy is removing what it replaced' },
+  UPDATE_ROLLBACK_IN_PROGRESS: { mode: StackWatchMode.CHANGING, why: 'a rollback is putting the previous registrations back' },
+  UPDATE_ROLLBACK_COMPLETE_CLEANUP_IN_PROGRESS: { mode: StackWatchMode.CHANGING, why: 'a rollback is removing what the failed deploy made' },
+  IMPORT_IN_PROGRESS: { mode: StackWatchMode.CHANGING, why: 'an import is under way' },
+  IMPORT_ROLLBACK_IN_PROGRESS: { mode: StackWatchMode.CHANGING, why: 'an import is being rolled back' },
+  REVIEW_IN_PROGRESS: { mode: StackWatchMode.CHANGING, why: 'a change set is waiting to be executed' },
+  ROLLBACK_IN_PROGRESS: { mode: StackWatchMode.CHANGING, why: 'a failed create is being rolled back' },
+  DELETE_IN_PROGRESS: { mode: StackWatchMode.CHANGING, why: 'the stack is being destroyed (its registrations are being removed)' },
+  UPDATE_FAILED: {
+    mode: StackWatchMode.STUCK,
+    why: 'a deploy with rollback disabled failed and the stack stays so until the next deploy or a rollback; notifications may be lost meanwhile',
+  },
+  UPDATE_ROLLBACK_FAILED: {
+    mode: StackWatchMode.STUCK,
+    why: 'a rollback failed and the stack stays so until someone continues it (ContinueUpdateRollback); notifications may be lost meanwhile',
+  },
+  IMPORT_ROLLBACK_FAILED: { mode: StackWatchMode.STUCK, why: 'an import\'s rollback failed and the stack stays so until someone fixes it' },
+  CREATE_FAILED: { mode: StackWatchMode.NOT_SERVING, why: 'the stack\'s create failed: it never served notifications' },
+  ROLLBACK_FAILED: { mode: StackWatchMode.NOT_SERVING, why: 'the stack\'s create failed and its rollback too: it never served notifications' },
+  ROLLBACK_COMPLETE: { mode: StackWatchMode.NOT_SERVING, why: 'the stack\'s create was rolled back: it holds no registration' },
+  DELETE_FAILED: { mode: StackWatchMode.NOT_SERVING, why: 'the stack is being destroyed (a delete failed): its registrations are being removed' },
+  DELETE_COMPLETE: { mode: StackWatchMode.NOT_SERVING, why: 'the stack is destroyed' },
+};
+
+/** What the watch does in `status` (a status the table does not name: STUCK). */
+export function stackWatchMode(status: string): { readonly mode: StackWatchMode; readonly why: string } {
+  return STACK_STATUS_WATCH[status] ?? { mode: StackWatchMode.STUCK, why: `the stack is in a status this version does not know (${status}): counted as stuck, never repaired` };
+}
 
 /** How the bank's registration differs from what the last deploy applied. */
 export enum RegistrationDrift {
@@ -129,8 +186,16 @@ export enum WatchState {
   DRIFT = 'drift',
   /** The bank differed and the watch put back what the last deploy applied. */
   REPAIRED = 'repaired',
-  /** No record of what a deploy applied (a stack upgraded without a registration change): nothing compared, never repaired. */
+  /**
+   * The deploy's record is missing or unreadable (deleted, edited, or a stack upgraded without a
+   * registration change): the bank is still compared with what the stack deployed, never repaired.
+   */
   UNKNOWN = 'unknown',
+  /**
+   * The deploy's record disagrees with what the stack deployed (another URL, token secret, status,
+   * take-over or stack: written by someone else): compared with what the stack deployed, never repaired.
+   */
+  RECORD_MISMATCH = 'record-mismatch',
   /** It drifted again soon after a repair: another stack or a person changes it back; no more repairs. */
   CONTESTED = 'contested',
 }
@@ -238,8 +303,13 @@ export enum SweepMetric {
   REGISTRATIONS_REPAIRED = 'RegistrationsRepaired',
   /** A registration that drifted again soon after a repair (another stack or a person changes it back): not repaired again. */
   REGISTRATION_CONTESTED = 'RegistrationContested',
-  /** Registrations with no record of what a deploy applied: not compared (deploy a registration change to record one). */
+  /** Registrations whose deploy record is missing or unreadable (deploy a registration change to record one); also counted in RegistrationRecordUntrusted. */
   REGISTRATIONS_UNKNOWN = 'RegistrationsUnknown',
+  /**
+   * Registrations whose deploy record is missing, unreadable or disagrees with what the stack
+   * deployed: never repaired to; someone may have written or deleted the record (alarmed).
+   */
+  REGISTRATION_RECORD_UNTRUSTED = 'RegistrationRecordUntrusted',
   /**
    * Listed settlements a record already holds under another day (the query's): the bank
    * connection's `zuluTimestamps` may be wrong (docs/bank-api.md). No query is made for them.

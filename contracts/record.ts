@@ -47,6 +47,8 @@ export interface TrailLook {
   readonly reason?: string;
   /** The status the bank showed. */
   readonly status: string;
+  /** Why the change it found was not published (its state is dated before what records remember). */
+  readonly unpublished?: string;
 }
 
 /** A verified change written with its event. */

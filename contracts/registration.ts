@@ -124,4 +124,57 @@ export interface AppliedRegistration {
   readonly spec: PaymentWebhookSpec | BoletoContractSpec;
   /** The version of the token secret whose value was registered (absent: no token). */
   readonly tokenVersionId?: string;
+  /** The stack whose deploy wrote it (its ARN; absent in records of earlier releases). */
+  readonly stackId?: string;
+}
+
+/** The contract's fields that only say whom the bank may contact: the watch takes them from the record. */
+export const CONTACT_FIELDS = ['nomeResponsavel', 'email', 'telefone'] as const;
+
+/**
+ * What a registration must be, as the stack deployed it (known at synth): everything but the
+ * contract's contact fields. The sweep's settings carry it (`WatchedRegistration.deployed`) with
+ * defaults left out ({@link compactDeployed}) to keep within Lambda's 4 KB of environment; the
+ * watch compares the bank with it and repairs only to it.
+ */
+export type DeployedRegistration = PaymentWebhookSpec | Omit<BoletoContractSpec, (typeof CONTACT_FIELDS)[number]>;
+
+const isContract = (spec: PaymentWebhookSpec | BoletoContractSpec | DeployedRegistration): spec is BoletoContractSpec => 'codBeneficiario' in spec;
+
+/** The registration without its contact fields and without what equals its default (`takeOverExisting` false, `eventos`, ATIVO, the token header). */
+export function compactDeployed(spec: PaymentWebhookSpec | BoletoContractSpec): DeployedRegistration {
+  if (!isContract(spec)) return { url: spec.url, tokenSecretArn: spec.tokenSecretArn, ...(spec.takeOverExisting ? { takeOverExisting: true } : {}) };
+  const { nomeResponsavel: _n, email: _e, telefone: _t, takeOverExisting, eventos, urlStatus, contratoStatus, header, ...rest } = spec;
+  const defaultEvents = JSON.stringify(eventos) === JSON.stringify(RegistrationDefaults.eventos);
+  return {
+    ...rest,
+    ...(takeOverExisting ? { takeOverExisting: true } : {}),
+    ...(defaultEvents ? {} : { eventos }),
+    ...(urlStatus === RegistrationDefaults.status ? {} : { urlStatus }),
+    ...(contratoStatus === RegistrationDefaults.status ? {} : { contratoStatus }),
+    ...(header === undefined || (spec.tokenSecretArn && header === RegistrationDefaults.header) ? {} : { header }),
+  } as DeployedRegistration;
+}
+
+/** The registration {@link compactDeployed} left out defaults of, every field filled (contact fields from `contact`, a record's). */
+export function expandDeployed(deployed: DeployedRegistration, contact: Partial<BoletoContractSpec> = {}): PaymentWebhookSpec | BoletoContractSpec {
+  if (!isContract(deployed)) {
+    const p = deployed as PaymentWebhookSpec;
+    return { url: p.url, tokenSecretArn: p.tokenSecretArn, ...(p.takeOverExisting ? { takeOverExisting: true } : {}) };
+  }
+  const d = deployed as Partial<BoletoContractSpec> & Pick<BoletoContractSpec, 'cooperativa' | 'posto' | 'codBeneficiario' | 'url'>;
+  const contactFields = Object.fromEntries(CONTACT_FIELDS.filter((f) => contact[f] !== undefined).map((f) => [f, contact[f]]));
+  return {
+    ...(d.takeOverExisting ? { takeOverExisting: true } : {}),
+    cooperativa: d.cooperativa,
+    posto: d.posto,
+    codBeneficiario: d.codBeneficiario,
+    eventos: d.eventos ?? [...RegistrationDefaults.eventos],
+    url: d.url,
+    urlStatus: d.urlStatus ?? RegistrationDefaults.status,
+    contratoStatus: d.contratoStatus ?? RegistrationDefaults.status,
+    ...contactFields,
+    ...(d.enviarIdTituloEmpresa !== undefined ? { enviarIdTituloEmpresa: d.enviarIdTituloEmpresa } : {}),
+    ...(d.tokenSecretArn ? { header: d.header ?? RegistrationDefaults.header, tokenSecretArn: d.tokenSecretArn } : d.header ? { header: d.header } : {}),
+  };
 }

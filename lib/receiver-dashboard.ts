@@ -111,7 +111,7 @@ export class ReceiverDashboard extends Construct {
         ], 12, { right: [reconciliation.sweepFunction.metricErrors({ period: FIVE_MINUTES, label: 'sweep errors' })] }),
         graph('Registration watch', [
           sweep(SweepMetric.REGISTRATION_DRIFT, 'drift'), sweep(SweepMetric.REGISTRATIONS_REPAIRED, 'repaired'),
-          sweep(SweepMetric.REGISTRATION_CONTESTED, 'contested'), sweep(SweepMetric.REGISTRATIONS_UNKNOWN, 'unknown (no record)'),
+          sweep(SweepMetric.REGISTRATION_CONTESTED, 'contested'), sweep(SweepMetric.REGISTRATION_RECORD_UNTRUSTED, 'record missing or not the stack\'s'),
         ]),
       );
     }

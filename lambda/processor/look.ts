@@ -5,8 +5,8 @@
  */
 import { ZuluTimestamps } from '../../contracts/bank-connection';
 import { type BankEventDetail, EventTrigger, StatusClass, SubjectKind } from '../../contracts/events';
-import { ProcessorMetric } from '../../contracts/processor';
-import { answerNames, identifier, nossoNumeroOf } from '../bank/answers';
+import { ProcessorMetric, recordsRememberSince } from '../../contracts/processor';
+import { answerNames, BANK_OFFSET, identifier, nossoNumeroOf } from '../bank/answers';
 import { BankApiError } from '../bank/errors';
 import type { NotificationItem } from '../bank/notification';
 import {
@@ -15,7 +15,7 @@ import {
 } from '../bank/state';
 import { errorMessage } from '../shared/runtime';
 import { encodeLookRequest } from '../store/look-request';
-import { HISTORY_LIMIT, newOutboxId, type Outbox, type OutboxEntry, SEEN_LIMIT, UNNOTIFIED_LIMIT } from '../store/subject-store';
+import { HISTORY_LIMIT, newOutboxId, type Outbox, type OutboxEntry, SEEN_LIMIT, type SubjectRecord, UNNOTIFIED_LIMIT } from '../store/subject-store';
 import { type ProcessorDeps, ProcessorQueue } from './deps';
 import { changeEntry, fitDetail, MAX_OUTBOX_CHARS, notConfirmedEntry } from './event-detail';
 import { publishOutbox, settleOutbox } from './outbox';
@@ -57,7 +57,10 @@ export async function lookAt(group: SubjectGroup, look: Look): Promise<string[]>
       ? keepRecordedSettlement(record.state, boletoState(answer, deps.settings.boletoStatuses, deps.zuluTimestamps))
       : paymentState(answer, deps.settings.paymentStatuses, deps.zuluTimestamps);
     if (round === 0) compareListedDay(group, verified, look);
-    const changes = group.kind === SubjectKind.BOLETO ? boletoChanges(record.state, verified) : paymentChanges(record.state, verified);
+    const bankChanges = group.kind === SubjectKind.BOLETO ? boletoChanges(record.state, verified) : paymentChanges(record.state, verified);
+    // A state older than records remember, at a subject with no record: recorded, never published again.
+    const unpublished = bankChanges.length ? pastRecordLifetime(record, verified.state, look) : undefined;
+    const changes = unpublished ? [] : bankChanges;
     const history = [...record.history, ...changes.map((c) => c.key)];
     const checks = fresh.map((item) => ({ item, ...claimOf(item, verified.state, history, deps) }));
     const settled = checks.filter((c) => c.check.holds || look.lastVerification);
@@ -77,7 +80,8 @@ export async function lookAt(group: SubjectGroup, look: Look): Promise<string[]>
     // A notification that bears a change out tells of it; a change a sweep's look publishes waits
     // for one until its grace period ends (a Track Payment's look is never a lost webhook).
     const told = new Set(checks.filter((c) => c.check.holds).map((c) => c.claim.statusClass));
-    const found = look.request && !look.request.track ? changes.map((c) => ({ key: c.key, statusClass: c.state.statusClass })) : [];
+    // An operator's explicit replay is no lost webhook either.
+    const found = look.request && !look.request.track && look.request.trigger !== EventTrigger.REPLAY ? changes.map((c) => ({ key: c.key, statusClass: c.state.statusClass })) : [];
     const unnotified = [...(record.unnotified ?? []).filter((u) => !told.has(u.statusClass)), ...found].slice(-UNNOTIFIED_LIMIT);
     const known = verified.state.statusClass !== StatusClass.UNKNOWN;
     const stateChanged = known && JSON.stringify(verified.state) !== JSON.stringify(record.state);
@@ -94,15 +98,43 @@ export async function lookAt(group: SubjectGroup, look: Look): Promise<string[]>
         ...(outbox ? { outbox } : {}),
         ...(pendingSince !== undefined ? { pendingSince } : {}),
         ...(unnotified.length ? { unnotified } : {}),
-        trail: appendTrail(record.trail, lookTrail(look, verified.state.status, settled, entries, at)),
+        trail: appendTrail(record.trail, lookTrail(look, verified.state.status, settled, entries, at, unpublished)),
       });
       if (!written) continue;
+      if (unpublished) {
+        deps.count(ProcessorMetric.LOOKS_PAST_RECORDS);
+        deps.logger.warn('Not published: the bank\'s state is older than what records remember, so it may have been published before its record expired', {
+          subject: group.id, status: verified.state.status, why: unpublished, trigger: look.request?.trigger,
+        });
+      }
       if (outbox) await publishOutbox(group.id, outbox, look);
       if (found.length) await scheduleRecoveryCheck(group, found.map((f) => f.key), look);
     }
     return checks.filter((c) => !c.check.holds && !look.lastVerification).flatMap((c) => c.check.mismatches);
   }
   throw new Error(`the record of ${group.id} kept changing under this invocation (${MAX_ROUNDS} reads); it will be retried`);
+}
+
+/**
+ * Why a look must not publish what it found, or undefined when it may: a look request (not a
+ * notification, not an operator's explicit replay) at a subject with no record, whose bank state
+ * is dated before what records remember (`idempotencyTtl` less a margin, contracts/processor.ts
+ * RecordLifetime): its change may have been published before the record expired. A state with no
+ * date (a boleto written off or rejected, a payment with no `dataPagamento`) is published: the
+ * looks that reach a subject with no record are the sweep's (settlements it lists by day, within
+ * the records' lifetime), a Track Payment's (a payment just started) and reverify's (a window the
+ * CLI holds within the lifetime), where no record means nothing was published.
+ */
+function pastRecordLifetime(record: SubjectRecord, state: SubjectState, look: Look): string | undefined {
+  const request = look.request;
+  if (!request || request.trigger === EventTrigger.REPLAY || record.state !== undefined || record.history.length) return undefined;
+  const dated = state.settlement?.date ?? state.paidAt;
+  if (!dated) return undefined;
+  const at = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(dated) ? `${dated}T00:00:00${BANK_OFFSET}` : dated);
+  const ttlSeconds = look.deps.settings.idempotencyTtlSeconds;
+  const since = recordsRememberSince((look.deps.now ?? Date.now)(), ttlSeconds);
+  if (!Number.isFinite(at) || at >= since) return undefined;
+  return `its state is dated ${dated}, before what records remember (the ${Math.round(ttlSeconds / 86_400)}-day idempotencyTtl less a day): it may have been published before its record expired`;
 }
 
 /**

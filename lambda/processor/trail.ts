@@ -19,7 +19,7 @@ export function appendTrail(trail: readonly TrailEntry[] | undefined, entries: r
 const cut = (text: string): string => (text.length > TrailDefaults.reasonChars ? `${text.slice(0, TrailDefaults.reasonChars - 1)}…` : text);
 
 /** What a look that changed the record adds: each notification it settled, the look, each change it published. */
-export function lookTrail(look: Look, status: string, settled: readonly CheckedItem[], entries: readonly OutboxEntry[], at: string): TrailEntry[] {
+export function lookTrail(look: Look, status: string, settled: readonly CheckedItem[], entries: readonly OutboxEntry[], at: string, unpublished?: string): TrailEntry[] {
   const request = look.request;
   const trail: TrailEntry[] = settled.map((c) => ({
     kind: TrailEntryKind.NOTIFICATION, at: look.stored?.receivedAt ?? at, requestId: look.stored?.requestId ?? '', id: cut(fingerprint(c.item).id),
@@ -28,6 +28,7 @@ export function lookTrail(look: Look, status: string, settled: readonly CheckedI
   trail.push({
     kind: TrailEntryKind.LOOK, at, trigger: request?.trigger ?? EventTrigger.WEBHOOK, status: cut(status),
     ...(request ? { reason: cut(request.trackSource ? `Track Payment from ${request.trackSource}` : request.reason) } : {}),
+    ...(unpublished ? { unpublished: cut(unpublished) } : {}),
   });
   for (const entry of entries) {
     const detail = JSON.parse(entry.detail) as { idempotencyKey: string; subject: { sequence: number } };

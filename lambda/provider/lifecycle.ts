@@ -112,6 +112,7 @@ async function record(place: RecordPlace, subject: string, spec: PaymentWebhookS
     ...(physicalResourceId ? { physicalResourceId } : {}),
     spec,
     ...(token ? { tokenVersionId: token.versionId } : {}),
+    stackId: place.event.StackId,
   };
   await place.records.write(place.name, applied);
 }

@@ -1,22 +1,25 @@
 /**
  * The registration watch: the bank can deactivate, block or lose a registration without telling
  * anyone, and every notification after that is lost. On each sweep, each registration is read at
- * the bank and compared with what its last deploy applied (the provider's record, never the
- * sweep's own copy of the settings), in both directions: a paused contract held ATIVO is drift as
- * much as an active one held INATIVO. The token is compared with the version the deploy
- * registered, by value in memory only, and that version must still be one the receiver accepts.
+ * the bank and compared with what the stack deployed (the sweep's settings, known at synth), in
+ * both directions: a paused contract held ATIVO is drift as much as an active one held INATIVO.
+ * The deploy's record (an SSM parameter) adds only what the deploy learned: the token version it
+ * registered (compared by value in memory only, and still one the receiver accepts), its request
+ * id and the contact fields; a record that is missing, unreadable or disagrees with the settings
+ * is a state of its own with an alarm, and never repaired to.
  *
- * With `repairRegistrations`, the record is put back through the very steps a deploy uses, but
- * never: with no record (unknown), while the stack is not in a completed state (a deploy or a
- * rollback under way), over another party's URL without the record's `takeOverExisting`, with a
- * token a deploy would refuse, or once contested (it drifted again soon after a repair under the
- * same deploy: another stack or a person changes it back, and a fight every sweep helps nobody).
+ * With `repairRegistrations`, what the stack deployed is put back through the very steps a deploy
+ * uses, but never: with a record it cannot trust, while the stack is not in a completed status (a
+ * change under way, or stuck: drift still alarms then), over another party's URL without the
+ * stack's `takeOverExisting`, with any token but a version of the registration's own token secret
+ * that the receiver accepts and a deploy would take, or once contested (it drifted again soon
+ * after a repair under the same deploy: another stack or a person changes it back).
  */
 import {
   type AppliedRegistration, type BoletoContractSpec, type PaymentWebhookSpec, RegistrationResourceType,
 } from '../../contracts/registration';
 import {
-  COMPLETED_STACK_STATUSES, RegistrationDrift, SweepMetric, WatchDefaults, type WatchedRegistration, type WatchFinding, type WatchSettings, WatchState,
+  RegistrationDrift, StackWatchMode, stackWatchMode, SweepMetric, WatchDefaults, type WatchedRegistration, type WatchFinding, type WatchSettings, WatchState,
 } from '../../contracts/reconciliation';
 import { tokenMatches } from '../shared/token-check';
 import { errorMessage } from '../shared/runtime';
@@ -25,6 +28,7 @@ import { contractIdOf, createContract, findContracts } from '../bank/registratio
 import { readPaymentWebhookHeld, registerPaymentWebhook } from '../bank/registration/payment-webhook';
 import { checkRegistrableToken } from '../bank/registration/registrable-token';
 import type { WatchStateRecord, WatchStates } from '../store/watch-states';
+import { recordDisagreement, repairSpec, resourceTypeOf } from './deployed';
 
 export interface WatchDeps {
   readonly ctx: StepContext;
@@ -51,26 +55,36 @@ interface Comparison {
   readonly held: string;
 }
 
-/** The token the deploy registered and whether the receiver still accepts it. */
-interface RecordedToken {
-  /** Its value (memory only); undefined when the record names none or the version is gone. */
-  readonly value?: string;
+/** The token the bank should hold, and the one a repair may register. */
+interface TokenExpectation {
+  /** Values the bank may hold without drift (memory only): the version the deploy registered, or without a trusted record every value the receiver accepts. Empty: not compared. */
+  readonly accepted: readonly string[];
+  /** The value a repair registers: the recorded version of the registration's own token secret (a trusted record only). */
+  readonly register?: string;
+  /** The recorded version is no longer one the receiver accepts. */
   readonly stale: boolean;
 }
 
-async function recordedToken(deps: WatchDeps, record: AppliedRegistration): Promise<RecordedToken> {
-  const arn = record.spec.tokenSecretArn;
-  if (!arn || !record.tokenVersionId) return { stale: false };
-  const value = await deps.tokens.version(arn, record.tokenVersionId);
-  return { value, stale: !value || !tokenMatches(value, await deps.tokens.accepted(arn)) };
+/**
+ * What the bank's token is compared with. The secret is always the one the stack deployed; a
+ * trusted record only names which of its versions was registered, so the watch can never
+ * register another secret's value (a record naming the bank credentials is not trusted).
+ */
+async function tokenExpectation(deps: WatchDeps, secretArn: string | undefined, record: AppliedRegistration | undefined): Promise<TokenExpectation> {
+  if (!secretArn) return { accepted: [], stale: false };
+  if (!record) return { accepted: await deps.tokens.accepted(secretArn), stale: false };
+  if (!record.tokenVersionId) return { accepted: [], stale: false };
+  const value = await deps.tokens.version(secretArn, record.tokenVersionId);
+  const stale = !value || !tokenMatches(value, await deps.tokens.accepted(secretArn));
+  return { accepted: value ? [value] : [], ...(value ? { register: value } : {}), stale };
 }
 
-async function comparePayment(ctx: StepContext, spec: PaymentWebhookSpec, token: RecordedToken): Promise<Comparison> {
+async function comparePayment(ctx: StepContext, spec: PaymentWebhookSpec, token: TokenExpectation): Promise<Comparison> {
   const held = await readPaymentWebhookHeld(ctx);
   const stale = token.stale ? [RegistrationDrift.STALE_TOKEN] : [];
   if (!held.url) return { drift: [RegistrationDrift.MISSING, ...stale], held: 'nothing' };
   if (!sameUrl(held.url, spec.url)) return { drift: [RegistrationDrift.OTHER_URL, ...stale], held: describeUrl(held.url) };
-  const tokenDrift = token.value !== undefined && !tokenMatches(held.token ?? undefined, [token.value]) ? [RegistrationDrift.TOKEN] : [];
+  const tokenDrift = token.accepted.length && !tokenMatches(held.token ?? undefined, token.accepted) ? [RegistrationDrift.TOKEN] : [];
   return { drift: [...tokenDrift, ...stale], held: describeUrl(held.url) };
 }
 
@@ -81,7 +95,7 @@ function statusDrift(held: unknown, applied: string): RegistrationDrift | undefi
   return held === 'BLOQUEADO' ? RegistrationDrift.BLOCKED : RegistrationDrift.INACTIVE;
 }
 
-async function compareContract(ctx: StepContext, spec: BoletoContractSpec, token: RecordedToken): Promise<Comparison> {
+async function compareContract(ctx: StepContext, spec: BoletoContractSpec, token: TokenExpectation): Promise<Comparison> {
   const [held] = await findContracts(ctx, spec);
   const stale = token.stale ? [RegistrationDrift.STALE_TOKEN] : [];
   if (!held) {
@@ -95,8 +109,8 @@ async function compareContract(ctx: StepContext, spec: BoletoContractSpec, token
     const d = statusDrift(held[field], spec[field]);
     if (d) drift.push(d);
   }
-  if (!drift.includes(RegistrationDrift.OTHER_URL) && token.value !== undefined) {
-    if (!tokenMatches(typeof held.token === 'string' ? held.token : undefined, [token.value])) drift.push(RegistrationDrift.TOKEN);
+  if (!drift.includes(RegistrationDrift.OTHER_URL) && token.accepted.length) {
+    if (!tokenMatches(typeof held.token === 'string' ? held.token : undefined, token.accepted)) drift.push(RegistrationDrift.TOKEN);
   }
   return { drift: [...new Set([...drift, ...stale])], held: `contract ${contractIdOf(held) ?? '(no id)'} at ${describeUrl(held.url)}` };
 }
@@ -109,24 +123,24 @@ function isContested(previous: WatchStateRecord | undefined, record: AppliedRegi
 }
 
 /** Why a drift is not repaired, and the state that leaves; undefined: repair it. Checked in order; the first reason wins. */
-function reasonNotToRepair(repair: boolean, record: AppliedRegistration, drift: readonly RegistrationDrift[], token: RecordedToken, contested: boolean): { why: string; state: WatchState } | undefined {
+function reasonNotToRepair(repair: boolean, spec: PaymentWebhookSpec | BoletoContractSpec, drift: readonly RegistrationDrift[], token: TokenExpectation, contested: boolean): { why: string; state: WatchState } | undefined {
   const drifted = (why: string) => ({ why, state: WatchState.DRIFT });
   if (!repair) return drifted('repairRegistrations is off');
   if (drift.includes(RegistrationDrift.STALE_TOKEN)) {
     return drifted('the token the last deploy registered is no longer one the receiver accepts (the secret changed without a deploy): deploy with a new tokenVersion to register the current one');
   }
-  if (drift.includes(RegistrationDrift.OTHER_URL) && !record.spec.takeOverExisting) return drifted('the bank holds another party\'s URL (takeOverExisting is off)');
+  if (drift.includes(RegistrationDrift.OTHER_URL) && !spec.takeOverExisting) return drifted('the bank holds another party\'s URL (takeOverExisting is off)');
   if (contested) {
     return {
       why: `contested: it drifted again within ${WatchDefaults.contestWindowSeconds / 3600} hours of a repair (another stack or a person changes it back); repaired again once the bank matches or a deploy applies it anew`,
       state: WatchState.CONTESTED,
     };
   }
-  const secretArn = record.spec.tokenSecretArn;
+  const secretArn = spec.tokenSecretArn;
   if (secretArn) {
-    if (token.value === undefined) return drifted(`the record names no version of the token secret ${secretArn} to register: deploy a registration change to record one`);
+    if (token.register === undefined) return drifted(`the record names no version of the token secret ${secretArn} to register: deploy a registration change to record one`);
     try {
-      checkRegistrableToken(token.value, secretArn);
+      checkRegistrableToken(token.register, secretArn);
     } catch (error) {
       return drifted(`a deploy would refuse the token it would register: ${errorMessage(error)}`);
     }
@@ -142,57 +156,83 @@ interface Outcome {
   readonly keep?: Partial<WatchStateRecord>;
 }
 
-/** Compares one registration with its record and repairs it when it may. */
+/** The deploy's record, when it can be trusted; else why not (missing, unreadable, or not what the stack deployed). */
+async function trustedRecord(deps: WatchDeps, registration: WatchedRegistration): Promise<{ record: AppliedRegistration } | { state: WatchState; why: string }> {
+  let record: AppliedRegistration | undefined;
+  try {
+    record = await deps.readRecord(registration.appliedRecord);
+  } catch (error) {
+    return { state: WatchState.UNKNOWN, why: errorMessage(error) };
+  }
+  if (!record) {
+    return { state: WatchState.UNKNOWN, why: 'no deploy record (deleted, or a stack upgraded without a registration change): deploy a registration change (such as tokenVersion) to record one' };
+  }
+  const disagreement = recordDisagreement(record, registration, deps.settings.stackId);
+  if (disagreement.length) {
+    return { state: WatchState.RECORD_MISMATCH, why: `the deploy record ${registration.appliedRecord} is not what the stack deployed (${disagreement.join('; ')}): someone wrote it; deploy a registration change to record it again` };
+  }
+  return { record };
+}
+
+/** Compares one registration with what the stack deployed and repairs it when it may. */
 async function watchOne(deps: WatchDeps, registration: WatchedRegistration, previous: WatchStateRecord | undefined, stackStatus: () => Promise<string>): Promise<Outcome> {
   const { ctx, settings } = deps;
   const now = deps.now ?? Date.now;
-  const { label, appliedRecord } = registration;
-  let record: AppliedRegistration | undefined;
-  let unreadable: string | undefined;
-  try {
-    record = await deps.readRecord(appliedRecord);
-  } catch (error) {
-    unreadable = errorMessage(error);
-  }
+  const label = registration.label;
+  const trust = await trustedRecord(deps, registration);
+  const record = 'record' in trust ? trust.record : undefined;
+  const spec = repairSpec(registration, record);
+  const token = await tokenExpectation(deps, spec.tokenSecretArn, record);
+  const payment = resourceTypeOf(registration) === RegistrationResourceType.PAYMENT_WEBHOOK;
+  const { drift, held } = payment ? await comparePayment(ctx, spec as PaymentWebhookSpec, token) : await compareContract(ctx, spec as BoletoContractSpec, token);
+  // In sync again with a record it trusts: a contest is over (the state item keeps none).
+  if (!drift.length && record) return { state: WatchState.IN_SYNC, drift };
+  const status = await stackStatus();
+  const stack = stackWatchMode(status);
+  const counted = stack.mode === StackWatchMode.COMPLETED || stack.mode === StackWatchMode.STUCK;
+  if (counted && drift.length) deps.count(SweepMetric.REGISTRATION_DRIFT, { registration: label, drift: drift.join(',') });
   if (!record) {
-    const why = unreadable ?? 'no deploy has recorded what it applied (a stack upgraded without a registration change): deploy a registration change (such as tokenVersion) to record it';
-    deps.count(SweepMetric.REGISTRATIONS_UNKNOWN, { registration: label });
-    ctx.log.warn('The registration\'s last deploy is unknown: not compared, never repaired', { registration: label, record: appliedRecord, why });
-    return { state: WatchState.UNKNOWN, drift: [], why };
+    const untrusted = trust as { state: WatchState; why: string };
+    if (counted) {
+      if (untrusted.state === WatchState.UNKNOWN) deps.count(SweepMetric.REGISTRATIONS_UNKNOWN, { registration: label });
+      deps.count(SweepMetric.REGISTRATION_RECORD_UNTRUSTED, { registration: label, state: untrusted.state });
+    }
+    ctx.log.warn('The registration\'s deploy record cannot be trusted: compared with what the stack deployed, never repaired', {
+      registration: label, record: registration.appliedRecord, why: untrusted.why, drift, held, stackStatus: status, counted,
+    });
+    return { state: untrusted.state, drift, why: untrusted.why };
   }
-  const token = await recordedToken(deps, record);
-  const payment = record.resourceType === RegistrationResourceType.PAYMENT_WEBHOOK;
-  const { drift, held } = payment ? await comparePayment(ctx, record.spec as PaymentWebhookSpec, token) : await compareContract(ctx, record.spec as BoletoContractSpec, token);
-  // In sync again: a contest is over (the state item keeps none).
-  if (!drift.length) return { state: WatchState.IN_SYNC, drift };
-  const stack = await stackStatus();
-  if (!COMPLETED_STACK_STATUSES.includes(stack)) {
-    // A deploy or a rollback is changing it: the next sweep compares again (no drift counted, no alarm).
-    ctx.log.info('The bank\'s registration differs while the stack is changing', { registration: label, drift, held, stackStatus: stack });
-    return { state: WatchState.DRIFT, drift, why: `the stack is ${stack}: compared again at the next sweep` };
+  if (!counted) {
+    // A deploy, a rollback or a delete is changing it (or the stack never served): the next sweep compares again.
+    ctx.log.info('The bank\'s registration differs while the stack is not deployed', { registration: label, drift, held, stackStatus: status, why: stack.why });
+    return { state: WatchState.DRIFT, drift, why: `the stack is ${status}: compared again at the next sweep` };
   }
-  deps.count(SweepMetric.REGISTRATION_DRIFT, { registration: label, drift: drift.join(',') });
+  if (stack.mode === StackWatchMode.STUCK) {
+    const why = `the stack is ${status} (${stack.why}): repaired once it is in a completed status`;
+    ctx.log.warn('The bank\'s registration is not what the stack deployed, and the stack is stuck', { registration: label, drift, held, stackStatus: status });
+    return { state: WatchState.DRIFT, drift, why };
+  }
   const contested = settings.repair && isContested(previous, record, now());
-  const notRepaired = reasonNotToRepair(settings.repair, record, drift, token, contested);
-  ctx.log.warn('The bank\'s registration is not what the last deploy applied', { registration: label, drift, held, appliedAt: record.appliedAt, repair: notRepaired ? `no: ${notRepaired.why}` : 'yes' });
+  const notRepaired = reasonNotToRepair(settings.repair, spec, drift, token, contested);
+  ctx.log.warn('The bank\'s registration is not what the stack deployed', { registration: label, drift, held, appliedAt: record.appliedAt, repair: notRepaired ? `no: ${notRepaired.why}` : 'yes' });
   if (notRepaired?.state === WatchState.CONTESTED) {
     deps.count(SweepMetric.REGISTRATION_CONTESTED, { registration: label, drift: drift.join(',') });
     const since = previous?.contestedUnder === record.requestId ? previous.contestedSince : now();
     return { ...notRepaired, drift, keep: { contestedUnder: record.requestId, contestedSince: since } };
   }
   if (notRepaired) return { ...notRepaired, drift };
-  const repairCtx: StepContext = { ...ctx, tokenValue: () => Promise.resolve(token.value!) };
+  const repairCtx: StepContext = { ...ctx, tokenValue: () => Promise.resolve(token.register!) };
   try {
-    if (payment) await registerPaymentWebhook(repairCtx, record.spec as PaymentWebhookSpec);
-    else await createContract(repairCtx, record.spec as BoletoContractSpec);
+    if (payment) await registerPaymentWebhook(repairCtx, spec as PaymentWebhookSpec);
+    else await createContract(repairCtx, spec as BoletoContractSpec);
   } catch (error) {
     // The steps leave another party's registration alone and undo what they could not confirm; the drift alarm is already counted.
     const why = `the repair failed: ${errorMessage(error)}`;
-    ctx.log.error('Could not put back what the last deploy applied', { registration: label, why });
+    ctx.log.error('Could not put back what the stack deployed', { registration: label, why });
     return { state: WatchState.DRIFT, drift, why };
   }
   deps.count(SweepMetric.REGISTRATIONS_REPAIRED, { registration: label });
-  ctx.log.info('Put back what the last deploy applied at the bank', { registration: label, appliedAt: record.appliedAt });
+  ctx.log.info('Put back what the stack deployed at the bank', { registration: label, appliedAt: record.appliedAt });
   return { state: WatchState.REPAIRED, drift, keep: { repairedAt: now(), repairedUnder: record.requestId } };
 }
 

@@ -21,6 +21,7 @@ export enum Runbook {
   SWEEP_ERRORS = 'sweeperrorsalarm',
   REGISTRATION_DRIFT = 'registrationdriftalarm',
   REGISTRATION_CONTESTED = 'registrationcontestedalarm',
+  REGISTRATION_RECORD = 'registrationrecordalarm',
   CONSUMER_DEAD_LETTER_QUEUE = 'consumer-deadletterqueuealarm',
 }
 

@@ -9,6 +9,7 @@ import type { Construct } from 'constructs';
 import { acknowledgeInherent, acknowledgeVpcAccessPolicy, ROLE_POLICY_REASON } from './compliance';
 import type { FunctionNetworkProps } from './function-network';
 import { allowLogsToUse } from './log-encryption';
+import { environmentSizeValidation } from './environment-size';
 
 /**
  * The bundled code of one of the library's handlers, as built by `npm run build` into
@@ -88,6 +89,8 @@ export abstract class BundledFunction extends lambda.Function {
       ...props.network,
     });
     this.functionLogGroup = logGroup;
+    // Lambda takes 4 KB of environment in all: a stack that could resolve to more fails at synth, not mid-deploy.
+    this.node.addValidation(environmentSizeValidation(this));
     acknowledgeInherent(this, 'LambdaDLQ', design.whyNoDeadLetterQueue);
     acknowledgeInherent(this, 'LambdaConcurrency', design.whyNoReservedConcurrency);
     acknowledgeInherent(role, 'IAMNoInlinePolicy', ROLE_POLICY_REASON);

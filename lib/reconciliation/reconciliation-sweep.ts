@@ -47,12 +47,13 @@ export interface ReconciliationSweepOptions {
    */
   readonly paymentMaxAge?: Duration;
   /**
-   * Put back what the last deploy applied when the bank's registration differs (deactivated,
-   * blocked, reactivated, lost, or another token). Never over another party's URL unless the
+   * Put back what the stack deployed when the bank's registration differs (deactivated, blocked,
+   * reactivated, lost, or another token). Never over another party's URL unless the
    * registration's own `takeOverExisting` is set, never while the stack is not in a completed
-   * state, never a token a deploy would refuse, and not again once contested (changed back within
-   * a day of a repair). Off, a drift raises the alarm and nothing more; `takeOverExisting` alone
-   * does not turn it on.
+   * status, never while its deploy record is missing or disagrees with the stack, never a token
+   * but the registered version of its own token secret, and not again once contested (changed
+   * back within a day of a repair). Off, a drift raises the alarm and nothing more;
+   * `takeOverExisting` alone does not turn it on.
    * @default false
    */
   readonly repairRegistrations?: boolean;
@@ -186,10 +187,12 @@ export class ReconciliationSweep extends Construct {
   public readonly recoveredAlarm: cloudwatch.Alarm;
   /** Alarm: two sweeps in a row failed. */
   public readonly sweepErrorsAlarm: cloudwatch.Alarm;
-  /** Alarm: a registration at the bank is not what the last deploy applied (none without registrations). */
+  /** Alarm: a registration at the bank is not what the stack deployed (none without registrations). */
   public readonly registrationDriftAlarm?: cloudwatch.Alarm;
   /** Alarm: a registration drifted again soon after a repair (another stack or a person changes it back); none without registrations. */
   public readonly registrationContestedAlarm?: cloudwatch.Alarm;
+  /** Alarm: a registration's deploy record is missing, unreadable or not what the stack deployed (someone wrote or deleted it); none without registrations. */
+  public readonly registrationRecordAlarm?: cloudwatch.Alarm;
   /** The `receiver` dimension of its metrics: its processor's. */
   public readonly receiverName: string;
 
@@ -290,17 +293,22 @@ export class ReconciliationSweep extends Construct {
     });
     if (registrations.length) {
       this.registrationDriftAlarm = thresholdAlarm(this, 'RegistrationDriftAlarm', {
-      runbook: Runbook.REGISTRATION_DRIFT,
-        description: `A registration at the bank is not what the last deploy applied (missing, another URL or token, a status changed, or a token the receiver no longer accepts): notifications are being lost or a pause was undone. See the ${RECONCILIATION_SERVICE_NAME} log for which and how; set reconciliation.repairRegistrations to have it put back, or redeploy.`,
+        runbook: Runbook.REGISTRATION_DRIFT,
+        description: `A registration at the bank is not what the stack deployed (missing, another URL or token, a status changed, or a token the receiver no longer accepts): notifications are being lost or a pause was undone. See the ${RECONCILIATION_SERVICE_NAME} log for which and how; set reconciliation.repairRegistrations to have it put back, or redeploy.`,
         metric: this.metric(SweepMetric.REGISTRATION_DRIFT, period),
       });
       this.registrationContestedAlarm = thresholdAlarm(this, 'RegistrationContestedAlarm', {
-      runbook: Runbook.REGISTRATION_CONTESTED,
+        runbook: Runbook.REGISTRATION_CONTESTED,
         description: `A registration the watch repaired was changed back within a day (another stack of the same bank account, or a person): the watch no longer repairs it. Find who else registers this account (staging and production share the bank), then deploy the stack that should hold it. See the ${RECONCILIATION_SERVICE_NAME} log.`,
         metric: this.metric(SweepMetric.REGISTRATION_CONTESTED, period),
       });
+      this.registrationRecordAlarm = thresholdAlarm(this, 'RegistrationRecordAlarm', {
+        runbook: Runbook.REGISTRATION_RECORD,
+        description: `A registration's deploy record (an SSM parameter under /cdk-bank-webhooks/applied/) is missing, unreadable or not what the stack deployed: someone deleted or wrote it. The watch still compares the bank with what the stack deployed but repairs nothing. See the ${RECONCILIATION_SERVICE_NAME} log for which field differs, find who wrote the parameter (CloudTrail PutParameter), then deploy a registration change (tokenVersion) to record it again.`,
+        metric: this.metric(SweepMetric.REGISTRATION_RECORD_UNTRUSTED, period),
+      });
     }
-    notifyOn(props.alarmTopic, [this.recoveredAlarm, this.sweepErrorsAlarm, this.registrationDriftAlarm, this.registrationContestedAlarm]);
+    notifyOn(props.alarmTopic, [this.recoveredAlarm, this.sweepErrorsAlarm, this.registrationDriftAlarm, this.registrationContestedAlarm, this.registrationRecordAlarm]);
     warnWithoutAlarmTopic(this, props.alarmTopic);
   }
 

@@ -1,7 +1,7 @@
 import { type CustomResource, Token } from 'aws-cdk-lib';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { type BoletoContractSpec, RegistrationAttribute, RegistrationDefaults, RegistrationResourceType } from '../../contracts/registration';
+import { type BoletoContractSpec, compactDeployed, RegistrationAttribute, RegistrationDefaults, RegistrationResourceType } from '../../contracts/registration';
 import { ACCOUNT_FIELD_PATTERN, type BankAccount } from '../../contracts/bank-connection';
 import { type BankConnectionProps, validateBankConnection } from '../core/bank-connection';
 import { checkTokenHeader, type PropsValidation, validateProps } from '../core/props-validation';
@@ -191,7 +191,7 @@ export class BoletoWebhookContract extends Construct {
     const spec = boletoContractSpec(props.bank, props, props.url, props.token, props.header);
     this.resource = createRegistrationResource(this, { ...props, resourceType: RegistrationResourceType.BOLETO_CONTRACT, spec });
     this.appliedRecordName = appliedRecordNameOf(this);
-    this._watched = { label: `boleto ${spec.cooperativa}/${spec.posto}/${spec.codBeneficiario}`, appliedRecord: this.appliedRecordName };
+    this._watched = { label: `boleto ${spec.cooperativa}/${spec.posto}/${spec.codBeneficiario}`, appliedRecord: this.appliedRecordName, deployed: compactDeployed(spec) };
   }
 
   /** The contract's id at the bank (`idContrato`). */

@@ -1,7 +1,7 @@
 import type { CustomResource } from 'aws-cdk-lib';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { type PaymentWebhookSpec, RegistrationAttribute, RegistrationResourceType } from '../../contracts/registration';
+import { compactDeployed, type PaymentWebhookSpec, RegistrationAttribute, RegistrationResourceType } from '../../contracts/registration';
 import type { WatchedRegistration } from '../../contracts/reconciliation';
 import { type BankConnectionProps, validateBankConnection } from '../core/bank-connection';
 import { type PropsValidation, validateProps } from '../core/props-validation';
@@ -57,7 +57,7 @@ export class PaymentWebhookRegistration extends Construct {
     const spec: PaymentWebhookSpec = { url: props.url, tokenSecretArn: props.token.secretArn, ...(props.takeOverExisting ? { takeOverExisting: true } : {}) };
     this.resource = createRegistrationResource(this, { ...props, resourceType: RegistrationResourceType.PAYMENT_WEBHOOK, spec });
     this.appliedRecordName = appliedRecordNameOf(this);
-    this._watched = { label: 'payments', appliedRecord: this.appliedRecordName };
+    this._watched = { label: 'payments', appliedRecord: this.appliedRecordName, deployed: compactDeployed(spec) };
   }
 
   /** The URL the bank holds after the deploy (an attribute of the custom resource). */

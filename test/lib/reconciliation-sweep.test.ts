@@ -1,7 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import { BankStage, BankWebhookReceiver } from '../../lib';
+import { BankStage, BankWebhookReceiver, BoletoContractStatus } from '../../lib';
 import { SWEEP_SETTINGS_ENV, type SweepSettings, TRACK_PAYMENT_DETAIL_TYPE } from '../../contracts/reconciliation';
 import { synthReceiver, testBankConnection, testStack } from '../support/cdk';
 
@@ -105,21 +105,20 @@ it('refuses an interval, look-back or payment age it cannot keep, and a record l
   expect(() => synth({ idempotencyTtl: Duration.days(46), reconciliation: { paymentMaxAge: Duration.days(45) } })).not.toThrow();
 });
 
-it('watches what each registration\'s last deploy recorded: reads those records and its own stack\'s status, and a drift or a contest raises an alarm', () => {
-  const { template } = synth({ paymentRegistration: {}, boletoContracts: [{}], reconciliation: { repairRegistrations: true } });
+it('watches each registration against what the stack deployed (its settings) and the deploy\'s record: reads those records and its own stack\'s status, and a drift, a contest or an untrusted record raises an alarm', () => {
+  const { template } = synth({ paymentRegistration: {}, boletoContracts: [{ nomeResponsavel: 'Finance', contratoStatus: BoletoContractStatus.INATIVO }], reconciliation: { repairRegistrations: true } });
   const settings = sweepSettings(template);
   const records = Object.values({ ...template.findResources('Custom::BankPaymentWebhookRegistration'), ...template.findResources('Custom::BankBoletoWebhookContract') })
     .map((r) => r.Properties.AppliedRecord as string).sort();
   expect(records).toEqual([expect.stringMatching(/^\/cdk-bank-webhooks\/applied\/TestStack\/.*Boleto/), expect.stringMatching(/^\/cdk-bank-webhooks\/applied\/TestStack\/.*Payment/)]);
+  // What decides who receives what travels in the settings (URL, token secret, statuses), defaults and contact fields left out; the deploy's token placeholders stand for its ARNs and URLs.
   expect(settings.watch).toEqual({
     repair: true, stackId: 'token',
-    payment: { label: 'payments', appliedRecord: records[1] },
-    contracts: [{ label: 'boleto 0101/02/54321', appliedRecord: records[0] }],
+    payment: { label: 'payments', appliedRecord: records[1], deployed: { url: 'https://token.execute-api.sa-east-1.token/token/payments', tokenSecretArn: 'token' } },
+    contracts: [{ label: 'boleto 0101/02/54321', appliedRecord: records[0], deployed: { cooperativa: '0101', posto: '02', codBeneficiario: '54321', url: 'https://token.execute-api.sa-east-1.token/token/boleto', contratoStatus: 'INATIVO', tokenSecretArn: 'token' } }],
   });
   // The stack's own id, from the pseudo-parameter.
   expect(JSON.stringify(Object.values(sweepFunctions(template))[0])).toContain('{"Ref":"AWS::StackId"}');
-  // Nothing of the registration itself travels in the sweep's settings: the record is the one source.
-  expect(JSON.stringify(settings.watch)).not.toContain('tokenSecretArn');
   const [schedule] = Object.values(template.findResources('AWS::Events::Rule', { Properties: { ScheduleExpression: Match.anyValue() } }));
   const registrations = Object.keys(template.findResources('Custom::BankPaymentWebhookRegistration')).concat(Object.keys(template.findResources('Custom::BankBoletoWebhookContract')));
   expect(registrations).toHaveLength(2);
@@ -135,6 +134,10 @@ it('watches what each registration\'s last deploy recorded: reads those records 
   });
   template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'RegistrationDrift', Dimensions: [{ Name: 'receiver', Value: 'TestStack/Webhooks' }, { Name: 'service', Value: 'bank-webhook-reconciliation' }], Threshold: 1 });
   template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'RegistrationContested', Dimensions: [{ Name: 'receiver', Value: 'TestStack/Webhooks' }, { Name: 'service', Value: 'bank-webhook-reconciliation' }], Threshold: 1 });
+  template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+    MetricName: 'RegistrationRecordUntrusted', Dimensions: [{ Name: 'receiver', Value: 'TestStack/Webhooks' }, { Name: 'service', Value: 'bank-webhook-reconciliation' }], Threshold: 1,
+    AlarmDescription: Match.stringLikeRegexp('deploy record .* is missing, unreadable or not what the stack deployed.*Runbook: docs/operations.md#registrationrecordalarm'),
+  });
 });
 
 it('has no watch, no drift alarm and no token access without registrations', () => {

@@ -7,6 +7,7 @@ import type { Construct } from 'constructs';
 import { BankClient } from '../../lambda/bank/client';
 import { credentialsFromSecret } from '../../lambda/bank/connection';
 import { RegistrationResourceType } from '../../contracts/registration';
+import type { WatchedRegistration } from '../../contracts/reconciliation';
 import {
   type BankAccount,
   type BankConnectionProps,
@@ -41,6 +42,9 @@ export interface ContractInput extends BoletoWebhookContractOptions {
   readonly withToken?: boolean;
   readonly header?: string;
 }
+
+/** The stack the harness's registrations belong to (its ARN, as CloudFormation sends it and the sweep's settings name it). */
+export const REGISTRATION_STACK_ID = 'arn:aws:cloudformation:us-east-1:000000000000:stack/Registration/1';
 
 const bankAccount = (a: SimulatorAccount): BankAccount => ({ cooperativa: a.cooperativa, posto: a.posto, conta: a.conta, documento: a.documento, codigoBeneficiario: a.beneficiario });
 
@@ -94,10 +98,10 @@ export class RegistrationHarness {
     };
   }
 
-  /** The properties CloudFormation sends for a construct built by `build` (ServiceToken and ServiceTimeout left out). */
-  private synthesizedProperties(resourceType: string, build: (stack: Stack) => void): Record<string, unknown> {
+  /** The custom resource's properties CloudFormation sends (ServiceToken and ServiceTimeout left out), and what the sweep's settings carry of the registration. */
+  private synthesized(resourceType: string, build: (stack: Stack) => PaymentWebhookRegistration | BoletoWebhookContract | void): { properties: Record<string, unknown>; watched?: WatchedRegistration } {
     const stack = new Stack(new App(), 'Registration');
-    build(stack);
+    const construct = build(stack);
     const resources = Object.values(Template.fromStack(stack).findResources(resourceType));
     if (resources.length !== 1) throw new Error(`expected one ${resourceType}, found ${resources.length}`);
     const properties = { ...(resources[0].Properties as Record<string, unknown>) };
@@ -106,38 +110,46 @@ export class RegistrationHarness {
     for (const [name, value] of Object.entries(properties)) {
       if (typeof value !== 'string') throw new Error(`property ${name} is not a plain string after synthesis: ${JSON.stringify(value)}`);
     }
-    return properties;
+    return { properties, ...(construct ? { watched: stack.resolve(construct._watched) as WatchedRegistration } : {}) };
+  }
+
+  /** A payment registration as deployed: its custom resource's properties, and what the sweep's settings carry of it. */
+  paymentDeployment(input: PaymentRegistrationInput): { properties: Record<string, unknown>; watched: WatchedRegistration } {
+    const { properties, watched } = this.synthesized(RegistrationResourceType.PAYMENT_WEBHOOK, (stack) => new PaymentWebhookRegistration(stack, 'Payments', {
+      bank: this.bankProps(stack, input.account),
+      url: input.url,
+      token: secretsmanager.Secret.fromSecretCompleteArn(stack, 'Token', this.paymentTokenArn),
+      tokenVersion: input.tokenVersion,
+      takeOverExisting: input.takeOverExisting,
+    }));
+    return { properties, watched: watched! };
+  }
+
+  /** A boleto contract as deployed: its custom resource's properties, and what the sweep's settings carry of it. */
+  contractDeployment(input: ContractInput): { properties: Record<string, unknown>; watched: WatchedRegistration } {
+    const { withToken = true, ...options } = input;
+    const { properties, watched } = this.synthesized(RegistrationResourceType.BOLETO_CONTRACT, (stack) => new BoletoWebhookContract(stack, 'Contract', {
+      ...options,
+      bank: this.bankProps(stack),
+      token: withToken ? secretsmanager.Secret.fromSecretCompleteArn(stack, 'Token', this.boletoTokenArn) : undefined,
+    }));
+    return { properties, watched: watched! };
   }
 
   paymentProperties(input: PaymentRegistrationInput): Record<string, unknown> {
-    return this.synthesizedProperties(RegistrationResourceType.PAYMENT_WEBHOOK, (stack) => {
-      new PaymentWebhookRegistration(stack, 'Payments', {
-        bank: this.bankProps(stack, input.account),
-        url: input.url,
-        token: secretsmanager.Secret.fromSecretCompleteArn(stack, 'Token', this.paymentTokenArn),
-        tokenVersion: input.tokenVersion,
-        takeOverExisting: input.takeOverExisting,
-      });
-    });
+    return this.paymentDeployment(input).properties;
   }
 
   contractProperties(input: ContractInput): Record<string, unknown> {
-    return this.synthesizedProperties(RegistrationResourceType.BOLETO_CONTRACT, (stack) => {
-      const { withToken = true, ...options } = input;
-      new BoletoWebhookContract(stack, 'Contract', {
-        ...options,
-        bank: this.bankProps(stack),
-        token: withToken ? secretsmanager.Secret.fromSecretCompleteArn(stack, 'Token', this.boletoTokenArn) : undefined,
-      });
-    });
+    return this.contractDeployment(input).properties;
   }
 
-  paymentResource(): LocalCustomResource {
-    return new LocalCustomResource({ handler: this.handler, resourceType: RegistrationResourceType.PAYMENT_WEBHOOK, logicalResourceId: 'PaymentRegistration' });
+  paymentResource(stackId = REGISTRATION_STACK_ID): LocalCustomResource {
+    return new LocalCustomResource({ handler: this.handler, resourceType: RegistrationResourceType.PAYMENT_WEBHOOK, logicalResourceId: 'PaymentRegistration', stackId });
   }
 
-  contractResource(): LocalCustomResource {
-    return new LocalCustomResource({ handler: this.handler, resourceType: RegistrationResourceType.BOLETO_CONTRACT, logicalResourceId: 'BoletoContract' });
+  contractResource(stackId = REGISTRATION_STACK_ID): LocalCustomResource {
+    return new LocalCustomResource({ handler: this.handler, resourceType: RegistrationResourceType.BOLETO_CONTRACT, logicalResourceId: 'BoletoContract', stackId });
   }
 
   /** Every value that must never be written: both tokens and the bank credentials. */

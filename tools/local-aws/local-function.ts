@@ -56,7 +56,7 @@ export class LocalFunction {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
 
-  constructor(private readonly options: LocalFunctionOptions) {}
+  constructor(private options: LocalFunctionOptions) {}
 
   get name(): string {
     return this.options.name;
@@ -90,6 +90,20 @@ export class LocalFunction {
         reject(new FunctionInvokeError(this.name, 'Runtime.ExitError', `The runtime exited before the invocation could start (${error.message})`));
       });
     });
+  }
+
+  /** The function's environment variables. */
+  get variables(): Readonly<Record<string, string>> {
+    return this.options.environment;
+  }
+
+  /**
+   * Changes the function's environment variables, as a deploy's UpdateFunctionConfiguration does:
+   * the running environment ends, and the next invocation starts one with the new variables.
+   */
+  async updateEnvironment(environment: Record<string, string>): Promise<void> {
+    this.options = { ...this.options, environment };
+    await this.stop();
   }
 
   /** Kills the environment (SIGKILL), as a crashed runtime: invocations in flight fail. */

@@ -30,7 +30,8 @@ import { LocalFunction } from '../local-aws/local-function';
 import type { LocalSecretsManager } from '../local-aws/secrets-manager-server';
 import { type PollResult, SqsEventSource } from '../local-aws/sqs-event-source';
 import type { TcpGate } from '../local-aws/tcp-gate';
-import type { SweepResult } from '../../contracts/reconciliation';
+import { SWEEP_SETTINGS_ENV, type SweepResult, type SweepSettings, type WatchedRegistration } from '../../contracts/reconciliation';
+import { type BoletoContractSpec, compactDeployed, type PaymentWebhookSpec, RegistrationProperty } from '../../contracts/registration';
 import { evaluateAlarm, LocalAlarmState, type MetricDatapoint, metricDatapoints } from './alarms';
 import type { StackOutput } from '../local-aws/cloudformation-server';
 import { runCli } from '../../cli/cli';
@@ -582,12 +583,26 @@ export class LocalRunner {
     this.setStackStatus('UPDATE_IN_PROGRESS');
     try {
       await registration.resource.update(change(registration.resource.state.properties));
+      await this.deployWatchedRegistration(registration.resource.state.properties);
       await during?.();
     } catch (error) {
       this.setStackStatus('UPDATE_ROLLBACK_COMPLETE');
       throw error;
     }
     this.setStackStatus('UPDATE_COMPLETE');
+  }
+
+  /** The same deploy changes what the sweep's settings say the registration is (the watch holds the bank to it). */
+  private async deployWatchedRegistration(properties: Record<string, unknown>): Promise<void> {
+    if (!this.sweeper) return;
+    const environment = { ...this.sweeper.variables };
+    const settings = JSON.parse(environment[SWEEP_SETTINGS_ENV]) as SweepSettings;
+    if (!settings.watch) return;
+    const deployed = compactDeployed(JSON.parse(properties[RegistrationProperty.SPEC] as string) as PaymentWebhookSpec | BoletoContractSpec);
+    const swap = (w: WatchedRegistration): WatchedRegistration => (w.appliedRecord === properties[RegistrationProperty.APPLIED_RECORD] ? { ...w, deployed } : w);
+    const { payment, contracts } = settings.watch;
+    const watch = { ...settings.watch, ...(payment ? { payment: swap(payment) } : {}), contracts: contracts.map(swap) };
+    await this.sweeper.updateEnvironment({ ...environment, [SWEEP_SETTINGS_ENV]: JSON.stringify({ ...settings, watch }) });
   }
 
   /**

@@ -155,7 +155,7 @@ describe('the record of what a deploy applied', () => {
     expect(record).toEqual({
       format: 1, resourceType: RegistrationResourceType.PAYMENT_WEBHOOK, appliedAt: expect.any(String), requestId: 'r-1',
       subject: 'payment-webhook/0101/123456', physicalResourceId: 'payment-webhook/0101/123456',
-      spec: { url: 'https://hooks.example.com/payments', tokenSecretArn: 'arn:token' }, tokenVersionId: 'v-1',
+      spec: { url: 'https://hooks.example.com/payments', tokenSecretArn: 'arn:token' }, tokenVersionId: 'v-1', stackId: 'arn:aws:cloudformation:us-east-1:000000000000:stack/s/1',
     });
     expect(JSON.stringify(record)).not.toContain(TOKEN);
   });

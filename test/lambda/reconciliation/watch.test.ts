@@ -17,7 +17,7 @@ import { SAMPLE_ACCOUNT } from '../../../simulator/simulator';
 import type { LocalCustomResource } from '../../../tools/local-aws/custom-resource';
 import { TEST_AWS } from '../../support/aws-env';
 import { MemoryWatchStates } from '../../support/memory-records';
-import { RegistrationHarness } from '../../support/registration-harness';
+import { type ContractInput, type PaymentRegistrationInput, REGISTRATION_STACK_ID, RegistrationHarness } from '../../support/registration-harness';
 import { captureOutput } from '../../support/load-handler';
 
 jest.setTimeout(60_000);
@@ -42,24 +42,29 @@ afterAll(async () => {
   await h?.stop();
 });
 
-/** A stack with both registrations deployed, and the watch over them. */
+/** A stack with both registrations deployed, and the watch over them, its settings as the construct writes them. */
 async function deployed(options: { repair?: boolean; takeOverExisting?: boolean } = {}) {
   const payment = h.paymentResource();
   const contract = h.contractResource();
-  await payment.create(h.paymentProperties({ url: URL_PAY, takeOverExisting: options.takeOverExisting }));
-  await contract.create(h.contractProperties({ url: URL_BOLETO, takeOverExisting: options.takeOverExisting }));
-  const [contractRecord, paymentRecord] = h.ssm.names('/cdk-bank-webhooks/applied/Registration/');
+  const paymentDeployment = h.paymentDeployment({ url: URL_PAY, takeOverExisting: options.takeOverExisting });
+  const contractDeployment = h.contractDeployment({ url: URL_BOLETO, takeOverExisting: options.takeOverExisting });
+  await payment.create(paymentDeployment.properties);
+  await contract.create(contractDeployment.properties);
+  const settings = {
+    payment: paymentDeployment.watched,
+    contracts: [{ ...contractDeployment.watched, label: 'boleto' }],
+    repair: options.repair ?? true,
+    stackId: REGISTRATION_STACK_ID,
+  };
+  const paymentRecord = settings.payment.appliedRecord;
+  const contractRecord = settings.contracts[0].appliedRecord;
+  expect(h.ssm.names('/cdk-bank-webhooks/applied/Registration/').sort()).toEqual([contractRecord, paymentRecord].sort());
   const states = new MemoryWatchStates();
   const counted: Array<{ metric: string; details: Record<string, string> }> = [];
   let stackStatus = 'UPDATE_COMPLETE';
   let now = Date.now();
   const watch = () => captureOutput(() => watchRegistrations({
-    settings: {
-      payment: { label: 'payments', appliedRecord: paymentRecord },
-      contracts: [{ label: 'boleto', appliedRecord: contractRecord }],
-      repair: options.repair ?? true,
-      stackId: 'arn:aws:cloudformation:us-east-1:000000000000:stack/Registration/1',
-    },
+    settings,
     ctx: { bank, deadline: Date.now() + 30_000, tokenValue: () => Promise.reject(new Error('never asked')), log: console, sleep: () => Promise.resolve() },
     readRecord: (name) => records.read(name),
     tokens: {
@@ -77,12 +82,26 @@ async function deployed(options: { repair?: boolean; takeOverExisting?: boolean 
     watchWithLog: watch,
     setStackStatus: (status: string) => { stackStatus = status; },
     advance: (ms: number) => { now += ms; },
+    /** A deploy that changes the payment registration: its custom resource and the sweep's settings. */
+    deployPayment: async (input: PaymentRegistrationInput) => {
+      const next = h.paymentDeployment(input);
+      await payment.update(next.properties);
+      settings.payment = next.watched;
+    },
+    /** A deploy that changes the contract. */
+    deployContract: async (input: ContractInput) => {
+      const next = h.contractDeployment(input);
+      await contract.update(next.properties);
+      settings.contracts = [{ ...next.watched, label: 'boleto' }];
+    },
   };
 }
 
 async function teardown(...resources: LocalCustomResource[]): Promise<void> {
   for (const resource of resources) if (resource.state) await resource.delete();
   await h.control.clearFaults();
+  // A test that left another party's URL at the bank leaves nothing for the next one to refuse.
+  await h.control.changeRegistration(SAMPLE_ACCOUNT.cooperativa, SAMPLE_ACCOUNT.conta, { urlCallback: null, authorizationCallback: null });
 }
 
 const heldContract = async () => (await h.control.contracts()).find((c) => c.posto === SAMPLE_ACCOUNT.posto)!;
@@ -106,7 +125,7 @@ it('right after a deploy, both registrations are in sync with what it recorded',
 it('never undoes a deploy that paused the contract, and puts the pause back when someone reactivates it', async () => {
   const w = await deployed();
   try {
-    await w.contract.update(h.contractProperties({ url: URL_BOLETO, contratoStatus: 'INATIVO' as never, urlStatus: 'INATIVO' as never }));
+    await w.deployContract({ url: URL_BOLETO, contratoStatus: 'INATIVO' as never, urlStatus: 'INATIVO' as never });
     expect((await heldContract()).contratoStatus).toBe('INATIVO');
     // The paused contract is what the deploy applied: nothing to repair.
     expect(byName(await w.watch()).boleto).toEqual({ registration: 'boleto', state: WatchState.IN_SYNC, drift: [], repaired: false });
@@ -126,7 +145,7 @@ it('never puts back the old token after a deploy registered a new one, and repai
   const newToken = 'the-new-callback-token-0123456789abcdef';
   try {
     h.secrets.putValue(h.paymentTokenArn, newToken, ['AWSCURRENT']);
-    await w.payment.update(h.paymentProperties({ url: URL_PAY, tokenVersion: '2' }));
+    await w.deployPayment({ url: URL_PAY, tokenVersion: '2' });
     expect((await heldRegistration()).authorizationCallback).toBe(newToken);
     expect(byName(await w.watch()).payments.state).toBe(WatchState.IN_SYNC);
     expect((await heldRegistration()).authorizationCallback).toBe(newToken);
@@ -183,11 +202,11 @@ it('never repairs to a recorded token version whose value a deploy would refuse'
   }
 });
 
-it('while the stack is changing, reports without counting a drift and repairs nothing', async () => {
+it('while a change is under way (or the stack never served), reports without counting a drift and repairs nothing', async () => {
   const w = await deployed();
   try {
     await h.control.changeContract(Number((await heldContract()).idContrato), { contratoStatus: 'INATIVO', urlStatus: 'INATIVO' });
-    for (const status of ['UPDATE_IN_PROGRESS', 'UPDATE_ROLLBACK_IN_PROGRESS', 'DELETE_IN_PROGRESS', 'UPDATE_ROLLBACK_FAILED']) {
+    for (const status of ['UPDATE_IN_PROGRESS', 'UPDATE_ROLLBACK_IN_PROGRESS', 'DELETE_IN_PROGRESS', 'UPDATE_COMPLETE_CLEANUP_IN_PROGRESS', 'CREATE_FAILED', 'ROLLBACK_COMPLETE', 'DELETE_FAILED']) {
       w.setStackStatus(status);
       expect(byName(await w.watch()).boleto).toEqual({
         registration: 'boleto', state: WatchState.DRIFT, drift: [RegistrationDrift.INACTIVE], repaired: false, notRepaired: `the stack is ${status}: compared again at the next sweep`,
@@ -202,17 +221,145 @@ it('while the stack is changing, reports without counting a drift and repairs no
   }
 });
 
-it('with no record of the last deploy, reports unknown and changes nothing', async () => {
+it('a stuck stack (a failed rollback, a failed update without rollback, a status it does not know) counts the drift every sweep and repairs nothing until it is completed', async () => {
+  const w = await deployed();
+  try {
+    await h.control.changeContract(Number((await heldContract()).idContrato), { contratoStatus: 'INATIVO', urlStatus: 'INATIVO' });
+    for (const status of ['UPDATE_ROLLBACK_FAILED', 'UPDATE_FAILED', 'IMPORT_ROLLBACK_FAILED', 'SOME_STATUS_AWS_ADDS_LATER']) {
+      w.setStackStatus(status);
+      for (let sweep = 0; sweep < 2; sweep++) {
+        expect(byName(await w.watch()).boleto).toEqual({
+          registration: 'boleto', state: WatchState.DRIFT, drift: [RegistrationDrift.INACTIVE], repaired: false,
+          notRepaired: expect.stringMatching(new RegExp(`^the stack is ${status} \\(.*\\): repaired once it is in a completed status$`)),
+        });
+      }
+    }
+    // The drift alarm's metric, once a sweep: four statuses, two sweeps each.
+    expect(w.counted).toEqual(Array(8).fill({ metric: SweepMetric.REGISTRATION_DRIFT, details: { registration: 'boleto', drift: 'inactive' } }));
+    expect((await heldContract()).contratoStatus).toBe('INATIVO');
+    w.setStackStatus('UPDATE_ROLLBACK_COMPLETE');
+    expect(byName(await w.watch()).boleto.state).toBe(WatchState.REPAIRED);
+  } finally {
+    await teardown(w.payment, w.contract);
+  }
+});
+
+it('with no record of the last deploy (deleted) or an unreadable one, compares the bank with what the stack deployed, alarms, and changes nothing', async () => {
   const w = await deployed();
   try {
     h.ssm.put(w.paymentRecord, undefined);
     h.ssm.put(w.contractRecord, '{"hand":"edited"}');
     await h.control.changeRegistration(SAMPLE_ACCOUNT.cooperativa, SAMPLE_ACCOUNT.conta, { urlCallback: SOMEONE_ELSE });
     const findings = byName(await w.watch());
-    expect(findings.payments).toEqual({ registration: 'payments', state: WatchState.UNKNOWN, drift: [], repaired: false, notRepaired: expect.stringMatching(/^no deploy has recorded what it applied/) });
-    expect(findings.boleto).toMatchObject({ state: WatchState.UNKNOWN, notRepaired: expect.stringMatching(/is not a record the registration provider wrote/) });
+    expect(findings.payments).toEqual({ registration: 'payments', state: WatchState.UNKNOWN, drift: [RegistrationDrift.OTHER_URL], repaired: false, notRepaired: expect.stringMatching(/^no deploy record \(deleted/) });
+    // The bank still holds what the stack deployed for the contract: no drift, but the record alone alarms.
+    expect(findings.boleto).toEqual({ registration: 'boleto', state: WatchState.UNKNOWN, drift: [], repaired: false, notRepaired: expect.stringMatching(/is not a record the registration provider wrote/) });
     expect((await heldRegistration()).urlCallback).toBe(SOMEONE_ELSE);
-    expect(w.counted.map((c) => c.metric)).toEqual([SweepMetric.REGISTRATIONS_UNKNOWN, SweepMetric.REGISTRATIONS_UNKNOWN]);
+    expect(w.counted.map((c) => c.metric)).toEqual([
+      SweepMetric.REGISTRATION_DRIFT, SweepMetric.REGISTRATIONS_UNKNOWN, SweepMetric.REGISTRATION_RECORD_UNTRUSTED,
+      SweepMetric.REGISTRATIONS_UNKNOWN, SweepMetric.REGISTRATION_RECORD_UNTRUSTED,
+    ]);
+    // Without a record, the token is compared with what the receiver accepts: someone's token at our URL is drift too.
+    await h.control.changeRegistration(SAMPLE_ACCOUNT.cooperativa, SAMPLE_ACCOUNT.conta, { urlCallback: URL_PAY, authorizationCallback: 'not-ours' });
+    expect(byName(await w.watch()).payments).toMatchObject({ state: WatchState.UNKNOWN, drift: [RegistrationDrift.TOKEN], repaired: false });
+    expect((await heldRegistration()).authorizationCallback).toBe('not-ours');
+  } finally {
+    await teardown(w.payment, w.contract);
+  }
+});
+
+it('a record rewritten with another URL, takeOverExisting and a fresh request id changes nothing at the bank and alarms', async () => {
+  const w = await deployed();
+  try {
+    const paymentRecord = (await records.read(w.paymentRecord))!;
+    const contractRecord = (await records.read(w.contractRecord))!;
+    // Anyone allowed ssm:PutParameter on the record writes a well-formed one: their URL, take over.
+    await records.write(w.paymentRecord, { ...paymentRecord, requestId: 'forged-1', spec: { ...paymentRecord.spec, url: `${SOMEONE_ELSE}/payments`, takeOverExisting: true } });
+    await records.write(w.contractRecord, { ...contractRecord, requestId: 'forged-2', spec: { ...contractRecord.spec, url: `${SOMEONE_ELSE}/boleto`, takeOverExisting: true } });
+    for (let sweep = 0; sweep < 2; sweep++) {
+      const findings = byName(await w.watch());
+      expect(findings.payments).toEqual({
+        registration: 'payments', state: WatchState.RECORD_MISMATCH, drift: [], repaired: false,
+        notRepaired: expect.stringContaining(`is not what the stack deployed (url is "${SOMEONE_ELSE}/payments", the stack deployed "${URL_PAY}"; takeOverExisting is true, the stack deployed (none)): someone wrote it`),
+      });
+      expect(findings.boleto).toMatchObject({ state: WatchState.RECORD_MISMATCH, drift: [], repaired: false });
+    }
+    expect((await heldRegistration()).urlCallback).toBe(URL_PAY);
+    expect((await heldContract()).url).toBe(URL_BOLETO);
+    // Alarmed every sweep (RegistrationRecordUntrusted), not once.
+    expect(w.counted.filter((c) => c.metric === String(SweepMetric.REGISTRATION_RECORD_UNTRUSTED))).toHaveLength(4);
+    // The bank drifts meanwhile: the drift alarms, and nothing is repaired, least of all to the forged record.
+    await h.control.changeContract(Number((await heldContract()).idContrato), { contratoStatus: 'INATIVO', urlStatus: 'INATIVO' });
+    await h.control.changeRegistration(SAMPLE_ACCOUNT.cooperativa, SAMPLE_ACCOUNT.conta, { urlCallback: `${SOMEONE_ELSE}/payments` });
+    const findings = byName(await w.watch());
+    expect(findings.boleto).toMatchObject({ state: WatchState.RECORD_MISMATCH, drift: [RegistrationDrift.INACTIVE], repaired: false });
+    expect(findings.payments).toMatchObject({ state: WatchState.RECORD_MISMATCH, drift: [RegistrationDrift.OTHER_URL], repaired: false });
+    expect(w.counted.filter((c) => c.metric === String(SweepMetric.REGISTRATION_DRIFT)).map((c) => c.details.registration).sort()).toEqual(['boleto', 'payments']);
+    expect((await heldContract()).contratoStatus).toBe('INATIVO');
+    expect((await heldRegistration()).urlCallback).toBe(`${SOMEONE_ELSE}/payments`);
+  } finally {
+    await teardown(w.payment, w.contract);
+  }
+});
+
+it('a record naming the bank credentials secret as the token, with its real version id and a fresh request id, registers nothing and alarms', async () => {
+  const w = await deployed();
+  try {
+    // DescribeSecret shows a secret's version ids: they are no secret.
+    const credentials = await loadTokenVersion(secretsManager, h.credentialsArn, { stage: 'AWSCURRENT' }, 5_000);
+    const record = (await records.read(w.paymentRecord))!;
+    await records.write(w.paymentRecord, { ...record, requestId: 'forged', tokenVersionId: credentials!.versionId, spec: { ...record.spec, tokenSecretArn: h.credentialsArn } });
+    await h.control.changeRegistration(SAMPLE_ACCOUNT.cooperativa, SAMPLE_ACCOUNT.conta, { authorizationCallback: 'drifted' });
+    const { result, output } = await w.watchWithLog();
+    expect(byName(result).payments).toMatchObject({
+      state: WatchState.RECORD_MISMATCH, drift: [RegistrationDrift.TOKEN], repaired: false,
+      notRepaired: expect.stringContaining(`tokenSecretArn is "${h.credentialsArn}", the stack deployed "${h.paymentTokenArn}"`),
+    });
+    // The bank holds what it held: never the credentials' JSON (nothing was registered).
+    expect((await heldRegistration()).authorizationCallback).toBe('drifted');
+    expect(w.counted.map((c) => c.metric)).toEqual([SweepMetric.REGISTRATION_DRIFT, SweepMetric.REGISTRATION_RECORD_UNTRUSTED]);
+    h.expectNoSecret(output);
+  } finally {
+    await teardown(w.payment, w.contract);
+  }
+});
+
+it('a record another stack wrote (its URL, its stack) is refused: compared with what this stack deployed, never repaired to', async () => {
+  const w = await deployed();
+  try {
+    // Another stack of the same bank account takes the registration over, and its deploy's record is copied over ours.
+    const staging = h.paymentResource('arn:aws:cloudformation:us-east-1:000000000000:stack/Staging/2');
+    await staging.create(h.paymentProperties({ url: `${SOMEONE_ELSE}/payments`, takeOverExisting: true }));
+    const findings = byName(await w.watch());
+    expect(findings.payments).toEqual({
+      registration: 'payments', state: WatchState.RECORD_MISMATCH, drift: [RegistrationDrift.OTHER_URL], repaired: false,
+      notRepaired: expect.stringContaining('(it was written by another stack (arn:aws:cloudformation:us-east-1:000000000000:stack/Staging/2))'),
+    });
+    expect(await records.read(w.paymentRecord)).toMatchObject({ stackId: 'arn:aws:cloudformation:us-east-1:000000000000:stack/Staging/2', spec: { url: `${SOMEONE_ELSE}/payments` } });
+    expect((await heldRegistration()).urlCallback).toBe(`${SOMEONE_ELSE}/payments`);
+  } finally {
+    await teardown(w.payment, w.contract);
+  }
+});
+
+it('records the previous release wrote (no stack id, fields it defaulted) raise nothing on upgrade', async () => {
+  const w = await deployed();
+  try {
+    await w.deployContract({ url: URL_BOLETO, nomeResponsavel: 'Finance', email: 'finance@example.com', enviarIdTituloEmpresa: true, eventos: ['LIQUIDACAO', 'BAIXA'] });
+    // The previous release's provider wrote the same record but for the stack's id.
+    for (const name of [w.paymentRecord, w.contractRecord]) {
+      const { stackId: _stackId, ...previous } = (await records.read(name))!;
+      await records.write(name, previous as AppliedRegistration);
+    }
+    expect(await w.watch()).toEqual([
+      { registration: 'payments', state: WatchState.IN_SYNC, drift: [], repaired: false },
+      { registration: 'boleto', state: WatchState.IN_SYNC, drift: [], repaired: false },
+    ]);
+    expect(w.counted).toEqual([]);
+    // A repair keeps the contact fields the record holds.
+    await h.control.changeContract(Number((await heldContract()).idContrato), { contratoStatus: 'INATIVO', urlStatus: 'INATIVO' });
+    expect(byName(await w.watch()).boleto.state).toBe(WatchState.REPAIRED);
+    expect(await heldContract()).toMatchObject({ contratoStatus: 'ATIVO', nomeResponsavel: 'Finance', email: 'finance@example.com', eventos: ['LIQUIDACAO', 'BAIXA'] });
   } finally {
     await teardown(w.payment, w.contract);
   }
@@ -250,7 +397,7 @@ it('stops after a registration is changed back soon after a repair (contested), 
     expect((await heldRegistration()).urlCallback).toBe(`${SOMEONE_ELSE}/payments`);
     expect(w.counted.filter((c) => c.metric === String(SweepMetric.REGISTRATION_CONTESTED))).toHaveLength(2);
     // A deploy applies it anew (it takes the registration over again): the watch repairs again after that.
-    await w.payment.update(h.paymentProperties({ url: URL_PAY, takeOverExisting: true, tokenVersion: '3' }));
+    await w.deployPayment({ url: URL_PAY, takeOverExisting: true, tokenVersion: '3' });
     expect(byName(await w.watch()).payments.state).toBe(WatchState.IN_SYNC);
     await takeBack();
     expect(byName(await w.watch()).payments.state).toBe(WatchState.REPAIRED);
