@@ -57,8 +57,11 @@ Operating a deployed receiver (with your AWS credentials; see docs/operations.md
       --dry-run                  say what redrive would send, and send nothing
   reverify --from T --to T Ask the bank again about every boleto and payment the journal's
                            notifications of the window named (a day, UTC, or an ISO 8601 time;
-                           7 days at most), through the looks' share of the query budget.
+                           7 days at most, within the records' lifetime), through the looks'
+                           share of the query budget.
       --dry-run                  list the subjects, and request nothing
+      --past-records             take a window older than the records' lifetime: what it finds
+                                 is published as replays (trigger replay)
   replay --from T --to T --rule NAME
                            Replay the bus archive's events of the window to that one rule (30 days
                            at most; a --to later than now ends now); refused on a bus the receiver

@@ -134,6 +134,49 @@ export function scopeSettings(scopes: Readonly<Partial<Record<PaymentType, reado
   return { pix: (scopes.pix ?? d.pix).join(' '), boleto: (scopes.boleto ?? d.boleto).join(' '), tributos: (scopes.tributos ?? d.tributos).join(' ') };
 }
 
+/** The settings a connection with only its base URLs given would have: every default, derived where it depends on them. */
+function defaultsFor(baseUrl: string, registrationBaseUrl: string): Partial<BankConnectionSettings> {
+  const d = BankConnectionDefaults;
+  let paymentsTokenUrl: string | undefined;
+  try {
+    paymentsTokenUrl = new URL(d.paymentsTokenPath, registrationBaseUrl).toString();
+  } catch {
+    // A base URL only known at deploy time: the token URL stays written out.
+  }
+  return {
+    collectionTokenUrl: baseUrl + d.collectionTokenPath,
+    ...(paymentsTokenUrl ? { paymentsTokenUrl } : {}),
+    collectionScope: d.collectionScope,
+    paymentsScope: d.paymentsScopes.join(' '),
+    paymentQueryScopes: scopeSettings(),
+    zuluTimestamps: d.zuluTimestamps,
+    paymentsClientAuth: d.paymentsClientAuth,
+    boletoQueryPath: d.boletoQueryPath,
+    settledBoletosPath: d.settledBoletosPath,
+    listingPageSize: d.listingPageSize,
+    paymentQueryPaths: { ...d.paymentQueryPaths },
+    callTimeoutMs: d.callTimeoutMs,
+    queriesPerSecond: d.queriesPerSecond,
+    registrationCallsPerSecond: d.registrationCallsPerSecond,
+  };
+}
+
+/**
+ * The settings without what equals its default: what a function's environment carries (Lambda
+ * takes 4 KB for all of them). {@link expandBankConnection} fills them back. Custom resource
+ * properties keep every field: a change to them would register again at the bank.
+ */
+export function compactBankConnection(settings: BankConnectionSettings): Partial<BankConnectionSettings> {
+  const defaults = defaultsFor(settings.baseUrl, settings.registrationBaseUrl) as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(settings).filter(([key, value]) => !(key in defaults) || JSON.stringify(value) !== JSON.stringify(defaults[key])));
+}
+
+/** The settings {@link compactBankConnection} left defaults out of, every field filled (settings with every field stay as they are). */
+export function expandBankConnection(settings: Partial<BankConnectionSettings>): Partial<BankConnectionSettings> {
+  if (typeof settings.baseUrl !== 'string' || typeof settings.registrationBaseUrl !== 'string') return settings;
+  return { ...defaultsFor(settings.baseUrl, settings.registrationBaseUrl), ...settings };
+}
+
 /**
  * The bank credentials secret's JSON. Collection calls need `apiKey` and `password`; payments
  * calls need `clientId` and `clientSecret`, and usually `clientCertificate` and `clientKey`.

@@ -52,6 +52,12 @@ export interface OperatorManifest {
   };
   /** The names of the receiver's alarms. */
   readonly alarms: readonly string[];
+  /**
+   * How long a subject's record outlives its last write (the processor's idempotencyTtl), in
+   * seconds: `reverify` refuses a window older than it. Absent in manifests of stacks deployed by
+   * releases before it, whose processor would publish again what such a window finds.
+   */
+  readonly recordsLifetimeSeconds?: number;
   /** The registrations the watch compares with the bank: each one's label and its applied record (the watch's state is kept under it). */
   readonly registrations: readonly { readonly label: string; readonly record: string }[];
 }

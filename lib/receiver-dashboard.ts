@@ -52,7 +52,7 @@ export class ReceiverDashboard extends Construct {
     this.alarms = [
       endpoint.unauthorizedRequestsAlarm, endpoint.boletoSilenceAlarm, endpoint.paymentsSilenceAlarm,
       processor.deadLetterQueueAlarm, processor.lookDeadLetterQueueAlarm, processor.oldestMessageAlarm, processor.lookAgeAlarm, processor.processorErrorsAlarm, processor.journalAlarm,
-      reconciliation?.recoveredAlarm, reconciliation?.sweepErrorsAlarm, reconciliation?.registrationDriftAlarm, reconciliation?.registrationContestedAlarm,
+      reconciliation?.recoveredAlarm, reconciliation?.sweepErrorsAlarm, reconciliation?.registrationDriftAlarm, reconciliation?.registrationContestedAlarm, reconciliation?.registrationRecordAlarm,
     ].filter((alarm): alarm is cloudwatch.Alarm => !!alarm);
 
     this.dashboard = new cloudwatch.Dashboard(this, 'Resource', { dashboardName: props.dashboardName, defaultInterval: Duration.days(1) });

@@ -144,16 +144,19 @@ export async function dlqCommand(args: readonly string[], io: OperatorIo): Promi
 
 export async function reverifyCommand(args: readonly string[], io: OperatorIo): Promise<number> {
   let window: { from: number; to: number } | undefined;
-  return withReceiver(args, io, { from: { type: 'string' }, to: { type: 'string' }, 'dry-run': { type: 'boolean' } }, 'reverify', async ({ aws, manifest, values }) => {
+  return withReceiver(args, io, { from: { type: 'string' }, to: { type: 'string' }, 'dry-run': { type: 'boolean' }, 'past-records': { type: 'boolean' } }, 'reverify', async ({ aws, manifest, values }) => {
     const { from, to } = window!;
     const now = (io.now ?? Date.now)();
     const dryRun = values['dry-run'] === true;
-    const result = await reverify(aws, manifest, from, to, dryRun, now);
+    const pastRecords = values['past-records'] === true;
+    const result = await reverify(aws, manifest, from, to, dryRun, now, pastRecords);
     io.out(`${result.notifications} notification(s) in the journal between ${new Date(from).toISOString()} and ${new Date(to).toISOString()} name ${result.subjects.length} subject(s).`);
     if (result.subjects.length) io.out(result.subjects.map((s) => `  ${s.id}`).join('\n'));
     io.out(dryRun
       ? 'Dry run: no look requested.'
-      : `Sent ${result.sent} look request(s) to the look queue: each takes the looks' share of the bank's query budget; what changed is published once (trigger reconciliation), the rest publish nothing. Follow them with status and trace.`);
+      : pastRecords
+        ? `Sent ${result.sent} replay look request(s) to the look queue: each takes the looks' share of the bank's query budget; what a subject whose record expired shows is published again (trigger replay, its sequence from 1): consumers dedupe on the idempotencyKey without its #sequence. Follow them with status and trace.`
+        : `Sent ${result.sent} look request(s) to the look queue: each takes the looks' share of the bank's query budget; what changed is published once (trigger reconciliation), the rest publish nothing. Follow them with status and trace.`);
     return CliExit.OK;
   }, (values, positionals) => {
     if (positionals.length) throw usage(`reverify takes no arguments (got ${positionals.join(' ')}).`);

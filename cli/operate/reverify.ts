@@ -3,11 +3,14 @@
  * notifications of a time window named. Each becomes a look request on the look queue, so it
  * takes the looks' share of the query budget (notifications first) and publishes only what
  * changed: a change whose notification was lost is published once, the rest cost a query and
- * publish nothing.
+ * publish nothing. Only within what the records remember: past their lifetime a subject whose
+ * record expired looks new, so such a window is refused unless asked for (`--past-records`), and
+ * then its looks are replays (trigger `replay`) that publish what they find.
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { EventTrigger } from '../../contracts/events';
+import { recordsRememberSince } from '../../contracts/processor';
 import { CliExit, OperatorDefaults, type OperatorManifest } from '../../contracts/operations';
 import { encodeLookRequest } from '../../lambda/store/look-request';
 import { type AwsClients, OperatorError } from './aws';
@@ -33,6 +36,22 @@ export function checkWindow(from: number, to: number): void {
   }
 }
 
+/**
+ * Checks the window against what the receiver's records remember: a manifest that does not say
+ * (a stack of an earlier release, whose processor would publish such looks again) is refused, and
+ * so is a window that starts before the records' lifetime (less a day's margin) unless `pastRecords`.
+ */
+export function checkRecordsLifetime(manifest: OperatorManifest, from: number, now: number, pastRecords: boolean): void {
+  const lifetime = manifest.recordsLifetimeSeconds;
+  if (lifetime === undefined) {
+    throw new OperatorError(`The stack's operator manifest does not say how long receiver ${manifest.receiverName}'s records live: it was deployed by an earlier release of cdk-bank-webhooks, whose processor publishes again what a look finds once a record expired. Deploy the stack with this release, then run reverify again.`, CliExit.ATTENTION);
+  }
+  const since = recordsRememberSince(now, lifetime);
+  if (from < since && !pastRecords) {
+    throw new OperatorError(`--from (${new Date(from).toISOString()}) is before what the receiver's records remember (its ${Math.round(lifetime / 86_400)}-day idempotencyTtl less a day: from ${new Date(since).toISOString()}): a subject whose record expired looks new, and what its look finds would be published again. Start the window at ${new Date(since).toISOString()} or later, or add --past-records to publish what it finds as replays (trigger replay: consumers dedupe on the idempotencyKey without its #sequence).`, CliExit.USAGE);
+  }
+}
+
 export interface ReverifyResult {
   readonly notifications: number;
   readonly subjects: readonly NamedSubject[];
@@ -41,7 +60,8 @@ export interface ReverifyResult {
 }
 
 /** Reads the window's notifications from the journal and sends one look request per subject they name (none with `dryRun`). */
-export async function reverify(aws: AwsClients, manifest: OperatorManifest, from: number, to: number, dryRun: boolean, now = Date.now()): Promise<ReverifyResult> {
+export async function reverify(aws: AwsClients, manifest: OperatorManifest, from: number, to: number, dryRun: boolean, now = Date.now(), pastRecords = false): Promise<ReverifyResult> {
+  checkRecordsLifetime(manifest, from, now, pastRecords);
   if (!manifest.journalBucket) {
     throw new OperatorError(`Receiver ${manifest.receiverName} keeps no journal (journal.enabled is false): reverify reads the window's notifications from it. The reconciliation sweep re-reads the last days' settlements by itself.`, CliExit.NOT_FOUND);
   }
@@ -59,12 +79,14 @@ export async function reverify(aws: AwsClients, manifest: OperatorManifest, from
   const list = [...subjects.values()];
   let sent = 0;
   if (!dryRun) {
-    const reason = `reverify by an operator: notified between ${new Date(from).toISOString()} and ${new Date(to).toISOString()}`;
+    const reason = `${pastRecords ? 'reverify --past-records' : 'reverify'} by an operator: notified between ${new Date(from).toISOString()} and ${new Date(to).toISOString()}`;
+    // Past the records' lifetime, what a look finds is published as a replay (the processor's rule for a subject with no record does not hold it back).
+    const trigger = pastRecords ? EventTrigger.REPLAY : EventTrigger.RECONCILIATION;
     for (let i = 0; i < list.length; i += 10) {
       const batch = list.slice(i, i + 10);
       const answer = await aws.sqs.send(new SendMessageBatchCommand({
         QueueUrl: manifest.queues.looks.url,
-        Entries: batch.map((subject, j) => ({ Id: String(j), MessageBody: encodeLookRequest({ trigger: EventTrigger.RECONCILIATION, subject: subject.target, requestedAt: new Date(now).toISOString(), reason }) })),
+        Entries: batch.map((subject, j) => ({ Id: String(j), MessageBody: encodeLookRequest({ trigger, subject: subject.target, requestedAt: new Date(now).toISOString(), reason }) })),
       }));
       sent += answer.Successful?.length ?? 0;
       if (answer.Failed?.length) {

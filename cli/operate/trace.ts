@@ -51,7 +51,7 @@ function trailRow(entry: TrailEntry): string[] {
     case TrailEntryKind.NOTIFICATION:
       return [entry.at, 'notification', `${entry.claim} ${entry.matched ? 'matched the bank' : 'NOT CONFIRMED by the bank'} (id ${entry.id}, request ${entry.requestId || '?'})`];
     case TrailEntryKind.LOOK:
-      return [entry.at, 'look', `the bank showed ${entry.status} (${entry.trigger}${entry.reason ? `: ${entry.reason}` : ''})`];
+      return [entry.at, 'look', `the bank showed ${entry.status} (${entry.trigger}${entry.reason ? `: ${entry.reason}` : ''})${entry.unpublished ? `; not published: ${entry.unpublished}` : ''}`];
     case TrailEntryKind.PUBLISHED:
       return [entry.at, 'published', `${entry.detailType} #${entry.sequence} (${entry.idempotencyKey})`];
     case TrailEntryKind.RECOVERED:

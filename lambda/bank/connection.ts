@@ -4,7 +4,7 @@
  */
 import {
   ACCOUNT_FIELD_PATTERN, ACCOUNT_FIELDS, BANK_CONNECTION_ENV, type BankConnectionSettings, type BankCredentials, ClientCredentialsAuth, CREDENTIAL_FIELDS,
-  PAYMENT_TYPES, ZuluTimestamps,
+  expandBankConnection, PAYMENT_TYPES, ZuluTimestamps,
 } from '../../contracts/bank-connection';
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { secrets } from '../shared/redaction';
@@ -41,15 +41,28 @@ export function readBankConnection(env: NodeJS.ProcessEnv, setBy: string): BankC
   return parseBankConnection(env[BANK_CONNECTION_ENV], { where: BANK_CONNECTION_ENV, setBy });
 }
 
+/** The settings with the defaults a function's environment leaves out filled back (what is not a JSON object is left for readSettings to refuse). */
+function withDefaults(raw: string | undefined): string | Record<string, unknown> | undefined {
+  if (!raw) return raw;
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? expandBankConnection(parsed) : raw;
+  } catch {
+    return raw;
+  }
+}
+
 /**
- * Reads and checks the JSON of {@link BankConnectionSettings} a construct wrote (with every
- * default filled: the handler applies none). `source` names its place (an environment variable, a custom
- * resource property) and the construct that writes it, in errors.
+ * Reads and checks the JSON of {@link BankConnectionSettings} a construct wrote: every field (a
+ * custom resource's properties), or without the fields equal to their defaults (a function's
+ * environment, contracts/bank-connection.ts `compactBankConnection`), which are filled back.
+ * `source` names its place (an environment variable, a custom resource property) and the
+ * construct that writes it, in errors.
  */
 export function parseBankConnection(raw: string | undefined, source: SettingsSource): BankConnectionSettings {
   const { where } = source;
   const fix = settingsFix(source);
-  const settings = readSettings<BankConnectionSettings>(raw, source, {
+  const settings = readSettings<BankConnectionSettings>(withDefaults(raw), source, {
     strings: ['baseUrl', 'registrationBaseUrl', 'collectionTokenUrl', 'paymentsTokenUrl', 'collectionScope', 'paymentsScope', 'credentialsSecretArn', 'boletoQueryPath', 'settledBoletosPath'],
     objects: ['account', 'paymentQueryPaths', 'paymentQueryScopes'],
   });

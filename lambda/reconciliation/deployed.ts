@@ -40,5 +40,5 @@ export function recordDisagreement(record: AppliedRegistration, watched: Watched
 
 /** What a repair registers: what the stack deployed, with the contact fields of a record that agrees with it. */
 export function repairSpec(watched: WatchedRegistration, record: AppliedRegistration | undefined): PaymentWebhookSpec | BoletoContractSpec {
-  return expandDeployed(watched.deployed, record?.spec as Partial<BoletoContractSpec> | undefined);
+  return expandDeployed(watched.deployed, record?.spec);
 }

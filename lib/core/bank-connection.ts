@@ -3,7 +3,7 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import {
-  ACCOUNT_FIELD_PATTERN, ACCOUNT_FIELDS, BANK_CONNECTION_ENV, type BankAccount, type BankConnectionSettings, BankConnectionDefaults, ClientCredentialsAuth,
+  ACCOUNT_FIELD_PATTERN, ACCOUNT_FIELDS, BANK_CONNECTION_ENV, type BankAccount, type BankConnectionSettings, BankConnectionDefaults, ClientCredentialsAuth, compactBankConnection,
   PAYMENT_TYPES, scopeSettings, ZuluTimestamps,
 } from '../../contracts/bank-connection';
 import { isHttpsUrl, isWholeNumberIn, type PropsValidation } from './props-validation';
@@ -231,5 +231,6 @@ export function bankConnectionSettings(props: BankConnectionProps): BankConnecti
 /** The environment variable that hands the connection settings to a handler, and read access to the credentials. */
 export function bankConnectionEnvironment(scope: Construct, props: BankConnectionProps, grantee: iam.IGrantable): Record<string, string> {
   props.credentials.grantRead(grantee);
-  return { [BANK_CONNECTION_ENV]: Stack.of(scope).toJsonString(bankConnectionSettings(props)) };
+  // Defaults left out: the handler fills them (Lambda takes 4 KB of environment in all).
+  return { [BANK_CONNECTION_ENV]: Stack.of(scope).toJsonString(compactBankConnection(bankConnectionSettings(props))) };
 }

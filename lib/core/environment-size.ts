@@ -45,6 +45,13 @@ export class ResolvedSizeEstimate {
         const [separator, parts] = args as [string, unknown[]];
         return parts.reduce<number>((total, part) => total + this.bytes(part), 0) + Math.max(0, parts.length - 1) * separator.length;
       }
+      case 'Fn::Select': {
+        // One part of a list: at most the whole list's text (a split) or its longest element.
+        const [, list] = args as [unknown, unknown];
+        return Array.isArray(list) ? Math.max(0, ...list.map((item) => this.bytes(item))) : this.bytes(list);
+      }
+      case 'Fn::Split':
+        return this.bytes((args as [string, unknown])[1]);
       case 'Ref':
         return this.refBound(args as string);
       case 'Fn::GetAtt':
@@ -86,6 +93,8 @@ export class ResolvedSizeEstimate {
   }
 
   private attributeBound(logicalId: string, attribute: string): number {
+    // `https://<32-character id>.lambda-url.<region>.on.aws/`
+    if (attribute === 'FunctionUrl') return 'https://'.length + 32 + '.lambda-url.'.length + PSEUDO_BOUNDS['AWS::Region'] + '.on.aws/'.length;
     if (attribute === 'Arn' || attribute.endsWith('.Arn')) return ARN_PREFIX + 20 + this.refBound(logicalId);
     return UNKNOWN_BOUND;
   }

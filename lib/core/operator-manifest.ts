@@ -1,4 +1,4 @@
-import { CfnOutput, Lazy, Stack } from 'aws-cdk-lib';
+import { CfnOutput, type Duration, Lazy, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as events from 'aws-cdk-lib/aws-events';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -17,6 +17,8 @@ export interface OperatorManifestResources {
   readonly lookQueue: sqs.IQueue;
   readonly lookDeadLetterQueue: sqs.IQueue;
   readonly tableName: string;
+  /** The processor's idempotencyTtl: how long a subject's record outlives its last write. */
+  readonly recordsLifetime: Duration;
   readonly eventBus: events.IEventBus;
   readonly archive?: events.Archive;
   readonly journalBucket?: s3.IBucket;
@@ -43,6 +45,7 @@ export function writeOperatorManifest(scope: Construct, id: string, r: OperatorM
       codigoBeneficiario: r.codigoBeneficiario,
       queues: { notifications: queue(r.queue), notificationsDeadLetter: queue(r.deadLetterQueue), looks: queue(r.lookQueue), looksDeadLetter: queue(r.lookDeadLetterQueue) },
       table: r.tableName,
+      recordsLifetimeSeconds: r.recordsLifetime.toSeconds(),
       bus: { name: r.eventBus.eventBusName, arn: r.eventBus.eventBusArn, ...(r.archive ? { archive: r.archive.archiveName } : {}) },
       ...(r.journalBucket ? { journalBucket: r.journalBucket.bucketName } : {}),
       functions: { receiver: r.receiverFunction.functionName, processor: r.processorFunction.functionName, ...(r.sweepFunction ? { sweep: r.sweepFunction.functionName } : {}) },

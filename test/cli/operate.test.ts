@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient, PutMetricAlarmCommand, SetAlarmStateCommand } from '@aws-sdk/client-cloudwatch';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DeleteItemCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateArchiveCommand, CreateEventBusCommand, DescribeReplayCommand, EventBridgeClient, PutRuleCommand } from '@aws-sdk/client-eventbridge';
 import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -22,6 +22,8 @@ import { sqsQuarantine } from '../../lambda/processor/aws';
 import { processBatch } from '../../lambda/processor/batch';
 import { ProcessorQueue } from '../../lambda/processor/deps';
 import { S3NotificationJournal } from '../../lambda/store/journal';
+import { encodeLookRequest } from '../../lambda/store/look-request';
+import { EventTrigger } from '../../contracts/events';
 import { DynamoDbSubjectStore } from '../../lambda/store/subject-store';
 import { DynamoDbWatchStates } from '../../lambda/store/watch-states';
 import { DynamoDbSweepRuns } from '../../lambda/store/sweep-runs';
@@ -73,7 +75,7 @@ interface Deployed {
  * names in moto (queues, table, bucket, alarms), and creates a stack in moto's CloudFormation
  * whose output is the manifest, resolved as CloudFormation would.
  */
-async function deploy(options: { receivers?: string[]; props?: (stack: Stack) => Partial<BankWebhookReceiverProps> } = {}): Promise<Deployed> {
+async function deploy(options: { receivers?: string[]; props?: (stack: Stack) => Partial<BankWebhookReceiverProps>; manifest?: (written: OperatorManifest) => OperatorManifest } = {}): Promise<Deployed> {
   const n = ++deployments;
   const stackName = `Billing${n}`;
   const outputs: Record<string, { Description: string; Value: string }> = {};
@@ -122,7 +124,8 @@ async function deploy(options: { receivers?: string[]; props?: (stack: Stack) =>
         made.set(id, name(id));
       } else made.set(id, name(id));
     }
-    const value = resolveIntrinsics(output.Value, values) as string;
+    const resolved = resolveIntrinsics(output.Value, values) as string;
+    const value = options.manifest ? JSON.stringify(options.manifest(JSON.parse(resolved) as OperatorManifest)) : resolved;
     outputs[`${outputId}${index}`] = { Description: OPERATOR_MANIFEST_DESCRIPTION, Value: value };
     first ??= JSON.parse(value) as OperatorManifest;
   }
@@ -332,7 +335,7 @@ describe('reverify', () => {
     p.bank.open('1007');
     p.bank.settle('1009');
 
-    const dry = await cli(['reverify', '--from', '2025-06-03', '--to', '2025-06-03', '--dry-run', '--stack', d.stackName]);
+    const dry = await cli(['reverify', '--from', '2025-06-03', '--to', '2025-06-03', '--dry-run', '--stack', d.stackName], p.clock.now());
     expect(dry.status).toBe(CliExit.OK);
     expect(dry.out).toContain('1 notification(s) in the journal between 2025-06-03T00:00:00.000Z and 2025-06-03T23:59:59.999Z name 3 subject(s).');
     expect(dry.out).toContain('Dry run: no look requested.');
@@ -357,8 +360,54 @@ describe('reverify', () => {
     expect((await p.run(await looks())).batchItemFailures).toEqual([]);
     expect(p.published).toHaveLength(5);
     // A window with no notification asks nothing.
-    const empty = await cli(['reverify', '--from', '2025-06-04', '--to', '2025-06-05', '--stack', d.stackName]);
+    const empty = await cli(['reverify', '--from', '2025-06-04', '--to', '2025-06-05', '--stack', d.stackName], p.clock.now());
     expect(empty.out).toContain('0 notification(s) in the journal');
+  });
+
+  it('refuses a window older than the records remember, and with --past-records sends replays that publish what an expired record no longer holds', async () => {
+    const d = await deploy();
+    expect(d.manifest.recordsLifetimeSeconds).toBe(30 * 86_400);
+    const p = processorOf(d);
+    p.bank.settle('1011');
+    expect((await p.run([sqsRecord('boleto', [boletoEvent('1011')], { requestId: 'req-old' })])).batchItemFailures).toEqual([]);
+    expect(p.published).toHaveLength(1);
+    // 40 days later the subject's record is gone (its TTL), the journal still has the notification.
+    const later = Date.UTC(2025, 6, 13, 18);
+    await dynamo.send(new DeleteItemCommand({ TableName: d.manifest.table, Key: { [IdempotencyTable.KEY]: { S: 'boleto:54321:000001011' } } }));
+    const refused = await cli(['reverify', '--from', '2025-06-03', '--to', '2025-06-03', '--stack', d.stackName], later);
+    expect(refused.status).toBe(CliExit.USAGE);
+    expect(refused.err).toContain('--from (2025-06-03T00:00:00.000Z) is before what the receiver\'s records remember (its 30-day idempotencyTtl less a day: from 2025-06-14T18:00:00.000Z)');
+    expect(refused.err).toContain('add --past-records to publish what it finds as replays');
+    expect(await depth(d.manifest.queues.looks.url)).toBe(0);
+    // A look that is not a replay (a sweep's, a Track Payment's) publishes nothing, and trace says why.
+    p.clock.advance(later - p.clock.now());
+    const sweepLook = encodeLookRequest({ trigger: EventTrigger.RECONCILIATION, subject: { kind: 'boleto', nossoNumero: '1011' }, requestedAt: new Date(later).toISOString(), reason: 'listed as settled' });
+    expect((await p.run([rawRecord(sweepLook)])).batchItemFailures).toEqual([]);
+    expect(p.published).toHaveLength(1);
+    expect((await cli(['trace', '1011', '--stack', d.stackName], later)).out).toMatch(/look\s+the bank showed LIQUIDADO \(reconciliation: listed as settled\); not published: its state is dated 2025-06-03T14:05:09.000-03:00, before what records remember/);
+    await dynamo.send(new DeleteItemCommand({ TableName: d.manifest.table, Key: { [IdempotencyTable.KEY]: { S: 'boleto:54321:000001011' } } }));
+    // Asked explicitly: replays, published as such.
+    const replayed = await cli(['reverify', '--from', '2025-06-03', '--to', '2025-06-03', '--past-records', '--stack', d.stackName], later);
+    expect(replayed.status).toBe(CliExit.OK);
+    expect(replayed.out).toContain('Sent 1 replay look request(s)');
+    expect(replayed.out).toContain('consumers dedupe on the idempotencyKey without its #sequence');
+    const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl: d.manifest.queues.looks.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+    expect(received.Messages?.map((m) => (JSON.parse(m.Body!) as { trigger: string }).trigger)).toEqual(['replay']);
+    expect((await p.run(received.Messages!.map((m) => rawRecord(m.Body!)))).batchItemFailures).toEqual([]);
+    expect(p.published.map((e) => [e.detailType, e.detail.trigger, e.detail.idempotencyKey])).toEqual([
+      ['Boleto Settled', 'webhook', 'boleto:54321:000001011#1:settled:2025-06-03:15025'],
+      ['Boleto Settled', 'replay', 'boleto:54321:000001011#1:settled:2025-06-03:15025'],
+    ]);
+  });
+
+  it('refuses a stack whose manifest does not say how long its records live (an earlier release\'s processor would publish again)', async () => {
+    const d = await deploy({ manifest: ({ recordsLifetimeSeconds: _gone, ...written }) => written });
+    const old = await cli(['reverify', '--from', '2025-06-03', '--to', '2025-06-03', '--stack', d.stackName], Date.UTC(2025, 5, 4));
+    expect(old.status).toBe(CliExit.ATTENTION);
+    expect(old.err).toContain('was deployed by an earlier release of cdk-bank-webhooks, whose processor publishes again what a look finds once a record expired. Deploy the stack with this release');
+    const alsoOld = await cli(['reverify', '--from', '2025-06-03', '--to', '2025-06-03', '--past-records', '--stack', d.stackName], Date.UTC(2025, 5, 4));
+    expect(alsoOld.status).toBe(CliExit.ATTENTION);
+    expect(await depth(d.manifest.queues.looks.url)).toBe(0);
   });
 
   it('refuses a window too wide, backwards, or not a time, before asking AWS anything', async () => {

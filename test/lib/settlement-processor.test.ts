@@ -11,7 +11,7 @@ import { processBatch } from '../../lambda/processor/batch';
 import { matchesEventPattern } from '../../tools/local-aws/event-pattern';
 import { boletoEvent, contextWith, fakeDeps, pixPayment, sqsRecord } from '../support/processor-records';
 import { BankEventDetailType, BankStage, BankWebhookReceiver, type BankWebhookReceiverProps, ClientCredentialsAuth, ZuluTimestamps } from '../../lib';
-import { BANK_CONNECTION_ENV, type BankConnectionSettings } from '../../contracts/bank-connection';
+import { BANK_CONNECTION_ENV, type BankConnectionSettings, expandBankConnection } from '../../contracts/bank-connection';
 import { PROCESSOR_SETTINGS_ENV, type ProcessorSettings } from '../../contracts/processor';
 import { synthReceiver, TEST_CREDENTIALS_ARN, testBankConnection, testStack } from '../support/cdk';
 
@@ -33,7 +33,10 @@ function joined(value: unknown): string {
 }
 
 const settingsOf = (template: Template) => JSON.parse(joined(processorEnvironment(template)[PROCESSOR_SETTINGS_ENV])) as ProcessorSettings;
-const connectionOf = (template: Template) => JSON.parse(joined(processorEnvironment(template)[BANK_CONNECTION_ENV])) as BankConnectionSettings;
+/** The bank connection as the environment carries it: without its defaults. */
+const rawConnectionOf = (template: Template) => JSON.parse(joined(processorEnvironment(template)[BANK_CONNECTION_ENV])) as Partial<BankConnectionSettings>;
+/** The bank connection as the handler reads it, its defaults filled. */
+const connectionOf = (template: Template) => expandBankConnection(rawConnectionOf(template)) as BankConnectionSettings;
 
 describe('with default props', () => {
   const { template, receiver } = synth();
@@ -102,7 +105,13 @@ describe('with default props', () => {
     expect(processorPolicy).not.toMatch(/dynamodb:(Scan|Query|BatchWriteItem|DeleteItem)/);
   });
 
-  it('passes the bank connection with every default filled in, and the credentials only as an ARN', () => {
+  it('passes the bank connection without its defaults (the handler fills them: Lambda takes 4 KB of environment), and the credentials only as an ARN', () => {
+    expect(rawConnectionOf(template)).toEqual({
+      baseUrl: 'https://api.bank.example',
+      registrationBaseUrl: 'https://api.bank.example/pagamentos',
+      account: { cooperativa: '0101', posto: '02', conta: '123456', documento: '12345678000199', codigoBeneficiario: '54321' },
+      credentialsSecretArn: TEST_CREDENTIALS_ARN,
+    });
     expect(connectionOf(template)).toEqual({
       baseUrl: 'https://api.bank.example',
       registrationBaseUrl: 'https://api.bank.example/pagamentos',

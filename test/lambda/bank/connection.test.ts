@@ -1,5 +1,5 @@
 import { Stack } from 'aws-cdk-lib';
-import { BANK_CONNECTION_ENV } from '../../../contracts/bank-connection';
+import { BANK_CONNECTION_ENV, compactBankConnection } from '../../../contracts/bank-connection';
 import { bankConnectionSettings } from '../../../lib/core/bank-connection';
 import { testBankConnection } from '../../support/cdk';
 import { parseBankCredentials, readBankConnection } from '../../../lambda/bank/connection';
@@ -38,12 +38,15 @@ describe('readBankConnection', () => {
     expect(() => readBankConnection({ [BANK_CONNECTION_ENV]: '{"baseUrl":"https://x"}' }, 'SettlementProcessor')).toThrow(/lacks registrationBaseUrl, collectionTokenUrl, paymentsTokenUrl, collectionScope, paymentsScope, credentialsSecretArn, boletoQueryPath, settledBoletosPath, account, paymentQueryPaths/);
   });
 
-  it('reads back exactly what the construct wrote, and fills no default of its own', () => {
+  it('reads back exactly what the construct wrote, whole or without its defaults, and refuses what is malformed', () => {
     const settings = bankConnectionSettings(testBankConnection(new Stack()));
     expect(readBankConnection({ [BANK_CONNECTION_ENV]: JSON.stringify(settings) }, 'ReconciliationSweep')).toEqual(settings);
-    const { callTimeoutMs: _dropped, ...withoutTimeout } = settings;
-    expect(() => readBankConnection({ [BANK_CONNECTION_ENV]: JSON.stringify({ ...withoutTimeout, paymentsClientAuth: 'digest' }) }, 'ReconciliationSweep'))
+    expect(readBankConnection({ [BANK_CONNECTION_ENV]: JSON.stringify(compactBankConnection(settings)) }, 'ReconciliationSweep')).toEqual(settings);
+    expect(() => readBankConnection({ [BANK_CONNECTION_ENV]: JSON.stringify({ ...settings, callTimeoutMs: 0, paymentsClientAuth: 'digest' }) }, 'ReconciliationSweep'))
       .toThrow(`${BANK_CONNECTION_ENV}: callTimeoutMs, paymentsClientAuth missing or invalid (the ReconciliationSweep construct sets it; redeploy rather than editing it)`);
+    // What has no default is never made up.
+    const { credentialsSecretArn: _arn, ...withoutCredentials } = compactBankConnection(settings);
+    expect(() => readBankConnection({ [BANK_CONNECTION_ENV]: JSON.stringify(withoutCredentials) }, 'ReconciliationSweep')).toThrow(/lacks credentialsSecretArn/);
   });
 });
 

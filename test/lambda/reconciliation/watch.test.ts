@@ -349,7 +349,7 @@ it('records the previous release wrote (no stack id, fields it defaulted) raise 
     // The previous release's provider wrote the same record but for the stack's id.
     for (const name of [w.paymentRecord, w.contractRecord]) {
       const { stackId: _stackId, ...previous } = (await records.read(name))!;
-      await records.write(name, previous as AppliedRegistration);
+      await records.write(name, previous);
     }
     expect(await w.watch()).toEqual([
       { registration: 'payments', state: WatchState.IN_SYNC, drift: [], repaired: false },
