@@ -156,8 +156,10 @@ interface Outcome {
   readonly keep?: Partial<WatchStateRecord>;
 }
 
-/** The deploy's record, when it can be trusted; else why not (missing, unreadable, or not what the stack deployed). */
-async function trustedRecord(deps: WatchDeps, registration: WatchedRegistration): Promise<{ record: AppliedRegistration } | { state: WatchState; why: string }> {
+/** The deploy's record when it can be trusted, or the state that leaves and why (missing, unreadable, or not what the stack deployed). */
+type RecordTrust = { readonly record: AppliedRegistration } | { readonly record?: undefined; readonly state: WatchState; readonly why: string };
+
+async function trustedRecord(deps: WatchDeps, registration: WatchedRegistration): Promise<RecordTrust> {
   let record: AppliedRegistration | undefined;
   try {
     record = await deps.readRecord(registration.appliedRecord);
@@ -180,28 +182,27 @@ async function watchOne(deps: WatchDeps, registration: WatchedRegistration, prev
   const now = deps.now ?? Date.now;
   const label = registration.label;
   const trust = await trustedRecord(deps, registration);
-  const record = 'record' in trust ? trust.record : undefined;
-  const spec = repairSpec(registration, record);
-  const token = await tokenExpectation(deps, spec.tokenSecretArn, record);
+  const spec = repairSpec(registration, trust.record);
+  const token = await tokenExpectation(deps, spec.tokenSecretArn, trust.record);
   const payment = resourceTypeOf(registration) === RegistrationResourceType.PAYMENT_WEBHOOK;
   const { drift, held } = payment ? await comparePayment(ctx, spec as PaymentWebhookSpec, token) : await compareContract(ctx, spec as BoletoContractSpec, token);
   // In sync again with a record it trusts: a contest is over (the state item keeps none).
-  if (!drift.length && record) return { state: WatchState.IN_SYNC, drift };
+  if (!drift.length && trust.record) return { state: WatchState.IN_SYNC, drift };
   const status = await stackStatus();
   const stack = stackWatchMode(status);
   const counted = stack.mode === StackWatchMode.COMPLETED || stack.mode === StackWatchMode.STUCK;
   if (counted && drift.length) deps.count(SweepMetric.REGISTRATION_DRIFT, { registration: label, drift: drift.join(',') });
-  if (!record) {
-    const untrusted = trust as { state: WatchState; why: string };
+  if (!trust.record) {
     if (counted) {
-      if (untrusted.state === WatchState.UNKNOWN) deps.count(SweepMetric.REGISTRATIONS_UNKNOWN, { registration: label });
-      deps.count(SweepMetric.REGISTRATION_RECORD_UNTRUSTED, { registration: label, state: untrusted.state });
+      if (trust.state === WatchState.UNKNOWN) deps.count(SweepMetric.REGISTRATIONS_UNKNOWN, { registration: label });
+      deps.count(SweepMetric.REGISTRATION_RECORD_UNTRUSTED, { registration: label, state: trust.state });
     }
     ctx.log.warn('The registration\'s deploy record cannot be trusted: compared with what the stack deployed, never repaired', {
-      registration: label, record: registration.appliedRecord, why: untrusted.why, drift, held, stackStatus: status, counted,
+      registration: label, record: registration.appliedRecord, why: trust.why, drift, held, stackStatus: status, counted,
     });
-    return { state: untrusted.state, drift, why: untrusted.why };
+    return { state: trust.state, drift, why: trust.why };
   }
+  const { record } = trust;
   if (!counted) {
     // A deploy, a rollback or a delete is changing it (or the stack never served): the next sweep compares again.
     ctx.log.info('The bank\'s registration differs while the stack is not deployed', { registration: label, drift, held, stackStatus: status, why: stack.why });
