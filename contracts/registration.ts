@@ -8,6 +8,7 @@
  * boolean of a custom resource's properties into a string.
  */
 
+import { createHash } from 'node:crypto';
 import { PAYMENTS_TOKEN_HEADER } from './receiver';
 
 export enum RegistrationResourceType {
@@ -133,11 +134,27 @@ export const CONTACT_FIELDS = ['nomeResponsavel', 'email', 'telefone'] as const;
 
 /**
  * What a registration must be, as the stack deployed it (known at synth): everything but the
- * contract's contact fields. The sweep's settings carry it (`WatchedRegistration.deployed`) with
- * defaults left out ({@link compactDeployed}) to keep within Lambda's 4 KB of environment; the
- * watch compares the bank with it and repairs only to it.
+ * contract's contact fields, which it names by a digest ({@link contactDigest}). The sweep's
+ * settings carry it (`WatchedRegistration.deployed`) with defaults left out
+ * ({@link compactDeployed}) to keep within Lambda's 4 KB of environment; the watch compares the
+ * bank with it and repairs only to it.
  */
-export type DeployedRegistration = PaymentWebhookSpec | Omit<BoletoContractSpec, (typeof CONTACT_FIELDS)[number]>;
+export type DeployedRegistration = PaymentWebhookSpec | (Omit<BoletoContractSpec, (typeof CONTACT_FIELDS)[number]> & {
+  /** The contact fields' digest; `*` when one is only known at deploy time (not checked); absent when there are none. */
+  readonly contact?: string;
+});
+
+/**
+ * The contact fields of a contract as a short digest (SHA-256, 16 hex digits), so the watch can
+ * hold a record's contact fields to the ones the stack deployed without carrying them; `*` when
+ * one is a deploy-time token; undefined when the contract has none.
+ */
+export function contactDigest(spec: Partial<BoletoContractSpec>): string | undefined {
+  const values = CONTACT_FIELDS.map((field) => spec[field]);
+  if (values.every((value) => value === undefined)) return undefined;
+  if (values.some((value) => typeof value === 'string' && value.includes('${Token['))) return '*';
+  return createHash('sha256').update(JSON.stringify(values.map((value) => value ?? null))).digest('hex').slice(0, 16);
+}
 
 const isContract = (spec: PaymentWebhookSpec | BoletoContractSpec | DeployedRegistration): spec is BoletoContractSpec => 'codBeneficiario' in spec;
 
@@ -146,8 +163,10 @@ export function compactDeployed(spec: PaymentWebhookSpec | BoletoContractSpec): 
   if (!isContract(spec)) return { url: spec.url, tokenSecretArn: spec.tokenSecretArn, ...(spec.takeOverExisting ? { takeOverExisting: true } : {}) };
   const { nomeResponsavel: _n, email: _e, telefone: _t, takeOverExisting, eventos, urlStatus, contratoStatus, header, ...rest } = spec;
   const defaultEvents = JSON.stringify(eventos) === JSON.stringify(RegistrationDefaults.eventos);
+  const contact = contactDigest(spec);
   return {
     ...rest,
+    ...(contact ? { contact } : {}),
     ...(takeOverExisting ? { takeOverExisting: true } : {}),
     ...(defaultEvents ? {} : { eventos }),
     ...(urlStatus === RegistrationDefaults.status ? {} : { urlStatus }),

@@ -6,7 +6,7 @@
  * it agrees with what the stack deployed.
  */
 import {
-  type AppliedRegistration, type BoletoContractSpec, compactDeployed, expandDeployed, type PaymentWebhookSpec, RegistrationResourceType,
+  type AppliedRegistration, type BoletoContractSpec, compactDeployed, CONTACT_FIELDS, contactDigest, expandDeployed, type PaymentWebhookSpec, RegistrationResourceType,
 } from '../../contracts/registration';
 import type { WatchedRegistration } from '../../contracts/reconciliation';
 
@@ -35,6 +35,10 @@ export function recordDisagreement(record: AppliedRegistration, watched: Watched
   for (const field of fields) {
     if (JSON.stringify(ours[field]) !== JSON.stringify(theirs[field])) problems.push(`${field} is ${shown(theirs[field])}, the stack deployed ${shown(ours[field])}`);
   }
+  // The contact fields a repair would send: the ones the stack deployed (their digest), unless only known at deploy time.
+  const deployedContact = 'contact' in watched.deployed ? watched.deployed.contact : undefined;
+  const recordContact = contactDigest(record.spec);
+  if (deployedContact !== '*' && deployedContact !== recordContact) problems.push(`its contact fields (${CONTACT_FIELDS.join(', ')}) are not the ones the stack deployed`);
   return problems;
 }
 

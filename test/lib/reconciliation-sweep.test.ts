@@ -3,6 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { BankStage, BankWebhookReceiver, BoletoContractStatus } from '../../lib';
 import { SWEEP_SETTINGS_ENV, type SweepSettings, TRACK_PAYMENT_DETAIL_TYPE } from '../../contracts/reconciliation';
+import { contactDigest } from '../../contracts/registration';
 import { synthReceiver, testBankConnection, testStack } from '../support/cdk';
 
 const synth = synthReceiver;
@@ -115,8 +116,11 @@ it('watches each registration against what the stack deployed (its settings) and
   expect(settings.watch).toEqual({
     repair: true, stackId: 'token',
     payment: { label: 'payments', appliedRecord: records[1], deployed: { url: 'https://token.execute-api.sa-east-1.token/token/payments', tokenSecretArn: 'token' } },
-    contracts: [{ label: 'boleto 0101/02/54321', appliedRecord: records[0], deployed: { cooperativa: '0101', posto: '02', codBeneficiario: '54321', url: 'https://token.execute-api.sa-east-1.token/token/boleto', contratoStatus: 'INATIVO', tokenSecretArn: 'token' } }],
+    contracts: [{ label: 'boleto 0101/02/54321', appliedRecord: records[0], deployed: { cooperativa: '0101', posto: '02', codBeneficiario: '54321', url: 'https://token.execute-api.sa-east-1.token/token/boleto', contratoStatus: 'INATIVO', tokenSecretArn: 'token', contact: contactDigest({ nomeResponsavel: 'Finance' }) } }],
   });
+  // The contact fields travel as a digest only (the repair takes them from a record that matches it).
+  expect(contactDigest({ nomeResponsavel: 'Finance' })).toMatch(/^[0-9a-f]{16}$/);
+  expect(JSON.stringify(settings.watch)).not.toContain('Finance');
   // The stack's own id, from the pseudo-parameter.
   expect(JSON.stringify(Object.values(sweepFunctions(template))[0])).toContain('{"Ref":"AWS::StackId"}');
   const [schedule] = Object.values(template.findResources('AWS::Events::Rule', { Properties: { ScheduleExpression: Match.anyValue() } }));

@@ -302,6 +302,23 @@ it('a record rewritten with another URL, takeOverExisting and a fresh request id
   }
 });
 
+it('a record whose contact fields were rewritten (someone else\'s e-mail) is not trusted, and a repair never sends them', async () => {
+  const w = await deployed();
+  try {
+    await w.deployContract({ url: URL_BOLETO, email: 'finance@example.com' });
+    const record = (await records.read(w.contractRecord))!;
+    await records.write(w.contractRecord, { ...record, spec: { ...record.spec, email: 'attacker@example.net' } });
+    await h.control.changeContract(Number((await heldContract()).idContrato), { contratoStatus: 'INATIVO', urlStatus: 'INATIVO' });
+    expect(byName(await w.watch()).boleto).toMatchObject({
+      state: WatchState.RECORD_MISMATCH, drift: [RegistrationDrift.INACTIVE], repaired: false,
+      notRepaired: expect.stringContaining('its contact fields (nomeResponsavel, email, telefone) are not the ones the stack deployed'),
+    });
+    expect(await heldContract()).toMatchObject({ contratoStatus: 'INATIVO', email: 'finance@example.com' });
+  } finally {
+    await teardown(w.payment, w.contract);
+  }
+});
+
 it('a record naming the bank credentials secret as the token, with its real version id and a fresh request id, registers nothing and alarms', async () => {
   const w = await deployed();
   try {
