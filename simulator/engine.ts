@@ -79,6 +79,11 @@ interface Route {
   readonly group?: ApiGroup;
   /** Counted by name in {@link SimulatorEngine.queryCounts} (queries and listings). */
   readonly counted?: QueryOperation;
+  /**
+   * The caller's credentials, checked before the group's faults and rate limit (the bank's gateway
+   * knows the key before it counts it): a refused request changes no counter, bucket or budget.
+   */
+  readonly authenticate?: (call: Call) => unknown;
   readonly handle: (call: Call) => Reply | Promise<Reply>;
 }
 
@@ -308,9 +313,11 @@ export class SimulatorEngine {
     if (!found) {
       throw new BankError(405, { message: `Method ${call.method} is not allowed on ${path}.` }, { allow: [...new Set(matches.map((m) => m.route.method))].join(', ') });
     }
+    const routed: Call = { ...call, params: found.match!.slice(1) };
+    found.route.authenticate?.(routed);
     const answerInstead = found.route.group ? await this.faults.apply(found.route.group) : undefined;
     if (found.route.counted) this.queryTally[found.route.counted]++;
-    const reply = await found.route.handle({ ...call, params: found.match!.slice(1) });
+    const reply = await found.route.handle(routed);
     return answerInstead ? answerInstead() : reply;
   }
 
@@ -362,7 +369,7 @@ export class SimulatorEngine {
         handle: (call) => ({ status: 200, body: this.tokens.paymentsGrant(parseForm(call), basicCredentials(call), call.certificate) }),
       },
       {
-        method: 'GET', path: at(P.registrationBase, '/v1/associado/webhook'), group: 'registration',
+        method: 'GET', path: at(P.registrationBase, '/v1/associado/webhook'), group: 'registration', authenticate: (call) => this.paymentsAuth(call),
         handle: (call) => {
           const account = this.paymentsAuth(call);
           const key = `${account.cooperativa}/${account.conta}`;
@@ -375,7 +382,7 @@ export class SimulatorEngine {
         },
       },
       {
-        method: 'PATCH', path: at(P.registrationBase, '/v1/associado/webhook'), group: 'registration',
+        method: 'PATCH', path: at(P.registrationBase, '/v1/associado/webhook'), group: 'registration', authenticate: (call) => this.paymentsAuth(call),
         handle: (call) => {
           const account = this.paymentsAuth(call);
           const before = this.bank.getRegistration(account);
@@ -389,32 +396,33 @@ export class SimulatorEngine {
       },
       {
         method: 'GET', path: at(P.registrationBase, `/v1/pagamentos/(${PAYMENT_KINDS.join('|')})/([^/]+)`), group: 'query', counted: QueryOperation.PAYMENT_QUERY,
+        authenticate: (call) => this.paymentsAuth(call, call.params[0]),
         handle: (call) => {
           const account = this.paymentsAuth(call, call.params[0]);
           return { status: 200, body: paymentBody(this.bank.queryPayment(account, call.params[0], decodeURIComponent(call.params[1]))) };
         },
       },
       {
-        method: 'POST', path: at(P.contract), group: 'contract',
+        method: 'POST', path: at(P.contract), group: 'contract', authenticate: (call) => this.collectionAuth(call),
         handle: (call) => ({ status: 201, body: this.bank.createContract(this.collectionAuth(call), contractJson(call)) }),
       },
       {
-        method: 'GET', path: at(P.contracts), group: 'contract',
+        method: 'GET', path: at(P.contracts), group: 'contract', authenticate: (call) => this.collectionAuth(call),
         handle: (call) => ({ status: 200, body: this.bank.listContracts(this.collectionAuth(call), call.url.searchParams) }),
       },
       ...(['PUT', 'PATCH'] as const).map((method): Route => ({
-        method, path: at(P.contract, '/([^/]+)'), group: 'contract',
+        method, path: at(P.contract, '/([^/]+)'), group: 'contract', authenticate: (call) => this.collectionAuth(call),
         handle: (call) => {
           const token = this.collectionAuth(call);
           return { status: 200, body: this.bank.updateContract(token, decodeURIComponent(call.params[0]), contractJson(call), method) };
         },
       })),
       {
-        method: 'GET', path: at(P.settledByDay), group: 'query', counted: QueryOperation.SETTLED_LISTING,
+        method: 'GET', path: at(P.settledByDay), group: 'query', counted: QueryOperation.SETTLED_LISTING, authenticate: (call) => this.collectionAuth(call),
         handle: (call) => ({ status: 200, body: this.bank.listSettledOnDay(this.collectionAuth(call), call.url.searchParams) }),
       },
       {
-        method: 'GET', path: at(P.boletoQuery), group: 'query', counted: QueryOperation.BOLETO_QUERY,
+        method: 'GET', path: at(P.boletoQuery), group: 'query', counted: QueryOperation.BOLETO_QUERY, authenticate: (call) => this.collectionAuth(call),
         handle: (call) => {
           const boleto = this.bank.queryBoleto(this.collectionAuth(call), call.url.searchParams);
           const b = this.behaviourNow;

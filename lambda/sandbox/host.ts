@@ -103,6 +103,8 @@ export class SandboxHost {
         const sink = new CollectingSink(read.value.deliveries, this.now);
         const engine = await this.engine(read.value, sink, origin);
         const reply = await engine.handle(request);
+        // A request refused for its credentials keeps nothing (anyone can send one to the URL).
+        if (reply.status === 401 || reply.status === 403) return { result: { reply, outgoing: [], faults: engine.currentFaults } };
         const next: StoredSandbox = {
           simulator: engine.exportState(),
           deliveries: sink.toStored(this.now() + 2 * SandboxDefaults.functionTimeoutSeconds * 1000),
@@ -119,12 +121,15 @@ export class SandboxHost {
     return committed.reply;
   }
 
-  /** Reads, runs `produce`, and stores its state over the version read; again on a newer version while another request stores first. */
-  private async commit<T>(produce: (read: VersionedSandbox) => Promise<{ next: StoredSandbox; result: T }>): Promise<T> {
+  /**
+   * Reads, runs `produce`, and stores its state over the version read (nothing when it gives no
+   * state, or the same); again on a newer version while another request stores first.
+   */
+  private async commit<T>(produce: (read: VersionedSandbox) => Promise<{ next?: StoredSandbox; result: T }>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const read = await this.deps.store.read();
       const { next, result } = await produce(read);
-      if (JSON.stringify(next) === read.json) return result;
+      if (!next || JSON.stringify(next) === read.json) return result;
       if (await this.deps.store.write(next, read.version)) return result;
       if (attempt >= SandboxDefaults.stateAttempts) throw new SandboxBusyError(attempt);
       await this.sleep(5 + Math.random() * Math.min(200, 10 * attempt));

@@ -203,6 +203,15 @@ describe('query faults', () => {
     expect((await bankCall(simulator, '/pagamentos/v1/associado/webhook', { headers: payments })).status).toBe(200);
   });
 
+  it('checks credentials before faults and the rate limit, as the bank\'s gateway does: a refused call spends no fault and no slot', async () => {
+    const boleto = await simulator.control.createBoleto({ valor: '10' });
+    await simulator.control.setFaults({ api: [{ scope: 'query', status: 503, times: 1 }], rateLimitPerSecond: { query: 2 } });
+    const anonymous = await Promise.all(Array.from({ length: 10 }, () => bankCall(simulator, `/cobranca/boleto/v1/boletos?codigoBeneficiario=${simulator.accounts[0].beneficiario}&nossoNumero=${boleto.nossoNumero}`)));
+    expect(new Set(anonymous.map((answer) => answer.status))).toEqual(new Set([401]));
+    expect((await boletoQuery(boleto.nossoNumero)).status).toBe(503);
+    expect((await boletoQuery(boleto.nossoNumero)).status).toBe(200);
+  });
+
   it('refuses invalid faults with every problem named', async () => {
     await expect(simulator.control.setFaults({ api: [{ scope: 'queries' as never, status: 404 }], duplicateDeliveries: -1, bogus: 1 } as never))
       .rejects.toThrow(/unknown fault "bogus".*duplicateDeliveries must be a whole number >= 0.*api\[0\]\.scope must be one of.*api\[0\]\.status must be 429 or 5xx/);

@@ -11,6 +11,8 @@ import { issueCertificate } from '../../../simulator/certificates';
 import { SimulatorControlError } from '../../../simulator/control-client';
 import { bankCall, collectionHeaders, collectionTokenCall, contractBody, paymentsHeaders, paymentsTokenCall } from '../../support/bank-session';
 import { tokenFingerprint } from '../../../lambda/sandbox/host';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { SANDBOX_STATE_KEY } from '../../../contracts/sandbox';
 import { type HostedSimulator, startHostedSimulator } from '../../support/sandbox-harness';
 
 jest.setTimeout(60_000);
@@ -190,6 +192,23 @@ describe('its state in DynamoDB', () => {
     const headers = await collectionHeaders(hosted);
     const query = () => bankCall(hosted, `/cobranca/boleto/v1/boletos?codigoBeneficiario=${hosted.accounts[0].beneficiario}&nossoNumero=${boleto.nossoNumero}`, { headers });
     expect([(await query()).status, (await query()).status, (await query()).status]).toEqual([503, 503, 200]);
+  });
+
+  it('keeps nothing from 100 requests it refuses (401, 403): no write, its counters, rate bucket and fault budgets as they were', async () => {
+    await hosted.control.setFaults({ api: [{ scope: 'query', status: 503, times: 1 }], rateLimitPerSecond: { query: 50 } });
+    const boleto = await hosted.control.createBoleto({ valor: '7.00' });
+    const version = async () => Number((await hosted.dynalite.client.send(new GetItemCommand({ TableName: hosted.tableName, Key: { [SANDBOX_STATE_KEY.attribute]: { S: SANDBOX_STATE_KEY.value } }, ConsistentRead: true }))).Item?.version?.N);
+    const before = await version();
+    const query = `/cobranca/boleto/v1/boletos?codigoBeneficiario=${hosted.accounts[0].beneficiario}&nossoNumero=${boleto.nossoNumero}`;
+    const refused = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 4 === 0
+      ? bankCall(hosted, '/control/boletos', {})
+      : bankCall(hosted, query, { headers: i % 2 ? { 'x-api-key': 'guess', cooperativa: '0101', posto: '02' } : {} }))));
+    expect([...new Set(refused.map((r) => r.status))].sort()).toEqual([401, 403]);
+    expect(await version()).toBe(before);
+    // The fault's one answer is still there for the first call with credentials.
+    const headers = await collectionHeaders(hosted);
+    expect((await bankCall(hosted, query, { headers })).status).toBe(503);
+    expect((await bankCall(hosted, query, { headers })).status).toBe(200);
   });
 
   it('logs no credential value', () => {
