@@ -12,7 +12,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { BankAccount } from '../contracts/bank-connection';
 import type { BankEventDetailType } from '../contracts/events';
-import type { BankConnectionProps } from './core/bank-connection';
+import { type BankConnectionProps, functionUrlProps } from './core/bank-connection';
 import { checkedBy, PropsValidation } from './core/props-validation';
 import { defaultReceiverName } from './core/metrics';
 import { BankStage } from './core/bank-stage';
@@ -120,9 +120,9 @@ function contractKey(props: BankWebhookReceiverProps, contract: BoletoWebhookCon
   return parts.every((part) => typeof part === 'string' && !Token.isUnresolved(part)) ? parts.join('-') : undefined;
 }
 
-/** Checks every prop of every part, and how the parts fit together, in one error. */
-function validate(props: BankWebhookReceiverProps): void {
-  const v = new PropsValidation('BankWebhookReceiver');
+/** Checks every prop of every part, and how the parts fit together, in one error naming the receiver's path. */
+function validate(receiver: Construct, props: BankWebhookReceiverProps): void {
+  const v = new PropsValidation('BankWebhookReceiver', receiver.node.path);
   checkBankWebhookEndpoint(v, props);
   const { vpc: _vpc, vpcSubnets: _subnets, securityGroups: _groups, ...processorProps } = props;
   checkSettlementProcessor(v, processorProps);
@@ -135,6 +135,11 @@ function validate(props: BankWebhookReceiverProps): void {
   if (props.stage !== undefined) v.check(Object.values(BankStage).includes(props.stage), 'stage', `must be BankStage.PRODUCTION or BankStage.NON_PRODUCTION, got "${props.stage}"`);
   if (props.bank?.simulated) {
     v.check(stageOf(props) !== BankStage.PRODUCTION, 'bank.simulated', 'is true (a BankSandbox\'s connection) on a PRODUCTION receiver: production verifies against the real bank. Use the sandbox from a NON_PRODUCTION stack, or give this receiver the real bank\'s settings');
+  } else if (props.bank && stageOf(props) === BankStage.PRODUCTION) {
+    // By what it is, whatever flag is spread over it: a function URL is a BankSandbox, never the bank.
+    for (const prop of functionUrlProps(receiver, props.bank)) {
+      v.check(false, `bank.${prop}`, 'points at a Lambda function URL (a BankSandbox\'s, or a *.lambda-url.<region>.on.aws host), which is never the real bank: a PRODUCTION receiver registers, sweeps and publishes verified events against the real bank only. Use the sandbox (bank: sandbox.connection) from a NON_PRODUCTION stack, or give this receiver the real bank\'s URLs');
+    }
   }
   if (!actsAgainstBank(props)) {
     const why = 'a NON_PRODUCTION stack does nothing against the bank, which has only production (its settlements would reach this stack\'s consumers, and its registrations replace production\'s); against a BankSandbox (bank: sandbox.connection) it may';
@@ -214,7 +219,7 @@ export class BankWebhookReceiver extends Construct {
 
   constructor(scope: Construct, id: string, props: BankWebhookReceiverProps) {
     super(scope, id);
-    validate(props);
+    validate(this, props);
     // One name for the metrics of every part: the facade's.
     const receiverName = props.receiverName ?? defaultReceiverName(this);
     this.receiverName = receiverName;

@@ -228,6 +228,32 @@ export function bankConnectionSettings(props: BankConnectionProps): BankConnecti
   };
 }
 
+/** A Lambda function URL's host (`<id>.lambda-url.<region>.on.aws`): a BankSandbox, never the real bank. */
+const FUNCTION_URL_HOST = /\.lambda-url\.[a-z0-9-]+\.on\.aws(?::\d+)?(?:[/?#]|$)/i;
+
+/** Whether a resolved value refers to a Lambda function URL: a `FunctionUrl` attribute, or a literal host of one. */
+function refersToFunctionUrl(value: unknown): boolean {
+  if (typeof value === 'string') return FUNCTION_URL_HOST.test(value);
+  if (Array.isArray(value)) return value.some(refersToFunctionUrl);
+  if (!value || typeof value !== 'object') return false;
+  const getAtt = (value as Record<string, unknown>)['Fn::GetAtt'];
+  if (Array.isArray(getAtt) && getAtt[1] === 'FunctionUrl') return true;
+  return Object.values(value).some(refersToFunctionUrl);
+}
+
+/**
+ * The URL props of a connection that point at a Lambda function URL: a BankSandbox's in the same
+ * app (however its connection was copied or its flags changed), or any literal
+ * `*.lambda-url.<region>.on.aws` host. A URL from outside the app (a parameter, an import) cannot be seen.
+ */
+export function functionUrlProps(scope: Construct, props: BankConnectionProps): string[] {
+  const stack = Stack.of(scope);
+  const urls: Record<string, string | undefined> = {
+    baseUrl: props.baseUrl, registrationBaseUrl: props.registrationBaseUrl, collectionTokenUrl: props.collectionTokenUrl, paymentsTokenUrl: props.paymentsTokenUrl,
+  };
+  return Object.entries(urls).filter(([, url]) => url !== undefined && refersToFunctionUrl(Token.isUnresolved(url) ? stack.resolve(url) : url)).map(([name]) => name);
+}
+
 /** The environment variable that hands the connection settings to a handler, and read access to the credentials. */
 export function bankConnectionEnvironment(scope: Construct, props: BankConnectionProps, grantee: iam.IGrantable): Record<string, string> {
   props.credentials.grantRead(grantee);

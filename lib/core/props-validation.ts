@@ -8,7 +8,8 @@ export class PropsValidation {
   private readonly problems: string[];
   private readonly names: Readonly<Record<string, string>>;
 
-  constructor(private readonly constructName: string, shared?: { problems: string[]; names: Readonly<Record<string, string>> }) {
+  /** @param path the construct's path (`Stack/Receiver`), so an app with several can tell which one is wrong */
+  constructor(private readonly constructName: string, private readonly path: string, shared?: { problems: string[]; names: Readonly<Record<string, string>> }) {
     this.problems = shared?.problems ?? [];
     this.names = shared?.names ?? {};
   }
@@ -18,7 +19,7 @@ export class PropsValidation {
    * is the facade's `processorTimeout`, so the user reads the name they wrote.
    */
   renamed(names: Readonly<Record<string, string>>): PropsValidation {
-    return new PropsValidation(this.constructName, { problems: this.problems, names: { ...this.names, ...names } });
+    return new PropsValidation(this.constructName, this.path, { problems: this.problems, names: { ...this.names, ...names } });
   }
 
   /** Records `message` against `prop` unless `ok`. */
@@ -38,7 +39,7 @@ export class PropsValidation {
   throwIfInvalid(): void {
     if (this.problems.length === 0) return;
     throw new Error(
-      `Invalid ${this.constructName} props (${this.problems.length} problem${this.problems.length === 1 ? '' : 's'}):\n` +
+      `Invalid ${this.constructName} props at ${this.path} (${this.problems.length} problem${this.problems.length === 1 ? '' : 's'}):\n` +
         this.problems.map((problem) => `  - ${problem}`).join('\n'),
     );
   }
@@ -53,10 +54,10 @@ export function checkedBy<T extends object>(props: T): T {
   return props;
 }
 
-/** Checks a part's props with `check` and throws once, unless a facade already checked them. */
-export function validateProps<T extends object>(constructName: string, props: T, check: (v: PropsValidation, props: T) => void): void {
+/** Checks the props of the construct at `path` (named in the error) with `check` and throws once, unless a facade already checked them. */
+export function validateProps<T extends object>(path: string, constructName: string, props: T, check: (v: PropsValidation, props: T) => void): void {
   if (checkedByFacade.has(props)) return;
-  const v = new PropsValidation(constructName);
+  const v = new PropsValidation(constructName, path);
   check(v, props);
   v.throwIfInvalid();
 }

@@ -40,7 +40,7 @@ export class VerifiedEventRule extends events.Rule {
   public readonly consumerQueue?: sqs.Queue;
 
   constructor(scope: Construct, id: string, source: VerifiedEventSource, detailType: BankEventDetailType, options: VerifiedEventRuleOptions) {
-    super(scope, id, ruleProps(source, detailType, options));
+    super(scope, id, ruleProps(`${scope.node.path}/${id}`, source, detailType, options));
     const target = options.consumer ? undefined : options.target;
     if (target instanceof targets.LambdaFunction) {
       Annotations.of(this).addWarningV2('cdk-bank-webhooks:lambdaTarget',
@@ -76,8 +76,9 @@ export class VerifiedEventRule extends events.Rule {
 }
 
 /** The rule's props, once its options are checked (before anything is made). */
-function ruleProps(source: VerifiedEventSource, detailType: BankEventDetailType, options: VerifiedEventRuleOptions): events.RuleProps {
-  validateProps('onVerifiedEvent', options, (v, o) => {
+/** @param path the rule's construct path, for its errors (it is checked before it is made) */
+function ruleProps(path: string, source: VerifiedEventSource, detailType: BankEventDetailType, options: VerifiedEventRuleOptions): events.RuleProps {
+  validateProps(path, 'onVerifiedEvent', options, (v, o) => {
     v.check(!(o.target && o.consumer), 'consumer', 'cannot be given with target: consumer makes the rule\'s target (a queue the function reads); give one of them');
     v.checkNumber(o.consumerMaxReceiveCount, 'consumerMaxReceiveCount', isWholeNumberIn(1, 1000), 'must be a whole number from 1 to 1000');
     v.checkNumber(o.consumerBatchSize, 'consumerBatchSize', isWholeNumberIn(1, 10), 'must be a whole number from 1 to 10');

@@ -78,7 +78,7 @@ export class BankWebhookEndpoint extends Construct {
 
   constructor(scope: Construct, id: string, props: BankWebhookEndpointProps = {}) {
     super(scope, id);
-    validateProps('BankWebhookEndpoint', props, checkBankWebhookEndpoint);
+    validateProps(this.node.path, 'BankWebhookEndpoint', props, checkBankWebhookEndpoint);
     this.receiverName = props.receiverName ?? defaultReceiverName(this);
     const retention = props.logRetention ?? logs.RetentionDays.ONE_YEAR;
     this.boletoTokenHeader = props.boletoTokenHeader ?? ReceiverDefaults.boletoTokenHeader;

@@ -81,7 +81,7 @@ export class SettlementProcessor extends Construct {
 
   constructor(scope: Construct, id: string, props: SettlementProcessorProps) {
     super(scope, id);
-    validateProps('SettlementProcessor', props, checkSettlementProcessor);
+    validateProps(this.node.path, 'SettlementProcessor', props, checkSettlementProcessor);
     this.receiverName = props.receiverName ?? defaultReceiverName(this);
     claimReceiver(this, props.bank.account, this.receiverName);
     const redrive = queueRedrive(props.queue);

@@ -198,7 +198,7 @@ export class ReconciliationSweep extends Construct {
 
   constructor(scope: Construct, id: string, props: ReconciliationSweepProps) {
     super(scope, id);
-    validateProps('ReconciliationSweep', props, (v, p) => {
+    validateProps(this.node.path, 'ReconciliationSweep', props, (v, p) => {
       checkReconciliationSweep(v, p, '', p.processor.idempotencyTtl, p.processor.eventSource);
       checkFunctionNetwork(v, p);
     });

@@ -185,7 +185,7 @@ export class BoletoWebhookContract extends Construct {
 
   constructor(scope: Construct, id: string, props: BoletoWebhookContractProps) {
     super(scope, id);
-    validateProps('BoletoWebhookContract', props, checkBoletoWebhookContract);
+    validateProps(this.node.path, 'BoletoWebhookContract', props, checkBoletoWebhookContract);
     this.url = props.url;
     this.token = props.token;
     const spec = boletoContractSpec(props.bank, props, props.url, props.token, props.header);

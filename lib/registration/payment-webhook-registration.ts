@@ -51,7 +51,7 @@ export class PaymentWebhookRegistration extends Construct {
 
   constructor(scope: Construct, id: string, props: PaymentWebhookRegistrationProps) {
     super(scope, id);
-    validateProps('PaymentWebhookRegistration', props, checkPaymentWebhookRegistration);
+    validateProps(this.node.path, 'PaymentWebhookRegistration', props, checkPaymentWebhookRegistration);
     this.url = props.url;
     this.token = props.token;
     const spec: PaymentWebhookSpec = { url: props.url, tokenSecretArn: props.token.secretArn, ...(props.takeOverExisting ? { takeOverExisting: true } : {}) };

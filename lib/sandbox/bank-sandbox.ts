@@ -66,7 +66,7 @@ export class BankSandbox extends Construct {
   constructor(scope: Construct, id: string, props: BankSandboxProps = {}) {
     super(scope, id);
     const account = props.account ?? SAMPLE_ACCOUNT;
-    const v = new PropsValidation('BankSandbox');
+    const v = new PropsValidation('BankSandbox', this.node.path);
     for (const key of ACCOUNT_FIELDS) {
       v.check(typeof account[key] === 'string' && ACCOUNT_FIELD_PATTERN.test(account[key]), `account.${key}`, `must be 1 to 20 letters, digits or hyphens, got ${JSON.stringify(account[key])}`);
     }

@@ -3,7 +3,7 @@
  * what it creates, what a NON_PRODUCTION receiver may do against it and a PRODUCTION one may not,
  * and that no credential value reaches the template.
  */
-import { Duration } from 'aws-cdk-lib';
+import { App, Duration, Fn, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { BankSandbox, BankStage, BankWebhookReceiver } from '../../lib';
@@ -69,6 +69,33 @@ describe('a receiver against a BankSandbox', () => {
 
   it('refuses a PRODUCTION receiver against a simulated bank, saying what to do', () => {
     expect(() => build(BankStage.PRODUCTION)).toThrow(/bank\.simulated.*PRODUCTION receiver.*NON_PRODUCTION stack/);
+  });
+
+  it('refuses a PRODUCTION receiver whose URLs are a sandbox\'s, whatever flag is spread over them, in this stack or another of the app', () => {
+    // The flag turned off on a copy of the connection.
+    expect(() => synthIn((stack) => {
+      const sandbox = new BankSandbox(stack, 'Sandbox');
+      return new BankWebhookReceiver(stack, 'Webhooks', { bank: { ...sandbox.connection, simulated: false }, stage: BankStage.PRODUCTION, paymentRegistration: {} });
+    })).toThrow(/Invalid BankWebhookReceiver props at TestStack\/Webhooks \(4 problems\):\n {2}- bank\.baseUrl: points at a Lambda function URL \(a BankSandbox's.*never the real bank.*\n {2}- bank\.registrationBaseUrl: .*\n {2}- bank\.collectionTokenUrl: .*\n {2}- bank\.paymentsTokenUrl: /);
+    // A sandbox in another stack of the app, its URL joined into another; the default stage (registrations make it PRODUCTION).
+    const app = new App();
+    const sandbox = new BankSandbox(new Stack(app, 'Staging'), 'Sandbox');
+    const production = new Stack(app, 'Production');
+    expect(() => new BankWebhookReceiver(production, 'Webhooks', {
+      bank: { ...testBankConnection(production), baseUrl: Fn.join('', [sandbox.baseUrl, '/']) }, paymentRegistration: {},
+    })).toThrow(/Invalid BankWebhookReceiver props at Production\/Webhooks \(1 problem\):\n {2}- bank\.baseUrl: points at a Lambda function URL/);
+  });
+
+  it('refuses a literal function URL host in PRODUCTION, and lets a NON_PRODUCTION receiver point at one without registering', () => {
+    const host = 'https://abcdefghijklmnopqrstuvwxyz012345.lambda-url.sa-east-1.on.aws';
+    expect(() => synthIn((stack) => new BankWebhookReceiver(stack, 'Webhooks', {
+      bank: testBankConnection(stack, { baseUrl: host, registrationBaseUrl: `${host}/pagamentos` }), stage: BankStage.PRODUCTION,
+    }))).toThrow(/bank\.baseUrl: points at a Lambda function URL.*\n {2}- bank\.registrationBaseUrl: points at a Lambda function URL/s);
+    expect(() => synthIn((stack) => new BankWebhookReceiver(stack, 'Webhooks', {
+      bank: testBankConnection(stack, { baseUrl: host, registrationBaseUrl: `${host}/pagamentos` }), stage: BankStage.NON_PRODUCTION,
+    }))).not.toThrow();
+    // The real bank's hosts pass.
+    expect(() => synthIn((stack) => new BankWebhookReceiver(stack, 'Webhooks', { bank: testBankConnection(stack), stage: BankStage.PRODUCTION, paymentRegistration: {} }))).not.toThrow();
   });
 
   it('keeps refusing registrations of a NON_PRODUCTION receiver against the real bank', () => {

@@ -286,7 +286,7 @@ describe('props validation', () => {
     } catch (error) {
       message = (error as Error).message;
     }
-    expect(message).toMatch(/^Invalid BankWebhookReceiver props \(11 problems\):/);
+    expect(message).toMatch(/^Invalid BankWebhookReceiver props at TestStack\/Webhooks \(11 problems\):/);
     for (const prop of ['certificate', 'basePath', 'allowedSourceCidrs', 'throttlingRateLimit', 'throttlingBurstLimit', 'maxBodySize', 'maxReceiveCount', 'boletoTokenHeader', 'tokenCacheTtl', 'receiverMemorySize', 'stageName']) {
       expect(message).toContain(`  - ${prop}: `);
     }

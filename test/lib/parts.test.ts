@@ -45,7 +45,7 @@ describe('BankWebhookEndpoint alone', () => {
 
   it('checks its own props, naming them, in one error', () => {
     expect(() => synthIn((scope) => new BankWebhookEndpoint(scope, 'Endpoint', { stageName: 'prod-1', maxReceiveCount: 0, queueVisibilityTimeout: Duration.hours(13) })))
-      .toThrow(/^Invalid BankWebhookEndpoint props \(3 problems\):\n {2}- maxReceiveCount: .*\n {2}- queueVisibilityTimeout: must be at most 12 hours \(seconds\), got 46800\n {2}- stageName: /);
+      .toThrow(/^Invalid BankWebhookEndpoint props at TestStack\/Endpoint \(3 problems\):\n {2}- maxReceiveCount: .*\n {2}- queueVisibilityTimeout: must be at most 12 hours \(seconds\), got 46800\n {2}- stageName: /);
   });
 });
 
@@ -75,7 +75,7 @@ describe('SettlementProcessor alone, on a queue of the user\'s own', () => {
     const bare = () => synthIn((scope) => new SettlementProcessor(scope, 'Processor', {
       bank: testBankConnection(scope), queue: new sqs.Queue(scope, 'Bare', { visibilityTimeout: Duration.seconds(60) }),
     }));
-    expect(bare).toThrow(/^Invalid SettlementProcessor props \(2 problems\):\n {2}- deadLetterQueue: is required when queue has no dead-letter queue of its own.*\n {2}- queue: has a visibility timeout of 60 seconds; an SQS event source needs at least 6 × processorTimeout \+ maxBatchingWindow = 180 seconds/);
+    expect(bare).toThrow(/^Invalid SettlementProcessor props at TestStack\/Processor \(2 problems\):\n {2}- deadLetterQueue: is required when queue has no dead-letter queue of its own.*\n {2}- queue: has a visibility timeout of 60 seconds; an SQS event source needs at least 6 × processorTimeout \+ maxBatchingWindow = 180 seconds/);
   });
 });
 
@@ -97,7 +97,7 @@ describe('ReconciliationSweep alone, on a processor', () => {
     expect(() => synthIn((scope) => {
       const processor = new SettlementProcessor(scope, 'Processor', { bank: testBankConnection(scope), queue: ownQueue(scope), idempotencyTtl: Duration.days(20) });
       return new ReconciliationSweep(scope, 'Sweep', { processor, lookbackDays: 10 });
-    })).toThrow(/^Invalid ReconciliationSweep props \(1 problem\):\n {2}- idempotencyTtl: must be from 24 days/);
+    })).toThrow(/^Invalid ReconciliationSweep props at TestStack\/Sweep \(1 problem\):\n {2}- idempotencyTtl: must be from 24 days/);
   });
 });
 
@@ -126,7 +126,7 @@ describe('BankWebhookReceiver', () => {
       return '';
     })();
     expect(message.split('\n')).toEqual([
-      'Invalid BankWebhookReceiver props (4 problems):',
+      'Invalid BankWebhookReceiver props at TestStack/Webhooks (4 problems):',
       expect.stringMatching(/^ {2}- maxReceiveCount: must be a whole number from 1 to 1000, got 0$/),
       expect.stringMatching(/^ {2}- stageName: /),
       expect.stringMatching(/^ {2}- processorTimeout: must be from 10 seconds/),

@@ -94,7 +94,7 @@ it('can be turned off: no function, schedule, rule or alarm of its own', () => {
 
 it('refuses an interval, look-back or payment age it cannot keep, and a record lifetime shorter than they need, naming each', () => {
   expect(() => synth({ reconciliation: { interval: Duration.minutes(5), lookbackDays: 31, paymentMaxAge: Duration.hours(36) } })).toThrow([
-    'Invalid BankWebhookReceiver props (3 problems):',
+    'Invalid BankWebhookReceiver props at TestStack/Webhooks (3 problems):',
     '  - reconciliation.interval: must be whole minutes from 10 minutes (longer than one sweep may run) to 24 hours (seconds), got 300',
     '  - reconciliation.lookbackDays: must be a whole number of days from 0 to 30, got 31',
     '  - reconciliation.paymentMaxAge: must be whole days from 1 to 60 (seconds), got 129600',

@@ -104,7 +104,7 @@ describe('PaymentWebhookRegistration', () => {
       removalPolicy: RemovalPolicy.SNAPSHOT,
       tokenVersion: 'x'.repeat(300),
     })).toThrow([
-      'Invalid PaymentWebhookRegistration props (5 problems):',
+      'Invalid PaymentWebhookRegistration props at TestStack/Payments (5 problems):',
       '  - bank.baseUrl: must be an https URL without query or fragment (the bank is only reached over HTTPS, and there is no sandbox default), got "http://api.bank.example"',
       '  - url: must be an https URL without query or fragment (the bank delivers over HTTPS only), got "http://webhooks.example.com/payments"',
       '  - tokenVersion: must be at most 256 characters, got 300',
@@ -155,7 +155,7 @@ describe('BoletoWebhookContract', () => {
       posto: '02/03',
       urlStatus: 'LIGADO' as BoletoContractStatus,
     })).toThrow([
-      'Invalid BoletoWebhookContract props (10 problems):',
+      'Invalid BoletoWebhookContract props at TestStack/Contract (10 problems):',
       '  - url: must be an https URL without query or fragment (the bank delivers over HTTPS only), got "https://webhooks.example.com/boleto?token=abc"',
       '  - posto: must be 1 to 20 letters, digits or hyphens, got "02/03"',
       '  - eventos: must be event names in capitals, such as LIQUIDACAO; not valid: "liquidacao"',
@@ -172,7 +172,7 @@ describe('BoletoWebhookContract', () => {
   it('requires the URL and at least one event', () => {
     const stack = newStack();
     expect(() => new BoletoWebhookContract(stack, 'Contract', { bank: testBankConnection(stack), url: '', eventos: [] })).toThrow([
-      'Invalid BoletoWebhookContract props (2 problems):',
+      'Invalid BoletoWebhookContract props at TestStack/Contract (2 problems):',
       '  - url: is required: the https URL the bank sends notifications to',
       '  - eventos: must name at least one event, such as ["LIQUIDACAO"]; leave it out for the default',
     ].join('\n'));
@@ -243,7 +243,7 @@ describe('BankWebhookReceiver with registrations', () => {
       paymentRegistration: { removalPolicy: RemovalPolicy.SNAPSHOT },
       boletoContracts: [{}, { posto: '02', email: 'nope' }],
     })).toThrow([
-      'Invalid BankWebhookReceiver props (3 problems):',
+      'Invalid BankWebhookReceiver props at TestStack/Webhooks (3 problems):',
       '  - paymentRegistration.removalPolicy: must be RemovalPolicy.DESTROY or RemovalPolicy.RETAIN, got snapshot',
       '  - boletoContracts[1].email: must be an e-mail address such as finance@example.com, got "nope"',
       '  - boletoContracts[1]: is for the same cooperativa/posto/beneficiário as boletoContracts[0] (0101-02-54321); the bank keeps one contract for each',

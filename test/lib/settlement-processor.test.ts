@@ -507,7 +507,7 @@ describe('validation', () => {
     ]) {
       expect(text).toContain(`  - ${prop}: `);
     }
-    expect(text).toMatch(/^Invalid BankWebhookReceiver props \(22 problems\)/);
+    expect(text).toMatch(/^Invalid BankWebhookReceiver props at TestStack\/Webhooks \(22 problems\)/);
     expect(text).toContain('bank.zuluTimestamps: must be one of utc, bank-local (ZuluTimestamps), got "Z"');
     expect(text).toContain('bank.baseUrl: must be an https URL');
     expect(text).toContain('bank.pixQueryPath: must contain {id}');
