@@ -6,7 +6,7 @@ import {
   ACCOUNT_FIELD_PATTERN, ACCOUNT_FIELDS, BANK_CONNECTION_ENV, type BankAccount, type BankConnectionSettings, BankConnectionDefaults, ClientCredentialsAuth, compactBankConnection,
   PAYMENT_TYPES, scopeSettings, ZuluTimestamps,
 } from '../../contracts/bank-connection';
-import { isHttpsUrl, isWholeNumberIn, type PropsValidation } from './props-validation';
+import { checkSecretNamed, isHttpsUrl, isWholeNumberIn, type PropsValidation } from './props-validation';
 
 /**
  * The scopes of the token each kind of payment query uses. A kind left out keeps its default; kinds
@@ -173,6 +173,7 @@ export function validateBankConnection(v: PropsValidation, props: BankConnection
     }
   }
   v.check(!!props.credentials, `${prefix}.credentials`, 'is required: the Secrets Manager secret holding the bank credentials (JSON, see docs/usage.md)');
+  checkSecretNamed(v, props.credentials, `${prefix}.credentials`);
   for (const key of ['boletoQueryPath', 'settledBoletosPath', 'pixQueryPath', 'boletoPaymentQueryPath', 'taxPaymentQueryPath'] as const) {
     const value = props[key];
     if (value === undefined || Token.isUnresolved(value)) continue;

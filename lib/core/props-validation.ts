@@ -1,4 +1,5 @@
 import { Token } from 'aws-cdk-lib';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 
 /**
  * Collects every problem with a construct's props, then throws once, naming the props involved,
@@ -86,4 +87,24 @@ export function checkTokenHeader(v: PropsValidation, header: string | undefined,
   if (header === undefined || Token.isUnresolved(header)) return;
   v.check(HEADER_NAME.test(header), prop, `must be an HTTP header name (letters, digits and !#$%&'*+.^_\`|~-), got "${header}"`);
   v.check(!RESERVED_HEADERS.includes(header.toLowerCase()), prop, `"${header}" is set or rewritten by HTTP or API Gateway and cannot carry the token; use Authorization or a custom header such as X-Webhook-Token`);
+}
+
+/** A secret's name as Secrets Manager takes it. */
+const SECRET_NAME = /^[A-Za-z0-9/_+=.@-]{1,512}$/;
+
+/**
+ * Checks that a secret given as a prop names one: an imported secret with an empty name (say
+ * `Secret.fromSecretNameV2(scope, id, '')`) would put `...:secret:` in a function's settings and a
+ * grant on every secret whose name starts there. Deploy-time names are checked at deploy time.
+ */
+export function checkSecretNamed(v: PropsValidation, secret: secretsmanager.ISecret | undefined, prop: string): void {
+  if (!secret) return;
+  const name = secret.secretName;
+  if (typeof name === 'string' && !Token.isUnresolved(name)) {
+    v.check(SECRET_NAME.test(name), prop, `must name a secret (1 to 512 letters, digits or /_+=.@-), got ${JSON.stringify(name)}: import it by its complete ARN (Secret.fromSecretCompleteArn) or a name that is not empty`);
+  }
+  const arn = secret.secretArn;
+  if (typeof arn === 'string' && !Token.isUnresolved(arn)) {
+    v.check(/:secret:[^:]+$/.test(arn), prop, `must be a secret's ARN with its name (arn:aws:secretsmanager:<region>:<account>:secret:<name>), got "${arn}"`);
+  }
 }

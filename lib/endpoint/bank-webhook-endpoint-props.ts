@@ -8,7 +8,7 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { MAX_BODY_BYTES_LIMIT } from '../../contracts/receiver';
 import { checkFunctionNetwork, type FunctionNetworkProps } from '../core/function-network';
-import { checkTokenHeader, isWholeNumberIn, type PropsValidation } from '../core/props-validation';
+import { checkSecretNamed, checkTokenHeader, isWholeNumberIn, type PropsValidation } from '../core/props-validation';
 
 /** Properties of `BankWebhookEndpoint`. */
 export interface BankWebhookEndpointProps extends FunctionNetworkProps, ReceiverNameProps {
@@ -253,6 +253,8 @@ export function checkBankWebhookEndpoint(v: PropsValidation, props: BankWebhookE
     v.checkNumber(props.queueVisibilityTimeout.toSeconds(), 'queueVisibilityTimeout', isWholeNumberIn(0, 43_200), 'must be at most 12 hours (seconds)');
   }
   checkTokenHeader(v, props.boletoTokenHeader, 'boletoTokenHeader');
+  checkSecretNamed(v, props.paymentCallbackToken, 'paymentCallbackToken');
+  checkSecretNamed(v, props.boletoToken, 'boletoToken');
   checkSilenceOptions(v, props.silenceAlarms);
   checkFunctionNetwork(v, props);
   v.check(!(props.tokenEncryptionKey && props.paymentCallbackToken && props.boletoToken), 'tokenEncryptionKey', 'only encrypts the token secrets the construct generates, and both paymentCallbackToken and boletoToken are given: encrypt those secrets with the key yourself, or remove tokenEncryptionKey');

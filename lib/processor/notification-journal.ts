@@ -127,6 +127,15 @@ export function createNotificationJournal(scope: Construct, id: string, options:
     resources: [bucket.arnForObjects('*')],
     conditions: { ArnNotEquals: { 'aws:PrincipalArn': writer.roleArn } },
   }));
+  // Every write must be create-only (If-None-Match: *): not even the processor's role can overwrite a raw notification.
+  bucket.addToResourcePolicy(new iam.PolicyStatement({
+    sid: 'OnlyCreateOnlyWrites',
+    effect: iam.Effect.DENY,
+    principals: [new iam.AnyPrincipal()],
+    actions: ['s3:PutObject'],
+    resources: [bucket.arnForObjects('*')],
+    conditions: { Null: { 's3:if-none-match': 'true' } },
+  }));
   bucket.addToResourcePolicy(new iam.PolicyStatement({
     sid: 'NobodyDeletesARawNotification',
     effect: iam.Effect.DENY,

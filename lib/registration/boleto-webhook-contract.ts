@@ -4,7 +4,7 @@ import { Construct } from 'constructs';
 import { type BoletoContractSpec, compactDeployed, RegistrationAttribute, RegistrationDefaults, RegistrationResourceType } from '../../contracts/registration';
 import { ACCOUNT_FIELD_PATTERN, type BankAccount } from '../../contracts/bank-connection';
 import { type BankConnectionProps, validateBankConnection } from '../core/bank-connection';
-import { checkTokenHeader, type PropsValidation, validateProps } from '../core/props-validation';
+import { checkSecretNamed, checkTokenHeader, type PropsValidation, validateProps } from '../core/props-validation';
 import { appliedRecordNameOf, checkRegistrationOptions, checkWebhookUrl, createRegistrationResource, type RegistrationResourceOptions } from './registration-resource';
 import type { WatchedRegistration } from '../../contracts/reconciliation';
 
@@ -101,6 +101,7 @@ function checkBoletoWebhookContract(v: PropsValidation, props: BoletoWebhookCont
   validateBankConnection(v, props.bank, 'bank');
   checkWebhookUrl(v, props.url, 'url');
   checkContractOptions(v, props, '', props.bank?.account);
+  checkSecretNamed(v, props.token, 'token');
   checkTokenHeader(v, props.header, 'header');
   v.check(!(props.header !== undefined && !props.token), 'header', 'only applies with token: set token (the secret the bank sends in this header), or remove header');
 }

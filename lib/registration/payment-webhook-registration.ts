@@ -4,7 +4,7 @@ import { Construct } from 'constructs';
 import { compactDeployed, type PaymentWebhookSpec, RegistrationAttribute, RegistrationResourceType } from '../../contracts/registration';
 import type { WatchedRegistration } from '../../contracts/reconciliation';
 import { type BankConnectionProps, validateBankConnection } from '../core/bank-connection';
-import { type PropsValidation, validateProps } from '../core/props-validation';
+import { checkSecretNamed, type PropsValidation, validateProps } from '../core/props-validation';
 import { appliedRecordNameOf, checkRegistrationOptions, checkWebhookUrl, createRegistrationResource, type RegistrationResourceOptions } from './registration-resource';
 
 /** Options of the payment callback registration that `BankWebhookReceiver` takes as `paymentRegistration`. */
@@ -25,6 +25,7 @@ function checkPaymentWebhookRegistration(v: PropsValidation, props: PaymentWebho
   validateBankConnection(v, props.bank, 'bank');
   checkWebhookUrl(v, props.url, 'url');
   checkRegistrationOptions(v, props, '');
+  checkSecretNamed(v, props.token, 'token');
   v.check(!!props.token, 'token', 'is required: the secret holding authorizationCallback, the token the bank sends in the Authorization header');
 }
 

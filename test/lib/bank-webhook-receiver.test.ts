@@ -256,6 +256,26 @@ describe('with optional props', () => {
     expect(Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('CloudWatch role'))).toEqual([]);
   });
 
+  it('warns that a NON_PRODUCTION receiver against the real bank ignores the reconciliation options it was given (no sweep is scheduled)', () => {
+    const { stack, receiver } = synth({ stage: BankStage.NON_PRODUCTION, reconciliation: { lookbackDays: 5 } });
+    expect(receiver.reconciliation).toBeUndefined();
+    const warnings = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('cdk-bank-webhooks:reconciliationIgnored'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0].entry.data).toContain('runs no reconciliation sweep');
+    // Turned off on purpose, or production: nothing to say.
+    for (const props of [{ stage: BankStage.NON_PRODUCTION, reconciliation: { enabled: false } }, { stage: BankStage.PRODUCTION, reconciliation: { lookbackDays: 5 } }]) {
+      expect(Annotations.fromStack(synth(props).stack).findWarning('*', Match.stringLikeRegexp('reconciliationIgnored'))).toEqual([]);
+    }
+  });
+
+  it('refuses token and credentials secrets imported with an empty name, naming each', () => {
+    expect(() => synth({}, (s) => ({
+      paymentCallbackToken: secretsmanager.Secret.fromSecretNameV2(s, 'Empty', ''),
+      bank: testBankConnection(s, { credentials: secretsmanager.Secret.fromSecretNameV2(s, 'EmptyCredentials', '') }),
+    }))).toThrow(/paymentCallbackToken: must name a secret .*got "".*\n  - bank\.credentials: must name a secret .*got ""/);
+    expect(() => synth({}, (s) => ({ paymentCallbackToken: secretsmanager.Secret.fromSecretNameV2(s, 'Named', 'billing/payment-callback-token') }))).not.toThrow();
+  });
+
   it('warns at synth that alarms notify nobody without an alarmTopic', () => {
     const { stack } = synth();
     expect(Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('No alarmTopic'))).toHaveLength(1);

@@ -41,12 +41,14 @@ describe('the raw journal', () => {
     ]));
   });
 
-  it('lets only the processor write, under the journal\'s two prefixes, and nobody delete', () => {
+  it('lets only the processor write, under the journal\'s two prefixes and only create-only, and nobody delete', () => {
     const { template } = synthReceiver();
     const statements = policyOf(template);
     const onlyWriter = statements.find((s) => s.Sid === 'OnlyTheProcessorWrites')!;
     expect(onlyWriter).toMatchObject({ Effect: 'Deny', Principal: { AWS: '*' }, Action: 's3:PutObject', Condition: { ArnNotEquals: { 'aws:PrincipalArn': { 'Fn::GetAtt': [expect.stringMatching(/^WebhooksProcessorRole/), 'Arn'] } } } });
     expect(statements.find((s) => s.Sid === 'NobodyDeletesARawNotification')).toMatchObject({ Effect: 'Deny', Principal: { AWS: '*' }, Action: ['s3:DeleteObject', 's3:DeleteObjectVersion'] });
+    // Every write create-only (If-None-Match: *, as both of the processor's writes send it): nothing already written is overwritten.
+    expect(statements.find((s) => s.Sid === 'OnlyCreateOnlyWrites')).toMatchObject({ Effect: 'Deny', Principal: { AWS: '*' }, Action: 's3:PutObject', Condition: { Null: { 's3:if-none-match': 'true' } } });
     expect(statements.find((s) => s.Sid === 'OnlyTheNamedReadersRead')).toBeUndefined();
     const processorPolicies = JSON.stringify(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: Match.stringLikeRegexp('^WebhooksProcessorRole') }] } }));
     expect(processorPolicies).toContain('/notifications/*');
