@@ -124,8 +124,8 @@ export class RatePacer implements BankPacer {
     return 1 + (slowdown.factor - 1) * 0.5 ** (Math.max(0, this.now() - slowdown.at) / SLOWDOWN_HALF_LIFE_MS);
   }
 
-  /** Takes a slowdown another environment recorded when it is the stronger one now. */
-  private adopt(shared: Slowdown | undefined): void {
+  /** Takes a slowdown another environment recorded (the schedule answers it with each reservation) when it is the stronger one now. */
+  adopt(shared: Slowdown | undefined): void {
     if (shared && this.factorNow(shared) > this.factorNow(this.slowdown)) this.slowdown = shared;
   }
 
@@ -231,6 +231,8 @@ export class IdleTimePacer implements BankPacer {
       const now = this.now();
       const interval = this.main.currentIntervalMs();
       const answer = await this.schedule.reserve(interval, now - interval, now - interval);
+      // A slowdown another environment recorded after a 429 holds here too, though this environment may only make looks.
+      this.main.adopt(answer.slowdown);
       if ('end' in answer) return;
       const retryAt = answer.next + interval;
       if (retryAt - now > IDLE_WAIT_MS || retryAt > deadline - MIN_SLOT_LEAD_MS) {

@@ -269,6 +269,24 @@ describe('IdleTimePacer (looks give way to notifications)', () => {
     await looks.acquire('payment query', start + 30_000);
     expect(t.now() - start).toBe(800);
   });
+
+  it('honours a slowdown another environment recorded after a 429, in an environment that only makes looks', async () => {
+    const t = fakeTime();
+    const schedule = new MemorySlotSchedule();
+    // Another environment's notifications were answered 429: the schedule holds its slowdown (4 × the interval).
+    await schedule.pushBack(t.now(), { factor: 4, at: t.now() });
+    const lookOnly = new RatePacer(schedule, { ratePerSecond: 5, name: 'bank queries', now: t.now, sleep: t.sleep });
+    const looks = new IdleTimePacer(schedule, lookOnly, { name: 'bank queries for looks', now: t.now, sleep: t.sleep });
+    const start = t.now();
+    const sent: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      await looks.acquire('payment query', start + 30_000);
+      sent.push(t.now() - start);
+    }
+    // At the stretched interval (800 ms) from the first look on, never at the configured 200 ms.
+    expect(lookOnly.currentIntervalMs()).toBeGreaterThan(700);
+    expect(sent.slice(1).map((at, i) => at - sent[i]).every((gap) => gap >= 700)).toBe(true);
+  });
 });
 
 const NO_SLOWDOWN: Slowdown = { factor: 1, at: 0 };
