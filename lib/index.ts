@@ -13,7 +13,7 @@ export {
   type BoletoMovementMappingProps, type BoletoStatusMappingProps, type PaymentStatusMappingProps, type NotificationJournalOptions,
 } from './processor';
 export { BankSandbox, type BankSandboxProps } from './sandbox';
-export { ReconciliationSweep, type ReconciliationOptions, type ReconciliationSweepOptions, type ReconciliationSweepProps } from './reconciliation';
+export { ReconciliationSweep, type ReconciliationOptions, type ReconciliationSweepOptions, type ReconciliationSweepProps, type TrackPaymentProducer } from './reconciliation';
 export {
   BoletoContractStatus, BoletoWebhookContract, type BoletoWebhookContractOptions, type BoletoWebhookContractProps,
   PaymentWebhookRegistration, type PaymentWebhookRegistrationOptions, type PaymentWebhookRegistrationProps,

@@ -2,7 +2,7 @@
  * Example app: a stack with a BankWebhookReceiver and sane defaults that registers both webhooks
  * with the bank at deploy time, checked by cdk-nag's AwsSolutions pack. `npx cdk synth` fails on any unacknowledged finding.
  */
-import { App, CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Annotations, App, CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
@@ -41,6 +41,10 @@ export class BankWebhooksExampleStack extends Stack {
     // This example's choices, acknowledged where a stack makes them (examples/hardened makes the
     // others): tokens rotated by deploy, not on a schedule; no WAF web ACL on the stage.
     acknowledgeTokenRotationByDeploy(this.receiver);
+    // The payables code that puts Track Payment events lives in another app: name its roles in
+    // reconciliation.trackPaymentProducers there, and the bus denies the source's Track Payment to anyone else.
+    Annotations.of(this.receiver).acknowledgeWarning('cdk-bank-webhooks:trackPaymentProducer',
+      'The example has no payables code of its own; a real stack names its roles in reconciliation.trackPaymentProducers.');
     Validations.of(this.receiver.api).acknowledge({
       id: 'AwsSolutions::AwsSolutions-APIG3',
       reason: 'This example keeps the endpoint without a WAF web ACL: it has the token check, stage throttling and, when set, the source allowlist. examples/hardened sets webAclArn.',

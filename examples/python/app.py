@@ -41,6 +41,13 @@ receiver = BankWebhookReceiver(
     reconciliation=ReconciliationOptions(track_payment_sources=["acme.payments"]),
 )
 
+# The payables code lives in another app: a real stack names its roles in
+# ReconciliationOptions(track_payment_producers=[TrackPaymentProducer(source=..., roles=[...])]).
+cdk.Annotations.of(receiver).acknowledge_warning(
+    "cdk-bank-webhooks:trackPaymentProducer",
+    "The example has no payables code of its own; a real stack names its roles in track_payment_producers.",
+)
+
 # A consumer of verified settlements: one rule on one detail type.
 inbox = sqs.Queue(stack, "SettlementsInbox", encryption=sqs.QueueEncryption.SQS_MANAGED, enforce_ssl=True)
 receiver.on_verified_event("BoletoSettledRule", BankEventDetailType.BOLETO_SETTLED, target=targets.SqsQueue(inbox))

@@ -1,1 +1,1 @@
-export { ReconciliationSweep, type ReconciliationOptions, type ReconciliationSweepOptions, type ReconciliationSweepProps } from './reconciliation-sweep';
+export { ReconciliationSweep, type ReconciliationOptions, type ReconciliationSweepOptions, type ReconciliationSweepProps, type TrackPaymentProducer } from './reconciliation-sweep';

@@ -18,6 +18,7 @@ import { acknowledgeInherent } from '../core/compliance';
 import { checkFunctionNetwork, functionNetwork, type FunctionNetworkProps } from '../core/function-network';
 import { appliedRecordArn } from '../core/registration-provider';
 import { libraryMetric } from '../core/metrics';
+import { onlyNamedTrackPaymentProducers } from '../core/track-payment-policy';
 import { isWholeNumberIn, type PropsValidation, validateProps } from '../core/props-validation';
 import { checkIdempotencyTtl, minIdempotencyTtlSeconds } from '../core/timing';
 import type { SettlementProcessor } from '../processor/settlement-processor';
@@ -65,11 +66,27 @@ export interface ReconciliationSweepOptions {
    */
   readonly trackPaymentSources?: string[];
   /**
+   * Who may put Track Payment events of each source on the receiver's bus: each source named here
+   * gets a bus policy statement that denies its Track Payment events to every other principal
+   * (the source's other events are left alone). A source of `trackPaymentSources` not named here
+   * gets a synth warning: anyone allowed `events:PutEvents` on the bus could drive looks with it.
+   * @default - none named (a warning per source)
+   */
+  readonly trackPaymentProducers?: TrackPaymentProducer[];
+  /**
    * Pending payments one sweep sends a look for at most, the oldest first; the rest wait for the
    * next sweep (`PaymentLooksCapped` counts them). From 1 to 10,000.
    * @default 1000
    */
   readonly maxPaymentLooksPerSweep?: number;
+}
+
+/** The code allowed to put Track Payment events of one source on the receiver's bus. */
+export interface TrackPaymentProducer {
+  /** The event source it puts Track Payment events under (one of `trackPaymentSources`). */
+  readonly source: string;
+  /** The roles of that code (a function's role, a container task's role). */
+  readonly roles: iam.IRole[];
 }
 
 /** The reconciliation sweep of a BankWebhookReceiver: it finds what the bank never delivered. */
@@ -154,9 +171,23 @@ export function checkReconciliationSweep(v: PropsValidation, options: Reconcilia
   v.checkNumber(options.lookbackDays, `${prefix}lookbackDays`, isWholeNumberIn(0, 30), 'must be a whole number of days from 0 to 30');
   v.checkNumber(options.maxPaymentLooksPerSweep, `${prefix}maxPaymentLooksPerSweep`, isWholeNumberIn(1, 10_000), 'must be a whole number from 1 to 10000');
   checkTrackPaymentSources(v, options.trackPaymentSources, `${prefix}trackPaymentSources`, eventSource);
+  checkTrackPaymentProducers(v, options, `${prefix}trackPaymentProducers`);
   if (options.paymentMaxAge) {
     v.checkNumber(options.paymentMaxAge.toSeconds(), `${prefix}paymentMaxAge`, (s) => s % 86_400 === 0 && s >= 86_400 && s <= 60 * 86_400, 'must be whole days from 1 to 60 (seconds)');
   }
+}
+
+/** The Track Payment producers: each of a source the sweep follows, once, with at least one role. */
+function checkTrackPaymentProducers(v: PropsValidation, options: ReconciliationSweepOptions, name: string): void {
+  const producers = options.trackPaymentProducers;
+  if (producers === undefined) return;
+  const sources = options.trackPaymentSources ?? [];
+  producers.forEach((producer, i) => {
+    if (Token.isUnresolved(producer.source)) return;
+    v.check(sources.includes(producer.source), `${name}[${i}].source`, `is "${producer.source}", which is not one of trackPaymentSources (${sources.map((s) => `"${s}"`).join(', ') || 'none'}): name the producers of a source the sweep follows`);
+    v.check(producers.findIndex((p) => p.source === producer.source) === i, `${name}[${i}].source`, `names "${producer.source}" again: list every role of a source in one entry`);
+    v.check((producer.roles ?? []).length > 0, `${name}[${i}].roles`, 'must name at least one role');
+  });
 }
 
 /** The Track Payment sources: named, each an event source EventBridge takes, none the receiver's own. */
@@ -277,6 +308,8 @@ export class ReconciliationSweep extends Construct {
       this.trackPaymentRule.addTarget(new targets.SqsQueue(processor.lookQueue, {
         deadLetterQueue: processor.lookDeadLetterQueue, retryAttempts: 185, maxEventAge: Duration.hours(24),
       }));
+      // Only the named producers may put Track Payment events of a source on the bus.
+      onlyNamedTrackPaymentProducers(this, processor.eventBus, props.trackPaymentSources, new Map((props.trackPaymentProducers ?? []).map((p) => [p.source, p.roles])));
     }
 
     const period = { period: options.interval };

@@ -1,5 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { BankStage, BankWebhookReceiver, BoletoContractStatus } from '../../lib';
 import { SWEEP_SETTINGS_ENV, type SweepSettings, TRACK_PAYMENT_DETAIL_TYPE } from '../../contracts/reconciliation';
@@ -184,5 +185,33 @@ describe('Track Payment sources', () => {
     );
     expect(() => synth({ reconciliation: { trackPaymentSources: [] } })).toThrow(/reconciliation\.trackPaymentSources: must name at least one source/);
     expect(() => synth({ reconciliation: { trackPaymentSources: ['cdk-bank-webhooks'] } })).toThrow(/is the receiver's own eventSource "cdk-bank-webhooks"/);
+  });
+
+  it('denies a source\'s Track Payment events on the bus to all but its named producers, and warns of a source with none', () => {
+    const { stack, template } = synth({}, (s) => ({
+      reconciliation: {
+        trackPaymentSources: ['acme.payables', 'acme.treasury'],
+        trackPaymentProducers: [{ source: 'acme.payables', roles: [iam.Role.fromRoleArn(s, 'Payables', 'arn:aws:iam::111111111111:role/payables')] }],
+      },
+    }));
+    const policies = Object.values(template.findResources('AWS::Events::EventBusPolicy')).map((r) => r.Properties as { StatementId: string; Statement: Record<string, unknown> });
+    const trackPayment = policies.filter((p) => p.StatementId.startsWith('OnlyNamedTrackPayment-'));
+    expect(trackPayment).toHaveLength(1);
+    expect(trackPayment[0].Statement).toMatchObject({
+      Effect: 'Deny', Principal: { AWS: '*' }, Action: 'events:PutEvents',
+      Condition: {
+        'ForAnyValue:StringEquals': { 'events:source': ['acme.payables'], 'events:detail-type': [TRACK_PAYMENT_DETAIL_TYPE] },
+        'ArnNotEquals': { 'aws:PrincipalArn': ['arn:aws:iam::111111111111:role/payables'] },
+      },
+    });
+    const warnings = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('cdk-bank-webhooks:trackPaymentProducer'));
+    expect(warnings.map((w) => w.entry.data)).toEqual([expect.stringContaining('No producer is named for the Track Payment source "acme.treasury"')]);
+  });
+
+  it('refuses producers of a source it does not follow, a source named twice, and one without roles', () => {
+    expect(() => synth({}, (s) => {
+      const role = iam.Role.fromRoleArn(s, 'R', 'arn:aws:iam::111111111111:role/payables');
+      return { reconciliation: { trackPaymentSources: ['acme.payables'], trackPaymentProducers: [{ source: 'acme.other', roles: [role] }, { source: 'acme.payables', roles: [] }, { source: 'acme.payables', roles: [role] }] } };
+    })).toThrow(/trackPaymentProducers\[0\]\.source: is "acme\.other", which is not one of trackPaymentSources \("acme\.payables"\).*\n {2}- reconciliation\.trackPaymentProducers\[1\]\.roles: must name at least one role\n {2}- reconciliation\.trackPaymentProducers\[2\]\.source: names "acme\.payables" again/s);
   });
 });
