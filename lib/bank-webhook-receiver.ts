@@ -12,7 +12,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { BankAccount } from '../contracts/bank-connection';
 import type { BankEventDetailType } from '../contracts/events';
-import { type BankConnectionProps, functionUrlProps } from './core/bank-connection';
+import { type BankConnectionProps, checkRealBank } from './core/bank-connection';
 import { checkedBy, PropsValidation } from './core/props-validation';
 import { defaultReceiverName } from './core/metrics';
 import { BankStage } from './core/bank-stage';
@@ -136,10 +136,7 @@ function validate(receiver: Construct, props: BankWebhookReceiverProps): void {
   if (props.bank?.simulated) {
     v.check(stageOf(props) !== BankStage.PRODUCTION, 'bank.simulated', 'is true (a BankSandbox\'s connection) on a PRODUCTION receiver: production verifies against the real bank. Use the sandbox from a NON_PRODUCTION stack, or give this receiver the real bank\'s settings');
   } else if (props.bank && stageOf(props) === BankStage.PRODUCTION) {
-    // By what it is, whatever flag is spread over it: a function URL is a BankSandbox, never the bank.
-    for (const prop of functionUrlProps(receiver, props.bank)) {
-      v.check(false, `bank.${prop}`, 'points at a Lambda function URL (a BankSandbox\'s, or a *.lambda-url.<region>.on.aws host), which is never the real bank: a PRODUCTION receiver registers, sweeps and publishes verified events against the real bank only. Use the sandbox (bank: sandbox.connection) from a NON_PRODUCTION stack, or give this receiver the real bank\'s URLs');
-    }
+    checkRealBank(v, receiver, props.bank, 'bank');
   }
   if (!actsAgainstBank(props)) {
     const why = 'a NON_PRODUCTION stack does nothing against the bank, which has only production (its settlements would reach this stack\'s consumers, and its registrations replace production\'s); against a BankSandbox (bank: sandbox.connection) it may';

@@ -247,12 +247,22 @@ function refersToFunctionUrl(value: unknown): boolean {
  * app (however its connection was copied or its flags changed), or any literal
  * `*.lambda-url.<region>.on.aws` host. A URL from outside the app (a parameter, an import) cannot be seen.
  */
-export function functionUrlProps(scope: Construct, props: BankConnectionProps): string[] {
+function functionUrlProps(scope: Construct, props: BankConnectionProps): string[] {
   const stack = Stack.of(scope);
   const urls: Record<string, string | undefined> = {
     baseUrl: props.baseUrl, registrationBaseUrl: props.registrationBaseUrl, collectionTokenUrl: props.collectionTokenUrl, paymentsTokenUrl: props.paymentsTokenUrl,
   };
   return Object.entries(urls).filter(([, url]) => url !== undefined && refersToFunctionUrl(Token.isUnresolved(url) ? stack.resolve(url) : url)).map(([name]) => name);
+}
+
+/**
+ * Checks that a PRODUCTION receiver's bank is the real one by what it is, whatever flag is spread
+ * over it: a Lambda function URL is a BankSandbox, never the bank.
+ */
+export function checkRealBank(v: PropsValidation, scope: Construct, props: BankConnectionProps, prefix: string): void {
+  for (const prop of functionUrlProps(scope, props)) {
+    v.check(false, `${prefix}.${prop}`, 'points at a Lambda function URL (a BankSandbox\'s, or a *.lambda-url.<region>.on.aws host), which is never the real bank: a PRODUCTION receiver registers, sweeps and publishes verified events against the real bank only. Use the sandbox (bank: sandbox.connection) from a NON_PRODUCTION stack, or give this receiver the real bank\'s URLs');
+  }
 }
 
 /** The environment variable that hands the connection settings to a handler, and read access to the credentials. */

@@ -20,24 +20,37 @@ interface PublisherGroup {
 /** The groups of each app (by its root), and whether their statements were made. */
 const appGroups = new WeakMap<IConstruct, { groups: Map<string, PublisherGroup>; made: boolean }>();
 
-/** The statement id (Sid) of the deny statement for `source`: unique per source on a bus, within EventBridge's 64 characters. */
-export function publisherStatementId(source: string): string {
-  return `OnlyProcessorsPublish-${createHash('sha256').update(source).digest('hex').slice(0, 16)}`;
+/** A statement id (Sid) of `prefix` for `source`: unique per source on a bus, within EventBridge's 64 characters. */
+export function sourceStatementId(prefix: string, source: string): string {
+  return `${prefix}-${createHash('sha256').update(source).digest('hex').slice(0, 16)}`;
 }
 
-/** The statement that denies `events:PutEvents` with `source` on `busArn` to anyone but `roleArns`. */
-export function publisherStatement(source: string, busArn: string, roleArns: string[]): iam.PolicyStatement {
+/**
+ * A bus policy statement that denies `events:PutEvents` on `busArn` to anyone but `roleArns`
+ * for the events whose keys match `matches` (such as `events:source`).
+ */
+export function putEventsDenyStatement(sid: string, busArn: string, matches: Record<string, string[]>, roleArns: string[]): iam.PolicyStatement {
   return new iam.PolicyStatement({
-    sid: publisherStatementId(source),
+    sid,
     effect: iam.Effect.DENY,
     principals: [new iam.AnyPrincipal()],
     actions: ['events:PutEvents'],
     resources: [busArn],
     conditions: {
-      'ForAnyValue:StringEquals': { 'events:source': [source] },
+      'ForAnyValue:StringEquals': matches,
       'ArnNotEquals': { 'aws:PrincipalArn': roleArns },
     },
   });
+}
+
+/** The statement id (Sid) of the deny statement for `source`. */
+export function publisherStatementId(source: string): string {
+  return sourceStatementId('OnlyProcessorsPublish', source);
+}
+
+/** The statement that denies `events:PutEvents` with `source` on `busArn` to anyone but `roleArns`. */
+export function publisherStatement(source: string, busArn: string, roleArns: string[]): iam.PolicyStatement {
+  return putEventsDenyStatement(publisherStatementId(source), busArn, { 'events:source': [source] }, roleArns);
 }
 
 /**

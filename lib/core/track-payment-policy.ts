@@ -1,13 +1,13 @@
-import { createHash } from 'node:crypto';
 import { Annotations, Resource } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
-import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { TRACK_PAYMENT_DETAIL_TYPE } from '../../contracts/reconciliation';
+import { putEventsDenyStatement, sourceStatementId } from './publisher-policy';
 
-/** The statement id (Sid) of the deny statement for Track Payment events of `source`, within EventBridge's 64 characters. */
+/** The statement id (Sid) of the deny statement for Track Payment events of `source`. */
 export function trackPaymentStatementId(source: string): string {
-  return `OnlyNamedTrackPayment-${createHash('sha256').update(source).digest('hex').slice(0, 16)}`;
+  return sourceStatementId('OnlyNamedTrackPayment', source);
 }
 
 /**
@@ -17,17 +17,7 @@ export function trackPaymentStatementId(source: string): string {
  * another source is refused too (the keys are read for the batch as a whole).
  */
 export function trackPaymentStatement(source: string, busArn: string, roleArns: string[]): iam.PolicyStatement {
-  return new iam.PolicyStatement({
-    sid: trackPaymentStatementId(source),
-    effect: iam.Effect.DENY,
-    principals: [new iam.AnyPrincipal()],
-    actions: ['events:PutEvents'],
-    resources: [busArn],
-    conditions: {
-      'ForAnyValue:StringEquals': { 'events:source': [source], 'events:detail-type': [TRACK_PAYMENT_DETAIL_TYPE] },
-      'ArnNotEquals': { 'aws:PrincipalArn': roleArns },
-    },
-  });
+  return putEventsDenyStatement(trackPaymentStatementId(source), busArn, { 'events:source': [source], 'events:detail-type': [TRACK_PAYMENT_DETAIL_TYPE] }, roleArns);
 }
 
 /**
