@@ -272,7 +272,7 @@ describe('with optional props', () => {
     expect(() => synth({}, (s) => ({
       paymentCallbackToken: secretsmanager.Secret.fromSecretNameV2(s, 'Empty', ''),
       bank: testBankConnection(s, { credentials: secretsmanager.Secret.fromSecretNameV2(s, 'EmptyCredentials', '') }),
-    }))).toThrow(/paymentCallbackToken: must name a secret .*got "".*\n  - bank\.credentials: must name a secret .*got ""/);
+    }))).toThrow(/paymentCallbackToken: must name a secret .*got "".*\n {2}- bank\.credentials: must name a secret .*got ""/);
     expect(() => synth({}, (s) => ({ paymentCallbackToken: secretsmanager.Secret.fromSecretNameV2(s, 'Named', 'billing/payment-callback-token') }))).not.toThrow();
   });
 
