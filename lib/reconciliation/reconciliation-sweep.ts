@@ -273,7 +273,7 @@ export class ReconciliationSweep extends Construct {
     processor.lookQueue.encryptionMasterKey?.grant(fn, 'kms:GenerateDataKey', 'kms:Decrypt');
     if (registrations.length) {
       for (const secret of new Set([payment?.token, ...contracts.map((c) => c.token)])) secret?.grantRead(fn);
-      // What each registration's last deploy applied (the watch compares the bank with it), and the stack's status (a repair waits for a completed one).
+      // What each registration's last deploy learned (the token version it registered), and the stack's status (a repair waits for a completed one).
       fn.allow(new iam.PolicyStatement({
         actions: ['ssm:GetParameter'],
         resources: registrations.map((r) => appliedRecordArn(this, r.appliedRecordName)),
