@@ -156,7 +156,8 @@ export function contactDigest(spec: Partial<BoletoContractSpec>): string | undef
   return createHash('sha256').update(JSON.stringify(values.map((value) => value ?? null))).digest('hex').slice(0, 16);
 }
 
-const isContract = (spec: PaymentWebhookSpec | BoletoContractSpec | DeployedRegistration): spec is BoletoContractSpec => 'codBeneficiario' in spec;
+/** Whether a registration (as deployed, or a record's spec) is a boleto contract rather than the payment callback. */
+export const isContract = (spec: PaymentWebhookSpec | BoletoContractSpec | DeployedRegistration): spec is BoletoContractSpec => 'codBeneficiario' in spec;
 
 /** The registration without its contact fields and without what equals its default (`takeOverExisting` false, `eventos`, ATIVO, the token header). */
 export function compactDeployed(spec: PaymentWebhookSpec | BoletoContractSpec): DeployedRegistration {

@@ -6,13 +6,13 @@
  * it agrees with what the stack deployed.
  */
 import {
-  type AppliedRegistration, type BoletoContractSpec, compactDeployed, CONTACT_FIELDS, contactDigest, expandDeployed, type PaymentWebhookSpec, RegistrationResourceType,
+  type AppliedRegistration, type BoletoContractSpec, compactDeployed, CONTACT_FIELDS, contactDigest, expandDeployed, isContract, type PaymentWebhookSpec, RegistrationResourceType,
 } from '../../contracts/registration';
 import type { WatchedRegistration } from '../../contracts/reconciliation';
 
 /** The resource type a watched registration's record must carry. */
 export function resourceTypeOf(watched: WatchedRegistration): RegistrationResourceType {
-  return 'codBeneficiario' in watched.deployed ? RegistrationResourceType.BOLETO_CONTRACT : RegistrationResourceType.PAYMENT_WEBHOOK;
+  return isContract(watched.deployed) ? RegistrationResourceType.BOLETO_CONTRACT : RegistrationResourceType.PAYMENT_WEBHOOK;
 }
 
 /** The fields whose values may be shown in a finding (URLs, statuses, secret ARNs: none secret). */
