@@ -74,6 +74,12 @@ export interface ProcessorSettings {
    * notifications are never stuck behind them.
    */
   readonly lookQueryShare: number;
+  /**
+   * The unique id of the processor's own role: SQS's `SenderId` of what it sends (`<id>:<session>`).
+   * A look request's `admittedAt` (its look already booked a slot of the looks' share) is believed
+   * only from a message the processor sent itself; from any other sender the look books again.
+   */
+  readonly ownSenderId: string;
   /** The bucket the raw journal is written to (none: no journal). */
   readonly journalBucketName?: string;
   readonly boletoStatuses: BoletoStatusMapping;

@@ -50,6 +50,11 @@ export async function processLookRequest(record: SQSRecord, request: LookRequest
     if (!await admitTrackPayment(group, request, owner, deps)) return;
     request = { ...request, lookId: owner };
   }
+  if (request.admittedAt !== undefined && !sentByProcessor(record, deps.settings.ownSenderId)) {
+    // Only the processor's own deferral says its look was admitted; from anyone else it books its share again.
+    deps.logger.warn('A look request claims an admission but the processor did not send it: it books the looks\' share again', { messageId: record.messageId, senderId: record.attributes?.SenderId });
+    request = { ...request, admittedAt: undefined };
+  }
   if (request.admittedAt === undefined && !await admit(group, request, deps)) return;
   const { attempt } = outcomes;
   // Its queries take the bank's idle time only: notifications go first.
@@ -189,4 +194,10 @@ async function admit(group: SubjectGroup, request: LookRequest, deps: ProcessorD
   await defer(group, start === undefined ? request : { ...request, admittedAt: Math.round(start) }, start === undefined ? MAX_DELAY_SECONDS : Math.ceil((start - now) / 1000), deps);
   deps.count(ProcessorMetric.LOOKS_WAITING_FOR_SHARE);
   return false;
+}
+
+/** Whether SQS says the processor's own role sent `record` (a role's SenderId is `<role id>:<session name>`). */
+function sentByProcessor(record: SQSRecord, ownSenderId: string): boolean {
+  const sender = record.attributes?.SenderId ?? '';
+  return sender === ownSenderId || sender.startsWith(`${ownSenderId}:`);
 }

@@ -96,6 +96,8 @@ export class ResolvedSizeEstimate {
     // `https://<32-character id>.lambda-url.<region>.on.aws/`
     if (attribute === 'FunctionUrl') return 'https://'.length + 32 + '.lambda-url.'.length + PSEUDO_BOUNDS['AWS::Region'] + '.on.aws/'.length;
     if (attribute === 'Arn' || attribute.endsWith('.Arn')) return ARN_PREFIX + 20 + this.refBound(logicalId);
+    // IAM's unique ids (a role's `AROA...`) are at most 128 characters.
+    if (attribute === 'RoleId') return 128;
     return UNKNOWN_BOUND;
   }
 }

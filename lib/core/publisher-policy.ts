@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Annotations, AspectPriority, Aspects, Resource, Stack } from 'aws-cdk-lib';
+import { Annotations, Arn, ArnFormat, AspectPriority, Aspects, Resource, Stack, Token } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct, IConstruct } from 'constructs';
@@ -25,11 +25,25 @@ export function sourceStatementId(prefix: string, source: string): string {
   return `${prefix}-${createHash('sha256').update(source).digest('hex').slice(0, 16)}`;
 }
 
+/** `arn:<partition>:events:<region>:<account>:` of a bus ARN (a placeholder for one written in a warning). */
+function eventsArnPrefix(busArn: string): string {
+  if (Token.isUnresolved(busArn)) {
+    const arn = Arn.split(busArn, ArnFormat.SLASH_RESOURCE_NAME);
+    return `arn:${arn.partition}:events:${arn.region}:${arn.account}:`;
+  }
+  return busArn.startsWith('arn:') ? `${busArn.split(':').slice(0, 5).join(':')}:` : 'arn:<partition>:events:<region>:<account>:';
+}
+
 /**
  * A bus policy statement that denies `events:PutEvents` on `busArn` to anyone but `roleArns`
- * for the events whose keys match `matches` (such as `events:source`).
+ * for the events whose keys match `matches` (such as `events:source`). EventBridge's own replays
+ * into the bus (a source ARN of an archive or a replay of the bus's account and region) are let
+ * through: a replay goes only to the bus its archive records, so it brings back only events that
+ * were put on this bus past this same statement. Whether EventBridge evaluates the bus policy for a
+ * replay at all is not documented (docs/security.md, "What each input trusts").
  */
 export function putEventsDenyStatement(sid: string, busArn: string, matches: Record<string, string[]>, roleArns: string[]): iam.PolicyStatement {
+  const prefix = eventsArnPrefix(busArn);
   return new iam.PolicyStatement({
     sid,
     effect: iam.Effect.DENY,
@@ -39,6 +53,7 @@ export function putEventsDenyStatement(sid: string, busArn: string, matches: Rec
     conditions: {
       'ForAnyValue:StringEquals': matches,
       'ArnNotEquals': { 'aws:PrincipalArn': roleArns },
+      'ArnNotLike': { 'aws:SourceArn': [`${prefix}archive/*`, `${prefix}replay/*`] },
     },
   });
 }

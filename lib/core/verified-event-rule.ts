@@ -3,6 +3,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import { addToDeadLetterQueueResourcePolicy } from 'aws-cdk-lib/aws-events-targets';
+import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as lambdaEventSources from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as sns from 'aws-cdk-lib/aws-sns';
@@ -14,6 +15,7 @@ import { ProcessorDefaults } from '../../contracts/processor';
 import { notifyOn, Runbook, thresholdAlarm } from './alarms';
 import { acknowledgeInherent } from './compliance';
 import { isWholeNumberIn, validateProps } from './props-validation';
+import { QueueSenders } from './queue-senders';
 
 /** Where the verified events are: the bus, their source and the account they carry. */
 export interface VerifiedEventSource {
@@ -22,6 +24,8 @@ export interface VerifiedEventSource {
   readonly account: BankAccount;
   /** The receiver's alarm topic: the rule's dead-letter queue alarm notifies it too. */
   readonly alarmTopic?: sns.ITopic;
+  /** The receiver's operators: they may send to a consumer queue (a redrive of its dead-letter queue). */
+  readonly operatorRoles?: iam.IRole[];
 }
 
 /**
@@ -58,12 +62,18 @@ export class VerifiedEventRule extends events.Rule {
         visibilityTimeout: Duration.seconds(Token.isUnresolved(timeout) ? 180 : Math.max(30, 6 * timeout)),
         deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: options.consumerMaxReceiveCount ?? 5 },
       });
+      // Only this rule's deliveries, and the operators' redrives, go in: nothing forged reaches the consumer.
+      const senders = QueueSenders.guard(this.consumerQueue);
+      senders.addRule(this);
+      for (const role of options.operatorRoles ?? source.operatorRoles ?? []) senders.addRole(role);
       options.consumer.addEventSource(new lambdaEventSources.SqsEventSource(this.consumerQueue, { batchSize: options.consumerBatchSize ?? 10, reportBatchItemFailures: true }));
     }
     // With consumer, a delivery the queue refused goes to the same dead-letter queue as what the function failed.
     const guarded = new WithDeliveryGuarantees(this.consumerQueue ? new targets.SqsQueue(this.consumerQueue) : target!, deadLetterQueue, options.retryAttempts ?? 185, options.maxEventAge ?? Duration.hours(24));
     this.addTarget(guarded);
     this.deadLetterQueue = this.consumerQueue || guarded.usedOwnDeadLetterQueue ? deadLetterQueue : undefined;
+    // The dead-letter queue made here takes EventBridge's failed deliveries for this rule, and nothing else.
+    if (this.deadLetterQueue && !options.deadLetterQueue) QueueSenders.guard(this.deadLetterQueue as sqs.Queue).addRule(this);
     if (this.deadLetterQueue && !options.deadLetterQueue) {
       this.deadLetterQueueAlarm = thresholdAlarm(scope, `${id}DeadLetterQueueAlarm`, {
       runbook: Runbook.CONSUMER_DEAD_LETTER_QUEUE,
@@ -141,6 +151,12 @@ export interface VerifiedEventRuleOptions extends events.OnEventOptions {
    * @default 10
    */
   readonly consumerBatchSize?: number;
+  /**
+   * With `consumer`: the roles that may send to its queue besides this rule (who moves failed
+   * events back from the dead-letter queue); the queue denies `sqs:SendMessage` to everyone else.
+   * @default - the receiver's operatorRoles
+   */
+  readonly operatorRoles?: iam.IRole[];
   /**
    * Told when the rule's dead-letter queue alarm goes off and clears.
    * @default - the receiver's alarmTopic

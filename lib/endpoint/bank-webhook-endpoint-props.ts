@@ -2,6 +2,7 @@ import { checkReceiverName, type ReceiverNameProps } from '../core/metrics';
 import { isIPv4, isIPv6 } from 'node:net';
 import { type Duration, type Size, Token } from 'aws-cdk-lib';
 import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -181,6 +182,15 @@ export interface BankWebhookEndpointProps extends FunctionNetworkProps, Receiver
    * @default - both routes, 96 hours each (BankWebhookReceiver: only in PRODUCTION, on the routes it registers)
    */
   readonly silenceAlarms?: RouteSilenceOptions;
+
+  /**
+   * Roles of the operators who move dead-lettered messages back (a redrive sends them to the
+   * queue) and reverify (it sends look requests): the only principals besides the library's own
+   * functions and rules that may send to the queues it makes, each of which denies
+   * `sqs:SendMessage` to everyone else in the account (docs/security.md).
+   * @default - none: nobody else can send to the queues, and a redrive is refused
+   */
+  readonly operatorRoles?: iam.IRole[];
 }
 
 /**

@@ -20,6 +20,7 @@ import { functionNetwork } from '../core/function-network';
 import { defaultReceiverName, libraryMetric } from '../core/metrics';
 import { validateProps } from '../core/props-validation';
 import { minimumVisibilitySeconds } from '../core/timing';
+import { QueueSenders } from '../core/queue-senders';
 import { allowOnlySourceQueue } from '../core/redrive-allow-policy';
 import { type BankWebhookEndpointProps, checkBankWebhookEndpoint, DEFAULT_SILENCE_HOURS } from './bank-webhook-endpoint-props';
 import { receiverSettings } from './receiver-settings';
@@ -71,6 +72,8 @@ export class BankWebhookEndpoint extends Construct {
   public readonly unauthorizedRequestsAlarm: cloudwatch.Alarm;
   /** The `receiver` dimension of its metrics (`receiverName`). */
   public readonly receiverName: string;
+  /** The operators who may send to its queue besides the receiver and the processor (`operatorRoles`). */
+  public readonly operatorRoles: iam.IRole[];
   /** Alarm: no notification stored on `/boleto` for its window (none when its window is 0). */
   public readonly boletoSilenceAlarm?: cloudwatch.Alarm;
   /** Alarm: no notification stored on `/payments` for its window (none when its window is 0). */
@@ -103,6 +106,11 @@ export class BankWebhookEndpoint extends Construct {
       visibilityTimeout: props.queueVisibilityTimeout ?? Duration.seconds(minimumVisibilitySeconds(undefined, undefined)),
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? ProcessorDefaults.maxReceiveCount },
     });
+    // Only the receiver, the processor (leftovers; quarantine into the DLQ) and the named operators send to them.
+    QueueSenders.guard(this.deadLetterQueue);
+    const senders = QueueSenders.guard(this.queue);
+    this.operatorRoles = [...props.operatorRoles ?? []];
+    for (const role of this.operatorRoles) senders.addRole(role);
     acknowledgeInherent(this.deadLetterQueue, 'SQSRedrivePolicy', 'This queue is the dead-letter queue: what lands here is quarantined or undeliverable, alarmed, and redriven to the queue by an operator, never dead-lettered further.');
     // Only our queue may dead-letter into the DLQ (what lands there is redriven to it).
     allowOnlySourceQueue(this, 'DeadLetterQueueRedriveAllowPolicy', {
@@ -133,7 +141,7 @@ export class BankWebhookEndpoint extends Construct {
     });
     this.receiverFunction = receiver;
     // Exactly what SendMessage needs (grantSendMessages would add kms:ReEncrypt* and wildcards).
-    receiver.allow(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }));
+    QueueSenders.allowFunction(receiver, [this.queue]);
     props.queueEncryptionKey?.grant(this.receiverFunction, 'kms:GenerateDataKey', 'kms:Decrypt');
     this.grantReadTokens(this.receiverFunction);
 

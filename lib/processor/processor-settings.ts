@@ -4,7 +4,7 @@ import { UNNAMED_RECEIVER } from '../../contracts/receiver';
 import type { BoletoMovementMappingProps, BoletoStatusMappingProps, PaymentStatusMappingProps } from './status-mappings';
 
 /** What the processor works on: its bus, table and queues. */
-export type ProcessorResources = Pick<ProcessorSettings, 'eventBusName' | 'idempotencyTableName' | 'quarantineQueueUrl' | 'queueUrl' | 'lookQueueUrl' | 'lookQuarantineQueueUrl' | 'journalBucketName'>;
+export type ProcessorResources = Pick<ProcessorSettings, 'eventBusName' | 'idempotencyTableName' | 'quarantineQueueUrl' | 'queueUrl' | 'lookQueueUrl' | 'lookQuarantineQueueUrl' | 'journalBucketName' | 'ownSenderId'>;
 
 /** How it works, where it differs from the defaults. */
 export interface ProcessorTuning {
@@ -38,6 +38,7 @@ export function processorSettings(resources: ProcessorResources, tuning: Process
     queueUrl: resources.queueUrl,
     lookQueueUrl: resources.lookQueueUrl,
     lookQuarantineQueueUrl: resources.lookQuarantineQueueUrl,
+    ownSenderId: resources.ownSenderId,
     maxReceiveCount,
     maxVerificationAttempts: tuning.maxVerificationAttempts ?? defaultVerificationAttempts(maxReceiveCount),
     safetyMarginMs: tuning.safetyMarginMs ?? ProcessorDefaults.safetyMarginMs,

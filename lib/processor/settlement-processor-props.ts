@@ -1,6 +1,7 @@
 import { checkReceiverName, type ReceiverNameProps } from '../core/metrics';
 import { Duration, Token } from 'aws-cdk-lib';
 import type * as events from 'aws-cdk-lib/aws-events';
+import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
@@ -153,6 +154,14 @@ export interface SettlementProcessorProps extends SettlementProcessorOptions, Fu
    * @default - the queue's own, when `queue` is an `sqs.Queue` made with a dead-letter queue; else 5
    */
   readonly maxReceiveCount?: number;
+
+  /**
+   * Roles of the operators who redrive the look dead-letter queue or reverify (both send to the
+   * look queue): with the processor, the sweep and the Track Payment rule, the only principals
+   * that may send to it (docs/security.md).
+   * @default - none: nobody else can send to the look queue
+   */
+  readonly operatorRoles?: iam.IRole[];
 
   /**
    * Retention of the function's log group.

@@ -15,6 +15,7 @@ import {
 import { PendingPaymentIndex } from '../../contracts/reconciliation';
 import { type BankConnectionProps, bankConnectionEnvironment } from '../core/bank-connection';
 import { notifyOn, Runbook, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
+import { QueueSenders } from '../core/queue-senders';
 import { acknowledgeInherent } from '../core/compliance';
 import { functionNetwork } from '../core/function-network';
 import { minimumVisibilitySeconds } from '../core/timing';
@@ -136,6 +137,10 @@ export class SettlementProcessor extends Construct {
       visibilityTimeout: Duration.seconds(minimumVisibilitySeconds(props.processorTimeout, undefined)),
       deadLetterQueue: { queue: this.lookDeadLetterQueue, maxReceiveCount },
     });
+    // Only the processor, the sweep, the Track Payment rule and the named operators send to them.
+    QueueSenders.guard(this.lookDeadLetterQueue);
+    const lookSenders = QueueSenders.guard(this.lookQueue);
+    for (const role of props.operatorRoles ?? []) lookSenders.addRole(role);
     acknowledgeInherent(this.lookDeadLetterQueue, 'SQSRedrivePolicy', 'This queue is the look queue\'s dead-letter queue: what lands here is quarantined or undeliverable, alarmed, and redriven to the look queue by an operator, never dead-lettered further.');
 
     const fn = new ProcessorFunction(this, 'Function', {
@@ -160,6 +165,7 @@ export class SettlementProcessor extends Construct {
       lookQueueUrl: this.lookQueue.queueUrl,
       lookQuarantineQueueUrl: this.lookDeadLetterQueue.queueUrl,
       journalBucketName: this.journalBucket?.bucketName,
+      ownSenderId: (fn.role as iam.Role).roleId,
     }, { ...props, maxReceiveCount, eventSource: this.eventSource, idempotencyTtlSeconds: this.idempotencyTtl.toSeconds(), receiverName: this.receiverName, recoveredGraceSeconds: props.recoveredGracePeriod?.toSeconds(), lookQueryShare: props.lookQueryShare });
     this.processorFunction = fn;
     fn.addEnvironment(PROCESSOR_SETTINGS_ENV, Stack.of(this).toJsonString(settings));
@@ -179,7 +185,7 @@ export class SettlementProcessor extends Construct {
     acknowledgeInherent(fn, 'LambdaEventSourceMappingDestination', 'An SQS event source takes no on-failure destination (Lambda offers them for streams and Kafka): a message that keeps failing moves to the queue\'s own dead-letter queue after maxReceiveCount receives.');
     // Quarantine to a dead-letter queue, and what an invocation had no time or rate for back to its queue: exactly SendMessage.
     const ownQueues = [this.deadLetterQueue, this.queue, this.lookDeadLetterQueue, this.lookQueue];
-    fn.allow(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: ownQueues.map((q) => q.queueArn) }));
+    QueueSenders.allowFunction(fn, ownQueues);
     for (const key of new Set([this.queue.encryptionMasterKey, this.deadLetterQueue.encryptionMasterKey])) key?.grant(fn, 'kms:GenerateDataKey', 'kms:Decrypt');
     // Subject records and look markers: consistent get (a batch's subjects in one BatchGetItem), conditional put and update of single items.
     fn.allow(new iam.PolicyStatement({ actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resources: [this.idempotencyTable.tableArn] }));

@@ -14,6 +14,7 @@ import {
 } from '../../contracts/reconciliation';
 import { bankConnectionEnvironment } from '../core/bank-connection';
 import { notifyOn, Runbook, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
+import { QueueSenders } from '../core/queue-senders';
 import { acknowledgeInherent } from '../core/compliance';
 import { checkFunctionNetwork, functionNetwork, type FunctionNetworkProps } from '../core/function-network';
 import { appliedRecordArn } from '../core/registration-provider';
@@ -269,7 +270,7 @@ export class ReconciliationSweep extends Construct {
     fn.allow(new iam.PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resources: [processor.idempotencyTable.tableArn] }));
     fn.allow(new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${processor.idempotencyTable.tableArn}/index/${PendingPaymentIndex.NAME}`] }));
     // Look requests go to the look queue only: the sweep cannot put anything before a notification.
-    fn.allow(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [processor.lookQueue.queueArn] }));
+    QueueSenders.allowFunction(fn, [processor.lookQueue]);
     processor.lookQueue.encryptionMasterKey?.grant(fn, 'kms:GenerateDataKey', 'kms:Decrypt');
     if (registrations.length) {
       for (const secret of new Set([payment?.token, ...contracts.map((c) => c.token)])) secret?.grantRead(fn);
@@ -308,6 +309,8 @@ export class ReconciliationSweep extends Construct {
       this.trackPaymentRule.addTarget(new targets.SqsQueue(processor.lookQueue, {
         deadLetterQueue: processor.lookDeadLetterQueue, retryAttempts: 185, maxEventAge: Duration.hours(24),
       }));
+      // EventBridge delivers for this rule into the look queue, and into its dead-letter queue what the queue refused.
+      for (const queue of [processor.lookQueue, processor.lookDeadLetterQueue]) QueueSenders.of(queue)?.addRule(this.trackPaymentRule);
       // Only the named producers may put Track Payment events of a source on the bus.
       onlyNamedTrackPaymentProducers(this, processor.eventBus, props.trackPaymentSources, new Map((props.trackPaymentProducers ?? []).map((p) => [p.source, p.roles])));
     }

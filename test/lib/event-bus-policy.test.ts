@@ -4,6 +4,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import { BankWebhookReceiver } from '../../lib';
 import { publisherStatementId } from '../../lib/core/publisher-policy';
 import { synthReceiver, TEST_ENV, testBankConnection } from '../support/cdk';
+import { evaluate, type IamRequest, symbolOf } from '../support/iam-policy';
 
 /** The EventBusPolicy statements of a template, by logical ID. */
 function busPolicies(template: Template): Record<string, { Properties: { EventBusName: unknown; StatementId: string; Statement: Record<string, unknown> } }> {
@@ -105,5 +106,38 @@ describe('only the processors publish the receiver\'s source', () => {
     expect(text).toContain('"Effect":"Deny"');
     expect(text).toContain('"events:source":["cdk-bank-webhooks"]');
     expect(text).toContain('aws:PrincipalArn');
+  });
+});
+
+describe('the bus policy, evaluated as IAM would', () => {
+  const { stack, receiver, template } = synthReceiver();
+  const [{ Properties: p }] = Object.values(busPolicies(template));
+  const busArn = symbolOf(stack.resolve(receiver.eventBus.eventBusArn));
+  const processorRoleArn = symbolOf(stack.resolve(receiver.processorFunction.role!.roleArn));
+  /** A PutEvents of our source on the bus: allowed by the caller's own policy, so only the bus policy can refuse it. */
+  const put = (principal: IamRequest['principal'], context: Record<string, string> = {}) => evaluate([p.Statement], {
+    action: 'events:PutEvents', resource: busArn, principal, identityAllows: true, context: { 'events:source': 'cdk-bank-webhooks', ...context },
+  });
+
+  it('lets the processor publish, and refuses every other principal of the account (an operator, a pipe\'s or a schedule\'s role, a rule forwarding from another bus with its role)', () => {
+    expect(put({ arn: processorRoleArn })).toBe('allowed');
+    for (const arn of ['arn:aws:iam::111111111111:role/bank-operators', 'arn:aws:iam::111111111111:role/service-role/Amazon_EventBridge_Pipe_x', 'arn:aws:iam::111111111111:role/forwarder']) {
+      expect(put({ arn })).toBe('explicitly denied');
+      expect(put({ arn }, { 'aws:SourceArn': 'arn:aws:pipes:sa-east-1:111111111111:pipe/forged' })).toBe('explicitly denied');
+    }
+  });
+
+  it('lets EventBridge\'s replay of the bus\'s archive through (the operator CLI\'s replay), whichever of the archive or the replay it names as the source', () => {
+    const statement = p.Statement as { Condition: { ArnNotLike: { 'aws:SourceArn': unknown[] } } };
+    const patterns = statement.Condition.ArnNotLike['aws:SourceArn'].map(symbolOf);
+    expect(patterns).toHaveLength(2);
+    expect(patterns[0]).toMatch(/:archive\/\*$/);
+    expect(patterns[1]).toMatch(/:replay\/\*$/);
+    const archive = patterns[0].replace('*', 'WebhooksProcessorEventBusArchive');
+    const replay = patterns[1].replace('*', 'cdk-bank-webhooks-replay-1');
+    expect(put({ service: 'events.amazonaws.com' }, { 'aws:SourceArn': archive })).toBe('allowed');
+    expect(put({ service: 'events.amazonaws.com' }, { 'aws:SourceArn': replay })).toBe('allowed');
+    // A rule's delivery (bus to bus) is no replay.
+    expect(put({ service: 'events.amazonaws.com' }, { 'aws:SourceArn': patterns[0].replace('archive/*', 'rule/other-bus/forward') })).toBe('explicitly denied');
   });
 });

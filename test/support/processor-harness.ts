@@ -9,7 +9,7 @@ import { BankSimulator, type BankSimulatorOptions } from '../../simulator/simula
 import { LocalEventBridge } from '../../tools/local-aws/eventbridge-server';
 import { LocalSecretsManager } from '../../tools/local-aws/secrets-manager-server';
 import { SqsEventSource, type SqsEventSourceOptions } from '../../tools/local-aws/sqs-event-source';
-import { localAwsEnvironment } from '../../tools/local-aws/local-env';
+import { LOCAL_AWS, localAwsEnvironment } from '../../tools/local-aws/local-env';
 import { resolveLocalhostSubdomains } from './aws-env';
 import { type Dynalite, startDynalite } from '../../tools/local-aws/dynalite';
 import { createQueueWithDlq, type Fauxqs, queueDepth, startFauxqs } from '../../tools/local-aws/fauxqs';
@@ -84,7 +84,7 @@ export class ProcessorHarness {
       // One queue for notifications and looks alike (the construct gives looks their own).
       {
         eventBusName: `${name}-bus`, idempotencyTableName: `${name}-idempotency`, quarantineQueueUrl: this.dlqUrl, queueUrl: this.queueUrl,
-        lookQueueUrl: this.queueUrl, lookQuarantineQueueUrl: this.dlqUrl,
+        lookQueueUrl: this.queueUrl, lookQuarantineQueueUrl: this.dlqUrl, ownSenderId: LOCAL_AWS.accountId,
       },
       { maxReceiveCount: o.maxReceiveCount ?? 3, maxVerificationAttempts: o.maxVerificationAttempts ?? 2, safetyMarginMs: 500 },
     );

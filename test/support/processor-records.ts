@@ -21,22 +21,25 @@ import { processorSettings } from '../../lib/processor/processor-settings';
 
 export const ACCOUNT: BankAccount = { cooperativa: '0101', posto: '02', conta: '123456', documento: '12345678000199', codigoBeneficiario: '54321' };
 
+/** The processor role's unique id in SETTINGS: what SQS gives as the SenderId of what it sent. */
+export const PROCESSOR_SENDER_ID = 'AROAPROCESSOR0EXAMPLE';
+
 export const SETTINGS: ProcessorSettings = processorSettings(
   {
     eventBusName: 'bus', idempotencyTableName: 'table', quarantineQueueUrl: 'https://sqs.local/dlq', queueUrl: 'https://sqs.local/queue',
-    lookQueueUrl: 'https://sqs.local/looks', lookQuarantineQueueUrl: 'https://sqs.local/looks-dlq',
+    lookQueueUrl: 'https://sqs.local/looks', lookQuarantineQueueUrl: 'https://sqs.local/looks-dlq', ownSenderId: PROCESSOR_SENDER_ID,
   },
   { maxReceiveCount: 5, maxVerificationAttempts: 3, safetyMarginMs: 500 },
 );
 
 /** An SQS record as Lambda delivers it, holding `body` stored by the receiver on `route`. */
-export function sqsRecord(route: Route, body: unknown, options: { receiveCount?: number; requestId?: string } = {}): SQSRecord {
+export function sqsRecord(route: Route, body: unknown, options: { receiveCount?: number; requestId?: string; senderId?: string } = {}): SQSRecord {
   const raw = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
   return {
     messageId: randomUUID(),
     receiptHandle: 'rh',
     body: encodeStoredNotification({ route, receivedAt: '2025-06-03T17:05:10.000Z', requestId: options.requestId ?? randomUUID(), contentType: 'application/json' }, raw),
-    attributes: { ApproximateReceiveCount: String(options.receiveCount ?? 1), SentTimestamp: '0', SenderId: 'x', ApproximateFirstReceiveTimestamp: '0' },
+    attributes: { ApproximateReceiveCount: String(options.receiveCount ?? 1), SentTimestamp: '0', SenderId: options.senderId ?? 'AROASOMEONEELSE:sender', ApproximateFirstReceiveTimestamp: '0' },
     messageAttributes: {},
     md5OfBody: '',
     eventSource: 'aws:sqs',
@@ -46,8 +49,13 @@ export function sqsRecord(route: Route, body: unknown, options: { receiveCount?:
 }
 
 /** An SQS record holding `body` as is (a look request, an event an EventBridge rule delivered). */
-export function rawRecord(body: string, options: { receiveCount?: number } = {}): SQSRecord {
+export function rawRecord(body: string, options: { receiveCount?: number; senderId?: string } = {}): SQSRecord {
   return { ...sqsRecord('boleto', {}, options), body };
+}
+
+/** A message the processor sent back to its queue, as SQS delivers it again (its SenderId is the processor's role). */
+export function requeuedRecord(body: string, options: { receiveCount?: number } = {}): SQSRecord {
+  return rawRecord(body, { ...options, senderId: `${PROCESSOR_SENDER_ID}:processor-function` });
 }
 
 /** A boleto event as the bank delivers it. */

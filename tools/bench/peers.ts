@@ -7,7 +7,7 @@ import { BankSimulator } from '../../simulator/simulator';
 import { type Dynalite, startDynalite } from '../local-aws/dynalite';
 import { LocalEventBridge } from '../local-aws/eventbridge-server';
 import { createQueueWithDlq, type Fauxqs, startFauxqs } from '../local-aws/fauxqs';
-import { localAwsEnvironment, resolveLocalhostSubdomains } from '../local-aws/local-env';
+import { LOCAL_AWS, localAwsEnvironment, resolveLocalhostSubdomains } from '../local-aws/local-env';
 import { LocalS3 } from '../local-aws/s3-server';
 import { LocalSecretsManager } from '../local-aws/secrets-manager-server';
 import { simulatorConnection, simulatorCredentials } from '../local-runner/bank-credentials';
@@ -87,7 +87,7 @@ export class BenchPeers {
     const settings = processorSettings(
       {
         eventBusName: `${NAME}-bus`, idempotencyTableName: `${NAME}-idempotency`, quarantineQueueUrl: this.dlqUrl, queueUrl: this.queueUrl,
-        lookQueueUrl: this.lookQueueUrl, lookQuarantineQueueUrl: this.lookDlqUrl,
+        lookQueueUrl: this.lookQueueUrl, lookQuarantineQueueUrl: this.lookDlqUrl, ownSenderId: LOCAL_AWS.accountId,
         ...(options.journal === false ? {} : { journalBucketName: JOURNAL_BUCKET }),
       },
       { maxReceiveCount: MAX_RECEIVE_COUNT, maxVerificationAttempts: ProcessorDefaults.maxVerificationAttempts },

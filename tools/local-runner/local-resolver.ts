@@ -82,6 +82,8 @@ export class LocalResolver {
         if (attribute === 'Arn' && type && arnOf[type]) return arnOf[type];
         if (attribute === 'Name' && type === 'AWS::Events::EventBus') return id;
         if (attribute === 'QueueUrl' && this.local.queueUrls.has(id)) return this.local.queueUrls.get(id)!;
+        // The local SQS names every sender by the account (fauxqs's SenderId): every local role is that one.
+        if (attribute === 'RoleId' && type === 'AWS::IAM::Role') return LOCAL_AWS.accountId;
         throw new Error(`The local runner has no stand-in for Fn::GetAtt ${id}.${attribute} (${type ?? 'not in the template'})`);
       },
     });

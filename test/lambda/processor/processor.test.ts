@@ -8,7 +8,7 @@ import { decodeStoredNotification, encodeStoredNotification } from '../../../lam
 import { ProcessorDefaults, ProcessorMetric } from '../../../contracts/processor';
 import { BankApiError } from '../../../lambda/bank/errors';
 import { OutOfRate } from '../../../lambda/bank/pacing';
-import { boletoEvent, contextWith, fakeDeps, pixPayment, rawRecord, sqsRecord } from '../../support/processor-records';
+import { boletoEvent, contextWith, fakeDeps, pixPayment, rawRecord, requeuedRecord, sqsRecord } from '../../support/processor-records';
 import { decodeLookRequest, encodeLookRequest } from '../../../lambda/store/look-request';
 import { TRACK_PAYMENT_DETAIL_TYPE } from '../../../contracts/reconciliation';
 
@@ -336,7 +336,7 @@ describe('look requests (reconciliation)', () => {
     expect(f.requeueDelays).toEqual([600]);
     expect(decodeLookRequest(f.requeued[0])).toMatchObject({ recoveryCheck: ['settled:2025-06-03:15025'] });
     const queries = f.bank.queries;
-    await run(f, [rawRecord(f.requeued[0]), rawRecord(f.requeued[0])]);
+    await run(f, [requeuedRecord(f.requeued[0]), requeuedRecord(f.requeued[0])]);
     expect(f.bank.queries).toBe(queries);
     expect(f.counts[ProcessorMetric.RECOVERED]).toBe(1);
     expect(f.logs.some((l) => l.message.startsWith('Recovered by reconciliation'))).toBe(true);
@@ -347,7 +347,7 @@ describe('look requests (reconciliation)', () => {
     f.bank.settle('2011');
     await run(f, [lookAtBoleto('2011')]);
     await run(f, [sqsRecord('boleto', boletoEvent('2011'))]);
-    await run(f, [rawRecord(f.requeued[0])]);
+    await run(f, [requeuedRecord(f.requeued[0])]);
     expect(f.published.map((e) => e.detail.trigger)).toEqual(['reconciliation']);
     expect(f.counts[ProcessorMetric.RECOVERED]).toBeUndefined();
     expect(f.logs.some((l) => l.message.startsWith('A notification told of the changes a look found within the grace period'))).toBe(true);

@@ -12,7 +12,7 @@ import { MemorySlotSchedule, OutOfRate } from '../../../lambda/bank/pacing';
 import { processBatch } from '../../../lambda/processor/batch';
 import { decodeLookRequest, encodeLookRequest } from '../../../lambda/store/look-request';
 import { ProcessorQueue } from '../../../lambda/processor/deps';
-import { boletoEvent, contextWith, FakeBank, fakeDeps, pixPayment, rawRecord, sqsRecord } from '../../support/processor-records';
+import { boletoEvent, contextWith, FakeBank, fakeDeps, pixPayment, rawRecord, requeuedRecord, sqsRecord } from '../../support/processor-records';
 
 type Fakes = ReturnType<typeof fakeDeps>;
 const run = (f: Fakes, records: ReturnType<typeof sqsRecord>[]) => processBatch({ Records: records }, contextWith(f.clock), f.deps);
@@ -28,7 +28,7 @@ function trackPayment(f: Fakes, idTransacao: string, source = 'acme.payments') {
 /** Runs the last message the processor sent back (a deferred look), after its delay. */
 async function runRequeued(f: Fakes) {
   f.clock.advance(f.requeueDelays[f.requeueDelays.length - 1] * 1000);
-  return run(f, [rawRecord(f.requeued[f.requeued.length - 1])]);
+  return run(f, [requeuedRecord(f.requeued[f.requeued.length - 1])]);
 }
 
 describe('Track Payment costs no query when none is needed', () => {
@@ -165,10 +165,34 @@ describe('the looks\' share of the query budget', () => {
     expect(waiting.every((r) => typeof r.request.admittedAt === 'number')).toBe(true);
     // Back at their slots, they query without booking again.
     f.clock.advance(16_000);
-    await run(f, waiting.map((r) => rawRecord(r.body)));
+    await run(f, waiting.map((r) => requeuedRecord(r.body)));
     expect(f.bank.queries).toBe(6);
     expect(f.counts[ProcessorMetric.LOOKS_WAITING_FOR_SHARE]).toBe(4);
     expect(f.published.filter((e) => e.detail.trigger === 'reconciliation')).toHaveLength(5);
+  });
+});
+
+describe('a look request that claims its admission', () => {
+  const claiming = (nossoNumero: string, admittedAt: number) => encodeLookRequest({
+    trigger: EventTrigger.RECONCILIATION, subject: { kind: 'boleto', nossoNumero }, requestedAt: '2025-06-03T18:00:00.000Z', reason: 'listed as settled', admittedAt,
+  });
+
+  it('is believed only from the processor itself: from any other sender of the look queue, each books the looks\' share like any look', async () => {
+    const f = fakeDeps();
+    f.deps = { ...f.deps, looks: { schedule: new MemorySlotSchedule(), ratePerSecond: 0.25 } };
+    for (const n of ['3001', '3002', '3003', '3004']) f.bank.settle(n);
+    // Four look requests that say they were admitted, sent by another principal (an operator's hand, a sweep's bug).
+    await run(f, ['3001', '3002', '3003', '3004'].map((n) => rawRecord(claiming(n, f.clock.now()), { senderId: 'AROAOPERATOR00EXAMPLE:alice' })));
+    expect(f.bank.queries).toBe(1);
+    expect(f.counts[ProcessorMetric.LOOKS_WAITING_FOR_SHARE]).toBe(3);
+    expect(f.logs.some((l) => l.level === 'WARN' && /claims an admission but the processor did not send it/.test(l.message))).toBe(true);
+    // The same from the processor's own deferral: each queries at once.
+    const g = fakeDeps();
+    g.deps = { ...g.deps, looks: { schedule: new MemorySlotSchedule(), ratePerSecond: 0.25 } };
+    for (const n of ['3001', '3002', '3003', '3004']) g.bank.settle(n);
+    await run(g, ['3001', '3002', '3003', '3004'].map((n) => requeuedRecord(claiming(n, g.clock.now()))));
+    expect(g.bank.queries).toBe(4);
+    expect(g.counts[ProcessorMetric.LOOKS_WAITING_FOR_SHARE]).toBeUndefined();
   });
 });
 
