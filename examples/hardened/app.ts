@@ -10,6 +10,7 @@
 import { App, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import * as backup from 'aws-cdk-lib/aws-backup';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
@@ -43,6 +44,8 @@ export class HardenedBankWebhooksStack extends Stack {
       tracingEnabled: true,
       alarmTopic: encryptedAlarmTopic(this),
       createApiGatewayCloudWatchRole: true,
+      // The role the on-call team redrives and reverifies with: the queues refuse every other sender.
+      operatorRoles: [iam.Role.fromRoleName(this, 'Operators', 'bank-webhooks-operators')],
       paymentRegistration: {},
       boletoContracts: [exampleBoletoContract(this)],
       // Raw notifications kept 5 years under the data key, locked against early deletion, with access logs.
