@@ -81,7 +81,11 @@ export function explainAwsError(error: unknown, doing: string): Error {
     return new OperatorError(`No AWS region for ${doing}: pass --region, or set AWS_REGION.`, CliExit.AWS_ACCESS);
   }
   if (/^(AccessDenied|AccessDeniedException|UnauthorizedOperation|AuthorizationError|ExpiredToken|ExpiredTokenException|InvalidClientTokenId|UnrecognizedClientException|InvalidAccessKeyId|SignatureDoesNotMatch)$/.test(name)) {
-    return new OperatorError(`AWS refused ${doing} (${name}): ${message}. The operator's role needs the permissions listed in docs/operations.md, "The operator CLI".`, CliExit.AWS_ACCESS);
+    // The queues the library makes deny SendMessage to every role not named (an explicit deny in their resource policy).
+    const queueDeny = /sqs:SendMessage/i.test(message)
+      ? ' Each queue the library makes refuses senders it was not told of: name this role in the receiver\'s operatorRoles (onVerifiedEvent\'s for a consumer\'s queue) and deploy.'
+      : '';
+    return new OperatorError(`AWS refused ${doing} (${name}): ${message}.${queueDeny} The operator's role needs the permissions listed in docs/operations.md, "The operator CLI".`, CliExit.AWS_ACCESS);
   }
   return error instanceof Error ? error : new Error(message);
 }
