@@ -1,4 +1,4 @@
-import { Annotations, Duration, Stack, Token } from 'aws-cdk-lib';
+import { Annotations, Duration, Stack } from 'aws-cdk-lib';
 import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -12,151 +12,22 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { BankAccount } from '../contracts/bank-connection';
 import type { BankEventDetailType } from '../contracts/events';
-import { type BankConnectionProps, checkRealBank } from './core/bank-connection';
-import { checkedBy, PropsValidation } from './core/props-validation';
+import { actsAgainstBank, type BankWebhookReceiverProps, contractKey, silenceOf, stageOf, validateReceiverProps } from './bank-webhook-receiver-props';
+import { checkedBy } from './core/props-validation';
 import { defaultReceiverName } from './core/metrics';
 import { BankStage } from './core/bank-stage';
 import { VerifiedEventRule, type VerifiedEventRuleOptions } from './core/verified-event-rule';
 import { BankWebhookEndpoint } from './endpoint/bank-webhook-endpoint';
-import { type BankWebhookEndpointProps, checkBankWebhookEndpoint, type RouteSilenceOptions } from './endpoint/bank-webhook-endpoint-props';
 import { minimumVisibilitySeconds } from './core/timing';
 import { writeOperatorManifest } from './core/operator-manifest';
 import { allowOnlySourceQueue } from './core/redrive-allow-policy';
 import { SettlementProcessor } from './processor/settlement-processor';
-import { checkSettlementProcessor, type SettlementProcessorOptions } from './processor/settlement-processor-props';
-import { checkReconciliationSweep, ReconciliationSweep, type ReconciliationOptions } from './reconciliation/reconciliation-sweep';
-import { BoletoWebhookContract, type BoletoWebhookContractOptions, checkContractOptions } from './registration/boleto-webhook-contract';
-import { PaymentWebhookRegistration, type PaymentWebhookRegistrationOptions } from './registration/payment-webhook-registration';
+import { ReconciliationSweep } from './reconciliation/reconciliation-sweep';
+import { BoletoWebhookContract } from './registration/boleto-webhook-contract';
+import { PaymentWebhookRegistration } from './registration/payment-webhook-registration';
 import { ReceiverDashboard } from './receiver-dashboard';
-import { checkRegistrationOptions } from './registration/registration-resource';
 
-/**
- * Properties of {@link BankWebhookReceiver}: those of the endpoint (BankWebhookEndpointProps) and
- * of the processor (SettlementProcessorOptions), the bank, the registrations and the sweep.
- */
-export interface BankWebhookReceiverProps extends BankWebhookEndpointProps, SettlementProcessorOptions {
-  /**
-   * How to reach the bank: every notification is verified with its query API before anything
-   * is published.
-   */
-  readonly bank: BankConnectionProps;
-
-  /**
-   * Registers `paymentsUrl` as the account's payment callback, with `paymentCallbackToken` as
-   * `authorizationCallback`, at deploy time, and removes it at destroy (see PaymentWebhookRegistration).
-   * @default - not registered: register paymentsUrl with the bank yourself
-   */
-  readonly paymentRegistration?: PaymentWebhookRegistrationOptions;
-
-  /**
-   * Boleto webhook contracts kept at the bank, each with `url` = `boletoUrl`, `token` = the
-   * boleto token and `header` = `boletoTokenHeader` (see BoletoWebhookContract). One per
-   * cooperativa/posto/beneficiário.
-   * @default - none: make the contract with the bank yourself
-   */
-  readonly boletoContracts?: BoletoWebhookContractOptions[];
-
-  /**
-   * The reconciliation sweep: every `interval` it reads the bank's settled boletos of today and
-   * the last days, and queries the payments still pending, so a settlement whose notification the
-   * bank never delivered is still verified and published (once, with `trigger: reconciliation`).
-   * See docs/reconciliation.md.
-   * @default - on in PRODUCTION (see `stage`) and against a BankSandbox: every 15 minutes, today and the last 3 days, pending payments for 7 days; off in NON_PRODUCTION against the real bank
-   */
-  readonly reconciliation?: ReconciliationOptions;
-
-  /**
-   * What this stack is to the bank, which has only production. PRODUCTION registers (when given
-   * registrations), sweeps and watches; NON_PRODUCTION (staging) does none of these against the
-   * bank: it may not take registrations, and has no reconciliation sweep, registration watch or
-   * Track Payment rule. Against a BankSandbox (`bank: sandbox.connection`) a NON_PRODUCTION
-   * receiver does all of them, against the sandbox. See docs/usage.md, "Staging beside production".
-   * @default - NON_PRODUCTION against a BankSandbox; otherwise PRODUCTION when the receiver registers (`paymentRegistration` or `boletoContracts`), NON_PRODUCTION (with a synth warning) when it does not
-   */
-  readonly stage?: BankStage;
-
-  /**
-   * One CloudWatch dashboard for this receiver (ReceiverDashboard): flow, quarantines,
-   * recoveries, the bank's 429s, queue ages, the sweep and the watch, every alarm's state.
-   * @default true
-   */
-  readonly dashboard?: boolean;
-}
-
-/** The stage a receiver's props ask for, the default filled. */
-function stageOf(props: BankWebhookReceiverProps): BankStage {
-  if (props.bank?.simulated) return props.stage ?? BankStage.NON_PRODUCTION;
-  return props.stage ?? (props.paymentRegistration || props.boletoContracts?.length ? BankStage.PRODUCTION : BankStage.NON_PRODUCTION);
-}
-
-/**
- * Whether the receiver registers, sweeps and watches against its bank: production against the
- * real one, or any stage against a simulator deployed beside it (BankSandbox).
- */
-function actsAgainstBank(props: BankWebhookReceiverProps): boolean {
-  return stageOf(props) === BankStage.PRODUCTION || props.bank?.simulated === true;
-}
-
-/**
- * The silence windows a receiver's endpoint gets: none in NON_PRODUCTION; in PRODUCTION, the
- * routes it registers (both when it registers neither: its URLs are registered by hand). A window
- * given is kept.
- */
-function silenceOf(props: BankWebhookReceiverProps, stage: BankStage): RouteSilenceOptions {
-  const off = Duration.hours(0);
-  const given = props.silenceAlarms ?? {};
-  const registers = !!props.paymentRegistration || !!props.boletoContracts?.length;
-  const on = (route: boolean) => (stage === BankStage.PRODUCTION && (!registers || route) ? undefined : off);
-  return {
-    boletoWindow: given.boletoWindow ?? on(!!props.boletoContracts?.length),
-    paymentsWindow: given.paymentsWindow ?? on(!!props.paymentRegistration),
-  };
-}
-
-/** cooperativa/posto/beneficiário of a contract, or undefined when one is a deploy-time value. */
-function contractKey(props: BankWebhookReceiverProps, contract: BoletoWebhookContractOptions): string | undefined {
-  const account = props.bank?.account;
-  const parts = [contract.cooperativa ?? account?.cooperativa, contract.posto ?? account?.posto, contract.codBeneficiario ?? account?.codigoBeneficiario];
-  return parts.every((part) => typeof part === 'string' && !Token.isUnresolved(part)) ? parts.join('-') : undefined;
-}
-
-/** Checks every prop of every part, and how the parts fit together, in one error naming the receiver's path. */
-function validate(receiver: Construct, props: BankWebhookReceiverProps): void {
-  const v = new PropsValidation('BankWebhookReceiver', receiver.node.path);
-  checkBankWebhookEndpoint(v, props);
-  const { vpc: _vpc, vpcSubnets: _subnets, securityGroups: _groups, ...processorProps } = props;
-  checkSettlementProcessor(v, processorProps);
-  if (props.queueVisibilityTimeout) {
-    const minimum = minimumVisibilitySeconds(props.processorTimeout, props.maxBatchingWindow);
-    const given = props.queueVisibilityTimeout.toSeconds();
-    v.check(given >= minimum, 'queueVisibilityTimeout', `must be at least 6 × processorTimeout + maxBatchingWindow = ${minimum} seconds (and at most 12 hours), got ${given} seconds; raise it or lower processorTimeout`);
-  }
-  checkReconciliationSweep(v, props.reconciliation ?? {}, 'reconciliation.', props.idempotencyTtl, props.eventSource);
-  if (props.stage !== undefined) v.check(Object.values(BankStage).includes(props.stage), 'stage', `must be BankStage.PRODUCTION or BankStage.NON_PRODUCTION, got "${props.stage}"`);
-  if (props.bank?.simulated) {
-    v.check(stageOf(props) !== BankStage.PRODUCTION, 'bank.simulated', 'is true (a BankSandbox\'s connection) on a PRODUCTION receiver: production verifies against the real bank. Use the sandbox from a NON_PRODUCTION stack, or give this receiver the real bank\'s settings');
-  } else if (props.bank && stageOf(props) === BankStage.PRODUCTION) {
-    checkRealBank(v, receiver, props.bank, 'bank');
-  }
-  if (!actsAgainstBank(props)) {
-    const why = 'a NON_PRODUCTION stack does nothing against the bank, which has only production (its settlements would reach this stack\'s consumers, and its registrations replace production\'s); against a BankSandbox (bank: sandbox.connection) it may';
-    v.check(!props.paymentRegistration, 'paymentRegistration', `must be left out: ${why}. Set stage: BankStage.PRODUCTION if this stack is production`);
-    v.check(!props.boletoContracts?.length, 'boletoContracts', `must be left out: ${why}. Set stage: BankStage.PRODUCTION if this stack is production`);
-    v.check(props.reconciliation?.enabled !== true, 'reconciliation.enabled', `must not be true: ${why}; the sweep would read the bank's real settlements. Set stage: BankStage.PRODUCTION if this stack is production`);
-    v.check(!props.reconciliation?.trackPaymentSources, 'reconciliation.trackPaymentSources', `must be left out: ${why}; Track Payment looks ask the bank. Set stage: BankStage.PRODUCTION if this stack is production`);
-  }
-  if (props.paymentRegistration) checkRegistrationOptions(v, props.paymentRegistration, 'paymentRegistration.');
-  const identities = new Map<string, number>();
-  (props.boletoContracts ?? []).forEach((contract, i) => {
-    checkContractOptions(v, contract, `boletoContracts[${i}].`, props.bank?.account);
-    const key = contractKey(props, contract);
-    if (key === undefined) return;
-    const first = identities.get(key);
-    v.check(first === undefined, `boletoContracts[${i}]`, `is for the same cooperativa/posto/beneficiário as boletoContracts[${first}] (${key}); the bank keeps one contract for each`);
-    if (first === undefined) identities.set(key, i);
-  });
-  v.throwIfInvalid();
-}
+export type { BankWebhookReceiverProps } from './bank-webhook-receiver-props';
 
 /**
  * Everything needed to receive the bank's webhooks, composed of the library's parts: the
@@ -216,7 +87,7 @@ export class BankWebhookReceiver extends Construct {
 
   constructor(scope: Construct, id: string, props: BankWebhookReceiverProps) {
     super(scope, id);
-    validate(this, props);
+    validateReceiverProps(this, props);
     // One name for the metrics of every part: the facade's.
     const receiverName = props.receiverName ?? defaultReceiverName(this);
     this.receiverName = receiverName;
