@@ -1,9 +1,16 @@
+const { availableParallelism } = require('node:os');
+
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
+  setupFiles: ['<rootDir>/test/support/jest-env.ts'],
+  // Most suites wait on servers, child processes and timers more than they compute: one worker
+  // more than the cores keeps them busy (Jest's own default, one fewer than the cores, runs a
+  // 2-core machine's suites one at a time). See docs/development.md, "Where CI's time goes".
+  maxWorkers: Math.max(3, availableParallelism()),
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
   },

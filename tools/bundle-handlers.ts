@@ -50,7 +50,7 @@ export interface BundleOptions {
   readonly outDir?: string;
 }
 
-/** How a Lambda bundle is built: one minified CommonJS file with a source map, for the Node 22 target. */
+/** How a Lambda bundle is built: one minified CommonJS file with a source map, for the runtime the functions run on (`NODEJS_24_X`). */
 export async function bundleLambdaEntry(entry: string, outfile: string, options: Pick<BundleOptions, 'bundleAwsSdk'> = {}): Promise<number> {
   mkdirSync(dirname(outfile), { recursive: true });
   await build({
@@ -58,7 +58,7 @@ export async function bundleLambdaEntry(entry: string, outfile: string, options:
     outfile,
     bundle: true,
     platform: 'node',
-    target: 'node22',
+    target: 'node24',
     format: 'cjs',
     minify: true,
     sourcemap: true,
@@ -102,6 +102,7 @@ export function cliIsFresh(): boolean {
 export async function bundleCli(): Promise<number> {
   rmSync(join(ROOT, 'dist', 'cli'), { recursive: true, force: true });
   rmSync(join(ROOT, 'dist', 'simulator'), { recursive: true, force: true });
+  // The CLI and the simulator run on the user's Node: the oldest `engines` allows.
   const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: true, sourcesContent: false, legalComments: 'none', logLevel: 'warning' } as const;
   await build({ ...common, entryPoints: [join(ROOT, 'cli', 'index.ts')], outfile: CLI_OUT_FILE, banner: { js: '#!/usr/bin/env node' } });
   chmodSync(CLI_OUT_FILE, 0o755);
@@ -113,7 +114,7 @@ export async function bundleCli(): Promise<number> {
 
 /**
  * jsii, with its generated tsconfig written beside ours (it would overwrite tsconfig.json), and
- * without its banner about this Node line's end of life (Lambda runs Node 24; CI runs Node 20).
+ * without its banner about this Node line's end of life (Lambda and CI run Node 24; a contributor's machine may run an older one).
  * `decimal` (EventAmount.decimal) is a C# keyword jsii warns about: it is a field of the published
  * events' JSON, kept as is; C# names the property `Decimal`, which is not a keyword.
  */

@@ -19,6 +19,7 @@ import { TEST_AWS } from '../../support/aws-env';
 import { MemoryWatchStates } from '../../support/memory-records';
 import { type ContractInput, type PaymentRegistrationInput, REGISTRATION_STACK_ID, RegistrationHarness } from '../../support/registration-harness';
 import { captureOutput } from '../../support/load-handler';
+import { RecordingLogger } from '../../support/recording-logger';
 
 jest.setTimeout(60_000);
 
@@ -63,9 +64,15 @@ async function deployed(options: { repair?: boolean; takeOverExisting?: boolean 
   const counted: Array<{ metric: string; details: Record<string, string> }> = [];
   let stackStatus = 'UPDATE_COMPLETE';
   let now = Date.now();
-  const watch = () => captureOutput(() => watchRegistrations({
+  // What the watch logs is kept (and checked for secrets), not printed.
+  const log = new RecordingLogger();
+  const watch = async () => {
+    const captured = await captureOutput(() => watchOnce());
+    return { result: captured.result, output: captured.output + log.text() };
+  };
+  const watchOnce = () => watchRegistrations({
     settings,
-    ctx: { bank, deadline: Date.now() + 30_000, tokenValue: () => Promise.reject(new Error('never asked')), log: console, sleep: () => Promise.resolve() },
+    ctx: { bank, deadline: Date.now() + 30_000, tokenValue: () => Promise.reject(new Error('never asked')), log, sleep: () => Promise.resolve() },
     readRecord: (name) => records.read(name),
     tokens: {
       version: async (arn, versionId) => (await loadTokenVersion(secretsManager, arn, { versionId }, 5_000))?.value,
@@ -75,7 +82,7 @@ async function deployed(options: { repair?: boolean; takeOverExisting?: boolean 
     stackStatus: async () => stackStatus,
     count: (metric, details) => counted.push({ metric, details }),
     now: () => now,
-  }));
+  });
   return {
     payment, contract, paymentRecord, contractRecord, states, counted,
     watch: async () => (await watch()).result,
