@@ -12,7 +12,7 @@ import type { PaymentWebhookRegistrationOptions } from './registration/payment-w
 import { checkRegistrationOptions } from './registration/registration-resource';
 
 /**
- * Properties of {@link BankWebhookReceiver}: those of the endpoint (BankWebhookEndpointProps) and
+ * Properties of `BankWebhookReceiver`: those of the endpoint (BankWebhookEndpointProps) and
  * of the processor (SettlementProcessorOptions), the bank, the registrations and the sweep.
  */
 export interface BankWebhookReceiverProps extends BankWebhookEndpointProps, SettlementProcessorOptions {

@@ -8,13 +8,13 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
-import { compileWithJsii, ROOT } from './bundle-handlers';
+import { assemblyIsFresh, compileWithJsii, ROOT } from './bundle-handlers';
 
 const API_FILE = join(ROOT, 'API.md');
 
-/** The API reference of the current sources: the assembly rebuilt, then jsii-docgen. */
+/** The API reference of the current sources: the assembly (rebuilt unless newer than every source), then jsii-docgen. */
 function generatedReference(): string {
-  compileWithJsii();
+  if (!assemblyIsFresh()) compileWithJsii();
   const dir = mkdtempSync(join(tmpdir(), 'api-md-'));
   try {
     const out = join(dir, 'API.md');
