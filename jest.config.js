@@ -10,7 +10,7 @@ module.exports = {
   // Most suites wait on servers, child processes and timers more than they compute: one worker
   // more than the cores keeps them busy (Jest's own default, one fewer than the cores, runs a
   // 2-core machine's suites one at a time). See docs/development.md, "Where CI's time goes".
-  maxWorkers: Math.max(3, availableParallelism()),
+  maxWorkers: Number(process.env.JEST_MAX_WORKERS) || Math.max(3, availableParallelism()),
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
   },
