@@ -1,0 +1,296 @@
+/**
+ * The Pix book of the simulated provider: the webhook of each of the account's keys, its charges,
+ * the Pix it received and their refunds, under the standard's rules (PIX-NOTES.md). Independent of
+ * HTTP, like the bank's other books: the routes answer with what it returns and the problems it
+ * throws. Only the keys it is given are the account's: a webhook or a charge for any other key is
+ * refused, as a provider refuses a key its customer does not hold.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  CHARGE_TXID, type ChargeKind, ChargeStatus, END_TO_END_ID, isRfc3339, MAX_KEY_LENGTH, PIX_AMOUNT, PIX_PAGE, PIX_TXID, type PixCharge, pixProblem,
+  type PixReceived, type PixRefund, type PixWebhook, REFUND_ID, RefundStatus, rfc3339, SIMULATOR_ISPB,
+} from './pix-model';
+
+export interface PixBookOptions {
+  /** The account's Pix keys (DICT keys: an EVP, an email, a phone, a CPF or CNPJ). */
+  readonly keys: readonly string[];
+  /** The simulated clock, in ms. */
+  readonly now: () => number;
+}
+
+/** Everything the book holds, as plain JSON. */
+export interface PixState {
+  readonly webhooks: readonly PixWebhook[];
+  readonly charges: readonly PixCharge[];
+  readonly pix: readonly PixReceived[];
+}
+
+/** A listing's page, as the standard answers it under `parametros.paginacao`. */
+export interface PixPage {
+  readonly paginaAtual: number;
+  readonly itensPorPagina: number;
+  readonly quantidadeDePaginas: number;
+  readonly quantidadeTotalDeItens: number;
+}
+
+/** What a listing of received Pix is asked for (`GET /pix`). */
+export interface PixQuery {
+  readonly inicio?: string;
+  readonly fim?: string;
+  readonly txid?: string;
+  readonly txIdPresente?: string;
+  readonly devolucaoPresente?: string;
+  readonly paginaAtual?: string;
+  readonly itensPorPagina?: string;
+}
+
+const notFound = (what: string) => pixProblem(404, 'NaoEncontrado', 'Não encontrado', what);
+
+export class PixBook {
+  private readonly webhooks = new Map<string, PixWebhook>();
+  private readonly charges = new Map<string, PixCharge>();
+  private readonly received = new Map<string, PixReceived>();
+  private sequence = 0;
+
+  constructor(private readonly options: PixBookOptions) {}
+
+  exportState(): PixState {
+    return structuredClone({ webhooks: [...this.webhooks.values()], charges: [...this.charges.values()], pix: [...this.received.values()] });
+  }
+
+  restoreState(state: PixState): void {
+    const copy = structuredClone<PixState>(state);
+    this.webhooks.clear();
+    for (const w of copy.webhooks) this.webhooks.set(w.chave, w);
+    this.charges.clear();
+    for (const c of copy.charges) this.charges.set(c.txid, c);
+    this.received.clear();
+    for (const p of copy.pix) this.received.set(p.endToEndId, p);
+  }
+
+  // ---- webhooks, one per key ----
+
+  /** `PUT /webhook/{chave}`: the key's webhook is `webhookUrl` (an https URL), replacing any. */
+  putWebhook(chave: string, body: unknown): PixWebhook {
+    const key = this.ownKey(chave, 'WebhookOperacaoInvalida', 'Webhook inválido.');
+    const url = (body as { webhookUrl?: unknown } | undefined)?.webhookUrl;
+    if (typeof url !== 'string' || !isHttpsUrl(url)) {
+      throw pixProblem(400, 'WebhookOperacaoInvalida', 'Webhook inválido.', 'A requisição não respeita o schema.', [{ razao: 'webhookUrl deve ser uma URL https', propriedade: 'webhookUrl' }]);
+    }
+    const webhook = { webhookUrl: url, chave: key, criacao: rfc3339(this.options.now()) };
+    this.webhooks.set(key, webhook);
+    return { ...webhook };
+  }
+
+  /** `GET /webhook/{chave}`. */
+  getWebhook(chave: string): PixWebhook {
+    const webhook = this.webhooks.get(chave);
+    if (!webhook) throw notFound(`Nenhum webhook para a chave ${chave}.`);
+    return { ...webhook };
+  }
+
+  /** `DELETE /webhook/{chave}`. */
+  deleteWebhook(chave: string): void {
+    if (!this.webhooks.delete(chave)) throw notFound(`Nenhum webhook para a chave ${chave}.`);
+  }
+
+  /** `GET /webhook`: every webhook, created within `inicio`..`fim` when given, a page of them. */
+  listWebhooks(query: PixQuery): { parametros: Record<string, unknown>; webhooks: PixWebhook[] } {
+    const window = this.window(query, false);
+    const all = [...this.webhooks.values()].filter((w) => window.contains(Date.parse(w.criacao)));
+    const { page, items } = this.page(all, query);
+    return { parametros: { ...window.echo, paginacao: page }, webhooks: items };
+  }
+
+  /** The webhook a Pix to `chave` is announced to, if any. */
+  webhookOf(chave: string): PixWebhook | undefined {
+    return this.webhooks.get(chave);
+  }
+
+  // ---- charges ----
+
+  /** `PUT /cob/{txid}` or `PUT /cobv/{txid}`: a new charge (a txid in use is refused). */
+  putCharge(kind: ChargeKind, txid: string, body: unknown): PixCharge {
+    const type = kind === 'cob' ? 'CobOperacaoInvalida' : 'CobVOperacaoInvalida';
+    const title = kind === 'cob' ? 'Cobrança inválida.' : 'Cobrança com vencimento inválida.';
+    if (!CHARGE_TXID.test(txid)) throw pixProblem(400, type, title, 'O txid deve ter de 26 a 35 letras e dígitos.', [{ razao: 'txid inválido', propriedade: 'txid', valor: txid }]);
+    if (this.charges.has(txid)) throw pixProblem(400, type, title, `Já existe uma cobrança com o txid ${txid}.`);
+    const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+    const valor = (b.valor as { original?: unknown } | undefined)?.original;
+    if (typeof valor !== 'string' || !PIX_AMOUNT.test(valor) || Number(valor) <= 0) {
+      throw pixProblem(400, type, title, 'valor.original deve ser um valor positivo com duas casas decimais.', [{ razao: 'valor inválido', propriedade: `${kind}.valor.original` }]);
+    }
+    const chave = this.ownKey(typeof b.chave === 'string' ? b.chave : '', type, title);
+    const calendario = (b.calendario && typeof b.calendario === 'object' ? b.calendario : {}) as Record<string, unknown>;
+    const due = calendario.dataDeVencimento;
+    if (kind === 'cobv' && (typeof due !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(due))) {
+      throw pixProblem(400, type, title, 'calendario.dataDeVencimento (AAAA-MM-DD) é obrigatório.', [{ razao: 'data de vencimento ausente', propriedade: 'cobv.calendario.dataDeVencimento' }]);
+    }
+    const charge: PixCharge = {
+      kind, txid, revisao: 0, status: ChargeStatus.ACTIVE, chave, valor: { original: valor },
+      calendario: { criacao: rfc3339(this.options.now()), ...(kind === 'cob' ? { expiracao: Number(calendario.expiracao ?? 86_400) } : { dataDeVencimento: due as string }) },
+      ...(typeof b.solicitacaoPagador === 'string' ? { solicitacaoPagador: b.solicitacaoPagador.slice(0, 140) } : {}),
+      pix: [],
+    };
+    this.charges.set(txid, charge);
+    return structuredClone(charge);
+  }
+
+  /** `GET /cob/{txid}` or `GET /cobv/{txid}`: a charge of that kind only. */
+  getCharge(kind: ChargeKind, txid: string): PixCharge {
+    const charge = this.charges.get(txid);
+    if (!charge || charge.kind !== kind) throw notFound(`Nenhuma cobrança${kind === 'cobv' ? ' com vencimento' : ''} com o txid ${txid}.`);
+    return structuredClone(charge);
+  }
+
+  // ---- Pix received ----
+
+  /** A payer pays an active charge (its amount unless another is given): the charge is concluded. */
+  payCharge(txid: string, input: { valor?: string; infoPagador?: string } = {}): PixReceived {
+    const charge = this.charges.get(txid);
+    if (!charge) throw notFound(`Nenhuma cobrança com o txid ${txid}.`);
+    if (charge.status !== ChargeStatus.ACTIVE) throw pixProblem(400, 'CobOperacaoInvalida', 'Cobrança inválida.', `A cobrança está ${charge.status}.`);
+    const pix = this.receive(charge.chave, input.valor ?? charge.valor.original, txid, input.infoPagador);
+    this.charges.set(txid, { ...charge, status: ChargeStatus.CONCLUDED, pix: [...charge.pix, pix.endToEndId] });
+    return pix;
+  }
+
+  /** A payer pays a key: with a static code's short txid (1 to 25), or none (then never announced). */
+  payKey(chave: string, input: { valor: string; txid?: string; infoPagador?: string }): PixReceived {
+    if (!this.options.keys.includes(chave)) throw notFound(`A chave ${chave} não é desta conta.`);
+    if (input.txid !== undefined && (!PIX_TXID.test(input.txid) || input.txid.length > 25)) {
+      throw pixProblem(400, 'RequisicaoInvalida', 'Requisição inválida.', 'O txid de um QR estático tem de 1 a 25 letras e dígitos.');
+    }
+    return this.receive(chave, input.valor, input.txid, input.infoPagador);
+  }
+
+  /** `GET /pix/{e2eid}`: a Pix this account received; any other is not found. */
+  getPix(e2eid: string): PixReceived {
+    const pix = END_TO_END_ID.test(e2eid) ? this.received.get(e2eid) : undefined;
+    if (!pix) throw notFound(`Nenhum Pix recebido com o endToEndId ${e2eid}.`);
+    return structuredClone(pix);
+  }
+
+  /** `GET /pix?inicio&fim[&txid][&txIdPresente][&devolucaoPresente]`: the Pix received in the window, by time, a page of them. */
+  listPix(query: PixQuery): { parametros: Record<string, unknown>; pix: PixReceived[] } {
+    const window = this.window(query, true);
+    const flag = (value: string | undefined) => (value === undefined ? undefined : value === 'true');
+    const txIdPresente = flag(query.txIdPresente);
+    const devolucaoPresente = flag(query.devolucaoPresente);
+    const all = [...this.received.values()]
+      .filter((p) => window.contains(Date.parse(p.horario)))
+      .filter((p) => query.txid === undefined || p.txid === query.txid)
+      .filter((p) => txIdPresente === undefined || (p.txid !== undefined) === txIdPresente)
+      .filter((p) => devolucaoPresente === undefined || (p.devolucoes.length > 0) === devolucaoPresente)
+      .sort((a, b) => Date.parse(a.horario) - Date.parse(b.horario));
+    const { page, items } = this.page(all, query);
+    return { parametros: { ...window.echo, paginacao: page }, pix: structuredClone(items) };
+  }
+
+  // ---- refunds ----
+
+  /** `PUT /pix/{e2eid}/devolucao/{id}`: a refund of at most what is left, in process until settled. */
+  requestRefund(e2eid: string, id: string, body: unknown): PixRefund {
+    const pix = this.received.get(e2eid);
+    if (!pix) throw notFound(`Nenhum Pix recebido com o endToEndId ${e2eid}.`);
+    if (!REFUND_ID.test(id)) throw pixProblem(400, 'PixDevolucaoInvalida', 'Devolução inválida.', 'O id da devolução tem de 1 a 35 letras e dígitos.');
+    if (pix.devolucoes.some((d) => d.id === id)) throw pixProblem(400, 'PixDevolucaoInvalida', 'Devolução inválida.', `Já existe a devolução ${id}.`);
+    const valor = (body as { valor?: unknown } | undefined)?.valor;
+    const returned = pix.devolucoes.filter((d) => d.status !== RefundStatus.NOT_DONE).reduce((sum, d) => sum + Math.round(Number(d.valor) * 100), 0);
+    if (typeof valor !== 'string' || !PIX_AMOUNT.test(valor) || Number(valor) <= 0 || returned + Math.round(Number(valor) * 100) > Math.round(Number(pix.valor) * 100)) {
+      throw pixProblem(400, 'PixDevolucaoInvalida', 'Devolução inválida.', 'O valor deve ser positivo e no máximo o que resta do Pix.');
+    }
+    const refund: PixRefund = { id, rtrId: this.endToEndId('D'), valor, natureza: 'ORIGINAL', horario: { solicitacao: rfc3339(this.options.now()) }, status: RefundStatus.IN_PROCESS };
+    this.received.set(e2eid, { ...pix, devolucoes: [...pix.devolucoes, refund] });
+    return { ...refund };
+  }
+
+  /** A refund in process reaches its final status (`DEVOLVIDO` or `NAO_REALIZADO`, with a reason). */
+  settleRefund(e2eid: string, id: string, status: RefundStatus.RETURNED | RefundStatus.NOT_DONE, motivo?: string): PixReceived {
+    const pix = this.received.get(e2eid);
+    const refund = pix?.devolucoes.find((d) => d.id === id);
+    if (!pix || !refund) throw notFound(`Nenhuma devolução ${id} do Pix ${e2eid}.`);
+    if (refund.status !== RefundStatus.IN_PROCESS) throw pixProblem(400, 'PixDevolucaoInvalida', 'Devolução inválida.', `A devolução já está ${refund.status}.`);
+    const settled: PixRefund = { ...refund, status, horario: { ...refund.horario, liquidacao: rfc3339(this.options.now()) }, ...(motivo ? { motivo } : {}) };
+    const next = { ...pix, devolucoes: pix.devolucoes.map((d) => (d.id === id ? settled : d)) };
+    this.received.set(e2eid, next);
+    return structuredClone(next);
+  }
+
+  /** `GET /pix/{e2eid}/devolucao/{id}`. */
+  getRefund(e2eid: string, id: string): PixRefund {
+    const refund = this.received.get(e2eid)?.devolucoes.find((d) => d.id === id);
+    if (!refund) throw notFound(`Nenhuma devolução ${id} do Pix ${e2eid}.`);
+    return structuredClone(refund);
+  }
+
+  // ---- helpers ----
+
+  private ownKey(chave: string, type: string, title: string): string {
+    if (!chave || chave.length > MAX_KEY_LENGTH) throw pixProblem(400, type, title, `A chave deve ter de 1 a ${MAX_KEY_LENGTH} caracteres.`, [{ razao: 'chave inválida', propriedade: 'chave' }]);
+    if (!this.options.keys.includes(chave)) throw pixProblem(400, type, title, 'A chave não pertence ao usuário recebedor.', [{ razao: 'chave não pertence ao usuário', propriedade: 'chave', valor: chave }]);
+    return chave;
+  }
+
+  private receive(chave: string, valor: string, txid: string | undefined, infoPagador: string | undefined): PixReceived {
+    if (!PIX_AMOUNT.test(valor) || Number(valor) <= 0) throw pixProblem(400, 'RequisicaoInvalida', 'Requisição inválida.', 'valor deve ser positivo com duas casas decimais.');
+    const pix: PixReceived = {
+      endToEndId: this.endToEndId('E'), ...(txid !== undefined ? { txid } : {}), valor, chave, horario: rfc3339(this.options.now()),
+      ...(infoPagador ? { infoPagador: infoPagador.slice(0, 140) } : {}), devolucoes: [],
+    };
+    this.received.set(pix.endToEndId, pix);
+    return structuredClone(pix);
+  }
+
+  /** `E` (a payment) or `D` (a return), the ISPB, the minute (yyyyMMddHHmm, UTC) and 11 letters and digits: 32 characters. */
+  private endToEndId(prefix: 'E' | 'D'): string {
+    const minute = rfc3339(this.options.now()).replace(/\D/g, '').slice(0, 12);
+    const unique = `${(this.sequence++).toString(36)}${randomBytes(8).toString('hex')}`.slice(0, 11).padEnd(11, '0');
+    return `${prefix}${SIMULATOR_ISPB}${minute}${unique}`;
+  }
+
+  /** `inicio` and `fim` (RFC 3339; both required where `required`), and their echo. */
+  private window(query: PixQuery, required: boolean) {
+    const given = (name: 'inicio' | 'fim') => {
+      const value = query[name];
+      if (value === undefined) {
+        if (required) throw pixProblem(400, 'ConsultaInvalida', 'Consulta inválida.', `${name} é obrigatório.`, [{ razao: `${name} ausente`, propriedade: name }]);
+        return undefined;
+      }
+      if (!isRfc3339(value)) throw pixProblem(400, 'ConsultaInvalida', 'Consulta inválida.', `${name} deve ser uma data-hora RFC 3339.`, [{ razao: `${name} inválido`, propriedade: name, valor: value }]);
+      return Date.parse(value);
+    };
+    const from = given('inicio');
+    const to = given('fim');
+    if (from !== undefined && to !== undefined && from > to) throw pixProblem(400, 'ConsultaInvalida', 'Consulta inválida.', 'inicio é posterior a fim.');
+    return {
+      contains: (t: number) => (from === undefined || t >= from) && (to === undefined || t <= to),
+      echo: { ...(query.inicio !== undefined ? { inicio: query.inicio } : {}), ...(query.fim !== undefined ? { fim: query.fim } : {}) },
+    };
+  }
+
+  /** One page of `items`: pages count from 0; at most 1000 a page, 100 unless asked. */
+  private page<T>(items: readonly T[], query: PixQuery): { page: PixPage; items: T[] } {
+    const number = (value: string | undefined, fallback: number, name: string, min: number, max: number) => {
+      if (value === undefined) return fallback;
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < min || n > max) throw pixProblem(400, 'ConsultaInvalida', 'Consulta inválida.', `paginacao.${name} deve ser um inteiro de ${min} a ${max}.`);
+      return n;
+    };
+    const itensPorPagina = number(query.itensPorPagina, PIX_PAGE.default, 'itensPorPagina', 1, PIX_PAGE.max);
+    const paginaAtual = number(query.paginaAtual, 0, 'paginaAtual', 0, Number.MAX_SAFE_INTEGER);
+    const quantidadeDePaginas = Math.ceil(items.length / itensPorPagina);
+    return {
+      page: { paginaAtual, itensPorPagina, quantidadeDePaginas, quantidadeTotalDeItens: items.length },
+      items: items.slice(paginaAtual * itensPorPagina, (paginaAtual + 1) * itensPorPagina),
+    };
+  }
+}
+
+function isHttpsUrl(text: string): boolean {
+  try {
+    return new URL(text).protocol === 'https:';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * The standard Pix API's records as the simulated provider holds them (the Central Bank's API Pix,
+ * release 2.9.0; facts in PIX-NOTES.md): webhooks per key, charges (`cob`, immediate; `cobv`, with
+ * a due date), the Pix received and their refunds, and the rules their fields follow. The
+ * standard's errors are RFC 7807 problems typed `https://pix.bcb.gov.br/api/v2/error/<Type>`.
+ */
+import { BankError } from '../errors';
+
+/** A charge's txid: 26 to 35 letters and digits (a Pix's own txid may be 1 to 35: a static code's is 1 to 25). */
+export const CHARGE_TXID = /^[a-zA-Z0-9]{26,35}$/;
+/** A Pix's txid: 1 to 35 letters and digits. */
+export const PIX_TXID = /^[a-zA-Z0-9]{1,35}$/;
+/**
+ * An end-to-end id as a path takes it: letters and digits. The standard's are 32 characters, but
+ * one provider documents a 26-character example, so length alone refuses nothing short of 64.
+ */
+export const END_TO_END_ID = /^[a-zA-Z0-9]{1,64}$/;
+/** A refund's id (`id` of a devolução): letters and digits, 1 to 35. */
+export const REFUND_ID = /^[a-zA-Z0-9]{1,35}$/;
+/** An amount: `\d{1,10}\.\d{2}`. */
+export const PIX_AMOUNT = /^\d{1,10}\.\d{2}$/;
+/** The longest DICT key (an email). */
+export const MAX_KEY_LENGTH = 77;
+/** A listing's page size: 100 unless asked, at most 1000. */
+export const PIX_PAGE = { default: 100, max: 1000 } as const;
+/** The provider's ISPB in the end-to-end ids it makes (this bank's, PIX-NOTES.md). */
+export const SIMULATOR_ISPB = '01181521';
+
+export enum ChargeStatus {
+  ACTIVE = 'ATIVA',
+  CONCLUDED = 'CONCLUIDA',
+  REMOVED_BY_RECEIVER = 'REMOVIDA_PELO_USUARIO_RECEBEDOR',
+  REMOVED_BY_PSP = 'REMOVIDA_PELO_PSP',
+}
+
+export enum RefundStatus {
+  IN_PROCESS = 'EM_PROCESSAMENTO',
+  RETURNED = 'DEVOLVIDO',
+  NOT_DONE = 'NAO_REALIZADO',
+}
+
+export type ChargeKind = 'cob' | 'cobv';
+
+export interface PixWebhook {
+  readonly webhookUrl: string;
+  readonly chave: string;
+  /** RFC 3339. */
+  readonly criacao: string;
+}
+
+export interface PixRefund {
+  readonly id: string;
+  /** The return's own end-to-end id. */
+  readonly rtrId: string;
+  readonly valor: string;
+  readonly natureza: 'ORIGINAL';
+  readonly horario: { readonly solicitacao: string; readonly liquidacao?: string };
+  readonly status: RefundStatus;
+  readonly motivo?: string;
+}
+
+export interface PixReceived {
+  readonly endToEndId: string;
+  readonly txid?: string;
+  readonly valor: string;
+  readonly chave: string;
+  /** RFC 3339. */
+  readonly horario: string;
+  readonly infoPagador?: string;
+  readonly devolucoes: readonly PixRefund[];
+}
+
+export interface PixCharge {
+  readonly kind: ChargeKind;
+  readonly txid: string;
+  readonly revisao: number;
+  readonly status: ChargeStatus;
+  readonly chave: string;
+  readonly valor: { readonly original: string };
+  /** `criacao` always; `expiracao` (seconds) for a cob, `dataDeVencimento` (YYYY-MM-DD) for a cobv. */
+  readonly calendario: { readonly criacao: string; readonly expiracao?: number; readonly dataDeVencimento?: string };
+  readonly solicitacaoPagador?: string;
+  /** The end-to-end ids of the Pix that paid it. */
+  readonly pix: readonly string[];
+}
+
+/** One field a request got wrong, as the standard's problems list them. */
+export interface PixViolation {
+  readonly razao: string;
+  readonly propriedade: string;
+  readonly valor?: string;
+}
+
+/** The standard's error answer: an RFC 7807 problem. */
+export function pixProblem(status: number, type: string, title: string, detail?: string, violacoes?: readonly PixViolation[]): BankError {
+  return new BankError(status, {
+    type: `https://pix.bcb.gov.br/api/v2/error/${type}`, title, status,
+    ...(detail ? { detail } : {}), ...(violacoes?.length ? { violacoes } : {}),
+  }, { 'content-type': 'application/problem+json' });
+}
+
+/** A charge or a Pix as the API answers it: the charge's Pix written out in full. */
+export function chargeBody(charge: PixCharge, pixOf: (e2eid: string) => PixReceived): Record<string, unknown> {
+  const { kind: _kind, pix, ...rest } = charge;
+  return { ...rest, ...(pix.length ? { pix: pix.map((id) => pixBody(pixOf(id))) } : {}) };
+}
+
+/** A Pix as the API answers it: `devolucoes` left out when there is none. */
+export function pixBody(pix: PixReceived): Record<string, unknown> {
+  const { devolucoes, ...rest } = pix;
+  return { ...rest, ...(devolucoes.length ? { devolucoes } : {}) };
+}
+
+/** RFC 3339 in UTC with milliseconds. */
+export const rfc3339 = (epochMs: number): string => new Date(epochMs).toISOString();
+
+/** Whether `text` is an RFC 3339 date-time with its offset (what `inicio` and `fim` must be). */
+export function isRfc3339(text: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/.test(text) && Number.isFinite(Date.parse(text));
+}
