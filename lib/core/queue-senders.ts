@@ -30,12 +30,11 @@ export interface SendingFunction {
  * a sender.
  */
 export class QueueSenders {
-  /** Makes `queue` deny SendMessage to every principal but the senders added to it later. */
-  public static guard(queue: sqs.Queue): QueueSenders {
-    const existing = guarded.get(queue);
-    if (existing) return existing;
-    const senders = new QueueSenders(queue);
+  /** Makes `queue` deny SendMessage to every principal but `roles` and the senders added to it later. */
+  public static guard(queue: sqs.Queue, roles: readonly iam.IRole[] = []): QueueSenders {
+    const senders = guarded.get(queue) ?? new QueueSenders(queue);
     guarded.set(queue, senders);
+    for (const role of roles) senders.addRole(role);
     return senders;
   }
 

@@ -63,18 +63,16 @@ export class VerifiedEventRule extends events.Rule {
         deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: options.consumerMaxReceiveCount ?? 5 },
       });
       // Only this rule's deliveries, and the operators' redrives, go in: nothing forged reaches the consumer.
-      const senders = QueueSenders.guard(this.consumerQueue);
-      senders.addRule(this);
-      for (const role of options.operatorRoles ?? source.operatorRoles ?? []) senders.addRole(role);
+      QueueSenders.guard(this.consumerQueue, options.operatorRoles ?? source.operatorRoles).addRule(this);
       options.consumer.addEventSource(new lambdaEventSources.SqsEventSource(this.consumerQueue, { batchSize: options.consumerBatchSize ?? 10, reportBatchItemFailures: true }));
     }
     // With consumer, a delivery the queue refused goes to the same dead-letter queue as what the function failed.
     const guarded = new WithDeliveryGuarantees(this.consumerQueue ? new targets.SqsQueue(this.consumerQueue) : target!, deadLetterQueue, options.retryAttempts ?? 185, options.maxEventAge ?? Duration.hours(24));
     this.addTarget(guarded);
     this.deadLetterQueue = this.consumerQueue || guarded.usedOwnDeadLetterQueue ? deadLetterQueue : undefined;
-    // The dead-letter queue made here takes EventBridge's failed deliveries for this rule, and nothing else.
-    if (this.deadLetterQueue && !options.deadLetterQueue) QueueSenders.guard(this.deadLetterQueue as sqs.Queue).addRule(this);
     if (this.deadLetterQueue && !options.deadLetterQueue) {
+      // The dead-letter queue made here takes EventBridge's failed deliveries for this rule, and nothing else.
+      QueueSenders.guard(this.deadLetterQueue as sqs.Queue).addRule(this);
       this.deadLetterQueueAlarm = thresholdAlarm(scope, `${id}DeadLetterQueueAlarm`, {
       runbook: Runbook.CONSUMER_DEAD_LETTER_QUEUE,
         description: `Verified bank events (${detailType}) are in the dead-letter queue of the rule ${this.node.path}: ${options.consumer ? 'its consumer failed them on every receive' : 'its target refused them for 24 hours'}. Fix the consumer, then move them back (docs/events.md, "Consuming events").`,

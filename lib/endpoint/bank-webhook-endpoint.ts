@@ -108,9 +108,8 @@ export class BankWebhookEndpoint extends Construct {
     });
     // Only the receiver, the processor (leftovers; quarantine into the DLQ) and the named operators send to them.
     QueueSenders.guard(this.deadLetterQueue);
-    const senders = QueueSenders.guard(this.queue);
     this.operatorRoles = [...props.operatorRoles ?? []];
-    for (const role of this.operatorRoles) senders.addRole(role);
+    QueueSenders.guard(this.queue, this.operatorRoles);
     acknowledgeInherent(this.deadLetterQueue, 'SQSRedrivePolicy', 'This queue is the dead-letter queue: what lands here is quarantined or undeliverable, alarmed, and redriven to the queue by an operator, never dead-lettered further.');
     // Only our queue may dead-letter into the DLQ (what lands there is redriven to it).
     allowOnlySourceQueue(this, 'DeadLetterQueueRedriveAllowPolicy', {

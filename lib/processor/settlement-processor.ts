@@ -139,8 +139,7 @@ export class SettlementProcessor extends Construct {
     });
     // Only the processor, the sweep, the Track Payment rule and the named operators send to them.
     QueueSenders.guard(this.lookDeadLetterQueue);
-    const lookSenders = QueueSenders.guard(this.lookQueue);
-    for (const role of props.operatorRoles ?? []) lookSenders.addRole(role);
+    QueueSenders.guard(this.lookQueue, props.operatorRoles);
     acknowledgeInherent(this.lookDeadLetterQueue, 'SQSRedrivePolicy', 'This queue is the look queue\'s dead-letter queue: what lands here is quarantined or undeliverable, alarmed, and redriven to the look queue by an operator, never dead-lettered further.');
 
     const fn = new ProcessorFunction(this, 'Function', {

@@ -99,18 +99,6 @@ export function pixProblem(status: number, type: string, title: string, detail?:
   }, { 'content-type': 'application/problem+json' });
 }
 
-/** A charge or a Pix as the API answers it: the charge's Pix written out in full. */
-export function chargeBody(charge: PixCharge, pixOf: (e2eid: string) => PixReceived): Record<string, unknown> {
-  const { kind: _kind, pix, ...rest } = charge;
-  return { ...rest, ...(pix.length ? { pix: pix.map((id) => pixBody(pixOf(id))) } : {}) };
-}
-
-/** A Pix as the API answers it: `devolucoes` left out when there is none. */
-export function pixBody(pix: PixReceived): Record<string, unknown> {
-  const { devolucoes, ...rest } = pix;
-  return { ...rest, ...(devolucoes.length ? { devolucoes } : {}) };
-}
-
 /** RFC 3339 in UTC with milliseconds. */
 export const rfc3339 = (epochMs: number): string => new Date(epochMs).toISOString();
 
