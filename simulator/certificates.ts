@@ -1,4 +1,4 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { constants, createPrivateKey, generateKeyPairSync, type KeyObject, privateEncrypt, randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import forge from 'node-forge';
 
@@ -36,13 +36,30 @@ export function certificateSerial(random: Buffer): string {
   return bytes.toString('hex');
 }
 
+/** The DER prefix of a SHA-256 DigestInfo (RFC 8017, section 9.2, note 1): the hash follows it. */
+const SHA256_DIGEST_INFO = Buffer.from('3031300d060960864801650304020105000420', 'hex');
+
+/**
+ * A signer forge's `cert.sign` takes in place of its own RSA key: PKCS #1 v1.5 by Node's native
+ * crypto. forge's JavaScript RSA picks its slowest big-number routine wherever a global
+ * `navigator` exists, as it does from Node 21 on: one certificate then took about 1.5 s of CPU,
+ * and every simulator a test starts signs three.
+ */
+function nativeSigner(key: KeyObject): forge.pki.rsa.PrivateKey {
+  const sign = (md: forge.md.MessageDigest): string => {
+    if (md.algorithm !== 'sha256') throw new Error(`Only SHA-256 certificates are issued here, not ${md.algorithm}.`);
+    const digestInfo = Buffer.concat([SHA256_DIGEST_INFO, Buffer.from(md.digest().getBytes(), 'binary')]);
+    return privateEncrypt({ key, padding: constants.RSA_PKCS1_PADDING }, digestInfo).toString('binary');
+  };
+  return { sign } as unknown as forge.pki.rsa.PrivateKey;
+}
+
 /** RSA 2048 keys come from Node's native generator (forge's own JavaScript one is slow). */
-function newKeyPair(): { privateKey: forge.pki.rsa.PrivateKey; publicKey: forge.pki.rsa.PublicKey; keyPem: string } {
+function newKeyPair(): { signer: forge.pki.rsa.PrivateKey; publicKey: forge.pki.rsa.PublicKey; keyPem: string } {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const keyPem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   return {
-    keyPem,
-    privateKey: forge.pki.privateKeyFromPem(keyPem),
+    keyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    signer: nativeSigner(privateKey),
     publicKey: forge.pki.publicKeyFromPem(publicKey.export({ type: 'spki', format: 'pem' }).toString()),
   };
 }
@@ -83,17 +100,18 @@ export function createCertificateAuthority(commonName = 'cdk-bank-webhooks local
     { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
     { name: 'subjectKeyIdentifier' },
   ]);
-  cert.sign(keys.privateKey, forge.md.sha256.create());
+  cert.sign(keys.signer, forge.md.sha256.create());
   return { certPem: forge.pki.certificateToPem(cert), keyPem: keys.keyPem };
 }
 
 /** Issues a server or client certificate signed by `ca`. */
 export function issueCertificate(ca: PemPair, options: IssueOptions): PemPair {
   let caCert: forge.pki.Certificate;
-  let caKey: forge.pki.PrivateKey;
+  let caKey: KeyObject;
   try {
     caCert = forge.pki.certificateFromPem(ca.certPem);
-    caKey = forge.pki.privateKeyFromPem(ca.keyPem);
+    caKey = createPrivateKey(ca.keyPem);
+    if (caKey.asymmetricKeyType !== 'rsa') throw new Error(`the key is ${caKey.asymmetricKeyType ?? 'not an asymmetric key'}, not RSA`);
   } catch (error) {
     throw new Error(`The CA certificate or key is not a PEM RSA pair forge can read: ${(error as Error).message}. Give a PEM certificate and its PEM RSA key.`, { cause: error });
   }
@@ -102,7 +120,7 @@ export function issueCertificate(ca: PemPair, options: IssueOptions): PemPair {
   cert.setSubject([{ name: 'commonName', value: options.commonName }]);
   cert.setIssuer(caCert.subject.attributes);
   cert.setExtensions([...leafExtensions(options), { name: 'authorityKeyIdentifier', keyIdentifier: caCert.generateSubjectKeyIdentifier().getBytes() }]);
-  cert.sign(caKey, forge.md.sha256.create());
+  cert.sign(nativeSigner(caKey), forge.md.sha256.create());
   return { certPem: forge.pki.certificateToPem(cert), keyPem: keys.keyPem };
 }
 
@@ -114,6 +132,6 @@ export function createSelfSignedCertificate(hosts: readonly string[] = ['localho
   cert.setSubject(subject);
   cert.setIssuer(subject);
   cert.setExtensions(leafExtensions({ commonName: hosts[0] ?? 'localhost', hosts }));
-  cert.sign(keys.privateKey, forge.md.sha256.create());
+  cert.sign(keys.signer, forge.md.sha256.create());
   return { certPem: forge.pki.certificateToPem(cert), keyPem: keys.keyPem };
 }
