@@ -22,6 +22,8 @@ export interface SandboxAccount {
   readonly conta: string;
   readonly documento: string;
   readonly beneficiario: string;
+  /** The account's Pix keys (DICT keys: an EVP, an email, a phone, a CPF or CNPJ). @default none (a simulator with no account's keys uses sample ones) */
+  readonly pixKeys?: readonly string[];
 }
 
 /** Paths of the simulated bank, relative to its origin (BANK-NOTES.md): the simulator's routes and the sandbox's connection. */
@@ -36,6 +38,11 @@ export const SIMULATOR_PATHS = {
   /** Boletos settled on a day (BANK-NOTES.md, listing APIs). */
   settledByDay: '/cobranca/boleto/v1/boletos/liquidados/dia',
   control: '/control',
+  /** The standard Pix API's token endpoint (this bank's: PIX-NOTES.md). */
+  pixToken: '/oauth/token',
+  /** The standard Pix API's base (`/api/v2`; this bank reads charges under `/api/v3` too). */
+  pixApi: '/api/v2',
+  pixApiV3: '/api/v3',
 } as const;
 
 /** The account a simulator knows when given none. */

@@ -7,13 +7,15 @@ import type { SimulatorAccount } from './model';
 export interface OutgoingNotification {
   /** The bank's id of this event (the same for every delivery of it). */
   readonly id: string;
-  readonly kind: 'boleto' | 'payment';
+  readonly kind: 'boleto' | 'payment' | 'pix';
   /** What changed, in words: "boleto 001000001 LIQUIDACAO_PIX", "pix 3f2c… EFETIVADO". */
   readonly subject: string;
   readonly body: unknown;
   /** Where it goes; undefined when nothing is registered, with the reason in `skipped`. */
   readonly url?: string;
   readonly authHeader?: { readonly name: string; readonly value: string };
+  /** Present the provider's client certificate (the Pix API's callbacks: mutual TLS, no credential). @default false */
+  readonly clientCertificate?: boolean;
   readonly skipped?: string;
 }
 

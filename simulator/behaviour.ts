@@ -5,6 +5,8 @@
  * lists every choice and its source.
  */
 
+import { PIX_BEHAVIOUR_VALUES, type PixBehaviour, STANDARD_PIX_BEHAVIOUR } from './pix/pix-behaviour';
+
 /** How the boleto query answers. */
 export enum BoletoQueryShape {
   /** A flat object with the manual's fields (`valorNominal`, `dataVencimento` as YYYY-MM-DD...). The manual's. */
@@ -55,7 +57,8 @@ export enum PaymentScopeRule {
   ANY = 'any',
 }
 
-export interface BankBehaviour {
+/** The bank's readings, and the Pix API's (pix/pix-behaviour.ts). */
+export interface BankBehaviour extends PixBehaviour {
   readonly boletoQueryShape: BoletoQueryShape;
   readonly settlementTimestamp: SettlementTimestamp;
   /** Items a page of the settled-by-day listing. */
@@ -78,6 +81,7 @@ export const MANUAL_BEHAVIOUR: BankBehaviour = {
   emptyListing: EmptyListing.EMPTY_PAGE,
   contractChange: ContractChange.PUT_OR_PATCH,
   paymentScopes: PaymentScopeRule.PER_OPERATION,
+  ...STANDARD_PIX_BEHAVIOUR,
 };
 
 const ENUMS: Partial<Record<keyof BankBehaviour, readonly unknown[]>> = {
@@ -88,6 +92,7 @@ const ENUMS: Partial<Record<keyof BankBehaviour, readonly unknown[]>> = {
   emptyListing: Object.values(EmptyListing),
   contractChange: Object.values(ContractChange),
   paymentScopes: Object.values(PaymentScopeRule),
+  ...PIX_BEHAVIOUR_VALUES,
 };
 
 /**

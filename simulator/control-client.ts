@@ -6,6 +6,7 @@ import { httpCall } from './https-client';
 import type { Boleto, CallbackRegistration, Contract, PaymentKind } from './model';
 import type { DeliveryRecord } from './notifier';
 import type { SimulatorInfo } from './info';
+import { PixControlClient } from './pix/pix-control-client';
 
 /** One control call: the method, the path under /control, the JSON body. */
 export interface ControlCall {
@@ -83,6 +84,9 @@ export class BankSimulatorClient {
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 16, timeout: 4_000 });
 
   /** Closes the kept-alive connections. */
+  /** The control API's Pix part: charges, Pix received, refunds, another customer's Pix, the validation call. */
+  readonly pix = new PixControlClient((method, path, body) => this.call(method, path, body));
+
   close(): void {
     this.agent.destroy();
   }

@@ -26,14 +26,17 @@ export interface ControlRouteParts {
   readonly advanceClock: (seconds: number) => number;
 }
 
+/** A control call's body: a JSON object, `{}` when empty; anything else a control error. */
+export function controlJson(call: Call): Record<string, unknown> {
+  if (call.raw.length === 0) return {};
+  const value = parseJson(call, (message) => controlError(400, message));
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw controlError(400, 'The body must be a JSON object.');
+  return value as Record<string, unknown>;
+}
+
 /** The control API's routes. */
 export function controlRoutes(p: ControlRouteParts): Route[] {
-  const json = (call: Call): Record<string, unknown> => {
-    if (call.raw.length === 0) return {};
-    const value = parseJson(call, (message) => controlError(400, message));
-    if (!value || typeof value !== 'object' || Array.isArray(value)) throw controlError(400, 'The body must be a JSON object.');
-    return value as Record<string, unknown>;
-  };
+  const json = controlJson;
   const ok = (body: unknown, status = 200): SimulatorReply => ({ status, body });
   const boletoView = (nossoNumero: string) => {
     const boleto = p.bank.getBoleto(nossoNumero);

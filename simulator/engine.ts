@@ -8,10 +8,14 @@ import { SIMULATOR_PATHS } from '../contracts/sandbox';
 import { Bank, type BankState } from './bank';
 import { type BankBehaviour, changeBehaviour, MANUAL_BEHAVIOUR } from './behaviour';
 import { BankRoutes } from './bank-routes';
-import { controlRoutes } from './control-routes';
+import { controlJson, controlRoutes } from './control-routes';
 import { BankError, gatewayError } from './errors';
 import { FaultInjector, type FaultState, type SimulatorFaults } from './faults';
-import type { CallbackRegistration, SimulatorAccount } from './model';
+import { type CallbackRegistration, pixKeysOf, type SimulatorAccount } from './model';
+import { PixBook, type PixState } from './pix/pix-book';
+import { PixCallbacks } from './pix/pix-callbacks';
+import { pixControlRoutes } from './pix/pix-control-routes';
+import { PixRoutes } from './pix/pix-routes';
 import { type Call, echoRequest, QueryOperation, type Route, type SimulatorHost, type SimulatorReply } from './routes';
 import { type BankCredentials, type ClientCertificateInfo, TokenIssuer, type TokenState } from './tokens';
 
@@ -65,9 +69,11 @@ export interface SimulatorState {
   readonly clockOffsetMs: number;
   readonly staleRegistrations: ReadonlyArray<readonly [string, { readonly before: CallbackRegistration; readonly readsLeft: number }]>;
   readonly queryTally: Readonly<Record<QueryOperation, number>>;
+  /** The Pix API's book. @default empty (a state stored before the simulator spoke the Pix API) */
+  readonly pix?: PixState;
 }
 
-const zeroTally = (): Record<QueryOperation, number> => ({ [QueryOperation.BOLETO_QUERY]: 0, [QueryOperation.PAYMENT_QUERY]: 0, [QueryOperation.SETTLED_LISTING]: 0 });
+const zeroTally = (): Record<QueryOperation, number> => Object.fromEntries(Object.values(QueryOperation).map((operation) => [operation, 0])) as Record<QueryOperation, number>;
 
 /**
  * The bank's side, faithful to the specification and BANK-NOTES.md: token endpoints (password
@@ -78,6 +84,8 @@ export class SimulatorEngine {
   readonly accounts: readonly SimulatorAccount[];
   readonly credentials: BankCredentials;
   readonly bank: Bank;
+  /** The standard Pix API's book: the keys of every account (or sample ones), their webhooks, charges and Pix. */
+  readonly pix: PixBook;
   private readonly tokens: TokenIssuer;
   private readonly faults = new FaultInjector();
   /** Callback registrations whose GETs still answer the value from before a PATCH (the `staleRegistrationReads` fault), by account. */
@@ -110,7 +118,10 @@ export class SimulatorEngine {
       bank: this.bank, tokens: this.tokens, credentials: this.credentials, faults: this.faults,
       staleRegistrations: this.staleRegistrations, behaviour: () => this.behaviourNow,
     });
-    this.routes = [...bankRoutes.routes(), ...controlRoutes({
+    this.pix = new PixBook({ keys: pixKeysOf(this.accounts), now });
+    const behaviour = () => this.behaviourNow;
+    const pixCallbacks = new PixCallbacks({ book: this.pix, behaviour, notify: (notification) => this.host.deliveries.submit(notification) });
+    this.routes = [...bankRoutes.routes(), ...new PixRoutes({ book: this.pix, tokens: this.tokens, behaviour }).routes(), ...pixControlRoutes({ book: this.pix, callbacks: pixCallbacks, json: controlJson }), ...controlRoutes({
       bank: this.bank, host: this.host, faults: this.faults,
       behaviour: () => this.behaviourNow,
       setBehaviour: (changes) => this.setBehaviour(changes),
@@ -135,6 +146,7 @@ export class SimulatorEngine {
       clockOffsetMs: this.clockOffsetMs,
       staleRegistrations: [...this.staleRegistrations.entries()],
       queryTally: this.queryTally,
+      pix: this.pix.exportState(),
     });
   }
 
@@ -144,11 +156,13 @@ export class SimulatorEngine {
     this.bank.restoreState(copy.bank);
     this.tokens.restoreState(copy.tokens);
     this.faults.restoreState(copy.faults);
-    this.behaviourNow = copy.behaviour;
+    // A state stored before a setting existed takes that setting's default.
+    this.behaviourNow = { ...MANUAL_BEHAVIOUR, ...copy.behaviour };
     this.clockOffsetMs = copy.clockOffsetMs;
     this.staleRegistrations.clear();
     for (const [key, value] of copy.staleRegistrations) this.staleRegistrations.set(key, { ...value });
     this.queryTally = { ...zeroTally(), ...copy.queryTally };
+    this.pix.restoreState(copy.pix ?? { webhooks: [], charges: [], pix: [] });
   }
 
   /** Queries and listings the bank has answered (or was refused by a fault after the count). */

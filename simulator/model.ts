@@ -73,6 +73,17 @@ export interface SimulatorAccount {
   readonly documento: string;
   /** Beneficiary code for boleto collection (`codBeneficiario`, `beneficiario`). */
   readonly beneficiario: string;
+  /** The account's Pix keys (DICT keys). @default none (a simulator with no account's keys uses {@link SAMPLE_PIX_KEYS}) */
+  readonly pixKeys?: readonly string[];
+}
+
+/** The Pix keys of a simulator whose accounts name none: an EVP, an email, a phone and a CNPJ. */
+export const SAMPLE_PIX_KEYS: readonly string[] = ['2f6b1c9e-4d3a-4e8b-9c7f-1a2b3c4d5e6f', 'pix@example.com', '+5511999990000', '12345678000199'];
+
+/** The Pix keys a simulator's provider holds: every account's, or the sample ones when no account names any. */
+export function pixKeysOf(accounts: readonly SimulatorAccount[]): readonly string[] {
+  const keys = accounts.flatMap((account) => account.pixKeys ?? []);
+  return keys.length ? keys : SAMPLE_PIX_KEYS;
 }
 
 export interface Boleto {

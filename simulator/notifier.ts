@@ -10,7 +10,7 @@ export interface DeliveryRecord {
   /** Sequence number from 1; never reused, even after the log is cleared. */
   readonly seq: number;
   readonly notificationId: string;
-  readonly kind: 'boleto' | 'payment';
+  readonly kind: 'boleto' | 'payment' | 'pix';
   readonly subject: string;
   readonly url?: string;
   /** 1 for the delivery, 2 and up for injected duplicates of it. */
@@ -65,6 +65,8 @@ export interface DeliveryAttempt {
   readonly authHeader?: { readonly name: string; readonly value: string };
   /** Extra CAs (PEM) trusted besides the public roots. */
   readonly trustedCas?: readonly string[];
+  /** The client certificate and key (PEM) to present (the Pix API's callbacks). @default none */
+  readonly clientCertificate?: { readonly certPem: string; readonly keyPem: string };
   /** @default 10000 (the bank's deadline) */
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
@@ -104,6 +106,8 @@ export async function deliverNotification(attempt: DeliveryAttempt): Promise<Del
       },
       body: JSON.stringify(attempt.body),
       trustedCas: attempt.trustedCas,
+      clientCertPem: attempt.clientCertificate?.certPem,
+      clientKeyPem: attempt.clientCertificate?.keyPem,
       minTlsVersion: 'TLSv1.2',
       verifyCertificate: !attempt.insecure,
       refuseSelfSigned: !attempt.insecure,
@@ -133,6 +137,8 @@ export interface NotifierOptions {
   /** @default 10000 */
   readonly deliveryTimeoutMs: number;
   readonly faults: () => DeliveryFaults;
+  /** The certificate the provider presents on the callbacks that ask for one (the Pix API's). @default none */
+  readonly clientCertificate?: () => { readonly certPem: string; readonly keyPem: string } | undefined;
 }
 
 /** Waits `ms`, or less if `signal` aborts; leaves no listener on `signal` either way. */
@@ -250,6 +256,7 @@ export class Notifier {
       url: notification.url!,
       body: notification.body,
       authHeader: notification.authHeader,
+      clientCertificate: notification.clientCertificate ? this.options.clientCertificate?.() : undefined,
       trustedCas: this.options.trustedCas(),
       timeoutMs: this.options.deliveryTimeoutMs,
       signal: this.stopping.signal,

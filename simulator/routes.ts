@@ -47,6 +47,12 @@ export enum QueryOperation {
   BOLETO_QUERY = 'boletoQuery',
   PAYMENT_QUERY = 'paymentQuery',
   SETTLED_LISTING = 'settledListing',
+  /** `GET /pix/{e2eid}` and a refund's `GET /pix/{e2eid}/devolucao/{id}`. */
+  PIX_QUERY = 'pixQuery',
+  /** `GET /cob/{txid}` and `GET /cobv/{txid}`. */
+  CHARGE_QUERY = 'chargeQuery',
+  /** `GET /pix?inicio&fim`. */
+  PIX_LISTING = 'pixListing',
 }
 
 export function header(call: Call, name: string): string | undefined {

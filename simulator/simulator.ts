@@ -18,6 +18,7 @@ import type { ApiCallCounts, SimulatorFaults } from './faults';
 import type { SimulatorInfo } from './info';
 import { COLLECTION_SCOPE, PAYMENT_QUERY_SCOPES, PAYMENT_SCOPES, type SimulatorAccount } from './model';
 import { Notifier } from './notifier';
+import { PIX_SCOPES } from './pix/pix-model';
 import type { BankCredentials, ClientCertificateInfo } from './tokens';
 
 export { QueryOperation, SimulatorPaths } from './engine';
@@ -61,7 +62,12 @@ function defaultCredentials(account: SimulatorAccount): BankCredentials {
   return {
     collection: { apiKey: randomUUID(), username: account.beneficiario + account.cooperativa, password: randomBytes(9).toString('base64url') },
     payments: { clientId: `simulator-client-${randomBytes(4).toString('hex')}`, clientSecret: randomBytes(18).toString('base64url') },
+    pix: defaultPixCredentials(),
   };
+}
+
+function defaultPixCredentials(): NonNullable<BankCredentials['pix']> {
+  return { clientId: `simulator-pix-${randomBytes(4).toString('hex')}`, clientSecret: randomBytes(18).toString('base64url') };
 }
 
 /** The lower-cased headers of a request, the first value of each. */
@@ -97,6 +103,14 @@ export class BankSimulator {
   readonly caFile: string;
   readonly clientCertFile: string;
   readonly clientKeyFile: string;
+  /** The Pix application's client certificate (its common name the Pix client id) and key. */
+  readonly pixClientCertPem: string;
+  readonly pixClientKeyPem: string;
+  readonly pixClientCertFile: string;
+  readonly pixClientKeyFile: string;
+  /** The certificate the provider presents on Pix callbacks (a receiver pins it); its key stays here. */
+  readonly pixWebhookCertFile: string;
+  readonly pixWebhookCertPem: string;
   readonly credentials: BankCredentials;
   readonly accounts: readonly SimulatorAccount[];
 
@@ -113,13 +127,15 @@ export class BankSimulator {
     // Checked before any key or file is made.
     if (options.accounts?.length === 0) throw new Error('The bank simulator needs at least one account: give accounts, or leave it out for the sample account.');
     this.accounts = options.accounts ?? [SAMPLE_ACCOUNT];
-    this.credentials = options.credentials ?? defaultCredentials(this.accounts[0]);
+    // Credentials given without a Pix client get one, shown by info like the rest.
+    this.credentials = options.credentials ? { ...options.credentials, pix: options.credentials.pix ?? defaultPixCredentials() } : defaultCredentials(this.accounts[0]);
     this.trustedCas = [...(options.trustedCas ?? [])];
     let faults: () => SimulatorFaults = () => ({});
     this.notifier = new Notifier({
       trustedCas: () => this.trustedCas,
       deliveryTimeoutMs: options.deliveryTimeoutMs ?? 10_000,
       faults: () => faults(),
+      clientCertificate: () => pixWebhook,
     });
     this.engine = new SimulatorEngine({
       accounts: this.accounts,
@@ -136,6 +152,11 @@ export class BankSimulator {
     const ca = options.ca ?? createCertificateAuthority('cdk-bank-webhooks bank simulator CA');
     const server = issueCertificate(ca, { commonName: 'localhost', hosts: ['localhost', '127.0.0.1', '::1', ...(options.hosts ?? [])] });
     const client = issueCertificate(ca, { commonName: this.credentials.payments.clientId, client: true });
+    const pixClient = issueCertificate(ca, { commonName: this.credentials.pix!.clientId, client: true });
+    const pixWebhook = issueCertificate(ca, { commonName: 'webhook-pix.bank-simulator.local', client: true });
+    this.pixWebhookCertPem = pixWebhook.certPem;
+    this.pixClientCertPem = pixClient.certPem;
+    this.pixClientKeyPem = pixClient.keyPem;
     this.caPem = ca.certPem;
     this.clientCertPem = client.certPem;
     this.clientKeyPem = client.keyPem;
@@ -148,6 +169,12 @@ export class BankSimulator {
     writeFileSync(this.caFile, this.caPem);
     writeFileSync(this.clientCertFile, this.clientCertPem);
     writeFileSync(this.clientKeyFile, this.clientKeyPem, { mode: 0o600 });
+    this.pixClientCertFile = join(this.dir, 'pix-client.crt');
+    this.pixClientKeyFile = join(this.dir, 'pix-client.key');
+    this.pixWebhookCertFile = join(this.dir, 'pix-webhook.crt');
+    writeFileSync(this.pixClientCertFile, pixClient.certPem);
+    writeFileSync(this.pixClientKeyFile, pixClient.keyPem, { mode: 0o600 });
+    writeFileSync(this.pixWebhookCertFile, pixWebhook.certPem);
     this.server = createServer(
       { key: server.keyPem, cert: server.certPem, ca: [this.caPem], requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' },
       (req, res) => void this.handle(req, res),
@@ -181,12 +208,18 @@ export class BankSimulator {
       collectionTokenUrl: this.baseUrl + SimulatorPaths.collectionToken,
       paymentsTokenUrl: this.baseUrl + SimulatorPaths.paymentsToken,
       controlUrl: this.baseUrl + SimulatorPaths.control,
+      pixBaseUrl: this.baseUrl + SimulatorPaths.pixApi,
+      pixTokenUrl: this.baseUrl + SimulatorPaths.pixToken,
+      pixClientCertFile: this.pixClientCertFile,
+      pixClientKeyFile: this.pixClientKeyFile,
+      pixWebhookCertFile: this.pixWebhookCertFile,
+      pixKeys: this.engine.pix.keys,
       caFile: this.caFile,
       clientCertFile: this.clientCertFile,
       clientKeyFile: this.clientKeyFile,
       accounts: this.accounts,
       credentials: this.credentials,
-      scopes: { collection: COLLECTION_SCOPE, payments: PAYMENT_SCOPES, paymentQueries: PAYMENT_QUERY_SCOPES },
+      scopes: { collection: COLLECTION_SCOPE, payments: PAYMENT_SCOPES, paymentQueries: PAYMENT_QUERY_SCOPES, pix: PIX_SCOPES },
     };
   }
 

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { ALL_PAYMENT_SCOPES, COLLECTION_SCOPE } from './model';
+import { PIX_SCOPES } from './pix/pix-model';
 import { gatewayError, oauthError } from './errors';
 
-export type TokenKind = 'collection' | 'payments';
+export type TokenKind = 'collection' | 'payments' | 'pix';
 
 export interface IssuedToken {
   readonly kind: TokenKind;
@@ -23,6 +24,11 @@ export interface BankCredentials {
     readonly password: string;
   };
   readonly payments: {
+    readonly clientId: string;
+    readonly clientSecret: string;
+  };
+  /** The standard Pix API's client (its own application at the bank). @default none: the Pix token endpoint refuses every client */
+  readonly pix?: {
     readonly clientId: string;
     readonly clientSecret: string;
   };
@@ -169,6 +175,35 @@ export class TokenIssuer {
     if (unknown.length) throw oauthError(400, 'invalid_scope', `Invalid scopes: ${unknown.join(' ')}`);
     const accessToken = this.store(this.access, { kind: 'payments', scopes, subject: clientId, expiresAt: this.options.now() + this.lifetimeMs });
     return { access_token: accessToken, expires_in: this.lifetimeMs / 1000, token_type: 'Bearer', scope: scopes.join(' ') };
+  }
+
+  /**
+   * POST /oauth/token of the Pix API: client_credentials, the client in HTTP Basic, over mutual
+   * TLS with the Pix application's certificate. `grant_type` is read from the form body, and from
+   * the query string too only when `grantTypeInQuery` (PIX-NOTES.md: the bank refuses it there
+   * since 2026-06, with 400 "gerarToken.grantType ... inválido"; one client still sends it so).
+   */
+  pixGrant(form: URLSearchParams, query: URLSearchParams, basic: { id: string; secret: string } | undefined, certificate: ClientCertificateInfo, grantTypeInQuery: boolean): Record<string, unknown> {
+    const expected = this.options.credentials.pix;
+    const mutualTls = this.options.mutualTls !== false;
+    if (mutualTls && !certificate.presented) throw oauthError(401, 'invalid_client', 'A client certificate is required (mutual TLS): present the Pix application\'s certificate.');
+    if (mutualTls && !certificate.trusted) throw oauthError(401, 'invalid_client', 'The client certificate was not issued by the bank.');
+    if (query.has('grant_type') && !grantTypeInQuery) {
+      throw oauthError(400, 'invalid_request', 'gerarToken.grantType: valor inválido na query string; envie grant_type no corpo (application/x-www-form-urlencoded).');
+    }
+    const grantType = form.get('grant_type') ?? (grantTypeInQuery ? query.get('grant_type') : null);
+    if (!grantType) throw oauthError(400, 'invalid_request', 'Missing form parameter: grant_type');
+    if (grantType !== 'client_credentials') throw oauthError(400, 'unsupported_grant_type', `Unsupported grant_type "${grantType}"; use client_credentials.`);
+    if (!expected || !basic || basic.id !== expected.clientId || basic.secret !== expected.clientSecret) {
+      throw oauthError(401, 'invalid_client', 'Invalid client or Invalid client credentials');
+    }
+    if (mutualTls && certificate.commonName !== expected.clientId) throw oauthError(401, 'invalid_client', 'The client certificate does not belong to this client.');
+    let scopes = parseScopes(form.get('scope') ?? (grantTypeInQuery ? query.get('scope') : null));
+    if (scopes.length === 0) scopes = [...PIX_SCOPES];
+    const unknown = scopes.filter((scope) => !PIX_SCOPES.includes(scope));
+    if (unknown.length) throw oauthError(400, 'invalid_scope', `Invalid scopes: ${unknown.join(' ')}`);
+    const accessToken = this.store(this.access, { kind: 'pix', scopes, subject: expected.clientId, expiresAt: this.options.now() + this.lifetimeMs });
+    return { access_token: accessToken, token_type: 'Bearer', expires_in: this.lifetimeMs / 1000, scope: scopes.join(' ') };
   }
 
   /** Checks `Authorization: Bearer <token>` for an API of `kind` needing any one of `scopes`. */

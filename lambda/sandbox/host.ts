@@ -11,7 +11,8 @@ import { SimulatorEngine, SimulatorPaths, type SimulatorReply, type SimulatorReq
 import { controlError } from '../../simulator/errors';
 import type { SimulatorFaults } from '../../simulator/faults';
 import type { SimulatorInfo } from '../../simulator/info';
-import { COLLECTION_SCOPE, PAYMENT_QUERY_SCOPES, PAYMENT_SCOPES } from '../../simulator/model';
+import { COLLECTION_SCOPE, PAYMENT_QUERY_SCOPES, PAYMENT_SCOPES, pixKeysOf } from '../../simulator/model';
+import { PIX_SCOPES } from '../../simulator/pix/pix-model';
 import type { DeliveryAttempt, DeliveryResult } from '../../simulator/notifier';
 import type { BankCredentials as SimulatorCredentials } from '../../simulator/tokens';
 import type { Log } from '../shared/runtime';
@@ -170,10 +171,14 @@ export class SandboxHost {
       collectionTokenUrl: base + SimulatorPaths.collectionToken,
       paymentsTokenUrl: base + SimulatorPaths.paymentsToken,
       controlUrl: '(Lambda Invoke of this function with {"sandboxControl": ...})',
-      caFile: '', clientCertFile: '', clientKeyFile: '',
+      // The Pix API answers here too, but the sandbox has no Pix client yet: its token endpoint refuses every client.
+      pixBaseUrl: base + SimulatorPaths.pixApi,
+      pixTokenUrl: base + SimulatorPaths.pixToken,
+      caFile: '', clientCertFile: '', clientKeyFile: '', pixClientCertFile: '', pixClientKeyFile: '', pixWebhookCertFile: '',
+      pixKeys: pixKeysOf(this.deps.accounts),
       accounts: this.deps.accounts,
       credentials: { collection: { apiKey: where, username: where, password: where }, payments: { clientId: where, clientSecret: where } },
-      scopes: { collection: COLLECTION_SCOPE, payments: PAYMENT_SCOPES, paymentQueries: PAYMENT_QUERY_SCOPES },
+      scopes: { collection: COLLECTION_SCOPE, payments: PAYMENT_SCOPES, paymentQueries: PAYMENT_QUERY_SCOPES, pix: PIX_SCOPES },
     };
   }
 

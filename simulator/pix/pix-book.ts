@@ -164,6 +164,25 @@ export class PixBook {
     return this.receive(chave, input.valor, input.txid, input.infoPagador);
   }
 
+  /** The account's keys. */
+  get keys(): readonly string[] {
+    return [...this.options.keys];
+  }
+
+  /**
+   * A Pix another customer of the provider received, to its own key (or to `chave`): never in this
+   * book, so `GET /pix/{e2eid}` answers 404 for it. What reaches a URL that customer registered.
+   */
+  foreignPix(input: { chave?: string; valor?: string; txid?: string } = {}): PixReceived {
+    const valor = input.valor ?? '1.00';
+    if (!PIX_AMOUNT.test(valor)) throw pixProblem(400, 'RequisicaoInvalida', 'Requisição inválida.', 'valor deve ter duas casas decimais.');
+    if (input.txid !== undefined && !PIX_TXID.test(input.txid)) throw pixProblem(400, 'RequisicaoInvalida', 'Requisição inválida.', 'txid tem de 1 a 35 letras e dígitos.');
+    return {
+      endToEndId: this.endToEndId('E'), txid: input.txid ?? randomTxid(), valor, chave: input.chave ?? 'outro.cliente@example.com',
+      horario: rfc3339(this.options.now()), devolucoes: [],
+    };
+  }
+
   /** `GET /pix/{e2eid}`: a Pix this account received; any other is not found. */
   getPix(e2eid: string): PixReceived {
     const pix = END_TO_END_ID.test(e2eid) ? this.received.get(e2eid) : undefined;
@@ -285,6 +304,11 @@ export class PixBook {
       items: items.slice(paginaAtual * itensPorPagina, (paginaAtual + 1) * itensPorPagina),
     };
   }
+}
+
+/** A charge's txid as a provider makes one: 32 letters and digits. */
+export function randomTxid(): string {
+  return randomBytes(16).toString('hex');
 }
 
 function isHttpsUrl(text: string): boolean {

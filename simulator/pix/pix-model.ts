@@ -26,6 +26,9 @@ export const PIX_PAGE = { default: 100, max: 1000 } as const;
 /** The provider's ISPB in the end-to-end ids it makes (this bank's, PIX-NOTES.md). */
 export const SIMULATOR_ISPB = '01181521';
 
+/** The standard's scopes of the operations the simulator serves (a token asked for none gets all). */
+export const PIX_SCOPES: readonly string[] = ['cob.read', 'cob.write', 'cobv.read', 'cobv.write', 'pix.read', 'pix.write', 'webhook.read', 'webhook.write'];
+
 export enum ChargeStatus {
   ACTIVE = 'ATIVA',
   CONCLUDED = 'CONCLUIDA',

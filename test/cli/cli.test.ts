@@ -117,7 +117,10 @@ describe('cdk-bank-webhooks simulate', () => {
       expect(value('client_id')).toMatch(/^simulator-client-/);
       const info = await httpCall(`${value('control API')}/info`, { trustedCas: [readPemFile(value('CA certificate'), 'ca')] });
       expect(info.status).toBe(200);
-      expect(JSON.parse(info.body)).toEqual(expect.objectContaining({ baseUrl: value('base_url'), registrationBaseUrl: value('registration_base_url') }));
+      expect(JSON.parse(info.body)).toEqual(expect.objectContaining({ baseUrl: value('base_url'), registrationBaseUrl: value('registration_base_url'), pixBaseUrl: value('Pix API'), pixTokenUrl: value('Pix token URL') }));
+      expect(value('Pix API')).toBe(`${value('base_url')}/api/v2`);
+      expect(value('Pix client_id')).toMatch(/^simulator-pix-/);
+      expect(['pix-client.crt', 'pix-client.key', 'pix-webhook.crt'].every((file) => existsSync(join(simDir, file)))).toBe(true);
     } finally {
       child.kill('SIGTERM');
     }

@@ -1,6 +1,7 @@
 import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { createCertificateAuthority, createSelfSignedCertificate, issueCertificate, type PemPair } from '../../simulator/certificates';
 
 /** A request a target received. */
@@ -9,6 +10,8 @@ export interface ReceivedRequest {
   readonly path: string;
   readonly headers: IncomingHttpHeaders;
   readonly body: string;
+  /** The client certificate the caller presented (targets started with `clientCas`). */
+  readonly clientCertificate?: { readonly commonName?: string; readonly fingerprint256: string; readonly authorized: boolean };
 }
 
 export interface TargetAnswer {
@@ -22,6 +25,8 @@ export interface TargetOptions {
   readonly pair?: PemPair;
   /** Accept TLS 1.0/1.1 only (what the bank must refuse). @default false */
   readonly tls11Only?: boolean;
+  /** Ask callers for a client certificate, checked against these CAs (PEM) and recorded, never required. @default none asked */
+  readonly clientCas?: readonly string[];
   /** How to answer each request. @default 200 at once */
   readonly answer?: (request: ReceivedRequest) => TargetAnswer;
 }
@@ -41,7 +46,12 @@ export async function startTarget(options: TargetOptions = {}): Promise<Target> 
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const socket = req.socket as TLSSocket;
+      const peer = options.clientCas ? socket.getPeerCertificate() : undefined;
+      const clientCertificate = peer && Object.keys(peer).length
+        ? { commonName: Array.isArray(peer.subject?.CN) ? peer.subject.CN[0] : peer.subject?.CN, fingerprint256: peer.fingerprint256, authorized: socket.authorized }
+        : undefined;
+      const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), clientCertificate };
       requests.push(request);
       const answer = options.answer?.(request) ?? {};
       const send = () => {
@@ -64,6 +74,7 @@ export async function startTarget(options: TargetOptions = {}): Promise<Target> 
           key: options.pair.keyPem,
           cert: options.pair.certPem,
           ...(options.tls11Only ? { minVersion: 'TLSv1' as const, maxVersion: 'TLSv1.1' as const, ciphers: 'DEFAULT@SECLEVEL=0' } : {}),
+          ...(options.clientCas ? { requestCert: true, rejectUnauthorized: false, ca: [...options.clientCas] } : {}),
         },
         listener,
       )

@@ -1,0 +1,73 @@
+/** The control API's Pix part, typed (`simulator.control.pix`): what pix-control-routes.ts serves. */
+import type { PixState } from './pix-book';
+import type { ChargeKind, PixCharge, PixReceived, PixRefund, RefundStatus } from './pix-model';
+
+/** How the control client sends one call: method, path under /control, JSON body. */
+export type ControlCaller = <T>(method: string, path: string, body?: unknown) => Promise<T>;
+
+/** What a payment made through the control API came to: the Pix, and the callbacks it made (or why none). */
+export interface PixPaid {
+  readonly pix: PixReceived[];
+  readonly notificationIds: string[];
+  /** Why a Pix was not announced: no txid, or no webhook for its key. */
+  readonly skipped: string[];
+}
+
+/** One payment of {@link PixControlClient.payMany}: a charge by its txid, or a key. */
+export type PixPayment = { readonly txid: string; readonly valor?: string } | { readonly chave: string; readonly valor: string; readonly txid?: string };
+
+const enc = encodeURIComponent;
+
+export class PixControlClient {
+  constructor(private readonly call: ControlCaller) {}
+
+  /** The provider's Pix book: keys, webhooks, charges and Pix received. */
+  state(): Promise<PixState & { keys: string[] }> {
+    return this.call('GET', '/pix');
+  }
+
+  /** A charge: immediate (`cob`) or with a due date (`cobv`); txid, key and amount chosen unless given. */
+  createCharge(input: { kind?: ChargeKind; txid?: string; chave?: string; valor?: string; dataDeVencimento?: string } = {}): Promise<PixCharge> {
+    return this.call('POST', '/pix/charges', input);
+  }
+
+  /** A payer pays the charge (its amount unless another is given): announced to its key's webhook. */
+  payCharge(txid: string, input: { valor?: string; infoPagador?: string } = {}): Promise<PixPaid> {
+    return this.call('POST', `/pix/charges/${enc(txid)}/pay`, input);
+  }
+
+  /** A payer pays a key: with a static code's txid (1 to 25 characters) it is announced; without one it is not. */
+  payKey(chave: string, input: { valor: string; txid?: string; infoPagador?: string }): Promise<PixPaid> {
+    return this.call('POST', `/pix/keys/${enc(chave)}/pay`, input);
+  }
+
+  /** Several Pix at once: one callback per key, carrying all of that key's Pix. */
+  payMany(payments: readonly PixPayment[]): Promise<PixPaid> {
+    return this.call('POST', '/pix/batch', { payments });
+  }
+
+  /** A refund of a Pix, in process (nothing announced until it is settled). */
+  refund(endToEndId: string, input: { valor: string; id?: string }): Promise<PixRefund> {
+    return this.call('POST', `/pix/${enc(endToEndId)}/refunds`, input);
+  }
+
+  /** The refund reaches its final status: its Pix is announced again with it. */
+  settleRefund(endToEndId: string, id: string, status: RefundStatus.RETURNED | RefundStatus.NOT_DONE, motivo?: string): Promise<{ pix: PixReceived; notificationId: string; skipped: string | null }> {
+    return this.call('POST', `/pix/${enc(endToEndId)}/refunds/${enc(id)}/settle`, { status, ...(motivo ? { motivo } : {}) });
+  }
+
+  /** Another customer's Pix, delivered to `url` (default: the first registered webhook) with the provider's certificate. */
+  deliverForeign(input: { url?: string; chave?: string; valor?: string; txid?: string } = {}): Promise<{ pix: PixReceived; notificationId: string }> {
+    return this.call('POST', '/pix/foreign', input);
+  }
+
+  /** The validation call: a POST to the bare URL (default: the first registered webhook) with no `pix` array. */
+  sendValidation(input: { url?: string; body?: unknown } = {}): Promise<{ notificationId: string }> {
+    return this.call('POST', '/pix/validation', input);
+  }
+
+  /** The provider drops the key's webhook on its own. */
+  dropWebhook(chave: string): Promise<void> {
+    return this.call('DELETE', `/pix/webhooks/${enc(chave)}`);
+  }
+}
