@@ -121,7 +121,7 @@ export class SimulatorEngine {
     this.pix = new PixBook({ keys: pixKeysOf(this.accounts), now });
     const behaviour = () => this.behaviourNow;
     const pixCallbacks = new PixCallbacks({ book: this.pix, behaviour, notify: (notification) => this.host.deliveries.submit(notification) });
-    this.routes = [...bankRoutes.routes(), ...new PixRoutes({ book: this.pix, tokens: this.tokens, behaviour }).routes(), ...pixControlRoutes({ book: this.pix, callbacks: pixCallbacks, json: controlJson }), ...controlRoutes({
+    this.routes = [...bankRoutes.routes(), ...new PixRoutes({ book: this.pix, tokens: this.tokens, behaviour }).routes(), ...pixControlRoutes({ book: this.pix, callbacks: pixCallbacks, json: controlJson, now }), ...controlRoutes({
       bank: this.bank, host: this.host, faults: this.faults,
       behaviour: () => this.behaviourNow,
       setBehaviour: (changes) => this.setBehaviour(changes),

@@ -16,6 +16,8 @@ export interface PixControlParts {
   readonly callbacks: PixCallbacks;
   /** The control API's JSON body reader (an object, `{}` when empty). */
   readonly json: (call: Call) => Record<string, unknown>;
+  /** The simulated clock, in ms (a due date defaults to a week after it). */
+  readonly now: () => number;
 }
 
 const optionalString = (input: Record<string, unknown>, name: string): string | undefined => {
@@ -62,7 +64,7 @@ export function pixControlRoutes(p: PixControlParts): Route[] {
         if (kind !== 'cob' && kind !== 'cobv') throw controlError(400, 'kind is cob (immediate) or cobv (with a due date).');
         const txid = optionalString(input, 'txid') ?? randomTxid();
         const chave = optionalString(input, 'chave') ?? p.book.keys[0];
-        const due = optionalString(input, 'dataDeVencimento') ?? (kind === 'cobv' ? new Date(Date.now() + 7 * 86_400_000).toISOString().slice(0, 10) : undefined);
+        const due = optionalString(input, 'dataDeVencimento') ?? (kind === 'cobv' ? new Date(p.now() + 7 * 86_400_000).toISOString().slice(0, 10) : undefined);
         const charge = p.book.putCharge(kind, txid, { chave, valor: { original: optionalString(input, 'valor') ?? '10.00' }, calendario: due ? { dataDeVencimento: due } : {} });
         return ok(charge, 201);
       },

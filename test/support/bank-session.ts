@@ -13,8 +13,8 @@ export interface BankCallOptions {
   readonly method?: string;
   readonly headers?: Record<string, string>;
   readonly body?: unknown;
-  /** Send the simulator's client certificate (mutual TLS). @default false */
-  readonly clientCertificate?: boolean;
+  /** Send the simulator's client certificate (mutual TLS), or this one. @default false */
+  readonly clientCertificate?: boolean | { readonly certPem: string; readonly keyPem: string };
 }
 
 /** One raw HTTPS call to the simulator, trusting its CA. */
@@ -25,8 +25,8 @@ export async function bankCall(simulator: SimulatorEndpoint, path: string, optio
     headers: { ...(body !== undefined && typeof options.body !== 'string' ? { 'content-type': 'application/json' } : {}), ...options.headers },
     body,
     trustedCas: [simulator.caPem],
-    clientCertPem: options.clientCertificate ? simulator.clientCertPem : undefined,
-    clientKeyPem: options.clientCertificate ? simulator.clientKeyPem : undefined,
+    clientCertPem: typeof options.clientCertificate === 'object' ? options.clientCertificate.certPem : options.clientCertificate ? simulator.clientCertPem : undefined,
+    clientKeyPem: typeof options.clientCertificate === 'object' ? options.clientCertificate.keyPem : options.clientCertificate ? simulator.clientKeyPem : undefined,
   });
   return { ...result, json: result.body ? JSON.parse(result.body) : undefined };
 }

@@ -1,10 +1,9 @@
 /** Calls of the simulator's standard Pix API, as a Pix client makes them (PIX-NOTES.md). */
 import { SIMULATOR_PATHS as P } from '../../contracts/sandbox';
-import { httpCall } from '../../simulator/https-client';
 import type { BankSimulator } from '../../simulator/simulator';
-import type { BankAnswer } from './bank-session';
+import { type BankAnswer, bankCall } from './bank-session';
 
-export type PixEndpoint = Pick<BankSimulator, 'baseUrl' | 'caPem' | 'credentials' | 'pixClientCertPem' | 'pixClientKeyPem' | 'clientCertPem' | 'clientKeyPem'>;
+export type PixEndpoint = Pick<BankSimulator, 'baseUrl' | 'caPem' | 'credentials' | 'accounts' | 'pixClientCertPem' | 'pixClientKeyPem' | 'clientCertPem' | 'clientKeyPem'>;
 
 export interface PixCallOptions {
   readonly method?: string;
@@ -14,25 +13,13 @@ export interface PixCallOptions {
   readonly certificate?: 'pix' | 'payments' | 'none';
 }
 
-/** One HTTPS call to the simulator's origin (a path under it), presenting the Pix application's certificate. */
-export async function pixCall(simulator: PixEndpoint, path: string, options: PixCallOptions = {}): Promise<BankAnswer> {
-  const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+/** One HTTPS call to the simulator's origin (a path under it), presenting the Pix application's certificate unless told otherwise. */
+export function pixCall(simulator: PixEndpoint, path: string, options: PixCallOptions = {}): Promise<BankAnswer> {
   const cert = options.certificate ?? 'pix';
-  const result = await httpCall(simulator.baseUrl + path, {
-    method: options.method ?? 'GET',
-    headers: { ...(body !== undefined && typeof options.body !== 'string' ? { 'content-type': 'application/json' } : {}), ...options.headers },
-    body,
-    trustedCas: [simulator.caPem],
-    clientCertPem: cert === 'pix' ? simulator.pixClientCertPem : cert === 'payments' ? simulator.clientCertPem : undefined,
-    clientKeyPem: cert === 'pix' ? simulator.pixClientKeyPem : cert === 'payments' ? simulator.clientKeyPem : undefined,
+  return bankCall(simulator, path, {
+    method: options.method, headers: options.headers, body: options.body,
+    clientCertificate: cert === 'pix' ? { certPem: simulator.pixClientCertPem, keyPem: simulator.pixClientKeyPem } : cert === 'payments',
   });
-  let json: unknown;
-  try {
-    json = result.body ? JSON.parse(result.body) : undefined;
-  } catch {
-    json = undefined;
-  }
-  return { ...result, json };
 }
 
 /** `Basic client_id:client_secret` of the simulator's Pix client. */
