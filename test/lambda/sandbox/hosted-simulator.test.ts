@@ -126,6 +126,19 @@ describe('the bank\'s API through the function URL', () => {
     expect(JSON.stringify(await hosted.control.contracts())).not.toContain('contract-token-value');
   });
 
+  it('serves the standard Pix API with no Pix client: its token endpoint refuses every client, and no Pix route answers without a token', async () => {
+    const basic = `Basic ${Buffer.from(`${hosted.credentials.payments.clientId}:${hosted.credentials.payments.clientSecret}`).toString('base64')}`;
+    const token = await bankCall(hosted, '/oauth/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic }, body: 'grant_type=client_credentials' });
+    expect(token.status).toBe(401);
+    expect(token.json).toMatchObject({ error: 'invalid_client' });
+    expect(token.json.access_token).toBeUndefined();
+    expect((await bankCall(hosted, '/api/v2/webhook')).status).toBe(401);
+    expect((await bankCall(hosted, '/api/v2/pix/E01181521202611270000abcdefghijk')).status).toBe(401);
+    const info = await hosted.control.info();
+    expect(info).toMatchObject({ pixBaseUrl: expect.stringMatching(/\/api\/v2$/), pixTokenUrl: expect.stringMatching(/\/oauth\/token$/), pixKeys: expect.any(Array) });
+    expect(info.credentials.pix).toBeUndefined();
+  });
+
   it('answers a control path through the URL 403, saying the control API takes Lambda Invoke only', async () => {
     const answer = await bankCall(hosted, '/control/info');
     expect(answer.status).toBe(403);
