@@ -2,23 +2,18 @@ import {
   type BankConnectionSettings, type BankCredentials, ClientCredentialsAuth, PAYMENT_ID_PATTERN, PAYMENT_ID_RULE, type PaymentType,
 } from '../../contracts/bank-connection';
 import { answerObject, nossoNumeroOf, type SettledBoletosPage, settledPage } from './answers';
-import { BankApiError, bankErrorMessage, isRetryableStatus } from './errors';
-import { describeNetworkError, type HttpResponse, HttpsTransport, NetworkError, parseAnswer, type TlsMaterial } from './http';
-import { type BankPacer, CallKind, MemorySlotSchedule, OutOfRate, RatePacer } from './pacing';
+import { type OutgoingRequest, PacedSender, type RetryInfo } from './base/paced-sender';
+import { type CachedToken, TokenCache } from './base/token-cache';
+import { BankApiError, bankErrorMessage } from './errors';
+import { type HttpResponse, HttpsTransport, parseAnswer, type TlsMaterial } from './http';
+import { type BankPacer, CallKind, MemorySlotSchedule, RatePacer } from './pacing';
 import { secrets } from '../shared/redaction';
-import { backoffDelay, DEFAULT_RETRY_POLICY, type RetryPolicy, retryAfterMs, sleep } from '../shared/retry';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy, sleep } from '../shared/retry';
+
+export type { RetryInfo } from './base/paced-sender';
 
 /** The bank's two APIs, each with its own token flow (BANK-NOTES.md). */
 export type BankApi = 'collection' | 'payments';
-
-/** What a retry looked like, for logs and metrics (never a credential). */
-export interface RetryInfo {
-  readonly operation: string;
-  readonly attempt: number;
-  readonly status?: number;
-  readonly reason: string;
-  readonly delayMs: number;
-}
 
 export interface BankClientOptions {
   readonly settings: BankConnectionSettings;
@@ -66,22 +61,9 @@ export interface BankAnswer {
 
 /** What clients made by {@link BankClient.withPacer} share: tokens, token requests in flight, connections. */
 interface SharedClientState {
-  readonly tokens: Map<string, CachedToken>;
-  readonly tokenRequests: Map<string, Promise<string>>;
+  readonly tokens: TokenCache;
   readonly transports: Map<BankApi, { key: string; transport: HttpsTransport }>;
 }
-
-interface CachedToken {
-  readonly accessToken: string;
-  readonly renewAt: number;
-  readonly refreshToken?: string;
-  readonly refreshUntil?: number;
-}
-
-/** Smallest time worth starting a call with; below it the call gives up and the caller retries later. */
-const MIN_CALL_MS = 200;
-/** A token is renewed this long before it expires (at most a fifth of its life). */
-const TOKEN_RENEW_MARGIN_MS = 30_000;
 
 function formBody(fields: Record<string, string>): string {
   return new URLSearchParams(fields).toString();
@@ -96,26 +78,26 @@ function formBody(fields: Record<string, string>): string {
  * Credentials and tokens never appear in its errors.
  */
 export class BankClient {
-  private readonly retry: RetryPolicy;
   private readonly now: () => number;
-  private readonly sleep: (ms: number) => Promise<void>;
-  private readonly random: () => number;
-  private readonly pacer: BankPacer;
+  private readonly sender: PacedSender;
   /** Cached tokens: the collection token, and a payments token per scope set. */
-  private readonly tokens: Map<string, CachedToken>;
-  private readonly tokenRequests: Map<string, Promise<string>>;
+  private readonly tokens: TokenCache;
   private readonly transports: Map<BankApi, { key: string; transport: HttpsTransport }>;
 
   constructor(private readonly options: BankClientOptions, shared?: SharedClientState) {
-    this.tokens = shared?.tokens ?? new Map<string, CachedToken>();
-    this.tokenRequests = shared?.tokenRequests ?? new Map<string, Promise<string>>();
-    this.transports = shared?.transports ?? new Map<BankApi, { key: string; transport: HttpsTransport }>();
-    this.retry = options.retry ?? DEFAULT_RETRY_POLICY;
     this.now = options.now ?? Date.now;
-    this.sleep = options.sleep ?? sleep;
-    this.random = options.random ?? Math.random;
-    this.pacer = options.pacer ?? new RatePacer(new MemorySlotSchedule(), {
-      ratePerSecond: options.settings.queriesPerSecond, name: 'bank calls', now: this.now, sleep: this.sleep,
+    this.tokens = shared?.tokens ?? new TokenCache(this.now);
+    this.transports = shared?.transports ?? new Map<BankApi, { key: string; transport: HttpsTransport }>();
+    const wait = options.sleep ?? sleep;
+    this.sender = new PacedSender({
+      callTimeoutMs: options.settings.callTimeoutMs,
+      pacer: options.pacer ?? new RatePacer(new MemorySlotSchedule(), { ratePerSecond: options.settings.queriesPerSecond, name: 'bank calls', now: this.now, sleep: wait }),
+      retry: options.retry ?? DEFAULT_RETRY_POLICY,
+      now: this.now,
+      sleep: wait,
+      random: options.random ?? Math.random,
+      onRetry: options.onRetry,
+      onThrottled: options.onThrottled,
     });
   }
 
@@ -125,7 +107,7 @@ export class BankClient {
 
   /** This client paced by `pacer` instead: its tokens and connections are shared (no token is asked twice). */
   withPacer(pacer: BankPacer): BankClient {
-    return new BankClient({ ...this.options, pacer }, { tokens: this.tokens, tokenRequests: this.tokenRequests, transports: this.transports });
+    return new BankClient({ ...this.options, pacer }, { tokens: this.tokens, transports: this.transports });
   }
 
   /**
@@ -204,8 +186,7 @@ export class BankClient {
       const response = await this.send(call.operation, call.api, call.deadline, { url: call.url, method: call.method, headers, body }, call.method === 'POST' ? CallKind.CREATION : CallKind.OTHER);
       if (response.status === 401 && !renewed) {
         // Renew now, keeping the refresh token (a refresh costs the bank less than a password grant).
-        const cached = this.tokens.get(key);
-        if (cached) this.tokens.set(key, { ...cached, renewAt: 0 });
+        this.tokens.expire(key);
         continue;
       }
       if (response.status >= 200 && response.status < 300) {
@@ -240,32 +221,8 @@ export class BankClient {
     return api === 'collection' ? api : `${api} ${scope.split(/\s+/).filter(Boolean).sort().join(' ')}`;
   }
 
-  private async token(key: string, api: BankApi, scope: string | undefined, deadline: number): Promise<string> {
-    const cached = this.tokens.get(key);
-    if (cached && this.now() < cached.renewAt) return cached.accessToken;
-    let request = this.tokenRequests.get(key);
-    if (!request) {
-      request = (api === 'collection' ? this.collectionToken(cached, deadline) : this.paymentsToken(key, scope ?? '', deadline))
-        .finally(() => this.tokenRequests.delete(key));
-      this.tokenRequests.set(key, request);
-    }
-    return request;
-  }
-
-  private remember(key: string, answer: Record<string, unknown>, operation: string): string {
-    const accessToken = answer.access_token;
-    if (typeof accessToken !== 'string' || !accessToken) throw new BankApiError(operation, 200, 'the answer has no access_token', false);
-    secrets.remember(accessToken, answer.refresh_token);
-    const lifetimeMs = (typeof answer.expires_in === 'number' && answer.expires_in > 0 ? answer.expires_in : 300) * 1000;
-    const refreshLifetimeMs = typeof answer.refresh_expires_in === 'number' ? answer.refresh_expires_in * 1000 : undefined;
-    const now = this.now();
-    this.tokens.set(key, {
-      accessToken,
-      renewAt: now + lifetimeMs - Math.min(TOKEN_RENEW_MARGIN_MS, lifetimeMs / 5),
-      refreshToken: typeof answer.refresh_token === 'string' ? answer.refresh_token : undefined,
-      refreshUntil: refreshLifetimeMs === undefined ? undefined : now + refreshLifetimeMs - Math.min(TOKEN_RENEW_MARGIN_MS, refreshLifetimeMs / 5),
-    });
-    return accessToken;
+  private token(key: string, api: BankApi, scope: string | undefined, deadline: number): Promise<string> {
+    return this.tokens.obtain(key, (held) => (api === 'collection' ? this.collectionToken(held, deadline) : this.paymentsToken(key, scope ?? '', deadline)));
   }
 
   private async collectionToken(previous: CachedToken | undefined, deadline: number): Promise<string> {
@@ -281,7 +238,7 @@ export class BankClient {
       const body = formBody({ grant_type: 'refresh_token', refresh_token: previous.refreshToken });
       const response = await this.send(operation, 'collection', deadline, { url, method: 'POST', headers, body });
       // A refused refresh token (used, expired, revoked) falls back to the password grant.
-      if (response.status === 200) return this.remember(this.tokenKey('collection'), parseAnswer(response) as Record<string, unknown>, operation);
+      if (response.status === 200) return this.tokens.remember(this.tokenKey('collection'), parseAnswer(response) as Record<string, unknown>, operation);
     }
     const a = this.settings.account;
     const body = formBody({
@@ -321,7 +278,7 @@ export class BankClient {
     }
     const answer = parseAnswer(response);
     if (!answer || typeof answer !== 'object') throw new BankApiError(operation, 200, 'the answer is not a JSON object', false);
-    return this.remember(key, answer as Record<string, unknown>, operation);
+    return this.tokens.remember(key, answer as Record<string, unknown>, operation);
   }
 
   private async transport(api: BankApi): Promise<HttpsTransport> {
@@ -339,58 +296,8 @@ export class BankClient {
     return transport;
   }
 
-  /**
-   * Sends one request, retrying network errors, 408, 429 and 5xx with backoff (or the bank's
-   * `Retry-After`) while attempts and the deadline allow. Resolves with any other answer.
-   */
-  private async send(operation: string, api: BankApi, deadline: number, req: { url: string; method: string; headers: Record<string, string>; body?: string }, kind = CallKind.TOKEN): Promise<HttpResponse> {
-    const transport = await this.transport(api);
-    let last: { status?: number; reason: string } | undefined;
-    for (let attempt = 1; ; attempt++) {
-      if (deadline - this.now() < MIN_CALL_MS) {
-        // A sleep that overran on a busy machine: the failure that made us wait is the one to report.
-        const why = last ? `${last.reason}; no time left to try again` : 'no time left in the invocation\'s budget to call the bank';
-        throw new BankApiError(operation, last?.status, why, true, attempt - 1, true);
-      }
-      try {
-        await this.pacer.acquire(operation, deadline, kind);
-      } catch (error) {
-        if (!(error instanceof OutOfRate)) throw error;
-        throw new OutOfRate(operation, error.retryAt, last ? `${last.reason}; ${error.detail}` : error.detail, last?.status, attempt - 1);
-      }
-      const remaining = deadline - this.now();
-      let status: number | undefined;
-      let reason: string;
-      let wait: number | undefined;
-      try {
-        const response = await transport.send({ ...req, timeoutMs: Math.min(this.settings.callTimeoutMs, remaining) });
-        if (!isRetryableStatus(response.status)) return response;
-        status = response.status;
-        reason = bankErrorMessage(response.body) ?? `HTTP ${response.status}`;
-        wait = retryAfterMs(response.headers['retry-after'], this.now());
-      } catch (error) {
-        if (error instanceof NetworkError && error.code === 'NOT_HTTPS') throw new BankApiError(operation, undefined, error.message, false);
-        reason = describeNetworkError(error);
-      }
-      last = { status, reason };
-      if (status === 429) {
-        // Lack of rate: the pacer pushes everyone's next call past Retry-After and slows down;
-        // the next attempt waits for its slot, or gives up with when to come back.
-        this.options.onThrottled?.({ operation, retryAfterMs: wait });
-        await this.pacer.throttled(wait, kind);
-        if (attempt >= this.retry.maxAttempts) {
-          throw new OutOfRate(operation, this.now() + (wait ?? this.retry.baseDelayMs), `${reason}; the bank kept refusing for its rate limit`, status, attempt);
-        }
-        this.options.onRetry?.({ operation, attempt, status, reason, delayMs: wait ?? 0 });
-        continue;
-      }
-      const delayMs = backoffDelay(attempt, this.retry, this.random);
-      if (attempt >= this.retry.maxAttempts || this.now() + delayMs + MIN_CALL_MS > deadline) {
-        const outOfTime = attempt < this.retry.maxAttempts;
-        throw new BankApiError(operation, status, outOfTime ? `${reason}; no time left to try again` : reason, true, attempt, outOfTime);
-      }
-      this.options.onRetry?.({ operation, attempt, status, reason, delayMs });
-      await this.sleep(delayMs);
-    }
+  /** Sends one request over the API's connection (paced and retried: base/paced-sender.ts). */
+  private async send(operation: string, api: BankApi, deadline: number, req: OutgoingRequest, kind = CallKind.TOKEN): Promise<HttpResponse> {
+    return this.sender.send(operation, await this.transport(api), deadline, req, kind);
   }
 }
