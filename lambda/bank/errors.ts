@@ -1,6 +1,7 @@
 /**
  * The bank's error bodies are not consistent (BANK-NOTES.md): `error`/`error_description` at the
- * token endpoints, `message`, `mensagem`, `mensagens[]`, `erros[]` and `errors[]` elsewhere.
+ * token endpoints, `message`, `mensagem`, `mensagens[]`, `erros[]` and `errors[]` elsewhere; the
+ * standard Pix API's RFC 7807 problems (`detail`, `title`, `violacoes[]` of `{razao, propriedade}`).
  * {@link bankErrorMessage} turns any of them into one readable line.
  */
 import { secrets } from '../shared/redaction';
@@ -18,9 +19,9 @@ function entryText(entry: unknown): string | undefined {
   if (typeof entry === 'string') return text(entry);
   if (!entry || typeof entry !== 'object') return undefined;
   const e = entry as Record<string, unknown>;
-  const message = text(e.mensagem) ?? text(e.message) ?? text(e.descricao) ?? text(e.error_description) ?? text(e.error);
+  const message = text(e.mensagem) ?? text(e.message) ?? text(e.descricao) ?? text(e.razao) ?? text(e.error_description) ?? text(e.error);
   const code = text(e.codigo) ?? text(e.code);
-  const field = text(e.field) ?? text(e.campo);
+  const field = text(e.field) ?? text(e.campo) ?? text(e.propriedade);
   if (!message) return code;
   return [code ? `${code}: ` : '', field ? `${field}: ` : '', message].join('');
 }
@@ -41,7 +42,7 @@ export function bankErrorMessage(rawBody: string): string | undefined {
   const lists = Array.isArray(parsed) ? [parsed] : [];
   if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
     const p = parsed as Record<string, unknown>;
-    for (const key of ['mensagens', 'erros', 'errors', 'messages']) {
+    for (const key of ['mensagens', 'erros', 'errors', 'messages', 'violacoes']) {
       if (Array.isArray(p[key])) lists.push(p[key] as unknown[]);
     }
     const oauth = text(p.error) && text(p.error_description) ? `${text(p.error)}: ${text(p.error_description)}` : undefined;

@@ -12,6 +12,8 @@ describe('bankErrorMessage reads every error shape of BANK-NOTES.md', () => {
     ['a top-level array', [{ mensagem: 'só isso' }], 'só isso'],
     ['error alone', { error: 'unauthorized' }, 'unauthorized'],
     ['a message with a list', { message: 'Validation failed', errors: [{ field: 'x', message: 'bad' }] }, 'Validation failed; x: bad'],
+    ['a Pix API problem (RFC 7807)', { type: 'https://pix.bcb.gov.br/api/v2/error/NaoEncontrado', title: 'Não encontrado', status: 404, detail: 'Nenhum Pix.' }, 'Nenhum Pix.'],
+    ['a Pix API problem with violations', { type: 'https://pix.bcb.gov.br/api/v2/error/CobOperacaoInvalida', title: 'Cobrança inválida.', status: 400, detail: 'O txid é inválido.', violacoes: [{ razao: 'txid inválido', propriedade: 'txid' }] }, 'O txid é inválido.; txid: txid inválido'],
   ])('%s', (_shape, body, expected) => {
     expect(bankErrorMessage(JSON.stringify(body))).toBe(expected);
   });

@@ -1,0 +1,103 @@
+/**
+ * How the handlers reach a provider's standard Pix API (PIX-NOTES.md): the settings a Pix
+ * connection resolves to, and the credentials secret's format. Shared by the construct (lib/) and
+ * the handlers (lambda/), as bank-connection.ts is. Paths and scopes are carried only where they
+ * differ from the defaults here, so a function's environment holds little for them. Nothing here
+ * is secret: the credentials travel as a Secrets Manager ARN.
+ */
+
+/** The Pix API's operations the library calls, each with its own path (and version) and scope. */
+export enum PixOperation {
+  /** `GET /pix/{e2eid}`: a Pix received, confirmed under our credentials. */
+  PIX_QUERY = 'pixQuery',
+  /** `GET /pix?inicio&fim`: the Pix received in a window (the daily sweep). */
+  PIX_LISTING = 'pixListing',
+  /** `GET /pix/{e2eid}/devolucao/{id}`: one refund. */
+  REFUND_QUERY = 'refundQuery',
+  /** `GET /cob/{txid}`: an immediate charge. */
+  COB_QUERY = 'cobQuery',
+  /** `GET /cobv/{txid}`: a charge with a due date. */
+  COBV_QUERY = 'cobvQuery',
+  /** `PUT /webhook/{chave}`. */
+  WEBHOOK_PUT = 'webhookPut',
+  /** `GET /webhook/{chave}`. */
+  WEBHOOK_GET = 'webhookGet',
+  /** `DELETE /webhook/{chave}`. */
+  WEBHOOK_DELETE = 'webhookDelete',
+}
+
+/** Where the token request carries `grant_type` (and `scope`). */
+export enum PixGrantTypePlacement {
+  /** The form body (the standard; this bank refuses it in the query string since 2026-06). */
+  BODY = 'body',
+  /** The query string (what one public client of this bank still does). */
+  QUERY = 'query',
+}
+
+/** Each operation's path under the Pix API's base URL, with its version: `{e2eid}`, `{id}`, `{txid}`, `{chave}` are filled in. */
+export const DEFAULT_PIX_PATHS: Readonly<Record<PixOperation, string>> = {
+  [PixOperation.PIX_QUERY]: '/api/v2/pix/{e2eid}',
+  [PixOperation.PIX_LISTING]: '/api/v2/pix',
+  [PixOperation.REFUND_QUERY]: '/api/v2/pix/{e2eid}/devolucao/{id}',
+  // This bank reads charges under v3 (PIX-NOTES.md).
+  [PixOperation.COB_QUERY]: '/api/v3/cob/{txid}',
+  [PixOperation.COBV_QUERY]: '/api/v2/cobv/{txid}',
+  [PixOperation.WEBHOOK_PUT]: '/api/v2/webhook/{chave}',
+  [PixOperation.WEBHOOK_GET]: '/api/v2/webhook/{chave}',
+  [PixOperation.WEBHOOK_DELETE]: '/api/v2/webhook/{chave}',
+};
+
+/** Each operation's scope, as the standard gives them (space-separated when several). */
+export const DEFAULT_PIX_SCOPES: Readonly<Record<PixOperation, string>> = {
+  [PixOperation.PIX_QUERY]: 'pix.read',
+  [PixOperation.PIX_LISTING]: 'pix.read',
+  [PixOperation.REFUND_QUERY]: 'pix.read',
+  [PixOperation.COB_QUERY]: 'cob.read',
+  [PixOperation.COBV_QUERY]: 'cobv.read',
+  [PixOperation.WEBHOOK_PUT]: 'webhook.write',
+  [PixOperation.WEBHOOK_GET]: 'webhook.read',
+  [PixOperation.WEBHOOK_DELETE]: 'webhook.write',
+};
+
+/** The defaults of a Pix connection (PIX-NOTES.md). */
+export const PixConnectionDefaults = {
+  grantType: PixGrantTypePlacement.BODY,
+  callTimeoutMs: 5_000,
+  /** Items a page of `GET /pix` is asked for: the standard's most. */
+  listingPageSize: 1000,
+} as const;
+
+export interface PixConnectionSettings {
+  /** The Pix API's origin, without a trailing slash (such as `https://api-pix.sicredi.com.br`). */
+  readonly baseUrl: string;
+  readonly tokenUrl: string;
+  /** ARN of the secret holding the Pix credentials (JSON, see {@link PixCredentials}). */
+  readonly credentialsSecretArn: string;
+  /** @default PixGrantTypePlacement.BODY */
+  readonly grantType?: PixGrantTypePlacement;
+  /** Paths that differ from {@link DEFAULT_PIX_PATHS}. @default none */
+  readonly paths?: Readonly<Partial<Record<PixOperation, string>>>;
+  /** Scopes that differ from {@link DEFAULT_PIX_SCOPES}. @default none */
+  readonly scopes?: Readonly<Partial<Record<PixOperation, string>>>;
+  /** @default 5000 */
+  readonly callTimeoutMs?: number;
+}
+
+/**
+ * The Pix credentials secret (JSON): the Pix application's client id and secret, its client
+ * certificate and key (PEM: the token endpoint and every call are over mutual TLS), and extra CAs
+ * to trust besides the public roots (PEM; this bank's homologation host serves a public CA's
+ * certificate, so the roots stay).
+ */
+export interface PixCredentials {
+  readonly clientId?: string;
+  readonly clientSecret?: string;
+  readonly clientCertificate?: string;
+  readonly clientKey?: string;
+  readonly caCertificates?: string;
+}
+
+/** The path of `operation` under the settings. */
+export const pixPath = (settings: PixConnectionSettings, operation: PixOperation): string => settings.paths?.[operation] ?? DEFAULT_PIX_PATHS[operation];
+/** The scope of `operation` under the settings. */
+export const pixScope = (settings: PixConnectionSettings, operation: PixOperation): string => settings.scopes?.[operation] ?? DEFAULT_PIX_SCOPES[operation];

@@ -1,0 +1,205 @@
+/**
+ * The standard Pix API's client (PIX-NOTES.md): a token by client_credentials with HTTP Basic over
+ * mutual TLS (the Pix application's certificate), `grant_type` in the form body unless the
+ * connection says the query string, one token per scope set kept under its lifetime; every call
+ * paced by the bank's shared budget, retried and bounded as the bank client's are
+ * (base/paced-sender.ts), its errors the provider's own message with every secret masked. What a
+ * query does not find (404) is `undefined`: for a Pix, not ours.
+ */
+import {
+  type PixConnectionSettings, PixConnectionDefaults, type PixCredentials, PixGrantTypePlacement, PixOperation, pixPath, pixScope,
+} from '../../../contracts/pix-connection';
+import { PacedSender, type RetryInfo } from '../base/paced-sender';
+import { TokenCache } from '../base/token-cache';
+import { BankApiError, bankErrorMessage } from '../errors';
+import { HttpsTransport, parseAnswer } from '../http';
+import { type BankPacer, CallKind, MemorySlotSchedule, RatePacer } from '../pacing';
+import { secrets } from '../../shared/redaction';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy, sleep } from '../../shared/retry';
+import {
+  type ChargeRead, CHARGE_TXID, END_TO_END_ID, PIX_TXID, type PixPageRead, type PixRead, type PixRefundRead, readCharge, readPix, readPixPage, readRefund,
+} from './pix-answers';
+
+export interface PixClientOptions {
+  readonly settings: PixConnectionSettings;
+  /** Loads the Pix credentials (cached by the caller). */
+  readonly credentials: () => Promise<PixCredentials>;
+  /** Paces every call, tokens included: the bank's budget shared with its other APIs. @default a pacer of this client alone, 10/s */
+  readonly pacer?: BankPacer;
+  /** @default DEFAULT_RETRY_POLICY */
+  readonly retry?: RetryPolicy;
+  readonly onRetry?: (info: RetryInfo) => void;
+  readonly onThrottled?: (info: { readonly operation: string; readonly retryAfterMs?: number }) => void;
+  /** @default Date.now */
+  readonly now?: () => number;
+  /** @default setTimeout */
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** @default Math.random */
+  readonly random?: () => number;
+}
+
+/** A Pix key goes into a path encoded; a DICT key is at most 77 characters. */
+const MAX_KEY_LENGTH = 77;
+/** A refund's id: letters and digits, 1 to 35. */
+const REFUND_ID = /^[a-zA-Z0-9]{1,35}$/;
+
+export class PixClient {
+  private readonly now: () => number;
+  private readonly sender: PacedSender;
+  private readonly tokens: TokenCache;
+  private transportState?: { key: string; transport: HttpsTransport };
+
+  constructor(private readonly options: PixClientOptions) {
+    this.now = options.now ?? Date.now;
+    this.tokens = new TokenCache(this.now);
+    const wait = options.sleep ?? sleep;
+    this.sender = new PacedSender({
+      callTimeoutMs: options.settings.callTimeoutMs ?? PixConnectionDefaults.callTimeoutMs,
+      pacer: options.pacer ?? new RatePacer(new MemorySlotSchedule(), { ratePerSecond: 10, name: 'Pix API calls', now: this.now, sleep: wait }),
+      retry: options.retry ?? DEFAULT_RETRY_POLICY,
+      now: this.now, sleep: wait, random: options.random ?? Math.random, onRetry: options.onRetry, onThrottled: options.onThrottled,
+    });
+  }
+
+  /** `GET /pix/{e2eid}`: the Pix as the provider holds it under our credentials, or undefined (404: not ours). */
+  async getPix(endToEndId: string, deadline: number): Promise<PixRead | undefined> {
+    const operation = `Pix query (endToEndId ${endToEndId.slice(0, 64)})`;
+    if (!END_TO_END_ID.test(endToEndId)) throw new BankApiError(operation, undefined, 'not sent: an end-to-end id is 1 to 64 letters and digits', false);
+    const answer = await this.get(operation, PixOperation.PIX_QUERY, { e2eid: endToEndId }, deadline);
+    return answer && readPix(answer.body, operation, answer.status);
+  }
+
+  /** `GET /cob/{txid}` or `GET /cobv/{txid}`: the charge with the Pix that paid it, or undefined (404). */
+  async getCharge(kind: 'cob' | 'cobv', txid: string, deadline: number): Promise<ChargeRead | undefined> {
+    const operation = `${kind} query (txid ${txid.slice(0, 35)})`;
+    if (!CHARGE_TXID.test(txid)) throw new BankApiError(operation, undefined, 'not sent: a charge\'s txid is 26 to 35 letters and digits', false);
+    const answer = await this.get(operation, kind === 'cob' ? PixOperation.COB_QUERY : PixOperation.COBV_QUERY, { txid }, deadline);
+    return answer && readCharge(answer.body, operation, answer.status);
+  }
+
+  /** `GET /pix/{e2eid}/devolucao/{id}`: one refund, or undefined (404). */
+  async getRefund(endToEndId: string, id: string, deadline: number): Promise<PixRefundRead | undefined> {
+    const operation = `refund query (endToEndId ${endToEndId.slice(0, 64)}, id ${id.slice(0, 35)})`;
+    if (!END_TO_END_ID.test(endToEndId) || !REFUND_ID.test(id)) throw new BankApiError(operation, undefined, 'not sent: the end-to-end id or the refund id is not letters and digits of the standard\'s length', false);
+    const answer = await this.get(operation, PixOperation.REFUND_QUERY, { e2eid: endToEndId, id }, deadline);
+    return answer && readRefund(answer.body, operation, answer.status);
+  }
+
+  /** One page (from 0) of `GET /pix?inicio&fim`, the Pix with a txid only unless `withoutTxid`. */
+  async listPix(window: { readonly inicio: string; readonly fim: string }, page: number, deadline: number, options: { itensPorPagina?: number; txid?: string } = {}): Promise<PixPageRead> {
+    const operation = `Pix listing (${window.inicio} to ${window.fim}, page ${page})`;
+    if (options.txid !== undefined && !PIX_TXID.test(options.txid)) throw new BankApiError(operation, undefined, 'not sent: a txid is 1 to 35 letters and digits', false);
+    const query = new URLSearchParams({ inicio: window.inicio, fim: window.fim, 'paginacao.paginaAtual': String(page), 'paginacao.itensPorPagina': String(options.itensPorPagina ?? PixConnectionDefaults.listingPageSize) });
+    if (options.txid) query.set('txid', options.txid);
+    const answer = await this.call(operation, PixOperation.PIX_LISTING, 'GET', `${this.url(PixOperation.PIX_LISTING, {})}?${query.toString()}`, deadline);
+    return readPixPage(answer.body, operation, answer.status);
+  }
+
+  /** `PUT /webhook/{chave}` with our URL (any 2xx is success: the standard says 200, one provider 201). */
+  async putWebhook(chave: string, webhookUrl: string, deadline: number): Promise<void> {
+    await this.call(`webhook registration (key ${this.keyLabel(chave)})`, PixOperation.WEBHOOK_PUT, 'PUT', this.url(PixOperation.WEBHOOK_PUT, { chave: this.key(chave) }), deadline, { webhookUrl });
+  }
+
+  /** `GET /webhook/{chave}`: the registered URL (the key under `chave` or `cnpj`), or undefined (404: none). */
+  async getWebhook(chave: string, deadline: number): Promise<{ webhookUrl: string } | undefined> {
+    const operation = `webhook query (key ${this.keyLabel(chave)})`;
+    const answer = await this.get(operation, PixOperation.WEBHOOK_GET, { chave: this.key(chave) }, deadline);
+    if (!answer) return undefined;
+    const url = (answer.body as { webhookUrl?: unknown } | null)?.webhookUrl;
+    if (typeof url !== 'string' || !url) throw new BankApiError(operation, answer.status, 'the answer has no webhookUrl', false);
+    return { webhookUrl: url };
+  }
+
+  /** `DELETE /webhook/{chave}`: true when removed, false when there was none (404). */
+  async deleteWebhook(chave: string, deadline: number): Promise<boolean> {
+    try {
+      await this.call(`webhook removal (key ${this.keyLabel(chave)})`, PixOperation.WEBHOOK_DELETE, 'DELETE', this.url(PixOperation.WEBHOOK_DELETE, { chave: this.key(chave) }), deadline);
+      return true;
+    } catch (error) {
+      if (error instanceof BankApiError && error.status === 404) return false;
+      throw error;
+    }
+  }
+
+  close(): void {
+    this.transportState?.transport.close();
+    this.transportState = undefined;
+  }
+
+  private key(chave: string): string {
+    if (!chave || chave.length > MAX_KEY_LENGTH) throw new BankApiError(`Pix key ${this.keyLabel(chave)}`, undefined, `not sent: a Pix key is 1 to ${MAX_KEY_LENGTH} characters`, false);
+    return chave;
+  }
+
+  /** A key as errors and logs show it: an email's or phone's middle masked (a key is the holder's personal data). */
+  private keyLabel(chave: string): string {
+    return chave.length <= 6 ? chave : `${chave.slice(0, 3)}…${chave.slice(-3)}`;
+  }
+
+  private url(operation: PixOperation, values: Record<string, string>): string {
+    const path = pixPath(this.options.settings, operation).replace(/\{(\w+)\}/g, (_: string, name: string) => encodeURIComponent(values[name] ?? ''));
+    return this.options.settings.baseUrl + path;
+  }
+
+  /** A GET whose 404 means "not there": undefined. */
+  private async get(operation: string, op: PixOperation, values: Record<string, string>, deadline: number) {
+    try {
+      return await this.call(operation, op, 'GET', this.url(op, values), deadline);
+    } catch (error) {
+      if (error instanceof BankApiError && error.status === 404) return undefined;
+      throw error;
+    }
+  }
+
+  private async call(operation: string, op: PixOperation, method: string, url: string, deadline: number, body?: unknown): Promise<{ status: number; body: unknown }> {
+    const scope = pixScope(this.options.settings, op);
+    const key = scope.split(/\s+/).filter(Boolean).sort().join(' ');
+    for (let renewed = false; ; renewed = true) {
+      const token = await this.tokens.obtain(key, () => this.token(key, deadline));
+      const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${token}` };
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const response = await this.sender.send(operation, await this.transport(), deadline, { url, method, headers, body: body === undefined ? undefined : JSON.stringify(body) }, CallKind.OTHER);
+      if (response.status === 401 && !renewed) {
+        this.tokens.expire(key);
+        continue;
+      }
+      if (response.status >= 200 && response.status < 300) {
+        const answer = parseAnswer(response);
+        if (typeof answer === 'string') throw new BankApiError(operation, response.status, `the answer is not JSON: ${answer.replace(/\s+/g, ' ').slice(0, 80)}`, true);
+        return { status: response.status, body: answer };
+      }
+      const hint = response.status === 403 ? `; the token asked the scope "${scope}": if the provider wants another for this operation, set the Pix connection's scopes.${op}` : '';
+      throw new BankApiError(operation, response.status, `${bankErrorMessage(response.body) ?? 'no message in the answer'}${hint}`, false);
+    }
+  }
+
+  private async token(key: string, deadline: number): Promise<string> {
+    const operation = `Pix token request (scopes ${key})`;
+    const credentials = await this.options.credentials();
+    const missing = (['clientId', 'clientSecret', 'clientCertificate', 'clientKey'] as const).filter((field) => !credentials[field]);
+    if (missing.length) throw new BankApiError(operation, undefined, `the Pix credentials secret lacks ${missing.join(', ')}, which the Pix API's token (HTTP Basic over mutual TLS) needs`, false);
+    const basic = Buffer.from(`${encodeURIComponent(credentials.clientId!)}:${encodeURIComponent(credentials.clientSecret!)}`).toString('base64');
+    secrets.remember(basic, credentials.clientSecret);
+    const fields = new URLSearchParams({ grant_type: 'client_credentials', scope: key });
+    const inQuery = this.options.settings.grantType === PixGrantTypePlacement.QUERY;
+    const url = inQuery ? `${this.options.settings.tokenUrl}?${fields.toString()}` : this.options.settings.tokenUrl;
+    const response = await this.sender.send(operation, await this.transport(), deadline, {
+      url, method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization: `Basic ${basic}` }, body: inQuery ? '' : fields.toString(),
+    });
+    if (response.status !== 200) throw new BankApiError(operation, response.status, bankErrorMessage(response.body) ?? 'no message in the answer', false);
+    const answer = parseAnswer(response);
+    if (!answer || typeof answer !== 'object') throw new BankApiError(operation, 200, 'the answer is not a JSON object', false);
+    return this.tokens.remember(key, answer as Record<string, unknown>, operation);
+  }
+
+  /** The connection over the Pix application's certificate, rebuilt when the secret's certificates change. */
+  private async transport(): Promise<HttpsTransport> {
+    const c = await this.options.credentials();
+    const key = [c.caCertificates, c.clientCertificate, c.clientKey].join('\u0000');
+    if (this.transportState?.key === key) return this.transportState.transport;
+    this.transportState?.transport.close();
+    const transport = new HttpsTransport({ caCertificates: c.caCertificates, clientCertificate: c.clientCertificate, clientKey: c.clientKey });
+    this.transportState = { key, transport };
+    return transport;
+  }
+}
