@@ -114,16 +114,16 @@ export class SimulatorEngine {
       behaviour: () => this.behaviourNow,
     });
     this.tokens = new TokenIssuer({ credentials: this.credentials, tokenLifetimeSeconds: options.tokenLifetimeSeconds, now, mutualTls: options.mutualTls });
+    const behaviour = () => this.behaviourNow;
     const bankRoutes = new BankRoutes({
       bank: this.bank, tokens: this.tokens, credentials: this.credentials, faults: this.faults,
-      staleRegistrations: this.staleRegistrations, behaviour: () => this.behaviourNow,
+      staleRegistrations: this.staleRegistrations, behaviour,
     });
     this.pix = new PixBook({ keys: pixKeysOf(this.accounts), now });
-    const behaviour = () => this.behaviourNow;
     const pixCallbacks = new PixCallbacks({ book: this.pix, behaviour, notify: (notification) => this.host.deliveries.submit(notification) });
     this.routes = [...bankRoutes.routes(), ...new PixRoutes({ book: this.pix, tokens: this.tokens, behaviour }).routes(), ...pixControlRoutes({ book: this.pix, callbacks: pixCallbacks, json: controlJson, now }), ...controlRoutes({
       bank: this.bank, host: this.host, faults: this.faults,
-      behaviour: () => this.behaviourNow,
+      behaviour,
       setBehaviour: (changes) => this.setBehaviour(changes),
       resetBehaviour: () => (this.behaviourNow = MANUAL_BEHAVIOUR),
       setFaults: (faults) => this.setFaults(faults),

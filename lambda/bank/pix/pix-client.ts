@@ -85,7 +85,7 @@ export class PixClient {
     return answer && readRefund(answer.body, operation, answer.status);
   }
 
-  /** One page (from 0) of `GET /pix?inicio&fim`, the Pix with a txid only unless `withoutTxid`. */
+  /** One page (from 0) of `GET /pix?inicio&fim` (of one txid when given), at most 1000 Pix unless asked for fewer. */
   async listPix(window: { readonly inicio: string; readonly fim: string }, page: number, deadline: number, options: { itensPorPagina?: number; txid?: string } = {}): Promise<PixPageRead> {
     const operation = `Pix listing (${window.inicio} to ${window.fim}, page ${page})`;
     if (options.txid !== undefined && !PIX_TXID.test(options.txid)) throw new BankApiError(operation, undefined, 'not sent: a txid is 1 to 35 letters and digits', false);
