@@ -6,11 +6,13 @@
  */
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { BankAccount } from '../../contracts/bank-connection';
 import { ProcessorDefaults, ProcessorMetric } from '../../contracts/processor';
 import type { StoredNotification } from '../../contracts/receiver';
 import { journalKey, journalSubjectKey } from '../../contracts/record';
 import type { LookRequest } from '../../contracts/reconciliation';
 import { BankApiError } from '../bank/errors';
+import { rulesOfItem } from '../bank/families';
 import { type NotificationItem, parseNotification } from '../bank/notification';
 import { OutOfRate } from '../bank/pacing';
 import { mapConcurrently } from '../shared/concurrency';
@@ -102,7 +104,7 @@ function readRecord(record: SQSRecord, deps: ProcessorDeps): ReadRecord {
     }
     const parsed = parseNotification(stored.route, content, deps.settings.boletoMovements);
     const ours = deps.account.codigoBeneficiario;
-    const { items, others } = ourItems(parsed.items, ours);
+    const { items, others } = ourItems(parsed.items, deps.account);
     return { kind: 'notification', stored, groups: groupBySubject(items, ours), unprocessable: [...parsed.problems, ...others] };
   } catch (error) {
     // Failing where it always did: in the record's own processing, which is retried.
@@ -117,14 +119,12 @@ function subjectsNamed(read: ReadRecord, ours: string): string[] {
 }
 
 /** The items this receiver may verify, and why each other one is not (a boleto event of another beneficiary). */
-function ourItems(items: readonly NotificationItem[], ours: string): { items: NotificationItem[]; others: string[] } {
+function ourItems(items: readonly NotificationItem[], account: BankAccount): { items: NotificationItem[]; others: string[] } {
   const others: string[] = [];
   const kept = items.filter((item) => {
-    if (item.kind === 'boleto-event' && item.beneficiario !== undefined && item.beneficiario !== ours) {
-      others.push(`boleto event ${item.idEventoWebhook} names beneficiary ${item.beneficiario}, not this receiver's ${ours}: it is not ours to verify`);
-      return false;
-    }
-    return true;
+    const notOurs = rulesOfItem(item).rules.notOurs(item, account);
+    if (notOurs) others.push(notOurs);
+    return !notOurs;
   });
   return { items: kept, others };
 }

@@ -1,7 +1,8 @@
 /** What the processor's core is given: its settings, the bank, the store and the AWS calls, as functions and interfaces. */
-import type { BankAccount, PaymentType, ZuluTimestamps } from '../../contracts/bank-connection';
+import type { BankAccount, ZuluTimestamps } from '../../contracts/bank-connection';
 import type { ProcessorSettings } from '../../contracts/processor';
 import type { SQSRecord } from 'aws-lambda';
+import type { ProviderQueries } from '../bank/family';
 import type { SlotSchedule } from '../bank/pacing';
 import type { MetricUnit } from '../shared/metrics';
 import type { Log } from '../shared/runtime';
@@ -9,11 +10,8 @@ import type { NotificationJournal } from '../store/journal';
 import type { LookMarkers } from '../store/look-markers';
 import type { OutboxEntry, SubjectStore } from '../store/subject-store';
 
-/** The bank queries the processor makes (BankClient fits). */
-export interface BankQueries {
-  queryBoleto(codigoBeneficiario: string, nossoNumero: string, deadline: number): Promise<Record<string, unknown>>;
-  queryPayment(type: PaymentType, idTransacao: string, deadline: number): Promise<Record<string, unknown>>;
-}
+/** The provider queries the processor's subject rules make (BankClient fits). */
+export type BankQueries = ProviderQueries;
 
 /** The processor's two queues (each with its dead-letter queue): notifications, and look requests apart from them. */
 export enum ProcessorQueue {

@@ -5,26 +5,15 @@
 import { createHash } from 'node:crypto';
 import type { BankAccount } from '../../contracts/bank-connection';
 import {
-  type BankEventDetail, BankEventDetailType, type BoletoSettledDetail, type BoletoSettlementReversedDetail, type EventAccount, type EventNotification,
-  type EventSubject, EventTrigger, EVENT_DETAIL_VERSION, MAX_DETAIL_BYTES, type NotificationNotConfirmedDetail, type OmittedPart, type PaymentKind, SubjectKind,
+  type BankEventDetail, BankEventDetailType, type BoletoSettledDetail, type BoletoSettlementReversedDetail, type EventNotification,
+  type EventSubject, EventTrigger, EVENT_DETAIL_VERSION, MAX_DETAIL_BYTES, type NotificationNotConfirmedDetail, type OmittedPart,
 } from '../../contracts/events';
 import type { StoredNotification } from '../../contracts/receiver';
 import { type Change, publicState, type SubjectState } from '../bank/state';
 import type { OutboxEntry } from '../store/subject-store';
 import { type CheckedItem, fingerprint, type Look, type SubjectGroup } from './subject';
 
-function accountOf(kind: SubjectKind, account: BankAccount): EventAccount {
-  return kind === SubjectKind.BOLETO
-    ? { cooperativa: account.cooperativa, posto: account.posto, codigoBeneficiario: account.codigoBeneficiario }
-    : { cooperativa: account.cooperativa, posto: account.posto, conta: account.conta };
-}
-
-function subjectOf(group: SubjectGroup, sequence: number, account: BankAccount): EventSubject {
-  const target = group.target;
-  return target.kind === 'boleto'
-    ? { kind: SubjectKind.BOLETO, id: group.id, sequence, nossoNumero: target.nossoNumero, codigoBeneficiario: account.codigoBeneficiario }
-    : { kind: SubjectKind.PAYMENT, id: group.id, sequence, paymentKind: target.paymentKind as PaymentKind, idTransacao: target.idTransacao };
-}
+const subjectOf = (group: SubjectGroup, sequence: number, account: BankAccount): EventSubject => group.rules.eventSubject(group.id, group.target, sequence, account);
 
 function notificationOf(c: CheckedItem, stored: StoredNotification | undefined): EventNotification {
   return { receivedAt: stored?.receivedAt ?? '', requestId: stored?.requestId ?? '', id: fingerprint(c.item).id, claim: c.claim, body: c.item.raw };
@@ -47,7 +36,7 @@ export function changeEntry(group: SubjectGroup, change: Change, sequence: numbe
     version: EVENT_DETAIL_VERSION,
     idempotencyKey: `${group.id}#${sequence}:${change.key}`,
     trigger: look.request?.trigger ?? EventTrigger.WEBHOOK,
-    account: accountOf(group.kind, deps.account),
+    account: group.rules.eventAccount(deps.account),
     subject: subjectOf(group, sequence, deps.account),
     state: publicState(change.state),
     ...(change.previous ? { previousState: publicState(change.previous) } : {}),
@@ -67,7 +56,7 @@ export function notConfirmedEntry(group: SubjectGroup, c: CheckedItem, sequence:
     version: EVENT_DETAIL_VERSION,
     idempotencyKey: `notification:${group.id}:${fingerprint(c.item).value}`,
     trigger: EventTrigger.WEBHOOK,
-    account: accountOf(group.kind, deps.account),
+    account: group.rules.eventAccount(deps.account),
     subject: subjectOf(group, sequence, deps.account),
     state: publicState(state),
     matchesNotification: false,

@@ -4,22 +4,19 @@
  * the state), and settle each notification's claim.
  */
 import { ZuluTimestamps } from '../../contracts/bank-connection';
-import { type BankEventDetail, EventTrigger, StatusClass, SubjectKind } from '../../contracts/events';
+import { type BankEventDetail, EventTrigger, StatusClass } from '../../contracts/events';
 import { ProcessorMetric, recordsRememberSince } from '../../contracts/processor';
-import { answerNames, BANK_OFFSET, identifier, nossoNumeroOf } from '../bank/answers';
+import { BANK_OFFSET } from '../bank/answers';
 import { BankApiError } from '../bank/errors';
-import type { NotificationItem } from '../bank/notification';
-import {
-  boletoChanges, boletoClaim, boletoState, checkBoletoClaim, checkPaymentClaim, keepRecordedSettlement, type KeyedState, paymentChanges, paymentClaim,
-  paymentState, type SubjectState,
-} from '../bank/state';
+import { NotOurs } from '../bank/family';
+import type { KeyedState, SubjectState } from '../bank/state';
 import { errorMessage } from '../shared/runtime';
 import { encodeLookRequest } from '../store/look-request';
 import { HISTORY_LIMIT, newOutboxId, type Outbox, type OutboxEntry, SEEN_LIMIT, type SubjectRecord, UNNOTIFIED_LIMIT } from '../store/subject-store';
-import { type ProcessorDeps, ProcessorQueue } from './deps';
+import { ProcessorQueue } from './deps';
 import { changeEntry, fitDetail, MAX_OUTBOX_CHARS, notConfirmedEntry } from './event-detail';
 import { publishOutbox, settleOutbox } from './outbox';
-import { type CheckedItem, fingerprint, type Look, type SubjectGroup, Unprocessable } from './subject';
+import { fingerprint, type Look, type SubjectGroup, Unprocessable } from './subject';
 import { appendTrail, lookTrail } from './trail';
 
 /** How many times a subject's record is read again after a concurrent write before the record is retried. */
@@ -53,16 +50,14 @@ export async function lookAt(group: SubjectGroup, look: Look): Promise<string[]>
     });
     if (!fresh.length && !look.request) return [];
     answer ??= await query(group, look);
-    const verified = group.kind === SubjectKind.BOLETO
-      ? keepRecordedSettlement(record.state, boletoState(answer, deps.settings.boletoStatuses, deps.zuluTimestamps))
-      : paymentState(answer, deps.settings.paymentStatuses, deps.zuluTimestamps);
+    const verified = group.rules.verify(record.state, answer, deps);
     if (round === 0) compareListedDay(group, verified, look);
-    const bankChanges = group.kind === SubjectKind.BOLETO ? boletoChanges(record.state, verified) : paymentChanges(record.state, verified);
+    const bankChanges = group.rules.changes(record.state, verified);
     // A state older than records remember, at a subject with no record: recorded, never published again.
     const unpublished = bankChanges.length ? pastRecordLifetime(record, verified.state, look) : undefined;
     const changes = unpublished ? [] : bankChanges;
     const history = [...record.history, ...changes.map((c) => c.key)];
-    const checks = fresh.map((item) => ({ item, ...claimOf(item, verified.state, history, deps) }));
+    const checks = fresh.map((item) => ({ item, ...group.rules.claim(item, verified.state, history, deps) }));
     const settled = checks.filter((c) => c.check.holds || look.lastVerification);
     const entries: OutboxEntry[] = [];
     changes.forEach((change, i) => {
@@ -86,7 +81,7 @@ export async function lookAt(group: SubjectGroup, look: Look): Promise<string[]>
     const known = verified.state.statusClass !== StatusClass.UNKNOWN;
     const stateChanged = known && JSON.stringify(verified.state) !== JSON.stringify(record.state);
     const state = known ? verified.state : record.state;
-    const pendingSince = isPendingPayment(group, state) ? record.pendingSince ?? (deps.now ?? Date.now)() : undefined;
+    const pendingSince = group.rules.pendingUntilFinal(state) ? record.pendingSince ?? (deps.now ?? Date.now)() : undefined;
     if (entries.length || stateChanged || settled.length || pendingSince !== record.pendingSince || unnotified.length !== (record.unnotified?.length ?? 0)) {
       const outbox: Outbox | undefined = entries.length ? { id: newOutboxId(), leaseUntil: look.deadline, entries } : undefined;
       const at = new Date((deps.now ?? Date.now)()).toISOString();
@@ -175,46 +170,16 @@ function compareListedDay(group: SubjectGroup, verified: KeyedState, look: Look)
   });
 }
 
-/** A payment whose last known state is not final (or none is known): the sweep queries it again until it is. */
-export function isPendingPayment(group: SubjectGroup, state: SubjectState | undefined): boolean {
-  return group.kind === SubjectKind.PAYMENT && (!state || state.statusClass === StatusClass.PENDING || state.statusClass === StatusClass.UNKNOWN);
-}
-
-function claimOf(item: NotificationItem, state: SubjectState, history: readonly string[], deps: ProcessorDeps): Omit<CheckedItem, 'item'> {
-  if (item.kind === 'boleto-event') {
-    const claim = boletoClaim(item);
-    return { claim, check: checkBoletoClaim(claim, state, history) };
-  }
-  const claim = paymentClaim(item, deps.settings.paymentStatuses);
-  return { claim, check: checkPaymentClaim(claim, state, history) };
-}
-
 /**
- * Asks the bank about the subject: only this receiver's beneficiary for boletos. A 403 or 404 is
- * retried like query lag and final on the last verification attempt; an answer about another
- * beneficiary is never ours.
+ * Asks the provider about the subject by its kind's rules. An answer about someone else's is never
+ * ours; a 403 or 404 is retried like query lag and final on the last verification attempt.
  */
 async function query(group: SubjectGroup, look: Look): Promise<Record<string, unknown>> {
   const { deps } = look;
-  const target = group.target;
   try {
-    if (target.kind === 'boleto') {
-      const ours = deps.account.codigoBeneficiario;
-      const answer = await deps.bank.queryBoleto(ours, target.nossoNumero, look.deadline);
-      // The manual's answer names no beneficiary (the query asked for ours, and the bank refuses
-      // another's with 401); one that names another is never ours.
-      const named = identifier(answer.codigoBeneficiario);
-      if (named !== undefined && named !== ours) {
-        throw new Unprocessable(`the bank's answer for nossoNumero ${target.nossoNumero} belongs to beneficiary ${named}, not this receiver's ${ours}: nothing is published for it`);
-      }
-      const answered = identifier(answer.nossoNumero);
-      if (answered !== undefined && (nossoNumeroOf(answered) ?? answered) !== target.nossoNumero) throw new Error(`the bank answered for nossoNumero ${answered}, not ${target.nossoNumero}`);
-      return answer;
-    }
-    const answer = await deps.bank.queryPayment(target.paymentKind, target.idTransacao, look.deadline);
-    if (!answerNames(answer, 'idTransacao', target.idTransacao)) throw new Error(`the bank answered for idTransacao ${identifier(answer.idTransacao)}, not ${target.idTransacao}`);
-    return answer;
+    return await group.rules.query(group.target, deps.bank, deps, look.deadline);
   } catch (error) {
+    if (error instanceof NotOurs) throw new Unprocessable(error.message);
     if (error instanceof BankApiError && (error.status === 404 || error.status === 403) && look.lastVerification) {
       throw new Unprocessable(`the bank's query refuses it after every verification attempt: ${error.message}`);
     }

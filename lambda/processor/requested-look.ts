@@ -15,7 +15,7 @@ import { MetricUnit } from '../shared/metrics';
 import { errorMessage } from '../shared/runtime';
 import { encodeLookRequest } from '../store/look-request';
 import { type ProcessorDeps, ProcessorQueue } from './deps';
-import { isPendingPayment, lookAt } from './look';
+import { lookAt } from './look';
 import { groupOf, type Look, type SubjectGroup, Unprocessable } from './subject';
 import { appendTrail, recordQuarantine } from './trail';
 
@@ -108,7 +108,7 @@ async function admitTrackPayment(group: SubjectGroup, request: LookRequest, owne
 async function whyNoQuery(group: SubjectGroup, owner: string, deps: ProcessorDeps): Promise<string | undefined> {
   const record = await deps.store.read(group.id);
   if (record.pendingSince !== undefined) return 'the payment is already followed until it is final';
-  if (!isPendingPayment(group, record.state)) return `the payment is final (${record.state!.statusClass})`;
+  if (!group.rules.pendingUntilFinal(record.state)) return `the payment is final (${record.state!.statusClass})`;
   const now = (deps.now ?? Date.now)();
   if (!await deps.markers.claim(group.id, owner, now + LookDefaults.markerSeconds * 1000, now)) return 'a look of the payment is in flight';
   return undefined;

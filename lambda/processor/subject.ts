@@ -3,9 +3,11 @@
  * it, the look's context, and the outcomes that end a look other than success.
  */
 import { createHash } from 'node:crypto';
-import { type NotificationClaim, SubjectKind } from '../../contracts/events';
+import type { NotificationClaim, SubjectKind } from '../../contracts/events';
 import type { StoredNotification } from '../../contracts/receiver';
 import type { LookRequest, LookSubject } from '../../contracts/reconciliation';
+import type { SubjectRules } from '../bank/family';
+import { rulesOf, rulesOfItem } from '../bank/families';
 import type { NotificationItem } from '../bank/notification';
 import type { ClaimCheck } from '../bank/state';
 import { subjectIdOf } from '../store/look-request';
@@ -34,6 +36,8 @@ export class Unprocessable extends Error {}
 export interface SubjectGroup {
   readonly id: string;
   readonly kind: SubjectKind;
+  /** How its kind is verified (its API family's rules). */
+  readonly rules: SubjectRules;
   /** What the bank is asked about. */
   readonly target: LookSubject;
   /** The notifications about it (none for a look request). */
@@ -43,9 +47,7 @@ export interface SubjectGroup {
 export function groupBySubject(items: readonly NotificationItem[], codigoBeneficiario: string): SubjectGroup[] {
   const groups = new Map<string, SubjectGroup>();
   for (const item of items) {
-    const target: LookSubject = item.kind === 'boleto-event'
-      ? { kind: 'boleto', nossoNumero: item.nossoNumero }
-      : { kind: 'payment', paymentKind: item.type, idTransacao: item.idTransacao };
+    const { target } = rulesOfItem(item);
     const group = groups.get(subjectIdOf(target, codigoBeneficiario)) ?? groupOf(target, codigoBeneficiario);
     group.items.push(item);
     groups.set(group.id, group);
@@ -54,7 +56,8 @@ export function groupBySubject(items: readonly NotificationItem[], codigoBenefic
 }
 
 export function groupOf(target: LookSubject, codigoBeneficiario: string): SubjectGroup {
-  return { id: subjectIdOf(target, codigoBeneficiario), kind: target.kind === 'boleto' ? SubjectKind.BOLETO : SubjectKind.PAYMENT, target, items: [] };
+  const rules = rulesOf(target);
+  return { id: subjectIdOf(target, codigoBeneficiario), kind: rules.kind, rules, target, items: [] };
 }
 
 export interface Look {
@@ -76,7 +79,7 @@ const fingerprints = new WeakMap<NotificationItem, { id: string; value: string }
 export function fingerprint(item: NotificationItem): { id: string; value: string } {
   let print = fingerprints.get(item);
   if (!print) {
-    const id = item.kind === 'boleto-event' ? item.idEventoWebhook : item.status;
+    const id = rulesOfItem(item).rules.notificationId(item);
     const hash = createHash('sha256').update(JSON.stringify(item.raw)).digest('base64url').slice(0, 22);
     print = { id, value: `${id}#${hash}` };
     fingerprints.set(item, print);
