@@ -1,7 +1,7 @@
 /** The subjects a queue message or a journal object names, read with the handlers' own parsers. */
 import { ProcessorDefaults } from '../../contracts/processor';
 import type { LookSubject } from '../../contracts/reconciliation';
-import { parseNotification } from '../../lambda/bank/notification';
+import { parseNotification } from '../../lambda/bank/cooperative/notification';
 import { decodeLookRequest, subjectIdOf } from '../../lambda/store/look-request';
 import { decodeStoredNotification } from '../../lambda/store/stored-notification';
 

@@ -3,13 +3,23 @@
  * under lambda/bank/ and a line here (docs/constructs.md). The processor finds a subject's rules
  * here and nowhere else.
  */
+import type { Route } from '../../contracts/receiver';
 import type { LookSubject } from '../../contracts/reconciliation';
-import { COOPERATIVE_SUBJECTS } from './cooperative';
-import type { SubjectRules } from './family';
-import type { NotificationItem } from './notification';
+import { COOPERATIVE_FAMILY } from './cooperative';
+import type { ApiFamily, SubjectItem, SubjectRules } from './family';
+
+/** Every API family, one line each. */
+export const FAMILIES: readonly ApiFamily[] = [COOPERATIVE_FAMILY];
 
 /** Every kind of subject of every family. */
-export const SUBJECT_RULES: readonly SubjectRules[] = [...COOPERATIVE_SUBJECTS];
+export const SUBJECT_RULES: readonly SubjectRules[] = FAMILIES.flatMap((family) => family.subjects);
+
+/** The family that reads the bodies of a receiver's route. */
+export function familyOfRoute(route: Route): ApiFamily {
+  const family = FAMILIES.find((f) => f.routes.includes(route));
+  if (!family) throw new Error(`No API family reads the route ${String(route)}`);
+  return family;
+}
 
 /** The rules of a look target's kind. */
 export function rulesOf(target: LookSubject): SubjectRules {
@@ -19,7 +29,7 @@ export function rulesOf(target: LookSubject): SubjectRules {
 }
 
 /** The rules of the subject a notification item names, and its target. */
-export function rulesOfItem(item: NotificationItem): { rules: SubjectRules; target: LookSubject } {
+export function rulesOfItem(item: SubjectItem): { rules: SubjectRules; target: LookSubject } {
   for (const rules of SUBJECT_RULES) {
     const target = rules.targetOf(item);
     if (target) return { rules, target };

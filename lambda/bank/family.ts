@@ -7,14 +7,21 @@
 import type { BankAccount, PaymentType, ZuluTimestamps } from '../../contracts/bank-connection';
 import type { EventAccount, EventSubject, NotificationClaim, SubjectKind } from '../../contracts/events';
 import type { ProcessorSettings } from '../../contracts/processor';
+import type { Route } from '../../contracts/receiver';
 import type { LookSubject } from '../../contracts/reconciliation';
-import type { NotificationItem } from './notification';
-import type { Change, ClaimCheck, KeyedState, SubjectState } from './state';
+import type { Change, ClaimCheck, KeyedState, SubjectState } from './verified-state';
 
 /** The provider's queries a family's rules make (the bank client fits). */
 export interface ProviderQueries {
   queryBoleto(codigoBeneficiario: string, nossoNumero: string, deadline: number): Promise<Record<string, unknown>>;
   queryPayment(type: PaymentType, idTransacao: string, deadline: number): Promise<Record<string, unknown>>;
+}
+
+/** One item of a notification a family read: what it says about one subject, and the item as received. */
+export interface SubjectItem {
+  /** The family's name for the item's kind (`boleto-event`, `payment`...). */
+  readonly kind: string;
+  readonly raw: Record<string, unknown>;
 }
 
 /** What a subject's rules read besides the subject: this receiver's account and settings, and the provider. */
@@ -42,11 +49,11 @@ export interface SubjectRules {
   /** Whether a look target is of this kind. */
   owns(target: LookSubject): boolean;
   /** The target a notification item names, when the item is of this kind. */
-  targetOf(item: NotificationItem): LookSubject | undefined;
+  targetOf(item: SubjectItem): LookSubject | undefined;
   /** Why the item is not this receiver's to verify (it names another beneficiary), or undefined. */
-  notOurs(item: NotificationItem, account: BankAccount): string | undefined;
+  notOurs(item: SubjectItem, account: BankAccount): string | undefined;
   /** The provider's id of the notification (a re-delivery has the same). */
-  notificationId(item: NotificationItem): string;
+  notificationId(item: SubjectItem): string;
   /** Asks the provider under our credentials; throws {@link NotOurs} for an answer about someone else's. */
   query(target: LookSubject, provider: ProviderQueries, context: RulesContext, deadline: number): Promise<Record<string, unknown>>;
   /** The verified state an answer shows (the record's previous state given). */
@@ -54,11 +61,31 @@ export interface SubjectRules {
   /** The changes from `previous` to `now`, oldest first. */
   changes(previous: SubjectState | undefined, now: KeyedState): Change[];
   /** What a notification item claims, and whether the verified state bears it out. */
-  claim(item: NotificationItem, state: SubjectState, history: readonly string[], context: RulesContext): { claim: NotificationClaim; check: ClaimCheck };
+  claim(item: SubjectItem, state: SubjectState, history: readonly string[], context: RulesContext): { claim: NotificationClaim; check: ClaimCheck };
+  /**
+   * When its verified state happened, in epoch ms (a settlement's date, a payment's), or undefined
+   * when the state has no date: what the records-lifetime rule reads.
+   */
+  datedAt(state: SubjectState): number | undefined;
   /** Whether the sweep asks about it again until it is final (a payment not yet final). */
   pendingUntilFinal(state: SubjectState | undefined): boolean;
   /** The account its events carry. */
   eventAccount(account: BankAccount): EventAccount;
   /** The subject its events carry. */
   eventSubject(id: string, target: LookSubject, sequence: number, account: BankAccount): EventSubject;
+}
+
+/** What a family read of a stored body: the items about its subjects, and why any part could not be read. */
+export interface ParsedBody {
+  readonly items: SubjectItem[];
+  readonly problems: string[];
+}
+
+/** One API family: the receiver's routes whose bodies it reads, how it reads them, and its kinds of subject. */
+export interface ApiFamily {
+  readonly name: string;
+  readonly routes: readonly Route[];
+  /** The subjects of a body stored from one of its routes. */
+  parse(route: Route, body: Buffer, settings: ProcessorSettings): ParsedBody;
+  readonly subjects: readonly SubjectRules[];
 }

@@ -12,8 +12,8 @@ import type { StoredNotification } from '../../contracts/receiver';
 import { journalKey, journalSubjectKey } from '../../contracts/record';
 import type { LookRequest } from '../../contracts/reconciliation';
 import { BankApiError } from '../bank/errors';
-import { rulesOfItem } from '../bank/families';
-import { type NotificationItem, parseNotification } from '../bank/notification';
+import type { SubjectItem } from '../bank/family';
+import { familyOfRoute, rulesOfItem } from '../bank/families';
 import { OutOfRate } from '../bank/pacing';
 import { mapConcurrently } from '../shared/concurrency';
 import { errorMessage } from '../shared/runtime';
@@ -102,7 +102,7 @@ function readRecord(record: SQSRecord, deps: ProcessorDeps): ReadRecord {
     } catch (error) {
       return { kind: 'undecodable', stored, reason: errorMessage(error) };
     }
-    const parsed = parseNotification(stored.route, content, deps.settings.boletoMovements);
+    const parsed = familyOfRoute(stored.route).parse(stored.route, content, deps.settings);
     const ours = deps.account.codigoBeneficiario;
     const { items, others } = ourItems(parsed.items, deps.account);
     return { kind: 'notification', stored, groups: groupBySubject(items, ours), unprocessable: [...parsed.problems, ...others] };
@@ -119,7 +119,7 @@ function subjectsNamed(read: ReadRecord, ours: string): string[] {
 }
 
 /** The items this receiver may verify, and why each other one is not (a boleto event of another beneficiary). */
-function ourItems(items: readonly NotificationItem[], account: BankAccount): { items: NotificationItem[]; others: string[] } {
+function ourItems(items: readonly SubjectItem[], account: BankAccount): { items: SubjectItem[]; others: string[] } {
   const others: string[] = [];
   const kept = items.filter((item) => {
     const notOurs = rulesOfItem(item).rules.notOurs(item, account);
@@ -195,7 +195,7 @@ async function processNotification(record: SQSRecord, read: Extract<ReadRecord, 
   const look: Look = { stored, journalKey: journal.key, attempt, lastVerification: attempt >= deps.settings.maxVerificationAttempts, deadline, deps };
   const errors: Error[] = [];
   const pending: string[] = [];
-  const leftover: NotificationItem[] = [];
+  const leftover: SubjectItem[] = [];
   /** Subjects that can never be verified, for their trail. */
   const refused: string[] = [];
   /** When the bank's rate has a slot again, if a subject found none (epoch ms). */

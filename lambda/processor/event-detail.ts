@@ -9,7 +9,7 @@ import {
   type EventSubject, EventTrigger, EVENT_DETAIL_VERSION, MAX_DETAIL_BYTES, type NotificationNotConfirmedDetail, type OmittedPart,
 } from '../../contracts/events';
 import type { StoredNotification } from '../../contracts/receiver';
-import { type Change, publicState, type SubjectState } from '../bank/state';
+import { type Change, publicState, type SubjectState } from '../bank/verified-state';
 import type { OutboxEntry } from '../store/subject-store';
 import { type CheckedItem, fingerprint, type Look, type SubjectGroup } from './subject';
 

@@ -6,10 +6,9 @@
 import { ZuluTimestamps } from '../../contracts/bank-connection';
 import { type BankEventDetail, EventTrigger, StatusClass } from '../../contracts/events';
 import { ProcessorMetric, recordsRememberSince } from '../../contracts/processor';
-import { BANK_OFFSET } from '../bank/answers';
 import { BankApiError } from '../bank/errors';
-import { NotOurs } from '../bank/family';
-import type { KeyedState, SubjectState } from '../bank/state';
+import { NotOurs, type SubjectRules } from '../bank/family';
+import type { KeyedState, SubjectState } from '../bank/verified-state';
 import { errorMessage } from '../shared/runtime';
 import { encodeLookRequest } from '../store/look-request';
 import { HISTORY_LIMIT, newOutboxId, type Outbox, type OutboxEntry, SEEN_LIMIT, type SubjectRecord, UNNOTIFIED_LIMIT } from '../store/subject-store';
@@ -54,7 +53,7 @@ export async function lookAt(group: SubjectGroup, look: Look): Promise<string[]>
     if (round === 0) compareListedDay(group, verified, look);
     const bankChanges = group.rules.changes(record.state, verified);
     // A state older than records remember, at a subject with no record: recorded, never published again.
-    const unpublished = bankChanges.length ? pastRecordLifetime(record, verified.state, look) : undefined;
+    const unpublished = bankChanges.length ? pastRecordLifetime(record, verified.state, group.rules, look) : undefined;
     const changes = unpublished ? [] : bankChanges;
     const history = [...record.history, ...changes.map((c) => c.key)];
     const checks = fresh.map((item) => ({ item, ...group.rules.claim(item, verified.state, history, deps) }));
@@ -120,15 +119,15 @@ export async function lookAt(group: SubjectGroup, look: Look): Promise<string[]>
  * the records' lifetime), a Track Payment's (a payment just started) and reverify's (a window the
  * CLI holds within the lifetime), where no record means nothing was published.
  */
-function pastRecordLifetime(record: SubjectRecord, state: SubjectState, look: Look): string | undefined {
+function pastRecordLifetime(record: SubjectRecord, state: SubjectState, rules: SubjectRules, look: Look): string | undefined {
   const request = look.request;
   if (!request || request.trigger === EventTrigger.REPLAY || record.state !== undefined || record.history.length) return undefined;
   const dated = state.settlement?.date ?? state.paidAt;
-  if (!dated) return undefined;
-  const at = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(dated) ? `${dated}T00:00:00${BANK_OFFSET}` : dated);
+  const at = rules.datedAt(state);
+  if (at === undefined) return undefined;
   const ttlSeconds = look.deps.settings.idempotencyTtlSeconds;
   const since = recordsRememberSince((look.deps.now ?? Date.now)(), ttlSeconds);
-  if (!Number.isFinite(at) || at >= since) return undefined;
+  if (at >= since) return undefined;
   return `its state is dated ${dated}, before what records remember (the ${Math.round(ttlSeconds / 86_400)}-day idempotencyTtl less a day): it may have been published before its record expired`;
 }
 

@@ -6,10 +6,9 @@ import { createHash } from 'node:crypto';
 import type { NotificationClaim, SubjectKind } from '../../contracts/events';
 import type { StoredNotification } from '../../contracts/receiver';
 import type { LookRequest, LookSubject } from '../../contracts/reconciliation';
-import type { SubjectRules } from '../bank/family';
+import type { SubjectItem, SubjectRules } from '../bank/family';
 import { rulesOf, rulesOfItem } from '../bank/families';
-import type { NotificationItem } from '../bank/notification';
-import type { ClaimCheck } from '../bank/state';
+import type { ClaimCheck } from '../bank/verified-state';
 import { subjectIdOf } from '../store/look-request';
 import type { ProcessorDeps } from './deps';
 
@@ -41,10 +40,10 @@ export interface SubjectGroup {
   /** What the bank is asked about. */
   readonly target: LookSubject;
   /** The notifications about it (none for a look request). */
-  readonly items: NotificationItem[];
+  readonly items: SubjectItem[];
 }
 
-export function groupBySubject(items: readonly NotificationItem[], codigoBeneficiario: string): SubjectGroup[] {
+export function groupBySubject(items: readonly SubjectItem[], codigoBeneficiario: string): SubjectGroup[] {
   const groups = new Map<string, SubjectGroup>();
   for (const item of items) {
     const { target } = rulesOfItem(item);
@@ -73,10 +72,10 @@ export interface Look {
 }
 
 /** Each item's fingerprint, made once (it is read by the skip check, the record and the events). */
-const fingerprints = new WeakMap<NotificationItem, { id: string; value: string }>();
+const fingerprints = new WeakMap<SubjectItem, { id: string; value: string }>();
 
 /** A notification's id and a hash of its body: a re-delivery of the very same notification has the same. */
-export function fingerprint(item: NotificationItem): { id: string; value: string } {
+export function fingerprint(item: SubjectItem): { id: string; value: string } {
   let print = fingerprints.get(item);
   if (!print) {
     const id = rulesOfItem(item).rules.notificationId(item);
@@ -88,7 +87,7 @@ export function fingerprint(item: NotificationItem): { id: string; value: string
 }
 
 export interface CheckedItem {
-  readonly item: NotificationItem;
+  readonly item: SubjectItem;
   readonly claim: NotificationClaim;
   readonly check: ClaimCheck;
 }

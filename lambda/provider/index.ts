@@ -1,8 +1,7 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
-import { BankClient } from '../bank/client';
-import { credentialsFromSecret } from '../bank/connection';
+import { BankClient, credentialsFromSecret } from '../bank/cooperative';
 import { CallKind, MemorySlotSchedule, PacerByKind, RatePacer } from '../bank/pacing';
 import type { BankConnectionSettings } from '../../contracts/bank-connection';
 import { RegistrationDefaults } from '../../contracts/registration';

@@ -16,12 +16,9 @@ import {
 } from '../../contracts/registration';
 import type { AppliedRegistrations } from '../store/applied-registrations';
 import type { TokenVersion } from '../shared/secret-tokens';
-import { checkRegistrableToken } from '../bank/registration/registrable-token';
+import { type BankCaller, checkRegistrableToken, type ContractIdentity, createContract, deactivateContract, registerPaymentWebhook, type StepContext, unregisterPaymentWebhook, updateContract } from '../bank/cooperative';
 import { readRegistrationProperties } from './settings';
-import type { BankCaller, StepContext } from '../bank/registration/steps';
 import { errorMessage, type Log } from '../shared/runtime';
-import { type ContractIdentity, createContract, deactivateContract, updateContract } from '../bank/registration/boleto-contract';
-import { registerPaymentWebhook, unregisterPaymentWebhook } from '../bank/registration/payment-webhook';
 
 /** The event the provider framework passes to onEvent. */
 export interface CustomResourceEvent {

@@ -6,7 +6,7 @@
 import type { BankConnectionSettings } from '../../contracts/bank-connection';
 import { REDRIVE_ALLOW_RESOURCE_TYPE, RedriveAllowProperty } from '../../contracts/redrive-allow';
 import { type BoletoContractSpec, type PaymentWebhookSpec, RegistrationProperty, RegistrationResourceType } from '../../contracts/registration';
-import { parseBankConnection } from '../bank/connection';
+import { parseBankConnection } from '../bank/cooperative';
 import { readSettings, type SettingsSource } from '../shared/settings';
 
 /** The construct that writes each registration's properties. */

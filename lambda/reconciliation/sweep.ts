@@ -7,10 +7,9 @@
  * once, whatever told it to look. Pure: every effect goes through {@link SweepDeps}.
  */
 import { randomUUID } from 'node:crypto';
-import type { SettledBoletosPage } from '../bank/answers';
+import { bankDateToIso, bankDay, identifier, nossoNumeroOf, type SettledBoletosPage, toCents } from '../bank/cooperative';
 import { EventTrigger, StatusClass } from '../../contracts/events';
 import { type ListedSettlement, LookDefaults, type LookSubject, SweepMetric, type SweepReport, type SweepSettings } from '../../contracts/reconciliation';
-import { bankDateToIso, bankDay, identifier, nossoNumeroOf, toCents } from '../bank/answers';
 import type { DayCursor } from '../store/day-cursors';
 import { encodeLookRequest, paymentOfSubjectId, subjectIdOf } from '../store/look-request';
 import type { LookMarkers } from '../store/look-markers';

@@ -23,10 +23,7 @@ import {
 } from '../../contracts/reconciliation';
 import { tokenMatches } from '../shared/token-check';
 import { errorMessage } from '../shared/runtime';
-import { describeUrl, sameUrl, type StepContext } from '../bank/registration/steps';
-import { contractIdOf, createContract, findContracts } from '../bank/registration/boleto-contract';
-import { readPaymentWebhookHeld, registerPaymentWebhook } from '../bank/registration/payment-webhook';
-import { checkRegistrableToken } from '../bank/registration/registrable-token';
+import { checkRegistrableToken, contractIdOf, createContract, describeUrl, findContracts, readPaymentWebhookHeld, registerPaymentWebhook, sameUrl, type StepContext } from '../bank/cooperative';
 import type { WatchStateRecord, WatchStates } from '../store/watch-states';
 import { recordDisagreement, repairSpec, resourceTypeOf } from './deployed';
 

@@ -8,7 +8,7 @@ import type { Context, LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'a
 import { SANDBOX_ENV, type SandboxAccount, type SandboxControlEvent, type SandboxControlResult, SandboxDefaults } from '../../contracts/sandbox';
 import { deliverNotification } from '../../simulator/notifier';
 import { replyBody } from '../../simulator/reply';
-import { credentialsFromSecret } from '../bank/connection';
+import { credentialsFromSecret } from '../bank/cooperative';
 import { createLogger } from '../shared/runtime';
 import { credentialsResource, isCloudFormationEvent, simulatorCredentials } from './credentials';
 import { SandboxHost } from './host';

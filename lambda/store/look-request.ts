@@ -5,7 +5,7 @@
 import { PAYMENT_ID_PATTERN, PAYMENT_ID_RULE, PAYMENT_TYPES, type PaymentType } from '../../contracts/bank-connection';
 import { EventTrigger } from '../../contracts/events';
 import { type ListedSettlement, type LookRequest, type LookSubject, TRACK_PAYMENT_DETAIL_TYPE } from '../../contracts/reconciliation';
-import { nossoNumeroOf } from '../bank/answers';
+import { nossoNumeroOf } from '../bank/cooperative';
 import { UNNOTIFIED_LIMIT } from './subject-store';
 
 /** A subject's id (the events' `subject.id`): `boleto:<codigoBeneficiario>:<nossoNumero>` or `payment:<kind>:<idTransacao>`. */

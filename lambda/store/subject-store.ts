@@ -10,7 +10,7 @@ import {
   type AttributeValue, BatchGetItemCommand, type DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import type { BankEventDetailType, StatusClass } from '../../contracts/events';
-import type { SubjectState } from '../bank/state';
+import type { SubjectState } from '../bank/verified-state';
 import { IdempotencyTable } from '../../contracts/processor';
 import type { TrailEntry } from '../../contracts/record';
 import { pendingPaymentAttributes, pendingSinceOf } from './pending-payments';

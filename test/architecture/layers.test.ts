@@ -18,7 +18,7 @@ function plantedViolations(planted: Record<string, string>): Violation[] {
 describe('the tree', () => {
   it('reads the imports it guards (type-only ones included)', () => {
     const has = (from: string, to: string, typeOnly?: boolean) => tree.some((e: ImportEdge) => e.from === from && e.to === to && (typeOnly === undefined || e.typeOnly === typeOnly));
-    expect(has('lambda/processor/index.ts', 'lambda/bank/client.ts', false)).toBe(true);
+    expect(has('lambda/processor/index.ts', 'lambda/bank/cooperative/index.ts', false)).toBe(true);
     expect(has('lib/reconciliation/reconciliation-sweep.ts', 'lib/processor/settlement-processor.ts', true)).toBe(true);
     expect(has('lib/registration/index.ts', 'lib/core/registration-provider.ts')).toBe(true);
     expect(tree.length).toBeGreaterThan(300);
@@ -68,6 +68,12 @@ describe('a planted import is caught', () => {
     ['a part importing the facade', {
       'lib/processor/planted.ts': "import type { BankWebhookReceiverProps } from '../bank-webhook-receiver';\nexport type P = BankWebhookReceiverProps;\n",
     }, [{ rule: Rule.PART_INTO_FACADE, from: 'lib/processor/planted.ts', to: 'lib/bank-webhook-receiver.ts' }]],
+    ['a handler importing an API family\'s internals, not its index.ts', {
+      'lambda/processor/planted.ts': "import { boletoState } from '../bank/cooperative/state';\nexport const b = boletoState;\n",
+    }, [{ rule: Rule.FAMILY_INTERNALS, from: 'lambda/processor/planted.ts', to: 'lambda/bank/cooperative/state.ts' }]],
+    ['one API family importing another\'s internals', {
+      'lambda/bank/cooperative/planted.ts': "import { readPix } from '../pix/pix-answers';\nexport const r = readPix;\n",
+    }, [{ rule: Rule.FAMILY_INTERNALS, from: 'lambda/bank/cooperative/planted.ts', to: 'lambda/bank/pix/pix-answers.ts' }]],
     ['tools importing an example', {
       'tools/planted.ts': "import { buildExampleApp } from '../examples/basic-receiver/app';\nexport const b = buildExampleApp;\n",
     }, [{ rule: Rule.TOOLS_INTO_EXAMPLES, from: 'tools/planted.ts', to: 'examples/basic-receiver/app.ts' }]],

@@ -6,7 +6,7 @@
  */
 import { App, Duration, Stack } from 'aws-cdk-lib';
 import { BANK_CONNECTION_ENV, compactBankConnection, expandBankConnection } from '../../contracts/bank-connection';
-import { parseBankConnection } from '../../lambda/bank/connection';
+import { parseBankConnection } from '../../lambda/bank/cooperative/connection';
 import { BoletoContractStatus } from '../../lib';
 import { bankConnectionSettings } from '../../lib/core/bank-connection';
 import { BundledFunction } from '../../lib/core/bundled-function';

@@ -34,6 +34,7 @@ export enum Rule {
   LIB_LAMBDA = 'lib and lambda import each other',
   CONTRACTS_OUTWARD = 'contracts import something outside contracts',
   SIMULATOR_INTO_LAMBDA = 'a lambda folder other than the sandbox\'s imports the simulator',
+  FAMILY_INTERNALS = 'a file outside an API family (lambda/bank/<family>/) imports one of its files other than its index.ts',
   CYCLE = 'an import cycle',
 }
 
@@ -129,6 +130,12 @@ function lambdaHandlers(files: readonly string[]): Set<string> {
   return new Set(files.filter((file) => /^lambda\/[^/]+\/index\.ts$/.test(file)).map((file) => file.split('/')[1]));
 }
 
+/** The API family a file belongs to (`lambda/bank/<family>/...`; `base/` is what they share, no family). */
+function familyOf(file: string): string | undefined {
+  const match = /^lambda\/bank\/([^/]+)\//.exec(file);
+  return match && match[1] !== 'base' ? match[1] : undefined;
+}
+
 /** Every edge that breaks a layering rule, and every cycle (one violation per edge in a cycle). */
 export function layerViolations(edges: readonly ImportEdge[]): Violation[] {
   const files = [...new Set(edges.flatMap((e) => [e.from, e.to]))];
@@ -162,6 +169,8 @@ export function layerViolations(edges: readonly ImportEdge[]): Violation[] {
       else if (from && from !== 'core' && !to) flag(Rule.PART_INTO_FACADE, edge);
       else if (from && to && from !== 'core' && to !== 'core' && from !== to && !(edge.typeOnly && BUILT_ON[from]?.includes(to))) flag(Rule.PART_INTO_SIBLING, edge);
     }
+    const family = familyOf(edge.to);
+    if (fromTop === 'lambda' && family && familyOf(edge.from) !== family && edge.to !== `lambda/bank/${family}/index.ts`) flag(Rule.FAMILY_INTERNALS, edge);
     if (fromTop === 'tools' && toTop === 'examples') flag(Rule.TOOLS_INTO_EXAMPLES, edge);
     if (fromTop === 'tools' && toTop === 'lambda' && handlers.has(folderUnder(edge.to, 'lambda') ?? '')) flag(Rule.TOOLS_INTO_HANDLER, edge);
   }

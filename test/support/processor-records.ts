@@ -9,7 +9,7 @@ import type { SQSRecord } from 'aws-lambda';
 import type { BankQueries, ProcessorDeps, ProcessorQueue, PublishEntry } from '../../lambda/processor/deps';
 import { EMPTY_RECORD, type Outbox, type SubjectRecord, type SubjectRecordWrite, type SubjectStore } from '../../lambda/store/subject-store';
 import type { BankAccount, PaymentType } from '../../contracts/bank-connection';
-import { nossoNumeroOf } from '../../lambda/bank/answers';
+import { nossoNumeroOf } from '../../lambda/bank/cooperative/answers';
 import { BankApiError } from '../../lambda/bank/errors';
 import type { ProcessorSettings } from '../../contracts/processor';
 import { encodeStoredNotification } from '../../lambda/store/stored-notification';

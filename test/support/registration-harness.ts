@@ -4,8 +4,8 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Construct } from 'constructs';
-import { BankClient } from '../../lambda/bank/client';
-import { credentialsFromSecret } from '../../lambda/bank/connection';
+import { BankClient } from '../../lambda/bank/cooperative/client';
+import { credentialsFromSecret } from '../../lambda/bank/cooperative/connection';
 import { RegistrationResourceType } from '../../contracts/registration';
 import type { WatchedRegistration } from '../../contracts/reconciliation';
 import {

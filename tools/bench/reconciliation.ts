@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { DynamoDbSubjectStore, EMPTY_RECORD } from '../../lambda/store/subject-store';
 import { StatusClass } from '../../contracts/events';
 import { SweepDefaults, type SweepReport } from '../../contracts/reconciliation';
-import { bankDay } from '../../lambda/bank/answers';
+import { bankDay } from '../../lambda/bank/cooperative/answers';
 import { subjectIdOf } from '../../lambda/store/look-request';
 import { QueryOperation } from '../../simulator/simulator';
 import { HANDLER_OUT_DIR } from '../bundle-handlers';

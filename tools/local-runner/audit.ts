@@ -6,8 +6,8 @@
  * state it led to, a Notification Not Confirmed naming it, or a quarantine with a reason); and no
  * request refused for its token ever reached the queue.
  */
-import { boletoClaim, paymentClaim } from '../../lambda/bank/state';
-import { type NotificationItem, parseNotification } from '../../lambda/bank/notification';
+import { boletoClaim, paymentClaim } from '../../lambda/bank/cooperative/state';
+import { type NotificationItem, parseNotification } from '../../lambda/bank/cooperative/notification';
 import { BankEventDetailType, StatusClass } from '../../contracts/events';
 import { type BoletoMovementMapping, type PaymentStatusMapping, ProcessorDefaults } from '../../contracts/processor';
 import { decodeStoredNotification } from '../../lambda/store/stored-notification';

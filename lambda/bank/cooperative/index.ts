@@ -1,4 +1,24 @@
-/** This bank's collection and payments APIs as one API family: what the handlers may use of it. */
+/**
+ * This bank's collection and payments APIs as one API family (BANK-NOTES.md): its routes
+ * (`/boleto`, `/payments`), how it reads their bodies, its subjects (boletos and payments), and
+ * what the handlers wire from it (the client, the connection, the registrations and the listing's
+ * readers). A handler imports this file, never the folder's others (the guard test says so).
+ */
+import type { ApiFamily } from '../family';
+import { parseNotification } from './notification';
 import { BOLETO_RULES, PAYMENT_RULES } from './subjects';
 
-export const COOPERATIVE_SUBJECTS = [BOLETO_RULES, PAYMENT_RULES] as const;
+export const COOPERATIVE_FAMILY: ApiFamily = {
+  name: 'cooperative',
+  routes: ['boleto', 'payments'],
+  parse: (route, body, settings) => parseNotification(route, body, settings.boletoMovements),
+  subjects: [BOLETO_RULES, PAYMENT_RULES],
+};
+
+export { BankClient, type BankCall, type RetryInfo } from './client';
+export { credentialsFromSecret, parseBankConnection, readBankConnection } from './connection';
+export { bankDateToIso, bankDay, identifier, nossoNumeroOf, type SettledBoletosPage, toCents } from './answers';
+export { checkRegistrableToken } from './registration/registrable-token';
+export { contractIdOf, type ContractIdentity, createContract, deactivateContract, findContracts, updateContract } from './registration/boleto-contract';
+export { readPaymentWebhookHeld, registerPaymentWebhook, unregisterPaymentWebhook } from './registration/payment-webhook';
+export { type BankCaller, describeUrl, sameUrl, type StepContext } from './registration/steps';

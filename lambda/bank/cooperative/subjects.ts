@@ -5,11 +5,13 @@
  */
 import { SubjectKind, StatusClass, type PaymentKind } from '../../../contracts/events';
 import type { LookSubject } from '../../../contracts/reconciliation';
-import { answerNames, identifier, nossoNumeroOf } from '../answers';
-import { NotOurs, type SubjectRules } from '../family';
+import { answerNames, BANK_OFFSET, identifier, nossoNumeroOf } from './answers';
+import { NotOurs, type SubjectItem, type SubjectRules } from '../family';
+import type { BoletoEventItem, PaymentItem } from './notification';
+import type { SubjectState } from '../verified-state';
 import {
   boletoChanges, boletoClaim, boletoState, checkBoletoClaim, checkPaymentClaim, keepRecordedSettlement, paymentChanges, paymentClaim, paymentState,
-} from '../state';
+} from './state';
 
 type BoletoTarget = Extract<LookSubject, { kind: 'boleto' }>;
 type PaymentTarget = Extract<LookSubject, { kind: 'payment' }>;
@@ -18,14 +20,32 @@ function wrongKind(kind: string): never {
   throw new Error(`a ${kind} rule was given a subject of another kind`);
 }
 
+const boletoItem = (item: SubjectItem): BoletoEventItem | undefined => (item.kind === 'boleto-event' ? item as BoletoEventItem : undefined);
+const paymentItem = (item: SubjectItem): PaymentItem | undefined => (item.kind === 'payment' ? item as PaymentItem : undefined);
+
+/** A date the bank writes (a day, read at the bank's midnight, or an instant) in epoch ms. */
+function datedMs(dated: string | undefined): number | undefined {
+  if (!dated) return undefined;
+  const at = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(dated) ? `${dated}T00:00:00${BANK_OFFSET}` : dated);
+  return Number.isFinite(at) ? at : undefined;
+}
+
+const datedAt = (state: SubjectState) => datedMs(state.settlement?.date ?? state.paidAt);
+
 export const BOLETO_RULES: SubjectRules = {
   kind: SubjectKind.BOLETO,
   owns: (target) => target.kind === 'boleto',
-  targetOf: (item) => (item.kind === 'boleto-event' ? { kind: 'boleto', nossoNumero: item.nossoNumero } : undefined),
-  notOurs: (item, account) => (item.kind === 'boleto-event' && item.beneficiario !== undefined && item.beneficiario !== account.codigoBeneficiario
-    ? `boleto event ${item.idEventoWebhook} names beneficiary ${item.beneficiario}, not this receiver's ${account.codigoBeneficiario}: it is not ours to verify`
-    : undefined),
-  notificationId: (item) => (item.kind === 'boleto-event' ? item.idEventoWebhook : wrongKind('boleto')),
+  targetOf: (item) => {
+    const event = boletoItem(item);
+    return event ? { kind: 'boleto', nossoNumero: event.nossoNumero } : undefined;
+  },
+  notOurs: (item, account) => {
+    const event = boletoItem(item);
+    return event && event.beneficiario !== undefined && event.beneficiario !== account.codigoBeneficiario
+      ? `boleto event ${event.idEventoWebhook} names beneficiary ${event.beneficiario}, not this receiver's ${account.codigoBeneficiario}: it is not ours to verify`
+      : undefined;
+  },
+  notificationId: (item) => boletoItem(item)?.idEventoWebhook ?? wrongKind('boleto'),
   async query(target, provider, context, deadline) {
     const { nossoNumero } = target as BoletoTarget;
     const ours = context.account.codigoBeneficiario;
@@ -43,10 +63,10 @@ export const BOLETO_RULES: SubjectRules = {
   verify: (previous, answer, context) => keepRecordedSettlement(previous, boletoState(answer, context.settings.boletoStatuses, context.zuluTimestamps)),
   changes: boletoChanges,
   claim: (item, state, history) => {
-    if (item.kind !== 'boleto-event') return wrongKind('boleto');
-    const claim = boletoClaim(item);
+    const claim = boletoClaim(boletoItem(item) ?? wrongKind('boleto'));
     return { claim, check: checkBoletoClaim(claim, state, history) };
   },
+  datedAt,
   pendingUntilFinal: () => false,
   eventAccount: (account) => ({ cooperativa: account.cooperativa, posto: account.posto, codigoBeneficiario: account.codigoBeneficiario }),
   eventSubject: (id, target, sequence, account) => ({ kind: SubjectKind.BOLETO, id, sequence, nossoNumero: (target as BoletoTarget).nossoNumero, codigoBeneficiario: account.codigoBeneficiario }),
@@ -55,9 +75,12 @@ export const BOLETO_RULES: SubjectRules = {
 export const PAYMENT_RULES: SubjectRules = {
   kind: SubjectKind.PAYMENT,
   owns: (target) => target.kind === 'payment',
-  targetOf: (item) => (item.kind === 'payment' ? { kind: 'payment', paymentKind: item.type, idTransacao: item.idTransacao } : undefined),
+  targetOf: (item) => {
+    const payment = paymentItem(item);
+    return payment ? { kind: 'payment', paymentKind: payment.type, idTransacao: payment.idTransacao } : undefined;
+  },
   notOurs: () => undefined,
-  notificationId: (item) => (item.kind === 'payment' ? item.status : wrongKind('payment')),
+  notificationId: (item) => paymentItem(item)?.status ?? wrongKind('payment'),
   async query(target, provider, _context, deadline) {
     const { paymentKind, idTransacao } = target as PaymentTarget;
     const answer = await provider.queryPayment(paymentKind, idTransacao, deadline);
@@ -67,10 +90,10 @@ export const PAYMENT_RULES: SubjectRules = {
   verify: (_previous, answer, context) => paymentState(answer, context.settings.paymentStatuses, context.zuluTimestamps),
   changes: paymentChanges,
   claim: (item, state, history, context) => {
-    if (item.kind !== 'payment') return wrongKind('payment');
-    const claim = paymentClaim(item, context.settings.paymentStatuses);
+    const claim = paymentClaim(paymentItem(item) ?? wrongKind('payment'), context.settings.paymentStatuses);
     return { claim, check: checkPaymentClaim(claim, state, history) };
   },
+  datedAt,
   pendingUntilFinal: (state) => !state || state.statusClass === StatusClass.PENDING || state.statusClass === StatusClass.UNKNOWN,
   eventAccount: (account) => ({ cooperativa: account.cooperativa, posto: account.posto, conta: account.conta }),
   eventSubject: (id, target, sequence) => {

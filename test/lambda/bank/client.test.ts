@@ -3,7 +3,7 @@
  * payments client_credentials grant over mutual TLS, token caching and renewal, retries inside a
  * deadline, and readable errors.
  */
-import { BankClient, type RetryInfo } from '../../../lambda/bank/client';
+import { BankClient, type RetryInfo } from '../../../lambda/bank/cooperative/client';
 import { type BankConnectionSettings, type BankCredentials, ClientCredentialsAuth } from '../../../contracts/bank-connection';
 import { OutOfRate } from '../../../lambda/bank/pacing';
 import { BankApiError } from '../../../lambda/bank/errors';

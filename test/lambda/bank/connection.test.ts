@@ -2,7 +2,7 @@ import { Stack } from 'aws-cdk-lib';
 import { BANK_CONNECTION_ENV, compactBankConnection } from '../../../contracts/bank-connection';
 import { bankConnectionSettings } from '../../../lib/core/bank-connection';
 import { testBankConnection } from '../../support/cdk';
-import { parseBankCredentials, readBankConnection } from '../../../lambda/bank/connection';
+import { parseBankCredentials, readBankConnection } from '../../../lambda/bank/cooperative/connection';
 import { backoffDelay, DEFAULT_RETRY_POLICY, retryAfterMs } from '../../../lambda/shared/retry';
 
 const ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bank';

@@ -10,7 +10,7 @@ import { ZuluTimestamps } from '../../../contracts/bank-connection';
 import { BankEventDetailType as T, EventTrigger, StatusClass } from '../../../contracts/events';
 import { ProcessorMetric } from '../../../contracts/processor';
 import { SweepMetric } from '../../../contracts/reconciliation';
-import { settledPage } from '../../../lambda/bank/answers';
+import { settledPage } from '../../../lambda/bank/cooperative/answers';
 import { bankErrorMessage } from '../../../lambda/bank/errors';
 import { processBatch } from '../../../lambda/processor/batch';
 import { sweep, type SweepDeps } from '../../../lambda/reconciliation/sweep';

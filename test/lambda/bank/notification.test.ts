@@ -1,6 +1,6 @@
 import { ProcessorDefaults } from '../../../contracts/processor';
-import { toCents } from '../../../lambda/bank/answers';
-import { classifyMovement, parseNotification } from '../../../lambda/bank/notification';
+import { toCents } from '../../../lambda/bank/cooperative/answers';
+import { classifyMovement, parseNotification } from '../../../lambda/bank/cooperative/notification';
 
 const M = ProcessorDefaults.boletoMovements;
 const parse = (route: 'boleto' | 'payments', body: unknown) => parseNotification(route, Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)), M);

@@ -1,11 +1,11 @@
 /** The truth model: states from the bank's answers, the changes between them, and claims. */
-import { bankDateToIso } from '../../../lambda/bank/answers';
+import { bankDateToIso } from '../../../lambda/bank/cooperative/answers';
 import {
   boletoChanges, boletoClaim, boletoState, checkBoletoClaim, checkPaymentClaim, classifyBoletoStatus, classifyPaymentStatus, keepRecordedSettlement,
   paymentChanges, paymentClaim, paymentState, settlementOf, type SubjectState,
-} from '../../../lambda/bank/state';
+} from '../../../lambda/bank/cooperative/state';
 import { ZuluTimestamps as Z } from '../../../contracts/bank-connection';
-import { type BoletoEventItem, parseNotification, type PaymentItem } from '../../../lambda/bank/notification';
+import { type BoletoEventItem, parseNotification, type PaymentItem } from '../../../lambda/bank/cooperative/notification';
 import { BankEventDetailType as T, StatusClass as C } from '../../../contracts/events';
 import { ProcessorDefaults as D } from '../../../contracts/processor';
 

@@ -1,6 +1,6 @@
-import type { BankCall } from '../../../lambda/bank/client';
+import type { BankCall } from '../../../lambda/bank/cooperative/client';
 import { BankApiError } from '../../../lambda/bank/errors';
-import { describeUrl, sameUrl } from '../../../lambda/bank/registration/steps';
+import { describeUrl, sameUrl } from '../../../lambda/bank/cooperative/registration/steps';
 import {
   contractPhysicalId,
   type CustomResourceEvent,

@@ -1,5 +1,5 @@
 import { EventTrigger, StatusClass } from '../../../contracts/events';
-import { bankDay } from '../../../lambda/bank/answers';
+import { bankDay } from '../../../lambda/bank/cooperative/answers';
 import type { DayCursor } from '../../../lambda/store/day-cursors';
 import { decodeLookRequest } from '../../../lambda/store/look-request';
 import type { PendingPayment } from '../../../lambda/store/pending-payments';

@@ -9,7 +9,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { RegistrationDrift, SweepMetric, type WatchFinding, WatchState } from '../../../contracts/reconciliation';
 import type { AppliedRegistration } from '../../../contracts/registration';
-import type { BankClient } from '../../../lambda/bank/client';
+import type { BankClient } from '../../../lambda/bank/cooperative/client';
 import { watchRegistrations } from '../../../lambda/reconciliation/watch';
 import { loadAcceptedTokens, loadTokenVersion } from '../../../lambda/shared/secret-tokens';
 import { SsmAppliedRegistrations } from '../../../lambda/store/applied-registrations';

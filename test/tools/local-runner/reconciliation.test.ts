@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { BankEventDetailType as T } from '../../../contracts/events';
 import { ProcessorMetric } from '../../../contracts/processor';
-import { bankDay } from '../../../lambda/bank/answers';
+import { bankDay } from '../../../lambda/bank/cooperative/answers';
 import { TRACK_PAYMENT_DETAIL_TYPE } from '../../../contracts/reconciliation';
 import type { RecordedEvent } from '../../../tools/local-aws/eventbridge-server';
 import { LOCAL_AWS } from '../../../tools/local-aws/local-env';

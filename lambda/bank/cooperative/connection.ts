@@ -5,10 +5,10 @@
 import {
   ACCOUNT_FIELD_PATTERN, ACCOUNT_FIELDS, BANK_CONNECTION_ENV, type BankConnectionSettings, type BankCredentials, ClientCredentialsAuth, CREDENTIAL_FIELDS,
   expandBankConnection, PAYMENT_TYPES, ZuluTimestamps,
-} from '../../contracts/bank-connection';
+} from '../../../contracts/bank-connection';
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { secrets } from '../shared/redaction';
-import { readSettings, type SettingsSource, settingsFix } from '../shared/settings';
+import { secrets } from '../../shared/redaction';
+import { readSettings, type SettingsSource, settingsFix } from '../../shared/settings';
 
 /**
  * Reads the credentials secret's value. The error names fields, never values, so it can be

@@ -1,16 +1,16 @@
 import {
   type BankConnectionSettings, type BankCredentials, ClientCredentialsAuth, PAYMENT_ID_PATTERN, PAYMENT_ID_RULE, type PaymentType,
-} from '../../contracts/bank-connection';
+} from '../../../contracts/bank-connection';
 import { answerObject, nossoNumeroOf, type SettledBoletosPage, settledPage } from './answers';
-import { type OutgoingRequest, PacedSender, type RetryInfo } from './base/paced-sender';
-import { type CachedToken, TokenCache } from './base/token-cache';
-import { BankApiError, bankErrorMessage } from './errors';
-import { type HttpResponse, HttpsTransport, parseAnswer, type TlsMaterial } from './http';
-import { type BankPacer, CallKind, MemorySlotSchedule, RatePacer } from './pacing';
-import { secrets } from '../shared/redaction';
-import { DEFAULT_RETRY_POLICY, type RetryPolicy, sleep } from '../shared/retry';
+import { type OutgoingRequest, PacedSender, type RetryInfo } from '../base/paced-sender';
+import { type CachedToken, TokenCache } from '../base/token-cache';
+import { BankApiError, bankErrorMessage } from '../errors';
+import { type HttpResponse, HttpsTransport, parseAnswer, type TlsMaterial } from '../http';
+import { type BankPacer, CallKind, MemorySlotSchedule, RatePacer } from '../pacing';
+import { secrets } from '../../shared/redaction';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy, sleep } from '../../shared/retry';
 
-export type { RetryInfo } from './base/paced-sender';
+export type { RetryInfo } from '../base/paced-sender';
 
 /** The bank's two APIs, each with its own token flow (BANK-NOTES.md). */
 export type BankApi = 'collection' | 'payments';

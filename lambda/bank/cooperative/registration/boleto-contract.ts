@@ -5,8 +5,8 @@
  * there is none; a second POST for the same cooperativa/posto/beneficiário gets 422 "Contrato já
  * existente."; there is no DELETE (BANK-NOTES.md).
  */
-import { BankApiError } from '../errors';
-import type { BoletoContractSpec } from '../../../contracts/registration';
+import { BankApiError } from '../../errors';
+import type { BoletoContractSpec } from '../../../../contracts/registration';
 import { describeUrl, failAfterUndo, keepTimeToUndo, sameUrl, type StepContext } from './steps';
 
 export const CONTRACT_PATH = '/cobranca/boleto/v1/webhook/contrato';

@@ -2,9 +2,9 @@
  * The bank's notifications read: boleto events (one object, an array, or `{"eventos": [...]}`)
  * and payments, each checked, and what cannot be understood as problems with their reason.
  */
-import { PAYMENT_ID_PATTERN, PAYMENT_ID_RULE, PAYMENT_TYPES, type PaymentType } from '../../contracts/bank-connection';
-import type { BoletoMovementMapping } from '../../contracts/processor';
-import type { Route } from '../../contracts/receiver';
+import { PAYMENT_ID_PATTERN, PAYMENT_ID_RULE, PAYMENT_TYPES, type PaymentType } from '../../../contracts/bank-connection';
+import type { BoletoMovementMapping } from '../../../contracts/processor';
+import type { Route } from '../../../contracts/receiver';
 import { identifier, nossoNumeroOf, toCents } from './answers';
 
 export type BoletoMovement = keyof BoletoMovementMapping;

@@ -4,7 +4,7 @@
  * query, and the undo of a change that failed after it may have taken effect.
  */
 import type { BankClient } from '../client';
-import { errorMessage, type Log } from '../../shared/runtime';
+import { errorMessage, type Log } from '../../../shared/runtime';
 
 /** What the registration steps need from the bank client. */
 export type BankCaller = Pick<BankClient, 'call' | 'settings'>;

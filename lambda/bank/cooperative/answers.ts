@@ -3,9 +3,9 @@
  * decimal strings, ids as strings or numbers, dates in four formats), and the bank's day. Pure
  * functions, shared by every path that reads an answer (the processor, the sweep, the tools).
  */
-import { ZuluTimestamps } from '../../contracts/bank-connection';
-import type { EventAmount } from '../../contracts/events';
-import { BankApiError } from './errors';
+import { ZuluTimestamps } from '../../../contracts/bank-connection';
+import type { EventAmount } from '../../../contracts/events';
+import { BankApiError } from '../errors';
 
 /** A money amount as a whole number of cents, or undefined when it is not one ("250.75", "250", 250.7). */
 export function toCents(value: unknown): number | undefined {

@@ -2,10 +2,13 @@
  * The bank's verified state of a subject (a boleto, a payment), the changes between two states,
  * and whether a notification's claim holds. Pure functions: the processor's truth model.
  */
-import { BankEventDetailType, type BoletoSettlement, type NotificationClaim, StatusClass, type VerifiedState } from '../../contracts/events';
-import type { BoletoStatusMapping, PaymentStatusMapping } from '../../contracts/processor';
-import { ZuluTimestamps } from '../../contracts/bank-connection';
+import { BankEventDetailType, type BoletoSettlement, type NotificationClaim, StatusClass, type VerifiedState } from '../../../contracts/events';
+import type { BoletoStatusMapping, PaymentStatusMapping } from '../../../contracts/processor';
+import { ZuluTimestamps } from '../../../contracts/bank-connection';
 import { amountOf, bankDateToIso } from './answers';
+import type { Change, ClaimCheck, KeyedState, SubjectState } from '../verified-state';
+
+export { type Change, type ClaimCheck, type KeyedState, publicState, type SubjectState } from '../verified-state';
 import type { BoletoEventItem, BoletoMovement, PaymentItem } from './notification';
 
 /** The class of a boleto `situacao` by prefix, any case. */
@@ -26,27 +29,6 @@ export function classifyPaymentStatus(status: string, mapping: PaymentStatusMapp
   return order.find(([key]) => mapping[key].includes(status))?.[1] ?? StatusClass.UNKNOWN;
 }
 
-/** A subject's verified state as its record keeps it: a boleto's also holds its settlement. */
-export interface SubjectState extends VerifiedState {
-  readonly settlement?: BoletoSettlement;
-}
-
-/** A verified state and the key that names it in a subject's history. */
-export interface KeyedState {
-  readonly key: string;
-  readonly state: SubjectState;
-  /**
-   * Other ids the same settlement has had or would have (another reading of a Z timestamp, the
-   * reading of earlier releases): a record that holds one of them holds this settlement.
-   */
-  readonly aliases?: readonly string[];
-}
-
-/** The state as events carry it (a settlement travels in `settlement` or `reverses`). */
-export function publicState(state: SubjectState): VerifiedState {
-  const { settlement: _settlement, ...rest } = state;
-  return rest;
-}
 
 /** A settlement as read, and the ids it has under the other readings of its date. */
 export interface ReadSettlement {
@@ -107,14 +89,6 @@ export function paymentState(answer: Record<string, unknown>, mapping: PaymentSt
   return { key: status || StatusClass.UNKNOWN, state };
 }
 
-/** One change to publish: the event it becomes and the state it leaves the subject in. */
-export interface Change {
-  readonly detailType: BankEventDetailType;
-  readonly key: string;
-  readonly state: SubjectState;
-  readonly previous?: SubjectState;
-  readonly reverses?: BoletoSettlement;
-}
 
 const BOLETO_EVENT_OF_CLASS: Partial<Record<StatusClass, BankEventDetailType>> = {
   [StatusClass.SETTLED]: BankEventDetailType.BOLETO_SETTLED,
@@ -170,14 +144,6 @@ export function paymentClaim(item: PaymentItem, mapping: PaymentStatusMapping): 
   return { status: item.status, statusClass: classifyPaymentStatus(item.status, mapping), ...(amount ? { amount } : {}) };
 }
 
-/** Whether the bank's state bears out a claim, and where they differ. */
-export interface ClaimCheck {
-  /** The bank shows what the notification says. */
-  readonly matches: boolean;
-  /** The claim holds now or held in the subject's published history (a settlement since reversed, a payment status since passed). */
-  readonly holds: boolean;
-  readonly mismatches: string[];
-}
 
 /**
  * A boleto event's claim against the bank's state. A settlement holds when the bank shows a

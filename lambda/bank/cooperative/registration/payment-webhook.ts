@@ -3,7 +3,7 @@
  * `{registration_base_url}/v1/associado/webhook`, with the payments token and the `x-conta`,
  * `x-cooperativa` and `x-documento` headers of the account (the bank client adds them).
  */
-import type { PaymentWebhookSpec } from '../../../contracts/registration';
+import type { PaymentWebhookSpec } from '../../../../contracts/registration';
 import { answerObject } from '../answers';
 import { describeUrl, failAfterUndo, keepTimeToUndo, sameUrl, type StepContext } from './steps';
 
