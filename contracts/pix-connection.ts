@@ -6,6 +6,9 @@
  * is secret: the credentials travel as a Secrets Manager ARN.
  */
 
+/** Environment variable holding the JSON of {@link PixConnectionSettings}. */
+export const PIX_CONNECTION_ENV = 'BANK_WEBHOOKS_PIX_CONNECTION';
+
 /** The Pix API's operations the library calls, each with its own path (and version) and scope. */
 export enum PixOperation {
   /** `GET /pix/{e2eid}`: a Pix received, confirmed under our credentials. */

@@ -243,15 +243,12 @@ function refersToFunctionUrl(value: unknown): boolean {
 }
 
 /**
- * The URL props of a connection that point at a Lambda function URL: a BankSandbox's in the same
+ * Which of `urls` (prop name to value) point at a Lambda function URL: a BankSandbox's in the same
  * app (however its connection was copied or its flags changed), or any literal
  * `*.lambda-url.<region>.on.aws` host. A URL from outside the app (a parameter, an import) cannot be seen.
  */
-function functionUrlProps(scope: Construct, props: BankConnectionProps): string[] {
+export function functionUrlProps(scope: Construct, urls: Readonly<Record<string, string | undefined>>): string[] {
   const stack = Stack.of(scope);
-  const urls: Record<string, string | undefined> = {
-    baseUrl: props.baseUrl, registrationBaseUrl: props.registrationBaseUrl, collectionTokenUrl: props.collectionTokenUrl, paymentsTokenUrl: props.paymentsTokenUrl,
-  };
   return Object.entries(urls).filter(([, url]) => url !== undefined && refersToFunctionUrl(Token.isUnresolved(url) ? stack.resolve(url) : url)).map(([name]) => name);
 }
 
@@ -260,7 +257,8 @@ function functionUrlProps(scope: Construct, props: BankConnectionProps): string[
  * over it: a Lambda function URL is a BankSandbox, never the bank.
  */
 export function checkRealBank(v: PropsValidation, scope: Construct, props: BankConnectionProps, prefix: string): void {
-  for (const prop of functionUrlProps(scope, props)) {
+  const urls = { baseUrl: props.baseUrl, registrationBaseUrl: props.registrationBaseUrl, collectionTokenUrl: props.collectionTokenUrl, paymentsTokenUrl: props.paymentsTokenUrl };
+  for (const prop of functionUrlProps(scope, urls)) {
     v.check(false, `${prefix}.${prop}`, 'points at a Lambda function URL (a BankSandbox\'s, or a *.lambda-url.<region>.on.aws host), which is never the real bank: a PRODUCTION receiver registers, sweeps and publishes verified events against the real bank only. Use the sandbox (bank: sandbox.connection) from a NON_PRODUCTION stack, or give this receiver the real bank\'s URLs');
   }
 }
