@@ -162,3 +162,30 @@ it('says which credentials are missing, sending nothing', async () => {
   await expect(pix.getPix('E01181521202611271200abcdefghijk', soon())).rejects.toThrow(/the Pix credentials secret lacks clientCertificate, clientKey/);
   expect(calls).toEqual([]);
 });
+
+it('renews a token the provider has let expire before the client expected (401), once, and carries on', async () => {
+  const { pix } = pixClient();
+  await pix.getPix('E01181521202611271200abcdefghijk', soon());
+  await simulator.control.advanceClock(301);
+  expect(await pix.getPix('E01181521202611271200abcdefghijk', soon())).toBeUndefined();
+  expect(calls).toEqual([
+    'POST /oauth/token (grant in body)', 'GET /api/v2/pix/E01181521202611271200abcdefghijk',
+    'GET /api/v2/pix/E01181521202611271200abcdefghijk', 'POST /oauth/token (grant in body)', 'GET /api/v2/pix/E01181521202611271200abcdefghijk',
+  ]);
+});
+
+it('takes every call, its token requests too, from the pacer it is given (the bank\'s shared budget)', async () => {
+  const acquired: string[] = [];
+  const pix = new PixClient({
+    settings: { baseUrl: simulator.baseUrl, tokenUrl: simulator.info.pixTokenUrl, credentialsSecretArn: 'arn:aws:secretsmanager:us-east-1:111111111111:secret:pix' },
+    credentials: () => Promise.resolve(credentials()),
+    pacer: { acquire: (operation) => { acquired.push(operation); return Promise.resolve(); }, throttled: () => Promise.resolve() },
+  });
+  clients.push(pix);
+  await pix.getPix('E01181521202611271200abcdefghijk', soon());
+  await pix.getWebhook('pix@example.com', soon());
+  expect(acquired).toEqual([
+    'Pix token request (scopes pix.read)', 'Pix query (endToEndId E01181521202611271200abcdefghijk)',
+    'Pix token request (scopes webhook.read)', 'webhook query (key pix…com)',
+  ]);
+});
