@@ -5,11 +5,11 @@
  */
 import type { Route } from '../../contracts/receiver';
 import type { LookSubject } from '../../contracts/reconciliation';
-import { COOPERATIVE_FAMILY } from './cooperative';
+import { cooperativeFamily } from './cooperative';
 import type { ApiFamily, SubjectItem, SubjectRules } from './family';
 
 /** Every API family, one line each. */
-export const FAMILIES: readonly ApiFamily[] = [COOPERATIVE_FAMILY];
+export const FAMILIES: readonly ApiFamily[] = [cooperativeFamily()];
 
 /** Every kind of subject of every family. */
 export const SUBJECT_RULES: readonly SubjectRules[] = FAMILIES.flatMap((family) => family.subjects);

@@ -6,14 +6,17 @@
  */
 import type { ApiFamily } from '../family';
 import { parseNotification } from './notification';
-import { BOLETO_RULES, PAYMENT_RULES } from './subjects';
+import { boletoRules, paymentRules } from './subjects';
 
-export const COOPERATIVE_FAMILY: ApiFamily = {
-  name: 'cooperative',
-  routes: ['boleto', 'payments'],
-  parse: (route, body, settings) => parseNotification(route, body, settings.boletoMovements),
-  subjects: [BOLETO_RULES, PAYMENT_RULES],
-};
+/** The family, made by a function: a handler that only reads the connection (the sandbox) bundles none of it. */
+export function cooperativeFamily(): ApiFamily {
+  return {
+    name: 'cooperative',
+    routes: ['boleto', 'payments'],
+    parse: (route, body, settings) => parseNotification(route, body, settings.boletoMovements),
+    subjects: [boletoRules(), paymentRules()],
+  };
+}
 
 export { BankClient, type BankCall, type RetryInfo } from './client';
 export { credentialsFromSecret, parseBankConnection, readBankConnection } from './connection';

@@ -32,72 +32,78 @@ function datedMs(dated: string | undefined): number | undefined {
 
 const datedAt = (state: SubjectState) => datedMs(state.settlement?.date ?? state.paidAt);
 
-export const BOLETO_RULES: SubjectRules = {
-  kind: SubjectKind.BOLETO,
-  owns: (target) => target.kind === 'boleto',
-  targetOf: (item) => {
-    const event = boletoItem(item);
-    return event ? { kind: 'boleto', nossoNumero: event.nossoNumero } : undefined;
-  },
-  notOurs: (item, account) => {
-    const event = boletoItem(item);
-    return event && event.beneficiario !== undefined && event.beneficiario !== account.codigoBeneficiario
-      ? `boleto event ${event.idEventoWebhook} names beneficiary ${event.beneficiario}, not this receiver's ${account.codigoBeneficiario}: it is not ours to verify`
-      : undefined;
-  },
-  notificationId: (item) => boletoItem(item)?.idEventoWebhook ?? wrongKind('boleto'),
-  async query(target, provider, context, deadline) {
-    const { nossoNumero } = target as BoletoTarget;
-    const ours = context.account.codigoBeneficiario;
-    const answer = await provider.queryBoleto(ours, nossoNumero, deadline);
-    // The manual's answer names no beneficiary (the query asked for ours, and the bank refuses
-    // another's with 401); one that names another is never ours.
-    const named = identifier(answer.codigoBeneficiario);
-    if (named !== undefined && named !== ours) {
-      throw new NotOurs(`the bank's answer for nossoNumero ${nossoNumero} belongs to beneficiary ${named}, not this receiver's ${ours}: nothing is published for it`);
-    }
-    const answered = identifier(answer.nossoNumero);
-    if (answered !== undefined && (nossoNumeroOf(answered) ?? answered) !== nossoNumero) throw new Error(`the bank answered for nossoNumero ${answered}, not ${nossoNumero}`);
-    return answer;
-  },
-  verify: (previous, answer, context) => keepRecordedSettlement(previous, boletoState(answer, context.settings.boletoStatuses, context.zuluTimestamps)),
-  changes: boletoChanges,
-  claim: (item, state, history) => {
-    const claim = boletoClaim(boletoItem(item) ?? wrongKind('boleto'));
-    return { claim, check: checkBoletoClaim(claim, state, history) };
-  },
-  datedAt,
-  pendingUntilFinal: () => false,
-  eventAccount: (account) => ({ cooperativa: account.cooperativa, posto: account.posto, codigoBeneficiario: account.codigoBeneficiario }),
-  eventSubject: (id, target, sequence, account) => ({ kind: SubjectKind.BOLETO, id, sequence, nossoNumero: (target as BoletoTarget).nossoNumero, codigoBeneficiario: account.codigoBeneficiario }),
-};
+/** The boleto's rules (made by a function so a bundle that does not verify leaves them out). */
+export function boletoRules(): SubjectRules {
+  return {
+    kind: SubjectKind.BOLETO,
+    owns: (target) => target.kind === 'boleto',
+    targetOf: (item) => {
+      const event = boletoItem(item);
+      return event ? { kind: 'boleto', nossoNumero: event.nossoNumero } : undefined;
+    },
+    notOurs: (item, account) => {
+      const event = boletoItem(item);
+      return event && event.beneficiario !== undefined && event.beneficiario !== account.codigoBeneficiario
+        ? `boleto event ${event.idEventoWebhook} names beneficiary ${event.beneficiario}, not this receiver's ${account.codigoBeneficiario}: it is not ours to verify`
+        : undefined;
+    },
+    notificationId: (item) => boletoItem(item)?.idEventoWebhook ?? wrongKind('boleto'),
+    async query(target, provider, context, deadline) {
+      const { nossoNumero } = target as BoletoTarget;
+      const ours = context.account.codigoBeneficiario;
+      const answer = await provider.queryBoleto(ours, nossoNumero, deadline);
+      // The manual's answer names no beneficiary (the query asked for ours, and the bank refuses
+      // another's with 401); one that names another is never ours.
+      const named = identifier(answer.codigoBeneficiario);
+      if (named !== undefined && named !== ours) {
+        throw new NotOurs(`the bank's answer for nossoNumero ${nossoNumero} belongs to beneficiary ${named}, not this receiver's ${ours}: nothing is published for it`);
+      }
+      const answered = identifier(answer.nossoNumero);
+      if (answered !== undefined && (nossoNumeroOf(answered) ?? answered) !== nossoNumero) throw new Error(`the bank answered for nossoNumero ${answered}, not ${nossoNumero}`);
+      return answer;
+    },
+    verify: (previous, answer, context) => keepRecordedSettlement(previous, boletoState(answer, context.settings.boletoStatuses, context.zuluTimestamps)),
+    changes: boletoChanges,
+    claim: (item, state, history) => {
+      const claim = boletoClaim(boletoItem(item) ?? wrongKind('boleto'));
+      return { claim, check: checkBoletoClaim(claim, state, history) };
+    },
+    datedAt,
+    pendingUntilFinal: () => false,
+    eventAccount: (account) => ({ cooperativa: account.cooperativa, posto: account.posto, codigoBeneficiario: account.codigoBeneficiario }),
+    eventSubject: (id, target, sequence, account) => ({ kind: SubjectKind.BOLETO, id, sequence, nossoNumero: (target as BoletoTarget).nossoNumero, codigoBeneficiario: account.codigoBeneficiario }),
+  };
+}
 
-export const PAYMENT_RULES: SubjectRules = {
-  kind: SubjectKind.PAYMENT,
-  owns: (target) => target.kind === 'payment',
-  targetOf: (item) => {
-    const payment = paymentItem(item);
-    return payment ? { kind: 'payment', paymentKind: payment.type, idTransacao: payment.idTransacao } : undefined;
-  },
-  notOurs: () => undefined,
-  notificationId: (item) => paymentItem(item)?.status ?? wrongKind('payment'),
-  async query(target, provider, _context, deadline) {
-    const { paymentKind, idTransacao } = target as PaymentTarget;
-    const answer = await provider.queryPayment(paymentKind, idTransacao, deadline);
-    if (!answerNames(answer, 'idTransacao', idTransacao)) throw new Error(`the bank answered for idTransacao ${identifier(answer.idTransacao)}, not ${idTransacao}`);
-    return answer;
-  },
-  verify: (_previous, answer, context) => paymentState(answer, context.settings.paymentStatuses, context.zuluTimestamps),
-  changes: paymentChanges,
-  claim: (item, state, history, context) => {
-    const claim = paymentClaim(paymentItem(item) ?? wrongKind('payment'), context.settings.paymentStatuses);
-    return { claim, check: checkPaymentClaim(claim, state, history) };
-  },
-  datedAt,
-  pendingUntilFinal: (state) => !state || state.statusClass === StatusClass.PENDING || state.statusClass === StatusClass.UNKNOWN,
-  eventAccount: (account) => ({ cooperativa: account.cooperativa, posto: account.posto, conta: account.conta }),
-  eventSubject: (id, target, sequence) => {
-    const { paymentKind, idTransacao } = target as PaymentTarget;
-    return { kind: SubjectKind.PAYMENT, id, sequence, paymentKind: paymentKind as PaymentKind, idTransacao };
-  },
-};
+/** The payment's rules. */
+export function paymentRules(): SubjectRules {
+  return {
+    kind: SubjectKind.PAYMENT,
+    owns: (target) => target.kind === 'payment',
+    targetOf: (item) => {
+      const payment = paymentItem(item);
+      return payment ? { kind: 'payment', paymentKind: payment.type, idTransacao: payment.idTransacao } : undefined;
+    },
+    notOurs: () => undefined,
+    notificationId: (item) => paymentItem(item)?.status ?? wrongKind('payment'),
+    async query(target, provider, _context, deadline) {
+      const { paymentKind, idTransacao } = target as PaymentTarget;
+      const answer = await provider.queryPayment(paymentKind, idTransacao, deadline);
+      if (!answerNames(answer, 'idTransacao', idTransacao)) throw new Error(`the bank answered for idTransacao ${identifier(answer.idTransacao)}, not ${idTransacao}`);
+      return answer;
+    },
+    verify: (_previous, answer, context) => paymentState(answer, context.settings.paymentStatuses, context.zuluTimestamps),
+    changes: paymentChanges,
+    claim: (item, state, history, context) => {
+      const claim = paymentClaim(paymentItem(item) ?? wrongKind('payment'), context.settings.paymentStatuses);
+      return { claim, check: checkPaymentClaim(claim, state, history) };
+    },
+    datedAt,
+    pendingUntilFinal: (state) => !state || state.statusClass === StatusClass.PENDING || state.statusClass === StatusClass.UNKNOWN,
+    eventAccount: (account) => ({ cooperativa: account.cooperativa, posto: account.posto, conta: account.conta }),
+    eventSubject: (id, target, sequence) => {
+      const { paymentKind, idTransacao } = target as PaymentTarget;
+      return { kind: SubjectKind.PAYMENT, id, sequence, paymentKind: paymentKind as PaymentKind, idTransacao };
+    },
+  };
+}
