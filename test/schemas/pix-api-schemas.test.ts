@@ -10,8 +10,8 @@ import { type BankBehaviour } from '../../simulator/behaviour';
 import { PixCallbackKey, PixEndToEndIdField, PixQueryTime, PixRefundsShape, PixWebhookKeyField, STANDARD_PIX_BEHAVIOUR } from '../../simulator/pix/pix-behaviour';
 import { RefundStatus } from '../../simulator/pix/pix-model';
 import { BankSimulator } from '../../simulator/simulator';
-import { pixAuth, pixCall, pixPath, pixTokenCall } from '../support/pix-session';
-import { makeReceiverPki, startTarget, type Target } from '../support/tls-targets';
+import { pixAuth, pixCall, pixPath, pixTokenCall, startPixPeers, stopPixPeers } from '../support/pix-session';
+import { makeReceiverPki, type Target } from '../support/tls-targets';
 
 const schema = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'pix-api', 'pix-api.schema.json'), 'utf8')) as { $id: string };
 const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false });
@@ -34,14 +34,10 @@ let target: Target;
 const pki = makeReceiverPki();
 
 beforeAll(async () => {
-  simulator = await BankSimulator.start({ trustedCas: [pki.ca.certPem] });
-  target = await startTarget({ pair: pki.leaf, clientCas: [simulator.caPem] });
+  ({ simulator, target } = await startPixPeers(pki));
 });
 
-afterAll(async () => {
-  await target?.close();
-  await simulator?.stop();
-});
+afterAll(() => stopPixPeers({ simulator, target }));
 
 describe.each([
   ['the standard\'s readings', STANDARD_PIX_BEHAVIOUR],

@@ -8,8 +8,8 @@ import { RefundStatus } from '../../simulator/pix/pix-model';
 import { SimulatorEngine } from '../../simulator/engine';
 import { BankSimulator, SAMPLE_ACCOUNT } from '../../simulator/simulator';
 import { paymentsTokenCall } from '../support/bank-session';
-import { pixAuth, pixCall, pixPath, pixTokenCall } from '../support/pix-session';
-import { makeReceiverPki, startTarget, type Target } from '../support/tls-targets';
+import { pixAuth, pixCall, pixPath, pixTokenCall, startPixPeers, stopPixPeers } from '../support/pix-session';
+import { makeReceiverPki, type Target } from '../support/tls-targets';
 
 let simulator: BankSimulator;
 let target: Target;
@@ -20,14 +20,10 @@ const TXID = 'cobrancaDeTeste0000000000001';
 const CC = { grant_type: 'client_credentials' };
 
 beforeAll(async () => {
-  simulator = await BankSimulator.start({ trustedCas: [pki.ca.certPem] });
-  target = await startTarget({ pair: pki.leaf, clientCas: [simulator.caPem] });
+  ({ simulator, target } = await startPixPeers(pki));
 });
 
-afterAll(async () => {
-  await target?.close();
-  await simulator?.stop();
-});
+afterAll(() => stopPixPeers({ simulator, target }));
 
 afterEach(async () => {
   await simulator.control.waitForDeliveries(10_000);

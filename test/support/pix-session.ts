@@ -1,7 +1,8 @@
 /** Calls of the simulator's standard Pix API, as a Pix client makes them (PIX-NOTES.md). */
 import { SIMULATOR_PATHS as P } from '../../contracts/sandbox';
-import type { BankSimulator } from '../../simulator/simulator';
+import { BankSimulator } from '../../simulator/simulator';
 import { type BankAnswer, bankCall } from './bank-session';
+import { type ReceiverPki, startTarget, type Target } from './tls-targets';
 
 export type PixEndpoint = Pick<BankSimulator, 'baseUrl' | 'caPem' | 'credentials' | 'accounts' | 'pixClientCertPem' | 'pixClientKeyPem' | 'clientCertPem' | 'clientKeyPem'>;
 
@@ -46,3 +47,16 @@ export async function pixAuth(simulator: PixEndpoint, scope?: string): Promise<R
 
 /** A path under the Pix API's base (`/api/v2`). */
 export const pixPath = (rest: string): string => `${P.pixApi}${rest}`;
+
+/** A simulator and an HTTPS receiver (from `pki`) that it trusts and that records the client certificate its callers present. */
+export async function startPixPeers(pki: ReceiverPki): Promise<{ simulator: BankSimulator; target: Target }> {
+  const simulator = await BankSimulator.start({ trustedCas: [pki.ca.certPem] });
+  const target = await startTarget({ pair: pki.leaf, clientCas: [simulator.caPem] });
+  return { simulator, target };
+}
+
+/** Stops what {@link startPixPeers} started (either may be missing when it failed half-way). */
+export async function stopPixPeers(peers: { simulator?: BankSimulator; target?: Target }): Promise<void> {
+  await peers.target?.close();
+  await peers.simulator?.stop();
+}
