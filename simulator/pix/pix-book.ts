@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
-  CHARGE_TXID, type ChargeKind, ChargeStatus, END_TO_END_ID, isRfc3339, MAX_KEY_LENGTH, PIX_AMOUNT, PIX_PAGE, PIX_TXID, type PixCharge, pixProblem,
+  CHARGE_TXID, type ChargeKind, ChargeStatus, END_TO_END_ID, isRfc3339, MAX_PIX_KEY_LENGTH, PIX_AMOUNT, PIX_PAGE, PIX_TXID, type PixCharge, pixProblem,
   type PixReceived, type PixRefund, type PixWebhook, REFUND_ID, RefundStatus, rfc3339, SIMULATOR_ISPB,
 } from './pix-model';
 
@@ -246,7 +246,7 @@ export class PixBook {
   // ---- helpers ----
 
   private ownKey(chave: string, type: string, title: string): string {
-    if (!chave || chave.length > MAX_KEY_LENGTH) throw pixProblem(400, type, title, `A chave deve ter de 1 a ${MAX_KEY_LENGTH} caracteres.`, [{ razao: 'chave inválida', propriedade: 'chave' }]);
+    if (!chave || chave.length > MAX_PIX_KEY_LENGTH) throw pixProblem(400, type, title, `A chave deve ter de 1 a ${MAX_PIX_KEY_LENGTH} caracteres.`, [{ razao: 'chave inválida', propriedade: 'chave' }]);
     if (!this.options.keys.includes(chave)) throw pixProblem(400, type, title, 'A chave não pertence ao usuário recebedor.', [{ razao: 'chave não pertence ao usuário', propriedade: 'chave', valor: chave }]);
     return chave;
   }

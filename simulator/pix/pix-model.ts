@@ -6,21 +6,9 @@
  */
 import { BankError } from '../errors';
 
-/** A charge's txid: 26 to 35 letters and digits (a Pix's own txid may be 1 to 35: a static code's is 1 to 25). */
-export const CHARGE_TXID = /^[a-zA-Z0-9]{26,35}$/;
-/** A Pix's txid: 1 to 35 letters and digits. */
-export const PIX_TXID = /^[a-zA-Z0-9]{1,35}$/;
-/**
- * An end-to-end id as a path takes it: letters and digits. The standard's are 32 characters, but
- * one provider documents a 26-character example, so length alone refuses nothing short of 64.
- */
-export const END_TO_END_ID = /^[a-zA-Z0-9]{1,64}$/;
-/** A refund's id (`id` of a devolução): letters and digits, 1 to 35. */
-export const REFUND_ID = /^[a-zA-Z0-9]{1,35}$/;
-/** An amount: `\d{1,10}\.\d{2}`. */
-export const PIX_AMOUNT = /^\d{1,10}\.\d{2}$/;
-/** The longest DICT key (an email). */
-export const MAX_KEY_LENGTH = 77;
+export { CHARGE_TXID, END_TO_END_ID, MAX_PIX_KEY_LENGTH, PIX_AMOUNT, PIX_TXID, REFUND_ID, RefundStatus } from '../../contracts/pix';
+import { RefundStatus } from '../../contracts/pix';
+
 /** A listing's page size: 100 unless asked, at most 1000. */
 export const PIX_PAGE = { default: 100, max: 1000 } as const;
 /** The provider's ISPB in the end-to-end ids it makes (this bank's, PIX-NOTES.md). */
@@ -34,12 +22,6 @@ export enum ChargeStatus {
   CONCLUDED = 'CONCLUIDA',
   REMOVED_BY_RECEIVER = 'REMOVIDA_PELO_USUARIO_RECEBEDOR',
   REMOVED_BY_PSP = 'REMOVIDA_PELO_PSP',
-}
-
-export enum RefundStatus {
-  IN_PROCESS = 'EM_PROCESSAMENTO',
-  RETURNED = 'DEVOLVIDO',
-  NOT_DONE = 'NAO_REALIZADO',
 }
 
 export type ChargeKind = 'cob' | 'cobv';

@@ -9,7 +9,7 @@ import { at, basicCredentials, type Call, header, parseForm, parseJson, QueryOpe
 import type { TokenIssuer } from '../tokens';
 import { type PixBehaviour, PixGrantType } from './pix-behaviour';
 import type { PixBook, PixQuery } from './pix-book';
-import { type ChargeKind, MAX_KEY_LENGTH, pixProblem } from './pix-model';
+import { type ChargeKind, MAX_PIX_KEY_LENGTH, pixProblem } from './pix-model';
 import { chargeView, pixView, PixViewPlace, webhookView } from './pix-views';
 
 export interface PixRouteParts {
@@ -34,7 +34,7 @@ function decoded(value: string, name: string): string {
 /** A key from the path: URL-decoded, 1 to 77 characters. */
 function keyParam(value: string): string {
   const chave = decoded(value, 'chave');
-  if (!chave || chave.length > MAX_KEY_LENGTH) throw pixProblem(400, 'WebhookOperacaoInvalida', 'Webhook inválido.', `A chave deve ter de 1 a ${MAX_KEY_LENGTH} caracteres.`);
+  if (!chave || chave.length > MAX_PIX_KEY_LENGTH) throw pixProblem(400, 'WebhookOperacaoInvalida', 'Webhook inválido.', `A chave deve ter de 1 a ${MAX_PIX_KEY_LENGTH} caracteres.`);
   return chave;
 }
 

@@ -4,4 +4,5 @@
  * ../families.ts). A handler imports this file, never the folder's others.
  */
 export { PixClient, type PixClientOptions } from './pix-client';
-export { ChargeState, type ChargeRead, type PixPageRead, type PixRead, type PixRefundRead, readCharge, readPix, readPixPage, readRefund, RefundState } from './pix-answers';
+export { ChargeState, type ChargeRead, type PixPageRead, type PixRead, type PixRefundRead, readCharge, readPix, readPixPage, readRefund } from './pix-answers';
+export { RefundStatus } from '../../../contracts/pix';

@@ -4,20 +4,8 @@
  * `{solicitacao, liquidacao}`; `devolucoes` as an array or one object), into one shape. What the
  * standard requires and is missing, or malformed, is the provider's error, never a guess.
  */
+import { CHARGE_TXID, END_TO_END_ID, PIX_AMOUNT, PIX_TXID, RefundStatus } from '../../../contracts/pix';
 import { BankApiError } from '../errors';
-
-export const PIX_AMOUNT = /^\d{1,10}\.\d{2}$/;
-/** An end-to-end id as the library takes one into a path: letters and digits, not exactly 32 (one provider's example has 26). */
-export const END_TO_END_ID = /^[a-zA-Z0-9]{1,64}$/;
-/** A Pix's txid (1 to 35 letters and digits); a charge's is 26 to 35. */
-export const PIX_TXID = /^[a-zA-Z0-9]{1,35}$/;
-export const CHARGE_TXID = /^[a-zA-Z0-9]{26,35}$/;
-
-export enum RefundState {
-  IN_PROCESS = 'EM_PROCESSAMENTO',
-  RETURNED = 'DEVOLVIDO',
-  NOT_DONE = 'NAO_REALIZADO',
-}
 
 export enum ChargeState {
   ACTIVE = 'ATIVA',
@@ -33,7 +21,7 @@ export interface PixRefundRead {
   readonly id: string;
   readonly rtrId?: string;
   readonly valor: string;
-  readonly status: RefundState;
+  readonly status: RefundStatus;
   readonly requestedAt?: string;
   /** `horario.liquidacao`: when the refund reached its final status. */
   readonly settledAt?: string;
@@ -99,10 +87,10 @@ class Reader {
   refund(value: unknown, where: string): PixRefundRead {
     const o = this.object(value, where);
     const status = this.text(o, 'status', where);
-    if (!(Object.values(RefundState) as string[]).includes(status)) this.fail(`has an unknown refund status at ${where}.status (${status.slice(0, 40)})`);
+    if (!(Object.values(RefundStatus) as string[]).includes(status)) this.fail(`has an unknown refund status at ${where}.status (${status.slice(0, 40)})`);
     const horario = o.horario && typeof o.horario === 'object' ? o.horario as Fields : {};
     return {
-      id: this.text(o, 'id', where), rtrId: this.optionalText(o, 'rtrId', where), valor: this.text(o, 'valor', where, PIX_AMOUNT), status: status as RefundState,
+      id: this.text(o, 'id', where), rtrId: this.optionalText(o, 'rtrId', where), valor: this.text(o, 'valor', where, PIX_AMOUNT), status: status as RefundStatus,
       requestedAt: horario.solicitacao === undefined ? undefined : this.time(horario.solicitacao, `${where}.horario.solicitacao`),
       settledAt: horario.liquidacao === undefined ? undefined : this.time(horario.liquidacao, `${where}.horario.liquidacao`),
       motivo: this.optionalText(o, 'motivo', where),

@@ -16,9 +16,8 @@ import { HttpsTransport, parseAnswer } from '../http';
 import { type BankPacer, CallKind, MemorySlotSchedule, RatePacer } from '../pacing';
 import { secrets } from '../../shared/redaction';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, sleep } from '../../shared/retry';
-import {
-  type ChargeRead, CHARGE_TXID, END_TO_END_ID, PIX_TXID, type PixPageRead, type PixRead, type PixRefundRead, readCharge, readPix, readPixPage, readRefund,
-} from './pix-answers';
+import { CHARGE_TXID, END_TO_END_ID, MAX_PIX_KEY_LENGTH, PIX_TXID, REFUND_ID } from '../../../contracts/pix';
+import { type ChargeRead, type PixPageRead, type PixRead, type PixRefundRead, readCharge, readPix, readPixPage, readRefund } from './pix-answers';
 
 export interface PixClientOptions {
   readonly settings: PixConnectionSettings;
@@ -37,11 +36,6 @@ export interface PixClientOptions {
   /** @default Math.random */
   readonly random?: () => number;
 }
-
-/** A Pix key goes into a path encoded; a DICT key is at most 77 characters. */
-const MAX_KEY_LENGTH = 77;
-/** A refund's id: letters and digits, 1 to 35. */
-const REFUND_ID = /^[a-zA-Z0-9]{1,35}$/;
 
 export class PixClient {
   private readonly now: () => number;
@@ -127,7 +121,7 @@ export class PixClient {
   }
 
   private key(chave: string): string {
-    if (!chave || chave.length > MAX_KEY_LENGTH) throw new BankApiError(`Pix key ${this.keyLabel(chave)}`, undefined, `not sent: a Pix key is 1 to ${MAX_KEY_LENGTH} characters`, false);
+    if (!chave || chave.length > MAX_PIX_KEY_LENGTH) throw new BankApiError(`Pix key ${this.keyLabel(chave)}`, undefined, `not sent: a Pix key is 1 to ${MAX_PIX_KEY_LENGTH} characters`, false);
     return chave;
   }
 

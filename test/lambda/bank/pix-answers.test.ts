@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import { BankApiError } from '../../../lambda/bank/errors';
-import { ChargeState, readCharge, readPix, readPixPage, RefundState } from '../../../lambda/bank/pix/pix-answers';
+import { RefundStatus } from '../../../contracts/pix';
+import { ChargeState, readCharge, readPix, readPixPage } from '../../../lambda/bank/pix/pix-answers';
 
 const schema = JSON.parse(readFileSync(join(__dirname, '..', '..', 'fixtures', 'pix-api', 'pix-api.schema.json'), 'utf8')) as { $id: string };
 const ajv = new Ajv2020({ strict: true, strictRequired: false });
@@ -18,7 +19,7 @@ const conforms = (def: string, value: unknown) => ajv.getSchema(`${schema.$id}#/
 const T = '2026-11-27T12:00:00.000Z';
 const E2E = 'E01181521202611271200abcdefghijk';
 const refund = { id: 'd1', rtrId: 'D01181521202611271300abcdefghijk', valor: '2.00', horario: { solicitacao: T, liquidacao: '2026-11-28T09:00:00.000Z' }, status: 'DEVOLVIDO' };
-const READ = { endToEndId: E2E, txid: 'abc', valor: '10.00', chave: 'pix@example.com', horario: T, refunds: [{ id: 'd1', rtrId: refund.rtrId, valor: '2.00', status: RefundState.RETURNED, requestedAt: T, settledAt: '2026-11-28T09:00:00.000Z', motivo: undefined }] };
+const READ = { endToEndId: E2E, txid: 'abc', valor: '10.00', chave: 'pix@example.com', horario: T, refunds: [{ id: 'd1', rtrId: refund.rtrId, valor: '2.00', status: RefundStatus.RETURNED, requestedAt: T, settledAt: '2026-11-28T09:00:00.000Z', motivo: undefined }] };
 
 it.each<[string, Record<string, unknown>]>([
   ['the standard\'s', { endToEndId: E2E, txid: 'abc', valor: '10.00', chave: 'pix@example.com', horario: T, devolucoes: [refund] }],

@@ -8,7 +8,6 @@ import { type PixConnectionSettings, type PixCredentials, PixGrantTypePlacement,
 import { BankApiError } from '../../../lambda/bank/errors';
 import { HttpsTransport } from '../../../lambda/bank/http';
 import { PixClient } from '../../../lambda/bank/pix/pix-client';
-import { RefundState } from '../../../lambda/bank/pix/pix-answers';
 import type { RetryInfo } from '../../../lambda/bank/base/paced-sender';
 import { PixCallbackKey, PixEndToEndIdField, PixGrantType, PixQueryTime, PixRefundsShape, PixWebhookKeyField } from '../../../simulator/pix/pix-behaviour';
 import { RefundStatus } from '../../../simulator/pix/pix-model';
@@ -89,7 +88,7 @@ it('reads every reading the provider may write into the same Pix: endToEndID, ho
   await simulator.control.pix.refund(paid.endToEndId, { valor: '3.00', id: 'dev9' });
   await simulator.control.pix.settleRefund(paid.endToEndId, 'dev9', RefundStatus.RETURNED);
   const standard = await pixClient().pix.getPix(paid.endToEndId, soon());
-  expect(standard?.refunds).toEqual([expect.objectContaining({ id: 'dev9', valor: '3.00', status: RefundState.RETURNED, settledAt: expect.any(String) })]);
+  expect(standard?.refunds).toEqual([expect.objectContaining({ id: 'dev9', valor: '3.00', status: RefundStatus.RETURNED, settledAt: expect.any(String) })]);
   await simulator.control.setBehaviour({
     pixEndToEndIdField: PixEndToEndIdField.END_TO_END_ID_UPPER, pixQueryTime: PixQueryTime.OBJECT, pixRefundsShape: PixRefundsShape.OBJECT, pixCallbackKey: PixCallbackKey.LEFT_OUT,
   });
