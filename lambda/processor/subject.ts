@@ -3,7 +3,7 @@
  * it, the look's context, and the outcomes that end a look other than success.
  */
 import { createHash } from 'node:crypto';
-import type { NotificationClaim, SubjectKind } from '../../contracts/events';
+import type { NotificationClaim } from '../../contracts/events';
 import type { StoredNotification } from '../../contracts/receiver';
 import type { LookRequest, LookSubject } from '../../contracts/reconciliation';
 import type { SubjectItem, SubjectRules } from '../bank/family';
@@ -34,8 +34,7 @@ export class Unprocessable extends Error {}
 /** What one message asks to look at: its items grouped by subject, in order of first mention. */
 export interface SubjectGroup {
   readonly id: string;
-  readonly kind: SubjectKind;
-  /** How its kind is verified (its API family's rules). */
+  /** How its kind (`rules.kind`) is verified: its API family's rules. */
   readonly rules: SubjectRules;
   /** What the bank is asked about. */
   readonly target: LookSubject;
@@ -46,8 +45,9 @@ export interface SubjectGroup {
 export function groupBySubject(items: readonly SubjectItem[], codigoBeneficiario: string): SubjectGroup[] {
   const groups = new Map<string, SubjectGroup>();
   for (const item of items) {
-    const { target } = rulesOfItem(item);
-    const group = groups.get(subjectIdOf(target, codigoBeneficiario)) ?? groupOf(target, codigoBeneficiario);
+    const { rules, target } = rulesOfItem(item);
+    const id = subjectIdOf(target, codigoBeneficiario);
+    const group = groups.get(id) ?? { id, rules, target, items: [] };
     group.items.push(item);
     groups.set(group.id, group);
   }
@@ -56,7 +56,7 @@ export function groupBySubject(items: readonly SubjectItem[], codigoBeneficiario
 
 export function groupOf(target: LookSubject, codigoBeneficiario: string): SubjectGroup {
   const rules = rulesOf(target);
-  return { id: subjectIdOf(target, codigoBeneficiario), kind: rules.kind, rules, target, items: [] };
+  return { id: subjectIdOf(target, codigoBeneficiario), rules, target, items: [] };
 }
 
 export interface Look {
