@@ -6,8 +6,8 @@
  */
 import { BankApiError, bankErrorMessage, isRetryableStatus } from '../errors';
 import { describeNetworkError, type HttpResponse, type HttpsTransport, NetworkError } from '../http';
-import { type BankPacer, CallKind, OutOfRate } from '../pacing';
-import { backoffDelay, retryAfterMs, type RetryPolicy } from '../../shared/retry';
+import { type BankPacer, CallKind, MemorySlotSchedule, OutOfRate, RatePacer } from '../pacing';
+import { backoffDelay, DEFAULT_RETRY_POLICY, retryAfterMs, type RetryPolicy, sleep } from '../../shared/retry';
 
 /** Smallest time worth starting a call with; below it the call gives up and the caller retries later. */
 export const MIN_CALL_MS = 200;
@@ -99,4 +99,36 @@ export class PacedSender {
       await this.o.sleep(delayMs);
     }
   }
+}
+
+/** How a client calls, whatever API family it speaks: retries, pacing, clocks, and what it is told of retries and 429s. */
+export interface ClientCallOptions {
+  /** @default DEFAULT_RETRY_POLICY */
+  readonly retry?: RetryPolicy;
+  readonly onRetry?: (info: RetryInfo) => void;
+  /** Told of every 429 answer (the rate was exceeded). */
+  readonly onThrottled?: (info: { readonly operation: string; readonly retryAfterMs?: number }) => void;
+  /**
+   * Paces every call, token requests included (see pacing.ts): the bank's budget, shared by its APIs.
+   * @default a pacer of this client alone
+   */
+  readonly pacer?: BankPacer;
+  /** @default Date.now */
+  readonly now?: () => number;
+  /** @default setTimeout */
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** @default Math.random */
+  readonly random?: () => number;
+}
+
+/** The sender a client calls through: paced by `options.pacer`, or by a pacer of its own at `ratePerSecond`. */
+export function clientSender(options: ClientCallOptions, own: { readonly callTimeoutMs: number; readonly ratePerSecond: number; readonly name: string }): PacedSender {
+  const now = options.now ?? Date.now;
+  const wait = options.sleep ?? sleep;
+  return new PacedSender({
+    callTimeoutMs: own.callTimeoutMs,
+    pacer: options.pacer ?? new RatePacer(new MemorySlotSchedule(), { ratePerSecond: own.ratePerSecond, name: own.name, now, sleep: wait }),
+    retry: options.retry ?? DEFAULT_RETRY_POLICY,
+    now, sleep: wait, random: options.random ?? Math.random, onRetry: options.onRetry, onThrottled: options.onThrottled,
+  });
 }

@@ -2,39 +2,22 @@ import {
   type BankConnectionSettings, type BankCredentials, ClientCredentialsAuth, PAYMENT_ID_PATTERN, PAYMENT_ID_RULE, type PaymentType,
 } from '../../../contracts/bank-connection';
 import { answerObject, nossoNumeroOf, type SettledBoletosPage, settledPage } from './answers';
-import { type OutgoingRequest, PacedSender, type RetryInfo } from '../base/paced-sender';
+import { type ClientCallOptions, clientSender, type OutgoingRequest, type PacedSender } from '../base/paced-sender';
 import { type CachedToken, TokenCache } from '../base/token-cache';
 import { BankApiError, bankErrorMessage } from '../errors';
 import { type HttpResponse, HttpsTransport, parseAnswer, type TlsMaterial } from '../http';
-import { type BankPacer, CallKind, MemorySlotSchedule, RatePacer } from '../pacing';
+import { type BankPacer, CallKind } from '../pacing';
 import { secrets } from '../../shared/redaction';
-import { DEFAULT_RETRY_POLICY, type RetryPolicy, sleep } from '../../shared/retry';
 
 export type { RetryInfo } from '../base/paced-sender';
 
 /** The bank's two APIs, each with its own token flow (BANK-NOTES.md). */
 export type BankApi = 'collection' | 'payments';
 
-export interface BankClientOptions {
+export interface BankClientOptions extends ClientCallOptions {
   readonly settings: BankConnectionSettings;
   /** Loads the bank credentials (cached by the caller, see {@link credentialsFromSecret}). */
   readonly credentials: () => Promise<BankCredentials>;
-  /** @default DEFAULT_RETRY_POLICY */
-  readonly retry?: RetryPolicy;
-  readonly onRetry?: (info: RetryInfo) => void;
-  /** Told of every 429 answer (the bank's rate was exceeded). */
-  readonly onThrottled?: (info: { readonly operation: string; readonly retryAfterMs?: number }) => void;
-  /**
-   * Paces every call, token requests included (see bank-pacing.ts).
-   * @default a pacer of this client alone, at the connection's queriesPerSecond
-   */
-  readonly pacer?: BankPacer;
-  /** @default Date.now */
-  readonly now?: () => number;
-  /** @default setTimeout */
-  readonly sleep?: (ms: number) => Promise<void>;
-  /** @default Math.random */
-  readonly random?: () => number;
 }
 
 export interface BankCall {
@@ -88,17 +71,7 @@ export class BankClient {
     this.now = options.now ?? Date.now;
     this.tokens = shared?.tokens ?? new TokenCache(this.now);
     this.transports = shared?.transports ?? new Map<BankApi, { key: string; transport: HttpsTransport }>();
-    const wait = options.sleep ?? sleep;
-    this.sender = new PacedSender({
-      callTimeoutMs: options.settings.callTimeoutMs,
-      pacer: options.pacer ?? new RatePacer(new MemorySlotSchedule(), { ratePerSecond: options.settings.queriesPerSecond, name: 'bank calls', now: this.now, sleep: wait }),
-      retry: options.retry ?? DEFAULT_RETRY_POLICY,
-      now: this.now,
-      sleep: wait,
-      random: options.random ?? Math.random,
-      onRetry: options.onRetry,
-      onThrottled: options.onThrottled,
-    });
+    this.sender = clientSender(options, { callTimeoutMs: options.settings.callTimeoutMs, ratePerSecond: options.settings.queriesPerSecond, name: 'bank calls' });
   }
 
   get settings(): BankConnectionSettings {

@@ -9,32 +9,19 @@
 import {
   type PixConnectionSettings, PixConnectionDefaults, type PixCredentials, PixGrantTypePlacement, PixOperation, pixPath, pixScope,
 } from '../../../contracts/pix-connection';
-import { PacedSender, type RetryInfo } from '../base/paced-sender';
+import { type ClientCallOptions, clientSender, type PacedSender } from '../base/paced-sender';
 import { TokenCache } from '../base/token-cache';
 import { BankApiError, bankErrorMessage } from '../errors';
 import { HttpsTransport, parseAnswer } from '../http';
-import { type BankPacer, CallKind, MemorySlotSchedule, RatePacer } from '../pacing';
+import { CallKind } from '../pacing';
 import { secrets } from '../../shared/redaction';
-import { DEFAULT_RETRY_POLICY, type RetryPolicy, sleep } from '../../shared/retry';
 import { CHARGE_TXID, END_TO_END_ID, MAX_PIX_KEY_LENGTH, PIX_TXID, REFUND_ID } from '../../../contracts/pix';
 import { type ChargeRead, type PixPageRead, type PixRead, type PixRefundRead, readCharge, readPix, readPixPage, readRefund } from './pix-answers';
 
-export interface PixClientOptions {
+export interface PixClientOptions extends ClientCallOptions {
   readonly settings: PixConnectionSettings;
   /** Loads the Pix credentials (cached by the caller). */
   readonly credentials: () => Promise<PixCredentials>;
-  /** Paces every call, tokens included: the bank's budget shared with its other APIs. @default a pacer of this client alone, 10/s */
-  readonly pacer?: BankPacer;
-  /** @default DEFAULT_RETRY_POLICY */
-  readonly retry?: RetryPolicy;
-  readonly onRetry?: (info: RetryInfo) => void;
-  readonly onThrottled?: (info: { readonly operation: string; readonly retryAfterMs?: number }) => void;
-  /** @default Date.now */
-  readonly now?: () => number;
-  /** @default setTimeout */
-  readonly sleep?: (ms: number) => Promise<void>;
-  /** @default Math.random */
-  readonly random?: () => number;
 }
 
 export class PixClient {
@@ -46,13 +33,7 @@ export class PixClient {
   constructor(private readonly options: PixClientOptions) {
     this.now = options.now ?? Date.now;
     this.tokens = new TokenCache(this.now);
-    const wait = options.sleep ?? sleep;
-    this.sender = new PacedSender({
-      callTimeoutMs: options.settings.callTimeoutMs ?? PixConnectionDefaults.callTimeoutMs,
-      pacer: options.pacer ?? new RatePacer(new MemorySlotSchedule(), { ratePerSecond: 10, name: 'Pix API calls', now: this.now, sleep: wait }),
-      retry: options.retry ?? DEFAULT_RETRY_POLICY,
-      now: this.now, sleep: wait, random: options.random ?? Math.random, onRetry: options.onRetry, onThrottled: options.onThrottled,
-    });
+    this.sender = clientSender(options, { callTimeoutMs: options.settings.callTimeoutMs ?? PixConnectionDefaults.callTimeoutMs, ratePerSecond: 10, name: 'Pix API calls' });
   }
 
   /** `GET /pix/{e2eid}`: the Pix as the provider holds it under our credentials, or undefined (404: not ours). */
