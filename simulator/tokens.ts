@@ -64,6 +64,15 @@ function parseScopes(scope: string | null): string[] {
   return (scope ?? '').split(/[\s,]+/).filter(Boolean);
 }
 
+/** The scopes a token request asks for (every one `allowed` when it asks none); one it may not have is refused. */
+function requestedScopes(scope: string | null, allowed: readonly string[]): string[] {
+  const scopes = parseScopes(scope);
+  if (scopes.length === 0) return [...allowed];
+  const unknown = scopes.filter((s) => !allowed.includes(s));
+  if (unknown.length) throw oauthError(400, 'invalid_scope', `Invalid scopes: ${unknown.join(' ')}`);
+  return scopes;
+}
+
 /** The two token endpoints of BANK-NOTES.md and the bearer check of every API call. */
 /** The tokens an issuer has given and that have not expired, as plain JSON. */
 export interface TokenState {
@@ -116,10 +125,7 @@ export class TokenIssuer {
       if (form.get('username') !== expected.username || form.get('password') !== expected.password) {
         throw oauthError(401, 'invalid_grant', 'Invalid user credentials');
       }
-      scopes = parseScopes(form.get('scope'));
-      if (scopes.length === 0) scopes = [COLLECTION_SCOPE];
-      const unknown = scopes.filter((scope) => scope !== COLLECTION_SCOPE);
-      if (unknown.length) throw oauthError(400, 'invalid_scope', `Invalid scopes: ${unknown.join(' ')}`);
+      scopes = requestedScopes(form.get('scope'), [COLLECTION_SCOPE]);
       subject = expected.username;
     } else if (grantType === 'refresh_token') {
       const presented = form.get('refresh_token') ?? '';
@@ -149,13 +155,7 @@ export class TokenIssuer {
 
   /** POST /thirdparty/auth/token: client_credentials over mutual TLS (payments API). */
   paymentsGrant(form: URLSearchParams, basic: { id: string; secret: string } | undefined, certificate: ClientCertificateInfo): Record<string, unknown> {
-    const mutualTls = this.options.mutualTls !== false;
-    if (mutualTls && !certificate.presented) {
-      throw oauthError(401, 'invalid_client', 'A client certificate is required (mutual TLS): present the certificate issued for this client.');
-    }
-    if (mutualTls && !certificate.trusted) {
-      throw oauthError(401, 'invalid_client', 'The client certificate was not issued by the bank.');
-    }
+    const mutualTls = this.checkClientCertificate(certificate, 'the certificate issued for this client');
     if (!form.get('grant_type')) throw oauthError(400, 'invalid_request', 'Missing form parameter: grant_type');
     if (form.get('grant_type') !== 'client_credentials') {
       throw oauthError(400, 'unsupported_grant_type', `Unsupported grant_type "${form.get('grant_type') ?? ''}"; use client_credentials.`);
@@ -169,10 +169,7 @@ export class TokenIssuer {
     if (mutualTls && certificate.commonName !== clientId) {
       throw oauthError(401, 'invalid_client', 'The client certificate does not belong to this client.');
     }
-    let scopes = parseScopes(form.get('scope'));
-    if (scopes.length === 0) scopes = [...ALL_PAYMENT_SCOPES];
-    const unknown = scopes.filter((scope) => !ALL_PAYMENT_SCOPES.includes(scope));
-    if (unknown.length) throw oauthError(400, 'invalid_scope', `Invalid scopes: ${unknown.join(' ')}`);
+    const scopes = requestedScopes(form.get('scope'), ALL_PAYMENT_SCOPES);
     const accessToken = this.store(this.access, { kind: 'payments', scopes, subject: clientId, expiresAt: this.options.now() + this.lifetimeMs });
     return { access_token: accessToken, expires_in: this.lifetimeMs / 1000, token_type: 'Bearer', scope: scopes.join(' ') };
   }
@@ -185,9 +182,7 @@ export class TokenIssuer {
    */
   pixGrant(form: URLSearchParams, query: URLSearchParams, basic: { id: string; secret: string } | undefined, certificate: ClientCertificateInfo, grantTypeInQuery: boolean): Record<string, unknown> {
     const expected = this.options.credentials.pix;
-    const mutualTls = this.options.mutualTls !== false;
-    if (mutualTls && !certificate.presented) throw oauthError(401, 'invalid_client', 'A client certificate is required (mutual TLS): present the Pix application\'s certificate.');
-    if (mutualTls && !certificate.trusted) throw oauthError(401, 'invalid_client', 'The client certificate was not issued by the bank.');
+    const mutualTls = this.checkClientCertificate(certificate, 'the Pix application\'s certificate');
     if (query.has('grant_type') && !grantTypeInQuery) {
       throw oauthError(400, 'invalid_request', 'gerarToken.grantType: valor inválido na query string; envie grant_type no corpo (application/x-www-form-urlencoded).');
     }
@@ -198,12 +193,20 @@ export class TokenIssuer {
       throw oauthError(401, 'invalid_client', 'Invalid client or Invalid client credentials');
     }
     if (mutualTls && certificate.commonName !== expected.clientId) throw oauthError(401, 'invalid_client', 'The client certificate does not belong to this client.');
-    let scopes = parseScopes(form.get('scope') ?? (grantTypeInQuery ? query.get('scope') : null));
-    if (scopes.length === 0) scopes = [...PIX_SCOPES];
-    const unknown = scopes.filter((scope) => !PIX_SCOPES.includes(scope));
-    if (unknown.length) throw oauthError(400, 'invalid_scope', `Invalid scopes: ${unknown.join(' ')}`);
+    const scopes = requestedScopes(form.get('scope') ?? (grantTypeInQuery ? query.get('scope') : null), PIX_SCOPES);
     const accessToken = this.store(this.access, { kind: 'pix', scopes, subject: expected.clientId, expiresAt: this.options.now() + this.lifetimeMs });
     return { access_token: accessToken, token_type: 'Bearer', expires_in: this.lifetimeMs / 1000, scope: scopes.join(' ') };
+  }
+
+  /**
+   * Whether this endpoint sees client certificates (mutual TLS), having refused a caller that
+   * presents none or one the bank did not issue (`which` names the certificate to present).
+   */
+  private checkClientCertificate(certificate: ClientCertificateInfo, which: string): boolean {
+    const mutualTls = this.options.mutualTls !== false;
+    if (mutualTls && !certificate.presented) throw oauthError(401, 'invalid_client', `A client certificate is required (mutual TLS): present ${which}.`);
+    if (mutualTls && !certificate.trusted) throw oauthError(401, 'invalid_client', 'The client certificate was not issued by the bank.');
+    return mutualTls;
   }
 
   /** Checks `Authorization: Bearer <token>` for an API of `kind` needing any one of `scopes`. */
