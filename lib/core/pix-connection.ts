@@ -85,17 +85,8 @@ export interface PixConnectionProps {
   readonly callTimeout?: Duration;
 }
 
-/** The placeholders each operation's path must hold. */
-const PLACEHOLDERS: Readonly<Record<PixOperation, readonly string[]>> = {
-  [PixOperation.PIX_QUERY]: ['{e2eid}'],
-  [PixOperation.PIX_LISTING]: [],
-  [PixOperation.REFUND_QUERY]: ['{e2eid}', '{id}'],
-  [PixOperation.COB_QUERY]: ['{txid}'],
-  [PixOperation.COBV_QUERY]: ['{txid}'],
-  [PixOperation.WEBHOOK_PUT]: ['{chave}'],
-  [PixOperation.WEBHOOK_GET]: ['{chave}'],
-  [PixOperation.WEBHOOK_DELETE]: ['{chave}'],
-};
+/** The placeholders an operation's path must hold: those of its default path. */
+const placeholdersOf = (op: PixOperation): string[] => DEFAULT_PIX_PATHS[op].match(/\{\w+\}/g) ?? [];
 const PATH = /^(\/[A-Za-z0-9._~-]+|\/\{(?:e2eid|id|txid|chave)\})+$/;
 const SCOPE = /^[A-Za-z0-9._:-]+$/;
 
@@ -113,9 +104,10 @@ export function validatePixConnection(v: PropsValidation, props: PixConnectionPr
   for (const op of Object.values(PixOperation)) {
     const path = props.paths?.[op];
     if (path !== undefined) {
-      const missing = PLACEHOLDERS[op].filter((p) => !path.includes(p));
+      const placeholders = placeholdersOf(op);
+      const missing = placeholders.filter((p) => !path.includes(p));
       v.check(PATH.test(path) && !path.split('/').includes('..') && missing.length === 0, `${prefix}.paths.${op}`,
-        `must be a path such as ${DEFAULT_PIX_PATHS[op]} (segments of letters, digits and ._~-, ${PLACEHOLDERS[op].length ? `holding ${PLACEHOLDERS[op].join(' and ')}` : 'no placeholder'}), got "${path}"`);
+        `must be a path such as ${DEFAULT_PIX_PATHS[op]} (segments of letters, digits and ._~-, ${placeholders.length ? `holding ${placeholders.join(' and ')}` : 'no placeholder'}), got "${path}"`);
     }
     const scopes = props.scopes?.[op];
     if (scopes !== undefined) v.check(scopes.length > 0 && scopes.every((s) => SCOPE.test(s)), `${prefix}.scopes.${op}`, `must be one or more scopes (letters, digits and ._:-), got ${JSON.stringify(scopes)}`);
