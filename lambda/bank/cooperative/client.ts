@@ -2,9 +2,10 @@ import {
   type BankConnectionSettings, type BankCredentials, ClientCredentialsAuth, PAYMENT_ID_PATTERN, PAYMENT_ID_RULE, type PaymentType,
 } from '../../../contracts/bank-connection';
 import { answerObject, nossoNumeroOf, type SettledBoletosPage, settledPage } from './answers';
+import { apiAnswer, tokenAnswer } from '../base/answers';
 import { type ClientCallOptions, clientSender, type OutgoingRequest, type PacedSender } from '../base/paced-sender';
 import { type CachedToken, TokenCache } from '../base/token-cache';
-import { BankApiError, bankErrorMessage } from '../errors';
+import { BankApiError } from '../errors';
 import { type HttpResponse, HttpsTransport, parseAnswer, type TlsMaterial } from '../http';
 import { type BankPacer, CallKind } from '../pacing';
 import { secrets } from '../../shared/redaction';
@@ -162,17 +163,7 @@ export class BankClient {
         this.tokens.expire(key);
         continue;
       }
-      if (response.status >= 200 && response.status < 300) {
-        const answer = parseAnswer(response);
-        // An HTML or text page with a 2xx (a proxy, a maintenance page) is not the API's answer:
-        // read as "nothing there", it would hide a contract or a registration that is.
-        if (typeof answer === 'string') {
-          const type = [response.headers['content-type']].flat()[0] ?? 'no content type';
-          throw new BankApiError(call.operation, response.status, `the answer is not JSON (${type}): ${answer.replace(/\s+/g, ' ').slice(0, 80)}`, true);
-        }
-        return { status: response.status, body: answer };
-      }
-      throw new BankApiError(call.operation, response.status, bankErrorMessage(response.body) ?? 'no message in the answer', false);
+      return apiAnswer(call.operation, response);
     }
   }
 
@@ -221,7 +212,7 @@ export class BankClient {
       scope: this.settings.collectionScope,
     });
     const response = await this.send(operation, 'collection', deadline, { url, method: 'POST', headers, body });
-    return this.tokenAnswer(this.tokenKey('collection'), operation, response);
+    return this.rememberToken(this.tokenKey('collection'), operation, response);
   }
 
   private async paymentsToken(key: string, scope: string, deadline: number): Promise<string> {
@@ -242,16 +233,11 @@ export class BankClient {
       fields.client_secret = credentials.clientSecret!;
     }
     const response = await this.send(operation, 'payments', deadline, { url: this.settings.paymentsTokenUrl, method: 'POST', headers, body: formBody(fields) });
-    return this.tokenAnswer(key, operation, response);
+    return this.rememberToken(key, operation, response);
   }
 
-  private tokenAnswer(key: string, operation: string, response: HttpResponse): string {
-    if (response.status !== 200) {
-      throw new BankApiError(operation, response.status, bankErrorMessage(response.body) ?? 'no message in the answer', false);
-    }
-    const answer = parseAnswer(response);
-    if (!answer || typeof answer !== 'object') throw new BankApiError(operation, 200, 'the answer is not a JSON object', false);
-    return this.tokens.remember(key, answer as Record<string, unknown>, operation);
+  private rememberToken(key: string, operation: string, response: HttpResponse): string {
+    return this.tokens.remember(key, tokenAnswer(operation, response), operation);
   }
 
   private async transport(api: BankApi): Promise<HttpsTransport> {

@@ -9,10 +9,11 @@
 import {
   type PixConnectionSettings, PixConnectionDefaults, type PixCredentials, PixGrantTypePlacement, PixOperation, pixPath, pixScope,
 } from '../../../contracts/pix-connection';
+import { apiAnswer, tokenAnswer } from '../base/answers';
 import { type ClientCallOptions, clientSender, type PacedSender } from '../base/paced-sender';
 import { TokenCache } from '../base/token-cache';
-import { BankApiError, bankErrorMessage } from '../errors';
-import { HttpsTransport, parseAnswer } from '../http';
+import { BankApiError } from '../errors';
+import { HttpsTransport } from '../http';
 import { CallKind } from '../pacing';
 import { secrets } from '../../shared/redaction';
 import { CHARGE_TXID, END_TO_END_ID, MAX_PIX_KEY_LENGTH, PIX_TXID, REFUND_ID } from '../../../contracts/pix';
@@ -138,13 +139,8 @@ export class PixClient {
         this.tokens.expire(key);
         continue;
       }
-      if (response.status >= 200 && response.status < 300) {
-        const answer = parseAnswer(response);
-        if (typeof answer === 'string') throw new BankApiError(operation, response.status, `the answer is not JSON: ${answer.replace(/\s+/g, ' ').slice(0, 80)}`, true);
-        return { status: response.status, body: answer };
-      }
       const hint = response.status === 403 ? `; the token asked the scope "${scope}": if the provider wants another for this operation, set the Pix connection's scopes.${op}` : '';
-      throw new BankApiError(operation, response.status, `${bankErrorMessage(response.body) ?? 'no message in the answer'}${hint}`, false);
+      return apiAnswer(operation, response, hint);
     }
   }
 
@@ -161,10 +157,7 @@ export class PixClient {
     const response = await this.sender.send(operation, await this.transport(), deadline, {
       url, method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization: `Basic ${basic}` }, body: inQuery ? '' : fields.toString(),
     });
-    if (response.status !== 200) throw new BankApiError(operation, response.status, bankErrorMessage(response.body) ?? 'no message in the answer', false);
-    const answer = parseAnswer(response);
-    if (!answer || typeof answer !== 'object') throw new BankApiError(operation, 200, 'the answer is not a JSON object', false);
-    return this.tokens.remember(key, answer as Record<string, unknown>, operation);
+    return this.tokens.remember(key, tokenAnswer(operation, response), operation);
   }
 
   /** The connection over the Pix application's certificate, rebuilt when the secret's certificates change. */
