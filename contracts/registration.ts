@@ -156,6 +156,9 @@ export function contactDigest(spec: Partial<BoletoContractSpec>): string | undef
   return createHash('sha256').update(JSON.stringify(values.map((value) => value ?? null))).digest('hex').slice(0, 16);
 }
 
+/** A registration's spec, as a custom resource carries it and a record holds it. */
+export type RegistrationSpec = PaymentWebhookSpec | BoletoContractSpec;
+
 /** Whether a registration (as deployed, or a record's spec) is a boleto contract rather than the payment callback. */
 export const isContract = (spec: PaymentWebhookSpec | BoletoContractSpec | DeployedRegistration): spec is BoletoContractSpec => 'codBeneficiario' in spec;
 

@@ -8,7 +8,9 @@ import type { BankAccount, PaymentType, ZuluTimestamps } from '../../contracts/b
 import type { EventAccount, EventSubject, NotificationClaim, SubjectKind } from '../../contracts/events';
 import type { ProcessorSettings } from '../../contracts/processor';
 import type { Route } from '../../contracts/receiver';
-import type { LookSubject } from '../../contracts/reconciliation';
+import type { ListedSettlement, LookSubject, RegistrationDrift } from '../../contracts/reconciliation';
+import type { RegistrationResourceType, RegistrationSpec } from '../../contracts/registration';
+import type { Log } from '../shared/runtime';
 import type { Change, ClaimCheck, KeyedState, SubjectState } from './verified-state';
 
 /** The provider's queries a family's rules make (the bank client fits). */
@@ -79,6 +81,117 @@ export interface SubjectRules {
 export interface ParsedBody {
   readonly items: SubjectItem[];
   readonly problems: string[];
+}
+
+/** What a listing entry is compared with: a subject's record (what it published, and its last verified state). */
+export interface HeldRecord {
+  readonly history: readonly string[];
+  readonly state?: SubjectState;
+}
+
+/** One entry of a provider's listing, as the sweep reads it. */
+export interface ListedEntry {
+  /** The entry's identity on its page (the sweep's cursor names it; a repeated page shows the same). */
+  readonly key: string;
+  /** The subject to look at; undefined when the entry is not this receiver's to verify (`skipped` says why). */
+  readonly target?: LookSubject;
+  readonly skipped?: string;
+  /** The settlement the listing shows, carried to the processor (it compares the day with its query's). */
+  readonly listed?: ListedSettlement;
+  /** Why the sweep asks for a look, for the look request. */
+  readonly reason: string;
+  /**
+   * Whether the record holds what the entry shows: `true`, `false`, or `'other-day'` (the same
+   * change dated a day apart: held, and counted so the operator checks the connection's time reading).
+   */
+  holds(record: HeldRecord): boolean | 'other-day';
+}
+
+/** One page of a listing. */
+export interface ListedPage {
+  readonly entries: readonly ListedEntry[];
+  /** Whether the provider says a next page exists; undefined when it does not say (then a full page may have more). */
+  readonly hasNext?: boolean;
+}
+
+/**
+ * A provider's listing of what changed on a day, read by the sweep page by page from its cursor
+ * (the cursor, the page bound, repeated pages and the call cap are the sweep's, for every family).
+ */
+export interface WindowListing {
+  /** The number of the first page (1 for this bank's listing, 0 for the standard Pix API's). */
+  readonly firstPage: number;
+  /** Entries of a full page: a page this full without `hasNext` may have more. */
+  readonly pageSize: number;
+  /** The provider's day (`YYYY-MM-DD`) `daysBack` days before the one `at` falls on. */
+  dayOf(at: number, daysBack: number): string;
+  /** One page of the listing of a day (`YYYY-MM-DD`). */
+  page(day: string, page: number, deadline: number): Promise<ListedPage>;
+}
+
+/** What a registration's steps share, whoever runs them (the deploy-time provider, the registration watch). */
+export interface RegistrationSteps {
+  /** Epoch milliseconds by which every call of the step must be over. */
+  readonly deadline: number;
+  /** The value to register from a token secret (the version a deploy pinned, or the one the record names). */
+  readonly tokenValue: (secretArn: string) => Promise<string>;
+  readonly log: Log;
+  readonly sleep: (ms: number) => Promise<void>;
+}
+
+/** The token values a registration may hold without drift (memory only; empty: not compared), and whether the recorded one went stale. */
+export interface ExpectedTokens {
+  readonly accepted: readonly string[];
+  readonly stale: boolean;
+}
+
+/** What the provider holds of a registration, against what it should hold. */
+export interface RegistrationComparison {
+  readonly drift: RegistrationDrift[];
+  /** What the provider holds, for the log (a URL without its query, never a token). */
+  readonly held: string;
+}
+
+/** What applying a registration gave: its physical id and the custom resource's attributes (none secret). */
+export interface RegistrationApplied {
+  readonly physicalResourceId: string;
+  readonly data: Record<string, string>;
+}
+
+/**
+ * One registration at the provider, bound to its client: a custom resource's (the deploy-time
+ * provider), or what the stack deployed (the registration watch). The lifecycle around it (the
+ * applied record, the pinned token, CloudFormation's physical ids and failures) is the handlers'.
+ */
+export interface Registration {
+  readonly resourceType: RegistrationResourceType;
+  readonly spec: RegistrationSpec;
+  /** What the provider keys it by: the applied record's subject. */
+  readonly subject: string;
+  /** Its physical id when known before it is applied; undefined when the provider's answer gives it. */
+  readonly plannedPhysicalId?: string;
+  /** What a log line says of it besides the URL (an account, never a token). */
+  readonly logged: Record<string, string>;
+  /** Throws, saying why, when a deploy would refuse to register this token value. */
+  checkToken(value: string, secretArn: string): void;
+  /** Creates or updates it; `current` is the resource's physical id on an Update, `previousUrl` the URL it had. */
+  apply(steps: RegistrationSteps, change: { readonly current?: string; readonly previousUrl?: string }): Promise<RegistrationApplied>;
+  /** Removes what `physicalResourceId` names, when this family made it: says what it did, or undefined when it is not one to remove. */
+  remove(steps: RegistrationSteps, physicalResourceId: string): Promise<string | undefined>;
+  /** Reads what the provider holds and compares it with the spec and the expected tokens. */
+  compare(steps: RegistrationSteps, tokens: ExpectedTokens): Promise<RegistrationComparison>;
+  /** Puts the spec back through the steps a deploy uses (the watch's repair). */
+  repair(steps: RegistrationSteps): Promise<void>;
+}
+
+/** A family's registrations, bound to the provider's clients by the handler's wiring. */
+export interface RegistrationKinds {
+  /** The resource types served. */
+  readonly resourceTypes: readonly RegistrationResourceType[];
+  /** The registration a custom resource's properties describe, every field checked (errors name the construct that writes them). */
+  fromProperties(resourceType: string, properties: Record<string, unknown>): Registration;
+  /** What the stack deployed (the watch's settings), bound to the watch's connection. */
+  fromDeployed(spec: RegistrationSpec): Registration;
 }
 
 /** One API family: the receiver's routes whose bodies it reads, how it reads them, and its kinds of subject. */

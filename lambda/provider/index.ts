@@ -1,7 +1,7 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
-import { BankClient, credentialsFromSecret } from '../bank/cooperative';
+import { BankClient, cooperativeRegistrations, credentialsFromSecret } from '../bank/cooperative';
 import { CallKind, MemorySlotSchedule, PacerByKind, RatePacer } from '../bank/pacing';
 import type { BankConnectionSettings } from '../../contracts/bank-connection';
 import { RegistrationDefaults } from '../../contracts/registration';
@@ -42,9 +42,11 @@ function bankFor(settings: BankConnectionSettings): BankClient {
   return client;
 }
 
+const registrations = cooperativeRegistrations(bankFor);
+
 export async function handler(event: CustomResourceEvent, context: Context): Promise<CustomResourceResult> {
   if (event.ResourceType === REDRIVE_ALLOW_RESOURCE_TYPE) return redriveAllowLifecycle(event, sqs, logger);
   const remaining = context.getRemainingTimeInMillis();
   const deadline = Date.now() + remaining - Math.min(RegistrationDefaults.safetyMarginMs, remaining / 4);
-  return onEvent(event, { bankFor, token: (arn) => loadTokenToRegister(secretsManager, arn, 10_000), records, log: logger, deadline });
+  return onEvent(event, { registrations, token: (arn) => loadTokenToRegister(secretsManager, arn, 10_000), records, log: logger, deadline });
 }

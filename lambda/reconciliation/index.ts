@@ -7,7 +7,7 @@ import type { Context, ScheduledEvent } from 'aws-lambda';
 import { ProcessorMetric } from '../../contracts/processor';
 import { METRICS_NAMESPACE } from '../../contracts/receiver';
 import { RECONCILIATION_SERVICE_NAME, type SweepResult, type WatchFinding } from '../../contracts/reconciliation';
-import { BankClient, credentialsFromSecret, readBankConnection } from '../bank/cooperative';
+import { BankClient, cooperativeRegistrations, credentialsFromSecret, readBankConnection, settledBoletoListing } from '../bank/cooperative';
 import { DynamoDbDayCursors } from '../store/day-cursors';
 import { DynamoDbLookMarkers } from '../store/look-markers';
 import { DynamoDbPendingPayments } from '../store/pending-payments';
@@ -65,8 +65,8 @@ async function watch(deadline: number): Promise<WatchFinding[]> {
   const w = settings.watch!;
   return watchRegistrations({
     settings: w,
-    ctx: {
-      bank,
+    registrations: cooperativeRegistrations(() => bank, connection),
+    steps: {
       deadline,
       // The watch gives the repair the token version the deploy recorded; nothing else is registered.
       tokenValue: () => Promise.reject(new Error('The watch registers only the recorded token version')),
@@ -88,8 +88,7 @@ export async function handler(event: ScheduledEvent, context: Context): Promise<
   const report = await sweep({
     settings,
     codigoBeneficiario: connection.account.codigoBeneficiario,
-    listingPageSize: connection.listingPageSize,
-    bank,
+    listing: settledBoletoListing(bank, connection.account.codigoBeneficiario, connection.listingPageSize),
     readRecord: (subjectId) => store.read(subjectId),
     cursors,
     pendingPayments,

@@ -1,14 +1,15 @@
 /**
- * The reconciliation sweep: the bank never resends a notification it failed to deliver, so the
- * sweep looks for itself. It reads the bank's settled-boletos listing for today and the last days,
- * each day from its cursor, and asks the processor (through its queue) to look at every
- * settlement no subject record holds; and it asks the processor to look again at every payment
- * still pending. The processor verifies each with the bank's query and publishes each change
- * once, whatever told it to look. Pure: every effect goes through {@link SweepDeps}.
+ * The reconciliation sweep: the provider never resends a notification it failed to deliver, so
+ * the sweep looks for itself. It reads a family's listing (this bank's: the boletos settled on a
+ * day) for today and the last days, each day from its cursor, and asks the processor (through its
+ * queue) to look at every entry no subject record holds; and it asks the processor to look again
+ * at every payment still pending. The processor verifies each with the provider's query and
+ * publishes each change once, whatever told it to look. Pure: every effect goes through
+ * {@link SweepDeps}; what a listing says is the family's ({@link WindowListing}).
  */
 import { randomUUID } from 'node:crypto';
-import { bankDateToIso, bankDay, identifier, nossoNumeroOf, type SettledBoletosPage, toCents } from '../bank/cooperative';
-import { EventTrigger, StatusClass } from '../../contracts/events';
+import type { ListedEntry, WindowListing } from '../bank/family';
+import { EventTrigger } from '../../contracts/events';
 import { type ListedSettlement, LookDefaults, type LookSubject, SweepMetric, type SweepReport, type SweepSettings } from '../../contracts/reconciliation';
 import type { DayCursor } from '../store/day-cursors';
 import { encodeLookRequest, paymentOfSubjectId, subjectIdOf } from '../store/look-request';
@@ -19,10 +20,10 @@ import { type Log } from '../shared/runtime';
 
 export interface SweepDeps {
   readonly settings: SweepSettings;
+  /** The account's beneficiary code: a subject's record is keyed under it. */
   readonly codigoBeneficiario: string;
-  /** Items of a full listing page (the bank connection's `listingPageSize`): a page this full without `hasNext` may have more. */
-  readonly listingPageSize: number;
-  readonly bank: { listSettledBoletos(codigoBeneficiario: string, dia: string, pagina: number, deadline: number): Promise<SettledBoletosPage> };
+  /** The family's listing the sweep reads (this bank's settled boletos). */
+  readonly listing: WindowListing;
   /** A subject's record (consistent read). */
   readonly readRecord: (subjectId: string) => Promise<SubjectRecord>;
   readonly cursors: {
@@ -69,7 +70,7 @@ export async function sweep(deps: SweepDeps, deadline: number, asOf?: number): P
   try {
     try {
       for (let back = 0; back <= deps.settings.lookbackDays; back++) {
-        report.days.push(await sweepDay(bankDay(asOf ?? started, back), deps, deadline, report));
+        report.days.push(await sweepDay(deps.listing.dayOf(asOf ?? started, back), deps, deadline, report));
       }
     } catch (error) {
       if (!(error instanceof ListingCallsCapped)) throw error;
@@ -103,9 +104,11 @@ function checkTime(deps: SweepDeps, deadline: number): void {
  * When it is not (a settlement reversed since drops out of the listing, moving the rest up), the
  * day is read again from its first page: records make that cost no bank query.
  */
-async function sweepDay(day: { iso: string; dia: string }, deps: SweepDeps, deadline: number, report: { bankCalls: number; settlementsToVerify: number; settlementsKnown: number; complete: boolean }) {
-  const saved = await deps.cursors.read(day.iso);
-  let cursor: DayCursor = saved ?? { page: 1, handledOnPage: 0 };
+async function sweepDay(day: string, deps: SweepDeps, deadline: number, report: { bankCalls: number; settlementsToVerify: number; settlementsKnown: number; complete: boolean }) {
+  const { listing } = deps;
+  const first: DayCursor = { page: listing.firstPage, handledOnPage: 0 };
+  const saved = await deps.cursors.read(day);
+  let cursor: DayCursor = saved ?? first;
   let restarted = false;
   let pages = 0;
   let items = 0;
@@ -113,118 +116,89 @@ async function sweepDay(day: { iso: string; dia: string }, deps: SweepDeps, dead
   for (;;) {
     checkTime(deps, deadline);
     if (report.bankCalls >= deps.settings.maxListingCallsPerSweep) throw new ListingCallsCapped();
-    if (cursor.page > deps.settings.maxListingPage) {
+    if (cursor.page - listing.firstPage + 1 > deps.settings.maxListingPage) {
       deps.count(SweepMetric.LISTING_PAGE_BOUND);
-      deps.logger.error('The listing of a day goes past the page bound; the day is read no further and the sweep is incomplete', { day: day.iso, page: cursor.page, maxListingPage: deps.settings.maxListingPage });
+      deps.logger.error('The listing of a day goes past the page bound; the day is read no further and the sweep is incomplete', { day, page: cursor.page, maxListingPage: deps.settings.maxListingPage });
       report.complete = false;
-      return { day: day.iso, pages, items, restarted };
+      return { day, pages, items, restarted };
     }
-    const page = await deps.bank.listSettledBoletos(deps.codigoBeneficiario, day.dia, cursor.page, deadline);
+    const page = await listing.page(day, cursor.page, deadline);
+    const entries = page.entries;
     report.bankCalls++;
     pages++;
-    // A bank that ignores pagina answers the same page again: read on, the day would never end.
-    const thisPage = page.items.map((item) => identifier(item.nossoNumero) ?? '').join(',');
-    if (previousPage !== undefined && thisPage === previousPage && page.items.length) {
+    // A provider that ignores the page number answers the same page again: read on, the day would never end.
+    const thisPage = entries.map((entry) => entry.key).join(',');
+    if (previousPage !== undefined && thisPage === previousPage && entries.length) {
       // Never a silently complete day: the sweep reports itself incomplete.
       deps.count(SweepMetric.REPEATED_PAGES);
-      deps.logger.warn('The listing answered the page before again (does the bank take pagina?); the day is read up to here and the sweep is incomplete', { day: day.iso, page: cursor.page });
+      deps.logger.warn('The listing answered the page before again (does the provider take the page number?); the day is read up to here and the sweep is incomplete', { day, page: cursor.page });
       report.complete = false;
-      return { day: day.iso, pages, items, restarted };
+      return { day, pages, items, restarted };
     }
     previousPage = thisPage;
-    if (cursor.handledOnPage > 0 && identifier(page.items[cursor.handledOnPage - 1]?.nossoNumero) !== cursor.lastNossoNumero) {
-      deps.logger.info('The listing of a day changed before the cursor (a settlement reversed since); reading the day again from its first page', { day: day.iso, page: cursor.page });
-      cursor = { page: 1, handledOnPage: 0 };
+    if (cursor.handledOnPage > 0 && (entries[cursor.handledOnPage - 1]?.key ?? '') !== (cursor.lastNossoNumero ?? '')) {
+      deps.logger.info('The listing of a day changed before the cursor (an entry left it since); reading the day again from its first page', { day, page: cursor.page });
+      cursor = first;
       restarted = true;
       previousPage = undefined;
       continue;
     }
-    const fresh = page.items.slice(cursor.handledOnPage);
+    const fresh = entries.slice(cursor.handledOnPage);
     const toVerify = await unpublished(fresh, deps);
     report.settlementsKnown += fresh.length - toVerify.length;
     if (toVerify.length) {
-      await deps.send(toVerify.map(({ subject, listed }) => encodeLookRequest({
-        trigger: EventTrigger.RECONCILIATION, subject, requestedAt: new Date((deps.now ?? Date.now)()).toISOString(),
-        reason: `the bank lists it as settled on ${day.iso} and no published event holds that settlement`,
+      await deps.send(toVerify.map(({ subject, listed, reason }) => encodeLookRequest({
+        trigger: EventTrigger.RECONCILIATION, subject, requestedAt: new Date((deps.now ?? Date.now)()).toISOString(), reason,
         ...(listed ? { listed } : {}),
       })));
       report.settlementsToVerify += toVerify.length;
     }
     items += fresh.length;
-    const last = page.items[page.items.length - 1];
-    const next: DayCursor = page.items.length
-      ? { page: cursor.page, handledOnPage: page.items.length, lastNossoNumero: identifier(last.nossoNumero) }
+    const last = entries[entries.length - 1];
+    const next: DayCursor = entries.length
+      ? { page: cursor.page, handledOnPage: entries.length, ...(last.key ? { lastNossoNumero: last.key } : {}) }
       : cursor;
-    if (next.handledOnPage !== cursor.handledOnPage || next.page !== cursor.page || !saved) await deps.cursors.write(day.iso, next);
-    // A bank that does not say whether more follow: a full page may have more; the next page, empty, ends the day.
-    const more = page.hasNext ?? page.items.length >= deps.listingPageSize;
-    if (!more || !page.items.length) return { day: day.iso, pages, items, restarted };
+    if (next.handledOnPage !== cursor.handledOnPage || next.page !== cursor.page || !saved) await deps.cursors.write(day, next);
+    // A provider that does not say whether more follow: a full page may have more; the next page, empty, ends the day.
+    const more = page.hasNext ?? entries.length >= listing.pageSize;
+    if (!more || !entries.length) return { day, pages, items, restarted };
     cursor = { page: cursor.page + 1, handledOnPage: 0 };
   }
 }
 
-/** A settlement to look at: its subject, and how the listing shows it. */
+/** An entry to look at: its subject, how the listing shows it, and why. */
 interface ToVerify {
   readonly subject: LookSubject;
   readonly listed?: ListedSettlement;
+  readonly reason: string;
 }
 
-/** The listing's settlements that their subject's record does not hold, as subjects to look at. */
-async function unpublished(items: readonly Record<string, unknown>[], deps: SweepDeps): Promise<ToVerify[]> {
-  const result: (ToVerify | undefined)[] = items.map(() => undefined);
+/** The listing's entries that their subject's record does not hold, as subjects to look at. */
+async function unpublished(entries: readonly ListedEntry[], deps: SweepDeps): Promise<ToVerify[]> {
+  const result: (ToVerify | undefined)[] = entries.map(() => undefined);
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < items.length) {
+    while (next < entries.length) {
       const i = next++;
-      const item = items[i];
-      const nossoNumero = nossoNumeroOf(item.nossoNumero);
-      const beneficiario = identifier(item.codigoBeneficiario);
-      if (!nossoNumero || (beneficiario !== undefined && beneficiario !== deps.codigoBeneficiario)) {
-        deps.logger.warn('A listing item names no nossoNumero of this beneficiary; skipped', { nossoNumero, codigoBeneficiario: beneficiario });
+      const entry = entries[i];
+      const subject = entry.target;
+      if (!subject) {
+        deps.logger.warn('A listing entry is not this receiver\'s to verify; skipped', { why: entry.skipped });
         continue;
       }
-      const subject: LookSubject = { kind: 'boleto', nossoNumero };
       const subjectId = subjectIdOf(subject, deps.codigoBeneficiario);
-      const listed = listedSettlement(item);
-      const held = holdsSettlement(await deps.readRecord(subjectId), listed);
+      const held = entry.holds(await deps.readRecord(subjectId));
       if (held === 'other-day') {
         deps.count(SweepMetric.SETTLEMENT_DAY_MISMATCH);
         deps.logger.warn('The bank lists a settlement on another day than its query showed; check the bank connection\'s zuluTimestamps (docs/bank-api.md)', {
-          subject: subjectId, listedDay: listed?.day, cents: listed?.cents,
+          subject: subjectId, listedDay: entry.listed?.day, cents: entry.listed?.cents,
         });
       }
-      if (!held) result[i] = { subject, ...(listed ? { listed } : {}) };
+      if (!held) result[i] = { subject, reason: entry.reason, ...(entry.listed ? { listed: entry.listed } : {}) };
     }
   };
-  await Promise.all(Array.from({ length: Math.min(RECORD_READS_AT_ONCE, items.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(RECORD_READS_AT_ONCE, entries.length) }, worker));
   return result.filter((v): v is ToVerify => v !== undefined);
-}
-
-/** A listing item's settlement: its day (`dataPagamento`) and amount (`valorLiquidado`), when it shows both. */
-export function listedSettlement(item: Record<string, unknown>): ListedSettlement | undefined {
-  const day = bankDateToIso(item.dataPagamento)?.slice(0, 10);
-  const cents = toCents(item.valorLiquidado);
-  return day && cents !== undefined ? { day, cents } : undefined;
-}
-
-const DAY_MS = 86_400_000;
-
-/**
- * Whether a subject's record holds the settlement a listing item shows. `true`: the same id
- * (`settled:<day>:<cents>`, as the boleto query's `dadosLiquidacao` names it) is in the record's
- * history or state (a record with an outbox still being published holds it too). `'other-day'`:
- * the record's current settlement has that amount on the day before or after: the same
- * settlement, its day read otherwise by the query (a Z timestamp; docs/bank-api.md), so it costs
- * no query. `false`: the record does not hold it.
- */
-export function holdsSettlement(record: SubjectRecord, listed: ListedSettlement | undefined): boolean | 'other-day' {
-  if (!listed) return false;
-  const id = `${listed.day}:${listed.cents}`;
-  if (record.history.includes(`${StatusClass.SETTLED}:${id}`) || record.state?.settlement?.id === id) return true;
-  const current = record.state?.statusClass === StatusClass.SETTLED ? record.state.settlement : undefined;
-  if (!current || current.amount.cents !== listed.cents) return false;
-  const apart = Math.abs(Date.parse(current.id.slice(0, 10)) - Date.parse(listed.day));
-  return apart === DAY_MS ? 'other-day' : false;
 }
 
 /**

@@ -15,20 +15,20 @@
  * that the receiver accepts and a deploy would take, or once contested (it drifted again soon
  * after a repair under the same deploy: another stack or a person changes it back).
  */
-import {
-  type AppliedRegistration, type BoletoContractSpec, type PaymentWebhookSpec, RegistrationResourceType,
-} from '../../contracts/registration';
+import type { AppliedRegistration, RegistrationSpec } from '../../contracts/registration';
 import {
   RegistrationDrift, StackWatchMode, stackWatchMode, SweepMetric, WatchDefaults, type WatchedRegistration, type WatchFinding, type WatchSettings, WatchState,
 } from '../../contracts/reconciliation';
 import { tokenMatches } from '../shared/token-check';
 import { errorMessage } from '../shared/runtime';
-import { checkRegistrableToken, contractIdOf, createContract, describeUrl, findContracts, readPaymentWebhookHeld, registerPaymentWebhook, sameUrl, type StepContext } from '../bank/cooperative';
+import type { Registration, RegistrationKinds, RegistrationSteps } from '../bank/family';
 import type { WatchStateRecord, WatchStates } from '../store/watch-states';
-import { recordDisagreement, repairSpec, resourceTypeOf } from './deployed';
+import { recordDisagreement, repairSpec } from './deployed';
 
 export interface WatchDeps {
-  readonly ctx: StepContext;
+  readonly steps: RegistrationSteps;
+  /** The registrations the stack deployed, bound to the watch's connection. */
+  readonly registrations: RegistrationKinds;
   readonly settings: WatchSettings;
   /** The record of what a registration's last deploy applied (throws on a record this library did not write). */
   readonly readRecord: (name: string) => Promise<AppliedRegistration | undefined>;
@@ -44,12 +44,6 @@ export interface WatchDeps {
   /** Counts a metric; `details` go in its line (not dimensions: one alarm covers every registration). */
   readonly count: (metric: string, details: Record<string, string>) => void;
   readonly now?: () => number;
-}
-
-interface Comparison {
-  readonly drift: RegistrationDrift[];
-  /** What the bank holds, for the log (never a token). */
-  readonly held: string;
 }
 
 /** The token the bank should hold, and the one a repair may register. */
@@ -76,42 +70,6 @@ async function tokenExpectation(deps: WatchDeps, secretArn: string | undefined, 
   return { accepted: value ? [value] : [], ...(value ? { register: value } : {}), stale };
 }
 
-async function comparePayment(ctx: StepContext, spec: PaymentWebhookSpec, token: TokenExpectation): Promise<Comparison> {
-  const held = await readPaymentWebhookHeld(ctx);
-  const stale = token.stale ? [RegistrationDrift.STALE_TOKEN] : [];
-  if (!held.url) return { drift: [RegistrationDrift.MISSING, ...stale], held: 'nothing' };
-  if (!sameUrl(held.url, spec.url)) return { drift: [RegistrationDrift.OTHER_URL, ...stale], held: describeUrl(held.url) };
-  const tokenDrift = token.accepted.length && !tokenMatches(held.token ?? undefined, token.accepted) ? [RegistrationDrift.TOKEN] : [];
-  return { drift: [...tokenDrift, ...stale], held: describeUrl(held.url) };
-}
-
-/** How a status the bank holds differs from the one the deploy applied. */
-function statusDrift(held: unknown, applied: string): RegistrationDrift | undefined {
-  if (held === applied) return undefined;
-  if (held === 'ATIVO') return RegistrationDrift.ACTIVE;
-  return held === 'BLOQUEADO' ? RegistrationDrift.BLOCKED : RegistrationDrift.INACTIVE;
-}
-
-async function compareContract(ctx: StepContext, spec: BoletoContractSpec, token: TokenExpectation): Promise<Comparison> {
-  const [held] = await findContracts(ctx, spec);
-  const stale = token.stale ? [RegistrationDrift.STALE_TOKEN] : [];
-  if (!held) {
-    // A contract the deploy paused that the bank no longer holds sends nothing either way.
-    const paused = spec.contratoStatus !== 'ATIVO' && spec.urlStatus !== 'ATIVO';
-    return { drift: paused ? [] : [RegistrationDrift.MISSING, ...stale], held: 'nothing' };
-  }
-  const drift: RegistrationDrift[] = [];
-  if (!sameUrl(held.url, spec.url)) drift.push(RegistrationDrift.OTHER_URL);
-  for (const field of ['contratoStatus', 'urlStatus'] as const) {
-    const d = statusDrift(held[field], spec[field]);
-    if (d) drift.push(d);
-  }
-  if (!drift.includes(RegistrationDrift.OTHER_URL) && token.accepted.length) {
-    if (!tokenMatches(typeof held.token === 'string' ? held.token : undefined, token.accepted)) drift.push(RegistrationDrift.TOKEN);
-  }
-  return { drift: [...new Set([...drift, ...stale])], held: `contract ${contractIdOf(held) ?? '(no id)'} at ${describeUrl(held.url)}` };
-}
-
 /** Whether a drift now, under `record`, makes the registration contested. */
 function isContested(previous: WatchStateRecord | undefined, record: AppliedRegistration, now: number): boolean {
   if (!previous) return false;
@@ -120,12 +78,13 @@ function isContested(previous: WatchStateRecord | undefined, record: AppliedRegi
 }
 
 /** Why a drift is not repaired, and the state that leaves; undefined: repair it. Checked in order; the first reason wins. */
-function reasonNotToRepair(repair: boolean, spec: PaymentWebhookSpec | BoletoContractSpec, drift: readonly RegistrationDrift[], token: TokenExpectation, contested: boolean): { why: string; state: WatchState } | undefined {
+function reasonNotToRepair(repair: boolean, registration: Registration, drift: readonly RegistrationDrift[], token: TokenExpectation, contested: boolean): { why: string; state: WatchState } | undefined {
   const drifted = (why: string) => ({ why, state: WatchState.DRIFT });
   if (!repair) return drifted('repairRegistrations is off');
   if (drift.includes(RegistrationDrift.STALE_TOKEN)) {
     return drifted('the token the last deploy registered is no longer one the receiver accepts (the secret changed without a deploy): deploy with a new tokenVersion to register the current one');
   }
+  const { spec } = registration;
   if (drift.includes(RegistrationDrift.OTHER_URL) && !spec.takeOverExisting) return drifted('the bank holds another party\'s URL (takeOverExisting is off)');
   if (contested) {
     return {
@@ -137,7 +96,7 @@ function reasonNotToRepair(repair: boolean, spec: PaymentWebhookSpec | BoletoCon
   if (secretArn) {
     if (token.register === undefined) return drifted(`the record names no version of the token secret ${secretArn} to register: deploy a registration change to record one`);
     try {
-      checkRegistrableToken(token.register, secretArn);
+      registration.checkToken(token.register, secretArn);
     } catch (error) {
       return drifted(`a deploy would refuse the token it would register: ${errorMessage(error)}`);
     }
@@ -175,14 +134,14 @@ async function trustedRecord(deps: WatchDeps, registration: WatchedRegistration)
 
 /** Compares one registration with what the stack deployed and repairs it when it may. */
 async function watchOne(deps: WatchDeps, registration: WatchedRegistration, previous: WatchStateRecord | undefined, stackStatus: () => Promise<string>): Promise<Outcome> {
-  const { ctx, settings } = deps;
+  const { steps, settings } = deps;
   const now = deps.now ?? Date.now;
   const label = registration.label;
   const trust = await trustedRecord(deps, registration);
-  const spec = repairSpec(registration, trust.record);
+  const spec: RegistrationSpec = repairSpec(registration, trust.record);
+  const bound = deps.registrations.fromDeployed(spec);
   const token = await tokenExpectation(deps, spec.tokenSecretArn, trust.record);
-  const payment = resourceTypeOf(registration) === RegistrationResourceType.PAYMENT_WEBHOOK;
-  const { drift, held } = payment ? await comparePayment(ctx, spec as PaymentWebhookSpec, token) : await compareContract(ctx, spec as BoletoContractSpec, token);
+  const { drift, held } = await bound.compare(steps, token);
   // In sync again with a record it trusts: a contest is over (the state item keeps none).
   if (!drift.length && trust.record) return { state: WatchState.IN_SYNC, drift };
   const status = await stackStatus();
@@ -194,7 +153,7 @@ async function watchOne(deps: WatchDeps, registration: WatchedRegistration, prev
       if (trust.state === WatchState.UNKNOWN) deps.count(SweepMetric.REGISTRATIONS_UNKNOWN, { registration: label });
       deps.count(SweepMetric.REGISTRATION_RECORD_UNTRUSTED, { registration: label, state: trust.state });
     }
-    ctx.log.warn('The registration\'s deploy record cannot be trusted: compared with what the stack deployed, never repaired', {
+    steps.log.warn('The registration\'s deploy record cannot be trusted: compared with what the stack deployed, never repaired', {
       registration: label, record: registration.appliedRecord, why: trust.why, drift, held, stackStatus: status, counted,
     });
     return { state: trust.state, drift, why: trust.why };
@@ -202,35 +161,33 @@ async function watchOne(deps: WatchDeps, registration: WatchedRegistration, prev
   const { record } = trust;
   if (!counted) {
     // A deploy, a rollback or a delete is changing it (or the stack never served): the next sweep compares again.
-    ctx.log.info('The bank\'s registration differs while the stack is not deployed', { registration: label, drift, held, stackStatus: status, why: stack.why });
+    steps.log.info('The bank\'s registration differs while the stack is not deployed', { registration: label, drift, held, stackStatus: status, why: stack.why });
     return { state: WatchState.DRIFT, drift, why: `the stack is ${status}: compared again at the next sweep` };
   }
   if (stack.mode === StackWatchMode.STUCK) {
     const why = `the stack is ${status} (${stack.why}): repaired once it is in a completed status`;
-    ctx.log.warn('The bank\'s registration is not what the stack deployed, and the stack is stuck', { registration: label, drift, held, stackStatus: status });
+    steps.log.warn('The bank\'s registration is not what the stack deployed, and the stack is stuck', { registration: label, drift, held, stackStatus: status });
     return { state: WatchState.DRIFT, drift, why };
   }
   const contested = settings.repair && isContested(previous, record, now());
-  const notRepaired = reasonNotToRepair(settings.repair, spec, drift, token, contested);
-  ctx.log.warn('The bank\'s registration is not what the stack deployed', { registration: label, drift, held, appliedAt: record.appliedAt, repair: notRepaired ? `no: ${notRepaired.why}` : 'yes' });
+  const notRepaired = reasonNotToRepair(settings.repair, bound, drift, token, contested);
+  steps.log.warn('The bank\'s registration is not what the stack deployed', { registration: label, drift, held, appliedAt: record.appliedAt, repair: notRepaired ? `no: ${notRepaired.why}` : 'yes' });
   if (notRepaired?.state === WatchState.CONTESTED) {
     deps.count(SweepMetric.REGISTRATION_CONTESTED, { registration: label, drift: drift.join(',') });
     const since = previous?.contestedUnder === record.requestId ? previous.contestedSince : now();
     return { ...notRepaired, drift, keep: { contestedUnder: record.requestId, contestedSince: since } };
   }
   if (notRepaired) return { ...notRepaired, drift };
-  const repairCtx: StepContext = { ...ctx, tokenValue: () => Promise.resolve(token.register!) };
   try {
-    if (payment) await registerPaymentWebhook(repairCtx, spec as PaymentWebhookSpec);
-    else await createContract(repairCtx, spec as BoletoContractSpec);
+    await bound.repair({ ...steps, tokenValue: () => Promise.resolve(token.register!) });
   } catch (error) {
     // The steps leave another party's registration alone and undo what they could not confirm; the drift alarm is already counted.
     const why = `the repair failed: ${errorMessage(error)}`;
-    ctx.log.error('Could not put back what the stack deployed', { registration: label, why });
+    steps.log.error('Could not put back what the stack deployed', { registration: label, why });
     return { state: WatchState.DRIFT, drift, why };
   }
   deps.count(SweepMetric.REGISTRATIONS_REPAIRED, { registration: label });
-  ctx.log.info('Put back what the stack deployed at the bank', { registration: label, appliedAt: record.appliedAt });
+  steps.log.info('Put back what the stack deployed at the bank', { registration: label, appliedAt: record.appliedAt });
   return { state: WatchState.REPAIRED, drift, keep: { repairedAt: now(), repairedUnder: record.requestId } };
 }
 

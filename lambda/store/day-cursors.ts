@@ -10,6 +10,7 @@ import { IdempotencyTable } from '../../contracts/processor';
 export interface DayCursor {
   readonly page: number;
   readonly handledOnPage: number;
+  /** The key of the last entry handled on the page (a boleto's nossoNumero; the item keeps this attribute's name). */
   readonly lastNossoNumero?: string;
 }
 

@@ -20,8 +20,6 @@ export function cooperativeFamily(): ApiFamily {
 
 export { BankClient, type BankCall, type RetryInfo } from './client';
 export { credentialsFromSecret, parseBankConnection, readBankConnection } from './connection';
-export { bankDateToIso, bankDay, identifier, nossoNumeroOf, type SettledBoletosPage, toCents } from './answers';
-export { checkRegistrableToken } from './registration/registrable-token';
-export { contractIdOf, type ContractIdentity, createContract, deactivateContract, findContracts, updateContract } from './registration/boleto-contract';
-export { readPaymentWebhookHeld, registerPaymentWebhook, unregisterPaymentWebhook } from './registration/payment-webhook';
-export { type BankCaller, describeUrl, sameUrl, type StepContext } from './registration/steps';
+export { nossoNumeroOf } from './answers';
+export { settledBoletoListing } from './listing';
+export { cooperativeRegistrations } from './registration/kinds';

@@ -11,6 +11,7 @@ import { BankEventDetailType as T, EventTrigger, StatusClass } from '../../../co
 import { ProcessorMetric } from '../../../contracts/processor';
 import { SweepMetric } from '../../../contracts/reconciliation';
 import { settledPage } from '../../../lambda/bank/cooperative/answers';
+import { settledBoletoListing } from '../../../lambda/bank/cooperative/listing';
 import { bankErrorMessage } from '../../../lambda/bank/errors';
 import { processBatch } from '../../../lambda/processor/batch';
 import { sweep, type SweepDeps } from '../../../lambda/reconciliation/sweep';
@@ -109,8 +110,7 @@ describe('the listing page, read by the sweep', () => {
     const deps: SweepDeps = {
       settings: { idempotencyTableName: 't', queueUrl: 'q', lookbackDays: 0, paymentMaxAgeDays: 7, maxPaymentLooksPerSweep: 1_000, maxListingCallsPerSweep: 1_000, maxListingPage: 1_000, safetyMarginMs: 1_000, receiverName: 'r' },
       codigoBeneficiario: '54321',
-      listingPageSize: 500,
-      bank: { listSettledBoletos: async (_c, _dia, pagina) => { calls.push(pagina); return settledPage(LISTING, 'listing', 200); } },
+      listing: settledBoletoListing({ listSettledBoletos: async (_c, _dia, pagina) => { calls.push(pagina); return settledPage(LISTING, 'listing', 200); } }, '54321', 500),
       readRecord: async (id) => records[id] ?? EMPTY_RECORD,
       cursors: { read: async () => undefined, write: async () => undefined },
       pendingPayments: { async *list() { /* none */ }, giveUp: async () => undefined },

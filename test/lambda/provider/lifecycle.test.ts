@@ -1,13 +1,8 @@
 import type { BankCall } from '../../../lambda/bank/cooperative/client';
 import { BankApiError } from '../../../lambda/bank/errors';
 import { describeUrl, sameUrl } from '../../../lambda/bank/cooperative/registration/steps';
-import {
-  contractPhysicalId,
-  type CustomResourceEvent,
-  type LifecycleDeps,
-  onEvent,
-  parseContractPhysicalId,
-} from '../../../lambda/provider/lifecycle';
+import { type CustomResourceEvent, type LifecycleDeps, onEvent } from '../../../lambda/provider/lifecycle';
+import { contractPhysicalId, cooperativeRegistrations, parseContractPhysicalId } from '../../../lambda/bank/cooperative/registration/kinds';
 import { RegistrationResourceType } from '../../../contracts/registration';
 import { registrationProperties } from '../../../lib/registration/registration-resource';
 import { type BankConnectionSettings, BankConnectionDefaults, scopeSettings } from '../../../contracts/bank-connection';
@@ -47,7 +42,7 @@ function deps(call: (call: BankCall) => Promise<{ status: number; body: unknown 
   return {
     calls,
     logs,
-    bankFor: (settings) => ({ settings, call: (c: BankCall) => { calls.push(c); return call(c); } }),
+    registrations: cooperativeRegistrations((settings) => ({ settings, call: (c: BankCall) => { calls.push(c); return call(c); } })),
     token: () => Promise.resolve({ value: TOKEN, versionId: 'v-1' }),
     records: new MemoryAppliedRegistrations(),
     log: { info: (message) => logs.push(message), warn: (message) => logs.push(message), error: (message) => logs.push(message) },

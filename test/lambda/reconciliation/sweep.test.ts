@@ -6,7 +6,8 @@ import type { PendingPayment } from '../../../lambda/store/pending-payments';
 import { SweepDefaults, SweepMetric } from '../../../contracts/reconciliation';
 import { EMPTY_RECORD, type SubjectRecord } from '../../../lambda/store/subject-store';
 import { MemoryLookMarkers } from '../../support/processor-records';
-import { holdsSettlement, listedSettlement, sweep, type SweepDeps } from '../../../lambda/reconciliation/sweep';
+import { sweep, type SweepDeps } from '../../../lambda/reconciliation/sweep';
+import { holdsSettlement, listedSettlement, settledBoletoListing, type SettledBoletosLister } from '../../../lambda/bank/cooperative/listing';
 
 const BENEFICIARIO = '54321';
 const PAGE = 50;
@@ -28,22 +29,22 @@ function fakeWorld(options: { now?: number } = {}) {
   const markers = new MemoryLookMarkers();
   let now = options.now ?? NOON_ISH;
   const isoOf = (dia: string) => `${dia.slice(6)}-${dia.slice(3, 5)}-${dia.slice(0, 2)}`;
+  const bank: SettledBoletosLister = {
+    async listSettledBoletos(codigo, dia, pagina) {
+      expect(codigo).toBe(BENEFICIARIO);
+      calls.push({ dia, pagina });
+      const day = isoOf(dia);
+      const all = listings.get(day) ?? [];
+      const items = all.slice((pagina - 1) * PAGE, pagina * PAGE).map((l) => ({
+        codigoBeneficiario: l.beneficiario ?? BENEFICIARIO, nossoNumero: l.nossoNumero, dataPagamento: `${day} 00:00:00.0`, valorLiquidado: l.cents / 100, tipoLiquidacao: 'PIX',
+      }));
+      return { items, hasNext: pagina * PAGE < all.length };
+    },
+  };
   const deps: SweepDeps = {
     settings: { idempotencyTableName: 't', queueUrl: 'q', lookbackDays: 3, paymentMaxAgeDays: 7, maxPaymentLooksPerSweep: 1_000, maxListingCallsPerSweep: 1_000, maxListingPage: 1_000, safetyMarginMs: 10_000, receiverName: 'r' },
     codigoBeneficiario: BENEFICIARIO,
-    listingPageSize: PAGE,
-    bank: {
-      async listSettledBoletos(codigo, dia, pagina) {
-        expect(codigo).toBe(BENEFICIARIO);
-        calls.push({ dia, pagina });
-        const day = isoOf(dia);
-        const all = listings.get(day) ?? [];
-        const items = all.slice((pagina - 1) * PAGE, pagina * PAGE).map((l) => ({
-          codigoBeneficiario: l.beneficiario ?? BENEFICIARIO, nossoNumero: l.nossoNumero, dataPagamento: `${day} 00:00:00.0`, valorLiquidado: l.cents / 100, tipoLiquidacao: 'PIX',
-        }));
-        return { items, hasNext: pagina * PAGE < all.length };
-      },
-    },
+    listing: settledBoletoListing({ listSettledBoletos: (...args) => bank.listSettledBoletos(...args) }, BENEFICIARIO, PAGE),
     readRecord: async (id) => records.get(id) ?? EMPTY_RECORD,
     cursors: {
       read: async (day) => cursors.get(day),
@@ -60,7 +61,7 @@ function fakeWorld(options: { now?: number } = {}) {
     now: () => now,
   };
   return {
-    deps, listings, records, cursors, pending, sent, calls, counts, givenUp, markers,
+    deps, bank, listings, records, cursors, pending, sent, calls, counts, givenUp, markers,
     setNow: (value: number) => { now = value; },
     /** What the processor does with a look: the record then holds the settlement the bank shows. */
     publish(day: string, listed: Listed) {
@@ -122,8 +123,8 @@ it('reads every page; when stopped half-way it resumes from the day\'s cursor an
   world.listings.set('2026-11-23', day);
   // Enough time for two pages only.
   let calls = 0;
-  const list = world.deps.bank.listSettledBoletos.bind(world.deps.bank);
-  world.deps.bank.listSettledBoletos = async (...args) => {
+  const list = world.bank.listSettledBoletos.bind(world.bank);
+  world.bank.listSettledBoletos = async (...args) => {
     if (++calls === 2) world.setNow(FAR - 1_000);
     return list(...args);
   };
@@ -186,9 +187,8 @@ it('skips a listing item of another beneficiary or with no nossoNumero of up to 
 it('stops a day whose listing answers the same page again (a bank ignoring pagina), counting it, rather than looping to the deadline', async () => {
   const world = fakeWorld();
   world.listings.set('2026-11-23', settlements('S', 3));
-  const listed = world.deps.bank.listSettledBoletos;
-  const ignoresPagina: SweepDeps['bank'] = { listSettledBoletos: async (codigo, dia, _pagina, deadline) => ({ ...(await listed(codigo, dia, 1, deadline)), hasNext: true }) };
-  world.deps = { ...world.deps, bank: ignoresPagina };
+  const listed = world.bank.listSettledBoletos;
+  world.bank.listSettledBoletos = async (codigo, dia, _pagina, deadline) => ({ ...(await listed(codigo, dia, 1, deadline)), hasNext: true });
   const report = await sweep({ ...world.deps, settings: { ...world.deps.settings, lookbackDays: 0 } }, FAR);
   expect(report.complete).toBe(false);
   expect(report.bankCalls).toBe(2);
@@ -199,8 +199,8 @@ it('stops a day whose listing answers the same page again (a bank ignoring pagin
 it('reads on past a full page whose hasNext is missing, and ends the day at a page that is not full: all 120 settlements looked at', async () => {
   const world = fakeWorld();
   world.listings.set('2026-11-23', settlements('M', 120));
-  const listed = world.deps.bank.listSettledBoletos;
-  world.deps = { ...world.deps, bank: { listSettledBoletos: async (codigo, dia, pagina, deadline) => ({ items: (await listed(codigo, dia, pagina, deadline)).items }) } };
+  const listed = world.bank.listSettledBoletos;
+  world.bank.listSettledBoletos = async (codigo, dia, pagina, deadline) => ({ items: (await listed(codigo, dia, pagina, deadline)).items });
   const report = await sweep({ ...world.deps, settings: { ...world.deps.settings, lookbackDays: 0 } }, FAR);
   expect(world.looked()).toHaveLength(120);
   expect(world.calls.map((c) => c.pagina)).toEqual([1, 2, 3]);
@@ -208,8 +208,8 @@ it('reads on past a full page whose hasNext is missing, and ends the day at a pa
   // A last page exactly full: one more call, answered empty, ends it.
   const exact = fakeWorld();
   exact.listings.set('2026-11-23', settlements('N', 100));
-  const listedExact = exact.deps.bank.listSettledBoletos;
-  exact.deps = { ...exact.deps, bank: { listSettledBoletos: async (codigo, dia, pagina, deadline) => ({ items: (await listedExact(codigo, dia, pagina, deadline)).items }) } };
+  const listedExact = exact.bank.listSettledBoletos;
+  exact.bank.listSettledBoletos = async (codigo, dia, pagina, deadline) => ({ items: (await listedExact(codigo, dia, pagina, deadline)).items });
   await sweep({ ...exact.deps, settings: { ...exact.deps.settings, lookbackDays: 0 } }, FAR);
   expect(exact.calls.map((c) => c.pagina)).toEqual([1, 2, 3]);
   expect(exact.looked()).toHaveLength(100);

@@ -11,6 +11,7 @@ import { RegistrationDrift, SweepMetric, type WatchFinding, WatchState } from '.
 import type { AppliedRegistration } from '../../../contracts/registration';
 import type { BankClient } from '../../../lambda/bank/cooperative/client';
 import { watchRegistrations } from '../../../lambda/reconciliation/watch';
+import { cooperativeRegistrations } from '../../../lambda/bank/cooperative/registration/kinds';
 import { loadAcceptedTokens, loadTokenVersion } from '../../../lambda/shared/secret-tokens';
 import { SsmAppliedRegistrations } from '../../../lambda/store/applied-registrations';
 import { SAMPLE_ACCOUNT } from '../../../simulator/simulator';
@@ -72,7 +73,8 @@ async function deployed(options: { repair?: boolean; takeOverExisting?: boolean 
   };
   const watchOnce = () => watchRegistrations({
     settings,
-    ctx: { bank, deadline: Date.now() + 30_000, tokenValue: () => Promise.reject(new Error('never asked')), log, sleep: () => Promise.resolve() },
+    registrations: cooperativeRegistrations(() => bank, bank.settings),
+    steps: { deadline: Date.now() + 30_000, tokenValue: () => Promise.reject(new Error('never asked')), log, sleep: () => Promise.resolve() },
     readRecord: (name) => records.read(name),
     tokens: {
       version: async (arn, versionId) => (await loadTokenVersion(secretsManager, arn, { versionId }, 5_000))?.value,
