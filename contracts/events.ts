@@ -26,6 +26,10 @@ export enum BankEventDetailType {
    * verification attempt. Never a settlement: nothing financial follows from it.
    */
   NOTIFICATION_NOT_CONFIRMED = 'Notification Not Confirmed',
+  /** A Pix received to one of the receiver's keys, confirmed by the provider's query under our credentials (and its charge, when it paid one). */
+  PIX_RECEIVED = 'Pix Received',
+  /** A refund of a received Pix reached its final status (`DEVOLVIDO` or `NAO_REALIZADO`), as the provider's query shows it. */
+  PIX_REFUND = 'Pix Refund',
 }
 
 /** What made the processor look at the bank. */
@@ -42,6 +46,10 @@ export enum EventTrigger {
 export enum SubjectKind {
   BOLETO = 'boleto',
   PAYMENT = 'payment',
+  /** A Pix received (the standard Pix API). */
+  PIX = 'pix',
+  /** A refund (devolução) of a Pix received. */
+  PIX_REFUND = 'pix-refund',
 }
 
 /** The payment kinds of the payments API. */
@@ -103,13 +111,20 @@ export interface BoletoSettlement {
 /** What the event is about, and where this event stands in its history. */
 export interface EventSubject {
   readonly kind: SubjectKind;
-  /** Stable id of the subject: `boleto:<codigoBeneficiario>:<nossoNumero>` or `payment:<kind>:<idTransacao>`. */
+  /**
+   * Stable id of the subject: `boleto:<codigoBeneficiario>:<nossoNumero>`, `payment:<kind>:<idTransacao>`,
+   * `pix:<endToEndId>` or `pix-refund:<endToEndId>:<refundId>`.
+   */
   readonly id: string;
   /**
    * Position of this change in the subject's published history, from 1, with no gaps.
    * EventBridge does not keep order: sort a subject's events by it.
    */
   readonly sequence: number;
+  /** Pix and Pix refund subjects: the Pix's end-to-end id. */
+  readonly endToEndId?: string;
+  /** Pix refund subjects: the refund's id (`devolucao.id`). */
+  readonly refundId?: string;
   /** Boleto subjects. */
   readonly nossoNumero?: string;
   /** Boleto subjects. */
@@ -161,6 +176,57 @@ export interface EventNotification {
   readonly body?: { [key: string]: any };
   /** Set when `body` was left out for size. */
   readonly bodyOmitted?: OmittedPart;
+}
+
+/** Where the provider keeps a charge: `cob` (immediate) or `cobv` (with a due date). */
+export enum PixChargeKind {
+  COB = 'cob',
+  COBV = 'cobv',
+}
+
+/** How a Pix paid a charge: which one, and what the provider shows of it. */
+export interface PixCharge {
+  /** The charge's txid (26 to 35 letters and digits). */
+  readonly txid: string;
+  /** Where the provider showed it. */
+  readonly kind: PixChargeKind;
+  /** The charge's status as the provider writes it (`CONCLUIDA`). */
+  readonly status: string;
+  /** `valor.original`. */
+  readonly original: EventAmount;
+}
+
+/** A Pix received, as the provider's query shows it: only what the standard defines (no payer identity). */
+export interface PixReceived {
+  readonly endToEndId: string;
+  /** The txid the payer's code carried: a charge's, or a static code's short one. */
+  readonly txid?: string;
+  /** The receiver's key it was paid to, when the provider says. */
+  readonly chave?: string;
+  readonly amount: EventAmount;
+  /** When it was settled (RFC 3339, as the provider writes it). */
+  readonly horario: string;
+  /** The payer's free-text message (`infoPagador`). */
+  readonly infoPagador?: string;
+  /** The charge it paid (a txid of 26 to 35 characters), confirmed concluded with this Pix. */
+  readonly charge?: PixCharge;
+}
+
+/** A refund of a Pix received, as the provider's query shows it. */
+export interface PixRefund {
+  /** The Pix it returns. */
+  readonly endToEndId: string;
+  /** The refund's id (`id`, ours when we asked for it). */
+  readonly id: string;
+  /** The return's end-to-end id (`rtrId`). */
+  readonly rtrId?: string;
+  readonly amount: EventAmount;
+  /** `DEVOLVIDO` (returned) or `NAO_REALIZADO` (not done). */
+  readonly status: string;
+  /** When it reached that status (`horario.liquidacao`). */
+  readonly settledAt?: string;
+  /** The provider's words about it (`motivo`). */
+  readonly motivo?: string;
 }
 
 /** What every event's detail has. (Subtypes add members and never redeclare one: jsii's rule.) */
@@ -216,6 +282,16 @@ export interface BoletoSettlementReversedDetail extends BankEventDetail {
   readonly reverses: BoletoSettlement;
 }
 
+/** Pix Received: a Pix to one of the receiver's keys that the provider confirmed (and its charge, when it paid one). */
+export interface PixReceivedDetail extends BankEventDetail {
+  readonly pix: PixReceived;
+}
+
+/** Pix Refund: a refund of a received Pix reached its final status. */
+export interface PixRefundDetail extends BankEventDetail {
+  readonly refund: PixRefund;
+}
+
 /** Notification Not Confirmed: the bank never showed what a notification claimed. */
 export interface NotificationNotConfirmedDetail extends EventDetailBase {
   /** Always false. */
@@ -232,6 +308,8 @@ export const DETAIL_INTERFACE_OF_TYPE: Readonly<Record<BankEventDetailType, stri
   [BankEventDetailType.BOLETO_REJECTED]: 'BankEventDetail',
   [BankEventDetailType.PAYMENT_STATUS_VERIFIED]: 'BankEventDetail',
   [BankEventDetailType.NOTIFICATION_NOT_CONFIRMED]: 'NotificationNotConfirmedDetail',
+  [BankEventDetailType.PIX_RECEIVED]: 'PixReceivedDetail',
+  [BankEventDetailType.PIX_REFUND]: 'PixRefundDetail',
 };
 
 /** Largest detail published as is (EventBridge takes 256 KB per entry, source and detail type included). */

@@ -26,3 +26,39 @@ export enum RefundStatus {
   RETURNED = 'DEVOLVIDO',
   NOT_DONE = 'NAO_REALIZADO',
 }
+
+/** A DICT key as the provider writes it: an EVP (a UUID), an email, a phone (`+55...`), a CPF or a CNPJ. */
+export enum PixKeyType {
+  EVP = 'evp',
+  EMAIL = 'email',
+  PHONE = 'phone',
+  CPF = 'cpf',
+  CNPJ = 'cnpj',
+}
+
+const EVP = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/**
+ * A Pix key in the one form the DICT keeps, so a key written otherwise compares equal: an EVP in
+ * lower case, an email in lower case, a phone as `+55` and its digits, a CPF's 11 or a CNPJ's 14
+ * digits without punctuation. Undefined for what is none of these (or longer than 77 characters).
+ */
+export function normalizePixKey(key: string): { key: string; type: PixKeyType } | undefined {
+  const text = key.trim();
+  if (!text || text.length > MAX_PIX_KEY_LENGTH) return undefined;
+  if (EVP.test(text)) return { key: text.toLowerCase(), type: PixKeyType.EVP };
+  if (text.includes('@')) return EMAIL.test(text) ? { key: text.toLowerCase(), type: PixKeyType.EMAIL } : undefined;
+  if (text.startsWith('+')) {
+    const digits = text.slice(1).replace(/[\s().-]/g, '');
+    return /^55\d{10,11}$/.test(digits) ? { key: `+${digits}`, type: PixKeyType.PHONE } : undefined;
+  }
+  const digits = text.replace(/[\s./()-]/g, '');
+  if (!/^\d+$/.test(digits)) return undefined;
+  // A phone written without its +: with its area code in parentheses, or 55 and 10 or 11 digits.
+  if (text.includes('(') && /^\d{10,11}$/.test(digits)) return { key: `+55${digits}`, type: PixKeyType.PHONE };
+  if (/^55\d{11}$/.test(digits)) return { key: `+${digits}`, type: PixKeyType.PHONE };
+  if (digits.length === 11) return { key: digits, type: PixKeyType.CPF };
+  if (digits.length === 14) return { key: digits, type: PixKeyType.CNPJ };
+  return undefined;
+}

@@ -85,6 +85,8 @@ export interface ProcessorSettings {
   readonly boletoStatuses: BoletoStatusMapping;
   readonly boletoMovements: BoletoMovementMapping;
   readonly paymentStatuses: PaymentStatusMapping;
+  /** The receiver's Pix keys, normalized (contracts/pix.ts normalizePixKey): a Pix to any other is not ours. @default none (no Pix route) */
+  readonly pixKeys?: readonly string[];
 }
 
 export const ProcessorDefaults = {
@@ -182,6 +184,12 @@ export enum ProcessorMetric {
    * expired, so nothing is published (never counted as recovered).
    */
   LOOKS_PAST_RECORDS = 'LooksPastRecordLifetime',
+  /**
+   * Items another customer of the provider can send us (a Pix to a key that is not ours, one the
+   * provider's query under our credentials does not know): dropped, kept in the journal only,
+   * never published, never a dead-letter message.
+   */
+  FOREIGN = 'ForeignItemsDropped',
 }
 
 /**

@@ -27,9 +27,13 @@ export interface ReceiverSettings {
   readonly receiverName: string;
 }
 
-/** The two routes the bank calls. */
+/** The two routes the bank calls with its token (the collection and payments APIs). */
 export const ROUTES = ['payments', 'boleto'] as const;
-export type Route = (typeof ROUTES)[number];
+/** The standard Pix API's callback route (on an API of its own: the provider appends `/pix` to the registered URL). */
+export const PIX_ROUTE = 'pix' as const;
+/** Every route whose bodies are stored and processed. */
+export const STORED_ROUTES = [...ROUTES, PIX_ROUTE] as const;
+export type Route = (typeof STORED_ROUTES)[number];
 
 /** Largest message SQS accepts (bytes), message attributes included. Both queues are created with this maximum. */
 export const SQS_MAX_MESSAGE_BYTES = 1_048_576;

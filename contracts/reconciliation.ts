@@ -203,7 +203,9 @@ export enum WatchState {
 /** What a look request asks the processor to look at. */
 export type LookSubject =
   | { readonly kind: 'boleto'; readonly nossoNumero: string }
-  | { readonly kind: 'payment'; readonly paymentKind: PaymentType; readonly idTransacao: string };
+  | { readonly kind: 'payment'; readonly paymentKind: PaymentType; readonly idTransacao: string }
+  | { readonly kind: 'pix'; readonly endToEndId: string }
+  | { readonly kind: 'pix-refund'; readonly endToEndId: string; readonly refundId: string };
 
 /**
  * A message in the processor's queue that is not a notification: "ask the bank about this

@@ -6,10 +6,11 @@
 import type { Route } from '../../contracts/receiver';
 import type { LookSubject } from '../../contracts/reconciliation';
 import { cooperativeFamily } from './cooperative';
+import { pixFamily } from './pix';
 import type { ApiFamily, SubjectItem, SubjectRules } from './family';
 
 /** Every API family, one line each. */
-export const FAMILIES: readonly ApiFamily[] = [cooperativeFamily()];
+export const FAMILIES: readonly ApiFamily[] = [cooperativeFamily(), pixFamily()];
 
 /** Every kind of subject of every family. */
 export const SUBJECT_RULES: readonly SubjectRules[] = FAMILIES.flatMap((family) => family.subjects);

@@ -17,6 +17,11 @@ import type { Change, ClaimCheck, KeyedState, SubjectState } from './verified-st
 export interface ProviderQueries {
   queryBoleto(codigoBeneficiario: string, nossoNumero: string, deadline: number): Promise<Record<string, unknown>>;
   queryPayment(type: PaymentType, idTransacao: string, deadline: number): Promise<Record<string, unknown>>;
+  /**
+   * Other families' clients, by family name (the standard Pix API's is `pix`), when the receiver
+   * has their connection: a family's rules read only their own.
+   */
+  readonly clients?: Readonly<Record<string, unknown>>;
 }
 
 /** One item of a notification a family read: what it says about one subject, and the item as received. */
@@ -32,6 +37,8 @@ export interface RulesContext {
   readonly settings: ProcessorSettings;
   /** How the provider's timestamps written with a Z are read. @default ZuluTimestamps.UTC */
   readonly zuluTimestamps?: ZuluTimestamps;
+  /** The receiver's Pix keys, normalized (contracts/pix.ts normalizePixKey). @default none */
+  readonly pixKeys?: readonly string[];
 }
 
 /**
@@ -45,6 +52,19 @@ export class NotOurs extends Error {
   }
 }
 
+/**
+ * The provider says the subject is someone else's, and anyone at the provider can cause that (a
+ * Pix another customer's webhook sent to our URL, a key that is not ours): dropped and counted,
+ * kept only in the journal, never published, never a dead-letter message (or anyone at the same
+ * provider could fire our alarm). Its details are a third party's: never logged.
+ */
+export class Foreign extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'Foreign';
+  }
+}
+
 /** How one kind of subject is verified: named, asked about, read, compared and published. */
 export interface SubjectRules {
   readonly kind: SubjectKind;
@@ -52,11 +72,13 @@ export interface SubjectRules {
   owns(target: LookSubject): boolean;
   /** The target a notification item names, when the item is of this kind. */
   targetOf(item: SubjectItem): LookSubject | undefined;
-  /** Why the item is not this receiver's to verify (it names another beneficiary), or undefined. */
+  /** Why the item is not this receiver's to verify (it names another beneficiary), or undefined: the message is quarantined. */
   notOurs(item: SubjectItem, account: BankAccount): string | undefined;
+  /** Why the item is a third party's that anyone at the provider can send us (see {@link Foreign}), or undefined. */
+  foreign?(item: SubjectItem, context: RulesContext): string | undefined;
   /** The provider's id of the notification (a re-delivery has the same). */
   notificationId(item: SubjectItem): string;
-  /** Asks the provider under our credentials; throws {@link NotOurs} for an answer about someone else's. */
+  /** Asks the provider under our credentials; throws {@link NotOurs} for an answer about someone else's, {@link Foreign} for a subject the provider holds for someone else. */
   query(target: LookSubject, provider: ProviderQueries, context: RulesContext, deadline: number): Promise<Record<string, unknown>>;
   /** The verified state an answer shows (the record's previous state given). */
   verify(previous: SubjectState | undefined, answer: Record<string, unknown>, context: RulesContext): KeyedState;

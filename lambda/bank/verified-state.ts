@@ -3,11 +3,13 @@
  * record keeps it, a change to publish, and whether a notification's claim holds. A family's rules
  * (family.ts) make these from its provider's answers; the processor and the store read only these.
  */
-import type { BankEventDetailType, BoletoSettlement, VerifiedState } from '../../contracts/events';
+import type { BankEventDetailType, BoletoSettlement, PixReceived, PixRefund, VerifiedState } from '../../contracts/events';
 
-/** A subject's verified state as its record keeps it: a boleto's also holds its settlement. */
+/** A subject's verified state as its record keeps it: a boleto's also holds its settlement, a Pix's the Pix, a refund's the refund. */
 export interface SubjectState extends VerifiedState {
   readonly settlement?: BoletoSettlement;
+  readonly pix?: PixReceived;
+  readonly refund?: PixRefund;
 }
 
 /** A verified state and the key that names it in a subject's history. */
@@ -21,9 +23,9 @@ export interface KeyedState {
   readonly aliases?: readonly string[];
 }
 
-/** The state as events carry it (a settlement travels in `settlement` or `reverses`). */
+/** The state as events carry it (a settlement travels in `settlement` or `reverses`, a Pix in `pix`, a refund in `refund`). */
 export function publicState(state: SubjectState): VerifiedState {
-  const { settlement: _settlement, ...rest } = state;
+  const { settlement: _settlement, pix: _pix, refund: _refund, ...rest } = state;
   return rest;
 }
 

@@ -6,13 +6,12 @@
  */
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { BankAccount } from '../../contracts/bank-connection';
 import { ProcessorDefaults, ProcessorMetric } from '../../contracts/processor';
 import type { StoredNotification } from '../../contracts/receiver';
 import { journalKey, journalSubjectKey } from '../../contracts/record';
 import type { LookRequest } from '../../contracts/reconciliation';
 import { BankApiError } from '../bank/errors';
-import type { SubjectItem } from '../bank/family';
+import { Foreign, type SubjectItem } from '../bank/family';
 import { familyOfRoute, rulesOfItem } from '../bank/families';
 import { OutOfRate } from '../bank/pacing';
 import { mapConcurrently } from '../shared/concurrency';
@@ -23,7 +22,7 @@ import { decodeStoredNotification, encodeStoredNotification } from '../store/sto
 import { type InvocationContext, type ProcessorDeps, ProcessorQueue } from './deps';
 import { lookAt } from './look';
 import { MAX_DELAY_SECONDS, processLookRequest } from './requested-look';
-import { groupBySubject, groupOf, type Look, PeerInProgress, type SubjectGroup, Unprocessable, VerificationPending } from './subject';
+import { dropForeign, groupBySubject, groupOf, type Look, PeerInProgress, type SubjectGroup, Unprocessable, VerificationPending } from './subject';
 import { recordQuarantine } from './trail';
 
 /**
@@ -104,7 +103,7 @@ function readRecord(record: SQSRecord, deps: ProcessorDeps): ReadRecord {
     }
     const parsed = familyOfRoute(stored.route).parse(stored.route, content, deps.settings);
     const ours = deps.account.codigoBeneficiario;
-    const { items, others } = ourItems(parsed.items, deps.account);
+    const { items, others } = ourItems(parsed.items, deps);
     return { kind: 'notification', stored, groups: groupBySubject(items, ours), unprocessable: [...parsed.problems, ...others] };
   } catch (error) {
     // Failing where it always did: in the record's own processing, which is retried.
@@ -118,16 +117,27 @@ function subjectsNamed(read: ReadRecord, ours: string): string[] {
   return read.kind === 'notification' ? read.groups.map((group) => group.id) : [];
 }
 
-/** The items this receiver may verify, and why each other one is not (a boleto event of another beneficiary). */
-function ourItems(items: readonly SubjectItem[], account: BankAccount): { items: SubjectItem[]; others: string[] } {
+/**
+ * The items this receiver may verify, and why each other one is not (a boleto event of another
+ * beneficiary: quarantined). A third party's item anyone at the provider can send (a Pix to a key
+ * that is not ours) is dropped and counted, never quarantined: the journal keeps the body.
+ */
+function ourItems(items: readonly SubjectItem[], deps: ProcessorDeps): { items: SubjectItem[]; others: string[] } {
   const others: string[] = [];
   const kept = items.filter((item) => {
-    const notOurs = rulesOfItem(item).rules.notOurs(item, account);
+    const { rules } = rulesOfItem(item);
+    const foreign = rules.foreign?.(item, deps);
+    if (foreign) {
+      dropForeign(rules.kind, foreign, deps);
+      return false;
+    }
+    const notOurs = rules.notOurs(item, deps.account);
     if (notOurs) others.push(notOurs);
     return !notOurs;
   });
   return { items: kept, others };
 }
+
 
 function logFailure(record: SQSRecord, error: unknown, deps: ProcessorDeps): void {
   const context = { messageId: record.messageId, receiveCount: receiveCount(record), reason: errorMessage(error) };
@@ -210,7 +220,10 @@ async function processNotification(record: SQSRecord, read: Extract<ReadRecord, 
       pending.push(...await lookAt(group, look));
       done++;
     } catch (error) {
-      if (error instanceof Unprocessable) {
+      if (error instanceof Foreign) {
+        dropForeign(group.rules.kind, error.message, deps, stored.requestId);
+        done++;
+      } else if (error instanceof Unprocessable) {
         unprocessable.push(error.message);
         refused.push(group.id);
       }

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { BankAccount } from '../../contracts/bank-connection';
 import {
   type BankEventDetail, BankEventDetailType, type BoletoSettledDetail, type BoletoSettlementReversedDetail, type EventNotification,
-  type EventSubject, EventTrigger, EVENT_DETAIL_VERSION, MAX_DETAIL_BYTES, type NotificationNotConfirmedDetail, type OmittedPart,
+  type EventSubject, EventTrigger, EVENT_DETAIL_VERSION, MAX_DETAIL_BYTES, type NotificationNotConfirmedDetail, type OmittedPart, type PixReceivedDetail, type PixRefundDetail,
 } from '../../contracts/events';
 import type { StoredNotification } from '../../contracts/receiver';
 import { type Change, publicState, type SubjectState } from '../bank/verified-state';
@@ -32,7 +32,7 @@ function toldBy(told: CheckedItem | undefined, change: Change, look: Look): Pick
 
 export function changeEntry(group: SubjectGroup, change: Change, sequence: number, told: CheckedItem | undefined, answer: Record<string, unknown>, look: Look): OutboxEntry {
   const { deps } = look;
-  const detail: BankEventDetail | BoletoSettledDetail | BoletoSettlementReversedDetail = {
+  const detail: BankEventDetail | BoletoSettledDetail | BoletoSettlementReversedDetail | PixReceivedDetail | PixRefundDetail = {
     version: EVENT_DETAIL_VERSION,
     idempotencyKey: `${group.id}#${sequence}:${change.key}`,
     trigger: look.request?.trigger ?? EventTrigger.WEBHOOK,
@@ -42,6 +42,8 @@ export function changeEntry(group: SubjectGroup, change: Change, sequence: numbe
     ...(change.previous ? { previousState: publicState(change.previous) } : {}),
     ...(change.reverses ? { reverses: change.reverses } : {}),
     ...(change.detailType === BankEventDetailType.BOLETO_SETTLED && change.state.settlement ? { settlement: change.state.settlement } : {}),
+    ...(change.detailType === BankEventDetailType.PIX_RECEIVED && change.state.pix ? { pix: change.state.pix } : {}),
+    ...(change.detailType === BankEventDetailType.PIX_REFUND && change.state.refund ? { refund: change.state.refund } : {}),
     ...toldBy(told, change, look),
     bankAnswer: answer,
     verifiedAt: new Date((deps.now ?? Date.now)()).toISOString(),

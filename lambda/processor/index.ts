@@ -7,6 +7,9 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { LOOK_RATE_NAME, PROCESSOR_SERVICE_NAME, ProcessorMetric } from '../../contracts/processor';
 import { METRICS_NAMESPACE } from '../../contracts/receiver';
 import { BankClient, credentialsFromSecret, readBankConnection } from '../bank/cooperative';
+import type { BankPacer } from '../bank/pacing';
+import { PixClient, pixCredentialsFromSecret, readPixConnection } from '../bank/pix';
+import type { BankQueries } from './deps';
 import { metricCounter } from '../shared/metrics';
 import { AWS_CLIENT_CONFIG, createLogger } from '../shared/runtime';
 import { DynamoDbSlotSchedule, sharedBankPacers } from '../store/slot-schedule';
@@ -42,6 +45,27 @@ const bank = new BankClient({
     logger.warn('Retrying a bank call', { ...info });
   },
 });
+const secretsManager = new SecretsManagerClient(AWS_CLIENT_CONFIG);
+// The standard Pix API, when the receiver has a Pix route: its queries share the bank's budget.
+const pixConnection = readPixConnection(process.env, 'SettlementProcessor');
+const pixCredentials = pixConnection && pixCredentialsFromSecret(secretsManager, pixConnection.credentialsSecretArn);
+const pixClient = (pacer: BankPacer) => pixConnection && pixCredentials && new PixClient({
+  settings: pixConnection, credentials: pixCredentials, pacer,
+  onThrottled: () => count(ProcessorMetric.BANK_THROTTLED),
+  onRetry: (info) => {
+    count(ProcessorMetric.BANK_RETRIES);
+    logger.warn('Retrying a Pix API call', { ...info });
+  },
+});
+/** The bank's client with the other families' clients beside it. */
+function queries(client: BankClient, pacer: BankPacer): BankQueries {
+  const pix = pixClient(pacer);
+  return {
+    queryBoleto: (...args) => client.queryBoleto(...args),
+    queryPayment: (...args) => client.queryPayment(...args),
+    ...(pix ? { clients: { pix } } : {}),
+  };
+}
 const lookBank = bank.withPacer(pacers.looks);
 const publish = eventBridgePublisher(new EventBridgeClient(AWS_CLIENT_CONFIG), settings.eventBusName, settings.eventSource);
 const quarantine = sqsQuarantine(sqs, { [ProcessorQueue.NOTIFICATIONS]: settings.quarantineQueueUrl, [ProcessorQueue.LOOKS]: settings.lookQuarantineQueueUrl });
@@ -53,8 +77,9 @@ export async function handler(event: SQSEvent, context: Context): Promise<SQSBat
     settings,
     account: connection.account,
     zuluTimestamps: connection.zuluTimestamps,
-    bank,
-    lookBank,
+    bank: queries(bank, pacers.calls),
+    lookBank: queries(lookBank, pacers.looks),
+    ...(settings.pixKeys ? { pixKeys: settings.pixKeys } : {}),
     store,
     markers,
     looks,

@@ -10,13 +10,14 @@ import { ProcessorDefaults, ProcessorMetric } from '../../contracts/processor';
 import { TrailEntryKind } from '../../contracts/record';
 import { LookDefaults, type LookRequest } from '../../contracts/reconciliation';
 import { BankApiError } from '../bank/errors';
+import { Foreign } from '../bank/family';
 import { OutOfRate } from '../bank/pacing';
 import { MetricUnit } from '../shared/metrics';
 import { errorMessage } from '../shared/runtime';
 import { encodeLookRequest } from '../store/look-request';
 import { type ProcessorDeps, ProcessorQueue } from './deps';
 import { lookAt } from './look';
-import { groupOf, type Look, type SubjectGroup, Unprocessable } from './subject';
+import { dropForeign, groupOf, type Look, type SubjectGroup, Unprocessable } from './subject';
 import { appendTrail, recordQuarantine } from './trail';
 
 /** SQS's longest message delay. */
@@ -74,6 +75,11 @@ export async function processLookRequest(record: SQSRecord, request: LookRequest
     }
     if (request.trackSource && error instanceof BankApiError && error.status === 404) {
       await unknownPayment(group, request, age(), deps, outcomes);
+      return;
+    }
+    if (error instanceof Foreign) {
+      dropForeign(group.rules.kind, error.message, deps);
+      await finish(group, request, age(), deps);
       return;
     }
     if (error instanceof Unprocessable) {

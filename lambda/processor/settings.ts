@@ -1,11 +1,17 @@
 import { PROCESSOR_SETTINGS_ENV, type ProcessorSettings } from '../../contracts/processor';
+import { normalizePixKey } from '../../contracts/pix';
 import { readSettings } from '../shared/settings';
 
 /** Reads and checks the processor settings the construct put in the environment (every default filled: the handler applies none). */
 export function readProcessorSettings(env: NodeJS.ProcessEnv): ProcessorSettings {
-  return readSettings<ProcessorSettings>(env[PROCESSOR_SETTINGS_ENV], { where: PROCESSOR_SETTINGS_ENV, setBy: 'SettlementProcessor' }, {
+  const settings = readSettings<ProcessorSettings>(env[PROCESSOR_SETTINGS_ENV], { where: PROCESSOR_SETTINGS_ENV, setBy: 'SettlementProcessor' }, {
     strings: ['eventBusName', 'eventSource', 'idempotencyTableName', 'quarantineQueueUrl', 'queueUrl', 'lookQueueUrl', 'lookQuarantineQueueUrl', 'receiverName'],
     numbers: ['idempotencyTtlSeconds', 'maxReceiveCount', 'maxVerificationAttempts', 'safetyMarginMs', 'recoveredGraceSeconds', 'lookQueryShare'],
     objects: ['boletoStatuses', 'boletoMovements', 'paymentStatuses'],
   });
+  const keys = settings.pixKeys;
+  if (keys !== undefined && (!Array.isArray(keys) || keys.some((key) => typeof key !== 'string' || normalizePixKey(key)?.key !== key))) {
+    throw new Error(`${PROCESSOR_SETTINGS_ENV}: pixKeys must be a list of Pix keys in their normal form (the SettlementProcessor construct writes them; redeploy rather than editing the function's environment)`);
+  }
+  return settings;
 }

@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { NotificationClaim } from '../../contracts/events';
+import { ProcessorMetric } from '../../contracts/processor';
 import type { StoredNotification } from '../../contracts/receiver';
 import type { LookRequest, LookSubject } from '../../contracts/reconciliation';
 import type { SubjectItem, SubjectRules } from '../bank/family';
@@ -30,6 +31,12 @@ export class PeerInProgress extends Error {
 
 /** The message can never be processed: quarantine it. */
 export class Unprocessable extends Error {}
+
+/** Counts and logs a third party's item dropped (its ids and amounts are theirs: never logged). */
+export function dropForeign(kind: string, why: string, deps: ProcessorDeps, requestId?: string): void {
+  deps.count(ProcessorMetric.FOREIGN);
+  deps.logger.info('Not this receiver\'s: dropped, never published (the journal keeps the body)', { kind, why, ...(requestId ? { requestId } : {}) });
+}
 
 /** What one message asks to look at: its items grouped by subject, in order of first mention. */
 export interface SubjectGroup {

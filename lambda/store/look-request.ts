@@ -4,13 +4,22 @@
  */
 import { PAYMENT_ID_PATTERN, PAYMENT_ID_RULE, PAYMENT_TYPES, type PaymentType } from '../../contracts/bank-connection';
 import { EventTrigger } from '../../contracts/events';
+import { END_TO_END_ID, REFUND_ID } from '../../contracts/pix';
 import { type ListedSettlement, type LookRequest, type LookSubject, TRACK_PAYMENT_DETAIL_TYPE } from '../../contracts/reconciliation';
 import { nossoNumeroOf } from '../bank/cooperative';
 import { UNNOTIFIED_LIMIT } from './subject-store';
 
-/** A subject's id (the events' `subject.id`): `boleto:<codigoBeneficiario>:<nossoNumero>` or `payment:<kind>:<idTransacao>`. */
+/**
+ * A subject's id (the events' `subject.id`): `boleto:<codigoBeneficiario>:<nossoNumero>`,
+ * `payment:<kind>:<idTransacao>`, `pix:<endToEndId>` or `pix-refund:<endToEndId>:<refundId>`.
+ */
 export function subjectIdOf(target: LookSubject, codigoBeneficiario: string): string {
-  return target.kind === 'boleto' ? `boleto:${codigoBeneficiario}:${target.nossoNumero}` : `payment:${target.paymentKind}:${target.idTransacao}`;
+  switch (target.kind) {
+    case 'boleto': return `boleto:${codigoBeneficiario}:${target.nossoNumero}`;
+    case 'payment': return `payment:${target.paymentKind}:${target.idTransacao}`;
+    case 'pix': return `pix:${target.endToEndId}`;
+    case 'pix-refund': return `pix-refund:${target.endToEndId}:${target.refundId}`;
+  }
 }
 
 /** The payment a payment subject's id names, or undefined for any other id (or an id not of the bank's pattern). */
@@ -106,6 +115,16 @@ function checkSubject(subject: Record<string, unknown>, what: string): LookSubje
     }
     return { kind: 'payment', paymentKind: paymentKind as PaymentType, idTransacao: subject.idTransacao };
   }
-  throw new Error(`${what} names no subject the processor knows (a boleto's nossoNumero, or a payment's paymentKind and idTransacao)`);
+  if (subject.kind === 'pix' || subject.kind === 'pix-refund') {
+    if (typeof subject.endToEndId !== 'string' || !END_TO_END_ID.test(subject.endToEndId)) {
+      throw new Error(`${what} names endToEndId ${JSON.stringify(subject.endToEndId)?.slice(0, 120)}; it must be a Pix's end-to-end id (1 to 64 letters and digits)`);
+    }
+    if (subject.kind === 'pix') return { kind: 'pix', endToEndId: subject.endToEndId };
+    if (typeof subject.refundId !== 'string' || !REFUND_ID.test(subject.refundId)) {
+      throw new Error(`${what} names refundId ${JSON.stringify(subject.refundId)?.slice(0, 120)}; it must be a refund's id (1 to 35 letters and digits)`);
+    }
+    return { kind: 'pix-refund', endToEndId: subject.endToEndId, refundId: subject.refundId };
+  }
+  throw new Error(`${what} names no subject the processor knows (a boleto's nossoNumero, a payment's paymentKind and idTransacao, or a Pix's endToEndId)`);
 }
 

@@ -5,7 +5,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import {
-  MESSAGE_ATTRIBUTES_RESERVE_BYTES, type Route, ROUTES, SQS_MAX_MESSAGE_BYTES, type StoredNotification, type StoredNotificationMeta,
+  MESSAGE_ATTRIBUTES_RESERVE_BYTES, type Route, STORED_ROUTES, SQS_MAX_MESSAGE_BYTES, type StoredNotification, type StoredNotificationMeta,
 } from '../../contracts/receiver';
 import { JOURNAL_NOTIFICATIONS_PREFIX } from '../../contracts/record';
 
@@ -52,7 +52,7 @@ export function decodeStoredNotification(messageBody: string): { notification: S
   }
   const n = parsed as Partial<StoredNotification> | null;
   if (
-    !n || typeof n !== 'object' || n.v !== 1 || !ROUTES.includes(n.route as Route) ||
+    !n || typeof n !== 'object' || n.v !== 1 || !STORED_ROUTES.includes(n.route as Route) ||
     (n.bodyEncoding !== 'utf8' && n.bodyEncoding !== 'base64') || typeof n.body !== 'string' ||
     typeof n.requestId !== 'string' || typeof n.receivedAt !== 'string' ||
     (n.journalKey !== undefined && (typeof n.journalKey !== 'string' || !n.journalKey.startsWith(JOURNAL_NOTIFICATIONS_PREFIX)))

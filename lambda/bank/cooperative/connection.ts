@@ -6,7 +6,8 @@ import {
   ACCOUNT_FIELD_PATTERN, ACCOUNT_FIELDS, BANK_CONNECTION_ENV, type BankConnectionSettings, type BankCredentials, ClientCredentialsAuth, CREDENTIAL_FIELDS,
   expandBankConnection, PAYMENT_TYPES, ZuluTimestamps,
 } from '../../../contracts/bank-connection';
-import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { cachedSecret, credentialsObject } from '../base/cached-secret';
 import { secrets } from '../../shared/redaction';
 import { readSettings, type SettingsSource, settingsFix } from '../../shared/settings';
 
@@ -15,24 +16,10 @@ import { readSettings, type SettingsSource, settingsFix } from '../../shared/set
  * logged and shown.
  */
 export function parseBankCredentials(secretString: string | undefined, secretArn: string): BankCredentials {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(secretString ?? '');
-  } catch {
-    throw new Error(`Bank credentials secret ${secretArn} is not JSON: store an object such as {"apiKey": "...", "password": "...", "clientId": "...", "clientSecret": "..."} (see docs/usage.md of cdk-bank-webhooks)`);
-  }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new Error(`Bank credentials secret ${secretArn} must hold a JSON object (see docs/usage.md of cdk-bank-webhooks for its fields)`);
-  }
-  const record = parsed as Record<string, unknown>;
-  const unknown = Object.keys(record).filter((key) => !(CREDENTIAL_FIELDS as readonly string[]).includes(key));
-  const notStrings = CREDENTIAL_FIELDS.filter((key) => record[key] !== undefined && typeof record[key] !== 'string');
-  const problems = [
-    ...(unknown.length ? [`unknown field(s) ${unknown.join(', ')} (known: ${CREDENTIAL_FIELDS.join(', ')})`] : []),
-    ...(notStrings.length ? [`field(s) ${notStrings.join(', ')} must be strings`] : []),
-    ...(!!record.clientCertificate !== !!record.clientKey ? ['clientCertificate and clientKey go together: set both or neither'] : []),
-  ];
-  if (problems.length) throw new Error(`Bank credentials secret ${secretArn} is invalid: ${problems.join('; ')}`);
+  const what = `Bank credentials secret ${secretArn}`;
+  const { record, problems } = credentialsObject(secretString, CREDENTIAL_FIELDS, what, '{"apiKey": "...", "password": "...", "clientId": "...", "clientSecret": "..."} (see docs/usage.md of cdk-bank-webhooks)');
+  if (!!record.clientCertificate !== !!record.clientKey) problems.push('clientCertificate and clientKey go together: set both or neither');
+  if (problems.length) throw new Error(`${what} is invalid: ${problems.join('; ')}`);
   return record;
 }
 
@@ -83,24 +70,9 @@ export function parseBankConnection(raw: string | undefined, source: SettingsSou
 
 /** Loads the credentials secret and keeps its value for `ttlMs`; a failed reload reuses the last value. */
 export function credentialsFromSecret(client: SecretsManagerClient, secretArn: string, ttlMs = 300_000, now: () => number = Date.now): () => Promise<BankCredentials> {
-  let cached: { value: BankCredentials; until: number } | undefined;
-  let inflight: Promise<BankCredentials> | undefined;
-  return async () => {
-    if (cached && now() < cached.until) return cached.value;
-    inflight ??= (async () => {
-      try {
-        const result = await client.send(new GetSecretValueCommand({ SecretId: secretArn }), { abortSignal: AbortSignal.timeout(3_000) });
-        const value = parseBankCredentials(result.SecretString, secretArn);
-        secrets.remember(value.apiKey, value.password, value.clientSecret, value.clientKey);
-        cached = { value, until: now() + ttlMs };
-        return value;
-      } catch (error) {
-        if (cached) return cached.value;
-        throw error;
-      } finally {
-        inflight = undefined;
-      }
-    })();
-    return inflight;
-  };
+  return cachedSecret(client, secretArn, (text) => {
+    const value = parseBankCredentials(text, secretArn);
+    secrets.remember(value.apiKey, value.password, value.clientSecret, value.clientKey);
+    return value;
+  }, ttlMs, now);
 }

@@ -35,6 +35,8 @@ export interface PixRead {
   readonly chave?: string;
   /** When the Pix was settled (a query's `horario.liquidacao`, else its `horario`). */
   readonly horario: string;
+  /** The payer's free-text message (at most 140 characters kept). */
+  readonly infoPagador?: string;
   readonly refunds: readonly PixRefundRead[];
 }
 
@@ -55,6 +57,9 @@ export interface PixPageRead {
 }
 
 type Fields = Record<string, unknown>;
+
+/** The standard bounds `infoPagador` at 140 characters: nothing longer is kept. */
+const MAX_INFO_PAGADOR = 140;
 
 /** Reads one answer: the operation, the HTTP status, and what is wrong, in one error. */
 class Reader {
@@ -107,6 +112,7 @@ class Reader {
     const refunds = o.devolucoes === undefined || o.devolucoes === null ? [] : Array.isArray(o.devolucoes) ? o.devolucoes : [o.devolucoes];
     return {
       endToEndId, txid: this.optionalText(o, 'txid', where, PIX_TXID), valor: this.text(o, 'valor', where, PIX_AMOUNT), chave: this.optionalText(o, 'chave', where), horario,
+      ...(typeof o.infoPagador === 'string' && o.infoPagador ? { infoPagador: o.infoPagador.slice(0, MAX_INFO_PAGADOR) } : {}),
       refunds: refunds.map((r, i) => this.refund(r, `${where}.devolucoes[${i}]`)),
     };
   }

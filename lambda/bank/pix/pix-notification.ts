@@ -1,0 +1,93 @@
+/**
+ * The standard Pix API's callback read (PIX-NOTES.md): `{"pix": [Pix, ...]}`, each Pix its own
+ * subject, and each refund of it at a final status (`DEVOLVIDO`, `NAO_REALIZADO`) a subject of
+ * its own. A body with no `pix` array is the provider's validation call: nothing to verify. What
+ * a Pix says is only a claim; the provider's query decides.
+ */
+import { END_TO_END_ID, RefundStatus } from '../../../contracts/pix';
+import { errorMessage } from '../../shared/runtime';
+import type { ParsedBody, SubjectItem } from '../family';
+import { type PixRead, type PixRefundRead, readPix, readRefund } from './pix-answers';
+
+/** One Pix of a callback. Its `raw` is the Pix as received without its refunds (they are subjects of their own). */
+export interface PixItem extends SubjectItem {
+  readonly kind: 'pix';
+  readonly pix: PixRead;
+}
+
+/**
+ * One refund of a callback's Pix at a final status. Its `raw` is `{endToEndId, chave?, devolucao}`:
+ * the refund as received, with the Pix it returns.
+ */
+export interface PixRefundItem extends SubjectItem {
+  readonly kind: 'pix-refund';
+  readonly endToEndId: string;
+  /** The key of the Pix it returns, when the callback named one. */
+  readonly chave?: string;
+  readonly refund: PixRefundRead;
+}
+
+export type PixNotificationItem = PixItem | PixRefundItem;
+
+const FINAL_REFUNDS: readonly string[] = [RefundStatus.RETURNED, RefundStatus.NOT_DONE];
+
+const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
+
+/** The items of one element: a Pix (with its final refunds), or a refund sent again on its own. */
+function itemsOf(element: unknown, where: string): PixNotificationItem[] {
+  if (isObject(element) && isObject(element.devolucao)) {
+    const refund = readRefund(element.devolucao, 'the Pix callback', 200);
+    if (typeof element.endToEndId !== 'string' || !END_TO_END_ID.test(element.endToEndId)) throw new Error(`${where} has no valid endToEndId`);
+    const chave = typeof element.chave === 'string' ? element.chave : undefined;
+    return [{ kind: 'pix-refund', endToEndId: element.endToEndId, ...(chave ? { chave } : {}), refund, raw: element }];
+  }
+  if (!isObject(element)) throw new Error(`${where} is not an object`);
+  const pix = readPix(element, 'the Pix callback', 200);
+  const { devolucoes: _devolucoes, ...withoutRefunds } = element;
+  const items: PixNotificationItem[] = [{ kind: 'pix', pix, raw: withoutRefunds }];
+  const refunds = element.devolucoes === undefined || element.devolucoes === null ? [] : Array.isArray(element.devolucoes) ? element.devolucoes : [element.devolucoes];
+  pix.refunds.forEach((refund, i) => {
+    if (!FINAL_REFUNDS.includes(refund.status)) return;
+    items.push({
+      kind: 'pix-refund', endToEndId: pix.endToEndId, ...(pix.chave ? { chave: pix.chave } : {}), refund,
+      raw: { endToEndId: pix.endToEndId, ...(pix.chave ? { chave: pix.chave } : {}), devolucao: refunds[i] as Record<string, unknown> },
+    });
+  });
+  return items;
+}
+
+/**
+ * The items of a body stored from the Pix route: a callback, or the items of one sent again as a
+ * JSON array (what an invocation had no time for). A body with no `pix` array has none.
+ */
+export function parsePixNotification(body: Buffer): ParsedBody {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    return { items: [], problems: ['the Pix callback is not JSON'] };
+  }
+  const elements = Array.isArray(parsed) ? parsed : isObject(parsed) && Array.isArray(parsed.pix) ? parsed.pix : undefined;
+  if (!elements) return { items: [], problems: [] };
+  const items: PixNotificationItem[] = [];
+  const problems: string[] = [];
+  elements.forEach((element, i) => {
+    try {
+      items.push(...itemsOf(element, `pix[${i}]`));
+    } catch (error) {
+      problems.push(`pix[${i}] cannot be read: ${errorMessage(error)}`);
+    }
+  });
+  return { items, problems };
+}
+
+/** Whether a body from the Pix route is the provider's validation call (no `pix` array): answered 200, nothing to verify. */
+export function isPixValidationCall(body: Buffer): boolean {
+  if (!body.length) return true;
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as unknown;
+    return !(isObject(parsed) && Array.isArray(parsed.pix));
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,215 @@
+/**
+ * The standard Pix API's two kinds of subject (PIX-NOTES.md): a Pix received, confirmed with
+ * `GET /pix/{e2eid}` under our credentials (a 404: not ours) and, when its txid is a charge's,
+ * with the charge concluded with that Pix (`GET /cob/{txid}`, then `/cobv/{txid}`); and a refund
+ * of one, confirmed with `GET /pix/{e2eid}/devolucao/{id}`, published at its final status. A key
+ * that is not the receiver's, or a Pix the provider holds for someone else, is {@link Foreign}:
+ * anyone at the provider can point a webhook at our URL.
+ */
+import { BankEventDetailType, type EventAmount, PixChargeKind, type PixCharge, type PixReceived, type PixRefund, StatusClass, SubjectKind } from '../../../contracts/events';
+import { CHARGE_TXID, normalizePixKey, RefundStatus } from '../../../contracts/pix';
+import type { LookSubject } from '../../../contracts/reconciliation';
+import { Foreign, type ProviderQueries, type RulesContext, type SubjectItem, type SubjectRules } from '../family';
+import type { ClaimCheck, KeyedState, SubjectState } from '../verified-state';
+import { type ChargeRead, ChargeState, type PixRead, type PixRefundRead } from './pix-answers';
+import type { PixItem, PixRefundItem } from './pix-notification';
+import type { PixQueries } from './pix-queries';
+
+type PixTarget = Extract<LookSubject, { kind: 'pix' }>;
+type RefundTarget = Extract<LookSubject, { kind: 'pix-refund' }>;
+
+/** The status a confirmed Pix is recorded with. */
+export const PIX_RECEIVED_STATUS = 'RECEBIDO';
+
+/** A decimal amount of the standard (`\d{1,10}\.\d{2}`) both ways. */
+export function pixAmount(valor: string): EventAmount {
+  const [whole, fraction = '00'] = valor.split('.');
+  return { cents: Number(whole) * 100 + Number(fraction.padEnd(2, '0').slice(0, 2)), decimal: valor };
+}
+
+function queriesOf(provider: ProviderQueries): PixQueries {
+  const pix = provider.clients?.pix as PixQueries | undefined;
+  if (!pix) throw new Error('this receiver has no Pix connection: a Pix cannot be verified (set the receiver\'s pix prop)');
+  return pix;
+}
+
+/** Why a key the provider names is not one of the receiver's, or undefined (no key named, or one of ours). */
+export function foreignKey(chave: string | undefined, context: RulesContext): string | undefined {
+  if (chave === undefined) return undefined;
+  const key = normalizePixKey(chave)?.key;
+  return key && context.pixKeys?.includes(key) ? undefined : 'the callback names a Pix key that is not one of this receiver\'s';
+}
+
+/** What the query answered, as the rules read it and the event carries it (only what the standard defines). */
+interface PixAnswer {
+  readonly pix: Omit<PixRead, 'refunds'>;
+  /** The charge the txid names, when it is a charge's: null when the provider shows none. */
+  readonly charge?: (Omit<ChargeRead, 'pix' | 'chave'> & { readonly kind: PixChargeKind; readonly paidBy: readonly string[] }) | null;
+}
+
+async function chargeOf(queries: PixQueries, txid: string, deadline: number): Promise<PixAnswer['charge']> {
+  for (const kind of [PixChargeKind.COB, PixChargeKind.COBV]) {
+    const charge = await queries.getCharge(kind, txid, deadline);
+    if (charge) {
+      const { pix, chave: _chave, ...rest } = charge;
+      return { ...rest, kind, paidBy: pix.map((p) => p.endToEndId) };
+    }
+  }
+  return null;
+}
+
+function pixState(answer: PixAnswer): KeyedState {
+  const { pix, charge } = answer;
+  const amount = pixAmount(pix.valor);
+  const received: PixReceived = {
+    endToEndId: pix.endToEndId, amount, horario: pix.horario,
+    ...(pix.txid ? { txid: pix.txid } : {}), ...(pix.chave ? { chave: pix.chave } : {}), ...(pix.infoPagador ? { infoPagador: pix.infoPagador } : {}),
+  };
+  if (charge === undefined) {
+    return { key: `${StatusClass.SETTLED}:${amount.cents}`, state: { status: PIX_RECEIVED_STATUS, statusClass: StatusClass.SETTLED, amount, paidAt: pix.horario, pix: received } };
+  }
+  if (charge === null) {
+    // A charge's txid with no charge behind it at the provider: never published as received.
+    return { key: 'charge-missing', state: { status: 'COBRANCA_NAO_ENCONTRADA', statusClass: StatusClass.UNKNOWN, amount, paidAt: pix.horario } };
+  }
+  const concluded = charge.state === ChargeState.CONCLUDED && charge.paidBy.includes(pix.endToEndId);
+  if (!concluded) return { key: `charge:${charge.status}`, state: { status: charge.status, statusClass: StatusClass.PENDING, amount, paidAt: pix.horario } };
+  const paid: PixCharge = { txid: charge.txid, kind: charge.kind, status: charge.status, original: pixAmount(charge.valorOriginal) };
+  return { key: `${StatusClass.SETTLED}:${amount.cents}`, state: { status: charge.status, statusClass: StatusClass.SETTLED, amount, paidAt: pix.horario, pix: { ...received, charge: paid } } };
+}
+
+function pixClaimCheck(item: PixItem, state: SubjectState, history: readonly string[]): ClaimCheck {
+  const claimed = pixAmount(item.pix.valor);
+  const mismatches: string[] = [];
+  if (state.statusClass !== StatusClass.SETTLED) {
+    mismatches.push(state.status === 'COBRANCA_NAO_ENCONTRADA'
+      ? `the provider shows no charge ${item.pix.txid} (cob or cobv) for the Pix`
+      : `the provider shows the charge ${item.pix.txid} ${state.status}, not concluded with this Pix`);
+  }
+  if (state.amount && state.amount.cents !== claimed.cents) mismatches.push(`the callback says ${claimed.decimal}; the provider shows ${state.amount.decimal}`);
+  if (item.pix.txid && state.pix && state.pix.txid !== item.pix.txid) mismatches.push(`the callback names txid ${item.pix.txid}; the provider shows ${state.pix.txid ?? 'none'}`);
+  const keyOf = (chave: string | undefined) => (chave === undefined ? undefined : normalizePixKey(chave)?.key ?? chave);
+  if (item.pix.chave && state.pix?.chave && keyOf(item.pix.chave) !== keyOf(state.pix.chave)) mismatches.push('the callback names another key than the provider shows');
+  const matches = mismatches.length === 0;
+  return { matches, holds: matches || history.includes(`${StatusClass.SETTLED}:${claimed.cents}`), mismatches };
+}
+
+const datedMs = (dated: string | undefined): number | undefined => {
+  const at = dated === undefined ? NaN : Date.parse(dated);
+  return Number.isFinite(at) ? at : undefined;
+};
+
+const pixItem = (item: SubjectItem): PixItem | undefined => (item.kind === 'pix' ? item as PixItem : undefined);
+const refundItem = (item: SubjectItem): PixRefundItem | undefined => (item.kind === 'pix-refund' ? item as PixRefundItem : undefined);
+
+function wrongKind(kind: string): never {
+  throw new Error(`a ${kind} rule was given a subject of another kind`);
+}
+
+const eventAccount: SubjectRules['eventAccount'] = (account) => ({ cooperativa: account.cooperativa, posto: account.posto, conta: account.conta });
+
+/** The rules of a Pix received. */
+export function pixRules(): SubjectRules {
+  return {
+    kind: SubjectKind.PIX,
+    owns: (target) => target.kind === 'pix',
+    targetOf: (item) => {
+      const pix = pixItem(item);
+      return pix ? { kind: 'pix', endToEndId: pix.pix.endToEndId } : undefined;
+    },
+    notOurs: () => undefined,
+    foreign: (item, context) => foreignKey(pixItem(item)?.pix.chave, context),
+    notificationId: (item) => pixItem(item)?.pix.endToEndId ?? wrongKind('pix'),
+    async query(target, provider, _context, deadline) {
+      const { endToEndId } = target as PixTarget;
+      const queries = queriesOf(provider);
+      const pix = await queries.getPix(endToEndId, deadline);
+      if (!pix) throw new Foreign('the provider holds no such Pix under our credentials (another customer\'s, or none)');
+      if (pix.endToEndId !== endToEndId) throw new Error(`the provider answered for another end-to-end id than ${endToEndId}`);
+      const { refunds: _refunds, ...shown } = pix;
+      const answer: PixAnswer = { pix: shown, ...(pix.txid && CHARGE_TXID.test(pix.txid) ? { charge: await chargeOf(queries, pix.txid, deadline) } : {}) };
+      return answer as unknown as Record<string, unknown>;
+    },
+    verify: (_previous, answer) => pixState(answer as unknown as PixAnswer),
+    changes: (previous, now) => (now.state.statusClass === StatusClass.SETTLED && previous?.statusClass !== StatusClass.SETTLED
+      ? [{ detailType: BankEventDetailType.PIX_RECEIVED, key: now.key, state: now.state, ...(previous ? { previous } : {}) }]
+      : []),
+    claim: (item, state, history) => {
+      const pix = pixItem(item) ?? wrongKind('pix');
+      return { claim: { status: PIX_RECEIVED_STATUS, statusClass: StatusClass.SETTLED, amount: pixAmount(pix.pix.valor) }, check: pixClaimCheck(pix, state, history) };
+    },
+    datedAt: (state) => datedMs(state.paidAt),
+    pendingUntilFinal: () => false,
+    eventAccount,
+    eventSubject: (id, target, sequence) => ({ kind: SubjectKind.PIX, id, sequence, endToEndId: (target as PixTarget).endToEndId }),
+  };
+}
+
+/** The class of a refund's status. */
+function refundClass(status: RefundStatus): StatusClass {
+  if (status === RefundStatus.RETURNED) return StatusClass.REVERSED;
+  return status === RefundStatus.NOT_DONE ? StatusClass.CANCELLED : StatusClass.PENDING;
+}
+
+function refundState(endToEndId: string, refund: PixRefundRead): KeyedState {
+  const amount = pixAmount(refund.valor);
+  const shown: PixRefund = {
+    endToEndId, id: refund.id, amount, status: refund.status,
+    ...(refund.rtrId ? { rtrId: refund.rtrId } : {}), ...(refund.settledAt ? { settledAt: refund.settledAt } : {}), ...(refund.motivo ? { motivo: refund.motivo.slice(0, 140) } : {}),
+  };
+  return {
+    key: `${refundClass(refund.status)}:${refund.status}`,
+    state: { status: refund.status, statusClass: refundClass(refund.status), amount, ...(refund.settledAt ? { paidAt: refund.settledAt } : {}), refund: shown },
+  };
+}
+
+/** The rules of a refund of a Pix received. */
+export function pixRefundRules(): SubjectRules {
+  return {
+    kind: SubjectKind.PIX_REFUND,
+    owns: (target) => target.kind === 'pix-refund',
+    targetOf: (item) => {
+      const refund = refundItem(item);
+      return refund ? { kind: 'pix-refund', endToEndId: refund.endToEndId, refundId: refund.refund.id } : undefined;
+    },
+    notOurs: () => undefined,
+    foreign: (item, context) => foreignKey(refundItem(item)?.chave, context),
+    notificationId: (item) => {
+      const refund = refundItem(item) ?? wrongKind('pix-refund');
+      return `${refund.refund.id}:${refund.refund.status}`;
+    },
+    async query(target, provider, _context, deadline) {
+      const { endToEndId, refundId } = target as RefundTarget;
+      const refund = await queriesOf(provider).getRefund(endToEndId, refundId, deadline);
+      if (!refund) throw new Foreign('the provider holds no such refund under our credentials (another customer\'s, or none)');
+      if (refund.id !== refundId) throw new Error(`the provider answered for another refund than ${refundId}`);
+      return { endToEndId, devolucao: refund };
+    },
+    verify: (_previous, answer) => {
+      const { endToEndId, devolucao } = answer as unknown as { endToEndId: string; devolucao: PixRefundRead };
+      return refundState(endToEndId, devolucao);
+    },
+    // Published at its final status only: in process is no event.
+    changes: (previous, now) => (now.state.statusClass !== StatusClass.PENDING && previous?.status !== now.state.status
+      ? [{ detailType: BankEventDetailType.PIX_REFUND, key: now.key, state: now.state, ...(previous ? { previous } : {}) }]
+      : []),
+    claim: (item, state, history) => {
+      const { refund } = refundItem(item) ?? wrongKind('pix-refund');
+      const claimed = pixAmount(refund.valor);
+      const claim = { status: refund.status, statusClass: refundClass(refund.status), amount: claimed };
+      const mismatches: string[] = [];
+      if (state.status !== String(refund.status)) mismatches.push(`the callback says the refund is ${refund.status}; the provider shows ${state.status}`);
+      if (state.amount && state.amount.cents !== claimed.cents) mismatches.push(`the callback says ${claimed.decimal}; the provider shows ${state.amount.decimal}`);
+      const matches = mismatches.length === 0;
+      return { claim, check: { matches, holds: matches || history.includes(`${claim.statusClass}:${refund.status}`), mismatches } };
+    },
+    // The refund's own date: it can come after the Pix's record expired.
+    datedAt: (state) => datedMs(state.refund?.settledAt ?? state.paidAt),
+    pendingUntilFinal: () => false,
+    eventAccount,
+    eventSubject: (id, target, sequence) => {
+      const { endToEndId, refundId } = target as RefundTarget;
+      return { kind: SubjectKind.PIX_REFUND, id, sequence, endToEndId, refundId };
+    },
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * Record factories for the Pix family's tests: a provider's Pix API as a fake (what it holds
+ * under our credentials, 404 for anything else), callbacks as the standard writes them, and the
+ * processor's fakes with a Pix client beside the bank.
+ */
+import type { ChargeRead, PixQueries, PixRead, PixRefundRead } from '../../lambda/bank/pix';
+import type { ProcessorDeps } from '../../lambda/processor/deps';
+import { ChargeState } from '../../lambda/bank/pix';
+import { RefundStatus } from '../../contracts/pix';
+import { fakeDeps } from './processor-records';
+
+/** Our keys: an EVP key and an email, as the receiver's props normalize them. */
+export const OUR_KEYS = ['0f9a3c52-7b1e-4e0a-9d7c-1c2b3a4d5e6f', 'financeiro@example.com.br'];
+export const OUR_KEY = OUR_KEYS[0];
+
+let sequence = 0;
+/** A 32-character end-to-end id, as the standard writes them (`E` + ISPB + time + random). */
+export const e2e = (tag = ''): string => `E01181521202611271200${(tag + String(++sequence)).padStart(11, 'x')}`.slice(0, 32);
+/** A charge's txid (26 to 35 letters and digits). */
+export const chargeTxid = (tag = 'cob'): string => `${tag}${'0'.repeat(30)}${++sequence}`.slice(-32);
+
+/** A Pix as a callback (and the query, unless told otherwise) writes it. */
+export function pixElement(endToEndId: string, options: { txid?: string; valor?: string; chave?: string | null; horario?: string; infoPagador?: string; devolucoes?: unknown } = {}): Record<string, unknown> {
+  return {
+    endToEndId,
+    ...(options.txid !== undefined ? { txid: options.txid } : {}),
+    valor: options.valor ?? '110.00',
+    ...(options.chave === null ? {} : { chave: options.chave ?? OUR_KEY }),
+    horario: options.horario ?? '2026-11-27T12:00:01.000Z',
+    ...(options.infoPagador ? { infoPagador: options.infoPagador } : {}),
+    ...(options.devolucoes !== undefined ? { devolucoes: options.devolucoes } : {}),
+  };
+}
+
+export function refundElement(id: string, status: RefundStatus, valor = '110.00', liquidacao = '2026-11-27T13:00:00.000Z'): Record<string, unknown> {
+  return { id, rtrId: `D01181521202611271300${id}`.slice(0, 32), valor, horario: { solicitacao: '2026-11-27T12:30:00.000Z', ...(status === RefundStatus.IN_PROCESS ? {} : { liquidacao }) }, status };
+}
+
+const read = (element: Record<string, unknown>): PixRead => ({
+  endToEndId: element.endToEndId as string, txid: element.txid as string | undefined, valor: element.valor as string, chave: element.chave as string | undefined,
+  horario: element.horario as string, ...(element.infoPagador ? { infoPagador: element.infoPagador as string } : {}), refunds: [],
+});
+
+/** The provider's Pix API as our credentials see it. */
+export class FakePix implements PixQueries {
+  readonly pix = new Map<string, PixRead>();
+  readonly charges = new Map<string, ChargeRead & { kind: 'cob' | 'cobv' }>();
+  readonly refunds = new Map<string, PixRefundRead>();
+  readonly calls: string[] = [];
+
+  /** A Pix ours: the query shows it. */
+  holds(element: Record<string, unknown>): void {
+    this.pix.set(element.endToEndId as string, read(element));
+  }
+
+  /** A charge, concluded by the Pix given (or still active with none). */
+  charge(txid: string, kind: 'cob' | 'cobv', paidBy: readonly Record<string, unknown>[], status = paidBy.length ? 'CONCLUIDA' : 'ATIVA', original = '110.00'): void {
+    this.charges.set(txid, { txid, kind, status, state: status === 'CONCLUIDA' ? ChargeState.CONCLUDED : status === 'ATIVA' ? ChargeState.ACTIVE : ChargeState.REMOVED, valorOriginal: original, pix: paidBy.map(read) });
+  }
+
+  refund(endToEndId: string, element: Record<string, unknown>): void {
+    const h = element.horario as { solicitacao?: string; liquidacao?: string };
+    this.refunds.set(`${endToEndId}/${element.id as string}`, {
+      id: element.id as string, rtrId: element.rtrId as string, valor: element.valor as string, status: element.status as RefundStatus,
+      ...(h.solicitacao ? { requestedAt: h.solicitacao } : {}), ...(h.liquidacao ? { settledAt: h.liquidacao } : {}),
+    });
+  }
+
+  async getPix(endToEndId: string): Promise<PixRead | undefined> {
+    this.calls.push(`GET /pix/${endToEndId}`);
+    return this.pix.get(endToEndId);
+  }
+
+  async getCharge(kind: 'cob' | 'cobv', txid: string): Promise<ChargeRead | undefined> {
+    this.calls.push(`GET /${kind}/${txid}`);
+    const charge = this.charges.get(txid);
+    if (!charge || charge.kind !== kind) return undefined;
+    const { kind: _kind, ...rest } = charge;
+    return rest;
+  }
+
+  async getRefund(endToEndId: string, id: string): Promise<PixRefundRead | undefined> {
+    this.calls.push(`GET /pix/${endToEndId}/devolucao/${id}`);
+    return this.refunds.get(`${endToEndId}/${id}`);
+  }
+}
+
+/** The processor's fakes with a Pix client and our keys. */
+export function fakePixDeps(overrides: Partial<ProcessorDeps> = {}) {
+  const provider = new FakePix();
+  const fakes = fakeDeps(overrides);
+  const bank = fakes.deps.bank;
+  const deps: ProcessorDeps = {
+    ...fakes.deps,
+    bank: { queryBoleto: (...a) => bank.queryBoleto(...a), queryPayment: (...a) => bank.queryPayment(...a), clients: { pix: provider } },
+    pixKeys: OUR_KEYS,
+    ...overrides,
+  };
+  return { ...fakes, deps, provider };
+}
