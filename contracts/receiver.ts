@@ -25,6 +25,19 @@ export interface ReceiverSettings {
   readonly enqueueBudgetMs: number;
   /** The receiver's name: the `receiver` dimension of its metrics. */
   readonly receiverName: string;
+  /**
+   * The Pix route's pinned client certificates (behind mutual TLS): a callback whose certificate
+   * matches none is refused with 403. Absent: no check (a NON_PRODUCTION receiver without mutual TLS).
+   */
+  readonly pixClientCertificates?: PixClientCertificatePins;
+}
+
+/** The provider's client certificates the Pix route accepts: any one fingerprint or subject matches. */
+export interface PixClientCertificatePins {
+  /** SHA-256 fingerprints of the leaf certificate (hex, lower case, no colons). */
+  readonly fingerprints: readonly string[];
+  /** Subject DNs, as API Gateway gives them (`requestContext.identity.clientCert.subjectDN`). */
+  readonly subjects: readonly string[];
 }
 
 /** The two routes the bank calls with its token (the collection and payments APIs). */
@@ -100,6 +113,10 @@ export enum ReceiverMetric {
   TOO_LARGE = 'PayloadTooLarge',
   ENQUEUE_FAILED = 'EnqueueFailures',
   TOKEN_LOAD_FAILED = 'TokenLoadFailures',
+  /** The Pix provider's validation calls (the bare URL, or a body with no `pix` array): answered 200, nothing stored. */
+  VALIDATION_CALLS = 'ValidationCalls',
+  /** Pix callbacks refused with 403: no client certificate, or one the stack does not pin. */
+  CERTIFICATE_REFUSED = 'ClientCertificateRefused',
 }
 
 /**

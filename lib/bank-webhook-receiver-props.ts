@@ -2,6 +2,8 @@ import { Duration, Token } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { type BankConnectionProps, checkRealBank } from './core/bank-connection';
 import { PropsValidation } from './core/props-validation';
+import { checkRealPixProvider } from './core/pix-connection';
+import type { PixReceiverProps } from './core/pix-receiver';
 import { BankStage } from './core/bank-stage';
 import { type BankWebhookEndpointProps, checkBankWebhookEndpoint, type RouteSilenceOptions } from './endpoint/bank-webhook-endpoint-props';
 import { minimumVisibilitySeconds } from './core/timing';
@@ -55,6 +57,17 @@ export interface BankWebhookReceiverProps extends BankWebhookEndpointProps, Sett
    * @default - NON_PRODUCTION against a BankSandbox; otherwise PRODUCTION when the receiver registers (`paymentRegistration` or `boletoContracts`), NON_PRODUCTION (with a synth warning) when it does not
    */
   readonly stage?: BankStage;
+
+  /**
+   * Pix received (the standard Pix API; docs/pix.md): a REST API of its own for the provider's
+   * callbacks (`pixUrl`), and every Pix confirmed with the provider's Pix API under this
+   * receiver's credentials before it is published (`Pix Received`, `Pix Refund`). Without mutual
+   * TLS (which comes with the Pix domain), the Pix route checks no client certificate: only a
+   * NON_PRODUCTION receiver takes it, with a synth warning (a forged callback then costs queries,
+   * never an event).
+   * @default - no Pix
+   */
+  readonly pix?: PixReceiverProps;
 
   /**
    * One CloudWatch dashboard for this receiver (ReceiverDashboard): flow, quarantines,
@@ -125,6 +138,10 @@ export function validateReceiverProps(receiver: Construct, props: BankWebhookRec
     v.check(!props.boletoContracts?.length, 'boletoContracts', `must be left out: ${why}. Set stage: BankStage.PRODUCTION if this stack is production`);
     v.check(props.reconciliation?.enabled !== true, 'reconciliation.enabled', `must not be true: ${why}; the sweep would read the bank's real settlements. Set stage: BankStage.PRODUCTION if this stack is production`);
     v.check(!props.reconciliation?.trackPaymentSources, 'reconciliation.trackPaymentSources', `must be left out: ${why}; Track Payment looks ask the bank. Set stage: BankStage.PRODUCTION if this stack is production`);
+  }
+  if (props.pix) {
+    v.check(stageOf(props) !== BankStage.PRODUCTION, 'pix', 'needs mutual TLS on a PRODUCTION receiver (the provider\'s client certificate, pinned), which comes with the Pix domain: until then, receive Pix in a NON_PRODUCTION stack (docs/pix.md)');
+    if (props.pix.connection && stageOf(props) === BankStage.PRODUCTION) checkRealPixProvider(v, receiver, props.pix.connection, 'pix.connection');
   }
   if (props.paymentRegistration) checkRegistrationOptions(v, props.paymentRegistration, 'paymentRegistration.');
   const identities = new Map<string, number>();

@@ -50,6 +50,8 @@ export class BankWebhookReceiver extends Construct {
   public readonly paymentsUrl: string;
   /** URL to register in the boleto webhook contract (`url`). */
   public readonly boletoUrl: string;
+  /** The URL to register for each Pix key (`webhookUrl`; the provider appends `/pix`), when `pix` is set. */
+  public readonly pixUrl?: string;
   /** The queue holding every authenticated notification, as received. */
   public readonly queue: sqs.Queue;
   /** Where notifications go after `maxReceiveCount` failed receives. */
@@ -109,6 +111,11 @@ export class BankWebhookReceiver extends Construct {
       queueVisibilityTimeout: props.queueVisibilityTimeout ?? Duration.seconds(minimumVisibilitySeconds(props.processorTimeout, props.maxBatchingWindow)),
     }));
     const { endpoint } = this;
+    if (props.pix) {
+      endpoint.addPixApi();
+      Annotations.of(this).addWarningV2('cdk-bank-webhooks:pixWithoutMutualTls',
+        'The Pix route checks no client certificate (no mutual TLS yet): anyone who finds its URL can post callbacks. Each Pix is still confirmed with the provider under this receiver\'s credentials, so a forged callback costs queries, never an event (docs/pix.md).');
+    }
     // The processor and the sweep share the endpoint's security groups.
     const network = { vpc: props.vpc, vpcSubnets: props.vpcSubnets, securityGroups: endpoint.securityGroups };
     this.processor = new SettlementProcessor(this, 'Processor', checkedBy({ ...props, ...network, receiverName, queue: endpoint.queue, deadLetterQueue: endpoint.deadLetterQueue }));
@@ -160,6 +167,7 @@ export class BankWebhookReceiver extends Construct {
     this.url = endpoint.url;
     this.paymentsUrl = endpoint.paymentsUrl;
     this.boletoUrl = endpoint.boletoUrl;
+    this.pixUrl = endpoint.pixUrl;
     this.queue = endpoint.queue;
     this.deadLetterQueue = endpoint.deadLetterQueue;
     this.paymentCallbackToken = endpoint.paymentCallbackToken;

@@ -2,6 +2,9 @@
 export { BankWebhookReceiver, type BankWebhookReceiverProps } from './bank-webhook-receiver';
 export { ReceiverDashboard, type ReceiverDashboardProps } from './receiver-dashboard';
 export { type BankConnectionProps, type PaymentQueryScopes } from './core/bank-connection';
+export { type PixConnectionProps, type PixOperationPaths, type PixOperationScopes } from './core/pix-connection';
+export { type PixReceiverProps } from './core/pix-receiver';
+export { PixGrantTypePlacement } from '../contracts/pix-connection';
 export { VerifiedEventRule, type VerifiedEventRuleOptions, type VerifiedEventSource } from './core/verified-event-rule';
 export { BankWebhooksConstants } from './constants';
 export type { FunctionNetworkProps } from './core/function-network';
@@ -22,7 +25,8 @@ export {
 export { type BankAccount, ClientCredentialsAuth, ZuluTimestamps } from '../contracts/bank-connection';
 export { ProcessorMetric, QuarantineAttribute } from '../contracts/processor';
 export {
-  BankEventDetailType, EventTrigger, PaymentKind, StatusClass, SubjectKind,
+  BankEventDetailType, EventTrigger, PaymentKind, PixChargeKind, StatusClass, SubjectKind,
+  type PixCharge, type PixReceived, type PixReceivedDetail, type PixRefund, type PixRefundDetail,
   type BankEventDetail, type BoletoSettledDetail, type BoletoSettlement, type BoletoSettlementReversedDetail, type EventAccount,
   type EventAmount, type EventNotification, type EventSubject, type NotificationClaim, type NotificationNotConfirmedDetail,
   type EventDetailBase, type OmittedPart, type VerifiedState,

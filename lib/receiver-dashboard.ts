@@ -2,8 +2,11 @@ import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import { BankEventDetailType } from '../contracts/events';
+
+/** Shown only for a receiver with a Pix API. */
+const PIX_DETAIL_TYPES: readonly BankEventDetailType[] = [BankEventDetailType.PIX_RECEIVED, BankEventDetailType.PIX_REFUND];
 import { ProcessorMetric } from '../contracts/processor';
-import { ReceiverMetric, ROUTES } from '../contracts/receiver';
+import { PIX_ROUTE, ReceiverMetric, ROUTES } from '../contracts/receiver';
 import { SweepMetric } from '../contracts/reconciliation';
 import type { BankWebhookEndpoint } from './endpoint/bank-webhook-endpoint';
 import type { SettlementProcessor } from './processor/settlement-processor';
@@ -64,7 +67,9 @@ export class ReceiverDashboard extends Construct {
     this.dashboard.addWidgets(
       graph('Flow: stored → published', [
         ...ROUTES.map((route) => sum(endpoint.metricNotificationsStored(route), `stored /${route}`)),
-        ...Object.values(BankEventDetailType).map((type) => sum(processor.metricVerifiedEventsPublished(type), type)),
+        ...(endpoint.pixApi ? [sum(endpoint.metricNotificationsStored(PIX_ROUTE), `stored /${PIX_ROUTE}`)] : []),
+        ...Object.values(BankEventDetailType).filter((type) => endpoint.pixApi || !PIX_DETAIL_TYPES.includes(type))
+          .map((type) => sum(processor.metricVerifiedEventsPublished(type), type)),
       ]),
       graph('Quarantined, not confirmed, recovered, duplicates', [
         sum(processor.metricNotificationsQuarantined(), 'quarantined'),

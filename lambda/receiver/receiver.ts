@@ -2,7 +2,9 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { errorSummary, type Log } from '../shared/runtime';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { encodeStoredNotification } from '../store/stored-notification';
-import { PAYMENTS_TOKEN_HEADER, ReceiverDefaults, ReceiverMetric, type ReceiverSettings, type Route, ROUTES } from '../../contracts/receiver';
+import { X509Certificate } from 'node:crypto';
+import { PAYMENTS_TOKEN_HEADER, PIX_ROUTE, type PixClientCertificatePins, ReceiverDefaults, ReceiverMetric, type ReceiverSettings, type Route, STORED_ROUTES } from '../../contracts/receiver';
+import { isPixValidationCall } from '../bank/pix';
 import type { TokenStage } from '../shared/secret-tokens';
 import { findHeader, tokenMatches } from '../shared/token-check';
 import type { TokenCache } from './token-cache';
@@ -46,9 +48,32 @@ function respond(statusCode: number, body: Record<string, unknown>): APIGatewayP
   return { statusCode, headers: JSON_HEADERS, body: JSON.stringify(body) };
 }
 
-function routeOf(event: APIGatewayProxyEvent): Route | undefined {
+/** The route a request came on; `validation` for the Pix API's bare URL (the provider's validation call). */
+function routeOf(event: APIGatewayProxyEvent): Route | 'validation' | undefined {
   const path = (event.resource || event.path || '').replace(/^\/+|\/+$/g, '');
-  return ROUTES.find((route) => route === path);
+  if (path === '' && event.resource === '/') return 'validation';
+  return STORED_ROUTES.find((route) => route === path);
+}
+
+/** A PEM certificate's SHA-256 fingerprint (hex, lower case), or undefined when it is not one. */
+function fingerprintOf(pem: string | undefined): string | undefined {
+  if (!pem) return undefined;
+  try {
+    return new X509Certificate(pem).fingerprint256.replace(/:/g, '').toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why the Pix route refuses the request's client certificate (the stack pins the provider's), or undefined. */
+function certificateRefusal(event: APIGatewayProxyEvent, pins: PixClientCertificatePins | undefined): string | undefined {
+  if (!pins) return undefined;
+  const cert = event.requestContext?.identity?.clientCert;
+  if (!cert) return 'no client certificate (is the Pix API behind its mutual-TLS domain, with the default endpoint disabled?)';
+  if (cert.subjectDN && pins.subjects.includes(cert.subjectDN)) return undefined;
+  const fingerprint = fingerprintOf(cert.clientCertPem);
+  if (fingerprint && pins.fingerprints.includes(fingerprint)) return undefined;
+  return 'a client certificate the stack does not pin (neither its subject nor its fingerprint)';
 }
 
 /** The token header of a route: payments always use Authorization; boleto the contract's header. */
@@ -75,10 +100,13 @@ async function isAuthenticated(presented: string | undefined, secretArn: string,
 }
 
 /**
- * Handles one bank notification: checks the route's token, stores the raw request in SQS, and
- * answers 200 only once SendMessage has succeeded.
+ * Handles one bank notification: checks the route's token (the Pix route: the provider's pinned
+ * client certificate, when the stack pins one), stores the raw request in SQS, and answers 200
+ * only once SendMessage has succeeded.
  *
  * - 401: the token is missing or wrong; nothing is stored.
+ * - 403 (Pix): no client certificate, or one the stack does not pin; nothing is stored.
+ * - 200 (Pix) for the provider's validation call (the bare URL, or a body with no `pix` array): nothing is stored.
  * - 413: the body is larger than the limit; nothing is stored.
  * - 503: the token secrets could not be read, or SQS did not take the message within the budget.
  * - 200: the request is durably stored, whatever its body holds (the processor judges it).
@@ -89,11 +117,23 @@ export async function handleNotification(event: APIGatewayProxyEvent, deps: Rece
   const deadline = Date.now() + (deps.remainingTimeMs?.() ?? Infinity) - ReceiverDefaults.answerMarginMs;
   const requestId = event.requestContext?.requestId ?? 'unknown';
   const sourceIp = event.requestContext?.identity?.sourceIp ?? undefined;
-  const route = routeOf(event);
-  if (!route) {
+  const found = routeOf(event);
+  if (!found) {
     logger.warn('Request for an unknown route', { requestId, resource: event.resource, path: event.path });
     return respond(404, { message: 'Not found' });
   }
+  if (found === 'validation' || found === PIX_ROUTE) {
+    // No credential travels with a Pix callback: the provider is known by its client certificate.
+    const refused = certificateRefusal(event, settings.pixClientCertificates);
+    if (refused) {
+      count(ReceiverMetric.CERTIFICATE_REFUSED, PIX_ROUTE);
+      logger.warn('Refused a Pix callback: the client certificate is not the provider\'s', { requestId, sourceIp, reason: refused, subject: event.requestContext?.identity?.clientCert?.subjectDN });
+      return respond(403, { message: 'Forbidden' });
+    }
+    if (found === 'validation') return validationCall(requestId, deps);
+    return storeNotification(event, PIX_ROUTE, deps, requestId, deadline);
+  }
+  const route = found;
 
   const headerName = tokenHeaderOf(route, settings);
   const secretArn = route === 'payments' ? settings.paymentsTokenSecretArn : settings.boletoTokenSecretArn;
@@ -120,7 +160,19 @@ export async function handleNotification(event: APIGatewayProxyEvent, deps: Rece
     });
     return respond(401, { message: 'Unauthorized' });
   }
+  return storeNotification(event, route, deps, requestId, deadline);
+}
 
+/** The Pix provider's validation call: answered 200, counted, nothing stored. */
+function validationCall(requestId: string, deps: ReceiverDeps): APIGatewayProxyResult {
+  deps.count(ReceiverMetric.VALIDATION_CALLS, PIX_ROUTE, { message: 'Pix validation call answered', requestId });
+  return respond(200, { status: 'ok', requestId });
+}
+
+/** Stores an authenticated request's raw body in SQS, answering 200 only once SendMessage succeeded. */
+async function storeNotification(event: APIGatewayProxyEvent, route: Route, deps: ReceiverDeps, requestId: string, deadline: number): Promise<APIGatewayProxyResult> {
+  const { settings, logger, count } = deps;
+  const sourceIp = event.requestContext?.identity?.sourceIp ?? undefined;
   const body = event.body == null
     ? Buffer.alloc(0)
     : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
@@ -131,6 +183,8 @@ export async function handleNotification(event: APIGatewayProxyEvent, deps: Rece
     });
     return respond(413, { message: 'Payload too large', maxBodyBytes: settings.maxBodyBytes });
   }
+  // A Pix body with no `pix` array is the provider's validation call: nothing to store.
+  if (route === PIX_ROUTE && isPixValidationCall(body)) return validationCall(requestId, deps);
 
   const messageBody = encodeStoredNotification(
     {

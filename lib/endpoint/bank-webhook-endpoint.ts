@@ -12,7 +12,7 @@ import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { ProcessorDefaults } from '../../contracts/processor';
 import {
-  RECEIVER_SERVICE_NAME, RECEIVER_SETTINGS_ENV, ReceiverDefaults, ReceiverMetric, ROUTES, SQS_MAX_MESSAGE_BYTES,
+  PIX_ROUTE, RECEIVER_SERVICE_NAME, RECEIVER_SETTINGS_ENV, ReceiverDefaults, ReceiverMetric, ROUTES, SQS_MAX_MESSAGE_BYTES,
 } from '../../contracts/receiver';
 import { notifyOn, Runbook, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
 import { acknowledgeInherent } from '../core/compliance';
@@ -79,8 +79,12 @@ export class BankWebhookEndpoint extends Construct {
   /** Alarm: no notification stored on `/payments` for its window (none when its window is 0). */
   public readonly paymentsSilenceAlarm?: cloudwatch.Alarm;
 
+  private readonly props: BankWebhookEndpointProps;
+  private pixRestApi?: apigateway.RestApi;
+
   constructor(scope: Construct, id: string, props: BankWebhookEndpointProps = {}) {
     super(scope, id);
+    this.props = props;
     validateProps(this.node.path, 'BankWebhookEndpoint', props, checkBankWebhookEndpoint);
     this.receiverName = props.receiverName ?? defaultReceiverName(this);
     const retention = props.logRetention ?? logs.RetentionDays.ONE_YEAR;
@@ -146,7 +150,11 @@ export class BankWebhookEndpoint extends Construct {
 
     // The API.
     this.accessLogGroup = new logs.LogGroup(this, 'AccessLogGroup', { retention, removalPolicy: RemovalPolicy.RETAIN, encryptionKey: props.logEncryptionKey });
-    this.api = this.restApi(props);
+    this.api = this.restApi('Api', 'Receives the bank\'s webhook notifications (payments and boleto collection)', this.accessLogGroup, props);
+    const integration = new apigateway.LambdaIntegration(this.receiverFunction, { proxy: true });
+    for (const route of ROUTES) {
+      this.api.root.addResource(route).addMethod('POST', integration);
+    }
     if (props.domainName && props.certificate) {
       this.domain = this.api.addDomainName('CustomDomain', {
         domainName: props.domainName,
@@ -191,23 +199,58 @@ export class BankWebhookEndpoint extends Construct {
     return this.paymentCallbackToken.grantRead(grantee).combine(this.boletoToken.grantRead(grantee));
   }
 
-  private restApi(props: BankWebhookEndpointProps): apigateway.RestApi {
+  /**
+   * Serves the standard Pix API's callback (docs/pix.md) on a REST API of its own, to the same
+   * receiver and queue: `POST /pix` (the provider appends `/pix` to the URL registered for a key)
+   * and `POST /` (its validation call). A REST API of its own, because mutual TLS covers a whole
+   * domain and the bank's other callbacks carry no client certificate. Once per endpoint;
+   * `BankWebhookReceiver` calls it when given `pix`.
+   */
+  public addPixApi(): apigateway.RestApi {
+    if (this.pixRestApi) throw new Error(`${this.node.path}: addPixApi() was called already; an endpoint serves one Pix API`);
+    const { props } = this;
+    const accessLogGroup = new logs.LogGroup(this, 'PixAccessLogGroup', { retention: props.logRetention ?? logs.RetentionDays.ONE_YEAR, removalPolicy: RemovalPolicy.RETAIN, encryptionKey: props.logEncryptionKey });
+    const api = this.restApi('PixApi', 'Receives the Pix provider\'s callbacks (the standard Pix API)', accessLogGroup, props, false);
+    const integration = new apigateway.LambdaIntegration(this.receiverFunction, { proxy: true });
+    api.root.addMethod('POST', integration);
+    api.root.addResource(PIX_ROUTE).addMethod('POST', integration);
+    this.pixRestApi = api;
+    return api;
+  }
+
+  /** The Pix API, once `addPixApi()` made it. */
+  public get pixApi(): apigateway.RestApi | undefined {
+    return this.pixRestApi;
+  }
+
+  /**
+   * The URL to register for each Pix key (`webhookUrl`), once `addPixApi()` made the API: its
+   * stage URL without a trailing slash, so the provider's `{webhookUrl}/pix` is the Pix route.
+   */
+  public get pixUrl(): string | undefined {
+    const api = this.pixRestApi;
+    if (!api) return undefined;
+    const stack = Stack.of(this);
+    return `https://${api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${api.deploymentStage.stageName}`;
+  }
+
+  private restApi(id: string, description: string, accessLogGroup: logs.LogGroup, props: BankWebhookEndpointProps, sourceAllowlist = true): apigateway.RestApi {
     // One account setting per stack: a second endpoint asking for it shares the first's.
     const existingAccount = Stack.of(this).node.findAll().find((c): c is apigateway.CfnAccount => c instanceof apigateway.CfnAccount);
     const cloudWatchRole = (props.createApiGatewayCloudWatchRole ?? false) && !existingAccount;
-    const api = new apigateway.RestApi(this, 'Api', {
-      description: 'Receives the bank\'s webhook notifications (payments and boleto collection)',
+    const api = new apigateway.RestApi(this, id, {
+      description,
       endpointConfiguration: { types: [apigateway.EndpointType.REGIONAL] },
       cloudWatchRole,
       // The account-level role is shared by every REST API in the region: keep it on destroy.
       cloudWatchRoleRemovalPolicy: cloudWatchRole ? RemovalPolicy.RETAIN : undefined,
-      policy: props.allowedSourceCidrs ? sourceAllowlistPolicy(props.allowedSourceCidrs) : undefined,
+      policy: sourceAllowlist && props.allowedSourceCidrs ? sourceAllowlistPolicy(props.allowedSourceCidrs) : undefined,
       // Every body reaches the receiver base64-encoded, byte for byte: as text, API Gateway would
       // replace bytes that are not UTF-8 before the receiver could store them.
       binaryMediaTypes: ['*/*'],
       deployOptions: {
         stageName: props.stageName ?? 'prod',
-        accessLogDestination: new apigateway.LogGroupLogDestination(this.accessLogGroup),
+        accessLogDestination: new apigateway.LogGroupLogDestination(accessLogGroup),
         accessLogFormat: accessLogFormat(),
         loggingLevel: apigateway.MethodLoggingLevel.ERROR,
         // Data trace would write request headers, and so the bank's token, to the execution log.
@@ -218,12 +261,8 @@ export class BankWebhookEndpoint extends Construct {
         throttlingBurstLimit: props.throttlingBurstLimit ?? 1000,
       },
     });
-    const integration = new apigateway.LambdaIntegration(this.receiverFunction, { proxy: true });
-    for (const route of ROUTES) {
-      api.root.addResource(route).addMethod('POST', integration);
-    }
     acknowledgeApiFindings(api);
-    if (props.webAclArn) {
+    if (props.webAclArn && sourceAllowlist) {
       new wafv2.CfnWebACLAssociation(this, 'WebAclAssociation', { resourceArn: api.deploymentStage.stageArn, webAclArn: props.webAclArn });
     }
     if (existingAccount) {

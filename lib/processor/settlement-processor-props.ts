@@ -1,3 +1,4 @@
+import { type PixReceiverProps, validatePixReceiver } from '../core/pix-receiver';
 import { checkReceiverName, type ReceiverNameProps } from '../core/metrics';
 import { Duration, Token } from 'aws-cdk-lib';
 import type * as events from 'aws-cdk-lib/aws-events';
@@ -137,6 +138,13 @@ export interface SettlementProcessorProps extends SettlementProcessorOptions, Fu
   readonly bank: BankConnectionProps;
 
   /**
+   * Pix received (docs/pix.md): the provider's standard Pix API every Pix is confirmed with, and
+   * the receiver's keys. Needed to verify what a Pix route stores.
+   * @default - no Pix: a Pix callback in the queue cannot be verified (it is retried, then quarantined)
+   */
+  readonly pix?: PixReceiverProps;
+
+  /**
    * The queue to consume: messages in the receiver's stored-notification envelope (what
    * `BankWebhookEndpoint` stores), look requests, and Track Payment events.
    */
@@ -220,6 +228,7 @@ export function checkSettlementProcessor(v: PropsValidation, props: Partial<Sett
     v.check(attempts < receives, 'maxVerificationAttempts', `must be less than maxReceiveCount (${attempts} is not less than ${receives}), or a notification the bank does not confirm goes to the DLQ before its last verification`);
   }
   checkIdempotencyTtl(v, props.idempotencyTtl, 0, 0);
+  validatePixReceiver(v, props.pix, 'pix');
   checkJournalOptions(v, props.journal);
   if (props.eventArchiveRetention) {
     v.checkNumber(props.eventArchiveRetention.toDays(), 'eventArchiveRetention', isWholeNumberIn(0, 3650), 'must be a whole number of days from 0 (forever) to 3650');

@@ -14,6 +14,8 @@ import {
 } from '../../contracts/processor';
 import { PendingPaymentIndex } from '../../contracts/reconciliation';
 import { type BankConnectionProps, bankConnectionEnvironment } from '../core/bank-connection';
+import { pixConnectionEnvironment } from '../core/pix-connection';
+import { normalizedPixKeys } from '../core/pix-receiver';
 import { notifyOn, Runbook, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
 import { QueueSenders } from '../core/queue-senders';
 import { acknowledgeInherent } from '../core/compliance';
@@ -167,8 +169,9 @@ export class SettlementProcessor extends Construct {
       ownSenderId: (fn.role as iam.Role).roleId,
     }, { ...props, maxReceiveCount, eventSource: this.eventSource, idempotencyTtlSeconds: this.idempotencyTtl.toSeconds(), receiverName: this.receiverName, recoveredGraceSeconds: props.recoveredGracePeriod?.toSeconds(), lookQueryShare: props.lookQueryShare });
     this.processorFunction = fn;
-    fn.addEnvironment(PROCESSOR_SETTINGS_ENV, Stack.of(this).toJsonString(settings));
+    fn.addEnvironment(PROCESSOR_SETTINGS_ENV, Stack.of(this).toJsonString(props.pix ? { ...settings, pixKeys: normalizedPixKeys(props.pix) } : settings));
     for (const [name, value] of Object.entries(bankConnectionEnvironment(this, props.bank, fn))) fn.addEnvironment(name, value);
+    if (props.pix) for (const [name, value] of Object.entries(pixConnectionEnvironment(this, props.pix.connection, fn))) fn.addEnvironment(name, value);
 
     fn.addEventSource(new lambdaEventSources.SqsEventSource(this.queue, {
       batchSize: props.batchSize ?? 10,

@@ -1,0 +1,126 @@
+/**
+ * The Pix route of the receiver (issue 51): no credential travels with a Pix callback, so the
+ * provider is known by its pinned client certificate (behind mutual TLS); the validation call is
+ * answered 200 and stores nothing; a callback is stored as received, like the other routes.
+ */
+import { X509Certificate } from 'node:crypto';
+import type { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { RECEIVER_SETTINGS_ENV, ReceiverDefaults, ReceiverMetric, type ReceiverSettings } from '../../../contracts/receiver';
+import { handleNotification, type ReceiverDeps } from '../../../lambda/receiver/receiver';
+import { readReceiverSettings } from '../../../lambda/receiver/settings';
+import { TokenCache } from '../../../lambda/receiver/token-cache';
+import { decodeStoredNotification } from '../../../lambda/store/stored-notification';
+import { createCertificateAuthority, issueCertificate } from '../../../simulator/certificates';
+import { apiEvent } from '../../support/api-event';
+import { RecordingLogger } from '../../support/recording-logger';
+
+const CA = createCertificateAuthority('provider CA');
+const PROVIDER = issueCertificate(CA, { commonName: 'webhook.provider.example', client: true });
+const OTHER = issueCertificate(CA, { commonName: 'someone.else.example', client: true });
+const fingerprint = (pem: string) => new X509Certificate(pem).fingerprint256.replace(/:/g, '').toLowerCase();
+const CALLBACK = JSON.stringify({ pix: [{ endToEndId: 'E01181521202611271200abcdef12345', txid: 'QR1', valor: '10.00', horario: '2026-11-27T12:00:00Z' }] });
+
+const SETTINGS: ReceiverSettings = {
+  queueUrl: 'https://sqs.sa-east-1.amazonaws.com/111111111111/q', paymentsTokenSecretArn: 'arn:p', boletoTokenSecretArn: 'arn:b', boletoTokenHeader: 'Authorization',
+  maxBodyBytes: 4096, tokenCacheTtlMs: 60_000, enqueueBudgetMs: ReceiverDefaults.enqueueBudgetMs, receiverName: 'r',
+};
+
+function world(pins?: ReceiverSettings['pixClientCertificates']) {
+  const sent: string[] = [];
+  const counted: string[] = [];
+  const logger = new RecordingLogger();
+  const sqs = { send: async (command: SendMessageCommand) => { sent.push(command.input.MessageBody!); return { MessageId: `m${sent.length}` }; } } as unknown as SQSClient;
+  const deps: ReceiverDeps = {
+    settings: { ...SETTINGS, ...(pins ? { pixClientCertificates: pins } : {}) }, sqs, logger,
+    tokens: new TokenCache({ load: () => Promise.reject(new Error('a Pix callback reads no token')), ttlMs: 60_000, mismatchRefreshIntervalMs: 5_000 }),
+    count: (name, route) => counted.push(`${name}:${route}`),
+  };
+  return { deps, sent, counted, logger };
+}
+
+/** A Pix callback as API Gateway hands it over behind mutual TLS (`clientCert` in the request context). */
+function pixEvent(route: 'pix' | '', body: string | null, cert?: { pem: string; subjectDN: string }): APIGatewayProxyEvent {
+  const event = apiEvent({ route, body });
+  return {
+    ...event,
+    requestContext: {
+      ...event.requestContext,
+      identity: {
+        ...event.requestContext.identity,
+        clientCert: cert ? { clientCertPem: cert.pem, subjectDN: cert.subjectDN, issuerDN: 'CN=provider CA', serialNumber: '1', validity: { notBefore: '', notAfter: '' } } : null,
+      },
+    },
+  };
+}
+
+describe('without mutual TLS (NON_PRODUCTION): no check, stored as received', () => {
+  it('stores a callback on /pix exactly as received, with the route pix', async () => {
+    const w = world();
+    const result = await handleNotification(pixEvent('pix', CALLBACK), w.deps);
+    expect(result.statusCode).toBe(200);
+    const { notification, body } = decodeStoredNotification(w.sent[0]);
+    expect(notification.route).toBe('pix');
+    expect(body.toString('utf8')).toBe(CALLBACK);
+    expect(w.counted).toEqual([`${ReceiverMetric.STORED}:pix`]);
+  });
+
+  it.each([
+    ['the bare URL', '' as const, null],
+    ['the bare URL with a body', '' as const, CALLBACK],
+    ['a body with no pix array', 'pix' as const, '{"teste":true}'],
+    ['an empty body', 'pix' as const, null],
+  ])('answers the validation call (%s) 200, counted, nothing stored', async (_case, route, body) => {
+    const w = world();
+    const result = await handleNotification(pixEvent(route, body), w.deps);
+    expect(result.statusCode).toBe(200);
+    expect(w.sent).toEqual([]);
+    expect(w.counted).toEqual([`${ReceiverMetric.VALIDATION_CALLS}:pix`]);
+  });
+
+  it('stores a body that is not JSON (the processor judges it, as on the other routes)', async () => {
+    const w = world();
+    expect((await handleNotification(pixEvent('pix', 'not json'), w.deps)).statusCode).toBe(200);
+    expect(w.sent).toHaveLength(1);
+  });
+});
+
+describe('behind mutual TLS: only the pinned provider certificate', () => {
+  const pins = { fingerprints: [fingerprint(PROVIDER.certPem)], subjects: [] };
+
+  it('stores a callback presenting the pinned certificate (by fingerprint), and one pinned by subject', async () => {
+    const w = world(pins);
+    expect((await handleNotification(pixEvent('pix', CALLBACK, { pem: PROVIDER.certPem, subjectDN: 'CN=webhook.provider.example' }), w.deps)).statusCode).toBe(200);
+    const bySubject = world({ fingerprints: [], subjects: ['CN=webhook.provider.example'] });
+    expect((await handleNotification(pixEvent('pix', CALLBACK, { pem: 'not a pem', subjectDN: 'CN=webhook.provider.example' }), bySubject.deps)).statusCode).toBe(200);
+    expect([...w.sent, ...bySubject.sent]).toHaveLength(2);
+  });
+
+  it('takes either of two pinned fingerprints (the provider renewing its certificate)', async () => {
+    const w = world({ fingerprints: [fingerprint(OTHER.certPem), fingerprint(PROVIDER.certPem)], subjects: [] });
+    expect((await handleNotification(pixEvent('pix', CALLBACK, { pem: PROVIDER.certPem, subjectDN: 'CN=x' }), w.deps)).statusCode).toBe(200);
+  });
+
+  it.each([
+    ['no certificate', undefined],
+    ['another certificate of the same CA', { pem: OTHER.certPem, subjectDN: 'CN=someone.else.example' }],
+    ['a subject that claims the provider\'s name on another certificate', { pem: OTHER.certPem, subjectDN: 'CN=webhook.provider.example ' }],
+  ])('refuses %s with 403, stores nothing, counts it, even for the validation call', async (_case, cert) => {
+    const w = world(pins);
+    for (const route of ['pix', ''] as const) {
+      const result = await handleNotification(pixEvent(route, CALLBACK, cert), w.deps);
+      expect(result.statusCode).toBe(403);
+    }
+    expect(w.sent).toEqual([]);
+    expect(w.counted).toEqual([`${ReceiverMetric.CERTIFICATE_REFUSED}:pix`, `${ReceiverMetric.CERTIFICATE_REFUSED}:pix`]);
+    expect(w.logger.text()).toContain('the client certificate is not the provider\'s');
+  });
+});
+
+it('refuses pins that pin nothing or are malformed, naming the construct', () => {
+  const env = (pins: unknown) => ({ [RECEIVER_SETTINGS_ENV]: JSON.stringify({ ...SETTINGS, pixClientCertificates: pins }) });
+  expect(readReceiverSettings(env({ fingerprints: ['a'.repeat(64)], subjects: [] })).pixClientCertificates?.fingerprints).toHaveLength(1);
+  for (const bad of [{ fingerprints: [], subjects: [] }, { fingerprints: ['AB:CD'], subjects: [] }, { fingerprints: 'x', subjects: [] }]) {
+    expect(() => readReceiverSettings(env(bad))).toThrow(/pixClientCertificates must list SHA-256 fingerprints.*BankWebhookEndpoint/);
+  }
+});

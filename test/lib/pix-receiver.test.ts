@@ -1,0 +1,100 @@
+/**
+ * A receiver given `pix` (issue 51): a REST API of its own for the provider's callbacks (`POST /`
+ * and `POST /pix` to the same receiver), the processor told the connection and the keys in their
+ * normal form, nothing of the existing API changed, and the props checked.
+ */
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type { Stack } from 'aws-cdk-lib';
+import { BankStage } from '../../lib/core/bank-stage';
+import type { BankWebhookReceiverProps } from '../../lib/bank-webhook-receiver-props';
+import { PIX_CONNECTION_ENV } from '../../contracts/pix-connection';
+import { PROCESSOR_SETTINGS_ENV, type ProcessorSettings } from '../../contracts/processor';
+import { settingsIn, synthReceiver } from '../support/cdk';
+
+const PIX_ARN = 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:pix-credentials-AbCdEf';
+const KEYS = ['Financeiro@Example.com.br', '+55 (11) 98765-4321', '0F9A3C52-7B1E-4E0A-9D7C-1C2B3A4D5E6F'];
+
+const pixProps = (keys: string[] = KEYS) => (stack: Stack): Partial<BankWebhookReceiverProps> => ({
+  pix: { connection: { baseUrl: 'https://api-pix.provider.example', credentials: secretsmanager.Secret.fromSecretCompleteArn(stack, 'PixCredentials', PIX_ARN) }, keys },
+});
+const staging = { stage: BankStage.NON_PRODUCTION };
+
+function processorOf(template: Template) {
+  const [fn] = Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('^Verifies each stored') } }));
+  return fn as { Properties: Record<string, unknown> };
+}
+
+it('serves the Pix callback on an API of its own, to the same receiver, and leaves the bank\'s API as it was', () => {
+  const without = synthReceiver(staging).template.toJSON() as { Resources: Record<string, { Type: string; Properties?: unknown }> };
+  const { template, receiver, stack } = synthReceiver(staging, pixProps());
+  const withPix = template.toJSON() as typeof without;
+  // Every resource of the receiver without Pix keeps its logical ID and type (the processor's
+  // function and role change: its environment and the Pix secret's read).
+  for (const [id, resource] of Object.entries(without.Resources)) expect(withPix.Resources[id]?.Type).toBe(resource.Type);
+  for (const [id, resource] of Object.entries(without.Resources).filter(([, r]) => r.Type.startsWith('AWS::ApiGateway::'))) {
+    expect(withPix.Resources[id].Properties).toEqual(resource.Properties);
+  }
+  const apis = template.findResources('AWS::ApiGateway::RestApi');
+  expect(Object.keys(apis)).toHaveLength(2);
+  const pixApiId = Object.keys(apis).find((id) => id.startsWith('WebhooksPixApi'))!;
+  expect(pixApiId).toBeDefined();
+  const pixMethods = Object.values(template.findResources('AWS::ApiGateway::Method', { Properties: { RestApiId: { Ref: pixApiId } } }));
+  expect(pixMethods.map((m) => (m as { Properties: { HttpMethod: string } }).Properties.HttpMethod)).toEqual(['POST', 'POST']);
+  template.hasResourceProperties('AWS::ApiGateway::Resource', { PathPart: 'pix', RestApiId: { Ref: pixApiId } });
+  // The URL to register has no trailing slash: the provider's `{url}/pix` is the route, not `//pix`.
+  const url = stack.resolve(receiver.pixUrl) as { 'Fn::Join': [string, unknown[]] };
+  const parts = url['Fn::Join'][1];
+  expect(parts[0]).toBe('https://');
+  // ... `.amazonaws.com/` then the stage's name, and nothing after it.
+  expect(parts[parts.length - 2]).toEqual(expect.stringMatching(/\.execute-api\.sa-east-1\.amazonaws\.com\/$|\/$/));
+  expect(parts[parts.length - 1]).toEqual({ Ref: expect.stringMatching(/^WebhooksPixApiDeploymentStageprod/) });
+  expect(receiver.endpoint.pixApi).toBeDefined();
+});
+
+it('tells the processor the Pix connection, the keys in their normal form, and lets it read the Pix credentials', () => {
+  const { template } = synthReceiver(staging, pixProps());
+  const fn = processorOf(template);
+  expect(settingsIn<ProcessorSettings>(fn, PROCESSOR_SETTINGS_ENV).pixKeys).toEqual(['financeiro@example.com.br', '+5511987654321', '0f9a3c52-7b1e-4e0a-9d7c-1c2b3a4d5e6f']);
+  expect(settingsIn<Record<string, unknown>>(fn, PIX_CONNECTION_ENV)).toEqual({ baseUrl: 'https://api-pix.provider.example', tokenUrl: 'https://api-pix.provider.example/oauth/token', credentialsSecretArn: PIX_ARN });
+  template.hasResourceProperties('AWS::IAM::Policy', {
+    PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'], Resource: PIX_ARN })]) },
+  });
+});
+
+it('fits the processor\'s environment with twenty keys of the longest kind (Lambda holds 4 KB)', () => {
+  const keys = Array.from({ length: 20 }, (_, i) => `${String(i).padStart(2, '0')}${'a'.repeat(60)}@example.com`);
+  expect(() => synthReceiver(staging, pixProps(keys))).not.toThrow();
+});
+
+it('warns that the Pix route checks no client certificate yet', () => {
+  const { stack } = synthReceiver(staging, pixProps());
+  Annotations.fromStack(stack).hasWarning('/TestStack/Webhooks', Match.stringLikeRegexp('The Pix route checks no client certificate'));
+});
+
+it('refuses Pix on a PRODUCTION receiver until mutual TLS, and bad keys, naming each', () => {
+  expect(() => synthReceiver({}, pixProps())).toThrow(/pix: needs mutual TLS on a PRODUCTION receiver/);
+  expect(() => synthReceiver(staging, pixProps([]))).toThrow(/pix\.keys: must list 1 to 20 Pix keys, got 0/);
+  let message = '';
+  try {
+    synthReceiver(staging, pixProps(['not a key', 'financeiro@example.com.br', 'FINANCEIRO@example.com.br']));
+  } catch (error) {
+    message = (error as Error).message;
+  }
+  expect(message).toContain('pix.keys[0]: must be a Pix key');
+  expect(message).toContain('pix.keys[2]: is the key of pix.keys[1] written otherwise (financeiro@example.com.br)');
+});
+
+it('gives a receiver without pix no Pix API and no Pix settings', () => {
+  const { template, receiver } = synthReceiver(staging);
+  expect(Object.keys(template.findResources('AWS::ApiGateway::RestApi'))).toHaveLength(1);
+  expect(receiver.pixUrl).toBeUndefined();
+  const fn = processorOf(template);
+  expect(settingsIn<ProcessorSettings>(fn, PROCESSOR_SETTINGS_ENV).pixKeys).toBeUndefined();
+  expect((fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables[PIX_CONNECTION_ENV]).toBeUndefined();
+});
+
+it('lets an endpoint serve one Pix API only', () => {
+  const { receiver } = synthReceiver(staging, pixProps());
+  expect(() => receiver.endpoint.addPixApi()).toThrow('Webhooks/Default: addPixApi() was called already');
+});
