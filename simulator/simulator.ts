@@ -18,6 +18,7 @@ import type { ApiCallCounts, SimulatorFaults } from './faults';
 import type { SimulatorInfo } from './info';
 import { COLLECTION_SCOPE, PAYMENT_QUERY_SCOPES, PAYMENT_SCOPES, type SimulatorAccount } from './model';
 import { Notifier } from './notifier';
+import type { PixReceived } from './pix/pix-model';
 import { PIX_SCOPES } from './pix/pix-model';
 import type { BankCredentials, ClientCertificateInfo } from './tokens';
 
@@ -246,6 +247,11 @@ export class BankSimulator {
   /** Queries and listings the bank has answered since it started (or was refused by a fault after the count). */
   queryCounts(): Readonly<Record<QueryOperation, number>> {
     return this.engine.queryCounts();
+  }
+
+  /** The Pix the provider holds for the account (what `GET /pix/{e2eid}` answers under its credentials), with their refunds. */
+  pixHeld(): readonly PixReceived[] {
+    return this.engine.pix.exportState().pix;
   }
 
   /** API calls answered per part, and how many were refused for the rate limit, since faults were last set. */

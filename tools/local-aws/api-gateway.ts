@@ -71,7 +71,7 @@ export function restProxyEvent(req: ProxyRequest): APIGatewayProxyEvent {
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
 export interface LocalApiGatewayOptions {
-  /** Handler of `POST /<stage>/<route>` for each route. */
+  /** Handler of `POST /<stage>/<route>` for each route (`''`: `POST /<stage>`, the API's root). */
   readonly routes: Readonly<Record<string, ProxyHandler>>;
   /** Server certificate and key (PEM), issued for 127.0.0.1. */
   readonly tls: { readonly certPem: string; readonly keyPem: string };
@@ -152,14 +152,15 @@ export class LocalApiGateway {
     const raw = Buffer.concat(chunks);
     const binary = isBinaryMediaType(req.headers['content-type'], this.options.binaryMediaTypes ?? []);
     const requestBody = binary ? raw.toString('base64') : raw.toString('utf8');
-    const match = /^\/([^/?]+)\/([^/?]+)\/?(\?.*)?$/.exec(req.url ?? '');
-    const route = match && match[1] === this.stageName ? match[2] : undefined;
+    // `POST /<stage>/<route>`, or `POST /<stage>` (route '': the API's root, which the Pix API serves).
+    const match = /^\/([^/?]+)(?:\/([^/?]+))?\/?(\?.*)?$/.exec(req.url ?? '');
+    const route = match && match[1] === this.stageName ? match[2] ?? '' : undefined;
     const handler = route !== undefined && req.method === 'POST' ? this.options.routes[route] : undefined;
     let status = 403;
     let body = MISSING_ROUTE;
     let headers: Record<string, string> = { 'content-type': 'application/json' };
     let requestId: string | undefined;
-    if (handler && route) {
+    if (handler && route !== undefined) {
       requestId = randomUUID();
       const received: Record<string, string[]> = {};
       for (let i = 0; i < req.rawHeaders.length; i += 2) (received[req.rawHeaders[i]] ??= []).push(req.rawHeaders[i + 1]);
@@ -178,7 +179,7 @@ export class LocalApiGateway {
       }
     }
     res.writeHead(status, headers).end(body);
-    if (route) this.options.onResponse?.({ route, status, requestId, body: raw.toString('utf8'), durationMs: Date.now() - started });
+    if (route || (route === '' && handler)) this.options.onResponse?.({ route, status, requestId, body: raw.toString('utf8'), durationMs: Date.now() - started });
   }
 
   async stop(): Promise<void> {

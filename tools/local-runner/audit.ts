@@ -11,7 +11,9 @@ import { type NotificationItem, parseNotification } from '../../lambda/bank/coop
 import { BankEventDetailType, StatusClass } from '../../contracts/events';
 import { type BoletoMovementMapping, type PaymentStatusMapping, ProcessorDefaults } from '../../contracts/processor';
 import { decodeStoredNotification } from '../../lambda/store/stored-notification';
-import { type Route, ROUTES } from '../../contracts/receiver';
+import { PIX_ROUTE, type Route, ROUTES } from '../../contracts/receiver';
+import { isPixValidationCall } from '../../lambda/bank/pix';
+import { parsePixNotification, type PixNotificationItem } from '../../lambda/bank/pix/pix-notification';
 import type { ProxyExchange } from '../local-aws/api-gateway';
 import type { RecordedEvent } from '../local-aws/eventbridge-server';
 import { detailProblems } from '../event-schemas';
@@ -29,6 +31,12 @@ export interface AuditInput {
   readonly movements?: BoletoMovementMapping;
   /** @default the processor's default payment status mapping */
   readonly paymentStatuses?: PaymentStatusMapping;
+  /**
+   * The Pix the provider holds for our account (what its query answers under our credentials),
+   * with their refunds: a Pix of a callback is ours to publish exactly when it is here.
+   * @default none (the stack receives no Pix)
+   */
+  readonly pixHeld?: ReadonlyArray<{ readonly endToEndId: string; readonly devolucoes: ReadonlyArray<{ readonly id: string; readonly status: string }> }>;
 }
 
 export interface AuditReport {
@@ -57,11 +65,14 @@ interface EventView {
   readonly statusClass: StatusClass;
   readonly settledCents?: number;
   readonly notificationId?: string;
+  /** Pix and Pix refund subjects. */
+  readonly endToEndId?: string;
+  readonly refundId?: string;
 }
 
 function view(event: RecordedEvent): EventView {
   const d = event.detail as {
-    idempotencyKey?: string; subject?: { id?: string; sequence?: number; nossoNumero?: string; idTransacao?: string };
+    idempotencyKey?: string; subject?: { id?: string; sequence?: number; nossoNumero?: string; idTransacao?: string; endToEndId?: string; refundId?: string };
     state?: { status?: string; statusClass?: string }; settlement?: { amount?: { cents?: number } }; notification?: { id?: string };
   };
   return {
@@ -74,6 +85,8 @@ function view(event: RecordedEvent): EventView {
     statusClass: d.state?.statusClass as StatusClass,
     settledCents: d.settlement?.amount?.cents,
     notificationId: d.notification?.id,
+    ...(d.subject?.endToEndId ? { endToEndId: d.subject.endToEndId } : {}),
+    ...(d.subject?.refundId ? { refundId: d.subject.refundId } : {}),
   };
 }
 
@@ -109,6 +122,46 @@ function accountFor(item: NotificationItem, events: readonly EventView[], paymen
 
 function routeOf(exchange: ProxyExchange): Route | undefined {
   return (ROUTES as readonly string[]).includes(exchange.route) ? exchange.route as Route : undefined;
+}
+
+/**
+ * The Pix route's 200s: a validation call (the bare URL, or a body with no `pix` array) never
+ * reaches the queue; any other reaches the processor; each Pix and final refund the provider holds
+ * for us has its one event (or a Notification Not Confirmed, or a quarantine); and one it does
+ * not hold (another customer's, a forgery) has none.
+ */
+function auditPix(input: AuditInput, events: readonly EventView[], quarantinedRequests: ReadonlyMap<string, string | undefined>, tally: { verified: number; notConfirmed: number; quarantined: number }, accepted: Set<string>, problems: string[]): void {
+  const held = new Map((input.pixHeld ?? []).map((pix) => [pix.endToEndId, pix]));
+  for (const exchange of input.exchanges) {
+    if (exchange.status !== 200 || !exchange.requestId || (exchange.route !== PIX_ROUTE && exchange.route !== '')) continue;
+    const processed = input.processedRequestIds.has(exchange.requestId);
+    if (exchange.route === '' || isPixValidationCall(Buffer.from(exchange.body, 'utf8'))) {
+      if (processed) problems.push(`the Pix validation call ${exchange.requestId} reached the queue`);
+      continue;
+    }
+    const inQuarantine = quarantinedRequests.has(exchange.requestId);
+    if (!processed && !inQuarantine) problems.push(`Pix callback ${exchange.requestId} was answered 200 but never reached the processor`);
+    for (const item of parsePixNotification(Buffer.from(exchange.body, 'utf8')).items as PixNotificationItem[]) {
+      const refund = item.kind === 'pix-refund' ? item.refund : undefined;
+      const e2e = item.kind === 'pix' ? item.pix.endToEndId : item.endToEndId;
+      const identity = refund ? `pix-refund:${e2e}:${refund.id}:${refund.status}` : `pix:${e2e}`;
+      if (accepted.has(identity)) continue;
+      accepted.add(identity);
+      const published = events.filter((e) => e.endToEndId === e2e && (refund ? e.refundId === refund.id : e.refundId === undefined));
+      const ours = held.get(e2e);
+      const oursToPublish = ours && (!refund || ours.devolucoes.some((d) => d.id === refund.id && d.status === String(refund.status)));
+      if (!ours) {
+        if (published.length) problems.push(`${identity} is not a Pix the provider holds for us (another customer's, or forged) but was published`);
+        continue;
+      }
+      if (!oursToPublish) continue;
+      const type = refund ? BankEventDetailType.PIX_REFUND : BankEventDetailType.PIX_RECEIVED;
+      if (published.some((e) => e.detailType === type && (!refund || e.status === String(refund.status)))) tally.verified++;
+      else if (published.some((e) => e.detailType === BankEventDetailType.NOTIFICATION_NOT_CONFIRMED)) tally.notConfirmed++;
+      else if (inQuarantine) tally.quarantined++;
+      else problems.push(`${identity} was answered 200 (request ${exchange.requestId}) but no verified event accounts for it and it is not in quarantine`);
+    }
+  }
 }
 
 /** Checks the end-to-end promise; see the module comment. */
@@ -169,6 +222,8 @@ export function auditExactlyOnce(input: AuditInput): AuditReport {
       else problems.push(`${identity} was answered 200 (request ${exchange.requestId}) but no verified event accounts for it and it is not in quarantine`);
     }
   }
+
+  auditPix(input, events, quarantinedRequests, tally, accepted, problems);
 
   const refused = input.exchanges.filter((exchange) => exchange.status === 401);
   for (const exchange of refused) {

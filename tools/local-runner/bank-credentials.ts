@@ -1,4 +1,5 @@
 import { type BankConnectionSettings, type BankCredentials, BankConnectionDefaults, scopeSettings } from '../../contracts/bank-connection';
+import type { PixCredentials } from '../../contracts/pix-connection';
 import type { BankSimulatorClient } from '../../simulator/control-client';
 import { type BankSimulator, SimulatorPaths } from '../../simulator/simulator';
 
@@ -6,7 +7,7 @@ import { type BankSimulator, SimulatorPaths } from '../../simulator/simulator';
  * The bank a runner's receiver talks to: the in-process simulator, or a BankSandbox run locally
  * (local-sandbox.ts), which has no client certificate (its function URL asks for none).
  */
-export type RunnerBank = Pick<BankSimulator, 'baseUrl' | 'caPem' | 'credentials' | 'accounts'> & Partial<Pick<BankSimulator, 'clientCertPem' | 'clientKeyPem'>> & {
+export type RunnerBank = Pick<BankSimulator, 'baseUrl' | 'caPem' | 'credentials' | 'accounts'> & Partial<Pick<BankSimulator, 'clientCertPem' | 'clientKeyPem' | 'pixClientCertPem' | 'pixClientKeyPem'>> & {
   readonly control: BankSimulatorClient;
   stop(): Promise<void>;
 };
@@ -21,6 +22,13 @@ export function simulatorCredentials(s: Omit<RunnerBank, 'control' | 'stop'>): B
     ...(s.clientCertPem && s.clientKeyPem ? { clientCertificate: s.clientCertPem, clientKey: s.clientKeyPem } : {}),
     caCertificates: s.caPem,
   };
+}
+
+/** The Pix credentials secret's JSON for a simulator: its Pix application, client certificate and CA. */
+export function simulatorPixCredentials(s: Omit<RunnerBank, 'control' | 'stop'>): PixCredentials {
+  const pix = s.credentials.pix;
+  if (!pix || !s.pixClientCertPem || !s.pixClientKeyPem) throw new Error('This runner\'s bank has no Pix client (a local BankSandbox has none yet): run Pix against the in-process simulator');
+  return { clientId: pix.clientId, clientSecret: pix.clientSecret, clientCertificate: s.pixClientCertPem, clientKey: s.pixClientKeyPem, caCertificates: s.caPem };
 }
 
 /** Connection settings pointing at a simulator, for its first account. */

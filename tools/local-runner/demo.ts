@@ -3,6 +3,7 @@
  * Registers both endpoints with the simulated bank through the registration handler, makes the
  * bank settle, reverse and reject boletos and payments (every notification delivered twice), sends
  * two forged requests and one the processor cannot understand, waits for the verified events,
+ * receives Pix (charges, a static code, a refund, another customer's Pix sent to our URL),
  * re-sends a settlement under new notification ids, makes the bank lose notifications and lets
  * the reconciliation sweep recover them, prints a summary, then runs the operator CLI as an
  * operator would: `status`, and `trace` of a recovered boleto and of a notified one (with where its
@@ -22,6 +23,8 @@ import type { DeliveryRecord } from '../../simulator/notifier';
 import { bundleHandlers, bundlesAreFresh } from '../bundle-handlers';
 import { LocalAlarmState } from './alarms';
 import type { AuditReport } from './audit';
+import { RefundStatus } from '../../contracts/pix';
+import { LocalReceiverStack } from './local-stack';
 import { LocalRunner } from './runner';
 
 const started = Date.now();
@@ -58,6 +61,7 @@ export function summaryTable(runner: LocalRunner, deliveries: readonly DeliveryR
     row('Verified events', counts.verifiedEvents),
     ...Object.values(BankEventDetailType).filter((type) => byType.has(type)).map((type) => row(type, byType.get(type)!, 2)),
     row('Duplicates suppressed', counts.metrics[ProcessorMetric.DUPLICATES] ?? 0),
+    ...(counts.metrics[ProcessorMetric.FOREIGN] ? [row('Another customer\'s Pix dropped (never published)', counts.metrics[ProcessorMetric.FOREIGN])] : []),
     row(`Quarantined (${deliberateQuarantines} deliberate)`, counts.quarantined),
   ];
   if (runner.consumer) lines.push(row('Delivered to your consumer', `${counts.consumerInvocations - counts.consumerErrors}/${counts.consumerInvocations}`));
@@ -76,6 +80,8 @@ async function main(): Promise<number> {
   const logDir = join(tmpdir(), 'cdk-bank-webhooks-demo-logs');
   rmSync(logDir, { recursive: true, force: true });
   const runner = await LocalRunner.start({
+    // With Pix: its own API, every Pix confirmed with the provider (a NON_PRODUCTION stack until mutual TLS).
+    stack: (app, id) => new LocalReceiverStack(app, id, { pix: true }),
     consumer: args.consumer,
     logDir,
     onLog: (name, line) => {
@@ -84,7 +90,7 @@ async function main(): Promise<number> {
   });
   let exitCode: number;
   try {
-    say(`Ready. Front door ${runner.apiUrl} · function logs in ${runner.logDir}`);
+    say(`Ready. Front door ${runner.apiUrl} · Pix API ${runner.pixUrl ?? '(none)'} · function logs in ${runner.logDir}`);
     await runner.register();
     const [payment] = await runner.control.registrations();
     const [contract] = await runner.control.contracts();
@@ -132,6 +138,28 @@ async function main(): Promise<number> {
       await runner.control.settlePayment('tributos', payments.tributos);
       await runner.control.rejectPayment('boleto', payments.boleto, { motivo: 'Saldo insuficiente' });
     });
+    const pixKeys = await runner.registerPixWebhooks();
+    say(`Pix: the webhook of ${pixKeys.length} keys → ${runner.pixUrl} (the provider appends /pix; registering keys at deploy comes next)`);
+    const pixTypes: readonly string[] = [BankEventDetailType.PIX_RECEIVED, BankEventDetailType.PIX_REFUND];
+    const pixPublished = (): number => runner.verifiedEvents().filter((e) => pixTypes.includes(e.detailType)).length;
+    let paidPix = '';
+    await step('Pix: a charge paid, a charge with a due date paid, a static code, three Pix of one key in one callback', async () => {
+      const cob = await runner.control.pix.createCharge({ valor: '110.00' });
+      const cobv = await runner.control.pix.createCharge({ kind: 'cobv', valor: '75.50' });
+      paidPix = (await runner.control.pix.payCharge(cob.txid, { infoPagador: 'pedido 42' })).pix[0].endToEndId;
+      await runner.control.pix.payCharge(cobv.txid);
+      await runner.control.pix.payKey(pixKeys[0], { valor: '9.90', txid: 'LOJA01' });
+      await runner.control.pix.payMany([1, 2, 3].map((i) => ({ chave: pixKeys[0], valor: `${i}.00`, txid: `QR${i}` })));
+      return '→ each confirmed with GET /pix under our credentials (and the charge with GET /cob or /cobv)';
+    });
+    await step('Pix: a refund returned, and another customer\'s Pix sent to our URL', async () => {
+      const refund = await runner.control.pix.refund(paidPix, { valor: '10.00' });
+      await runner.control.pix.settleRefund(paidPix, refund.id, RefundStatus.RETURNED);
+      await runner.control.pix.deliverForeign({ url: runner.pixUrl });
+      await runner.control.pix.sendValidation({ url: runner.pixUrl });
+    });
+    const foreignPix = runner.counts().metrics[ProcessorMetric.FOREIGN] ?? 0;
+    say(`Pix published: ${pixPublished()} · another customer's dropped: ${foreignPix} (never published, never quarantined) · validation calls answered: ${runner.counts().metrics.ValidationCalls ?? 0}`);
     await runner.control.clearFaults();
 
     // The bank's answer is the truth: a settlement announced again under new ids (a bank re-send,
@@ -219,7 +247,9 @@ async function main(): Promise<number> {
     const ok = audit.ok && notDelivered.length === lost.length && runner.quarantined.length === 1
       && recovered === lost.length && recoveredDuplicates === 0 && recoveredAlarm === LocalAlarmState.ALARM
       && !!blocked && driftAlarm === LocalAlarmState.ALARM
-      && forged.status === 401 && wrongToken.status === 401 && junkStatus === 200 && resentStatus === 200 && republished === 0 && recordOk;
+      && forged.status === 401 && wrongToken.status === 401 && junkStatus === 200 && resentStatus === 200 && republished === 0 && recordOk
+      // 6 Pix received and 1 refund; another customer's Pix, delivered twice, dropped twice.
+      && pixPublished() === 7 && foreignPix === 2;
     console.log('');
     await runner.unregister();
     const after = await runner.control.registrations();

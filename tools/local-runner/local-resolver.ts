@@ -6,7 +6,8 @@ import { App, type Stack } from 'aws-cdk-lib';
 import { SimulatorPaths } from '../../simulator/simulator';
 import type { RunnerBank } from './bank-credentials';
 import { LOCAL_AWS, localStackId } from '../local-aws/local-env';
-import type { RUNNER_CONTEXT_KEYS } from './local-stack';
+import { PIX_KEYS_CONTEXT_KEY, type RUNNER_CONTEXT_KEYS } from './local-stack';
+import { pixKeysOf } from '../../simulator/model';
 import { type CloudFormationTemplate, type ReceiverDeployment, resolveIntrinsics, ruleLogicalId } from './template';
 
 /** The id the API gets locally (its deployed URL is rewritten to the front door's). */
@@ -26,6 +27,7 @@ export function synthesizeLocalStack(outdir: string, simulator: Pick<RunnerBank,
       bankConta: account.conta,
       bankDocumento: account.documento,
       bankCodigoBeneficiario: account.beneficiario,
+      [PIX_KEYS_CONTEXT_KEY]: JSON.stringify(pixKeysOf(simulator.accounts)),
     } satisfies Record<(typeof RUNNER_CONTEXT_KEYS)[number], string> & Record<string, unknown>,
   });
   const stack = build(app, stackId);
@@ -40,7 +42,12 @@ export interface LocalResources {
   readonly secretArns: ReadonlyMap<string, string>;
   /** The front door's stage URL. */
   readonly apiUrl: string;
+  /** The Pix API's front door, without a trailing slash (a receiver with `pix`). */
+  readonly pixApiUrl?: string;
 }
+
+/** The Pix API's id locally. */
+const LOCAL_PIX_API_ID = 'localpixapi';
 
 /** The name a bucket of the template has locally (S3 names are lower case). */
 export function localBucketName(logicalId: string): string {
@@ -66,6 +73,8 @@ export class LocalResolver {
         if (this.local.secretArns.has(id)) return this.local.secretArns.get(id)!;
         if (id === d.api.restApi) return LOCAL_API_ID;
         if (id === d.api.stage) return d.api.stageName;
+        if (id === d.pixApi?.restApi) return LOCAL_PIX_API_ID;
+        if (id === d.pixApi?.stage) return d.pixApi.stageName;
         // Named by their logical ids locally (the local CloudWatch answers alarms by them).
         if (type === 'AWS::DynamoDB::Table' || type === 'AWS::Events::EventBus' || type === 'AWS::Events::Archive' || type === 'AWS::Lambda::Function' || type === 'AWS::CloudWatch::Alarm') return id;
         if (type === 'AWS::S3::Bucket') return localBucketName(id);
@@ -88,8 +97,12 @@ export class LocalResolver {
       },
     });
     const deployedUrl = `https://${LOCAL_API_ID}.execute-api.${LOCAL_AWS.region}.amazonaws.com/${d.api.stageName}/`;
+    const pixUrl = d.pixApi && this.local.pixApiUrl ? [`https://${LOCAL_PIX_API_ID}.execute-api.${LOCAL_AWS.region}.amazonaws.com/${d.pixApi.stageName}`, this.local.pixApiUrl] as const : undefined;
     const rewrite = (item: unknown): unknown => {
-      if (typeof item === 'string') return item.split(deployedUrl).join(this.local.apiUrl);
+      if (typeof item === 'string') {
+        const local = item.split(deployedUrl).join(this.local.apiUrl);
+        return pixUrl ? local.split(pixUrl[0]).join(pixUrl[1]) : local;
+      }
       if (Array.isArray(item)) return item.map(rewrite);
       if (item && typeof item === 'object') return Object.fromEntries(Object.entries(item).map(([k, v]) => [k, rewrite(v)]));
       return item;

@@ -10,7 +10,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { BankEventDetailType, BankWebhookReceiver, type BankWebhookReceiverProps } from '../../lib';
+import { BankEventDetailType, BankStage, BankWebhookReceiver, type BankWebhookReceiverProps } from '../../lib';
 
 /**
  * Context keys the runner sets on the app, pointing the bank settings at the simulator. This stack
@@ -26,9 +26,21 @@ export const QUERIES_PER_SECOND_CONTEXT_KEY = 'bankQueriesPerSecond';
 /** The name of the bank credentials secret the stack imports (the runner creates it with the simulator's credentials). */
 export const LOCAL_CREDENTIALS_SECRET_NAME = 'cdk-bank-webhooks/bank-credentials';
 
+/** The name of the Pix credentials secret a stack with Pix imports (the runner creates it with the simulator's Pix client). */
+export const LOCAL_PIX_CREDENTIALS_SECRET_NAME = 'cdk-bank-webhooks/pix-credentials';
+
+/** Context key holding the simulator's Pix keys (a JSON array), which the runner sets. */
+export const PIX_KEYS_CONTEXT_KEY = 'pixKeys';
+
 export interface LocalReceiverStackProps extends StackProps {
   /** Receiver props over the stack's (tests use shorter timings). @default none */
   readonly receiver?: Partial<BankWebhookReceiverProps>;
+  /**
+   * Receive Pix too (the simulator's Pix API, its keys). Pix needs mutual TLS in PRODUCTION, so
+   * the receiver is then NON_PRODUCTION against a simulated bank: it still registers, sweeps and
+   * watches, as a staging stack against a BankSandbox does. @default false
+   */
+  readonly pix?: boolean;
 }
 
 export class LocalReceiverStack extends Stack {
@@ -55,7 +67,15 @@ export class LocalReceiverStack extends Stack {
           codigoBeneficiario: context('bankCodigoBeneficiario'),
         },
         queriesPerSecond: queriesPerSecond === undefined ? undefined : Number(queriesPerSecond),
+        ...(props.pix ? { simulated: true } : {}),
       },
+      ...(props.pix ? {
+        stage: BankStage.NON_PRODUCTION,
+        pix: {
+          connection: { baseUrl: context('bankBaseUrl'), credentials: secretsmanager.Secret.fromSecretNameV2(this, 'PixCredentials', LOCAL_PIX_CREDENTIALS_SECRET_NAME) },
+          keys: JSON.parse(String(this.node.tryGetContext(PIX_KEYS_CONTEXT_KEY) ?? '[]')) as string[],
+        },
+      } : {}),
       createApiGatewayCloudWatchRole: true,
       alarmTopic: new sns.Topic(this, 'Alarms', { enforceSSL: true }),
       paymentRegistration: {},

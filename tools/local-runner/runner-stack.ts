@@ -10,11 +10,12 @@ import { createWriteStream, mkdirSync, mkdtempSync, type WriteStream } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { decodeStoredNotification } from '../../lambda/store/stored-notification';
 import { BANK_CONNECTION_ENV, type BankConnectionSettings } from '../../contracts/bank-connection';
 import { PROCESSOR_SETTINGS_ENV, type ProcessorSettings } from '../../contracts/processor';
-import { RECEIVER_SETTINGS_ENV, ReceiverDefaults, type ReceiverSettings, ROUTES } from '../../contracts/receiver';
+import { PIX_CONNECTION_ENV, type PixConnectionSettings } from '../../contracts/pix-connection';
+import { PIX_ROUTE, RECEIVER_SETTINGS_ENV, ReceiverDefaults, type ReceiverSettings, ROUTES } from '../../contracts/receiver';
 import type { BankSimulator } from '../../simulator/simulator';
 import { LocalApiGateway, type ProxyExchange } from '../local-aws/api-gateway';
 import { LocalCustomResource } from '../local-aws/custom-resource';
@@ -30,7 +31,7 @@ import { type SweepResult } from '../../contracts/reconciliation';
 import { type MetricDatapoint, metricDatapoints } from './alarms';
 import type { StackOutput } from '../local-aws/cloudformation-server';
 import type { LocalAlarm } from '../local-aws/cloudwatch-server';
-import { type RunnerBank, simulatorCredentials } from './bank-credentials';
+import { type RunnerBank, simulatorCredentials, simulatorPixCredentials } from './bank-credentials';
 import { LocalResolver, localBucketName, synthesizeLocalStack } from './local-resolver';
 import { LocalServices } from './local-services';
 import { LocalReceiverStack } from './local-stack';
@@ -62,6 +63,9 @@ export abstract class RunnerStack {
   gateway!: LocalApiGateway;
   /** The front door's stage URL (`https://127.0.0.1:<port>/<stage>/`). */
   apiUrl!: string;
+  /** The Pix API's front door (a receiver with `pix`): the URL to register for each key, without a trailing slash. */
+  pixGateway?: LocalApiGateway;
+  pixUrl?: string;
   queueUrl!: string;
   dlqUrl!: string;
   /** The processor's look queue (the sweep's and Track Payment's look requests) and its dead-letter queue. */
@@ -172,6 +176,19 @@ export abstract class RunnerStack {
       binaryMediaTypes: (this.template.Resources[d.api.restApi].Properties?.BinaryMediaTypes as string[] | undefined) ?? [],
     });
     this.apiUrl = await this.gateway.start();
+    if (d.pixApi) {
+      // The Pix API: its validation call (the root) and its callbacks, to the same receiver.
+      const toReceiver = (event: APIGatewayProxyEvent) => this.receiver.invoke<APIGatewayProxyResult>(event, event.requestContext.requestId);
+      this.pixGateway = new LocalApiGateway({
+        tls: this.services.apiTls,
+        stage: d.pixApi.stageName,
+        functionTimeoutMs: d.receiver.timeoutSeconds * 1000,
+        routes: { '': toReceiver, [PIX_ROUTE]: toReceiver },
+        onResponse: (exchange) => this.exchanges.push(exchange),
+        binaryMediaTypes: (this.template.Resources[d.pixApi.restApi].Properties?.BinaryMediaTypes as string[] | undefined) ?? [],
+      });
+      this.pixUrl = (await this.pixGateway.start()).replace(/\/$/, '');
+    }
     if (this.options.consumer && this.options.consumerRule) {
       this.consumerQueue = describeQueueConsumer(this.template, ruleLogicalId(this.template, this.options.consumerRule));
       const q = this.consumerQueue?.queue;
@@ -180,7 +197,7 @@ export abstract class RunnerStack {
     const queueUrls = new Map([
       [d.queue.logicalId, this.queueUrl], [d.queue.deadLetterQueue, this.dlqUrl], [d.lookQueue.logicalId, this.lookQueueUrl], [d.lookQueue.deadLetterQueue, this.lookDlqUrl],
     ]);
-    this.resolver = new LocalResolver(this.template, d, { queueUrls, secretArns: this.secretArns, apiUrl: this.apiUrl }, this.stackName);
+    this.resolver = new LocalResolver(this.template, d, { queueUrls, secretArns: this.secretArns, apiUrl: this.apiUrl, ...(this.pixUrl ? { pixApiUrl: this.pixUrl } : {}) }, this.stackName);
     this.services.cloudWatchAlarms = () => this.localAlarms();
   }
   /** The functions, in processes of their own, wired as the template wires them: the receiver, the processor and its event source, the registrations, the sweep, a consumer. */
@@ -193,6 +210,11 @@ export abstract class RunnerStack {
     // the template points at, with the simulator's credentials.
     const credentialsArn = settingsIn<BankConnectionSettings>(processorEnv, BANK_CONNECTION_ENV).credentialsSecretArn;
     this.secrets.createSecret(credentialsArn.replace(/^arn:[^:]+:secretsmanager:[^:]*:[^:]*:secret:/, ''), JSON.stringify(simulatorCredentials(this.bank)));
+    // A stack with Pix imports its Pix credentials too: the simulator's Pix application.
+    const pixConnection = processorEnv[PIX_CONNECTION_ENV] ? settingsIn<PixConnectionSettings>(processorEnv, PIX_CONNECTION_ENV) : undefined;
+    if (pixConnection) {
+      this.secrets.createSecret(pixConnection.credentialsSecretArn.replace(/^arn:[^:]+:secretsmanager:[^:]*:[^:]*:secret:/, ''), JSON.stringify(simulatorPixCredentials(this.bank)));
+    }
     const receiverSettings = settingsIn<ReceiverSettings>(receiverEnv, RECEIVER_SETTINGS_ENV);
     this.tokens.payments = this.secrets.currentValue(receiverSettings.paymentsTokenSecretArn);
     this.tokens.boleto = this.secrets.currentValue(receiverSettings.boletoTokenSecretArn);

@@ -11,6 +11,10 @@ import { PurgeQueueCommand } from '@aws-sdk/client-sqs';
 import { DynamoDbSubjectStore, type SubjectRecord } from '../../lambda/store/subject-store';
 import { PAYMENTS_TOKEN_HEADER, ROUTES } from '../../contracts/receiver';
 import { httpCall } from '../../simulator/https-client';
+import { SimulatorPaths } from '../../simulator/simulator';
+import { PixClient } from '../../lambda/bank/pix';
+import { MemorySlotSchedule, RatePacer } from '../../lambda/bank/pacing';
+import { simulatorPixCredentials } from './bank-credentials';
 import { type RecordedEvent } from '../local-aws/eventbridge-server';
 import { drainQueue, queueDepth } from '../local-aws/fauxqs';
 import { LOCAL_AWS } from '../local-aws/local-env';
@@ -64,6 +68,33 @@ export class LocalRunner extends RunnerStack {
     const value = token === undefined ? this.tokens[route] : token;
     const headers: Record<string, string> = { 'Content-Type': 'application/json', ...(value === null || value === undefined ? {} : { [header]: value }) };
     const answer = await httpCall(this.apiUrl + route, { method: 'POST', headers, body, trustedCas: [this.apiCaPem] });
+    return { status: answer.status, body: answer.body };
+  }
+  /**
+   * Points the webhook of each of the stack's Pix keys at its Pix API (`PUT /webhook/{chave}` at
+   * the simulator's Pix API, under the stack's Pix credentials), as an operator does by hand until
+   * keys are registered at deploy. Answers the keys.
+   */
+  async registerPixWebhooks(): Promise<string[]> {
+    if (!this.pixUrl) throw new Error('This runner\'s stack has no Pix API: start it with a stack given `pix` (new LocalReceiverStack(app, id, { pix: true }))');
+    const keys = [...this.processorSettings().pixKeys ?? []];
+    const credentials = simulatorPixCredentials(this.bank);
+    const client = new PixClient({
+      settings: { baseUrl: this.bank.baseUrl, tokenUrl: this.bank.baseUrl + SimulatorPaths.pixToken, credentialsSecretArn: 'local' },
+      credentials: () => Promise.resolve(credentials),
+      pacer: new RatePacer(new MemorySlotSchedule(), { ratePerSecond: 10, name: 'runner Pix registrations' }),
+    });
+    try {
+      for (const key of keys) await client.putWebhook(key, this.pixUrl, Date.now() + 10_000);
+    } finally {
+      client.close();
+    }
+    return keys;
+  }
+  /** POSTs `body` to the Pix API (`route` '': its bare URL, the validation call), as anyone who finds its URL can. */
+  async postPix(body: string, route: 'pix' | '' = 'pix'): Promise<{ status: number; body: string }> {
+    if (!this.pixUrl) throw new Error('This runner\'s stack has no Pix API');
+    const answer = await httpCall(route ? `${this.pixUrl}/${route}` : this.pixUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body, trustedCas: [this.apiCaPem] });
     return { status: answer.status, body: answer.body };
   }
   /**
@@ -248,6 +279,7 @@ export class LocalRunner extends RunnerStack {
       processedRequestIds: this.processedRequestIds,
       movements: settings.boletoMovements,
       paymentStatuses: settings.paymentStatuses,
+      ...(this.pixUrl && this.services.simulator ? { pixHeld: this.services.simulator.pixHeld() } : {}),
     });
   }
   /**
@@ -304,7 +336,7 @@ export class LocalRunner extends RunnerStack {
     await this.sweepRunning?.catch(() => undefined);
     await Promise.all([this.source?.stop(), this.lookSource?.stop(), this.consumerSource?.stop()]);
     await Promise.all([this.receiver?.stop(), this.processor?.stop(), this.lookProcessor?.stop(), this.registrationHandler?.stop(), this.consumer?.stop(), this.sweeper?.stop()]);
-    await Promise.all([this.gateway?.stop(), this.services?.stop()]);
+    await Promise.all([this.gateway?.stop(), this.pixGateway?.stop(), this.services?.stop()]);
     await Promise.all([...this.logFiles.values()].map((file) => new Promise((resolve) => file.end(resolve))));
     if (this.assemblyDir) rmSync(this.assemblyDir, { recursive: true, force: true });
     if (this.ownsLogDir) rmSync(this.logDir, { recursive: true, force: true });

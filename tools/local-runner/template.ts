@@ -7,7 +7,7 @@
  */
 import { PROCESSOR_SETTINGS_ENV } from '../../contracts/processor';
 import { SWEEP_SETTINGS_ENV, TRACK_PAYMENT_DETAIL_TYPE } from '../../contracts/reconciliation';
-import { RECEIVER_SETTINGS_ENV } from '../../contracts/receiver';
+import { PIX_ROUTE, RECEIVER_SETTINGS_ENV } from '../../contracts/receiver';
 import { RegistrationResourceType } from '../../contracts/registration';
 
 export interface TemplateResource {
@@ -94,13 +94,22 @@ export interface ReceiverDeployment {
   readonly eventBus?: string;
   /** Logical ids of the secrets the stack generates (the token secrets). */
   readonly generatedSecrets: readonly string[];
-  readonly api: { readonly restApi: string; readonly stage: string; readonly stageName: string };
+  readonly api: ApiDescription;
+  /** The Pix API (a receiver with `pix`): the REST API with a `pix` resource. */
+  readonly pixApi?: ApiDescription;
   /** The registrations, in template order. */
   readonly registrations: ReadonlyArray<{ readonly logicalId: string; readonly type: string; readonly properties: Record<string, unknown> }>;
   /** The reconciliation sweep, when the stack has one: its function, its schedule's rate, and the Track Payment rule. */
   readonly reconciliation?: { readonly sweep: FunctionDescription; readonly intervalMs: number; readonly scheduleRuleName?: string; readonly trackPaymentRule?: string };
   /** The alarms on a single metric (metric-math alarms are listed with no metric). */
   readonly alarms: readonly AlarmDescription[];
+}
+
+/** A REST API and its stage. */
+export interface ApiDescription {
+  readonly restApi: string;
+  readonly stage: string;
+  readonly stageName: string;
 }
 
 /** A queue with its redrive policy. */
@@ -200,7 +209,15 @@ export function describeReceiverDeployment(template: CloudFormationTemplate): Re
   // The provider framework names the user handler in USER_ON_EVENT_FUNCTION_ARN.
   const framework = withEnv('USER_ON_EVENT_FUNCTION_ARN')[0];
   const handlerId = framework ? (functionDescription('', framework[1]).environment.USER_ON_EVENT_FUNCTION_ARN as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0] : undefined;
-  const [stageId, stage] = only(ofType('AWS::ApiGateway::Stage'), 'API stages');
+  // The bank's API, and the Pix API when the receiver has one (the REST API with a `pix` resource).
+  const refersTo = (r: TemplateResource, apiId: string) => JSON.stringify(r.Properties?.RestApiId) === JSON.stringify({ Ref: apiId });
+  const apis = ofType('AWS::ApiGateway::RestApi').map(([id]) => id);
+  const isPixApi = (apiId: string) => ofType('AWS::ApiGateway::Resource').some(([, r]) => r.Properties?.PathPart === PIX_ROUTE && refersTo(r, apiId));
+  const apiDescription = (apiId: string): ApiDescription => {
+    const [stageId, stage] = only(ofType('AWS::ApiGateway::Stage').filter(([, r]) => refersTo(r, apiId)), `stages of the API ${apiId}`);
+    return { restApi: apiId, stage: stageId, stageName: String(stage.Properties?.StageName) };
+  };
+  const pixApiId = apis.find(isPixApi);
   const registrationTypes: string[] = Object.values(RegistrationResourceType);
   const rules = ofType('AWS::Events::Rule');
   const sweepFunction = withEnv(SWEEP_SETTINGS_ENV)[0];
@@ -243,7 +260,8 @@ export function describeReceiverDeployment(template: CloudFormationTemplate): Re
     idempotencyTable: only(ofType('AWS::DynamoDB::Table'), 'tables')[0],
     eventBus: ofType('AWS::Events::EventBus')[0]?.[0],
     generatedSecrets: ofType('AWS::SecretsManager::Secret').filter(([, r]) => r.Properties?.GenerateSecretString).map(([id]) => id),
-    api: { restApi: only(ofType('AWS::ApiGateway::RestApi'), 'REST APIs')[0], stage: stageId, stageName: String(stage.Properties?.StageName) },
+    api: apiDescription(only(apis.filter((id) => id !== pixApiId), 'REST APIs besides the Pix API')),
+    ...(pixApiId ? { pixApi: apiDescription(pixApiId) } : {}),
     registrations: resources.filter(([, r]) => registrationTypes.includes(r.Type)).map(([logicalId, r]) => {
       const properties = { ...r.Properties };
       delete properties.ServiceToken;

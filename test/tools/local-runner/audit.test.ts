@@ -79,3 +79,34 @@ it('reports a lost notification, a change published twice, a quarantine without 
     'request r4 was refused (401) but reached the queue',
   ]);
 });
+
+describe('the Pix route', () => {
+  const E1 = 'E01181521202611271200aaaaaaaaaa1';
+  const E2 = 'E01181521202611271200bbbbbbbbbb2';
+  const callback = (...e2es: string[]) => ({ pix: e2es.map((endToEndId) => ({ endToEndId, txid: 'QR1', valor: '10.00', horario: '2026-11-27T12:00:00Z' })) });
+  const received = (endToEndId: string) => {
+    const e = event('Pix Received', { kind: 'pix', id: `pix:${endToEndId}`, endToEndId, sequence: 1 }, { status: 'RECEBIDO', statusClass: 'settled' });
+    return { ...e, detail: { ...e.detail, pix: { endToEndId, amount: { cents: 1000, decimal: '10.00' }, horario: '2026-11-27T12:00:00Z' } } };
+  };
+
+  it('passes when each Pix the provider holds for us is published once and another\'s never is; a validation call never reaches the queue', () => {
+    const report = auditExactlyOnce({
+      exchanges: [exchange('p1', 'pix', callback(E1, E2)), exchange('p2', 'pix', {}), exchange('p3', '', {})],
+      events: [received(E1)], quarantined: [], processedRequestIds: new Set(['p1']), pixHeld: [{ endToEndId: E1, devolucoes: [] }],
+    });
+    expect(report).toMatchObject({ ok: true, verified: 1 });
+  });
+
+  it('reports another customer\'s Pix published, one of ours never published, a callback that never reached the processor, and a validation call that did', () => {
+    const report = auditExactlyOnce({
+      exchanges: [exchange('p1', 'pix', callback(E1, E2)), exchange('p2', 'pix', callback(E1)), exchange('p3', 'pix', { teste: true })],
+      events: [received(E2)], quarantined: [], processedRequestIds: new Set(['p1', 'p3']), pixHeld: [{ endToEndId: E1, devolucoes: [] }],
+    });
+    expect(report.problems).toEqual([
+      `pix:${E1} was answered 200 (request p1) but no verified event accounts for it and it is not in quarantine`,
+      `pix:${E2} is not a Pix the provider holds for us (another customer's, or forged) but was published`,
+      'Pix callback p2 was answered 200 but never reached the processor',
+      'the Pix validation call p3 reached the queue',
+    ]);
+  });
+});

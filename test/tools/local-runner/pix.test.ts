@@ -1,0 +1,123 @@
+/**
+ * Pix received, verified, end to end over the local runner (issue 51): the simulator's provider
+ * announces Pix to the stack's Pix API, the receiver stores each callback, and the processor
+ * publishes each Pix only once the provider confirms it under the stack's own Pix credentials.
+ * Every 200 is accounted for; each change is published once; another customer's Pix never is.
+ */
+import { BankEventDetailType as T } from '../../../contracts/events';
+import { ProcessorMetric } from '../../../contracts/processor';
+import { ReceiverMetric } from '../../../contracts/receiver';
+import { RefundStatus } from '../../../contracts/pix';
+import { LocalReceiverStack } from '../../../tools/local-runner/local-stack';
+import { LocalRunner } from '../../../tools/local-runner/runner';
+
+jest.setTimeout(120_000);
+
+let runner: LocalRunner;
+const PIX_TYPES: readonly string[] = [T.PIX_RECEIVED, T.PIX_REFUND];
+
+beforeAll(async () => {
+  runner = await LocalRunner.start({ stack: (app, id) => new LocalReceiverStack(app, id, { pix: true }) });
+  await runner.registerPixWebhooks();
+});
+
+afterAll(async () => {
+  await runner?.stop();
+});
+
+/** The Pix events published since `from`, as `[detail type, end-to-end id, status]`. */
+const pixEvents = (from = 0) => runner.events.events.slice(from)
+  .filter((e) => PIX_TYPES.includes(e.detailType))
+  .map((e) => [e.detailType, e.detail.subject.endToEndId as string, e.detail.state.status as string]);
+
+it('serves a Pix API of its own whose URL the provider calls with /pix appended, and registers each key to it', async () => {
+  expect(runner.pixUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/prod$/);
+  const state = await runner.control.pix.state();
+  expect(state.keys.length).toBeGreaterThan(0);
+  expect(Object.values(state.webhooks).map((w) => (w as { webhookUrl: string }).webhookUrl)).toEqual(state.keys.map(() => runner.pixUrl));
+});
+
+it('publishes charges paid by Pix (immediate and with a due date), a static code, and three Pix of one key in one callback, once each', async () => {
+  const from = runner.events.events.length;
+  const [chave] = (await runner.control.pix.state()).keys;
+  const cob = await runner.control.pix.createCharge({ valor: '110.00' });
+  const cobv = await runner.control.pix.createCharge({ kind: 'cobv', valor: '75.50' });
+  const paidCob = await runner.control.pix.payCharge(cob.txid, { infoPagador: 'pedido 42' });
+  const paidCobv = await runner.control.pix.payCharge(cobv.txid);
+  const staticCode = await runner.control.pix.payKey(chave, { valor: '9.90', txid: 'LOJA01' });
+  const three = await runner.control.pix.payMany([1, 2, 3].map((i) => ({ chave, valor: `${i}.00`, txid: `QR${i}` })));
+  expect(three.notificationIds).toHaveLength(1);
+  expect(await runner.control.waitForDeliveries(20_000)).toBe(true);
+  await runner.settle(30_000);
+  const ids = [...paidCob.pix, ...paidCobv.pix, ...staticCode.pix, ...three.pix].map((p) => p.endToEndId);
+  expect(pixEvents(from).map(([type, id]) => [type, id]).sort()).toEqual(ids.map((id) => [T.PIX_RECEIVED, id]).sort());
+  const byId = new Map(runner.events.events.slice(from).map((e) => [e.detail.subject.endToEndId as string, e.detail]));
+  expect(byId.get(paidCob.pix[0].endToEndId)).toMatchObject({ pix: { charge: { kind: 'cob', status: 'CONCLUIDA' }, infoPagador: 'pedido 42', amount: { cents: 11000 } } });
+  expect(byId.get(paidCobv.pix[0].endToEndId)).toMatchObject({ pix: { charge: { kind: 'cobv' } } });
+  expect(byId.get(staticCode.pix[0].endToEndId)?.pix.charge).toBeUndefined();
+});
+
+it('publishes a refund returned and one not done, and none while a refund is in process', async () => {
+  const from = runner.events.events.length;
+  const [chave] = (await runner.control.pix.state()).keys;
+  const paid = await runner.control.pix.payKey(chave, { valor: '50.00', txid: 'QRREFUND' });
+  const e2e = paid.pix[0].endToEndId;
+  const returned = await runner.control.pix.refund(e2e, { valor: '20.00' });
+  const notDone = await runner.control.pix.refund(e2e, { valor: '5.00' });
+  await runner.control.pix.settleRefund(e2e, returned.id, RefundStatus.RETURNED);
+  await runner.control.pix.settleRefund(e2e, notDone.id, RefundStatus.NOT_DONE, 'saldo insuficiente');
+  await runner.control.pix.refund(e2e, { valor: '1.00' });
+  expect(await runner.control.waitForDeliveries(20_000)).toBe(true);
+  await runner.settle(30_000);
+  expect(pixEvents(from)).toEqual([
+    [T.PIX_RECEIVED, e2e, 'RECEBIDO'],
+    [T.PIX_REFUND, e2e, 'DEVOLVIDO'],
+    [T.PIX_REFUND, e2e, 'NAO_REALIZADO'],
+  ]);
+});
+
+it('drops another customer\'s Pix sent to our URL: counted, journaled, never published, nothing in the dead-letter queue', async () => {
+  const from = runner.events.events.length;
+  const foreignBefore = runner.metricSum(ProcessorMetric.FOREIGN);
+  // Someone else's key, and a Pix under one of ours that our credentials do not see.
+  await runner.control.pix.deliverForeign({ url: runner.pixUrl, chave: 'someone@else.example' });
+  await runner.control.pix.deliverForeign({ url: runner.pixUrl, chave: (await runner.control.pix.state()).keys[0] });
+  expect(await runner.control.waitForDeliveries(20_000)).toBe(true);
+  await runner.settle(30_000);
+  await runner.readQuarantine();
+  expect(pixEvents(from)).toEqual([]);
+  expect(runner.metricSum(ProcessorMetric.FOREIGN) - foreignBefore).toBe(2);
+  expect(runner.quarantined).toEqual([]);
+});
+
+it('answers the validation call 200 and stores nothing; a duplicated callback is published once; a forged one costs a query, never an event', async () => {
+  const from = runner.events.events.length;
+  const enqueued = runner.counts().enqueuedMessages;
+  await runner.control.pix.sendValidation({ url: runner.pixUrl });
+  expect((await runner.postPix('{}', '')).status).toBe(200);
+  expect(await runner.control.waitForDeliveries(20_000)).toBe(true);
+  expect(runner.metricSum(ReceiverMetric.VALIDATION_CALLS)).toBeGreaterThanOrEqual(2);
+  expect(runner.counts().enqueuedMessages).toBe(enqueued);
+
+  await runner.control.setFaults({ duplicateDeliveries: 2 });
+  const [chave] = (await runner.control.pix.state()).keys;
+  const paid = await runner.control.pix.payKey(chave, { valor: '12.34', txid: 'QRDUP' });
+  expect(await runner.control.waitForDeliveries(20_000)).toBe(true);
+  await runner.control.clearFaults();
+  const forged = await runner.postPix(JSON.stringify({ pix: [{ endToEndId: 'E99999999202611271200forged00001', txid: 'QRX', valor: '999.00', horario: '2026-11-27T12:00:00Z' }] }));
+  expect(forged.status).toBe(200);
+  await runner.settle(30_000);
+  expect(pixEvents(from)).toEqual([[T.PIX_RECEIVED, paid.pix[0].endToEndId, 'RECEBIDO']]);
+  const audit = runner.audit();
+  expect(audit.problems).toEqual([]);
+});
+
+it('publishes nothing for a lost callback (the provider never resends; the daily Pix sweep comes with key registration)', async () => {
+  const from = runner.events.events.length;
+  await runner.control.setFaults({ loseDeliveries: true });
+  const [chave] = (await runner.control.pix.state()).keys;
+  await runner.control.pix.payKey(chave, { valor: '3.21', txid: 'QRLOST' });
+  await runner.control.clearFaults();
+  await runner.settle(10_000);
+  expect(pixEvents(from)).toEqual([]);
+});
