@@ -44,8 +44,8 @@ Operating a deployed receiver (with your AWS credentials; see docs/operations.md
   --region REGION, --profile PROFILE.
   status                   Alarms in ALARM, queue depths and ages, the registrations as last watched,
                            notifications stored in the last 24 h.
-  trace <id>               One boleto (nossoNumero) or payment (idTransacao): its verified state, its
-                           trail, and its raw notifications in the journal.
+  trace <id>               One boleto (nossoNumero), payment (idTransacao) or Pix received (endToEndId):
+                           its verified state, its trail, and its raw notifications in the journal.
       --kind pix|boleto|tributos   the payment's kind (default: each in turn)
   dlq list                 The messages of a dead-letter queue: age, subject, reason.
   dlq redrive              Send them back to their queue (receive, send, delete); a change already

@@ -1,11 +1,14 @@
 /** The subjects a queue message or a journal object names, read with the handlers' own parsers. */
-import { ProcessorDefaults } from '../../contracts/processor';
+import { ProcessorDefaults, type ProcessorSettings } from '../../contracts/processor';
 import type { LookSubject } from '../../contracts/reconciliation';
-import { parseNotification } from '../../lambda/bank/cooperative/notification';
+import { familyOfRoute, rulesOfItem } from '../../lambda/bank/families';
 import { decodeLookRequest, subjectIdOf } from '../../lambda/store/look-request';
 import { decodeStoredNotification } from '../../lambda/store/stored-notification';
 
-/** A subject a message names: its id (`boleto:<codigoBeneficiario>:<nossoNumero>`, `payment:<kind>:<idTransacao>`) and what a look asks for. */
+/** What a family's parser reads of the settings: the default movement mapping (the parsers read no other). */
+const PARSE_SETTINGS: Pick<ProcessorSettings, 'boletoMovements'> = { boletoMovements: ProcessorDefaults.boletoMovements };
+
+/** A subject a message names: its id (`boleto:<codigoBeneficiario>:<nossoNumero>`, `payment:<kind>:<idTransacao>`, `pix:<endToEndId>`...) and what a look asks for. */
 export interface NamedSubject {
   readonly id: string;
   readonly target: LookSubject;
@@ -25,15 +28,16 @@ export function namedSubjects(body: string, codigoBeneficiario: string, oursOnly
   }
   try {
     const { notification, body: bytes } = decodeStoredNotification(body);
-    const { items } = parseNotification(notification.route, bytes, ProcessorDefaults.boletoMovements);
+    // Each route's API family reads its bodies, as the processor does.
+    const { items } = familyOfRoute(notification.route).parse(notification.route, bytes, PARSE_SETTINGS);
     const byId = new Map<string, NamedSubject>();
     for (const item of items) {
-      const theirs = item.kind === 'boleto-event' && item.beneficiario !== undefined && item.beneficiario !== codigoBeneficiario;
+      // A boleto event names its beneficiary: another's is named under it.
+      const beneficiario = (item as { beneficiario?: string }).beneficiario;
+      const theirs = beneficiario !== undefined && beneficiario !== codigoBeneficiario;
       if (theirs && oursOnly) continue;
-      const target: LookSubject = item.kind === 'boleto-event'
-        ? { kind: 'boleto', nossoNumero: item.nossoNumero }
-        : { kind: 'payment', paymentKind: item.type, idTransacao: item.idTransacao };
-      const id = subjectIdOf(target, theirs ? item.beneficiario : codigoBeneficiario);
+      const { target } = rulesOfItem(item);
+      const id = subjectIdOf(target, theirs ? beneficiario : codigoBeneficiario);
       byId.set(id, { id, target });
     }
     return { subjects: [...byId.values()], requestId: notification.requestId };

@@ -221,6 +221,6 @@ export interface ApiFamily {
   readonly name: string;
   readonly routes: readonly Route[];
   /** The subjects of a body stored from one of its routes. */
-  parse(route: Route, body: Buffer, settings: ProcessorSettings): ParsedBody;
+  parse(route: Route, body: Buffer, settings: Pick<ProcessorSettings, 'boletoMovements'>): ParsedBody;
   readonly subjects: readonly SubjectRules[];
 }

@@ -121,3 +121,28 @@ it('publishes nothing for a lost callback (the provider never resends; the daily
   await runner.settle(10_000);
   expect(pixEvents(from)).toEqual([]);
 });
+
+it('traces a Pix by its end-to-end id (its record, its trail, its raw callback), and reverify asks the provider again about the window\'s Pix without publishing twice', async () => {
+  const [chave] = (await runner.control.pix.state()).keys;
+  const paid = await runner.control.pix.payKey(chave, { valor: '4.56', txid: 'QRTRACE' });
+  const e2e = paid.pix[0].endToEndId;
+  expect(await runner.control.waitForDeliveries(20_000)).toBe(true);
+  await runner.settle(30_000);
+  const trace = await runner.operate(['trace', e2e]);
+  expect(trace.status).toBe(0);
+  expect(trace.out).toContain(`Subject pix:${e2e}`);
+  expect(trace.out).toMatch(/verified state\s+RECEBIDO \(settled\), 4\.56/);
+  expect(trace.out).toMatch(new RegExp(`published\\s+Pix Received #1 \\(pix:${e2e}#1:settled:456\\)`));
+  expect(trace.out).toMatch(/Raw notifications \(1\):/);
+
+  const from = runner.events.events.length;
+  const foreignBefore = runner.metricSum(ProcessorMetric.FOREIGN);
+  const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+  const reverify = await runner.operate(['reverify', '--from', hourAgo, '--to', new Date(Date.now() + 60_000).toISOString()]);
+  expect(reverify.status).toBe(0);
+  expect(reverify.out).toMatch(/pix:/);
+  await runner.settle(30_000);
+  // Every Pix of the window looked at again: nothing new is published, another customer's still dropped.
+  expect(pixEvents(from)).toEqual([]);
+  expect(runner.metricSum(ProcessorMetric.FOREIGN)).toBeGreaterThan(foreignBefore);
+});
