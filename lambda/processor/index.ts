@@ -67,6 +67,9 @@ function queries(client: BankClient, pacer: BankPacer): BankQueries {
   };
 }
 const lookBank = bank.withPacer(pacers.looks);
+// Made once: a Pix client keeps its token and its mutual-TLS connection between invocations.
+const bankQueries = queries(bank, pacers.calls);
+const lookQueries = queries(lookBank, pacers.looks);
 const publish = eventBridgePublisher(new EventBridgeClient(AWS_CLIENT_CONFIG), settings.eventBusName, settings.eventSource);
 const quarantine = sqsQuarantine(sqs, { [ProcessorQueue.NOTIFICATIONS]: settings.quarantineQueueUrl, [ProcessorQueue.LOOKS]: settings.lookQuarantineQueueUrl });
 const journal = settings.journalBucketName ? new S3NotificationJournal(new S3Client(AWS_CLIENT_CONFIG), settings.journalBucketName) : undefined;
@@ -77,8 +80,8 @@ export async function handler(event: SQSEvent, context: Context): Promise<SQSBat
     settings,
     account: connection.account,
     zuluTimestamps: connection.zuluTimestamps,
-    bank: queries(bank, pacers.calls),
-    lookBank: queries(lookBank, pacers.looks),
+    bank: bankQueries,
+    lookBank: lookQueries,
     ...(settings.pixKeys ? { pixKeys: settings.pixKeys } : {}),
     store,
     markers,

@@ -23,7 +23,7 @@ import { type RateLimitedRun, rateLimitedRun } from './rate-limited';
 import { type BenchResults, checkTargets, formatTable, targetsTable } from './report';
 import { reconciliationCost } from './reconciliation';
 import { SweepDefaults } from '../../contracts/reconciliation';
-import { forked, medians, pairedRatio, settledBoletoNotifications, storedBatches } from './sections';
+import { forked, medians, pairedRatio, receivedPixCallbacks, settledBoletoNotifications, storedBatches } from './sections';
 import { median, round } from './stats';
 
 const SECTIONS = ['build', 'reconciliation', 'receiver', 'cold-start', 'processor', 'rate-limited', 'look-flood', 'front-door'] as const;
@@ -92,29 +92,52 @@ async function reconciliationSection(ctx: BenchContext): Promise<void> {
   ]));
 }
 
-/** The receiver handler against a bare SendMessage, forked and paired round by round. */
+/**
+ * The receiver handler against a bare SendMessage, forked and paired round by round: on the
+ * payments route (a token checked) and on the Pix route (a callback with three Pix; no token,
+ * its body read for the validation call), each against a SendMessage of its own envelope.
+ */
 async function receiverSection(ctx: BenchContext): Promise<void> {
   const { peers, results, details, logs, section, floorSend } = ctx;
   const body = await ctx.notificationBody();
+  const pixBody = pixCallbackBody();
   const p = PLAN.receiver;
+  const runners = ['receiver', 'floor', 'pix', 'pixFloor'] as const;
   const runs = await forked(p.forks, p, () => {
     const worker = new BenchWorker(peers.receiverEnvironment(), join(logs, 'receiver.log'));
-    const notify = (floor: boolean) => () => worker.run({
-      type: 'notify', entry: floor ? floorSend : receiverBundle, floor, route: 'payments', token: peers.token, body, requests: p.requests, concurrency: p.concurrency,
+    const notify = (floor: boolean, route: 'payments' | 'pix', what: unknown) => () => worker.run({
+      type: 'notify', entry: floor ? floorSend : receiverBundle, floor, route, token: peers.token, body: what, requests: p.requests, concurrency: p.concurrency,
     });
-    return { runners: { receiver: notify(false), floor: notify(true) }, stop: () => worker.stop() };
+    return {
+      runners: { receiver: notify(false, 'payments', body), floor: notify(true, 'payments', body), pix: notify(false, 'pix', pixBody), pixFloor: notify(true, 'pix', pixBody) },
+      stop: () => worker.stop(),
+    };
   }, () => peers.purgeQueue());
-  results.receiver_p99_ratio = round(pairedRatio(runs.receiver, runs.floor, 'p99Ms', 2));
-  results.receiver_throughput_ratio = round(pairedRatio(runs.receiver, runs.floor, 'perSecond', 2));
-  const [r, f] = [medians(runs.receiver), medians(runs.floor)];
+  results.receiver_p99_ratio = round(pairedRatio(runs.receiver, runs.floor, 'p99Ms', runners.length));
+  results.receiver_throughput_ratio = round(pairedRatio(runs.receiver, runs.floor, 'perSecond', runners.length));
+  results.receiver_pix_p99_ratio = round(pairedRatio(runs.pix, runs.pixFloor, 'p99Ms', runners.length));
+  results.receiver_pix_throughput_ratio = round(pairedRatio(runs.pix, runs.pixFloor, 'perSecond', runners.length));
+  const [r, f, x, xf] = [medians(runs.receiver), medians(runs.floor), medians(runs.pix), medians(runs.pixFloor)];
   details.receiver = {
-    receiver: r, bare_send_message: f, plan: p,
+    receiver: r, bare_send_message: f, pix_route: x, bare_send_message_pix: xf, plan: p,
     by_round: runs.receiver.map((run, i) => ({ rate_ratio: round(run.perSecond / runs.floor[i].perSecond), p99_ratio: round(run.p99Ms / runs.floor[i].p99Ms) })),
+    pix_by_round: runs.pix.map((run, i) => ({ rate_ratio: round(run.perSecond / runs.pixFloor[i].perSecond), p99_ratio: round(run.p99Ms / runs.pixFloor[i].p99Ms) })),
   };
   section(`Receiver in one process, concurrency ${p.concurrency}, ${p.requests} requests × ${p.repetitions} rounds × ${p.forks} processes (medians)`, formatTable(['', 'p50', 'p99', 'rate', 'CPU per request'], [
-    ['receiver handler', ms(r.p50Ms), ms(r.p99Ms), rate(r.perSecond), ms(r.cpuMsPerOperation, 2)],
+    ['receiver handler, /payments', ms(r.p50Ms), ms(r.p99Ms), rate(r.perSecond), ms(r.cpuMsPerOperation, 2)],
     ['bare SendMessage', ms(f.p50Ms), ms(f.p99Ms), rate(f.perSecond), ms(f.cpuMsPerOperation, 2)],
+    ['receiver handler, /pix (three Pix)', ms(x.p50Ms), ms(x.p99Ms), rate(x.perSecond), ms(x.cpuMsPerOperation, 2)],
+    ['bare SendMessage of its envelope', ms(xf.p50Ms), ms(xf.p99Ms), rate(xf.perSecond), ms(xf.cpuMsPerOperation, 2)],
   ]));
+}
+
+/** A Pix callback as the provider sends it: three Pix of one key. */
+function pixCallbackBody(): unknown {
+  return {
+    pix: [1, 2, 3].map((i) => ({
+      endToEndId: `E0118152120261127120000000000${i}`.padEnd(32, '0'), txid: `QR${i}`, valor: `${i}0.00`, chave: 'pix@example.com', horario: '2026-11-27T12:00:00.000Z', infoPagador: 'pedido',
+    })),
+  };
 }
 
 /** Module load and first invocation, in fresh processes, the receiver's bundle against the same SDK clients and one SendMessage. */
@@ -150,22 +173,29 @@ async function processorSection(ctx: BenchContext): Promise<void> {
   const { peers, results, details, logs, section, floorVerify } = ctx;
   const p = PLAN.processor;
   const runners = ['processor', 'processorNoJournal', 'floor', 'floorOneWrite'] as const;
+  const pixRunners = ['processorPix', 'floorPix'] as const;
+  type Runner = (typeof runners)[number] | (typeof pixRunners)[number];
   const rounds = (p.warmup + p.repetitions) * p.forks;
   const bodies = await settledBoletoNotifications(peers.simulator.control, p.recordsPerRun * rounds * runners.length);
+  const pixBodies = await receivedPixCallbacks(peers.simulator.control, p.recordsPerRun * rounds * pixRunners.length);
   let used = 0;
-  const verify = (worker: BenchWorker, entry: string, exportName: string) => async () => {
-    const batches = storedBatches(bodies.slice(used, used + p.recordsPerRun), p.batchSize);
-    used += p.recordsPerRun;
+  let pixUsed = 0;
+  const verify = (worker: BenchWorker, entry: string, exportName: string, pix = false) => async () => {
+    const batches = pix
+      ? storedBatches(pixBodies.slice(pixUsed, (pixUsed += p.recordsPerRun)), p.batchSize, 'pix')
+      : storedBatches(bodies.slice(used, (used += p.recordsPerRun)), p.batchSize);
     const run = await worker.run({ type: 'batches', entry, exportName, batches, concurrency: 1, timeoutMs: 30_000 });
     if (run.failedRecords) throw new Error(`${run.failedRecords} records failed in ${entry}; see ${worker.logFile}`);
     // Rates and CPU time in records: each latency is one batch.
     return { ...run, operations: batches.flat().length };
   };
+  // A process per runner, as each is its own function on Lambda: no runner's JIT state, heap or
+  // connections serve another.
+  const environment = (name: Runner) => peers.processorEnvironment({ journal: name !== 'processorNoJournal', pix: name === 'processorPix' || name === 'floorPix' });
+  const workersOf = <K extends Runner>(names: readonly K[]) => Object.fromEntries(names.map((name) => [name, new BenchWorker(environment(name), join(logs, `${name}.log`))])) as Record<K, BenchWorker>;
+  const stopAll = (workers: Record<string, BenchWorker>) => () => Promise.all(Object.values(workers).map((worker) => worker.stop())).then(() => undefined);
   const runs = await forked(p.forks, p, () => {
-    // A process per runner, as each is its own function on Lambda: no runner's JIT state,
-    // heap or connections serve another.
-    const environment = (name: (typeof runners)[number]) => peers.processorEnvironment({ journal: name !== 'processorNoJournal' });
-    const workers = Object.fromEntries(runners.map((name) => [name, new BenchWorker(environment(name), join(logs, `${name}.log`))])) as Record<(typeof runners)[number], BenchWorker>;
+    const workers = workersOf(runners);
     return {
       runners: {
         processor: verify(workers.processor, processorBundle, 'handler'),
@@ -173,19 +203,29 @@ async function processorSection(ctx: BenchContext): Promise<void> {
         floor: verify(workers.floor, floorVerify, 'handler'),
         floorOneWrite: verify(workers.floorOneWrite, floorVerify, 'oneWriteHandler'),
       },
-      stop: () => Promise.all(Object.values(workers).map((worker) => worker.stop())).then(() => undefined),
+      stop: stopAll(workers),
+    };
+  });
+  // The Pix callbacks against their own loop, paired apart (its rounds a whole rotation of two).
+  const pixRuns = await forked(p.forks, p, () => {
+    const workers = workersOf(pixRunners);
+    return {
+      runners: { processorPix: verify(workers.processorPix, processorBundle, 'handler', true), floorPix: verify(workers.floorPix, floorVerify, 'pixHandler', true) },
+      stop: stopAll(workers),
     };
   });
   results.processor_throughput_ratio = round(pairedRatio(runs.processor, runs.floor, 'perSecond', runners.length));
   results.processor_throughput_ratio_one_write = round(pairedRatio(runs.processor, runs.floorOneWrite, 'perSecond', runners.length));
   results.processor_journal_throughput_ratio = round(pairedRatio(runs.processor, runs.processorNoJournal, 'perSecond', runners.length));
   results.processor_journal_p99_ratio = round(pairedRatio(runs.processor, runs.processorNoJournal, 'p99Ms', runners.length));
-  const [pr, pn, f2, f1] = [medians(runs.processor), medians(runs.processorNoJournal), medians(runs.floor), medians(runs.floorOneWrite)];
+  results.processor_pix_throughput_ratio = round(pairedRatio(pixRuns.processorPix, pixRuns.floorPix, 'perSecond', pixRunners.length));
+  const [pr, pn, f2, f1, px, fx] = [medians(runs.processor), medians(runs.processorNoJournal), medians(runs.floor), medians(runs.floorOneWrite), medians(pixRuns.processorPix), medians(pixRuns.floorPix)];
   const perRound = (runs: readonly { perSecond: number }[]) => runs.map((run) => round(run.perSecond, 0));
   details.processor = {
-    processor: pr, processor_without_journal: pn, floor_claim_query_publish_complete: f2, floor_query_write_publish: f1, plan: p,
+    processor: pr, processor_without_journal: pn, floor_claim_query_publish_complete: f2, floor_query_write_publish: f1, processor_pix: px, floor_pix: fx, plan: p,
     records_per_second_by_round: {
       processor: perRound(runs.processor), processor_without_journal: perRound(runs.processorNoJournal), floor: perRound(runs.floor), floor_one_write: perRound(runs.floorOneWrite),
+      processor_pix: perRound(pixRuns.processorPix), floor_pix: perRound(pixRuns.floorPix),
     },
   };
   section(`Processor: batches of ${p.batchSize}, ${p.recordsPerRun} records × ${p.repetitions} rounds × ${p.forks} sets of processes, one invocation at a time (medians; latency per batch)`, formatTable(['', 'records/s', 'batch p50', 'batch p99', 'CPU per record'], [
@@ -193,6 +233,8 @@ async function processorSection(ctx: BenchContext): Promise<void> {
     ['processor bundle, journal off', rate(pn.perSecond), ms(pn.p50Ms), ms(pn.p99Ms), ms(pn.cpuMsPerOperation, 2)],
     ['plain loop: read, query (+ journal PUTs), write + outbox, PutEvents, clear', rate(f2.perSecond), ms(f2.p50Ms), ms(f2.p99Ms), ms(f2.cpuMsPerOperation, 2)],
     ['plain loop: query, one write, PutEvents', rate(f1.perSecond), ms(f1.p50Ms), ms(f1.p99Ms), ms(f1.cpuMsPerOperation, 2)],
+    ['processor bundle, Pix callbacks (GET /pix over mutual TLS)', rate(px.perSecond), ms(px.p50Ms), ms(px.p99Ms), ms(px.cpuMsPerOperation, 2)],
+    ['plain loop: the same calls for a Pix callback', rate(fx.perSecond), ms(fx.p50Ms), ms(fx.p99Ms), ms(fx.cpuMsPerOperation, 2)],
   ]));
 }
 

@@ -10,7 +10,10 @@ import { createQueueWithDlq, type Fauxqs, startFauxqs } from '../local-aws/fauxq
 import { LOCAL_AWS, localAwsEnvironment, resolveLocalhostSubdomains } from '../local-aws/local-env';
 import { LocalS3 } from '../local-aws/s3-server';
 import { LocalSecretsManager } from '../local-aws/secrets-manager-server';
-import { simulatorConnection, simulatorCredentials } from '../local-runner/bank-credentials';
+import { simulatorConnection, simulatorCredentials, simulatorPixCredentials } from '../local-runner/bank-credentials';
+import { PIX_CONNECTION_ENV } from '../../contracts/pix-connection';
+import { normalizePixKey } from '../../contracts/pix';
+import { pixKeysOf } from '../../simulator/model';
 import { processorSettings } from '../../lib/processor/processor-settings';
 import { receiverEnvironment } from '../../lib/endpoint/receiver-settings';
 import { sweepSettings } from '../../lib/reconciliation/sweep-settings';
@@ -51,6 +54,7 @@ export class BenchPeers {
   s3Endpoint!: string;
   private tokenArn!: string;
   private credentialsArn!: string;
+  private pixCredentialsArn!: string;
   private restoreDns!: () => void;
 
   static async start(): Promise<BenchPeers> {
@@ -66,6 +70,7 @@ export class BenchPeers {
     await peers.dynamo.createIdempotencyTable(`${NAME}-idempotency`);
     peers.tokenArn = peers.secrets.createSecret(`${NAME}-token`, peers.token);
     peers.credentialsArn = peers.secrets.createSecret(`${NAME}-bank-credentials`, JSON.stringify(simulatorCredentials(peers.simulator)));
+    peers.pixCredentialsArn = peers.secrets.createSecret(`${NAME}-pix-credentials`, JSON.stringify(simulatorPixCredentials(peers.simulator)));
     return peers;
   }
 
@@ -83,7 +88,7 @@ export class BenchPeers {
    * something else than pacing) unless given; `endpoints` puts other endpoints (counting
    * proxies) in front of the local services.
    */
-  processorEnvironment(options: { queriesPerSecond?: number; endpoints?: BenchEndpoints; journal?: boolean } = {}): Record<string, string> {
+  processorEnvironment(options: { queriesPerSecond?: number; endpoints?: BenchEndpoints; journal?: boolean; pix?: boolean } = {}): Record<string, string> {
     const settings = processorSettings(
       {
         eventBusName: `${NAME}-bus`, idempotencyTableName: `${NAME}-idempotency`, quarantineQueueUrl: this.dlqUrl, queueUrl: this.queueUrl,
@@ -95,7 +100,9 @@ export class BenchPeers {
     return {
       ...localAwsEnvironment({ SQS: this.fauxqs.endpoint, SECRETS_MANAGER: this.secretsEndpoint, DYNAMODB: this.dynamo.endpoint, EVENTBRIDGE: this.eventsEndpoint, S3: this.s3Endpoint, ...options.endpoints }),
       [BANK_CONNECTION_ENV]: JSON.stringify(simulatorConnection(this.simulator, this.credentialsArn, { callTimeoutMs: 5_000, queriesPerSecond: options.queriesPerSecond ?? UNLIMITED_QUERIES_PER_SECOND })),
-      [PROCESSOR_SETTINGS_ENV]: JSON.stringify(settings),
+      [PROCESSOR_SETTINGS_ENV]: JSON.stringify(options.pix ? { ...settings, pixKeys: pixKeysOf(this.simulator.accounts).map((key) => normalizePixKey(key)!.key) } : settings),
+      // The simulator's Pix API, under its Pix application's credentials (a token over mutual TLS).
+      ...(options.pix ? { [PIX_CONNECTION_ENV]: JSON.stringify({ baseUrl: this.simulator.baseUrl, tokenUrl: this.simulator.info.pixTokenUrl, credentialsSecretArn: this.pixCredentialsArn }) } : {}),
     };
   }
 

@@ -7,8 +7,11 @@ export { formatTable };
 export const TARGETS = {
   receiver_p99_ratio: { max: 1.1, what: 'receiver p99 / bare SendMessage p99 (concurrency 16)' },
   receiver_throughput_ratio: { min: 0.9, what: 'receiver requests/s / bare SendMessage/s (one process)' },
+  receiver_pix_p99_ratio: { max: 1.1, what: 'receiver p99 on /pix / bare SendMessage p99 of its envelope (concurrency 16)' },
+  receiver_pix_throughput_ratio: { min: 0.9, what: 'receiver requests/s on /pix / bare SendMessage/s of its envelope (one process)' },
   cold_start_ratio: { max: 1.15, what: 'receiver load + first call / SDK clients + one send (fresh node)' },
   processor_throughput_ratio: { min: 0.8, what: 'processor records/s / plain loop with its external calls' },
+  processor_pix_throughput_ratio: { min: 0.8, what: 'processor Pix callbacks/s / plain loop with its external calls (GET /pix under mutual TLS)' },
   ack_p99_deadline_fraction: { max: 0.01, what: 'p99 bank POST to 200 at 200/s, 30 s rounds (median) / 10 s deadline' },
   peak_rss_fraction: { max: 0.5, what: 'peak RSS under that load / configured Lambda memory (larger)' },
   rate_limited_throughput_ratio_1: { min: 0.9, what: 'distinct changes verified/s / query limit 10/s, 1 invocation at once' },

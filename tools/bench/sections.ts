@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Route } from '../../contracts/receiver';
 import { encodeStoredNotification } from '../../lambda/store/stored-notification';
 import { mapConcurrently } from '../../lambda/shared/concurrency';
 import type { BankSimulatorClient } from '../../simulator/control-client';
@@ -97,10 +98,24 @@ export async function settledBoletoNotifications(control: BankSimulatorClient, c
   return bodies;
 }
 
-/** SQS message bodies as the receiver stores them, in batches of `batchSize`. */
-export function storedBatches(bodies: readonly unknown[], batchSize: number): string[][] {
+/**
+ * Pix callbacks as the provider sends them, one Pix each, for Pix the simulator's provider holds
+ * for the account (paid to its first key with a static code's txid; no webhook, so none is sent).
+ */
+export async function receivedPixCallbacks(control: BankSimulatorClient, count: number): Promise<unknown[]> {
+  const [chave] = (await control.pix.state()).keys;
+  const bodies: unknown[] = new Array(count);
+  await mapConcurrently(Array.from({ length: count }, (_, i) => i), 8, async (i) => {
+    const [pix] = (await control.pix.payKey(chave, { valor: (1 + (i % 900)).toFixed(2), txid: `QR${i}` })).pix;
+    bodies[i] = { pix: [{ endToEndId: pix.endToEndId, txid: pix.txid, valor: pix.valor, chave: pix.chave, horario: pix.horario }] };
+  });
+  return bodies;
+}
+
+/** SQS message bodies as the receiver stores them (from `route`), in batches of `batchSize`. */
+export function storedBatches(bodies: readonly unknown[], batchSize: number, route: Route = 'boleto'): string[][] {
   const messages = bodies.map((body) => encodeStoredNotification(
-    { route: 'boleto', receivedAt: new Date().toISOString(), requestId: randomUUID(), sourceIp: '127.0.0.1', contentType: 'application/json' },
+    { route, receivedAt: new Date().toISOString(), requestId: randomUUID(), sourceIp: '127.0.0.1', contentType: 'application/json' },
     Buffer.from(JSON.stringify(body)),
   ));
   const batches: string[][] = [];

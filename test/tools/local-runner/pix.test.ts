@@ -39,6 +39,7 @@ it('serves a Pix API of its own whose URL the provider calls with /pix appended,
 
 it('publishes charges paid by Pix (immediate and with a due date), a static code, and three Pix of one key in one callback, once each', async () => {
   const from = runner.events.events.length;
+  const tokensBefore = runner.simulator.apiCallCounts().token.calls;
   const [chave] = (await runner.control.pix.state()).keys;
   const cob = await runner.control.pix.createCharge({ valor: '110.00' });
   const cobv = await runner.control.pix.createCharge({ kind: 'cobv', valor: '75.50' });
@@ -55,6 +56,14 @@ it('publishes charges paid by Pix (immediate and with a due date), a static code
   expect(byId.get(paidCob.pix[0].endToEndId)).toMatchObject({ pix: { charge: { kind: 'cob', status: 'CONCLUIDA' }, infoPagador: 'pedido 42', amount: { cents: 11000 } } });
   expect(byId.get(paidCobv.pix[0].endToEndId)).toMatchObject({ pix: { charge: { kind: 'cobv' } } });
   expect(byId.get(staticCode.pix[0].endToEndId)?.pix.charge).toBeUndefined();
+  // The processor keeps its Pix client (its token, its mutual-TLS connection) between invocations:
+  // at most one token for each of its environments (two on the notification queue, one on the
+  // look queue), however many callbacks come one after the other.
+  for (let i = 0; i < 6; i++) {
+    await runner.control.pix.payKey(chave, { valor: '1.00', txid: `ONEBYONE${i}` });
+    await runner.settle(10_000);
+  }
+  expect(runner.simulator.apiCallCounts().token.calls - tokensBefore).toBeLessThanOrEqual(3);
 });
 
 it('publishes a refund returned and one not done, and none while a refund is in process', async () => {

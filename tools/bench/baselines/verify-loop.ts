@@ -10,7 +10,8 @@
  * subject's index entry, through the processor's S3NotificationJournal) while the bank is asked. The store calls are the very requests the processor's subject store
  * sends (DynamoDbSubjectStore, called directly), without the processor around them. `writes: 1`:
  * the query, one plain write and PutEvents, which is as little as any verifying publisher can
- * do, though without a conditional record it cannot publish exactly once. Bundled like a handler
+ * do, though without a conditional record it cannot publish exactly once. `pixHandler`: the
+ * processor's calls for a Pix callback, its query `GET /pix/{e2eid}`. Bundled like a handler
  * by `npm run bench`; never deployed.
  */
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
@@ -18,6 +19,8 @@ import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SQSEvent } from 'aws-lambda';
 import { BankClient } from '../../../lambda/bank/cooperative/client';
+import { MemorySlotSchedule, RatePacer } from '../../../lambda/bank/pacing';
+import { PixClient, pixCredentialsFromSecret, readPixConnection } from '../../../lambda/bank/pix';
 import { credentialsFromSecret, readBankConnection } from '../../../lambda/bank/cooperative/connection';
 import { IdempotencyTable, PROCESSOR_SETTINGS_ENV, ProcessorDefaults, type ProcessorSettings } from '../../../contracts/processor';
 import { decodeStoredNotification } from '../../../lambda/store/stored-notification';
@@ -37,7 +40,11 @@ const dynamo = new DynamoDBClient(AWS_CLIENT_CONFIG);
 const store = new DynamoDbSubjectStore(dynamo, settings.idempotencyTableName, settings.idempotencyTtlSeconds);
 const events = new EventBridgeClient(AWS_CLIENT_CONFIG);
 const journal = settings.journalBucketName ? new S3NotificationJournal(new S3Client(AWS_CLIENT_CONFIG), settings.journalBucketName) : undefined;
-const bank = new BankClient({ settings: connection, credentials: credentialsFromSecret(new SecretsManagerClient(AWS_CLIENT_CONFIG), connection.credentialsSecretArn) });
+const secretsManager = new SecretsManagerClient(AWS_CLIENT_CONFIG);
+const bank = new BankClient({ settings: connection, credentials: credentialsFromSecret(secretsManager, connection.credentialsSecretArn) });
+const pixConnection = readPixConnection(process.env, 'SettlementProcessor');
+// The Pix query as the processor's client makes it (a token over mutual TLS, the same pacing).
+const pix = pixConnection && new PixClient({ settings: pixConnection, credentials: pixCredentialsFromSecret(secretsManager, pixConnection.credentialsSecretArn), pacer: new RatePacer(new MemorySlotSchedule(), { ratePerSecond: connection.queriesPerSecond, name: 'floor Pix queries' }) });
 
 /** The processor's calls: read the record, query, write state and outbox, publish, clear the outbox. */
 export function handler(event: SQSEvent): Promise<{ published: number }> {
@@ -49,19 +56,27 @@ export function oneWriteHandler(event: SQSEvent): Promise<{ published: number }>
   return verifyAll(event, 1);
 }
 
-async function verifyAll(event: SQSEvent, writes: 1 | 2): Promise<{ published: number }> {
+/** The processor's calls for a Pix callback of one Pix: read, `GET /pix/{e2eid}`, write state and outbox, publish, clear. */
+export function pixHandler(event: SQSEvent): Promise<{ published: number }> {
+  return verifyAll(event, 2, true);
+}
+
+async function verifyAll(event: SQSEvent, writes: 1 | 2, pixCallbacks = false): Promise<{ published: number }> {
   const deadline = Date.now() + 30_000;
   let published = 0;
   const parsed = event.Records.map((record) => {
     const { notification: stored, body } = decodeStoredNotification(record.body);
-    const notification = JSON.parse(body.toString('utf8')) as { idEventoWebhook: string; nossoNumero: string };
+    const raw = JSON.parse(body.toString('utf8')) as { idEventoWebhook: string; nossoNumero: string; pix?: Array<{ endToEndId: string }> };
+    const notification = pixCallbacks ? { idEventoWebhook: raw.pix![0].endToEndId, nossoNumero: raw.pix![0].endToEndId } : raw;
     return { record, stored, notification, key: `floor#${writes}#${notification.idEventoWebhook}` };
   });
   const subjects = writes === 2 ? await store.readMany(parsed.map((p) => p.key)) : undefined;
   await mapConcurrently(parsed, ProcessorDefaults.recordConcurrency, async ({ record, stored, notification, key }) => {
     const journaled = writes === 2 && journal ? journal.write(journalKey(stored), record.body, [journalSubjectKey(key, stored)]) : undefined;
     const subject = writes === 2 ? subjects!.get(key) ?? await store.read(key) : undefined;
-    const verified = await bank.queryBoleto(connection.account.codigoBeneficiario, notification.nossoNumero, deadline);
+    const verified: Record<string, unknown> = pixCallbacks
+      ? { situacao: 'RECEBIDO', pix: await pix!.getPix(notification.nossoNumero, deadline) }
+      : await bank.queryBoleto(connection.account.codigoBeneficiario, notification.nossoNumero, deadline);
     await journaled;
     const detail = JSON.stringify({ verified, notification });
     const outbox = { id: newOutboxId(), leaseUntil: deadline, entries: [{ detailType: BankEventDetailType.BOLETO_SETTLED, detail }] };
