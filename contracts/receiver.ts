@@ -117,6 +117,8 @@ export enum ReceiverMetric {
   VALIDATION_CALLS = 'ValidationCalls',
   /** Pix callbacks refused with 403: no client certificate, or one the stack does not pin. */
   CERTIFICATE_REFUSED = 'ClientCertificateRefused',
+  /** Days left until the provider's client certificate (as a Pix callback presents it) expires: a value, not a count. */
+  CERTIFICATE_DAYS_LEFT = 'ClientCertificateDaysLeft',
 }
 
 /**

@@ -61,10 +61,10 @@ export interface BankWebhookReceiverProps extends BankWebhookEndpointProps, Sett
   /**
    * Pix received (the standard Pix API; docs/pix.md): a REST API of its own for the provider's
    * callbacks (`pixUrl`), and every Pix confirmed with the provider's Pix API under this
-   * receiver's credentials before it is published (`Pix Received`, `Pix Refund`). Without mutual
-   * TLS (which comes with the Pix domain), the Pix route checks no client certificate: only a
-   * NON_PRODUCTION receiver takes it, with a synth warning (a forged callback then costs queries,
-   * never an event).
+   * receiver's credentials before it is published (`Pix Received`, `Pix Refund`). A PRODUCTION
+   * receiver needs `pix.domain` (mutual TLS, the provider's certificate pinned); without it (a
+   * NON_PRODUCTION receiver, with a synth warning) the Pix route checks no client certificate: a
+   * forged callback then costs queries, never an event.
    * @default - no Pix
    */
   readonly pix?: PixReceiverProps;
@@ -140,7 +140,7 @@ export function validateReceiverProps(receiver: Construct, props: BankWebhookRec
     v.check(!props.reconciliation?.trackPaymentSources, 'reconciliation.trackPaymentSources', `must be left out: ${why}; Track Payment looks ask the bank. Set stage: BankStage.PRODUCTION if this stack is production`);
   }
   if (props.pix) {
-    v.check(stageOf(props) !== BankStage.PRODUCTION, 'pix', 'needs mutual TLS on a PRODUCTION receiver (the provider\'s client certificate, pinned), which comes with the Pix domain: until then, receive Pix in a NON_PRODUCTION stack (docs/pix.md)');
+    v.check(stageOf(props) !== BankStage.PRODUCTION || !!props.pix.domain, 'pix.domain', 'is required on a PRODUCTION receiver: the Pix callback carries no credential, so production takes it only over mutual TLS on a domain of its own, the provider\'s certificate pinned (docs/pix.md)');
     if (props.pix.connection && stageOf(props) === BankStage.PRODUCTION) checkRealPixProvider(v, receiver, props.pix.connection, 'pix.connection');
   }
   if (props.paymentRegistration) checkRegistrationOptions(v, props.paymentRegistration, 'paymentRegistration.');

@@ -112,9 +112,11 @@ export class BankWebhookReceiver extends Construct {
     }));
     const { endpoint } = this;
     if (props.pix) {
-      endpoint.addPixApi();
-      Annotations.of(this).addWarningV2('cdk-bank-webhooks:pixWithoutMutualTls',
-        'The Pix route checks no client certificate (no mutual TLS yet): anyone who finds its URL can post callbacks. Each Pix is still confirmed with the provider under this receiver\'s credentials, so a forged callback costs queries, never an event (docs/pix.md).');
+      endpoint.addPixApi(props.pix.domain);
+      if (!props.pix.domain) {
+        Annotations.of(this).addWarningV2('cdk-bank-webhooks:pixWithoutMutualTls',
+          'The Pix route checks no client certificate (no pix.domain, so no mutual TLS): anyone who finds its URL can post callbacks. Each Pix is still confirmed with the provider under this receiver\'s credentials, so a forged callback costs queries, never an event (docs/pix.md).');
+      }
     }
     // The processor and the sweep share the endpoint's security groups.
     const network = { vpc: props.vpc, vpcSubnets: props.vpcSubnets, securityGroups: endpoint.securityGroups };

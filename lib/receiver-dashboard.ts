@@ -53,7 +53,7 @@ export class ReceiverDashboard extends Construct {
     const sum = (metric: cloudwatch.Metric, label: string) => metric.with({ label });
     const graph = (title: string, left: cloudwatch.IMetric[], width = 12, options: Partial<cloudwatch.GraphWidgetProps> = {}) => new cloudwatch.GraphWidget({ title, left, width, height: 6, ...options });
     this.alarms = [
-      endpoint.unauthorizedRequestsAlarm, endpoint.boletoSilenceAlarm, endpoint.paymentsSilenceAlarm,
+      endpoint.unauthorizedRequestsAlarm, endpoint.boletoSilenceAlarm, endpoint.paymentsSilenceAlarm, endpoint.pixCertificateExpiryAlarm,
       processor.deadLetterQueueAlarm, processor.lookDeadLetterQueueAlarm, processor.oldestMessageAlarm, processor.lookAgeAlarm, processor.processorErrorsAlarm, processor.journalAlarm,
       reconciliation?.recoveredAlarm, reconciliation?.sweepErrorsAlarm, reconciliation?.registrationDriftAlarm, reconciliation?.registrationContestedAlarm, reconciliation?.registrationRecordAlarm,
     ].filter((alarm): alarm is cloudwatch.Alarm => !!alarm);

@@ -1,19 +1,22 @@
 /**
  * Example app for an audited account: a BankWebhookReceiver with every hardening prop set (KMS
  * keys for logs, queues and tokens, a WAF web ACL, an alarm topic, a VPC with endpoints, X-Ray,
- * a backup plan for the table), checked by five cdk-nag packs: AwsSolutions, NIST 800-53 rev 5,
+ * a backup plan for the table) and Pix behind mutual TLS, checked by five cdk-nag packs: AwsSolutions, NIST 800-53 rev 5,
  * PCI DSS 3.2.1, HIPAA Security and Serverless. Synth fails on any unacknowledged finding; what
  * this stack acknowledges is a choice of its own, with its reason, next to the resource.
  *
  *   npx cdk synth --app "npx tsx examples/hardened/app.ts"
  */
 import { App, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { join } from 'node:path';
+import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as backup from 'aws-cdk-lib/aws-backup';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { AwsSolutionsChecks, HIPAASecurityChecks, NIST80053R5Checks, PCIDSS321Checks, ServerlessChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
@@ -50,6 +53,21 @@ export class HardenedBankWebhooksStack extends Stack {
       boletoContracts: [exampleBoletoContract(this)],
       // Raw notifications kept 5 years under the data key, locked against early deletion, with access logs.
       journal: { encryptionKey: dataKey, objectLock: JournalObjectLock.GOVERNANCE, serverAccessLogsBucket: this.accessLogsBucket() },
+      // Pix received: on a domain of its own with mutual TLS, only the provider's pinned certificate
+      // (its issuing chain in pix-provider-chain.pem: this bank ships it with the Pix application's certificates).
+      pix: {
+        connection: {
+          baseUrl: 'https://api-pix.sicredi.com.br',
+          credentials: secretsmanager.Secret.fromSecretNameV2(this, 'PixCredentials', 'cdk-bank-webhooks/pix-credentials'),
+        },
+        keys: ['financeiro@example.com.br'],
+        domain: {
+          domainName: 'pix-webhooks.example.com',
+          certificate: acm.Certificate.fromCertificateArn(this, 'PixCertificate', `arn:aws:acm:${this.region}:${this.account}:certificate/00000000-0000-0000-0000-000000000000`),
+          truststore: { file: join(__dirname, 'pix-provider-chain.pem') },
+          pinnedCertificates: { fingerprints: ['5A:D9:56:92:B3:53:66:9D:73:5C:C7:8D:D3:14:A0:77:13:0E:37:0F:2B:6D:01:79:12:8F:77:9C:04:12:12:08'] },
+        },
+      },
     });
     // The journal is this stack's record of what the bank sent; one copy in one region is its choice.
     for (const pack of ['NIST.800.53.R5', 'PCI.DSS.321', 'HIPAA.Security']) {

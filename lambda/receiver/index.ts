@@ -21,7 +21,7 @@ const tokens = new TokenCache({
 });
 
 const counter = metricCounter({ namespace: METRICS_NAMESPACE, serviceName: RECEIVER_SERVICE_NAME, receiverName: settings.receiverName });
-const count: CountMetric = (name, route, details) => counter(name, { Route: route }, details);
+const count: CountMetric = (name, route, details, value) => counter(name, { Route: route }, details, value);
 
 export async function handler(event: APIGatewayProxyEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<APIGatewayProxyResult> {
   return handleNotification(event, { settings, sqs, tokens, logger, count, remainingTimeMs: typeof context?.getRemainingTimeInMillis === 'function' ? () => context.getRemainingTimeInMillis() : undefined });

@@ -10,7 +10,7 @@ import { findHeader, tokenMatches } from '../shared/token-check';
 import type { TokenCache } from './token-cache';
 
 /** Counts one occurrence of a metric for a route; `details` are written with it (not dimensions). */
-export type CountMetric = (name: string, route: Route, details?: Record<string, string>) => void;
+export type CountMetric = (name: string, route: Route, details?: Record<string, string>, value?: number) => void;
 
 export interface ReceiverDeps {
   readonly settings: ReceiverSettings;
@@ -130,6 +130,7 @@ export async function handleNotification(event: APIGatewayProxyEvent, deps: Rece
       logger.warn('Refused a Pix callback: the client certificate is not the provider\'s', { requestId, sourceIp, reason: refused, subject: event.requestContext?.identity?.clientCert?.subjectDN });
       return respond(403, { message: 'Forbidden' });
     }
+    reportCertificateDaysLeft(event, deps);
     if (found === 'validation') return validationCall(requestId, deps);
     return storeNotification(event, PIX_ROUTE, deps, requestId, deadline);
   }
@@ -161,6 +162,18 @@ export async function handleNotification(event: APIGatewayProxyEvent, deps: Rece
     return respond(401, { message: 'Unauthorized' });
   }
   return storeNotification(event, route, deps, requestId, deadline);
+}
+
+/**
+ * The days left on the client certificate the provider presented (API Gateway's `validity.notAfter`),
+ * as a metric an alarm watches a month ahead: nothing else warns that the pinned certificate and
+ * the truststore need the provider's next one.
+ */
+function reportCertificateDaysLeft(event: APIGatewayProxyEvent, deps: ReceiverDeps): void {
+  const notAfter = Date.parse(event.requestContext?.identity?.clientCert?.validity?.notAfter ?? '');
+  if (!Number.isFinite(notAfter)) return;
+  const now = deps.now?.().getTime() ?? Date.now();
+  deps.count(ReceiverMetric.CERTIFICATE_DAYS_LEFT, PIX_ROUTE, undefined, Math.floor((notAfter - now) / 86_400_000));
 }
 
 /** The Pix provider's validation call: answered 200, counted, nothing stored. */

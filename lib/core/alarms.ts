@@ -17,6 +17,7 @@ export enum Runbook {
   JOURNAL = 'journalalarm',
   UNAUTHORIZED_REQUESTS = 'unauthorizedrequestsalarm',
   SILENCE = 'silencealarm',
+  PIX_CERTIFICATE_EXPIRY = 'pixcertificateexpiryalarm',
   RECOVERED = 'recoveredalarm',
   SWEEP_ERRORS = 'sweeperrorsalarm',
   REGISTRATION_DRIFT = 'registrationdriftalarm',

@@ -42,7 +42,8 @@ export interface BankWebhookEndpointProps extends FunctionNetworkProps, Receiver
 
   /**
    * ARN of a regional AWS WAF web ACL (`arn:aws:wafv2:<region>:<account>:regional/webacl/...`)
-   * to put in front of the stage. Keep its rate rules above the bank's peak: a request WAF blocks
+   * to put in front of the stage (and the Pix API's, when there is one: keep its rules open to the
+   * Pix provider too). Keep its rate rules above the bank's peak: a request WAF blocks
    * is a notification the bank marks NÃO ENTREGUE (the reconciliation finds settlements again).
    * @default - no web ACL
    */

@@ -1,4 +1,7 @@
-import { Annotations, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as route53 from 'aws-cdk-lib/aws-route53';
+import * as route53targets from 'aws-cdk-lib/aws-route53-targets';
+import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -12,7 +15,7 @@ import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { ProcessorDefaults } from '../../contracts/processor';
 import {
-  PIX_ROUTE, RECEIVER_SERVICE_NAME, RECEIVER_SETTINGS_ENV, ReceiverDefaults, ReceiverMetric, ROUTES, SQS_MAX_MESSAGE_BYTES,
+  PIX_ROUTE, RECEIVER_SERVICE_NAME, RECEIVER_SETTINGS_ENV, ReceiverDefaults, ReceiverMetric, type ReceiverSettings, ROUTES, SQS_MAX_MESSAGE_BYTES,
 } from '../../contracts/receiver';
 import { notifyOn, Runbook, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
 import { acknowledgeInherent } from '../core/compliance';
@@ -23,6 +26,7 @@ import { minimumVisibilitySeconds } from '../core/timing';
 import { QueueSenders } from '../core/queue-senders';
 import { allowOnlySourceQueue } from '../core/redrive-allow-policy';
 import { type BankWebhookEndpointProps, checkBankWebhookEndpoint, DEFAULT_SILENCE_HOURS } from './bank-webhook-endpoint-props';
+import { normalizedFingerprint, PIX_CERTIFICATE_WARNING_DAYS, type PixDomainProps } from '../core/pix-receiver';
 import { receiverSettings } from './receiver-settings';
 import { accessLogFormat, acknowledgeApiFindings, sourceAllowlistPolicy } from './rest-api';
 import { ReceiverFunction } from './receiver-function';
@@ -81,6 +85,9 @@ export class BankWebhookEndpoint extends Construct {
 
   private readonly props: BankWebhookEndpointProps;
   private pixRestApi?: apigateway.RestApi;
+  private pixDomainName?: string;
+  /** Alarm: the Pix provider's client certificate expires within a month (with a Pix domain). */
+  public pixCertificateExpiryAlarm?: cloudwatch.Alarm;
 
   constructor(scope: Construct, id: string, props: BankWebhookEndpointProps = {}) {
     super(scope, id);
@@ -135,12 +142,7 @@ export class BankWebhookEndpoint extends Construct {
       logEncryptionKey: props.logEncryptionKey,
       tracing: props.tracingEnabled ?? false,
       network,
-      environment: {
-        [RECEIVER_SETTINGS_ENV]: Stack.of(this).toJsonString(receiverSettings(
-          { queueUrl: this.queue.queueUrl, paymentsTokenSecretArn: this.paymentCallbackToken.secretArn, boletoTokenSecretArn: this.boletoToken.secretArn },
-          { boletoTokenHeader: this.boletoTokenHeader, maxBodyBytes: props.maxBodySize?.toBytes(), tokenCacheTtlMs: props.tokenCacheTtl?.toMilliseconds(), receiverName: this.receiverName },
-        )),
-      },
+      environment: { [RECEIVER_SETTINGS_ENV]: Stack.of(this).toJsonString(this.receiverSettings(props)) },
     });
     this.receiverFunction = receiver;
     // Exactly what SendMessage needs (grantSendMessages would add kms:ReEncrypt* and wildcards).
@@ -203,19 +205,64 @@ export class BankWebhookEndpoint extends Construct {
    * Serves the standard Pix API's callback (docs/pix.md) on a REST API of its own, to the same
    * receiver and queue: `POST /pix` (the provider appends `/pix` to the URL registered for a key)
    * and `POST /` (its validation call). A REST API of its own, because mutual TLS covers a whole
-   * domain and the bank's other callbacks carry no client certificate. Once per endpoint;
-   * `BankWebhookReceiver` calls it when given `pix`.
+   * domain and the bank's other callbacks carry no client certificate. With `domain`, on its own
+   * regional domain with mutual TLS, the default endpoint disabled and the provider's certificate
+   * pinned. Once per endpoint; `BankWebhookReceiver` calls it when given `pix`.
    */
-  public addPixApi(): apigateway.RestApi {
+  public addPixApi(domain?: PixDomainProps): apigateway.RestApi {
     if (this.pixRestApi) throw new Error(`${this.node.path}: addPixApi() was called already; an endpoint serves one Pix API`);
     const { props } = this;
     const accessLogGroup = new logs.LogGroup(this, 'PixAccessLogGroup', { retention: props.logRetention ?? logs.RetentionDays.ONE_YEAR, removalPolicy: RemovalPolicy.RETAIN, encryptionKey: props.logEncryptionKey });
-    const api = this.restApi('PixApi', 'Receives the Pix provider\'s callbacks (the standard Pix API)', accessLogGroup, props, false);
+    const api = this.restApi('PixApi', 'Receives the Pix provider\'s callbacks (the standard Pix API)', accessLogGroup, props, false, !!domain);
     const integration = new apigateway.LambdaIntegration(this.receiverFunction, { proxy: true });
     api.root.addMethod('POST', integration);
     api.root.addResource(PIX_ROUTE).addMethod('POST', integration);
     this.pixRestApi = api;
+    if (domain) {
+      this.mutualTlsDomain(api, domain);
+      this.pixDomainName = domain.domainName;
+    }
     return api;
+  }
+
+  /** The Pix API's mutual-TLS domain: the truststore, the alias (or an output), the pins in the receiver's settings, the expiry alarm. */
+  private mutualTlsDomain(api: apigateway.RestApi, domain: PixDomainProps): void {
+    const t = domain.truststore;
+    const asset = t.file ? new s3assets.Asset(this, 'PixTruststore', { path: t.file }) : undefined;
+    const truststore = asset ? { bucket: asset.bucket, key: asset.s3ObjectKey } : { bucket: t.bucket!, key: t.key!, ...(t.version ? { version: t.version } : {}) };
+    const name = new apigateway.DomainName(this, 'PixDomain', {
+      domainName: domain.domainName,
+      certificate: domain.certificate,
+      endpointType: apigateway.EndpointType.REGIONAL,
+      securityPolicy: apigateway.SecurityPolicy.TLS_1_2,
+      mtls: truststore,
+      mapping: api,
+    });
+    if (domain.hostedZone) {
+      new route53.ARecord(this, 'PixDomainAlias', { zone: domain.hostedZone, recordName: domain.domainName, target: route53.RecordTarget.fromAlias(new route53targets.ApiGatewayDomain(name)) });
+    } else {
+      new CfnOutput(this, 'PixDomainTarget', { description: `Point ${domain.domainName} (an alias or CNAME record) at this regional target: the Pix API's mutual-TLS domain`, value: name.domainNameAliasDomainName });
+    }
+    // Only the provider's own certificate, by fingerprint or subject (its chain alone admits any certificate its CA issued).
+    const pins = { fingerprints: (domain.pinnedCertificates.fingerprints ?? []).map(normalizedFingerprint), subjects: [...domain.pinnedCertificates.subjects ?? []] };
+    this.receiverFunction.addEnvironment(RECEIVER_SETTINGS_ENV, Stack.of(this).toJsonString({ ...this.receiverSettings(this.props), pixClientCertificates: pins }));
+    this.pixCertificateExpiryAlarm = thresholdAlarm(this, 'PixCertificateExpiryAlarm', {
+      runbook: Runbook.PIX_CERTIFICATE_EXPIRY,
+      description: `The Pix provider's client certificate expires in less than ${PIX_CERTIFICATE_WARNING_DAYS} days: get its next certificate, add its chain to the truststore and its fingerprint to pinnedCertificates (two may be pinned at once), and deploy before the provider switches.`,
+      metric: this.metricReceiver(ReceiverMetric.CERTIFICATE_DAYS_LEFT, PIX_ROUTE, { period: Duration.days(1), statistic: cloudwatch.Stats.MINIMUM }),
+      threshold: PIX_CERTIFICATE_WARNING_DAYS,
+      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    notifyOn(this.props.alarmTopic, [this.pixCertificateExpiryAlarm]);
+  }
+
+  /** The receiver function's settings (the Pix pins added by addPixApi). */
+  private receiverSettings(props: BankWebhookEndpointProps): ReceiverSettings {
+    return receiverSettings(
+      { queueUrl: this.queue.queueUrl, paymentsTokenSecretArn: this.paymentCallbackToken.secretArn, boletoTokenSecretArn: this.boletoToken.secretArn },
+      { boletoTokenHeader: this.boletoTokenHeader, maxBodyBytes: props.maxBodySize?.toBytes(), tokenCacheTtlMs: props.tokenCacheTtl?.toMilliseconds(), receiverName: this.receiverName },
+    );
   }
 
   /** The Pix API, once `addPixApi()` made it. */
@@ -230,17 +277,20 @@ export class BankWebhookEndpoint extends Construct {
   public get pixUrl(): string | undefined {
     const api = this.pixRestApi;
     if (!api) return undefined;
+    if (this.pixDomainName) return `https://${this.pixDomainName}`;
     const stack = Stack.of(this);
     return `https://${api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${api.deploymentStage.stageName}`;
   }
 
-  private restApi(id: string, description: string, accessLogGroup: logs.LogGroup, props: BankWebhookEndpointProps, sourceAllowlist = true): apigateway.RestApi {
+  private restApi(id: string, description: string, accessLogGroup: logs.LogGroup, props: BankWebhookEndpointProps, sourceAllowlist = true, disableExecuteApiEndpoint = false): apigateway.RestApi {
     // One account setting per stack: a second endpoint asking for it shares the first's.
     const existingAccount = Stack.of(this).node.findAll().find((c): c is apigateway.CfnAccount => c instanceof apigateway.CfnAccount);
     const cloudWatchRole = (props.createApiGatewayCloudWatchRole ?? false) && !existingAccount;
     const api = new apigateway.RestApi(this, id, {
       description,
       endpointConfiguration: { types: [apigateway.EndpointType.REGIONAL] },
+      // A mutual-TLS domain's API: the default endpoint would let a caller skip the handshake.
+      ...(disableExecuteApiEndpoint ? { disableExecuteApiEndpoint: true } : {}),
       cloudWatchRole,
       // The account-level role is shared by every REST API in the region: keep it on destroy.
       cloudWatchRoleRemovalPolicy: cloudWatchRole ? RemovalPolicy.RETAIN : undefined,
@@ -261,9 +311,10 @@ export class BankWebhookEndpoint extends Construct {
         throttlingBurstLimit: props.throttlingBurstLimit ?? 1000,
       },
     });
-    acknowledgeApiFindings(api);
-    if (props.webAclArn && sourceAllowlist) {
-      new wafv2.CfnWebACLAssociation(this, 'WebAclAssociation', { resourceArn: api.deploymentStage.stageArn, webAclArn: props.webAclArn });
+    acknowledgeApiFindings(api, !sourceAllowlist);
+    if (props.webAclArn) {
+      // The bank's API keeps its association's ID; the Pix API's stage gets one of its own.
+      new wafv2.CfnWebACLAssociation(this, sourceAllowlist ? 'WebAclAssociation' : `${id}WebAclAssociation`, { resourceArn: api.deploymentStage.stageArn, webAclArn: props.webAclArn });
     }
     if (existingAccount) {
       api.deploymentStage.node.addDependency(existingAccount);

@@ -36,8 +36,10 @@ export function accessLogFormat(): apigateway.AccessLogFormat {
 }
 
 /** The compliance findings the API answers by design, each with its reason. */
-export function acknowledgeApiFindings(api: apigateway.RestApi): void {
-  const tokenCheck = 'The bank authenticates with a static shared token (authorizationCallback, or the boleto contract\'s header and token), not IAM or Cognito; the receiver function checks it in constant time on every request.';
+export function acknowledgeApiFindings(api: apigateway.RestApi, pix = false): void {
+  const tokenCheck = pix
+    ? 'The Pix provider authenticates with its client certificate (mutual TLS on the Pix domain, whose truststore is its issuing chain, and the receiver pins its leaf), not IAM or Cognito, which the standard Pix API does not speak; every Pix is then confirmed with the provider\'s query under our own credentials.'
+    : 'The bank authenticates with a static shared token (authorizationCallback, or the boleto contract\'s header and token), not IAM or Cognito; the receiver function checks it in constant time on every request.';
   Validations.of(api).acknowledge(
     {
       id: 'AwsSolutions::AwsSolutions-APIG2',

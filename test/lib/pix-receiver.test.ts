@@ -4,6 +4,10 @@
  * normal form, nothing of the existing API changed, and the props checked.
  */
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import * as route53 from 'aws-cdk-lib/aws-route53';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import type { PixDomainProps } from '../../lib/core/pix-receiver';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Stack } from 'aws-cdk-lib';
 import { BankStage } from '../../lib/core/bank-stage';
@@ -72,8 +76,8 @@ it('warns that the Pix route checks no client certificate yet', () => {
   Annotations.fromStack(stack).hasWarning('/TestStack/Webhooks', Match.stringLikeRegexp('The Pix route checks no client certificate'));
 });
 
-it('refuses Pix on a PRODUCTION receiver until mutual TLS, and bad keys, naming each', () => {
-  expect(() => synthReceiver({}, pixProps())).toThrow(/pix: needs mutual TLS on a PRODUCTION receiver/);
+it('refuses Pix on a PRODUCTION receiver without mutual TLS, and bad keys, naming each', () => {
+  expect(() => synthReceiver({}, pixProps())).toThrow(/pix\.domain: is required on a PRODUCTION receiver/);
   expect(() => synthReceiver(staging, pixProps([]))).toThrow(/pix\.keys: must list 1 to 20 Pix keys, got 0/);
   let message = '';
   try {
@@ -97,4 +101,66 @@ it('gives a receiver without pix no Pix API and no Pix settings', () => {
 it('lets an endpoint serve one Pix API only', () => {
   const { receiver } = synthReceiver(staging, pixProps());
   expect(() => receiver.endpoint.addPixApi()).toThrow('Webhooks/Default: addPixApi() was called already');
+});
+
+describe('the Pix API on its own mutual-TLS domain', () => {
+  const LEAF = 'AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89';
+  const withDomain = (extra: Partial<PixDomainProps> = {}) => (stack: Stack): Partial<BankWebhookReceiverProps> => {
+    const base = pixProps()(stack).pix!;
+    return {
+      pix: {
+        ...base,
+        domain: {
+          domainName: 'pix-webhooks.example.com',
+          certificate: acm.Certificate.fromCertificateArn(stack, 'PixCertificate', 'arn:aws:acm:sa-east-1:111111111111:certificate/abc'),
+          truststore: { bucket: s3.Bucket.fromBucketName(stack, 'Truststores', 'truststores-bucket'), key: 'provider-chain.pem', version: 'v2' },
+          pinnedCertificates: { fingerprints: [LEAF] },
+          ...extra,
+        },
+      },
+    };
+  };
+
+  it('disables the default endpoint, serves the domain with the truststore, pins the leaf in the receiver, and alarms a month before it expires; a PRODUCTION receiver takes it', () => {
+    const { template, receiver } = synthReceiver({}, withDomain());
+    const apis = template.findResources('AWS::ApiGateway::RestApi');
+    const pixApiId = Object.keys(apis).find((id) => id.startsWith('WebhooksPixApi'))!;
+    expect(apis[pixApiId].Properties.DisableExecuteApiEndpoint).toBe(true);
+    const bankApiId = Object.keys(apis).find((id) => id !== pixApiId)!;
+    expect(apis[bankApiId].Properties.DisableExecuteApiEndpoint).toBeUndefined();
+    template.hasResourceProperties('AWS::ApiGateway::DomainName', {
+      DomainName: 'pix-webhooks.example.com', EndpointConfiguration: { Types: ['REGIONAL'] }, SecurityPolicy: 'TLS_1_2',
+      MutualTlsAuthentication: { TruststoreUri: 's3://truststores-bucket/provider-chain.pem', TruststoreVersion: 'v2' },
+    });
+    template.hasResourceProperties('AWS::ApiGateway::BasePathMapping', { RestApiId: { Ref: pixApiId } });
+    template.hasOutput('*', { Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^WebhooksPixDomain'), 'RegionalDomainName'] } });
+    const receiverFn = Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('^Checks the bank webhook token') } }))[0] as { Properties: Record<string, unknown> };
+    expect(settingsIn<{ pixClientCertificates: unknown }>(receiverFn, 'BANK_WEBHOOKS_RECEIVER_SETTINGS').pixClientCertificates).toEqual({ fingerprints: [LEAF.replace(/:/g, '').toLowerCase()], subjects: [] });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ClientCertificateDaysLeft', Threshold: 30, ComparisonOperator: 'LessThanThreshold', Statistic: 'Minimum', Period: 86400, TreatMissingData: 'notBreaching' });
+    expect(receiver.endpoint.pixCertificateExpiryAlarm).toBeDefined();
+    expect(receiver.pixUrl).toBe('https://pix-webhooks.example.com');
+  });
+
+  it('uploads a truststore file as an asset, and makes the alias record in a given zone', () => {
+    const { template } = synthReceiver({}, (stack) => {
+      const props = withDomain({ truststore: { file: __filename }, hostedZone: route53.HostedZone.fromHostedZoneAttributes(stack, 'Zone', { hostedZoneId: 'Z123', zoneName: 'example.com' }) })(stack);
+      return props;
+    });
+    template.hasResourceProperties('AWS::ApiGateway::DomainName', { MutualTlsAuthentication: { TruststoreUri: Match.anyValue() } });
+    template.hasResourceProperties('AWS::Route53::RecordSet', { Name: 'pix-webhooks.example.com.', Type: 'A', HostedZoneId: 'Z123' });
+  });
+
+  it('names every problem of the domain props', () => {
+    let message = '';
+    try {
+      synthReceiver({}, withDomain({ domainName: 'not a domain', truststore: { file: 'a.pem', key: 'b.pem' }, pinnedCertificates: { fingerprints: ['abc', LEAF, LEAF] } }));
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain('pix.domain.domainName: must be a DNS name');
+    expect(message).toContain('pix.domain.truststore: must name a file in the app (file) or an existing object (bucket and key), one of them');
+    expect(message).toContain('pix.domain.pinnedCertificates.fingerprints: takes at most two');
+    expect(message).toContain('pix.domain.pinnedCertificates.fingerprints[0]: must be a SHA-256 fingerprint');
+    expect(() => synthReceiver({}, withDomain({ pinnedCertificates: {} }))).toThrow(/pix\.domain\.pinnedCertificates: must pin the provider's certificate/);
+  });
 });

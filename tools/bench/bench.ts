@@ -23,7 +23,7 @@ import { type RateLimitedRun, rateLimitedRun } from './rate-limited';
 import { type BenchResults, checkTargets, formatTable, targetsTable } from './report';
 import { reconciliationCost } from './reconciliation';
 import { SweepDefaults } from '../../contracts/reconciliation';
-import { forked, medians, pairedRatio, receivedPixCallbacks, settledBoletoNotifications, storedBatches } from './sections';
+import { forked, medians, pairedRatio, pixCallbackBody, receivedPixCallbacks, settledBoletoNotifications, storedBatches } from './sections';
 import { median, round } from './stats';
 
 const SECTIONS = ['build', 'reconciliation', 'receiver', 'cold-start', 'processor', 'rate-limited', 'look-flood', 'front-door'] as const;
@@ -129,15 +129,6 @@ async function receiverSection(ctx: BenchContext): Promise<void> {
     ['receiver handler, /pix (three Pix)', ms(x.p50Ms), ms(x.p99Ms), rate(x.perSecond), ms(x.cpuMsPerOperation, 2)],
     ['bare SendMessage of its envelope', ms(xf.p50Ms), ms(xf.p99Ms), rate(xf.perSecond), ms(xf.cpuMsPerOperation, 2)],
   ]));
-}
-
-/** A Pix callback as the provider sends it: three Pix of one key. */
-function pixCallbackBody(): unknown {
-  return {
-    pix: [1, 2, 3].map((i) => ({
-      endToEndId: `E0118152120261127120000000000${i}`.padEnd(32, '0'), txid: `QR${i}`, valor: `${i}0.00`, chave: 'pix@example.com', horario: '2026-11-27T12:00:00.000Z', infoPagador: 'pedido',
-    })),
-  };
 }
 
 /** Module load and first invocation, in fresh processes, the receiver's bundle against the same SDK clients and one SendMessage. */

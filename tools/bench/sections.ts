@@ -123,3 +123,12 @@ export function storedBatches(bodies: readonly unknown[], batchSize: number, rou
   return batches;
 }
 
+
+/** A Pix callback as the provider sends it: three Pix of one key. */
+export function pixCallbackBody(): unknown {
+  return {
+    pix: [1, 2, 3].map((i) => ({
+      endToEndId: `E0118152120261127120000000000${i}`.padEnd(32, '0'), txid: `QR${i}`, valor: `${i}0.00`, chave: 'pix@example.com', horario: '2026-11-27T12:00:00.000Z', infoPagador: 'pedido',
+    })),
+  };
+}

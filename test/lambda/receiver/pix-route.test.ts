@@ -29,18 +29,23 @@ const SETTINGS: ReceiverSettings = {
 function world(pins?: ReceiverSettings['pixClientCertificates']) {
   const sent: string[] = [];
   const counted: string[] = [];
+  const values: Record<string, number> = {};
   const logger = new RecordingLogger();
   const sqs = { send: async (command: SendMessageCommand) => { sent.push(command.input.MessageBody!); return { MessageId: `m${sent.length}` }; } } as unknown as SQSClient;
   const deps: ReceiverDeps = {
     settings: { ...SETTINGS, ...(pins ? { pixClientCertificates: pins } : {}) }, sqs, logger,
     tokens: new TokenCache({ load: () => Promise.reject(new Error('a Pix callback reads no token')), ttlMs: 60_000, mismatchRefreshIntervalMs: 5_000 }),
-    count: (name, route) => counted.push(`${name}:${route}`),
+    count: (name, route, _details, value) => {
+      if (value === undefined) counted.push(`${name}:${route}`);
+      else values[name] = value;
+    },
+    now: () => new Date('2026-11-27T12:00:00Z'),
   };
-  return { deps, sent, counted, logger };
+  return { deps, sent, counted, values, logger };
 }
 
 /** A Pix callback as API Gateway hands it over behind mutual TLS (`clientCert` in the request context). */
-function pixEvent(route: 'pix' | '', body: string | null, cert?: { pem: string; subjectDN: string }): APIGatewayProxyEvent {
+function pixEvent(route: 'pix' | '', body: string | null, cert?: { pem: string; subjectDN: string; notAfter?: string }): APIGatewayProxyEvent {
   const event = apiEvent({ route, body });
   return {
     ...event,
@@ -48,7 +53,7 @@ function pixEvent(route: 'pix' | '', body: string | null, cert?: { pem: string; 
       ...event.requestContext,
       identity: {
         ...event.requestContext.identity,
-        clientCert: cert ? { clientCertPem: cert.pem, subjectDN: cert.subjectDN, issuerDN: 'CN=provider CA', serialNumber: '1', validity: { notBefore: '', notAfter: '' } } : null,
+        clientCert: cert ? { clientCertPem: cert.pem, subjectDN: cert.subjectDN, issuerDN: 'CN=provider CA', serialNumber: '1', validity: { notBefore: '', notAfter: cert.notAfter ?? '' } } : null,
       },
     },
   };
@@ -94,6 +99,15 @@ describe('behind mutual TLS: only the pinned provider certificate', () => {
     const bySubject = world({ fingerprints: [], subjects: ['CN=webhook.provider.example'] });
     expect((await handleNotification(pixEvent('pix', CALLBACK, { pem: 'not a pem', subjectDN: 'CN=webhook.provider.example' }), bySubject.deps)).statusCode).toBe(200);
     expect([...w.sent, ...bySubject.sent]).toHaveLength(2);
+  });
+
+  it('reports the days left on the certificate the provider presents, for the alarm a month ahead', async () => {
+    const w = world(pins);
+    await handleNotification(pixEvent('pix', CALLBACK, { pem: PROVIDER.certPem, subjectDN: 'CN=x', notAfter: 'Dec 27 11:00:00 2026 GMT' }), w.deps);
+    expect(w.values[ReceiverMetric.CERTIFICATE_DAYS_LEFT]).toBe(29);
+    const refused = world(pins);
+    await handleNotification(pixEvent('pix', CALLBACK, { pem: OTHER.certPem, subjectDN: 'CN=x', notAfter: 'Dec 27 11:00:00 2026 GMT' }), refused.deps);
+    expect(refused.values).toEqual({});
   });
 
   it('takes either of two pinned fingerprints (the provider renewing its certificate)', async () => {

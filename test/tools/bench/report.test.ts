@@ -3,8 +3,8 @@ import { forked, pairedRatio } from '../../../tools/bench/sections';
 import type { RunSummary } from '../../../tools/bench/stats';
 
 const passing = {
-  receiver_p99_ratio: 1.05, receiver_throughput_ratio: 0.95, cold_start_ratio: 1.1,
-  processor_throughput_ratio: 0.85, ack_p99_deadline_fraction: 0.006, peak_rss_fraction: 0.33,
+  receiver_p99_ratio: 1.05, receiver_throughput_ratio: 0.95, receiver_pix_p99_ratio: 1.06, receiver_pix_throughput_ratio: 0.94, cold_start_ratio: 1.1,
+  processor_throughput_ratio: 0.85, processor_pix_throughput_ratio: 0.86, ack_p99_deadline_fraction: 0.006, peak_rss_fraction: 0.33,
   rate_limited_throughput_ratio_1: 0.95, rate_limited_throughput_ratio_4: 0.94, rate_limited_throughput_ratio_16: 0.93, rate_limited_throughput_ratio: 0.93,
   rate_limited_429_fraction_1: 0, rate_limited_429_fraction_4: 0.005, rate_limited_429_fraction_16: 0.01, rate_limited_429_fraction: 0.01,
   look_flood_ratio: 1.2, requests_per_event: 3.9,
@@ -20,11 +20,13 @@ it('checks every target the issue sets, with its bound', () => {
 it('names each missed, missing or non-numeric result', () => {
   const checks = checkTargets({
     ...passing, cold_start_ratio: 1.17, processor_throughput_ratio: Number.NaN, peak_rss_fraction: undefined as unknown as number,
-    rate_limited_throughput_ratio_16: 0.89, rate_limited_429_fraction_4: 0.03, look_flood_ratio: 14.2,
+    rate_limited_throughput_ratio_16: 0.89, rate_limited_429_fraction_4: 0.03, look_flood_ratio: 14.2, receiver_pix_p99_ratio: 1.2, processor_pix_throughput_ratio: 0.64,
   });
   expect(checks.filter((check) => !check.met).map((check) => [check.key, check.value, check.target])).toEqual([
+    ['receiver_pix_p99_ratio', 1.2, '≤ 1.1'],
     ['cold_start_ratio', 1.17, '≤ 1.15'],
     ['processor_throughput_ratio', undefined, '≥ 0.8'],
+    ['processor_pix_throughput_ratio', 0.64, '≥ 0.8'],
     ['peak_rss_fraction', undefined, '≤ 0.5'],
     ['rate_limited_throughput_ratio_16', 0.89, '≥ 0.9'],
     ['rate_limited_429_fraction_4', 0.03, '≤ 0.02'],
