@@ -14,6 +14,8 @@ import { PAYMENTS_TOKEN_HEADER } from './receiver';
 export enum RegistrationResourceType {
   PAYMENT_WEBHOOK = 'Custom::BankPaymentWebhookRegistration',
   BOLETO_CONTRACT = 'Custom::BankBoletoWebhookContract',
+  /** A Pix key's webhook at the standard Pix API (`PUT /webhook/{chave}`). */
+  PIX_KEY_WEBHOOK = 'Custom::BankPixKeyWebhook',
 }
 
 /** Names of the custom resource's properties. */
@@ -26,6 +28,8 @@ export const RegistrationProperty = {
   TOKEN_VERSION: 'TokenVersion',
   /** The SSM parameter the handler records what it applied in ({@link AppliedRegistration}); see {@link appliedRecordName}. */
   APPLIED_RECORD: 'AppliedRecord',
+  /** JSON of the Pix connection's settings (contracts/pix-connection.ts), for a Pix key's webhook instead of `BANK`. */
+  PIX: 'PixConnection',
 } as const;
 
 /** Attributes the handler returns (`Data`); none is secret. */
@@ -50,6 +54,18 @@ export interface PaymentWebhookSpec {
   readonly tokenSecretArn: string;
   /** Replace a registration of another URL the bank holds (absent: refuse to). */
   readonly takeOverExisting?: boolean;
+}
+
+/** A Pix key's webhook at the standard Pix API: the key, and the URL the provider calls with `/pix` appended. */
+export interface PixKeyWebhookSpec {
+  /** The key (DICT form). */
+  readonly chave: string;
+  /** `webhookUrl`: without `/pix` and without a trailing slash. */
+  readonly url: string;
+  /** Replace another party's URL the provider holds for the key (absent: refuse to). */
+  readonly takeOverExisting?: boolean;
+  /** None: the Pix callback carries no token. */
+  readonly tokenSecretArn?: undefined;
 }
 
 /** The boleto webhook contract (spec 2.1), with the token as a secret ARN. */
@@ -122,7 +138,7 @@ export interface AppliedRegistration {
   readonly subject: string;
   /** The custom resource's physical id, once known (a new contract's id comes from the bank). */
   readonly physicalResourceId?: string;
-  readonly spec: PaymentWebhookSpec | BoletoContractSpec;
+  readonly spec: RegistrationSpec;
   /** The version of the token secret whose value was registered (absent: no token). */
   readonly tokenVersionId?: string;
   /** The stack whose deploy wrote it (its ARN; absent in records of earlier releases). */
@@ -157,7 +173,7 @@ export function contactDigest(spec: Partial<BoletoContractSpec>): string | undef
 }
 
 /** A registration's spec, as a custom resource carries it and a record holds it. */
-export type RegistrationSpec = PaymentWebhookSpec | BoletoContractSpec;
+export type RegistrationSpec = PaymentWebhookSpec | BoletoContractSpec | PixKeyWebhookSpec;
 
 /** Whether a registration (as deployed, or a record's spec) is a boleto contract rather than the payment callback. */
 export const isContract = (spec: PaymentWebhookSpec | BoletoContractSpec | DeployedRegistration): spec is BoletoContractSpec => 'codBeneficiario' in spec;

@@ -25,6 +25,8 @@ import { SettlementProcessor } from './processor/settlement-processor';
 import { ReconciliationSweep } from './reconciliation/reconciliation-sweep';
 import { BoletoWebhookContract } from './registration/boleto-webhook-contract';
 import { PaymentWebhookRegistration } from './registration/payment-webhook-registration';
+import { PixKeyWebhook } from './registration/pix-key-webhook';
+import { normalizedPixKeys } from './core/pix-receiver';
 import { ReceiverDashboard } from './receiver-dashboard';
 
 export type { BankWebhookReceiverProps } from './bank-webhook-receiver-props';
@@ -78,6 +80,8 @@ export class BankWebhookReceiver extends Construct {
   public readonly paymentRegistration?: PaymentWebhookRegistration;
   /** The boleto webhook contracts of `boletoContracts`. */
   public readonly boletoContracts: BoletoWebhookContract[];
+  /** Each Pix key's webhook (`pix.keys`), when the receiver acts against its bank. */
+  public readonly pixKeyWebhooks: PixKeyWebhook[];
   /** The `receiver` dimension of every metric its parts emit (`receiverName`). */
   public readonly receiverName: string;
   /** What this stack is to the bank (`stage`). */
@@ -145,6 +149,17 @@ export class BankWebhookReceiver extends Construct {
       contract.node.addDependency(endpoint.api);
       return contract;
     });
+
+    // Each Pix key's webhook, once the Pix API serves its URL (named by the key: reordering replaces nothing).
+    this.pixKeyWebhooks = props.pix && actsAgainstBank(props)
+      ? normalizedPixKeys(props.pix).map((chave) => {
+        const webhook = new PixKeyWebhook(this, `PixKey-${chave}`, checkedBy({
+          ...provider, connection: props.pix!.connection, chave, url: endpoint.pixUrl!, takeOverExisting: props.pix!.takeOverExisting,
+        }));
+        webhook.node.addDependency(endpoint);
+        return webhook;
+      })
+      : [];
 
     // The sweep and the registration watch, after the registrations (its schedule goes before them on destroy).
     if (actsAgainstBank(props) && (props.reconciliation?.enabled ?? true)) {

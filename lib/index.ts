@@ -19,7 +19,7 @@ export { BankSandbox, type BankSandboxProps } from './sandbox';
 export { ReconciliationSweep, type ReconciliationOptions, type ReconciliationSweepOptions, type ReconciliationSweepProps, type TrackPaymentProducer } from './reconciliation';
 export {
   BoletoContractStatus, BoletoWebhookContract, type BoletoWebhookContractOptions, type BoletoWebhookContractProps,
-  PaymentWebhookRegistration, type PaymentWebhookRegistrationOptions, type PaymentWebhookRegistrationProps,
+  PaymentWebhookRegistration, type PaymentWebhookRegistrationOptions, type PaymentWebhookRegistrationProps, PixKeyWebhook, type PixKeyWebhookProps,
   RegistrationProvider, type RegistrationProviderSettings, type RegistrationResourceOptions,
 } from './registration';
 export { type BankAccount, ClientCredentialsAuth, ZuluTimestamps } from '../contracts/bank-connection';

@@ -210,10 +210,31 @@ export interface Registration {
 export interface RegistrationKinds {
   /** The resource types served. */
   readonly resourceTypes: readonly RegistrationResourceType[];
+  /** Whether a spec (what the stack deployed) is one of these. */
+  ownsSpec(spec: RegistrationSpec): boolean;
   /** The registration a custom resource's properties describe, every field checked (errors name the construct that writes them). */
   fromProperties(resourceType: string, properties: Record<string, unknown>): Registration;
   /** What the stack deployed (the watch's settings), bound to the watch's connection. */
   fromDeployed(spec: RegistrationSpec): Registration;
+}
+
+/** Every family's registrations as one: a custom resource goes to the family serving its type, a deployed spec to the family owning it. */
+export function combinedRegistrations(...families: readonly RegistrationKinds[]): RegistrationKinds {
+  const byType = (resourceType: string) => families.find((f) => (f.resourceTypes as readonly string[]).includes(resourceType));
+  return {
+    resourceTypes: families.flatMap((f) => f.resourceTypes),
+    ownsSpec: (spec) => families.some((f) => f.ownsSpec(spec)),
+    fromProperties(resourceType, properties) {
+      const family = byType(resourceType);
+      if (!family) throw new Error(`Unknown resource type ${resourceType}: this handler serves ${families.flatMap((f) => f.resourceTypes).join(', ')}`);
+      return family.fromProperties(resourceType, properties);
+    },
+    fromDeployed(spec) {
+      const family = families.find((f) => f.ownsSpec(spec));
+      if (!family) throw new Error('No API family owns this registration');
+      return family.fromDeployed(spec);
+    },
+  };
 }
 
 /** One API family: the receiver's routes whose bodies it reads, how it reads them, and its kinds of subject. */

@@ -3,6 +3,9 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
 import { BankClient, cooperativeRegistrations, credentialsFromSecret } from '../bank/cooperative';
 import { CallKind, MemorySlotSchedule, PacerByKind, RatePacer } from '../bank/pacing';
+import { combinedRegistrations } from '../bank/family';
+import { PixClient, pixCredentialsFromSecret, pixRegistrations } from '../bank/pix';
+import type { PixConnectionSettings } from '../../contracts/pix-connection';
 import type { BankConnectionSettings } from '../../contracts/bank-connection';
 import { RegistrationDefaults } from '../../contracts/registration';
 import { SSMClient } from '@aws-sdk/client-ssm';
@@ -42,7 +45,24 @@ function bankFor(settings: BankConnectionSettings): BankClient {
   return client;
 }
 
-const registrations = cooperativeRegistrations(bankFor);
+/** One Pix client per Pix connection (a key's webhook at the standard Pix API). */
+const pixClients = new Map<string, PixClient>();
+function pixFor(settings: PixConnectionSettings): PixClient {
+  const key = JSON.stringify(settings);
+  let client = pixClients.get(key);
+  if (!client) {
+    client = new PixClient({
+      settings,
+      credentials: pixCredentialsFromSecret(secretsManager, settings.credentialsSecretArn, 60_000),
+      onRetry: (info) => logger.warn('Retrying a Pix API call', { ...info }),
+      pacer: new RatePacer(new MemorySlotSchedule(), { ratePerSecond: 5, name: 'Pix registration calls' }),
+    });
+    pixClients.set(key, client);
+  }
+  return client;
+}
+
+const registrations = combinedRegistrations(cooperativeRegistrations(bankFor), pixRegistrations(pixFor));
 
 export async function handler(event: CustomResourceEvent, context: Context): Promise<CustomResourceResult> {
   if (event.ResourceType === REDRIVE_ALLOW_RESOURCE_TYPE) return redriveAllowLifecycle(event, sqs, logger);

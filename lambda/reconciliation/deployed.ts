@@ -30,7 +30,8 @@ export function recordDisagreement(record: AppliedRegistration, watched: Watched
   if (record.stackId !== undefined && record.stackId !== stackId) problems.push(`it was written by another stack (${record.stackId})`);
   if (problems.length) return problems;
   const ours = expandDeployed(watched.deployed) as Partial<BoletoContractSpec>;
-  const theirs = expandDeployed(compactDeployed(record.spec)) as Partial<BoletoContractSpec>;
+  // Of the watched type (checked above): a record of another shape still disagrees field by field.
+  const theirs = expandDeployed(compactDeployed(record.spec as PaymentWebhookSpec | BoletoContractSpec)) as Partial<BoletoContractSpec>;
   const fields = new Set([...Object.keys(ours), ...Object.keys(theirs)] as (keyof BoletoContractSpec)[]);
   for (const field of fields) {
     if (JSON.stringify(ours[field]) !== JSON.stringify(theirs[field])) problems.push(`${field} is ${shown(theirs[field])}, the stack deployed ${shown(ours[field])}`);

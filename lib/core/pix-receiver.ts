@@ -83,6 +83,13 @@ export interface PixReceiverProps {
    * @default - none: the Pix route checks no client certificate (NON_PRODUCTION only)
    */
   readonly domain?: PixDomainProps;
+  /**
+   * Replace another party's webhook the provider holds for one of the keys, at deploy (each key's
+   * webhook is registered by `cdk deploy` when the receiver acts against its bank: PRODUCTION, or a
+   * BankSandbox; a NON_PRODUCTION stack against the real provider registers none).
+   * @default false
+   */
+  readonly takeOverExisting?: boolean;
 }
 
 /** A fingerprint in the form the receiver compares: 64 lower-case hex digits. */

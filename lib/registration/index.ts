@@ -2,3 +2,4 @@ export { BoletoContractStatus, BoletoWebhookContract, type BoletoWebhookContract
 export { PaymentWebhookRegistration, type PaymentWebhookRegistrationOptions, type PaymentWebhookRegistrationProps } from './payment-webhook-registration';
 export { RegistrationProvider, type RegistrationProviderSettings } from '../core/registration-provider';
 export type { RegistrationResourceOptions } from './registration-resource';
+export { PixKeyWebhook, type PixKeyWebhookProps } from './pix-key-webhook';

@@ -164,3 +164,40 @@ describe('the Pix API on its own mutual-TLS domain', () => {
     expect(() => synthReceiver({}, withDomain({ pinnedCertificates: {} }))).toThrow(/pix\.domain\.pinnedCertificates: must pin the provider's certificate/);
   });
 });
+
+describe('each key\'s webhook, registered at deploy', () => {
+  const LEAF = 'ab'.repeat(32);
+  const production = (stack: Stack): Partial<BankWebhookReceiverProps> => ({
+    paymentRegistration: {},
+    pix: {
+      ...pixProps()(stack).pix!,
+      domain: {
+        domainName: 'pix-webhooks.example.com',
+        certificate: acm.Certificate.fromCertificateArn(stack, 'PixCertificate', 'arn:aws:acm:sa-east-1:111111111111:certificate/abc'),
+        truststore: { bucket: s3.Bucket.fromBucketName(stack, 'Truststores', 'truststores-bucket'), key: 'chain.pem' },
+        pinnedCertificates: { fingerprints: [LEAF] },
+      },
+    },
+  });
+
+  it('makes one custom resource per key, named by the key, with the URL the provider appends /pix to, and lets the provider read the Pix credentials', () => {
+    const { template } = synthReceiver({}, production);
+    const webhooks = template.findResources('Custom::BankPixKeyWebhook');
+    expect(Object.keys(webhooks).sort()).toEqual([
+      expect.stringMatching(/^WebhooksPixKey0f9a3c527b1e4e0a9d7c1c2b3a4d5e6f/), expect.stringMatching(/^WebhooksPixKey5511987654321/), expect.stringMatching(/^WebhooksPixKeyfinanceiroexamplecombr/),
+    ].sort((a, b) => String(a).localeCompare(String(b))));
+    for (const resource of Object.values(webhooks) as Array<{ Properties: Record<string, string> }>) {
+      expect(JSON.parse(resource.Properties.Registration)).toMatchObject({ url: 'https://pix-webhooks.example.com' });
+      expect(JSON.parse(resource.Properties.PixConnection)).toEqual({ baseUrl: 'https://api-pix.provider.example', tokenUrl: 'https://api-pix.provider.example/oauth/token', credentialsSecretArn: PIX_ARN });
+    }
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      Roles: Match.arrayWith([{ Ref: Match.stringLikeRegexp('RegistrationProvider') }]),
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'], Resource: PIX_ARN })]) },
+    });
+  });
+
+  it('registers no key from a NON_PRODUCTION stack against the real provider (its webhook would replace production\'s)', () => {
+    const { template } = synthReceiver(staging, pixProps());
+    expect(template.findResources('Custom::BankPixKeyWebhook')).toEqual({});
+  });
+});

@@ -138,8 +138,9 @@ async function main(): Promise<number> {
       await runner.control.settlePayment('tributos', payments.tributos);
       await runner.control.rejectPayment('boleto', payments.boleto, { motivo: 'Saldo insuficiente' });
     });
-    const pixKeys = await runner.registerPixWebhooks();
-    say(`Pix: the webhook of ${pixKeys.length} keys → ${runner.pixUrl} (the provider appends /pix; registering keys at deploy comes next)`);
+    const pixState = await runner.control.pix.state();
+    const pixKeys = pixState.keys;
+    say(`Pix: the webhook of ${pixState.webhooks.length} keys → ${pixState.webhooks[0]?.webhookUrl ?? '(none)'}, registered at deploy (the provider appends /pix)`);
     const pixTypes: readonly string[] = [BankEventDetailType.PIX_RECEIVED, BankEventDetailType.PIX_REFUND];
     const pixPublished = (): number => runner.verifiedEvents().filter((e) => pixTypes.includes(e.detailType)).length;
     let paidPix = '';
@@ -254,8 +255,10 @@ async function main(): Promise<number> {
     await runner.unregister();
     const after = await runner.control.registrations();
     const contractsAfter = await runner.control.contracts();
-    say(`Unregistered (CloudFormation Delete): payments callback ${after[0]?.urlCallback ? 'still set' : 'cleared'}, boleto contract ${contractsAfter[0]?.contratoStatus ?? 'gone'}`);
-    exitCode = ok ? 0 : 1;
+    const pixAfter = await runner.control.pix.state();
+    say(`Unregistered (CloudFormation Delete): payments callback ${after[0]?.urlCallback ? 'still set' : 'cleared'}, boleto contract ${contractsAfter[0]?.contratoStatus ?? 'gone'}, Pix key webhooks ${pixAfter.webhooks.length} left`);
+    // cdk destroy removes each Pix key's webhook too (ours, so it goes).
+    exitCode = ok && pixAfter.webhooks.length === 0 ? 0 : 1;
     say(ok ? 'Every change was published exactly once, and every notification is accounted for by the bank\'s verified state or a deliberate quarantine.' : 'FAILED: see the problems above and the function logs.');
   } finally {
     await runner.stop();

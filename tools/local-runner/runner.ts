@@ -11,10 +11,6 @@ import { PurgeQueueCommand } from '@aws-sdk/client-sqs';
 import { DynamoDbSubjectStore, type SubjectRecord } from '../../lambda/store/subject-store';
 import { PAYMENTS_TOKEN_HEADER, ROUTES } from '../../contracts/receiver';
 import { httpCall } from '../../simulator/https-client';
-import { SimulatorPaths } from '../../simulator/simulator';
-import { PixClient } from '../../lambda/bank/pix';
-import { MemorySlotSchedule, RatePacer } from '../../lambda/bank/pacing';
-import { simulatorPixCredentials } from './bank-credentials';
 import { type RecordedEvent } from '../local-aws/eventbridge-server';
 import { drainQueue, queueDepth } from '../local-aws/fauxqs';
 import { LOCAL_AWS } from '../local-aws/local-env';
@@ -69,27 +65,6 @@ export class LocalRunner extends RunnerStack {
     const headers: Record<string, string> = { 'Content-Type': 'application/json', ...(value === null || value === undefined ? {} : { [header]: value }) };
     const answer = await httpCall(this.apiUrl + route, { method: 'POST', headers, body, trustedCas: [this.apiCaPem] });
     return { status: answer.status, body: answer.body };
-  }
-  /**
-   * Points the webhook of each of the stack's Pix keys at its Pix API (`PUT /webhook/{chave}` at
-   * the simulator's Pix API, under the stack's Pix credentials), as an operator does by hand until
-   * keys are registered at deploy. Answers the keys.
-   */
-  async registerPixWebhooks(): Promise<string[]> {
-    if (!this.pixUrl) throw new Error('This runner\'s stack has no Pix API: start it with a stack given `pix` (new LocalReceiverStack(app, id, { pix: true }))');
-    const keys = [...this.processorSettings().pixKeys ?? []];
-    const credentials = simulatorPixCredentials(this.bank);
-    const client = new PixClient({
-      settings: { baseUrl: this.bank.baseUrl, tokenUrl: this.bank.baseUrl + SimulatorPaths.pixToken, credentialsSecretArn: 'local' },
-      credentials: () => Promise.resolve(credentials),
-      pacer: new RatePacer(new MemorySlotSchedule(), { ratePerSecond: 10, name: 'runner Pix registrations' }),
-    });
-    try {
-      for (const key of keys) await client.putWebhook(key, this.pixUrl, Date.now() + 10_000);
-    } finally {
-      client.close();
-    }
-    return keys;
   }
   /** POSTs `body` to the Pix API (`route` '': its bare URL, the validation call), as anyone who finds its URL can. */
   async postPix(body: string, route: 'pix' | '' = 'pix'): Promise<{ status: number; body: string }> {

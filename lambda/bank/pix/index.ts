@@ -22,4 +22,5 @@ export { ChargeState, type ChargeRead, type PixPageRead, type PixRead, type PixR
 export { isPixValidationCall } from './pix-notification';
 export { type PixQueries, pixQueries } from './pix-queries';
 export { parsePixCredentials, pixCredentialsFromSecret, readPixConnection } from './pix-connection';
+export { pixRegistrations, type PixWebhookCaller } from './pix-registration';
 export { RefundStatus } from '../../../contracts/pix';

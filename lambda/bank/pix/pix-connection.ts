@@ -6,7 +6,7 @@ import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { cachedSecret, credentialsObject } from '../base/cached-secret';
 import { PIX_CONNECTION_ENV, PixConnectionDefaults, type PixConnectionSettings, type PixCredentials, PixGrantTypePlacement, PixOperation } from '../../../contracts/pix-connection';
 import { secrets } from '../../shared/redaction';
-import { readSettings, settingsFix } from '../../shared/settings';
+import { readSettings, type SettingsSource, settingsFix } from '../../shared/settings';
 
 const CREDENTIAL_FIELDS = ['clientId', 'clientSecret', 'clientCertificate', 'clientKey', 'caCertificates'] as const;
 
@@ -14,7 +14,11 @@ const CREDENTIAL_FIELDS = ['clientId', 'clientSecret', 'clientCertificate', 'cli
 export function readPixConnection(env: NodeJS.ProcessEnv, setBy: string): PixConnectionSettings | undefined {
   const raw = env[PIX_CONNECTION_ENV];
   if (raw === undefined || raw === '') return undefined;
-  const source = { where: PIX_CONNECTION_ENV, setBy };
+  return readPixConnectionSettings(raw, { where: PIX_CONNECTION_ENV, setBy });
+}
+
+/** The JSON of {@link PixConnectionSettings} a construct wrote (an environment variable, a custom resource property), checked. */
+export function readPixConnectionSettings(raw: string | undefined, source: SettingsSource): PixConnectionSettings {
   const settings = readSettings<PixConnectionSettings>(raw, source, { strings: ['baseUrl', 'tokenUrl', 'credentialsSecretArn'] });
   const operations = Object.values(PixOperation) as string[];
   const problems = [
@@ -24,7 +28,7 @@ export function readPixConnection(env: NodeJS.ProcessEnv, setBy: string): PixCon
       .map(([operation]) => `${field}.${operation}`)),
     ...(settings.callTimeoutMs !== undefined && !(typeof settings.callTimeoutMs === 'number' && settings.callTimeoutMs > 0) ? ['callTimeoutMs'] : []),
   ];
-  if (problems.length) throw new Error(`${PIX_CONNECTION_ENV}: ${problems.join(', ')} invalid ${settingsFix(source)}`);
+  if (problems.length) throw new Error(`${source.where}: ${problems.join(', ')} invalid ${settingsFix(source)}`);
   return settings;
 }
 

@@ -18,7 +18,8 @@ const PIX_TYPES: readonly string[] = [T.PIX_RECEIVED, T.PIX_REFUND];
 
 beforeAll(async () => {
   runner = await LocalRunner.start({ stack: (app, id) => new LocalReceiverStack(app, id, { pix: true }) });
-  await runner.registerPixWebhooks();
+  // cdk deploy: the bank's registrations and each Pix key's webhook, through the registration handler.
+  await runner.register();
 });
 
 afterAll(async () => {
@@ -30,11 +31,12 @@ const pixEvents = (from = 0) => runner.events.events.slice(from)
   .filter((e) => PIX_TYPES.includes(e.detailType))
   .map((e) => [e.detailType, e.detail.subject.endToEndId as string, e.detail.state.status as string]);
 
-it('serves a Pix API of its own whose URL the provider calls with /pix appended, and registers each key to it', async () => {
+it('serves a Pix API of its own whose URL the provider calls with /pix appended, and registers each key\'s webhook to it at deploy', async () => {
   expect(runner.pixUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/prod$/);
   const state = await runner.control.pix.state();
   expect(state.keys.length).toBeGreaterThan(0);
   expect(Object.values(state.webhooks).map((w) => (w as { webhookUrl: string }).webhookUrl)).toEqual(state.keys.map(() => runner.pixUrl));
+  expect(runner.registered().filter((r) => r.type === 'Custom::BankPixKeyWebhook').map((r) => r.physicalResourceId)).toEqual(state.keys.map((k) => `pix-webhook/${encodeURIComponent(k)}`));
 });
 
 it('publishes charges paid by Pix (immediate and with a due date), a static code, and three Pix of one key in one callback, once each', async () => {
@@ -121,7 +123,7 @@ it('answers the validation call 200 and stores nothing; a duplicated callback is
   expect(audit.problems).toEqual([]);
 });
 
-it('publishes nothing for a lost callback (the provider never resends; the daily Pix sweep comes with key registration)', async () => {
+it('publishes nothing for a lost callback (the provider never resends; the daily Pix sweep is still to come)', async () => {
   const from = runner.events.events.length;
   await runner.control.setFaults({ loseDeliveries: true });
   const [chave] = (await runner.control.pix.state()).keys;
@@ -154,4 +156,9 @@ it('traces a Pix by its end-to-end id (its record, its trail, its raw callback),
   // Every Pix of the window looked at again: nothing new is published, another customer's still dropped.
   expect(pixEvents(from)).toEqual([]);
   expect(runner.metricSum(ProcessorMetric.FOREIGN)).toBeGreaterThan(foreignBefore);
+});
+
+it('removes each key\'s webhook at destroy (it is still ours)', async () => {
+  await runner.unregister();
+  expect((await runner.control.pix.state()).webhooks).toEqual([]);
 });

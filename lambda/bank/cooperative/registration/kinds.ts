@@ -24,7 +24,7 @@ import { checkRegistrableToken } from './registrable-token';
 import { type BankCaller, describeUrl, sameUrl, type StepContext } from './steps';
 
 /** The construct that writes each registration's properties. */
-const REGISTRATION_CONSTRUCT: Record<RegistrationResourceType, string> = {
+const REGISTRATION_CONSTRUCT: Partial<Record<RegistrationResourceType, string>> = {
   [RegistrationResourceType.PAYMENT_WEBHOOK]: 'PaymentWebhookRegistration',
   [RegistrationResourceType.BOLETO_CONTRACT]: 'BoletoWebhookContract',
 };
@@ -59,7 +59,7 @@ const sameIdentity = (a: ContractIdentity, b: ContractIdentity) =>
 export function readRegistrationProperties(resourceType: string, properties: Record<string, unknown>): { bank: BankConnectionSettings; spec: RegistrationSpec } {
   const type = resourceType as RegistrationResourceType;
   const setBy = REGISTRATION_CONSTRUCT[type];
-  if (!setBy) throw new Error(`Unknown resource type ${resourceType}: this handler serves ${Object.values(RegistrationResourceType).join(' and ')}`);
+  if (!setBy) throw new Error(`Unknown resource type ${resourceType}: this handler serves ${Object.keys(REGISTRATION_CONSTRUCT).join(' and ')}`);
   const property = (name: string): { raw: string | undefined; source: SettingsSource } => ({
     raw: typeof properties[name] === 'string' ? properties[name] : undefined,
     source: { where: `The custom resource property ${name}`, setBy },
@@ -163,7 +163,11 @@ function contractRegistration(caller: BankCaller, spec: BoletoContractSpec): Reg
   };
 }
 
+/** Whether a spec is one of this bank's registrations (a Pix key's webhook names its key). */
+const isBankSpec = (spec: RegistrationSpec): spec is PaymentWebhookSpec | BoletoContractSpec => !('chave' in spec);
+
 function bind(caller: BankCaller, spec: RegistrationSpec): Registration {
+  if (!isBankSpec(spec)) throw new Error('a Pix key\'s webhook is not one of this bank\'s registrations');
   return isContract(spec) ? contractRegistration(caller, spec) : paymentRegistration(caller, spec);
 }
 
@@ -174,7 +178,8 @@ function bind(caller: BankCaller, spec: RegistrationSpec): Registration {
  */
 export function cooperativeRegistrations(bankFor: (settings: BankConnectionSettings) => BankCaller, deployedConnection?: BankConnectionSettings): RegistrationKinds {
   return {
-    resourceTypes: Object.values(RegistrationResourceType),
+    resourceTypes: [RegistrationResourceType.PAYMENT_WEBHOOK, RegistrationResourceType.BOLETO_CONTRACT],
+    ownsSpec: isBankSpec,
     fromProperties(resourceType, properties) {
       const { bank, spec } = readRegistrationProperties(resourceType, properties);
       return bind(bankFor(bank), spec);
