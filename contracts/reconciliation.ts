@@ -76,7 +76,7 @@ export interface SweepSettings {
  * what it learned (the token version registered, the contract's id, the deploy's request id).
  */
 export interface WatchedRegistration {
-  /** `payments`, or `boleto <cooperativa>/<posto>/<beneficiário>`. */
+  /** `payments`, `boleto <cooperativa>/<posto>/<beneficiário>`, or `pix <chave>`. */
   readonly label: string;
   /** The SSM parameter of its {@link AppliedRegistration} record. */
   readonly appliedRecord: string;
@@ -84,10 +84,24 @@ export interface WatchedRegistration {
   readonly deployed: DeployedRegistration;
 }
 
+/** Each Pix key's webhook as the stack deployed it: the URL and takeover once, then each key with its applied record. */
+export interface PixKeysWatched {
+  readonly url: string;
+  readonly takeOverExisting?: boolean;
+  /** `[chave, appliedRecord]` per key. */
+  readonly keys: ReadonlyArray<readonly [string, string]>;
+}
+
 /** The registrations the watch compares with the bank's, and whether it repairs them. */
 export interface WatchSettings {
   readonly payment?: WatchedRegistration;
   readonly contracts: readonly WatchedRegistration[];
+  /**
+   * The key of the stack output holding each Pix key's webhook as the stack deployed it
+   * ({@link PixKeysWatched}): read through the DescribeStacks the watch makes anyway, since one
+   * entry per key would not fit the function's 4 KB of environment. @default none
+   */
+  readonly pixKeysOutput?: string;
   /** Put back what the stack deployed when the bank's differs (`repairRegistrations`). */
   readonly repair: boolean;
   /** The stack's id (its ARN): a repair is made only while the stack is in a completed state. */
@@ -346,7 +360,7 @@ export interface SweepReport {
 
 /** What the registration watch found of one registration. */
 export interface WatchFinding {
-  /** `payments`, or `boleto <cooperativa>/<posto>/<beneficiário>`. */
+  /** `payments`, `boleto <cooperativa>/<posto>/<beneficiário>`, or `pix <chave>`. */
   readonly registration: string;
   readonly state: WatchState;
   readonly drift: readonly RegistrationDrift[];

@@ -155,10 +155,13 @@ export const CONTACT_FIELDS = ['nomeResponsavel', 'email', 'telefone'] as const;
  * ({@link compactDeployed}) to keep within Lambda's 4 KB of environment; the watch compares the
  * bank with it and repairs only to it.
  */
-export type DeployedRegistration = PaymentWebhookSpec | (Omit<BoletoContractSpec, (typeof CONTACT_FIELDS)[number]> & {
+export type DeployedRegistration = PaymentWebhookSpec | PixKeyWebhookSpec | (Omit<BoletoContractSpec, (typeof CONTACT_FIELDS)[number]> & {
   /** The contact fields' digest; `*` when one is only known at deploy time (not checked); absent when there are none. */
   readonly contact?: string;
 });
+
+/** Whether a registration (as deployed, or a record's spec) is a Pix key's webhook. */
+export const isPixKeyWebhook = (spec: RegistrationSpec | DeployedRegistration): spec is PixKeyWebhookSpec => 'chave' in spec;
 
 /**
  * The contact fields of a contract as a short digest (SHA-256, 16 hex digits), so the watch can
@@ -176,10 +179,11 @@ export function contactDigest(spec: Partial<BoletoContractSpec>): string | undef
 export type RegistrationSpec = PaymentWebhookSpec | BoletoContractSpec | PixKeyWebhookSpec;
 
 /** Whether a registration (as deployed, or a record's spec) is a boleto contract rather than the payment callback. */
-export const isContract = (spec: PaymentWebhookSpec | BoletoContractSpec | DeployedRegistration): spec is BoletoContractSpec => 'codBeneficiario' in spec;
+export const isContract = (spec: RegistrationSpec | DeployedRegistration): spec is BoletoContractSpec => 'codBeneficiario' in spec;
 
 /** The registration without its contact fields and without what equals its default (`takeOverExisting` false, `eventos`, ATIVO, the token header). */
-export function compactDeployed(spec: PaymentWebhookSpec | BoletoContractSpec): DeployedRegistration {
+export function compactDeployed(spec: RegistrationSpec): DeployedRegistration {
+  if (isPixKeyWebhook(spec)) return { chave: spec.chave, url: spec.url, ...(spec.takeOverExisting ? { takeOverExisting: true } : {}) };
   if (!isContract(spec)) return { url: spec.url, tokenSecretArn: spec.tokenSecretArn, ...(spec.takeOverExisting ? { takeOverExisting: true } : {}) };
   const { nomeResponsavel: _n, email: _e, telefone: _t, takeOverExisting, eventos, urlStatus, contratoStatus, header, ...rest } = spec;
   const defaultEvents = JSON.stringify(eventos) === JSON.stringify(RegistrationDefaults.eventos);
@@ -196,7 +200,8 @@ export function compactDeployed(spec: PaymentWebhookSpec | BoletoContractSpec): 
 }
 
 /** The registration {@link compactDeployed} left out defaults of, every field filled (contact fields from `contact`, a record's). */
-export function expandDeployed(deployed: DeployedRegistration, contact: Partial<BoletoContractSpec> = {}): PaymentWebhookSpec | BoletoContractSpec {
+export function expandDeployed(deployed: DeployedRegistration, contact: Partial<BoletoContractSpec> = {}): RegistrationSpec {
+  if (isPixKeyWebhook(deployed)) return { chave: deployed.chave, url: deployed.url, ...(deployed.takeOverExisting ? { takeOverExisting: true } : {}) };
   if (!isContract(deployed)) {
     const p = deployed as PaymentWebhookSpec;
     return { url: p.url, tokenSecretArn: p.tokenSecretArn, ...(p.takeOverExisting ? { takeOverExisting: true } : {}) };

@@ -165,7 +165,7 @@ export class BankWebhookReceiver extends Construct {
     if (actsAgainstBank(props) && (props.reconciliation?.enabled ?? true)) {
       this.reconciliation = new ReconciliationSweep(this, 'Reconciliation', checkedBy({
         ...props.reconciliation, ...network, processor,
-        paymentRegistration: this.paymentRegistration, boletoContracts: this.boletoContracts,
+        paymentRegistration: this.paymentRegistration, boletoContracts: this.boletoContracts, pixKeyWebhooks: this.pixKeyWebhooks,
         logRetention: props.logRetention, logEncryptionKey: props.logEncryptionKey, tracingEnabled: props.tracingEnabled, alarmTopic: props.alarmTopic,
       }));
     }
@@ -177,7 +177,7 @@ export class BankWebhookReceiver extends Construct {
       queue: endpoint.queue, deadLetterQueue: endpoint.deadLetterQueue, lookQueue: processor.lookQueue, lookDeadLetterQueue: processor.lookDeadLetterQueue,
       tableName: processor.idempotencyTable.tableName, recordsLifetime: processor.idempotencyTtl, eventBus: processor.eventBus, archive: processor.eventArchive, journalBucket: processor.journalBucket,
       receiverFunction: endpoint.receiverFunction, processorFunction: processor.processorFunction, sweepFunction: this.reconciliation?.sweepFunction,
-      registrations: this.reconciliation ? [...(this.paymentRegistration ? [this.paymentRegistration._watched] : []), ...this.boletoContracts.map((c) => c._watched)] : [],
+      registrations: this.reconciliation ? [...(this.paymentRegistration ? [this.paymentRegistration._watched] : []), ...this.boletoContracts.map((c) => c._watched), ...this.pixKeyWebhooks.map((k) => k._watched)] : [],
     });
 
     this.api = endpoint.api;

@@ -20,10 +20,13 @@ export function lookRequestSender(sqs: SQSClient, queueUrl: string): (messageBod
  * the AWS::StackId pseudo-parameter): the watch repairs only in a completed state.
  */
 export function stackStatusReader(cloudFormation: CloudFormationClient, stackId: string): () => Promise<string> {
-  return async () => {
-    const { Stacks: stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: stackId }));
-    const status = stacks?.[0]?.StackStatus;
-    if (!status) throw new Error(`DescribeStacks answered no status for the stack ${stackId}`);
-    return status;
-  };
+  return async () => (await describeStack(cloudFormation, stackId)).status;
+}
+
+/** The stack's status and its outputs, by key (what the stack itself deployed: nobody writes them but a stack update). */
+export async function describeStack(cloudFormation: CloudFormationClient, stackId: string): Promise<{ status: string; outputs: ReadonlyMap<string, string> }> {
+  const { Stacks: stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: stackId }));
+  const status = stacks?.[0]?.StackStatus;
+  if (!status) throw new Error(`DescribeStacks answered no status for the stack ${stackId}`);
+  return { status, outputs: new Map((stacks?.[0]?.Outputs ?? []).flatMap((o) => (o.OutputKey && o.OutputValue !== undefined ? [[o.OutputKey, o.OutputValue] as const] : []))) };
 }

@@ -6,12 +6,13 @@
  * it agrees with what the stack deployed.
  */
 import {
-  type AppliedRegistration, type BoletoContractSpec, compactDeployed, CONTACT_FIELDS, contactDigest, expandDeployed, isContract, type PaymentWebhookSpec, RegistrationResourceType,
+  type AppliedRegistration, type BoletoContractSpec, compactDeployed, CONTACT_FIELDS, contactDigest, expandDeployed, isContract, isPixKeyWebhook, RegistrationResourceType, type RegistrationSpec,
 } from '../../contracts/registration';
 import type { WatchedRegistration } from '../../contracts/reconciliation';
 
 /** The resource type a watched registration's record must carry. */
 export function resourceTypeOf(watched: WatchedRegistration): RegistrationResourceType {
+  if (isPixKeyWebhook(watched.deployed)) return RegistrationResourceType.PIX_KEY_WEBHOOK;
   return isContract(watched.deployed) ? RegistrationResourceType.BOLETO_CONTRACT : RegistrationResourceType.PAYMENT_WEBHOOK;
 }
 
@@ -31,7 +32,7 @@ export function recordDisagreement(record: AppliedRegistration, watched: Watched
   if (problems.length) return problems;
   const ours = expandDeployed(watched.deployed) as Partial<BoletoContractSpec>;
   // Of the watched type (checked above): a record of another shape still disagrees field by field.
-  const theirs = expandDeployed(compactDeployed(record.spec as PaymentWebhookSpec | BoletoContractSpec)) as Partial<BoletoContractSpec>;
+  const theirs = expandDeployed(compactDeployed(record.spec)) as Partial<BoletoContractSpec>;
   const fields = new Set([...Object.keys(ours), ...Object.keys(theirs)] as (keyof BoletoContractSpec)[]);
   for (const field of fields) {
     if (JSON.stringify(ours[field]) !== JSON.stringify(theirs[field])) problems.push(`${field} is ${shown(theirs[field])}, the stack deployed ${shown(ours[field])}`);
@@ -44,6 +45,6 @@ export function recordDisagreement(record: AppliedRegistration, watched: Watched
 }
 
 /** What a repair registers: what the stack deployed, with the contact fields of a record that agrees with it. */
-export function repairSpec(watched: WatchedRegistration, record: AppliedRegistration | undefined): PaymentWebhookSpec | BoletoContractSpec {
-  return expandDeployed(watched.deployed, record?.spec);
+export function repairSpec(watched: WatchedRegistration, record: AppliedRegistration | undefined): RegistrationSpec {
+  return expandDeployed(watched.deployed, record && isContract(record.spec) ? record.spec : {});
 }

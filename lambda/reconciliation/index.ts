@@ -8,6 +8,8 @@ import { ProcessorMetric } from '../../contracts/processor';
 import { METRICS_NAMESPACE } from '../../contracts/receiver';
 import { RECONCILIATION_SERVICE_NAME, type SweepResult, type WatchFinding } from '../../contracts/reconciliation';
 import { BankClient, cooperativeRegistrations, credentialsFromSecret, readBankConnection, settledBoletoListing } from '../bank/cooperative';
+import { combinedRegistrations } from '../bank/family';
+import { PixClient, pixCredentialsFromSecret, pixRegistrations, readPixConnection } from '../bank/pix';
 import { DynamoDbDayCursors } from '../store/day-cursors';
 import { DynamoDbLookMarkers } from '../store/look-markers';
 import { DynamoDbPendingPayments } from '../store/pending-payments';
@@ -20,7 +22,7 @@ import { loadAcceptedTokens, loadTokenVersion } from '../shared/secret-tokens';
 import { SsmAppliedRegistrations } from '../store/applied-registrations';
 import { DynamoDbWatchStates } from '../store/watch-states';
 import { DynamoDbSweepRuns } from '../store/sweep-runs';
-import { lookRequestSender, stackStatusReader } from './aws';
+import { describeStack, lookRequestSender } from './aws';
 import { readSweepSettings } from './settings';
 import { sweep } from './sweep';
 import { watchRegistrations } from './watch';
@@ -49,6 +51,17 @@ const bank = new BankClient({
   credentials: credentialsFromSecret(secretsManager, connection.credentialsSecretArn),
   onRetry: (info) => logger.warn('Retrying a bank call', { ...info }),
 });
+// The Pix API, when the stack registers Pix keys: the watch reads each key's webhook there.
+const pixConnection = readPixConnection(process.env, 'ReconciliationSweep');
+const pix = pixConnection && {
+  connection: pixConnection,
+  client: new PixClient({
+    settings: pixConnection,
+    credentials: pixCredentialsFromSecret(secretsManager, pixConnection.credentialsSecretArn),
+    pacer: sharedBankPacer(dynamo, table, connection),
+    onRetry: (info) => logger.warn('Retrying a Pix API call', { ...info }),
+  }),
+};
 /** Values of token versions read so far: a version's value never changes. */
 const versionValues = new Map<string, string>();
 
@@ -61,11 +74,17 @@ async function tokenVersionValue(secretArn: string, versionId: string): Promise<
   return version?.value;
 }
 
+function stackReader(stackId: string): { stackStatus: () => Promise<string>; stackOutput: (key: string) => Promise<string | undefined> } {
+  let described: ReturnType<typeof describeStack> | undefined;
+  const describe = () => (described ??= describeStack(cloudFormation, stackId));
+  return { stackStatus: async () => (await describe()).status, stackOutput: async (key) => (await describe()).outputs.get(key) };
+}
+
 async function watch(deadline: number): Promise<WatchFinding[]> {
   const w = settings.watch!;
   return watchRegistrations({
     settings: w,
-    registrations: cooperativeRegistrations(() => bank, connection),
+    registrations: combinedRegistrations(cooperativeRegistrations(() => bank, connection), ...(pix ? [pixRegistrations(() => pix.client, pix.connection)] : [])),
     steps: {
       deadline,
       // The watch gives the repair the token version the deploy recorded; nothing else is registered.
@@ -76,7 +95,8 @@ async function watch(deadline: number): Promise<WatchFinding[]> {
     readRecord: (name) => records.read(name),
     tokens: { version: tokenVersionValue, accepted: (arn) => loadAcceptedTokens(secretsManager, arn, 10_000) },
     states: watchStates,
-    stackStatus: stackStatusReader(cloudFormation, w.stackId),
+    // One DescribeStacks a watch: the status, and the output holding the Pix keys the stack deployed.
+    ...stackReader(w.stackId),
     count: (metric, details) => counter(metric, {}, details),
   });
 }

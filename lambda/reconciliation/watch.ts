@@ -15,9 +15,10 @@
  * that the receiver accepts and a deploy would take, or once contested (it drifted again soon
  * after a repair under the same deploy: another stack or a person changes it back).
  */
-import type { AppliedRegistration, RegistrationSpec } from '../../contracts/registration';
+import { APPLIED_RECORD_PREFIX, type AppliedRegistration, type RegistrationSpec } from '../../contracts/registration';
+import { normalizePixKey } from '../../contracts/pix';
 import {
-  RegistrationDrift, StackWatchMode, stackWatchMode, SweepMetric, WatchDefaults, type WatchedRegistration, type WatchFinding, type WatchSettings, WatchState,
+  type PixKeysWatched, RegistrationDrift, StackWatchMode, stackWatchMode, SweepMetric, WatchDefaults, type WatchedRegistration, type WatchFinding, type WatchSettings, WatchState,
 } from '../../contracts/reconciliation';
 import { tokenMatches } from '../shared/token-check';
 import { errorMessage } from '../shared/runtime';
@@ -41,6 +42,8 @@ export interface WatchDeps {
   readonly states: WatchStates;
   /** The stack's status (CloudFormation DescribeStacks of its own stack). */
   readonly stackStatus: () => Promise<string>;
+  /** The stack's output `key` (the same DescribeStacks): where the Pix keys the stack deployed are. */
+  readonly stackOutput?: (key: string) => Promise<string | undefined>;
   /** Counts a metric; `details` go in its line (not dimensions: one alarm covers every registration). */
   readonly count: (metric: string, details: Record<string, string>) => void;
   readonly now?: () => number;
@@ -191,13 +194,36 @@ async function watchOne(deps: WatchDeps, registration: WatchedRegistration, prev
   return { state: WatchState.REPAIRED, drift, keep: { repairedAt: now(), repairedUnder: record.requestId } };
 }
 
+/**
+ * The Pix keys' webhooks the stack deployed, from its own output (the settings name it): each
+ * key in its normal form, its record under the applied prefix. An output that cannot be read is
+ * an error, never an empty list (the keys would silently go unwatched).
+ */
+async function deployedPixKeys(deps: WatchDeps): Promise<WatchedRegistration[]> {
+  const key = deps.settings.pixKeysOutput;
+  if (!key) return [];
+  const raw = await deps.stackOutput?.(key);
+  let watched: PixKeysWatched;
+  try {
+    watched = JSON.parse(raw ?? '') as PixKeysWatched;
+  } catch {
+    throw new Error(`The stack's output ${key} (the Pix keys it deployed) is missing or not JSON: redeploy the stack`);
+  }
+  const valid = typeof watched?.url === 'string' && Array.isArray(watched.keys) && watched.keys.every((k) => Array.isArray(k)
+    && typeof k[0] === 'string' && normalizePixKey(k[0])?.key === k[0] && typeof k[1] === 'string' && k[1].startsWith(`${APPLIED_RECORD_PREFIX}/`));
+  if (!valid) throw new Error(`The stack's output ${key} is not a list of Pix keys with their records: redeploy the stack`);
+  return watched.keys.map(([chave, appliedRecord]) => ({
+    label: `pix ${chave}`, appliedRecord, deployed: { chave, url: watched.url, ...(watched.takeOverExisting ? { takeOverExisting: true } : {}) },
+  }));
+}
+
 /** Reads every registration of the stack, reports each drift, and repairs what it may; keeps what it saw of each. */
 export async function watchRegistrations(deps: WatchDeps): Promise<WatchFinding[]> {
   const now = deps.now ?? Date.now;
   let status: string | undefined;
   const stackStatus = async () => (status ??= await deps.stackStatus());
   const findings: WatchFinding[] = [];
-  for (const registration of [...(deps.settings.payment ? [deps.settings.payment] : []), ...deps.settings.contracts]) {
+  for (const registration of [...(deps.settings.payment ? [deps.settings.payment] : []), ...deps.settings.contracts, ...await deployedPixKeys(deps)]) {
     const previous = await deps.states.read(registration.appliedRecord);
     const { state, drift, why, keep } = await watchOne(deps, registration, previous, stackStatus);
     await deps.states.write(registration.appliedRecord, { state, drift, watchedAt: now(), repairedAt: previous?.repairedAt, repairedUnder: previous?.repairedUnder, ...keep });

@@ -1,4 +1,4 @@
-import { Aws, Duration, Names, Stack, Token } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, Names, Stack, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
@@ -25,6 +25,9 @@ import { checkIdempotencyTtl, minIdempotencyTtlSeconds } from '../core/timing';
 import type { SettlementProcessor } from '../processor/settlement-processor';
 import type { BoletoWebhookContract } from '../registration/boleto-webhook-contract';
 import type { PaymentWebhookRegistration } from '../registration/payment-webhook-registration';
+import type { PixKeyWebhook } from '../registration/pix-key-webhook';
+import { pixConnectionEnvironment } from '../core/pix-connection';
+import type { PixKeysWatched } from '../../contracts/reconciliation';
 import { SweepFunction } from './sweep-function';
 import { sweepSettings } from './sweep-settings';
 
@@ -114,6 +117,11 @@ export interface ReconciliationSweepProps extends ReconciliationSweepOptions, Fu
    * @default - none watched
    */
   readonly boletoContracts?: BoletoWebhookContract[];
+  /**
+   * Each Pix key's webhook the watch compares with the provider's (all at one Pix API).
+   * @default - none watched
+   */
+  readonly pixKeyWebhooks?: PixKeyWebhook[];
   /**
    * Retention of the function's log group.
    * @default logs.RetentionDays.ONE_YEAR
@@ -239,7 +247,16 @@ export class ReconciliationSweep extends Construct {
     this.receiverName = processor.receiverName;
     const payment = props.paymentRegistration;
     const contracts = props.boletoContracts ?? [];
-    const registrations: Array<PaymentWebhookRegistration | BoletoWebhookContract> = [...(payment ? [payment] : []), ...contracts];
+    const pixKeys = props.pixKeyWebhooks ?? [];
+    // The keys the stack deployed, for the watch: an output (read with the stack's status), since
+    // an entry per key would not fit the function's 4 KB of environment.
+    const pixKeysOutput = pixKeys.length ? new CfnOutput(this, 'PixKeysWatched', {
+      description: 'The Pix keys whose webhooks the registration watch compares with the provider\'s (read by the sweep function)',
+      value: Stack.of(this).toJsonString({
+        url: pixKeys[0].url, ...(pixKeys[0].takeOverExisting ? { takeOverExisting: true } : {}), keys: pixKeys.map((k) => [k.chave, k.appliedRecordName]),
+      } satisfies PixKeysWatched),
+    }) : undefined;
+    const registrations: Array<PaymentWebhookRegistration | BoletoWebhookContract | PixKeyWebhook> = [...(payment ? [payment] : []), ...contracts, ...pixKeys];
     // Named at synth (not by CloudFormation), so the function can look its own schedule up without a circular reference.
     const scheduleRuleName = `${Names.uniqueResourceName(this, { maxLength: 50, separator: '-' })}-schedule`;
     const settings = sweepSettings({ idempotencyTableName: processor.idempotencyTable.tableName, queueUrl: processor.lookQueue.queueUrl }, {
@@ -248,7 +265,10 @@ export class ReconciliationSweep extends Construct {
       maxPaymentLooksPerSweep: props.maxPaymentLooksPerSweep,
       receiverName: processor.receiverName,
       ...(registrations.length ? {
-        watch: { ...(payment ? { payment: payment._watched } : {}), contracts: contracts.map((c) => c._watched), repair: options.repairRegistrations, stackId: Aws.STACK_ID },
+        watch: {
+          ...(payment ? { payment: payment._watched } : {}), contracts: contracts.map((c) => c._watched),
+          ...(pixKeysOutput ? { pixKeysOutput: pixKeysOutput.logicalId } : {}), repair: options.repairRegistrations, stackId: Aws.STACK_ID,
+        },
       } : {}),
     });
     const fn = new SweepFunction(this, 'Function', {
@@ -266,6 +286,8 @@ export class ReconciliationSweep extends Construct {
     });
     this.sweepFunction = fn;
     for (const [name, value] of Object.entries(bankConnectionEnvironment(this, processor.bank, fn))) fn.addEnvironment(name, value);
+    // The keys' webhooks are read at their Pix API, under the receiver's Pix credentials.
+    if (pixKeys.length) for (const [name, value] of Object.entries(pixConnectionEnvironment(this, pixKeys[0].connection, fn))) fn.addEnvironment(name, value);
     // Records (read), cursors and the shared query rate (write), the pending-payments index (query).
     fn.allow(new iam.PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resources: [processor.idempotencyTable.tableArn] }));
     fn.allow(new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${processor.idempotencyTable.tableArn}/index/${PendingPaymentIndex.NAME}`] }));

@@ -1,7 +1,8 @@
 import { CustomResource, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
+import type { WatchedRegistration } from '../../contracts/reconciliation';
 import { normalizePixKey } from '../../contracts/pix';
-import { type PixKeyWebhookSpec, RegistrationAttribute, RegistrationDefaults, RegistrationProperty, RegistrationResourceType } from '../../contracts/registration';
+import { compactDeployed, type PixKeyWebhookSpec, RegistrationAttribute, RegistrationDefaults, RegistrationProperty, RegistrationResourceType } from '../../contracts/registration';
 import { type PixConnectionProps, pixConnectionSettings, validatePixConnection } from '../core/pix-connection';
 import { type PropsValidation, validateProps } from '../core/props-validation';
 import { RegistrationProvider, type RegistrationProviderSettings } from '../core/registration-provider';
@@ -50,6 +51,14 @@ export class PixKeyWebhook extends Construct {
   public readonly chave: string;
   /** The SSM parameter where each deploy records what it applied. */
   public readonly appliedRecordName: string;
+  /** The Pix API the key's webhook is at. */
+  public readonly connection: PixConnectionProps;
+  /** The URL registered for the key. */
+  public readonly url: string;
+  /** Whether another party's webhook for the key is replaced. */
+  public readonly takeOverExisting: boolean;
+  /** @internal What the registration watch reads of it. */
+  public readonly _watched: WatchedRegistration;
 
   constructor(scope: Construct, id: string, props: PixKeyWebhookProps) {
     super(scope, id);
@@ -60,6 +69,10 @@ export class PixKeyWebhook extends Construct {
     this.appliedRecordName = appliedRecordNameOf(this);
     provider.grantAppliedRecord(this.appliedRecordName);
     const spec: PixKeyWebhookSpec = { chave: this.chave, url: props.url, ...(props.takeOverExisting ? { takeOverExisting: true } : {}) };
+    this.connection = props.connection;
+    this.url = props.url;
+    this.takeOverExisting = props.takeOverExisting ?? false;
+    this._watched = { label: `pix ${this.chave}`, appliedRecord: this.appliedRecordName, deployed: compactDeployed(spec) };
     const stack = Stack.of(this);
     this.resource = new CustomResource(this, 'Resource', {
       serviceToken: provider.serviceToken,

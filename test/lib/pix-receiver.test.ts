@@ -196,6 +196,24 @@ describe('each key\'s webhook, registered at deploy', () => {
     });
   });
 
+  it('has the watch read the keys from a stack output (an entry per key would not fit the sweep\'s 4 KB), and lets the sweep read the Pix API', () => {
+    const { template } = synthReceiver({}, production);
+    const outputs = template.findOutputs('*', { Description: Match.stringLikeRegexp('^The Pix keys whose webhooks') });
+    const [outputKey] = Object.keys(outputs);
+    expect(outputKey).toMatch(/^WebhooksReconciliationPixKeysWatched/);
+    const sweepFn = Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('^Finds settlements') } }))[0] as { Properties: Record<string, unknown> };
+    expect(settingsIn<{ watch: { pixKeysOutput: string } }>(sweepFn, 'BANK_WEBHOOKS_SWEEP_SETTINGS').watch.pixKeysOutput).toBe(outputKey);
+    expect((sweepFn.Properties.Environment as { Variables: Record<string, unknown> }).Variables[PIX_CONNECTION_ENV]).toBeDefined();
+  });
+
+  it('fits the sweep\'s environment with twenty keys of the longest kind', () => {
+    const keys = Array.from({ length: 20 }, (_, i) => `${String(i).padStart(2, '0')}${'a'.repeat(60)}@example.com`);
+    expect(() => synthReceiver({}, (stack) => {
+      const props = production(stack);
+      return { ...props, pix: { ...props.pix!, keys } };
+    })).not.toThrow();
+  });
+
   it('registers no key from a NON_PRODUCTION stack against the real provider (its webhook would replace production\'s)', () => {
     const { template } = synthReceiver(staging, pixProps());
     expect(template.findResources('Custom::BankPixKeyWebhook')).toEqual({});

@@ -162,3 +162,24 @@ it('removes each key\'s webhook at destroy (it is still ours)', async () => {
   await runner.unregister();
   expect((await runner.control.pix.state()).webhooks).toEqual([]);
 });
+
+describe('the registration watch over the keys', () => {
+  let watched: LocalRunner;
+
+  afterAll(async () => {
+    await watched?.stop();
+  });
+
+  it('alarms when the provider drops a key\'s webhook on its own, and, when asked, puts it back', async () => {
+    watched = await LocalRunner.start({ stack: (app, id) => new LocalReceiverStack(app, id, { pix: true, receiver: { reconciliation: { repairRegistrations: true } } }) });
+    await watched.register();
+    const [chave] = (await watched.control.pix.state()).keys;
+    let findings = (await watched.sweep()).registrations ?? [];
+    expect(findings.filter((f) => f.registration.startsWith('pix ')).map((f) => f.state)).toEqual((await watched.control.pix.state()).keys.map(() => 'in-sync'));
+    await watched.control.pix.dropWebhook(chave);
+    findings = (await watched.sweep()).registrations ?? [];
+    expect(findings.find((f) => f.registration === `pix ${chave}`)).toMatchObject({ state: 'repaired', drift: ['missing'], repaired: true });
+    expect((await watched.control.pix.state()).webhooks.find((w) => w.chave === chave)?.webhookUrl).toBe(watched.pixUrl);
+    expect(watched.metricSum('RegistrationDrift')).toBeGreaterThanOrEqual(1);
+  });
+});
