@@ -16,14 +16,10 @@ export function lookRequestSender(sqs: SQSClient, queueUrl: string): (messageBod
 }
 
 /**
- * The status of the sweep's own stack (DescribeStacks by its ARN, which the construct passes from
- * the AWS::StackId pseudo-parameter): the watch repairs only in a completed state.
+ * The sweep's own stack (DescribeStacks by its ARN, which the construct passes from the
+ * AWS::StackId pseudo-parameter): its status (the watch repairs only in a completed one) and its
+ * outputs by key (what the stack itself deployed: nobody writes them but a stack update).
  */
-export function stackStatusReader(cloudFormation: CloudFormationClient, stackId: string): () => Promise<string> {
-  return async () => (await describeStack(cloudFormation, stackId)).status;
-}
-
-/** The stack's status and its outputs, by key (what the stack itself deployed: nobody writes them but a stack update). */
 export async function describeStack(cloudFormation: CloudFormationClient, stackId: string): Promise<{ status: string; outputs: ReadonlyMap<string, string> }> {
   const { Stacks: stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: stackId }));
   const status = stacks?.[0]?.StackStatus;
