@@ -65,6 +65,11 @@ export class Foreign extends Error {
   }
 }
 
+/** A rule given an item or target of another kind: a wiring error, never the provider's. */
+export function wrongKind(kind: string): never {
+  throw new Error(`a ${kind} rule was given a subject of another kind`);
+}
+
 /** How one kind of subject is verified: named, asked about, read, compared and published. */
 export interface SubjectRules {
   readonly kind: SubjectKind;

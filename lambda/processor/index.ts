@@ -34,18 +34,19 @@ const looks = { schedule: new DynamoDbSlotSchedule(dynamo, settings.idempotencyT
 // Every environment (and the reconciliation sweep) takes its slots from one schedule in the table;
 // look requests only its idle time. Token requests go to the token endpoints: this environment's
 // own schedule, not the query rate.
+// One Secrets Manager client for the bank's credentials and the Pix API's.
+const secretsManager = new SecretsManagerClient(AWS_CLIENT_CONFIG);
 const pacers = sharedBankPacers(dynamo, settings.idempotencyTableName, connection);
 const bank = new BankClient({
   settings: connection,
   pacer: pacers.calls,
   onThrottled: () => count(ProcessorMetric.BANK_THROTTLED),
-  credentials: credentialsFromSecret(new SecretsManagerClient(AWS_CLIENT_CONFIG), connection.credentialsSecretArn),
+  credentials: credentialsFromSecret(secretsManager, connection.credentialsSecretArn),
   onRetry: (info) => {
     count(ProcessorMetric.BANK_RETRIES);
     logger.warn('Retrying a bank call', { ...info });
   },
 });
-const secretsManager = new SecretsManagerClient(AWS_CLIENT_CONFIG);
 // The standard Pix API, when the receiver has a Pix route: its queries share the bank's budget.
 const pixConnection = readPixConnection(process.env, 'SettlementProcessor');
 const pixCredentials = pixConnection && pixCredentialsFromSecret(secretsManager, pixConnection.credentialsSecretArn);

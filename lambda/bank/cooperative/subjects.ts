@@ -6,7 +6,7 @@
 import { SubjectKind, StatusClass, type PaymentKind } from '../../../contracts/events';
 import type { LookSubject } from '../../../contracts/reconciliation';
 import { answerNames, BANK_OFFSET, identifier, nossoNumeroOf } from './answers';
-import { NotOurs, type SubjectItem, type SubjectRules } from '../family';
+import { NotOurs, type SubjectItem, type SubjectRules, wrongKind } from '../family';
 import type { BoletoEventItem, PaymentItem } from './notification';
 import type { SubjectState } from '../verified-state';
 import {
@@ -15,10 +15,6 @@ import {
 
 type BoletoTarget = Extract<LookSubject, { kind: 'boleto' }>;
 type PaymentTarget = Extract<LookSubject, { kind: 'payment' }>;
-
-function wrongKind(kind: string): never {
-  throw new Error(`a ${kind} rule was given a subject of another kind`);
-}
 
 const boletoItem = (item: SubjectItem): BoletoEventItem | undefined => (item.kind === 'boleto-event' ? item as BoletoEventItem : undefined);
 const paymentItem = (item: SubjectItem): PaymentItem | undefined => (item.kind === 'payment' ? item as PaymentItem : undefined);

@@ -9,7 +9,7 @@
 import { BankEventDetailType, type EventAmount, PixChargeKind, type PixCharge, type PixReceived, type PixRefund, StatusClass, SubjectKind } from '../../../contracts/events';
 import { CHARGE_TXID, normalizePixKey, RefundStatus } from '../../../contracts/pix';
 import type { LookSubject } from '../../../contracts/reconciliation';
-import { Foreign, type ProviderQueries, type RulesContext, type SubjectItem, type SubjectRules } from '../family';
+import { Foreign, type ProviderQueries, type RulesContext, type SubjectItem, type SubjectRules, wrongKind } from '../family';
 import type { ClaimCheck, KeyedState, SubjectState } from '../verified-state';
 import { type ChargeRead, ChargeState, type PixRead, type PixRefundRead } from './pix-answers';
 import type { PixItem, PixRefundItem } from './pix-notification';
@@ -101,10 +101,6 @@ const datedMs = (dated: string | undefined): number | undefined => {
 
 const pixItem = (item: SubjectItem): PixItem | undefined => (item.kind === 'pix' ? item as PixItem : undefined);
 const refundItem = (item: SubjectItem): PixRefundItem | undefined => (item.kind === 'pix-refund' ? item as PixRefundItem : undefined);
-
-function wrongKind(kind: string): never {
-  throw new Error(`a ${kind} rule was given a subject of another kind`);
-}
 
 const eventAccount: SubjectRules['eventAccount'] = (account) => ({ cooperativa: account.cooperativa, posto: account.posto, conta: account.conta });
 
