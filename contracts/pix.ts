@@ -4,6 +4,8 @@
  * both hold answers to.
  */
 
+import { createHash } from 'node:crypto';
+
 /** A charge's txid: 26 to 35 letters and digits (a Pix's own txid may be 1 to 35: a static code's is 1 to 25). */
 export const CHARGE_TXID = /^[a-zA-Z0-9]{26,35}$/;
 /** A Pix's txid: 1 to 35 letters and digits. */
@@ -61,4 +63,13 @@ export function normalizePixKey(key: string): { key: string; type: PixKeyType } 
   if (digits.length === 11) return { key: digits, type: PixKeyType.CPF };
   if (digits.length === 14) return { key: digits, type: PixKeyType.CNPJ };
   return undefined;
+}
+
+/**
+ * How the sweep holds the receiver's keys (a key is its holder's personal data, and twenty of the
+ * longest would crowd the function's 4 KB of environment): the first 16 hex digits of the SHA-256
+ * of the key's normal form ({@link normalizePixKey}).
+ */
+export function pixKeyHash(normalizedKey: string): string {
+  return createHash('sha256').update(normalizedKey, 'utf8').digest('hex').slice(0, 16);
 }

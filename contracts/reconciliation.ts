@@ -68,6 +68,26 @@ export interface SweepSettings {
   readonly receiverName: string;
   /** The registration watch, when the stack registers with the bank. */
   readonly watch?: WatchSettings;
+  /** The Pix sweep, when the receiver has Pix. */
+  readonly pix?: PixSweepSettings;
+}
+
+/**
+ * How the sweep reads the standard Pix API's listing (`GET /pix?inicio&fim`, on each Pix's own
+ * time): the Pix of today and the `lookbackDays` before it with their refunds, and, for refunds
+ * of older Pix, the days back to `refundLookbackDays`, a few a sweep so each is read daily.
+ */
+export interface PixSweepSettings {
+  /** The receiver's keys as contracts/pix.ts `pixKeyHash` writes them: a listed Pix to another key of the account is not this receiver's. */
+  readonly keyHashes: readonly string[];
+  /** Publish a Pix without a txid the listing shows (the standard notifies none). */
+  readonly publishWithoutTxid: boolean;
+  /** The oldest day (back from the bank's today) whose Pix are read for refunds. */
+  readonly refundLookbackDays: number;
+  /** Days older than `lookbackDays` read for refunds by one sweep, in turn. */
+  readonly refundDaysPerSweep: number;
+  /** Minutes between two sweeps: which older days a sweep reads follows from the schedule's time. */
+  readonly intervalMinutes: number;
 }
 
 /**
@@ -347,15 +367,19 @@ export enum SweepMetric {
 export interface SweepReport {
   /** Listing pages read. */
   readonly bankCalls: number;
-  /** Settlements found that no record held (looks requested). */
+  /** Listed changes (settlements, Pix, refunds) that no record held (looks requested). */
   readonly settlementsToVerify: number;
-  /** Listing items already held by their subject's record. */
+  /** Listing entries already held by their subject's record. */
   readonly settlementsKnown: number;
   readonly paymentsToVerify: number;
   readonly paymentsGivenUp: number;
   /** False when the deadline stopped the sweep before it read everything (the cursors resume it). */
   readonly complete: boolean;
-  readonly days: readonly { readonly day: string; readonly pages: number; readonly items: number; readonly restarted: boolean }[];
+  /**
+   * Each listing's days read. `listing`: `boleto` (settled boletos), `pix` (Pix received and their
+   * refunds), `pix-refund` (refunds of older Pix); a sweep before Pix wrote none (boleto).
+   */
+  readonly days: readonly { readonly listing?: string; readonly day: string; readonly pages: number; readonly items: number; readonly restarted: boolean }[];
 }
 
 /** What the registration watch found of one registration. */

@@ -3,7 +3,9 @@ import type { Construct } from 'constructs';
 import { type BankConnectionProps, checkRealBank } from './core/bank-connection';
 import { PropsValidation } from './core/props-validation';
 import { checkRealPixProvider } from './core/pix-connection';
-import type { PixReceiverProps } from './core/pix-receiver';
+import { checkPixSweep, type PixReceiverProps } from './core/pix-receiver';
+import { ProcessorDefaults } from '../contracts/processor';
+import { SweepDefaults } from '../contracts/reconciliation';
 import { BankStage } from './core/bank-stage';
 import { type BankWebhookEndpointProps, checkBankWebhookEndpoint, type RouteSilenceOptions } from './endpoint/bank-webhook-endpoint-props';
 import { minimumVisibilitySeconds } from './core/timing';
@@ -142,6 +144,7 @@ export function validateReceiverProps(receiver: Construct, props: BankWebhookRec
   if (props.pix) {
     v.check(stageOf(props) !== BankStage.PRODUCTION || !!props.pix.domain, 'pix.domain', 'is required on a PRODUCTION receiver: the Pix callback carries no credential, so production takes it only over mutual TLS on a domain of its own, the provider\'s certificate pinned (docs/pix.md)');
     if (props.pix.connection && stageOf(props) === BankStage.PRODUCTION) checkRealPixProvider(v, receiver, props.pix.connection, 'pix.connection');
+    checkPixSweep(v, props.pix, 'pix', props.reconciliation?.lookbackDays ?? SweepDefaults.lookbackDays, props.idempotencyTtl ?? Duration.seconds(ProcessorDefaults.idempotencyTtlSeconds));
   }
   if (props.paymentRegistration) checkRegistrationOptions(v, props.paymentRegistration, 'paymentRegistration.');
   const identities = new Map<string, number>();

@@ -102,9 +102,9 @@ export class BankWebhookReceiver extends Construct {
       Annotations.of(this).addWarningV2('cdk-bank-webhooks:nonProduction',
         'This receiver registers nothing with the bank, so it is NON_PRODUCTION: no reconciliation sweep, no registration watch, no Track Payment rule (the bank has only production). If this stack is production and you register its URLs yourself, set stage: BankStage.PRODUCTION to keep the sweep. Set stage explicitly to silence this warning.');
     }
-    if (!actsAgainstBank(props) && props.reconciliation && props.reconciliation.enabled !== false) {
+    if (!actsAgainstBank(props) && ((props.reconciliation && props.reconciliation.enabled !== false) || props.pix?.sweep)) {
       Annotations.of(this).addWarningV2('cdk-bank-webhooks:reconciliationIgnored',
-        'reconciliation is set, but a NON_PRODUCTION receiver against the real bank runs no reconciliation sweep (it would read the bank\'s real settlements): these options do nothing. Remove reconciliation, set stage: BankStage.PRODUCTION if this stack is production, or give it a BankSandbox (bank: sandbox.connection).');
+        'reconciliation or pix.sweep is set, but a NON_PRODUCTION receiver against the real bank runs no reconciliation sweep (it would read the bank\'s real settlements and Pix): these options do nothing. Remove reconciliation, set stage: BankStage.PRODUCTION if this stack is production, or give it a BankSandbox (bank: sandbox.connection).');
     }
     // The endpoint is this construct's default child: its resources keep the logical IDs they had
     // when they were made here directly (CDK leaves "Default" out of logical IDs).

@@ -3,7 +3,7 @@ export { BankWebhookReceiver, type BankWebhookReceiverProps } from './bank-webho
 export { ReceiverDashboard, type ReceiverDashboardProps } from './receiver-dashboard';
 export { type BankConnectionProps, type PaymentQueryScopes } from './core/bank-connection';
 export { type PixConnectionProps, type PixOperationPaths, type PixOperationScopes } from './core/pix-connection';
-export { type PixDomainProps, type PixPinnedCertificates, type PixReceiverProps, type PixTruststoreProps } from './core/pix-receiver';
+export { type PixDomainProps, type PixPinnedCertificates, type PixReceiverProps, type PixSweepProps, type PixTruststoreProps } from './core/pix-receiver';
 export { PixGrantTypePlacement } from '../contracts/pix-connection';
 export { VerifiedEventRule, type VerifiedEventRuleOptions, type VerifiedEventSource } from './core/verified-event-rule';
 export { BankWebhooksConstants } from './constants';

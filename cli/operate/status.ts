@@ -141,5 +141,5 @@ function lastSweepLine(s: ReceiverStatus, now: number): string {
   if (!run) return 'Reconciliation sweep: no run recorded yet (cdk-bank-webhooks sweep runs one now).';
   const r = run.result;
   return `Last sweep ${humanDuration(now - run.at)} ago: ${r.complete ? 'complete' : 'INCOMPLETE'}, ${r.bankCalls} listing call(s), `
-    + `${r.settlementsToVerify} settlement(s) and ${r.paymentsToVerify} payment(s) sent to be verified${r.paymentsGivenUp ? `, ${r.paymentsGivenUp} payment(s) given up` : ''}.`;
+    + `${r.settlementsToVerify} listed change(s) and ${r.paymentsToVerify} payment(s) sent to be verified${r.paymentsGivenUp ? `, ${r.paymentsGivenUp} payment(s) given up` : ''}.`;
 }

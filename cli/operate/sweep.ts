@@ -30,10 +30,10 @@ export async function runSweep(aws: AwsClients, manifest: OperatorManifest, now:
 export function formatSweep(r: SweepResult): string {
   const lines = [
     `Sweep ${r.complete ? 'complete' : 'INCOMPLETE (the next sweep resumes from the cursors)'}: ${r.bankCalls} listing call(s)`,
-    `  settlements sent to be verified   ${r.settlementsToVerify} (${r.settlementsKnown} listed ones already held)`,
+    `  listed changes sent to be verified ${r.settlementsToVerify} (${r.settlementsKnown} listed ones already held)`,
     `  pending payments sent             ${r.paymentsToVerify}${r.paymentsGivenUp ? ` (${r.paymentsGivenUp} given up)` : ''}`,
   ];
-  if (r.days.length) lines.push('', formatTable(['bank day', 'pages', 'items', 'restarted'], r.days.map((d) => [d.day, String(d.pages), String(d.items), d.restarted ? 'yes' : 'no'])));
+  if (r.days.length) lines.push('', formatTable(['listing', 'bank day', 'pages', 'items', 'restarted'], r.days.map((d) => [d.listing ?? 'boleto', d.day, String(d.pages), String(d.items), d.restarted ? 'yes' : 'no'])));
   if (r.registrations?.length) {
     lines.push('', formatTable(['registration', 'state', 'drift', 'repaired'], r.registrations.map((f) => [
       f.registration, f.state, f.drift.join(', ') || '-', f.repaired ? 'yes' : f.notRepaired ? `no: ${f.notRepaired}` : '-',
@@ -41,6 +41,6 @@ export function formatSweep(r: SweepResult): string {
   }
   lines.push('', r.settlementsToVerify + r.paymentsToVerify
     ? 'What it sent is verified through the look queue: follow it with status and trace.'
-    : 'Nothing to verify: every settlement the bank lists is held.');
+    : 'Nothing to verify: everything the listings show is held.');
   return lines.join('\n');
 }

@@ -123,6 +123,11 @@ export interface ListedEntry {
   /** The subject to look at; undefined when the entry is not this receiver's to verify (`skipped` says why). */
   readonly target?: LookSubject;
   readonly skipped?: string;
+  /**
+   * Whether a skipped entry is skipped as a matter of course (a Pix to another key of the
+   * account): logged at info, where any other skip is a warning.
+   */
+  readonly routine?: boolean;
   /** The settlement the listing shows, carried to the processor (it compares the day with its query's). */
   readonly listed?: ListedSettlement;
   /** Why the sweep asks for a look, for the look request. */
@@ -139,6 +144,12 @@ export interface ListedPage {
   readonly entries: readonly ListedEntry[];
   /** Whether the provider says a next page exists; undefined when it does not say (then a full page may have more). */
   readonly hasNext?: boolean;
+  /**
+   * The items the provider's page held, when its entries are not one an item (a Pix with none of
+   * its refunds final gives no entry in a listing of refunds): an empty page ends the day, a full one may not.
+   * @default entries.length
+   */
+  readonly listedItems?: number;
 }
 
 /**
@@ -146,6 +157,8 @@ export interface ListedPage {
  * (the cursor, the page bound, repeated pages and the call cap are the sweep's, for every family).
  */
 export interface WindowListing {
+  /** The listing's name: its cursors' and the sweep report's (`boleto`, `pix`, `pix-refund`). */
+  readonly name: string;
   /** The number of the first page (1 for this bank's listing, 0 for the standard Pix API's). */
   readonly firstPage: number;
   /** Entries of a full page: a page this full without `hasNext` may have more. */

@@ -5,11 +5,12 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { ProcessorMetric } from '../../contracts/processor';
+import { PixConnectionDefaults } from '../../contracts/pix-connection';
 import { METRICS_NAMESPACE } from '../../contracts/receiver';
-import { RECONCILIATION_SERVICE_NAME, type SweepResult, type WatchFinding } from '../../contracts/reconciliation';
+import { RECONCILIATION_SERVICE_NAME, SWEEP_SETTINGS_ENV, type SweepResult, type WatchFinding } from '../../contracts/reconciliation';
 import { BankClient, cooperativeRegistrations, credentialsFromSecret, readBankConnection, settledBoletoListing } from '../bank/cooperative';
 import { combinedRegistrations } from '../bank/family';
-import { PixClient, pixCredentialsFromSecret, pixRegistrations, readPixConnection } from '../bank/pix';
+import { PixClient, pixCredentialsFromSecret, pixDayListing, pixRefundListing, pixRegistrations, readPixConnection } from '../bank/pix';
 import { DynamoDbDayCursors } from '../store/day-cursors';
 import { DynamoDbLookMarkers } from '../store/look-markers';
 import { DynamoDbPendingPayments } from '../store/pending-payments';
@@ -24,7 +25,7 @@ import { DynamoDbWatchStates } from '../store/watch-states';
 import { DynamoDbSweepRuns } from '../store/sweep-runs';
 import { describeStack, lookRequestSender } from './aws';
 import { readSweepSettings } from './settings';
-import { sweep } from './sweep';
+import { recentDays, rotatingDays, sweep, type SweptListing } from './sweep';
 import { watchRegistrations } from './watch';
 
 const logger = createLogger(RECONCILIATION_SERVICE_NAME);
@@ -34,7 +35,6 @@ const connection = readBankConnection(process.env, 'ReconciliationSweep');
 const dynamo = new DynamoDBClient(AWS_CLIENT_CONFIG);
 const table = settings.idempotencyTableName;
 const store = new DynamoDbSubjectStore(dynamo, table, 0);
-const cursors = new DynamoDbDayCursors(dynamo, table, connection.account.codigoBeneficiario, settings.lookbackDays);
 const pendingPayments = new DynamoDbPendingPayments(dynamo, table);
 const markers = new DynamoDbLookMarkers(dynamo, table);
 const send = lookRequestSender(new SQSClient(AWS_CLIENT_CONFIG), settings.queueUrl);
@@ -51,7 +51,7 @@ const bank = new BankClient({
   credentials: credentialsFromSecret(secretsManager, connection.credentialsSecretArn),
   onRetry: (info) => logger.warn('Retrying a bank call', { ...info }),
 });
-// The Pix API, when the stack registers Pix keys: the watch reads each key's webhook there.
+// The Pix API, when the receiver has Pix: the sweep lists the Pix received, the watch reads each key's webhook.
 const pixConnection = readPixConnection(process.env, 'ReconciliationSweep');
 const pix = pixConnection && {
   connection: pixConnection,
@@ -62,6 +62,22 @@ const pix = pixConnection && {
     onRetry: (info) => logger.warn('Retrying a Pix API call', { ...info }),
   }),
 };
+const beneficiario = connection.account.codigoBeneficiario;
+const cursorsOf = (listing: string, lookbackDays: number) => new DynamoDbDayCursors(dynamo, table, beneficiario, lookbackDays, listing);
+/** The listings each sweep reads: the settled boletos; with Pix, the Pix received and the refunds of older Pix. */
+const listings: SweptListing[] = [
+  { listing: settledBoletoListing(bank, beneficiario, connection.listingPageSize), cursors: cursorsOf('boleto', settings.lookbackDays), daysBack: recentDays(settings.lookbackDays) },
+];
+if (settings.pix) {
+  if (!pix) throw new Error(`${SWEEP_SETTINGS_ENV} asks for the Pix sweep but the function has no Pix connection (set by ReconciliationSweep from its processor's pix)`);
+  const p = settings.pix;
+  const options = { keyHashes: p.keyHashes, publishWithoutTxid: p.publishWithoutTxid, pageSize: PixConnectionDefaults.listingPageSize };
+  listings.push(
+    { listing: pixDayListing(pix.client, options), cursors: cursorsOf('pix', settings.lookbackDays), daysBack: recentDays(settings.lookbackDays) },
+    { listing: pixRefundListing(pix.client, options), cursors: cursorsOf('pix-refund', p.refundLookbackDays), daysBack: rotatingDays(settings.lookbackDays + 1, p.refundLookbackDays, p.refundDaysPerSweep, p.intervalMinutes) },
+  );
+}
+
 /** Values of token versions read so far: a version's value never changes. */
 const versionValues = new Map<string, string>();
 
@@ -107,10 +123,9 @@ export async function handler(event: ScheduledEvent, context: Context): Promise<
   const scheduledAt = Date.parse(event?.time ?? '');
   const report = await sweep({
     settings,
-    codigoBeneficiario: connection.account.codigoBeneficiario,
-    listing: settledBoletoListing(bank, connection.account.codigoBeneficiario, connection.listingPageSize),
+    codigoBeneficiario: beneficiario,
+    listings,
     readRecord: (subjectId) => store.read(subjectId),
-    cursors,
     pendingPayments,
     markers,
     send,

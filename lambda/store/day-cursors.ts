@@ -1,7 +1,7 @@
 /**
- * The reconciliation sweep's cursors: where its reading of one day of the bank's settled-boletos
- * listing stopped, one item per beneficiary and day in the processor's table, kept a little longer
- * than the day is read again.
+ * The reconciliation sweep's cursors: where its reading of one day of a listing (the bank's
+ * settled boletos, the Pix received, the refunds of older Pix) stopped, one item per listing,
+ * beneficiary and day in the processor's table, kept a little longer than the day is read again.
  */
 import { type DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { IdempotencyTable } from '../../contracts/processor';
@@ -14,12 +14,12 @@ export interface DayCursor {
   readonly lastNossoNumero?: string;
 }
 
-/** The sweep's cursor of one day of settled boletos, an item of the processor's table. */
-export function boletoDayCursorId(codigoBeneficiario: string, isoDay: string): string {
-  return `sweep#boleto#${codigoBeneficiario}#${isoDay}`;
+/** The sweep's cursor of one day of a listing (`boleto`, `pix`, `pix-refund`), an item of the processor's table. */
+export function dayCursorId(listing: string, codigoBeneficiario: string, isoDay: string): string {
+  return `sweep#${listing}#${codigoBeneficiario}#${isoDay}`;
 }
 
-/** The cursors of one beneficiary's days, in the processor's table. */
+/** The cursors of one listing's days for one beneficiary, in the processor's table. */
 export class DynamoDbDayCursors {
   /** A cursor lives as long as its day is read again, and a little more. */
   private readonly ttlSeconds: number;
@@ -28,7 +28,9 @@ export class DynamoDbDayCursors {
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
     private readonly codigoBeneficiario: string,
+    /** The oldest day read, in days back: a cursor outlives it by two days. */
     lookbackDays: number,
+    private readonly listing = 'boleto',
     private readonly now: () => number = Date.now,
   ) {
     this.ttlSeconds = (lookbackDays + 2) * 86_400;
@@ -54,6 +56,6 @@ export class DynamoDbDayCursors {
   }
 
   private key(isoDay: string) {
-    return { [IdempotencyTable.KEY]: { S: boletoDayCursorId(this.codigoBeneficiario, isoDay) } };
+    return { [IdempotencyTable.KEY]: { S: dayCursorId(this.listing, this.codigoBeneficiario, isoDay) } };
   }
 }

@@ -1,8 +1,10 @@
-import { Token } from 'aws-cdk-lib';
+import { type Duration, Token } from 'aws-cdk-lib';
 import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import type * as route53 from 'aws-cdk-lib/aws-route53';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
-import { MAX_PIX_KEY_LENGTH, normalizePixKey } from '../../contracts/pix';
+import { MAX_PIX_KEY_LENGTH, normalizePixKey, pixKeyHash } from '../../contracts/pix';
+import { RecordLifetime } from '../../contracts/processor';
+import type { PixSweepSettings } from '../../contracts/reconciliation';
 import { type PixConnectionProps, validatePixConnection } from './pix-connection';
 import type { PropsValidation } from './props-validation';
 
@@ -11,6 +13,33 @@ export const PIX_CERTIFICATE_WARNING_DAYS = 30;
 
 /** The most keys one receiver verifies Pix for (each also becomes a registration at the provider). */
 export const MAX_PIX_KEYS = 20;
+
+/** The standard lets a Pix be refunded for 90 days: no refund is older. */
+export const MAX_PIX_REFUND_LOOKBACK_DAYS = 90;
+
+/**
+ * How the reconciliation sweep reads the provider's Pix listing (`GET /pix?inicio&fim`, which
+ * filters on each Pix's own time): the Pix of today and the sweep's `lookbackDays` before it,
+ * and the refunds of older Pix back to `refundLookback`.
+ */
+export interface PixSweepProps {
+  /**
+   * How far back the sweep reads Pix for their refunds (a refund whose callback was lost is found
+   * only while its Pix is this recent): whole days, at least the sweep's `lookbackDays`, at most
+   * 90 (the standard's refund window) and at most the processor's `idempotencyTtl` less a day
+   * (what records remember). The days older than `lookbackDays` are read a few a sweep, each once
+   * a day.
+   * @default - the processor's `idempotencyTtl` less a day, at most 90 days (29 days by default)
+   */
+  readonly refundLookback?: Duration;
+  /**
+   * Publish the Pix paid to the receiver's keys without a txid (a key typed in, a static code
+   * without one) that the sweep finds in the listing. The standard notifies none of them, so they
+   * come only through the sweep, as late as its interval; their refunds with them.
+   * @default false - only Pix with a txid, what the provider notifies
+   */
+  readonly publishWithoutTxid?: boolean;
+}
 
 /**
  * The Pix API's truststore: the provider's issuing chain (PEM certificates in one file; chain
@@ -90,6 +119,11 @@ export interface PixReceiverProps {
    * @default false
    */
   readonly takeOverExisting?: boolean;
+  /**
+   * How the reconciliation sweep reads the Pix listing, when the receiver has one.
+   * @default - Pix with a txid; refunds of Pix back to the records' lifetime
+   */
+  readonly sweep?: PixSweepProps;
 }
 
 /** A fingerprint in the form the receiver compares: 64 lower-case hex digits. */
@@ -141,4 +175,36 @@ function validatePixDomain(v: PropsValidation, domain: PixDomainProps | undefine
 /** The keys in the DICT's form, once each (after {@link validatePixReceiver}). */
 export function normalizedPixKeys(props: PixReceiverProps): string[] {
   return [...new Set(props.keys.map((key) => normalizePixKey(key)?.key).filter((key): key is string => key !== undefined))];
+}
+
+/** The refund look-back with its default filled, in whole days. */
+function refundLookbackDays(props: PixReceiverProps, idempotencyTtl: Duration): number {
+  const remembered = Math.floor((idempotencyTtl.toSeconds() - RecordLifetime.marginSeconds) / 86_400);
+  return props.sweep?.refundLookback?.toDays() ?? Math.min(MAX_PIX_REFUND_LOOKBACK_DAYS, remembered);
+}
+
+/** Checks the Pix sweep's props against the sweep's look-back and the processor's records' lifetime. */
+export function checkPixSweep(v: PropsValidation, props: PixReceiverProps | undefined, prefix: string, lookbackDays: number, idempotencyTtl: Duration): void {
+  const lookback = props?.sweep?.refundLookback;
+  if (!lookback || Token.isUnresolved(lookback.toSeconds())) return;
+  const seconds = lookback.toSeconds();
+  const remembered = Math.floor((idempotencyTtl.toSeconds() - RecordLifetime.marginSeconds) / 86_400);
+  v.checkNumber(seconds, `${prefix}.sweep.refundLookback`, (s) => s % 86_400 === 0 && s / 86_400 >= lookbackDays && s / 86_400 <= MAX_PIX_REFUND_LOOKBACK_DAYS,
+    `must be whole days from the sweep's lookbackDays (${lookbackDays}) to ${MAX_PIX_REFUND_LOOKBACK_DAYS} (seconds)`);
+  v.check(seconds / 86_400 <= remembered, `${prefix}.sweep.refundLookback`,
+    `is ${seconds / 86_400} days, past what records remember (idempotencyTtl less a day: ${remembered} days): a refund found that old could not be told from one published before its record expired. Raise idempotencyTtl or shorten refundLookback`);
+}
+
+/** What the sweep function is told of the receiver's Pix (settings.pix). */
+export function pixSweepSettings(props: PixReceiverProps, sweep: { readonly lookbackDays: number; readonly intervalMinutes: number; readonly idempotencyTtl: Duration }): PixSweepSettings {
+  const refundDays = refundLookbackDays(props, sweep.idempotencyTtl);
+  const older = Math.max(0, refundDays - sweep.lookbackDays);
+  return {
+    keyHashes: normalizedPixKeys(props).map(pixKeyHash),
+    publishWithoutTxid: props.sweep?.publishWithoutTxid ?? false,
+    refundLookbackDays: Math.max(refundDays, sweep.lookbackDays),
+    // Each older day read at least once a day: the sweeps of a day share them.
+    refundDaysPerSweep: older === 0 ? 0 : Math.ceil((older * sweep.intervalMinutes) / 1440),
+    intervalMinutes: sweep.intervalMinutes,
+  };
 }

@@ -15,7 +15,7 @@ import {
 import { PendingPaymentIndex } from '../../contracts/reconciliation';
 import { type BankConnectionProps, bankConnectionEnvironment } from '../core/bank-connection';
 import { pixConnectionEnvironment } from '../core/pix-connection';
-import { normalizedPixKeys } from '../core/pix-receiver';
+import { normalizedPixKeys, type PixReceiverProps } from '../core/pix-receiver';
 import { notifyOn, Runbook, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
 import { QueueSenders } from '../core/queue-senders';
 import { acknowledgeInherent } from '../core/compliance';
@@ -77,6 +77,8 @@ export class SettlementProcessor extends Construct {
   public readonly processorErrorsAlarm: cloudwatch.Alarm;
   /** The `receiver` dimension of its metrics (`receiverName`; the reconciliation sweep's too). */
   public readonly receiverName: string;
+  /** What Pix it verifies, when it has Pix (the sweep reads the same keys). */
+  public readonly pix?: PixReceiverProps;
   /** The raw journal's bucket (none when `journal.enabled` is false). */
   public readonly journalBucket?: s3.Bucket;
   /** Alarm: a raw notification could not be written to the journal (the message is retried until it is). */
@@ -95,6 +97,7 @@ export class SettlementProcessor extends Construct {
     this.idempotencyTtl = props.idempotencyTtl ?? Duration.seconds(ProcessorDefaults.idempotencyTtlSeconds);
     this.bank = props.bank;
     this.account = props.bank.account;
+    this.pix = props.pix;
 
     this.idempotencyTable = new dynamodb.Table(this, 'IdempotencyTable', {
       partitionKey: { name: IdempotencyTable.KEY, type: dynamodb.AttributeType.STRING },

@@ -27,6 +27,7 @@ import type { BoletoWebhookContract } from '../registration/boleto-webhook-contr
 import type { PaymentWebhookRegistration } from '../registration/payment-webhook-registration';
 import type { PixKeyWebhook } from '../registration/pix-key-webhook';
 import { pixConnectionEnvironment } from '../core/pix-connection';
+import { checkPixSweep, pixSweepSettings } from '../core/pix-receiver';
 import type { PixKeysWatched } from '../../contracts/reconciliation';
 import { SweepFunction } from './sweep-function';
 import { sweepSettings } from './sweep-settings';
@@ -240,6 +241,7 @@ export class ReconciliationSweep extends Construct {
     super(scope, id);
     validateProps(this.node.path, 'ReconciliationSweep', props, (v, p) => {
       checkReconciliationSweep(v, p, '', p.processor.idempotencyTtl, p.processor.eventSource);
+      checkPixSweep(v, p.processor.pix, 'pix', resolveReconciliation(p).lookbackDays, p.processor.idempotencyTtl);
       checkFunctionNetwork(v, p);
     });
     const options = resolveReconciliation(props);
@@ -264,6 +266,7 @@ export class ReconciliationSweep extends Construct {
       paymentMaxAgeDays: options.paymentMaxAge.toDays(),
       maxPaymentLooksPerSweep: props.maxPaymentLooksPerSweep,
       receiverName: processor.receiverName,
+      ...(processor.pix ? { pix: pixSweepSettings(processor.pix, { lookbackDays: options.lookbackDays, intervalMinutes: options.interval.toMinutes(), idempotencyTtl: processor.idempotencyTtl }) } : {}),
       ...(registrations.length ? {
         watch: {
           ...(payment ? { payment: payment._watched } : {}), contracts: contracts.map((c) => c._watched),
@@ -286,8 +289,9 @@ export class ReconciliationSweep extends Construct {
     });
     this.sweepFunction = fn;
     for (const [name, value] of Object.entries(bankConnectionEnvironment(this, processor.bank, fn))) fn.addEnvironment(name, value);
-    // The keys' webhooks are read at their Pix API, under the receiver's Pix credentials.
-    if (pixKeys.length) for (const [name, value] of Object.entries(pixConnectionEnvironment(this, pixKeys[0].connection, fn))) fn.addEnvironment(name, value);
+    // The Pix listing and the keys' webhooks are read at the Pix API, under the receiver's Pix credentials.
+    const pixConnection = processor.pix?.connection ?? pixKeys[0]?.connection;
+    if (pixConnection) for (const [name, value] of Object.entries(pixConnectionEnvironment(this, pixConnection, fn))) fn.addEnvironment(name, value);
     // Records (read), cursors and the shared query rate (write), the pending-payments index (query).
     fn.allow(new iam.PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resources: [processor.idempotencyTable.tableArn] }));
     fn.allow(new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${processor.idempotencyTable.tableArn}/index/${PendingPaymentIndex.NAME}`] }));

@@ -1,4 +1,4 @@
-import { SweepDefaults, type SweepSettings, type WatchSettings } from '../../contracts/reconciliation';
+import { type PixSweepSettings, SweepDefaults, type SweepSettings, type WatchSettings } from '../../contracts/reconciliation';
 import { UNNAMED_RECEIVER } from '../../contracts/receiver';
 
 /** What the sweep works on: the processor's table and queue. */
@@ -13,6 +13,8 @@ export interface SweepTuning {
   readonly receiverName?: string;
   /** The registrations to watch. @default none */
   readonly watch?: WatchSettings;
+  /** The Pix listing to read, with a Pix receiver. @default none */
+  readonly pix?: PixSweepSettings;
 }
 
 /**
@@ -31,5 +33,6 @@ export function sweepSettings(resources: SweepResources, tuning: SweepTuning = {
     safetyMarginMs: SweepDefaults.safetyMarginMs,
     receiverName: tuning.receiverName ?? UNNAMED_RECEIVER,
     ...(tuning.watch ? { watch: tuning.watch } : {}),
+    ...(tuning.pix ? { pix: tuning.pix } : {}),
   };
 }

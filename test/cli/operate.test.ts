@@ -220,7 +220,7 @@ describe('status', () => {
     expect(out).toMatch(new RegExp(`${dlqAlarm}\\s+\\d+ (s|min) ago\\s+docs/operations.md#deadletterqueuealarm`));
     expect(out).toMatch(/notifications dead-letter\s+1\s/);
     expect(out).toMatch(/payments\s+drift\s+url\s+10 min ago/);
-    expect(out).toContain('Last sweep 5 min ago: INCOMPLETE, 4 listing call(s), 2 settlement(s) and 1 payment(s) sent to be verified.');
+    expect(out).toContain('Last sweep 5 min ago: INCOMPLETE, 4 listing call(s), 2 listed change(s) and 1 payment(s) sent to be verified.');
     expect(out).toContain('Notifications stored in the last 24 h: 2');
     expect(out).toContain('Needs attention');
   });

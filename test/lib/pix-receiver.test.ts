@@ -9,11 +9,13 @@ import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { PixDomainProps } from '../../lib/core/pix-receiver';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import type { Stack } from 'aws-cdk-lib';
+import { Duration, type Stack } from 'aws-cdk-lib';
 import { BankStage } from '../../lib/core/bank-stage';
 import type { BankWebhookReceiverProps } from '../../lib/bank-webhook-receiver-props';
 import { PIX_CONNECTION_ENV } from '../../contracts/pix-connection';
 import { PROCESSOR_SETTINGS_ENV, type ProcessorSettings } from '../../contracts/processor';
+import { pixKeyHash } from '../../contracts/pix';
+import { SWEEP_SETTINGS_ENV, type SweepSettings } from '../../contracts/reconciliation';
 import { settingsIn, synthReceiver } from '../support/cdk';
 
 const PIX_ARN = 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:pix-credentials-AbCdEf';
@@ -165,21 +167,22 @@ describe('the Pix API on its own mutual-TLS domain', () => {
   });
 });
 
-describe('each key\'s webhook, registered at deploy', () => {
-  const LEAF = 'ab'.repeat(32);
-  const production = (stack: Stack): Partial<BankWebhookReceiverProps> => ({
-    paymentRegistration: {},
-    pix: {
-      ...pixProps()(stack).pix!,
-      domain: {
-        domainName: 'pix-webhooks.example.com',
-        certificate: acm.Certificate.fromCertificateArn(stack, 'PixCertificate', 'arn:aws:acm:sa-east-1:111111111111:certificate/abc'),
-        truststore: { bucket: s3.Bucket.fromBucketName(stack, 'Truststores', 'truststores-bucket'), key: 'chain.pem' },
-        pinnedCertificates: { fingerprints: [LEAF] },
-      },
+/** A PRODUCTION receiver with Pix on its mutual-TLS domain, registering with the bank. */
+const LEAF = 'ab'.repeat(32);
+const production = (stack: Stack): Partial<BankWebhookReceiverProps> => ({
+  paymentRegistration: {},
+  pix: {
+    ...pixProps()(stack).pix!,
+    domain: {
+      domainName: 'pix-webhooks.example.com',
+      certificate: acm.Certificate.fromCertificateArn(stack, 'PixCertificate', 'arn:aws:acm:sa-east-1:111111111111:certificate/abc'),
+      truststore: { bucket: s3.Bucket.fromBucketName(stack, 'Truststores', 'truststores-bucket'), key: 'chain.pem' },
+      pinnedCertificates: { fingerprints: [LEAF] },
     },
-  });
+  },
+});
 
+describe('each key\'s webhook, registered at deploy', () => {
   it('makes one custom resource per key, named by the key, with the URL the provider appends /pix to, and lets the provider read the Pix credentials', () => {
     const { template } = synthReceiver({}, production);
     const webhooks = template.findResources('Custom::BankPixKeyWebhook');
@@ -217,5 +220,58 @@ describe('each key\'s webhook, registered at deploy', () => {
   it('registers no key from a NON_PRODUCTION stack against the real provider (its webhook would replace production\'s)', () => {
     const { template } = synthReceiver(staging, pixProps());
     expect(template.findResources('Custom::BankPixKeyWebhook')).toEqual({});
+  });
+});
+
+describe('the daily Pix sweep', () => {
+  const sweepSettingsOf = (template: Template) => {
+    const fn = Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('^Finds settlements') } }))[0] as { Properties: Record<string, unknown> };
+    return { fn, settings: settingsIn<SweepSettings>(fn, SWEEP_SETTINGS_ENV) };
+  };
+
+  it('has the sweep read the Pix listing under the receiver\'s Pix credentials, holding the keys as hashes, refunds back to the records\' lifetime, even with no key registered', () => {
+    const { template } = synthReceiver({}, production);
+    const { fn, settings } = sweepSettingsOf(template);
+    expect(settings.pix).toEqual({
+      keyHashes: ['financeiro@example.com.br', '+5511987654321', '0f9a3c52-7b1e-4e0a-9d7c-1c2b3a4d5e6f'].map(pixKeyHash),
+      publishWithoutTxid: false,
+      // idempotencyTtl's 30 days less a day; the 26 days older than the look-back, one a sweep of 15 minutes.
+      refundLookbackDays: 29, refundDaysPerSweep: 1, intervalMinutes: 15,
+    });
+    expect(JSON.stringify(fn.Properties.Environment)).not.toContain('financeiro');
+    expect(settingsIn<Record<string, unknown>>(fn, PIX_CONNECTION_ENV)).toMatchObject({ credentialsSecretArn: PIX_ARN });
+    const sweepRole = (fn.Properties.Role as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0];
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      Roles: [{ Ref: sweepRole }],
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'], Resource: PIX_ARN })]) },
+    });
+  });
+
+  it('takes the refund look-back and Pix without a txid from pix.sweep; a daily sweep reads every older day each time', () => {
+    const { template } = synthReceiver({ reconciliation: { interval: Duration.hours(24) } }, (stack) => {
+      const props = production(stack);
+      return { ...props, pix: { ...props.pix!, sweep: { refundLookback: Duration.days(10), publishWithoutTxid: true } } };
+    });
+    expect(sweepSettingsOf(template).settings.pix).toMatchObject({ publishWithoutTxid: true, refundLookbackDays: 10, refundDaysPerSweep: 7, intervalMinutes: 1440 });
+  });
+
+  it('refuses a refund look-back past what records remember, shorter than the look-back, or in part days, naming it', () => {
+    const withLookback = (refundLookback: Duration, extra: Partial<BankWebhookReceiverProps> = {}) => () => synthReceiver({ ...staging, ...extra }, (stack) => {
+      const props = pixProps()(stack);
+      return { pix: { ...props.pix!, sweep: { refundLookback } } };
+    });
+    expect(withLookback(Duration.days(30))).toThrow(/pix\.sweep\.refundLookback: is 30 days, past what records remember \(idempotencyTtl less a day: 29 days\)/);
+    expect(withLookback(Duration.days(60), { idempotencyTtl: Duration.days(90) })).not.toThrow();
+    expect(withLookback(Duration.days(2))).toThrow(/pix\.sweep\.refundLookback: must be whole days from the sweep's lookbackDays \(3\) to 90/);
+    expect(withLookback(Duration.hours(100))).toThrow(/pix\.sweep\.refundLookback: must be whole days/);
+  });
+
+  it('warns that pix.sweep does nothing on a NON_PRODUCTION receiver against the real provider (it runs no sweep)', () => {
+    const { stack } = synthReceiver(staging, (s) => ({ pix: { ...pixProps()(s).pix!, sweep: { publishWithoutTxid: true } } }));
+    Annotations.fromStack(stack).hasWarning('/TestStack/Webhooks', Match.stringLikeRegexp('reconciliation or pix.sweep is set, but a NON_PRODUCTION receiver'));
+  });
+
+  it('reads no Pix listing without pix', () => {
+    expect(sweepSettingsOf(synthReceiver({ paymentRegistration: {} }).template).settings.pix).toBeUndefined();
   });
 });

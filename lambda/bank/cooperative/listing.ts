@@ -56,6 +56,7 @@ export function settledEntry(item: Record<string, unknown>, day: string, codigoB
 /** The settled-boletos listing of one beneficiary, as the sweep reads it. */
 export function settledBoletoListing(bank: SettledBoletosLister, codigoBeneficiario: string, pageSize: number): WindowListing {
   return {
+    name: 'boleto',
     firstPage: 1,
     pageSize,
     dayOf: (at, daysBack) => bankDay(at, daysBack).iso,

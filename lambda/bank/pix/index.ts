@@ -24,3 +24,4 @@ export { type PixQueries, pixQueries } from './pix-queries';
 export { parsePixCredentials, pixCredentialsFromSecret, readPixConnection } from './pix-connection';
 export { pixRegistrations, type PixWebhookCaller } from './pix-registration';
 export { RefundStatus } from '../../../contracts/pix';
+export { pixDay, pixDayListing, pixDayWindow, type PixLister, type PixListingOptions, pixRefundListing } from './pix-listing';

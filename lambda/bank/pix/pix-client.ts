@@ -61,12 +61,13 @@ export class PixClient {
     return answer && readRefund(answer.body, operation, answer.status);
   }
 
-  /** One page (from 0) of `GET /pix?inicio&fim` (of one txid when given), at most 1000 Pix unless asked for fewer. */
-  async listPix(window: { readonly inicio: string; readonly fim: string }, page: number, deadline: number, options: { itensPorPagina?: number; txid?: string } = {}): Promise<PixPageRead> {
+  /** One page (from 0) of `GET /pix?inicio&fim` (of one txid, or only Pix with refunds, when asked), at most 1000 Pix unless asked for fewer. */
+  async listPix(window: { readonly inicio: string; readonly fim: string }, page: number, deadline: number, options: { itensPorPagina?: number; txid?: string; devolucaoPresente?: boolean } = {}): Promise<PixPageRead> {
     const operation = `Pix listing (${window.inicio} to ${window.fim}, page ${page})`;
     if (options.txid !== undefined && !PIX_TXID.test(options.txid)) throw new BankApiError(operation, undefined, 'not sent: a txid is 1 to 35 letters and digits', false);
     const query = new URLSearchParams({ inicio: window.inicio, fim: window.fim, 'paginacao.paginaAtual': String(page), 'paginacao.itensPorPagina': String(options.itensPorPagina ?? PixConnectionDefaults.listingPageSize) });
     if (options.txid) query.set('txid', options.txid);
+    if (options.devolucaoPresente !== undefined) query.set('devolucaoPresente', String(options.devolucaoPresente));
     const answer = await this.call(operation, PixOperation.PIX_LISTING, 'GET', `${this.url(PixOperation.PIX_LISTING, {})}?${query.toString()}`, deadline);
     return readPixPage(answer.body, operation, answer.status);
   }

@@ -4,7 +4,7 @@
  */
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { cachedSecret, credentialsObject } from '../base/cached-secret';
-import { PIX_CONNECTION_ENV, PixConnectionDefaults, type PixConnectionSettings, type PixCredentials, PixGrantTypePlacement, PixOperation } from '../../../contracts/pix-connection';
+import { PIX_CONNECTION_ENV, type PixConnectionSettings, type PixCredentials, PixGrantTypePlacement, PixOperation } from '../../../contracts/pix-connection';
 import { secrets } from '../../shared/redaction';
 import { readSettings, type SettingsSource, settingsFix } from '../../shared/settings';
 
@@ -48,6 +48,3 @@ export function pixCredentialsFromSecret(client: SecretsManagerClient, secretArn
     return value;
   }, ttlMs, now);
 }
-
-/** Items a page of `GET /pix` is asked for. */
-export const PIX_LISTING_PAGE_SIZE = PixConnectionDefaults.listingPageSize;

@@ -116,12 +116,14 @@ export function pixRules(): SubjectRules {
     notOurs: () => undefined,
     foreign: (item, context) => foreignKey(pixItem(item)?.pix.chave, context),
     notificationId: (item) => pixItem(item)?.pix.endToEndId ?? wrongKind('pix'),
-    async query(target, provider, _context, deadline) {
+    async query(target, provider, context, deadline) {
       const { endToEndId } = target as PixTarget;
       const queries = queriesOf(provider);
       const pix = await queries.getPix(endToEndId, deadline);
       if (!pix) throw new Foreign('the provider holds no such Pix under our credentials (another customer\'s, or none)');
       if (pix.endToEndId !== endToEndId) throw new Error(`the provider answered for another end-to-end id than ${endToEndId}`);
+      // The account's, to another of its keys (a look the sweep, an operator or a callback without its key asked for): not this receiver's.
+      if (foreignKey(pix.chave, context)) throw new Foreign('the provider shows the Pix paid to a key of the account that is not this receiver\'s');
       const { refunds: _refunds, ...shown } = pix;
       const answer: PixAnswer = { pix: shown, ...(pix.txid && CHARGE_TXID.test(pix.txid) ? { charge: await chargeOf(queries, pix.txid, deadline) } : {}) };
       return answer as unknown as Record<string, unknown>;
@@ -141,8 +143,8 @@ export function pixRules(): SubjectRules {
   };
 }
 
-/** The class of a refund's status. */
-function refundClass(status: RefundStatus): StatusClass {
+/** The class of a refund's status (what its record's history holds it under). */
+export function refundClass(status: RefundStatus): StatusClass {
   if (status === RefundStatus.RETURNED) return StatusClass.REVERSED;
   return status === RefundStatus.NOT_DONE ? StatusClass.CANCELLED : StatusClass.PENDING;
 }

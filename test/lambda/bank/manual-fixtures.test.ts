@@ -14,7 +14,7 @@ import { settledPage } from '../../../lambda/bank/cooperative/answers';
 import { settledBoletoListing } from '../../../lambda/bank/cooperative/listing';
 import { bankErrorMessage } from '../../../lambda/bank/errors';
 import { processBatch } from '../../../lambda/processor/batch';
-import { sweep, type SweepDeps } from '../../../lambda/reconciliation/sweep';
+import { recentDays, sweep, type SweepDeps } from '../../../lambda/reconciliation/sweep';
 import { decodeLookRequest, encodeLookRequest } from '../../../lambda/store/look-request';
 import { EMPTY_RECORD, type SubjectRecord } from '../../../lambda/store/subject-store';
 import { boletoEvent, contextWith, fakeDeps, rawRecord, sqsRecord } from '../../support/processor-records';
@@ -110,9 +110,12 @@ describe('the listing page, read by the sweep', () => {
     const deps: SweepDeps = {
       settings: { idempotencyTableName: 't', queueUrl: 'q', lookbackDays: 0, paymentMaxAgeDays: 7, maxPaymentLooksPerSweep: 1_000, maxListingCallsPerSweep: 1_000, maxListingPage: 1_000, safetyMarginMs: 1_000, receiverName: 'r' },
       codigoBeneficiario: '54321',
-      listing: settledBoletoListing({ listSettledBoletos: async (_c, _dia, pagina) => { calls.push(pagina); return settledPage(LISTING, 'listing', 200); } }, '54321', 500),
+      listings: [{
+        listing: settledBoletoListing({ listSettledBoletos: async (_c, _dia, pagina) => { calls.push(pagina); return settledPage(LISTING, 'listing', 200); } }, '54321', 500),
+        cursors: { read: async () => undefined, write: async () => undefined },
+        daysBack: recentDays(0),
+      }],
       readRecord: async (id) => records[id] ?? EMPTY_RECORD,
-      cursors: { read: async () => undefined, write: async () => undefined },
       pendingPayments: { async *list() { /* none */ }, giveUp: async () => undefined },
       markers: new MemoryLookMarkers(),
       send: async (bodies) => { sent.push(...bodies); },

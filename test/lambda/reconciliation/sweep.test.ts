@@ -6,7 +6,7 @@ import type { PendingPayment } from '../../../lambda/store/pending-payments';
 import { SweepDefaults, SweepMetric } from '../../../contracts/reconciliation';
 import { EMPTY_RECORD, type SubjectRecord } from '../../../lambda/store/subject-store';
 import { MemoryLookMarkers } from '../../support/processor-records';
-import { sweep, type SweepDeps } from '../../../lambda/reconciliation/sweep';
+import { recentDays, sweep, type SweepDeps } from '../../../lambda/reconciliation/sweep';
 import { holdsSettlement, listedSettlement, settledBoletoListing, type SettledBoletosLister } from '../../../lambda/bank/cooperative/listing';
 
 const BENEFICIARIO = '54321';
@@ -18,6 +18,8 @@ interface Listed { readonly nossoNumero: string; readonly cents: number; readonl
 
 /** A bank's listing by ISO day, paged as the bank pages it, and everything the sweep did. */
 function fakeWorld(options: { now?: number } = {}) {
+  /** The days the listing reads: today and this many before (settings.lookbackDays, as the handler wires it). */
+  const lookback = { days: 3 };
   const listings = new Map<string, Listed[]>();
   const records = new Map<string, SubjectRecord>();
   const cursors = new Map<string, DayCursor>();
@@ -44,12 +46,15 @@ function fakeWorld(options: { now?: number } = {}) {
   const deps: SweepDeps = {
     settings: { idempotencyTableName: 't', queueUrl: 'q', lookbackDays: 3, paymentMaxAgeDays: 7, maxPaymentLooksPerSweep: 1_000, maxListingCallsPerSweep: 1_000, maxListingPage: 1_000, safetyMarginMs: 10_000, receiverName: 'r' },
     codigoBeneficiario: BENEFICIARIO,
-    listing: settledBoletoListing({ listSettledBoletos: (...args) => bank.listSettledBoletos(...args) }, BENEFICIARIO, PAGE),
+    listings: [{
+      listing: settledBoletoListing({ listSettledBoletos: (...args) => bank.listSettledBoletos(...args) }, BENEFICIARIO, PAGE),
+      cursors: {
+        read: async (day) => cursors.get(day),
+        write: async (day, cursor) => { cursors.set(day, cursor); },
+      },
+      daysBack: () => recentDays(lookback.days)(),
+    }],
     readRecord: async (id) => records.get(id) ?? EMPTY_RECORD,
-    cursors: {
-      read: async (day) => cursors.get(day),
-      write: async (day, cursor) => { cursors.set(day, cursor); },
-    },
     pendingPayments: {
       async *list() { yield* [...pending]; },
       giveUp: async (payment) => { givenUp.push(payment.subjectId); },
@@ -61,7 +66,7 @@ function fakeWorld(options: { now?: number } = {}) {
     now: () => now,
   };
   return {
-    deps, bank, listings, records, cursors, pending, sent, calls, counts, givenUp, markers,
+    deps, bank, listings, lookback, records, cursors, pending, sent, calls, counts, givenUp, markers,
     setNow: (value: number) => { now = value; },
     /** What the processor does with a look: the record then holds the settlement the bank shows. */
     publish(day: string, listed: Listed) {
@@ -189,7 +194,8 @@ it('stops a day whose listing answers the same page again (a bank ignoring pagin
   world.listings.set('2026-11-23', settlements('S', 3));
   const listed = world.bank.listSettledBoletos;
   world.bank.listSettledBoletos = async (codigo, dia, _pagina, deadline) => ({ ...(await listed(codigo, dia, 1, deadline)), hasNext: true });
-  const report = await sweep({ ...world.deps, settings: { ...world.deps.settings, lookbackDays: 0 } }, FAR);
+  world.lookback.days = 0;
+  const report = await sweep(world.deps, FAR);
   expect(report.complete).toBe(false);
   expect(report.bankCalls).toBe(2);
   expect(world.counts[SweepMetric.REPEATED_PAGES]).toBe(1);
@@ -201,7 +207,8 @@ it('reads on past a full page whose hasNext is missing, and ends the day at a pa
   world.listings.set('2026-11-23', settlements('M', 120));
   const listed = world.bank.listSettledBoletos;
   world.bank.listSettledBoletos = async (codigo, dia, pagina, deadline) => ({ items: (await listed(codigo, dia, pagina, deadline)).items });
-  const report = await sweep({ ...world.deps, settings: { ...world.deps.settings, lookbackDays: 0 } }, FAR);
+  world.lookback.days = 0;
+  const report = await sweep(world.deps, FAR);
   expect(world.looked()).toHaveLength(120);
   expect(world.calls.map((c) => c.pagina)).toEqual([1, 2, 3]);
   expect(report.complete).toBe(true);
@@ -210,7 +217,8 @@ it('reads on past a full page whose hasNext is missing, and ends the day at a pa
   exact.listings.set('2026-11-23', settlements('N', 100));
   const listedExact = exact.bank.listSettledBoletos;
   exact.bank.listSettledBoletos = async (codigo, dia, pagina, deadline) => ({ items: (await listedExact(codigo, dia, pagina, deadline)).items });
-  await sweep({ ...exact.deps, settings: { ...exact.deps.settings, lookbackDays: 0 } }, FAR);
+  exact.lookback.days = 0;
+  await sweep(exact.deps, FAR);
   expect(exact.calls.map((c) => c.pagina)).toEqual([1, 2, 3]);
   expect(exact.looked()).toHaveLength(100);
 });
@@ -218,7 +226,8 @@ it('reads on past a full page whose hasNext is missing, and ends the day at a pa
 it('stops a day at the page bound, with an error metric, and reports the sweep incomplete', async () => {
   const world = fakeWorld();
   world.listings.set('2026-11-23', settlements('B', 5 * PAGE));
-  const report = await sweep({ ...world.deps, settings: { ...world.deps.settings, lookbackDays: 0, maxListingPage: 3 } }, FAR);
+  world.lookback.days = 0;
+  const report = await sweep({ ...world.deps, settings: { ...world.deps.settings, maxListingPage: 3 } }, FAR);
   expect(world.calls.map((c) => c.pagina)).toEqual([1, 2, 3]);
   expect(report.complete).toBe(false);
   expect(world.counts[SweepMetric.LISTING_PAGE_BOUND]).toBe(1);
@@ -229,7 +238,8 @@ it('makes at most maxListingCallsPerSweep listing calls, still looks at pending 
   const world = fakeWorld();
   world.listings.set('2026-11-23', settlements('C', 4 * PAGE));
   world.pending.push({ subjectId: 'payment:pix:E1', pendingSince: NOON_ISH - 3_600_000 });
-  const capped = { ...world.deps, settings: { ...world.deps.settings, lookbackDays: 0, maxListingCallsPerSweep: 2 } };
+  world.lookback.days = 0;
+  const capped = { ...world.deps, settings: { ...world.deps.settings, maxListingCallsPerSweep: 2 } };
   const first = await sweep(capped, FAR);
   expect(first).toMatchObject({ bankCalls: 2, complete: false, paymentsToVerify: 1 });
   expect(world.counts[SweepMetric.LISTING_CALLS_CAPPED]).toBe(1);

@@ -77,15 +77,15 @@ it('sweep runs the reconciliation now and prints what it found; the settlement t
   const swept = await runner.operate(['sweep']);
   expect(swept.status).toBe(CliExit.OK);
   expect(swept.out).toMatch(/^Sweep complete: \d+ listing call\(s\)/);
-  expect(swept.out).toMatch(/settlements sent to be verified\s+1 /);
+  expect(swept.out).toMatch(/listed changes sent to be verified\s+1 /);
   expect(swept.out).toMatch(/payments\s+in-sync/);
   await runner.settle(60_000);
   const published = eventsOf(since, boleto.nossoNumero);
   expect(published.map((e) => [e.detailType, (e.detail as { trigger: string }).trigger])).toEqual([[T.BOLETO_SETTLED, 'reconciliation']]);
 
   const again = await runner.operate(['sweep']);
-  expect(again.out).toMatch(/settlements sent to be verified\s+0 /);
-  expect((await runner.operate(['status'])).out).toMatch(/Last sweep \d+ s ago: complete, \d+ listing call\(s\), 0 settlement\(s\) and 0 payment\(s\) sent to be verified\./);
+  expect(again.out).toMatch(/listed changes sent to be verified\s+0 /);
+  expect((await runner.operate(['status'])).out).toMatch(/Last sweep \d+ s ago: complete, \d+ listing call\(s\), 0 listed change\(s\) and 0 payment\(s\) sent to be verified\./);
   const trace = await runner.operate(['trace', boleto.nossoNumero]);
   expect(trace.out).toMatch(/look\s+the bank showed LIQUIDADO/);
   expect(trace.out).toContain('Raw notifications: none');

@@ -123,14 +123,37 @@ it('answers the validation call 200 and stores nothing; a duplicated callback is
   expect(audit.problems).toEqual([]);
 });
 
-it('publishes nothing for a lost callback (the provider never resends; the daily Pix sweep is still to come)', async () => {
+it('recovers lost callbacks with the daily Pix sweep, once each (a Pix and its refund, as a reconciliation); a sweep again and the late callback publish nothing; a Pix without a txid is not published', async () => {
   const from = runner.events.events.length;
-  await runner.control.setFaults({ loseDeliveries: true });
+  const recoveredBefore = runner.metricSum(ProcessorMetric.RECOVERED);
   const [chave] = (await runner.control.pix.state()).keys;
-  await runner.control.pix.payKey(chave, { valor: '3.21', txid: 'QRLOST' });
+  await runner.control.setFaults({ loseDeliveries: true });
+  const lost = await runner.control.pix.payKey(chave, { valor: '3.21', txid: 'QRLOST' });
+  const e2e = lost.pix[0].endToEndId;
+  const refund = await runner.control.pix.refund(e2e, { valor: '1.21' });
+  await runner.control.pix.settleRefund(e2e, refund.id, RefundStatus.RETURNED);
   await runner.control.clearFaults();
+  // A key typed in: no txid, so the standard announces nothing, and the sweep leaves it alone (pix.sweep.publishWithoutTxid).
+  const typedIn = await runner.control.pix.payKey(chave, { valor: '7.00' });
+  expect(typedIn.skipped).toHaveLength(1);
   await runner.settle(10_000);
   expect(pixEvents(from)).toEqual([]);
+
+  const report = await runner.sweep();
+  expect(report.complete).toBe(true);
+  expect(report.days.filter((d) => d.listing === 'pix').map((d) => d.pages)).toEqual([1, 1, 1, 1]);
+  await runner.settle(30_000);
+  expect(pixEvents(from).sort()).toEqual([[T.PIX_RECEIVED, e2e, 'RECEBIDO'], [T.PIX_REFUND, e2e, 'DEVOLVIDO']]);
+  expect([...new Set(runner.events.events.slice(from).map((e) => e.detail.trigger))]).toEqual(['reconciliation']);
+  expect(runner.metricSum(ProcessorMetric.RECOVERED) - recoveredBefore).toBe(2);
+
+  const again = runner.events.events.length;
+  expect((await runner.sweep()).settlementsToVerify).toBe(0);
+  // The provider delivers the callback after all: verified, nothing more published.
+  expect((await runner.postPix(JSON.stringify({ pix: lost.pix }))).status).toBe(200);
+  await runner.settle(30_000);
+  expect(pixEvents(again)).toEqual([]);
+  expect(runner.audit().problems).toEqual([]);
 });
 
 it('traces a Pix by its end-to-end id (its record, its trail, its raw callback), and reverify asks the provider again about the window\'s Pix without publishing twice', async () => {

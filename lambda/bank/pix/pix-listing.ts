@@ -1,0 +1,110 @@
+/**
+ * The standard Pix API's listing for the sweep (`GET /pix?inicio&fim`, pages from 0, on each
+ * Pix's own time; PIX-NOTES.md): the account's Pix received on a day of the bank's calendar, each
+ * an entry, and each refund of one at its final status an entry after it. The answer holds only
+ * the account's Pix; a Pix to a key that is not the receiver's (another of the account's) and,
+ * unless the receiver says so, a Pix without a txid (the standard notifies none) are skipped.
+ */
+import { normalizePixKey, pixKeyHash, RefundStatus } from '../../../contracts/pix';
+import type { HeldRecord, ListedEntry, ListedPage, WindowListing } from '../family';
+import type { PixPageRead, PixRead, PixRefundRead } from './pix-answers';
+import { refundClass } from './pix-subjects';
+
+/** What the listing needs of the Pix client. */
+export interface PixLister {
+  listPix(window: { readonly inicio: string; readonly fim: string }, page: number, deadline: number, options?: { itensPorPagina?: number; devolucaoPresente?: boolean }): Promise<PixPageRead>;
+}
+
+/** What the listing keeps of the receiver's settings. */
+export interface PixListingOptions {
+  /** The receiver's keys as `pixKeyHash` writes them. */
+  readonly keyHashes: readonly string[];
+  /** Whether a Pix without a txid is published. */
+  readonly publishWithoutTxid: boolean;
+  /** Pix a page is asked for (the standard's most is 1000). */
+  readonly pageSize: number;
+}
+
+/** The bank's calendar: Brasília, three hours behind UTC all year since 2019. */
+const BANK_OFFSET_MS = 3 * 3600_000;
+const DAY_MS = 86_400_000;
+
+/** The provider's day `daysBack` days before the one `at` falls on (`YYYY-MM-DD`). */
+export function pixDay(at: number, daysBack: number): string {
+  return new Date(at - BANK_OFFSET_MS - daysBack * DAY_MS).toISOString().slice(0, 10);
+}
+
+/**
+ * The window of a day: from its first instant to the next day's first (`inicio` and `fim` in UTC,
+ * to the second). The two windows meet at an instant: a Pix there is listed twice, never missed,
+ * and its record makes the second costless.
+ */
+export function pixDayWindow(day: string): { inicio: string; fim: string } {
+  const start = Date.parse(`${day}T00:00:00Z`) + BANK_OFFSET_MS;
+  const instant = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
+  return { inicio: instant(start), fim: instant(start + DAY_MS) };
+}
+
+const FINAL_REFUND: readonly string[] = [RefundStatus.RETURNED, RefundStatus.NOT_DONE];
+
+/** Why a listed Pix is not the receiver's to publish, or undefined. */
+function notPublished(pix: PixRead, options: PixListingOptions): string | undefined {
+  if (pix.chave !== undefined) {
+    const key = normalizePixKey(pix.chave)?.key;
+    if (!key || !options.keyHashes.includes(pixKeyHash(key))) return 'a Pix to a key of the account that is not this receiver\'s';
+  }
+  if (!pix.txid && !options.publishWithoutTxid) return 'a Pix without a txid (the standard notifies none; set pix.sweep.publishWithoutTxid to publish them)';
+  return undefined;
+}
+
+/** A Pix's entry: held once its record holds any verified state (a Pix received does not change; the processor looked). */
+function pixEntry(pix: PixRead, day: string, skipped: string | undefined): ListedEntry {
+  const reason = `the provider lists a Pix received on ${day} that no record holds`;
+  if (skipped) return { key: pix.endToEndId, reason, skipped, routine: true, holds: () => false };
+  return { key: pix.endToEndId, target: { kind: 'pix', endToEndId: pix.endToEndId }, reason, holds: (record: HeldRecord) => record.state !== undefined || record.history.length > 0 };
+}
+
+/** A refund's entry at its final status: held once the record holds that status. */
+function refundEntry(pix: PixRead, refund: PixRefundRead, day: string, skipped: string | undefined): ListedEntry {
+  const key = `${pix.endToEndId}/${refund.id}`;
+  const reason = `the provider lists a refund ${refund.status} of a Pix received on ${day} that no record holds`;
+  if (skipped) return { key, reason, skipped, routine: true, holds: () => false };
+  return {
+    key, reason, target: { kind: 'pix-refund', endToEndId: pix.endToEndId, refundId: refund.id },
+    holds: (record: HeldRecord) => record.state?.status === refund.status || record.history.includes(`${refundClass(refund.status)}:${refund.status}`),
+  };
+}
+
+/** A page's entries: each Pix (unless `refundsOnly`), then each of its refunds at a final status. */
+function entriesOf(page: PixPageRead, day: string, options: PixListingOptions, refundsOnly: boolean): ListedEntry[] {
+  return page.pix.flatMap((pix) => {
+    const skipped = notPublished(pix, options);
+    const refunds = pix.refunds.filter((r) => FINAL_REFUND.includes(r.status)).map((r) => refundEntry(pix, r, day, skipped));
+    return refundsOnly ? refunds : [pixEntry(pix, day, skipped), ...refunds];
+  });
+}
+
+function listing(name: string, lister: PixLister, options: PixListingOptions, refundsOnly: boolean): WindowListing {
+  return {
+    name,
+    firstPage: 0,
+    pageSize: options.pageSize,
+    dayOf: pixDay,
+    async page(day, page, deadline): Promise<ListedPage> {
+      const answer = await lister.listPix(pixDayWindow(day), page, deadline, { itensPorPagina: options.pageSize, ...(refundsOnly ? { devolucaoPresente: true } : {}) });
+      // The provider says how many pages the day has; a page it numbers otherwise than asked is not believed to end it.
+      const hasNext = answer.paginaAtual !== page ? undefined : answer.paginaAtual + 1 < answer.quantidadeDePaginas;
+      return { entries: entriesOf(answer, day, options, refundsOnly), listedItems: answer.pix.length, ...(hasNext !== undefined ? { hasNext } : {}) };
+    },
+  };
+}
+
+/** The Pix received on a day, with their refunds at a final status: what the sweep reads for today and the last days. */
+export function pixDayListing(lister: PixLister, options: PixListingOptions): WindowListing {
+  return listing('pix', lister, options, false);
+}
+
+/** The refunds at a final status of the Pix received on a day (`devolucaoPresente=true`): what the sweep reads for older days. */
+export function pixRefundListing(lister: PixLister, options: PixListingOptions): WindowListing {
+  return listing('pix-refund', lister, options, true);
+}
