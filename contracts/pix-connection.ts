@@ -84,6 +84,11 @@ export interface PixConnectionSettings {
   readonly scopes?: Readonly<Partial<Record<PixOperation, string>>>;
   /** @default 5000 */
   readonly callTimeoutMs?: number;
+  /**
+   * A BankSandbox's Pix API: its function URL asks for no client certificate, so the credentials
+   * may hold none (a real provider's always need one). @default false
+   */
+  readonly simulated?: boolean;
 }
 
 /**

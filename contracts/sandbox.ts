@@ -13,6 +13,8 @@ export const SANDBOX_ENV = {
   ACCOUNTS: 'SANDBOX_ACCOUNTS',
   /** Access token lifetime in seconds. */
   TOKEN_LIFETIME_SECONDS: 'SANDBOX_TOKEN_LIFETIME_SECONDS',
+  /** The Secrets Manager secret with the Pix application's credentials the simulator's Pix API accepts (the receiver's Pix connection reads it too). */
+  PIX_CREDENTIALS_SECRET_ARN: 'SANDBOX_PIX_CREDENTIALS_SECRET_ARN',
 } as const;
 
 /** One account holder the sandbox's bank knows (the simulator's account, as the construct writes it). */
@@ -45,6 +47,9 @@ export const SIMULATOR_PATHS = {
   pixApiV3: '/api/v3',
 } as const;
 
+/** The Pix keys of a simulator's account given none: an EVP, an email, a phone and a CNPJ. */
+export const SAMPLE_PIX_KEYS: readonly string[] = ['2f6b1c9e-4d3a-4e8b-9c7f-1a2b3c4d5e6f', 'pix@example.com', '+5511999990000', '12345678000199'];
+
 /** The account a simulator knows when given none. */
 export const SAMPLE_SIMULATOR_ACCOUNT: SandboxAccount = { cooperativa: '0101', posto: '02', conta: '123456', documento: '12345678000199', beneficiario: '54321' };
 
@@ -71,6 +76,8 @@ export interface SandboxControlResult {
 
 /** The custom resource property naming the secret the credentials resource fills. */
 export const SANDBOX_CREDENTIALS_PROPERTY = 'CredentialsSecretArn';
+/** The custom resource property naming the Pix credentials secret it fills too. */
+export const SANDBOX_PIX_CREDENTIALS_PROPERTY = 'PixCredentialsSecretArn';
 
 export const SandboxDefaults = {
   /** Access token lifetime (the bank's `expires_in`). */

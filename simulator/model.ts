@@ -3,6 +3,7 @@
  * (query answers and notifications), shaped as in BANK-NOTES.md. Pure functions only.
  */
 import { randomUUID } from 'node:crypto';
+import { SAMPLE_PIX_KEYS } from '../contracts/sandbox';
 
 /** Scopes of the payments API that allow the callback registration (spec 5.1): any one of them. */
 export const PAYMENT_SCOPES = ['payments.pix.pagar', 'payments.boleto.pagar', 'payments.tributos.pagar'] as const;
@@ -78,7 +79,7 @@ export interface SimulatorAccount {
 }
 
 /** The Pix keys of a simulator whose accounts name none: an EVP, an email, a phone and a CNPJ. */
-export const SAMPLE_PIX_KEYS: readonly string[] = ['2f6b1c9e-4d3a-4e8b-9c7f-1a2b3c4d5e6f', 'pix@example.com', '+5511999990000', '12345678000199'];
+export { SAMPLE_PIX_KEYS };
 
 /** The Pix keys a simulator's provider holds: every account's, or the sample ones when no account names any. */
 export function pixKeysOf(accounts: readonly SimulatorAccount[]): readonly string[] {

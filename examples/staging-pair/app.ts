@@ -3,8 +3,10 @@
  * BankSandbox (the bank simulator, deployed in your account) and a NON_PRODUCTION receiver
  * pointed at it: the receiver registers both webhooks with the sandbox at deploy time, the
  * sandbox notifies the staging endpoint, the processor verifies with the sandbox's query API and
- * publishes, and the sweep and the watch run against the sandbox. Drive it with the sandbox's
- * control API (Lambda Invoke; docs/sandbox.md). Checked by cdk-nag's AwsSolutions pack like the
+ * publishes, and the sweep and the watch run against the sandbox. Pix too: the sandbox's standard
+ * Pix API, each of its keys registered at deploy, without mutual TLS (no domain, certificate or
+ * DNS in staging: every Pix is still confirmed with the sandbox's Pix API before it is
+ * published). Drive it with the sandbox's control API (Lambda Invoke; docs/sandbox.md). Checked by cdk-nag's AwsSolutions pack like the
  * other examples.
  */
 import { App, CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
@@ -33,6 +35,8 @@ export class StagingPairStack extends Stack {
       // Registered with the sandbox at deploy time, removed at destroy (as production does with the bank).
       paymentRegistration: {},
       boletoContracts: [exampleBoletoContract(this)],
+      // Pix from the sandbox's standard Pix API (synth warns: no mutual TLS without pix.domain).
+      pix: { connection: this.sandbox.pixConnection, keys: this.sandbox.pixKeys },
       // The sweep and the registration watch run against the sandbox too.
       reconciliation: {},
       // One API Gateway CloudWatch role per account and region: production's stack sets it.
@@ -40,10 +44,12 @@ export class StagingPairStack extends Stack {
       ...props?.receiver,
     });
     acknowledgeTokenRotationByDeploy(this.receiver);
-    Validations.of(this.receiver.api).acknowledge({
-      id: 'AwsSolutions::AwsSolutions-APIG3',
-      reason: 'A staging endpoint that only the sandbox calls: the token check and stage throttling guard it; production\'s stack (examples/hardened) sets a WAF web ACL.',
-    });
+    for (const api of [this.receiver.api, this.receiver.endpoint.pixApi!]) {
+      Validations.of(api).acknowledge({
+        id: 'AwsSolutions::AwsSolutions-APIG3',
+        reason: 'A staging endpoint that only the sandbox calls: the token check (Pix: the query under the receiver\'s credentials) and stage throttling guard it; production\'s stack (examples/hardened) sets a WAF web ACL.',
+      });
+    }
     Validations.of(this.receiver.journalBucket!).acknowledge({
       id: 'AwsSolutions::AwsSolutions-S1',
       reason: 'Staging\'s raw journal holds the sandbox\'s notifications only; no S3 server access logs for it.',

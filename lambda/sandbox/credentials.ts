@@ -6,7 +6,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { GetSecretValueCommand, PutSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { BankCredentials } from '../../contracts/bank-connection';
-import { SANDBOX_CREDENTIALS_PROPERTY, type SandboxAccount } from '../../contracts/sandbox';
+import type { PixCredentials } from '../../contracts/pix-connection';
+import { SANDBOX_CREDENTIALS_PROPERTY, SANDBOX_PIX_CREDENTIALS_PROPERTY, type SandboxAccount } from '../../contracts/sandbox';
 import type { BankCredentials as SimulatorCredentials } from '../../simulator/tokens';
 import { errorMessage, type Log } from '../shared/runtime';
 
@@ -24,8 +25,20 @@ export function newSandboxCredentials(account: SandboxAccount): BankCredentials 
   };
 }
 
-/** The simulator's view of the secret's credentials; throws naming the fields missing (never a value). */
-export function simulatorCredentials(credentials: BankCredentials, account: SandboxAccount, secretArn: string): SimulatorCredentials {
+/**
+ * New credentials of the sandbox's Pix application, in the Pix credentials secret's format
+ * (docs/pix.md): a client id and secret, no client certificate (a function URL asks for none).
+ */
+export function newSandboxPixCredentials(): PixCredentials {
+  return { clientId: `sandbox-pix-${randomBytes(4).toString('hex')}`, clientSecret: randomBytes(24).toString('base64url') };
+}
+
+/**
+ * The simulator's view of the secrets' credentials; throws naming the fields missing (never a
+ * value). Without Pix credentials (a sandbox deployed before it had a Pix application) its Pix
+ * token endpoint refuses every client.
+ */
+export function simulatorCredentials(credentials: BankCredentials, account: SandboxAccount, secretArn: string, pix?: PixCredentials): SimulatorCredentials {
   const missing = (['apiKey', 'password', 'clientId', 'clientSecret'] as const).filter((field) => !credentials[field]);
   if (missing.length) {
     throw new Error(`The sandbox's credentials secret ${secretArn} lacks ${missing.join(', ')}: the BankSandbox's Credentials resource fills it at create; redeploy, or put all of apiKey, password, clientId and clientSecret in it.`);
@@ -33,7 +46,19 @@ export function simulatorCredentials(credentials: BankCredentials, account: Sand
   return {
     collection: { apiKey: credentials.apiKey!, username: credentials.username ?? defaultUsername(account), password: credentials.password! },
     payments: { clientId: credentials.clientId!, clientSecret: credentials.clientSecret! },
+    ...(pix?.clientId && pix.clientSecret ? { pix: { clientId: pix.clientId, clientSecret: pix.clientSecret } } : {}),
   };
+}
+
+/** A secret's JSON value, or an empty object when it holds none (what Secrets Manager generated at create). */
+async function heldJson(secrets: SecretsManagerClient, secretArn: string): Promise<Record<string, string | undefined>> {
+  const current = await secrets.send(new GetSecretValueCommand({ SecretId: secretArn }));
+  try {
+    const value = JSON.parse(current.SecretString ?? '{}') as unknown;
+    return value && typeof value === 'object' && !Array.isArray(value) ? value as Record<string, string | undefined> : {};
+  } catch {
+    return {};
+  }
 }
 
 /** A CloudFormation custom resource event, as CloudFormation sends it to a function. */
@@ -61,29 +86,33 @@ export interface CredentialsResourceDeps {
 }
 
 /**
- * Create fills the secret with new credentials unless it already holds a full set (a retried
- * create keeps what the receiver may have read); update keeps them; delete leaves the secret to
- * its own removal. Answers CloudFormation itself: a failure is answered FAILED with the reason.
+ * Create and update fill each secret (the bank's credentials; the Pix application's, when the
+ * resource names its secret) with new credentials unless it already holds a full set (a retried
+ * create, or an update, keeps what the receiver may have read); delete leaves the secrets to
+ * their own removal. Answers CloudFormation itself: a failure is answered FAILED with the reason.
  */
 export async function credentialsResource(event: CloudFormationEvent, deps: CredentialsResourceDeps): Promise<void> {
   const given = event.ResourceProperties[SANDBOX_CREDENTIALS_PROPERTY];
   const secretArn = typeof given === 'string' ? given : '';
+  const pixGiven = event.ResourceProperties[SANDBOX_PIX_CREDENTIALS_PROPERTY];
+  const pixSecretArn = typeof pixGiven === 'string' && pixGiven ? pixGiven : undefined;
   let status: 'SUCCESS' | 'FAILED' = 'SUCCESS';
   let reason: string | undefined;
   try {
     if (!secretArn) throw new Error(`The credentials resource needs the property ${SANDBOX_CREDENTIALS_PROPERTY}.`);
     if (event.RequestType !== 'Delete') {
-      const current = await deps.secrets.send(new GetSecretValueCommand({ SecretId: secretArn }));
-      let held: BankCredentials = {};
-      try {
-        held = JSON.parse(current.SecretString ?? '{}') as BankCredentials;
-      } catch {
-        held = {};
-      }
+      const held: BankCredentials = await heldJson(deps.secrets, secretArn);
       const complete = !!(held.apiKey && held.password && held.clientId && held.clientSecret);
       if (!complete) {
         await deps.secrets.send(new PutSecretValueCommand({ SecretId: secretArn, SecretString: JSON.stringify(newSandboxCredentials(deps.account)) }));
         deps.log.info('Filled the sandbox credentials secret', { secretArn });
+      }
+      if (pixSecretArn) {
+        const pix: PixCredentials = await heldJson(deps.secrets, pixSecretArn);
+        if (!(pix.clientId && pix.clientSecret)) {
+          await deps.secrets.send(new PutSecretValueCommand({ SecretId: pixSecretArn, SecretString: JSON.stringify(newSandboxPixCredentials()) }));
+          deps.log.info('Filled the sandbox Pix credentials secret', { secretArn: pixSecretArn });
+        }
       }
     }
   } catch (error) {
@@ -98,6 +127,6 @@ export async function credentialsResource(event: CloudFormationEvent, deps: Cred
     StackId: event.StackId,
     RequestId: event.RequestId,
     LogicalResourceId: event.LogicalResourceId,
-    Data: { SecretArn: secretArn },
+    Data: { SecretArn: secretArn, ...(pixSecretArn ? { PixSecretArn: pixSecretArn } : {}) },
   }));
 }

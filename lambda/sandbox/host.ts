@@ -24,6 +24,8 @@ export interface SandboxDeps {
   /** The credentials the bank accepts (the sandbox's secret, which the receiver reads too). */
   readonly credentials: () => Promise<SimulatorCredentials>;
   readonly credentialsSecretArn: string;
+  /** The secret with the Pix application's credentials, when the sandbox has one. @default none */
+  readonly pixCredentialsSecretArn?: string;
   readonly accounts: readonly SandboxAccount[];
   readonly tokenLifetimeSeconds: number;
   /** One delivery by the bank's rules (the simulator's `deliverNotification`). */
@@ -171,13 +173,16 @@ export class SandboxHost {
       collectionTokenUrl: base + SimulatorPaths.collectionToken,
       paymentsTokenUrl: base + SimulatorPaths.paymentsToken,
       controlUrl: '(Lambda Invoke of this function with {"sandboxControl": ...})',
-      // The Pix API answers here too, but the sandbox has no Pix client yet: its token endpoint refuses every client.
+      // The Pix application's credentials are in their own secret (BankSandbox.pixConnection); without it the Pix token endpoint refuses every client.
       pixBaseUrl: base + SimulatorPaths.pixApi,
       pixTokenUrl: base + SimulatorPaths.pixToken,
       caFile: '', clientCertFile: '', clientKeyFile: '', pixClientCertFile: '', pixClientKeyFile: '', pixWebhookCertFile: '',
       pixKeys: pixKeysOf(this.deps.accounts),
       accounts: this.deps.accounts,
-      credentials: { collection: { apiKey: where, username: where, password: where }, payments: { clientId: where, clientSecret: where } },
+      credentials: {
+        collection: { apiKey: where, username: where, password: where }, payments: { clientId: where, clientSecret: where },
+        ...(this.deps.pixCredentialsSecretArn ? { pix: { clientId: `(in Secrets Manager: ${this.deps.pixCredentialsSecretArn})`, clientSecret: `(in Secrets Manager: ${this.deps.pixCredentialsSecretArn})` } } : {}),
+      },
       scopes: { collection: COLLECTION_SCOPE, payments: PAYMENT_SCOPES, paymentQueries: PAYMENT_QUERY_SCOPES, pix: PIX_SCOPES },
     };
   }

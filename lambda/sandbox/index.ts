@@ -9,6 +9,7 @@ import { SANDBOX_ENV, type SandboxAccount, type SandboxControlEvent, type Sandbo
 import { deliverNotification } from '../../simulator/notifier';
 import { replyBody } from '../../simulator/reply';
 import { credentialsFromSecret } from '../bank/cooperative';
+import { pixCredentialsFromSecret } from '../bank/pix';
 import { createLogger } from '../shared/runtime';
 import { credentialsResource, isCloudFormationEvent, simulatorCredentials } from './credentials';
 import { SandboxHost } from './host';
@@ -25,11 +26,15 @@ const secretArn = required(SANDBOX_ENV.CREDENTIALS_SECRET_ARN);
 const accounts = JSON.parse(required(SANDBOX_ENV.ACCOUNTS)) as SandboxAccount[];
 const secrets = new SecretsManagerClient({});
 const readCredentials = credentialsFromSecret(secrets, secretArn, 60_000);
+// The Pix application's secret (a sandbox deployed before it had one has none: its Pix token endpoint then refuses every client).
+const pixSecretArn = process.env[SANDBOX_ENV.PIX_CREDENTIALS_SECRET_ARN] || undefined;
+const readPixCredentials = pixSecretArn ? pixCredentialsFromSecret(secrets, pixSecretArn, 60_000) : undefined;
 
 const host = new SandboxHost({
   store: new SandboxStateStore(new DynamoDBClient({}), tableName),
-  credentials: async () => simulatorCredentials(await readCredentials(), accounts[0], secretArn),
+  credentials: async () => simulatorCredentials(await readCredentials(), accounts[0], secretArn, await readPixCredentials?.()),
   credentialsSecretArn: secretArn,
+  ...(pixSecretArn ? { pixCredentialsSecretArn: pixSecretArn } : {}),
   accounts,
   tokenLifetimeSeconds: Number(process.env[SANDBOX_ENV.TOKEN_LIFETIME_SECONDS] ?? SandboxDefaults.tokenLifetimeSeconds),
   deliver: deliverNotification,

@@ -83,6 +83,12 @@ export interface PixConnectionProps {
   readonly scopes?: PixOperationScopes;
   /** Deadline of one HTTP call. @default Duration.seconds(5) */
   readonly callTimeout?: Duration;
+  /**
+   * The Pix API is a BankSandbox's (`BankSandbox.pixConnection` sets it): the credentials may hold
+   * no client certificate, since a function URL asks for none. A PRODUCTION receiver refuses it.
+   * @default false
+   */
+  readonly simulated?: boolean;
 }
 
 /** The placeholders an operation's path must hold: those of its default path. */
@@ -120,6 +126,7 @@ export function validatePixConnection(v: PropsValidation, props: PixConnectionPr
  * URL is a BankSandbox, never a provider.
  */
 export function checkRealPixProvider(v: PropsValidation, scope: Construct, props: PixConnectionProps, prefix: string): void {
+  v.check(props.simulated !== true, `${prefix}.simulated`, 'is true (a BankSandbox\'s Pix API) on a PRODUCTION receiver: production verifies Pix against the real provider. Use the sandbox from a NON_PRODUCTION stack');
   for (const prop of functionUrlProps(scope, { baseUrl: props.baseUrl, tokenUrl: props.tokenUrl })) {
     v.check(false, `${prefix}.${prop}`, 'points at a Lambda function URL (a BankSandbox\'s, or a *.lambda-url.<region>.on.aws host), which is never a Pix provider: a PRODUCTION receiver verifies Pix against the real provider only. Use the sandbox from a NON_PRODUCTION stack');
   }
@@ -145,6 +152,7 @@ export function pixConnectionSettings(props: PixConnectionProps): PixConnectionS
     ...(Object.keys(paths).length ? { paths } : {}),
     ...(Object.keys(scopes).length ? { scopes } : {}),
     ...(callTimeoutMs !== undefined && callTimeoutMs !== PixConnectionDefaults.callTimeoutMs ? { callTimeoutMs } : {}),
+    ...(props.simulated ? { simulated: true } : {}),
   };
 }
 

@@ -16,6 +16,7 @@ const PINNED: Record<string, string> = {
   BankSandboxState179717A6: 'AWS::DynamoDB::Table',
   BankSandboxCredentialsA00A2BF7: 'AWS::SecretsManager::Secret',
   BankSandboxCredentialsFill83DAD043: 'Custom::BankSandboxCredentials',
+  BankSandboxPixCredentials29EFB344: 'AWS::SecretsManager::Secret',
 };
 
 describe('the staging pair', () => {
@@ -29,9 +30,11 @@ describe('the staging pair', () => {
     expect(stack.receiver.reconciliation).toBeDefined();
     expect(Object.keys({ ...template.findResources('Custom::BankPaymentWebhookRegistration'), ...template.findResources('Custom::BankBoletoWebhookContract') })).toHaveLength(2);
     template.resourceCountIs('AWS::Lambda::Url', 1);
+    // Pix from the sandbox's Pix API: each of its keys registered at deploy.
+    expect(Object.keys(template.findResources('Custom::BankPixKeyWebhook'))).toHaveLength(stack.sandbox.pixKeys.length);
   });
 
-  it('keeps the logical IDs of the sandbox\'s state, credentials and their fill', () => {
+  it('keeps the logical IDs of the sandbox\'s state, credentials (the bank\'s and the Pix application\'s) and their fill', () => {
     const resources = template.toJSON().Resources as Record<string, { Type: string }>;
     for (const [id, type] of Object.entries(PINNED)) expect({ id, type: resources[id]?.Type }).toEqual({ id, type });
   });

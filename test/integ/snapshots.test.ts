@@ -12,11 +12,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { buildBasicReceiverInteg } from './integ.basic-receiver';
+import { buildPixReceiverInteg } from './integ.pix-receiver';
 import { buildStagingPairInteg } from './integ.staging-pair';
 
 const INTEG_APPS: Record<string, (app: App) => App> = {
   'integ.basic-receiver.ts': buildBasicReceiverInteg,
   'integ.staging-pair.ts': buildStagingPairInteg,
+  'integ.pix-receiver.ts': buildPixReceiverInteg,
 };
 const UPDATE = process.env.UPDATE_INTEG_SNAPSHOTS === '1';
 

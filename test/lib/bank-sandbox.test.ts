@@ -4,10 +4,10 @@
  * and that no credential value reaches the template.
  */
 import { App, Duration, Fn, Stack } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { BankSandbox, BankStage, BankWebhookReceiver } from '../../lib';
-import { SANDBOX_CREDENTIALS_PROPERTY, SANDBOX_ENV } from '../../contracts/sandbox';
+import { SAMPLE_PIX_KEYS, SANDBOX_CREDENTIALS_PROPERTY, SANDBOX_ENV, SANDBOX_PIX_CREDENTIALS_PROPERTY } from '../../contracts/sandbox';
 import { synthIn, testBankConnection, testStack } from '../support/cdk';
 
 describe('BankSandbox', () => {
@@ -32,19 +32,34 @@ describe('BankSandbox', () => {
     const resources = template.findResources('Custom::BankSandboxCredentials');
     expect(Object.values(resources)).toHaveLength(1);
     const properties = Object.values(resources)[0].Properties as Record<string, unknown>;
-    expect(Object.keys(properties).sort()).toEqual([SANDBOX_CREDENTIALS_PROPERTY, 'ServiceToken']);
+    expect(Object.keys(properties).sort()).toEqual([SANDBOX_CREDENTIALS_PROPERTY, SANDBOX_PIX_CREDENTIALS_PROPERTY, 'ServiceToken']);
     template.hasResourceProperties('AWS::Lambda::Function', {
-      Environment: { Variables: Match.objectLike({ [SANDBOX_ENV.TOKEN_LIFETIME_SECONDS]: '600', [SANDBOX_ENV.ACCOUNTS]: JSON.stringify([{ cooperativa: '0101', posto: '02', conta: '123456', documento: '12345678000199', beneficiario: '54321' }]) }) },
+      Environment: {
+        Variables: Match.objectLike({
+          [SANDBOX_ENV.TOKEN_LIFETIME_SECONDS]: '600',
+          [SANDBOX_ENV.ACCOUNTS]: JSON.stringify([{ cooperativa: '0101', posto: '02', conta: '123456', documento: '12345678000199', beneficiario: '54321', pixKeys: SAMPLE_PIX_KEYS }]),
+          [SANDBOX_ENV.PIX_CREDENTIALS_SECRET_ARN]: { Ref: Match.stringLikeRegexp('^SandboxPixCredentials') },
+        }),
+      },
     });
     expect(sandbox.connection.simulated).toBe(true);
     expect(sandbox.connection.account.codigoBeneficiario).toBe('54321');
   });
 
-  it('refuses a malformed account and token lifetime, naming each', () => {
+  it('refuses a malformed account, token lifetime and Pix key, naming each', () => {
     expect(() => synthIn((stack) => new BankSandbox(stack, 'Sandbox', {
       account: { cooperativa: '01 01', posto: '02', conta: '123456', documento: '12345678000199', codigoBeneficiario: '' },
       tokenLifetime: Duration.seconds(10),
-    }))).toThrow(/BankSandbox.*account\.cooperativa.*account\.codigoBeneficiario.*tokenLifetime/s);
+      pixKeys: ['pix@example.com', 'not a key'],
+    }))).toThrow(/BankSandbox.*account\.cooperativa.*account\.codigoBeneficiario.*pixKeys\[1\].*tokenLifetime/s);
+  });
+
+  it('has a Pix application of its own: a second secret the same resource fills, and a simulated Pix connection with its keys', () => {
+    template.hasResourceProperties('AWS::SecretsManager::Secret', { Description: Match.stringLikeRegexp('Pix application') });
+    expect(sandbox.pixConnection.simulated).toBe(true);
+    expect(sandbox.pixKeys).toEqual(SAMPLE_PIX_KEYS);
+    const stack = Stack.of(sandbox);
+    expect(stack.resolve(sandbox.pixConnection.credentials.secretArn)).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^SandboxCredentialsFill/), 'PixSecretArn'] });
   });
 });
 
@@ -65,6 +80,32 @@ describe('a receiver against a BankSandbox', () => {
     expect(JSON.stringify(registration.Properties)).toContain('"SecretArn"]');
     // No silence alarm: nobody's money depends on staging's notifications.
     expect(JSON.stringify(template.findResources('AWS::CloudWatch::Alarm'))).not.toMatch(/[Ss]ilence/);
+  });
+
+  it('receives Pix from the sandbox\'s Pix API: each of its keys registered at deploy, the sweep reading its listing, with the warning that no mutual TLS checks the callbacks', () => {
+    const { built: receiver, template, stack } = synthIn((s) => {
+      const sandbox = new BankSandbox(s, 'Sandbox');
+      return new BankWebhookReceiver(s, 'Webhooks', { bank: sandbox.connection, pix: { connection: sandbox.pixConnection, keys: sandbox.pixKeys }, reconciliation: {} });
+    });
+    expect(receiver.stage).toBe(BankStage.NON_PRODUCTION);
+    expect(Object.keys(template.findResources('Custom::BankPixKeyWebhook'))).toHaveLength(SAMPLE_PIX_KEYS.length);
+    const sweep = Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('^Finds settlements') } }))[0];
+    expect(JSON.stringify(sweep.Properties.Environment)).toContain('\\"simulated\\":true');
+    Annotations.fromStack(stack).hasWarning('/TestStack/Webhooks', Match.stringLikeRegexp('The Pix route checks no client certificate'));
+  });
+
+  it('refuses a PRODUCTION receiver against a simulated Pix API, or one whose URL is a sandbox\'s', () => {
+    expect(() => synthIn((stack) => {
+      const sandbox = new BankSandbox(stack, 'Sandbox');
+      return new BankWebhookReceiver(stack, 'Webhooks', {
+        bank: testBankConnection(stack), stage: BankStage.PRODUCTION,
+        pix: { connection: { ...sandbox.pixConnection, simulated: false }, keys: sandbox.pixKeys },
+      });
+    })).toThrow(/pix\.connection\.baseUrl: points at a Lambda function URL/);
+    expect(() => synthIn((stack) => new BankWebhookReceiver(stack, 'Webhooks', {
+      bank: testBankConnection(stack), stage: BankStage.PRODUCTION,
+      pix: { connection: { baseUrl: 'https://api-pix.provider.example', credentials: testBankConnection(stack).credentials, simulated: true }, keys: ['pix@example.com'] },
+    }))).toThrow(/pix\.connection\.simulated: is true \(a BankSandbox's Pix API\) on a PRODUCTION receiver/);
   });
 
   it('refuses a PRODUCTION receiver against a simulated bank, saying what to do', () => {

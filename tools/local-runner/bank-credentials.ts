@@ -27,8 +27,12 @@ export function simulatorCredentials(s: Omit<RunnerBank, 'control' | 'stop'>): B
 /** The Pix credentials secret's JSON for a simulator: its Pix application, client certificate and CA. */
 export function simulatorPixCredentials(s: Omit<RunnerBank, 'control' | 'stop'>): PixCredentials {
   const pix = s.credentials.pix;
-  if (!pix || !s.pixClientCertPem || !s.pixClientKeyPem) throw new Error('This runner\'s bank has no Pix client (a local BankSandbox has none yet): run Pix against the in-process simulator');
-  return { clientId: pix.clientId, clientSecret: pix.clientSecret, clientCertificate: s.pixClientCertPem, clientKey: s.pixClientKeyPem, caCertificates: s.caPem };
+  if (!pix) throw new Error('This runner\'s bank has no Pix application: its Pix token endpoint refuses every client');
+  // A BankSandbox's Pix application has no client certificate (its function URL asks for none; the connection is `simulated`).
+  return {
+    clientId: pix.clientId, clientSecret: pix.clientSecret, caCertificates: s.caPem,
+    ...(s.pixClientCertPem && s.pixClientKeyPem ? { clientCertificate: s.pixClientCertPem, clientKey: s.pixClientKeyPem } : {}),
+  };
 }
 
 /** Connection settings pointing at a simulator, for its first account. */

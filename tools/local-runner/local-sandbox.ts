@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LambdaFunctionURLResult } from 'aws-lambda';
-import { SANDBOX_CREDENTIALS_PROPERTY, SANDBOX_ENV, SANDBOX_STATE_KEY, type SandboxAccount, type SandboxControlResult } from '../../contracts/sandbox';
+import { SANDBOX_CREDENTIALS_PROPERTY, SANDBOX_ENV, SANDBOX_PIX_CREDENTIALS_PROPERTY, SANDBOX_STATE_KEY, type SandboxAccount, type SandboxControlResult } from '../../contracts/sandbox';
 import { createCertificateAuthority, issueCertificate, type PemPair } from '../../simulator/certificates';
 import { BankSimulatorClient } from '../../simulator/control-client';
 import { SAMPLE_ACCOUNT } from '../../simulator/simulator';
@@ -36,6 +36,8 @@ export interface LocalSandbox extends RunnerBank {
   readonly instances: readonly LocalFunction[];
   readonly secrets: LocalSecretsManager;
   readonly secretArn: string;
+  /** The Pix application's credentials secret (filled by the same custom resource). */
+  readonly pixSecretArn: string;
   readonly dynalite: Dynalite;
   readonly tableName: string;
   /** The CA of the function URL's certificate (the receiver trusts it as it trusts AWS's public one); it may issue local receivers' certificates, which the function trusts. */
@@ -71,6 +73,7 @@ export async function startLocalSandbox(options: LocalSandboxOptions = {}): Prom
   await secrets.start();
   // What CloudFormation creates: a secret with a generated string, not yet the credentials.
   const secretArn = secrets.createSecret('sandbox-credentials', 'x8Q!generated-by-secrets-manager');
+  const pixSecretArn = secrets.createSecret('sandbox-pix-credentials', 'p3R!generated-by-secrets-manager');
   const accounts = options.accounts ?? [SAMPLE_ACCOUNT];
   const logs: string[] = [];
   const instances = Array.from({ length: options.instances ?? 2 }, (_, i) => new LocalFunction({
@@ -82,6 +85,7 @@ export async function startLocalSandbox(options: LocalSandboxOptions = {}): Prom
       [SANDBOX_ENV.CREDENTIALS_SECRET_ARN]: secretArn,
       [SANDBOX_ENV.ACCOUNTS]: JSON.stringify(accounts),
       [SANDBOX_ENV.TOKEN_LIFETIME_SECONDS]: '300',
+      [SANDBOX_ENV.PIX_CREDENTIALS_SECRET_ARN]: pixSecretArn,
       // Lambda trusts the public roots; the local receivers' certificates come from this CA.
       NODE_EXTRA_CA_CERTS: caFile,
     },
@@ -108,7 +112,7 @@ export async function startLocalSandbox(options: LocalSandboxOptions = {}): Prom
       RequestType: requestType, ResponseURL: responseUrl, StackId: 'arn:aws:cloudformation:us-east-1:000000000000:stack/Sandbox/1',
       RequestId: `request-${before}`, LogicalResourceId: 'SandboxCredentials', ResourceType: 'Custom::BankSandboxCredentials',
       ...(requestType === 'Create' ? {} : { PhysicalResourceId: 'SandboxCredentials-existing' }),
-      ResourceProperties: { ServiceToken: 'arn:aws:lambda:us-east-1:000000000000:function:bank-sandbox', [SANDBOX_CREDENTIALS_PROPERTY]: secretArn },
+      ResourceProperties: { ServiceToken: 'arn:aws:lambda:us-east-1:000000000000:function:bank-sandbox', [SANDBOX_CREDENTIALS_PROPERTY]: secretArn, [SANDBOX_PIX_CREDENTIALS_PROPERTY]: pixSecretArn },
     });
     const raw = responses[before];
     return { answer: JSON.parse(raw) as CustomResourceAnswer, raw };
@@ -116,16 +120,18 @@ export async function startLocalSandbox(options: LocalSandboxOptions = {}): Prom
   const created = await credentialsResource('Create');
   if (created.answer.Status !== 'SUCCESS') throw new Error(`The credentials resource failed: ${created.answer.Reason}`);
   const stored = JSON.parse(secrets.currentValue(secretArn)!) as Record<string, string>;
+  const storedPix = JSON.parse(secrets.currentValue(pixSecretArn)!) as Record<string, string>;
   const credentials: BankCredentials = {
     collection: { apiKey: stored.apiKey, username: stored.username, password: stored.password },
     payments: { clientId: stored.clientId, clientSecret: stored.clientSecret },
+    pix: { clientId: storedPix.clientId, clientSecret: storedPix.clientSecret },
   };
 
   const url = new LocalFunctionUrl(issueCertificate(ca, { commonName: 'localhost', hosts: ['localhost', '127.0.0.1'] }), (event) => pick().invoke<LambdaFunctionURLResult>(event));
   const baseUrl = await url.start();
   const control = BankSimulatorClient.withTransport(async ({ method, path, body }) => pick().invoke<SandboxControlResult>({ sandboxControl: { method, path, body } }));
   return {
-    baseUrl, caPem: ca.certPem, credentials, accounts: accounts, control, instances, secrets, secretArn, dynalite, tableName, ca, logs,
+    baseUrl, caPem: ca.certPem, credentials, accounts: accounts, control, instances, secrets, secretArn, pixSecretArn, dynalite, tableName, ca, logs,
     credentialsResource,
     async stop() {
       await url.stop();

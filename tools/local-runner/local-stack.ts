@@ -72,7 +72,8 @@ export class LocalReceiverStack extends Stack {
       ...(props.pix ? {
         stage: BankStage.NON_PRODUCTION,
         pix: {
-          connection: { baseUrl: context('bankBaseUrl'), credentials: secretsmanager.Secret.fromSecretNameV2(this, 'PixCredentials', LOCAL_PIX_CREDENTIALS_SECRET_NAME) },
+          // Simulated: a local BankSandbox's Pix application has no client certificate (the in-process simulator's has one, and it is sent).
+          connection: { baseUrl: context('bankBaseUrl'), credentials: secretsmanager.Secret.fromSecretNameV2(this, 'PixCredentials', LOCAL_PIX_CREDENTIALS_SECRET_NAME), simulated: true },
           keys: JSON.parse(String(this.node.tryGetContext(PIX_KEYS_CONTEXT_KEY) ?? '[]')) as string[],
         },
       } : {}),

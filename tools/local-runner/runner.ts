@@ -20,7 +20,7 @@ import { evaluateAlarm, LocalAlarmState } from './alarms';
 import type { StackOutput } from '../local-aws/cloudformation-server';
 import { runCli } from '../../cli/cli';
 import type { LocalAlarm } from '../local-aws/cloudwatch-server';
-import { auditExactlyOnce, type AuditReport } from './audit';
+import { auditExactlyOnce, type AuditInput, type AuditReport } from './audit';
 import { RunnerStack } from './runner-stack';
 import { type RunnerCheckpoint, type RunnerCounts, type LocalRunnerOptions } from './runner-types';
 
@@ -244,8 +244,12 @@ export class LocalRunner extends RunnerStack {
   checkpoint(): RunnerCheckpoint {
     return { exchanges: this.exchanges.length, events: this.verifiedEvents().length, quarantined: this.quarantined.length };
   }
-  /** Checks the end-to-end promise over everything seen since `since` (call after settle()). */
-  audit(since: RunnerCheckpoint = { exchanges: 0, events: 0, quarantined: 0 }): AuditReport {
+  /**
+   * Checks the end-to-end promise over everything seen since `since` (call after settle()). A
+   * runner whose bank is a local sandbox has no in-process provider to ask which Pix it holds:
+   * give them (`(await runner.control.pix.state()).pix`).
+   */
+  audit(since: RunnerCheckpoint = { exchanges: 0, events: 0, quarantined: 0 }, pixHeld?: AuditInput['pixHeld']): AuditReport {
     const settings = this.processorSettings();
     return auditExactlyOnce({
       exchanges: this.exchanges.slice(since.exchanges),
@@ -254,7 +258,7 @@ export class LocalRunner extends RunnerStack {
       processedRequestIds: this.processedRequestIds,
       movements: settings.boletoMovements,
       paymentStatuses: settings.paymentStatuses,
-      ...(this.pixUrl && this.services.simulator ? { pixHeld: this.services.simulator.pixHeld() } : {}),
+      ...(pixHeld ? { pixHeld } : this.pixUrl && this.services.simulator ? { pixHeld: this.services.simulator.pixHeld() } : {}),
     });
   }
   /**

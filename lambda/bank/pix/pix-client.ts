@@ -148,7 +148,9 @@ export class PixClient {
   private async token(key: string, deadline: number): Promise<string> {
     const operation = `Pix token request (scopes ${key})`;
     const credentials = await this.options.credentials();
-    const missing = (['clientId', 'clientSecret', 'clientCertificate', 'clientKey'] as const).filter((field) => !credentials[field]);
+    // A sandbox's function URL asks for no client certificate; a real provider's token endpoint always does.
+    const required = this.options.settings.simulated ? ['clientId', 'clientSecret'] as const : ['clientId', 'clientSecret', 'clientCertificate', 'clientKey'] as const;
+    const missing = required.filter((field) => !credentials[field]);
     if (missing.length) throw new BankApiError(operation, undefined, `the Pix credentials secret lacks ${missing.join(', ')}, which the Pix API's token (HTTP Basic over mutual TLS) needs`, false);
     const basic = Buffer.from(`${encodeURIComponent(credentials.clientId!)}:${encodeURIComponent(credentials.clientSecret!)}`).toString('base64');
     secrets.remember(basic, credentials.clientSecret);

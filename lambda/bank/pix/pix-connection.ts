@@ -27,6 +27,7 @@ export function readPixConnectionSettings(raw: string | undefined, source: Setti
       .filter(([operation, value]) => !operations.includes(operation) || typeof value !== 'string' || !value)
       .map(([operation]) => `${field}.${operation}`)),
     ...(settings.callTimeoutMs !== undefined && !(typeof settings.callTimeoutMs === 'number' && settings.callTimeoutMs > 0) ? ['callTimeoutMs'] : []),
+    ...(settings.simulated !== undefined && typeof settings.simulated !== 'boolean' ? ['simulated'] : []),
   ];
   if (problems.length) throw new Error(`${source.where}: ${problems.join(', ')} invalid ${settingsFix(source)}`);
   return settings;

@@ -156,9 +156,11 @@ it('keeps the client secret and its Basic value out of errors, even when the pro
   expect(text).not.toContain(Buffer.from(`${simulator.credentials.pix!.clientId}:${secret}`).toString('base64'));
 });
 
-it('says which credentials are missing, sending nothing', async () => {
+it('says which credentials are missing, sending nothing; only a simulated connection (a BankSandbox\'s) goes without a client certificate', async () => {
   const { pix } = pixClient({}, credentials({ clientCertificate: undefined, clientKey: undefined }));
   await expect(pix.getPix('E01181521202611271200abcdefghijk', soon())).rejects.toThrow(/the Pix credentials secret lacks clientCertificate, clientKey/);
+  const simulated = pixClient({ simulated: true }, credentials({ clientCertificate: undefined, clientKey: undefined, clientSecret: undefined })).pix;
+  await expect(simulated.getPix('E01181521202611271200abcdefghijk', soon())).rejects.toThrow(/the Pix credentials secret lacks clientSecret,/);
   expect(calls).toEqual([]);
 });
 

@@ -65,15 +65,18 @@ afterAll(async () => {
 });
 
 describe('its credentials custom resource', () => {
-  it('filled the secret with a full set at create, and answered CloudFormation with the secret\'s ARN only', async () => {
+  it('filled both secrets with a full set at create (the bank\'s, and the Pix application\'s with no certificate), and answered CloudFormation with their ARNs only', async () => {
     const stored = JSON.parse(hosted.secrets.currentValue(hosted.secretArn)!) as Record<string, string>;
     expect(Object.keys(stored).sort()).toEqual(['apiKey', 'clientId', 'clientSecret', 'password', 'username']);
     expect(stored.username).toBe(hosted.accounts[0].beneficiario + hosted.accounts[0].cooperativa);
+    const pix = JSON.parse(hosted.secrets.currentValue(hosted.pixSecretArn)!) as Record<string, string>;
+    expect(Object.keys(pix).sort()).toEqual(['clientId', 'clientSecret']);
     const again = await hosted.credentialsResource('Update');
-    expect(again.answer).toEqual(expect.objectContaining({ Status: 'SUCCESS', Data: { SecretArn: hosted.secretArn } }));
-    for (const value of Object.values(stored)) if (value.length > 8) expect(again.raw).not.toContain(value);
+    expect(again.answer).toEqual(expect.objectContaining({ Status: 'SUCCESS', Data: { SecretArn: hosted.secretArn, PixSecretArn: hosted.pixSecretArn } }));
+    for (const value of [...Object.values(stored), ...Object.values(pix)]) if (value.length > 8) expect(again.raw).not.toContain(value);
     // An update (or a retried create) keeps what the receiver may already have read.
     expect(JSON.parse(hosted.secrets.currentValue(hosted.secretArn)!)).toEqual(stored);
+    expect(JSON.parse(hosted.secrets.currentValue(hosted.pixSecretArn)!)).toEqual(pix);
     expect((await hosted.credentialsResource('Delete')).answer.Status).toBe('SUCCESS');
   });
 });
@@ -126,17 +129,24 @@ describe('the bank\'s API through the function URL', () => {
     expect(JSON.stringify(await hosted.control.contracts())).not.toContain('contract-token-value');
   });
 
-  it('serves the standard Pix API with no Pix client: its token endpoint refuses every client, and no Pix route answers without a token', async () => {
-    const basic = `Basic ${Buffer.from(`${hosted.credentials.payments.clientId}:${hosted.credentials.payments.clientSecret}`).toString('base64')}`;
-    const token = await bankCall(hosted, '/oauth/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic }, body: 'grant_type=client_credentials' });
-    expect(token.status).toBe(401);
-    expect(token.json).toMatchObject({ error: 'invalid_client' });
-    expect(token.json.access_token).toBeUndefined();
+  it('serves the standard Pix API to its Pix application alone, on the client id and secret (no client certificate), and no Pix route without a token', async () => {
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const basicOf = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+    // The payments client is not the Pix application.
+    const wrong = await bankCall(hosted, '/oauth/token', { method: 'POST', headers: { ...form, authorization: basicOf(hosted.credentials.payments.clientId, hosted.credentials.payments.clientSecret) }, body: 'grant_type=client_credentials&scope=pix.read' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.json).toMatchObject({ error: 'invalid_client' });
+    expect(wrong.json.access_token).toBeUndefined();
+    const pix = hosted.credentials.pix!;
+    const token = await bankCall(hosted, '/oauth/token', { method: 'POST', headers: { ...form, authorization: basicOf(pix.clientId, pix.clientSecret) }, body: 'grant_type=client_credentials&scope=pix.read' });
+    expect(token.status).toBe(200);
+    expect(typeof token.json.access_token).toBe('string');
     expect((await bankCall(hosted, '/api/v2/webhook')).status).toBe(401);
     expect((await bankCall(hosted, '/api/v2/pix/E01181521202611270000abcdefghijk')).status).toBe(401);
     const info = await hosted.control.info();
     expect(info).toMatchObject({ pixBaseUrl: expect.stringMatching(/\/api\/v2$/), pixTokenUrl: expect.stringMatching(/\/oauth\/token$/), pixKeys: expect.any(Array) });
-    expect(info.credentials.pix).toBeUndefined();
+    // Where the Pix credentials are, never their values.
+    expect(info.credentials.pix).toEqual({ clientId: `(in Secrets Manager: ${hosted.pixSecretArn})`, clientSecret: `(in Secrets Manager: ${hosted.pixSecretArn})` });
   });
 
   it('answers a control path through the URL 403, saying the control API takes Lambda Invoke only', async () => {
@@ -228,5 +238,6 @@ describe('its state in DynamoDB', () => {
     const stored = JSON.parse(hosted.secrets.currentValue(hosted.secretArn)!) as Record<string, string>;
     const all = hosted.logs.join('\n');
     for (const field of ['apiKey', 'password', 'clientSecret']) expect(all).not.toContain(stored[field]);
+    expect(all).not.toContain(hosted.credentials.pix!.clientSecret);
   });
 });
