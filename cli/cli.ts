@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { BankSimulator, readPemFile, type BankSimulatorOptions } from '../simulator/simulator';
 import { checkEndpoint, formatCheckTable } from './check-endpoint/check-endpoint';
@@ -6,6 +5,7 @@ import { CliExit } from '../contracts/operations';
 import type { AwsOptions } from './operate/aws';
 import { OperatorError } from './operate/aws';
 import { dlqCommand, replayCommand, reverifyCommand, statusCommand, sweepCommand, traceCommand } from './operate/commands';
+import { COMMANDS, commandHelp, exitLines, nearest, parseCommand, UsageError, wantsHelp } from './command-specs';
 import { sandboxCommand } from './sandbox';
 
 export interface CliIo {
@@ -19,70 +19,31 @@ export interface CliIo {
   readonly now?: () => number;
 }
 
-export const USAGE = `Usage: cdk-bank-webhooks <command> [options]
+/** The program's usage: every command's line and summary, from the same specs as each command's own help. */
+export function usage(): string {
+  const line = (name: string) => {
+    const spec = COMMANDS[name];
+    return `  ${spec.usage}\n      ${spec.summary}`;
+  };
+  return [
+    'Usage: cdk-bank-webhooks <command> [options]',
+    '       cdk-bank-webhooks <command> --help     (or: cdk-bank-webhooks help <command>) for its options, examples and exit statuses',
+    '',
+    'Locally:',
+    ...['simulate', 'check-endpoint'].map(line),
+    '',
+    'Operating a deployed receiver (your AWS credentials; --stack NAME; docs/operations.md, "The operator CLI"):',
+    ...['status', 'trace', 'dlq list', 'dlq redrive', 'reverify', 'replay', 'sweep'].map(line),
+    '',
+    'A deployed BankSandbox (docs/sandbox.md):',
+    line('sandbox'),
+    '',
+    'Exit status:',
+    ...exitLines(),
+  ].join('\n');
+}
 
-Commands:
-  simulate                 Run the local bank simulator until stopped (Ctrl+C).
-      --port N                   port to listen on (default 8443; 0 picks a free one)
-      --host ADDRESS             interface to listen on (default 127.0.0.1)
-      --cert-host NAME           another name or address for the server certificate (repeatable)
-      --dir DIR                  where to write ca.crt, client.crt, client.key (default: a temporary folder)
-      --ca-cert FILE --ca-key FILE   use this CA instead of generating one
-      --trust-ca FILE            a CA the notifier trusts for your local receiver (repeatable)
-      --delivery-timeout-ms N    the bank's delivery deadline (default 10000)
-      --token-lifetime-seconds N access token lifetime (default 300)
 
-  check-endpoint <url>     Judge a receiving endpoint by the bank's rules.
-      --token T                  the token the bank would send
-      --header NAME              header that carries it (default Authorization)
-      --ca FILE                  trust this CA too, for a local endpoint (repeatable)
-      --timeout-ms N             the deadline (default 10000, the bank's)
-      --kind payment|boleto      notification to send (default: boleto when the path ends in /boleto)
-
-Operating a deployed receiver (with your AWS credentials; see docs/operations.md, "The operator CLI"):
-  Each takes --stack NAME (the receiver's stack), and --receiver NAME when the stack has several,
-  --region REGION, --profile PROFILE.
-  status                   Alarms in ALARM, queue depths and ages, the registrations as last watched,
-                           notifications stored in the last 24 h.
-  trace <id>               One boleto (nossoNumero), payment (idTransacao) or Pix received (endToEndId):
-                           its verified state, its trail, and its raw notifications in the journal.
-      --kind pix|boleto|tributos   the payment's kind (default: each in turn)
-  dlq list                 The messages of a dead-letter queue: age, subject, reason.
-  dlq redrive              Send them back to their queue (receive, send, delete); a change already
-                           published is not published again.
-      --queue notifications|looks  which dead-letter queue (default notifications)
-      --reason TEXT              only messages whose reason contains TEXT
-      --subject ID               only messages about ID (a subject id, nossoNumero or idTransacao)
-      --all                      redrive every message (redrive needs --all or a filter)
-      --dry-run                  say what redrive would send, and send nothing
-  reverify --from T --to T Ask the bank again about every boleto and payment the journal's
-                           notifications of the window named (a day, UTC, or an ISO 8601 time;
-                           7 days at most, within the records' lifetime), through the looks'
-                           share of the query budget.
-      --dry-run                  list the subjects, and request nothing
-      --past-records             take a window older than the records' lifetime: what it finds
-                                 is published as replays (trigger replay)
-  replay --from T --to T --rule NAME
-                           Replay the bus archive's events of the window to that one rule (30 days
-                           at most; a --to later than now ends now); refused on a bus the receiver
-                           did not create (it has no archive).
-      --wait                     wait for the replay to end, and exit 5 unless it completed
-  sweep                    Run the reconciliation sweep and registration watch now, and print what
-                           they found (exit 1 when the sweep could not read everything).
-
-A deployed BankSandbox (docs/sandbox.md), with your AWS credentials (lambda:InvokeFunction on it):
-  sandbox <METHOD> <path> [JSON]   One call of its control API, such as
-                           sandbox POST /boletos '{"valor": "10.00"}' --function NAME
-                           sandbox POST /boletos/001000001/settle --function NAME
-      --function NAME            the sandbox's function (the staging pair's SandboxFunctionName output)
-      --region REGION, --profile PROFILE
-
-Exit status: 0 on success; 1 when a check fails or something needs attention (status: an alarm in
-ALARM or a message in a dead-letter queue; trace: nothing known of the subject); 2 on a usage
-error; 3 when AWS cannot be reached as asked (no credentials or region, access denied); 4 when
-the stack or the receiver is not found; 5 when a redrive failed part way.`;
-
-class UsageError extends Error {}
 
 /** A PEM file named on the command line; a bad one is a usage error. */
 function pemOption(path: string, option: string): string {
@@ -101,15 +62,8 @@ function wholeNumber(value: string | undefined, option: string, min: number, max
 }
 
 async function simulate(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      port: { type: 'string' }, host: { type: 'string' }, dir: { type: 'string' }, 'cert-host': { type: 'string', multiple: true },
-      'ca-cert': { type: 'string' }, 'ca-key': { type: 'string' }, 'trust-ca': { type: 'string', multiple: true },
-      'delivery-timeout-ms': { type: 'string' }, 'token-lifetime-seconds': { type: 'string' },
-    },
-  });
+  const { values: v, positionals } = parseCommand('simulate', args);
+  const values = v as { port?: string; host?: string; dir?: string; 'cert-host'?: string[]; 'ca-cert'?: string; 'ca-key'?: string; 'trust-ca'?: string[]; 'delivery-timeout-ms'?: string; 'token-lifetime-seconds'?: string };
   if (positionals.length) throw new UsageError(`simulate takes no arguments (got ${positionals.join(' ')}).`);
   if (!!values['ca-cert'] !== !!values['ca-key']) throw new UsageError('--ca-cert and --ca-key go together.');
   const options: BankSimulatorOptions = {
@@ -165,14 +119,8 @@ async function simulate(args: string[], io: CliIo): Promise<number> {
 }
 
 async function checkEndpointCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      token: { type: 'string' }, header: { type: 'string' }, ca: { type: 'string', multiple: true },
-      'timeout-ms': { type: 'string' }, kind: { type: 'string' },
-    },
-  });
+  const { values: v, positionals } = parseCommand('check-endpoint', args);
+  const values = v as { token?: string; header?: string; ca?: string[]; 'timeout-ms'?: string; kind?: string };
   if (positionals.length !== 1) throw new UsageError('check-endpoint takes exactly one URL.');
   if (values.kind !== undefined && values.kind !== 'payment' && values.kind !== 'boleto') throw new UsageError(`--kind must be payment or boleto (got "${values.kind}").`);
   if (values.header !== undefined && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(values.header)) throw new UsageError(`--header must be an HTTP header name (got "${values.header}").`);
@@ -188,11 +136,49 @@ async function checkEndpointCommand(args: string[], io: CliIo): Promise<number> 
   return rows.some((row) => row.status === 'fail') ? 1 : 0;
 }
 
+/** The command a command line names (`dlq list`), and the arguments after it. */
+function commandOf(argv: readonly string[]): { name: string; args: string[] } {
+  const [command, ...args] = argv;
+  if (command === 'dlq' && (args[0] === 'list' || args[0] === 'redrive')) return { name: `dlq ${args[0]}`, args: args.slice(1) };
+  return { name: command, args };
+}
+
+/** `help [command]`, `<command> --help`: a command's help (both of dlq's for `dlq`), or the program's usage. */
+function help(name: string | undefined): string {
+  if (name === undefined) return usage();
+  if (name === 'dlq') return [commandHelp('dlq list'), commandHelp('dlq redrive')].join('\n\n');
+  if (COMMANDS[name]) return commandHelp(name);
+  return unknownCommand(name);
+}
+
+function unknownCommand(name: string): never {
+  const known = [...new Set(Object.keys(COMMANDS).map((c) => c.split(' ')[0]))];
+  const guess = nearest(name, [...known, 'help']);
+  throw new UsageError(`Unknown command "${name}"${guess ? `; did you mean "${guess}"?` : '.'}`);
+}
+
 /** Runs one command line; returns the exit status. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  const [command, ...args] = argv;
+  const { name, args } = commandOf(argv);
   try {
-    switch (command) {
+    if (name === 'help' || name === '--help' || name === '-h') {
+      const about = args[0] === 'dlq' && (args[1] === 'list' || args[1] === 'redrive') ? `dlq ${args[1]}` : args[0];
+      io.out(help(about));
+      return 0;
+    }
+    if (name === undefined) {
+      io.out(usage());
+      return 2;
+    }
+    if (name === '--version') {
+      io.out(String((JSON.parse(readFileSync(`${__dirname}/../../package.json`, 'utf8')) as { version: string }).version));
+      return 0;
+    }
+    if (wantsHelp(args) && (COMMANDS[name] || name === 'dlq')) {
+      io.out(help(name));
+      return 0;
+    }
+    switch (name) {
       case 'simulate':
         return await simulate(args, io);
       case 'check-endpoint':
@@ -201,8 +187,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         return await statusCommand(args, io);
       case 'trace':
         return await traceCommand(args, io);
+      case 'dlq list':
+      case 'dlq redrive':
       case 'dlq':
-        return await dlqCommand(args, io);
+        return await dlqCommand(name === 'dlq' ? args : [name.slice(4), ...args], io);
       case 'reverify':
         return await reverifyCommand(args, io);
       case 'replay':
@@ -211,25 +199,17 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         return await sweepCommand(args, io);
       case 'sandbox':
         return await sandboxCommand(args, io);
-      case undefined:
-      case 'help':
-      case '--help':
-      case '-h':
-        io.out(USAGE);
-        return command === undefined ? 2 : 0;
-      case '--version':
-        io.out(String((JSON.parse(readFileSync(`${__dirname}/../../package.json`, 'utf8')) as { version: string }).version));
-        return 0;
       default:
-        throw new UsageError(`Unknown command "${command}".`);
+        return unknownCommand(name);
     }
   } catch (error) {
     if (error instanceof OperatorError && error.exit !== CliExit.USAGE) {
       io.err(`cdk-bank-webhooks: ${error.message}`);
       return error.exit;
     }
-    const usage = error instanceof UsageError || error instanceof OperatorError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    io.err(`cdk-bank-webhooks: ${(error as Error).message}${usage ? '\nRun "cdk-bank-webhooks help" for the options.' : ''}`);
-    return usage ? 2 : 1;
+    const isUsage = error instanceof UsageError || error instanceof OperatorError;
+    const about = COMMANDS[name] ? `Run "cdk-bank-webhooks ${name} --help" for its options.` : 'Run "cdk-bank-webhooks help" for the commands.';
+    io.err(`cdk-bank-webhooks: ${(error as Error).message}${isUsage && !/--help" for its options\.$/.test((error).message) ? `\n${about}` : ''}`);
+    return isUsage ? CliExit.USAGE : 1;
   }
 }

@@ -2,11 +2,11 @@
  * `cdk-bank-webhooks sandbox <METHOD> <path> [json]`: one call of a deployed BankSandbox's control
  * API, which answers Lambda Invoke only (IAM decides who may), with the caller's AWS credentials.
  */
-import { parseArgs } from 'node:util';
 import { InvokeCommand } from '@aws-sdk/client-lambda';
 import { CliExit } from '../contracts/operations';
 import type { SandboxControlEvent, SandboxControlResult } from '../contracts/sandbox';
 import { type AwsOptions, awsClients, explainAwsError, OperatorError } from './operate/aws';
+import { parseCommand } from './command-specs';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
@@ -17,10 +17,8 @@ export interface SandboxIo {
 
 /** Runs the call; exit 0 on an answer below 400, 1 on an error answer (printed). */
 export async function sandboxCommand(args: readonly string[], io: SandboxIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...args], allowPositionals: true,
-    options: { function: { type: 'string' }, region: { type: 'string' }, profile: { type: 'string' } },
-  });
+  const { values: parsed, positionals } = parseCommand('sandbox', args);
+  const values = parsed as { function?: string; region?: string; profile?: string };
   const usage = (message: string) => new OperatorError(`${message} Usage: sandbox <GET|POST|PUT|PATCH|DELETE> <path under /control> [JSON body] --function <the sandbox's function name> (docs/sandbox.md).`, CliExit.USAGE);
   if (!values.function) throw usage('sandbox needs --function (the stack output SandboxFunctionName, or BankSandbox.sandboxFunction).');
   const [method, path, bodyText, ...rest] = positionals;

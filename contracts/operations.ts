@@ -70,13 +70,23 @@ export enum CliExit {
   ATTENTION = 1,
   /** The command line is wrong. */
   USAGE = 2,
-  /** AWS could not be reached as asked: no credentials, access denied, no region. */
+  /** AWS could not be reached as asked: no credentials or region, access denied, no connection to its endpoint. */
   AWS_ACCESS = 3,
   /** The stack, or the receiver in it, was not found. */
   NOT_FOUND = 4,
   /** An operation failed part way (a redrive that could not send or delete every message): what was done is printed. */
   FAILED = 5,
 }
+
+/** What each exit status means, as the CLI's help and docs/operations.md say it (a test holds the docs to it). */
+export const CLI_EXIT_MEANING: Readonly<Record<CliExit, string>> = {
+  [CliExit.OK]: 'done (status: nothing in ALARM and no message in a dead-letter queue)',
+  [CliExit.ATTENTION]: 'something needs attention (status: an alarm in ALARM or a dead-letter message; trace: nothing known of the subject; sweep: it could not read everything; check-endpoint: a check failed; sandbox: an error answer)',
+  [CliExit.USAGE]: 'the command line is wrong (an unknown command or option, a missing value, an impossible date, a window too wide or backwards)',
+  [CliExit.AWS_ACCESS]: 'AWS could not be reached as asked: no credentials or region, access denied, or no connection to its endpoint',
+  [CliExit.NOT_FOUND]: 'the stack, the receiver in it, the rule, the archive, the sweep or the journal was not found',
+  [CliExit.FAILED]: 'an operation failed part way (a redrive or a reverify: what was done is printed; a replay that did not complete; a sweep that failed)',
+};
 
 /** Bounds of the operator's commands. */
 export const OperatorDefaults = {

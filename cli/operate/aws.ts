@@ -67,8 +67,9 @@ export class OperatorError extends Error {
 const NAME = (error: unknown): string => String((error as { name?: string })?.name ?? '');
 
 /**
- * The error as the operator should read it: no credentials, no region, access denied and
- * expired tokens become an OperatorError with exit AWS_ACCESS and what to do; others are kept.
+ * The error as the operator should read it: no credentials, no region, access denied, expired
+ * tokens and no connection to AWS's endpoint become an OperatorError with exit AWS_ACCESS and
+ * what to do; others are kept.
  */
 export function explainAwsError(error: unknown, doing: string): Error {
   if (error instanceof OperatorError) return error;
@@ -76,6 +77,12 @@ export function explainAwsError(error: unknown, doing: string): Error {
   const message = error instanceof Error ? error.message : String(error);
   if (name === 'CredentialsProviderError' || /Could not load credentials/i.test(message)) {
     return new OperatorError(`No AWS credentials for ${doing}: ${message}. Sign in (aws sso login, or set AWS_PROFILE / AWS_ACCESS_KEY_ID), or pass --profile.`, CliExit.AWS_ACCESS);
+  }
+  // The socket's code, on the error, its cause, or only in its message (the SDK wraps what is not an Error of its realm).
+  const NETWORK = /\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH|ENETUNREACH|CERT_HAS_EXPIRED|UNABLE_TO_VERIFY_LEAF_SIGNATURE|DEPTH_ZERO_SELF_SIGNED_CERT)\b/;
+  const code = String((error as { code?: string })?.code ?? (error as { cause?: { code?: string } })?.cause?.code ?? NETWORK.exec(message)?.[1] ?? '');
+  if (NETWORK.test(code) || /^(TimeoutError|NetworkingError)$/.test(name)) {
+    return new OperatorError(`AWS could not be reached for ${doing} (${code || name}): ${message}. Check the network, the region, and any AWS_ENDPOINT_URL_* you set.`, CliExit.AWS_ACCESS);
   }
   if (/Region is missing/i.test(message)) {
     return new OperatorError(`No AWS region for ${doing}: pass --region, or set AWS_REGION.`, CliExit.AWS_ACCESS);

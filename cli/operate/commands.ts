@@ -2,7 +2,6 @@
  * The operator's commands (`status`, `trace`, `dlq list`, `dlq redrive`): each finds the receiver
  * from its stack's manifest output and acts with the operator's own AWS credentials.
  */
-import { parseArgs } from 'node:util';
 import { PaymentKind } from '../../contracts/events';
 import { CliExit, type OperatorManifest, OperatorDefaults } from '../../contracts/operations';
 import { formatTable, humanDuration } from '../table';
@@ -13,6 +12,7 @@ import { formatStatus, receiverStatus } from './status';
 import { candidateSubjects, formatTrace, traceSubject } from './trace';
 import { checkWindow, parseWhen, reverify } from './reverify';
 import { checkReplayWindow, startReplay, waitForReplay } from './replay';
+import { parseCommand } from '../command-specs';
 import { formatSweep, runSweep } from './sweep';
 
 export interface OperatorIo {
@@ -24,30 +24,23 @@ export interface OperatorIo {
   readonly now?: () => number;
 }
 
-/** Options every operator command takes. */
-const COMMON = {
-  stack: { type: 'string' },
-  receiver: { type: 'string' },
-  region: { type: 'string' },
-  profile: { type: 'string' },
-} as const;
-
 /** Most messages a `dlq` command reads of a queue. */
 const MAX_LETTERS = OperatorDefaults.dlqMaxMessages;
 
-type Values = Record<string, string | boolean | undefined>;
+type Values = Record<string, string | boolean | string[] | undefined>;
 
 function usage(message: string): OperatorError {
   return new OperatorError(message, CliExit.USAGE);
 }
 
-/** Parses `args`, finds the receiver and runs `act` with AWS clients that are closed afterwards. */
+/** Parses `args` by the command's spec, finds the receiver and runs `act` with AWS clients that are closed afterwards. */
 async function withReceiver(
-  args: readonly string[], io: OperatorIo, options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>, doing: string,
+  doing: string, args: readonly string[], io: OperatorIo,
   act: (ctx: { aws: AwsClients; manifest: OperatorManifest; values: Values; positionals: string[] }) => Promise<number>,
   check: (values: Values, positionals: string[]) => void = () => undefined,
 ): Promise<number> {
-  const { values, positionals } = parseArgs({ args: [...args], allowPositionals: true, options: { ...COMMON, ...options } });
+  const { values: parsed, positionals } = parseCommand(doing, args);
+  const values = parsed as Values & { stack?: string; receiver?: string; region?: string; profile?: string };
   const stack = values.stack;
   if (!stack) throw usage(`${doing} needs --stack <the receiver's stack name>.`);
   // The command line is checked whole before AWS is asked anything.
@@ -64,7 +57,7 @@ async function withReceiver(
 }
 
 export async function statusCommand(args: readonly string[], io: OperatorIo): Promise<number> {
-  return withReceiver(args, io, {}, 'status', async ({ aws, manifest }) => {
+  return withReceiver('status', args, io, async ({ aws, manifest }) => {
     const now = (io.now ?? Date.now)();
     const status = await receiverStatus(aws, manifest, now);
     io.out(formatStatus(status, now));
@@ -75,7 +68,7 @@ export async function statusCommand(args: readonly string[], io: OperatorIo): Pr
 }
 
 export async function traceCommand(args: readonly string[], io: OperatorIo): Promise<number> {
-  return withReceiver(args, io, { kind: { type: 'string' } }, 'trace', async ({ aws, manifest, values, positionals }) => {
+  return withReceiver('trace', args, io, async ({ aws, manifest, values, positionals }) => {
     const trace = await traceSubject(aws, manifest, candidateSubjects(positionals[0], manifest, values.kind as PaymentKind | undefined));
     io.out(formatTrace(trace));
     return trace.record || trace.raw.length ? CliExit.OK : CliExit.ATTENTION;
@@ -110,12 +103,10 @@ function lettersTable(letters: readonly DeadLetter[], now: number): string {
   ]));
 }
 
-const DLQ_OPTIONS = { queue: { type: 'string' }, reason: { type: 'string' }, subject: { type: 'string' }, 'dry-run': { type: 'boolean' }, all: { type: 'boolean' } } as const;
-
 export async function dlqCommand(args: readonly string[], io: OperatorIo): Promise<number> {
   const [action, ...rest] = args;
   if (action !== 'list' && action !== 'redrive') throw usage(`dlq takes list or redrive (got ${action === undefined ? 'nothing' : `"${action}"`}).`);
-  return withReceiver(rest, io, DLQ_OPTIONS, `dlq ${action}`, async ({ aws, manifest, values }) => {
+  return withReceiver(`dlq ${action}`, rest, io, async ({ aws, manifest, values }) => {
     const { queue, deadLetterUrl, targetUrl } = queuesOf(manifest, (values.queue as string | undefined) ?? DeadLetterQueue.NOTIFICATIONS);
     const filtered = values.reason !== undefined || values.subject !== undefined;
     const now = (io.now ?? Date.now)();
@@ -144,7 +135,7 @@ export async function dlqCommand(args: readonly string[], io: OperatorIo): Promi
 
 export async function reverifyCommand(args: readonly string[], io: OperatorIo): Promise<number> {
   let window: { from: number; to: number } | undefined;
-  return withReceiver(args, io, { from: { type: 'string' }, to: { type: 'string' }, 'dry-run': { type: 'boolean' }, 'past-records': { type: 'boolean' } }, 'reverify', async ({ aws, manifest, values }) => {
+  return withReceiver('reverify', args, io, async ({ aws, manifest, values }) => {
     const { from, to } = window!;
     const now = (io.now ?? Date.now)();
     const dryRun = values['dry-run'] === true;
@@ -169,7 +160,7 @@ export async function reverifyCommand(args: readonly string[], io: OperatorIo): 
 export async function replayCommand(args: readonly string[], io: OperatorIo): Promise<number> {
   let window: { from: number; to: number } | undefined;
   const now = (io.now ?? Date.now)();
-  return withReceiver(args, io, { from: { type: 'string' }, to: { type: 'string' }, rule: { type: 'string' }, wait: { type: 'boolean' } }, 'replay', async ({ aws, manifest, values }) => {
+  return withReceiver('replay', args, io, async ({ aws, manifest, values }) => {
     const { from, to } = window!;
     const replay = await startReplay(aws, manifest, values.rule as string, from, to, now);
     io.out(`Replay ${replay.name} started (${replay.state}): the archive ${replay.archive}'s events of ${new Date(from).toISOString()} to ${new Date(to).toISOString()}, to the rule ${values.rule as string} alone (${replay.ruleArn}). Its consumer gets each event again: the idempotencyKey tells the ones it already handled.`);
@@ -190,7 +181,7 @@ export async function replayCommand(args: readonly string[], io: OperatorIo): Pr
 }
 
 export async function sweepCommand(args: readonly string[], io: OperatorIo): Promise<number> {
-  return withReceiver(args, io, {}, 'sweep', async ({ aws, manifest }) => {
+  return withReceiver('sweep', args, io, async ({ aws, manifest }) => {
     const result = await runSweep(aws, manifest, (io.now ?? Date.now)());
     io.out(formatSweep(result));
     return result.complete ? CliExit.OK : CliExit.ATTENTION;

@@ -1,0 +1,231 @@
+/**
+ * Every command of `cdk-bank-webhooks`: its arguments, its options (what the parser reads and what
+ * its help prints are one list), two examples and its exit statuses. `<command> --help` and
+ * `help <command>` print one; a mistyped command or option is answered with the nearest known one.
+ */
+import { parseArgs } from 'node:util';
+import { CLI_EXIT_MEANING, CliExit } from '../contracts/operations';
+
+/** One option: how the parser reads it, and what its help says. */
+export interface OptionSpec {
+  readonly type: 'string' | 'boolean';
+  readonly multiple?: boolean;
+  /** The value's placeholder in the help (`N`, `FILE`). */
+  readonly value?: string;
+  readonly help: string;
+  /** What applies when it is left out, as the help says it. */
+  readonly default?: string;
+}
+
+export interface CommandSpec {
+  /** The command line after the program's name, before the options (`trace <id>`). */
+  readonly usage: string;
+  readonly summary: string;
+  readonly options: Readonly<Record<string, OptionSpec>>;
+  readonly examples: readonly [string, string];
+  readonly exits: readonly CliExit[];
+}
+
+/** The options every operator command takes. */
+const OPERATOR: Readonly<Record<string, OptionSpec>> = {
+  stack: { type: 'string', value: 'NAME', help: 'the receiver\'s stack (its operator manifest output names everything else)', default: 'required' },
+  receiver: { type: 'string', value: 'NAME', help: 'the receiver\'s receiverName, when the stack has several', default: 'the stack\'s only receiver' },
+  region: { type: 'string', value: 'REGION', help: 'the AWS region', default: 'AWS_REGION, or the profile\'s' },
+  profile: { type: 'string', value: 'PROFILE', help: 'the AWS profile', default: 'AWS_PROFILE, or the default chain' },
+};
+const OPERATOR_EXITS = [CliExit.OK, CliExit.USAGE, CliExit.AWS_ACCESS, CliExit.NOT_FOUND] as const;
+const WINDOW: Readonly<Record<string, OptionSpec>> = {
+  from: { type: 'string', value: 'T', help: 'the window\'s start: a day (2026-11-25, UTC) or an ISO 8601 time with its zone (2026-11-25T14:00:00Z)', default: 'required' },
+  to: { type: 'string', value: 'T', help: 'the window\'s end, the same way (a day stands for all of it)', default: 'required' },
+};
+/** Which dead-letter queue, and which of its messages. */
+const DLQ_FILTERS: Readonly<Record<string, OptionSpec>> = {
+  queue: { type: 'string', value: 'notifications|looks', help: 'which dead-letter queue', default: 'notifications' },
+  reason: { type: 'string', value: 'TEXT', help: 'only messages whose reason contains TEXT' },
+  subject: { type: 'string', value: 'ID', help: 'only messages about ID (a subject id, nossoNumero or idTransacao)' },
+};
+
+export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
+  simulate: {
+    usage: 'simulate',
+    summary: 'Run the local bank simulator (the bank\'s APIs and the standard Pix API) until stopped (Ctrl+C).',
+    options: {
+      port: { type: 'string', value: 'N', help: 'port to listen on (0 picks a free one)', default: '8443' },
+      host: { type: 'string', value: 'ADDRESS', help: 'interface to listen on', default: '127.0.0.1' },
+      'cert-host': { type: 'string', multiple: true, value: 'NAME', help: 'another name or address for the server certificate (repeatable)' },
+      dir: { type: 'string', value: 'DIR', help: 'where to write ca.crt, client.crt, client.key', default: 'a temporary folder' },
+      'ca-cert': { type: 'string', value: 'FILE', help: 'use this CA (with --ca-key) instead of generating one' },
+      'ca-key': { type: 'string', value: 'FILE', help: 'the CA\'s key' },
+      'trust-ca': { type: 'string', multiple: true, value: 'FILE', help: 'a CA the notifier trusts for your local receiver (repeatable)' },
+      'delivery-timeout-ms': { type: 'string', value: 'N', help: 'the bank\'s delivery deadline', default: '10000' },
+      'token-lifetime-seconds': { type: 'string', value: 'N', help: 'access token lifetime', default: '300' },
+    },
+    examples: ['cdk-bank-webhooks simulate', 'cdk-bank-webhooks simulate --port 0 --dir ./bank --trust-ca ./my-ca.crt'],
+    exits: [CliExit.OK, CliExit.USAGE],
+  },
+  'check-endpoint': {
+    usage: 'check-endpoint <url>',
+    summary: 'Judge a receiving endpoint by the bank\'s rules (TLS, answer, time).',
+    options: {
+      token: { type: 'string', value: 'T', help: 'the token the bank would send' },
+      header: { type: 'string', value: 'NAME', help: 'the header that carries it', default: 'Authorization' },
+      ca: { type: 'string', multiple: true, value: 'FILE', help: 'trust this CA too, for a local endpoint (repeatable)' },
+      'timeout-ms': { type: 'string', value: 'N', help: 'the deadline', default: '10000, the bank\'s' },
+      kind: { type: 'string', value: 'payment|boleto', help: 'the notification to send', default: 'boleto when the path ends in /boleto' },
+    },
+    examples: ['cdk-bank-webhooks check-endpoint https://webhooks.example.com/boleto --token "$TOKEN"', 'cdk-bank-webhooks check-endpoint https://127.0.0.1:8444/payments --ca ./ca.crt --kind payment'],
+    exits: [CliExit.OK, CliExit.ATTENTION, CliExit.USAGE],
+  },
+  status: {
+    usage: 'status',
+    summary: 'Alarms in ALARM (the receiver\'s and its consumers\'), queue depths and ages, the last sweep, the registrations as last watched, notifications stored in the last 24 h.',
+    options: OPERATOR,
+    examples: ['cdk-bank-webhooks status --stack Billing', 'cdk-bank-webhooks status --stack Billing --receiver Billing/BankWebhooks --region sa-east-1'],
+    exits: [CliExit.OK, CliExit.ATTENTION, CliExit.USAGE, CliExit.AWS_ACCESS, CliExit.NOT_FOUND],
+  },
+  trace: {
+    usage: 'trace <nossoNumero | idTransacao | endToEndId | subject id>',
+    summary: 'One subject: its verified state, its trail in time order, and its raw notifications in the journal.',
+    options: { ...OPERATOR, kind: { type: 'string', value: 'pix|boleto|tributos', help: 'a payment\'s kind', default: 'each in turn' } },
+    examples: ['cdk-bank-webhooks trace 231004567 --stack Billing', 'cdk-bank-webhooks trace 7d0b54d2a1 --kind pix --stack Billing'],
+    exits: [CliExit.OK, CliExit.ATTENTION, CliExit.USAGE, CliExit.AWS_ACCESS, CliExit.NOT_FOUND],
+  },
+  'dlq list': {
+    usage: 'dlq list',
+    summary: 'The messages of a dead-letter queue: age, subject, reason, message id and request id (read and given back, never taken).',
+    options: { ...OPERATOR, ...DLQ_FILTERS },
+    examples: ['cdk-bank-webhooks dlq list --stack Billing', 'cdk-bank-webhooks dlq list --queue looks --reason "never knew" --stack Billing'],
+    exits: OPERATOR_EXITS,
+  },
+  'dlq redrive': {
+    usage: 'dlq redrive (--all | --reason TEXT | --subject ID)',
+    summary: 'Send dead-letter messages back to their queue (receive, send, delete): a change already published is not published again.',
+    options: {
+      ...OPERATOR, ...DLQ_FILTERS,
+      all: { type: 'boolean', help: 'every message (redrive needs --all or a filter)' },
+      'dry-run': { type: 'boolean', help: 'say what would be sent back, and send nothing' },
+    },
+    examples: ['cdk-bank-webhooks dlq redrive --reason "failed on its last receive" --dry-run --stack Billing', 'cdk-bank-webhooks dlq redrive --all --stack Billing'],
+    exits: [...OPERATOR_EXITS, CliExit.FAILED],
+  },
+  reverify: {
+    usage: 'reverify --from T --to T',
+    summary: 'Ask the bank again about every subject the journal\'s notifications of the window named (7 days at most, within the records\' lifetime), through the looks\' share of the query budget.',
+    options: {
+      ...OPERATOR, ...WINDOW,
+      'dry-run': { type: 'boolean', help: 'list the subjects, and request nothing' },
+      'past-records': { type: 'boolean', help: 'take a window older than the records\' lifetime: what it finds is published as replays (trigger replay)' },
+    },
+    examples: ['cdk-bank-webhooks reverify --from 2026-11-25 --to 2026-11-25 --dry-run --stack Billing', 'cdk-bank-webhooks reverify --from 2026-11-25T14:00:00Z --to 2026-11-25T16:00:00Z --stack Billing'],
+    exits: [...OPERATOR_EXITS, CliExit.ATTENTION, CliExit.FAILED],
+  },
+  replay: {
+    usage: 'replay --from T --to T --rule NAME',
+    summary: 'Replay the bus archive\'s events of the window to one rule (30 days at most; a --to later than now ends now).',
+    options: {
+      ...OPERATOR, ...WINDOW,
+      rule: { type: 'string', value: 'NAME', help: 'the one rule to replay to (never every rule: the healthy consumers would get their events twice)', default: 'required' },
+      wait: { type: 'boolean', help: 'wait for the replay to end, and exit 5 unless it completed' },
+    },
+    examples: ['cdk-bank-webhooks replay --from 2026-11-25 --to 2026-11-26 --rule Billing-PayablesRule --stack Billing', 'cdk-bank-webhooks replay --from 2026-11-25T14:00:00Z --to 2026-11-25T15:00:00Z --rule Billing-PayablesRule --wait --stack Billing'],
+    exits: [...OPERATOR_EXITS, CliExit.FAILED],
+  },
+  sweep: {
+    usage: 'sweep',
+    summary: 'Run the reconciliation sweep and registration watch now, and print what they found.',
+    options: OPERATOR,
+    examples: ['cdk-bank-webhooks sweep --stack Billing', 'cdk-bank-webhooks sweep --stack Billing --profile operator'],
+    exits: [CliExit.OK, CliExit.ATTENTION, CliExit.USAGE, CliExit.AWS_ACCESS, CliExit.NOT_FOUND, CliExit.FAILED],
+  },
+  sandbox: {
+    usage: 'sandbox <METHOD> <path> [JSON]',
+    summary: 'One call of a deployed BankSandbox\'s control API (Lambda Invoke, with your AWS credentials).',
+    options: {
+      function: { type: 'string', value: 'NAME', help: 'the sandbox\'s function (the staging pair\'s SandboxFunctionName output)', default: 'required' },
+      region: OPERATOR.region,
+      profile: OPERATOR.profile,
+    },
+    examples: ['cdk-bank-webhooks sandbox POST /boletos \'{"valor": "10.00"}\' --function NAME', 'cdk-bank-webhooks sandbox POST /boletos/001000001/settle --function NAME'],
+    exits: [CliExit.OK, CliExit.ATTENTION, CliExit.USAGE, CliExit.AWS_ACCESS],
+  },
+};
+
+/** The number of single-character edits between two words. */
+function distance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = row;
+  }
+  return previous[b.length];
+}
+
+/**
+ * The known word nearest to `word`, when it is near enough to be a slip: the same first letter,
+ * and at most a third of its letters (at least two) typed otherwise.
+ */
+export function nearest(word: string, known: readonly string[]): string | undefined {
+  const typed = word.toLowerCase();
+  const scored = known.filter((k) => k[0]?.toLowerCase() === typed[0]).map((k) => ({ k, d: distance(typed, k.toLowerCase()) })).sort((x, y) => x.d - y.d);
+  const best = scored[0];
+  return best && best.d <= Math.max(2, Math.floor(word.length / 3)) ? best.k : undefined;
+}
+
+/** The exit statuses, one line each: what the help and docs/operations.md say. */
+export function exitLines(exits: readonly CliExit[] = Object.values(CliExit).filter((v): v is CliExit => typeof v === 'number')): string[] {
+  return exits.map((exit) => `  ${exit}  ${CLI_EXIT_MEANING[exit]}`);
+}
+
+/** One command's help: usage, options with defaults, two examples, exit statuses. */
+export function commandHelp(name: string): string {
+  const spec = COMMANDS[name];
+  const flags = Object.entries(spec.options).map(([option, o]) => ({ left: `--${option}${o.value ? ` ${o.value}` : ''}`, o }));
+  const width = Math.max(...flags.map((f) => f.left.length));
+  return [
+    `Usage: cdk-bank-webhooks ${spec.usage} [options]`,
+    '',
+    spec.summary,
+    '',
+    'Options:',
+    ...flags.map(({ left, o }) => `  ${left.padEnd(width)}  ${o.help}${o.default ? ` (default: ${o.default})` : ''}`),
+    '',
+    'Examples:',
+    ...spec.examples.map((e) => `  ${e}`),
+    '',
+    'Exit status:',
+    ...exitLines([...new Set(spec.exits)].sort()),
+  ].join('\n');
+}
+
+/** A command line error: the CLI prints it and exits 2. */
+export class UsageError extends Error {}
+
+/** Asks for help: `--help` or `-h` anywhere before a `--`. */
+export const wantsHelp = (args: readonly string[]): boolean => {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).some((a) => a === '--help' || a === '-h');
+};
+
+/**
+ * Parses a command's arguments by its spec; an unknown option names the nearest known one, and
+ * one that takes a value but got none says so.
+ */
+export function parseCommand(name: string, args: readonly string[]): { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] } {
+  const spec = COMMANDS[name];
+  const options = Object.fromEntries(Object.entries(spec.options).map(([option, o]) => [option, { type: o.type, ...(o.multiple ? { multiple: true } : {}) }]));
+  try {
+    return parseArgs({ args: [...args], allowPositionals: true, options }) as { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] };
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    const message = (error as Error).message;
+    const unknown = /Unknown option '(-{1,2}[^']+)'/.exec(message)?.[1];
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && unknown) {
+      const guess = nearest(unknown.replace(/^-+/, ''), Object.keys(spec.options));
+      throw new UsageError(`${name} has no option ${unknown}${guess ? `; did you mean --${guess}?` : '.'} Run "cdk-bank-webhooks ${name} --help" for its options.`);
+    }
+    const missing = /Option '(-{1,2}[^']+?)(?: <value>)?' argument missing/.exec(message)?.[1];
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && missing) throw new UsageError(`${name}: ${missing} needs a value. Run "cdk-bank-webhooks ${name} --help" for its options.`);
+    throw new UsageError(`${name}: ${message}`);
+  }
+}
