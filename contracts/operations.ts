@@ -4,6 +4,8 @@
  * on, and the CLI's exit statuses. Shared by the construct that writes it and the CLI that reads it.
  */
 
+import { createHash } from 'node:crypto';
+
 /** The `kind` of a receiver's manifest: the CLI reads only outputs that carry it. */
 export const OPERATOR_MANIFEST_KIND = 'cdk-bank-webhooks/receiver@1';
 
@@ -76,6 +78,16 @@ export enum CliExit {
   NOT_FOUND = 4,
   /** An operation failed part way (a redrive that could not send or delete every message): what was done is printed. */
   FAILED = 5,
+}
+
+/**
+ * The start of the name of every dead-letter queue alarm `onVerifiedEvent` makes for a receiver,
+ * in its stack or a consumer's: `status` finds the consumers' alarms by it (DescribeAlarms'
+ * `AlarmNamePrefix`) without the receiver's stack depending on theirs. The receiver's name is
+ * hashed: it may be 255 characters, an alarm's whole name no more.
+ */
+export function consumerAlarmPrefix(receiverName: string): string {
+  return `cdk-bank-webhooks-consumer-${createHash('sha256').update(receiverName, 'utf8').digest('hex').slice(0, 12)}-`;
 }
 
 /** What each exit status means, as the CLI's help and docs/operations.md say it (a test holds the docs to it). */

@@ -210,7 +210,9 @@ export class BankWebhookReceiver extends Construct {
    * brings its own. Pass `options.scope` to create the rule in a consumer's stack.
    */
   public onVerifiedEvent(id: string, detailType: BankEventDetailType, options: VerifiedEventRuleOptions = {}): VerifiedEventRule {
-    const rule = new VerifiedEventRule(options.scope ?? this, id, { eventBus: this.eventBus, eventSource: this.eventSource, account: this.account, alarmTopic: this.alarmTopic, operatorRoles: this.endpoint.operatorRoles }, detailType, options);
+    const rule = new VerifiedEventRule(options.scope ?? this, id, {
+      eventBus: this.eventBus, eventSource: this.eventSource, account: this.account, alarmTopic: this.alarmTopic, operatorRoles: this.endpoint.operatorRoles, receiverName: this.receiverName,
+    }, detailType, options);
     // A rule made in a consumer's stack keeps its alarm there (the dashboard would tie the stacks both ways).
     if (rule.deadLetterQueueAlarm && Stack.of(rule.deadLetterQueueAlarm) === Stack.of(this)) this.dashboard?.addAlarm(rule.deadLetterQueueAlarm);
     return rule;

@@ -112,15 +112,28 @@ export async function dlqCommand(args: readonly string[], io: OperatorIo): Promi
     const now = (io.now ?? Date.now)();
     return withDeadLetters(aws.sqs, queue, deadLetterUrl, manifest.codigoBeneficiario, MAX_LETTERS, async (letters, taken) => {
       const chosen = selected(letters, values);
-      const of = `${chosen.length} of ${letters.length} message(s) in the ${queue} dead-letter queue${letters.length >= MAX_LETTERS ? ` (read the first ${MAX_LETTERS})` : ''}`;
+      const read = letters.length >= MAX_LETTERS ? ` (the first ${MAX_LETTERS} read)` : '';
+      const held = `${letters.length} message(s) in the ${queue} dead-letter queue${read}`;
+      if (!letters.length) {
+        io.out(`The ${queue} dead-letter queue is empty${action === 'redrive' ? ': nothing to send back' : ''}.`);
+        return CliExit.OK;
+      }
       if (action === 'list' || values['dry-run']) {
-        io.out(`${of}${filtered ? ' match' : ''}${action === 'redrive' ? ' would be sent back (dry run)' : ''}`);
+        const which = filtered ? `${chosen.length} of ${held} match` : held;
+        io.out(action === 'redrive'
+          ? (chosen.length ? `Dry run: would send back ${chosen.length} of ${held}.` : `Dry run: none of ${held} matches; nothing would be sent back.`)
+          : `${which}.`);
         if (chosen.length) io.out(lettersTable(chosen, now));
+        return CliExit.OK;
+      }
+      if (!chosen.length) {
+        io.out(`None of ${held} matches: nothing sent back.`);
         return CliExit.OK;
       }
       const result = await redrive(aws.sqs, deadLetterUrl, targetUrl, chosen, taken);
       io.out(`Sent ${result.sent} of ${chosen.length} message(s) back to the ${queue} queue; a change already published is not published again.`);
       if (!result.failed.length) return CliExit.OK;
+      io.err(`${result.failed.length} of ${chosen.length} message(s) were not moved (exit ${CliExit.FAILED}); they stay in the dead-letter queue unless said otherwise:`);
       io.err(formatTable(['message id', 'what went wrong'], result.failed.map((f) => [f.letter.message.MessageId ?? '?', f.why])));
       return CliExit.FAILED;
     });

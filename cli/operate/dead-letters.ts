@@ -88,22 +88,57 @@ export interface RedriveResult {
   readonly failed: readonly { readonly letter: DeadLetter; readonly why: string }[];
 }
 
+/** SendMessageBatch's limits: ten entries, and 1 MiB for the bodies of all of them together. */
+export const SEND_BATCH = { entries: 10, bytes: 1_048_576 } as const;
+
+/** The letters in batches SendMessageBatch takes: at most ten, their bodies within its total size. */
+export function sendBatches(letters: readonly DeadLetter[]): DeadLetter[][] {
+  const batches: DeadLetter[][] = [];
+  let batch: DeadLetter[] = [];
+  let bytes = 0;
+  for (const letter of letters) {
+    const size = Buffer.byteLength(letter.message.Body ?? '', 'utf8');
+    if (batch.length && (batch.length >= SEND_BATCH.entries || bytes + size > SEND_BATCH.bytes)) {
+      batches.push(batch);
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(letter);
+    bytes += size;
+  }
+  if (batch.length) batches.push(batch);
+  return batches;
+}
+
 /**
  * Sends each letter's body to `targetUrl` (without the quarantine's attributes: the processor
- * reads it as new) and deletes it from the dead-letter queue once sent. A letter whose send or
- * delete failed stays (or may be in both queues: redriving is safe, a change already published
- * is not published again).
+ * reads it as new) and deletes it from the dead-letter queue once sent, in batches within SQS's
+ * limits. A batch SQS refuses whole, or an entry it refuses, is counted and the rest go on: what
+ * could be moved is moved. A letter whose send or delete failed stays (or may be in both queues:
+ * redriving is safe, a change already published is not published again).
  */
 export async function redrive(sqs: SQSClient, deadLetterUrl: string, targetUrl: string, letters: readonly DeadLetter[], taken: (letter: DeadLetter) => void): Promise<RedriveResult> {
   let sent = 0;
   const failed: { letter: DeadLetter; why: string }[] = [];
-  for (let i = 0; i < letters.length; i += 10) {
-    const batch = letters.slice(i, i + 10);
-    const answer = await sqs.send(new SendMessageBatchCommand({ QueueUrl: targetUrl, Entries: batch.map((letter, j) => ({ Id: String(j), MessageBody: letter.message.Body ?? '' })) }));
+  const reason = (error: unknown) => `${(error as { name?: string }).name ?? 'Error'}: ${(error as Error).message}`;
+  for (const batch of sendBatches(letters)) {
+    let answer;
+    try {
+      answer = await sqs.send(new SendMessageBatchCommand({ QueueUrl: targetUrl, Entries: batch.map((letter, j) => ({ Id: String(j), MessageBody: letter.message.Body ?? '' })) }));
+    } catch (error) {
+      for (const letter of batch) failed.push({ letter, why: `not sent: the batch was refused (${reason(error)})` });
+      continue;
+    }
     for (const f of answer.Failed ?? []) failed.push({ letter: batch[Number(f.Id)], why: `not sent: ${f.Code ?? ''} ${f.Message ?? ''}`.trim() });
     const delivered = (answer.Successful ?? []).map((s) => batch[Number(s.Id)]);
     if (!delivered.length) continue;
-    const deleted = await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: deadLetterUrl, Entries: delivered.map((letter, j) => ({ Id: String(j), ReceiptHandle: letter.message.ReceiptHandle! })) }));
+    let deleted;
+    try {
+      deleted = await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: deadLetterUrl, Entries: delivered.map((letter, j) => ({ Id: String(j), ReceiptHandle: letter.message.ReceiptHandle! })) }));
+    } catch (error) {
+      for (const letter of delivered) failed.push({ letter, why: `sent, but not deleted from the dead-letter queue (it may be redriven twice, which is safe): ${reason(error)}` });
+      continue;
+    }
     for (const f of deleted.Failed ?? []) failed.push({ letter: delivered[Number(f.Id)], why: `sent, but not deleted from the dead-letter queue (it may be redriven twice, which is safe): ${f.Code ?? ''} ${f.Message ?? ''}`.trim() });
     for (const s of deleted.Successful ?? []) {
       taken(delivered[Number(s.Id)]);

@@ -19,12 +19,21 @@ import { type NamedSubject, namedSubjects } from './subjects';
 
 /** A time the command line gives: an ISO 8601 instant, or a day (`YYYY-MM-DD`, UTC) that stands for its start, or with `end` its end. */
 export function parseWhen(value: string, option: string, end = false): number {
-  const day = /^\d{4}-\d{2}-\d{2}$/.test(value);
-  const at = Date.parse(day ? `${value}T00:00:00.000Z` : value);
-  if (!Number.isFinite(at) || !/^\d{4}-\d{2}-\d{2}/.test(value)) {
-    throw new OperatorError(`${option} must be a day (2026-11-25, UTC) or an ISO 8601 time (2026-11-25T14:00:00Z), got "${value}".`, CliExit.USAGE);
-  }
-  return day && end ? at + DAY_MS - 1 : at;
+  const refuse = (why: string): never => {
+    throw new OperatorError(`${option} must be a day (2026-11-25, UTC) or an ISO 8601 time with its zone (2026-11-25T14:00:00Z, 2026-11-25T11:00:00-03:00), got "${value}"${why}.`, CliExit.USAGE);
+  };
+  const parts = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$/i.exec(value);
+  if (!parts) return refuse('');
+  const [, year, month, day, hour, minute, second, zone] = parts;
+  // A date the calendar does not have (2026-02-30) is refused, never rolled over into the next month.
+  const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
+  if (date.getUTCFullYear() !== Number(year) || date.getUTCMonth() !== Number(month) - 1 || date.getUTCDate() !== Number(day)) return refuse(`: ${year}-${month} has no day ${day}`);
+  if (hour === undefined) return end ? date.getTime() + DAY_MS - 1 : date.getTime();
+  // A time without its zone would be read in this machine's zone: refused, never guessed.
+  if (zone === undefined) return refuse(': a time needs its zone (Z for UTC, or an offset such as -03:00)');
+  if (Number(hour) > 23 || Number(minute) > 59 || Number(second ?? 0) > 59) return refuse(': no such time of day');
+  const at = Date.parse(value.toUpperCase());
+  return Number.isFinite(at) ? at : refuse('');
 }
 
 /** Checks a window: in order, and no wider than OperatorDefaults.reverifyMaxWindowDays. */

@@ -5,7 +5,7 @@
  */
 import { DescribeAlarmsCommand, GetMetricDataCommand, type MetricAlarm } from '@aws-sdk/client-cloudwatch';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { type OperatorManifest } from '../../contracts/operations';
+import { consumerAlarmPrefix, type OperatorManifest } from '../../contracts/operations';
 import { DynamoDbWatchStates, type WatchStateRecord } from '../../lambda/store/watch-states';
 import { DynamoDbSweepRuns, type SweepRunRecord } from '../../lambda/store/sweep-runs';
 import { formatTable, humanDuration } from '../table';
@@ -37,12 +37,28 @@ export interface ReceiverStatus {
   readonly attention: boolean;
 }
 
-async function alarmStates(aws: AwsClients, names: readonly string[]): Promise<{ alarms: ReceiverStatus['alarms']; missing: string[] }> {
+/**
+ * The manifest's alarms, and the dead-letter queue alarms of the receiver's consumers in any stack
+ * (named under `consumerAlarmPrefix`: a consumer's stack depends on the receiver's, never the reverse).
+ */
+async function alarmStates(aws: AwsClients, manifest: OperatorManifest): Promise<{ alarms: ReceiverStatus['alarms']; missing: string[] }> {
   const found: MetricAlarm[] = [];
+  const names = [...manifest.alarms];
   for (let i = 0; i < names.length; i += 100) {
     const answer = await aws.cloudWatch.send(new DescribeAlarmsCommand({ AlarmNames: names.slice(i, i + 100), MaxRecords: 100 }));
     found.push(...(answer.MetricAlarms ?? []));
   }
+  let nextToken: string | undefined;
+  do {
+    const answer = await aws.cloudWatch.send(new DescribeAlarmsCommand({ AlarmNamePrefix: consumerAlarmPrefix(manifest.receiverName), MaxRecords: 100, NextToken: nextToken }));
+    for (const alarm of answer.MetricAlarms ?? []) {
+      if (!names.includes(alarm.AlarmName!)) {
+        names.push(alarm.AlarmName!);
+        found.push(alarm);
+      }
+    }
+    nextToken = answer.NextToken;
+  } while (nextToken);
   const byName = new Map(found.map((alarm) => [alarm.AlarmName!, alarm]));
   return {
     alarms: names.filter((name) => byName.has(name)).map((name) => {
@@ -73,7 +89,7 @@ async function oldestAges(aws: AwsClients, queueNames: readonly string[], now: n
 const queueNameOf = (url: string) => url.split('/').pop() ?? url;
 
 export async function receiverStatus(aws: AwsClients, manifest: OperatorManifest, now = Date.now()): Promise<ReceiverStatus> {
-  const { alarms, missing } = await alarmStates(aws, manifest.alarms);
+  const { alarms, missing } = await alarmStates(aws, manifest);
   const queues: [string, string, boolean][] = [
     ['notifications', manifest.queues.notifications.url, false],
     ['notifications dead-letter', manifest.queues.notificationsDeadLetter.url, true],

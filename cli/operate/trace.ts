@@ -49,11 +49,22 @@ export async function traceSubject(aws: AwsClients, manifest: OperatorManifest, 
   return first!;
 }
 
+/**
+ * A notification's own id as the row shows it: none when it is only the status it claimed (a
+ * payment's), and without the status a refund's id carries after it (`<id>:<status>`).
+ */
+function notificationId(entry: { readonly id: string; readonly claim: string }): string | undefined {
+  if (!entry.id || entry.id === entry.claim) return undefined;
+  return entry.id.endsWith(`:${entry.claim}`) ? entry.id.slice(0, -entry.claim.length - 1) : entry.id;
+}
+
 /** One trail entry as a row: when, what, and its details. */
 function trailRow(entry: TrailEntry): string[] {
   switch (entry.kind) {
-    case TrailEntryKind.NOTIFICATION:
-      return [entry.at, 'notification', `${entry.claim} ${entry.matched ? 'matched the bank' : 'NOT CONFIRMED by the bank'} (id ${entry.id}, request ${entry.requestId || '?'})`];
+    case TrailEntryKind.NOTIFICATION: {
+      const id = notificationId(entry);
+      return [entry.at, 'notification', `${entry.claim} ${entry.matched ? 'matched the bank' : 'NOT CONFIRMED by the bank'} (${id ? `id ${id}, ` : ''}request ${entry.requestId || '?'})`];
+    }
     case TrailEntryKind.LOOK:
       return [entry.at, 'look', `the bank showed ${entry.status} (${entry.trigger}${entry.reason ? `: ${entry.reason}` : ''})${entry.unpublished ? `; not published: ${entry.unpublished}` : ''}`];
     case TrailEntryKind.PUBLISHED:
@@ -67,6 +78,26 @@ function trailRow(entry: TrailEntry): string[] {
   }
 }
 
+/**
+ * The trail in time order: entries are written as the processor handles them, so a notification
+ * stored a moment before another may be handled after it. Entries of the same instant keep the
+ * order they were written in (a look before what it published).
+ */
+function inTimeOrder(trail: readonly TrailEntry[]): TrailEntry[] {
+  const at = (entry: TrailEntry) => {
+    const ms = Date.parse(entry.at);
+    return Number.isFinite(ms) ? ms : Number.POSITIVE_INFINITY;
+  };
+  return trail.map((entry, i) => ({ entry, i })).sort((a, b) => at(a.entry) - at(b.entry) || a.i - b.i).map(({ entry }) => entry);
+}
+
+/** The verified state in a line: its status, amount and date, the amount once. */
+function stateLine(s: NonNullable<SubjectRecord['state']>): string {
+  const settled = s.settlement ? `, settled ${s.settlement.date} ${s.settlement.amount.decimal}` : '';
+  const amount = s.amount && !(s.settlement && s.settlement.amount.cents === s.amount.cents) ? `, ${s.amount.decimal}` : '';
+  return `${s.status} (${s.statusClass})${amount}${s.paidAt ? `, paid ${s.paidAt}` : ''}${settled}`;
+}
+
 export function formatTrace(t: SubjectTrace): string {
   const lines = [`Subject ${t.subjectId}`];
   const r = t.record;
@@ -75,15 +106,15 @@ export function formatTrace(t: SubjectTrace): string {
   } else {
     const s = r.state;
     lines.push(
-      `  verified state   ${s ? `${s.status} (${s.statusClass})${s.amount ? `, ${s.amount.decimal}` : ''}${s.paidAt ? `, paid ${s.paidAt}` : ''}${s.settlement ? `, settled ${s.settlement.date} ${s.settlement.amount.decimal}` : ''}` : 'none yet'}`,
+      `  verified state   ${s ? stateLine(s) : 'none yet'}`,
       `  changes          ${r.sequence} published${r.outbox ? ' (one being published now)' : ''}${r.pendingSince !== undefined ? `; pending since ${new Date(r.pendingSince).toISOString()} (the sweep follows it)` : ''}`,
     );
     if (r.unnotified?.length) lines.push(`  awaiting         a notification of ${r.unnotified.map((u) => u.key).join(', ')} (else counted as recovered)`);
-    lines.push('', r.trail?.length ? formatTable(['at', 'what', 'details'], r.trail.map(trailRow)) : 'Trail: empty (written by releases before the trail).');
+    lines.push('', r.trail?.length ? formatTable(['at', 'what', 'details'], inTimeOrder(r.trail).map(trailRow)) : 'Trail: empty (written by releases before the trail).');
   }
   lines.push('');
   if (!t.journalBucket) lines.push('Raw notifications: the journal is off.');
-  else if (!t.raw.length) lines.push(`Raw notifications: none in s3://${t.journalBucket}/ (none received: a sweep or a Track Payment found it).`);
+  else if (!t.raw.length) lines.push(`Raw notifications: none in s3://${t.journalBucket}/${r ? ' (none received: a sweep, a Track Payment or a reverify found it)' : ''}.`);
   else lines.push(`Raw notifications (${t.raw.length}):`, ...t.raw.map((key) => `  s3://${t.journalBucket}/${key}`));
   return lines.join('\n');
 }

@@ -33,6 +33,8 @@ export function runbookLink(runbook: Runbook): string {
 
 /** What differs between the library's alarms. */
 export interface ThresholdAlarmOptions {
+  /** @default - CloudFormation names it */
+  readonly alarmName?: string;
   readonly description: string;
   /** The runbook section, appended to the description. */
   readonly runbook: Runbook;
@@ -55,6 +57,7 @@ export interface ThresholdAlarmOptions {
 export function thresholdAlarm(scope: Construct, id: string, options: ThresholdAlarmOptions): cloudwatch.Alarm {
   const evaluationPeriods = options.evaluationPeriods ?? 1;
   return new cloudwatch.Alarm(scope, id, {
+    alarmName: options.alarmName,
     alarmDescription: `${options.description} Runbook: ${runbookLink(options.runbook)}`,
     metric: options.metric,
     threshold: options.threshold ?? 1,

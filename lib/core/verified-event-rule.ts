@@ -1,4 +1,4 @@
-import { Annotations, Duration, Token, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
@@ -11,6 +11,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { BankAccount } from '../../contracts/bank-connection';
 import type { BankEventDetailType } from '../../contracts/events';
+import { consumerAlarmPrefix } from '../../contracts/operations';
 import { ProcessorDefaults } from '../../contracts/processor';
 import { notifyOn, Runbook, thresholdAlarm } from './alarms';
 import { acknowledgeInherent } from './compliance';
@@ -26,6 +27,8 @@ export interface VerifiedEventSource {
   readonly alarmTopic?: sns.ITopic;
   /** The receiver's operators: they may send to a consumer queue (a redrive of its dead-letter queue). */
   readonly operatorRoles?: iam.IRole[];
+  /** The receiver's name: its consumers' alarms are named under it (`consumerAlarmPrefix`), so `status` finds them in any stack. */
+  readonly receiverName?: string;
 }
 
 /**
@@ -74,13 +77,30 @@ export class VerifiedEventRule extends events.Rule {
       // The dead-letter queue made here takes EventBridge's failed deliveries for this rule, and nothing else.
       QueueSenders.guard(this.deadLetterQueue as sqs.Queue).addRule(this);
       this.deadLetterQueueAlarm = thresholdAlarm(scope, `${id}DeadLetterQueueAlarm`, {
-      runbook: Runbook.CONSUMER_DEAD_LETTER_QUEUE,
+        alarmName: consumerAlarmName(scope, `${id}DeadLetterQueueAlarm`, source.receiverName),
+        runbook: Runbook.CONSUMER_DEAD_LETTER_QUEUE,
         description: `Verified bank events (${detailType}) are in the dead-letter queue of the rule ${this.node.path}: ${options.consumer ? 'its consumer failed them on every receive' : 'its target refused them for 24 hours'}. Fix the consumer, then move them back (docs/events.md, "Consuming events").`,
         metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: cloudwatch.Stats.MAXIMUM }),
       });
       notifyOn(options.alarmTopic ?? source.alarmTopic, [this.deadLetterQueueAlarm]);
     }
   }
+}
+
+/**
+ * The name of a consumer's dead-letter queue alarm: the receiver's prefix, then the alarm's path
+ * made unique in the account (its stack's name is in it). None when the receiver's name is only
+ * known at deploy time (CloudFormation names it; `status` then sees it only in the receiver's own stack).
+ */
+function consumerAlarmName(scope: Construct, id: string, receiverName: string | undefined): string | undefined {
+  if (receiverName === undefined || Token.isUnresolved(receiverName)) return undefined;
+  const stack = Stack.of(scope);
+  if (Token.isUnresolved(stack.stackName)) return undefined;
+  const path = [stack.stackName, ...scope.node.scopes.slice(scope.node.scopes.indexOf(stack) + 1).map((c) => c.node.id), id].join('-');
+  const readable = path.replace(/[^A-Za-z0-9_.-]/g, '-');
+  // A long path keeps its end and a hash of the whole, so two never share a name.
+  const bounded = readable.length <= 150 ? readable : `${readable.slice(-137)}-${consumerAlarmPrefix(path).slice(-13, -1)}`;
+  return `${consumerAlarmPrefix(receiverName)}${bounded}`;
 }
 
 /** The rule's props, once its options are checked (before anything is made). */

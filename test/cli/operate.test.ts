@@ -15,7 +15,7 @@ import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { runCli } from '../../cli/cli';
-import { CliExit, OPERATOR_MANIFEST_DESCRIPTION, OPERATOR_MANIFEST_KIND, type OperatorManifest } from '../../contracts/operations';
+import { CliExit, consumerAlarmPrefix, OPERATOR_MANIFEST_DESCRIPTION, OPERATOR_MANIFEST_KIND, type OperatorManifest } from '../../contracts/operations';
 import { IdempotencyTable, QuarantineAttribute } from '../../contracts/processor';
 import { BankApiError } from '../../lambda/bank/errors';
 import { sqsQuarantine } from '../../lambda/processor/aws';
@@ -226,6 +226,28 @@ describe('status', () => {
   });
 });
 
+describe('status of consumers in other stacks', () => {
+  it('finds the dead-letter queue alarm of a consumer rule made in the consumer\'s own stack by its name\'s prefix, and says it needs attention', async () => {
+    const d = await deploy();
+    // What onVerifiedEvent with `scope` in a consumer's stack makes: an alarm the receiver's manifest cannot name.
+    const consumerAlarm = `${consumerAlarmPrefix(d.manifest.receiverName)}Payables-Consumers-SettledDeadLetterQueueAlarm`;
+    await cloudWatch.send(new PutMetricAlarmCommand({
+      AlarmName: consumerAlarm, AlarmDescription: 'Verified bank events are in the dead-letter queue of a consumer. Runbook: docs/operations.md#consumer-dead-letter-queue',
+      Namespace: 'AWS/SQS', MetricName: 'ApproximateNumberOfMessagesVisible', Statistic: 'Maximum', Period: 60, EvaluationPeriods: 1, Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    }));
+    // Another receiver's consumer is not this one's.
+    await cloudWatch.send(new PutMetricAlarmCommand({
+      AlarmName: `${consumerAlarmPrefix('Someone/Else')}Other-DeadLetterQueueAlarm`, Namespace: 'AWS/SQS', MetricName: 'X', Statistic: 'Maximum', Period: 60, EvaluationPeriods: 1, Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    }));
+    await cloudWatch.send(new SetAlarmStateCommand({ AlarmName: consumerAlarm, StateValue: 'ALARM', StateReason: 'test' }));
+    const { status, out } = await cli(['status', '--stack', d.stackName]);
+    expect(status).toBe(CliExit.ATTENTION);
+    expect(out).toMatch(/Alarms: 1 of \d+ in ALARM/);
+    expect(out).toContain(consumerAlarm);
+    expect(out).not.toContain('Other-DeadLetterQueueAlarm');
+  });
+});
+
 describe('trace', () => {
   it('tells what happened to a boleto: its verified state, its trail and where its raw notification is', async () => {
     const d = await deploy();
@@ -269,7 +291,7 @@ describe('dlq', () => {
     const { status, out } = await cli(['dlq', 'list', '--stack', d.stackName]);
     expect(out).toMatch(/req-dlq-1004$/m);
     expect(status).toBe(CliExit.OK);
-    expect(out).toContain('1 of 1 message(s) in the notifications dead-letter queue');
+    expect(out).toContain('1 message(s) in the notifications dead-letter queue.');
     expect(out).toMatch(new RegExp(`boleto:54321:${nine('1004')}\\s+failed on its last receive \\(5 of 5\\): boleto query`));
     // Read, not taken: the message is visible again for the next reader.
     const again = await sqs.send(new ReceiveMessageCommand({ QueueUrl: d.manifest.queues.notificationsDeadLetter.url, MessageAttributeNames: ['All'], WaitTimeSeconds: 1 }));
@@ -292,7 +314,9 @@ describe('dlq', () => {
     expect(refused.err).toContain('dlq redrive needs --all, or a filter');
 
     const dry = await cli(['dlq', 'redrive', '--subject', '1005', '--dry-run', '--stack', d.stackName]);
-    expect(dry.out).toContain('1 of 2 message(s) in the notifications dead-letter queue match would be sent back (dry run)');
+    expect(dry.out).toContain('Dry run: would send back 1 of 2 message(s) in the notifications dead-letter queue.');
+    const none = await cli(['dlq', 'redrive', '--subject', '999999', '--dry-run', '--stack', d.stackName]);
+    expect(none.out).toContain('Dry run: none of 2 message(s) in the notifications dead-letter queue matches; nothing would be sent back.');
     expect(await depth(d.manifest.queues.notifications.url)).toBe(0);
 
     p.bank.errors.delete('1005');
@@ -417,7 +441,15 @@ describe('reverify', () => {
     const backwards = await cli(['reverify', '--from', '2025-06-05', '--to', '2025-06-01', '--stack', 'NoSuchStack']);
     expect(backwards.err).toContain('--to (2025-06-01T23:59:59.999Z) is before --from (2025-06-05T00:00:00.000Z).');
     const junk = await cli(['reverify', '--from', 'yesterday', '--to', '2025-06-01', '--stack', 'NoSuchStack']);
-    expect(junk.err).toContain('--from must be a day (2026-11-25, UTC) or an ISO 8601 time (2026-11-25T14:00:00Z), got "yesterday".');
+    expect(junk.err).toContain('--from must be a day (2026-11-25, UTC) or an ISO 8601 time with its zone (2026-11-25T14:00:00Z, 2026-11-25T11:00:00-03:00), got "yesterday".');
+    // A time without its zone (read in the machine's own zone before) and a date the calendar does not have.
+    const local = await cli(['reverify', '--from', '2025-06-01T14:00', '--to', '2025-06-01', '--stack', 'NoSuchStack']);
+    expect(local.status).toBe(CliExit.USAGE);
+    expect(local.err).toContain('got "2025-06-01T14:00": a time needs its zone (Z for UTC, or an offset such as -03:00).');
+    const impossible = await cli(['reverify', '--from', '2026-02-30', '--to', '2026-03-01', '--stack', 'NoSuchStack']);
+    expect(impossible.status).toBe(CliExit.USAGE);
+    expect(impossible.err).toContain('got "2026-02-30": 2026-02 has no day 30.');
+    expect((await cli(['replay', '--from', '2026-11-25T25:00:00Z', '--to', '2026-11-26', '--rule', 'R', '--stack', 'NoSuchStack'])).err).toContain(': no such time of day.');
     expect((await cli(['reverify', '--stack', 'NoSuchStack'])).err).toContain('reverify needs --from and --to');
   });
 });

@@ -10,6 +10,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { processBatch } from '../../lambda/processor/batch';
 import { matchesEventPattern } from '../../tools/local-aws/event-pattern';
 import { boletoEvent, contextWith, fakeDeps, pixPayment, sqsRecord } from '../support/processor-records';
+import { consumerAlarmPrefix } from '../../contracts/operations';
 import { BankEventDetailType, BankStage, BankWebhookReceiver, type BankWebhookReceiverProps, ClientCredentialsAuth, ZuluTimestamps } from '../../lib';
 import { BANK_CONNECTION_ENV, type BankConnectionSettings, expandBankConnection } from '../../contracts/bank-connection';
 import { PROCESSOR_SETTINGS_ENV, type ProcessorSettings } from '../../contracts/processor';
@@ -299,6 +300,9 @@ describe('onVerifiedEvent', () => {
     ]);
     expect(consumer.dependencies).toContain(stack);
     expect(stack.dependencies).toEqual([]);
+    // Its alarm is named under the receiver's prefix: `status` finds it by name, with no reference from the receiver's stack.
+    Template.fromStack(consumer).hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: `${consumerAlarmPrefix(receiver.receiverName)}Consumer-SettledDeadLetterQueueAlarm` });
+    expect(consumerAlarmPrefix(receiver.receiverName)).toMatch(/^cdk-bank-webhooks-consumer-[0-9a-f]{12}-$/);
     app.synth();
   });
 

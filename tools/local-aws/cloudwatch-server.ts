@@ -12,7 +12,7 @@ export interface LocalAlarm {
 
 /**
  * A local endpoint that speaks CloudWatch's JSON protocol (awsJson1_0) for what the operator CLI
- * reads: DescribeAlarms by name, from `alarms` (the local runner's own evaluation of the
+ * reads: DescribeAlarms by name or name prefix, from `alarms` (the local runner's own evaluation of the
  * template's alarms), and GetMetricData, which answers no datapoints (AWS services' own metrics,
  * such as a queue's oldest message, do not exist locally). Loopback only.
  */
@@ -24,8 +24,9 @@ export class LocalCloudWatch extends JsonProtocolServer {
   protected handle(operation: string, input: Record<string, unknown>): unknown {
     if (operation === 'DescribeAlarms') {
       const names = Array.isArray(input.AlarmNames) ? input.AlarmNames as string[] : undefined;
+      const prefix = typeof input.AlarmNamePrefix === 'string' ? input.AlarmNamePrefix : undefined;
       return {
-        MetricAlarms: this.alarms().filter((alarm) => !names || names.includes(alarm.name)).map((alarm) => ({
+        MetricAlarms: this.alarms().filter((alarm) => (!names || names.includes(alarm.name)) && (!prefix || alarm.name.startsWith(prefix))).map((alarm) => ({
           AlarmName: alarm.name, AlarmDescription: alarm.description, StateValue: alarm.state, StateUpdatedTimestamp: alarm.since / 1000,
         })),
         CompositeAlarms: [],
