@@ -45,7 +45,7 @@ export interface BankWebhookReceiverProps extends BankWebhookEndpointProps, Sett
    * The reconciliation sweep: every `interval` it reads the bank's settled boletos of today and
    * the last days, and queries the payments still pending, so a settlement whose notification the
    * bank never delivered is still verified and published (once, with `trigger: reconciliation`).
-   * See docs/reconciliation.md.
+   * See cdk-bank-webhooks/docs/reconciliation.md.
    * @default - on in PRODUCTION (see `stage`) and against a BankSandbox: every 15 minutes, today and the last 3 days, pending payments for 7 days; off in NON_PRODUCTION against the real bank
    */
   readonly reconciliation?: ReconciliationOptions;
@@ -55,13 +55,13 @@ export interface BankWebhookReceiverProps extends BankWebhookEndpointProps, Sett
    * registrations), sweeps and watches; NON_PRODUCTION (staging) does none of these against the
    * bank: it may not take registrations, and has no reconciliation sweep, registration watch or
    * Track Payment rule. Against a BankSandbox (`bank: sandbox.connection`) a NON_PRODUCTION
-   * receiver does all of them, against the sandbox. See docs/usage.md, "Staging beside production".
+   * receiver does all of them, against the sandbox. See cdk-bank-webhooks/docs/usage.md, "Staging beside production".
    * @default - NON_PRODUCTION against a BankSandbox; otherwise PRODUCTION when the receiver registers (`paymentRegistration` or `boletoContracts`), NON_PRODUCTION (with a synth warning) when it does not
    */
   readonly stage?: BankStage;
 
   /**
-   * Pix received (the standard Pix API; docs/pix.md): a REST API of its own for the provider's
+   * Pix received (the standard Pix API; cdk-bank-webhooks/docs/pix.md): a REST API of its own for the provider's
    * callbacks (`pixUrl`), and every Pix confirmed with the provider's Pix API under this
    * receiver's credentials before it is published (`Pix Received`, `Pix Refund`). A PRODUCTION
    * receiver needs `pix.domain` (mutual TLS, the provider's certificate pinned); without it (a
@@ -142,7 +142,7 @@ export function validateReceiverProps(receiver: Construct, props: BankWebhookRec
     v.check(!props.reconciliation?.trackPaymentSources, 'reconciliation.trackPaymentSources', `must be left out: ${why}; Track Payment looks ask the bank. Set stage: BankStage.PRODUCTION if this stack is production`);
   }
   if (props.pix) {
-    v.check(stageOf(props) !== BankStage.PRODUCTION || !!props.pix.domain, 'pix.domain', 'is required on a PRODUCTION receiver: the Pix callback carries no credential, so production takes it only over mutual TLS on a domain of its own, the provider\'s certificate pinned (docs/pix.md)');
+    v.check(stageOf(props) !== BankStage.PRODUCTION || !!props.pix.domain, 'pix.domain', 'is required on a PRODUCTION receiver: the Pix callback carries no credential, so production takes it only over mutual TLS on a domain of its own, the provider\'s certificate pinned (cdk-bank-webhooks/docs/pix.md)');
     if (props.pix.connection && stageOf(props) === BankStage.PRODUCTION) checkRealPixProvider(v, receiver, props.pix.connection, 'pix.connection');
     checkPixSweep(v, props.pix, 'pix', props.reconciliation?.lookbackDays ?? SweepDefaults.lookbackDays, props.idempotencyTtl ?? Duration.seconds(ProcessorDefaults.idempotencyTtlSeconds));
   }

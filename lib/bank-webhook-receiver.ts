@@ -119,7 +119,7 @@ export class BankWebhookReceiver extends Construct {
       endpoint.addPixApi(props.pix.domain);
       if (!props.pix.domain) {
         Annotations.of(this).addWarningV2('cdk-bank-webhooks:pixWithoutMutualTls',
-          'The Pix route checks no client certificate (no pix.domain, so no mutual TLS): anyone who finds its URL can post callbacks. Each Pix is still confirmed with the provider under this receiver\'s credentials, so a forged callback costs queries, never an event (docs/pix.md).');
+          'The Pix route checks no client certificate (no pix.domain, so no mutual TLS): anyone who finds its URL can post callbacks. Each Pix is still confirmed with the provider under this receiver\'s credentials, so a forged callback costs queries, never an event (cdk-bank-webhooks/docs/pix.md).');
       }
     }
     // The processor and the sweep share the endpoint's security groups.
@@ -171,7 +171,7 @@ export class BankWebhookReceiver extends Construct {
     }
 
     if (props.dashboard ?? true) this.dashboard = new ReceiverDashboard(this, 'Dashboard', { endpoint, processor, reconciliation: this.reconciliation });
-    // What the operator CLI finds the receiver by (docs/operations.md, "The operator CLI").
+    // What the operator CLI finds the receiver by (cdk-bank-webhooks/docs/operations.md, "The operator CLI").
     writeOperatorManifest(this, 'OperatorManifest', {
       receiverName, stage: this.stage, codigoBeneficiario: processor.account.codigoBeneficiario,
       queue: endpoint.queue, deadLetterQueue: endpoint.deadLetterQueue, lookQueue: processor.lookQueue, lookDeadLetterQueue: processor.lookDeadLetterQueue,

@@ -8,7 +8,7 @@ export class BankWebhooksConstants {
   public static readonly METRICS_NAMESPACE: string = METRICS_NAMESPACE;
   /** Version of the published events' detail shape (`detail.version`). */
   public static readonly EVENT_DETAIL_VERSION: string = EVENT_DETAIL_VERSION;
-  /** `detail-type` of the event that asks a receiver to follow a payment the company started (docs/reconciliation.md). */
+  /** `detail-type` of the event that asks a receiver to follow a payment the company started (cdk-bank-webhooks/docs/reconciliation.md). */
   public static readonly TRACK_PAYMENT_DETAIL_TYPE: string = TRACK_PAYMENT_DETAIL_TYPE;
 
   private constructor() {}

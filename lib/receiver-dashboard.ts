@@ -61,7 +61,7 @@ export class ReceiverDashboard extends Construct {
     this.dashboard = new cloudwatch.Dashboard(this, 'Resource', { dashboardName: props.dashboardName, defaultInterval: Duration.days(1) });
     this.dashboard.addWidgets(new cloudwatch.TextWidget({
       width: WIDTH, height: 2,
-      markdown: `# Bank webhooks: ${processor.receiverName}\nEvery alarm names its runbook in docs/operations.md ("Runbooks"). A boleto's or payment's trail: \`cdk-bank-webhooks trace\`.`,
+      markdown: `# Bank webhooks: ${processor.receiverName}\nEvery alarm names its runbook in cdk-bank-webhooks/docs/operations.md ("Runbooks"). A boleto's or payment's trail: \`cdk-bank-webhooks trace\`.`,
     }));
     this.dashboard.addWidgets(new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: WIDTH, height: 3 }));
     this.dashboard.addWidgets(

@@ -5,7 +5,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 
 /**
- * The section of docs/operations.md ("Runbooks") that says how to diagnose and fix what an alarm
+ * The section of cdk-bank-webhooks/docs/operations.md ("Runbooks") that says how to diagnose and fix what an alarm
  * tells: every alarm's description names its own (a test holds each to a heading there).
  */
 export enum Runbook {
@@ -28,7 +28,7 @@ export enum Runbook {
 
 /** Where a runbook is, as an alarm's description names it. */
 export function runbookLink(runbook: Runbook): string {
-  return `docs/operations.md#${runbook}`;
+  return `cdk-bank-webhooks/docs/operations.md#${runbook}`;
 }
 
 /** What differs between the library's alarms. */

@@ -43,7 +43,7 @@ export interface BankConnectionProps {
   /**
    * Secret with the bank credentials as JSON: `apiKey`, `password` (and optionally `username`)
    * for the collection API; `clientId`, `clientSecret`, `clientCertificate` and `clientKey` (PEM)
-   * for the payments API; optionally `caCertificates` (PEM). See docs/usage.md.
+   * for the payments API; optionally `caCertificates` (PEM). See cdk-bank-webhooks/docs/usage.md.
    */
   readonly credentials: secretsmanager.ISecret;
   /** The account calls are made for. */
@@ -78,7 +78,7 @@ export interface BankConnectionProps {
   /**
    * Scopes of the payment queries' tokens, per kind: public payment clients ask each kind's
    * `consultar` scope for queries (the `pagar` ones are for paying). To query with the
-   * registration's `pagar` scopes, as earlier releases did, give every kind the `paymentsScopes` (docs/changes.md).
+   * registration's `pagar` scopes, as earlier releases did, give every kind the `paymentsScopes` (cdk-bank-webhooks/docs/changes.md).
    * @default each kind its `consultar` scope (`payments.<kind>.consultar`), one token per kind
    */
   readonly paymentQueryScopes?: PaymentQueryScopes;
@@ -86,7 +86,7 @@ export interface BankConnectionProps {
    * How to read a timestamp the bank writes with a Z (the boleto query's settlement date): a true
    * UTC instant, or the bank's local time with a Z. The manual does not say; a settlement's bank
    * day follows this reading, and the SettlementDayMismatches metric counts settlements the
-   * bank's listing puts on another day (docs/bank-api.md).
+   * bank's listing puts on another day (cdk-bank-webhooks/docs/bank-api.md).
    * @default ZuluTimestamps.UTC
    */
   readonly zuluTimestamps?: ZuluTimestamps;
@@ -172,7 +172,7 @@ export function validateBankConnection(v: PropsValidation, props: BankConnection
       v.check(typeof value === 'string' && ACCOUNT_FIELD_PATTERN.test(value), `${prefix}.account.${key}`, `must be 1 to 20 letters, digits or hyphens, got ${JSON.stringify(value)}`);
     }
   }
-  v.check(!!props.credentials, `${prefix}.credentials`, 'is required: the Secrets Manager secret holding the bank credentials (JSON, see docs/usage.md)');
+  v.check(!!props.credentials, `${prefix}.credentials`, 'is required: the Secrets Manager secret holding the bank credentials (JSON, see cdk-bank-webhooks/docs/usage.md)');
   checkSecretNamed(v, props.credentials, `${prefix}.credentials`);
   for (const key of ['boletoQueryPath', 'settledBoletosPath', 'pixQueryPath', 'boletoPaymentQueryPath', 'taxPaymentQueryPath'] as const) {
     const value = props[key];

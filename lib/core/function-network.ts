@@ -5,7 +5,7 @@ import type { PropsValidation } from './props-validation';
 /**
  * Where the library's functions run. In a VPC, each function reaches AWS services through the
  * VPC's endpoints or a NAT gateway, and the bank (processor, sweep, registrations) through a NAT
- * gateway: see docs/security.md for the endpoints each one needs.
+ * gateway: see cdk-bank-webhooks/docs/security.md for the endpoints each one needs.
  */
 export interface FunctionNetworkProps {
   /**

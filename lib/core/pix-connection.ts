@@ -63,7 +63,7 @@ export interface PixConnectionProps {
   /**
    * Secret with the Pix application's credentials as JSON: `clientId`, `clientSecret`,
    * `clientCertificate` and `clientKey` (PEM; every call is over mutual TLS), optionally
-   * `caCertificates` (PEM). See docs/bank-api.md.
+   * `caCertificates` (PEM). See cdk-bank-webhooks/docs/bank-api.md.
    */
   readonly credentials: secretsmanager.ISecret;
   /**

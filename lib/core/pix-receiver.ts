@@ -93,7 +93,7 @@ export interface PixDomainProps {
 }
 
 /**
- * What a receiver verifies Pix received with (the Central Bank's standard Pix API; docs/pix.md):
+ * What a receiver verifies Pix received with (the Central Bank's standard Pix API; cdk-bank-webhooks/docs/pix.md):
  * the provider's Pix API, reached under this receiver's own credentials, and the keys whose Pix
  * are this receiver's.
  */

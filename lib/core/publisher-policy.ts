@@ -40,7 +40,7 @@ function eventsArnPrefix(busArn: string): string {
  * into the bus (a source ARN of an archive or a replay of the bus's account and region) are let
  * through: a replay goes only to the bus its archive records, so it brings back only events that
  * were put on this bus past this same statement. Whether EventBridge evaluates the bus policy for a
- * replay at all is not documented (docs/security.md, "What each input trusts").
+ * replay at all is not documented (cdk-bank-webhooks/docs/security.md, "What each input trusts").
  */
 export function putEventsDenyStatement(sid: string, busArn: string, matches: Record<string, string[]>, roleArns: string[]): iam.PolicyStatement {
   const prefix = eventsArnPrefix(busArn);

@@ -79,7 +79,7 @@ export class VerifiedEventRule extends events.Rule {
       this.deadLetterQueueAlarm = thresholdAlarm(scope, `${id}DeadLetterQueueAlarm`, {
         alarmName: consumerAlarmName(scope, `${id}DeadLetterQueueAlarm`, source.receiverName),
         runbook: Runbook.CONSUMER_DEAD_LETTER_QUEUE,
-        description: `Verified bank events (${detailType}) are in the dead-letter queue of the rule ${this.node.path}: ${options.consumer ? 'its consumer failed them on every receive' : 'its target refused them for 24 hours'}. Fix the consumer, then move them back (docs/events.md, "Consuming events").`,
+        description: `Verified bank events (${detailType}) are in the dead-letter queue of the rule ${this.node.path}: ${options.consumer ? 'its consumer failed them on every receive' : 'its target refused them for 24 hours'}. Fix the consumer, then move them back (cdk-bank-webhooks/docs/events.md, "Consuming events").`,
         metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: cloudwatch.Stats.MAXIMUM }),
       });
       notifyOn(options.alarmTopic ?? source.alarmTopic, [this.deadLetterQueueAlarm]);

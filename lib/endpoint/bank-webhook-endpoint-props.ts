@@ -188,7 +188,7 @@ export interface BankWebhookEndpointProps extends FunctionNetworkProps, Receiver
    * Roles of the operators who move dead-lettered messages back (a redrive sends them to the
    * queue) and reverify (it sends look requests): the only principals besides the library's own
    * functions and rules that may send to the queues it makes, each of which denies
-   * `sqs:SendMessage` to everyone else in the account (docs/security.md).
+   * `sqs:SendMessage` to everyone else in the account (cdk-bank-webhooks/docs/security.md).
    * @default - none: nobody else can send to the queues, and a redrive is refused
    */
   readonly operatorRoles?: iam.IRole[];
@@ -198,7 +198,7 @@ export interface BankWebhookEndpointProps extends FunctionNetworkProps, Receiver
  * How long each route may be silent. Whole hours up to 168 (CloudWatch evaluates at most
  * 7 days); `Duration.hours(0)` turns a route's alarm off. The default of 96 hours spans a weekend
  * and a holiday beside it, so a company settling on business days is not woken by them
- * (docs/operations.md, "SilenceAlarm").
+ * (cdk-bank-webhooks/docs/operations.md, "SilenceAlarm").
  */
 export interface RouteSilenceOptions {
   /**

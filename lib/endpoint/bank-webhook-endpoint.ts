@@ -202,7 +202,7 @@ export class BankWebhookEndpoint extends Construct {
   }
 
   /**
-   * Serves the standard Pix API's callback (docs/pix.md) on a REST API of its own, to the same
+   * Serves the standard Pix API's callback (cdk-bank-webhooks/docs/pix.md) on a REST API of its own, to the same
    * receiver and queue: `POST /pix` (the provider appends `/pix` to the URL registered for a key)
    * and `POST /` (its validation call). A REST API of its own, because mutual TLS covers a whole
    * domain and the bank's other callbacks carry no client certificate. With `domain`, on its own

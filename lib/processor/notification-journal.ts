@@ -8,7 +8,7 @@ import { isWholeNumberIn, type PropsValidation } from '../core/props-validation'
 
 /**
  * The raw journal: every authenticated notification kept as the receiver stored it, beyond the
- * queue's 14 days (see docs/operations.md, "The raw journal", and docs/security.md).
+ * queue's 14 days (see cdk-bank-webhooks/docs/operations.md, "The raw journal", and cdk-bank-webhooks/docs/security.md).
  */
 export interface NotificationJournalOptions {
   /**
@@ -41,7 +41,7 @@ export interface NotificationJournalOptions {
   /**
    * Roles that may read the journal (operators running `cdk-bank-webhooks trace`, auditors): each
    * is granted read, and the bucket policy refuses reads to every other principal. The bodies
-   * carry payers' CPF/CNPJ (docs/security.md).
+   * carry payers' CPF/CNPJ (cdk-bank-webhooks/docs/security.md).
    * @default - no grant and no refusal: the account's IAM policies decide who reads
    */
   readonly readers?: iam.IRole[];

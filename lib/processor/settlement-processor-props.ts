@@ -138,7 +138,7 @@ export interface SettlementProcessorProps extends SettlementProcessorOptions, Fu
   readonly bank: BankConnectionProps;
 
   /**
-   * Pix received (docs/pix.md): the provider's standard Pix API every Pix is confirmed with, and
+   * Pix received (cdk-bank-webhooks/docs/pix.md): the provider's standard Pix API every Pix is confirmed with, and
    * the receiver's keys. Needed to verify what a Pix route stores.
    * @default - no Pix: a Pix callback in the queue cannot be verified (it is retried, then quarantined)
    */
@@ -166,7 +166,7 @@ export interface SettlementProcessorProps extends SettlementProcessorOptions, Fu
   /**
    * Roles of the operators who redrive the look dead-letter queue or reverify (both send to the
    * look queue): with the processor, the sweep and the Track Payment rule, the only principals
-   * that may send to it (docs/security.md).
+   * that may send to it (cdk-bank-webhooks/docs/security.md).
    * @default - none: nobody else can send to the look queue
    */
   readonly operatorRoles?: iam.IRole[];

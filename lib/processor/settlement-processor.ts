@@ -219,7 +219,7 @@ export class SettlementProcessor extends Construct {
     // Deferral sends a look back as a new message, so the queue's age never shows a backlog of looks: their own age does.
     this.lookAgeAlarm = thresholdAlarm(this, 'LookAgeAlarm', {
       runbook: Runbook.LOOK_AGE,
-      description: `A look request (the sweep's, or a Track Payment's) waited more than ${oldest.toHumanString()} since it was first asked for: looks are deferred for the bank's rate faster than they are served. See LookRequestAge and docs/reconciliation.md.`,
+      description: `A look request (the sweep's, or a Track Payment's) waited more than ${oldest.toHumanString()} since it was first asked for: looks are deferred for the bank's rate faster than they are served. See LookRequestAge and cdk-bank-webhooks/docs/reconciliation.md.`,
       metric: this.metric(ProcessorMetric.LOOK_AGE, { period: Duration.minutes(5), statistic: cloudwatch.Stats.MAXIMUM }),
       threshold: oldest.toMilliseconds(),
     });

@@ -319,7 +319,7 @@ export class ReconciliationSweep extends Construct {
     this.schedule.addTarget(new targets.LambdaFunction(this.sweepFunction, { retryAttempts: 0, maxEventAge: Duration.minutes(5) }));
     acknowledgeInherent(this.schedule, 'EventBusDLQ', 'A schedule event carries nothing: a run that was not delivered is made up by the next, which reads from the same cursors and look-back, so a dead-letter queue would only collect empty events.');
 
-    // The company's own code asks for a payment it started to be followed (see docs/reconciliation.md).
+    // The company's own code asks for a payment it started to be followed (see cdk-bank-webhooks/docs/reconciliation.md).
     if (props.trackPaymentSources?.length) {
       this.trackPaymentRule = new events.Rule(this, 'TrackPaymentRule', {
         eventBus: processor.eventBus,

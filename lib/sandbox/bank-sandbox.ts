@@ -54,7 +54,7 @@ export interface BankSandboxProps {
  * bank: a Lambda function behind a function URL (the bank's API, HTTPS, no auth: the bank's own
  * credentials guard it), its state in DynamoDB, its control API reached by Lambda Invoke only
  * (`grantControl`), and bank credentials of its own, made at deploy time into a Secrets Manager
- * secret the receiver reads. Give the receiver `bank: sandbox.connection`. See docs/sandbox.md for
+ * secret the receiver reads. Give the receiver `bank: sandbox.connection`. See cdk-bank-webhooks/docs/sandbox.md for
  * what differs from the real bank (no mutual TLS; deliveries made by the request that changed the boleto).
  */
 export class BankSandbox extends Construct {

@@ -217,7 +217,7 @@ describe('status', () => {
     const { status, out } = await cli(['status', '--stack', d.stackName], p.clock.now());
     expect(status).toBe(CliExit.ATTENTION);
     expect(out).toMatch(/Alarms: 1 of \d+ in ALARM/);
-    expect(out).toMatch(new RegExp(`${dlqAlarm}\\s+\\d+ (s|min) ago\\s+docs/operations.md#deadletterqueuealarm`));
+    expect(out).toMatch(new RegExp(`${dlqAlarm}\\s+\\d+ (s|min) ago\\s+cdk-bank-webhooks/docs/operations.md#deadletterqueuealarm`));
     expect(out).toMatch(/notifications dead-letter\s+1\s/);
     expect(out).toMatch(/payments\s+drift\s+url\s+10 min ago/);
     expect(out).toContain('Last sweep 5 min ago: INCOMPLETE, 4 listing call(s), 2 listed change(s) and 1 payment(s) sent to be verified.');
@@ -232,7 +232,7 @@ describe('status of consumers in other stacks', () => {
     // What onVerifiedEvent with `scope` in a consumer's stack makes: an alarm the receiver's manifest cannot name.
     const consumerAlarm = `${consumerAlarmPrefix(d.manifest.receiverName)}Payables-Consumers-SettledDeadLetterQueueAlarm`;
     await cloudWatch.send(new PutMetricAlarmCommand({
-      AlarmName: consumerAlarm, AlarmDescription: 'Verified bank events are in the dead-letter queue of a consumer. Runbook: docs/operations.md#consumer-dead-letter-queue',
+      AlarmName: consumerAlarm, AlarmDescription: 'Verified bank events are in the dead-letter queue of a consumer. Runbook: cdk-bank-webhooks/docs/operations.md#consumer-dead-letter-queue',
       Namespace: 'AWS/SQS', MetricName: 'ApproximateNumberOfMessagesVisible', Statistic: 'Maximum', Period: 60, EvaluationPeriods: 1, Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold',
     }));
     // Another receiver's consumer is not this one's.

@@ -72,7 +72,7 @@ describe('silence as an alarm', () => {
       expect(alarm).toMatchObject({
         Period: 3600, EvaluationPeriods: 96, DatapointsToAlarm: 96, Statistic: 'Sum', Threshold: 1,
         ComparisonOperator: 'LessThanThreshold', TreatMissingData: 'breaching',
-        AlarmDescription: expect.stringMatching(/^No notification was stored on \/(boleto|payments) for 96 hours: .*registration watch.* Runbook: docs\/operations\.md#silencealarm$/),
+        AlarmDescription: expect.stringMatching(/^No notification was stored on \/(boleto|payments) for 96 hours: .*registration watch.* Runbook: cdk-bank-webhooks\/docs\/operations\.md#silencealarm$/),
       });
     }
   });
@@ -106,7 +106,7 @@ describe('runbooks', () => {
     let count = 0;
     for (const template of templates) {
       for (const [id, alarm] of Object.entries(alarmsOf(template))) {
-        const match = / Runbook: docs\/operations\.md#([\w-]+)$/.exec(String(alarm.Properties.AlarmDescription));
+        const match = / Runbook: cdk-bank-webhooks\/docs\/operations\.md#([\w-]+)$/.exec(String(alarm.Properties.AlarmDescription));
         expect({ id, runbook: match?.[1] && anchors.has(match[1]) ? 'found' : match?.[1] ?? 'none' }).toEqual({ id, runbook: 'found' });
         count++;
       }

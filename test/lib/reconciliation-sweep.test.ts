@@ -141,7 +141,7 @@ it('watches each registration against what the stack deployed (its settings) and
   template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'RegistrationContested', Dimensions: [{ Name: 'receiver', Value: 'TestStack/Webhooks' }, { Name: 'service', Value: 'bank-webhook-reconciliation' }], Threshold: 1 });
   template.hasResourceProperties('AWS::CloudWatch::Alarm', {
     MetricName: 'RegistrationRecordUntrusted', Dimensions: [{ Name: 'receiver', Value: 'TestStack/Webhooks' }, { Name: 'service', Value: 'bank-webhook-reconciliation' }], Threshold: 1,
-    AlarmDescription: Match.stringLikeRegexp('deploy record .* is missing, unreadable or not what the stack deployed.*Runbook: docs/operations.md#registrationrecordalarm'),
+    AlarmDescription: Match.stringLikeRegexp('deploy record .* is missing, unreadable or not what the stack deployed.*Runbook: cdk-bank-webhooks/docs/operations.md#registrationrecordalarm'),
   });
 });
 
