@@ -1,4 +1,4 @@
-import { Annotations, Duration, Stack } from 'aws-cdk-lib';
+import { Annotations, Duration, RemovalPolicies, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -26,6 +26,7 @@ import { ReconciliationSweep } from './reconciliation/reconciliation-sweep';
 import { BoletoWebhookContract } from './registration/boleto-webhook-contract';
 import { PaymentWebhookRegistration } from './registration/payment-webhook-registration';
 import { PixKeyWebhook } from './registration/pix-key-webhook';
+import { RegistrationProvider } from './core/registration-provider';
 import { normalizedPixKeys } from './core/pix-receiver';
 import { ReceiverDashboard } from './receiver-dashboard';
 
@@ -185,6 +186,13 @@ export class BankWebhookReceiver extends Construct {
     this.paymentsUrl = endpoint.paymentsUrl;
     this.boletoUrl = endpoint.boletoUrl;
     this.pixUrl = endpoint.pixUrl;
+    // Every part's log groups and the table go with the receiver when asked (the journal is the processor's to empty).
+    if (props.removalPolicy === RemovalPolicy.DESTROY) {
+      RemovalPolicies.of(this).apply(RemovalPolicy.DESTROY, { applyToResourceTypes: ['AWS::Logs::LogGroup', 'AWS::DynamoDB::Table'] });
+      // The stack's registration provider, which this receiver's registrations use, logs there too.
+      const provider = Stack.of(this).node.tryFindChild(RegistrationProvider.ID);
+      if (provider) RemovalPolicies.of(provider).apply(RemovalPolicy.DESTROY, { applyToResourceTypes: ['AWS::Logs::LogGroup'] });
+    }
     this.queue = endpoint.queue;
     this.deadLetterQueue = endpoint.deadLetterQueue;
     this.paymentCallbackToken = endpoint.paymentCallbackToken;

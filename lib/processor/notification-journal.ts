@@ -83,9 +83,11 @@ export function checkJournalOptions(v: PropsValidation, options: NotificationJou
  * blocked, expired after the retention, written by `writer` alone (the bucket policy refuses
  * every other principal's writes, and everyone's deletes).
  */
-export function createNotificationJournal(scope: Construct, id: string, options: NotificationJournalOptions, writer: iam.IRole): s3.Bucket {
+export function createNotificationJournal(scope: Construct, id: string, options: NotificationJournalOptions, writer: iam.IRole, removalPolicy = RemovalPolicy.RETAIN): s3.Bucket {
   const retention = options.retention ?? Duration.days(JournalDefaults.retentionDays);
   const lock = options.objectLock ?? JournalObjectLock.NONE;
+  // DESTROY empties the bucket first (CDK's auto-delete provider); Object Lock is refused with it at validation.
+  const destroy = removalPolicy === RemovalPolicy.DESTROY && lock === JournalObjectLock.NONE;
   const bucket = new s3.Bucket(scope, id, {
     versioned: true,
     enforceSSL: true,
@@ -97,7 +99,8 @@ export function createNotificationJournal(scope: Construct, id: string, options:
     bucketKeyEnabled: options.encryptionKey ? true : undefined,
     serverAccessLogsBucket: options.serverAccessLogsBucket,
     serverAccessLogsPrefix: options.serverAccessLogsBucket ? 'notification-journal/' : undefined,
-    removalPolicy: RemovalPolicy.RETAIN,
+    removalPolicy: destroy ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+    autoDeleteObjects: destroy,
     ...(lock === JournalObjectLock.NONE ? {} : {
       objectLockEnabled: true,
       objectLockDefaultRetention: lock === JournalObjectLock.COMPLIANCE ? s3.ObjectLockRetention.compliance(retention) : s3.ObjectLockRetention.governance(retention),
@@ -136,12 +139,15 @@ export function createNotificationJournal(scope: Construct, id: string, options:
     resources: [bucket.arnForObjects('*')],
     conditions: { Null: { 's3:if-none-match': 'true' } },
   }));
+  // With DESTROY, the stack's own clean-up (CDK's auto-delete provider, run only when the bucket is removed) is the one exception.
+  const cleanUp = destroy ? autoDeleteRoleArn(bucket) : undefined;
   bucket.addToResourcePolicy(new iam.PolicyStatement({
     sid: 'NobodyDeletesARawNotification',
     effect: iam.Effect.DENY,
     principals: [new iam.AnyPrincipal()],
     actions: ['s3:DeleteObject', 's3:DeleteObjectVersion'],
     resources: [bucket.arnForObjects('*')],
+    ...(cleanUp ? { conditions: { ArnNotEquals: { 'aws:PrincipalArn': cleanUp } } } : {}),
   }));
   const readers = options.readers ?? [];
   if (readers.length) {
@@ -163,4 +169,11 @@ export function createNotificationJournal(scope: Construct, id: string, options:
     });
   }
   return bucket;
+}
+
+/** The role of the stack's auto-delete provider, which `autoDeleteObjects` made for `bucket`. */
+function autoDeleteRoleArn(bucket: s3.Bucket): string {
+  const provider = Stack.of(bucket).node.tryFindChild('Custom::S3AutoDeleteObjectsCustomResourceProvider') as { roleArn?: string } | undefined;
+  if (!provider?.roleArn) throw new Error('The journal\'s clean-up provider was not found (aws-cdk-lib\'s autoDeleteObjects changed): keep removalPolicy RETAIN, and report this');
+  return provider.roleArn;
 }

@@ -1,6 +1,6 @@
 import { type PixReceiverProps, validatePixReceiver } from '../core/pix-receiver';
 import { checkReceiverName, type ReceiverNameProps } from '../core/metrics';
-import { Duration, Token } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Token } from 'aws-cdk-lib';
 import type * as events from 'aws-cdk-lib/aws-events';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -13,10 +13,21 @@ import { checkFunctionNetwork, type FunctionNetworkProps } from '../core/functio
 import { isWholeNumberIn, type PropsValidation } from '../core/props-validation';
 import { checkIdempotencyTtl, minimumVisibilitySeconds } from '../core/timing';
 import { checkJournalOptions, type NotificationJournalOptions } from './notification-journal';
+import { JournalObjectLock } from '../../contracts/record';
 import type { BoletoMovementMappingProps, BoletoStatusMappingProps, PaymentStatusMappingProps } from './status-mappings';
 
 /** How a SettlementProcessor verifies and publishes (BankWebhookReceiver takes the same props). */
 export interface SettlementProcessorOptions extends ReceiverNameProps {
+  /**
+   * What becomes of the stateful parts when the receiver leaves its stack (or the stack is
+   * destroyed): the records' table, the raw journal and the log groups. `RemovalPolicy.DESTROY`
+   * is for staging and tests: the journal is emptied first (its deny on deletes is lifted for
+   * that clean-up alone), which Object Lock forbids, so DESTROY with `journal.objectLock` is refused.
+   * RETAIN is the default whatever the stage: a receiver that is NON_PRODUCTION only because it
+   * registers nothing may be someone's production.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
   /**
    * Event bus the verified events are published to.
    * @default - a bus is created for them (exposed as `eventBus`), with an archive
@@ -204,6 +215,12 @@ const QUEUE_RETENTION = Duration.seconds(ProcessorDefaults.queueRetentionSeconds
  */
 export function checkSettlementProcessor(v: PropsValidation, props: Partial<SettlementProcessorProps>): void {
   checkReceiverName(v, props.receiverName, 'receiverName');
+  if (props.removalPolicy !== undefined) {
+    v.check([RemovalPolicy.DESTROY, RemovalPolicy.RETAIN].includes(props.removalPolicy), 'removalPolicy', `must be RemovalPolicy.RETAIN or RemovalPolicy.DESTROY, got ${props.removalPolicy}`);
+    const locked = props.journal?.enabled !== false && props.journal?.objectLock !== undefined && props.journal.objectLock !== JournalObjectLock.NONE;
+    v.check(props.removalPolicy !== RemovalPolicy.DESTROY || !locked, 'removalPolicy',
+      `is RemovalPolicy.DESTROY, but journal.objectLock (${props.journal?.objectLock}) forbids deleting a raw notification before its retention, so the journal could never be emptied and removed. Leave objectLock out on a stack you destroy (staging), or keep RETAIN`);
+  }
   validateBankConnection(v, props.bank, 'bank');
   if (props.processorTimeout) {
     v.checkNumber(props.processorTimeout.toSeconds(), 'processorTimeout', isWholeNumberIn(10, 900), 'must be from 10 seconds to 15 minutes (seconds)');

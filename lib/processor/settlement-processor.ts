@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, RemovalPolicies, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -105,7 +105,7 @@ export class SettlementProcessor extends Construct {
       timeToLiveAttribute: IdempotencyTable.TTL,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: dynamodb.TableEncryption.AWS_MANAGED,
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
     });
     // Sparse: only payments not final yet carry its keys, so the sweep reads exactly those.
     this.idempotencyTable.addGlobalSecondaryIndex({
@@ -160,7 +160,8 @@ export class SettlementProcessor extends Construct {
       network: functionNetwork(this, 'SecurityGroup', props),
     });
     // The journal's bucket is written by the function's role alone (its policy names the role).
-    this.journalBucket = props.journal?.enabled === false ? undefined : createNotificationJournal(this, 'Journal', props.journal ?? {}, fn.role!);
+    this.journalBucket = props.journal?.enabled === false ? undefined : createNotificationJournal(this, 'Journal', props.journal ?? {}, fn.role!, props.removalPolicy);
+    if (props.removalPolicy === RemovalPolicy.DESTROY) RemovalPolicies.of(this).apply(RemovalPolicy.DESTROY, { applyToResourceTypes: ['AWS::Logs::LogGroup'] });
     const settings = processorSettings({
       eventBusName: this.eventBus.eventBusName,
       idempotencyTableName: this.idempotencyTable.tableName,
