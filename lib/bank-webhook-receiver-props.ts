@@ -11,7 +11,7 @@ import { type BankWebhookEndpointProps, checkBankWebhookEndpoint, type RouteSile
 import { minimumVisibilitySeconds } from './core/timing';
 import { checkSettlementProcessor, type SettlementProcessorOptions } from './processor/settlement-processor-props';
 import { checkReconciliationSweep, type ReconciliationOptions } from './reconciliation/reconciliation-sweep';
-import { type BoletoWebhookContractOptions, checkContractOptions } from './registration/boleto-webhook-contract';
+import { type BoletoWebhookContractOptions, checkContractOptions, contractBeneficiario } from './registration/boleto-webhook-contract';
 import type { PaymentWebhookRegistrationOptions } from './registration/payment-webhook-registration';
 import { checkRegistrationOptions } from './registration/registration-resource';
 
@@ -112,7 +112,7 @@ export function silenceOf(props: BankWebhookReceiverProps, stage: BankStage): Ro
 /** cooperativa/posto/beneficiário of a contract, or undefined when one is a deploy-time value. */
 export function contractKey(props: BankWebhookReceiverProps, contract: BoletoWebhookContractOptions): string | undefined {
   const account = props.bank?.account;
-  const parts = [contract.cooperativa ?? account?.cooperativa, contract.posto ?? account?.posto, contract.codBeneficiario ?? account?.codigoBeneficiario];
+  const parts = [contract.cooperativa ?? account?.cooperativa, contract.posto ?? account?.posto, contractBeneficiario(contract) ?? account?.codigoBeneficiario];
   return parts.every((part) => typeof part === 'string' && !Token.isUnresolved(part)) ? parts.join('-') : undefined;
 }
 

@@ -38,7 +38,11 @@ export interface PaymentQueryScopes {
 export interface BankConnectionProps {
   /** Base URL of the collection API (`base_url`), such as `https://api.bank.example`. HTTPS only. */
   readonly baseUrl: string;
-  /** Base URL of the payments API (`registration_base_url`), such as `https://api.bank.example/pagamentos`. HTTPS only. */
+  /**
+   * Base URL of the payments API (the bank's `registration_base_url`), such as
+   * `https://api.bank.example/pagamentos`: the callback's registration and every payment query
+   * (Pix, boleto, tax) hang off it, whatever its name says. HTTPS only.
+   */
   readonly registrationBaseUrl: string;
   /**
    * Secret with the bank credentials as JSON: `apiKey`, `password` (and optionally `username`)

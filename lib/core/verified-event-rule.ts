@@ -126,6 +126,8 @@ export interface VerifiedEventRuleOptions extends events.OnEventOptions {
   /**
    * Where the rule (and its target's dead-letter queue) is created, such as a construct in a
    * consumer's stack: the consumer's stack then depends on the receiver's, never the reverse.
+   * Not `crossStackScope` (inherited from EventBridge's options): that one only places the
+   * support stack CDK makes for a target in another account or region.
    * @default - the receiver
    */
   readonly scope?: Construct;

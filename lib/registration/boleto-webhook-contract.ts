@@ -34,7 +34,14 @@ export interface BoletoWebhookContractOptions extends RegistrationResourceOption
    */
   readonly posto?: string;
   /**
-   * Beneficiary code of the contract (`codBeneficiario`).
+   * Beneficiary code of the contract (the bank's `codBeneficiario`), spelled as the account's
+   * (`bank.account.codigoBeneficiario`), which it must equal.
+   * @default - bank.account.codigoBeneficiario
+   */
+  readonly codigoBeneficiario?: string;
+  /**
+   * The same as `codigoBeneficiario`, spelled as the bank's contract API spells it.
+   * @deprecated use `codigoBeneficiario` (one spelling for the account and the contract); removed in 1.0
    * @default - bank.account.codigoBeneficiario
    */
   readonly codBeneficiario?: string;
@@ -115,10 +122,12 @@ export function checkContractOptions(v: PropsValidation, o: BoletoWebhookContrac
   checkRegistrationOptions(v, o, prefix);
   const literal = (value: string | undefined): value is string => value !== undefined && !Token.isUnresolved(value);
   const ours = account?.codigoBeneficiario;
-  if (literal(o.codBeneficiario) && typeof ours === 'string' && !Token.isUnresolved(ours)) {
-    v.check(o.codBeneficiario === ours, `${prefix}codBeneficiario`, `is "${o.codBeneficiario}", but the bank credentials act for beneficiary "${ours}" (bank.account.codigoBeneficiario): the processor could never verify its boletos. Leave codBeneficiario out, or deploy another receiver with that beneficiary's account and credentials`);
+  v.check(o.codigoBeneficiario === undefined || o.codBeneficiario === undefined, `${prefix}codBeneficiario`, 'is the deprecated spelling of codigoBeneficiario, which is set too: keep codigoBeneficiario alone');
+  const [key, given] = o.codigoBeneficiario !== undefined ? ['codigoBeneficiario', o.codigoBeneficiario] : ['codBeneficiario', o.codBeneficiario];
+  if (literal(given) && typeof ours === 'string' && !Token.isUnresolved(ours)) {
+    v.check(given === ours, `${prefix}${key}`, `is "${given}", but the bank credentials act for beneficiary "${ours}" (bank.account.codigoBeneficiario): the processor could never verify its boletos. Leave ${key} out, or deploy another receiver with that beneficiary's account and credentials`);
   }
-  for (const key of ['cooperativa', 'posto', 'codBeneficiario'] as const) {
+  for (const key of ['cooperativa', 'posto', 'codigoBeneficiario', 'codBeneficiario'] as const) {
     const value = o[key];
     if (literal(value)) v.check(ACCOUNT_FIELD_PATTERN.test(value), `${prefix}${key}`, `must be 1 to 20 letters, digits or hyphens, got "${value}"`);
   }
@@ -142,13 +151,16 @@ export function checkContractOptions(v: PropsValidation, o: BoletoWebhookContrac
   }
 }
 
+/** The contract's beneficiary as given, whichever spelling (`codigoBeneficiario`, or the deprecated `codBeneficiario`). */
+export const contractBeneficiario = (o: BoletoWebhookContractOptions): string | undefined => o.codigoBeneficiario ?? o.codBeneficiario;
+
 /** The contract as the handler gets it: every field filled in, the token as its secret's ARN. */
 export function boletoContractSpec(bank: BankConnectionProps, o: BoletoWebhookContractOptions, url: string, token?: secretsmanager.ISecret, header?: string): BoletoContractSpec {
   return {
     ...(o.takeOverExisting ? { takeOverExisting: true } : {}),
     cooperativa: o.cooperativa ?? bank.account.cooperativa,
     posto: o.posto ?? bank.account.posto,
-    codBeneficiario: o.codBeneficiario ?? bank.account.codigoBeneficiario,
+    codBeneficiario: contractBeneficiario(o) ?? bank.account.codigoBeneficiario,
     eventos: o.eventos ?? [...RegistrationDefaults.eventos],
     url,
     urlStatus: o.urlStatus ?? RegistrationDefaults.status,

@@ -342,11 +342,11 @@ describe('onVerifiedEvent', () => {
     expect(matched('BBPaid', fromA)).toEqual([]);
   });
 
-  it('delivers a Pix whose EFETIVADO notification was lost to the README\'s settled rule exactly once, and none to a rule on matchesNotification', async () => {
+  it('delivers a Pix whose EFETIVADO notification was lost to the README\'s Pix-settled rule exactly once, a boleto paid never, and none to a rule on matchesNotification', async () => {
     const stack = newStack();
     const receiver = new BankWebhookReceiver(stack, 'Webhooks', { bank: testBankConnection(stack) });
-    // The README's rule: the bank's state, never matchesNotification.
-    receiver.onVerifiedEvent('PixSettled', BankEventDetailType.PAYMENT_STATUS_VERIFIED, { eventPattern: { detail: { state: { statusClass: ['settled'] } } } });
+    // The README's rule: Pix payments settled, by the bank's state, never matchesNotification.
+    receiver.onVerifiedEvent('PixPaymentSettled', BankEventDetailType.PAYMENT_STATUS_VERIFIED, { eventPattern: { detail: { subject: { paymentKind: ['pix'] }, state: { statusClass: ['settled'] } } } });
     // What the first version told consumers to write.
     receiver.onVerifiedEvent('OldRule', BankEventDetailType.PAYMENT_STATUS_VERIFIED, { eventPattern: { detail: { state: { statusClass: ['settled'] }, matchesNotification: [true] } } });
     const patternOf = rulePatterns(stack);
@@ -357,10 +357,16 @@ describe('onVerifiedEvent', () => {
     for (const receiveCount of [1, 2, 3]) {
       await processBatch({ Records: [sqsRecord('payments', pixPayment('tx-lost', 'RECEBIDO'), { receiveCount })] }, contextWith(f.clock), f.deps);
     }
+    // A boleto the company paid, settled too: the rule's name says Pix, and it never matches it.
+    const boletoPaid = { idPagamentoBoleto: 8, idTransacao: 'tx-boleto', status: 'EFETIVADO', valorPagamento: '10.00' };
+    f.bank.payments.set('tx-boleto', boletoPaid);
+    await processBatch({ Records: [sqsRecord('payments', boletoPaid)] }, contextWith(f.clock), f.deps);
     const published = asBusEvents(f.published);
+    expect(published.filter((e) => (e.detail as { subject: { paymentKind?: string } }).subject.paymentKind === 'boleto')).toHaveLength(1);
     const matched = (ruleId: string) => published.filter((e) => matchesEventPattern(patternOf(ruleId), e));
-    expect(matched('WebhooksPixSettled').map((e) => [(e.detail as { state: { status: string } }).state.status, (e.detail as { matchesNotification: boolean }).matchesNotification])).toEqual([['EFETIVADO', false]]);
-    expect(matched('WebhooksOldRule')).toEqual([]);
+    expect(matched('WebhooksPixPaymentSettled').map((e) => [(e.detail as { state: { status: string } }).state.status, (e.detail as { matchesNotification: boolean }).matchesNotification])).toEqual([['EFETIVADO', false]]);
+    // The old rule misses the Pix whose notification was lost (it catches the boleto paid, which was notified).
+    expect(matched('WebhooksOldRule').map((e) => (e.detail as { subject: { paymentKind?: string } }).subject.paymentKind)).toEqual(['boleto']);
   });
 
   it('archives the bus it creates for replay, for as long as told, and none it is given', () => {
@@ -376,10 +382,14 @@ describe('onVerifiedEvent', () => {
 });
 
 describe('the answer must be ours', () => {
-  it('refuses a boleto contract for a beneficiary the bank credentials do not act for, naming it', () => {
-    expect(() => synth({ boletoContracts: [{ codBeneficiario: '99999' }] })).toThrow(
-      /boletoContracts\[0\]\.codBeneficiario: is "99999", but the bank credentials act for beneficiary "54321" \(bank\.account\.codigoBeneficiario\)/,
+  it('refuses a boleto contract for a beneficiary the bank credentials do not act for, naming it, under either spelling; and both spellings at once', () => {
+    expect(() => synth({ boletoContracts: [{ codigoBeneficiario: '99999' }] })).toThrow(
+      /boletoContracts\[0\]\.codigoBeneficiario: is "99999", but the bank credentials act for beneficiary "54321" \(bank\.account\.codigoBeneficiario\)/,
     );
+    // The deprecated spelling still works, and is named as written.
+    expect(() => synth({ boletoContracts: [{ codBeneficiario: '99999' }] })).toThrow(/boletoContracts\[0\]\.codBeneficiario: is "99999"/);
+    expect(() => synth({ boletoContracts: [{ codBeneficiario: '54321' }] })).not.toThrow();
+    expect(() => synth({ boletoContracts: [{ codigoBeneficiario: '54321', codBeneficiario: '54321' }] })).toThrow(/boletoContracts\[0\]\.codBeneficiario: is the deprecated spelling of codigoBeneficiario, which is set too/);
   });
 
   it('refuses an idempotencyTtl shorter than the queues\' retention plus the reconciliation look-back', () => {
