@@ -43,6 +43,9 @@ export function awsClients(options: AwsOptions): AwsClients {
     maxAttempts: 4,
   };
   const at = (service: keyof NonNullable<AwsOptions['endpoints']>) => (options.endpoints?.[service] ? { endpoint: options.endpoints[service] } : {});
+  // An endpoint of one's own (given, or AWS_ENDPOINT_URL[_<SERVICE>] from a shell: a local stack) is
+  // used as given: S3 by path, SQS at that endpoint rather than at the host its queue URLs name.
+  const ownEndpoint = (service: 'S3' | 'SQS') => !!(options.endpoints?.[service] ?? process.env[`AWS_ENDPOINT_URL_${service}`] ?? process.env.AWS_ENDPOINT_URL);
   const clients = {
     cloudFormation: new CloudFormationClient({ ...base, ...at('CLOUDFORMATION') }),
     cloudWatch: new CloudWatchClient({ ...base, ...at('CLOUDWATCH') }),
@@ -51,8 +54,8 @@ export function awsClients(options: AwsOptions): AwsClients {
     // A sweep runs up to its timeout (5 minutes): the client waits for it.
     lambda: new LambdaClient({ ...base, ...at('LAMBDA'), requestHandler: { requestTimeout: 15 * 60_000 } }),
     // A local endpoint answers path-style addresses only.
-    s3: new S3Client({ ...base, ...at('S3'), ...(options.endpoints?.S3 ? { forcePathStyle: true } : {}) }),
-    sqs: new SQSClient({ ...base, ...at('SQS') }),
+    s3: new S3Client({ ...base, ...at('S3'), ...(ownEndpoint('S3') ? { forcePathStyle: true } : {}) }),
+    sqs: new SQSClient({ ...base, ...at('SQS'), ...(ownEndpoint('SQS') ? { useQueueUrlAsEndpoint: false } : {}) }),
   };
   return { ...clients, destroy: () => Object.values(clients).forEach((client) => client.destroy()) };
 }

@@ -10,13 +10,19 @@ export interface RecordedEvent {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an event detail is any JSON object
   readonly detail: Record<string, any>;
   readonly time?: string;
+  /** When the bus accepted it (epoch ms): what an archive's replay window reads. */
+  readonly receivedAt?: number;
+  /** A replay's name, when the event is one replayed from the archive. */
+  readonly replayName?: string;
 }
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 /**
  * A local EventBridge sink that speaks the service's JSON protocol (awsJson1_1) for PutEvents
- * (and DescribeRule, of the rules the local runner says exist),
+ * (and DescribeRule and ListRules, of the rules the local runner says exist; DescribeArchive,
+ * StartReplay and DescribeReplay of its archive: a replay delivers the window's events to the one
+ * rule it names, through the listener that rule was given),
  * so the real `@aws-sdk/client-eventbridge` can be pointed at it
  * (`AWS_ENDPOINT_URL_EVENTBRIDGE`). It records what it accepts, and can refuse entries the way
  * EventBridge reports a partial failure (`FailedEntryCount`, per-entry `ErrorCode`).
@@ -29,6 +35,11 @@ export class LocalEventBridge extends JsonProtocolServer {
   private failureCode = 'InternalFailure';
   /** The rules that exist, by name, and their state (DescribeRule). */
   private readonly rules = new Map<string, 'ENABLED' | 'DISABLED'>();
+  /** What each rule delivers to (its target), by name: a replay reaches a rule's alone. */
+  private readonly ruleTargets = new Map<string, (event: RecordedEvent) => void>();
+  /** The archives, by name (every event of the bus is in each). */
+  private readonly archives = new Set<string>();
+  private readonly replays = new Map<string, { state: string; reason?: string }>();
 
   constructor() {
     super('AWSEvents', 'EventBridge');
@@ -62,6 +73,41 @@ export class LocalEventBridge extends JsonProtocolServer {
   /** A rule is gone (as CloudFormation deletes it). */
   deleteRule(name: string): void {
     this.rules.delete(name);
+    this.ruleTargets.delete(name);
+  }
+
+  /** A rule with a target: every event accepted is offered to `deliver` (which matches its own pattern), and a replay naming the rule too. */
+  putRuleWithTarget(name: string, deliver: (event: RecordedEvent) => void): void {
+    this.putRule(name);
+    this.ruleTargets.set(name, deliver);
+    this.subscribe((event) => {
+      if (this.rules.get(name) === 'ENABLED' && this.ruleTargets.get(name) === deliver) deliver(event);
+    });
+  }
+
+  /** An archive of the bus exists (as CloudFormation creates it). */
+  putArchive(name: string): void {
+    this.archives.add(name);
+  }
+
+  private ruleArn(name: string): string {
+    return `arn:aws:events:us-east-1:000000000000:rule/${name}`;
+  }
+
+  /** StartReplay: the archive's events of the window, to the rules its filter names (their targets alone), at once. */
+  private startReplay(input: Record<string, unknown>): unknown {
+    const name = text(input.ReplayName);
+    const archive = /archive\/(.+)$/.exec(text(input.EventSourceArn))?.[1] ?? '';
+    if (!this.archives.has(archive)) throw new ServiceError(400, 'ResourceNotFoundException', `Archive ${archive} does not exist.`);
+    if (this.replays.has(name)) throw new ServiceError(400, 'ResourceAlreadyExistsException', `Replay ${name} already exists.`);
+    const from = Number(input.EventStartTime) * 1000;
+    const to = Number(input.EventEndTime) * 1000;
+    const destination = input.Destination as { FilterArns?: string[] } | undefined;
+    const targets = [...this.ruleTargets.entries()].filter(([rule]) => (destination?.FilterArns ?? []).includes(this.ruleArn(rule)));
+    const window = this.events.filter((event) => !event.replayName && (event.receivedAt ?? 0) >= from && (event.receivedAt ?? 0) <= to);
+    for (const event of window) for (const [, deliver] of targets) deliver({ ...event, replayName: name });
+    this.replays.set(name, { state: 'COMPLETED' });
+    return { ReplayArn: `arn:aws:events:us-east-1:000000000000:replay/${name}`, State: 'STARTING' };
   }
 
   protected handle(operation: string, input: Record<string, unknown>): unknown {
@@ -69,7 +115,19 @@ export class LocalEventBridge extends JsonProtocolServer {
       const name = text(input.Name);
       const state = this.rules.get(name);
       if (!state) throw new ServiceError(400, 'ResourceNotFoundException', `Rule ${name} does not exist.`);
-      return { Name: name, State: state };
+      return { Name: name, Arn: this.ruleArn(name), State: state };
+    }
+    if (operation === 'ListRules') return { Rules: [...this.rules.entries()].map(([name, state]) => ({ Name: name, Arn: this.ruleArn(name), State: state })) };
+    if (operation === 'DescribeArchive') {
+      const name = text(input.ArchiveName);
+      if (!this.archives.has(name)) throw new ServiceError(400, 'ResourceNotFoundException', `Archive ${name} does not exist.`);
+      return { ArchiveName: name, ArchiveArn: `arn:aws:events:us-east-1:000000000000:archive/${name}`, State: 'ENABLED' };
+    }
+    if (operation === 'StartReplay') return this.startReplay(input);
+    if (operation === 'DescribeReplay') {
+      const replay = this.replays.get(text(input.ReplayName));
+      if (!replay) throw new ServiceError(400, 'ResourceNotFoundException', `Replay ${text(input.ReplayName)} does not exist.`);
+      return { ReplayName: text(input.ReplayName), State: replay.state };
     }
     if (operation !== 'PutEvents') throw new ServiceError(400, 'UnknownOperationException', `Operation ${operation || '(none)'} is not supported by the local EventBridge`);
     const entries = input.Entries;
@@ -102,6 +160,7 @@ export class LocalEventBridge extends JsonProtocolServer {
         detailType: text(entry.DetailType),
         detail,
         time: entry.Time === undefined ? undefined : new Date(Number(entry.Time) * 1000).toISOString(),
+        receivedAt: Date.now(),
       };
       this.events.push(event);
       for (const listener of this.listeners) listener(event);

@@ -74,6 +74,20 @@ export interface LocalRunnerOptions {
    * @default the template's
    */
   readonly visibilityTimeoutSeconds?: number;
+  /**
+   * Leave quarantined messages in the dead-letter queues for an operator (`npm run local`): settle()
+   * does not drain them into `quarantined`, so `status` and `dlq list` see them.
+   * @default false (the demo and the tests read them back)
+   */
+  readonly keepQuarantine?: boolean;
+  /**
+   * Rules of the template whose SQS target the runner delivers to, by the rule's construct id
+   * (such as `BoletoSettledRule`): matched events, and a replay naming the rule, become messages in
+   * its queue. The rules and the bus's archive are then known to the local EventBridge (ListRules,
+   * DescribeArchive, StartReplay), as the operator CLI's `replay` reads them.
+   * @default none
+   */
+  readonly queueRules?: readonly string[];
 }
 
 /** Where a scenario starts in the runner's records (see `checkpoint()` and `audit()`). */

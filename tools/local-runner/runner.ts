@@ -7,7 +7,7 @@
  */
 import { rmSync } from 'node:fs';
 import { type AttributeValue, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { PurgeQueueCommand } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, PurgeQueueCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { DynamoDbSubjectStore, type SubjectRecord } from '../../lambda/store/subject-store';
 import { PAYMENTS_TOKEN_HEADER, ROUTES } from '../../contracts/receiver';
 import { httpCall } from '../../simulator/https-client';
@@ -19,9 +19,12 @@ import { type BoletoContractSpec, compactDeployed, type PaymentWebhookSpec, Regi
 import { evaluateAlarm, LocalAlarmState } from './alarms';
 import type { StackOutput } from '../local-aws/cloudformation-server';
 import { runCli } from '../../cli/cli';
+import type { AwsOptions } from '../../cli/operate/aws';
 import type { LocalAlarm } from '../local-aws/cloudwatch-server';
 import { auditExactlyOnce, type AuditInput, type AuditReport } from './audit';
 import { RunnerStack } from './runner-stack';
+import { ruleLogicalId } from './template';
+import { matchesEventPattern } from '../local-aws/event-pattern';
 import { type RunnerCheckpoint, type RunnerCounts, type LocalRunnerOptions } from './runner-types';
 
 export { RUNNER_CONTEXT_KEYS } from './local-stack';
@@ -33,11 +36,36 @@ export class LocalRunner extends RunnerStack {
     const runner = new LocalRunner(options);
     try {
       await runner.init();
+      await runner.startQueueRules();
     } catch (error) {
       await runner.stop();
       throw error;
     }
     return runner;
+  }
+  /** The queues of `queueRules`, by rule construct id. */
+  readonly ruleQueues = new Map<string, string>();
+  /**
+   * The rules of `queueRules` with their SQS targets, and the bus's archive, in the local
+   * EventBridge: what the operator CLI's `replay` lists, describes and replays to.
+   */
+  private async startQueueRules(): Promise<void> {
+    const rules = this.options.queueRules ?? [];
+    if (!rules.length) return;
+    const archive = Object.entries(this.template.Resources).find(([, r]) => r.Type === 'AWS::Events::Archive')?.[0];
+    if (archive) this.events.putArchive(archive);
+    for (const rule of rules) {
+      const logicalId = ruleLogicalId(this.template, rule);
+      const targets = (this.template.Resources[logicalId].Properties?.Targets ?? []) as Array<{ Arn?: { 'Fn::GetAtt'?: [string, string] } }>;
+      const queueId = targets.map((t) => t.Arn?.['Fn::GetAtt']?.[0]).find((id) => id && this.template.Resources[id]?.Type === 'AWS::SQS::Queue');
+      if (!queueId) throw new Error(`queueRules: the rule ${rule} has no SQS queue target`);
+      const { QueueUrl } = await this.sqs.send(new CreateQueueCommand({ QueueName: queueId }));
+      this.ruleQueues.set(rule, QueueUrl!);
+      const pattern = this.resolver.rulePattern(rule);
+      this.events.putRuleWithTarget(logicalId, (event) => {
+        if (matchesEventPattern(pattern, { source: event.source, 'detail-type': event.detailType, detail: event.detail })) void this.sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: JSON.stringify({ id: event.id, source: event.source, 'detail-type': event.detailType, detail: event.detail, ...(event.replayName ? { 'replay-name': event.replayName } : {}) }) }));
+      });
+    }
   }
   /** Counts so far. */
   counts(): RunnerCounts {
@@ -218,6 +246,10 @@ export class LocalRunner extends RunnerStack {
    * Runs an operator command (`cdk-bank-webhooks status|trace|dlq …`) against this stack's
    * stand-ins, as an operator would against AWS: `--stack` is added.
    */
+  /** Where the operator CLI reaches the stand-ins, and as whom (what `npm run local` prints as exports). */
+  operatorAws(): AwsOptions {
+    return this.services.operatorAws();
+  }
   async operate(argv: readonly string[]): Promise<{ status: number; out: string; err: string }> {
     const out: string[] = [];
     const err: string[] = [];
@@ -300,7 +332,7 @@ export class LocalRunner extends RunnerStack {
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     await Promise.all(this.consumerCalls);
-    await this.readQuarantine();
+    if (!this.options.keepQuarantine) await this.readQuarantine();
     onTick?.();
   }
   /** Moves what the dead-letter queues hold into `quarantined`. */
