@@ -50,11 +50,21 @@ export interface BundleOptions {
   readonly outDir?: string;
 }
 
+/**
+ * The bundle's own entry: it loads the handler module and copies its exports onto
+ * `module.exports` as plain properties. esbuild's CommonJS output would otherwise export each as a
+ * getter that cannot be redefined, and a wrapper that patches the handler (an OpenTelemetry
+ * layer's, `AWS_LAMBDA_EXEC_WRAPPER`) could not.
+ */
+export function patchableEntry(entry: string): string {
+  return `const entry = require(${JSON.stringify(entry)});\nfor (const name of Object.keys(entry)) module.exports[name] = entry[name];\n`;
+}
+
 /** How a Lambda bundle is built: one minified CommonJS file with a source map, for the runtime the functions run on (`NODEJS_24_X`). */
 export async function bundleLambdaEntry(entry: string, outfile: string, options: Pick<BundleOptions, 'bundleAwsSdk'> = {}): Promise<number> {
   mkdirSync(dirname(outfile), { recursive: true });
   await build({
-    entryPoints: [entry],
+    stdin: { contents: patchableEntry(entry), resolveDir: dirname(entry), sourcefile: 'lambda-entry.js', loader: 'js' },
     outfile,
     bundle: true,
     platform: 'node',
