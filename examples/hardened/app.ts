@@ -20,7 +20,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { AwsSolutionsChecks, HIPAASecurityChecks, NIST80053R5Checks, PCIDSS321Checks, ServerlessChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
-import { BankWebhookReceiver, JournalObjectLock } from '../../lib';
+import { BankWebhookReceiver, JournalObjectLock, TracingMode } from '../../lib';
 import { acknowledgeTokenRotationByDeploy, encryptedAlarmTopic, exampleBank, exampleBoletoContract } from '../example-account';
 
 export class HardenedBankWebhooksStack extends Stack {
@@ -44,7 +44,7 @@ export class HardenedBankWebhooksStack extends Stack {
       queueEncryptionKey: dataKey,
       tokenEncryptionKey: dataKey,
       webAclArn: webAcl.attrArn,
-      tracingEnabled: true,
+      tracing: TracingMode.XRAY,
       alarmTopic: encryptedAlarmTopic(this),
       createApiGatewayCloudWatchRole: true,
       // The role the on-call team redrives and reverifies with: the queues refuse every other sender.

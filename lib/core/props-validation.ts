@@ -27,7 +27,9 @@ export class PropsValidation {
   check(ok: boolean, prop: string, message: string): void {
     if (ok) return;
     const [head, ...rest] = prop.split('.');
-    this.problems.push(`${[this.names[head] ?? head, ...rest].join('.')}: ${message}`);
+    const problem = `${[this.names[head] ?? head, ...rest].join('.')}: ${message}`;
+    // A prop two parts check (the facade's shared ones) is named once.
+    if (!this.problems.includes(problem)) this.problems.push(problem);
   }
 
   /** Checks a number that may be a CDK token (tokens are checked at deploy time, not here). */

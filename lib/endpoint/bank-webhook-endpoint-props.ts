@@ -10,6 +10,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import { MAX_BODY_BYTES_LIMIT } from '../../contracts/receiver';
 import { checkFunctionNetwork, type FunctionNetworkProps } from '../core/function-network';
 import { checkSecretNamed, checkTokenHeader, isWholeNumberIn, type PropsValidation } from '../core/props-validation';
+import { checkTracing, type TracingMode } from '../core/tracing';
 
 /** Properties of `BankWebhookEndpoint`. */
 export interface BankWebhookEndpointProps extends FunctionNetworkProps, ReceiverNameProps {
@@ -63,8 +64,13 @@ export interface BankWebhookEndpointProps extends FunctionNetworkProps, Receiver
   readonly throttlingBurstLimit?: number;
 
   /**
-   * Enables X-Ray tracing on the stage and the receiver function (in a BankWebhookReceiver, on
-   * every function).
+   * How the stages and the receiver function are traced (in a BankWebhookReceiver, every function).
+   * @default TracingMode.OFF
+   */
+  readonly tracing?: TracingMode;
+  /**
+   * X-Ray tracing on the stage and the receiver function (in a BankWebhookReceiver, on every function).
+   * @deprecated use `tracing: TracingMode.XRAY`; removed in 1.0
    * @default false
    */
   readonly tracingEnabled?: boolean;
@@ -236,6 +242,7 @@ function isCidr(value: string): boolean {
 /** Checks BankWebhookEndpointProps. */
 export function checkBankWebhookEndpoint(v: PropsValidation, props: BankWebhookEndpointProps): void {
   checkReceiverName(v, props.receiverName, 'receiverName');
+  checkTracing(v, props);
   v.check(!(props.domainName && !props.certificate), 'certificate', 'is required when domainName is set (an ACM certificate for that name, in the stack\'s region)');
   v.check(!(props.certificate && !props.domainName), 'domainName', 'is required when certificate is set');
   v.check(!(props.basePath !== undefined && !props.domainName), 'basePath', 'only applies to a custom domain: set domainName and certificate, or remove basePath');

@@ -30,6 +30,7 @@ import { normalizedFingerprint, PIX_CERTIFICATE_WARNING_DAYS, type PixDomainProp
 import { receiverSettings } from './receiver-settings';
 import { accessLogFormat, acknowledgeApiFindings, sourceAllowlistPolicy } from './rest-api';
 import { ReceiverFunction } from './receiver-function';
+import { xrayTracing } from '../core/tracing';
 
 /** Timeout of the receiver function: well under the bank's 10 s deadline. */
 const RECEIVER_TIMEOUT = Duration.seconds(6);
@@ -140,7 +141,7 @@ export class BankWebhookEndpoint extends Construct {
       roleDescription: 'Bank webhook receiver: write its logs, read the two token secrets, send to the notification queue',
       logRetention: retention,
       logEncryptionKey: props.logEncryptionKey,
-      tracing: props.tracingEnabled ?? false,
+      tracing: xrayTracing(props),
       network,
       environment: { [RECEIVER_SETTINGS_ENV]: Stack.of(this).toJsonString(this.receiverSettings(props)) },
     });
@@ -306,7 +307,7 @@ export class BankWebhookEndpoint extends Construct {
         // Data trace would write request headers, and so the bank's token, to the execution log.
         dataTraceEnabled: false,
         metricsEnabled: true,
-        tracingEnabled: props.tracingEnabled ?? false,
+        tracingEnabled: xrayTracing(props),
         throttlingRateLimit: props.throttlingRateLimit ?? 500,
         throttlingBurstLimit: props.throttlingBurstLimit ?? 1000,
       },

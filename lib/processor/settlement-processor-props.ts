@@ -15,6 +15,7 @@ import { checkIdempotencyTtl, minimumVisibilitySeconds } from '../core/timing';
 import { checkJournalOptions, type NotificationJournalOptions } from './notification-journal';
 import { JournalObjectLock } from '../../contracts/record';
 import type { BoletoMovementMappingProps, BoletoStatusMappingProps, PaymentStatusMappingProps } from './status-mappings';
+import { checkTracing, type TracingMode } from '../core/tracing';
 
 /** How a SettlementProcessor verifies and publishes (BankWebhookReceiver takes the same props). */
 export interface SettlementProcessorOptions extends ReceiverNameProps {
@@ -195,7 +196,13 @@ export interface SettlementProcessorProps extends SettlementProcessorOptions, Fu
   readonly logEncryptionKey?: kms.IKey;
 
   /**
+   * How the function is traced.
+   * @default TracingMode.OFF
+   */
+  readonly tracing?: TracingMode;
+  /**
    * X-Ray active tracing of the function.
+   * @deprecated use `tracing: TracingMode.XRAY`; removed in 1.0
    * @default false
    */
   readonly tracingEnabled?: boolean;
@@ -215,6 +222,7 @@ const QUEUE_RETENTION = Duration.seconds(ProcessorDefaults.queueRetentionSeconds
  */
 export function checkSettlementProcessor(v: PropsValidation, props: Partial<SettlementProcessorProps>): void {
   checkReceiverName(v, props.receiverName, 'receiverName');
+  checkTracing(v, props);
   if (props.removalPolicy !== undefined) {
     v.check([RemovalPolicy.DESTROY, RemovalPolicy.RETAIN].includes(props.removalPolicy), 'removalPolicy', `must be RemovalPolicy.RETAIN or RemovalPolicy.DESTROY, got ${props.removalPolicy}`);
     const locked = props.journal?.enabled !== false && props.journal?.objectLock !== undefined && props.journal.objectLock !== JournalObjectLock.NONE;

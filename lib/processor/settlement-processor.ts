@@ -29,6 +29,7 @@ import { createNotificationJournal } from './notification-journal';
 import { ProcessorFunction } from './processor-function';
 import { processorSettings } from './processor-settings';
 import { checkSettlementProcessor, queueRedrive, type SettlementProcessorProps } from './settlement-processor-props';
+import { xrayTracing } from '../core/tracing';
 
 /**
  * The settlement processor: a function that consumes a queue of stored notifications, verifies
@@ -156,7 +157,7 @@ export class SettlementProcessor extends Construct {
       roleDescription: 'Bank webhook processor: read the queue, quarantine to the DLQ, query the bank, record idempotency, publish verified events',
       logRetention: props.logRetention,
       logEncryptionKey: props.logEncryptionKey,
-      tracing: props.tracingEnabled ?? false,
+      tracing: xrayTracing(props),
       network: functionNetwork(this, 'SecurityGroup', props),
     });
     // The journal's bucket is written by the function's role alone (its policy names the role).

@@ -31,6 +31,7 @@ import { checkPixSweep, pixSweepSettings } from '../core/pix-receiver';
 import type { PixKeysWatched } from '../../contracts/reconciliation';
 import { SweepFunction } from './sweep-function';
 import { sweepSettings } from './sweep-settings';
+import { checkTracing, type TracingMode, xrayTracing } from '../core/tracing';
 
 /** How the reconciliation sweep runs. */
 export interface ReconciliationSweepOptions {
@@ -134,7 +135,13 @@ export interface ReconciliationSweepProps extends ReconciliationSweepOptions, Fu
    */
   readonly logEncryptionKey?: kms.IKey;
   /**
+   * How the function is traced.
+   * @default TracingMode.OFF
+   */
+  readonly tracing?: TracingMode;
+  /**
    * X-Ray active tracing of the function.
+   * @deprecated use `tracing: TracingMode.XRAY`; removed in 1.0
    * @default false
    */
   readonly tracingEnabled?: boolean;
@@ -241,6 +248,7 @@ export class ReconciliationSweep extends Construct {
     super(scope, id);
     validateProps(this.node.path, 'ReconciliationSweep', props, (v, p) => {
       checkReconciliationSweep(v, p, '', p.processor.idempotencyTtl, p.processor.eventSource);
+      checkTracing(v, p);
       checkPixSweep(v, p.processor.pix, 'pix', resolveReconciliation(p).lookbackDays, p.processor.idempotencyTtl);
       checkFunctionNetwork(v, p);
     });
@@ -283,7 +291,7 @@ export class ReconciliationSweep extends Construct {
       roleDescription: 'Bank reconciliation sweep: list settled boletos, read subject records and cursors, send look requests to the processor\'s look queue',
       logRetention: props.logRetention,
       logEncryptionKey: props.logEncryptionKey,
-      tracing: props.tracingEnabled ?? false,
+      tracing: xrayTracing(props),
       network: functionNetwork(this, 'SecurityGroup', props),
       environment: { [SWEEP_SETTINGS_ENV]: Stack.of(this).toJsonString(settings) },
     });

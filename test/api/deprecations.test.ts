@@ -11,7 +11,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { BankWebhooksExampleStack } from '../../examples/basic-receiver/app';
-import { BankEventDetailType, BankStage, BankWebhookReceiver } from '../../lib';
+import { BankEventDetailType, BankStage, BankWebhookReceiver, TracingMode } from '../../lib';
 import { testBankConnection, testStack } from '../support/cdk';
 
 describe('no deprecated aws-cdk-lib API', () => {
@@ -28,7 +28,7 @@ describe('no deprecated aws-cdk-lib API', () => {
     const key = new kms.Key(stack, 'Key');
     const receiver = new BankWebhookReceiver(stack, 'Webhooks', {
       bank: testBankConnection(stack), stage: BankStage.PRODUCTION, paymentRegistration: {}, boletoContracts: [{ email: 'finance@example.com' }],
-      logEncryptionKey: key, queueEncryptionKey: key, tokenEncryptionKey: key, tracingEnabled: true, alarmTopic: new sns.Topic(stack, 'Alarms'),
+      logEncryptionKey: key, queueEncryptionKey: key, tokenEncryptionKey: key, tracing: TracingMode.XRAY, alarmTopic: new sns.Topic(stack, 'Alarms'),
       operatorRoles: [iam.Role.fromRoleName(stack, 'Operators', 'operators')],
     });
     const consumer = new lambda.Function(stack, 'Consumer', { runtime: lambda.Runtime.NODEJS_22_X, handler: 'index.handler', code: lambda.Code.fromInline('exports.handler = async () => {}') });

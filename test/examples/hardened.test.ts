@@ -28,7 +28,7 @@ it('synthesizes under AwsSolutions, NIST 800-53 rev 5, PCI DSS 3.2.1, HIPAA and 
       'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs] ×1',
       'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForBackup] ×1',
       'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole] ×5',
-      // X-Ray (tracingEnabled) on the receiver, processor and sweep; the framework's invoke of the handler's versions.
+      // X-Ray (tracing: XRAY) on the receiver, processor and sweep; the framework's invoke of the handler's versions.
       'IAM5[Resource::*] ×3',
       // The processor's PutObject under the journal's two prefixes.
       'IAM5[Resource::<BankWebhooksProcessorJournal36CB996C.Arn>/notifications/*] ×1',
