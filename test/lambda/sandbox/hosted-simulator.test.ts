@@ -79,6 +79,19 @@ describe('its credentials custom resource', () => {
     expect(JSON.parse(hosted.secrets.currentValue(hosted.pixSecretArn)!)).toEqual(pix);
     expect((await hosted.credentialsResource('Delete')).answer.Status).toBe('SUCCESS');
   });
+
+  it('fills the Pix secret at the Update an upgrade makes of a sandbox deployed before it had a Pix application, keeping the bank credentials', async () => {
+    const bank = hosted.secrets.currentValue(hosted.secretArn);
+    const pixBefore = hosted.secrets.currentValue(hosted.pixSecretArn);
+    // What the new secret holds when CloudFormation has just made it: a generated string, not credentials.
+    hosted.secrets.putValue(hosted.pixSecretArn, 'q1W!generated-by-secrets-manager', ['AWSCURRENT']);
+    expect((await hosted.credentialsResource('Update')).answer.Status).toBe('SUCCESS');
+    const filled = JSON.parse(hosted.secrets.currentValue(hosted.pixSecretArn)!) as Record<string, string>;
+    expect(Object.keys(filled).sort()).toEqual(['clientId', 'clientSecret']);
+    expect(hosted.secrets.currentValue(hosted.secretArn)).toBe(bank);
+    // Put back what the other tests' Pix client holds.
+    hosted.secrets.putValue(hosted.pixSecretArn, pixBefore!, ['AWSCURRENT']);
+  });
 });
 
 describe('the bank\'s API through the function URL', () => {
