@@ -29,6 +29,9 @@ export enum RefundStatus {
   NOT_DONE = 'NAO_REALIZADO',
 }
 
+/** Whether a refund's status is final (returned or not done): what the callback announces, and what is published. */
+export const isFinalRefund = (status: string): boolean => status === String(RefundStatus.RETURNED) || status === String(RefundStatus.NOT_DONE);
+
 /** A DICT key as the provider writes it: an EVP (a UUID), an email, a phone (`+55...`), a CPF or a CNPJ. */
 export enum PixKeyType {
   EVP = 'evp',

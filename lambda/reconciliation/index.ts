@@ -43,10 +43,11 @@ const records = new SsmAppliedRegistrations(new SSMClient(AWS_CLIENT_CONFIG));
 const watchStates = new DynamoDbWatchStates(dynamo, table);
 const sweepRuns = new DynamoDbSweepRuns(dynamo, table);
 const cloudFormation = new CloudFormationClient(AWS_CLIENT_CONFIG);
+// The sweep's listings (the bank's and the Pix API's) take their slots from the processor's schedule: one rate for all.
+const pacer = sharedBankPacer(dynamo, table, connection);
 const bank = new BankClient({
   settings: connection,
-  // The sweep's listings take their slots from the processor's schedule: one rate for both.
-  pacer: sharedBankPacer(dynamo, table, connection),
+  pacer,
   onThrottled: () => counter(ProcessorMetric.BANK_THROTTLED),
   credentials: credentialsFromSecret(secretsManager, connection.credentialsSecretArn),
   onRetry: (info) => logger.warn('Retrying a bank call', { ...info }),
@@ -58,7 +59,7 @@ const pix = pixConnection && {
   client: new PixClient({
     settings: pixConnection,
     credentials: pixCredentialsFromSecret(secretsManager, pixConnection.credentialsSecretArn),
-    pacer: sharedBankPacer(dynamo, table, connection),
+    pacer,
     onRetry: (info) => logger.warn('Retrying a Pix API call', { ...info }),
   }),
 };

@@ -3,7 +3,8 @@
  * the sweep looks for itself. It reads each family's listing (this bank's: the boletos settled on
  * a day; the standard Pix API's: the Pix received on a day) for today and the last days, each day
  * from its cursor, and asks the processor (through its look queue) to look at every entry no
- * subject record holds; and it asks the processor to look again at every payment still pending. The processor verifies each with the provider's query and
+ * subject record holds; and it asks the processor to look again at every payment still pending.
+ * The processor verifies each with the provider's query and
  * publishes each change once, whatever told it to look. Pure: every effect goes through
  * {@link SweepDeps}; what a listing says is the family's ({@link WindowListing}).
  */

@@ -177,10 +177,12 @@ export function normalizedPixKeys(props: PixReceiverProps): string[] {
   return [...new Set(props.keys.map((key) => normalizePixKey(key)?.key).filter((key): key is string => key !== undefined))];
 }
 
+/** Whole days records remember: their lifetime (`idempotencyTtl`) less its margin. */
+const rememberedDays = (idempotencyTtl: Duration): number => Math.floor((idempotencyTtl.toSeconds() - RecordLifetime.marginSeconds) / 86_400);
+
 /** The refund look-back with its default filled, in whole days. */
 function refundLookbackDays(props: PixReceiverProps, idempotencyTtl: Duration): number {
-  const remembered = Math.floor((idempotencyTtl.toSeconds() - RecordLifetime.marginSeconds) / 86_400);
-  return props.sweep?.refundLookback?.toDays() ?? Math.min(MAX_PIX_REFUND_LOOKBACK_DAYS, remembered);
+  return props.sweep?.refundLookback?.toDays() ?? Math.min(MAX_PIX_REFUND_LOOKBACK_DAYS, rememberedDays(idempotencyTtl));
 }
 
 /** Checks the Pix sweep's props against the sweep's look-back and the processor's records' lifetime. */
@@ -188,7 +190,7 @@ export function checkPixSweep(v: PropsValidation, props: PixReceiverProps | unde
   const lookback = props?.sweep?.refundLookback;
   if (!lookback || Token.isUnresolved(lookback.toSeconds())) return;
   const seconds = lookback.toSeconds();
-  const remembered = Math.floor((idempotencyTtl.toSeconds() - RecordLifetime.marginSeconds) / 86_400);
+  const remembered = rememberedDays(idempotencyTtl);
   v.checkNumber(seconds, `${prefix}.sweep.refundLookback`, (s) => s % 86_400 === 0 && s / 86_400 >= lookbackDays && s / 86_400 <= MAX_PIX_REFUND_LOOKBACK_DAYS,
     `must be whole days from the sweep's lookbackDays (${lookbackDays}) to ${MAX_PIX_REFUND_LOOKBACK_DAYS} (seconds)`);
   v.check(seconds / 86_400 <= remembered, `${prefix}.sweep.refundLookback`,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Annotations, Duration, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -99,7 +100,7 @@ function consumerAlarmName(scope: Construct, id: string, receiverName: string | 
   const path = [stack.stackName, ...scope.node.scopes.slice(scope.node.scopes.indexOf(stack) + 1).map((c) => c.node.id), id].join('-');
   const readable = path.replace(/[^A-Za-z0-9_.-]/g, '-');
   // A long path keeps its end and a hash of the whole, so two never share a name.
-  const bounded = readable.length <= 150 ? readable : `${readable.slice(-137)}-${consumerAlarmPrefix(path).slice(-13, -1)}`;
+  const bounded = readable.length <= 150 ? readable : `${readable.slice(-137)}-${createHash('sha256').update(path, 'utf8').digest('hex').slice(0, 12)}`;
   return `${consumerAlarmPrefix(receiverName)}${bounded}`;
 }
 

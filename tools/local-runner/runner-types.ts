@@ -130,6 +130,7 @@ export function delivered(event: RecordedEvent): Record<string, unknown> {
   return {
     version: '0', id: event.id, 'detail-type': event.detailType, source: event.source, account: LOCAL_AWS.accountId,
     time: event.time ?? new Date().toISOString(), region: LOCAL_AWS.region, resources: [], detail: event.detail,
+    ...(event.replayName ? { 'replay-name': event.replayName } : {}),
   };
 }
 

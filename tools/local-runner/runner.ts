@@ -7,7 +7,7 @@
  */
 import { rmSync } from 'node:fs';
 import { type AttributeValue, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { CreateQueueCommand, PurgeQueueCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, PurgeQueueCommand } from '@aws-sdk/client-sqs';
 import { DynamoDbSubjectStore, type SubjectRecord } from '../../lambda/store/subject-store';
 import { PAYMENTS_TOKEN_HEADER, ROUTES } from '../../contracts/receiver';
 import { httpCall } from '../../simulator/https-client';
@@ -23,7 +23,7 @@ import type { AwsOptions } from '../../cli/operate/aws';
 import type { LocalAlarm } from '../local-aws/cloudwatch-server';
 import { auditExactlyOnce, type AuditInput, type AuditReport } from './audit';
 import { RunnerStack } from './runner-stack';
-import { ruleLogicalId } from './template';
+import { ruleLogicalId, ruleQueueTarget } from './template';
 import { matchesEventPattern } from '../local-aws/event-pattern';
 import { type RunnerCheckpoint, type RunnerCounts, type LocalRunnerOptions } from './runner-types';
 
@@ -56,14 +56,13 @@ export class LocalRunner extends RunnerStack {
     if (archive) this.events.putArchive(archive);
     for (const rule of rules) {
       const logicalId = ruleLogicalId(this.template, rule);
-      const targets = (this.template.Resources[logicalId].Properties?.Targets ?? []) as Array<{ Arn?: { 'Fn::GetAtt'?: [string, string] } }>;
-      const queueId = targets.map((t) => t.Arn?.['Fn::GetAtt']?.[0]).find((id) => id && this.template.Resources[id]?.Type === 'AWS::SQS::Queue');
+      const queueId = ruleQueueTarget(this.template, logicalId);
       if (!queueId) throw new Error(`queueRules: the rule ${rule} has no SQS queue target`);
       const { QueueUrl } = await this.sqs.send(new CreateQueueCommand({ QueueName: queueId }));
       this.ruleQueues.set(rule, QueueUrl!);
       const pattern = this.resolver.rulePattern(rule);
       this.events.putRuleWithTarget(logicalId, (event) => {
-        if (matchesEventPattern(pattern, { source: event.source, 'detail-type': event.detailType, detail: event.detail })) void this.sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: JSON.stringify({ id: event.id, source: event.source, 'detail-type': event.detailType, detail: event.detail, ...(event.replayName ? { 'replay-name': event.replayName } : {}) }) }));
+        if (matchesEventPattern(pattern, { source: event.source, 'detail-type': event.detailType, detail: event.detail })) void this.sendToQueue(QueueUrl!, event, rule);
       });
     }
   }

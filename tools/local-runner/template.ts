@@ -288,9 +288,14 @@ export interface QueueConsumerDescription {
  * The queue consumer behind the template's rule `ruleLogicalId`, when its target is an SQS queue
  * that a function reads through an event source mapping; undefined for any other target.
  */
-export function describeQueueConsumer(template: CloudFormationTemplate, ruleLogicalId: string): QueueConsumerDescription | undefined {
+/** The logical id of the SQS queue the template's rule `ruleLogicalId` targets, if one. */
+export function ruleQueueTarget(template: CloudFormationTemplate, ruleLogicalId: string): string | undefined {
   const targets = (template.Resources[ruleLogicalId]?.Properties?.Targets ?? []) as Array<{ Arn?: { 'Fn::GetAtt'?: [string, string] } }>;
-  const queueId = targets.map((t) => t.Arn?.['Fn::GetAtt']?.[0]).find((id) => id && template.Resources[id]?.Type === 'AWS::SQS::Queue');
+  return targets.map((t) => t.Arn?.['Fn::GetAtt']?.[0]).find((id): id is string => !!id && template.Resources[id]?.Type === 'AWS::SQS::Queue');
+}
+
+export function describeQueueConsumer(template: CloudFormationTemplate, ruleLogicalId: string): QueueConsumerDescription | undefined {
+  const queueId = ruleQueueTarget(template, ruleLogicalId);
   if (!queueId) return undefined;
   const mapping = Object.values(template.Resources).find((r) => r.Type === 'AWS::Lambda::EventSourceMapping'
     && JSON.stringify(r.Properties?.EventSourceArn) === JSON.stringify({ 'Fn::GetAtt': [queueId, 'Arn'] }));

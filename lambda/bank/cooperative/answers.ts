@@ -6,6 +6,7 @@
 import { ZuluTimestamps } from '../../../contracts/bank-connection';
 import type { EventAmount } from '../../../contracts/events';
 import { BankApiError } from '../errors';
+import { BRASILIA_OFFSET_MS, brasiliaDay } from '../base/calendar';
 
 /** A money amount as a whole number of cents, or undefined when it is not one ("250.75", "250", 250.7). */
 export function toCents(value: unknown): number | undefined {
@@ -24,7 +25,6 @@ export function identifier(value: unknown): string | undefined {
 
 /** The bank's offset: its dates are local to America/Sao_Paulo, which keeps UTC−3 all year. */
 export const BANK_OFFSET = '-03:00';
-const BANK_OFFSET_MS = 3 * 3600_000;
 
 /** Digits of a `nossoNumero`: the bank's boleto ids are always nine (BANK-NOTES.md). */
 export const NOSSO_NUMERO_DIGITS = 9;
@@ -63,7 +63,7 @@ export function bankDateToIso(value: unknown, zulu: ZuluTimestamps = ZuluTimesta
     } else if (!parts && /^\d{4}-\d{2}-\d{2}T.*(Z|[+-]\d{2}:\d{2})$/.test(text) && !Number.isNaN(Date.parse(text))) {
       if (!/Z$/i.test(text)) return text;
       // In the bank's offset, so that its first ten characters are the bank's day.
-      const local = new Date(Date.parse(text) - (zulu === ZuluTimestamps.UTC ? BANK_OFFSET_MS : 0));
+      const local = new Date(Date.parse(text) - (zulu === ZuluTimestamps.UTC ? BRASILIA_OFFSET_MS : 0));
       const t = local.toISOString();
       return `${t.slice(0, 23)}${BANK_OFFSET}`;
     }
@@ -91,8 +91,7 @@ export function answerNames(answer: Record<string, unknown>, field: string, expe
 
 /** The bank's local day (America/Sao_Paulo, UTC−3 all year) `daysBack` days before `now`: ISO and the listing's `DD/MM/YYYY`. */
 export function bankDay(now: number, daysBack = 0): { iso: string; dia: string } {
-  const local = new Date(now - 3 * 3600_000 - daysBack * 86_400_000);
-  const iso = local.toISOString().slice(0, 10);
+  const iso = brasiliaDay(now, daysBack);
   return { iso, dia: `${iso.slice(8, 10)}/${iso.slice(5, 7)}/${iso.slice(0, 4)}` };
 }
 

@@ -5,7 +5,8 @@
  * the account's Pix; a Pix to a key that is not the receiver's (another of the account's) and,
  * unless the receiver says so, a Pix without a txid (the standard notifies none) are skipped.
  */
-import { normalizePixKey, pixKeyHash, RefundStatus } from '../../../contracts/pix';
+import { isFinalRefund, normalizePixKey, pixKeyHash } from '../../../contracts/pix';
+import { BRASILIA_OFFSET_MS, brasiliaDay, DAY_MS } from '../base/calendar';
 import type { HeldRecord, ListedEntry, ListedPage, WindowListing } from '../family';
 import type { PixPageRead, PixRead, PixRefundRead } from './pix-answers';
 import { refundClass } from './pix-subjects';
@@ -25,14 +26,8 @@ export interface PixListingOptions {
   readonly pageSize: number;
 }
 
-/** The bank's calendar: Brasília, three hours behind UTC all year since 2019. */
-const BANK_OFFSET_MS = 3 * 3600_000;
-const DAY_MS = 86_400_000;
-
-/** The provider's day `daysBack` days before the one `at` falls on (`YYYY-MM-DD`). */
-export function pixDay(at: number, daysBack: number): string {
-  return new Date(at - BANK_OFFSET_MS - daysBack * DAY_MS).toISOString().slice(0, 10);
-}
+/** The provider's day `daysBack` days before the one `at` falls on (`YYYY-MM-DD`): Brasília's. */
+export const pixDay = (at: number, daysBack: number): string => brasiliaDay(at, daysBack);
 
 /**
  * The window of a day: from its first instant to the next day's first (`inicio` and `fim` in UTC,
@@ -40,12 +35,10 @@ export function pixDay(at: number, daysBack: number): string {
  * and its record makes the second costless.
  */
 export function pixDayWindow(day: string): { inicio: string; fim: string } {
-  const start = Date.parse(`${day}T00:00:00Z`) + BANK_OFFSET_MS;
+  const start = Date.parse(`${day}T00:00:00Z`) + BRASILIA_OFFSET_MS;
   const instant = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
   return { inicio: instant(start), fim: instant(start + DAY_MS) };
 }
-
-const FINAL_REFUND: readonly string[] = [RefundStatus.RETURNED, RefundStatus.NOT_DONE];
 
 /** Why a listed Pix is not the receiver's to publish, or undefined. */
 function notPublished(pix: PixRead, options: PixListingOptions): string | undefined {
@@ -79,7 +72,7 @@ function refundEntry(pix: PixRead, refund: PixRefundRead, day: string, skipped: 
 function entriesOf(page: PixPageRead, day: string, options: PixListingOptions, refundsOnly: boolean): ListedEntry[] {
   return page.pix.flatMap((pix) => {
     const skipped = notPublished(pix, options);
-    const refunds = pix.refunds.filter((r) => FINAL_REFUND.includes(r.status)).map((r) => refundEntry(pix, r, day, skipped));
+    const refunds = pix.refunds.filter((r) => isFinalRefund(r.status)).map((r) => refundEntry(pix, r, day, skipped));
     return refundsOnly ? refunds : [pixEntry(pix, day, skipped), ...refunds];
   });
 }

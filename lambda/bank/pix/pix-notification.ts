@@ -4,7 +4,7 @@
  * its own. A body with no `pix` array is the provider's validation call: nothing to verify. What
  * a Pix says is only a claim; the provider's query decides.
  */
-import { END_TO_END_ID, RefundStatus } from '../../../contracts/pix';
+import { END_TO_END_ID, isFinalRefund } from '../../../contracts/pix';
 import { errorMessage } from '../../shared/runtime';
 import type { ParsedBody, SubjectItem } from '../family';
 import { type PixRead, type PixRefundRead, readPix, readRefund } from './pix-answers';
@@ -29,8 +29,6 @@ export interface PixRefundItem extends SubjectItem {
 
 export type PixNotificationItem = PixItem | PixRefundItem;
 
-const FINAL_REFUNDS: readonly string[] = [RefundStatus.RETURNED, RefundStatus.NOT_DONE];
-
 const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
 
 /** The items of one element: a Pix (with its final refunds), or a refund sent again on its own. */
@@ -47,7 +45,7 @@ function itemsOf(element: unknown, where: string): PixNotificationItem[] {
   const items: PixNotificationItem[] = [{ kind: 'pix', pix, raw: withoutRefunds }];
   const refunds = element.devolucoes === undefined || element.devolucoes === null ? [] : Array.isArray(element.devolucoes) ? element.devolucoes : [element.devolucoes];
   pix.refunds.forEach((refund, i) => {
-    if (!FINAL_REFUNDS.includes(refund.status)) return;
+    if (!isFinalRefund(refund.status)) return;
     items.push({
       kind: 'pix-refund', endToEndId: pix.endToEndId, ...(pix.chave ? { chave: pix.chave } : {}), refund,
       raw: { endToEndId: pix.endToEndId, ...(pix.chave ? { chave: pix.chave } : {}), devolucao: refunds[i] as Record<string, unknown> },
