@@ -6,6 +6,7 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   setupFiles: ['<rootDir>/test/support/jest-env.ts'],
   // Most suites wait on servers, child processes and timers more than they compute: one worker
   // more than the cores keeps them busy (Jest's own default, one fewer than the cores, runs a
