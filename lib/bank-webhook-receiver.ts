@@ -167,7 +167,7 @@ export class BankWebhookReceiver extends Construct {
       this.reconciliation = new ReconciliationSweep(this, 'Reconciliation', checkedBy({
         ...props.reconciliation, ...network, processor,
         paymentRegistration: this.paymentRegistration, boletoContracts: this.boletoContracts, pixKeyWebhooks: this.pixKeyWebhooks,
-        logRetention: props.logRetention, logEncryptionKey: props.logEncryptionKey, tracing: props.tracing, tracingEnabled: props.tracingEnabled, alarmTopic: props.alarmTopic,
+        logRetention: props.logRetention, logEncryptionKey: props.logEncryptionKey, tracing: props.tracing, openTelemetry: props.openTelemetry, tracingEnabled: props.tracingEnabled, alarmTopic: props.alarmTopic,
       }));
     }
 

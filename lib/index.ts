@@ -4,7 +4,7 @@ export { ReceiverDashboard, type ReceiverDashboardProps } from './receiver-dashb
 export { type BankConnectionProps, type PaymentQueryScopes } from './core/bank-connection';
 export { type PixConnectionProps, type PixOperationPaths, type PixOperationScopes } from './core/pix-connection';
 export { type PixDomainProps, type PixPinnedCertificates, type PixReceiverProps, type PixSweepProps, type PixTruststoreProps } from './core/pix-receiver';
-export { TracingMode } from './core/tracing';
+export { type OpenTelemetryOptions, TracingMode } from './core/tracing';
 export { PixGrantTypePlacement } from '../contracts/pix-connection';
 export { VerifiedEventRule, type VerifiedEventRuleOptions, type VerifiedEventSource } from './core/verified-event-rule';
 export { BankWebhooksConstants } from './constants';

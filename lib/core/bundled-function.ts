@@ -10,6 +10,8 @@ import { acknowledgeInherent, acknowledgeVpcAccessPolicy, ROLE_POLICY_REASON } f
 import type { FunctionNetworkProps } from './function-network';
 import { allowLogsToUse } from './log-encryption';
 import { environmentSizeValidation } from './environment-size';
+import { ADOT_ENV, ADOT_MANAGED_POLICY } from './open-telemetry-layers';
+import type { ResolvedOpenTelemetry } from './tracing';
 
 /**
  * The bundled code of one of the library's handlers, as built by `npm run build` into
@@ -44,6 +46,8 @@ export interface BundledFunctionProps {
   readonly logEncryptionKey?: kms.IKey;
   /** X-Ray active tracing. @default - not set (Lambda's default, off) */
   readonly tracing?: boolean;
+  /** AWS's OpenTelemetry layer and its wrapper (with `tracing`, which it sends its spans through). @default - none */
+  readonly openTelemetry?: ResolvedOpenTelemetry;
   readonly environment?: Record<string, string>;
   /** VPC, subnets and security groups. @default - not in a VPC */
   readonly network?: FunctionNetworkProps;
@@ -85,9 +89,10 @@ export abstract class BundledFunction extends lambda.Function {
       logGroup,
       loggingFormat: lambda.LoggingFormat.JSON,
       ...(props.tracing !== undefined ? { tracing: props.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED } : {}),
-      environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
+      environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps', ...openTelemetryEnvironment(props.openTelemetry) },
       ...props.network,
     });
+    if (props.openTelemetry) this.addOpenTelemetry(role, props.openTelemetry);
     this.functionLogGroup = logGroup;
     // Lambda takes 4 KB of environment in all: a stack that could resolve to more fails at synth, not mid-deploy.
     this.node.addValidation(environmentSizeValidation(this));
@@ -98,13 +103,33 @@ export abstract class BundledFunction extends lambda.Function {
     if (props.tracing) {
       Validations.of(role).acknowledge({
         id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
-        reason: 'X-Ray tracing (tracingEnabled) needs xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions.',
+        reason: 'X-Ray tracing (TracingMode.XRAY or OPENTELEMETRY) needs xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions.',
       });
     }
+  }
+
+  /** AWS's layer, and the managed policy AWS's instructions give its role. */
+  private addOpenTelemetry(role: iam.Role, otel: ResolvedOpenTelemetry): void {
+    this.addLayers(lambda.LayerVersion.fromLayerVersionArn(this, 'OpenTelemetryLayer', otel.layerArn));
+    role.addManagedPolicy(iam.ManagedPolicy.fromAwsManagedPolicyName(ADOT_MANAGED_POLICY));
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/${ADOT_MANAGED_POLICY}]`,
+      reason: 'AWS\'s managed policy for its OpenTelemetry layer (tracing: TracingMode.OPENTELEMETRY), as AWS\'s instructions attach it: X-Ray writes and the Application Signals log group, kept current by AWS as the layer changes.',
+    });
   }
 
   /** Adds a statement to the function's own role. */
   public allow(statement: iam.PolicyStatement): void {
     this.role!.addToPrincipalPolicy(statement);
   }
+}
+
+/** The variables AWS's layer reads: its wrapper, fast start, and Application Signals. */
+function openTelemetryEnvironment(otel: ResolvedOpenTelemetry | undefined): Record<string, string> {
+  if (!otel) return {};
+  return {
+    [ADOT_ENV.wrapper[0]]: ADOT_ENV.wrapper[1],
+    [ADOT_ENV.applicationSignals]: String(otel.applicationSignals),
+    ...(otel.fastStart ? { [ADOT_ENV.fastStart]: 'true' } : {}),
+  };
 }

@@ -10,7 +10,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import { MAX_BODY_BYTES_LIMIT } from '../../contracts/receiver';
 import { checkFunctionNetwork, type FunctionNetworkProps } from '../core/function-network';
 import { checkSecretNamed, checkTokenHeader, isWholeNumberIn, type PropsValidation } from '../core/props-validation';
-import { checkTracing, type TracingMode } from '../core/tracing';
+import { checkTracing, type OpenTelemetryOptions, type TracingMode } from '../core/tracing';
 
 /** Properties of `BankWebhookEndpoint`. */
 export interface BankWebhookEndpointProps extends FunctionNetworkProps, ReceiverNameProps {
@@ -68,6 +68,11 @@ export interface BankWebhookEndpointProps extends FunctionNetworkProps, Receiver
    * @default TracingMode.OFF
    */
   readonly tracing?: TracingMode;
+  /**
+   * How AWS's OpenTelemetry layer runs; only with `tracing: TracingMode.OPENTELEMETRY`.
+   * @default - AWS's layer for the stack's region, fast start off, Application Signals off
+   */
+  readonly openTelemetry?: OpenTelemetryOptions;
   /**
    * X-Ray tracing on the stage and the receiver function (in a BankWebhookReceiver, on every function).
    * @deprecated use `tracing: TracingMode.XRAY`; removed in 1.0

@@ -30,7 +30,7 @@ import { normalizedFingerprint, PIX_CERTIFICATE_WARNING_DAYS, type PixDomainProp
 import { receiverSettings } from './receiver-settings';
 import { accessLogFormat, acknowledgeApiFindings, sourceAllowlistPolicy } from './rest-api';
 import { ReceiverFunction } from './receiver-function';
-import { xrayTracing } from '../core/tracing';
+import { openTelemetryLayer, xrayTracing } from '../core/tracing';
 
 /** Timeout of the receiver function: well under the bank's 10 s deadline. */
 const RECEIVER_TIMEOUT = Duration.seconds(6);
@@ -142,6 +142,7 @@ export class BankWebhookEndpoint extends Construct {
       logRetention: retention,
       logEncryptionKey: props.logEncryptionKey,
       tracing: xrayTracing(props),
+      openTelemetry: openTelemetryLayer(this, props),
       network,
       environment: { [RECEIVER_SETTINGS_ENV]: Stack.of(this).toJsonString(this.receiverSettings(props)) },
     });

@@ -15,7 +15,7 @@ import { checkIdempotencyTtl, minimumVisibilitySeconds } from '../core/timing';
 import { checkJournalOptions, type NotificationJournalOptions } from './notification-journal';
 import { JournalObjectLock } from '../../contracts/record';
 import type { BoletoMovementMappingProps, BoletoStatusMappingProps, PaymentStatusMappingProps } from './status-mappings';
-import { checkTracing, type TracingMode } from '../core/tracing';
+import { checkTracing, type OpenTelemetryOptions, type TracingMode } from '../core/tracing';
 
 /** How a SettlementProcessor verifies and publishes (BankWebhookReceiver takes the same props). */
 export interface SettlementProcessorOptions extends ReceiverNameProps {
@@ -200,6 +200,11 @@ export interface SettlementProcessorProps extends SettlementProcessorOptions, Fu
    * @default TracingMode.OFF
    */
   readonly tracing?: TracingMode;
+  /**
+   * How AWS's OpenTelemetry layer runs; only with `tracing: TracingMode.OPENTELEMETRY`.
+   * @default - AWS's layer for the stack's region, fast start off, Application Signals off
+   */
+  readonly openTelemetry?: OpenTelemetryOptions;
   /**
    * X-Ray active tracing of the function.
    * @deprecated use `tracing: TracingMode.XRAY`; removed in 1.0

@@ -29,7 +29,7 @@ import { createNotificationJournal } from './notification-journal';
 import { ProcessorFunction } from './processor-function';
 import { processorSettings } from './processor-settings';
 import { checkSettlementProcessor, queueRedrive, type SettlementProcessorProps } from './settlement-processor-props';
-import { xrayTracing } from '../core/tracing';
+import { openTelemetryLayer, xrayTracing } from '../core/tracing';
 
 /**
  * The settlement processor: a function that consumes a queue of stored notifications, verifies
@@ -158,6 +158,7 @@ export class SettlementProcessor extends Construct {
       logRetention: props.logRetention,
       logEncryptionKey: props.logEncryptionKey,
       tracing: xrayTracing(props),
+      openTelemetry: openTelemetryLayer(this, props),
       network: functionNetwork(this, 'SecurityGroup', props),
     });
     // The journal's bucket is written by the function's role alone (its policy names the role).

@@ -31,7 +31,7 @@ import { checkPixSweep, pixSweepSettings } from '../core/pix-receiver';
 import type { PixKeysWatched } from '../../contracts/reconciliation';
 import { SweepFunction } from './sweep-function';
 import { sweepSettings } from './sweep-settings';
-import { checkTracing, type TracingMode, xrayTracing } from '../core/tracing';
+import { checkTracing, openTelemetryLayer, type OpenTelemetryOptions, type TracingMode, xrayTracing } from '../core/tracing';
 
 /** How the reconciliation sweep runs. */
 export interface ReconciliationSweepOptions {
@@ -139,6 +139,11 @@ export interface ReconciliationSweepProps extends ReconciliationSweepOptions, Fu
    * @default TracingMode.OFF
    */
   readonly tracing?: TracingMode;
+  /**
+   * How AWS's OpenTelemetry layer runs; only with `tracing: TracingMode.OPENTELEMETRY`.
+   * @default - AWS's layer for the stack's region, fast start off, Application Signals off
+   */
+  readonly openTelemetry?: OpenTelemetryOptions;
   /**
    * X-Ray active tracing of the function.
    * @deprecated use `tracing: TracingMode.XRAY`; removed in 1.0
@@ -292,6 +297,7 @@ export class ReconciliationSweep extends Construct {
       logRetention: props.logRetention,
       logEncryptionKey: props.logEncryptionKey,
       tracing: xrayTracing(props),
+      openTelemetry: openTelemetryLayer(this, props),
       network: functionNetwork(this, 'SecurityGroup', props),
       environment: { [SWEEP_SETTINGS_ENV]: Stack.of(this).toJsonString(settings) },
     });

@@ -8,7 +8,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { buildExampleApp } from '../../examples/basic-receiver/app';
-import { BankWebhookReceiver, PaymentWebhookRegistration } from '../../lib';
+import { BankWebhookReceiver, PaymentWebhookRegistration, TracingMode } from '../../lib';
 import { temporaryApps, testBankConnection, testStack } from '../support/cdk';
 import { acknowledgedRulesByPack, acknowledgments } from '../support/nag';
 
@@ -51,7 +51,7 @@ it('still finds problems: the checks are live (a plain queue fails them)', () =>
   expect(() => app.synth()).toThrow(/AwsSolutions-SQS4/);
 });
 
-it('passes with every option set: custom domain, allowlist, WAF, KMS key, tracing, user secrets', () => {
+it('passes with every option set: custom domain, allowlist, WAF, KMS key, OpenTelemetry tracing, user secrets', () => {
   const app = newApp();
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   const stack = testStack('AllOptions', app);
@@ -65,7 +65,8 @@ it('passes with every option set: custom domain, allowlist, WAF, KMS key, tracin
     allowedSourceCidrs: ['203.0.113.0/24'],
     webAclArn: 'arn:aws:wafv2:sa-east-1:111111111111:regional/webacl/bank-webhooks/0a1b2c3d-4e5f-6789-abcd-ef0123456789',
     queueEncryptionKey: new kms.Key(stack, 'Key', { enableKeyRotation: true }),
-    tracingEnabled: true,
+    tracing: TracingMode.OPENTELEMETRY,
+    openTelemetry: { fastStart: true },
     journal: { serverAccessLogsBucket: s3.Bucket.fromBucketName(stack, 'AccessLogs', 'acme-access-logs') },
     paymentCallbackToken: secretsmanager.Secret.fromSecretCompleteArn(stack, 'Pay', 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:pay-AbCdEf'),
     boletoToken: secretsmanager.Secret.fromSecretCompleteArn(stack, 'Bol', 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:bol-AbCdEf'),
