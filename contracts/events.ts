@@ -1,5 +1,5 @@
 /**
- * The contract of the events the settlement processor publishes (detail version 2): detail
+ * The contract of the events the settlement processor publishes (detail version 3): detail
  * types, enums and the detail of each. The processor builds these; `lib/` exports them to
  * consumers; `npm run schemas` generates one JSON Schema per detail type from these very
  * interfaces (schemas/events/, shipped in the package), so the types and the schemas cannot
@@ -7,7 +7,7 @@
  */
 
 /** Version of the detail's shape. */
-export const EVENT_DETAIL_VERSION = '2';
+export const EVENT_DETAIL_VERSION = '3';
 
 /** The `detail-type` of every event the processor publishes. */
 export enum BankEventDetailType {
@@ -232,8 +232,8 @@ export interface PixRefund {
 /** What every event's detail has. (Subtypes add members and never redeclare one: jsii's rule.) */
 export interface EventDetailBase {
   /**
-   * "2".
-   * @pattern ^2$
+   * "3" (3 added `traceparent`).
+   * @pattern ^3$
    */
   readonly version: string;
   /** Unique per event; a copy republished after a crash carries the same one. */
@@ -255,6 +255,12 @@ export interface EventDetailBase {
   readonly verifiedAt: string;
   /** Receives of the message it took (1 the first time). */
   readonly attempt: number;
+  /**
+   * The W3C trace context of the processor's span that verified the change, when it was traced
+   * (docs/tracing.md): a consumer's span continues the trace from it. Never set otherwise.
+   * @pattern ^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$
+   */
+  readonly traceparent?: string;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { QuarantineAttribute } from '../../contracts/processor';
 import { QUARANTINE_REASON_BYTES } from '../../contracts/receiver';
 import { sleep } from '../shared/retry';
+import { inSpan, SpanKind, tracedAttributes } from '../shared/telemetry';
 import { sqsAttributeText } from '../store/stored-notification';
 import type { ProcessorQueue, PublishEntry } from './deps';
 
@@ -33,7 +34,7 @@ function chunks(entries: readonly PutEventsRequestEntry[]): PutEventsRequestEntr
 
 /** Publishes every entry to the bus with the source, sending again (twice at most) only the ones EventBridge did not accept. */
 export function eventBridgePublisher(events: EventBridgeClient, eventBusName: string, source: string): (entries: readonly PublishEntry[]) => Promise<void> {
-  return async (entries) => {
+  return (entries) => inSpan('publish', { 'messaging.batch.message_count': entries.length }, async () => {
     let remaining: PutEventsRequestEntry[] = entries.map((entry) => ({ EventBusName: eventBusName, Source: source, DetailType: entry.detailType, Detail: entry.detail }));
     for (let attempt = 1; ; attempt++) {
       const failed: { entry: PutEventsRequestEntry; why: string }[] = [];
@@ -49,7 +50,7 @@ export function eventBridgePublisher(events: EventBridgeClient, eventBusName: st
       remaining = failed.map((f) => f.entry);
       await sleep(100 * attempt);
     }
-  };
+  }, { kind: SpanKind.PRODUCER });
 }
 
 /** Puts a record's body in the dead-letter queue of its kind with its reason, time and source message id. */
@@ -70,6 +71,7 @@ export function sqsQuarantine(sqs: SQSClient, deadLetterQueueUrls: Readonly<Reco
 /** Sends a message body back to one of the queues the processor reads, visible after `delaySeconds`. */
 export function sqsRequeue(sqs: SQSClient, queueUrls: Readonly<Record<ProcessorQueue, string>>): (messageBody: string, delaySeconds: number, queue: ProcessorQueue) => Promise<void> {
   return async (messageBody, delaySeconds, queue) => {
-    await sqs.send(new SendMessageCommand({ QueueUrl: queueUrls[queue], MessageBody: messageBody, DelaySeconds: delaySeconds }));
+    // The next attempt continues this one's trace.
+    await sqs.send(new SendMessageCommand({ QueueUrl: queueUrls[queue], MessageBody: messageBody, DelaySeconds: delaySeconds, ...tracedAttributes() }));
   };
 }

@@ -15,6 +15,7 @@ import { Foreign, type SubjectItem } from '../bank/family';
 import { familyOfRoute, rulesOfItem } from '../bank/families';
 import { OutOfRate } from '../bank/pacing';
 import { mapConcurrently } from '../shared/concurrency';
+import { contextFromTraceparent, inSpan, recordTraceparent, SpanKind, trace } from '../shared/telemetry';
 import { errorMessage } from '../shared/runtime';
 import { decodeLookRequest } from '../store/look-request';
 import { PrefetchedSubjects } from '../store/subject-store';
@@ -36,16 +37,20 @@ export async function processBatch(event: SQSEvent, context: InvocationContext, 
   const deadline = now() + context.getRemainingTimeInMillis() - deps.settings.safetyMarginMs;
   const failures: string[] = [];
   // Each record is read once: for the subjects read ahead, then for its look.
-  const records = event.Records.map((record) => ({ record, read: readRecord(record, deps) }));
-  const batchDeps = await withSubjectsRead(records.map((r) => r.read), deps);
-  await mapConcurrently(records, deps.recordConcurrency ?? ProcessorDefaults.recordConcurrency, async ({ record, read }) => {
-    try {
-      await processRecord(record, read, deadline, batchDeps);
-    } catch (error) {
-      failures.push(record.messageId);
-      logFailure(record, error, deps);
-    }
-  });
+  const records = event.Records.map((record) => ({ record, read: readRecord(record, deps), parent: contextFromTraceparent(recordTraceparent(record)) }));
+  // The batch's span links each record's context; each record's span continues its own trace.
+  const links = records.flatMap(({ parent }) => { const span = parent && trace.getSpanContext(parent); return span ? [{ context: span }] : []; });
+  await inSpan('process batch', { 'messaging.batch.message_count': records.length }, async () => {
+    const batchDeps = await withSubjectsRead(records.map((r) => r.read), deps);
+    await mapConcurrently(records, deps.recordConcurrency ?? ProcessorDefaults.recordConcurrency, async ({ record, read, parent }) => {
+      try {
+        await inSpan('process record', { 'messaging.message.id': record.messageId, 'bank.record': read.kind }, () => processRecord(record, read, deadline, batchDeps), { parent, kind: SpanKind.CONSUMER });
+      } catch (error) {
+        failures.push(record.messageId);
+        logFailure(record, error, deps);
+      }
+    });
+  }, { links });
   return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
 }
 

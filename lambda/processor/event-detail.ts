@@ -11,7 +11,14 @@ import {
 import type { StoredNotification } from '../../contracts/receiver';
 import { type Change, publicState, type SubjectState } from '../bank/verified-state';
 import type { OutboxEntry } from '../store/subject-store';
+import { currentTraceparent } from '../shared/telemetry';
 import { type CheckedItem, fingerprint, type Look, type SubjectGroup } from './subject';
+
+/** The verifying span's context, for a consumer to continue the trace (nothing when untraced). */
+function traced(): { traceparent?: string } {
+  const traceparent = currentTraceparent();
+  return traceparent ? { traceparent } : {};
+}
 
 const subjectOf = (group: SubjectGroup, sequence: number, account: BankAccount): EventSubject => group.rules.eventSubject(group.id, group.target, sequence, account);
 
@@ -48,6 +55,7 @@ export function changeEntry(group: SubjectGroup, change: Change, sequence: numbe
     bankAnswer: answer,
     verifiedAt: new Date((deps.now ?? Date.now)()).toISOString(),
     attempt: look.attempt,
+    ...traced(),
   };
   return { detailType: change.detailType, detail: fitDetail(detail) };
 }
@@ -67,6 +75,7 @@ export function notConfirmedEntry(group: SubjectGroup, c: CheckedItem, sequence:
     notification: notificationOf(c, look.stored),
     verifiedAt: new Date((deps.now ?? Date.now)()).toISOString(),
     attempt: look.attempt,
+    ...traced(),
   };
   return { detailType: BankEventDetailType.NOTIFICATION_NOT_CONFIRMED, detail: fitDetail(detail) };
 }

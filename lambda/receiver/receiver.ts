@@ -7,6 +7,7 @@ import { PAYMENTS_TOKEN_HEADER, PIX_ROUTE, type PixClientCertificatePins, Receiv
 import { isPixValidationCall } from '../bank/pix';
 import type { TokenStage } from '../shared/secret-tokens';
 import { findHeader, tokenMatches } from '../shared/token-check';
+import { inSpan, SpanKind, startSpan, traceparentAttribute } from '../shared/telemetry';
 import type { TokenCache } from './token-cache';
 
 /** Counts one occurrence of a metric for a route; `details` are written with it (not dimensions). */
@@ -141,11 +142,13 @@ export async function handleNotification(event: APIGatewayProxyEvent, deps: Rece
   const presented = findHeader(event.headers, headerName);
   // The common case, a fresh current value that matches, takes no promise and no timer.
   const current = deps.tokens.peek(secretArn, TOKEN_STAGES[0]);
+  const check = startSpan('check', { 'bank.route': route });
   let authenticated = current !== undefined && tokenMatches(presented, current);
   if (!authenticated) {
     try {
       authenticated = await beforeDeadline(isAuthenticated(presented, secretArn, deps.tokens), deadline, 'Reading the token secret');
     } catch (error) {
+      check.end();
       count(ReceiverMetric.TOKEN_LOAD_FAILED, route);
       logger.error('Could not load the route token from Secrets Manager; answering 503', {
         requestId, route, error: errorSummary(error),
@@ -153,6 +156,8 @@ export async function handleNotification(event: APIGatewayProxyEvent, deps: Rece
       return respond(503, { message: 'Temporarily unable to accept the notification', requestId });
     }
   }
+  check.setAttribute('bank.authenticated', authenticated);
+  check.end();
   if (!authenticated) {
     count(ReceiverMetric.UNAUTHORIZED, route);
     // Never log the presented value: it may be a real token sent to the wrong route.
@@ -213,14 +218,15 @@ async function storeNotification(event: APIGatewayProxyEvent, route: Route, deps
   const enqueueBudgetMs = Math.min(settings.enqueueBudgetMs, deadline - Date.now());
   try {
     if (enqueueBudgetMs < ReceiverDefaults.minEnqueueMs) throw new Error(`only ${Math.max(0, Math.round(enqueueBudgetMs))} ms were left before the function's timeout to store it`);
-    const sent = await deps.sqs.send(
+    // The processor's span for this message continues the trace from here (its traceparent attribute).
+    const sent = await inSpan('enqueue', { 'bank.route': route }, () => deps.sqs.send(
       new SendMessageCommand({
         QueueUrl: settings.queueUrl,
         MessageBody: messageBody,
-        MessageAttributes: { route: { DataType: 'String', StringValue: route } },
+        MessageAttributes: { route: { DataType: 'String', StringValue: route }, ...traceparentAttribute() },
       }),
       { abortSignal: AbortSignal.timeout(enqueueBudgetMs) },
-    );
+    ), { kind: SpanKind.PRODUCER });
     // The count is the log record: one line per stored notification (see metricCounter).
     count(ReceiverMetric.STORED, route, { message: 'Notification stored', requestId, messageId: sent.MessageId ?? '', bodyBytes: String(body.length) });
     return respond(200, { status: 'received', requestId });

@@ -18,6 +18,7 @@ import type { LookMarkers } from '../store/look-markers';
 import type { PendingPayment } from '../store/pending-payments';
 import type { SubjectRecord } from '../store/subject-store';
 import { type Log } from '../shared/runtime';
+import { inSpan } from '../shared/telemetry';
 
 export interface SweepDeps {
   readonly settings: SweepSettings;
@@ -155,7 +156,7 @@ async function sweepDay(swept: SweptListing, day: string, deps: SweepDeps, deadl
       report.complete = false;
       return read(pages, items, restarted);
     }
-    const page = await listing.page(day, cursor.page, deadline);
+    const page = await inSpan('list page', { 'bank.listing': listing.name, 'bank.page': cursor.page }, () => listing.page(day, cursor.page, deadline));
     const entries = page.entries;
     report.bankCalls++;
     pages++;

@@ -15,6 +15,7 @@ import { IdempotencyTable } from '../../contracts/processor';
 import type { TrailEntry } from '../../contracts/record';
 import { pendingPaymentAttributes, pendingSinceOf } from './pending-payments';
 import { isConditionFailure } from './conditions';
+import { inSpan } from '../shared/telemetry';
 
 /** One event waiting in a record's outbox: the `detail` as the JSON text to publish. */
 export interface OutboxEntry {
@@ -165,8 +166,10 @@ export class DynamoDbSubjectStore implements SubjectStore {
   ) {}
 
   async read(subjectId: string): Promise<SubjectRecord> {
-    const { Item } = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: this.key(subjectId), ConsistentRead: true }));
-    return Item ? recordOf(Item) : EMPTY_RECORD;
+    return inSpan('read subject', {}, async () => {
+      const { Item } = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: this.key(subjectId), ConsistentRead: true }));
+      return Item ? recordOf(Item) : EMPTY_RECORD;
+    });
   }
 
   async readMany(subjectIds: readonly string[]): Promise<Map<string, SubjectRecord>> {
@@ -202,13 +205,18 @@ export class DynamoDbSubjectStore implements SubjectStore {
       item.leaseUntil = { N: String(next.outbox.leaseUntil) };
       item.outbox = { S: JSON.stringify(next.outbox.entries) };
     }
-    return this.conditional(new PutItemCommand({
-      TableName: this.tableName,
-      Item: item,
+    return inSpan('write subject', { 'bank.expected_version': expectedVersion }, async (span) => {
+      const written = await this.conditional(new PutItemCommand({
+        TableName: this.tableName,
+        Item: item,
       ...(expectedVersion === 0
         ? { ConditionExpression: 'attribute_not_exists(#id)', ExpressionAttributeNames: { '#id': IdempotencyTable.KEY } }
-        : { ConditionExpression: '#v = :v', ExpressionAttributeNames: { '#v': 'v' }, ExpressionAttributeValues: { ':v': { N: String(expectedVersion) } } }),
-    }));
+          : { ConditionExpression: '#v = :v', ExpressionAttributeNames: { '#v': 'v' }, ExpressionAttributeValues: { ':v': { N: String(expectedVersion) } } }),
+      }));
+      // Lost to another writer: the look reads the subject again.
+      span.setAttribute('bank.written', written);
+      return written;
+    });
   }
 
   async takeOutbox(subjectId: string, outbox: Outbox, leaseUntil: number): Promise<boolean> {

@@ -4,6 +4,8 @@
 export const WorkerEnv = {
   ENTRY: 'LOCAL_LAMBDA_ENTRY',
   EXPORT: 'LOCAL_LAMBDA_EXPORT',
+  /** Where the runner's collector takes spans (otel-layer.ts); set by the runner, never by a template. */
+  OTLP_TRACES_URL: 'LOCAL_OTLP_TRACES_URL',
 } as const;
 
 export interface SerializedError {

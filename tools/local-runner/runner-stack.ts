@@ -39,7 +39,7 @@ import {
   type CloudFormationTemplate, describeQueueConsumer, describeReceiverDeployment, type QueueConsumerDescription, ruleLogicalId, type EventSourceDescription, type FunctionDescription, type QueueDescription, type ReceiverDeployment, settingsIn,
 } from './template';
 
-import { addMetricLine, delivered, type LocalRunnerOptions, LOCAL_STACK_ID, type QuarantinedMessage, type RunningRegistration } from './runner-types';
+import { addMetricLine, delivered, type LocalRunnerOptions, LOCAL_STACK_ID, type QuarantinedMessage, type RunningRegistration, tracedEnvironment } from './runner-types';
 
 /** The running stack: its stand-ins, its functions and what they did. */
 export abstract class RunnerStack {
@@ -203,7 +203,7 @@ export abstract class RunnerStack {
   /** The functions, in processes of their own, wired as the template wires them: the receiver, the processor and its event source, the registrations, the sweep, a consumer. */
   protected startFunctions(): void {
     const d = this.deployment;
-    const endpoints = this.services.endpoints();
+    const endpoints = { ...this.services.endpoints(), ...tracedEnvironment(this.options) };
     const receiverEnv = this.resolve(d.receiver.environment) as Record<string, string>;
     const processorEnv = this.resolve(d.processor.environment) as Record<string, string>;
     // The bank credentials are the one secret the stack imports: it is created under the name
@@ -261,7 +261,7 @@ export abstract class RunnerStack {
     if (this.options.consumer) {
       this.consumer = new LocalFunction({
         name: 'consumer', entry: this.options.consumer.entry, exportName: this.options.consumer.exportName,
-        environment: endpoints, timeoutMs: 30_000, onLog: (line) => this.log('consumer', line),
+        environment: { ...endpoints, ...tracedEnvironment(this.options, 'consumer') }, timeoutMs: 30_000, onLog: (line) => this.log('consumer', line),
       });
       const pattern = this.options.consumerRule ? this.resolver.rulePattern(this.options.consumerRule) : undefined;
       this.events.subscribe((event) => {

@@ -6,6 +6,9 @@ import { LOCAL_AWS } from '../local-aws/local-env';
 import type { MetricDatapoint } from './alarms';
 import type { BankSimulatorOptions } from '../../simulator/simulator';
 import type { LocalEventBridge } from '../local-aws/eventbridge-server';
+import type { OtlpCollector } from '../local-aws/otlp-collector';
+import { WorkerEnv } from '../local-aws/lambda-worker-protocol';
+import { ADOT_ENV } from '../../lib/core/open-telemetry-layers';
 
 /** The name of the stack the runner synthesizes. */
 export const LOCAL_STACK_ID = 'BankWebhooksLocal';
@@ -88,6 +91,13 @@ export interface LocalRunnerOptions {
    * @default none
    */
   readonly queueRules?: readonly string[];
+  /**
+   * A collector (started by the caller) that the traced functions send their spans to: those the
+   * template gives AWS's OpenTelemetry layer (`tracing: TracingMode.OPENTELEMETRY`), and the
+   * consumer, as if you had given it the layer too (docs/tracing.md, "Seeing a trace locally").
+   * @default spans are not collected
+   */
+  readonly traces?: OtlpCollector;
 }
 
 /** Where a scenario starts in the runner's records (see `checkpoint()` and `audit()`). */
@@ -151,3 +161,13 @@ export function addMetricLine(line: string, sums: Record<string, number>): void 
   }
 }
 
+
+/**
+ * What a local function's environment gets when the runner collects spans: the collector's URL
+ * (the worker's stand-in for AWS's layer sends there, for a function the template gives the
+ * layer's wrapper) and, for the consumer, the wrapper too.
+ */
+export function tracedEnvironment(options: LocalRunnerOptions, consumer?: 'consumer'): Record<string, string> {
+  if (!options.traces) return {};
+  return { [WorkerEnv.OTLP_TRACES_URL]: options.traces.tracesUrl, ...(consumer ? { [ADOT_ENV.wrapper[0]]: ADOT_ENV.wrapper[1] } : {}) };
+}

@@ -8,6 +8,7 @@ import { BankApiError, bankErrorMessage, isRetryableStatus } from '../errors';
 import { describeNetworkError, type HttpResponse, type HttpsTransport, NetworkError } from '../http';
 import { type BankPacer, CallKind, MemorySlotSchedule, OutOfRate, RatePacer } from '../pacing';
 import { backoffDelay, DEFAULT_RETRY_POLICY, retryAfterMs, type RetryPolicy, sleep } from '../../shared/retry';
+import { inSpan, routeTemplate, SpanKind } from '../../shared/telemetry';
 
 /** Smallest time worth starting a call with; below it the call gives up and the caller retries later. */
 export const MIN_CALL_MS = 200;
@@ -50,6 +51,21 @@ export class PacedSender {
    * `Retry-After`) while attempts and the deadline allow. Resolves with any other answer.
    */
   async send(operation: string, transport: HttpsTransport, deadline: number, req: OutgoingRequest, kind = CallKind.TOKEN): Promise<HttpResponse> {
+    // The span holds the method, the route template and the status: never a token, an id or a body.
+    const template = routeTemplate(req.url);
+    return inSpan(`${req.method} ${template}`, { 'http.request.method': req.method, 'url.template': template }, async (span) => {
+      try {
+        const response = await this.attempts(operation, transport, deadline, req, kind);
+        span.setAttribute('http.response.status_code', response.status);
+        return response;
+      } catch (error) {
+        if (error instanceof BankApiError && error.status !== undefined) span.setAttribute('http.response.status_code', error.status);
+        throw error;
+      }
+    }, { kind: SpanKind.CLIENT });
+  }
+
+  private async attempts(operation: string, transport: HttpsTransport, deadline: number, req: OutgoingRequest, kind: CallKind): Promise<HttpResponse> {
     const { now, pacer, retry } = this.o;
     let last: { status?: number; reason: string } | undefined;
     for (let attempt = 1; ; attempt++) {

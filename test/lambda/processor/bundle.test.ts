@@ -42,7 +42,7 @@ it('publishes exactly one Boleto Settled for a settled boleto, with the verified
   const [event] = h.events.events;
   expect(event).toMatchObject({ source: 'cdk-bank-webhooks', detailType: T.BOLETO_SETTLED });
   expect(event.detail).toMatchObject({
-    version: '2',
+    version: '3',
     idempotencyKey: expect.stringMatching(new RegExp(`^boleto:54321:${nossoNumero}#1:settled:\\d{4}-\\d{2}-\\d{2}:15025$`)),
     trigger: 'webhook',
     account: { cooperativa: '0101', posto: '02', codigoBeneficiario: '54321' },

@@ -25,7 +25,7 @@ describe('identity from the bank', () => {
     expect(result.batchItemFailures).toEqual([]);
     expect(f.published.map((e) => e.detailType)).toEqual([T.BOLETO_SETTLED]);
     expect(f.published[0].detail).toMatchObject({
-      version: '2', trigger: 'webhook', idempotencyKey: 'boleto:54321:000001001#1:settled:2025-06-03:15025',
+      version: '3', trigger: 'webhook', idempotencyKey: 'boleto:54321:000001001#1:settled:2025-06-03:15025',
       account: { cooperativa: '0101', posto: '02', codigoBeneficiario: '54321' },
       subject: { kind: 'boleto', id: 'boleto:54321:000001001', sequence: 1, nossoNumero: '000001001' },
       state: { statusClass: C.SETTLED },

@@ -12,7 +12,7 @@ let ids = 0;
 const event = (detailType: string, subject: Record<string, unknown>, state: Record<string, unknown>, notificationId = 'n'): RecordedEvent => ({
   id: `e-${ids++}`, eventBusName: 'bus', source: 'cdk-bank-webhooks', detailType,
   detail: {
-    version: '2',
+    version: '3',
     idempotencyKey: `${String(subject.id)}#${String(subject.sequence)}:${String(state.status)}${detailType === 'Notification Not Confirmed' ? `:${notificationId}` : ''}`,
     trigger: 'webhook', account: { cooperativa: '0101', posto: '02' }, subject, state, matchesNotification: true, mismatches: [],
     notification: { receivedAt: '2026-01-01T00:00:00Z', requestId: 'r', id: notificationId, claim: { status: String(state.status), statusClass: String(state.statusClass) } },
