@@ -45,7 +45,7 @@ async function invoke(handler: Handler, request: Extract<WorkerRequest, { type: 
     requestId: request.requestId,
   });
   try {
-    const value = traced ? await traced(() => handler(request.event, context)) : await handler(request.event, context);
+    const value = traced ? await traced(request.event, () => handler(request.event, context)) : await handler(request.event, context);
     send({ type: 'result', id: request.id, ok: true, value });
   } catch (error) {
     send({ type: 'result', id: request.id, ok: false, error: errorPayload(error) });

@@ -16,8 +16,17 @@ import { ADOT_ENV } from '../../lib/core/open-telemetry-layers';
 import { WorkerEnv } from './lambda-worker-protocol';
 
 
-/** Wraps a handler in an invocation span and flushes after it; the handler itself when nothing is collected. */
-export type InvocationWrapper = <T>(invoke: () => Promise<T>) => Promise<T>;
+/** Wraps an invocation of `event` in a span and flushes after it. */
+export type InvocationWrapper = <T>(event: unknown, invoke: () => Promise<T>) => Promise<T>;
+
+/**
+ * The invocation span's name: the request line for API Gateway's proxy event (there, on AWS, the
+ * stage's own X-Ray segment is the first hop), else the function's name, as the layer names it.
+ */
+function invocationName(event: unknown, functionName: string): string {
+  const request = event as { httpMethod?: unknown; resource?: unknown } | null;
+  return typeof request?.httpMethod === 'string' && typeof request.resource === 'string' ? `${request.httpMethod} ${request.resource}` : functionName;
+}
 
 /** Registers the SDK when this environment is traced; returns how to wrap each invocation. */
 export function localOpenTelemetryLayer(env: NodeJS.ProcessEnv = process.env): InvocationWrapper | undefined {
@@ -30,7 +39,7 @@ export function localOpenTelemetryLayer(env: NodeJS.ProcessEnv = process.env): I
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
   const tracer = trace.getTracer('local-aws-lambda');
-  return async (invoke) => tracer.startActiveSpan(functionName, { kind: SpanKind.SERVER, attributes: { 'faas.trigger': 'other' } }, async (span: Span) => {
+  return async (event, invoke) => tracer.startActiveSpan(invocationName(event, functionName), { kind: SpanKind.SERVER }, async (span: Span) => {
     try {
       return await invoke();
     } finally {

@@ -26,6 +26,10 @@ import type { AuditReport } from './audit';
 import { RefundStatus } from '../../contracts/pix';
 import { LocalReceiverStack } from './local-stack';
 import { LocalRunner } from './runner';
+import { TracingMode } from '../../lib/core/tracing';
+import { traceIdOf } from '../../contracts/tracing';
+import { LOCAL_AWS } from '../local-aws/local-env';
+import { OtlpCollector } from '../local-aws/otlp-collector';
 
 const started = Date.now();
 const stamp = (): string => `[${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s]`;
@@ -64,7 +68,7 @@ export function summaryTable(runner: LocalRunner, deliveries: readonly DeliveryR
     ...(counts.metrics[ProcessorMetric.FOREIGN] ? [row('Another customer\'s Pix dropped (never published)', counts.metrics[ProcessorMetric.FOREIGN])] : []),
     row(`Quarantined (${deliberateQuarantines} deliberate)`, counts.quarantined),
   ];
-  if (runner.consumer) lines.push(row('Delivered to your consumer', `${counts.consumerInvocations - counts.consumerErrors}/${counts.consumerInvocations}`));
+  if (runner.consumer) lines.push(row('Delivered to the consumer', `${counts.consumerInvocations - counts.consumerErrors}/${counts.consumerInvocations}`));
   lines.push(row('One event per change, every 200 accounted for', audit.ok ? 'yes' : 'NO'));
   return lines;
 }
@@ -79,14 +83,22 @@ async function main(): Promise<number> {
   say('Synthesizing a receiver stack (as the basic example deploys one) against a local bank; starting fauxqs (SQS), dynalite (DynamoDB), local Secrets Manager and EventBridge, and the HTTPS front door');
   const logDir = join(tmpdir(), 'cdk-bank-webhooks-demo-logs');
   rmSync(logDir, { recursive: true, force: true });
+  // Spans of every function (AWS's layer's local stand-in) come to a local OTLP/HTTP collector.
+  const collector = new OtlpCollector();
+  await collector.start();
   const runner = await LocalRunner.start({
     // With Pix: its own API, every Pix confirmed with the provider (a NON_PRODUCTION stack until mutual TLS).
-    stack: (app, id) => new LocalReceiverStack(app, id, { pix: true }),
-    consumer: args.consumer,
+    stack: (app, id) => new LocalReceiverStack(app, id, { pix: true, env: { region: LOCAL_AWS.region }, receiver: { tracing: TracingMode.OPENTELEMETRY } }),
+    // The example consumer continues each event's trace; yours, with --consumer, prints what it logs.
+    consumer: args.consumer ?? { entry: join(__dirname, '..', '..', 'examples', 'local-consumer', 'consumer.ts') },
+    traces: collector,
     logDir,
     onLog: (name, line) => {
-      if (name === 'consumer') console.log(`        consumer │ ${line}`);
+      if (name === 'consumer' && args.consumer) console.log(`        consumer │ ${line}`);
     },
+  }).catch(async (error: unknown) => {
+    await collector.stop();
+    throw error;
   });
   let exitCode: number;
   try {
@@ -249,12 +261,14 @@ async function main(): Promise<number> {
     shell(`trace ${recoveredNumber}`, 'lost by the bank, recovered by the sweep', recoveredTrace);
     shell(`trace ${notifiedNumber}`, 'notified twice, settled by COMPE', notifiedTrace);
     console.log(`  (the raw notification: ${rawCopy ? `${Buffer.byteLength(rawCopy)} bytes, as the receiver stored it` : 'MISSING'})`);
+    const tree = await traceOf(runner, collector, notifiedNumber);
+    console.log(`\nOne trace: boleto ${notifiedNumber}'s settlement, from the bank's POST to the consumer, as the local OTLP collector received it\n${tree.lines.map((line) => `  ${line}`).join('\n')}`);
     const ok = audit.ok && notDelivered.length === lost.length && runner.quarantined.length === 1
       && recovered === lost.length && recoveredDuplicates === 0 && recoveredAlarm === LocalAlarmState.ALARM
       && !!blocked && driftAlarm === LocalAlarmState.ALARM
       && forged.status === 401 && wrongToken.status === 401 && junkStatus === 200 && resentStatus === 200 && republished === 0 && recordOk
       // 6 Pix received and 1 refund; another customer's Pix, delivered twice, dropped twice.
-      && pixPublished() === 7 && foreignPix === 2 && !sampleDrift;
+      && pixPublished() === 7 && foreignPix === 2 && !sampleDrift && tree.ok;
     console.log('');
     await runner.unregister();
     const after = await runner.control.registrations();
@@ -266,8 +280,26 @@ async function main(): Promise<number> {
     say(ok ? 'Every change was published exactly once, and every notification is accounted for by the bank\'s verified state or a deliberate quarantine.' : 'FAILED: see the problems above and the function logs.');
   } finally {
     await runner.stop();
+    await collector.stop();
   }
   return exitCode;
+}
+
+/**
+ * The trace of the published settlement of boleto `nossoNumero` as a tree, and whether it holds
+ * every hop: the POST, the check, the enqueue, the record, a bank query, the write, publish, the consumer.
+ */
+async function traceOf(runner: LocalRunner, collector: OtlpCollector, nossoNumero: string): Promise<{ lines: string[]; ok: boolean }> {
+  const event = runner.events.ofType(BankEventDetailType.BOLETO_SETTLED).find((e) => (e.detail as { subject: { nossoNumero?: string } }).subject.nossoNumero === nossoNumero);
+  const traceId = traceIdOf((event?.detail as { traceparent?: string } | undefined)?.traceparent);
+  if (!traceId) return { lines: ['✗ the event carries no traceparent'], ok: false };
+  const hops = ['POST /boleto', 'check', 'enqueue', 'process record', 'write subject', 'publish', 'consume'];
+  const has = () => hops.every((hop) => collector.trace(traceId).some((span) => span.name === hop));
+  for (let waited = 0; !has() && waited < 5_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+  const spans = collector.trace(traceId);
+  const missing = hops.filter((hop) => !spans.some((span) => span.name === hop));
+  const query = spans.some((span) => /^GET \//.test(span.name));
+  return { lines: [...collector.tree(traceId), ...missing.map((hop) => `✗ no ${hop} span`), ...(query ? [] : ['✗ no bank query span'])], ok: !missing.length && query };
 }
 
 /**

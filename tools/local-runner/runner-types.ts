@@ -92,12 +92,13 @@ export interface LocalRunnerOptions {
    */
   readonly queueRules?: readonly string[];
   /**
-   * A collector (started by the caller) that the traced functions send their spans to: those the
+   * A collector (started by the caller: an `OtlpCollector`, or `{ tracesUrl }` of any OTLP/HTTP
+   * JSON traces endpoint on 127.0.0.1) that the traced functions send their spans to: those the
    * template gives AWS's OpenTelemetry layer (`tracing: TracingMode.OPENTELEMETRY`), and the
    * consumer, as if you had given it the layer too (docs/tracing.md, "Seeing a trace locally").
    * @default spans are not collected
    */
-  readonly traces?: OtlpCollector;
+  readonly traces?: Pick<OtlpCollector, 'tracesUrl'>;
 }
 
 /** Where a scenario starts in the runner's records (see `checkpoint()` and `audit()`). */

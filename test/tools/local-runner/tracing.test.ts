@@ -53,7 +53,7 @@ it('follows one settlement in one trace: the POST, check, enqueue, the record, t
 
   // The receiver's invocation is the trace's root; the processor's record continues from its enqueue.
   const [root] = spans.filter((s) => !s.parentSpanId);
-  expect(root).toMatchObject({ service: 'receiver', name: 'receiver' });
+  expect(root).toMatchObject({ service: 'receiver', name: 'POST /boleto' });
   const [check] = byName(spans, 'check');
   const [enqueue] = byName(spans, 'enqueue');
   expect(check.parentSpanId).toBe(root.spanId);
