@@ -141,6 +141,11 @@ export interface StoredNotification {
    * it): where the whole notification's raw copy is in the journal, so the part is not journaled.
    */
   readonly journalKey?: string;
+  /**
+   * The trace the receiver stored it in (32 hex digits), when the receiver is traced
+   * (docs/tracing.md): written once with the raw copy in the journal, and into the trail.
+   */
+  readonly traceId?: string;
   /** `utf8` when `body` is the body's text; `base64` when the bytes could not travel as text. */
   readonly bodyEncoding: 'utf8' | 'base64';
   readonly body: string;

@@ -35,6 +35,8 @@ export interface TrailNotification {
   readonly matched: boolean;
   /** The raw notification's key in the journal, when the receiver has one. */
   readonly journalKey?: string;
+  /** The trace the receiver stored it in, when traced (docs/tracing.md). */
+  readonly traceId?: string;
 }
 
 /** A look at the bank that changed the record. */
@@ -49,6 +51,8 @@ export interface TrailLook {
   readonly status: string;
   /** Why the change it found was not published (its state is dated before what records remember). */
   readonly unpublished?: string;
+  /** The trace the look ran in, when traced: the notification's, the sweep's, or its own. */
+  readonly traceId?: string;
 }
 
 /** A verified change written with its event. */

@@ -58,15 +58,20 @@ function notificationId(entry: { readonly id: string; readonly claim: string }):
   return entry.id.endsWith(`:${entry.claim}`) ? entry.id.slice(0, -entry.claim.length - 1) : entry.id;
 }
 
+/** ` · trace <id>` for an entry of a traced run (a record anyone with the table can write: only a trace id is printed). */
+function traceOf(entry: { readonly traceId?: unknown }): string {
+  return typeof entry.traceId === 'string' && /^[0-9a-f]{32}$/.test(entry.traceId) ? ` · trace ${entry.traceId}` : '';
+}
+
 /** One trail entry as a row: when, what, and its details. */
 function trailRow(entry: TrailEntry): string[] {
   switch (entry.kind) {
     case TrailEntryKind.NOTIFICATION: {
       const id = notificationId(entry);
-      return [entry.at, 'notification', `${entry.claim} ${entry.matched ? 'matched the bank' : 'NOT CONFIRMED by the bank'} (${id ? `id ${id}, ` : ''}request ${entry.requestId || '?'})`];
+      return [entry.at, 'notification', `${entry.claim} ${entry.matched ? 'matched the bank' : 'NOT CONFIRMED by the bank'} (${id ? `id ${id}, ` : ''}request ${entry.requestId || '?'})${traceOf(entry)}`];
     }
     case TrailEntryKind.LOOK:
-      return [entry.at, 'look', `the bank showed ${entry.status} (${entry.trigger}${entry.reason ? `: ${entry.reason}` : ''})${entry.unpublished ? `; not published: ${entry.unpublished}` : ''}`];
+      return [entry.at, 'look', `the bank showed ${entry.status} (${entry.trigger}${entry.reason ? `: ${entry.reason}` : ''})${entry.unpublished ? `; not published: ${entry.unpublished}` : ''}${traceOf(entry)}`];
     case TrailEntryKind.PUBLISHED:
       return [entry.at, 'published', `${entry.detailType} #${entry.sequence} (${entry.idempotencyKey})`];
     case TrailEntryKind.RECOVERED:

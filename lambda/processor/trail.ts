@@ -6,6 +6,7 @@
 import { EventTrigger } from '../../contracts/events';
 import { TrailDefaults, type TrailEntry, TrailEntryKind } from '../../contracts/record';
 import { errorMessage } from '../shared/runtime';
+import { currentTraceId } from '../shared/telemetry';
 import type { OutboxEntry } from '../store/subject-store';
 import type { ProcessorDeps } from './deps';
 import type { CheckedItem, Look } from './subject';
@@ -24,11 +25,13 @@ export function lookTrail(look: Look, status: string, settled: readonly CheckedI
   const trail: TrailEntry[] = settled.map((c) => ({
     kind: TrailEntryKind.NOTIFICATION, at: look.stored?.receivedAt ?? at, requestId: look.stored?.requestId ?? '', id: cut(fingerprint(c.item).id),
     claim: cut(c.claim.status), matched: c.check.holds, ...(look.journalKey ? { journalKey: look.journalKey } : {}),
+    ...(look.stored?.traceId ? { traceId: look.stored.traceId } : {}),
   }));
   trail.push({
     kind: TrailEntryKind.LOOK, at, trigger: request?.trigger ?? EventTrigger.WEBHOOK, status: cut(status),
     ...(request ? { reason: cut(request.trackSource ? `Track Payment from ${request.trackSource}` : request.reason) } : {}),
     ...(unpublished ? { unpublished: cut(unpublished) } : {}),
+    ...currentTraceId(),
   });
   for (const entry of entries) {
     const detail = JSON.parse(entry.detail) as { idempotencyKey: string; subject: { sequence: number } };

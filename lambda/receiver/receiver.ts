@@ -7,7 +7,7 @@ import { PAYMENTS_TOKEN_HEADER, PIX_ROUTE, type PixClientCertificatePins, Receiv
 import { isPixValidationCall } from '../bank/pix';
 import type { TokenStage } from '../shared/secret-tokens';
 import { findHeader, tokenMatches } from '../shared/token-check';
-import { inSpan, SpanKind, startSpan, traceparentAttribute } from '../shared/telemetry';
+import { currentTraceId, inSpan, SpanKind, startSpan, traceparentAttribute } from '../shared/telemetry';
 import type { TokenCache } from './token-cache';
 
 /** Counts one occurrence of a metric for a route; `details` are written with it (not dimensions). */
@@ -212,6 +212,7 @@ async function storeNotification(event: APIGatewayProxyEvent, route: Route, deps
       sourceIp,
       contentType: findHeader(event.headers, 'Content-Type'),
       contentEncoding: findHeader(event.headers, 'Content-Encoding'),
+      ...currentTraceId(),
     },
     body,
   );

@@ -49,6 +49,12 @@ export function currentTraceparent(ctx: Context | Span = context.active()): stri
   return `00-${span.traceId}-${span.spanId}-${(span.traceFlags & 0xff).toString(16).padStart(2, '0')}`;
 }
 
+/** The active trace's id, as a field to spread (nothing when untraced). */
+export function currentTraceId(): { traceId?: string } {
+  const traceId = traceIdOf(currentTraceparent());
+  return traceId ? { traceId } : {};
+}
+
 /**
  * The context a `traceparent` carries, or undefined for anything else: whoever may send to a queue
  * can write the attribute, so a malformed one is ignored (the record is processed all the same).

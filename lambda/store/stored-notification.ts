@@ -59,7 +59,9 @@ export function decodeStoredNotification(messageBody: string): { notification: S
   ) {
     throw new Error('Stored message is not a version 1 notification envelope (v, route, requestId, receivedAt, bodyEncoding, body)');
   }
-  const notification = n as StoredNotification;
+  // Anyone who may send to the queue writes the envelope: a trace id that is not one is left out, never a reason to refuse it.
+  const { traceId, ...rest } = n as StoredNotification;
+  const notification: StoredNotification = typeof traceId === 'string' && /^[0-9a-f]{32}$/.test(traceId) ? { ...rest, traceId } : rest;
   const body = Buffer.from(notification.body, notification.bodyEncoding === 'utf8' ? 'utf8' : 'base64');
   return { notification, body };
 }

@@ -40,6 +40,16 @@ describe('the stored notification envelope', () => {
     expect(decodeStoredNotification(message).notification.journalKey).toBe('notifications/2025-06-03/17-05-09.120Z-r1.json');
   });
 
+  it('keeps the receiver\'s trace id, and leaves out one that is not a trace id (anyone who may send to the queue writes the envelope) without refusing the notification', () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    expect(decodeStoredNotification(encodeStoredNotification({ ...meta, traceId }, Buffer.from('[]'))).notification.traceId).toBe(traceId);
+    for (const forged of ['not-a-trace', `${traceId}\n`, 'A'.repeat(32), 42]) {
+      const decoded = decodeStoredNotification(JSON.stringify({ v: 1, ...meta, traceId: forged, bodyEncoding: 'utf8', body: '[]' }));
+      expect(decoded.notification).not.toHaveProperty('traceId');
+      expect(decoded.body.toString()).toBe('[]');
+    }
+  });
+
   it.each([
     ['text that is not JSON', 'hello', /not JSON/],
     ['JSON of another shape', '{"foo":1}', /not a version 1 notification envelope/],

@@ -73,6 +73,14 @@ it('follows one settlement in one trace: the POST, check, enqueue, the record, t
   const batch = collector.spans.find((s) => s.name === 'process batch' && s.links.includes(`${traceId}-${enqueue.spanId}`));
   expect(batch).toBeDefined();
 
+  // The trace id is in the raw copy the journal wrote once, in the subject's trail, and `trace` prints it.
+  const { trail } = await runner.subjectRecord((event.detail as { subject: { id: string } }).subject.id);
+  expect(trail?.filter((entry) => entry.kind === 'notification' || entry.kind === 'look').map((entry) => (entry as { traceId?: string }).traceId)).toContain(traceId);
+  const journalKeys = runner.journal!.keys('notifications/');
+  expect(journalKeys.some((key) => (JSON.parse(runner.journal!.text(key)!) as { traceId?: string }).traceId === traceId)).toBe(true);
+  const traced = await runner.operate(['trace', boleto.nossoNumero]);
+  expect(traced.out).toContain(`trace ${traceId}`);
+
   // No span names or holds the boleto's number, the route's token, or a body.
   const text = JSON.stringify(collector.spans.map((s) => [s.name, s.attributes]));
   expect(text).not.toContain(boleto.nossoNumero);
@@ -89,13 +97,16 @@ it('processes a message whose traceparent attribute is not one, as any other (an
   await runner.control.clearFaults();
   await runner.sqs.send(new SendMessageCommand({
     QueueUrl: runner.queueUrl,
-    MessageBody: encodeStoredNotification({ route: 'boleto', receivedAt: new Date().toISOString(), requestId: 'forged-trace' }, Buffer.from(JSON.stringify(change.notification))),
+    MessageBody: encodeStoredNotification({ route: 'boleto', receivedAt: new Date().toISOString(), requestId: 'forged-trace', traceId: 'not a trace: printed nowhere' }, Buffer.from(JSON.stringify(change.notification))),
     MessageAttributes: { traceparent: { DataType: 'String', StringValue: '00-not-a-trace-01' } },
   }));
   await runner.settle(30_000);
   expect(runner.verifiedEvents().length).toBe(before + 1);
   const detail = runner.verifiedEvents()[before].detail as { traceparent?: string; subject: { nossoNumero: string } };
   expect(detail.subject.nossoNumero).toBe(boleto.nossoNumero);
-  // A trace of its own, not the junk one.
+  // A trace of its own, not the junk one; the envelope's junk trace id is in no trail and no `trace`.
   expect(traceIdOf(detail.traceparent)).toMatch(/^[0-9a-f]{32}$/);
+  const traced = await runner.operate(['trace', boleto.nossoNumero]);
+  expect(traced.status).toBe(0);
+  expect(traced.out).not.toContain('printed nowhere');
 });
