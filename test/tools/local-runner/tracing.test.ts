@@ -8,6 +8,7 @@
 import { join } from 'node:path';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { TracingMode } from '../../../lib';
+import { TrailEntryKind } from '../../../contracts/record';
 import { traceIdOf } from '../../../contracts/tracing';
 import { encodeStoredNotification } from '../../../lambda/store/stored-notification';
 import { LOCAL_AWS } from '../../../tools/local-aws/local-env';
@@ -75,7 +76,7 @@ it('follows one settlement in one trace: the POST, check, enqueue, the record, t
 
   // The trace id is in the raw copy the journal wrote once, in the subject's trail, and `trace` prints it.
   const { trail } = await runner.subjectRecord((event.detail as { subject: { id: string } }).subject.id);
-  expect(trail?.filter((entry) => entry.kind === 'notification' || entry.kind === 'look').map((entry) => (entry as { traceId?: string }).traceId)).toContain(traceId);
+  expect(trail?.filter((entry) => entry.kind === TrailEntryKind.NOTIFICATION || entry.kind === TrailEntryKind.LOOK).map((entry) => (entry as { traceId?: string }).traceId)).toContain(traceId);
   const journalKeys = runner.journal!.keys('notifications/');
   expect(journalKeys.some((key) => (JSON.parse(runner.journal!.text(key)!) as { traceId?: string }).traceId === traceId)).toBe(true);
   const traced = await runner.operate(['trace', boleto.nossoNumero]);
