@@ -13,6 +13,7 @@ import type { AppliedRegistrations } from '../store/applied-registrations';
 import type { TokenVersion } from '../shared/secret-tokens';
 import type { Registration, RegistrationKinds, RegistrationSteps } from '../bank/family';
 import { errorMessage, type Log } from '../shared/runtime';
+import { inSpan } from '../shared/telemetry';
 
 /** The event the provider framework passes to onEvent. */
 export interface CustomResourceEvent {
@@ -122,7 +123,7 @@ async function lifecycle(event: CustomResourceEvent, steps: RegistrationSteps, d
   const { subject, spec } = registration;
   if (event.RequestType === 'Delete') {
     const current = event.PhysicalResourceId!;
-    const outcome = await registration.remove(steps, current);
+    const outcome = await inSpan('remove', {}, () => registration.remove(steps, current));
     if (outcome === undefined) {
       steps.log.warn('Not a registration this handler made: nothing to remove', { physicalResourceId: current });
     } else {
@@ -131,11 +132,11 @@ async function lifecycle(event: CustomResourceEvent, steps: RegistrationSteps, d
     }
     return { PhysicalResourceId: current };
   }
-  const pinned = await pinToken(deps, steps, registration);
-  await record(place, subject, spec, pinned.token, registration.plannedPhysicalId);
-  const applied = await registration.apply(pinned.steps, event.RequestType === 'Update'
+  const pinned = await inSpan('pin token', {}, () => pinToken(deps, steps, registration));
+  await inSpan('record', {}, () => record(place, subject, spec, pinned.token, registration.plannedPhysicalId));
+  const applied = await inSpan('apply', {}, () => registration.apply(pinned.steps, event.RequestType === 'Update'
     ? { current: event.PhysicalResourceId, previousUrl: previousSpecUrl(event, deps.registrations) }
-    : {});
+    : {}));
   if (applied.physicalResourceId !== registration.plannedPhysicalId) {
     try {
       await record(place, subject, spec, pinned.token, applied.physicalResourceId);
@@ -164,7 +165,8 @@ export async function onEvent(event: CustomResourceEvent, deps: LifecycleDeps): 
       url: registration.spec.url,
       account: registration.logged,
     });
-    return await lifecycle(event, steps, deps, place, registration);
+    // One span per request, a step each under it (no-ops unless an OpenTelemetry SDK is loaded: the stack's provider has no layer).
+    return await inSpan(`${event.RequestType} ${event.ResourceType}`, { 'cloudformation.logical_id': event.LogicalResourceId }, () => lifecycle(event, steps, deps, place, registration));
   } catch (error) {
     // CloudFormation shows this message as the failure reason: never a secret in it (every value
     // the handler read is registered with `secrets`).
