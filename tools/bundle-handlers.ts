@@ -61,9 +61,18 @@ export function patchableEntry(entry: string): string {
 }
 
 /** How a Lambda bundle is built: one minified CommonJS file with a source map, for the runtime the functions run on (`NODEJS_24_X`). */
-export async function bundleLambdaEntry(entry: string, outfile: string, options: Pick<BundleOptions, 'bundleAwsSdk'> = {}): Promise<number> {
+export async function bundleLambdaEntry(entry: string, outfile: string, options: Pick<BundleOptions, 'bundleAwsSdk'> & { readonly replace?: Readonly<Record<string, string>> } = {}): Promise<number> {
   mkdirSync(dirname(outfile), { recursive: true });
+  // The bench's variants: a module of the handler's (an absolute path without its extension) bundled in place of another.
+  const replace = options.replace ?? {};
   await build({
+    plugins: [{
+      name: 'replace',
+      setup: (b) => b.onResolve({ filter: /^\./ }, (args) => {
+        const replacement = replace[join(args.resolveDir, args.path)];
+        return replacement ? { path: replacement } : undefined;
+      }),
+    }],
     stdin: { contents: patchableEntry(entry), resolveDir: dirname(entry), sourcefile: 'lambda-entry.js', loader: 'js' },
     outfile,
     bundle: true,

@@ -3,13 +3,20 @@
  * layer under `TracingMode.OPENTELEMETRY`, or the local runner's). The context crosses our hops as
  * a `traceparent` the library writes and reads itself, whatever propagators the SDK was given.
  */
-import { type Attributes, type Context, context, type Link, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace, TraceFlags } from '@opentelemetry/api';
+import { type Attributes, type Context, context, INVALID_SPAN_CONTEXT, type Link, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace, TraceFlags } from '@opentelemetry/api';
 import { TRACEPARENT, TRACEPARENT_PATTERN, TRACER_NAME, traceIdOf } from '../../contracts/tracing';
 
 export { SpanKind, trace };
 export type { Span };
 
 const tracer = () => trace.getTracer(TRACER_NAME);
+
+/**
+ * The span of work done outside any trace. The library's spans only continue a trace: under
+ * AWS's layer (and the local runner's stand-in) every invocation has its span, and a record its
+ * traceparent; with no SDK there is neither, and the handlers make no span at all.
+ */
+const NO_SPAN: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
 
 export interface SpanOptions {
   /** The span's parent. @default the active context */
@@ -25,7 +32,10 @@ export interface SpanOptions {
  * it: with an error status (the error's class only, never its message) when `fn` throws.
  */
 export async function inSpan<T>(name: string, attributes: Attributes, fn: (span: Span) => Promise<T>, options: SpanOptions = {}): Promise<T> {
-  return tracer().startActiveSpan(name, { attributes, kind: options.kind ?? SpanKind.INTERNAL, links: options.links }, options.parent ?? context.active(), async (span) => {
+  const parent = options.parent ?? context.active();
+  // No trace to continue (no SDK, so no invocation span): no span, no closure, no extra promise.
+  if (!trace.getSpanContext(parent)) return fn(NO_SPAN);
+  return tracer().startActiveSpan(name, { attributes, kind: options.kind ?? SpanKind.INTERNAL, links: options.links }, parent, async (span) => {
     try {
       return await fn(span);
     } catch (error) {
@@ -39,7 +49,7 @@ export async function inSpan<T>(name: string, attributes: Attributes, fn: (span:
 
 /** Starts a span that the caller ends (for a stretch of synchronous and asynchronous work). */
 export function startSpan(name: string, attributes: Attributes = {}, kind = SpanKind.INTERNAL): Span {
-  return tracer().startSpan(name, { attributes, kind });
+  return trace.getSpanContext(context.active()) ? tracer().startSpan(name, { attributes, kind }) : NO_SPAN;
 }
 
 /** The active context's (or `span`'s) `traceparent`, or undefined when it has no valid span context (no SDK, no parent). */

@@ -4,8 +4,8 @@
  * tables and writes bench/results.json (see docs/performance.md).
  *
  *   npm run bench                      every section, writes bench/results.json
- *   npm run bench -- --only receiver   some sections (receiver, cold-start, processor, rate-limited,
- *                                      front-door, build), comma-separated; writes nothing
+ *   npm run bench -- --only receiver   some sections (receiver, cold-start, tracing, processor,
+ *                                      rate-limited, front-door, build), comma-separated; writes nothing
  *   BENCH_CPU_PROF=<dir>               CPU profiles of the function processes, for DevTools
  */
 import { execFileSync } from 'node:child_process';
@@ -23,10 +23,11 @@ import { type RateLimitedRun, rateLimitedRun } from './rate-limited';
 import { type BenchResults, checkTargets, formatTable, targetsTable } from './report';
 import { reconciliationCost } from './reconciliation';
 import { SweepDefaults } from '../../contracts/reconciliation';
-import { forked, medians, pairedRatio, pixCallbackBody, receivedPixCallbacks, settledBoletoNotifications, storedBatches } from './sections';
+import { type BenchContext, forked, medians, pairedRatio, pixCallbackBody, receivedPixCallbacks, settledBoletoNotifications, storedBatches } from './sections';
 import { median, round } from './stats';
+import { tracingSection } from './tracing';
 
-const SECTIONS = ['build', 'reconciliation', 'receiver', 'cold-start', 'processor', 'rate-limited', 'look-flood', 'front-door'] as const;
+const SECTIONS = ['build', 'reconciliation', 'receiver', 'cold-start', 'tracing', 'processor', 'rate-limited', 'look-flood', 'front-door'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** What each measurement uses; docs/performance.md describes the same. */
@@ -314,29 +315,13 @@ async function frontDoorSection(ctx: BenchContext): Promise<void> {
   if (load.notDelivered > 0) throw new Error(`${load.notDelivered} notifications were not delivered under load; see the logs in ${logs}`);
 }
 
-/** What every section works with and writes to. */
-interface BenchContext {
-  readonly peers: BenchPeers;
-  readonly work: string;
-  readonly logs: string;
-  /** The baselines' and the DNS preload's bundles. */
-  readonly floorSend: string;
-  readonly floorVerify: string;
-  readonly preload: string;
-  readonly results: Record<string, number>;
-  readonly details: Record<string, unknown>;
-  /** Prints a section's table. */
-  readonly section: (title: string, table: string) => void;
-  /** One settled boleto's notification, made once for the receiver and the cold start. */
-  readonly notificationBody: () => Promise<unknown>;
-}
-
 /** What each section runs; `SECTIONS` is their order (and what `--only` picks from). */
 const SECTION_RUNS: Readonly<Record<Section, (ctx: BenchContext) => Promise<void> | void>> = {
   build: buildSection,
   reconciliation: reconciliationSection,
   receiver: receiverSection,
   'cold-start': coldStartSection,
+  tracing: (ctx) => tracingSection(ctx, PLAN, receiverBundle),
   processor: processorSection,
   'rate-limited': rateLimitedSection,
   'look-flood': lookFloodSection,

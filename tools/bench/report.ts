@@ -10,6 +10,8 @@ export const TARGETS = {
   receiver_pix_p99_ratio: { max: 1.1, what: 'receiver p99 on /pix / bare SendMessage p99 of its envelope (concurrency 16)' },
   receiver_pix_throughput_ratio: { min: 0.9, what: 'receiver requests/s on /pix / bare SendMessage/s of its envelope (one process)' },
   cold_start_ratio: { max: 1.15, what: 'receiver load + first call / SDK clients + one send (fresh node)' },
+  tracing_api_p99_ratio: { max: 1.05, what: 'receiver p99 with its spans through @opentelemetry/api, no SDK / the same handler with no tracing code' },
+  tracing_api_cold_start_ratio: { max: 1.05, what: 'receiver load + first call, API only / with no tracing code (fresh node)' },
   processor_throughput_ratio: { min: 0.8, what: 'processor records/s / plain loop with its external calls' },
   processor_pix_throughput_ratio: { min: 0.8, what: 'processor Pix callbacks/s / plain loop with its external calls (GET /pix under mutual TLS)' },
   ack_p99_deadline_fraction: { max: 0.01, what: 'p99 bank POST to 200 at 200/s, 30 s rounds (median) / 10 s deadline' },

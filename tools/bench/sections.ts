@@ -4,6 +4,7 @@ import { encodeStoredNotification } from '../../lambda/store/stored-notification
 import { mapConcurrently } from '../../lambda/shared/concurrency';
 import type { BankSimulatorClient } from '../../simulator/control-client';
 import { median, type RunSummary, summarizeRun, type TimedRun } from './stats';
+import type { BenchPeers } from './peers';
 
 export interface Repetitions {
   readonly warmup: number;
@@ -131,4 +132,21 @@ export function pixCallbackBody(): unknown {
       endToEndId: `E0118152120261127120000000000${i}`.padEnd(32, '0'), txid: `QR${i}`, valor: `${i}0.00`, chave: 'pix@example.com', horario: '2026-11-27T12:00:00.000Z', infoPagador: 'pedido',
     })),
   };
+}
+
+/** What every section works with and writes to. */
+export interface BenchContext {
+  readonly peers: BenchPeers;
+  readonly work: string;
+  readonly logs: string;
+  /** The baselines' and the DNS preload's bundles. */
+  readonly floorSend: string;
+  readonly floorVerify: string;
+  readonly preload: string;
+  readonly results: Record<string, number>;
+  readonly details: Record<string, unknown>;
+  /** Prints a section's table. */
+  readonly section: (title: string, table: string) => void;
+  /** One settled boleto's notification, made once for the receiver and the cold start. */
+  readonly notificationBody: () => Promise<unknown>;
 }

@@ -18,6 +18,14 @@ describe('without an SDK', () => {
     expect(currentTraceparent()).toBeUndefined();
     expect(tracedAttributes()).toEqual({});
   });
+
+  it('writes no traceparent in the detail, even for a record that had one (only a traced processor does)', async () => {
+    const f = fakeDeps();
+    f.bank.settle('1001');
+    await processBatch({ Records: [{ ...sqsRecord('boleto', boletoEvent('1001')), messageAttributes: { traceparent: { stringValue: PARENT, dataType: 'String', stringListValues: [], binaryListValues: [] } } }] }, contextWith(f.clock), f.deps);
+    expect(f.published).toHaveLength(1);
+    expect(f.published[0].detail).not.toHaveProperty('traceparent');
+  });
 });
 
 describe('with an SDK', () => {
@@ -41,7 +49,11 @@ describe('with an SDK', () => {
     f.bank.settle('1001');
     f.bank.settle('1002');
     const records = [withTraceparent(sqsRecord('boleto', boletoEvent('1001')), PARENT), withTraceparent(sqsRecord('boleto', boletoEvent('1002')), '00-zzz-bad-01')];
-    await processBatch({ Records: records }, contextWith(f.clock), f.deps);
+    // As the layer runs it: inside the invocation's span.
+    await trace.getTracer('layer').startActiveSpan('invocation', async (invocation) => {
+      await processBatch({ Records: records }, contextWith(f.clock), f.deps);
+      invocation.end();
+    });
     const spans = exporter.getFinishedSpans();
     const batch = spans.find((s) => s.name === 'process batch')!;
     const recordSpans = spans.filter((s) => s.name === 'process record');
