@@ -3,7 +3,7 @@
  * layer under `TracingMode.OPENTELEMETRY`, or the local runner's). The context crosses our hops as
  * a `traceparent` the library writes and reads itself, whatever propagators the SDK was given.
  */
-import { type Attributes, type Context, context, INVALID_SPAN_CONTEXT, type Link, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace, TraceFlags } from '@opentelemetry/api';
+import { type Attributes, type Context, context, INVALID_SPAN_CONTEXT, isSpanContextValid, type Link, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace, TraceFlags } from '@opentelemetry/api';
 import { TRACEPARENT, TRACEPARENT_PATTERN, TRACER_NAME, traceIdOf } from '../../contracts/tracing';
 
 export { SpanKind, trace };
@@ -55,7 +55,7 @@ export function startSpan(name: string, attributes: Attributes = {}, kind = Span
 /** The active context's (or `span`'s) `traceparent`, or undefined when it has no valid span context (no SDK, no parent). */
 export function currentTraceparent(ctx: Context | Span = context.active()): string | undefined {
   const span = 'spanContext' in ctx ? ctx.spanContext() : trace.getSpanContext(ctx);
-  if (!span || !traceIdOf(`00-${span.traceId}-${span.spanId}-00`)) return undefined;
+  if (!span || !isSpanContextValid(span)) return undefined;
   return `00-${span.traceId}-${span.spanId}-${(span.traceFlags & 0xff).toString(16).padStart(2, '0')}`;
 }
 
