@@ -19,6 +19,12 @@ export const ADOT_JS_LAYER = {
   openTelemetryApi: '1.9.1',
   /** The layer's name in every region. */
   name: 'AWSOpenTelemetryDistroJs',
+  /**
+   * The architectures each region's layer is published for (its release workflow's
+   * `--compatible-architectures`): one layer serves both, so the map has one ARN a region. Were
+   * AWS to publish one a architecture, the map would gain the architecture as a key.
+   */
+  architectures: ['arm64', 'x86_64'] as readonly string[],
   /** Region: the account that publishes the layer there, and the layer's version. */
   regions: {
     'af-south-1': ['904233096616', 15],
@@ -60,10 +66,10 @@ export const ADOT_JS_LAYER = {
   } as Readonly<Record<string, readonly [account: string, version: number]>>,
 } as const;
 
-/** The layer's ARN in `region`, or undefined where AWS publishes none. */
-export function adotJsLayerArn(region: string): string | undefined {
+/** The layer's ARN in `region` for functions of `architecture` (Lambda's name, `arm64`), or undefined where AWS publishes none. */
+export function adotJsLayerArn(region: string, architecture = 'arm64'): string | undefined {
   const entry = ADOT_JS_LAYER.regions[region];
-  if (!entry) return undefined;
+  if (!entry || !ADOT_JS_LAYER.architectures.includes(architecture)) return undefined;
   const partition = region.startsWith('cn-') ? 'aws-cn' : 'aws';
   return `arn:${partition}:lambda:${region}:${entry[0]}:layer:${ADOT_JS_LAYER.name}:${entry[1]}`;
 }

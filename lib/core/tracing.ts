@@ -1,4 +1,5 @@
 import { Stack, Token } from 'aws-cdk-lib';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { IConstruct } from 'constructs';
 import { adotJsLayerArn, ADOT_JS_LAYER } from './open-telemetry-layers';
 import type { PropsValidation } from './props-validation';
@@ -108,8 +109,9 @@ export function openTelemetryLayer(scope: IConstruct, props: TracingProps): Reso
     if (Token.isUnresolved(region)) {
       throw new Error(`${where} needs the stack's region to choose AWS's layer, and the stack has none: give the stack an env with a region, or pass openTelemetry.layerArn`);
     }
-    const known = adotJsLayerArn(region);
-    if (!known) throw new Error(`${where}: AWS publishes no ${ADOT_JS_LAYER.name} layer in ${region} that this library knows (ADOT ${ADOT_JS_LAYER.release}): pass openTelemetry.layerArn`);
+    // The library's functions are arm64 (BundledFunction).
+    const known = adotJsLayerArn(region, lambda.Architecture.ARM_64.name);
+    if (!known) throw new Error(`${where}: AWS publishes no ${ADOT_JS_LAYER.name} layer in ${region} for arm64 that this library knows (ADOT ${ADOT_JS_LAYER.release}): pass openTelemetry.layerArn`);
     layerArn = known;
   }
   return { layerArn, fastStart: props.openTelemetry?.fastStart ?? false, applicationSignals: props.openTelemetry?.applicationSignals ?? false };

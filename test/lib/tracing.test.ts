@@ -100,7 +100,7 @@ describe('TracingMode.OPENTELEMETRY', () => {
     const app = new App();
     const stack = new Stack(app, 'Far', { env: { account: '111111111111', region: 'xx-nowhere-1' } });
     expect(() => new BankWebhookReceiver(stack, 'Webhooks', { bank: testBankConnection(stack), stage: BankStage.PRODUCTION, tracing: TracingMode.OPENTELEMETRY }))
-      .toThrow(/AWS publishes no AWSOpenTelemetryDistroJs layer in xx-nowhere-1 that this library knows \(ADOT v0.12.0\): pass openTelemetry.layerArn/);
+      .toThrow(/AWS publishes no AWSOpenTelemetryDistroJs layer in xx-nowhere-1 for arm64 that this library knows \(ADOT v0.12.0\): pass openTelemetry.layerArn/);
     const agnostic = new Stack(new App(), 'Agnostic');
     expect(() => new BankWebhookReceiver(agnostic, 'Webhooks', { bank: testBankConnection(agnostic), stage: BankStage.PRODUCTION, tracing: TracingMode.OPENTELEMETRY }))
       .toThrow(/needs the stack's region to choose AWS's layer, and the stack has none/);
@@ -111,6 +111,9 @@ describe('TracingMode.OPENTELEMETRY', () => {
       expect(adotJsLayerArn(region)).toMatch(new RegExp(`^arn:aws(-cn)?:lambda:${region}:\\d{12}:layer:AWSOpenTelemetryDistroJs:\\d+$`));
     }
     expect(adotJsLayerArn('cn-north-1')).toMatch(/^arn:aws-cn:/);
+    // One layer serves both architectures; the functions are arm64.
+    expect(adotJsLayerArn('sa-east-1', 'x86_64')).toBe(adotJsLayerArn('sa-east-1', 'arm64'));
+    expect(adotJsLayerArn('sa-east-1', 'riscv64')).toBeUndefined();
     // An api newer than the SDK's is refused by the SDK's global registry, and every span is then a no-op.
     const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
     // Bundled into each handler at build time, so a dev dependency of the package.
