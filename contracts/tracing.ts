@@ -13,9 +13,14 @@ export const TRACEPARENT_PATTERN = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{
 /** The instrumentation scope of the library's spans. */
 export const TRACER_NAME = 'cdk-bank-webhooks';
 
+/** Whether `value` is a trace id the library writes and prints: 32 lowercase hex digits, not all zero (W3C's invalid id). */
+export function isTraceId(value: unknown): value is string {
+  return typeof value === 'string' && /^[0-9a-f]{32}$/.test(value) && !/^0+$/.test(value);
+}
+
 /** The trace id a `traceparent` names, or undefined when it is not one the library reads. */
 export function traceIdOf(traceparent: string | undefined): string | undefined {
   const match = traceparent === undefined ? null : TRACEPARENT_PATTERN.exec(traceparent);
-  if (!match || /^0+$/.test(match[1]) || /^0+$/.test(match[2])) return undefined;
+  if (!match || !isTraceId(match[1]) || /^0+$/.test(match[2])) return undefined;
   return match[1];
 }

@@ -11,6 +11,7 @@ import { DynamoDbSubjectStore, type SubjectRecord } from '../../lambda/store/sub
 import { formatTable } from '../table';
 import { type AwsClients, OperatorError } from './aws';
 import { journalKeysOf } from './journal';
+import { isTraceId } from '../../contracts/tracing';
 
 export interface SubjectTrace {
   readonly subjectId: string;
@@ -60,7 +61,7 @@ function notificationId(entry: { readonly id: string; readonly claim: string }):
 
 /** ` · trace <id>` for an entry of a traced run (a record anyone with the table can write: only a trace id is printed). */
 function traceOf(entry: { readonly traceId?: unknown }): string {
-  return typeof entry.traceId === 'string' && /^[0-9a-f]{32}$/.test(entry.traceId) ? ` · trace ${entry.traceId}` : '';
+  return isTraceId(entry.traceId) ? ` · trace ${entry.traceId}` : '';
 }
 
 /** One trail entry as a row: when, what, and its details. */

@@ -8,6 +8,7 @@ import {
   MESSAGE_ATTRIBUTES_RESERVE_BYTES, type Route, STORED_ROUTES, SQS_MAX_MESSAGE_BYTES, type StoredNotification, type StoredNotificationMeta,
 } from '../../contracts/receiver';
 import { JOURNAL_NOTIFICATIONS_PREFIX } from '../../contracts/record';
+import { isTraceId } from '../../contracts/tracing';
 
 /** Characters SQS refuses in a message attribute value (and in a body). */
 const SQS_INVALID = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
@@ -61,7 +62,7 @@ export function decodeStoredNotification(messageBody: string): { notification: S
   }
   // Anyone who may send to the queue writes the envelope: a trace id that is not one is left out, never a reason to refuse it.
   const { traceId, ...rest } = n as StoredNotification;
-  const notification: StoredNotification = typeof traceId === 'string' && /^[0-9a-f]{32}$/.test(traceId) ? { ...rest, traceId } : rest;
+  const notification: StoredNotification = isTraceId(traceId) ? { ...rest, traceId } : rest;
   const body = Buffer.from(notification.body, notification.bodyEncoding === 'utf8' ? 'utf8' : 'base64');
   return { notification, body };
 }

@@ -43,7 +43,7 @@ describe('the stored notification envelope', () => {
   it('keeps the receiver\'s trace id, and leaves out one that is not a trace id (anyone who may send to the queue writes the envelope) without refusing the notification', () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     expect(decodeStoredNotification(encodeStoredNotification({ ...meta, traceId }, Buffer.from('[]'))).notification.traceId).toBe(traceId);
-    for (const forged of ['not-a-trace', `${traceId}\n`, 'A'.repeat(32), 42]) {
+    for (const forged of ['not-a-trace', `${traceId}\n`, 'A'.repeat(32), '0'.repeat(32), 42]) {
       const decoded = decodeStoredNotification(JSON.stringify({ v: 1, ...meta, traceId: forged, bodyEncoding: 'utf8', body: '[]' }));
       expect(decoded.notification).not.toHaveProperty('traceId');
       expect(decoded.body.toString()).toBe('[]');
