@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { invokeLocally } from './lambda-invoke';
+import { readRequestBody } from './json-protocol-server';
 
 export interface ProxyRequest {
   /** The route's resource path, such as `payments`. */
@@ -147,9 +148,7 @@ export class LocalApiGateway {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = Date.now();
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const raw = Buffer.concat(chunks);
+    const raw = await readRequestBody(req);
     const binary = isBinaryMediaType(req.headers['content-type'], this.options.binaryMediaTypes ?? []);
     const requestBody = binary ? raw.toString('base64') : raw.toString('utf8');
     // `POST /<stage>/<route>`, or `POST /<stage>` (route '': the API's root, which the Pix API serves).
@@ -165,7 +164,7 @@ export class LocalApiGateway {
       const received: Record<string, string[]> = {};
       for (let i = 0; i < req.rawHeaders.length; i += 2) (received[req.rawHeaders[i]] ??= []).push(req.rawHeaders[i + 1]);
       const event = restProxyEvent({
-        route, headers: received, body: chunks.length ? requestBody : null, isBase64Encoded: binary && chunks.length > 0,
+        route, headers: received, body: raw.length ? requestBody : null, isBase64Encoded: binary && raw.length > 0,
         sourceIp: req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1', requestId, stage: this.stageName,
       });
       try {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { LoopbackServer } from './json-protocol-server';
+import { LoopbackServer, readRequestBody } from './json-protocol-server';
 
 const xml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
@@ -44,9 +44,7 @@ export class LocalCloudFormation extends LoopbackServer {
   }
 
   protected async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+    const form = new URLSearchParams((await readRequestBody(req)).toString('utf8'));
     const reply = (status: number, body: string) => {
       res.writeHead(status, { 'Content-Type': 'text/xml' });
       res.end(`<?xml version="1.0"?>\n${body}`);

@@ -11,6 +11,13 @@ export class ServiceError extends Error {
 }
 
 /** A loopback endpoint of a local AWS stand-in (HTTP, or HTTPS with `tls`): started on 127.0.0.1, stopped with its connections. */
+/** A request's whole body. */
+export async function readRequestBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
 export abstract class LoopbackServer {
   private server?: Server;
 
@@ -60,8 +67,7 @@ export abstract class JsonProtocolServer extends LoopbackServer {
   protected abstract handle(operation: string, input: Record<string, unknown>): unknown;
 
   protected async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = await readRequestBody(req);
     const reply = (status: number, body: unknown) => {
       res.writeHead(status, { 'Content-Type': 'application/x-amz-json-1.1' });
       res.end(JSON.stringify(body));
@@ -71,7 +77,7 @@ export abstract class JsonProtocolServer extends LoopbackServer {
       if (this.failWithStatus) throw new ServiceError(this.failWithStatus, 'InternalException', `Simulated ${this.serviceName} outage`);
       let input: Record<string, unknown>;
       try {
-        input = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
+        input = JSON.parse(body.toString('utf8') || '{}') as Record<string, unknown>;
       } catch {
         throw new ServiceError(400, 'SerializationException', 'Body is not JSON');
       }

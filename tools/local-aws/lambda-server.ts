@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { LoopbackServer } from './json-protocol-server';
+import { LoopbackServer, readRequestBody } from './json-protocol-server';
 
 /** What a local function answers an invocation with (a thrown error is a function error). */
 export type LocalInvoke = (payload: unknown) => Promise<unknown>;
@@ -23,8 +23,7 @@ export class LocalLambda extends LoopbackServer {
   }
 
   protected async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = await readRequestBody(req);
     const reply = (status: number, body: unknown, headers: Record<string, string> = {}) => {
       res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
       res.end(JSON.stringify(body ?? null));
@@ -36,7 +35,7 @@ export class LocalLambda extends LoopbackServer {
     if (!invoke) return reply(404, { Type: 'User', message: `Function not found: ${name}` }, { 'x-amzn-ErrorType': 'ResourceNotFoundException' });
     let payload: unknown;
     try {
-      payload = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
+      payload = body.length ? JSON.parse(body.toString('utf8')) : {};
     } catch {
       return reply(400, { Type: 'User', message: 'Could not parse request body into json' }, { 'x-amzn-ErrorType': 'InvalidRequestContentException' });
     }

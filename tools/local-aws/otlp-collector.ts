@@ -3,7 +3,7 @@
  * local function arrive here (`POST /v1/traces`), and a trace prints as a tree.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { LoopbackServer } from './json-protocol-server';
+import { LoopbackServer, readRequestBody } from './json-protocol-server';
 
 /** One span as the collector keeps it. */
 export interface CollectedSpan {
@@ -58,14 +58,13 @@ export class OtlpCollector extends LoopbackServer {
   }
 
   protected async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = await readRequestBody(req);
     if (req.method !== 'POST' || req.url !== '/v1/traces' || !/json/.test(req.headers['content-type'] ?? '')) {
       res.writeHead(415, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'This collector takes OTLP/HTTP JSON traces at POST /v1/traces' }));
       return;
     }
     try {
-      this.add(JSON.parse(Buffer.concat(chunks).toString('utf8')) as OtlpRequest);
+      this.add(JSON.parse(body.toString('utf8')) as OtlpRequest);
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     } catch (error) {
       res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ message: (error as Error).message }));

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { LoopbackServer } from './json-protocol-server';
+import { LoopbackServer, readRequestBody } from './json-protocol-server';
 
 interface StoredObject {
   readonly body: Buffer;
@@ -38,8 +38,7 @@ export class LocalS3 extends LoopbackServer {
   }
 
   protected async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = await readRequestBody(req);
     const url = new URL(req.url ?? '/', 'http://local');
     const [bucketName, ...rest] = url.pathname.slice(1).split('/');
     const key = decodeURIComponent(rest.join('/'));
@@ -58,7 +57,7 @@ export class LocalS3 extends LoopbackServer {
     const held = bucket.get(key);
     if (req.method === 'PUT') {
       if (req.headers['if-none-match'] === '*' && held) return error(412, 'PreconditionFailed', 'At least one of the pre-conditions you specified did not hold');
-      bucket.set(key, { body: decodeBody(Buffer.concat(chunks), req), contentType: String(req.headers['content-type'] ?? 'binary/octet-stream'), modified: new Date() });
+      bucket.set(key, { body: decodeBody(body, req), contentType: String(req.headers['content-type'] ?? 'binary/octet-stream'), modified: new Date() });
       res.writeHead(200, { ETag: '"local"' }).end();
       return;
     }
