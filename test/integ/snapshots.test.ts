@@ -7,28 +7,12 @@
  *
  * After a deliberate change: `npm run integ:snapshot` rewrites them; review the diff and commit it.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
-import { buildBasicReceiverInteg } from './integ.basic-receiver';
-import { buildPixReceiverInteg } from './integ.pix-receiver';
-import { buildStagingPairInteg } from './integ.staging-pair';
+import { normalizeTemplate, synthesizedTemplates } from '../support/templates';
+import { INTEG_APPS } from './apps';
 
-const INTEG_APPS: Record<string, (app: App) => App> = {
-  'integ.basic-receiver.ts': buildBasicReceiverInteg,
-  'integ.staging-pair.ts': buildStagingPairInteg,
-  'integ.pix-receiver.ts': buildPixReceiverInteg,
-};
 const UPDATE = process.env.UPDATE_INTEG_SNAPSHOTS === '1';
-
-/**
- * A template as a snapshot holds it: asset hashes (which change with any handler's bundle) and the
- * assertions' `salt` (the synth time, so that every deploy runs them again) replaced.
- */
-export function normalizeTemplate(template: unknown): string {
-  return `${JSON.stringify(template, null, 1).replace(/[0-9a-f]{64}/g, '<asset-hash>').replace(/"salt": "\d+"/g, '"salt": "<synth-time>"')}\n`;
-}
 
 /** The first difference between two snapshot texts, as a line number and both lines, or undefined. */
 export function firstDifference(expected: string, actual: string): string | undefined {
@@ -40,20 +24,9 @@ export function firstDifference(expected: string, actual: string): string | unde
   return undefined;
 }
 
-const outdirs: string[] = [];
-afterAll(() => outdirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
-
-/** Each stack of an integ app, by template file name, normalized. */
-function synthesized(build: (app: App) => App): Record<string, string> {
-  const outdir = mkdtempSync(join(tmpdir(), 'integ-'));
-  outdirs.push(outdir);
-  const assembly = build(new App({ outdir })).synth();
-  return Object.fromEntries(assembly.stacks.map((stack) => [stack.templateFile, normalizeTemplate(stack.template)]));
-}
-
 describe.each(Object.entries(INTEG_APPS))('%s', (file, build) => {
   const dir = join(__dirname, `${file}.snapshot`);
-  const now = synthesized(build);
+  const now = synthesizedTemplates(build);
 
   if (UPDATE) {
     it('rewrites its snapshot', () => {
