@@ -26,6 +26,16 @@ export interface HttpResponse {
   readonly body: string;
 }
 
+/**
+ * What carries a request to the bank and back: HTTPS ({@link HttpsTransport}), or, in the property
+ * harness, the simulator called in process.
+ */
+export interface BankTransport {
+  send(req: HttpRequest): Promise<HttpResponse>;
+  /** Closes what the transport keeps open (kept-alive connections). */
+  close(): void;
+}
+
 /** A call that got no HTTP answer: `code` is Node's error code, or TIMEOUT / TOO_LARGE. */
 export class NetworkError extends Error {
   constructor(message: string, readonly code: string) {
@@ -41,7 +51,7 @@ const MAX_RESPONSE_BYTES = 1024 * 1024;
  * HTTPS calls to the bank over one keep-alive agent per set of certificates, TLS 1.2 or newer,
  * the server's certificate always verified.
  */
-export class HttpsTransport {
+export class HttpsTransport implements BankTransport {
   private readonly agent: Agent;
 
   constructor(tls: TlsMaterial = {}) {

@@ -5,7 +5,7 @@
  * reads the answer; this sends it.
  */
 import { BankApiError, bankErrorMessage, isRetryableStatus } from '../errors';
-import { describeNetworkError, type HttpResponse, type HttpsTransport, NetworkError } from '../http';
+import { type BankTransport, describeNetworkError, type HttpResponse, HttpsTransport, NetworkError, type TlsMaterial } from '../http';
 import { type BankPacer, CallKind, MemorySlotSchedule, OutOfRate, RatePacer } from '../pacing';
 import { backoffDelay, DEFAULT_RETRY_POLICY, retryAfterMs, type RetryPolicy, sleep } from '../../shared/retry';
 import { inSpan, routeTemplate, SpanKind } from '../../shared/telemetry';
@@ -50,7 +50,7 @@ export class PacedSender {
    * Sends one request, retrying network errors, 408, 429 and 5xx with backoff (or the bank's
    * `Retry-After`) while attempts and the deadline allow. Resolves with any other answer.
    */
-  async send(operation: string, transport: HttpsTransport, deadline: number, req: OutgoingRequest, kind = CallKind.TOKEN): Promise<HttpResponse> {
+  async send(operation: string, transport: BankTransport, deadline: number, req: OutgoingRequest, kind = CallKind.TOKEN): Promise<HttpResponse> {
     // The span holds the method, the route template and the status: never a token, an id or a body.
     const template = routeTemplate(req.url);
     return inSpan(`${req.method} ${template}`, { 'http.request.method': req.method, 'url.template': template }, async (span) => {
@@ -65,7 +65,7 @@ export class PacedSender {
     }, { kind: SpanKind.CLIENT });
   }
 
-  private async attempts(operation: string, transport: HttpsTransport, deadline: number, req: OutgoingRequest, kind: CallKind): Promise<HttpResponse> {
+  private async attempts(operation: string, transport: BankTransport, deadline: number, req: OutgoingRequest, kind: CallKind): Promise<HttpResponse> {
     const { now, pacer, retry } = this.o;
     let last: { status?: number; reason: string } | undefined;
     for (let attempt = 1; ; attempt++) {
@@ -135,6 +135,13 @@ export interface ClientCallOptions {
   readonly sleep?: (ms: number) => Promise<void>;
   /** @default Math.random */
   readonly random?: () => number;
+  /** Makes the transport of a connection's certificates. @default HTTPS ({@link HttpsTransport}) */
+  readonly transport?: (tls: TlsMaterial) => BankTransport;
+}
+
+/** The transport of a connection's certificates, as the client's options make it. */
+export function newTransport(options: ClientCallOptions, tls: TlsMaterial): BankTransport {
+  return options.transport?.(tls) ?? new HttpsTransport(tls);
 }
 
 /** The sender a client calls through: paced by `options.pacer`, or by a pacer of its own at `ratePerSecond`. */

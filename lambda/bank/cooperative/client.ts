@@ -3,10 +3,10 @@ import {
 } from '../../../contracts/bank-connection';
 import { answerObject, nossoNumeroOf, type SettledBoletosPage, settledPage } from './answers';
 import { apiAnswer, tokenAnswer } from '../base/answers';
-import { type ClientCallOptions, clientSender, type OutgoingRequest, type PacedSender } from '../base/paced-sender';
+import { type ClientCallOptions, clientSender, newTransport, type OutgoingRequest, type PacedSender } from '../base/paced-sender';
 import { type CachedToken, TokenCache } from '../base/token-cache';
 import { BankApiError } from '../errors';
-import { type HttpResponse, HttpsTransport, parseAnswer, type TlsMaterial } from '../http';
+import { type BankTransport, type HttpResponse, parseAnswer, type TlsMaterial } from '../http';
 import { type BankPacer, CallKind } from '../pacing';
 import { secrets } from '../../shared/redaction';
 
@@ -46,7 +46,7 @@ export interface BankAnswer {
 /** What clients made by {@link BankClient.withPacer} share: tokens, token requests in flight, connections. */
 interface SharedClientState {
   readonly tokens: TokenCache;
-  readonly transports: Map<BankApi, { key: string; transport: HttpsTransport }>;
+  readonly transports: Map<BankApi, { key: string; transport: BankTransport }>;
 }
 
 function formBody(fields: Record<string, string>): string {
@@ -66,12 +66,12 @@ export class BankClient {
   private readonly sender: PacedSender;
   /** Cached tokens: the collection token, and a payments token per scope set. */
   private readonly tokens: TokenCache;
-  private readonly transports: Map<BankApi, { key: string; transport: HttpsTransport }>;
+  private readonly transports: Map<BankApi, { key: string; transport: BankTransport }>;
 
   constructor(private readonly options: BankClientOptions, shared?: SharedClientState) {
     this.now = options.now ?? Date.now;
     this.tokens = shared?.tokens ?? new TokenCache(this.now);
-    this.transports = shared?.transports ?? new Map<BankApi, { key: string; transport: HttpsTransport }>();
+    this.transports = shared?.transports ?? new Map<BankApi, { key: string; transport: BankTransport }>();
     this.sender = clientSender(options, { callTimeoutMs: options.settings.callTimeoutMs, ratePerSecond: options.settings.queriesPerSecond, name: 'bank calls' });
   }
 
@@ -240,7 +240,7 @@ export class BankClient {
     return this.tokens.remember(key, tokenAnswer(operation, response), operation);
   }
 
-  private async transport(api: BankApi): Promise<HttpsTransport> {
+  private async transport(api: BankApi): Promise<BankTransport> {
     const credentials = await this.options.credentials();
     const tls: TlsMaterial = api === 'payments'
       ? { caCertificates: credentials.caCertificates, clientCertificate: credentials.clientCertificate, clientKey: credentials.clientKey }
@@ -250,7 +250,7 @@ export class BankClient {
     const existing = this.transports.get(api);
     if (existing?.key === key) return existing.transport;
     existing?.transport.close();
-    const transport = new HttpsTransport(tls);
+    const transport = newTransport(this.options, tls);
     this.transports.set(api, { key, transport });
     return transport;
   }

@@ -10,10 +10,10 @@ import {
   type PixConnectionSettings, PixConnectionDefaults, type PixCredentials, PixGrantTypePlacement, PixOperation, pixPath, pixScope,
 } from '../../../contracts/pix-connection';
 import { apiAnswer, tokenAnswer } from '../base/answers';
-import { type ClientCallOptions, clientSender, type PacedSender } from '../base/paced-sender';
+import { type ClientCallOptions, clientSender, newTransport, type PacedSender } from '../base/paced-sender';
 import { TokenCache } from '../base/token-cache';
 import { BankApiError } from '../errors';
-import { HttpsTransport } from '../http';
+import type { BankTransport } from '../http';
 import { CallKind } from '../pacing';
 import { secrets } from '../../shared/redaction';
 import { CHARGE_TXID, END_TO_END_ID, MAX_PIX_KEY_LENGTH, PIX_TXID, REFUND_ID } from '../../../contracts/pix';
@@ -29,7 +29,7 @@ export class PixClient {
   private readonly now: () => number;
   private readonly sender: PacedSender;
   private readonly tokens: TokenCache;
-  private transportState?: { key: string; transport: HttpsTransport };
+  private transportState?: { key: string; transport: BankTransport };
 
   constructor(private readonly options: PixClientOptions) {
     this.now = options.now ?? Date.now;
@@ -164,12 +164,12 @@ export class PixClient {
   }
 
   /** The connection over the Pix application's certificate, rebuilt when the secret's certificates change. */
-  private async transport(): Promise<HttpsTransport> {
+  private async transport(): Promise<BankTransport> {
     const c = await this.options.credentials();
     const key = [c.caCertificates, c.clientCertificate, c.clientKey].join('\u0000');
     if (this.transportState?.key === key) return this.transportState.transport;
     this.transportState?.transport.close();
-    const transport = new HttpsTransport({ caCertificates: c.caCertificates, clientCertificate: c.clientCertificate, clientKey: c.clientKey });
+    const transport = newTransport(this.options, { caCertificates: c.caCertificates, clientCertificate: c.clientCertificate, clientKey: c.clientKey });
     this.transportState = { key, transport };
     return transport;
   }
