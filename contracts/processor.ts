@@ -61,6 +61,13 @@ export interface ProcessorSettings {
    * again (query lag); after the last, a Notification Not Confirmed event records it.
    */
   readonly maxVerificationAttempts: number;
+  /**
+   * The least time, in seconds, from a notification's arrival to its last verification: as long as
+   * maxVerificationAttempts receives take when each waits a visibility timeout. A receive that
+   * comes sooner (SQS delivers a message twice at times) is not the last, however it is counted.
+   * @default 0 (receives alone: the settings of a function deployed before it existed)
+   */
+  readonly verificationWindowSeconds?: number;
   /** Time kept free at the end of an invocation to report results, in milliseconds. */
   readonly safetyMarginMs: number;
   /**

@@ -207,7 +207,7 @@ async function processNotification(record: SQSRecord, read: Extract<ReadRecord, 
   // The raw copy is written while the subjects are looked at; the message succeeds only once it is stored.
   const journaled = journal.write(groups.map((group) => group.id));
   const attempt = receiveCount(record);
-  const look: Look = { stored, journalKey: journal.key, attempt, lastVerification: attempt >= deps.settings.maxVerificationAttempts, deadline, deps };
+  const look: Look = { stored, journalKey: journal.key, attempt, lastVerification: isLastVerification(attempt, stored, now(), deps.settings), deadline, deps };
   const errors: Error[] = [];
   const pending: string[] = [];
   const leftover: SubjectItem[] = [];
@@ -304,6 +304,18 @@ function journalOf(record: SQSRecord, stored: StoredNotification, deps: Processo
       }
     },
   };
+}
+
+/**
+ * Whether this receive is a notification's last verification: its maxVerificationAttempts-th
+ * receive or later, and the verification window since it arrived gone by. SQS counts a message
+ * handed out twice at once (at-least-once delivery) as two receives: without the window, a query
+ * that lags the notification would be given less time than the attempts promise.
+ */
+function isLastVerification(attempt: number, stored: StoredNotification, now: number, settings: ProcessorDeps['settings']): boolean {
+  if (attempt < settings.maxVerificationAttempts) return false;
+  const receivedAt = Date.parse(stored.receivedAt);
+  return !Number.isFinite(receivedAt) || now - receivedAt >= (settings.verificationWindowSeconds ?? 0) * 1000;
 }
 
 /** A message received longer ago than the queues keep one: deferring it again would keep it forever. */

@@ -14,6 +14,8 @@ export interface ProcessorTuning {
   readonly idempotencyTtlSeconds?: number;
   readonly maxReceiveCount?: number;
   readonly maxVerificationAttempts?: number;
+  /** The notification queue's visibility timeout: how long a receive waits for the next. @default 6 × ProcessorDefaults.timeoutSeconds (what an SQS event source needs) */
+  readonly queueVisibilityTimeoutSeconds?: number;
   readonly safetyMarginMs?: number;
   readonly recoveredGraceSeconds?: number;
   readonly lookQueryShare?: number;
@@ -28,6 +30,7 @@ export interface ProcessorTuning {
  */
 export function processorSettings(resources: ProcessorResources, tuning: ProcessorTuning = {}): ProcessorSettings {
   const maxReceiveCount = tuning.maxReceiveCount ?? ProcessorDefaults.maxReceiveCount;
+  const maxVerificationAttempts = tuning.maxVerificationAttempts ?? defaultVerificationAttempts(maxReceiveCount);
   return {
     eventBusName: resources.eventBusName,
     eventSource: tuning.eventSource ?? ProcessorDefaults.eventSource,
@@ -40,7 +43,8 @@ export function processorSettings(resources: ProcessorResources, tuning: Process
     lookQuarantineQueueUrl: resources.lookQuarantineQueueUrl,
     ownSenderId: resources.ownSenderId,
     maxReceiveCount,
-    maxVerificationAttempts: tuning.maxVerificationAttempts ?? defaultVerificationAttempts(maxReceiveCount),
+    maxVerificationAttempts,
+    verificationWindowSeconds: verificationWindowSeconds(maxVerificationAttempts, tuning.queueVisibilityTimeoutSeconds ?? 6 * ProcessorDefaults.timeoutSeconds),
     safetyMarginMs: tuning.safetyMarginMs ?? ProcessorDefaults.safetyMarginMs,
     recoveredGraceSeconds: tuning.recoveredGraceSeconds ?? ProcessorDefaults.recoveredGraceSeconds,
     lookQueryShare: tuning.lookQueryShare ?? ProcessorDefaults.lookQueryShare,
@@ -49,6 +53,12 @@ export function processorSettings(resources: ProcessorResources, tuning: Process
     boletoMovements: { ...ProcessorDefaults.boletoMovements, ...tuning.boletoMovements },
     paymentStatuses: { ...ProcessorDefaults.paymentStatuses, ...tuning.paymentStatuses },
   };
+}
+
+/** How long maxVerificationAttempts receives take at the least: the first, then each after a visibility timeout. */
+export function verificationWindowSeconds(maxVerificationAttempts: number, visibilityTimeoutSeconds: number): number {
+  if (Token.isUnresolved(maxVerificationAttempts) || Token.isUnresolved(visibilityTimeoutSeconds)) return 0;
+  return Math.max(0, maxVerificationAttempts - 1) * visibilityTimeoutSeconds;
 }
 
 /** 3, or fewer when maxReceiveCount leaves less room (the last verification must come before the DLQ). */

@@ -286,7 +286,7 @@ export function queueRedrive(queue: sqs.IQueue | undefined): sqs.DeadLetterQueue
 }
 
 /** The visibility timeout of a queue made in this app, when known at synth (SQS's default is 30 s). */
-function visibilityTimeoutSeconds(queue: sqs.IQueue): number | undefined {
+export function visibilityTimeoutSeconds(queue: sqs.IQueue): number | undefined {
   if (!(queue instanceof sqs.Queue)) return undefined;
   const value = (queue.node.defaultChild as sqs.CfnQueue).visibilityTimeout;
   return value === undefined ? 30 : Token.isUnresolved(value) ? undefined : value;

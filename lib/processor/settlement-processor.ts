@@ -28,7 +28,7 @@ import { validateProps } from '../core/props-validation';
 import { createNotificationJournal } from './notification-journal';
 import { ProcessorFunction } from './processor-function';
 import { processorSettings } from './processor-settings';
-import { checkSettlementProcessor, queueRedrive, type SettlementProcessorProps } from './settlement-processor-props';
+import { checkSettlementProcessor, queueRedrive, type SettlementProcessorProps, visibilityTimeoutSeconds } from './settlement-processor-props';
 import { openTelemetryLayer, xrayTracing } from '../core/tracing';
 
 /**
@@ -173,7 +173,7 @@ export class SettlementProcessor extends Construct {
       lookQuarantineQueueUrl: this.lookDeadLetterQueue.queueUrl,
       journalBucketName: this.journalBucket?.bucketName,
       ownSenderId: (fn.role as iam.Role).roleId,
-    }, { ...props, maxReceiveCount, eventSource: this.eventSource, idempotencyTtlSeconds: this.idempotencyTtl.toSeconds(), receiverName: this.receiverName, recoveredGraceSeconds: props.recoveredGracePeriod?.toSeconds(), lookQueryShare: props.lookQueryShare });
+    }, { ...props, maxReceiveCount, eventSource: this.eventSource, idempotencyTtlSeconds: this.idempotencyTtl.toSeconds(), receiverName: this.receiverName, recoveredGraceSeconds: props.recoveredGracePeriod?.toSeconds(), lookQueryShare: props.lookQueryShare, queueVisibilityTimeoutSeconds: visibilityTimeoutSeconds(this.queue) ?? minimumVisibilitySeconds(props.processorTimeout, props.maxBatchingWindow) });
     this.processorFunction = fn;
     fn.addEnvironment(PROCESSOR_SETTINGS_ENV, Stack.of(this).toJsonString(props.pix ? { ...settings, pixKeys: normalizedPixKeys(props.pix) } : settings));
     for (const [name, value] of Object.entries(bankConnectionEnvironment(this, props.bank, fn))) fn.addEnvironment(name, value);

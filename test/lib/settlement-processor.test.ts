@@ -472,6 +472,13 @@ describe('with processor props', () => {
     });
   });
 
+  it('waits the queue\'s receives before a notification\'s last verification: (maxVerificationAttempts - 1) visibility timeouts', () => {
+    // The default: 3 attempts, a queue of 6 × the processor's 30 s timeout.
+    expect(settingsOf(synth().template)).toMatchObject({ maxVerificationAttempts: 3, verificationWindowSeconds: 2 * 180 });
+    expect(settingsOf(synth({ processorTimeout: Duration.seconds(60), maxVerificationAttempts: 2 }).template)).toMatchObject({ verificationWindowSeconds: 360 });
+    expect(settingsOf(synth({ queueVisibilityTimeout: Duration.minutes(15) }).template)).toMatchObject({ verificationWindowSeconds: 2 * 900 });
+  });
+
   it('lowers the default verification attempts below a small maxReceiveCount', () => {
     const { template } = synth({ maxReceiveCount: 2 });
     expect(settingsOf(template)).toMatchObject({ maxVerificationAttempts: 1 });

@@ -86,7 +86,7 @@ export class ProcessorHarness {
         eventBusName: `${name}-bus`, idempotencyTableName: `${name}-idempotency`, quarantineQueueUrl: this.dlqUrl, queueUrl: this.queueUrl,
         lookQueueUrl: this.queueUrl, lookQuarantineQueueUrl: this.dlqUrl, ownSenderId: LOCAL_AWS.accountId,
       },
-      { maxReceiveCount: o.maxReceiveCount ?? 3, maxVerificationAttempts: o.maxVerificationAttempts ?? 2, safetyMarginMs: 500 },
+      { maxReceiveCount: o.maxReceiveCount ?? 3, maxVerificationAttempts: o.maxVerificationAttempts ?? 2, safetyMarginMs: 500, queueVisibilityTimeoutSeconds: o.visibilityTimeoutSeconds ?? 1 },
     );
     this.env = {
       ...localAwsEnvironment({ SQS: this.fauxqs.endpoint, SECRETS_MANAGER: secretsEndpoint, DYNAMODB: this.dynamo.endpoint, EVENTBRIDGE: eventsEndpoint }),

@@ -14,6 +14,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, SQSBatchResponse, SQS
 import { decodeStoredNotification } from '../../lambda/store/stored-notification';
 import { BANK_CONNECTION_ENV, type BankConnectionSettings } from '../../contracts/bank-connection';
 import { PROCESSOR_SETTINGS_ENV, type ProcessorSettings } from '../../contracts/processor';
+import { verificationWindowSeconds } from '../../lib/processor/processor-settings';
 import { PIX_CONNECTION_ENV, type PixConnectionSettings } from '../../contracts/pix-connection';
 import { PIX_ROUTE, RECEIVER_SETTINGS_ENV, ReceiverDefaults, type ReceiverSettings, ROUTES } from '../../contracts/receiver';
 import type { BankSimulator } from '../../simulator/simulator';
@@ -206,6 +207,11 @@ export abstract class RunnerStack {
     const endpoints = { ...this.services.endpoints(), ...tracedEnvironment(this.options) };
     const receiverEnv = this.resolve(d.receiver.environment) as Record<string, string>;
     const processorEnv = this.resolve(d.processor.environment) as Record<string, string>;
+    if (this.options.visibilityTimeoutSeconds !== undefined) {
+      // A notification's last verification waits its receives' span: here, the shorter visibility timeout the runner gives its queues.
+      const settings = settingsIn<ProcessorSettings>(processorEnv, PROCESSOR_SETTINGS_ENV);
+      processorEnv[PROCESSOR_SETTINGS_ENV] = JSON.stringify({ ...settings, verificationWindowSeconds: verificationWindowSeconds(settings.maxVerificationAttempts, this.options.visibilityTimeoutSeconds) });
+    }
     // The bank credentials are the one secret the stack imports: it is created under the name
     // the template points at, with the simulator's credentials.
     const credentialsArn = settingsIn<BankConnectionSettings>(processorEnv, BANK_CONNECTION_ENV).credentialsSecretArn;

@@ -8,7 +8,7 @@ import { decodeStoredNotification, encodeStoredNotification } from '../../../lam
 import { ProcessorDefaults, ProcessorMetric } from '../../../contracts/processor';
 import { BankApiError } from '../../../lambda/bank/errors';
 import { OutOfRate } from '../../../lambda/bank/pacing';
-import { boletoEvent, contextWith, fakeDeps, pixPayment, rawRecord, requeuedRecord, sqsRecord } from '../../support/processor-records';
+import { boletoEvent, contextWith, fakeDeps, pixPayment, rawRecord, requeuedRecord, SETTINGS, sqsRecord } from '../../support/processor-records';
 import { decodeLookRequest, encodeLookRequest } from '../../../lambda/store/look-request';
 import { TRACK_PAYMENT_DETAIL_TYPE } from '../../../contracts/reconciliation';
 
@@ -108,6 +108,31 @@ describe('identity from the bank', () => {
     // Once: the same notification again publishes nothing more.
     await run(f, [sqsRecord('boleto', event, { receiveCount: 3 })]);
     expect(f.published).toHaveLength(1);
+  });
+});
+
+describe('the verification window', () => {
+  it('does not take a receive that comes before the window as the last verification (SQS handed the message out twice)', async () => {
+    const f = fakeDeps();
+    f.bank.open('1001');
+    const event = boletoEvent('1001');
+    // 50 s after the notification arrived (sqsRecord's receivedAt), already its third receive: the query may still lag.
+    f.clock.time = Date.parse('2025-06-03T17:06:00.000Z');
+    const early = await run(f, [sqsRecord('boleto', event, { receiveCount: 3 })]);
+    expect(early.batchItemFailures).toHaveLength(1);
+    expect(f.published).toEqual([]);
+    // The bank shows the settlement once the window has passed: verified, never Not Confirmed.
+    f.clock.time += SETTINGS.verificationWindowSeconds! * 1000;
+    f.bank.settle('1001');
+    const late = await run(f, [sqsRecord('boleto', event, { receiveCount: 4 })]);
+    expect(late.batchItemFailures).toEqual([]);
+    expect(f.published.map((e) => e.detailType)).toEqual([T.BOLETO_SETTLED]);
+  });
+
+  it('is as long as the receives before the last verification take: (maxVerificationAttempts - 1) visibility timeouts', () => {
+    expect(SETTINGS.maxVerificationAttempts).toBe(3);
+    // The default visibility timeout: 6 × the processor's default timeout (30 s).
+    expect(SETTINGS.verificationWindowSeconds).toBe(2 * 180);
   });
 });
 
