@@ -1,0 +1,198 @@
+/**
+ * The bank's side of the property harness: the simulator's engine called in process (no socket:
+ * every answer reaches the handlers when the harness's scheduler says), the bank's ledger (every
+ * state each subject held, and when), the actions a scenario takes at the bank, and the answers
+ * the documents allow besides the simulator's own (a query that lags a change; extra fields).
+ */
+import type { BankConnectionSettings, BankCredentials as SecretCredentials } from '../../contracts/bank-connection';
+import type { BankTransport, HttpRequest, HttpResponse } from '../../lambda/bank/http';
+import { SimulatorEngine } from '../../simulator/engine';
+import type { OutgoingNotification } from '../../simulator/bank';
+import { type Boleto, type Payment, situacaoText } from '../../simulator/model';
+import { SAMPLE_ACCOUNT } from '../../simulator/simulator';
+import type { BankCredentials } from '../../simulator/tokens';
+import { simulatorConnection } from '../support/simulator-connection';
+
+export const BANK_ORIGIN = 'https://bank.simulated';
+export const RECEIVER_ORIGIN = 'https://receiver.simulated';
+export const PAYMENTS_TOKEN = 'PayTok3n-property-harness-0123456789abcdefghijklmnopqrstuv';
+export const BOLETO_TOKEN = 'BoletoTok3n-property-harness-9876543210zyxwvutsrqponmlkjihg';
+export const BOLETO_TOKEN_HEADER = 'X-Webhook-Token';
+
+/** One state a subject held at the bank. */
+export interface LedgerState {
+  readonly at: number;
+  /** What the query answers as the status: a boleto's `situacao` text, a payment's `status`. */
+  readonly status: string;
+  /** A settled boleto's amount, in cents. */
+  readonly cents?: number;
+}
+
+/** A bank action a scenario takes. */
+export type BankAction =
+  | { readonly kind: 'boleto'; readonly boleto: number; readonly act: 'settle' | 'reverse' | 'cancel'; readonly cents?: number }
+  | { readonly kind: 'payment'; readonly payment: number; readonly act: 'create' | 'settle' | 'reject' | 'reverse' | 'cancel' };
+
+/** The subject ids the processor gives a boleto and a payment (its events' `subject.id`). */
+export const boletoSubject = (nossoNumero: string) => `boleto:${SAMPLE_ACCOUNT.beneficiario}:${nossoNumero.padStart(9, '0')}`;
+export const paymentSubject = (idTransacao: string) => `payment:pix:${idTransacao}`;
+
+/** The subject a notification body names (a boleto event, or a payment; one object or an array of one), as the processor names it. */
+export function subjectOfNotification(body: unknown): string | undefined {
+  const item = (Array.isArray(body) ? body[0] : body) as { nossoNumero?: string; idTransacao?: string } | undefined;
+  if (item?.nossoNumero) return boletoSubject(item.nossoNumero);
+  if (item?.idTransacao) return paymentSubject(item.idTransacao);
+  return undefined;
+}
+
+const cents = (decimal: string) => Math.round(Number(decimal) * 100);
+
+/** A query's path names its subject: the boleto's nossoNumero, or the payment's idTransacao. */
+function subjectOfQuery(url: URL): string | undefined {
+  const nossoNumero = url.searchParams.get('nossoNumero');
+  if (url.pathname.endsWith('/boletos') && nossoNumero) return boletoSubject(nossoNumero);
+  const payment = /\/pagamentos\/pix\/([^/]+)$/.exec(url.pathname);
+  return payment ? paymentSubject(decodeURIComponent(payment[1])) : undefined;
+}
+
+export class BankSide {
+  readonly engine: SimulatorEngine;
+  readonly credentials: BankCredentials = {
+    collection: { apiKey: 'api-key-property-harness', username: SAMPLE_ACCOUNT.beneficiario + SAMPLE_ACCOUNT.cooperativa, password: 'Passw0rd-property-harness' },
+    payments: { clientId: 'client-property-harness', clientSecret: 'ClientS3cret-property-harness' },
+  };
+  /** Every state each subject held, oldest first. */
+  readonly ledger = new Map<string, LedgerState[]>();
+  readonly boletos: string[] = [];
+  readonly payments: string[] = [];
+  /** Each notification's id: the subject it tells of and the ledger index of the state it announces. */
+  readonly announced = new Map<string, { readonly subject: string; readonly index: number }>();
+  /** The bank's state before each change, by subject: what a lagging query answers. */
+  private readonly before = new Map<string, { until: number; state: ReturnType<SimulatorEngine['bank']['exportState']> }>();
+  /** One call at a time: a lagging answer swaps the bank's state for the length of one request. */
+  private busy: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly now: () => number, onNotification: (notification: OutgoingNotification) => void) {
+    this.engine = new SimulatorEngine({
+      accounts: [SAMPLE_ACCOUNT],
+      credentials: this.credentials,
+      mutualTls: false,
+      host: {
+        info: () => { throw new Error('the harness has no control API'); },
+        deliveries: { submit: (notification) => { this.announce(notification); onNotification(notification); }, records: () => [], clear: () => undefined, pending: 0, idle: async () => true },
+        trustCa: () => undefined,
+      },
+    });
+    this.engine.bank.patchRegistration(SAMPLE_ACCOUNT, { urlCallback: `${RECEIVER_ORIGIN}/payments`, authorizationCallback: PAYMENTS_TOKEN });
+    this.engine.bank.createContract({ kind: 'collection', scopes: [], expiresAt: Number.MAX_SAFE_INTEGER, subject: this.credentials.collection.username }, {
+      cooperativa: SAMPLE_ACCOUNT.cooperativa, posto: SAMPLE_ACCOUNT.posto, codBeneficiario: SAMPLE_ACCOUNT.beneficiario, eventos: ['LIQUIDACAO'],
+      url: `${RECEIVER_ORIGIN}/boleto`, urlStatus: 'ATIVO', contratoStatus: 'ATIVO', header: BOLETO_TOKEN_HEADER, token: BOLETO_TOKEN,
+    });
+  }
+
+  /** Makes `count` open boletos (no notification: the bank notifies changes only). */
+  openBoletos(count: number, valueCents: number): void {
+    for (let i = 0; i < count; i++) {
+      const boleto = this.engine.bank.createBoleto({ valor: (valueCents / 100).toFixed(2) });
+      this.boletos.push(boleto.nossoNumero);
+      this.record(boletoSubject(boleto.nossoNumero), boleto);
+    }
+  }
+
+  /** The connection settings and credentials secret a handler reads. */
+  connection(credentialsSecretArn: string): BankConnectionSettings {
+    return simulatorConnection({ baseUrl: BANK_ORIGIN, accounts: [SAMPLE_ACCOUNT] }, credentialsSecretArn, { callTimeoutMs: 2_000, queriesPerSecond: 10 });
+  }
+
+  secretValue(): SecretCredentials {
+    return { apiKey: this.credentials.collection.apiKey, password: this.credentials.collection.password, clientId: this.credentials.payments.clientId, clientSecret: this.credentials.payments.clientSecret };
+  }
+
+  /** Every credential the bank knows and every token it issued: none may reach a log, an event or a dead letter. */
+  secrets(): string[] {
+    return [this.credentials.collection.apiKey, this.credentials.collection.password, this.credentials.payments.clientSecret, PAYMENTS_TOKEN, BOLETO_TOKEN];
+  }
+
+  /**
+   * Carries out an action at the bank: a change of a boleto or a payment, recorded in the ledger
+   * and notified as the bank does. An action the subject's state does not allow (settling a
+   * settled boleto) does nothing. `lagMs`: for that long, a query of the subject answers its state
+   * from before.
+   */
+  async act(action: BankAction, lagMs: number): Promise<void> {
+    await this.exclusive(async () => {
+      const before = this.engine.bank.exportState();
+      let subject: string | undefined;
+      try {
+        if (action.kind === 'boleto') {
+          const nossoNumero = this.boletos[action.boleto % this.boletos.length];
+          const input = action.act === 'settle' && action.cents ? { valor: (action.cents / 100).toFixed(2) } : {};
+          const { boleto } = this.engine.bank.changeBoleto(nossoNumero, action.act, input);
+          subject = boletoSubject(nossoNumero);
+          this.record(subject, boleto);
+        } else if (action.act === 'create') {
+          const { payment } = this.engine.bank.createPayment({ tipo: 'pix', valor: '123.45', idTransacao: `tx-${this.payments.length + 1}` });
+          this.payments.push(payment.idTransacao);
+          subject = paymentSubject(payment.idTransacao);
+          this.record(subject, payment);
+        } else if (this.payments.length) {
+          const id = this.payments[action.payment % this.payments.length];
+          const { payment } = this.engine.bank.changePayment('pix', id, action.act);
+          subject = paymentSubject(id);
+          this.record(subject, payment);
+        }
+      } catch (error) {
+        // The bank refuses an action its state does not allow (409): nothing changed, nothing notified.
+        if ((error as { status?: number }).status !== 409) throw error;
+      }
+      if (subject && lagMs > 0) this.before.set(subject, { until: this.now() + lagMs, state: before });
+    });
+  }
+
+  /** A transport to the bank for one execution environment; `gate` is the harness's say on when each call is answered. */
+  transport(gate: <T>(label: string, work: () => Promise<T>) => Promise<T>): BankTransport {
+    return {
+      send: (req) => gate(`bank ${req.method} ${new URL(req.url).pathname}`, () => this.exclusive(() => this.answer(req))),
+      close: () => undefined,
+    };
+  }
+
+  private async answer(req: HttpRequest): Promise<HttpResponse> {
+    const url = new URL(req.url);
+    const subject = subjectOfQuery(url);
+    const lagging = subject ? this.before.get(subject) : undefined;
+    const current = lagging && lagging.until > this.now() ? this.engine.bank.exportState() : undefined;
+    if (current) this.engine.bank.restoreState(lagging!.state);
+    try {
+      const reply = await this.engine.handle({
+        method: req.method, url: url.pathname + url.search, headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k.toLowerCase(), v])),
+        body: Buffer.from(req.body ?? ''), certificate: { presented: false, trusted: false },
+      });
+      const body = reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+      return { status: reply.status, headers: { 'content-type': 'application/json', ...reply.headers }, body };
+    } finally {
+      if (current) this.engine.bank.restoreState(current);
+    }
+  }
+
+  /** The bank notifies a change before the harness records it: the state it announces is the next in the ledger. */
+  private announce(notification: OutgoingNotification): void {
+    const subject = subjectOfNotification(notification.body);
+    if (subject) this.announced.set(notification.id, { subject, index: this.ledger.get(subject)?.length ?? 0 });
+  }
+
+  private record(subject: string, state: Boleto | Payment): void {
+    const entry: LedgerState = 'situacao' in state
+      ? { at: this.now(), status: situacaoText(state), ...(state.liquidacao ? { cents: cents(state.liquidacao.valor) } : {}) }
+      : { at: this.now(), status: state.status };
+    const states = this.ledger.get(subject) ?? [];
+    states.push(entry);
+    this.ledger.set(subject, states);
+  }
+
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.busy.then(work, work);
+    this.busy = run.catch(() => undefined);
+    return run;
+  }
+}

@@ -1,0 +1,229 @@
+/**
+ * The promise, checked after a run of the property harness against the bank's ledger (every state
+ * each subject held) and what reached the bus, the dead-letter queues and the logs:
+ * - nothing unverified: every change published is a state the bank held;
+ * - nothing twice: one idempotency key per change, each subject's changes numbered 1, 2, 3... once
+ *   (the same key published again is EventBridge's at-least-once, which consumers dedupe on);
+ * - nothing lost: every subject the bank told us of (a notification answered 200) ends published
+ *   at the bank's final state, or quarantined with a reason; nothing reaches a dead-letter queue
+ *   without a reason;
+ * - in order: a subject's changes, by sequence number, follow the order the bank held them in;
+ * - no secret in a log line, an event or a dead letter.
+ */
+import { BankEventDetailType } from '../../contracts/events';
+import { QuarantineAttribute } from '../../contracts/processor';
+import { type LedgerState, subjectOfNotification } from './bank-side';
+import type { AcceptedEvent, QueuedMessage } from './models/aws-models';
+import { AwsFault, Origin } from './faults';
+import type { Delivery, World } from './world';
+
+export enum Invariant {
+  UNVERIFIED = 'nothing unverified',
+  TWICE = 'nothing twice',
+  LOST = 'nothing lost',
+  ORDER = 'in order',
+  SECRET = 'no secret',
+}
+
+export interface Violation {
+  readonly invariant: Invariant;
+  readonly detail: string;
+}
+
+interface ChangeView {
+  readonly key: string;
+  readonly detailType: BankEventDetailType;
+  readonly subject: string;
+  readonly sequence: number;
+  readonly status: string;
+  readonly cents?: number;
+  /** Boleto Settlement Reversed: the settlement that is gone, in cents. */
+  readonly reversesCents?: number;
+}
+
+const CHANGES = new Set<string>([
+  BankEventDetailType.BOLETO_SETTLED, BankEventDetailType.BOLETO_SETTLEMENT_REVERSED, BankEventDetailType.BOLETO_WRITTEN_OFF,
+  BankEventDetailType.BOLETO_REJECTED, BankEventDetailType.PAYMENT_STATUS_VERIFIED,
+]);
+
+function changeOf(event: AcceptedEvent): ChangeView {
+  const d = event.detail as {
+    idempotencyKey: string; subject: { id: string; sequence: number }; state: { status: string }; settlement?: { amount?: { cents?: number } };
+    reverses?: { amount?: { cents?: number } };
+  };
+  return {
+    key: d.idempotencyKey, detailType: event.detailType as BankEventDetailType, subject: d.subject.id, sequence: d.subject.sequence, status: d.state.status,
+    cents: d.settlement?.amount?.cents, reversesCents: d.reverses?.amount?.cents,
+  };
+}
+
+const isSettled = (state: LedgerState) => state.cents !== undefined;
+const sameState = (a: LedgerState, b: LedgerState) => a.status === b.status && a.cents === b.cents;
+
+/**
+ * Where in the subject's ledger a change stands, from `from` on: the index of the state it
+ * publishes; for a reversal, of the first state after the reversed settlement that no longer
+ * shows it. -1 when the bank never held it there.
+ */
+function positionOf(change: ChangeView, states: readonly LedgerState[], from: number): number {
+  if (change.detailType === BankEventDetailType.BOLETO_SETTLEMENT_REVERSED) {
+    // The settlement it reverses was published before it: it stands just before `from`, or later.
+    for (let i = Math.max(0, from - 1); i < states.length; i++) {
+      if (!isSettled(states[i]) || states[i].cents !== change.reversesCents) continue;
+      const after = states.findIndex((state, j) => j > i && !sameState(state, states[i]));
+      if (after >= 0) return after;
+    }
+    return -1;
+  }
+  return states.findIndex((state, i) => i >= from && state.status === change.status && (change.cents === undefined || state.cents === change.cents));
+}
+
+/** The distinct changes published, by subject, in sequence order (a key published again counted once). */
+function changesBySubject(events: readonly AcceptedEvent[], violations: Violation[]): Map<string, ChangeView[]> {
+  const byKey = new Map<string, ChangeView>();
+  for (const change of events.filter((e) => CHANGES.has(e.detailType)).map(changeOf)) {
+    const seen = byKey.get(change.key);
+    if (seen && JSON.stringify(seen) !== JSON.stringify(change)) violations.push({ invariant: Invariant.TWICE, detail: `idempotency key ${change.key} was published with two different changes` });
+    byKey.set(change.key, change);
+  }
+  const bySubject = new Map<string, ChangeView[]>();
+  for (const change of byKey.values()) bySubject.set(change.subject, [...(bySubject.get(change.subject) ?? []), change]);
+  for (const list of bySubject.values()) list.sort((a, b) => a.sequence - b.sequence);
+  return bySubject;
+}
+
+function reasonOf(message: QueuedMessage): string | undefined {
+  return message.attributes[QuarantineAttribute.REASON]?.StringValue;
+}
+
+/** The subjects of the messages quarantined with a reason. */
+function quarantinedSubjects(quarantined: readonly QueuedMessage[]): Set<string> {
+  return new Set(quarantined.filter(reasonOf).flatMap((m) => {
+    try {
+      const stored = JSON.parse(m.body) as { body?: string };
+      return [subjectOfNotification(JSON.parse(stored.body ?? 'null'))].filter((s): s is string => !!s);
+    } catch {
+      return [];
+    }
+  }));
+}
+
+/**
+ * The faults after which an outbox is published again with the same keys (by design): an
+ * invocation ended between PutEvents and clearing the outbox, a refused entry or a throttled call
+ * that gave the lease up. Anything else (lost, late, duplicated deliveries; SQS handing a message
+ * out twice) must not publish an event twice.
+ */
+const REPUBLISHING = new Set<string>([AwsFault.ABANDON_BEFORE, AwsFault.ABANDON_AFTER, AwsFault.THROTTLE, 'true']);
+
+function publishedAgain(world: World): Violation[] {
+  if (Object.keys(world.tally.faults).some((kind) => REPUBLISHING.has(kind))) return [];
+  const counts = new Map<string, number>();
+  for (const event of world.bus.accepted) {
+    const key = (event.detail as { idempotencyKey: string }).idempotencyKey;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts].filter(([, n]) => n > 1).map(([key, n]) => ({
+    invariant: Invariant.TWICE, detail: `${key} was published ${n} times in a run with no fault that publishes an outbox again (${Object.keys(world.tally.faults).join(', ') || 'no fault at all'})`,
+  }));
+}
+
+/**
+ * Quarantine only what can never be verified, the first time that is known, with its reason: a
+ * foreign notification (not ours, or a subject the bank does not have) by its last verification
+ * attempt, and never published; a bank's own notification only when faults outlasted its retries.
+ */
+function quarantineViolations(world: World, quarantined: readonly QueuedMessage[]): Violation[] {
+  const violations: Violation[] = [];
+  const sourceOf = (message: QueuedMessage) => {
+    const id = message.attributes[QuarantineAttribute.SOURCE_MESSAGE_ID]?.StringValue;
+    return [...world.queue.sent, ...world.lookQueue.sent].find((m) => m.messageId === id);
+  };
+  const bodyOf = (message: QueuedMessage) => {
+    try {
+      return JSON.stringify(JSON.parse((JSON.parse(message.body) as { body?: string }).body ?? 'null'));
+    } catch {
+      return undefined;
+    }
+  };
+  const foreign = (d: Delivery) => d.origin === Origin.FOREIGN && d.status === 200;
+  for (const delivery of world.deliveries.filter(foreign)) {
+    const body = JSON.stringify(delivery.notification.body);
+    const found = quarantined.find((m) => bodyOf(m) === body);
+    const source = found && sourceOf(found);
+    if (!found) violations.push({ invariant: Invariant.LOST, detail: `a notification that can never be verified (${delivery.notification.subject}) was not quarantined` });
+    // Its last verification: the maxVerificationAttempts-th receive, or later by as many receives as SQS handed it out twice.
+    else if (source && source.receiveCount > world.settings.maxVerificationAttempts + source.duplicates) {
+      violations.push({ invariant: Invariant.LOST, detail: `${delivery.notification.subject} was quarantined on receive ${source.receiveCount}, after its last verification attempt (${world.settings.maxVerificationAttempts}, ${source.duplicates} duplicate receives): ${reasonOf(found) ?? 'no reason'}` });
+    }
+    const subject = subjectOfNotification(delivery.notification.body);
+    if (subject && world.bus.accepted.some((e) => (e.detail as { subject?: { id?: string } }).subject?.id === subject && CHANGES.has(e.detailType))) {
+      violations.push({ invariant: Invariant.UNVERIFIED, detail: `${delivery.notification.subject}, which the bank never held for us, was published` });
+    }
+  }
+  const faulted = Object.keys(world.tally.faults).length > 0;
+  const bankBodies = new Set(world.deliveries.filter((d) => d.origin === Origin.BANK).map((d) => JSON.stringify(d.notification.body)));
+  for (const message of quarantined.filter((m) => bankBodies.has(bodyOf(m) ?? ''))) {
+    const reason = reasonOf(message) ?? '';
+    if (!/failed on its last receive/.test(reason) || !faulted) {
+      violations.push({ invariant: Invariant.LOST, detail: `a notification the bank sent of its own change was quarantined${faulted ? '' : ' with no fault in the run'}: ${reason}` });
+    }
+  }
+  return violations;
+}
+
+export function checkInvariants(world: World): Violation[] {
+  const violations: Violation[] = [];
+  const ledger = world.bank.ledger;
+  const bySubject = changesBySubject(world.bus.accepted, violations);
+  violations.push(...publishedAgain(world));
+  /** Where each subject's last published change stands in its ledger. */
+  const published = new Map<string, number>();
+
+  for (const [subject, changes] of bySubject) {
+    const states = ledger.get(subject) ?? [];
+    let position = 0;
+    changes.forEach((change, i) => {
+      // Nothing twice: sequence numbers 1..n, each once.
+      if (change.sequence !== i + 1) violations.push({ invariant: Invariant.TWICE, detail: `${subject}'s changes are numbered ${changes.map((c) => c.sequence).join(', ')}: ${change.key} is not change ${i + 1}` });
+      // Nothing unverified: each change is a state the bank held; in order: after the previous one.
+      const at = positionOf(change, states, position);
+      if (at >= 0) {
+        position = at + (change.detailType === BankEventDetailType.BOLETO_SETTLEMENT_REVERSED ? 0 : 1);
+        published.set(subject, at);
+      } else if (positionOf(change, states, 0) >= 0) {
+        violations.push({ invariant: Invariant.ORDER, detail: `${subject}: ${change.key} is numbered after a state the bank held later (the bank held ${states.map((s) => s.status).join(' → ')})` });
+      } else {
+        violations.push({ invariant: Invariant.UNVERIFIED, detail: `${change.key} publishes what the bank never held for ${subject} (it held ${states.map((s) => `${s.status}${s.cents !== undefined ? ` ${s.cents}` : ''}`).join(' → ') || 'nothing'})` });
+      }
+    });
+  }
+
+  // Nothing lost: each change a notification announced (answered 200) is published, or a later one,
+  // or the subject came back to what was published; or it is quarantined with a reason.
+  const quarantined = [...world.dlq.sent, ...world.lookDlq.sent];
+  for (const message of quarantined) {
+    if (!reasonOf(message)) violations.push({ invariant: Invariant.LOST, detail: `message ${message.messageId} reached a dead-letter queue without a reason (received ${message.receiveCount} times)` });
+  }
+  const excused = quarantinedSubjects(quarantined);
+  for (const delivery of world.deliveries.filter((d) => d.status === 200 && d.origin === Origin.BANK)) {
+    const announced = world.bank.announced.get(delivery.notification.id);
+    if (!announced || excused.has(announced.subject)) continue;
+    const states = ledger.get(announced.subject) ?? [];
+    const last = published.get(announced.subject);
+    // A boleto nobody published is open, as it was made; a payment nobody published is nothing.
+    const view = last !== undefined ? states[last] : announced.subject.startsWith('boleto:') ? states[0] : undefined;
+    const covered = last !== undefined && last >= announced.index;
+    const cameBack = view !== undefined && states.some((state, i) => i >= announced.index && sameState(state, view));
+    if (!covered && !cameBack) {
+      violations.push({ invariant: Invariant.LOST, detail: `${announced.subject}: a notification (${delivery.notification.subject}) announced ${states[announced.index]?.status ?? '?'}, answered 200, but the last change published is ${view ? view.status : 'none'} and nothing of it is quarantined` });
+    }
+  }
+  violations.push(...quarantineViolations(world, quarantined));
+  // No secret anywhere a person or a consumer reads.
+  const readable = JSON.stringify({ logs: world.logs.entries, events: world.bus.accepted, deadLetters: quarantined.map((m) => ({ body: m.body, attributes: m.attributes })) });
+  for (const secret of world.bank.secrets()) {
+    if (readable.includes(secret)) violations.push({ invariant: Invariant.SECRET, detail: `a secret (${secret.slice(0, 4)}…) appears in a log line, an event or a dead letter` });
+  }
+  return violations;
+}

@@ -1,0 +1,135 @@
+/**
+ * What one run of the property harness is: the bank's actions over time, the faults at every
+ * boundary (by the index of the call, the receive, the notification or the event they hit), how
+ * many environments race, and the seed of Math.random. All of it is generated and shrunk by
+ * fast-check; `runScenario` plays it in the world (world.ts) until nothing is left to do.
+ */
+import FakeTimers from '@sinonjs/fake-timers';
+import fc from 'fast-check';
+import type { BankAction } from './bank-side';
+import { AwsFault, DeliveryFault, type FaultPlan, type Mutant, ReceiveFault } from './faults';
+import type { OutgoingNotification } from '../../simulator/bank';
+import { BOLETO_TOKEN, BOLETO_TOKEN_HEADER, PAYMENTS_TOKEN, RECEIVER_ORIGIN } from './bank-side';
+import { HARNESS_TIMING, World } from './world';
+import { Origin } from './faults';
+
+export interface Step {
+  /** After the previous step. */
+  readonly afterMs: number;
+  readonly action: BankAction;
+  /** For this long after the change, a query of the subject answers its state from before. */
+  readonly lagMs: number;
+}
+
+export interface Scenario {
+  readonly boletos: number;
+  readonly steps: readonly Step[];
+  /** Requests with a forged token, posted among the bank's. */
+  readonly forged: number;
+  /** Notifications with the token of subjects that are not ours: a payment the bank does not have, a boleto of another beneficiary. */
+  readonly foreign: ReadonlyArray<'payment' | 'boleto'>;
+  /** Event source mappings' pollers (each its own environments) on the notification queue. */
+  readonly pollers: number;
+  readonly faults: FaultPlan;
+  readonly randomSeed: number;
+}
+
+const planned = <T>(fault: fc.Arbitrary<T>, maxIndex: number, maxLength: number) =>
+  fc.array(fc.record({ at: fc.nat(maxIndex), fault }), { maxLength });
+
+const action: fc.Arbitrary<BankAction> = fc.oneof(
+  fc.record({ kind: fc.constant('boleto' as const), boleto: fc.nat(2), act: fc.constantFrom('settle' as const, 'settle' as const, 'reverse' as const, 'cancel' as const), cents: fc.option(fc.integer({ min: 1, max: 99_999 }), { nil: undefined }) }),
+  fc.record({ kind: fc.constant('payment' as const), payment: fc.nat(1), act: fc.constantFrom('create' as const, 'create' as const, 'settle' as const, 'reject' as const, 'reverse' as const, 'cancel' as const) }),
+);
+
+/** Every scenario the harness plays. */
+export const scenarios: fc.Arbitrary<Scenario> = fc.record({
+  boletos: fc.integer({ min: 1, max: 3 }),
+  // Steps close together put several notifications of one subject in one batch, or in two environments at once.
+  steps: fc.array(fc.record({ afterMs: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 1_500 }), fc.integer({ min: 0, max: 20_000 })), action, lagMs: fc.constantFrom(0, 0, 2_000, 90_000, 240_000) }), { minLength: 2, maxLength: 10 }),
+  forged: fc.nat(2),
+  foreign: fc.array(fc.constantFrom('payment' as const, 'boleto' as const), { maxLength: 2 }),
+  pollers: fc.integer({ min: 1, max: 3 }),
+  faults: fc.record({
+    aws: planned(fc.constantFrom(AwsFault.THROTTLE, AwsFault.ABANDON_BEFORE, AwsFault.ABANDON_AFTER), 200, 4),
+    bank: planned(fc.constantFrom(AwsFault.THROTTLE, AwsFault.ABANDON_BEFORE, AwsFault.ABANDON_AFTER), 40, 3),
+    deliveries: planned(fc.constantFrom(DeliveryFault.LOSE, DeliveryFault.DUPLICATE, DeliveryFault.DELAY), 8, 3),
+    receives: planned(fc.constant(ReceiveFault.DUPLICATE), 30, 3),
+    putEntries: planned(fc.constant(true as const), 10, 2),
+  }),
+  randomSeed: fc.integer(),
+});
+
+/** The harness's epoch: a Monday afternoon in Brasília, a bank business day. */
+export const START = Date.parse('2026-11-02T18:00:00.000Z');
+/** How long after the faults stop everything reported must be published: the retries' span, with room. */
+export const SETTLE_BOUND_MS = HARNESS_TIMING.visibilityTimeoutMs * (HARNESS_TIMING.maxReceiveCount + 2) + 10 * 60_000;
+
+function forgedNotification(i: number): OutgoingNotification {
+  return {
+    id: `forged-${i}`, kind: 'boleto', subject: 'forged', url: `${RECEIVER_ORIGIN}/boleto`, authHeader: { name: BOLETO_TOKEN_HEADER, value: 'forged' },
+    body: { agencia: '0101', posto: '02', beneficiario: '54321', nossoNumero: '001000001', movimento: 'LIQUIDACAO_PIX', valorLiquidacao: '150.25', idEventoWebhook: `forged-${i}` },
+  };
+}
+
+/** A notification with the right token of what is not ours: a payment the bank does not have, or a boleto of another beneficiary. */
+export function foreignNotification(kind: 'payment' | 'boleto', i: number): OutgoingNotification {
+  return kind === 'payment'
+    ? {
+      id: `foreign-${i}`, kind, subject: `foreign payment ${i}`, url: `${RECEIVER_ORIGIN}/payments`, authHeader: { name: 'Authorization', value: PAYMENTS_TOKEN },
+      body: { idTransacao: `tx-foreign-${i}`, status: 'EFETIVADO', valorPagamento: '999.00', dataPagamento: '2026-11-02T15:00:00', chavePix: 'someone@example.com', endToEnd: `E0000000020261102150000foreign0${i}` },
+    }
+    : {
+      id: `foreign-${i}`, kind, subject: `foreign boleto ${i}`, url: `${RECEIVER_ORIGIN}/boleto`, authHeader: { name: BOLETO_TOKEN_HEADER, value: BOLETO_TOKEN },
+      body: { agencia: '0101', posto: '02', beneficiario: '99999', nossoNumero: `00900000${i}`, movimento: 'LIQUIDACAO_PIX', valorLiquidacao: '10.00', idEventoWebhook: `foreign-${i}` },
+    };
+}
+
+/** A small seeded generator (mulberry32) for Math.random during a run: the handlers' backoff jitter. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Plays a scenario: the bank's steps at their times, deliveries and forged requests, pollers on
+ * both queues; faults stop after the last step, and the run goes on until nothing is left to do
+ * (or the bound passes). Answers the world, to be checked by the invariants.
+ */
+export async function runScenario(scenario: Scenario, scheduler: fc.Scheduler, mutant?: Mutant): Promise<World> {
+  const clock = FakeTimers.withGlobal(globalThis).install({ now: START, toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'clearImmediate', 'Date'] });
+  const random = Math.random;
+  Math.random = seeded(scenario.randomSeed);
+  try {
+    const world = new World(scheduler, scenario.faults, mutant);
+    world.bank.openBoletos(scenario.boletos, 15_025);
+    let at = 0;
+    for (const step of scenario.steps) {
+      at += step.afterMs;
+      world.later(at, () => world.bank.act(step.action, step.lagMs));
+    }
+    for (let i = 0; i < scenario.forged; i++) world.later(1_000 + i * 3_000, () => world.deliver(forgedNotification(i), Origin.FORGED));
+    scenario.foreign.forEach((kind, i) => world.later(2_000 + i * 5_000, () => world.deliver(foreignNotification(kind, i), Origin.FOREIGN)));
+    const faultsStopAt = START + at + 1;
+    setTimeout(() => { world.faultsStoppedAt = Date.now(); }, at + 1);
+    const pollers = [...Array.from({ length: scenario.pollers }, () => world.poll(world.queue)), world.poll(world.lookQueue)];
+    for (;;) {
+      await scheduler.waitIdle();
+      if (world.quiet() && Date.now() >= faultsStopAt) world.stopped = true;
+      if (Date.now() > faultsStopAt + SETTLE_BOUND_MS) world.stopped = true;
+      if (clock.countTimers() === 0) break;
+      clock.next();
+    }
+    await Promise.race([Promise.all(pollers), scheduler.waitIdle()]);
+    return world;
+  } finally {
+    Math.random = random;
+    clock.uninstall();
+  }
+}
