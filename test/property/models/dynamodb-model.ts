@@ -89,6 +89,7 @@ export function evaluateCondition(expression: string, item: Item, context: Expre
       t.expect(')');
       return (item[name] !== undefined) === (token === 'attribute_exists');
     }
+    if (t.peek() === '(') throw new Error(`the DynamoDB model does not know the function ${token} in "${expression}"`);
     const left = operand(token, item, context);
     const op = t.next();
     if (op.toUpperCase() === 'BETWEEN') {
