@@ -14,7 +14,6 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, SQSBatchResponse, SQS
 import { decodeStoredNotification } from '../../lambda/store/stored-notification';
 import { BANK_CONNECTION_ENV, type BankConnectionSettings } from '../../contracts/bank-connection';
 import { PROCESSOR_SETTINGS_ENV, type ProcessorSettings } from '../../contracts/processor';
-import { verificationWindowSeconds } from '../../lib/processor/processor-settings';
 import { PIX_CONNECTION_ENV, type PixConnectionSettings } from '../../contracts/pix-connection';
 import { PIX_ROUTE, RECEIVER_SETTINGS_ENV, ReceiverDefaults, type ReceiverSettings, ROUTES } from '../../contracts/receiver';
 import type { BankSimulator } from '../../simulator/simulator';
@@ -37,7 +36,7 @@ import { LocalResolver, localBucketName, synthesizeLocalStack } from './local-re
 import { LocalServices } from './local-services';
 import { LocalReceiverStack } from './local-stack';
 import {
-  type CloudFormationTemplate, describeQueueConsumer, describeReceiverDeployment, type QueueConsumerDescription, ruleLogicalId, type EventSourceDescription, type FunctionDescription, type QueueDescription, type ReceiverDeployment, settingsIn,
+  type CloudFormationTemplate, describeQueueConsumer, describeReceiverDeployment, type QueueConsumerDescription, ruleLogicalId, type EventSourceDescription, type FunctionDescription, type QueueDescription, type ReceiverDeployment, settingsIn, withVisibilityTimeout,
 } from './template';
 
 import { addMetricLine, delivered, type LocalRunnerOptions, LOCAL_STACK_ID, type QuarantinedMessage, type RunningRegistration, tracedEnvironment } from './runner-types';
@@ -207,11 +206,7 @@ export abstract class RunnerStack {
     const endpoints = { ...this.services.endpoints(), ...tracedEnvironment(this.options) };
     const receiverEnv = this.resolve(d.receiver.environment) as Record<string, string>;
     const processorEnv = this.resolve(d.processor.environment) as Record<string, string>;
-    if (this.options.visibilityTimeoutSeconds !== undefined) {
-      // A notification's last verification waits its receives' span: here, the shorter visibility timeout the runner gives its queues.
-      const settings = settingsIn<ProcessorSettings>(processorEnv, PROCESSOR_SETTINGS_ENV);
-      processorEnv[PROCESSOR_SETTINGS_ENV] = JSON.stringify({ ...settings, verificationWindowSeconds: verificationWindowSeconds(settings.maxVerificationAttempts, this.options.visibilityTimeoutSeconds) });
-    }
+    if (this.options.visibilityTimeoutSeconds !== undefined) withVisibilityTimeout(processorEnv, this.options.visibilityTimeoutSeconds);
     // The bank credentials are the one secret the stack imports: it is created under the name
     // the template points at, with the simulator's credentials.
     const credentialsArn = settingsIn<BankConnectionSettings>(processorEnv, BANK_CONNECTION_ENV).credentialsSecretArn;

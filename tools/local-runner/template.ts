@@ -5,7 +5,8 @@
  * source mapping, and the registrations' custom resource properties. Intrinsic functions are
  * resolved against the local peers (fauxqs queue URLs, dynalite table names, local secret ARNs).
  */
-import { PROCESSOR_SETTINGS_ENV } from '../../contracts/processor';
+import { PROCESSOR_SETTINGS_ENV, type ProcessorSettings } from '../../contracts/processor';
+import { verificationWindowSeconds } from '../../lib/processor/processor-settings';
 import { SWEEP_SETTINGS_ENV, TRACK_PAYMENT_DETAIL_TYPE } from '../../contracts/reconciliation';
 import { PIX_ROUTE, RECEIVER_SETTINGS_ENV } from '../../contracts/receiver';
 import { RegistrationResourceType } from '../../contracts/registration';
@@ -166,6 +167,15 @@ export function settingsIn<T>(environment: Record<string, unknown>, name: string
   const raw = environment[name];
   if (typeof raw !== 'string') throw new Error(`The function's environment has no ${name} to read (resolve the template's values first)`);
   return JSON.parse(raw) as T;
+}
+
+/**
+ * The processor's environment for queues of a shorter visibility timeout than the template's (the
+ * runner's option): a notification's last verification waits that many receives' span instead.
+ */
+export function withVisibilityTimeout(processorEnvironment: Record<string, string>, visibilityTimeoutSeconds: number): void {
+  const settings = settingsIn<ProcessorSettings>(processorEnvironment, PROCESSOR_SETTINGS_ENV);
+  processorEnvironment[PROCESSOR_SETTINGS_ENV] = JSON.stringify({ ...settings, verificationWindowSeconds: verificationWindowSeconds(settings.maxVerificationAttempts, visibilityTimeoutSeconds) });
 }
 
 function only<T>(items: T[], what: string): T {
