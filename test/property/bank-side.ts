@@ -28,6 +28,42 @@ export interface LedgerState {
   readonly cents?: number;
 }
 
+/**
+ * How the bank words its answers, within what the manual and its public clients allow: fields the
+ * manual lists that an answer may leave out, fields it does not list (an API grows), and the boleto
+ * query wrapped in `resultado` as some clients see it.
+ */
+export interface AnswerVariation {
+  /** Query answer fields left out (of those the processor must not need). */
+  readonly omitted: readonly string[];
+  /** Add fields no document lists, at the top and inside nested objects. */
+  readonly extraFields: boolean;
+  /** Wrap the boleto query's answer in `resultado`. */
+  readonly wrapped: boolean;
+}
+
+/** Query answer fields the documents do not make certain: the harness may leave any of them out. */
+export const OPTIONAL_ANSWER_FIELDS = [
+  // The boleto query (the collection manual's flat answer).
+  'linhaDigitavel', 'codigoBarras', 'carteira', 'seuNumero', 'pagador', 'dataEmissao', 'txId', 'codigoQrCode', 'multa', 'abatimento', 'tipoJuros', 'juros',
+  'diasProtesto', 'validadeAposVencimento', 'diasNegativacao', 'tipoDesconto', 'descontoAntecipacao', 'descontos',
+  // The payment query (public clients of the payments API).
+  'idPagamentoPix', 'dataCriacao', 'motivoRejeicao', 'chavePix', 'nomeBeneficiario', 'documentoBeneficiario', 'ispbBeneficiario', 'agenciaBeneficiario',
+  'contaBeneficiario', 'tipoContaBeneficiario', 'mensagemPix', 'identificadorPagamentoAssociado', 'endToEnd',
+] as const;
+
+/** The answer as the variation words it. */
+function varied(body: unknown, variation: AnswerVariation | undefined, boletoQuery: boolean): unknown {
+  if (!variation || !body || typeof body !== 'object' || Array.isArray(body)) return body;
+  const extra = (value: Record<string, unknown>): Record<string, unknown> => Object.fromEntries([
+    ...Object.entries(value).map(([k, v]) => [k, v && typeof v === 'object' && !Array.isArray(v) ? extra(v as Record<string, unknown>) : v]),
+    ['campoNaoDocumentado', { origem: 'harness', valor: 1 }],
+  ]);
+  let answer = Object.fromEntries(Object.entries(body).filter(([key]) => !variation.omitted.includes(key)));
+  if (variation.extraFields) answer = extra(answer);
+  return boletoQuery && variation.wrapped ? { resultado: answer } : answer;
+}
+
 /** A bank action a scenario takes. */
 export type BankAction =
   | { readonly kind: 'boleto'; readonly boleto: number; readonly act: 'settle' | 'reverse' | 'cancel'; readonly cents?: number }
@@ -37,9 +73,10 @@ export type BankAction =
 export const boletoSubject = (nossoNumero: string) => `boleto:${SAMPLE_ACCOUNT.beneficiario}:${nossoNumero.padStart(9, '0')}`;
 export const paymentSubject = (idTransacao: string) => `payment:pix:${idTransacao}`;
 
-/** The subject a notification body names (a boleto event, or a payment; one object or an array of one), as the processor names it. */
+/** The subject a notification body names (a boleto event, or a payment; one object, an array of one or `{"eventos": [...]}`), as the processor names it. */
 export function subjectOfNotification(body: unknown): string | undefined {
-  const item = (Array.isArray(body) ? body[0] : body) as { nossoNumero?: string; idTransacao?: string } | undefined;
+  const list = body && typeof body === 'object' && 'eventos' in body ? (body as { eventos: unknown }).eventos : body;
+  const item = (Array.isArray(list) ? list[0] : list) as { nossoNumero?: string; idTransacao?: string } | undefined;
   if (item?.nossoNumero) return boletoSubject(item.nossoNumero);
   if (item?.idTransacao) return paymentSubject(item.idTransacao);
   return undefined;
@@ -72,7 +109,7 @@ export class BankSide {
   /** One call at a time: a lagging answer swaps the bank's state for the length of one request. */
   private busy: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly now: () => number, onNotification: (notification: OutgoingNotification) => void) {
+  constructor(private readonly now: () => number, onNotification: (notification: OutgoingNotification) => void, private readonly variation?: AnswerVariation) {
     this.engine = new SimulatorEngine({
       accounts: [SAMPLE_ACCOUNT],
       credentials: this.credentials,
@@ -168,7 +205,8 @@ export class BankSide {
         method: req.method, url: url.pathname + url.search, headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k.toLowerCase(), v])),
         body: Buffer.from(req.body ?? ''), certificate: { presented: false, trusted: false },
       });
-      const body = reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+      const answer = reply.status === 200 && subject ? varied(reply.body, this.variation, subject.startsWith('boleto:')) : reply.body;
+      const body = answer === undefined ? '' : typeof answer === 'string' ? answer : JSON.stringify(answer);
       return { status: reply.status, headers: { 'content-type': 'application/json', ...reply.headers }, body };
     } finally {
       if (current) this.engine.bank.restoreState(current);

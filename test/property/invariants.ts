@@ -148,7 +148,7 @@ function quarantineViolations(world: World, quarantined: readonly QueuedMessage[
   };
   const foreign = (d: Delivery) => d.origin === Origin.FOREIGN && d.status === 200;
   for (const delivery of world.deliveries.filter(foreign)) {
-    const body = JSON.stringify(delivery.notification.body);
+    const body = JSON.stringify(delivery.sent);
     const found = quarantined.find((m) => bodyOf(m) === body);
     const source = found && sourceOf(found);
     if (!found) violations.push({ invariant: Invariant.LOST, detail: `a notification that can never be verified (${delivery.notification.subject}) was not quarantined` });
@@ -162,7 +162,7 @@ function quarantineViolations(world: World, quarantined: readonly QueuedMessage[
     }
   }
   const faulted = Object.keys(world.tally.faults).length > 0;
-  const bankBodies = new Set(world.deliveries.filter((d) => d.origin === Origin.BANK).map((d) => JSON.stringify(d.notification.body)));
+  const bankBodies = new Set(world.deliveries.filter((d) => d.origin === Origin.BANK).map((d) => JSON.stringify(d.sent)));
   for (const message of quarantined.filter((m) => bankBodies.has(bodyOf(m) ?? ''))) {
     const reason = reasonOf(message) ?? '';
     if (!/failed on its last receive/.test(reason) || !faulted) {

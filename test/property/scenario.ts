@@ -6,7 +6,7 @@
  */
 import FakeTimers from '@sinonjs/fake-timers';
 import fc from 'fast-check';
-import type { BankAction } from './bank-side';
+import { type AnswerVariation, type BankAction, OPTIONAL_ANSWER_FIELDS } from './bank-side';
 import { AwsFault, DeliveryFault, type FaultPlan, type Mutant, ReceiveFault } from './faults';
 import type { OutgoingNotification } from '../../simulator/bank';
 import { BOLETO_TOKEN, BOLETO_TOKEN_HEADER, PAYMENTS_TOKEN, RECEIVER_ORIGIN } from './bank-side';
@@ -31,6 +31,9 @@ export interface Scenario {
   /** Event source mappings' pollers (each its own environments) on the notification queue. */
   readonly pollers: number;
   readonly faults: FaultPlan;
+  readonly answers: AnswerVariation;
+  /** How the bank sends a boleto event: one object, an array of one, or `{"eventos": [...]}` (BANK-NOTES). */
+  readonly boletoShape: 'object' | 'array' | 'eventos';
   readonly randomSeed: number;
 }
 
@@ -57,6 +60,8 @@ export const scenarios: fc.Arbitrary<Scenario> = fc.record({
     receives: planned(fc.constant(ReceiveFault.DUPLICATE), 30, 3),
     putEntries: planned(fc.constant(true as const), 10, 2),
   }),
+  answers: fc.record({ omitted: fc.subarray([...OPTIONAL_ANSWER_FIELDS]), extraFields: fc.boolean(), wrapped: fc.boolean() }),
+  boletoShape: fc.constantFrom('object' as const, 'array' as const, 'eventos' as const),
   randomSeed: fc.integer(),
 });
 
@@ -107,7 +112,7 @@ export async function runScenario(scenario: Scenario, scheduler: fc.Scheduler, m
   const random = Math.random;
   Math.random = seeded(scenario.randomSeed);
   try {
-    const world = new World(scheduler, scenario.faults, mutant);
+    const world = new World(scheduler, scenario, mutant);
     world.bank.openBoletos(scenario.boletos, 15_025);
     let at = 0;
     for (const step of scenario.steps) {

@@ -32,6 +32,7 @@ import { BankSide, BOLETO_TOKEN, BOLETO_TOKEN_HEADER, PAYMENTS_TOKEN } from './b
 import { EventBridgeModel, QueueModel, S3Model, SqsModel, type QueuedMessage } from './models/aws-models';
 import { DynamoDbModel } from './models/dynamodb-model';
 import { AwsFault, DeliveryFault, type FaultPlan, Mutant, Origin, ReceiveFault } from './faults';
+import type { Scenario } from './scenario';
 
 const TABLE = 'property-idempotency';
 const BUS = 'property-bus';
@@ -62,6 +63,8 @@ class Environment {
 /** A delivery the bank made, and what the receiver answered. */
 export interface Delivery {
   readonly notification: OutgoingNotification;
+  /** The body as it was posted (a boleto event in the scenario's shape). */
+  readonly sent: unknown;
   readonly at: number;
   readonly status: number;
   readonly origin: Origin;
@@ -101,10 +104,13 @@ export class World {
   private ids = 0;
   private environments = 0;
 
-  constructor(private readonly scheduler: fc.Scheduler, private readonly plan: FaultPlan, private readonly mutant?: Mutant) {
+  private readonly plan: FaultPlan;
+
+  constructor(private readonly scheduler: fc.Scheduler, private readonly scenario: Pick<Scenario, 'faults' | 'answers' | 'boletoShape'>, private readonly mutant?: Mutant) {
+    this.plan = scenario.faults;
     const now = () => Date.now();
     const id = () => `m-${(++this.ids).toString().padStart(6, '0')}`;
-    this.bank = new BankSide(now, (notification) => this.notify(notification));
+    this.bank = new BankSide(now, (notification) => this.notify(notification), scenario.answers);
     this.dynamo = new DynamoDbModel(TABLE, 'id', 'expiration', now);
     this.queue = this.sqs.add(new QueueModel(QUEUE_URL, HARNESS_TIMING.visibilityTimeoutMs, HARNESS_TIMING.maxReceiveCount, now, id));
     this.dlq = this.sqs.add(new QueueModel(DLQ_URL, HARNESS_TIMING.visibilityTimeoutMs, Infinity, now, id));
@@ -185,13 +191,21 @@ export class World {
     setTimeout(() => { void work().finally(() => this.pending--); }, ms);
   }
 
+  /** A boleto event as the scenario's bank sends it: one object, an array of one, or `{"eventos": [...]}`. */
+  private shaped(notification: OutgoingNotification): unknown {
+    if (notification.kind !== 'boleto' || Array.isArray(notification.body)) return notification.body;
+    if (this.scenario.boletoShape === 'array') return [notification.body];
+    return this.scenario.boletoShape === 'eventos' ? { eventos: [notification.body] } : notification.body;
+  }
+
   /** Someone posts a notification to the receiver (a fresh environment): the bank, a forger, or a foreign subject with the token. */
   async deliver(notification: OutgoingNotification, origin: Origin): Promise<void> {
     const env = new Environment(`receiver-${++this.environments}`);
     const url = new URL(notification.url!);
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     if (notification.authHeader) headers[notification.authHeader.name] = origin === Origin.FORGED ? 'forged-token-of-someone-else' : notification.authHeader.value;
-    const event = restProxyEvent({ route: url.pathname.replace(/^\//, ''), headers, body: JSON.stringify(notification.body), requestId: `req-${++this.ids}`, sourceIp: '203.0.113.10' });
+    const sent = this.shaped(notification);
+    const event = restProxyEvent({ route: url.pathname.replace(/^\//, ''), headers, body: JSON.stringify(sent), requestId: `req-${++this.ids}`, sourceIp: '203.0.113.10' });
     const deps: ReceiverDeps = {
       settings: {
         queueUrl: QUEUE_URL, paymentsTokenSecretArn: PAYMENTS_TOKEN_ARN, boletoTokenSecretArn: BOLETO_TOKEN_ARN, boletoTokenHeader: BOLETO_TOKEN_HEADER,
@@ -206,7 +220,7 @@ export class World {
     // API Gateway answers 504 at its 29 s limit: a receiver that hangs (abandoned) is a failed delivery.
     const timeout = new Promise<{ statusCode: number }>((resolve) => setTimeout(() => resolve({ statusCode: 504 }), 29_000));
     const answer = await Promise.race([handleNotification(event, deps), timeout]);
-    this.deliveries.push({ notification, at: Date.now(), status: answer.statusCode, origin });
+    this.deliveries.push({ notification, sent, at: Date.now(), status: answer.statusCode, origin });
   }
 
   // ---- The processor: execution environments fed by an event source mapping ----
