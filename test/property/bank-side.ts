@@ -75,7 +75,7 @@ export const paymentSubject = (idTransacao: string) => `payment:pix:${idTransaca
 
 /** The subject a notification body names (a boleto event, or a payment; one object, an array of one or `{"eventos": [...]}`), as the processor names it. */
 export function subjectOfNotification(body: unknown): string | undefined {
-  const list = body && typeof body === 'object' && 'eventos' in body ? (body as { eventos: unknown }).eventos : body;
+  const list = body && typeof body === 'object' && 'eventos' in body ? (body).eventos : body;
   const item = (Array.isArray(list) ? list[0] : list) as { nossoNumero?: string; idTransacao?: string } | undefined;
   if (item?.nossoNumero) return boletoSubject(item.nossoNumero);
   if (item?.idTransacao) return paymentSubject(item.idTransacao);

@@ -18,6 +18,8 @@ export interface PropertyOptions {
   readonly mutant?: Mutant;
   /** @default every scenario */
   readonly scenarios?: fc.Arbitrary<Scenario>;
+  /** How to replay a run of `scenarios` (a regression's test), in place of the soak's command. */
+  readonly replay?: string;
   /** Stops at the first failure without shrinking (the soak's hunt). @default false */
   readonly noShrink?: boolean;
 }
@@ -68,7 +70,7 @@ export async function checkPromise(options: PropertyOptions): Promise<PropertyRe
     `The promise broke after ${details.numRuns} run(s), shrunk ${details.numShrinks} time(s):`,
     details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance),
     `Scenario: ${JSON.stringify(scenario)}`,
-    `Replay: ${replayCommand(details.seed, details.counterexamplePath ?? '', options.mutant)}`,
+    `Replay: ${options.replay ?? replayCommand(details.seed, details.counterexamplePath ?? '', options.mutant)}`,
   ].join('\n');
   return { failed: true, failure, ...stats, invariant: lastViolations[0]?.invariant };
 }

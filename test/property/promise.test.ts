@@ -40,7 +40,7 @@ describe('defects the harness found stay fixed', () => {
   const dir = join(__dirname, 'regressions');
   it.each(readdirSync(dir).filter((file) => file.endsWith('.json')))('%s', async (file) => {
     const { scenario } = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { scenario: Scenario };
-    const report = await checkPromise({ seed: CI_SEED, runs: 40, scenarios: fc.constant(scenario) });
+    const report = await checkPromise({ seed: CI_SEED, runs: 40, scenarios: fc.constant(scenario), replay: `npx jest --selectProjects property -t ${file}` });
     expect(report.failure).toBe('');
   });
 });
