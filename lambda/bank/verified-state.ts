@@ -45,9 +45,4 @@ export interface ClaimCheck {
   /** The claim holds now or held in the subject's published history (a settlement since reversed, a payment status since passed). */
   readonly holds: boolean;
   readonly mismatches: string[];
-  /**
-   * It holds only by the history, and may yet be a new change the query does not show (query lag):
-   * it is looked at again until the last verification, and holds then.
-   */
-  readonly untilLastVerification?: boolean;
 }

@@ -57,8 +57,7 @@ export async function lookAt(group: SubjectGroup, look: Look): Promise<string[]>
     const changes = unpublished ? [] : bankChanges;
     const history = [...record.history, ...changes.map((c) => c.key)];
     const checks = fresh.map((item) => ({ item, ...group.rules.claim(item, verified.state, history, deps) }));
-    // A claim settles once it holds (one that may yet be a change the query does not show, at the last verification), or at the last verification.
-    const settled = checks.filter((c) => (c.check.holds && !c.check.untilLastVerification) || look.lastVerification);
+    const settled = checks.filter((c) => c.check.holds || look.lastVerification);
     const entries: OutboxEntry[] = [];
     changes.forEach((change, i) => {
       // The notification the change is told with: the first whose claim it bears out, else the first.
@@ -74,7 +73,7 @@ export async function lookAt(group: SubjectGroup, look: Look): Promise<string[]>
     const seen = [...record.seen, ...settled.map((c) => fingerprint(c.item).value)].slice(-SEEN_LIMIT);
     // A notification that bears a change out tells of it; a change a sweep's look publishes waits
     // for one until its grace period ends (a Track Payment's look is never a lost webhook).
-    const told = new Set(settled.filter((c) => c.check.holds).map((c) => c.claim.statusClass));
+    const told = new Set(checks.filter((c) => c.check.holds).map((c) => c.claim.statusClass));
     // An operator's explicit replay is no lost webhook either.
     const found = look.request && !look.request.track && look.request.trigger !== EventTrigger.REPLAY ? changes.map((c) => ({ key: c.key, statusClass: c.state.statusClass })) : [];
     const unnotified = [...(record.unnotified ?? []).filter((u) => !told.has(u.statusClass)), ...found].slice(-UNNOTIFIED_LIMIT);
@@ -105,7 +104,7 @@ export async function lookAt(group: SubjectGroup, look: Look): Promise<string[]>
       if (outbox) await publishOutbox(group.id, outbox, look);
       if (found.length) await scheduleRecoveryCheck(group, found.map((f) => f.key), look);
     }
-    return checks.filter((c) => !settled.includes(c)).flatMap((c) => c.check.mismatches);
+    return checks.filter((c) => !c.check.holds && !look.lastVerification).flatMap((c) => c.check.mismatches);
   }
   throw new Error(`the record of ${group.id} kept changing under this invocation (${MAX_ROUNDS} reads); it will be retried`);
 }

@@ -215,7 +215,12 @@ export function checkInvariants(world: World): Violation[] {
     const view = last !== undefined ? states[last] : announced.subject.startsWith('boleto:') ? states[0] : undefined;
     const covered = last !== undefined && last >= announced.index;
     const cameBack = view !== undefined && states.some((state, i) => i >= announced.index && sameState(state, view));
-    if (!covered && !cameBack) {
+    // A documented limit (docs/events.md): a settlement again of the amount of one published and
+    // reversed (the same day), notified while the query shows the reversal, is left to the sweep.
+    const announcedCents = states[announced.index]?.cents;
+    const leftToSweep = announcedCents !== undefined && (bySubject.get(announced.subject) ?? [])
+      .some((c) => c.detailType === BankEventDetailType.BOLETO_SETTLEMENT_REVERSED && c.reversesCents === announcedCents);
+    if (!covered && !cameBack && !leftToSweep) {
       violations.push({ invariant: Invariant.LOST, detail: `${announced.subject}: a notification (${delivery.notification.subject}) announced ${states[announced.index]?.status ?? '?'}, answered 200, but the last change published is ${view ? view.status : 'none'} and nothing of it is quarantined` });
     }
   }

@@ -148,10 +148,6 @@ export function paymentClaim(item: PaymentItem, mapping: PaymentStatusMapping): 
 /**
  * A boleto event's claim against the bank's state. A settlement holds when the bank shows a
  * settlement of the notified amount, or one of that amount was published before (since reversed).
- * While the bank shows the boleto open, that reversed settlement may not be the one notified: the
- * boleto may have been settled again for the same amount (the same day: the same settlement id),
- * which a lagging query does not show yet. Such a claim is looked at again until the last
- * verification.
  */
 export function checkBoletoClaim(claim: NotificationClaim, now: SubjectState, history: readonly string[]): ClaimCheck {
   const mismatches: string[] = [];
@@ -163,8 +159,7 @@ export function checkBoletoClaim(claim: NotificationClaim, now: SubjectState, hi
   const matches = mismatches.length === 0;
   const settledBefore = claim.statusClass === StatusClass.SETTLED
     && history.some((key) => key.startsWith(`${StatusClass.SETTLED}:`) && (!claim.amount || key.endsWith(`:${claim.amount.cents}`)));
-  const mayBeNew = !matches && settledBefore && now.statusClass === StatusClass.OPEN;
-  return { matches, holds: matches || settledBefore, mismatches, ...(mayBeNew ? { untilLastVerification: true } : {}) };
+  return { matches, holds: matches || settledBefore, mismatches };
 }
 
 /**
