@@ -24,7 +24,11 @@ const DAY_MS = 86_400_000;
 /**
  * Whether a subject's record holds the settlement a listing item shows. `true`: the same id
  * (`settled:<day>:<cents>`, as the boleto query's `dadosLiquidacao` names it) is in the record's
- * history or state (a record with an outbox still being published holds it too). `'other-day'`:
+ * history or state (a record with an outbox still being published holds it too); in the history
+ * only while the record is not open: a boleto whose settlement of that day and amount was reversed
+ * and that the bank lists as settled may have been settled again for the same amount, which its
+ * own notification cannot tell from the reversed one's (docs/events.md), so it is looked at (one
+ * query). `'other-day'`:
  * the record's current settlement has that amount on the day before or after: the same
  * settlement, its day read otherwise by the query (a Z timestamp; docs/bank-api.md), so it costs
  * no query. `false`: the record does not hold it.
@@ -32,7 +36,8 @@ const DAY_MS = 86_400_000;
 export function holdsSettlement(record: HeldRecord, listed: ListedSettlement | undefined): boolean | 'other-day' {
   if (!listed) return false;
   const id = `${listed.day}:${listed.cents}`;
-  if (record.history.includes(`${StatusClass.SETTLED}:${id}`) || record.state?.settlement?.id === id) return true;
+  if (record.state?.settlement?.id === id) return true;
+  if (record.history.includes(`${StatusClass.SETTLED}:${id}`) && record.state?.statusClass !== StatusClass.OPEN) return true;
   const current = record.state?.statusClass === StatusClass.SETTLED ? record.state.settlement : undefined;
   if (!current || current.amount.cents !== listed.cents) return false;
   const apart = Math.abs(Date.parse(current.id.slice(0, 10)) - Date.parse(listed.day));

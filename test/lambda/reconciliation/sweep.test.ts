@@ -261,6 +261,9 @@ it('holds a settlement only when the record has that day and amount', () => {
   expect(holdsSettlement(EMPTY_RECORD, listed)).toBe(false);
   expect(listedSettlement({ dataPagamento: 'yesterday', valorLiquidado: 150.5 })).toBeUndefined();
   expect(holdsSettlement(record('settled:2026-11-23:15050'), undefined)).toBe(false);
+  // Published, then reversed (the record is open): listed settled again, it may be a settlement again of the same amount: look.
+  const reversed: SubjectRecord = { ...record('settled:2026-11-23:15050'), state: { status: 'EM CARTEIRA', statusClass: StatusClass.OPEN } };
+  expect(holdsSettlement(reversed, listed)).toBe(false);
 });
 
 it('looks again at every pending payment, and gives up (with a metric) those pending longer than the maximum age', async () => {
