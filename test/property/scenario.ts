@@ -122,6 +122,8 @@ export async function runScenario(scenario: Scenario, scheduler: fc.Scheduler, m
     for (let i = 0; i < scenario.forged; i++) world.later(1_000 + i * 3_000, () => world.deliver(forgedNotification(i), Origin.FORGED));
     scenario.foreign.forEach((kind, i) => world.later(2_000 + i * 5_000, () => world.deliver(foreignNotification(kind, i), Origin.FOREIGN)));
     const faultsStopAt = START + at + 1;
+    // The reconciliation sweep's schedule (every 15 minutes): two runs, both after the faults stop.
+    for (const when of [1, 2]) world.later(when * HARNESS_TIMING.sweepEveryMs, () => world.sweep());
     setTimeout(() => { world.faultsStoppedAt = Date.now(); }, at + 1);
     const pollers = [...Array.from({ length: scenario.pollers }, () => world.poll(world.queue)), world.poll(world.lookQueue)];
     for (;;) {

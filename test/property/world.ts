@@ -12,7 +12,12 @@ import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/clien
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import type fc from 'fast-check';
 import { LOOK_RATE_NAME, type ProcessorSettings } from '../../contracts/processor';
-import { BankClient, credentialsFromSecret } from '../../lambda/bank/cooperative';
+import { BankClient, credentialsFromSecret, settledBoletoListing } from '../../lambda/bank/cooperative';
+import { lookRequestSender } from '../../lambda/reconciliation/aws';
+import { recentDays, sweep } from '../../lambda/reconciliation/sweep';
+import { DynamoDbDayCursors } from '../../lambda/store/day-cursors';
+import { DynamoDbPendingPayments } from '../../lambda/store/pending-payments';
+import { sweepSettings } from '../../lib/reconciliation/sweep-settings';
 import { eventBridgePublisher, sqsQuarantine, sqsRequeue } from '../../lambda/processor/aws';
 import { processBatch } from '../../lambda/processor/batch';
 import { ProcessorQueue } from '../../lambda/processor/deps';
@@ -46,7 +51,7 @@ const PAYMENTS_TOKEN_ARN = 'arn:aws:secretsmanager:sa-east-1:111111111111:secret
 const BOLETO_TOKEN_ARN = 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:property-boleto-token-AbCdEf';
 
 /** How the deployed stack is tuned in the harness: the construct's defaults, shorter where only time would pass. */
-export const HARNESS_TIMING = { functionTimeoutMs: 30_000, visibilityTimeoutMs: 180_000, maxReceiveCount: 5, pollMs: 1_000, batchSize: 10 } as const;
+export const HARNESS_TIMING = { functionTimeoutMs: 30_000, visibilityTimeoutMs: 180_000, maxReceiveCount: 5, longPollMs: 20_000, batchSize: 10, sweepEveryMs: 15 * 60_000 } as const;
 
 const never = <T>(): Promise<T> => new Promise<T>(() => undefined);
 
@@ -268,7 +273,7 @@ export class World {
       if (environment.env.dead) environment = this.processorEnvironment();
       const batch = queue.receive(HARNESS_TIMING.batchSize, () => this.faultAt(this.plan.receives, this.receives++) === ReceiveFault.DUPLICATE);
       if (!batch.length) {
-        await new Promise((resolve) => setTimeout(resolve, HARNESS_TIMING.pollMs));
+        await queue.waitForMessages(HARNESS_TIMING.longPollMs);
         continue;
       }
       this.pending++;
@@ -294,6 +299,36 @@ export class World {
     const failed = new Set(result.batchItemFailures.map((f) => f.itemIdentifier));
     for (const message of batch) if (!failed.has(message.messageId)) queue.delete(message.receipt!);
   }
+
+  /**
+   * One run of the reconciliation sweep, in an environment of its own: the day's settled boletos
+   * listed and the pending payments followed, each a look request to the look queue.
+   */
+  async sweep(): Promise<void> {
+    const env = new Environment(`sweep-${++this.environments}`);
+    const dynamo = this.client<never>(env, 'dynamodb', this.dynamo);
+    const connection = this.bank.connection(CREDENTIALS_ARN);
+    const transport = this.bank.transport((label, work) => this.call(env, label, this.faultAt(this.plan.bank, this.bankCalls++), work));
+    const bank = new BankClient({ settings: connection, pacer: sharedBankPacers(dynamo, TABLE, connection).calls, credentials: credentialsFromSecret(this.secrets(env), CREDENTIALS_ARN), transport: () => transport });
+    const settings = sweepSettings({ idempotencyTableName: TABLE, queueUrl: LOOK_QUEUE_URL }, { receiverName: 'property' });
+    const beneficiario = connection.account.codigoBeneficiario;
+    const run = sweep({
+      settings,
+      codigoBeneficiario: beneficiario,
+      listings: [{ listing: settledBoletoListing(bank, beneficiario, connection.listingPageSize), cursors: new DynamoDbDayCursors(dynamo, TABLE, beneficiario, settings.lookbackDays, 'boleto'), daysBack: recentDays(settings.lookbackDays) }],
+      readRecord: (id) => new DynamoDbSubjectStore(dynamo, TABLE, 0).read(id),
+      pendingPayments: new DynamoDbPendingPayments(dynamo, TABLE),
+      markers: new DynamoDbLookMarkers(dynamo, TABLE),
+      send: lookRequestSender(this.client(env, 'sqs', this.sqs), LOOK_QUEUE_URL),
+      count: () => undefined,
+      logger: this.logs,
+    }, Date.now() + 60_000);
+    const timedOut = new Promise<void>((resolve) => setTimeout(resolve, 61_000));
+    await Promise.race([run.then(() => { this.sweeps++; }), timedOut]);
+  }
+
+  /** Sweeps that finished. */
+  sweeps = 0;
 
   /** Nothing left to do: no step, delivery or invocation pending and every queue empty. */
   quiet(): boolean {

@@ -28,6 +28,7 @@ export class QueueModel {
   readonly sent: QueuedMessage[] = [];
   deadLetter?: QueueModel;
   private receipts = 0;
+  private readonly sendListeners = new Set<() => void>();
 
   constructor(readonly url: string, readonly visibilityTimeoutMs: number, readonly maxReceiveCount: number, private readonly now: () => number, private readonly ids: () => string) {}
 
@@ -35,7 +36,25 @@ export class QueueModel {
     const message: QueuedMessage = { messageId: this.ids(), body, attributes, sentAt: this.now(), receiveCount: 0, duplicates: 0, visibleAt: this.now() + delaySeconds * 1000 };
     this.messages.push(message);
     this.sent.push(message);
+    for (const listener of [...this.sendListeners]) listener();
     return message;
+  }
+
+  /**
+   * A long poll's wait: until a message is sent, the next one becomes visible, or `maxMs` passes
+   * (SQS's ReceiveMessage waits 20 s at most).
+   */
+  waitForMessages(maxMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const next = this.nextVisibleAt();
+      const done = () => {
+        clearTimeout(timer);
+        this.sendListeners.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(1, Math.min(maxMs, next === undefined ? maxMs : next - this.now())));
+      this.sendListeners.add(done);
+    });
   }
 
   /**
