@@ -15,7 +15,7 @@ import type { Scenario } from './scenario';
 
 /** What CI runs: a fixed seed and number of runs (never a wall-clock budget). */
 export const CI_SEED = Number(process.env.PROPERTY_SEED ?? 20261128);
-export const CI_RUNS = Number(process.env.PROPERTY_RUNS ?? 200);
+export const CI_RUNS = Number(process.env.PROPERTY_RUNS ?? 150);
 
 it(`holds the promise over ${CI_RUNS} runs of seed ${CI_SEED}`, async () => {
   const report = await checkPromise({ seed: CI_SEED, runs: CI_RUNS });
