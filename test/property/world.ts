@@ -7,7 +7,8 @@
  * scheduler releases it), randomness (Math.random seeded) and faults (the scenario's plan, by the
  * index of the call, the receive or the notification they hit). A seed is one replayable run.
  */
-import { PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import type { BankConnectionSettings } from '../../contracts/bank-connection';
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import type fc from 'fast-check';
@@ -230,14 +231,20 @@ export class World {
 
   // ---- The processor: execution environments fed by an event source mapping ----
 
+  /** The bank's client of an environment, as a handler makes it (its pacers on the shared schedule), its calls through the harness. */
+  private bankClient(env: Environment, dynamo: DynamoDBClient, connection: BankConnectionSettings) {
+    const pacers = sharedBankPacers(dynamo, TABLE, connection);
+    const transport = this.bank.transport((label, work) => this.call(env, label, this.faultAt(this.plan.bank, this.bankCalls++), work));
+    const bank = new BankClient({ settings: connection, pacer: pacers.calls, credentials: credentialsFromSecret(this.secrets(env), CREDENTIALS_ARN), transport: () => transport });
+    return { bank, pacers };
+  }
+
   private processorEnvironment() {
     const env = new Environment(`processor-${++this.environments}`);
     const dynamo = this.client<never>(env, 'dynamodb', this.dynamo);
     const sqs = this.client<never>(env, 'sqs', this.sqs);
     const connection = this.bank.connection(CREDENTIALS_ARN);
-    const pacers = sharedBankPacers(dynamo, TABLE, connection);
-    const transport = this.bank.transport((label, work) => this.call(env, label, this.faultAt(this.plan.bank, this.bankCalls++), work));
-    const bank = new BankClient({ settings: connection, pacer: pacers.calls, credentials: credentialsFromSecret(this.secrets(env), CREDENTIALS_ARN), transport: () => transport });
+    const { bank, pacers } = this.bankClient(env, dynamo, connection);
     const lag = (error: unknown) => {
       if (this.mutant === Mutant.NOT_FOUND_AS_LAG && error instanceof BankApiError && error.status === 404) throw new BankApiError(error.operation, 503, 'not found yet', true);
       throw error;
@@ -308,8 +315,7 @@ export class World {
     const env = new Environment(`sweep-${++this.environments}`);
     const dynamo = this.client<never>(env, 'dynamodb', this.dynamo);
     const connection = this.bank.connection(CREDENTIALS_ARN);
-    const transport = this.bank.transport((label, work) => this.call(env, label, this.faultAt(this.plan.bank, this.bankCalls++), work));
-    const bank = new BankClient({ settings: connection, pacer: sharedBankPacers(dynamo, TABLE, connection).calls, credentials: credentialsFromSecret(this.secrets(env), CREDENTIALS_ARN), transport: () => transport });
+    const { bank } = this.bankClient(env, dynamo, connection);
     const settings = sweepSettings({ idempotencyTableName: TABLE, queueUrl: LOOK_QUEUE_URL }, { receiverName: 'property' });
     const beneficiario = connection.account.codigoBeneficiario;
     const run = sweep({
