@@ -1,6 +1,7 @@
 import { Token } from 'aws-cdk-lib';
 import { ProcessorDefaults, type ProcessorSettings } from '../../contracts/processor';
 import { UNNAMED_RECEIVER } from '../../contracts/receiver';
+import { minimumVisibilitySeconds } from '../core/timing';
 import type { BoletoMovementMappingProps, BoletoStatusMappingProps, PaymentStatusMappingProps } from './status-mappings';
 
 /** What the processor works on: its bus, table and queues. */
@@ -14,7 +15,7 @@ export interface ProcessorTuning {
   readonly idempotencyTtlSeconds?: number;
   readonly maxReceiveCount?: number;
   readonly maxVerificationAttempts?: number;
-  /** The notification queue's visibility timeout: how long a receive waits for the next. @default 6 × ProcessorDefaults.timeoutSeconds (what an SQS event source needs) */
+  /** The notification queue's visibility timeout: how long a receive waits for the next. @default the least an SQS event source needs at the default timeout (minimumVisibilitySeconds) */
   readonly queueVisibilityTimeoutSeconds?: number;
   readonly safetyMarginMs?: number;
   readonly recoveredGraceSeconds?: number;
@@ -44,7 +45,7 @@ export function processorSettings(resources: ProcessorResources, tuning: Process
     ownSenderId: resources.ownSenderId,
     maxReceiveCount,
     maxVerificationAttempts,
-    verificationWindowSeconds: verificationWindowSeconds(maxVerificationAttempts, tuning.queueVisibilityTimeoutSeconds ?? 6 * ProcessorDefaults.timeoutSeconds),
+    verificationWindowSeconds: verificationWindowSeconds(maxVerificationAttempts, tuning.queueVisibilityTimeoutSeconds ?? minimumVisibilitySeconds(undefined, undefined)),
     safetyMarginMs: tuning.safetyMarginMs ?? ProcessorDefaults.safetyMarginMs,
     recoveredGraceSeconds: tuning.recoveredGraceSeconds ?? ProcessorDefaults.recoveredGraceSeconds,
     lookQueryShare: tuning.lookQueryShare ?? ProcessorDefaults.lookQueryShare,

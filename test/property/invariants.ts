@@ -12,6 +12,7 @@
  */
 import { BankEventDetailType } from '../../contracts/events';
 import { QuarantineAttribute } from '../../contracts/processor';
+import { decodeStoredNotification } from '../../lambda/store/stored-notification';
 import { type LedgerState, subjectOfNotification } from './bank-side';
 import type { AcceptedEvent, QueuedMessage } from './models/aws-models';
 import { AwsFault, Origin } from './faults';
@@ -96,16 +97,18 @@ function reasonOf(message: QueuedMessage): string | undefined {
   return message.attributes[QuarantineAttribute.REASON]?.StringValue;
 }
 
+/** The notification a dead letter holds, as it was posted (the stored envelope decoded as the processor decodes it). */
+function postedBody(message: QueuedMessage): unknown {
+  try {
+    return JSON.parse(decodeStoredNotification(message.body).body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
 /** The subjects of the messages quarantined with a reason. */
 function quarantinedSubjects(quarantined: readonly QueuedMessage[]): Set<string> {
-  return new Set(quarantined.filter(reasonOf).flatMap((m) => {
-    try {
-      const stored = JSON.parse(m.body) as { body?: string };
-      return [subjectOfNotification(JSON.parse(stored.body ?? 'null'))].filter((s): s is string => !!s);
-    } catch {
-      return [];
-    }
-  }));
+  return new Set(quarantined.filter(reasonOf).map((m) => subjectOfNotification(postedBody(m))).filter((s): s is string => !!s));
 }
 
 /**
@@ -139,13 +142,7 @@ function quarantineViolations(world: World, quarantined: readonly QueuedMessage[
     const id = message.attributes[QuarantineAttribute.SOURCE_MESSAGE_ID]?.StringValue;
     return [...world.queue.sent, ...world.lookQueue.sent].find((m) => m.messageId === id);
   };
-  const bodyOf = (message: QueuedMessage) => {
-    try {
-      return JSON.stringify(JSON.parse((JSON.parse(message.body) as { body?: string }).body ?? 'null'));
-    } catch {
-      return undefined;
-    }
-  };
+  const bodyOf = (message: QueuedMessage) => JSON.stringify(postedBody(message));
   const foreign = (d: Delivery) => d.origin === Origin.FOREIGN && d.status === 200;
   for (const delivery of world.deliveries.filter(foreign)) {
     const body = JSON.stringify(delivery.sent);

@@ -33,6 +33,7 @@ import type { BankQueries } from '../../lambda/processor/deps';
 import { processorSettings } from '../../lib/processor/processor-settings';
 import type { OutgoingNotification } from '../../simulator/bank';
 import { restProxyEvent } from '../../tools/local-aws/api-gateway';
+import { lambdaRecord } from '../../tools/local-aws/sqs-event-source';
 import { RecordingLogger } from '../support/recording-logger';
 import { BankSide, BOLETO_TOKEN, BOLETO_TOKEN_HEADER, PAYMENTS_TOKEN } from './bank-side';
 import { EventBridgeModel, QueueModel, S3Model, SqsModel, type QueuedMessage } from './models/aws-models';
@@ -356,23 +357,10 @@ function publishingFirst(store: SubjectStore, publish: (entries: readonly Outbox
   };
 }
 
+/** A message the model handed out, as Lambda's SQS event holds it. */
 function sqsRecord(message: QueuedMessage, queue: QueueModel): SQSRecord {
-  const messageAttributes: SQSRecord['messageAttributes'] = {};
-  for (const [name, value] of Object.entries(message.attributes)) {
-    messageAttributes[name] = { dataType: value.DataType ?? 'String', stringValue: value.StringValue, stringListValues: [], binaryListValues: [] };
-  }
-  return {
-    messageId: message.messageId,
-    receiptHandle: message.receipt!,
-    body: message.body,
-    attributes: {
-      ApproximateReceiveCount: String(message.receiveCount), SentTimestamp: String(message.sentAt), SenderId: '111111111111',
-      ApproximateFirstReceiveTimestamp: String(message.sentAt),
-    },
-    messageAttributes,
-    md5OfBody: '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: `arn:aws:sqs:sa-east-1:111111111111:${queue.url.split('/').pop()}`,
-    awsRegion: 'sa-east-1',
-  };
+  return lambdaRecord({
+    MessageId: message.messageId, ReceiptHandle: message.receipt, Body: message.body, MessageAttributes: message.attributes,
+    Attributes: { ApproximateReceiveCount: String(message.receiveCount), SentTimestamp: String(message.sentAt), SenderId: '111111111111', ApproximateFirstReceiveTimestamp: String(message.sentAt) },
+  }, `arn:aws:sqs:sa-east-1:111111111111:${queue.url.split('/').pop()}`, 'sa-east-1');
 }

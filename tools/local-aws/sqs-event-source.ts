@@ -41,7 +41,8 @@ export interface PollResult {
   readonly error?: unknown;
 }
 
-function lambdaRecord(message: Message, arn: string, region: string): SQSRecord {
+/** A received message as Lambda's SQS event holds it. */
+export function lambdaRecord(message: Message, arn: string, region: string): SQSRecord {
   const attributes = message.Attributes ?? {};
   const messageAttributes: SQSRecord['messageAttributes'] = {};
   for (const [name, value] of Object.entries(message.MessageAttributes ?? {})) {
