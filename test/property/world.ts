@@ -24,6 +24,8 @@ import { processBatch } from '../../lambda/processor/batch';
 import { ProcessorQueue } from '../../lambda/processor/deps';
 import { handleNotification, type ReceiverDeps } from '../../lambda/receiver/receiver';
 import { TokenCache } from '../../lambda/receiver/token-cache';
+import { loadStageToken } from '../../lambda/shared/secret-tokens';
+import { ReceiverDefaults } from '../../contracts/receiver';
 import { S3NotificationJournal } from '../../lambda/store/journal';
 import { DynamoDbLookMarkers } from '../../lambda/store/look-markers';
 import { DynamoDbSlotSchedule, sharedBankPacers } from '../../lambda/store/slot-schedule';
@@ -174,7 +176,9 @@ export class World {
       handle: (command) => {
         if (!(command instanceof GetSecretValueCommand)) throw new Error(`the Secrets Manager model does not answer ${(command as object).constructor.name}`);
         const value = values[command.input.SecretId!];
-        if (value === undefined) throw Object.assign(new Error('Secrets Manager can\'t find the specified secret.'), { name: 'ResourceNotFoundException' });
+        // No secret of the harness is being rotated: it has an AWSCURRENT version only.
+        const stage = command.input.VersionStage ?? 'AWSCURRENT';
+        if (value === undefined || stage !== 'AWSCURRENT') throw Object.assign(new Error('Secrets Manager can\'t find the specified secret.'), { name: 'ResourceNotFoundException' });
         return { SecretString: value, VersionId: 'v1', VersionStages: ['AWSCURRENT'] };
       },
     });
@@ -219,7 +223,8 @@ export class World {
         maxBodyBytes: 256 * 1024, tokenCacheTtlMs: 300_000, enqueueBudgetMs: 5_000, receiverName: 'property',
       },
       sqs: this.client(env, 'sqs', this.sqs),
-      tokens: new TokenCache({ load: async (arn) => [((await this.secrets(env).send(new GetSecretValueCommand({ SecretId: arn }))) as { SecretString: string }).SecretString], ttlMs: 300_000, mismatchRefreshIntervalMs: 5_000 }),
+      // The receiver's own token loader (AWSCURRENT and, during a rotation, AWSPENDING), over the model.
+      tokens: new TokenCache({ load: (arn, stage) => loadStageToken(this.secrets(env), arn, stage, ReceiverDefaults.secretFetchBudgetMs), ttlMs: 300_000, mismatchRefreshIntervalMs: 5_000 }),
       logger: this.logs,
       count: () => undefined,
       remainingTimeMs: () => 10_000,
