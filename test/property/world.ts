@@ -100,6 +100,8 @@ export class World {
   readonly deliveries: Delivery[] = [];
   readonly settings: ProcessorSettings;
   readonly tally: RunTally = { faults: {}, invocations: 0, abandoned: 0 };
+  /** Sweeps that finished. */
+  sweeps = 0;
   /** Set when faults stop (the plan's entries after it are not applied). */
   faultsStoppedAt?: number;
   /** Work that keeps the run going: deliveries and steps not yet made, invocations in flight. */
@@ -324,11 +326,12 @@ export class World {
     const { bank } = this.bankClient(env, dynamo, connection);
     const settings = sweepSettings({ idempotencyTableName: TABLE, queueUrl: LOOK_QUEUE_URL }, { receiverName: 'property' });
     const beneficiario = connection.account.codigoBeneficiario;
+    const store = new DynamoDbSubjectStore(dynamo, TABLE, 0);
     const run = sweep({
       settings,
       codigoBeneficiario: beneficiario,
       listings: [{ listing: settledBoletoListing(bank, beneficiario, connection.listingPageSize), cursors: new DynamoDbDayCursors(dynamo, TABLE, beneficiario, settings.lookbackDays, 'boleto'), daysBack: recentDays(settings.lookbackDays) }],
-      readRecord: (id) => new DynamoDbSubjectStore(dynamo, TABLE, 0).read(id),
+      readRecord: (id) => store.read(id),
       pendingPayments: new DynamoDbPendingPayments(dynamo, TABLE),
       markers: new DynamoDbLookMarkers(dynamo, TABLE),
       send: lookRequestSender(this.client(env, 'sqs', this.sqs), LOOK_QUEUE_URL),
@@ -338,9 +341,6 @@ export class World {
     const timedOut = new Promise<void>((resolve) => setTimeout(resolve, 61_000));
     await Promise.race([run.then(() => { this.sweeps++; }), timedOut]);
   }
-
-  /** Sweeps that finished. */
-  sweeps = 0;
 
   /** Nothing left to do: no step, delivery or invocation pending and every queue empty. */
   quiet(): boolean {
