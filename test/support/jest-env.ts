@@ -8,8 +8,14 @@
  *   loggers and metrics write straight to stdout and stderr) are not printed: a test that checks a log line
  *   captures it (`captureOutput` replaces the streams' write while it runs, so it still sees them).
  *   `TEST_HANDLER_LOGS=1` prints them.
+ * - aws-cdk-lib's built-in CloudFormation validation (a WebAssembly rule engine it starts once per
+ *   module registry, so once per test file: about 2.5 s of CPU each, a third of a small synth
+ *   suite's) is off (`CDK_VALIDATION=false`). It only warns unless a stack asks for it, and the
+ *   examples' own syntheses in CI (`cdk synth`, then cfn-lint on their templates) still run it.
+ *   `CDK_VALIDATION=true npm test` turns it back on.
  */
 process.env.JSII_DEPRECATED ??= 'quiet';
+process.env.CDK_VALIDATION ??= 'false';
 
 if (!process.env.TEST_HANDLER_LOGS) {
   for (const stream of [process.stdout, process.stderr]) {
