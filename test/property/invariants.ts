@@ -1,6 +1,8 @@
 /**
- * The promise, checked after a run of the property harness against the bank's ledger (every state
- * each subject held) and what reached the bus, the dead-letter queues and the logs:
+ * The promise, checked after a run of the property harness. What any record can show (nothing
+ * twice, every notification accounted for, every quarantine with its reason, no secret) is the
+ * shared module cli/audit/invariants.ts, which `cdk-bank-webhooks audit` runs over a real
+ * account; this adds what only the harness knows, the bank's ledger (every state each subject held):
  * - nothing unverified: every change published is a state the bank held;
  * - nothing twice: one idempotency key per change, each subject's changes numbered 1, 2, 3... once
  *   (the same key published again is EventBridge's at-least-once, which consumers dedupe on);
@@ -11,6 +13,8 @@
  * - no secret in a log line, an event or a dead letter.
  */
 import { BankEventDetailType } from '../../contracts/events';
+import { checkRecord, Invariant, secretsIn, trailOutcome, type Violation } from '../../cli/audit/invariants';
+import type { TrailEntry } from '../../contracts/record';
 import { QuarantineAttribute } from '../../contracts/processor';
 import { decodeStoredNotification } from '../../lambda/store/stored-notification';
 import { type LedgerState, subjectOfNotification } from './bank-side';
@@ -18,18 +22,7 @@ import type { AcceptedEvent, QueuedMessage } from './models/aws-models';
 import { AwsFault, Origin } from './faults';
 import type { Delivery, World } from './world';
 
-export enum Invariant {
-  UNVERIFIED = 'nothing unverified',
-  TWICE = 'nothing twice',
-  LOST = 'nothing lost',
-  ORDER = 'in order',
-  SECRET = 'no secret',
-}
-
-export interface Violation {
-  readonly invariant: Invariant;
-  readonly detail: string;
-}
+export { Invariant, type Violation };
 
 interface ChangeView {
   readonly key: string;
@@ -79,14 +72,10 @@ function positionOf(change: ChangeView, states: readonly LedgerState[], from: nu
   return states.findIndex((state, i) => i >= from && state.status === change.status && (change.cents === undefined || state.cents === change.cents));
 }
 
-/** The distinct changes published, by subject, in sequence order (a key published again counted once). */
-function changesBySubject(events: readonly AcceptedEvent[], violations: Violation[]): Map<string, ChangeView[]> {
+/** The distinct changes published, by subject, in sequence order (a key published again counted once; one key with two changes is the shared checks'). */
+function changesBySubject(events: readonly AcceptedEvent[]): Map<string, ChangeView[]> {
   const byKey = new Map<string, ChangeView>();
-  for (const change of events.filter((e) => CHANGES.has(e.detailType)).map(changeOf)) {
-    const seen = byKey.get(change.key);
-    if (seen && JSON.stringify(seen) !== JSON.stringify(change)) violations.push({ invariant: Invariant.TWICE, detail: `idempotency key ${change.key} was published with two different changes` });
-    byKey.set(change.key, change);
-  }
+  for (const change of events.filter((e) => CHANGES.has(e.detailType)).map(changeOf)) byKey.set(change.key, change);
   const bySubject = new Map<string, ChangeView[]>();
   for (const change of byKey.values()) bySubject.set(change.subject, [...(bySubject.get(change.subject) ?? []), change]);
   for (const list of bySubject.values()) list.sort((a, b) => a.sequence - b.sequence);
@@ -119,16 +108,29 @@ function quarantinedSubjects(quarantined: readonly QueuedMessage[]): Set<string>
  */
 const REPUBLISHING = new Set<string>([AwsFault.ABANDON_BEFORE, AwsFault.ABANDON_AFTER, AwsFault.THROTTLE, 'true']);
 
-function publishedAgain(world: World): Violation[] {
-  if (Object.keys(world.tally.faults).some((kind) => REPUBLISHING.has(kind))) return [];
-  const counts = new Map<string, number>();
-  for (const event of world.bus.accepted) {
-    const key = (event.detail as { idempotencyKey: string }).idempotencyKey;
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  return [...counts].filter(([, n]) => n > 1).map(([key, n]) => ({
-    invariant: Invariant.TWICE, detail: `${key} was published ${n} times in a run with no fault that publishes an outbox again (${Object.keys(world.tally.faults).join(', ') || 'no fault at all'})`,
-  }));
+/** Every subject record's trail, as the table holds them (what `audit` reads of a real account). */
+function trails(world: World): TrailEntry[] {
+  return [...world.dynamo.items.values()].flatMap((item) => {
+    const data = (item as { data?: { S?: string } }).data?.S;
+    return data ? (JSON.parse(data) as { trail?: TrailEntry[] }).trail ?? [] : [];
+  });
+}
+
+/**
+ * The shared checks (cli/audit/invariants.ts) over the run's record: each notification answered
+ * 200 as the journal would hold it, what reached the bus, the notifications' dead letters. An
+ * event published again with its key is a violation unless a fault in the run republishes an outbox.
+ */
+function sharedViolations(world: World): Violation[] {
+  const republishing = Object.keys(world.tally.faults).some((kind) => REPUBLISHING.has(kind));
+  const recorded = trails(world);
+  return checkRecord({
+    notifications: world.deliveries.filter((d) => d.status === 200).map((d) => ({ requestId: d.requestId, route: d.route, body: Buffer.from(JSON.stringify(d.sent), 'utf8') })),
+    events: world.bus.accepted.map((e) => ({ id: e.eventId, detailType: e.detailType, detail: e.detail })),
+    quarantined: world.dlq.sent.map((m) => ({ body: m.body, reason: reasonOf(m) })),
+    recorded: (requestId) => trailOutcome(recorded, requestId),
+    republishing,
+  }).violations;
 }
 
 /**
@@ -172,8 +174,8 @@ function quarantineViolations(world: World, quarantined: readonly QueuedMessage[
 export function checkInvariants(world: World): Violation[] {
   const violations: Violation[] = [];
   const ledger = world.bank.ledger;
-  const bySubject = changesBySubject(world.bus.accepted, violations);
-  violations.push(...publishedAgain(world));
+  const bySubject = changesBySubject(world.bus.accepted);
+  violations.push(...sharedViolations(world));
   /** Where each subject's last published change stands in its ledger. */
   const published = new Map<string, number>();
 
@@ -199,7 +201,8 @@ export function checkInvariants(world: World): Violation[] {
   // Nothing lost: each change a notification announced (answered 200) is published, or a later one,
   // or the subject came back to what was published; or it is quarantined with a reason.
   const quarantined = [...world.dlq.sent, ...world.lookDlq.sent];
-  for (const message of quarantined) {
+  // (The notifications' dead letters without a reason are the shared checks'.)
+  for (const message of world.lookDlq.sent) {
     if (!reasonOf(message)) violations.push({ invariant: Invariant.LOST, detail: `message ${message.messageId} reached a dead-letter queue without a reason (received ${message.receiveCount} times)` });
   }
   const excused = quarantinedSubjects(quarantined);
@@ -233,8 +236,6 @@ export function checkInvariants(world: World): Violation[] {
   }
   // No secret anywhere a person or a consumer reads.
   const readable = JSON.stringify({ logs: world.logs.entries, events: world.bus.accepted, deadLetters: quarantined.map((m) => ({ body: m.body, attributes: m.attributes })) });
-  for (const secret of world.bank.secrets()) {
-    if (readable.includes(secret)) violations.push({ invariant: Invariant.SECRET, detail: `a secret (${secret.slice(0, 4)}…) appears in a log line, an event or a dead letter` });
-  }
+  violations.push(...secretsIn(readable, world.bank.secrets()));
   return violations;
 }

@@ -74,6 +74,9 @@ export interface Delivery {
   readonly notification: OutgoingNotification;
   /** The body as it was posted (a boleto event in the scenario's shape). */
   readonly sent: unknown;
+  /** The route it was posted to, and API Gateway's request id (what the journal and the dead letters name). */
+  readonly route: string;
+  readonly requestId: string;
   readonly at: number;
   readonly status: number;
   readonly origin: Origin;
@@ -218,7 +221,8 @@ export class World {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     if (notification.authHeader) headers[notification.authHeader.name] = origin === Origin.FORGED ? 'forged-token-of-someone-else' : notification.authHeader.value;
     const sent = this.shaped(notification);
-    const event = restProxyEvent({ route: url.pathname.replace(/^\//, ''), headers, body: JSON.stringify(sent), requestId: `req-${++this.ids}`, sourceIp: '203.0.113.10' });
+    const [route, requestId] = [url.pathname.replace(/^\//, ''), `req-${++this.ids}`];
+    const event = restProxyEvent({ route, headers, body: JSON.stringify(sent), requestId, sourceIp: '203.0.113.10' });
     const deps: ReceiverDeps = {
       settings: {
         queueUrl: QUEUE_URL, paymentsTokenSecretArn: PAYMENTS_TOKEN_ARN, boletoTokenSecretArn: BOLETO_TOKEN_ARN, boletoTokenHeader: BOLETO_TOKEN_HEADER,
@@ -234,7 +238,7 @@ export class World {
     // API Gateway answers 504 at its 29 s limit: a receiver that hangs (abandoned) is a failed delivery.
     const timeout = new Promise<{ statusCode: number }>((resolve) => setTimeout(() => resolve({ statusCode: 504 }), 29_000));
     const answer = await Promise.race([handleNotification(event, deps), timeout]);
-    this.deliveries.push({ notification, sent, at: Date.now(), status: answer.statusCode, origin });
+    this.deliveries.push({ notification, sent, route, requestId, at: Date.now(), status: answer.statusCode, origin });
   }
 
   // ---- The processor: execution environments fed by an event source mapping ----
