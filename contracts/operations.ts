@@ -60,6 +60,11 @@ export interface OperatorManifest {
    * releases before it, whose processor would publish again what such a window finds.
    */
   readonly recordsLifetimeSeconds?: number;
+  /**
+   * The audit log's group (`auditLog.enabled`): every event of the receiver's source that reached
+   * its bus, kept by a rule of the bus; `audit` reads it. Absent when the audit log is off.
+   */
+  readonly auditLog?: string;
   /** The registrations the watch compares with the bank: each one's label and its applied record (the watch's state is kept under it). */
   readonly registrations: readonly { readonly label: string; readonly record: string }[];
 }
@@ -100,6 +105,12 @@ export const CLI_EXIT_MEANING: Readonly<Record<CliExit, string>> = {
   [CliExit.FAILED]: 'an operation failed part way (a redrive or a reverify: what was done is printed; a replay that did not complete; a sweep that failed)',
 };
 
+/** The audit log's defaults (`auditLog` of the receiver). */
+export const AuditLogDefaults = {
+  /** How long the audit log keeps an event: a year (CloudWatch Logs' ONE_YEAR). */
+  retentionDays: 365,
+} as const;
+
 /** Bounds of the operator's commands. */
 export const OperatorDefaults = {
   /** The widest window `reverify` takes (each subject notified in it costs one look of the looks' share of the query budget). */
@@ -112,4 +123,12 @@ export const OperatorDefaults = {
   replayWaitSeconds: 600,
   /** The most messages a `dlq` command reads of a queue. */
   dlqMaxMessages: 1_000,
+  /** The widest window `audit` takes. */
+  auditMaxWindowDays: 7,
+  /**
+   * How long after a notification `audit` waits for what accounts for it before it calls it lost:
+   * the processor's verification window with room (a notification younger than this that nothing
+   * accounts for yet is still pending), and how far past `--to` it reads the audit log.
+   */
+  auditSettleMinutes: 60,
 } as const;

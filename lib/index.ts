@@ -14,7 +14,7 @@ export { BankStage } from './core/bank-stage';
 export { BankWebhookEndpoint, type BankWebhookEndpointProps, type RouteSilenceOptions } from './endpoint';
 export {
   SettlementProcessor, type SettlementProcessorOptions, type SettlementProcessorProps,
-  type BoletoMovementMappingProps, type BoletoStatusMappingProps, type PaymentStatusMappingProps, type NotificationJournalOptions,
+  type BoletoMovementMappingProps, type BoletoStatusMappingProps, type PaymentStatusMappingProps, type NotificationJournalOptions, type AuditLogOptions,
 } from './processor';
 export { BankSandbox, type BankSandboxProps } from './sandbox';
 export { ReconciliationSweep, type ReconciliationOptions, type ReconciliationSweepOptions, type ReconciliationSweepProps, type TrackPaymentProducer } from './reconciliation';

@@ -2,6 +2,7 @@ import { CfnOutput, type Duration, Lazy, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as events from 'aws-cdk-lib/aws-events';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
@@ -22,6 +23,8 @@ export interface OperatorManifestResources {
   readonly eventBus: events.IEventBus;
   readonly archive?: events.Archive;
   readonly journalBucket?: s3.IBucket;
+  /** The audit log's group (none unless `auditLog.enabled`). */
+  readonly auditLog?: logs.ILogGroup;
   readonly receiverFunction: lambda.IFunction;
   readonly processorFunction: lambda.IFunction;
   readonly sweepFunction?: lambda.IFunction;
@@ -48,6 +51,7 @@ export function writeOperatorManifest(scope: Construct, id: string, r: OperatorM
       recordsLifetimeSeconds: r.recordsLifetime.toSeconds(),
       bus: { name: r.eventBus.eventBusName, arn: r.eventBus.eventBusArn, ...(r.archive ? { archive: r.archive.archiveName } : {}) },
       ...(r.journalBucket ? { journalBucket: r.journalBucket.bucketName } : {}),
+      ...(r.auditLog ? { auditLog: r.auditLog.logGroupName } : {}),
       functions: { receiver: r.receiverFunction.functionName, processor: r.processorFunction.functionName, ...(r.sweepFunction ? { sweep: r.sweepFunction.functionName } : {}) },
       registrations: (r.registrations ?? []).map((w) => ({ label: w.label, record: w.appliedRecord })),
       alarms: scope.node.findAll().filter((c): c is cloudwatch.Alarm => c instanceof cloudwatch.Alarm).map((alarm) => alarm.alarmName),

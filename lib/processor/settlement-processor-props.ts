@@ -13,6 +13,7 @@ import { checkFunctionNetwork, type FunctionNetworkProps } from '../core/functio
 import { isWholeNumberIn, type PropsValidation } from '../core/props-validation';
 import { checkIdempotencyTtl, minimumVisibilitySeconds } from '../core/timing';
 import { checkJournalOptions, type NotificationJournalOptions } from './notification-journal';
+import { type AuditLogOptions, checkAuditLogOptions } from './audit-log';
 import { JournalObjectLock } from '../../contracts/record';
 import type { BoletoMovementMappingProps, BoletoStatusMappingProps, PaymentStatusMappingProps } from './status-mappings';
 import { checkTracing, type OpenTelemetryOptions, type TracingMode } from '../core/tracing';
@@ -138,6 +139,14 @@ export interface SettlementProcessorOptions extends ReceiverNameProps {
   readonly journal?: NotificationJournalOptions;
 
   /**
+   * The audit log: a rule on the bus keeps every event of `eventSource` in a log group of its own,
+   * which `cdk-bank-webhooks audit` reads beside the journal to check that nothing was published
+   * twice or lost (cdk-bank-webhooks/docs/guarantees.md).
+   * @default - off
+   */
+  readonly auditLog?: AuditLogOptions;
+
+  /**
    * Age of the oldest queued message that raises the oldest-message alarm.
    * @default Duration.minutes(30)
    */
@@ -260,6 +269,7 @@ export function checkSettlementProcessor(v: PropsValidation, props: Partial<Sett
   checkIdempotencyTtl(v, props.idempotencyTtl, 0, 0);
   validatePixReceiver(v, props.pix, 'pix');
   checkJournalOptions(v, props.journal);
+  checkAuditLogOptions(v, props.auditLog);
   if (props.eventArchiveRetention) {
     v.checkNumber(props.eventArchiveRetention.toDays(), 'eventArchiveRetention', isWholeNumberIn(0, 3650), 'must be a whole number of days from 0 (forever) to 3650');
     v.check(!props.eventBus, 'eventArchiveRetention', 'applies only to the bus the construct creates: archive the eventBus you pass yourself, or remove eventArchiveRetention');

@@ -4,6 +4,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as lambdaEventSources from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -25,6 +26,7 @@ import { defaultReceiverName, libraryMetric } from '../core/metrics';
 import { claimReceiver } from '../core/receiver-claims';
 import { onlyPublishers } from '../core/publisher-policy';
 import { validateProps } from '../core/props-validation';
+import { createAuditLog } from './audit-log';
 import { createNotificationJournal } from './notification-journal';
 import { ProcessorFunction } from './processor-function';
 import { processorSettings } from './processor-settings';
@@ -82,6 +84,8 @@ export class SettlementProcessor extends Construct {
   public readonly pix?: PixReceiverProps;
   /** The raw journal's bucket (none when `journal.enabled` is false). */
   public readonly journalBucket?: s3.Bucket;
+  /** The audit log's group: every event of `eventSource` on the bus (none unless `auditLog.enabled`). */
+  public readonly auditLog?: logs.LogGroup;
   /** Alarm: a raw notification could not be written to the journal (the message is retried until it is). */
   public readonly journalAlarm?: cloudwatch.Alarm;
 
@@ -163,6 +167,7 @@ export class SettlementProcessor extends Construct {
     });
     // The journal's bucket is written by the function's role alone (its policy names the role).
     this.journalBucket = props.journal?.enabled === false ? undefined : createNotificationJournal(this, 'Journal', props.journal ?? {}, fn.role!, props.removalPolicy);
+    if (props.auditLog?.enabled) this.auditLog = createAuditLog(this, props.auditLog, this.eventBus, this.eventSource, props.logEncryptionKey).logGroup;
     if (props.removalPolicy === RemovalPolicy.DESTROY) RemovalPolicies.of(this).apply(RemovalPolicy.DESTROY, { applyToResourceTypes: ['AWS::Logs::LogGroup'] });
     const settings = processorSettings({
       eventBusName: this.eventBus.eventBusName,

@@ -51,7 +51,7 @@ it('still finds problems: the checks are live (a plain queue fails them)', () =>
   expect(() => app.synth()).toThrow(/AwsSolutions-SQS4/);
 });
 
-it('passes with every option set: custom domain, allowlist, WAF, KMS key, OpenTelemetry tracing, user secrets', () => {
+it('passes with every option set: custom domain, allowlist, WAF, KMS key, OpenTelemetry tracing, user secrets, the audit log', () => {
   const app = newApp();
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   const stack = testStack('AllOptions', app);
@@ -68,6 +68,7 @@ it('passes with every option set: custom domain, allowlist, WAF, KMS key, OpenTe
     tracing: TracingMode.OPENTELEMETRY,
     openTelemetry: { fastStart: true },
     journal: { serverAccessLogsBucket: s3.Bucket.fromBucketName(stack, 'AccessLogs', 'acme-access-logs') },
+    auditLog: { enabled: true },
     paymentCallbackToken: secretsmanager.Secret.fromSecretCompleteArn(stack, 'Pay', 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:pay-AbCdEf'),
     boletoToken: secretsmanager.Secret.fromSecretCompleteArn(stack, 'Bol', 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:bol-AbCdEf'),
     paymentRegistration: { tokenVersion: '2026-11-01', removalPolicy: RemovalPolicy.RETAIN },
