@@ -4,7 +4,7 @@ import { checkEndpoint, formatCheckTable } from './check-endpoint/check-endpoint
 import { CliExit } from '../contracts/operations';
 import type { AwsOptions } from './operate/aws';
 import { OperatorError } from './operate/aws';
-import { dlqCommand, replayCommand, reverifyCommand, statusCommand, sweepCommand, traceCommand } from './operate/commands';
+import { auditCommand, dlqCommand, replayCommand, reverifyCommand, statusCommand, sweepCommand, traceCommand } from './operate/commands';
 import { COMMANDS, commandHelp, exitLines, nearest, parseCommand, UsageError, wantsHelp } from './command-specs';
 import { sandboxCommand } from './sandbox';
 
@@ -33,7 +33,7 @@ export function usage(): string {
     ...['simulate', 'check-endpoint'].map(line),
     '',
     'Operating a deployed receiver (your AWS credentials; --stack NAME; docs/operations.md, "The operator CLI"):',
-    ...['status', 'trace', 'dlq list', 'dlq redrive', 'reverify', 'replay', 'sweep'].map(line),
+    ...['status', 'trace', 'dlq list', 'dlq redrive', 'reverify', 'replay', 'sweep', 'audit'].map(line),
     '',
     'A deployed BankSandbox (docs/sandbox.md):',
     line('sandbox'),
@@ -197,6 +197,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         return await replayCommand(args, io);
       case 'sweep':
         return await sweepCommand(args, io);
+      case 'audit':
+        return await auditCommand(args, io);
       case 'sandbox':
         return await sandboxCommand(args, io);
       default:

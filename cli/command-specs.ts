@@ -130,6 +130,13 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     examples: ['cdk-bank-webhooks replay --from 2026-11-25 --to 2026-11-26 --rule Billing-PayablesRule --stack Billing', 'cdk-bank-webhooks replay --from 2026-11-25T14:00:00Z --to 2026-11-25T15:00:00Z --rule Billing-PayablesRule --wait --stack Billing'],
     exits: [...OPERATOR_EXITS, CliExit.FAILED],
   },
+  audit: {
+    usage: 'audit --from T --to T',
+    summary: 'Check the promise over the window (7 days at most, within the records\' lifetime): every notification the journal holds published once, not confirmed, quarantined with its reason or still pending; every event in the audit log recorded by the processor, none twice. Changes nothing.',
+    options: { ...OPERATOR, ...WINDOW },
+    examples: ['cdk-bank-webhooks audit --from 2026-11-25 --to 2026-11-25 --stack Billing', 'cdk-bank-webhooks audit --from 2026-11-25T14:00:00Z --to 2026-11-25T16:00:00Z --stack Billing'],
+    exits: [...OPERATOR_EXITS, CliExit.ATTENTION],
+  },
   sweep: {
     usage: 'sweep',
     summary: 'Run the reconciliation sweep and registration watch now, and print what they found.',

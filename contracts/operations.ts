@@ -65,6 +65,8 @@ export interface OperatorManifest {
    * its bus, kept by a rule of the bus; `audit` reads it. Absent when the audit log is off.
    */
   readonly auditLog?: string;
+  /** The receiver's Pix keys, normalized (a receiver with `pix`): `audit` tells a callback of another key's Pix, dropped and never published, by them. */
+  readonly pixKeys?: readonly string[];
   /** The registrations the watch compares with the bank: each one's label and its applied record (the watch's state is kept under it). */
   readonly registrations: readonly { readonly label: string; readonly record: string }[];
 }

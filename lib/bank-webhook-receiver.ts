@@ -177,6 +177,7 @@ export class BankWebhookReceiver extends Construct {
       receiverName, stage: this.stage, codigoBeneficiario: processor.account.codigoBeneficiario,
       queue: endpoint.queue, deadLetterQueue: endpoint.deadLetterQueue, lookQueue: processor.lookQueue, lookDeadLetterQueue: processor.lookDeadLetterQueue,
       tableName: processor.idempotencyTable.tableName, recordsLifetime: processor.idempotencyTtl, eventBus: processor.eventBus, archive: processor.eventArchive, journalBucket: processor.journalBucket, auditLog: processor.auditLog,
+      pixKeys: props.pix ? normalizedPixKeys(props.pix) : undefined,
       receiverFunction: endpoint.receiverFunction, processorFunction: processor.processorFunction, sweepFunction: this.reconciliation?.sweepFunction,
       registrations: this.reconciliation ? [...(this.paymentRegistration ? [this.paymentRegistration._watched] : []), ...this.boletoContracts.map((c) => c._watched), ...this.pixKeyWebhooks.map((k) => k._watched)] : [],
     });

@@ -18,6 +18,7 @@
 import { BankEventDetailType, StatusClass } from '../../contracts/events';
 import { type TrailEntry, TrailEntryKind } from '../../contracts/record';
 import { type BoletoMovementMapping, type PaymentStatusMapping, ProcessorDefaults } from '../../contracts/processor';
+import { normalizePixKey } from '../../contracts/pix';
 import { PIX_ROUTE, type Route, ROUTES } from '../../contracts/receiver';
 import { boletoClaim, paymentClaim } from '../../lambda/bank/cooperative/state';
 import { type NotificationItem, parseNotification } from '../../lambda/bank/cooperative/notification';
@@ -68,8 +69,10 @@ export enum Outcome {
   NOT_CONFIRMED = 'notConfirmed',
   /** A dead-letter queue holds it, with its reason. */
   QUARANTINED = 'quarantined',
-  /** The processor's record says it is still being verified (its looks go on). */
+  /** The processor's record says it is still being verified (its looks go on), or it came too recently to tell. */
   PENDING = 'pending',
+  /** A callback of a Pix to a key that is not the receiver's: dropped, never published (anyone at the provider can send one). */
+  FOREIGN = 'foreign',
 }
 
 export interface RecordInput {
@@ -86,6 +89,12 @@ export interface RecordInput {
    * @default - unknown: a Pix nobody published must be quarantined (as another customer's is)
    */
   readonly pixHeld?: ReadonlyArray<{ readonly endToEndId: string; readonly devolucoes: ReadonlyArray<{ readonly id: string; readonly status: string }> }>;
+  /**
+   * The receiver's Pix keys (normalized): a Pix or refund naming another key is dropped by the
+   * processor, never published.
+   * @default - unknown: such a callback must be accounted for like any other
+   */
+  readonly pixKeys?: readonly string[];
   /**
    * What the processor's records say of a request no event accounts for (a real account's audit
    * reads each subject's trail): verified (its change was published before the events read),
@@ -247,7 +256,8 @@ export function checkRecord(input: RecordInput): RecordAudit {
   const { violations, republished } = publishedTwice(input.events, input.republishing ?? true);
   const events = input.events.map(view);
   const quarantinedRequests = quarantineOf(input.quarantined, violations);
-  const outcomes: Record<Outcome, number> = { [Outcome.VERIFIED]: 0, [Outcome.NOT_CONFIRMED]: 0, [Outcome.QUARANTINED]: 0, [Outcome.PENDING]: 0 };
+  const outcomes: Record<Outcome, number> = { [Outcome.VERIFIED]: 0, [Outcome.NOT_CONFIRMED]: 0, [Outcome.QUARANTINED]: 0, [Outcome.PENDING]: 0, [Outcome.FOREIGN]: 0 };
+  const anotherKey = (chave: string | undefined) => !!input.pixKeys && chave !== undefined && !input.pixKeys.includes(normalizePixKey(chave)?.key ?? chave);
   const accepted = new Set<string>();
   const quarantinedUnread = new Set<string>();
   const lost = (identity: string, requestId: string) => violations.push({ invariant: Invariant.LOST, detail: `${identity} was answered 200 (request ${requestId}) but no verified event accounts for it and it is not in quarantine` });
@@ -268,6 +278,11 @@ export function checkRecord(input: RecordInput): RecordAudit {
         if (accepted.has(identity)) continue;
         accepted.add(identity);
         const published = events.filter((e) => e.endToEndId === e2e && (refund ? e.refundId === refund.id : e.refundId === undefined));
+        if (anotherKey(item.kind === 'pix' ? item.pix.chave : item.chave)) {
+          if (published.some((e) => e.detailType !== BankEventDetailType.NOTIFICATION_NOT_CONFIRMED)) violations.push({ invariant: Invariant.UNVERIFIED, detail: `${identity} names a Pix key that is not the receiver's but was published` });
+          else outcomes[Outcome.FOREIGN]++;
+          continue;
+        }
         const held = input.pixHeld?.find((pix) => pix.endToEndId === e2e);
         if (input.pixHeld && !held) {
           if (published.length) violations.push({ invariant: Invariant.UNVERIFIED, detail: `${identity} is not a Pix the provider holds for us (another customer's, or forged) but was published` });

@@ -5,6 +5,7 @@
  */
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { LambdaClient } from '@aws-sdk/client-lambda';
@@ -19,7 +20,7 @@ export interface AwsOptions {
   /** `--profile`; else AWS_PROFILE or the default. */
   readonly profile?: string;
   /** Endpoints by service (tests and the local runner); else the SDK's, or AWS_ENDPOINT_URL_<SERVICE>. */
-  readonly endpoints?: Partial<Record<'CLOUDFORMATION' | 'CLOUDWATCH' | 'DYNAMODB' | 'EVENTBRIDGE' | 'LAMBDA' | 'S3' | 'SQS', string>>;
+  readonly endpoints?: Partial<Record<'CLOUDFORMATION' | 'CLOUDWATCH' | 'CLOUDWATCH_LOGS' | 'DYNAMODB' | 'EVENTBRIDGE' | 'LAMBDA' | 'S3' | 'SQS', string>>;
   /** Credentials in place of the default chain (tests). */
   readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
 }
@@ -27,6 +28,8 @@ export interface AwsOptions {
 export interface AwsClients {
   readonly cloudFormation: CloudFormationClient;
   readonly cloudWatch: CloudWatchClient;
+  /** The audit log's reader. */
+  readonly logs: CloudWatchLogsClient;
   readonly dynamo: DynamoDBClient;
   readonly events: EventBridgeClient;
   readonly lambda: LambdaClient;
@@ -49,6 +52,7 @@ export function awsClients(options: AwsOptions): AwsClients {
   const clients = {
     cloudFormation: new CloudFormationClient({ ...base, ...at('CLOUDFORMATION') }),
     cloudWatch: new CloudWatchClient({ ...base, ...at('CLOUDWATCH') }),
+    logs: new CloudWatchLogsClient({ ...base, ...at('CLOUDWATCH_LOGS') }),
     dynamo: new DynamoDBClient({ ...base, ...at('DYNAMODB') }),
     events: new EventBridgeClient({ ...base, ...at('EVENTBRIDGE') }),
     // A sweep runs up to its timeout (5 minutes): the client waits for it.

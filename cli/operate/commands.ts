@@ -14,6 +14,7 @@ import { checkWindow, parseWhen, reverify } from './reverify';
 import { checkReplayWindow, startReplay, waitForReplay } from './replay';
 import { parseCommand } from '../command-specs';
 import { formatSweep, runSweep } from './sweep';
+import { auditWindow, formatAudit } from './audit';
 
 export interface OperatorIo {
   readonly out: (text: string) => void;
@@ -200,5 +201,20 @@ export async function sweepCommand(args: readonly string[], io: OperatorIo): Pro
     return result.complete ? CliExit.OK : CliExit.ATTENTION;
   }, (_values, positionals) => {
     if (positionals.length) throw usage(`sweep takes no arguments (got ${positionals.join(' ')}).`);
+  });
+}
+
+export async function auditCommand(args: readonly string[], io: OperatorIo): Promise<number> {
+  let window: { from: number; to: number } | undefined;
+  const now = (io.now ?? Date.now)();
+  return withReceiver('audit', args, io, async ({ aws, manifest }) => {
+    const result = await auditWindow(aws, manifest, window!.from, window!.to, now);
+    io.out(formatAudit(result));
+    return result.violations.length ? CliExit.ATTENTION : CliExit.OK;
+  }, (values, positionals) => {
+    if (positionals.length) throw usage(`audit takes no arguments (got ${positionals.join(' ')}).`);
+    if (!values.from || !values.to) throw usage('audit needs --from and --to (a day such as 2026-11-25, or an ISO 8601 time).');
+    window = { from: parseWhen(values.from as string, '--from'), to: Math.min(parseWhen(values.to as string, '--to', true), now) };
+    checkWindow(window.from, window.to, 'audit', OperatorDefaults.auditMaxWindowDays);
   });
 }

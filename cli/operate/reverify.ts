@@ -36,12 +36,13 @@ export function parseWhen(value: string, option: string, end = false): number {
   return Number.isFinite(at) ? at : refuse('');
 }
 
-/** Checks a window: in order, and no wider than OperatorDefaults.reverifyMaxWindowDays. */
-export function checkWindow(from: number, to: number): void {
+/** Checks a window: in order, and no wider than `maxDays` (reverify's: each subject costs a look). */
+export function checkWindow(from: number, to: number, command = 'reverify', maxDays: number = OperatorDefaults.reverifyMaxWindowDays): void {
   if (to < from) throw new OperatorError(`--to (${new Date(to).toISOString()}) is before --from (${new Date(from).toISOString()}).`, CliExit.USAGE);
   const days = (to - from) / DAY_MS;
-  if (days > OperatorDefaults.reverifyMaxWindowDays) {
-    throw new OperatorError(`The window is ${days.toFixed(1)} days wide; reverify takes at most ${OperatorDefaults.reverifyMaxWindowDays} days at a time (each subject costs a look from the looks' share of the bank's query budget): run it once per week.`, CliExit.USAGE);
+  if (days > maxDays) {
+    const why = command === 'reverify' ? ' (each subject costs a look from the looks\' share of the bank\'s query budget)' : '';
+    throw new OperatorError(`The window is ${days.toFixed(1)} days wide; ${command} takes at most ${maxDays} days at a time${why}: run it once per week.`, CliExit.USAGE);
   }
 }
 

@@ -25,6 +25,8 @@ export interface OperatorManifestResources {
   readonly journalBucket?: s3.IBucket;
   /** The audit log's group (none unless `auditLog.enabled`). */
   readonly auditLog?: logs.ILogGroup;
+  /** The receiver's Pix keys, normalized (none without `pix`). */
+  readonly pixKeys?: readonly string[];
   readonly receiverFunction: lambda.IFunction;
   readonly processorFunction: lambda.IFunction;
   readonly sweepFunction?: lambda.IFunction;
@@ -52,6 +54,7 @@ export function writeOperatorManifest(scope: Construct, id: string, r: OperatorM
       bus: { name: r.eventBus.eventBusName, arn: r.eventBus.eventBusArn, ...(r.archive ? { archive: r.archive.archiveName } : {}) },
       ...(r.journalBucket ? { journalBucket: r.journalBucket.bucketName } : {}),
       ...(r.auditLog ? { auditLog: r.auditLog.logGroupName } : {}),
+      ...(r.pixKeys?.length ? { pixKeys: [...r.pixKeys] } : {}),
       functions: { receiver: r.receiverFunction.functionName, processor: r.processorFunction.functionName, ...(r.sweepFunction ? { sweep: r.sweepFunction.functionName } : {}) },
       registrations: (r.registrations ?? []).map((w) => ({ label: w.label, record: w.appliedRecord })),
       alarms: scope.node.findAll().filter((c): c is cloudwatch.Alarm => c instanceof cloudwatch.Alarm).map((alarm) => alarm.alarmName),

@@ -92,6 +92,8 @@ async function main(): Promise<number> {
     // The example consumer continues each event's trace; yours, with --consumer, prints what it logs.
     consumer: args.consumer ?? { entry: join(__dirname, '..', '..', 'examples', 'local-consumer', 'consumer.ts') },
     traces: collector,
+    // The dead letters stay where an operator finds them, until `audit` has read them (then the summary reads them back).
+    keepQuarantine: true,
     logDir,
     onLog: (name, line) => {
       if (name === 'consumer' && args.consumer) console.log(`        consumer │ ${line}`);
@@ -243,6 +245,10 @@ async function main(): Promise<number> {
       && notifiedTrace.status === 0 && !!rawCopy && rawCopy.includes(boletos[1].nossoNumero);
 
     const deliveries = await runner.control.deliveries();
+    // The same promise as an operator checks it over a deployed stack's record: the journal, the audit log, the dead letters, the records.
+    const auditWindow = `--from ${new Date(started).toISOString()} --to ${new Date().toISOString()}`;
+    const audited = await runner.operate(['audit', ...auditWindow.split(' ')]);
+    await runner.readQuarantine();
     const audit = runner.audit();
     const summary = [
       'Summary',
@@ -260,10 +266,11 @@ async function main(): Promise<number> {
     shell('status', '', status);
     shell(`trace ${recoveredNumber}`, 'lost by the bank, recovered by the sweep', recoveredTrace);
     shell(`trace ${notifiedNumber}`, 'notified twice, settled by COMPE', notifiedTrace);
+    shell(`audit ${auditWindow}`, 'the promise, over the demo\'s record', audited);
     console.log(`  (the raw notification: ${rawCopy ? `${Buffer.byteLength(rawCopy)} bytes, as the receiver stored it` : 'MISSING'})`);
     const tree = await traceOf(runner, collector, notifiedNumber);
     console.log(`\nOne trace: boleto ${notifiedNumber}'s settlement, from the bank's POST to the consumer, as the local OTLP collector received it\n${tree.lines.map((line) => `  ${line}`).join('\n')}`);
-    const ok = audit.ok && notDelivered.length === lost.length && runner.quarantined.length === 1
+    const ok = audit.ok && audited.status === 0 && notDelivered.length === lost.length && runner.quarantined.length === 1
       && recovered === lost.length && recoveredDuplicates === 0 && recoveredAlarm === LocalAlarmState.ALARM
       && !!blocked && driftAlarm === LocalAlarmState.ALARM
       && forged.status === 401 && wrongToken.status === 401 && junkStatus === 200 && resentStatus === 200 && republished === 0 && recordOk

@@ -76,7 +76,7 @@ export class LocalResolver {
         if (id === d.pixApi?.restApi) return LOCAL_PIX_API_ID;
         if (id === d.pixApi?.stage) return d.pixApi.stageName;
         // Named by their logical ids locally (the local CloudWatch answers alarms by them).
-        if (type === 'AWS::DynamoDB::Table' || type === 'AWS::Events::EventBus' || type === 'AWS::Events::Archive' || type === 'AWS::Lambda::Function' || type === 'AWS::CloudWatch::Alarm') return id;
+        if (type === 'AWS::DynamoDB::Table' || type === 'AWS::Events::EventBus' || type === 'AWS::Events::Archive' || type === 'AWS::Lambda::Function' || type === 'AWS::CloudWatch::Alarm' || type === 'AWS::Logs::LogGroup') return id;
         if (type === 'AWS::S3::Bucket') return localBucketName(id);
         throw new Error(`The local runner has no stand-in for Ref ${id} (${type ?? 'not in the template'})`);
       },

@@ -1,7 +1,7 @@
 /**
  * The local stand-ins of the AWS services a receiver stack uses, and the bank, on 127.0.0.1: the
  * bank simulator (trusting the front door's CA), fauxqs behind a TCP gate, dynalite, and local
- * Secrets Manager, EventBridge, SSM, CloudFormation and S3 endpoints. The runner provisions a stack's resources in them.
+ * Secrets Manager, EventBridge, SSM, CloudFormation, S3 and CloudWatch Logs endpoints. The runner provisions a stack's resources in them.
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { createCertificateAuthority, issueCertificate, type PemPair } from '../../simulator/certificates';
@@ -16,6 +16,10 @@ import { LocalCloudFormation } from '../local-aws/cloudformation-server';
 import { LocalS3 } from '../local-aws/s3-server';
 import { type LocalAlarm, LocalCloudWatch } from '../local-aws/cloudwatch-server';
 import { LocalLambda } from '../local-aws/lambda-server';
+import { LocalLogs } from '../local-aws/logs-server';
+import { matchesEventPattern } from '../local-aws/event-pattern';
+import { localBucketName } from './local-resolver';
+import type { CloudFormationTemplate, ReceiverDeployment } from './template';
 import type { AwsOptions } from '../../cli/operate/aws';
 import { TcpGate } from '../local-aws/tcp-gate';
 import type { RunnerBank } from './bank-credentials';
@@ -55,6 +59,8 @@ export class LocalServices {
   readonly cloudFormation = new LocalCloudFormation();
   /** The raw journal's bucket (S3, path style). */
   readonly s3 = new LocalS3();
+  /** The audit log's group (a rule with a log group target writes it): `audit` reads it. */
+  readonly logs = new LocalLogs();
   /** The alarms the local CloudWatch answers (the runner sets it to its own evaluation of the template's). */
   cloudWatchAlarms: () => readonly LocalAlarm[] = () => [];
   /** DescribeAlarms and GetMetricData for the operator CLI. */
@@ -79,6 +85,7 @@ export class LocalServices {
   private s3Endpoint?: string;
   private cloudWatchEndpoint?: string;
   private lambdaEndpoint?: string;
+  private logsEndpoint?: string;
   private restoreDns?: () => void;
 
   private constructor(options: LocalServicesOptions) {
@@ -99,8 +106,8 @@ export class LocalServices {
       this.bank = this.simulator;
     }
     [this.fauxqs, this.dynamo] = await Promise.all([startFauxqs(), startDynalite()]);
-    [this.eventsEndpoint, this.secretsEndpoint, this.ssmEndpoint, this.cloudFormationEndpoint, this.s3Endpoint, this.cloudWatchEndpoint, this.lambdaEndpoint] = await Promise.all([
-      this.ownsEvents ? this.events.start() : this.events.endpoint, this.secrets.start(), this.ssm.start(), this.cloudFormation.start(), this.s3.start(), this.cloudWatch.start(), this.lambda.start(),
+    [this.eventsEndpoint, this.secretsEndpoint, this.ssmEndpoint, this.cloudFormationEndpoint, this.s3Endpoint, this.cloudWatchEndpoint, this.lambdaEndpoint, this.logsEndpoint] = await Promise.all([
+      this.ownsEvents ? this.events.start() : this.events.endpoint, this.secrets.start(), this.ssm.start(), this.cloudFormation.start(), this.s3.start(), this.cloudWatch.start(), this.lambda.start(), this.logs.start(),
     ]);
     this.sqsGate = new TcpGate(this.fauxqs.port);
     const gatePort = await this.sqsGate.start();
@@ -122,16 +129,34 @@ export class LocalServices {
     return {
       region: LOCAL_AWS.region, credentials: LOCAL_AWS.credentials,
       endpoints: {
-        CLOUDFORMATION: this.cloudFormationEndpoint!, CLOUDWATCH: this.cloudWatchEndpoint!, DYNAMODB: this.dynamo.endpoint, EVENTBRIDGE: this.eventsEndpoint!,
+        CLOUDFORMATION: this.cloudFormationEndpoint!, CLOUDWATCH: this.cloudWatchEndpoint!, CLOUDWATCH_LOGS: this.logsEndpoint!, DYNAMODB: this.dynamo.endpoint, EVENTBRIDGE: this.eventsEndpoint!,
         LAMBDA: this.lambdaEndpoint!, S3: this.s3Endpoint!, SQS: this.sqsEndpoint!,
       },
     };
   }
 
+  /**
+   * The template's buckets, and its audit log: the events its rule's pattern matches, written to
+   * the group as EventBridge writes an event to a log group target (the event's JSON).
+   */
+  standUp(template: CloudFormationTemplate, deployment: ReceiverDeployment): void {
+    for (const [logicalId, resource] of Object.entries(template.Resources)) if (resource.Type === 'AWS::S3::Bucket') this.s3.createBucket(localBucketName(logicalId));
+    const audit = deployment.auditLog;
+    if (!audit) return;
+    this.logs.createGroup(audit.logGroup);
+    this.events.subscribe((event) => {
+      if (!matchesEventPattern(audit.pattern, { source: event.source, 'detail-type': event.detailType, detail: event.detail })) return;
+      const time = event.time ?? new Date(event.receivedAt ?? Date.now()).toISOString();
+      this.logs.append(audit.logGroup, JSON.stringify({
+        version: '0', id: event.id, 'detail-type': event.detailType, source: event.source, account: LOCAL_AWS.accountId, time, region: LOCAL_AWS.region, resources: [], detail: event.detail,
+      }), event.receivedAt ?? Date.now());
+    });
+  }
+
   async stop(): Promise<void> {
     this.sqs?.destroy();
     await Promise.all([
-      this.bank?.stop(), this.fauxqs?.stop(), this.dynamo?.stop(), this.ownsEvents ? this.events.stop() : undefined, this.secrets.stop(), this.ssm.stop(), this.cloudFormation.stop(), this.s3.stop(), this.cloudWatch.stop(), this.lambda.stop(), this.sqsGate?.stop(),
+      this.bank?.stop(), this.fauxqs?.stop(), this.dynamo?.stop(), this.ownsEvents ? this.events.stop() : undefined, this.secrets.stop(), this.ssm.stop(), this.cloudFormation.stop(), this.s3.stop(), this.cloudWatch.stop(), this.lambda.stop(), this.logs.stop(), this.sqsGate?.stop(),
     ]);
     this.restoreDns?.();
   }

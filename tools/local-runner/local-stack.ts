@@ -83,6 +83,8 @@ export class LocalReceiverStack extends Stack {
       boletoContracts: [{ nomeResponsavel: 'Finance Operations', email: 'finance@example.com' }],
       // The local bank delivers in milliseconds: a grace of seconds tells a lost webhook from a late one here.
       recoveredGracePeriod: Duration.seconds(3),
+      // What `cdk-bank-webhooks audit` reads of the bus.
+      auditLog: { enabled: true },
       ...props.receiver,
     });
     // A consumer's rule: the runner's `consumerRule: 'BankWebhooksBoletoSettledRule'` stands for its target.

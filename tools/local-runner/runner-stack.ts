@@ -32,7 +32,7 @@ import { type MetricDatapoint, metricDatapoints } from './alarms';
 import type { StackOutput } from '../local-aws/cloudformation-server';
 import type { LocalAlarm } from '../local-aws/cloudwatch-server';
 import { type RunnerBank, simulatorCredentials, simulatorPixCredentials } from './bank-credentials';
-import { LocalResolver, localBucketName, synthesizeLocalStack } from './local-resolver';
+import { LocalResolver, synthesizeLocalStack } from './local-resolver';
 import { LocalServices } from './local-services';
 import { LocalReceiverStack } from './local-stack';
 import {
@@ -165,7 +165,7 @@ export abstract class RunnerStack {
     ({ queueUrl: this.queueUrl, dlqUrl: this.dlqUrl } = await createQueueWithDlq(this.sqs, d.queue.logicalId, d.queue.maxReceiveCount, visibilityTimeoutSeconds, d.queue.deadLetterQueue));
     ({ queueUrl: this.lookQueueUrl, dlqUrl: this.lookDlqUrl } = await createQueueWithDlq(this.sqs, d.lookQueue.logicalId, d.lookQueue.maxReceiveCount, visibilityTimeoutSeconds, d.lookQueue.deadLetterQueue));
     await this.services.dynamo.createTableLike(d.idempotencyTable, this.template.Resources[d.idempotencyTable].Properties ?? {});
-    for (const [logicalId, resource] of Object.entries(this.template.Resources)) if (resource.Type === 'AWS::S3::Bucket') this.services.s3.createBucket(localBucketName(logicalId));
+    this.services.standUp(this.template, d);
     for (const logicalId of d.generatedSecrets) this.secretArns.set(logicalId, this.secrets.createSecret(logicalId, randomBytes(32).toString('hex')));
     this.gateway = new LocalApiGateway({
       tls: this.services.apiTls,

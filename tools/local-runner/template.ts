@@ -93,6 +93,8 @@ export interface ReceiverDeployment {
   readonly lookEventSource: EventSourceDescription;
   readonly idempotencyTable: string;
   readonly eventBus?: string;
+  /** The audit log (`auditLog`): its group's logical id (its name locally), and its rule's event pattern. */
+  readonly auditLog?: { readonly logGroup: string; readonly pattern: Record<string, unknown> };
   /** Logical ids of the secrets the stack generates (the token secrets). */
   readonly generatedSecrets: readonly string[];
   readonly api: ApiDescription;
@@ -269,6 +271,7 @@ export function describeReceiverDeployment(template: CloudFormationTemplate): Re
     lookEventSource: eventSourceDescription(looks[1]),
     idempotencyTable: only(ofType('AWS::DynamoDB::Table'), 'tables')[0],
     eventBus: ofType('AWS::Events::EventBus')[0]?.[0],
+    ...auditLogOf(template),
     generatedSecrets: ofType('AWS::SecretsManager::Secret').filter(([, r]) => r.Properties?.GenerateSecretString).map(([id]) => id),
     api: apiDescription(only(apis.filter((id) => id !== pixApiId), 'REST APIs besides the Pix API')),
     ...(pixApiId ? { pixApi: apiDescription(pixApiId) } : {}),
@@ -311,4 +314,14 @@ export function describeQueueConsumer(template: CloudFormationTemplate, ruleLogi
     && JSON.stringify(r.Properties?.EventSourceArn) === JSON.stringify({ 'Fn::GetAtt': [queueId, 'Arn'] }));
   if (!mapping || !template.Resources[queueId].Properties?.RedrivePolicy) return undefined;
   return { queue: queueDescription(template, queueId), eventSource: eventSourceDescription(mapping) };
+}
+
+/** The rule whose target is a log group of the template (the audit log), if any. */
+function auditLogOf(template: CloudFormationTemplate): Pick<ReceiverDeployment, 'auditLog'> {
+  const isGroup = (id: string) => template.Resources[id]?.Type === 'AWS::Logs::LogGroup';
+  for (const rule of Object.values(template.Resources).filter((r) => r.Type === 'AWS::Events::Rule' && r.Properties?.EventPattern)) {
+    const group = [...JSON.stringify(rule.Properties?.Targets ?? []).matchAll(/\{"Ref":"([^"]+)"\}/g)].map((m) => m[1]).find(isGroup);
+    if (group) return { auditLog: { logGroup: group, pattern: rule.Properties!.EventPattern as Record<string, unknown> } };
+  }
+  return {};
 }

@@ -3,9 +3,14 @@
  * CLI finding the receiver from the stack's manifest output (the local CloudFormation), as an
  * operator would against AWS. A notification quarantined while the bank did not know its boleto
  * is redriven once the bank does and published once; a settlement the bank never notified is
- * found by `sweep` and published once; `status` and `trace` tell what happened.
+ * found by `sweep` and published once; `status` and `trace` tell what happened; `audit` finds
+ * nothing wrong in all of it, and names a change published twice and a notification lost.
  */
+import { PutEventsCommand, EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { BankEventDetailType as T } from '../../../contracts/events';
+import { journalKey } from '../../../contracts/record';
+import { encodeStoredNotification } from '../../../lambda/store/stored-notification';
 import { CliExit } from '../../../contracts/operations';
 import { TrailEntryKind } from '../../../contracts/record';
 import type { LocalRunner } from '../../../tools/local-runner/runner';
@@ -89,4 +94,39 @@ it('sweep runs the reconciliation now and prints what it found; the settlement t
   const trace = await runner.operate(['trace', boleto.nossoNumero]);
   expect(trace.out).toMatch(/look\s+the bank showed LIQUIDADO/);
   expect(trace.out).toContain('Raw notifications: none');
+});
+
+it('audit finds nothing wrong in what came before, then names a planted duplicate and a lost notification, and says what to do', async () => {
+  await runner.settle(60_000);
+  const now = Date.now();
+  const window = ['--from', new Date(now - 3 * 3_600_000).toISOString(), '--to', new Date(now).toISOString()];
+  const clean = await runner.operate(['audit', ...window]);
+  expect(clean.err).toBe('');
+  expect(clean.out).toContain('Nothing lost, nothing published twice, nothing unverified.');
+  expect(clean.out).toMatch(/published \(verified\)\s+[1-9]/);
+  expect(clean.status).toBe(CliExit.OK);
+
+  const aws = runner.operatorAws();
+  const config = { region: aws.region, credentials: aws.credentials };
+  // A change published twice: another Boleto Settled under a published subject and sequence (someone else's PutEvents).
+  const [settled] = runner.verifiedEvents().filter((e) => e.detailType === String(T.BOLETO_SETTLED));
+  const detail = structuredClone(settled.detail) as { idempotencyKey: string; subject: { id: string; sequence: number } };
+  detail.idempotencyKey = `${detail.subject.id}#${detail.subject.sequence}:settled:planted`;
+  const events = new EventBridgeClient({ ...config, endpoint: aws.endpoints!.EVENTBRIDGE });
+  await events.send(new PutEventsCommand({ Entries: [{ Source: settled.source, DetailType: settled.detailType, Detail: JSON.stringify(detail), EventBusName: settled.eventBusName }] }));
+  events.destroy();
+  // A notification lost: in the journal (the processor wrote it two hours ago), and nothing else knows it.
+  const stored = { route: 'boleto' as const, receivedAt: new Date(now - 2 * 3_600_000).toISOString(), requestId: 'planted-lost' };
+  const lost = { ...(settled.detail as { notification?: unknown }), nossoNumero: '000999999', idEventoWebhook: 'planted-lost-event', movimento: 'LIQUIDACAO_PIX', valorLiquidacao: '12.34', beneficiario: runner.simulator.accounts[0].beneficiario };
+  const s3 = new S3Client({ ...config, endpoint: aws.endpoints!.S3, forcePathStyle: true });
+  await s3.send(new PutObjectCommand({ Bucket: runner.journal!.bucket, Key: journalKey(stored), Body: encodeStoredNotification(stored, Buffer.from(JSON.stringify(lost))), IfNoneMatch: '*' }));
+  s3.destroy();
+
+  const found = await runner.operate(['audit', ...window]);
+  expect(found.status).toBe(CliExit.ATTENTION);
+  expect(found.out).toContain(`✗ nothing twice: ${detail.subject.id}#${detail.subject.sequence} was published as 2 different changes`);
+  expect(found.out).toMatch(new RegExp(`✗ nothing unverified: event \\S+ \\(${detail.idempotencyKey.replace(/[#:]/g, '.')}\\) is not among what ${detail.subject.id}'s record published`));
+  expect(found.out).toContain('✗ nothing lost: boleto:000999999:planted-lost-event was answered 200 (request planted-lost) but no verified event accounts for it and it is not in quarantine');
+  expect(found.out).toMatch(/What to do:\n {2}nothing twice: consumers dedupe on the idempotencyKey/);
+  expect(found.out).toContain('nothing lost: run `cdk-bank-webhooks trace <subject>`');
 });

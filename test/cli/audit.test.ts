@@ -1,0 +1,63 @@
+/**
+ * `cdk-bank-webhooks audit`: what it refuses before it reads anything (a window it cannot judge, a
+ * receiver without the records it reads), and how it tells an operator what broke and what to do.
+ * Over a local stack, with planted violations: test/tools/local-runner/operate.test.ts.
+ */
+import { runCli } from '../../cli/cli';
+import { Invariant, Outcome } from '../../cli/audit/invariants';
+import { auditWindow, type AuditResult, formatAudit } from '../../cli/operate/audit';
+import type { AwsClients } from '../../cli/operate/aws';
+import { CliExit, OPERATOR_MANIFEST_KIND, type OperatorManifest } from '../../contracts/operations';
+
+const DAY = 86_400_000;
+const NOW = Date.parse('2026-11-28T12:00:00Z');
+const queue = { url: 'https://sqs/q', arn: 'arn:q' };
+const manifest: OperatorManifest = {
+  kind: OPERATOR_MANIFEST_KIND, receiverName: 'Billing', stage: 'PRODUCTION', codigoBeneficiario: '54321',
+  queues: { notifications: queue, notificationsDeadLetter: queue, looks: queue, looksDeadLetter: queue },
+  table: 'records', bus: { name: 'bus', arn: 'arn:bus' }, journalBucket: 'journal', auditLog: 'audit-log',
+  functions: { receiver: 'r', processor: 'p' }, alarms: [], recordsLifetimeSeconds: 35 * 86_400, registrations: [],
+};
+/** AWS that must not be asked: every refusal comes first. */
+const untouched = new Proxy({}, { get: (_t, name) => { throw new Error(`AWS was asked (${String(name)})`); } }) as AwsClients;
+
+async function cli(args: string[]): Promise<{ status: number; err: string }> {
+  const err: string[] = [];
+  const status = await runCli(args, { out: () => undefined, err: (text) => err.push(text), stopRequested: new Promise(() => undefined) });
+  return { status, err: err.join('\n') };
+}
+
+describe('refused before AWS is asked', () => {
+  it('a command line without its window, or one wider than 7 days', async () => {
+    expect(await cli(['audit', '--stack', 'Billing'])).toEqual({ status: CliExit.USAGE, err: expect.stringContaining('audit needs --from and --to') });
+    expect(await cli(['audit', '--from', '2026-11-01', '--to', '2026-11-20', '--stack', 'Billing'])).toEqual({ status: CliExit.USAGE, err: expect.stringMatching(/The window is 20\.0 days wide; audit takes at most 7 days at a time/) });
+  });
+
+  it('a window older than the records remember, naming where it may start', async () => {
+    await expect(auditWindow(untouched, manifest, NOW - 40 * DAY, NOW - 39 * DAY, NOW)).rejects.toThrow(/is before what the receiver's records remember \(its 35-day idempotencyTtl less a day: from 2026-10-25T12:00:00.000Z\)/);
+  });
+
+  it('a receiver without a journal, or without an audit log, saying what to turn on', async () => {
+    const { journalBucket: _journal, ...noJournal } = manifest;
+    await expect(auditWindow(untouched, noJournal, NOW - DAY, NOW, NOW)).rejects.toMatchObject({ exit: CliExit.NOT_FOUND, message: expect.stringContaining('keeps no journal') });
+    const { auditLog: _log, ...noLog } = manifest;
+    await expect(auditWindow(untouched, noLog, NOW - DAY, NOW, NOW)).rejects.toMatchObject({ exit: CliExit.NOT_FOUND, message: expect.stringContaining('Set auditLog: { enabled: true } on the receiver, deploy, and audit the windows after it') });
+  });
+});
+
+it('prints each violation with its invariant, and what to do once per invariant', () => {
+  const result: AuditResult = {
+    from: NOW - DAY, to: NOW, eventsUntil: NOW, notifications: 3, events: 2, quarantined: 0, accepted: 3, republished: 0,
+    outcomes: { [Outcome.VERIFIED]: 1, [Outcome.NOT_CONFIRMED]: 0, [Outcome.QUARANTINED]: 0, [Outcome.PENDING]: 0, [Outcome.FOREIGN]: 0 },
+    violations: [
+      { invariant: Invariant.LOST, detail: 'boleto:000000001:a was answered 200 (request r1) but no verified event accounts for it and it is not in quarantine' },
+      { invariant: Invariant.LOST, detail: 'boleto:000000002:b was answered 200 (request r2) but no verified event accounts for it and it is not in quarantine' },
+      { invariant: Invariant.TWICE, detail: 'boleto:54321:000000003#1 was published as 2 different changes (k1, k2)' },
+    ],
+  };
+  const text = formatAudit(result);
+  expect(text).toContain('3 violation(s):\n  ✗ nothing lost: boleto:000000001:a');
+  expect(text.match(/^ {2}nothing lost: run `cdk-bank-webhooks trace <subject>`/gm)).toHaveLength(1);
+  expect(text).toMatch(/^ {2}nothing twice: consumers dedupe on the idempotencyKey/m);
+  expect(formatAudit({ ...result, violations: [] })).toMatch(/Nothing lost, nothing published twice, nothing unverified\.$/);
+});
