@@ -21,6 +21,7 @@ import { checkRecordsLifetime } from './reverify';
 import { namedSubjects } from './subjects';
 
 const MINUTE_MS = 60_000;
+const day = (at: number) => new Date(at).toISOString().replace('.000Z', 'Z');
 
 export interface AuditResult {
   readonly from: number;
@@ -45,18 +46,26 @@ export const AUDIT_ADVICE: Readonly<Record<Invariant, string>> = {
   [Invariant.SECRET]: 'rotate the secret',
 };
 
-/** Every event of the audit log in [from, to], oldest first. */
-async function auditLogEvents(aws: AwsClients, group: string, from: number, to: number): Promise<PublishedEvent[]> {
+/**
+ * Every event of the audit log in [from, to], oldest first. A line that is no event was not written
+ * by the rule (an account principal with logs:PutLogEvents can write a group): a violation.
+ */
+async function auditLogEvents(aws: AwsClients, group: string, from: number, to: number, violations: Violation[]): Promise<PublishedEvent[]> {
   const events: PublishedEvent[] = [];
   let nextToken: string | undefined;
   do {
     const page = await aws.logs.send(new FilterLogEventsCommand({ logGroupName: group, startTime: from, endTime: to, nextToken }));
     for (const line of page.events ?? []) {
+      let event: { id?: unknown; 'detail-type'?: unknown; detail?: unknown } | undefined;
       try {
-        const event = JSON.parse(line.message ?? '') as { id?: string; 'detail-type'?: string; detail?: Record<string, unknown> };
-        if (event.id && event['detail-type'] && event.detail) events.push({ id: event.id, detailType: event['detail-type'], detail: event.detail });
+        event = JSON.parse(line.message ?? '') as typeof event;
       } catch {
-        // A line that is no event (none is expected: only the rule writes): left out.
+        event = undefined;
+      }
+      if (event && typeof event.id === 'string' && typeof event['detail-type'] === 'string' && event.detail && typeof event.detail === 'object') {
+        events.push({ id: event.id, detailType: event['detail-type'], detail: event.detail as Record<string, unknown> });
+      } else {
+        violations.push({ invariant: Invariant.UNVERIFIED, detail: `the audit log holds a line that is no EventBridge event (written at ${day(line.timestamp ?? 0)} by someone other than its rule): ${(line.message ?? '').slice(0, 80)}` });
       }
     }
     nextToken = page.nextToken;
@@ -64,7 +73,7 @@ async function auditLogEvents(aws: AwsClients, group: string, from: number, to: 
   return events;
 }
 
-async function journalNotifications(aws: AwsClients, bucket: string, from: number, to: number): Promise<Array<AcceptedNotification & { receivedAt: number; raw: string }>> {
+async function journalNotifications(aws: AwsClients, bucket: string, from: number, to: number, violations: Violation[]): Promise<Array<AcceptedNotification & { receivedAt: number; raw: string }>> {
   const keys = await journalKeysBetween(aws, bucket, from, to, (count) => {
     if (count > OperatorDefaults.reverifyMaxNotifications) throw new OperatorError(`The window holds more than ${OperatorDefaults.reverifyMaxNotifications} notifications: narrow --from and --to.`, CliExit.USAGE);
   });
@@ -72,8 +81,12 @@ async function journalNotifications(aws: AwsClients, bucket: string, from: numbe
   for (const key of keys) {
     const object = await aws.s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
     const raw = await object.Body!.transformToString('utf8');
-    const { notification, body } = decodeStoredNotification(raw);
-    notifications.push({ requestId: notification.requestId, route: notification.route, body, receivedAt: Date.parse(notification.receivedAt), raw });
+    try {
+      const { notification, body } = decodeStoredNotification(raw);
+      notifications.push({ requestId: notification.requestId, route: notification.route, body, receivedAt: Date.parse(notification.receivedAt), raw });
+    } catch (error) {
+      violations.push({ invariant: Invariant.LOST, detail: `the journal's ${key} is no stored notification (${(error as Error).message.slice(0, 120)}): the processor writes only what the receiver stored` });
+    }
   }
   return notifications;
 }
@@ -89,8 +102,9 @@ export async function auditWindow(aws: AwsClients, manifest: OperatorManifest, f
   }
   const settle = OperatorDefaults.auditSettleMinutes * MINUTE_MS;
   const eventsUntil = Math.min(now, to + settle);
-  const notifications = await journalNotifications(aws, manifest.journalBucket, from, to);
-  const events = await auditLogEvents(aws, manifest.auditLog, from, eventsUntil);
+  const read: Violation[] = [];
+  const notifications = await journalNotifications(aws, manifest.journalBucket, from, to, read);
+  const events = await auditLogEvents(aws, manifest.auditLog, from, eventsUntil, read);
   // The notifications' dead letters (a look request names no notification), read and given back.
   const letters: QuarantinedLetter[] = await withDeadLetters(aws.sqs, DeadLetterQueue.NOTIFICATIONS, manifest.queues.notificationsDeadLetter.url, manifest.codigoBeneficiario,
     OperatorDefaults.dlqMaxMessages, (read) => Promise.resolve(read.map((l) => ({ body: l.message.Body ?? '', reason: l.reason }))));
@@ -119,7 +133,7 @@ export async function auditWindow(aws: AwsClients, manifest: OperatorManifest, f
       return (receivedAt.get(requestId) ?? 0) > now - settle ? Outcome.PENDING : undefined;
     },
   });
-  const violations = [...result.violations, ...await unrecordedEvents(store, events)];
+  const violations = [...read, ...result.violations, ...await unrecordedEvents(store, events)];
   return {
     from, to, eventsUntil, notifications: notifications.length, events: events.length, quarantined: letters.length,
     accepted: result.accepted, outcomes: result.outcomes, republished: result.republished, violations,
@@ -150,7 +164,6 @@ async function unrecordedEvents(store: DynamoDbSubjectStore, events: readonly Pu
   return violations;
 }
 
-const day = (at: number) => new Date(at).toISOString().replace('.000Z', 'Z');
 
 export function formatAudit(result: AuditResult): string {
   const { outcomes } = result;

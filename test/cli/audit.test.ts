@@ -8,6 +8,8 @@ import { Invariant, Outcome } from '../../cli/audit/invariants';
 import { auditWindow, type AuditResult, formatAudit } from '../../cli/operate/audit';
 import type { AwsClients } from '../../cli/operate/aws';
 import { CliExit, OPERATOR_MANIFEST_KIND, type OperatorManifest } from '../../contracts/operations';
+import { journalKey } from '../../contracts/record';
+import { encodeStoredNotification } from '../../lambda/store/stored-notification';
 
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-11-28T12:00:00Z');
@@ -60,4 +62,34 @@ it('prints each violation with its invariant, and what to do once per invariant'
   expect(text.match(/^ {2}nothing lost: run `cdk-bank-webhooks trace <subject>`/gm)).toHaveLength(1);
   expect(text).toMatch(/^ {2}nothing twice: consumers dedupe on the idempotencyKey/m);
   expect(formatAudit({ ...result, violations: [] })).toMatch(/Nothing lost, nothing published twice, nothing unverified\.$/);
+});
+
+describe('what it reads that someone else may have written', () => {
+  /** AWS as audit reads it: the journal's objects, the audit log's lines, an empty dead-letter queue, no records. */
+  function account(objects: Record<string, string>, lines: string[]): AwsClients {
+    const send = (answer: (command: { constructor: { name: string }; input: Record<string, unknown> }) => unknown) => ({ send: async (command: never) => answer(command) });
+    return {
+      s3: send((c) => (c.constructor.name === 'ListObjectsV2Command'
+        ? { Contents: Object.keys(objects).filter((k) => k.startsWith(String(c.input.Prefix))).map((Key) => ({ Key })), IsTruncated: false }
+        : { Body: { transformToString: async () => objects[String(c.input.Key)] } })),
+      logs: send(() => ({ events: lines.map((message, i) => ({ message, timestamp: NOW - 3_600_000 + i })) })),
+      sqs: send(() => ({ Messages: [] })),
+      dynamo: send(() => ({})),
+    } as unknown as AwsClients;
+  }
+
+  it('names a journal object that is no stored notification, a log line that is no event, and the notification nothing accounts for', async () => {
+    const stored = { route: 'boleto' as const, receivedAt: new Date(NOW - 2 * 3_600_000).toISOString(), requestId: 'r1' };
+    const boleto = { nossoNumero: '000000007', idEventoWebhook: 'e7', movimento: 'LIQUIDACAO_PIX', valorLiquidacao: '10.00', beneficiario: '54321' };
+    const junkKey = journalKey({ receivedAt: new Date(NOW - 3_600_000).toISOString(), requestId: 'junk' });
+    const result = await auditWindow(account({
+      [journalKey(stored)]: encodeStoredNotification(stored, Buffer.from(JSON.stringify(boleto))),
+      [junkKey]: 'not a stored notification',
+    }, ['{"forged": true}']), manifest, NOW - 3 * 3_600_000, NOW, NOW);
+    expect(result.violations).toEqual([
+      { invariant: Invariant.LOST, detail: expect.stringContaining(`the journal's ${junkKey} is no stored notification`) },
+      { invariant: Invariant.UNVERIFIED, detail: expect.stringMatching(/^the audit log holds a line that is no EventBridge event \(written at .* by someone other than its rule\): \{"forged": true\}$/) },
+      { invariant: Invariant.LOST, detail: 'boleto:000000007:e7 was answered 200 (request r1) but no verified event accounts for it and it is not in quarantine' },
+    ]);
+  });
 });

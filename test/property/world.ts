@@ -39,6 +39,7 @@ import { lambdaRecord } from '../../tools/local-aws/sqs-event-source';
 import { RecordingLogger } from '../support/recording-logger';
 import { BankSide, BOLETO_TOKEN, BOLETO_TOKEN_HEADER, PAYMENTS_TOKEN } from './bank-side';
 import { EventBridgeModel, QueueModel, S3Model, SqsModel, type QueuedMessage } from './models/aws-models';
+import { PendingPaymentIndex } from '../../contracts/reconciliation';
 import { DynamoDbModel } from './models/dynamodb-model';
 import { AwsFault, DeliveryFault, type FaultPlan, Mutant, Origin, ReceiveFault } from './faults';
 import type { Scenario } from './scenario';
@@ -125,7 +126,7 @@ export class World {
     const now = () => Date.now();
     const id = () => `m-${(++this.ids).toString().padStart(6, '0')}`;
     this.bank = new BankSide(now, (notification) => this.notify(notification), scenario.answers);
-    this.dynamo = new DynamoDbModel(TABLE, 'id', 'expiration', now);
+    this.dynamo = new DynamoDbModel(TABLE, 'id', 'expiration', now, { [PendingPaymentIndex.NAME]: { partition: PendingPaymentIndex.PARTITION, sort: PendingPaymentIndex.SINCE } });
     this.queue = this.sqs.add(new QueueModel(QUEUE_URL, HARNESS_TIMING.visibilityTimeoutMs, HARNESS_TIMING.maxReceiveCount, now, id));
     this.dlq = this.sqs.add(new QueueModel(DLQ_URL, HARNESS_TIMING.visibilityTimeoutMs, Infinity, now, id));
     this.lookQueue = this.sqs.add(new QueueModel(LOOK_QUEUE_URL, HARNESS_TIMING.visibilityTimeoutMs, HARNESS_TIMING.maxReceiveCount, now, id));

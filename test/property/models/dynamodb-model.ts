@@ -157,7 +157,11 @@ function conditionFailed(): ConditionalCheckFailedException {
 export class DynamoDbModel {
   readonly items = new Map<string, Item>();
   /** Items past their TTL that DynamoDB has not deleted yet: the harness deletes them when it decides. */
-  constructor(readonly tableName: string, private readonly keyName: string, private readonly ttlName: string, private readonly now: () => number) {}
+  constructor(
+    readonly tableName: string, private readonly keyName: string, private readonly ttlName: string, private readonly now: () => number,
+    /** Global secondary indexes, KEYS_ONLY as the construct makes them: a query on one finds the items that have its partition key, ordered by its sort key, with only the keys. */
+    private readonly indexes: Readonly<Record<string, { readonly partition: string; readonly sort?: string }>> = {},
+  ) {}
 
   /** Deletes the items whose TTL has passed (DynamoDB does it within days; the harness picks the moment). */
   expire(): string[] {
@@ -205,8 +209,15 @@ export class DynamoDbModel {
     if (command instanceof QueryCommand) {
       this.table(command.input.TableName);
       const context = { names: command.input.ExpressionAttributeNames ?? {}, values: command.input.ExpressionAttributeValues ?? {} };
-      const items = [...this.items.values()].filter((item) => evaluateCondition(command.input.KeyConditionExpression!, item, context));
-      return { Items: structuredClone(items), Count: items.length };
+      const found = [...this.items.values()].filter((item) => evaluateCondition(command.input.KeyConditionExpression!, item, context));
+      const index = command.input.IndexName === undefined ? undefined : this.indexes[command.input.IndexName];
+      if (command.input.IndexName !== undefined && !index) throw new Error(`the DynamoDB model has no index ${command.input.IndexName}`);
+      if (!index) return { Items: structuredClone(found), Count: found.length };
+      // An index holds only the items that have its keys, in its sort key's order, projected to the keys.
+      const sortOf = (item: Item) => Number(item[index.sort ?? '']?.N ?? 0);
+      const items = found.filter((item) => item[index.partition] !== undefined).sort((a, b) => sortOf(a) - sortOf(b))
+        .map((item) => Object.fromEntries([this.keyName, index.partition, ...(index.sort ? [index.sort] : [])].filter((name) => item[name]).map((name) => [name, structuredClone(item[name])])));
+      return { Items: items, Count: items.length };
     }
     throw new Error(`the DynamoDB model does not answer ${(command as object).constructor.name}`);
   }
