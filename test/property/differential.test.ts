@@ -10,6 +10,9 @@
  * - SQS: one script of sends, receives, deletes with a stale and a fresh receipt, releases and a
  *   redrive past maxReceiveCount, against the queue model and fauxqs, with a 1 s visibility timeout.
  * - S3: create-only writes (`If-None-Match: *`), against the bucket model and moto.
+ * - The bank: the same boletos and payments at the simulator's engine in process (the harness's
+ *   transport) and at the simulator over HTTPS, queried through the real bank client: the same
+ *   answers, refusals and not-founds.
  */
 import fc from 'fast-check';
 import {
@@ -26,6 +29,11 @@ import { synthReceiver } from '../support/cdk';
 import { DynamoDbModel } from './models/dynamodb-model';
 import { QueueModel, S3Model } from './models/aws-models';
 import { runScenario, scenarios } from './scenario';
+import { BankSide } from './bank-side';
+import { PaymentKind } from '../../contracts/events';
+import { BankClient } from '../../lambda/bank/cooperative/client';
+import { BankSimulator, SAMPLE_ACCOUNT } from '../../simulator/simulator';
+import { simulatorConnection, simulatorCredentials } from '../support/simulator-connection';
 
 jest.setTimeout(120_000);
 
@@ -214,6 +222,48 @@ describe('S3: the bucket model against moto', () => {
       expect(results.real).toEqual(results.model);
     } finally {
       await moto.stop();
+    }
+  });
+});
+
+describe('the bank: the simulator in process (the harness\'s transport) against the simulator over HTTPS', () => {
+  it('answers the processor\'s queries, its refusals and its not-founds alike, through the real bank client', async () => {
+    const side = new BankSide(Date.now, () => undefined);
+    const simulator = await BankSimulator.start({ credentials: side.credentials, accounts: [SAMPLE_ACCOUNT] });
+    const arn = 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:differential';
+    const inProcess = new BankClient({ settings: side.connection(arn), credentials: () => Promise.resolve(side.secretValue()), transport: () => side.transport((_label, work) => work()) });
+    const overHttps = new BankClient({ settings: simulatorConnection(simulator, arn), credentials: () => Promise.resolve(simulatorCredentials(simulator)) });
+    try {
+      // The same changes at both banks: boletos open, settled, settled and reversed; Pix payments received and settled.
+      const [open, settled, reversed] = ['10.00', '20.00', '30.00'].map((valor) => side.engine.bank.createBoleto({ valor }).nossoNumero);
+      for (const valor of ['10.00', '20.00', '30.00']) expect((await simulator.control.createBoleto({ valor })).nossoNumero).toBe([open, settled, reversed][['10.00', '20.00', '30.00'].indexOf(valor)]);
+      for (const nossoNumero of [settled, reversed]) {
+        side.engine.bank.changeBoleto(nossoNumero, 'settle', { canal: 'PIX' });
+        simulator.changeBoleto(nossoNumero, 'settle', { canal: 'PIX' });
+      }
+      side.engine.bank.changeBoleto(reversed, 'reverse');
+      simulator.changeBoleto(reversed, 'reverse');
+      for (const idTransacao of ['tx-a', 'tx-b']) {
+        side.engine.bank.createPayment({ tipo: PaymentKind.PIX, valor: '45.60', idTransacao });
+        await simulator.control.createPayment({ tipo: PaymentKind.PIX, valor: '45.60', idTransacao });
+      }
+      side.engine.bank.changePayment(PaymentKind.PIX, 'tx-b', 'settle');
+      await simulator.control.settlePayment(PaymentKind.PIX, 'tx-b');
+
+      const deadline = () => Date.now() + 10_000;
+      const ask = async (client: BankClient) => Promise.all([
+        ...[open, settled, reversed, '009999999'].map((nossoNumero) => outcomeOf(() => client.queryBoleto(SAMPLE_ACCOUNT.beneficiario, nossoNumero, deadline()))),
+        ...['tx-a', 'tx-b', 'tx-unknown'].map((id) => outcomeOf(() => client.queryPayment('pix', id, deadline()))),
+      ]);
+      const [local, https] = [await ask(inProcess), await ask(overHttps)];
+      // What differs by the moment each bank made it (dates, times, generated ids) is left out; every field is still there.
+      const stable = (outcome: Outcome) => canonical(outcome).replace(/\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})?/g, '<time>').replace(/\[20\d\d(,\d+){2,6}\]/g, '<date>').replace(/"endToEnd":"E\d+/g, '"endToEnd":"E<ispb and time>');
+      expect(local.map(stable)).toEqual(https.map(stable));
+      expect(local.filter((o) => 'error' in o)).toHaveLength(2);
+    } finally {
+      inProcess.close();
+      overHttps.close();
+      await simulator.stop();
     }
   });
 });
