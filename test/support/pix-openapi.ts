@@ -10,7 +10,6 @@ import { parse } from 'yaml';
 
 export const PIX_OPENAPI_FILE = join(__dirname, '..', 'fixtures', 'pix-api', 'bacen-pix-api-2.9.0', 'openapi.yaml');
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- an OpenAPI document is any JSON
 export type OpenApiDocument = { info: { version: string; license?: { name: string } }; components: Record<string, Record<string, any>> };
 
 /** One slip of the document and its patch: `apply` answers whether it found the slip (and fixed it). */
