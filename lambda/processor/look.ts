@@ -110,18 +110,20 @@ export async function lookAt(group: SubjectGroup, look: Look): Promise<string[]>
 }
 
 /**
- * Why a look must not publish what it found, or undefined when it may: a look request (not a
- * notification, not an operator's explicit replay) at a subject with no record, whose bank state
- * is dated before what records remember (`idempotencyTtl` less a margin, contracts/processor.ts
- * RecordLifetime): its change may have been published before the record expired. A state with no
- * date (a boleto written off or rejected, a payment with no `dataPagamento`) is published: the
- * looks that reach a subject with no record are the sweep's (settlements it lists by day, within
- * the records' lifetime), a Track Payment's (a payment just started) and reverify's (a window the
- * CLI holds within the lifetime), where no record means nothing was published.
+ * Why a look must not publish what it found, or undefined when it may: a look (a notification's, or
+ * a look request's other than an operator's explicit replay) at a subject with no record, whose
+ * bank state is dated before what records remember (`idempotencyTtl` less a margin,
+ * contracts/processor.ts RecordLifetime): its change may have been published before the record
+ * expired. A notification too: a re-send after the records' lifetime, or a captured request posted
+ * again, would otherwise publish the change twice. A state with no date (a boleto written off or
+ * rejected, a payment with no `dataPagamento`) is published: the looks that reach a subject with no
+ * record are the sweep's (settlements it lists by day, within the records' lifetime), a Track
+ * Payment's (a payment just started) and reverify's (a window the CLI holds within the lifetime),
+ * where no record means nothing was published.
  */
 function pastRecordLifetime(record: SubjectRecord, state: SubjectState, rules: SubjectRules, look: Look): string | undefined {
   const request = look.request;
-  if (!request || request.trigger === EventTrigger.REPLAY || record.state !== undefined || record.history.length) return undefined;
+  if (request?.trigger === EventTrigger.REPLAY || record.state !== undefined || record.history.length) return undefined;
   const dated = state.settlement?.date ?? state.paidAt;
   const at = rules.datedAt(state);
   if (at === undefined) return undefined;

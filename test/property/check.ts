@@ -52,7 +52,8 @@ export async function checkPromise(options: PropertyOptions): Promise<PropertyRe
     runs++;
     for (const [kind, count] of Object.entries(world.tally.faults)) faults[kind] = (faults[kind] ?? 0) + count;
     for (const event of world.bus.accepted) {
-      if (world.faultsStoppedAt !== undefined && event.at >= world.faultsStoppedAt) longest = Math.max(longest, event.at - world.faultsStoppedAt);
+      // (The late phase, past the records' lifetime, is no publication after the faults.)
+      if (world.faultsStoppedAt !== undefined && event.at >= world.faultsStoppedAt && (world.lateFrom === undefined || event.at < world.lateFrom)) longest = Math.max(longest, event.at - world.faultsStoppedAt);
     }
     const violations = checkInvariants(world);
     if (violations.length) {

@@ -8,6 +8,8 @@ export enum AwsFault {
   ABANDON_BEFORE = 'abandon-before',
   /** The invocation ends after the service carried the call out, before its answer is read. */
   ABANDON_AFTER = 'abandon-after',
+  /** DynamoDB's TTL deletes the items past their expiration just before a call: between a look at a record and its write. */
+  TTL_EXPIRED = 'ttl-expired',
 }
 
 /** What can happen to one notification the bank sends. */

@@ -6,11 +6,11 @@
  */
 import FakeTimers from '@sinonjs/fake-timers';
 import fc from 'fast-check';
-import { type AnswerVariation, type BankAction, OPTIONAL_ANSWER_FIELDS } from './bank-side';
+import { type AnswerVariation, type BankAction, OPTIONAL_ANSWER_FIELDS, subjectOfNotification } from './bank-side';
 import { AwsFault, DeliveryFault, type FaultPlan, type Mutant, ReceiveFault } from './faults';
 import type { OutgoingNotification } from '../../simulator/bank';
 import { BOLETO_TOKEN, BOLETO_TOKEN_HEADER, PAYMENTS_TOKEN, RECEIVER_ORIGIN } from './bank-side';
-import { HARNESS_TIMING, World } from './world';
+import { type Delivery, HARNESS_TIMING, World } from './world';
 import { Origin } from './faults';
 
 export interface Step {
@@ -35,6 +35,13 @@ export interface Scenario {
   /** How the bank sends a boleto event: one object, an array of one, or `{"eventos": [...]}` (BANK-NOTES). */
   readonly boletoShape: 'object' | 'array' | 'eventos';
   readonly randomSeed: number;
+  /**
+   * After everything settled, the clock moves past the records' lifetime and the bank delivers one
+   * of its notifications of a boleto it ends settled again (the `redeliver`-th answered 200): its
+   * record's TTL strikes just before the `expireAt`-th DynamoDB call from then, between a look and
+   * its write.
+   */
+  readonly late?: { readonly redeliver: number; readonly expireAt: number };
 }
 
 const planned = <T>(fault: fc.Arbitrary<T>, maxIndex: number, maxLength: number) =>
@@ -63,6 +70,7 @@ export const scenarios: fc.Arbitrary<Scenario> = fc.record({
   answers: fc.record({ omitted: fc.subarray([...OPTIONAL_ANSWER_FIELDS]), extraFields: fc.boolean(), wrapped: fc.boolean() }),
   boletoShape: fc.constantFrom('object' as const, 'array' as const, 'eventos' as const),
   randomSeed: fc.integer(),
+  late: fc.oneof({ arbitrary: fc.constant(undefined), weight: 3 }, { arbitrary: fc.record({ redeliver: fc.nat(5), expireAt: fc.nat(6) }), weight: 1 }),
 });
 
 /** The harness's epoch: a Monday afternoon in Brasília, a bank business day. */
@@ -134,9 +142,36 @@ export async function runScenario(scenario: Scenario, scheduler: fc.Scheduler, m
       clock.next();
     }
     await Promise.race([Promise.all(pollers), scheduler.waitIdle()]);
+    if (scenario.late) await latePhase(world, scenario.late, clock, scheduler);
     return world;
   } finally {
     Math.random = random;
     clock.uninstall();
   }
+}
+
+/** The late phase (Scenario.late): a notification again, after its record's lifetime, the TTL striking mid-look. */
+async function latePhase(world: World, late: NonNullable<Scenario['late']>, clock: ReturnType<ReturnType<typeof FakeTimers.withGlobal>["install"]>, scheduler: fc.Scheduler): Promise<void> {
+  // A notification of a boleto the bank ends settled: its state is dated (the settlement's date), which
+  // the records-lifetime rule reads. A state with no date is published again past its record's
+  // lifetime, sequence from 1 (docs/events.md, "Guarantees and limits"): not played here.
+  const settledAtTheEnd = (d: Delivery) => {
+    const subject = subjectOfNotification(d.notification.body);
+    return d.notification.kind === 'boleto' && !!subject && world.bank.ledger.get(subject)?.at(-1)?.cents !== undefined;
+  };
+  const delivered = world.deliveries.filter((d) => d.origin === Origin.BANK && d.status === 200 && settledAtTheEnd(d));
+  if (!delivered.length) return;
+  // Past every record's expiration (written at most SETTLE_BOUND_MS ago), a day more: the TTL may delete any of them.
+  clock.setSystemTime(Date.now() + world.settings.idempotencyTtlSeconds * 1000 + SETTLE_BOUND_MS + 86_400_000);
+  world.beginLatePhase(late.expireAt);
+  const pollers = [world.poll(world.queue), world.poll(world.lookQueue)];
+  const from = Date.now();
+  void world.deliver(delivered[late.redeliver % delivered.length].notification, Origin.BANK);
+  for (;;) {
+    await scheduler.waitIdle();
+    if (world.quiet() || Date.now() > from + SETTLE_BOUND_MS) world.stopped = true;
+    if (clock.countTimers() === 0) break;
+    clock.next();
+  }
+  await Promise.race([Promise.all(pollers), scheduler.waitIdle()]);
 }

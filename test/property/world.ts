@@ -111,6 +111,13 @@ export class World {
   /** Work that keeps the run going: deliveries and steps not yet made, invocations in flight. */
   pending = 0;
   stopped = false;
+  /** When the late phase began (records past their lifetime), if the scenario has one. */
+  lateFrom?: number;
+  /** The table's items as the late phase found them: what an audit within the records' lifetime read. */
+  itemsBeforeLate: ReadonlyArray<Record<string, unknown>> = [];
+  /** The DynamoDB call before which the table's TTL deletes what has expired (the late phase's fault). */
+  expireBeforeCall?: number;
+  private dynamoCalls = 0;
   private awsCalls = 0;
   private bankCalls = 0;
   private notifications = 0;
@@ -167,7 +174,27 @@ export class World {
 
   /** An SDK client of `env` whose every command the model answers. */
   private client<C>(env: Environment, service: string, model: { handle(command: unknown): unknown }): C {
-    return { send: (command: object) => this.call(env, `${service} ${command.constructor.name}`, this.faultAt(this.plan.aws, this.awsCalls++), () => model.handle(this.planted(command))) } as unknown as C;
+    return {
+      send: (command: object) => this.call(env, `${service} ${command.constructor.name}`, this.faultAt(this.plan.aws, this.awsCalls++), () => {
+        if (service === 'dynamodb') this.ttlBefore(this.dynamoCalls++);
+        return model.handle(this.planted(command));
+      }),
+    } as unknown as C;
+  }
+
+  /** DynamoDB's TTL, deleting what has expired just before the call the late phase names. */
+  private ttlBefore(call: number): void {
+    if (call !== this.expireBeforeCall) return;
+    const gone = this.dynamo.expire();
+    if (gone.length) this.tally.faults[AwsFault.TTL_EXPIRED] = (this.tally.faults[AwsFault.TTL_EXPIRED] ?? 0) + gone.length;
+  }
+
+  /** The late phase: the clock past every record's lifetime, the TTL to strike before DynamoDB call `expireAt` from now. */
+  beginLatePhase(expireAt: number): void {
+    this.itemsBeforeLate = structuredClone([...this.dynamo.items.values()]);
+    this.lateFrom = Date.now();
+    this.expireBeforeCall = this.dynamoCalls + expireAt;
+    this.stopped = false;
   }
 
   /** The command as a planted bug would send it. */

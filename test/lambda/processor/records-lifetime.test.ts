@@ -1,6 +1,6 @@
 /**
- * Nothing is published twice because a record expired: a look (a reverify, a Track Payment, the
- * sweep) at a subject with no record publishes nothing when the bank's state is dated before what
+ * Nothing is published twice because a record expired: a look (a notification's, a reverify, a
+ * Track Payment, the sweep) at a subject with no record publishes nothing when the bank's state is dated before what
  * records remember (idempotencyTtl less a day), counts it apart (never as recovered) and records
  * the state; a state with no date is published (the explicit rule); an operator's explicit replay
  * publishes with trigger `replay`.
@@ -108,9 +108,14 @@ it('an operator\'s explicit replay publishes what it finds once, with trigger re
   expect(f.requeued).toEqual([]);
 });
 
-it('a notification is the bank\'s word now: a webhook of a settlement whose record expired is still verified and published', async () => {
+it('a notification of a 40-day-old settlement whose record expired (a late re-send, or a captured request posted again) publishes nothing, counted apart', async () => {
   const f = fakeDeps();
   await settledThenExpired(f, 40);
   await run(f, [sqsRecord('boleto', [boletoEvent('2001', 'LIQUIDACAO_PIX', '150.25')])]);
-  expect(f.published.map((e) => e.detail.trigger)).toEqual(['webhook', 'webhook']);
+  expect(f.published).toHaveLength(1);
+  expect(f.counts[ProcessorMetric.LOOKS_PAST_RECORDS]).toBe(1);
+  expect(f.counts[ProcessorMetric.RECOVERED]).toBeUndefined();
+  // The notification is handled and borne out (its trail says so): the state is recorded, nothing is published.
+  const record = await f.deps.store.read(BOLETO);
+  expect(record.trail?.filter((e) => e.kind === TrailEntryKind.NOTIFICATION)).toEqual([expect.objectContaining({ claim: 'LIQUIDACAO_PIX', matched: true })]);
 });
