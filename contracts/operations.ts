@@ -5,6 +5,7 @@
  */
 
 import { createHash } from 'node:crypto';
+import type { BoletoMovementMapping, PaymentStatusMapping } from './processor';
 
 /** The `kind` of a receiver's manifest: the CLI reads only outputs that carry it. */
 export const OPERATOR_MANIFEST_KIND = 'cdk-bank-webhooks/receiver@1';
@@ -67,6 +68,12 @@ export interface OperatorManifest {
   readonly auditLog?: string;
   /** The receiver's Pix keys, normalized (a receiver with `pix`): `audit` tells a callback of another key's Pix, dropped and never published, by them. */
   readonly pixKeys?: readonly string[];
+  /**
+   * The processor's mappings of the bank's words where the receiver sets its own
+   * (`boletoMovements`, `paymentStatuses`, with the defaults filled in): `audit` reads a
+   * notification's claim as the processor does. Absent where they are the defaults.
+   */
+  readonly mappings?: { readonly boletoMovements?: BoletoMovementMapping; readonly paymentStatuses?: PaymentStatusMapping };
   /** The registrations the watch compares with the bank: each one's label and its applied record (the watch's state is kept under it). */
   readonly registrations: readonly { readonly label: string; readonly record: string }[];
 }

@@ -19,7 +19,7 @@ import { BankStage } from './core/bank-stage';
 import { VerifiedEventRule, type VerifiedEventRuleOptions } from './core/verified-event-rule';
 import { BankWebhookEndpoint } from './endpoint/bank-webhook-endpoint';
 import { minimumVisibilitySeconds } from './core/timing';
-import { writeOperatorManifest } from './core/operator-manifest';
+import { ownMappings, writeOperatorManifest } from './core/operator-manifest';
 import { allowOnlySourceQueue } from './core/redrive-allow-policy';
 import { SettlementProcessor } from './processor/settlement-processor';
 import { ReconciliationSweep } from './reconciliation/reconciliation-sweep';
@@ -178,6 +178,7 @@ export class BankWebhookReceiver extends Construct {
       queue: endpoint.queue, deadLetterQueue: endpoint.deadLetterQueue, lookQueue: processor.lookQueue, lookDeadLetterQueue: processor.lookDeadLetterQueue,
       tableName: processor.idempotencyTable.tableName, recordsLifetime: processor.idempotencyTtl, eventBus: processor.eventBus, archive: processor.eventArchive, journalBucket: processor.journalBucket, auditLog: processor.auditLog,
       pixKeys: props.pix ? normalizedPixKeys(props.pix) : undefined,
+      mappings: ownMappings(props),
       receiverFunction: endpoint.receiverFunction, processorFunction: processor.processorFunction, sweepFunction: this.reconciliation?.sweepFunction,
       registrations: this.reconciliation ? [...(this.paymentRegistration ? [this.paymentRegistration._watched] : []), ...this.boletoContracts.map((c) => c._watched), ...this.pixKeyWebhooks.map((k) => k._watched)] : [],
     });

@@ -111,8 +111,9 @@ export async function auditWindow(aws: AwsClients, manifest: OperatorManifest, f
 
   // What the events and dead letters leave unexplained, each subject's trail explains, or it is
   // still pending (received within the settle time), or lost.
-  const pixKeys = manifest.pixKeys;
-  const first = checkRecord({ notifications, events, quarantined: letters, pixKeys });
+  // Claims read as the processor reads them: its own mappings where the receiver set them.
+  const reading = { pixKeys: manifest.pixKeys, movements: manifest.mappings?.boletoMovements, paymentStatuses: manifest.mappings?.paymentStatuses };
+  const first = checkRecord({ notifications, events, quarantined: letters, ...reading });
   const store = new DynamoDbSubjectStore(aws.dynamo, manifest.table, 0);
   const records = new Map<string, SubjectRecord>();
   const unexplained = new Set(first.violations.filter((v) => v.invariant === Invariant.LOST).map((v) => /\(request ([^)]+)\)/.exec(v.detail)?.[1]).filter((id): id is string => !!id));
@@ -124,7 +125,7 @@ export async function auditWindow(aws: AwsClients, manifest: OperatorManifest, f
   }
   const receivedAt = new Map(notifications.map((n) => [n.requestId, n.receivedAt]));
   const result = checkRecord({
-    notifications, events, quarantined: letters, pixKeys,
+    notifications, events, quarantined: letters, ...reading,
     recorded: (requestId) => {
       for (const id of subjectsOf.get(requestId) ?? []) {
         const outcome = trailOutcome(records.get(id)?.trail ?? [], requestId);

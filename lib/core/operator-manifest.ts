@@ -7,6 +7,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { OPERATOR_MANIFEST_DESCRIPTION, OPERATOR_MANIFEST_KIND, type OperatorManifest } from '../../contracts/operations';
+import { type BoletoMovementMapping, type PaymentStatusMapping, ProcessorDefaults } from '../../contracts/processor';
 
 /** The resources of one receiver the operator CLI acts on. */
 export interface OperatorManifestResources {
@@ -27,6 +28,8 @@ export interface OperatorManifestResources {
   readonly auditLog?: logs.ILogGroup;
   /** The receiver's Pix keys, normalized (none without `pix`). */
   readonly pixKeys?: readonly string[];
+  /** The processor's own mappings, where the receiver sets them. */
+  readonly mappings?: OperatorManifest['mappings'];
   readonly receiverFunction: lambda.IFunction;
   readonly processorFunction: lambda.IFunction;
   readonly sweepFunction?: lambda.IFunction;
@@ -55,10 +58,19 @@ export function writeOperatorManifest(scope: Construct, id: string, r: OperatorM
       ...(r.journalBucket ? { journalBucket: r.journalBucket.bucketName } : {}),
       ...(r.auditLog ? { auditLog: r.auditLog.logGroupName } : {}),
       ...(r.pixKeys?.length ? { pixKeys: [...r.pixKeys] } : {}),
+      ...(r.mappings && Object.keys(r.mappings).length ? { mappings: r.mappings } : {}),
       functions: { receiver: r.receiverFunction.functionName, processor: r.processorFunction.functionName, ...(r.sweepFunction ? { sweep: r.sweepFunction.functionName } : {}) },
       registrations: (r.registrations ?? []).map((w) => ({ label: w.label, record: w.appliedRecord })),
       alarms: scope.node.findAll().filter((c): c is cloudwatch.Alarm => c instanceof cloudwatch.Alarm).map((alarm) => alarm.alarmName),
     }),
   });
   return new CfnOutput(scope, id, { description: OPERATOR_MANIFEST_DESCRIPTION, value: Stack.of(scope).toJsonString(manifest) });
+}
+
+/** The processor's mappings the receiver sets (with the defaults filled in, as the processor's settings do), for the manifest. */
+export function ownMappings(props: { readonly boletoMovements?: Partial<BoletoMovementMapping>; readonly paymentStatuses?: Partial<PaymentStatusMapping> }): OperatorManifest['mappings'] {
+  return {
+    ...(props.boletoMovements ? { boletoMovements: { ...ProcessorDefaults.boletoMovements, ...props.boletoMovements } } : {}),
+    ...(props.paymentStatuses ? { paymentStatuses: { ...ProcessorDefaults.paymentStatuses, ...props.paymentStatuses } } : {}),
+  };
 }

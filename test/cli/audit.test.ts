@@ -78,6 +78,25 @@ describe('what it reads that someone else may have written', () => {
     } as unknown as AwsClients;
   }
 
+  it('reads a claim with the processor\'s own mappings from the manifest: a movement the receiver calls a settlement is accounted for by its Boleto Settled', async () => {
+    const stored = { route: 'boleto' as const, receivedAt: new Date(NOW - 2 * 3_600_000).toISOString(), requestId: 'r1' };
+    const boleto = { nossoNumero: '000000007', idEventoWebhook: 'e7', movimento: 'CREDITO_CONFIRMADO', valorLiquidacao: '10.00', beneficiario: '54321' };
+    const event = JSON.stringify({
+      id: 'ev1', 'detail-type': 'Boleto Settled', detail: {
+        idempotencyKey: 'boleto:54321:000000007#1:settled:2026-11-28:1000', subject: { id: 'boleto:54321:000000007', nossoNumero: '000000007', sequence: 1 },
+        state: { status: 'LIQUIDADO', statusClass: 'settled' }, settlement: { amount: { cents: 1000 } },
+      },
+    });
+    const aws = () => account({ [journalKey(stored)]: encodeStoredNotification(stored, Buffer.from(JSON.stringify(boleto))) }, [event]);
+    const lost = await auditWindow(aws(), manifest, NOW - 3 * 3_600_000, NOW, NOW);
+    // Read with the defaults, the movement means nothing: a notification nothing could verify.
+    expect(lost.violations.map((v) => v.detail)).toEqual(['request r1 (boleto) was answered 200, cannot be understood, and is not in quarantine']);
+    const movements = { settlement: ['CREDITO_CONFIRMADO', 'LIQUIDACAO'], reversal: ['ESTORNO'], writeOff: ['BAIXA'], rejection: ['REJEICAO'] };
+    const read = await auditWindow(aws(), { ...manifest, mappings: { boletoMovements: movements } }, NOW - 3 * 3_600_000, NOW, NOW);
+    expect(read.violations).toEqual([]);
+    expect(read.outcomes[Outcome.VERIFIED]).toBe(1);
+  });
+
   it('names a journal object that is no stored notification, a log line that is no event, and the notification nothing accounts for', async () => {
     const stored = { route: 'boleto' as const, receivedAt: new Date(NOW - 2 * 3_600_000).toISOString(), requestId: 'r1' };
     const boleto = { nossoNumero: '000000007', idEventoWebhook: 'e7', movimento: 'LIQUIDACAO_PIX', valorLiquidacao: '10.00', beneficiario: '54321' };

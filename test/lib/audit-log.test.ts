@@ -50,3 +50,9 @@ it('takes the retention asked, the log key, and DESTROY with the receiver', () =
 it('refuses a retention CloudWatch Logs does not have, saying which', () => {
   expect(() => synthReceiver({ auditLog: { enabled: true, retention: 42 as logs.RetentionDays } })).toThrow(/auditLog\.retention: must be one of logs\.RetentionDays, got 42/);
 });
+
+it('carries in the manifest the processor\'s own mappings, defaults filled in, for audit to read claims as the processor does; none when they are the defaults', () => {
+  expect(manifestText(synthReceiver().template)).not.toContain('mappings');
+  const text = manifestText(synthReceiver({ paymentStatuses: { settled: ['EFETIVADO', 'LIQUIDADO'] } }).template);
+  expect(text).toContain('\\"mappings\\":{\\"paymentStatuses\\":{\\"settled\\":[\\"EFETIVADO\\",\\"LIQUIDADO\\"],\\"pending\\":[\\"RECEBIDO\\"');
+});
