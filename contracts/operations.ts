@@ -62,10 +62,11 @@ export interface OperatorManifest {
    */
   readonly recordsLifetimeSeconds?: number;
   /**
-   * The audit log's group (`auditLog.enabled`): every event of the receiver's source that reached
-   * its bus, kept by a rule of the bus; `audit` reads it. Absent when the audit log is off.
+   * The audit log (`auditLog.enabled`): the group where a rule of the bus keeps every event of the
+   * receiver's source, and the dead-letter queue of what it could not write there; `audit` reads
+   * both. Absent when the audit log is off.
    */
-  readonly auditLog?: string;
+  readonly auditLog?: { readonly group: string; readonly deadLetterQueue: ManifestQueue };
   /** The receiver's Pix keys, normalized (a receiver with `pix`): `audit` tells a callback of another key's Pix, dropped and never published, by them. */
   readonly pixKeys?: readonly string[];
   /**

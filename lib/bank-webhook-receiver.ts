@@ -176,7 +176,8 @@ export class BankWebhookReceiver extends Construct {
     writeOperatorManifest(this, 'OperatorManifest', {
       receiverName, stage: this.stage, codigoBeneficiario: processor.account.codigoBeneficiario,
       queue: endpoint.queue, deadLetterQueue: endpoint.deadLetterQueue, lookQueue: processor.lookQueue, lookDeadLetterQueue: processor.lookDeadLetterQueue,
-      tableName: processor.idempotencyTable.tableName, recordsLifetime: processor.idempotencyTtl, eventBus: processor.eventBus, archive: processor.eventArchive, journalBucket: processor.journalBucket, auditLog: processor.auditLog,
+      tableName: processor.idempotencyTable.tableName, recordsLifetime: processor.idempotencyTtl, eventBus: processor.eventBus, archive: processor.eventArchive, journalBucket: processor.journalBucket,
+      auditLog: processor.auditLog && processor.auditDeadLetterQueue ? { group: processor.auditLog, deadLetterQueue: processor.auditDeadLetterQueue } : undefined,
       pixKeys: props.pix ? normalizedPixKeys(props.pix) : undefined,
       mappings: ownMappings(props),
       receiverFunction: endpoint.receiverFunction, processorFunction: processor.processorFunction, sweepFunction: this.reconciliation?.sweepFunction,

@@ -30,6 +30,8 @@ export interface AuditResult {
   readonly eventsUntil: number;
   readonly notifications: number;
   readonly events: number;
+  /** Of those, read from the audit log's dead-letter queue (EventBridge could not write them to the log). */
+  readonly undelivered: number;
   readonly quarantined: number;
   readonly accepted: number;
   readonly outcomes: Readonly<Record<Outcome, number>>;
@@ -46,6 +48,17 @@ export const AUDIT_ADVICE: Readonly<Record<Invariant, string>> = {
   [Invariant.SECRET]: 'rotate the secret',
 };
 
+/** An EventBridge event as JSON (a log line, a dead letter), or undefined when it is none. */
+function eventOf(text: string): PublishedEvent | undefined {
+  try {
+    const event = JSON.parse(text) as { id?: unknown; 'detail-type'?: unknown; detail?: unknown };
+    const ok = typeof event.id === 'string' && typeof event['detail-type'] === 'string' && !!event.detail && typeof event.detail === 'object';
+    return ok ? { id: event.id as string, detailType: event['detail-type'] as string, detail: event.detail as Record<string, unknown> } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Every event of the audit log in [from, to], oldest first. A line that is no event was not written
  * by the rule (an account principal with logs:PutLogEvents can write a group): a violation.
@@ -56,15 +69,9 @@ async function auditLogEvents(aws: AwsClients, group: string, from: number, to: 
   do {
     const page = await aws.logs.send(new FilterLogEventsCommand({ logGroupName: group, startTime: from, endTime: to, nextToken }));
     for (const line of page.events ?? []) {
-      let event: { id?: unknown; 'detail-type'?: unknown; detail?: unknown } | undefined;
-      try {
-        event = JSON.parse(line.message ?? '') as typeof event;
-      } catch {
-        event = undefined;
-      }
-      if (event && typeof event.id === 'string' && typeof event['detail-type'] === 'string' && event.detail && typeof event.detail === 'object') {
-        events.push({ id: event.id, detailType: event['detail-type'], detail: event.detail as Record<string, unknown> });
-      } else {
+      const event = eventOf(line.message ?? '');
+      if (event) events.push(event);
+      else {
         violations.push({ invariant: Invariant.UNVERIFIED, detail: `the audit log holds a line that is no EventBridge event (written at ${day(line.timestamp ?? 0)} by someone other than its rule): ${(line.message ?? '').slice(0, 80)}` });
       }
     }
@@ -104,7 +111,11 @@ export async function auditWindow(aws: AwsClients, manifest: OperatorManifest, f
   const eventsUntil = Math.min(now, to + settle);
   const read: Violation[] = [];
   const notifications = await journalNotifications(aws, manifest.journalBucket, from, to, read);
-  const events = await auditLogEvents(aws, manifest.auditLog, from, eventsUntil, read);
+  const logged = await auditLogEvents(aws, manifest.auditLog.group, from, eventsUntil, read);
+  // What EventBridge could not write to the log, after a day of retries, waits in its dead-letter queue (read and given back).
+  const undelivered = await withDeadLetters(aws.sqs, DeadLetterQueue.NOTIFICATIONS, manifest.auditLog.deadLetterQueue.url, manifest.codigoBeneficiario,
+    OperatorDefaults.dlqMaxMessages, (letters) => Promise.resolve(letters.flatMap((l) => eventOf(l.message.Body ?? '') ?? [])));
+  const events = [...logged, ...undelivered.filter((e) => !logged.some((l) => l.id === e.id))];
   // The notifications' dead letters (a look request names no notification), read and given back.
   const letters: QuarantinedLetter[] = await withDeadLetters(aws.sqs, DeadLetterQueue.NOTIFICATIONS, manifest.queues.notificationsDeadLetter.url, manifest.codigoBeneficiario,
     OperatorDefaults.dlqMaxMessages, (read) => Promise.resolve(read.map((l) => ({ body: l.message.Body ?? '', reason: l.reason }))));
@@ -136,7 +147,7 @@ export async function auditWindow(aws: AwsClients, manifest: OperatorManifest, f
   });
   const violations = [...read, ...result.violations, ...await unrecordedEvents(store, events)];
   return {
-    from, to, eventsUntil, notifications: notifications.length, events: events.length, quarantined: letters.length,
+    from, to, eventsUntil, notifications: notifications.length, events: events.length, undelivered: events.length - logged.length, quarantined: letters.length,
     accepted: result.accepted, outcomes: result.outcomes, republished: result.republished, violations,
   };
 }
@@ -179,6 +190,7 @@ export function formatAudit(result: AuditResult): string {
       ['  still being verified', String(outcomes[Outcome.PENDING])],
       ['  another key\'s Pix (dropped, never published)', String(outcomes[Outcome.FOREIGN])],
       ['events in the audit log', String(result.events)],
+      ['  of them in its dead-letter queue (not written)', String(result.undelivered)],
       ['  delivered again (same key and content)', String(result.republished)],
       ['dead letters read', String(result.quarantined)],
     ]),

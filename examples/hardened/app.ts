@@ -53,6 +53,8 @@ export class HardenedBankWebhooksStack extends Stack {
       boletoContracts: [exampleBoletoContract(this)],
       // Raw notifications kept 5 years under the data key, locked against early deletion, with access logs.
       journal: { encryptionKey: dataKey, objectLock: JournalObjectLock.GOVERNANCE, serverAccessLogsBucket: this.accessLogsBucket() },
+      // What `cdk-bank-webhooks audit` reads of the bus: every event, written by a rule the processor cannot stand in for (encrypted with the logs key).
+      auditLog: { enabled: true },
       // Pix received: on a domain of its own with mutual TLS, only the provider's pinned certificate
       // (its issuing chain in pix-provider-chain.pem: this bank ships it with the Pix application's certificates).
       pix: {

@@ -24,6 +24,7 @@ export enum Runbook {
   REGISTRATION_CONTESTED = 'registrationcontestedalarm',
   REGISTRATION_RECORD = 'registrationrecordalarm',
   CONSUMER_DEAD_LETTER_QUEUE = 'consumer-deadletterqueuealarm',
+  AUDIT_DEAD_LETTER_QUEUE = 'auditdeadletterqueuealarm',
 }
 
 /** Where a runbook is, as an alarm's description names it. */

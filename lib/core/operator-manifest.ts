@@ -24,8 +24,8 @@ export interface OperatorManifestResources {
   readonly eventBus: events.IEventBus;
   readonly archive?: events.Archive;
   readonly journalBucket?: s3.IBucket;
-  /** The audit log's group (none unless `auditLog.enabled`). */
-  readonly auditLog?: logs.ILogGroup;
+  /** The audit log's group and its dead-letter queue (none unless `auditLog.enabled`). */
+  readonly auditLog?: { readonly group: logs.ILogGroup; readonly deadLetterQueue: sqs.IQueue };
   /** The receiver's Pix keys, normalized (none without `pix`). */
   readonly pixKeys?: readonly string[];
   /** The processor's own mappings, where the receiver sets them. */
@@ -56,7 +56,7 @@ export function writeOperatorManifest(scope: Construct, id: string, r: OperatorM
       recordsLifetimeSeconds: r.recordsLifetime.toSeconds(),
       bus: { name: r.eventBus.eventBusName, arn: r.eventBus.eventBusArn, ...(r.archive ? { archive: r.archive.archiveName } : {}) },
       ...(r.journalBucket ? { journalBucket: r.journalBucket.bucketName } : {}),
-      ...(r.auditLog ? { auditLog: r.auditLog.logGroupName } : {}),
+      ...(r.auditLog ? { auditLog: { group: r.auditLog.group.logGroupName, deadLetterQueue: queue(r.auditLog.deadLetterQueue) } } : {}),
       ...(r.pixKeys?.length ? { pixKeys: [...r.pixKeys] } : {}),
       ...(r.mappings && Object.keys(r.mappings).length ? { mappings: r.mappings } : {}),
       functions: { receiver: r.receiverFunction.functionName, processor: r.processorFunction.functionName, ...(r.sweepFunction ? { sweep: r.sweepFunction.functionName } : {}) },

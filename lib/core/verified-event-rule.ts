@@ -4,10 +4,11 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import { addToDeadLetterQueueResourcePolicy } from 'aws-cdk-lib/aws-events-targets';
-import type * as iam from 'aws-cdk-lib/aws-iam';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as lambdaEventSources from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { BankAccount } from '../../contracts/bank-connection';
@@ -190,8 +191,18 @@ function accountPattern(account: BankAccount): Record<string, unknown> {
   return { cooperativa: [account.cooperativa], $or: [{ codigoBeneficiario: [account.codigoBeneficiario] }, { conta: [account.conta] }] };
 }
 
-function targetDeadLetterQueue(scope: Construct, id: string): sqs.Queue {
-  const queue = new sqs.Queue(scope, id, { encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.seconds(ProcessorDefaults.queueRetentionSeconds) });
+/**
+ * An encrypted dead-letter queue for a rule's target (the consumers' rules', the audit log's):
+ * SSE-SQS, or SSE-KMS under `key`, which EventBridge is then granted to encrypt with.
+ */
+export function targetDeadLetterQueue(scope: Construct, id: string, key?: kms.IKey): sqs.Queue {
+  const encryption = key ? { encryption: sqs.QueueEncryption.KMS, encryptionMasterKey: key } : { encryption: sqs.QueueEncryption.SQS_MANAGED };
+  const queue = new sqs.Queue(scope, id, { ...encryption, enforceSSL: true, retentionPeriod: Duration.seconds(ProcessorDefaults.queueRetentionSeconds) });
+  // EventBridge encrypts what it sends with the key: for this account's rules only (no confused deputy).
+  key?.addToResourcePolicy(new iam.PolicyStatement({
+    principals: [new iam.ServicePrincipal('events.amazonaws.com')], actions: ['kms:GenerateDataKey', 'kms:Decrypt'], resources: ['*'],
+    conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(scope).account } },
+  }));
   Validations.of(queue).acknowledge({
     id: 'AwsSolutions::AwsSolutions-SQS3',
     reason: 'This queue is the dead-letter queue of an EventBridge rule target: what lands here is read and redriven by an operator, not consumed again.',
@@ -204,7 +215,7 @@ function targetDeadLetterQueue(scope: Construct, id: string): sqs.Queue {
  * A rule target with a dead-letter queue and a retry policy: EventBridge otherwise drops an
  * event after 24 hours of failed deliveries, and a consumer of settlements must not lose one.
  */
-class WithDeliveryGuarantees implements events.IRuleTarget {
+export class WithDeliveryGuarantees implements events.IRuleTarget {
   constructor(
     private readonly inner: events.IRuleTarget,
     private readonly deadLetterQueue: sqs.IQueue,

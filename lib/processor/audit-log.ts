@@ -1,11 +1,16 @@
-import { Names, RemovalPolicy, Stack, ArnFormat } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Names, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { AuditLogDefaults } from '../../contracts/operations';
 import { allowLogsToUse } from '../core/log-encryption';
+import { Runbook, thresholdAlarm } from '../core/alarms';
+import { QueueSenders } from '../core/queue-senders';
+import { targetDeadLetterQueue, WithDeliveryGuarantees } from '../core/verified-event-rule';
 import type { PropsValidation } from '../core/props-validation';
 
 /**
@@ -39,14 +44,20 @@ export function checkAuditLogOptions(v: PropsValidation, options: AuditLogOption
 export interface AuditLogParts {
   readonly logGroup: logs.LogGroup;
   readonly rule: events.Rule;
+  /** Where EventBridge puts an event it could not write to the log after its retries. */
+  readonly deadLetterQueue: sqs.Queue;
+  /** Alarm: events the audit log misses are in its dead-letter queue. */
+  readonly deadLetterQueueAlarm: cloudwatch.Alarm;
 }
 
 /**
- * Makes the audit log in `scope`: the log group `AuditLog`, the rule `AuditRule` on `bus` that
- * sends it every event of `source`, and the resource policy that lets that rule alone write it
- * (the account's other rules and principals get no write from it).
+ * Makes the audit log in `scope`: the log group `AuditLog` (under the logs key), the rule
+ * `AuditRule` on `bus` that sends it every event of `source`, the resource policy that lets that
+ * rule alone write it (the account's other rules and principals get no write from it), and the
+ * rule's dead-letter queue (under the queues' key) with its alarm.
  */
-export function createAuditLog(scope: Construct, options: AuditLogOptions, bus: events.IEventBus, source: string, key: kms.IKey | undefined, removalPolicy = RemovalPolicy.RETAIN): AuditLogParts {
+export function createAuditLog(scope: Construct, options: AuditLogOptions, bus: events.IEventBus, source: string, keys: { readonly logs?: kms.IKey; readonly queues?: kms.IKey }, removalPolicy = RemovalPolicy.RETAIN): AuditLogParts {
+  const key = keys.logs;
   allowLogsToUse(scope, key);
   const logGroup = new logs.LogGroup(scope, 'AuditLog', {
     retention: options.retention ?? AuditLogDefaults.retentionDays,
@@ -55,11 +66,19 @@ export function createAuditLog(scope: Construct, options: AuditLogOptions, bus: 
   });
   // The target is the group's ARN without the `:*` of its streams, as EventBridge takes it.
   const target = Stack.of(scope).formatArn({ service: 'logs', resource: 'log-group', resourceName: logGroup.logGroupName, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+  // Retried for a day, then kept in a dead-letter queue of its own (alarmed): the log misses nothing silently.
+  const deadLetterQueue = targetDeadLetterQueue(scope, 'AuditDeadLetterQueue', keys.queues);
   const rule = new events.Rule(scope, 'AuditRule', {
     eventBus: bus,
     description: 'Keeps every event of the receiver\'s source in its audit log (cdk-bank-webhooks audit)',
     eventPattern: { source: [source] },
-    targets: [{ bind: () => ({ arn: target }) }],
+    targets: [new WithDeliveryGuarantees({ bind: () => ({ arn: target }) }, deadLetterQueue, 185, Duration.hours(24))],
+  });
+  QueueSenders.guard(deadLetterQueue).addRule(rule);
+  const deadLetterQueueAlarm = thresholdAlarm(scope, 'AuditDeadLetterQueueAlarm', {
+    runbook: Runbook.AUDIT_DEAD_LETTER_QUEUE,
+    description: 'Events EventBridge could not write to the audit log in a day of retries are in its dead-letter queue: the log misses them, and audit over their window names them. Read the queue, fix the cause (the log key\'s policy, the log group), keep the messages with the audit.',
+    metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: cloudwatch.Stats.MAXIMUM }),
   });
   new logs.ResourcePolicy(scope, 'AuditLogPolicy', {
     resourcePolicyName: `cdk-bank-webhooks-audit-${Names.uniqueId(logGroup).slice(-40)}`,
@@ -71,5 +90,5 @@ export function createAuditLog(scope: Construct, options: AuditLogOptions, bus: 
       conditions: { ArnEquals: { 'aws:SourceArn': rule.ruleArn } },
     })],
   });
-  return { logGroup, rule };
+  return { logGroup, rule, deadLetterQueue, deadLetterQueueAlarm };
 }

@@ -86,6 +86,10 @@ export class SettlementProcessor extends Construct {
   public readonly journalBucket?: s3.Bucket;
   /** The audit log's group: every event of `eventSource` on the bus (none unless `auditLog.enabled`). */
   public readonly auditLog?: logs.LogGroup;
+  /** Where EventBridge puts an event it could not write to the audit log (none unless `auditLog.enabled`). */
+  public readonly auditDeadLetterQueue?: sqs.Queue;
+  /** Alarm: events the audit log misses are in its dead-letter queue. */
+  public readonly auditDeadLetterQueueAlarm?: cloudwatch.Alarm;
   /** Alarm: a raw notification could not be written to the journal (the message is retried until it is). */
   public readonly journalAlarm?: cloudwatch.Alarm;
 
@@ -167,7 +171,8 @@ export class SettlementProcessor extends Construct {
     });
     // The journal's bucket is written by the function's role alone (its policy names the role).
     this.journalBucket = props.journal?.enabled === false ? undefined : createNotificationJournal(this, 'Journal', props.journal ?? {}, fn.role!, props.removalPolicy);
-    if (props.auditLog?.enabled) this.auditLog = createAuditLog(this, props.auditLog, this.eventBus, this.eventSource, props.logEncryptionKey).logGroup;
+    const audit = props.auditLog?.enabled ? createAuditLog(this, props.auditLog, this.eventBus, this.eventSource, { logs: props.logEncryptionKey, queues: queueKey }) : undefined;
+    [this.auditLog, this.auditDeadLetterQueue, this.auditDeadLetterQueueAlarm] = [audit?.logGroup, audit?.deadLetterQueue, audit?.deadLetterQueueAlarm];
     if (props.removalPolicy === RemovalPolicy.DESTROY) RemovalPolicies.of(this).apply(RemovalPolicy.DESTROY, { applyToResourceTypes: ['AWS::Logs::LogGroup'] });
     const settings = processorSettings({
       eventBusName: this.eventBus.eventBusName,
@@ -243,7 +248,7 @@ export class SettlementProcessor extends Construct {
         metric: this.metric(ProcessorMetric.JOURNAL_FAILURES),
       });
     }
-    notifyOn(props.alarmTopic, [this.deadLetterQueueAlarm, this.lookDeadLetterQueueAlarm, this.oldestMessageAlarm, this.lookAgeAlarm, this.processorErrorsAlarm, this.journalAlarm]);
+    notifyOn(props.alarmTopic, [this.deadLetterQueueAlarm, this.lookDeadLetterQueueAlarm, this.oldestMessageAlarm, this.lookAgeAlarm, this.processorErrorsAlarm, this.journalAlarm, this.auditDeadLetterQueueAlarm]);
     warnWithoutAlarmTopic(this, props.alarmTopic);
   }
 

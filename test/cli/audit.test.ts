@@ -17,7 +17,7 @@ const queue = { url: 'https://sqs/q', arn: 'arn:q' };
 const manifest: OperatorManifest = {
   kind: OPERATOR_MANIFEST_KIND, receiverName: 'Billing', stage: 'PRODUCTION', codigoBeneficiario: '54321',
   queues: { notifications: queue, notificationsDeadLetter: queue, looks: queue, looksDeadLetter: queue },
-  table: 'records', bus: { name: 'bus', arn: 'arn:bus' }, journalBucket: 'journal', auditLog: 'audit-log',
+  table: 'records', bus: { name: 'bus', arn: 'arn:bus' }, journalBucket: 'journal', auditLog: { group: 'audit-log', deadLetterQueue: { url: 'https://sqs/audit-dlq', arn: 'arn:audit-dlq' } },
   functions: { receiver: 'r', processor: 'p' }, alarms: [], recordsLifetimeSeconds: 35 * 86_400, registrations: [],
 };
 /** AWS that must not be asked: every refusal comes first. */
@@ -49,7 +49,7 @@ describe('refused before AWS is asked', () => {
 
 it('prints each violation with its invariant, and what to do once per invariant', () => {
   const result: AuditResult = {
-    from: NOW - DAY, to: NOW, eventsUntil: NOW, notifications: 3, events: 2, quarantined: 0, accepted: 3, republished: 0,
+    from: NOW - DAY, to: NOW, eventsUntil: NOW, notifications: 3, events: 2, undelivered: 0, quarantined: 0, accepted: 3, republished: 0,
     outcomes: { [Outcome.VERIFIED]: 1, [Outcome.NOT_CONFIRMED]: 0, [Outcome.QUARANTINED]: 0, [Outcome.PENDING]: 0, [Outcome.FOREIGN]: 0 },
     violations: [
       { invariant: Invariant.LOST, detail: 'boleto:000000001:a was answered 200 (request r1) but no verified event accounts for it and it is not in quarantine' },
@@ -66,14 +66,18 @@ it('prints each violation with its invariant, and what to do once per invariant'
 
 describe('what it reads that someone else may have written', () => {
   /** AWS as audit reads it: the journal's objects, the audit log's lines, an empty dead-letter queue, no records. */
-  function account(objects: Record<string, string>, lines: string[]): AwsClients {
+  function account(objects: Record<string, string>, lines: string[], auditDeadLetters: string[] = []): AwsClients {
     const send = (answer: (command: { constructor: { name: string }; input: Record<string, unknown> }) => unknown) => ({ send: async (command: never) => answer(command) });
     return {
       s3: send((c) => (c.constructor.name === 'ListObjectsV2Command'
         ? { Contents: Object.keys(objects).filter((k) => k.startsWith(String(c.input.Prefix))).map((Key) => ({ Key })), IsTruncated: false }
         : { Body: { transformToString: async () => objects[String(c.input.Key)] } })),
       logs: send(() => ({ events: lines.map((message, i) => ({ message, timestamp: NOW - 3_600_000 + i })) })),
-      sqs: send(() => ({ Messages: [] })),
+      // The audit log's dead-letter queue answers its messages once (then they are held out of sight); every other queue is empty.
+      sqs: send((c) => {
+        if (c.constructor.name !== 'ReceiveMessageCommand' || c.input.QueueUrl !== manifest.auditLog!.deadLetterQueue.url) return { Messages: [] };
+        return { Messages: auditDeadLetters.splice(0).map((Body, i) => ({ MessageId: `m${i}`, ReceiptHandle: `r${i}`, Body })) };
+      }),
       dynamo: send(() => ({})),
     } as unknown as AwsClients;
   }
@@ -95,6 +99,19 @@ describe('what it reads that someone else may have written', () => {
     const read = await auditWindow(aws(), { ...manifest, mappings: { boletoMovements: movements } }, NOW - 3 * 3_600_000, NOW, NOW);
     expect(read.violations).toEqual([]);
     expect(read.outcomes[Outcome.VERIFIED]).toBe(1);
+  });
+
+  it('reads what EventBridge could not write to the log from its dead-letter queue: the event there accounts for its notification', async () => {
+    const stored = { route: 'boleto' as const, receivedAt: new Date(NOW - 2 * 3_600_000).toISOString(), requestId: 'r1' };
+    const boleto = { nossoNumero: '000000007', idEventoWebhook: 'e7', movimento: 'LIQUIDACAO_PIX', valorLiquidacao: '10.00', beneficiario: '54321' };
+    const event = JSON.stringify({
+      id: 'ev1', 'detail-type': 'Boleto Settled', detail: {
+        idempotencyKey: 'boleto:54321:000000007#1:settled:2026-11-28:1000', subject: { id: 'boleto:54321:000000007', nossoNumero: '000000007', sequence: 1 },
+        state: { status: 'LIQUIDADO', statusClass: 'settled' }, settlement: { amount: { cents: 1000 } },
+      },
+    });
+    const result = await auditWindow(account({ [journalKey(stored)]: encodeStoredNotification(stored, Buffer.from(JSON.stringify(boleto))) }, [], [event]), manifest, NOW - 3 * 3_600_000, NOW, NOW);
+    expect(result).toMatchObject({ violations: [], events: 1, undelivered: 1 });
   });
 
   it('names a journal object that is no stored notification, a log line that is no event, and the notification nothing accounts for', async () => {

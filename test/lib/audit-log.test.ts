@@ -35,7 +35,11 @@ it('keeps every event of the source in a log group for a year, retained, written
   expect(document).toContain('ArnEquals');
   expect(document).toContain(`{"Fn::GetAtt":["${ruleId}","Arn"]}`);
   expect(document).not.toMatch(/logs:Delete/);
-  expect(manifestText(template)).toContain(`"auditLog\\":\\"",{"Ref":"${groupId}"}`);
+  expect(manifestText(template)).toContain(`"auditLog\\":{\\"group\\":\\"",{"Ref":"${groupId}"}`);
+  // What EventBridge could not write after a day of retries waits in a dead-letter queue of its own, alarmed.
+  const [target] = rule.Properties.Targets as Array<{ DeadLetterConfig?: { Arn: unknown }; RetryPolicy?: unknown }>;
+  expect(target).toMatchObject({ DeadLetterConfig: { Arn: { 'Fn::GetAtt': [expect.stringMatching(/^WebhooksProcessorAuditDeadLetterQueue/), 'Arn'] } }, RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86_400 } });
+  expect(Object.keys(template.findResources('AWS::CloudWatch::Alarm')).filter((id) => id.startsWith('WebhooksProcessorAuditDeadLetterQueueAlarm'))).toHaveLength(1);
 });
 
 it('takes the retention asked, the log key, and DESTROY with the receiver', () => {

@@ -3,7 +3,7 @@
  * bank simulator (trusting the front door's CA), fauxqs behind a TCP gate, dynalite, and local
  * Secrets Manager, EventBridge, SSM, CloudFormation, S3 and CloudWatch Logs endpoints. The runner provisions a stack's resources in them.
  */
-import type { SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { createCertificateAuthority, issueCertificate, type PemPair } from '../../simulator/certificates';
 import { BankSimulator, type BankSimulatorOptions } from '../../simulator/simulator';
 import { type Dynalite, startDynalite } from '../local-aws/dynalite';
@@ -61,6 +61,8 @@ export class LocalServices {
   readonly s3 = new LocalS3();
   /** The audit log's group (a rule with a log group target writes it): `audit` reads it. */
   readonly logs = new LocalLogs();
+  /** Queues `standUp` made beside the runner's own (the audit log's dead-letter queue), by logical id. */
+  readonly standingQueues = new Map<string, string>();
   /** The alarms the local CloudWatch answers (the runner sets it to its own evaluation of the template's). */
   cloudWatchAlarms: () => readonly LocalAlarm[] = () => [];
   /** DescribeAlarms and GetMetricData for the operator CLI. */
@@ -139,11 +141,13 @@ export class LocalServices {
    * The template's buckets, and its audit log: the events its rule's pattern matches, written to
    * the group as EventBridge writes an event to a log group target (the event's JSON).
    */
-  standUp(template: CloudFormationTemplate, deployment: ReceiverDeployment): void {
+  async standUp(template: CloudFormationTemplate, deployment: ReceiverDeployment): Promise<void> {
     for (const [logicalId, resource] of Object.entries(template.Resources)) if (resource.Type === 'AWS::S3::Bucket') this.s3.createBucket(localBucketName(logicalId));
     const audit = deployment.auditLog;
     if (!audit) return;
     this.logs.createGroup(audit.logGroup);
+    // Its rule's dead-letter queue (empty locally: the local log takes every event).
+    if (audit.deadLetterQueue) this.standingQueues.set(audit.deadLetterQueue, (await this.sqs.send(new CreateQueueCommand({ QueueName: audit.deadLetterQueue }))).QueueUrl!);
     this.events.subscribe((event) => {
       if (!matchesEventPattern(audit.pattern, { source: event.source, 'detail-type': event.detailType, detail: event.detail })) return;
       const time = event.time ?? new Date(event.receivedAt ?? Date.now()).toISOString();

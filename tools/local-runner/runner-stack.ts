@@ -165,7 +165,7 @@ export abstract class RunnerStack {
     ({ queueUrl: this.queueUrl, dlqUrl: this.dlqUrl } = await createQueueWithDlq(this.sqs, d.queue.logicalId, d.queue.maxReceiveCount, visibilityTimeoutSeconds, d.queue.deadLetterQueue));
     ({ queueUrl: this.lookQueueUrl, dlqUrl: this.lookDlqUrl } = await createQueueWithDlq(this.sqs, d.lookQueue.logicalId, d.lookQueue.maxReceiveCount, visibilityTimeoutSeconds, d.lookQueue.deadLetterQueue));
     await this.services.dynamo.createTableLike(d.idempotencyTable, this.template.Resources[d.idempotencyTable].Properties ?? {});
-    this.services.standUp(this.template, d);
+    await this.services.standUp(this.template, d);
     for (const logicalId of d.generatedSecrets) this.secretArns.set(logicalId, this.secrets.createSecret(logicalId, randomBytes(32).toString('hex')));
     this.gateway = new LocalApiGateway({
       tls: this.services.apiTls,
@@ -195,7 +195,7 @@ export abstract class RunnerStack {
       if (q) ({ queueUrl: this.consumerQueueUrl, dlqUrl: this.consumerDlqUrl } = await createQueueWithDlq(this.sqs, q.logicalId, q.maxReceiveCount, this.options.consumerVisibilityTimeoutSeconds ?? q.visibilityTimeoutSeconds, q.deadLetterQueue));
     }
     const queueUrls = new Map([
-      [d.queue.logicalId, this.queueUrl], [d.queue.deadLetterQueue, this.dlqUrl], [d.lookQueue.logicalId, this.lookQueueUrl], [d.lookQueue.deadLetterQueue, this.lookDlqUrl],
+      [d.queue.logicalId, this.queueUrl], [d.queue.deadLetterQueue, this.dlqUrl], [d.lookQueue.logicalId, this.lookQueueUrl], [d.lookQueue.deadLetterQueue, this.lookDlqUrl], ...this.services.standingQueues,
     ]);
     this.resolver = new LocalResolver(this.template, d, { queueUrls, secretArns: this.secretArns, apiUrl: this.apiUrl, ...(this.pixUrl ? { pixApiUrl: this.pixUrl } : {}) }, this.stackName);
     this.services.cloudWatchAlarms = () => this.localAlarms();

@@ -93,8 +93,8 @@ export interface ReceiverDeployment {
   readonly lookEventSource: EventSourceDescription;
   readonly idempotencyTable: string;
   readonly eventBus?: string;
-  /** The audit log (`auditLog`): its group's logical id (its name locally), and its rule's event pattern. */
-  readonly auditLog?: { readonly logGroup: string; readonly pattern: Record<string, unknown> };
+  /** The audit log (`auditLog`): its group's logical id (its name locally), its rule's event pattern, its target's dead-letter queue. */
+  readonly auditLog?: { readonly logGroup: string; readonly pattern: Record<string, unknown>; readonly deadLetterQueue?: string };
   /** Logical ids of the secrets the stack generates (the token secrets). */
   readonly generatedSecrets: readonly string[];
   readonly api: ApiDescription;
@@ -321,7 +321,8 @@ function auditLogOf(template: CloudFormationTemplate): Pick<ReceiverDeployment, 
   const isGroup = (id: string) => template.Resources[id]?.Type === 'AWS::Logs::LogGroup';
   for (const rule of Object.values(template.Resources).filter((r) => r.Type === 'AWS::Events::Rule' && r.Properties?.EventPattern)) {
     const group = [...JSON.stringify(rule.Properties?.Targets ?? []).matchAll(/\{"Ref":"([^"]+)"\}/g)].map((m) => m[1]).find(isGroup);
-    if (group) return { auditLog: { logGroup: group, pattern: rule.Properties!.EventPattern as Record<string, unknown> } };
+    const deadLetters = (rule.Properties?.Targets as Array<{ DeadLetterConfig?: { Arn?: { 'Fn::GetAtt'?: [string, string] } } }> | undefined)?.[0]?.DeadLetterConfig?.Arn?.['Fn::GetAtt']?.[0];
+    if (group) return { auditLog: { logGroup: group, pattern: rule.Properties!.EventPattern as Record<string, unknown>, ...(deadLetters ? { deadLetterQueue: deadLetters } : {}) } };
   }
   return {};
 }
