@@ -8,7 +8,7 @@
  *   the construct's own table; each answer must agree (the item read, the condition that failed,
  *   the items a batch or a query found).
  * - SQS: one script of sends, receives, deletes with a stale and a fresh receipt, releases and a
- *   redrive past maxReceiveCount, against the queue model and fauxqs, with a 1 s visibility timeout.
+ *   redrive past maxReceiveCount, against the queue model and fauxqs, with a 2 s visibility timeout (room for a busy machine between the two sides' calls).
  * - S3: create-only writes (`If-None-Match: *`), against the bucket model and moto.
  * - The bank: the same boletos and payments at the simulator's engine in process (the harness's
  *   transport) and at the simulator over HTTPS, queried through the real bank client: the same
@@ -16,7 +16,7 @@
  */
 import fc from 'fast-check';
 import {
-  BatchGetItemCommand, DeleteItemCommand, DeleteTableCommand, GetItemCommand, QueryCommand, UpdateItemCommand,
+  BatchGetItemCommand, DeleteItemCommand, DeleteTableCommand, DescribeTableCommand, GetItemCommand, QueryCommand, UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { ChangeMessageVisibilityCommand, DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { PutObjectCommand, CreateBucketCommand } from '@aws-sdk/client-s3';
@@ -112,6 +112,16 @@ describe('DynamoDB: the model against dynalite, with the calls the handlers made
   });
   afterAll(async () => dynalite?.stop());
 
+  /** Waits until the table's status is `status` (undefined: the table is gone). */
+  async function tableStatus(status: string | undefined): Promise<void> {
+    for (let i = 0; i < 200; i++) {
+      const now = await dynalite.client.send(new DescribeTableCommand({ TableName: tableName })).then((d) => d.Table?.TableStatus, () => undefined);
+      if (now === status) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error(`dynalite's table ${tableName} did not become ${status ?? 'gone'}`);
+  }
+
   it('answers every call as dynalite does', async () => {
     const calls = recorded.filter((r) => 'command' in r);
     expect(calls.length).toBeGreaterThan(100);
@@ -121,9 +131,12 @@ describe('DynamoDB: the model against dynalite, with the calls the handlers made
     const disagreements: string[] = [];
     for (const [i, entry] of recorded.entries()) {
       if ('newRun' in entry) {
-        // Each run's world starts with an empty table.
+        // Each run's world starts with an empty table: dynalite deletes and creates on a timer, so
+        // each is waited for (on a busy machine a create could otherwise be undone by the delete).
         await dynalite.client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
+        await tableStatus(undefined);
         await dynalite.createTableLike(tableName, table.Properties ?? {});
+        await tableStatus('ACTIVE');
         continue;
       }
       if ('expired' in entry) {
@@ -157,10 +170,10 @@ describe('SQS: the queue model against fauxqs', () => {
 
   it('hands out, hides, deletes and redrives as fauxqs does', async () => {
     const maxReceiveCount = 2;
-    const { queueUrl, dlqUrl } = await createQueueWithDlq(sqs, 'differential', maxReceiveCount, 1, 'differential-dlq');
+    const { queueUrl, dlqUrl } = await createQueueWithDlq(sqs, 'differential', maxReceiveCount, 2, 'differential-dlq');
     let ids = 0;
-    const model = new QueueModel('q', 1_000, maxReceiveCount, Date.now, () => `m${++ids}`);
-    model.deadLetter = new QueueModel('dlq', 1_000, 0, Date.now, () => `d${++ids}`);
+    const model = new QueueModel('q', 2_000, maxReceiveCount, Date.now, () => `m${++ids}`);
+    model.deadLetter = new QueueModel('dlq', 2_000, 0, Date.now, () => `d${++ids}`);
     const receipts = { model: new Map<string, string>(), real: new Map<string, string>() };
     const trace = { model: [] as string[], real: [] as string[] };
     const send = async (body: string) => {
@@ -175,7 +188,7 @@ describe('SQS: the queue model against fauxqs', () => {
       trace.model.push(`${step}: ${fromModel.map((m) => `${m.body}×${m.receiveCount}`).sort().join(' ')}`);
       trace.real.push(`${step}: ${Messages.map((m) => `${m.Body}×${m.Attributes?.ApproximateReceiveCount}`).sort().join(' ')}`);
     };
-    const wait = () => new Promise((resolve) => setTimeout(resolve, 1_200));
+    const wait = () => new Promise((resolve) => setTimeout(resolve, 2_300));
 
     await send('a');
     await send('b');
