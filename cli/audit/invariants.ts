@@ -302,11 +302,14 @@ export function checkRecord(input: RecordInput): RecordAudit {
     if (!(ROUTES as readonly string[]).includes(route)) continue;
     const items = parseNotification(route as Route, body, movements).items;
     if (items.length === 0) {
-      // Nothing in it can be verified: it must be in quarantine, with its reason.
-      if (!quarantinedRequests.has(requestId)) violations.push({ invariant: Invariant.LOST, detail: `request ${requestId} (${route}) was answered 200, cannot be understood, and is not in quarantine` });
-      else if (!quarantinedUnread.has(requestId)) {
+      // Nothing in it can be verified: it must be in quarantine, with its reason (or still on its way there).
+      if (quarantinedUnread.has(requestId)) continue;
+      const outcome = quarantinedRequests.has(requestId) ? Outcome.QUARANTINED : input.recorded?.(requestId, `request:${requestId}`);
+      if (outcome) {
         quarantinedUnread.add(requestId);
-        outcomes[Outcome.QUARANTINED]++;
+        outcomes[outcome]++;
+      } else {
+        violations.push({ invariant: Invariant.LOST, detail: `request ${requestId} (${route}) was answered 200, cannot be understood, and is not in quarantine` });
       }
       continue;
     }

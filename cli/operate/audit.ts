@@ -127,7 +127,7 @@ export async function auditWindow(aws: AwsClients, manifest: OperatorManifest, f
   const first = checkRecord({ notifications, events, quarantined: letters, ...reading });
   const store = new DynamoDbSubjectStore(aws.dynamo, manifest.table, 0);
   const records = new Map<string, SubjectRecord>();
-  const unexplained = new Set(first.violations.filter((v) => v.invariant === Invariant.LOST).map((v) => /\(request ([^)]+)\)/.exec(v.detail)?.[1]).filter((id): id is string => !!id));
+  const unexplained = new Set(first.violations.filter((v) => v.invariant === Invariant.LOST).map((v) => /\(request ([^)]+)\)|^request (\S+) \(/.exec(v.detail)).map((m) => m?.[1] ?? m?.[2]).filter((id): id is string => !!id));
   const subjectsOf = new Map<string, string[]>();
   for (const n of notifications.filter((n) => unexplained.has(n.requestId))) {
     const ids = namedSubjects(n.raw, manifest.codigoBeneficiario).subjects.map((s) => s.id);

@@ -114,6 +114,15 @@ describe('what it reads that someone else may have written', () => {
     expect(result).toMatchObject({ violations: [], events: 1, undelivered: 1 });
   });
 
+  it('counts a notification nobody could understand as still on its way to quarantine within the settle time, and lost past it', async () => {
+    const young = { route: 'payments' as const, receivedAt: new Date(NOW - 10 * 60_000).toISOString(), requestId: 'young' };
+    const old = { route: 'payments' as const, receivedAt: new Date(NOW - 2 * 3_600_000).toISOString(), requestId: 'old' };
+    const junk = Buffer.from(JSON.stringify({ junk: true }));
+    const result = await auditWindow(account({ [journalKey(young)]: encodeStoredNotification(young, junk), [journalKey(old)]: encodeStoredNotification(old, junk) }, []), manifest, NOW - 3 * 3_600_000, NOW, NOW);
+    expect(result.outcomes[Outcome.PENDING]).toBe(1);
+    expect(result.violations.map((v) => v.detail)).toEqual(['request old (payments) was answered 200, cannot be understood, and is not in quarantine']);
+  });
+
   it('names a journal object that is no stored notification, a log line that is no event, and the notification nothing accounts for', async () => {
     const stored = { route: 'boleto' as const, receivedAt: new Date(NOW - 2 * 3_600_000).toISOString(), requestId: 'r1' };
     const boleto = { nossoNumero: '000000007', idEventoWebhook: 'e7', movimento: 'LIQUIDACAO_PIX', valorLiquidacao: '10.00', beneficiario: '54321' };
