@@ -118,6 +118,8 @@ export interface RecordAudit {
   readonly republished: number;
   /** The request ids found in the dead-letter queues, with their reasons. */
   readonly quarantinedRequests: ReadonlyMap<string, string | undefined>;
+  /** The requests of the notifications nothing accounted for (each named by a violation). */
+  readonly unaccounted: ReadonlySet<string>;
 }
 
 interface EventView {
@@ -263,7 +265,11 @@ export function checkRecord(input: RecordInput): RecordAudit {
   const anotherKey = (chave: string | undefined) => !!input.pixKeys && chave !== undefined && !input.pixKeys.includes(normalizePixKey(chave)?.key ?? chave);
   const accepted = new Set<string>();
   const quarantinedUnread = new Set<string>();
-  const lost = (identity: string, requestId: string) => violations.push({ invariant: Invariant.LOST, detail: `${identity} was answered 200 (request ${requestId}) but no verified event accounts for it and it is not in quarantine` });
+  const unaccounted = new Set<string>();
+  const lost = (identity: string, requestId: string) => {
+    unaccounted.add(requestId);
+    violations.push({ invariant: Invariant.LOST, detail: `${identity} was answered 200 (request ${requestId}) but no verified event accounts for it and it is not in quarantine` });
+  };
   const settle = (identity: string, requestId: string, found: Outcome | undefined) => {
     const outcome = found ?? (quarantinedRequests.has(requestId) ? Outcome.QUARANTINED : input.recorded?.(requestId, identity));
     if (outcome) outcomes[outcome]++;
@@ -309,6 +315,7 @@ export function checkRecord(input: RecordInput): RecordAudit {
         quarantinedUnread.add(requestId);
         outcomes[outcome]++;
       } else {
+        unaccounted.add(requestId);
         violations.push({ invariant: Invariant.LOST, detail: `request ${requestId} (${route}) was answered 200, cannot be understood, and is not in quarantine` });
       }
       continue;
@@ -320,5 +327,5 @@ export function checkRecord(input: RecordInput): RecordAudit {
       settle(identity, requestId, accountFor(item, events, paymentStatuses));
     }
   }
-  return { violations, accepted: accepted.size + quarantinedUnread.size, outcomes, republished, quarantinedRequests };
+  return { violations, accepted: accepted.size + quarantinedUnread.size, outcomes, republished, quarantinedRequests, unaccounted };
 }

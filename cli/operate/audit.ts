@@ -127,9 +127,8 @@ export async function auditWindow(aws: AwsClients, manifest: OperatorManifest, f
   const first = checkRecord({ notifications, events, quarantined: letters, ...reading });
   const store = new DynamoDbSubjectStore(aws.dynamo, manifest.table, 0);
   const records = new Map<string, SubjectRecord>();
-  const unexplained = new Set(first.violations.filter((v) => v.invariant === Invariant.LOST).map((v) => /\(request ([^)]+)\)|^request (\S+) \(/.exec(v.detail)).map((m) => m?.[1] ?? m?.[2]).filter((id): id is string => !!id));
   const subjectsOf = new Map<string, string[]>();
-  for (const n of notifications.filter((n) => unexplained.has(n.requestId))) {
+  for (const n of notifications.filter((n) => first.unaccounted.has(n.requestId))) {
     const ids = namedSubjects(n.raw, manifest.codigoBeneficiario).subjects.map((s) => s.id);
     subjectsOf.set(n.requestId, ids);
     for (const id of ids) if (!records.has(id)) records.set(id, await store.read(id));
