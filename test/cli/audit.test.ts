@@ -65,6 +65,19 @@ it('prints each violation with its invariant, and what to do once per invariant'
 });
 
 describe('what it reads that someone else may have written', () => {
+  /** A boleto notification of 10.00 in the journal two hours ago (request r1), with `movimento`. */
+  const notified = (movimento: string) => {
+    const stored = { route: 'boleto' as const, receivedAt: new Date(NOW - 2 * 3_600_000).toISOString(), requestId: 'r1' };
+    const boleto = { nossoNumero: '000000007', idEventoWebhook: 'e7', movimento, valorLiquidacao: '10.00', beneficiario: '54321' };
+    return { [journalKey(stored)]: encodeStoredNotification(stored, Buffer.from(JSON.stringify(boleto))) };
+  };
+  /** Its Boleto Settled, as EventBridge writes an event. */
+  const settledEvent = JSON.stringify({
+    id: 'ev1', 'detail-type': 'Boleto Settled', detail: {
+      idempotencyKey: 'boleto:54321:000000007#1:settled:2026-11-28:1000', subject: { id: 'boleto:54321:000000007', nossoNumero: '000000007', sequence: 1 },
+      state: { status: 'LIQUIDADO', statusClass: 'settled' }, settlement: { amount: { cents: 1000 } },
+    },
+  });
   /** AWS as audit reads it: the journal's objects, the audit log's lines, an empty dead-letter queue, no records. */
   function account(objects: Record<string, string>, lines: string[], auditDeadLetters: string[] = []): AwsClients {
     const send = (answer: (command: { constructor: { name: string }; input: Record<string, unknown> }) => unknown) => ({ send: async (command: never) => answer(command) });
@@ -83,15 +96,7 @@ describe('what it reads that someone else may have written', () => {
   }
 
   it('reads a claim with the processor\'s own mappings from the manifest: a movement the receiver calls a settlement is accounted for by its Boleto Settled', async () => {
-    const stored = { route: 'boleto' as const, receivedAt: new Date(NOW - 2 * 3_600_000).toISOString(), requestId: 'r1' };
-    const boleto = { nossoNumero: '000000007', idEventoWebhook: 'e7', movimento: 'CREDITO_CONFIRMADO', valorLiquidacao: '10.00', beneficiario: '54321' };
-    const event = JSON.stringify({
-      id: 'ev1', 'detail-type': 'Boleto Settled', detail: {
-        idempotencyKey: 'boleto:54321:000000007#1:settled:2026-11-28:1000', subject: { id: 'boleto:54321:000000007', nossoNumero: '000000007', sequence: 1 },
-        state: { status: 'LIQUIDADO', statusClass: 'settled' }, settlement: { amount: { cents: 1000 } },
-      },
-    });
-    const aws = () => account({ [journalKey(stored)]: encodeStoredNotification(stored, Buffer.from(JSON.stringify(boleto))) }, [event]);
+    const aws = () => account(notified('CREDITO_CONFIRMADO'), [settledEvent]);
     const lost = await auditWindow(aws(), manifest, NOW - 3 * 3_600_000, NOW, NOW);
     // Read with the defaults, the movement means nothing: a notification nothing could verify.
     expect(lost.violations.map((v) => v.detail)).toEqual(['request r1 (boleto) was answered 200, cannot be understood, and is not in quarantine']);
@@ -102,15 +107,7 @@ describe('what it reads that someone else may have written', () => {
   });
 
   it('reads what EventBridge could not write to the log from its dead-letter queue: the event there accounts for its notification', async () => {
-    const stored = { route: 'boleto' as const, receivedAt: new Date(NOW - 2 * 3_600_000).toISOString(), requestId: 'r1' };
-    const boleto = { nossoNumero: '000000007', idEventoWebhook: 'e7', movimento: 'LIQUIDACAO_PIX', valorLiquidacao: '10.00', beneficiario: '54321' };
-    const event = JSON.stringify({
-      id: 'ev1', 'detail-type': 'Boleto Settled', detail: {
-        idempotencyKey: 'boleto:54321:000000007#1:settled:2026-11-28:1000', subject: { id: 'boleto:54321:000000007', nossoNumero: '000000007', sequence: 1 },
-        state: { status: 'LIQUIDADO', statusClass: 'settled' }, settlement: { amount: { cents: 1000 } },
-      },
-    });
-    const result = await auditWindow(account({ [journalKey(stored)]: encodeStoredNotification(stored, Buffer.from(JSON.stringify(boleto))) }, [], [event]), manifest, NOW - 3 * 3_600_000, NOW, NOW);
+    const result = await auditWindow(account(notified('LIQUIDACAO_PIX'), [], [settledEvent]), manifest, NOW - 3 * 3_600_000, NOW, NOW);
     expect(result).toMatchObject({ violations: [], events: 1, undelivered: 1 });
   });
 
@@ -124,13 +121,8 @@ describe('what it reads that someone else may have written', () => {
   });
 
   it('names a journal object that is no stored notification, a log line that is no event, and the notification nothing accounts for', async () => {
-    const stored = { route: 'boleto' as const, receivedAt: new Date(NOW - 2 * 3_600_000).toISOString(), requestId: 'r1' };
-    const boleto = { nossoNumero: '000000007', idEventoWebhook: 'e7', movimento: 'LIQUIDACAO_PIX', valorLiquidacao: '10.00', beneficiario: '54321' };
     const junkKey = journalKey({ receivedAt: new Date(NOW - 3_600_000).toISOString(), requestId: 'junk' });
-    const result = await auditWindow(account({
-      [journalKey(stored)]: encodeStoredNotification(stored, Buffer.from(JSON.stringify(boleto))),
-      [junkKey]: 'not a stored notification',
-    }, ['{"forged": true}']), manifest, NOW - 3 * 3_600_000, NOW, NOW);
+    const result = await auditWindow(account({ ...notified('LIQUIDACAO_PIX'), [junkKey]: 'not a stored notification' }, ['{"forged": true}']), manifest, NOW - 3 * 3_600_000, NOW, NOW);
     expect(result.violations).toEqual([
       { invariant: Invariant.LOST, detail: expect.stringContaining(`the journal's ${junkKey} is no stored notification`) },
       { invariant: Invariant.UNVERIFIED, detail: expect.stringMatching(/^the audit log holds a line that is no EventBridge event \(written at .* by someone other than its rule\): \{"forged": true\}$/) },
