@@ -6,6 +6,8 @@
  * drift. jsii-safe: interfaces, string enums, no unions.
  */
 
+import type { RefundNature } from './pix';
+
 /** Version of the detail's shape. */
 export const EVENT_DETAIL_VERSION = '3';
 
@@ -182,6 +184,8 @@ export interface EventNotification {
 export enum PixChargeKind {
   COB = 'cob',
   COBV = 'cobv',
+  /** A recurring charge of Pix Automático (`GET /cobr/{txid}`): it names an account, not a key. */
+  COBR = 'cobr',
 }
 
 /** How a Pix paid a charge: which one, and what the provider shows of it. */
@@ -196,6 +200,27 @@ export interface PixCharge {
   readonly original: EventAmount;
 }
 
+/**
+ * The parts of a Pix's amount (`componentesValor`), each present when the provider shows it:
+ * `amount` = original + saque + troco + multa + juros - abatimento - desconto.
+ */
+export interface PixValueComponents {
+  /** The charge's or the purchase's own amount. */
+  readonly original?: EventAmount;
+  /** Cash withdrawn (Pix Saque). */
+  readonly saque?: EventAmount;
+  /** Change given (Pix Troco). */
+  readonly troco?: EventAmount;
+  /** Interest of a charge paid late (`cobv`). */
+  readonly juros?: EventAmount;
+  /** A fine of a charge paid late (`cobv`). */
+  readonly multa?: EventAmount;
+  /** A rebate (`cobv`). */
+  readonly abatimento?: EventAmount;
+  /** A discount (`cobv`). */
+  readonly desconto?: EventAmount;
+}
+
 /** A Pix received, as the provider's query shows it: only what the standard defines (no payer identity). */
 export interface PixReceived {
   readonly endToEndId: string;
@@ -204,8 +229,12 @@ export interface PixReceived {
   /** The receiver's key it was paid to, when the provider says. */
   readonly chave?: string;
   readonly amount: EventAmount;
-  /** When it was settled (RFC 3339, as the provider writes it). */
+  /** When it was settled (RFC 3339, as the provider writes it; with `-03:00` appended when it wrote no zone). */
   readonly horario: string;
+  /** Set when the provider wrote `horario` without a zone: it was read in Brasília's (America/Sao_Paulo). */
+  readonly horarioZoneAssumed?: boolean;
+  /** The parts of the amount, when the provider shows them (`componentesValor`). */
+  readonly componentesValor?: PixValueComponents;
   /** The payer's free-text message (`infoPagador`). */
   readonly infoPagador?: string;
   /** The charge it paid (a txid of 26 to 35 characters), confirmed concluded with this Pix. */
@@ -225,8 +254,20 @@ export interface PixRefund {
   readonly status: string;
   /** When it reached that status (`horario.liquidacao`). */
   readonly settledAt?: string;
-  /** The provider's words about it (`motivo`). */
+  /** The provider's words about it (`motivo`, at most 140 characters). */
   readonly motivo?: string;
+  /**
+   * Who made it and why (`natureza`; `ORIGINAL` when the provider names none, as the standard
+   * says): `ORIGINAL` and `RETIRADA` are refunds the receiver asked for; `MED_OPERACIONAL`,
+   * `MED_FRAUDE` and `MED_PIX_AUTOMATICO` are returns the provider made without being asked, under
+   * the Central Bank's special return mechanism (MED). Left out only when the provider writes a
+   * nature the standard does not define: `naturezaAsWritten` then holds it.
+   */
+  readonly natureza?: RefundNature;
+  /** The nature as the provider wrote it, when the standard does not define it (at most 40 characters). */
+  readonly naturezaAsWritten?: string;
+  /** The refund's description (`descricao`, at most 140 characters), when given. */
+  readonly descricao?: string;
 }
 
 /** What every event's detail has. (Subtypes add members and never redeclare one: jsii's rule.) */

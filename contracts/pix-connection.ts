@@ -21,6 +21,8 @@ export enum PixOperation {
   COB_QUERY = 'cobQuery',
   /** `GET /cobv/{txid}`: a charge with a due date. */
   COBV_QUERY = 'cobvQuery',
+  /** `GET /cobr/{txid}`: a recurring charge (Pix Automático). */
+  COBR_QUERY = 'cobrQuery',
   /** `PUT /webhook/{chave}`. */
   WEBHOOK_PUT = 'webhookPut',
   /** `GET /webhook/{chave}`. */
@@ -37,6 +39,14 @@ export enum PixGrantTypePlacement {
   QUERY = 'query',
 }
 
+/** How the token request's HTTP Basic header writes the client id and secret. */
+export enum PixBasicCredentials {
+  /** Form-encoded, then joined by a colon (RFC 6749 section 2.3.1). */
+  FORM_ENCODED = 'formEncoded',
+  /** As they are, joined by a colon (what several providers' public clients send). */
+  RAW = 'raw',
+}
+
 /** Each operation's path under the Pix API's base URL, with its version: `{e2eid}`, `{id}`, `{txid}`, `{chave}` are filled in. */
 export const DEFAULT_PIX_PATHS: Readonly<Record<PixOperation, string>> = {
   [PixOperation.PIX_QUERY]: '/api/v2/pix/{e2eid}',
@@ -45,6 +55,7 @@ export const DEFAULT_PIX_PATHS: Readonly<Record<PixOperation, string>> = {
   // This bank reads charges under v3 (PIX-NOTES.md).
   [PixOperation.COB_QUERY]: '/api/v3/cob/{txid}',
   [PixOperation.COBV_QUERY]: '/api/v2/cobv/{txid}',
+  [PixOperation.COBR_QUERY]: '/api/v2/cobr/{txid}',
   [PixOperation.WEBHOOK_PUT]: '/api/v2/webhook/{chave}',
   [PixOperation.WEBHOOK_GET]: '/api/v2/webhook/{chave}',
   [PixOperation.WEBHOOK_DELETE]: '/api/v2/webhook/{chave}',
@@ -57,6 +68,7 @@ export const DEFAULT_PIX_SCOPES: Readonly<Record<PixOperation, string>> = {
   [PixOperation.REFUND_QUERY]: 'pix.read',
   [PixOperation.COB_QUERY]: 'cob.read',
   [PixOperation.COBV_QUERY]: 'cobv.read',
+  [PixOperation.COBR_QUERY]: 'cobr.read',
   [PixOperation.WEBHOOK_PUT]: 'webhook.write',
   [PixOperation.WEBHOOK_GET]: 'webhook.read',
   [PixOperation.WEBHOOK_DELETE]: 'webhook.write',
@@ -65,6 +77,7 @@ export const DEFAULT_PIX_SCOPES: Readonly<Record<PixOperation, string>> = {
 /** The defaults of a Pix connection (PIX-NOTES.md). */
 export const PixConnectionDefaults = {
   grantType: PixGrantTypePlacement.BODY,
+  basicCredentials: PixBasicCredentials.FORM_ENCODED,
   callTimeoutMs: 5_000,
   /** Items a page of `GET /pix` is asked for: the standard's most. */
   listingPageSize: 1000,
@@ -78,6 +91,8 @@ export interface PixConnectionSettings {
   readonly credentialsSecretArn: string;
   /** @default PixGrantTypePlacement.BODY */
   readonly grantType?: PixGrantTypePlacement;
+  /** @default PixBasicCredentials.FORM_ENCODED */
+  readonly basicCredentials?: PixBasicCredentials;
   /** Paths that differ from {@link DEFAULT_PIX_PATHS}. @default none */
   readonly paths?: Readonly<Partial<Record<PixOperation, string>>>;
   /** Scopes that differ from {@link DEFAULT_PIX_SCOPES}. @default none */

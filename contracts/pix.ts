@@ -29,10 +29,32 @@ export enum RefundStatus {
   NOT_DONE = 'NAO_REALIZADO',
 }
 
+/**
+ * A refund's nature (`natureza`, the standard's `DevolucaoNatureza`): who made it and why. A refund
+ * whose answer names none is `ORIGINAL` (the standard says so). The receiver asks for `ORIGINAL`
+ * and `RETIRADA`; the provider makes the `MED_*` ones without being asked, under the Central
+ * Bank's special return mechanism (MED).
+ */
+export enum RefundNature {
+  /** Asked for by the receiver: a common Pix, or the purchase part of a Pix Troco (pacs.004 `MD06`). */
+  ORIGINAL = 'ORIGINAL',
+  /** Asked for by the receiver: a Pix Saque, or the change part of a Pix Troco (`SL02`). */
+  RETIRADA = 'RETIRADA',
+  /** Made by the provider under MED for an operational failure (`BE08`). */
+  MED_OPERACIONAL = 'MED_OPERACIONAL',
+  /** Made by the provider under MED on a well-founded suspicion of fraud (`FR01`). */
+  MED_FRAUDE = 'MED_FRAUDE',
+  /** Made under MED for Pix Automático: the payer's provider refunded the payer from its own funds (`REFU`). */
+  MED_PIX_AUTOMATICO = 'MED_PIX_AUTOMATICO',
+}
+
+/** Whether a refund was made by the provider under MED, without the receiver asking. */
+export const isMedRefund = (natureza: string | undefined): boolean => natureza !== undefined && natureza.startsWith('MED_');
+
 /** Whether a refund's status is final (returned or not done): what the callback announces, and what is published. */
 export const isFinalRefund = (status: string): boolean => status === String(RefundStatus.RETURNED) || status === String(RefundStatus.NOT_DONE);
 
-/** A DICT key as the provider writes it: an EVP (a UUID), an email, a phone (`+55...`), a CPF or a CNPJ. */
+/** A DICT key as the provider writes it: an EVP (a UUID), an email, a phone (`+55...`), a CPF or a CNPJ (alphanumeric since 2026). */
 export enum PixKeyType {
   EVP = 'evp',
   EMAIL = 'email',
@@ -46,8 +68,8 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /**
  * A Pix key in the one form the DICT keeps, so a key written otherwise compares equal: an EVP in
- * lower case, an email in lower case, a phone as `+55` and its digits, a CPF's 11 or a CNPJ's 14
- * digits without punctuation. Undefined for what is none of these (or longer than 77 characters).
+ * lower case, an email in lower case, a phone as `+55` and its digits, a CPF's 11 digits or a
+ * CNPJ's 14 letters and digits (upper case) without punctuation. Undefined for what is none of these (or longer than 77 characters).
  */
 export function normalizePixKey(key: string): { key: string; type: PixKeyType } | undefined {
   const text = key.trim();
@@ -59,6 +81,8 @@ export function normalizePixKey(key: string): { key: string; type: PixKeyType } 
     return /^55\d{10,11}$/.test(digits) ? { key: `+${digits}`, type: PixKeyType.PHONE } : undefined;
   }
   const digits = text.replace(/[\s./()-]/g, '');
+  // A CNPJ is 12 letters or digits and 2 check digits since July 2026 (the standard's 2.9.0: `[0-9A-Z]{14}`, letters in upper case).
+  if (/^[0-9A-Za-z]{12}\d{2}$/.test(digits) && /[A-Za-z]/.test(digits)) return { key: digits.toUpperCase(), type: PixKeyType.CNPJ };
   if (!/^\d+$/.test(digits)) return undefined;
   // A phone written without its +: with its area code in parentheses, or 55 and 10 or 11 digits.
   if (text.includes('(') && /^\d{10,11}$/.test(digits)) return { key: `+55${digits}`, type: PixKeyType.PHONE };

@@ -94,6 +94,12 @@ export interface ProcessorSettings {
   readonly paymentStatuses: PaymentStatusMapping;
   /** The receiver's Pix keys, normalized (contracts/pix.ts normalizePixKey): a Pix to any other is not ours. @default none (no Pix route) */
   readonly pixKeys?: readonly string[];
+  /**
+   * Whether this receiver is its account's receiver for keyless Pix (a Pix the provider ties to no
+   * key: a transfer by account details, a Pix Automático payment): the one receiver that publishes
+   * them. @default false
+   */
+  readonly pixKeyless?: boolean;
 }
 
 export const ProcessorDefaults = {
@@ -197,6 +203,13 @@ export enum ProcessorMetric {
    * never published, never a dead-letter message.
    */
   FOREIGN = 'ForeignItemsDropped',
+  /**
+   * Pix (and refunds of Pix) the provider shows as the account's but ties to none of this
+   * receiver's keys: another receiver's to publish, recorded in the subject's trail, never published here.
+   */
+  NOT_ATTRIBUTED = 'PixNotAttributed',
+  /** Pix times the provider wrote without a zone, read in Brasília's (America/Sao_Paulo). */
+  PIX_ZONE_ASSUMED = 'PixTimeZoneAssumed',
 }
 
 /**

@@ -18,6 +18,11 @@ export enum TrailEntryKind {
   RECOVERED = 'recovered',
   /** A message about the subject was quarantined in a dead-letter queue, with its reason. */
   QUARANTINED = 'quarantined',
+  /**
+   * The provider shows the subject (a Pix, a refund of one) as the account's, tied to none of this
+   * receiver's keys: another receiver's to publish, never published here.
+   */
+  NOT_ATTRIBUTED = 'notAttributed',
 }
 
 /** A notification the processor handled. */
@@ -82,7 +87,19 @@ export interface TrailQuarantined {
   readonly requestId?: string;
 }
 
-export type TrailEntry = TrailNotification | TrailLook | TrailPublished | TrailRecovered | TrailQuarantined;
+/** A subject the provider ties to another receiver: why, and the notification that asked, when one did. */
+export interface TrailNotAttributed {
+  readonly kind: TrailEntryKind.NOT_ATTRIBUTED;
+  readonly at: string;
+  /** Why it is not this receiver's (cut to TrailDefaults.reasonChars). */
+  readonly reason: string;
+  /** The notification's request id, when a notification asked. */
+  readonly requestId?: string;
+  /** What made the processor look. */
+  readonly trigger: EventTrigger;
+}
+
+export type TrailEntry = TrailNotification | TrailLook | TrailPublished | TrailRecovered | TrailQuarantined | TrailNotAttributed;
 
 export const TrailDefaults = {
   /** Entries a record keeps (the oldest go first): about 12 KB, 25 KB with every reason at its longest, well inside DynamoDB's 400 KB item. */

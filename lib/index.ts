@@ -5,7 +5,7 @@ export { type BankConnectionProps, type PaymentQueryScopes } from './core/bank-c
 export { type PixConnectionProps, type PixOperationPaths, type PixOperationScopes } from './core/pix-connection';
 export { type PixDomainProps, type PixPinnedCertificates, type PixReceiverProps, type PixSweepProps, type PixTruststoreProps } from './core/pix-receiver';
 export { type OpenTelemetryOptions, TracingMode } from './core/tracing';
-export { PixGrantTypePlacement } from '../contracts/pix-connection';
+export { PixBasicCredentials, PixGrantTypePlacement } from '../contracts/pix-connection';
 export { VerifiedEventRule, type VerifiedEventRuleOptions, type VerifiedEventSource } from './core/verified-event-rule';
 export { BankWebhooksConstants } from './constants';
 export type { FunctionNetworkProps } from './core/function-network';
@@ -27,11 +27,12 @@ export { type BankAccount, ClientCredentialsAuth, ZuluTimestamps } from '../cont
 export { ProcessorMetric, QuarantineAttribute } from '../contracts/processor';
 export {
   BankEventDetailType, EventTrigger, PaymentKind, PixChargeKind, StatusClass, SubjectKind,
-  type PixCharge, type PixReceived, type PixReceivedDetail, type PixRefund, type PixRefundDetail,
+  type PixCharge, type PixReceived, type PixValueComponents, type PixReceivedDetail, type PixRefund, type PixRefundDetail,
   type BankEventDetail, type BoletoSettledDetail, type BoletoSettlement, type BoletoSettlementReversedDetail, type EventAccount,
   type EventAmount, type EventNotification, type EventSubject, type NotificationClaim, type NotificationNotConfirmedDetail,
   type EventDetailBase, type OmittedPart, type VerifiedState,
 } from '../contracts/events';
+export { RefundNature, RefundStatus } from '../contracts/pix';
 export { ReceiverMetric } from '../contracts/receiver';
 export { JournalObjectLock } from '../contracts/record';
 export { SweepMetric, type TrackPaymentAccount, type TrackPaymentDetail } from '../contracts/reconciliation';

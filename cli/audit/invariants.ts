@@ -71,7 +71,10 @@ export enum Outcome {
   QUARANTINED = 'quarantined',
   /** The processor's record says it is still being verified (its looks go on), or it came too recently to tell. */
   PENDING = 'pending',
-  /** A callback of a Pix to a key that is not the receiver's: dropped, never published (anyone at the provider can send one). */
+  /**
+   * A callback of a Pix to a key that is not the receiver's (dropped: anyone at the provider can
+   * send one), or of a Pix the provider ties to another receiver (its record's trail says so): never published.
+   */
   FOREIGN = 'foreign',
 }
 
@@ -187,6 +190,7 @@ export function trailOutcome(trail: readonly TrailEntry[], requestId: string): O
   const entries = trail.filter((entry) => 'requestId' in entry && entry.requestId === requestId);
   if (entries.some((e) => e.kind === TrailEntryKind.NOTIFICATION && e.matched)) return Outcome.VERIFIED;
   if (entries.some((e) => e.kind === TrailEntryKind.NOTIFICATION)) return Outcome.NOT_CONFIRMED;
+  if (entries.some((e) => e.kind === TrailEntryKind.NOT_ATTRIBUTED)) return Outcome.FOREIGN;
   return entries.some((e) => e.kind === TrailEntryKind.QUARANTINED) ? Outcome.QUARANTINED : undefined;
 }
 

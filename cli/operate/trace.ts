@@ -31,9 +31,9 @@ export function candidateSubjects(arg: string, manifest: OperatorManifest, kind?
     throw new OperatorError(`"${arg}" is neither a nossoNumero (up to 9 digits), an idTransacao (the bank's pattern: letters, digits, ':' and '-', 1 to 100) nor a Pix's endToEndId, nor a subject id (boleto:…, payment:…, pix:…).`, CliExit.USAGE);
   }
   const payments = (kind ? [kind] : Object.values(PaymentKind)).map((k) => `payment:${k}:${arg}`);
-  // An end-to-end id (E + the payer's ISPB + ...) is likelier a Pix received than a payment's id.
+  // An end-to-end id (E + the payer's ISPB, letters and digits since the standard's 2.9.0, + ...) is likelier a Pix received than a payment's id.
   const pix = kind === undefined && END_TO_END_ID.test(arg) ? [`pix:${arg}`] : [];
-  return /^[ED]\d{8}/.test(arg) ? [...pix, ...payments] : [...payments, ...pix];
+  return /^[ED][0-9A-Z]{8}\d{12}/.test(arg) ? [...pix, ...payments] : [...payments, ...pix];
 }
 
 /** The first candidate the receiver has a record or a raw notification of (else the first, with neither). */
@@ -79,6 +79,8 @@ function trailRow(entry: TrailEntry): string[] {
       return [entry.at, 'recovered', `no notification of ${entry.change} came in the grace period: the bank lost it, the sweep found it`];
     case TrailEntryKind.QUARANTINED:
       return [entry.at, 'quarantined', `${entry.reason}${entry.requestId ? ` (request ${entry.requestId})` : ''}`];
+    case TrailEntryKind.NOT_ATTRIBUTED:
+      return [entry.at, 'not this receiver\'s', `${entry.reason}: never published here (${entry.trigger}${entry.requestId ? `, request ${entry.requestId}` : ''})`];
     default:
       return [(entry as { at?: string }).at ?? '?', String((entry as { kind?: string }).kind), JSON.stringify(entry)];
   }

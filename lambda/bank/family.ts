@@ -39,6 +39,8 @@ export interface RulesContext {
   readonly zuluTimestamps?: ZuluTimestamps;
   /** The receiver's Pix keys, normalized (contracts/pix.ts normalizePixKey). @default none */
   readonly pixKeys?: readonly string[];
+  /** Whether this receiver is its account's receiver for keyless Pix (the provider ties them to no key). @default false */
+  readonly pixKeyless?: boolean;
 }
 
 /**
@@ -62,6 +64,19 @@ export class Foreign extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'Foreign';
+  }
+}
+
+/**
+ * The provider shows the subject as the account's, but tied to none of this receiver's keys (to
+ * another of the account's keys, or to no key while this receiver is not the account's receiver
+ * for keyless Pix): another receiver's to publish. Never published here, never quarantined: the
+ * subject's record keeps the reason (so the sweep does not ask again) and its trail shows it.
+ */
+export class NotAttributed extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NotAttributed';
   }
 }
 
@@ -114,6 +129,8 @@ export interface ParsedBody {
 export interface HeldRecord {
   readonly history: readonly string[];
   readonly state?: SubjectState;
+  /** Why the provider ties the subject to another receiver, when it does (nothing to publish here). */
+  readonly notAttributed?: string;
 }
 
 /** One entry of a provider's listing, as the sweep reads it. */

@@ -32,6 +32,8 @@ export interface ProcessorDeps {
   readonly bank: BankQueries;
   /** The receiver's Pix keys, normalized: a Pix to any other is a third party's. @default none */
   readonly pixKeys?: readonly string[];
+  /** Whether this receiver is its account's receiver for keyless Pix. @default false */
+  readonly pixKeyless?: boolean;
   /**
    * The bank as look requests call it: out of the query rate's idle time only, so a look never
    * takes a slot a notification could have had. @default bank

@@ -84,6 +84,7 @@ export async function handler(event: SQSEvent, context: Context): Promise<SQSBat
     bank: bankQueries,
     lookBank: lookQueries,
     ...(settings.pixKeys ? { pixKeys: settings.pixKeys } : {}),
+    ...(settings.pixKeyless ? { pixKeyless: true } : {}),
     store,
     markers,
     looks,

@@ -7,7 +7,7 @@ import { ZuluTimestamps } from '../../contracts/bank-connection';
 import { type BankEventDetail, EventTrigger, StatusClass } from '../../contracts/events';
 import { ProcessorMetric, recordsRememberSince } from '../../contracts/processor';
 import { BankApiError } from '../bank/errors';
-import { NotOurs, type SubjectRules } from '../bank/family';
+import { NotAttributed, NotOurs, type SubjectItem, type SubjectRules } from '../bank/family';
 import type { KeyedState, SubjectState } from '../bank/verified-state';
 import { errorMessage } from '../shared/runtime';
 import { encodeLookRequest } from '../store/look-request';
@@ -16,7 +16,7 @@ import { ProcessorQueue } from './deps';
 import { changeEntry, fitDetail, MAX_OUTBOX_CHARS, notConfirmedEntry } from './event-detail';
 import { publishOutbox, settleOutbox } from './outbox';
 import { fingerprint, type Look, type SubjectGroup, Unprocessable } from './subject';
-import { appendTrail, lookTrail } from './trail';
+import { appendTrail, lookTrail, notAttributedTrail } from './trail';
 
 /** How many times a subject's record is read again after a concurrent write before the record is retried. */
 const MAX_ROUNDS = 5;
@@ -48,7 +48,13 @@ export async function lookAt(group: SubjectGroup, look: Look): Promise<string[]>
       return true;
     });
     if (!fresh.length && !look.request) return [];
-    answer ??= await query(group, look);
+    try {
+      answer ??= await query(group, look);
+    } catch (error) {
+      if (!(error instanceof NotAttributed)) throw error;
+      if (await recordNotAttributed(group, record, fresh, error.message, look)) return [];
+      continue;
+    }
     const verified = group.rules.verify(record.state, answer, deps);
     if (round === 0) compareListedDay(group, verified, look);
     const bankChanges = group.rules.changes(record.state, verified);
@@ -101,12 +107,35 @@ export async function lookAt(group: SubjectGroup, look: Look): Promise<string[]>
           subject: group.id, status: verified.state.status, why: unpublished, trigger: look.request?.trigger,
         });
       }
+      for (const change of changes) if (change.state.pix?.horarioZoneAssumed) deps.count(ProcessorMetric.PIX_ZONE_ASSUMED);
       if (outbox) await publishOutbox(group.id, outbox, look);
       if (found.length) await scheduleRecoveryCheck(group, found.map((f) => f.key), look);
     }
     return checks.filter((c) => !c.check.holds && !look.lastVerification).flatMap((c) => c.check.mismatches);
   }
   throw new Error(`the record of ${group.id} kept changing under this invocation (${MAX_ROUNDS} reads); it will be retried`);
+}
+
+/**
+ * Records that the provider ties the subject to another receiver (NotAttributed): its notifications
+ * handled, the reason kept (the sweep does not ask again) and in the trail; nothing published,
+ * nothing quarantined. False when the record changed under the write (read again).
+ */
+async function recordNotAttributed(group: SubjectGroup, record: SubjectRecord, fresh: readonly SubjectItem[], reason: string, look: Look): Promise<boolean> {
+  const { deps } = look;
+  const { version, ...kept } = record;
+  const at = new Date((deps.now ?? Date.now)()).toISOString();
+  const written = await deps.store.write(group.id, version, {
+    ...kept,
+    seen: [...record.seen, ...fresh.map((item) => fingerprint(item).value)].slice(-SEEN_LIMIT),
+    notAttributed: reason,
+    trail: appendTrail(record.trail, notAttributedTrail(look, reason, at)),
+  });
+  if (written) {
+    deps.count(ProcessorMetric.NOT_ATTRIBUTED);
+    deps.logger.info('Another receiver\'s: the provider ties it to none of this receiver\'s keys; recorded, never published here', { subject: group.id, why: reason, trigger: look.request?.trigger ?? EventTrigger.WEBHOOK });
+  }
+  return written;
 }
 
 /**

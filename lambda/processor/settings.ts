@@ -13,5 +13,8 @@ export function readProcessorSettings(env: NodeJS.ProcessEnv): ProcessorSettings
   if (keys !== undefined && (!Array.isArray(keys) || keys.some((key) => typeof key !== 'string' || normalizePixKey(key)?.key !== key))) {
     throw new Error(`${PROCESSOR_SETTINGS_ENV}: pixKeys must be a list of Pix keys in their normal form (the SettlementProcessor construct writes them; redeploy rather than editing the function's environment)`);
   }
+  if (settings.pixKeyless !== undefined && typeof settings.pixKeyless !== 'boolean') {
+    throw new Error(`${PROCESSOR_SETTINGS_ENV}: pixKeyless must be true or false (the SettlementProcessor construct writes it; redeploy rather than editing the function's environment)`);
+  }
   return settings;
 }

@@ -40,6 +40,14 @@ export function lookTrail(look: Look, status: string, settled: readonly CheckedI
   return trail;
 }
 
+/** What a look that found the subject another receiver's adds. */
+export function notAttributedTrail(look: Look, reason: string, at: string): TrailEntry[] {
+  return [{
+    kind: TrailEntryKind.NOT_ATTRIBUTED, at, reason: cut(reason), trigger: look.request?.trigger ?? EventTrigger.WEBHOOK,
+    ...(look.stored?.requestId ? { requestId: look.stored.requestId } : {}),
+  }];
+}
+
 /**
  * Adds a quarantine to the trail of each subject the quarantined message was about. The message
  * is in the dead-letter queue with its reason already: a trail that cannot be written is logged,

@@ -60,6 +60,12 @@ export interface SubjectRecord {
    * in the same conditional write as the change it tells of.
    */
   readonly trail?: readonly TrailEntry[];
+  /**
+   * Why the provider ties the subject to another receiver (a Pix to another of the account's keys,
+   * or keyless while this receiver is not the account's receiver for keyless Pix): nothing is
+   * published, and the sweep does not ask again.
+   */
+  readonly notAttributed?: string;
 }
 
 export type SubjectRecordWrite = Omit<SubjectRecord, 'version'>;
@@ -107,7 +113,7 @@ const BATCH_GET_LIMIT = 100;
 
 /** A subject's record as its item holds it. */
 function recordOf(Item: Record<string, AttributeValue>): SubjectRecord {
-  const data = JSON.parse(Item.data?.S ?? '{}') as Pick<SubjectRecord, 'state' | 'history' | 'seen' | 'unnotified' | 'trail'>;
+  const data = JSON.parse(Item.data?.S ?? '{}') as Pick<SubjectRecord, 'state' | 'history' | 'seen' | 'unnotified' | 'trail' | 'notAttributed'>;
   const outbox: Outbox | undefined = Item.outboxId?.S
     ? { id: Item.outboxId.S, leaseUntil: Number(Item.leaseUntil?.N ?? 0), entries: JSON.parse(Item.outbox?.S ?? '[]') as OutboxEntry[] }
     : undefined;
@@ -120,6 +126,7 @@ function recordOf(Item: Record<string, AttributeValue>): SubjectRecord {
     seen: data.seen ?? [],
     ...(data.unnotified?.length ? { unnotified: data.unnotified } : {}),
     ...(data.trail?.length ? { trail: data.trail } : {}),
+    ...(typeof data.notAttributed === 'string' ? { notAttributed: data.notAttributed } : {}),
     ...(outbox ? { outbox } : {}),
     ...(pendingSince !== undefined ? { pendingSince } : {}),
   };
@@ -196,6 +203,7 @@ export class DynamoDbSubjectStore implements SubjectStore {
         state: next.state, history: next.history, seen: next.seen,
         ...(next.unnotified?.length ? { unnotified: next.unnotified } : {}),
         ...(next.trail?.length ? { trail: next.trail } : {}),
+        ...(next.notAttributed ? { notAttributed: next.notAttributed } : {}),
       }) },
       [IdempotencyTable.TTL]: { N: String(Math.floor(this.now() / 1000) + this.ttlSeconds) },
     };

@@ -3,7 +3,7 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import {
-  DEFAULT_PIX_PATHS, DEFAULT_PIX_SCOPES, PIX_CONNECTION_ENV, PixConnectionDefaults, type PixConnectionSettings, PixGrantTypePlacement, PixOperation,
+  DEFAULT_PIX_PATHS, DEFAULT_PIX_SCOPES, PIX_CONNECTION_ENV, PixBasicCredentials, PixConnectionDefaults, type PixConnectionSettings, PixGrantTypePlacement, PixOperation,
 } from '../../contracts/pix-connection';
 import { functionUrlProps } from './bank-connection';
 import { checkSecretNamed, isHttpsUrl, isWholeNumberIn, type PropsValidation } from './props-validation';
@@ -24,6 +24,8 @@ export interface PixOperationPaths {
   readonly cobQuery?: string;
   /** `GET` of a charge with a due date, with `{txid}`. @default '/api/v2/cobv/{txid}' */
   readonly cobvQuery?: string;
+  /** `GET` of a recurring charge (Pix Automático), with `{txid}`. @default '/api/v2/cobr/{txid}' */
+  readonly cobrQuery?: string;
   /** `PUT` of a key's webhook, with `{chave}`. @default '/api/v2/webhook/{chave}' */
   readonly webhookPut?: string;
   /** `GET` of a key's webhook, with `{chave}`. @default '/api/v2/webhook/{chave}' */
@@ -44,6 +46,8 @@ export interface PixOperationScopes {
   readonly cobQuery?: string[];
   /** @default ['cobv.read'] */
   readonly cobvQuery?: string[];
+  /** @default ['cobr.read'] */
+  readonly cobrQuery?: string[];
   /** @default ['webhook.write'] */
   readonly webhookPut?: string[];
   /** @default ['webhook.read'] */
@@ -77,6 +81,13 @@ export interface PixConnectionProps {
    * @default PixGrantTypePlacement.BODY
    */
   readonly grantType?: PixGrantTypePlacement;
+  /**
+   * How the token request's HTTP Basic header writes the client id and secret: form-encoded first,
+   * as RFC 6749 section 2.3.1 says, or as they are, as several providers' public clients send them.
+   * Matters only when the id or the secret holds a character form-encoding changes (`+ / = % @ :`...).
+   * @default PixBasicCredentials.FORM_ENCODED
+   */
+  readonly basicCredentials?: PixBasicCredentials;
   /** Paths that differ from the defaults. @default the standard's, charges under /api/v3 */
   readonly paths?: PixOperationPaths;
   /** Scopes that differ from the standard's. @default the standard's */
@@ -149,6 +160,7 @@ export function pixConnectionSettings(props: PixConnectionProps): PixConnectionS
     tokenUrl: props.tokenUrl ?? `${base}/oauth/token`,
     credentialsSecretArn: props.credentials.secretArn,
     ...(props.grantType && props.grantType !== PixConnectionDefaults.grantType ? { grantType: props.grantType } : {}),
+    ...(props.basicCredentials && props.basicCredentials !== PixConnectionDefaults.basicCredentials ? { basicCredentials: props.basicCredentials } : {}),
     ...(Object.keys(paths).length ? { paths } : {}),
     ...(Object.keys(scopes).length ? { scopes } : {}),
     ...(callTimeoutMs !== undefined && callTimeoutMs !== PixConnectionDefaults.callTimeoutMs ? { callTimeoutMs } : {}),

@@ -120,6 +120,14 @@ export interface PixReceiverProps {
    */
   readonly takeOverExisting?: boolean;
   /**
+   * This receiver is its account's receiver for keyless Pix: those the provider ties to no key (no
+   * `chave` in its answer, and no charge with one: a transfer by account details, a static code
+   * without a key, a Pix Automático payment). One per account: synth refuses a second in the app;
+   * every other receiver of the account records such a Pix in its trail and never publishes it.
+   * @default false
+   */
+  readonly keylessPix?: boolean;
+  /**
    * How the reconciliation sweep reads the Pix listing, when the receiver has one.
    * @default - Pix with a txid; refunds of Pix back to the records' lifetime
    */
@@ -143,7 +151,7 @@ export function validatePixReceiver(v: PropsValidation, props: PixReceiverProps 
       return;
     }
     const normal = normalizePixKey(key);
-    v.check(normal !== undefined, `${prefix}.keys[${i}]`, `must be a Pix key (an EVP such as 0f9a3c52-7b1e-4e0a-9d7c-1c2b3a4d5e6f, an email, a phone as +55 and its digits, a CPF's 11 or a CNPJ's 14 digits; at most ${MAX_PIX_KEY_LENGTH} characters), got "${key}"`);
+    v.check(normal !== undefined, `${prefix}.keys[${i}]`, `must be a Pix key (an EVP such as 0f9a3c52-7b1e-4e0a-9d7c-1c2b3a4d5e6f, an email, a phone as +55 and its digits, a CPF's 11 digits or a CNPJ's 14 letters and digits; at most ${MAX_PIX_KEY_LENGTH} characters), got "${key}"`);
     if (!normal) return;
     const first = seen.get(normal.key);
     v.check(first === undefined, `${prefix}.keys[${i}]`, `is the key of ${prefix}.keys[${first}] written otherwise (${normal.key})`);

@@ -35,3 +35,30 @@ export function claimReceiver(scope: Construct, account: BankAccount, receiverNa
   }
   for (const [key] of wanted) held.set(key, scope.node.path);
 }
+
+/** The receiver of each account's keyless Pix, per app (by the account and the Pix provider's URL). */
+const keylessOwners = new WeakMap<object, Map<string, string>>();
+
+/**
+ * Records that the receiver at `scope` is its account's receiver for keyless Pix (those the
+ * provider ties to no key); throws when another receiver of the same app claimed the same account
+ * at the same provider first: both would publish each such Pix. A value known only at deploy is
+ * not compared.
+ */
+export function claimKeylessPix(scope: Construct, account: BankAccount, pixBaseUrl: string): void {
+  const root = scope.node.root;
+  const values = [account.cooperativa, account.conta, pixBaseUrl];
+  if (!values.every((value) => typeof value === 'string' && !Token.isUnresolved(value))) return;
+  let held = keylessOwners.get(root);
+  if (!held) keylessOwners.set(root, (held = new Map<string, string>()));
+  const key = `${account.cooperativa}/${account.conta}@${pixBaseUrl.replace(/\/+$/, '').toLowerCase()}`;
+  const other = held.get(key);
+  if (other && other !== scope.node.path) {
+    throw new Error(
+      `${scope.node.path}: pix.keylessPix is true, but the receiver at ${other} is already the keyless Pix receiver of this account ` +
+        `(cooperativa ${account.cooperativa}, conta ${account.conta}) at ${pixBaseUrl}: both would publish each Pix the provider ties to no key. ` +
+        'Keep pix.keylessPix on one receiver per account and leave it out on the others.',
+    );
+  }
+  held.set(key, scope.node.path);
+}

@@ -23,7 +23,7 @@ import { acknowledgeInherent } from '../core/compliance';
 import { functionNetwork } from '../core/function-network';
 import { minimumVisibilitySeconds } from '../core/timing';
 import { defaultReceiverName, libraryMetric } from '../core/metrics';
-import { claimReceiver } from '../core/receiver-claims';
+import { claimKeylessPix, claimReceiver } from '../core/receiver-claims';
 import { onlyPublishers } from '../core/publisher-policy';
 import { validateProps } from '../core/props-validation';
 import { createAuditLog } from './audit-log';
@@ -98,6 +98,7 @@ export class SettlementProcessor extends Construct {
     validateProps(this.node.path, 'SettlementProcessor', props, checkSettlementProcessor);
     this.receiverName = props.receiverName ?? defaultReceiverName(this);
     claimReceiver(this, props.bank.account, this.receiverName);
+    if (props.pix?.keylessPix) claimKeylessPix(this, props.bank.account, props.pix.connection.baseUrl);
     const redrive = queueRedrive(props.queue);
     const maxReceiveCount = props.maxReceiveCount ?? redrive?.maxReceiveCount ?? ProcessorDefaults.maxReceiveCount;
     this.queue = props.queue;
@@ -185,7 +186,8 @@ export class SettlementProcessor extends Construct {
       ownSenderId: (fn.role as iam.Role).roleId,
     }, { ...props, maxReceiveCount, eventSource: this.eventSource, idempotencyTtlSeconds: this.idempotencyTtl.toSeconds(), receiverName: this.receiverName, recoveredGraceSeconds: props.recoveredGracePeriod?.toSeconds(), lookQueryShare: props.lookQueryShare, queueVisibilityTimeoutSeconds: visibilityTimeoutSeconds(this.queue) ?? minimumVisibilitySeconds(props.processorTimeout, props.maxBatchingWindow) });
     this.processorFunction = fn;
-    fn.addEnvironment(PROCESSOR_SETTINGS_ENV, Stack.of(this).toJsonString(props.pix ? { ...settings, pixKeys: normalizedPixKeys(props.pix) } : settings));
+    const pixSettings = props.pix ? { pixKeys: normalizedPixKeys(props.pix), ...(props.pix.keylessPix ? { pixKeyless: true } : {}) } : {};
+    fn.addEnvironment(PROCESSOR_SETTINGS_ENV, Stack.of(this).toJsonString({ ...settings, ...pixSettings }));
     for (const [name, value] of Object.entries(bankConnectionEnvironment(this, props.bank, fn))) fn.addEnvironment(name, value);
     if (props.pix) for (const [name, value] of Object.entries(pixConnectionEnvironment(this, props.pix.connection, fn))) fn.addEnvironment(name, value);
 

@@ -51,6 +51,14 @@ export enum PixCallbackKey {
   LEFT_OUT = 'left-out',
 }
 
+/** Whether a charge's answer (`GET /cob`, `/cobv`) lists the Pix that paid it. */
+export enum PixChargePixList {
+  /** `pix: [...]` (the standard's examples). */
+  LISTED = 'listed',
+  /** Left out (the schema makes it optional): only the Pix's own answer names the charge's txid. */
+  LEFT_OUT = 'left-out',
+}
+
 export interface PixBehaviour {
   readonly pixGrantType: PixGrantType;
   /** What `PUT /webhook/{chave}` answers: 200 (the standard) or 201 (one provider's docs). */
@@ -60,6 +68,7 @@ export interface PixBehaviour {
   readonly pixEndToEndIdField: PixEndToEndIdField;
   readonly pixQueryTime: PixQueryTime;
   readonly pixCallbackKey: PixCallbackKey;
+  readonly pixChargePixList: PixChargePixList;
 }
 
 /** The standard's readings. */
@@ -71,6 +80,7 @@ export const STANDARD_PIX_BEHAVIOUR: PixBehaviour = {
   pixEndToEndIdField: PixEndToEndIdField.END_TO_END_ID,
   pixQueryTime: PixQueryTime.STRING,
   pixCallbackKey: PixCallbackKey.SENT,
+  pixChargePixList: PixChargePixList.LISTED,
 };
 
 /** The values each Pix setting takes. */
@@ -82,4 +92,5 @@ export const PIX_BEHAVIOUR_VALUES: Record<keyof PixBehaviour, readonly unknown[]
   pixEndToEndIdField: Object.values(PixEndToEndIdField),
   pixQueryTime: Object.values(PixQueryTime),
   pixCallbackKey: Object.values(PixCallbackKey),
+  pixChargePixList: Object.values(PixChargePixList),
 };

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   CHARGE_TXID, type ChargeKind, ChargeStatus, END_TO_END_ID, isRfc3339, MAX_PIX_KEY_LENGTH, PIX_AMOUNT, PIX_PAGE, PIX_TXID, type PixCharge, pixProblem,
-  type PixReceived, type PixRefund, type PixWebhook, REFUND_ID, RefundStatus, rfc3339, SIMULATOR_ISPB,
+  type PixReceived, type PixRefund, type PixWebhook, REFUND_ID, RefundNature, RefundStatus, rfc3339, SIMULATOR_ISPB,
 } from './pix-model';
 
 export interface PixBookOptions {
@@ -208,8 +208,12 @@ export class PixBook {
 
   // ---- refunds ----
 
-  /** `PUT /pix/{e2eid}/devolucao/{id}`: a refund of at most what is left, in process until settled. */
-  requestRefund(e2eid: string, id: string, body: unknown): PixRefund {
+  /**
+   * `PUT /pix/{e2eid}/devolucao/{id}`: a refund of at most what is left, in process until settled;
+   * `ORIGINAL` (or `RETIRADA`, when the body says so). The control API also makes the refunds the
+   * provider makes unasked under MED (`natureza` `MED_*`), which no PUT may ask for.
+   */
+  requestRefund(e2eid: string, id: string, body: unknown, madeBy: 'receiver' | 'provider' = 'receiver'): PixRefund {
     const pix = this.received.get(e2eid);
     if (!pix) throw notFound(`Nenhum Pix recebido com o endToEndId ${e2eid}.`);
     if (!REFUND_ID.test(id)) throw pixProblem(400, 'PixDevolucaoInvalida', 'Devolução inválida.', 'O id da devolução tem de 1 a 35 letras e dígitos.');
@@ -219,7 +223,10 @@ export class PixBook {
     if (typeof valor !== 'string' || !PIX_AMOUNT.test(valor) || Number(valor) <= 0 || returned + Math.round(Number(valor) * 100) > Math.round(Number(pix.valor) * 100)) {
       throw pixProblem(400, 'PixDevolucaoInvalida', 'Devolução inválida.', 'O valor deve ser positivo e no máximo o que resta do Pix.');
     }
-    const refund: PixRefund = { id, rtrId: this.endToEndId('D'), valor, natureza: 'ORIGINAL', horario: { solicitacao: rfc3339(this.options.now()) }, status: RefundStatus.IN_PROCESS };
+    const natureza = (body as { natureza?: unknown } | undefined)?.natureza ?? RefundNature.ORIGINAL;
+    const allowed: readonly unknown[] = madeBy === 'provider' ? Object.values(RefundNature) : [RefundNature.ORIGINAL, RefundNature.RETIRADA];
+    if (!allowed.includes(natureza)) throw pixProblem(400, 'PixDevolucaoInvalida', 'Devolução inválida.', `A natureza deve ser ${allowed.join(', ')}.`);
+    const refund: PixRefund = { id, rtrId: this.endToEndId('D'), valor, natureza: natureza as RefundNature, horario: { solicitacao: rfc3339(this.options.now()) }, status: RefundStatus.IN_PROCESS };
     this.received.set(e2eid, { ...pix, devolucoes: [...pix.devolucoes, refund] });
     return { ...refund };
   }

@@ -1,6 +1,6 @@
 /** The control API's Pix part, typed (`simulator.control.pix`): what pix-control-routes.ts serves. */
 import type { PixState } from './pix-book';
-import type { ChargeKind, PixCharge, PixReceived, PixRefund, RefundStatus } from './pix-model';
+import type { ChargeKind, PixCharge, PixReceived, PixRefund, RefundNature, RefundStatus } from './pix-model';
 
 /** How the control client sends one call: method, path under /control, JSON body. */
 export type ControlCaller = <T>(method: string, path: string, body?: unknown) => Promise<T>;
@@ -46,8 +46,11 @@ export class PixControlClient {
     return this.call('POST', '/pix/batch', { payments });
   }
 
-  /** A refund of a Pix, in process (nothing announced until it is settled). */
-  refund(endToEndId: string, input: { valor: string; id?: string }): Promise<PixRefund> {
+  /**
+   * A refund of a Pix, in process (nothing announced until it is settled): one the receiver asked
+   * for (`ORIGINAL` unless said), or one the provider makes unasked under MED (`MED_*`).
+   */
+  refund(endToEndId: string, input: { valor: string; id?: string; natureza?: RefundNature }): Promise<PixRefund> {
     return this.call('POST', `/pix/${enc(endToEndId)}/refunds`, input);
   }
 

@@ -90,7 +90,8 @@ export function pixControlRoutes(p: PixControlParts): Route[] {
       handle: (call) => {
         const input = p.json(call);
         const id = optionalString(input, 'id') ?? `D${randomTxid().slice(0, 20)}`;
-        return ok(p.book.requestRefund(decodeURIComponent(call.params[0]), id, { valor: optionalString(input, 'valor') }), 201);
+        const natureza = optionalString(input, 'natureza');
+        return ok(p.book.requestRefund(decodeURIComponent(call.params[0]), id, { valor: optionalString(input, 'valor'), ...(natureza ? { natureza } : {}) }, 'provider'), 201);
       },
     },
     {

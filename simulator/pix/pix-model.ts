@@ -6,8 +6,8 @@
  */
 import { BankError } from '../errors';
 
-export { CHARGE_TXID, END_TO_END_ID, MAX_PIX_KEY_LENGTH, PIX_AMOUNT, PIX_TXID, REFUND_ID, RefundStatus } from '../../contracts/pix';
-import { RefundStatus } from '../../contracts/pix';
+export { CHARGE_TXID, END_TO_END_ID, MAX_PIX_KEY_LENGTH, PIX_AMOUNT, PIX_TXID, REFUND_ID, RefundNature, RefundStatus } from '../../contracts/pix';
+import type { RefundNature, RefundStatus } from '../../contracts/pix';
 
 /** A listing's page size: 100 unless asked, at most 1000. */
 export const PIX_PAGE = { default: 100, max: 1000 } as const;
@@ -38,7 +38,8 @@ export interface PixRefund {
   /** The return's own end-to-end id. */
   readonly rtrId: string;
   readonly valor: string;
-  readonly natureza: 'ORIGINAL';
+  /** `ORIGINAL` or `RETIRADA` when the receiver asked; a `MED_*` nature when the provider made it unasked. */
+  readonly natureza: RefundNature;
   readonly horario: { readonly solicitacao: string; readonly liquidacao?: string };
   readonly status: RefundStatus;
   readonly motivo?: string;

@@ -2,7 +2,7 @@
  * What the Pix API writes of the records it holds, in the reading the behaviour sets (PIX-NOTES.md,
  * pix-behaviour.ts): a Pix in a callback or a query answer, a charge with its Pix, a webhook.
  */
-import { type PixBehaviour, PixCallbackKey, PixQueryTime, PixRefundsShape, PixWebhookKeyField } from './pix-behaviour';
+import { type PixBehaviour, PixCallbackKey, PixChargePixList, PixQueryTime, PixRefundsShape, PixWebhookKeyField } from './pix-behaviour';
 import type { PixCharge, PixReceived, PixRefund, PixWebhook } from './pix-model';
 
 /** Where a Pix is written: a callback's `pix[]`, or a query's answer. */
@@ -32,7 +32,8 @@ function refundsView(refunds: readonly PixRefund[], behaviour: PixBehaviour): un
 /** A charge as `GET /cob/{txid}` answers it: its Pix written out in full. */
 export function chargeView(charge: PixCharge, pixOf: (endToEndId: string) => PixReceived, behaviour: PixBehaviour): Record<string, unknown> {
   const { kind: _kind, pix, ...rest } = charge;
-  return { ...rest, ...(pix.length ? { pix: pix.map((id) => pixView(pixOf(id), behaviour, PixViewPlace.QUERY)) } : {}) };
+  const listed = pix.length && behaviour.pixChargePixList === PixChargePixList.LISTED;
+  return { ...rest, ...(listed ? { pix: pix.map((id) => pixView(pixOf(id), behaviour, PixViewPlace.QUERY)) } : {}) };
 }
 
 /** A webhook as `GET /webhook/{chave}` answers it, the key under the name the behaviour gives. */

@@ -8,7 +8,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Template } from 'aws-cdk-lib/assertions';
-import { PIX_CONNECTION_ENV, PixGrantTypePlacement } from '../../contracts/pix-connection';
+import { PIX_CONNECTION_ENV, PixBasicCredentials, PixGrantTypePlacement } from '../../contracts/pix-connection';
 import { checkRealPixProvider, type PixConnectionProps, pixConnectionEnvironment, pixConnectionSettings, validatePixConnection } from '../../lib/core/pix-connection';
 import { PropsValidation } from '../../lib/core/props-validation';
 import { testStack } from '../support/cdk';
@@ -39,14 +39,17 @@ it('resolves the defaults to the base URL, the token URL and the secret alone', 
 it('carries only the paths, scopes and settings that differ from the defaults', () => {
   const { props } = connection({
     grantType: PixGrantTypePlacement.QUERY,
+    basicCredentials: PixBasicCredentials.RAW,
     paths: { cobQuery: '/api/v2/cob/{txid}', pixQuery: '/api/v2/pix/{e2eid}' },
     scopes: { pixQuery: ['pix.read', 'cob.read'], cobQuery: ['cob.read'] },
     callTimeout: Duration.seconds(8),
   });
   expect(pixConnectionSettings(props)).toEqual({
     baseUrl: 'https://api-pix.sicredi.com.br', tokenUrl: 'https://api-pix.sicredi.com.br/oauth/token', credentialsSecretArn: ARN,
-    grantType: 'query', paths: { cobQuery: '/api/v2/cob/{txid}' }, scopes: { pixQuery: 'pix.read cob.read' }, callTimeoutMs: 8000,
+    grantType: 'query', basicCredentials: 'raw', paths: { cobQuery: '/api/v2/cob/{txid}' }, scopes: { pixQuery: 'pix.read cob.read' }, callTimeoutMs: 8000,
   });
+  // The default, written out, is not carried: no deployed key registration's properties change.
+  expect(pixConnectionSettings(connection({ basicCredentials: PixBasicCredentials.FORM_ENCODED }).props)).not.toHaveProperty('basicCredentials');
 });
 
 it('names every problem of the props in one error', () => {

@@ -9,14 +9,15 @@ import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { PixDomainProps } from '../../lib/core/pix-receiver';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import { Duration, type Stack } from 'aws-cdk-lib';
+import { App, Duration, Stack } from 'aws-cdk-lib';
+import { BankWebhookReceiver } from '../../lib/bank-webhook-receiver';
 import { BankStage } from '../../lib/core/bank-stage';
 import type { BankWebhookReceiverProps } from '../../lib/bank-webhook-receiver-props';
 import { PIX_CONNECTION_ENV } from '../../contracts/pix-connection';
 import { PROCESSOR_SETTINGS_ENV, type ProcessorSettings } from '../../contracts/processor';
 import { pixKeyHash } from '../../contracts/pix';
 import { SWEEP_SETTINGS_ENV, type SweepSettings } from '../../contracts/reconciliation';
-import { settingsIn, synthReceiver } from '../support/cdk';
+import { settingsIn, synthReceiver, testBankConnection } from '../support/cdk';
 
 const PIX_ARN = 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:pix-credentials-AbCdEf';
 const KEYS = ['Financeiro@Example.com.br', '+55 (11) 98765-4321', '0F9A3C52-7B1E-4E0A-9D7C-1C2B3A4D5E6F'];
@@ -65,6 +66,27 @@ it('tells the processor the Pix connection, the keys in their normal form, and l
   expect(settingsIn<Record<string, unknown>>(fn, PIX_CONNECTION_ENV)).toEqual({ baseUrl: 'https://api-pix.provider.example', tokenUrl: 'https://api-pix.provider.example/oauth/token', credentialsSecretArn: PIX_ARN });
   template.hasResourceProperties('AWS::IAM::Policy', {
     PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'], Resource: PIX_ARN })]) },
+  });
+});
+
+describe('the account\'s receiver for keyless Pix', () => {
+  const keyless = (stack: Stack): Partial<BankWebhookReceiverProps> => ({ pix: { ...pixProps()(stack).pix!, keylessPix: true } });
+
+  it('tells its processor so; a receiver without keylessPix writes nothing new', () => {
+    expect(settingsIn<ProcessorSettings>(processorOf(synthReceiver(staging, keyless).template), PROCESSOR_SETTINGS_ENV).pixKeyless).toBe(true);
+    expect(settingsIn<ProcessorSettings>(processorOf(synthReceiver(staging, pixProps()).template), PROCESSOR_SETTINGS_ENV)).not.toHaveProperty('pixKeyless');
+  });
+
+  it('is one per account in an app: a second, in another stack, is refused naming the first', () => {
+    const app = new App();
+    const receiver = (name: string, conta = '123456') => {
+      const stack = new Stack(app, name, { env: { account: '111111111111', region: 'sa-east-1' } });
+      const bank = testBankConnection(stack);
+      return new BankWebhookReceiver(stack, 'Webhooks', { bank: { ...bank, account: { ...bank.account, conta } }, ...staging, ...keyless(stack) });
+    };
+    receiver('Sales');
+    expect(() => receiver('Billing')).toThrow(/Billing\/Webhooks\/Processor: pix\.keylessPix is true, but the receiver at Sales\/Webhooks\/Processor is already the keyless Pix receiver of this account .*Keep pix\.keylessPix on one receiver per account/);
+    expect(() => receiver('OtherAccount', '654321')).not.toThrow();
   });
 });
 

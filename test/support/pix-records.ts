@@ -5,7 +5,8 @@
  */
 import type { ChargeRead, PixQueries, PixRead, PixRefundRead } from '../../lambda/bank/pix';
 import type { ProcessorDeps } from '../../lambda/processor/deps';
-import { ChargeState } from '../../lambda/bank/pix';
+import { ChargeState, readPix, readRefund } from '../../lambda/bank/pix';
+import type { PixChargeKind } from '../../contracts/events';
 import { RefundStatus } from '../../contracts/pix';
 import { fakeDeps } from './processor-records';
 
@@ -36,15 +37,13 @@ export function refundElement(id: string, status: RefundStatus, valor = '110.00'
   return { id, rtrId: `D01181521202611271300${id}`.slice(0, 32), valor, horario: { solicitacao: '2026-11-27T12:30:00.000Z', ...(status === RefundStatus.IN_PROCESS ? {} : { liquidacao }) }, status };
 }
 
-const read = (element: Record<string, unknown>): PixRead => ({
-  endToEndId: element.endToEndId as string, txid: element.txid as string | undefined, valor: element.valor as string, chave: element.chave as string | undefined,
-  horario: element.horario as string, ...(element.infoPagador ? { infoPagador: element.infoPagador as string } : {}), refunds: [],
-});
+/** The provider's answer as the library reads it (the real reader: what it leaves out, the fake leaves out). */
+const read = (element: Record<string, unknown>): PixRead => readPix(element, 'Pix query (fake)', 200);
 
 /** The provider's Pix API as our credentials see it. */
 export class FakePix implements PixQueries {
   readonly pix = new Map<string, PixRead>();
-  readonly charges = new Map<string, ChargeRead & { kind: 'cob' | 'cobv' }>();
+  readonly charges = new Map<string, ChargeRead & { kind: PixChargeKind | 'cob' | 'cobv' | 'cobr' }>();
   readonly refunds = new Map<string, PixRefundRead>();
   readonly calls: string[] = [];
 
@@ -54,16 +53,15 @@ export class FakePix implements PixQueries {
   }
 
   /** A charge, concluded by the Pix given (or still active with none). */
-  charge(txid: string, kind: 'cob' | 'cobv', paidBy: readonly Record<string, unknown>[], status = paidBy.length ? 'CONCLUIDA' : 'ATIVA', original = '110.00'): void {
-    this.charges.set(txid, { txid, kind, status, state: status === 'CONCLUIDA' ? ChargeState.CONCLUDED : status === 'ATIVA' ? ChargeState.ACTIVE : ChargeState.REMOVED, valorOriginal: original, pix: paidBy.map(read) });
+  charge(txid: string, kind: 'cob' | 'cobv' | 'cobr', paidBy: readonly Record<string, unknown>[] | undefined, status = paidBy?.length !== 0 ? 'CONCLUIDA' : 'ATIVA', original = '110.00', chave?: string): void {
+    this.charges.set(`${kind}/${txid}`, {
+      txid, kind, status, state: status === 'CONCLUIDA' ? ChargeState.CONCLUDED : status === 'ATIVA' ? ChargeState.ACTIVE : ChargeState.REMOVED, valorOriginal: original,
+      ...(paidBy ? { paidBy: paidBy.map((p) => p.endToEndId as string) } : {}), ...(chave ? { chave } : {}),
+    });
   }
 
   refund(endToEndId: string, element: Record<string, unknown>): void {
-    const h = element.horario as { solicitacao?: string; liquidacao?: string };
-    this.refunds.set(`${endToEndId}/${element.id as string}`, {
-      id: element.id as string, rtrId: element.rtrId as string, valor: element.valor as string, status: element.status as RefundStatus,
-      ...(h.solicitacao ? { requestedAt: h.solicitacao } : {}), ...(h.liquidacao ? { settledAt: h.liquidacao } : {}),
-    });
+    this.refunds.set(`${endToEndId}/${element.id as string}`, readRefund(element, 'refund query (fake)', 200));
   }
 
   async getPix(endToEndId: string): Promise<PixRead | undefined> {
@@ -71,10 +69,10 @@ export class FakePix implements PixQueries {
     return this.pix.get(endToEndId);
   }
 
-  async getCharge(kind: 'cob' | 'cobv', txid: string): Promise<ChargeRead | undefined> {
+  async getCharge(kind: PixChargeKind, txid: string): Promise<ChargeRead | undefined> {
     this.calls.push(`GET /${kind}/${txid}`);
-    const charge = this.charges.get(txid);
-    if (!charge || charge.kind !== kind) return undefined;
+    const charge = this.charges.get(`${kind}/${txid}`);
+    if (!charge) return undefined;
     const { kind: _kind, ...rest } = charge;
     return rest;
   }

@@ -23,7 +23,8 @@ import type { DeliveryRecord } from '../../simulator/notifier';
 import { bundleHandlers, bundlesAreFresh } from '../bundle-handlers';
 import { LocalAlarmState } from './alarms';
 import type { AuditReport } from './audit';
-import { RefundStatus } from '../../contracts/pix';
+import { RefundNature, RefundStatus } from '../../contracts/pix';
+import { PixChargePixList } from '../../simulator/pix/pix-behaviour';
 import { LocalReceiverStack } from './local-stack';
 import { LocalRunner } from './runner';
 import { TracingMode } from '../../lib/core/tracing';
@@ -173,6 +174,17 @@ async function main(): Promise<number> {
       await runner.control.pix.deliverForeign({ url: runner.pixUrl });
       await runner.control.pix.sendValidation({ url: runner.pixUrl });
     });
+    await step('Pix: the provider returns part of a Pix unasked (MED, suspected fraud), and a charge whose answer leaves its pix list out is paid', async () => {
+      const med = await runner.control.pix.refund(paidPix, { valor: '20.00', natureza: RefundNature.MED_FRAUDE });
+      await runner.control.pix.settleRefund(paidPix, med.id, RefundStatus.RETURNED);
+      await runner.control.setBehaviour({ pixChargePixList: PixChargePixList.LEFT_OUT });
+      const quiet = await runner.control.pix.createCharge({ valor: '42.00' });
+      await runner.control.pix.payCharge(quiet.txid);
+    });
+    await runner.control.setBehaviour({ pixChargePixList: PixChargePixList.LISTED });
+    const medRefunds = runner.verifiedEvents().filter((e) => e.detailType === String(BankEventDetailType.PIX_REFUND) && (e.detail as { refund: { natureza?: string } }).refund.natureza === String(RefundNature.MED_FRAUDE));
+    const quietCharge = runner.verifiedEvents().filter((e) => e.detailType === String(BankEventDetailType.PIX_RECEIVED) && (e.detail as { pix: { amount: { decimal: string } } }).pix.amount.decimal === '42.00');
+    say(`  → ${medRefunds.length} Pix Refund with natureza MED_FRAUDE (a consumer routes it apart from a refund it asked for); the 42.00 charge's Pix published ${quietCharge.length} time(s): concluded by the Pix whose own answer names its txid`);
     const foreignPix = runner.counts().metrics[ProcessorMetric.FOREIGN] ?? 0;
     say(`Pix published: ${pixPublished()} · another customer's dropped: ${foreignPix} (never published, never quarantined) · validation calls answered: ${runner.counts().metrics.ValidationCalls ?? 0}`);
     await runner.control.clearFaults();
@@ -274,8 +286,8 @@ async function main(): Promise<number> {
       && recovered === lost.length && recoveredDuplicates === 0 && recoveredAlarm === LocalAlarmState.ALARM
       && !!blocked && driftAlarm === LocalAlarmState.ALARM
       && forged.status === 401 && wrongToken.status === 401 && junkStatus === 200 && resentStatus === 200 && republished === 0 && recordOk
-      // 6 Pix received and 1 refund; another customer's Pix, delivered twice, dropped twice.
-      && pixPublished() === 7 && foreignPix === 2 && !sampleDrift && tree.ok;
+      // 7 Pix received and 2 refunds (one the provider made under MED); another customer's Pix, delivered twice, dropped twice.
+      && pixPublished() === 9 && medRefunds.length === 1 && quietCharge.length === 1 && foreignPix === 2 && !sampleDrift && tree.ok;
     console.log('');
     await runner.unregister();
     const after = await runner.control.registrations();

@@ -1,27 +1,47 @@
 /**
  * How the library reads the Pix API's answers (PIX-NOTES.md): every reading the standard and this
  * bank are known to write (`endToEndId` or `endToEndID`; `horario` as a string or
- * `{solicitacao, liquidacao}`; `devolucoes` as an array or one object), into one shape. What the
- * standard requires and is missing, or malformed, is the provider's error, never a guess.
+ * `{solicitacao, liquidacao}`, with its zone or without one; `devolucoes` as an array or one
+ * object), into one shape. What the standard requires and is missing, or malformed, is the
+ * provider's error, never a guess; an optional detail that is malformed is left out, and one
+ * refund that cannot be read does not make its Pix unreadable (it is named in `unreadableRefunds`).
  */
-import { CHARGE_TXID, END_TO_END_ID, PIX_AMOUNT, PIX_TXID, RefundStatus } from '../../../contracts/pix';
+import { CHARGE_TXID, END_TO_END_ID, PIX_AMOUNT, PIX_TXID, RefundNature, RefundStatus } from '../../../contracts/pix';
 import { BankApiError } from '../errors';
+import { errorMessage } from '../../shared/runtime';
+import { readPixTime } from './pix-time';
 
 export enum ChargeState {
+  /** `ATIVA` (a `cobr`'s `CRIADA` too): waiting for its Pix. */
   ACTIVE = 'ATIVA',
   CONCLUDED = 'CONCLUIDA',
-  /** `REMOVIDA_PELO_USUARIO_RECEBEDOR`, `REMOVIDA_PELO_PSP` (the prose also writes `REMOVIDO_...`). */
+  /**
+   * Closed unpaid: `REMOVIDA_PELO_USUARIO_RECEBEDOR`, `REMOVIDA_PELO_PSP` (the prose also writes
+   * `REMOVIDO_...`); a `cobr`'s `EXPIRADA`, `REJEITADA`, `CANCELADA`.
+   */
   REMOVED = 'REMOVIDA',
 }
 
 /** The statuses read as they are written; the removals are matched by prefix. */
-const CHARGE_STATES: Readonly<Record<string, ChargeState>> = { ATIVA: ChargeState.ACTIVE, CONCLUIDA: ChargeState.CONCLUDED };
+const CHARGE_STATES: Readonly<Record<string, ChargeState>> = {
+  ATIVA: ChargeState.ACTIVE, CRIADA: ChargeState.ACTIVE, CONCLUIDA: ChargeState.CONCLUDED,
+  EXPIRADA: ChargeState.REMOVED, REJEITADA: ChargeState.REMOVED, CANCELADA: ChargeState.REMOVED,
+};
+
+/** The parts of a Pix's amount (`componentesValor`), each as written (`\d{1,10}\.\d{2}`). */
+export const VALUE_COMPONENTS = ['original', 'saque', 'troco', 'juros', 'multa', 'abatimento', 'desconto'] as const;
+export type ValueComponent = typeof VALUE_COMPONENTS[number];
 
 export interface PixRefundRead {
   readonly id: string;
   readonly rtrId?: string;
   readonly valor: string;
   readonly status: RefundStatus;
+  /** `ORIGINAL` when the answer names none (the standard's rule); undefined for a nature the standard does not define. */
+  readonly natureza?: RefundNature;
+  /** A nature the standard does not define, as written (at most 40 characters). */
+  readonly naturezaAsWritten?: string;
+  readonly descricao?: string;
   readonly requestedAt?: string;
   /** `horario.liquidacao`: when the refund reached its final status. */
   readonly settledAt?: string;
@@ -33,11 +53,17 @@ export interface PixRead {
   readonly txid?: string;
   readonly valor: string;
   readonly chave?: string;
-  /** When the Pix was settled (a query's `horario.liquidacao`, else its `horario`). */
+  /** When the Pix was settled (a query's `horario.liquidacao`, else its `horario`), with its zone. */
   readonly horario: string;
+  /** Whether the provider wrote `horario` without a zone (read in Brasília's). */
+  readonly horarioZoneAssumed?: boolean;
   /** The payer's free-text message (at most 140 characters kept). */
   readonly infoPagador?: string;
+  /** The parts of the amount the provider shows (`componentesValor`), each well-formed one. */
+  readonly componentesValor?: Readonly<Partial<Record<ValueComponent, string>>>;
   readonly refunds: readonly PixRefundRead[];
+  /** Why each refund that could not be read was left out (`devolucoes[i]: ...`). */
+  readonly unreadableRefunds?: readonly string[];
 }
 
 export interface ChargeRead {
@@ -47,7 +73,8 @@ export interface ChargeRead {
   readonly status: string;
   readonly valorOriginal: string;
   readonly chave?: string;
-  readonly pix: readonly PixRead[];
+  /** The end-to-end ids of the Pix that paid it; undefined when the answer leaves its optional `pix` list out. */
+  readonly paidBy?: readonly string[];
 }
 
 export interface PixPageRead {
@@ -58,8 +85,11 @@ export interface PixPageRead {
 
 type Fields = Record<string, unknown>;
 
-/** The standard bounds `infoPagador` at 140 characters: nothing longer is kept. */
-const MAX_INFO_PAGADOR = 140;
+/** The standard bounds `infoPagador`, `descricao` and `motivo` at 140 characters: nothing longer is kept. */
+const MAX_TEXT = 140;
+const NATURES = new Set<string>(Object.values(RefundNature));
+const isObject = (value: unknown): value is Fields => !!value && typeof value === 'object' && !Array.isArray(value);
+const optionalTextOf = (o: Fields, name: string): string | undefined => (typeof o[name] === 'string' && o[name] ? (o[name]).slice(0, MAX_TEXT) : undefined);
 
 /** Reads one answer: the operation, the HTTP status, and what is wrong, in one error. */
 class Reader {
@@ -70,8 +100,8 @@ class Reader {
   }
 
   object(value: unknown, where: string): Fields {
-    if (!value || typeof value !== 'object' || Array.isArray(value)) this.fail(`has no object at ${where}`);
-    return value as Fields;
+    if (!isObject(value)) this.fail(`has no object at ${where}`);
+    return value;
   }
 
   text(o: Fields, name: string, where: string, pattern?: RegExp): string {
@@ -84,21 +114,28 @@ class Reader {
     return o[name] === undefined || o[name] === null ? undefined : this.text(o, name, where, pattern);
   }
 
-  time(value: unknown, where: string): string {
-    if (typeof value !== 'string' || !Number.isFinite(Date.parse(value))) this.fail(`has no valid time at ${where}`);
-    return value;
+  /** A required time: refused with a reason when it is not a date-time. */
+  time(value: unknown, where: string): { at: string; zoneAssumed: boolean } {
+    return readPixTime(value) ?? this.fail(`has no valid time at ${where} (an RFC 3339 date-time)`);
   }
 
   refund(value: unknown, where: string): PixRefundRead {
     const o = this.object(value, where);
     const status = this.text(o, 'status', where);
     if (!(Object.values(RefundStatus) as string[]).includes(status)) this.fail(`has an unknown refund status at ${where}.status (${status.slice(0, 40)})`);
-    const horario = o.horario && typeof o.horario === 'object' ? o.horario as Fields : {};
+    // Its optional details: one malformed is left out, never a reason to refuse the refund.
+    const horario = isObject(o.horario) ? o.horario : {};
+    const written = o.natureza === undefined || o.natureza === null ? RefundNature.ORIGINAL : o.natureza;
+    const natureza = typeof written === 'string' && NATURES.has(written) ? written as RefundNature : undefined;
+    const asWritten = natureza === undefined && typeof written === 'string' && /^[A-Z0-9_]{1,40}$/.test(written) ? written : undefined;
+    const rtrId = typeof o.rtrId === 'string' && END_TO_END_ID.test(o.rtrId) ? o.rtrId : undefined;
     return {
-      id: this.text(o, 'id', where), rtrId: this.optionalText(o, 'rtrId', where), valor: this.text(o, 'valor', where, PIX_AMOUNT), status: status as RefundStatus,
-      requestedAt: horario.solicitacao === undefined ? undefined : this.time(horario.solicitacao, `${where}.horario.solicitacao`),
-      settledAt: horario.liquidacao === undefined ? undefined : this.time(horario.liquidacao, `${where}.horario.liquidacao`),
-      motivo: this.optionalText(o, 'motivo', where),
+      id: this.text(o, 'id', where), valor: this.text(o, 'valor', where, PIX_AMOUNT), status: status as RefundStatus,
+      ...(rtrId ? { rtrId } : {}), ...(natureza ? { natureza } : {}), ...(asWritten ? { naturezaAsWritten: asWritten } : {}),
+      ...(optionalTextOf(o, 'descricao') ? { descricao: optionalTextOf(o, 'descricao') } : {}),
+      ...(readPixTime(horario.solicitacao) ? { requestedAt: readPixTime(horario.solicitacao)!.at } : {}),
+      ...(readPixTime(horario.liquidacao) ? { settledAt: readPixTime(horario.liquidacao)!.at } : {}),
+      ...(optionalTextOf(o, 'motivo') ? { motivo: optionalTextOf(o, 'motivo') } : {}),
     };
   }
 
@@ -106,16 +143,39 @@ class Reader {
     const o = this.object(value, where);
     const endToEndId = o.endToEndId ?? o.endToEndID;
     if (typeof endToEndId !== 'string' || !END_TO_END_ID.test(endToEndId)) this.fail(`has no valid ${where}.endToEndId`);
-    const horario = o.horario && typeof o.horario === 'object'
-      ? this.time((o.horario as Fields).liquidacao ?? (o.horario as Fields).solicitacao, `${where}.horario`)
+    const horario = isObject(o.horario)
+      ? this.time(o.horario.liquidacao ?? o.horario.solicitacao, `${where}.horario`)
       : this.time(o.horario, `${where}.horario`);
-    const refunds = o.devolucoes === undefined || o.devolucoes === null ? [] : Array.isArray(o.devolucoes) ? o.devolucoes : [o.devolucoes];
+    const written = o.devolucoes === undefined || o.devolucoes === null ? [] : Array.isArray(o.devolucoes) ? o.devolucoes : [o.devolucoes];
+    const refunds: PixRefundRead[] = [];
+    const unreadable: string[] = [];
+    written.forEach((r, i) => {
+      try {
+        refunds.push(this.refund(r, `${where}.devolucoes[${i}]`));
+      } catch (error) {
+        unreadable.push(`devolucoes[${i}]: ${errorMessage(error)}`);
+      }
+    });
+    const components = componentsOf(o.componentesValor);
     return {
-      endToEndId, txid: this.optionalText(o, 'txid', where, PIX_TXID), valor: this.text(o, 'valor', where, PIX_AMOUNT), chave: this.optionalText(o, 'chave', where), horario,
-      ...(typeof o.infoPagador === 'string' && o.infoPagador ? { infoPagador: o.infoPagador.slice(0, MAX_INFO_PAGADOR) } : {}),
-      refunds: refunds.map((r, i) => this.refund(r, `${where}.devolucoes[${i}]`)),
+      endToEndId, txid: this.optionalText(o, 'txid', where, PIX_TXID), valor: this.text(o, 'valor', where, PIX_AMOUNT), chave: this.optionalText(o, 'chave', where), horario: horario.at,
+      ...(horario.zoneAssumed ? { horarioZoneAssumed: true } : {}),
+      ...(optionalTextOf(o, 'infoPagador') ? { infoPagador: optionalTextOf(o, 'infoPagador') } : {}),
+      ...(components ? { componentesValor: components } : {}),
+      refunds, ...(unreadable.length ? { unreadableRefunds: unreadable } : {}),
     };
   }
+}
+
+/** The well-formed parts of `componentesValor` (`{original: {valor}, saque: {valor, ...}, ...}`), or undefined for none. */
+function componentsOf(value: unknown): PixRead['componentesValor'] {
+  if (!isObject(value)) return undefined;
+  const parts: Partial<Record<ValueComponent, string>> = {};
+  for (const name of VALUE_COMPONENTS) {
+    const part = value[name];
+    if (isObject(part) && typeof part.valor === 'string' && PIX_AMOUNT.test(part.valor)) parts[name] = part.valor;
+  }
+  return Object.keys(parts).length ? parts : undefined;
 }
 
 /** A Pix (`GET /pix/{e2eid}`, a callback's item). */
@@ -128,25 +188,36 @@ export function readRefund(value: unknown, operation: string, status: number): P
   return new Reader(operation, status).refund(value, 'devolucao');
 }
 
-/** A charge (`GET /cob/{txid}`, `GET /cobv/{txid}`) with the Pix that paid it. */
+/**
+ * A charge (`GET /cob/{txid}`, `/cobv/{txid}`, `/cobr/{txid}`) and the end-to-end ids of the Pix
+ * that paid it: only their ids are read (a malformed detail of a paying Pix is that Pix's own
+ * answer's to show).
+ */
 export function readCharge(value: unknown, operation: string, status: number): ChargeRead {
   const r = new Reader(operation, status);
   const o = r.object(value, 'cob');
   const written = r.text(o, 'status', 'cob');
   const state = CHARGE_STATES[written] ?? (/^REMOVID[AO]_/.test(written) ? ChargeState.REMOVED : r.fail(`has an unknown charge status (${written.slice(0, 40)})`));
-  const pix = o.pix === undefined || o.pix === null ? [] : Array.isArray(o.pix) ? o.pix : r.fail('has cob.pix that is not a list');
+  const pix = o.pix === undefined || o.pix === null ? undefined : Array.isArray(o.pix) ? o.pix : r.fail('has cob.pix that is not a list');
+  const paidBy = pix?.map((p, i) => {
+    const id = isObject(p) ? p.endToEndId ?? p.endToEndID : undefined;
+    return typeof id === 'string' && END_TO_END_ID.test(id) ? id : r.fail(`has no valid cob.pix[${i}].endToEndId`);
+  });
   return {
     txid: r.text(o, 'txid', 'cob', CHARGE_TXID), state, status: written, valorOriginal: r.text(r.object(o.valor, 'cob.valor'), 'original', 'cob.valor', PIX_AMOUNT),
-    chave: r.optionalText(o, 'chave', 'cob'), pix: pix.map((p, i) => r.pix(p, `cob.pix[${i}]`)),
+    chave: r.optionalText(o, 'chave', 'cob'), ...(paidBy ? { paidBy } : {}),
   };
 }
 
-/** A page of `GET /pix`: its Pix, and which page of how many (pages from 0). */
+/**
+ * A page of `GET /pix`: its Pix, and which page of how many (pages from 0). An answer without a
+ * `pix` array is an empty page (the standard's schema makes the list optional).
+ */
 export function readPixPage(value: unknown, operation: string, status: number): PixPageRead {
   const r = new Reader(operation, status);
   const o = r.object(value, '(root)');
   const paging = r.object(r.object(o.parametros, 'parametros').paginacao, 'parametros.paginacao');
   const count = (name: string) => (Number.isInteger(paging[name]) && (paging[name] as number) >= 0 ? paging[name] as number : r.fail(`has no valid parametros.paginacao.${name}`));
-  if (!Array.isArray(o.pix)) r.fail('has no pix list');
-  return { pix: (o.pix as unknown[]).map((p, i) => r.pix(p, `pix[${i}]`)), paginaAtual: count('paginaAtual'), quantidadeDePaginas: count('quantidadeDePaginas') };
+  const listed = o.pix === undefined || o.pix === null ? [] : Array.isArray(o.pix) ? o.pix : r.fail('has pix that is not a list');
+  return { pix: listed.map((p, i) => r.pix(p, `pix[${i}]`)), paginaAtual: count('paginaAtual'), quantidadeDePaginas: count('quantidadeDePaginas') };
 }

@@ -7,8 +7,9 @@
  * query does not find (404) is `undefined`: for a Pix, not ours.
  */
 import {
-  type PixConnectionSettings, PixConnectionDefaults, type PixCredentials, PixGrantTypePlacement, PixOperation, pixPath, pixScope,
+  PixBasicCredentials, type PixConnectionSettings, PixConnectionDefaults, type PixCredentials, PixGrantTypePlacement, PixOperation, pixPath, pixScope,
 } from '../../../contracts/pix-connection';
+import { PixChargeKind } from '../../../contracts/events';
 import { apiAnswer, tokenAnswer } from '../base/answers';
 import { type ClientCallOptions, clientSender, newTransport, type PacedSender } from '../base/paced-sender';
 import { TokenCache } from '../base/token-cache';
@@ -18,6 +19,16 @@ import { CallKind } from '../pacing';
 import { secrets } from '../../shared/redaction';
 import { CHARGE_TXID, END_TO_END_ID, MAX_PIX_KEY_LENGTH, PIX_TXID, REFUND_ID } from '../../../contracts/pix';
 import { type ChargeRead, type PixPageRead, type PixRead, type PixRefundRead, readCharge, readPix, readPixPage, readRefund } from './pix-answers';
+
+const CHARGE_OPERATIONS: Readonly<Record<PixChargeKind, PixOperation>> = {
+  [PixChargeKind.COB]: PixOperation.COB_QUERY, [PixChargeKind.COBV]: PixOperation.COBV_QUERY, [PixChargeKind.COBR]: PixOperation.COBR_QUERY,
+};
+
+/**
+ * One part of the Basic header encoded as RFC 6749 section 2.3.1 asks (percent-encoding; a form
+ * decoder reads it, and it is what every deployed receiver has sent).
+ */
+const formEncode = (text: string): string => encodeURIComponent(text);
 
 export interface PixClientOptions extends ClientCallOptions {
   readonly settings: PixConnectionSettings;
@@ -45,11 +56,11 @@ export class PixClient {
     return answer && readPix(answer.body, operation, answer.status);
   }
 
-  /** `GET /cob/{txid}` or `GET /cobv/{txid}`: the charge with the Pix that paid it, or undefined (404). */
-  async getCharge(kind: 'cob' | 'cobv', txid: string, deadline: number): Promise<ChargeRead | undefined> {
+  /** `GET /cob/{txid}`, `GET /cobv/{txid}` or `GET /cobr/{txid}`: the charge with the Pix that paid it, or undefined (404). */
+  async getCharge(kind: PixChargeKind, txid: string, deadline: number): Promise<ChargeRead | undefined> {
     const operation = `${kind} query (txid ${txid.slice(0, 35)})`;
     if (!CHARGE_TXID.test(txid)) throw new BankApiError(operation, undefined, 'not sent: a charge\'s txid is 26 to 35 letters and digits', false);
-    const answer = await this.get(operation, kind === 'cob' ? PixOperation.COB_QUERY : PixOperation.COBV_QUERY, { txid }, deadline);
+    const answer = await this.get(operation, CHARGE_OPERATIONS[kind], { txid }, deadline);
     return answer && readCharge(answer.body, operation, answer.status);
   }
 
@@ -152,7 +163,9 @@ export class PixClient {
     const required = this.options.settings.simulated ? ['clientId', 'clientSecret'] as const : ['clientId', 'clientSecret', 'clientCertificate', 'clientKey'] as const;
     const missing = required.filter((field) => !credentials[field]);
     if (missing.length) throw new BankApiError(operation, undefined, `the Pix credentials secret lacks ${missing.join(', ')}, which the Pix API's token (HTTP Basic over mutual TLS) needs`, false);
-    const basic = Buffer.from(`${encodeURIComponent(credentials.clientId!)}:${encodeURIComponent(credentials.clientSecret!)}`).toString('base64');
+    const raw = this.options.settings.basicCredentials === PixBasicCredentials.RAW;
+    const part = (text: string) => (raw ? text : formEncode(text));
+    const basic = Buffer.from(`${part(credentials.clientId!)}:${part(credentials.clientSecret!)}`).toString('base64');
     secrets.remember(basic, credentials.clientSecret);
     const fields = new URLSearchParams({ grant_type: 'client_credentials', scope: key });
     const inQuery = this.options.settings.grantType === PixGrantTypePlacement.QUERY;

@@ -40,7 +40,11 @@ export function pixDayWindow(day: string): { inicio: string; fim: string } {
   return { inicio: instant(start), fim: instant(start + DAY_MS) };
 }
 
-/** Why a listed Pix is not the receiver's to publish, or undefined. */
+/**
+ * Why a listed Pix is not the receiver's to publish, or undefined. A Pix the listing shows without
+ * a key is looked at: its charge's key, or the account's receiver for keyless Pix, decides (the
+ * processor's rule; its record then says so, and the sweep does not ask again).
+ */
 function notPublished(pix: PixRead, options: PixListingOptions): string | undefined {
   if (pix.chave !== undefined) {
     const key = normalizePixKey(pix.chave)?.key;
@@ -54,7 +58,10 @@ function notPublished(pix: PixRead, options: PixListingOptions): string | undefi
 function pixEntry(pix: PixRead, day: string, skipped: string | undefined): ListedEntry {
   const reason = `the provider lists a Pix received on ${day} that no record holds`;
   if (skipped) return { key: pix.endToEndId, reason, skipped, routine: true, holds: () => false };
-  return { key: pix.endToEndId, target: { kind: 'pix', endToEndId: pix.endToEndId }, reason, holds: (record: HeldRecord) => record.state !== undefined || record.history.length > 0 };
+  return {
+    key: pix.endToEndId, target: { kind: 'pix', endToEndId: pix.endToEndId }, reason,
+    holds: (record: HeldRecord) => record.state !== undefined || record.history.length > 0 || record.notAttributed !== undefined,
+  };
 }
 
 /** A refund's entry at its final status: held once the record holds that status. */
@@ -64,7 +71,7 @@ function refundEntry(pix: PixRead, refund: PixRefundRead, day: string, skipped: 
   if (skipped) return { key, reason, skipped, routine: true, holds: () => false };
   return {
     key, reason, target: { kind: 'pix-refund', endToEndId: pix.endToEndId, refundId: refund.id },
-    holds: (record: HeldRecord) => record.state?.status === refund.status || record.history.includes(`${refundClass(refund.status)}:${refund.status}`),
+    holds: (record: HeldRecord) => record.state?.status === refund.status || record.history.includes(`${refundClass(refund.status)}:${refund.status}`) || record.notAttributed !== undefined,
   };
 }
 

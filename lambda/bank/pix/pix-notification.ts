@@ -31,27 +31,32 @@ export type PixNotificationItem = PixItem | PixRefundItem;
 
 const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
 
-/** The items of one element: a Pix (with its final refunds), or a refund sent again on its own. */
-function itemsOf(element: unknown, where: string): PixNotificationItem[] {
+/**
+ * The items of one element: a Pix (with its final refunds), or a refund sent again on its own; and
+ * why any refund of it could not be read (the Pix is still verified; the rest is quarantined).
+ */
+function itemsOf(element: unknown, where: string): { items: PixNotificationItem[]; problems: string[] } {
   if (isObject(element) && isObject(element.devolucao)) {
     const refund = readRefund(element.devolucao, 'the Pix callback', 200);
     if (typeof element.endToEndId !== 'string' || !END_TO_END_ID.test(element.endToEndId)) throw new Error(`${where} has no valid endToEndId`);
     const chave = typeof element.chave === 'string' ? element.chave : undefined;
-    return [{ kind: 'pix-refund', endToEndId: element.endToEndId, ...(chave ? { chave } : {}), refund, raw: element }];
+    return { items: [{ kind: 'pix-refund', endToEndId: element.endToEndId, ...(chave ? { chave } : {}), refund, raw: element }], problems: [] };
   }
   if (!isObject(element)) throw new Error(`${where} is not an object`);
   const pix = readPix(element, 'the Pix callback', 200);
   const { devolucoes: _devolucoes, ...withoutRefunds } = element;
   const items: PixNotificationItem[] = [{ kind: 'pix', pix, raw: withoutRefunds }];
-  const refunds = element.devolucoes === undefined || element.devolucoes === null ? [] : Array.isArray(element.devolucoes) ? element.devolucoes : [element.devolucoes];
-  pix.refunds.forEach((refund, i) => {
-    if (!isFinalRefund(refund.status)) return;
+  const problems = (pix.unreadableRefunds ?? []).map((why) => `${where}.${why.replace(': ', ' cannot be read: ')}`);
+  const written = element.devolucoes === undefined || element.devolucoes === null ? [] : Array.isArray(element.devolucoes) ? element.devolucoes : [element.devolucoes];
+  for (const raw of written) {
+    const refund = isObject(raw) ? pix.refunds.find((r) => r.id === raw.id) : undefined;
+    if (!refund || !isFinalRefund(refund.status)) continue;
     items.push({
       kind: 'pix-refund', endToEndId: pix.endToEndId, ...(pix.chave ? { chave: pix.chave } : {}), refund,
-      raw: { endToEndId: pix.endToEndId, ...(pix.chave ? { chave: pix.chave } : {}), devolucao: refunds[i] as Record<string, unknown> },
+      raw: { endToEndId: pix.endToEndId, ...(pix.chave ? { chave: pix.chave } : {}), devolucao: raw as Record<string, unknown> },
     });
-  });
-  return items;
+  }
+  return { items, problems };
 }
 
 /**
@@ -71,7 +76,9 @@ export function parsePixNotification(body: Buffer): ParsedBody {
   const problems: string[] = [];
   elements.forEach((element, i) => {
     try {
-      items.push(...itemsOf(element, `pix[${i}]`));
+      const read = itemsOf(element, `pix[${i}]`);
+      items.push(...read.items);
+      problems.push(...read.problems);
     } catch (error) {
       problems.push(`pix[${i}] cannot be read: ${errorMessage(error)}`);
     }

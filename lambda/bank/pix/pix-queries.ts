@@ -1,10 +1,11 @@
 /** The Pix API's queries a subject's rules make ({@link PixClient} fits): undefined where the provider answers 404. */
+import type { PixChargeKind } from '../../../contracts/events';
 import type { ChargeRead, PixRead, PixRefundRead } from './pix-answers';
 import type { PixClient } from './pix-client';
 
 export interface PixQueries {
   getPix(endToEndId: string, deadline: number): Promise<PixRead | undefined>;
-  getCharge(kind: 'cob' | 'cobv', txid: string, deadline: number): Promise<ChargeRead | undefined>;
+  getCharge(kind: PixChargeKind, txid: string, deadline: number): Promise<ChargeRead | undefined>;
   getRefund(endToEndId: string, id: string, deadline: number): Promise<PixRefundRead | undefined>;
 }
 

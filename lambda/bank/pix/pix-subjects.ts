@@ -6,10 +6,10 @@
  * that is not the receiver's, or a Pix the provider holds for someone else, is {@link Foreign}:
  * anyone at the provider can point a webhook at our URL.
  */
-import { BankEventDetailType, type EventAmount, PixChargeKind, type PixCharge, type PixReceived, type PixRefund, StatusClass, SubjectKind } from '../../../contracts/events';
+import { BankEventDetailType, type EventAmount, PixChargeKind, type PixCharge, type PixReceived, type PixRefund, type PixValueComponents, StatusClass, SubjectKind } from '../../../contracts/events';
 import { CHARGE_TXID, normalizePixKey, RefundStatus } from '../../../contracts/pix';
 import type { LookSubject } from '../../../contracts/reconciliation';
-import { Foreign, type ProviderQueries, type RulesContext, type SubjectItem, type SubjectRules, wrongKind } from '../family';
+import { Foreign, NotAttributed, type ProviderQueries, type RulesContext, type SubjectItem, type SubjectRules, wrongKind } from '../family';
 import type { ClaimCheck, KeyedState, SubjectState } from '../verified-state';
 import { type ChargeRead, ChargeState, type PixRead, type PixRefundRead } from './pix-answers';
 import type { PixItem, PixRefundItem } from './pix-notification';
@@ -40,30 +40,77 @@ export function foreignKey(chave: string | undefined, context: RulesContext): st
   return key && context.pixKeys?.includes(key) ? undefined : 'the callback names a Pix key that is not one of this receiver\'s';
 }
 
+/** A charge as the rules keep it: where the provider showed it, and whether this Pix concluded it. */
+type ChargeAnswer = Omit<ChargeRead, 'paidBy' | 'chave'> & { readonly kind: PixChargeKind; readonly concluded: boolean };
+
 /** What the query answered, as the rules read it and the event carries it (only what the standard defines). */
 interface PixAnswer {
-  readonly pix: Omit<PixRead, 'refunds'>;
+  readonly pix: Omit<PixRead, 'refunds' | 'unreadableRefunds'>;
   /** The charge the txid names, when it is a charge's: null when the provider shows none. */
-  readonly charge?: (Omit<ChargeRead, 'pix' | 'chave'> & { readonly kind: PixChargeKind; readonly paidBy: readonly string[] }) | null;
+  readonly charge?: ChargeAnswer | null;
 }
 
-async function chargeOf(queries: PixQueries, txid: string, deadline: number): Promise<PixAnswer['charge']> {
-  for (const kind of [PixChargeKind.COB, PixChargeKind.COBV]) {
-    const charge = await queries.getCharge(kind, txid, deadline);
-    if (charge) {
-      const { pix, chave: _chave, ...rest } = charge;
-      return { ...rest, kind, paidBy: pix.map((p) => p.endToEndId) };
+/**
+ * Whether the charge was concluded with this Pix: concluded, and its `pix` list names the Pix; or,
+ * when the answer leaves that optional list out, the Pix's own answer under our credentials names
+ * the charge's txid (only the Pix that paid a charge carries its txid, docs/pix.md).
+ */
+const concludedWith = (charge: ChargeRead, pix: Pick<PixRead, 'endToEndId' | 'txid'>): boolean =>
+  charge.state === ChargeState.CONCLUDED && (charge.paidBy === undefined ? pix.txid === charge.txid : charge.paidBy.includes(pix.endToEndId));
+
+/**
+ * The charge a Pix's txid names, read where the provider may keep it (`cob`, then `cobv`, then
+ * `cobr`): the first concluded with this Pix decides; else the first found (unpaid, removed); null
+ * when none is found. Each read also yields the charge's key, which ties a Pix without one.
+ */
+async function chargeOf(queries: PixQueries, pix: PixRead, deadline: number): Promise<{ charge: ChargeAnswer | null; chave?: string }> {
+  let first: { charge: ChargeAnswer; chave?: string } | undefined;
+  for (const kind of [PixChargeKind.COB, PixChargeKind.COBV, PixChargeKind.COBR]) {
+    const read = await queries.getCharge(kind, pix.txid!, deadline);
+    if (!read) continue;
+    const { paidBy: _paidBy, chave, ...rest } = read;
+    const found = { charge: { ...rest, kind, concluded: concludedWith(read, pix) }, ...(chave ? { chave } : {}) };
+    if (found.charge.concluded) return found;
+    first ??= found;
+  }
+  return first ?? { charge: null };
+}
+
+/**
+ * Reads a Pix and ties it to this receiver: by its own key, else by its charge's, else, tied to no
+ * key, to the account's receiver for keyless Pix alone. Throws {@link Foreign} when the provider
+ * holds no such Pix for us, {@link NotAttributed} when it is another receiver's.
+ */
+async function tiedPix(queries: PixQueries, endToEndId: string, context: RulesContext, deadline: number): Promise<PixAnswer> {
+  const pix = await queries.getPix(endToEndId, deadline);
+  if (!pix) throw new Foreign('the provider holds no such Pix under our credentials (another customer\'s, or none)');
+  if (pix.endToEndId !== endToEndId) throw new Error(`the provider answered for another end-to-end id than ${endToEndId}`);
+  // The account's, to another of its keys (a look the sweep, an operator or a callback without its key asked for): not this receiver's.
+  if (foreignKey(pix.chave, context)) throw new NotAttributed('the provider shows the Pix paid to a key of the account that is not this receiver\'s');
+  const { refunds: _refunds, unreadableRefunds: _unreadable, ...shown } = pix;
+  const read = pix.txid && CHARGE_TXID.test(pix.txid) ? await chargeOf(queries, pix, deadline) : undefined;
+  if (pix.chave === undefined) {
+    if (read?.chave !== undefined) {
+      if (foreignKey(read.chave, context)) throw new NotAttributed('the provider shows the Pix paying a charge of a key of the account that is not this receiver\'s');
+    } else if (!context.pixKeyless) {
+      throw new NotAttributed('the provider ties the Pix to no key (no chave, and no charge with one): only the account\'s receiver for keyless Pix publishes it');
     }
   }
-  return null;
+  return { pix: shown, ...(read ? { charge: read.charge } : {}) };
 }
+
+const amounts = (parts: PixRead['componentesValor']): PixValueComponents | undefined =>
+  (parts ? Object.fromEntries(Object.entries(parts).map(([name, valor]) => [name, pixAmount(valor)])) : undefined);
 
 function pixState(answer: PixAnswer): KeyedState {
   const { pix, charge } = answer;
   const amount = pixAmount(pix.valor);
+  const components = amounts(pix.componentesValor);
   const received: PixReceived = {
     endToEndId: pix.endToEndId, amount, horario: pix.horario,
+    ...(pix.horarioZoneAssumed ? { horarioZoneAssumed: true } : {}),
     ...(pix.txid ? { txid: pix.txid } : {}), ...(pix.chave ? { chave: pix.chave } : {}), ...(pix.infoPagador ? { infoPagador: pix.infoPagador } : {}),
+    ...(components ? { componentesValor: components } : {}),
   };
   if (charge === undefined) {
     return { key: `${StatusClass.SETTLED}:${amount.cents}`, state: { status: PIX_RECEIVED_STATUS, statusClass: StatusClass.SETTLED, amount, paidAt: pix.horario, pix: received } };
@@ -72,8 +119,7 @@ function pixState(answer: PixAnswer): KeyedState {
     // A charge's txid with no charge behind it at the provider: never published as received.
     return { key: 'charge-missing', state: { status: 'COBRANCA_NAO_ENCONTRADA', statusClass: StatusClass.UNKNOWN, amount, paidAt: pix.horario } };
   }
-  const concluded = charge.state === ChargeState.CONCLUDED && charge.paidBy.includes(pix.endToEndId);
-  if (!concluded) return { key: `charge:${charge.status}`, state: { status: charge.status, statusClass: StatusClass.PENDING, amount, paidAt: pix.horario } };
+  if (!charge.concluded) return { key: `charge:${charge.status}`, state: { status: charge.status, statusClass: StatusClass.PENDING, amount, paidAt: pix.horario } };
   const paid: PixCharge = { txid: charge.txid, kind: charge.kind, status: charge.status, original: pixAmount(charge.valorOriginal) };
   return { key: `${StatusClass.SETTLED}:${amount.cents}`, state: { status: charge.status, statusClass: StatusClass.SETTLED, amount, paidAt: pix.horario, pix: { ...received, charge: paid } } };
 }
@@ -117,15 +163,7 @@ export function pixRules(): SubjectRules {
     foreign: (item, context) => foreignKey(pixItem(item)?.pix.chave, context),
     notificationId: (item) => pixItem(item)?.pix.endToEndId ?? wrongKind('pix'),
     async query(target, provider, context, deadline) {
-      const { endToEndId } = target as PixTarget;
-      const queries = queriesOf(provider);
-      const pix = await queries.getPix(endToEndId, deadline);
-      if (!pix) throw new Foreign('the provider holds no such Pix under our credentials (another customer\'s, or none)');
-      if (pix.endToEndId !== endToEndId) throw new Error(`the provider answered for another end-to-end id than ${endToEndId}`);
-      // The account's, to another of its keys (a look the sweep, an operator or a callback without its key asked for): not this receiver's.
-      if (foreignKey(pix.chave, context)) throw new Foreign('the provider shows the Pix paid to a key of the account that is not this receiver\'s');
-      const { refunds: _refunds, ...shown } = pix;
-      const answer: PixAnswer = { pix: shown, ...(pix.txid && CHARGE_TXID.test(pix.txid) ? { charge: await chargeOf(queries, pix.txid, deadline) } : {}) };
+      const answer = await tiedPix(queriesOf(provider), (target as PixTarget).endToEndId, context, deadline);
       return answer as unknown as Record<string, unknown>;
     },
     verify: (_previous, answer) => pixState(answer as unknown as PixAnswer),
@@ -154,6 +192,8 @@ function refundState(endToEndId: string, refund: PixRefundRead): KeyedState {
   const shown: PixRefund = {
     endToEndId, id: refund.id, amount, status: refund.status,
     ...(refund.rtrId ? { rtrId: refund.rtrId } : {}), ...(refund.settledAt ? { settledAt: refund.settledAt } : {}), ...(refund.motivo ? { motivo: refund.motivo.slice(0, 140) } : {}),
+    ...(refund.natureza ? { natureza: refund.natureza } : {}), ...(refund.naturezaAsWritten ? { naturezaAsWritten: refund.naturezaAsWritten } : {}),
+    ...(refund.descricao ? { descricao: refund.descricao.slice(0, 140) } : {}),
   };
   return {
     key: `${refundClass(refund.status)}:${refund.status}`,
@@ -176,11 +216,14 @@ export function pixRefundRules(): SubjectRules {
       const refund = refundItem(item) ?? wrongKind('pix-refund');
       return `${refund.refund.id}:${refund.refund.status}`;
     },
-    async query(target, provider, _context, deadline) {
+    async query(target, provider, context, deadline) {
       const { endToEndId, refundId } = target as RefundTarget;
-      const refund = await queriesOf(provider).getRefund(endToEndId, refundId, deadline);
+      const queries = queriesOf(provider);
+      const refund = await queries.getRefund(endToEndId, refundId, deadline);
       if (!refund) throw new Foreign('the provider holds no such refund under our credentials (another customer\'s, or none)');
       if (refund.id !== refundId) throw new Error(`the provider answered for another refund than ${refundId}`);
+      // A refund is this receiver's only when the Pix it returns is: whatever the callback said or left out.
+      await tiedPix(queries, endToEndId, context, deadline);
       return { endToEndId, devolucao: refund };
     },
     verify: (_previous, answer) => {

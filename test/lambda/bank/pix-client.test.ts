@@ -4,6 +4,7 @@
  * operation's path and scope, every reading of the answers into one shape, 404 as "not there",
  * retries, and errors that name what to set and carry no secret.
  */
+import { PixChargeKind } from '../../../contracts/events';
 import { type PixConnectionSettings, type PixCredentials, PixGrantTypePlacement, PixOperation } from '../../../contracts/pix-connection';
 import { BankApiError } from '../../../lambda/bank/errors';
 import { HttpsTransport } from '../../../lambda/bank/http';
@@ -74,10 +75,10 @@ it('reads a charge under v3 (this bank\'s path), concluded with the Pix that pai
   const { pix } = pixClient();
   const charge = await simulator.control.pix.createCharge({ chave: EVP, valor: '99.00' });
   const { pix: [paid] } = await simulator.control.pix.payCharge(charge.txid);
-  expect(await pix.getCharge('cob', charge.txid, soon())).toMatchObject({ txid: charge.txid, state: 'CONCLUIDA', valorOriginal: '99.00', pix: [{ endToEndId: paid.endToEndId, valor: '99.00' }] });
+  expect(await pix.getCharge(PixChargeKind.COB, charge.txid, soon())).toMatchObject({ txid: charge.txid, state: 'CONCLUIDA', valorOriginal: '99.00', paidBy: [paid.endToEndId] });
   const due = await simulator.control.pix.createCharge({ kind: 'cobv', chave: EVP, valor: '10.00' });
-  expect(await pix.getCharge('cobv', due.txid, soon())).toMatchObject({ state: 'ATIVA', pix: [] });
-  expect(await pix.getCharge('cob', due.txid, soon())).toBeUndefined();
+  expect(await pix.getCharge(PixChargeKind.COBV, due.txid, soon())).toMatchObject({ state: 'ATIVA' });
+  expect(await pix.getCharge(PixChargeKind.COB, due.txid, soon())).toBeUndefined();
   expect(calls.filter((c) => c.startsWith('GET'))).toEqual([`GET /api/v3/cob/${charge.txid}`, `GET /api/v2/cobv/${due.txid}`, `GET /api/v3/cob/${due.txid}`]);
   // One token for cob.read, one for cobv.read: each operation's own scope.
   expect(calls.filter((c) => c.startsWith('POST'))).toHaveLength(2);
@@ -139,7 +140,7 @@ it('retries a 503 inside the deadline, and refuses a malformed id before sending
   expect(retries).toEqual([expect.objectContaining({ status: 503, attempt: 1 })]);
   calls.length = 0;
   await expect(pix.getPix('../cob/x', soon())).rejects.toThrow(/not sent: an end-to-end id is 1 to 64 letters and digits/);
-  await expect(pix.getCharge('cob', 'curto', soon())).rejects.toThrow(/not sent/);
+  await expect(pix.getCharge(PixChargeKind.COB, 'curto', soon())).rejects.toThrow(/not sent/);
   expect(calls).toEqual([]);
 });
 

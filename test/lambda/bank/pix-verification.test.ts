@@ -96,9 +96,9 @@ describe('a Pix received is published once the provider confirms it', () => {
 
   it('a callback that leaves chave out (as the standard\'s examples do) is decided by the query', async () => {
     const f = fakePixDeps();
-    const pix = pixElement(e2e(), { txid: 'QR1', chave: null });
+    const pix = pixElement(e2e(), { txid: 'QR1' });
     f.provider.holds(pix);
-    await run(f, [callback(pix)]);
+    await run(f, [callback({ ...pix, chave: null })]);
     expect(f.published.map((e) => e.detailType)).toEqual([T.PIX_RECEIVED]);
   });
 });
