@@ -38,6 +38,26 @@ export interface PixClientCertificatePins {
   readonly fingerprints: readonly string[];
   /** Subject DNs, as API Gateway gives them (`requestContext.identity.clientCert.subjectDN`). */
   readonly subjects: readonly string[];
+  /**
+   * Issuer DNs a subject pin is held to, in the normal form {@link normalizedDn} writes: a
+   * certificate matches a subject pin only when the issuer read from its PEM is one of these.
+   * Absent: a subject pin alone (what stacks deployed before it pinned).
+   */
+  readonly issuers?: readonly string[];
+}
+
+/**
+ * A distinguished name in one form whatever its writing (`CN=a,O=b`, `O=b, CN=a`, Node's
+ * `CN=a\nO=b`): its attribute=value parts, trimmed, the attribute in upper case, sorted, joined by
+ * commas. (API Gateway does not document its `issuerDN` string's format, so the receiver reads the
+ * issuer from the certificate itself and compares in this form.)
+ */
+export function normalizedDn(dn: string): string {
+  return dn.split(/\n|,(?=\s*[A-Za-z][A-Za-z0-9.]*\s*=)/).map((part) => part.trim()).filter(Boolean)
+    .map((part) => {
+      const at = part.indexOf('=');
+      return at < 0 ? part : `${part.slice(0, at).trim().toUpperCase()}=${part.slice(at + 1).trim()}`;
+    }).sort().join(',');
 }
 
 /** The two routes the bank calls with its token (the collection and payments APIs). */

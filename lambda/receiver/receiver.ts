@@ -3,7 +3,7 @@ import { errorSummary, type Log } from '../shared/runtime';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { encodeStoredNotification } from '../store/stored-notification';
 import { X509Certificate } from 'node:crypto';
-import { PAYMENTS_TOKEN_HEADER, PIX_ROUTE, type PixClientCertificatePins, ReceiverDefaults, ReceiverMetric, type ReceiverSettings, type Route, STORED_ROUTES } from '../../contracts/receiver';
+import { normalizedDn, PAYMENTS_TOKEN_HEADER, PIX_ROUTE, type PixClientCertificatePins, ReceiverDefaults, ReceiverMetric, type ReceiverSettings, type Route, STORED_ROUTES } from '../../contracts/receiver';
 import { isPixValidationCall } from '../bank/pix';
 import type { TokenStage } from '../shared/secret-tokens';
 import { findHeader, tokenMatches } from '../shared/token-check';
@@ -66,14 +66,29 @@ function fingerprintOf(pem: string | undefined): string | undefined {
   }
 }
 
+/** A PEM certificate's issuer DN in its normal form, or undefined when it is no certificate. */
+function issuerOf(pem: string | undefined): string | undefined {
+  if (!pem) return undefined;
+  try {
+    return normalizedDn(new X509Certificate(pem).issuer);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Why the Pix route refuses the request's client certificate (the stack pins the provider's), or undefined. */
 function certificateRefusal(event: APIGatewayProxyEvent, pins: PixClientCertificatePins | undefined): string | undefined {
   if (!pins) return undefined;
   const cert = event.requestContext?.identity?.clientCert;
   if (!cert) return 'no client certificate (is the Pix API behind its mutual-TLS domain, with the default endpoint disabled?)';
-  if (cert.subjectDN && pins.subjects.includes(cert.subjectDN)) return undefined;
   const fingerprint = fingerprintOf(cert.clientCertPem);
   if (fingerprint && pins.fingerprints.includes(fingerprint)) return undefined;
+  if (cert.subjectDN && pins.subjects.includes(cert.subjectDN)) {
+    if (!pins.issuers) return undefined;
+    const issuer = issuerOf(cert.clientCertPem);
+    if (issuer && pins.issuers.includes(issuer)) return undefined;
+    return 'a client certificate with a pinned subject from an issuer the stack does not pin (another CA of the truststore)';
+  }
   return 'a client certificate the stack does not pin (neither its subject nor its fingerprint)';
 }
 

@@ -16,7 +16,8 @@ export function readReceiverSettings(env: NodeJS.ProcessEnv): ReceiverSettings {
   if (pins !== undefined) {
     const strings = (list: unknown, pattern: RegExp) => Array.isArray(list) && list.every((item) => typeof item === 'string' && pattern.test(item));
     // Pins that pin nothing would refuse every callback; pins that are not strings would be a forgery's way around them.
-    if (!strings(pins.fingerprints, /^[0-9a-f]{64}$/) || !strings(pins.subjects, /^.{1,1024}$/) || pins.fingerprints.length + pins.subjects.length === 0) {
+    if (!strings(pins.fingerprints, /^[0-9a-f]{64}$/) || !strings(pins.subjects, /^.{1,1024}$/) || pins.fingerprints.length + pins.subjects.length === 0
+      || (pins.issuers !== undefined && (!strings(pins.issuers, /^.{1,1024}$/) || pins.issuers.length === 0))) {
       throw new Error(`${RECEIVER_SETTINGS_ENV}: pixClientCertificates must list SHA-256 fingerprints (64 lower-case hex digits) and subject DNs, at least one ${settingsFix(source)}`);
     }
   }

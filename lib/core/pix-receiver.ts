@@ -70,6 +70,13 @@ export interface PixPinnedCertificates {
   readonly fingerprints?: string[];
   /** Subject DNs as API Gateway writes them (`CN=...,O=...`). @default none */
   readonly subjects?: string[];
+  /**
+   * The issuer DNs (`CN=...,O=...`, any order) a subject pin is held to: a certificate with a
+   * pinned subject is accepted only when its issuer, read from the certificate, is one of these.
+   * Without it a subject pin admits that subject from any CA in the truststore (synth warns).
+   * @default none: subject pins alone
+   */
+  readonly issuers?: string[];
 }
 
 /**
@@ -177,6 +184,11 @@ function validatePixDomain(v: PropsValidation, domain: PixDomainProps | undefine
   v.check(fingerprints.length + subjects.length > 0, `${prefix}.pinnedCertificates`, 'must pin the provider\'s certificate by a fingerprint or a subject: its issuing chain alone admits any certificate the same CA issued');
   v.check(fingerprints.length <= 2, `${prefix}.pinnedCertificates.fingerprints`, `takes at most two (the current certificate and its renewal), got ${fingerprints.length}`);
   fingerprints.forEach((f, i) => v.check(/^[0-9a-f]{64}$/.test(normalizedFingerprint(f)), `${prefix}.pinnedCertificates.fingerprints[${i}]`, `must be a SHA-256 fingerprint (64 hex digits, colons allowed), got "${f}"`));
+  const issuers = pins.issuers;
+  if (issuers !== undefined) {
+    v.check(subjects.length > 0, `${prefix}.pinnedCertificates.issuers`, 'holds subject pins to their issuer: it needs subjects');
+    issuers.forEach((s, i) => v.check(s.trim().length > 0 && s.length <= 1024 && s.includes('='), `${prefix}.pinnedCertificates.issuers[${i}]`, 'must be an issuer DN such as CN=Provider CA,O=Provider'));
+  }
   subjects.forEach((s, i) => v.check(s.trim().length > 0 && s.length <= 1024, `${prefix}.pinnedCertificates.subjects[${i}]`, 'must be a subject DN such as CN=webhook.provider.example,O=Provider'));
 }
 

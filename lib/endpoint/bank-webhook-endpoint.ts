@@ -15,7 +15,7 @@ import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { ProcessorDefaults } from '../../contracts/processor';
 import {
-  PIX_ROUTE, RECEIVER_SERVICE_NAME, RECEIVER_SETTINGS_ENV, ReceiverDefaults, ReceiverMetric, type ReceiverSettings, ROUTES, SQS_MAX_MESSAGE_BYTES,
+  normalizedDn, PIX_ROUTE, RECEIVER_SERVICE_NAME, RECEIVER_SETTINGS_ENV, ReceiverDefaults, ReceiverMetric, type ReceiverSettings, ROUTES, SQS_MAX_MESSAGE_BYTES,
 } from '../../contracts/receiver';
 import { notifyOn, Runbook, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
 import { acknowledgeInherent } from '../core/compliance';
@@ -246,7 +246,15 @@ export class BankWebhookEndpoint extends Construct {
       new CfnOutput(this, 'PixDomainTarget', { description: `Point ${domain.domainName} (an alias or CNAME record) at this regional target: the Pix API's mutual-TLS domain`, value: name.domainNameAliasDomainName });
     }
     // Only the provider's own certificate, by fingerprint or subject (its chain alone admits any certificate its CA issued).
-    const pins = { fingerprints: (domain.pinnedCertificates.fingerprints ?? []).map(normalizedFingerprint), subjects: [...domain.pinnedCertificates.subjects ?? []] };
+    const pinned = domain.pinnedCertificates;
+    const pins = {
+      fingerprints: (pinned.fingerprints ?? []).map(normalizedFingerprint), subjects: [...pinned.subjects ?? []],
+      ...(pinned.issuers?.length ? { issuers: pinned.issuers.map(normalizedDn) } : {}),
+    };
+    if (pins.subjects.length && !pins.issuers) {
+      Annotations.of(this).addWarningV2('cdk-bank-webhooks:subjectOnlyPin',
+        'pix.domain.pinnedCertificates.subjects pins a subject from any CA in the truststore: anyone a trusted CA issued a certificate with that subject is admitted. Hold it to its issuer (pinnedCertificates.issuers) or pin the fingerprint.');
+    }
     this.receiverFunction.addEnvironment(RECEIVER_SETTINGS_ENV, Stack.of(this).toJsonString({ ...this.receiverSettings(this.props), pixClientCertificates: pins }));
     this.pixCertificateExpiryAlarm = thresholdAlarm(this, 'PixCertificateExpiryAlarm', {
       runbook: Runbook.PIX_CERTIFICATE_EXPIRY,

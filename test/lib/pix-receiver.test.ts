@@ -186,6 +186,16 @@ describe('the Pix API on its own mutual-TLS domain', () => {
     expect(message).toContain('pix.domain.pinnedCertificates.fingerprints: takes at most two');
     expect(message).toContain('pix.domain.pinnedCertificates.fingerprints[0]: must be a SHA-256 fingerprint');
     expect(() => synthReceiver({}, withDomain({ pinnedCertificates: {} }))).toThrow(/pix\.domain\.pinnedCertificates: must pin the provider's certificate/);
+    expect(() => synthReceiver({}, withDomain({ pinnedCertificates: { fingerprints: [LEAF], issuers: ['CN=Provider CA'] } }))).toThrow(/pinnedCertificates\.issuers: holds subject pins to their issuer: it needs subjects/);
+  });
+
+  it('holds a subject pin to its issuers in the receiver\'s settings; a subject pin alone still synthesizes, with a warning', () => {
+    const held = synthReceiver({}, withDomain({ pinnedCertificates: { subjects: ['CN=webhook.provider.example'], issuers: ['O=Provider, CN=Provider CA'] } }));
+    const receiverFn = Object.values(held.template.findResources('AWS::Lambda::Function')).find((fn) => JSON.stringify(fn).includes('BANK_WEBHOOKS_RECEIVER_SETTINGS'))!;
+    expect(settingsIn<{ pixClientCertificates: unknown }>(receiverFn, 'BANK_WEBHOOKS_RECEIVER_SETTINGS').pixClientCertificates).toEqual({ fingerprints: [], subjects: ['CN=webhook.provider.example'], issuers: ['CN=Provider CA,O=Provider'] });
+    expect(Annotations.fromStack(held.stack).findWarning('*', Match.stringLikeRegexp('subjectOnlyPin'))).toEqual([]);
+    const alone = synthReceiver({}, withDomain({ pinnedCertificates: { subjects: ['CN=webhook.provider.example'] } }));
+    expect(Annotations.fromStack(alone.stack).findWarning('*', Match.stringLikeRegexp('pins a subject from any CA in the truststore'))).toHaveLength(1);
   });
 });
 

@@ -7,6 +7,7 @@ import { X509Certificate } from 'node:crypto';
 import type { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { RECEIVER_SETTINGS_ENV, ReceiverDefaults, ReceiverMetric, type ReceiverSettings } from '../../../contracts/receiver';
+import { normalizedDn } from '../../../contracts/receiver';
 import { handleNotification, type ReceiverDeps } from '../../../lambda/receiver/receiver';
 import { readReceiverSettings } from '../../../lambda/receiver/settings';
 import { TokenCache } from '../../../lambda/receiver/token-cache';
@@ -99,6 +100,27 @@ describe('behind mutual TLS: only the pinned provider certificate', () => {
     const bySubject = world({ fingerprints: [], subjects: ['CN=webhook.provider.example'] });
     expect((await handleNotification(pixEvent('pix', CALLBACK, { pem: 'not a pem', subjectDN: 'CN=webhook.provider.example' }), bySubject.deps)).statusCode).toBe(200);
     expect([...w.sent, ...bySubject.sent]).toHaveLength(2);
+  });
+
+  it('holds a subject pin to its issuer, read from the certificate: the same subject from another CA of the truststore is refused', async () => {
+    const rogueCa = createCertificateAuthority('another trusted CA');
+    const rogue = issueCertificate(rogueCa, { commonName: 'webhook.provider.example', client: true });
+    const held = { fingerprints: [], subjects: ['CN=webhook.provider.example'], issuers: [normalizedDn(new X509Certificate(CA.certPem).subject)] };
+    const w = world(held);
+    expect((await handleNotification(pixEvent('pix', CALLBACK, { pem: PROVIDER.certPem, subjectDN: 'CN=webhook.provider.example' }), w.deps)).statusCode).toBe(200);
+    const refused = await handleNotification(pixEvent('pix', CALLBACK, { pem: rogue.certPem, subjectDN: 'CN=webhook.provider.example' }), w.deps);
+    expect(refused.statusCode).toBe(403);
+    expect(await handleNotification(pixEvent('pix', CALLBACK, { pem: 'not a pem', subjectDN: 'CN=webhook.provider.example' }), w.deps)).toMatchObject({ statusCode: 403 });
+    expect(w.sent).toHaveLength(1);
+    expect(JSON.stringify(w.logger.entries)).toContain('from an issuer the stack does not pin');
+    // Without issuers (a stack deployed before them), the subject pin alone admits it, as before.
+    expect((await handleNotification(pixEvent('pix', CALLBACK, { pem: rogue.certPem, subjectDN: 'CN=webhook.provider.example' }), world({ fingerprints: [], subjects: ['CN=webhook.provider.example'] }).deps)).statusCode).toBe(200);
+  });
+
+  it('reads a DN in one form whatever its writing', () => {
+    expect(normalizedDn('CN=Provider CA, O=Provider')).toBe(normalizedDn('O=Provider\nCN=Provider CA'));
+    expect(normalizedDn('cn=Provider CA,O=Provider')).toBe('CN=Provider CA,O=Provider');
+    expect(normalizedDn('CN=a\\,b,O=x')).not.toBe(normalizedDn('CN=a,O=x'));
   });
 
   it('reports the days left on the certificate the provider presents, for the alarm a month ahead', async () => {
