@@ -131,6 +131,15 @@ export const ProcessorDefaults = {
   lookMaxConcurrency: 2,
   /** Records of one batch verified at once (the bank rate-limits its query API). */
   recordConcurrency: 4,
+  /**
+   * Subjects of one Pix callback verified at the notification's share of the bank's rate: one
+   * second of the default 10 queries a second (a Pix costs one or two). A provider may group
+   * several Pix in one callback, and anyone at the provider can point a webhook at our URL; one
+   * body of hundreds would otherwise take the budget from every other notification. (The bank's
+   * own notifications, which carry its token, have no bound.) The rest is sent again as a message of its own, verified at the look
+   * queue's share (the rate's idle time), behind notifications.
+   */
+  subjectsPerNotification: 10,
   boletoStatuses: {
     settled: ['LIQUIDADO'],
     writtenOff: ['BAIXADO'],
@@ -208,6 +217,8 @@ export enum ProcessorMetric {
    * receiver's keys: another receiver's to publish, recorded in the subject's trail, never published here.
    */
   NOT_ATTRIBUTED = 'PixNotAttributed',
+  /** Subjects of a notification beyond `subjectsPerNotification`, sent again to be verified at the look queue's share. */
+  SUBJECTS_AT_LOOK_SHARE = 'SubjectsAtLookShare',
   /** Pix times the provider wrote without a zone, read in Brasília's (America/Sao_Paulo). */
   PIX_ZONE_ASSUMED = 'PixTimeZoneAssumed',
 }

@@ -139,6 +139,11 @@ export enum ReceiverMetric {
   CERTIFICATE_REFUSED = 'ClientCertificateRefused',
   /** Days left until the provider's client certificate (as a Pix callback presents it) expires: a value, not a count. */
   CERTIFICATE_DAYS_LEFT = 'ClientCertificateDaysLeft',
+  /**
+   * Bodies the Pix route refused with 400 because it has no mutual TLS (anyone can post there) and
+   * the body is not a Pix callback (a JSON object with a `pix` array of objects): nothing stored.
+   */
+  NOT_A_PIX_CALLBACK = 'PixBodiesRefused',
 }
 
 /**
@@ -161,6 +166,12 @@ export interface StoredNotification {
    * it): where the whole notification's raw copy is in the journal, so the part is not journaled.
    */
   readonly journalKey?: string;
+  /**
+   * Set by the processor on the items of a Pix callback beyond its bound (ProcessorDefaults
+   * `subjectsPerNotification`) it sends again: they are verified at the look queue's share of the
+   * bank's rate (its idle time), behind notifications. It can only lower a message's priority.
+   */
+  readonly lookShare?: boolean;
   /**
    * The trace the receiver stored it in (32 hex digits), when the receiver is traced
    * (docs/tracing.md): written once with the raw copy in the journal, and into the trail.

@@ -279,4 +279,10 @@ export interface ApiFamily {
   /** The subjects of a body stored from one of its routes. */
   parse(route: Route, body: Buffer, settings: Pick<ProcessorSettings, 'boletoMovements'>): ParsedBody;
   readonly subjects: readonly SubjectRules[];
+  /**
+   * Subjects of one notification verified at the notification's share of the rate; the rest is
+   * sent again, verified at the look queue's share. Set by a family whose notifications anyone
+   * at the provider can send, or group without bound (a Pix callback). @default no bound
+   */
+  readonly subjectsPerNotification?: number;
 }

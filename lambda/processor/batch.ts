@@ -207,7 +207,24 @@ async function processNotification(record: SQSRecord, read: Extract<ReadRecord, 
   // The raw copy is written while the subjects are looked at; the message succeeds only once it is stored.
   const journaled = journal.write(groups.map((group) => group.id));
   const attempt = receiveCount(record);
-  const look: Look = { stored, journalKey: journal.key, attempt, lastVerification: isLastVerification(attempt, stored, now(), deps.settings), deadline, deps };
+  // The part of a notification beyond its bound is verified at the look queue's share, behind notifications.
+  const lookDeps = stored.lookShare === true ? { ...deps, bank: deps.lookBank ?? deps.bank } : deps;
+  const look: Look = { stored, journalKey: journal.key, attempt, lastVerification: isLastVerification(attempt, stored, now(), deps.settings), deadline, deps: lookDeps };
+  const bound = stored.lookShare === true ? undefined : familyOfRoute(stored.route).subjectsPerNotification;
+  const beyond = bound === undefined ? [] : groups.slice(bound).flatMap((group) => group.items);
+  // Sent first, so a failure of the first part never holds the rest back (a retry sends it again:
+  // its items are then duplicates, suppressed at the cost of a record read).
+  if (beyond.length) {
+    // The rest names the raw copy's key: it must be stored first.
+    const failed = await journaled;
+    if (failed) throw failed;
+    const meta = { ...metaOf(stored), lookShare: true, ...(journal.key ? { journalKey: journal.key } : {}) };
+    await deps.requeue(encodeStoredNotification(meta, Buffer.from(JSON.stringify(beyond.map((item) => item.raw)))), 0, ProcessorQueue.NOTIFICATIONS);
+    deps.count(ProcessorMetric.SUBJECTS_AT_LOOK_SHARE, undefined, undefined, beyond.length);
+    deps.logger.info('A notification of more subjects than its bound: the rest was sent again, to be verified at the look queue\'s share', {
+      messageId: record.messageId, requestId: stored.requestId, bound, items: beyond.length,
+    });
+  }
   const errors: Error[] = [];
   const pending: string[] = [];
   const leftover: SubjectItem[] = [];
@@ -216,7 +233,7 @@ async function processNotification(record: SQSRecord, read: Extract<ReadRecord, 
   /** When the bank's rate has a slot again, if a subject found none (epoch ms). */
   let rateFreeAt: number | undefined;
   let done = 0;
-  for (const group of groups) {
+  for (const group of bound === undefined ? groups : groups.slice(0, bound)) {
     if (leftover.length || deadline - now() < MIN_SUBJECT_MS) {
       leftover.push(...group.items);
       continue;

@@ -4,7 +4,7 @@ import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { encodeStoredNotification } from '../store/stored-notification';
 import { X509Certificate } from 'node:crypto';
 import { normalizedDn, PAYMENTS_TOKEN_HEADER, PIX_ROUTE, type PixClientCertificatePins, ReceiverDefaults, ReceiverMetric, type ReceiverSettings, type Route, STORED_ROUTES } from '../../contracts/receiver';
-import { isPixValidationCall } from '../bank/pix';
+import { isPixCallbackShape, isPixValidationCall } from '../bank/pix';
 import type { TokenStage } from '../shared/secret-tokens';
 import { findHeader, tokenMatches } from '../shared/token-check';
 import { currentTraceId, inSpan, SpanKind, startSpan, traceparentAttribute } from '../shared/telemetry';
@@ -123,6 +123,7 @@ async function isAuthenticated(presented: string | undefined, secretArn: string,
  * - 401: the token is missing or wrong; nothing is stored.
  * - 403 (Pix): no client certificate, or one the stack does not pin; nothing is stored.
  * - 200 (Pix) for the provider's validation call (the bare URL, or a body with no `pix` array): nothing is stored.
+ * - 400 (Pix without mutual TLS): a body that is not a Pix callback (a JSON object with a `pix` array of objects); nothing is stored.
  * - 413: the body is larger than the limit; nothing is stored.
  * - 503: the token secrets could not be read, or SQS did not take the message within the budget.
  * - 200: the request is durably stored, whatever its body holds (the processor judges it).
@@ -218,6 +219,14 @@ async function storeNotification(event: APIGatewayProxyEvent, route: Route, deps
   }
   // A Pix body with no `pix` array is the provider's validation call: nothing to store.
   if (route === PIX_ROUTE && isPixValidationCall(body)) return validationCall(requestId, deps);
+  // Without mutual TLS anyone can post here: only a Pix callback's shape is stored (a compressed
+  // body is stored for the processor to judge). Behind mutual TLS every body is stored.
+  const encoded = (findHeader(event.headers, 'Content-Encoding') ?? 'identity').trim().toLowerCase() !== 'identity';
+  if (route === PIX_ROUTE && !settings.pixClientCertificates && !encoded && !isPixCallbackShape(body)) {
+    count(ReceiverMetric.NOT_A_PIX_CALLBACK, PIX_ROUTE);
+    logger.warn('Refused a body on the Pix route that is not a Pix callback (no mutual TLS: anyone can post here); nothing stored', { requestId, sourceIp, bodyBytes: body.length });
+    return respond(400, { message: 'Not a Pix callback: a JSON object with a pix array of objects', requestId });
+  }
 
   const messageBody = encodeStoredNotification(
     {

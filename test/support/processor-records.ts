@@ -202,7 +202,7 @@ export function fakeDeps(overrides: Partial<ProcessorDeps> = {}) {
     logger: { info: log('INFO'), warn: log('WARN'), error: log('ERROR') },
     count: (metric, _dimensions, _details, value, unit) => {
       if (unit === MetricUnit.MILLISECONDS) (values[metric] ??= []).push(value ?? 0);
-      else counts[metric] = (counts[metric] ?? 0) + 1;
+      else counts[metric] = (counts[metric] ?? 0) + (value ?? 1);
     },
     now: clock.now,
     ...overrides,

@@ -3,6 +3,7 @@
  * callback, its subjects (a Pix received, a refund of one), its client and the reading of its
  * answers. A handler imports this file, never the folder's others.
  */
+import { ProcessorDefaults } from '../../../contracts/processor';
 import type { ApiFamily } from '../family';
 import { parsePixNotification } from './pix-notification';
 import { pixRefundRules, pixRules } from './pix-subjects';
@@ -14,12 +15,13 @@ export function pixFamily(): ApiFamily {
     routes: ['pix'],
     parse: (_route, body) => parsePixNotification(body),
     subjects: [pixRules(), pixRefundRules()],
+    subjectsPerNotification: ProcessorDefaults.subjectsPerNotification,
   };
 }
 
 export { PixClient, type PixClientOptions } from './pix-client';
 export { ChargeState, type ChargeRead, type PixPageRead, type PixRead, type PixRefundRead, readCharge, readPix, readPixPage, readRefund } from './pix-answers';
-export { isPixValidationCall } from './pix-notification';
+export { isPixCallbackShape, isPixValidationCall } from './pix-notification';
 export { type PixQueries, pixQueries } from './pix-queries';
 export { parsePixCredentials, pixCredentialsFromSecret, readPixConnection } from './pix-connection';
 export { pixRegistrations, type PixWebhookCaller } from './pix-registration';

@@ -13,7 +13,10 @@ import { TrailEntryKind } from '../../../contracts/record';
 import { readPix } from '../../../lambda/bank/pix';
 import { processBatch } from '../../../lambda/processor/batch';
 import { encodeLookRequest } from '../../../lambda/store/look-request';
-import { contextWith, rawRecord, sqsRecord } from '../../support/processor-records';
+import { contextWith, rawRecord, requeuedRecord, sqsRecord } from '../../support/processor-records';
+import { ProcessorDefaults } from '../../../contracts/processor';
+import { decodeStoredNotification } from '../../../lambda/store/stored-notification';
+import { ProcessorQueue } from '../../../lambda/processor/deps';
 import { chargeTxid, e2e, fakePixDeps, OUR_KEYS, pixElement, refundElement } from '../../support/pix-records';
 
 type Fakes = ReturnType<typeof fakePixDeps>;
@@ -224,5 +227,34 @@ describe('what the provider writes beside the amount and the time', () => {
     await run(f, [callback({ ...pixElement(e2e(), { txid: 'QR1' }), horario: '2026-20-01T10:00:00Z' })]);
     expect(f.published).toEqual([]);
     expect(f.quarantined.map((q) => q.reason)).toEqual([expect.stringMatching(/pix\[0\] cannot be read: .*has no valid time at pix\.horario \(an RFC 3339 date-time\)/)]);
+  });
+});
+
+describe('a callback costs a bounded share of the provider\'s budget', () => {
+  it('a body of 25 Pix: the first ten verified at the notification\'s share, the rest sent again and verified at the look queue\'s, each once', async () => {
+    const f = fakePixDeps();
+    const lookCalls: string[] = [];
+    const provider = f.provider;
+    const atLookShare = {
+      getPix: (id: string) => { lookCalls.push(`GET /pix/${id}`); return provider.getPix(id); },
+      getCharge: provider.getCharge.bind(provider), getRefund: provider.getRefund.bind(provider),
+    };
+    f.deps = { ...f.deps, lookBank: { ...f.deps.bank, clients: { pix: atLookShare } } };
+    const all = Array.from({ length: 25 }, (_, i) => pixElement(e2e(), { txid: `QR${i}` }));
+    all.forEach((p) => provider.holds(p));
+    await run(f, [callback(...all)]);
+    expect(f.published).toHaveLength(ProcessorDefaults.subjectsPerNotification);
+    expect(provider.calls).toHaveLength(ProcessorDefaults.subjectsPerNotification);
+    expect(f.requeued).toHaveLength(1);
+    expect(f.requeuedTo).toEqual([ProcessorQueue.NOTIFICATIONS]);
+    const { notification } = decodeStoredNotification(f.requeued[0]);
+    expect(notification.lookShare).toBe(true);
+    expect(f.counts[ProcessorMetric.SUBJECTS_AT_LOOK_SHARE]).toBe(15);
+    // The rest comes back: all of it at the look queue's share (no new bound), none published twice.
+    await run(f, [requeuedRecord(f.requeued[0])]);
+    expect(lookCalls).toHaveLength(15);
+    expect(f.requeued).toHaveLength(1);
+    expect(new Set(f.published.map((e) => e.detail.subject.endToEndId)).size).toBe(25);
+    expect(f.published).toHaveLength(25);
   });
 });

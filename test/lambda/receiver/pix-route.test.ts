@@ -84,9 +84,34 @@ describe('without mutual TLS (NON_PRODUCTION): no check, stored as received', ()
     expect(w.counted).toEqual([`${ReceiverMetric.VALIDATION_CALLS}:pix`]);
   });
 
-  it('stores a body that is not JSON (the processor judges it, as on the other routes)', async () => {
+  it.each([
+    ['a body that is not JSON', 'not json'],
+    ['a pix array of strings', '{"pix":["E01181521202611271200abcdef12345"]}'],
+    ['a pix array with null', '{"pix":[null]}'],
+  ])('answers %s 400, counted, nothing stored (anyone can post here: nothing kept 5 years, no dead-letter alarm)', async (_case, body) => {
     const w = world();
-    expect((await handleNotification(pixEvent('pix', 'not json'), w.deps)).statusCode).toBe(200);
+    const result = await handleNotification(pixEvent('pix', body), w.deps);
+    expect(result.statusCode).toBe(400);
+    expect(JSON.parse(result.body)).toMatchObject({ message: 'Not a Pix callback: a JSON object with a pix array of objects' });
+    expect(w.sent).toEqual([]);
+    expect(w.counted).toEqual([`${ReceiverMetric.NOT_A_PIX_CALLBACK}:pix`]);
+  });
+
+  it.each([
+    ['endToEndID', { endToEndID: 'E01181521202611271200abcdef12345', valor: '1.00', horario: '2026-11-27T12:00:00Z' }],
+    ['horario as an object', { endToEndId: 'E01181521202611271200abcdef12345', valor: '1.00', horario: { solicitacao: '2026-11-27T12:00:00Z', liquidacao: '2026-11-27T12:00:00Z' } }],
+    ['devolucoes as one object', { endToEndId: 'E01181521202611271200abcdef12345', valor: '1.00', horario: '2026-11-27T12:00:00Z', devolucoes: { id: 'D1', valor: '1.00', status: 'DEVOLVIDO' } }],
+  ])('stores a callback written with %s (a shape the library reads on purpose)', async (_case, pix) => {
+    const w = world();
+    expect((await handleNotification(pixEvent('pix', JSON.stringify({ pix: [pix] })), w.deps)).statusCode).toBe(200);
+    expect(w.sent).toHaveLength(1);
+  });
+
+  it('stores a compressed body for the processor to judge (the receiver does not decompress)', async () => {
+    const w = world();
+    const event = pixEvent('pix', Buffer.from('not json').toString('base64'));
+    const result = await handleNotification({ ...event, isBase64Encoded: true, headers: { ...event.headers, 'Content-Encoding': 'gzip' } }, w.deps);
+    expect(result.statusCode).toBe(200);
     expect(w.sent).toHaveLength(1);
   });
 });
@@ -100,6 +125,14 @@ describe('behind mutual TLS: only the pinned provider certificate', () => {
     const bySubject = world({ fingerprints: [], subjects: ['CN=webhook.provider.example'] });
     expect((await handleNotification(pixEvent('pix', CALLBACK, { pem: 'not a pem', subjectDN: 'CN=webhook.provider.example' }), bySubject.deps)).statusCode).toBe(200);
     expect([...w.sent, ...bySubject.sent]).toHaveLength(2);
+  });
+
+  it('stores every body behind mutual TLS, one that is not JSON too (an authenticated request is never dropped; the processor quarantines it with its reason)', async () => {
+    const w = world(pins);
+    for (const body of ['not json', '{"pix":["x"]}']) {
+      expect((await handleNotification(pixEvent('pix', body, { pem: PROVIDER.certPem, subjectDN: 'CN=webhook.provider.example' }), w.deps)).statusCode).toBe(200);
+    }
+    expect(w.sent).toHaveLength(2);
   });
 
   it('holds a subject pin to its issuer, read from the certificate: the same subject from another CA of the truststore is refused', async () => {
