@@ -3,6 +3,7 @@
  * settings the construct passes, their defaults, and what the processor publishes. Both sides
  * import this module.
  */
+import type { SubjectKind } from './events';
 
 /** The processor's `service` (logs and metric dimension). */
 export const PROCESSOR_SERVICE_NAME = 'bank-webhook-processor';
@@ -100,6 +101,12 @@ export interface ProcessorSettings {
    * them. @default false
    */
   readonly pixKeyless?: boolean;
+  /**
+   * Lifetimes (seconds) of the kinds of subject whose records live longer than
+   * `idempotencyTtlSeconds`: a Pix's and a refund's, past the MED window, so a refund found that
+   * late is told from one published. @default none (every record lives idempotencyTtlSeconds)
+   */
+  readonly recordTtlSecondsByKind?: Readonly<Partial<Record<SubjectKind, number>>>;
 }
 
 export const ProcessorDefaults = {

@@ -27,7 +27,7 @@ const count = metricCounter({ namespace: METRICS_NAMESPACE, serviceName: PROCESS
 const connection = readBankConnection(process.env, 'SettlementProcessor');
 const sqs = new SQSClient(AWS_CLIENT_CONFIG);
 const dynamo = new DynamoDBClient(AWS_CLIENT_CONFIG);
-const store = new DynamoDbSubjectStore(dynamo, settings.idempotencyTableName, settings.idempotencyTtlSeconds);
+const store = new DynamoDbSubjectStore(dynamo, settings.idempotencyTableName, settings.idempotencyTtlSeconds, Date.now, settings.recordTtlSecondsByKind);
 const markers = new DynamoDbLookMarkers(dynamo, settings.idempotencyTableName);
 // Looks book their share of the query budget on a schedule of their own, shared by every environment.
 const looks = { schedule: new DynamoDbSlotSchedule(dynamo, settings.idempotencyTableName, LOOK_RATE_NAME), ratePerSecond: settings.lookQueryShare * connection.queriesPerSecond };

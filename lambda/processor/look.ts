@@ -156,10 +156,11 @@ function pastRecordLifetime(record: SubjectRecord, state: SubjectState, rules: S
   const dated = state.settlement?.date ?? state.paidAt;
   const at = rules.datedAt(state);
   if (at === undefined) return undefined;
-  const ttlSeconds = look.deps.settings.idempotencyTtlSeconds;
+  const ofKind = look.deps.settings.recordTtlSecondsByKind?.[rules.kind];
+  const ttlSeconds = ofKind ?? look.deps.settings.idempotencyTtlSeconds;
   const since = recordsRememberSince((look.deps.now ?? Date.now)(), ttlSeconds);
   if (at >= since) return undefined;
-  return `its state is dated ${dated}, before what records remember (the ${Math.round(ttlSeconds / 86_400)}-day idempotencyTtl less a day): it may have been published before its record expired`;
+  return `its state is dated ${dated}, before what records remember (the ${Math.round(ttlSeconds / 86_400)}-day ${ofKind === undefined ? 'idempotencyTtl' : 'lifetime of its kind\'s records'} less a day): it may have been published before its record expired`;
 }
 
 /**

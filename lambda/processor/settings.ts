@@ -13,6 +13,11 @@ export function readProcessorSettings(env: NodeJS.ProcessEnv): ProcessorSettings
   if (keys !== undefined && (!Array.isArray(keys) || keys.some((key) => typeof key !== 'string' || normalizePixKey(key)?.key !== key))) {
     throw new Error(`${PROCESSOR_SETTINGS_ENV}: pixKeys must be a list of Pix keys in their normal form (the SettlementProcessor construct writes them; redeploy rather than editing the function's environment)`);
   }
+  const lifetimes = settings.recordTtlSecondsByKind;
+  if (lifetimes !== undefined && (!lifetimes || typeof lifetimes !== 'object' || Array.isArray(lifetimes)
+    || Object.values(lifetimes).some((s) => !Number.isInteger(s) || (s) < settings.idempotencyTtlSeconds))) {
+    throw new Error(`${PROCESSOR_SETTINGS_ENV}: recordTtlSecondsByKind must map kinds of subject to whole seconds no shorter than idempotencyTtlSeconds (the SettlementProcessor construct writes them; redeploy rather than editing the function's environment)`);
+  }
   if (settings.pixKeyless !== undefined && typeof settings.pixKeyless !== 'boolean') {
     throw new Error(`${PROCESSOR_SETTINGS_ENV}: pixKeyless must be true or false (the SettlementProcessor construct writes it; redeploy rather than editing the function's environment)`);
   }

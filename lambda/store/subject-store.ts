@@ -170,6 +170,8 @@ export class DynamoDbSubjectStore implements SubjectStore {
     private readonly tableName: string,
     private readonly ttlSeconds: number,
     private readonly now: () => number = Date.now,
+    /** Lifetimes of the kinds of subject whose records live longer (`pix`, `pix-refund`), by the subject id's kind. */
+    private readonly ttlSecondsByKind: Readonly<Partial<Record<string, number>>> = {},
   ) {}
 
   async read(subjectId: string): Promise<SubjectRecord> {
@@ -205,7 +207,7 @@ export class DynamoDbSubjectStore implements SubjectStore {
         ...(next.trail?.length ? { trail: next.trail } : {}),
         ...(next.notAttributed ? { notAttributed: next.notAttributed } : {}),
       }) },
-      [IdempotencyTable.TTL]: { N: String(Math.floor(this.now() / 1000) + this.ttlSeconds) },
+      [IdempotencyTable.TTL]: { N: String(Math.floor(this.now() / 1000) + (this.ttlSecondsByKind[subjectId.slice(0, subjectId.indexOf(':'))] ?? this.ttlSeconds)) },
     };
     if (next.pendingSince !== undefined) Object.assign(item, pendingPaymentAttributes(next.pendingSince));
     if (next.outbox) {

@@ -1,4 +1,4 @@
-import { type Duration, Token } from 'aws-cdk-lib';
+import { Duration, Token } from 'aws-cdk-lib';
 import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import type * as route53 from 'aws-cdk-lib/aws-route53';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
@@ -14,8 +14,14 @@ export const PIX_CERTIFICATE_WARNING_DAYS = 30;
 /** The most keys one receiver verifies Pix for (each also becomes a registration at the provider). */
 export const MAX_PIX_KEYS = 20;
 
-/** The standard lets a Pix be refunded for 90 days: no refund is older. */
-export const MAX_PIX_REFUND_LOOKBACK_DAYS = 90;
+/**
+ * How far back a refund can come: the standard lets the receiver refund a Pix for 90 days, and a
+ * MED claim can concern a Pix up to 80 days old, its refund landing some days after the claim.
+ */
+export const MAX_PIX_REFUND_LOOKBACK_DAYS = 100;
+
+/** How long a Pix's and a refund's record lives by default: the refund look-back's 100 days and the records' one-day margin. */
+export const DEFAULT_PIX_RECORD_LIFETIME_DAYS = 101;
 
 /**
  * How the reconciliation sweep reads the provider's Pix listing (`GET /pix?inicio&fim`, which
@@ -26,10 +32,10 @@ export interface PixSweepProps {
   /**
    * How far back the sweep reads Pix for their refunds (a refund whose callback was lost is found
    * only while its Pix is this recent): whole days, at least the sweep's `lookbackDays`, at most
-   * 90 (the standard's refund window) and at most the processor's `idempotencyTtl` less a day
-   * (what records remember). The days older than `lookbackDays` are read a few a sweep, each once
-   * a day.
-   * @default - the processor's `idempotencyTtl` less a day, at most 90 days (29 days by default)
+   * 100 (the standard's 90-day refund window; a MED claim up to 80 days after the Pix, its refund
+   * days later) and at most `pix.recordLifetime` less a day (what Pix records remember). The days
+   * older than `lookbackDays` are read a few a sweep, each once a day.
+   * @default - `pix.recordLifetime` less a day, at most 100 days (100 days by default)
    */
   readonly refundLookback?: Duration;
   /**
@@ -127,6 +133,14 @@ export interface PixReceiverProps {
    */
   readonly takeOverExisting?: boolean;
   /**
+   * How long the record of a Pix, and of a refund of one, lives after its last change: what the
+   * refund look-back may reach, and what tells a refund found late from one published. Whole
+   * days; never shorter than the processor's `idempotencyTtl` (the longer of the two is used).
+   * Boleto and payment records keep `idempotencyTtl`.
+   * @default Duration.days(101)
+   */
+  readonly recordLifetime?: Duration;
+  /**
    * This receiver is its account's receiver for keyless Pix: those the provider ties to no key (no
    * `chave` in its answer, and no charge with one: a transfer by account details, a static code
    * without a key, a Pix Automático payment). One per account: synth refuses a second in the app;
@@ -200,21 +214,32 @@ export function normalizedPixKeys(props: PixReceiverProps): string[] {
 /** Whole days records remember: their lifetime (`idempotencyTtl`) less its margin. */
 const rememberedDays = (idempotencyTtl: Duration): number => Math.floor((idempotencyTtl.toSeconds() - RecordLifetime.marginSeconds) / 86_400);
 
+/** How long a Pix subject's record lives: `pix.recordLifetime` (101 days by default), never less than the processor's `idempotencyTtl`. */
+export function pixRecordLifetime(props: PixReceiverProps, idempotencyTtl: Duration): Duration {
+  const asked = props.recordLifetime ?? Duration.days(DEFAULT_PIX_RECORD_LIFETIME_DAYS);
+  if (Token.isUnresolved(asked.toSeconds()) || Token.isUnresolved(idempotencyTtl.toSeconds())) return asked;
+  return asked.toSeconds() >= idempotencyTtl.toSeconds() ? asked : idempotencyTtl;
+}
+
 /** The refund look-back with its default filled, in whole days. */
 function refundLookbackDays(props: PixReceiverProps, idempotencyTtl: Duration): number {
-  return props.sweep?.refundLookback?.toDays() ?? Math.min(MAX_PIX_REFUND_LOOKBACK_DAYS, rememberedDays(idempotencyTtl));
+  return props.sweep?.refundLookback?.toDays() ?? Math.min(MAX_PIX_REFUND_LOOKBACK_DAYS, rememberedDays(pixRecordLifetime(props, idempotencyTtl)));
 }
 
 /** Checks the Pix sweep's props against the sweep's look-back and the processor's records' lifetime. */
 export function checkPixSweep(v: PropsValidation, props: PixReceiverProps | undefined, prefix: string, lookbackDays: number, idempotencyTtl: Duration): void {
+  const lifetime = props?.recordLifetime;
+  if (lifetime && !Token.isUnresolved(lifetime.toSeconds())) {
+    v.checkNumber(lifetime.toSeconds(), `${prefix}.recordLifetime`, (s) => s % 86_400 === 0 && s / 86_400 >= 2 && s / 86_400 <= 400, 'must be whole days from 2 to 400 (seconds)');
+  }
   const lookback = props?.sweep?.refundLookback;
-  if (!lookback || Token.isUnresolved(lookback.toSeconds())) return;
+  if (!props || !lookback || Token.isUnresolved(lookback.toSeconds())) return;
   const seconds = lookback.toSeconds();
-  const remembered = rememberedDays(idempotencyTtl);
+  const remembered = rememberedDays(pixRecordLifetime(props, idempotencyTtl));
   v.checkNumber(seconds, `${prefix}.sweep.refundLookback`, (s) => s % 86_400 === 0 && s / 86_400 >= lookbackDays && s / 86_400 <= MAX_PIX_REFUND_LOOKBACK_DAYS,
     `must be whole days from the sweep's lookbackDays (${lookbackDays}) to ${MAX_PIX_REFUND_LOOKBACK_DAYS} (seconds)`);
   v.check(seconds / 86_400 <= remembered, `${prefix}.sweep.refundLookback`,
-    `is ${seconds / 86_400} days, past what records remember (idempotencyTtl less a day: ${remembered} days): a refund found that old could not be told from one published before its record expired. Raise idempotencyTtl or shorten refundLookback`);
+    `is ${seconds / 86_400} days, past what Pix records remember (pix.recordLifetime, or idempotencyTtl when longer, less a day: ${remembered} days): a refund found that old could not be told from one published before its record expired. Raise pix.recordLifetime or shorten refundLookback`);
 }
 
 /** What the sweep function is told of the receiver's Pix (settings.pix). */

@@ -16,7 +16,7 @@ import {
 import { PendingPaymentIndex } from '../../contracts/reconciliation';
 import { type BankConnectionProps, bankConnectionEnvironment } from '../core/bank-connection';
 import { pixConnectionEnvironment } from '../core/pix-connection';
-import { normalizedPixKeys, type PixReceiverProps } from '../core/pix-receiver';
+import { normalizedPixKeys, pixRecordLifetime, type PixReceiverProps } from '../core/pix-receiver';
 import { notifyOn, Runbook, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
 import { QueueSenders } from '../core/queue-senders';
 import { acknowledgeInherent } from '../core/compliance';
@@ -32,6 +32,7 @@ import { ProcessorFunction } from './processor-function';
 import { processorSettings } from './processor-settings';
 import { checkSettlementProcessor, queueRedrive, type SettlementProcessorProps, visibilityTimeoutSeconds } from './settlement-processor-props';
 import { openTelemetryLayer, xrayTracing } from '../core/tracing';
+import { SubjectKind } from '../../contracts/events';
 
 /**
  * The settlement processor: a function that consumes a queue of stored notifications, verifies
@@ -186,7 +187,11 @@ export class SettlementProcessor extends Construct {
       ownSenderId: (fn.role as iam.Role).roleId,
     }, { ...props, maxReceiveCount, eventSource: this.eventSource, idempotencyTtlSeconds: this.idempotencyTtl.toSeconds(), receiverName: this.receiverName, recoveredGraceSeconds: props.recoveredGracePeriod?.toSeconds(), lookQueryShare: props.lookQueryShare, queueVisibilityTimeoutSeconds: visibilityTimeoutSeconds(this.queue) ?? minimumVisibilitySeconds(props.processorTimeout, props.maxBatchingWindow) });
     this.processorFunction = fn;
-    const pixSettings = props.pix ? { pixKeys: normalizedPixKeys(props.pix), ...(props.pix.keylessPix ? { pixKeyless: true } : {}) } : {};
+    const pixLifetime = props.pix ? pixRecordLifetime(props.pix, this.idempotencyTtl).toSeconds() : 0;
+    const pixSettings = props.pix ? {
+      pixKeys: normalizedPixKeys(props.pix), ...(props.pix.keylessPix ? { pixKeyless: true } : {}),
+      ...(pixLifetime > this.idempotencyTtl.toSeconds() ? { recordTtlSecondsByKind: { [SubjectKind.PIX]: pixLifetime, [SubjectKind.PIX_REFUND]: pixLifetime } } : {}),
+    } : {};
     fn.addEnvironment(PROCESSOR_SETTINGS_ENV, Stack.of(this).toJsonString({ ...settings, ...pixSettings }));
     for (const [name, value] of Object.entries(bankConnectionEnvironment(this, props.bank, fn))) fn.addEnvironment(name, value);
     if (props.pix) for (const [name, value] of Object.entries(pixConnectionEnvironment(this, props.pix.connection, fn))) fn.addEnvironment(name, value);

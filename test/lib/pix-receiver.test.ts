@@ -267,8 +267,8 @@ describe('the daily Pix sweep', () => {
     expect(settings.pix).toEqual({
       keyHashes: ['financeiro@example.com.br', '+5511987654321', '0f9a3c52-7b1e-4e0a-9d7c-1c2b3a4d5e6f'].map(pixKeyHash),
       publishWithoutTxid: false,
-      // idempotencyTtl's 30 days less a day; the 26 days older than the look-back, one a sweep of 15 minutes.
-      refundLookbackDays: 29, refundDaysPerSweep: 1, intervalMinutes: 15,
+      // 100 days (a MED claim up to 80 days after the Pix, its refund days later): the 97 days older than the look-back, two a sweep of 15 minutes.
+      refundLookbackDays: 100, refundDaysPerSweep: 2, intervalMinutes: 15,
     });
     expect(JSON.stringify(fn.Properties.Environment)).not.toContain('financeiro');
     expect(settingsIn<Record<string, unknown>>(fn, PIX_CONNECTION_ENV)).toMatchObject({ credentialsSecretArn: PIX_ARN });
@@ -292,10 +292,25 @@ describe('the daily Pix sweep', () => {
       const props = pixProps()(stack);
       return { pix: { ...props.pix!, sweep: { refundLookback } } };
     });
-    expect(withLookback(Duration.days(30))).toThrow(/pix\.sweep\.refundLookback: is 30 days, past what records remember \(idempotencyTtl less a day: 29 days\)/);
+    const withLifetime = (refundLookback: Duration, recordLifetime: Duration) => () => synthReceiver(staging, (stack) => ({ pix: { ...pixProps()(stack).pix!, recordLifetime, sweep: { refundLookback } } }));
+    expect(withLifetime(Duration.days(30), Duration.days(30))).toThrow(/pix\.sweep\.refundLookback: is 30 days, past what Pix records remember \(pix\.recordLifetime, or idempotencyTtl when longer, less a day: 29 days\)/);
+    expect(withLookback(Duration.days(100))).not.toThrow();
+    expect(withLifetime(Duration.days(60), Duration.days(30))).toThrow(/past what Pix records remember/);
     expect(withLookback(Duration.days(60), { idempotencyTtl: Duration.days(90) })).not.toThrow();
-    expect(withLookback(Duration.days(2))).toThrow(/pix\.sweep\.refundLookback: must be whole days from the sweep's lookbackDays \(3\) to 90/);
+    expect(withLookback(Duration.days(101))).toThrow(/pix\.sweep\.refundLookback: must be whole days from the sweep's lookbackDays \(3\) to 100/);
+    expect(withLookback(Duration.days(2))).toThrow(/pix\.sweep\.refundLookback: must be whole days from the sweep's lookbackDays \(3\) to 100/);
+    expect(withLifetime(Duration.days(10), Duration.hours(60))).toThrow(/pix\.recordLifetime: must be whole days from 2 to 400/);
     expect(withLookback(Duration.hours(100))).toThrow(/pix\.sweep\.refundLookback: must be whole days/);
+  });
+
+  it('keeps the records of Pix and refunds 101 days (boletos and payments keep idempotencyTtl), the longer of the two when idempotencyTtl is', () => {
+    const lifetimes = (extra: Partial<BankWebhookReceiverProps> = {}, recordLifetime?: Duration) => settingsIn<ProcessorSettings>(processorOf(synthReceiver({ ...staging, ...extra }, (stack) => ({
+      pix: { ...pixProps()(stack).pix!, ...(recordLifetime ? { recordLifetime } : {}) },
+    })).template), PROCESSOR_SETTINGS_ENV);
+    expect(lifetimes()).toMatchObject({ idempotencyTtlSeconds: 30 * 86_400, recordTtlSecondsByKind: { 'pix': 101 * 86_400, 'pix-refund': 101 * 86_400 } });
+    expect(lifetimes({}, Duration.days(45)).recordTtlSecondsByKind).toEqual({ 'pix': 45 * 86_400, 'pix-refund': 45 * 86_400 });
+    expect(lifetimes({ idempotencyTtl: Duration.days(120) })).not.toHaveProperty('recordTtlSecondsByKind');
+    expect(settingsIn<ProcessorSettings>(processorOf(synthReceiver(staging).template), PROCESSOR_SETTINGS_ENV)).not.toHaveProperty('recordTtlSecondsByKind');
   });
 
   it('warns that pix.sweep does nothing on a NON_PRODUCTION receiver against the real provider (it runs no sweep)', () => {

@@ -258,3 +258,31 @@ describe('a callback costs a bounded share of the provider\'s budget', () => {
     expect(f.published).toHaveLength(25);
   });
 });
+
+describe('how far back a refund can come', () => {
+  const DAY = 86_400_000;
+  const lateRefund = async (recordTtlSecondsByKind?: Record<string, number>) => {
+    const f = fakePixDeps();
+    f.deps = { ...f.deps, settings: { ...f.deps.settings, ...(recordTtlSecondsByKind ? { recordTtlSecondsByKind } : {}) } };
+    // A MED return settled 50 days after the Pix's day, found by the sweep (its callback lost).
+    const pix = pixElement(e2e(), { txid: 'QR1' });
+    const refund = { ...refundElement('MED9', RefundStatus.RETURNED, '110.00', new Date(f.clock.now() - 50 * DAY).toISOString()), natureza: RefundNature.MED_FRAUDE };
+    f.provider.holds(pix);
+    f.provider.refund(pix.endToEndId as string, refund);
+    await run(f, [rawRecord(encodeLookRequest({
+      trigger: EventTrigger.RECONCILIATION, subject: { kind: 'pix-refund', endToEndId: pix.endToEndId as string, refundId: 'MED9' }, requestedAt: new Date(f.clock.now()).toISOString(), reason: 'the provider lists it',
+    }), { senderId: 'x' })]);
+    return f;
+  };
+
+  it('a refund dated 50 days back is published when Pix records live 101 days; the refund\'s own date still decides', async () => {
+    const f = await lateRefund({ 'pix': 101 * 86_400, 'pix-refund': 101 * 86_400 });
+    expect(f.published.map((e) => [e.detailType, e.detail.refund.natureza])).toEqual([[T.PIX_REFUND, 'MED_FRAUDE']]);
+  });
+
+  it('with every record at the 30-day idempotencyTtl, the same refund is recorded and never published (it may have been before its record expired)', async () => {
+    const f = await lateRefund();
+    expect(f.published).toEqual([]);
+    expect(f.counts[ProcessorMetric.LOOKS_PAST_RECORDS]).toBe(1);
+  });
+});

@@ -6,7 +6,9 @@
 import { type Dynalite, startDynalite } from '../../../tools/local-aws/dynalite';
 import { DynamoDbSubjectStore, EMPTY_RECORD, type SubjectStore } from '../../../lambda/store/subject-store';
 import { MemorySubjectStore } from '../../support/processor-records';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { StatusClass } from '../../../contracts/events';
+import { IdempotencyTable } from '../../../contracts/processor';
 
 let dynamo: Dynalite;
 beforeAll(async () => {
@@ -34,4 +36,15 @@ describe.each([
     expect(many.get('boleto:54321:000000009')).toEqual(EMPTY_RECORD);
     expect(many.get('payment:pix:E1')).toMatchObject({ version: 1, sequence: 2, pendingSince: 1_700_000_000_000, outbox: { id: 'o-1' } });
   });
+});
+
+it('sets each record\'s TTL by its kind: a Pix\'s and a refund\'s live longer, every other kind idempotencyTtl', async () => {
+  const store = new DynamoDbSubjectStore(dynamo.client, 'subjects', 30 * 86_400, () => 1_700_000_000_000, { 'pix': 101 * 86_400, 'pix-refund': 101 * 86_400 });
+  const ids = ['pix:E01181521202611271200abcdef12345', 'pix-refund:E01181521202611271200abcdef12345:D1', 'boleto:54321:000000077'];
+  for (const id of ids) expect(await store.write(id, 0, { sequence: 0, history: [], seen: [] })).toBe(true);
+  const ttls = await Promise.all(ids.map(async (id) => {
+    const { Item } = await dynamo.client.send(new GetItemCommand({ TableName: 'subjects', Key: { [IdempotencyTable.KEY]: { S: id } } }));
+    return Number(Item?.[IdempotencyTable.TTL]?.N) - 1_700_000_000;
+  }));
+  expect(ttls).toEqual([101 * 86_400, 101 * 86_400, 30 * 86_400]);
 });
