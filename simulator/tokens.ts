@@ -64,11 +64,16 @@ function parseScopes(scope: string | null): string[] {
   return (scope ?? '').split(/[\s,]+/).filter(Boolean);
 }
 
-/** The scopes a token request asks for (every one `allowed` when it asks none); one it may not have is refused. */
-function requestedScopes(scope: string | null, allowed: readonly string[]): string[] {
+/**
+ * The scopes a token request asks for (every one `allowed` when it asks none); one it may not have
+ * is refused, or, where `narrow` (the Pix API, as OAuth 2 lets a server do, RFC 6749 section 3.3),
+ * left out of the token when it asks for a known one too.
+ */
+function requestedScopes(scope: string | null, allowed: readonly string[], narrow = false): string[] {
   const scopes = parseScopes(scope);
   if (scopes.length === 0) return [...allowed];
   const unknown = scopes.filter((s) => !allowed.includes(s));
+  if (narrow && unknown.length < scopes.length) return scopes.filter((s) => allowed.includes(s));
   if (unknown.length) throw oauthError(400, 'invalid_scope', `Invalid scopes: ${unknown.join(' ')}`);
   return scopes;
 }
@@ -193,7 +198,7 @@ export class TokenIssuer {
       throw oauthError(401, 'invalid_client', 'Invalid client or Invalid client credentials');
     }
     if (mutualTls && certificate.commonName !== expected.clientId) throw oauthError(401, 'invalid_client', 'The client certificate does not belong to this client.');
-    const scopes = requestedScopes(form.get('scope') ?? (grantTypeInQuery ? query.get('scope') : null), PIX_SCOPES);
+    const scopes = requestedScopes(form.get('scope') ?? (grantTypeInQuery ? query.get('scope') : null), PIX_SCOPES, true);
     const accessToken = this.store(this.access, { kind: 'pix', scopes, subject: expected.clientId, expiresAt: this.options.now() + this.lifetimeMs });
     return { access_token: accessToken, token_type: 'Bearer', expires_in: this.lifetimeMs / 1000, scope: scopes.join(' ') };
   }

@@ -305,7 +305,8 @@ export class PixBook {
     };
     const itensPorPagina = number(query.itensPorPagina, PIX_PAGE.default, 'itensPorPagina', 1, PIX_PAGE.max);
     const paginaAtual = number(query.paginaAtual, 0, 'paginaAtual', 0, Number.MAX_SAFE_INTEGER);
-    const quantidadeDePaginas = Math.ceil(items.length / itensPorPagina);
+    // An empty listing is one page (the schema's minimum), as a page past the last holds nothing.
+    const quantidadeDePaginas = Math.max(1, Math.ceil(items.length / itensPorPagina));
     return {
       page: { paginaAtual, itensPorPagina, quantidadeDePaginas, quantidadeTotalDeItens: items.length },
       items: items.slice(paginaAtual * itensPorPagina, (paginaAtual + 1) * itensPorPagina),

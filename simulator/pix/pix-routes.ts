@@ -8,7 +8,7 @@ import { SIMULATOR_PATHS as P } from '../../contracts/sandbox';
 import { at, basicCredentials, type Call, header, parseForm, parseJson, QueryOperation, type Route } from '../routes';
 import type { TokenIssuer } from '../tokens';
 import { type PixBehaviour, PixGrantType } from './pix-behaviour';
-import type { PixBook, PixQuery } from './pix-book';
+import { type PixBook, type PixQuery, randomTxid } from './pix-book';
 import { type ChargeKind, MAX_PIX_KEY_LENGTH, pixProblem } from './pix-model';
 import { chargeView, pixView, PixViewPlace, webhookView } from './pix-views';
 
@@ -60,6 +60,15 @@ export class PixRoutes {
     const b = () => this.p.behaviour();
     const charge = (kind: ChargeKind, txid: string) => chargeView(this.p.book.getCharge(kind, txid), (id) => this.p.book.getPix(id), b());
     const chargeRoutes = (['cob', 'cobv'] as const).flatMap((kind): Route[] => [
+      ...(kind === 'cob' ? [{
+        // `POST /cob`: an immediate charge whose txid the provider makes (the standard's `cobGerada`).
+        method: 'POST', path: under('/cob/?', BOTH_VERSIONS), group: 'registration', authenticate: this.auth('cob.write'),
+        handle: (call: Call) => {
+          const txid = randomTxid();
+          this.p.book.putCharge('cob', txid, bodyOf(call));
+          return { status: 201, body: charge('cob', txid) };
+        },
+      } satisfies Route] : []),
       {
         method: 'PUT', path: under(`/${kind}/([^/]+)`, BOTH_VERSIONS), group: 'registration', authenticate: this.auth(`${kind}.write`),
         handle: (call) => {

@@ -62,11 +62,26 @@ describe('the token (POST /oauth/token)', () => {
     ['a wrong secret', CC, { authorization: `Basic ${Buffer.from('x:y').toString('base64')}` }, 401, 'invalid_client'],
     ['no grant_type', { scope: 'pix.read' }, {}, 400, 'invalid_request'],
     ['another grant', { grant_type: 'password' }, {}, 400, 'unsupported_grant_type'],
-    ['an unknown scope', { grant_type: 'client_credentials', scope: 'pix.read cob.admin' }, {}, 400, 'invalid_scope'],
+    ['only unknown scopes', { grant_type: 'client_credentials', scope: 'cob.admin cobr.read' }, {}, 400, 'invalid_scope'],
   ])('refuses %s, issuing nothing', async (_case, form, options, status, error) => {
     const answer = await pixTokenCall(simulator, form, options);
     expect(answer.status).toBe(status);
     expect(answer.json).toEqual({ error, error_description: expect.any(String) });
+  });
+
+  it('narrows a token asked for an unknown scope among known ones to the known ones (RFC 6749 section 3.3), as providers do', async () => {
+    const answer = await pixTokenCall(simulator, { grant_type: 'client_credentials', scope: 'pix.read cob.admin' });
+    expect(answer.status).toBe(200);
+    expect(answer.json).toMatchObject({ scope: 'pix.read' });
+  });
+
+  it('serves POST /cob: an immediate charge whose txid the provider makes', async () => {
+    const auth = await pixAuth(simulator, 'cob.write cob.read');
+    const created = await pixCall(simulator, pixPath('/cob'), { method: 'POST', headers: auth, body: { chave: EMAIL, valor: { original: '7.50' }, calendario: { expiracao: 3600 } } });
+    expect(created.status).toBe(201);
+    const { txid } = created.json as { txid: string };
+    expect(txid).toMatch(/^[a-zA-Z0-9]{26,35}$/);
+    expect((await pixCall(simulator, `/api/v3/cob/${txid}`, { headers: auth })).json).toMatchObject({ txid, status: 'ATIVA', valor: { original: '7.50' } });
   });
 
   it('holds each operation to its scope, and a payments token to none of them', async () => {

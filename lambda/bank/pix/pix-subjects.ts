@@ -9,6 +9,7 @@
 import { BankEventDetailType, type EventAmount, PixChargeKind, type PixCharge, type PixReceived, type PixRefund, type PixValueComponents, StatusClass, SubjectKind } from '../../../contracts/events';
 import { CHARGE_TXID, normalizePixKey, RefundStatus } from '../../../contracts/pix';
 import type { LookSubject } from '../../../contracts/reconciliation';
+import { BankApiError } from '../errors';
 import { Foreign, NotAttributed, type ProviderQueries, type RulesContext, type SubjectItem, type SubjectRules, wrongKind } from '../family';
 import type { ClaimCheck, KeyedState, SubjectState } from '../verified-state';
 import { type ChargeRead, ChargeState, type PixRead, type PixRefundRead } from './pix-answers';
@@ -66,7 +67,7 @@ const concludedWith = (charge: ChargeRead, pix: Pick<PixRead, 'endToEndId' | 'tx
 async function chargeOf(queries: PixQueries, pix: PixRead, deadline: number): Promise<{ charge: ChargeAnswer | null; chave?: string }> {
   let first: { charge: ChargeAnswer; chave?: string } | undefined;
   for (const kind of [PixChargeKind.COB, PixChargeKind.COBV, PixChargeKind.COBR]) {
-    const read = await queries.getCharge(kind, pix.txid!, deadline);
+    const read = kind === PixChargeKind.COBR ? await recurringCharge(queries, pix.txid!, deadline) : await queries.getCharge(kind, pix.txid!, deadline);
     if (!read) continue;
     const { paidBy: _paidBy, chave, ...rest } = read;
     const found = { charge: { ...rest, kind, concluded: concludedWith(read, pix) }, ...(chave ? { chave } : {}) };
@@ -74,6 +75,19 @@ async function chargeOf(queries: PixQueries, pix: PixRead, deadline: number): Pr
     first ??= found;
   }
   return first ?? { charge: null };
+}
+
+/** What a provider without Pix Automático answers for `/cobr` (or for the `cobr.read` token): no recurring charge, rather than a failed look. */
+const NO_RECURRING: readonly number[] = [400, 401, 403, 404, 405, 501];
+
+/** `GET /cobr/{txid}`, read as none where the provider does not serve recurring charges (the path, or its scope). */
+async function recurringCharge(queries: PixQueries, txid: string, deadline: number): Promise<ChargeRead | undefined> {
+  try {
+    return await queries.getCharge(PixChargeKind.COBR, txid, deadline);
+  } catch (error) {
+    if (error instanceof BankApiError && error.status !== undefined && NO_RECURRING.includes(error.status)) return undefined;
+    throw error;
+  }
 }
 
 /**

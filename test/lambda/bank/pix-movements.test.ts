@@ -11,6 +11,7 @@ import { RefundNature, RefundStatus } from '../../../contracts/pix';
 import { ProcessorMetric } from '../../../contracts/processor';
 import { TrailEntryKind } from '../../../contracts/record';
 import { readPix } from '../../../lambda/bank/pix';
+import { BankApiError } from '../../../lambda/bank/errors';
 import { processBatch } from '../../../lambda/processor/batch';
 import { encodeLookRequest } from '../../../lambda/store/look-request';
 import { contextWith, rawRecord, requeuedRecord, sqsRecord } from '../../support/processor-records';
@@ -188,6 +189,38 @@ describe('charges read both ways', () => {
     expect(a.published.map((e) => [e.detailType, e.detail.pix.charge?.kind, e.detail.pix.charge?.status])).toEqual([[T.PIX_RECEIVED, PixChargeKind.COBR, 'CONCLUIDA']]);
     expect(b.published).toEqual([]);
     expect(b.counts[ProcessorMetric.NOT_ATTRIBUTED]).toBe(1);
+  });
+});
+
+describe('a provider without Pix Automático', () => {
+  it.each([400, 403, 404])('answers /cobr (or its token) %i: read as no recurring charge, so a txid found nowhere is no charge, never a failed look', async (status) => {
+    const f = fakePixDeps();
+    const getCharge = f.provider.getCharge.bind(f.provider);
+    f.provider.getCharge = async (kind, txid) => {
+      if (kind === PixChargeKind.COBR) throw new BankApiError('cobr query', status, 'invalid_scope: cobr.read', false);
+      return getCharge(kind, txid);
+    };
+    const txid = chargeTxid();
+    const pix = pixElement(e2e(), { txid });
+    f.provider.holds(pix);
+    const result = await run(f, [callback(pix)]);
+    // Not confirmed yet (no charge), retried like query lag: the same as before recurring charges were read.
+    expect(result.batchItemFailures).toHaveLength(1);
+    expect(f.logs.map((l) => String(l.extra.reason ?? '')).join()).toContain(`the provider shows no charge ${txid}`);
+    expect(f.published).toEqual([]);
+  });
+
+  it('a cobr answer the provider gets wrong (a 500) is a failed look, retried', async () => {
+    const f = fakePixDeps();
+    f.provider.getCharge = async (kind) => {
+      if (kind === PixChargeKind.COBR) throw new BankApiError('cobr query', 500, 'boom', true);
+      return undefined;
+    };
+    const pix = pixElement(e2e(), { txid: chargeTxid() });
+    f.provider.holds(pix);
+    const result = await run(f, [callback(pix)]);
+    expect(result.batchItemFailures).toHaveLength(1);
+    expect(f.counts[ProcessorMetric.BANK_FAILURES]).toBe(1);
   });
 });
 
