@@ -206,7 +206,7 @@ describe('a provider without Pix Automático', () => {
     const result = await run(f, [callback(pix)]);
     // Not confirmed yet (no charge), retried like query lag: the same as before recurring charges were read.
     expect(result.batchItemFailures).toHaveLength(1);
-    expect(f.logs.map((l) => String(l.extra.reason ?? '')).join()).toContain(`the provider shows no charge ${txid}`);
+    expect(JSON.stringify(f.logs.map((l) => l.extra.reason))).toContain(`the provider shows no charge ${txid}`);
     expect(f.published).toEqual([]);
   });
 
