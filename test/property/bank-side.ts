@@ -10,6 +10,9 @@ import { SimulatorEngine } from '../../simulator/engine';
 import type { OutgoingNotification } from '../../simulator/bank';
 import { type Boleto, type Payment, situacaoText } from '../../simulator/model';
 import { SAMPLE_ACCOUNT } from '../../simulator/simulator';
+import { SAMPLE_PIX_KEYS } from '../../contracts/sandbox';
+import type { RefundNature, RefundStatus } from '../../contracts/pix';
+import type { PixBehaviour } from '../../simulator/pix/pix-behaviour';
 import type { BankCredentials } from '../../simulator/tokens';
 import { simulatorConnection } from '../support/simulator-connection';
 
@@ -40,6 +43,12 @@ export interface AnswerVariation {
   readonly extraFields: boolean;
   /** Wrap the boleto query's answer in `resultado`. */
   readonly wrapped: boolean;
+  /**
+   * The Pix API's readings where the standard, its examples and providers differ (the simulator's
+   * behaviour): `chave` left out of callbacks, a charge's `pix` list left out, `horario` as an
+   * object, `devolucoes` as one object, `endToEndID`. @default the standard's
+   */
+  readonly pix?: Partial<PixBehaviour>;
 }
 
 /** Query answer fields the documents do not make certain: the harness may leave any of them out. */
@@ -67,7 +76,23 @@ function varied(body: unknown, variation: AnswerVariation | undefined, boletoQue
 /** A bank action a scenario takes. */
 export type BankAction =
   | { readonly kind: 'boleto'; readonly boleto: number; readonly act: 'settle' | 'reverse' | 'cancel'; readonly cents?: number }
-  | { readonly kind: 'payment'; readonly payment: number; readonly act: 'create' | 'settle' | 'reject' | 'reverse' | 'cancel' };
+  | { readonly kind: 'payment'; readonly payment: number; readonly act: 'create' | 'settle' | 'reject' | 'reverse' | 'cancel' }
+  | PixAction;
+
+/**
+ * A Pix movement at the provider (the standard Pix API): a Pix paid to a key (ours, or another
+ * receiver's key of the account, whose webhook also points at our URL), a charge of ours paid
+ * (`cob` or `cobv`), or a refund of a Pix received, asked for or made by the provider under MED,
+ * reaching its final status.
+ */
+export type PixAction =
+  | { readonly kind: 'pix'; readonly act: 'pay-key'; readonly key: 'ours' | 'other'; readonly txid: boolean }
+  | { readonly kind: 'pix'; readonly act: 'pay-charge'; readonly charge: 'cob' | 'cobv' }
+  | { readonly kind: 'pix'; readonly act: 'refund'; readonly pix: number; readonly natureza: RefundNature; readonly status: RefundStatus.RETURNED | RefundStatus.NOT_DONE };
+
+/** The account's keys at the provider: ours (the receiver's) and another receiver's (whose webhook also names our URL). */
+export const PIX_KEYS = { ours: SAMPLE_PIX_KEYS[1], other: SAMPLE_PIX_KEYS[2] } as const;
+export const PIX_CREDENTIALS = { clientId: 'pix-client-property-harness', clientSecret: 'PixS3cret-property-harness' } as const;
 
 /** The subject ids the processor gives a boleto and a payment (its events' `subject.id`). */
 export const boletoSubject = (nossoNumero: string) => `boleto:${SAMPLE_ACCOUNT.beneficiario}:${nossoNumero.padStart(9, '0')}`;
@@ -97,7 +122,10 @@ export class BankSide {
   readonly credentials: BankCredentials = {
     collection: { apiKey: 'api-key-property-harness', username: SAMPLE_ACCOUNT.beneficiario + SAMPLE_ACCOUNT.cooperativa, password: 'Passw0rd-property-harness' },
     payments: { clientId: 'client-property-harness', clientSecret: 'ClientS3cret-property-harness' },
+    pix: PIX_CREDENTIALS,
   };
+  /** The Pix received at the provider, by end-to-end id, oldest first. */
+  readonly pixPaid: string[] = [];
   /** Every state each subject held, oldest first. */
   readonly ledger = new Map<string, LedgerState[]>();
   readonly boletos: string[] = [];
@@ -114,6 +142,7 @@ export class BankSide {
       accounts: [SAMPLE_ACCOUNT],
       credentials: this.credentials,
       mutualTls: false,
+      ...(variation?.pix ? { behaviour: variation.pix } : {}),
       host: {
         info: () => { throw new Error('the harness has no control API'); },
         deliveries: { submit: (notification) => { this.announce(notification); onNotification(notification); }, records: () => [], clear: () => undefined, pending: 0, idle: async () => true },
@@ -121,6 +150,8 @@ export class BankSide {
       },
     });
     this.engine.bank.patchRegistration(SAMPLE_ACCOUNT, { urlCallback: `${RECEIVER_ORIGIN}/payments`, authorizationCallback: PAYMENTS_TOKEN });
+    // Our key's webhook names our URL; so does the other receiver's key's (anyone at the provider can point one at it).
+    for (const chave of [PIX_KEYS.ours, PIX_KEYS.other]) this.engine.pix.putWebhook(chave, { webhookUrl: RECEIVER_ORIGIN });
     this.engine.bank.createContract({ kind: 'collection', scopes: [], expiresAt: Number.MAX_SAFE_INTEGER, subject: this.credentials.collection.username }, {
       cooperativa: SAMPLE_ACCOUNT.cooperativa, posto: SAMPLE_ACCOUNT.posto, codBeneficiario: SAMPLE_ACCOUNT.beneficiario, eventos: ['LIQUIDACAO'],
       url: `${RECEIVER_ORIGIN}/boleto`, urlStatus: 'ATIVO', contratoStatus: 'ATIVO', header: BOLETO_TOKEN_HEADER, token: BOLETO_TOKEN,
@@ -147,7 +178,7 @@ export class BankSide {
 
   /** Every credential the bank knows and every token it issued: none may reach a log, an event or a dead letter. */
   secrets(): string[] {
-    return [this.credentials.collection.apiKey, this.credentials.collection.password, this.credentials.payments.clientSecret, PAYMENTS_TOKEN, BOLETO_TOKEN];
+    return [this.credentials.collection.apiKey, this.credentials.collection.password, this.credentials.payments.clientSecret, PIX_CREDENTIALS.clientSecret, PAYMENTS_TOKEN, BOLETO_TOKEN];
   }
 
   /**
@@ -161,7 +192,9 @@ export class BankSide {
       const before = this.engine.bank.exportState();
       let subject: string | undefined;
       try {
-        if (action.kind === 'boleto') {
+        if (action.kind === 'pix') {
+          await this.pixAct(action);
+        } else if (action.kind === 'boleto') {
           const nossoNumero = this.boletos[action.boleto % this.boletos.length];
           const input = action.act === 'settle' && action.cents ? { valor: (action.cents / 100).toFixed(2) } : {};
           const { boleto } = this.engine.bank.changeBoleto(nossoNumero, action.act, input);
@@ -184,6 +217,26 @@ export class BankSide {
       }
       if (subject && lagMs > 0) this.before.set(subject, { until: this.now() + lagMs, state: before });
     });
+  }
+
+  /** A Pix movement, through the simulator's control routes (its callbacks go out as the provider's). */
+  private async pixAct(action: PixAction): Promise<void> {
+    const control = async (path: string, body: Record<string, unknown>) => {
+      const reply = await this.engine.handle({ method: 'POST', url: path, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body)), certificate: { presented: false, trusted: false } });
+      if (reply.status >= 300) throw Object.assign(new Error(`the Pix control route ${path} answered ${reply.status}`), { status: reply.status === 400 ? 409 : reply.status });
+      return reply.body as Record<string, unknown>;
+    };
+    const paid = (reply: Record<string, unknown>) => { for (const p of reply.pix as Array<{ endToEndId: string }>) this.pixPaid.push(p.endToEndId); };
+    if (action.act === 'pay-key') {
+      paid(await control(`/control/pix/keys/${encodeURIComponent(PIX_KEYS[action.key])}/pay`, { valor: '25.00', ...(action.txid ? { txid: `QR${this.pixPaid.length + 1}` } : {}) }));
+    } else if (action.act === 'pay-charge') {
+      const charge = await control('/control/pix/charges', { kind: action.charge, chave: PIX_KEYS.ours, valor: '40.00' });
+      paid(await control(`/control/pix/charges/${charge.txid as string}/pay`, {}));
+    } else if (this.pixPaid.length) {
+      const e2e = this.pixPaid[action.pix % this.pixPaid.length];
+      const refund = await control(`/control/pix/${e2e}/refunds`, { valor: '1.00', natureza: action.natureza });
+      await control(`/control/pix/${e2e}/refunds/${refund.id as string}/settle`, { status: action.status });
+    }
   }
 
   /** A transport to the bank for one execution environment; `gate` is the harness's say on when each call is answered. */

@@ -98,7 +98,7 @@ describe('DynamoDB: the model against dynalite, with the calls the handlers made
       return gone;
     });
     // A fixed set of runs: the CI seed's first scenarios, faults and all.
-    for (const scenario of fc.sample(scenarios, { seed: 20261128, numRuns: 6 })) {
+    for (const scenario of fc.sample(scenarios, { seed: 20261128, numRuns: 10 })) {
       recorded.push({ newRun: true });
       await fc.assert(fc.asyncProperty(fc.scheduler(), async (scheduler) => {
         await runScenario(scenario, scheduler);

@@ -62,4 +62,6 @@ export enum Mutant {
   PUBLISH_BEFORE_RECORD = 'publish-before-record',
   /** The bank's 404 is read as "not yet" (retryable) every time, never as final. */
   NOT_FOUND_AS_LAG = 'not-found-as-lag',
+  /** The processor holds every key of the account as the receiver's (another receiver's Pix are then taken for ours). */
+  ACCOUNT_KEYS = 'account-keys',
 }

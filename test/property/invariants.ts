@@ -20,6 +20,8 @@ import { decodeStoredNotification } from '../../lambda/store/stored-notification
 import { type LedgerState, subjectOfNotification } from './bank-side';
 import type { AcceptedEvent, QueuedMessage } from './models/aws-models';
 import { AwsFault, Origin } from './faults';
+import { normalizePixKey } from '../../contracts/pix';
+import { PIX_KEYS } from './bank-side';
 import type { Delivery, World } from './world';
 
 export { Invariant, type Violation };
@@ -134,7 +136,39 @@ function sharedViolations(world: World): Violation[] {
     quarantined: world.dlq.sent.map((m) => ({ body: m.body, reason: reasonOf(m) })),
     recorded: (requestId) => trailOutcome(recorded, requestId),
     republishing,
+    // The account's Pix as the provider holds them, and the receiver's key: a callback naming the
+    // other receiver's key is foreign; one leaving its key out is decided by the provider.
+    pixHeld: world.bank.engine.pix.exportState().pix,
+    pixKeys: [normalizePixKey(PIX_KEYS.ours)!.key],
   }).violations;
+}
+
+/**
+ * Pix, against the provider's book (what only the harness knows): a Pix Received only of a Pix
+ * the provider holds under the receiver's key, at its amount (never the other receiver's, whose
+ * callbacks reach our URL too, with or without their key); a Pix Refund only of a refund the
+ * provider holds at that final status, with its nature, of such a Pix. (Each is announced and
+ * accounted for by the shared checks; the same key twice is theirs too.)
+ */
+function pixViolations(world: World): Violation[] {
+  const violations: Violation[] = [];
+  const book = new Map(world.bank.engine.pix.exportState().pix.map((p) => [p.endToEndId, p]));
+  const ours = (chave: string | undefined) => chave !== undefined && normalizePixKey(chave)?.key === normalizePixKey(PIX_KEYS.ours)!.key;
+  for (const event of world.bus.accepted) {
+    const d = event.detail as { pix?: { endToEndId: string; amount: { decimal: string } }; refund?: { endToEndId: string; id: string; status: string; natureza?: string } };
+    if (event.detailType === String(BankEventDetailType.PIX_RECEIVED)) {
+      const held = book.get(d.pix!.endToEndId);
+      if (!held || !ours(held.chave)) violations.push({ invariant: Invariant.UNVERIFIED, detail: `Pix Received for ${d.pix!.endToEndId}, which the provider holds ${held ? 'under another receiver\'s key' : 'not at all'}` });
+      else if (held.valor !== d.pix!.amount.decimal) violations.push({ invariant: Invariant.UNVERIFIED, detail: `Pix Received for ${held.endToEndId} says ${d.pix!.amount.decimal}; the provider holds ${held.valor}` });
+    } else if (event.detailType === String(BankEventDetailType.PIX_REFUND)) {
+      const held = book.get(d.refund!.endToEndId);
+      const refund = held?.devolucoes.find((r) => r.id === d.refund!.id);
+      if (!held || !ours(held.chave) || !refund || String(refund.status) !== d.refund!.status || String(refund.natureza) !== d.refund!.natureza) {
+        violations.push({ invariant: Invariant.UNVERIFIED, detail: `Pix Refund ${d.refund!.id} ${d.refund!.status} (${d.refund!.natureza ?? 'no nature'}) of ${d.refund!.endToEndId}, which the provider holds as ${refund ? `${refund.status} (${refund.natureza})` : 'nothing'}${held && !ours(held.chave) ? ' of another receiver\'s Pix' : ''}` });
+      }
+    }
+  }
+  return violations;
 }
 
 /**
@@ -251,6 +285,7 @@ export function checkInvariants(world: World): Violation[] {
       violations.push({ invariant: Invariant.TWICE, detail: `${changeOf(event).key} was published after the records' lifetime, when the bank had changed nothing (${Object.keys(world.tally.faults).join(', ') || 'no fault'})` });
     }
   }
+  violations.push(...pixViolations(world));
   // No secret anywhere a person or a consumer reads.
   const readable = JSON.stringify({ logs: world.logs.entries, events: world.bus.accepted, deadLetters: quarantined.map((m) => ({ body: m.body, attributes: m.attributes })) });
   violations.push(...secretsIn(readable, world.bank.secrets()));

@@ -28,6 +28,7 @@ describe('a planted bug is caught within the same runs', () => {
     [Mutant.UNCONDITIONAL_WRITE, Invariant.TWICE],
     [Mutant.PUBLISH_BEFORE_RECORD, Invariant.TWICE],
     [Mutant.NOT_FOUND_AS_LAG, Invariant.LOST],
+    [Mutant.ACCOUNT_KEYS, Invariant.UNVERIFIED],
   ])('%s breaks "%s"', async (mutant, invariant) => {
     // Caught is what this shows: the first failing run, unshrunk (the soak shrinks it).
     const report = await checkPromise({ seed: CI_SEED, runs: CI_RUNS, mutant, noShrink: true });

@@ -6,7 +6,9 @@
  */
 import FakeTimers from '@sinonjs/fake-timers';
 import fc from 'fast-check';
-import { type AnswerVariation, type BankAction, OPTIONAL_ANSWER_FIELDS, subjectOfNotification } from './bank-side';
+import { type AnswerVariation, type BankAction, OPTIONAL_ANSWER_FIELDS, type PixAction, subjectOfNotification } from './bank-side';
+import { RefundNature, RefundStatus } from '../../contracts/pix';
+import { PixCallbackKey, PixChargePixList, PixEndToEndIdField, PixQueryTime, PixRefundsShape } from '../../simulator/pix/pix-behaviour';
 import { AwsFault, DeliveryFault, type FaultPlan, type Mutant, ReceiveFault } from './faults';
 import type { OutgoingNotification } from '../../simulator/bank';
 import { BOLETO_TOKEN, BOLETO_TOKEN_HEADER, PAYMENTS_TOKEN, RECEIVER_ORIGIN } from './bank-side';
@@ -47,9 +49,20 @@ export interface Scenario {
 const planned = <T>(fault: fc.Arbitrary<T>, maxIndex: number, maxLength: number) =>
   fc.array(fc.record({ at: fc.nat(maxIndex), fault }), { maxLength });
 
+/** A Pix movement: paid to our key or another receiver's of the account, a charge of ours paid, a refund (asked for, or MED) reaching its final status. */
+const pixAction: fc.Arbitrary<PixAction> = fc.oneof(
+  fc.record({ kind: fc.constant('pix' as const), act: fc.constant('pay-key' as const), key: fc.constantFrom('ours' as const, 'ours' as const, 'other' as const), txid: fc.boolean() }),
+  fc.record({ kind: fc.constant('pix' as const), act: fc.constant('pay-charge' as const), charge: fc.constantFrom('cob' as const, 'cobv' as const) }),
+  fc.record({
+    kind: fc.constant('pix' as const), act: fc.constant('refund' as const), pix: fc.nat(3), natureza: fc.constantFrom(...Object.values(RefundNature).filter((n) => n !== RefundNature.RETIRADA)),
+    status: fc.constantFrom(RefundStatus.RETURNED as const, RefundStatus.NOT_DONE as const),
+  }),
+);
+
 const action: fc.Arbitrary<BankAction> = fc.oneof(
   fc.record({ kind: fc.constant('boleto' as const), boleto: fc.nat(2), act: fc.constantFrom('settle' as const, 'settle' as const, 'reverse' as const, 'cancel' as const), cents: fc.option(fc.integer({ min: 1, max: 99_999 }), { nil: undefined }) }),
   fc.record({ kind: fc.constant('payment' as const), payment: fc.nat(1), act: fc.constantFrom('create' as const, 'create' as const, 'settle' as const, 'reject' as const, 'reverse' as const, 'cancel' as const) }),
+  pixAction,
 );
 
 /** Every scenario the harness plays. */
@@ -67,7 +80,14 @@ export const scenarios: fc.Arbitrary<Scenario> = fc.record({
     receives: planned(fc.constant(ReceiveFault.DUPLICATE), 30, 3),
     putEntries: planned(fc.constant(true as const), 10, 2),
   }),
-  answers: fc.record({ omitted: fc.subarray([...OPTIONAL_ANSWER_FIELDS]), extraFields: fc.boolean(), wrapped: fc.boolean() }),
+  answers: fc.record({
+    omitted: fc.subarray([...OPTIONAL_ANSWER_FIELDS]), extraFields: fc.boolean(), wrapped: fc.boolean(),
+    pix: fc.record({
+      pixCallbackKey: fc.constantFrom(...Object.values(PixCallbackKey)), pixChargePixList: fc.constantFrom(...Object.values(PixChargePixList)),
+      pixQueryTime: fc.constantFrom(...Object.values(PixQueryTime)), pixRefundsShape: fc.constantFrom(...Object.values(PixRefundsShape)),
+      pixEndToEndIdField: fc.constantFrom(...Object.values(PixEndToEndIdField)),
+    }),
+  }),
   boletoShape: fc.constantFrom('object' as const, 'array' as const, 'eventos' as const),
   randomSeed: fc.integer(),
   late: fc.oneof({ arbitrary: fc.constant(undefined), weight: 3 }, { arbitrary: fc.record({ redeliver: fc.nat(5), expireAt: fc.nat(6) }), weight: 1 }),

@@ -37,7 +37,10 @@ import type { OutgoingNotification } from '../../simulator/bank';
 import { restProxyEvent } from '../../tools/local-aws/api-gateway';
 import { lambdaRecord } from '../../tools/local-aws/sqs-event-source';
 import { RecordingLogger } from '../support/recording-logger';
-import { BankSide, BOLETO_TOKEN, BOLETO_TOKEN_HEADER, PAYMENTS_TOKEN } from './bank-side';
+import { BANK_ORIGIN, BankSide, BOLETO_TOKEN, BOLETO_TOKEN_HEADER, PAYMENTS_TOKEN, PIX_CREDENTIALS, PIX_KEYS } from './bank-side';
+import { PixClient } from '../../lambda/bank/pix';
+import { normalizePixKey } from '../../contracts/pix';
+import { SIMULATOR_PATHS } from '../../contracts/sandbox';
 import { EventBridgeModel, QueueModel, S3Model, SqsModel, type QueuedMessage } from './models/aws-models';
 import { PendingPaymentIndex } from '../../contracts/reconciliation';
 import { DynamoDbModel } from './models/dynamodb-model';
@@ -54,6 +57,7 @@ const LOOK_DLQ_URL = 'https://sqs.sa-east-1.amazonaws.com/111111111111/property-
 const CREDENTIALS_ARN = 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:property-bank-credentials-AbCdEf';
 const PAYMENTS_TOKEN_ARN = 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:property-payments-token-AbCdEf';
 const BOLETO_TOKEN_ARN = 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:property-boleto-token-AbCdEf';
+const PIX_CREDENTIALS_ARN = 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:property-pix-credentials-AbCdEf';
 
 /** How the deployed stack is tuned in the harness: the construct's defaults, shorter where only time would pass. */
 export const HARNESS_TIMING = { functionTimeoutMs: 30_000, visibilityTimeoutMs: 180_000, maxReceiveCount: 5, longPollMs: 20_000, batchSize: 10, sweepEveryMs: 15 * 60_000 } as const;
@@ -289,17 +293,25 @@ export class World {
       if (this.mutant === Mutant.NOT_FOUND_AS_LAG && error instanceof BankApiError && error.status === 404) throw new BankApiError(error.operation, 503, 'not found yet', true);
       throw error;
     };
-    const queries = (client: BankClient): BankQueries => ({
+    // The provider's Pix API on the same transport and pacers (the standard Pix API's client, as the handler makes it).
+    const transport = this.bank.transport((label, work) => this.call(env, label, this.faultAt(this.plan.bank, this.bankCalls++), work));
+    const pixClient = (pacer: typeof pacers.calls) => new PixClient({
+      settings: { baseUrl: BANK_ORIGIN, tokenUrl: `${BANK_ORIGIN}${SIMULATOR_PATHS.pixToken}`, credentialsSecretArn: PIX_CREDENTIALS_ARN, simulated: true },
+      credentials: () => Promise.resolve({ ...PIX_CREDENTIALS }), pacer, transport: () => transport,
+    });
+    const queries = (client: BankClient, pix: PixClient): BankQueries => ({
       queryBoleto: (...args) => client.queryBoleto(...args).catch(lag),
       queryPayment: (...args) => client.queryPayment(...args).catch(lag),
+      clients: { pix },
     });
     const store = new DynamoDbSubjectStore(dynamo, TABLE, this.settings.idempotencyTtlSeconds);
     const publish = eventBridgePublisher(this.client(env, 'eventbridge', this.bus), BUS, this.settings.eventSource);
     const deps = {
       settings: this.settings,
       account: connection.account,
-      bank: queries(bank),
-      lookBank: queries(bank.withPacer(pacers.looks)),
+      bank: queries(bank, pixClient(pacers.calls)),
+      lookBank: queries(bank.withPacer(pacers.looks), pixClient(pacers.looks)),
+      pixKeys: (this.mutant === Mutant.ACCOUNT_KEYS ? [PIX_KEYS.ours, PIX_KEYS.other] : [PIX_KEYS.ours]).map((key) => normalizePixKey(key)!.key),
       store: this.mutant === Mutant.PUBLISH_BEFORE_RECORD ? publishingFirst(store, publish) : store,
       markers: new DynamoDbLookMarkers(dynamo, TABLE),
       looks: { schedule: new DynamoDbSlotSchedule(dynamo, TABLE, LOOK_RATE_NAME), ratePerSecond: this.settings.lookQueryShare * connection.queriesPerSecond },
