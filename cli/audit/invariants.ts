@@ -186,6 +186,15 @@ function accountFor(item: NotificationItem, events: readonly EventView[], paymen
  * before the events read, or nothing to publish: a reversal verified before its settlement was),
  * not borne out, or quarantined. Undefined when the trail does not name it.
  */
+/**
+ * How a subject's trail accounts for any notification of it, whatever request carried it: the
+ * provider ties the subject to another receiver (a re-delivery of its notification is a duplicate,
+ * handled without an entry of its own).
+ */
+export function subjectOutcome(trail: readonly TrailEntry[]): Outcome | undefined {
+  return trail.some((e) => e.kind === TrailEntryKind.NOT_ATTRIBUTED) ? Outcome.FOREIGN : undefined;
+}
+
 export function trailOutcome(trail: readonly TrailEntry[], requestId: string): Outcome | undefined {
   const entries = trail.filter((entry) => 'requestId' in entry && entry.requestId === requestId);
   if (entries.some((e) => e.kind === TrailEntryKind.NOTIFICATION && e.matched)) return Outcome.VERIFIED;

@@ -12,7 +12,7 @@ import { CliExit, type OperatorManifest, OperatorDefaults } from '../../contract
 import { TrailDefaults, TrailEntryKind } from '../../contracts/record';
 import { DynamoDbSubjectStore, type SubjectRecord } from '../../lambda/store/subject-store';
 import { decodeStoredNotification } from '../../lambda/store/stored-notification';
-import { type AcceptedNotification, checkRecord, Invariant, Outcome, type PublishedEvent, type QuarantinedLetter, trailOutcome, type Violation } from '../audit/invariants';
+import { type AcceptedNotification, checkRecord, Invariant, Outcome, type PublishedEvent, type QuarantinedLetter, subjectOutcome, trailOutcome, type Violation } from '../audit/invariants';
 import { formatTable } from '../table';
 import { type AwsClients, OperatorError } from './aws';
 import { DeadLetterQueue, withDeadLetters } from './dead-letters';
@@ -138,7 +138,8 @@ export async function auditWindow(aws: AwsClients, manifest: OperatorManifest, f
     notifications, events, quarantined: letters, ...reading,
     recorded: (requestId) => {
       for (const id of subjectsOf.get(requestId) ?? []) {
-        const outcome = trailOutcome(records.get(id)?.trail ?? [], requestId);
+        const trail = records.get(id)?.trail ?? [];
+        const outcome = trailOutcome(trail, requestId) ?? subjectOutcome(trail);
         if (outcome) return outcome;
       }
       return (receivedAt.get(requestId) ?? 0) > now - settle ? Outcome.PENDING : undefined;

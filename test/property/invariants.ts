@@ -13,7 +13,7 @@
  * - no secret in a log line, an event or a dead letter.
  */
 import { BankEventDetailType } from '../../contracts/events';
-import { checkRecord, Invariant, secretsIn, trailOutcome, type Violation } from '../../cli/audit/invariants';
+import { checkRecord, Invariant, secretsIn, subjectOutcome, trailOutcome, type Violation } from '../../cli/audit/invariants';
 import type { TrailEntry } from '../../contracts/record';
 import { QuarantineAttribute } from '../../contracts/processor';
 import { decodeStoredNotification } from '../../lambda/store/stored-notification';
@@ -121,6 +121,17 @@ function trails(world: World): TrailEntry[] {
   });
 }
 
+/** Each subject's trail as the table holds it now, or held it before a late phase expired it (an audit of those days read it then). */
+function subjectTrails(world: World): Map<string, TrailEntry[]> {
+  const trailsOf = new Map<string, TrailEntry[]>();
+  for (const item of [...world.itemsBeforeLate, ...world.dynamo.items.values()]) {
+    const data = (item as { data?: { S?: string } }).data?.S;
+    const id = (item as { id?: { S?: string } }).id?.S;
+    if (data && id) trailsOf.set(id, (JSON.parse(data) as { trail?: TrailEntry[] }).trail ?? []);
+  }
+  return trailsOf;
+}
+
 /**
  * The shared checks (cli/audit/invariants.ts) over the run's record: each notification answered
  * 200 as the journal would hold it, what reached the bus, the notifications' dead letters. An
@@ -130,11 +141,14 @@ function sharedViolations(world: World): Violation[] {
   // (A late phase verifies an undated state again past its record's lifetime, by design: its key again.)
   const republishing = Object.keys(world.tally.faults).some((kind) => REPUBLISHING.has(kind)) || world.lateFrom !== undefined;
   const recorded = trails(world);
+  const bySubject = subjectTrails(world);
+  // A Pix notification's identity names its subject (`pix:<e2e>`; a refund's adds its status).
+  const subjectOf = (identity: string) => (identity.startsWith('pix-refund:') ? identity.split(':').slice(0, 3).join(':') : identity);
   return checkRecord({
     notifications: world.deliveries.filter((d) => d.status === 200).map((d) => ({ requestId: d.requestId, route: d.route, body: Buffer.from(JSON.stringify(d.sent), 'utf8') })),
     events: world.bus.accepted.map((e) => ({ id: e.eventId, detailType: e.detailType, detail: e.detail })),
     quarantined: world.dlq.sent.map((m) => ({ body: m.body, reason: reasonOf(m) })),
-    recorded: (requestId) => trailOutcome(recorded, requestId),
+    recorded: (requestId, identity) => trailOutcome(recorded, requestId) ?? subjectOutcome(bySubject.get(subjectOf(identity)) ?? []),
     republishing,
     // The account's Pix as the provider holds them, and the receiver's key: a callback naming the
     // other receiver's key is foreign; one leaving its key out is decided by the provider.
