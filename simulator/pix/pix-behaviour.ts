@@ -59,6 +59,14 @@ export enum PixChargePixList {
   LEFT_OUT = 'left-out',
 }
 
+/** How a Pix's `horario` is written. */
+export enum PixTimeZone {
+  /** RFC 3339 with its zone (the standard). */
+  WITH_ZONE = 'with-zone',
+  /** Brasília's local time with no zone (seen in some providers' answers): the library reads it in America/Sao_Paulo. */
+  LEFT_OUT = 'left-out',
+}
+
 export interface PixBehaviour {
   readonly pixGrantType: PixGrantType;
   /** What `PUT /webhook/{chave}` answers: 200 (the standard) or 201 (one provider's docs). */
@@ -69,6 +77,7 @@ export interface PixBehaviour {
   readonly pixQueryTime: PixQueryTime;
   readonly pixCallbackKey: PixCallbackKey;
   readonly pixChargePixList: PixChargePixList;
+  readonly pixTimeZone: PixTimeZone;
 }
 
 /** The standard's readings. */
@@ -81,6 +90,7 @@ export const STANDARD_PIX_BEHAVIOUR: PixBehaviour = {
   pixQueryTime: PixQueryTime.STRING,
   pixCallbackKey: PixCallbackKey.SENT,
   pixChargePixList: PixChargePixList.LISTED,
+  pixTimeZone: PixTimeZone.WITH_ZONE,
 };
 
 /** The values each Pix setting takes. */
@@ -93,4 +103,5 @@ export const PIX_BEHAVIOUR_VALUES: Record<keyof PixBehaviour, readonly unknown[]
   pixQueryTime: Object.values(PixQueryTime),
   pixCallbackKey: Object.values(PixCallbackKey),
   pixChargePixList: Object.values(PixChargePixList),
+  pixTimeZone: Object.values(PixTimeZone),
 };

@@ -151,8 +151,12 @@ export class PixBook {
     if (!charge) throw notFound(`Nenhuma cobrança com o txid ${txid}.`);
     if (charge.status !== ChargeStatus.ACTIVE) throw pixProblem(400, 'CobOperacaoInvalida', 'Cobrança inválida.', `A cobrança está ${charge.status}.`);
     const pix = this.receive(charge.chave, input.valor ?? charge.valor.original, txid, input.infoPagador);
+    // What the amount is made of: the charge's own amount, and what the payer paid beside it (the standard's componentesValor).
+    const paid = Math.round(Number(pix.valor) * 100) - Math.round(Number(charge.valor.original) * 100);
+    const parts = { original: { valor: charge.valor.original }, ...(paid > 0 ? { juros: { valor: (paid / 100).toFixed(2) } } : paid < 0 ? { desconto: { valor: (-paid / 100).toFixed(2) } } : {}) };
+    this.received.set(pix.endToEndId, { ...pix, componentesValor: parts });
     this.charges.set(txid, { ...charge, status: ChargeStatus.CONCLUDED, pix: [...charge.pix, pix.endToEndId] });
-    return pix;
+    return structuredClone(this.received.get(pix.endToEndId)!);
   }
 
   /** A payer pays a key: with a static code's short txid (1 to 25), or none (then never announced). */

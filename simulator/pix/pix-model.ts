@@ -53,6 +53,8 @@ export interface PixReceived {
   /** RFC 3339. */
   readonly horario: string;
   readonly infoPagador?: string;
+  /** What the amount is made of (a charge's Pix): `original`, and `juros` or `desconto` when paid otherwise. */
+  readonly componentesValor?: Readonly<Record<string, { readonly valor: string }>>;
   readonly devolucoes: readonly PixRefund[];
 }
 

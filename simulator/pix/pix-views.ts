@@ -2,7 +2,7 @@
  * What the Pix API writes of the records it holds, in the reading the behaviour sets (PIX-NOTES.md,
  * pix-behaviour.ts): a Pix in a callback or a query answer, a charge with its Pix, a webhook.
  */
-import { type PixBehaviour, PixCallbackKey, PixChargePixList, PixQueryTime, PixRefundsShape, PixWebhookKeyField } from './pix-behaviour';
+import { type PixBehaviour, PixCallbackKey, PixChargePixList, PixQueryTime, PixRefundsShape, PixTimeZone, PixWebhookKeyField } from './pix-behaviour';
 import type { PixCharge, PixReceived, PixRefund, PixWebhook } from './pix-model';
 
 /** Where a Pix is written: a callback's `pix[]`, or a query's answer. */
@@ -13,7 +13,9 @@ export enum PixViewPlace {
 
 /** A Pix as the provider writes it: refunds left out when none, or as the behaviour shapes them. */
 export function pixView(pix: PixReceived, behaviour: PixBehaviour, place: PixViewPlace): Record<string, unknown> {
-  const { endToEndId, devolucoes, chave, horario, ...rest } = pix;
+  const { endToEndId, devolucoes, chave, horario: written, ...rest } = pix;
+  // Brasília's wall clock, three hours behind UTC all year, with no zone.
+  const horario = behaviour.pixTimeZone === PixTimeZone.LEFT_OUT ? new Date(Date.parse(written) - 3 * 3600_000).toISOString().slice(0, 23) : written;
   const view: Record<string, unknown> = {
     [behaviour.pixEndToEndIdField]: endToEndId,
     ...rest,

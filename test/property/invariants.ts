@@ -169,11 +169,19 @@ function pixViolations(world: World): Violation[] {
   const book = new Map(world.bank.engine.pix.exportState().pix.map((p) => [p.endToEndId, p]));
   const ours = (chave: string | undefined) => chave !== undefined && normalizePixKey(chave)?.key === normalizePixKey(PIX_KEYS.ours)!.key;
   for (const event of world.bus.accepted) {
-    const d = event.detail as { pix?: { endToEndId: string; amount: { decimal: string } }; refund?: { endToEndId: string; id: string; status: string; natureza?: string } };
+    const d = event.detail as {
+      pix?: { endToEndId: string; amount: { decimal: string }; horario: string; componentesValor?: Record<string, { decimal: string }> };
+      refund?: { endToEndId: string; id: string; status: string; natureza?: string };
+    };
     if (event.detailType === String(BankEventDetailType.PIX_RECEIVED)) {
       const held = book.get(d.pix!.endToEndId);
       if (!held || !ours(held.chave)) violations.push({ invariant: Invariant.UNVERIFIED, detail: `Pix Received for ${d.pix!.endToEndId}, which the provider holds ${held ? 'under another receiver\'s key' : 'not at all'}` });
       else if (held.valor !== d.pix!.amount.decimal) violations.push({ invariant: Invariant.UNVERIFIED, detail: `Pix Received for ${held.endToEndId} says ${d.pix!.amount.decimal}; the provider holds ${held.valor}` });
+      // The time names the instant the provider holds, however it wrote it (a zone left out is Brasília's).
+      else if (Date.parse(d.pix!.horario) !== Date.parse(held.horario)) violations.push({ invariant: Invariant.UNVERIFIED, detail: `Pix Received for ${held.endToEndId} is dated ${d.pix!.horario}; the provider holds ${held.horario}` });
+      else if (JSON.stringify(Object.fromEntries(Object.entries(d.pix!.componentesValor ?? {}).map(([k, v]) => [k, v.decimal]))) !== JSON.stringify(Object.fromEntries(Object.entries(held.componentesValor ?? {}).map(([k, v]) => [k, v.valor])))) {
+        violations.push({ invariant: Invariant.UNVERIFIED, detail: `Pix Received for ${held.endToEndId} carries componentesValor ${JSON.stringify(d.pix!.componentesValor)}; the provider holds ${JSON.stringify(held.componentesValor)}` });
+      }
     } else if (event.detailType === String(BankEventDetailType.PIX_REFUND)) {
       const held = book.get(d.refund!.endToEndId);
       const refund = held?.devolucoes.find((r) => r.id === d.refund!.id);

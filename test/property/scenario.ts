@@ -8,7 +8,7 @@ import FakeTimers from '@sinonjs/fake-timers';
 import fc from 'fast-check';
 import { type AnswerVariation, type BankAction, OPTIONAL_ANSWER_FIELDS, type PixAction, subjectOfNotification } from './bank-side';
 import { RefundNature, RefundStatus } from '../../contracts/pix';
-import { PixCallbackKey, PixChargePixList, PixEndToEndIdField, PixQueryTime, PixRefundsShape } from '../../simulator/pix/pix-behaviour';
+import { PixCallbackKey, PixChargePixList, PixEndToEndIdField, PixQueryTime, PixRefundsShape, PixTimeZone } from '../../simulator/pix/pix-behaviour';
 import { AwsFault, DeliveryFault, type FaultPlan, type Mutant, ReceiveFault } from './faults';
 import type { OutgoingNotification } from '../../simulator/bank';
 import { BOLETO_TOKEN, BOLETO_TOKEN_HEADER, PAYMENTS_TOKEN, RECEIVER_ORIGIN } from './bank-side';
@@ -85,7 +85,7 @@ export const scenarios: fc.Arbitrary<Scenario> = fc.record({
     pix: fc.record({
       pixCallbackKey: fc.constantFrom(...Object.values(PixCallbackKey)), pixChargePixList: fc.constantFrom(...Object.values(PixChargePixList)),
       pixQueryTime: fc.constantFrom(...Object.values(PixQueryTime)), pixRefundsShape: fc.constantFrom(...Object.values(PixRefundsShape)),
-      pixEndToEndIdField: fc.constantFrom(...Object.values(PixEndToEndIdField)),
+      pixEndToEndIdField: fc.constantFrom(...Object.values(PixEndToEndIdField)), pixTimeZone: fc.constantFrom(...Object.values(PixTimeZone)),
     }),
   }),
   boletoShape: fc.constantFrom('object' as const, 'array' as const, 'eventos' as const),

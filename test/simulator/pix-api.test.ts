@@ -3,7 +3,7 @@
  * received and their refunds, and the callbacks a receiver gets: to `{url}/pix`, with the
  * provider's client certificate and no credential, only for Pix with a txid.
  */
-import { PixCallbackKey, PixEndToEndIdField, PixGrantType, PixQueryTime, PixRefundsShape, PixWebhookKeyField } from '../../simulator/pix/pix-behaviour';
+import { PixCallbackKey, PixEndToEndIdField, PixGrantType, PixQueryTime, PixRefundsShape, PixTimeZone, PixWebhookKeyField } from '../../simulator/pix/pix-behaviour';
 import { RefundStatus } from '../../simulator/pix/pix-model';
 import { SimulatorEngine } from '../../simulator/engine';
 import { BankSimulator, SAMPLE_ACCOUNT } from '../../simulator/simulator';
@@ -149,7 +149,7 @@ describe('callbacks', () => {
     expect(callback.path).toBe('/hook/pix');
     expect(callback.headers.authorization).toBeUndefined();
     expect(callback.cert).toEqual({ commonName: 'webhook-pix.bank-simulator.local', fingerprint256: expect.any(String), authorized: true });
-    expect(callback.body).toEqual({ pix: [{ endToEndId: paid.pix[0].endToEndId, txid: charge.txid, valor: '42.50', horario: expect.any(String), chave: EVP }] });
+    expect(callback.body).toEqual({ pix: [{ endToEndId: paid.pix[0].endToEndId, txid: charge.txid, valor: '42.50', componentesValor: { original: { valor: '42.50' } }, horario: expect.any(String), chave: EVP }] });
     expect(paid.pix[0].endToEndId).toMatch(/^E01181521\d{12}[a-z0-9]{11}$/);
     const auth = await pixAuth(simulator, 'pix.read cob.read');
     expect((await pixCall(simulator, pixPath(`/pix/${paid.pix[0].endToEndId}`), { headers: auth })).json).toEqual(callback.body.pix[0]);
@@ -208,6 +208,16 @@ describe('callbacks', () => {
     await registerWebhook(EVP, `${target.url}/hook`);
     await simulator.control.pix.sendValidation();
     expect((await delivered()).map((c) => [c.path, c.body])).toEqual([['/hook', {}]]);
+  });
+
+  it('writes horario without its zone, in Brasília\'s wall clock, under pixTimeZone left-out: the same instant', async () => {
+    await registerWebhook(EVP, `${target.url}/hook`);
+    await simulator.control.setBehaviour({ pixTimeZone: PixTimeZone.LEFT_OUT });
+    const { pix: [paid] } = await simulator.control.pix.payKey(EVP, { valor: '5.00', txid: 'semzona' });
+    const [callback] = await delivered();
+    const written = (callback.body as { pix: Array<{ horario: string }> }).pix[0].horario;
+    expect(written).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}$/);
+    expect(Date.parse(`${written}-03:00`)).toBe(Date.parse(paid.horario));
   });
 
   it('plays the readings PIX-NOTES.md lists: chave left out of callbacks, endToEndID, horario as an object in queries, one refund as an object', async () => {
