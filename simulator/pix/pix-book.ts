@@ -128,8 +128,17 @@ export class PixBook {
     }
     const charge: PixCharge = {
       kind, txid, revisao: 0, status: ChargeStatus.ACTIVE, chave, valor: { original: valor },
-      calendario: { criacao: rfc3339(this.options.now()), ...(kind === 'cob' ? { expiracao: Number(calendario.expiracao ?? 86_400) } : { dataDeVencimento: due as string }) },
+      calendario: {
+        criacao: rfc3339(this.options.now()),
+        ...(kind === 'cob' ? { expiracao: Number(calendario.expiracao ?? 86_400) } : { dataDeVencimento: due as string, validadeAposVencimento: Number(calendario.validadeAposVencimento ?? 30) }),
+      },
       ...(typeof b.solicitacaoPagador === 'string' ? { solicitacaoPagador: b.solicitacaoPagador.slice(0, 140) } : {}),
+      // A due-date charge names its payer and its receiver with an address, and where its payload is (the standard's CobVGerada).
+      ...(kind === 'cobv' ? {
+        devedor: isPerson(b.devedor) ? b.devedor : SIMULATED_PAYER,
+        recebedor: SIMULATED_RECEIVER,
+        location: `pix.simulador.local/qr/v2/cobv/${txid.toLowerCase()}`,
+      } : {}),
       pix: [],
     };
     this.charges.set(txid, charge);
@@ -316,6 +325,19 @@ export class PixBook {
       items: items.slice(paginaAtual * itensPorPagina, (paginaAtual + 1) * itensPorPagina),
     };
   }
+}
+
+/** Who pays a due-date charge when its request names nobody, and the account holder it is paid to. */
+const SIMULATED_PAYER: Readonly<Record<string, string>> = { cnpj: '12345678000195', nome: 'Pagador Simulado Ltda' };
+const SIMULATED_RECEIVER: Readonly<Record<string, string>> = {
+  cnpj: '12345678000199', nome: 'Recebedor Simulado Ltda', logradouro: 'Rua das Cooperativas, 100', cidade: 'Porto Alegre', uf: 'RS', cep: '90000000',
+};
+
+/** A payer as the standard writes one: a CPF's 11 digits or a CNPJ's 14 letters and digits, and a name. */
+function isPerson(value: unknown): value is Record<string, string> {
+  const p = value as Record<string, unknown> | undefined;
+  return !!p && typeof p === 'object' && typeof p.nome === 'string' && p.nome.length > 0 && p.nome.length <= 200
+    && ((typeof p.cpf === 'string' && /^\d{11}$/.test(p.cpf)) || (typeof p.cnpj === 'string' && /^[0-9A-Z]{14}$/.test(p.cnpj)));
 }
 
 /** A charge's txid as a provider makes one: 32 letters and digits. */

@@ -66,8 +66,12 @@ export interface PixCharge {
   readonly chave: string;
   readonly valor: { readonly original: string };
   /** `criacao` always; `expiracao` (seconds) for a cob, `dataDeVencimento` (YYYY-MM-DD) for a cobv. */
-  readonly calendario: { readonly criacao: string; readonly expiracao?: number; readonly dataDeVencimento?: string };
+  readonly calendario: { readonly criacao: string; readonly expiracao?: number; readonly dataDeVencimento?: string; readonly validadeAposVencimento?: number };
   readonly solicitacaoPagador?: string;
+  /** A `cobv`'s payer (the standard requires one), its receiver with its address, and its payload's location. */
+  readonly devedor?: Readonly<Record<string, string>>;
+  readonly recebedor?: Readonly<Record<string, string>>;
+  readonly location?: string;
   /** The end-to-end ids of the Pix that paid it. */
   readonly pix: readonly string[];
 }

@@ -69,7 +69,10 @@ describe('charges', () => {
     const cob = pix.putCharge('cob', TXID, { chave: EVP, valor: { original: '123.45' }, calendario: { expiracao: 3600 }, solicitacaoPagador: 'Pedido 42' });
     expect(cob).toMatchObject({ txid: TXID, revisao: 0, status: ChargeStatus.ACTIVE, chave: EVP, valor: { original: '123.45' }, calendario: { criacao: '2026-11-27T12:00:00.000Z', expiracao: 3600 }, pix: [] });
     const dueTxid = `${TXID}XYZ`;
-    expect(pix.putCharge('cobv', dueTxid, { chave: EMAIL, valor: { original: '10.00' }, calendario: { dataDeVencimento: '2026-12-10' } }).calendario).toEqual({ criacao: '2026-11-27T12:00:00.000Z', dataDeVencimento: '2026-12-10' });
+    const due = pix.putCharge('cobv', dueTxid, { chave: EMAIL, valor: { original: '10.00' }, calendario: { dataDeVencimento: '2026-12-10' } });
+    expect(due.calendario).toEqual({ criacao: '2026-11-27T12:00:00.000Z', dataDeVencimento: '2026-12-10', validadeAposVencimento: 30 });
+    // What the standard requires of a due-date charge: its payer, its receiver with an address, its payload's location.
+    expect(due).toMatchObject({ devedor: { nome: expect.any(String) }, recebedor: { logradouro: expect.any(String), cidade: expect.any(String), uf: 'RS', cep: expect.stringMatching(/^\d{8}$/) }, location: expect.stringContaining(dueTxid.toLowerCase()) });
     expect(pix.getCharge('cob', TXID).txid).toBe(TXID);
     expect(problemOf(() => pix.getCharge('cobv', TXID)).status).toBe(404);
     expect(problemOf(() => pix.getCharge('cob', dueTxid)).status).toBe(404);

@@ -61,6 +61,16 @@ export const PIX_OPENAPI_PATCHES: readonly OpenApiPatch[] = [
       return true;
     },
   },
+  {
+    what: 'DadosRecebedor.required lists the receiver\'s address (`logradouro`, `cidade`, `uf`, `cep`) at the charge\'s root, where its own allOf requires them inside `recebedor`: read inside `recebedor` only',
+    apply: (doc) => {
+      const receiver = doc.components.schemas.DadosRecebedor;
+      const required = receiver?.required as string[] | undefined;
+      if (!required?.includes('logradouro') || receiver.properties?.logradouro) return false;
+      delete receiver.required;
+      return true;
+    },
+  },
 ];
 
 /** The document as published (no patch). */
