@@ -218,8 +218,7 @@ async function processNotification(record: SQSRecord, read: Extract<ReadRecord, 
     // The rest names the raw copy's key: it must be stored first.
     const failed = await journaled;
     if (failed) throw failed;
-    const meta = { ...metaOf(stored), lookShare: true, ...(journal.key ? { journalKey: journal.key } : {}) };
-    await deps.requeue(encodeStoredNotification(meta, Buffer.from(JSON.stringify(beyond.map((item) => item.raw)))), 0, ProcessorQueue.NOTIFICATIONS);
+    await sendRest(beyond, stored, journal.key, 0, deps, { lookShare: true });
     deps.count(ProcessorMetric.SUBJECTS_AT_LOOK_SHARE, undefined, undefined, beyond.length);
     deps.logger.info('A notification of more subjects than its bound: the rest was sent again, to be verified at the look queue\'s share', {
       messageId: record.messageId, requestId: stored.requestId, bound, items: beyond.length,
@@ -279,9 +278,7 @@ async function processNotification(record: SQSRecord, read: Extract<ReadRecord, 
   }
   if (leftover.length) {
     const delaySeconds = rateFreeAt === undefined ? 0 : Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil((rateFreeAt - now()) / 1000)));
-    // The rest keeps the raw copy's key: it is a part of a notification journaled already.
-    const meta = { ...metaOf(stored), ...(journal.key ? { journalKey: journal.key } : {}) };
-    await deps.requeue(encodeStoredNotification(meta, Buffer.from(JSON.stringify(leftover.map((item) => item.raw)))), delaySeconds, ProcessorQueue.NOTIFICATIONS);
+    await sendRest(leftover, stored, journal.key, delaySeconds, deps);
     deps.count(ProcessorMetric.REQUEUED);
     if (rateFreeAt !== undefined) deps.count(ProcessorMetric.DEFERRED_FOR_RATE);
     deps.logger.info(rateFreeAt === undefined
@@ -357,6 +354,15 @@ export function decodeContent(body: Buffer, contentEncoding: string | undefined)
     throw new Error(`the notification's Content-Encoding ${encoding} could not be decoded (${errorMessage(error)}; at most ${MAX_DECODED_BYTES} bytes)`, { cause: error });
   }
   throw new Error(`the notification's Content-Encoding "${encoding.slice(0, 40)}" is not one the processor reads (gzip, deflate, br)`);
+}
+
+/**
+ * Sends part of a notification again as a message of its own (its items as a JSON array). The part
+ * keeps the raw copy's key: it is a part of a notification journaled already.
+ */
+async function sendRest(items: readonly SubjectItem[], stored: StoredNotification, journalKey: string | undefined, delaySeconds: number, deps: ProcessorDeps, extra: Partial<StoredNotification> = {}): Promise<void> {
+  const meta = { ...metaOf(stored), ...extra, ...(journalKey ? { journalKey } : {}) };
+  await deps.requeue(encodeStoredNotification(meta, Buffer.from(JSON.stringify(items.map((item) => item.raw)))), delaySeconds, ProcessorQueue.NOTIFICATIONS);
 }
 
 function metaOf(stored: StoredNotification) {

@@ -221,7 +221,8 @@ async function storeNotification(event: APIGatewayProxyEvent, route: Route, deps
   if (route === PIX_ROUTE && isPixValidationCall(body)) return validationCall(requestId, deps);
   // Without mutual TLS anyone can post here: only a Pix callback's shape is stored (a compressed
   // body is stored for the processor to judge). Behind mutual TLS every body is stored.
-  const encoded = (findHeader(event.headers, 'Content-Encoding') ?? 'identity').trim().toLowerCase() !== 'identity';
+  const contentEncoding = findHeader(event.headers, 'Content-Encoding');
+  const encoded = (contentEncoding ?? 'identity').trim().toLowerCase() !== 'identity';
   if (route === PIX_ROUTE && !settings.pixClientCertificates && !encoded && !isPixCallbackShape(body)) {
     count(ReceiverMetric.NOT_A_PIX_CALLBACK, PIX_ROUTE);
     logger.warn('Refused a body on the Pix route that is not a Pix callback (no mutual TLS: anyone can post here); nothing stored', { requestId, sourceIp, bodyBytes: body.length });
@@ -235,7 +236,7 @@ async function storeNotification(event: APIGatewayProxyEvent, route: Route, deps
       requestId,
       sourceIp,
       contentType: findHeader(event.headers, 'Content-Type'),
-      contentEncoding: findHeader(event.headers, 'Content-Encoding'),
+      contentEncoding,
       ...currentTraceId(),
     },
     body,

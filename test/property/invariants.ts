@@ -114,22 +114,11 @@ const REPUBLISHING = new Set<string>([AwsFault.ABANDON_BEFORE, AwsFault.ABANDON_
  * Every subject record's trail, as the table holds them (what `audit` reads of a real account), and
  * as it held them before a late phase (an audit of those days reads them within their lifetime).
  */
-function trails(world: World): TrailEntry[] {
-  return [...world.itemsBeforeLate, ...world.dynamo.items.values()].flatMap((item) => {
+function itemTrails(world: World): Array<{ readonly id?: string; readonly trail: TrailEntry[] }> {
+  return [...world.itemsBeforeLate, ...world.dynamo.items.values()].map((item) => {
     const data = (item as { data?: { S?: string } }).data?.S;
-    return data ? (JSON.parse(data) as { trail?: TrailEntry[] }).trail ?? [] : [];
+    return { id: (item as { id?: { S?: string } }).id?.S, trail: data ? (JSON.parse(data) as { trail?: TrailEntry[] }).trail ?? [] : [] };
   });
-}
-
-/** Each subject's trail as the table holds it now, or held it before a late phase expired it (an audit of those days read it then). */
-function subjectTrails(world: World): Map<string, TrailEntry[]> {
-  const trailsOf = new Map<string, TrailEntry[]>();
-  for (const item of [...world.itemsBeforeLate, ...world.dynamo.items.values()]) {
-    const data = (item as { data?: { S?: string } }).data?.S;
-    const id = (item as { id?: { S?: string } }).id?.S;
-    if (data && id) trailsOf.set(id, (JSON.parse(data) as { trail?: TrailEntry[] }).trail ?? []);
-  }
-  return trailsOf;
 }
 
 /**
@@ -140,8 +129,10 @@ function subjectTrails(world: World): Map<string, TrailEntry[]> {
 function sharedViolations(world: World): Violation[] {
   // (A late phase verifies an undated state again past its record's lifetime, by design: its key again.)
   const republishing = Object.keys(world.tally.faults).some((kind) => REPUBLISHING.has(kind)) || world.lateFrom !== undefined;
-  const recorded = trails(world);
-  const bySubject = subjectTrails(world);
+  const items = itemTrails(world);
+  const recorded = items.flatMap((item) => item.trail);
+  // Each subject's trail as the table holds it now, or held it before a late phase expired it (an audit of those days read it then).
+  const bySubject = new Map(items.filter((item) => item.id !== undefined).map((item) => [item.id!, item.trail]));
   // A Pix notification's identity names its subject (`pix:<e2e>`; a refund's adds its status).
   const subjectOf = (identity: string) => (identity.startsWith('pix-refund:') ? identity.split(':').slice(0, 3).join(':') : identity);
   return checkRecord({

@@ -91,6 +91,9 @@ const NATURES = new Set<string>(Object.values(RefundNature));
 const isObject = (value: unknown): value is Fields => !!value && typeof value === 'object' && !Array.isArray(value);
 const optionalTextOf = (o: Fields, name: string): string | undefined => (typeof o[name] === 'string' && o[name] ? (o[name]).slice(0, MAX_TEXT) : undefined);
 
+/** A Pix's `devolucoes` as written: an array, one object (the standard's own example), or none. */
+export const refundsWritten = (value: unknown): unknown[] => (value === undefined || value === null ? [] : Array.isArray(value) ? value : [value]);
+
 /** Reads one answer: the operation, the HTTP status, and what is wrong, in one error. */
 class Reader {
   constructor(private readonly operation: string, private readonly status: number) {}
@@ -129,13 +132,12 @@ class Reader {
     const natureza = typeof written === 'string' && NATURES.has(written) ? written as RefundNature : undefined;
     const asWritten = natureza === undefined && typeof written === 'string' && /^[A-Z0-9_]{1,40}$/.test(written) ? written : undefined;
     const rtrId = typeof o.rtrId === 'string' && END_TO_END_ID.test(o.rtrId) ? o.rtrId : undefined;
+    const [descricao, motivo] = [optionalTextOf(o, 'descricao'), optionalTextOf(o, 'motivo')];
+    const [requestedAt, settledAt] = [readPixTime(horario.solicitacao)?.at, readPixTime(horario.liquidacao)?.at];
     return {
       id: this.text(o, 'id', where), valor: this.text(o, 'valor', where, PIX_AMOUNT), status: status as RefundStatus,
       ...(rtrId ? { rtrId } : {}), ...(natureza ? { natureza } : {}), ...(asWritten ? { naturezaAsWritten: asWritten } : {}),
-      ...(optionalTextOf(o, 'descricao') ? { descricao: optionalTextOf(o, 'descricao') } : {}),
-      ...(readPixTime(horario.solicitacao) ? { requestedAt: readPixTime(horario.solicitacao)!.at } : {}),
-      ...(readPixTime(horario.liquidacao) ? { settledAt: readPixTime(horario.liquidacao)!.at } : {}),
-      ...(optionalTextOf(o, 'motivo') ? { motivo: optionalTextOf(o, 'motivo') } : {}),
+      ...(descricao ? { descricao } : {}), ...(requestedAt ? { requestedAt } : {}), ...(settledAt ? { settledAt } : {}), ...(motivo ? { motivo } : {}),
     };
   }
 
@@ -146,10 +148,9 @@ class Reader {
     const horario = isObject(o.horario)
       ? this.time(o.horario.liquidacao ?? o.horario.solicitacao, `${where}.horario`)
       : this.time(o.horario, `${where}.horario`);
-    const written = o.devolucoes === undefined || o.devolucoes === null ? [] : Array.isArray(o.devolucoes) ? o.devolucoes : [o.devolucoes];
     const refunds: PixRefundRead[] = [];
     const unreadable: string[] = [];
-    written.forEach((r, i) => {
+    refundsWritten(o.devolucoes).forEach((r, i) => {
       try {
         refunds.push(this.refund(r, `${where}.devolucoes[${i}]`));
       } catch (error) {
@@ -157,10 +158,11 @@ class Reader {
       }
     });
     const components = componentsOf(o.componentesValor);
+    const infoPagador = optionalTextOf(o, 'infoPagador');
     return {
       endToEndId, txid: this.optionalText(o, 'txid', where, PIX_TXID), valor: this.text(o, 'valor', where, PIX_AMOUNT), chave: this.optionalText(o, 'chave', where), horario: horario.at,
       ...(horario.zoneAssumed ? { horarioZoneAssumed: true } : {}),
-      ...(optionalTextOf(o, 'infoPagador') ? { infoPagador: optionalTextOf(o, 'infoPagador') } : {}),
+      ...(infoPagador ? { infoPagador } : {}),
       ...(components ? { componentesValor: components } : {}),
       refunds, ...(unreadable.length ? { unreadableRefunds: unreadable } : {}),
     };

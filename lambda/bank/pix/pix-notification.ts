@@ -7,7 +7,7 @@
 import { END_TO_END_ID, isFinalRefund } from '../../../contracts/pix';
 import { errorMessage } from '../../shared/runtime';
 import type { ParsedBody, SubjectItem } from '../family';
-import { type PixRead, type PixRefundRead, readPix, readRefund } from './pix-answers';
+import { type PixRead, type PixRefundRead, readPix, readRefund, refundsWritten } from './pix-answers';
 
 /** One Pix of a callback. Its `raw` is the Pix as received without its refunds (they are subjects of their own). */
 export interface PixItem extends SubjectItem {
@@ -47,13 +47,12 @@ function itemsOf(element: unknown, where: string): { items: PixNotificationItem[
   const { devolucoes: _devolucoes, ...withoutRefunds } = element;
   const items: PixNotificationItem[] = [{ kind: 'pix', pix, raw: withoutRefunds }];
   const problems = (pix.unreadableRefunds ?? []).map((why) => `${where}.${why.replace(': ', ' cannot be read: ')}`);
-  const written = element.devolucoes === undefined || element.devolucoes === null ? [] : Array.isArray(element.devolucoes) ? element.devolucoes : [element.devolucoes];
-  for (const raw of written) {
+  for (const raw of refundsWritten(element.devolucoes)) {
     const refund = isObject(raw) ? pix.refunds.find((r) => r.id === raw.id) : undefined;
     if (!refund || !isFinalRefund(refund.status)) continue;
     items.push({
       kind: 'pix-refund', endToEndId: pix.endToEndId, ...(pix.chave ? { chave: pix.chave } : {}), refund,
-      raw: { endToEndId: pix.endToEndId, ...(pix.chave ? { chave: pix.chave } : {}), devolucao: raw as Record<string, unknown> },
+      raw: { endToEndId: pix.endToEndId, ...(pix.chave ? { chave: pix.chave } : {}), devolucao: raw },
     });
   }
   return { items, problems };
