@@ -5,6 +5,7 @@
  */
 
 import { createHash } from 'node:crypto';
+import type { SubjectKind } from './events';
 import type { BoletoMovementMapping, PaymentStatusMapping } from './processor';
 
 /** The `kind` of a receiver's manifest: the CLI reads only outputs that carry it. */
@@ -61,6 +62,12 @@ export interface OperatorManifest {
    * releases before it, whose processor would publish again what such a window finds.
    */
   readonly recordsLifetimeSeconds?: number;
+  /**
+   * The kinds of subject whose records live longer than `recordsLifetimeSeconds` (a receiver with
+   * Pix: its Pix and refunds, `pix.recordLifetime`), in seconds: `reverify` reaches that far back
+   * for them.
+   */
+  readonly recordsLifetimeSecondsByKind?: Readonly<Partial<Record<SubjectKind, number>>>;
   /**
    * The audit log (`auditLog.enabled`): the group where a rule of the bus keeps every event of the
    * receiver's source, and the dead-letter queue of what it could not write there; `audit` reads

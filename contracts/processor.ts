@@ -102,6 +102,14 @@ export interface ProcessorSettings {
    */
   readonly pixKeyless?: boolean;
   /**
+   * Whether Pix callbacks reach this receiver only over mutual TLS with a pin (`pix.domain`): only
+   * the provider sends them, so a 404 for a callback's Pix or refund is its lag right after the
+   * callback, retried until the last verification attempt. Without it, anyone can post, and a 404
+   * is another customer's at once (one query each; the sweep finds a Pix of ours that lagged).
+   * @default false
+   */
+  readonly pixCallbacksAuthenticated?: boolean;
+  /**
    * Lifetimes (seconds) of the kinds of subject whose records live longer than
    * `idempotencyTtlSeconds`: a Pix's and a refund's, past the MED window, so a refund found that
    * late is told from one published. @default none (every record lives idempotencyTtlSeconds)

@@ -27,7 +27,7 @@ import { BoletoWebhookContract } from './registration/boleto-webhook-contract';
 import { PaymentWebhookRegistration } from './registration/payment-webhook-registration';
 import { PixKeyWebhook } from './registration/pix-key-webhook';
 import { RegistrationProvider } from './core/registration-provider';
-import { normalizedPixKeys } from './core/pix-receiver';
+import { normalizedPixKeys, pixRecordLifetime } from './core/pix-receiver';
 import { ReceiverDashboard } from './receiver-dashboard';
 
 export type { BankWebhookReceiverProps } from './bank-webhook-receiver-props';
@@ -176,7 +176,7 @@ export class BankWebhookReceiver extends Construct {
     writeOperatorManifest(this, 'OperatorManifest', {
       receiverName, stage: this.stage, codigoBeneficiario: processor.account.codigoBeneficiario,
       queue: endpoint.queue, deadLetterQueue: endpoint.deadLetterQueue, lookQueue: processor.lookQueue, lookDeadLetterQueue: processor.lookDeadLetterQueue,
-      tableName: processor.idempotencyTable.tableName, recordsLifetime: processor.idempotencyTtl, eventBus: processor.eventBus, archive: processor.eventArchive, journalBucket: processor.journalBucket,
+      tableName: processor.idempotencyTable.tableName, recordsLifetime: processor.idempotencyTtl, pixRecordsLifetime: props.pix ? pixRecordLifetime(props.pix, processor.idempotencyTtl) : undefined, eventBus: processor.eventBus, archive: processor.eventArchive, journalBucket: processor.journalBucket,
       auditLog: processor.auditLog && processor.auditDeadLetterQueue ? { group: processor.auditLog, deadLetterQueue: processor.auditDeadLetterQueue } : undefined,
       pixKeys: props.pix ? normalizedPixKeys(props.pix) : undefined,
       mappings: ownMappings(props),

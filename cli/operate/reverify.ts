@@ -49,17 +49,25 @@ export function checkWindow(from: number, to: number, command = 'reverify', maxD
 /**
  * Checks the window against what the receiver's records remember: a manifest that does not say
  * (a stack of an earlier release, whose processor would publish such looks again) is refused, and
- * so is a window that starts before the records' lifetime (less a day's margin) unless `pastRecords`.
+ * so is a window that starts before the records' lifetime (less a day's margin) unless
+ * `pastRecords`. Records of some kinds may live longer (a receiver's Pix): `kinds` names the
+ * kinds the window's subjects are of, each held to its own lifetime; without it, the window is
+ * held to the longest (what the journal may hold is not read yet).
  */
-export function checkRecordsLifetime(manifest: OperatorManifest, from: number, now: number, pastRecords: boolean): void {
+export function checkRecordsLifetime(manifest: OperatorManifest, from: number, now: number, pastRecords: boolean, kinds?: readonly string[]): void {
   const lifetime = manifest.recordsLifetimeSeconds;
   if (lifetime === undefined) {
     throw new OperatorError(`The stack's operator manifest does not say how long receiver ${manifest.receiverName}'s records live: it was deployed by an earlier release of cdk-bank-webhooks, whose processor publishes again what a look finds once a record expired. Deploy the stack with this release, then run reverify again.`, CliExit.ATTENTION);
   }
-  const since = recordsRememberSince(now, lifetime);
-  if (from < since && !pastRecords) {
-    throw new OperatorError(`--from (${new Date(from).toISOString()}) is before what the receiver's records remember (its ${Math.round(lifetime / 86_400)}-day idempotencyTtl less a day: from ${new Date(since).toISOString()}): a subject whose record expired looks new, and what its look finds would be published again. Start the window at ${new Date(since).toISOString()} or later, or add --past-records to publish what it finds as replays (trigger replay: consumers dedupe on the idempotencyKey without its #sequence).`, CliExit.USAGE);
-  }
+  if (pastRecords || kinds?.length === 0) return;
+  const byKind = (manifest.recordsLifetimeSecondsByKind ?? {}) as Readonly<Record<string, number | undefined>>;
+  const lifetimes = (kinds ?? [undefined, ...Object.keys(byKind)]).map((kind) => ({ kind, seconds: (kind === undefined ? undefined : byKind[kind]) ?? lifetime }));
+  const binding = kinds ? lifetimes.reduce((a, b) => (b.seconds < a.seconds ? b : a), lifetimes[0] ?? { kind: undefined, seconds: lifetime }) : lifetimes.reduce((a, b) => (b.seconds > a.seconds ? b : a));
+  const since = recordsRememberSince(now, binding.seconds);
+  if (from >= since) return;
+  const whose = binding.kind && byKind[binding.kind] !== undefined ? `its ${binding.kind} records' ${Math.round(binding.seconds / 86_400)}-day lifetime` : `its ${Math.round(binding.seconds / 86_400)}-day idempotencyTtl`;
+  const named = kinds ? ` (the window's notifications name ${[...new Set(kinds)].join(', ')} subjects)` : '';
+  throw new OperatorError(`--from (${new Date(from).toISOString()}) is before what the receiver's records remember${named} (${whose} less a day: from ${new Date(since).toISOString()}): a subject whose record expired looks new, and what its look finds would be published again. Start the window at ${new Date(since).toISOString()} or later, or add --past-records to publish what it finds as replays (trigger replay: consumers dedupe on the idempotencyKey without its #sequence).`, CliExit.USAGE);
 }
 
 export interface ReverifyResult {
@@ -87,6 +95,8 @@ export async function reverify(aws: AwsClients, manifest: OperatorManifest, from
     for (const subject of namedSubjects(body, manifest.codigoBeneficiario, true).subjects) subjects.set(subject.id, subject);
   }
   const list = [...subjects.values()];
+  // Each kind the window names, held to its own records' lifetime (a Pix's may reach further back than a boleto's).
+  checkRecordsLifetime(manifest, from, now, pastRecords, list.map((subject) => subject.target.kind));
   let sent = 0;
   if (!dryRun) {
     const reason = `${pastRecords ? 'reverify --past-records' : 'reverify'} by an operator: notified between ${new Date(from).toISOString()} and ${new Date(to).toISOString()}`;

@@ -61,7 +61,14 @@ export class NotOurs extends Error {
  * provider could fire our alarm). Its details are a third party's: never logged.
  */
 export class Foreign extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /**
+     * The provider answered that it holds no such subject (404): the same answer as its lag right
+     * after a change, so it is retried like lag and final on the last verification attempt.
+     */
+    readonly notFound = false,
+  ) {
     super(message);
     this.name = 'Foreign';
   }

@@ -7,7 +7,7 @@ import { ZuluTimestamps } from '../../contracts/bank-connection';
 import { type BankEventDetail, EventTrigger, StatusClass } from '../../contracts/events';
 import { ProcessorMetric, recordsRememberSince } from '../../contracts/processor';
 import { BankApiError } from '../bank/errors';
-import { NotAttributed, NotOurs, type SubjectItem, type SubjectRules } from '../bank/family';
+import { Foreign, NotAttributed, NotOurs, type SubjectItem, type SubjectRules } from '../bank/family';
 import type { KeyedState, SubjectState } from '../bank/verified-state';
 import { errorMessage } from '../shared/runtime';
 import { encodeLookRequest } from '../store/look-request';
@@ -203,7 +203,8 @@ function compareListedDay(group: SubjectGroup, verified: KeyedState, look: Look)
 
 /**
  * Asks the provider about the subject by its kind's rules. An answer about someone else's is never
- * ours; a 403 or 404 is retried like query lag and final on the last verification attempt.
+ * ours; a 403 or 404 is retried like query lag and final on the last verification attempt (a Pix
+ * the provider says it does not hold is then {@link Foreign}; at once where anyone can post one).
  */
 async function query(group: SubjectGroup, look: Look): Promise<Record<string, unknown>> {
   const { deps } = look;
@@ -211,6 +212,7 @@ async function query(group: SubjectGroup, look: Look): Promise<Record<string, un
     return await group.rules.query(group.target, deps.bank, deps, look.deadline);
   } catch (error) {
     if (error instanceof NotOurs) throw new Unprocessable(error.message);
+    if (error instanceof Foreign && error.notFound && deps.settings.pixCallbacksAuthenticated && !look.lastVerification) throw new BankApiError(`${group.rules.kind} query`, 404, `${error.message}: retried as the provider's lag until the last verification attempt`, true);
     if (error instanceof BankApiError && (error.status === 404 || error.status === 403) && look.lastVerification) {
       throw new Unprocessable(`the bank's query refuses it after every verification attempt: ${error.message}`);
     }

@@ -189,7 +189,7 @@ export class SettlementProcessor extends Construct {
     this.processorFunction = fn;
     const pixLifetime = props.pix ? pixRecordLifetime(props.pix, this.idempotencyTtl).toSeconds() : 0;
     const pixSettings = props.pix ? {
-      pixKeys: normalizedPixKeys(props.pix), ...(props.pix.keylessPix ? { pixKeyless: true } : {}),
+      pixKeys: normalizedPixKeys(props.pix), ...(props.pix.keylessPix ? { pixKeyless: true } : {}), ...(props.pix.domain ? { pixCallbacksAuthenticated: true } : {}),
       ...(pixLifetime > this.idempotencyTtl.toSeconds() ? { recordTtlSecondsByKind: { [SubjectKind.PIX]: pixLifetime, [SubjectKind.PIX_REFUND]: pixLifetime } } : {}),
     } : {};
     fn.addEnvironment(PROCESSOR_SETTINGS_ENV, Stack.of(this).toJsonString({ ...settings, ...pixSettings }));

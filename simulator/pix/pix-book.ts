@@ -177,6 +177,15 @@ export class PixBook {
     return this.receive(chave, input.valor, input.txid, input.infoPagador);
   }
 
+  /**
+   * A payer pays the account by its details (agência and conta, no key), with a txid or none: a
+   * Pix the provider ties to no key (its answers have no `chave`).
+   */
+  payAccount(input: { valor: string; txid?: string; infoPagador?: string }): PixReceived {
+    if (input.txid !== undefined && !PIX_TXID.test(input.txid)) throw pixProblem(400, 'RequisicaoInvalida', 'Requisição inválida.', 'txid tem de 1 a 35 letras e dígitos.');
+    return this.receive(undefined, input.valor, input.txid, input.infoPagador);
+  }
+
   /** The account's keys. */
   get keys(): readonly string[] {
     return [...this.options.keys];
@@ -271,10 +280,10 @@ export class PixBook {
     return chave;
   }
 
-  private receive(chave: string, valor: string, txid: string | undefined, infoPagador: string | undefined): PixReceived {
+  private receive(chave: string | undefined, valor: string, txid: string | undefined, infoPagador: string | undefined): PixReceived {
     if (!PIX_AMOUNT.test(valor) || Number(valor) <= 0) throw pixProblem(400, 'RequisicaoInvalida', 'Requisição inválida.', 'valor deve ser positivo com duas casas decimais.');
     const pix: PixReceived = {
-      endToEndId: this.endToEndId('E'), ...(txid !== undefined ? { txid } : {}), valor, chave, horario: rfc3339(this.options.now()),
+      endToEndId: this.endToEndId('E'), ...(txid !== undefined ? { txid } : {}), valor, ...(chave !== undefined ? { chave } : {}), horario: rfc3339(this.options.now()),
       ...(infoPagador ? { infoPagador: infoPagador.slice(0, 140) } : {}), devolucoes: [],
     };
     this.received.set(pix.endToEndId, pix);

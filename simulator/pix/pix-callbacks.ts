@@ -1,7 +1,8 @@
 /**
  * How the provider announces Pix (PIX-NOTES.md): a POST of `{"pix": [...]}` to the key's webhook
  * URL with `/pix` appended, presenting the provider's client certificate and no credential; only
- * Pix with a txid, several of one key together; a refund once it reaches its final status. Also
+ * Pix with a txid, several of one key together (one no key ties: to each of the account's URLs);
+ * a refund once it reaches its final status. Also
  * what a receiver meets besides: the validation call (the bare URL, no `pix` array) and another
  * customer's Pix sent to a URL that customer registered.
  */
@@ -34,6 +35,8 @@ export class PixCallbacks {
     for (const pix of received) {
       if (pix.txid === undefined) {
         sent.push(this.send({ id: randomUUID(), kind: 'pix', subject: `pix ${pix.endToEndId} ${pix.valor}`, body: { pix: [this.view(pix)] }, skipped: 'a Pix without a txid is never announced (the standard notifies only Pix with a txid)' }));
+      } else if (pix.chave === undefined) {
+        sent.push(...this.keyless(pix));
       } else {
         byKey.set(pix.chave, [...(byKey.get(pix.chave) ?? []), pix]);
       }
@@ -47,6 +50,19 @@ export class PixCallbacks {
         : { id: randomUUID(), kind: 'pix', subject, body, skipped: `no webhook registered for the key ${chave}` }));
     }
     return sent;
+  }
+
+  /**
+   * A Pix with a txid that no key ties (paid by the account's details, or a recurring charge's):
+   * the standard's webhooks are per key, so the simulator plays a provider that sends it to each
+   * distinct URL the account's keys registered (a receiver that is not its account's owner of
+   * keyless Pix must leave it alone).
+   */
+  private keyless(pix: PixReceived): OutgoingNotification[] {
+    const urls = [...new Set(this.p.book.keys.map((k) => this.p.book.webhookOf(k)?.webhookUrl).filter((u): u is string => u !== undefined))];
+    const subject = `pix ${pix.endToEndId} (no key)`;
+    if (!urls.length) return [this.send({ id: randomUUID(), kind: 'pix', subject, body: { pix: [this.view(pix)] }, skipped: 'no webhook registered for any key of the account' })];
+    return urls.map((url) => this.send({ id: randomUUID(), kind: 'pix', subject, body: { pix: [this.view(pix)] }, url: callbackUrl(url), clientCertificate: true }));
   }
 
   /** A refund reached its final status: its Pix is announced again, with its refunds. */

@@ -41,6 +41,11 @@ export class PixControlClient {
     return this.call('POST', `/pix/keys/${enc(chave)}/pay`, input);
   }
 
+  /** A payer pays the account by its details (no key): a Pix the provider ties to no key. */
+  payAccount(input: { valor: string; txid?: string; infoPagador?: string }): Promise<PixPaid> {
+    return this.call('POST', '/pix/account/pay', input);
+  }
+
   /** Several Pix at once: one callback per key, carrying all of that key's Pix. */
   payMany(payments: readonly PixPayment[]): Promise<PixPaid> {
     return this.call('POST', '/pix/batch', { payments });

@@ -1,6 +1,6 @@
 /**
  * The control API's Pix part (`/control/pix/...`): make charges and pay them, pay keys (with a
- * static code's txid, or none), several Pix at once (one callback per key), refunds to their final
+ * static code's txid, or none) or the account by its details (no key), several Pix at once (one callback per key), refunds to their final
  * status, another customer's Pix delivered to a registered URL, the validation call, and the
  * provider dropping a key's webhook on its own. Not the provider's API.
  */
@@ -26,7 +26,7 @@ const optionalString = (input: Record<string, unknown>, name: string): string | 
   return value;
 };
 
-/** One payment of a batch: `{txid}` pays that charge, `{chave, valor, txid?}` pays a key. */
+/** One payment of a batch: `{txid}` pays that charge, `{chave, valor, txid?}` pays a key, `{conta: true, valor, txid?}` the account by its details (no key). */
 function payOne(book: PixBook, input: unknown): PixReceived {
   if (!input || typeof input !== 'object' || Array.isArray(input)) throw controlError(400, 'Each payment must be a JSON object: {"txid": ...} for a charge, {"chave": ..., "valor": ...} for a key.');
   const payment = input as Record<string, unknown>;
@@ -38,7 +38,11 @@ function payOne(book: PixBook, input: unknown): PixReceived {
     if (valor === undefined) throw controlError(400, `valor is required to pay the key ${chave}.`);
     return book.payKey(chave, { valor, txid, infoPagador });
   }
-  if (txid === undefined) throw controlError(400, 'A payment needs txid (a charge) or chave (a key).');
+  if (payment.conta === true) {
+    if (valor === undefined) throw controlError(400, 'valor is required to pay the account by its details.');
+    return book.payAccount({ valor, txid, infoPagador });
+  }
+  if (txid === undefined) throw controlError(400, 'A payment needs txid (a charge), chave (a key) or conta: true (the account by its details).');
   return book.payCharge(txid, { valor, infoPagador });
 }
 
@@ -76,6 +80,10 @@ export function pixControlRoutes(p: PixControlParts): Route[] {
     {
       method: 'POST', path: /^\/control\/pix\/keys\/([^/]+)\/pay\/?$/,
       handle: (call) => received([payOne(p.book, { ...p.json(call), chave: decodeURIComponent(call.params[0]) })]),
+    },
+    {
+      method: 'POST', path: /^\/control\/pix\/account\/pay\/?$/,
+      handle: (call) => received([payOne(p.book, { ...p.json(call), conta: true })]),
     },
     {
       method: 'POST', path: /^\/control\/pix\/batch\/?$/,

@@ -49,7 +49,8 @@ export interface PixReceived {
   readonly endToEndId: string;
   readonly txid?: string;
   readonly valor: string;
-  readonly chave: string;
+  /** The key paid; none for a Pix by the account's details (agência and conta), which no key ties. */
+  readonly chave?: string;
   /** RFC 3339. */
   readonly horario: string;
   readonly infoPagador?: string;

@@ -14,6 +14,7 @@ import { BankWebhookReceiver } from '../../lib/bank-webhook-receiver';
 import { BankStage } from '../../lib/core/bank-stage';
 import type { BankWebhookReceiverProps } from '../../lib/bank-webhook-receiver-props';
 import { PIX_CONNECTION_ENV } from '../../contracts/pix-connection';
+import { OPERATOR_MANIFEST_DESCRIPTION } from '../../contracts/operations';
 import { PROCESSOR_SETTINGS_ENV, type ProcessorSettings } from '../../contracts/processor';
 import { pixKeyHash } from '../../contracts/pix';
 import { SWEEP_SETTINGS_ENV, type SweepSettings } from '../../contracts/reconciliation';
@@ -163,6 +164,9 @@ describe('the Pix API on its own mutual-TLS domain', () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ClientCertificateDaysLeft', Threshold: 30, ComparisonOperator: 'LessThanThreshold', Statistic: 'Minimum', Period: 86400, TreatMissingData: 'notBreaching' });
     expect(receiver.endpoint.pixCertificateExpiryAlarm).toBeDefined();
     expect(receiver.pixUrl).toBe('https://pix-webhooks.example.com');
+    // Only the provider can post a callback: the processor retries a 404 of its Pix as the provider's lag.
+    expect(settingsIn<ProcessorSettings>(processorOf(template), PROCESSOR_SETTINGS_ENV).pixCallbacksAuthenticated).toBe(true);
+    expect(settingsIn<ProcessorSettings>(processorOf(synthReceiver(staging, pixProps()).template), PROCESSOR_SETTINGS_ENV)).not.toHaveProperty('pixCallbacksAuthenticated');
   });
 
   it('uploads a truststore file as an asset, and makes the alias record in a given zone', () => {
@@ -311,6 +315,13 @@ describe('the daily Pix sweep', () => {
     expect(lifetimes({}, Duration.days(45)).recordTtlSecondsByKind).toEqual({ 'pix': 45 * 86_400, 'pix-refund': 45 * 86_400 });
     expect(lifetimes({ idempotencyTtl: Duration.days(120) })).not.toHaveProperty('recordTtlSecondsByKind');
     expect(settingsIn<ProcessorSettings>(processorOf(synthReceiver(staging).template), PROCESSOR_SETTINGS_ENV)).not.toHaveProperty('recordTtlSecondsByKind');
+  });
+
+  it('tells the operator CLI how long Pix records live (reverify reaches that far back for them)', () => {
+    const manifestText = (template: Template) => JSON.stringify(Object.values(template.toJSON().Outputs as Record<string, { Description: string; Value: unknown }>).find((o) => o.Description === OPERATOR_MANIFEST_DESCRIPTION)!.Value);
+    expect(manifestText(synthReceiver(staging, pixProps()).template)).toContain('\\"recordsLifetimeSeconds\\":2592000,\\"recordsLifetimeSecondsByKind\\":{\\"pix\\":8726400,\\"pix-refund\\":8726400}');
+    expect(manifestText(synthReceiver({ ...staging, idempotencyTtl: Duration.days(120) }, pixProps()).template)).not.toContain('recordsLifetimeSecondsByKind');
+    expect(manifestText(synthReceiver(staging).template)).not.toContain('recordsLifetimeSecondsByKind');
   });
 
   it('warns that pix.sweep does nothing on a NON_PRODUCTION receiver against the real provider (it runs no sweep)', () => {

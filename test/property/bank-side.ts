@@ -12,7 +12,8 @@ import { type Boleto, type Payment, situacaoText } from '../../simulator/model';
 import { SAMPLE_ACCOUNT } from '../../simulator/simulator';
 import { SAMPLE_PIX_KEYS } from '../../contracts/sandbox';
 import type { RefundNature, RefundStatus } from '../../contracts/pix';
-import type { PixBehaviour } from '../../simulator/pix/pix-behaviour';
+import { type PixBehaviour, STANDARD_PIX_BEHAVIOUR } from '../../simulator/pix/pix-behaviour';
+import { pixOpenApiValidator } from '../support/pix-openapi';
 import type { BankCredentials } from '../../simulator/tokens';
 import { simulatorConnection } from '../support/simulator-connection';
 
@@ -49,6 +50,42 @@ export interface AnswerVariation {
    * object, `devolucoes` as one object, `endToEndID`. @default the standard's
    */
   readonly pix?: Partial<PixBehaviour>;
+  /**
+   * Optional fields of the standard's `Pix` schema left out of every Pix a query answers (`GET
+   * /pix/{e2eid}`, a listing, a charge's `pix[]`): `chave` left out leaves the Pix tied by its
+   * charge's key, or by none. @default none
+   */
+  readonly pixOmitted?: readonly PixOptionalField[];
+  /** A refund no reader can make sense of among every answered Pix's `devolucoes` (it is never published; its Pix still is). @default false */
+  readonly pixGarbledRefund?: boolean;
+}
+
+/** Optional fields of the standard's `Pix` a provider's query answer may leave out. */
+export const PIX_OPTIONAL_FIELDS = ['chave', 'infoPagador'] as const;
+export type PixOptionalField = typeof PIX_OPTIONAL_FIELDS[number];
+
+/** The id of the refund {@link AnswerVariation.pixGarbledRefund} adds. */
+export const GARBLED_REFUND_ID = 'Dgarbledbytheharness';
+
+/** Whether the answers are the standard's own readings (what the OpenAPI judge holds them to). */
+export function standardReadings(variation: AnswerVariation | undefined): boolean {
+  return !variation?.pixGarbledRefund && Object.entries(variation?.pix ?? {}).every(([name, value]) => STANDARD_PIX_BEHAVIOUR[name as keyof PixBehaviour] === value);
+}
+
+/** A Pix in a query answer as the variation writes it: optional fields left out, a garbled refund beside the others. */
+function variedPix(pix: Record<string, unknown>, variation: AnswerVariation): Record<string, unknown> {
+  const answer = Object.fromEntries(Object.entries(pix).filter(([key]) => !(variation.pixOmitted as readonly string[] | undefined)?.includes(key)));
+  if (!variation.pixGarbledRefund) return answer;
+  const refunds = answer.devolucoes === undefined ? [] : Array.isArray(answer.devolucoes) ? answer.devolucoes : [answer.devolucoes];
+  return { ...answer, devolucoes: [...refunds, { id: GARBLED_REFUND_ID, status: 'DEVOLVIDO', valor: 'um real', horario: { solicitacao: 'ontem' } }] };
+}
+
+/** A Pix API answer as the variation writes it: each Pix it holds (the answer itself, a listing's, a charge's). */
+function variedPixAnswer(body: unknown, variation: AnswerVariation | undefined): unknown {
+  if (!variation || !body || typeof body !== 'object' || Array.isArray(body)) return body;
+  const o = body as Record<string, unknown>;
+  if ('endToEndId' in o || 'endToEndID' in o) return variedPix(o, variation);
+  return Array.isArray(o.pix) ? { ...o, pix: o.pix.map((p) => (p && typeof p === 'object' ? variedPix(p as Record<string, unknown>, variation) : p)) } : body;
 }
 
 /** Query answer fields the documents do not make certain: the harness may leave any of them out. */
@@ -82,12 +119,14 @@ export type BankAction =
 /**
  * A Pix movement at the provider (the standard Pix API): a Pix paid to a key (ours, or another
  * receiver's key of the account, whose webhook also points at our URL), a charge of ours paid
- * (`cob` or `cobv`), or a refund of a Pix received, asked for or made by the provider under MED,
+ * (`cob` or `cobv`), a Pix to the account by its details (no key), or a refund of a Pix received, asked for or made by the provider under MED,
  * reaching its final status.
  */
 export type PixAction =
   | { readonly kind: 'pix'; readonly act: 'pay-key'; readonly key: 'ours' | 'other'; readonly txid: boolean }
   | { readonly kind: 'pix'; readonly act: 'pay-charge'; readonly charge: 'cob' | 'cobv' }
+  /** By the account's details (no key): with a short txid it is called back to each URL of the account's keys; without, only the sweep finds it. */
+  | { readonly kind: 'pix'; readonly act: 'pay-account'; readonly txid: boolean }
   | { readonly kind: 'pix'; readonly act: 'refund'; readonly pix: number; readonly natureza: RefundNature; readonly status: RefundStatus.RETURNED | RefundStatus.NOT_DONE };
 
 /** The account's keys at the provider: ours (the receiver's) and another receiver's (whose webhook also names our URL). */
@@ -117,6 +156,29 @@ function subjectOfQuery(url: URL): string | undefined {
   return payment ? paymentSubject(decodeURIComponent(payment[1])) : undefined;
 }
 
+/**
+ * What a Pix API request reads, by its path: the Pix (`/pix/{e2eid}`, with a refund's path under
+ * it) or the charge (`/cob/{txid}`, `/cobv/{txid}`) it names, for a lagging answer; and the
+ * OpenAPI component its 200 answer is (the judge's).
+ */
+function pixRequest(pathname: string): { lagKey?: string; component?: string } {
+  const rest = /^\/api\/v[23](\/.*)$/.exec(pathname)?.[1];
+  if (!rest) return {};
+  const refund = /^\/pix\/([^/]+)\/devolucao\/[^/]+$/.exec(rest);
+  if (refund) return { lagKey: `pix:${decodeURIComponent(refund[1])}`, component: 'Devolucao' };
+  const pix = /^\/pix\/([^/]+)$/.exec(rest);
+  if (pix) return { lagKey: `pix:${decodeURIComponent(pix[1])}`, component: 'Pix' };
+  if (/^\/pix\/?$/.test(rest)) return { component: 'PixConsultados' };
+  const charge = /^\/(cobv?)\/([^/]+)$/.exec(rest);
+  if (charge) return { lagKey: `charge:${decodeURIComponent(charge[2])}`, component: charge[1] === 'cob' ? 'CobCompleta' : 'CobVCompleta' };
+  return {};
+}
+
+/** The standard's OpenAPI as the judge, loaded once for every run. */
+let judge: ReturnType<typeof pixOpenApiValidator> | undefined;
+/** The body schema of a Pix callback in the standard's OpenAPI. */
+export const PIX_CALLBACK_COMPONENT = 'requestBodies/WebhookPixBody/content/application~1json/schema';
+
 export class BankSide {
   readonly engine: SimulatorEngine;
   readonly credentials: BankCredentials = {
@@ -134,10 +196,16 @@ export class BankSide {
   readonly announced = new Map<string, { readonly subject: string; readonly index: number }>();
   /** The bank's state before each change, by subject: what a lagging query answers. */
   private readonly before = new Map<string, { until: number; state: ReturnType<SimulatorEngine['bank']['exportState']> }>();
+  /** The provider's Pix book before each Pix movement, by `pix:<e2eid>` and `charge:<txid>`: what a lagging Pix query answers. */
+  private readonly pixBefore = new Map<string, { until: number; state: ReturnType<SimulatorEngine['pix']['exportState']> }>();
+  /** What the standard's OpenAPI refused of the Pix answers and callbacks (judged under the standard's readings only). */
+  readonly outsideStandard: string[] = [];
+  private readonly judged: boolean;
   /** One call at a time: a lagging answer swaps the bank's state for the length of one request. */
   private busy: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly now: () => number, onNotification: (notification: OutgoingNotification) => void, private readonly variation?: AnswerVariation) {
+    this.judged = standardReadings(variation);
     this.engine = new SimulatorEngine({
       accounts: [SAMPLE_ACCOUNT],
       credentials: this.credentials,
@@ -145,7 +213,7 @@ export class BankSide {
       ...(variation?.pix ? { behaviour: variation.pix } : {}),
       host: {
         info: () => { throw new Error('the harness has no control API'); },
-        deliveries: { submit: (notification) => { this.announce(notification); onNotification(notification); }, records: () => [], clear: () => undefined, pending: 0, idle: async () => true },
+        deliveries: { submit: (notification) => { this.announce(notification); this.judge(PIX_CALLBACK_COMPONENT, `callback ${notification.subject}`, notification.kind === 'pix' && notification.url ? notification.body : undefined); onNotification(notification); }, records: () => [], clear: () => undefined, pending: 0, idle: async () => true },
         trustCa: () => undefined,
       },
     });
@@ -193,7 +261,7 @@ export class BankSide {
       let subject: string | undefined;
       try {
         if (action.kind === 'pix') {
-          await this.pixAct(action);
+          await this.pixAct(action, lagMs);
         } else if (action.kind === 'boleto') {
           const nossoNumero = this.boletos[action.boleto % this.boletos.length];
           const input = action.act === 'settle' && action.cents ? { valor: (action.cents / 100).toFixed(2) } : {};
@@ -220,15 +288,24 @@ export class BankSide {
   }
 
   /** A Pix movement, through the simulator's control routes (its callbacks go out as the provider's). */
-  private async pixAct(action: PixAction): Promise<void> {
+  private async pixAct(action: PixAction, lagMs: number): Promise<void> {
+    const before = this.engine.pix.exportState();
+    const lagging = (keys: readonly string[]) => { if (lagMs > 0) for (const key of keys) this.pixBefore.set(key, { until: this.now() + lagMs, state: before }); };
     const control = async (path: string, body: Record<string, unknown>) => {
       const reply = await this.engine.handle({ method: 'POST', url: path, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body)), certificate: { presented: false, trusted: false } });
       if (reply.status >= 300) throw Object.assign(new Error(`the Pix control route ${path} answered ${reply.status}`), { status: reply.status === 400 ? 409 : reply.status });
       return reply.body as Record<string, unknown>;
     };
-    const paid = (reply: Record<string, unknown>) => { for (const p of reply.pix as Array<{ endToEndId: string }>) this.pixPaid.push(p.endToEndId); };
+    const paid = (reply: Record<string, unknown>) => {
+      for (const p of reply.pix as Array<{ endToEndId: string; txid?: string }>) {
+        this.pixPaid.push(p.endToEndId);
+        lagging([`pix:${p.endToEndId}`, ...(p.txid ? [`charge:${p.txid}`] : [])]);
+      }
+    };
     if (action.act === 'pay-key') {
       paid(await control(`/control/pix/keys/${encodeURIComponent(PIX_KEYS[action.key])}/pay`, { valor: '25.00', ...(action.txid ? { txid: `QR${this.pixPaid.length + 1}` } : {}) }));
+    } else if (action.act === 'pay-account') {
+      paid(await control('/control/pix/account/pay', { valor: '30.00', ...(action.txid ? { txid: `CT${this.pixPaid.length + 1}` } : {}) }));
     } else if (action.act === 'pay-charge') {
       const charge = await control('/control/pix/charges', { kind: action.charge, chave: PIX_KEYS.ours, valor: '40.00' });
       paid(await control(`/control/pix/charges/${charge.txid as string}/pay`, {}));
@@ -236,6 +313,7 @@ export class BankSide {
       const e2e = this.pixPaid[action.pix % this.pixPaid.length];
       const refund = await control(`/control/pix/${e2e}/refunds`, { valor: '1.00', natureza: action.natureza });
       await control(`/control/pix/${e2e}/refunds/${refund.id as string}/settle`, { status: action.status });
+      lagging([`pix:${e2e}`]);
     }
   }
 
@@ -253,17 +331,31 @@ export class BankSide {
     const lagging = subject ? this.before.get(subject) : undefined;
     const current = lagging && lagging.until > this.now() ? this.engine.bank.exportState() : undefined;
     if (current) this.engine.bank.restoreState(lagging!.state);
+    const pix = pixRequest(url.pathname);
+    const pixLagging = pix.lagKey ? this.pixBefore.get(pix.lagKey) : undefined;
+    const pixCurrent = pixLagging && pixLagging.until > this.now() ? this.engine.pix.exportState() : undefined;
+    if (pixCurrent) this.engine.pix.restoreState(pixLagging!.state);
     try {
       const reply = await this.engine.handle({
         method: req.method, url: url.pathname + url.search, headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k.toLowerCase(), v])),
         body: Buffer.from(req.body ?? ''), certificate: { presented: false, trusted: false },
       });
-      const answer = reply.status === 200 && subject ? varied(reply.body, this.variation, subject.startsWith('boleto:')) : reply.body;
+      if (reply.status === 200 && pix.component) this.judge(pix.component, `${req.method} ${url.pathname}`, reply.body);
+      const answer = reply.status !== 200 ? reply.body : subject ? varied(reply.body, this.variation, subject.startsWith('boleto:')) : pix.component ? variedPixAnswer(reply.body, this.variation) : reply.body;
       const body = answer === undefined ? '' : typeof answer === 'string' ? answer : JSON.stringify(answer);
       return { status: reply.status, headers: { 'content-type': 'application/json', ...reply.headers }, body };
     } finally {
       if (current) this.engine.bank.restoreState(current);
+      if (pixCurrent) this.engine.pix.restoreState(pixCurrent);
     }
+  }
+
+  /** Holds what the provider wrote to the standard's OpenAPI, under the standard's readings (the others differ from it on purpose). */
+  private judge(component: string, what: string, body: unknown): void {
+    if (!this.judged || body === undefined) return;
+    judge ??= pixOpenApiValidator();
+    const problems = judge(component, body);
+    if (problems.length) this.outsideStandard.push(`${what} (${component}): ${problems.join('; ')}`);
   }
 
   /** The bank notifies a change before the harness records it: the state it announces is the next in the ledger. */

@@ -20,7 +20,8 @@ import { decodeStoredNotification } from '../../lambda/store/stored-notification
 import { type LedgerState, subjectOfNotification } from './bank-side';
 import type { AcceptedEvent, QueuedMessage } from './models/aws-models';
 import { AwsFault, Origin } from './faults';
-import { normalizePixKey } from '../../contracts/pix';
+import { CHARGE_TXID, isFinalRefund, normalizePixKey } from '../../contracts/pix';
+import type { PixState } from '../../simulator/pix/pix-book';
 import { PIX_KEYS } from './bank-side';
 import type { Delivery, World } from './world';
 
@@ -149,16 +150,33 @@ function sharedViolations(world: World): Violation[] {
 }
 
 /**
- * Pix, against the provider's book (what only the harness knows): a Pix Received only of a Pix
- * the provider holds under the receiver's key, at its amount (never the other receiver's, whose
- * callbacks reach our URL too, with or without their key); a Pix Refund only of a refund the
- * provider holds at that final status, with its nature, of such a Pix. (Each is announced and
- * accounted for by the shared checks; the same key twice is theirs too.)
+ * Pix, against the provider's book (what only the harness knows). Whose a Pix is: the key the
+ * provider's answers tie it to (its own `chave`, unless the answers leave it out; else its
+ * charge's), or, tied to none, the account's receiver for keyless Pix. Then:
+ * - a Pix Received only of a Pix the provider holds and ties to the receiver, at its amount, time
+ *   and parts (never the other receiver's, whose callbacks reach our URL too); a Pix Refund only of
+ *   a refund the provider holds at that final status, with its nature, of such a Pix;
+ * - nothing lost: each such Pix the sweep can find (a txid, or the receiver publishes Pix without
+ *   one) ends published, and each of its refunds at a final status too;
+ * - under the standard's readings, every Pix answer and callback holds to the standard's OpenAPI.
+ * (Each notification is accounted for by the shared checks; the same key twice is theirs too.)
  */
 function pixViolations(world: World): Violation[] {
   const violations: Violation[] = [];
-  const book = new Map(world.bank.engine.pix.exportState().pix.map((p) => [p.endToEndId, p]));
-  const ours = (chave: string | undefined) => chave !== undefined && normalizePixKey(chave)?.key === normalizePixKey(PIX_KEYS.ours)!.key;
+  const state = world.bank.engine.pix.exportState();
+  const book = new Map(state.pix.map((p) => [p.endToEndId, p]));
+  const charges = new Map(state.charges.map((c) => [c.txid, c]));
+  const ourKey = normalizePixKey(PIX_KEYS.ours)!.key;
+  const chaveShown = !world.scenario.answers.pixOmitted?.includes('chave');
+  const keylessOwner = world.scenario.pixReceiver?.keylessOwner ?? false;
+  /** Whether the provider's answers tie the Pix to this receiver. */
+  const ours = (held: PixState['pix'][number] | undefined) => {
+    if (!held) return false;
+    const tie = (chaveShown ? held.chave : undefined) ?? (held.txid && CHARGE_TXID.test(held.txid) ? charges.get(held.txid)?.chave : undefined);
+    return tie === undefined ? keylessOwner : normalizePixKey(tie)?.key === ourKey;
+  };
+  const received = new Set<string>();
+  const refunded = new Set<string>();
   for (const event of world.bus.accepted) {
     const d = event.detail as {
       pix?: { endToEndId: string; amount: { decimal: string }; horario: string; componentesValor?: Record<string, { decimal: string }> };
@@ -166,7 +184,8 @@ function pixViolations(world: World): Violation[] {
     };
     if (event.detailType === String(BankEventDetailType.PIX_RECEIVED)) {
       const held = book.get(d.pix!.endToEndId);
-      if (!held || !ours(held.chave)) violations.push({ invariant: Invariant.UNVERIFIED, detail: `Pix Received for ${d.pix!.endToEndId}, which the provider holds ${held ? 'under another receiver\'s key' : 'not at all'}` });
+      received.add(d.pix!.endToEndId);
+      if (!held || !ours(held)) violations.push({ invariant: Invariant.UNVERIFIED, detail: `Pix Received for ${d.pix!.endToEndId}, which the provider holds ${held ? `tied to ${held.chave ?? 'no key'} (answers ${chaveShown ? 'with' : 'without'} chave; keyless owner: ${keylessOwner})` : 'not at all'}` });
       else if (held.valor !== d.pix!.amount.decimal) violations.push({ invariant: Invariant.UNVERIFIED, detail: `Pix Received for ${held.endToEndId} says ${d.pix!.amount.decimal}; the provider holds ${held.valor}` });
       // The time names the instant the provider holds, however it wrote it (a zone left out is Brasília's).
       else if (Date.parse(d.pix!.horario) !== Date.parse(held.horario)) violations.push({ invariant: Invariant.UNVERIFIED, detail: `Pix Received for ${held.endToEndId} is dated ${d.pix!.horario}; the provider holds ${held.horario}` });
@@ -176,11 +195,23 @@ function pixViolations(world: World): Violation[] {
     } else if (event.detailType === String(BankEventDetailType.PIX_REFUND)) {
       const held = book.get(d.refund!.endToEndId);
       const refund = held?.devolucoes.find((r) => r.id === d.refund!.id);
-      if (!held || !ours(held.chave) || !refund || String(refund.status) !== d.refund!.status || String(refund.natureza) !== d.refund!.natureza) {
-        violations.push({ invariant: Invariant.UNVERIFIED, detail: `Pix Refund ${d.refund!.id} ${d.refund!.status} (${d.refund!.natureza ?? 'no nature'}) of ${d.refund!.endToEndId}, which the provider holds as ${refund ? `${refund.status} (${refund.natureza})` : 'nothing'}${held && !ours(held.chave) ? ' of another receiver\'s Pix' : ''}` });
+      refunded.add(`${d.refund!.endToEndId}/${d.refund!.id}/${d.refund!.status}`);
+      if (!held || !ours(held) || !refund || String(refund.status) !== d.refund!.status || String(refund.natureza) !== d.refund!.natureza) {
+        violations.push({ invariant: Invariant.UNVERIFIED, detail: `Pix Refund ${d.refund!.id} ${d.refund!.status} (${d.refund!.natureza ?? 'no nature'}) of ${d.refund!.endToEndId}, which the provider holds as ${refund ? `${refund.status} (${refund.natureza})` : 'nothing'}${held && !ours(held) ? ' of a Pix not tied to this receiver' : ''}` });
       }
     }
   }
+  // What the sweep finds of ours: a Pix with a txid, or any when the receiver publishes Pix without one.
+  const findable = (held: PixState['pix'][number]) => ours(held) && (held.txid !== undefined || (world.scenario.pixReceiver?.publishWithoutTxid ?? false));
+  if (world.sweeps > 0) {
+    for (const held of state.pix.filter(findable)) {
+      if (!received.has(held.endToEndId)) violations.push({ invariant: Invariant.LOST, detail: `the provider holds ${held.endToEndId} (${held.chave ?? 'no key'}, txid ${held.txid ?? 'none'}) tied to this receiver, and ${world.sweeps} sweep(s) ran, but no Pix Received was published` });
+      for (const refund of held.devolucoes.filter((r) => isFinalRefund(r.status) && !refunded.has(`${held.endToEndId}/${r.id}/${r.status}`))) {
+        violations.push({ invariant: Invariant.LOST, detail: `the provider holds refund ${refund.id} ${refund.status} of ${held.endToEndId}, tied to this receiver, and ${world.sweeps} sweep(s) ran, but no Pix Refund was published` });
+      }
+    }
+  }
+  for (const problem of world.bank.outsideStandard) violations.push({ invariant: Invariant.UNVERIFIED, detail: `the simulated provider answered outside the standard's OpenAPI: ${problem}` });
   return violations;
 }
 

@@ -6,9 +6,9 @@
  */
 import FakeTimers from '@sinonjs/fake-timers';
 import fc from 'fast-check';
-import { type AnswerVariation, type BankAction, OPTIONAL_ANSWER_FIELDS, type PixAction, subjectOfNotification } from './bank-side';
+import { type AnswerVariation, type BankAction, OPTIONAL_ANSWER_FIELDS, PIX_OPTIONAL_FIELDS, type PixAction, subjectOfNotification } from './bank-side';
 import { RefundNature, RefundStatus } from '../../contracts/pix';
-import { PixCallbackKey, PixChargePixList, PixEndToEndIdField, PixQueryTime, PixRefundsShape, PixTimeZone } from '../../simulator/pix/pix-behaviour';
+import { PixCallbackKey, PixChargePixList, PixEndToEndIdField, PixQueryTime, PixRefundsShape, PixTimeZone, STANDARD_PIX_BEHAVIOUR } from '../../simulator/pix/pix-behaviour';
 import { AwsFault, DeliveryFault, type FaultPlan, type Mutant, ReceiveFault } from './faults';
 import type { OutgoingNotification } from '../../simulator/bank';
 import { BOLETO_TOKEN, BOLETO_TOKEN_HEADER, PAYMENTS_TOKEN, RECEIVER_ORIGIN } from './bank-side';
@@ -44,7 +44,19 @@ export interface Scenario {
    * its write.
    */
   readonly late?: { readonly redeliver: number; readonly expireAt: number };
+  /**
+   * The receiver's Pix settings: whether it is its account's receiver for keyless Pix
+   * (`pix.keylessPix`), and whether the sweep publishes a Pix without a txid
+   * (`pix.sweep.publishWithoutTxid`). @default neither
+   */
+  readonly pixReceiver?: { readonly keylessOwner: boolean; readonly publishWithoutTxid: boolean };
 }
+
+/** The Pix readings the harness varies, at the standard's values. */
+const STANDARD_READINGS = {
+  pixCallbackKey: STANDARD_PIX_BEHAVIOUR.pixCallbackKey, pixChargePixList: STANDARD_PIX_BEHAVIOUR.pixChargePixList, pixQueryTime: STANDARD_PIX_BEHAVIOUR.pixQueryTime,
+  pixRefundsShape: STANDARD_PIX_BEHAVIOUR.pixRefundsShape, pixEndToEndIdField: STANDARD_PIX_BEHAVIOUR.pixEndToEndIdField, pixTimeZone: STANDARD_PIX_BEHAVIOUR.pixTimeZone,
+};
 
 const planned = <T>(fault: fc.Arbitrary<T>, maxIndex: number, maxLength: number) =>
   fc.array(fc.record({ at: fc.nat(maxIndex), fault }), { maxLength });
@@ -53,6 +65,7 @@ const planned = <T>(fault: fc.Arbitrary<T>, maxIndex: number, maxLength: number)
 const pixAction: fc.Arbitrary<PixAction> = fc.oneof(
   fc.record({ kind: fc.constant('pix' as const), act: fc.constant('pay-key' as const), key: fc.constantFrom('ours' as const, 'ours' as const, 'other' as const), txid: fc.boolean() }),
   fc.record({ kind: fc.constant('pix' as const), act: fc.constant('pay-charge' as const), charge: fc.constantFrom('cob' as const, 'cobv' as const) }),
+  fc.record({ kind: fc.constant('pix' as const), act: fc.constant('pay-account' as const), txid: fc.boolean() }),
   fc.record({
     kind: fc.constant('pix' as const), act: fc.constant('refund' as const), pix: fc.nat(3), natureza: fc.constantFrom(...Object.values(RefundNature).filter((n) => n !== RefundNature.RETIRADA)),
     status: fc.constantFrom(RefundStatus.RETURNED as const, RefundStatus.NOT_DONE as const),
@@ -82,15 +95,25 @@ export const scenarios: fc.Arbitrary<Scenario> = fc.record({
   }),
   answers: fc.record({
     omitted: fc.subarray([...OPTIONAL_ANSWER_FIELDS]), extraFields: fc.boolean(), wrapped: fc.boolean(),
-    pix: fc.record({
-      pixCallbackKey: fc.constantFrom(...Object.values(PixCallbackKey)), pixChargePixList: fc.constantFrom(...Object.values(PixChargePixList)),
-      pixQueryTime: fc.constantFrom(...Object.values(PixQueryTime)), pixRefundsShape: fc.constantFrom(...Object.values(PixRefundsShape)),
-      pixEndToEndIdField: fc.constantFrom(...Object.values(PixEndToEndIdField)), pixTimeZone: fc.constantFrom(...Object.values(PixTimeZone)),
-    }),
+    // The standard's own readings in about a third of the runs: there the OpenAPI judges every Pix answer and callback.
+    pix: fc.oneof(
+      { arbitrary: fc.constant(STANDARD_READINGS), weight: 1 },
+      {
+        arbitrary: fc.record({
+          pixCallbackKey: fc.constantFrom(...Object.values(PixCallbackKey)), pixChargePixList: fc.constantFrom(...Object.values(PixChargePixList)),
+          pixQueryTime: fc.constantFrom(...Object.values(PixQueryTime)), pixRefundsShape: fc.constantFrom(...Object.values(PixRefundsShape)),
+          pixEndToEndIdField: fc.constantFrom(...Object.values(PixEndToEndIdField)), pixTimeZone: fc.constantFrom(...Object.values(PixTimeZone)),
+        }),
+        weight: 2,
+      },
+    ),
+    pixOmitted: fc.subarray([...PIX_OPTIONAL_FIELDS]),
+    pixGarbledRefund: fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, { arbitrary: fc.constant(true), weight: 1 }),
   }),
   boletoShape: fc.constantFrom('object' as const, 'array' as const, 'eventos' as const),
   randomSeed: fc.integer(),
   late: fc.oneof({ arbitrary: fc.constant(undefined), weight: 3 }, { arbitrary: fc.record({ redeliver: fc.nat(5), expireAt: fc.nat(6) }), weight: 1 }),
+  pixReceiver: fc.record({ keylessOwner: fc.boolean(), publishWithoutTxid: fc.boolean() }),
 });
 
 /** The harness's epoch: a Monday afternoon in Brasília, a bank business day. */

@@ -38,8 +38,9 @@ import { restProxyEvent } from '../../tools/local-aws/api-gateway';
 import { lambdaRecord } from '../../tools/local-aws/sqs-event-source';
 import { RecordingLogger } from '../support/recording-logger';
 import { BANK_ORIGIN, BankSide, BOLETO_TOKEN, BOLETO_TOKEN_HEADER, PAYMENTS_TOKEN, PIX_CREDENTIALS, PIX_KEYS } from './bank-side';
-import { PixClient } from '../../lambda/bank/pix';
-import { normalizePixKey } from '../../contracts/pix';
+import { PixClient, pixDayListing } from '../../lambda/bank/pix';
+import { normalizePixKey, pixKeyHash } from '../../contracts/pix';
+import { PixConnectionDefaults } from '../../contracts/pix-connection';
 import { SIMULATOR_PATHS } from '../../contracts/sandbox';
 import { EventBridgeModel, QueueModel, S3Model, SqsModel, type QueuedMessage } from './models/aws-models';
 import { PendingPaymentIndex } from '../../contracts/reconciliation';
@@ -132,7 +133,7 @@ export class World {
 
   private readonly plan: FaultPlan;
 
-  constructor(private readonly scheduler: fc.Scheduler, private readonly scenario: Pick<Scenario, 'faults' | 'answers' | 'boletoShape'>, private readonly mutant?: Mutant) {
+  constructor(private readonly scheduler: fc.Scheduler, readonly scenario: Pick<Scenario, 'faults' | 'answers' | 'boletoShape' | 'pixReceiver'>, private readonly mutant?: Mutant) {
     this.plan = scenario.faults;
     const now = () => Date.now();
     const id = () => `m-${(++this.ids).toString().padStart(6, '0')}`;
@@ -149,6 +150,8 @@ export class World {
       eventBusName: BUS, idempotencyTableName: TABLE, quarantineQueueUrl: DLQ_URL, queueUrl: QUEUE_URL, lookQueueUrl: LOOK_QUEUE_URL,
       lookQuarantineQueueUrl: LOOK_DLQ_URL, journalBucketName: BUCKET, ownSenderId: '111111111111',
     }, { maxReceiveCount: HARNESS_TIMING.maxReceiveCount, receiverName: 'property', queueVisibilityTimeoutSeconds: HARNESS_TIMING.visibilityTimeoutMs / 1000 });
+    // A PRODUCTION receiver's Pix route: mutual TLS with a pin, so only the provider posts callbacks.
+    this.settings = { ...this.settings, pixCallbacksAuthenticated: true };
   }
 
   private faultAt<T>(entries: ReadonlyArray<{ readonly at: number; readonly fault: T }>, index: number): T | undefined {
@@ -293,12 +296,7 @@ export class World {
       if (this.mutant === Mutant.NOT_FOUND_AS_LAG && error instanceof BankApiError && error.status === 404) throw new BankApiError(error.operation, 503, 'not found yet', true);
       throw error;
     };
-    // The provider's Pix API on the same transport and pacers (the standard Pix API's client, as the handler makes it).
-    const transport = this.bank.transport((label, work) => this.call(env, label, this.faultAt(this.plan.bank, this.bankCalls++), work));
-    const pixClient = (pacer: typeof pacers.calls) => new PixClient({
-      settings: { baseUrl: BANK_ORIGIN, tokenUrl: `${BANK_ORIGIN}${SIMULATOR_PATHS.pixToken}`, credentialsSecretArn: PIX_CREDENTIALS_ARN, simulated: true },
-      credentials: () => Promise.resolve({ ...PIX_CREDENTIALS }), pacer, transport: () => transport,
-    });
+    const pixClient = (pacer: typeof pacers.calls) => this.pixClient(env, pacer);
     const queries = (client: BankClient, pix: PixClient): BankQueries => ({
       queryBoleto: (...args) => client.queryBoleto(...args).catch(lag),
       queryPayment: (...args) => client.queryPayment(...args).catch(lag),
@@ -312,6 +310,7 @@ export class World {
       bank: queries(bank, pixClient(pacers.calls)),
       lookBank: queries(bank.withPacer(pacers.looks), pixClient(pacers.looks)),
       pixKeys: (this.mutant === Mutant.ACCOUNT_KEYS ? [PIX_KEYS.ours, PIX_KEYS.other] : [PIX_KEYS.ours]).map((key) => normalizePixKey(key)!.key),
+      ...(this.scenario.pixReceiver?.keylessOwner ? { pixKeyless: true } : {}),
       store: this.mutant === Mutant.PUBLISH_BEFORE_RECORD ? publishingFirst(store, publish) : store,
       markers: new DynamoDbLookMarkers(dynamo, TABLE),
       looks: { schedule: new DynamoDbSlotSchedule(dynamo, TABLE, LOOK_RATE_NAME), ratePerSecond: this.settings.lookQueryShare * connection.queriesPerSecond },
@@ -323,6 +322,15 @@ export class World {
       count: () => undefined,
     };
     return { env, deps };
+  }
+
+  /** The provider's Pix API for an environment, on the bank's transport and the pacer given (the standard Pix API's client, as the handler makes it). */
+  private pixClient(env: Environment, pacer: ReturnType<typeof sharedBankPacers>['calls']): PixClient {
+    const transport = this.bank.transport((label, work) => this.call(env, label, this.faultAt(this.plan.bank, this.bankCalls++), work));
+    return new PixClient({
+      settings: { baseUrl: BANK_ORIGIN, tokenUrl: `${BANK_ORIGIN}${SIMULATOR_PATHS.pixToken}`, credentialsSecretArn: PIX_CREDENTIALS_ARN, simulated: true },
+      credentials: () => Promise.resolve({ ...PIX_CREDENTIALS }), pacer, transport: () => transport,
+    });
   }
 
   /** An event source mapping's poller: receives batches from `queue` and invokes an environment, replacing a dead one. */
@@ -367,14 +375,21 @@ export class World {
     const env = new Environment(`sweep-${++this.environments}`);
     const dynamo = this.client<never>(env, 'dynamodb', this.dynamo);
     const connection = this.bank.connection(CREDENTIALS_ARN);
-    const { bank } = this.bankClient(env, dynamo, connection);
+    const { bank, pacers } = this.bankClient(env, dynamo, connection);
     const settings = sweepSettings({ idempotencyTableName: TABLE, queueUrl: LOOK_QUEUE_URL }, { receiverName: 'property' });
     const beneficiario = connection.account.codigoBeneficiario;
     const store = new DynamoDbSubjectStore(dynamo, TABLE, 0);
     const run = sweep({
       settings,
       codigoBeneficiario: beneficiario,
-      listings: [{ listing: settledBoletoListing(bank, beneficiario, connection.listingPageSize), cursors: new DynamoDbDayCursors(dynamo, TABLE, beneficiario, settings.lookbackDays, 'boleto'), daysBack: recentDays(settings.lookbackDays) }],
+      listings: [
+        { listing: settledBoletoListing(bank, beneficiario, connection.listingPageSize), cursors: new DynamoDbDayCursors(dynamo, TABLE, beneficiario, settings.lookbackDays, 'boleto'), daysBack: recentDays(settings.lookbackDays) },
+        // The Pix received today and their refunds (the receiver's key; without a txid, as the scenario's receiver says).
+        {
+          listing: pixDayListing(this.pixClient(env, pacers.calls), { keyHashes: [pixKeyHash(normalizePixKey(PIX_KEYS.ours)!.key)], publishWithoutTxid: this.scenario.pixReceiver?.publishWithoutTxid ?? false, pageSize: PixConnectionDefaults.listingPageSize }),
+          cursors: new DynamoDbDayCursors(dynamo, TABLE, beneficiario, settings.lookbackDays, 'pix'), daysBack: recentDays(settings.lookbackDays),
+        },
+      ],
       readRecord: (id) => store.read(id),
       pendingPayments: new DynamoDbPendingPayments(dynamo, TABLE),
       markers: new DynamoDbLookMarkers(dynamo, TABLE),

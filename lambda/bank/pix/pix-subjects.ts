@@ -1,6 +1,6 @@
 /**
  * The standard Pix API's two kinds of subject (PIX-NOTES.md): a Pix received, confirmed with
- * `GET /pix/{e2eid}` under our credentials (a 404: not ours) and, when its txid is a charge's,
+ * `GET /pix/{e2eid}` under our credentials (a 404 on the last verification attempt: not ours) and, when its txid is a charge's,
  * with the charge concluded with that Pix (`GET /cob/{txid}`, then `/cobv/{txid}`); and a refund
  * of one, confirmed with `GET /pix/{e2eid}/devolucao/{id}`, published at its final status. A key
  * that is not the receiver's, or a Pix the provider holds for someone else, is {@link Foreign}:
@@ -97,7 +97,7 @@ async function recurringCharge(queries: PixQueries, txid: string, deadline: numb
  */
 async function tiedPix(queries: PixQueries, endToEndId: string, context: RulesContext, deadline: number): Promise<PixAnswer> {
   const pix = await queries.getPix(endToEndId, deadline);
-  if (!pix) throw new Foreign('the provider holds no such Pix under our credentials (another customer\'s, or none)');
+  if (!pix) throw new Foreign('the provider holds no such Pix under our credentials (another customer\'s, or none)', true);
   if (pix.endToEndId !== endToEndId) throw new Error(`the provider answered for another end-to-end id than ${endToEndId}`);
   // The account's, to another of its keys (a look the sweep, an operator or a callback without its key asked for): not this receiver's.
   if (foreignKey(pix.chave, context)) throw new NotAttributed('the provider shows the Pix paid to a key of the account that is not this receiver\'s');
@@ -234,7 +234,7 @@ export function pixRefundRules(): SubjectRules {
       const { endToEndId, refundId } = target as RefundTarget;
       const queries = queriesOf(provider);
       const refund = await queries.getRefund(endToEndId, refundId, deadline);
-      if (!refund) throw new Foreign('the provider holds no such refund under our credentials (another customer\'s, or none)');
+      if (!refund) throw new Foreign('the provider holds no such refund under our credentials (another customer\'s, or none)', true);
       if (refund.id !== refundId) throw new Error(`the provider answered for another refund than ${refundId}`);
       // A refund is this receiver's only when the Pix it returns is: whatever the callback said or left out.
       await tiedPix(queries, endToEndId, context, deadline);

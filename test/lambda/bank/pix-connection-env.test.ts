@@ -34,3 +34,10 @@ it('takes the processor\'s Pix keys only in their normal form', () => {
   expect(() => readProcessorSettings(env(['Financeiro@Example.com.br']))).toThrow(/pixKeys must be a list of Pix keys in their normal form/);
   expect(() => readProcessorSettings(env('financeiro@example.com.br'))).toThrow(/pixKeys/);
 });
+
+it('takes the processor\'s Pix flags only as true or false, naming the one that is not', () => {
+  const env = (extra: Record<string, unknown>) => ({ [PROCESSOR_SETTINGS_ENV]: JSON.stringify({ ...SETTINGS, pixKeys: ['financeiro@example.com.br'], ...extra }) });
+  expect(readProcessorSettings(env({ pixKeyless: true, pixCallbacksAuthenticated: true }))).toMatchObject({ pixKeyless: true, pixCallbacksAuthenticated: true });
+  expect(() => readProcessorSettings(env({ pixCallbacksAuthenticated: 'yes' }))).toThrow(/pixCallbacksAuthenticated must be true or false \(the SettlementProcessor construct writes it; redeploy/);
+  expect(() => readProcessorSettings(env({ pixKeyless: 1 }))).toThrow(/pixKeyless must be true or false/);
+});

@@ -17,6 +17,8 @@ import { chargeTxid, e2e, fakePixDeps, OUR_KEY, OUR_KEYS, pixElement, refundElem
 type Fakes = ReturnType<typeof fakePixDeps>;
 const run = (f: Fakes, records: ReturnType<typeof sqsRecord>[]) => processBatch({ Records: records }, contextWith(f.clock), f.deps);
 const callback = (...pix: Record<string, unknown>[]) => sqsRecord('pix', { pix });
+/** A receiver whose Pix route has mutual TLS and a pin (`pix.domain`): only the provider posts callbacks. */
+const authenticated = (f: Fakes): Fakes => Object.assign(f, { deps: { ...f.deps, settings: { ...f.deps.settings, pixCallbacksAuthenticated: true } } });
 
 describe('a Pix received is published once the provider confirms it', () => {
   it('a charge paid by Pix: GET /pix then GET /cob, one Pix Received with the charge, none for the same callback again', async () => {
@@ -118,7 +120,7 @@ describe('another customer\'s Pix is dropped: counted, never published, never a 
     expect(JSON.stringify(f.logs)).not.toContain(theirs.endToEndId as string);
   });
 
-  it('a Pix our credentials do not see (404) is another customer\'s, even under our own key', async () => {
+  it('a Pix our credentials do not see (404), where anyone can post, is another customer\'s at once: one query', async () => {
     const f = fakePixDeps();
     const theirs = pixElement(e2e(), { txid: 'QR1', chave: null });
     const result = await run(f, [callback(theirs)]);
@@ -128,6 +130,36 @@ describe('another customer\'s Pix is dropped: counted, never published, never a 
     expect(f.quarantined).toEqual([]);
     expect(f.counts[ProcessorMetric.FOREIGN]).toBe(1);
     expect(f.store.records.size).toBe(0);
+  });
+
+  it('a Pix our credentials do not see (404), on a route with mutual TLS and a pin, is retried as the provider\'s lag, and another customer\'s on the last verification attempt', async () => {
+    const f = authenticated(fakePixDeps());
+    const theirs = pixElement(e2e(), { txid: 'QR1', chave: null });
+    const first = callback(theirs);
+    // The same answer as a provider's lag right after the Pix: the message comes back, nothing is decided yet.
+    const result = await run(f, [first]);
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: first.messageId }]);
+    expect(f.published).toEqual([]);
+    expect(f.quarantined).toEqual([]);
+    expect(f.counts[ProcessorMetric.FOREIGN]).toBeUndefined();
+    const last = await run(f, [{ ...first, attributes: { ...first.attributes, ApproximateReceiveCount: String(f.deps.settings.maxVerificationAttempts) } }]);
+    expect(last.batchItemFailures).toEqual([]);
+    expect(f.provider.calls).toEqual([`GET /pix/${theirs.endToEndId as string}`, `GET /pix/${theirs.endToEndId as string}`]);
+    expect(f.published).toEqual([]);
+    expect(f.quarantined).toEqual([]);
+    expect(f.counts[ProcessorMetric.FOREIGN]).toBe(1);
+    expect(f.store.records.size).toBe(0);
+  });
+
+  it('a Pix the provider answers 404 for at first and then shows as ours is published once (its lag), on a route with mutual TLS and a pin', async () => {
+    const f = authenticated(fakePixDeps());
+    const ours = pixElement(e2e(), { txid: 'QR1' });
+    const first = callback(ours);
+    expect((await run(f, [first])).batchItemFailures).toEqual([{ itemIdentifier: first.messageId }]);
+    f.provider.holds(ours);
+    expect((await run(f, [{ ...first, attributes: { ...first.attributes, ApproximateReceiveCount: '2' } }])).batchItemFailures).toEqual([]);
+    expect(f.published.map((e) => e.detail.subject.endToEndId)).toEqual([ours.endToEndId]);
+    expect(f.counts[ProcessorMetric.FOREIGN]).toBeUndefined();
   });
 
   it('one of ours beside one of theirs in a callback: ours published, theirs dropped', async () => {
@@ -183,10 +215,11 @@ describe('refunds', () => {
     expect(f.published.map((e) => e.detailType)).toEqual([T.PIX_RECEIVED, T.PIX_REFUND]);
   });
 
-  it('a refund of another customer\'s Pix (404 under our credentials) is dropped like the Pix', async () => {
-    const f = fakePixDeps();
+  it('a refund of another customer\'s Pix (404 under our credentials) is dropped like the Pix, on the last verification attempt', async () => {
+    const f = authenticated(fakePixDeps());
     const theirs = pixElement(e2e(), { txid: 'QR1', chave: null, devolucoes: [refundElement('D5', RefundStatus.RETURNED)] });
-    const result = await run(f, [callback(theirs)]);
+    const record = callback(theirs);
+    const result = await run(f, [{ ...record, attributes: { ...record.attributes, ApproximateReceiveCount: String(f.deps.settings.maxVerificationAttempts) } }]);
     expect(result.batchItemFailures).toEqual([]);
     expect(f.published).toEqual([]);
     expect(f.quarantined).toEqual([]);
