@@ -138,12 +138,15 @@ interface EventView {
   readonly notificationId?: string;
   readonly endToEndId?: string;
   readonly refundId?: string;
+  /** A Pix Received's key as the provider's answers showed it (none: tied by its charge, or to no key). */
+  readonly chave?: string;
 }
 
 function view(event: PublishedEvent): EventView {
   const d = event.detail as {
     idempotencyKey?: string; subject?: { id?: string; sequence?: number; nossoNumero?: string; idTransacao?: string; endToEndId?: string; refundId?: string };
     state?: { status?: string; statusClass?: string }; settlement?: { amount?: { cents?: number } }; notification?: { id?: string };
+    pix?: { chave?: string };
   };
   return {
     detailType: event.detailType as BankEventDetailType, key: String(d.idempotencyKey), subjectId: String(d.subject?.id),
@@ -152,6 +155,7 @@ function view(event: PublishedEvent): EventView {
     notificationId: d.notification?.id,
     ...(d.subject?.endToEndId ? { endToEndId: d.subject.endToEndId } : {}),
     ...(d.subject?.refundId ? { refundId: d.subject.refundId } : {}),
+    ...(d.pix?.chave ? { chave: d.pix.chave } : {}),
   };
 }
 
@@ -301,8 +305,13 @@ export function checkRecord(input: RecordInput): RecordAudit {
         accepted.add(identity);
         const published = events.filter((e) => e.endToEndId === e2e && (refund ? e.refundId === refund.id : e.refundId === undefined));
         if (anotherKey(item.kind === 'pix' ? item.pix.chave : item.chave)) {
-          if (published.some((e) => e.detailType !== BankEventDetailType.NOTIFICATION_NOT_CONFIRMED)) violations.push({ invariant: Invariant.UNVERIFIED, detail: `${identity} names a Pix key that is not the receiver's but was published` });
-          else outcomes[Outcome.FOREIGN]++;
+          // The callback's key decides nothing: the Pix may still be published (by the sweep) where the
+          // provider's answers show it under one of the receiver's keys, or under none (the keyless owner).
+          const shownElsewhere = events.some((e) => e.endToEndId === e2e && e.detailType === BankEventDetailType.PIX_RECEIVED && anotherKey(e.chave));
+          const receivedHere = events.some((e) => e.endToEndId === e2e && e.detailType === BankEventDetailType.PIX_RECEIVED);
+          const wrong = published.filter((e) => e.detailType !== BankEventDetailType.NOTIFICATION_NOT_CONFIRMED && (shownElsewhere || (refund !== undefined && !receivedHere)));
+          if (wrong.length) violations.push({ invariant: Invariant.UNVERIFIED, detail: `${identity} names a Pix key that is not the receiver's and was published ${shownElsewhere ? 'with the provider showing it under another key' : 'with no Pix Received of its Pix'}` });
+          else outcomes[published.length ? Outcome.VERIFIED : Outcome.FOREIGN]++;
           continue;
         }
         const held = input.pixHeld?.find((pix) => pix.endToEndId === e2e);

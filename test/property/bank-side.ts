@@ -289,7 +289,8 @@ export class BankSide {
 
   /** A Pix movement, through the simulator's control routes (its callbacks go out as the provider's). */
   private async pixAct(action: PixAction, lagMs: number): Promise<void> {
-    const before = this.engine.pix.exportState();
+    // What a lagging query answers: the book before the Pix (or the refund); a charge is made well before it is paid, so not before the charge.
+    let before = this.engine.pix.exportState();
     const lagging = (keys: readonly string[]) => { if (lagMs > 0) for (const key of keys) this.pixBefore.set(key, { until: this.now() + lagMs, state: before }); };
     const control = async (path: string, body: Record<string, unknown>) => {
       const reply = await this.engine.handle({ method: 'POST', url: path, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body)), certificate: { presented: false, trusted: false } });
@@ -308,6 +309,7 @@ export class BankSide {
       paid(await control('/control/pix/account/pay', { valor: '30.00', ...(action.txid ? { txid: `CT${this.pixPaid.length + 1}` } : {}) }));
     } else if (action.act === 'pay-charge') {
       const charge = await control('/control/pix/charges', { kind: action.charge, chave: PIX_KEYS.ours, valor: '40.00' });
+      before = this.engine.pix.exportState();
       paid(await control(`/control/pix/charges/${charge.txid as string}/pay`, {}));
     } else if (this.pixPaid.length) {
       const e2e = this.pixPaid[action.pix % this.pixPaid.length];
