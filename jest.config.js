@@ -9,14 +9,31 @@ const project = {
   },
 };
 
+/**
+ * The end-to-end suites: servers on loopback (the local runner, the simulator, moto), child
+ * processes (the CLI, the packed package, jsii), bundles loaded as Lambda loads them, and rules
+ * tested against the clock (timeouts, sleeps, rates). Everything else (pure cores, synth, handlers
+ * run in process over fakes) is the fast loop: `npm run test:unit`. One list, so a suite is in
+ * exactly one of the two projects.
+ */
+const END_TO_END = [
+  '/test/tools/', '/test/simulator/', '/test/api/', '/test/upgrade/', '/test/examples/', '/test/integ/',
+  '/test/cli/operate\\.test\\.ts$', '/test/cli/cli\\.test\\.ts$',
+  '/test/lambda/bank/registration/', '/test/lambda/provider/secrets\\.test\\.ts$', '/test/lambda/sandbox/',
+  '/test/lambda/processor/(rate-limit|bundle|bank-outage|secrets)\\.test\\.ts$', '/test/lambda/receiver/bundle\\.test\\.ts$',
+  '/test/lambda/reconciliation/watch\\.test\\.ts$',
+];
+
 /** @type {import('jest').Config} */
 module.exports = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-  // Two projects, as Powertools splits its tests: everything else, and the property harness
-  // (test/property/: a fixed number of seeded runs of the real handlers, `--selectProjects property`).
+  // Three projects, as Powertools splits its tests: the fast loop (`unit`), the end-to-end suites
+  // (`e2e`), and the property harness (test/property/: a fixed number of seeded runs of the real
+  // handlers). `npm test` runs all three; `--selectProjects <name>` one.
   projects: [
-    { ...project, displayName: 'tests', roots: ['<rootDir>/test'], testMatch: ['**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/property/'] },
+    { ...project, displayName: 'unit', roots: ['<rootDir>/test'], testMatch: ['**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/property/', ...END_TO_END] },
+    { ...project, displayName: 'e2e', roots: ['<rootDir>/test'], testRegex: END_TO_END.map((path) => (path.endsWith('/') ? `${path}.*\\.test\\.ts$` : path)) },
     { ...project, displayName: 'property', roots: ['<rootDir>/test/property'], testMatch: ['**/*.test.ts'] },
   ],
   // Most suites wait on servers, child processes and timers more than they compute: one worker

@@ -10,7 +10,7 @@ import { BankStage } from './core/bank-stage';
 import { type BankWebhookEndpointProps, checkBankWebhookEndpoint, type RouteSilenceOptions } from './endpoint/bank-webhook-endpoint-props';
 import { minimumVisibilitySeconds } from './core/timing';
 import { checkSettlementProcessor, type SettlementProcessorOptions } from './processor/settlement-processor-props';
-import { checkReconciliationSweep, type ReconciliationOptions } from './reconciliation/reconciliation-sweep';
+import { checkReconciliationSweep, type ReconciliationOptions } from './reconciliation/reconciliation-sweep-props';
 import { type BoletoWebhookContractOptions, checkContractOptions, contractBeneficiario } from './registration/boleto-webhook-contract';
 import type { PaymentWebhookRegistrationOptions } from './registration/payment-webhook-registration';
 import { checkRegistrationOptions } from './registration/registration-resource';

@@ -4,11 +4,12 @@ export { ReceiverDashboard, type ReceiverDashboardProps } from './receiver-dashb
 export { type BankConnectionProps, type PaymentQueryScopes } from './core/bank-connection';
 export { type PixConnectionProps, type PixOperationPaths, type PixOperationScopes } from './core/pix-connection';
 export { type PixDomainProps, type PixPinnedCertificates, type PixReceiverProps, type PixSweepProps, type PixTruststoreProps } from './core/pix-receiver';
-export { type OpenTelemetryOptions, TracingMode } from './core/tracing';
+export { type OpenTelemetryOptions, TracingMode, type TracingProps } from './core/tracing';
 export { PixBasicCredentials, PixGrantTypePlacement } from '../contracts/pix-connection';
 export { VerifiedEventRule, type VerifiedEventRuleOptions, type VerifiedEventSource } from './core/verified-event-rule';
 export { BankWebhooksConstants } from './constants';
 export type { FunctionNetworkProps } from './core/function-network';
+export type { ObservabilityProps } from './core/observability-props';
 export type { ReceiverNameProps } from './core/metrics';
 export { BankStage } from './core/bank-stage';
 export { BankWebhookEndpoint, type BankWebhookEndpointProps, type RouteSilenceOptions } from './endpoint';

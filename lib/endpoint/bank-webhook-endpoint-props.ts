@@ -4,16 +4,15 @@ import { type Duration, type Size, Token } from 'aws-cdk-lib';
 import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
-import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import type * as sns from 'aws-cdk-lib/aws-sns';
 import { MAX_BODY_BYTES_LIMIT } from '../../contracts/receiver';
 import { checkFunctionNetwork, type FunctionNetworkProps } from '../core/function-network';
 import { checkSecretNamed, checkTokenHeader, isWholeNumberIn, type PropsValidation } from '../core/props-validation';
-import { checkTracing, type OpenTelemetryOptions, type TracingMode } from '../core/tracing';
+import { checkTracing } from '../core/tracing';
+import type { ObservabilityProps } from '../core/observability-props';
 
 /** Properties of `BankWebhookEndpoint`. */
-export interface BankWebhookEndpointProps extends FunctionNetworkProps, ReceiverNameProps {
+export interface BankWebhookEndpointProps extends FunctionNetworkProps, ReceiverNameProps, ObservabilityProps {
   /**
    * Custom domain name for the API, such as `webhooks.example.com`. Needs `certificate`.
    * The default execute-api domain already meets the bank's rules (HTTPS, a publicly trusted
@@ -64,43 +63,10 @@ export interface BankWebhookEndpointProps extends FunctionNetworkProps, Receiver
   readonly throttlingBurstLimit?: number;
 
   /**
-   * How the stages and the receiver function are traced (in a BankWebhookReceiver, every function).
-   * @default TracingMode.OFF
-   */
-  readonly tracing?: TracingMode;
-  /**
-   * How AWS's OpenTelemetry layer runs; only with `tracing: TracingMode.OPENTELEMETRY`.
-   * @default - AWS's layer for the stack's region, fast start off, Application Signals off
-   */
-  readonly openTelemetry?: OpenTelemetryOptions;
-  /**
-   * X-Ray tracing on the stage and the receiver function (in a BankWebhookReceiver, on every function).
-   * @deprecated use `tracing: TracingMode.XRAY`; removed in 1.0
-   * @default false
-   */
-  readonly tracingEnabled?: boolean;
-
-  /**
    * Name of the API Gateway stage.
    * @default 'prod'
    */
   readonly stageName?: string;
-
-  /**
-   * Retention of the access log and of the receiver's log group (in a BankWebhookReceiver, of
-   * every log group).
-   * @default logs.RetentionDays.ONE_YEAR
-   */
-  readonly logRetention?: logs.RetentionDays;
-
-  /**
-   * KMS key for every log group the library creates (the receiver's, the access log, the
-   * processor's, the sweep's and the registration provider's). A key made in the same stack is
-   * given the statement CloudWatch Logs needs; an imported key's policy must already allow
-   * `logs.<region>.amazonaws.com`.
-   * @default - CloudWatch Logs' own encryption
-   */
-  readonly logEncryptionKey?: kms.IKey;
 
   /**
    * Creates the role API Gateway needs to write the stage's execution logs, and sets it for the
@@ -181,12 +147,6 @@ export interface BankWebhookEndpointProps extends FunctionNetworkProps, Receiver
    * @default - 6 × the processor's timeout + maxBatchingWindow (180 seconds for a SettlementProcessor's defaults)
    */
   readonly queueVisibilityTimeout?: Duration;
-
-  /**
-   * SNS topic notified when an alarm goes off and when it clears.
-   * @default - alarms without actions
-   */
-  readonly alarmTopic?: sns.ITopic;
 
   /**
    * Silence as an alarm: how long each route may go without a stored notification before its

@@ -3,9 +3,6 @@ import { checkReceiverName, type ReceiverNameProps } from '../core/metrics';
 import { Duration, RemovalPolicy, Token } from 'aws-cdk-lib';
 import type * as events from 'aws-cdk-lib/aws-events';
 import type * as iam from 'aws-cdk-lib/aws-iam';
-import type * as kms from 'aws-cdk-lib/aws-kms';
-import type * as logs from 'aws-cdk-lib/aws-logs';
-import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { ProcessorDefaults } from '../../contracts/processor';
 import { type BankConnectionProps, validateBankConnection } from '../core/bank-connection';
@@ -16,7 +13,8 @@ import { checkJournalOptions, type NotificationJournalOptions } from './notifica
 import { type AuditLogOptions, checkAuditLogOptions } from './audit-log';
 import { JournalObjectLock } from '../../contracts/record';
 import type { BoletoMovementMappingProps, BoletoStatusMappingProps, PaymentStatusMappingProps } from './status-mappings';
-import { checkTracing, type OpenTelemetryOptions, type TracingMode } from '../core/tracing';
+import { checkTracing } from '../core/tracing';
+import type { ObservabilityProps } from '../core/observability-props';
 
 /** How a SettlementProcessor verifies and publishes (BankWebhookReceiver takes the same props). */
 export interface SettlementProcessorOptions extends ReceiverNameProps {
@@ -154,7 +152,7 @@ export interface SettlementProcessorOptions extends ReceiverNameProps {
 }
 
 /** Properties of `SettlementProcessor`. */
-export interface SettlementProcessorProps extends SettlementProcessorOptions, FunctionNetworkProps {
+export interface SettlementProcessorProps extends SettlementProcessorOptions, FunctionNetworkProps, ObservabilityProps {
   /** How to reach the bank: every notification is verified with its query API before anything is published. */
   readonly bank: BankConnectionProps;
 
@@ -192,40 +190,6 @@ export interface SettlementProcessorProps extends SettlementProcessorOptions, Fu
    */
   readonly operatorRoles?: iam.IRole[];
 
-  /**
-   * Retention of the function's log group.
-   * @default logs.RetentionDays.ONE_YEAR
-   */
-  readonly logRetention?: logs.RetentionDays;
-
-  /**
-   * KMS key of the function's log group; its policy must let CloudWatch Logs use it.
-   * @default - CloudWatch Logs' own encryption
-   */
-  readonly logEncryptionKey?: kms.IKey;
-
-  /**
-   * How the function is traced.
-   * @default TracingMode.OFF
-   */
-  readonly tracing?: TracingMode;
-  /**
-   * How AWS's OpenTelemetry layer runs; only with `tracing: TracingMode.OPENTELEMETRY`.
-   * @default - AWS's layer for the stack's region, fast start off, Application Signals off
-   */
-  readonly openTelemetry?: OpenTelemetryOptions;
-  /**
-   * X-Ray active tracing of the function.
-   * @deprecated use `tracing: TracingMode.XRAY`; removed in 1.0
-   * @default false
-   */
-  readonly tracingEnabled?: boolean;
-
-  /**
-   * SNS topic notified when an alarm goes off and when it clears.
-   * @default - alarms without actions
-   */
-  readonly alarmTopic?: sns.ITopic;
 }
 
 const QUEUE_RETENTION = Duration.seconds(ProcessorDefaults.queueRetentionSeconds);

@@ -1,1 +1,2 @@
-export { ReconciliationSweep, type ReconciliationOptions, type ReconciliationSweepOptions, type ReconciliationSweepProps, type TrackPaymentProducer } from './reconciliation-sweep';
+export { ReconciliationSweep } from './reconciliation-sweep';
+export type { ReconciliationOptions, ReconciliationSweepOptions, ReconciliationSweepProps, TrackPaymentProducer } from './reconciliation-sweep-props';

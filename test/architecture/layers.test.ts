@@ -19,7 +19,7 @@ describe('the tree', () => {
   it('reads the imports it guards (type-only ones included)', () => {
     const has = (from: string, to: string, typeOnly?: boolean) => tree.some((e: ImportEdge) => e.from === from && e.to === to && (typeOnly === undefined || e.typeOnly === typeOnly));
     expect(has('lambda/processor/index.ts', 'lambda/bank/cooperative/index.ts', false)).toBe(true);
-    expect(has('lib/reconciliation/reconciliation-sweep.ts', 'lib/processor/settlement-processor.ts', true)).toBe(true);
+    expect(has('lib/reconciliation/reconciliation-sweep-props.ts', 'lib/processor/settlement-processor.ts', true)).toBe(true);
     expect(has('lib/registration/index.ts', 'lib/core/registration-provider.ts')).toBe(true);
     expect(tree.length).toBeGreaterThan(300);
   });

@@ -4,7 +4,10 @@
  * flow, not pacing: rate-limit.test.ts is), and a 12 s visibility timeout so that retried
  * messages come back within a test (the template's 60 s would only make the suites slower, not
  * different), and a 2 s grace before a look's change counts as recovered (the local bank delivers
- * in milliseconds). Registered with the bank on start; unregistered and stopped by `stopE2eRunner`.
+ * in milliseconds). The bank's delivery deadline is 30 s rather than its 10 s: these suites are about
+ * what is delivered, and a machine busy with other work must not turn a slow answer into a lost
+ * one (the deadline's own rule is the simulator's notifier tests'). Registered with the bank on
+ * start; unregistered and stopped by `stopE2eRunner`.
  */
 import { Duration } from 'aws-cdk-lib';
 import { BankWebhooksExampleStack } from '../../examples/basic-receiver/app';
@@ -22,6 +25,7 @@ export async function startE2eRunner(): Promise<LocalRunner> {
       return new BankWebhooksExampleStack(app, id, { receiver: { processorTimeout: Duration.seconds(10), maxVerificationAttempts: 2, recoveredGracePeriod: Duration.seconds(2), auditLog: { enabled: true } } });
     },
     visibilityTimeoutSeconds: 12,
+    simulator: { deliveryTimeoutMs: 30_000 },
   });
   await runner.register();
   return runner;

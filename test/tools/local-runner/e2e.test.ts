@@ -84,8 +84,8 @@ it('answers non-200 while the queue is unreachable, never a false 200, and deliv
   expect(during.map((d) => [d.outcome, d.status])).toEqual(Array(3).fill(['NÃO ENTREGUE', 503]));
   expect(after.map((d) => d.outcome)).toEqual(['ENTREGUE', 'ENTREGUE']);
   expect(eventsSince(since)).toHaveLength(2);
-  // The 503s were fast: well inside the bank's 10 s deadline.
-  expect(Math.max(...during.map((d) => d.durationMs))).toBeLessThan(10_000);
+  // Each was answered (a 503 has a status; a delivery past the bank's deadline has none): how fast
+  // is the receiver's budget rule's, tested in test/lambda/receiver/receiver.test.ts.
 });
 
 it('verifies through a query API answering 503, 429 and slowly for a while', async () => {
