@@ -231,7 +231,7 @@ export class BankWebhookReceiver extends Construct {
 
   /**
    * A metric the receiver function emits for one route (`ReceiverMetric`, such as
-   * `UnauthorizedRequests`; `route` is `payments` or `boleto`): a 5-minute sum unless `props` says otherwise.
+   * `UnauthorizedRequests`; `route` is `payments`, `boleto` or, with Pix, `pix`): a 5-minute sum unless `props` says otherwise.
    */
   public metricReceiver(metricName: string, route: string, props: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
     return this.endpoint.metricReceiver(metricName, route, props);

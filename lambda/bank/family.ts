@@ -1,6 +1,6 @@
 /**
- * The seam between the handlers and an API family (this bank's collection and payments APIs; the
- * standard Pix API next): what the processor needs of each kind of subject a family verifies. A
+ * The seam between the handlers and an API family (this bank's collection and payments APIs, the
+ * standard Pix API): what the processor needs of each kind of subject a family verifies. A
  * family is a folder under lambda/bank/ that exports its rules; families.ts registers them. The
  * processor's core asks the rules of a subject, never a family's internals (the guard test says so).
  */

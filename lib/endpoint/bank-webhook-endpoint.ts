@@ -182,7 +182,7 @@ export class BankWebhookEndpoint extends Construct {
 
   /**
    * A metric the receiver function emits for one route (`ReceiverMetric`, such as
-   * `UnauthorizedRequests`; `route` is `payments` or `boleto`): a 5-minute sum unless `props` says otherwise.
+   * `UnauthorizedRequests`; `route` is `payments`, `boleto` or, with Pix, `pix`): a 5-minute sum unless `props` says otherwise.
    */
   public metricReceiver(metricName: string, route: string, props: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
     return libraryMetric(metricName, RECEIVER_SERVICE_NAME, this.receiverName, { Route: route }, props);
