@@ -4,7 +4,7 @@ import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { encodeStoredNotification } from '../store/stored-notification';
 import { X509Certificate } from 'node:crypto';
 import { normalizedDn, PAYMENTS_TOKEN_HEADER, PIX_ROUTE, type PixClientCertificatePins, ReceiverDefaults, ReceiverMetric, type ReceiverSettings, type Route, STORED_ROUTES } from '../../contracts/receiver';
-import { isPixCallbackShape, isPixValidationCall } from '../bank/pix';
+import { isPixCallbackShape, isPixValidationCall } from '../bank/pix/receiving';
 import type { TokenStage } from '../shared/secret-tokens';
 import { findHeader, tokenMatches } from '../shared/token-check';
 import { currentTraceId, inSpan, SpanKind, startSpan, traceparentAttribute } from '../shared/telemetry';

@@ -71,6 +71,9 @@ describe('a planted import is caught', () => {
     ['a handler importing an API family\'s internals, not its index.ts', {
       'lambda/processor/planted.ts': "import { boletoState } from '../bank/cooperative/state';\nexport const b = boletoState;\n",
     }, [{ rule: Rule.FAMILY_INTERNALS, from: 'lambda/processor/planted.ts', to: 'lambda/bank/cooperative/state.ts' }]],
+    ['a handler other than the receiver importing a family\'s receiving.ts', {
+      'lambda/processor/planted.ts': "import { isPixCallbackShape } from '../bank/pix/receiving';\nexport const i = isPixCallbackShape;\n",
+    }, [{ rule: Rule.FAMILY_INTERNALS, from: 'lambda/processor/planted.ts', to: 'lambda/bank/pix/receiving.ts' }]],
     ['one API family importing another\'s internals', {
       'lambda/bank/cooperative/planted.ts': "import { readPix } from '../pix/pix-answers';\nexport const r = readPix;\n",
     }, [{ rule: Rule.FAMILY_INTERNALS, from: 'lambda/bank/cooperative/planted.ts', to: 'lambda/bank/pix/pix-answers.ts' }]],

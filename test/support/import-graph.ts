@@ -34,7 +34,7 @@ export enum Rule {
   LIB_LAMBDA = 'lib and lambda import each other',
   CONTRACTS_OUTWARD = 'contracts import something outside contracts',
   SIMULATOR_INTO_LAMBDA = 'a lambda folder other than the sandbox\'s imports the simulator',
-  FAMILY_INTERNALS = 'a file outside an API family (lambda/bank/<family>/) imports one of its files other than its index.ts',
+  FAMILY_INTERNALS = 'a file outside an API family (lambda/bank/<family>/) imports one of its files other than its index.ts (or, the receiver, its receiving.ts)',
   CYCLE = 'an import cycle',
 }
 
@@ -170,7 +170,7 @@ export function layerViolations(edges: readonly ImportEdge[]): Violation[] {
       else if (from && to && from !== 'core' && to !== 'core' && from !== to && !(edge.typeOnly && BUILT_ON[from]?.includes(to))) flag(Rule.PART_INTO_SIBLING, edge);
     }
     const family = familyOf(edge.to);
-    if (fromTop === 'lambda' && family && familyOf(edge.from) !== family && edge.to !== `lambda/bank/${family}/index.ts`) flag(Rule.FAMILY_INTERNALS, edge);
+    if (fromTop === 'lambda' && family && familyOf(edge.from) !== family && edge.to !== `lambda/bank/${family}/index.ts` && !(edge.from.startsWith('lambda/receiver/') && edge.to === `lambda/bank/${family}/receiving.ts`)) flag(Rule.FAMILY_INTERNALS, edge);
     if (fromTop === 'tools' && toTop === 'examples') flag(Rule.TOOLS_INTO_EXAMPLES, edge);
     if (fromTop === 'tools' && toTop === 'lambda' && handlers.has(folderUnder(edge.to, 'lambda') ?? '')) flag(Rule.TOOLS_INTO_HANDLER, edge);
   }

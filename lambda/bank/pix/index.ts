@@ -21,7 +21,7 @@ export function pixFamily(): ApiFamily {
 
 export { PixClient, type PixClientOptions } from './pix-client';
 export { ChargeState, type ChargeRead, type PixPageRead, type PixRead, type PixRefundRead, readCharge, readPix, readPixPage, readRefund } from './pix-answers';
-export { isPixCallbackShape, isPixValidationCall } from './pix-notification';
+export { isPixCallbackShape, isPixValidationCall } from './receiving';
 export { type PixQueries, pixQueries } from './pix-queries';
 export { parsePixCredentials, pixCredentialsFromSecret, readPixConnection } from './pix-connection';
 export { pixRegistrations, type PixWebhookCaller } from './pix-registration';
