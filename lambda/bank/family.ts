@@ -97,6 +97,14 @@ export interface SubjectRules {
   readonly kind: SubjectKind;
   /** Whether a look target is of this kind. */
   owns(target: LookSubject): boolean;
+  /** The subject's id (its record's key and the events' `subject.id`): `<kind>:...`. */
+  idOf(target: LookSubject, codigoBeneficiario: string): string;
+  /**
+   * A target of this kind from what a look request or a Track Payment event wrote (anyone who may
+   * send to the look queue can write it): each field checked, or an error naming `what`, the field
+   * and the rule it breaks.
+   */
+  targetFrom(subject: Readonly<Record<string, unknown>>, what: string): LookSubject;
   /** The target a notification item names, when the item is of this kind. */
   targetOf(item: SubjectItem): LookSubject | undefined;
   /** Why the item is not this receiver's to verify (it names another beneficiary), or undefined: the message is quarantined. */

@@ -2,24 +2,19 @@
  * Look requests (contracts/reconciliation.ts) written and read, and the subject ids they name:
  * the sweep's and Track Payment's ways of asking the processor to look at a subject.
  */
-import { PAYMENT_ID_PATTERN, PAYMENT_ID_RULE, PAYMENT_TYPES, type PaymentType } from '../../contracts/bank-connection';
+import { PAYMENT_ID_PATTERN, PAYMENT_TYPES, type PaymentType } from '../../contracts/bank-connection';
 import { EventTrigger } from '../../contracts/events';
-import { END_TO_END_ID, REFUND_ID } from '../../contracts/pix';
 import { type ListedSettlement, type LookRequest, type LookSubject, TRACK_PAYMENT_DETAIL_TYPE } from '../../contracts/reconciliation';
-import { nossoNumeroOf } from '../bank/cooperative';
+import { rulesOf, SUBJECT_RULES } from '../bank/families';
 import { UNNOTIFIED_LIMIT } from './subject-store';
 
 /**
- * A subject's id (the events' `subject.id`): `boleto:<codigoBeneficiario>:<nossoNumero>`,
- * `payment:<kind>:<idTransacao>`, `pix:<endToEndId>` or `pix-refund:<endToEndId>:<refundId>`.
+ * A subject's id (the events' `subject.id`), as its kind's rules name it:
+ * `boleto:<codigoBeneficiario>:<nossoNumero>`, `payment:<kind>:<idTransacao>`, `pix:<endToEndId>`,
+ * `pix-refund:<endToEndId>:<refundId>`.
  */
 export function subjectIdOf(target: LookSubject, codigoBeneficiario: string): string {
-  switch (target.kind) {
-    case 'boleto': return `boleto:${codigoBeneficiario}:${target.nossoNumero}`;
-    case 'payment': return `payment:${target.paymentKind}:${target.idTransacao}`;
-    case 'pix': return `pix:${target.endToEndId}`;
-    case 'pix-refund': return `pix-refund:${target.endToEndId}:${target.refundId}`;
-  }
+  return rulesOf(target).idOf(target, codigoBeneficiario);
 }
 
 /** The payment a payment subject's id names, or undefined for any other id (or an id not of the bank's pattern). */
@@ -99,32 +94,10 @@ function listedOf(value: unknown): { listed?: ListedSettlement } {
   return ok ? { listed: { day: v.day as string, cents: v.cents as number } } : {};
 }
 
+/** The subject a look request names, checked by its kind's rules. */
 function checkSubject(subject: Record<string, unknown>, what: string): LookSubject {
-  if (subject.kind === 'boleto') {
-    const nossoNumero = typeof subject.nossoNumero === 'string' ? nossoNumeroOf(subject.nossoNumero) : undefined;
-    if (!nossoNumero) throw new Error(`${what} names nossoNumero ${JSON.stringify(subject.nossoNumero)}; it must be the bank's boleto id, up to 9 digits`);
-    return { kind: 'boleto', nossoNumero };
-  }
-  if (subject.kind === 'payment') {
-    const paymentKind = typeof subject.paymentKind === 'string' ? subject.paymentKind.toLowerCase() : '';
-    if (!(PAYMENT_TYPES as readonly string[]).includes(paymentKind)) {
-      throw new Error(`${what} names paymentKind ${JSON.stringify(subject.paymentKind)}; it must be one of ${PAYMENT_TYPES.join(', ')}`);
-    }
-    if (typeof subject.idTransacao !== 'string' || !PAYMENT_ID_PATTERN.test(subject.idTransacao)) {
-      throw new Error(`${what} names idTransacao ${JSON.stringify(subject.idTransacao)?.slice(0, 120)}; it must match the bank's pattern ${PAYMENT_ID_RULE} (1 to 100 letters, digits, ':' or '-')`);
-    }
-    return { kind: 'payment', paymentKind: paymentKind as PaymentType, idTransacao: subject.idTransacao };
-  }
-  if (subject.kind === 'pix' || subject.kind === 'pix-refund') {
-    if (typeof subject.endToEndId !== 'string' || !END_TO_END_ID.test(subject.endToEndId)) {
-      throw new Error(`${what} names endToEndId ${JSON.stringify(subject.endToEndId)?.slice(0, 120)}; it must be a Pix's end-to-end id (1 to 64 letters and digits)`);
-    }
-    if (subject.kind === 'pix') return { kind: 'pix', endToEndId: subject.endToEndId };
-    if (typeof subject.refundId !== 'string' || !REFUND_ID.test(subject.refundId)) {
-      throw new Error(`${what} names refundId ${JSON.stringify(subject.refundId)?.slice(0, 120)}; it must be a refund's id (1 to 35 letters and digits)`);
-    }
-    return { kind: 'pix-refund', endToEndId: subject.endToEndId, refundId: subject.refundId };
-  }
-  throw new Error(`${what} names no subject the processor knows (a boleto's nossoNumero, a payment's paymentKind and idTransacao, or a Pix's endToEndId)`);
+  const rules = SUBJECT_RULES.find((r) => r.kind === subject.kind);
+  if (!rules) throw new Error(`${what} names no subject the processor knows (a boleto's nossoNumero, a payment's paymentKind and idTransacao, or a Pix's endToEndId)`);
+  return rules.targetFrom(subject, what);
 }
 

@@ -74,6 +74,9 @@ describe('a planted import is caught', () => {
     ['a handler other than the receiver importing a family\'s receiving.ts', {
       'lambda/processor/planted.ts': "import { isPixCallbackShape } from '../bank/pix/receiving';\nexport const i = isPixCallbackShape;\n",
     }, [{ rule: Rule.FAMILY_INTERNALS, from: 'lambda/processor/planted.ts', to: 'lambda/bank/pix/receiving.ts' }]],
+    ['the store importing a family, even its index.ts', {
+      'lambda/store/planted.ts': "import { nossoNumeroOf } from '../bank/cooperative';\nexport const n = nossoNumeroOf;\n",
+    }, [{ rule: Rule.STORE_INTO_FAMILY, from: 'lambda/store/planted.ts', to: 'lambda/bank/cooperative/index.ts' }]],
     ['one API family importing another\'s internals', {
       'lambda/bank/cooperative/planted.ts': "import { readPix } from '../pix/pix-answers';\nexport const r = readPix;\n",
     }, [{ rule: Rule.FAMILY_INTERNALS, from: 'lambda/bank/cooperative/planted.ts', to: 'lambda/bank/pix/pix-answers.ts' }]],

@@ -35,6 +35,7 @@ export enum Rule {
   CONTRACTS_OUTWARD = 'contracts import something outside contracts',
   SIMULATOR_INTO_LAMBDA = 'a lambda folder other than the sandbox\'s imports the simulator',
   FAMILY_INTERNALS = 'a file outside an API family (lambda/bank/<family>/) imports one of its files other than its index.ts (or, the receiver, its receiving.ts)',
+  STORE_INTO_FAMILY = 'the store imports an API family\'s folder (it reaches a kind of subject through families.ts and its rules)',
   CYCLE = 'an import cycle',
 }
 
@@ -171,6 +172,7 @@ export function layerViolations(edges: readonly ImportEdge[]): Violation[] {
     }
     const family = familyOf(edge.to);
     if (fromTop === 'lambda' && family && familyOf(edge.from) !== family && edge.to !== `lambda/bank/${family}/index.ts` && !(edge.from.startsWith('lambda/receiver/') && edge.to === `lambda/bank/${family}/receiving.ts`)) flag(Rule.FAMILY_INTERNALS, edge);
+    if (edge.from.startsWith('lambda/store/') && family) flag(Rule.STORE_INTO_FAMILY, edge);
     if (fromTop === 'tools' && toTop === 'examples') flag(Rule.TOOLS_INTO_EXAMPLES, edge);
     if (fromTop === 'tools' && toTop === 'lambda' && handlers.has(folderUnder(edge.to, 'lambda') ?? '')) flag(Rule.TOOLS_INTO_HANDLER, edge);
   }

@@ -3,6 +3,7 @@
  * boleto query of this receiver's beneficiary; a payment of the payments API (Pix sent, a boleto
  * paid, taxes), verified by the payment query of its kind.
  */
+import { PAYMENT_ID_PATTERN, PAYMENT_ID_RULE, PAYMENT_TYPES, type PaymentType } from '../../../contracts/bank-connection';
 import { SubjectKind, StatusClass, type PaymentKind } from '../../../contracts/events';
 import type { LookSubject } from '../../../contracts/reconciliation';
 import { answerNames, BANK_OFFSET, identifier, nossoNumeroOf } from './answers';
@@ -33,6 +34,12 @@ export function boletoRules(): SubjectRules {
   return {
     kind: SubjectKind.BOLETO,
     owns: (target) => target.kind === 'boleto',
+    idOf: (target, codigoBeneficiario) => `boleto:${codigoBeneficiario}:${(target as BoletoTarget).nossoNumero}`,
+    targetFrom: (subject, what) => {
+      const nossoNumero = typeof subject.nossoNumero === 'string' ? nossoNumeroOf(subject.nossoNumero) : undefined;
+      if (!nossoNumero) throw new Error(`${what} names nossoNumero ${JSON.stringify(subject.nossoNumero)}; it must be the bank's boleto id, up to 9 digits`);
+      return { kind: 'boleto', nossoNumero };
+    },
     targetOf: (item) => {
       const event = boletoItem(item);
       return event ? { kind: 'boleto', nossoNumero: event.nossoNumero } : undefined;
@@ -76,6 +83,17 @@ export function paymentRules(): SubjectRules {
   return {
     kind: SubjectKind.PAYMENT,
     owns: (target) => target.kind === 'payment',
+    idOf: (target) => `payment:${(target as PaymentTarget).paymentKind}:${(target as PaymentTarget).idTransacao}`,
+    targetFrom: (subject, what) => {
+      const paymentKind = typeof subject.paymentKind === 'string' ? subject.paymentKind.toLowerCase() : '';
+      if (!(PAYMENT_TYPES as readonly string[]).includes(paymentKind)) {
+        throw new Error(`${what} names paymentKind ${JSON.stringify(subject.paymentKind)}; it must be one of ${PAYMENT_TYPES.join(', ')}`);
+      }
+      if (typeof subject.idTransacao !== 'string' || !PAYMENT_ID_PATTERN.test(subject.idTransacao)) {
+        throw new Error(`${what} names idTransacao ${JSON.stringify(subject.idTransacao)?.slice(0, 120)}; it must match the bank's pattern ${PAYMENT_ID_RULE} (1 to 100 letters, digits, ':' or '-')`);
+      }
+      return { kind: 'payment', paymentKind: paymentKind as PaymentType, idTransacao: subject.idTransacao };
+    },
     targetOf: (item) => {
       const payment = paymentItem(item);
       return payment ? { kind: 'payment', paymentKind: payment.type, idTransacao: payment.idTransacao } : undefined;

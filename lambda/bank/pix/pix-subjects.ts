@@ -7,7 +7,7 @@
  * anyone at the provider can point a webhook at our URL.
  */
 import { BankEventDetailType, type EventAmount, PixChargeKind, type PixCharge, type PixReceived, type PixRefund, type PixValueComponents, StatusClass, SubjectKind } from '../../../contracts/events';
-import { CHARGE_TXID, normalizePixKey, RefundStatus } from '../../../contracts/pix';
+import { CHARGE_TXID, END_TO_END_ID, normalizePixKey, REFUND_ID, RefundStatus } from '../../../contracts/pix';
 import type { LookSubject } from '../../../contracts/reconciliation';
 import { BankApiError } from '../errors';
 import { Foreign, NotAttributed, type ProviderQueries, type RulesContext, type SubjectItem, type SubjectRules, wrongKind } from '../family';
@@ -164,11 +164,21 @@ const refundItem = (item: SubjectItem): PixRefundItem | undefined => (item.kind 
 
 const eventAccount: SubjectRules['eventAccount'] = (account) => ({ cooperativa: account.cooperativa, posto: account.posto, conta: account.conta });
 
+/** A look request's end-to-end id, checked. */
+function endToEndIdFrom(subject: Readonly<Record<string, unknown>>, what: string): string {
+  if (typeof subject.endToEndId !== 'string' || !END_TO_END_ID.test(subject.endToEndId)) {
+    throw new Error(`${what} names endToEndId ${JSON.stringify(subject.endToEndId)?.slice(0, 120)}; it must be a Pix's end-to-end id (1 to 64 letters and digits)`);
+  }
+  return subject.endToEndId;
+}
+
 /** The rules of a Pix received. */
 export function pixRules(): SubjectRules {
   return {
     kind: SubjectKind.PIX,
     owns: (target) => target.kind === 'pix',
+    idOf: (target) => `pix:${(target as PixTarget).endToEndId}`,
+    targetFrom: (subject, what) => ({ kind: 'pix', endToEndId: endToEndIdFrom(subject, what) }),
     targetOf: (item) => {
       const pix = pixItem(item);
       return pix ? { kind: 'pix', endToEndId: pix.pix.endToEndId } : undefined;
@@ -220,6 +230,14 @@ export function pixRefundRules(): SubjectRules {
   return {
     kind: SubjectKind.PIX_REFUND,
     owns: (target) => target.kind === 'pix-refund',
+    idOf: (target) => `pix-refund:${(target as RefundTarget).endToEndId}:${(target as RefundTarget).refundId}`,
+    targetFrom: (subject, what) => {
+      const endToEndId = endToEndIdFrom(subject, what);
+      if (typeof subject.refundId !== 'string' || !REFUND_ID.test(subject.refundId)) {
+        throw new Error(`${what} names refundId ${JSON.stringify(subject.refundId)?.slice(0, 120)}; it must be a refund's id (1 to 35 letters and digits)`);
+      }
+      return { kind: 'pix-refund', endToEndId, refundId: subject.refundId };
+    },
     targetOf: (item) => {
       const refund = refundItem(item);
       return refund ? { kind: 'pix-refund', endToEndId: refund.endToEndId, refundId: refund.refund.id } : undefined;
