@@ -24,8 +24,9 @@ it('reads the datapoints of the lines the functions print, with their dimensions
 });
 
 it('is in ALARM when the metric breaches in the evaluated period, with exactly its dimensions, and OK otherwise', () => {
-  const now = Date.now();
   const points = linesOf(['NotificationsRecovered', {}]).flatMap(metricDatapoints);
+  // The evaluation's clock is the datapoint's own instant (the clock read before it could be a millisecond behind).
+  const now = points[0].timestamp;
   expect(evaluateAlarm(alarm(), points, now)).toBe(LocalAlarmState.ALARM);
   // A period later it is over; other dimensions are another metric; missing data does not breach.
   expect(evaluateAlarm(alarm(), points, now + 901_000)).toBe(LocalAlarmState.OK);
