@@ -2,11 +2,10 @@
  * `cdk-bank-webhooks trace <nossoNumero | idTransacao | endToEndId>`: what happened to one boleto, payment or Pix received.
  * Its record's verified state and trail, and its raw notifications in the journal.
  */
-import { PaymentKind } from '../../contracts/events';
+import type { PaymentKind } from '../../contracts/events';
 import { CliExit, type OperatorManifest } from '../../contracts/operations';
 import { type TrailEntry, TrailEntryKind } from '../../contracts/record';
-import { PAYMENT_ID_PATTERN } from '../../contracts/bank-connection';
-import { END_TO_END_ID } from '../../contracts/pix';
+import { SUBJECT_RULES } from '../../lambda/bank/families';
 import { DynamoDbSubjectStore, type SubjectRecord } from '../../lambda/store/subject-store';
 import { formatTable } from '../table';
 import { type AwsClients, OperatorError } from './aws';
@@ -22,18 +21,16 @@ export interface SubjectTrace {
   readonly journalBucket?: string;
 }
 
-/** The subject ids an operator's argument may name, the likeliest first. */
+/** The subject ids an operator's argument may name, the likeliest first: each kind's rules guess their own. */
 export function candidateSubjects(arg: string, manifest: OperatorManifest, kind?: PaymentKind): string[] {
   if (/^(boleto|payment|pix|pix-refund):/.test(arg)) return [arg];
-  // A nossoNumero is 9 digits at the bank; clients zero-pad it.
-  if (/^\d{1,9}$/.test(arg) && kind === undefined) return [`boleto:${manifest.codigoBeneficiario}:${arg.padStart(9, '0')}`];
-  if (!PAYMENT_ID_PATTERN.test(arg)) {
+  const guesses = SUBJECT_RULES.flatMap((rules) => rules.guessIds?.(arg, manifest.codigoBeneficiario, kind) ?? []);
+  const only = guesses.find((guess) => guess.only);
+  if (only) return [...only.ids];
+  if (!guesses.length) {
     throw new OperatorError(`"${arg}" is neither a nossoNumero (up to 9 digits), an idTransacao (the bank's pattern: letters, digits, ':' and '-', 1 to 100) nor a Pix's endToEndId, nor a subject id (boleto:…, payment:…, pix:…).`, CliExit.USAGE);
   }
-  const payments = (kind ? [kind] : Object.values(PaymentKind)).map((k) => `payment:${k}:${arg}`);
-  // An end-to-end id (E + the payer's ISPB, letters and digits since the standard's 2.9.0, + ...) is likelier a Pix received than a payment's id.
-  const pix = kind === undefined && END_TO_END_ID.test(arg) ? [`pix:${arg}`] : [];
-  return /^[ED][0-9A-Z]{8}\d{12}/.test(arg) ? [...pix, ...payments] : [...payments, ...pix];
+  return [...guesses].sort((a, b) => b.rank - a.rank).flatMap((guess) => guess.ids);
 }
 
 /** The first candidate the receiver has a record or a raw notification of (else the first, with neither). */

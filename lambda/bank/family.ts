@@ -92,6 +92,13 @@ export function wrongKind(kind: string): never {
   throw new Error(`a ${kind} rule was given a subject of another kind`);
 }
 
+/** What an operator's argument may name in one kind of subject (see SubjectRules.guessIds). */
+export interface IdGuess {
+  readonly ids: readonly string[];
+  readonly rank: number;
+  readonly only?: boolean;
+}
+
 /** How one kind of subject is verified: named, asked about, read, compared and published. */
 export interface SubjectRules {
   readonly kind: SubjectKind;
@@ -105,6 +112,12 @@ export interface SubjectRules {
    * and the rule it breaks.
    */
   targetFrom(subject: Readonly<Record<string, unknown>>, what: string): LookSubject;
+  /**
+   * The subject ids of this kind an operator's argument to `trace` may name (a nossoNumero, an
+   * idTransacao, an end-to-end id), with how likely they are against the other kinds' (higher
+   * first), and whether no other kind may be meant (`only`); undefined when it cannot be one.
+   */
+  guessIds?(arg: string, codigoBeneficiario: string, paymentKind?: string): IdGuess | undefined;
   /** The target a notification item names, when the item is of this kind. */
   targetOf(item: SubjectItem): LookSubject | undefined;
   /** Why the item is not this receiver's to verify (it names another beneficiary), or undefined: the message is quarantined. */

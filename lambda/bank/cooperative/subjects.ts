@@ -4,7 +4,7 @@
  * paid, taxes), verified by the payment query of its kind.
  */
 import { PAYMENT_ID_PATTERN, PAYMENT_ID_RULE, PAYMENT_TYPES, type PaymentType } from '../../../contracts/bank-connection';
-import { SubjectKind, StatusClass, type PaymentKind } from '../../../contracts/events';
+import { PaymentKind, SubjectKind, StatusClass } from '../../../contracts/events';
 import type { LookSubject } from '../../../contracts/reconciliation';
 import { answerNames, BANK_OFFSET, identifier, nossoNumeroOf } from './answers';
 import { NotOurs, type SubjectItem, type SubjectRules, wrongKind } from '../family';
@@ -35,6 +35,8 @@ export function boletoRules(): SubjectRules {
     kind: SubjectKind.BOLETO,
     owns: (target) => target.kind === 'boleto',
     idOf: (target, codigoBeneficiario) => `boleto:${codigoBeneficiario}:${(target as BoletoTarget).nossoNumero}`,
+    // A nossoNumero is up to 9 digits at the bank (clients zero-pad it): nothing else is meant, unless a payment's kind is given.
+    guessIds: (arg, codigoBeneficiario, paymentKind) => (/^\d{1,9}$/.test(arg) && paymentKind === undefined ? { ids: [`boleto:${codigoBeneficiario}:${arg.padStart(9, '0')}`], rank: 3, only: true } : undefined),
     targetFrom: (subject, what) => {
       const nossoNumero = typeof subject.nossoNumero === 'string' ? nossoNumeroOf(subject.nossoNumero) : undefined;
       if (!nossoNumero) throw new Error(`${what} names nossoNumero ${JSON.stringify(subject.nossoNumero)}; it must be the bank's boleto id, up to 9 digits`);
@@ -84,6 +86,7 @@ export function paymentRules(): SubjectRules {
     kind: SubjectKind.PAYMENT,
     owns: (target) => target.kind === 'payment',
     idOf: (target) => `payment:${(target as PaymentTarget).paymentKind}:${(target as PaymentTarget).idTransacao}`,
+    guessIds: (arg, _codigoBeneficiario, paymentKind) => (PAYMENT_ID_PATTERN.test(arg) ? { ids: (paymentKind ? [paymentKind] : Object.values(PaymentKind)).map((k) => `payment:${k}:${arg}`), rank: 1 } : undefined),
     targetFrom: (subject, what) => {
       const paymentKind = typeof subject.paymentKind === 'string' ? subject.paymentKind.toLowerCase() : '';
       if (!(PAYMENT_TYPES as readonly string[]).includes(paymentKind)) {

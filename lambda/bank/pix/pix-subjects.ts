@@ -178,6 +178,8 @@ export function pixRules(): SubjectRules {
     kind: SubjectKind.PIX,
     owns: (target) => target.kind === 'pix',
     idOf: (target) => `pix:${(target as PixTarget).endToEndId}`,
+    // An end-to-end id (E, the payer's ISPB, letters and digits since the standard's 2.9.0, the minute...) is likelier a Pix received than a payment's id.
+    guessIds: (arg, _codigoBeneficiario, paymentKind) => (paymentKind === undefined && END_TO_END_ID.test(arg) ? { ids: [`pix:${arg}`], rank: /^[ED][0-9A-Z]{8}\d{12}/.test(arg) ? 2 : 0 } : undefined),
     targetFrom: (subject, what) => ({ kind: 'pix', endToEndId: endToEndIdFrom(subject, what) }),
     targetOf: (item) => {
       const pix = pixItem(item);
