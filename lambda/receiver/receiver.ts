@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { errorSummary, type Log } from '../shared/runtime';
+import { abortAfter } from '../shared/retry';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { encodeStoredNotification } from '../store/stored-notification';
 import { X509Certificate } from 'node:crypto';
@@ -251,7 +252,7 @@ async function storeNotification(event: APIGatewayProxyEvent, route: Route, deps
         MessageBody: messageBody,
         MessageAttributes: { route: { DataType: 'String', StringValue: route }, ...traceparentAttribute() },
       }),
-      { abortSignal: AbortSignal.timeout(enqueueBudgetMs) },
+      { abortSignal: abortAfter(enqueueBudgetMs) },
     ), { kind: SpanKind.PRODUCER });
     // The count is the log record: one line per stored notification (see metricCounter).
     count(ReceiverMetric.STORED, route, { message: 'Notification stored', requestId, messageId: sent.MessageId ?? '', bodyBytes: String(body.length) });

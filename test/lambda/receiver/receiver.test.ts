@@ -291,13 +291,22 @@ describe('the function\'s timeout', () => {
     });
     // SQS takes the connection and never answers.
     const silentSqs = { send: (_command: unknown, options: { abortSignal: AbortSignal }) => new Promise((_resolve, reject) => options.abortSignal.addEventListener('abort', () => reject(new Error('aborted')))) };
-    const started = Date.now();
-    const answer = await handleNotification(apiEvent({ route: 'payments', headers: { Authorization: PENDING }, body: PIX_NOTIFICATION }), {
-      ...deps, tokens: slowTokens, sqs: silentSqs as unknown as SQSClient, remainingTimeMs: () => 6_000 - (Date.now() - started),
-    });
-    const elapsed = Date.now() - started;
+    // The rule is about the function's clock, not this machine's: Jest's clock, moved 100 ms at a time.
+    jest.useFakeTimers({ now: Date.parse('2026-11-28T12:00:00Z') });
+    let answer: Awaited<ReturnType<typeof handleNotification>> | undefined;
+    let elapsed = 0;
+    try {
+      const started = Date.now();
+      const answering = handleNotification(apiEvent({ route: 'payments', headers: { Authorization: PENDING }, body: PIX_NOTIFICATION }), {
+        ...deps, tokens: slowTokens, sqs: silentSqs as unknown as SQSClient, remainingTimeMs: () => 6_000 - (Date.now() - started),
+      }).then((a) => { answer = a; elapsed = Date.now() - started; });
+      for (let i = 0; i < 80 && answer === undefined; i++) await jest.advanceTimersByTimeAsync(100);
+      await answering;
+    } finally {
+      jest.useRealTimers();
+    }
 
-    expect(answer.statusCode).toBe(503);
+    expect(answer?.statusCode).toBe(503);
     expect(elapsed).toBeLessThanOrEqual(5_000);
     expect(logger.entries.filter((e) => e.level === 'error').map((e) => e.message)).toEqual(['Could not store an authenticated notification in SQS within the budget; answering 503']);
     expect(counted).toEqual(['EnqueueFailures:payments']);
