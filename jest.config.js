@@ -22,6 +22,8 @@ const END_TO_END = [
   '/test/lambda/bank/registration/', '/test/lambda/provider/secrets\\.test\\.ts$', '/test/lambda/sandbox/',
   '/test/lambda/processor/(rate-limit|bundle|bank-outage|secrets)\\.test\\.ts$', '/test/lambda/receiver/bundle\\.test\\.ts$',
   '/test/lambda/reconciliation/watch\\.test\\.ts$',
+  '/test/cli/check-endpoint/', '/test/lambda/bank/(client|pix-client)\\.test\\.ts$', '/test/schemas/pix-(openapi|api-schemas)\\.test\\.ts$',
+  '/test/lambda/store/journal\\.test\\.ts$', '/test/lambda/provider/redrive-allow\\.test\\.ts$',
 ];
 
 /** @type {import('jest').Config} */
