@@ -1,9 +1,9 @@
 import { Duration, Token } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { type BankConnectionProps, checkRealBank } from './core/bank-connection';
+import { type BankConnectionProps, checkRealBank } from './families/cooperative/bank-connection';
 import { PropsValidation } from './core/props-validation';
-import { checkRealPixProvider } from './core/pix-connection';
-import { checkPixSweep, type PixReceiverProps } from './core/pix-receiver';
+import { checkRealPixProvider } from './families/pix/pix-connection';
+import { checkPixSweep, type PixReceiverProps } from './families/pix/pix-receiver';
 import { ProcessorDefaults } from '../contracts/processor';
 import { SweepDefaults } from '../contracts/reconciliation';
 import { BankStage } from './core/bank-stage';

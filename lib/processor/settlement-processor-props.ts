@@ -1,11 +1,11 @@
-import { type PixReceiverProps, validatePixReceiver } from '../core/pix-receiver';
+import { type PixReceiverProps, validatePixReceiver } from '../families/pix/pix-receiver';
 import { checkReceiverName, type ReceiverNameProps } from '../core/metrics';
 import { Duration, RemovalPolicy, Token } from 'aws-cdk-lib';
 import type * as events from 'aws-cdk-lib/aws-events';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { ProcessorDefaults } from '../../contracts/processor';
-import { type BankConnectionProps, validateBankConnection } from '../core/bank-connection';
+import { type BankConnectionProps, validateBankConnection } from '../families/cooperative/bank-connection';
 import { checkFunctionNetwork, type FunctionNetworkProps } from '../core/function-network';
 import { isWholeNumberIn, type PropsValidation } from '../core/props-validation';
 import { checkIdempotencyTtl, minimumVisibilitySeconds } from '../core/timing';

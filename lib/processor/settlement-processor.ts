@@ -14,9 +14,9 @@ import {
   IdempotencyTable, PROCESSOR_SERVICE_NAME, PROCESSOR_SETTINGS_ENV, ProcessorDefaults, ProcessorMetric,
 } from '../../contracts/processor';
 import { PendingPaymentIndex } from '../../contracts/reconciliation';
-import { type BankConnectionProps, bankConnectionEnvironment } from '../core/bank-connection';
-import { pixConnectionEnvironment } from '../core/pix-connection';
-import { normalizedPixKeys, pixRecordLifetime, type PixReceiverProps } from '../core/pix-receiver';
+import { type BankConnectionProps, bankConnectionEnvironment } from '../families/cooperative/bank-connection';
+import { pixConnectionEnvironment } from '../families/pix/pix-connection';
+import { normalizedPixKeys, pixRecordLifetime, type PixReceiverProps } from '../families/pix/pix-receiver';
 import { notifyOn, Runbook, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
 import { QueueSenders } from '../core/queue-senders';
 import { acknowledgeInherent } from '../core/compliance';

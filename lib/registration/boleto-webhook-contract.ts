@@ -3,7 +3,7 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { type BoletoContractSpec, compactDeployed, RegistrationAttribute, RegistrationDefaults, RegistrationResourceType } from '../../contracts/registration';
 import { ACCOUNT_FIELD_PATTERN, type BankAccount } from '../../contracts/bank-connection';
-import { type BankConnectionProps, validateBankConnection } from '../core/bank-connection';
+import { type BankConnectionProps, validateBankConnection } from '../families/cooperative/bank-connection';
 import { checkSecretNamed, checkTokenHeader, type PropsValidation, validateProps } from '../core/props-validation';
 import { appliedRecordNameOf, checkRegistrationOptions, checkWebhookUrl, createRegistrationResource, type RegistrationResourceOptions } from './registration-resource';
 import type { WatchedRegistration } from '../../contracts/reconciliation';

@@ -3,7 +3,7 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { compactDeployed, type PaymentWebhookSpec, RegistrationAttribute, RegistrationResourceType } from '../../contracts/registration';
 import type { WatchedRegistration } from '../../contracts/reconciliation';
-import { type BankConnectionProps, validateBankConnection } from '../core/bank-connection';
+import { type BankConnectionProps, validateBankConnection } from '../families/cooperative/bank-connection';
 import { checkSecretNamed, type PropsValidation, validateProps } from '../core/props-validation';
 import { appliedRecordNameOf, checkRegistrationOptions, checkWebhookUrl, createRegistrationResource, type RegistrationResourceOptions } from './registration-resource';
 

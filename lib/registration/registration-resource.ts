@@ -3,7 +3,7 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { BankConnectionSettings } from '../../contracts/bank-connection';
 import { appliedRecordName, type BoletoContractSpec, type PaymentWebhookSpec, RegistrationDefaults, RegistrationProperty } from '../../contracts/registration';
-import { type BankConnectionProps, bankConnectionSettings } from '../core/bank-connection';
+import { type BankConnectionProps, bankConnectionSettings } from '../families/cooperative/bank-connection';
 import { checkFunctionNetwork } from '../core/function-network';
 import { isHttpsUrl, type PropsValidation } from '../core/props-validation';
 import { RegistrationProvider, type RegistrationProviderSettings } from '../core/registration-provider';

@@ -10,8 +10,8 @@ import {
   SAMPLE_PIX_KEYS, SAMPLE_SIMULATOR_ACCOUNT, SANDBOX_CREDENTIALS_PROPERTY, SANDBOX_ENV, SANDBOX_PIX_CREDENTIALS_PROPERTY, SANDBOX_STATE_KEY, SIMULATOR_PATHS, type SandboxAccount, SandboxDefaults,
 } from '../../contracts/sandbox';
 import { MAX_PIX_KEY_LENGTH, normalizePixKey } from '../../contracts/pix';
-import type { BankConnectionProps } from '../core/bank-connection';
-import type { PixConnectionProps } from '../core/pix-connection';
+import type { BankConnectionProps } from '../families/cooperative/bank-connection';
+import type { PixConnectionProps } from '../families/pix/pix-connection';
 import { PropsValidation } from '../core/props-validation';
 import { SandboxFunction } from './sandbox-function';
 

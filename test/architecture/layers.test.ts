@@ -62,6 +62,15 @@ describe('a planted import is caught', () => {
     ['a part built on another importing more than its types', {
       'lib/reconciliation/planted.ts': "import { SettlementProcessor } from '../processor/settlement-processor';\nexport const P = SettlementProcessor;\n",
     }, [{ rule: Rule.PART_INTO_SIBLING, from: 'lib/reconciliation/planted.ts', to: 'lib/processor/settlement-processor.ts' }]],
+    ['an API family\'s lib layer importing a part', {
+      'lib/families/pix/planted.ts': "import type { SettlementProcessorProps } from '../../processor/settlement-processor-props';\nexport type P = SettlementProcessorProps;\n",
+    }, [{ rule: Rule.LIB_FAMILY_UPWARD, from: 'lib/families/pix/planted.ts', to: 'lib/processor/settlement-processor-props.ts' }]],
+    ['an API family\'s lib layer importing another family\'s', {
+      'lib/families/pix/planted.ts': "import type { BankConnectionProps } from '../cooperative/bank-connection';\nexport type P = BankConnectionProps;\n",
+    }, [{ rule: Rule.LIB_FAMILY_UPWARD, from: 'lib/families/pix/planted.ts', to: 'lib/families/cooperative/bank-connection.ts' }]],
+    ['lib/core importing an API family\'s lib layer', {
+      'lib/core/planted.ts': "import type { PixReceiverProps } from '../families/pix/pix-receiver';\nexport type P = PixReceiverProps;\n",
+    }, [{ rule: Rule.CORE_INTO_PART, from: 'lib/core/planted.ts', to: 'lib/families/pix/pix-receiver.ts' }]],
     ['lib/core importing a part', {
       'lib/core/planted.ts': "import { BankWebhookEndpoint } from '../endpoint/bank-webhook-endpoint';\nexport const E = BankWebhookEndpoint;\n",
     }, [{ rule: Rule.CORE_INTO_PART, from: 'lib/core/planted.ts', to: 'lib/endpoint/bank-webhook-endpoint.ts' }]],

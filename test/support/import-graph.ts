@@ -35,6 +35,7 @@ export enum Rule {
   CONTRACTS_OUTWARD = 'contracts import something outside contracts',
   SIMULATOR_INTO_LAMBDA = 'a lambda folder other than the sandbox\'s imports the simulator',
   FAMILY_INTERNALS = 'a file outside an API family (lambda/bank/<family>/) imports one of its files other than its index.ts (or, the receiver, its receiving.ts)',
+  LIB_FAMILY_UPWARD = 'an API family\'s layer under lib/families/ imports something other than lib/core and its own folder',
   STORE_INTO_FAMILY = 'the store imports an API family\'s folder (it reaches a kind of subject through families.ts and its rules)',
   CYCLE = 'an import cycle',
 }
@@ -132,6 +133,11 @@ function lambdaHandlers(files: readonly string[]): Set<string> {
 }
 
 /** The API family a file belongs to (`lambda/bank/<family>/...`; `base/` is what they share, no family). */
+/** The API family of a file under lib/families/ (its folder there). */
+function libFamilyOf(file: string): string | undefined {
+  return /^lib\/families\/([^/]+)\//.exec(file)?.[1];
+}
+
 function familyOf(file: string): string | undefined {
   const match = /^lambda\/bank\/([^/]+)\//.exec(file);
   return match && match[1] !== 'base' ? match[1] : undefined;
@@ -166,9 +172,12 @@ export function layerViolations(edges: readonly ImportEdge[]): Violation[] {
     }
     if (fromTop === 'lib' && toTop === 'lib') {
       const [from, to] = [folderUnder(edge.from, 'lib'), folderUnder(edge.to, 'lib')];
-      if (from === 'core' && to !== 'core') flag(Rule.CORE_INTO_PART, edge);
+      // lib/families/<family>/: what one API family adds to the constructs, over lib/core, under every part.
+      const intoOtherFamily = to !== 'families' || libFamilyOf(edge.from) !== libFamilyOf(edge.to);
+      if (from === 'families' && to !== 'core' && intoOtherFamily) flag(Rule.LIB_FAMILY_UPWARD, edge);
+      else if (from === 'core' && to !== 'core') flag(Rule.CORE_INTO_PART, edge);
       else if (from && from !== 'core' && !to) flag(Rule.PART_INTO_FACADE, edge);
-      else if (from && to && from !== 'core' && to !== 'core' && from !== to && !(edge.typeOnly && BUILT_ON[from]?.includes(to))) flag(Rule.PART_INTO_SIBLING, edge);
+      else if (from && to && from !== 'core' && to !== 'core' && from !== 'families' && to !== 'families' && from !== to && !(edge.typeOnly && BUILT_ON[from]?.includes(to))) flag(Rule.PART_INTO_SIBLING, edge);
     }
     const family = familyOf(edge.to);
     if (fromTop === 'lambda' && family && familyOf(edge.from) !== family && edge.to !== `lambda/bank/${family}/index.ts` && !(edge.from.startsWith('lambda/receiver/') && edge.to === `lambda/bank/${family}/receiving.ts`)) flag(Rule.FAMILY_INTERNALS, edge);

@@ -5,8 +5,9 @@ import type { Construct } from 'constructs';
 import {
   ACCOUNT_FIELD_PATTERN, ACCOUNT_FIELDS, BANK_CONNECTION_ENV, type BankAccount, type BankConnectionSettings, BankConnectionDefaults, ClientCredentialsAuth, compactBankConnection,
   PAYMENT_TYPES, scopeSettings, ZuluTimestamps,
-} from '../../contracts/bank-connection';
-import { checkSecretNamed, isHttpsUrl, isWholeNumberIn, type PropsValidation } from './props-validation';
+} from '../../../contracts/bank-connection';
+import { checkSecretNamed, isHttpsUrl, isWholeNumberIn, type PropsValidation } from '../../core/props-validation';
+import { functionUrlProps } from '../../core/function-url';
 
 /**
  * The scopes of the token each kind of payment query uses. A kind left out keeps its default; kinds
@@ -234,27 +235,6 @@ export function bankConnectionSettings(props: BankConnectionProps): BankConnecti
 }
 
 /** A Lambda function URL's host (`<id>.lambda-url.<region>.on.aws`): a BankSandbox, never the real bank. */
-const FUNCTION_URL_HOST = /\.lambda-url\.[a-z0-9-]+\.on\.aws(?::\d+)?(?:[/?#]|$)/i;
-
-/** Whether a resolved value refers to a Lambda function URL: a `FunctionUrl` attribute, or a literal host of one. */
-function refersToFunctionUrl(value: unknown): boolean {
-  if (typeof value === 'string') return FUNCTION_URL_HOST.test(value);
-  if (Array.isArray(value)) return value.some(refersToFunctionUrl);
-  if (!value || typeof value !== 'object') return false;
-  const getAtt = (value as Record<string, unknown>)['Fn::GetAtt'];
-  if (Array.isArray(getAtt) && getAtt[1] === 'FunctionUrl') return true;
-  return Object.values(value).some(refersToFunctionUrl);
-}
-
-/**
- * Which of `urls` (prop name to value) point at a Lambda function URL: a BankSandbox's in the same
- * app (however its connection was copied or its flags changed), or any literal
- * `*.lambda-url.<region>.on.aws` host. A URL from outside the app (a parameter, an import) cannot be seen.
- */
-export function functionUrlProps(scope: Construct, urls: Readonly<Record<string, string | undefined>>): string[] {
-  const stack = Stack.of(scope);
-  return Object.entries(urls).filter(([, url]) => url !== undefined && refersToFunctionUrl(Token.isUnresolved(url) ? stack.resolve(url) : url)).map(([name]) => name);
-}
 
 /**
  * Checks that a PRODUCTION receiver's bank is the real one by what it is, whatever flag is spread

@@ -4,9 +4,9 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import {
   DEFAULT_PIX_PATHS, DEFAULT_PIX_SCOPES, PIX_CONNECTION_ENV, PixBasicCredentials, PixConnectionDefaults, type PixConnectionSettings, PixGrantTypePlacement, PixOperation,
-} from '../../contracts/pix-connection';
-import { functionUrlProps } from './bank-connection';
-import { checkSecretNamed, isHttpsUrl, isWholeNumberIn, type PropsValidation } from './props-validation';
+} from '../../../contracts/pix-connection';
+import { functionUrlProps } from '../../core/function-url';
+import { checkSecretNamed, isHttpsUrl, isWholeNumberIn, type PropsValidation } from '../../core/props-validation';
 
 /**
  * Each Pix API operation's path under the base URL, with its version, for a provider that differs

@@ -2,11 +2,11 @@ import { Duration, Token } from 'aws-cdk-lib';
 import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import type * as route53 from 'aws-cdk-lib/aws-route53';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
-import { MAX_PIX_KEY_LENGTH, normalizePixKey, pixKeyHash } from '../../contracts/pix';
-import { RecordLifetime } from '../../contracts/processor';
-import type { PixSweepSettings } from '../../contracts/reconciliation';
+import { MAX_PIX_KEY_LENGTH, normalizePixKey, pixKeyHash } from '../../../contracts/pix';
+import { RecordLifetime } from '../../../contracts/processor';
+import type { PixSweepSettings } from '../../../contracts/reconciliation';
 import { type PixConnectionProps, validatePixConnection } from './pix-connection';
-import type { PropsValidation } from './props-validation';
+import type { PropsValidation } from '../../core/props-validation';
 
 /** Days before the provider's client certificate expires that its alarm goes off (a month ahead). */
 export const PIX_CERTIFICATE_WARNING_DAYS = 30;
