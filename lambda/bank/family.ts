@@ -4,7 +4,7 @@
  * family is a folder under lambda/bank/ that exports its rules; families.ts registers them. The
  * processor's core asks the rules of a subject, never a family's internals (the guard test says so).
  */
-import type { BankAccount, PaymentType, ZuluTimestamps } from '../../contracts/bank-connection';
+import type { BankAccount, ZuluTimestamps } from '../../contracts/bank-connection';
 import type { EventAccount, EventSubject, NotificationClaim, SubjectKind } from '../../contracts/events';
 import type { ProcessorSettings } from '../../contracts/processor';
 import type { Route } from '../../contracts/receiver';
@@ -13,15 +13,13 @@ import type { RegistrationResourceType, RegistrationSpec } from '../../contracts
 import type { Log } from '../shared/runtime';
 import type { Change, ClaimCheck, KeyedState, SubjectState } from './verified-state';
 
-/** The provider's queries a family's rules make (the bank client fits). */
+/**
+ * The providers' clients a family's rules query, by family name (this bank's collection and
+ * payments APIs are `cooperative`, the standard Pix API's is `pix`), each where the receiver has its
+ * connection: a family's rules read only their own, and say so when it is missing.
+ */
 export interface ProviderQueries {
-  queryBoleto(codigoBeneficiario: string, nossoNumero: string, deadline: number): Promise<Record<string, unknown>>;
-  queryPayment(type: PaymentType, idTransacao: string, deadline: number): Promise<Record<string, unknown>>;
-  /**
-   * Other families' clients, by family name (the standard Pix API's is `pix`), when the receiver
-   * has their connection: a family's rules read only their own.
-   */
-  readonly clients?: Readonly<Record<string, unknown>>;
+  readonly clients: Readonly<Record<string, unknown>>;
 }
 
 /** One item of a notification a family read: what it says about one subject, and the item as received. */

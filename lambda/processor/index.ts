@@ -62,9 +62,7 @@ const pixClient = (pacer: BankPacer) => pixConnection && pixCredentials && new P
 function queries(client: BankClient, pacer: BankPacer): BankQueries {
   const pix = pixClient(pacer);
   return {
-    queryBoleto: (...args) => client.queryBoleto(...args),
-    queryPayment: (...args) => client.queryPayment(...args),
-    ...(pix ? { clients: { pix } } : {}),
+    clients: { cooperative: client, ...(pix ? { pix } : {}) },
   };
 }
 const lookBank = bank.withPacer(pacers.looks);

@@ -298,9 +298,10 @@ export class World {
     };
     const pixClient = (pacer: typeof pacers.calls) => this.pixClient(env, pacer);
     const queries = (client: BankClient, pix: PixClient): BankQueries => ({
-      queryBoleto: (...args) => client.queryBoleto(...args).catch(lag),
-      queryPayment: (...args) => client.queryPayment(...args).catch(lag),
-      clients: { pix },
+      clients: {
+        cooperative: { queryBoleto: (...args: Parameters<BankClient['queryBoleto']>) => client.queryBoleto(...args).catch(lag), queryPayment: (...args: Parameters<BankClient['queryPayment']>) => client.queryPayment(...args).catch(lag) },
+        pix,
+      },
     });
     const store = new DynamoDbSubjectStore(dynamo, TABLE, this.settings.idempotencyTtlSeconds);
     const publish = eventBridgePublisher(this.client(env, 'eventbridge', this.bus), BUS, this.settings.eventSource);

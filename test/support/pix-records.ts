@@ -90,7 +90,7 @@ export function fakePixDeps(overrides: Partial<ProcessorDeps> = {}) {
   const bank = fakes.deps.bank;
   const deps: ProcessorDeps = {
     ...fakes.deps,
-    bank: { queryBoleto: (...a) => bank.queryBoleto(...a), queryPayment: (...a) => bank.queryPayment(...a), clients: { pix: provider } },
+    bank: { clients: { ...bank.clients, pix: provider } },
     pixKeys: OUR_KEYS,
     ...overrides,
   };

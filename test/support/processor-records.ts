@@ -97,6 +97,8 @@ export class FakeBank implements BankQueries {
   readonly errors = new BoletoIdMap<BankApiError>();
   queries = 0;
   queriedBeneficiaries: string[] = [];
+  /** As the processor is given it: this bank under its family's name. */
+  readonly clients: Readonly<Record<string, unknown>> = { cooperative: this };
 
   constructor(private readonly clock: FakeClock, private readonly queryMs = 100) {}
 

@@ -7,7 +7,7 @@ import { PAYMENT_ID_PATTERN, PAYMENT_ID_RULE, PAYMENT_TYPES, type PaymentType } 
 import { PaymentKind, SubjectKind, StatusClass } from '../../../contracts/events';
 import type { LookSubject } from '../../../contracts/reconciliation';
 import { answerNames, BANK_OFFSET, identifier, nossoNumeroOf } from './answers';
-import { NotOurs, type SubjectItem, type SubjectRules, wrongKind } from '../family';
+import { NotOurs, type ProviderQueries, type SubjectItem, type SubjectRules, wrongKind } from '../family';
 import type { BoletoEventItem, PaymentItem } from './notification';
 import type { SubjectState } from '../verified-state';
 import {
@@ -28,6 +28,18 @@ function datedMs(dated: string | undefined): number | undefined {
 }
 
 const datedAt = (state: SubjectState) => datedMs(state.settlement?.date ?? state.paidAt);
+
+/** The queries this bank's rules make (its client fits), under `clients.cooperative`. */
+export interface CooperativeQueries {
+  queryBoleto(codigoBeneficiario: string, nossoNumero: string, deadline: number): Promise<Record<string, unknown>>;
+  queryPayment(type: PaymentType, idTransacao: string, deadline: number): Promise<Record<string, unknown>>;
+}
+
+function queriesOf(provider: ProviderQueries): CooperativeQueries {
+  const bank = provider.clients.cooperative as CooperativeQueries | undefined;
+  if (!bank) throw new Error('this receiver has no bank connection: a boleto or a payment cannot be verified');
+  return bank;
+}
 
 /** The boleto's rules (made by a function so a bundle that does not verify leaves them out). */
 export function boletoRules(): SubjectRules {
@@ -56,7 +68,7 @@ export function boletoRules(): SubjectRules {
     async query(target, provider, context, deadline) {
       const { nossoNumero } = target as BoletoTarget;
       const ours = context.account.codigoBeneficiario;
-      const answer = await provider.queryBoleto(ours, nossoNumero, deadline);
+      const answer = await queriesOf(provider).queryBoleto(ours, nossoNumero, deadline);
       // The manual's answer names no beneficiary (the query asked for ours, and the bank refuses
       // another's with 401); one that names another is never ours.
       const named = identifier(answer.codigoBeneficiario);
@@ -105,7 +117,7 @@ export function paymentRules(): SubjectRules {
     notificationId: (item) => paymentItem(item)?.status ?? wrongKind('payment'),
     async query(target, provider, _context, deadline) {
       const { paymentKind, idTransacao } = target as PaymentTarget;
-      const answer = await provider.queryPayment(paymentKind, idTransacao, deadline);
+      const answer = await queriesOf(provider).queryPayment(paymentKind, idTransacao, deadline);
       if (!answerNames(answer, 'idTransacao', idTransacao)) throw new Error(`the bank answered for idTransacao ${identifier(answer.idTransacao)}, not ${idTransacao}`);
       return answer;
     },

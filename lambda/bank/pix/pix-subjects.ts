@@ -29,7 +29,7 @@ export function pixAmount(valor: string): EventAmount {
 }
 
 function queriesOf(provider: ProviderQueries): PixQueries {
-  const pix = provider.clients?.pix as PixQueries | undefined;
+  const pix = provider.clients.pix as PixQueries | undefined;
   if (!pix) throw new Error('this receiver has no Pix connection: a Pix cannot be verified (set the receiver\'s pix prop)');
   return pix;
 }

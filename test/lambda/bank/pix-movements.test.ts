@@ -34,7 +34,7 @@ const OTHER_KEY = 'vendas@example.com.br';
 function twoReceivers(keyless: 'a' | 'b') {
   const a = fakePixDeps({ ...(keyless === 'a' ? { pixKeyless: true } : {}) });
   const b = fakePixDeps({ pixKeys: [OTHER_KEY], ...(keyless === 'b' ? { pixKeyless: true } : {}) });
-  b.deps = { ...b.deps, bank: { ...b.deps.bank, clients: { pix: a.provider } } };
+  b.deps = { ...b.deps, bank: { clients: { ...b.deps.bank.clients, pix: a.provider } } };
   return { a, b, provider: a.provider };
 }
 
@@ -272,7 +272,7 @@ describe('a callback costs a bounded share of the provider\'s budget', () => {
       getPix: (id: string) => { lookCalls.push(`GET /pix/${id}`); return provider.getPix(id); },
       getCharge: provider.getCharge.bind(provider), getRefund: provider.getRefund.bind(provider),
     };
-    f.deps = { ...f.deps, lookBank: { ...f.deps.bank, clients: { pix: atLookShare } } };
+    f.deps = { ...f.deps, lookBank: { clients: { ...f.deps.bank.clients, pix: atLookShare } } };
     const all = Array.from({ length: 25 }, (_, i) => pixElement(e2e(), { txid: `QR${i}` }));
     all.forEach((p) => provider.holds(p));
     await run(f, [callback(...all)]);

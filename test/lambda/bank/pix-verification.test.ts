@@ -263,7 +263,8 @@ describe('what is not a Pix to verify', () => {
   it('a receiver with no Pix connection fails the message (retried, then quarantined with the reason)', async () => {
     const f = fakePixDeps();
     const pix = pixElement(e2e(), { txid: 'QR1' });
-    const deps = { ...f.deps, bank: { ...f.deps.bank, clients: undefined } };
+    const { pix: _none, ...others } = f.deps.bank.clients;
+    const deps = { ...f.deps, bank: { clients: others } };
     const result = await processBatch({ Records: [callback(pix)] }, contextWith(f.clock), deps);
     expect(result.batchItemFailures).toHaveLength(1);
     expect(f.logs.map((l) => l.extra.reason).join()).toContain('this receiver has no Pix connection');
