@@ -62,10 +62,11 @@ export class Foreign extends Error {
   constructor(
     message: string,
     /**
-     * The provider answered that it holds no such subject (404): the same answer as its lag right
-     * after a change, so it is retried like lag and final on the last verification attempt.
+     * The provider answered that it holds no such subject (404) where only the provider can have
+     * sent its notification: the same answer as its lag right after a change, so it is retried like
+     * lag and final on the last verification attempt.
      */
-    readonly notFound = false,
+    readonly mayBeLag = false,
   ) {
     super(message);
     this.name = 'Foreign';

@@ -203,8 +203,8 @@ function compareListedDay(group: SubjectGroup, verified: KeyedState, look: Look)
 
 /**
  * Asks the provider about the subject by its kind's rules. An answer about someone else's is never
- * ours; a 403 or 404 is retried like query lag and final on the last verification attempt (a Pix
- * the provider says it does not hold is then {@link Foreign}; at once where anyone can post one).
+ * ours; a 403 or 404 is retried like query lag and final on the last verification attempt (a
+ * subject the provider says it does not hold, where that may be its lag, is then {@link Foreign}).
  */
 async function query(group: SubjectGroup, look: Look): Promise<Record<string, unknown>> {
   const { deps } = look;
@@ -212,7 +212,7 @@ async function query(group: SubjectGroup, look: Look): Promise<Record<string, un
     return await group.rules.query(group.target, deps.bank, deps, look.deadline);
   } catch (error) {
     if (error instanceof NotOurs) throw new Unprocessable(error.message);
-    if (error instanceof Foreign && error.notFound && deps.settings.pixCallbacksAuthenticated && !look.lastVerification) throw new BankApiError(`${group.rules.kind} query`, 404, `${error.message}: retried as the provider's lag until the last verification attempt`, true);
+    if (error instanceof Foreign && error.mayBeLag && !look.lastVerification) throw new BankApiError(`${group.rules.kind} query`, 404, `${error.message}: retried as the provider's lag until the last verification attempt`, true);
     if (error instanceof BankApiError && (error.status === 404 || error.status === 403) && look.lastVerification) {
       throw new Unprocessable(`the bank's query refuses it after every verification attempt: ${error.message}`);
     }

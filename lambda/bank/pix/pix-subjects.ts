@@ -28,6 +28,12 @@ export function pixAmount(valor: string): EventAmount {
   return { cents: Number(whole) * 100 + Number(fraction.padEnd(2, '0').slice(0, 2)), decimal: valor };
 }
 
+/**
+ * Whether a 404 may be the provider's lag right after its callback: where only the provider can
+ * post (mutual TLS and a pin). Where anyone can, it is another customer's at once: one query each.
+ */
+const mayBeLag = (context: RulesContext): boolean => context.settings.pixCallbacksAuthenticated === true;
+
 function queriesOf(provider: ProviderQueries): PixQueries {
   const pix = provider.clients.pix as PixQueries | undefined;
   if (!pix) throw new Error('this receiver has no Pix connection: a Pix cannot be verified (set the receiver\'s pix prop)');
@@ -97,7 +103,7 @@ async function recurringCharge(queries: PixQueries, txid: string, deadline: numb
  */
 async function tiedPix(queries: PixQueries, endToEndId: string, context: RulesContext, deadline: number): Promise<PixAnswer> {
   const pix = await queries.getPix(endToEndId, deadline);
-  if (!pix) throw new Foreign('the provider holds no such Pix under our credentials (another customer\'s, or none)', true);
+  if (!pix) throw new Foreign('the provider holds no such Pix under our credentials (another customer\'s, or none)', mayBeLag(context));
   if (pix.endToEndId !== endToEndId) throw new Error(`the provider answered for another end-to-end id than ${endToEndId}`);
   // The account's, to another of its keys (a look the sweep, an operator or a callback without its key asked for): not this receiver's.
   if (foreignKey(pix.chave, context)) throw new NotAttributed('the provider shows the Pix paid to a key of the account that is not this receiver\'s');
@@ -254,7 +260,7 @@ export function pixRefundRules(): SubjectRules {
       const { endToEndId, refundId } = target as RefundTarget;
       const queries = queriesOf(provider);
       const refund = await queries.getRefund(endToEndId, refundId, deadline);
-      if (!refund) throw new Foreign('the provider holds no such refund under our credentials (another customer\'s, or none)', true);
+      if (!refund) throw new Foreign('the provider holds no such refund under our credentials (another customer\'s, or none)', mayBeLag(context));
       if (refund.id !== refundId) throw new Error(`the provider answered for another refund than ${refundId}`);
       // A refund is this receiver's only when the Pix it returns is: whatever the callback said or left out.
       await tiedPix(queries, endToEndId, context, deadline);
