@@ -27,7 +27,7 @@ import { BoletoWebhookContract } from './registration/boleto-webhook-contract';
 import { PaymentWebhookRegistration } from './registration/payment-webhook-registration';
 import { PixKeyWebhook } from './registration/pix-key-webhook';
 import { RegistrationProvider } from './core/registration-provider';
-import { normalizedPixKeys, pixRecordLifetime } from './families/pix/pix-receiver';
+import { normalizedPixKeys, pixRecordTtlSecondsByKind } from './families/pix/pix-receiver';
 import { ReceiverDashboard } from './receiver-dashboard';
 
 export type { BankWebhookReceiverProps } from './bank-webhook-receiver-props';
@@ -176,7 +176,7 @@ export class BankWebhookReceiver extends Construct {
     writeOperatorManifest(this, 'OperatorManifest', {
       receiverName, stage: this.stage, codigoBeneficiario: processor.account.codigoBeneficiario,
       queue: endpoint.queue, deadLetterQueue: endpoint.deadLetterQueue, lookQueue: processor.lookQueue, lookDeadLetterQueue: processor.lookDeadLetterQueue,
-      tableName: processor.idempotencyTable.tableName, recordsLifetime: processor.idempotencyTtl, pixRecordsLifetime: props.pix ? pixRecordLifetime(props.pix, processor.idempotencyTtl) : undefined, eventBus: processor.eventBus, archive: processor.eventArchive, journalBucket: processor.journalBucket,
+      tableName: processor.idempotencyTable.tableName, recordsLifetime: processor.idempotencyTtl, recordsLifetimeByKind: pixRecordTtlSecondsByKind(props.pix, processor.idempotencyTtl), eventBus: processor.eventBus, archive: processor.eventArchive, journalBucket: processor.journalBucket,
       auditLog: processor.auditLog && processor.auditDeadLetterQueue ? { group: processor.auditLog, deadLetterQueue: processor.auditDeadLetterQueue } : undefined,
       pixKeys: props.pix ? normalizedPixKeys(props.pix) : undefined,
       mappings: ownMappings(props),

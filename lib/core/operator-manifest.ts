@@ -7,7 +7,6 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { OPERATOR_MANIFEST_DESCRIPTION, OPERATOR_MANIFEST_KIND, type OperatorManifest } from '../../contracts/operations';
-import { SubjectKind } from '../../contracts/events';
 import { type BoletoMovementMapping, type PaymentStatusMapping, ProcessorDefaults } from '../../contracts/processor';
 
 /** The resources of one receiver the operator CLI acts on. */
@@ -22,8 +21,8 @@ export interface OperatorManifestResources {
   readonly tableName: string;
   /** The processor's idempotencyTtl: how long a subject's record outlives its last write. */
   readonly recordsLifetime: Duration;
-  /** How long the records of Pix and their refunds live, when the receiver has Pix. */
-  readonly pixRecordsLifetime?: Duration;
+  /** Lifetimes (seconds) of the kinds of subject whose records live longer than `recordsLifetime`, by kind. */
+  readonly recordsLifetimeByKind?: Readonly<Record<string, number>>;
   readonly eventBus: events.IEventBus;
   readonly archive?: events.Archive;
   readonly journalBucket?: s3.IBucket;
@@ -58,8 +57,7 @@ export function writeOperatorManifest(scope: Construct, id: string, r: OperatorM
       table: r.tableName,
       recordsLifetimeSeconds: r.recordsLifetime.toSeconds(),
       // Written only where a kind lives longer than the rest (the processor's recordTtlSecondsByKind).
-      ...(r.pixRecordsLifetime && r.pixRecordsLifetime.toSeconds() > r.recordsLifetime.toSeconds()
-        ? { recordsLifetimeSecondsByKind: { [SubjectKind.PIX]: r.pixRecordsLifetime.toSeconds(), [SubjectKind.PIX_REFUND]: r.pixRecordsLifetime.toSeconds() } } : {}),
+      ...(r.recordsLifetimeByKind ? { recordsLifetimeSecondsByKind: r.recordsLifetimeByKind } : {}),
       bus: { name: r.eventBus.eventBusName, arn: r.eventBus.eventBusArn, ...(r.archive ? { archive: r.archive.archiveName } : {}) },
       ...(r.journalBucket ? { journalBucket: r.journalBucket.bucketName } : {}),
       ...(r.auditLog ? { auditLog: { group: r.auditLog.group.logGroupName, deadLetterQueue: queue(r.auditLog.deadLetterQueue) } } : {}),

@@ -16,7 +16,7 @@ import {
 import { PendingPaymentIndex } from '../../contracts/reconciliation';
 import { type BankConnectionProps, bankConnectionEnvironment } from '../families/cooperative/bank-connection';
 import { pixConnectionEnvironment } from '../families/pix/pix-connection';
-import { normalizedPixKeys, pixRecordLifetime, type PixReceiverProps } from '../families/pix/pix-receiver';
+import { normalizedPixKeys, pixRecordTtlSecondsByKind, type PixReceiverProps } from '../families/pix/pix-receiver';
 import { notifyOn, Runbook, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
 import { QueueSenders } from '../core/queue-senders';
 import { acknowledgeInherent } from '../core/compliance';
@@ -32,7 +32,6 @@ import { ProcessorFunction } from './processor-function';
 import { processorSettings } from './processor-settings';
 import { checkSettlementProcessor, queueRedrive, type SettlementProcessorProps, visibilityTimeoutSeconds } from './settlement-processor-props';
 import { openTelemetryLayer, xrayTracing } from '../core/tracing';
-import { SubjectKind } from '../../contracts/events';
 
 /**
  * The settlement processor: a function that consumes a queue of stored notifications, verifies
@@ -187,10 +186,10 @@ export class SettlementProcessor extends Construct {
       ownSenderId: (fn.role as iam.Role).roleId,
     }, { ...props, maxReceiveCount, eventSource: this.eventSource, idempotencyTtlSeconds: this.idempotencyTtl.toSeconds(), receiverName: this.receiverName, recoveredGraceSeconds: props.recoveredGracePeriod?.toSeconds(), lookQueryShare: props.lookQueryShare, queueVisibilityTimeoutSeconds: visibilityTimeoutSeconds(this.queue) ?? minimumVisibilitySeconds(props.processorTimeout, props.maxBatchingWindow) });
     this.processorFunction = fn;
-    const pixLifetime = props.pix ? pixRecordLifetime(props.pix, this.idempotencyTtl).toSeconds() : 0;
+    const recordTtlSecondsByKind = pixRecordTtlSecondsByKind(props.pix, this.idempotencyTtl);
     const pixSettings = props.pix ? {
       pixKeys: normalizedPixKeys(props.pix), ...(props.pix.keylessPix ? { pixKeyless: true } : {}), ...(props.pix.domain ? { pixCallbacksAuthenticated: true } : {}),
-      ...(pixLifetime > this.idempotencyTtl.toSeconds() ? { recordTtlSecondsByKind: { [SubjectKind.PIX]: pixLifetime, [SubjectKind.PIX_REFUND]: pixLifetime } } : {}),
+      ...(recordTtlSecondsByKind ? { recordTtlSecondsByKind } : {}),
     } : {};
     fn.addEnvironment(PROCESSOR_SETTINGS_ENV, Stack.of(this).toJsonString({ ...settings, ...pixSettings }));
     for (const [name, value] of Object.entries(bankConnectionEnvironment(this, props.bank, fn))) fn.addEnvironment(name, value);

@@ -2,6 +2,7 @@ import { Duration, Token } from 'aws-cdk-lib';
 import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import type * as route53 from 'aws-cdk-lib/aws-route53';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
+import { SubjectKind } from '../../../contracts/events';
 import { MAX_PIX_KEY_LENGTH, normalizePixKey, pixKeyHash } from '../../../contracts/pix';
 import { RecordLifetime } from '../../../contracts/processor';
 import type { PixSweepSettings } from '../../../contracts/reconciliation';
@@ -219,6 +220,17 @@ export function pixRecordLifetime(props: PixReceiverProps, idempotencyTtl: Durat
   const asked = props.recordLifetime ?? Duration.days(DEFAULT_PIX_RECORD_LIFETIME_DAYS);
   if (Token.isUnresolved(asked.toSeconds()) || Token.isUnresolved(idempotencyTtl.toSeconds())) return asked;
   return asked.toSeconds() >= idempotencyTtl.toSeconds() ? asked : idempotencyTtl;
+}
+
+/**
+ * The lifetimes (seconds) of the kinds of subject whose records outlive `idempotencyTtl`: a Pix's
+ * and a refund's, when `pix.recordLifetime` is longer. What the processor's settings and the
+ * operator manifest carry; undefined without Pix, or when every record lives `idempotencyTtl`.
+ */
+export function pixRecordTtlSecondsByKind(props: PixReceiverProps | undefined, idempotencyTtl: Duration): Partial<Record<SubjectKind, number>> | undefined {
+  if (!props) return undefined;
+  const seconds = pixRecordLifetime(props, idempotencyTtl).toSeconds();
+  return seconds > idempotencyTtl.toSeconds() ? { [SubjectKind.PIX]: seconds, [SubjectKind.PIX_REFUND]: seconds } : undefined;
 }
 
 /** The refund look-back with its default filled, in whole days. */
