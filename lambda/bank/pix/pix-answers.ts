@@ -10,6 +10,7 @@ import { CHARGE_TXID, END_TO_END_ID, PIX_AMOUNT, PIX_TXID, RefundNature, RefundS
 import { BankApiError } from '../errors';
 import { errorMessage } from '../../shared/runtime';
 import { readPixTime } from './pix-time';
+import { isObject } from './receiving';
 
 export enum ChargeState {
   /** `ATIVA` (a `cobr`'s `CRIADA` too): waiting for its Pix. */
@@ -88,7 +89,6 @@ type Fields = Record<string, unknown>;
 /** The standard bounds `infoPagador`, `descricao` and `motivo` at 140 characters: nothing longer is kept. */
 const MAX_TEXT = 140;
 const NATURES = new Set<string>(Object.values(RefundNature));
-const isObject = (value: unknown): value is Fields => !!value && typeof value === 'object' && !Array.isArray(value);
 const optionalTextOf = (o: Fields, name: string): string | undefined => (typeof o[name] === 'string' && o[name] ? (o[name]).slice(0, MAX_TEXT) : undefined);
 
 /** A Pix's `devolucoes` as written: an array, one object (the standard's own example), or none. */

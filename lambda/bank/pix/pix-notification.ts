@@ -8,6 +8,7 @@ import { END_TO_END_ID, isFinalRefund } from '../../../contracts/pix';
 import { errorMessage } from '../../shared/runtime';
 import type { ParsedBody, SubjectItem } from '../family';
 import { type PixRead, type PixRefundRead, readPix, readRefund, refundsWritten } from './pix-answers';
+import { isObject } from './receiving';
 
 /** One Pix of a callback. Its `raw` is the Pix as received without its refunds (they are subjects of their own). */
 export interface PixItem extends SubjectItem {
@@ -29,7 +30,6 @@ export interface PixRefundItem extends SubjectItem {
 
 export type PixNotificationItem = PixItem | PixRefundItem;
 
-const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
 
 /**
  * The items of one element: a Pix (with its final refunds), or a refund sent again on its own; and

@@ -4,7 +4,8 @@
  * sweep's, and would only slow the receiver's cold start).
  */
 
-const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
+/** Whether a JSON value is an object (not an array, not null): the one test the family's readers share. */
+export const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
 
 /**
  * Whether a body has a Pix callback's shape: a JSON object with a `pix` array of objects (what a
