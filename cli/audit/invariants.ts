@@ -307,9 +307,9 @@ export function checkRecord(input: RecordInput): RecordAudit {
         if (anotherKey(item.kind === 'pix' ? item.pix.chave : item.chave)) {
           // The callback's key decides nothing: the Pix may still be published (by the sweep) where the
           // provider's answers show it under one of the receiver's keys, or under none (the keyless owner).
-          const shownElsewhere = events.some((e) => e.endToEndId === e2e && e.detailType === BankEventDetailType.PIX_RECEIVED && anotherKey(e.chave));
-          const receivedHere = events.some((e) => e.endToEndId === e2e && e.detailType === BankEventDetailType.PIX_RECEIVED);
-          const wrong = published.filter((e) => e.detailType !== BankEventDetailType.NOTIFICATION_NOT_CONFIRMED && (shownElsewhere || (refund !== undefined && !receivedHere)));
+          const received = events.filter((e) => e.endToEndId === e2e && e.detailType === BankEventDetailType.PIX_RECEIVED);
+          const shownElsewhere = received.some((e) => anotherKey(e.chave));
+          const wrong = published.filter((e) => e.detailType !== BankEventDetailType.NOTIFICATION_NOT_CONFIRMED && (shownElsewhere || (refund !== undefined && !received.length)));
           if (wrong.length) violations.push({ invariant: Invariant.UNVERIFIED, detail: `${identity} names a Pix key that is not the receiver's and was published ${shownElsewhere ? 'with the provider showing it under another key' : 'with no Pix Received of its Pix'}` });
           else outcomes[published.length ? Outcome.VERIFIED : Outcome.FOREIGN]++;
           continue;

@@ -61,11 +61,13 @@ export function checkRecordsLifetime(manifest: OperatorManifest, from: number, n
   }
   if (pastRecords || kinds?.length === 0) return;
   const byKind = (manifest.recordsLifetimeSecondsByKind ?? {}) as Readonly<Record<string, number | undefined>>;
-  const lifetimes = (kinds ?? [undefined, ...Object.keys(byKind)]).map((kind) => ({ kind, seconds: (kind === undefined ? undefined : byKind[kind]) ?? lifetime }));
-  const binding = kinds ? lifetimes.reduce((a, b) => (b.seconds < a.seconds ? b : a), lifetimes[0] ?? { kind: undefined, seconds: lifetime }) : lifetimes.reduce((a, b) => (b.seconds > a.seconds ? b : a));
-  const since = recordsRememberSince(now, binding.seconds);
+  const lifetimeOf = (kind: string) => byKind[kind] ?? lifetime;
+  // The shortest lifetime of the kinds named; before the journal is read, the longest any record has.
+  const seconds = kinds ? Math.min(...kinds.map(lifetimeOf)) : Math.max(lifetime, ...Object.keys(byKind).map(lifetimeOf));
+  const since = recordsRememberSince(now, seconds);
   if (from >= since) return;
-  const whose = binding.kind && byKind[binding.kind] !== undefined ? `its ${binding.kind} records' ${Math.round(binding.seconds / 86_400)}-day lifetime` : `its ${Math.round(binding.seconds / 86_400)}-day idempotencyTtl`;
+  const kind = Object.keys(byKind).find((k) => byKind[k] === seconds && (!kinds || kinds.includes(k)));
+  const whose = kind ? `its ${kind} records' ${Math.round(seconds / 86_400)}-day lifetime` : `its ${Math.round(seconds / 86_400)}-day idempotencyTtl`;
   const named = kinds ? ` (the window's notifications name ${[...new Set(kinds)].join(', ')} subjects)` : '';
   throw new OperatorError(`--from (${new Date(from).toISOString()}) is before what the receiver's records remember${named} (${whose} less a day: from ${new Date(since).toISOString()}): a subject whose record expired looks new, and what its look finds would be published again. Start the window at ${new Date(since).toISOString()} or later, or add --past-records to publish what it finds as replays (trigger replay: consumers dedupe on the idempotencyKey without its #sequence).`, CliExit.USAGE);
 }
