@@ -5,7 +5,7 @@ import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { encodeStoredNotification } from '../store/stored-notification';
 import { X509Certificate } from 'node:crypto';
 import { normalizedDn, PAYMENTS_TOKEN_HEADER, PIX_ROUTE, type PixClientCertificatePins, ReceiverDefaults, ReceiverMetric, type ReceiverSettings, type Route, STORED_ROUTES } from '../../contracts/receiver';
-import { isPixCallbackShape, isPixValidationCall } from '../bank/pix/receiving';
+import { pixBodyShape, PixBodyShape } from '../bank/pix/receiving';
 import type { TokenStage } from '../shared/secret-tokens';
 import { findHeader, tokenMatches } from '../shared/token-check';
 import { currentTraceId, inSpan, SpanKind, startSpan, traceparentAttribute } from '../shared/telemetry';
@@ -219,12 +219,13 @@ async function storeNotification(event: APIGatewayProxyEvent, route: Route, deps
     return respond(413, { message: 'Payload too large', maxBodyBytes: settings.maxBodyBytes });
   }
   // A Pix body with no `pix` array is the provider's validation call: nothing to store.
-  if (route === PIX_ROUTE && isPixValidationCall(body)) return validationCall(requestId, deps);
+  const pixShape = route === PIX_ROUTE ? pixBodyShape(body) : undefined;
+  if (pixShape === PixBodyShape.VALIDATION) return validationCall(requestId, deps);
   // Without mutual TLS anyone can post here: only a Pix callback's shape is stored (a compressed
   // body is stored for the processor to judge). Behind mutual TLS every body is stored.
   const contentEncoding = findHeader(event.headers, 'Content-Encoding');
   const encoded = (contentEncoding ?? 'identity').trim().toLowerCase() !== 'identity';
-  if (route === PIX_ROUTE && !settings.pixClientCertificates && !encoded && !isPixCallbackShape(body)) {
+  if (pixShape !== undefined && pixShape !== PixBodyShape.CALLBACK && !settings.pixClientCertificates && !encoded) {
     count(ReceiverMetric.NOT_A_PIX_CALLBACK, PIX_ROUTE);
     logger.warn('Refused a body on the Pix route that is not a Pix callback (no mutual TLS: anyone can post here); nothing stored', { requestId, sourceIp, bodyBytes: body.length });
     return respond(400, { message: 'Not a Pix callback: a JSON object with a pix array of objects', requestId });
