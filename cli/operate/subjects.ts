@@ -1,12 +1,8 @@
 /** The subjects a queue message or a journal object names, read with the handlers' own parsers. */
-import { ProcessorDefaults, type ProcessorSettings } from '../../contracts/processor';
 import type { LookSubject } from '../../contracts/reconciliation';
 import { familyOfRoute, rulesOfItem } from '../../lambda/bank/families';
 import { decodeLookRequest, subjectIdOf } from '../../lambda/store/look-request';
 import { decodeStoredNotification } from '../../lambda/store/stored-notification';
-
-/** What a family's parser reads of the settings: the default movement mapping (the parsers read no other). */
-const PARSE_SETTINGS: Pick<ProcessorSettings, 'boletoMovements'> = { boletoMovements: ProcessorDefaults.boletoMovements };
 
 /** A subject a message names: its id (`boleto:<codigoBeneficiario>:<nossoNumero>`, `payment:<kind>:<idTransacao>`, `pix:<endToEndId>`...) and what a look asks for. */
 export interface NamedSubject {
@@ -28,8 +24,8 @@ export function namedSubjects(body: string, codigoBeneficiario: string, oursOnly
   }
   try {
     const { notification, body: bytes } = decodeStoredNotification(body);
-    // Each route's API family reads its bodies, as the processor does.
-    const { items } = familyOfRoute(notification.route).parse(notification.route, bytes, PARSE_SETTINGS);
+    // Each route's API family reads its bodies, as the processor does (with its default settings).
+    const { items } = familyOfRoute(notification.route).parse(notification.route, bytes, {});
     const byId = new Map<string, NamedSubject>();
     for (const item of items) {
       // A boleto event names its beneficiary: another's is named under it.

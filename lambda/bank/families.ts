@@ -1,16 +1,56 @@
 /**
- * The API families the handlers verify through, one registration each: adding a family is a folder
- * under lambda/bank/ and a line here (docs/constructs.md). The processor finds a subject's rules
- * here and nowhere else.
+ * The API families the handlers verify through: the one file outside lambda/bank/<family>/ that
+ * names them (the receiver's intake.ts names their receiving checks). A family adds its binding
+ * here, one line in each list (docs/constructs.md, "Adding an API family"). The processor, the
+ * sweep, the deploy-time provider, the store and the CLI find a family's rules, clients, listings
+ * and registrations here and nowhere else.
  */
+import type { BankConnectionSettings } from '../../contracts/bank-connection';
 import type { Route } from '../../contracts/receiver';
-import type { LookSubject } from '../../contracts/reconciliation';
-import { cooperativeFamily } from './cooperative';
-import { pixFamily } from './pix';
-import type { ApiFamily, SubjectItem, SubjectRules } from './family';
+import type { LookSubject, SweepSettings } from '../../contracts/reconciliation';
+import type { FamilyBinding, FamilyListing, HandlerWiring } from './binding';
+import { cooperativeBinding, cooperativeFamily, readBankConnection } from './cooperative';
+import { pixBinding, pixFamily } from './pix';
+import { type ApiFamily, combinedRegistrations, type ProviderQueries, type RegistrationKinds, type SubjectItem, type SubjectRules } from './family';
+import type { BankPacer } from './pacing';
 
-/** Every API family, one line each. */
+/** Every API family's rules, one line each. */
 export const FAMILIES: readonly ApiFamily[] = [cooperativeFamily(), pixFamily()];
+
+/** Every API family's binding, one line each, in the same order. */
+const BINDINGS: readonly FamilyBinding[] = [cooperativeBinding, pixBinding];
+
+/**
+ * The account's connection a construct (`setBy`) put in the environment, checked: the account
+ * the receiver verifies for and the query budget every family's calls share. It is the first
+ * family's connection, which every receiver has.
+ */
+export function readAccountConnection(env: NodeJS.ProcessEnv, setBy: string): BankConnectionSettings {
+  return readBankConnection(env, setBy);
+}
+
+/** Every family bound to one handler, as the handler uses them. */
+export interface BoundFamilies {
+  /** The clients the rules query, each paced by `pacer` (the families the function has no connection for are left out). */
+  queries(pacer: BankPacer): ProviderQueries;
+  /** Every listing the sweep reads, paced by `pacer`. */
+  listings(pacer: BankPacer, settings: SweepSettings): FamilyListing[];
+  /** What the stack deployed, for the watch, with calls paced by `pacer`. */
+  deployed(pacer: BankPacer): RegistrationKinds;
+  /** Every registration a custom resource may describe, for the deploy-time provider. */
+  registrations(): RegistrationKinds;
+}
+
+/** Binds every family to a handler's environment. */
+export function bindFamilies(wiring: HandlerWiring): BoundFamilies {
+  const bound = BINDINGS.map((binding) => binding(wiring));
+  return {
+    queries: (pacer) => ({ clients: Object.fromEntries(bound.filter((b) => b.connected).map((b) => [b.family.name, b.client(pacer)])) }),
+    listings: (pacer, settings) => bound.flatMap((b) => b.listings(pacer, settings)),
+    deployed: (pacer) => combinedRegistrations(...bound.flatMap((b) => b.deployed(pacer) ?? [])),
+    registrations: () => combinedRegistrations(...bound.map((b) => b.registrations())),
+  };
+}
 
 /** Every kind of subject of every family. */
 export const SUBJECT_RULES: readonly SubjectRules[] = FAMILIES.flatMap((family) => family.subjects);

@@ -1,8 +1,10 @@
 /**
  * The seam between the handlers and an API family (this bank's collection and payments APIs, the
- * standard Pix API): what the processor needs of each kind of subject a family verifies. A
- * family is a folder under lambda/bank/ that exports its rules; families.ts registers them. The
- * processor's core asks the rules of a subject, never a family's internals (the guard test says so).
+ * standard Pix API): what the processor needs of each kind of subject a family verifies, what the
+ * sweep reads of its listings and what the provider and the watch do with its registrations. A
+ * family is a folder under lambda/bank/ whose index.ts exports its `ApiFamily` and its binding
+ * (binding.ts); families.ts binds them all, and is the one file the handlers reach a family by
+ * (the guard test says so). Adding one: docs/constructs.md, "Adding an API family".
  */
 import type { BankAccount, ZuluTimestamps } from '../../contracts/bank-connection';
 import type { EventAccount, EventSubject, NotificationClaim, SubjectKind } from '../../contracts/events';
@@ -35,10 +37,6 @@ export interface RulesContext {
   readonly settings: ProcessorSettings;
   /** How the provider's timestamps written with a Z are read. @default ZuluTimestamps.UTC */
   readonly zuluTimestamps?: ZuluTimestamps;
-  /** The receiver's Pix keys, normalized (contracts/pix.ts normalizePixKey). @default none */
-  readonly pixKeys?: readonly string[];
-  /** Whether this receiver is its account's receiver for keyless Pix (the provider ties them to no key). @default false */
-  readonly pixKeyless?: boolean;
 }
 
 /**
@@ -303,8 +301,11 @@ export function combinedRegistrations(...families: readonly RegistrationKinds[])
 export interface ApiFamily {
   readonly name: string;
   readonly routes: readonly Route[];
-  /** The subjects of a body stored from one of its routes. */
-  parse(route: Route, body: Buffer, settings: Pick<ProcessorSettings, 'boletoMovements'>): ParsedBody;
+  /**
+   * The subjects of a body stored from one of its routes. Each family reads its own part of the
+   * settings, and its defaults where a reader has none (the CLI has what the manifest says).
+   */
+  parse(route: Route, body: Buffer, settings: Partial<ProcessorSettings>): ParsedBody;
   readonly subjects: readonly SubjectRules[];
   /**
    * Subjects of one notification verified at the notification's share of the rate; the rest is

@@ -30,10 +30,6 @@ export interface ProcessorDeps {
   /** How the bank's timestamps written with a Z are read (a settlement's day). @default ZuluTimestamps.UTC */
   readonly zuluTimestamps?: ZuluTimestamps;
   readonly bank: BankQueries;
-  /** The receiver's Pix keys, normalized: a Pix to any other is a third party's. @default none */
-  readonly pixKeys?: readonly string[];
-  /** Whether this receiver is its account's receiver for keyless Pix. @default false */
-  readonly pixKeyless?: boolean;
   /**
    * The bank as look requests call it: out of the query rate's idle time only, so a look never
    * takes a slot a notification could have had. @default bank

@@ -4,8 +4,8 @@ import { abortAfter } from '../shared/retry';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { encodeStoredNotification } from '../store/stored-notification';
 import { X509Certificate } from 'node:crypto';
-import { normalizedDn, PAYMENTS_TOKEN_HEADER, PIX_ROUTE, type PixClientCertificatePins, ReceiverDefaults, ReceiverMetric, type ReceiverSettings, type Route, STORED_ROUTES } from '../../contracts/receiver';
-import { pixBodyShape, PixBodyShape } from '../bank/pix/receiving';
+import { normalizedDn, type PixClientCertificatePins, ReceiverDefaults, ReceiverMetric, type ReceiverSettings, type Route } from '../../contracts/receiver';
+import { BodyShape, intakeOf, ROOT_INTAKE, RouteCredential, type RouteIntake } from '../bank/intakes';
 import type { TokenStage } from '../shared/secret-tokens';
 import { findHeader, tokenMatches } from '../shared/token-check';
 import { currentTraceId, inSpan, SpanKind, startSpan, traceparentAttribute } from '../shared/telemetry';
@@ -50,11 +50,15 @@ function respond(statusCode: number, body: Record<string, unknown>): APIGatewayP
   return { statusCode, headers: JSON_HEADERS, body: JSON.stringify(body) };
 }
 
-/** The route a request came on; `validation` for the Pix API's bare URL (the provider's validation call). */
-function routeOf(event: APIGatewayProxyEvent): Route | 'validation' | undefined {
+/**
+ * The intake of the route a request came on, and whether it is the API's bare URL (the
+ * validation call of the provider whose API has one: the Pix API's).
+ */
+function routeOf(event: APIGatewayProxyEvent): { intake: RouteIntake; atRoot: boolean } | undefined {
   const path = (event.resource || event.path || '').replace(/^\/+|\/+$/g, '');
-  if (path === '' && event.resource === '/') return 'validation';
-  return STORED_ROUTES.find((route) => route === path);
+  if (path === '' && event.resource === '/') return ROOT_INTAKE && { intake: ROOT_INTAKE, atRoot: true };
+  const intake = intakeOf(path);
+  return intake && { intake, atRoot: false };
 }
 
 /** A PEM certificate's SHA-256 fingerprint (hex, lower case), or undefined when it is not one. */
@@ -77,7 +81,7 @@ function issuerOf(pem: string | undefined): string | undefined {
   }
 }
 
-/** Why the Pix route refuses the request's client certificate (the stack pins the provider's), or undefined. */
+/** Why a route known by its client certificate refuses the request's (the stack pins the provider's), or undefined. */
 function certificateRefusal(event: APIGatewayProxyEvent, pins: PixClientCertificatePins | undefined): string | undefined {
   if (!pins) return undefined;
   const cert = event.requestContext?.identity?.clientCert;
@@ -91,11 +95,6 @@ function certificateRefusal(event: APIGatewayProxyEvent, pins: PixClientCertific
     return 'a client certificate with a pinned subject from an issuer the stack does not pin (another CA of the truststore)';
   }
   return 'a client certificate the stack does not pin (neither its subject nor its fingerprint)';
-}
-
-/** The token header of a route: payments always use Authorization; boleto the contract's header. */
-function tokenHeaderOf(route: Route, settings: ReceiverSettings): string {
-  return route === 'payments' ? PAYMENTS_TOKEN_HEADER : settings.boletoTokenHeader;
 }
 
 /** Checked in this order: AWSPENDING only holds a value while a rotation is under way. */
@@ -117,9 +116,9 @@ async function isAuthenticated(presented: string | undefined, secretArn: string,
 }
 
 /**
- * Handles one bank notification: checks the route's token (the Pix route: the provider's pinned
- * client certificate, when the stack pins one), stores the raw request in SQS, and answers 200
- * only once SendMessage has succeeded.
+ * Handles one bank notification: checks the route's credential as its family's intake says (a
+ * token; the Pix route: the provider's pinned client certificate, when the stack pins one),
+ * stores the raw request in SQS, and answers 200 only once SendMessage has succeeded.
  *
  * - 401: the token is missing or wrong; nothing is stored.
  * - 403 (Pix): no client certificate, or one the stack does not pin; nothing is stored.
@@ -140,22 +139,21 @@ export async function handleNotification(event: APIGatewayProxyEvent, deps: Rece
     logger.warn('Request for an unknown route', { requestId, resource: event.resource, path: event.path });
     return respond(404, { message: 'Not found' });
   }
-  if (found === 'validation' || found === PIX_ROUTE) {
-    // No credential travels with a Pix callback: the provider is known by its client certificate.
-    const refused = certificateRefusal(event, settings.pixClientCertificates);
+  const { intake, atRoot } = found;
+  const route = intake.route;
+  if (intake.credential === RouteCredential.CLIENT_CERTIFICATE) {
+    // No credential travels with the request: the provider is known by its client certificate.
+    const refused = certificateRefusal(event, intake.pins?.(settings));
     if (refused) {
-      count(ReceiverMetric.CERTIFICATE_REFUSED, PIX_ROUTE);
-      logger.warn('Refused a Pix callback: the client certificate is not the provider\'s', { requestId, sourceIp, reason: refused, subject: event.requestContext?.identity?.clientCert?.subjectDN });
+      count(ReceiverMetric.CERTIFICATE_REFUSED, route);
+      logger.warn(`Refused a ${intake.calls ?? 'notification'}: the client certificate is not the provider's`, { requestId, sourceIp, reason: refused, subject: event.requestContext?.identity?.clientCert?.subjectDN });
       return respond(403, { message: 'Forbidden' });
     }
-    reportCertificateDaysLeft(event, deps);
-    if (found === 'validation') return validationCall(requestId, deps);
-    return storeNotification(event, PIX_ROUTE, deps, requestId, deadline);
+    reportCertificateDaysLeft(event, route, deps);
+    if (atRoot) return validationCall(route, intake, requestId, deps);
+    return storeNotification(event, intake, deps, requestId, deadline);
   }
-  const route = found;
-
-  const headerName = tokenHeaderOf(route, settings);
-  const secretArn = route === 'payments' ? settings.paymentsTokenSecretArn : settings.boletoTokenSecretArn;
+  const { header: headerName, secretArn } = intake.token!(settings);
   const presented = findHeader(event.headers, headerName);
   // The common case, a fresh current value that matches, takes no promise and no timer.
   const current = deps.tokens.peek(secretArn, TOKEN_STAGES[0]);
@@ -183,7 +181,7 @@ export async function handleNotification(event: APIGatewayProxyEvent, deps: Rece
     });
     return respond(401, { message: 'Unauthorized' });
   }
-  return storeNotification(event, route, deps, requestId, deadline);
+  return storeNotification(event, intake, deps, requestId, deadline);
 }
 
 /**
@@ -191,22 +189,24 @@ export async function handleNotification(event: APIGatewayProxyEvent, deps: Rece
  * as a metric an alarm watches a month ahead: nothing else warns that the pinned certificate and
  * the truststore need the provider's next one.
  */
-function reportCertificateDaysLeft(event: APIGatewayProxyEvent, deps: ReceiverDeps): void {
+function reportCertificateDaysLeft(event: APIGatewayProxyEvent, route: Route, deps: ReceiverDeps): void {
   const notAfter = Date.parse(event.requestContext?.identity?.clientCert?.validity?.notAfter ?? '');
   if (!Number.isFinite(notAfter)) return;
   const now = deps.now?.().getTime() ?? Date.now();
-  deps.count(ReceiverMetric.CERTIFICATE_DAYS_LEFT, PIX_ROUTE, undefined, Math.floor((notAfter - now) / 86_400_000));
+  deps.count(ReceiverMetric.CERTIFICATE_DAYS_LEFT, route, undefined, Math.floor((notAfter - now) / 86_400_000));
 }
 
-/** The Pix provider's validation call: answered 200, counted, nothing stored. */
-function validationCall(requestId: string, deps: ReceiverDeps): APIGatewayProxyResult {
-  deps.count(ReceiverMetric.VALIDATION_CALLS, PIX_ROUTE, { message: 'Pix validation call answered', requestId });
+/** The provider's validation call (the Pix provider's): answered 200, counted, nothing stored. */
+function validationCall(route: Route, intake: RouteIntake, requestId: string, deps: ReceiverDeps): APIGatewayProxyResult {
+  const provider = intake.calls?.split(' ')[0];
+  deps.count(ReceiverMetric.VALIDATION_CALLS, route, { message: `${provider ? `${provider} ` : ''}validation call answered`, requestId });
   return respond(200, { status: 'ok', requestId });
 }
 
 /** Stores an authenticated request's raw body in SQS, answering 200 only once SendMessage succeeded. */
-async function storeNotification(event: APIGatewayProxyEvent, route: Route, deps: ReceiverDeps, requestId: string, deadline: number): Promise<APIGatewayProxyResult> {
+async function storeNotification(event: APIGatewayProxyEvent, intake: RouteIntake, deps: ReceiverDeps, requestId: string, deadline: number): Promise<APIGatewayProxyResult> {
   const { settings, logger, count } = deps;
+  const route = intake.route;
   const sourceIp = event.requestContext?.identity?.sourceIp ?? undefined;
   const body = event.body == null
     ? Buffer.alloc(0)
@@ -218,17 +218,20 @@ async function storeNotification(event: APIGatewayProxyEvent, route: Route, deps
     });
     return respond(413, { message: 'Payload too large', maxBodyBytes: settings.maxBodyBytes });
   }
-  // A Pix body with no `pix` array is the provider's validation call: nothing to store.
-  const pixShape = route === PIX_ROUTE ? pixBodyShape(body) : undefined;
-  if (pixShape === PixBodyShape.VALIDATION) return validationCall(requestId, deps);
-  // Without mutual TLS anyone can post here: only a Pix callback's shape is stored (a compressed
-  // body is stored for the processor to judge). Behind mutual TLS every body is stored.
+  // A body the route's family reads as the provider's validation call (a Pix body with no `pix` array): nothing to store.
+  const shape = intake.shape?.(body) ?? BodyShape.NOTIFICATION;
+  if (shape === BodyShape.VALIDATION) return validationCall(route, intake, requestId, deps);
+  // Where nothing authenticates the sender (the Pix route without mutual TLS) anyone can post:
+  // only a notification's shape is stored (a compressed body is stored for the processor to
+  // judge). Behind mutual TLS, or a token, every body is stored.
   const contentEncoding = findHeader(event.headers, 'Content-Encoding');
   const encoded = (contentEncoding ?? 'identity').trim().toLowerCase() !== 'identity';
-  if (pixShape !== undefined && pixShape !== PixBodyShape.CALLBACK && !settings.pixClientCertificates && !encoded) {
-    count(ReceiverMetric.NOT_A_PIX_CALLBACK, PIX_ROUTE);
-    logger.warn('Refused a body on the Pix route that is not a Pix callback (no mutual TLS: anyone can post here); nothing stored', { requestId, sourceIp, bodyBytes: body.length });
-    return respond(400, { message: 'Not a Pix callback: a JSON object with a pix array of objects', requestId });
+  const unauthenticated = intake.credential === RouteCredential.CLIENT_CERTIFICATE && !intake.pins?.(settings);
+  if (shape === BodyShape.OTHER && unauthenticated && !encoded) {
+    const calls = intake.calls ?? 'notification';
+    count(ReceiverMetric.NOT_A_PIX_CALLBACK, route);
+    logger.warn(`Refused a body on the ${route} route that is not a ${calls} (no mutual TLS: anyone can post here); nothing stored`, { requestId, sourceIp, bodyBytes: body.length });
+    return respond(400, { message: `Not a ${calls}: ${intake.shapeRule ?? 'not the shape of this route\'s notifications'}`, requestId });
   }
 
   const messageBody = encodeStoredNotification(

@@ -5,12 +5,9 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { ProcessorMetric } from '../../contracts/processor';
-import { PixConnectionDefaults } from '../../contracts/pix-connection';
 import { METRICS_NAMESPACE } from '../../contracts/receiver';
-import { RECONCILIATION_SERVICE_NAME, SWEEP_SETTINGS_ENV, type SweepResult, type WatchFinding } from '../../contracts/reconciliation';
-import { BankClient, cooperativeRegistrations, credentialsFromSecret, readBankConnection, settledBoletoListing } from '../bank/cooperative';
-import { combinedRegistrations } from '../bank/family';
-import { PixClient, pixCredentialsFromSecret, pixDayListing, pixRefundListing, pixRegistrations, readPixConnection } from '../bank/pix';
+import { RECONCILIATION_SERVICE_NAME, type SweepResult, type WatchFinding } from '../../contracts/reconciliation';
+import { bindFamilies, readAccountConnection } from '../bank/families';
 import { DynamoDbDayCursors } from '../store/day-cursors';
 import { DynamoDbLookMarkers } from '../store/look-markers';
 import { DynamoDbPendingPayments } from '../store/pending-payments';
@@ -31,7 +28,7 @@ import { watchRegistrations } from './watch';
 const logger = createLogger(RECONCILIATION_SERVICE_NAME);
 const settings = readSweepSettings(process.env);
 const counter = metricCounter({ namespace: METRICS_NAMESPACE, serviceName: RECONCILIATION_SERVICE_NAME, receiverName: settings.receiverName });
-const connection = readBankConnection(process.env, 'ReconciliationSweep');
+const connection = readAccountConnection(process.env, 'ReconciliationSweep');
 const dynamo = new DynamoDBClient(AWS_CLIENT_CONFIG);
 const table = settings.idempotencyTableName;
 const store = new DynamoDbSubjectStore(dynamo, table, 0);
@@ -45,39 +42,21 @@ const sweepRuns = new DynamoDbSweepRuns(dynamo, table);
 const cloudFormation = new CloudFormationClient(AWS_CLIENT_CONFIG);
 // The sweep's listings (the bank's and the Pix API's) take their slots from the processor's schedule: one rate for all.
 const pacer = sharedBankPacer(dynamo, table, connection);
-const bank = new BankClient({
-  settings: connection,
-  pacer,
+// Every family's client: the sweep lists what changed, the watch reads what the stack registered.
+const families = bindFamilies({
+  env: process.env,
+  setBy: 'ReconciliationSweep',
+  secretsManager,
   onThrottled: () => counter(ProcessorMetric.BANK_THROTTLED),
-  credentials: credentialsFromSecret(secretsManager, connection.credentialsSecretArn),
-  onRetry: (info) => logger.warn('Retrying a bank call', { ...info }),
+  onRetry: (message, info) => logger.warn(message, { ...info }),
 });
-// The Pix API, when the receiver has Pix: the sweep lists the Pix received, the watch reads each key's webhook.
-const pixConnection = readPixConnection(process.env, 'ReconciliationSweep');
-const pix = pixConnection && {
-  connection: pixConnection,
-  client: new PixClient({
-    settings: pixConnection,
-    credentials: pixCredentialsFromSecret(secretsManager, pixConnection.credentialsSecretArn),
-    pacer,
-    onRetry: (info) => logger.warn('Retrying a Pix API call', { ...info }),
-  }),
-};
 const beneficiario = connection.account.codigoBeneficiario;
-const cursorsOf = (listing: string, lookbackDays: number) => new DynamoDbDayCursors(dynamo, table, beneficiario, lookbackDays, listing);
-/** The listings each sweep reads: the settled boletos; with Pix, the Pix received and the refunds of older Pix. */
-const listings: SweptListing[] = [
-  { listing: settledBoletoListing(bank, beneficiario, connection.listingPageSize), cursors: cursorsOf('boleto', settings.lookbackDays), daysBack: recentDays(settings.lookbackDays) },
-];
-if (settings.pix) {
-  if (!pix) throw new Error(`${SWEEP_SETTINGS_ENV} asks for the Pix sweep but the function has no Pix connection (set by ReconciliationSweep from its processor's pix)`);
-  const p = settings.pix;
-  const options = { keyHashes: p.keyHashes, publishWithoutTxid: p.publishWithoutTxid, pageSize: PixConnectionDefaults.listingPageSize };
-  listings.push(
-    { listing: pixDayListing(pix.client, options), cursors: cursorsOf('pix', settings.lookbackDays), daysBack: recentDays(settings.lookbackDays) },
-    { listing: pixRefundListing(pix.client, options), cursors: cursorsOf('pix-refund', p.refundLookbackDays), daysBack: rotatingDays(settings.lookbackDays + 1, p.refundLookbackDays, p.refundDaysPerSweep, p.intervalMinutes) },
-  );
-}
+/** The listings each sweep reads (the settled boletos; with Pix, the Pix received and the refunds of older Pix), each with its cursors. */
+const listings: SweptListing[] = families.listings(pacer, settings).map(({ listing, days }) => ({
+  listing,
+  cursors: new DynamoDbDayCursors(dynamo, table, beneficiario, days.lookbackDays, listing.name),
+  daysBack: days.rotation ? rotatingDays(days.rotation.from, days.lookbackDays, days.rotation.perSweep, days.rotation.intervalMinutes) : recentDays(days.lookbackDays),
+}));
 
 /** Values of token versions read so far: a version's value never changes. */
 const versionValues = new Map<string, string>();
@@ -101,7 +80,7 @@ async function watch(deadline: number): Promise<WatchFinding[]> {
   const w = settings.watch!;
   return watchRegistrations({
     settings: w,
-    registrations: combinedRegistrations(cooperativeRegistrations(() => bank, connection), ...(pix ? [pixRegistrations(() => pix.client, pix.connection)] : [])),
+    registrations: families.deployed(pacer),
     steps: {
       deadline,
       // The watch gives the repair the token version the deploy recorded; nothing else is registered.

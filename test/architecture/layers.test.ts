@@ -18,7 +18,7 @@ function plantedViolations(planted: Record<string, string>): Violation[] {
 describe('the tree', () => {
   it('reads the imports it guards (type-only ones included)', () => {
     const has = (from: string, to: string, typeOnly?: boolean) => tree.some((e: ImportEdge) => e.from === from && e.to === to && (typeOnly === undefined || e.typeOnly === typeOnly));
-    expect(has('lambda/processor/index.ts', 'lambda/bank/cooperative/index.ts', false)).toBe(true);
+    expect(has('lambda/processor/index.ts', 'lambda/bank/families.ts', false)).toBe(true);
     expect(has('lib/reconciliation/reconciliation-sweep-props.ts', 'lib/processor/settlement-processor.ts', true)).toBe(true);
     expect(has('lib/registration/index.ts', 'lib/core/registration-provider.ts')).toBe(true);
     expect(tree.length).toBeGreaterThan(300);
@@ -77,15 +77,24 @@ describe('a planted import is caught', () => {
     ['a part importing the facade', {
       'lib/processor/planted.ts': "import type { BankWebhookReceiverProps } from '../bank-webhook-receiver';\nexport type P = BankWebhookReceiverProps;\n",
     }, [{ rule: Rule.PART_INTO_FACADE, from: 'lib/processor/planted.ts', to: 'lib/bank-webhook-receiver.ts' }]],
-    ['a handler importing an API family\'s internals, not its index.ts', {
-      'lambda/processor/planted.ts': "import { boletoState } from '../bank/cooperative/state';\nexport const b = boletoState;\n",
-    }, [{ rule: Rule.FAMILY_INTERNALS, from: 'lambda/processor/planted.ts', to: 'lambda/bank/cooperative/state.ts' }]],
-    ['a handler other than the receiver importing a family\'s receiving.ts', {
-      'lambda/processor/planted.ts': "import { isPixCallbackShape } from '../bank/pix/receiving';\nexport const i = isPixCallbackShape;\n",
-    }, [{ rule: Rule.FAMILY_INTERNALS, from: 'lambda/processor/planted.ts', to: 'lambda/bank/pix/receiving.ts' }]],
+    ['a handler importing an API family by name, even its index.ts', {
+      'lambda/processor/planted.ts': "import { pixFamily } from '../bank/pix';\nexport const p = pixFamily;\n",
+    }, [{ rule: Rule.FAMILY_BY_NAME, from: 'lambda/processor/planted.ts', to: 'lambda/bank/pix/index.ts' }]],
+    ['the sweep importing an API family\'s internals', {
+      'lambda/reconciliation/planted.ts': "import { settledBoletoListing } from '../bank/cooperative/listing';\nexport const l = settledBoletoListing;\n",
+    }, [{ rule: Rule.FAMILY_BY_NAME, from: 'lambda/reconciliation/planted.ts', to: 'lambda/bank/cooperative/listing.ts' }]],
+    ['the receiver importing a family\'s receiving.ts, not the intakes', {
+      'lambda/receiver/planted.ts': "import { isPixCallbackShape } from '../bank/pix/receiving';\nexport const i = isPixCallbackShape;\n",
+    }, [{ rule: Rule.FAMILY_BY_NAME, from: 'lambda/receiver/planted.ts', to: 'lambda/bank/pix/receiving.ts' }]],
     ['the store importing a family, even its index.ts', {
       'lambda/store/planted.ts': "import { nossoNumeroOf } from '../bank/cooperative';\nexport const n = nossoNumeroOf;\n",
-    }, [{ rule: Rule.STORE_INTO_FAMILY, from: 'lambda/store/planted.ts', to: 'lambda/bank/cooperative/index.ts' }]],
+    }, [{ rule: Rule.FAMILY_BY_NAME, from: 'lambda/store/planted.ts', to: 'lambda/bank/cooperative/index.ts' }]],
+    ['the CLI importing a family, even its index.ts', {
+      'cli/operate/planted.ts': "import { pixFamily } from '../../lambda/bank/pix';\nexport const p = pixFamily;\n",
+    }, [{ rule: Rule.FAMILY_BY_NAME, from: 'cli/operate/planted.ts', to: 'lambda/bank/pix/index.ts' }]],
+    ['a layer importing a family\'s internals (not its index.ts)', {
+      'lambda/bank/planted.ts': "import { boletoState } from './cooperative/state';\nexport const b = boletoState;\n",
+    }, [{ rule: Rule.FAMILY_INTERNALS, from: 'lambda/bank/planted.ts', to: 'lambda/bank/cooperative/state.ts' }]],
     ['one API family importing another\'s internals', {
       'lambda/bank/cooperative/planted.ts': "import { readPix } from '../pix/pix-answers';\nexport const r = readPix;\n",
     }, [{ rule: Rule.FAMILY_INTERNALS, from: 'lambda/bank/cooperative/planted.ts', to: 'lambda/bank/pix/pix-answers.ts' }]],

@@ -31,7 +31,7 @@ import { DynamoDbLookMarkers } from '../../lambda/store/look-markers';
 import { DynamoDbSlotSchedule, sharedBankPacers } from '../../lambda/store/slot-schedule';
 import { DynamoDbSubjectStore, type OutboxEntry, type SubjectStore } from '../../lambda/store/subject-store';
 import { BankApiError } from '../../lambda/bank/errors';
-import type { BankQueries } from '../../lambda/processor/deps';
+import type { BankQueries, ProcessorDeps } from '../../lambda/processor/deps';
 import { processorSettings } from '../../lib/processor/processor-settings';
 import type { OutgoingNotification } from '../../simulator/bank';
 import { restProxyEvent } from '../../tools/local-aws/api-gateway';
@@ -305,13 +305,15 @@ export class World {
     });
     const store = new DynamoDbSubjectStore(dynamo, TABLE, this.settings.idempotencyTtlSeconds);
     const publish = eventBridgePublisher(this.client(env, 'eventbridge', this.bus), BUS, this.settings.eventSource);
-    const deps = {
-      settings: this.settings,
+    const deps: ProcessorDeps = {
+      settings: {
+        ...this.settings,
+        pixKeys: (this.mutant === Mutant.ACCOUNT_KEYS ? [PIX_KEYS.ours, PIX_KEYS.other] : [PIX_KEYS.ours]).map((key) => normalizePixKey(key)!.key),
+        ...(this.scenario.pixReceiver?.keylessOwner ? { pixKeyless: true } : {}),
+      },
       account: connection.account,
       bank: queries(bank, pixClient(pacers.calls)),
       lookBank: queries(bank.withPacer(pacers.looks), pixClient(pacers.looks)),
-      pixKeys: (this.mutant === Mutant.ACCOUNT_KEYS ? [PIX_KEYS.ours, PIX_KEYS.other] : [PIX_KEYS.ours]).map((key) => normalizePixKey(key)!.key),
-      ...(this.scenario.pixReceiver?.keylessOwner ? { pixKeyless: true } : {}),
       store: this.mutant === Mutant.PUBLISH_BEFORE_RECORD ? publishingFirst(store, publish) : store,
       markers: new DynamoDbLookMarkers(dynamo, TABLE),
       looks: { schedule: new DynamoDbSlotSchedule(dynamo, TABLE, LOOK_RATE_NAME), ratePerSecond: this.settings.lookQueryShare * connection.queriesPerSecond },

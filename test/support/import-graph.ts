@@ -34,9 +34,9 @@ export enum Rule {
   LIB_LAMBDA = 'lib and lambda import each other',
   CONTRACTS_OUTWARD = 'contracts import something outside contracts',
   SIMULATOR_INTO_LAMBDA = 'a lambda folder other than the sandbox\'s imports the simulator',
-  FAMILY_INTERNALS = 'a file outside an API family (lambda/bank/<family>/) imports one of its files other than its index.ts (or, the receiver, its receiving.ts)',
+  FAMILY_INTERNALS = 'a file outside an API family (lambda/bank/<family>/) imports one of its files other than its index.ts (or, intakes.ts, its receiving.ts)',
   LIB_FAMILY_UPWARD = 'an API family\'s layer under lib/families/ imports something other than lib/core and its own folder',
-  STORE_INTO_FAMILY = 'the store imports an API family\'s folder (it reaches a kind of subject through families.ts and its rules)',
+  FAMILY_BY_NAME = 'a handler (but the simulator\'s host), the store or the CLI imports an API family\'s folder (they reach a family through families.ts, the receiver through intakes.ts)',
   CYCLE = 'an import cycle',
 }
 
@@ -57,6 +57,13 @@ export const BUILT_ON: Readonly<Record<string, readonly string[]>> = { reconcili
 
 /** The one handler folder that hosts the simulator (BankSandbox's): the others verify against the bank, never a simulator. */
 export const SIMULATOR_HOST = 'sandbox';
+
+/**
+ * Files of the CLI that still read one family's notifications by name (the audit's invariants):
+ * moving them behind the families' rules is open work (docs/constructs.md says so); no other file
+ * may join them.
+ */
+export const FAMILY_BY_NAME_PENDING: readonly string[] = ['cli/audit/invariants.ts'];
 
 /** The folders whose files the graph covers. */
 export const SOURCE_DIRS = ['contracts', 'lib', 'lambda', 'tools', 'simulator', 'cli', 'examples'] as const;
@@ -180,8 +187,10 @@ export function layerViolations(edges: readonly ImportEdge[]): Violation[] {
       else if (from && to && from !== 'core' && to !== 'core' && from !== 'families' && to !== 'families' && from !== to && !(edge.typeOnly && BUILT_ON[from]?.includes(to))) flag(Rule.PART_INTO_SIBLING, edge);
     }
     const family = familyOf(edge.to);
-    if (fromTop === 'lambda' && family && familyOf(edge.from) !== family && edge.to !== `lambda/bank/${family}/index.ts` && !(edge.from.startsWith('lambda/receiver/') && edge.to === `lambda/bank/${family}/receiving.ts`)) flag(Rule.FAMILY_INTERNALS, edge);
-    if (edge.from.startsWith('lambda/store/') && family) flag(Rule.STORE_INTO_FAMILY, edge);
+    const fromFolder = fromTop === 'lambda' ? folderUnder(edge.from, 'lambda') : undefined;
+    const byName = family && ((fromTop === 'cli' && !FAMILY_BY_NAME_PENDING.includes(edge.from)) || fromFolder === 'store' || (fromFolder && handlers.has(fromFolder) && fromFolder !== SIMULATOR_HOST));
+    if (byName) flag(Rule.FAMILY_BY_NAME, edge);
+    else if (fromTop === 'lambda' && family && familyOf(edge.from) !== family && edge.to !== `lambda/bank/${family}/index.ts` && !(edge.from === 'lambda/bank/intakes.ts' && edge.to === `lambda/bank/${family}/receiving.ts`)) flag(Rule.FAMILY_INTERNALS, edge);
     if (fromTop === 'tools' && toTop === 'examples') flag(Rule.TOOLS_INTO_EXAMPLES, edge);
     if (fromTop === 'tools' && toTop === 'lambda' && handlers.has(folderUnder(edge.to, 'lambda') ?? '')) flag(Rule.TOOLS_INTO_HANDLER, edge);
   }

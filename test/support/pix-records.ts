@@ -5,6 +5,7 @@
  */
 import type { ChargeRead, PixQueries, PixRead, PixRefundRead } from '../../lambda/bank/pix';
 import type { ProcessorDeps } from '../../lambda/processor/deps';
+import type { ProcessorSettings } from '../../contracts/processor';
 import { ChargeState, readPix, readRefund } from '../../lambda/bank/pix';
 import type { PixChargeKind } from '../../contracts/events';
 import { RefundStatus } from '../../contracts/pix';
@@ -83,16 +84,16 @@ export class FakePix implements PixQueries {
   }
 }
 
-/** The processor's fakes with a Pix client and our keys. */
-export function fakePixDeps(overrides: Partial<ProcessorDeps> = {}) {
+/** The processor's fakes with a Pix client and our keys (`settings` over the fakes' settings). */
+export function fakePixDeps(overrides: Partial<ProcessorDeps> = {}, settings: Partial<ProcessorSettings> = {}) {
   const provider = new FakePix();
   const fakes = fakeDeps(overrides);
   const bank = fakes.deps.bank;
   const deps: ProcessorDeps = {
     ...fakes.deps,
     bank: { clients: { ...bank.clients, pix: provider } },
-    pixKeys: OUR_KEYS,
     ...overrides,
+    settings: { ...fakes.deps.settings, pixKeys: OUR_KEYS, ...settings },
   };
   return { ...fakes, deps, provider };
 }

@@ -1,11 +1,21 @@
 /**
- * This bank's collection and payments APIs as one API family (BANK-NOTES.md): its routes
- * (`/boleto`, `/payments`), how it reads their bodies, its subjects (boletos and payments), and
- * what the handlers wire from it (the client, the connection, the registrations and the listing's
- * readers). A handler imports this file, never the folder's others (the guard test says so).
+ * This bank's collection and payments APIs as one API family: its routes (`/boleto`, `/payments`),
+ * how it reads their bodies, its subjects (boletos and payments), and its binding: the client,
+ * the connection, the registrations and the listing, wired for a handler. A handler reaches it
+ * through families.ts, never by name (the guard test says so); only tests and the simulator's host
+ * import its files.
  */
+import type { BankConnectionSettings } from '../../../contracts/bank-connection';
+import { ProcessorDefaults } from '../../../contracts/processor';
+import { memoized } from '../base/memo';
+import type { FamilyBinding } from '../binding';
 import type { ApiFamily } from '../family';
+import { CallKind, MemorySlotSchedule, PacerByKind, RatePacer, type BankPacer } from '../pacing';
+import { BankClient } from './client';
+import { credentialsFromSecret, readBankConnection } from './connection';
+import { settledBoletoListing } from './listing';
 import { parseNotification } from './notification';
+import { cooperativeRegistrations } from './registration/kinds';
 import { boletoRules, paymentRules } from './subjects';
 
 /** The family, made by a function: a handler that only reads the connection (the sandbox) bundles none of it. */
@@ -13,10 +23,46 @@ export function cooperativeFamily(): ApiFamily {
   return {
     name: 'cooperative',
     routes: ['boleto', 'payments'],
-    parse: (route, body, settings) => parseNotification(route, body, settings.boletoMovements),
+    parse: (route, body, settings) => parseNotification(route, body, settings.boletoMovements ?? ProcessorDefaults.boletoMovements),
     subjects: [boletoRules(), paymentRules()],
   };
 }
+
+/**
+ * The family bound to a handler: the connection its constructs put in the environment (read when
+ * first needed: the deploy-time provider has none, its custom resources name theirs), one client
+ * whose copies per pacer share their tokens and connections.
+ */
+export const cooperativeBinding: FamilyBinding = (wiring) => {
+  let connection: BankConnectionSettings | undefined;
+  let base: BankClient | undefined;
+  const ttl = wiring.credentialsTtlMs;
+  const clientOf = (settings: BankConnectionSettings, pacer: BankPacer) => new BankClient({
+    settings,
+    pacer,
+    credentials: credentialsFromSecret(wiring.secretsManager, settings.credentialsSecretArn, ttl),
+    onRetry: (info) => wiring.onRetry?.('Retrying a bank call', info),
+    onThrottled: () => wiring.onThrottled?.(),
+  });
+  const connected = () => (connection ??= readBankConnection(wiring.env, wiring.setBy));
+  const client = (pacer: BankPacer) => (base ??= clientOf(connected(), pacer)).withPacer(pacer);
+  /** One client per connection a custom resource names, at that connection's registration rates. */
+  const registrationClient = memoized((settings: BankConnectionSettings) => clientOf(settings, new PacerByKind(
+    { [CallKind.CREATION]: new RatePacer(new MemorySlotSchedule(), { ratePerSecond: settings.registrationCallsPerSecond, name: 'bank registration creations' }) },
+    new RatePacer(new MemorySlotSchedule(), { ratePerSecond: settings.queriesPerSecond, name: 'bank registration calls' }),
+  )), JSON.stringify);
+  return {
+    family: cooperativeFamily(),
+    connected: true,
+    client,
+    listings: (pacer, settings) => [{
+      listing: settledBoletoListing(client(pacer), connected().account.codigoBeneficiario, connected().listingPageSize),
+      days: { lookbackDays: settings.lookbackDays },
+    }],
+    deployed: (pacer) => cooperativeRegistrations(() => client(pacer), connected()),
+    registrations: () => cooperativeRegistrations(registrationClient),
+  };
+};
 
 export { BankClient, type BankCall, type RetryInfo } from './client';
 export { credentialsFromSecret, parseBankConnection, readBankConnection } from './connection';

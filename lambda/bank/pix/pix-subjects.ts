@@ -44,7 +44,7 @@ function queriesOf(provider: ProviderQueries): PixQueries {
 export function foreignKey(chave: string | undefined, context: RulesContext): string | undefined {
   if (chave === undefined) return undefined;
   const key = normalizePixKey(chave)?.key;
-  return key && context.pixKeys?.includes(key) ? undefined : 'the callback names a Pix key that is not one of this receiver\'s';
+  return key && context.settings.pixKeys?.includes(key) ? undefined : 'the callback names a Pix key that is not one of this receiver\'s';
 }
 
 /** A charge as the rules keep it: where the provider showed it, and whether this Pix concluded it. */
@@ -112,7 +112,7 @@ async function tiedPix(queries: PixQueries, endToEndId: string, context: RulesCo
   if (pix.chave === undefined) {
     if (read?.chave !== undefined) {
       if (foreignKey(read.chave, context)) throw new NotAttributed('the provider shows the Pix paying a charge of a key of the account that is not this receiver\'s');
-    } else if (!context.pixKeyless) {
+    } else if (!context.settings.pixKeyless) {
       throw new NotAttributed('the provider ties the Pix to no key (no chave, and no charge with one): only the account\'s receiver for keyless Pix publishes it');
     }
   }

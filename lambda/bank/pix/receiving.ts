@@ -1,36 +1,48 @@
 /**
- * What the receiver checks of a body on the Pix route, and nothing more: the family's entry point
- * for the receiver (its other files, the client and the readers, are the processor's and the
- * sweep's, and would only slow the receiver's cold start).
+ * What the receiver checks of the Pix route, and nothing more: the provider's pinned certificate
+ * and a body's shape (the family's entry point for the receiver; its other files, the client and
+ * the readers, are the processor's and the sweep's, and would only slow the receiver's cold start).
  */
+import { PIX_ROUTE } from '../../../contracts/receiver';
+import { BodyShape, RouteCredential, type RouteIntake } from '../intake';
 
 /** Whether a JSON value is an object (not an array, not null): the one test the family's readers share. */
 export const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
 
-/** What a body on the Pix route is, read once. */
-export enum PixBodyShape {
-  /** The provider's validation call: an empty body, or JSON without a `pix` array. Answered 200, nothing to verify. */
-  VALIDATION = 'validation',
-  /** A Pix callback's shape: a JSON object with a `pix` array of objects (what a Pix holds inside is the processor's to judge). */
-  CALLBACK = 'callback',
-  /** Anything else: not JSON, or a `pix` array holding something other than objects. */
-  OTHER = 'other',
-}
-
-export function pixBodyShape(body: Buffer): PixBodyShape {
-  if (!body.length) return PixBodyShape.VALIDATION;
+/**
+ * What a body on the Pix route is, read once: an empty body, or JSON without a `pix` array, is the
+ * provider's validation call; a JSON object with a `pix` array of objects is a callback's shape;
+ * anything else (not JSON, a `pix` array holding something other than objects) is neither.
+ */
+export function pixBodyShape(body: Buffer): BodyShape {
+  if (!body.length) return BodyShape.VALIDATION;
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
   } catch {
-    return PixBodyShape.OTHER;
+    return BodyShape.OTHER;
   }
-  if (!isObject(parsed) || !Array.isArray(parsed.pix)) return PixBodyShape.VALIDATION;
-  return parsed.pix.every(isObject) ? PixBodyShape.CALLBACK : PixBodyShape.OTHER;
+  if (!isObject(parsed) || !Array.isArray(parsed.pix)) return BodyShape.VALIDATION;
+  return parsed.pix.every(isObject) ? BodyShape.NOTIFICATION : BodyShape.OTHER;
 }
 
-/** Whether a body has a Pix callback's shape (see {@link PixBodyShape.CALLBACK}). */
-export const isPixCallbackShape = (body: Buffer): boolean => pixBodyShape(body) === PixBodyShape.CALLBACK;
+/** Whether a body has a Pix callback's shape (see {@link pixBodyShape}). */
+export const isPixCallbackShape = (body: Buffer): boolean => pixBodyShape(body) === BodyShape.NOTIFICATION;
 
-/** Whether a body from the Pix route is the provider's validation call (see {@link PixBodyShape.VALIDATION}). */
-export const isPixValidationCall = (body: Buffer): boolean => pixBodyShape(body) === PixBodyShape.VALIDATION;
+/** Whether a body from the Pix route is the provider's validation call (see {@link pixBodyShape}). */
+export const isPixValidationCall = (body: Buffer): boolean => pixBodyShape(body) === BodyShape.VALIDATION;
+
+/**
+ * The Pix route: no credential travels with a callback (`security: []` in the standard), so the
+ * provider is known by its client certificate, pinned where the stack serves the Pix API over
+ * mutual TLS; the API's bare URL and a body without a `pix` array are its validation calls.
+ */
+export const PIX_INTAKES: readonly RouteIntake[] = [{
+  route: PIX_ROUTE,
+  credential: RouteCredential.CLIENT_CERTIFICATE,
+  calls: 'Pix callback',
+  pins: (settings) => settings.pixClientCertificates,
+  validationAtRoot: true,
+  shape: pixBodyShape,
+  shapeRule: 'a JSON object with a pix array of objects',
+}];

@@ -32,8 +32,8 @@ const OTHER_KEY = 'vendas@example.com.br';
 
 /** Two receivers of one account over one provider: A holds our keys, B another; `keyless` says which owns keyless Pix. */
 function twoReceivers(keyless: 'a' | 'b') {
-  const a = fakePixDeps({ ...(keyless === 'a' ? { pixKeyless: true } : {}) });
-  const b = fakePixDeps({ pixKeys: [OTHER_KEY], ...(keyless === 'b' ? { pixKeyless: true } : {}) });
+  const a = fakePixDeps({}, { ...(keyless === 'a' ? { pixKeyless: true } : {}) });
+  const b = fakePixDeps({}, { pixKeys: [OTHER_KEY], ...(keyless === 'b' ? { pixKeyless: true } : {}) });
   b.deps = { ...b.deps, bank: { clients: { ...b.deps.bank.clients, pix: a.provider } } };
   return { a, b, provider: a.provider };
 }

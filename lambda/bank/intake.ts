@@ -1,0 +1,46 @@
+/**
+ * What the receiver asks of an API family about each of its routes: how the provider proves it
+ * sent a request there, and which bodies are notifications to store. The receiver reads a route's
+ * intake and nothing else of a family (a family's other files, its client and its readers, would
+ * only slow the receiver's cold start): intakes.ts lists them. This file imports only contracts.
+ */
+import type { PixClientCertificatePins, ReceiverSettings, Route } from '../../contracts/receiver';
+
+/** How the provider proves it sent a request on a route. */
+export enum RouteCredential {
+  /** A token in a header, compared with a secret's current (and, during a rotation, pending) value. */
+  TOKEN = 'token',
+  /** The provider's client certificate at a mutual-TLS domain, pinned by the stack: nothing travels in the request. */
+  CLIENT_CERTIFICATE = 'client-certificate',
+}
+
+/** What a body on a route is, read once. */
+export enum BodyShape {
+  /** A notification's shape: stored (what it holds inside is the processor's to judge). */
+  NOTIFICATION = 'notification',
+  /** The provider's validation call: answered 200, counted, nothing stored. */
+  VALIDATION = 'validation',
+  /** Neither: stored only where the credential proves the provider sent it (see {@link RouteIntake.shapeRule}). */
+  OTHER = 'other',
+}
+
+/** One route's intake. */
+export interface RouteIntake {
+  readonly route: Route;
+  readonly credential: RouteCredential;
+  /** What a log line calls a request on the route (`Pix callback`). @default notification */
+  readonly calls?: string;
+  /** {@link RouteCredential.TOKEN}: the header the provider sends its token in, and the secret holding the values. */
+  token?(settings: ReceiverSettings): { readonly header: string; readonly secretArn: string };
+  /**
+   * {@link RouteCredential.CLIENT_CERTIFICATE}: the provider's certificates the stack pins, or
+   * undefined where it pins none (no mutual TLS: anyone can post, and {@link shape} decides).
+   */
+  pins?(settings: ReceiverSettings): PixClientCertificatePins | undefined;
+  /** Whether a request to the API's bare URL is this route's provider's validation call. @default false */
+  readonly validationAtRoot?: boolean;
+  /** What a body is. @default every body a notification */
+  shape?(body: Buffer): BodyShape;
+  /** The shape a notification has, said in the 400 answer to another body where nothing authenticates the sender. */
+  readonly shapeRule?: string;
+}
