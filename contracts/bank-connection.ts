@@ -1,5 +1,5 @@
 /**
- * How the handlers reach the bank: the settings the `BankConnectionProps` of the constructs
+ * How the handlers reach the bank: the settings the `CooperativeConnectionProps` of the constructs
  * resolve to (every default filled by the construct), passed to a handler as one JSON
  * environment variable or custom resource property. The construct (lib/) and the handlers
  * (lambda/) both import this module, so the compiler holds the two sides together. Nothing here

@@ -9,7 +9,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import type { BankConnectionProps, BankWebhookReceiver, BoletoWebhookContractOptions } from '../lib';
+import type { CooperativeConnectionProps, BankWebhookReceiver, BoletoWebhookContractOptions } from '../lib';
 
 /** A value from CDK context (cdk.json or -c key=value), or the placeholder. */
 function context(scope: Construct, key: string, placeholder: string): string {
@@ -26,7 +26,7 @@ function optionalNumber(scope: Construct, key: string): number | undefined {
 }
 
 /** The bank connection: account values from CDK context (see docs/usage.md). */
-export function exampleBank(scope: Construct): BankConnectionProps {
+export function exampleBank(scope: Construct): CooperativeConnectionProps {
   return {
     baseUrl: context(scope, 'bankBaseUrl', 'https://api.bank.example'),
     registrationBaseUrl: context(scope, 'bankRegistrationBaseUrl', 'https://api.bank.example/pagamentos'),

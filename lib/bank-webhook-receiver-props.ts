@@ -1,9 +1,9 @@
 import { Duration, Token } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { type BankConnectionProps, checkRealBank } from './families/cooperative/bank-connection';
+import { type CooperativeConnectionProps, checkRealBank } from './families/cooperative/connection';
 import { PropsValidation } from './core/props-validation';
-import { checkRealPixProvider } from './families/pix/pix-connection';
-import { checkPixSweep, type PixReceiverProps } from './families/pix/pix-receiver';
+import { checkRealPixProvider } from './families/pix/connection';
+import { checkPixSweep, type PixReceiverProps } from './families/pix/receiver';
 import { ProcessorDefaults } from '../contracts/processor';
 import { SweepDefaults } from '../contracts/reconciliation';
 import { BankStage } from './core/bank-stage';
@@ -24,7 +24,7 @@ export interface BankWebhookReceiverProps extends BankWebhookEndpointProps, Sett
    * How to reach the bank: every notification is verified with its query API before anything
    * is published.
    */
-  readonly bank: BankConnectionProps;
+  readonly bank: CooperativeConnectionProps;
 
   /**
    * Registers `paymentsUrl` as the account's payment callback, with `paymentCallbackToken` as

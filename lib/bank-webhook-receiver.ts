@@ -27,7 +27,7 @@ import { BoletoWebhookContract } from './registration/boleto-webhook-contract';
 import { PaymentWebhookRegistration } from './registration/payment-webhook-registration';
 import { PixKeyWebhook } from './registration/pix-key-webhook';
 import { RegistrationProvider } from './core/registration-provider';
-import { normalizedPixKeys, pixRecordTtlSecondsByKind } from './families/pix/pix-receiver';
+import { normalizedPixKeys, pixRecordTtlSecondsByKind } from './families/pix/receiver';
 import { ReceiverDashboard } from './receiver-dashboard';
 
 export type { BankWebhookReceiverProps } from './bank-webhook-receiver-props';

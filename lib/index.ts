@@ -1,9 +1,9 @@
 /** The public API of cdk-bank-webhooks: every export named, so the jsii assembly holds exactly these. */
 export { BankWebhookReceiver, type BankWebhookReceiverProps } from './bank-webhook-receiver';
 export { ReceiverDashboard, type ReceiverDashboardProps } from './receiver-dashboard';
-export { type BankConnectionProps, type PaymentQueryScopes } from './families/cooperative/bank-connection';
-export { type PixConnectionProps, type PixOperationPaths, type PixOperationScopes } from './families/pix/pix-connection';
-export { type PixDomainProps, type PixPinnedCertificates, type PixReceiverProps, type PixSweepProps, type PixTruststoreProps } from './families/pix/pix-receiver';
+export { type BankConnectionProps, type CooperativeConnectionProps, type PaymentQueryScopes } from './families/cooperative/connection';
+export { type PixConnectionProps, type PixOperationPaths, type PixOperationScopes } from './families/pix/connection';
+export { type PixDomainProps, type PixPinnedCertificates, type PixReceiverProps, type PixSweepProps, type PixTruststoreProps } from './families/pix/receiver';
 export { type OpenTelemetryOptions, TracingMode, type TracingProps } from './core/tracing';
 export { PixBasicCredentials, PixGrantTypePlacement } from '../contracts/pix-connection';
 export { VerifiedEventRule, type VerifiedEventRuleOptions, type VerifiedEventSource } from './core/verified-event-rule';

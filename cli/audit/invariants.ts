@@ -23,7 +23,7 @@ import { PIX_ROUTE, type Route, ROUTES } from '../../contracts/receiver';
 import { boletoClaim, paymentClaim } from '../../lambda/bank/cooperative/state';
 import { type NotificationItem, parseNotification } from '../../lambda/bank/cooperative/notification';
 import { isPixValidationCall } from '../../lambda/bank/pix';
-import { parsePixNotification, type PixNotificationItem } from '../../lambda/bank/pix/pix-notification';
+import { parsePixNotification, type PixNotificationItem } from '../../lambda/bank/pix/notification';
 import { decodeStoredNotification } from '../../lambda/store/stored-notification';
 
 export enum Invariant {

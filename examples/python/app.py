@@ -12,7 +12,7 @@ from aws_cdk import aws_secretsmanager as secretsmanager
 from aws_cdk import aws_sqs as sqs
 from cdk_bank_webhooks import (
     BankAccount,
-    BankConnectionProps,
+    CooperativeConnectionProps,
     BankEventDetailType,
     BankWebhookReceiver,
     BoletoWebhookContractOptions,
@@ -26,7 +26,7 @@ stack = cdk.Stack(app, "BankWebhooksExample", env=cdk.Environment(account="11111
 receiver = BankWebhookReceiver(
     stack,
     "BankWebhooks",
-    bank=BankConnectionProps(
+    bank=CooperativeConnectionProps(
         base_url="https://api.bank.example",
         registration_base_url="https://api.bank.example/pagamentos",
         credentials=secretsmanager.Secret.from_secret_name_v2(stack, "BankCredentials", "cdk-bank-webhooks/bank-credentials"),

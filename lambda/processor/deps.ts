@@ -10,7 +10,7 @@ import type { NotificationJournal } from '../store/journal';
 import type { LookMarkers } from '../store/look-markers';
 import type { OutboxEntry, SubjectStore } from '../store/subject-store';
 
-/** The provider queries the processor's subject rules make (BankClient fits). */
+/** The provider queries the processor's subject rules make (CooperativeClient fits). */
 export type BankQueries = ProviderQueries;
 
 /** The processor's two queues (each with its dead-letter queue): notifications, and look requests apart from them. */

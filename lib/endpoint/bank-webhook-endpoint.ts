@@ -26,7 +26,7 @@ import { minimumVisibilitySeconds } from '../core/timing';
 import { QueueSenders } from '../core/queue-senders';
 import { allowOnlySourceQueue } from '../core/redrive-allow-policy';
 import { type BankWebhookEndpointProps, checkBankWebhookEndpoint, DEFAULT_SILENCE_HOURS } from './bank-webhook-endpoint-props';
-import { normalizedFingerprint, PIX_CERTIFICATE_WARNING_DAYS, type PixDomainProps } from '../families/pix/pix-receiver';
+import { normalizedFingerprint, PIX_CERTIFICATE_WARNING_DAYS, type PixDomainProps } from '../families/pix/receiver';
 import { receiverSettings } from './receiver-settings';
 import { accessLogFormat, acknowledgeApiFindings, sourceAllowlistPolicy } from './rest-api';
 import { ReceiverFunction } from './receiver-function';

@@ -1,11 +1,11 @@
-import { type PixReceiverProps, validatePixReceiver } from '../families/pix/pix-receiver';
+import { type PixReceiverProps, validatePixReceiver } from '../families/pix/receiver';
 import { checkReceiverName, type ReceiverNameProps } from '../core/metrics';
 import { Duration, RemovalPolicy, Token } from 'aws-cdk-lib';
 import type * as events from 'aws-cdk-lib/aws-events';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { ProcessorDefaults } from '../../contracts/processor';
-import { type BankConnectionProps, validateBankConnection } from '../families/cooperative/bank-connection';
+import { type CooperativeConnectionProps, validateBankConnection } from '../families/cooperative/connection';
 import { checkFunctionNetwork, type FunctionNetworkProps } from '../core/function-network';
 import { isWholeNumberIn, type PropsValidation } from '../core/props-validation';
 import { checkIdempotencyTtl, minimumVisibilitySeconds } from '../core/timing';
@@ -154,7 +154,7 @@ export interface SettlementProcessorOptions extends ReceiverNameProps {
 /** Properties of `SettlementProcessor`. */
 export interface SettlementProcessorProps extends SettlementProcessorOptions, FunctionNetworkProps, ObservabilityProps {
   /** How to reach the bank: every notification is verified with its query API before anything is published. */
-  readonly bank: BankConnectionProps;
+  readonly bank: CooperativeConnectionProps;
 
   /**
    * Pix received (cdk-bank-webhooks/docs/pix.md): the provider's standard Pix API every Pix is confirmed with, and

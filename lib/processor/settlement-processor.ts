@@ -14,9 +14,9 @@ import {
   IdempotencyTable, PROCESSOR_SERVICE_NAME, PROCESSOR_SETTINGS_ENV, ProcessorDefaults, ProcessorMetric,
 } from '../../contracts/processor';
 import { PendingPaymentIndex } from '../../contracts/reconciliation';
-import { type BankConnectionProps, bankConnectionEnvironment } from '../families/cooperative/bank-connection';
-import { pixConnectionEnvironment } from '../families/pix/pix-connection';
-import { normalizedPixKeys, pixRecordTtlSecondsByKind, type PixReceiverProps } from '../families/pix/pix-receiver';
+import { type CooperativeConnectionProps, bankConnectionEnvironment } from '../families/cooperative/connection';
+import { pixConnectionEnvironment } from '../families/pix/connection';
+import { normalizedPixKeys, pixRecordTtlSecondsByKind, type PixReceiverProps } from '../families/pix/receiver';
 import { notifyOn, Runbook, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
 import { QueueSenders } from '../core/queue-senders';
 import { acknowledgeInherent } from '../core/compliance';
@@ -65,7 +65,7 @@ export class SettlementProcessor extends Construct {
   /** How long a subject's record is kept after its last change. */
   public readonly idempotencyTtl: Duration;
   /** How the processor reaches the bank (a reconciliation sweep of this processor uses it too). */
-  public readonly bank: BankConnectionProps;
+  public readonly bank: CooperativeConnectionProps;
   /** The account the processor verifies and publishes for (`bank.account`). */
   public readonly account: BankAccount;
   /** Alarm: messages in the dead-letter queue. */

@@ -8,7 +8,7 @@ import { Construct } from 'constructs';
 import {
   PendingPaymentIndex, RECONCILIATION_SERVICE_NAME, SWEEP_SETTINGS_ENV, SweepDefaults, SweepMetric, TRACK_PAYMENT_DETAIL_TYPE,
 } from '../../contracts/reconciliation';
-import { bankConnectionEnvironment } from '../families/cooperative/bank-connection';
+import { bankConnectionEnvironment } from '../families/cooperative/connection';
 import { notifyOn, Runbook, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
 import { QueueSenders } from '../core/queue-senders';
 import { acknowledgeInherent } from '../core/compliance';
@@ -20,8 +20,8 @@ import { validateProps } from '../core/props-validation';
 import type { BoletoWebhookContract } from '../registration/boleto-webhook-contract';
 import type { PaymentWebhookRegistration } from '../registration/payment-webhook-registration';
 import type { PixKeyWebhook } from '../registration/pix-key-webhook';
-import { pixConnectionEnvironment } from '../families/pix/pix-connection';
-import { checkPixSweep, pixSweepSettings } from '../families/pix/pix-receiver';
+import { pixConnectionEnvironment } from '../families/pix/connection';
+import { checkPixSweep, pixSweepSettings } from '../families/pix/receiver';
 import type { PixKeysWatched } from '../../contracts/reconciliation';
 import { SweepFunction } from './sweep-function';
 import { sweepSettings } from './sweep-settings';

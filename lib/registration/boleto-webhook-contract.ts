@@ -3,7 +3,7 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { type BoletoContractSpec, compactDeployed, RegistrationAttribute, RegistrationDefaults, RegistrationResourceType } from '../../contracts/registration';
 import { ACCOUNT_FIELD_PATTERN, type BankAccount } from '../../contracts/bank-connection';
-import { type BankConnectionProps, validateBankConnection } from '../families/cooperative/bank-connection';
+import { type CooperativeConnectionProps, validateBankConnection } from '../families/cooperative/connection';
 import { checkSecretNamed, checkTokenHeader, type PropsValidation, validateProps } from '../core/props-validation';
 import { appliedRecordNameOf, checkRegistrationOptions, checkWebhookUrl, createRegistrationResource, type RegistrationResourceOptions } from './registration-resource';
 import type { WatchedRegistration } from '../../contracts/reconciliation';
@@ -85,7 +85,7 @@ export interface BoletoWebhookContractOptions extends RegistrationResourceOption
 /** Properties of {@link BoletoWebhookContract}. */
 export interface BoletoWebhookContractProps extends BoletoWebhookContractOptions {
   /** How to reach the bank (the collection API's token acts for `bank.account`). */
-  readonly bank: BankConnectionProps;
+  readonly bank: CooperativeConnectionProps;
   /** The https URL the bank sends boleto events to (`url`). */
   readonly url: string;
   /**
@@ -155,7 +155,7 @@ export function checkContractOptions(v: PropsValidation, o: BoletoWebhookContrac
 export const contractBeneficiario = (o: BoletoWebhookContractOptions): string | undefined => o.codigoBeneficiario ?? o.codBeneficiario;
 
 /** The contract as the handler gets it: every field filled in, the token as its secret's ARN. */
-export function boletoContractSpec(bank: BankConnectionProps, o: BoletoWebhookContractOptions, url: string, token?: secretsmanager.ISecret, header?: string): BoletoContractSpec {
+export function boletoContractSpec(bank: CooperativeConnectionProps, o: BoletoWebhookContractOptions, url: string, token?: secretsmanager.ISecret, header?: string): BoletoContractSpec {
   return {
     ...(o.takeOverExisting ? { takeOverExisting: true } : {}),
     cooperativa: o.cooperativa ?? bank.account.cooperativa,

@@ -3,7 +3,7 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { compactDeployed, type PaymentWebhookSpec, RegistrationAttribute, RegistrationResourceType } from '../../contracts/registration';
 import type { WatchedRegistration } from '../../contracts/reconciliation';
-import { type BankConnectionProps, validateBankConnection } from '../families/cooperative/bank-connection';
+import { type CooperativeConnectionProps, validateBankConnection } from '../families/cooperative/connection';
 import { checkSecretNamed, type PropsValidation, validateProps } from '../core/props-validation';
 import { appliedRecordNameOf, checkRegistrationOptions, checkWebhookUrl, createRegistrationResource, type RegistrationResourceOptions } from './registration-resource';
 
@@ -14,7 +14,7 @@ export interface PaymentWebhookRegistrationOptions extends RegistrationResourceO
 /** Properties of {@link PaymentWebhookRegistration}. */
 export interface PaymentWebhookRegistrationProps extends PaymentWebhookRegistrationOptions {
   /** How to reach the bank; the registration is made for `bank.account` (x-conta, x-cooperativa, x-documento). */
-  readonly bank: BankConnectionProps;
+  readonly bank: CooperativeConnectionProps;
   /** The https URL the bank calls with payment notifications (`urlCallback`). */
   readonly url: string;
   /** Secret whose plain-text value the bank sends as the whole `Authorization` header (`authorizationCallback`). */

@@ -3,7 +3,7 @@ import { Construct } from 'constructs';
 import type { WatchedRegistration } from '../../contracts/reconciliation';
 import { normalizePixKey } from '../../contracts/pix';
 import { compactDeployed, type PixKeyWebhookSpec, RegistrationAttribute, RegistrationDefaults, RegistrationProperty, RegistrationResourceType } from '../../contracts/registration';
-import { type PixConnectionProps, pixConnectionSettings, validatePixConnection } from '../families/pix/pix-connection';
+import { type PixConnectionProps, pixConnectionSettings, validatePixConnection } from '../families/pix/connection';
 import { type PropsValidation, validateProps } from '../core/props-validation';
 import { RegistrationProvider, type RegistrationProviderSettings } from '../core/registration-provider';
 import { appliedRecordNameOf, checkRegistrationOptions } from './registration-resource';

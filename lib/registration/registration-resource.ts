@@ -3,7 +3,7 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { BankConnectionSettings } from '../../contracts/bank-connection';
 import { appliedRecordName, type BoletoContractSpec, type PaymentWebhookSpec, RegistrationDefaults, RegistrationProperty } from '../../contracts/registration';
-import { type BankConnectionProps, bankConnectionSettings } from '../families/cooperative/bank-connection';
+import { type CooperativeConnectionProps, bankConnectionSettings } from '../families/cooperative/connection';
 import { checkFunctionNetwork } from '../core/function-network';
 import { isHttpsUrl, type PropsValidation } from '../core/props-validation';
 import { RegistrationProvider, type RegistrationProviderSettings } from '../core/registration-provider';
@@ -71,7 +71,7 @@ export function appliedRecordNameOf(scope: Construct): string {
  * handler read access to the secrets.
  */
 export function createRegistrationResource(scope: Construct, options: RegistrationResourceOptions & {
-  readonly bank: BankConnectionProps;
+  readonly bank: CooperativeConnectionProps;
   readonly resourceType: string;
   readonly spec: PaymentWebhookSpec | BoletoContractSpec;
   readonly token?: secretsmanager.ISecret;

@@ -10,8 +10,8 @@ import {
   SAMPLE_PIX_KEYS, SAMPLE_SIMULATOR_ACCOUNT, SANDBOX_CREDENTIALS_PROPERTY, SANDBOX_ENV, SANDBOX_PIX_CREDENTIALS_PROPERTY, SANDBOX_STATE_KEY, SIMULATOR_PATHS, type SandboxAccount, SandboxDefaults,
 } from '../../contracts/sandbox';
 import { MAX_PIX_KEY_LENGTH, normalizePixKey } from '../../contracts/pix';
-import type { BankConnectionProps } from '../families/cooperative/bank-connection';
-import type { PixConnectionProps } from '../families/pix/pix-connection';
+import type { CooperativeConnectionProps } from '../families/cooperative/connection';
+import type { PixConnectionProps } from '../families/pix/connection';
 import { PropsValidation } from '../core/props-validation';
 import { SandboxFunction } from './sandbox-function';
 
@@ -71,7 +71,7 @@ export class BankSandbox extends Construct {
   /** The account the simulated bank knows. */
   public readonly account: BankAccount;
   /** Bank connection settings for a receiver of this sandbox (`simulated: true`). */
-  public readonly connection: BankConnectionProps;
+  public readonly connection: CooperativeConnectionProps;
   /** The Pix application's credentials its standard Pix API accepts (a client id and secret; no client certificate), made at deploy time. */
   public readonly pixCredentials: secretsmanager.ISecret;
   /** Pix connection settings for a receiver of this sandbox (`simulated: true`): its standard Pix API. */

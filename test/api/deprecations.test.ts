@@ -11,7 +11,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { BankWebhooksExampleStack } from '../../examples/basic-receiver/app';
-import { BankEventDetailType, BankStage, BankWebhookReceiver, TracingMode } from '../../lib';
+import { type BankConnectionProps, BankEventDetailType, BankStage, BankWebhookReceiver, type CooperativeConnectionProps, TracingMode } from '../../lib';
 import { testBankConnection, testStack } from '../support/cdk';
 
 describe('no deprecated aws-cdk-lib API', () => {
@@ -34,5 +34,17 @@ describe('no deprecated aws-cdk-lib API', () => {
     const consumer = new lambda.Function(stack, 'Consumer', { runtime: lambda.Runtime.NODEJS_22_X, handler: 'index.handler', code: lambda.Code.fromInline('exports.handler = async () => {}') });
     receiver.onVerifiedEvent('Settled', BankEventDetailType.BOLETO_SETTLED, { consumer });
     expect(() => Template.fromStack(stack)).not.toThrow();
+  });
+});
+
+describe('the library\'s own deprecated names', () => {
+  it('still configure a receiver as the names that replace them do: BankConnectionProps is CooperativeConnectionProps', () => {
+    const template = (bank: (stack: ReturnType<typeof testStack>) => CooperativeConnectionProps) => {
+      const stack = testStack();
+      new BankWebhookReceiver(stack, 'Webhooks', { bank: bank(stack), stage: BankStage.PRODUCTION });
+      return JSON.stringify(Template.fromStack(stack).toJSON());
+    };
+    const old = (stack: ReturnType<typeof testStack>): BankConnectionProps => testBankConnection(stack);
+    expect(template(old)).toBe(template(testBankConnection));
   });
 });

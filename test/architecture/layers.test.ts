@@ -66,11 +66,11 @@ describe('a planted import is caught', () => {
       'lib/families/pix/planted.ts': "import type { SettlementProcessorProps } from '../../processor/settlement-processor-props';\nexport type P = SettlementProcessorProps;\n",
     }, [{ rule: Rule.LIB_FAMILY_UPWARD, from: 'lib/families/pix/planted.ts', to: 'lib/processor/settlement-processor-props.ts' }]],
     ['an API family\'s lib layer importing another family\'s', {
-      'lib/families/pix/planted.ts': "import type { BankConnectionProps } from '../cooperative/bank-connection';\nexport type P = BankConnectionProps;\n",
-    }, [{ rule: Rule.LIB_FAMILY_UPWARD, from: 'lib/families/pix/planted.ts', to: 'lib/families/cooperative/bank-connection.ts' }]],
+      'lib/families/pix/planted.ts': "import type { CooperativeConnectionProps } from '../cooperative/connection';\nexport type P = CooperativeConnectionProps;\n",
+    }, [{ rule: Rule.LIB_FAMILY_UPWARD, from: 'lib/families/pix/planted.ts', to: 'lib/families/cooperative/connection.ts' }]],
     ['lib/core importing an API family\'s lib layer', {
-      'lib/core/planted.ts': "import type { PixReceiverProps } from '../families/pix/pix-receiver';\nexport type P = PixReceiverProps;\n",
-    }, [{ rule: Rule.CORE_INTO_PART, from: 'lib/core/planted.ts', to: 'lib/families/pix/pix-receiver.ts' }]],
+      'lib/core/planted.ts': "import type { PixReceiverProps } from '../families/pix/receiver';\nexport type P = PixReceiverProps;\n",
+    }, [{ rule: Rule.CORE_INTO_PART, from: 'lib/core/planted.ts', to: 'lib/families/pix/receiver.ts' }]],
     ['lib/core importing a part', {
       'lib/core/planted.ts': "import { BankWebhookEndpoint } from '../endpoint/bank-webhook-endpoint';\nexport const E = BankWebhookEndpoint;\n",
     }, [{ rule: Rule.CORE_INTO_PART, from: 'lib/core/planted.ts', to: 'lib/endpoint/bank-webhook-endpoint.ts' }]],
@@ -96,8 +96,8 @@ describe('a planted import is caught', () => {
       'lambda/bank/planted.ts': "import { boletoState } from './cooperative/state';\nexport const b = boletoState;\n",
     }, [{ rule: Rule.FAMILY_INTERNALS, from: 'lambda/bank/planted.ts', to: 'lambda/bank/cooperative/state.ts' }]],
     ['one API family importing another\'s internals', {
-      'lambda/bank/cooperative/planted.ts': "import { readPix } from '../pix/pix-answers';\nexport const r = readPix;\n",
-    }, [{ rule: Rule.FAMILY_INTERNALS, from: 'lambda/bank/cooperative/planted.ts', to: 'lambda/bank/pix/pix-answers.ts' }]],
+      'lambda/bank/cooperative/planted.ts': "import { readPix } from '../pix/answers';\nexport const r = readPix;\n",
+    }, [{ rule: Rule.FAMILY_INTERNALS, from: 'lambda/bank/cooperative/planted.ts', to: 'lambda/bank/pix/answers.ts' }]],
     ['tools importing an example', {
       'tools/planted.ts': "import { buildExampleApp } from '../examples/basic-receiver/app';\nexport const b = buildExampleApp;\n",
     }, [{ rule: Rule.TOOLS_INTO_EXAMPLES, from: 'tools/planted.ts', to: 'examples/basic-receiver/app.ts' }]],

@@ -9,7 +9,7 @@ import { BANK_CONNECTION_ENV, compactBankConnection, expandBankConnection } from
 import { PIX_CONNECTION_ENV } from '../../contracts/pix-connection';
 import { parseBankConnection } from '../../lambda/bank/cooperative/connection';
 import { BoletoContractStatus } from '../../lib';
-import { bankConnectionSettings } from '../../lib/families/cooperative/bank-connection';
+import { bankConnectionSettings } from '../../lib/families/cooperative/connection';
 import { BundledFunction } from '../../lib/core/bundled-function';
 import { environmentBytes, LAMBDA_ENVIRONMENT_LIMIT_BYTES } from '../../lib/core/environment-size';
 import { buildExampleApp } from '../../examples/basic-receiver/app';

@@ -1,5 +1,5 @@
 /**
- * A Pix connection's props (lib/families/pix/pix-connection.ts): every problem named at once, a PRODUCTION
+ * A Pix connection's props (lib/families/pix/connection.ts): every problem named at once, a PRODUCTION
  * receiver's Pix API held to a real provider by what it is, and settings that carry only what
  * differs from the defaults (a function's environment holds 4 KB in all).
  */
@@ -9,7 +9,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Template } from 'aws-cdk-lib/assertions';
 import { PIX_CONNECTION_ENV, PixBasicCredentials, PixGrantTypePlacement } from '../../contracts/pix-connection';
-import { checkRealPixProvider, type PixConnectionProps, pixConnectionEnvironment, pixConnectionSettings, validatePixConnection } from '../../lib/families/pix/pix-connection';
+import { checkRealPixProvider, type PixConnectionProps, pixConnectionEnvironment, pixConnectionSettings, validatePixConnection } from '../../lib/families/pix/connection';
 import { PropsValidation } from '../../lib/core/props-validation';
 import { testStack } from '../support/cdk';
 

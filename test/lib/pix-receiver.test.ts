@@ -7,7 +7,7 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import type { PixDomainProps } from '../../lib/families/pix/pix-receiver';
+import type { PixDomainProps } from '../../lib/families/pix/receiver';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { App, Duration, Stack } from 'aws-cdk-lib';
 import { BankWebhookReceiver } from '../../lib/bank-webhook-receiver';

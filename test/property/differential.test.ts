@@ -31,7 +31,7 @@ import { QueueModel, S3Model } from './models/aws-models';
 import { runScenario, scenarios } from './scenario';
 import { BankSide } from './bank-side';
 import { PaymentKind } from '../../contracts/events';
-import { BankClient } from '../../lambda/bank/cooperative/client';
+import { CooperativeClient } from '../../lambda/bank/cooperative/client';
 import { BankSimulator, SAMPLE_ACCOUNT } from '../../simulator/simulator';
 import { simulatorConnection, simulatorCredentials } from '../support/simulator-connection';
 
@@ -244,8 +244,8 @@ describe('the bank: the simulator in process (the harness\'s transport) against 
     const side = new BankSide(Date.now, () => undefined);
     const simulator = await BankSimulator.start({ credentials: side.credentials, accounts: [SAMPLE_ACCOUNT] });
     const arn = 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:differential';
-    const inProcess = new BankClient({ settings: side.connection(arn), credentials: () => Promise.resolve(side.secretValue()), transport: () => side.transport((_label, work) => work()) });
-    const overHttps = new BankClient({ settings: simulatorConnection(simulator, arn), credentials: () => Promise.resolve(simulatorCredentials(simulator)) });
+    const inProcess = new CooperativeClient({ settings: side.connection(arn), credentials: () => Promise.resolve(side.secretValue()), transport: () => side.transport((_label, work) => work()) });
+    const overHttps = new CooperativeClient({ settings: simulatorConnection(simulator, arn), credentials: () => Promise.resolve(simulatorCredentials(simulator)) });
     try {
       // The same changes at both banks: boletos open, settled, settled and reversed; Pix payments received and settled.
       const [open, settled, reversed] = ['10.00', '20.00', '30.00'].map((valor) => side.engine.bank.createBoleto({ valor }).nossoNumero);
@@ -264,7 +264,7 @@ describe('the bank: the simulator in process (the harness\'s transport) against 
       await simulator.control.settlePayment(PaymentKind.PIX, 'tx-b');
 
       const deadline = () => Date.now() + 10_000;
-      const ask = async (client: BankClient) => Promise.all([
+      const ask = async (client: CooperativeClient) => Promise.all([
         ...[open, settled, reversed, '009999999'].map((nossoNumero) => outcomeOf(() => client.queryBoleto(SAMPLE_ACCOUNT.beneficiario, nossoNumero, deadline()))),
         ...['tx-a', 'tx-b', 'tx-unknown'].map((id) => outcomeOf(() => client.queryPayment('pix', id, deadline()))),
       ]);

@@ -13,7 +13,7 @@ import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/clien
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import type fc from 'fast-check';
 import { LOOK_RATE_NAME, type ProcessorSettings } from '../../contracts/processor';
-import { BankClient, credentialsFromSecret, settledBoletoListing } from '../../lambda/bank/cooperative';
+import { CooperativeClient, credentialsFromSecret, settledBoletoListing } from '../../lambda/bank/cooperative';
 import { lookRequestSender } from '../../lambda/reconciliation/aws';
 import { recentDays, sweep } from '../../lambda/reconciliation/sweep';
 import { DynamoDbDayCursors } from '../../lambda/store/day-cursors';
@@ -282,7 +282,7 @@ export class World {
   private bankClient(env: Environment, dynamo: DynamoDBClient, connection: BankConnectionSettings) {
     const pacers = sharedBankPacers(dynamo, TABLE, connection);
     const transport = this.bank.transport((label, work) => this.call(env, label, this.faultAt(this.plan.bank, this.bankCalls++), work));
-    const bank = new BankClient({ settings: connection, pacer: pacers.calls, credentials: credentialsFromSecret(this.secrets(env), CREDENTIALS_ARN), transport: () => transport });
+    const bank = new CooperativeClient({ settings: connection, pacer: pacers.calls, credentials: credentialsFromSecret(this.secrets(env), CREDENTIALS_ARN), transport: () => transport });
     return { bank, pacers };
   }
 
@@ -297,9 +297,9 @@ export class World {
       throw error;
     };
     const pixClient = (pacer: typeof pacers.calls) => this.pixClient(env, pacer);
-    const queries = (client: BankClient, pix: PixClient): BankQueries => ({
+    const queries = (client: CooperativeClient, pix: PixClient): BankQueries => ({
       clients: {
-        cooperative: { queryBoleto: (...args: Parameters<BankClient['queryBoleto']>) => client.queryBoleto(...args).catch(lag), queryPayment: (...args: Parameters<BankClient['queryPayment']>) => client.queryPayment(...args).catch(lag) },
+        cooperative: { queryBoleto: (...args: Parameters<CooperativeClient['queryBoleto']>) => client.queryBoleto(...args).catch(lag), queryPayment: (...args: Parameters<CooperativeClient['queryPayment']>) => client.queryPayment(...args).catch(lag) },
         pix,
       },
     });

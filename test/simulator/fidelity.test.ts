@@ -1,7 +1,7 @@
 /**
  * Fidelity: the simulator driven as a real client of the bank's API drives the bank, and its
  * answers read as such a client reads them, field by field and type by type (the manual's
- * shapes, BANK-NOTES.md). Requests are built here by hand, not with this library's BankClient, so
+ * shapes, BANK-NOTES.md). Requests are built here by hand, not with this library's CooperativeClient, so
  * the simulator is held to the clients that exist, not to our own code.
  */
 import { BankSimulator } from '../../simulator/simulator';

@@ -5,12 +5,12 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { Construct } from 'constructs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import { BankStage, BankWebhookReceiver, type BankConnectionProps, type BankWebhookReceiverProps } from '../../lib';
+import { BankStage, BankWebhookReceiver, type CooperativeConnectionProps, type BankWebhookReceiverProps } from '../../lib';
 
 export const TEST_CREDENTIALS_ARN = 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:bank-credentials-AbCdEf';
 
 /** A bank connection for template tests: production-looking URLs and an imported credentials secret. */
-export function testBankConnection(stack: Stack, overrides: Partial<BankConnectionProps> = {}): BankConnectionProps {
+export function testBankConnection(stack: Stack, overrides: Partial<CooperativeConnectionProps> = {}): CooperativeConnectionProps {
   return {
     baseUrl: 'https://api.bank.example',
     registrationBaseUrl: 'https://api.bank.example/pagamentos',

@@ -4,13 +4,13 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Construct } from 'constructs';
-import { BankClient } from '../../lambda/bank/cooperative/client';
+import { CooperativeClient } from '../../lambda/bank/cooperative/client';
 import { credentialsFromSecret } from '../../lambda/bank/cooperative/connection';
 import { RegistrationResourceType } from '../../contracts/registration';
 import type { WatchedRegistration } from '../../contracts/reconciliation';
 import {
   type BankAccount,
-  type BankConnectionProps,
+  type CooperativeConnectionProps,
   BoletoWebhookContract,
   type BoletoWebhookContractOptions,
   PaymentWebhookRegistration,
@@ -65,7 +65,7 @@ export class RegistrationHarness {
   boletoTokenArn!: string;
   paymentToken = `pay-${randomBytes(24).toString('hex')}`;
   boletoToken = `bol-${randomBytes(24).toString('hex')}`;
-  private readonly clients: BankClient[] = [];
+  private readonly clients: CooperativeClient[] = [];
 
   static async start(options: BankSimulatorOptions = {}, tokens: { payment?: string; boleto?: string } = {}): Promise<RegistrationHarness> {
     const harness = new RegistrationHarness();
@@ -85,7 +85,7 @@ export class RegistrationHarness {
   }
 
   /** The bank connection props of a construct pointed at the simulator. */
-  bankProps(scope: Construct, account: SimulatorAccount = this.simulator.accounts[0]): BankConnectionProps {
+  bankProps(scope: Construct, account: SimulatorAccount = this.simulator.accounts[0]): CooperativeConnectionProps {
     const s = this.simulator;
     return {
       baseUrl: s.baseUrl,
@@ -164,9 +164,9 @@ export class RegistrationHarness {
   }
 
   /** A bank client of the same account, to act as "someone else" at the bank. */
-  bankClient(account: SimulatorAccount = this.simulator.accounts[0]): BankClient {
+  bankClient(account: SimulatorAccount = this.simulator.accounts[0]): CooperativeClient {
     const sm = new SecretsManagerClient({ region: TEST_AWS.region, credentials: TEST_AWS.credentials, endpoint: this.secrets.endpoint });
-    const client = new BankClient({
+    const client = new CooperativeClient({
       settings: simulatorConnection(this.simulator, this.credentialsArn, { account: { ...bankAccount(account) } }),
       credentials: credentialsFromSecret(sm, this.credentialsArn),
     });

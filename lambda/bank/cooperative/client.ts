@@ -15,7 +15,7 @@ export type { RetryInfo } from '../base/paced-sender';
 /** The bank's two APIs, each with its own token flow (BANK-NOTES.md). */
 export type BankApi = 'collection' | 'payments';
 
-export interface BankClientOptions extends ClientCallOptions {
+export interface CooperativeClientOptions extends ClientCallOptions {
   readonly settings: BankConnectionSettings;
   /** Loads the bank credentials (cached by the caller, see {@link credentialsFromSecret}). */
   readonly credentials: () => Promise<BankCredentials>;
@@ -43,7 +43,7 @@ export interface BankAnswer {
   readonly body: unknown;
 }
 
-/** What clients made by {@link BankClient.withPacer} share: tokens, token requests in flight, connections. */
+/** What clients made by {@link CooperativeClient.withPacer} share: tokens, token requests in flight, connections. */
 interface SharedClientState {
   readonly tokens: TokenCache;
   readonly transports: Map<BankApi, { key: string; transport: BankTransport }>;
@@ -61,14 +61,14 @@ function formBody(fields: Record<string, string>): string {
  * caller's deadline. Every failure is a {@link BankApiError} with the bank's own message.
  * Credentials and tokens never appear in its errors.
  */
-export class BankClient {
+export class CooperativeClient {
   private readonly now: () => number;
   private readonly sender: PacedSender;
   /** Cached tokens: the collection token, and a payments token per scope set. */
   private readonly tokens: TokenCache;
   private readonly transports: Map<BankApi, { key: string; transport: BankTransport }>;
 
-  constructor(private readonly options: BankClientOptions, shared?: SharedClientState) {
+  constructor(private readonly options: CooperativeClientOptions, shared?: SharedClientState) {
     this.now = options.now ?? Date.now;
     this.tokens = shared?.tokens ?? new TokenCache(this.now);
     this.transports = shared?.transports ?? new Map<BankApi, { key: string; transport: BankTransport }>();
@@ -80,8 +80,8 @@ export class BankClient {
   }
 
   /** This client paced by `pacer` instead: its tokens and connections are shared (no token is asked twice). */
-  withPacer(pacer: BankPacer): BankClient {
-    return new BankClient({ ...this.options, pacer }, { tokens: this.tokens, transports: this.transports });
+  withPacer(pacer: BankPacer): CooperativeClient {
+    return new CooperativeClient({ ...this.options, pacer }, { tokens: this.tokens, transports: this.transports });
   }
 
   /**

@@ -11,7 +11,7 @@ import { memoized } from '../base/memo';
 import type { FamilyBinding } from '../binding';
 import type { ApiFamily } from '../family';
 import { CallKind, MemorySlotSchedule, PacerByKind, RatePacer, type BankPacer } from '../pacing';
-import { BankClient } from './client';
+import { CooperativeClient } from './client';
 import { credentialsFromSecret, readBankConnection } from './connection';
 import { settledBoletoListing } from './listing';
 import { parseNotification } from './notification';
@@ -35,9 +35,9 @@ export function cooperativeFamily(): ApiFamily {
  */
 export const cooperativeBinding: FamilyBinding = (wiring) => {
   let connection: BankConnectionSettings | undefined;
-  let base: BankClient | undefined;
+  let base: CooperativeClient | undefined;
   const ttl = wiring.credentialsTtlMs;
-  const clientOf = (settings: BankConnectionSettings, pacer: BankPacer) => new BankClient({
+  const clientOf = (settings: BankConnectionSettings, pacer: BankPacer) => new CooperativeClient({
     settings,
     pacer,
     credentials: credentialsFromSecret(wiring.secretsManager, settings.credentialsSecretArn, ttl),
@@ -64,7 +64,7 @@ export const cooperativeBinding: FamilyBinding = (wiring) => {
   };
 };
 
-export { BankClient, type BankCall, type RetryInfo } from './client';
+export { CooperativeClient, type BankCall, type RetryInfo } from './client';
 export { credentialsFromSecret, parseBankConnection, readBankConnection } from './connection';
 export { nossoNumeroOf } from './answers';
 export { settledBoletoListing } from './listing';

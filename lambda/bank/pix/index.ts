@@ -11,12 +11,12 @@ import { memoized } from '../base/memo';
 import type { FamilyBinding } from '../binding';
 import type { ApiFamily } from '../family';
 import { MemorySlotSchedule, RatePacer, type BankPacer } from '../pacing';
-import { PixClient } from './pix-client';
-import { pixCredentialsFromSecret, readPixConnection } from './pix-connection';
-import { pixDayListing, pixRefundListing } from './pix-listing';
-import { parsePixNotification } from './pix-notification';
-import { pixRegistrations } from './pix-registration';
-import { pixRefundRules, pixRules } from './pix-subjects';
+import { PixClient } from './client';
+import { pixCredentialsFromSecret, readPixConnection } from './connection';
+import { pixDayListing, pixRefundListing } from './listing';
+import { parsePixNotification } from './notification';
+import { pixRegistrations } from './registration';
+import { pixRefundRules, pixRules } from './subjects';
 
 /** The family, made by a function: a handler that does not verify bundles none of it. */
 export function pixFamily(): ApiFamily {
@@ -81,11 +81,11 @@ export const pixBinding: FamilyBinding = (wiring) => {
   };
 };
 
-export { PixClient, type PixClientOptions } from './pix-client';
-export { ChargeState, type ChargeRead, type PixPageRead, type PixRead, type PixRefundRead, readCharge, readPix, readPixPage, readRefund } from './pix-answers';
+export { PixClient, type PixClientOptions } from './client';
+export { ChargeState, type ChargeRead, type PixPageRead, type PixRead, type PixRefundRead, readCharge, readPix, readPixPage, readRefund } from './answers';
 export { isPixCallbackShape, isPixValidationCall } from './receiving';
-export { type PixQueries, pixQueries } from './pix-queries';
-export { parsePixCredentials, pixCredentialsFromSecret, readPixConnection } from './pix-connection';
-export { pixRegistrations, type PixWebhookCaller } from './pix-registration';
+export { type PixQueries, pixQueries } from './queries';
+export { parsePixCredentials, pixCredentialsFromSecret, readPixConnection } from './connection';
+export { pixRegistrations, type PixWebhookCaller } from './registration';
 export { RefundStatus } from '../../../contracts/pix';
-export { pixDay, pixDayListing, pixDayWindow, type PixLister, type PixListingOptions, pixRefundListing } from './pix-listing';
+export { pixDay, pixDayListing, pixDayWindow, type PixLister, type PixListingOptions, pixRefundListing } from './listing';

@@ -3,7 +3,7 @@
  * payments client_credentials grant over mutual TLS, token caching and renewal, retries inside a
  * deadline, and readable errors.
  */
-import { BankClient, type RetryInfo } from '../../../lambda/bank/cooperative/client';
+import { CooperativeClient, type RetryInfo } from '../../../lambda/bank/cooperative/client';
 import { type BankConnectionSettings, type BankCredentials, ClientCredentialsAuth } from '../../../contracts/bank-connection';
 import { OutOfRate } from '../../../lambda/bank/pacing';
 import { BankApiError } from '../../../lambda/bank/errors';
@@ -44,13 +44,13 @@ interface ClientSetup {
   readonly now?: () => number;
 }
 
-const clients: BankClient[] = [];
+const clients: CooperativeClient[] = [];
 afterEach(() => clients.splice(0).forEach((client) => client.close()));
 
-function client(setup: ClientSetup = {}): { bank: BankClient; retries: RetryInfo[]; waits: number[] } {
+function client(setup: ClientSetup = {}): { bank: CooperativeClient; retries: RetryInfo[]; waits: number[] } {
   const retries: RetryInfo[] = [];
   const waits: number[] = [];
-  const bank = new BankClient({
+  const bank = new CooperativeClient({
     settings: simulatorConnection(simulator, 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bank', setup.settings),
     credentials: () => Promise.resolve(setup.credentials ?? credentials),
     onRetry: (info) => retries.push(info),

@@ -1,6 +1,6 @@
 import { Stack } from 'aws-cdk-lib';
 import { BANK_CONNECTION_ENV, compactBankConnection } from '../../../contracts/bank-connection';
-import { bankConnectionSettings } from '../../../lib/families/cooperative/bank-connection';
+import { bankConnectionSettings } from '../../../lib/families/cooperative/connection';
 import { testBankConnection } from '../../support/cdk';
 import { parseBankCredentials, readBankConnection } from '../../../lambda/bank/cooperative/connection';
 import { backoffDelay, DEFAULT_RETRY_POLICY, retryAfterMs } from '../../../lambda/shared/retry';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import { BankApiError } from '../../../lambda/bank/errors';
 import { RefundNature, RefundStatus } from '../../../contracts/pix';
-import { ChargeState, readCharge, readPix, readPixPage } from '../../../lambda/bank/pix/pix-answers';
+import { ChargeState, readCharge, readPix, readPixPage } from '../../../lambda/bank/pix/answers';
 
 const schema = JSON.parse(readFileSync(join(__dirname, '..', '..', 'fixtures', 'pix-api', 'pix-api.schema.json'), 'utf8')) as { $id: string };
 const ajv = new Ajv2020({ strict: true, strictRequired: false });

@@ -8,7 +8,7 @@ import { PixChargeKind } from '../../../contracts/events';
 import { type PixConnectionSettings, type PixCredentials, PixGrantTypePlacement, PixOperation } from '../../../contracts/pix-connection';
 import { BankApiError } from '../../../lambda/bank/errors';
 import { HttpsTransport } from '../../../lambda/bank/http';
-import { PixClient } from '../../../lambda/bank/pix/pix-client';
+import { PixClient } from '../../../lambda/bank/pix/client';
 import type { RetryInfo } from '../../../lambda/bank/base/paced-sender';
 import { PixCallbackKey, PixEndToEndIdField, PixGrantType, PixQueryTime, PixRefundsShape, PixWebhookKeyField } from '../../../simulator/pix/pix-behaviour';
 import { RefundStatus } from '../../../simulator/pix/pix-model';

@@ -5,7 +5,7 @@
  */
 import { PixBasicCredentials, type PixConnectionSettings } from '../../../contracts/pix-connection';
 import type { HttpRequest } from '../../../lambda/bank/http';
-import { PixClient } from '../../../lambda/bank/pix/pix-client';
+import { PixClient } from '../../../lambda/bank/pix/client';
 
 const ID = 'app+id/1=@x';
 const SECRET = 's3cr+t/=%@:ok';

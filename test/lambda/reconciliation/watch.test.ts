@@ -9,7 +9,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { RegistrationDrift, SweepMetric, type WatchFinding, WatchState } from '../../../contracts/reconciliation';
 import type { AppliedRegistration } from '../../../contracts/registration';
-import type { BankClient } from '../../../lambda/bank/cooperative/client';
+import type { CooperativeClient } from '../../../lambda/bank/cooperative/client';
 import { watchRegistrations } from '../../../lambda/reconciliation/watch';
 import { cooperativeRegistrations } from '../../../lambda/bank/cooperative/registration/kinds';
 import { loadAcceptedTokens, loadTokenVersion } from '../../../lambda/shared/secret-tokens';
@@ -29,7 +29,7 @@ const URL_BOLETO = 'https://receiver.example.com/prod/boleto';
 const SOMEONE_ELSE = 'https://someone-else.example.net/hooks';
 
 let h: RegistrationHarness;
-let bank: BankClient;
+let bank: CooperativeClient;
 let secretsManager: SecretsManagerClient;
 let records: SsmAppliedRegistrations;
 

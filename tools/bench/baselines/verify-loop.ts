@@ -18,7 +18,7 @@ import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SQSEvent } from 'aws-lambda';
-import { BankClient } from '../../../lambda/bank/cooperative/client';
+import { CooperativeClient } from '../../../lambda/bank/cooperative/client';
 import { MemorySlotSchedule, RatePacer } from '../../../lambda/bank/pacing';
 import { PixClient, pixCredentialsFromSecret, readPixConnection } from '../../../lambda/bank/pix';
 import { credentialsFromSecret, readBankConnection } from '../../../lambda/bank/cooperative/connection';
@@ -41,7 +41,7 @@ const store = new DynamoDbSubjectStore(dynamo, settings.idempotencyTableName, se
 const events = new EventBridgeClient(AWS_CLIENT_CONFIG);
 const journal = settings.journalBucketName ? new S3NotificationJournal(new S3Client(AWS_CLIENT_CONFIG), settings.journalBucketName) : undefined;
 const secretsManager = new SecretsManagerClient(AWS_CLIENT_CONFIG);
-const bank = new BankClient({ settings: connection, credentials: credentialsFromSecret(secretsManager, connection.credentialsSecretArn) });
+const bank = new CooperativeClient({ settings: connection, credentials: credentialsFromSecret(secretsManager, connection.credentialsSecretArn) });
 const pixConnection = readPixConnection(process.env, 'SettlementProcessor');
 // The Pix query as the processor's client makes it (a token over mutual TLS, the same pacing).
 const pix = pixConnection && new PixClient({ settings: pixConnection, credentials: pixCredentialsFromSecret(secretsManager, pixConnection.credentialsSecretArn), pacer: new RatePacer(new MemorySlotSchedule(), { ratePerSecond: connection.queriesPerSecond, name: 'floor Pix queries' }) });

@@ -3,11 +3,11 @@
  * watch (the sweep): the bank call it makes, how a URL compares and is described without its
  * query, and the undo of a change that failed after it may have taken effect.
  */
-import type { BankClient } from '../client';
+import type { CooperativeClient } from '../client';
 import { errorMessage, type Log } from '../../../shared/runtime';
 
 /** What the registration steps need from the bank client. */
-export type BankCaller = Pick<BankClient, 'call' | 'settings'>;
+export type BankCaller = Pick<CooperativeClient, 'call' | 'settings'>;
 
 /** What one lifecycle step works with. */
 export interface StepContext {

@@ -1,7 +1,7 @@
 /** The Pix API's queries a subject's rules make ({@link PixClient} fits): undefined where the provider answers 404. */
 import type { PixChargeKind } from '../../../contracts/events';
-import type { ChargeRead, PixRead, PixRefundRead } from './pix-answers';
-import type { PixClient } from './pix-client';
+import type { ChargeRead, PixRead, PixRefundRead } from './answers';
+import type { PixClient } from './client';
 
 export interface PixQueries {
   getPix(endToEndId: string, deadline: number): Promise<PixRead | undefined>;

@@ -18,7 +18,7 @@ import type { BankTransport } from '../http';
 import { CallKind } from '../pacing';
 import { secrets } from '../../shared/redaction';
 import { CHARGE_TXID, END_TO_END_ID, MAX_PIX_KEY_LENGTH, PIX_TXID, REFUND_ID } from '../../../contracts/pix';
-import { type ChargeRead, type PixPageRead, type PixRead, type PixRefundRead, readCharge, readPix, readPixPage, readRefund } from './pix-answers';
+import { type ChargeRead, type PixPageRead, type PixRead, type PixRefundRead, readCharge, readPix, readPixPage, readRefund } from './answers';
 
 const CHARGE_OPERATIONS: Readonly<Record<PixChargeKind, PixOperation>> = {
   [PixChargeKind.COB]: PixOperation.COB_QUERY, [PixChargeKind.COBV]: PixOperation.COBV_QUERY, [PixChargeKind.COBR]: PixOperation.COBR_QUERY,

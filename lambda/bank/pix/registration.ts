@@ -13,7 +13,7 @@ import { type PixKeyWebhookSpec, RegistrationAttribute, RegistrationProperty, Re
 import { readSettings, type SettingsSource } from '../../shared/settings';
 import { describeUrl, sameUrl } from '../base/urls';
 import type { Registration, RegistrationKinds, RegistrationSteps } from '../family';
-import { readPixConnectionSettings } from './pix-connection';
+import { readPixConnectionSettings } from './connection';
 
 /** What a key's registration needs of the Pix client. */
 export interface PixWebhookCaller {

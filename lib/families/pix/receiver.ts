@@ -6,7 +6,7 @@ import { SubjectKind } from '../../../contracts/events';
 import { MAX_PIX_KEY_LENGTH, normalizePixKey, pixKeyHash } from '../../../contracts/pix';
 import { RecordLifetime } from '../../../contracts/processor';
 import type { PixSweepSettings } from '../../../contracts/reconciliation';
-import { type PixConnectionProps, validatePixConnection } from './pix-connection';
+import { type PixConnectionProps, validatePixConnection } from './connection';
 import type { PropsValidation } from '../../core/props-validation';
 
 /** Days before the provider's client certificate expires that its alarm goes off (a month ahead). */

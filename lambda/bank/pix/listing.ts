@@ -8,8 +8,8 @@
 import { isFinalRefund, normalizePixKey, pixKeyHash } from '../../../contracts/pix';
 import { BRASILIA_OFFSET_MS, brasiliaDay, DAY_MS } from '../base/calendar';
 import type { HeldRecord, ListedEntry, ListedPage, WindowListing } from '../family';
-import type { PixPageRead, PixRead, PixRefundRead } from './pix-answers';
-import { refundClass } from './pix-subjects';
+import type { PixPageRead, PixRead, PixRefundRead } from './answers';
+import { refundClass } from './subjects';
 
 /** What the listing needs of the Pix client. */
 export interface PixLister {

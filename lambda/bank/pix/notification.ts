@@ -7,7 +7,7 @@
 import { END_TO_END_ID, isFinalRefund } from '../../../contracts/pix';
 import { errorMessage } from '../../shared/runtime';
 import type { ParsedBody, SubjectItem } from '../family';
-import { type PixRead, type PixRefundRead, readPix, readRefund, refundsWritten } from './pix-answers';
+import { type PixRead, type PixRefundRead, readPix, readRefund, refundsWritten } from './answers';
 import { isObject } from './receiving';
 
 /** One Pix of a callback. Its `raw` is the Pix as received without its refunds (they are subjects of their own). */

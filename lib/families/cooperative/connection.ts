@@ -32,11 +32,12 @@ export interface PaymentQueryScopes {
 }
 
 /**
- * How to reach the bank: base URLs, token endpoints and scopes, the account, and the Secrets
- * Manager secret with the credentials. Shared by every construct of the library that calls the
- * bank. There is no sandbox, so the URLs are required and there is no default host.
+ * How to reach the cooperative bank's collection and payments APIs (the first API family): base
+ * URLs, token endpoints and scopes, the account, and the Secrets Manager secret with the
+ * credentials. Shared by every construct of the library that calls the bank. There is no sandbox,
+ * so the URLs are required and there is no default host.
  */
-export interface BankConnectionProps {
+export interface CooperativeConnectionProps {
   /** Base URL of the collection API (`base_url`), such as `https://api.bank.example`. HTTPS only. */
   readonly baseUrl: string;
   /**
@@ -152,10 +153,19 @@ export interface BankConnectionProps {
   readonly registrationCallsPerSecond?: number;
 }
 
+/**
+ * The name {@link CooperativeConnectionProps} had before the library held more than one API
+ * family: the same props.
+ *
+ * @deprecated use `CooperativeConnectionProps`; this name goes in the next major version.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- jsii has no type aliases: a deprecated name is an empty sub-interface
+export interface BankConnectionProps extends CooperativeConnectionProps {}
+
 const trimSlash = (url: string): string => (Token.isUnresolved(url) ? url : url.replace(/\/+$/, ''));
 
-/** Checks a BankConnectionProps, recording problems under `prefix` (such as `bank`). */
-export function validateBankConnection(v: PropsValidation, props: BankConnectionProps | undefined, prefix: string): void {
+/** Checks a CooperativeConnectionProps, recording problems under `prefix` (such as `bank`). */
+export function validateBankConnection(v: PropsValidation, props: CooperativeConnectionProps | undefined, prefix: string): void {
   if (!props) {
     v.check(false, prefix, 'is required: the bank connection (baseUrl, registrationBaseUrl, credentials, account) every notification is verified through');
     return;
@@ -204,7 +214,7 @@ export function validateBankConnection(v: PropsValidation, props: BankConnection
 }
 
 /** The settings a handler gets, with every default filled in. */
-export function bankConnectionSettings(props: BankConnectionProps): BankConnectionSettings {
+export function bankConnectionSettings(props: CooperativeConnectionProps): BankConnectionSettings {
   const baseUrl = trimSlash(props.baseUrl);
   const registrationBaseUrl = trimSlash(props.registrationBaseUrl);
   const d = BankConnectionDefaults;
@@ -240,7 +250,7 @@ export function bankConnectionSettings(props: BankConnectionProps): BankConnecti
  * Checks that a PRODUCTION receiver's bank is the real one by what it is, whatever flag is spread
  * over it: a Lambda function URL is a BankSandbox, never the bank.
  */
-export function checkRealBank(v: PropsValidation, scope: Construct, props: BankConnectionProps, prefix: string): void {
+export function checkRealBank(v: PropsValidation, scope: Construct, props: CooperativeConnectionProps, prefix: string): void {
   const urls = { baseUrl: props.baseUrl, registrationBaseUrl: props.registrationBaseUrl, collectionTokenUrl: props.collectionTokenUrl, paymentsTokenUrl: props.paymentsTokenUrl };
   for (const prop of functionUrlProps(scope, urls)) {
     v.check(false, `${prefix}.${prop}`, 'points at a Lambda function URL (a BankSandbox\'s, or a *.lambda-url.<region>.on.aws host), which is never the real bank: a PRODUCTION receiver registers, sweeps and publishes verified events against the real bank only. Use the sandbox (bank: sandbox.connection) from a NON_PRODUCTION stack, or give this receiver the real bank\'s URLs');
@@ -248,7 +258,7 @@ export function checkRealBank(v: PropsValidation, scope: Construct, props: BankC
 }
 
 /** The environment variable that hands the connection settings to a handler, and read access to the credentials. */
-export function bankConnectionEnvironment(scope: Construct, props: BankConnectionProps, grantee: iam.IGrantable): Record<string, string> {
+export function bankConnectionEnvironment(scope: Construct, props: CooperativeConnectionProps, grantee: iam.IGrantable): Record<string, string> {
   props.credentials.grantRead(grantee);
   // Defaults left out: the handler fills them (Lambda takes 4 KB of environment in all).
   return { [BANK_CONNECTION_ENV]: Stack.of(scope).toJsonString(compactBankConnection(bankConnectionSettings(props))) };

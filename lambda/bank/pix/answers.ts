@@ -9,7 +9,7 @@
 import { CHARGE_TXID, END_TO_END_ID, PIX_AMOUNT, PIX_TXID, RefundNature, RefundStatus } from '../../../contracts/pix';
 import { BankApiError } from '../errors';
 import { errorMessage } from '../../shared/runtime';
-import { readPixTime } from './pix-time';
+import { readPixTime } from './time';
 import { isObject } from './receiving';
 
 export enum ChargeState {

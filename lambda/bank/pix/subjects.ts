@@ -12,9 +12,9 @@ import type { LookSubject } from '../../../contracts/reconciliation';
 import { BankApiError } from '../errors';
 import { Foreign, NotAttributed, type ProviderQueries, type RulesContext, type SubjectItem, type SubjectRules, wrongKind } from '../family';
 import type { ClaimCheck, KeyedState, SubjectState } from '../verified-state';
-import { type ChargeRead, ChargeState, type PixRead, type PixRefundRead } from './pix-answers';
-import type { PixItem, PixRefundItem } from './pix-notification';
-import type { PixQueries } from './pix-queries';
+import { type ChargeRead, ChargeState, type PixRead, type PixRefundRead } from './answers';
+import type { PixItem, PixRefundItem } from './notification';
+import type { PixQueries } from './queries';
 
 type PixTarget = Extract<LookSubject, { kind: 'pix' }>;
 type RefundTarget = Extract<LookSubject, { kind: 'pix-refund' }>;
