@@ -15,24 +15,16 @@
  * - nothing in a dead-letter queue without a reason, nor that the receiver did not write;
  * - no secret in what a person or a consumer reads.
  */
-import { BankEventDetailType, StatusClass } from '../../contracts/events';
+import { BankEventDetailType, type StatusClass } from '../../contracts/events';
 import { type TrailEntry, TrailEntryKind } from '../../contracts/record';
 import { type BoletoMovementMapping, type PaymentStatusMapping, ProcessorDefaults } from '../../contracts/processor';
-import { normalizePixKey } from '../../contracts/pix';
-import { PIX_ROUTE, type Route, ROUTES } from '../../contracts/receiver';
-import { boletoClaim, paymentClaim } from '../../lambda/bank/cooperative/state';
-import { type NotificationItem, parseNotification } from '../../lambda/bank/cooperative/notification';
-import { isPixValidationCall } from '../../lambda/bank/pix';
-import { parsePixNotification, type PixNotificationItem } from '../../lambda/bank/pix/notification';
+import type { Route } from '../../contracts/receiver';
+import { type AuditContext, type AuditedEvent, Invariant, Outcome } from '../../lambda/bank/audit';
+import { auditOfRoute } from '../../lambda/bank/families';
+import { BodyShape, intakeOf } from '../../lambda/bank/intakes';
 import { decodeStoredNotification } from '../../lambda/store/stored-notification';
 
-export enum Invariant {
-  UNVERIFIED = 'nothing unverified',
-  TWICE = 'nothing twice',
-  LOST = 'nothing lost',
-  ORDER = 'in order',
-  SECRET = 'no secret',
-}
+export { Invariant, Outcome };
 
 export interface Violation {
   readonly invariant: Invariant;
@@ -59,23 +51,6 @@ export interface AcceptedNotification {
 export interface QuarantinedLetter {
   readonly body: string;
   readonly reason?: string;
-}
-
-/** How a notification is accounted for. */
-export enum Outcome {
-  /** A change published of the state it claimed, or a later one it led to. */
-  VERIFIED = 'verified',
-  /** A Notification Not Confirmed names it: the bank never bore its claim out. */
-  NOT_CONFIRMED = 'notConfirmed',
-  /** A dead-letter queue holds it, with its reason. */
-  QUARANTINED = 'quarantined',
-  /** The processor's record says it is still being verified (its looks go on), or it came too recently to tell. */
-  PENDING = 'pending',
-  /**
-   * A callback of a Pix to a key that is not the receiver's (dropped: anyone at the provider can
-   * send one), or of a Pix the provider ties to another receiver (its record's trail says so): never published.
-   */
-  FOREIGN = 'foreign',
 }
 
 export interface RecordInput {
@@ -125,22 +100,7 @@ export interface RecordAudit {
   readonly unaccounted: ReadonlySet<string>;
 }
 
-interface EventView {
-  readonly detailType: BankEventDetailType;
-  readonly key: string;
-  readonly subjectId: string;
-  /** `nossoNumero` or `idTransacao`: what a notification names. */
-  readonly subjectName: string;
-  readonly sequence: number;
-  readonly status: string;
-  readonly statusClass: StatusClass;
-  readonly settledCents?: number;
-  readonly notificationId?: string;
-  readonly endToEndId?: string;
-  readonly refundId?: string;
-  /** A Pix Received's key as the provider's answers showed it (none: tied by its charge, or to no key). */
-  readonly chave?: string;
-}
+type EventView = AuditedEvent;
 
 function view(event: PublishedEvent): EventView {
   const d = event.detail as {
@@ -157,32 +117,6 @@ function view(event: PublishedEvent): EventView {
     ...(d.subject?.refundId ? { refundId: d.subject.refundId } : {}),
     ...(d.pix?.chave ? { chave: d.pix.chave } : {}),
   };
-}
-
-/** `<kind>:<nossoNumero or idTransacao>:<id>` of a bank notification's item. */
-export function identityOf(item: NotificationItem): string {
-  return item.kind === 'boleto-event' ? `boleto:${item.nossoNumero}:${item.idEventoWebhook}` : `payment:${item.idTransacao}:${item.status}`;
-}
-
-/** How the published events account for one of the bank's notification items, or undefined. */
-function accountFor(item: NotificationItem, events: readonly EventView[], paymentStatuses: PaymentStatusMapping): Outcome | undefined {
-  const name = item.kind === 'boleto-event' ? item.nossoNumero : item.idTransacao;
-  const mine = events.filter((e) => e.subjectName === name && e.subjectId.startsWith(item.kind === 'boleto-event' ? 'boleto:' : 'payment:'));
-  const id = item.kind === 'boleto-event' ? item.idEventoWebhook : item.status;
-  if (mine.some((e) => e.detailType === BankEventDetailType.NOTIFICATION_NOT_CONFIRMED && e.notificationId === id)) return Outcome.NOT_CONFIRMED;
-  const changes = mine.filter((e) => e.detailType !== BankEventDetailType.NOTIFICATION_NOT_CONFIRMED);
-  if (item.kind === 'boleto-event') {
-    const claim = boletoClaim(item);
-    if (claim.statusClass === StatusClass.OPEN) {
-      // A reversal is borne out by a published reversal, or by no settlement ever published (nothing to take back).
-      const settled = changes.some((e) => e.detailType === BankEventDetailType.BOLETO_SETTLED);
-      return !settled || changes.some((e) => e.detailType === BankEventDetailType.BOLETO_SETTLEMENT_REVERSED) ? Outcome.VERIFIED : undefined;
-    }
-    return changes.some((e) => e.statusClass === claim.statusClass && (!claim.amount || e.settledCents === undefined || e.settledCents === claim.amount.cents)) ? Outcome.VERIFIED : undefined;
-  }
-  const claim = paymentClaim(item, paymentStatuses);
-  const movedOn = claim.statusClass === StatusClass.PENDING && changes.some((e) => e.statusClass !== StatusClass.PENDING);
-  return changes.some((e) => e.status === item.status) || movedOn ? Outcome.VERIFIED : undefined;
 }
 
 /**
@@ -279,7 +213,9 @@ export function checkRecord(input: RecordInput): RecordAudit {
   const events = input.events.map(view);
   const quarantinedRequests = quarantineOf(input.quarantined, violations);
   const outcomes: Record<Outcome, number> = { [Outcome.VERIFIED]: 0, [Outcome.NOT_CONFIRMED]: 0, [Outcome.QUARANTINED]: 0, [Outcome.PENDING]: 0, [Outcome.FOREIGN]: 0 };
-  const anotherKey = (chave: string | undefined) => !!input.pixKeys && chave !== undefined && !input.pixKeys.includes(normalizePixKey(chave)?.key ?? chave);
+  const context: AuditContext = {
+    movements, paymentStatuses, ...(input.pixKeys ? { pixKeys: input.pixKeys } : {}), ...(input.pixHeld ? { pixHeld: input.pixHeld } : {}),
+  };
   const accepted = new Set<string>();
   const quarantinedUnread = new Set<string>();
   const unaccounted = new Set<string>();
@@ -295,41 +231,13 @@ export function checkRecord(input: RecordInput): RecordAudit {
 
   for (const notification of input.notifications) {
     const { requestId, route, body } = notification;
-    if (route === PIX_ROUTE || route === '') {
-      if (route === '' || isPixValidationCall(body)) continue;
-      for (const item of parsePixNotification(body).items as PixNotificationItem[]) {
-        const refund = item.kind === 'pix-refund' ? item.refund : undefined;
-        const e2e = item.kind === 'pix' ? item.pix.endToEndId : item.endToEndId;
-        const identity = refund ? `pix-refund:${e2e}:${refund.id}:${refund.status}` : `pix:${e2e}`;
-        if (accepted.has(identity)) continue;
-        accepted.add(identity);
-        const published = events.filter((e) => e.endToEndId === e2e && (refund ? e.refundId === refund.id : e.refundId === undefined));
-        if (anotherKey(item.kind === 'pix' ? item.pix.chave : item.chave)) {
-          // The callback's key decides nothing: the Pix may still be published (by the sweep) where the
-          // provider's answers show it under one of the receiver's keys, or under none (the keyless owner).
-          const received = events.filter((e) => e.endToEndId === e2e && e.detailType === BankEventDetailType.PIX_RECEIVED);
-          const shownElsewhere = received.some((e) => anotherKey(e.chave));
-          const wrong = published.filter((e) => e.detailType !== BankEventDetailType.NOTIFICATION_NOT_CONFIRMED && (shownElsewhere || (refund !== undefined && !received.length)));
-          if (wrong.length) violations.push({ invariant: Invariant.UNVERIFIED, detail: `${identity} names a Pix key that is not the receiver's and was published ${shownElsewhere ? 'with the provider showing it under another key' : 'with no Pix Received of its Pix'}` });
-          else outcomes[published.length ? Outcome.VERIFIED : Outcome.FOREIGN]++;
-          continue;
-        }
-        const held = input.pixHeld?.find((pix) => pix.endToEndId === e2e);
-        if (input.pixHeld && !held) {
-          if (published.length) violations.push({ invariant: Invariant.UNVERIFIED, detail: `${identity} is not a Pix the provider holds for us (another customer's, or forged) but was published` });
-          continue;
-        }
-        if (held && refund && !held.devolucoes.some((d) => d.id === refund.id && d.status === String(refund.status))) continue;
-        const type = refund ? BankEventDetailType.PIX_REFUND : BankEventDetailType.PIX_RECEIVED;
-        const found = published.some((e) => e.detailType === type && (!refund || e.status === String(refund.status))) ? Outcome.VERIFIED
-          : published.some((e) => e.detailType === BankEventDetailType.NOTIFICATION_NOT_CONFIRMED) ? Outcome.NOT_CONFIRMED : undefined;
-        settle(identity, requestId, found);
-      }
-      continue;
-    }
-    if (!(ROUTES as readonly string[]).includes(route)) continue;
-    const items = parseNotification(route as Route, body, movements).items;
+    // The API's bare URL, or a body its route's family reads as the provider's validation call: nothing to account for.
+    if (route === '' || intakeOf(route)?.shape?.(body) === BodyShape.VALIDATION) continue;
+    const reader = auditOfRoute(route);
+    if (!reader) continue;
+    const items = reader.family.parse(route as Route, body, { boletoMovements: movements }).items;
     if (items.length === 0) {
+      if (!reader.audit.unreadableQuarantined) continue;
       // Nothing in it can be verified: it must be in quarantine, with its reason (or still on its way there).
       if (quarantinedUnread.has(requestId)) continue;
       const outcome = quarantinedRequests.has(requestId) ? Outcome.QUARANTINED : input.recorded?.(requestId, `request:${requestId}`);
@@ -343,10 +251,13 @@ export function checkRecord(input: RecordInput): RecordAudit {
       continue;
     }
     for (const item of items) {
-      const identity = identityOf(item);
+      const identity = reader.audit.identity(item);
       if (accepted.has(identity)) continue;
       accepted.add(identity);
-      settle(identity, requestId, accountFor(item, events, paymentStatuses));
+      const found = reader.audit.account(item, events, context);
+      if (found.kind === 'found') settle(identity, requestId, found.outcome);
+      else if (found.kind === 'counted') outcomes[found.outcome]++;
+      else if (found.kind === 'broken') violations.push({ invariant: found.invariant, detail: found.detail });
     }
   }
   return { violations, accepted: accepted.size + quarantinedUnread.size, outcomes, republished, quarantinedRequests, unaccounted };

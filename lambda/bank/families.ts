@@ -9,8 +9,9 @@ import type { BankConnectionSettings } from '../../contracts/bank-connection';
 import type { Route } from '../../contracts/receiver';
 import type { LookSubject, SweepSettings } from '../../contracts/reconciliation';
 import type { FamilyBinding, FamilyListing, HandlerWiring } from './binding';
-import { cooperativeBinding, cooperativeFamily, readBankConnection } from './cooperative';
-import { pixBinding, pixFamily } from './pix';
+import type { FamilyAudit } from './audit';
+import { cooperativeAudit, cooperativeBinding, cooperativeFamily, readBankConnection } from './cooperative';
+import { pixAudit, pixBinding, pixFamily } from './pix';
 import { type ApiFamily, combinedRegistrations, type ProviderQueries, type RegistrationKinds, type SubjectItem, type SubjectRules } from './family';
 import type { BankPacer } from './pacing';
 
@@ -19,6 +20,16 @@ export const FAMILIES: readonly ApiFamily[] = [cooperativeFamily(), pixFamily()]
 
 /** Every API family's binding, one line each, in the same order. */
 const BINDINGS: readonly FamilyBinding[] = [cooperativeBinding, pixBinding];
+
+/** Every API family's part of the audit (cli/audit/invariants.ts), one line each: no handler reads it. */
+const AUDITS: readonly FamilyAudit[] = [cooperativeAudit, pixAudit];
+
+/** The audit's part of the family that reads a route's bodies, or undefined for a route no family reads. */
+export function auditOfRoute(route: string): { family: ApiFamily; audit: FamilyAudit } | undefined {
+  const family = FAMILIES.find((f) => (f.routes as readonly string[]).includes(route));
+  const audit = family && AUDITS.find((a) => a.family === family.name);
+  return family && audit && { family, audit };
+}
 
 /**
  * The account's connection a construct (`setBy`) put in the environment, checked: the account

@@ -58,13 +58,6 @@ export const BUILT_ON: Readonly<Record<string, readonly string[]>> = { reconcili
 /** The one handler folder that hosts the simulator (BankSandbox's): the others verify against the bank, never a simulator. */
 export const SIMULATOR_HOST = 'sandbox';
 
-/**
- * Files of the CLI that still read one family's notifications by name (the audit's invariants):
- * moving them behind the families' rules is open work (docs/constructs.md says so); no other file
- * may join them.
- */
-export const FAMILY_BY_NAME_PENDING: readonly string[] = ['cli/audit/invariants.ts'];
-
 /** The folders whose files the graph covers. */
 export const SOURCE_DIRS = ['contracts', 'lib', 'lambda', 'tools', 'simulator', 'cli', 'examples'] as const;
 
@@ -188,7 +181,7 @@ export function layerViolations(edges: readonly ImportEdge[]): Violation[] {
     }
     const family = familyOf(edge.to);
     const fromFolder = fromTop === 'lambda' ? folderUnder(edge.from, 'lambda') : undefined;
-    const byName = family && ((fromTop === 'cli' && !FAMILY_BY_NAME_PENDING.includes(edge.from)) || fromFolder === 'store' || (fromFolder && handlers.has(fromFolder) && fromFolder !== SIMULATOR_HOST));
+    const byName = family && (fromTop === 'cli' || fromFolder === 'store' || (fromFolder && handlers.has(fromFolder) && fromFolder !== SIMULATOR_HOST));
     if (byName) flag(Rule.FAMILY_BY_NAME, edge);
     else if (fromTop === 'lambda' && family && familyOf(edge.from) !== family && edge.to !== `lambda/bank/${family}/index.ts` && !(edge.from === 'lambda/bank/intakes.ts' && edge.to === `lambda/bank/${family}/receiving.ts`)) flag(Rule.FAMILY_INTERNALS, edge);
     if (fromTop === 'tools' && toTop === 'examples') flag(Rule.TOOLS_INTO_EXAMPLES, edge);

@@ -81,6 +81,7 @@ export const pixBinding: FamilyBinding = (wiring) => {
   };
 };
 
+export { pixAudit } from './audit';
 export { PixClient, type PixClientOptions } from './client';
 export { ChargeState, type ChargeRead, type PixPageRead, type PixRead, type PixRefundRead, readCharge, readPix, readPixPage, readRefund } from './answers';
 export { isPixCallbackShape, isPixValidationCall } from './receiving';
