@@ -70,7 +70,10 @@ export async function lookAt(group: SubjectGroup, look: Look): Promise<string[]>
       const told = checks.find((c) => c.claim.statusClass === change.state.statusClass) ?? checks[0];
       entries.push(changeEntry(group, change, record.sequence + i + 1, told, answer!, look));
     });
-    for (const c of settled.filter((s) => !s.check.holds)) entries.push(notConfirmedEntry(group, c, record.sequence + changes.length, verified.state, answer, look));
+    // Nor a Notification Not Confirmed, until a change is published: the notification may have been
+    // judged before its record expired, and its event's key would be published again with another sequence.
+    const pastLifetime = unpublished ?? (changes.length ? undefined : record.pastRecordLifetime);
+    if (!pastLifetime) for (const c of settled.filter((s) => !s.check.holds)) entries.push(notConfirmedEntry(group, c, record.sequence + changes.length, verified.state, answer, look));
     // The outbox travels in the subject's item (DynamoDB takes 400 KB): several large details
     // keep everything but their raw bodies, as one too large for EventBridge does.
     if (entries.reduce((total, e) => total + e.detail.length, 0) > MAX_OUTBOX_CHARS) {
@@ -98,6 +101,7 @@ export async function lookAt(group: SubjectGroup, look: Look): Promise<string[]>
         ...(outbox ? { outbox } : {}),
         ...(pendingSince !== undefined ? { pendingSince } : {}),
         ...(unnotified.length ? { unnotified } : {}),
+        ...(pastLifetime ? { pastRecordLifetime: pastLifetime } : {}),
         trail: appendTrail(record.trail, lookTrail(look, verified.state.status, settled, entries, at, unpublished)),
       });
       if (!written) continue;

@@ -66,6 +66,13 @@ export interface SubjectRecord {
    * published, and the sweep does not ask again.
    */
   readonly notAttributed?: string;
+  /**
+   * Why the record's state, taken up with no record before it, was not published (dated before
+   * what records remember: it may have been published before an earlier record expired). Until a
+   * change is published, no Notification Not Confirmed is either: the notifications it judges may
+   * have been judged, and told, under the expired record.
+   */
+  readonly pastRecordLifetime?: string;
 }
 
 export type SubjectRecordWrite = Omit<SubjectRecord, 'version'>;
@@ -113,7 +120,7 @@ const BATCH_GET_LIMIT = 100;
 
 /** A subject's record as its item holds it. */
 function recordOf(Item: Record<string, AttributeValue>): SubjectRecord {
-  const data = JSON.parse(Item.data?.S ?? '{}') as Pick<SubjectRecord, 'state' | 'history' | 'seen' | 'unnotified' | 'trail' | 'notAttributed'>;
+  const data = JSON.parse(Item.data?.S ?? '{}') as Pick<SubjectRecord, 'state' | 'history' | 'seen' | 'unnotified' | 'trail' | 'notAttributed' | 'pastRecordLifetime'>;
   const outbox: Outbox | undefined = Item.outboxId?.S
     ? { id: Item.outboxId.S, leaseUntil: Number(Item.leaseUntil?.N ?? 0), entries: JSON.parse(Item.outbox?.S ?? '[]') as OutboxEntry[] }
     : undefined;
@@ -127,6 +134,7 @@ function recordOf(Item: Record<string, AttributeValue>): SubjectRecord {
     ...(data.unnotified?.length ? { unnotified: data.unnotified } : {}),
     ...(data.trail?.length ? { trail: data.trail } : {}),
     ...(typeof data.notAttributed === 'string' ? { notAttributed: data.notAttributed } : {}),
+    ...(typeof data.pastRecordLifetime === 'string' ? { pastRecordLifetime: data.pastRecordLifetime } : {}),
     ...(outbox ? { outbox } : {}),
     ...(pendingSince !== undefined ? { pendingSince } : {}),
   };
@@ -206,6 +214,7 @@ export class DynamoDbSubjectStore implements SubjectStore {
         ...(next.unnotified?.length ? { unnotified: next.unnotified } : {}),
         ...(next.trail?.length ? { trail: next.trail } : {}),
         ...(next.notAttributed ? { notAttributed: next.notAttributed } : {}),
+        ...(next.pastRecordLifetime ? { pastRecordLifetime: next.pastRecordLifetime } : {}),
       }) },
       [IdempotencyTable.TTL]: { N: String(Math.floor(this.now() / 1000) + (this.ttlSecondsByKind[subjectId.slice(0, subjectId.indexOf(':'))] ?? this.ttlSeconds)) },
     };
