@@ -119,6 +119,8 @@ export interface ProcessorSettings {
 
 export const ProcessorDefaults = {
   eventSource: 'cdk-bank-webhooks',
+  /** The processor function's memory size, in MiB (`processorMemorySize`). */
+  memorySizeMb: 512,
   /** The processor function's timeout, in seconds. */
   timeoutSeconds: 30,
   /**

@@ -91,6 +91,8 @@ export const PAYMENTS_TOKEN_HEADER = 'Authorization';
 
 /** Defaults of the receiver's settings (the construct fills them). */
 export const ReceiverDefaults = {
+  /** The receiver function's memory size, in MiB (`receiverMemorySize`). */
+  memorySizeMb: 512,
   maxBodyBytes: 256 * 1024,
   /** The boleto contract's `header` when none is chosen: the same header as payments. */
   boletoTokenHeader: PAYMENTS_TOKEN_HEADER,

@@ -8,7 +8,8 @@ import { LOOK_RATE_NAME, PROCESSOR_SERVICE_NAME, ProcessorMetric } from '../../c
 import { METRICS_NAMESPACE } from '../../contracts/receiver';
 import { bindFamilies, readAccountConnection } from '../bank/families';
 import { metricCounter } from '../shared/metrics';
-import { AWS_CLIENT_CONFIG, createLogger } from '../shared/runtime';
+import { createLogger } from '../shared/logger';
+import { AWS_CLIENT_CONFIG } from '../shared/runtime';
 import { DynamoDbSlotSchedule, sharedBankPacers } from '../store/slot-schedule';
 import { DynamoDbLookMarkers } from '../store/look-markers';
 import { DynamoDbSubjectStore } from '../store/subject-store';

@@ -9,7 +9,8 @@ import { SsmAppliedRegistrations } from '../store/applied-registrations';
 import { type CustomResourceEvent, type CustomResourceResult, onEvent } from './lifecycle';
 import { redriveAllowLifecycle } from './redrive-allow';
 import { REDRIVE_ALLOW_RESOURCE_TYPE } from '../../contracts/redrive-allow';
-import { AWS_CLIENT_CONFIG, createLogger } from '../shared/runtime';
+import { createLogger } from '../shared/logger';
+import { AWS_CLIENT_CONFIG } from '../shared/runtime';
 
 const logger = createLogger('bank-webhook-registration');
 const secretsManager = new SecretsManagerClient(AWS_CLIENT_CONFIG);

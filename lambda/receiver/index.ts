@@ -7,9 +7,12 @@ import { loadStageToken, secretsClientConfig } from '../shared/secret-tokens';
 import { readReceiverSettings } from './settings';
 import { type CountMetric, handleNotification } from './receiver';
 import { TokenCache } from './token-cache';
-import { createLogger, errorSummary, receiverSqsClientConfig } from '../shared/runtime';
+import { errorSummary, lazyLog, receiverSqsClientConfig } from '../shared/runtime';
 
-const logger = createLogger(RECEIVER_SERVICE_NAME);
+// The logger is loaded when the receiver first logs: a request stored as it should be writes no
+// line but its metric's, and a cold start that logs nothing does not pay for Powertools' load.
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a deferred load, the point of this line
+const logger = lazyLog(() => (require('../shared/logger') as typeof import('../shared/logger')).createLogger(RECEIVER_SERVICE_NAME));
 const settings = readReceiverSettings(process.env);
 const sqs = new SQSClient(receiverSqsClientConfig(settings.enqueueBudgetMs));
 const secrets = new SecretsManagerClient(secretsClientConfig(ReceiverDefaults.secretFetchBudgetMs));

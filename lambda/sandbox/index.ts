@@ -10,7 +10,7 @@ import { deliverNotification } from '../../simulator/notifier';
 import { replyBody } from '../../simulator/reply';
 import { credentialsFromSecret } from '../bank/cooperative';
 import { pixCredentialsFromSecret } from '../bank/pix';
-import { createLogger } from '../shared/runtime';
+import { createLogger } from '../shared/logger';
 import { credentialsResource, isCloudFormationEvent, simulatorCredentials } from './credentials';
 import { SandboxHost } from './host';
 import { SandboxStateStore } from './state-store';

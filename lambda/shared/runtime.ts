@@ -1,10 +1,9 @@
 /**
- * What every handler runs with: its logger (and the one logger interface the pure cores take),
- * how an error is summarized for a log line or a message, and the AWS SDK client settings (the
- * standard ones, and budgeted ones for calls that must end in time).
+ * What every handler runs with: the one logger interface the pure cores take (the logger itself
+ * is logger.ts's, apart, so a handler can load it only when it first logs), how an error is
+ * summarized for a log line or a message, and the AWS SDK client settings (the standard ones,
+ * and budgeted ones for calls that must end in time).
  */
-import { Logger } from '@aws-lambda-powertools/logger';
-import { secrets } from './redaction';
 
 /** The part of a structured logger the handlers' cores use (Powertools' Logger fits; tests record). */
 export interface Log {
@@ -14,11 +13,17 @@ export interface Log {
 }
 
 /**
- * The handlers' Powertools Logger: every string value of a line (message, attributes, an error's
- * message and stack) passes through the process's {@link secrets} before it is written.
+ * A {@link Log} made by `make` when it first writes a line: a handler whose usual path writes none
+ * (the receiver's: its metrics are lines of their own) loads no logger on a cold start that logs nothing.
  */
-export function createLogger(serviceName: string): Logger {
-  return new Logger({ serviceName, jsonReplacerFn: (_key: string, value: unknown) => (typeof value === 'string' ? secrets.redact(value) : value) });
+export function lazyLog(make: () => Log): Log {
+  let log: Log | undefined;
+  const made = () => (log ??= make());
+  return {
+    info: (message, ...extra) => made().info(message, ...extra),
+    warn: (message, ...extra) => made().warn(message, ...extra),
+    error: (message, ...extra) => made().error(message, ...extra),
+  };
 }
 
 /** The message of anything thrown. */

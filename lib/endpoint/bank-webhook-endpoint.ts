@@ -135,7 +135,7 @@ export class BankWebhookEndpoint extends Construct {
     const receiver = new ReceiverFunction(this, 'ReceiverFunction', {
       description: 'Checks the bank webhook token and stores the raw notification in SQS before answering 200',
       timeout: RECEIVER_TIMEOUT,
-      memorySize: props.receiverMemorySize ?? 512,
+      memorySize: props.receiverMemorySize ?? ReceiverDefaults.memorySizeMb,
       logGroupId: 'ReceiverLogGroup',
       roleId: 'ReceiverRole',
       roleDescription: 'Bank webhook receiver: write its logs, read the two token secrets, send to the notification queue',

@@ -160,7 +160,7 @@ export class SettlementProcessor extends Construct {
     const fn = new ProcessorFunction(this, 'Function', {
       description: 'Verifies each stored bank notification with the bank\'s query API and publishes verified events once',
       timeout: props.processorTimeout ?? Duration.seconds(ProcessorDefaults.timeoutSeconds),
-      memorySize: props.processorMemorySize ?? 512,
+      memorySize: props.processorMemorySize ?? ProcessorDefaults.memorySizeMb,
       logGroupId: 'LogGroup',
       roleId: 'Role',
       roleDescription: 'Bank webhook processor: read the queue, quarantine to the DLQ, query the bank, record idempotency, publish verified events',

@@ -7,9 +7,13 @@
  *   npm run bench -- --only receiver   some sections (receiver, cold-start, tracing, processor,
  *                                      rate-limited, front-door, build), comma-separated; writes nothing
  *   BENCH_CPU_PROF=<dir>               CPU profiles of the function processes, for DevTools
+ *
+ * It runs on Node 24, the functions' runtime (tools/bench/node24.sh installs it as CI does); run by
+ * hand on another Node (`npx tsx tools/bench/bench.ts`), it measures only with BENCH_ANY_NODE=1 and
+ * writes nothing.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { restProxyEvent } from '../local-aws/api-gateway';
@@ -19,6 +23,7 @@ import { type ColdStart, coldStartMs } from './cold-start';
 import { frontDoorUnderLoad } from './front-door';
 import { BenchPeers, UNLIMITED_QUERIES_PER_SECOND } from './peers';
 import { lookFloodRounds } from './look-flood';
+import { memorySection } from './memory';
 import { type RateLimitedRun, rateLimitedRun } from './rate-limited';
 import { type BenchResults, checkTargets, formatTable, targetsTable } from './report';
 import { reconciliationCost } from './reconciliation';
@@ -27,7 +32,7 @@ import { type BenchContext, forked, medians, pairedRatio, pixCallbackBody, recei
 import { median, round } from './stats';
 import { tracingSection } from './tracing';
 
-const SECTIONS = ['build', 'reconciliation', 'receiver', 'cold-start', 'tracing', 'processor', 'rate-limited', 'look-flood', 'front-door'] as const;
+const SECTIONS = ['build', 'reconciliation', 'receiver', 'cold-start', 'tracing', 'processor', 'memory', 'rate-limited', 'look-flood', 'front-door'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** What each measurement uses; docs/performance.md describes the same. */
@@ -37,6 +42,7 @@ const PLAN = {
   coldStart: { processes: 12 },
   // Repetitions: a whole rotation of the runners' order per fork (pairedRatio's blocks).
   processor: { batchSize: 10, recordsPerRun: 200, forks: 3, warmup: 1, repetitions: 4 },
+  memory: { requests: 2_000, records: 500, batchSize: 10 },
   rateLimited: { concurrencies: [1, 4, 16], rounds: 3, records: 150, queryLimitPerSecond: 10, batchSize: 10, functionTimeoutMs: 30_000 },
   lookFlood: { looks: 200, queryLimitPerSecond: 5, concurrency: 2, rounds: 5, functionTimeoutMs: 30_000 },
   reconciliation: { settledPerDay: 400, lostFraction: 0.02, steadySweeps: 5 },
@@ -300,7 +306,8 @@ async function frontDoorSection(ctx: BenchContext): Promise<void> {
   const f = PLAN.frontDoor;
   const load = await frontDoorUnderLoad(f, join(logs, 'front-door'), UNLIMITED_QUERIES_PER_SECOND);
   results.ack_p99_deadline_fraction = round(load.ackP99Ms / 10_000, 4);
-  results.peak_rss_fraction = round(Math.max(load.receiver.peakRssMb / load.receiver.memoryMb, load.processor.peakRssMb / load.processor.memoryMb));
+  // One process serving every request at once: no environment's peak (the target is the memory section's).
+  results.front_door_peak_rss_fraction = round(Math.max(load.receiver.peakRssMb / load.receiver.memoryMb, load.processor.peakRssMb / load.processor.memoryMb));
   details.front_door = load;
   section(`The bank's load through the local front door: ${f.ratePerSecond} notifications/s, ${f.rounds} rounds of ${f.seconds} s (medians), after ${f.warmupSeconds} s of warm-up`, formatTable(['what', 'value'], [
     ['notifications sent / delivered (200) / not', `${load.sent} / ${load.delivered} / ${load.notDelivered}`],
@@ -324,12 +331,22 @@ const SECTION_RUNS: Readonly<Record<Section, (ctx: BenchContext) => Promise<void
   tracing: (ctx) => tracingSection(ctx, PLAN, receiverBundle),
   processor: processorSection,
   'rate-limited': rateLimitedSection,
+  memory: (ctx) => memorySection(ctx, PLAN.memory, { receiver: receiverBundle, processor: processorBundle }),
   'look-flood': lookFloodSection,
   'front-door': frontDoorSection,
 };
 
+/** The Node the functions run on (.ci/node24.version's major): the only one whose figures are written. */
+const RUNTIME_MAJOR = readFileSync(join(ROOT, '.ci', 'node24.version'), 'utf8').trim().split('.')[0];
+
 async function main(): Promise<void> {
-  const { sections, partial } = parseSections(process.argv.slice(2));
+  const onRuntime = process.versions.node.split('.')[0] === RUNTIME_MAJOR;
+  if (!onRuntime && process.env.BENCH_ANY_NODE !== '1') {
+    throw new Error(`The bench measures on Node ${RUNTIME_MAJOR}, the functions' runtime; this is Node ${process.versions.node}. Run it with npm run bench (which installs Node ${RUNTIME_MAJOR} as CI does), or set BENCH_ANY_NODE=1 to measure on this Node without writing bench/results.json.`);
+  }
+  const parsed = parseSections(process.argv.slice(2));
+  const { sections } = parsed;
+  const partial = parsed.partial || !onRuntime;
   const work = mkdtempSync(join(tmpdir(), 'bench-'));
   const logs = join(work, 'logs');
   mkdirSync(logs);
