@@ -17,10 +17,10 @@ export interface ColdStart {
   readonly loadMs: number;
 }
 
-export async function coldStartMs(entry: string, event: unknown, environment: Readonly<Record<string, string>>, preload: string): Promise<ColdStart> {
+export async function coldStartMs(entry: string, event: unknown, environment: Readonly<Record<string, string>>, preload: string, exportName = 'handler'): Promise<ColdStart> {
   const script = [
     'const t0 = performance.now();',
-    `const { handler } = require(${JSON.stringify(entry)});`,
+    `const handler = require(${JSON.stringify(entry)})[${JSON.stringify(exportName)}];`,
     'const loadMs = performance.now() - t0;',
     `handler(${JSON.stringify(event)}, {}).then((answer) => {`,
     '  const ms = performance.now() - t0;',

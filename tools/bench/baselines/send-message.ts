@@ -7,10 +7,10 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { RECEIVER_SETTINGS_ENV, ReceiverDefaults, type ReceiverSettings } from '../../../contracts/receiver';
 import { receiverSqsClientConfig } from '../../../lambda/shared/runtime';
-import { secretsClientConfig } from '../../../lambda/shared/secret-tokens';
+import { loadStageToken, secretsClientConfig } from '../../../lambda/shared/secret-tokens';
 import { settingsIn } from './settings-in';
 
-const { queueUrl } = settingsIn<ReceiverSettings>(RECEIVER_SETTINGS_ENV);
+const { queueUrl, paymentsTokenSecretArn } = settingsIn<ReceiverSettings>(RECEIVER_SETTINGS_ENV);
 const sqs = new SQSClient(receiverSqsClientConfig(ReceiverDefaults.enqueueBudgetMs));
 // Created as the receiver creates it, though this floor never reads a secret.
 export const secrets = new SecretsManagerClient(secretsClientConfig(ReceiverDefaults.secretFetchBudgetMs));
@@ -21,4 +21,15 @@ export async function handler(event: { readonly messageBody: string; readonly ro
     { abortSignal: AbortSignal.timeout(ReceiverDefaults.enqueueBudgetMs) },
   );
   return { statusCode: 200 };
+}
+
+/**
+ * The floor that also reads the payments token once (its current stage, as the receiver's first
+ * call does) before it sends: what any receiver that authenticates must do on a cold start. The
+ * cold-start section reports it beside the floor (no target), to tell the secret's read from the
+ * receiver's own code.
+ */
+export async function authenticatingHandler(event: { readonly messageBody: string; readonly route: string }): Promise<{ statusCode: number }> {
+  await loadStageToken(secrets, paymentsTokenSecretArn, 'AWSCURRENT', ReceiverDefaults.secretFetchBudgetMs);
+  return handler(event);
 }
