@@ -4,26 +4,24 @@
  * reason; what lacked time or the bank's rate goes back to the queue as a new message; the rest
  * is retried by SQS (partial batch failures).
  */
-import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { ProcessorDefaults, ProcessorMetric } from '../../contracts/processor';
 import type { StoredNotification } from '../../contracts/receiver';
 import { journalKey, journalSubjectKey } from '../../contracts/record';
-import type { LookRequest } from '../../contracts/reconciliation';
 import { BankApiError } from '../bank/errors';
 import { Foreign, type SubjectItem } from '../bank/family';
-import { familyOfRoute, rulesOfItem } from '../bank/families';
+import { familyOfRoute } from '../bank/families';
 import { OutOfRate } from '../bank/pacing';
 import { mapConcurrently } from '../shared/concurrency';
 import { contextFromTraceparent, inSpan, recordTraceparent, SpanKind, trace } from '../shared/telemetry';
 import { errorMessage } from '../shared/runtime';
-import { decodeLookRequest } from '../store/look-request';
 import { PrefetchedSubjects } from '../store/subject-store';
-import { decodeStoredNotification, encodeStoredNotification } from '../store/stored-notification';
+import { encodeStoredNotification } from '../store/stored-notification';
 import { type InvocationContext, type ProcessorDeps, ProcessorQueue } from './deps';
 import { lookAt } from './look';
 import { MAX_DELAY_SECONDS, processLookRequest } from './requested-look';
-import { dropForeign, groupBySubject, groupOf, type Look, PeerInProgress, type SubjectGroup, Unprocessable, VerificationPending } from './subject';
+import { dropForeign, type Look, PeerInProgress, Unprocessable, VerificationPending } from './subject';
+import { readRecord, type ReadRecord, subjectsNamed } from './read-record';
 import { recordQuarantine } from './trail';
 
 /**
@@ -76,74 +74,6 @@ async function withSubjectsRead(reads: readonly ReadRecord[], deps: ProcessorDep
  * it cannot be read (acted on by processRecord, in its own order: a look queue's stray
  * notification is refused before its content matters).
  */
-type ReadRecord =
-  | { readonly kind: 'look'; readonly request: LookRequest }
-  | { readonly kind: 'unreadable-look'; readonly reason: string }
-  | { readonly kind: 'unreadable'; readonly reason: string }
-  | { readonly kind: 'undecodable'; readonly stored: StoredNotification; readonly reason: string }
-  | { readonly kind: 'notification'; readonly stored: StoredNotification; readonly groups: SubjectGroup[]; readonly unprocessable: string[] }
-  | { readonly kind: 'failed'; readonly error: unknown };
-
-function readRecord(record: SQSRecord, deps: ProcessorDeps): ReadRecord {
-  try {
-    let request: LookRequest | undefined;
-    try {
-      request = decodeLookRequest(record.body);
-    } catch (error) {
-      return { kind: 'unreadable-look', reason: errorMessage(error) };
-    }
-    if (request) return { kind: 'look', request };
-    let stored: StoredNotification;
-    let body: Buffer;
-    try {
-      ({ notification: stored, body } = decodeStoredNotification(record.body));
-    } catch (error) {
-      return { kind: 'unreadable', reason: errorMessage(error) };
-    }
-    let content: Buffer;
-    try {
-      content = decodeContent(body, stored.contentEncoding);
-    } catch (error) {
-      return { kind: 'undecodable', stored, reason: errorMessage(error) };
-    }
-    const parsed = familyOfRoute(stored.route).parse(stored.route, content, deps.settings);
-    const ours = deps.account.codigoBeneficiario;
-    const { items, others } = ourItems(parsed.items, deps);
-    return { kind: 'notification', stored, groups: groupBySubject(items, ours), unprocessable: [...parsed.problems, ...others] };
-  } catch (error) {
-    // Failing where it always did: in the record's own processing, which is retried.
-    return { kind: 'failed', error };
-  }
-}
-
-/** The subjects a record names (what cannot be read names none: its record handles it). */
-function subjectsNamed(read: ReadRecord, ours: string): string[] {
-  if (read.kind === 'look') return [groupOf(read.request.subject, ours).id];
-  return read.kind === 'notification' ? read.groups.map((group) => group.id) : [];
-}
-
-/**
- * The items this receiver may verify, and why each other one is not (a boleto event of another
- * beneficiary: quarantined). A third party's item anyone at the provider can send (a Pix to a key
- * that is not ours) is dropped and counted, never quarantined: the journal keeps the body.
- */
-function ourItems(items: readonly SubjectItem[], deps: ProcessorDeps): { items: SubjectItem[]; others: string[] } {
-  const others: string[] = [];
-  const kept = items.filter((item) => {
-    const { rules } = rulesOfItem(item);
-    const foreign = rules.foreign?.(item, deps);
-    if (foreign) {
-      dropForeign(rules.kind, foreign, deps);
-      return false;
-    }
-    const notOurs = rules.notOurs(item, deps.account);
-    if (notOurs) others.push(notOurs);
-    return !notOurs;
-  });
-  return { items: kept, others };
-}
-
-
 function logFailure(record: SQSRecord, error: unknown, deps: ProcessorDeps): void {
   const context = { messageId: record.messageId, receiveCount: receiveCount(record), reason: errorMessage(error) };
   if (error instanceof VerificationPending) {
@@ -336,24 +266,6 @@ function isLastVerification(attempt: number, stored: StoredNotification, now: nu
 function tooOldToDefer(stored: StoredNotification, now: number): boolean {
   const receivedAt = Date.parse(stored.receivedAt);
   return Number.isFinite(receivedAt) && now - receivedAt > ProcessorDefaults.queueRetentionSeconds * 1000;
-}
-
-/** Largest body a compressed notification may expand to. */
-const MAX_DECODED_BYTES = 5 * 1024 * 1024;
-
-/** The body as the bank meant it: decompressed when the request had a Content-Encoding (gzip, deflate, br). */
-export function decodeContent(body: Buffer, contentEncoding: string | undefined): Buffer {
-  const encoding = (contentEncoding ?? '').trim().toLowerCase();
-  const options = { maxOutputLength: MAX_DECODED_BYTES };
-  try {
-    if (!encoding || encoding === 'identity') return body;
-    if (encoding === 'gzip' || encoding === 'x-gzip') return gunzipSync(body, options);
-    if (encoding === 'deflate') return inflateSync(body, options);
-    if (encoding === 'br') return brotliDecompressSync(body, options);
-  } catch (error) {
-    throw new Error(`the notification's Content-Encoding ${encoding} could not be decoded (${errorMessage(error)}; at most ${MAX_DECODED_BYTES} bytes)`, { cause: error });
-  }
-  throw new Error(`the notification's Content-Encoding "${encoding.slice(0, 40)}" is not one the processor reads (gzip, deflate, br)`);
 }
 
 /**
