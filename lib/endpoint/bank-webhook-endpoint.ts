@@ -1,4 +1,4 @@
-import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as route53targets from 'aws-cdk-lib/aws-route53-targets';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
@@ -11,7 +11,6 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { ProcessorDefaults } from '../../contracts/processor';
 import {
@@ -25,10 +24,11 @@ import { validateProps } from '../core/props-validation';
 import { minimumVisibilitySeconds } from '../core/timing';
 import { QueueSenders } from '../core/queue-senders';
 import { allowOnlySourceQueue } from '../core/redrive-allow-policy';
-import { type BankWebhookEndpointProps, checkBankWebhookEndpoint, DEFAULT_SILENCE_HOURS } from './bank-webhook-endpoint-props';
+import { type BankWebhookEndpointProps, checkBankWebhookEndpoint } from './bank-webhook-endpoint-props';
 import { normalizedFingerprint, PIX_CERTIFICATE_WARNING_DAYS, type PixDomainProps } from '../families/pix/receiver';
 import { receiverSettings } from './receiver-settings';
-import { accessLogFormat, acknowledgeApiFindings, sourceAllowlistPolicy } from './rest-api';
+import { type ReceiverMetricOf, silenceAlarm, unauthorizedRequestsAlarm } from './endpoint-alarms';
+import { endpointRestApi } from './rest-api';
 import { ReceiverFunction } from './receiver-function';
 import { openTelemetryLayer, xrayTracing } from '../core/tracing';
 
@@ -154,7 +154,7 @@ export class BankWebhookEndpoint extends Construct {
 
     // The API.
     this.accessLogGroup = new logs.LogGroup(this, 'AccessLogGroup', { retention, removalPolicy: RemovalPolicy.RETAIN, encryptionKey: props.logEncryptionKey });
-    this.api = this.restApi('Api', 'Receives the bank\'s webhook notifications (payments and boleto collection)', this.accessLogGroup, props);
+    this.api = endpointRestApi(this, 'Api', 'Receives the bank\'s webhook notifications (payments and boleto collection)', this.accessLogGroup, props);
     const integration = new apigateway.LambdaIntegration(this.receiverFunction, { proxy: true });
     for (const route of ROUTES) {
       this.api.root.addResource(route).addMethod('POST', integration);
@@ -173,9 +173,10 @@ export class BankWebhookEndpoint extends Construct {
     }
     this.paymentsUrl = `${this.url}${ROUTES[0]}`;
     this.boletoUrl = `${this.url}${ROUTES[1]}`;
-    this.unauthorizedRequestsAlarm = this.unauthorizedAlarm();
-    this.boletoSilenceAlarm = this.silenceAlarm('BoletoSilenceAlarm', 'boleto', props.silenceAlarms?.boletoWindow);
-    this.paymentsSilenceAlarm = this.silenceAlarm('PaymentsSilenceAlarm', 'payments', props.silenceAlarms?.paymentsWindow);
+    const metricOf: ReceiverMetricOf = (name, route, options) => this.metricReceiver(name, route, options);
+    this.unauthorizedRequestsAlarm = unauthorizedRequestsAlarm(this, metricOf);
+    this.boletoSilenceAlarm = silenceAlarm(this, 'BoletoSilenceAlarm', 'boleto', props.silenceAlarms?.boletoWindow, metricOf);
+    this.paymentsSilenceAlarm = silenceAlarm(this, 'PaymentsSilenceAlarm', 'payments', props.silenceAlarms?.paymentsWindow, metricOf);
     notifyOn(props.alarmTopic, [this.unauthorizedRequestsAlarm, this.boletoSilenceAlarm, this.paymentsSilenceAlarm]);
     warnWithoutAlarmTopic(this, props.alarmTopic);
   }
@@ -215,7 +216,7 @@ export class BankWebhookEndpoint extends Construct {
     if (this.pixRestApi) throw new Error(`${this.node.path}: addPixApi() was called already; an endpoint serves one Pix API`);
     const { props } = this;
     const accessLogGroup = new logs.LogGroup(this, 'PixAccessLogGroup', { retention: props.logRetention ?? logs.RetentionDays.ONE_YEAR, removalPolicy: RemovalPolicy.RETAIN, encryptionKey: props.logEncryptionKey });
-    const api = this.restApi('PixApi', 'Receives the Pix provider\'s callbacks (the standard Pix API)', accessLogGroup, props, false, !!domain);
+    const api = endpointRestApi(this, 'PixApi', 'Receives the Pix provider\'s callbacks (the standard Pix API)', accessLogGroup, props, false, !!domain);
     const integration = new apigateway.LambdaIntegration(this.receiverFunction, { proxy: true });
     api.root.addMethod('POST', integration);
     api.root.addResource(PIX_ROUTE).addMethod('POST', integration);
@@ -290,92 +291,6 @@ export class BankWebhookEndpoint extends Construct {
     if (this.pixDomainName) return `https://${this.pixDomainName}`;
     const stack = Stack.of(this);
     return `https://${api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${api.deploymentStage.stageName}`;
-  }
-
-  private restApi(id: string, description: string, accessLogGroup: logs.LogGroup, props: BankWebhookEndpointProps, sourceAllowlist = true, disableExecuteApiEndpoint = false): apigateway.RestApi {
-    // One account setting per stack: a second endpoint asking for it shares the first's.
-    const existingAccount = Stack.of(this).node.findAll().find((c): c is apigateway.CfnAccount => c instanceof apigateway.CfnAccount);
-    const cloudWatchRole = (props.createApiGatewayCloudWatchRole ?? false) && !existingAccount;
-    const api = new apigateway.RestApi(this, id, {
-      description,
-      endpointConfiguration: { types: [apigateway.EndpointType.REGIONAL] },
-      // A mutual-TLS domain's API: the default endpoint would let a caller skip the handshake.
-      ...(disableExecuteApiEndpoint ? { disableExecuteApiEndpoint: true } : {}),
-      cloudWatchRole,
-      // The account-level role is shared by every REST API in the region: keep it on destroy.
-      cloudWatchRoleRemovalPolicy: cloudWatchRole ? RemovalPolicy.RETAIN : undefined,
-      policy: sourceAllowlist && props.allowedSourceCidrs ? sourceAllowlistPolicy(props.allowedSourceCidrs) : undefined,
-      // Every body reaches the receiver base64-encoded, byte for byte: as text, API Gateway would
-      // replace bytes that are not UTF-8 before the receiver could store them.
-      binaryMediaTypes: ['*/*'],
-      deployOptions: {
-        stageName: props.stageName ?? 'prod',
-        accessLogDestination: new apigateway.LogGroupLogDestination(accessLogGroup),
-        accessLogFormat: accessLogFormat(),
-        loggingLevel: apigateway.MethodLoggingLevel.ERROR,
-        // Data trace would write request headers, and so the bank's token, to the execution log.
-        dataTraceEnabled: false,
-        metricsEnabled: true,
-        tracingEnabled: xrayTracing(props),
-        throttlingRateLimit: props.throttlingRateLimit ?? 500,
-        throttlingBurstLimit: props.throttlingBurstLimit ?? 1000,
-      },
-    });
-    acknowledgeApiFindings(api, !sourceAllowlist);
-    if (props.webAclArn) {
-      // The bank's API keeps its association's ID; the Pix API's stage gets one of its own.
-      new wafv2.CfnWebACLAssociation(this, sourceAllowlist ? 'WebAclAssociation' : `${id}WebAclAssociation`, { resourceArn: api.deploymentStage.stageArn, webAclArn: props.webAclArn });
-    }
-    if (existingAccount) {
-      api.deploymentStage.node.addDependency(existingAccount);
-    } else if (!cloudWatchRole) {
-      Annotations.of(this).addWarningV2('cdk-bank-webhooks:apiGatewayCloudWatchRole',
-        'The API stage logs errors (execution logging), which needs API Gateway\'s CloudWatch role set for the account and region. This stack does not set it (createApiGatewayCloudWatchRole is not true): if the account and region have none, the deploy fails at the stage. Set createApiGatewayCloudWatchRole: true in one stack of the account and region (the setting is shared by every REST API there), or set the role once by hand.');
-    }
-    const cloudWatchRoleConstruct = api.node.tryFindChild('CloudWatchRole');
-    if (cloudWatchRoleConstruct) {
-      Validations.of(cloudWatchRoleConstruct).acknowledge({
-        id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-        reason: 'AWS\'s managed policy for API Gateway\'s account-level logging role; it only allows writing to CloudWatch Logs, which API Gateway needs for ERROR-level execution logs.',
-      });
-    }
-    return api;
-  }
-
-  private unauthorizedAlarm(): cloudwatch.Alarm {
-    const metrics: Record<string, cloudwatch.IMetric> = {};
-    ROUTES.forEach((route, i) => {
-      metrics[`u${i}`] = this.metricReceiver(ReceiverMetric.UNAUTHORIZED, route);
-      metrics[`s${i}`] = this.metricReceiver(ReceiverMetric.STORED, route);
-    });
-    const sum = (prefix: string) => ROUTES.map((_, i) => `FILL(${prefix}${i}, 0)`).join(' + ');
-    const alarm = thresholdAlarm(this, 'UnauthorizedRequestsAlarm', {
-      runbook: Runbook.UNAUTHORIZED_REQUESTS,
-      description: 'Most requests to the bank webhook endpoint were refused with 401 (wrong or missing token). After a token rotation or a wrong secret, every notification is refused and the bank marks it NÃO ENTREGUE, never to resend: check the token secrets against what is registered at the bank (tokenVersion), and run the reconciliation.',
-      metric: new cloudwatch.MathExpression({
-        expression: `IF((${sum('u')}) >= 5, (${sum('u')}) / ((${sum('u')}) + (${sum('s')})), 0)`,
-        usingMetrics: metrics,
-        period: Duration.minutes(5),
-        label: 'Share of requests refused with 401 (when at least 5 were)',
-      }),
-      threshold: 0.5,
-    });
-    return alarm;
-  }
-
-  /** In ALARM when not one notification was stored on `route` in any hour of the window (no data counts as none). */
-  private silenceAlarm(id: string, route: string, window: Duration | undefined): cloudwatch.Alarm | undefined {
-    const hours = window?.toHours() ?? DEFAULT_SILENCE_HOURS;
-    if (hours === 0) return undefined;
-    return thresholdAlarm(this, id, {
-      runbook: Runbook.SILENCE,
-      description: `No notification was stored on /${route} for ${hours} hours: the bank may have stopped sending. Check the registration watch (RegistrationDrift alarm; the ${route === 'boleto' ? 'contract\'s status' : 'payment callback'} at the bank), the bank's status, and the endpoint (UnauthorizedRequests, API Gateway 4XX/5XX).`,
-      metric: this.metricNotificationsStored(route, { period: Duration.hours(1), statistic: cloudwatch.Stats.SUM }),
-      threshold: 1,
-      evaluationPeriods: hours,
-      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.BREACHING,
-    });
   }
 
   private generatedToken(id: string, description: string, tokenEncryptionKey?: kms.IKey): secretsmanager.Secret {
