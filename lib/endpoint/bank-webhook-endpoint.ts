@@ -1,7 +1,4 @@
-import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
-import * as route53 from 'aws-cdk-lib/aws-route53';
-import * as route53targets from 'aws-cdk-lib/aws-route53-targets';
-import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -14,9 +11,9 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ProcessorDefaults } from '../../contracts/processor';
 import {
-  normalizedDn, PIX_ROUTE, RECEIVER_SERVICE_NAME, RECEIVER_SETTINGS_ENV, ReceiverDefaults, ReceiverMetric, type ReceiverSettings, ROUTES, SQS_MAX_MESSAGE_BYTES,
+  PIX_ROUTE, RECEIVER_SERVICE_NAME, RECEIVER_SETTINGS_ENV, ReceiverDefaults, ReceiverMetric, type ReceiverSettings, ROUTES, SQS_MAX_MESSAGE_BYTES,
 } from '../../contracts/receiver';
-import { notifyOn, Runbook, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
+import { notifyOn, warnWithoutAlarmTopic } from '../core/alarms';
 import { acknowledgeInherent } from '../core/compliance';
 import { functionNetwork } from '../core/function-network';
 import { defaultReceiverName, libraryMetric } from '../core/metrics';
@@ -25,9 +22,10 @@ import { minimumVisibilitySeconds } from '../core/timing';
 import { QueueSenders } from '../core/queue-senders';
 import { allowOnlySourceQueue } from '../core/redrive-allow-policy';
 import { type BankWebhookEndpointProps, checkBankWebhookEndpoint } from './bank-webhook-endpoint-props';
-import { normalizedFingerprint, PIX_CERTIFICATE_WARNING_DAYS, type PixDomainProps } from '../families/pix/receiver';
+import type { PixDomainProps } from '../families/pix/receiver';
 import { receiverSettings } from './receiver-settings';
 import { type ReceiverMetricOf, silenceAlarm, unauthorizedRequestsAlarm } from './endpoint-alarms';
+import { pixMutualTlsDomain } from './pix-api';
 import { endpointRestApi } from './rest-api';
 import { ReceiverFunction } from './receiver-function';
 import { openTelemetryLayer, xrayTracing } from '../core/tracing';
@@ -222,50 +220,13 @@ export class BankWebhookEndpoint extends Construct {
     api.root.addResource(PIX_ROUTE).addMethod('POST', integration);
     this.pixRestApi = api;
     if (domain) {
-      this.mutualTlsDomain(api, domain);
+      const { pins, expiryAlarm } = pixMutualTlsDomain(this, api, domain, (name, route, options) => this.metricReceiver(name, route, options));
+      this.receiverFunction.addEnvironment(RECEIVER_SETTINGS_ENV, Stack.of(this).toJsonString({ ...this.receiverSettings(this.props), pixClientCertificates: pins }));
+      this.pixCertificateExpiryAlarm = expiryAlarm;
+      notifyOn(this.props.alarmTopic, [expiryAlarm]);
       this.pixDomainName = domain.domainName;
     }
     return api;
-  }
-
-  /** The Pix API's mutual-TLS domain: the truststore, the alias (or an output), the pins in the receiver's settings, the expiry alarm. */
-  private mutualTlsDomain(api: apigateway.RestApi, domain: PixDomainProps): void {
-    const t = domain.truststore;
-    const asset = t.file ? new s3assets.Asset(this, 'PixTruststore', { path: t.file }) : undefined;
-    const truststore = asset ? { bucket: asset.bucket, key: asset.s3ObjectKey } : { bucket: t.bucket!, key: t.key!, ...(t.version ? { version: t.version } : {}) };
-    const name = new apigateway.DomainName(this, 'PixDomain', {
-      domainName: domain.domainName,
-      certificate: domain.certificate,
-      endpointType: apigateway.EndpointType.REGIONAL,
-      securityPolicy: apigateway.SecurityPolicy.TLS_1_2,
-      mtls: truststore,
-      mapping: api,
-    });
-    if (domain.hostedZone) {
-      new route53.ARecord(this, 'PixDomainAlias', { zone: domain.hostedZone, recordName: domain.domainName, target: route53.RecordTarget.fromAlias(new route53targets.ApiGatewayDomain(name)) });
-    } else {
-      new CfnOutput(this, 'PixDomainTarget', { description: `Point ${domain.domainName} (an alias or CNAME record) at this regional target: the Pix API's mutual-TLS domain`, value: name.domainNameAliasDomainName });
-    }
-    // Only the provider's own certificate, by fingerprint or subject (its chain alone admits any certificate its CA issued).
-    const pinned = domain.pinnedCertificates;
-    const pins = {
-      fingerprints: (pinned.fingerprints ?? []).map(normalizedFingerprint), subjects: [...pinned.subjects ?? []],
-      ...(pinned.issuers?.length ? { issuers: pinned.issuers.map(normalizedDn) } : {}),
-    };
-    if (pins.subjects.length && !pins.issuers) {
-      Annotations.of(this).addWarningV2('cdk-bank-webhooks:subjectOnlyPin',
-        'pix.domain.pinnedCertificates.subjects pins a subject from any CA in the truststore: anyone a trusted CA issued a certificate with that subject is admitted. Hold it to its issuer (pinnedCertificates.issuers) or pin the fingerprint.');
-    }
-    this.receiverFunction.addEnvironment(RECEIVER_SETTINGS_ENV, Stack.of(this).toJsonString({ ...this.receiverSettings(this.props), pixClientCertificates: pins }));
-    this.pixCertificateExpiryAlarm = thresholdAlarm(this, 'PixCertificateExpiryAlarm', {
-      runbook: Runbook.PIX_CERTIFICATE_EXPIRY,
-      description: `The Pix provider's client certificate expires in less than ${PIX_CERTIFICATE_WARNING_DAYS} days: get its next certificate, add its chain to the truststore and its fingerprint to pinnedCertificates (two may be pinned at once), and deploy before the provider switches.`,
-      metric: this.metricReceiver(ReceiverMetric.CERTIFICATE_DAYS_LEFT, PIX_ROUTE, { period: Duration.days(1), statistic: cloudwatch.Stats.MINIMUM }),
-      threshold: PIX_CERTIFICATE_WARNING_DAYS,
-      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
-    notifyOn(this.props.alarmTopic, [this.pixCertificateExpiryAlarm]);
   }
 
   /** The receiver function's settings (the Pix pins added by addPixApi). */
