@@ -12,23 +12,22 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { BankAccount } from '../contracts/bank-connection';
 import type { BankEventDetailType } from '../contracts/events';
-import { actsAgainstBank, type BankWebhookReceiverProps, contractKey, silenceOf, stageOf, validateReceiverProps } from './bank-webhook-receiver-props';
+import { actsAgainstBank, type BankWebhookReceiverProps, silenceOf, stageOf, validateReceiverProps } from './bank-webhook-receiver-props';
 import { checkedBy } from './core/props-validation';
 import { defaultReceiverName } from './core/metrics';
 import { BankStage } from './core/bank-stage';
 import { VerifiedEventRule, type VerifiedEventRuleOptions } from './core/verified-event-rule';
 import { BankWebhookEndpoint } from './endpoint/bank-webhook-endpoint';
 import { minimumVisibilitySeconds } from './core/timing';
-import { ownMappings, writeOperatorManifest } from './core/operator-manifest';
 import { allowOnlySourceQueue } from './core/redrive-allow-policy';
 import { SettlementProcessor } from './processor/settlement-processor';
 import { ReconciliationSweep } from './reconciliation/reconciliation-sweep';
-import { BoletoWebhookContract } from './registration/boleto-webhook-contract';
-import { PaymentWebhookRegistration } from './registration/payment-webhook-registration';
-import { PixKeyWebhook } from './registration/pix-key-webhook';
+import type { BoletoWebhookContract } from './registration/boleto-webhook-contract';
+import type { PaymentWebhookRegistration } from './registration/payment-webhook-registration';
+import type { PixKeyWebhook } from './registration/pix-key-webhook';
 import { RegistrationProvider } from './core/registration-provider';
-import { normalizedPixKeys, pixRecordTtlSecondsByKind } from './families/pix/receiver';
 import { ReceiverDashboard } from './receiver-dashboard';
+import { receiverManifest, receiverRegistrations } from './bank-webhook-receiver-parts';
 
 export type { BankWebhookReceiverProps } from './bank-webhook-receiver-props';
 
@@ -134,33 +133,10 @@ export class BankWebhookReceiver extends Construct {
       deadLetterQueue: processor.lookDeadLetterQueue, sourceQueue: processor.lookQueue, deadLetterQueueKey: props.queueEncryptionKey, provider,
     });
 
-    // Registrations with the bank, once the API serves the URLs (and removed before it goes).
-    if (props.paymentRegistration) {
-      this.paymentRegistration = new PaymentWebhookRegistration(this, 'PaymentRegistration', checkedBy({
-        ...provider, ...props.paymentRegistration, bank: props.bank, url: endpoint.paymentsUrl, token: endpoint.paymentCallbackToken,
-      }));
-      this.paymentRegistration.node.addDependency(endpoint.api);
-    }
-    this.boletoContracts = (props.boletoContracts ?? []).map((options, i) => {
-      // Named by what the bank keys the contract by, so reordering the list replaces nothing.
-      const key = contractKey(props, options);
-      const contract = new BoletoWebhookContract(this, key ? `BoletoContract-${key}` : `BoletoContract${i}`, checkedBy({
-        ...provider, ...options, bank: props.bank, url: endpoint.boletoUrl, token: endpoint.boletoToken, header: endpoint.boletoTokenHeader,
-      }));
-      contract.node.addDependency(endpoint.api);
-      return contract;
-    });
-
-    // Each Pix key's webhook, once the Pix API serves its URL (named by the key: reordering replaces nothing).
-    this.pixKeyWebhooks = props.pix && actsAgainstBank(props)
-      ? normalizedPixKeys(props.pix).map((chave) => {
-        const webhook = new PixKeyWebhook(this, `PixKey-${chave}`, checkedBy({
-          ...provider, connection: props.pix!.connection, chave, url: endpoint.pixUrl!, takeOverExisting: props.pix!.takeOverExisting,
-        }));
-        webhook.node.addDependency(endpoint);
-        return webhook;
-      })
-      : [];
+    const registrations = receiverRegistrations(this, props, endpoint, provider);
+    this.paymentRegistration = registrations.paymentRegistration;
+    this.boletoContracts = registrations.boletoContracts;
+    this.pixKeyWebhooks = registrations.pixKeyWebhooks;
 
     // The sweep and the registration watch, after the registrations (its schedule goes before them on destroy).
     if (actsAgainstBank(props) && (props.reconciliation?.enabled ?? true)) {
@@ -172,17 +148,7 @@ export class BankWebhookReceiver extends Construct {
     }
 
     if (props.dashboard ?? true) this.dashboard = new ReceiverDashboard(this, 'Dashboard', { endpoint, processor, reconciliation: this.reconciliation });
-    // What the operator CLI finds the receiver by (cdk-bank-webhooks/docs/operations.md, "The operator CLI").
-    writeOperatorManifest(this, 'OperatorManifest', {
-      receiverName, stage: this.stage, codigoBeneficiario: processor.account.codigoBeneficiario,
-      queue: endpoint.queue, deadLetterQueue: endpoint.deadLetterQueue, lookQueue: processor.lookQueue, lookDeadLetterQueue: processor.lookDeadLetterQueue,
-      tableName: processor.idempotencyTable.tableName, recordsLifetime: processor.idempotencyTtl, recordsLifetimeByKind: pixRecordTtlSecondsByKind(props.pix, processor.idempotencyTtl), eventBus: processor.eventBus, archive: processor.eventArchive, journalBucket: processor.journalBucket,
-      auditLog: processor.auditLog && processor.auditDeadLetterQueue ? { group: processor.auditLog, deadLetterQueue: processor.auditDeadLetterQueue } : undefined,
-      pixKeys: props.pix ? normalizedPixKeys(props.pix) : undefined,
-      mappings: ownMappings(props),
-      receiverFunction: endpoint.receiverFunction, processorFunction: processor.processorFunction, sweepFunction: this.reconciliation?.sweepFunction,
-      registrations: this.reconciliation ? [...(this.paymentRegistration ? [this.paymentRegistration._watched] : []), ...this.boletoContracts.map((c) => c._watched), ...this.pixKeyWebhooks.map((k) => k._watched)] : [],
-    });
+    receiverManifest(this, props, { receiverName, stage: this.stage, endpoint, processor, reconciliation: this.reconciliation, ...registrations });
 
     this.api = endpoint.api;
     this.url = endpoint.url;
