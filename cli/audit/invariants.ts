@@ -21,7 +21,7 @@ import { type BoletoMovementMapping, type PaymentStatusMapping, ProcessorDefault
 import type { Route } from '../../contracts/receiver';
 import { type AuditContext, type AuditedEvent, Invariant, Outcome } from '../../lambda/bank/audit';
 import { auditOfRoute } from '../../lambda/bank/families';
-import { BodyShape, intakeOf } from '../../lambda/bank/intakes';
+import { bodyShape, BodyShape, intakeOf } from '../../lambda/bank/intakes';
 import { decodeStoredNotification } from '../../lambda/store/stored-notification';
 
 export { Invariant, Outcome };
@@ -232,7 +232,8 @@ export function checkRecord(input: RecordInput): RecordAudit {
   for (const notification of input.notifications) {
     const { requestId, route, body } = notification;
     // The API's bare URL, or a body its route's family reads as the provider's validation call: nothing to account for.
-    if (route === '' || intakeOf(route)?.shape?.(body) === BodyShape.VALIDATION) continue;
+    const intake = intakeOf(route);
+    if (route === '' || (intake && bodyShape(intake, body) === BodyShape.VALIDATION)) continue;
     const reader = auditOfRoute(route);
     if (!reader) continue;
     const items = reader.family.parse(route as Route, body, { boletoMovements: movements }).items;

@@ -26,7 +26,7 @@ const AUDITS: readonly FamilyAudit[] = [cooperativeAudit, pixAudit];
 
 /** The audit's part of the family that reads a route's bodies, or undefined for a route no family reads. */
 export function auditOfRoute(route: string): { family: ApiFamily; audit: FamilyAudit } | undefined {
-  const family = FAMILIES.find((f) => (f.routes as readonly string[]).includes(route));
+  const family = familyReading(route);
   const audit = family && AUDITS.find((a) => a.family === family.name);
   return family && audit && { family, audit };
 }
@@ -66,9 +66,14 @@ export function bindFamilies(wiring: HandlerWiring): BoundFamilies {
 /** Every kind of subject of every family. */
 export const SUBJECT_RULES: readonly SubjectRules[] = FAMILIES.flatMap((family) => family.subjects);
 
+/** The family that reads the bodies of a route, or undefined for a route no family reads. */
+function familyReading(route: string): ApiFamily | undefined {
+  return FAMILIES.find((f) => (f.routes as readonly string[]).includes(route));
+}
+
 /** The family that reads the bodies of a receiver's route. */
 export function familyOfRoute(route: Route): ApiFamily {
-  const family = FAMILIES.find((f) => f.routes.includes(route));
+  const family = familyReading(route);
   if (!family) throw new Error(`No API family reads the route ${String(route)}`);
   return family;
 }

@@ -24,23 +24,32 @@ export enum BodyShape {
   OTHER = 'other',
 }
 
-/** One route's intake. */
-export interface RouteIntake {
+/** What every route's intake says. */
+interface IntakeBase {
   readonly route: Route;
-  readonly credential: RouteCredential;
-  /** What a log line calls a request on the route (`Pix callback`). @default notification */
-  readonly calls?: string;
-  /** {@link RouteCredential.TOKEN}: the header the provider sends its token in, and the secret holding the values. */
-  token?(settings: ReceiverSettings): { readonly header: string; readonly secretArn: string };
-  /**
-   * {@link RouteCredential.CLIENT_CERTIFICATE}: the provider's certificates the stack pins, or
-   * undefined where it pins none (no mutual TLS: anyone can post, and {@link shape} decides).
-   */
-  pins?(settings: ReceiverSettings): PixClientCertificatePins | undefined;
-  /** Whether a request to the API's bare URL is this route's provider's validation call. @default false */
-  readonly validationAtRoot?: boolean;
-  /** What a body is. @default every body a notification */
-  shape?(body: Buffer): BodyShape;
-  /** The shape a notification has, said in the 400 answer to another body where nothing authenticates the sender. */
-  readonly shapeRule?: string;
+  /** Who sends on the route, as a log line and an answer name it (`Pix`: a `Pix callback`). */
+  readonly provider: string;
 }
+
+/** A route whose requests carry a token. */
+export interface TokenIntake extends IntakeBase {
+  readonly credential: RouteCredential.TOKEN;
+  /** The header the provider sends its token in, and the secret holding the values. */
+  token(settings: ReceiverSettings): { readonly header: string; readonly secretArn: string };
+}
+
+/** A route whose provider is known by its client certificate (nothing travels in the request). */
+export interface CertificateIntake extends IntakeBase {
+  readonly credential: RouteCredential.CLIENT_CERTIFICATE;
+  /** The provider's certificates the stack pins, or undefined where it pins none (no mutual TLS: anyone can post, and {@link shape} decides). */
+  pins(settings: ReceiverSettings): PixClientCertificatePins | undefined;
+  /** Whether a request to the API's bare URL is this route's provider's validation call. */
+  readonly validationAtRoot: boolean;
+  /** What a body is. */
+  shape(body: Buffer): BodyShape;
+  /** The shape a callback has, said in the 400 answer to another body where nothing authenticates the sender. */
+  readonly shapeRule: string;
+}
+
+/** One route's intake. */
+export type RouteIntake = TokenIntake | CertificateIntake;

@@ -3,10 +3,10 @@
  * (each family's receiving.ts, light, never its client).
  */
 import { COOPERATIVE_INTAKES } from './cooperative/receiving';
-import type { RouteIntake } from './intake';
+import { BodyShape, type CertificateIntake, RouteCredential, type RouteIntake } from './intake';
 import { PIX_INTAKES } from './pix/receiving';
 
-export { BodyShape, RouteCredential, type RouteIntake } from './intake';
+export { BodyShape, type CertificateIntake, RouteCredential, type RouteIntake, type TokenIntake } from './intake';
 
 /** Every family's routes' intakes. */
 export const INTAKES: readonly RouteIntake[] = [...COOPERATIVE_INTAKES, ...PIX_INTAKES];
@@ -17,4 +17,9 @@ export function intakeOf(route: string): RouteIntake | undefined {
 }
 
 /** The intake whose provider calls the API's bare URL to validate it, if any. */
-export const ROOT_INTAKE: RouteIntake | undefined = INTAKES.find((intake) => intake.validationAtRoot);
+export const ROOT_INTAKE: CertificateIntake | undefined = INTAKES.find((intake): intake is CertificateIntake => intake.credential === RouteCredential.CLIENT_CERTIFICATE && intake.validationAtRoot);
+
+/** What a body on a route is: its family's reading where the route has one (a token route's every body is a notification). */
+export function bodyShape(intake: RouteIntake, body: Buffer): BodyShape {
+  return intake.credential === RouteCredential.CLIENT_CERTIFICATE ? intake.shape(body) : BodyShape.NOTIFICATION;
+}

@@ -5,7 +5,7 @@ import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { encodeStoredNotification } from '../store/stored-notification';
 import { X509Certificate } from 'node:crypto';
 import { normalizedDn, type PixClientCertificatePins, ReceiverDefaults, ReceiverMetric, type ReceiverSettings, type Route } from '../../contracts/receiver';
-import { BodyShape, intakeOf, ROOT_INTAKE, RouteCredential, type RouteIntake } from '../bank/intakes';
+import { bodyShape, BodyShape, type CertificateIntake, intakeOf, ROOT_INTAKE, RouteCredential, type RouteIntake } from '../bank/intakes';
 import type { TokenStage } from '../shared/secret-tokens';
 import { findHeader, tokenMatches } from '../shared/token-check';
 import { currentTraceId, inSpan, SpanKind, startSpan, traceparentAttribute } from '../shared/telemetry';
@@ -143,17 +143,17 @@ export async function handleNotification(event: APIGatewayProxyEvent, deps: Rece
   const route = intake.route;
   if (intake.credential === RouteCredential.CLIENT_CERTIFICATE) {
     // No credential travels with the request: the provider is known by its client certificate.
-    const refused = certificateRefusal(event, intake.pins?.(settings));
+    const refused = certificateRefusal(event, intake.pins(settings));
     if (refused) {
       count(ReceiverMetric.CERTIFICATE_REFUSED, route);
-      logger.warn(`Refused a ${intake.calls ?? 'notification'}: the client certificate is not the provider's`, { requestId, sourceIp, reason: refused, subject: event.requestContext?.identity?.clientCert?.subjectDN });
+      logger.warn(`Refused a ${intake.provider} callback: the client certificate is not the provider's`, { requestId, sourceIp, reason: refused, subject: event.requestContext?.identity?.clientCert?.subjectDN });
       return respond(403, { message: 'Forbidden' });
     }
     reportCertificateDaysLeft(event, route, deps);
-    if (atRoot) return validationCall(route, intake, requestId, deps);
+    if (atRoot) return validationCall(intake, requestId, deps);
     return storeNotification(event, intake, deps, requestId, deadline);
   }
-  const { header: headerName, secretArn } = intake.token!(settings);
+  const { header: headerName, secretArn } = intake.token(settings);
   const presented = findHeader(event.headers, headerName);
   // The common case, a fresh current value that matches, takes no promise and no timer.
   const current = deps.tokens.peek(secretArn, TOKEN_STAGES[0]);
@@ -197,9 +197,8 @@ function reportCertificateDaysLeft(event: APIGatewayProxyEvent, route: Route, de
 }
 
 /** The provider's validation call (the Pix provider's): answered 200, counted, nothing stored. */
-function validationCall(route: Route, intake: RouteIntake, requestId: string, deps: ReceiverDeps): APIGatewayProxyResult {
-  const provider = intake.calls?.split(' ')[0];
-  deps.count(ReceiverMetric.VALIDATION_CALLS, route, { message: `${provider ? `${provider} ` : ''}validation call answered`, requestId });
+function validationCall(intake: CertificateIntake, requestId: string, deps: ReceiverDeps): APIGatewayProxyResult {
+  deps.count(ReceiverMetric.VALIDATION_CALLS, intake.route, { message: `${intake.provider} validation call answered`, requestId });
   return respond(200, { status: 'ok', requestId });
 }
 
@@ -219,19 +218,18 @@ async function storeNotification(event: APIGatewayProxyEvent, intake: RouteIntak
     return respond(413, { message: 'Payload too large', maxBodyBytes: settings.maxBodyBytes });
   }
   // A body the route's family reads as the provider's validation call (a Pix body with no `pix` array): nothing to store.
-  const shape = intake.shape?.(body) ?? BodyShape.NOTIFICATION;
-  if (shape === BodyShape.VALIDATION) return validationCall(route, intake, requestId, deps);
+  const byCertificate = intake.credential === RouteCredential.CLIENT_CERTIFICATE ? intake : undefined;
+  const shape = bodyShape(intake, body);
+  if (byCertificate && shape === BodyShape.VALIDATION) return validationCall(byCertificate, requestId, deps);
   // Where nothing authenticates the sender (the Pix route without mutual TLS) anyone can post:
   // only a notification's shape is stored (a compressed body is stored for the processor to
   // judge). Behind mutual TLS, or a token, every body is stored.
   const contentEncoding = findHeader(event.headers, 'Content-Encoding');
   const encoded = (contentEncoding ?? 'identity').trim().toLowerCase() !== 'identity';
-  const unauthenticated = intake.credential === RouteCredential.CLIENT_CERTIFICATE && !intake.pins?.(settings);
-  if (shape === BodyShape.OTHER && unauthenticated && !encoded) {
-    const calls = intake.calls ?? 'notification';
+  if (byCertificate && shape === BodyShape.OTHER && !byCertificate.pins(settings) && !encoded) {
     count(ReceiverMetric.NOT_A_PIX_CALLBACK, route);
-    logger.warn(`Refused a body on the ${route} route that is not a ${calls} (no mutual TLS: anyone can post here); nothing stored`, { requestId, sourceIp, bodyBytes: body.length });
-    return respond(400, { message: `Not a ${calls}: ${intake.shapeRule ?? 'not the shape of this route\'s notifications'}`, requestId });
+    logger.warn(`Refused a body on the ${byCertificate.provider} route that is not a ${byCertificate.provider} callback (no mutual TLS: anyone can post here); nothing stored`, { requestId, sourceIp, bodyBytes: body.length });
+    return respond(400, { message: `Not a ${byCertificate.provider} callback: ${byCertificate.shapeRule}`, requestId });
   }
 
   const messageBody = encodeStoredNotification(

@@ -39,8 +39,8 @@ export const isPixValidationCall = (body: Buffer): boolean => pixBodyShape(body)
  */
 export const PIX_INTAKES: readonly RouteIntake[] = [{
   route: PIX_ROUTE,
+  provider: 'Pix',
   credential: RouteCredential.CLIENT_CERTIFICATE,
-  calls: 'Pix callback',
   pins: (settings) => settings.pixClientCertificates,
   validationAtRoot: true,
   shape: pixBodyShape,
