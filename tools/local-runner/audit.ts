@@ -7,12 +7,11 @@
  * state it led to, a Notification Not Confirmed naming it, or a quarantine with a reason); and no
  * request refused for its token ever reached the queue.
  */
-import { parseNotification } from '../../lambda/bank/cooperative/notification';
 import { type BoletoMovementMapping, type PaymentStatusMapping, ProcessorDefaults } from '../../contracts/processor';
 import { PIX_ROUTE, type Route, ROUTES } from '../../contracts/receiver';
-import { isPixValidationCall } from '../../lambda/bank/pix';
+import { auditOfRoute } from '../../lambda/bank/families';
+import { bodyShape, BodyShape, intakeOf } from '../../lambda/bank/intakes';
 import { checkRecord, Outcome } from '../../cli/audit/invariants';
-import { identityOf } from '../../lambda/bank/cooperative';
 import type { ProxyExchange } from '../local-aws/api-gateway';
 import type { RecordedEvent } from '../local-aws/eventbridge-server';
 import { detailProblems } from '../event-schemas';
@@ -53,9 +52,10 @@ export interface AuditReport {
   readonly refused: number;
 }
 
-/** `<kind>:<nossoNumero or idTransacao>:<id>` of each notification in a body; empty when it cannot be understood. */
+/** The identity of each notification in a body, as the audit counts it (`boleto:<nossoNumero>:<id>`...); empty when it cannot be understood. */
 export function notificationIdentities(route: Route, body: string, movements: BoletoMovementMapping = ProcessorDefaults.boletoMovements): string[] {
-  return parseNotification(route, Buffer.from(body, 'utf8'), movements).items.map(identityOf);
+  const reader = auditOfRoute(route);
+  return reader ? reader.family.parse(route, Buffer.from(body, 'utf8'), { boletoMovements: movements }).items.map((item) => reader.audit.identity(item)) : [];
 }
 
 /** Checks the end-to-end promise; see the module comment. */
@@ -74,7 +74,7 @@ export function auditExactlyOnce(input: AuditInput): AuditReport {
   // The Pix route's 200s: a validation call (the bare URL, or a body with no `pix` array) never reaches the queue; any other does.
   for (const exchange of accepted.filter((e) => e.route === PIX_ROUTE || e.route === '')) {
     const processed = input.processedRequestIds.has(exchange.requestId!);
-    if (exchange.route === '' || isPixValidationCall(Buffer.from(exchange.body, 'utf8'))) {
+    if (exchange.route === '' || bodyShape(intakeOf(exchange.route)!, Buffer.from(exchange.body, 'utf8')) === BodyShape.VALIDATION) {
       if (processed) problems.push(`the Pix validation call ${exchange.requestId} reached the queue`);
     } else if (!processed && !record.quarantinedRequests.has(exchange.requestId!)) {
       problems.push(`Pix callback ${exchange.requestId} was answered 200 but never reached the processor`);

@@ -6,7 +6,7 @@ import type { NotificationItem } from './notification';
 import { boletoClaim, paymentClaim } from './state';
 
 /** `<kind>:<nossoNumero or idTransacao>:<id>` of a bank notification's item. */
-export function identityOf(item: NotificationItem): string {
+function identityOf(item: NotificationItem): string {
   return item.kind === 'boleto-event' ? `boleto:${item.nossoNumero}:${item.idEventoWebhook}` : `payment:${item.idTransacao}:${item.status}`;
 }
 

@@ -64,7 +64,7 @@ export const cooperativeBinding: FamilyBinding = (wiring) => {
   };
 };
 
-export { cooperativeAudit, identityOf } from './audit';
+export { cooperativeAudit } from './audit';
 export { CooperativeClient, type BankCall, type RetryInfo } from './client';
 export { credentialsFromSecret, parseBankConnection, readBankConnection } from './connection';
 export { nossoNumeroOf } from './answers';
