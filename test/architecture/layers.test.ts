@@ -84,7 +84,7 @@ describe('a planted import is caught', () => {
       'lambda/reconciliation/planted.ts': "import { settledBoletoListing } from '../bank/cooperative/listing';\nexport const l = settledBoletoListing;\n",
     }, [{ rule: Rule.FAMILY_BY_NAME, from: 'lambda/reconciliation/planted.ts', to: 'lambda/bank/cooperative/listing.ts' }]],
     ['the receiver importing a family\'s receiving.ts, not the intakes', {
-      'lambda/receiver/planted.ts': "import { isPixCallbackShape } from '../bank/pix/receiving';\nexport const i = isPixCallbackShape;\n",
+      'lambda/receiver/planted.ts': "import { pixBodyShape } from '../bank/pix/receiving';\nexport const i = pixBodyShape;\n",
     }, [{ rule: Rule.FAMILY_BY_NAME, from: 'lambda/receiver/planted.ts', to: 'lambda/bank/pix/receiving.ts' }]],
     ['the store importing a family, even its index.ts', {
       'lambda/store/planted.ts': "import { nossoNumeroOf } from '../bank/cooperative';\nexport const n = nossoNumeroOf;\n",

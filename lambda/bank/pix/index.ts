@@ -84,7 +84,6 @@ export const pixBinding: FamilyBinding = (wiring) => {
 export { pixAudit } from './audit';
 export { PixClient, type PixClientOptions } from './client';
 export { ChargeState, type ChargeRead, type PixPageRead, type PixRead, type PixRefundRead, readCharge, readPix, readPixPage, readRefund } from './answers';
-export { isPixCallbackShape, isPixValidationCall } from './receiving';
 export { type PixQueries, pixQueries } from './queries';
 export { parsePixCredentials, pixCredentialsFromSecret, readPixConnection } from './connection';
 export { pixRegistrations, type PixWebhookCaller } from './registration';

@@ -26,12 +26,6 @@ export function pixBodyShape(body: Buffer): BodyShape {
   return parsed.pix.every(isObject) ? BodyShape.NOTIFICATION : BodyShape.OTHER;
 }
 
-/** Whether a body has a Pix callback's shape (see {@link pixBodyShape}). */
-export const isPixCallbackShape = (body: Buffer): boolean => pixBodyShape(body) === BodyShape.NOTIFICATION;
-
-/** Whether a body from the Pix route is the provider's validation call (see {@link pixBodyShape}). */
-export const isPixValidationCall = (body: Buffer): boolean => pixBodyShape(body) === BodyShape.VALIDATION;
-
 /**
  * The Pix route: no credential travels with a callback (`security: []` in the standard), so the
  * provider is known by its client certificate, pinned where the stack serves the Pix API over
