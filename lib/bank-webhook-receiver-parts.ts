@@ -8,6 +8,7 @@ import { actsAgainstBank, type BankWebhookReceiverProps, contractKey } from './b
 import type { BankStage } from './core/bank-stage';
 import { ownMappings, writeOperatorManifest } from './core/operator-manifest';
 import { checkedBy } from './core/props-validation';
+import type { RegistrationProviderSettings } from './core/registration-provider';
 import type { BankWebhookEndpoint } from './endpoint/bank-webhook-endpoint';
 import { normalizedPixKeys, pixRecordTtlSecondsByKind } from './families/pix/receiver';
 import type { SettlementProcessor } from './processor/settlement-processor';
@@ -23,16 +24,8 @@ export interface ReceiverRegistrations {
   readonly pixKeyWebhooks: PixKeyWebhook[];
 }
 
-/** The stack's registration provider's settings, as the endpoint made it (the same settings, or it refuses). */
-export interface ProviderSettings {
-  readonly logEncryptionKey?: BankWebhookReceiverProps['logEncryptionKey'];
-  readonly vpc?: BankWebhookReceiverProps['vpc'];
-  readonly vpcSubnets?: BankWebhookReceiverProps['vpcSubnets'];
-  readonly securityGroups?: BankWebhookReceiverProps['securityGroups'];
-}
-
 /** The payment webhook, the boleto contracts and each Pix key's webhook, each once the API serving its URL exists (and removed before it goes). */
-export function receiverRegistrations(scope: Construct, props: BankWebhookReceiverProps, endpoint: BankWebhookEndpoint, provider: ProviderSettings): ReceiverRegistrations {
+export function receiverRegistrations(scope: Construct, props: BankWebhookReceiverProps, endpoint: BankWebhookEndpoint, provider: RegistrationProviderSettings): ReceiverRegistrations {
   // Registrations with the bank, once the API serves the URLs (and removed before it goes).
   let paymentRegistration: PaymentWebhookRegistration | undefined;
   if (props.paymentRegistration) {
