@@ -1,7 +1,9 @@
-import { type BankConnectionSettings, type BankCredentials, BankConnectionDefaults, scopeSettings } from '../../contracts/bank-connection';
-import type { PixCredentials } from '../../contracts/pix-connection';
+import { BANK_CONNECTION_ENV, type BankConnectionSettings, type BankCredentials, BankConnectionDefaults, scopeSettings } from '../../contracts/bank-connection';
+import { PIX_CONNECTION_ENV, type PixConnectionSettings, type PixCredentials } from '../../contracts/pix-connection';
 import type { BankSimulatorClient } from '../../simulator/control-client';
 import { type BankSimulator, SimulatorPaths } from '../../simulator/simulator';
+import type { LocalSecretsManager } from '../local-aws/secrets-manager-server';
+import { settingsIn } from './template';
 
 /**
  * The bank a runner's receiver talks to: the in-process simulator, or a BankSandbox run locally
@@ -33,6 +35,20 @@ export function simulatorPixCredentials(s: Omit<RunnerBank, 'control' | 'stop'>)
     clientId: pix.clientId, clientSecret: pix.clientSecret, caCertificates: s.caPem,
     ...(s.pixClientCertPem && s.pixClientKeyPem ? { clientCertificate: s.pixClientCertPem, clientKey: s.pixClientKeyPem } : {}),
   };
+}
+
+/** The secret's name in an ARN of Secrets Manager. */
+const secretName = (arn: string) => arn.replace(/^arn:[^:]+:secretsmanager:[^:]*:[^:]*:secret:/, '');
+
+/**
+ * The secrets the stack imports, made under the names its processor's environment points at: the
+ * bank credentials (the simulator's) and, for a stack with Pix, the Pix credentials (the simulator's
+ * Pix application).
+ */
+export function importConnectionSecrets(secrets: LocalSecretsManager, processorEnv: Record<string, string>, bank: RunnerBank): void {
+  secrets.createSecret(secretName(settingsIn<BankConnectionSettings>(processorEnv, BANK_CONNECTION_ENV).credentialsSecretArn), JSON.stringify(simulatorCredentials(bank)));
+  if (!processorEnv[PIX_CONNECTION_ENV]) return;
+  secrets.createSecret(secretName(settingsIn<PixConnectionSettings>(processorEnv, PIX_CONNECTION_ENV).credentialsSecretArn), JSON.stringify(simulatorPixCredentials(bank)));
 }
 
 /** Connection settings pointing at a simulator, for its first account. */

@@ -1,6 +1,5 @@
 /** The local runner's options and what it reports: counts, checkpoints, quarantined messages. */
 import type { App, Stack } from 'aws-cdk-lib';
-import type { LocalCustomResource } from '../local-aws/custom-resource';
 import type { RecordedEvent } from '../local-aws/eventbridge-server';
 import { LOCAL_AWS } from '../local-aws/local-env';
 import type { MetricDatapoint } from './alarms';
@@ -127,13 +126,6 @@ export interface RunnerCounts {
   readonly consumerErrors: number;
   /** Sums of the processor's and receiver's own metrics (their embedded-metric-format log lines). */
   readonly metrics: Readonly<Record<string, number>>;
-}
-
-/** A registration custom resource of the stack, with its local stand-in. */
-export interface RunningRegistration {
-  readonly logicalId: string;
-  readonly type: string;
-  readonly resource: LocalCustomResource;
 }
 
 /** An event as EventBridge hands it to a target (a Lambda function's payload, an SQS message's body). */

@@ -13,15 +13,15 @@ import { PAYMENTS_TOKEN_HEADER, ROUTES } from '../../contracts/receiver';
 import { httpCall } from '../../simulator/https-client';
 import { type RecordedEvent } from '../local-aws/eventbridge-server';
 import { drainQueue, queueDepth } from '../local-aws/fauxqs';
-import { LOCAL_AWS } from '../local-aws/local-env';
-import { SWEEP_SETTINGS_ENV, type SweepResult, type SweepSettings, type WatchedRegistration } from '../../contracts/reconciliation';
-import { type BoletoContractSpec, compactDeployed, type PaymentWebhookSpec, RegistrationProperty } from '../../contracts/registration';
+import type { SweepResult } from '../../contracts/reconciliation';
 import { evaluateAlarm, LocalAlarmState } from './alarms';
 import type { StackOutput } from '../local-aws/cloudformation-server';
 import { runCli } from '../../cli/cli';
 import type { AwsOptions } from '../../cli/operate/aws';
 import type { LocalAlarm } from '../local-aws/cloudwatch-server';
 import { auditExactlyOnce, type AuditInput, type AuditReport } from './audit';
+import { sendToQueue } from './local-consumer';
+import type { LocalRegistrations } from './runner-registrations';
 import { RunnerStack } from './runner-stack';
 import { ruleLogicalId, ruleQueueTarget } from './template';
 import { matchesEventPattern } from '../local-aws/event-pattern';
@@ -62,7 +62,7 @@ export class LocalRunner extends RunnerStack {
       this.ruleQueues.set(rule, QueueUrl!);
       const pattern = this.resolver.rulePattern(rule);
       this.events.putRuleWithTarget(logicalId, (event) => {
-        if (matchesEventPattern(pattern, { source: event.source, 'detail-type': event.detailType, detail: event.detail })) void this.sendToQueue(QueueUrl!, event, rule);
+        if (matchesEventPattern(pattern, { source: event.source, 'detail-type': event.detailType, detail: event.detail })) void sendToQueue(this.sqs, QueueUrl!, event, rule, (name, line) => this.log(name, line));
       });
     }
   }
@@ -77,9 +77,9 @@ export class LocalRunner extends RunnerStack {
       processorInvocationErrors: this.processorInvocationErrors,
       verifiedEvents: this.verifiedEvents().length,
       quarantined: this.quarantined.length,
-      consumerInvocations: this.consumerInvocations,
-      consumerErrors: this.consumerErrors,
-      metrics: { ...this.metricSums },
+      consumerInvocations: this.consumer?.invocations ?? 0,
+      consumerErrors: this.consumer?.errors ?? 0,
+      metrics: { ...this.logs.metricSums },
     };
   }
   /**
@@ -99,73 +99,21 @@ export class LocalRunner extends RunnerStack {
     const answer = await httpCall(route ? `${this.pixUrl}/${route}` : this.pixUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body, trustedCas: [this.apiCaPem] });
     return { status: answer.status, body: answer.body };
   }
-  /**
-   * Registers with the bank: a CloudFormation Create of each registration, in template order,
-   * then of the sweep's schedule rule (which depends on them); the stack is CREATE_IN_PROGRESS
-   * meanwhile and CREATE_COMPLETE after (ROLLBACK_COMPLETE when a registration failed).
-   */
+  /** Registers with the bank as a deploy does (LocalRegistrations.register). */
   async register(): Promise<void> {
-    this.setStackStatus('CREATE_IN_PROGRESS');
-    try {
-      for (const registration of this.registrations) {
-        const properties = this.resolve(this.deployment.registrations.find((r) => r.logicalId === registration.logicalId)!.properties) as Record<string, unknown>;
-        await registration.resource.create(properties);
-      }
-    } catch (error) {
-      this.setStackStatus('ROLLBACK_COMPLETE');
-      throw error;
-    }
-    const rule = this.deployment.reconciliation?.scheduleRuleName;
-    if (rule) this.events.putRule(rule);
-    this.setStackStatus('CREATE_COMPLETE');
+    await this.registrations.register();
   }
-  /**
-   * A stack update that changes one registration (the first of `resourceType`): CloudFormation's
-   * Update with the properties `change` makes of the current ones, the stack UPDATE_IN_PROGRESS
-   * meanwhile (and while `during` runs, such as a sweep), then UPDATE_COMPLETE.
-   */
+  /** A stack update that changes the first registration of `resourceType` (LocalRegistrations.update). */
   async updateRegistration(resourceType: string, change: (properties: Record<string, unknown>) => Record<string, unknown>, during?: () => Promise<void>): Promise<void> {
-    const registration = this.registrations.find((r) => r.type === resourceType);
-    if (!registration?.resource.state) throw new Error(`The stack has no ${resourceType} registered to update`);
-    this.setStackStatus('UPDATE_IN_PROGRESS');
-    try {
-      await registration.resource.update(change(registration.resource.state.properties));
-      await this.deployWatchedRegistration(registration.resource.state.properties);
-      await during?.();
-    } catch (error) {
-      this.setStackStatus('UPDATE_ROLLBACK_COMPLETE');
-      throw error;
-    }
-    this.setStackStatus('UPDATE_COMPLETE');
+    await this.registrations.update(resourceType, change, during);
   }
-  /** The same deploy changes what the sweep's settings say the registration is (the watch holds the bank to it). */
-  private async deployWatchedRegistration(properties: Record<string, unknown>): Promise<void> {
-    if (!this.sweeper) return;
-    const environment = { ...this.sweeper.variables };
-    const settings = JSON.parse(environment[SWEEP_SETTINGS_ENV]) as SweepSettings;
-    if (!settings.watch) return;
-    const deployed = compactDeployed(JSON.parse(properties[RegistrationProperty.SPEC] as string) as PaymentWebhookSpec | BoletoContractSpec);
-    const swap = (w: WatchedRegistration): WatchedRegistration => (w.appliedRecord === properties[RegistrationProperty.APPLIED_RECORD] ? { ...w, deployed } : w);
-    const { payment, contracts } = settings.watch;
-    const watch = { ...settings.watch, ...(payment ? { payment: swap(payment) } : {}), contracts: contracts.map(swap) };
-    await this.sweeper.updateEnvironment({ ...environment, [SWEEP_SETTINGS_ENV]: JSON.stringify({ ...settings, watch }) });
-  }
-  /**
-   * Unregisters as `cdk destroy` would: the stack is DELETE_IN_PROGRESS (and stays so: a sweep
-   * still running sees it), the sweep's schedule rule goes first (it depends on the
-   * registrations), then a CloudFormation Delete of each registration that exists, in reverse order.
-   */
+  /** Unregisters as `cdk destroy` would (LocalRegistrations.unregister). */
   async unregister(): Promise<void> {
-    this.setStackStatus('DELETE_IN_PROGRESS');
-    const rule = this.deployment.reconciliation?.scheduleRuleName;
-    if (rule) this.events.deleteRule(rule);
-    for (const registration of [...this.registrations].reverse()) {
-      if (registration.resource.state) await registration.resource.delete();
-    }
+    await this.registrations.unregister();
   }
   /** The registrations as created: logical id, type, physical id and the data they answered. */
-  registered(): Array<{ logicalId: string; type: string; physicalResourceId?: string; data?: Record<string, string> }> {
-    return this.registrations.map((r) => ({ logicalId: r.logicalId, type: r.type, physicalResourceId: r.resource.state?.physicalResourceId, data: r.resource.state?.data }));
+  registered(): ReturnType<LocalRegistrations['registered']> {
+    return this.registrations.registered();
   }
   /** The events the processor published (the bus also carries others, such as Track Payment), all or those after `since`. */
   verifiedEvents(since?: RunnerCheckpoint): RecordedEvent[] {
@@ -174,21 +122,15 @@ export class LocalRunner extends RunnerStack {
   }
   /** The sum of a metric the functions printed so far (0 when none did). */
   metricSum(name: string): number {
-    return this.metricSums[name] ?? 0;
+    return this.logs.metricSums[name] ?? 0;
   }
   /**
    * Runs the reconciliation sweep once, as its schedule would at `at` (waits for a sweep already
    * running, then runs another); answers the sweep's report. Throws when the stack has no sweep.
    */
   async sweep(at = new Date()): Promise<SweepResult> {
-    if (!this.sweeper) throw new Error('The stack has no reconciliation sweep (reconciliation.enabled is false)');
-    await this.sweepRunning?.catch(() => undefined);
-    const run = this.sweeper.invoke<SweepResult>({
-      version: '0', id: `sweep-${Date.now()}`, 'detail-type': 'Scheduled Event', source: 'aws.events', account: LOCAL_AWS.accountId,
-      time: at.toISOString(), region: LOCAL_AWS.region, resources: [], detail: {},
-    });
-    this.sweepRunning = run;
-    return run;
+    if (!this.reconciliation) throw new Error('The stack has no reconciliation sweep (reconciliation.enabled is false)');
+    return this.reconciliation.run(at);
   }
   /**
    * Runs the template's schedules: the sweep every `intervalMs` (a test or the demo passes a short
@@ -196,20 +138,11 @@ export class LocalRunner extends RunnerStack {
    * @param intervalMs @default the schedule's own rate
    */
   startSchedules(intervalMs = this.deployment.reconciliation?.intervalMs): void {
-    if (!this.sweeper || !intervalMs || this.scheduleTimer) return;
-    this.scheduleTimer = setInterval(() => {
-      this.sweep().catch((error: unknown) => this.log('reconciliation', `scheduled sweep failed: ${(error as Error).message}`));
-    }, intervalMs);
+    if (intervalMs) this.reconciliation?.startSchedules(intervalMs);
   }
   stopSchedules(): void {
-    clearInterval(this.scheduleTimer);
-    this.scheduleTimer = undefined;
+    this.reconciliation?.stopSchedules();
   }
-  /**
-   * The state of each alarm of the template at `now`, evaluated over the metrics the functions
-   * printed as CloudWatch would (alarms on AWS services' own metrics, or on metric math, are
-   * NOT_EVALUATED).
-   */
   /** The template's outputs, resolved (the operator manifest among them); one the stand-ins cannot resolve is left out. */
   protected stackOutputs(): StackOutput[] {
     return Object.entries(this.template.Outputs ?? {}).flatMap(([key, output]) => {
@@ -238,17 +171,22 @@ export class LocalRunner extends RunnerStack {
       return undefined;
     }
   }
+  /**
+   * The state of each alarm of the template at `now`, evaluated over the metrics the functions
+   * printed as CloudWatch would (alarms on AWS services' own metrics, or on metric math, are
+   * NOT_EVALUATED).
+   */
   alarmStates(now = Date.now()): Record<string, LocalAlarmState> {
-    return Object.fromEntries(this.deployment.alarms.map((alarm) => [alarm.logicalId, evaluateAlarm(alarm, this.datapoints, now)]));
+    return Object.fromEntries(this.deployment.alarms.map((alarm) => [alarm.logicalId, evaluateAlarm(alarm, this.logs.datapoints, now)]));
+  }
+  /** Where the operator CLI reaches the stand-ins, and as whom (what `npm run local` prints as exports). */
+  operatorAws(): AwsOptions {
+    return this.services.operatorAws();
   }
   /**
    * Runs an operator command (`cdk-bank-webhooks status|trace|dlq …`) against this stack's
    * stand-ins, as an operator would against AWS: `--stack` is added.
    */
-  /** Where the operator CLI reaches the stand-ins, and as whom (what `npm run local` prints as exports). */
-  operatorAws(): AwsOptions {
-    return this.services.operatorAws();
-  }
   async operate(argv: readonly string[]): Promise<{ status: number; out: string; err: string }> {
     const out: string[] = [];
     const err: string[] = [];
@@ -330,7 +268,7 @@ export class LocalRunner extends RunnerStack {
       if (Date.now() > until) throw new Error(`Not settled after ${timeoutMs} ms: ${idle ? 'messages are still in the queue' : 'the bank is still delivering'}`);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    await Promise.all(this.consumerCalls);
+    await this.consumer?.settled();
     if (!this.options.keepQuarantine) await this.readQuarantine();
     onTick?.();
   }
@@ -342,13 +280,11 @@ export class LocalRunner extends RunnerStack {
   }
   /** Stops everything; registrations still in place are left (call unregister() first). */
   async stop(): Promise<void> {
-    this.stopSchedules();
-    await this.sweepRunning?.catch(() => undefined);
-    await Promise.all([this.source?.stop(), this.lookSource?.stop(), this.consumerSource?.stop()]);
-    await Promise.all([this.receiver?.stop(), this.processor?.stop(), this.lookProcessor?.stop(), this.registrationHandler?.stop(), this.consumer?.stop(), this.sweeper?.stop()]);
+    await this.reconciliation?.stop();
+    await Promise.all([this.source?.stop(), this.lookSource?.stop(), this.consumer?.stop()]);
+    await Promise.all([this.receiver?.stop(), this.processor?.stop(), this.lookProcessor?.stop(), this.registrationHandler?.stop(), this.sweeper?.stop()]);
     await Promise.all([this.gateway?.stop(), this.pixGateway?.stop(), this.services?.stop()]);
-    await Promise.all([...this.logFiles.values()].map((file) => new Promise((resolve) => file.end(resolve))));
+    await this.logs.close();
     if (this.assemblyDir) rmSync(this.assemblyDir, { recursive: true, force: true });
-    if (this.ownsLogDir) rmSync(this.logDir, { recursive: true, force: true });
   }
 }

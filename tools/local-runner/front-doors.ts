@@ -1,0 +1,46 @@
+/**
+ * The stack's front doors, locally: the webhook API's stage (a route per notification kind) and,
+ * for a receiver with Pix, the Pix API's (its validation call at the root and its callbacks), each
+ * served over TLS and handing every request to the receiver function, as API Gateway does.
+ */
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { PIX_ROUTE, ROUTES } from '../../contracts/receiver';
+import { LocalApiGateway, type ProxyExchange } from '../local-aws/api-gateway';
+import type { PemPair } from '../../simulator/certificates';
+import type { CloudFormationTemplate, ReceiverDeployment } from './template';
+
+/** The front doors, started, and their URLs. */
+export interface FrontDoors {
+  readonly gateway: LocalApiGateway;
+  /** The webhook API's stage URL (`https://127.0.0.1:<port>/<stage>/`). */
+  readonly apiUrl: string;
+  /** The Pix API's, without a trailing slash: the URL to register for each key. */
+  readonly pixGateway?: LocalApiGateway;
+  readonly pixUrl?: string;
+}
+
+/** What the front doors hand each request to, and tell of each answer. */
+export interface FrontDoorWiring {
+  readonly tls: PemPair;
+  /** Invokes the receiver function with one request. */
+  readonly invokeReceiver: (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
+  /** Told of every request answered, in order of answer. */
+  readonly onResponse: (exchange: ProxyExchange) => void;
+}
+
+/** Starts the template's front doors (the Pix API's only where the deployment has one). */
+export async function startFrontDoors(template: CloudFormationTemplate, d: ReceiverDeployment, wiring: FrontDoorWiring): Promise<FrontDoors> {
+  const gatewayOf = (api: { readonly stageName: string; readonly restApi: string }, routes: Record<string, (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>>) => new LocalApiGateway({
+    tls: wiring.tls,
+    stage: api.stageName,
+    functionTimeoutMs: d.receiver.timeoutSeconds * 1000,
+    routes,
+    onResponse: wiring.onResponse,
+    binaryMediaTypes: (template.Resources[api.restApi].Properties?.BinaryMediaTypes as string[] | undefined) ?? [],
+  });
+  const gateway = gatewayOf(d.api, Object.fromEntries(ROUTES.map((route) => [route, wiring.invokeReceiver])));
+  const apiUrl = await gateway.start();
+  if (!d.pixApi) return { gateway, apiUrl };
+  const pixGateway = gatewayOf(d.pixApi, { '': wiring.invokeReceiver, [PIX_ROUTE]: wiring.invokeReceiver });
+  return { gateway, apiUrl, pixGateway, pixUrl: (await pixGateway.start()).replace(/\/$/, '') };
+}
