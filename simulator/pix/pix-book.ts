@@ -6,8 +6,10 @@
  * refused, as a provider refuses a key its customer does not hold.
  */
 import { randomBytes } from 'node:crypto';
+import { chargeOfRequest, chargeRefused } from './pix-charge-request';
+import { pageOf, type PixQuery, queryWindow } from './pix-query';
 import {
-  CHARGE_TXID, type ChargeKind, ChargeStatus, END_TO_END_ID, isRfc3339, MAX_PIX_KEY_LENGTH, PIX_AMOUNT, PIX_PAGE, PIX_TXID, type PixCharge, pixProblem,
+  type ChargeKind, ChargeStatus, END_TO_END_ID, MAX_PIX_KEY_LENGTH, PIX_AMOUNT, PIX_TXID, type PixCharge, pixProblem,
   type PixReceived, type PixRefund, type PixWebhook, REFUND_ID, RefundNature, RefundStatus, rfc3339, SIMULATOR_ISPB,
 } from './pix-model';
 
@@ -25,24 +27,7 @@ export interface PixState {
   readonly pix: readonly PixReceived[];
 }
 
-/** A listing's page, as the standard answers it under `parametros.paginacao`. */
-export interface PixPage {
-  readonly paginaAtual: number;
-  readonly itensPorPagina: number;
-  readonly quantidadeDePaginas: number;
-  readonly quantidadeTotalDeItens: number;
-}
-
-/** What a listing of received Pix is asked for (`GET /pix`). */
-export interface PixQuery {
-  readonly inicio?: string;
-  readonly fim?: string;
-  readonly txid?: string;
-  readonly txIdPresente?: string;
-  readonly devolucaoPresente?: string;
-  readonly paginaAtual?: string;
-  readonly itensPorPagina?: string;
-}
+export type { PixPage, PixQuery } from './pix-query';
 
 const notFound = (what: string) => pixProblem(404, 'NaoEncontrado', 'Não encontrado', what);
 
@@ -96,9 +81,9 @@ export class PixBook {
 
   /** `GET /webhook`: every webhook, created within `inicio`..`fim` when given, a page of them. */
   listWebhooks(query: PixQuery): { parametros: Record<string, unknown>; webhooks: PixWebhook[] } {
-    const window = this.window(query, false);
+    const window = queryWindow(query, false);
     const all = [...this.webhooks.values()].filter((w) => window.contains(Date.parse(w.criacao)));
-    const { page, items } = this.page(all, query);
+    const { page, items } = pageOf(all, query);
     return { parametros: { ...window.echo, paginacao: page }, webhooks: items };
   }
 
@@ -111,36 +96,8 @@ export class PixBook {
 
   /** `PUT /cob/{txid}` or `PUT /cobv/{txid}`: a new charge (a txid in use is refused). */
   putCharge(kind: ChargeKind, txid: string, body: unknown): PixCharge {
-    const type = kind === 'cob' ? 'CobOperacaoInvalida' : 'CobVOperacaoInvalida';
-    const title = kind === 'cob' ? 'Cobrança inválida.' : 'Cobrança com vencimento inválida.';
-    if (!CHARGE_TXID.test(txid)) throw pixProblem(400, type, title, 'O txid deve ter de 26 a 35 letras e dígitos.', [{ razao: 'txid inválido', propriedade: 'txid', valor: txid }]);
-    if (this.charges.has(txid)) throw pixProblem(400, type, title, `Já existe uma cobrança com o txid ${txid}.`);
-    const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
-    const valor = (b.valor as { original?: unknown } | undefined)?.original;
-    if (typeof valor !== 'string' || !PIX_AMOUNT.test(valor) || Number(valor) <= 0) {
-      throw pixProblem(400, type, title, 'valor.original deve ser um valor positivo com duas casas decimais.', [{ razao: 'valor inválido', propriedade: `${kind}.valor.original` }]);
-    }
-    const chave = this.ownKey(typeof b.chave === 'string' ? b.chave : '', type, title);
-    const calendario = (b.calendario && typeof b.calendario === 'object' ? b.calendario : {}) as Record<string, unknown>;
-    const due = calendario.dataDeVencimento;
-    if (kind === 'cobv' && (typeof due !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(due))) {
-      throw pixProblem(400, type, title, 'calendario.dataDeVencimento (AAAA-MM-DD) é obrigatório.', [{ razao: 'data de vencimento ausente', propriedade: 'cobv.calendario.dataDeVencimento' }]);
-    }
-    const charge: PixCharge = {
-      kind, txid, revisao: 0, status: ChargeStatus.ACTIVE, chave, valor: { original: valor },
-      calendario: {
-        criacao: rfc3339(this.options.now()),
-        ...(kind === 'cob' ? { expiracao: Number(calendario.expiracao ?? 86_400) } : { dataDeVencimento: due as string, validadeAposVencimento: Number(calendario.validadeAposVencimento ?? 30) }),
-      },
-      ...(typeof b.solicitacaoPagador === 'string' ? { solicitacaoPagador: b.solicitacaoPagador.slice(0, 140) } : {}),
-      // A due-date charge names its payer and its receiver with an address, and where its payload is (the standard's CobVGerada).
-      ...(kind === 'cobv' ? {
-        devedor: isPerson(b.devedor) ? b.devedor : SIMULATED_PAYER,
-        recebedor: SIMULATED_RECEIVER,
-        location: `pix.simulador.local/qr/v2/cobv/${txid.toLowerCase()}`,
-      } : {}),
-      pix: [],
-    };
+    if (this.charges.has(txid)) throw chargeRefused(kind, `Já existe uma cobrança com o txid ${txid}.`);
+    const charge = chargeOfRequest(kind, txid, body, this.options.now(), (chave, type, title) => this.ownKey(chave, type, title));
     this.charges.set(txid, charge);
     return structuredClone(charge);
   }
@@ -214,7 +171,7 @@ export class PixBook {
 
   /** `GET /pix?inicio&fim[&txid][&txIdPresente][&devolucaoPresente]`: the Pix received in the window, by time, a page of them. */
   listPix(query: PixQuery): { parametros: Record<string, unknown>; pix: PixReceived[] } {
-    const window = this.window(query, true);
+    const window = queryWindow(query, true);
     const flag = (value: string | undefined) => (value === undefined ? undefined : value === 'true');
     const txIdPresente = flag(query.txIdPresente);
     const devolucaoPresente = flag(query.devolucaoPresente);
@@ -224,7 +181,7 @@ export class PixBook {
       .filter((p) => txIdPresente === undefined || (p.txid !== undefined) === txIdPresente)
       .filter((p) => devolucaoPresente === undefined || (p.devolucoes.length > 0) === devolucaoPresente)
       .sort((a, b) => Date.parse(a.horario) - Date.parse(b.horario));
-    const { page, items } = this.page(all, query);
+    const { page, items } = pageOf(all, query);
     return { parametros: { ...window.echo, paginacao: page }, pix: structuredClone(items) };
   }
 
@@ -296,57 +253,6 @@ export class PixBook {
     const unique = `${(this.sequence++).toString(36)}${randomBytes(8).toString('hex')}`.slice(0, 11).padEnd(11, '0');
     return `${prefix}${SIMULATOR_ISPB}${minute}${unique}`;
   }
-
-  /** `inicio` and `fim` (RFC 3339; both required where `required`), and their echo. */
-  private window(query: PixQuery, required: boolean) {
-    const given = (name: 'inicio' | 'fim') => {
-      const value = query[name];
-      if (value === undefined) {
-        if (required) throw pixProblem(400, 'ConsultaInvalida', 'Consulta inválida.', `${name} é obrigatório.`, [{ razao: `${name} ausente`, propriedade: name }]);
-        return undefined;
-      }
-      if (!isRfc3339(value)) throw pixProblem(400, 'ConsultaInvalida', 'Consulta inválida.', `${name} deve ser uma data-hora RFC 3339.`, [{ razao: `${name} inválido`, propriedade: name, valor: value }]);
-      return Date.parse(value);
-    };
-    const from = given('inicio');
-    const to = given('fim');
-    if (from !== undefined && to !== undefined && from > to) throw pixProblem(400, 'ConsultaInvalida', 'Consulta inválida.', 'inicio é posterior a fim.');
-    return {
-      contains: (t: number) => (from === undefined || t >= from) && (to === undefined || t <= to),
-      echo: { ...(query.inicio !== undefined ? { inicio: query.inicio } : {}), ...(query.fim !== undefined ? { fim: query.fim } : {}) },
-    };
-  }
-
-  /** One page of `items`: pages count from 0; at most 1000 a page, 100 unless asked. */
-  private page<T>(items: readonly T[], query: PixQuery): { page: PixPage; items: T[] } {
-    const number = (value: string | undefined, fallback: number, name: string, min: number, max: number) => {
-      if (value === undefined) return fallback;
-      const n = Number(value);
-      if (!Number.isInteger(n) || n < min || n > max) throw pixProblem(400, 'ConsultaInvalida', 'Consulta inválida.', `paginacao.${name} deve ser um inteiro de ${min} a ${max}.`);
-      return n;
-    };
-    const itensPorPagina = number(query.itensPorPagina, PIX_PAGE.default, 'itensPorPagina', 1, PIX_PAGE.max);
-    const paginaAtual = number(query.paginaAtual, 0, 'paginaAtual', 0, Number.MAX_SAFE_INTEGER);
-    // An empty listing is one page (the schema's minimum), as a page past the last holds nothing.
-    const quantidadeDePaginas = Math.max(1, Math.ceil(items.length / itensPorPagina));
-    return {
-      page: { paginaAtual, itensPorPagina, quantidadeDePaginas, quantidadeTotalDeItens: items.length },
-      items: items.slice(paginaAtual * itensPorPagina, (paginaAtual + 1) * itensPorPagina),
-    };
-  }
-}
-
-/** Who pays a due-date charge when its request names nobody, and the account holder it is paid to. */
-const SIMULATED_PAYER: Readonly<Record<string, string>> = { cnpj: '12345678000195', nome: 'Pagador Simulado Ltda' };
-const SIMULATED_RECEIVER: Readonly<Record<string, string>> = {
-  cnpj: '12345678000199', nome: 'Recebedor Simulado Ltda', logradouro: 'Rua das Cooperativas, 100', cidade: 'Porto Alegre', uf: 'RS', cep: '90000000',
-};
-
-/** A payer as the standard writes one: a CPF's 11 digits or a CNPJ's 14 letters and digits, and a name. */
-function isPerson(value: unknown): value is Record<string, string> {
-  const p = value as Record<string, unknown> | undefined;
-  return !!p && typeof p === 'object' && typeof p.nome === 'string' && p.nome.length > 0 && p.nome.length <= 200
-    && ((typeof p.cpf === 'string' && /^\d{11}$/.test(p.cpf)) || (typeof p.cnpj === 'string' && /^[0-9A-Z]{14}$/.test(p.cnpj)));
 }
 
 /** A charge's txid as a provider makes one: 32 letters and digits. */

@@ -13,22 +13,19 @@
  *
  *   npm run demo [-- --consumer path/to/consumer.ts[#exportName]]
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { BankEventDetailType } from '../../contracts/events';
 import { ProcessorMetric } from '../../contracts/processor';
 import { RegistrationDrift } from '../../contracts/reconciliation';
-import type { DeliveryRecord } from '../../simulator/notifier';
 import { bundleHandlers, bundlesAreFresh } from '../bundle-handlers';
 import { LocalAlarmState } from './alarms';
-import type { AuditReport } from './audit';
-import { RefundNature, RefundStatus } from '../../contracts/pix';
-import { PixChargePixList } from '../../simulator/pix/pix-behaviour';
+import { demoPix } from './demo-pix';
+import { docSampleDrift, summaryTable, traceOf } from './demo-report';
 import { LocalReceiverStack } from './local-stack';
 import { LocalRunner } from './runner';
 import { TracingMode } from '../../lib/core/tracing';
-import { traceIdOf } from '../../contracts/tracing';
 import { LOCAL_AWS } from '../local-aws/local-env';
 import { OtlpCollector } from '../local-aws/otlp-collector';
 
@@ -43,35 +40,6 @@ function parseArgs(argv: string[]): { consumer?: { entry: string; exportName?: s
   if (!value) throw new Error('--consumer needs a module path, such as --consumer examples/local-consumer/consumer.ts');
   const [file, exportName] = value.split('#');
   return { consumer: { entry: resolve(file), exportName } };
-}
-
-/** One line of the summary table. */
-const row = (label: string, value: string | number, indent = 0): string => `  ${' '.repeat(indent)}${label.padEnd(52 - indent)}${String(value).padStart(8)}`;
-
-export function summaryTable(runner: LocalRunner, deliveries: readonly DeliveryRecord[], audit: AuditReport, deliberateQuarantines: number): string[] {
-  const counts = runner.counts();
-  const attempted = deliveries.filter((d) => d.outcome !== 'NÃO ENVIADO');
-  const sent = new Set(attempted.map((d) => d.notificationId));
-  const delivered = attempted.filter((d) => d.outcome === 'ENTREGUE').length;
-  const byType = new Map<string, number>();
-  for (const event of runner.verifiedEvents()) byType.set(event.detailType, (byType.get(event.detailType) ?? 0) + 1);
-  const lines = [
-    row('Notifications sent by the bank', sent.size),
-    row('Deliveries (with the duplicates)', attempted.length),
-    row('Answered 200 (ENTREGUE)', delivered),
-    row('NÃO ENTREGUE', attempted.filter((d) => d.outcome === 'NÃO ENTREGUE').length),
-    row('Sent by the demo with the token, answered 200', (counts.answered[200] ?? 0) - delivered),
-    row('Refused: no or wrong token (401)', counts.answered[401] ?? 0),
-    row('Enqueued', counts.metrics.NotificationsStored ?? 0),
-    row('Verified events', counts.verifiedEvents),
-    ...Object.values(BankEventDetailType).filter((type) => byType.has(type)).map((type) => row(type, byType.get(type)!, 2)),
-    row('Duplicates suppressed', counts.metrics[ProcessorMetric.DUPLICATES] ?? 0),
-    ...(counts.metrics[ProcessorMetric.FOREIGN] ? [row('Another customer\'s Pix dropped (never published)', counts.metrics[ProcessorMetric.FOREIGN])] : []),
-    row(`Quarantined (${deliberateQuarantines} deliberate)`, counts.quarantined),
-  ];
-  if (runner.consumer) lines.push(row('Delivered to the consumer', `${counts.consumerInvocations - counts.consumerErrors}/${counts.consumerInvocations}`));
-  lines.push(row('One event per change, every 200 accounted for', audit.ok ? 'yes' : 'NO'));
-  return lines;
 }
 
 async function main(): Promise<number> {
@@ -153,40 +121,7 @@ async function main(): Promise<number> {
       await runner.control.settlePayment('tributos', payments.tributos);
       await runner.control.rejectPayment('boleto', payments.boleto, { motivo: 'Saldo insuficiente' });
     });
-    const pixState = await runner.control.pix.state();
-    const pixKeys = pixState.keys;
-    say(`Pix: the webhook of ${pixState.webhooks.length} keys → ${pixState.webhooks[0]?.webhookUrl ?? '(none)'}, registered at deploy (the provider appends /pix)`);
-    const pixTypes: readonly string[] = [BankEventDetailType.PIX_RECEIVED, BankEventDetailType.PIX_REFUND];
-    const pixPublished = (): number => runner.verifiedEvents().filter((e) => pixTypes.includes(e.detailType)).length;
-    let paidPix = '';
-    await step('Pix: a charge paid, a charge with a due date paid, a static code, three Pix of one key in one callback', async () => {
-      const cob = await runner.control.pix.createCharge({ valor: '110.00' });
-      const cobv = await runner.control.pix.createCharge({ kind: 'cobv', valor: '75.50' });
-      paidPix = (await runner.control.pix.payCharge(cob.txid, { infoPagador: 'pedido 42' })).pix[0].endToEndId;
-      await runner.control.pix.payCharge(cobv.txid);
-      await runner.control.pix.payKey(pixKeys[0], { valor: '9.90', txid: 'LOJA01' });
-      await runner.control.pix.payMany([1, 2, 3].map((i) => ({ chave: pixKeys[0], valor: `${i}.00`, txid: `QR${i}` })));
-      return '→ each confirmed with GET /pix under our credentials (and the charge with GET /cob or /cobv)';
-    });
-    await step('Pix: a refund returned, and another customer\'s Pix sent to our URL', async () => {
-      const refund = await runner.control.pix.refund(paidPix, { valor: '10.00' });
-      await runner.control.pix.settleRefund(paidPix, refund.id, RefundStatus.RETURNED);
-      await runner.control.pix.deliverForeign({ url: runner.pixUrl });
-      await runner.control.pix.sendValidation({ url: runner.pixUrl });
-    });
-    await step('Pix: the provider returns part of a Pix unasked (MED, suspected fraud), and a charge whose answer leaves its pix list out is paid', async () => {
-      const med = await runner.control.pix.refund(paidPix, { valor: '20.00', natureza: RefundNature.MED_FRAUDE });
-      await runner.control.pix.settleRefund(paidPix, med.id, RefundStatus.RETURNED);
-      await runner.control.setBehaviour({ pixChargePixList: PixChargePixList.LEFT_OUT });
-      const quiet = await runner.control.pix.createCharge({ valor: '42.00' });
-      await runner.control.pix.payCharge(quiet.txid);
-    });
-    await runner.control.setBehaviour({ pixChargePixList: PixChargePixList.LISTED });
-    const medRefunds = runner.verifiedEvents().filter((e) => e.detailType === String(BankEventDetailType.PIX_REFUND) && (e.detail as { refund: { natureza?: string } }).refund.natureza === String(RefundNature.MED_FRAUDE));
-    const quietCharge = runner.verifiedEvents().filter((e) => e.detailType === String(BankEventDetailType.PIX_RECEIVED) && (e.detail as { pix: { amount: { decimal: string } } }).pix.amount.decimal === '42.00');
-    say(`  → ${medRefunds.length} Pix Refund with natureza MED_FRAUDE (a consumer routes it apart from a refund it asked for); the 42.00 charge's Pix published ${quietCharge.length} time(s): concluded by the Pix whose own answer names its txid`);
-    const foreignPix = runner.counts().metrics[ProcessorMetric.FOREIGN] ?? 0;
-    say(`Pix published: ${pixPublished()} · another customer's dropped: ${foreignPix} (never published, never quarantined) · validation calls answered: ${runner.counts().metrics.ValidationCalls ?? 0}`);
+    const pix = await demoPix(runner, step, say);
     await runner.control.clearFaults();
 
     // The bank's answer is the truth: a settlement announced again under new ids (a bank re-send,
@@ -287,7 +222,7 @@ async function main(): Promise<number> {
       && !!blocked && driftAlarm === LocalAlarmState.ALARM
       && forged.status === 401 && wrongToken.status === 401 && junkStatus === 200 && resentStatus === 200 && republished === 0 && recordOk
       // 7 Pix received and 2 refunds (one the provider made under MED); another customer's Pix, delivered twice, dropped twice.
-      && pixPublished() === 9 && medRefunds.length === 1 && quietCharge.length === 1 && foreignPix === 2 && !sampleDrift && tree.ok;
+      && pix.published() === 9 && pix.medRefunds === 1 && pix.quietCharge === 1 && pix.foreign === 2 && !sampleDrift && tree.ok;
     console.log('');
     await runner.unregister();
     const after = await runner.control.registrations();
@@ -304,37 +239,7 @@ async function main(): Promise<number> {
   return exitCode;
 }
 
-/**
- * The trace of the published settlement of boleto `nossoNumero` as a tree, and whether it holds
- * every hop: the POST, the check, the enqueue, the record, a bank query, the write, publish, the consumer.
- */
-async function traceOf(runner: LocalRunner, collector: OtlpCollector, nossoNumero: string): Promise<{ lines: string[]; ok: boolean }> {
-  const event = runner.events.ofType(BankEventDetailType.BOLETO_SETTLED).find((e) => (e.detail as { subject: { nossoNumero?: string } }).subject.nossoNumero === nossoNumero);
-  const traceId = traceIdOf((event?.detail as { traceparent?: string } | undefined)?.traceparent);
-  if (!traceId) return { lines: ['✗ the event carries no traceparent'], ok: false };
-  const hops = ['POST /boleto', 'check', 'enqueue', 'process record', 'write subject', 'publish', 'consume'];
-  const has = () => hops.every((hop) => collector.trace(traceId).some((span) => span.name === hop));
-  for (let waited = 0; !has() && waited < 5_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
-  const spans = collector.trace(traceId);
-  const missing = hops.filter((hop) => !spans.some((span) => span.name === hop));
-  const query = spans.some((span) => /^GET \//.test(span.name));
-  return { lines: [...collector.tree(traceId), ...missing.map((hop) => `✗ no ${hop} span`), ...(query ? [] : ['✗ no bank query span'])], ok: !missing.length && query };
-}
-
-/**
- * Where docs/local-runner.md's sample summary (its ```text block that starts with "Summary")
- * differs from what this run printed, or undefined: the docs cannot drift from the demo CI runs.
- * The run's seconds are not in it (the README gives the demo's time as a range).
- */
-export function docSampleDrift(summary: readonly string[], markdown = readFileSync(join(__dirname, '..', '..', 'docs', 'local-runner.md'), 'utf8')): string | undefined {
-  const block = /```text\n(Summary\n[\s\S]*?)```/.exec(markdown)?.[1];
-  if (!block) return 'it has no ```text block starting with Summary';
-  const sample = block.replace(/\n$/, '').split('\n');
-  for (let i = 0; i < Math.max(sample.length, summary.length); i++) {
-    if (sample[i] !== summary[i]) return `line ${i + 1}: the docs say ${JSON.stringify(sample[i] ?? '(nothing)')}, the run ${JSON.stringify(summary[i] ?? '(nothing)')}`;
-  }
-  return undefined;
-}
+export { docSampleDrift, summaryTable } from './demo-report';
 
 if (require.main === module) {
   main().then((code) => process.exit(code), (error: unknown) => {
