@@ -5,23 +5,16 @@
 import { type BankBehaviour, ContractChange, EmptyListing, HasNextType } from './behaviour';
 import {
   bankDateTime, boletoEventBody, BoletoEvento, BoletoSituacao, CONTRACT_STATUSES, decimalAmount, isoDay,
-  NOSSO_NUMERO_DIGITS, nossoNumeroText, SETTLEMENT_CHANNELS, tipoLiquidacao,
-  type Boleto, type Contract, type ContractStatus, type SettlementChannel,
+  NOSSO_NUMERO_DIGITS, nossoNumeroText, SETTLEMENT_CHANNELS,
+  type Boleto, type Contract, type SettlementChannel,
 } from './model';
+import { contractOfRequest } from './contract-request';
 import { BankError, collectionError, controlError } from './errors';
+import { settledOnDay } from './settled-listing';
 import type { IssuedToken } from './tokens';
 import { type BankOptions, driftInput, isString, type OutgoingNotification } from './bank-common';
 
 export type BoletoAction = 'settle' | 'reverse' | 'reject' | 'cancel';
-
-/** Orders two bank date-time arrays ([y, m, d, h, mi, s, ns]). */
-function compareDateArrays(a: readonly number[], b: readonly number[]): number {
-  for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    const diff = (a[i] ?? 0) - (b[i] ?? 0);
-    if (diff) return diff;
-  }
-  return 0;
-}
 
 export interface NewBoletoInput {
   readonly valor: string | number;
@@ -92,59 +85,7 @@ export class CollectionBook {
     if (cooperativa !== undefined && account?.cooperativa !== cooperativa) throw collectionError(401, 'COOPERATIVA_DIFERENTE', OTHER_COOPERATIVA);
   }
   private validateContract(body: unknown, token: IssuedToken): Omit<Contract, 'idContrato'> {
-    const input = (body && typeof body === 'object' && !Array.isArray(body) ? body : undefined) as Record<string, unknown> | undefined;
-    if (!input) throw collectionError(400, 'CORPO_INVALIDO', 'O corpo da requisição deve ser um objeto JSON com os campos do contrato.');
-    const problems: string[] = [];
-    for (const field of ['cooperativa', 'posto', 'codBeneficiario', 'url', 'urlStatus', 'contratoStatus']) {
-      const value = input[field];
-      if (value === undefined || value === null || value === '') problems.push(`${field} é obrigatório`);
-      else if (!isString(value) && !(typeof value === 'number' && field !== 'url' && !field.endsWith('Status'))) problems.push(`${field} deve ser texto`);
-    }
-    if (!Array.isArray(input.eventos) || input.eventos.length === 0 || !input.eventos.every((e) => isString(e) && e.trim())) {
-      problems.push('eventos é obrigatório: uma lista de eventos, por exemplo ["LIQUIDACAO"]');
-    }
-    for (const field of ['urlStatus', 'contratoStatus']) {
-      if (isString(input[field]) && !(CONTRACT_STATUSES as readonly string[]).includes(input[field])) {
-        problems.push(`${field} deve ser ATIVO, INATIVO ou BLOQUEADO`);
-      }
-    }
-    if (isString(input.url) && input.url) {
-      let url: URL | undefined;
-      try {
-        url = new URL(input.url);
-      } catch {
-        problems.push('url inválida');
-      }
-      if (url && url.protocol !== 'https:') problems.push('url deve usar HTTPS');
-    }
-    if (input.email !== undefined && input.email !== null && input.email !== '' && !(isString(input.email) && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(input.email))) {
-      problems.push('email inválido');
-    }
-    if (input.telefone !== undefined && input.telefone !== null && input.telefone !== '' && !(isString(input.telefone) && /^\+?[\d\s()-]{8,20}$/.test(input.telefone))) {
-      problems.push('telefone inválido');
-    }
-    if (input.enviarIdTituloEmpresa !== undefined && input.enviarIdTituloEmpresa !== null && typeof input.enviarIdTituloEmpresa !== 'boolean') {
-      problems.push('enviarIdTituloEmpresa deve ser true ou false');
-    }
-    for (const field of ['nomeResponsavel', 'header', 'token']) {
-      if (input[field] !== undefined && input[field] !== null && !isString(input[field])) problems.push(`${field} deve ser texto`);
-    }
-    if (problems.length) throw collectionError(400, 'DADOS_INVALIDOS', `Dados inválidos: ${problems.join('; ')}.`);
-    const contract = {
-      cooperativa: String(input.cooperativa),
-      posto: String(input.posto),
-      codBeneficiario: String(input.codBeneficiario),
-      eventos: (input.eventos as string[]).map((e) => e.trim()),
-      url: input.url as string,
-      urlStatus: input.urlStatus as ContractStatus,
-      contratoStatus: input.contratoStatus as ContractStatus,
-      nomeResponsavel: (input.nomeResponsavel as string | undefined) ?? undefined,
-      email: (input.email as string | undefined) || undefined,
-      telefone: (input.telefone as string | undefined) || undefined,
-      enviarIdTituloEmpresa: (input.enviarIdTituloEmpresa as boolean | undefined) ?? undefined,
-      header: (input.header as string | undefined) || undefined,
-      token: (input.token as string | undefined) || undefined,
-    };
+    const contract = contractOfRequest(body);
     this.checkOwner(token, contract.codBeneficiario, contract.cooperativa);
     return contract;
   }
@@ -279,30 +220,10 @@ export class CollectionBook {
     const pageText = query.get('pagina') ?? String(first);
     if (!/^\d{1,6}$/.test(pageText) || Number(pageText) < first) throw collectionError(400, 'PARAMETRO_INVALIDO', `pagina deve ser um número a partir de ${first}.`);
     this.checkOwner(token, beneficiario, undefined);
-    const [dd, mm, yyyy] = [Number(day[1]), Number(day[2]), Number(day[3])];
-    const settled = [...this.boletos.values()]
-      .filter((b) => b.beneficiario === beneficiario && b.situacao === 'LIQUIDADO' && b.liquidacao)
-      .filter((b) => { const [y, m, d] = b.liquidacao!.data; return y === yyyy && m === mm && d === dd; })
-      .sort((a, b) => compareDateArrays(a.liquidacao!.data, b.liquidacao!.data) || a.nossoNumero.localeCompare(b.nossoNumero));
     const index = Number(pageText) - first;
-    const items = settled.slice(index * size, (index + 1) * size).map((b) => ({
-      cooperativa: b.cooperativa,
-      codigoBeneficiario: b.beneficiario,
-      cooperativaPostoBeneficiario: `${b.cooperativa}${b.posto}`,
-      nossoNumero: b.nossoNumero,
-      seuNumero: b.seuNumero ?? null,
-      tipoCarteira: 'CARTEIRA_SIMPLES',
-      dataPagamento: `${yyyy}-${String(mm).padStart(2, '0')}-${String(dd).padStart(2, '0')} 00:00:00.0`,
-      valor: Number(b.valor),
-      valorLiquidado: Number(b.liquidacao!.valor),
-      jurosLiquido: 0,
-      descontoLiquido: 0,
-      multaLiquida: 0,
-      abatimentoLiquido: 0,
-      tipoLiquidacao: tipoLiquidacao(b.liquidacao!.canal),
-    }));
+    const { items, settledCount } = settledOnDay(this.boletos.values(), beneficiario, [Number(day[1]), Number(day[2]), Number(day[3])], index, size);
     if (!items.length && this.behaviour.emptyListing === EmptyListing.NOT_FOUND) throw collectionError(404, 'NENHUM_TITULO', 'Nenhum título liquidado encontrado.');
-    const hasNext = (index + 1) * size < settled.length;
+    const hasNext = (index + 1) * size < settledCount;
     if (this.behaviour.listingHasNext === HasNextType.MISSING) return { items };
     return { items, hasNext: this.behaviour.listingHasNext === HasNextType.STRING ? String(hasNext) : hasNext };
   }
@@ -375,5 +296,4 @@ export class CollectionBook {
     };
   }
 
-  // ---- payments ----
 }
