@@ -17,13 +17,25 @@ const project = {
  * exactly one of the two projects.
  */
 const END_TO_END = [
-  '/test/tools/', '/test/simulator/', '/test/api/', '/test/upgrade/', '/test/examples/', '/test/integ/',
-  '/test/cli/operate\\.test\\.ts$', '/test/cli/cli\\.test\\.ts$',
-  '/test/lambda/bank/registration/', '/test/lambda/provider/secrets\\.test\\.ts$', '/test/lambda/sandbox/',
-  '/test/lambda/processor/(rate-limit|bundle|bank-outage|secrets)\\.test\\.ts$', '/test/lambda/receiver/bundle\\.test\\.ts$',
+  '/test/tools/',
+  '/test/simulator/',
+  '/test/api/',
+  '/test/upgrade/',
+  '/test/examples/',
+  '/test/integ/',
+  '/test/cli/operate\\.test\\.ts$',
+  '/test/cli/cli\\.test\\.ts$',
+  '/test/lambda/bank/registration/',
+  '/test/lambda/provider/secrets\\.test\\.ts$',
+  '/test/lambda/sandbox/',
+  '/test/lambda/processor/(rate-limit|bundle|bank-outage|secrets)\\.test\\.ts$',
+  '/test/lambda/receiver/bundle\\.test\\.ts$',
   '/test/lambda/reconciliation/watch\\.test\\.ts$',
-  '/test/cli/check-endpoint/', '/test/lambda/bank/(client|pix-client)\\.test\\.ts$', '/test/schemas/pix-(openapi|api-schemas)\\.test\\.ts$',
-  '/test/lambda/store/journal\\.test\\.ts$', '/test/lambda/provider/redrive-allow\\.test\\.ts$',
+  '/test/cli/check-endpoint/',
+  '/test/lambda/bank/(client|pix-client)\\.test\\.ts$',
+  '/test/schemas/pix-(openapi|api-schemas)\\.test\\.ts$',
+  '/test/lambda/store/journal\\.test\\.ts$',
+  '/test/lambda/provider/redrive-allow\\.test\\.ts$',
 ];
 
 /** @type {import('jest').Config} */
@@ -34,8 +46,19 @@ module.exports = {
   // (`e2e`), and the property harness (test/property/: a fixed number of seeded runs of the real
   // handlers). `npm test` runs all three; `--selectProjects <name>` one.
   projects: [
-    { ...project, displayName: 'unit', roots: ['<rootDir>/test'], testMatch: ['**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/property/', ...END_TO_END] },
-    { ...project, displayName: 'e2e', roots: ['<rootDir>/test'], testRegex: END_TO_END.map((path) => (path.endsWith('/') ? `${path}.*\\.test\\.ts$` : path)) },
+    {
+      ...project,
+      displayName: 'unit',
+      roots: ['<rootDir>/test'],
+      testMatch: ['**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/property/', ...END_TO_END],
+    },
+    {
+      ...project,
+      displayName: 'e2e',
+      roots: ['<rootDir>/test'],
+      testRegex: END_TO_END.map((path) => (path.endsWith('/') ? `${path}.*\\.test\\.ts$` : path)),
+    },
     { ...project, displayName: 'property', roots: ['<rootDir>/test/property'], testMatch: ['**/*.test.ts'] },
   ],
   // Most suites wait on servers, child processes and timers more than they compute: one worker

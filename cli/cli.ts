@@ -4,7 +4,15 @@ import { checkEndpoint, formatCheckTable } from './check-endpoint/check-endpoint
 import { CliExit } from '../contracts/operations';
 import type { AwsOptions } from './operate/aws';
 import { OperatorError } from './operate/aws';
-import { auditCommand, dlqCommand, replayCommand, reverifyCommand, statusCommand, sweepCommand, traceCommand } from './operate/commands';
+import {
+  auditCommand,
+  dlqCommand,
+  replayCommand,
+  reverifyCommand,
+  statusCommand,
+  sweepCommand,
+  traceCommand,
+} from './operate/commands';
 import { COMMANDS, commandHelp, exitLines, nearest, parseCommand, UsageError, wantsHelp } from './command-specs';
 import { sandboxCommand } from './sandbox';
 
@@ -43,8 +51,6 @@ export function usage(): string {
   ].join('\n');
 }
 
-
-
 /** A PEM file named on the command line; a bad one is a usage error. */
 function pemOption(path: string, option: string): string {
   try {
@@ -57,13 +63,24 @@ function pemOption(path: string, option: string): string {
 function wholeNumber(value: string | undefined, option: string, min: number, max: number): number | undefined {
   if (value === undefined) return undefined;
   const number = Number(value);
-  if (!Number.isInteger(number) || number < min || number > max) throw new UsageError(`${option} must be a whole number from ${min} to ${max} (got "${value}").`);
+  if (!Number.isInteger(number) || number < min || number > max)
+    throw new UsageError(`${option} must be a whole number from ${min} to ${max} (got "${value}").`);
   return number;
 }
 
 async function simulate(args: string[], io: CliIo): Promise<number> {
   const { values: v, positionals } = parseCommand('simulate', args);
-  const values = v as { port?: string; host?: string; dir?: string; 'cert-host'?: string[]; 'ca-cert'?: string; 'ca-key'?: string; 'trust-ca'?: string[]; 'delivery-timeout-ms'?: string; 'token-lifetime-seconds'?: string };
+  const values = v as {
+    port?: string;
+    host?: string;
+    dir?: string;
+    'cert-host'?: string[];
+    'ca-cert'?: string;
+    'ca-key'?: string;
+    'trust-ca'?: string[];
+    'delivery-timeout-ms'?: string;
+    'token-lifetime-seconds'?: string;
+  };
   if (positionals.length) throw new UsageError(`simulate takes no arguments (got ${positionals.join(' ')}).`);
   if (!!values['ca-cert'] !== !!values['ca-key']) throw new UsageError('--ca-cert and --ca-key go together.');
   const options: BankSimulatorOptions = {
@@ -71,7 +88,9 @@ async function simulate(args: string[], io: CliIo): Promise<number> {
     host: values.host,
     hosts: values['cert-host'],
     dir: values.dir,
-    ca: values['ca-cert'] ? { certPem: pemOption(values['ca-cert'], '--ca-cert'), keyPem: pemOption(values['ca-key']!, '--ca-key') } : undefined,
+    ca: values['ca-cert']
+      ? { certPem: pemOption(values['ca-cert'], '--ca-cert'), keyPem: pemOption(values['ca-key']!, '--ca-key') }
+      : undefined,
     trustedCas: (values['trust-ca'] ?? []).map((file) => pemOption(file, '--trust-ca')),
     deliveryTimeoutMs: wholeNumber(values['delivery-timeout-ms'], '--delivery-timeout-ms', 1, 600_000),
     tokenLifetimeSeconds: wholeNumber(values['token-lifetime-seconds'], '--token-lifetime-seconds', 1, 86_400),
@@ -79,39 +98,43 @@ async function simulate(args: string[], io: CliIo): Promise<number> {
   const simulator = await BankSimulator.start(options);
   const info = simulator.info;
   const account = info.accounts[0];
-  io.out([
-    `Bank simulator listening on ${info.baseUrl} (HTTPS, TLS 1.2+)`,
-    '',
-    `  CA certificate        ${info.caFile}`,
-    `  base_url              ${info.baseUrl}`,
-    `  registration_base_url ${info.registrationBaseUrl}`,
-    `  collection token URL  ${info.collectionTokenUrl}   (password grant, x-api-key, context: COBRANCA)`,
-    `  payments token URL    ${info.paymentsTokenUrl}   (client_credentials over mutual TLS)`,
-    `  Pix API               ${info.pixBaseUrl}   (the standard API Pix; charges under /api/v3 too)`,
-    `  Pix token URL         ${info.pixTokenUrl}   (client_credentials, HTTP Basic, over mutual TLS)`,
-    `  control API           ${info.controlUrl}`,
-    '',
-    'Sample credentials (this simulator only):',
-    `  x-api-key             ${info.credentials.collection.apiKey}`,
-    `  username / password   ${info.credentials.collection.username} / ${info.credentials.collection.password}   (scope ${info.scopes.collection})`,
-    `  client_id             ${info.credentials.payments.clientId}`,
-    `  client_secret         ${info.credentials.payments.clientSecret}`,
-    `  client certificate    ${info.clientCertFile}`,
-    `  client key            ${info.clientKeyFile}`,
-    `  scopes                registration ${info.scopes.payments.join(' ')}; queries ${info.scopes.paymentQueries.join(' ')}`,
-    ...(info.credentials.pix ? [
-      `  Pix client_id         ${info.credentials.pix.clientId}`,
-      `  Pix client_secret     ${info.credentials.pix.clientSecret}`,
-      `  Pix certificate, key  ${info.pixClientCertFile}, ${info.pixClientKeyFile}`,
-      `  Pix scopes            ${info.scopes.pix.join(' ')}`,
-      `  Pix keys              ${info.pixKeys.join(', ')}`,
-      `  Pix callbacks' cert   ${info.pixWebhookCertFile}   (what the provider presents at {webhookUrl}/pix: pin it)`,
-    ] : []),
-    `  account               cooperativa ${account.cooperativa}, posto ${account.posto}, conta ${account.conta}, documento ${account.documento}, beneficiário ${account.beneficiario}`,
-    '',
-    `Try: curl --cacert ${info.caFile} ${info.controlUrl}/info`,
-    'Press Ctrl+C to stop.',
-  ].join('\n'));
+  io.out(
+    [
+      `Bank simulator listening on ${info.baseUrl} (HTTPS, TLS 1.2+)`,
+      '',
+      `  CA certificate        ${info.caFile}`,
+      `  base_url              ${info.baseUrl}`,
+      `  registration_base_url ${info.registrationBaseUrl}`,
+      `  collection token URL  ${info.collectionTokenUrl}   (password grant, x-api-key, context: COBRANCA)`,
+      `  payments token URL    ${info.paymentsTokenUrl}   (client_credentials over mutual TLS)`,
+      `  Pix API               ${info.pixBaseUrl}   (the standard API Pix; charges under /api/v3 too)`,
+      `  Pix token URL         ${info.pixTokenUrl}   (client_credentials, HTTP Basic, over mutual TLS)`,
+      `  control API           ${info.controlUrl}`,
+      '',
+      'Sample credentials (this simulator only):',
+      `  x-api-key             ${info.credentials.collection.apiKey}`,
+      `  username / password   ${info.credentials.collection.username} / ${info.credentials.collection.password}   (scope ${info.scopes.collection})`,
+      `  client_id             ${info.credentials.payments.clientId}`,
+      `  client_secret         ${info.credentials.payments.clientSecret}`,
+      `  client certificate    ${info.clientCertFile}`,
+      `  client key            ${info.clientKeyFile}`,
+      `  scopes                registration ${info.scopes.payments.join(' ')}; queries ${info.scopes.paymentQueries.join(' ')}`,
+      ...(info.credentials.pix
+        ? [
+            `  Pix client_id         ${info.credentials.pix.clientId}`,
+            `  Pix client_secret     ${info.credentials.pix.clientSecret}`,
+            `  Pix certificate, key  ${info.pixClientCertFile}, ${info.pixClientKeyFile}`,
+            `  Pix scopes            ${info.scopes.pix.join(' ')}`,
+            `  Pix keys              ${info.pixKeys.join(', ')}`,
+            `  Pix callbacks' cert   ${info.pixWebhookCertFile}   (what the provider presents at {webhookUrl}/pix: pin it)`,
+          ]
+        : []),
+      `  account               cooperativa ${account.cooperativa}, posto ${account.posto}, conta ${account.conta}, documento ${account.documento}, beneficiário ${account.beneficiario}`,
+      '',
+      `Try: curl --cacert ${info.caFile} ${info.controlUrl}/info`,
+      'Press Ctrl+C to stop.',
+    ].join('\n'),
+  );
   await io.stopRequested;
   await simulator.stop();
   io.out('Bank simulator stopped.');
@@ -122,8 +145,10 @@ async function checkEndpointCommand(args: string[], io: CliIo): Promise<number> 
   const { values: v, positionals } = parseCommand('check-endpoint', args);
   const values = v as { token?: string; header?: string; ca?: string[]; 'timeout-ms'?: string; kind?: string };
   if (positionals.length !== 1) throw new UsageError('check-endpoint takes exactly one URL.');
-  if (values.kind !== undefined && values.kind !== 'payment' && values.kind !== 'boleto') throw new UsageError(`--kind must be payment or boleto (got "${values.kind}").`);
-  if (values.header !== undefined && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(values.header)) throw new UsageError(`--header must be an HTTP header name (got "${values.header}").`);
+  if (values.kind !== undefined && values.kind !== 'payment' && values.kind !== 'boleto')
+    throw new UsageError(`--kind must be payment or boleto (got "${values.kind}").`);
+  if (values.header !== undefined && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(values.header))
+    throw new UsageError(`--header must be an HTTP header name (got "${values.header}").`);
   const rows = await checkEndpoint({
     url: positionals[0],
     token: values.token,
@@ -139,7 +164,8 @@ async function checkEndpointCommand(args: string[], io: CliIo): Promise<number> 
 /** The command a command line names (`dlq list`), and the arguments after it. */
 function commandOf(argv: readonly string[]): { name: string; args: string[] } {
   const [command, ...args] = argv;
-  if (command === 'dlq' && (args[0] === 'list' || args[0] === 'redrive')) return { name: `dlq ${args[0]}`, args: args.slice(1) };
+  if (command === 'dlq' && (args[0] === 'list' || args[0] === 'redrive'))
+    return { name: `dlq ${args[0]}`, args: args.slice(1) };
   return { name: command, args };
 }
 
@@ -171,7 +197,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return 2;
     }
     if (name === '--version') {
-      io.out(String((JSON.parse(readFileSync(`${__dirname}/../../package.json`, 'utf8')) as { version: string }).version));
+      io.out(
+        String((JSON.parse(readFileSync(`${__dirname}/../../package.json`, 'utf8')) as { version: string }).version),
+      );
       return 0;
     }
     if (wantsHelp(args) && (COMMANDS[name] || name === 'dlq')) {
@@ -210,8 +238,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return error.exit;
     }
     const isUsage = error instanceof UsageError || error instanceof OperatorError;
-    const about = COMMANDS[name] ? `Run "cdk-bank-webhooks ${name} --help" for its options.` : 'Run "cdk-bank-webhooks help" for the commands.';
-    io.err(`cdk-bank-webhooks: ${(error as Error).message}${isUsage && !/--help" for its options\.$/.test((error).message) ? `\n${about}` : ''}`);
+    const about = COMMANDS[name]
+      ? `Run "cdk-bank-webhooks ${name} --help" for its options.`
+      : 'Run "cdk-bank-webhooks help" for the commands.';
+    io.err(
+      `cdk-bank-webhooks: ${(error as Error).message}${isUsage && !/--help" for its options\.$/.test(error.message) ? `\n${about}` : ''}`,
+    );
     return isUsage ? CliExit.USAGE : 1;
   }
 }

@@ -28,15 +28,35 @@ export interface CommandSpec {
 
 /** The options every operator command takes. */
 const OPERATOR: Readonly<Record<string, OptionSpec>> = {
-  stack: { type: 'string', value: 'NAME', help: 'the receiver\'s stack (its operator manifest output names everything else)', default: 'required' },
-  receiver: { type: 'string', value: 'NAME', help: 'the receiver\'s receiverName, when the stack has several', default: 'the stack\'s only receiver' },
-  region: { type: 'string', value: 'REGION', help: 'the AWS region', default: 'AWS_REGION, or the profile\'s' },
+  stack: {
+    type: 'string',
+    value: 'NAME',
+    help: "the receiver's stack (its operator manifest output names everything else)",
+    default: 'required',
+  },
+  receiver: {
+    type: 'string',
+    value: 'NAME',
+    help: "the receiver's receiverName, when the stack has several",
+    default: "the stack's only receiver",
+  },
+  region: { type: 'string', value: 'REGION', help: 'the AWS region', default: "AWS_REGION, or the profile's" },
   profile: { type: 'string', value: 'PROFILE', help: 'the AWS profile', default: 'AWS_PROFILE, or the default chain' },
 };
 const OPERATOR_EXITS = [CliExit.OK, CliExit.USAGE, CliExit.AWS_ACCESS, CliExit.NOT_FOUND] as const;
 const WINDOW: Readonly<Record<string, OptionSpec>> = {
-  from: { type: 'string', value: 'T', help: 'the window\'s start: a day (2026-11-25, UTC) or an ISO 8601 time with its zone (2026-11-25T14:00:00Z)', default: 'required' },
-  to: { type: 'string', value: 'T', help: 'the window\'s end, the same way (a day stands for all of it)', default: 'required' },
+  from: {
+    type: 'string',
+    value: 'T',
+    help: "the window's start: a day (2026-11-25, UTC) or an ISO 8601 time with its zone (2026-11-25T14:00:00Z)",
+    default: 'required',
+  },
+  to: {
+    type: 'string',
+    value: 'T',
+    help: "the window's end, the same way (a day stands for all of it)",
+    default: 'required',
+  },
 };
 /** Which dead-letter queue, and which of its messages. */
 const DLQ_FILTERS: Readonly<Record<string, OptionSpec>> = {
@@ -48,16 +68,31 @@ const DLQ_FILTERS: Readonly<Record<string, OptionSpec>> = {
 export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   simulate: {
     usage: 'simulate',
-    summary: 'Run the local bank simulator (the bank\'s APIs and the standard Pix API) until stopped (Ctrl+C).',
+    summary: "Run the local bank simulator (the bank's APIs and the standard Pix API) until stopped (Ctrl+C).",
     options: {
       port: { type: 'string', value: 'N', help: 'port to listen on (0 picks a free one)', default: '8443' },
       host: { type: 'string', value: 'ADDRESS', help: 'interface to listen on', default: '127.0.0.1' },
-      'cert-host': { type: 'string', multiple: true, value: 'NAME', help: 'another name or address for the server certificate (repeatable)' },
-      dir: { type: 'string', value: 'DIR', help: 'where to write ca.crt, client.crt, client.key', default: 'a temporary folder' },
+      'cert-host': {
+        type: 'string',
+        multiple: true,
+        value: 'NAME',
+        help: 'another name or address for the server certificate (repeatable)',
+      },
+      dir: {
+        type: 'string',
+        value: 'DIR',
+        help: 'where to write ca.crt, client.crt, client.key',
+        default: 'a temporary folder',
+      },
       'ca-cert': { type: 'string', value: 'FILE', help: 'use this CA (with --ca-key) instead of generating one' },
-      'ca-key': { type: 'string', value: 'FILE', help: 'the CA\'s key' },
-      'trust-ca': { type: 'string', multiple: true, value: 'FILE', help: 'a CA the notifier trusts for your local receiver (repeatable)' },
-      'delivery-timeout-ms': { type: 'string', value: 'N', help: 'the bank\'s delivery deadline', default: '10000' },
+      'ca-key': { type: 'string', value: 'FILE', help: "the CA's key" },
+      'trust-ca': {
+        type: 'string',
+        multiple: true,
+        value: 'FILE',
+        help: 'a CA the notifier trusts for your local receiver (repeatable)',
+      },
+      'delivery-timeout-ms': { type: 'string', value: 'N', help: "the bank's delivery deadline", default: '10000' },
       'token-lifetime-seconds': { type: 'string', value: 'N', help: 'access token lifetime', default: '300' },
     },
     examples: ['cdk-bank-webhooks simulate', 'cdk-bank-webhooks simulate --port 0 --dir ./bank --trust-ca ./my-ca.crt'],
@@ -65,76 +100,130 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   },
   'check-endpoint': {
     usage: 'check-endpoint <url>',
-    summary: 'Judge a receiving endpoint by the bank\'s rules (TLS, answer, time).',
+    summary: "Judge a receiving endpoint by the bank's rules (TLS, answer, time).",
     options: {
       token: { type: 'string', value: 'T', help: 'the token the bank would send' },
       header: { type: 'string', value: 'NAME', help: 'the header that carries it', default: 'Authorization' },
-      ca: { type: 'string', multiple: true, value: 'FILE', help: 'trust this CA too, for a local endpoint (repeatable)' },
-      'timeout-ms': { type: 'string', value: 'N', help: 'the deadline', default: '10000, the bank\'s' },
-      kind: { type: 'string', value: 'payment|boleto', help: 'the notification to send', default: 'boleto when the path ends in /boleto' },
+      ca: {
+        type: 'string',
+        multiple: true,
+        value: 'FILE',
+        help: 'trust this CA too, for a local endpoint (repeatable)',
+      },
+      'timeout-ms': { type: 'string', value: 'N', help: 'the deadline', default: "10000, the bank's" },
+      kind: {
+        type: 'string',
+        value: 'payment|boleto',
+        help: 'the notification to send',
+        default: 'boleto when the path ends in /boleto',
+      },
     },
-    examples: ['cdk-bank-webhooks check-endpoint https://webhooks.example.com/boleto --token "$TOKEN"', 'cdk-bank-webhooks check-endpoint https://127.0.0.1:8444/payments --ca ./ca.crt --kind payment'],
+    examples: [
+      'cdk-bank-webhooks check-endpoint https://webhooks.example.com/boleto --token "$TOKEN"',
+      'cdk-bank-webhooks check-endpoint https://127.0.0.1:8444/payments --ca ./ca.crt --kind payment',
+    ],
     exits: [CliExit.OK, CliExit.ATTENTION, CliExit.USAGE],
   },
   status: {
     usage: 'status',
-    summary: 'Alarms in ALARM (the receiver\'s and its consumers\'), queue depths and ages, the last sweep, the registrations as last watched, notifications stored in the last 24 h.',
+    summary:
+      "Alarms in ALARM (the receiver's and its consumers'), queue depths and ages, the last sweep, the registrations as last watched, notifications stored in the last 24 h.",
     options: OPERATOR,
-    examples: ['cdk-bank-webhooks status --stack Billing', 'cdk-bank-webhooks status --stack Billing --receiver Billing/BankWebhooks --region sa-east-1'],
+    examples: [
+      'cdk-bank-webhooks status --stack Billing',
+      'cdk-bank-webhooks status --stack Billing --receiver Billing/BankWebhooks --region sa-east-1',
+    ],
     exits: [CliExit.OK, CliExit.ATTENTION, CliExit.USAGE, CliExit.AWS_ACCESS, CliExit.NOT_FOUND],
   },
   trace: {
     usage: 'trace <nossoNumero | idTransacao | endToEndId | subject id>',
     summary: 'One subject: its verified state, its trail in time order, and its raw notifications in the journal.',
-    options: { ...OPERATOR, kind: { type: 'string', value: 'pix|boleto|tributos', help: 'a payment\'s kind', default: 'each in turn' } },
-    examples: ['cdk-bank-webhooks trace 231004567 --stack Billing', 'cdk-bank-webhooks trace 7d0b54d2a1 --kind pix --stack Billing'],
+    options: {
+      ...OPERATOR,
+      kind: { type: 'string', value: 'pix|boleto|tributos', help: "a payment's kind", default: 'each in turn' },
+    },
+    examples: [
+      'cdk-bank-webhooks trace 231004567 --stack Billing',
+      'cdk-bank-webhooks trace 7d0b54d2a1 --kind pix --stack Billing',
+    ],
     exits: [CliExit.OK, CliExit.ATTENTION, CliExit.USAGE, CliExit.AWS_ACCESS, CliExit.NOT_FOUND],
   },
   'dlq list': {
     usage: 'dlq list',
-    summary: 'The messages of a dead-letter queue: age, subject, reason, message id and request id (read and given back, never taken).',
+    summary:
+      'The messages of a dead-letter queue: age, subject, reason, message id and request id (read and given back, never taken).',
     options: { ...OPERATOR, ...DLQ_FILTERS },
-    examples: ['cdk-bank-webhooks dlq list --stack Billing', 'cdk-bank-webhooks dlq list --queue looks --reason "never knew" --stack Billing'],
+    examples: [
+      'cdk-bank-webhooks dlq list --stack Billing',
+      'cdk-bank-webhooks dlq list --queue looks --reason "never knew" --stack Billing',
+    ],
     exits: OPERATOR_EXITS,
   },
   'dlq redrive': {
     usage: 'dlq redrive (--all | --reason TEXT | --subject ID)',
-    summary: 'Send dead-letter messages back to their queue (receive, send, delete): a change already published is not published again.',
+    summary:
+      'Send dead-letter messages back to their queue (receive, send, delete): a change already published is not published again.',
     options: {
-      ...OPERATOR, ...DLQ_FILTERS,
+      ...OPERATOR,
+      ...DLQ_FILTERS,
       all: { type: 'boolean', help: 'every message (redrive needs --all or a filter)' },
       'dry-run': { type: 'boolean', help: 'say what would be sent back, and send nothing' },
     },
-    examples: ['cdk-bank-webhooks dlq redrive --reason "failed on its last receive" --dry-run --stack Billing', 'cdk-bank-webhooks dlq redrive --all --stack Billing'],
+    examples: [
+      'cdk-bank-webhooks dlq redrive --reason "failed on its last receive" --dry-run --stack Billing',
+      'cdk-bank-webhooks dlq redrive --all --stack Billing',
+    ],
     exits: [...OPERATOR_EXITS, CliExit.FAILED],
   },
   reverify: {
     usage: 'reverify --from T --to T',
-    summary: 'Ask the bank again about every subject the journal\'s notifications of the window named (7 days at most, within the records\' lifetime), through the looks\' share of the query budget.',
+    summary:
+      "Ask the bank again about every subject the journal's notifications of the window named (7 days at most, within the records' lifetime), through the looks' share of the query budget.",
     options: {
-      ...OPERATOR, ...WINDOW,
+      ...OPERATOR,
+      ...WINDOW,
       'dry-run': { type: 'boolean', help: 'list the subjects, and request nothing' },
-      'past-records': { type: 'boolean', help: 'take a window older than the records\' lifetime: what it finds is published as replays (trigger replay)' },
+      'past-records': {
+        type: 'boolean',
+        help: "take a window older than the records' lifetime: what it finds is published as replays (trigger replay)",
+      },
     },
-    examples: ['cdk-bank-webhooks reverify --from 2026-11-25 --to 2026-11-25 --dry-run --stack Billing', 'cdk-bank-webhooks reverify --from 2026-11-25T14:00:00Z --to 2026-11-25T16:00:00Z --stack Billing'],
+    examples: [
+      'cdk-bank-webhooks reverify --from 2026-11-25 --to 2026-11-25 --dry-run --stack Billing',
+      'cdk-bank-webhooks reverify --from 2026-11-25T14:00:00Z --to 2026-11-25T16:00:00Z --stack Billing',
+    ],
     exits: [...OPERATOR_EXITS, CliExit.ATTENTION, CliExit.FAILED],
   },
   replay: {
     usage: 'replay --from T --to T --rule NAME',
-    summary: 'Replay the bus archive\'s events of the window to one rule (30 days at most; a --to later than now ends now).',
+    summary:
+      "Replay the bus archive's events of the window to one rule (30 days at most; a --to later than now ends now).",
     options: {
-      ...OPERATOR, ...WINDOW,
-      rule: { type: 'string', value: 'NAME', help: 'the one rule to replay to (never every rule: the healthy consumers would get their events twice)', default: 'required' },
+      ...OPERATOR,
+      ...WINDOW,
+      rule: {
+        type: 'string',
+        value: 'NAME',
+        help: 'the one rule to replay to (never every rule: the healthy consumers would get their events twice)',
+        default: 'required',
+      },
       wait: { type: 'boolean', help: 'wait for the replay to end, and exit 5 unless it completed' },
     },
-    examples: ['cdk-bank-webhooks replay --from 2026-11-25 --to 2026-11-26 --rule Billing-PayablesRule --stack Billing', 'cdk-bank-webhooks replay --from 2026-11-25T14:00:00Z --to 2026-11-25T15:00:00Z --rule Billing-PayablesRule --wait --stack Billing'],
+    examples: [
+      'cdk-bank-webhooks replay --from 2026-11-25 --to 2026-11-26 --rule Billing-PayablesRule --stack Billing',
+      'cdk-bank-webhooks replay --from 2026-11-25T14:00:00Z --to 2026-11-25T15:00:00Z --rule Billing-PayablesRule --wait --stack Billing',
+    ],
     exits: [...OPERATOR_EXITS, CliExit.FAILED],
   },
   audit: {
     usage: 'audit --from T --to T',
-    summary: 'Check the promise over the window (7 days at most, within the records\' lifetime): every notification the journal holds published once, not confirmed, quarantined with its reason or still pending; every event in the audit log recorded by the processor, none twice. Changes nothing.',
+    summary:
+      "Check the promise over the window (7 days at most, within the records' lifetime): every notification the journal holds published once, not confirmed, quarantined with its reason or still pending; every event in the audit log recorded by the processor, none twice. Changes nothing.",
     options: { ...OPERATOR, ...WINDOW },
-    examples: ['cdk-bank-webhooks audit --from 2026-11-25 --to 2026-11-25 --stack Billing', 'cdk-bank-webhooks audit --from 2026-11-25T14:00:00Z --to 2026-11-25T16:00:00Z --stack Billing'],
+    examples: [
+      'cdk-bank-webhooks audit --from 2026-11-25 --to 2026-11-25 --stack Billing',
+      'cdk-bank-webhooks audit --from 2026-11-25T14:00:00Z --to 2026-11-25T16:00:00Z --stack Billing',
+    ],
     exits: [...OPERATOR_EXITS, CliExit.ATTENTION],
   },
   sweep: {
@@ -146,13 +235,21 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   },
   sandbox: {
     usage: 'sandbox <METHOD> <path> [JSON]',
-    summary: 'One call of a deployed BankSandbox\'s control API (Lambda Invoke, with your AWS credentials).',
+    summary: "One call of a deployed BankSandbox's control API (Lambda Invoke, with your AWS credentials).",
     options: {
-      function: { type: 'string', value: 'NAME', help: 'the sandbox\'s function (the staging pair\'s SandboxFunctionName output)', default: 'required' },
+      function: {
+        type: 'string',
+        value: 'NAME',
+        help: "the sandbox's function (the staging pair's SandboxFunctionName output)",
+        default: 'required',
+      },
       region: OPERATOR.region,
       profile: OPERATOR.profile,
     },
-    examples: ['cdk-bank-webhooks sandbox POST /boletos \'{"valor": "10.00"}\' --function NAME', 'cdk-bank-webhooks sandbox POST /boletos/001000001/settle --function NAME'],
+    examples: [
+      'cdk-bank-webhooks sandbox POST /boletos \'{"valor": "10.00"}\' --function NAME',
+      'cdk-bank-webhooks sandbox POST /boletos/001000001/settle --function NAME',
+    ],
     exits: [CliExit.OK, CliExit.ATTENTION, CliExit.USAGE, CliExit.AWS_ACCESS],
   },
 };
@@ -162,7 +259,8 @@ function distance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
     previous = row;
   }
   return previous[b.length];
@@ -174,20 +272,28 @@ function distance(a: string, b: string): number {
  */
 export function nearest(word: string, known: readonly string[]): string | undefined {
   const typed = word.toLowerCase();
-  const scored = known.filter((k) => k[0]?.toLowerCase() === typed[0]).map((k) => ({ k, d: distance(typed, k.toLowerCase()) })).sort((x, y) => x.d - y.d);
+  const scored = known
+    .filter((k) => k[0]?.toLowerCase() === typed[0])
+    .map((k) => ({ k, d: distance(typed, k.toLowerCase()) }))
+    .sort((x, y) => x.d - y.d);
   const best = scored[0];
   return best && best.d <= Math.max(2, Math.floor(word.length / 3)) ? best.k : undefined;
 }
 
 /** The exit statuses, one line each: what the help and docs/operations.md say. */
-export function exitLines(exits: readonly CliExit[] = Object.values(CliExit).filter((v): v is CliExit => typeof v === 'number')): string[] {
+export function exitLines(
+  exits: readonly CliExit[] = Object.values(CliExit).filter((v): v is CliExit => typeof v === 'number'),
+): string[] {
   return exits.map((exit) => `  ${exit}  ${CLI_EXIT_MEANING[exit]}`);
 }
 
 /** One command's help: usage, options with defaults, two examples, exit statuses. */
 export function commandHelp(name: string): string {
   const spec = COMMANDS[name];
-  const flags = Object.entries(spec.options).map(([option, o]) => ({ left: `--${option}${o.value ? ` ${o.value}` : ''}`, o }));
+  const flags = Object.entries(spec.options).map(([option, o]) => ({
+    left: `--${option}${o.value ? ` ${o.value}` : ''}`,
+    o,
+  }));
   const width = Math.max(...flags.map((f) => f.left.length));
   return [
     `Usage: cdk-bank-webhooks ${spec.usage} [options]`,
@@ -218,21 +324,37 @@ export const wantsHelp = (args: readonly string[]): boolean => {
  * Parses a command's arguments by its spec; an unknown option names the nearest known one, and
  * one that takes a value but got none says so.
  */
-export function parseCommand(name: string, args: readonly string[]): { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] } {
+export function parseCommand(
+  name: string,
+  args: readonly string[],
+): { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] } {
   const spec = COMMANDS[name];
-  const options = Object.fromEntries(Object.entries(spec.options).map(([option, o]) => [option, { type: o.type, ...(o.multiple ? { multiple: true } : {}) }]));
+  const options = Object.fromEntries(
+    Object.entries(spec.options).map(([option, o]) => [
+      option,
+      { type: o.type, ...(o.multiple ? { multiple: true } : {}) },
+    ]),
+  );
   try {
-    return parseArgs({ args: [...args], allowPositionals: true, options }) as { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] };
+    return parseArgs({ args: [...args], allowPositionals: true, options }) as {
+      values: Record<string, string | boolean | string[] | undefined>;
+      positionals: string[];
+    };
   } catch (error) {
     const code = (error as { code?: string }).code;
     const message = (error as Error).message;
     const unknown = /Unknown option '(-{1,2}[^']+)'/.exec(message)?.[1];
     if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && unknown) {
       const guess = nearest(unknown.replace(/^-+/, ''), Object.keys(spec.options));
-      throw new UsageError(`${name} has no option ${unknown}${guess ? `; did you mean --${guess}?` : '.'} Run "cdk-bank-webhooks ${name} --help" for its options.`);
+      throw new UsageError(
+        `${name} has no option ${unknown}${guess ? `; did you mean --${guess}?` : '.'} Run "cdk-bank-webhooks ${name} --help" for its options.`,
+      );
     }
     const missing = /Option '(-{1,2}[^']+?)(?: <value>)?' argument missing/.exec(message)?.[1];
-    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && missing) throw new UsageError(`${name}: ${missing} needs a value. Run "cdk-bank-webhooks ${name} --help" for its options.`);
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && missing)
+      throw new UsageError(
+        `${name}: ${missing} needs a value. Run "cdk-bank-webhooks ${name} --help" for its options.`,
+      );
     throw new UsageError(`${name}: ${message}`);
   }
 }

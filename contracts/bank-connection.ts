@@ -129,9 +129,15 @@ export const BankConnectionDefaults = {
 } as const;
 
 /** The payment queries' scopes as the settings carry them (space-separated), each kind not given its default. */
-export function scopeSettings(scopes: Readonly<Partial<Record<PaymentType, readonly string[]>>> = {}): Record<PaymentType, string> {
+export function scopeSettings(
+  scopes: Readonly<Partial<Record<PaymentType, readonly string[]>>> = {},
+): Record<PaymentType, string> {
   const d = BankConnectionDefaults.paymentQueryScopes;
-  return { pix: (scopes.pix ?? d.pix).join(' '), boleto: (scopes.boleto ?? d.boleto).join(' '), tributos: (scopes.tributos ?? d.tributos).join(' ') };
+  return {
+    pix: (scopes.pix ?? d.pix).join(' '),
+    boleto: (scopes.boleto ?? d.boleto).join(' '),
+    tributos: (scopes.tributos ?? d.tributos).join(' '),
+  };
 }
 
 /** The settings a connection with only its base URLs given would have: every default, derived where it depends on them. */
@@ -168,7 +174,11 @@ function defaultsFor(baseUrl: string, registrationBaseUrl: string): Partial<Bank
  */
 export function compactBankConnection(settings: BankConnectionSettings): Partial<BankConnectionSettings> {
   const defaults = defaultsFor(settings.baseUrl, settings.registrationBaseUrl) as Record<string, unknown>;
-  return Object.fromEntries(Object.entries(settings).filter(([key, value]) => !(key in defaults) || JSON.stringify(value) !== JSON.stringify(defaults[key])));
+  return Object.fromEntries(
+    Object.entries(settings).filter(
+      ([key, value]) => !(key in defaults) || JSON.stringify(value) !== JSON.stringify(defaults[key]),
+    ),
+  );
 }
 
 /** The settings {@link compactBankConnection} left defaults out of, every field filled (settings with every field stay as they are). */
@@ -199,4 +209,13 @@ export interface BankCredentials {
 }
 
 /** The fields of {@link BankCredentials}. */
-export const CREDENTIAL_FIELDS = ['apiKey', 'username', 'password', 'clientId', 'clientSecret', 'clientCertificate', 'clientKey', 'caCertificates'] as const;
+export const CREDENTIAL_FIELDS = [
+  'apiKey',
+  'username',
+  'password',
+  'clientId',
+  'clientSecret',
+  'clientCertificate',
+  'clientKey',
+  'caCertificates',
+] as const;

@@ -12,7 +12,8 @@ import type { BoletoMovementMapping, PaymentStatusMapping } from './processor';
 export const OPERATOR_MANIFEST_KIND = 'cdk-bank-webhooks/receiver@1';
 
 /** The description every manifest output carries (the CLI also accepts any output whose value is a manifest). */
-export const OPERATOR_MANIFEST_DESCRIPTION = 'cdk-bank-webhooks operator manifest: the resources `cdk-bank-webhooks status|trace|dlq` act on';
+export const OPERATOR_MANIFEST_DESCRIPTION =
+  'cdk-bank-webhooks operator manifest: the resources `cdk-bank-webhooks status|trace|dlq` act on';
 
 /** A queue the CLI reads or sends to. */
 export interface ManifestQueue {
@@ -81,7 +82,10 @@ export interface OperatorManifest {
    * (`boletoMovements`, `paymentStatuses`, with the defaults filled in): `audit` reads a
    * notification's claim as the processor does. Absent where they are the defaults.
    */
-  readonly mappings?: { readonly boletoMovements?: BoletoMovementMapping; readonly paymentStatuses?: PaymentStatusMapping };
+  readonly mappings?: {
+    readonly boletoMovements?: BoletoMovementMapping;
+    readonly paymentStatuses?: PaymentStatusMapping;
+  };
   /** The registrations the watch compares with the bank: each one's label and its applied record (the watch's state is kept under it). */
   readonly registrations: readonly { readonly label: string; readonly record: string }[];
 }
@@ -115,11 +119,15 @@ export function consumerAlarmPrefix(receiverName: string): string {
 /** What each exit status means, as the CLI's help and docs/operations.md say it (a test holds the docs to it). */
 export const CLI_EXIT_MEANING: Readonly<Record<CliExit, string>> = {
   [CliExit.OK]: 'done (status: nothing in ALARM and no message in a dead-letter queue)',
-  [CliExit.ATTENTION]: 'something needs attention (status: an alarm in ALARM or a dead-letter message; trace: nothing known of the subject; sweep: it could not read everything; check-endpoint: a check failed; sandbox: an error answer)',
-  [CliExit.USAGE]: 'the command line is wrong (an unknown command or option, a missing value, an impossible date, a window too wide or backwards)',
-  [CliExit.AWS_ACCESS]: 'AWS could not be reached as asked: no credentials or region, access denied, or no connection to its endpoint',
+  [CliExit.ATTENTION]:
+    'something needs attention (status: an alarm in ALARM or a dead-letter message; trace: nothing known of the subject; sweep: it could not read everything; check-endpoint: a check failed; sandbox: an error answer)',
+  [CliExit.USAGE]:
+    'the command line is wrong (an unknown command or option, a missing value, an impossible date, a window too wide or backwards)',
+  [CliExit.AWS_ACCESS]:
+    'AWS could not be reached as asked: no credentials or region, access denied, or no connection to its endpoint',
   [CliExit.NOT_FOUND]: 'the stack, the receiver in it, the rule, the archive, the sweep or the journal was not found',
-  [CliExit.FAILED]: 'an operation failed part way (a redrive or a reverify: what was done is printed; a replay that did not complete; a sweep that failed)',
+  [CliExit.FAILED]:
+    'an operation failed part way (a redrive or a reverify: what was done is printed; a replay that did not complete; a sweep that failed)',
 };
 
 /** The audit log's defaults (`auditLog` of the receiver). */

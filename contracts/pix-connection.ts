@@ -121,6 +121,8 @@ export interface PixCredentials {
 }
 
 /** The path of `operation` under the settings. */
-export const pixPath = (settings: PixConnectionSettings, operation: PixOperation): string => settings.paths?.[operation] ?? DEFAULT_PIX_PATHS[operation];
+export const pixPath = (settings: PixConnectionSettings, operation: PixOperation): string =>
+  settings.paths?.[operation] ?? DEFAULT_PIX_PATHS[operation];
 /** The scope of `operation` under the settings. */
-export const pixScope = (settings: PixConnectionSettings, operation: PixOperation): string => settings.scopes?.[operation] ?? DEFAULT_PIX_SCOPES[operation];
+export const pixScope = (settings: PixConnectionSettings, operation: PixOperation): string =>
+  settings.scopes?.[operation] ?? DEFAULT_PIX_SCOPES[operation];

@@ -49,10 +49,12 @@ export enum RefundNature {
 }
 
 /** Whether a refund was made by the provider under MED, without the receiver asking. */
-export const isMedRefund = (natureza: string | undefined): boolean => natureza !== undefined && natureza.startsWith('MED_');
+export const isMedRefund = (natureza: string | undefined): boolean =>
+  natureza !== undefined && natureza.startsWith('MED_');
 
 /** Whether a refund's status is final (returned or not done): what the callback announces, and what is published. */
-export const isFinalRefund = (status: string): boolean => status === String(RefundStatus.RETURNED) || status === String(RefundStatus.NOT_DONE);
+export const isFinalRefund = (status: string): boolean =>
+  status === String(RefundStatus.RETURNED) || status === String(RefundStatus.NOT_DONE);
 
 /** A DICT key as the provider writes it: an EVP (a UUID), an email, a phone (`+55...`), a CPF or a CNPJ (alphanumeric since 2026). */
 export enum PixKeyType {
@@ -82,7 +84,8 @@ export function normalizePixKey(key: string): { key: string; type: PixKeyType } 
   }
   const digits = text.replace(/[\s./()-]/g, '');
   // A CNPJ is 12 letters or digits and 2 check digits since July 2026 (the standard's 2.9.0: `[0-9A-Z]{14}`, letters in upper case).
-  if (/^[0-9A-Za-z]{12}\d{2}$/.test(digits) && /[A-Za-z]/.test(digits)) return { key: digits.toUpperCase(), type: PixKeyType.CNPJ };
+  if (/^[0-9A-Za-z]{12}\d{2}$/.test(digits) && /[A-Za-z]/.test(digits))
+    return { key: digits.toUpperCase(), type: PixKeyType.CNPJ };
   if (!/^\d+$/.test(digits)) return undefined;
   // A phone written without its +: with its area code in parentheses, or 55 and 10 or 11 digits.
   if (text.includes('(') && /^\d{10,11}$/.test(digits)) return { key: `+55${digits}`, type: PixKeyType.PHONE };

@@ -53,11 +53,16 @@ export interface PixClientCertificatePins {
  * issuer from the certificate itself and compares in this form.)
  */
 export function normalizedDn(dn: string): string {
-  return dn.split(/\n|,(?=\s*[A-Za-z][A-Za-z0-9.]*\s*=)/).map((part) => part.trim()).filter(Boolean)
+  return dn
+    .split(/\n|,(?=\s*[A-Za-z][A-Za-z0-9.]*\s*=)/)
+    .map((part) => part.trim())
+    .filter(Boolean)
     .map((part) => {
       const at = part.indexOf('=');
       return at < 0 ? part : `${part.slice(0, at).trim().toUpperCase()}=${part.slice(at + 1).trim()}`;
-    }).sort().join(',');
+    })
+    .sort()
+    .join(',');
 }
 
 /** The two routes the bank calls with its token (the collection and payments APIs). */

@@ -237,7 +237,13 @@ export interface SweepReport {
    * Each listing's days read. `listing`: `boleto` (settled boletos), `pix` (Pix received and their
    * refunds), `pix-refund` (refunds of older Pix); a sweep before Pix wrote none (boleto).
    */
-  readonly days: readonly { readonly listing?: string; readonly day: string; readonly pages: number; readonly items: number; readonly restarted: boolean }[];
+  readonly days: readonly {
+    readonly listing?: string;
+    readonly day: string;
+    readonly pages: number;
+    readonly items: number;
+    readonly restarted: boolean;
+  }[];
 }
 
 /** What one run of the sweep function answers: its report, and the registration watch's findings when the stack registers. */

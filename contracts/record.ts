@@ -99,7 +99,8 @@ export interface TrailNotAttributed {
   readonly trigger: EventTrigger;
 }
 
-export type TrailEntry = TrailNotification | TrailLook | TrailPublished | TrailRecovered | TrailQuarantined | TrailNotAttributed;
+export type TrailEntry =
+  TrailNotification | TrailLook | TrailPublished | TrailRecovered | TrailQuarantined | TrailNotAttributed;
 
 export const TrailDefaults = {
   /** Entries a record keeps (the oldest go first): about 12 KB, 25 KB with every reason at its longest, well inside DynamoDB's 400 KB item. */
@@ -154,7 +155,10 @@ function keyName(stored: Pick<StoredNotification, 'receivedAt' | 'requestId'>, f
  * Where a notification's raw copy is in the journal: `notifications/<UTC day>/<time>-<requestId>.json`
  * (a day's notifications list under `notifications/<day>/`, in the order they came).
  */
-export function journalKey(stored: Pick<StoredNotification, 'receivedAt' | 'requestId'>, fallback = new Date()): string {
+export function journalKey(
+  stored: Pick<StoredNotification, 'receivedAt' | 'requestId'>,
+  fallback = new Date(),
+): string {
   return `${JOURNAL_NOTIFICATIONS_PREFIX}${keyName(stored, fallback)}`;
 }
 
@@ -164,7 +168,11 @@ export function journalSubjectPrefix(subjectId: string): string {
 }
 
 /** The index entry of a subject named by a notification: `subjects/<subject id>/<day>/<time>-<requestId>.json`. */
-export function journalSubjectKey(subjectId: string, stored: Pick<StoredNotification, 'receivedAt' | 'requestId'>, fallback = new Date()): string {
+export function journalSubjectKey(
+  subjectId: string,
+  stored: Pick<StoredNotification, 'receivedAt' | 'requestId'>,
+  fallback = new Date(),
+): string {
   return `${journalSubjectPrefix(subjectId)}${keyName(stored, fallback)}`;
 }
 

@@ -155,13 +155,17 @@ export const CONTACT_FIELDS = ['nomeResponsavel', 'email', 'telefone'] as const;
  * ({@link compactDeployed}) to keep within Lambda's 4 KB of environment; the watch compares the
  * bank with it and repairs only to it.
  */
-export type DeployedRegistration = PaymentWebhookSpec | PixKeyWebhookSpec | (Omit<BoletoContractSpec, (typeof CONTACT_FIELDS)[number]> & {
-  /** The contact fields' digest; `*` when one is only known at deploy time (not checked); absent when there are none. */
-  readonly contact?: string;
-});
+export type DeployedRegistration =
+  | PaymentWebhookSpec
+  | PixKeyWebhookSpec
+  | (Omit<BoletoContractSpec, (typeof CONTACT_FIELDS)[number]> & {
+      /** The contact fields' digest; `*` when one is only known at deploy time (not checked); absent when there are none. */
+      readonly contact?: string;
+    });
 
 /** Whether a registration (as deployed, or a record's spec) is a Pix key's webhook. */
-export const isPixKeyWebhook = (spec: RegistrationSpec | DeployedRegistration): spec is PixKeyWebhookSpec => 'chave' in spec;
+export const isPixKeyWebhook = (spec: RegistrationSpec | DeployedRegistration): spec is PixKeyWebhookSpec =>
+  'chave' in spec;
 
 /**
  * The contact fields of a contract as a short digest (SHA-256, 16 hex digits), so the watch can
@@ -172,20 +176,40 @@ export function contactDigest(spec: Partial<BoletoContractSpec>): string | undef
   const values = CONTACT_FIELDS.map((field) => spec[field]);
   if (values.every((value) => value === undefined)) return undefined;
   if (values.some((value) => typeof value === 'string' && value.includes('${Token['))) return '*';
-  return createHash('sha256').update(JSON.stringify(values.map((value) => value ?? null))).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(JSON.stringify(values.map((value) => value ?? null)))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /** A registration's spec, as a custom resource carries it and a record holds it. */
 export type RegistrationSpec = PaymentWebhookSpec | BoletoContractSpec | PixKeyWebhookSpec;
 
 /** Whether a registration (as deployed, or a record's spec) is a boleto contract rather than the payment callback. */
-export const isContract = (spec: RegistrationSpec | DeployedRegistration): spec is BoletoContractSpec => 'codBeneficiario' in spec;
+export const isContract = (spec: RegistrationSpec | DeployedRegistration): spec is BoletoContractSpec =>
+  'codBeneficiario' in spec;
 
 /** The registration without its contact fields and without what equals its default (`takeOverExisting` false, `eventos`, ATIVO, the token header). */
 export function compactDeployed(spec: RegistrationSpec): DeployedRegistration {
-  if (isPixKeyWebhook(spec)) return { chave: spec.chave, url: spec.url, ...(spec.takeOverExisting ? { takeOverExisting: true } : {}) };
-  if (!isContract(spec)) return { url: spec.url, tokenSecretArn: spec.tokenSecretArn, ...(spec.takeOverExisting ? { takeOverExisting: true } : {}) };
-  const { nomeResponsavel: _n, email: _e, telefone: _t, takeOverExisting, eventos, urlStatus, contratoStatus, header, ...rest } = spec;
+  if (isPixKeyWebhook(spec))
+    return { chave: spec.chave, url: spec.url, ...(spec.takeOverExisting ? { takeOverExisting: true } : {}) };
+  if (!isContract(spec))
+    return {
+      url: spec.url,
+      tokenSecretArn: spec.tokenSecretArn,
+      ...(spec.takeOverExisting ? { takeOverExisting: true } : {}),
+    };
+  const {
+    nomeResponsavel: _n,
+    email: _e,
+    telefone: _t,
+    takeOverExisting,
+    eventos,
+    urlStatus,
+    contratoStatus,
+    header,
+    ...rest
+  } = spec;
   const defaultEvents = JSON.stringify(eventos) === JSON.stringify(RegistrationDefaults.eventos);
   const contact = contactDigest(spec);
   return {
@@ -200,14 +224,25 @@ export function compactDeployed(spec: RegistrationSpec): DeployedRegistration {
 }
 
 /** The registration {@link compactDeployed} left out defaults of, every field filled (contact fields from `contact`, a record's). */
-export function expandDeployed(deployed: DeployedRegistration, contact: Partial<BoletoContractSpec> = {}): RegistrationSpec {
-  if (isPixKeyWebhook(deployed)) return { chave: deployed.chave, url: deployed.url, ...(deployed.takeOverExisting ? { takeOverExisting: true } : {}) };
+export function expandDeployed(
+  deployed: DeployedRegistration,
+  contact: Partial<BoletoContractSpec> = {},
+): RegistrationSpec {
+  if (isPixKeyWebhook(deployed))
+    return {
+      chave: deployed.chave,
+      url: deployed.url,
+      ...(deployed.takeOverExisting ? { takeOverExisting: true } : {}),
+    };
   if (!isContract(deployed)) {
     const p = deployed as PaymentWebhookSpec;
     return { url: p.url, tokenSecretArn: p.tokenSecretArn, ...(p.takeOverExisting ? { takeOverExisting: true } : {}) };
   }
-  const d = deployed as Partial<BoletoContractSpec> & Pick<BoletoContractSpec, 'cooperativa' | 'posto' | 'codBeneficiario' | 'url'>;
-  const contactFields = Object.fromEntries(CONTACT_FIELDS.filter((f) => contact[f] !== undefined).map((f) => [f, contact[f]]));
+  const d = deployed as Partial<BoletoContractSpec> &
+    Pick<BoletoContractSpec, 'cooperativa' | 'posto' | 'codBeneficiario' | 'url'>;
+  const contactFields = Object.fromEntries(
+    CONTACT_FIELDS.filter((f) => contact[f] !== undefined).map((f) => [f, contact[f]]),
+  );
   return {
     ...(d.takeOverExisting ? { takeOverExisting: true } : {}),
     cooperativa: d.cooperativa,
@@ -219,6 +254,10 @@ export function expandDeployed(deployed: DeployedRegistration, contact: Partial<
     contratoStatus: d.contratoStatus ?? RegistrationDefaults.status,
     ...contactFields,
     ...(d.enviarIdTituloEmpresa !== undefined ? { enviarIdTituloEmpresa: d.enviarIdTituloEmpresa } : {}),
-    ...(d.tokenSecretArn ? { header: d.header ?? RegistrationDefaults.header, tokenSecretArn: d.tokenSecretArn } : d.header ? { header: d.header } : {}),
+    ...(d.tokenSecretArn
+      ? { header: d.header ?? RegistrationDefaults.header, tokenSecretArn: d.tokenSecretArn }
+      : d.header
+        ? { header: d.header }
+        : {}),
   };
 }

@@ -48,10 +48,21 @@ export const SIMULATOR_PATHS = {
 } as const;
 
 /** The Pix keys of a simulator's account given none: an EVP, an email, a phone and a CNPJ. */
-export const SAMPLE_PIX_KEYS: readonly string[] = ['2f6b1c9e-4d3a-4e8b-9c7f-1a2b3c4d5e6f', 'pix@example.com', '+5511999990000', '12345678000199'];
+export const SAMPLE_PIX_KEYS: readonly string[] = [
+  '2f6b1c9e-4d3a-4e8b-9c7f-1a2b3c4d5e6f',
+  'pix@example.com',
+  '+5511999990000',
+  '12345678000199',
+];
 
 /** The account a simulator knows when given none. */
-export const SAMPLE_SIMULATOR_ACCOUNT: SandboxAccount = { cooperativa: '0101', posto: '02', conta: '123456', documento: '12345678000199', beneficiario: '54321' };
+export const SAMPLE_SIMULATOR_ACCOUNT: SandboxAccount = {
+  cooperativa: '0101',
+  posto: '02',
+  conta: '123456',
+  documento: '12345678000199',
+  beneficiario: '54321',
+};
 
 /** The key of the one item holding the simulator's state. */
 export const SANDBOX_STATE_KEY = { attribute: 'id', value: 'simulator-state' } as const;

@@ -73,19 +73,34 @@ export enum StackWatchMode {
 export const STACK_STATUS_WATCH: Readonly<Record<string, { readonly mode: StackWatchMode; readonly why: string }>> = {
   CREATE_COMPLETE: { mode: StackWatchMode.COMPLETED, why: 'the stack is deployed' },
   UPDATE_COMPLETE: { mode: StackWatchMode.COMPLETED, why: 'the stack is deployed' },
-  UPDATE_ROLLBACK_COMPLETE: { mode: StackWatchMode.COMPLETED, why: 'a failed update was rolled back: the registrations are the previous deploy\'s again' },
+  UPDATE_ROLLBACK_COMPLETE: {
+    mode: StackWatchMode.COMPLETED,
+    why: "a failed update was rolled back: the registrations are the previous deploy's again",
+  },
   IMPORT_COMPLETE: { mode: StackWatchMode.COMPLETED, why: 'the stack is deployed' },
   IMPORT_ROLLBACK_COMPLETE: { mode: StackWatchMode.COMPLETED, why: 'a failed import was rolled back' },
   CREATE_IN_PROGRESS: { mode: StackWatchMode.CHANGING, why: 'the stack is being created' },
-  UPDATE_IN_PROGRESS: { mode: StackWatchMode.CHANGING, why: 'a deploy is under way (its registrations change the bank and the records)' },
+  UPDATE_IN_PROGRESS: {
+    mode: StackWatchMode.CHANGING,
+    why: 'a deploy is under way (its registrations change the bank and the records)',
+  },
   UPDATE_COMPLETE_CLEANUP_IN_PROGRESS: { mode: StackWatchMode.CHANGING, why: 'a deploy is removing what it replaced' },
-  UPDATE_ROLLBACK_IN_PROGRESS: { mode: StackWatchMode.CHANGING, why: 'a rollback is putting the previous registrations back' },
-  UPDATE_ROLLBACK_COMPLETE_CLEANUP_IN_PROGRESS: { mode: StackWatchMode.CHANGING, why: 'a rollback is removing what the failed deploy made' },
+  UPDATE_ROLLBACK_IN_PROGRESS: {
+    mode: StackWatchMode.CHANGING,
+    why: 'a rollback is putting the previous registrations back',
+  },
+  UPDATE_ROLLBACK_COMPLETE_CLEANUP_IN_PROGRESS: {
+    mode: StackWatchMode.CHANGING,
+    why: 'a rollback is removing what the failed deploy made',
+  },
   IMPORT_IN_PROGRESS: { mode: StackWatchMode.CHANGING, why: 'an import is under way' },
   IMPORT_ROLLBACK_IN_PROGRESS: { mode: StackWatchMode.CHANGING, why: 'an import is being rolled back' },
   REVIEW_IN_PROGRESS: { mode: StackWatchMode.CHANGING, why: 'a change set is waiting to be executed' },
   ROLLBACK_IN_PROGRESS: { mode: StackWatchMode.CHANGING, why: 'a failed create is being rolled back' },
-  DELETE_IN_PROGRESS: { mode: StackWatchMode.CHANGING, why: 'the stack is being destroyed (its registrations are being removed)' },
+  DELETE_IN_PROGRESS: {
+    mode: StackWatchMode.CHANGING,
+    why: 'the stack is being destroyed (its registrations are being removed)',
+  },
   UPDATE_FAILED: {
     mode: StackWatchMode.STUCK,
     why: 'a deploy with rollback disabled failed and the stack stays so until the next deploy or a rollback; notifications may be lost meanwhile',
@@ -94,17 +109,34 @@ export const STACK_STATUS_WATCH: Readonly<Record<string, { readonly mode: StackW
     mode: StackWatchMode.STUCK,
     why: 'a rollback failed and the stack stays so until someone continues it (ContinueUpdateRollback); notifications may be lost meanwhile',
   },
-  IMPORT_ROLLBACK_FAILED: { mode: StackWatchMode.STUCK, why: 'an import\'s rollback failed and the stack stays so until someone fixes it' },
-  CREATE_FAILED: { mode: StackWatchMode.NOT_SERVING, why: 'the stack\'s create failed: it never served notifications' },
-  ROLLBACK_FAILED: { mode: StackWatchMode.NOT_SERVING, why: 'the stack\'s create failed and its rollback too: it never served notifications' },
-  ROLLBACK_COMPLETE: { mode: StackWatchMode.NOT_SERVING, why: 'the stack\'s create was rolled back: it holds no registration' },
-  DELETE_FAILED: { mode: StackWatchMode.NOT_SERVING, why: 'the stack is being destroyed (a delete failed): its registrations are being removed' },
+  IMPORT_ROLLBACK_FAILED: {
+    mode: StackWatchMode.STUCK,
+    why: "an import's rollback failed and the stack stays so until someone fixes it",
+  },
+  CREATE_FAILED: { mode: StackWatchMode.NOT_SERVING, why: "the stack's create failed: it never served notifications" },
+  ROLLBACK_FAILED: {
+    mode: StackWatchMode.NOT_SERVING,
+    why: "the stack's create failed and its rollback too: it never served notifications",
+  },
+  ROLLBACK_COMPLETE: {
+    mode: StackWatchMode.NOT_SERVING,
+    why: "the stack's create was rolled back: it holds no registration",
+  },
+  DELETE_FAILED: {
+    mode: StackWatchMode.NOT_SERVING,
+    why: 'the stack is being destroyed (a delete failed): its registrations are being removed',
+  },
   DELETE_COMPLETE: { mode: StackWatchMode.NOT_SERVING, why: 'the stack is destroyed' },
 };
 
 /** What the watch does in `status` (a status the table does not name: STUCK). */
 export function stackWatchMode(status: string): { readonly mode: StackWatchMode; readonly why: string } {
-  return STACK_STATUS_WATCH[status] ?? { mode: StackWatchMode.STUCK, why: `the stack is in a status this version does not know (${status}): counted as stuck, never repaired` };
+  return (
+    STACK_STATUS_WATCH[status] ?? {
+      mode: StackWatchMode.STUCK,
+      why: `the stack is in a status this version does not know (${status}): counted as stuck, never repaired`,
+    }
+  );
 }
 
 /** How the bank's registration differs from what the last deploy applied. */

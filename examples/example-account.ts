@@ -30,7 +30,11 @@ export function exampleBank(scope: Construct): CooperativeConnectionProps {
   return {
     baseUrl: context(scope, 'bankBaseUrl', 'https://api.bank.example'),
     registrationBaseUrl: context(scope, 'bankRegistrationBaseUrl', 'https://api.bank.example/pagamentos'),
-    credentials: secretsmanager.Secret.fromSecretNameV2(scope, 'BankCredentials', context(scope, 'bankCredentialsSecretName', 'cdk-bank-webhooks/bank-credentials')),
+    credentials: secretsmanager.Secret.fromSecretNameV2(
+      scope,
+      'BankCredentials',
+      context(scope, 'bankCredentialsSecretName', 'cdk-bank-webhooks/bank-credentials'),
+    ),
     account: {
       cooperativa: context(scope, 'bankCooperativa', '0101'),
       posto: context(scope, 'bankPosto', '02'),
@@ -59,18 +63,27 @@ export function exampleBoletoContract(scope: Construct): BoletoWebhookContractOp
  * would refuse it). Subscribe the on-call.
  */
 export function encryptedAlarmTopic(scope: Construct): sns.Topic {
-  const key = new kms.Key(scope, 'AlarmsKey', { enableKeyRotation: true, description: 'Encrypts the bank webhook alarms topic' });
+  const key = new kms.Key(scope, 'AlarmsKey', {
+    enableKeyRotation: true,
+    description: 'Encrypts the bank webhook alarms topic',
+  });
   key.grant(new iam.ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
   return new sns.Topic(scope, 'Alarms', { displayName: 'Bank webhook alarms', masterKey: key, enforceSSL: true });
 }
 
-const ROTATION_REASON = 'No automatic rotation: a new token must be registered with the bank as it becomes current, which a deploy does (put the new value, then bump tokenVersion; the receiver accepts AWSCURRENT and AWSPENDING meanwhile). This company rotates on its own schedule that way (docs/security.md).';
+const ROTATION_REASON =
+  'No automatic rotation: a new token must be registered with the bank as it becomes current, which a deploy does (put the new value, then bump tokenVersion; the receiver accepts AWSCURRENT and AWSPENDING meanwhile). This company rotates on its own schedule that way (docs/security.md).';
 
 /**
  * The company's choice not to schedule rotation of the generated tokens, acknowledged in every
  * pack that asks for it (`packs`: the cdk-nag pack prefixes the app runs).
  */
-export function acknowledgeTokenRotationByDeploy(receiver: BankWebhookReceiver, packs: { readonly awsSolutions?: boolean; readonly nist?: boolean; readonly hipaa?: boolean } = { awsSolutions: true }): void {
+export function acknowledgeTokenRotationByDeploy(
+  receiver: BankWebhookReceiver,
+  packs: { readonly awsSolutions?: boolean; readonly nist?: boolean; readonly hipaa?: boolean } = {
+    awsSolutions: true,
+  },
+): void {
   const ids = [
     ...(packs.awsSolutions ? ['AwsSolutions::AwsSolutions-SMG4'] : []),
     ...(packs.nist ? ['NIST.800.53.R5::NIST.800.53.R5-SecretsManagerRotationEnabled'] : []),

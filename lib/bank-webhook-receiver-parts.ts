@@ -25,56 +25,121 @@ export interface ReceiverRegistrations {
 }
 
 /** The payment webhook, the boleto contracts and each Pix key's webhook, each once the API serving its URL exists (and removed before it goes). */
-export function receiverRegistrations(scope: Construct, props: BankWebhookReceiverProps, endpoint: BankWebhookEndpoint, provider: RegistrationProviderSettings): ReceiverRegistrations {
+export function receiverRegistrations(
+  scope: Construct,
+  props: BankWebhookReceiverProps,
+  endpoint: BankWebhookEndpoint,
+  provider: RegistrationProviderSettings,
+): ReceiverRegistrations {
   // Registrations with the bank, once the API serves the URLs (and removed before it goes).
   let paymentRegistration: PaymentWebhookRegistration | undefined;
   if (props.paymentRegistration) {
-    paymentRegistration = new PaymentWebhookRegistration(scope, 'PaymentRegistration', checkedBy({
-      ...provider, ...props.paymentRegistration, bank: props.bank, url: endpoint.paymentsUrl, token: endpoint.paymentCallbackToken,
-    }));
+    paymentRegistration = new PaymentWebhookRegistration(
+      scope,
+      'PaymentRegistration',
+      checkedBy({
+        ...provider,
+        ...props.paymentRegistration,
+        bank: props.bank,
+        url: endpoint.paymentsUrl,
+        token: endpoint.paymentCallbackToken,
+      }),
+    );
     paymentRegistration.node.addDependency(endpoint.api);
   }
   const boletoContracts = (props.boletoContracts ?? []).map((options, i) => {
     // Named by what the bank keys the contract by, so reordering the list replaces nothing.
     const key = contractKey(props, options);
-    const contract = new BoletoWebhookContract(scope, key ? `BoletoContract-${key}` : `BoletoContract${i}`, checkedBy({
-      ...provider, ...options, bank: props.bank, url: endpoint.boletoUrl, token: endpoint.boletoToken, header: endpoint.boletoTokenHeader,
-    }));
+    const contract = new BoletoWebhookContract(
+      scope,
+      key ? `BoletoContract-${key}` : `BoletoContract${i}`,
+      checkedBy({
+        ...provider,
+        ...options,
+        bank: props.bank,
+        url: endpoint.boletoUrl,
+        token: endpoint.boletoToken,
+        header: endpoint.boletoTokenHeader,
+      }),
+    );
     contract.node.addDependency(endpoint.api);
     return contract;
   });
 
   // Each Pix key's webhook, once the Pix API serves its URL (named by the key: reordering replaces nothing).
-  const pixKeyWebhooks = props.pix && actsAgainstBank(props)
-    ? normalizedPixKeys(props.pix).map((chave) => {
-      const webhook = new PixKeyWebhook(scope, `PixKey-${chave}`, checkedBy({
-        ...provider, connection: props.pix!.connection, chave, url: endpoint.pixUrl!, takeOverExisting: props.pix!.takeOverExisting,
-      }));
-      webhook.node.addDependency(endpoint);
-      return webhook;
-    })
-    : [];
+  const pixKeyWebhooks =
+    props.pix && actsAgainstBank(props)
+      ? normalizedPixKeys(props.pix).map((chave) => {
+          const webhook = new PixKeyWebhook(
+            scope,
+            `PixKey-${chave}`,
+            checkedBy({
+              ...provider,
+              connection: props.pix!.connection,
+              chave,
+              url: endpoint.pixUrl!,
+              takeOverExisting: props.pix!.takeOverExisting,
+            }),
+          );
+          webhook.node.addDependency(endpoint);
+          return webhook;
+        })
+      : [];
   return { ...(paymentRegistration ? { paymentRegistration } : {}), boletoContracts, pixKeyWebhooks };
 }
 
 /** The operator manifest of a receiver: what the operator CLI finds it by. */
-export function receiverManifest(scope: Construct, props: BankWebhookReceiverProps, built: ReceiverRegistrations & {
-  readonly receiverName: string;
-  readonly stage: BankStage;
-  readonly endpoint: BankWebhookEndpoint;
-  readonly processor: SettlementProcessor;
-  readonly reconciliation?: ReconciliationSweep;
-}): void {
-  const { receiverName, stage, endpoint, processor, reconciliation, paymentRegistration, boletoContracts, pixKeyWebhooks } = built;
+export function receiverManifest(
+  scope: Construct,
+  props: BankWebhookReceiverProps,
+  built: ReceiverRegistrations & {
+    readonly receiverName: string;
+    readonly stage: BankStage;
+    readonly endpoint: BankWebhookEndpoint;
+    readonly processor: SettlementProcessor;
+    readonly reconciliation?: ReconciliationSweep;
+  },
+): void {
+  const {
+    receiverName,
+    stage,
+    endpoint,
+    processor,
+    reconciliation,
+    paymentRegistration,
+    boletoContracts,
+    pixKeyWebhooks,
+  } = built;
   // What the operator CLI finds the receiver by (cdk-bank-webhooks/docs/operations.md, "The operator CLI").
   writeOperatorManifest(scope, 'OperatorManifest', {
-    receiverName, stage, codigoBeneficiario: processor.account.codigoBeneficiario,
-    queue: endpoint.queue, deadLetterQueue: endpoint.deadLetterQueue, lookQueue: processor.lookQueue, lookDeadLetterQueue: processor.lookDeadLetterQueue,
-    tableName: processor.idempotencyTable.tableName, recordsLifetime: processor.idempotencyTtl, recordsLifetimeByKind: pixRecordTtlSecondsByKind(props.pix, processor.idempotencyTtl), eventBus: processor.eventBus, archive: processor.eventArchive, journalBucket: processor.journalBucket,
-    auditLog: processor.auditLog && processor.auditDeadLetterQueue ? { group: processor.auditLog, deadLetterQueue: processor.auditDeadLetterQueue } : undefined,
+    receiverName,
+    stage,
+    codigoBeneficiario: processor.account.codigoBeneficiario,
+    queue: endpoint.queue,
+    deadLetterQueue: endpoint.deadLetterQueue,
+    lookQueue: processor.lookQueue,
+    lookDeadLetterQueue: processor.lookDeadLetterQueue,
+    tableName: processor.idempotencyTable.tableName,
+    recordsLifetime: processor.idempotencyTtl,
+    recordsLifetimeByKind: pixRecordTtlSecondsByKind(props.pix, processor.idempotencyTtl),
+    eventBus: processor.eventBus,
+    archive: processor.eventArchive,
+    journalBucket: processor.journalBucket,
+    auditLog:
+      processor.auditLog && processor.auditDeadLetterQueue
+        ? { group: processor.auditLog, deadLetterQueue: processor.auditDeadLetterQueue }
+        : undefined,
     pixKeys: props.pix ? normalizedPixKeys(props.pix) : undefined,
     mappings: ownMappings(props),
-    receiverFunction: endpoint.receiverFunction, processorFunction: processor.processorFunction, sweepFunction: reconciliation?.sweepFunction,
-    registrations: reconciliation ? [...(paymentRegistration ? [paymentRegistration._watched] : []), ...boletoContracts.map((c) => c._watched), ...pixKeyWebhooks.map((k) => k._watched)] : [],
+    receiverFunction: endpoint.receiverFunction,
+    processorFunction: processor.processorFunction,
+    sweepFunction: reconciliation?.sweepFunction,
+    registrations: reconciliation
+      ? [
+          ...(paymentRegistration ? [paymentRegistration._watched] : []),
+          ...boletoContracts.map((c) => c._watched),
+          ...pixKeyWebhooks.map((k) => k._watched),
+        ]
+      : [],
   });
 }

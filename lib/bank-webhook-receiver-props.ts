@@ -7,11 +7,19 @@ import { checkPixSweep, type PixReceiverProps } from './families/pix/receiver';
 import { ProcessorDefaults } from '../contracts/processor';
 import { SweepDefaults } from '../contracts/reconciliation';
 import { BankStage } from './core/bank-stage';
-import { type BankWebhookEndpointProps, checkBankWebhookEndpoint, type RouteSilenceOptions } from './endpoint/bank-webhook-endpoint-props';
+import {
+  type BankWebhookEndpointProps,
+  checkBankWebhookEndpoint,
+  type RouteSilenceOptions,
+} from './endpoint/bank-webhook-endpoint-props';
 import { minimumVisibilitySeconds } from './core/timing';
 import { checkSettlementProcessor, type SettlementProcessorOptions } from './processor/settlement-processor-props';
 import { checkReconciliationSweep, type ReconciliationOptions } from './reconciliation/reconciliation-sweep-props';
-import { type BoletoWebhookContractOptions, checkContractOptions, contractBeneficiario } from './registration/boleto-webhook-contract';
+import {
+  type BoletoWebhookContractOptions,
+  checkContractOptions,
+  contractBeneficiario,
+} from './registration/boleto-webhook-contract';
 import type { PaymentWebhookRegistrationOptions } from './registration/payment-webhook-registration';
 import { checkRegistrationOptions } from './registration/registration-resource';
 
@@ -82,7 +90,10 @@ export interface BankWebhookReceiverProps extends BankWebhookEndpointProps, Sett
 /** The stage a receiver's props ask for, the default filled. */
 export function stageOf(props: BankWebhookReceiverProps): BankStage {
   if (props.bank?.simulated) return props.stage ?? BankStage.NON_PRODUCTION;
-  return props.stage ?? (props.paymentRegistration || props.boletoContracts?.length ? BankStage.PRODUCTION : BankStage.NON_PRODUCTION);
+  return (
+    props.stage ??
+    (props.paymentRegistration || props.boletoContracts?.length ? BankStage.PRODUCTION : BankStage.NON_PRODUCTION)
+  );
 }
 
 /**
@@ -110,9 +121,16 @@ export function silenceOf(props: BankWebhookReceiverProps, stage: BankStage): Ro
 }
 
 /** cooperativa/posto/beneficiário of a contract, or undefined when one is a deploy-time value. */
-export function contractKey(props: BankWebhookReceiverProps, contract: BoletoWebhookContractOptions): string | undefined {
+export function contractKey(
+  props: BankWebhookReceiverProps,
+  contract: BoletoWebhookContractOptions,
+): string | undefined {
   const account = props.bank?.account;
-  const parts = [contract.cooperativa ?? account?.cooperativa, contract.posto ?? account?.posto, contractBeneficiario(contract) ?? account?.codigoBeneficiario];
+  const parts = [
+    contract.cooperativa ?? account?.cooperativa,
+    contract.posto ?? account?.posto,
+    contractBeneficiario(contract) ?? account?.codigoBeneficiario,
+  ];
   return parts.every((part) => typeof part === 'string' && !Token.isUnresolved(part)) ? parts.join('-') : undefined;
 }
 
@@ -125,26 +143,67 @@ export function validateReceiverProps(receiver: Construct, props: BankWebhookRec
   if (props.queueVisibilityTimeout) {
     const minimum = minimumVisibilitySeconds(props.processorTimeout, props.maxBatchingWindow);
     const given = props.queueVisibilityTimeout.toSeconds();
-    v.check(given >= minimum, 'queueVisibilityTimeout', `must be at least 6 × processorTimeout + maxBatchingWindow = ${minimum} seconds (and at most 12 hours), got ${given} seconds; raise it or lower processorTimeout`);
+    v.check(
+      given >= minimum,
+      'queueVisibilityTimeout',
+      `must be at least 6 × processorTimeout + maxBatchingWindow = ${minimum} seconds (and at most 12 hours), got ${given} seconds; raise it or lower processorTimeout`,
+    );
   }
   checkReconciliationSweep(v, props.reconciliation ?? {}, 'reconciliation.', props.idempotencyTtl, props.eventSource);
-  if (props.stage !== undefined) v.check(Object.values(BankStage).includes(props.stage), 'stage', `must be BankStage.PRODUCTION or BankStage.NON_PRODUCTION, got "${props.stage}"`);
+  if (props.stage !== undefined)
+    v.check(
+      Object.values(BankStage).includes(props.stage),
+      'stage',
+      `must be BankStage.PRODUCTION or BankStage.NON_PRODUCTION, got "${props.stage}"`,
+    );
   if (props.bank?.simulated) {
-    v.check(stageOf(props) !== BankStage.PRODUCTION, 'bank.simulated', 'is true (a BankSandbox\'s connection) on a PRODUCTION receiver: production verifies against the real bank. Use the sandbox from a NON_PRODUCTION stack, or give this receiver the real bank\'s settings');
+    v.check(
+      stageOf(props) !== BankStage.PRODUCTION,
+      'bank.simulated',
+      "is true (a BankSandbox's connection) on a PRODUCTION receiver: production verifies against the real bank. Use the sandbox from a NON_PRODUCTION stack, or give this receiver the real bank's settings",
+    );
   } else if (props.bank && stageOf(props) === BankStage.PRODUCTION) {
     checkRealBank(v, receiver, props.bank, 'bank');
   }
   if (!actsAgainstBank(props)) {
-    const why = 'a NON_PRODUCTION stack does nothing against the bank, which has only production (its settlements would reach this stack\'s consumers, and its registrations replace production\'s); against a BankSandbox (bank: sandbox.connection) it may';
-    v.check(!props.paymentRegistration, 'paymentRegistration', `must be left out: ${why}. Set stage: BankStage.PRODUCTION if this stack is production`);
-    v.check(!props.boletoContracts?.length, 'boletoContracts', `must be left out: ${why}. Set stage: BankStage.PRODUCTION if this stack is production`);
-    v.check(props.reconciliation?.enabled !== true, 'reconciliation.enabled', `must not be true: ${why}; the sweep would read the bank's real settlements. Set stage: BankStage.PRODUCTION if this stack is production`);
-    v.check(!props.reconciliation?.trackPaymentSources, 'reconciliation.trackPaymentSources', `must be left out: ${why}; Track Payment looks ask the bank. Set stage: BankStage.PRODUCTION if this stack is production`);
+    const why =
+      "a NON_PRODUCTION stack does nothing against the bank, which has only production (its settlements would reach this stack's consumers, and its registrations replace production's); against a BankSandbox (bank: sandbox.connection) it may";
+    v.check(
+      !props.paymentRegistration,
+      'paymentRegistration',
+      `must be left out: ${why}. Set stage: BankStage.PRODUCTION if this stack is production`,
+    );
+    v.check(
+      !props.boletoContracts?.length,
+      'boletoContracts',
+      `must be left out: ${why}. Set stage: BankStage.PRODUCTION if this stack is production`,
+    );
+    v.check(
+      props.reconciliation?.enabled !== true,
+      'reconciliation.enabled',
+      `must not be true: ${why}; the sweep would read the bank's real settlements. Set stage: BankStage.PRODUCTION if this stack is production`,
+    );
+    v.check(
+      !props.reconciliation?.trackPaymentSources,
+      'reconciliation.trackPaymentSources',
+      `must be left out: ${why}; Track Payment looks ask the bank. Set stage: BankStage.PRODUCTION if this stack is production`,
+    );
   }
   if (props.pix) {
-    v.check(stageOf(props) !== BankStage.PRODUCTION || !!props.pix.domain, 'pix.domain', 'is required on a PRODUCTION receiver: the Pix callback carries no credential, so production takes it only over mutual TLS on a domain of its own, the provider\'s certificate pinned (cdk-bank-webhooks/docs/pix.md)');
-    if (props.pix.connection && stageOf(props) === BankStage.PRODUCTION) checkRealPixProvider(v, receiver, props.pix.connection, 'pix.connection');
-    checkPixSweep(v, props.pix, 'pix', props.reconciliation?.lookbackDays ?? SweepDefaults.lookbackDays, props.idempotencyTtl ?? Duration.seconds(ProcessorDefaults.idempotencyTtlSeconds));
+    v.check(
+      stageOf(props) !== BankStage.PRODUCTION || !!props.pix.domain,
+      'pix.domain',
+      "is required on a PRODUCTION receiver: the Pix callback carries no credential, so production takes it only over mutual TLS on a domain of its own, the provider's certificate pinned (cdk-bank-webhooks/docs/pix.md)",
+    );
+    if (props.pix.connection && stageOf(props) === BankStage.PRODUCTION)
+      checkRealPixProvider(v, receiver, props.pix.connection, 'pix.connection');
+    checkPixSweep(
+      v,
+      props.pix,
+      'pix',
+      props.reconciliation?.lookbackDays ?? SweepDefaults.lookbackDays,
+      props.idempotencyTtl ?? Duration.seconds(ProcessorDefaults.idempotencyTtlSeconds),
+    );
   }
   if (props.paymentRegistration) checkRegistrationOptions(v, props.paymentRegistration, 'paymentRegistration.');
   const identities = new Map<string, number>();
@@ -153,7 +212,11 @@ export function validateReceiverProps(receiver: Construct, props: BankWebhookRec
     const key = contractKey(props, contract);
     if (key === undefined) return;
     const first = identities.get(key);
-    v.check(first === undefined, `boletoContracts[${i}]`, `is for the same cooperativa/posto/beneficiário as boletoContracts[${first}] (${key}); the bank keeps one contract for each`);
+    v.check(
+      first === undefined,
+      `boletoContracts[${i}]`,
+      `is for the same cooperativa/posto/beneficiário as boletoContracts[${first}] (${key}); the bank keeps one contract for each`,
+    );
     if (first === undefined) identities.set(key, i);
   });
   v.throwIfInvalid();

@@ -12,7 +12,13 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { BankAccount } from '../contracts/bank-connection';
 import type { BankEventDetailType } from '../contracts/events';
-import { actsAgainstBank, type BankWebhookReceiverProps, silenceOf, stageOf, validateReceiverProps } from './bank-webhook-receiver-props';
+import {
+  actsAgainstBank,
+  type BankWebhookReceiverProps,
+  silenceOf,
+  stageOf,
+  validateReceiverProps,
+} from './bank-webhook-receiver-props';
 import { checkedBy } from './core/props-validation';
 import { defaultReceiverName } from './core/metrics';
 import { BankStage } from './core/bank-stage';
@@ -99,38 +105,71 @@ export class BankWebhookReceiver extends Construct {
     this.receiverName = receiverName;
     this.stage = stageOf(props);
     if (props.stage === undefined && this.stage === BankStage.NON_PRODUCTION && !props.bank?.simulated) {
-      Annotations.of(this).addWarningV2('cdk-bank-webhooks:nonProduction',
-        'This receiver registers nothing with the bank, so it is NON_PRODUCTION: no reconciliation sweep, no registration watch, no Track Payment rule (the bank has only production). If this stack is production and you register its URLs yourself, set stage: BankStage.PRODUCTION to keep the sweep. Set stage explicitly to silence this warning.');
+      Annotations.of(this).addWarningV2(
+        'cdk-bank-webhooks:nonProduction',
+        'This receiver registers nothing with the bank, so it is NON_PRODUCTION: no reconciliation sweep, no registration watch, no Track Payment rule (the bank has only production). If this stack is production and you register its URLs yourself, set stage: BankStage.PRODUCTION to keep the sweep. Set stage explicitly to silence this warning.',
+      );
     }
-    if (!actsAgainstBank(props) && ((props.reconciliation && props.reconciliation.enabled !== false) || props.pix?.sweep)) {
-      Annotations.of(this).addWarningV2('cdk-bank-webhooks:reconciliationIgnored',
-        'reconciliation or pix.sweep is set, but a NON_PRODUCTION receiver against the real bank runs no reconciliation sweep (it would read the bank\'s real settlements and Pix): these options do nothing. Remove reconciliation, set stage: BankStage.PRODUCTION if this stack is production, or give it a BankSandbox (bank: sandbox.connection).');
+    if (
+      !actsAgainstBank(props) &&
+      ((props.reconciliation && props.reconciliation.enabled !== false) || props.pix?.sweep)
+    ) {
+      Annotations.of(this).addWarningV2(
+        'cdk-bank-webhooks:reconciliationIgnored',
+        "reconciliation or pix.sweep is set, but a NON_PRODUCTION receiver against the real bank runs no reconciliation sweep (it would read the bank's real settlements and Pix): these options do nothing. Remove reconciliation, set stage: BankStage.PRODUCTION if this stack is production, or give it a BankSandbox (bank: sandbox.connection).",
+      );
     }
     // The endpoint is this construct's default child: its resources keep the logical IDs they had
     // when they were made here directly (CDK leaves "Default" out of logical IDs).
-    this.endpoint = new BankWebhookEndpoint(this, 'Default', checkedBy({
-      ...props,
-      receiverName,
-      silenceAlarms: silenceOf(props, this.stage),
-      queueVisibilityTimeout: props.queueVisibilityTimeout ?? Duration.seconds(minimumVisibilitySeconds(props.processorTimeout, props.maxBatchingWindow)),
-    }));
+    this.endpoint = new BankWebhookEndpoint(
+      this,
+      'Default',
+      checkedBy({
+        ...props,
+        receiverName,
+        silenceAlarms: silenceOf(props, this.stage),
+        queueVisibilityTimeout:
+          props.queueVisibilityTimeout ??
+          Duration.seconds(minimumVisibilitySeconds(props.processorTimeout, props.maxBatchingWindow)),
+      }),
+    );
     const { endpoint } = this;
     if (props.pix) {
       endpoint.addPixApi(props.pix.domain);
       if (!props.pix.domain) {
-        Annotations.of(this).addWarningV2('cdk-bank-webhooks:pixWithoutMutualTls',
-          'The Pix route checks no client certificate (no pix.domain, so no mutual TLS): anyone who finds its URL can post callbacks. Each Pix is still confirmed with the provider under this receiver\'s credentials, so a forged callback costs queries, never an event (cdk-bank-webhooks/docs/pix.md).');
+        Annotations.of(this).addWarningV2(
+          'cdk-bank-webhooks:pixWithoutMutualTls',
+          "The Pix route checks no client certificate (no pix.domain, so no mutual TLS): anyone who finds its URL can post callbacks. Each Pix is still confirmed with the provider under this receiver's credentials, so a forged callback costs queries, never an event (cdk-bank-webhooks/docs/pix.md).",
+        );
       }
     }
     // The processor and the sweep share the endpoint's security groups.
     const network = { vpc: props.vpc, vpcSubnets: props.vpcSubnets, securityGroups: endpoint.securityGroups };
-    this.processor = new SettlementProcessor(this, 'Processor', checkedBy({ ...props, ...network, receiverName, queue: endpoint.queue, deadLetterQueue: endpoint.deadLetterQueue }));
+    this.processor = new SettlementProcessor(
+      this,
+      'Processor',
+      checkedBy({
+        ...props,
+        ...network,
+        receiverName,
+        queue: endpoint.queue,
+        deadLetterQueue: endpoint.deadLetterQueue,
+      }),
+    );
     const { processor } = this;
     // The stack's provider, as the endpoint made it (the same settings, or it refuses).
-    const provider = { logEncryptionKey: props.logEncryptionKey, vpc: props.vpc, vpcSubnets: props.vpcSubnets, securityGroups: props.securityGroups };
+    const provider = {
+      logEncryptionKey: props.logEncryptionKey,
+      vpc: props.vpc,
+      vpcSubnets: props.vpcSubnets,
+      securityGroups: props.securityGroups,
+    };
     // Only the look queue may dead-letter into the look dead-letter queue, as for the notification queue's.
     allowOnlySourceQueue(this, 'LookDeadLetterQueueRedriveAllowPolicy', {
-      deadLetterQueue: processor.lookDeadLetterQueue, sourceQueue: processor.lookQueue, deadLetterQueueKey: props.queueEncryptionKey, provider,
+      deadLetterQueue: processor.lookDeadLetterQueue,
+      sourceQueue: processor.lookQueue,
+      deadLetterQueueKey: props.queueEncryptionKey,
+      provider,
     });
 
     const registrations = receiverRegistrations(this, props, endpoint, provider);
@@ -140,15 +179,40 @@ export class BankWebhookReceiver extends Construct {
 
     // The sweep and the registration watch, after the registrations (its schedule goes before them on destroy).
     if (actsAgainstBank(props) && (props.reconciliation?.enabled ?? true)) {
-      this.reconciliation = new ReconciliationSweep(this, 'Reconciliation', checkedBy({
-        ...props.reconciliation, ...network, processor,
-        paymentRegistration: this.paymentRegistration, boletoContracts: this.boletoContracts, pixKeyWebhooks: this.pixKeyWebhooks,
-        logRetention: props.logRetention, logEncryptionKey: props.logEncryptionKey, tracing: props.tracing, openTelemetry: props.openTelemetry, tracingEnabled: props.tracingEnabled, alarmTopic: props.alarmTopic,
-      }));
+      this.reconciliation = new ReconciliationSweep(
+        this,
+        'Reconciliation',
+        checkedBy({
+          ...props.reconciliation,
+          ...network,
+          processor,
+          paymentRegistration: this.paymentRegistration,
+          boletoContracts: this.boletoContracts,
+          pixKeyWebhooks: this.pixKeyWebhooks,
+          logRetention: props.logRetention,
+          logEncryptionKey: props.logEncryptionKey,
+          tracing: props.tracing,
+          openTelemetry: props.openTelemetry,
+          tracingEnabled: props.tracingEnabled,
+          alarmTopic: props.alarmTopic,
+        }),
+      );
     }
 
-    if (props.dashboard ?? true) this.dashboard = new ReceiverDashboard(this, 'Dashboard', { endpoint, processor, reconciliation: this.reconciliation });
-    receiverManifest(this, props, { receiverName, stage: this.stage, endpoint, processor, reconciliation: this.reconciliation, ...registrations });
+    if (props.dashboard ?? true)
+      this.dashboard = new ReceiverDashboard(this, 'Dashboard', {
+        endpoint,
+        processor,
+        reconciliation: this.reconciliation,
+      });
+    receiverManifest(this, props, {
+      receiverName,
+      stage: this.stage,
+      endpoint,
+      processor,
+      reconciliation: this.reconciliation,
+      ...registrations,
+    });
 
     this.api = endpoint.api;
     this.url = endpoint.url;
@@ -157,10 +221,13 @@ export class BankWebhookReceiver extends Construct {
     this.pixUrl = endpoint.pixUrl;
     // Every part's log groups and the table go with the receiver when asked (the journal is the processor's to empty).
     if (props.removalPolicy === RemovalPolicy.DESTROY) {
-      RemovalPolicies.of(this).apply(RemovalPolicy.DESTROY, { applyToResourceTypes: ['AWS::Logs::LogGroup', 'AWS::DynamoDB::Table'] });
+      RemovalPolicies.of(this).apply(RemovalPolicy.DESTROY, {
+        applyToResourceTypes: ['AWS::Logs::LogGroup', 'AWS::DynamoDB::Table'],
+      });
       // The stack's registration provider, which this receiver's registrations use, logs there too.
       const provider = Stack.of(this).node.tryFindChild(RegistrationProvider.ID);
-      if (provider) RemovalPolicies.of(provider).apply(RemovalPolicy.DESTROY, { applyToResourceTypes: ['AWS::Logs::LogGroup'] });
+      if (provider)
+        RemovalPolicies.of(provider).apply(RemovalPolicy.DESTROY, { applyToResourceTypes: ['AWS::Logs::LogGroup'] });
     }
     this.queue = endpoint.queue;
     this.deadLetterQueue = endpoint.deadLetterQueue;
@@ -186,12 +253,28 @@ export class BankWebhookReceiver extends Construct {
    * `detail.state.statusClass`). Its target gets a dead-letter queue and a retry policy unless it
    * brings its own. Pass `options.scope` to create the rule in a consumer's stack.
    */
-  public onVerifiedEvent(id: string, detailType: BankEventDetailType, options: VerifiedEventRuleOptions = {}): VerifiedEventRule {
-    const rule = new VerifiedEventRule(options.scope ?? this, id, {
-      eventBus: this.eventBus, eventSource: this.eventSource, account: this.account, alarmTopic: this.alarmTopic, operatorRoles: this.endpoint.operatorRoles, receiverName: this.receiverName,
-    }, detailType, options);
+  public onVerifiedEvent(
+    id: string,
+    detailType: BankEventDetailType,
+    options: VerifiedEventRuleOptions = {},
+  ): VerifiedEventRule {
+    const rule = new VerifiedEventRule(
+      options.scope ?? this,
+      id,
+      {
+        eventBus: this.eventBus,
+        eventSource: this.eventSource,
+        account: this.account,
+        alarmTopic: this.alarmTopic,
+        operatorRoles: this.endpoint.operatorRoles,
+        receiverName: this.receiverName,
+      },
+      detailType,
+      options,
+    );
     // A rule made in a consumer's stack keeps its alarm there (the dashboard would tie the stacks both ways).
-    if (rule.deadLetterQueueAlarm && Stack.of(rule.deadLetterQueueAlarm) === Stack.of(this)) this.dashboard?.addAlarm(rule.deadLetterQueueAlarm);
+    if (rule.deadLetterQueueAlarm && Stack.of(rule.deadLetterQueueAlarm) === Stack.of(this))
+      this.dashboard?.addAlarm(rule.deadLetterQueueAlarm);
     return rule;
   }
 

@@ -4,9 +4,19 @@
  */
 import { type BankBehaviour, ContractChange, EmptyListing, HasNextType } from './behaviour';
 import {
-  bankDateTime, boletoEventBody, BoletoEvento, BoletoSituacao, CONTRACT_STATUSES, decimalAmount, isoDay,
-  NOSSO_NUMERO_DIGITS, nossoNumeroText, SETTLEMENT_CHANNELS,
-  type Boleto, type Contract, type SettlementChannel,
+  bankDateTime,
+  boletoEventBody,
+  BoletoEvento,
+  BoletoSituacao,
+  CONTRACT_STATUSES,
+  decimalAmount,
+  isoDay,
+  NOSSO_NUMERO_DIGITS,
+  nossoNumeroText,
+  SETTLEMENT_CHANNELS,
+  type Boleto,
+  type Contract,
+  type SettlementChannel,
 } from './model';
 import { contractOfRequest } from './contract-request';
 import { BankError, collectionError, controlError } from './errors';
@@ -44,7 +54,8 @@ const BOLETO_ENDINGS = {
   cancel: { situacao: BoletoSituacao.CANCELLED, movimento: 'BAIXA', evento: BoletoEvento.CANCELLATION },
   reject: { situacao: BoletoSituacao.REJECTED, movimento: 'REJEICAO', evento: BoletoEvento.REJECTION },
 } as const;
-const contractKey = (cooperativa: string, posto: string, beneficiario: string) => `${cooperativa}/${posto}/${beneficiario}`;
+const contractKey = (cooperativa: string, posto: string, beneficiario: string) =>
+  `${cooperativa}/${posto}/${beneficiario}`;
 
 /** The collection book's part of the bank's state. */
 export interface CollectionState {
@@ -67,7 +78,12 @@ export class CollectionBook {
   constructor(private readonly options: BankOptions) {}
 
   exportState(): CollectionState {
-    return { contracts: [...this.contracts.values()], boletos: [...this.boletos.values()], nextContractId: this.nextContractId, nextNossoNumero: this.nextNossoNumero };
+    return {
+      contracts: [...this.contracts.values()],
+      boletos: [...this.boletos.values()],
+      nextContractId: this.nextContractId,
+      nextNossoNumero: this.nextNossoNumero,
+    };
   }
 
   restoreState(state: CollectionState): void {
@@ -81,8 +97,10 @@ export class CollectionBook {
 
   checkOwner(token: IssuedToken, beneficiario: string | undefined, cooperativa: string | undefined): void {
     const account = this.options.accounts.find((a) => a.beneficiario + a.cooperativa === token.subject);
-    if (beneficiario !== undefined && account?.beneficiario !== beneficiario) throw collectionError(401, 'BENEFICIARIO_DIFERENTE', OTHER_BENEFICIARY);
-    if (cooperativa !== undefined && account?.cooperativa !== cooperativa) throw collectionError(401, 'COOPERATIVA_DIFERENTE', OTHER_COOPERATIVA);
+    if (beneficiario !== undefined && account?.beneficiario !== beneficiario)
+      throw collectionError(401, 'BENEFICIARIO_DIFERENTE', OTHER_BENEFICIARY);
+    if (cooperativa !== undefined && account?.cooperativa !== cooperativa)
+      throw collectionError(401, 'COOPERATIVA_DIFERENTE', OTHER_COOPERATIVA);
   }
   private validateContract(body: unknown, token: IssuedToken): Omit<Contract, 'idContrato'> {
     const contract = contractOfRequest(body);
@@ -104,7 +122,8 @@ export class CollectionBook {
   }
   listContracts(token: IssuedToken, query: URLSearchParams): unknown {
     const missing = ['cooperativa', 'posto', 'beneficiario'].filter((name) => !query.get(name));
-    if (missing.length) throw collectionError(400, 'PARAMETRO_OBRIGATORIO', `Parâmetro(s) obrigatório(s): ${missing.join(', ')}.`);
+    if (missing.length)
+      throw collectionError(400, 'PARAMETRO_OBRIGATORIO', `Parâmetro(s) obrigatório(s): ${missing.join(', ')}.`);
     this.checkOwner(token, query.get('beneficiario')!, query.get('cooperativa')!);
     const contract = this.findContract(query.get('cooperativa')!, query.get('posto')!, query.get('beneficiario')!);
     if (!contract) throw collectionError(422, 'CONTRATO_NAO_ENCONTRADO', 'Nenhum contrato encontrado');
@@ -116,21 +135,35 @@ export class CollectionBook {
    * `contrato/{id}`; the method the behaviour does not allow answers 405.
    */
   updateContract(token: IssuedToken, id: string, body: unknown, method: 'PUT' | 'PATCH'): { idContrato: number } {
-    const allowed = { [ContractChange.PUT_OR_PATCH]: ['PUT', 'PATCH'], [ContractChange.PUT]: ['PUT'], [ContractChange.PATCH]: ['PATCH'] }[this.behaviour.contractChange];
+    const allowed = {
+      [ContractChange.PUT_OR_PATCH]: ['PUT', 'PATCH'],
+      [ContractChange.PUT]: ['PUT'],
+      [ContractChange.PATCH]: ['PATCH'],
+    }[this.behaviour.contractChange];
     if (!allowed.includes(method)) {
-      throw new BankError(405, { message: `Method ${method} is not allowed on contrato/{id}.` }, { allow: allowed.join(', ') });
+      throw new BankError(
+        405,
+        { message: `Method ${method} is not allowed on contrato/{id}.` },
+        { allow: allowed.join(', ') },
+      );
     }
     const existing = /^\d+$/.test(id) ? this.contracts.get(Number(id)) : undefined;
     if (!existing) throw collectionError(404, 'CONTRATO_NAO_ENCONTRADO', `Contrato ${id} não encontrado.`);
     let merged = body;
     if (method === 'PATCH') {
-      if (!body || typeof body !== 'object' || Array.isArray(body)) throw collectionError(400, 'CORPO_INVALIDO', 'O corpo da requisição deve ser um objeto JSON com os campos a alterar.');
+      if (!body || typeof body !== 'object' || Array.isArray(body))
+        throw collectionError(
+          400,
+          'CORPO_INVALIDO',
+          'O corpo da requisição deve ser um objeto JSON com os campos a alterar.',
+        );
       const { idContrato: _id, ...current } = existing;
       merged = { ...current, ...(body as Record<string, unknown>) };
     }
     const fields = this.validateContract(merged, token);
     const other = this.findContract(fields.cooperativa, fields.posto, fields.codBeneficiario);
-    if (other && other.idContrato !== existing.idContrato) throw collectionError(422, 'CONTRATO_EXISTENTE', 'Contrato já existente.');
+    if (other && other.idContrato !== existing.idContrato)
+      throw collectionError(422, 'CONTRATO_EXISTENTE', 'Contrato já existente.');
     this.contracts.set(existing.idContrato, { idContrato: existing.idContrato, ...fields });
     return { idContrato: existing.idContrato };
   }
@@ -142,10 +175,16 @@ export class CollectionBook {
   driftContract(idContrato: number, input: unknown): Contract {
     const contract = this.contracts.get(idContrato);
     if (!contract) throw controlError(404, `No contract with idContrato ${idContrato}.`);
-    const changes = driftInput(input, {
-      urlStatus: (v) => (CONTRACT_STATUSES as readonly unknown[]).includes(v), contratoStatus: (v) => (CONTRACT_STATUSES as readonly unknown[]).includes(v),
-      url: (v) => typeof v === 'string' && v.length > 0, token: (v) => typeof v === 'string' && v.length > 0,
-    }, `urlStatus and contratoStatus take ${CONTRACT_STATUSES.join(', ')}; url and token a non-empty string`);
+    const changes = driftInput(
+      input,
+      {
+        urlStatus: (v) => (CONTRACT_STATUSES as readonly unknown[]).includes(v),
+        contratoStatus: (v) => (CONTRACT_STATUSES as readonly unknown[]).includes(v),
+        url: (v) => typeof v === 'string' && v.length > 0,
+        token: (v) => typeof v === 'string' && v.length > 0,
+      },
+      `urlStatus and contratoStatus take ${CONTRACT_STATUSES.join(', ')}; url and token a non-empty string`,
+    );
     Object.assign(contract, changes);
     return { ...contract };
   }
@@ -158,13 +197,17 @@ export class CollectionBook {
   // ---- boletos ----
   createBoleto(input: NewBoletoInput): Boleto {
     const account = this.options.accounts[0];
-    const notText = (['cooperativa', 'posto', 'beneficiario', 'seuNumero', 'idTituloEmpresa', 'dataVencimento'] as const)
-      .filter((field) => input[field] !== undefined && !isString(input[field]));
+    const notText = (
+      ['cooperativa', 'posto', 'beneficiario', 'seuNumero', 'idTituloEmpresa', 'dataVencimento'] as const
+    ).filter((field) => input[field] !== undefined && !isString(input[field]));
     if (notText.length) throw controlError(400, `${notText.join(', ')} must be text.`);
     const valor = decimalAmount(input.valor);
-    if (!valor) throw controlError(400, `valor must be a positive amount such as "250.75" (got ${JSON.stringify(input.valor)}).`);
-    const vencimento = input.dataVencimento ?? new Date(this.options.now() + 10 * 86_400_000).toISOString().slice(0, 10);
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(vencimento)) throw controlError(400, `dataVencimento must be YYYY-MM-DD (got ${vencimento}).`);
+    if (!valor)
+      throw controlError(400, `valor must be a positive amount such as "250.75" (got ${JSON.stringify(input.valor)}).`);
+    const vencimento =
+      input.dataVencimento ?? new Date(this.options.now() + 10 * 86_400_000).toISOString().slice(0, 10);
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(vencimento))
+      throw controlError(400, `dataVencimento must be YYYY-MM-DD (got ${vencimento}).`);
     const boleto: Boleto = {
       nossoNumero: nossoNumeroText(this.nextNossoNumero++),
       cooperativa: input.cooperativa ?? account.cooperativa,
@@ -183,7 +226,9 @@ export class CollectionBook {
 
   /** A boleto by its nossoNumero (the control API takes it with or without leading zeros). */
   getBoleto(nossoNumero: string): Boleto {
-    const boleto = this.boletos.get(/^\d{1,9}$/.test(nossoNumero) ? nossoNumero.padStart(NOSSO_NUMERO_DIGITS, '0') : nossoNumero);
+    const boleto = this.boletos.get(
+      /^\d{1,9}$/.test(nossoNumero) ? nossoNumero.padStart(NOSSO_NUMERO_DIGITS, '0') : nossoNumero,
+    );
     if (!boleto) throw controlError(404, `No boleto with nossoNumero ${nossoNumero}.`);
     return boleto;
   }
@@ -191,7 +236,8 @@ export class CollectionBook {
   /** GET /cobranca/boleto/v1/boletos?codigoBeneficiario=&nossoNumero= */
   queryBoleto(token: IssuedToken, query: URLSearchParams): Boleto {
     const missing = ['codigoBeneficiario', 'nossoNumero'].filter((name) => !query.get(name));
-    if (missing.length) throw collectionError(400, 'PARAMETRO_OBRIGATORIO', `Parâmetro(s) obrigatório(s): ${missing.join(', ')}.`);
+    if (missing.length)
+      throw collectionError(400, 'PARAMETRO_OBRIGATORIO', `Parâmetro(s) obrigatório(s): ${missing.join(', ')}.`);
     this.checkOwner(token, query.get('codigoBeneficiario')!, undefined);
     const nossoNumero = query.get('nossoNumero')!;
     if (!/^\d{9}$/.test(nossoNumero)) throw collectionError(400, 'NOSSO_NUMERO_INVALIDO', NOSSO_NUMERO_INVALID);
@@ -210,24 +256,40 @@ export class CollectionBook {
    * longer LIQUIDADO). `hasNext` is a boolean or a string, and an empty page a 200 or a 404, as
    * the behaviour says.
    */
-  listSettledOnDay(token: IssuedToken, query: URLSearchParams): { items: Record<string, unknown>[]; hasNext?: boolean | string } {
+  listSettledOnDay(
+    token: IssuedToken,
+    query: URLSearchParams,
+  ): { items: Record<string, unknown>[]; hasNext?: boolean | string } {
     const missing = ['codigoBeneficiario', 'dia'].filter((name) => !query.get(name));
-    if (missing.length) throw collectionError(400, 'PARAMETRO_OBRIGATORIO', `Parâmetro(s) obrigatório(s): ${missing.join(', ')}.`);
+    if (missing.length)
+      throw collectionError(400, 'PARAMETRO_OBRIGATORIO', `Parâmetro(s) obrigatório(s): ${missing.join(', ')}.`);
     const beneficiario = query.get('codigoBeneficiario')!;
     const day = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(query.get('dia')!);
     if (!day) throw collectionError(400, 'PARAMETRO_INVALIDO', 'dia deve estar no formato DD/MM/AAAA.');
     const { listingFirstPage: first, listingPageSize: size } = this.behaviour;
     const pageText = query.get('pagina') ?? String(first);
-    if (!/^\d{1,6}$/.test(pageText) || Number(pageText) < first) throw collectionError(400, 'PARAMETRO_INVALIDO', `pagina deve ser um número a partir de ${first}.`);
+    if (!/^\d{1,6}$/.test(pageText) || Number(pageText) < first)
+      throw collectionError(400, 'PARAMETRO_INVALIDO', `pagina deve ser um número a partir de ${first}.`);
     this.checkOwner(token, beneficiario, undefined);
     const index = Number(pageText) - first;
-    const { items, settledCount } = settledOnDay(this.boletos.values(), beneficiario, [Number(day[1]), Number(day[2]), Number(day[3])], index, size);
-    if (!items.length && this.behaviour.emptyListing === EmptyListing.NOT_FOUND) throw collectionError(404, 'NENHUM_TITULO', 'Nenhum título liquidado encontrado.');
+    const { items, settledCount } = settledOnDay(
+      this.boletos.values(),
+      beneficiario,
+      [Number(day[1]), Number(day[2]), Number(day[3])],
+      index,
+      size,
+    );
+    if (!items.length && this.behaviour.emptyListing === EmptyListing.NOT_FOUND)
+      throw collectionError(404, 'NENHUM_TITULO', 'Nenhum título liquidado encontrado.');
     const hasNext = (index + 1) * size < settledCount;
     if (this.behaviour.listingHasNext === HasNextType.MISSING) return { items };
     return { items, hasNext: this.behaviour.listingHasNext === HasNextType.STRING ? String(hasNext) : hasNext };
   }
-  changeBoleto(nossoNumero: string, action: BoletoAction, input: BoletoChangeInput = {}): { boleto: Boleto; notification: OutgoingNotification } {
+  changeBoleto(
+    nossoNumero: string,
+    action: BoletoAction,
+    input: BoletoChangeInput = {},
+  ): { boleto: Boleto; notification: OutgoingNotification } {
     const boleto = this.getBoleto(nossoNumero);
     const at = bankDateTime(this.options.now());
     const canal = input.canal;
@@ -235,7 +297,11 @@ export class CollectionBook {
       throw controlError(400, `canal must be one of ${SETTLEMENT_CHANNELS.join(', ')} (got ${String(canal)}).`);
     }
     const expect = (situacao: string) => {
-      if (boleto.situacao !== situacao) throw controlError(409, `Cannot ${action} boleto ${nossoNumero}: its situacao is ${boleto.situacao}, not ${situacao}.`);
+      if (boleto.situacao !== situacao)
+        throw controlError(
+          409,
+          `Cannot ${action} boleto ${nossoNumero}: its situacao is ${boleto.situacao}, not ${situacao}.`,
+        );
     };
     let movimento: string;
     let evento: string;
@@ -243,7 +309,7 @@ export class CollectionBook {
     switch (action) {
       case 'settle': {
         expect(BoletoSituacao.OPEN);
-        valor = input.valor === undefined ? boleto.valor : decimalAmount(input.valor) ?? '';
+        valor = input.valor === undefined ? boleto.valor : (decimalAmount(input.valor) ?? '');
         if (!valor) throw controlError(400, `valor must be a positive amount (got ${JSON.stringify(input.valor)}).`);
         boleto.situacao = BoletoSituacao.SETTLED;
         boleto.liquidacao = { data: at, valor, canal: canal ?? 'PIX' };
@@ -273,7 +339,12 @@ export class CollectionBook {
         throw controlError(404, `Unknown boleto action ${String(action)}; use settle, reverse, reject or cancel.`);
     }
     const contract = this.findContract(boleto.cooperativa, boleto.posto, boleto.beneficiario);
-    const event = boletoEventBody(boleto, { movimento, at, valor, sendIdTituloEmpresa: contract?.enviarIdTituloEmpresa === true });
+    const event = boletoEventBody(boleto, {
+      movimento,
+      at,
+      valor,
+      sendIdTituloEmpresa: contract?.enviarIdTituloEmpresa === true,
+    });
     const notification: OutgoingNotification = {
       id: event.idEventoWebhook as string,
       kind: 'boleto',
@@ -284,16 +355,27 @@ export class CollectionBook {
     this.options.notify(notification);
     return { boleto: { ...boleto }, notification };
   }
-  private boletoTarget(contract: Contract | undefined, evento: string, boleto: Boleto): Pick<OutgoingNotification, 'url' | 'authHeader' | 'skipped'> {
-    if (!contract) return { skipped: `no contract for cooperativa ${boleto.cooperativa}, posto ${boleto.posto}, beneficiário ${boleto.beneficiario}` };
+  private boletoTarget(
+    contract: Contract | undefined,
+    evento: string,
+    boleto: Boleto,
+  ): Pick<OutgoingNotification, 'url' | 'authHeader' | 'skipped'> {
+    if (!contract)
+      return {
+        skipped: `no contract for cooperativa ${boleto.cooperativa}, posto ${boleto.posto}, beneficiário ${boleto.beneficiario}`,
+      };
     if (contract.contratoStatus !== 'ATIVO' || contract.urlStatus !== 'ATIVO') {
-      return { skipped: `contract ${contract.idContrato} is not active (contratoStatus ${contract.contratoStatus}, urlStatus ${contract.urlStatus})` };
+      return {
+        skipped: `contract ${contract.idContrato} is not active (contratoStatus ${contract.contratoStatus}, urlStatus ${contract.urlStatus})`,
+      };
     }
-    if (!contract.eventos.includes(evento)) return { skipped: `contract ${contract.idContrato} is not subscribed to ${evento} (eventos ${contract.eventos.join(', ')})` };
+    if (!contract.eventos.includes(evento))
+      return {
+        skipped: `contract ${contract.idContrato} is not subscribed to ${evento} (eventos ${contract.eventos.join(', ')})`,
+      };
     return {
       url: contract.url,
       authHeader: contract.header && contract.token ? { name: contract.header, value: contract.token } : undefined,
     };
   }
-
 }

@@ -36,12 +36,22 @@ export interface BankOptions {
 }
 
 /** The fields of a drift change, each checked; throws a control error naming what is wrong. */
-export function driftInput<K extends string>(input: unknown, checks: Record<K, (value: unknown) => boolean>, rule: string): Partial<Record<K, never>> {
-  if (!input || typeof input !== 'object' || Array.isArray(input)) throw controlError(400, `The body must be a JSON object (${rule}).`);
+export function driftInput<K extends string>(
+  input: unknown,
+  checks: Record<K, (value: unknown) => boolean>,
+  rule: string,
+): Partial<Record<K, never>> {
+  if (!input || typeof input !== 'object' || Array.isArray(input))
+    throw controlError(400, `The body must be a JSON object (${rule}).`);
   const fields = Object.keys(checks);
-  const problems = Object.entries(input).filter(([key, value]) => !fields.includes(key) || !checks[key as K](value)).map(([key]) => key);
+  const problems = Object.entries(input)
+    .filter(([key, value]) => !fields.includes(key) || !checks[key as K](value))
+    .map(([key]) => key);
   if (problems.length || Object.keys(input).length === 0) {
-    throw controlError(400, `${problems.length ? `Not accepted: ${problems.join(', ')}` : 'Nothing to change'} (known: ${fields.join(', ')}; ${rule}).`);
+    throw controlError(
+      400,
+      `${problems.length ? `Not accepted: ${problems.join(', ')}` : 'Nothing to change'} (known: ${fields.join(', ')}; ${rule}).`,
+    );
   }
   return input;
 }

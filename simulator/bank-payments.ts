@@ -4,8 +4,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
-  bankDateTime, decimalAmount, defaultPaymentDetails, PAYMENT_KINDS, PaymentStatus,
-  type CallbackRegistration, type Payment, type PaymentKind, type SimulatorAccount, paymentBody,
+  bankDateTime,
+  decimalAmount,
+  defaultPaymentDetails,
+  PAYMENT_KINDS,
+  PaymentStatus,
+  type CallbackRegistration,
+  type Payment,
+  type PaymentKind,
+  type SimulatorAccount,
+  paymentBody,
 } from './model';
 import { controlError, paymentsError, validationErrors } from './errors';
 import { type BankOptions, driftInput, isString, type OutgoingNotification } from './bank-common';
@@ -47,38 +55,63 @@ export class PaymentsBook {
   constructor(private readonly options: BankOptions) {}
 
   exportState(): PaymentsState {
-    return { registrations: [...this.registrations.entries()], payments: [...this.payments.values()], nextPaymentId: this.nextPaymentId };
+    return {
+      registrations: [...this.registrations.entries()],
+      payments: [...this.payments.values()],
+      nextPaymentId: this.nextPaymentId,
+    };
   }
 
   restoreState(state: PaymentsState): void {
     this.registrations.clear();
     for (const [key, registration] of state.registrations) this.registrations.set(key, registration);
     this.payments.clear();
-    for (const payment of state.payments) this.payments.set(this.paymentKey(payment.kind, payment.idTransacao), payment);
+    for (const payment of state.payments)
+      this.payments.set(this.paymentKey(payment.kind, payment.idTransacao), payment);
     this.nextPaymentId = state.nextPaymentId;
   }
 
   accountFor(headers: { conta?: string; cooperativa?: string; documento?: string }): SimulatorAccount {
     const missing = (['conta', 'cooperativa', 'documento'] as const).filter((name) => !headers[name]);
     if (missing.length) {
-      throw paymentsError(400, 'CABECALHO_OBRIGATORIO', `Cabeçalho(s) obrigatório(s) ausente(s): ${missing.map((name) => `x-${name}`).join(', ')}.`);
+      throw paymentsError(
+        400,
+        'CABECALHO_OBRIGATORIO',
+        `Cabeçalho(s) obrigatório(s) ausente(s): ${missing.map((name) => `x-${name}`).join(', ')}.`,
+      );
     }
-    const account = this.options.accounts.find((a) => a.conta === headers.conta && a.cooperativa === headers.cooperativa);
-    if (!account) throw paymentsError(404, 'CONTA_NAO_ENCONTRADA', `Conta ${headers.conta} não encontrada na cooperativa ${headers.cooperativa}.`);
+    const account = this.options.accounts.find(
+      (a) => a.conta === headers.conta && a.cooperativa === headers.cooperativa,
+    );
+    if (!account)
+      throw paymentsError(
+        404,
+        'CONTA_NAO_ENCONTRADA',
+        `Conta ${headers.conta} não encontrada na cooperativa ${headers.cooperativa}.`,
+      );
     if (account.documento !== headers.documento) {
       throw paymentsError(403, 'DOCUMENTO_INVALIDO', 'O documento informado não pertence ao titular da conta.');
     }
     return account;
   }
   getRegistration(account: SimulatorAccount): CallbackRegistration {
-    return { ...(this.registrations.get(accountKey(account.cooperativa, account.conta)) ?? { urlCallback: null, authorizationCallback: null }) };
+    return {
+      ...(this.registrations.get(accountKey(account.cooperativa, account.conta)) ?? {
+        urlCallback: null,
+        authorizationCallback: null,
+      }),
+    };
   }
 
   /** PATCH: both fields required; "" clears a value (spec 2.2). */
   patchRegistration(account: SimulatorAccount, body: unknown): CallbackRegistration {
     const problems: { field: string; message: string }[] = [];
-    const input = (body && typeof body === 'object' && !Array.isArray(body) ? body : undefined) as Record<string, unknown> | undefined;
-    if (!input) throw validationErrors(400, [{ field: 'body', message: 'The body must be a JSON object with urlCallback and authorizationCallback.' }]);
+    const input = (body && typeof body === 'object' && !Array.isArray(body) ? body : undefined) as
+      Record<string, unknown> | undefined;
+    if (!input)
+      throw validationErrors(400, [
+        { field: 'body', message: 'The body must be a JSON object with urlCallback and authorizationCallback.' },
+      ]);
     for (const field of ['urlCallback', 'authorizationCallback']) {
       if (!(field in input)) problems.push({ field, message: `${field} is required; send "" to clear it.` });
       else if (!isString(input[field])) problems.push({ field, message: `${field} must be a string.` });
@@ -105,10 +138,16 @@ export class PaymentsBook {
   driftRegistration(cooperativa: string, conta: string, input: unknown): CallbackRegistration {
     const key = accountKey(cooperativa, conta);
     const registration = this.registrations.get(key);
-    if (!registration) throw controlError(404, `No payment callback registration for cooperativa ${cooperativa}, conta ${conta}.`);
-    const changes = driftInput(input, {
-      urlCallback: (v) => v === null || (typeof v === 'string' && v.length > 0), authorizationCallback: (v) => v === null || typeof v === 'string',
-    }, 'urlCallback and authorizationCallback take a string or null');
+    if (!registration)
+      throw controlError(404, `No payment callback registration for cooperativa ${cooperativa}, conta ${conta}.`);
+    const changes = driftInput(
+      input,
+      {
+        urlCallback: (v) => v === null || (typeof v === 'string' && v.length > 0),
+        authorizationCallback: (v) => v === null || typeof v === 'string',
+      },
+      'urlCallback and authorizationCallback take a string or null',
+    );
     const next = { ...registration, ...changes };
     this.registrations.set(key, next);
     return { ...next };
@@ -121,12 +160,18 @@ export class PaymentsBook {
       throw controlError(400, `tipo must be one of ${PAYMENT_KINDS.join(', ')} (got ${JSON.stringify(input.tipo)}).`);
     }
     const valor = decimalAmount(input.valor);
-    if (!valor) throw controlError(400, `valor must be a positive amount such as "250.75" (got ${JSON.stringify(input.valor)}).`);
+    if (!valor)
+      throw controlError(400, `valor must be a positive amount such as "250.75" (got ${JSON.stringify(input.valor)}).`);
     const idTransacao = input.idTransacao ?? randomUUID();
-    if (!TRANSACTION_ID.test(idTransacao)) throw controlError(400, `idTransacao must match [a-zA-Z0-9:-]{1,100} (got ${idTransacao}).`);
-    if (this.payments.has(this.paymentKey(input.tipo, idTransacao))) throw controlError(409, `A ${input.tipo} payment ${idTransacao} already exists.`);
-    const account = this.options.accounts.find((a) => a.conta === (input.conta ?? a.conta) && a.cooperativa === (input.cooperativa ?? a.cooperativa));
-    if (!account) throw controlError(404, `No account ${input.cooperativa ?? '*'}/${input.conta ?? '*'} in the simulator.`);
+    if (!TRANSACTION_ID.test(idTransacao))
+      throw controlError(400, `idTransacao must match [a-zA-Z0-9:-]{1,100} (got ${idTransacao}).`);
+    if (this.payments.has(this.paymentKey(input.tipo, idTransacao)))
+      throw controlError(409, `A ${input.tipo} payment ${idTransacao} already exists.`);
+    const account = this.options.accounts.find(
+      (a) => a.conta === (input.conta ?? a.conta) && a.cooperativa === (input.cooperativa ?? a.cooperativa),
+    );
+    if (!account)
+      throw controlError(404, `No account ${input.cooperativa ?? '*'}/${input.conta ?? '*'} in the simulator.`);
     const payment: Payment = {
       kind: input.tipo,
       idTransacao,
@@ -150,17 +195,31 @@ export class PaymentsBook {
 
   /** GET {registration_base_url}/v1/pagamentos/{kind}/{id} for the account of the headers. */
   queryPayment(account: SimulatorAccount, kind: string, id: string): Payment {
-    if (!TRANSACTION_ID.test(id)) throw paymentsError(400, 'ID_INVALIDO', `Identificador de transação inválido: deve seguir o padrão [a-zA-Z0-9:-]{1,100}.`);
+    if (!TRANSACTION_ID.test(id))
+      throw paymentsError(
+        400,
+        'ID_INVALIDO',
+        `Identificador de transação inválido: deve seguir o padrão [a-zA-Z0-9:-]{1,100}.`,
+      );
     const payment = this.payments.get(this.paymentKey(kind, id));
     if (!payment || payment.conta !== account.conta || payment.cooperativa !== account.cooperativa) {
       throw paymentsError(404, 'PAGAMENTO_NAO_ENCONTRADO', `Pagamento ${id} não encontrado.`);
     }
     return payment;
   }
-  changePayment(kind: string, id: string, action: PaymentAction, input: PaymentChangeInput = {}): { payment: Payment; notification: OutgoingNotification } {
+  changePayment(
+    kind: string,
+    id: string,
+    action: PaymentAction,
+    input: PaymentChangeInput = {},
+  ): { payment: Payment; notification: OutgoingNotification } {
     const payment = this.getPayment(kind, id);
     const from = (...statuses: string[]) => {
-      if (!statuses.includes(payment.status)) throw controlError(409, `Cannot ${action} ${kind} payment ${id}: its status is ${payment.status}, not ${statuses.join(' or ')}.`);
+      if (!statuses.includes(payment.status))
+        throw controlError(
+          409,
+          `Cannot ${action} ${kind} payment ${id}: its status is ${payment.status}, not ${statuses.join(' or ')}.`,
+        );
     };
     switch (action) {
       case 'settle':
@@ -197,7 +256,9 @@ export class PaymentsBook {
       ...(registration?.urlCallback
         ? {
             url: registration.urlCallback,
-            authHeader: registration.authorizationCallback ? { name: 'Authorization', value: registration.authorizationCallback } : undefined,
+            authHeader: registration.authorizationCallback
+              ? { name: 'Authorization', value: registration.authorizationCallback }
+              : undefined,
           }
         : { skipped: `no urlCallback registered for conta ${payment.conta} of cooperativa ${payment.cooperativa}` }),
     };

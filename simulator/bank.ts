@@ -8,7 +8,14 @@ import type { BankOptions } from './bank-common';
 import { type PaymentsState, PaymentsBook } from './bank-payments';
 
 export { type BankOptions, type OutgoingNotification } from './bank-common';
-export { type BoletoAction, type BoletoChangeInput, type NewBoletoInput, NOSSO_NUMERO_INVALID, OTHER_BENEFICIARY, OTHER_COOPERATIVA } from './bank-collection';
+export {
+  type BoletoAction,
+  type BoletoChangeInput,
+  type NewBoletoInput,
+  NOSSO_NUMERO_INVALID,
+  OTHER_BENEFICIARY,
+  OTHER_COOPERATIVA,
+} from './bank-collection';
 export { type NewPaymentInput, type PaymentAction, type PaymentChangeInput } from './bank-payments';
 
 /** Everything the bank holds, as plain JSON: what a deployed simulator keeps between requests. */
@@ -46,7 +53,8 @@ export class Bank {
   readonly createBoleto: CollectionBook['createBoleto'] = (...args) => this.collection.createBoleto(...args);
   readonly getBoleto: CollectionBook['getBoleto'] = (...args) => this.collection.getBoleto(...args);
   readonly queryBoleto: CollectionBook['queryBoleto'] = (...args) => this.collection.queryBoleto(...args);
-  readonly listSettledOnDay: CollectionBook['listSettledOnDay'] = (...args) => this.collection.listSettledOnDay(...args);
+  readonly listSettledOnDay: CollectionBook['listSettledOnDay'] = (...args) =>
+    this.collection.listSettledOnDay(...args);
   readonly changeBoleto: CollectionBook['changeBoleto'] = (...args) => this.collection.changeBoleto(...args);
   // The payments API's book: the callback registration and payments.
   readonly accountFor: PaymentsBook['accountFor'] = (...args) => this.payments.accountFor(...args);

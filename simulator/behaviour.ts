@@ -100,16 +100,21 @@ const ENUMS: Partial<Record<keyof BankBehaviour, readonly unknown[]>> = {
  * error naming every problem and the values each key takes.
  */
 export function changeBehaviour(current: BankBehaviour, input: unknown): BankBehaviour {
-  if (!input || typeof input !== 'object' || Array.isArray(input)) throw new Error('The behaviour must be a JSON object, such as {"listingPageSize": 50}.');
+  if (!input || typeof input !== 'object' || Array.isArray(input))
+    throw new Error('The behaviour must be a JSON object, such as {"listingPageSize": 50}.');
   const problems: string[] = [];
   for (const [key, value] of Object.entries(input)) {
     if (key === 'listingPageSize') {
-      if (!(Number.isInteger(value) && (value as number) >= 1 && (value as number) <= 10_000)) problems.push(`listingPageSize must be a whole number from 1 to 10000 (got ${JSON.stringify(value)})`);
+      if (!(Number.isInteger(value) && (value as number) >= 1 && (value as number) <= 10_000))
+        problems.push(`listingPageSize must be a whole number from 1 to 10000 (got ${JSON.stringify(value)})`);
       continue;
     }
     const allowed = ENUMS[key as keyof BankBehaviour];
     if (!allowed) problems.push(`unknown setting ${key} (known: ${Object.keys(MANUAL_BEHAVIOUR).join(', ')})`);
-    else if (!allowed.includes(value)) problems.push(`${key} takes ${allowed.map((v) => JSON.stringify(v)).join(' or ')} (got ${JSON.stringify(value)})`);
+    else if (!allowed.includes(value))
+      problems.push(
+        `${key} takes ${allowed.map((v) => JSON.stringify(v)).join(' or ')} (got ${JSON.stringify(value)})`,
+      );
   }
   if (problems.length) throw new Error(`Behaviour not changed: ${problems.join('; ')}.`);
   return { ...current, ...(input as Partial<BankBehaviour>) };

@@ -1,4 +1,11 @@
-import { constants, createPrivateKey, generateKeyPairSync, type KeyObject, privateEncrypt, randomBytes } from 'node:crypto';
+import {
+  constants,
+  createPrivateKey,
+  generateKeyPairSync,
+  type KeyObject,
+  privateEncrypt,
+  randomBytes,
+} from 'node:crypto';
 import { isIP } from 'node:net';
 import forge from 'node-forge';
 
@@ -32,7 +39,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  */
 export function certificateSerial(random: Buffer): string {
   const bytes = Buffer.from(random);
-  bytes[0] = (bytes[0] & 0x7f) || 0x01;
+  bytes[0] = bytes[0] & 0x7f || 0x01;
   return bytes.toString('hex');
 }
 
@@ -92,7 +99,10 @@ function leafExtensions(options: IssueOptions): object[] {
 export function createCertificateAuthority(commonName = 'cdk-bank-webhooks local CA', validDays = 30): PemPair {
   const keys = newKeyPair();
   const cert = newCertificate(keys.publicKey, validDays, false);
-  const subject = [{ name: 'commonName', value: commonName }, { name: 'organizationName', value: 'cdk-bank-webhooks (local testing only)' }];
+  const subject = [
+    { name: 'commonName', value: commonName },
+    { name: 'organizationName', value: 'cdk-bank-webhooks (local testing only)' },
+  ];
   cert.setSubject(subject);
   cert.setIssuer(subject);
   cert.setExtensions([
@@ -111,15 +121,22 @@ export function issueCertificate(ca: PemPair, options: IssueOptions): PemPair {
   try {
     caCert = forge.pki.certificateFromPem(ca.certPem);
     caKey = createPrivateKey(ca.keyPem);
-    if (caKey.asymmetricKeyType !== 'rsa') throw new Error(`the key is ${caKey.asymmetricKeyType ?? 'not an asymmetric key'}, not RSA`);
+    if (caKey.asymmetricKeyType !== 'rsa')
+      throw new Error(`the key is ${caKey.asymmetricKeyType ?? 'not an asymmetric key'}, not RSA`);
   } catch (error) {
-    throw new Error(`The CA certificate or key is not a PEM RSA pair forge can read: ${(error as Error).message}. Give a PEM certificate and its PEM RSA key.`, { cause: error });
+    throw new Error(
+      `The CA certificate or key is not a PEM RSA pair forge can read: ${(error as Error).message}. Give a PEM certificate and its PEM RSA key.`,
+      { cause: error },
+    );
   }
   const keys = newKeyPair();
   const cert = newCertificate(keys.publicKey, options.validDays ?? 30, options.expired ?? false);
   cert.setSubject([{ name: 'commonName', value: options.commonName }]);
   cert.setIssuer(caCert.subject.attributes);
-  cert.setExtensions([...leafExtensions(options), { name: 'authorityKeyIdentifier', keyIdentifier: caCert.generateSubjectKeyIdentifier().getBytes() }]);
+  cert.setExtensions([
+    ...leafExtensions(options),
+    { name: 'authorityKeyIdentifier', keyIdentifier: caCert.generateSubjectKeyIdentifier().getBytes() },
+  ]);
   cert.sign(nativeSigner(caKey), forge.md.sha256.create());
   return { certPem: forge.pki.certificateToPem(cert), keyPem: keys.keyPem };
 }

@@ -9,15 +9,26 @@ import { CONTRACT_STATUSES, type Contract, type ContractStatus } from './model';
 
 /** The contract `body` asks for (its owner is checked against the caller's token by the book). */
 export function contractOfRequest(body: unknown): Omit<Contract, 'idContrato'> {
-  const input = (body && typeof body === 'object' && !Array.isArray(body) ? body : undefined) as Record<string, unknown> | undefined;
-  if (!input) throw collectionError(400, 'CORPO_INVALIDO', 'O corpo da requisição deve ser um objeto JSON com os campos do contrato.');
+  const input = (body && typeof body === 'object' && !Array.isArray(body) ? body : undefined) as
+    Record<string, unknown> | undefined;
+  if (!input)
+    throw collectionError(
+      400,
+      'CORPO_INVALIDO',
+      'O corpo da requisição deve ser um objeto JSON com os campos do contrato.',
+    );
   const problems: string[] = [];
   for (const field of ['cooperativa', 'posto', 'codBeneficiario', 'url', 'urlStatus', 'contratoStatus']) {
     const value = input[field];
     if (value === undefined || value === null || value === '') problems.push(`${field} é obrigatório`);
-    else if (!isString(value) && !(typeof value === 'number' && field !== 'url' && !field.endsWith('Status'))) problems.push(`${field} deve ser texto`);
+    else if (!isString(value) && !(typeof value === 'number' && field !== 'url' && !field.endsWith('Status')))
+      problems.push(`${field} deve ser texto`);
   }
-  if (!Array.isArray(input.eventos) || input.eventos.length === 0 || !input.eventos.every((e) => isString(e) && e.trim())) {
+  if (
+    !Array.isArray(input.eventos) ||
+    input.eventos.length === 0 ||
+    !input.eventos.every((e) => isString(e) && e.trim())
+  ) {
     problems.push('eventos é obrigatório: uma lista de eventos, por exemplo ["LIQUIDACAO"]');
   }
   for (const field of ['urlStatus', 'contratoStatus']) {
@@ -34,17 +45,32 @@ export function contractOfRequest(body: unknown): Omit<Contract, 'idContrato'> {
     }
     if (url && url.protocol !== 'https:') problems.push('url deve usar HTTPS');
   }
-  if (input.email !== undefined && input.email !== null && input.email !== '' && !(isString(input.email) && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(input.email))) {
+  if (
+    input.email !== undefined &&
+    input.email !== null &&
+    input.email !== '' &&
+    !(isString(input.email) && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(input.email))
+  ) {
     problems.push('email inválido');
   }
-  if (input.telefone !== undefined && input.telefone !== null && input.telefone !== '' && !(isString(input.telefone) && /^\+?[\d\s()-]{8,20}$/.test(input.telefone))) {
+  if (
+    input.telefone !== undefined &&
+    input.telefone !== null &&
+    input.telefone !== '' &&
+    !(isString(input.telefone) && /^\+?[\d\s()-]{8,20}$/.test(input.telefone))
+  ) {
     problems.push('telefone inválido');
   }
-  if (input.enviarIdTituloEmpresa !== undefined && input.enviarIdTituloEmpresa !== null && typeof input.enviarIdTituloEmpresa !== 'boolean') {
+  if (
+    input.enviarIdTituloEmpresa !== undefined &&
+    input.enviarIdTituloEmpresa !== null &&
+    typeof input.enviarIdTituloEmpresa !== 'boolean'
+  ) {
     problems.push('enviarIdTituloEmpresa deve ser true ou false');
   }
   for (const field of ['nomeResponsavel', 'header', 'token']) {
-    if (input[field] !== undefined && input[field] !== null && !isString(input[field])) problems.push(`${field} deve ser texto`);
+    if (input[field] !== undefined && input[field] !== null && !isString(input[field]))
+      problems.push(`${field} deve ser texto`);
   }
   if (problems.length) throw collectionError(400, 'DADOS_INVALIDOS', `Dados inválidos: ${problems.join('; ')}.`);
   return {

@@ -27,7 +27,10 @@ export type ControlTransport = (call: ControlCall) => Promise<ControlAnswer>;
 
 /** An error answer of the control API. */
 export class SimulatorControlError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
     this.name = 'SimulatorControlError';
   }
@@ -61,7 +64,10 @@ export class BankSimulatorClient {
    * @param baseUrl the simulator's origin, e.g. https://127.0.0.1:8443
    * @param caPem the simulator's CA certificate (its `ca.crt`)
    */
-  constructor(readonly baseUrl: string, private readonly caPem: string) {}
+  constructor(
+    readonly baseUrl: string,
+    private readonly caPem: string,
+  ) {}
 
   /**
    * A client of a simulator reached some other way than HTTPS: a deployed one (BankSandbox) takes
@@ -97,7 +103,8 @@ export class BankSimulatorClient {
       : await this.overHttps(method, path, body, timeoutMs);
     if (answer.status >= 400) {
       const error = (answer.body as { error?: unknown } | null | undefined)?.error;
-      const message = typeof error === 'string' ? error : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
+      const message =
+        typeof error === 'string' ? error : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
       throw new SimulatorControlError(answer.status, `${method} /control${path}: HTTP ${answer.status}: ${message}`);
     }
     return (answer.body ?? undefined) as T;
@@ -216,13 +223,24 @@ export class BankSimulatorClient {
   }
 
   /** The bank changes a boleto webhook contract on its own: `urlStatus`, `contratoStatus` (ATIVO, INATIVO, BLOQUEADO), `url`, `token`. */
-  changeContract(idContrato: number, changes: { urlStatus?: string; contratoStatus?: string; url?: string; token?: string }): Promise<Record<string, unknown>> {
+  changeContract(
+    idContrato: number,
+    changes: { urlStatus?: string; contratoStatus?: string; url?: string; token?: string },
+  ): Promise<Record<string, unknown>> {
     return this.call('PATCH', `/contracts/${idContrato}`, changes);
   }
 
   /** The bank re-points or clears an account's payment callback on its own. */
-  changeRegistration(cooperativa: string, conta: string, changes: { urlCallback?: string | null; authorizationCallback?: string | null }): Promise<Record<string, unknown>> {
-    return this.call('PATCH', `/registrations/${encodeURIComponent(cooperativa)}/${encodeURIComponent(conta)}`, changes);
+  changeRegistration(
+    cooperativa: string,
+    conta: string,
+    changes: { urlCallback?: string | null; authorizationCallback?: string | null },
+  ): Promise<Record<string, unknown>> {
+    return this.call(
+      'PATCH',
+      `/registrations/${encodeURIComponent(cooperativa)}/${encodeURIComponent(conta)}`,
+      changes,
+    );
   }
 
   /** Moves the bank's clock forward (tokens expire by it). */
@@ -235,7 +253,12 @@ export class BankSimulatorClient {
   }
 
   async registrations(): Promise<Array<CallbackRegistration & { conta: string; cooperativa: string }>> {
-    return (await this.call<{ registrations: Array<CallbackRegistration & { conta: string; cooperativa: string }> }>('GET', '/registrations')).registrations;
+    return (
+      await this.call<{ registrations: Array<CallbackRegistration & { conta: string; cooperativa: string }> }>(
+        'GET',
+        '/registrations',
+      )
+    ).registrations;
   }
 
   /** Makes the notifier trust a CA (PEM), e.g. a local receiver's. */

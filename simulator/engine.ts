@@ -67,13 +67,19 @@ export interface SimulatorState {
   readonly faults: FaultState;
   readonly behaviour: BankBehaviour;
   readonly clockOffsetMs: number;
-  readonly staleRegistrations: ReadonlyArray<readonly [string, { readonly before: CallbackRegistration; readonly readsLeft: number }]>;
+  readonly staleRegistrations: ReadonlyArray<
+    readonly [string, { readonly before: CallbackRegistration; readonly readsLeft: number }]
+  >;
   readonly queryTally: Readonly<Record<QueryOperation, number>>;
   /** The Pix API's book. @default empty (a state stored before the simulator spoke the Pix API) */
   readonly pix?: PixState;
 }
 
-const zeroTally = (): Record<QueryOperation, number> => Object.fromEntries(Object.values(QueryOperation).map((operation) => [operation, 0])) as Record<QueryOperation, number>;
+const zeroTally = (): Record<QueryOperation, number> =>
+  Object.fromEntries(Object.values(QueryOperation).map((operation) => [operation, 0])) as Record<
+    QueryOperation,
+    number
+  >;
 
 /**
  * The bank's side, faithful to the specification and BANK-NOTES.md: token endpoints (password
@@ -99,7 +105,10 @@ export class SimulatorEngine {
   constructor(options: SimulatorEngineOptions) {
     if (options.faults) this.faults.set(options.faults);
     if (options.behaviour) this.behaviourNow = changeBehaviour(MANUAL_BEHAVIOUR, options.behaviour);
-    if (options.accounts.length === 0) throw new Error('The bank simulator needs at least one account: give accounts, or leave it out for the sample account.');
+    if (options.accounts.length === 0)
+      throw new Error(
+        'The bank simulator needs at least one account: give accounts, or leave it out for the sample account.',
+      );
     this.accounts = options.accounts;
     this.credentials = options.credentials;
     this.host = options.host;
@@ -113,22 +122,42 @@ export class SimulatorEngine {
       contractListShape: options.contractListShape,
       behaviour: () => this.behaviourNow,
     });
-    this.tokens = new TokenIssuer({ credentials: this.credentials, tokenLifetimeSeconds: options.tokenLifetimeSeconds, now, mutualTls: options.mutualTls });
+    this.tokens = new TokenIssuer({
+      credentials: this.credentials,
+      tokenLifetimeSeconds: options.tokenLifetimeSeconds,
+      now,
+      mutualTls: options.mutualTls,
+    });
     const behaviour = () => this.behaviourNow;
     const bankRoutes = new BankRoutes({
-      bank: this.bank, tokens: this.tokens, credentials: this.credentials, faults: this.faults,
-      staleRegistrations: this.staleRegistrations, behaviour,
+      bank: this.bank,
+      tokens: this.tokens,
+      credentials: this.credentials,
+      faults: this.faults,
+      staleRegistrations: this.staleRegistrations,
+      behaviour,
     });
     this.pix = new PixBook({ keys: pixKeysOf(this.accounts), now });
-    const pixCallbacks = new PixCallbacks({ book: this.pix, behaviour, notify: (notification) => this.host.deliveries.submit(notification) });
-    this.routes = [...bankRoutes.routes(), ...new PixRoutes({ book: this.pix, tokens: this.tokens, behaviour }).routes(), ...pixControlRoutes({ book: this.pix, callbacks: pixCallbacks, json: controlJson, now }), ...controlRoutes({
-      bank: this.bank, host: this.host, faults: this.faults,
+    const pixCallbacks = new PixCallbacks({
+      book: this.pix,
       behaviour,
-      setBehaviour: (changes) => this.setBehaviour(changes),
-      resetBehaviour: () => (this.behaviourNow = MANUAL_BEHAVIOUR),
-      setFaults: (faults) => this.setFaults(faults),
-      advanceClock: (seconds) => (this.clockOffsetMs += seconds * 1000) / 1000,
-    })];
+      notify: (notification) => this.host.deliveries.submit(notification),
+    });
+    this.routes = [
+      ...bankRoutes.routes(),
+      ...new PixRoutes({ book: this.pix, tokens: this.tokens, behaviour }).routes(),
+      ...pixControlRoutes({ book: this.pix, callbacks: pixCallbacks, json: controlJson, now }),
+      ...controlRoutes({
+        bank: this.bank,
+        host: this.host,
+        faults: this.faults,
+        behaviour,
+        setBehaviour: (changes) => this.setBehaviour(changes),
+        resetBehaviour: () => (this.behaviourNow = MANUAL_BEHAVIOUR),
+        setFaults: (faults) => this.setFaults(faults),
+        advanceClock: (seconds) => (this.clockOffsetMs += seconds * 1000) / 1000,
+      }),
+    ];
   }
 
   /** The simulated clock in ms: the wall clock moved by POST /control/clock. */
@@ -201,13 +230,26 @@ export class SimulatorEngine {
     let reply: SimulatorReply;
     try {
       const url = new URL(request.url || '/', 'https://simulator.local');
-      reply = await this.dispatch({ method: request.method, headers: request.headers, url, params: [], raw: request.body, certificate: request.certificate });
+      reply = await this.dispatch({
+        method: request.method,
+        headers: request.headers,
+        url,
+        params: [],
+        raw: request.body,
+        certificate: request.certificate,
+      });
     } catch (error) {
       if (error instanceof BankError) reply = { status: error.status, body: error.body, headers: { ...error.headers } };
       else reply = { status: 500, body: { mensagem: `Simulator error: ${(error as Error).message}` } };
     }
     if (reply.status >= 400 && this.faults.current.echoRequests && !request.url.startsWith(SimulatorPaths.control)) {
-      reply = { ...reply, body: echoRequest(reply.body, `${request.method} ${request.url} ${JSON.stringify(request.headers)} ${request.body.toString('utf8')}`) };
+      reply = {
+        ...reply,
+        body: echoRequest(
+          reply.body,
+          `${request.method} ${request.url} ${JSON.stringify(request.headers)} ${request.body.toString('utf8')}`,
+        ),
+      };
     }
     return reply;
   }
@@ -218,7 +260,11 @@ export class SimulatorEngine {
     if (matches.length === 0) throw gatewayError(404, `No resource at ${path}.`);
     const found = matches.find((m) => m.route.method === call.method);
     if (!found) {
-      throw new BankError(405, { message: `Method ${call.method} is not allowed on ${path}.` }, { allow: [...new Set(matches.map((m) => m.route.method))].join(', ') });
+      throw new BankError(
+        405,
+        { message: `Method ${call.method} is not allowed on ${path}.` },
+        { allow: [...new Set(matches.map((m) => m.route.method))].join(', ') },
+      );
     }
     const routed: Call = { ...call, params: found.match!.slice(1) };
     found.route.authenticate?.(routed);

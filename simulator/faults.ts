@@ -51,38 +51,66 @@ export function faultProblems(input: unknown): string[] {
   if (!input || typeof input !== 'object' || Array.isArray(input)) return ['faults must be a JSON object'];
   const faults = input as Record<string, unknown>;
   const problems: string[] = [];
-  const known = ['duplicateDeliveries', 'deliveryDelayMs', 'reorderWindowMs', 'loseDeliveries', 'api', 'rateLimitPerSecond', 'echoRequests', 'staleRegistrationReads'];
-  for (const key of Object.keys(faults)) if (!known.includes(key)) problems.push(`unknown fault "${key}" (known: ${known.join(', ')})`);
+  const known = [
+    'duplicateDeliveries',
+    'deliveryDelayMs',
+    'reorderWindowMs',
+    'loseDeliveries',
+    'api',
+    'rateLimitPerSecond',
+    'echoRequests',
+    'staleRegistrationReads',
+  ];
+  for (const key of Object.keys(faults))
+    if (!known.includes(key)) problems.push(`unknown fault "${key}" (known: ${known.join(', ')})`);
   for (const key of ['duplicateDeliveries', 'deliveryDelayMs', 'reorderWindowMs', 'staleRegistrationReads']) {
     const value = faults[key];
-    if (value !== undefined && !(Number.isInteger(value) && (value as number) >= 0)) problems.push(`${key} must be a whole number >= 0`);
+    if (value !== undefined && !(Number.isInteger(value) && (value as number) >= 0))
+      problems.push(`${key} must be a whole number >= 0`);
   }
-  if (faults.loseDeliveries !== undefined && typeof faults.loseDeliveries !== 'boolean') problems.push('loseDeliveries must be true or false');
+  if (faults.loseDeliveries !== undefined && typeof faults.loseDeliveries !== 'boolean')
+    problems.push('loseDeliveries must be true or false');
   if (faults.api !== undefined) {
     if (!Array.isArray(faults.api)) problems.push('api must be a list of faults');
-    else faults.api.forEach((fault: Record<string, unknown>, i) => {
-      if (![...API_GROUPS, 'all'].includes(fault?.scope as string)) problems.push(`api[${i}].scope must be one of ${[...API_GROUPS, 'all'].join(', ')}`);
-      if (fault?.status !== undefined && !(Number.isInteger(fault.status) && ((fault.status as number) === 429 || ((fault.status as number) >= 500 && (fault.status as number) <= 599)))) {
-        problems.push(`api[${i}].status must be 429 or 5xx`);
-      }
-      for (const key of ['htmlPage', 'afterApplying']) {
-        if (fault?.[key] !== undefined && typeof fault[key] !== 'boolean') problems.push(`api[${i}].${key} must be true or false`);
-      }
-      if (fault?.afterApplying === true && fault.status === undefined && fault.htmlPage !== true) problems.push(`api[${i}]: afterApplying needs a status or htmlPage to answer instead`);
-      if (fault?.htmlPage === true && fault.status !== undefined) problems.push(`api[${i}]: htmlPage answers 200, so it takes no status`);
-      for (const key of ['delayMs', 'times', 'retryAfterSeconds', 'skip']) {
-        if (fault?.[key] !== undefined && !(Number.isInteger(fault[key]) && (fault[key] as number) >= 0)) problems.push(`api[${i}].${key} must be a whole number >= 0`);
-      }
-    });
+    else
+      faults.api.forEach((fault: Record<string, unknown>, i) => {
+        if (![...API_GROUPS, 'all'].includes(fault?.scope as string))
+          problems.push(`api[${i}].scope must be one of ${[...API_GROUPS, 'all'].join(', ')}`);
+        if (
+          fault?.status !== undefined &&
+          !(
+            Number.isInteger(fault.status) &&
+            ((fault.status as number) === 429 || ((fault.status as number) >= 500 && (fault.status as number) <= 599))
+          )
+        ) {
+          problems.push(`api[${i}].status must be 429 or 5xx`);
+        }
+        for (const key of ['htmlPage', 'afterApplying']) {
+          if (fault?.[key] !== undefined && typeof fault[key] !== 'boolean')
+            problems.push(`api[${i}].${key} must be true or false`);
+        }
+        if (fault?.afterApplying === true && fault.status === undefined && fault.htmlPage !== true)
+          problems.push(`api[${i}]: afterApplying needs a status or htmlPage to answer instead`);
+        if (fault?.htmlPage === true && fault.status !== undefined)
+          problems.push(`api[${i}]: htmlPage answers 200, so it takes no status`);
+        for (const key of ['delayMs', 'times', 'retryAfterSeconds', 'skip']) {
+          if (fault?.[key] !== undefined && !(Number.isInteger(fault[key]) && (fault[key] as number) >= 0))
+            problems.push(`api[${i}].${key} must be a whole number >= 0`);
+        }
+      });
   }
-  if (faults.echoRequests !== undefined && typeof faults.echoRequests !== 'boolean') problems.push('echoRequests must be true or false');
+  if (faults.echoRequests !== undefined && typeof faults.echoRequests !== 'boolean')
+    problems.push('echoRequests must be true or false');
   if (faults.rateLimitPerSecond !== undefined) {
     const limits = faults.rateLimitPerSecond as Record<string, unknown>;
     if (!limits || typeof limits !== 'object') problems.push('rateLimitPerSecond must be an object');
-    else for (const [group, value] of Object.entries(limits)) {
-      if (!(API_GROUPS as readonly string[]).includes(group)) problems.push(`rateLimitPerSecond.${group}: unknown part (known: ${API_GROUPS.join(', ')})`);
-      else if (!(typeof value === 'number' && value > 0)) problems.push(`rateLimitPerSecond.${group} must be a number > 0`);
-    }
+    else
+      for (const [group, value] of Object.entries(limits)) {
+        if (!(API_GROUPS as readonly string[]).includes(group))
+          problems.push(`rateLimitPerSecond.${group}: unknown part (known: ${API_GROUPS.join(', ')})`);
+        else if (!(typeof value === 'number' && value > 0))
+          problems.push(`rateLimitPerSecond.${group} must be a number > 0`);
+      }
   }
   return problems;
 }
@@ -90,7 +118,8 @@ export function faultProblems(input: unknown): string[] {
 /** Calls the API answered, and how many of them it refused with 429 for its rate limit, per part. */
 export type ApiCallCounts = Record<ApiGroup, { calls: number; throttled: number }>;
 
-const zeroCounts = (): ApiCallCounts => Object.fromEntries(API_GROUPS.map((group) => [group, { calls: 0, throttled: 0 }])) as ApiCallCounts;
+const zeroCounts = (): ApiCallCounts =>
+  Object.fromEntries(API_GROUPS.map((group) => [group, { calls: 0, throttled: 0 }])) as ApiCallCounts;
 
 /** What a fault injector holds between calls, as plain JSON. */
 export interface FaultState {
@@ -155,7 +184,9 @@ export class FaultInjector {
     this.counts[group].calls++;
     const limit = this.faults.rateLimitPerSecond?.[group];
     if (limit) this.takeFromBucket(group, limit);
-    const index = (this.faults.api ?? []).findIndex((fault, i) => (fault.scope === group || fault.scope === 'all') && this.remaining[i] !== 0);
+    const index = (this.faults.api ?? []).findIndex(
+      (fault, i) => (fault.scope === group || fault.scope === 'all') && this.remaining[i] !== 0,
+    );
     if (index < 0) return undefined;
     const fault = this.faults.api![index];
     if (this.skipping[index] > 0) {
@@ -165,8 +196,15 @@ export class FaultInjector {
     if (this.remaining[index] !== undefined) this.remaining[index]--;
     if (fault.delayMs) await new Promise((resolve) => setTimeout(resolve, fault.delayMs).unref());
     const answer = (): never => {
-      if (fault.htmlPage) throw new BankError(200, new HtmlPage('<!DOCTYPE html><html><head><title>Manutenção</title></head><body><h1>Sistema em manutenção</h1></body></html>'));
-      if (fault.status === 429) throw gatewayError(429, 'Too many requests', { 'retry-after': String(fault.retryAfterSeconds ?? 1) });
+      if (fault.htmlPage)
+        throw new BankError(
+          200,
+          new HtmlPage(
+            '<!DOCTYPE html><html><head><title>Manutenção</title></head><body><h1>Sistema em manutenção</h1></body></html>',
+          ),
+        );
+      if (fault.status === 429)
+        throw gatewayError(429, 'Too many requests', { 'retry-after': String(fault.retryAfterSeconds ?? 1) });
       throw serviceError(fault.status!, 'Serviço temporariamente indisponível. Tente novamente mais tarde.');
     };
     if (fault.afterApplying) return answer;

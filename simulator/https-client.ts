@@ -1,7 +1,15 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { type Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { createHash, X509Certificate } from 'node:crypto';
-import { checkServerIdentity, createSecureContext, rootCertificates, type PeerCertificate, type SecureContext, type SecureVersion, type TLSSocket } from 'node:tls';
+import {
+  checkServerIdentity,
+  createSecureContext,
+  rootCertificates,
+  type PeerCertificate,
+  type SecureContext,
+  type SecureVersion,
+  type TLSSocket,
+} from 'node:tls';
 
 export interface HttpCallOptions {
   readonly method?: string;
@@ -49,7 +57,11 @@ export interface HttpCallResult {
 
 /** Why a call produced no HTTP answer. `code` is Node's or OpenSSL's error code, or TIMEOUT / SELF_SIGNED. */
 export class HttpCallError extends Error {
-  constructor(message: string, readonly code: string, readonly durationMs: number) {
+  constructor(
+    message: string,
+    readonly code: string,
+    readonly durationMs: number,
+  ) {
     super(message);
     this.name = 'HttpCallError';
   }
@@ -76,8 +88,10 @@ const TLS_ERROR_TEXT: Record<string, string> = {
   DEPTH_ZERO_SELF_SIGNED_CERT: 'the certificate is self-signed',
   SELF_SIGNED: 'the certificate is self-signed',
   SELF_SIGNED_CERT_IN_CHAIN: 'the chain ends in a self-signed certificate nobody trusts',
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'the certificate was issued by a CA that is not trusted (or the chain is incomplete)',
-  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'the certificate was issued by a CA that is not trusted (or the chain is incomplete)',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+    'the certificate was issued by a CA that is not trusted (or the chain is incomplete)',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
+    'the certificate was issued by a CA that is not trusted (or the chain is incomplete)',
   CERT_HAS_EXPIRED: 'the certificate has expired',
   CERT_NOT_YET_VALID: 'the certificate is not valid yet',
   ERR_TLS_CERT_ALTNAME_INVALID: 'the certificate is not valid for this host name',
@@ -129,9 +143,22 @@ function secureContextFor(options: HttpCallOptions, loopback: boolean): { contex
     maxVersion: options.maxTlsVersion,
     // A call that asks for TLS 1.0 or 1.1 is a test of whether the server refuses them: OpenSSL 3
     // (Node 24) will not even offer them at its default security level, so lower it for that call.
-    ...(options.maxTlsVersion === 'TLSv1' || options.maxTlsVersion === 'TLSv1.1' ? { ciphers: 'DEFAULT@SECLEVEL=0' } : {}),
+    ...(options.maxTlsVersion === 'TLSv1' || options.maxTlsVersion === 'TLSv1.1'
+      ? { ciphers: 'DEFAULT@SECLEVEL=0' }
+      : {}),
   };
-  const key = createHash('sha256').update(JSON.stringify([loopback, options.trustedCas, settings.cert, settings.key, settings.minVersion, settings.maxVersion])).digest('hex');
+  const key = createHash('sha256')
+    .update(
+      JSON.stringify([
+        loopback,
+        options.trustedCas,
+        settings.cert,
+        settings.key,
+        settings.minVersion,
+        settings.maxVersion,
+      ]),
+    )
+    .digest('hex');
   let context = secureContexts.get(key);
   if (!context) {
     context = createSecureContext(settings);
@@ -153,7 +180,9 @@ export function httpCall(url: string | URL, options: HttpCallOptions = {}): Prom
   const timeoutMs = options.timeoutMs ?? 10_000;
   const isHttps = target.protocol === 'https:';
   if (!isHttps && target.protocol !== 'http:') {
-    return Promise.reject(new HttpCallError(`Unsupported URL scheme ${target.protocol} in ${target.href}`, 'ERR_INVALID_PROTOCOL', 0));
+    return Promise.reject(
+      new HttpCallError(`Unsupported URL scheme ${target.protocol} in ${target.href}`, 'ERR_INVALID_PROTOCOL', 0),
+    );
   }
   return new Promise<HttpCallResult>((resolve, reject) => {
     let settled = false;
@@ -164,7 +193,8 @@ export function httpCall(url: string | URL, options: HttpCallOptions = {}): Prom
       req.destroy();
       reject(error);
     };
-    const body = options.body === undefined ? undefined : Buffer.isBuffer(options.body) ? options.body : Buffer.from(options.body);
+    const body =
+      options.body === undefined ? undefined : Buffer.isBuffer(options.body) ? options.body : Buffer.from(options.body);
     const headers = { ...options.headers, ...(body ? { 'content-length': String(body.length) } : {}) };
     const tls = isHttps ? secureContextFor(options, isLoopback(target.hostname)) : undefined;
     const sessionKey = tls && options.reuseTlsSessions ? `${target.host}|${tls.key}` : undefined;
@@ -177,39 +207,57 @@ export function httpCall(url: string | URL, options: HttpCallOptions = {}): Prom
           // Runs during the handshake, before any byte of the request is sent.
           checkServerIdentity: (host: string, cert: PeerCertificate) => {
             if (options.refuseSelfSigned && isSelfSigned(cert)) {
-              return Object.assign(new Error(`${target.host} presented a self-signed certificate`), { code: 'SELF_SIGNED' });
+              return Object.assign(new Error(`${target.host} presented a self-signed certificate`), {
+                code: 'SELF_SIGNED',
+              });
             }
             return checkServerIdentity(host, cert);
           },
         }
       : {};
-    const req = (isHttps ? httpsRequest : httpRequest)(target, { method: options.method ?? 'GET', headers, agent: (isHttps && options.agent) || false, ...tlsOptions }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('error', (error: NodeJS.ErrnoException) => fail(new HttpCallError(error.message, error.code ?? 'ERR_RESPONSE', elapsed())));
-      res.on('end', () => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        const socket = res.socket as TLSSocket | null;
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          body: Buffer.concat(chunks).toString('utf8'),
-          tlsProtocol: isHttps ? (socket?.getProtocol?.() ?? undefined) : undefined,
-          durationMs: elapsed(),
+    const req = (isHttps ? httpsRequest : httpRequest)(
+      target,
+      { method: options.method ?? 'GET', headers, agent: (isHttps && options.agent) || false, ...tlsOptions },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', (error: NodeJS.ErrnoException) =>
+          fail(new HttpCallError(error.message, error.code ?? 'ERR_RESPONSE', elapsed())),
+        );
+        res.on('end', () => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          const socket = res.socket as TLSSocket | null;
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+            tlsProtocol: isHttps ? (socket?.getProtocol?.() ?? undefined) : undefined,
+            durationMs: elapsed(),
+          });
         });
-      });
-    });
+      },
+    );
     if (sessionKey) {
-      req.on('socket', (socket) => socket.on('session', (ticket: Buffer) => {
-        tlsSessions.delete(sessionKey);
-        if (tlsSessions.size >= MAX_TLS_SESSIONS) tlsSessions.delete(tlsSessions.keys().next().value!);
-        tlsSessions.set(sessionKey, ticket);
-      }));
+      req.on('socket', (socket) =>
+        socket.on('session', (ticket: Buffer) => {
+          tlsSessions.delete(sessionKey);
+          if (tlsSessions.size >= MAX_TLS_SESSIONS) tlsSessions.delete(tlsSessions.keys().next().value!);
+          tlsSessions.set(sessionKey, ticket);
+        }),
+      );
     }
-    const timer = setTimeout(() => fail(new HttpCallError(`No complete answer from ${target.origin} within ${timeoutMs} ms`, 'TIMEOUT', elapsed())), timeoutMs);
-    req.on('error', (error: NodeJS.ErrnoException) => fail(new HttpCallError(error.message, error.code ?? 'ERR_REQUEST', elapsed())));
+    const timer = setTimeout(
+      () =>
+        fail(
+          new HttpCallError(`No complete answer from ${target.origin} within ${timeoutMs} ms`, 'TIMEOUT', elapsed()),
+        ),
+      timeoutMs,
+    );
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      fail(new HttpCallError(error.message, error.code ?? 'ERR_REQUEST', elapsed())),
+    );
     const abort = () => fail(new HttpCallError(`Call to ${target.origin} abandoned`, 'ABORTED', elapsed()));
     if (options.signal?.aborted) abort();
     options.signal?.addEventListener('abort', abort, { once: true });

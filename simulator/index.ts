@@ -1,5 +1,14 @@
 export * from './simulator';
-export { type SimulatedBankOptions, SimulatorEngine, type SimulatorEngineOptions, type SimulatorHost, type SimulatorRequest, type SimulatorReply, type SimulatorState, type DeliverySink } from './engine';
+export {
+  type SimulatedBankOptions,
+  SimulatorEngine,
+  type SimulatorEngineOptions,
+  type SimulatorHost,
+  type SimulatorRequest,
+  type SimulatorReply,
+  type SimulatorState,
+  type DeliverySink,
+} from './engine';
 export type { SimulatorInfo } from './info';
 export * from './control-client';
 export * from './certificates';
@@ -9,5 +18,20 @@ export * from './faults';
 export * from './behaviour';
 export * from './errors';
 export type { BankCredentials } from './tokens';
-export type { OutgoingNotification, NewBoletoInput, NewPaymentInput, BoletoChangeInput, PaymentChangeInput, BoletoAction, PaymentAction } from './bank';
-export { httpCall, HttpCallError, describeCallError, isSelfSigned, type HttpCallOptions, type HttpCallResult } from './https-client';
+export type {
+  OutgoingNotification,
+  NewBoletoInput,
+  NewPaymentInput,
+  BoletoChangeInput,
+  PaymentChangeInput,
+  BoletoAction,
+  PaymentAction,
+} from './bank';
+export {
+  httpCall,
+  HttpCallError,
+  describeCallError,
+  isSelfSigned,
+  type HttpCallOptions,
+  type HttpCallResult,
+} from './https-client';

@@ -24,6 +24,10 @@ export interface SimulatorInfo {
   readonly accounts: readonly SimulatorAccount[];
   readonly credentials: BankCredentials;
   /** Scopes: the collection token's, the payments ones the callback registration takes, and those payment queries take (one per kind). */
-  readonly scopes: { readonly collection: string; readonly payments: readonly string[]; readonly paymentQueries: readonly string[]; readonly pix: readonly string[] };
+  readonly scopes: {
+    readonly collection: string;
+    readonly payments: readonly string[];
+    readonly paymentQueries: readonly string[];
+    readonly pix: readonly string[];
+  };
 }
-

@@ -8,7 +8,11 @@ import { SAMPLE_PIX_KEYS } from '../contracts/sandbox';
 /** Scopes of the payments API that allow the callback registration (spec 5.1): any one of them. */
 export const PAYMENT_SCOPES = ['payments.pix.pagar', 'payments.boleto.pagar', 'payments.tributos.pagar'] as const;
 /** Scopes the public payment clients ask for queries, one per kind (BANK-NOTES.md). */
-export const PAYMENT_QUERY_SCOPES = ['payments.pix.consultar', 'payments.boleto.consultar', 'payments.tributos.consultar'] as const;
+export const PAYMENT_QUERY_SCOPES = [
+  'payments.pix.consultar',
+  'payments.boleto.consultar',
+  'payments.tributos.consultar',
+] as const;
 /** Every scope the payments token endpoint grants. */
 export const ALL_PAYMENT_SCOPES: readonly string[] = [...PAYMENT_SCOPES, ...PAYMENT_QUERY_SCOPES];
 /** The scope a query of one payment kind needs (`payments.<kind>.consultar`). */
@@ -143,8 +147,13 @@ export interface CallbackRegistration {
 export function bankDateTime(epochMs: number): number[] {
   const local = new Date(epochMs - 3 * 60 * 60 * 1000);
   return [
-    local.getUTCFullYear(), local.getUTCMonth() + 1, local.getUTCDate(),
-    local.getUTCHours(), local.getUTCMinutes(), local.getUTCSeconds(), local.getUTCMilliseconds() * 1_000_000,
+    local.getUTCFullYear(),
+    local.getUTCMonth() + 1,
+    local.getUTCDate(),
+    local.getUTCHours(),
+    local.getUTCMinutes(),
+    local.getUTCSeconds(),
+    local.getUTCMilliseconds() * 1_000_000,
   ];
 }
 
@@ -194,7 +203,10 @@ export const isoDay = (date: readonly number[]): string => `${date[0]}-${pad2(da
  * The boleto query's answer as the manual writes it: a flat object. Values the simulator does not
  * keep (payer, barcode, fines) are invented and fixed per boleto.
  */
-export function boletoQueryBodyFlat(boleto: Boleto, settlementTimestamp: 'utc' | 'bank-local'): Record<string, unknown> {
+export function boletoQueryBodyFlat(
+  boleto: Boleto,
+  settlementTimestamp: 'utc' | 'bank-local',
+): Record<string, unknown> {
   const barcode = `7569${boleto.nossoNumero}`.padEnd(44, '0');
   const liquidacao = boleto.liquidacao;
   return {
@@ -221,7 +233,16 @@ export function boletoQueryBodyFlat(boleto: Boleto, settlementTimestamp: 'utc' |
     descontoAntecipacao: 0,
     descontos: [],
     ...(liquidacao
-      ? { dadosLiquidacao: { data: zuluText(liquidacao.data, settlementTimestamp), valor: Number(liquidacao.valor), multa: 0, abatimento: 0, juros: 0, desconto: 0 } }
+      ? {
+          dadosLiquidacao: {
+            data: zuluText(liquidacao.data, settlementTimestamp),
+            valor: Number(liquidacao.valor),
+            multa: 0,
+            abatimento: 0,
+            juros: 0,
+            desconto: 0,
+          },
+        }
       : {}),
   };
 }
@@ -322,7 +343,12 @@ export function paymentBody(payment: Payment): Record<string, unknown> {
 
 /** Default details of a new payment of each kind (a control request may override any). */
 export function defaultPaymentDetails(kind: PaymentKind, idTransacao: string): Record<string, string> {
-  const barcode = '75691' + idTransacao.replace(/[^0-9]/g, '').padEnd(39, '7').slice(0, 39);
+  const barcode =
+    '75691' +
+    idTransacao
+      .replace(/[^0-9]/g, '')
+      .padEnd(39, '7')
+      .slice(0, 39);
   switch (kind) {
     case 'pix':
       return {
@@ -336,7 +362,12 @@ export function defaultPaymentDetails(kind: PaymentKind, idTransacao: string): R
         endToEnd: `E02038232${Date.now()}${idTransacao.replace(/[^a-zA-Z0-9]/g, '').slice(0, 8)}`,
       };
     case 'boleto':
-      return { codigoBarras: barcode, linhaDigitavel: barcode, nomeBeneficiario: 'FORNECEDOR EXEMPLO LTDA', documentoBeneficiario: '11222333000181' };
+      return {
+        codigoBarras: barcode,
+        linhaDigitavel: barcode,
+        nomeBeneficiario: 'FORNECEDOR EXEMPLO LTDA',
+        documentoBeneficiario: '11222333000181',
+      };
     case 'tributos':
       return { codigoBarras: '8' + barcode.slice(1), tipoTributo: 'DARF', nomeContribuinte: 'EMPRESA EXEMPLO SA' };
   }

@@ -27,10 +27,18 @@ export interface DeliveryRecord {
 }
 
 /** What one delivery came to, as its log line has it. */
-export type DeliveryOutcomeFields = Pick<DeliveryRecord, 'outcome' | 'status' | 'reason' | 'tlsProtocol' | 'durationMs' | 'startedAt'>;
+export type DeliveryOutcomeFields = Pick<
+  DeliveryRecord,
+  'outcome' | 'status' | 'reason' | 'tlsProtocol' | 'durationMs' | 'startedAt'
+>;
 
 /** The log line of one delivery (or of a notification not sent): the token's header name, never its value. */
-export function deliveryRecord(seq: number, notification: OutgoingNotification, attempt: number, result: DeliveryOutcomeFields): DeliveryRecord {
+export function deliveryRecord(
+  seq: number,
+  notification: OutgoingNotification,
+  attempt: number,
+  result: DeliveryOutcomeFields,
+): DeliveryRecord {
   return {
     seq,
     notificationId: notification.id,
@@ -95,7 +103,8 @@ export async function deliverNotification(attempt: DeliveryAttempt): Promise<Del
   } catch {
     return { delivered: false, reason: `not a valid URL: ${attempt.url}`, durationMs: 0 };
   }
-  if (url.protocol !== 'https:') return { delivered: false, reason: 'the URL is not HTTPS; the bank only delivers over HTTPS', durationMs: 0 };
+  if (url.protocol !== 'https:')
+    return { delivered: false, reason: 'the URL is not HTTPS; the bank only delivers over HTTPS', durationMs: 0 };
   try {
     const result = await httpCall(url, {
       method: 'POST',
@@ -116,7 +125,8 @@ export async function deliverNotification(attempt: DeliveryAttempt): Promise<Del
       timeoutMs,
       signal: attempt.signal,
     });
-    if (result.status === 200) return { delivered: true, status: 200, tlsProtocol: result.tlsProtocol, durationMs: result.durationMs };
+    if (result.status === 200)
+      return { delivered: true, status: 200, tlsProtocol: result.tlsProtocol, durationMs: result.durationMs };
     return {
       delivered: false,
       status: result.status,
@@ -127,7 +137,11 @@ export async function deliverNotification(attempt: DeliveryAttempt): Promise<Del
   } catch (error) {
     const durationMs = error instanceof HttpCallError ? error.durationMs : 0;
     const timedOut = error instanceof HttpCallError && error.code === 'TIMEOUT';
-    return { delivered: false, reason: timedOut ? `no HTTP 200 within the ${timeoutMs} ms deadline` : describeCallError(error), durationMs };
+    return {
+      delivered: false,
+      reason: timedOut ? `no HTTP 200 within the ${timeoutMs} ms deadline` : describeCallError(error),
+      durationMs,
+    };
   }
 }
 
@@ -173,7 +187,12 @@ export class Notifier {
   submit(notification: OutgoingNotification): void {
     if (this.stopping.signal.aborted) return;
     if (!notification.url) {
-      this.record(notification, 1, { outcome: 'NÃO ENVIADO', reason: notification.skipped, durationMs: 0, startedAt: new Date().toISOString() });
+      this.record(notification, 1, {
+        outcome: 'NÃO ENVIADO',
+        reason: notification.skipped,
+        durationMs: 0,
+        startedAt: new Date().toISOString(),
+      });
       return;
     }
     const window = this.options.faults().reorderWindowMs ?? 0;
@@ -249,7 +268,12 @@ export class Notifier {
     if (this.stopping.signal.aborted) return;
     const startedAt = new Date().toISOString();
     if (this.options.faults().loseDeliveries) {
-      this.record(notification, attempt, { outcome: 'NÃO ENTREGUE', reason: 'lost by the bank (fault loseDeliveries): never sent, never resent', durationMs: 0, startedAt });
+      this.record(notification, attempt, {
+        outcome: 'NÃO ENTREGUE',
+        reason: 'lost by the bank (fault loseDeliveries): never sent, never resent',
+        durationMs: 0,
+        startedAt,
+      });
       return;
     }
     const result = await deliverNotification({

@@ -72,7 +72,11 @@ export function parseJson(call: Call, onError: (message: string) => BankError): 
 export function parseForm(call: Call): URLSearchParams {
   const type = header(call, 'content-type') ?? '';
   if (!type.toLowerCase().startsWith('application/x-www-form-urlencoded')) {
-    throw oauthError(400, 'invalid_request', 'The token request must be form-encoded (Content-Type: application/x-www-form-urlencoded).');
+    throw oauthError(
+      400,
+      'invalid_request',
+      'The token request must be form-encoded (Content-Type: application/x-www-form-urlencoded).',
+    );
   }
   return new URLSearchParams(call.raw.toString('utf8'));
 }
@@ -82,7 +86,9 @@ export function basicCredentials(call: Call): { id: string; secret: string } | u
   if (!match) return undefined;
   const decoded = Buffer.from(match[1], 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  return colon < 0 ? undefined : { id: decodeURIComponent(decoded.slice(0, colon)), secret: decodeURIComponent(decoded.slice(colon + 1)) };
+  return colon < 0
+    ? undefined
+    : { id: decodeURIComponent(decoded.slice(0, colon)), secret: decodeURIComponent(decoded.slice(colon + 1)) };
 }
 
 /** A path of SimulatorPaths plus `rest` (a regular expression), with or without a final slash. */

@@ -18,11 +18,22 @@ function compareDateArrays(a: readonly number[], b: readonly number[]): number {
  * Page `index` (from 0, `size` a page) of the boletos of `beneficiario` settled on day
  * `[dd, mm, yyyy]`, and how many were settled that day.
  */
-export function settledOnDay(boletos: Iterable<Boleto>, beneficiario: string, [dd, mm, yyyy]: readonly [number, number, number], index: number, size: number): { items: Record<string, unknown>[]; settledCount: number } {
+export function settledOnDay(
+  boletos: Iterable<Boleto>,
+  beneficiario: string,
+  [dd, mm, yyyy]: readonly [number, number, number],
+  index: number,
+  size: number,
+): { items: Record<string, unknown>[]; settledCount: number } {
   const settled = [...boletos]
     .filter((b) => b.beneficiario === beneficiario && b.situacao === 'LIQUIDADO' && b.liquidacao)
-    .filter((b) => { const [y, m, d] = b.liquidacao!.data; return y === yyyy && m === mm && d === dd; })
-    .sort((a, b) => compareDateArrays(a.liquidacao!.data, b.liquidacao!.data) || a.nossoNumero.localeCompare(b.nossoNumero));
+    .filter((b) => {
+      const [y, m, d] = b.liquidacao!.data;
+      return y === yyyy && m === mm && d === dd;
+    })
+    .sort(
+      (a, b) => compareDateArrays(a.liquidacao!.data, b.liquidacao!.data) || a.nossoNumero.localeCompare(b.nossoNumero),
+    );
   const items = settled.slice(index * size, (index + 1) * size).map((b) => ({
     cooperativa: b.cooperativa,
     codigoBeneficiario: b.beneficiario,

@@ -11,7 +11,13 @@ import type { BankBehaviour } from './behaviour';
 import { SAMPLE_SIMULATOR_ACCOUNT } from '../contracts/sandbox';
 import { createCertificateAuthority, issueCertificate, type PemPair } from './certificates';
 import { BankSimulatorClient } from './control-client';
-import { QueryOperation, type SimulatedBankOptions, SimulatorEngine, SimulatorPaths, type SimulatorReply } from './engine';
+import {
+  QueryOperation,
+  type SimulatedBankOptions,
+  SimulatorEngine,
+  SimulatorPaths,
+  type SimulatorReply,
+} from './engine';
 import { BankError, gatewayError } from './errors';
 import { replyBody } from './reply';
 import type { ApiCallCounts, SimulatorFaults } from './faults';
@@ -48,7 +54,6 @@ export interface BankSimulatorOptions extends SimulatedBankOptions {
 /** The sample account of a simulator started without `accounts`. */
 export const SAMPLE_ACCOUNT: SimulatorAccount = SAMPLE_SIMULATOR_ACCOUNT;
 
-
 const MAX_BODY_BYTES = 1024 * 1024;
 
 function clientCertificate(req: IncomingMessage): ClientCertificateInfo {
@@ -61,19 +66,31 @@ function clientCertificate(req: IncomingMessage): ClientCertificateInfo {
 
 function defaultCredentials(account: SimulatorAccount): BankCredentials {
   return {
-    collection: { apiKey: randomUUID(), username: account.beneficiario + account.cooperativa, password: randomBytes(9).toString('base64url') },
-    payments: { clientId: `simulator-client-${randomBytes(4).toString('hex')}`, clientSecret: randomBytes(18).toString('base64url') },
+    collection: {
+      apiKey: randomUUID(),
+      username: account.beneficiario + account.cooperativa,
+      password: randomBytes(9).toString('base64url'),
+    },
+    payments: {
+      clientId: `simulator-client-${randomBytes(4).toString('hex')}`,
+      clientSecret: randomBytes(18).toString('base64url'),
+    },
     pix: defaultPixCredentials(),
   };
 }
 
 function defaultPixCredentials(): NonNullable<BankCredentials['pix']> {
-  return { clientId: `simulator-pix-${randomBytes(4).toString('hex')}`, clientSecret: randomBytes(18).toString('base64url') };
+  return {
+    clientId: `simulator-pix-${randomBytes(4).toString('hex')}`,
+    clientSecret: randomBytes(18).toString('base64url'),
+  };
 }
 
 /** The lower-cased headers of a request, the first value of each. */
 function requestHeaders(req: IncomingMessage): Record<string, string | undefined> {
-  return Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value[0] : value]));
+  return Object.fromEntries(
+    Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value[0] : value]),
+  );
 }
 
 /**
@@ -93,7 +110,9 @@ export class BankSimulator {
       await simulator.stop();
       const code = (error as NodeJS.ErrnoException).code;
       const hint = code === 'EADDRINUSE' ? ' Pick another port (--port), or 0 for a free one.' : '';
-      throw new Error(`The bank simulator cannot listen on ${host}:${port}: ${(error as Error).message}.${hint}`, { cause: error });
+      throw new Error(`The bank simulator cannot listen on ${host}:${port}: ${(error as Error).message}.${hint}`, {
+        cause: error,
+      });
     }
     return simulator;
   }
@@ -126,10 +145,15 @@ export class BankSimulator {
 
   private constructor(options: BankSimulatorOptions) {
     // Checked before any key or file is made.
-    if (options.accounts?.length === 0) throw new Error('The bank simulator needs at least one account: give accounts, or leave it out for the sample account.');
+    if (options.accounts?.length === 0)
+      throw new Error(
+        'The bank simulator needs at least one account: give accounts, or leave it out for the sample account.',
+      );
     this.accounts = options.accounts ?? [SAMPLE_ACCOUNT];
     // Credentials given without a Pix client get one, shown by info like the rest.
-    this.credentials = options.credentials ? { ...options.credentials, pix: options.credentials.pix ?? defaultPixCredentials() } : defaultCredentials(this.accounts[0]);
+    this.credentials = options.credentials
+      ? { ...options.credentials, pix: options.credentials.pix ?? defaultPixCredentials() }
+      : defaultCredentials(this.accounts[0]);
     this.trustedCas = [...(options.trustedCas ?? [])];
     let faults: () => SimulatorFaults = () => ({});
     this.notifier = new Notifier({
@@ -151,7 +175,10 @@ export class BankSimulator {
     });
     faults = () => this.engine.currentFaults;
     const ca = options.ca ?? createCertificateAuthority('cdk-bank-webhooks bank simulator CA');
-    const server = issueCertificate(ca, { commonName: 'localhost', hosts: ['localhost', '127.0.0.1', '::1', ...(options.hosts ?? [])] });
+    const server = issueCertificate(ca, {
+      commonName: 'localhost',
+      hosts: ['localhost', '127.0.0.1', '::1', ...(options.hosts ?? [])],
+    });
     const client = issueCertificate(ca, { commonName: this.credentials.payments.clientId, client: true });
     const pixClient = issueCertificate(ca, { commonName: this.credentials.pix!.clientId, client: true });
     const pixWebhook = issueCertificate(ca, { commonName: 'webhook-pix.bank-simulator.local', client: true });
@@ -177,7 +204,14 @@ export class BankSimulator {
     writeFileSync(this.pixClientKeyFile, pixClient.keyPem, { mode: 0o600 });
     writeFileSync(this.pixWebhookCertFile, pixWebhook.certPem);
     this.server = createServer(
-      { key: server.keyPem, cert: server.certPem, ca: [this.caPem], requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' },
+      {
+        key: server.keyPem,
+        cert: server.certPem,
+        ca: [this.caPem],
+        requestCert: true,
+        rejectUnauthorized: false,
+        minVersion: 'TLSv1.2',
+      },
       (req, res) => void this.handle(req, res),
     );
   }
@@ -189,7 +223,14 @@ export class BankSimulator {
         this.server.off('error', reject);
         const address = this.server.address() as AddressInfo;
         // A wildcard address is reached through loopback, which the certificate names.
-        const shown = address.address === '0.0.0.0' ? '127.0.0.1' : address.address === '::' ? '[::1]' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
+        const shown =
+          address.address === '0.0.0.0'
+            ? '127.0.0.1'
+            : address.address === '::'
+              ? '[::1]'
+              : address.family === 'IPv6'
+                ? `[${address.address}]`
+                : address.address;
         this.origin = `https://${shown}:${address.port}`;
         resolve();
       });
@@ -220,7 +261,12 @@ export class BankSimulator {
       clientKeyFile: this.clientKeyFile,
       accounts: this.accounts,
       credentials: this.credentials,
-      scopes: { collection: COLLECTION_SCOPE, payments: PAYMENT_SCOPES, paymentQueries: PAYMENT_QUERY_SCOPES, pix: PIX_SCOPES },
+      scopes: {
+        collection: COLLECTION_SCOPE,
+        payments: PAYMENT_SCOPES,
+        paymentQueries: PAYMENT_QUERY_SCOPES,
+        pix: PIX_SCOPES,
+      },
     };
   }
 
@@ -286,10 +332,19 @@ export class BankSimulator {
     let reply: SimulatorReply;
     try {
       const raw = await this.readBody(req);
-      reply = await this.engine.handle({ method: req.method ?? 'GET', url: req.url ?? '/', headers: requestHeaders(req), body: raw, certificate: clientCertificate(req) });
+      reply = await this.engine.handle({
+        method: req.method ?? 'GET',
+        url: req.url ?? '/',
+        headers: requestHeaders(req),
+        body: raw,
+        certificate: clientCertificate(req),
+      });
     } catch (error) {
       // Only reading the body throws here (too large, or the connection dropped); the engine answers everything else.
-      reply = error instanceof BankError ? { status: error.status, body: error.body } : { status: 400, body: { mensagem: `Simulator error: ${(error as Error).message}` } };
+      reply =
+        error instanceof BankError
+          ? { status: error.status, body: error.body }
+          : { status: 400, body: { mensagem: `Simulator error: ${(error as Error).message}` } };
     }
     if (res.destroyed) return;
     const { body, contentType } = replyBody(reply);

@@ -121,7 +121,8 @@ export class TokenIssuer {
       throw oauthError(401, 'unauthorized_client', 'Invalid or missing x-api-key header.');
     }
     // The manual: a missing or wrong context header is among the causes of "Invalid user credentials".
-    if ((headers.context ?? '').toUpperCase() !== 'COBRANCA') throw oauthError(401, 'invalid_grant', 'Invalid user credentials');
+    if ((headers.context ?? '').toUpperCase() !== 'COBRANCA')
+      throw oauthError(401, 'invalid_grant', 'Invalid user credentials');
     const grantType = form.get('grant_type');
     if (!grantType) throw oauthError(400, 'invalid_request', 'Missing form parameter: grant_type');
     let subject: string;
@@ -143,10 +144,24 @@ export class TokenIssuer {
       subject = previous.subject;
       scopes = [...previous.scopes];
     } else {
-      throw oauthError(400, 'unsupported_grant_type', `Unsupported grant_type "${grantType ?? ''}"; use password or refresh_token.`);
+      throw oauthError(
+        400,
+        'unsupported_grant_type',
+        `Unsupported grant_type "${grantType ?? ''}"; use password or refresh_token.`,
+      );
     }
-    const accessToken = this.store(this.access, { kind: 'collection', scopes, subject, expiresAt: this.options.now() + this.lifetimeMs });
-    const refreshToken = this.store(this.refresh, { kind: 'collection', scopes, subject, expiresAt: this.options.now() + this.refreshLifetimeMs });
+    const accessToken = this.store(this.access, {
+      kind: 'collection',
+      scopes,
+      subject,
+      expiresAt: this.options.now() + this.lifetimeMs,
+    });
+    const refreshToken = this.store(this.refresh, {
+      kind: 'collection',
+      scopes,
+      subject,
+      expiresAt: this.options.now() + this.refreshLifetimeMs,
+    });
     return {
       access_token: accessToken,
       expires_in: this.lifetimeMs / 1000,
@@ -159,11 +174,19 @@ export class TokenIssuer {
   }
 
   /** POST /thirdparty/auth/token: client_credentials over mutual TLS (payments API). */
-  paymentsGrant(form: URLSearchParams, basic: { id: string; secret: string } | undefined, certificate: ClientCertificateInfo): Record<string, unknown> {
+  paymentsGrant(
+    form: URLSearchParams,
+    basic: { id: string; secret: string } | undefined,
+    certificate: ClientCertificateInfo,
+  ): Record<string, unknown> {
     const mutualTls = this.checkClientCertificate(certificate, 'the certificate issued for this client');
     if (!form.get('grant_type')) throw oauthError(400, 'invalid_request', 'Missing form parameter: grant_type');
     if (form.get('grant_type') !== 'client_credentials') {
-      throw oauthError(400, 'unsupported_grant_type', `Unsupported grant_type "${form.get('grant_type') ?? ''}"; use client_credentials.`);
+      throw oauthError(
+        400,
+        'unsupported_grant_type',
+        `Unsupported grant_type "${form.get('grant_type') ?? ''}"; use client_credentials.`,
+      );
     }
     const expected = this.options.credentials.payments;
     const clientId = basic?.id ?? form.get('client_id') ?? '';
@@ -175,8 +198,18 @@ export class TokenIssuer {
       throw oauthError(401, 'invalid_client', 'The client certificate does not belong to this client.');
     }
     const scopes = requestedScopes(form.get('scope'), ALL_PAYMENT_SCOPES);
-    const accessToken = this.store(this.access, { kind: 'payments', scopes, subject: clientId, expiresAt: this.options.now() + this.lifetimeMs });
-    return { access_token: accessToken, expires_in: this.lifetimeMs / 1000, token_type: 'Bearer', scope: scopes.join(' ') };
+    const accessToken = this.store(this.access, {
+      kind: 'payments',
+      scopes,
+      subject: clientId,
+      expiresAt: this.options.now() + this.lifetimeMs,
+    });
+    return {
+      access_token: accessToken,
+      expires_in: this.lifetimeMs / 1000,
+      token_type: 'Bearer',
+      scope: scopes.join(' '),
+    };
   }
 
   /**
@@ -185,22 +218,48 @@ export class TokenIssuer {
    * the query string too only when `grantTypeInQuery` (PIX-NOTES.md: the bank refuses it there
    * since 2026-06, with 400 "gerarToken.grantType ... inválido"; one client still sends it so).
    */
-  pixGrant(form: URLSearchParams, query: URLSearchParams, basic: { id: string; secret: string } | undefined, certificate: ClientCertificateInfo, grantTypeInQuery: boolean): Record<string, unknown> {
+  pixGrant(
+    form: URLSearchParams,
+    query: URLSearchParams,
+    basic: { id: string; secret: string } | undefined,
+    certificate: ClientCertificateInfo,
+    grantTypeInQuery: boolean,
+  ): Record<string, unknown> {
     const expected = this.options.credentials.pix;
-    const mutualTls = this.checkClientCertificate(certificate, 'the Pix application\'s certificate');
+    const mutualTls = this.checkClientCertificate(certificate, "the Pix application's certificate");
     if (query.has('grant_type') && !grantTypeInQuery) {
-      throw oauthError(400, 'invalid_request', 'gerarToken.grantType: valor inválido na query string; envie grant_type no corpo (application/x-www-form-urlencoded).');
+      throw oauthError(
+        400,
+        'invalid_request',
+        'gerarToken.grantType: valor inválido na query string; envie grant_type no corpo (application/x-www-form-urlencoded).',
+      );
     }
     const grantType = form.get('grant_type') ?? (grantTypeInQuery ? query.get('grant_type') : null);
     if (!grantType) throw oauthError(400, 'invalid_request', 'Missing form parameter: grant_type');
-    if (grantType !== 'client_credentials') throw oauthError(400, 'unsupported_grant_type', `Unsupported grant_type "${grantType}"; use client_credentials.`);
+    if (grantType !== 'client_credentials')
+      throw oauthError(400, 'unsupported_grant_type', `Unsupported grant_type "${grantType}"; use client_credentials.`);
     if (!expected || !basic || basic.id !== expected.clientId || basic.secret !== expected.clientSecret) {
       throw oauthError(401, 'invalid_client', 'Invalid client or Invalid client credentials');
     }
-    if (mutualTls && certificate.commonName !== expected.clientId) throw oauthError(401, 'invalid_client', 'The client certificate does not belong to this client.');
-    const scopes = requestedScopes(form.get('scope') ?? (grantTypeInQuery ? query.get('scope') : null), PIX_SCOPES, true);
-    const accessToken = this.store(this.access, { kind: 'pix', scopes, subject: expected.clientId, expiresAt: this.options.now() + this.lifetimeMs });
-    return { access_token: accessToken, token_type: 'Bearer', expires_in: this.lifetimeMs / 1000, scope: scopes.join(' ') };
+    if (mutualTls && certificate.commonName !== expected.clientId)
+      throw oauthError(401, 'invalid_client', 'The client certificate does not belong to this client.');
+    const scopes = requestedScopes(
+      form.get('scope') ?? (grantTypeInQuery ? query.get('scope') : null),
+      PIX_SCOPES,
+      true,
+    );
+    const accessToken = this.store(this.access, {
+      kind: 'pix',
+      scopes,
+      subject: expected.clientId,
+      expiresAt: this.options.now() + this.lifetimeMs,
+    });
+    return {
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: this.lifetimeMs / 1000,
+      scope: scopes.join(' '),
+    };
   }
 
   /**
@@ -209,8 +268,10 @@ export class TokenIssuer {
    */
   private checkClientCertificate(certificate: ClientCertificateInfo, which: string): boolean {
     const mutualTls = this.options.mutualTls !== false;
-    if (mutualTls && !certificate.presented) throw oauthError(401, 'invalid_client', `A client certificate is required (mutual TLS): present ${which}.`);
-    if (mutualTls && !certificate.trusted) throw oauthError(401, 'invalid_client', 'The client certificate was not issued by the bank.');
+    if (mutualTls && !certificate.presented)
+      throw oauthError(401, 'invalid_client', `A client certificate is required (mutual TLS): present ${which}.`);
+    if (mutualTls && !certificate.trusted)
+      throw oauthError(401, 'invalid_client', 'The client certificate was not issued by the bank.');
     return mutualTls;
   }
 
@@ -225,7 +286,10 @@ export class TokenIssuer {
       throw gatewayError(401, 'UNAUTHORIZED');
     }
     if (token.kind !== kind || !token.scopes.some((scope) => scopes.includes(scope))) {
-      throw gatewayError(403, `Insufficient scope: this operation requires one of ${scopes.join(', ')} (the token has ${token.scopes.join(' ')}).`);
+      throw gatewayError(
+        403,
+        `Insufficient scope: this operation requires one of ${scopes.join(', ')} (the token has ${token.scopes.join(' ')}).`,
+      );
     }
     return token;
   }

@@ -39,8 +39,11 @@ export function handlerSourceHash(): string {
 }
 
 export function bundlesAreFresh(): boolean {
-  return existsSync(STAMP) && readFileSync(STAMP, 'utf8') === handlerSourceHash()
-    && handlerNames().every((name) => existsSync(join(HANDLER_OUT_DIR, name, 'index.js')));
+  return (
+    existsSync(STAMP) &&
+    readFileSync(STAMP, 'utf8') === handlerSourceHash() &&
+    handlerNames().every((name) => existsSync(join(HANDLER_OUT_DIR, name, 'index.js')))
+  );
 }
 
 export interface BundleOptions {
@@ -61,18 +64,25 @@ export function patchableEntry(entry: string): string {
 }
 
 /** How a Lambda bundle is built: one minified CommonJS file with a source map, for the runtime the functions run on (`NODEJS_24_X`). */
-export async function bundleLambdaEntry(entry: string, outfile: string, options: Pick<BundleOptions, 'bundleAwsSdk'> & { readonly replace?: Readonly<Record<string, string>> } = {}): Promise<number> {
+export async function bundleLambdaEntry(
+  entry: string,
+  outfile: string,
+  options: Pick<BundleOptions, 'bundleAwsSdk'> & { readonly replace?: Readonly<Record<string, string>> } = {},
+): Promise<number> {
   mkdirSync(dirname(outfile), { recursive: true });
   // The bench's variants: a module of the handler's (an absolute path without its extension) bundled in place of another.
   const replace = options.replace ?? {};
   await build({
-    plugins: [{
-      name: 'replace',
-      setup: (b) => b.onResolve({ filter: /^\./ }, (args) => {
-        const replacement = replace[join(args.resolveDir, args.path)];
-        return replacement ? { path: replacement } : undefined;
-      }),
-    }],
+    plugins: [
+      {
+        name: 'replace',
+        setup: (b) =>
+          b.onResolve({ filter: /^\./ }, (args) => {
+            const replacement = replace[join(args.resolveDir, args.path)];
+            return replacement ? { path: replacement } : undefined;
+          }),
+      },
+    ],
     stdin: { contents: patchableEntry(entry), resolveDir: dirname(entry), sourcefile: 'lambda-entry.js', loader: 'js' },
     outfile,
     bundle: true,
@@ -95,7 +105,11 @@ export async function bundleHandlers(options: BundleOptions = {}): Promise<Recor
   rmSync(outDir, { recursive: true, force: true });
   const sizes: Record<string, number> = {};
   for (const name of handlerNames()) {
-    sizes[name] = await bundleLambdaEntry(join(HANDLER_SOURCE_DIR, name, 'index.ts'), join(outDir, name, 'index.js'), options);
+    sizes[name] = await bundleLambdaEntry(
+      join(HANDLER_SOURCE_DIR, name, 'index.ts'),
+      join(outDir, name, 'index.js'),
+      options,
+    );
   }
   if (outDir === HANDLER_OUT_DIR) writeFileSync(STAMP, handlerSourceHash());
   return sizes;
@@ -109,8 +123,12 @@ const CLI_SOURCE_DIRS = ['simulator', 'cli', 'contracts'].map((dir) => join(ROOT
 const CLI_STAMP = join(ROOT, 'dist', 'cli', '.source-hash');
 
 export function cliIsFresh(): boolean {
-  return existsSync(CLI_STAMP) && existsSync(CLI_OUT_FILE) && existsSync(SIMULATOR_OUT_FILE)
-    && readFileSync(CLI_STAMP, 'utf8') === sourceHash(CLI_SOURCE_DIRS);
+  return (
+    existsSync(CLI_STAMP) &&
+    existsSync(CLI_OUT_FILE) &&
+    existsSync(SIMULATOR_OUT_FILE) &&
+    readFileSync(CLI_STAMP, 'utf8') === sourceHash(CLI_SOURCE_DIRS)
+  );
 }
 
 /**
@@ -122,11 +140,27 @@ export async function bundleCli(): Promise<number> {
   rmSync(join(ROOT, 'dist', 'cli'), { recursive: true, force: true });
   rmSync(join(ROOT, 'dist', 'simulator'), { recursive: true, force: true });
   // The CLI and the simulator run on the user's Node: the oldest `engines` allows.
-  const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: true, sourcesContent: false, legalComments: 'none', logLevel: 'warning' } as const;
-  await build({ ...common, entryPoints: [join(ROOT, 'cli', 'index.ts')], outfile: CLI_OUT_FILE, banner: { js: '#!/usr/bin/env node' } });
+  const common = {
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    sourcemap: true,
+    sourcesContent: false,
+    legalComments: 'none',
+    logLevel: 'warning',
+  } as const;
+  await build({
+    ...common,
+    entryPoints: [join(ROOT, 'cli', 'index.ts')],
+    outfile: CLI_OUT_FILE,
+    banner: { js: '#!/usr/bin/env node' },
+  });
   chmodSync(CLI_OUT_FILE, 0o755);
   await build({ ...common, entryPoints: [join(ROOT, 'simulator', 'index.ts')], outfile: SIMULATOR_OUT_FILE });
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.simulator.json')], { stdio: 'inherit' });
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.simulator.json')], {
+    stdio: 'inherit',
+  });
   writeFileSync(CLI_STAMP, sourceHash(CLI_SOURCE_DIRS));
   return statSync(CLI_OUT_FILE).size;
 }
@@ -138,9 +172,22 @@ export async function bundleCli(): Promise<number> {
  * events' JSON, kept as is; C# names the property `Decimal`, which is not a keyword.
  */
 export function compileWithJsii(): void {
-  execFileSync(process.execPath, [require.resolve('jsii/bin/jsii'), '--generate-tsconfig', 'tsconfig.jsii.json', '--fail-on-warnings', '--silence-warnings', 'JSII5018'], {
-    cwd: ROOT, stdio: 'inherit', env: { ...process.env, JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION: process.versions.node.split('.')[0] },
-  });
+  execFileSync(
+    process.execPath,
+    [
+      require.resolve('jsii/bin/jsii'),
+      '--generate-tsconfig',
+      'tsconfig.jsii.json',
+      '--fail-on-warnings',
+      '--silence-warnings',
+      'JSII5018',
+    ],
+    {
+      cwd: ROOT,
+      stdio: 'inherit',
+      env: { ...process.env, JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION: process.versions.node.split('.')[0] },
+    },
+  );
 }
 
 /** The `.jsii` assembly at the package root, as jsii writes it. */

@@ -31,22 +31,33 @@ export interface SuiteTime {
 
 /** The steps `.ci/run` recorded: `name<TAB>start ms<TAB>end ms<TAB>status` a line. */
 export function readSteps(text: string): StepTime[] {
-  return text.split('\n').filter((line) => line.trim()).map((line) => {
-    const [step, start, end, status] = line.split('\t');
-    return { step, seconds: (Number(end) - Number(start)) / 1000, status: Number(status) };
-  });
+  return text
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => {
+      const [step, start, end, status] = line.split('\t');
+      return { step, seconds: (Number(end) - Number(start)) / 1000, status: Number(status) };
+    });
 }
 
 /** Each suite's wall time and the part of it outside its tests, slowest first. */
 export function readSuites(json: { testResults: JestSuite[] }, root: string): SuiteTime[] {
-  return json.testResults.map((r) => {
-    const seconds = (r.endTime - r.startTime) / 1000;
-    const inTests = r.assertionResults.reduce((sum, a) => sum + (a.duration ?? 0), 0) / 1000;
-    return { suite: r.name.startsWith(root) ? r.name.slice(root.length + 1) : r.name, seconds, setupSeconds: Math.max(0, seconds - inTests), tests: r.assertionResults.length };
-  }).sort((a, b) => b.seconds - a.seconds);
+  return json.testResults
+    .map((r) => {
+      const seconds = (r.endTime - r.startTime) / 1000;
+      const inTests = r.assertionResults.reduce((sum, a) => sum + (a.duration ?? 0), 0) / 1000;
+      return {
+        suite: r.name.startsWith(root) ? r.name.slice(root.length + 1) : r.name,
+        seconds,
+        setupSeconds: Math.max(0, seconds - inTests),
+        tests: r.assertionResults.length,
+      };
+    })
+    .sort((a, b) => b.seconds - a.seconds);
 }
 
-const fmt = (seconds: number) => (seconds >= 60 ? `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s` : `${seconds.toFixed(1)} s`);
+const fmt = (seconds: number) =>
+  seconds >= 60 ? `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s` : `${seconds.toFixed(1)} s`;
 
 function main(): void {
   const args = process.argv.slice(2);
@@ -59,7 +70,8 @@ function main(): void {
     const steps = readSteps(readFileSync(stepsFile, 'utf8'));
     const total = steps.reduce((sum, s) => sum + s.seconds, 0);
     console.log('CI steps (wall time; steps that ran side by side overlap):');
-    for (const s of steps) console.log(`  ${fmt(s.seconds).padStart(12)}  ${s.step}${s.status ? `  (exit ${s.status})` : ''}`);
+    for (const s of steps)
+      console.log(`  ${fmt(s.seconds).padStart(12)}  ${s.step}${s.status ? `  (exit ${s.status})` : ''}`);
     console.log(`  ${fmt(total).padStart(12)}  sum of steps`);
   } else {
     console.log(`No ${stepsFile}: run bash .ci/run first.`);
@@ -71,9 +83,14 @@ function main(): void {
   const wall = (Math.max(...json.testResults.map((r) => r.endTime)) - json.startTime) / 1000;
   const busy = suites.reduce((sum, s) => sum + s.seconds, 0);
   const setup = suites.reduce((sum, s) => sum + s.setupSeconds, 0);
-  console.log(`\nJest: ${suites.length} suites, ${fmt(wall)} wall, ${fmt(busy)} in suites (${fmt(setup)} of it outside tests)`);
+  console.log(
+    `\nJest: ${suites.length} suites, ${fmt(wall)} wall, ${fmt(busy)} in suites (${fmt(setup)} of it outside tests)`,
+  );
   console.log(`Slowest ${Math.min(top, suites.length)} suites (wall, of it outside tests, tests):`);
-  for (const s of suites.slice(0, top)) console.log(`  ${fmt(s.seconds).padStart(12)}  ${fmt(s.setupSeconds).padStart(10)}  ${String(s.tests).padStart(4)}  ${s.suite}`);
+  for (const s of suites.slice(0, top))
+    console.log(
+      `  ${fmt(s.seconds).padStart(12)}  ${fmt(s.setupSeconds).padStart(10)}  ${String(s.tests).padStart(4)}  ${s.suite}`,
+    );
 }
 
 if (require.main === module) main();

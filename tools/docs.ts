@@ -19,7 +19,9 @@ function generatedReference(): string {
   try {
     const out = join(dir, 'API.md');
     execFileSync(process.execPath, [require.resolve('jsii-docgen/bin/jsii-docgen'), '--output', out], {
-      cwd: ROOT, stdio: 'inherit', env: { ...process.env, JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION: process.versions.node.split('.')[0] },
+      cwd: ROOT,
+      stdio: 'inherit',
+      env: { ...process.env, JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION: process.versions.node.split('.')[0] },
     });
     return readFileSync(out, 'utf8');
   } finally {
@@ -29,7 +31,12 @@ function generatedReference(): string {
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
 function anchorOf(heading: string): string {
-  return heading.trim().toLowerCase().replace(/<[^>]*>/g, '').replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/<[^>]*>/g, '')
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
 }
 
 /** Every anchor a Markdown file offers: its headings' and its explicit `id="…"` ones. */
@@ -59,14 +66,21 @@ export function brokenLinks(file: string): string[] {
     const line = text.slice(0, match.index).split('\n').length;
     const where = `${relative(ROOT, file)}:${line}: ${target}`;
     if (!existsSync(destination)) problems.push(`${where} (no such file)`);
-    else if (anchor && destination.endsWith('.md') && !anchorsOf(destination).has(anchor)) problems.push(`${where} (no such heading)`);
+    else if (anchor && destination.endsWith('.md') && !anchorsOf(destination).has(anchor))
+      problems.push(`${where} (no such heading)`);
   }
   return problems;
 }
 
 function markdownFiles(): string[] {
   const docs = join(ROOT, 'docs');
-  return [join(ROOT, 'README.md'), API_FILE, ...readdirSync(docs).filter((name) => name.endsWith('.md')).map((name) => join(docs, name))];
+  return [
+    join(ROOT, 'README.md'),
+    API_FILE,
+    ...readdirSync(docs)
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => join(docs, name)),
+  ];
 }
 
 function main(): void {

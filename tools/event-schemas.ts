@@ -13,10 +13,12 @@ let validators: Map<string, ValidateFunction> | undefined;
 
 function load(): Map<string, ValidateFunction> {
   const ajv = new Ajv({ allErrors: true, strict: true });
-  return new Map(Object.values(BankEventDetailType).map((detailType) => {
-    const schema = JSON.parse(readFileSync(join(SCHEMA_DIR, schemaFileName(detailType)), 'utf8')) as object;
-    return [detailType, ajv.compile(schema)];
-  }));
+  return new Map(
+    Object.values(BankEventDetailType).map((detailType) => {
+      const schema = JSON.parse(readFileSync(join(SCHEMA_DIR, schemaFileName(detailType)), 'utf8')) as object;
+      return [detailType, ajv.compile(schema)];
+    }),
+  );
 }
 
 /** What is wrong with a detail of `detailType`, in words; empty when it is valid. */
@@ -25,11 +27,13 @@ export function detailProblems(detailType: string, detail: unknown): string[] {
   const validate = validators.get(detailType);
   if (!validate) return [`"${detailType}" is not a detail type of cdk-bank-webhooks`];
   if (validate(detail)) return [];
-  return (validate.errors ?? []).map((e) => `${detailType}: ${e.instancePath || '(detail)'} ${e.message ?? 'is invalid'}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`);
+  return (validate.errors ?? []).map(
+    (e) =>
+      `${detailType}: ${e.instancePath || '(detail)'} ${e.message ?? 'is invalid'}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`,
+  );
 }
 
 /** File name of a detail type's JSON Schema under schemas/events/: "Boleto Settled" → "boleto-settled.schema.json". */
 export function schemaFileName(detailType: BankEventDetailType): string {
   return `${detailType.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.schema.json`;
 }
-

@@ -26,7 +26,12 @@ const ENV = {
 
 function loadTimeMs(file: string, nodeOptions: string): number {
   const script = `const t=process.hrtime.bigint();require(${JSON.stringify(file)});process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))`;
-  return Number(execFileSync(process.execPath, ['-e', script], { env: { ...ENV, NODE_OPTIONS: nodeOptions }, stdio: ['ignore', 'pipe', 'ignore'] }).toString());
+  return Number(
+    execFileSync(process.execPath, ['-e', script], {
+      env: { ...ENV, NODE_OPTIONS: nodeOptions },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).toString(),
+  );
 }
 
 function median(values: number[]): number {
@@ -47,7 +52,12 @@ async function main(): Promise<void> {
       for (const nodeOptions of ['', '--enable-source-maps']) {
         loadTimeMs(file, nodeOptions); // warm the file system cache
         const times = Array.from({ length: runs }, () => loadTimeMs(file, nodeOptions));
-        rows.push([bundleAwsSdk ? 'bundled' : 'runtime', nodeOptions || '(none)', `${(statSync(file).size / 1024).toFixed(0)} KiB`, `${median(times).toFixed(1)} ms`]);
+        rows.push([
+          bundleAwsSdk ? 'bundled' : 'runtime',
+          nodeOptions || '(none)',
+          `${(statSync(file).size / 1024).toFixed(0)} KiB`,
+          `${median(times).toFixed(1)} ms`,
+        ]);
       }
     }
     console.log(`receiver bundle, median of ${runs} fresh node processes (${process.version})`);

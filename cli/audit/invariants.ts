@@ -66,7 +66,10 @@ export interface RecordInput {
    * them): a Pix of a callback is ours to publish exactly when it is here.
    * @default - unknown: a Pix nobody published must be quarantined (as another customer's is)
    */
-  readonly pixHeld?: ReadonlyArray<{ readonly endToEndId: string; readonly devolucoes: ReadonlyArray<{ readonly id: string; readonly status: string }> }>;
+  readonly pixHeld?: ReadonlyArray<{
+    readonly endToEndId: string;
+    readonly devolucoes: ReadonlyArray<{ readonly id: string; readonly status: string }>;
+  }>;
   /**
    * The receiver's Pix keys (normalized): a Pix or refund naming another key is dropped by the
    * processor, never published.
@@ -104,14 +107,29 @@ type EventView = AuditedEvent;
 
 function view(event: PublishedEvent): EventView {
   const d = event.detail as {
-    idempotencyKey?: string; subject?: { id?: string; sequence?: number; nossoNumero?: string; idTransacao?: string; endToEndId?: string; refundId?: string };
-    state?: { status?: string; statusClass?: string }; settlement?: { amount?: { cents?: number } }; notification?: { id?: string };
+    idempotencyKey?: string;
+    subject?: {
+      id?: string;
+      sequence?: number;
+      nossoNumero?: string;
+      idTransacao?: string;
+      endToEndId?: string;
+      refundId?: string;
+    };
+    state?: { status?: string; statusClass?: string };
+    settlement?: { amount?: { cents?: number } };
+    notification?: { id?: string };
     pix?: { chave?: string };
   };
   return {
-    detailType: event.detailType as BankEventDetailType, key: String(d.idempotencyKey), subjectId: String(d.subject?.id),
-    subjectName: String(d.subject?.nossoNumero ?? d.subject?.idTransacao), sequence: Number(d.subject?.sequence),
-    status: String(d.state?.status), statusClass: d.state?.statusClass as StatusClass, settledCents: d.settlement?.amount?.cents,
+    detailType: event.detailType as BankEventDetailType,
+    key: String(d.idempotencyKey),
+    subjectId: String(d.subject?.id),
+    subjectName: String(d.subject?.nossoNumero ?? d.subject?.idTransacao),
+    sequence: Number(d.subject?.sequence),
+    status: String(d.state?.status),
+    statusClass: d.state?.statusClass as StatusClass,
+    settledCents: d.settlement?.amount?.cents,
     notificationId: d.notification?.id,
     ...(d.subject?.endToEndId ? { endToEndId: d.subject.endToEndId } : {}),
     ...(d.subject?.refundId ? { refundId: d.subject.refundId } : {}),
@@ -148,7 +166,10 @@ export function trailOutcome(trail: readonly TrailEntry[], requestId: string): O
  * verified again past its record's lifetime: counted as republished, and a violation only where
  * nothing could have published it again (`republishing` false).
  */
-export function publishedTwice(events: readonly PublishedEvent[], republishing = true): { violations: Violation[]; republished: number } {
+export function publishedTwice(
+  events: readonly PublishedEvent[],
+  republishing = true,
+): { violations: Violation[]; republished: number } {
   const violations: Violation[] = [];
   const byKey = new Map<string, { content: string; count: number }>();
   let republished = 0;
@@ -156,13 +177,32 @@ export function publishedTwice(events: readonly PublishedEvent[], republishing =
   for (const event of events) {
     const e = view(event);
     // The change an event tells (what it published), apart from how and when it was verified.
-    const d = event.detail as { subject?: unknown; state?: unknown; settlement?: unknown; reverses?: unknown; pix?: unknown; refund?: unknown };
-    const content = JSON.stringify({ detailType: event.detailType, subject: d.subject, state: d.state, settlement: d.settlement, reverses: d.reverses, pix: d.pix, refund: d.refund });
+    const d = event.detail as {
+      subject?: unknown;
+      state?: unknown;
+      settlement?: unknown;
+      reverses?: unknown;
+      pix?: unknown;
+      refund?: unknown;
+    };
+    const content = JSON.stringify({
+      detailType: event.detailType,
+      subject: d.subject,
+      state: d.state,
+      settlement: d.settlement,
+      reverses: d.reverses,
+      pix: d.pix,
+      refund: d.refund,
+    });
     const seen = byKey.get(e.key);
     if (seen) {
       seen.count++;
       if (seen.content === content) republished++;
-      else violations.push({ invariant: Invariant.TWICE, detail: `idempotency key ${e.key} was published with two different changes` });
+      else
+        violations.push({
+          invariant: Invariant.TWICE,
+          detail: `idempotency key ${e.key} was published with two different changes`,
+        });
       continue;
     }
     byKey.set(e.key, { content, count: 1 });
@@ -172,25 +212,40 @@ export function publishedTwice(events: readonly PublishedEvent[], republishing =
   }
   if (!republishing) {
     for (const [key, { count }] of byKey) {
-      if (count > 1) violations.push({ invariant: Invariant.TWICE, detail: `idempotency key ${key} appears on ${count} events, and nothing in the run publishes an outbox again` });
+      if (count > 1)
+        violations.push({
+          invariant: Invariant.TWICE,
+          detail: `idempotency key ${key} appears on ${count} events, and nothing in the run publishes an outbox again`,
+        });
     }
   }
   for (const [at, keys] of bySequence) {
-    if (keys.size > 1) violations.push({ invariant: Invariant.TWICE, detail: `${at} was published as ${keys.size} different changes (${[...keys].join(', ')})` });
+    if (keys.size > 1)
+      violations.push({
+        invariant: Invariant.TWICE,
+        detail: `${at} was published as ${keys.size} different changes (${[...keys].join(', ')})`,
+      });
   }
   return { violations, republished };
 }
 
 /** The request ids of the dead-letter queues' messages, with their reasons; a message the receiver did not write, or without a reason, is a violation. */
-export function quarantineOf(letters: readonly QuarantinedLetter[], violations: Violation[]): Map<string, string | undefined> {
+export function quarantineOf(
+  letters: readonly QuarantinedLetter[],
+  violations: Violation[],
+): Map<string, string | undefined> {
   const requests = new Map<string, string | undefined>();
   for (const letter of letters) {
     try {
       const requestId = decodeStoredNotification(letter.body).notification.requestId;
       requests.set(requestId, letter.reason);
-      if (!letter.reason) violations.push({ invariant: Invariant.LOST, detail: `request ${requestId} was quarantined without a reason` });
+      if (!letter.reason)
+        violations.push({ invariant: Invariant.LOST, detail: `request ${requestId} was quarantined without a reason` });
     } catch {
-      violations.push({ invariant: Invariant.LOST, detail: `the dead-letter queue holds a message the receiver did not write: ${letter.body.slice(0, 80)}` });
+      violations.push({
+        invariant: Invariant.LOST,
+        detail: `the dead-letter queue holds a message the receiver did not write: ${letter.body.slice(0, 80)}`,
+      });
     }
   }
   return requests;
@@ -198,8 +253,12 @@ export function quarantineOf(letters: readonly QuarantinedLetter[], violations: 
 
 /** No secret in `readable` (log lines, events, dead letters, as one text). */
 export function secretsIn(readable: string, secrets: Iterable<string>): Violation[] {
-  return [...secrets].filter((secret) => secret && readable.includes(secret))
-    .map((secret) => ({ invariant: Invariant.SECRET, detail: `a secret (${secret.slice(0, 4)}…) appears in a log line, an event or a dead letter` }));
+  return [...secrets]
+    .filter((secret) => secret && readable.includes(secret))
+    .map((secret) => ({
+      invariant: Invariant.SECRET,
+      detail: `a secret (${secret.slice(0, 4)}…) appears in a log line, an event or a dead letter`,
+    }));
 }
 
 /**
@@ -212,19 +271,32 @@ export function checkRecord(input: RecordInput): RecordAudit {
   const { violations, republished } = publishedTwice(input.events, input.republishing ?? true);
   const events = input.events.map(view);
   const quarantinedRequests = quarantineOf(input.quarantined, violations);
-  const outcomes: Record<Outcome, number> = { [Outcome.VERIFIED]: 0, [Outcome.NOT_CONFIRMED]: 0, [Outcome.QUARANTINED]: 0, [Outcome.PENDING]: 0, [Outcome.FOREIGN]: 0 };
+  const outcomes: Record<Outcome, number> = {
+    [Outcome.VERIFIED]: 0,
+    [Outcome.NOT_CONFIRMED]: 0,
+    [Outcome.QUARANTINED]: 0,
+    [Outcome.PENDING]: 0,
+    [Outcome.FOREIGN]: 0,
+  };
   const context: AuditContext = {
-    movements, paymentStatuses, ...(input.pixKeys ? { pixKeys: input.pixKeys } : {}), ...(input.pixHeld ? { pixHeld: input.pixHeld } : {}),
+    movements,
+    paymentStatuses,
+    ...(input.pixKeys ? { pixKeys: input.pixKeys } : {}),
+    ...(input.pixHeld ? { pixHeld: input.pixHeld } : {}),
   };
   const accepted = new Set<string>();
   const quarantinedUnread = new Set<string>();
   const unaccounted = new Set<string>();
   const lost = (identity: string, requestId: string) => {
     unaccounted.add(requestId);
-    violations.push({ invariant: Invariant.LOST, detail: `${identity} was answered 200 (request ${requestId}) but no verified event accounts for it and it is not in quarantine` });
+    violations.push({
+      invariant: Invariant.LOST,
+      detail: `${identity} was answered 200 (request ${requestId}) but no verified event accounts for it and it is not in quarantine`,
+    });
   };
   const settle = (identity: string, requestId: string, found: Outcome | undefined) => {
-    const outcome = found ?? (quarantinedRequests.has(requestId) ? Outcome.QUARANTINED : input.recorded?.(requestId, identity));
+    const outcome =
+      found ?? (quarantinedRequests.has(requestId) ? Outcome.QUARANTINED : input.recorded?.(requestId, identity));
     if (outcome) outcomes[outcome]++;
     else lost(identity, requestId);
   };
@@ -241,13 +313,18 @@ export function checkRecord(input: RecordInput): RecordAudit {
       if (!reader.audit.unreadableQuarantined) continue;
       // Nothing in it can be verified: it must be in quarantine, with its reason (or still on its way there).
       if (quarantinedUnread.has(requestId)) continue;
-      const outcome = quarantinedRequests.has(requestId) ? Outcome.QUARANTINED : input.recorded?.(requestId, `request:${requestId}`);
+      const outcome = quarantinedRequests.has(requestId)
+        ? Outcome.QUARANTINED
+        : input.recorded?.(requestId, `request:${requestId}`);
       if (outcome) {
         quarantinedUnread.add(requestId);
         outcomes[outcome]++;
       } else {
         unaccounted.add(requestId);
-        violations.push({ invariant: Invariant.LOST, detail: `request ${requestId} (${route}) was answered 200, cannot be understood, and is not in quarantine` });
+        violations.push({
+          invariant: Invariant.LOST,
+          detail: `request ${requestId} (${route}) was answered 200, cannot be understood, and is not in quarantine`,
+        });
       }
       continue;
     }
@@ -261,5 +338,12 @@ export function checkRecord(input: RecordInput): RecordAudit {
       else if (found.kind === 'broken') violations.push({ invariant: found.invariant, detail: found.detail });
     }
   }
-  return { violations, accepted: accepted.size + quarantinedUnread.size, outcomes, republished, quarantinedRequests, unaccounted };
+  return {
+    violations,
+    accepted: accepted.size + quarantinedUnread.size,
+    outcomes,
+    republished,
+    quarantinedRequests,
+    unaccounted,
+  };
 }

@@ -1,8 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
-import { checkServerIdentity, connect, rootCertificates, type DetailedPeerCertificate, type SecureVersion } from 'node:tls';
+import {
+  checkServerIdentity,
+  connect,
+  rootCertificates,
+  type DetailedPeerCertificate,
+  type SecureVersion,
+} from 'node:tls';
 import { describeCallError, isSelfSigned } from '../../simulator/https-client';
-import { bankDateTime, boletoEventBody, defaultPaymentDetails, paymentBody, PaymentStatus } from '../../simulator/model';
+import {
+  bankDateTime,
+  boletoEventBody,
+  defaultPaymentDetails,
+  paymentBody,
+  PaymentStatus,
+} from '../../simulator/model';
 import { deliverNotification } from '../../simulator/notifier';
 import { PAYMENTS_TOKEN_HEADER } from '../../contracts/receiver';
 
@@ -34,18 +46,35 @@ export function sampleNotification(kind: 'payment' | 'boleto'): unknown {
   const now = Date.now();
   if (kind === 'boleto') {
     const boleto = {
-      nossoNumero: '9' + String(now).slice(-8), cooperativa: '0101', posto: '02', beneficiario: '54321',
-      valor: '1.00', dataVencimento: new Date(now).toISOString().slice(0, 10), dataEmissao: new Date(now).toISOString().slice(0, 10), situacao: 'LIQUIDADO',
+      nossoNumero: '9' + String(now).slice(-8),
+      cooperativa: '0101',
+      posto: '02',
+      beneficiario: '54321',
+      valor: '1.00',
+      dataVencimento: new Date(now).toISOString().slice(0, 10),
+      dataEmissao: new Date(now).toISOString().slice(0, 10),
+      situacao: 'LIQUIDADO',
     };
     return boletoEventBody(boleto, {
-      movimento: 'LIQUIDACAO_PIX', at: bankDateTime(now), valor: '1.00', sendIdTituloEmpresa: false,
+      movimento: 'LIQUIDACAO_PIX',
+      at: bankDateTime(now),
+      valor: '1.00',
+      sendIdTituloEmpresa: false,
       idEventoWebhook: `check-endpoint-${randomUUID()}`,
     });
   }
   const idTransacao = `check-endpoint-${randomUUID()}`;
   return paymentBody({
-    kind: 'pix', idTransacao, numericId: 0, conta: '0', cooperativa: '0', valor: '1.00', createdAt: bankDateTime(now),
-    status: PaymentStatus.SETTLED, dataPagamento: bankDateTime(now), details: defaultPaymentDetails('pix', idTransacao),
+    kind: 'pix',
+    idTransacao,
+    numericId: 0,
+    conta: '0',
+    cooperativa: '0',
+    valor: '1.00',
+    createdAt: bankDateTime(now),
+    status: PaymentStatus.SETTLED,
+    dataPagamento: bankDateTime(now),
+    details: defaultPaymentDetails('pix', idTransacao),
   });
 }
 
@@ -94,7 +123,8 @@ function probeTls(url: URL, trusted: readonly string[], timeoutMs: number, versi
 }
 
 /** A subject or issuer field as text (Node gives a list when the field repeats). */
-const field = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(', ') : value);
+const field = (value: string | string[] | undefined): string | undefined =>
+  Array.isArray(value) ? value.join(', ') : value;
 
 function certificateVerdict(url: URL, probe: TlsProbe): CheckRow {
   const subject = field(probe.peer.subject?.CN) ?? '(no CN)';
@@ -113,9 +143,14 @@ function certificateVerdict(url: URL, probe: TlsProbe): CheckRow {
     };
   }
   const identity = checkServerIdentity(url.hostname.replace(/^\[|\]$/g, ''), probe.peer);
-  if (identity) return { check: 'Certificate', status: 'fail', detail: `not valid for ${url.hostname}: ${identity.message}` };
+  if (identity)
+    return { check: 'Certificate', status: 'fail', detail: `not valid for ${url.hostname}: ${identity.message}` };
   const issuer = field(probe.peer.issuer?.CN) ?? field(probe.peer.issuer?.O) ?? 'unknown issuer';
-  return { check: 'Certificate', status: 'pass', detail: `CN=${subject}, issued by ${issuer}, valid until ${new Date(probe.peer.valid_to).toISOString().slice(0, 10)}` };
+  return {
+    check: 'Certificate',
+    status: 'pass',
+    detail: `CN=${subject}, issued by ${issuer}, valid until ${new Date(probe.peer.valid_to).toISOString().slice(0, 10)}`,
+  };
 }
 
 /**
@@ -141,7 +176,11 @@ export async function checkEndpoint(options: CheckEndpointOptions): Promise<Chec
     return skipRest('no valid URL');
   }
   if (url.protocol !== 'https:') {
-    rows.push({ check: 'HTTPS', status: 'fail', detail: `${url.protocol.replace(':', '').toUpperCase()}: the bank only delivers over HTTPS` });
+    rows.push({
+      check: 'HTTPS',
+      status: 'fail',
+      detail: `${url.protocol.replace(':', '').toUpperCase()}: the bank only delivers over HTTPS`,
+    });
     return skipRest('not HTTPS');
   }
   rows.push({ check: 'HTTPS', status: 'pass', detail: url.origin });
@@ -155,9 +194,17 @@ export async function checkEndpoint(options: CheckEndpointOptions): Promise<Chec
   }
   try {
     const tls12 = await probeTls(url, trusted, timeoutMs, 'TLSv1.2');
-    rows.push({ check: 'TLS 1.2', status: 'pass', detail: `TLS 1.2 negotiable; ${defaultProbe.protocol ?? 'unknown'} negotiated by default (${tls12.protocol ?? 'unknown'} when limited to 1.2)` });
+    rows.push({
+      check: 'TLS 1.2',
+      status: 'pass',
+      detail: `TLS 1.2 negotiable; ${defaultProbe.protocol ?? 'unknown'} negotiated by default (${tls12.protocol ?? 'unknown'} when limited to 1.2)`,
+    });
   } catch (error) {
-    rows.push({ check: 'TLS 1.2', status: 'fail', detail: `TLS 1.2 not accepted (${defaultProbe.protocol ?? 'unknown'} only): ${describeCallError(error)}` });
+    rows.push({
+      check: 'TLS 1.2',
+      status: 'fail',
+      detail: `TLS 1.2 not accepted (${defaultProbe.protocol ?? 'unknown'} only): ${describeCallError(error)}`,
+    });
   }
   const certificate = certificateVerdict(url, defaultProbe);
   rows.push(certificate);
@@ -175,21 +222,49 @@ export async function checkEndpoint(options: CheckEndpointOptions): Promise<Chec
     insecure,
   });
   const sent = `a ${kind} notification${options.token ? ` with ${header}` : ' without a token (none given)'}`;
-  rows.push(withToken.delivered
-    ? { check: 'Notification answered 200', status: 'pass', detail: `${sent}: HTTP 200 in ${withToken.durationMs} ms (deadline ${timeoutMs} ms)${caveat}` }
-    : { check: 'Notification answered 200', status: 'fail', detail: `${sent}: ${withToken.reason}; the bank marks it "NÃO ENTREGUE"${caveat}` });
+  rows.push(
+    withToken.delivered
+      ? {
+          check: 'Notification answered 200',
+          status: 'pass',
+          detail: `${sent}: HTTP 200 in ${withToken.durationMs} ms (deadline ${timeoutMs} ms)${caveat}`,
+        }
+      : {
+          check: 'Notification answered 200',
+          status: 'fail',
+          detail: `${sent}: ${withToken.reason}; the bank marks it "NÃO ENTREGUE"${caveat}`,
+        },
+  );
 
   if (!options.token) {
-    rows.push({ check: 'Refused without token', status: 'warn', detail: 'not checked: pass --token to check that calls without it are refused' });
+    rows.push({
+      check: 'Refused without token',
+      status: 'warn',
+      detail: 'not checked: pass --token to check that calls without it are refused',
+    });
     return rows;
   }
-  const without = await deliverNotification({ url: url.href, body: sampleNotification(kind), trustedCas: trusted, timeoutMs, insecure });
+  const without = await deliverNotification({
+    url: url.href,
+    body: sampleNotification(kind),
+    trustedCas: trusted,
+    timeoutMs,
+    insecure,
+  });
   if (without.status === 401 || without.status === 403) {
     rows.push({ check: 'Refused without token', status: 'pass', detail: `HTTP ${without.status} without ${header}` });
   } else if (without.delivered) {
-    rows.push({ check: 'Refused without token', status: 'warn', detail: `answered 200 without ${header}: anyone who knows the URL can post notifications` });
+    rows.push({
+      check: 'Refused without token',
+      status: 'warn',
+      detail: `answered 200 without ${header}: anyone who knows the URL can post notifications`,
+    });
   } else {
-    rows.push({ check: 'Refused without token', status: 'warn', detail: `expected 401 or 403 without ${header}, got: ${without.reason}` });
+    rows.push({
+      check: 'Refused without token',
+      status: 'warn',
+      detail: `expected 401 or 403 without ${header}, got: ${without.reason}`,
+    });
   }
   return rows;
 }
@@ -197,8 +272,14 @@ export async function checkEndpoint(options: CheckEndpointOptions): Promise<Chec
 /** The rows as an aligned plain-text table with a summary line. */
 export function formatCheckTable(rows: readonly CheckRow[]): string {
   const width = Math.max(5, ...rows.map((row) => row.check.length));
-  const lines = [`${'CHECK'.padEnd(width)}  RESULT  DETAIL`, ...rows.map((row) => `${row.check.padEnd(width)}  ${row.status.toUpperCase().padEnd(6)}  ${row.detail}`)];
+  const lines = [
+    `${'CHECK'.padEnd(width)}  RESULT  DETAIL`,
+    ...rows.map((row) => `${row.check.padEnd(width)}  ${row.status.toUpperCase().padEnd(6)}  ${row.detail}`),
+  ];
   const count = (status: CheckStatus) => rows.filter((row) => row.status === status).length;
-  lines.push('', `${count('pass')} passed, ${count('fail')} failed, ${count('warn')} warning${count('warn') === 1 ? '' : 's'}, ${count('skip')} skipped`);
+  lines.push(
+    '',
+    `${count('pass')} passed, ${count('fail')} failed, ${count('warn')} warning${count('warn') === 1 ? '' : 's'}, ${count('skip')} skipped`,
+  );
   return lines.join('\n');
 }

@@ -20,7 +20,12 @@ export interface AwsOptions {
   /** `--profile`; else AWS_PROFILE or the default. */
   readonly profile?: string;
   /** Endpoints by service (tests and the local runner); else the SDK's, or AWS_ENDPOINT_URL_<SERVICE>. */
-  readonly endpoints?: Partial<Record<'CLOUDFORMATION' | 'CLOUDWATCH' | 'CLOUDWATCH_LOGS' | 'DYNAMODB' | 'EVENTBRIDGE' | 'LAMBDA' | 'S3' | 'SQS', string>>;
+  readonly endpoints?: Partial<
+    Record<
+      'CLOUDFORMATION' | 'CLOUDWATCH' | 'CLOUDWATCH_LOGS' | 'DYNAMODB' | 'EVENTBRIDGE' | 'LAMBDA' | 'S3' | 'SQS',
+      string
+    >
+  >;
   /** Credentials in place of the default chain (tests). */
   readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
 }
@@ -45,10 +50,12 @@ export function awsClients(options: AwsOptions): AwsClients {
     ...(options.credentials ? { credentials: options.credentials } : {}),
     maxAttempts: 4,
   };
-  const at = (service: keyof NonNullable<AwsOptions['endpoints']>) => (options.endpoints?.[service] ? { endpoint: options.endpoints[service] } : {});
+  const at = (service: keyof NonNullable<AwsOptions['endpoints']>) =>
+    options.endpoints?.[service] ? { endpoint: options.endpoints[service] } : {};
   // An endpoint of one's own (given, or AWS_ENDPOINT_URL[_<SERVICE>] from a shell: a local stack) is
   // used as given: S3 by path, SQS at that endpoint rather than at the host its queue URLs name.
-  const ownEndpoint = (service: 'S3' | 'SQS') => !!(options.endpoints?.[service] ?? process.env[`AWS_ENDPOINT_URL_${service}`] ?? process.env.AWS_ENDPOINT_URL);
+  const ownEndpoint = (service: 'S3' | 'SQS') =>
+    !!(options.endpoints?.[service] ?? process.env[`AWS_ENDPOINT_URL_${service}`] ?? process.env.AWS_ENDPOINT_URL);
   const clients = {
     cloudFormation: new CloudFormationClient({ ...base, ...at('CLOUDFORMATION') }),
     cloudWatch: new CloudWatchClient({ ...base, ...at('CLOUDWATCH') }),
@@ -66,7 +73,10 @@ export function awsClients(options: AwsOptions): AwsClients {
 
 /** An error the command reports as it is, with its exit status. */
 export class OperatorError extends Error {
-  constructor(message: string, readonly exit: CliExit) {
+  constructor(
+    message: string,
+    readonly exit: CliExit,
+  ) {
     super(message);
   }
 }
@@ -83,23 +93,42 @@ export function explainAwsError(error: unknown, doing: string): Error {
   const name = NAME(error);
   const message = error instanceof Error ? error.message : String(error);
   if (name === 'CredentialsProviderError' || /Could not load credentials/i.test(message)) {
-    return new OperatorError(`No AWS credentials for ${doing}: ${message}. Sign in (aws sso login, or set AWS_PROFILE / AWS_ACCESS_KEY_ID), or pass --profile.`, CliExit.AWS_ACCESS);
+    return new OperatorError(
+      `No AWS credentials for ${doing}: ${message}. Sign in (aws sso login, or set AWS_PROFILE / AWS_ACCESS_KEY_ID), or pass --profile.`,
+      CliExit.AWS_ACCESS,
+    );
   }
   // The socket's code, on the error, its cause, or only in its message (the SDK wraps what is not an Error of its realm).
-  const NETWORK = /\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH|ENETUNREACH|CERT_HAS_EXPIRED|UNABLE_TO_VERIFY_LEAF_SIGNATURE|DEPTH_ZERO_SELF_SIGNED_CERT)\b/;
-  const code = String((error as { code?: string })?.code ?? (error as { cause?: { code?: string } })?.cause?.code ?? NETWORK.exec(message)?.[1] ?? '');
+  const NETWORK =
+    /\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH|ENETUNREACH|CERT_HAS_EXPIRED|UNABLE_TO_VERIFY_LEAF_SIGNATURE|DEPTH_ZERO_SELF_SIGNED_CERT)\b/;
+  const code = String(
+    (error as { code?: string })?.code ??
+      (error as { cause?: { code?: string } })?.cause?.code ??
+      NETWORK.exec(message)?.[1] ??
+      '',
+  );
   if (NETWORK.test(code) || /^(TimeoutError|NetworkingError)$/.test(name)) {
-    return new OperatorError(`AWS could not be reached for ${doing} (${code || name}): ${message}. Check the network, the region, and any AWS_ENDPOINT_URL_* you set.`, CliExit.AWS_ACCESS);
+    return new OperatorError(
+      `AWS could not be reached for ${doing} (${code || name}): ${message}. Check the network, the region, and any AWS_ENDPOINT_URL_* you set.`,
+      CliExit.AWS_ACCESS,
+    );
   }
   if (/Region is missing/i.test(message)) {
     return new OperatorError(`No AWS region for ${doing}: pass --region, or set AWS_REGION.`, CliExit.AWS_ACCESS);
   }
-  if (/^(AccessDenied|AccessDeniedException|UnauthorizedOperation|AuthorizationError|ExpiredToken|ExpiredTokenException|InvalidClientTokenId|UnrecognizedClientException|InvalidAccessKeyId|SignatureDoesNotMatch)$/.test(name)) {
+  if (
+    /^(AccessDenied|AccessDeniedException|UnauthorizedOperation|AuthorizationError|ExpiredToken|ExpiredTokenException|InvalidClientTokenId|UnrecognizedClientException|InvalidAccessKeyId|SignatureDoesNotMatch)$/.test(
+      name,
+    )
+  ) {
     // The queues the library makes deny SendMessage to every role not named (an explicit deny in their resource policy).
     const queueDeny = /sqs:SendMessage/i.test(message)
-      ? ' Each queue the library makes refuses senders it was not told of: name this role in the receiver\'s operatorRoles (onVerifiedEvent\'s for a consumer\'s queue) and deploy.'
+      ? " Each queue the library makes refuses senders it was not told of: name this role in the receiver's operatorRoles (onVerifiedEvent's for a consumer's queue) and deploy."
       : '';
-    return new OperatorError(`AWS refused ${doing} (${name}): ${message}.${queueDeny} The operator's role needs the permissions listed in docs/operations.md, "The operator CLI".`, CliExit.AWS_ACCESS);
+    return new OperatorError(
+      `AWS refused ${doing} (${name}): ${message}.${queueDeny} The operator's role needs the permissions listed in docs/operations.md, "The operator CLI".`,
+      CliExit.AWS_ACCESS,
+    );
   }
   return error instanceof Error ? error : new Error(message);
 }

@@ -5,7 +5,12 @@
  * delete it from the dead-letter queue only once the send succeeded.
  */
 import {
-  ChangeMessageVisibilityBatchCommand, DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, SendMessageBatchCommand, type SQSClient,
+  ChangeMessageVisibilityBatchCommand,
+  DeleteMessageBatchCommand,
+  type Message,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { QuarantineAttribute } from '../../contracts/processor';
 import { subjectsOf } from './subjects';
@@ -38,7 +43,8 @@ function deadLetterOf(queue: DeadLetterQueue, message: Message, codigoBeneficiar
   const quarantinedAt = Date.parse(attributes[QuarantineAttribute.AT]?.StringValue ?? '');
   const sentAt = Number(message.Attributes?.SentTimestamp ?? Date.now());
   return {
-    queue, message,
+    queue,
+    message,
     reason: attributes[QuarantineAttribute.REASON]?.StringValue,
     at: Number.isFinite(quarantinedAt) ? quarantinedAt : sentAt,
     ...subjectsOf(message.Body ?? '', codigoBeneficiario),
@@ -50,7 +56,11 @@ function deadLetterOf(queue: DeadLetterQueue, message: Message, codigoBeneficiar
  * runs; what `use` did not take (delete) is made visible again, whatever happens.
  */
 export async function withDeadLetters<T>(
-  sqs: SQSClient, queue: DeadLetterQueue, url: string, codigoBeneficiario: string, max: number,
+  sqs: SQSClient,
+  queue: DeadLetterQueue,
+  url: string,
+  codigoBeneficiario: string,
+  max: number,
   use: (letters: readonly DeadLetter[], taken: (letter: DeadLetter) => void) => Promise<T>,
 ): Promise<T> {
   const letters: DeadLetter[] = [];
@@ -58,10 +68,16 @@ export async function withDeadLetters<T>(
   let empty = 0;
   // A receive may answer nothing while messages are there (SQS samples servers): two empty answers in a row end it.
   while (letters.length < max && empty < 2) {
-    const { Messages: messages = [] } = await sqs.send(new ReceiveMessageCommand({
-      QueueUrl: url, MaxNumberOfMessages: Math.min(10, max - letters.length), VisibilityTimeout: HOLD_SECONDS, WaitTimeSeconds: 1,
-      MessageAttributeNames: ['All'], MessageSystemAttributeNames: ['SentTimestamp', 'ApproximateReceiveCount'],
-    }));
+    const { Messages: messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: url,
+        MaxNumberOfMessages: Math.min(10, max - letters.length),
+        VisibilityTimeout: HOLD_SECONDS,
+        WaitTimeSeconds: 1,
+        MessageAttributeNames: ['All'],
+        MessageSystemAttributeNames: ['SentTimestamp', 'ApproximateReceiveCount'],
+      }),
+    );
     empty = messages.length ? 0 : empty + 1;
     for (const message of messages) {
       if (seen.has(message.MessageId!)) continue;
@@ -75,9 +91,18 @@ export async function withDeadLetters<T>(
   } finally {
     const back = letters.filter((letter) => !gone.has(letter));
     for (let i = 0; i < back.length; i += 10) {
-      await sqs.send(new ChangeMessageVisibilityBatchCommand({
-        QueueUrl: url, Entries: back.slice(i, i + 10).map((letter, j) => ({ Id: String(j), ReceiptHandle: letter.message.ReceiptHandle!, VisibilityTimeout: 0 })),
-      })).catch(() => undefined);
+      await sqs
+        .send(
+          new ChangeMessageVisibilityBatchCommand({
+            QueueUrl: url,
+            Entries: back.slice(i, i + 10).map((letter, j) => ({
+              Id: String(j),
+              ReceiptHandle: letter.message.ReceiptHandle!,
+              VisibilityTimeout: 0,
+            })),
+          }),
+        )
+        .catch(() => undefined);
     }
   }
 }
@@ -117,29 +142,54 @@ export function sendBatches(letters: readonly DeadLetter[]): DeadLetter[][] {
  * could be moved is moved. A letter whose send or delete failed stays (or may be in both queues:
  * redriving is safe, a change already published is not published again).
  */
-export async function redrive(sqs: SQSClient, deadLetterUrl: string, targetUrl: string, letters: readonly DeadLetter[], taken: (letter: DeadLetter) => void): Promise<RedriveResult> {
+export async function redrive(
+  sqs: SQSClient,
+  deadLetterUrl: string,
+  targetUrl: string,
+  letters: readonly DeadLetter[],
+  taken: (letter: DeadLetter) => void,
+): Promise<RedriveResult> {
   let sent = 0;
   const failed: { letter: DeadLetter; why: string }[] = [];
   const reason = (error: unknown) => `${(error as { name?: string }).name ?? 'Error'}: ${(error as Error).message}`;
   for (const batch of sendBatches(letters)) {
     let answer;
     try {
-      answer = await sqs.send(new SendMessageBatchCommand({ QueueUrl: targetUrl, Entries: batch.map((letter, j) => ({ Id: String(j), MessageBody: letter.message.Body ?? '' })) }));
+      answer = await sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: targetUrl,
+          Entries: batch.map((letter, j) => ({ Id: String(j), MessageBody: letter.message.Body ?? '' })),
+        }),
+      );
     } catch (error) {
       for (const letter of batch) failed.push({ letter, why: `not sent: the batch was refused (${reason(error)})` });
       continue;
     }
-    for (const f of answer.Failed ?? []) failed.push({ letter: batch[Number(f.Id)], why: `not sent: ${f.Code ?? ''} ${f.Message ?? ''}`.trim() });
+    for (const f of answer.Failed ?? [])
+      failed.push({ letter: batch[Number(f.Id)], why: `not sent: ${f.Code ?? ''} ${f.Message ?? ''}`.trim() });
     const delivered = (answer.Successful ?? []).map((s) => batch[Number(s.Id)]);
     if (!delivered.length) continue;
     let deleted;
     try {
-      deleted = await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: deadLetterUrl, Entries: delivered.map((letter, j) => ({ Id: String(j), ReceiptHandle: letter.message.ReceiptHandle! })) }));
+      deleted = await sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: deadLetterUrl,
+          Entries: delivered.map((letter, j) => ({ Id: String(j), ReceiptHandle: letter.message.ReceiptHandle! })),
+        }),
+      );
     } catch (error) {
-      for (const letter of delivered) failed.push({ letter, why: `sent, but not deleted from the dead-letter queue (it may be redriven twice, which is safe): ${reason(error)}` });
+      for (const letter of delivered)
+        failed.push({
+          letter,
+          why: `sent, but not deleted from the dead-letter queue (it may be redriven twice, which is safe): ${reason(error)}`,
+        });
       continue;
     }
-    for (const f of deleted.Failed ?? []) failed.push({ letter: delivered[Number(f.Id)], why: `sent, but not deleted from the dead-letter queue (it may be redriven twice, which is safe): ${f.Code ?? ''} ${f.Message ?? ''}`.trim() });
+    for (const f of deleted.Failed ?? [])
+      failed.push({
+        letter: delivered[Number(f.Id)],
+        why: `sent, but not deleted from the dead-letter queue (it may be redriven twice, which is safe): ${f.Code ?? ''} ${f.Message ?? ''}`.trim(),
+      });
     for (const s of deleted.Successful ?? []) {
       taken(delivered[Number(s.Id)]);
       sent++;

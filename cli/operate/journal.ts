@@ -6,10 +6,17 @@ import type { AwsClients } from './aws';
 export const DAY_MS = 86_400_000;
 
 /** Every key under `prefix`, page by page; `each` sees each page's keys and may stop the listing (throw). */
-async function listKeys(aws: AwsClients, bucket: string, prefix: string, each: (keys: string[]) => void): Promise<void> {
+async function listKeys(
+  aws: AwsClients,
+  bucket: string,
+  prefix: string,
+  each: (keys: string[]) => void,
+): Promise<void> {
   let token: string | undefined;
   do {
-    const page = await aws.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
+    const page = await aws.s3.send(
+      new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
+    );
     each((page.Contents ?? []).map((object) => object.Key!));
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
@@ -25,15 +32,26 @@ function keyStart(at: number): string {
  * The keys of the notifications received in [from, to], oldest first, read day by day (their
  * keys start with the UTC day and time). `onPage` sees the count so far (to stop a listing too large).
  */
-export async function journalKeysBetween(aws: AwsClients, bucket: string, from: number, to: number, onPage: (count: number) => void = () => undefined): Promise<string[]> {
+export async function journalKeysBetween(
+  aws: AwsClients,
+  bucket: string,
+  from: number,
+  to: number,
+  onPage: (count: number) => void = () => undefined,
+): Promise<string[]> {
   const keys: string[] = [];
   const [first, last] = [keyStart(from), keyStart(to)];
   for (let day = Date.parse(new Date(from).toISOString().slice(0, 10)); day <= to; day += DAY_MS) {
-    await listKeys(aws, bucket, `${JOURNAL_NOTIFICATIONS_PREFIX}${new Date(day).toISOString().slice(0, 10)}/`, (page) => {
-      // `<time>-<requestId>.json`: the time part alone decides (a key at `to`'s very millisecond is in).
-      keys.push(...page.filter((key) => key.slice(0, first.length) >= first && key.slice(0, last.length) <= last));
-      onPage(keys.length);
-    });
+    await listKeys(
+      aws,
+      bucket,
+      `${JOURNAL_NOTIFICATIONS_PREFIX}${new Date(day).toISOString().slice(0, 10)}/`,
+      (page) => {
+        // `<time>-<requestId>.json`: the time part alone decides (a key at `to`'s very millisecond is in).
+        keys.push(...page.filter((key) => key.slice(0, first.length) >= first && key.slice(0, last.length) <= last));
+        onPage(keys.length);
+      },
+    );
   }
   return keys.sort();
 }

@@ -7,7 +7,7 @@ import { explainAwsError, OperatorError } from './aws';
 function manifestOf(output: Output): OperatorManifest | undefined {
   try {
     const value = JSON.parse(output.OutputValue ?? '') as Partial<OperatorManifest>;
-    return value?.kind === OPERATOR_MANIFEST_KIND ? value as OperatorManifest : undefined;
+    return value?.kind === OPERATOR_MANIFEST_KIND ? (value as OperatorManifest) : undefined;
   } catch {
     return undefined;
   }
@@ -17,27 +17,48 @@ function manifestOf(output: Output): OperatorManifest | undefined {
  * The manifest of the receiver `receiver` (its receiverName) in stack `stack`, or of the only
  * receiver there. Throws an OperatorError (NOT_FOUND) that names what there is.
  */
-export async function findReceiver(cloudFormation: CloudFormationClient, stack: string, receiver?: string): Promise<OperatorManifest> {
+export async function findReceiver(
+  cloudFormation: CloudFormationClient,
+  stack: string,
+  receiver?: string,
+): Promise<OperatorManifest> {
   let outputs: Output[];
   try {
     const { Stacks: stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: stack }));
     outputs = stacks?.[0]?.Outputs ?? [];
   } catch (error) {
     if (/does not exist/i.test((error as Error).message ?? '')) {
-      throw new OperatorError(`Stack "${stack}" was not found in this account and region: check --stack, --region and --profile.`, CliExit.NOT_FOUND);
+      throw new OperatorError(
+        `Stack "${stack}" was not found in this account and region: check --stack, --region and --profile.`,
+        CliExit.NOT_FOUND,
+      );
     }
     throw explainAwsError(error, `reading stack "${stack}"`);
   }
-  const manifests = outputs.flatMap((output) => { const m = manifestOf(output); return m ? [m] : []; });
+  const manifests = outputs.flatMap((output) => {
+    const m = manifestOf(output);
+    return m ? [m] : [];
+  });
   if (!manifests.length) {
-    throw new OperatorError(`Stack "${stack}" has no cdk-bank-webhooks receiver (no operator manifest among its outputs): is it deployed with this version of the library?`, CliExit.NOT_FOUND);
+    throw new OperatorError(
+      `Stack "${stack}" has no cdk-bank-webhooks receiver (no operator manifest among its outputs): is it deployed with this version of the library?`,
+      CliExit.NOT_FOUND,
+    );
   }
   const names = manifests.map((m) => m.receiverName).join(', ');
   if (receiver === undefined) {
-    if (manifests.length > 1) throw new OperatorError(`Stack "${stack}" has ${manifests.length} receivers (${names}): name one with --receiver.`, CliExit.NOT_FOUND);
+    if (manifests.length > 1)
+      throw new OperatorError(
+        `Stack "${stack}" has ${manifests.length} receivers (${names}): name one with --receiver.`,
+        CliExit.NOT_FOUND,
+      );
     return manifests[0];
   }
   const found = manifests.find((m) => m.receiverName === receiver);
-  if (!found) throw new OperatorError(`Stack "${stack}" has no receiver named "${receiver}" (it has: ${names}).`, CliExit.NOT_FOUND);
+  if (!found)
+    throw new OperatorError(
+      `Stack "${stack}" has no receiver named "${receiver}" (it has: ${names}).`,
+      CliExit.NOT_FOUND,
+    );
   return found;
 }

@@ -24,7 +24,12 @@ export interface QueueStatus {
 
 export interface ReceiverStatus {
   readonly manifest: OperatorManifest;
-  readonly alarms: readonly { readonly name: string; readonly state: string; readonly since?: Date; readonly runbook?: string }[];
+  readonly alarms: readonly {
+    readonly name: string;
+    readonly state: string;
+    readonly since?: Date;
+    readonly runbook?: string;
+  }[];
   /** Alarm names the manifest lists that CloudWatch does not know (deleted by hand). */
   readonly missingAlarms: readonly string[];
   readonly queues: readonly QueueStatus[];
@@ -41,16 +46,27 @@ export interface ReceiverStatus {
  * The manifest's alarms, and the dead-letter queue alarms of the receiver's consumers in any stack
  * (named under `consumerAlarmPrefix`: a consumer's stack depends on the receiver's, never the reverse).
  */
-async function alarmStates(aws: AwsClients, manifest: OperatorManifest): Promise<{ alarms: ReceiverStatus['alarms']; missing: string[] }> {
+async function alarmStates(
+  aws: AwsClients,
+  manifest: OperatorManifest,
+): Promise<{ alarms: ReceiverStatus['alarms']; missing: string[] }> {
   const found: MetricAlarm[] = [];
   const names = [...manifest.alarms];
   for (let i = 0; i < names.length; i += 100) {
-    const answer = await aws.cloudWatch.send(new DescribeAlarmsCommand({ AlarmNames: names.slice(i, i + 100), MaxRecords: 100 }));
+    const answer = await aws.cloudWatch.send(
+      new DescribeAlarmsCommand({ AlarmNames: names.slice(i, i + 100), MaxRecords: 100 }),
+    );
     found.push(...(answer.MetricAlarms ?? []));
   }
   let nextToken: string | undefined;
   do {
-    const answer = await aws.cloudWatch.send(new DescribeAlarmsCommand({ AlarmNamePrefix: consumerAlarmPrefix(manifest.receiverName), MaxRecords: 100, NextToken: nextToken }));
+    const answer = await aws.cloudWatch.send(
+      new DescribeAlarmsCommand({
+        AlarmNamePrefix: consumerAlarmPrefix(manifest.receiverName),
+        MaxRecords: 100,
+        NextToken: nextToken,
+      }),
+    );
     for (const alarm of answer.MetricAlarms ?? []) {
       if (!names.includes(alarm.AlarmName!)) {
         names.push(alarm.AlarmName!);
@@ -61,23 +77,42 @@ async function alarmStates(aws: AwsClients, manifest: OperatorManifest): Promise
   } while (nextToken);
   const byName = new Map(found.map((alarm) => [alarm.AlarmName!, alarm]));
   return {
-    alarms: names.filter((name) => byName.has(name)).map((name) => {
-      const alarm = byName.get(name)!;
-      return { name, state: alarm.StateValue ?? 'UNKNOWN', since: alarm.StateUpdatedTimestamp, runbook: /Runbook: (\S+)$/.exec(alarm.AlarmDescription ?? '')?.[1] };
-    }),
+    alarms: names
+      .filter((name) => byName.has(name))
+      .map((name) => {
+        const alarm = byName.get(name)!;
+        return {
+          name,
+          state: alarm.StateValue ?? 'UNKNOWN',
+          since: alarm.StateUpdatedTimestamp,
+          runbook: /Runbook: (\S+)$/.exec(alarm.AlarmDescription ?? '')?.[1],
+        };
+      }),
     missing: names.filter((name) => !byName.has(name)),
   };
 }
 
 /** The oldest message's age of each queue, by name, from CloudWatch (absent where it has no datapoint). */
 async function oldestAges(aws: AwsClients, queueNames: readonly string[], now: number): Promise<Map<string, number>> {
-  const answer = await aws.cloudWatch.send(new GetMetricDataCommand({
-    StartTime: new Date(now - 10 * 60_000), EndTime: new Date(now),
-    MetricDataQueries: queueNames.map((name, i) => ({
-      Id: `q${i}`, ReturnData: true,
-      MetricStat: { Metric: { Namespace: 'AWS/SQS', MetricName: 'ApproximateAgeOfOldestMessage', Dimensions: [{ Name: 'QueueName', Value: name }] }, Period: 60, Stat: 'Maximum' },
-    })),
-  }));
+  const answer = await aws.cloudWatch.send(
+    new GetMetricDataCommand({
+      StartTime: new Date(now - 10 * 60_000),
+      EndTime: new Date(now),
+      MetricDataQueries: queueNames.map((name, i) => ({
+        Id: `q${i}`,
+        ReturnData: true,
+        MetricStat: {
+          Metric: {
+            Namespace: 'AWS/SQS',
+            MetricName: 'ApproximateAgeOfOldestMessage',
+            Dimensions: [{ Name: 'QueueName', Value: name }],
+          },
+          Period: 60,
+          Stat: 'Maximum',
+        },
+      })),
+    }),
+  );
   const ages = new Map<string, number>();
   for (const result of answer.MetricDataResults ?? []) {
     const value = result.Values?.[0];
@@ -88,7 +123,11 @@ async function oldestAges(aws: AwsClients, queueNames: readonly string[], now: n
 
 const queueNameOf = (url: string) => url.split('/').pop() ?? url;
 
-export async function receiverStatus(aws: AwsClients, manifest: OperatorManifest, now = Date.now()): Promise<ReceiverStatus> {
+export async function receiverStatus(
+  aws: AwsClients,
+  manifest: OperatorManifest,
+  now = Date.now(),
+): Promise<ReceiverStatus> {
   const { alarms, missing } = await alarmStates(aws, manifest);
   const queues: [string, string, boolean][] = [
     ['notifications', manifest.queues.notifications.url, false],
@@ -96,26 +135,60 @@ export async function receiverStatus(aws: AwsClients, manifest: OperatorManifest
     ['looks', manifest.queues.looks.url, false],
     ['looks dead-letter', manifest.queues.looksDeadLetter.url, true],
   ];
-  const ages = await oldestAges(aws, queues.map(([, url]) => queueNameOf(url)), now);
-  const queueStatus = await Promise.all(queues.map(async ([name, url, deadLetter]): Promise<QueueStatus> => {
-    const { Attributes: a = {} } = await aws.sqs.send(new GetQueueAttributesCommand({
-      QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
-    }));
-    const age = ages.get(queueNameOf(url));
-    return {
-      name, deadLetter,
-      visible: Number(a.ApproximateNumberOfMessages ?? 0), inFlight: Number(a.ApproximateNumberOfMessagesNotVisible ?? 0), delayed: Number(a.ApproximateNumberOfMessagesDelayed ?? 0),
-      ...(age !== undefined ? { oldestSeconds: age } : {}),
-    };
-  }));
+  const ages = await oldestAges(
+    aws,
+    queues.map(([, url]) => queueNameOf(url)),
+    now,
+  );
+  const queueStatus = await Promise.all(
+    queues.map(async ([name, url, deadLetter]): Promise<QueueStatus> => {
+      const { Attributes: a = {} } = await aws.sqs.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: url,
+          AttributeNames: [
+            'ApproximateNumberOfMessages',
+            'ApproximateNumberOfMessagesNotVisible',
+            'ApproximateNumberOfMessagesDelayed',
+          ],
+        }),
+      );
+      const age = ages.get(queueNameOf(url));
+      return {
+        name,
+        deadLetter,
+        visible: Number(a.ApproximateNumberOfMessages ?? 0),
+        inFlight: Number(a.ApproximateNumberOfMessagesNotVisible ?? 0),
+        delayed: Number(a.ApproximateNumberOfMessagesDelayed ?? 0),
+        ...(age !== undefined ? { oldestSeconds: age } : {}),
+      };
+    }),
+  );
   const watchStates = new DynamoDbWatchStates(aws.dynamo, manifest.table);
-  const registrations = await Promise.all(manifest.registrations.map(async (r) => ({ label: r.label, state: await watchStates.read(r.record) })));
-  const lastSweep = manifest.functions.sweep ? await new DynamoDbSweepRuns(aws.dynamo, manifest.table).read() : undefined;
-  const storedLastDay = manifest.journalBucket
-    ? { count: (await journalKeysBetween(aws, manifest.journalBucket, now - DAY_MS, now)).length, from: `the journal, s3://${manifest.journalBucket}/` }
+  const registrations = await Promise.all(
+    manifest.registrations.map(async (r) => ({ label: r.label, state: await watchStates.read(r.record) })),
+  );
+  const lastSweep = manifest.functions.sweep
+    ? await new DynamoDbSweepRuns(aws.dynamo, manifest.table).read()
     : undefined;
-  const attention = alarms.some((alarm) => alarm.state === 'ALARM') || queueStatus.some((q) => q.deadLetter && q.visible + q.inFlight + q.delayed > 0);
-  return { manifest, alarms, missingAlarms: missing, queues: queueStatus, registrations, ...(lastSweep ? { lastSweep } : {}), storedLastDay, attention };
+  const storedLastDay = manifest.journalBucket
+    ? {
+        count: (await journalKeysBetween(aws, manifest.journalBucket, now - DAY_MS, now)).length,
+        from: `the journal, s3://${manifest.journalBucket}/`,
+      }
+    : undefined;
+  const attention =
+    alarms.some((alarm) => alarm.state === 'ALARM') ||
+    queueStatus.some((q) => q.deadLetter && q.visible + q.inFlight + q.delayed > 0);
+  return {
+    manifest,
+    alarms,
+    missingAlarms: missing,
+    queues: queueStatus,
+    registrations,
+    ...(lastSweep ? { lastSweep } : {}),
+    storedLastDay,
+    attention,
+  };
 }
 
 export function formatStatus(s: ReceiverStatus, now = Date.now()): string {
@@ -127,35 +200,67 @@ export function formatStatus(s: ReceiverStatus, now = Date.now()): string {
     `Alarms: ${inAlarm.length} of ${s.alarms.length} in ALARM${s.alarms.some((a) => a.state === 'INSUFFICIENT_DATA') ? `, ${s.alarms.filter((a) => a.state === 'INSUFFICIENT_DATA').length} with insufficient data` : ''}`,
   ];
   if (inAlarm.length) {
-    lines.push(formatTable(['alarm', 'since', 'runbook'], inAlarm.map((alarm) => [
-      alarm.name, alarm.since ? `${humanDuration(now - alarm.since.getTime())} ago` : '?', alarm.runbook ?? 'docs/operations.md#runbooks',
-    ])));
+    lines.push(
+      formatTable(
+        ['alarm', 'since', 'runbook'],
+        inAlarm.map((alarm) => [
+          alarm.name,
+          alarm.since ? `${humanDuration(now - alarm.since.getTime())} ago` : '?',
+          alarm.runbook ?? 'docs/operations.md#runbooks',
+        ]),
+      ),
+    );
   }
   if (s.missingAlarms.length) lines.push(`Not found in CloudWatch (deleted?): ${s.missingAlarms.join(', ')}`);
-  lines.push('', formatTable(['queue', 'visible', 'in flight', 'delayed', 'oldest'], s.queues.map((q) => [
-    q.name, String(q.visible), String(q.inFlight), String(q.delayed), q.oldestSeconds === undefined ? 'n/a' : humanDuration(q.oldestSeconds * 1000),
-  ])));
+  lines.push(
+    '',
+    formatTable(
+      ['queue', 'visible', 'in flight', 'delayed', 'oldest'],
+      s.queues.map((q) => [
+        q.name,
+        String(q.visible),
+        String(q.inFlight),
+        String(q.delayed),
+        q.oldestSeconds === undefined ? 'n/a' : humanDuration(q.oldestSeconds * 1000),
+      ]),
+    ),
+  );
   lines.push('', lastSweepLine(s, now));
   if (s.registrations.length) {
-    lines.push('', formatTable(['registration', 'watch state', 'drift', 'watched'], s.registrations.map((r) => [
-      r.label, r.state?.state ?? 'not watched yet', r.state?.drift.join(', ') || '-', r.state ? `${humanDuration(now - r.state.watchedAt)} ago` : '-',
-    ])));
+    lines.push(
+      '',
+      formatTable(
+        ['registration', 'watch state', 'drift', 'watched'],
+        s.registrations.map((r) => [
+          r.label,
+          r.state?.state ?? 'not watched yet',
+          r.state?.drift.join(', ') || '-',
+          r.state ? `${humanDuration(now - r.state.watchedAt)} ago` : '-',
+        ]),
+      ),
+    );
   } else {
     lines.push('', 'Registrations: none watched (the receiver registers nothing, or is NON_PRODUCTION).');
   }
-  lines.push('', s.storedLastDay
-    ? `Notifications stored in the last 24 h: ${s.storedLastDay.count} (from ${s.storedLastDay.from})`
-    : 'Notifications stored in the last 24 h: the journal is off; see NotificationsStored on the dashboard.');
+  lines.push(
+    '',
+    s.storedLastDay
+      ? `Notifications stored in the last 24 h: ${s.storedLastDay.count} (from ${s.storedLastDay.from})`
+      : 'Notifications stored in the last 24 h: the journal is off; see NotificationsStored on the dashboard.',
+  );
   lines.push('', s.attention ? 'Needs attention: see the runbooks in docs/operations.md.' : 'Nothing needs attention.');
   return lines.join('\n');
 }
 
 /** The sweep's last run in a line. */
 function lastSweepLine(s: ReceiverStatus, now: number): string {
-  if (!s.manifest.functions.sweep) return 'Reconciliation sweep: none (NON_PRODUCTION, or reconciliation.enabled is false).';
+  if (!s.manifest.functions.sweep)
+    return 'Reconciliation sweep: none (NON_PRODUCTION, or reconciliation.enabled is false).';
   const run = s.lastSweep;
   if (!run) return 'Reconciliation sweep: no run recorded yet (cdk-bank-webhooks sweep runs one now).';
   const r = run.result;
-  return `Last sweep ${humanDuration(now - run.at)} ago: ${r.complete ? 'complete' : 'INCOMPLETE'}, ${r.bankCalls} listing call(s), `
-    + `${r.settlementsToVerify} listed change(s) and ${r.paymentsToVerify} payment(s) sent to be verified${r.paymentsGivenUp ? `, ${r.paymentsGivenUp} payment(s) given up` : ''}.`;
+  return (
+    `Last sweep ${humanDuration(now - run.at)} ago: ${r.complete ? 'complete' : 'INCOMPLETE'}, ${r.bankCalls} listing call(s), ` +
+    `${r.settlementsToVerify} listed change(s) and ${r.paymentsToVerify} payment(s) sent to be verified${r.paymentsGivenUp ? `, ${r.paymentsGivenUp} payment(s) given up` : ''}.`
+  );
 }

@@ -15,7 +15,11 @@ export interface NamedSubject {
  * subject; nothing for anything else. A boleto event of another beneficiary is named under its
  * own beneficiary, or left out with `oursOnly`.
  */
-export function namedSubjects(body: string, codigoBeneficiario: string, oursOnly = false): { subjects: NamedSubject[]; requestId?: string } {
+export function namedSubjects(
+  body: string,
+  codigoBeneficiario: string,
+  oursOnly = false,
+): { subjects: NamedSubject[]; requestId?: string } {
   try {
     const look = decodeLookRequest(body);
     if (look) return { subjects: [{ id: subjectIdOf(look.subject, codigoBeneficiario), target: look.subject }] };

@@ -28,19 +28,31 @@ export function candidateSubjects(arg: string, manifest: OperatorManifest, kind?
   const only = guesses.find((guess) => guess.only);
   if (only) return [...only.ids];
   if (!guesses.length) {
-    throw new OperatorError(`"${arg}" is neither a nossoNumero (up to 9 digits), an idTransacao (the bank's pattern: letters, digits, ':' and '-', 1 to 100) nor a Pix's endToEndId, nor a subject id (boleto:…, payment:…, pix:…).`, CliExit.USAGE);
+    throw new OperatorError(
+      `"${arg}" is neither a nossoNumero (up to 9 digits), an idTransacao (the bank's pattern: letters, digits, ':' and '-', 1 to 100) nor a Pix's endToEndId, nor a subject id (boleto:…, payment:…, pix:…).`,
+      CliExit.USAGE,
+    );
   }
   return [...guesses].sort((a, b) => b.rank - a.rank).flatMap((guess) => guess.ids);
 }
 
 /** The first candidate the receiver has a record or a raw notification of (else the first, with neither). */
-export async function traceSubject(aws: AwsClients, manifest: OperatorManifest, candidates: readonly string[]): Promise<SubjectTrace> {
+export async function traceSubject(
+  aws: AwsClients,
+  manifest: OperatorManifest,
+  candidates: readonly string[],
+): Promise<SubjectTrace> {
   const store = new DynamoDbSubjectStore(aws.dynamo, manifest.table, 0);
   let first: SubjectTrace | undefined;
   for (const subjectId of candidates) {
     const record = await store.read(subjectId);
     const raw = manifest.journalBucket ? await journalKeysOf(aws, manifest.journalBucket, subjectId) : [];
-    const trace: SubjectTrace = { subjectId, ...(record.version > 0 ? { record } : {}), raw, journalBucket: manifest.journalBucket };
+    const trace: SubjectTrace = {
+      subjectId,
+      ...(record.version > 0 ? { record } : {}),
+      raw,
+      journalBucket: manifest.journalBucket,
+    };
     if (trace.record || raw.length) return trace;
     first ??= trace;
   }
@@ -66,18 +78,34 @@ function trailRow(entry: TrailEntry): string[] {
   switch (entry.kind) {
     case TrailEntryKind.NOTIFICATION: {
       const id = notificationId(entry);
-      return [entry.at, 'notification', `${entry.claim} ${entry.matched ? 'matched the bank' : 'NOT CONFIRMED by the bank'} (${id ? `id ${id}, ` : ''}request ${entry.requestId || '?'})${traceOf(entry)}`];
+      return [
+        entry.at,
+        'notification',
+        `${entry.claim} ${entry.matched ? 'matched the bank' : 'NOT CONFIRMED by the bank'} (${id ? `id ${id}, ` : ''}request ${entry.requestId || '?'})${traceOf(entry)}`,
+      ];
     }
     case TrailEntryKind.LOOK:
-      return [entry.at, 'look', `the bank showed ${entry.status} (${entry.trigger}${entry.reason ? `: ${entry.reason}` : ''})${entry.unpublished ? `; not published: ${entry.unpublished}` : ''}${traceOf(entry)}`];
+      return [
+        entry.at,
+        'look',
+        `the bank showed ${entry.status} (${entry.trigger}${entry.reason ? `: ${entry.reason}` : ''})${entry.unpublished ? `; not published: ${entry.unpublished}` : ''}${traceOf(entry)}`,
+      ];
     case TrailEntryKind.PUBLISHED:
       return [entry.at, 'published', `${entry.detailType} #${entry.sequence} (${entry.idempotencyKey})`];
     case TrailEntryKind.RECOVERED:
-      return [entry.at, 'recovered', `no notification of ${entry.change} came in the grace period: the bank lost it, the sweep found it`];
+      return [
+        entry.at,
+        'recovered',
+        `no notification of ${entry.change} came in the grace period: the bank lost it, the sweep found it`,
+      ];
     case TrailEntryKind.QUARANTINED:
       return [entry.at, 'quarantined', `${entry.reason}${entry.requestId ? ` (request ${entry.requestId})` : ''}`];
     case TrailEntryKind.NOT_ATTRIBUTED:
-      return [entry.at, 'not this receiver\'s', `${entry.reason}: never published here (${entry.trigger}${entry.requestId ? `, request ${entry.requestId}` : ''})`];
+      return [
+        entry.at,
+        "not this receiver's",
+        `${entry.reason}: never published here (${entry.trigger}${entry.requestId ? `, request ${entry.requestId}` : ''})`,
+      ];
     default:
       return [(entry as { at?: string }).at ?? '?', String((entry as { kind?: string }).kind), JSON.stringify(entry)];
   }
@@ -93,13 +121,17 @@ function inTimeOrder(trail: readonly TrailEntry[]): TrailEntry[] {
     const ms = Date.parse(entry.at);
     return Number.isFinite(ms) ? ms : Number.POSITIVE_INFINITY;
   };
-  return trail.map((entry, i) => ({ entry, i })).sort((a, b) => at(a.entry) - at(b.entry) || a.i - b.i).map(({ entry }) => entry);
+  return trail
+    .map((entry, i) => ({ entry, i }))
+    .sort((a, b) => at(a.entry) - at(b.entry) || a.i - b.i)
+    .map(({ entry }) => entry);
 }
 
 /** The verified state in a line: its status, amount and date, the amount once. */
 function stateLine(s: NonNullable<SubjectRecord['state']>): string {
   const settled = s.settlement ? `, settled ${s.settlement.date} ${s.settlement.amount.decimal}` : '';
-  const amount = s.amount && !(s.settlement && s.settlement.amount.cents === s.amount.cents) ? `, ${s.amount.decimal}` : '';
+  const amount =
+    s.amount && !(s.settlement && s.settlement.amount.cents === s.amount.cents) ? `, ${s.amount.decimal}` : '';
   return `${s.status} (${s.statusClass})${amount}${s.paidAt ? `, paid ${s.paidAt}` : ''}${settled}`;
 }
 
@@ -107,19 +139,33 @@ export function formatTrace(t: SubjectTrace): string {
   const lines = [`Subject ${t.subjectId}`];
   const r = t.record;
   if (!r) {
-    lines.push('', 'No record: the receiver has not verified anything of it (or its record expired with the table\'s TTL).');
+    lines.push(
+      '',
+      "No record: the receiver has not verified anything of it (or its record expired with the table's TTL).",
+    );
   } else {
     const s = r.state;
     lines.push(
       `  verified state   ${s ? stateLine(s) : 'none yet'}`,
       `  changes          ${r.sequence} published${r.outbox ? ' (one being published now)' : ''}${r.pendingSince !== undefined ? `; pending since ${new Date(r.pendingSince).toISOString()} (the sweep follows it)` : ''}`,
     );
-    if (r.unnotified?.length) lines.push(`  awaiting         a notification of ${r.unnotified.map((u) => u.key).join(', ')} (else counted as recovered)`);
-    lines.push('', r.trail?.length ? formatTable(['at', 'what', 'details'], inTimeOrder(r.trail).map(trailRow)) : 'Trail: empty (written by releases before the trail).');
+    if (r.unnotified?.length)
+      lines.push(
+        `  awaiting         a notification of ${r.unnotified.map((u) => u.key).join(', ')} (else counted as recovered)`,
+      );
+    lines.push(
+      '',
+      r.trail?.length
+        ? formatTable(['at', 'what', 'details'], inTimeOrder(r.trail).map(trailRow))
+        : 'Trail: empty (written by releases before the trail).',
+    );
   }
   lines.push('');
   if (!t.journalBucket) lines.push('Raw notifications: the journal is off.');
-  else if (!t.raw.length) lines.push(`Raw notifications: none in s3://${t.journalBucket}/${r ? ' (none received: a sweep, a Track Payment or a reverify found it)' : ''}.`);
+  else if (!t.raw.length)
+    lines.push(
+      `Raw notifications: none in s3://${t.journalBucket}/${r ? ' (none received: a sweep, a Track Payment or a reverify found it)' : ''}.`,
+    );
   else lines.push(`Raw notifications (${t.raw.length}):`, ...t.raw.map((key) => `  s3://${t.journalBucket}/${key}`));
   return lines.join('\n');
 }

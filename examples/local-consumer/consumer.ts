@@ -20,14 +20,20 @@ import type { BankEventDetail } from '../../lib';
 
 export async function handler(event: EventBridgeEvent<string, BankEventDetail>): Promise<void> {
   const { detail } = event;
-  const parent = detail.traceparent ? propagation.extract(ROOT_CONTEXT, { traceparent: detail.traceparent }) : context.active();
-  const span = trace.getTracer('local-consumer').startSpan('consume', { attributes: { 'bank.detail_type': event['detail-type'] } }, parent);
-  console.log(JSON.stringify({
-    message: `${event['detail-type']}: ${detail.state.status}`,
-    idempotencyKey: detail.idempotencyKey,
-    subject: detail.subject.id,
-    sequence: detail.subject.sequence,
-  }));
+  const parent = detail.traceparent
+    ? propagation.extract(ROOT_CONTEXT, { traceparent: detail.traceparent })
+    : context.active();
+  const span = trace
+    .getTracer('local-consumer')
+    .startSpan('consume', { attributes: { 'bank.detail_type': event['detail-type'] } }, parent);
+  console.log(
+    JSON.stringify({
+      message: `${event['detail-type']}: ${detail.state.status}`,
+      idempotencyKey: detail.idempotencyKey,
+      subject: detail.subject.id,
+      sequence: detail.subject.sequence,
+    }),
+  );
   span.end();
   return Promise.resolve();
 }

@@ -47,16 +47,23 @@ export class StagingPairStack extends Stack {
     for (const api of [this.receiver.api, this.receiver.endpoint.pixApi!]) {
       Validations.of(api).acknowledge({
         id: 'AwsSolutions::AwsSolutions-APIG3',
-        reason: 'A staging endpoint that only the sandbox calls: the token check (Pix: the query under the receiver\'s credentials) and stage throttling guard it; production\'s stack (examples/hardened) sets a WAF web ACL.',
+        reason:
+          "A staging endpoint that only the sandbox calls: the token check (Pix: the query under the receiver's credentials) and stage throttling guard it; production's stack (examples/hardened) sets a WAF web ACL.",
       });
     }
     Validations.of(this.receiver.journalBucket!).acknowledge({
       id: 'AwsSolutions::AwsSolutions-S1',
-      reason: 'Staging\'s raw journal holds the sandbox\'s notifications only; no S3 server access logs for it.',
+      reason: "Staging's raw journal holds the sandbox's notifications only; no S3 server access logs for it.",
     });
-    new CfnOutput(this, 'SandboxFunctionName', { value: this.sandbox.sandboxFunction.functionName, description: 'Invoke with {"sandboxControl": {...}} to drive the sandbox (docs/sandbox.md)' });
-    new CfnOutput(this, 'SandboxUrl', { value: this.sandbox.baseUrl, description: 'The simulated bank\'s base URL' });
-    new CfnOutput(this, 'EventBusName', { value: this.receiver.eventBus.eventBusName, description: 'Verified events are published here' });
+    new CfnOutput(this, 'SandboxFunctionName', {
+      value: this.sandbox.sandboxFunction.functionName,
+      description: 'Invoke with {"sandboxControl": {...}} to drive the sandbox (docs/sandbox.md)',
+    });
+    new CfnOutput(this, 'SandboxUrl', { value: this.sandbox.baseUrl, description: "The simulated bank's base URL" });
+    new CfnOutput(this, 'EventBusName', {
+      value: this.receiver.eventBus.eventBusName,
+      description: 'Verified events are published here',
+    });
   }
 }
 

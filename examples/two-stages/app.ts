@@ -11,7 +11,11 @@ import { BankStage } from '../../lib';
 import { BankWebhooksExampleStack } from '../basic-receiver/app';
 
 /** Builds both stages, with cdk-nag's AwsSolutions checks applied. */
-export function buildTwoStageApp(app: App = new App()): { app: App; staging: BankWebhooksExampleStack; production: BankWebhooksExampleStack } {
+export function buildTwoStageApp(app: App = new App()): {
+  app: App;
+  staging: BankWebhooksExampleStack;
+  production: BankWebhooksExampleStack;
+} {
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   const staging = new BankWebhooksExampleStack(app, 'BankWebhooksStaging', {
     receiver: {
@@ -24,7 +28,9 @@ export function buildTwoStageApp(app: App = new App()): { app: App; staging: Ban
       createApiGatewayCloudWatchRole: false,
     },
   });
-  const production = new BankWebhooksExampleStack(app, 'BankWebhooksProduction', { receiver: { stage: BankStage.PRODUCTION } });
+  const production = new BankWebhooksExampleStack(app, 'BankWebhooksProduction', {
+    receiver: { stage: BankStage.PRODUCTION },
+  });
   return { app, staging, production };
 }
 

@@ -59,7 +59,10 @@ export interface AuditContext {
   /** The receiver's Pix keys (normalized), when known. */
   readonly pixKeys?: readonly string[];
   /** The Pix the provider holds for our account, with their refunds, when known. */
-  readonly pixHeld?: ReadonlyArray<{ readonly endToEndId: string; readonly devolucoes: ReadonlyArray<{ readonly id: string; readonly status: string }> }>;
+  readonly pixHeld?: ReadonlyArray<{
+    readonly endToEndId: string;
+    readonly devolucoes: ReadonlyArray<{ readonly id: string; readonly status: string }>;
+  }>;
 }
 
 /** How the events account for one item. */

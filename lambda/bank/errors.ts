@@ -19,7 +19,13 @@ function entryText(entry: unknown): string | undefined {
   if (typeof entry === 'string') return text(entry);
   if (!entry || typeof entry !== 'object') return undefined;
   const e = entry as Record<string, unknown>;
-  const message = text(e.mensagem) ?? text(e.message) ?? text(e.descricao) ?? text(e.razao) ?? text(e.error_description) ?? text(e.error);
+  const message =
+    text(e.mensagem) ??
+    text(e.message) ??
+    text(e.descricao) ??
+    text(e.razao) ??
+    text(e.error_description) ??
+    text(e.error);
   const code = text(e.codigo) ?? text(e.code);
   const field = text(e.field) ?? text(e.campo) ?? text(e.propriedade);
   if (!message) return code;
@@ -36,7 +42,10 @@ export function bankErrorMessage(rawBody: string): string | undefined {
   try {
     parsed = JSON.parse(body);
   } catch {
-    const plain = body.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+    const plain = body
+      .replace(/<[^>]*>/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
     return plain ? plain.slice(0, MAX_MESSAGE_LENGTH) : undefined;
   }
   const lists = Array.isArray(parsed) ? [parsed] : [];
@@ -45,15 +54,29 @@ export function bankErrorMessage(rawBody: string): string | undefined {
     for (const key of ['mensagens', 'erros', 'errors', 'messages', 'violacoes']) {
       if (Array.isArray(p[key])) lists.push(p[key] as unknown[]);
     }
-    const oauth = text(p.error) && text(p.error_description) ? `${text(p.error)}: ${text(p.error_description)}` : undefined;
-    const single = oauth ?? text(p.mensagem) ?? text(p.message) ?? text(p.error_description) ?? text(p.detail) ?? text(p.title) ?? text(p.error);
+    const oauth =
+      text(p.error) && text(p.error_description) ? `${text(p.error)}: ${text(p.error_description)}` : undefined;
+    const single =
+      oauth ??
+      text(p.mensagem) ??
+      text(p.message) ??
+      text(p.error_description) ??
+      text(p.detail) ??
+      text(p.title) ??
+      text(p.error);
     if (single && lists.length === 0) return single.slice(0, MAX_MESSAGE_LENGTH);
-    const fromLists = lists.flat().map(entryText).filter((m): m is string => !!m);
+    const fromLists = lists
+      .flat()
+      .map(entryText)
+      .filter((m): m is string => !!m);
     const all = [...(single ? [single] : []), ...fromLists];
     if (all.length) return all.join('; ').slice(0, MAX_MESSAGE_LENGTH);
     return undefined;
   }
-  const fromList = lists.flat().map(entryText).filter((m): m is string => !!m);
+  const fromList = lists
+    .flat()
+    .map(entryText)
+    .filter((m): m is string => !!m);
   return fromList.length ? fromList.join('; ').slice(0, MAX_MESSAGE_LENGTH) : undefined;
 }
 
@@ -77,7 +100,9 @@ export class BankApiError extends Error {
     readonly outOfTime = false,
   ) {
     // The bank may echo a request (a token request's password, a PATCH's authorizationCallback) in its error.
-    super(`${operation} failed${status === undefined ? '' : ` with HTTP ${status}`}: ${secrets.redact(detail)}${attempts > 1 ? ` (after ${attempts} attempts)` : ''}`);
+    super(
+      `${operation} failed${status === undefined ? '' : ` with HTTP ${status}`}: ${secrets.redact(detail)}${attempts > 1 ? ` (after ${attempts} attempts)` : ''}`,
+    );
     this.name = 'BankApiError';
     this.detail = secrets.redact(detail);
   }

@@ -12,7 +12,14 @@ import type { FamilyBinding, FamilyListing, HandlerWiring } from './binding';
 import type { FamilyAudit } from './audit';
 import { cooperativeAudit, cooperativeBinding, cooperativeFamily, readBankConnection } from './cooperative';
 import { pixAudit, pixBinding, pixFamily } from './pix';
-import { type ApiFamily, combinedRegistrations, type ProviderQueries, type RegistrationKinds, type SubjectItem, type SubjectRules } from './family';
+import {
+  type ApiFamily,
+  combinedRegistrations,
+  type ProviderQueries,
+  type RegistrationKinds,
+  type SubjectItem,
+  type SubjectRules,
+} from './family';
 import type { BankPacer } from './pacing';
 
 /** Every API family's rules, one line each. */
@@ -56,7 +63,9 @@ export interface BoundFamilies {
 export function bindFamilies(wiring: HandlerWiring): BoundFamilies {
   const bound = BINDINGS.map((binding) => binding(wiring));
   return {
-    queries: (pacer) => ({ clients: Object.fromEntries(bound.filter((b) => b.connected).map((b) => [b.family.name, b.client(pacer)])) }),
+    queries: (pacer) => ({
+      clients: Object.fromEntries(bound.filter((b) => b.connected).map((b) => [b.family.name, b.client(pacer)])),
+    }),
     listings: (pacer, settings) => bound.flatMap((b) => b.listings(pacer, settings)),
     deployed: (pacer) => combinedRegistrations(...bound.flatMap((b) => b.deployed(pacer) ?? [])),
     registrations: () => combinedRegistrations(...bound.map((b) => b.registrations())),

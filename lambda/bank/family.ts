@@ -124,13 +124,23 @@ export interface SubjectRules {
   /** The provider's id of the notification (a re-delivery has the same). */
   notificationId(item: SubjectItem): string;
   /** Asks the provider under our credentials; throws {@link NotOurs} for an answer about someone else's, {@link Foreign} for a subject the provider holds for someone else. */
-  query(target: LookSubject, provider: ProviderQueries, context: RulesContext, deadline: number): Promise<Record<string, unknown>>;
+  query(
+    target: LookSubject,
+    provider: ProviderQueries,
+    context: RulesContext,
+    deadline: number,
+  ): Promise<Record<string, unknown>>;
   /** The verified state an answer shows (the record's previous state given). */
   verify(previous: SubjectState | undefined, answer: Record<string, unknown>, context: RulesContext): KeyedState;
   /** The changes from `previous` to `now`, oldest first. */
   changes(previous: SubjectState | undefined, now: KeyedState): Change[];
   /** What a notification item claims, and whether the verified state bears it out. */
-  claim(item: SubjectItem, state: SubjectState, history: readonly string[], context: RulesContext): { claim: NotificationClaim; check: ClaimCheck };
+  claim(
+    item: SubjectItem,
+    state: SubjectState,
+    history: readonly string[],
+    context: RulesContext,
+  ): { claim: NotificationClaim; check: ClaimCheck };
   /**
    * When its verified state happened, in epoch ms (a settlement's date, a payment's), or undefined
    * when the state has no date: what the records-lifetime rule reads.
@@ -257,7 +267,10 @@ export interface Registration {
   /** Throws, saying why, when a deploy would refuse to register this token value. */
   checkToken(value: string, secretArn: string): void;
   /** Creates or updates it; `current` is the resource's physical id on an Update, `previousUrl` the URL it had. */
-  apply(steps: RegistrationSteps, change: { readonly current?: string; readonly previousUrl?: string }): Promise<RegistrationApplied>;
+  apply(
+    steps: RegistrationSteps,
+    change: { readonly current?: string; readonly previousUrl?: string },
+  ): Promise<RegistrationApplied>;
   /** Removes what `physicalResourceId` names, when this family made it: says what it did, or undefined when it is not one to remove. */
   remove(steps: RegistrationSteps, physicalResourceId: string): Promise<string | undefined>;
   /** Reads what the provider holds and compares it with the spec and the expected tokens. */
@@ -280,13 +293,17 @@ export interface RegistrationKinds {
 
 /** Every family's registrations as one: a custom resource goes to the family serving its type, a deployed spec to the family owning it. */
 export function combinedRegistrations(...families: readonly RegistrationKinds[]): RegistrationKinds {
-  const byType = (resourceType: string) => families.find((f) => (f.resourceTypes as readonly string[]).includes(resourceType));
+  const byType = (resourceType: string) =>
+    families.find((f) => (f.resourceTypes as readonly string[]).includes(resourceType));
   return {
     resourceTypes: families.flatMap((f) => f.resourceTypes),
     ownsSpec: (spec) => families.some((f) => f.ownsSpec(spec)),
     fromProperties(resourceType, properties) {
       const family = byType(resourceType);
-      if (!family) throw new Error(`Unknown resource type ${resourceType}: this handler serves ${families.flatMap((f) => f.resourceTypes).join(', ')}`);
+      if (!family)
+        throw new Error(
+          `Unknown resource type ${resourceType}: this handler serves ${families.flatMap((f) => f.resourceTypes).join(', ')}`,
+        );
       return family.fromProperties(resourceType, properties);
     },
     fromDeployed(spec) {

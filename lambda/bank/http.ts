@@ -38,7 +38,10 @@ export interface BankTransport {
 
 /** A call that got no HTTP answer: `code` is Node's error code, or TIMEOUT / TOO_LARGE. */
 export class NetworkError extends Error {
-  constructor(message: string, readonly code: string) {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
     super(message);
     this.name = 'NetworkError';
   }
@@ -72,11 +75,17 @@ export class HttpsTransport implements BankTransport {
 
   send(req: HttpRequest): Promise<HttpResponse> {
     const url = new URL(req.url);
-    if (url.protocol !== 'https:') return Promise.reject(new NetworkError(`${req.url} is not an https URL; the bank is only reached over HTTPS`, 'NOT_HTTPS'));
+    if (url.protocol !== 'https:')
+      return Promise.reject(
+        new NetworkError(`${req.url} is not an https URL; the bank is only reached over HTTPS`, 'NOT_HTTPS'),
+      );
     const options: RequestOptions = {
       method: req.method,
       agent: this.agent,
-      headers: { ...req.headers, ...(req.body !== undefined ? { 'content-length': String(Buffer.byteLength(req.body)) } : {}) },
+      headers: {
+        ...req.headers,
+        ...(req.body !== undefined ? { 'content-length': String(Buffer.byteLength(req.body)) } : {}),
+      },
       signal: AbortSignal.timeout(req.timeoutMs),
     };
     return new Promise((resolve, reject) => {
@@ -99,7 +108,9 @@ export class HttpsTransport implements BankTransport {
           }
           chunks.push(chunk);
         });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
         res.on('error', fail);
       });
       call.on('error', fail);
@@ -125,6 +136,7 @@ export function parseAnswer(response: HttpResponse): unknown {
 
 /** What went wrong with a call that got no answer, for an error message. */
 export function describeNetworkError(error: unknown): string {
-  if (error instanceof NetworkError) return error.code === 'TIMEOUT' ? error.message : `${error.code}: ${error.message}`;
+  if (error instanceof NetworkError)
+    return error.code === 'TIMEOUT' ? error.message : `${error.code}: ${error.message}`;
   return errorMessage(error);
 }

@@ -17,7 +17,10 @@ export function intakeOf(route: string): RouteIntake | undefined {
 }
 
 /** The intake whose provider calls the API's bare URL to validate it, if any. */
-export const ROOT_INTAKE: CertificateIntake | undefined = INTAKES.find((intake): intake is CertificateIntake => intake.credential === RouteCredential.CLIENT_CERTIFICATE && intake.validationAtRoot);
+export const ROOT_INTAKE: CertificateIntake | undefined = INTAKES.find(
+  (intake): intake is CertificateIntake =>
+    intake.credential === RouteCredential.CLIENT_CERTIFICATE && intake.validationAtRoot,
+);
 
 /** What a body on a route is: its family's reading where the route has one (a token route's every body is a notification). */
 export function bodyShape(intake: RouteIntake, body: Buffer): BodyShape {

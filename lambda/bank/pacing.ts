@@ -16,7 +16,13 @@ import { sleep as defaultSleep } from '../shared/retry';
 
 /** A call that found no slot before its deadline: try again at `retryAt` (epoch ms). */
 export class OutOfRate extends BankApiError {
-  constructor(operation: string, readonly retryAt: number, detail: string, status?: number, attempts = 0) {
+  constructor(
+    operation: string,
+    readonly retryAt: number,
+    detail: string,
+    status?: number,
+    attempts = 0,
+  ) {
     super(operation, status, detail, true, attempts, true);
     this.name = 'OutOfRate';
   }
@@ -35,7 +41,11 @@ export interface SlotSchedule {
    * as `floor`: unused time is not saved up). Answers the reserved span's end, or, when `next`
    * is past `latest`, `{ next }` and reserves nothing; either way with the last slowdown recorded.
    */
-  reserve(costMs: number, floor: number, latest: number): Promise<({ readonly end: number } | { readonly next: number }) & { readonly slowdown?: Slowdown }>;
+  reserve(
+    costMs: number,
+    floor: number,
+    latest: number,
+  ): Promise<({ readonly end: number } | { readonly next: number }) & { readonly slowdown?: Slowdown }>;
   /** Moves `next` to `until` if it is earlier (nobody calls before then), and records the slowdown for everyone. */
   pushBack(until: number, slowdown: Slowdown): Promise<void>;
 }
@@ -108,8 +118,12 @@ export class RatePacer implements BankPacer {
   /** Starts of slots reserved for calls about to come (see SPARE_SLOT_MS). */
   private spare: number[] = [];
 
-  constructor(private readonly schedule: SlotSchedule, private readonly options: RatePacerOptions) {
-    if (!(options.ratePerSecond > 0)) throw new Error(`${options.name}: the rate must be above 0 calls per second, got ${options.ratePerSecond}`);
+  constructor(
+    private readonly schedule: SlotSchedule,
+    private readonly options: RatePacerOptions,
+  ) {
+    if (!(options.ratePerSecond > 0))
+      throw new Error(`${options.name}: the rate must be above 0 calls per second, got ${options.ratePerSecond}`);
     this.intervalMs = 1000 / options.ratePerSecond;
     this.now = options.now ?? Date.now;
     this.sleep = options.sleep ?? defaultSleep;
@@ -172,7 +186,9 @@ export class RatePacer implements BankPacer {
         const batch = this.waiting.splice(0, this.single ? 1 : MAX_SLOTS_PER_RESERVATION);
         try {
           const interval = this.currentIntervalMs();
-          const slots = this.single ? 1 : Math.min(MAX_SLOTS_PER_RESERVATION, Math.max(batch.length, Math.floor(SPARE_SLOT_MS / interval)));
+          const slots = this.single
+            ? 1
+            : Math.min(MAX_SLOTS_PER_RESERVATION, Math.max(batch.length, Math.floor(SPARE_SLOT_MS / interval)));
           this.single = false;
           // Every call of the batch must start before its own deadline: the earliest decides.
           const latest = Math.min(...batch.map((w) => w.deadline)) - MIN_SLOT_LEAD_MS - interval * (slots - 1);
@@ -192,7 +208,13 @@ export class RatePacer implements BankPacer {
             const alike = this.waiting.filter((w) => w.deadline <= batch[0].deadline);
             this.waiting = this.waiting.filter((w) => w.deadline > batch[0].deadline);
             for (const waiter of [...batch, ...alike]) {
-              waiter.reject(new OutOfRate(waiter.operation, retryAt, `${this.options.name}: no slot of the ${this.options.ratePerSecond}/s rate before this invocation's deadline (the next starts in ${Math.max(0, Math.round(retryAt - now))} ms)`));
+              waiter.reject(
+                new OutOfRate(
+                  waiter.operation,
+                  retryAt,
+                  `${this.options.name}: no slot of the ${this.options.ratePerSecond}/s rate before this invocation's deadline (the next starts in ${Math.max(0, Math.round(retryAt - now))} ms)`,
+                ),
+              );
             }
           }
         } catch (error) {
@@ -221,7 +243,11 @@ export class IdleTimePacer implements BankPacer {
   private readonly sleep: (ms: number) => Promise<void>;
 
   /** @param main the pacer of the same schedule whose interval (and slowdown after a 429) this one keeps */
-  constructor(private readonly schedule: SlotSchedule, private readonly main: RatePacer, private readonly options: Pick<RatePacerOptions, 'name' | 'now' | 'sleep'>) {
+  constructor(
+    private readonly schedule: SlotSchedule,
+    private readonly main: RatePacer,
+    private readonly options: Pick<RatePacerOptions, 'name' | 'now' | 'sleep'>,
+  ) {
     this.now = options.now ?? Date.now;
     this.sleep = options.sleep ?? defaultSleep;
   }
@@ -236,7 +262,11 @@ export class IdleTimePacer implements BankPacer {
       if ('end' in answer) return;
       const retryAt = answer.next + interval;
       if (retryAt - now > IDLE_WAIT_MS || retryAt > deadline - MIN_SLOT_LEAD_MS) {
-        throw new OutOfRate(operation, retryAt, `${this.options.name}: the bank's rate has no idle time now (looks give way to notifications; the next comes in ${Math.max(0, Math.round(retryAt - now))} ms at the earliest)`);
+        throw new OutOfRate(
+          operation,
+          retryAt,
+          `${this.options.name}: the bank's rate has no idle time now (looks give way to notifications; the next comes in ${Math.max(0, Math.round(retryAt - now))} ms at the earliest)`,
+        );
       }
       await this.sleep(retryAt - now);
     }
@@ -252,7 +282,11 @@ export class MemorySlotSchedule implements SlotSchedule {
   next = 0;
   slowdown?: Slowdown;
 
-  reserve(costMs: number, floor: number, latest: number): Promise<({ end: number } | { next: number }) & { slowdown?: Slowdown }> {
+  reserve(
+    costMs: number,
+    floor: number,
+    latest: number,
+  ): Promise<({ end: number } | { next: number }) & { slowdown?: Slowdown }> {
     const start = Math.max(this.next, floor);
     if (start > latest) return Promise.resolve({ next: start, slowdown: this.slowdown });
     this.next = start + costMs;
@@ -272,7 +306,10 @@ export class MemorySlotSchedule implements SlotSchedule {
  * spend the query rate). A 429 slows the pacer of the call's kind.
  */
 export class PacerByKind implements BankPacer {
-  constructor(private readonly byKind: Partial<Record<CallKind, BankPacer>>, private readonly fallback: BankPacer) {}
+  constructor(
+    private readonly byKind: Partial<Record<CallKind, BankPacer>>,
+    private readonly fallback: BankPacer,
+  ) {}
 
   acquire(operation: string, deadline: number, kind?: CallKind): Promise<void> {
     return this.pacerOf(kind).acquire(operation, deadline, kind);

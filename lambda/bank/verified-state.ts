@@ -3,7 +3,13 @@
  * record keeps it, a change to publish, and whether a notification's claim holds. A family's rules
  * (family.ts) make these from its provider's answers; the processor and the store read only these.
  */
-import type { BankEventDetailType, BoletoSettlement, PixReceived, PixRefund, VerifiedState } from '../../contracts/events';
+import type {
+  BankEventDetailType,
+  BoletoSettlement,
+  PixReceived,
+  PixRefund,
+  VerifiedState,
+} from '../../contracts/events';
 
 /** A subject's verified state as its record keeps it: a boleto's also holds its settlement, a Pix's the Pix, a refund's the refund. */
 export interface SubjectState extends VerifiedState {

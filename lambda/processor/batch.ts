@@ -30,25 +30,53 @@ import { recordQuarantine } from './trail';
  * published state is published once, whatever the notification said. Answers which records
  * failed, so SQS retries only those (`reportBatchItemFailures`).
  */
-export async function processBatch(event: SQSEvent, context: InvocationContext, deps: ProcessorDeps): Promise<SQSBatchResponse> {
+export async function processBatch(
+  event: SQSEvent,
+  context: InvocationContext,
+  deps: ProcessorDeps,
+): Promise<SQSBatchResponse> {
   const now = deps.now ?? Date.now;
   const deadline = now() + context.getRemainingTimeInMillis() - deps.settings.safetyMarginMs;
   const failures: string[] = [];
   // Each record is read once: for the subjects read ahead, then for its look.
-  const records = event.Records.map((record) => ({ record, read: readRecord(record, deps), parent: contextFromTraceparent(recordTraceparent(record)) }));
+  const records = event.Records.map((record) => ({
+    record,
+    read: readRecord(record, deps),
+    parent: contextFromTraceparent(recordTraceparent(record)),
+  }));
   // The batch's span links each record's context; each record's span continues its own trace.
-  const links = records.flatMap(({ parent }) => { const span = parent && trace.getSpanContext(parent); return span ? [{ context: span }] : []; });
-  await inSpan('process batch', { 'messaging.batch.message_count': records.length }, async () => {
-    const batchDeps = await withSubjectsRead(records.map((r) => r.read), deps);
-    await mapConcurrently(records, deps.recordConcurrency ?? ProcessorDefaults.recordConcurrency, async ({ record, read, parent }) => {
-      try {
-        await inSpan('process record', { 'messaging.message.id': record.messageId, 'bank.record': read.kind }, () => processRecord(record, read, deadline, batchDeps), { parent, kind: SpanKind.CONSUMER });
-      } catch (error) {
-        failures.push(record.messageId);
-        logFailure(record, error, deps);
-      }
-    });
-  }, { links });
+  const links = records.flatMap(({ parent }) => {
+    const span = parent && trace.getSpanContext(parent);
+    return span ? [{ context: span }] : [];
+  });
+  await inSpan(
+    'process batch',
+    { 'messaging.batch.message_count': records.length },
+    async () => {
+      const batchDeps = await withSubjectsRead(
+        records.map((r) => r.read),
+        deps,
+      );
+      await mapConcurrently(
+        records,
+        deps.recordConcurrency ?? ProcessorDefaults.recordConcurrency,
+        async ({ record, read, parent }) => {
+          try {
+            await inSpan(
+              'process record',
+              { 'messaging.message.id': record.messageId, 'bank.record': read.kind },
+              () => processRecord(record, read, deadline, batchDeps),
+              { parent, kind: SpanKind.CONSUMER },
+            );
+          } catch (error) {
+            failures.push(record.messageId);
+            logFailure(record, error, deps);
+          }
+        },
+      );
+    },
+    { links },
+  );
   return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
 }
 
@@ -64,7 +92,10 @@ async function withSubjectsRead(reads: readonly ReadRecord[], deps: ProcessorDep
   try {
     return { ...deps, store: new PrefetchedSubjects(deps.store, await deps.store.readMany(ids)) };
   } catch (error) {
-    deps.logger.warn('The batch\'s subjects could not be read in one request; each is read on its own', { subjects: ids.length, reason: errorMessage(error) });
+    deps.logger.warn("The batch's subjects could not be read in one request; each is read on its own", {
+      subjects: ids.length,
+      reason: errorMessage(error),
+    });
     return deps;
   }
 }
@@ -81,7 +112,12 @@ function logFailure(record: SQSRecord, error: unknown, deps: ProcessorDeps): voi
     deps.logger.info('The bank does not confirm the notification yet; it will be retried', context);
   } else if (error instanceof BankApiError) {
     deps.count(ProcessorMetric.BANK_FAILURES);
-    deps.logger.warn('A bank call failed; the notification will be retried', { ...context, operation: error.operation, status: error.status, attempts: error.attempts });
+    deps.logger.warn('A bank call failed; the notification will be retried', {
+      ...context,
+      operation: error.operation,
+      status: error.status,
+      attempts: error.attempts,
+    });
   } else if (error instanceof PeerInProgress) {
     deps.logger.info('The same change is being published by another invocation; it will be retried', context);
   } else {
@@ -94,10 +130,20 @@ function receiveCount(record: SQSRecord): number {
   return Number.isFinite(count) && count > 0 ? count : 1;
 }
 
-async function quarantine(record: SQSRecord, reason: string, deps: ProcessorDeps, queue = ProcessorQueue.NOTIFICATIONS): Promise<void> {
+async function quarantine(
+  record: SQSRecord,
+  reason: string,
+  deps: ProcessorDeps,
+  queue = ProcessorQueue.NOTIFICATIONS,
+): Promise<void> {
   await deps.quarantine(record, reason, queue);
   deps.count(ProcessorMetric.QUARANTINED);
-  deps.logger.error(queue === ProcessorQueue.LOOKS ? 'Look request quarantined in the look dead-letter queue' : 'Notification quarantined in the dead-letter queue', { messageId: record.messageId, reason });
+  deps.logger.error(
+    queue === ProcessorQueue.LOOKS
+      ? 'Look request quarantined in the look dead-letter queue'
+      : 'Notification quarantined in the dead-letter queue',
+    { messageId: record.messageId, reason },
+  );
 }
 
 /**
@@ -113,14 +159,29 @@ function fromLookQueue(record: SQSRecord, settings: ProcessorDeps['settings']): 
 /** The least time worth starting a subject with: less, and it is left for a new message. */
 const MIN_SUBJECT_MS = 1_000;
 
-async function processRecord(record: SQSRecord, read: ReadRecord, deadline: number, deps: ProcessorDeps): Promise<void> {
+async function processRecord(
+  record: SQSRecord,
+  read: ReadRecord,
+  deadline: number,
+  deps: ProcessorDeps,
+): Promise<void> {
   if (read.kind === 'unreadable-look') {
     await quarantine(record, read.reason, deps, ProcessorQueue.LOOKS);
     return;
   }
   // A look request in the notification queue (sent before the look queue existed) is still served.
-  if (read.kind === 'look') await processLookRequest(record, read.request, deadline, deps, { attempt: receiveCount(record), quarantine: (reason) => quarantine(record, reason, deps, ProcessorQueue.LOOKS) });
-  else if (fromLookQueue(record, deps.settings)) await quarantine(record, 'not a look request: the look queue takes look requests and Track Payment events only (notifications go to the notification queue)', deps, ProcessorQueue.LOOKS);
+  if (read.kind === 'look')
+    await processLookRequest(record, read.request, deadline, deps, {
+      attempt: receiveCount(record),
+      quarantine: (reason) => quarantine(record, reason, deps, ProcessorQueue.LOOKS),
+    });
+  else if (fromLookQueue(record, deps.settings))
+    await quarantine(
+      record,
+      'not a look request: the look queue takes look requests and Track Payment events only (notifications go to the notification queue)',
+      deps,
+      ProcessorQueue.LOOKS,
+    );
   else if (read.kind === 'failed') throw read.error;
   else if (read.kind === 'unreadable') await quarantine(record, read.reason, deps);
   else if (read.kind === 'undecodable') {
@@ -129,7 +190,12 @@ async function processRecord(record: SQSRecord, read: ReadRecord, deadline: numb
   } else await processNotification(record, read, deadline, deps);
 }
 
-async function processNotification(record: SQSRecord, read: Extract<ReadRecord, { kind: 'notification' }>, deadline: number, deps: ProcessorDeps): Promise<void> {
+async function processNotification(
+  record: SQSRecord,
+  read: Extract<ReadRecord, { kind: 'notification' }>,
+  deadline: number,
+  deps: ProcessorDeps,
+): Promise<void> {
   const now = deps.now ?? Date.now;
   const { stored, groups } = read;
   const unprocessable = [...read.unprocessable];
@@ -139,7 +205,14 @@ async function processNotification(record: SQSRecord, read: Extract<ReadRecord, 
   const attempt = receiveCount(record);
   // The part of a notification beyond its bound is verified at the look queue's share, behind notifications.
   const lookDeps = stored.lookShare === true ? { ...deps, bank: deps.lookBank ?? deps.bank } : deps;
-  const look: Look = { stored, journalKey: journal.key, attempt, lastVerification: isLastVerification(attempt, stored, now(), deps.settings), deadline, deps: lookDeps };
+  const look: Look = {
+    stored,
+    journalKey: journal.key,
+    attempt,
+    lastVerification: isLastVerification(attempt, stored, now(), deps.settings),
+    deadline,
+    deps: lookDeps,
+  };
   const bound = stored.lookShare === true ? undefined : familyOfRoute(stored.route).subjectsPerNotification;
   const beyond = bound === undefined ? [] : groups.slice(bound).flatMap((group) => group.items);
   // Sent first, so a failure of the first part never holds the rest back (a retry sends it again:
@@ -150,9 +223,15 @@ async function processNotification(record: SQSRecord, read: Extract<ReadRecord, 
     if (failed) throw failed;
     await sendRest(beyond, stored, journal.key, 0, deps, { lookShare: true });
     deps.count(ProcessorMetric.SUBJECTS_AT_LOOK_SHARE, undefined, undefined, beyond.length);
-    deps.logger.info('A notification of more subjects than its bound: the rest was sent again, to be verified at the look queue\'s share', {
-      messageId: record.messageId, requestId: stored.requestId, bound, items: beyond.length,
-    });
+    deps.logger.info(
+      "A notification of more subjects than its bound: the rest was sent again, to be verified at the look queue's share",
+      {
+        messageId: record.messageId,
+        requestId: stored.requestId,
+        bound,
+        items: beyond.length,
+      },
+    );
   }
   const errors: Error[] = [];
   const pending: string[] = [];
@@ -168,7 +247,7 @@ async function processNotification(record: SQSRecord, read: Extract<ReadRecord, 
       continue;
     }
     try {
-      pending.push(...await lookAt(group, look));
+      pending.push(...(await lookAt(group, look)));
       done++;
     } catch (error) {
       if (error instanceof Foreign) {
@@ -188,7 +267,8 @@ async function processNotification(record: SQSRecord, read: Extract<ReadRecord, 
       // A subject the deadline cut short, after others were done, is left for the new message:
       // lack of time is not a failure. With no progress at all, it is one (a bank too slow for
       // any look must reach the dead-letter queue, not loop).
-      else if (done > 0 && (deadline - now() < MIN_SUBJECT_MS || (error instanceof BankApiError && error.outOfTime))) leftover.push(...group.items);
+      else if (done > 0 && (deadline - now() < MIN_SUBJECT_MS || (error instanceof BankApiError && error.outOfTime)))
+        leftover.push(...group.items);
       else errors.push(error instanceof Error ? error : new Error(String(error)));
     }
   }
@@ -198,23 +278,34 @@ async function processNotification(record: SQSRecord, read: Extract<ReadRecord, 
     const error = errors[0] ?? new VerificationPending(pending);
     // The last receive: what is still failing goes to quarantine with its reason, not to the DLQ without one.
     if (attempt >= deps.settings.maxReceiveCount) {
-      const reason = [`failed on its last receive (${attempt} of ${deps.settings.maxReceiveCount}): ${errors.map(errorMessage).join('; ') || errorMessage(error)}`, ...unprocessable].join(' | ');
+      const reason = [
+        `failed on its last receive (${attempt} of ${deps.settings.maxReceiveCount}): ${errors.map(errorMessage).join('; ') || errorMessage(error)}`,
+        ...unprocessable,
+      ].join(' | ');
       await quarantine(record, reason, deps);
-      await recordQuarantine(groups.map((group) => group.id), reason, stored.requestId, deps);
+      await recordQuarantine(
+        groups.map((group) => group.id),
+        reason,
+        stored.requestId,
+        deps,
+      );
       return;
     }
     // Retry what can succeed later before quarantining; what was published is skipped next time.
     throw error;
   }
   if (leftover.length) {
-    const delaySeconds = rateFreeAt === undefined ? 0 : Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil((rateFreeAt - now()) / 1000)));
+    const delaySeconds =
+      rateFreeAt === undefined ? 0 : Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil((rateFreeAt - now()) / 1000)));
     await sendRest(leftover, stored, journal.key, delaySeconds, deps);
     deps.count(ProcessorMetric.REQUEUED);
     if (rateFreeAt !== undefined) deps.count(ProcessorMetric.DEFERRED_FOR_RATE);
-    deps.logger.info(rateFreeAt === undefined
-      ? 'No time left for every event of the notification; the rest was sent again as a new message'
-      : 'No slot of the bank\'s rate before the deadline; the rest was sent again as a new message, delayed until the rate frees up',
-    { messageId: record.messageId, requestId: stored.requestId, events: leftover.length, delaySeconds });
+    deps.logger.info(
+      rateFreeAt === undefined
+        ? 'No time left for every event of the notification; the rest was sent again as a new message'
+        : "No slot of the bank's rate before the deadline; the rest was sent again as a new message, delayed until the rate frees up",
+      { messageId: record.messageId, requestId: stored.requestId, events: leftover.length, delaySeconds },
+    );
   }
   if (unprocessable.length) {
     const reason = unprocessable.join(' | ');
@@ -229,7 +320,12 @@ async function processNotification(record: SQSRecord, read: Extract<ReadRecord, 
  * handed out twice at once (at-least-once delivery) as two receives: without the window, a query
  * that lags the notification would be given less time than the attempts promise.
  */
-function isLastVerification(attempt: number, stored: StoredNotification, now: number, settings: ProcessorDeps['settings']): boolean {
+function isLastVerification(
+  attempt: number,
+  stored: StoredNotification,
+  now: number,
+  settings: ProcessorDeps['settings'],
+): boolean {
   if (attempt < settings.maxVerificationAttempts) return false;
   const receivedAt = Date.parse(stored.receivedAt);
   return !Number.isFinite(receivedAt) || now - receivedAt >= (settings.verificationWindowSeconds ?? 0) * 1000;
@@ -245,9 +341,20 @@ function tooOldToDefer(stored: StoredNotification, now: number): boolean {
  * Sends part of a notification again as a message of its own (its items as a JSON array). The part
  * keeps the raw copy's key: it is a part of a notification journaled already.
  */
-async function sendRest(items: readonly SubjectItem[], stored: StoredNotification, journalKey: string | undefined, delaySeconds: number, deps: ProcessorDeps, extra: Partial<StoredNotification> = {}): Promise<void> {
+async function sendRest(
+  items: readonly SubjectItem[],
+  stored: StoredNotification,
+  journalKey: string | undefined,
+  delaySeconds: number,
+  deps: ProcessorDeps,
+  extra: Partial<StoredNotification> = {},
+): Promise<void> {
   const meta = { ...metaOf(stored), ...extra, ...(journalKey ? { journalKey } : {}) };
-  await deps.requeue(encodeStoredNotification(meta, Buffer.from(JSON.stringify(items.map((item) => item.raw)))), delaySeconds, ProcessorQueue.NOTIFICATIONS);
+  await deps.requeue(
+    encodeStoredNotification(meta, Buffer.from(JSON.stringify(items.map((item) => item.raw)))),
+    delaySeconds,
+    ProcessorQueue.NOTIFICATIONS,
+  );
 }
 
 function metaOf(stored: StoredNotification) {

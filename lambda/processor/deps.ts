@@ -59,7 +59,13 @@ export interface ProcessorDeps {
   readonly requeue: (messageBody: string, delaySeconds: number, queue: ProcessorQueue) => Promise<void>;
   readonly logger: Log;
   /** Counts a metric (or records `value` in `unit`); `details` are written in the same line (not dimensions). */
-  readonly count: (metric: string, dimensions?: Record<string, string>, details?: Record<string, string>, value?: number, unit?: MetricUnit) => void;
+  readonly count: (
+    metric: string,
+    dimensions?: Record<string, string>,
+    details?: Record<string, string>,
+    value?: number,
+    unit?: MetricUnit,
+  ) => void;
   /** @default Date.now */
   readonly now?: () => number;
   /** Records of a batch handled at once. @default ProcessorDefaults.recordConcurrency */

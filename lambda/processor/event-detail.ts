@@ -5,8 +5,19 @@
 import { createHash } from 'node:crypto';
 import type { BankAccount } from '../../contracts/bank-connection';
 import {
-  type BankEventDetail, BankEventDetailType, type BoletoSettledDetail, type BoletoSettlementReversedDetail, type EventNotification,
-  type EventSubject, EventTrigger, EVENT_DETAIL_VERSION, MAX_DETAIL_BYTES, type NotificationNotConfirmedDetail, type OmittedPart, type PixReceivedDetail, type PixRefundDetail,
+  type BankEventDetail,
+  BankEventDetailType,
+  type BoletoSettledDetail,
+  type BoletoSettlementReversedDetail,
+  type EventNotification,
+  type EventSubject,
+  EventTrigger,
+  EVENT_DETAIL_VERSION,
+  MAX_DETAIL_BYTES,
+  type NotificationNotConfirmedDetail,
+  type OmittedPart,
+  type PixReceivedDetail,
+  type PixRefundDetail,
 } from '../../contracts/events';
 import type { StoredNotification } from '../../contracts/receiver';
 import { type Change, publicState, type SubjectState } from '../bank/verified-state';
@@ -20,26 +31,49 @@ function traced(): { traceparent?: string } {
   return traceparent ? { traceparent } : {};
 }
 
-const subjectOf = (group: SubjectGroup, sequence: number, account: BankAccount): EventSubject => group.rules.eventSubject(group.id, group.target, sequence, account);
+const subjectOf = (group: SubjectGroup, sequence: number, account: BankAccount): EventSubject =>
+  group.rules.eventSubject(group.id, group.target, sequence, account);
 
 function notificationOf(c: CheckedItem, stored: StoredNotification | undefined): EventNotification {
-  return { receivedAt: stored?.receivedAt ?? '', requestId: stored?.requestId ?? '', id: fingerprint(c.item).id, claim: c.claim, body: c.item.raw };
+  return {
+    receivedAt: stored?.receivedAt ?? '',
+    requestId: stored?.requestId ?? '',
+    id: fingerprint(c.item).id,
+    claim: c.claim,
+    body: c.item.raw,
+  };
 }
 
 /** How the notification that told of a change compares with it (nothing when a look request found it). */
-function toldBy(told: CheckedItem | undefined, change: Change, look: Look): Pick<BankEventDetail, 'matchesNotification' | 'mismatches' | 'notification'> {
+function toldBy(
+  told: CheckedItem | undefined,
+  change: Change,
+  look: Look,
+): Pick<BankEventDetail, 'matchesNotification' | 'mismatches' | 'notification'> {
   if (!told) return { mismatches: [] };
   const matches = told.claim.statusClass === change.state.statusClass && told.check.matches;
   return {
     matchesNotification: matches,
-    mismatches: matches ? [] : told.check.mismatches.length ? told.check.mismatches : [`the notification claimed ${told.claim.status}; the bank's change is ${change.detailType}`],
+    mismatches: matches
+      ? []
+      : told.check.mismatches.length
+        ? told.check.mismatches
+        : [`the notification claimed ${told.claim.status}; the bank's change is ${change.detailType}`],
     notification: notificationOf(told, look.stored),
   };
 }
 
-export function changeEntry(group: SubjectGroup, change: Change, sequence: number, told: CheckedItem | undefined, answer: Record<string, unknown>, look: Look): OutboxEntry {
+export function changeEntry(
+  group: SubjectGroup,
+  change: Change,
+  sequence: number,
+  told: CheckedItem | undefined,
+  answer: Record<string, unknown>,
+  look: Look,
+): OutboxEntry {
   const { deps } = look;
-  const detail: BankEventDetail | BoletoSettledDetail | BoletoSettlementReversedDetail | PixReceivedDetail | PixRefundDetail = {
+  const detail:
+    BankEventDetail | BoletoSettledDetail | BoletoSettlementReversedDetail | PixReceivedDetail | PixRefundDetail = {
     version: EVENT_DETAIL_VERSION,
     idempotencyKey: `${group.id}#${sequence}:${change.key}`,
     trigger: look.request?.trigger ?? EventTrigger.WEBHOOK,
@@ -48,9 +82,13 @@ export function changeEntry(group: SubjectGroup, change: Change, sequence: numbe
     state: publicState(change.state),
     ...(change.previous ? { previousState: publicState(change.previous) } : {}),
     ...(change.reverses ? { reverses: change.reverses } : {}),
-    ...(change.detailType === BankEventDetailType.BOLETO_SETTLED && change.state.settlement ? { settlement: change.state.settlement } : {}),
+    ...(change.detailType === BankEventDetailType.BOLETO_SETTLED && change.state.settlement
+      ? { settlement: change.state.settlement }
+      : {}),
     ...(change.detailType === BankEventDetailType.PIX_RECEIVED && change.state.pix ? { pix: change.state.pix } : {}),
-    ...(change.detailType === BankEventDetailType.PIX_REFUND && change.state.refund ? { refund: change.state.refund } : {}),
+    ...(change.detailType === BankEventDetailType.PIX_REFUND && change.state.refund
+      ? { refund: change.state.refund }
+      : {}),
     ...toldBy(told, change, look),
     bankAnswer: answer,
     verifiedAt: new Date((deps.now ?? Date.now)()).toISOString(),
@@ -60,7 +98,14 @@ export function changeEntry(group: SubjectGroup, change: Change, sequence: numbe
   return { detailType: change.detailType, detail: fitDetail(detail) };
 }
 
-export function notConfirmedEntry(group: SubjectGroup, c: CheckedItem, sequence: number, state: SubjectState, answer: Record<string, unknown>, look: Look): OutboxEntry {
+export function notConfirmedEntry(
+  group: SubjectGroup,
+  c: CheckedItem,
+  sequence: number,
+  state: SubjectState,
+  answer: Record<string, unknown>,
+  look: Look,
+): OutboxEntry {
   const { deps } = look;
   const detail: NotificationNotConfirmedDetail = {
     version: EVENT_DETAIL_VERSION,
@@ -93,7 +138,10 @@ export const MAX_OUTBOX_CHARS = 300_000;
  * not fit keeps everything but the raw notification and the bank's raw answer, whose size and
  * hash stay. A real change is never dropped for size.
  */
-export function fitDetail(detail: BankEventDetail | BoletoSettledDetail | NotificationNotConfirmedDetail, maxBytes = MAX_DETAIL_BYTES): string {
+export function fitDetail(
+  detail: BankEventDetail | BoletoSettledDetail | NotificationNotConfirmedDetail,
+  maxBytes = MAX_DETAIL_BYTES,
+): string {
   const text = JSON.stringify(detail);
   if (Buffer.byteLength(text) <= maxBytes) return text;
   const { bankAnswer, notification, ...rest } = detail;
@@ -101,6 +149,8 @@ export function fitDetail(detail: BankEventDetail | BoletoSettledDetail | Notifi
   return JSON.stringify({
     ...rest,
     ...(bankAnswer !== undefined ? { bankAnswerOmitted: omitted(bankAnswer) } : {}),
-    ...(notification ? { notification: { ...notificationRest, ...(body !== undefined ? { bodyOmitted: omitted(body) } : {}) } } : {}),
+    ...(notification
+      ? { notification: { ...notificationRest, ...(body !== undefined ? { bodyOmitted: omitted(body) } : {}) } }
+      : {}),
   });
 }

@@ -21,14 +21,27 @@ import { readProcessorSettings } from './settings';
 
 const logger = createLogger(PROCESSOR_SERVICE_NAME);
 const settings = readProcessorSettings(process.env);
-const count = metricCounter({ namespace: METRICS_NAMESPACE, serviceName: PROCESSOR_SERVICE_NAME, receiverName: settings.receiverName });
+const count = metricCounter({
+  namespace: METRICS_NAMESPACE,
+  serviceName: PROCESSOR_SERVICE_NAME,
+  receiverName: settings.receiverName,
+});
 const connection = readAccountConnection(process.env, 'SettlementProcessor');
 const sqs = new SQSClient(AWS_CLIENT_CONFIG);
 const dynamo = new DynamoDBClient(AWS_CLIENT_CONFIG);
-const store = new DynamoDbSubjectStore(dynamo, settings.idempotencyTableName, settings.idempotencyTtlSeconds, Date.now, settings.recordTtlSecondsByKind);
+const store = new DynamoDbSubjectStore(
+  dynamo,
+  settings.idempotencyTableName,
+  settings.idempotencyTtlSeconds,
+  Date.now,
+  settings.recordTtlSecondsByKind,
+);
 const markers = new DynamoDbLookMarkers(dynamo, settings.idempotencyTableName);
 // Looks book their share of the query budget on a schedule of their own, shared by every environment.
-const looks = { schedule: new DynamoDbSlotSchedule(dynamo, settings.idempotencyTableName, LOOK_RATE_NAME), ratePerSecond: settings.lookQueryShare * connection.queriesPerSecond };
+const looks = {
+  schedule: new DynamoDbSlotSchedule(dynamo, settings.idempotencyTableName, LOOK_RATE_NAME),
+  ratePerSecond: settings.lookQueryShare * connection.queriesPerSecond,
+};
 // Every environment (and the reconciliation sweep) takes its slots from one schedule in the table;
 // look requests only its idle time. Token requests go to the token endpoints: this environment's
 // own schedule, not the query rate.
@@ -47,10 +60,22 @@ const families = bindFamilies({
 });
 const bankQueries = families.queries(pacers.calls);
 const lookQueries = families.queries(pacers.looks);
-const publish = eventBridgePublisher(new EventBridgeClient(AWS_CLIENT_CONFIG), settings.eventBusName, settings.eventSource);
-const quarantine = sqsQuarantine(sqs, { [ProcessorQueue.NOTIFICATIONS]: settings.quarantineQueueUrl, [ProcessorQueue.LOOKS]: settings.lookQuarantineQueueUrl });
-const journal = settings.journalBucketName ? new S3NotificationJournal(new S3Client(AWS_CLIENT_CONFIG), settings.journalBucketName) : undefined;
-const requeue = sqsRequeue(sqs, { [ProcessorQueue.NOTIFICATIONS]: settings.queueUrl, [ProcessorQueue.LOOKS]: settings.lookQueueUrl });
+const publish = eventBridgePublisher(
+  new EventBridgeClient(AWS_CLIENT_CONFIG),
+  settings.eventBusName,
+  settings.eventSource,
+);
+const quarantine = sqsQuarantine(sqs, {
+  [ProcessorQueue.NOTIFICATIONS]: settings.quarantineQueueUrl,
+  [ProcessorQueue.LOOKS]: settings.lookQuarantineQueueUrl,
+});
+const journal = settings.journalBucketName
+  ? new S3NotificationJournal(new S3Client(AWS_CLIENT_CONFIG), settings.journalBucketName)
+  : undefined;
+const requeue = sqsRequeue(sqs, {
+  [ProcessorQueue.NOTIFICATIONS]: settings.queueUrl,
+  [ProcessorQueue.LOOKS]: settings.lookQueueUrl,
+});
 
 export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
   return processBatch(event, context, {

@@ -11,7 +11,11 @@ import type { ProcessorDeps } from './deps';
  * write that answers the error instead of throwing, so the looks go on and the message is retried
  * (never deleted) until the copy is stored. Nothing to write without a journal, or for a part.
  */
-export function journalOf(record: SQSRecord, stored: StoredNotification, deps: ProcessorDeps): { key?: string; write(subjectIds: readonly string[]): Promise<Error | undefined> } {
+export function journalOf(
+  record: SQSRecord,
+  stored: StoredNotification,
+  deps: ProcessorDeps,
+): { key?: string; write(subjectIds: readonly string[]): Promise<Error | undefined> } {
   const { journal } = deps;
   const nothing = (): Promise<undefined> => Promise.resolve(undefined);
   if (!journal) return { write: nothing };
@@ -22,11 +26,23 @@ export function journalOf(record: SQSRecord, stored: StoredNotification, deps: P
     key,
     write: async (subjectIds) => {
       try {
-        await journal.write(key, record.body, subjectIds.map((id) => journalSubjectKey(id, stored, at)));
+        await journal.write(
+          key,
+          record.body,
+          subjectIds.map((id) => journalSubjectKey(id, stored, at)),
+        );
         return undefined;
       } catch (error) {
         deps.count(ProcessorMetric.JOURNAL_FAILURES);
-        deps.logger.error('The raw notification could not be written to the journal; the message will be retried until it is', { messageId: record.messageId, requestId: stored.requestId, key: `${journal.location}${key}`, reason: errorMessage(error) });
+        deps.logger.error(
+          'The raw notification could not be written to the journal; the message will be retried until it is',
+          {
+            messageId: record.messageId,
+            requestId: stored.requestId,
+            key: `${journal.location}${key}`,
+            reason: errorMessage(error),
+          },
+        );
         return new Error(`the raw journal could not store ${key}: ${errorMessage(error)}`, { cause: error });
       }
     },

@@ -11,7 +11,15 @@ import { Foreign, NotAttributed, NotOurs, type SubjectItem, type SubjectRules } 
 import type { KeyedState, SubjectState } from '../bank/verified-state';
 import { errorMessage } from '../shared/runtime';
 import { encodeLookRequest } from '../store/look-request';
-import { HISTORY_LIMIT, newOutboxId, type Outbox, type OutboxEntry, SEEN_LIMIT, type SubjectRecord, UNNOTIFIED_LIMIT } from '../store/subject-store';
+import {
+  HISTORY_LIMIT,
+  newOutboxId,
+  type Outbox,
+  type OutboxEntry,
+  SEEN_LIMIT,
+  type SubjectRecord,
+  UNNOTIFIED_LIMIT,
+} from '../store/subject-store';
 import { ProcessorQueue } from './deps';
 import { changeEntry, fitDetail, MAX_OUTBOX_CHARS, notConfirmedEntry } from './event-detail';
 import { publishOutbox, settleOutbox } from './outbox';
@@ -39,11 +47,17 @@ export async function lookAt(group: SubjectGroup, look: Look): Promise<string[]>
       const print = fingerprint(item);
       if (record.seen.includes(print.value)) {
         deps.count(ProcessorMetric.DUPLICATES);
-        deps.logger.info('Duplicate suppressed: this notification was already handled', { subject: group.id, notificationId: print.id });
+        deps.logger.info('Duplicate suppressed: this notification was already handled', {
+          subject: group.id,
+          notificationId: print.id,
+        });
         return false;
       }
       if (record.seen.some((seen) => seen.startsWith(`${print.id}#`))) {
-        deps.logger.warn('The bank sent a notification id again with another body; it is verified on its own', { subject: group.id, notificationId: print.id });
+        deps.logger.warn('The bank sent a notification id again with another body; it is verified on its own', {
+          subject: group.id,
+          notificationId: print.id,
+        });
       }
       return true;
     });
@@ -73,25 +87,44 @@ export async function lookAt(group: SubjectGroup, look: Look): Promise<string[]>
     // Nor a Notification Not Confirmed, until a change is published: the notification may have been
     // judged before its record expired, and its event's key would be published again with another sequence.
     const pastLifetime = unpublished ?? (changes.length ? undefined : record.pastRecordLifetime);
-    if (!pastLifetime) for (const c of settled.filter((s) => !s.check.holds)) entries.push(notConfirmedEntry(group, c, record.sequence + changes.length, verified.state, answer, look));
+    if (!pastLifetime)
+      for (const c of settled.filter((s) => !s.check.holds))
+        entries.push(notConfirmedEntry(group, c, record.sequence + changes.length, verified.state, answer, look));
     // The outbox travels in the subject's item (DynamoDB takes 400 KB): several large details
     // keep everything but their raw bodies, as one too large for EventBridge does.
     if (entries.reduce((total, e) => total + e.detail.length, 0) > MAX_OUTBOX_CHARS) {
-      entries.forEach((e, i) => { entries[i] = { ...e, detail: fitDetail(JSON.parse(e.detail) as BankEventDetail, 0) }; });
+      entries.forEach((e, i) => {
+        entries[i] = { ...e, detail: fitDetail(JSON.parse(e.detail) as BankEventDetail, 0) };
+      });
     }
     const seen = [...record.seen, ...settled.map((c) => fingerprint(c.item).value)].slice(-SEEN_LIMIT);
     // A notification that bears a change out tells of it; a change a sweep's look publishes waits
     // for one until its grace period ends (a Track Payment's look is never a lost webhook).
     const told = new Set(checks.filter((c) => c.check.holds).map((c) => c.claim.statusClass));
     // An operator's explicit replay is no lost webhook either.
-    const found = look.request && !look.request.track && look.request.trigger !== EventTrigger.REPLAY ? changes.map((c) => ({ key: c.key, statusClass: c.state.statusClass })) : [];
-    const unnotified = [...(record.unnotified ?? []).filter((u) => !told.has(u.statusClass)), ...found].slice(-UNNOTIFIED_LIMIT);
+    const found =
+      look.request && !look.request.track && look.request.trigger !== EventTrigger.REPLAY
+        ? changes.map((c) => ({ key: c.key, statusClass: c.state.statusClass }))
+        : [];
+    const unnotified = [...(record.unnotified ?? []).filter((u) => !told.has(u.statusClass)), ...found].slice(
+      -UNNOTIFIED_LIMIT,
+    );
     const known = verified.state.statusClass !== StatusClass.UNKNOWN;
     const stateChanged = known && JSON.stringify(verified.state) !== JSON.stringify(record.state);
     const state = known ? verified.state : record.state;
-    const pendingSince = group.rules.pendingUntilFinal(state) ? record.pendingSince ?? (deps.now ?? Date.now)() : undefined;
-    if (entries.length || stateChanged || settled.length || pendingSince !== record.pendingSince || unnotified.length !== (record.unnotified?.length ?? 0)) {
-      const outbox: Outbox | undefined = entries.length ? { id: newOutboxId(), leaseUntil: look.deadline, entries } : undefined;
+    const pendingSince = group.rules.pendingUntilFinal(state)
+      ? (record.pendingSince ?? (deps.now ?? Date.now)())
+      : undefined;
+    if (
+      entries.length ||
+      stateChanged ||
+      settled.length ||
+      pendingSince !== record.pendingSince ||
+      unnotified.length !== (record.unnotified?.length ?? 0)
+    ) {
+      const outbox: Outbox | undefined = entries.length
+        ? { id: newOutboxId(), leaseUntil: look.deadline, entries }
+        : undefined;
       const at = new Date((deps.now ?? Date.now)()).toISOString();
       const written = await deps.store.write(group.id, record.version, {
         sequence: record.sequence + changes.length,
@@ -107,17 +140,31 @@ export async function lookAt(group: SubjectGroup, look: Look): Promise<string[]>
       if (!written) continue;
       if (unpublished) {
         deps.count(ProcessorMetric.LOOKS_PAST_RECORDS);
-        deps.logger.warn('Not published: the bank\'s state is older than what records remember, so it may have been published before its record expired', {
-          subject: group.id, status: verified.state.status, why: unpublished, trigger: look.request?.trigger,
-        });
+        deps.logger.warn(
+          "Not published: the bank's state is older than what records remember, so it may have been published before its record expired",
+          {
+            subject: group.id,
+            status: verified.state.status,
+            why: unpublished,
+            trigger: look.request?.trigger,
+          },
+        );
       }
-      for (const change of changes) if (change.state.pix?.horarioZoneAssumed) deps.count(ProcessorMetric.PIX_ZONE_ASSUMED);
+      for (const change of changes)
+        if (change.state.pix?.horarioZoneAssumed) deps.count(ProcessorMetric.PIX_ZONE_ASSUMED);
       if (outbox) await publishOutbox(group.id, outbox, look);
-      if (found.length) await scheduleRecoveryCheck(group, found.map((f) => f.key), look);
+      if (found.length)
+        await scheduleRecoveryCheck(
+          group,
+          found.map((f) => f.key),
+          look,
+        );
     }
     return checks.filter((c) => !c.check.holds && !look.lastVerification).flatMap((c) => c.check.mismatches);
   }
-  throw new Error(`the record of ${group.id} kept changing under this invocation (${MAX_ROUNDS} reads); it will be retried`);
+  throw new Error(
+    `the record of ${group.id} kept changing under this invocation (${MAX_ROUNDS} reads); it will be retried`,
+  );
 }
 
 /**
@@ -125,7 +172,13 @@ export async function lookAt(group: SubjectGroup, look: Look): Promise<string[]>
  * handled, the reason kept (the sweep does not ask again) and in the trail; nothing published,
  * nothing quarantined. False when the record changed under the write (read again).
  */
-async function recordNotAttributed(group: SubjectGroup, record: SubjectRecord, fresh: readonly SubjectItem[], reason: string, look: Look): Promise<boolean> {
+async function recordNotAttributed(
+  group: SubjectGroup,
+  record: SubjectRecord,
+  fresh: readonly SubjectItem[],
+  reason: string,
+  look: Look,
+): Promise<boolean> {
   const { deps } = look;
   const { version, ...kept } = record;
   const at = new Date((deps.now ?? Date.now)()).toISOString();
@@ -137,7 +190,10 @@ async function recordNotAttributed(group: SubjectGroup, record: SubjectRecord, f
   });
   if (written) {
     deps.count(ProcessorMetric.NOT_ATTRIBUTED);
-    deps.logger.info('Another receiver\'s: the provider ties it to none of this receiver\'s keys; recorded, never published here', { subject: group.id, why: reason, trigger: look.request?.trigger ?? EventTrigger.WEBHOOK });
+    deps.logger.info(
+      "Another receiver's: the provider ties it to none of this receiver's keys; recorded, never published here",
+      { subject: group.id, why: reason, trigger: look.request?.trigger ?? EventTrigger.WEBHOOK },
+    );
   }
   return written;
 }
@@ -154,7 +210,12 @@ async function recordNotAttributed(group: SubjectGroup, record: SubjectRecord, f
  * Payment's (a payment just started) and reverify's (a window the CLI holds within the lifetime),
  * where no record means nothing was published.
  */
-function pastRecordLifetime(record: SubjectRecord, state: SubjectState, rules: SubjectRules, look: Look): string | undefined {
+function pastRecordLifetime(
+  record: SubjectRecord,
+  state: SubjectState,
+  rules: SubjectRules,
+  look: Look,
+): string | undefined {
   const request = look.request;
   if (request?.trigger === EventTrigger.REPLAY || record.state !== undefined || record.history.length) return undefined;
   const dated = state.settlement?.date ?? state.paidAt;
@@ -164,7 +225,7 @@ function pastRecordLifetime(record: SubjectRecord, state: SubjectState, rules: S
   const ttlSeconds = ofKind ?? look.deps.settings.idempotencyTtlSeconds;
   const since = recordsRememberSince((look.deps.now ?? Date.now)(), ttlSeconds);
   if (at >= since) return undefined;
-  return `its state is dated ${dated}, before what records remember (the ${Math.round(ttlSeconds / 86_400)}-day ${ofKind === undefined ? 'idempotencyTtl' : 'lifetime of its kind\'s records'} less a day): it may have been published before its record expired`;
+  return `its state is dated ${dated}, before what records remember (the ${Math.round(ttlSeconds / 86_400)}-day ${ofKind === undefined ? 'idempotencyTtl' : "lifetime of its kind's records"} less a day): it may have been published before its record expired`;
 }
 
 /**
@@ -176,14 +237,25 @@ async function scheduleRecoveryCheck(group: SubjectGroup, keys: string[], look: 
   const { deps } = look;
   const graceSeconds = deps.settings.recoveredGraceSeconds;
   try {
-    await deps.requeue(encodeLookRequest({
-      trigger: EventTrigger.RECONCILIATION, subject: group.target, requestedAt: new Date((deps.now ?? Date.now)()).toISOString(),
-      reason: 'the grace period of changes a look found ended', recoveryCheck: keys,
-    }), graceSeconds, ProcessorQueue.LOOKS);
+    await deps.requeue(
+      encodeLookRequest({
+        trigger: EventTrigger.RECONCILIATION,
+        subject: group.target,
+        requestedAt: new Date((deps.now ?? Date.now)()).toISOString(),
+        reason: 'the grace period of changes a look found ended',
+        recoveryCheck: keys,
+      }),
+      graceSeconds,
+      ProcessorQueue.LOOKS,
+    );
   } catch (error) {
     for (const key of keys) {
       deps.count(ProcessorMetric.RECOVERED);
-      deps.logger.warn('Recovered by reconciliation (counted at once: the recovery check could not be sent)', { subject: group.id, change: key, reason: errorMessage(error) });
+      deps.logger.warn('Recovered by reconciliation (counted at once: the recovery check could not be sent)', {
+        subject: group.id,
+        change: key,
+        reason: errorMessage(error),
+      });
     }
   }
 }
@@ -200,9 +272,16 @@ function compareListedDay(group: SubjectGroup, verified: KeyedState, look: Look)
   const queried = settlement.id.slice(0, 10);
   if (queried === listed.day) return;
   look.deps.count(ProcessorMetric.SETTLEMENT_DAY_MISMATCH);
-  look.deps.logger.warn('The bank lists a settlement on another day than its query shows; check the bank connection\'s zuluTimestamps (docs/bank-api.md)', {
-    subject: group.id, listedDay: listed.day, queriedDay: queried, settlementDate: settlement.date, zuluTimestamps: look.deps.zuluTimestamps ?? ZuluTimestamps.UTC,
-  });
+  look.deps.logger.warn(
+    "The bank lists a settlement on another day than its query shows; check the bank connection's zuluTimestamps (docs/bank-api.md)",
+    {
+      subject: group.id,
+      listedDay: listed.day,
+      queriedDay: queried,
+      settlementDate: settlement.date,
+      zuluTimestamps: look.deps.zuluTimestamps ?? ZuluTimestamps.UTC,
+    },
+  );
 }
 
 /**
@@ -216,7 +295,13 @@ async function query(group: SubjectGroup, look: Look): Promise<Record<string, un
     return await group.rules.query(group.target, deps.bank, deps, look.deadline);
   } catch (error) {
     if (error instanceof NotOurs) throw new Unprocessable(error.message);
-    if (error instanceof Foreign && error.mayBeLag && !look.lastVerification) throw new BankApiError(`${group.rules.kind} query`, 404, `${error.message}: retried as the provider's lag until the last verification attempt`, true);
+    if (error instanceof Foreign && error.mayBeLag && !look.lastVerification)
+      throw new BankApiError(
+        `${group.rules.kind} query`,
+        404,
+        `${error.message}: retried as the provider's lag until the last verification attempt`,
+        true,
+      );
     if (error instanceof BankApiError && (error.status === 404 || error.status === 403) && look.lastVerification) {
       throw new Unprocessable(`the bank's query refuses it after every verification attempt: ${error.message}`);
     }

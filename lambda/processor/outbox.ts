@@ -30,7 +30,10 @@ export async function settleOutbox(subjectId: string, outbox: Outbox, look: Look
     }
   }
   if (await deps.store.takeOutbox(subjectId, outbox, look.deadline)) {
-    deps.logger.warn('Publishing events another invocation wrote but did not finish publishing', { subject: subjectId, events: outbox.entries.length });
+    deps.logger.warn('Publishing events another invocation wrote but did not finish publishing', {
+      subject: subjectId,
+      events: outbox.entries.length,
+    });
     await publishOutbox(subjectId, { ...outbox, leaseUntil: look.deadline }, look);
   }
 }
@@ -52,13 +55,27 @@ export async function publishOutbox(subjectId: string, outbox: Outbox, look: Loo
     const detail = JSON.parse(entry.detail) as { idempotencyKey: string; state: VerifiedState; trigger: EventTrigger };
     if (entry.detailType === BankEventDetailType.NOTIFICATION_NOT_CONFIRMED) {
       deps.count(ProcessorMetric.NOT_CONFIRMED);
-      deps.logger.warn('The bank never showed what a notification claimed: published as Notification Not Confirmed', { idempotencyKey: detail.idempotencyKey });
+      deps.logger.warn('The bank never showed what a notification claimed: published as Notification Not Confirmed', {
+        idempotencyKey: detail.idempotencyKey,
+      });
     } else {
       // A published change's count is its log record: one line per verified event (see metricCounter).
-      deps.count(ProcessorMetric.PUBLISHED, { DetailType: entry.detailType }, { message: 'Verified event published', idempotencyKey: detail.idempotencyKey, status: detail.state.status, trigger: detail.trigger });
+      deps.count(
+        ProcessorMetric.PUBLISHED,
+        { DetailType: entry.detailType },
+        {
+          message: 'Verified event published',
+          idempotencyKey: detail.idempotencyKey,
+          status: detail.state.status,
+          trigger: detail.trigger,
+        },
+      );
       // A change a look found before any notification told of it: recovered if none comes within the grace period (look.ts).
       if (detail.trigger === EventTrigger.RECONCILIATION) {
-        deps.logger.info('Published from a reconciliation look, before any notification told of it', { idempotencyKey: detail.idempotencyKey, reason: look.request?.reason });
+        deps.logger.info('Published from a reconciliation look, before any notification told of it', {
+          idempotencyKey: detail.idempotencyKey,
+          reason: look.request?.reason,
+        });
       }
     }
   }

@@ -21,7 +21,12 @@ export type ReadRecord =
   | { readonly kind: 'unreadable-look'; readonly reason: string }
   | { readonly kind: 'unreadable'; readonly reason: string }
   | { readonly kind: 'undecodable'; readonly stored: StoredNotification; readonly reason: string }
-  | { readonly kind: 'notification'; readonly stored: StoredNotification; readonly groups: SubjectGroup[]; readonly unprocessable: string[] }
+  | {
+      readonly kind: 'notification';
+      readonly stored: StoredNotification;
+      readonly groups: SubjectGroup[];
+      readonly unprocessable: string[];
+    }
   | { readonly kind: 'failed'; readonly error: unknown };
 
 /** Reads one record (never throws: a failure is `failed`, retried in the record's own processing). */
@@ -50,7 +55,12 @@ export function readRecord(record: SQSRecord, deps: ProcessorDeps): ReadRecord {
     const parsed = familyOfRoute(stored.route).parse(stored.route, content, deps.settings);
     const ours = deps.account.codigoBeneficiario;
     const { items, others } = ourItems(parsed.items, deps);
-    return { kind: 'notification', stored, groups: groupBySubject(items, ours), unprocessable: [...parsed.problems, ...others] };
+    return {
+      kind: 'notification',
+      stored,
+      groups: groupBySubject(items, ours),
+      unprocessable: [...parsed.problems, ...others],
+    };
   } catch (error) {
     // Failing where it always did: in the record's own processing, which is retried.
     return { kind: 'failed', error };
@@ -97,7 +107,12 @@ export function decodeContent(body: Buffer, contentEncoding: string | undefined)
     if (encoding === 'deflate') return inflateSync(body, options);
     if (encoding === 'br') return brotliDecompressSync(body, options);
   } catch (error) {
-    throw new Error(`the notification's Content-Encoding ${encoding} could not be decoded (${errorMessage(error)}; at most ${MAX_DECODED_BYTES} bytes)`, { cause: error });
+    throw new Error(
+      `the notification's Content-Encoding ${encoding} could not be decoded (${errorMessage(error)}; at most ${MAX_DECODED_BYTES} bytes)`,
+      { cause: error },
+    );
   }
-  throw new Error(`the notification's Content-Encoding "${encoding.slice(0, 40)}" is not one the processor reads (gzip, deflate, br)`);
+  throw new Error(
+    `the notification's Content-Encoding "${encoding.slice(0, 40)}" is not one the processor reads (gzip, deflate, br)`,
+  );
 }

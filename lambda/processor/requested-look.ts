@@ -31,7 +31,13 @@ export interface MessageOutcomes {
   readonly attempt: number;
 }
 
-export async function processLookRequest(record: SQSRecord, request: LookRequest, deadline: number, deps: ProcessorDeps, messageOutcomes: MessageOutcomes): Promise<void> {
+export async function processLookRequest(
+  record: SQSRecord,
+  request: LookRequest,
+  deadline: number,
+  deps: ProcessorDeps,
+  messageOutcomes: MessageOutcomes,
+): Promise<void> {
   const now = deps.now ?? Date.now;
   const group = groupOf(request.subject, deps.account.codigoBeneficiario);
   // A quarantined look is told in its subject's trail too.
@@ -48,18 +54,27 @@ export async function processLookRequest(record: SQSRecord, request: LookRequest
   }
   if (request.trackSource) {
     const owner = request.lookId ?? record.messageId;
-    if (!await admitTrackPayment(group, request, owner, deps)) return;
+    if (!(await admitTrackPayment(group, request, owner, deps))) return;
     request = { ...request, lookId: owner };
   }
   if (request.admittedAt !== undefined && !sentByProcessor(record, deps.settings.ownSenderId)) {
     // Only the processor's own deferral says its look was admitted; from anyone else it books its share again.
-    deps.logger.warn('A look request claims an admission but the processor did not send it: it books the looks\' share again', { messageId: record.messageId, senderId: record.attributes?.SenderId });
+    deps.logger.warn(
+      "A look request claims an admission but the processor did not send it: it books the looks' share again",
+      { messageId: record.messageId, senderId: record.attributes?.SenderId },
+    );
     request = { ...request, admittedAt: undefined };
   }
-  if (request.admittedAt === undefined && !await admit(group, request, deps)) return;
+  if (request.admittedAt === undefined && !(await admit(group, request, deps))) return;
   const { attempt } = outcomes;
   // Its queries take the bank's idle time only: notifications go first.
-  const look: Look = { request, attempt, lastVerification: attempt >= deps.settings.maxVerificationAttempts, deadline, deps: { ...deps, bank: deps.lookBank ?? deps.bank } };
+  const look: Look = {
+    request,
+    attempt,
+    lastVerification: attempt >= deps.settings.maxVerificationAttempts,
+    deadline,
+    deps: { ...deps, bank: deps.lookBank ?? deps.bank },
+  };
   const requestedAt = Date.parse(request.requestedAt);
   /** How long since the look was first asked for (deferrals keep `requestedAt`). */
   const age = () => (Number.isFinite(requestedAt) ? Math.max(0, now() - requestedAt) : 0);
@@ -68,7 +83,12 @@ export async function processLookRequest(record: SQSRecord, request: LookRequest
   } catch (error) {
     if (error instanceof OutOfRate && age() <= ProcessorDefaults.queueRetentionSeconds * 1000) {
       // Admitted already (its share's slot was spent): it comes back to query, not to book again.
-      await defer(group, { ...request, admittedAt: request.admittedAt ?? Math.round(now()) }, Math.ceil((error.retryAt - now()) / 1000), deps);
+      await defer(
+        group,
+        { ...request, admittedAt: request.admittedAt ?? Math.round(now()) },
+        Math.ceil((error.retryAt - now()) / 1000),
+        deps,
+      );
       deps.count(ProcessorMetric.DEFERRED_FOR_RATE);
       deps.count(ProcessorMetric.LOOK_AGE, {}, {}, age(), MetricUnit.MILLISECONDS);
       return;
@@ -88,7 +108,9 @@ export async function processLookRequest(record: SQSRecord, request: LookRequest
       return;
     }
     if (attempt >= deps.settings.maxReceiveCount) {
-      await outcomes.quarantine(`failed on its last receive (${attempt} of ${deps.settings.maxReceiveCount}): ${errorMessage(error)}`);
+      await outcomes.quarantine(
+        `failed on its last receive (${attempt} of ${deps.settings.maxReceiveCount}): ${errorMessage(error)}`,
+      );
       await finish(group, request, age(), deps);
       return;
     }
@@ -102,7 +124,12 @@ export async function processLookRequest(record: SQSRecord, request: LookRequest
  * followed by the sweep (it costs no query), nor while another look of it holds its marker (the
  * requests collapse into that one).
  */
-async function admitTrackPayment(group: SubjectGroup, request: LookRequest, owner: string, deps: ProcessorDeps): Promise<boolean> {
+async function admitTrackPayment(
+  group: SubjectGroup,
+  request: LookRequest,
+  owner: string,
+  deps: ProcessorDeps,
+): Promise<boolean> {
   const why = await whyNoQuery(group, owner, deps);
   if (!why) return true;
   deps.count(ProcessorMetric.TRACK_PAYMENTS_SKIPPED);
@@ -116,7 +143,8 @@ async function whyNoQuery(group: SubjectGroup, owner: string, deps: ProcessorDep
   if (record.pendingSince !== undefined) return 'the payment is already followed until it is final';
   if (!group.rules.pendingUntilFinal(record.state)) return `the payment is final (${record.state!.statusClass})`;
   const now = (deps.now ?? Date.now)();
-  if (!await deps.markers.claim(group.id, owner, now + LookDefaults.markerSeconds * 1000, now)) return 'a look of the payment is in flight';
+  if (!(await deps.markers.claim(group.id, owner, now + LookDefaults.markerSeconds * 1000, now)))
+    return 'a look of the payment is in flight';
   return undefined;
 }
 
@@ -124,7 +152,8 @@ async function whyNoQuery(group: SubjectGroup, owner: string, deps: ProcessorDep
 async function defer(group: SubjectGroup, request: LookRequest, seconds: number, deps: ProcessorDeps): Promise<void> {
   const now = (deps.now ?? Date.now)();
   const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(0, seconds));
-  if (request.lookId) await deps.markers.claim(group.id, request.lookId, now + (delaySeconds + LookDefaults.markerSeconds) * 1000, now);
+  if (request.lookId)
+    await deps.markers.claim(group.id, request.lookId, now + (delaySeconds + LookDefaults.markerSeconds) * 1000, now);
   await deps.requeue(encodeLookRequest(request), delaySeconds, ProcessorQueue.LOOKS);
 }
 
@@ -133,17 +162,29 @@ async function defer(group: SubjectGroup, request: LookRequest, seconds: number,
  * it is asked again after a wait that doubles, for a window; then the request is quarantined once,
  * and the marker kept for one more window, so the same payment's events meanwhile are dropped.
  */
-async function unknownPayment(group: SubjectGroup, request: LookRequest, age: number, deps: ProcessorDeps, outcomes: MessageOutcomes): Promise<void> {
+async function unknownPayment(
+  group: SubjectGroup,
+  request: LookRequest,
+  age: number,
+  deps: ProcessorDeps,
+  outcomes: MessageOutcomes,
+): Promise<void> {
   const now = (deps.now ?? Date.now)();
   const window = LookDefaults.unknownPaymentWindowSeconds;
   const waitSeconds = Math.round(age / 1000) + LookDefaults.unknownPaymentFirstRetrySeconds;
   if (Math.round(age / 1000) + waitSeconds <= window) {
     await defer(group, request, waitSeconds, deps);
     deps.count(ProcessorMetric.TRACK_PAYMENTS_UNKNOWN);
-    deps.logger.info('The bank does not know the payment a Track Payment names (yet); it is asked again later', { subject: group.id, source: request.trackSource, waitSeconds });
+    deps.logger.info('The bank does not know the payment a Track Payment names (yet); it is asked again later', {
+      subject: group.id,
+      source: request.trackSource,
+      waitSeconds,
+    });
     return;
   }
-  await outcomes.quarantine(`${request.reason}: the bank did not know payment ${group.id} for ${Math.round(age / 1000)} seconds after it was asked to follow it (answers 404); check the idTransacao and paymentKind the event names`);
+  await outcomes.quarantine(
+    `${request.reason}: the bank did not know payment ${group.id} for ${Math.round(age / 1000)} seconds after it was asked to follow it (answers 404); check the idTransacao and paymentKind the event names`,
+  );
   if (request.lookId) await deps.markers.claim(group.id, request.lookId, now + window * 1000, now);
 }
 
@@ -162,18 +203,29 @@ async function checkRecovered(group: SubjectGroup, keys: readonly string[], deps
     const { version, ...record } = await deps.store.read(group.id);
     const lost = (record.unnotified ?? []).filter((u) => keys.includes(u.key));
     if (!lost.length) {
-      deps.logger.info('A notification told of the changes a look found within the grace period: nothing was lost', { subject: group.id, changes: keys.join(',') });
+      deps.logger.info('A notification told of the changes a look found within the grace period: nothing was lost', {
+        subject: group.id,
+        changes: keys.join(','),
+      });
       return;
     }
     const unnotified = (record.unnotified ?? []).filter((u) => !keys.includes(u.key));
     const at = new Date((deps.now ?? Date.now)()).toISOString();
-    const trail = appendTrail(record.trail, lost.map((change) => ({ kind: TrailEntryKind.RECOVERED, at, change: change.key })));
+    const trail = appendTrail(
+      record.trail,
+      lost.map((change) => ({ kind: TrailEntryKind.RECOVERED, at, change: change.key })),
+    );
     if (await deps.store.write(group.id, version, { ...record, unnotified, trail })) {
       for (const change of lost) {
         deps.count(ProcessorMetric.RECOVERED);
-        deps.logger.warn('Recovered by reconciliation: no notification of this change came within the grace period; the bank lost it', {
-          subject: group.id, change: change.key, graceSeconds: deps.settings.recoveredGraceSeconds,
-        });
+        deps.logger.warn(
+          'Recovered by reconciliation: no notification of this change came within the grace period; the bank lost it',
+          {
+            subject: group.id,
+            change: change.key,
+            graceSeconds: deps.settings.recoveredGraceSeconds,
+          },
+        );
       }
       return;
     }
@@ -197,7 +249,12 @@ async function admit(group: SubjectGroup, request: LookRequest, deps: ProcessorD
   const booked = await deps.looks.schedule.reserve(costMs, now, now + MAX_DELAY_SECONDS * 1000);
   const start = 'end' in booked ? booked.end - costMs : undefined;
   if (start !== undefined && start <= now + ADMIT_LEAD_MS) return true;
-  await defer(group, start === undefined ? request : { ...request, admittedAt: Math.round(start) }, start === undefined ? MAX_DELAY_SECONDS : Math.ceil((start - now) / 1000), deps);
+  await defer(
+    group,
+    start === undefined ? request : { ...request, admittedAt: Math.round(start) },
+    start === undefined ? MAX_DELAY_SECONDS : Math.ceil((start - now) / 1000),
+    deps,
+  );
   deps.count(ProcessorMetric.LOOKS_WAITING_FOR_SHARE);
   return false;
 }

@@ -35,7 +35,11 @@ export class Unprocessable extends Error {}
 /** Counts and logs a third party's item dropped (its ids and amounts are theirs: never logged). */
 export function dropForeign(kind: string, why: string, deps: ProcessorDeps, requestId?: string): void {
   deps.count(ProcessorMetric.FOREIGN);
-  deps.logger.info('Not this receiver\'s: dropped, never published (the journal keeps the body)', { kind, why, ...(requestId ? { requestId } : {}) });
+  deps.logger.info("Not this receiver's: dropped, never published (the journal keeps the body)", {
+    kind,
+    why,
+    ...(requestId ? { requestId } : {}),
+  });
 }
 
 /** What one message asks to look at: its items grouped by subject, in order of first mention. */

@@ -17,35 +17,64 @@ export function appendTrail(trail: readonly TrailEntry[] | undefined, entries: r
   return [...(trail ?? []), ...entries].slice(-TrailDefaults.entries);
 }
 
-const cut = (text: string): string => (text.length > TrailDefaults.reasonChars ? `${text.slice(0, TrailDefaults.reasonChars - 1)}…` : text);
+const cut = (text: string): string =>
+  text.length > TrailDefaults.reasonChars ? `${text.slice(0, TrailDefaults.reasonChars - 1)}…` : text;
 
 /** What a look that changed the record adds: each notification it settled, the look, each change it published. */
-export function lookTrail(look: Look, status: string, settled: readonly CheckedItem[], entries: readonly OutboxEntry[], at: string, unpublished?: string): TrailEntry[] {
+export function lookTrail(
+  look: Look,
+  status: string,
+  settled: readonly CheckedItem[],
+  entries: readonly OutboxEntry[],
+  at: string,
+  unpublished?: string,
+): TrailEntry[] {
   const request = look.request;
   const trail: TrailEntry[] = settled.map((c) => ({
-    kind: TrailEntryKind.NOTIFICATION, at: look.stored?.receivedAt ?? at, requestId: look.stored?.requestId ?? '', id: cut(fingerprint(c.item).id),
-    claim: cut(c.claim.status), matched: c.check.holds, ...(look.journalKey ? { journalKey: look.journalKey } : {}),
+    kind: TrailEntryKind.NOTIFICATION,
+    at: look.stored?.receivedAt ?? at,
+    requestId: look.stored?.requestId ?? '',
+    id: cut(fingerprint(c.item).id),
+    claim: cut(c.claim.status),
+    matched: c.check.holds,
+    ...(look.journalKey ? { journalKey: look.journalKey } : {}),
     ...(look.stored?.traceId ? { traceId: look.stored.traceId } : {}),
   }));
   trail.push({
-    kind: TrailEntryKind.LOOK, at, trigger: request?.trigger ?? EventTrigger.WEBHOOK, status: cut(status),
-    ...(request ? { reason: cut(request.trackSource ? `Track Payment from ${request.trackSource}` : request.reason) } : {}),
+    kind: TrailEntryKind.LOOK,
+    at,
+    trigger: request?.trigger ?? EventTrigger.WEBHOOK,
+    status: cut(status),
+    ...(request
+      ? { reason: cut(request.trackSource ? `Track Payment from ${request.trackSource}` : request.reason) }
+      : {}),
     ...(unpublished ? { unpublished: cut(unpublished) } : {}),
     ...currentTraceId(),
   });
   for (const entry of entries) {
     const detail = JSON.parse(entry.detail) as { idempotencyKey: string; subject: { sequence: number } };
-    trail.push({ kind: TrailEntryKind.PUBLISHED, at, detailType: entry.detailType, sequence: detail.subject.sequence, idempotencyKey: detail.idempotencyKey });
+    trail.push({
+      kind: TrailEntryKind.PUBLISHED,
+      at,
+      detailType: entry.detailType,
+      sequence: detail.subject.sequence,
+      idempotencyKey: detail.idempotencyKey,
+    });
   }
   return trail;
 }
 
 /** What a look that found the subject another receiver's adds. */
 export function notAttributedTrail(look: Look, reason: string, at: string): TrailEntry[] {
-  return [{
-    kind: TrailEntryKind.NOT_ATTRIBUTED, at, reason: cut(reason), trigger: look.request?.trigger ?? EventTrigger.WEBHOOK,
-    ...(look.stored?.requestId ? { requestId: look.stored.requestId } : {}),
-  }];
+  return [
+    {
+      kind: TrailEntryKind.NOT_ATTRIBUTED,
+      at,
+      reason: cut(reason),
+      trigger: look.request?.trigger ?? EventTrigger.WEBHOOK,
+      ...(look.stored?.requestId ? { requestId: look.stored.requestId } : {}),
+    },
+  ];
 }
 
 /**
@@ -53,9 +82,19 @@ export function notAttributedTrail(look: Look, reason: string, at: string): Trai
  * is in the dead-letter queue with its reason already: a trail that cannot be written is logged,
  * never a reason to retry the message.
  */
-export async function recordQuarantine(subjectIds: readonly string[], reason: string, requestId: string | undefined, deps: ProcessorDeps): Promise<void> {
+export async function recordQuarantine(
+  subjectIds: readonly string[],
+  reason: string,
+  requestId: string | undefined,
+  deps: ProcessorDeps,
+): Promise<void> {
   const at = new Date((deps.now ?? Date.now)()).toISOString();
-  const entry: TrailEntry = { kind: TrailEntryKind.QUARANTINED, at, reason: cut(reason), ...(requestId ? { requestId } : {}) };
+  const entry: TrailEntry = {
+    kind: TrailEntryKind.QUARANTINED,
+    at,
+    reason: cut(reason),
+    ...(requestId ? { requestId } : {}),
+  };
   for (const subjectId of subjectIds) {
     try {
       let written = false;
@@ -65,7 +104,10 @@ export async function recordQuarantine(subjectIds: readonly string[], reason: st
       }
       if (!written) throw new Error('the record kept changing');
     } catch (error) {
-      deps.logger.warn('The quarantine could not be added to the subject\'s trail (the message is in the dead-letter queue with its reason)', { subject: subjectId, reason: errorMessage(error) });
+      deps.logger.warn(
+        "The quarantine could not be added to the subject's trail (the message is in the dead-letter queue with its reason)",
+        { subject: subjectId, reason: errorMessage(error) },
+      );
     }
   }
 }

@@ -30,5 +30,11 @@ export async function handler(event: CustomResourceEvent, context: Context): Pro
   if (event.ResourceType === REDRIVE_ALLOW_RESOURCE_TYPE) return redriveAllowLifecycle(event, sqs, logger);
   const remaining = context.getRemainingTimeInMillis();
   const deadline = Date.now() + remaining - Math.min(RegistrationDefaults.safetyMarginMs, remaining / 4);
-  return onEvent(event, { registrations, token: (arn) => loadTokenToRegister(secretsManager, arn, 10_000), records, log: logger, deadline });
+  return onEvent(event, {
+    registrations,
+    token: (arn) => loadTokenToRegister(secretsManager, arn, 10_000),
+    records,
+    log: logger,
+    deadline,
+  });
 }

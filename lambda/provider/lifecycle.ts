@@ -8,7 +8,12 @@
  */
 import { secrets } from '../shared/redaction';
 import { sleep } from '../shared/retry';
-import { APPLIED_RECORD_PREFIX, type AppliedRegistration, RegistrationProperty, type RegistrationSpec } from '../../contracts/registration';
+import {
+  APPLIED_RECORD_PREFIX,
+  type AppliedRegistration,
+  RegistrationProperty,
+  type RegistrationSpec,
+} from '../../contracts/registration';
 import type { AppliedRegistrations } from '../store/applied-registrations';
 import type { TokenVersion } from '../shared/secret-tokens';
 import type { Registration, RegistrationKinds, RegistrationSteps } from '../bank/family';
@@ -48,7 +53,9 @@ export interface LifecycleDeps {
 /** An update's previous URL (ours, so never "another party's"), when its old properties can be read. */
 function previousSpecUrl(event: CustomResourceEvent, kinds: RegistrationKinds): string | undefined {
   try {
-    return event.OldResourceProperties ? kinds.fromProperties(event.ResourceType, event.OldResourceProperties).spec.url : undefined;
+    return event.OldResourceProperties
+      ? kinds.fromProperties(event.ResourceType, event.OldResourceProperties).spec.url
+      : undefined;
   } catch {
     return undefined;
   }
@@ -67,7 +74,13 @@ interface RecordPlace {
  * changes nothing at the bank, and one whose change then fails is rolled back with an Update that
  * records the old values again. The token's version pins the value registered.
  */
-async function record(place: RecordPlace, subject: string, spec: RegistrationSpec, token: TokenVersion | undefined, physicalResourceId?: string): Promise<void> {
+async function record(
+  place: RecordPlace,
+  subject: string,
+  spec: RegistrationSpec,
+  token: TokenVersion | undefined,
+  physicalResourceId?: string,
+): Promise<void> {
   if (!place.name) return;
   const applied: AppliedRegistration = {
     format: 1,
@@ -93,25 +106,44 @@ async function forget(place: RecordPlace, subject: string, ctx: RegistrationStep
   try {
     held = await place.records.read(place.name);
   } catch (error) {
-    ctx.log.warn('The applied-registration record is not one this library wrote: removed with the registration', { record: place.name, error: errorMessage(error) });
+    ctx.log.warn('The applied-registration record is not one this library wrote: removed with the registration', {
+      record: place.name,
+      error: errorMessage(error),
+    });
   }
-  const ours = !held || (held.physicalResourceId ? held.physicalResourceId === place.event.PhysicalResourceId : held.subject === subject);
+  const ours =
+    !held ||
+    (held.physicalResourceId ? held.physicalResourceId === place.event.PhysicalResourceId : held.subject === subject);
   if (ours) await place.records.remove(place.name);
-  else ctx.log.info('The applied-registration record is the replacement\'s: kept', { record: place.name, physicalResourceId: place.event.PhysicalResourceId });
+  else
+    ctx.log.info("The applied-registration record is the replacement's: kept", {
+      record: place.name,
+      physicalResourceId: place.event.PhysicalResourceId,
+    });
 }
 
 /** The applied-registration record's name the properties give (none before records existed), checked. */
 function appliedRecordOf(event: CustomResourceEvent): string | undefined {
   const name = event.ResourceProperties[RegistrationProperty.APPLIED_RECORD];
   if (name === undefined || name === '') return undefined;
-  if (typeof name !== 'string' || !name.startsWith(`${APPLIED_RECORD_PREFIX}/`) || !/^[A-Za-z0-9_.\-/]{1,1011}$/.test(name)) {
-    throw new Error(`The custom resource property ${RegistrationProperty.APPLIED_RECORD} must be an SSM parameter name under ${APPLIED_RECORD_PREFIX}/ (the registration construct sets it; redeploy rather than editing it)`);
+  if (
+    typeof name !== 'string' ||
+    !name.startsWith(`${APPLIED_RECORD_PREFIX}/`) ||
+    !/^[A-Za-z0-9_.\-/]{1,1011}$/.test(name)
+  ) {
+    throw new Error(
+      `The custom resource property ${RegistrationProperty.APPLIED_RECORD} must be an SSM parameter name under ${APPLIED_RECORD_PREFIX}/ (the registration construct sets it; redeploy rather than editing it)`,
+    );
   }
   return name;
 }
 
 /** The token to register, read once (every call of the operation sends the same value) and checked as a deploy checks it. */
-async function pinToken(deps: LifecycleDeps, steps: RegistrationSteps, registration: Registration): Promise<{ steps: RegistrationSteps; token?: TokenVersion }> {
+async function pinToken(
+  deps: LifecycleDeps,
+  steps: RegistrationSteps,
+  registration: Registration,
+): Promise<{ steps: RegistrationSteps; token?: TokenVersion }> {
   const secretArn = registration.spec.tokenSecretArn;
   if (!secretArn) return { steps };
   const token = await deps.token(secretArn);
@@ -119,7 +151,13 @@ async function pinToken(deps: LifecycleDeps, steps: RegistrationSteps, registrat
   return { steps: { ...steps, tokenValue: () => Promise.resolve(token.value) }, token };
 }
 
-async function lifecycle(event: CustomResourceEvent, steps: RegistrationSteps, deps: LifecycleDeps, place: RecordPlace, registration: Registration): Promise<CustomResourceResult> {
+async function lifecycle(
+  event: CustomResourceEvent,
+  steps: RegistrationSteps,
+  deps: LifecycleDeps,
+  place: RecordPlace,
+  registration: Registration,
+): Promise<CustomResourceResult> {
   const { subject, spec } = registration;
   if (event.RequestType === 'Delete') {
     const current = event.PhysicalResourceId!;
@@ -134,15 +172,23 @@ async function lifecycle(event: CustomResourceEvent, steps: RegistrationSteps, d
   }
   const pinned = await inSpan('pin token', {}, () => pinToken(deps, steps, registration));
   await inSpan('record', {}, () => record(place, subject, spec, pinned.token, registration.plannedPhysicalId));
-  const applied = await inSpan('apply', {}, () => registration.apply(pinned.steps, event.RequestType === 'Update'
-    ? { current: event.PhysicalResourceId, previousUrl: previousSpecUrl(event, deps.registrations) }
-    : {}));
+  const applied = await inSpan('apply', {}, () =>
+    registration.apply(
+      pinned.steps,
+      event.RequestType === 'Update'
+        ? { current: event.PhysicalResourceId, previousUrl: previousSpecUrl(event, deps.registrations) }
+        : {},
+    ),
+  );
   if (applied.physicalResourceId !== registration.plannedPhysicalId) {
     try {
       await record(place, subject, spec, pinned.token, applied.physicalResourceId);
     } catch (error) {
       // The record already says what was applied; only the physical id (used on Delete) is missing.
-      steps.log.warn('Could not add the physical id to the applied-registration record', { record: place.name, error: errorMessage(error) });
+      steps.log.warn('Could not add the physical id to the applied-registration record', {
+        record: place.name,
+        error: errorMessage(error),
+      });
     }
   }
   return { PhysicalResourceId: applied.physicalResourceId, Data: applied.data };
@@ -166,7 +212,11 @@ export async function onEvent(event: CustomResourceEvent, deps: LifecycleDeps): 
       account: registration.logged,
     });
     // One span per request, a step each under it (no-ops unless an OpenTelemetry SDK is loaded: the stack's provider has no layer).
-    return await inSpan(`${event.RequestType} ${event.ResourceType}`, { 'cloudformation.logical_id': event.LogicalResourceId }, () => lifecycle(event, steps, deps, place, registration));
+    return await inSpan(
+      `${event.RequestType} ${event.ResourceType}`,
+      { 'cloudformation.logical_id': event.LogicalResourceId },
+      () => lifecycle(event, steps, deps, place, registration),
+    );
   } catch (error) {
     // CloudFormation shows this message as the failure reason: never a secret in it (every value
     // the handler read is registered with `secrets`).

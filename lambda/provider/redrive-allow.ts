@@ -14,12 +14,18 @@ export interface QueueAttributesClient {
  * every update, so a queue update that reset it is corrected); Delete puts back SQS's default,
  * and is done when the queue is already gone. The physical ID is the dead-letter queue's URL.
  */
-export async function redriveAllowLifecycle(event: CustomResourceEvent, sqs: QueueAttributesClient, log: Log): Promise<CustomResourceResult> {
+export async function redriveAllowLifecycle(
+  event: CustomResourceEvent,
+  sqs: QueueAttributesClient,
+  log: Log,
+): Promise<CustomResourceResult> {
   const properties = readRedriveAllowProperties(event.ResourceProperties, event.RequestType === 'Delete');
   const queueUrl = properties[RedriveAllowProperty.DEAD_LETTER_QUEUE_URL];
   if (event.RequestType === 'Delete') {
     try {
-      await sqs.send(new SetQueueAttributesCommand({ QueueUrl: queueUrl, Attributes: { RedriveAllowPolicy: REDRIVE_ALLOW_ALL } }));
+      await sqs.send(
+        new SetQueueAttributesCommand({ QueueUrl: queueUrl, Attributes: { RedriveAllowPolicy: REDRIVE_ALLOW_ALL } }),
+      );
       log.info('Dead-letter queue open to any source queue again (SQS default)', { queueUrl });
     } catch (error) {
       if (!isQueueGone(error)) throw error;
@@ -28,7 +34,12 @@ export async function redriveAllowLifecycle(event: CustomResourceEvent, sqs: Que
     return { PhysicalResourceId: event.PhysicalResourceId ?? queueUrl };
   }
   const sourceQueueArn = properties[RedriveAllowProperty.SOURCE_QUEUE_ARN];
-  await sqs.send(new SetQueueAttributesCommand({ QueueUrl: queueUrl, Attributes: { RedriveAllowPolicy: redriveAllowOnly(sourceQueueArn) } }));
+  await sqs.send(
+    new SetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      Attributes: { RedriveAllowPolicy: redriveAllowOnly(sourceQueueArn) },
+    }),
+  );
   log.info('Dead-letter queue allows only its source queue', { queueUrl, sourceQueueArn });
   return { PhysicalResourceId: queueUrl };
 }
@@ -41,4 +52,3 @@ function isQueueGone(error: unknown): boolean {
 export function redriveAllowOnly(sourceQueueArn: string): string {
   return JSON.stringify({ redrivePermission: 'byQueue', sourceQueueArns: [sourceQueueArn] });
 }
-

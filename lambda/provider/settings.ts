@@ -12,12 +12,18 @@ export interface RedriveAllowRequest {
   readonly [RedriveAllowProperty.SOURCE_QUEUE_ARN]: string;
 }
 
-const REDRIVE_ALLOW_SOURCE: SettingsSource = { where: `The custom resource ${REDRIVE_ALLOW_RESOURCE_TYPE}`, setBy: 'BankWebhookEndpoint' };
+const REDRIVE_ALLOW_SOURCE: SettingsSource = {
+  where: `The custom resource ${REDRIVE_ALLOW_RESOURCE_TYPE}`,
+  setBy: 'BankWebhookEndpoint',
+};
 const QUEUE_URL = { pattern: /^https?:\/\/\S+$/, what: 'an SQS queue URL' };
 const QUEUE_ARN = { pattern: /^arn:aws[a-z-]*:sqs:[a-z0-9-]+:\d{12}:\S+$/, what: 'an SQS queue ARN' };
 
 /** Reads the redrive-allow policy's properties; a Delete needs only the dead-letter queue's URL. */
-export function readRedriveAllowProperties(properties: Record<string, unknown>, deleting: boolean): RedriveAllowRequest {
+export function readRedriveAllowProperties(
+  properties: Record<string, unknown>,
+  deleting: boolean,
+): RedriveAllowRequest {
   return readSettings<RedriveAllowRequest>(properties, REDRIVE_ALLOW_SOURCE, {
     patterns: {
       [RedriveAllowProperty.DEAD_LETTER_QUEUE_URL]: QUEUE_URL,

@@ -11,8 +11,10 @@ import { errorSummary, lazyLog, receiverSqsClientConfig } from '../shared/runtim
 
 // The logger is loaded when the receiver first logs: a request stored as it should be writes no
 // line but its metric's, and a cold start that logs nothing does not pay for Powertools' load.
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- a deferred load, the point of this line
-const logger = lazyLog(() => (require('../shared/logger') as typeof import('../shared/logger')).createLogger(RECEIVER_SERVICE_NAME));
+const logger = lazyLog(() =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a deferred load, the point of this line
+  (require('../shared/logger') as typeof import('../shared/logger')).createLogger(RECEIVER_SERVICE_NAME),
+);
 const settings = readReceiverSettings(process.env);
 const sqs = new SQSClient(receiverSqsClientConfig(settings.enqueueBudgetMs));
 const secrets = new SecretsManagerClient(secretsClientConfig(ReceiverDefaults.secretFetchBudgetMs));
@@ -20,12 +22,32 @@ const tokens = new TokenCache({
   load: (arn, stage) => loadStageToken(secrets, arn, stage, ReceiverDefaults.secretFetchBudgetMs),
   ttlMs: settings.tokenCacheTtlMs,
   mismatchRefreshIntervalMs: ReceiverDefaults.mismatchRefreshIntervalMs,
-  onStaleUse: (arn, stage, error) => logger.warn('Token reload failed; using the values loaded earlier', { secretArn: arn, stage, error: errorSummary(error) }),
+  onStaleUse: (arn, stage, error) =>
+    logger.warn('Token reload failed; using the values loaded earlier', {
+      secretArn: arn,
+      stage,
+      error: errorSummary(error),
+    }),
 });
 
-const counter = metricCounter({ namespace: METRICS_NAMESPACE, serviceName: RECEIVER_SERVICE_NAME, receiverName: settings.receiverName });
+const counter = metricCounter({
+  namespace: METRICS_NAMESPACE,
+  serviceName: RECEIVER_SERVICE_NAME,
+  receiverName: settings.receiverName,
+});
 const count: CountMetric = (name, route, details, value) => counter(name, { Route: route }, details, value);
 
-export async function handler(event: APIGatewayProxyEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<APIGatewayProxyResult> {
-  return handleNotification(event, { settings, sqs, tokens, logger, count, remainingTimeMs: typeof context?.getRemainingTimeInMillis === 'function' ? () => context.getRemainingTimeInMillis() : undefined });
+export async function handler(
+  event: APIGatewayProxyEvent,
+  context?: Pick<Context, 'getRemainingTimeInMillis'>,
+): Promise<APIGatewayProxyResult> {
+  return handleNotification(event, {
+    settings,
+    sqs,
+    tokens,
+    logger,
+    count,
+    remainingTimeMs:
+      typeof context?.getRemainingTimeInMillis === 'function' ? () => context.getRemainingTimeInMillis() : undefined,
+  });
 }

@@ -4,8 +4,23 @@ import { abortAfter } from '../shared/retry';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { encodeStoredNotification } from '../store/stored-notification';
 import { X509Certificate } from 'node:crypto';
-import { normalizedDn, type PixClientCertificatePins, ReceiverDefaults, ReceiverMetric, type ReceiverSettings, type Route } from '../../contracts/receiver';
-import { bodyShape, BodyShape, type CertificateIntake, intakeOf, ROOT_INTAKE, RouteCredential, type RouteIntake } from '../bank/intakes';
+import {
+  normalizedDn,
+  type PixClientCertificatePins,
+  ReceiverDefaults,
+  ReceiverMetric,
+  type ReceiverSettings,
+  type Route,
+} from '../../contracts/receiver';
+import {
+  bodyShape,
+  BodyShape,
+  type CertificateIntake,
+  intakeOf,
+  ROOT_INTAKE,
+  RouteCredential,
+  type RouteIntake,
+} from '../bank/intakes';
 import type { TokenStage } from '../shared/secret-tokens';
 import { findHeader, tokenMatches } from '../shared/token-check';
 import { currentTraceId, inSpan, SpanKind, startSpan, traceparentAttribute } from '../shared/telemetry';
@@ -35,7 +50,11 @@ async function beforeDeadline<T>(promise: Promise<T>, deadline: number, what: st
   if (!Number.isFinite(left)) return promise;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} took longer than the ${Math.max(0, left)} ms left before the function's timeout`)), Math.max(0, left));
+    timer = setTimeout(
+      () =>
+        reject(new Error(`${what} took longer than the ${Math.max(0, left)} ms left before the function's timeout`)),
+      Math.max(0, left),
+    );
   });
   try {
     return await Promise.race([promise, late]);
@@ -82,10 +101,14 @@ function issuerOf(pem: string | undefined): string | undefined {
 }
 
 /** Why a route known by its client certificate refuses the request's (the stack pins the provider's), or undefined. */
-function certificateRefusal(event: APIGatewayProxyEvent, pins: PixClientCertificatePins | undefined): string | undefined {
+function certificateRefusal(
+  event: APIGatewayProxyEvent,
+  pins: PixClientCertificatePins | undefined,
+): string | undefined {
   if (!pins) return undefined;
   const cert = event.requestContext?.identity?.clientCert;
-  if (!cert) return 'no client certificate (is the Pix API behind its mutual-TLS domain, with the default endpoint disabled?)';
+  if (!cert)
+    return 'no client certificate (is the Pix API behind its mutual-TLS domain, with the default endpoint disabled?)';
   const fingerprint = fingerprintOf(cert.clientCertPem);
   if (fingerprint && pins.fingerprints.includes(fingerprint)) return undefined;
   if (cert.subjectDN && pins.subjects.includes(cert.subjectDN)) {
@@ -128,7 +151,10 @@ async function isAuthenticated(presented: string | undefined, secretArn: string,
  * - 503: the token secrets could not be read, or SQS did not take the message within the budget.
  * - 200: the request is durably stored, whatever its body holds (the processor judges it).
  */
-export async function handleNotification(event: APIGatewayProxyEvent, deps: ReceiverDeps): Promise<APIGatewayProxyResult> {
+export async function handleNotification(
+  event: APIGatewayProxyEvent,
+  deps: ReceiverDeps,
+): Promise<APIGatewayProxyResult> {
   const { settings, logger, count } = deps;
   // Time to answer 503 with its ERROR line, kept before the function's timeout.
   const deadline = Date.now() + (deps.remainingTimeMs?.() ?? Infinity) - ReceiverDefaults.answerMarginMs;
@@ -146,7 +172,12 @@ export async function handleNotification(event: APIGatewayProxyEvent, deps: Rece
     const refused = certificateRefusal(event, intake.pins(settings));
     if (refused) {
       count(ReceiverMetric.CERTIFICATE_REFUSED, route);
-      logger.warn(`Refused a ${intake.provider} callback: the client certificate is not the provider's`, { requestId, sourceIp, reason: refused, subject: event.requestContext?.identity?.clientCert?.subjectDN });
+      logger.warn(`Refused a ${intake.provider} callback: the client certificate is not the provider's`, {
+        requestId,
+        sourceIp,
+        reason: refused,
+        subject: event.requestContext?.identity?.clientCert?.subjectDN,
+      });
       return respond(403, { message: 'Forbidden' });
     }
     reportCertificateDaysLeft(event, route, deps);
@@ -161,12 +192,18 @@ export async function handleNotification(event: APIGatewayProxyEvent, deps: Rece
   let authenticated = current !== undefined && tokenMatches(presented, current);
   if (!authenticated) {
     try {
-      authenticated = await beforeDeadline(isAuthenticated(presented, secretArn, deps.tokens), deadline, 'Reading the token secret');
+      authenticated = await beforeDeadline(
+        isAuthenticated(presented, secretArn, deps.tokens),
+        deadline,
+        'Reading the token secret',
+      );
     } catch (error) {
       check.end();
       count(ReceiverMetric.TOKEN_LOAD_FAILED, route);
       logger.error('Could not load the route token from Secrets Manager; answering 503', {
-        requestId, route, error: errorSummary(error),
+        requestId,
+        route,
+        error: errorSummary(error),
       });
       return respond(503, { message: 'Temporarily unable to accept the notification', requestId });
     }
@@ -177,7 +214,11 @@ export async function handleNotification(event: APIGatewayProxyEvent, deps: Rece
     count(ReceiverMetric.UNAUTHORIZED, route);
     // Never log the presented value: it may be a real token sent to the wrong route.
     logger.warn('Rejected a request without a valid token', {
-      requestId, route, sourceIp, header: headerName, reason: presented ? 'token mismatch' : 'header missing or empty',
+      requestId,
+      route,
+      sourceIp,
+      header: headerName,
+      reason: presented ? 'token mismatch' : 'header missing or empty',
     });
     return respond(401, { message: 'Unauthorized' });
   }
@@ -198,23 +239,38 @@ function reportCertificateDaysLeft(event: APIGatewayProxyEvent, route: Route, de
 
 /** The provider's validation call (the Pix provider's): answered 200, counted, nothing stored. */
 function validationCall(intake: CertificateIntake, requestId: string, deps: ReceiverDeps): APIGatewayProxyResult {
-  deps.count(ReceiverMetric.VALIDATION_CALLS, intake.route, { message: `${intake.provider} validation call answered`, requestId });
+  deps.count(ReceiverMetric.VALIDATION_CALLS, intake.route, {
+    message: `${intake.provider} validation call answered`,
+    requestId,
+  });
   return respond(200, { status: 'ok', requestId });
 }
 
 /** Stores an authenticated request's raw body in SQS, answering 200 only once SendMessage succeeded. */
-async function storeNotification(event: APIGatewayProxyEvent, intake: RouteIntake, deps: ReceiverDeps, requestId: string, deadline: number): Promise<APIGatewayProxyResult> {
+async function storeNotification(
+  event: APIGatewayProxyEvent,
+  intake: RouteIntake,
+  deps: ReceiverDeps,
+  requestId: string,
+  deadline: number,
+): Promise<APIGatewayProxyResult> {
   const { settings, logger, count } = deps;
   const route = intake.route;
   const sourceIp = event.requestContext?.identity?.sourceIp ?? undefined;
-  const body = event.body == null
-    ? Buffer.alloc(0)
-    : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+  const body =
+    event.body == null ? Buffer.alloc(0) : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
   if (body.length > settings.maxBodyBytes) {
     count(ReceiverMetric.TOO_LARGE, route);
-    logger.error('Rejected an authenticated notification larger than the body limit; the bank will mark it NÃO ENTREGUE', {
-      requestId, route, sourceIp, bodyBytes: body.length, maxBodyBytes: settings.maxBodyBytes,
-    });
+    logger.error(
+      'Rejected an authenticated notification larger than the body limit; the bank will mark it NÃO ENTREGUE',
+      {
+        requestId,
+        route,
+        sourceIp,
+        bodyBytes: body.length,
+        maxBodyBytes: settings.maxBodyBytes,
+      },
+    );
     return respond(413, { message: 'Payload too large', maxBodyBytes: settings.maxBodyBytes });
   }
   // A body the route's family reads as the provider's validation call (a Pix body with no `pix` array): nothing to store.
@@ -228,7 +284,10 @@ async function storeNotification(event: APIGatewayProxyEvent, intake: RouteIntak
   const encoded = (contentEncoding ?? 'identity').trim().toLowerCase() !== 'identity';
   if (byCertificate && shape === BodyShape.OTHER && !byCertificate.pins(settings) && !encoded) {
     count(ReceiverMetric.NOT_A_PIX_CALLBACK, route);
-    logger.warn(`Refused a body on the ${byCertificate.provider} route that is not a ${byCertificate.provider} callback (no mutual TLS: anyone can post here); nothing stored`, { requestId, sourceIp, bodyBytes: body.length });
+    logger.warn(
+      `Refused a body on the ${byCertificate.provider} route that is not a ${byCertificate.provider} callback (no mutual TLS: anyone can post here); nothing stored`,
+      { requestId, sourceIp, bodyBytes: body.length },
+    );
     return respond(400, { message: `Not a ${byCertificate.provider} callback: ${byCertificate.shapeRule}`, requestId });
   }
 
@@ -246,25 +305,42 @@ async function storeNotification(event: APIGatewayProxyEvent, intake: RouteIntak
   );
   const enqueueBudgetMs = Math.min(settings.enqueueBudgetMs, deadline - Date.now());
   try {
-    if (enqueueBudgetMs < ReceiverDefaults.minEnqueueMs) throw new Error(`only ${Math.max(0, Math.round(enqueueBudgetMs))} ms were left before the function's timeout to store it`);
+    if (enqueueBudgetMs < ReceiverDefaults.minEnqueueMs)
+      throw new Error(
+        `only ${Math.max(0, Math.round(enqueueBudgetMs))} ms were left before the function's timeout to store it`,
+      );
     // The processor's span for this message continues the trace from here (its traceparent attribute).
-    const sent = await inSpan('enqueue', { 'bank.route': route }, () => deps.sqs.send(
-      new SendMessageCommand({
-        QueueUrl: settings.queueUrl,
-        MessageBody: messageBody,
-        MessageAttributes: { route: { DataType: 'String', StringValue: route }, ...traceparentAttribute() },
-      }),
-      { abortSignal: abortAfter(enqueueBudgetMs) },
-    ), { kind: SpanKind.PRODUCER });
+    const sent = await inSpan(
+      'enqueue',
+      { 'bank.route': route },
+      () =>
+        deps.sqs.send(
+          new SendMessageCommand({
+            QueueUrl: settings.queueUrl,
+            MessageBody: messageBody,
+            MessageAttributes: { route: { DataType: 'String', StringValue: route }, ...traceparentAttribute() },
+          }),
+          { abortSignal: abortAfter(enqueueBudgetMs) },
+        ),
+      { kind: SpanKind.PRODUCER },
+    );
     // The count is the log record: one line per stored notification (see metricCounter).
-    count(ReceiverMetric.STORED, route, { message: 'Notification stored', requestId, messageId: sent.MessageId ?? '', bodyBytes: String(body.length) });
+    count(ReceiverMetric.STORED, route, {
+      message: 'Notification stored',
+      requestId,
+      messageId: sent.MessageId ?? '',
+      bodyBytes: String(body.length),
+    });
     return respond(200, { status: 'received', requestId });
   } catch (error) {
     count(ReceiverMetric.ENQUEUE_FAILED, route);
     logger.error('Could not store an authenticated notification in SQS within the budget; answering 503', {
-      requestId, route, sourceIp, enqueueBudgetMs: Math.max(0, Math.round(enqueueBudgetMs)), error: errorSummary(error),
+      requestId,
+      route,
+      sourceIp,
+      enqueueBudgetMs: Math.max(0, Math.round(enqueueBudgetMs)),
+      error: errorSummary(error),
     });
     return respond(503, { message: 'Temporarily unable to store the notification', requestId });
   }
 }
-

@@ -72,7 +72,11 @@ export class TokenCache {
       .then((values) => {
         const now = this.now();
         // Frozen: a set is never changed in place (the token check keeps digests per set).
-        this.entries.set(key, { values: Object.freeze(values), freshUntil: now + this.options.ttlMs, lastAttempt: now });
+        this.entries.set(key, {
+          values: Object.freeze(values),
+          freshUntil: now + this.options.ttlMs,
+          lastAttempt: now,
+        });
         return values;
       })
       .catch((error: unknown) => {

@@ -6,14 +6,25 @@
  * it agrees with what the stack deployed.
  */
 import {
-  type AppliedRegistration, type BoletoContractSpec, compactDeployed, CONTACT_FIELDS, contactDigest, expandDeployed, isContract, isPixKeyWebhook, RegistrationResourceType, type RegistrationSpec,
+  type AppliedRegistration,
+  type BoletoContractSpec,
+  compactDeployed,
+  CONTACT_FIELDS,
+  contactDigest,
+  expandDeployed,
+  isContract,
+  isPixKeyWebhook,
+  RegistrationResourceType,
+  type RegistrationSpec,
 } from '../../contracts/registration';
 import type { WatchedRegistration } from '../../contracts/reconciliation';
 
 /** The resource type a watched registration's record must carry. */
 export function resourceTypeOf(watched: WatchedRegistration): RegistrationResourceType {
   if (isPixKeyWebhook(watched.deployed)) return RegistrationResourceType.PIX_KEY_WEBHOOK;
-  return isContract(watched.deployed) ? RegistrationResourceType.BOLETO_CONTRACT : RegistrationResourceType.PAYMENT_WEBHOOK;
+  return isContract(watched.deployed)
+    ? RegistrationResourceType.BOLETO_CONTRACT
+    : RegistrationResourceType.PAYMENT_WEBHOOK;
 }
 
 /** The fields whose values may be shown in a finding (URLs, statuses, secret ARNs: none secret). */
@@ -24,23 +35,30 @@ const shown = (value: unknown) => (value === undefined ? '(none)' : JSON.stringi
  * record of an earlier release left out are read with the defaults the construct fills, so an
  * upgrade finds no disagreement.
  */
-export function recordDisagreement(record: AppliedRegistration, watched: WatchedRegistration, stackId: string): string[] {
+export function recordDisagreement(
+  record: AppliedRegistration,
+  watched: WatchedRegistration,
+  stackId: string,
+): string[] {
   const problems: string[] = [];
   const type = resourceTypeOf(watched);
   if (record.resourceType !== type) problems.push(`it is a record of a ${record.resourceType}, not a ${type}`);
-  if (record.stackId !== undefined && record.stackId !== stackId) problems.push(`it was written by another stack (${record.stackId})`);
+  if (record.stackId !== undefined && record.stackId !== stackId)
+    problems.push(`it was written by another stack (${record.stackId})`);
   if (problems.length) return problems;
   const ours = expandDeployed(watched.deployed) as Partial<BoletoContractSpec>;
   // Of the watched type (checked above): a record of another shape still disagrees field by field.
   const theirs = expandDeployed(compactDeployed(record.spec)) as Partial<BoletoContractSpec>;
   const fields = new Set([...Object.keys(ours), ...Object.keys(theirs)] as (keyof BoletoContractSpec)[]);
   for (const field of fields) {
-    if (JSON.stringify(ours[field]) !== JSON.stringify(theirs[field])) problems.push(`${field} is ${shown(theirs[field])}, the stack deployed ${shown(ours[field])}`);
+    if (JSON.stringify(ours[field]) !== JSON.stringify(theirs[field]))
+      problems.push(`${field} is ${shown(theirs[field])}, the stack deployed ${shown(ours[field])}`);
   }
   // The contact fields a repair would send: the ones the stack deployed (their digest), unless only known at deploy time.
   const deployedContact = 'contact' in watched.deployed ? watched.deployed.contact : undefined;
   const recordContact = contactDigest(record.spec);
-  if (deployedContact !== '*' && deployedContact !== recordContact) problems.push(`its contact fields (${CONTACT_FIELDS.join(', ')}) are not the ones the stack deployed`);
+  if (deployedContact !== '*' && deployedContact !== recordContact)
+    problems.push(`its contact fields (${CONTACT_FIELDS.join(', ')}) are not the ones the stack deployed`);
   return problems;
 }
 

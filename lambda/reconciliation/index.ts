@@ -28,7 +28,11 @@ import { watchRegistrations } from './watch';
 
 const logger = createLogger(RECONCILIATION_SERVICE_NAME);
 const settings = readSweepSettings(process.env);
-const counter = metricCounter({ namespace: METRICS_NAMESPACE, serviceName: RECONCILIATION_SERVICE_NAME, receiverName: settings.receiverName });
+const counter = metricCounter({
+  namespace: METRICS_NAMESPACE,
+  serviceName: RECONCILIATION_SERVICE_NAME,
+  receiverName: settings.receiverName,
+});
 const connection = readAccountConnection(process.env, 'ReconciliationSweep');
 const dynamo = new DynamoDBClient(AWS_CLIENT_CONFIG);
 const table = settings.idempotencyTableName;
@@ -56,7 +60,9 @@ const beneficiario = connection.account.codigoBeneficiario;
 const listings: SweptListing[] = families.listings(pacer, settings).map(({ listing, days }) => ({
   listing,
   cursors: new DynamoDbDayCursors(dynamo, table, beneficiario, days.lookbackDays, listing.name),
-  daysBack: days.rotation ? rotatingDays(days.rotation.from, days.lookbackDays, days.rotation.perSweep, days.rotation.intervalMinutes) : recentDays(days.lookbackDays),
+  daysBack: days.rotation
+    ? rotatingDays(days.rotation.from, days.lookbackDays, days.rotation.perSweep, days.rotation.intervalMinutes)
+    : recentDays(days.lookbackDays),
 }));
 
 /** Values of token versions read so far: a version's value never changes. */
@@ -71,10 +77,16 @@ async function tokenVersionValue(secretArn: string, versionId: string): Promise<
   return version?.value;
 }
 
-function stackReader(stackId: string): { stackStatus: () => Promise<string>; stackOutput: (key: string) => Promise<string | undefined> } {
+function stackReader(stackId: string): {
+  stackStatus: () => Promise<string>;
+  stackOutput: (key: string) => Promise<string | undefined>;
+} {
   let described: ReturnType<typeof describeStack> | undefined;
   const describe = () => (described ??= describeStack(cloudFormation, stackId));
-  return { stackStatus: async () => (await describe()).status, stackOutput: async (key) => (await describe()).outputs.get(key) };
+  return {
+    stackStatus: async () => (await describe()).status,
+    stackOutput: async (key) => (await describe()).outputs.get(key),
+  };
 }
 
 async function watch(deadline: number): Promise<WatchFinding[]> {
@@ -102,17 +114,22 @@ export async function handler(event: ScheduledEvent, context: Context): Promise<
   const deadline = Date.now() + context.getRemainingTimeInMillis() - settings.safetyMarginMs;
   // The schedule's time names the days to read (a sweep that starts late still reads its own day).
   const scheduledAt = Date.parse(event?.time ?? '');
-  const report = await sweep({
-    settings,
-    codigoBeneficiario: beneficiario,
-    listings,
-    readRecord: (subjectId) => store.read(subjectId),
-    pendingPayments,
-    markers,
-    send,
-    count: (metric, value, milliseconds) => counter(metric, {}, undefined, value, milliseconds ? MetricUnit.MILLISECONDS : MetricUnit.COUNT),
-    logger,
-  }, deadline, Number.isFinite(scheduledAt) ? scheduledAt : undefined);
+  const report = await sweep(
+    {
+      settings,
+      codigoBeneficiario: beneficiario,
+      listings,
+      readRecord: (subjectId) => store.read(subjectId),
+      pendingPayments,
+      markers,
+      send,
+      count: (metric, value, milliseconds) =>
+        counter(metric, {}, undefined, value, milliseconds ? MetricUnit.MILLISECONDS : MetricUnit.COUNT),
+      logger,
+    },
+    deadline,
+    Number.isFinite(scheduledAt) ? scheduledAt : undefined,
+  );
   logger.info('Reconciliation sweep finished', { ...report, days: JSON.stringify(report.days) });
   const result: SweepResult = settings.watch ? { ...report, registrations: await watch(deadline) } : report;
   await recordRun(result);
@@ -124,6 +141,6 @@ async function recordRun(result: SweepResult): Promise<void> {
   try {
     await sweepRuns.write({ at: Date.now(), result });
   } catch (error) {
-    logger.warn('The sweep\'s result could not be kept for the operator\'s status', { reason: errorMessage(error) });
+    logger.warn("The sweep's result could not be kept for the operator's status", { reason: errorMessage(error) });
   }
 }

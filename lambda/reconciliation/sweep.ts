@@ -11,7 +11,14 @@
 import { randomUUID } from 'node:crypto';
 import type { ListedEntry, WindowListing } from '../bank/family';
 import { EventTrigger } from '../../contracts/events';
-import { type ListedSettlement, LookDefaults, type LookSubject, SweepMetric, type SweepReport, type SweepSettings } from '../../contracts/reconciliation';
+import {
+  type ListedSettlement,
+  LookDefaults,
+  type LookSubject,
+  SweepMetric,
+  type SweepReport,
+  type SweepSettings,
+} from '../../contracts/reconciliation';
 import type { DayCursor } from '../store/day-cursors';
 import { encodeLookRequest, paymentOfSubjectId, subjectIdOf } from '../store/look-request';
 import type { LookMarkers } from '../store/look-markers';
@@ -61,14 +68,20 @@ export interface SweptListing {
 }
 
 /** Today and the `lookbackDays` before it. */
-export const recentDays = (lookbackDays: number) => (): readonly number[] => Array.from({ length: lookbackDays + 1 }, (_, back) => back);
+export const recentDays = (lookbackDays: number) => (): readonly number[] =>
+  Array.from({ length: lookbackDays + 1 }, (_, back) => back);
 
 /**
  * The days from `from` to `to` days back, `perSweep` of them a sweep in turn: the sweep whose
  * schedule time is `asOf` reads the slot `asOf` falls in, so every day is read once in every
  * ceil((to - from + 1) / perSweep) sweeps, whichever ran.
  */
-export function rotatingDays(from: number, to: number, perSweep: number, intervalMinutes: number): (asOf: number) => readonly number[] {
+export function rotatingDays(
+  from: number,
+  to: number,
+  perSweep: number,
+  intervalMinutes: number,
+): (asOf: number) => readonly number[] {
   const count = to - from + 1;
   return (asOf) => {
     if (count <= 0 || perSweep <= 0) return [];
@@ -97,7 +110,15 @@ class ListingCallsCapped extends Error {}
 export async function sweep(deps: SweepDeps, deadline: number, asOf?: number): Promise<SweepReport> {
   const now = deps.now ?? Date.now;
   const started = now();
-  const report = { bankCalls: 0, settlementsToVerify: 0, settlementsKnown: 0, paymentsToVerify: 0, paymentsGivenUp: 0, complete: true, days: [] as SweepReport['days'][number][] };
+  const report = {
+    bankCalls: 0,
+    settlementsToVerify: 0,
+    settlementsKnown: 0,
+    paymentsToVerify: 0,
+    paymentsGivenUp: 0,
+    complete: true,
+    days: [] as SweepReport['days'][number][],
+  };
   try {
     try {
       for (const swept of deps.listings) {
@@ -109,16 +130,22 @@ export async function sweep(deps: SweepDeps, deadline: number, asOf?: number): P
       if (!(error instanceof ListingCallsCapped)) throw error;
       report.complete = false;
       deps.count(SweepMetric.LISTING_CALLS_CAPPED);
-      deps.logger.error('The sweep made its cap of listing calls and stopped reading listings; the next sweep resumes from the cursors (is the listing ever ending?)', {
-        bankCalls: report.bankCalls, maxListingCallsPerSweep: deps.settings.maxListingCallsPerSweep,
-      });
+      deps.logger.error(
+        'The sweep made its cap of listing calls and stopped reading listings; the next sweep resumes from the cursors (is the listing ever ending?)',
+        {
+          bankCalls: report.bankCalls,
+          maxListingCallsPerSweep: deps.settings.maxListingCallsPerSweep,
+        },
+      );
     }
     await sweepPayments(deps, deadline, report);
   } catch (error) {
     if (!(error instanceof OutOfTime)) throw error;
     report.complete = false;
     deps.count(SweepMetric.INCOMPLETE);
-    deps.logger.warn('The sweep ran out of time before reading everything; the next one resumes from the cursors', { bankCalls: report.bankCalls });
+    deps.logger.warn('The sweep ran out of time before reading everything; the next one resumes from the cursors', {
+      bankCalls: report.bankCalls,
+    });
   }
   deps.count(SweepMetric.BANK_CALLS, report.bankCalls);
   deps.count(SweepMetric.LOOKS_REQUESTED, report.settlementsToVerify + report.paymentsToVerify);
@@ -137,9 +164,21 @@ function checkTime(deps: SweepDeps, deadline: number): void {
  * When it is not (a settlement reversed since drops out of the listing, moving the rest up), the
  * day is read again from its first page: records make that cost no bank query.
  */
-async function sweepDay(swept: SweptListing, day: string, deps: SweepDeps, deadline: number, report: { bankCalls: number; settlementsToVerify: number; settlementsKnown: number; complete: boolean }) {
+async function sweepDay(
+  swept: SweptListing,
+  day: string,
+  deps: SweepDeps,
+  deadline: number,
+  report: { bankCalls: number; settlementsToVerify: number; settlementsKnown: number; complete: boolean },
+) {
   const { listing, cursors } = swept;
-  const read = (pages: number, items: number, restarted: boolean) => ({ listing: listing.name, day, pages, items, restarted });
+  const read = (pages: number, items: number, restarted: boolean) => ({
+    listing: listing.name,
+    day,
+    pages,
+    items,
+    restarted,
+  });
   const first: DayCursor = { page: listing.firstPage, handledOnPage: 0 };
   const saved = await cursors.read(day);
   let cursor: DayCursor = saved ?? first;
@@ -152,11 +191,16 @@ async function sweepDay(swept: SweptListing, day: string, deps: SweepDeps, deadl
     if (report.bankCalls >= deps.settings.maxListingCallsPerSweep) throw new ListingCallsCapped();
     if (cursor.page - listing.firstPage + 1 > deps.settings.maxListingPage) {
       deps.count(SweepMetric.LISTING_PAGE_BOUND);
-      deps.logger.error('The listing of a day goes past the page bound; the day is read no further and the sweep is incomplete', { listing: listing.name, day, page: cursor.page, maxListingPage: deps.settings.maxListingPage });
+      deps.logger.error(
+        'The listing of a day goes past the page bound; the day is read no further and the sweep is incomplete',
+        { listing: listing.name, day, page: cursor.page, maxListingPage: deps.settings.maxListingPage },
+      );
       report.complete = false;
       return read(pages, items, restarted);
     }
-    const page = await inSpan('list page', { 'bank.listing': listing.name, 'bank.page': cursor.page }, () => listing.page(day, cursor.page, deadline));
+    const page = await inSpan('list page', { 'bank.listing': listing.name, 'bank.page': cursor.page }, () =>
+      listing.page(day, cursor.page, deadline),
+    );
     const entries = page.entries;
     report.bankCalls++;
     pages++;
@@ -165,13 +209,19 @@ async function sweepDay(swept: SweptListing, day: string, deps: SweepDeps, deadl
     if (previousPage !== undefined && thisPage === previousPage && entries.length) {
       // Never a silently complete day: the sweep reports itself incomplete.
       deps.count(SweepMetric.REPEATED_PAGES);
-      deps.logger.warn('The listing answered the page before again (does the provider take the page number?); the day is read up to here and the sweep is incomplete', { listing: listing.name, day, page: cursor.page });
+      deps.logger.warn(
+        'The listing answered the page before again (does the provider take the page number?); the day is read up to here and the sweep is incomplete',
+        { listing: listing.name, day, page: cursor.page },
+      );
       report.complete = false;
       return read(pages, items, restarted);
     }
     previousPage = thisPage;
     if (cursor.handledOnPage > 0 && (entries[cursor.handledOnPage - 1]?.key ?? '') !== (cursor.lastNossoNumero ?? '')) {
-      deps.logger.info('The listing of a day changed before the cursor (an entry left or joined it since); reading the day again from its first page', { listing: listing.name, day, page: cursor.page });
+      deps.logger.info(
+        'The listing of a day changed before the cursor (an entry left or joined it since); reading the day again from its first page',
+        { listing: listing.name, day, page: cursor.page },
+      );
       cursor = first;
       restarted = true;
       previousPage = undefined;
@@ -181,10 +231,17 @@ async function sweepDay(swept: SweptListing, day: string, deps: SweepDeps, deadl
     const toVerify = await unpublished(fresh, deps, { listing: listing.name, day });
     report.settlementsKnown += fresh.length - toVerify.length;
     if (toVerify.length) {
-      await deps.send(toVerify.map(({ subject, listed, reason }) => encodeLookRequest({
-        trigger: EventTrigger.RECONCILIATION, subject, requestedAt: new Date((deps.now ?? Date.now)()).toISOString(), reason,
-        ...(listed ? { listed } : {}),
-      })));
+      await deps.send(
+        toVerify.map(({ subject, listed, reason }) =>
+          encodeLookRequest({
+            trigger: EventTrigger.RECONCILIATION,
+            subject,
+            requestedAt: new Date((deps.now ?? Date.now)()).toISOString(),
+            reason,
+            ...(listed ? { listed } : {}),
+          }),
+        ),
+      );
       report.settlementsToVerify += toVerify.length;
     }
     items += fresh.length;
@@ -192,7 +249,8 @@ async function sweepDay(swept: SweptListing, day: string, deps: SweepDeps, deadl
     const next: DayCursor = entries.length
       ? { page: cursor.page, handledOnPage: entries.length, ...(last.key ? { lastNossoNumero: last.key } : {}) }
       : cursor;
-    if (next.handledOnPage !== cursor.handledOnPage || next.page !== cursor.page || !saved) await cursors.write(day, next);
+    if (next.handledOnPage !== cursor.handledOnPage || next.page !== cursor.page || !saved)
+      await cursors.write(day, next);
     // A provider that does not say whether more follow: a full page may have more; the next page, empty, ends the day.
     const listed = page.listedItems ?? entries.length;
     const more = page.hasNext ?? listed >= listing.pageSize;
@@ -212,7 +270,11 @@ interface ToVerify {
  * The listing's entries that their subject's record does not hold, as subjects to look at. The
  * entries skipped are logged once a page per reason: a routine skip (another key's Pix) at info.
  */
-async function unpublished(entries: readonly ListedEntry[], deps: SweepDeps, where: { listing: string; day: string }): Promise<ToVerify[]> {
+async function unpublished(
+  entries: readonly ListedEntry[],
+  deps: SweepDeps,
+  where: { listing: string; day: string },
+): Promise<ToVerify[]> {
   const result: (ToVerify | undefined)[] = entries.map(() => undefined);
   const skipped = new Map<string, { count: number; routine: boolean }>();
   let next = 0;
@@ -230,17 +292,23 @@ async function unpublished(entries: readonly ListedEntry[], deps: SweepDeps, whe
       const held = entry.holds(await deps.readRecord(subjectId));
       if (held === 'other-day') {
         deps.count(SweepMetric.SETTLEMENT_DAY_MISMATCH);
-        deps.logger.warn('The bank lists a settlement on another day than its query showed; check the bank connection\'s zuluTimestamps (docs/bank-api.md)', {
-          subject: subjectId, listedDay: entry.listed?.day, cents: entry.listed?.cents,
-        });
+        deps.logger.warn(
+          "The bank lists a settlement on another day than its query showed; check the bank connection's zuluTimestamps (docs/bank-api.md)",
+          {
+            subject: subjectId,
+            listedDay: entry.listed?.day,
+            cents: entry.listed?.cents,
+          },
+        );
       }
       if (!held) result[i] = { subject, reason: entry.reason, ...(entry.listed ? { listed: entry.listed } : {}) };
     }
   };
   await Promise.all(Array.from({ length: Math.min(RECORD_READS_AT_ONCE, entries.length) }, worker));
   for (const [why, { count, routine }] of skipped) {
-    if (routine) deps.logger.info('Listing entries not this receiver\'s to publish; skipped', { ...where, entries: count, why });
-    else deps.logger.warn('Listing entries not this receiver\'s to verify; skipped', { ...where, entries: count, why });
+    if (routine)
+      deps.logger.info("Listing entries not this receiver's to publish; skipped", { ...where, entries: count, why });
+    else deps.logger.warn("Listing entries not this receiver's to verify; skipped", { ...where, entries: count, why });
   }
   return result.filter((v): v is ToVerify => v !== undefined);
 }
@@ -250,7 +318,11 @@ async function unpublished(entries: readonly ListedEntry[], deps: SweepDeps, whe
  * whose last look is still in flight (its marker held) is not sent another; those older than the
  * maximum age are given up.
  */
-async function sweepPayments(deps: SweepDeps, deadline: number, report: { paymentsToVerify: number; paymentsGivenUp: number }): Promise<void> {
+async function sweepPayments(
+  deps: SweepDeps,
+  deadline: number,
+  report: { paymentsToVerify: number; paymentsGivenUp: number },
+): Promise<void> {
   const now = deps.now ?? Date.now;
   const newLookId = deps.newLookId ?? randomUUID;
   const maxAgeMs = deps.settings.paymentMaxAgeDays * 86_400_000;
@@ -271,7 +343,9 @@ async function sweepPayments(deps: SweepDeps, deadline: number, report: { paymen
       report.paymentsGivenUp++;
       deps.count(SweepMetric.PAYMENTS_GIVEN_UP);
       deps.logger.warn('A payment stayed pending past the maximum age; the sweep no longer queries it', {
-        subject: payment.subjectId, pendingSince: new Date(payment.pendingSince).toISOString(), paymentMaxAgeDays: deps.settings.paymentMaxAgeDays,
+        subject: payment.subjectId,
+        pendingSince: new Date(payment.pendingSince).toISOString(),
+        paymentMaxAgeDays: deps.settings.paymentMaxAgeDays,
       });
       continue;
     }
@@ -280,11 +354,19 @@ async function sweepPayments(deps: SweepDeps, deadline: number, report: { paymen
       continue;
     }
     const lookId = newLookId();
-    if (!await deps.markers.claim(payment.subjectId, lookId, now() + LookDefaults.markerSeconds * 1000, now())) {
+    if (!(await deps.markers.claim(payment.subjectId, lookId, now() + LookDefaults.markerSeconds * 1000, now()))) {
       inFlight++;
       continue;
     }
-    batch.push(encodeLookRequest({ trigger: EventTrigger.RECONCILIATION, subject, requestedAt: new Date(now()).toISOString(), reason: 'the payment was last seen not final', lookId }));
+    batch.push(
+      encodeLookRequest({
+        trigger: EventTrigger.RECONCILIATION,
+        subject,
+        requestedAt: new Date(now()).toISOString(),
+        reason: 'the payment was last seen not final',
+        lookId,
+      }),
+    );
     if (batch.length >= 10) await flush();
   }
   await flush();
@@ -292,7 +374,9 @@ async function sweepPayments(deps: SweepDeps, deadline: number, report: { paymen
   if (capped) {
     deps.count(SweepMetric.PAYMENT_LOOKS_CAPPED, capped);
     deps.logger.warn('More payments are pending than one sweep sends looks for; the newest wait for the next sweep', {
-      sent: report.paymentsToVerify, leftForNextSweep: capped, maxPaymentLooksPerSweep: deps.settings.maxPaymentLooksPerSweep,
+      sent: report.paymentsToVerify,
+      leftForNextSweep: capped,
+      maxPaymentLooksPerSweep: deps.settings.maxPaymentLooksPerSweep,
     });
   }
 }

@@ -18,7 +18,16 @@
 import { APPLIED_RECORD_PREFIX, type AppliedRegistration, type RegistrationSpec } from '../../contracts/registration';
 import { normalizePixKey } from '../../contracts/pix';
 import {
-  type PixKeysWatched, RegistrationDrift, StackWatchMode, stackWatchMode, SweepMetric, WatchDefaults, type WatchedRegistration, type WatchFinding, type WatchSettings, WatchState,
+  type PixKeysWatched,
+  RegistrationDrift,
+  StackWatchMode,
+  stackWatchMode,
+  SweepMetric,
+  WatchDefaults,
+  type WatchedRegistration,
+  type WatchFinding,
+  type WatchSettings,
+  WatchState,
 } from '../../contracts/reconciliation';
 import { tokenMatches } from '../shared/token-check';
 import { errorMessage } from '../shared/runtime';
@@ -64,7 +73,11 @@ interface TokenExpectation {
  * trusted record only names which of its versions was registered, so the watch can never
  * register another secret's value (a record naming the bank credentials is not trusted).
  */
-async function tokenExpectation(deps: WatchDeps, secretArn: string | undefined, record: AppliedRegistration | undefined): Promise<TokenExpectation> {
+async function tokenExpectation(
+  deps: WatchDeps,
+  secretArn: string | undefined,
+  record: AppliedRegistration | undefined,
+): Promise<TokenExpectation> {
   if (!secretArn) return { accepted: [], stale: false };
   if (!record) return { accepted: await deps.tokens.accepted(secretArn), stale: false };
   if (!record.tokenVersionId) return { accepted: [], stale: false };
@@ -77,18 +90,31 @@ async function tokenExpectation(deps: WatchDeps, secretArn: string | undefined, 
 function isContested(previous: WatchStateRecord | undefined, record: AppliedRegistration, now: number): boolean {
   if (!previous) return false;
   if (previous.contestedUnder === record.requestId) return true;
-  return previous.repairedUnder === record.requestId && previous.repairedAt !== undefined && now - previous.repairedAt < WatchDefaults.contestWindowSeconds * 1000;
+  return (
+    previous.repairedUnder === record.requestId &&
+    previous.repairedAt !== undefined &&
+    now - previous.repairedAt < WatchDefaults.contestWindowSeconds * 1000
+  );
 }
 
 /** Why a drift is not repaired, and the state that leaves; undefined: repair it. Checked in order; the first reason wins. */
-function reasonNotToRepair(repair: boolean, registration: Registration, drift: readonly RegistrationDrift[], token: TokenExpectation, contested: boolean): { why: string; state: WatchState } | undefined {
+function reasonNotToRepair(
+  repair: boolean,
+  registration: Registration,
+  drift: readonly RegistrationDrift[],
+  token: TokenExpectation,
+  contested: boolean,
+): { why: string; state: WatchState } | undefined {
   const drifted = (why: string) => ({ why, state: WatchState.DRIFT });
   if (!repair) return drifted('repairRegistrations is off');
   if (drift.includes(RegistrationDrift.STALE_TOKEN)) {
-    return drifted('the token the last deploy registered is no longer one the receiver accepts (the secret changed without a deploy): deploy with a new tokenVersion to register the current one');
+    return drifted(
+      'the token the last deploy registered is no longer one the receiver accepts (the secret changed without a deploy): deploy with a new tokenVersion to register the current one',
+    );
   }
   const { spec } = registration;
-  if (drift.includes(RegistrationDrift.OTHER_URL) && !spec.takeOverExisting) return drifted('the bank holds another party\'s URL (takeOverExisting is off)');
+  if (drift.includes(RegistrationDrift.OTHER_URL) && !spec.takeOverExisting)
+    return drifted("the bank holds another party's URL (takeOverExisting is off)");
   if (contested) {
     return {
       why: `contested: it drifted again within ${WatchDefaults.contestWindowSeconds / 3600} hours of a repair (another stack or a person changes it back); repaired again once the bank matches or a deploy applies it anew`,
@@ -97,7 +123,10 @@ function reasonNotToRepair(repair: boolean, registration: Registration, drift: r
   }
   const secretArn = spec.tokenSecretArn;
   if (secretArn) {
-    if (token.register === undefined) return drifted(`the record names no version of the token secret ${secretArn} to register: deploy a registration change to record one`);
+    if (token.register === undefined)
+      return drifted(
+        `the record names no version of the token secret ${secretArn} to register: deploy a registration change to record one`,
+      );
     try {
       registration.checkToken(token.register, secretArn);
     } catch (error) {
@@ -116,7 +145,9 @@ interface Outcome {
 }
 
 /** The deploy's record when it can be trusted, or the state that leaves and why (missing, unreadable, or not what the stack deployed). */
-type RecordTrust = { readonly record: AppliedRegistration } | { readonly record?: undefined; readonly state: WatchState; readonly why: string };
+type RecordTrust =
+  | { readonly record: AppliedRegistration }
+  | { readonly record?: undefined; readonly state: WatchState; readonly why: string };
 
 async function trustedRecord(deps: WatchDeps, registration: WatchedRegistration): Promise<RecordTrust> {
   let record: AppliedRegistration | undefined;
@@ -126,17 +157,28 @@ async function trustedRecord(deps: WatchDeps, registration: WatchedRegistration)
     return { state: WatchState.UNKNOWN, why: errorMessage(error) };
   }
   if (!record) {
-    return { state: WatchState.UNKNOWN, why: 'no deploy record (deleted, or a stack upgraded without a registration change): deploy a registration change (such as tokenVersion) to record one' };
+    return {
+      state: WatchState.UNKNOWN,
+      why: 'no deploy record (deleted, or a stack upgraded without a registration change): deploy a registration change (such as tokenVersion) to record one',
+    };
   }
   const disagreement = recordDisagreement(record, registration, deps.settings.stackId);
   if (disagreement.length) {
-    return { state: WatchState.RECORD_MISMATCH, why: `the deploy record ${registration.appliedRecord} is not what the stack deployed (${disagreement.join('; ')}): someone wrote it; deploy a registration change to record it again` };
+    return {
+      state: WatchState.RECORD_MISMATCH,
+      why: `the deploy record ${registration.appliedRecord} is not what the stack deployed (${disagreement.join('; ')}): someone wrote it; deploy a registration change to record it again`,
+    };
   }
   return { record };
 }
 
 /** Compares one registration with what the stack deployed and repairs it when it may. */
-async function watchOne(deps: WatchDeps, registration: WatchedRegistration, previous: WatchStateRecord | undefined, stackStatus: () => Promise<string>): Promise<Outcome> {
+async function watchOne(
+  deps: WatchDeps,
+  registration: WatchedRegistration,
+  previous: WatchStateRecord | undefined,
+  stackStatus: () => Promise<string>,
+): Promise<Outcome> {
   const { steps, settings } = deps;
   const now = deps.now ?? Date.now;
   const label = registration.label;
@@ -150,31 +192,58 @@ async function watchOne(deps: WatchDeps, registration: WatchedRegistration, prev
   const status = await stackStatus();
   const stack = stackWatchMode(status);
   const counted = stack.mode === StackWatchMode.COMPLETED || stack.mode === StackWatchMode.STUCK;
-  if (counted && drift.length) deps.count(SweepMetric.REGISTRATION_DRIFT, { registration: label, drift: drift.join(',') });
+  if (counted && drift.length)
+    deps.count(SweepMetric.REGISTRATION_DRIFT, { registration: label, drift: drift.join(',') });
   if (!trust.record) {
     if (counted) {
       if (trust.state === WatchState.UNKNOWN) deps.count(SweepMetric.REGISTRATIONS_UNKNOWN, { registration: label });
       deps.count(SweepMetric.REGISTRATION_RECORD_UNTRUSTED, { registration: label, state: trust.state });
     }
-    steps.log.warn('The registration\'s deploy record cannot be trusted: compared with what the stack deployed, never repaired', {
-      registration: label, record: registration.appliedRecord, why: trust.why, drift, held, stackStatus: status, counted,
-    });
+    steps.log.warn(
+      "The registration's deploy record cannot be trusted: compared with what the stack deployed, never repaired",
+      {
+        registration: label,
+        record: registration.appliedRecord,
+        why: trust.why,
+        drift,
+        held,
+        stackStatus: status,
+        counted,
+      },
+    );
     return { state: trust.state, drift, why: trust.why };
   }
   const { record } = trust;
   if (!counted) {
     // A deploy, a rollback or a delete is changing it (or the stack never served): the next sweep compares again.
-    steps.log.info('The bank\'s registration differs while the stack is not deployed', { registration: label, drift, held, stackStatus: status, why: stack.why });
+    steps.log.info("The bank's registration differs while the stack is not deployed", {
+      registration: label,
+      drift,
+      held,
+      stackStatus: status,
+      why: stack.why,
+    });
     return { state: WatchState.DRIFT, drift, why: `the stack is ${status}: compared again at the next sweep` };
   }
   if (stack.mode === StackWatchMode.STUCK) {
     const why = `the stack is ${status} (${stack.why}): repaired once it is in a completed status`;
-    steps.log.warn('The bank\'s registration is not what the stack deployed, and the stack is stuck', { registration: label, drift, held, stackStatus: status });
+    steps.log.warn("The bank's registration is not what the stack deployed, and the stack is stuck", {
+      registration: label,
+      drift,
+      held,
+      stackStatus: status,
+    });
     return { state: WatchState.DRIFT, drift, why };
   }
   const contested = settings.repair && isContested(previous, record, now());
   const notRepaired = reasonNotToRepair(settings.repair, bound, drift, token, contested);
-  steps.log.warn('The bank\'s registration is not what the stack deployed', { registration: label, drift, held, appliedAt: record.appliedAt, repair: notRepaired ? `no: ${notRepaired.why}` : 'yes' });
+  steps.log.warn("The bank's registration is not what the stack deployed", {
+    registration: label,
+    drift,
+    held,
+    appliedAt: record.appliedAt,
+    repair: notRepaired ? `no: ${notRepaired.why}` : 'yes',
+  });
   if (notRepaired?.state === WatchState.CONTESTED) {
     deps.count(SweepMetric.REGISTRATION_CONTESTED, { registration: label, drift: drift.join(',') });
     const since = previous?.contestedUnder === record.requestId ? previous.contestedSince : now();
@@ -209,11 +278,23 @@ async function deployedPixKeys(deps: WatchDeps): Promise<WatchedRegistration[]> 
   } catch {
     throw new Error(`The stack's output ${key} (the Pix keys it deployed) is missing or not JSON: redeploy the stack`);
   }
-  const valid = typeof watched?.url === 'string' && Array.isArray(watched.keys) && watched.keys.every((k) => Array.isArray(k)
-    && typeof k[0] === 'string' && normalizePixKey(k[0])?.key === k[0] && typeof k[1] === 'string' && k[1].startsWith(`${APPLIED_RECORD_PREFIX}/`));
-  if (!valid) throw new Error(`The stack's output ${key} is not a list of Pix keys with their records: redeploy the stack`);
+  const valid =
+    typeof watched?.url === 'string' &&
+    Array.isArray(watched.keys) &&
+    watched.keys.every(
+      (k) =>
+        Array.isArray(k) &&
+        typeof k[0] === 'string' &&
+        normalizePixKey(k[0])?.key === k[0] &&
+        typeof k[1] === 'string' &&
+        k[1].startsWith(`${APPLIED_RECORD_PREFIX}/`),
+    );
+  if (!valid)
+    throw new Error(`The stack's output ${key} is not a list of Pix keys with their records: redeploy the stack`);
   return watched.keys.map(([chave, appliedRecord]) => ({
-    label: `pix ${chave}`, appliedRecord, deployed: { chave, url: watched.url, ...(watched.takeOverExisting ? { takeOverExisting: true } : {}) },
+    label: `pix ${chave}`,
+    appliedRecord,
+    deployed: { chave, url: watched.url, ...(watched.takeOverExisting ? { takeOverExisting: true } : {}) },
   }));
 }
 
@@ -223,11 +304,28 @@ export async function watchRegistrations(deps: WatchDeps): Promise<WatchFinding[
   let status: string | undefined;
   const stackStatus = async () => (status ??= await deps.stackStatus());
   const findings: WatchFinding[] = [];
-  for (const registration of [...(deps.settings.payment ? [deps.settings.payment] : []), ...deps.settings.contracts, ...await deployedPixKeys(deps)]) {
+  for (const registration of [
+    ...(deps.settings.payment ? [deps.settings.payment] : []),
+    ...deps.settings.contracts,
+    ...(await deployedPixKeys(deps)),
+  ]) {
     const previous = await deps.states.read(registration.appliedRecord);
     const { state, drift, why, keep } = await watchOne(deps, registration, previous, stackStatus);
-    await deps.states.write(registration.appliedRecord, { state, drift, watchedAt: now(), repairedAt: previous?.repairedAt, repairedUnder: previous?.repairedUnder, ...keep });
-    findings.push({ registration: registration.label, state, drift, repaired: state === WatchState.REPAIRED, ...(why ? { notRepaired: why } : {}) });
+    await deps.states.write(registration.appliedRecord, {
+      state,
+      drift,
+      watchedAt: now(),
+      repairedAt: previous?.repairedAt,
+      repairedUnder: previous?.repairedUnder,
+      ...keep,
+    });
+    findings.push({
+      registration: registration.label,
+      state,
+      drift,
+      repaired: state === WatchState.REPAIRED,
+      ...(why ? { notRepaired: why } : {}),
+    });
   }
   return findings;
 }

@@ -4,10 +4,18 @@
  * resource's properties and its response carry the secret's ARN only.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { GetSecretValueCommand, PutSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import {
+  GetSecretValueCommand,
+  PutSecretValueCommand,
+  type SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
 import type { BankCredentials } from '../../contracts/bank-connection';
 import type { PixCredentials } from '../../contracts/pix-connection';
-import { SANDBOX_CREDENTIALS_PROPERTY, SANDBOX_PIX_CREDENTIALS_PROPERTY, type SandboxAccount } from '../../contracts/sandbox';
+import {
+  SANDBOX_CREDENTIALS_PROPERTY,
+  SANDBOX_PIX_CREDENTIALS_PROPERTY,
+  type SandboxAccount,
+} from '../../contracts/sandbox';
 import type { BankCredentials as SimulatorCredentials } from '../../simulator/tokens';
 import { errorMessage, type Log } from '../shared/runtime';
 
@@ -30,7 +38,10 @@ export function newSandboxCredentials(account: SandboxAccount): BankCredentials 
  * (docs/pix.md): a client id and secret, no client certificate (a function URL asks for none).
  */
 export function newSandboxPixCredentials(): PixCredentials {
-  return { clientId: `sandbox-pix-${randomBytes(4).toString('hex')}`, clientSecret: randomBytes(24).toString('base64url') };
+  return {
+    clientId: `sandbox-pix-${randomBytes(4).toString('hex')}`,
+    clientSecret: randomBytes(24).toString('base64url'),
+  };
 }
 
 /**
@@ -38,13 +49,24 @@ export function newSandboxPixCredentials(): PixCredentials {
  * value). Without Pix credentials (a sandbox deployed before it had a Pix application) its Pix
  * token endpoint refuses every client.
  */
-export function simulatorCredentials(credentials: BankCredentials, account: SandboxAccount, secretArn: string, pix?: PixCredentials): SimulatorCredentials {
+export function simulatorCredentials(
+  credentials: BankCredentials,
+  account: SandboxAccount,
+  secretArn: string,
+  pix?: PixCredentials,
+): SimulatorCredentials {
   const missing = (['apiKey', 'password', 'clientId', 'clientSecret'] as const).filter((field) => !credentials[field]);
   if (missing.length) {
-    throw new Error(`The sandbox's credentials secret ${secretArn} lacks ${missing.join(', ')}: the BankSandbox's Credentials resource fills it at create; redeploy, or put all of apiKey, password, clientId and clientSecret in it.`);
+    throw new Error(
+      `The sandbox's credentials secret ${secretArn} lacks ${missing.join(', ')}: the BankSandbox's Credentials resource fills it at create; redeploy, or put all of apiKey, password, clientId and clientSecret in it.`,
+    );
   }
   return {
-    collection: { apiKey: credentials.apiKey!, username: credentials.username ?? defaultUsername(account), password: credentials.password! },
+    collection: {
+      apiKey: credentials.apiKey!,
+      username: credentials.username ?? defaultUsername(account),
+      password: credentials.password!,
+    },
     payments: { clientId: credentials.clientId!, clientSecret: credentials.clientSecret! },
     ...(pix?.clientId && pix.clientSecret ? { pix: { clientId: pix.clientId, clientSecret: pix.clientSecret } } : {}),
   };
@@ -55,7 +77,9 @@ async function heldJson(secrets: SecretsManagerClient, secretArn: string): Promi
   const current = await secrets.send(new GetSecretValueCommand({ SecretId: secretArn }));
   try {
     const value = JSON.parse(current.SecretString ?? '{}') as unknown;
-    return value && typeof value === 'object' && !Array.isArray(value) ? value as Record<string, string | undefined> : {};
+    return value && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, string | undefined>)
+      : {};
   } catch {
     return {};
   }
@@ -104,13 +128,23 @@ export async function credentialsResource(event: CloudFormationEvent, deps: Cred
       const held: BankCredentials = await heldJson(deps.secrets, secretArn);
       const complete = !!(held.apiKey && held.password && held.clientId && held.clientSecret);
       if (!complete) {
-        await deps.secrets.send(new PutSecretValueCommand({ SecretId: secretArn, SecretString: JSON.stringify(newSandboxCredentials(deps.account)) }));
+        await deps.secrets.send(
+          new PutSecretValueCommand({
+            SecretId: secretArn,
+            SecretString: JSON.stringify(newSandboxCredentials(deps.account)),
+          }),
+        );
         deps.log.info('Filled the sandbox credentials secret', { secretArn });
       }
       if (pixSecretArn) {
         const pix: PixCredentials = await heldJson(deps.secrets, pixSecretArn);
         if (!(pix.clientId && pix.clientSecret)) {
-          await deps.secrets.send(new PutSecretValueCommand({ SecretId: pixSecretArn, SecretString: JSON.stringify(newSandboxPixCredentials()) }));
+          await deps.secrets.send(
+            new PutSecretValueCommand({
+              SecretId: pixSecretArn,
+              SecretString: JSON.stringify(newSandboxPixCredentials()),
+            }),
+          );
           deps.log.info('Filled the sandbox Pix credentials secret', { secretArn: pixSecretArn });
         }
       }
@@ -120,13 +154,17 @@ export async function credentialsResource(event: CloudFormationEvent, deps: Cred
     reason = `The sandbox's credentials resource failed: ${errorMessage(error)}`;
     deps.log.error(reason, { secretArn });
   }
-  await deps.respond(event.ResponseURL, JSON.stringify({
-    Status: status,
-    Reason: reason ?? 'OK',
-    PhysicalResourceId: event.PhysicalResourceId ?? `${event.LogicalResourceId}-${secretArn.split(':').pop() ?? 'credentials'}`,
-    StackId: event.StackId,
-    RequestId: event.RequestId,
-    LogicalResourceId: event.LogicalResourceId,
-    Data: { SecretArn: secretArn, ...(pixSecretArn ? { PixSecretArn: pixSecretArn } : {}) },
-  }));
+  await deps.respond(
+    event.ResponseURL,
+    JSON.stringify({
+      Status: status,
+      Reason: reason ?? 'OK',
+      PhysicalResourceId:
+        event.PhysicalResourceId ?? `${event.LogicalResourceId}-${secretArn.split(':').pop() ?? 'credentials'}`,
+      StackId: event.StackId,
+      RequestId: event.RequestId,
+      LogicalResourceId: event.LogicalResourceId,
+      Data: { SecretArn: secretArn, ...(pixSecretArn ? { PixSecretArn: pixSecretArn } : {}) },
+    }),
+  );
 }

@@ -16,14 +16,25 @@ export class CollectingSink implements DeliverySink {
   private log: DeliveryRecord[];
   private nextSeq: number;
 
-  constructor(private readonly stored: StoredDeliveries, private readonly now: () => number) {
+  constructor(
+    private readonly stored: StoredDeliveries,
+    private readonly now: () => number,
+  ) {
     this.log = [...stored.log];
     this.nextSeq = stored.nextSeq;
   }
 
   submit(notification: OutgoingNotification): void {
     if (notification.url) this.outgoing.push(notification);
-    else this.log.push(deliveryRecord(this.nextSeq++, notification, 1, { outcome: 'NÃO ENVIADO', reason: notification.skipped, durationMs: 0, startedAt: new Date(this.now()).toISOString() }));
+    else
+      this.log.push(
+        deliveryRecord(this.nextSeq++, notification, 1, {
+          outcome: 'NÃO ENVIADO',
+          reason: notification.skipped,
+          durationMs: 0,
+          startedAt: new Date(this.now()).toISOString(),
+        }),
+      );
   }
 
   records(afterSeq: number): DeliveryRecord[] {
@@ -66,7 +77,11 @@ export interface DeliveryDone {
 }
 
 /** The stored deliveries with `done` logged and their notifications no longer pending. */
-export function recordDeliveries(stored: StoredDeliveries, done: readonly DeliveryDone[], now: number): StoredDeliveries {
+export function recordDeliveries(
+  stored: StoredDeliveries,
+  done: readonly DeliveryDone[],
+  now: number,
+): StoredDeliveries {
   let nextSeq = stored.nextSeq;
   const lines = done.map((d) => deliveryRecord(nextSeq++, d.notification, d.attempt, d.result));
   const finished = new Set(done.map((d) => d.notification.id));

@@ -17,7 +17,12 @@ import type { DeliveryAttempt, DeliveryResult } from '../../simulator/notifier';
 import type { BankCredentials as SimulatorCredentials } from '../../simulator/tokens';
 import type { Log } from '../shared/runtime';
 import { CollectingSink, type DeliveryDone, livePending, recordDeliveries } from './deliveries';
-import { SandboxStateFullError, type SandboxStateStore, type StoredSandbox, type VersionedSandbox } from './state-store';
+import {
+  SandboxStateFullError,
+  type SandboxStateStore,
+  type StoredSandbox,
+  type VersionedSandbox,
+} from './state-store';
 
 export interface SandboxDeps {
   readonly store: Pick<SandboxStateStore, 'read' | 'write'>;
@@ -55,14 +60,17 @@ const TOKEN_FIELDS = new Set(['token', 'authorizationCallback']);
 export function hideTokens(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(hideTokens);
   if (!value || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([key, field]) => [
-    key,
-    TOKEN_FIELDS.has(key) && typeof field === 'string' && field ? tokenFingerprint(field) : hideTokens(field),
-  ]));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, field]) => [
+      key,
+      TOKEN_FIELDS.has(key) && typeof field === 'string' && field ? tokenFingerprint(field) : hideTokens(field),
+    ]),
+  );
 }
 
 /** How the control API shows a token: `sha256:` and the first 16 hex digits of its hash. */
-export const tokenFingerprint = (token: string): string => `sha256:${createHash('sha256').update(token).digest('hex').slice(0, 16)}`;
+export const tokenFingerprint = (token: string): string =>
+  `sha256:${createHash('sha256').update(token).digest('hex').slice(0, 16)}`;
 const NO_CERTIFICATE = { presented: false, trusted: false } as const;
 
 export class SandboxHost {
@@ -79,7 +87,10 @@ export class SandboxHost {
     if (new URL(request.url || '/', 'https://sandbox.local').pathname.startsWith(CONTROL_PREFIX)) {
       return {
         status: 403,
-        body: { error: 'The control API of a deployed simulator answers Lambda Invoke only, so IAM decides who may call it: invoke the function with {"sandboxControl": {"method", "path", "body"}} (BankSandbox.grantControl; docs/sandbox.md).' },
+        body: {
+          error:
+            'The control API of a deployed simulator answers Lambda Invoke only, so IAM decides who may call it: invoke the function with {"sandboxControl": {"method", "path", "body"}} (BankSandbox.grantControl; docs/sandbox.md).',
+        },
       };
     }
     return this.run({ ...request, certificate: NO_CERTIFICATE }, origin);
@@ -88,7 +99,8 @@ export class SandboxHost {
   /** A control call by Lambda Invoke: `path` under /control. */
   async control(method: string, path: string, body: unknown, remainingMs: number): Promise<SandboxControlResult> {
     const normalized = `/${path.replace(/^\/+/, '')}`;
-    if (method.toUpperCase() === 'POST' && /^\/deliveries\/wait\/?$/.test(normalized)) return this.waitForDeliveries(body, remainingMs);
+    if (method.toUpperCase() === 'POST' && /^\/deliveries\/wait\/?$/.test(normalized))
+      return this.waitForDeliveries(body, remainingMs);
     const reply = await this.run({
       method: method.toUpperCase(),
       url: CONTROL_PREFIX + normalized,
@@ -107,7 +119,8 @@ export class SandboxHost {
         const engine = await this.engine(read.value, sink, origin);
         const reply = await engine.handle(request);
         // A request refused for its credentials keeps nothing (anyone can send one to the URL).
-        if (reply.status === 401 || reply.status === 403) return { result: { reply, outgoing: [], faults: engine.currentFaults } };
+        if (reply.status === 401 || reply.status === 403)
+          return { result: { reply, outgoing: [], faults: engine.currentFaults } };
         const next: StoredSandbox = {
           simulator: engine.exportState(),
           deliveries: sink.toStored(this.now() + 2 * SandboxDefaults.functionTimeoutSeconds * 1000),
@@ -117,7 +130,8 @@ export class SandboxHost {
       });
     } catch (error) {
       if (error instanceof SandboxStateFullError) return { status: 507, body: { error: error.message } };
-      if (error instanceof SandboxBusyError) return { status: 503, body: { error: error.message }, headers: { 'retry-after': '1' } };
+      if (error instanceof SandboxBusyError)
+        return { status: 503, body: { error: error.message }, headers: { 'retry-after': '1' } };
       throw error;
     }
     if (committed.outgoing.length) await this.deliverAll(committed.outgoing, committed.faults);
@@ -128,7 +142,9 @@ export class SandboxHost {
    * Reads, runs `produce`, and stores its state over the version read (nothing when it gives no
    * state, or the same); again on a newer version while another request stores first.
    */
-  private async commit<T>(produce: (read: VersionedSandbox) => Promise<{ next?: StoredSandbox; result: T }>): Promise<T> {
+  private async commit<T>(
+    produce: (read: VersionedSandbox) => Promise<{ next?: StoredSandbox; result: T }>,
+  ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const read = await this.deps.store.read();
       const { next, result } = await produce(read);
@@ -139,7 +155,11 @@ export class SandboxHost {
     }
   }
 
-  private async engine(stored: StoredSandbox, sink: CollectingSink, origin: string | undefined): Promise<SimulatorEngine> {
+  private async engine(
+    stored: StoredSandbox,
+    sink: CollectingSink,
+    origin: string | undefined,
+  ): Promise<SimulatorEngine> {
     const credentials = await this.deps.credentials();
     const engine = new SimulatorEngine({
       accounts: this.deps.accounts,
@@ -151,11 +171,22 @@ export class SandboxHost {
         info: () => this.info(origin ?? stored.origin),
         deliveries: sink,
         trustCa: () => {
-          throw controlError(400, 'A deployed simulator delivers to public HTTPS endpoints only (API Gateway\'s certificates, trusted by the public roots): it takes no extra CA.');
+          throw controlError(
+            400,
+            "A deployed simulator delivers to public HTTPS endpoints only (API Gateway's certificates, trusted by the public roots): it takes no extra CA.",
+          );
         },
         unsupportedFaults: (faults) => [
-          ...((faults.reorderWindowMs ?? 0) > 0 ? ['reorderWindowMs is not available in a deployed simulator: each change is delivered by the request that made it, so there is no window to hold deliveries in (run the local simulator for it)'] : []),
-          ...((faults.deliveryDelayMs ?? 0) > SandboxDefaults.maxDeliveryDelayMs ? [`deliveryDelayMs must be at most ${SandboxDefaults.maxDeliveryDelayMs} in a deployed simulator: the delivery waits in the invocation that made the change`] : []),
+          ...((faults.reorderWindowMs ?? 0) > 0
+            ? [
+                'reorderWindowMs is not available in a deployed simulator: each change is delivered by the request that made it, so there is no window to hold deliveries in (run the local simulator for it)',
+              ]
+            : []),
+          ...((faults.deliveryDelayMs ?? 0) > SandboxDefaults.maxDeliveryDelayMs
+            ? [
+                `deliveryDelayMs must be at most ${SandboxDefaults.maxDeliveryDelayMs} in a deployed simulator: the delivery waits in the invocation that made the change`,
+              ]
+            : []),
         ],
       },
     });
@@ -176,14 +207,32 @@ export class SandboxHost {
       // The Pix application's credentials are in their own secret (BankSandbox.pixConnection); without it the Pix token endpoint refuses every client.
       pixBaseUrl: base + SimulatorPaths.pixApi,
       pixTokenUrl: base + SimulatorPaths.pixToken,
-      caFile: '', clientCertFile: '', clientKeyFile: '', pixClientCertFile: '', pixClientKeyFile: '', pixWebhookCertFile: '',
+      caFile: '',
+      clientCertFile: '',
+      clientKeyFile: '',
+      pixClientCertFile: '',
+      pixClientKeyFile: '',
+      pixWebhookCertFile: '',
       pixKeys: pixKeysOf(this.deps.accounts),
       accounts: this.deps.accounts,
       credentials: {
-        collection: { apiKey: where, username: where, password: where }, payments: { clientId: where, clientSecret: where },
-        ...(this.deps.pixCredentialsSecretArn ? { pix: { clientId: `(in Secrets Manager: ${this.deps.pixCredentialsSecretArn})`, clientSecret: `(in Secrets Manager: ${this.deps.pixCredentialsSecretArn})` } } : {}),
+        collection: { apiKey: where, username: where, password: where },
+        payments: { clientId: where, clientSecret: where },
+        ...(this.deps.pixCredentialsSecretArn
+          ? {
+              pix: {
+                clientId: `(in Secrets Manager: ${this.deps.pixCredentialsSecretArn})`,
+                clientSecret: `(in Secrets Manager: ${this.deps.pixCredentialsSecretArn})`,
+              },
+            }
+          : {}),
       },
-      scopes: { collection: COLLECTION_SCOPE, payments: PAYMENT_SCOPES, paymentQueries: PAYMENT_QUERY_SCOPES, pix: PIX_SCOPES },
+      scopes: {
+        collection: COLLECTION_SCOPE,
+        payments: PAYMENT_SCOPES,
+        paymentQueries: PAYMENT_QUERY_SCOPES,
+        pix: PIX_SCOPES,
+      },
     };
   }
 
@@ -192,28 +241,63 @@ export class SandboxHost {
     const done: DeliveryDone[] = [];
     for (const notification of outgoing) {
       const copies = 1 + Math.max(0, faults.duplicateDeliveries ?? 0);
-      await Promise.all(Array.from({ length: copies }, async (_, i) => {
-        if (faults.deliveryDelayMs) await this.sleep(faults.deliveryDelayMs);
-        const startedAt = new Date(this.now()).toISOString();
-        if (faults.loseDeliveries) {
-          done.push({ notification, attempt: i + 1, result: { outcome: 'NÃO ENTREGUE', reason: 'lost by the bank (fault loseDeliveries): never sent, never resent', durationMs: 0, startedAt } });
-          return;
-        }
-        const result = await this.deps.deliver({ url: notification.url!, body: notification.body, authHeader: notification.authHeader });
-        done.push({
-          notification, attempt: i + 1,
-          result: { outcome: result.delivered ? 'ENTREGUE' : 'NÃO ENTREGUE', status: result.status, reason: result.reason, tlsProtocol: result.tlsProtocol, durationMs: result.durationMs, startedAt },
-        });
-        this.deps.log.info('Delivered a notification', { subject: notification.subject, url: notification.url, delivered: result.delivered, status: result.status, reason: result.reason });
-      }));
+      await Promise.all(
+        Array.from({ length: copies }, async (_, i) => {
+          if (faults.deliveryDelayMs) await this.sleep(faults.deliveryDelayMs);
+          const startedAt = new Date(this.now()).toISOString();
+          if (faults.loseDeliveries) {
+            done.push({
+              notification,
+              attempt: i + 1,
+              result: {
+                outcome: 'NÃO ENTREGUE',
+                reason: 'lost by the bank (fault loseDeliveries): never sent, never resent',
+                durationMs: 0,
+                startedAt,
+              },
+            });
+            return;
+          }
+          const result = await this.deps.deliver({
+            url: notification.url!,
+            body: notification.body,
+            authHeader: notification.authHeader,
+          });
+          done.push({
+            notification,
+            attempt: i + 1,
+            result: {
+              outcome: result.delivered ? 'ENTREGUE' : 'NÃO ENTREGUE',
+              status: result.status,
+              reason: result.reason,
+              tlsProtocol: result.tlsProtocol,
+              durationMs: result.durationMs,
+              startedAt,
+            },
+          });
+          this.deps.log.info('Delivered a notification', {
+            subject: notification.subject,
+            url: notification.url,
+            delivered: result.delivered,
+            status: result.status,
+            reason: result.reason,
+          });
+        }),
+      );
     }
-    await this.commit((read) => Promise.resolve({ next: { ...read.value, deliveries: recordDeliveries(read.value.deliveries, done, this.now()) }, result: undefined }));
+    await this.commit((read) =>
+      Promise.resolve({
+        next: { ...read.value, deliveries: recordDeliveries(read.value.deliveries, done, this.now()) },
+        result: undefined,
+      }),
+    );
   }
 
   /** POST /control/deliveries/wait: until no request is delivering, reading the table again. */
   private async waitForDeliveries(body: unknown, remainingMs: number): Promise<SandboxControlResult> {
     const asked = Number((body as { timeoutMs?: unknown } | undefined)?.timeoutMs ?? 30_000);
-    if (!(asked >= 0 && asked <= 600_000)) return { status: 400, body: { error: 'timeoutMs must be between 0 and 600000.' } };
+    if (!(asked >= 0 && asked <= 600_000))
+      return { status: 400, body: { error: 'timeoutMs must be between 0 and 600000.' } };
     const until = this.now() + Math.min(asked, Math.max(0, remainingMs - 2_000));
     for (;;) {
       const pending = livePending((await this.deps.store.read()).value.deliveries, this.now()).length;

@@ -5,7 +5,13 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Context, LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
-import { SANDBOX_ENV, type SandboxAccount, type SandboxControlEvent, type SandboxControlResult, SandboxDefaults } from '../../contracts/sandbox';
+import {
+  SANDBOX_ENV,
+  type SandboxAccount,
+  type SandboxControlEvent,
+  type SandboxControlResult,
+  SandboxDefaults,
+} from '../../contracts/sandbox';
 import { deliverNotification } from '../../simulator/notifier';
 import { replyBody } from '../../simulator/reply';
 import { credentialsFromSecret } from '../bank/cooperative';
@@ -32,7 +38,8 @@ const readPixCredentials = pixSecretArn ? pixCredentialsFromSecret(secrets, pixS
 
 const host = new SandboxHost({
   store: new SandboxStateStore(new DynamoDBClient({}), tableName),
-  credentials: async () => simulatorCredentials(await readCredentials(), accounts[0], secretArn, await readPixCredentials?.()),
+  credentials: async () =>
+    simulatorCredentials(await readCredentials(), accounts[0], secretArn, await readPixCredentials?.()),
   credentialsSecretArn: secretArn,
   ...(pixSecretArn ? { pixCredentialsSecretArn: pixSecretArn } : {}),
   accounts,
@@ -41,13 +48,20 @@ const host = new SandboxHost({
   log,
 });
 
-const isControl = (event: unknown): event is SandboxControlEvent => !!(event as Partial<SandboxControlEvent> | null)?.sandboxControl;
-const isFunctionUrl = (event: unknown): event is LambdaFunctionURLEvent => !!(event as Partial<LambdaFunctionURLEvent> | null)?.requestContext?.http;
+const isControl = (event: unknown): event is SandboxControlEvent =>
+  !!(event as Partial<SandboxControlEvent> | null)?.sandboxControl;
+const isFunctionUrl = (event: unknown): event is LambdaFunctionURLEvent =>
+  !!(event as Partial<LambdaFunctionURLEvent> | null)?.requestContext?.http;
 
-export async function handler(event: unknown, context: Context): Promise<LambdaFunctionURLResult | SandboxControlResult | void> {
+export async function handler(
+  event: unknown,
+  context: Context,
+): Promise<LambdaFunctionURLResult | SandboxControlResult | void> {
   if (isCloudFormationEvent(event)) {
     return credentialsResource(event, {
-      secrets, account: accounts[0], log,
+      secrets,
+      account: accounts[0],
+      log,
       respond: async (url, body) => {
         const answer = await fetch(url, { method: 'PUT', body, headers: { 'content-type': '' } });
         if (!answer.ok) throw new Error(`CloudFormation refused the answer: HTTP ${answer.status}`);
@@ -59,16 +73,29 @@ export async function handler(event: unknown, context: Context): Promise<LambdaF
     return host.control(String(method ?? ''), String(path ?? ''), body, context.getRemainingTimeInMillis());
   }
   if (isFunctionUrl(event)) {
-    const raw = event.body === undefined ? Buffer.alloc(0) : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
-    const reply = await host.request({
-      method: event.requestContext.http.method,
-      url: event.rawPath + (event.rawQueryString ? `?${event.rawQueryString}` : ''),
-      headers: Object.fromEntries(Object.entries(event.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value])),
-      body: raw,
-      certificate: { presented: false, trusted: false },
-    }, `https://${event.requestContext.domainName}`);
+    const raw =
+      event.body === undefined ? Buffer.alloc(0) : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+    const reply = await host.request(
+      {
+        method: event.requestContext.http.method,
+        url: event.rawPath + (event.rawQueryString ? `?${event.rawQueryString}` : ''),
+        headers: Object.fromEntries(
+          Object.entries(event.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+        ),
+        body: raw,
+        certificate: { presented: false, trusted: false },
+      },
+      `https://${event.requestContext.domainName}`,
+    );
     const { body, contentType } = replyBody(reply);
-    return { statusCode: reply.status, headers: { ...(contentType ? { 'content-type': contentType } : {}), ...reply.headers }, body, isBase64Encoded: false };
+    return {
+      statusCode: reply.status,
+      headers: { ...(contentType ? { 'content-type': contentType } : {}), ...reply.headers },
+      body,
+      isBase64Encoded: false,
+    };
   }
-  throw new Error('The sandbox function takes a function URL request, a control call ({"sandboxControl": {"method", "path", "body"}}) or its credentials custom resource event.');
+  throw new Error(
+    'The sandbox function takes a function URL request, a control call ({"sandboxControl": {"method", "path", "body"}}) or its credentials custom resource event.',
+  );
 }

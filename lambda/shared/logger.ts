@@ -7,5 +7,8 @@ import { secrets } from './redaction';
  * message and stack) passes through the process's {@link secrets} before it is written.
  */
 export function createLogger(serviceName: string): Logger {
-  return new Logger({ serviceName, jsonReplacerFn: (_key: string, value: unknown) => (typeof value === 'string' ? secrets.redact(value) : value) });
+  return new Logger({
+    serviceName,
+    jsonReplacerFn: (_key: string, value: unknown) => (typeof value === 'string' ? secrets.redact(value) : value),
+  });
 }

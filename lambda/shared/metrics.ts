@@ -22,7 +22,13 @@ export interface MetricCounterOptions {
  * Counts one occurrence of `name` with `dimensions` (or records `value` in `unit`); `details` are
  * fields of the same line, not dimensions.
  */
-export type MetricCounter = (name: string, dimensions?: Record<string, string>, details?: Record<string, string>, value?: number, unit?: MetricUnit) => void;
+export type MetricCounter = (
+  name: string,
+  dimensions?: Record<string, string>,
+  details?: Record<string, string>,
+  value?: number,
+  unit?: MetricUnit,
+) => void;
 
 /** The CloudWatch units the library's metrics use. */
 export enum MetricUnit {
@@ -54,7 +60,13 @@ export function metricCounter(options: MetricCounterOptions): MetricCounter {
     line[name] = value;
     line._aws = {
       Timestamp: Date.now(),
-      CloudWatchMetrics: [{ Namespace: namespace, Dimensions: [['service', RECEIVER_DIMENSION, ...Object.keys(dimensions)]], Metrics: [{ Name: name, Unit: unit }] }],
+      CloudWatchMetrics: [
+        {
+          Namespace: namespace,
+          Dimensions: [['service', RECEIVER_DIMENSION, ...Object.keys(dimensions)]],
+          Metrics: [{ Name: name, Unit: unit }],
+        },
+      ],
     };
     write(JSON.stringify(line));
   };

@@ -11,7 +11,8 @@ export const REDACTED = '***';
 const MIN_SECRET_LENGTH = 4;
 
 /** Fields whose value is secret wherever they appear: form bodies, JSON, headers. */
-const SECRET_FIELDS = 'password|client_secret|clientSecret|refresh_token|refreshToken|access_token|accessToken|authorizationCallback|token|apiKey|clientKey';
+const SECRET_FIELDS =
+  'password|client_secret|clientSecret|refresh_token|refreshToken|access_token|accessToken|authorizationCallback|token|apiKey|clientKey';
 const FORM_FIELD = new RegExp(`(^|[?&\\s"'(])(${SECRET_FIELDS})=[^&\\s"')]*`, 'g');
 const JSON_FIELD = new RegExp(`("(?:${SECRET_FIELDS})"\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"`, 'g');
 const ESCAPED_JSON_FIELD = new RegExp(`(\\\\"(?:${SECRET_FIELDS})\\\\"\\s*:\\s*)\\\\"(?:[^"\\\\]|\\\\[^"])*\\\\"`, 'g');
@@ -48,7 +49,8 @@ export class SecretRedactor {
     }
     if (!added) return;
     const forms = new Set<string>();
-    for (const value of this.values) for (const form of secretForms(value)) if (form.length >= MIN_SECRET_LENGTH) forms.add(form);
+    for (const value of this.values)
+      for (const form of secretForms(value)) if (form.length >= MIN_SECRET_LENGTH) forms.add(form);
     this.forms = [...forms].sort((a, b) => b.length - a.length);
   }
 

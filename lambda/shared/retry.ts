@@ -35,7 +35,10 @@ export const sleep = (ms: number): Promise<void> => new Promise((resolve) => set
  */
 export function abortAfter(ms: number): AbortSignal {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new DOMException(`The operation timed out after ${ms} ms`, 'TimeoutError')), ms);
+  const timer = setTimeout(
+    () => controller.abort(new DOMException(`The operation timed out after ${ms} ms`, 'TimeoutError')),
+    ms,
+  );
   (timer as { unref?: () => void }).unref?.();
   return controller.signal;
 }

@@ -46,7 +46,11 @@ export function settingsFix(source: SettingsSource): string {
  * properties already are) and checks every field of `fields`. Throws one error that names every
  * missing or malformed field, the place and the construct that writes it.
  */
-export function readSettings<T>(raw: string | Record<string, unknown> | undefined, source: SettingsSource, fields: SettingsFields<T>): T {
+export function readSettings<T>(
+  raw: string | Record<string, unknown> | undefined,
+  source: SettingsSource,
+  fields: SettingsFields<T>,
+): T {
   const fix = settingsFix(source);
   let parsed: unknown = raw;
   if (raw === undefined || raw === '') throw new Error(`${source.where} is not set ${fix}`);
@@ -57,7 +61,8 @@ export function readSettings<T>(raw: string | Record<string, unknown> | undefine
       throw new Error(`${source.where} is not JSON ${fix}`);
     }
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error(`${source.where} is not a JSON object ${fix}`);
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new Error(`${source.where} is not a JSON object ${fix}`);
   const value = parsed as Record<string, unknown>;
   const patterns = Object.entries<SettingsPattern | undefined>(fields.patterns ?? {});
   const ranges = Object.entries<readonly [number, number] | undefined>(fields.wholeNumbers ?? {});
@@ -71,10 +76,22 @@ export function readSettings<T>(raw: string | Record<string, unknown> | undefine
     ...(fields.lists ?? []).filter((key) => !Array.isArray(value[key]) || (value[key] as unknown[]).length === 0),
   ];
   const malformed = [
-    ...patterns.filter(([key, rule]) => !absent(key) && rule && !(typeof value[key] === 'string' && rule.pattern.test(value[key])))
+    ...patterns
+      .filter(
+        ([key, rule]) => !absent(key) && rule && !(typeof value[key] === 'string' && rule.pattern.test(value[key])),
+      )
       .map(([key, rule]) => `${key} must be ${rule!.what}, got ${JSON.stringify(value[key])}`),
-    ...ranges.filter(([key, range]) => !absent(key) && range && !(Number.isInteger(value[key]) && (value[key] as number) >= range[0] && (value[key] as number) <= range[1]))
-      .map(([key, range]) => `${key} must be a whole number from ${range![0]} to ${range![1]}, got ${JSON.stringify(value[key])}`),
+    ...ranges
+      .filter(
+        ([key, range]) =>
+          !absent(key) &&
+          range &&
+          !(Number.isInteger(value[key]) && (value[key] as number) >= range[0] && (value[key] as number) <= range[1]),
+      )
+      .map(
+        ([key, range]) =>
+          `${key} must be a whole number from ${range![0]} to ${range![1]}, got ${JSON.stringify(value[key])}`,
+      ),
   ];
   const problems = [...(missing.length ? [`lacks ${missing.join(', ')}`] : []), ...malformed];
   // "X lacks a, b" when fields are only missing; "X: lacks a; b must be ..." when some are malformed.

@@ -3,7 +3,20 @@
  * layer under `TracingMode.OPENTELEMETRY`, or the local runner's). The context crosses our hops as
  * a `traceparent` the library writes and reads itself, whatever propagators the SDK was given.
  */
-import { type Attributes, type Context, context, INVALID_SPAN_CONTEXT, isSpanContextValid, type Link, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace, TraceFlags } from '@opentelemetry/api';
+import {
+  type Attributes,
+  type Context,
+  context,
+  INVALID_SPAN_CONTEXT,
+  isSpanContextValid,
+  type Link,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  TraceFlags,
+} from '@opentelemetry/api';
 import { TRACEPARENT, TRACEPARENT_PATTERN, TRACER_NAME, traceIdOf } from '../../contracts/tracing';
 
 export { SpanKind, trace };
@@ -31,20 +44,30 @@ export interface SpanOptions {
  * Runs `fn` in a span named `name`, child of `options.parent` or of the active context, and ends
  * it: with an error status (the error's class only, never its message) when `fn` throws.
  */
-export async function inSpan<T>(name: string, attributes: Attributes, fn: (span: Span) => Promise<T>, options: SpanOptions = {}): Promise<T> {
+export async function inSpan<T>(
+  name: string,
+  attributes: Attributes,
+  fn: (span: Span) => Promise<T>,
+  options: SpanOptions = {},
+): Promise<T> {
   const parent = options.parent ?? context.active();
   // No trace to continue (no SDK, so no invocation span): no span, no closure, no extra promise.
   if (!trace.getSpanContext(parent)) return fn(NO_SPAN);
-  return tracer().startActiveSpan(name, { attributes, kind: options.kind ?? SpanKind.INTERNAL, links: options.links }, parent, async (span) => {
-    try {
-      return await fn(span);
-    } catch (error) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.name : 'error' });
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
+  return tracer().startActiveSpan(
+    name,
+    { attributes, kind: options.kind ?? SpanKind.INTERNAL, links: options.links },
+    parent,
+    async (span) => {
+      try {
+        return await fn(span);
+      } catch (error) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.name : 'error' });
+        throw error;
+      } finally {
+        span.end();
+      }
+    },
+  );
 }
 
 /** Starts a span that the caller ends (for a stretch of synchronous and asynchronous work). */
@@ -72,7 +95,12 @@ export function currentTraceId(): { traceId?: string } {
 export function contextFromTraceparent(value: unknown): Context | undefined {
   if (typeof value !== 'string' || !traceIdOf(value)) return undefined;
   const [, traceId, spanId, flags] = TRACEPARENT_PATTERN.exec(value)!;
-  return trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId, traceFlags: parseInt(flags, 16) & TraceFlags.SAMPLED, isRemote: true });
+  return trace.setSpanContext(ROOT_CONTEXT, {
+    traceId,
+    spanId,
+    traceFlags: parseInt(flags, 16) & TraceFlags.SAMPLED,
+    isRemote: true,
+  });
 }
 
 /** The `traceparent` SQS message attribute of the active context, to spread into `MessageAttributes` (nothing when there is none). */
@@ -88,7 +116,9 @@ export function tracedAttributes(of?: Span): { MessageAttributes?: ReturnType<ty
 }
 
 /** A lambda SQS record's `traceparent` attribute, as it arrives in the event. */
-export function recordTraceparent(record: { readonly messageAttributes?: Record<string, { stringValue?: string } | undefined> }): string | undefined {
+export function recordTraceparent(record: {
+  readonly messageAttributes?: Record<string, { stringValue?: string } | undefined>;
+}): string | undefined {
   return record.messageAttributes?.[TRACEPARENT]?.stringValue;
 }
 
@@ -103,5 +133,10 @@ export function routeTemplate(url: string): string {
   } catch {
     return '{unparsed}';
   }
-  return path.split('/').map((segment) => (segment === '' || /^[a-z][a-z_-]{0,23}$/.test(segment) || /^v\d{1,2}$/.test(segment) ? segment : '{id}')).join('/');
+  return path
+    .split('/')
+    .map((segment) =>
+      segment === '' || /^[a-z][a-z_-]{0,23}$/.test(segment) || /^v\d{1,2}$/.test(segment) ? segment : '{id}',
+    )
+    .join('/');
 }

@@ -39,7 +39,10 @@ export function tokenMatches(presented: string | undefined, expected: readonly s
 }
 
 /** Looks a header up by name, case-insensitively (HTTP header names are case-insensitive). */
-export function findHeader(headers: Record<string, string | undefined> | null | undefined, name: string): string | undefined {
+export function findHeader(
+  headers: Record<string, string | undefined> | null | undefined,
+  name: string,
+): string | undefined {
   if (!headers) return undefined;
   // The name as written first (what senders usually send): no walk over every header.
   if (Object.hasOwn(headers, name)) return headers[name];

@@ -34,12 +34,16 @@ export function parseAppliedRegistration(text: string, name: string): AppliedReg
   if (!r || typeof r !== 'object') problems.push('not an object');
   else {
     if (r.format !== 1) problems.push(`format ${String(r.format)} (this version reads 1)`);
-    if (!Object.values(RegistrationResourceType).includes(r.resourceType as RegistrationResourceType)) problems.push('resourceType');
+    if (!Object.values(RegistrationResourceType).includes(r.resourceType as RegistrationResourceType))
+      problems.push('resourceType');
     if (typeof r.appliedAt !== 'string' || Number.isNaN(Date.parse(r.appliedAt))) problems.push('appliedAt');
     if (!r.spec || typeof r.spec !== 'object' || typeof r.spec.url !== 'string') problems.push('spec');
     if (r.tokenVersionId !== undefined && typeof r.tokenVersionId !== 'string') problems.push('tokenVersionId');
   }
-  if (problems.length) throw new Error(`The SSM parameter ${name} is not a record the registration provider wrote (${problems.join(', ')}): deploy a registration change to write it again`);
+  if (problems.length)
+    throw new Error(
+      `The SSM parameter ${name} is not a record the registration provider wrote (${problems.join(', ')}): deploy a registration change to write it again`,
+    );
   return r as AppliedRegistration;
 }
 
@@ -57,10 +61,17 @@ export class SsmAppliedRegistrations implements AppliedRegistrations {
   }
 
   async write(name: string, record: AppliedRegistration): Promise<void> {
-    await this.ssm.send(new PutParameterCommand({
-      Name: name, Value: JSON.stringify(record), Type: 'String', Overwrite: true, Tier: 'Standard',
-      Description: 'What the last deploy applied at the bank (cdk-bank-webhooks); the registration watch compares the bank with it',
-    }));
+    await this.ssm.send(
+      new PutParameterCommand({
+        Name: name,
+        Value: JSON.stringify(record),
+        Type: 'String',
+        Overwrite: true,
+        Tier: 'Standard',
+        Description:
+          'What the last deploy applied at the bank (cdk-bank-webhooks); the registration watch compares the bank with it',
+      }),
+    );
   }
 
   async remove(name: string): Promise<void> {

@@ -37,22 +37,30 @@ export class DynamoDbDayCursors {
   }
 
   async read(isoDay: string): Promise<DayCursor | undefined> {
-    const { Item } = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: this.key(isoDay), ConsistentRead: true }));
+    const { Item } = await this.client.send(
+      new GetItemCommand({ TableName: this.tableName, Key: this.key(isoDay), ConsistentRead: true }),
+    );
     if (!Item?.page?.N) return undefined;
-    return { page: Number(Item.page.N), handledOnPage: Number(Item.handledOnPage?.N ?? 0), ...(Item.lastNossoNumero?.S ? { lastNossoNumero: Item.lastNossoNumero.S } : {}) };
+    return {
+      page: Number(Item.page.N),
+      handledOnPage: Number(Item.handledOnPage?.N ?? 0),
+      ...(Item.lastNossoNumero?.S ? { lastNossoNumero: Item.lastNossoNumero.S } : {}),
+    };
   }
 
   async write(isoDay: string, cursor: DayCursor): Promise<void> {
-    await this.client.send(new PutItemCommand({
-      TableName: this.tableName,
-      Item: {
-        ...this.key(isoDay),
-        page: { N: String(cursor.page) },
-        handledOnPage: { N: String(cursor.handledOnPage) },
-        ...(cursor.lastNossoNumero ? { lastNossoNumero: { S: cursor.lastNossoNumero } } : {}),
-        [IdempotencyTable.TTL]: { N: String(Math.floor(this.now() / 1000) + this.ttlSeconds) },
-      },
-    }));
+    await this.client.send(
+      new PutItemCommand({
+        TableName: this.tableName,
+        Item: {
+          ...this.key(isoDay),
+          page: { N: String(cursor.page) },
+          handledOnPage: { N: String(cursor.handledOnPage) },
+          ...(cursor.lastNossoNumero ? { lastNossoNumero: { S: cursor.lastNossoNumero } } : {}),
+          [IdempotencyTable.TTL]: { N: String(Math.floor(this.now() / 1000) + this.ttlSeconds) },
+        },
+      }),
+    );
   }
 
   private key(isoDay: string) {

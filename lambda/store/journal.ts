@@ -18,7 +18,10 @@ export interface NotificationJournal {
 export class S3NotificationJournal implements NotificationJournal {
   readonly location: string;
 
-  constructor(private readonly s3: S3Client, private readonly bucketName: string) {
+  constructor(
+    private readonly s3: S3Client,
+    private readonly bucketName: string,
+  ) {
     this.location = `s3://${bucketName}/`;
   }
 
@@ -36,9 +39,22 @@ export class S3NotificationJournal implements NotificationJournal {
   private async put(key: string, body: string, contentType: string): Promise<void> {
     try {
       const bytes = Buffer.from(body, 'utf8');
-      await this.s3.send(new PutObjectCommand({ Bucket: this.bucketName, Key: key, Body: bytes, ContentLength: bytes.length, ContentType: contentType, IfNoneMatch: '*' }));
+      await this.s3.send(
+        new PutObjectCommand({
+          Bucket: this.bucketName,
+          Key: key,
+          Body: bytes,
+          ContentLength: bytes.length,
+          ContentType: contentType,
+          IfNoneMatch: '*',
+        }),
+      );
     } catch (error) {
-      if (isErrorNamed(error, 'PreconditionFailed') || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 412) return;
+      if (
+        isErrorNamed(error, 'PreconditionFailed') ||
+        (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 412
+      )
+        return;
       throw error;
     }
   }

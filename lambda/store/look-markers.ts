@@ -28,22 +28,27 @@ export function lookMarkerKey(subjectId: string): string {
 const CLEANUP_AFTER_SECONDS = 86_400;
 
 export class DynamoDbLookMarkers implements LookMarkers {
-  constructor(private readonly client: DynamoDBClient, private readonly tableName: string) {}
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {}
 
   async claim(subjectId: string, owner: string, until: number, now: number): Promise<boolean> {
     try {
-      await this.client.send(new PutItemCommand({
-        TableName: this.tableName,
-        Item: {
-          [IdempotencyTable.KEY]: { S: lookMarkerKey(subjectId) },
-          owner: { S: owner },
-          until: { N: String(until) },
-          [IdempotencyTable.TTL]: { N: String(Math.ceil(until / 1000) + CLEANUP_AFTER_SECONDS) },
-        },
-        ConditionExpression: 'attribute_not_exists(#k) OR #o = :owner OR #u < :now',
-        ExpressionAttributeNames: { '#k': IdempotencyTable.KEY, '#o': 'owner', '#u': 'until' },
-        ExpressionAttributeValues: { ':owner': { S: owner }, ':now': { N: String(now) } },
-      }));
+      await this.client.send(
+        new PutItemCommand({
+          TableName: this.tableName,
+          Item: {
+            [IdempotencyTable.KEY]: { S: lookMarkerKey(subjectId) },
+            owner: { S: owner },
+            until: { N: String(until) },
+            [IdempotencyTable.TTL]: { N: String(Math.ceil(until / 1000) + CLEANUP_AFTER_SECONDS) },
+          },
+          ConditionExpression: 'attribute_not_exists(#k) OR #o = :owner OR #u < :now',
+          ExpressionAttributeNames: { '#k': IdempotencyTable.KEY, '#o': 'owner', '#u': 'until' },
+          ExpressionAttributeValues: { ':owner': { S: owner }, ':now': { N: String(now) } },
+        }),
+      );
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;
@@ -54,14 +59,16 @@ export class DynamoDbLookMarkers implements LookMarkers {
   async release(subjectId: string, owner: string): Promise<void> {
     try {
       // Expired rather than deleted: the processor and the sweep never delete from the table (its TTL removes the item).
-      await this.client.send(new UpdateItemCommand({
-        TableName: this.tableName,
-        Key: { [IdempotencyTable.KEY]: { S: lookMarkerKey(subjectId) } },
-        UpdateExpression: 'SET #u = :zero',
-        ConditionExpression: '#o = :owner',
-        ExpressionAttributeNames: { '#o': 'owner', '#u': 'until' },
-        ExpressionAttributeValues: { ':owner': { S: owner }, ':zero': { N: '0' } },
-      }));
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { [IdempotencyTable.KEY]: { S: lookMarkerKey(subjectId) } },
+          UpdateExpression: 'SET #u = :zero',
+          ConditionExpression: '#o = :owner',
+          ExpressionAttributeNames: { '#o': 'owner', '#u': 'until' },
+          ExpressionAttributeValues: { ':owner': { S: owner }, ':zero': { N: '0' } },
+        }),
+      );
     } catch (error) {
       // Another look holds it now (this one's expired): it is theirs to release.
       if (!isConditionFailure(error)) throw error;

@@ -4,7 +4,12 @@
  */
 import { PAYMENT_ID_PATTERN, PAYMENT_TYPES, type PaymentType } from '../../contracts/bank-connection';
 import { EventTrigger } from '../../contracts/events';
-import { type ListedSettlement, type LookRequest, type LookSubject, TRACK_PAYMENT_DETAIL_TYPE } from '../../contracts/reconciliation';
+import {
+  type ListedSettlement,
+  type LookRequest,
+  type LookSubject,
+  TRACK_PAYMENT_DETAIL_TYPE,
+} from '../../contracts/reconciliation';
 import { rulesOf, SUBJECT_RULES } from '../bank/families';
 import { UNNOTIFIED_LIMIT } from './subject-store';
 
@@ -20,7 +25,8 @@ export function subjectIdOf(target: LookSubject, codigoBeneficiario: string): st
 /** The payment a payment subject's id names, or undefined for any other id (or an id not of the bank's pattern). */
 export function paymentOfSubjectId(subjectId: string): Extract<LookSubject, { kind: 'payment' }> | undefined {
   const match = /^payment:([a-z]+):(.+)$/.exec(subjectId);
-  if (!match || !(PAYMENT_TYPES as readonly string[]).includes(match[1]) || !PAYMENT_ID_PATTERN.test(match[2])) return undefined;
+  if (!match || !(PAYMENT_TYPES as readonly string[]).includes(match[1]) || !PAYMENT_ID_PATTERN.test(match[2]))
+    return undefined;
   return { kind: 'payment', paymentKind: match[1] as PaymentType, idTransacao: match[2] };
 }
 
@@ -36,7 +42,8 @@ export function encodeLookRequest(request: Omit<LookRequest, 'look'>): string {
 export function decodeLookRequest(messageBody: string): LookRequest | undefined {
   // Told apart by their first bytes, so a stored notification is not parsed twice.
   const lookRequest = messageBody.startsWith('{"look":');
-  const event = !lookRequest && messageBody.startsWith('{"version":') && messageBody.slice(0, 300).includes('"detail-type":');
+  const event =
+    !lookRequest && messageBody.startsWith('{"version":') && messageBody.slice(0, 300).includes('"detail-type":');
   if (!lookRequest && !event) return undefined;
   let parsed: Record<string, unknown>;
   try {
@@ -46,10 +53,16 @@ export function decodeLookRequest(messageBody: string): LookRequest | undefined 
   }
   if (parsed['detail-type'] === TRACK_PAYMENT_DETAIL_TYPE) {
     const detail = (parsed.detail ?? {}) as Record<string, unknown>;
-    const subject = checkSubject({ kind: 'payment', paymentKind: detail.paymentKind, idTransacao: detail.idTransacao }, TRACK_PAYMENT_DETAIL_TYPE);
+    const subject = checkSubject(
+      { kind: 'payment', paymentKind: detail.paymentKind, idTransacao: detail.idTransacao },
+      TRACK_PAYMENT_DETAIL_TYPE,
+    );
     const source = typeof parsed.source === 'string' ? parsed.source.slice(0, 256) : 'an unnamed source';
     return {
-      look: 1, trigger: EventTrigger.RECONCILIATION, subject, track: true,
+      look: 1,
+      trigger: EventTrigger.RECONCILIATION,
+      subject,
+      track: true,
       requestedAt: typeof parsed.time === 'string' ? parsed.time : new Date().toISOString(),
       reason: `a ${TRACK_PAYMENT_DETAIL_TYPE} event from ${source}`,
       trackSource: source,
@@ -58,8 +71,13 @@ export function decodeLookRequest(messageBody: string): LookRequest | undefined 
     };
   }
   if (parsed.look !== 1) return undefined;
-  const trigger = Object.values(EventTrigger).includes(parsed.trigger as EventTrigger) ? parsed.trigger as EventTrigger : undefined;
-  if (!trigger) throw new Error(`a look request with trigger ${JSON.stringify(parsed.trigger)}, not one of ${Object.values(EventTrigger).join(', ')}`);
+  const trigger = Object.values(EventTrigger).includes(parsed.trigger as EventTrigger)
+    ? (parsed.trigger as EventTrigger)
+    : undefined;
+  if (!trigger)
+    throw new Error(
+      `a look request with trigger ${JSON.stringify(parsed.trigger)}, not one of ${Object.values(EventTrigger).join(', ')}`,
+    );
   return {
     look: 1,
     trigger,
@@ -84,20 +102,28 @@ function recoveryCheckOf(value: unknown): { recoveryCheck?: string[] } {
 
 /** `{ [name]: value }` when `value` is a string of 1 to 256 characters, else nothing. */
 function textField<K extends 'lookId' | 'trackSource'>(name: K, value: unknown): Partial<Record<K, string>> {
-  return typeof value === 'string' && value.length > 0 && value.length <= 256 ? { [name]: value } as Partial<Record<K, string>> : {};
+  return typeof value === 'string' && value.length > 0 && value.length <= 256
+    ? ({ [name]: value } as Partial<Record<K, string>>)
+    : {};
 }
 
 /** The listing's settlement a look request carries, when it is well formed (it only feeds a comparison). */
 function listedOf(value: unknown): { listed?: ListedSettlement } {
   const v = (value && typeof value === 'object' ? value : {}) as Record<string, unknown>;
-  const ok = typeof v.day === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v.day) && Number.isSafeInteger(v.cents) && (v.cents as number) >= 0;
+  const ok =
+    typeof v.day === 'string' &&
+    /^\d{4}-\d{2}-\d{2}$/.test(v.day) &&
+    Number.isSafeInteger(v.cents) &&
+    (v.cents as number) >= 0;
   return ok ? { listed: { day: v.day as string, cents: v.cents as number } } : {};
 }
 
 /** The subject a look request names, checked by its kind's rules. */
 function checkSubject(subject: Record<string, unknown>, what: string): LookSubject {
   const rules = SUBJECT_RULES.find((r) => r.kind === subject.kind);
-  if (!rules) throw new Error(`${what} names no subject the processor knows (a boleto's nossoNumero, a payment's paymentKind and idTransacao, or a Pix's endToEndId)`);
+  if (!rules)
+    throw new Error(
+      `${what} names no subject the processor knows (a boleto's nossoNumero, a payment's paymentKind and idTransacao, or a Pix's endToEndId)`,
+    );
   return rules.targetFrom(subject, what);
 }
-

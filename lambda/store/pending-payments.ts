@@ -30,20 +30,25 @@ export function pendingSinceOf(item: Record<string, AttributeValue>): number | u
 
 /** The index as the sweep reads it. */
 export class DynamoDbPendingPayments {
-  constructor(private readonly client: DynamoDBClient, private readonly tableName: string) {}
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {}
 
   /** Every payment in the index, oldest first. */
   async *list(): AsyncIterable<PendingPayment> {
     let ExclusiveStartKey: Record<string, AttributeValue> | undefined;
     do {
-      const page = await this.client.send(new QueryCommand({
-        TableName: this.tableName,
-        IndexName: PendingPaymentIndex.NAME,
-        KeyConditionExpression: '#p = :p',
-        ExpressionAttributeNames: { '#p': PendingPaymentIndex.PARTITION },
-        ExpressionAttributeValues: { ':p': { S: PENDING_PAYMENTS_PARTITION } },
-        ExclusiveStartKey,
-      }));
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: PendingPaymentIndex.NAME,
+          KeyConditionExpression: '#p = :p',
+          ExpressionAttributeNames: { '#p': PendingPaymentIndex.PARTITION },
+          ExpressionAttributeValues: { ':p': { S: PENDING_PAYMENTS_PARTITION } },
+          ExclusiveStartKey,
+        }),
+      );
       for (const item of page.Items ?? []) {
         const subjectId = item[IdempotencyTable.KEY]?.S;
         const since = Number(item[PendingPaymentIndex.SINCE]?.N);
@@ -55,16 +60,20 @@ export class DynamoDbPendingPayments {
 
   /** Takes a payment out of the index (it stays pending at the bank, past the maximum age). */
   async giveUp(payment: PendingPayment): Promise<void> {
-    await this.client.send(new UpdateItemCommand({
-      TableName: this.tableName,
-      Key: { [IdempotencyTable.KEY]: { S: payment.subjectId } },
-      UpdateExpression: 'REMOVE #p, #s',
-      ConditionExpression: '#s = :s',
-      ExpressionAttributeNames: { '#p': PendingPaymentIndex.PARTITION, '#s': PendingPaymentIndex.SINCE },
-      ExpressionAttributeValues: { ':s': { N: String(payment.pendingSince) } },
-    })).catch((error: unknown) => {
-      // Written again since it was listed (the processor saw it change): nothing to give up.
-      if (!isConditionFailure(error)) throw error;
-    });
+    await this.client
+      .send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { [IdempotencyTable.KEY]: { S: payment.subjectId } },
+          UpdateExpression: 'REMOVE #p, #s',
+          ConditionExpression: '#s = :s',
+          ExpressionAttributeNames: { '#p': PendingPaymentIndex.PARTITION, '#s': PendingPaymentIndex.SINCE },
+          ExpressionAttributeValues: { ':s': { N: String(payment.pendingSince) } },
+        }),
+      )
+      .catch((error: unknown) => {
+        // Written again since it was listed (the processor saw it change): nothing to give up.
+        if (!isConditionFailure(error)) throw error;
+      });
   }
 }

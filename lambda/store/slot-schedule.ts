@@ -3,10 +3,16 @@
  * (`id` = `rate#<name>`): every environment of the processor and the reconciliation sweep takes
  * its slots there, so together they keep the bank's rate whatever their number.
  */
+import { type DynamoDBClient, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import {
-  type DynamoDBClient, GetItemCommand, UpdateItemCommand,
-} from '@aws-sdk/client-dynamodb';
-import { CallKind, IdleTimePacer, MemorySlotSchedule, PacerByKind, RatePacer, type SlotSchedule, type Slowdown } from '../bank/pacing';
+  CallKind,
+  IdleTimePacer,
+  MemorySlotSchedule,
+  PacerByKind,
+  RatePacer,
+  type SlotSchedule,
+  type Slowdown,
+} from '../bank/pacing';
 import type { BankConnectionSettings } from '../../contracts/bank-connection';
 import { IdempotencyTable, QUERY_RATE_NAME } from '../../contracts/processor';
 import { isConditionFailure } from './conditions';
@@ -22,7 +28,11 @@ const ITEM_TTL_SECONDS = 24 * 3600;
  * registration rate, and every other call on the one schedule all environments share through
  * the table (`rate#queries`), so together they keep `queriesPerSecond`.
  */
-export function sharedBankPacer(client: DynamoDBClient, tableName: string, connection: BankConnectionSettings): PacerByKind {
+export function sharedBankPacer(
+  client: DynamoDBClient,
+  tableName: string,
+  connection: BankConnectionSettings,
+): PacerByKind {
   return sharedBankPacers(client, tableName, connection).calls;
 }
 
@@ -31,10 +41,20 @@ export function sharedBankPacer(client: DynamoDBClient, tableName: string, conne
  * and `looks`, which takes the schedule's idle time only (IdleTimePacer), so a look request's
  * query never makes a notification's wait.
  */
-export function sharedBankPacers(client: DynamoDBClient, tableName: string, connection: BankConnectionSettings): { calls: PacerByKind; looks: PacerByKind } {
+export function sharedBankPacers(
+  client: DynamoDBClient,
+  tableName: string,
+  connection: BankConnectionSettings,
+): { calls: PacerByKind; looks: PacerByKind } {
   const byKind = {
-    [CallKind.TOKEN]: new RatePacer(new MemorySlotSchedule(), { ratePerSecond: connection.queriesPerSecond, name: 'bank token requests' }),
-    [CallKind.CREATION]: new RatePacer(new MemorySlotSchedule(), { ratePerSecond: connection.registrationCallsPerSecond, name: 'bank registration creations' }),
+    [CallKind.TOKEN]: new RatePacer(new MemorySlotSchedule(), {
+      ratePerSecond: connection.queriesPerSecond,
+      name: 'bank token requests',
+    }),
+    [CallKind.CREATION]: new RatePacer(new MemorySlotSchedule(), {
+      ratePerSecond: connection.registrationCallsPerSecond,
+      name: 'bank registration creations',
+    }),
   };
   const schedule = new DynamoDbSlotSchedule(client, tableName, QUERY_RATE_NAME);
   const queries = new RatePacer(schedule, { ratePerSecond: connection.queriesPerSecond, name: 'bank queries' });
@@ -47,48 +67,83 @@ export function sharedBankPacers(client: DynamoDBClient, tableName: string, conn
 export class DynamoDbSlotSchedule implements SlotSchedule {
   private readonly key: Record<string, { S: string }>;
 
-  constructor(private readonly client: DynamoDBClient, private readonly tableName: string, name: string, private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly tableName: string,
+    name: string,
+    private readonly now: () => number = Date.now,
+  ) {
     this.key = { [IdempotencyTable.KEY]: { S: `rate#${name}` } };
   }
 
-  async reserve(costMs: number, floor: number, latest: number): Promise<({ end: number } | { next: number }) & { slowdown?: Slowdown }> {
+  async reserve(
+    costMs: number,
+    floor: number,
+    latest: number,
+  ): Promise<({ end: number } | { next: number }) & { slowdown?: Slowdown }> {
     for (let attempt = 1; attempt <= RACE_ATTEMPTS; attempt++) {
       // The usual case, one write: `next` is within [floor, latest]; move it on.
-      const moved = await this.update('SET #next = #next + :cost, #ttl = :ttl', '#next BETWEEN :floor AND :latest', { ':cost': costMs, ':floor': floor, ':latest': latest });
+      const moved = await this.update('SET #next = #next + :cost, #ttl = :ttl', '#next BETWEEN :floor AND :latest', {
+        ':cost': costMs,
+        ':floor': floor,
+        ':latest': latest,
+      });
       if (moved) return { end: moved.next, slowdown: moved.slowdown };
       const item = await this.read();
       if (item && item.next > latest) return { next: item.next, slowdown: item.slowdown };
       if (!item || item.next < floor) {
         // Idle (or never used): the schedule starts again from now.
-        const started = await this.update('SET #next = :end, #ttl = :ttl', 'attribute_not_exists(#next) OR #next < :floor', { ':end': floor + costMs, ':floor': floor });
+        const started = await this.update(
+          'SET #next = :end, #ttl = :ttl',
+          'attribute_not_exists(#next) OR #next < :floor',
+          { ':end': floor + costMs, ':floor': floor },
+        );
         if (started) return { end: started.next, slowdown: started.slowdown };
       }
       // Someone else moved it in between: look again.
     }
-    throw new Error(`the bank rate schedule ${this.key[IdempotencyTable.KEY].S} kept changing under ${RACE_ATTEMPTS} tries; the call is retried later`);
+    throw new Error(
+      `the bank rate schedule ${this.key[IdempotencyTable.KEY].S} kept changing under ${RACE_ATTEMPTS} tries; the call is retried later`,
+    );
   }
 
   async pushBack(until: number, slowdown: Slowdown): Promise<void> {
     const values = { ':until': until, ':factor': slowdown.factor, ':at': slowdown.at };
-    const pushed = await this.update('SET #next = :until, #factor = :factor, #at = :at, #ttl = :ttl', 'attribute_not_exists(#next) OR #next < :until', values);
+    const pushed = await this.update(
+      'SET #next = :until, #factor = :factor, #at = :at, #ttl = :ttl',
+      'attribute_not_exists(#next) OR #next < :until',
+      values,
+    );
     // Already further on: the slowdown is recorded all the same.
-    if (!pushed) await this.update('SET #factor = :factor, #at = :at, #ttl = :ttl', undefined, { ':factor': slowdown.factor, ':at': slowdown.at });
+    if (!pushed)
+      await this.update('SET #factor = :factor, #at = :at, #ttl = :ttl', undefined, {
+        ':factor': slowdown.factor,
+        ':at': slowdown.at,
+      });
   }
 
   /** The item after the write, or undefined when the condition did not hold. */
-  private async update(expression: string, condition: string | undefined, values: Record<string, number>): Promise<ScheduleItem | undefined> {
-    const attributeValues: Record<string, { N: string }> = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, { N: String(k === ':factor' ? v : Math.round(v)) }]));
+  private async update(
+    expression: string,
+    condition: string | undefined,
+    values: Record<string, number>,
+  ): Promise<ScheduleItem | undefined> {
+    const attributeValues: Record<string, { N: string }> = Object.fromEntries(
+      Object.entries(values).map(([k, v]) => [k, { N: String(k === ':factor' ? v : Math.round(v)) }]),
+    );
     attributeValues[':ttl'] = { N: String(Math.floor(this.now() / 1000) + ITEM_TTL_SECONDS) };
     try {
-      const result = await this.client.send(new UpdateItemCommand({
-        TableName: this.tableName,
-        Key: this.key,
-        UpdateExpression: expression,
-        ConditionExpression: condition,
-        ExpressionAttributeNames: namesIn(expression + (condition ?? '')),
-        ExpressionAttributeValues: attributeValues,
-        ReturnValues: 'ALL_NEW',
-      }));
+      const result = await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: this.key,
+          UpdateExpression: expression,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: namesIn(expression + (condition ?? '')),
+          ExpressionAttributeValues: attributeValues,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
       return scheduleItem(result.Attributes);
     } catch (error) {
       if (isConditionFailure(error)) return undefined;
@@ -97,7 +152,9 @@ export class DynamoDbSlotSchedule implements SlotSchedule {
   }
 
   private async read(): Promise<ScheduleItem | undefined> {
-    const result = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: this.key, ConsistentRead: true }));
+    const result = await this.client.send(
+      new GetItemCommand({ TableName: this.tableName, Key: this.key, ConsistentRead: true }),
+    );
     return scheduleItem(result.Item);
   }
 }
@@ -107,7 +164,12 @@ interface ScheduleItem {
   readonly slowdown?: Slowdown;
 }
 
-const ATTRIBUTE_NAMES: Record<string, string> = { '#next': 'next', '#factor': 'slowdownFactor', '#at': 'slowdownAt', '#ttl': IdempotencyTable.TTL };
+const ATTRIBUTE_NAMES: Record<string, string> = {
+  '#next': 'next',
+  '#factor': 'slowdownFactor',
+  '#at': 'slowdownAt',
+  '#ttl': IdempotencyTable.TTL,
+};
 
 /** The attribute names an expression uses. */
 function namesIn(expression: string): Record<string, string> {

@@ -5,7 +5,12 @@
  */
 import { isUtf8 } from 'node:buffer';
 import {
-  MESSAGE_ATTRIBUTES_RESERVE_BYTES, type Route, STORED_ROUTES, SQS_MAX_MESSAGE_BYTES, type StoredNotification, type StoredNotificationMeta,
+  MESSAGE_ATTRIBUTES_RESERVE_BYTES,
+  type Route,
+  STORED_ROUTES,
+  SQS_MAX_MESSAGE_BYTES,
+  type StoredNotification,
+  type StoredNotificationMeta,
 } from '../../contracts/receiver';
 import { JOURNAL_NOTIFICATIONS_PREFIX } from '../../contracts/record';
 import { isTraceId } from '../../contracts/tracing';
@@ -40,7 +45,12 @@ export function encodeStoredNotification(meta: StoredNotificationMeta, body: Buf
     const json = JSON.stringify({ v: 1, ...meta, bodyEncoding: 'utf8', body: text } satisfies StoredNotification);
     if (Buffer.byteLength(json, 'utf8') <= SQS_MAX_MESSAGE_BYTES - MESSAGE_ATTRIBUTES_RESERVE_BYTES) return json;
   }
-  return JSON.stringify({ v: 1, ...meta, bodyEncoding: 'base64', body: body.toString('base64') } satisfies StoredNotification);
+  return JSON.stringify({
+    v: 1,
+    ...meta,
+    bodyEncoding: 'base64',
+    body: body.toString('base64'),
+  } satisfies StoredNotification);
 }
 
 /** Reads a message the receiver stored; throws a readable error for anything else. */
@@ -53,12 +63,20 @@ export function decodeStoredNotification(messageBody: string): { notification: S
   }
   const n = parsed as Partial<StoredNotification> | null;
   if (
-    !n || typeof n !== 'object' || n.v !== 1 || !STORED_ROUTES.includes(n.route as Route) ||
-    (n.bodyEncoding !== 'utf8' && n.bodyEncoding !== 'base64') || typeof n.body !== 'string' ||
-    typeof n.requestId !== 'string' || typeof n.receivedAt !== 'string' ||
-    (n.journalKey !== undefined && (typeof n.journalKey !== 'string' || !n.journalKey.startsWith(JOURNAL_NOTIFICATIONS_PREFIX)))
+    !n ||
+    typeof n !== 'object' ||
+    n.v !== 1 ||
+    !STORED_ROUTES.includes(n.route as Route) ||
+    (n.bodyEncoding !== 'utf8' && n.bodyEncoding !== 'base64') ||
+    typeof n.body !== 'string' ||
+    typeof n.requestId !== 'string' ||
+    typeof n.receivedAt !== 'string' ||
+    (n.journalKey !== undefined &&
+      (typeof n.journalKey !== 'string' || !n.journalKey.startsWith(JOURNAL_NOTIFICATIONS_PREFIX)))
   ) {
-    throw new Error('Stored message is not a version 1 notification envelope (v, route, requestId, receivedAt, bodyEncoding, body)');
+    throw new Error(
+      'Stored message is not a version 1 notification envelope (v, route, requestId, receivedAt, bodyEncoding, body)',
+    );
   }
   // Anyone who may send to the queue writes the envelope: a trace id that is not one is left out, never a reason to refuse it.
   const { traceId, ...rest } = n as StoredNotification;
@@ -66,4 +84,3 @@ export function decodeStoredNotification(messageBody: string): { notification: S
   const body = Buffer.from(notification.body, notification.bodyEncoding === 'utf8' ? 'utf8' : 'base64');
   return { notification, body };
 }
-

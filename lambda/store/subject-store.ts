@@ -7,7 +7,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
-  type AttributeValue, BatchGetItemCommand, type DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand,
+  type AttributeValue,
+  BatchGetItemCommand,
+  type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import type { BankEventDetailType, StatusClass } from '../../contracts/events';
 import type { SubjectState } from '../bank/verified-state';
@@ -120,9 +125,16 @@ const BATCH_GET_LIMIT = 100;
 
 /** A subject's record as its item holds it. */
 function recordOf(Item: Record<string, AttributeValue>): SubjectRecord {
-  const data = JSON.parse(Item.data?.S ?? '{}') as Pick<SubjectRecord, 'state' | 'history' | 'seen' | 'unnotified' | 'trail' | 'notAttributed' | 'pastRecordLifetime'>;
+  const data = JSON.parse(Item.data?.S ?? '{}') as Pick<
+    SubjectRecord,
+    'state' | 'history' | 'seen' | 'unnotified' | 'trail' | 'notAttributed' | 'pastRecordLifetime'
+  >;
   const outbox: Outbox | undefined = Item.outboxId?.S
-    ? { id: Item.outboxId.S, leaseUntil: Number(Item.leaseUntil?.N ?? 0), entries: JSON.parse(Item.outbox?.S ?? '[]') as OutboxEntry[] }
+    ? {
+        id: Item.outboxId.S,
+        leaseUntil: Number(Item.leaseUntil?.N ?? 0),
+        entries: JSON.parse(Item.outbox?.S ?? '[]') as OutboxEntry[],
+      }
     : undefined;
   const pendingSince = pendingSinceOf(Item);
   return {
@@ -146,7 +158,10 @@ function recordOf(Item: Record<string, AttributeValue>): SubjectRecord {
  * safe: every write is conditional on the version read, and a write that loses reads again.
  */
 export class PrefetchedSubjects implements SubjectStore {
-  constructor(private readonly store: SubjectStore, private readonly fetched: Map<string, SubjectRecord>) {}
+  constructor(
+    private readonly store: SubjectStore,
+    private readonly fetched: Map<string, SubjectRecord>,
+  ) {}
 
   read(subjectId: string): Promise<SubjectRecord> {
     const record = this.fetched.get(subjectId);
@@ -184,7 +199,9 @@ export class DynamoDbSubjectStore implements SubjectStore {
 
   async read(subjectId: string): Promise<SubjectRecord> {
     return inSpan('read subject', {}, async () => {
-      const { Item } = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: this.key(subjectId), ConsistentRead: true }));
+      const { Item } = await this.client.send(
+        new GetItemCommand({ TableName: this.tableName, Key: this.key(subjectId), ConsistentRead: true }),
+      );
       return Item ? recordOf(Item) : EMPTY_RECORD;
     });
   }
@@ -195,8 +212,11 @@ export class DynamoDbSubjectStore implements SubjectStore {
     const asked = keys.map((key) => key[IdempotencyTable.KEY].S);
     // Keys DynamoDB leaves unprocessed (throttling, the 16 MB answer limit) are asked once more; the rest are read one by one.
     for (let round = 0; keys.length && round < 2; round++) {
-      const answer = await this.client.send(new BatchGetItemCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }));
-      for (const item of answer.Responses?.[this.tableName] ?? []) records.set(item[IdempotencyTable.KEY].S!, recordOf(item));
+      const answer = await this.client.send(
+        new BatchGetItemCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }),
+      );
+      for (const item of answer.Responses?.[this.tableName] ?? [])
+        records.set(item[IdempotencyTable.KEY].S!, recordOf(item));
       keys = (answer.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as typeof keys;
     }
     const unread = new Set(keys.map((key) => key[IdempotencyTable.KEY].S));
@@ -209,14 +229,23 @@ export class DynamoDbSubjectStore implements SubjectStore {
       ...this.key(subjectId),
       v: { N: String(expectedVersion + 1) },
       seq: { N: String(next.sequence) },
-      data: { S: JSON.stringify({
-        state: next.state, history: next.history, seen: next.seen,
-        ...(next.unnotified?.length ? { unnotified: next.unnotified } : {}),
-        ...(next.trail?.length ? { trail: next.trail } : {}),
-        ...(next.notAttributed ? { notAttributed: next.notAttributed } : {}),
-        ...(next.pastRecordLifetime ? { pastRecordLifetime: next.pastRecordLifetime } : {}),
-      }) },
-      [IdempotencyTable.TTL]: { N: String(Math.floor(this.now() / 1000) + (this.ttlSecondsByKind[subjectId.slice(0, subjectId.indexOf(':'))] ?? this.ttlSeconds)) },
+      data: {
+        S: JSON.stringify({
+          state: next.state,
+          history: next.history,
+          seen: next.seen,
+          ...(next.unnotified?.length ? { unnotified: next.unnotified } : {}),
+          ...(next.trail?.length ? { trail: next.trail } : {}),
+          ...(next.notAttributed ? { notAttributed: next.notAttributed } : {}),
+          ...(next.pastRecordLifetime ? { pastRecordLifetime: next.pastRecordLifetime } : {}),
+        }),
+      },
+      [IdempotencyTable.TTL]: {
+        N: String(
+          Math.floor(this.now() / 1000) +
+            (this.ttlSecondsByKind[subjectId.slice(0, subjectId.indexOf(':'))] ?? this.ttlSeconds),
+        ),
+      },
     };
     if (next.pendingSince !== undefined) Object.assign(item, pendingPaymentAttributes(next.pendingSince));
     if (next.outbox) {
@@ -225,13 +254,22 @@ export class DynamoDbSubjectStore implements SubjectStore {
       item.outbox = { S: JSON.stringify(next.outbox.entries) };
     }
     return inSpan('write subject', { 'bank.expected_version': expectedVersion }, async (span) => {
-      const written = await this.conditional(new PutItemCommand({
-        TableName: this.tableName,
-        Item: item,
-      ...(expectedVersion === 0
-        ? { ConditionExpression: 'attribute_not_exists(#id)', ExpressionAttributeNames: { '#id': IdempotencyTable.KEY } }
-          : { ConditionExpression: '#v = :v', ExpressionAttributeNames: { '#v': 'v' }, ExpressionAttributeValues: { ':v': { N: String(expectedVersion) } } }),
-      }));
+      const written = await this.conditional(
+        new PutItemCommand({
+          TableName: this.tableName,
+          Item: item,
+          ...(expectedVersion === 0
+            ? {
+                ConditionExpression: 'attribute_not_exists(#id)',
+                ExpressionAttributeNames: { '#id': IdempotencyTable.KEY },
+              }
+            : {
+                ConditionExpression: '#v = :v',
+                ExpressionAttributeNames: { '#v': 'v' },
+                ExpressionAttributeValues: { ':v': { N: String(expectedVersion) } },
+              }),
+        }),
+      );
       // Lost to another writer: the look reads the subject again.
       span.setAttribute('bank.written', written);
       return written;
@@ -239,23 +277,31 @@ export class DynamoDbSubjectStore implements SubjectStore {
   }
 
   async takeOutbox(subjectId: string, outbox: Outbox, leaseUntil: number): Promise<boolean> {
-    return this.conditional(new UpdateItemCommand({
-      TableName: this.tableName,
-      Key: this.key(subjectId),
-      UpdateExpression: 'SET leaseUntil = :new',
-      ConditionExpression: 'outboxId = :id AND leaseUntil = :old',
-      ExpressionAttributeValues: { ':id': { S: outbox.id }, ':old': { N: String(outbox.leaseUntil) }, ':new': { N: String(leaseUntil) } },
-    }));
+    return this.conditional(
+      new UpdateItemCommand({
+        TableName: this.tableName,
+        Key: this.key(subjectId),
+        UpdateExpression: 'SET leaseUntil = :new',
+        ConditionExpression: 'outboxId = :id AND leaseUntil = :old',
+        ExpressionAttributeValues: {
+          ':id': { S: outbox.id },
+          ':old': { N: String(outbox.leaseUntil) },
+          ':new': { N: String(leaseUntil) },
+        },
+      }),
+    );
   }
 
   async clearOutbox(subjectId: string, outboxId: string): Promise<boolean> {
-    return this.conditional(new UpdateItemCommand({
-      TableName: this.tableName,
-      Key: this.key(subjectId),
-      UpdateExpression: 'REMOVE outboxId, leaseUntil, outbox SET v = v + :one',
-      ConditionExpression: 'outboxId = :id',
-      ExpressionAttributeValues: { ':id': { S: outboxId }, ':one': { N: '1' } },
-    }));
+    return this.conditional(
+      new UpdateItemCommand({
+        TableName: this.tableName,
+        Key: this.key(subjectId),
+        UpdateExpression: 'REMOVE outboxId, leaseUntil, outbox SET v = v + :one',
+        ConditionExpression: 'outboxId = :id',
+        ExpressionAttributeValues: { ':id': { S: outboxId }, ':one': { N: '1' } },
+      }),
+    );
   }
 
   private key(subjectId: string) {

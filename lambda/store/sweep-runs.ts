@@ -21,23 +21,34 @@ export interface SweepRunRecord {
 const KEEP_SECONDS = 30 * 86_400;
 
 export class DynamoDbSweepRuns {
-  constructor(private readonly client: DynamoDBClient, private readonly tableName: string) {}
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {}
 
   async read(): Promise<SweepRunRecord | undefined> {
-    const { Item: item } = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: { [IdempotencyTable.KEY]: { S: LAST_SWEEP_KEY } }, ConsistentRead: true }));
+    const { Item: item } = await this.client.send(
+      new GetItemCommand({
+        TableName: this.tableName,
+        Key: { [IdempotencyTable.KEY]: { S: LAST_SWEEP_KEY } },
+        ConsistentRead: true,
+      }),
+    );
     if (!item?.data?.S || !item.at?.N) return undefined;
     return { at: Number(item.at.N), result: JSON.parse(item.data.S) as SweepResult };
   }
 
   async write(run: SweepRunRecord): Promise<void> {
-    await this.client.send(new PutItemCommand({
-      TableName: this.tableName,
-      Item: {
-        [IdempotencyTable.KEY]: { S: LAST_SWEEP_KEY },
-        at: { N: String(run.at) },
-        data: { S: JSON.stringify(run.result) },
-        [IdempotencyTable.TTL]: { N: String(Math.ceil(run.at / 1000) + KEEP_SECONDS) },
-      },
-    }));
+    await this.client.send(
+      new PutItemCommand({
+        TableName: this.tableName,
+        Item: {
+          [IdempotencyTable.KEY]: { S: LAST_SWEEP_KEY },
+          at: { N: String(run.at) },
+          data: { S: JSON.stringify(run.result) },
+          [IdempotencyTable.TTL]: { N: String(Math.ceil(run.at / 1000) + KEEP_SECONDS) },
+        },
+      }),
+    );
   }
 }

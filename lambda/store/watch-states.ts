@@ -36,10 +36,19 @@ const KEEP_SECONDS = 30 * 86_400;
 const optionalNumber = (value: { N?: string } | undefined) => (value?.N === undefined ? undefined : Number(value.N));
 
 export class DynamoDbWatchStates implements WatchStates {
-  constructor(private readonly client: DynamoDBClient, private readonly tableName: string) {}
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {}
 
   async read(appliedRecord: string): Promise<WatchStateRecord | undefined> {
-    const { Item: item } = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: { [IdempotencyTable.KEY]: { S: watchStateKey(appliedRecord) } }, ConsistentRead: true }));
+    const { Item: item } = await this.client.send(
+      new GetItemCommand({
+        TableName: this.tableName,
+        Key: { [IdempotencyTable.KEY]: { S: watchStateKey(appliedRecord) } },
+        ConsistentRead: true,
+      }),
+    );
     if (!item?.state?.S) return undefined;
     return {
       state: item.state.S as WatchState,

@@ -87,6 +87,8 @@ export function warnWithoutAlarmTopic(scope: Construct, topic: sns.ITopic | unde
   const stack = Stack.of(scope);
   if (topic || warnedStacks.has(stack)) return;
   warnedStacks.add(stack);
-  Annotations.of(scope).addWarningV2('cdk-bank-webhooks:noAlarmTopic',
-    'No alarmTopic: the alarms of cdk-bank-webhooks in this stack (dead-letter queue, oldest message, processor errors, refused tokens, lost notifications recovered, registration drift) notify nobody. Pass an SNS topic someone reads as alarmTopic.');
+  Annotations.of(scope).addWarningV2(
+    'cdk-bank-webhooks:noAlarmTopic',
+    'No alarmTopic: the alarms of cdk-bank-webhooks in this stack (dead-letter queue, oldest message, processor errors, refused tokens, lost notifications recovered, registration drift) notify nobody. Pass an SNS topic someone reads as alarmTopic.',
+  );
 }

@@ -19,7 +19,10 @@ import type { ResolvedOpenTelemetry } from './tracing';
  * (dist/lib/core -> dist/handlers) and from its TypeScript sources (lib/core -> dist/handlers).
  */
 function handlerCode(name: string): lambda.Code {
-  const candidates = [join(__dirname, '..', '..', 'handlers', name), join(__dirname, '..', '..', 'dist', 'handlers', name)];
+  const candidates = [
+    join(__dirname, '..', '..', 'handlers', name),
+    join(__dirname, '..', '..', 'dist', 'handlers', name),
+  ];
   const found = candidates.find((dir) => existsSync(join(dir, 'index.js')));
   if (!found) {
     throw new Error(
@@ -74,8 +77,15 @@ export abstract class BundledFunction extends lambda.Function {
 
   protected constructor(scope: Construct, id: string, design: BundledFunctionDesign, props: BundledFunctionProps) {
     allowLogsToUse(scope, props.logEncryptionKey);
-    const logGroup = new logs.LogGroup(scope, props.logGroupId, { retention: props.logRetention ?? logs.RetentionDays.ONE_YEAR, removalPolicy: RemovalPolicy.RETAIN, encryptionKey: props.logEncryptionKey });
-    const role = new iam.Role(scope, props.roleId, { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'), description: props.roleDescription });
+    const logGroup = new logs.LogGroup(scope, props.logGroupId, {
+      retention: props.logRetention ?? logs.RetentionDays.ONE_YEAR,
+      removalPolicy: RemovalPolicy.RETAIN,
+      encryptionKey: props.logEncryptionKey,
+    });
+    const role = new iam.Role(scope, props.roleId, {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: props.roleDescription,
+    });
     logGroup.grantWrite(role);
     super(scope, id, {
       description: props.description,
@@ -88,8 +98,14 @@ export abstract class BundledFunction extends lambda.Function {
       role,
       logGroup,
       loggingFormat: lambda.LoggingFormat.JSON,
-      ...(props.tracing !== undefined ? { tracing: props.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED } : {}),
-      environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps', ...openTelemetryEnvironment(props.openTelemetry) },
+      ...(props.tracing !== undefined
+        ? { tracing: props.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED }
+        : {}),
+      environment: {
+        ...props.environment,
+        NODE_OPTIONS: '--enable-source-maps',
+        ...openTelemetryEnvironment(props.openTelemetry),
+      },
       ...props.network,
     });
     if (props.openTelemetry) this.addOpenTelemetry(role, props.openTelemetry);
@@ -103,7 +119,8 @@ export abstract class BundledFunction extends lambda.Function {
     if (props.tracing) {
       Validations.of(role).acknowledge({
         id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
-        reason: 'X-Ray tracing (TracingMode.XRAY or OPENTELEMETRY) needs xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions.',
+        reason:
+          'X-Ray tracing (TracingMode.XRAY or OPENTELEMETRY) needs xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions.',
       });
     }
   }
@@ -114,7 +131,8 @@ export abstract class BundledFunction extends lambda.Function {
     role.addManagedPolicy(iam.ManagedPolicy.fromAwsManagedPolicyName(ADOT_MANAGED_POLICY));
     Validations.of(role).acknowledge({
       id: `AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/${ADOT_MANAGED_POLICY}]`,
-      reason: 'AWS\'s managed policy for its OpenTelemetry layer (tracing: TracingMode.OPENTELEMETRY), as AWS\'s instructions attach it: X-Ray writes and the Application Signals log group, kept current by AWS as the layer changes.',
+      reason:
+        "AWS's managed policy for its OpenTelemetry layer (tracing: TracingMode.OPENTELEMETRY), as AWS's instructions attach it: X-Ray writes and the Application Signals log group, kept current by AWS as the layer changes.",
     });
   }
 

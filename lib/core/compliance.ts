@@ -38,16 +38,19 @@ export type InherentFinding = keyof typeof RULE_PACKS;
  * no KMS key, no rotation, no backup plan, no WAF) are never acknowledged here.
  */
 export function acknowledgeInherent(construct: IConstruct, rule: InherentFinding, reason: string): void {
-  for (const pack of RULE_PACKS[rule]) Validations.of(construct).acknowledge({ id: `${pack}::${pack}-${rule}`, reason });
+  for (const pack of RULE_PACKS[rule])
+    Validations.of(construct).acknowledge({ id: `${pack}::${pack}-${rule}`, reason });
 }
 
 /** Acknowledges the managed policy Lambda attaches to the role of a function placed in a VPC. */
 export function acknowledgeVpcAccessPolicy(role: IConstruct): void {
   Validations.of(role).acknowledge({
     id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]',
-    reason: 'AWS\'s managed policy for a function in a VPC, which CDK attaches: the EC2 network interface actions Lambda needs to place the function, which take no resource-level permissions.',
+    reason:
+      "AWS's managed policy for a function in a VPC, which CDK attaches: the EC2 network interface actions Lambda needs to place the function, which take no resource-level permissions.",
   });
 }
 
 /** Why each function's role keeps its permissions in a policy of its own. */
-export const ROLE_POLICY_REASON = 'The role serves one function; its policy holds only grants scoped to that function\'s own resources (its log group, queue, table, secrets, bus), written by CDK\'s grant methods. A managed policy would be attached to nothing else and would only widen who may use it.';
+export const ROLE_POLICY_REASON =
+  "The role serves one function; its policy holds only grants scoped to that function's own resources (its log group, queue, table, secrets, bus), written by CDK's grant methods. A managed policy would be attached to nothing else and would only widen who may use it.";

@@ -30,7 +30,8 @@ export class ResolvedSizeEstimate {
   constructor(private readonly stack: Stack) {
     for (const node of stack.node.findAll()) {
       const resource = node as CfnResource;
-      if (typeof resource.cfnResourceType === 'string' && resource.stack === stack) this.resources.set(stack.resolve(resource.logicalId) as string, resource);
+      if (typeof resource.cfnResourceType === 'string' && resource.stack === stack)
+        this.resources.set(stack.resolve(resource.logicalId) as string, resource);
     }
   }
 
@@ -43,7 +44,10 @@ export class ResolvedSizeEstimate {
     switch (fn) {
       case 'Fn::Join': {
         const [separator, parts] = args as [string, unknown[]];
-        return parts.reduce<number>((total, part) => total + this.bytes(part), 0) + Math.max(0, parts.length - 1) * separator.length;
+        return (
+          parts.reduce<number>((total, part) => total + this.bytes(part), 0) +
+          Math.max(0, parts.length - 1) * separator.length
+        );
       }
       case 'Fn::Select': {
         // One part of a list: at most the whole list's text (a split) or its longest element.
@@ -74,7 +78,9 @@ export class ResolvedSizeEstimate {
     if (logicalId === 'AWS::StackId') return ARN_PREFIX + 'stack/'.length + this.stack.stackName.length + 37;
     switch (this.resources.get(logicalId)?.cfnResourceType) {
       case 'AWS::SQS::Queue':
-        return 'https://sqs.ap-southeast-5.amazonaws.com.cn/123456789012/'.length + this.nameOf(logicalId, 'queueName', 80);
+        return (
+          'https://sqs.ap-southeast-5.amazonaws.com.cn/123456789012/'.length + this.nameOf(logicalId, 'queueName', 80)
+        );
       case 'AWS::DynamoDB::Table':
         return this.nameOf(logicalId, 'tableName', 255);
       case 'AWS::Events::EventBus':
@@ -94,7 +100,8 @@ export class ResolvedSizeEstimate {
 
   private attributeBound(logicalId: string, attribute: string): number {
     // `https://<32-character id>.lambda-url.<region>.on.aws/`
-    if (attribute === 'FunctionUrl') return 'https://'.length + 32 + '.lambda-url.'.length + PSEUDO_BOUNDS['AWS::Region'] + '.on.aws/'.length;
+    if (attribute === 'FunctionUrl')
+      return 'https://'.length + 32 + '.lambda-url.'.length + PSEUDO_BOUNDS['AWS::Region'] + '.on.aws/'.length;
     if (attribute === 'Arn' || attribute.endsWith('.Arn')) return ARN_PREFIX + 20 + this.refBound(logicalId);
     // IAM's unique ids (a role's `AROA...`) are at most 128 characters.
     if (attribute === 'RoleId') return 128;
@@ -103,11 +110,18 @@ export class ResolvedSizeEstimate {
 }
 
 /** At most how many bytes each of a function's environment variables (name and value) resolves to. */
-export function environmentBytes(fn: lambda.Function): { readonly total: number; readonly variables: ReadonlyArray<{ readonly name: string; readonly bytes: number }> } {
+export function environmentBytes(fn: lambda.Function): {
+  readonly total: number;
+  readonly variables: ReadonlyArray<{ readonly name: string; readonly bytes: number }>;
+} {
   const stack = Stack.of(fn);
-  const resolved = stack.resolve((fn.node.defaultChild as lambda.CfnFunction).environment) as { variables?: Record<string, unknown> } | undefined;
+  const resolved = stack.resolve((fn.node.defaultChild as lambda.CfnFunction).environment) as
+    { variables?: Record<string, unknown> } | undefined;
   const estimate = new ResolvedSizeEstimate(stack);
-  const variables = Object.entries(resolved?.variables ?? {}).map(([name, value]) => ({ name, bytes: name.length + estimate.bytes(value) }));
+  const variables = Object.entries(resolved?.variables ?? {}).map(([name, value]) => ({
+    name,
+    bytes: name.length + estimate.bytes(value),
+  }));
   return { total: variables.reduce((sum, v) => sum + v.bytes, 0), variables };
 }
 
@@ -121,10 +135,13 @@ export function environmentSizeValidation(fn: lambda.Function): IValidation {
     validate: () => {
       const { total, variables } = environmentBytes(fn);
       if (total <= LAMBDA_ENVIRONMENT_LIMIT_BYTES) return [];
-      const largest = [...variables].sort((a, b) => b.bytes - a.bytes).map((v) => `${v.name} ${v.bytes}`).join(', ');
+      const largest = [...variables]
+        .sort((a, b) => b.bytes - a.bytes)
+        .map((v) => `${v.name} ${v.bytes}`)
+        .join(', ');
       return [
         `its environment variables could resolve to ${total} bytes, over Lambda's ${LAMBDA_ENVIRONMENT_LIMIT_BYTES} for all of them together (${largest}): ` +
-          'a deploy would fail. Split the registrations (each boleto contract adds to the reconciliation sweep\'s settings) across receivers, or shorten the stack\'s name.',
+          "a deploy would fail. Split the registrations (each boleto contract adds to the reconciliation sweep's settings) across receivers, or shorten the stack's name.",
       ];
     },
   };

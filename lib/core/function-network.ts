@@ -29,10 +29,22 @@ export interface FunctionNetworkProps {
 
 /** Checks that subnets and security groups come with a VPC; `prefix` names where the props sit. */
 export function checkFunctionNetwork(v: PropsValidation, props: FunctionNetworkProps, prefix = ''): void {
-  v.check(!(props.vpcSubnets && !props.vpc), `${prefix}vpcSubnets`, 'only applies in a VPC: set vpc, or remove vpcSubnets');
-  v.check(!(props.securityGroups && !props.vpc), `${prefix}securityGroups`, 'only applies in a VPC: set vpc, or remove securityGroups');
+  v.check(
+    !(props.vpcSubnets && !props.vpc),
+    `${prefix}vpcSubnets`,
+    'only applies in a VPC: set vpc, or remove vpcSubnets',
+  );
+  v.check(
+    !(props.securityGroups && !props.vpc),
+    `${prefix}securityGroups`,
+    'only applies in a VPC: set vpc, or remove securityGroups',
+  );
   if (props.securityGroups) {
-    v.check(props.securityGroups.length > 0 && props.securityGroups.length <= 5, `${prefix}securityGroups`, `must hold 1 to 5 security groups (Lambda's limit), got ${props.securityGroups.length}; omit it for the library's own`);
+    v.check(
+      props.securityGroups.length > 0 && props.securityGroups.length <= 5,
+      `${prefix}securityGroups`,
+      `must hold 1 to 5 security groups (Lambda's limit), got ${props.securityGroups.length}; omit it for the library's own`,
+    );
   }
 }
 

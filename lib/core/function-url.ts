@@ -24,6 +24,7 @@ function refersToFunctionUrl(value: unknown): boolean {
  */
 export function functionUrlProps(scope: Construct, urls: Readonly<Record<string, string | undefined>>): string[] {
   const stack = Stack.of(scope);
-  return Object.entries(urls).filter(([, url]) => url !== undefined && refersToFunctionUrl(Token.isUnresolved(url) ? stack.resolve(url) : url)).map(([name]) => name);
+  return Object.entries(urls)
+    .filter(([, url]) => url !== undefined && refersToFunctionUrl(Token.isUnresolved(url) ? stack.resolve(url) : url))
+    .map(([name]) => name);
 }
-

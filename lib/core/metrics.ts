@@ -9,7 +9,13 @@ import type { PropsValidation } from './props-validation';
  * METRICS_NAMESPACE, dimensions `service`, `receiver` and `dimensions`): a 5-minute sum unless
  * `props` says otherwise.
  */
-export function libraryMetric(metricName: string, service: string, receiverName: string, dimensions: Record<string, string> = {}, props: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+export function libraryMetric(
+  metricName: string,
+  service: string,
+  receiverName: string,
+  dimensions: Record<string, string> = {},
+  props: cloudwatch.MetricOptions = {},
+): cloudwatch.Metric {
   return new cloudwatch.Metric({
     namespace: METRICS_NAMESPACE,
     metricName,
@@ -26,15 +32,24 @@ export function libraryMetric(metricName: string, service: string, receiverName:
  */
 export function defaultReceiverName(scope: Construct): string {
   const stack = Stack.of(scope);
-  const inStack = scope.node.scopes.slice(scope.node.scopes.indexOf(stack) + 1).map((c) => c.node.id).filter((id) => id !== 'Default');
+  const inStack = scope.node.scopes
+    .slice(scope.node.scopes.indexOf(stack) + 1)
+    .map((c) => c.node.id)
+    .filter((id) => id !== 'Default');
   const name = [stack.stackName, ...inStack].join('/');
-  return Token.isUnresolved(name) || name.length <= 255 ? name : `${name.slice(0, 200)}-${Names.uniqueId(scope).slice(-16)}`;
+  return Token.isUnresolved(name) || name.length <= 255
+    ? name
+    : `${name.slice(0, 200)}-${Names.uniqueId(scope).slice(-16)}`;
 }
 
 /** Checks a `receiverName` prop. */
 export function checkReceiverName(v: PropsValidation, name: string | undefined, prop: string): void {
   if (name === undefined || Token.isUnresolved(name)) return;
-  v.check(RECEIVER_NAME_PATTERN.test(name), prop, `must be 1 to 255 letters, digits, dots, hyphens, underscores, slashes or colons (a CloudWatch dimension value), got "${name}"`);
+  v.check(
+    RECEIVER_NAME_PATTERN.test(name),
+    prop,
+    `must be 1 to 255 letters, digits, dots, hyphens, underscores, slashes or colons (a CloudWatch dimension value), got "${name}"`,
+  );
 }
 
 /** Props of the parts whose functions emit metrics: which receiver they belong to. */

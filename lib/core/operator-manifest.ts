@@ -6,7 +6,11 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { OPERATOR_MANIFEST_DESCRIPTION, OPERATOR_MANIFEST_KIND, type OperatorManifest } from '../../contracts/operations';
+import {
+  OPERATOR_MANIFEST_DESCRIPTION,
+  OPERATOR_MANIFEST_KIND,
+  type OperatorManifest,
+} from '../../contracts/operations';
 import { type BoletoMovementMapping, type PaymentStatusMapping, ProcessorDefaults } from '../../contracts/processor';
 
 /** The resources of one receiver the operator CLI acts on. */
@@ -53,28 +57,56 @@ export function writeOperatorManifest(scope: Construct, id: string, r: OperatorM
       receiverName: r.receiverName,
       stage: r.stage,
       codigoBeneficiario: r.codigoBeneficiario,
-      queues: { notifications: queue(r.queue), notificationsDeadLetter: queue(r.deadLetterQueue), looks: queue(r.lookQueue), looksDeadLetter: queue(r.lookDeadLetterQueue) },
+      queues: {
+        notifications: queue(r.queue),
+        notificationsDeadLetter: queue(r.deadLetterQueue),
+        looks: queue(r.lookQueue),
+        looksDeadLetter: queue(r.lookDeadLetterQueue),
+      },
       table: r.tableName,
       recordsLifetimeSeconds: r.recordsLifetime.toSeconds(),
       // Written only where a kind lives longer than the rest (the processor's recordTtlSecondsByKind).
       ...(r.recordsLifetimeByKind ? { recordsLifetimeSecondsByKind: r.recordsLifetimeByKind } : {}),
-      bus: { name: r.eventBus.eventBusName, arn: r.eventBus.eventBusArn, ...(r.archive ? { archive: r.archive.archiveName } : {}) },
+      bus: {
+        name: r.eventBus.eventBusName,
+        arn: r.eventBus.eventBusArn,
+        ...(r.archive ? { archive: r.archive.archiveName } : {}),
+      },
       ...(r.journalBucket ? { journalBucket: r.journalBucket.bucketName } : {}),
-      ...(r.auditLog ? { auditLog: { group: r.auditLog.group.logGroupName, deadLetterQueue: queue(r.auditLog.deadLetterQueue) } } : {}),
+      ...(r.auditLog
+        ? { auditLog: { group: r.auditLog.group.logGroupName, deadLetterQueue: queue(r.auditLog.deadLetterQueue) } }
+        : {}),
       ...(r.pixKeys?.length ? { pixKeys: [...r.pixKeys] } : {}),
       ...(r.mappings && Object.keys(r.mappings).length ? { mappings: r.mappings } : {}),
-      functions: { receiver: r.receiverFunction.functionName, processor: r.processorFunction.functionName, ...(r.sweepFunction ? { sweep: r.sweepFunction.functionName } : {}) },
+      functions: {
+        receiver: r.receiverFunction.functionName,
+        processor: r.processorFunction.functionName,
+        ...(r.sweepFunction ? { sweep: r.sweepFunction.functionName } : {}),
+      },
       registrations: (r.registrations ?? []).map((w) => ({ label: w.label, record: w.appliedRecord })),
-      alarms: scope.node.findAll().filter((c): c is cloudwatch.Alarm => c instanceof cloudwatch.Alarm).map((alarm) => alarm.alarmName),
+      alarms: scope.node
+        .findAll()
+        .filter((c): c is cloudwatch.Alarm => c instanceof cloudwatch.Alarm)
+        .map((alarm) => alarm.alarmName),
     }),
   });
-  return new CfnOutput(scope, id, { description: OPERATOR_MANIFEST_DESCRIPTION, value: Stack.of(scope).toJsonString(manifest) });
+  return new CfnOutput(scope, id, {
+    description: OPERATOR_MANIFEST_DESCRIPTION,
+    value: Stack.of(scope).toJsonString(manifest),
+  });
 }
 
 /** The processor's mappings the receiver sets (with the defaults filled in, as the processor's settings do), for the manifest. */
-export function ownMappings(props: { readonly boletoMovements?: Partial<BoletoMovementMapping>; readonly paymentStatuses?: Partial<PaymentStatusMapping> }): OperatorManifest['mappings'] {
+export function ownMappings(props: {
+  readonly boletoMovements?: Partial<BoletoMovementMapping>;
+  readonly paymentStatuses?: Partial<PaymentStatusMapping>;
+}): OperatorManifest['mappings'] {
   return {
-    ...(props.boletoMovements ? { boletoMovements: { ...ProcessorDefaults.boletoMovements, ...props.boletoMovements } } : {}),
-    ...(props.paymentStatuses ? { paymentStatuses: { ...ProcessorDefaults.paymentStatuses, ...props.paymentStatuses } } : {}),
+    ...(props.boletoMovements
+      ? { boletoMovements: { ...ProcessorDefaults.boletoMovements, ...props.boletoMovements } }
+      : {}),
+    ...(props.paymentStatuses
+      ? { paymentStatuses: { ...ProcessorDefaults.paymentStatuses, ...props.paymentStatuses } }
+      : {}),
   };
 }

@@ -10,7 +10,11 @@ export class PropsValidation {
   private readonly names: Readonly<Record<string, string>>;
 
   /** @param path the construct's path (`Stack/Receiver`), so an app with several can tell which one is wrong */
-  constructor(private readonly constructName: string, private readonly path: string, shared?: { problems: string[]; names: Readonly<Record<string, string>> }) {
+  constructor(
+    private readonly constructName: string,
+    private readonly path: string,
+    shared?: { problems: string[]; names: Readonly<Record<string, string>> },
+  ) {
     this.problems = shared?.problems ?? [];
     this.names = shared?.names ?? {};
   }
@@ -20,7 +24,10 @@ export class PropsValidation {
    * is the facade's `processorTimeout`, so the user reads the name they wrote.
    */
   renamed(names: Readonly<Record<string, string>>): PropsValidation {
-    return new PropsValidation(this.constructName, this.path, { problems: this.problems, names: { ...this.names, ...names } });
+    return new PropsValidation(this.constructName, this.path, {
+      problems: this.problems,
+      names: { ...this.names, ...names },
+    });
   }
 
   /** Records `message` against `prop` unless `ok`. */
@@ -58,7 +65,12 @@ export function checkedBy<T extends object>(props: T): T {
 }
 
 /** Checks the props of the construct at `path` (named in the error) with `check` and throws once, unless a facade already checked them. */
-export function validateProps<T extends object>(path: string, constructName: string, props: T, check: (v: PropsValidation, props: T) => void): void {
+export function validateProps<T extends object>(
+  path: string,
+  constructName: string,
+  props: T,
+  check: (v: PropsValidation, props: T) => void,
+): void {
   if (checkedByFacade.has(props)) return;
   const v = new PropsValidation(constructName, path);
   check(v, props);
@@ -82,13 +94,29 @@ export function isHttpsUrl(value: string): boolean {
 /** HTTP header name characters (RFC 9110 token). */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Headers API Gateway or HTTP itself sets or rewrites: they cannot carry a token. */
-const RESERVED_HEADERS = ['host', 'content-length', 'content-type', 'connection', 'transfer-encoding', 'x-amzn-trace-id', 'x-forwarded-for'];
+const RESERVED_HEADERS = [
+  'host',
+  'content-length',
+  'content-type',
+  'connection',
+  'transfer-encoding',
+  'x-amzn-trace-id',
+  'x-forwarded-for',
+];
 
 /** Checks the name of the header a token travels in (unless it is a deploy-time value). */
 export function checkTokenHeader(v: PropsValidation, header: string | undefined, prop: string): void {
   if (header === undefined || Token.isUnresolved(header)) return;
-  v.check(HEADER_NAME.test(header), prop, `must be an HTTP header name (letters, digits and !#$%&'*+.^_\`|~-), got "${header}"`);
-  v.check(!RESERVED_HEADERS.includes(header.toLowerCase()), prop, `"${header}" is set or rewritten by HTTP or API Gateway and cannot carry the token; use Authorization or a custom header such as X-Webhook-Token`);
+  v.check(
+    HEADER_NAME.test(header),
+    prop,
+    `must be an HTTP header name (letters, digits and !#$%&'*+.^_\`|~-), got "${header}"`,
+  );
+  v.check(
+    !RESERVED_HEADERS.includes(header.toLowerCase()),
+    prop,
+    `"${header}" is set or rewritten by HTTP or API Gateway and cannot carry the token; use Authorization or a custom header such as X-Webhook-Token`,
+  );
 }
 
 /** A secret's name as Secrets Manager takes it. */
@@ -103,10 +131,18 @@ export function checkSecretNamed(v: PropsValidation, secret: secretsmanager.ISec
   if (!secret) return;
   const name = secret.secretName;
   if (typeof name === 'string' && !Token.isUnresolved(name)) {
-    v.check(SECRET_NAME.test(name), prop, `must name a secret (1 to 512 letters, digits or /_+=.@-), got ${JSON.stringify(name)}: import it by its complete ARN (Secret.fromSecretCompleteArn) or a name that is not empty`);
+    v.check(
+      SECRET_NAME.test(name),
+      prop,
+      `must name a secret (1 to 512 letters, digits or /_+=.@-), got ${JSON.stringify(name)}: import it by its complete ARN (Secret.fromSecretCompleteArn) or a name that is not empty`,
+    );
   }
   const arn = secret.secretArn;
   if (typeof arn === 'string' && !Token.isUnresolved(arn)) {
-    v.check(/:secret:[^:]+$/.test(arn), prop, `must be a secret's ARN with its name (arn:aws:secretsmanager:<region>:<account>:secret:<name>), got "${arn}"`);
+    v.check(
+      /:secret:[^:]+$/.test(arn),
+      prop,
+      `must be a secret's ARN with its name (arn:aws:secretsmanager:<region>:<account>:secret:<name>), got "${arn}"`,
+    );
   }
 }

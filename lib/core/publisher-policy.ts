@@ -31,7 +31,9 @@ function eventsArnPrefix(busArn: string): string {
     const arn = Arn.split(busArn, ArnFormat.SLASH_RESOURCE_NAME);
     return `arn:${arn.partition}:events:${arn.region}:${arn.account}:`;
   }
-  return busArn.startsWith('arn:') ? `${busArn.split(':').slice(0, 5).join(':')}:` : 'arn:<partition>:events:<region>:<account>:';
+  return busArn.startsWith('arn:')
+    ? `${busArn.split(':').slice(0, 5).join(':')}:`
+    : 'arn:<partition>:events:<region>:<account>:';
 }
 
 /**
@@ -42,7 +44,12 @@ function eventsArnPrefix(busArn: string): string {
  * were put on this bus past this same statement. Whether EventBridge evaluates the bus policy for a
  * replay at all is not documented (cdk-bank-webhooks/docs/security.md, "What each input trusts").
  */
-export function putEventsDenyStatement(sid: string, busArn: string, matches: Record<string, string[]>, roleArns: string[]): iam.PolicyStatement {
+export function putEventsDenyStatement(
+  sid: string,
+  busArn: string,
+  matches: Record<string, string[]>,
+  roleArns: string[],
+): iam.PolicyStatement {
   const prefix = eventsArnPrefix(busArn);
   return new iam.PolicyStatement({
     sid,
@@ -52,8 +59,8 @@ export function putEventsDenyStatement(sid: string, busArn: string, matches: Rec
     resources: [busArn],
     conditions: {
       'ForAnyValue:StringEquals': matches,
-      'ArnNotEquals': { 'aws:PrincipalArn': roleArns },
-      'ArnNotLike': { 'aws:SourceArn': [`${prefix}archive/*`, `${prefix}replay/*`] },
+      ArnNotEquals: { 'aws:PrincipalArn': roleArns },
+      ArnNotLike: { 'aws:SourceArn': [`${prefix}archive/*`, `${prefix}replay/*`] },
     },
   });
 }
@@ -77,9 +84,13 @@ export function publisherStatement(source: string, busArn: string, roleArns: str
  */
 export function onlyPublishers(publisher: Construct, bus: events.IEventBus, source: string, role: iam.IRole): void {
   if (!Resource.isOwnedResource(bus)) {
-    const statement: unknown = publisherStatement(source, '<the bus ARN>', ['<this processor\'s role ARN (processorFunction.role.roleArn)>']).toStatementJson();
-    Annotations.of(publisher).addWarningV2('cdk-bank-webhooks:eventBusPolicy',
-      `The event bus ${bus.node.path} was not created in this app, so no policy keeps others from publishing on it: anyone allowed events:PutEvents there can publish an event with source "${source}" that consumers take as verified. Add this statement to the bus's resource policy: ${JSON.stringify(statement)}`);
+    const statement: unknown = publisherStatement(source, '<the bus ARN>', [
+      "<this processor's role ARN (processorFunction.role.roleArn)>",
+    ]).toStatementJson();
+    Annotations.of(publisher).addWarningV2(
+      'cdk-bank-webhooks:eventBusPolicy',
+      `The event bus ${bus.node.path} was not created in this app, so no policy keeps others from publishing on it: anyone allowed events:PutEvents there can publish an event with source "${source}" that consumers take as verified. Add this statement to the bus's resource policy: ${JSON.stringify(statement)}`,
+    );
     return;
   }
   const root = publisher.node.root;
@@ -88,13 +99,16 @@ export function onlyPublishers(publisher: Construct, bus: events.IEventBus, sour
     app = { groups: new Map(), made: false };
     appGroups.set(root, app);
     const state = app;
-    Aspects.of(root).add({
-      visit(node: IConstruct) {
-        if (node !== root || state.made) return;
-        state.made = true;
-        for (const group of state.groups.values()) makeStatement(group);
+    Aspects.of(root).add(
+      {
+        visit(node: IConstruct) {
+          if (node !== root || state.made) return;
+          state.made = true;
+          for (const group of state.groups.values()) makeStatement(group);
+        },
       },
-    }, { priority: AspectPriority.MUTATING });
+      { priority: AspectPriority.MUTATING },
+    );
   }
   const key = `${bus.node.path}\u0000${source}`;
   const group = app.groups.get(key) ?? { bus, source, publishers: [] };
@@ -120,12 +134,17 @@ function makeStatement(group: PublisherGroup): void {
   const outside = group.publishers.filter((p) => Stack.of(p.scope) !== busStack);
   const stacks = [...new Set(outside.map((p) => Stack.of(p.scope)))];
   // The last stack no other of them depends on: it may then depend on each of them.
-  const homeStack = [...stacks].reverse().find((s) => !stacks.some((other) => other !== s && dependsOn(other, s))) ?? stacks[stacks.length - 1] ?? busStack;
+  const homeStack =
+    [...stacks].reverse().find((s) => !stacks.some((other) => other !== s && dependsOn(other, s))) ??
+    stacks[stacks.length - 1] ??
+    busStack;
   const home = group.publishers.find((p) => Stack.of(p.scope) === homeStack)!;
   for (const other of stacks) {
     if (other === homeStack) continue;
     if (dependsOn(other, homeStack)) {
-      throw new Error(`cdk-bank-webhooks: processors in stacks ${homeStack.node.path} and ${other.node.path} publish "${group.source}" on ${group.bus.node.path}, and one policy statement must list both roles, but ${other.node.path} depends on ${homeStack.node.path} already, so ${homeStack.node.path} cannot hold it. Give the receivers different eventSource values, or put them in one stack.`);
+      throw new Error(
+        `cdk-bank-webhooks: processors in stacks ${homeStack.node.path} and ${other.node.path} publish "${group.source}" on ${group.bus.node.path}, and one policy statement must list both roles, but ${other.node.path} depends on ${homeStack.node.path} already, so ${homeStack.node.path} cannot hold it. Give the receivers different eventSource values, or put them in one stack.`,
+      );
     }
     homeStack.addDependency(other, `the event bus policy of source "${group.source}" lists its processor`);
   }

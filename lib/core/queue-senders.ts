@@ -56,14 +56,16 @@ export class QueueSenders {
   private readonly rules: events.IRule[] = [];
 
   private constructor(private readonly queue: sqs.Queue) {
-    queue.addToResourcePolicy(new iam.PolicyStatement({
-      sid: ONLY_OWN_SENDERS_SID,
-      effect: iam.Effect.DENY,
-      principals: [new iam.AnyPrincipal()],
-      actions: ['sqs:SendMessage'],
-      resources: [queue.queueArn],
-      conditions: { ArnNotEquals: Lazy.any({ produce: () => this.condition() }) },
-    }));
+    queue.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: ONLY_OWN_SENDERS_SID,
+        effect: iam.Effect.DENY,
+        principals: [new iam.AnyPrincipal()],
+        actions: ['sqs:SendMessage'],
+        resources: [queue.queueArn],
+        conditions: { ArnNotEquals: Lazy.any({ produce: () => this.condition() }) },
+      }),
+    );
   }
 
   /** Lets a role send (a function's, or an operator's). */

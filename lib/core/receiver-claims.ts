@@ -15,11 +15,19 @@ export function claimReceiver(scope: Construct, account: BankAccount, receiverNa
   const stack = Stack.of(scope);
   let held = claims.get(stack);
   if (!held) claims.set(stack, (held = new Map<string, string>()));
-  const literal = (...values: string[]) => values.every((value) => typeof value === 'string' && !Token.isUnresolved(value));
+  const literal = (...values: string[]) =>
+    values.every((value) => typeof value === 'string' && !Token.isUnresolved(value));
   const wanted: Array<[string, string]> = [];
-  if (literal(account.cooperativa, account.conta)) wanted.push([`account:${account.cooperativa}/${account.conta}`, `bank account (cooperativa ${account.cooperativa}, conta ${account.conta})`]);
+  if (literal(account.cooperativa, account.conta))
+    wanted.push([
+      `account:${account.cooperativa}/${account.conta}`,
+      `bank account (cooperativa ${account.cooperativa}, conta ${account.conta})`,
+    ]);
   if (literal(account.cooperativa, account.posto, account.codigoBeneficiario)) {
-    wanted.push([`beneficiary:${account.cooperativa}/${account.posto}/${account.codigoBeneficiario}`, `beneficiary (cooperativa ${account.cooperativa}, posto ${account.posto}, beneficiário ${account.codigoBeneficiario})`]);
+    wanted.push([
+      `beneficiary:${account.cooperativa}/${account.posto}/${account.codigoBeneficiario}`,
+      `beneficiary (cooperativa ${account.cooperativa}, posto ${account.posto}, beneficiário ${account.codigoBeneficiario})`,
+    ]);
   }
   if (literal(receiverName)) wanted.push([`name:${receiverName}`, `receiverName "${receiverName}"`]);
   for (const [key, what] of wanted) {
@@ -28,7 +36,7 @@ export function claimReceiver(scope: Construct, account: BankAccount, receiverNa
       throw new Error(
         `${scope.node.path}: the ${what} is already taken by the receiver at ${other} in stack ${stack.stackName}. ` +
           (key.startsWith('name:')
-            ? 'Two receivers with one name share their metrics and trip each other\'s alarms: give each its own receiverName.'
+            ? "Two receivers with one name share their metrics and trip each other's alarms: give each its own receiverName."
             : 'Two receivers of one bank account register over each other at the bank and publish each settlement twice: keep one receiver per bank account in a stack (a staging receiver goes in a stack of its own, stage NON_PRODUCTION).'),
       );
     }

@@ -24,7 +24,9 @@ export interface RedriveAllowOptions {
  */
 export function allowOnlySourceQueue(scope: Construct, id: string, options: RedriveAllowOptions): CustomResource {
   const provider = RegistrationProvider.of(scope, options.provider);
-  provider.handler.addToRolePolicy(new iam.PolicyStatement({ actions: ['sqs:SetQueueAttributes'], resources: [options.deadLetterQueue.queueArn] }));
+  provider.handler.addToRolePolicy(
+    new iam.PolicyStatement({ actions: ['sqs:SetQueueAttributes'], resources: [options.deadLetterQueue.queueArn] }),
+  );
   return new CustomResource(scope, id, {
     serviceToken: provider.serviceToken,
     resourceType: REDRIVE_ALLOW_RESOURCE_TYPE,

@@ -35,7 +35,9 @@ export class RegistrationProvider extends Construct {
       existing.checkSameSettings(settings);
       return existing;
     }
-    throw new Error(`The construct ID "${RegistrationProvider.ID}" at the root of stack ${stack.stackName} is taken by another construct; cdk-bank-webhooks keeps it for its registration provider, so rename that construct`);
+    throw new Error(
+      `The construct ID "${RegistrationProvider.ID}" at the root of stack ${stack.stackName} is taken by another construct; cdk-bank-webhooks keeps it for its registration provider, so rename that construct`,
+    );
   }
 
   /** The function that calls the bank's registration APIs. */
@@ -45,29 +47,44 @@ export class RegistrationProvider extends Construct {
   /** The service token custom resources point at. */
   public readonly serviceToken: string;
 
-  private constructor(scope: Construct, id: string, private readonly settings: RegistrationProviderSettings) {
+  private constructor(
+    scope: Construct,
+    id: string,
+    private readonly settings: RegistrationProviderSettings,
+  ) {
     super(scope, id);
     const { logEncryptionKey } = settings;
     const retention = logs.RetentionDays.ONE_YEAR;
     const network = functionNetwork(this, 'SecurityGroup', settings);
 
     this.handler = new ProviderFunction(this, 'Handler', {
-      description: 'Registers the webhook URLs with the bank at deploy time and removes them at destroy; limits the dead-letter queue to its source queue (cdk-bank-webhooks)',
+      description:
+        'Registers the webhook URLs with the bank at deploy time and removes them at destroy; limits the dead-letter queue to its source queue (cdk-bank-webhooks)',
       timeout: Duration.seconds(RegistrationDefaults.functionTimeoutSeconds),
       memorySize: 256,
       logGroupId: 'HandlerLogGroup',
       roleId: 'HandlerRole',
-      roleDescription: 'Bank webhook registration: write its logs, read the bank credentials and the webhook tokens, set the dead-letter queues\' redrive-allow policy',
+      roleDescription:
+        "Bank webhook registration: write its logs, read the bank credentials and the webhook tokens, set the dead-letter queues' redrive-allow policy",
       logRetention: retention,
       logEncryptionKey,
       network,
     });
-    acknowledgeInherent(this.handler, 'LambdaTracing', 'It runs only during deploys, a few calls per custom resource, each logged with its request id; the stack\'s one provider takes no per-receiver tracing setting.');
+    acknowledgeInherent(
+      this.handler,
+      'LambdaTracing',
+      "It runs only during deploys, a few calls per custom resource, each logged with its request id; the stack's one provider takes no per-receiver tracing setting.",
+    );
 
-    const frameworkLogGroup = new logs.LogGroup(this, 'FrameworkLogGroup', { retention, removalPolicy: RemovalPolicy.RETAIN, encryptionKey: logEncryptionKey });
+    const frameworkLogGroup = new logs.LogGroup(this, 'FrameworkLogGroup', {
+      retention,
+      removalPolicy: RemovalPolicy.RETAIN,
+      encryptionKey: logEncryptionKey,
+    });
     const frameworkRole = new iam.Role(this, 'FrameworkRole', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: 'CDK provider framework of the bank webhook registrations: invoke the registration handler, write its logs',
+      description:
+        'CDK provider framework of the bank webhook registrations: invoke the registration handler, write its logs',
     });
     frameworkLogGroup.grantWrite(frameworkRole);
     this.provider = new cr.Provider(this, 'Provider', {
@@ -79,8 +96,10 @@ export class RegistrationProvider extends Construct {
     this.serviceToken = this.provider.serviceToken;
     // CDK's own framework function: its memory, tracing and invocation are CDK's.
     const framework = this.provider.node.findChild('framework-onEvent');
-    const frameworkReason = 'CDK\'s provider framework function (aws-cdk-lib custom-resources), which takes no option for it; CloudFormation invokes it during deploys only, to relay one custom resource event to the registration handler, and a failure fails the stack operation with its reason.';
-    for (const rule of ['LambdaDLQ', 'LambdaConcurrency', 'LambdaTracing', 'LambdaDefaultMemorySize'] as const) acknowledgeInherent(framework, rule, frameworkReason);
+    const frameworkReason =
+      "CDK's provider framework function (aws-cdk-lib custom-resources), which takes no option for it; CloudFormation invokes it during deploys only, to relay one custom resource event to the registration handler, and a failure fails the stack operation with its reason.";
+    for (const rule of ['LambdaDLQ', 'LambdaConcurrency', 'LambdaTracing', 'LambdaDefaultMemorySize'] as const)
+      acknowledgeInherent(framework, rule, frameworkReason);
     acknowledgeInherent(frameworkRole, 'IAMNoInlinePolicy', ROLE_POLICY_REASON);
     if (network.vpc) {
       acknowledgeVpcAccessPolicy(frameworkRole);
@@ -89,7 +108,8 @@ export class RegistrationProvider extends Construct {
     const handlerLogicalId = Stack.of(this).getLogicalId(this.handler.node.defaultChild as CfnElement);
     Validations.of(frameworkRole).acknowledge({
       id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${handlerLogicalId}.Arn>:*]`,
-      reason: 'The CDK provider framework invokes the registration handler; grantInvoke also covers the function\'s versions and aliases (ARN:*), which is that one function only.',
+      reason:
+        "The CDK provider framework invokes the registration handler; grantInvoke also covers the function's versions and aliases (ARN:*), which is that one function only.",
     });
   }
 
@@ -97,10 +117,14 @@ export class RegistrationProvider extends Construct {
     const stackName = Stack.of(this).stackName;
     const mine = this.settings;
     if (settings.logEncryptionKey && mine.logEncryptionKey !== settings.logEncryptionKey) {
-      throw new Error(`The receivers and registrations of stack ${stackName} share one provider, whose log groups are already encrypted with ${mine.logEncryptionKey ? 'another key' : 'no key'}: give every receiver and registration of the stack the same logEncryptionKey`);
+      throw new Error(
+        `The receivers and registrations of stack ${stackName} share one provider, whose log groups are already encrypted with ${mine.logEncryptionKey ? 'another key' : 'no key'}: give every receiver and registration of the stack the same logEncryptionKey`,
+      );
     }
     if ((settings.vpc || mine.vpc) && !sameNetwork(settings, mine)) {
-      throw new Error(`The receivers and registrations of stack ${stackName} share one provider, whose functions are already placed ${mine.vpc ? `in VPC ${mine.vpc.node.path} with other subnets or security groups` : 'outside any VPC'}: give every receiver and registration of the stack the same vpc, vpcSubnets and securityGroups`);
+      throw new Error(
+        `The receivers and registrations of stack ${stackName} share one provider, whose functions are already placed ${mine.vpc ? `in VPC ${mine.vpc.node.path} with other subnets or security groups` : 'outside any VPC'}: give every receiver and registration of the stack the same vpc, vpcSubnets and securityGroups`,
+      );
     }
   }
 
@@ -109,10 +133,12 @@ export class RegistrationProvider extends Construct {
    * SSM parameter named by contracts/registration.ts `appliedRecordName`; no secret in it).
    */
   public grantAppliedRecord(parameterName: string): void {
-    this.handler.addToRolePolicy(new iam.PolicyStatement({
-      actions: ['ssm:GetParameter', 'ssm:PutParameter', 'ssm:DeleteParameter'],
-      resources: [appliedRecordArn(this, parameterName)],
-    }));
+    this.handler.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['ssm:GetParameter', 'ssm:PutParameter', 'ssm:DeleteParameter'],
+        resources: [appliedRecordArn(this, parameterName)],
+      }),
+    );
   }
 
   /** Lets the registration handler read a secret (a token, the bank credentials). */
@@ -138,5 +164,9 @@ export interface RegistrationProviderSettings extends FunctionNetworkProps {
 
 /** The ARN of an applied record (an SSM parameter whose name starts with a slash). */
 export function appliedRecordArn(scope: Construct, parameterName: string): string {
-  return Stack.of(scope).formatArn({ service: 'ssm', resource: 'parameter', resourceName: parameterName.replace(/^\//, '') });
+  return Stack.of(scope).formatArn({
+    service: 'ssm',
+    resource: 'parameter',
+    resourceName: parameterName.replace(/^\//, ''),
+  });
 }

@@ -11,13 +11,24 @@ import { isWholeNumberIn, type PropsValidation } from './props-validation';
  * (a message redriven from the dead-letter queue, or a day the sweep reads again, must still find
  * the record), and longer than the payment age the sweep follows a pending payment for.
  */
-export function checkIdempotencyTtl(v: PropsValidation, ttl: Duration | undefined, lookbackDays: number, paymentMaxAgeDays: number): void {
+export function checkIdempotencyTtl(
+  v: PropsValidation,
+  ttl: Duration | undefined,
+  lookbackDays: number,
+  paymentMaxAgeDays: number,
+): void {
   if (!ttl) return;
   const minimum = minIdempotencyTtlSeconds(lookbackDays, paymentMaxAgeDays);
-  const why = lookbackDays || paymentMaxAgeDays
-    ? `the queues' 14-day retention plus the reconciliation's ${lookbackDays}-day look-back, and more than its ${paymentMaxAgeDays}-day payment age`
-    : 'the queues\' 14-day retention';
-  v.checkNumber(ttl.toSeconds(), 'idempotencyTtl', isWholeNumberIn(minimum, 366 * 24 * 3600), `must be from ${minimum / 86_400} days (${why}: a record gone sooner lets a redriven or re-read change be published twice) to 366 days (seconds)`);
+  const why =
+    lookbackDays || paymentMaxAgeDays
+      ? `the queues' 14-day retention plus the reconciliation's ${lookbackDays}-day look-back, and more than its ${paymentMaxAgeDays}-day payment age`
+      : "the queues' 14-day retention";
+  v.checkNumber(
+    ttl.toSeconds(),
+    'idempotencyTtl',
+    isWholeNumberIn(minimum, 366 * 24 * 3600),
+    `must be from ${minimum / 86_400} days (${why}: a record gone sooner lets a redriven or re-read change be published twice) to 366 days (seconds)`,
+  );
 }
 
 /**
@@ -31,7 +42,12 @@ export function minIdempotencyTtlSeconds(lookbackDays: number, paymentMaxAgeDays
 }
 
 /** The AWS rule for SQS event sources: visibility timeout at least 6 × function timeout + batching window. */
-export function minimumVisibilitySeconds(timeout: Duration | undefined, maxBatchingWindow: Duration | undefined): number {
-  return 6 * (timeout ?? Duration.seconds(ProcessorDefaults.timeoutSeconds)).toSeconds() + (maxBatchingWindow?.toSeconds() ?? 0);
+export function minimumVisibilitySeconds(
+  timeout: Duration | undefined,
+  maxBatchingWindow: Duration | undefined,
+): number {
+  return (
+    6 * (timeout ?? Duration.seconds(ProcessorDefaults.timeoutSeconds)).toSeconds() +
+    (maxBatchingWindow?.toSeconds() ?? 0)
+  );
 }
-

@@ -64,14 +64,30 @@ const LAYER_ARN = /^arn:aws[a-z-]*:lambda:([a-z0-9-]+):\d{12}:layer:[A-Za-z0-9_-
 /** Checks the tracing props under `prefix`: a known mode, its options only with it, and not both the mode and the flag it replaces. */
 export function checkTracing(v: PropsValidation, props: TracingProps, prefix = ''): void {
   const modes = Object.values(TracingMode);
-  if (props.tracing !== undefined) v.check(modes.includes(props.tracing), `${prefix}tracing`, `must be one of ${modes.map((m) => `TracingMode.${m}`).join(', ')}, got "${props.tracing}"`);
-  v.check(props.tracing === undefined || props.tracingEnabled === undefined, `${prefix}tracingEnabled`,
-    'is deprecated, and tracing is set too: keep tracing alone (tracingEnabled: true is tracing: TracingMode.XRAY)');
+  if (props.tracing !== undefined)
+    v.check(
+      modes.includes(props.tracing),
+      `${prefix}tracing`,
+      `must be one of ${modes.map((m) => `TracingMode.${m}`).join(', ')}, got "${props.tracing}"`,
+    );
+  v.check(
+    props.tracing === undefined || props.tracingEnabled === undefined,
+    `${prefix}tracingEnabled`,
+    'is deprecated, and tracing is set too: keep tracing alone (tracingEnabled: true is tracing: TracingMode.XRAY)',
+  );
   if (props.openTelemetry === undefined) return;
-  v.check(props.tracing === TracingMode.OPENTELEMETRY, `${prefix}openTelemetry`, `only applies to tracing: TracingMode.OPENTELEMETRY, got tracing ${props.tracing ?? 'unset'}: set that mode or remove openTelemetry`);
+  v.check(
+    props.tracing === TracingMode.OPENTELEMETRY,
+    `${prefix}openTelemetry`,
+    `only applies to tracing: TracingMode.OPENTELEMETRY, got tracing ${props.tracing ?? 'unset'}: set that mode or remove openTelemetry`,
+  );
   const arn = props.openTelemetry.layerArn;
   if (arn !== undefined && !Token.isUnresolved(arn)) {
-    v.check(LAYER_ARN.test(arn), `${prefix}openTelemetry.layerArn`, `must be a Lambda layer version ARN such as arn:aws:lambda:sa-east-1:123456789012:layer:name:3, got "${arn}"`);
+    v.check(
+      LAYER_ARN.test(arn),
+      `${prefix}openTelemetry.layerArn`,
+      `must be a Lambda layer version ARN such as arn:aws:lambda:sa-east-1:123456789012:layer:name:3, got "${arn}"`,
+    );
   }
 }
 
@@ -102,17 +118,28 @@ export function openTelemetryLayer(scope: IConstruct, props: TracingProps): Reso
   if (given !== undefined) {
     const layerRegion = Token.isUnresolved(given) ? undefined : LAYER_ARN.exec(given)?.[1];
     if (layerRegion && !Token.isUnresolved(region) && layerRegion !== region) {
-      throw new Error(`${where}: openTelemetry.layerArn is in ${layerRegion} and the stack in ${region}; Lambda attaches only a layer of the function's region: pass that region's ARN`);
+      throw new Error(
+        `${where}: openTelemetry.layerArn is in ${layerRegion} and the stack in ${region}; Lambda attaches only a layer of the function's region: pass that region's ARN`,
+      );
     }
     layerArn = given;
   } else {
     if (Token.isUnresolved(region)) {
-      throw new Error(`${where} needs the stack's region to choose AWS's layer, and the stack has none: give the stack an env with a region, or pass openTelemetry.layerArn`);
+      throw new Error(
+        `${where} needs the stack's region to choose AWS's layer, and the stack has none: give the stack an env with a region, or pass openTelemetry.layerArn`,
+      );
     }
     // The library's functions are arm64 (BundledFunction).
     const known = adotJsLayerArn(region, lambda.Architecture.ARM_64.name);
-    if (!known) throw new Error(`${where}: AWS publishes no ${ADOT_JS_LAYER.name} layer in ${region} for arm64 that this library knows (ADOT ${ADOT_JS_LAYER.release}): pass openTelemetry.layerArn`);
+    if (!known)
+      throw new Error(
+        `${where}: AWS publishes no ${ADOT_JS_LAYER.name} layer in ${region} for arm64 that this library knows (ADOT ${ADOT_JS_LAYER.release}): pass openTelemetry.layerArn`,
+      );
     layerArn = known;
   }
-  return { layerArn, fastStart: props.openTelemetry?.fastStart ?? false, applicationSignals: props.openTelemetry?.applicationSignals ?? false };
+  return {
+    layerArn,
+    fastStart: props.openTelemetry?.fastStart ?? false,
+    applicationSignals: props.openTelemetry?.applicationSignals ?? false,
+  };
 }

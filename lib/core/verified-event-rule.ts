@@ -48,12 +48,20 @@ export class VerifiedEventRule extends events.Rule {
   /** With `consumer`: the queue the rule delivers into and the function reads. */
   public readonly consumerQueue?: sqs.Queue;
 
-  constructor(scope: Construct, id: string, source: VerifiedEventSource, detailType: BankEventDetailType, options: VerifiedEventRuleOptions) {
+  constructor(
+    scope: Construct,
+    id: string,
+    source: VerifiedEventSource,
+    detailType: BankEventDetailType,
+    options: VerifiedEventRuleOptions,
+  ) {
     super(scope, id, ruleProps(`${scope.node.path}/${id}`, source, detailType, options));
     const target = options.consumer ? undefined : options.target;
     if (target instanceof targets.LambdaFunction) {
-      Annotations.of(this).addWarningV2('cdk-bank-webhooks:lambdaTarget',
-        `The rule ${this.node.path} invokes a Lambda function directly: EventBridge invokes it asynchronously, so an event the function fails is retried twice by Lambda and then dropped (the rule's dead-letter queue covers delivery only). Pass the function as consumer instead of target: the events then wait in a queue of its own and end in an alarmed dead-letter queue.`);
+      Annotations.of(this).addWarningV2(
+        'cdk-bank-webhooks:lambdaTarget',
+        `The rule ${this.node.path} invokes a Lambda function directly: EventBridge invokes it asynchronously, so an event the function fails is retried twice by Lambda and then dropped (the rule's dead-letter queue covers delivery only). Pass the function as consumer instead of target: the events then wait in a queue of its own and end in an alarmed dead-letter queue.`,
+      );
     }
     if (!options.consumer && !target) return;
     const deadLetterQueue = options.deadLetterQueue ?? targetDeadLetterQueue(scope, `${id}DeadLetterQueue`);
@@ -69,10 +77,20 @@ export class VerifiedEventRule extends events.Rule {
       });
       // Only this rule's deliveries, and the operators' redrives, go in: nothing forged reaches the consumer.
       QueueSenders.guard(this.consumerQueue, options.operatorRoles ?? source.operatorRoles).addRule(this);
-      options.consumer.addEventSource(new lambdaEventSources.SqsEventSource(this.consumerQueue, { batchSize: options.consumerBatchSize ?? 10, reportBatchItemFailures: true }));
+      options.consumer.addEventSource(
+        new lambdaEventSources.SqsEventSource(this.consumerQueue, {
+          batchSize: options.consumerBatchSize ?? 10,
+          reportBatchItemFailures: true,
+        }),
+      );
     }
     // With consumer, a delivery the queue refused goes to the same dead-letter queue as what the function failed.
-    const guarded = new WithDeliveryGuarantees(this.consumerQueue ? new targets.SqsQueue(this.consumerQueue) : target!, deadLetterQueue, options.retryAttempts ?? 185, options.maxEventAge ?? Duration.hours(24));
+    const guarded = new WithDeliveryGuarantees(
+      this.consumerQueue ? new targets.SqsQueue(this.consumerQueue) : target!,
+      deadLetterQueue,
+      options.retryAttempts ?? 185,
+      options.maxEventAge ?? Duration.hours(24),
+    );
     this.addTarget(guarded);
     this.deadLetterQueue = this.consumerQueue || guarded.usedOwnDeadLetterQueue ? deadLetterQueue : undefined;
     if (this.deadLetterQueue && !options.deadLetterQueue) {
@@ -82,7 +100,10 @@ export class VerifiedEventRule extends events.Rule {
         alarmName: consumerAlarmName(scope, `${id}DeadLetterQueueAlarm`, source.receiverName),
         runbook: Runbook.CONSUMER_DEAD_LETTER_QUEUE,
         description: `Verified bank events (${detailType}) are in the dead-letter queue of the rule ${this.node.path}: ${options.consumer ? 'its consumer failed them on every receive' : 'its target refused them for 24 hours'}. Fix the consumer, then move them back (cdk-bank-webhooks/docs/events.md, "Consuming events").`,
-        metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: cloudwatch.Stats.MAXIMUM }),
+        metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          period: Duration.minutes(1),
+          statistic: cloudwatch.Stats.MAXIMUM,
+        }),
       });
       notifyOn(options.alarmTopic ?? source.alarmTopic, [this.deadLetterQueueAlarm]);
     }
@@ -98,28 +119,61 @@ function consumerAlarmName(scope: Construct, id: string, receiverName: string | 
   if (receiverName === undefined || Token.isUnresolved(receiverName)) return undefined;
   const stack = Stack.of(scope);
   if (Token.isUnresolved(stack.stackName)) return undefined;
-  const path = [stack.stackName, ...scope.node.scopes.slice(scope.node.scopes.indexOf(stack) + 1).map((c) => c.node.id), id].join('-');
+  const path = [
+    stack.stackName,
+    ...scope.node.scopes.slice(scope.node.scopes.indexOf(stack) + 1).map((c) => c.node.id),
+    id,
+  ].join('-');
   const readable = path.replace(/[^A-Za-z0-9_.-]/g, '-');
   // A long path keeps its end and a hash of the whole, so two never share a name.
-  const bounded = readable.length <= 150 ? readable : `${readable.slice(-137)}-${createHash('sha256').update(path, 'utf8').digest('hex').slice(0, 12)}`;
+  const bounded =
+    readable.length <= 150
+      ? readable
+      : `${readable.slice(-137)}-${createHash('sha256').update(path, 'utf8').digest('hex').slice(0, 12)}`;
   return `${consumerAlarmPrefix(receiverName)}${bounded}`;
 }
 
 /** The rule's props, once its options are checked (before anything is made). */
 /** @param path the rule's construct path, for its errors (it is checked before it is made) */
-function ruleProps(path: string, source: VerifiedEventSource, detailType: BankEventDetailType, options: VerifiedEventRuleOptions): events.RuleProps {
+function ruleProps(
+  path: string,
+  source: VerifiedEventSource,
+  detailType: BankEventDetailType,
+  options: VerifiedEventRuleOptions,
+): events.RuleProps {
   validateProps(path, 'onVerifiedEvent', options, (v, o) => {
-    v.check(!(o.target && o.consumer), 'consumer', 'cannot be given with target: consumer makes the rule\'s target (a queue the function reads); give one of them');
-    v.checkNumber(o.consumerMaxReceiveCount, 'consumerMaxReceiveCount', isWholeNumberIn(1, 1000), 'must be a whole number from 1 to 1000');
-    v.checkNumber(o.consumerBatchSize, 'consumerBatchSize', isWholeNumberIn(1, 10), 'must be a whole number from 1 to 10');
+    v.check(
+      !(o.target && o.consumer),
+      'consumer',
+      "cannot be given with target: consumer makes the rule's target (a queue the function reads); give one of them",
+    );
+    v.checkNumber(
+      o.consumerMaxReceiveCount,
+      'consumerMaxReceiveCount',
+      isWholeNumberIn(1, 1000),
+      'must be a whole number from 1 to 1000',
+    );
+    v.checkNumber(
+      o.consumerBatchSize,
+      'consumerBatchSize',
+      isWholeNumberIn(1, 10),
+      'must be a whole number from 1 to 10',
+    );
   });
-  const detail = options.allAccounts ? options.eventPattern?.detail : { ...options.eventPattern?.detail, account: accountPattern(source.account) };
+  const detail = options.allAccounts
+    ? options.eventPattern?.detail
+    : { ...options.eventPattern?.detail, account: accountPattern(source.account) };
   return {
     eventBus: source.eventBus,
     description: options.description ?? `Verified bank events: ${detailType}`,
     ruleName: options.ruleName,
     crossStackScope: options.crossStackScope,
-    eventPattern: { ...options.eventPattern, source: [source.eventSource], detailType: [detailType], ...(detail ? { detail } : {}) },
+    eventPattern: {
+      ...options.eventPattern,
+      source: [source.eventSource],
+      detailType: [detailType],
+      ...(detail ? { detail } : {}),
+    },
   };
 }
 
@@ -188,7 +242,10 @@ export interface VerifiedEventRuleOptions extends events.OnEventOptions {
 
 /** The event pattern that matches one account's events: boleto events by beneficiary, payment events by account number. */
 function accountPattern(account: BankAccount): Record<string, unknown> {
-  return { cooperativa: [account.cooperativa], $or: [{ codigoBeneficiario: [account.codigoBeneficiario] }, { conta: [account.conta] }] };
+  return {
+    cooperativa: [account.cooperativa],
+    $or: [{ codigoBeneficiario: [account.codigoBeneficiario] }, { conta: [account.conta] }],
+  };
 }
 
 /**
@@ -196,18 +253,33 @@ function accountPattern(account: BankAccount): Record<string, unknown> {
  * SSE-SQS, or SSE-KMS under `key`, which EventBridge is then granted to encrypt with.
  */
 export function targetDeadLetterQueue(scope: Construct, id: string, key?: kms.IKey): sqs.Queue {
-  const encryption = key ? { encryption: sqs.QueueEncryption.KMS, encryptionMasterKey: key } : { encryption: sqs.QueueEncryption.SQS_MANAGED };
-  const queue = new sqs.Queue(scope, id, { ...encryption, enforceSSL: true, retentionPeriod: Duration.seconds(ProcessorDefaults.queueRetentionSeconds) });
+  const encryption = key
+    ? { encryption: sqs.QueueEncryption.KMS, encryptionMasterKey: key }
+    : { encryption: sqs.QueueEncryption.SQS_MANAGED };
+  const queue = new sqs.Queue(scope, id, {
+    ...encryption,
+    enforceSSL: true,
+    retentionPeriod: Duration.seconds(ProcessorDefaults.queueRetentionSeconds),
+  });
   // EventBridge encrypts what it sends with the key: for this account's rules only (no confused deputy).
-  key?.addToResourcePolicy(new iam.PolicyStatement({
-    principals: [new iam.ServicePrincipal('events.amazonaws.com')], actions: ['kms:GenerateDataKey', 'kms:Decrypt'], resources: ['*'],
-    conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(scope).account } },
-  }));
+  key?.addToResourcePolicy(
+    new iam.PolicyStatement({
+      principals: [new iam.ServicePrincipal('events.amazonaws.com')],
+      actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
+      resources: ['*'],
+      conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(scope).account } },
+    }),
+  );
   Validations.of(queue).acknowledge({
     id: 'AwsSolutions::AwsSolutions-SQS3',
-    reason: 'This queue is the dead-letter queue of an EventBridge rule target: what lands here is read and redriven by an operator, not consumed again.',
+    reason:
+      'This queue is the dead-letter queue of an EventBridge rule target: what lands here is read and redriven by an operator, not consumed again.',
   });
-  acknowledgeInherent(queue, 'SQSRedrivePolicy', 'This queue is the dead-letter queue of an EventBridge rule target: it is the end of the line, read and redriven by an operator.');
+  acknowledgeInherent(
+    queue,
+    'SQSRedrivePolicy',
+    'This queue is the dead-letter queue of an EventBridge rule target: it is the end of the line, read and redriven by an operator.',
+  );
   return queue;
 }
 
@@ -233,8 +305,10 @@ export class WithDeliveryGuarantees implements events.IRuleTarget {
     return {
       ...config,
       deadLetterConfig: config.deadLetterConfig ?? { arn: this.deadLetterQueue.queueArn },
-      retryPolicy: config.retryPolicy ?? { maximumRetryAttempts: this.retryAttempts, maximumEventAgeInSeconds: this.maxEventAge.toSeconds() },
+      retryPolicy: config.retryPolicy ?? {
+        maximumRetryAttempts: this.retryAttempts,
+        maximumEventAgeInSeconds: this.maxEventAge.toSeconds(),
+      },
     };
   }
 }
-

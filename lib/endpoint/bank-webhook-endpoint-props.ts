@@ -191,9 +191,22 @@ export const MAX_SILENCE_HOURS = 168;
 export const DEFAULT_SILENCE_HOURS = 96;
 
 /** Checks RouteSilenceOptions under `prefix`. */
-export function checkSilenceOptions(v: PropsValidation, options: RouteSilenceOptions | undefined, prefix = 'silenceAlarms.'): void {
-  for (const [name, window] of [['boletoWindow', options?.boletoWindow], ['paymentsWindow', options?.paymentsWindow]] as const) {
-    if (window) v.checkNumber(window.toHours({ integral: false }), `${prefix}${name}`, isWholeNumberIn(0, MAX_SILENCE_HOURS), `must be whole hours from 0 (no alarm) to ${MAX_SILENCE_HOURS} (CloudWatch evaluates at most 7 days)`);
+export function checkSilenceOptions(
+  v: PropsValidation,
+  options: RouteSilenceOptions | undefined,
+  prefix = 'silenceAlarms.',
+): void {
+  for (const [name, window] of [
+    ['boletoWindow', options?.boletoWindow],
+    ['paymentsWindow', options?.paymentsWindow],
+  ] as const) {
+    if (window)
+      v.checkNumber(
+        window.toHours({ integral: false }),
+        `${prefix}${name}`,
+        isWholeNumberIn(0, MAX_SILENCE_HOURS),
+        `must be whole hours from 0 (no alarm) to ${MAX_SILENCE_HOURS} (CloudWatch evaluates at most 7 days)`,
+      );
   }
 }
 
@@ -208,44 +221,114 @@ function isCidr(value: string): boolean {
 export function checkBankWebhookEndpoint(v: PropsValidation, props: BankWebhookEndpointProps): void {
   checkReceiverName(v, props.receiverName, 'receiverName');
   checkTracing(v, props);
-  v.check(!(props.domainName && !props.certificate), 'certificate', 'is required when domainName is set (an ACM certificate for that name, in the stack\'s region)');
+  v.check(
+    !(props.domainName && !props.certificate),
+    'certificate',
+    "is required when domainName is set (an ACM certificate for that name, in the stack's region)",
+  );
   v.check(!(props.certificate && !props.domainName), 'domainName', 'is required when certificate is set');
-  v.check(!(props.basePath !== undefined && !props.domainName), 'basePath', 'only applies to a custom domain: set domainName and certificate, or remove basePath');
+  v.check(
+    !(props.basePath !== undefined && !props.domainName),
+    'basePath',
+    'only applies to a custom domain: set domainName and certificate, or remove basePath',
+  );
   if (props.domainName && !Token.isUnresolved(props.domainName)) {
-    v.check(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i.test(props.domainName), 'domainName', `must be a DNS name such as webhooks.example.com, got "${props.domainName}"`);
+    v.check(
+      /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i.test(props.domainName),
+      'domainName',
+      `must be a DNS name such as webhooks.example.com, got "${props.domainName}"`,
+    );
   }
   if (props.basePath !== undefined && !Token.isUnresolved(props.basePath)) {
-    v.check(/^[a-zA-Z0-9$_.+!*'()-]+(\/[a-zA-Z0-9$_.+!*'()-]+)*$/.test(props.basePath), 'basePath', `must be path segments without leading or trailing slashes, such as "bank", got "${props.basePath}"`);
+    v.check(
+      /^[a-zA-Z0-9$_.+!*'()-]+(\/[a-zA-Z0-9$_.+!*'()-]+)*$/.test(props.basePath),
+      'basePath',
+      `must be path segments without leading or trailing slashes, such as "bank", got "${props.basePath}"`,
+    );
   }
   if (props.allowedSourceCidrs) {
-    v.check(props.allowedSourceCidrs.length > 0, 'allowedSourceCidrs', 'must hold at least one CIDR block when set (an empty list would deny the bank too); omit it to allow any source');
+    v.check(
+      props.allowedSourceCidrs.length > 0,
+      'allowedSourceCidrs',
+      'must hold at least one CIDR block when set (an empty list would deny the bank too); omit it to allow any source',
+    );
     const bad = props.allowedSourceCidrs.filter((cidr) => !Token.isUnresolved(cidr) && !isCidr(cidr));
-    v.check(bad.length === 0, 'allowedSourceCidrs', `must be CIDR blocks such as 203.0.113.0/24 or 2001:db8::/32; not valid: ${bad.map((cidr) => `"${cidr}"`).join(', ')}`);
+    v.check(
+      bad.length === 0,
+      'allowedSourceCidrs',
+      `must be CIDR blocks such as 203.0.113.0/24 or 2001:db8::/32; not valid: ${bad.map((cidr) => `"${cidr}"`).join(', ')}`,
+    );
   }
-  v.checkNumber(props.throttlingRateLimit, 'throttlingRateLimit', (n) => Number.isFinite(n) && n > 0, 'must be a number of requests per second greater than 0');
-  v.checkNumber(props.throttlingBurstLimit, 'throttlingBurstLimit', isWholeNumberIn(1, 5000), 'must be a whole number from 1 to 5000');
-  v.checkNumber(props.receiverMemorySize, 'receiverMemorySize', isWholeNumberIn(128, 10240), 'must be a whole number of MiB from 128 to 10240');
-  v.checkNumber(props.maxReceiveCount, 'maxReceiveCount', isWholeNumberIn(1, 1000), 'must be a whole number from 1 to 1000');
+  v.checkNumber(
+    props.throttlingRateLimit,
+    'throttlingRateLimit',
+    (n) => Number.isFinite(n) && n > 0,
+    'must be a number of requests per second greater than 0',
+  );
+  v.checkNumber(
+    props.throttlingBurstLimit,
+    'throttlingBurstLimit',
+    isWholeNumberIn(1, 5000),
+    'must be a whole number from 1 to 5000',
+  );
+  v.checkNumber(
+    props.receiverMemorySize,
+    'receiverMemorySize',
+    isWholeNumberIn(128, 10240),
+    'must be a whole number of MiB from 128 to 10240',
+  );
+  v.checkNumber(
+    props.maxReceiveCount,
+    'maxReceiveCount',
+    isWholeNumberIn(1, 1000),
+    'must be a whole number from 1 to 1000',
+  );
   if (props.maxBodySize) {
-    v.checkNumber(props.maxBodySize.toBytes(), 'maxBodySize', isWholeNumberIn(1, MAX_BODY_BYTES_LIMIT), `must be from 1 byte to ${MAX_BODY_BYTES_LIMIT / 1024} KiB (bytes)`);
+    v.checkNumber(
+      props.maxBodySize.toBytes(),
+      'maxBodySize',
+      isWholeNumberIn(1, MAX_BODY_BYTES_LIMIT),
+      `must be from 1 byte to ${MAX_BODY_BYTES_LIMIT / 1024} KiB (bytes)`,
+    );
   }
   if (props.tokenCacheTtl) {
-    v.checkNumber(props.tokenCacheTtl.toSeconds(), 'tokenCacheTtl', isWholeNumberIn(1, 3600), 'must be from 1 second to 1 hour (seconds)');
+    v.checkNumber(
+      props.tokenCacheTtl.toSeconds(),
+      'tokenCacheTtl',
+      isWholeNumberIn(1, 3600),
+      'must be from 1 second to 1 hour (seconds)',
+    );
   }
   if (props.queueVisibilityTimeout) {
-    v.checkNumber(props.queueVisibilityTimeout.toSeconds(), 'queueVisibilityTimeout', isWholeNumberIn(0, 43_200), 'must be at most 12 hours (seconds)');
+    v.checkNumber(
+      props.queueVisibilityTimeout.toSeconds(),
+      'queueVisibilityTimeout',
+      isWholeNumberIn(0, 43_200),
+      'must be at most 12 hours (seconds)',
+    );
   }
   checkTokenHeader(v, props.boletoTokenHeader, 'boletoTokenHeader');
   checkSecretNamed(v, props.paymentCallbackToken, 'paymentCallbackToken');
   checkSecretNamed(v, props.boletoToken, 'boletoToken');
   checkSilenceOptions(v, props.silenceAlarms);
   checkFunctionNetwork(v, props);
-  v.check(!(props.tokenEncryptionKey && props.paymentCallbackToken && props.boletoToken), 'tokenEncryptionKey', 'only encrypts the token secrets the construct generates, and both paymentCallbackToken and boletoToken are given: encrypt those secrets with the key yourself, or remove tokenEncryptionKey');
+  v.check(
+    !(props.tokenEncryptionKey && props.paymentCallbackToken && props.boletoToken),
+    'tokenEncryptionKey',
+    'only encrypts the token secrets the construct generates, and both paymentCallbackToken and boletoToken are given: encrypt those secrets with the key yourself, or remove tokenEncryptionKey',
+  );
   if (props.webAclArn !== undefined && !Token.isUnresolved(props.webAclArn)) {
-    v.check(/^arn:aws[a-z-]*:wafv2:[a-z0-9-]+:\d{12}:regional\/webacl\/[\w-]+\/[\w-]+$/.test(props.webAclArn), 'webAclArn', `must be the ARN of a regional WAF web ACL (arn:aws:wafv2:<region>:<account>:regional/webacl/<name>/<id>; API Gateway takes no CloudFront-scope ACL), got "${props.webAclArn}"`);
+    v.check(
+      /^arn:aws[a-z-]*:wafv2:[a-z0-9-]+:\d{12}:regional\/webacl\/[\w-]+\/[\w-]+$/.test(props.webAclArn),
+      'webAclArn',
+      `must be the ARN of a regional WAF web ACL (arn:aws:wafv2:<region>:<account>:regional/webacl/<name>/<id>; API Gateway takes no CloudFront-scope ACL), got "${props.webAclArn}"`,
+    );
   }
   if (props.stageName !== undefined && !Token.isUnresolved(props.stageName)) {
-    v.check(/^[a-zA-Z0-9_]{1,128}$/.test(props.stageName), 'stageName', `must be 1 to 128 letters, digits or underscores, got "${props.stageName}"`);
+    v.check(
+      /^[a-zA-Z0-9_]{1,128}$/.test(props.stageName),
+      'stageName',
+      `must be 1 to 128 letters, digits or underscores, got "${props.stageName}"`,
+    );
   }
 }
-

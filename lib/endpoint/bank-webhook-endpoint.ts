@@ -11,7 +11,14 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ProcessorDefaults } from '../../contracts/processor';
 import {
-  PIX_ROUTE, RECEIVER_SERVICE_NAME, RECEIVER_SETTINGS_ENV, ReceiverDefaults, ReceiverMetric, type ReceiverSettings, ROUTES, SQS_MAX_MESSAGE_BYTES,
+  PIX_ROUTE,
+  RECEIVER_SERVICE_NAME,
+  RECEIVER_SETTINGS_ENV,
+  ReceiverDefaults,
+  ReceiverMetric,
+  type ReceiverSettings,
+  ROUTES,
+  SQS_MAX_MESSAGE_BYTES,
 } from '../../contracts/receiver';
 import { notifyOn, warnWithoutAlarmTopic } from '../core/alarms';
 import { acknowledgeInherent } from '../core/compliance';
@@ -99,8 +106,20 @@ export class BankWebhookEndpoint extends Construct {
     const network = functionNetwork(this, 'FunctionsSecurityGroup', props);
     this.securityGroups = network.securityGroups;
 
-    this.paymentCallbackToken = props.paymentCallbackToken ?? this.generatedToken('PaymentCallbackToken', 'Payment callback token (authorizationCallback) the bank sends to /payments', props.tokenEncryptionKey);
-    this.boletoToken = props.boletoToken ?? this.generatedToken('BoletoToken', 'Boleto webhook contract token the bank sends to /boleto', props.tokenEncryptionKey);
+    this.paymentCallbackToken =
+      props.paymentCallbackToken ??
+      this.generatedToken(
+        'PaymentCallbackToken',
+        'Payment callback token (authorizationCallback) the bank sends to /payments',
+        props.tokenEncryptionKey,
+      );
+    this.boletoToken =
+      props.boletoToken ??
+      this.generatedToken(
+        'BoletoToken',
+        'Boleto webhook contract token the bank sends to /boleto',
+        props.tokenEncryptionKey,
+      );
 
     // Queue and dead-letter queue.
     const queueProps: sqs.QueueProps = {
@@ -113,20 +132,33 @@ export class BankWebhookEndpoint extends Construct {
     this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', queueProps);
     this.queue = new sqs.Queue(this, 'Queue', {
       ...queueProps,
-      visibilityTimeout: props.queueVisibilityTimeout ?? Duration.seconds(minimumVisibilitySeconds(undefined, undefined)),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? ProcessorDefaults.maxReceiveCount },
+      visibilityTimeout:
+        props.queueVisibilityTimeout ?? Duration.seconds(minimumVisibilitySeconds(undefined, undefined)),
+      deadLetterQueue: {
+        queue: this.deadLetterQueue,
+        maxReceiveCount: props.maxReceiveCount ?? ProcessorDefaults.maxReceiveCount,
+      },
     });
     // Only the receiver, the processor (leftovers; quarantine into the DLQ) and the named operators send to them.
     QueueSenders.guard(this.deadLetterQueue);
-    this.operatorRoles = [...props.operatorRoles ?? []];
+    this.operatorRoles = [...(props.operatorRoles ?? [])];
     QueueSenders.guard(this.queue, this.operatorRoles);
-    acknowledgeInherent(this.deadLetterQueue, 'SQSRedrivePolicy', 'This queue is the dead-letter queue: what lands here is quarantined or undeliverable, alarmed, and redriven to the queue by an operator, never dead-lettered further.');
+    acknowledgeInherent(
+      this.deadLetterQueue,
+      'SQSRedrivePolicy',
+      'This queue is the dead-letter queue: what lands here is quarantined or undeliverable, alarmed, and redriven to the queue by an operator, never dead-lettered further.',
+    );
     // Only our queue may dead-letter into the DLQ (what lands there is redriven to it).
     allowOnlySourceQueue(this, 'DeadLetterQueueRedriveAllowPolicy', {
       deadLetterQueue: this.deadLetterQueue,
       sourceQueue: this.queue,
       deadLetterQueueKey: props.queueEncryptionKey,
-      provider: { logEncryptionKey: props.logEncryptionKey, vpc: props.vpc, vpcSubnets: props.vpcSubnets, securityGroups: props.securityGroups },
+      provider: {
+        logEncryptionKey: props.logEncryptionKey,
+        vpc: props.vpc,
+        vpcSubnets: props.vpcSubnets,
+        securityGroups: props.securityGroups,
+      },
     });
 
     // Receiver function, with a role that holds only what it needs (no managed policies).
@@ -136,7 +168,8 @@ export class BankWebhookEndpoint extends Construct {
       memorySize: props.receiverMemorySize ?? ReceiverDefaults.memorySizeMb,
       logGroupId: 'ReceiverLogGroup',
       roleId: 'ReceiverRole',
-      roleDescription: 'Bank webhook receiver: write its logs, read the two token secrets, send to the notification queue',
+      roleDescription:
+        'Bank webhook receiver: write its logs, read the two token secrets, send to the notification queue',
       logRetention: retention,
       logEncryptionKey: props.logEncryptionKey,
       tracing: xrayTracing(props),
@@ -151,8 +184,18 @@ export class BankWebhookEndpoint extends Construct {
     this.grantReadTokens(this.receiverFunction);
 
     // The API.
-    this.accessLogGroup = new logs.LogGroup(this, 'AccessLogGroup', { retention, removalPolicy: RemovalPolicy.RETAIN, encryptionKey: props.logEncryptionKey });
-    this.api = endpointRestApi(this, 'Api', 'Receives the bank\'s webhook notifications (payments and boleto collection)', this.accessLogGroup, props);
+    this.accessLogGroup = new logs.LogGroup(this, 'AccessLogGroup', {
+      retention,
+      removalPolicy: RemovalPolicy.RETAIN,
+      encryptionKey: props.logEncryptionKey,
+    });
+    this.api = endpointRestApi(
+      this,
+      'Api',
+      "Receives the bank's webhook notifications (payments and boleto collection)",
+      this.accessLogGroup,
+      props,
+    );
     const integration = new apigateway.LambdaIntegration(this.receiverFunction, { proxy: true });
     for (const route of ROUTES) {
       this.api.root.addResource(route).addMethod('POST', integration);
@@ -173,8 +216,20 @@ export class BankWebhookEndpoint extends Construct {
     this.boletoUrl = `${this.url}${ROUTES[1]}`;
     const metricOf: ReceiverMetricOf = (name, route, options) => this.metricReceiver(name, route, options);
     this.unauthorizedRequestsAlarm = unauthorizedRequestsAlarm(this, metricOf);
-    this.boletoSilenceAlarm = silenceAlarm(this, 'BoletoSilenceAlarm', 'boleto', props.silenceAlarms?.boletoWindow, metricOf);
-    this.paymentsSilenceAlarm = silenceAlarm(this, 'PaymentsSilenceAlarm', 'payments', props.silenceAlarms?.paymentsWindow, metricOf);
+    this.boletoSilenceAlarm = silenceAlarm(
+      this,
+      'BoletoSilenceAlarm',
+      'boleto',
+      props.silenceAlarms?.boletoWindow,
+      metricOf,
+    );
+    this.paymentsSilenceAlarm = silenceAlarm(
+      this,
+      'PaymentsSilenceAlarm',
+      'payments',
+      props.silenceAlarms?.paymentsWindow,
+      metricOf,
+    );
     notifyOn(props.alarmTopic, [this.unauthorizedRequestsAlarm, this.boletoSilenceAlarm, this.paymentsSilenceAlarm]);
     warnWithoutAlarmTopic(this, props.alarmTopic);
   }
@@ -211,17 +266,35 @@ export class BankWebhookEndpoint extends Construct {
    * pinned. Once per endpoint; `BankWebhookReceiver` calls it when given `pix`.
    */
   public addPixApi(domain?: PixDomainProps): apigateway.RestApi {
-    if (this.pixRestApi) throw new Error(`${this.node.path}: addPixApi() was called already; an endpoint serves one Pix API`);
+    if (this.pixRestApi)
+      throw new Error(`${this.node.path}: addPixApi() was called already; an endpoint serves one Pix API`);
     const { props } = this;
-    const accessLogGroup = new logs.LogGroup(this, 'PixAccessLogGroup', { retention: props.logRetention ?? logs.RetentionDays.ONE_YEAR, removalPolicy: RemovalPolicy.RETAIN, encryptionKey: props.logEncryptionKey });
-    const api = endpointRestApi(this, 'PixApi', 'Receives the Pix provider\'s callbacks (the standard Pix API)', accessLogGroup, props, false, !!domain);
+    const accessLogGroup = new logs.LogGroup(this, 'PixAccessLogGroup', {
+      retention: props.logRetention ?? logs.RetentionDays.ONE_YEAR,
+      removalPolicy: RemovalPolicy.RETAIN,
+      encryptionKey: props.logEncryptionKey,
+    });
+    const api = endpointRestApi(
+      this,
+      'PixApi',
+      "Receives the Pix provider's callbacks (the standard Pix API)",
+      accessLogGroup,
+      props,
+      false,
+      !!domain,
+    );
     const integration = new apigateway.LambdaIntegration(this.receiverFunction, { proxy: true });
     api.root.addMethod('POST', integration);
     api.root.addResource(PIX_ROUTE).addMethod('POST', integration);
     this.pixRestApi = api;
     if (domain) {
-      const { pins, expiryAlarm } = pixMutualTlsDomain(this, api, domain, (name, route, options) => this.metricReceiver(name, route, options));
-      this.receiverFunction.addEnvironment(RECEIVER_SETTINGS_ENV, Stack.of(this).toJsonString({ ...this.receiverSettings(this.props), pixClientCertificates: pins }));
+      const { pins, expiryAlarm } = pixMutualTlsDomain(this, api, domain, (name, route, options) =>
+        this.metricReceiver(name, route, options),
+      );
+      this.receiverFunction.addEnvironment(
+        RECEIVER_SETTINGS_ENV,
+        Stack.of(this).toJsonString({ ...this.receiverSettings(this.props), pixClientCertificates: pins }),
+      );
       this.pixCertificateExpiryAlarm = expiryAlarm;
       notifyOn(this.props.alarmTopic, [expiryAlarm]);
       this.pixDomainName = domain.domainName;
@@ -232,8 +305,17 @@ export class BankWebhookEndpoint extends Construct {
   /** The receiver function's settings (the Pix pins added by addPixApi). */
   private receiverSettings(props: BankWebhookEndpointProps): ReceiverSettings {
     return receiverSettings(
-      { queueUrl: this.queue.queueUrl, paymentsTokenSecretArn: this.paymentCallbackToken.secretArn, boletoTokenSecretArn: this.boletoToken.secretArn },
-      { boletoTokenHeader: this.boletoTokenHeader, maxBodyBytes: props.maxBodySize?.toBytes(), tokenCacheTtlMs: props.tokenCacheTtl?.toMilliseconds(), receiverName: this.receiverName },
+      {
+        queueUrl: this.queue.queueUrl,
+        paymentsTokenSecretArn: this.paymentCallbackToken.secretArn,
+        boletoTokenSecretArn: this.boletoToken.secretArn,
+      },
+      {
+        boletoTokenHeader: this.boletoTokenHeader,
+        maxBodyBytes: props.maxBodySize?.toBytes(),
+        tokenCacheTtlMs: props.tokenCacheTtl?.toMilliseconds(),
+        receiverName: this.receiverName,
+      },
     );
   }
 
@@ -264,4 +346,3 @@ export class BankWebhookEndpoint extends Construct {
     return secret;
   }
 }
-

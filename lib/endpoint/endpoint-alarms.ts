@@ -7,7 +7,11 @@ import { Runbook, thresholdAlarm } from '../core/alarms';
 import { DEFAULT_SILENCE_HOURS } from './bank-webhook-endpoint-props';
 
 /** One of the receiver's metrics on a route (the endpoint's `metricReceiver`). */
-export type ReceiverMetricOf = (metricName: string, route: string, props?: cloudwatch.MetricOptions) => cloudwatch.Metric;
+export type ReceiverMetricOf = (
+  metricName: string,
+  route: string,
+  props?: cloudwatch.MetricOptions,
+) => cloudwatch.Metric;
 
 /**
  * In ALARM when most requests of the bank's routes were refused with 401 (at least 5 in 5 minutes):
@@ -22,7 +26,8 @@ export function unauthorizedRequestsAlarm(scope: Construct, metric: ReceiverMetr
   const sum = (prefix: string) => ROUTES.map((_, i) => `FILL(${prefix}${i}, 0)`).join(' + ');
   const alarm = thresholdAlarm(scope, 'UnauthorizedRequestsAlarm', {
     runbook: Runbook.UNAUTHORIZED_REQUESTS,
-    description: 'Most requests to the bank webhook endpoint were refused with 401 (wrong or missing token). After a token rotation or a wrong secret, every notification is refused and the bank marks it NÃO ENTREGUE, never to resend: check the token secrets against what is registered at the bank (tokenVersion), and run the reconciliation.',
+    description:
+      'Most requests to the bank webhook endpoint were refused with 401 (wrong or missing token). After a token rotation or a wrong secret, every notification is refused and the bank marks it NÃO ENTREGUE, never to resend: check the token secrets against what is registered at the bank (tokenVersion), and run the reconciliation.',
     metric: new cloudwatch.MathExpression({
       expression: `IF((${sum('u')}) >= 5, (${sum('u')}) / ((${sum('u')}) + (${sum('s')})), 0)`,
       usingMetrics: metrics,
@@ -35,12 +40,18 @@ export function unauthorizedRequestsAlarm(scope: Construct, metric: ReceiverMetr
 }
 
 /** In ALARM when not one notification was stored on `route` in any hour of the window (no data counts as none). */
-export function silenceAlarm(scope: Construct, id: string, route: string, window: Duration | undefined, metric: ReceiverMetricOf): cloudwatch.Alarm | undefined {
+export function silenceAlarm(
+  scope: Construct,
+  id: string,
+  route: string,
+  window: Duration | undefined,
+  metric: ReceiverMetricOf,
+): cloudwatch.Alarm | undefined {
   const hours = window?.toHours() ?? DEFAULT_SILENCE_HOURS;
   if (hours === 0) return undefined;
   return thresholdAlarm(scope, id, {
     runbook: Runbook.SILENCE,
-    description: `No notification was stored on /${route} for ${hours} hours: the bank may have stopped sending. Check the registration watch (RegistrationDrift alarm; the ${route === 'boleto' ? 'contract\'s status' : 'payment callback'} at the bank), the bank's status, and the endpoint (UnauthorizedRequests, API Gateway 4XX/5XX).`,
+    description: `No notification was stored on /${route} for ${hours} hours: the bank may have stopped sending. Check the registration watch (RegistrationDrift alarm; the ${route === 'boleto' ? "contract's status" : 'payment callback'} at the bank), the bank's status, and the endpoint (UnauthorizedRequests, API Gateway 4XX/5XX).`,
     metric: metric(ReceiverMetric.STORED, route, { period: Duration.hours(1), statistic: cloudwatch.Stats.SUM }),
     threshold: 1,
     evaluationPeriods: hours,

@@ -1,4 +1,9 @@
-import { RECEIVER_SETTINGS_ENV, ReceiverDefaults, type ReceiverSettings, UNNAMED_RECEIVER } from '../../contracts/receiver';
+import {
+  RECEIVER_SETTINGS_ENV,
+  ReceiverDefaults,
+  type ReceiverSettings,
+  UNNAMED_RECEIVER,
+} from '../../contracts/receiver';
 
 /** What the receiver works on: its queue and the two token secrets. */
 export type ReceiverResources = Pick<ReceiverSettings, 'queueUrl' | 'paymentsTokenSecretArn' | 'boletoTokenSecretArn'>;

@@ -38,7 +38,11 @@ export interface AuditLogOptions {
 /** Checks AuditLogOptions: a retention CloudWatch Logs has. */
 export function checkAuditLogOptions(v: PropsValidation, options: AuditLogOptions | undefined): void {
   if (options?.retention === undefined) return;
-  v.check(Object.values(logs.RetentionDays).includes(options.retention), 'auditLog.retention', `must be one of logs.RetentionDays, got ${String(options.retention)}`);
+  v.check(
+    Object.values(logs.RetentionDays).includes(options.retention),
+    'auditLog.retention',
+    `must be one of logs.RetentionDays, got ${String(options.retention)}`,
+  );
 }
 
 export interface AuditLogParts {
@@ -56,7 +60,14 @@ export interface AuditLogParts {
  * rule alone write it (the account's other rules and principals get no write from it), and the
  * rule's dead-letter queue (under the queues' key) with its alarm.
  */
-export function createAuditLog(scope: Construct, options: AuditLogOptions, bus: events.IEventBus, source: string, keys: { readonly logs?: kms.IKey; readonly queues?: kms.IKey }, removalPolicy = RemovalPolicy.RETAIN): AuditLogParts {
+export function createAuditLog(
+  scope: Construct,
+  options: AuditLogOptions,
+  bus: events.IEventBus,
+  source: string,
+  keys: { readonly logs?: kms.IKey; readonly queues?: kms.IKey },
+  removalPolicy = RemovalPolicy.RETAIN,
+): AuditLogParts {
   const key = keys.logs;
   allowLogsToUse(scope, key);
   const logGroup = new logs.LogGroup(scope, 'AuditLog', {
@@ -65,30 +76,44 @@ export function createAuditLog(scope: Construct, options: AuditLogOptions, bus: 
     removalPolicy,
   });
   // The target is the group's ARN without the `:*` of its streams, as EventBridge takes it.
-  const target = Stack.of(scope).formatArn({ service: 'logs', resource: 'log-group', resourceName: logGroup.logGroupName, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+  const target = Stack.of(scope).formatArn({
+    service: 'logs',
+    resource: 'log-group',
+    resourceName: logGroup.logGroupName,
+    arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+  });
   // Retried for a day, then kept in a dead-letter queue of its own (alarmed): the log misses nothing silently.
   const deadLetterQueue = targetDeadLetterQueue(scope, 'AuditDeadLetterQueue', keys.queues);
   const rule = new events.Rule(scope, 'AuditRule', {
     eventBus: bus,
-    description: 'Keeps every event of the receiver\'s source in its audit log (cdk-bank-webhooks audit)',
+    description: "Keeps every event of the receiver's source in its audit log (cdk-bank-webhooks audit)",
     eventPattern: { source: [source] },
     targets: [new WithDeliveryGuarantees({ bind: () => ({ arn: target }) }, deadLetterQueue, 185, Duration.hours(24))],
   });
   QueueSenders.guard(deadLetterQueue).addRule(rule);
   const deadLetterQueueAlarm = thresholdAlarm(scope, 'AuditDeadLetterQueueAlarm', {
     runbook: Runbook.AUDIT_DEAD_LETTER_QUEUE,
-    description: 'Events EventBridge could not write to the audit log in a day of retries are in its dead-letter queue: the log misses them, and audit over their window names them. Read the queue, fix the cause (the log key\'s policy, the log group), keep the messages with the audit.',
-    metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: cloudwatch.Stats.MAXIMUM }),
+    description:
+      "Events EventBridge could not write to the audit log in a day of retries are in its dead-letter queue: the log misses them, and audit over their window names them. Read the queue, fix the cause (the log key's policy, the log group), keep the messages with the audit.",
+    metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+      period: Duration.minutes(1),
+      statistic: cloudwatch.Stats.MAXIMUM,
+    }),
   });
   new logs.ResourcePolicy(scope, 'AuditLogPolicy', {
     resourcePolicyName: `cdk-bank-webhooks-audit-${Names.uniqueId(logGroup).slice(-40)}`,
-    policyStatements: [new iam.PolicyStatement({
-      sid: 'OnlyTheAuditRuleWrites',
-      principals: [new iam.ServicePrincipal('events.amazonaws.com'), new iam.ServicePrincipal('delivery.logs.amazonaws.com')],
-      actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-      resources: [logGroup.logGroupArn],
-      conditions: { ArnEquals: { 'aws:SourceArn': rule.ruleArn } },
-    })],
+    policyStatements: [
+      new iam.PolicyStatement({
+        sid: 'OnlyTheAuditRuleWrites',
+        principals: [
+          new iam.ServicePrincipal('events.amazonaws.com'),
+          new iam.ServicePrincipal('delivery.logs.amazonaws.com'),
+        ],
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [logGroup.logGroupArn],
+        conditions: { ArnEquals: { 'aws:SourceArn': rule.ruleArn } },
+      }),
+    ],
   });
   return { logGroup, rule, deadLetterQueue, deadLetterQueueAlarm };
 }

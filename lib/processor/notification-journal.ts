@@ -3,7 +3,12 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
-import { JOURNAL_NOTIFICATIONS_PREFIX, JOURNAL_SUBJECTS_PREFIX, JournalDefaults, JournalObjectLock } from '../../contracts/record';
+import {
+  JOURNAL_NOTIFICATIONS_PREFIX,
+  JOURNAL_SUBJECTS_PREFIX,
+  JournalDefaults,
+  JournalObjectLock,
+} from '../../contracts/record';
 import { isWholeNumberIn, type PropsValidation } from '../core/props-validation';
 
 /**
@@ -62,19 +67,42 @@ export interface NotificationJournalOptions {
 }
 
 /** Checks NotificationJournalOptions under `prefix`. */
-export function checkJournalOptions(v: PropsValidation, options: NotificationJournalOptions | undefined, prefix = 'journal.'): void {
+export function checkJournalOptions(
+  v: PropsValidation,
+  options: NotificationJournalOptions | undefined,
+  prefix = 'journal.',
+): void {
   if (!options) return;
   const retention = options.retention?.toDays({ integral: false });
-  if (retention !== undefined) v.checkNumber(retention, `${prefix}retention`, isWholeNumberIn(1, 36500), 'must be a whole number of days from 1 to 36500');
+  if (retention !== undefined)
+    v.checkNumber(
+      retention,
+      `${prefix}retention`,
+      isWholeNumberIn(1, 36500),
+      'must be a whole number of days from 1 to 36500',
+    );
   const transition = options.transitionAfter?.toDays({ integral: false });
   if (transition !== undefined) {
-    v.checkNumber(transition, `${prefix}transitionAfter`, isWholeNumberIn(0, 36500), 'must be a whole number of days from 0 to 36500');
+    v.checkNumber(
+      transition,
+      `${prefix}transitionAfter`,
+      isWholeNumberIn(0, 36500),
+      'must be a whole number of days from 0 to 36500',
+    );
     if (retention !== undefined && !Token.isUnresolved(retention) && !Token.isUnresolved(transition)) {
-      v.check(transition < retention, `${prefix}transitionAfter`, `must be shorter than retention (${transition} days is not shorter than ${retention}): an object expires before it would move`);
+      v.check(
+        transition < retention,
+        `${prefix}transitionAfter`,
+        `must be shorter than retention (${transition} days is not shorter than ${retention}): an object expires before it would move`,
+      );
     }
   }
   if (options.objectLock !== undefined) {
-    v.check(Object.values(JournalObjectLock).includes(options.objectLock), `${prefix}objectLock`, `must be JournalObjectLock.NONE, GOVERNANCE or COMPLIANCE, got "${options.objectLock}"`);
+    v.check(
+      Object.values(JournalObjectLock).includes(options.objectLock),
+      `${prefix}objectLock`,
+      `must be JournalObjectLock.NONE, GOVERNANCE or COMPLIANCE, got "${options.objectLock}"`,
+    );
   }
 }
 
@@ -83,7 +111,13 @@ export function checkJournalOptions(v: PropsValidation, options: NotificationJou
  * blocked, expired after the retention, written by `writer` alone (the bucket policy refuses
  * every other principal's writes, and everyone's deletes).
  */
-export function createNotificationJournal(scope: Construct, id: string, options: NotificationJournalOptions, writer: iam.IRole, removalPolicy = RemovalPolicy.RETAIN): s3.Bucket {
+export function createNotificationJournal(
+  scope: Construct,
+  id: string,
+  options: NotificationJournalOptions,
+  writer: iam.IRole,
+  removalPolicy = RemovalPolicy.RETAIN,
+): s3.Bucket {
   const retention = options.retention ?? Duration.days(JournalDefaults.retentionDays);
   const lock = options.objectLock ?? JournalObjectLock.NONE;
   // DESTROY empties the bucket first (CDK's auto-delete provider); Object Lock is refused with it at validation.
@@ -101,71 +135,91 @@ export function createNotificationJournal(scope: Construct, id: string, options:
     serverAccessLogsPrefix: options.serverAccessLogsBucket ? 'notification-journal/' : undefined,
     removalPolicy: destroy ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     autoDeleteObjects: destroy,
-    ...(lock === JournalObjectLock.NONE ? {} : {
-      objectLockEnabled: true,
-      objectLockDefaultRetention: lock === JournalObjectLock.COMPLIANCE ? s3.ObjectLockRetention.compliance(retention) : s3.ObjectLockRetention.governance(retention),
-    }),
-    lifecycleRules: [{
-      id: 'Retention',
-      expiration: retention,
-      // A version replaced or deleted (nothing but S3 itself may) is kept as long as a current one would be.
-      noncurrentVersionExpiration: retention,
-      abortIncompleteMultipartUploadAfter: Duration.days(1),
-      // S3 moves no object under 128 KB (its default minimum for transitions): those stay in Standard.
-      transitions: [{
-        storageClass: s3.StorageClass.GLACIER_INSTANT_RETRIEVAL,
-        transitionAfter: options.transitionAfter ?? Duration.days(JournalDefaults.transitionDays),
-      }],
-    }],
+    ...(lock === JournalObjectLock.NONE
+      ? {}
+      : {
+          objectLockEnabled: true,
+          objectLockDefaultRetention:
+            lock === JournalObjectLock.COMPLIANCE
+              ? s3.ObjectLockRetention.compliance(retention)
+              : s3.ObjectLockRetention.governance(retention),
+        }),
+    lifecycleRules: [
+      {
+        id: 'Retention',
+        expiration: retention,
+        // A version replaced or deleted (nothing but S3 itself may) is kept as long as a current one would be.
+        noncurrentVersionExpiration: retention,
+        abortIncompleteMultipartUploadAfter: Duration.days(1),
+        // S3 moves no object under 128 KB (its default minimum for transitions): those stay in Standard.
+        transitions: [
+          {
+            storageClass: s3.StorageClass.GLACIER_INSTANT_RETRIEVAL,
+            transitionAfter: options.transitionAfter ?? Duration.days(JournalDefaults.transitionDays),
+          },
+        ],
+      },
+    ],
   });
   // Only the processor writes, and only under the journal's two prefixes.
-  const objects = [JOURNAL_NOTIFICATIONS_PREFIX, JOURNAL_SUBJECTS_PREFIX].map((prefix) => bucket.arnForObjects(`${prefix}*`));
+  const objects = [JOURNAL_NOTIFICATIONS_PREFIX, JOURNAL_SUBJECTS_PREFIX].map((prefix) =>
+    bucket.arnForObjects(`${prefix}*`),
+  );
   writer.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: objects }));
   options.encryptionKey?.grant(writer, 'kms:GenerateDataKey', 'kms:Encrypt');
-  bucket.addToResourcePolicy(new iam.PolicyStatement({
-    sid: 'OnlyTheProcessorWrites',
-    effect: iam.Effect.DENY,
-    principals: [new iam.AnyPrincipal()],
-    actions: ['s3:PutObject'],
-    resources: [bucket.arnForObjects('*')],
-    conditions: { ArnNotEquals: { 'aws:PrincipalArn': writer.roleArn } },
-  }));
+  bucket.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid: 'OnlyTheProcessorWrites',
+      effect: iam.Effect.DENY,
+      principals: [new iam.AnyPrincipal()],
+      actions: ['s3:PutObject'],
+      resources: [bucket.arnForObjects('*')],
+      conditions: { ArnNotEquals: { 'aws:PrincipalArn': writer.roleArn } },
+    }),
+  );
   // Every write must be create-only (If-None-Match: *): not even the processor's role can overwrite a raw notification.
-  bucket.addToResourcePolicy(new iam.PolicyStatement({
-    sid: 'OnlyCreateOnlyWrites',
-    effect: iam.Effect.DENY,
-    principals: [new iam.AnyPrincipal()],
-    actions: ['s3:PutObject'],
-    resources: [bucket.arnForObjects('*')],
-    conditions: { Null: { 's3:if-none-match': 'true' } },
-  }));
+  bucket.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid: 'OnlyCreateOnlyWrites',
+      effect: iam.Effect.DENY,
+      principals: [new iam.AnyPrincipal()],
+      actions: ['s3:PutObject'],
+      resources: [bucket.arnForObjects('*')],
+      conditions: { Null: { 's3:if-none-match': 'true' } },
+    }),
+  );
   // With DESTROY, the stack's own clean-up (CDK's auto-delete provider, run only when the bucket is removed) is the one exception.
   const cleanUp = destroy ? autoDeleteRoleArn(bucket) : undefined;
-  bucket.addToResourcePolicy(new iam.PolicyStatement({
-    sid: 'NobodyDeletesARawNotification',
-    effect: iam.Effect.DENY,
-    principals: [new iam.AnyPrincipal()],
-    actions: ['s3:DeleteObject', 's3:DeleteObjectVersion'],
-    resources: [bucket.arnForObjects('*')],
-    ...(cleanUp ? { conditions: { ArnNotEquals: { 'aws:PrincipalArn': cleanUp } } } : {}),
-  }));
+  bucket.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid: 'NobodyDeletesARawNotification',
+      effect: iam.Effect.DENY,
+      principals: [new iam.AnyPrincipal()],
+      actions: ['s3:DeleteObject', 's3:DeleteObjectVersion'],
+      resources: [bucket.arnForObjects('*')],
+      ...(cleanUp ? { conditions: { ArnNotEquals: { 'aws:PrincipalArn': cleanUp } } } : {}),
+    }),
+  );
   const readers = options.readers ?? [];
   if (readers.length) {
     for (const reader of readers) bucket.grantRead(reader);
-    bucket.addToResourcePolicy(new iam.PolicyStatement({
-      sid: 'OnlyTheNamedReadersRead',
-      effect: iam.Effect.DENY,
-      principals: [new iam.AnyPrincipal()],
-      actions: ['s3:GetObject', 's3:GetObjectVersion'],
-      resources: [bucket.arnForObjects('*')],
-      conditions: { ArnNotLike: { 'aws:PrincipalArn': readers.map((reader) => reader.roleArn) } },
-    }));
+    bucket.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'OnlyTheNamedReadersRead',
+        effect: iam.Effect.DENY,
+        principals: [new iam.AnyPrincipal()],
+        actions: ['s3:GetObject', 's3:GetObjectVersion'],
+        resources: [bucket.arnForObjects('*')],
+        conditions: { ArnNotLike: { 'aws:PrincipalArn': readers.map((reader) => reader.roleArn) } },
+      }),
+    );
   }
   const logicalId = Stack.of(bucket).getLogicalId(bucket.node.defaultChild as s3.CfnBucket);
   for (const prefix of [JOURNAL_NOTIFICATIONS_PREFIX, JOURNAL_SUBJECTS_PREFIX]) {
     Validations.of(writer).acknowledge({
       id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${logicalId}.Arn>/${prefix}*]`,
-      reason: 'The processor writes one object per notification (and one per subject it names) under the journal\'s two prefixes: object keys are not known in advance, so the PutObject grant names each prefix with a wildcard.',
+      reason:
+        "The processor writes one object per notification (and one per subject it names) under the journal's two prefixes: object keys are not known in advance, so the PutObject grant names each prefix with a wildcard.",
     });
   }
   return bucket;
@@ -173,7 +227,11 @@ export function createNotificationJournal(scope: Construct, id: string, options:
 
 /** The role of the stack's auto-delete provider, which `autoDeleteObjects` made for `bucket`. */
 function autoDeleteRoleArn(bucket: s3.Bucket): string {
-  const provider = Stack.of(bucket).node.tryFindChild('Custom::S3AutoDeleteObjectsCustomResourceProvider') as { roleArn?: string } | undefined;
-  if (!provider?.roleArn) throw new Error('The journal\'s clean-up provider was not found (aws-cdk-lib\'s autoDeleteObjects changed): keep removalPolicy RETAIN, and report this');
+  const provider = Stack.of(bucket).node.tryFindChild('Custom::S3AutoDeleteObjectsCustomResourceProvider') as
+    { roleArn?: string } | undefined;
+  if (!provider?.roleArn)
+    throw new Error(
+      "The journal's clean-up provider was not found (aws-cdk-lib's autoDeleteObjects changed): keep removalPolicy RETAIN, and report this",
+    );
   return provider.roleArn;
 }

@@ -2,10 +2,24 @@ import { Token } from 'aws-cdk-lib';
 import { ProcessorDefaults, type ProcessorSettings } from '../../contracts/processor';
 import { UNNAMED_RECEIVER } from '../../contracts/receiver';
 import { minimumVisibilitySeconds } from '../core/timing';
-import type { BoletoMovementMappingProps, BoletoStatusMappingProps, PaymentStatusMappingProps } from './status-mappings';
+import type {
+  BoletoMovementMappingProps,
+  BoletoStatusMappingProps,
+  PaymentStatusMappingProps,
+} from './status-mappings';
 
 /** What the processor works on: its bus, table and queues. */
-export type ProcessorResources = Pick<ProcessorSettings, 'eventBusName' | 'idempotencyTableName' | 'quarantineQueueUrl' | 'queueUrl' | 'lookQueueUrl' | 'lookQuarantineQueueUrl' | 'journalBucketName' | 'ownSenderId'>;
+export type ProcessorResources = Pick<
+  ProcessorSettings,
+  | 'eventBusName'
+  | 'idempotencyTableName'
+  | 'quarantineQueueUrl'
+  | 'queueUrl'
+  | 'lookQueueUrl'
+  | 'lookQuarantineQueueUrl'
+  | 'journalBucketName'
+  | 'ownSenderId'
+>;
 
 /** How it works, where it differs from the defaults. */
 export interface ProcessorTuning {
@@ -45,7 +59,10 @@ export function processorSettings(resources: ProcessorResources, tuning: Process
     ownSenderId: resources.ownSenderId,
     maxReceiveCount,
     maxVerificationAttempts,
-    verificationWindowSeconds: verificationWindowSeconds(maxVerificationAttempts, tuning.queueVisibilityTimeoutSeconds ?? minimumVisibilitySeconds(undefined, undefined)),
+    verificationWindowSeconds: verificationWindowSeconds(
+      maxVerificationAttempts,
+      tuning.queueVisibilityTimeoutSeconds ?? minimumVisibilitySeconds(undefined, undefined),
+    ),
     safetyMarginMs: tuning.safetyMarginMs ?? ProcessorDefaults.safetyMarginMs,
     recoveredGraceSeconds: tuning.recoveredGraceSeconds ?? ProcessorDefaults.recoveredGraceSeconds,
     lookQueryShare: tuning.lookQueryShare ?? ProcessorDefaults.lookQueryShare,

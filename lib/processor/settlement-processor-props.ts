@@ -12,7 +12,11 @@ import { checkIdempotencyTtl, minimumVisibilitySeconds } from '../core/timing';
 import { checkJournalOptions, type NotificationJournalOptions } from './notification-journal';
 import { type AuditLogOptions, checkAuditLogOptions } from './audit-log';
 import { JournalObjectLock } from '../../contracts/record';
-import type { BoletoMovementMappingProps, BoletoStatusMappingProps, PaymentStatusMappingProps } from './status-mappings';
+import type {
+  BoletoMovementMappingProps,
+  BoletoStatusMappingProps,
+  PaymentStatusMappingProps,
+} from './status-mappings';
 import { checkTracing } from '../core/tracing';
 import type { ObservabilityProps } from '../core/observability-props';
 
@@ -189,7 +193,6 @@ export interface SettlementProcessorProps extends SettlementProcessorOptions, Fu
    * @default - none: nobody else can send to the look queue
    */
   readonly operatorRoles?: iam.IRole[];
-
 }
 
 const QUEUE_RETENTION = Duration.seconds(ProcessorDefaults.queueRetentionSeconds);
@@ -202,54 +205,134 @@ export function checkSettlementProcessor(v: PropsValidation, props: Partial<Sett
   checkReceiverName(v, props.receiverName, 'receiverName');
   checkTracing(v, props);
   if (props.removalPolicy !== undefined) {
-    v.check([RemovalPolicy.DESTROY, RemovalPolicy.RETAIN].includes(props.removalPolicy), 'removalPolicy', `must be RemovalPolicy.RETAIN or RemovalPolicy.DESTROY, got ${props.removalPolicy}`);
-    const locked = props.journal?.enabled !== false && props.journal?.objectLock !== undefined && props.journal.objectLock !== JournalObjectLock.NONE;
-    v.check(props.removalPolicy !== RemovalPolicy.DESTROY || !locked, 'removalPolicy',
-      `is RemovalPolicy.DESTROY, but journal.objectLock (${props.journal?.objectLock}) forbids deleting a raw notification before its retention, so the journal could never be emptied and removed. Leave objectLock out on a stack you destroy (staging), or keep RETAIN`);
+    v.check(
+      [RemovalPolicy.DESTROY, RemovalPolicy.RETAIN].includes(props.removalPolicy),
+      'removalPolicy',
+      `must be RemovalPolicy.RETAIN or RemovalPolicy.DESTROY, got ${props.removalPolicy}`,
+    );
+    const locked =
+      props.journal?.enabled !== false &&
+      props.journal?.objectLock !== undefined &&
+      props.journal.objectLock !== JournalObjectLock.NONE;
+    v.check(
+      props.removalPolicy !== RemovalPolicy.DESTROY || !locked,
+      'removalPolicy',
+      `is RemovalPolicy.DESTROY, but journal.objectLock (${props.journal?.objectLock}) forbids deleting a raw notification before its retention, so the journal could never be emptied and removed. Leave objectLock out on a stack you destroy (staging), or keep RETAIN`,
+    );
   }
   validateBankConnection(v, props.bank, 'bank');
   if (props.processorTimeout) {
-    v.checkNumber(props.processorTimeout.toSeconds(), 'processorTimeout', isWholeNumberIn(10, 900), 'must be from 10 seconds to 15 minutes (seconds)');
+    v.checkNumber(
+      props.processorTimeout.toSeconds(),
+      'processorTimeout',
+      isWholeNumberIn(10, 900),
+      'must be from 10 seconds to 15 minutes (seconds)',
+    );
   }
-  v.checkNumber(props.processorMemorySize, 'processorMemorySize', isWholeNumberIn(128, 10240), 'must be a whole number of MiB from 128 to 10240');
+  v.checkNumber(
+    props.processorMemorySize,
+    'processorMemorySize',
+    isWholeNumberIn(128, 10240),
+    'must be a whole number of MiB from 128 to 10240',
+  );
   v.checkNumber(props.batchSize, 'batchSize', isWholeNumberIn(1, 10000), 'must be a whole number from 1 to 10000');
   if (props.maxBatchingWindow) {
-    v.checkNumber(props.maxBatchingWindow.toSeconds(), 'maxBatchingWindow', isWholeNumberIn(0, 300), 'must be from 0 to 300 seconds');
+    v.checkNumber(
+      props.maxBatchingWindow.toSeconds(),
+      'maxBatchingWindow',
+      isWholeNumberIn(0, 300),
+      'must be from 0 to 300 seconds',
+    );
   }
   if (props.batchSize !== undefined && !Token.isUnresolved(props.batchSize) && props.batchSize > 10) {
-    v.check(!!props.maxBatchingWindow && props.maxBatchingWindow.toSeconds() > 0, 'maxBatchingWindow', `must be set (above 0) when batchSize is above 10 (got batchSize ${props.batchSize}); SQS event sources require it`);
+    v.check(
+      !!props.maxBatchingWindow && props.maxBatchingWindow.toSeconds() > 0,
+      'maxBatchingWindow',
+      `must be set (above 0) when batchSize is above 10 (got batchSize ${props.batchSize}); SQS event sources require it`,
+    );
   }
-  v.checkNumber(props.maxConcurrency, 'maxConcurrency', isWholeNumberIn(2, 1000), 'must be a whole number from 2 to 1000');
-  v.checkNumber(props.lookQueryShare, 'lookQueryShare', (n) => n >= 0.05 && n <= 0.9, 'must be a share of the query budget from 0.05 to 0.9');
+  v.checkNumber(
+    props.maxConcurrency,
+    'maxConcurrency',
+    isWholeNumberIn(2, 1000),
+    'must be a whole number from 2 to 1000',
+  );
+  v.checkNumber(
+    props.lookQueryShare,
+    'lookQueryShare',
+    (n) => n >= 0.05 && n <= 0.9,
+    'must be a share of the query budget from 0.05 to 0.9',
+  );
   if (props.recoveredGracePeriod) {
-    v.checkNumber(props.recoveredGracePeriod.toSeconds(), 'recoveredGracePeriod', isWholeNumberIn(0, 900), 'must be whole seconds from 0 to 15 minutes (SQS\'s longest delay)');
+    v.checkNumber(
+      props.recoveredGracePeriod.toSeconds(),
+      'recoveredGracePeriod',
+      isWholeNumberIn(0, 900),
+      "must be whole seconds from 0 to 15 minutes (SQS's longest delay)",
+    );
   }
-  v.checkNumber(props.maxVerificationAttempts, 'maxVerificationAttempts', isWholeNumberIn(1, 100), 'must be a whole number from 1 to 100');
+  v.checkNumber(
+    props.maxVerificationAttempts,
+    'maxVerificationAttempts',
+    isWholeNumberIn(1, 100),
+    'must be a whole number from 1 to 100',
+  );
   const attempts = props.maxVerificationAttempts;
-  const receives = props.maxReceiveCount ?? queueRedrive(props.queue)?.maxReceiveCount ?? ProcessorDefaults.maxReceiveCount;
+  const receives =
+    props.maxReceiveCount ?? queueRedrive(props.queue)?.maxReceiveCount ?? ProcessorDefaults.maxReceiveCount;
   if (attempts !== undefined && !Token.isUnresolved(attempts) && !Token.isUnresolved(receives) && receives >= 1) {
-    v.check(attempts < receives, 'maxVerificationAttempts', `must be less than maxReceiveCount (${attempts} is not less than ${receives}), or a notification the bank does not confirm goes to the DLQ before its last verification`);
+    v.check(
+      attempts < receives,
+      'maxVerificationAttempts',
+      `must be less than maxReceiveCount (${attempts} is not less than ${receives}), or a notification the bank does not confirm goes to the DLQ before its last verification`,
+    );
   }
   checkIdempotencyTtl(v, props.idempotencyTtl, 0, 0);
   validatePixReceiver(v, props.pix, 'pix');
   checkJournalOptions(v, props.journal);
   checkAuditLogOptions(v, props.auditLog);
   if (props.eventArchiveRetention) {
-    v.checkNumber(props.eventArchiveRetention.toDays(), 'eventArchiveRetention', isWholeNumberIn(0, 3650), 'must be a whole number of days from 0 (forever) to 3650');
-    v.check(!props.eventBus, 'eventArchiveRetention', 'applies only to the bus the construct creates: archive the eventBus you pass yourself, or remove eventArchiveRetention');
+    v.checkNumber(
+      props.eventArchiveRetention.toDays(),
+      'eventArchiveRetention',
+      isWholeNumberIn(0, 3650),
+      'must be a whole number of days from 0 (forever) to 3650',
+    );
+    v.check(
+      !props.eventBus,
+      'eventArchiveRetention',
+      'applies only to the bus the construct creates: archive the eventBus you pass yourself, or remove eventArchiveRetention',
+    );
   }
   if (props.oldestMessageAgeAlarmThreshold) {
-    v.checkNumber(props.oldestMessageAgeAlarmThreshold.toSeconds(), 'oldestMessageAgeAlarmThreshold', isWholeNumberIn(60, QUEUE_RETENTION.toSeconds()), 'must be from 1 minute to 14 days (seconds)');
+    v.checkNumber(
+      props.oldestMessageAgeAlarmThreshold.toSeconds(),
+      'oldestMessageAgeAlarmThreshold',
+      isWholeNumberIn(60, QUEUE_RETENTION.toSeconds()),
+      'must be from 1 minute to 14 days (seconds)',
+    );
   }
   if (props.eventSource !== undefined && !Token.isUnresolved(props.eventSource)) {
-    v.check(/^[A-Za-z0-9._\-/]{1,256}$/.test(props.eventSource) && !props.eventSource.startsWith('aws.'), 'eventSource', `must be 1 to 256 letters, digits, dots, hyphens, underscores or slashes, not starting with "aws.", got "${props.eventSource}"`);
+    v.check(
+      /^[A-Za-z0-9._\-/]{1,256}$/.test(props.eventSource) && !props.eventSource.startsWith('aws.'),
+      'eventSource',
+      `must be 1 to 256 letters, digits, dots, hyphens, underscores or slashes, not starting with "aws.", got "${props.eventSource}"`,
+    );
   }
   if (props.queue) {
-    v.check(!!(props.deadLetterQueue ?? queueRedrive(props.queue)), 'deadLetterQueue', 'is required when queue has no dead-letter queue of its own (an sqs.Queue made with deadLetterQueue): quarantined messages go there');
+    v.check(
+      !!(props.deadLetterQueue ?? queueRedrive(props.queue)),
+      'deadLetterQueue',
+      'is required when queue has no dead-letter queue of its own (an sqs.Queue made with deadLetterQueue): quarantined messages go there',
+    );
     const visibility = visibilityTimeoutSeconds(props.queue);
     const minimum = minimumVisibilitySeconds(props.processorTimeout, props.maxBatchingWindow);
     if (visibility !== undefined) {
-      v.check(visibility >= minimum, 'queue', `has a visibility timeout of ${visibility} seconds; an SQS event source needs at least 6 × processorTimeout + maxBatchingWindow = ${minimum} seconds: raise it, or lower processorTimeout`);
+      v.check(
+        visibility >= minimum,
+        'queue',
+        `has a visibility timeout of ${visibility} seconds; an SQS event source needs at least 6 × processorTimeout + maxBatchingWindow = ${minimum} seconds: raise it, or lower processorTimeout`,
+      );
     }
   }
   checkFunctionNetwork(v, props);
@@ -265,4 +348,3 @@ export function visibilityTimeoutSeconds(queue: sqs.IQueue): number | undefined 
   const value = (queue.node.defaultChild as sqs.CfnQueue).visibilityTimeout;
   return value === undefined ? 30 : Token.isUnresolved(value) ? undefined : value;
 }
-

@@ -11,7 +11,11 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { BankAccount } from '../../contracts/bank-connection';
 import {
-  IdempotencyTable, PROCESSOR_SERVICE_NAME, PROCESSOR_SETTINGS_ENV, ProcessorDefaults, ProcessorMetric,
+  IdempotencyTable,
+  PROCESSOR_SERVICE_NAME,
+  PROCESSOR_SETTINGS_ENV,
+  ProcessorDefaults,
+  ProcessorMetric,
 } from '../../contracts/processor';
 import { PendingPaymentIndex } from '../../contracts/reconciliation';
 import { type CooperativeConnectionProps, bankConnectionEnvironment } from '../families/cooperative/connection';
@@ -30,7 +34,12 @@ import { createAuditLog } from './audit-log';
 import { createNotificationJournal } from './notification-journal';
 import { ProcessorFunction } from './processor-function';
 import { processorSettings } from './processor-settings';
-import { checkSettlementProcessor, queueRedrive, type SettlementProcessorProps, visibilityTimeoutSeconds } from './settlement-processor-props';
+import {
+  checkSettlementProcessor,
+  queueRedrive,
+  type SettlementProcessorProps,
+  visibilityTimeoutSeconds,
+} from './settlement-processor-props';
 import { openTelemetryLayer, xrayTracing } from '../core/tracing';
 
 /**
@@ -128,7 +137,9 @@ export class SettlementProcessor extends Construct {
     if (props.eventBus) {
       this.eventBus = props.eventBus;
     } else {
-      const bus = new events.EventBus(this, 'EventBus', { description: 'Verified bank webhook events (cdk-bank-webhooks)' });
+      const bus = new events.EventBus(this, 'EventBus', {
+        description: 'Verified bank webhook events (cdk-bank-webhooks)',
+      });
       // A consumer that was down, or a rule added later, can replay what it missed.
       this.eventArchive = bus.archive('Archive', {
         description: 'Every verified bank event, for replay to a consumer that missed some',
@@ -155,15 +166,21 @@ export class SettlementProcessor extends Construct {
     // Only the processor, the sweep, the Track Payment rule and the named operators send to them.
     QueueSenders.guard(this.lookDeadLetterQueue);
     QueueSenders.guard(this.lookQueue, props.operatorRoles);
-    acknowledgeInherent(this.lookDeadLetterQueue, 'SQSRedrivePolicy', 'This queue is the look queue\'s dead-letter queue: what lands here is quarantined or undeliverable, alarmed, and redriven to the look queue by an operator, never dead-lettered further.');
+    acknowledgeInherent(
+      this.lookDeadLetterQueue,
+      'SQSRedrivePolicy',
+      "This queue is the look queue's dead-letter queue: what lands here is quarantined or undeliverable, alarmed, and redriven to the look queue by an operator, never dead-lettered further.",
+    );
 
     const fn = new ProcessorFunction(this, 'Function', {
-      description: 'Verifies each stored bank notification with the bank\'s query API and publishes verified events once',
+      description:
+        "Verifies each stored bank notification with the bank's query API and publishes verified events once",
       timeout: props.processorTimeout ?? Duration.seconds(ProcessorDefaults.timeoutSeconds),
       memorySize: props.processorMemorySize ?? ProcessorDefaults.memorySizeMb,
       logGroupId: 'LogGroup',
       roleId: 'Role',
-      roleDescription: 'Bank webhook processor: read the queue, quarantine to the DLQ, query the bank, record idempotency, publish verified events',
+      roleDescription:
+        'Bank webhook processor: read the queue, quarantine to the DLQ, query the bank, record idempotency, publish verified events',
       logRetention: props.logRetention,
       logEncryptionKey: props.logEncryptionKey,
       tracing: xrayTracing(props),
@@ -171,48 +188,96 @@ export class SettlementProcessor extends Construct {
       network: functionNetwork(this, 'SecurityGroup', props),
     });
     // The journal's bucket is written by the function's role alone (its policy names the role).
-    this.journalBucket = props.journal?.enabled === false ? undefined : createNotificationJournal(this, 'Journal', props.journal ?? {}, fn.role!, props.removalPolicy);
-    const audit = props.auditLog?.enabled ? createAuditLog(this, props.auditLog, this.eventBus, this.eventSource, { logs: props.logEncryptionKey, queues: queueKey }) : undefined;
-    [this.auditLog, this.auditDeadLetterQueue, this.auditDeadLetterQueueAlarm] = [audit?.logGroup, audit?.deadLetterQueue, audit?.deadLetterQueueAlarm];
-    if (props.removalPolicy === RemovalPolicy.DESTROY) RemovalPolicies.of(this).apply(RemovalPolicy.DESTROY, { applyToResourceTypes: ['AWS::Logs::LogGroup'] });
-    const settings = processorSettings({
-      eventBusName: this.eventBus.eventBusName,
-      idempotencyTableName: this.idempotencyTable.tableName,
-      quarantineQueueUrl: this.deadLetterQueue.queueUrl,
-      queueUrl: this.queue.queueUrl,
-      lookQueueUrl: this.lookQueue.queueUrl,
-      lookQuarantineQueueUrl: this.lookDeadLetterQueue.queueUrl,
-      journalBucketName: this.journalBucket?.bucketName,
-      ownSenderId: (fn.role as iam.Role).roleId,
-    }, { ...props, maxReceiveCount, eventSource: this.eventSource, idempotencyTtlSeconds: this.idempotencyTtl.toSeconds(), receiverName: this.receiverName, recoveredGraceSeconds: props.recoveredGracePeriod?.toSeconds(), lookQueryShare: props.lookQueryShare, queueVisibilityTimeoutSeconds: visibilityTimeoutSeconds(this.queue) ?? minimumVisibilitySeconds(props.processorTimeout, props.maxBatchingWindow) });
+    this.journalBucket =
+      props.journal?.enabled === false
+        ? undefined
+        : createNotificationJournal(this, 'Journal', props.journal ?? {}, fn.role!, props.removalPolicy);
+    const audit = props.auditLog?.enabled
+      ? createAuditLog(this, props.auditLog, this.eventBus, this.eventSource, {
+          logs: props.logEncryptionKey,
+          queues: queueKey,
+        })
+      : undefined;
+    [this.auditLog, this.auditDeadLetterQueue, this.auditDeadLetterQueueAlarm] = [
+      audit?.logGroup,
+      audit?.deadLetterQueue,
+      audit?.deadLetterQueueAlarm,
+    ];
+    if (props.removalPolicy === RemovalPolicy.DESTROY)
+      RemovalPolicies.of(this).apply(RemovalPolicy.DESTROY, { applyToResourceTypes: ['AWS::Logs::LogGroup'] });
+    const settings = processorSettings(
+      {
+        eventBusName: this.eventBus.eventBusName,
+        idempotencyTableName: this.idempotencyTable.tableName,
+        quarantineQueueUrl: this.deadLetterQueue.queueUrl,
+        queueUrl: this.queue.queueUrl,
+        lookQueueUrl: this.lookQueue.queueUrl,
+        lookQuarantineQueueUrl: this.lookDeadLetterQueue.queueUrl,
+        journalBucketName: this.journalBucket?.bucketName,
+        ownSenderId: (fn.role as iam.Role).roleId,
+      },
+      {
+        ...props,
+        maxReceiveCount,
+        eventSource: this.eventSource,
+        idempotencyTtlSeconds: this.idempotencyTtl.toSeconds(),
+        receiverName: this.receiverName,
+        recoveredGraceSeconds: props.recoveredGracePeriod?.toSeconds(),
+        lookQueryShare: props.lookQueryShare,
+        queueVisibilityTimeoutSeconds:
+          visibilityTimeoutSeconds(this.queue) ??
+          minimumVisibilitySeconds(props.processorTimeout, props.maxBatchingWindow),
+      },
+    );
     this.processorFunction = fn;
     const recordTtlSecondsByKind = pixRecordTtlSecondsByKind(props.pix, this.idempotencyTtl);
-    const pixSettings = props.pix ? {
-      pixKeys: normalizedPixKeys(props.pix), ...(props.pix.keylessPix ? { pixKeyless: true } : {}), ...(props.pix.domain ? { pixCallbacksAuthenticated: true } : {}),
-      ...(recordTtlSecondsByKind ? { recordTtlSecondsByKind } : {}),
-    } : {};
+    const pixSettings = props.pix
+      ? {
+          pixKeys: normalizedPixKeys(props.pix),
+          ...(props.pix.keylessPix ? { pixKeyless: true } : {}),
+          ...(props.pix.domain ? { pixCallbacksAuthenticated: true } : {}),
+          ...(recordTtlSecondsByKind ? { recordTtlSecondsByKind } : {}),
+        }
+      : {};
     fn.addEnvironment(PROCESSOR_SETTINGS_ENV, Stack.of(this).toJsonString({ ...settings, ...pixSettings }));
-    for (const [name, value] of Object.entries(bankConnectionEnvironment(this, props.bank, fn))) fn.addEnvironment(name, value);
-    if (props.pix) for (const [name, value] of Object.entries(pixConnectionEnvironment(this, props.pix.connection, fn))) fn.addEnvironment(name, value);
+    for (const [name, value] of Object.entries(bankConnectionEnvironment(this, props.bank, fn)))
+      fn.addEnvironment(name, value);
+    if (props.pix)
+      for (const [name, value] of Object.entries(pixConnectionEnvironment(this, props.pix.connection, fn)))
+        fn.addEnvironment(name, value);
 
-    fn.addEventSource(new lambdaEventSources.SqsEventSource(this.queue, {
-      batchSize: props.batchSize ?? 10,
-      maxBatchingWindow: props.maxBatchingWindow,
-      maxConcurrency: props.maxConcurrency,
-      reportBatchItemFailures: true,
-    }));
-    fn.addEventSource(new lambdaEventSources.SqsEventSource(this.lookQueue, {
-      batchSize: 10,
-      maxConcurrency: ProcessorDefaults.lookMaxConcurrency,
-      reportBatchItemFailures: true,
-    }));
-    acknowledgeInherent(fn, 'LambdaEventSourceMappingDestination', 'An SQS event source takes no on-failure destination (Lambda offers them for streams and Kafka): a message that keeps failing moves to the queue\'s own dead-letter queue after maxReceiveCount receives.');
+    fn.addEventSource(
+      new lambdaEventSources.SqsEventSource(this.queue, {
+        batchSize: props.batchSize ?? 10,
+        maxBatchingWindow: props.maxBatchingWindow,
+        maxConcurrency: props.maxConcurrency,
+        reportBatchItemFailures: true,
+      }),
+    );
+    fn.addEventSource(
+      new lambdaEventSources.SqsEventSource(this.lookQueue, {
+        batchSize: 10,
+        maxConcurrency: ProcessorDefaults.lookMaxConcurrency,
+        reportBatchItemFailures: true,
+      }),
+    );
+    acknowledgeInherent(
+      fn,
+      'LambdaEventSourceMappingDestination',
+      "An SQS event source takes no on-failure destination (Lambda offers them for streams and Kafka): a message that keeps failing moves to the queue's own dead-letter queue after maxReceiveCount receives.",
+    );
     // Quarantine to a dead-letter queue, and what an invocation had no time or rate for back to its queue: exactly SendMessage.
     const ownQueues = [this.deadLetterQueue, this.queue, this.lookDeadLetterQueue, this.lookQueue];
     QueueSenders.allowFunction(fn, ownQueues);
-    for (const key of new Set([this.queue.encryptionMasterKey, this.deadLetterQueue.encryptionMasterKey])) key?.grant(fn, 'kms:GenerateDataKey', 'kms:Decrypt');
+    for (const key of new Set([this.queue.encryptionMasterKey, this.deadLetterQueue.encryptionMasterKey]))
+      key?.grant(fn, 'kms:GenerateDataKey', 'kms:Decrypt');
     // Subject records and look markers: consistent get (a batch's subjects in one BatchGetItem), conditional put and update of single items.
-    fn.allow(new iam.PolicyStatement({ actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resources: [this.idempotencyTable.tableArn] }));
+    fn.allow(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        resources: [this.idempotencyTable.tableArn],
+      }),
+    );
     this.eventBus.grantPutEventsTo(fn);
     // Nobody else publishes this source on the bus: consumers act on it as verified.
     onlyPublishers(this, this.eventBus, this.eventSource, fn.role!);
@@ -220,13 +285,21 @@ export class SettlementProcessor extends Construct {
     const period = Duration.minutes(1);
     this.deadLetterQueueAlarm = thresholdAlarm(this, 'DeadLetterQueueAlarm', {
       runbook: Runbook.DEAD_LETTER_QUEUE,
-      description: 'Bank notifications are in the dead-letter queue (quarantined, or never verifiable): read the QuarantineReason attribute and the processor log, fix, then redrive.',
-      metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period, statistic: cloudwatch.Stats.MAXIMUM }),
+      description:
+        'Bank notifications are in the dead-letter queue (quarantined, or never verifiable): read the QuarantineReason attribute and the processor log, fix, then redrive.',
+      metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period,
+        statistic: cloudwatch.Stats.MAXIMUM,
+      }),
     });
     this.lookDeadLetterQueueAlarm = thresholdAlarm(this, 'LookDeadLetterQueueAlarm', {
       runbook: Runbook.LOOK_DEAD_LETTER_QUEUE,
-      description: 'Look requests are in the look dead-letter queue (a Track Payment naming a payment the bank never knew, a malformed request, or a look that kept failing): read the QuarantineReason attribute and the processor log; redrive once fixed. No notification is in it.',
-      metric: this.lookDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ period, statistic: cloudwatch.Stats.MAXIMUM }),
+      description:
+        'Look requests are in the look dead-letter queue (a Track Payment naming a payment the bank never knew, a malformed request, or a look that kept failing): read the QuarantineReason attribute and the processor log; redrive once fixed. No notification is in it.',
+      metric: this.lookDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period,
+        statistic: cloudwatch.Stats.MAXIMUM,
+      }),
     });
     const oldest = props.oldestMessageAgeAlarmThreshold ?? Duration.minutes(30);
     this.oldestMessageAlarm = thresholdAlarm(this, 'OldestMessageAlarm', {
@@ -239,22 +312,35 @@ export class SettlementProcessor extends Construct {
     this.lookAgeAlarm = thresholdAlarm(this, 'LookAgeAlarm', {
       runbook: Runbook.LOOK_AGE,
       description: `A look request (the sweep's, or a Track Payment's) waited more than ${oldest.toHumanString()} since it was first asked for: looks are deferred for the bank's rate faster than they are served. See LookRequestAge and cdk-bank-webhooks/docs/reconciliation.md.`,
-      metric: this.metric(ProcessorMetric.LOOK_AGE, { period: Duration.minutes(5), statistic: cloudwatch.Stats.MAXIMUM }),
+      metric: this.metric(ProcessorMetric.LOOK_AGE, {
+        period: Duration.minutes(5),
+        statistic: cloudwatch.Stats.MAXIMUM,
+      }),
       threshold: oldest.toMilliseconds(),
     });
     this.processorErrorsAlarm = thresholdAlarm(this, 'ProcessorErrorsAlarm', {
       runbook: Runbook.PROCESSOR_ERRORS,
-      description: 'The settlement processor function failed whole invocations (configuration, permissions, or a crash): see its log.',
+      description:
+        'The settlement processor function failed whole invocations (configuration, permissions, or a crash): see its log.',
       metric: fn.metricErrors({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
     });
     if (this.journalBucket) {
       this.journalAlarm = thresholdAlarm(this, 'JournalAlarm', {
         runbook: Runbook.JOURNAL,
-        description: 'Raw notifications could not be written to the journal (S3): the messages are retried, and quarantined on their last receive. Check the processor log and the bucket\'s policy, key and availability.',
+        description:
+          "Raw notifications could not be written to the journal (S3): the messages are retried, and quarantined on their last receive. Check the processor log and the bucket's policy, key and availability.",
         metric: this.metric(ProcessorMetric.JOURNAL_FAILURES),
       });
     }
-    notifyOn(props.alarmTopic, [this.deadLetterQueueAlarm, this.lookDeadLetterQueueAlarm, this.oldestMessageAlarm, this.lookAgeAlarm, this.processorErrorsAlarm, this.journalAlarm, this.auditDeadLetterQueueAlarm]);
+    notifyOn(props.alarmTopic, [
+      this.deadLetterQueueAlarm,
+      this.lookDeadLetterQueueAlarm,
+      this.oldestMessageAlarm,
+      this.lookAgeAlarm,
+      this.processorErrorsAlarm,
+      this.journalAlarm,
+      this.auditDeadLetterQueueAlarm,
+    ]);
     warnWithoutAlarmTopic(this, props.alarmTopic);
   }
 
@@ -265,7 +351,13 @@ export class SettlementProcessor extends Construct {
 
   /** Verified events published, of one detail type. */
   public metricVerifiedEventsPublished(detailType: string, props: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
-    return libraryMetric(ProcessorMetric.PUBLISHED, PROCESSOR_SERVICE_NAME, this.receiverName, { DetailType: detailType }, props);
+    return libraryMetric(
+      ProcessorMetric.PUBLISHED,
+      PROCESSOR_SERVICE_NAME,
+      this.receiverName,
+      { DetailType: detailType },
+      props,
+    );
   }
 
   /** Re-sent notifications that changed nothing (one event per change). */

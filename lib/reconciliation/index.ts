@@ -1,2 +1,7 @@
 export { ReconciliationSweep } from './reconciliation-sweep';
-export type { ReconciliationOptions, ReconciliationSweepOptions, ReconciliationSweepProps, TrackPaymentProducer } from './reconciliation-sweep-props';
+export type {
+  ReconciliationOptions,
+  ReconciliationSweepOptions,
+  ReconciliationSweepProps,
+  TrackPaymentProducer,
+} from './reconciliation-sweep-props';

@@ -132,21 +132,51 @@ export function resolveReconciliation(options: ReconciliationOptions = {}): Reso
  * records outlive what the sweep reads again (`idempotencyTtl`, when it is at least the
  * processor's own minimum, which the processor checks).
  */
-export function checkReconciliationSweep(v: PropsValidation, options: ReconciliationSweepOptions, prefix: string, idempotencyTtl?: Duration, eventSource?: string): void {
-  if (idempotencyTtl && !Token.isUnresolved(idempotencyTtl.toSeconds()) && idempotencyTtl.toSeconds() >= minIdempotencyTtlSeconds(0, 0)) {
+export function checkReconciliationSweep(
+  v: PropsValidation,
+  options: ReconciliationSweepOptions,
+  prefix: string,
+  idempotencyTtl?: Duration,
+  eventSource?: string,
+): void {
+  if (
+    idempotencyTtl &&
+    !Token.isUnresolved(idempotencyTtl.toSeconds()) &&
+    idempotencyTtl.toSeconds() >= minIdempotencyTtlSeconds(0, 0)
+  ) {
     const r = resolveReconciliation(options);
     const lookback = Token.isUnresolved(r.lookbackDays) ? 30 : r.lookbackDays;
     checkIdempotencyTtl(v, idempotencyTtl, lookback, Math.ceil(r.paymentMaxAge.toDays({ integral: false })));
   }
   if (options.interval) {
-    v.checkNumber(options.interval.toSeconds(), `${prefix}interval`, (s) => s % 60 === 0 && s >= 600 && s <= 86_400, 'must be whole minutes from 10 minutes (longer than one sweep may run) to 24 hours (seconds)');
+    v.checkNumber(
+      options.interval.toSeconds(),
+      `${prefix}interval`,
+      (s) => s % 60 === 0 && s >= 600 && s <= 86_400,
+      'must be whole minutes from 10 minutes (longer than one sweep may run) to 24 hours (seconds)',
+    );
   }
-  v.checkNumber(options.lookbackDays, `${prefix}lookbackDays`, isWholeNumberIn(0, 30), 'must be a whole number of days from 0 to 30');
-  v.checkNumber(options.maxPaymentLooksPerSweep, `${prefix}maxPaymentLooksPerSweep`, isWholeNumberIn(1, 10_000), 'must be a whole number from 1 to 10000');
+  v.checkNumber(
+    options.lookbackDays,
+    `${prefix}lookbackDays`,
+    isWholeNumberIn(0, 30),
+    'must be a whole number of days from 0 to 30',
+  );
+  v.checkNumber(
+    options.maxPaymentLooksPerSweep,
+    `${prefix}maxPaymentLooksPerSweep`,
+    isWholeNumberIn(1, 10_000),
+    'must be a whole number from 1 to 10000',
+  );
   checkTrackPaymentSources(v, options.trackPaymentSources, `${prefix}trackPaymentSources`, eventSource);
   checkTrackPaymentProducers(v, options, `${prefix}trackPaymentProducers`);
   if (options.paymentMaxAge) {
-    v.checkNumber(options.paymentMaxAge.toSeconds(), `${prefix}paymentMaxAge`, (s) => s % 86_400 === 0 && s >= 86_400 && s <= 60 * 86_400, 'must be whole days from 1 to 60 (seconds)');
+    v.checkNumber(
+      options.paymentMaxAge.toSeconds(),
+      `${prefix}paymentMaxAge`,
+      (s) => s % 86_400 === 0 && s >= 86_400 && s <= 60 * 86_400,
+      'must be whole days from 1 to 60 (seconds)',
+    );
   }
 }
 
@@ -157,20 +187,41 @@ function checkTrackPaymentProducers(v: PropsValidation, options: ReconciliationS
   const sources = options.trackPaymentSources ?? [];
   producers.forEach((producer, i) => {
     if (Token.isUnresolved(producer.source)) return;
-    v.check(sources.includes(producer.source), `${name}[${i}].source`, `is "${producer.source}", which is not one of trackPaymentSources (${sources.map((s) => `"${s}"`).join(', ') || 'none'}): name the producers of a source the sweep follows`);
-    v.check(producers.findIndex((p) => p.source === producer.source) === i, `${name}[${i}].source`, `names "${producer.source}" again: list every role of a source in one entry`);
+    v.check(
+      sources.includes(producer.source),
+      `${name}[${i}].source`,
+      `is "${producer.source}", which is not one of trackPaymentSources (${sources.map((s) => `"${s}"`).join(', ') || 'none'}): name the producers of a source the sweep follows`,
+    );
+    v.check(
+      producers.findIndex((p) => p.source === producer.source) === i,
+      `${name}[${i}].source`,
+      `names "${producer.source}" again: list every role of a source in one entry`,
+    );
     v.check((producer.roles ?? []).length > 0, `${name}[${i}].roles`, 'must name at least one role');
   });
 }
 
 /** The Track Payment sources: named, each an event source EventBridge takes, none the receiver's own. */
-function checkTrackPaymentSources(v: PropsValidation, sources: string[] | undefined, name: string, eventSource: string | undefined): void {
+function checkTrackPaymentSources(
+  v: PropsValidation,
+  sources: string[] | undefined,
+  name: string,
+  eventSource: string | undefined,
+): void {
   if (sources === undefined) return;
   v.check(sources.length > 0, name, 'must name at least one source (leave it out to read no Track Payment events)');
   sources.forEach((source, i) => {
     if (Token.isUnresolved(source)) return;
-    v.check(/^[A-Za-z0-9._\-/]{1,256}$/.test(source), `${name}[${i}]`, `must be an event source of 1 to 256 letters, digits, dots, hyphens, underscores or slashes, got "${source}"`);
-    v.check(source !== (eventSource ?? ProcessorDefaults.eventSource), `${name}[${i}]`, `is the receiver's own eventSource "${source}": Track Payment events come from the company's code, under a source of its own`);
+    v.check(
+      /^[A-Za-z0-9._\-/]{1,256}$/.test(source),
+      `${name}[${i}]`,
+      `must be an event source of 1 to 256 letters, digits, dots, hyphens, underscores or slashes, got "${source}"`,
+    );
+    v.check(
+      source !== (eventSource ?? ProcessorDefaults.eventSource),
+      `${name}[${i}]`,
+      `is the receiver's own eventSource "${source}": Track Payment events come from the company's code, under a source of its own`,
+    );
     v.check(sources.indexOf(source) === i, `${name}[${i}]`, `names "${source}" twice`);
   });
 }

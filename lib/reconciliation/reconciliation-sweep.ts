@@ -6,7 +6,12 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import {
-  PendingPaymentIndex, RECONCILIATION_SERVICE_NAME, SWEEP_SETTINGS_ENV, SweepDefaults, SweepMetric, TRACK_PAYMENT_DETAIL_TYPE,
+  PendingPaymentIndex,
+  RECONCILIATION_SERVICE_NAME,
+  SWEEP_SETTINGS_ENV,
+  SweepDefaults,
+  SweepMetric,
+  TRACK_PAYMENT_DETAIL_TYPE,
 } from '../../contracts/reconciliation';
 import { bankConnectionEnvironment } from '../families/cooperative/connection';
 import { notifyOn, Runbook, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
@@ -27,7 +32,11 @@ import { SweepFunction } from './sweep-function';
 import { sweepSettings } from './sweep-settings';
 import { checkTracing, openTelemetryLayer, xrayTracing } from '../core/tracing';
 
-import { checkReconciliationSweep, type ReconciliationSweepProps, resolveReconciliation } from './reconciliation-sweep-props';
+import {
+  checkReconciliationSweep,
+  type ReconciliationSweepProps,
+  resolveReconciliation,
+} from './reconciliation-sweep-props';
 /**
  * The scheduled sweep (a function and its schedule), the rule that turns a Track Payment event
  * into a look, and the alarms: a recovered settlement means the bank lost a webhook. Works on a
@@ -69,35 +78,62 @@ export class ReconciliationSweep extends Construct {
     const pixKeys = props.pixKeyWebhooks ?? [];
     // The keys the stack deployed, for the watch: an output (read with the stack's status), since
     // an entry per key would not fit the function's 4 KB of environment.
-    const pixKeysOutput = pixKeys.length ? new CfnOutput(this, 'PixKeysWatched', {
-      description: 'The Pix keys whose webhooks the registration watch compares with the provider\'s (read by the sweep function)',
-      value: Stack.of(this).toJsonString({
-        url: pixKeys[0].url, ...(pixKeys[0].takeOverExisting ? { takeOverExisting: true } : {}), keys: pixKeys.map((k) => [k.chave, k.appliedRecordName]),
-      } satisfies PixKeysWatched),
-    }) : undefined;
-    const registrations: Array<PaymentWebhookRegistration | BoletoWebhookContract | PixKeyWebhook> = [...(payment ? [payment] : []), ...contracts, ...pixKeys];
+    const pixKeysOutput = pixKeys.length
+      ? new CfnOutput(this, 'PixKeysWatched', {
+          description:
+            "The Pix keys whose webhooks the registration watch compares with the provider's (read by the sweep function)",
+          value: Stack.of(this).toJsonString({
+            url: pixKeys[0].url,
+            ...(pixKeys[0].takeOverExisting ? { takeOverExisting: true } : {}),
+            keys: pixKeys.map((k) => [k.chave, k.appliedRecordName]),
+          } satisfies PixKeysWatched),
+        })
+      : undefined;
+    const registrations: Array<PaymentWebhookRegistration | BoletoWebhookContract | PixKeyWebhook> = [
+      ...(payment ? [payment] : []),
+      ...contracts,
+      ...pixKeys,
+    ];
     // Named at synth (not by CloudFormation), so the function can look its own schedule up without a circular reference.
     const scheduleRuleName = `${Names.uniqueResourceName(this, { maxLength: 50, separator: '-' })}-schedule`;
-    const settings = sweepSettings({ idempotencyTableName: processor.idempotencyTable.tableName, queueUrl: processor.lookQueue.queueUrl }, {
-      lookbackDays: options.lookbackDays,
-      paymentMaxAgeDays: options.paymentMaxAge.toDays(),
-      maxPaymentLooksPerSweep: props.maxPaymentLooksPerSweep,
-      receiverName: processor.receiverName,
-      ...(processor.pix ? { pix: pixSweepSettings(processor.pix, { lookbackDays: options.lookbackDays, intervalMinutes: options.interval.toMinutes(), idempotencyTtl: processor.idempotencyTtl }) } : {}),
-      ...(registrations.length ? {
-        watch: {
-          ...(payment ? { payment: payment._watched } : {}), contracts: contracts.map((c) => c._watched),
-          ...(pixKeysOutput ? { pixKeysOutput: pixKeysOutput.logicalId } : {}), repair: options.repairRegistrations, stackId: Aws.STACK_ID,
-        },
-      } : {}),
-    });
+    const settings = sweepSettings(
+      { idempotencyTableName: processor.idempotencyTable.tableName, queueUrl: processor.lookQueue.queueUrl },
+      {
+        lookbackDays: options.lookbackDays,
+        paymentMaxAgeDays: options.paymentMaxAge.toDays(),
+        maxPaymentLooksPerSweep: props.maxPaymentLooksPerSweep,
+        receiverName: processor.receiverName,
+        ...(processor.pix
+          ? {
+              pix: pixSweepSettings(processor.pix, {
+                lookbackDays: options.lookbackDays,
+                intervalMinutes: options.interval.toMinutes(),
+                idempotencyTtl: processor.idempotencyTtl,
+              }),
+            }
+          : {}),
+        ...(registrations.length
+          ? {
+              watch: {
+                ...(payment ? { payment: payment._watched } : {}),
+                contracts: contracts.map((c) => c._watched),
+                ...(pixKeysOutput ? { pixKeysOutput: pixKeysOutput.logicalId } : {}),
+                repair: options.repairRegistrations,
+                stackId: Aws.STACK_ID,
+              },
+            }
+          : {}),
+      },
+    );
     const fn = new SweepFunction(this, 'Function', {
-      description: 'Finds settlements and payment changes the bank never notified, and has the processor verify and publish them',
+      description:
+        'Finds settlements and payment changes the bank never notified, and has the processor verify and publish them',
       timeout: Duration.seconds(SweepDefaults.timeoutSeconds),
       memorySize: 512,
       logGroupId: 'LogGroup',
       roleId: 'Role',
-      roleDescription: 'Bank reconciliation sweep: list settled boletos, read subject records and cursors, send look requests to the processor\'s look queue',
+      roleDescription:
+        "Bank reconciliation sweep: list settled boletos, read subject records and cursors, send look requests to the processor's look queue",
       logRetention: props.logRetention,
       logEncryptionKey: props.logEncryptionKey,
       tracing: xrayTracing(props),
@@ -106,23 +142,38 @@ export class ReconciliationSweep extends Construct {
       environment: { [SWEEP_SETTINGS_ENV]: Stack.of(this).toJsonString(settings) },
     });
     this.sweepFunction = fn;
-    for (const [name, value] of Object.entries(bankConnectionEnvironment(this, processor.bank, fn))) fn.addEnvironment(name, value);
+    for (const [name, value] of Object.entries(bankConnectionEnvironment(this, processor.bank, fn)))
+      fn.addEnvironment(name, value);
     // The Pix listing and the keys' webhooks are read at the Pix API, under the receiver's Pix credentials.
     const pixConnection = processor.pix?.connection ?? pixKeys[0]?.connection;
-    if (pixConnection) for (const [name, value] of Object.entries(pixConnectionEnvironment(this, pixConnection, fn))) fn.addEnvironment(name, value);
+    if (pixConnection)
+      for (const [name, value] of Object.entries(pixConnectionEnvironment(this, pixConnection, fn)))
+        fn.addEnvironment(name, value);
     // Records (read), cursors and the shared query rate (write), the pending-payments index (query).
-    fn.allow(new iam.PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resources: [processor.idempotencyTable.tableArn] }));
-    fn.allow(new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${processor.idempotencyTable.tableArn}/index/${PendingPaymentIndex.NAME}`] }));
+    fn.allow(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        resources: [processor.idempotencyTable.tableArn],
+      }),
+    );
+    fn.allow(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:Query'],
+        resources: [`${processor.idempotencyTable.tableArn}/index/${PendingPaymentIndex.NAME}`],
+      }),
+    );
     // Look requests go to the look queue only: the sweep cannot put anything before a notification.
     QueueSenders.allowFunction(fn, [processor.lookQueue]);
     processor.lookQueue.encryptionMasterKey?.grant(fn, 'kms:GenerateDataKey', 'kms:Decrypt');
     if (registrations.length) {
       for (const secret of new Set([payment?.token, ...contracts.map((c) => c.token)])) secret?.grantRead(fn);
       // What each registration's last deploy learned (the token version it registered), and the stack's status (a repair waits for a completed one).
-      fn.allow(new iam.PolicyStatement({
-        actions: ['ssm:GetParameter'],
-        resources: registrations.map((r) => appliedRecordArn(this, r.appliedRecordName)),
-      }));
+      fn.allow(
+        new iam.PolicyStatement({
+          actions: ['ssm:GetParameter'],
+          resources: registrations.map((r) => appliedRecordArn(this, r.appliedRecordName)),
+        }),
+      );
       fn.allow(new iam.PolicyStatement({ actions: ['cloudformation:DescribeStacks'], resources: [Aws.STACK_ID] }));
     }
 
@@ -134,8 +185,14 @@ export class ReconciliationSweep extends Construct {
     // Deleted before the registrations on destroy (a watch repairs nothing then anyway: the stack is DELETE_IN_PROGRESS).
     for (const registration of registrations) this.schedule.node.addDependency(registration);
     // A failed sweep is not retried: the next one reads from the same cursors.
-    this.schedule.addTarget(new targets.LambdaFunction(this.sweepFunction, { retryAttempts: 0, maxEventAge: Duration.minutes(5) }));
-    acknowledgeInherent(this.schedule, 'EventBusDLQ', 'A schedule event carries nothing: a run that was not delivered is made up by the next, which reads from the same cursors and look-back, so a dead-letter queue would only collect empty events.');
+    this.schedule.addTarget(
+      new targets.LambdaFunction(this.sweepFunction, { retryAttempts: 0, maxEventAge: Duration.minutes(5) }),
+    );
+    acknowledgeInherent(
+      this.schedule,
+      'EventBusDLQ',
+      'A schedule event carries nothing: a run that was not delivered is made up by the next, which reads from the same cursors and look-back, so a dead-letter queue would only collect empty events.',
+    );
 
     // The company's own code asks for a payment it started to be followed (see cdk-bank-webhooks/docs/reconciliation.md).
     if (props.trackPaymentSources?.length) {
@@ -150,19 +207,30 @@ export class ReconciliationSweep extends Construct {
       });
       // Into the look queue; a delivery the queue refused goes to the look dead-letter queue (whose
       // alarm fires), from where a redrive hands it to the processor like any look request.
-      this.trackPaymentRule.addTarget(new targets.SqsQueue(processor.lookQueue, {
-        deadLetterQueue: processor.lookDeadLetterQueue, retryAttempts: 185, maxEventAge: Duration.hours(24),
-      }));
+      this.trackPaymentRule.addTarget(
+        new targets.SqsQueue(processor.lookQueue, {
+          deadLetterQueue: processor.lookDeadLetterQueue,
+          retryAttempts: 185,
+          maxEventAge: Duration.hours(24),
+        }),
+      );
       // EventBridge delivers for this rule into the look queue, and into its dead-letter queue what the queue refused.
-      for (const queue of [processor.lookQueue, processor.lookDeadLetterQueue]) QueueSenders.of(queue)?.addRule(this.trackPaymentRule);
+      for (const queue of [processor.lookQueue, processor.lookDeadLetterQueue])
+        QueueSenders.of(queue)?.addRule(this.trackPaymentRule);
       // Only the named producers may put Track Payment events of a source on the bus.
-      onlyNamedTrackPaymentProducers(this, processor.eventBus, props.trackPaymentSources, new Map((props.trackPaymentProducers ?? []).map((p) => [p.source, p.roles])));
+      onlyNamedTrackPaymentProducers(
+        this,
+        processor.eventBus,
+        props.trackPaymentSources,
+        new Map((props.trackPaymentProducers ?? []).map((p) => [p.source, p.roles])),
+      );
     }
 
     const period = { period: options.interval };
     this.recoveredAlarm = thresholdAlarm(this, 'RecoveredAlarm', {
       runbook: Runbook.RECOVERED,
-      description: 'The reconciliation sweep published changes the bank never notified (NotificationsRecovered): webhooks are being lost. Check the registrations at the bank, the API\'s 4xx/5xx and the receiver\'s errors.',
+      description:
+        "The reconciliation sweep published changes the bank never notified (NotificationsRecovered): webhooks are being lost. Check the registrations at the bank, the API's 4xx/5xx and the receiver's errors.",
       metric: processor.metricNotificationsRecovered(period),
     });
     this.sweepErrorsAlarm = thresholdAlarm(this, 'SweepErrorsAlarm', {
@@ -188,7 +256,13 @@ export class ReconciliationSweep extends Construct {
         metric: this.metric(SweepMetric.REGISTRATION_RECORD_UNTRUSTED, period),
       });
     }
-    notifyOn(props.alarmTopic, [this.recoveredAlarm, this.sweepErrorsAlarm, this.registrationDriftAlarm, this.registrationContestedAlarm, this.registrationRecordAlarm]);
+    notifyOn(props.alarmTopic, [
+      this.recoveredAlarm,
+      this.sweepErrorsAlarm,
+      this.registrationDriftAlarm,
+      this.registrationContestedAlarm,
+      this.registrationRecordAlarm,
+    ]);
     warnWithoutAlarmTopic(this, props.alarmTopic);
   }
 

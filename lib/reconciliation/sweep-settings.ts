@@ -1,4 +1,9 @@
-import { type PixSweepSettings, SweepDefaults, type SweepSettings, type WatchSettings } from '../../contracts/reconciliation';
+import {
+  type PixSweepSettings,
+  SweepDefaults,
+  type SweepSettings,
+  type WatchSettings,
+} from '../../contracts/reconciliation';
 import { UNNAMED_RECEIVER } from '../../contracts/receiver';
 
 /** What the sweep works on: the processor's table and queue. */

@@ -1,11 +1,23 @@
 import { type CustomResource, Token } from 'aws-cdk-lib';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { type BoletoContractSpec, compactDeployed, RegistrationAttribute, RegistrationDefaults, RegistrationResourceType } from '../../contracts/registration';
+import {
+  type BoletoContractSpec,
+  compactDeployed,
+  RegistrationAttribute,
+  RegistrationDefaults,
+  RegistrationResourceType,
+} from '../../contracts/registration';
 import { ACCOUNT_FIELD_PATTERN, type BankAccount } from '../../contracts/bank-connection';
 import { type CooperativeConnectionProps, validateBankConnection } from '../families/cooperative/connection';
 import { checkSecretNamed, checkTokenHeader, type PropsValidation, validateProps } from '../core/props-validation';
-import { appliedRecordNameOf, checkRegistrationOptions, checkWebhookUrl, createRegistrationResource, type RegistrationResourceOptions } from './registration-resource';
+import {
+  appliedRecordNameOf,
+  checkRegistrationOptions,
+  checkWebhookUrl,
+  createRegistrationResource,
+  type RegistrationResourceOptions,
+} from './registration-resource';
 import type { WatchedRegistration } from '../../contracts/reconciliation';
 
 /** Status of a boleto webhook contract and of its URL (spec 2.1). */
@@ -110,7 +122,11 @@ function checkBoletoWebhookContract(v: PropsValidation, props: BoletoWebhookCont
   checkContractOptions(v, props, '', props.bank?.account);
   checkSecretNamed(v, props.token, 'token');
   checkTokenHeader(v, props.header, 'header');
-  v.check(!(props.header !== undefined && !props.token), 'header', 'only applies with token: set token (the secret the bank sends in this header), or remove header');
+  v.check(
+    !(props.header !== undefined && !props.token),
+    'header',
+    'only applies with token: set token (the secret the bank sends in this header), or remove header',
+  );
 }
 
 /**
@@ -118,44 +134,98 @@ function checkBoletoWebhookContract(v: PropsValidation, props: BoletoWebhookCont
  * collection credentials act for one beneficiary (`account.codigoBeneficiario`): a contract for
  * another could never have its settlements verified, so it is refused.
  */
-export function checkContractOptions(v: PropsValidation, o: BoletoWebhookContractOptions, prefix: string, account?: BankAccount): void {
+export function checkContractOptions(
+  v: PropsValidation,
+  o: BoletoWebhookContractOptions,
+  prefix: string,
+  account?: BankAccount,
+): void {
   checkRegistrationOptions(v, o, prefix);
   const literal = (value: string | undefined): value is string => value !== undefined && !Token.isUnresolved(value);
   const ours = account?.codigoBeneficiario;
-  v.check(o.codigoBeneficiario === undefined || o.codBeneficiario === undefined, `${prefix}codBeneficiario`, 'is the deprecated spelling of codigoBeneficiario, which is set too: keep codigoBeneficiario alone');
-  const [key, given] = o.codigoBeneficiario !== undefined ? ['codigoBeneficiario', o.codigoBeneficiario] : ['codBeneficiario', o.codBeneficiario];
+  v.check(
+    o.codigoBeneficiario === undefined || o.codBeneficiario === undefined,
+    `${prefix}codBeneficiario`,
+    'is the deprecated spelling of codigoBeneficiario, which is set too: keep codigoBeneficiario alone',
+  );
+  const [key, given] =
+    o.codigoBeneficiario !== undefined
+      ? ['codigoBeneficiario', o.codigoBeneficiario]
+      : ['codBeneficiario', o.codBeneficiario];
   if (literal(given) && typeof ours === 'string' && !Token.isUnresolved(ours)) {
-    v.check(given === ours, `${prefix}${key}`, `is "${given}", but the bank credentials act for beneficiary "${ours}" (bank.account.codigoBeneficiario): the processor could never verify its boletos. Leave ${key} out, or deploy another receiver with that beneficiary's account and credentials`);
+    v.check(
+      given === ours,
+      `${prefix}${key}`,
+      `is "${given}", but the bank credentials act for beneficiary "${ours}" (bank.account.codigoBeneficiario): the processor could never verify its boletos. Leave ${key} out, or deploy another receiver with that beneficiary's account and credentials`,
+    );
   }
   for (const key of ['cooperativa', 'posto', 'codigoBeneficiario', 'codBeneficiario'] as const) {
     const value = o[key];
-    if (literal(value)) v.check(ACCOUNT_FIELD_PATTERN.test(value), `${prefix}${key}`, `must be 1 to 20 letters, digits or hyphens, got "${value}"`);
+    if (literal(value))
+      v.check(
+        ACCOUNT_FIELD_PATTERN.test(value),
+        `${prefix}${key}`,
+        `must be 1 to 20 letters, digits or hyphens, got "${value}"`,
+      );
   }
   if (o.eventos !== undefined) {
-    v.check(o.eventos.length > 0, `${prefix}eventos`, 'must name at least one event, such as ["LIQUIDACAO"]; leave it out for the default');
+    v.check(
+      o.eventos.length > 0,
+      `${prefix}eventos`,
+      'must name at least one event, such as ["LIQUIDACAO"]; leave it out for the default',
+    );
     const bad = o.eventos.filter((e) => literal(e) && !EVENT.test(e));
-    v.check(bad.length === 0, `${prefix}eventos`, `must be event names in capitals, such as LIQUIDACAO; not valid: ${bad.map((e) => `"${e}"`).join(', ')}`);
+    v.check(
+      bad.length === 0,
+      `${prefix}eventos`,
+      `must be event names in capitals, such as LIQUIDACAO; not valid: ${bad.map((e) => `"${e}"`).join(', ')}`,
+    );
     v.check(new Set(o.eventos).size === o.eventos.length, `${prefix}eventos`, 'must not repeat an event');
   }
-  if (literal(o.email)) v.check(EMAIL.test(o.email), `${prefix}email`, `must be an e-mail address such as finance@example.com, got "${o.email}"`);
+  if (literal(o.email))
+    v.check(
+      EMAIL.test(o.email),
+      `${prefix}email`,
+      `must be an e-mail address such as finance@example.com, got "${o.email}"`,
+    );
   if (literal(o.telefone)) {
     const digits = o.telefone.replace(/\D/g, '').length;
-    v.check(TELEPHONE.test(o.telefone) && digits >= 8, `${prefix}telefone`, `must be a telephone number such as +55 11 3003-0000 (8 to 20 digits, spaces, hyphens, parentheses), got "${o.telefone}"`);
+    v.check(
+      TELEPHONE.test(o.telefone) && digits >= 8,
+      `${prefix}telefone`,
+      `must be a telephone number such as +55 11 3003-0000 (8 to 20 digits, spaces, hyphens, parentheses), got "${o.telefone}"`,
+    );
   }
   if (literal(o.nomeResponsavel)) {
-    v.check(o.nomeResponsavel.trim().length > 0 && o.nomeResponsavel.length <= 100, `${prefix}nomeResponsavel`, `must be 1 to 100 characters, got ${o.nomeResponsavel.length}`);
+    v.check(
+      o.nomeResponsavel.trim().length > 0 && o.nomeResponsavel.length <= 100,
+      `${prefix}nomeResponsavel`,
+      `must be 1 to 100 characters, got ${o.nomeResponsavel.length}`,
+    );
   }
   for (const key of ['contratoStatus', 'urlStatus'] as const) {
     const value = o[key];
-    if (value !== undefined) v.check(Object.values(BoletoContractStatus).includes(value), `${prefix}${key}`, `must be ATIVO, INATIVO or BLOQUEADO, got "${value}"`);
+    if (value !== undefined)
+      v.check(
+        Object.values(BoletoContractStatus).includes(value),
+        `${prefix}${key}`,
+        `must be ATIVO, INATIVO or BLOQUEADO, got "${value}"`,
+      );
   }
 }
 
 /** The contract's beneficiary as given, whichever spelling (`codigoBeneficiario`, or the deprecated `codBeneficiario`). */
-export const contractBeneficiario = (o: BoletoWebhookContractOptions): string | undefined => o.codigoBeneficiario ?? o.codBeneficiario;
+export const contractBeneficiario = (o: BoletoWebhookContractOptions): string | undefined =>
+  o.codigoBeneficiario ?? o.codBeneficiario;
 
 /** The contract as the handler gets it: every field filled in, the token as its secret's ARN. */
-export function boletoContractSpec(bank: CooperativeConnectionProps, o: BoletoWebhookContractOptions, url: string, token?: secretsmanager.ISecret, header?: string): BoletoContractSpec {
+export function boletoContractSpec(
+  bank: CooperativeConnectionProps,
+  o: BoletoWebhookContractOptions,
+  url: string,
+  token?: secretsmanager.ISecret,
+  header?: string,
+): BoletoContractSpec {
   return {
     ...(o.takeOverExisting ? { takeOverExisting: true } : {}),
     cooperativa: o.cooperativa ?? bank.account.cooperativa,
@@ -169,7 +239,7 @@ export function boletoContractSpec(bank: CooperativeConnectionProps, o: BoletoWe
     email: o.email,
     telefone: o.telefone,
     enviarIdTituloEmpresa: o.enviarIdTituloEmpresa,
-    header: token ? header ?? RegistrationDefaults.header : undefined,
+    header: token ? (header ?? RegistrationDefaults.header) : undefined,
     tokenSecretArn: token?.secretArn,
   };
 }
@@ -202,9 +272,17 @@ export class BoletoWebhookContract extends Construct {
     this.url = props.url;
     this.token = props.token;
     const spec = boletoContractSpec(props.bank, props, props.url, props.token, props.header);
-    this.resource = createRegistrationResource(this, { ...props, resourceType: RegistrationResourceType.BOLETO_CONTRACT, spec });
+    this.resource = createRegistrationResource(this, {
+      ...props,
+      resourceType: RegistrationResourceType.BOLETO_CONTRACT,
+      spec,
+    });
     this.appliedRecordName = appliedRecordNameOf(this);
-    this._watched = { label: `boleto ${spec.cooperativa}/${spec.posto}/${spec.codBeneficiario}`, appliedRecord: this.appliedRecordName, deployed: compactDeployed(spec) };
+    this._watched = {
+      label: `boleto ${spec.cooperativa}/${spec.posto}/${spec.codBeneficiario}`,
+      appliedRecord: this.appliedRecordName,
+      deployed: compactDeployed(spec),
+    };
   }
 
   /** The contract's id at the bank (`idContrato`). */

@@ -1,5 +1,14 @@
-export { BoletoContractStatus, BoletoWebhookContract, type BoletoWebhookContractOptions, type BoletoWebhookContractProps } from './boleto-webhook-contract';
-export { PaymentWebhookRegistration, type PaymentWebhookRegistrationOptions, type PaymentWebhookRegistrationProps } from './payment-webhook-registration';
+export {
+  BoletoContractStatus,
+  BoletoWebhookContract,
+  type BoletoWebhookContractOptions,
+  type BoletoWebhookContractProps,
+} from './boleto-webhook-contract';
+export {
+  PaymentWebhookRegistration,
+  type PaymentWebhookRegistrationOptions,
+  type PaymentWebhookRegistrationProps,
+} from './payment-webhook-registration';
 export { RegistrationProvider, type RegistrationProviderSettings } from '../core/registration-provider';
 export type { RegistrationResourceOptions } from './registration-resource';
 export { PixKeyWebhook, type PixKeyWebhookProps } from './pix-key-webhook';

@@ -1,11 +1,22 @@
 import type { CustomResource } from 'aws-cdk-lib';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { compactDeployed, type PaymentWebhookSpec, RegistrationAttribute, RegistrationResourceType } from '../../contracts/registration';
+import {
+  compactDeployed,
+  type PaymentWebhookSpec,
+  RegistrationAttribute,
+  RegistrationResourceType,
+} from '../../contracts/registration';
 import type { WatchedRegistration } from '../../contracts/reconciliation';
 import { type CooperativeConnectionProps, validateBankConnection } from '../families/cooperative/connection';
 import { checkSecretNamed, type PropsValidation, validateProps } from '../core/props-validation';
-import { appliedRecordNameOf, checkRegistrationOptions, checkWebhookUrl, createRegistrationResource, type RegistrationResourceOptions } from './registration-resource';
+import {
+  appliedRecordNameOf,
+  checkRegistrationOptions,
+  checkWebhookUrl,
+  createRegistrationResource,
+  type RegistrationResourceOptions,
+} from './registration-resource';
 
 /** Options of the payment callback registration that `BankWebhookReceiver` takes as `paymentRegistration`. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named interface of its own, so the receiver's prop can grow payment-only options without breaking users (and jsii has no type aliases)
@@ -26,7 +37,11 @@ function checkPaymentWebhookRegistration(v: PropsValidation, props: PaymentWebho
   checkWebhookUrl(v, props.url, 'url');
   checkRegistrationOptions(v, props, '');
   checkSecretNamed(v, props.token, 'token');
-  v.check(!!props.token, 'token', 'is required: the secret holding authorizationCallback, the token the bank sends in the Authorization header');
+  v.check(
+    !!props.token,
+    'token',
+    'is required: the secret holding authorizationCallback, the token the bank sends in the Authorization header',
+  );
 }
 
 /**
@@ -55,8 +70,16 @@ export class PaymentWebhookRegistration extends Construct {
     validateProps(this.node.path, 'PaymentWebhookRegistration', props, checkPaymentWebhookRegistration);
     this.url = props.url;
     this.token = props.token;
-    const spec: PaymentWebhookSpec = { url: props.url, tokenSecretArn: props.token.secretArn, ...(props.takeOverExisting ? { takeOverExisting: true } : {}) };
-    this.resource = createRegistrationResource(this, { ...props, resourceType: RegistrationResourceType.PAYMENT_WEBHOOK, spec });
+    const spec: PaymentWebhookSpec = {
+      url: props.url,
+      tokenSecretArn: props.token.secretArn,
+      ...(props.takeOverExisting ? { takeOverExisting: true } : {}),
+    };
+    this.resource = createRegistrationResource(this, {
+      ...props,
+      resourceType: RegistrationResourceType.PAYMENT_WEBHOOK,
+      spec,
+    });
     this.appliedRecordName = appliedRecordNameOf(this);
     this._watched = { label: 'payments', appliedRecord: this.appliedRecordName, deployed: compactDeployed(spec) };
   }

@@ -2,7 +2,14 @@ import { CustomResource, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-l
 import { Construct } from 'constructs';
 import type { WatchedRegistration } from '../../contracts/reconciliation';
 import { normalizePixKey } from '../../contracts/pix';
-import { compactDeployed, type PixKeyWebhookSpec, RegistrationAttribute, RegistrationDefaults, RegistrationProperty, RegistrationResourceType } from '../../contracts/registration';
+import {
+  compactDeployed,
+  type PixKeyWebhookSpec,
+  RegistrationAttribute,
+  RegistrationDefaults,
+  RegistrationProperty,
+  RegistrationResourceType,
+} from '../../contracts/registration';
 import { type PixConnectionProps, pixConnectionSettings, validatePixConnection } from '../families/pix/connection';
 import { type PropsValidation, validateProps } from '../core/props-validation';
 import { RegistrationProvider, type RegistrationProviderSettings } from '../core/registration-provider';
@@ -32,9 +39,19 @@ export interface PixKeyWebhookProps extends RegistrationProviderSettings {
 
 function checkPixKeyWebhook(v: PropsValidation, props: PixKeyWebhookProps): void {
   validatePixConnection(v, props.connection, 'connection');
-  if (!Token.isUnresolved(props.chave)) v.check(normalizePixKey(props.chave ?? '') !== undefined, 'chave', `must be a Pix key (an EVP, an email, a phone as +55..., a CPF or a CNPJ), got "${props.chave}"`);
-  if (props.url === undefined || props.url === '') v.check(false, 'url', 'is required: the Pix API\'s URL (pixUrl)');
-  else if (!Token.isUnresolved(props.url)) v.check(/^https:\/\/[^?#]*[^/?#]$/.test(props.url), 'url', `must be an https URL without a trailing slash, query or fragment (the provider appends /pix), got "${props.url}"`);
+  if (!Token.isUnresolved(props.chave))
+    v.check(
+      normalizePixKey(props.chave ?? '') !== undefined,
+      'chave',
+      `must be a Pix key (an EVP, an email, a phone as +55..., a CPF or a CNPJ), got "${props.chave}"`,
+    );
+  if (props.url === undefined || props.url === '') v.check(false, 'url', "is required: the Pix API's URL (pixUrl)");
+  else if (!Token.isUnresolved(props.url))
+    v.check(
+      /^https:\/\/[^?#]*[^/?#]$/.test(props.url),
+      'url',
+      `must be an https URL without a trailing slash, query or fragment (the provider appends /pix), got "${props.url}"`,
+    );
   checkRegistrationOptions(v, props, '');
 }
 
@@ -64,15 +81,28 @@ export class PixKeyWebhook extends Construct {
     super(scope, id);
     validateProps(this.node.path, 'PixKeyWebhook', props, checkPixKeyWebhook);
     this.chave = normalizePixKey(props.chave)?.key ?? props.chave;
-    const provider = RegistrationProvider.of(this, { logEncryptionKey: props.logEncryptionKey, vpc: props.vpc, vpcSubnets: props.vpcSubnets, securityGroups: props.securityGroups });
+    const provider = RegistrationProvider.of(this, {
+      logEncryptionKey: props.logEncryptionKey,
+      vpc: props.vpc,
+      vpcSubnets: props.vpcSubnets,
+      securityGroups: props.securityGroups,
+    });
     provider.grantRead(props.connection.credentials);
     this.appliedRecordName = appliedRecordNameOf(this);
     provider.grantAppliedRecord(this.appliedRecordName);
-    const spec: PixKeyWebhookSpec = { chave: this.chave, url: props.url, ...(props.takeOverExisting ? { takeOverExisting: true } : {}) };
+    const spec: PixKeyWebhookSpec = {
+      chave: this.chave,
+      url: props.url,
+      ...(props.takeOverExisting ? { takeOverExisting: true } : {}),
+    };
     this.connection = props.connection;
     this.url = props.url;
     this.takeOverExisting = props.takeOverExisting ?? false;
-    this._watched = { label: `pix ${this.chave}`, appliedRecord: this.appliedRecordName, deployed: compactDeployed(spec) };
+    this._watched = {
+      label: `pix ${this.chave}`,
+      appliedRecord: this.appliedRecordName,
+      deployed: compactDeployed(spec),
+    };
     const stack = Stack.of(this);
     this.resource = new CustomResource(this, 'Resource', {
       serviceToken: provider.serviceToken,

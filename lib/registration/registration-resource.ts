@@ -2,7 +2,13 @@ import { CustomResource, Duration, Names, RemovalPolicy, Stack, Token } from 'aw
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { BankConnectionSettings } from '../../contracts/bank-connection';
-import { appliedRecordName, type BoletoContractSpec, type PaymentWebhookSpec, RegistrationDefaults, RegistrationProperty } from '../../contracts/registration';
+import {
+  appliedRecordName,
+  type BoletoContractSpec,
+  type PaymentWebhookSpec,
+  RegistrationDefaults,
+  RegistrationProperty,
+} from '../../contracts/registration';
 import { type CooperativeConnectionProps, bankConnectionSettings } from '../families/cooperative/connection';
 import { checkFunctionNetwork } from '../core/function-network';
 import { isHttpsUrl, type PropsValidation } from '../core/props-validation';
@@ -40,18 +46,34 @@ export function checkWebhookUrl(v: PropsValidation, url: string | undefined, pro
   if (url === undefined || url === '') {
     v.check(false, prop, 'is required: the https URL the bank sends notifications to');
   } else if (!Token.isUnresolved(url)) {
-    v.check(isHttpsUrl(url), prop, `must be an https URL without query or fragment (the bank delivers over HTTPS only), got "${url}"`);
+    v.check(
+      isHttpsUrl(url),
+      prop,
+      `must be an https URL without query or fragment (the bank delivers over HTTPS only), got "${url}"`,
+    );
   }
 }
 
 /** Checks the options every registration shares; `prefix` names where they sit (such as `paymentRegistration.`). */
-export function checkRegistrationOptions(v: PropsValidation, options: RegistrationResourceOptions, prefix: string): void {
+export function checkRegistrationOptions(
+  v: PropsValidation,
+  options: RegistrationResourceOptions,
+  prefix: string,
+): void {
   if (options.tokenVersion !== undefined && !Token.isUnresolved(options.tokenVersion)) {
-    v.check(options.tokenVersion.length <= 256, `${prefix}tokenVersion`, `must be at most 256 characters, got ${options.tokenVersion.length}`);
+    v.check(
+      options.tokenVersion.length <= 256,
+      `${prefix}tokenVersion`,
+      `must be at most 256 characters, got ${options.tokenVersion.length}`,
+    );
   }
   checkFunctionNetwork(v, options, prefix);
   if (options.removalPolicy !== undefined) {
-    v.check([RemovalPolicy.DESTROY, RemovalPolicy.RETAIN].includes(options.removalPolicy), `${prefix}removalPolicy`, `must be RemovalPolicy.DESTROY or RemovalPolicy.RETAIN, got ${options.removalPolicy}`);
+    v.check(
+      [RemovalPolicy.DESTROY, RemovalPolicy.RETAIN].includes(options.removalPolicy),
+      `${prefix}removalPolicy`,
+      `must be RemovalPolicy.DESTROY or RemovalPolicy.RETAIN, got ${options.removalPolicy}`,
+    );
   }
 }
 
@@ -70,13 +92,21 @@ export function appliedRecordNameOf(scope: Construct): string {
  * token's ARN, the token version, and where the provider records what it applied. Grants the
  * handler read access to the secrets.
  */
-export function createRegistrationResource(scope: Construct, options: RegistrationResourceOptions & {
-  readonly bank: CooperativeConnectionProps;
-  readonly resourceType: string;
-  readonly spec: PaymentWebhookSpec | BoletoContractSpec;
-  readonly token?: secretsmanager.ISecret;
-}): CustomResource {
-  const provider = RegistrationProvider.of(scope, { logEncryptionKey: options.logEncryptionKey, vpc: options.vpc, vpcSubnets: options.vpcSubnets, securityGroups: options.securityGroups });
+export function createRegistrationResource(
+  scope: Construct,
+  options: RegistrationResourceOptions & {
+    readonly bank: CooperativeConnectionProps;
+    readonly resourceType: string;
+    readonly spec: PaymentWebhookSpec | BoletoContractSpec;
+    readonly token?: secretsmanager.ISecret;
+  },
+): CustomResource {
+  const provider = RegistrationProvider.of(scope, {
+    logEncryptionKey: options.logEncryptionKey,
+    vpc: options.vpc,
+    vpcSubnets: options.vpcSubnets,
+    securityGroups: options.securityGroups,
+  });
   provider.grantRead(options.bank.credentials);
   if (options.token) provider.grantRead(options.token);
   provider.grantAppliedRecord(appliedRecordNameOf(scope));
@@ -84,7 +114,13 @@ export function createRegistrationResource(scope: Construct, options: Registrati
   return new CustomResource(scope, 'Resource', {
     serviceToken: provider.serviceToken,
     resourceType: options.resourceType,
-    properties: registrationProperties(bankConnectionSettings(options.bank), options.spec, options.tokenVersion ?? '0', appliedRecordNameOf(scope), (value) => stack.toJsonString(value)),
+    properties: registrationProperties(
+      bankConnectionSettings(options.bank),
+      options.spec,
+      options.tokenVersion ?? '0',
+      appliedRecordNameOf(scope),
+      (value) => stack.toJsonString(value),
+    ),
     serviceTimeout: Duration.seconds(RegistrationDefaults.serviceTimeoutSeconds),
     removalPolicy: options.removalPolicy ?? RemovalPolicy.DESTROY,
   });
@@ -105,4 +141,3 @@ export function registrationProperties(
     ...(appliedRecord ? { [RegistrationProperty.APPLIED_RECORD]: appliedRecord } : {}),
   };
 }
-

@@ -7,7 +7,15 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { ACCOUNT_FIELD_PATTERN, ACCOUNT_FIELDS, type BankAccount } from '../../contracts/bank-connection';
 import {
-  SAMPLE_PIX_KEYS, SAMPLE_SIMULATOR_ACCOUNT, SANDBOX_CREDENTIALS_PROPERTY, SANDBOX_ENV, SANDBOX_PIX_CREDENTIALS_PROPERTY, SANDBOX_STATE_KEY, SIMULATOR_PATHS, type SandboxAccount, SandboxDefaults,
+  SAMPLE_PIX_KEYS,
+  SAMPLE_SIMULATOR_ACCOUNT,
+  SANDBOX_CREDENTIALS_PROPERTY,
+  SANDBOX_ENV,
+  SANDBOX_PIX_CREDENTIALS_PROPERTY,
+  SANDBOX_STATE_KEY,
+  SIMULATOR_PATHS,
+  type SandboxAccount,
+  SandboxDefaults,
 } from '../../contracts/sandbox';
 import { MAX_PIX_KEY_LENGTH, normalizePixKey } from '../../contracts/pix';
 import type { CooperativeConnectionProps } from '../families/cooperative/connection';
@@ -84,13 +92,31 @@ export class BankSandbox extends Construct {
     const account = props.account ?? SAMPLE_ACCOUNT;
     const v = new PropsValidation('BankSandbox', this.node.path);
     for (const key of ACCOUNT_FIELDS) {
-      v.check(typeof account[key] === 'string' && ACCOUNT_FIELD_PATTERN.test(account[key]), `account.${key}`, `must be 1 to 20 letters, digits or hyphens, got ${JSON.stringify(account[key])}`);
+      v.check(
+        typeof account[key] === 'string' && ACCOUNT_FIELD_PATTERN.test(account[key]),
+        `account.${key}`,
+        `must be 1 to 20 letters, digits or hyphens, got ${JSON.stringify(account[key])}`,
+      );
     }
     const pixKeys = props.pixKeys ?? [...SAMPLE_PIX_KEYS];
-    v.check(pixKeys.length >= 1 && pixKeys.length <= 20, 'pixKeys', `must list 1 to 20 Pix keys, got ${pixKeys.length}`);
-    pixKeys.forEach((key, i) => v.check(normalizePixKey(key) !== undefined, `pixKeys[${i}]`, `must be a Pix key (an EVP, an email, a phone as +55 and its digits, a CPF or CNPJ; at most ${MAX_PIX_KEY_LENGTH} characters), got "${key}"`));
+    v.check(
+      pixKeys.length >= 1 && pixKeys.length <= 20,
+      'pixKeys',
+      `must list 1 to 20 Pix keys, got ${pixKeys.length}`,
+    );
+    pixKeys.forEach((key, i) =>
+      v.check(
+        normalizePixKey(key) !== undefined,
+        `pixKeys[${i}]`,
+        `must be a Pix key (an EVP, an email, a phone as +55 and its digits, a CPF or CNPJ; at most ${MAX_PIX_KEY_LENGTH} characters), got "${key}"`,
+      ),
+    );
     const lifetime = props.tokenLifetime?.toSeconds() ?? SandboxDefaults.tokenLifetimeSeconds;
-    v.check(Number.isInteger(lifetime) && lifetime >= 60 && lifetime <= 86_400, 'tokenLifetime', `must be a whole number of seconds from 60 to 86400, got ${lifetime}`);
+    v.check(
+      Number.isInteger(lifetime) && lifetime >= 60 && lifetime <= 86_400,
+      'tokenLifetime',
+      `must be a whole number of seconds from 60 to 86400, got ${lifetime}`,
+    );
     v.throwIfInvalid();
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.DESTROY;
 
@@ -113,12 +139,18 @@ export class BankSandbox extends Construct {
       return made;
     };
     const secret = ownSecret('Credentials', 'the bank credentials');
-    const pixSecret = ownSecret('PixCredentials', 'the Pix application\'s credentials (its standard Pix API)');
+    const pixSecret = ownSecret('PixCredentials', "the Pix application's credentials (its standard Pix API)");
     const simulatorAccount: SandboxAccount = {
-      cooperativa: account.cooperativa, posto: account.posto, conta: account.conta, documento: account.documento, beneficiario: account.codigoBeneficiario, pixKeys,
+      cooperativa: account.cooperativa,
+      posto: account.posto,
+      conta: account.conta,
+      documento: account.documento,
+      beneficiario: account.codigoBeneficiario,
+      pixKeys,
     };
     const fn = new SandboxFunction(this, 'Function', {
-      description: 'cdk-bank-webhooks BankSandbox: the bank simulator (bank API through the function URL, control API by Lambda Invoke)',
+      description:
+        'cdk-bank-webhooks BankSandbox: the bank simulator (bank API through the function URL, control API by Lambda Invoke)',
       timeout: Duration.seconds(SandboxDefaults.functionTimeoutSeconds),
       memorySize: 512,
       logGroupId: 'FunctionLogs',
@@ -143,7 +175,10 @@ export class BankSandbox extends Construct {
     const filled = new CustomResource(this, 'CredentialsFill', {
       serviceToken: fn.functionArn,
       resourceType: 'Custom::BankSandboxCredentials',
-      properties: { [SANDBOX_CREDENTIALS_PROPERTY]: secret.secretArn, [SANDBOX_PIX_CREDENTIALS_PROPERTY]: pixSecret.secretArn },
+      properties: {
+        [SANDBOX_CREDENTIALS_PROPERTY]: secret.secretArn,
+        [SANDBOX_PIX_CREDENTIALS_PROPERTY]: pixSecret.secretArn,
+      },
     });
 
     // `https://<id>.lambda-url.<region>.on.aws/` without its final slash.
@@ -154,8 +189,16 @@ export class BankSandbox extends Construct {
     this.stateTable = table;
     this.account = account;
     // Read through the fill resource, so whatever uses the credentials waits until they are made.
-    this.credentials = secretsmanager.Secret.fromSecretCompleteArn(this, 'FilledCredentials', filled.getAttString('SecretArn'));
-    this.pixCredentials = secretsmanager.Secret.fromSecretCompleteArn(this, 'FilledPixCredentials', filled.getAttString('PixSecretArn'));
+    this.credentials = secretsmanager.Secret.fromSecretCompleteArn(
+      this,
+      'FilledCredentials',
+      filled.getAttString('SecretArn'),
+    );
+    this.pixCredentials = secretsmanager.Secret.fromSecretCompleteArn(
+      this,
+      'FilledPixCredentials',
+      filled.getAttString('PixSecretArn'),
+    );
     this.pixKeys = pixKeys;
     // Its Pix API under the same origin: `/oauth/token`, `/api/v2`, charges under `/api/v3` (the defaults).
     this.pixConnection = { baseUrl, credentials: this.pixCredentials, simulated: true };

@@ -9,8 +9,22 @@ import { randomBytes } from 'node:crypto';
 import { chargeOfRequest, chargeRefused } from './pix-charge-request';
 import { pageOf, type PixQuery, queryWindow } from './pix-query';
 import {
-  type ChargeKind, ChargeStatus, END_TO_END_ID, MAX_PIX_KEY_LENGTH, PIX_AMOUNT, PIX_TXID, type PixCharge, pixProblem,
-  type PixReceived, type PixRefund, type PixWebhook, REFUND_ID, RefundNature, RefundStatus, rfc3339, SIMULATOR_ISPB,
+  type ChargeKind,
+  ChargeStatus,
+  END_TO_END_ID,
+  MAX_PIX_KEY_LENGTH,
+  PIX_AMOUNT,
+  PIX_TXID,
+  type PixCharge,
+  pixProblem,
+  type PixReceived,
+  type PixRefund,
+  type PixWebhook,
+  REFUND_ID,
+  RefundNature,
+  RefundStatus,
+  rfc3339,
+  SIMULATOR_ISPB,
 } from './pix-model';
 
 export interface PixBookOptions {
@@ -40,7 +54,11 @@ export class PixBook {
   constructor(private readonly options: PixBookOptions) {}
 
   exportState(): PixState {
-    return structuredClone({ webhooks: [...this.webhooks.values()], charges: [...this.charges.values()], pix: [...this.received.values()] });
+    return structuredClone({
+      webhooks: [...this.webhooks.values()],
+      charges: [...this.charges.values()],
+      pix: [...this.received.values()],
+    });
   }
 
   restoreState(state: PixState): void {
@@ -60,7 +78,9 @@ export class PixBook {
     const key = this.ownKey(chave, 'WebhookOperacaoInvalida', 'Webhook inválido.');
     const url = (body as { webhookUrl?: unknown } | undefined)?.webhookUrl;
     if (typeof url !== 'string' || !isHttpsUrl(url)) {
-      throw pixProblem(400, 'WebhookOperacaoInvalida', 'Webhook inválido.', 'A requisição não respeita o schema.', [{ razao: 'webhookUrl deve ser uma URL https', propriedade: 'webhookUrl' }]);
+      throw pixProblem(400, 'WebhookOperacaoInvalida', 'Webhook inválido.', 'A requisição não respeita o schema.', [
+        { razao: 'webhookUrl deve ser uma URL https', propriedade: 'webhookUrl' },
+      ]);
     }
     const webhook = { webhookUrl: url, chave: key, criacao: rfc3339(this.options.now()) };
     this.webhooks.set(key, webhook);
@@ -97,7 +117,9 @@ export class PixBook {
   /** `PUT /cob/{txid}` or `PUT /cobv/{txid}`: a new charge (a txid in use is refused). */
   putCharge(kind: ChargeKind, txid: string, body: unknown): PixCharge {
     if (this.charges.has(txid)) throw chargeRefused(kind, `Já existe uma cobrança com o txid ${txid}.`);
-    const charge = chargeOfRequest(kind, txid, body, this.options.now(), (chave, type, title) => this.ownKey(chave, type, title));
+    const charge = chargeOfRequest(kind, txid, body, this.options.now(), (chave, type, title) =>
+      this.ownKey(chave, type, title),
+    );
     this.charges.set(txid, charge);
     return structuredClone(charge);
   }
@@ -105,7 +127,8 @@ export class PixBook {
   /** `GET /cob/{txid}` or `GET /cobv/{txid}`: a charge of that kind only. */
   getCharge(kind: ChargeKind, txid: string): PixCharge {
     const charge = this.charges.get(txid);
-    if (!charge || charge.kind !== kind) throw notFound(`Nenhuma cobrança${kind === 'cobv' ? ' com vencimento' : ''} com o txid ${txid}.`);
+    if (!charge || charge.kind !== kind)
+      throw notFound(`Nenhuma cobrança${kind === 'cobv' ? ' com vencimento' : ''} com o txid ${txid}.`);
     return structuredClone(charge);
   }
 
@@ -115,11 +138,19 @@ export class PixBook {
   payCharge(txid: string, input: { valor?: string; infoPagador?: string } = {}): PixReceived {
     const charge = this.charges.get(txid);
     if (!charge) throw notFound(`Nenhuma cobrança com o txid ${txid}.`);
-    if (charge.status !== ChargeStatus.ACTIVE) throw pixProblem(400, 'CobOperacaoInvalida', 'Cobrança inválida.', `A cobrança está ${charge.status}.`);
+    if (charge.status !== ChargeStatus.ACTIVE)
+      throw pixProblem(400, 'CobOperacaoInvalida', 'Cobrança inválida.', `A cobrança está ${charge.status}.`);
     const pix = this.receive(charge.chave, input.valor ?? charge.valor.original, txid, input.infoPagador);
     // What the amount is made of: the charge's own amount, and what the payer paid beside it (the standard's componentesValor).
     const paid = Math.round(Number(pix.valor) * 100) - Math.round(Number(charge.valor.original) * 100);
-    const parts = { original: { valor: charge.valor.original }, ...(paid > 0 ? { juros: { valor: (paid / 100).toFixed(2) } } : paid < 0 ? { desconto: { valor: (-paid / 100).toFixed(2) } } : {}) };
+    const parts = {
+      original: { valor: charge.valor.original },
+      ...(paid > 0
+        ? { juros: { valor: (paid / 100).toFixed(2) } }
+        : paid < 0
+          ? { desconto: { valor: (-paid / 100).toFixed(2) } }
+          : {}),
+    };
     this.received.set(pix.endToEndId, { ...pix, componentesValor: parts });
     this.charges.set(txid, { ...charge, status: ChargeStatus.CONCLUDED, pix: [...charge.pix, pix.endToEndId] });
     return structuredClone(this.received.get(pix.endToEndId)!);
@@ -129,7 +160,12 @@ export class PixBook {
   payKey(chave: string, input: { valor: string; txid?: string; infoPagador?: string }): PixReceived {
     if (!this.options.keys.includes(chave)) throw notFound(`A chave ${chave} não é desta conta.`);
     if (input.txid !== undefined && (!PIX_TXID.test(input.txid) || input.txid.length > 25)) {
-      throw pixProblem(400, 'RequisicaoInvalida', 'Requisição inválida.', 'O txid de um QR estático tem de 1 a 25 letras e dígitos.');
+      throw pixProblem(
+        400,
+        'RequisicaoInvalida',
+        'Requisição inválida.',
+        'O txid de um QR estático tem de 1 a 25 letras e dígitos.',
+      );
     }
     return this.receive(chave, input.valor, input.txid, input.infoPagador);
   }
@@ -139,7 +175,8 @@ export class PixBook {
    * Pix the provider ties to no key (its answers have no `chave`).
    */
   payAccount(input: { valor: string; txid?: string; infoPagador?: string }): PixReceived {
-    if (input.txid !== undefined && !PIX_TXID.test(input.txid)) throw pixProblem(400, 'RequisicaoInvalida', 'Requisição inválida.', 'txid tem de 1 a 35 letras e dígitos.');
+    if (input.txid !== undefined && !PIX_TXID.test(input.txid))
+      throw pixProblem(400, 'RequisicaoInvalida', 'Requisição inválida.', 'txid tem de 1 a 35 letras e dígitos.');
     return this.receive(undefined, input.valor, input.txid, input.infoPagador);
   }
 
@@ -154,11 +191,17 @@ export class PixBook {
    */
   foreignPix(input: { chave?: string; valor?: string; txid?: string } = {}): PixReceived {
     const valor = input.valor ?? '1.00';
-    if (!PIX_AMOUNT.test(valor)) throw pixProblem(400, 'RequisicaoInvalida', 'Requisição inválida.', 'valor deve ter duas casas decimais.');
-    if (input.txid !== undefined && !PIX_TXID.test(input.txid)) throw pixProblem(400, 'RequisicaoInvalida', 'Requisição inválida.', 'txid tem de 1 a 35 letras e dígitos.');
+    if (!PIX_AMOUNT.test(valor))
+      throw pixProblem(400, 'RequisicaoInvalida', 'Requisição inválida.', 'valor deve ter duas casas decimais.');
+    if (input.txid !== undefined && !PIX_TXID.test(input.txid))
+      throw pixProblem(400, 'RequisicaoInvalida', 'Requisição inválida.', 'txid tem de 1 a 35 letras e dígitos.');
     return {
-      endToEndId: this.endToEndId('E'), txid: input.txid ?? randomTxid(), valor, chave: input.chave ?? 'outro.cliente@example.com',
-      horario: rfc3339(this.options.now()), devolucoes: [],
+      endToEndId: this.endToEndId('E'),
+      txid: input.txid ?? randomTxid(),
+      valor,
+      chave: input.chave ?? 'outro.cliente@example.com',
+      horario: rfc3339(this.options.now()),
+      devolucoes: [],
     };
   }
 
@@ -179,7 +222,7 @@ export class PixBook {
       .filter((p) => window.contains(Date.parse(p.horario)))
       .filter((p) => query.txid === undefined || p.txid === query.txid)
       .filter((p) => txIdPresente === undefined || (p.txid !== undefined) === txIdPresente)
-      .filter((p) => devolucaoPresente === undefined || (p.devolucoes.length > 0) === devolucaoPresente)
+      .filter((p) => devolucaoPresente === undefined || p.devolucoes.length > 0 === devolucaoPresente)
       .sort((a, b) => Date.parse(a.horario) - Date.parse(b.horario));
     const { page, items } = pageOf(all, query);
     return { parametros: { ...window.echo, paginacao: page }, pix: structuredClone(items) };
@@ -195,28 +238,72 @@ export class PixBook {
   requestRefund(e2eid: string, id: string, body: unknown, madeBy: 'receiver' | 'provider' = 'receiver'): PixRefund {
     const pix = this.received.get(e2eid);
     if (!pix) throw notFound(`Nenhum Pix recebido com o endToEndId ${e2eid}.`);
-    if (!REFUND_ID.test(id)) throw pixProblem(400, 'PixDevolucaoInvalida', 'Devolução inválida.', 'O id da devolução tem de 1 a 35 letras e dígitos.');
-    if (pix.devolucoes.some((d) => d.id === id)) throw pixProblem(400, 'PixDevolucaoInvalida', 'Devolução inválida.', `Já existe a devolução ${id}.`);
+    if (!REFUND_ID.test(id))
+      throw pixProblem(
+        400,
+        'PixDevolucaoInvalida',
+        'Devolução inválida.',
+        'O id da devolução tem de 1 a 35 letras e dígitos.',
+      );
+    if (pix.devolucoes.some((d) => d.id === id))
+      throw pixProblem(400, 'PixDevolucaoInvalida', 'Devolução inválida.', `Já existe a devolução ${id}.`);
     const valor = (body as { valor?: unknown } | undefined)?.valor;
-    const returned = pix.devolucoes.filter((d) => d.status !== RefundStatus.NOT_DONE).reduce((sum, d) => sum + Math.round(Number(d.valor) * 100), 0);
-    if (typeof valor !== 'string' || !PIX_AMOUNT.test(valor) || Number(valor) <= 0 || returned + Math.round(Number(valor) * 100) > Math.round(Number(pix.valor) * 100)) {
-      throw pixProblem(400, 'PixDevolucaoInvalida', 'Devolução inválida.', 'O valor deve ser positivo e no máximo o que resta do Pix.');
+    const returned = pix.devolucoes
+      .filter((d) => d.status !== RefundStatus.NOT_DONE)
+      .reduce((sum, d) => sum + Math.round(Number(d.valor) * 100), 0);
+    if (
+      typeof valor !== 'string' ||
+      !PIX_AMOUNT.test(valor) ||
+      Number(valor) <= 0 ||
+      returned + Math.round(Number(valor) * 100) > Math.round(Number(pix.valor) * 100)
+    ) {
+      throw pixProblem(
+        400,
+        'PixDevolucaoInvalida',
+        'Devolução inválida.',
+        'O valor deve ser positivo e no máximo o que resta do Pix.',
+      );
     }
     const natureza = (body as { natureza?: unknown } | undefined)?.natureza ?? RefundNature.ORIGINAL;
-    const allowed: readonly unknown[] = madeBy === 'provider' ? Object.values(RefundNature) : [RefundNature.ORIGINAL, RefundNature.RETIRADA];
-    if (!allowed.includes(natureza)) throw pixProblem(400, 'PixDevolucaoInvalida', 'Devolução inválida.', `A natureza deve ser ${allowed.join(', ')}.`);
-    const refund: PixRefund = { id, rtrId: this.endToEndId('D'), valor, natureza: natureza as RefundNature, horario: { solicitacao: rfc3339(this.options.now()) }, status: RefundStatus.IN_PROCESS };
+    const allowed: readonly unknown[] =
+      madeBy === 'provider' ? Object.values(RefundNature) : [RefundNature.ORIGINAL, RefundNature.RETIRADA];
+    if (!allowed.includes(natureza))
+      throw pixProblem(
+        400,
+        'PixDevolucaoInvalida',
+        'Devolução inválida.',
+        `A natureza deve ser ${allowed.join(', ')}.`,
+      );
+    const refund: PixRefund = {
+      id,
+      rtrId: this.endToEndId('D'),
+      valor,
+      natureza: natureza as RefundNature,
+      horario: { solicitacao: rfc3339(this.options.now()) },
+      status: RefundStatus.IN_PROCESS,
+    };
     this.received.set(e2eid, { ...pix, devolucoes: [...pix.devolucoes, refund] });
     return { ...refund };
   }
 
   /** A refund in process reaches its final status (`DEVOLVIDO` or `NAO_REALIZADO`, with a reason). */
-  settleRefund(e2eid: string, id: string, status: RefundStatus.RETURNED | RefundStatus.NOT_DONE, motivo?: string): PixReceived {
+  settleRefund(
+    e2eid: string,
+    id: string,
+    status: RefundStatus.RETURNED | RefundStatus.NOT_DONE,
+    motivo?: string,
+  ): PixReceived {
     const pix = this.received.get(e2eid);
     const refund = pix?.devolucoes.find((d) => d.id === id);
     if (!pix || !refund) throw notFound(`Nenhuma devolução ${id} do Pix ${e2eid}.`);
-    if (refund.status !== RefundStatus.IN_PROCESS) throw pixProblem(400, 'PixDevolucaoInvalida', 'Devolução inválida.', `A devolução já está ${refund.status}.`);
-    const settled: PixRefund = { ...refund, status, horario: { ...refund.horario, liquidacao: rfc3339(this.options.now()) }, ...(motivo ? { motivo } : {}) };
+    if (refund.status !== RefundStatus.IN_PROCESS)
+      throw pixProblem(400, 'PixDevolucaoInvalida', 'Devolução inválida.', `A devolução já está ${refund.status}.`);
+    const settled: PixRefund = {
+      ...refund,
+      status,
+      horario: { ...refund.horario, liquidacao: rfc3339(this.options.now()) },
+      ...(motivo ? { motivo } : {}),
+    };
     const next = { ...pix, devolucoes: pix.devolucoes.map((d) => (d.id === id ? settled : d)) };
     this.received.set(e2eid, next);
     return structuredClone(next);
@@ -232,16 +319,38 @@ export class PixBook {
   // ---- helpers ----
 
   private ownKey(chave: string, type: string, title: string): string {
-    if (!chave || chave.length > MAX_PIX_KEY_LENGTH) throw pixProblem(400, type, title, `A chave deve ter de 1 a ${MAX_PIX_KEY_LENGTH} caracteres.`, [{ razao: 'chave inválida', propriedade: 'chave' }]);
-    if (!this.options.keys.includes(chave)) throw pixProblem(400, type, title, 'A chave não pertence ao usuário recebedor.', [{ razao: 'chave não pertence ao usuário', propriedade: 'chave', valor: chave }]);
+    if (!chave || chave.length > MAX_PIX_KEY_LENGTH)
+      throw pixProblem(400, type, title, `A chave deve ter de 1 a ${MAX_PIX_KEY_LENGTH} caracteres.`, [
+        { razao: 'chave inválida', propriedade: 'chave' },
+      ]);
+    if (!this.options.keys.includes(chave))
+      throw pixProblem(400, type, title, 'A chave não pertence ao usuário recebedor.', [
+        { razao: 'chave não pertence ao usuário', propriedade: 'chave', valor: chave },
+      ]);
     return chave;
   }
 
-  private receive(chave: string | undefined, valor: string, txid: string | undefined, infoPagador: string | undefined): PixReceived {
-    if (!PIX_AMOUNT.test(valor) || Number(valor) <= 0) throw pixProblem(400, 'RequisicaoInvalida', 'Requisição inválida.', 'valor deve ser positivo com duas casas decimais.');
+  private receive(
+    chave: string | undefined,
+    valor: string,
+    txid: string | undefined,
+    infoPagador: string | undefined,
+  ): PixReceived {
+    if (!PIX_AMOUNT.test(valor) || Number(valor) <= 0)
+      throw pixProblem(
+        400,
+        'RequisicaoInvalida',
+        'Requisição inválida.',
+        'valor deve ser positivo com duas casas decimais.',
+      );
     const pix: PixReceived = {
-      endToEndId: this.endToEndId('E'), ...(txid !== undefined ? { txid } : {}), valor, ...(chave !== undefined ? { chave } : {}), horario: rfc3339(this.options.now()),
-      ...(infoPagador ? { infoPagador: infoPagador.slice(0, 140) } : {}), devolucoes: [],
+      endToEndId: this.endToEndId('E'),
+      ...(txid !== undefined ? { txid } : {}),
+      valor,
+      ...(chave !== undefined ? { chave } : {}),
+      horario: rfc3339(this.options.now()),
+      ...(infoPagador ? { infoPagador: infoPagador.slice(0, 140) } : {}),
+      devolucoes: [],
     };
     this.received.set(pix.endToEndId, pix);
     return structuredClone(pix);

@@ -34,7 +34,15 @@ export class PixCallbacks {
     const byKey = new Map<string, PixReceived[]>();
     for (const pix of received) {
       if (pix.txid === undefined) {
-        sent.push(this.send({ id: randomUUID(), kind: 'pix', subject: `pix ${pix.endToEndId} ${pix.valor}`, body: { pix: [this.view(pix)] }, skipped: 'a Pix without a txid is never announced (the standard notifies only Pix with a txid)' }));
+        sent.push(
+          this.send({
+            id: randomUUID(),
+            kind: 'pix',
+            subject: `pix ${pix.endToEndId} ${pix.valor}`,
+            body: { pix: [this.view(pix)] },
+            skipped: 'a Pix without a txid is never announced (the standard notifies only Pix with a txid)',
+          }),
+        );
       } else if (pix.chave === undefined) {
         sent.push(...this.keyless(pix));
       } else {
@@ -45,9 +53,20 @@ export class PixCallbacks {
       const webhook = this.p.book.webhookOf(chave);
       const subject = `pix ${pix.map((p) => p.endToEndId).join(' ')}`;
       const body = { pix: pix.map((p) => this.view(p)) };
-      sent.push(this.send(webhook
-        ? { id: randomUUID(), kind: 'pix', subject, body, url: callbackUrl(webhook.webhookUrl), clientCertificate: true }
-        : { id: randomUUID(), kind: 'pix', subject, body, skipped: `no webhook registered for the key ${chave}` }));
+      sent.push(
+        this.send(
+          webhook
+            ? {
+                id: randomUUID(),
+                kind: 'pix',
+                subject,
+                body,
+                url: callbackUrl(webhook.webhookUrl),
+                clientCertificate: true,
+              }
+            : { id: randomUUID(), kind: 'pix', subject, body, skipped: `no webhook registered for the key ${chave}` },
+        ),
+      );
     }
     return sent;
   }
@@ -59,10 +78,32 @@ export class PixCallbacks {
    * keyless Pix must leave it alone).
    */
   private keyless(pix: PixReceived): OutgoingNotification[] {
-    const urls = [...new Set(this.p.book.keys.map((k) => this.p.book.webhookOf(k)?.webhookUrl).filter((u): u is string => u !== undefined))];
+    const urls = [
+      ...new Set(
+        this.p.book.keys.map((k) => this.p.book.webhookOf(k)?.webhookUrl).filter((u): u is string => u !== undefined),
+      ),
+    ];
     const subject = `pix ${pix.endToEndId} (no key)`;
-    if (!urls.length) return [this.send({ id: randomUUID(), kind: 'pix', subject, body: { pix: [this.view(pix)] }, skipped: 'no webhook registered for any key of the account' })];
-    return urls.map((url) => this.send({ id: randomUUID(), kind: 'pix', subject, body: { pix: [this.view(pix)] }, url: callbackUrl(url), clientCertificate: true }));
+    if (!urls.length)
+      return [
+        this.send({
+          id: randomUUID(),
+          kind: 'pix',
+          subject,
+          body: { pix: [this.view(pix)] },
+          skipped: 'no webhook registered for any key of the account',
+        }),
+      ];
+    return urls.map((url) =>
+      this.send({
+        id: randomUUID(),
+        kind: 'pix',
+        subject,
+        body: { pix: [this.view(pix)] },
+        url: callbackUrl(url),
+        clientCertificate: true,
+      }),
+    );
   }
 
   /** A refund reached its final status: its Pix is announced again, with its refunds. */
@@ -73,12 +114,26 @@ export class PixCallbacks {
 
   /** Another customer's Pix, sent to `url` + `/pix` with the provider's genuine certificate. */
   foreign(webhookUrl: string, pix: PixReceived): OutgoingNotification {
-    return this.send({ id: randomUUID(), kind: 'pix', subject: `pix ${pix.endToEndId} of another customer`, body: { pix: [this.view(pix)] }, url: callbackUrl(webhookUrl), clientCertificate: true });
+    return this.send({
+      id: randomUUID(),
+      kind: 'pix',
+      subject: `pix ${pix.endToEndId} of another customer`,
+      body: { pix: [this.view(pix)] },
+      url: callbackUrl(webhookUrl),
+      clientCertificate: true,
+    });
   }
 
   /** The validation call some providers make: the bare registered URL, a body with no `pix` array. */
   validation(webhookUrl: string, body: unknown = {}): OutgoingNotification {
-    return this.send({ id: randomUUID(), kind: 'pix', subject: 'validation call', body, url: webhookUrl, clientCertificate: true });
+    return this.send({
+      id: randomUUID(),
+      kind: 'pix',
+      subject: 'validation call',
+      body,
+      url: webhookUrl,
+      clientCertificate: true,
+    });
   }
 
   private view(pix: PixReceived) {

@@ -14,7 +14,9 @@ export interface PixPaid {
 }
 
 /** One payment of {@link PixControlClient.payMany}: a charge by its txid, or a key. */
-export type PixPayment = { readonly txid: string; readonly valor?: string } | { readonly chave: string; readonly valor: string; readonly txid?: string };
+export type PixPayment =
+  | { readonly txid: string; readonly valor?: string }
+  | { readonly chave: string; readonly valor: string; readonly txid?: string };
 
 const enc = encodeURIComponent;
 
@@ -27,7 +29,9 @@ export class PixControlClient {
   }
 
   /** A charge: immediate (`cob`) or with a due date (`cobv`); txid, key and amount chosen unless given. */
-  createCharge(input: { kind?: ChargeKind; txid?: string; chave?: string; valor?: string; dataDeVencimento?: string } = {}): Promise<PixCharge> {
+  createCharge(
+    input: { kind?: ChargeKind; txid?: string; chave?: string; valor?: string; dataDeVencimento?: string } = {},
+  ): Promise<PixCharge> {
     return this.call('POST', '/pix/charges', input);
   }
 
@@ -60,12 +64,22 @@ export class PixControlClient {
   }
 
   /** The refund reaches its final status: its Pix is announced again with it. */
-  settleRefund(endToEndId: string, id: string, status: RefundStatus.RETURNED | RefundStatus.NOT_DONE, motivo?: string): Promise<{ pix: PixReceived; notificationId: string; skipped: string | null }> {
-    return this.call('POST', `/pix/${enc(endToEndId)}/refunds/${enc(id)}/settle`, { status, ...(motivo ? { motivo } : {}) });
+  settleRefund(
+    endToEndId: string,
+    id: string,
+    status: RefundStatus.RETURNED | RefundStatus.NOT_DONE,
+    motivo?: string,
+  ): Promise<{ pix: PixReceived; notificationId: string; skipped: string | null }> {
+    return this.call('POST', `/pix/${enc(endToEndId)}/refunds/${enc(id)}/settle`, {
+      status,
+      ...(motivo ? { motivo } : {}),
+    });
   }
 
   /** Another customer's Pix, delivered to `url` (default: the first registered webhook) with the provider's certificate. */
-  deliverForeign(input: { url?: string; chave?: string; valor?: string; txid?: string } = {}): Promise<{ pix: PixReceived; notificationId: string }> {
+  deliverForeign(
+    input: { url?: string; chave?: string; valor?: string; txid?: string } = {},
+  ): Promise<{ pix: PixReceived; notificationId: string }> {
     return this.call('POST', '/pix/foreign', input);
   }
 

@@ -6,7 +6,16 @@
  */
 import { BankError } from '../errors';
 
-export { CHARGE_TXID, END_TO_END_ID, MAX_PIX_KEY_LENGTH, PIX_AMOUNT, PIX_TXID, REFUND_ID, RefundNature, RefundStatus } from '../../contracts/pix';
+export {
+  CHARGE_TXID,
+  END_TO_END_ID,
+  MAX_PIX_KEY_LENGTH,
+  PIX_AMOUNT,
+  PIX_TXID,
+  REFUND_ID,
+  RefundNature,
+  RefundStatus,
+} from '../../contracts/pix';
 import type { RefundNature, RefundStatus } from '../../contracts/pix';
 
 /** A listing's page size: 100 unless asked, at most 1000. */
@@ -15,7 +24,16 @@ export const PIX_PAGE = { default: 100, max: 1000 } as const;
 export const SIMULATOR_ISPB = '01181521';
 
 /** The standard's scopes of the operations the simulator serves (a token asked for none gets all). */
-export const PIX_SCOPES: readonly string[] = ['cob.read', 'cob.write', 'cobv.read', 'cobv.write', 'pix.read', 'pix.write', 'webhook.read', 'webhook.write'];
+export const PIX_SCOPES: readonly string[] = [
+  'cob.read',
+  'cob.write',
+  'cobv.read',
+  'cobv.write',
+  'pix.read',
+  'pix.write',
+  'webhook.read',
+  'webhook.write',
+];
 
 export enum ChargeStatus {
   ACTIVE = 'ATIVA',
@@ -67,7 +85,12 @@ export interface PixCharge {
   readonly chave: string;
   readonly valor: { readonly original: string };
   /** `criacao` always; `expiracao` (seconds) for a cob, `dataDeVencimento` (YYYY-MM-DD) for a cobv. */
-  readonly calendario: { readonly criacao: string; readonly expiracao?: number; readonly dataDeVencimento?: string; readonly validadeAposVencimento?: number };
+  readonly calendario: {
+    readonly criacao: string;
+    readonly expiracao?: number;
+    readonly dataDeVencimento?: string;
+    readonly validadeAposVencimento?: number;
+  };
   readonly solicitacaoPagador?: string;
   /** A `cobv`'s payer (the standard requires one), its receiver with its address, and its payload's location. */
   readonly devedor?: Readonly<Record<string, string>>;
@@ -85,11 +108,24 @@ export interface PixViolation {
 }
 
 /** The standard's error answer: an RFC 7807 problem. */
-export function pixProblem(status: number, type: string, title: string, detail?: string, violacoes?: readonly PixViolation[]): BankError {
-  return new BankError(status, {
-    type: `https://pix.bcb.gov.br/api/v2/error/${type}`, title, status,
-    ...(detail ? { detail } : {}), ...(violacoes?.length ? { violacoes } : {}),
-  }, { 'content-type': 'application/problem+json' });
+export function pixProblem(
+  status: number,
+  type: string,
+  title: string,
+  detail?: string,
+  violacoes?: readonly PixViolation[],
+): BankError {
+  return new BankError(
+    status,
+    {
+      type: `https://pix.bcb.gov.br/api/v2/error/${type}`,
+      title,
+      status,
+      ...(detail ? { detail } : {}),
+      ...(violacoes?.length ? { violacoes } : {}),
+    },
+    { 'content-type': 'application/problem+json' },
+  );
 }
 
 /** RFC 3339 in UTC with milliseconds. */
@@ -97,5 +133,8 @@ export const rfc3339 = (epochMs: number): string => new Date(epochMs).toISOStrin
 
 /** Whether `text` is an RFC 3339 date-time with its offset (what `inicio` and `fim` must be). */
 export function isRfc3339(text: string): boolean {
-  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/.test(text) && Number.isFinite(Date.parse(text));
+  return (
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/.test(text) &&
+    Number.isFinite(Date.parse(text))
+  );
 }

@@ -28,18 +28,28 @@ export function queryWindow(query: PixQuery, required: boolean) {
   const given = (name: 'inicio' | 'fim') => {
     const value = query[name];
     if (value === undefined) {
-      if (required) throw pixProblem(400, 'ConsultaInvalida', 'Consulta inválida.', `${name} é obrigatório.`, [{ razao: `${name} ausente`, propriedade: name }]);
+      if (required)
+        throw pixProblem(400, 'ConsultaInvalida', 'Consulta inválida.', `${name} é obrigatório.`, [
+          { razao: `${name} ausente`, propriedade: name },
+        ]);
       return undefined;
     }
-    if (!isRfc3339(value)) throw pixProblem(400, 'ConsultaInvalida', 'Consulta inválida.', `${name} deve ser uma data-hora RFC 3339.`, [{ razao: `${name} inválido`, propriedade: name, valor: value }]);
+    if (!isRfc3339(value))
+      throw pixProblem(400, 'ConsultaInvalida', 'Consulta inválida.', `${name} deve ser uma data-hora RFC 3339.`, [
+        { razao: `${name} inválido`, propriedade: name, valor: value },
+      ]);
     return Date.parse(value);
   };
   const from = given('inicio');
   const to = given('fim');
-  if (from !== undefined && to !== undefined && from > to) throw pixProblem(400, 'ConsultaInvalida', 'Consulta inválida.', 'inicio é posterior a fim.');
+  if (from !== undefined && to !== undefined && from > to)
+    throw pixProblem(400, 'ConsultaInvalida', 'Consulta inválida.', 'inicio é posterior a fim.');
   return {
     contains: (t: number) => (from === undefined || t >= from) && (to === undefined || t <= to),
-    echo: { ...(query.inicio !== undefined ? { inicio: query.inicio } : {}), ...(query.fim !== undefined ? { fim: query.fim } : {}) },
+    echo: {
+      ...(query.inicio !== undefined ? { inicio: query.inicio } : {}),
+      ...(query.fim !== undefined ? { fim: query.fim } : {}),
+    },
   };
 }
 
@@ -48,7 +58,13 @@ export function pageOf<T>(items: readonly T[], query: PixQuery): { page: PixPage
   const number = (value: string | undefined, fallback: number, name: string, min: number, max: number) => {
     if (value === undefined) return fallback;
     const n = Number(value);
-    if (!Number.isInteger(n) || n < min || n > max) throw pixProblem(400, 'ConsultaInvalida', 'Consulta inválida.', `paginacao.${name} deve ser um inteiro de ${min} a ${max}.`);
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw pixProblem(
+        400,
+        'ConsultaInvalida',
+        'Consulta inválida.',
+        `paginacao.${name} deve ser um inteiro de ${min} a ${max}.`,
+      );
     return n;
   };
   const itensPorPagina = number(query.itensPorPagina, PIX_PAGE.default, 'itensPorPagina', 1, PIX_PAGE.max);

@@ -11,15 +11,26 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { BankWebhooksExampleStack } from '../../examples/basic-receiver/app';
-import { type BankConnectionProps, BankEventDetailType, BankStage, BankWebhookReceiver, type CooperativeConnectionProps, TracingMode } from '../../lib';
+import {
+  type BankConnectionProps,
+  BankEventDetailType,
+  BankStage,
+  BankWebhookReceiver,
+  type CooperativeConnectionProps,
+  TracingMode,
+} from '../../lib';
 import { testBankConnection, testStack } from '../support/cdk';
 
 describe('no deprecated aws-cdk-lib API', () => {
   const before = process.env.JSII_DEPRECATED;
-  beforeAll(() => { process.env.JSII_DEPRECATED = 'fail'; });
-  afterAll(() => { process.env.JSII_DEPRECATED = before; });
+  beforeAll(() => {
+    process.env.JSII_DEPRECATED = 'fail';
+  });
+  afterAll(() => {
+    process.env.JSII_DEPRECATED = before;
+  });
 
-  it('in the basic example\'s stack', () => {
+  it("in the basic example's stack", () => {
     expect(() => Template.fromStack(new BankWebhooksExampleStack(new App(), 'BankWebhooksExample'))).not.toThrow();
   });
 
@@ -27,17 +38,28 @@ describe('no deprecated aws-cdk-lib API', () => {
     const stack = testStack();
     const key = new kms.Key(stack, 'Key');
     const receiver = new BankWebhookReceiver(stack, 'Webhooks', {
-      bank: testBankConnection(stack), stage: BankStage.PRODUCTION, paymentRegistration: {}, boletoContracts: [{ email: 'finance@example.com' }],
-      logEncryptionKey: key, queueEncryptionKey: key, tokenEncryptionKey: key, tracing: TracingMode.XRAY, alarmTopic: new sns.Topic(stack, 'Alarms'),
+      bank: testBankConnection(stack),
+      stage: BankStage.PRODUCTION,
+      paymentRegistration: {},
+      boletoContracts: [{ email: 'finance@example.com' }],
+      logEncryptionKey: key,
+      queueEncryptionKey: key,
+      tokenEncryptionKey: key,
+      tracing: TracingMode.XRAY,
+      alarmTopic: new sns.Topic(stack, 'Alarms'),
       operatorRoles: [iam.Role.fromRoleName(stack, 'Operators', 'operators')],
     });
-    const consumer = new lambda.Function(stack, 'Consumer', { runtime: lambda.Runtime.NODEJS_22_X, handler: 'index.handler', code: lambda.Code.fromInline('exports.handler = async () => {}') });
+    const consumer = new lambda.Function(stack, 'Consumer', {
+      runtime: lambda.Runtime.NODEJS_22_X,
+      handler: 'index.handler',
+      code: lambda.Code.fromInline('exports.handler = async () => {}'),
+    });
     receiver.onVerifiedEvent('Settled', BankEventDetailType.BOLETO_SETTLED, { consumer });
     expect(() => Template.fromStack(stack)).not.toThrow();
   });
 });
 
-describe('the library\'s own deprecated names', () => {
+describe("the library's own deprecated names", () => {
   it('still configure a receiver as the names that replace them do: BankConnectionProps is CooperativeConnectionProps', () => {
     const template = (bank: (stack: ReturnType<typeof testStack>) => CooperativeConnectionProps) => {
       const stack = testStack();

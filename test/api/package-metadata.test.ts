@@ -8,8 +8,15 @@ import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-  version: string; keywords: string[]; license: string; author: { name: string }; repository: { url: string }; homepage: string; stability: string;
-  files: string[]; jsii: { targets: Record<string, Record<string, unknown>> };
+  version: string;
+  keywords: string[];
+  license: string;
+  author: { name: string };
+  repository: { url: string };
+  homepage: string;
+  stability: string;
+  files: string[];
+  jsii: { targets: Record<string, Record<string, unknown>> };
 };
 
 /** The changes docs/changes.md tells: each bullet's bold title, and whether its first parenthesis says it is breaking. */
@@ -21,7 +28,10 @@ export function changesOf(markdown: string): Array<{ title: string; breaking: bo
 }
 
 /** The changes CHANGELOG.md lists under one version's heading. */
-export function changelogOf(markdown: string, version: string): Array<{ title: string; breaking: boolean }> | undefined {
+export function changelogOf(
+  markdown: string,
+  version: string,
+): Array<{ title: string; breaking: boolean }> | undefined {
   const sections = markdown.split(/^## /m).slice(1);
   const section = sections.find((s) => s.startsWith(`${version} `) || s.startsWith(`${version}\n`));
   if (!section) return undefined;
@@ -44,10 +54,17 @@ describe('the package as Construct Hub reads it', () => {
   it('names a package for Python, Java and .NET, and the built assembly carries them', () => {
     expect(pkg.jsii.targets).toEqual({
       python: { distName: expect.any(String), module: expect.stringMatching(/^[a-z_]+$/) },
-      java: { package: expect.stringMatching(/^[a-z][a-z.]+$/), maven: { groupId: expect.any(String), artifactId: expect.any(String) } },
+      java: {
+        package: expect.stringMatching(/^[a-z][a-z.]+$/),
+        maven: { groupId: expect.any(String), artifactId: expect.any(String) },
+      },
       dotnet: { namespace: expect.stringMatching(/^[A-Z]\w+$/), packageId: expect.any(String) },
     });
-    const assembly = JSON.parse(readFileSync(join(ROOT, '.jsii'), 'utf8')) as { targets: Record<string, unknown>; docs?: { stability?: string }; keywords?: string[] };
+    const assembly = JSON.parse(readFileSync(join(ROOT, '.jsii'), 'utf8')) as {
+      targets: Record<string, unknown>;
+      docs?: { stability?: string };
+      keywords?: string[];
+    };
     expect(assembly.targets).toEqual(expect.objectContaining(pkg.jsii.targets));
     expect(assembly.docs?.stability).toBe(pkg.stability);
     expect(assembly.keywords).toContain('awscdk');
@@ -61,8 +78,12 @@ describe('the package as Construct Hub reads it', () => {
   });
 
   it('catches a change docs/changes.md tells and the CHANGELOG misses, and a breaking mark left out', () => {
-    const changes = '- **One** (breaking; see x): text\n  more.\n\n- **Two**: text (breaking later, not in the first parenthesis).\n';
-    expect(changesOf(changes)).toEqual([{ title: 'One', breaking: true }, { title: 'Two', breaking: false }]);
+    const changes =
+      '- **One** (breaking; see x): text\n  more.\n\n- **Two**: text (breaking later, not in the first parenthesis).\n';
+    expect(changesOf(changes)).toEqual([
+      { title: 'One', breaking: true },
+      { title: 'Two', breaking: false },
+    ]);
     const log = '# Changelog\n\n## 0.2.0\n\n- One\n\n## 0.1.0\n\n- Old\n';
     expect(changelogOf(log, '0.2.0')).not.toEqual(changesOf(changes));
     expect(changelogOf(log, '0.3.0')).toBeUndefined();

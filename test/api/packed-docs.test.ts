@@ -13,19 +13,44 @@ import { buildHardenedApp } from '../../examples/hardened/app';
 import { Runbook, runbookLink } from '../../lib/core/alarms';
 
 const ROOT = join(__dirname, '..', '..');
-const packed: Set<string> = new Set((JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' })) as [{ files: { path: string }[] }])[0].files.map((f) => f.path));
+const packed: Set<string> = new Set(
+  (
+    JSON.parse(
+      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' }),
+    ) as [{ files: { path: string }[] }]
+  )[0].files.map((f) => f.path),
+);
 
 /** Every `cdk-bank-webhooks/docs/<page>.md[#section]` a text names. */
-const named = (text: string) => [...text.matchAll(/cdk-bank-webhooks\/docs\/([a-z-]+\.md)(?:#([\w-]+))?/g)].map((m) => ({ page: `docs/${m[1]}`, section: m[2] }));
+const named = (text: string) =>
+  [...text.matchAll(/cdk-bank-webhooks\/docs\/([a-z-]+\.md)(?:#([\w-]+))?/g)].map((m) => ({
+    page: `docs/${m[1]}`,
+    section: m[2],
+  }));
 
 /** GitHub's anchor of a heading. */
-const anchorOf = (heading: string) => heading.replace(/^#+ /, '').trim().toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-');
-const anchors = (page: string) => new Set(readFileSync(join(ROOT, page), 'utf8').split('\n').filter((line) => /^#{1,6} /.test(line)).map(anchorOf));
+const anchorOf = (heading: string) =>
+  heading
+    .replace(/^#+ /, '')
+    .trim()
+    .toLowerCase()
+    .replace(/[^\w\- ]/g, '')
+    .replace(/ /g, '-');
+const anchors = (page: string) =>
+  new Set(
+    readFileSync(join(ROOT, page), 'utf8')
+      .split('\n')
+      .filter((line) => /^#{1,6} /.test(line))
+      .map(anchorOf),
+  );
 
 it('ships every page of docs/ in the tarball, beside README.md and API.md', () => {
-  const pages = readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`);
+  const pages = readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`);
   expect(pages.length).toBeGreaterThan(10);
-  for (const file of [...pages, 'README.md', 'API.md']) expect({ file, packed: packed.has(file) }).toEqual({ file, packed: true });
+  for (const file of [...pages, 'README.md', 'API.md'])
+    expect({ file, packed: packed.has(file) }).toEqual({ file, packed: true });
 });
 
 it('names each runbook by its path in the package, and that page and section ship', () => {
@@ -36,12 +61,22 @@ it('names each runbook by its path in the package, and that page and section shi
   }
 });
 
-it('every page the examples\' alarms, the API docs and the constructs\' messages name is in the tarball, with its section', () => {
+it("every page the examples' alarms, the API docs and the constructs' messages name is in the tarball, with its section", () => {
   const texts = [
-    JSON.stringify(buildExampleApp(new App()).synth().stacks.map((s) => s.template)),
-    JSON.stringify(buildHardenedApp(new App()).synth().stacks.map((s) => s.template)),
+    JSON.stringify(
+      buildExampleApp(new App())
+        .synth()
+        .stacks.map((s) => s.template),
+    ),
+    JSON.stringify(
+      buildHardenedApp(new App())
+        .synth()
+        .stacks.map((s) => s.template),
+    ),
     readFileSync(join(ROOT, 'API.md'), 'utf8'),
-    ...readdirSync(join(ROOT, 'lib'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => readFileSync(join(ROOT, 'lib', f), 'utf8')),
+    ...readdirSync(join(ROOT, 'lib'), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => readFileSync(join(ROOT, 'lib', f), 'utf8')),
   ];
   const references = texts.flatMap(named);
   expect(references.length).toBeGreaterThan(20);

@@ -11,7 +11,9 @@ import { makeReceiverPki, startTarget, type ReceiverPki, type Target } from '../
 /** These tests run the published bundle, dist/cli/cdk-bank-webhooks.js, as `npx cdk-bank-webhooks` would. */
 const run = async (...args: string[]) => {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI_OUT_FILE, ...args], { timeout: 30_000 });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI_OUT_FILE, ...args], {
+      timeout: 30_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -29,7 +31,10 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cli-test-'));
   caFile = join(dir, 'receiver-ca.crt');
   writeFileSync(caFile, pki.ca.certPem);
-  good = await startTarget({ pair: pki.leaf, answer: (r) => ({ status: r.headers.authorization === 't0k3n' ? 200 : 401 }) });
+  good = await startTarget({
+    pair: pki.leaf,
+    answer: (r) => ({ status: r.headers.authorization === 't0k3n' ? 200 : 401 }),
+  });
 });
 
 afterAll(async () => {
@@ -72,9 +77,15 @@ describe('cdk-bank-webhooks check-endpoint', () => {
 
   it.each([
     [['check-endpoint'], /takes exactly one URL/],
-    [['check-endpoint', 'https://x', '--timeout-ms', 'soon'], /--timeout-ms must be a whole number from 1 to 600000 \(got "soon"\)/],
+    [
+      ['check-endpoint', 'https://x', '--timeout-ms', 'soon'],
+      /--timeout-ms must be a whole number from 1 to 600000 \(got "soon"\)/,
+    ],
     [['check-endpoint', 'https://x', '--kind', 'ted'], /--kind must be payment or boleto/],
-    [['check-endpoint', 'https://x', '--ca', '/nonexistent/ca.pem'], /--ca \/nonexistent\/ca.pem: cannot read a PEM file/],
+    [
+      ['check-endpoint', 'https://x', '--ca', '/nonexistent/ca.pem'],
+      /--ca \/nonexistent\/ca.pem: cannot read a PEM file/,
+    ],
     [['check-endpoint', 'https://x', '--colour'], /check-endpoint has no option --colour/],
     [['simulate', '--port', '70000'], /--port must be a whole number from 0 to 65535/],
     [['simulate', '--ca-cert', 'x.pem'], /--ca-cert and --ca-key go together/],
@@ -83,7 +94,11 @@ describe('cdk-bank-webhooks check-endpoint', () => {
     const result = await run(...args);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
-    expect(result.stderr).toMatch(args[0] === 'deploy' ? /Run "cdk-bank-webhooks help" for the commands\./ : new RegExp(`Run "cdk-bank-webhooks ${args[0]} --help" for its options\\.`));
+    expect(result.stderr).toMatch(
+      args[0] === 'deploy'
+        ? /Run "cdk-bank-webhooks help" for the commands\./
+        : new RegExp(`Run "cdk-bank-webhooks ${args[0]} --help" for its options\\.`),
+    );
   });
 
   it('prints its usage for help, and the package version for --version', async () => {
@@ -91,14 +106,20 @@ describe('cdk-bank-webhooks check-endpoint', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('check-endpoint <url>');
     const version = await run('--version');
-    expect(version.stdout.trim()).toBe((JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { version: string }).version);
+    expect(version.stdout.trim()).toBe(
+      (JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { version: string }).version,
+    );
   });
 });
 
 describe('cdk-bank-webhooks simulate', () => {
   it('prints its URLs, CA file and credentials, serves until SIGTERM, then stops cleanly', async () => {
     const simDir = join(dir, 'sim');
-    const child = spawn(process.execPath, [CLI_OUT_FILE, 'simulate', '--port', '0', '--dir', simDir, '--trust-ca', caFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [CLI_OUT_FILE, 'simulate', '--port', '0', '--dir', simDir, '--trust-ca', caFile],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let output = '';
     let errors = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -115,12 +136,23 @@ describe('cdk-bank-webhooks simulate', () => {
       expect(existsSync(join(simDir, 'client.crt')) && existsSync(join(simDir, 'client.key'))).toBe(true);
       expect(value('x-api-key')).toMatch(/^[0-9a-f-]{36}$/);
       expect(value('client_id')).toMatch(/^simulator-client-/);
-      const info = await httpCall(`${value('control API')}/info`, { trustedCas: [readPemFile(value('CA certificate'), 'ca')] });
+      const info = await httpCall(`${value('control API')}/info`, {
+        trustedCas: [readPemFile(value('CA certificate'), 'ca')],
+      });
       expect(info.status).toBe(200);
-      expect(JSON.parse(info.body)).toEqual(expect.objectContaining({ baseUrl: value('base_url'), registrationBaseUrl: value('registration_base_url'), pixBaseUrl: value('Pix API'), pixTokenUrl: value('Pix token URL') }));
+      expect(JSON.parse(info.body)).toEqual(
+        expect.objectContaining({
+          baseUrl: value('base_url'),
+          registrationBaseUrl: value('registration_base_url'),
+          pixBaseUrl: value('Pix API'),
+          pixTokenUrl: value('Pix token URL'),
+        }),
+      );
       expect(value('Pix API')).toBe(`${value('base_url')}/api/v2`);
       expect(value('Pix client_id')).toMatch(/^simulator-pix-/);
-      expect(['pix-client.crt', 'pix-client.key', 'pix-webhook.crt'].every((file) => existsSync(join(simDir, file)))).toBe(true);
+      expect(
+        ['pix-client.crt', 'pix-client.key', 'pix-webhook.crt'].every((file) => existsSync(join(simDir, file))),
+      ).toBe(true);
     } finally {
       child.kill('SIGTERM');
     }

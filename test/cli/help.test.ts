@@ -14,7 +14,11 @@ import { explainAwsError } from '../../cli/operate/aws';
 async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCli(argv, { out: (t) => out.push(t), err: (t) => err.push(t), stopRequested: new Promise(() => undefined) });
+  const code = await runCli(argv, {
+    out: (t) => out.push(t),
+    err: (t) => err.push(t),
+    stopRequested: new Promise(() => undefined),
+  });
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
@@ -53,7 +57,10 @@ it.each([
   [['reverfy', '--from', '2026-11-25'], 'Unknown command "reverfy"; did you mean "reverify"?'],
   [['deploy'], 'Unknown command "deploy".'],
   [['trase', '1'], 'Unknown command "trase"; did you mean "trace"?'],
-  [['reverify', '--fom', '2026-11-25', '--to', '2026-11-25', '--stack', 'S'], 'reverify has no option --fom; did you mean --from?'],
+  [
+    ['reverify', '--fom', '2026-11-25', '--to', '2026-11-25', '--stack', 'S'],
+    'reverify has no option --fom; did you mean --from?',
+  ],
   [['dlq', 'redrive', '--dryrun', '--stack', 'S'], 'dlq redrive has no option --dryrun; did you mean --dry-run?'],
   [['status', '--colour', '--stack', 'S'], 'status has no option --colour.'],
   [['status', '--stack'], 'status: --stack needs a value.'],
@@ -69,7 +76,7 @@ it('finds the nearest word only when it is near enough to be a slip', () => {
   expect(nearest('xyz', ['trace', 'status'])).toBeUndefined();
 });
 
-it('holds docs/operations.md\'s table of exit statuses to the one the help prints', () => {
+it("holds docs/operations.md's table of exit statuses to the one the help prints", () => {
   const docs = readFileSync(join(__dirname, '..', '..', 'docs', 'operations.md'), 'utf8');
   const rows = [...docs.matchAll(/^\| (\d) \| (.+) \|$/gm)].map((m) => [Number(m[1]), m[2]]);
   expect(rows).toEqual(Object.entries(CLI_EXIT_MEANING).map(([exit, meaning]) => [Number(exit), meaning]));
@@ -93,8 +100,16 @@ it('answers a real connection failure with exit 3: status against an endpoint no
   const out: string[] = [];
   const err: string[] = [];
   const code = await runCli(['status', '--stack', 'Billing', '--region', 'us-east-1'], {
-    out: (t) => out.push(t), err: (t) => err.push(t), stopRequested: new Promise(() => undefined),
-    aws: { endpoints: { CLOUDFORMATION: 'http://127.0.0.1:9' }, credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' } },
+    out: (t) => out.push(t),
+    err: (t) => err.push(t),
+    stopRequested: new Promise(() => undefined),
+    aws: {
+      endpoints: { CLOUDFORMATION: 'http://127.0.0.1:9' },
+      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+    },
   });
-  expect({ code, err: err.join('\n') }).toEqual({ code: CliExit.AWS_ACCESS, err: expect.stringMatching(/AWS could not be reached for reading stack "Billing" \(ECONNREFUSED\)/) });
+  expect({ code, err: err.join('\n') }).toEqual({
+    code: CliExit.AWS_ACCESS,
+    err: expect.stringMatching(/AWS could not be reached for reading stack "Billing" \(ECONNREFUSED\)/),
+  });
 });

@@ -10,12 +10,30 @@ import { join } from 'node:path';
 import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient, PutMetricAlarmCommand, SetAlarmStateCommand } from '@aws-sdk/client-cloudwatch';
 import { CreateTableCommand, DeleteItemCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { CreateArchiveCommand, CreateEventBusCommand, DescribeReplayCommand, EventBridgeClient, PutRuleCommand } from '@aws-sdk/client-eventbridge';
+import {
+  CreateArchiveCommand,
+  CreateEventBusCommand,
+  DescribeReplayCommand,
+  EventBridgeClient,
+  PutRuleCommand,
+} from '@aws-sdk/client-eventbridge';
 import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
-import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { runCli } from '../../cli/cli';
-import { CliExit, consumerAlarmPrefix, OPERATOR_MANIFEST_DESCRIPTION, OPERATOR_MANIFEST_KIND, type OperatorManifest } from '../../contracts/operations';
+import {
+  CliExit,
+  consumerAlarmPrefix,
+  OPERATOR_MANIFEST_DESCRIPTION,
+  OPERATOR_MANIFEST_KIND,
+  type OperatorManifest,
+} from '../../contracts/operations';
 import { IdempotencyTable, QuarantineAttribute } from '../../contracts/processor';
 import { BankApiError } from '../../lambda/bank/errors';
 import { sqsQuarantine } from '../../lambda/processor/aws';
@@ -75,25 +93,45 @@ interface Deployed {
  * names in moto (queues, table, bucket, alarms), and creates a stack in moto's CloudFormation
  * whose output is the manifest, resolved as CloudFormation would.
  */
-async function deploy(options: { receivers?: string[]; props?: (stack: Stack) => Partial<BankWebhookReceiverProps>; manifest?: (written: OperatorManifest) => OperatorManifest } = {}): Promise<Deployed> {
+async function deploy(
+  options: {
+    receivers?: string[];
+    props?: (stack: Stack) => Partial<BankWebhookReceiverProps>;
+    manifest?: (written: OperatorManifest) => OperatorManifest;
+  } = {},
+): Promise<Deployed> {
   const n = ++deployments;
   const stackName = `Billing${n}`;
   const outputs: Record<string, { Description: string; Value: string }> = {};
   let first: OperatorManifest | undefined;
   for (const [index, receiverName] of (options.receivers ?? [`Billing${n}/BankWebhooks`]).entries()) {
     const { template } = synthReceiver({ receiverName, paymentRegistration: {} }, options.props);
-    const json = template.toJSON() as { Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }>; Outputs: Record<string, { Description?: string; Value: unknown }> };
-    const [[outputId, output]] = Object.entries(json.Outputs).filter(([, o]) => o.Description === OPERATOR_MANIFEST_DESCRIPTION);
+    const json = template.toJSON() as {
+      Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }>;
+      Outputs: Record<string, { Description?: string; Value: unknown }>;
+    };
+    const [[outputId, output]] = Object.entries(json.Outputs).filter(
+      ([, o]) => o.Description === OPERATOR_MANIFEST_DESCRIPTION,
+    );
     const made = new Map<string, string>();
     // Short enough for every kind (archives take 48 characters, buckets 63 in lower case).
-    const name = (id: string) => `r${n}x${index}-${id}`.slice(0, json.Resources[id]?.Type === 'AWS::CloudWatch::Alarm' ? 255 : 40);
+    const name = (id: string) =>
+      `r${n}x${index}-${id}`.slice(0, json.Resources[id]?.Type === 'AWS::CloudWatch::Alarm' ? 255 : 40);
     const values = {
-      region: LOCAL_AWS.region, accountId: ACCOUNT_ID, stackName,
-      ref: (id: string) => made.get(id) ?? (() => { throw new Error(`Ref ${id} (${json.Resources[id]?.Type}) was not made in moto`); })(),
+      region: LOCAL_AWS.region,
+      accountId: ACCOUNT_ID,
+      stackName,
+      ref: (id: string) =>
+        made.get(id) ??
+        (() => {
+          throw new Error(`Ref ${id} (${json.Resources[id]?.Type}) was not made in moto`);
+        })(),
       getAtt: (id: string, attribute: string) => {
         const type = json.Resources[id]?.Type;
-        if (type === 'AWS::SQS::Queue' && attribute === 'Arn') return `arn:aws:sqs:${LOCAL_AWS.region}:${ACCOUNT_ID}:${name(id)}`;
-        if (type === 'AWS::Events::EventBus' && attribute === 'Arn') return `arn:aws:events:${LOCAL_AWS.region}:${ACCOUNT_ID}:event-bus/${name(id)}`;
+        if (type === 'AWS::SQS::Queue' && attribute === 'Arn')
+          return `arn:aws:sqs:${LOCAL_AWS.region}:${ACCOUNT_ID}:${name(id)}`;
+        if (type === 'AWS::Events::EventBus' && attribute === 'Arn')
+          return `arn:aws:events:${LOCAL_AWS.region}:${ACCOUNT_ID}:event-bus/${name(id)}`;
         throw new Error(`GetAtt ${id}.${attribute} is not made in moto`);
       },
     };
@@ -105,34 +143,56 @@ async function deploy(options: { receivers?: string[]; props?: (stack: Stack) =>
     });
     for (const id of referenced) {
       const { Type: type, Properties: properties = {} } = json.Resources[id];
-      if (type === 'AWS::SQS::Queue') made.set(id, (await sqs.send(new CreateQueueCommand({ QueueName: name(id) }))).QueueUrl!);
+      if (type === 'AWS::SQS::Queue')
+        made.set(id, (await sqs.send(new CreateQueueCommand({ QueueName: name(id) }))).QueueUrl!);
       else if (type === 'AWS::DynamoDB::Table') {
-        await dynamo.send(new CreateTableCommand({
-          TableName: name(id), BillingMode: 'PAY_PER_REQUEST',
-          KeySchema: [{ AttributeName: IdempotencyTable.KEY, KeyType: 'HASH' }], AttributeDefinitions: [{ AttributeName: IdempotencyTable.KEY, AttributeType: 'S' }],
-        }));
+        await dynamo.send(
+          new CreateTableCommand({
+            TableName: name(id),
+            BillingMode: 'PAY_PER_REQUEST',
+            KeySchema: [{ AttributeName: IdempotencyTable.KEY, KeyType: 'HASH' }],
+            AttributeDefinitions: [{ AttributeName: IdempotencyTable.KEY, AttributeType: 'S' }],
+          }),
+        );
         made.set(id, name(id));
       } else if (type === 'AWS::S3::Bucket') {
         await s3.send(new CreateBucketCommand({ Bucket: name(id).toLowerCase() }));
         made.set(id, name(id).toLowerCase());
       } else if (type === 'AWS::CloudWatch::Alarm') {
-        const description = resolveIntrinsics(properties.AlarmDescription, { ...values, ref: (ref: string) => ref, getAtt: (ref: string) => ref });
-        await cloudWatch.send(new PutMetricAlarmCommand({
-          AlarmName: name(id), AlarmDescription: String(description), Namespace: 'CdkBankWebhooks', MetricName: id, Statistic: 'Sum', Period: 60,
-          EvaluationPeriods: 1, Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-        }));
+        const description = resolveIntrinsics(properties.AlarmDescription, {
+          ...values,
+          ref: (ref: string) => ref,
+          getAtt: (ref: string) => ref,
+        });
+        await cloudWatch.send(
+          new PutMetricAlarmCommand({
+            AlarmName: name(id),
+            AlarmDescription: String(description),
+            Namespace: 'CdkBankWebhooks',
+            MetricName: id,
+            Statistic: 'Sum',
+            Period: 60,
+            EvaluationPeriods: 1,
+            Threshold: 1,
+            ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+          }),
+        );
         made.set(id, name(id));
       } else made.set(id, name(id));
     }
     const resolved = resolveIntrinsics(output.Value, values) as string;
-    const value = options.manifest ? JSON.stringify(options.manifest(JSON.parse(resolved) as OperatorManifest)) : resolved;
+    const value = options.manifest
+      ? JSON.stringify(options.manifest(JSON.parse(resolved) as OperatorManifest))
+      : resolved;
     outputs[`${outputId}${index}`] = { Description: OPERATOR_MANIFEST_DESCRIPTION, Value: value };
     first ??= JSON.parse(value) as OperatorManifest;
   }
-  await cloudFormation.send(new CreateStackCommand({
-    StackName: stackName,
-    TemplateBody: JSON.stringify({ Resources: { Placeholder: { Type: 'AWS::SQS::Queue' } }, Outputs: outputs }),
-  }));
+  await cloudFormation.send(
+    new CreateStackCommand({
+      StackName: stackName,
+      TemplateBody: JSON.stringify({ Resources: { Placeholder: { Type: 'AWS::SQS::Queue' } }, Outputs: outputs }),
+    }),
+  );
   return { stackName, manifest: first! };
 }
 
@@ -141,10 +201,20 @@ async function cli(argv: string[], now = Date.now()): Promise<{ status: number; 
   const out: string[] = [];
   const err: string[] = [];
   const status = await runCli(argv, {
-    out: (text) => out.push(text), err: (text) => err.push(text), stopRequested: new Promise(() => undefined),
+    out: (text) => out.push(text),
+    err: (text) => err.push(text),
+    stopRequested: new Promise(() => undefined),
     aws: {
-      region: LOCAL_AWS.region, credentials: LOCAL_AWS.credentials,
-      endpoints: { CLOUDFORMATION: moto.endpoint, CLOUDWATCH: moto.endpoint, DYNAMODB: moto.endpoint, EVENTBRIDGE: moto.endpoint, S3: moto.endpoint, SQS: moto.endpoint },
+      region: LOCAL_AWS.region,
+      credentials: LOCAL_AWS.credentials,
+      endpoints: {
+        CLOUDFORMATION: moto.endpoint,
+        CLOUDWATCH: moto.endpoint,
+        DYNAMODB: moto.endpoint,
+        EVENTBRIDGE: moto.endpoint,
+        S3: moto.endpoint,
+        SQS: moto.endpoint,
+      },
     },
     now: () => now,
   });
@@ -157,28 +227,52 @@ function processorOf(d: Deployed) {
   const f = fakeDeps({
     store: new DynamoDbSubjectStore(dynamo, m.table, 86_400),
     journal: new S3NotificationJournal(s3, m.journalBucket!),
-    quarantine: sqsQuarantine(sqs, { [ProcessorQueue.NOTIFICATIONS]: m.queues.notificationsDeadLetter.url, [ProcessorQueue.LOOKS]: m.queues.looksDeadLetter.url }),
+    quarantine: sqsQuarantine(sqs, {
+      [ProcessorQueue.NOTIFICATIONS]: m.queues.notificationsDeadLetter.url,
+      [ProcessorQueue.LOOKS]: m.queues.looksDeadLetter.url,
+    }),
   });
   const run = async (records: SQSRecord[]) => processBatch({ Records: records }, contextWith(f.clock), f.deps);
   return { ...f, run };
 }
 
 const depth = async (url: string) => {
-  const { Attributes: a = {} } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }));
+  const { Attributes: a = {} } = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: url,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
+  );
   return Number(a.ApproximateNumberOfMessages) + Number(a.ApproximateNumberOfMessagesNotVisible);
 };
 
 describe('the operator manifest', () => {
-  it('names every resource the CLI acts on, and resolves to a JSON manifest well inside an output\'s size', async () => {
+  it("names every resource the CLI acts on, and resolves to a JSON manifest well inside an output's size", async () => {
     const d = await deploy();
     const m = d.manifest;
-    expect(m).toMatchObject({ kind: OPERATOR_MANIFEST_KIND, receiverName: d.stackName + '/BankWebhooks', stage: 'PRODUCTION', codigoBeneficiario: '54321' });
-    for (const q of Object.values(m.queues)) expect(q).toEqual({ url: expect.stringContaining('/'), arn: expect.stringMatching(/^arn:aws:sqs:/) });
+    expect(m).toMatchObject({
+      kind: OPERATOR_MANIFEST_KIND,
+      receiverName: d.stackName + '/BankWebhooks',
+      stage: 'PRODUCTION',
+      codigoBeneficiario: '54321',
+    });
+    for (const q of Object.values(m.queues))
+      expect(q).toEqual({ url: expect.stringContaining('/'), arn: expect.stringMatching(/^arn:aws:sqs:/) });
     expect(m.table).toBeTruthy();
     expect(m.journalBucket).toBeTruthy();
-    expect(m.bus).toEqual({ name: expect.any(String), arn: expect.stringMatching(/^arn:aws:events:/), archive: expect.any(String) });
-    expect(m.functions).toEqual({ receiver: expect.any(String), processor: expect.any(String), sweep: expect.any(String) });
-    expect(m.registrations).toEqual([{ label: 'payments', record: expect.stringMatching(/^\/cdk-bank-webhooks\/applied\//) }]);
+    expect(m.bus).toEqual({
+      name: expect.any(String),
+      arn: expect.stringMatching(/^arn:aws:events:/),
+      archive: expect.any(String),
+    });
+    expect(m.functions).toEqual({
+      receiver: expect.any(String),
+      processor: expect.any(String),
+      sweep: expect.any(String),
+    });
+    expect(m.registrations).toEqual([
+      { label: 'payments', record: expect.stringMatching(/^\/cdk-bank-webhooks\/applied\//) },
+    ]);
     // Every alarm of the receiver: the endpoint's, the processor's, the sweep's and watch's.
     expect(m.alarms.length).toBeGreaterThanOrEqual(12);
     expect(JSON.stringify(m).length).toBeLessThan(4096);
@@ -199,47 +293,87 @@ describe('status', () => {
     expect(out).toContain('Nothing needs attention.');
   });
 
-  it('shows an alarm in ALARM with its runbook, a dead-letter queue\'s messages, the watch\'s last state and the day\'s notifications; exit 1', async () => {
+  it("shows an alarm in ALARM with its runbook, a dead-letter queue's messages, the watch's last state and the day's notifications; exit 1", async () => {
     const d = await deploy();
     const p = processorOf(d);
     p.bank.settle('1001');
     expect((await p.run([sqsRecord('boleto', [boletoEvent('1001')])])).batchItemFailures).toEqual([]);
-    p.bank.errors.set('1002', new BankApiError('boleto query (nossoNumero 000001002)', 503, 'Serviço indisponível', true));
+    p.bank.errors.set(
+      '1002',
+      new BankApiError('boleto query (nossoNumero 000001002)', 503, 'Serviço indisponível', true),
+    );
     await p.run([sqsRecord('boleto', [boletoEvent('1002')], { receiveCount: 5 })]);
     const [dlqAlarm] = d.manifest.alarms.filter((a) => /ProcessorDeadLetterQueueAlarm/.test(a));
     await cloudWatch.send(new SetAlarmStateCommand({ AlarmName: dlqAlarm, StateValue: 'ALARM', StateReason: 'test' }));
-    await new DynamoDbWatchStates(dynamo, d.manifest.table).write(d.manifest.registrations[0].record, { state: WatchState.DRIFT, drift: ['url'], watchedAt: p.clock.now() - 600_000 });
+    await new DynamoDbWatchStates(dynamo, d.manifest.table).write(d.manifest.registrations[0].record, {
+      state: WatchState.DRIFT,
+      drift: ['url'],
+      watchedAt: p.clock.now() - 600_000,
+    });
     await new DynamoDbSweepRuns(dynamo, d.manifest.table).write({
       at: p.clock.now() - 300_000,
-      result: { bankCalls: 4, settlementsToVerify: 2, settlementsKnown: 10, paymentsToVerify: 1, paymentsGivenUp: 0, complete: false, days: [] },
+      result: {
+        bankCalls: 4,
+        settlementsToVerify: 2,
+        settlementsKnown: 10,
+        paymentsToVerify: 1,
+        paymentsGivenUp: 0,
+        complete: false,
+        days: [],
+      },
     });
 
     const { status, out } = await cli(['status', '--stack', d.stackName], p.clock.now());
     expect(status).toBe(CliExit.ATTENTION);
     expect(out).toMatch(/Alarms: 1 of \d+ in ALARM/);
-    expect(out).toMatch(new RegExp(`${dlqAlarm}\\s+\\d+ (s|min) ago\\s+cdk-bank-webhooks/docs/operations.md#deadletterqueuealarm`));
+    expect(out).toMatch(
+      new RegExp(`${dlqAlarm}\\s+\\d+ (s|min) ago\\s+cdk-bank-webhooks/docs/operations.md#deadletterqueuealarm`),
+    );
     expect(out).toMatch(/notifications dead-letter\s+1\s/);
     expect(out).toMatch(/payments\s+drift\s+url\s+10 min ago/);
-    expect(out).toContain('Last sweep 5 min ago: INCOMPLETE, 4 listing call(s), 2 listed change(s) and 1 payment(s) sent to be verified.');
+    expect(out).toContain(
+      'Last sweep 5 min ago: INCOMPLETE, 4 listing call(s), 2 listed change(s) and 1 payment(s) sent to be verified.',
+    );
     expect(out).toContain('Notifications stored in the last 24 h: 2');
     expect(out).toContain('Needs attention');
   });
 });
 
 describe('status of consumers in other stacks', () => {
-  it('finds the dead-letter queue alarm of a consumer rule made in the consumer\'s own stack by its name\'s prefix, and says it needs attention', async () => {
+  it("finds the dead-letter queue alarm of a consumer rule made in the consumer's own stack by its name's prefix, and says it needs attention", async () => {
     const d = await deploy();
     // What onVerifiedEvent with `scope` in a consumer's stack makes: an alarm the receiver's manifest cannot name.
     const consumerAlarm = `${consumerAlarmPrefix(d.manifest.receiverName)}Payables-Consumers-SettledDeadLetterQueueAlarm`;
-    await cloudWatch.send(new PutMetricAlarmCommand({
-      AlarmName: consumerAlarm, AlarmDescription: 'Verified bank events are in the dead-letter queue of a consumer. Runbook: cdk-bank-webhooks/docs/operations.md#consumer-dead-letter-queue',
-      Namespace: 'AWS/SQS', MetricName: 'ApproximateNumberOfMessagesVisible', Statistic: 'Maximum', Period: 60, EvaluationPeriods: 1, Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-    }));
+    await cloudWatch.send(
+      new PutMetricAlarmCommand({
+        AlarmName: consumerAlarm,
+        AlarmDescription:
+          'Verified bank events are in the dead-letter queue of a consumer. Runbook: cdk-bank-webhooks/docs/operations.md#consumer-dead-letter-queue',
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Statistic: 'Maximum',
+        Period: 60,
+        EvaluationPeriods: 1,
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      }),
+    );
     // Another receiver's consumer is not this one's.
-    await cloudWatch.send(new PutMetricAlarmCommand({
-      AlarmName: `${consumerAlarmPrefix('Someone/Else')}Other-DeadLetterQueueAlarm`, Namespace: 'AWS/SQS', MetricName: 'X', Statistic: 'Maximum', Period: 60, EvaluationPeriods: 1, Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-    }));
-    await cloudWatch.send(new SetAlarmStateCommand({ AlarmName: consumerAlarm, StateValue: 'ALARM', StateReason: 'test' }));
+    await cloudWatch.send(
+      new PutMetricAlarmCommand({
+        AlarmName: `${consumerAlarmPrefix('Someone/Else')}Other-DeadLetterQueueAlarm`,
+        Namespace: 'AWS/SQS',
+        MetricName: 'X',
+        Statistic: 'Maximum',
+        Period: 60,
+        EvaluationPeriods: 1,
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      }),
+    );
+    await cloudWatch.send(
+      new SetAlarmStateCommand({ AlarmName: consumerAlarm, StateValue: 'ALARM', StateReason: 'test' }),
+    );
     const { status, out } = await cli(['status', '--stack', d.stackName]);
     expect(status).toBe(CliExit.ATTENTION);
     expect(out).toMatch(/Alarms: 1 of \d+ in ALARM/);
@@ -285,27 +419,47 @@ describe('dlq', () => {
   it('lists each quarantined message with its subject, reason and age, and gives them back to the queue after reading', async () => {
     const d = await deploy();
     const p = processorOf(d);
-    p.bank.errors.set('1004', new BankApiError('boleto query (nossoNumero 000001004)', 503, 'Serviço indisponível', true));
+    p.bank.errors.set(
+      '1004',
+      new BankApiError('boleto query (nossoNumero 000001004)', 503, 'Serviço indisponível', true),
+    );
     await p.run([sqsRecord('boleto', [boletoEvent('1004')], { receiveCount: 5, requestId: 'req-dlq-1004' })]);
 
     const { status, out } = await cli(['dlq', 'list', '--stack', d.stackName]);
     expect(out).toMatch(/req-dlq-1004$/m);
     expect(status).toBe(CliExit.OK);
     expect(out).toContain('1 message(s) in the notifications dead-letter queue.');
-    expect(out).toMatch(new RegExp(`boleto:54321:${nine('1004')}\\s+failed on its last receive \\(5 of 5\\): boleto query`));
+    expect(out).toMatch(
+      new RegExp(`boleto:54321:${nine('1004')}\\s+failed on its last receive \\(5 of 5\\): boleto query`),
+    );
     // Read, not taken: the message is visible again for the next reader.
-    const again = await sqs.send(new ReceiveMessageCommand({ QueueUrl: d.manifest.queues.notificationsDeadLetter.url, MessageAttributeNames: ['All'], WaitTimeSeconds: 1 }));
-    expect(again.Messages?.[0]?.MessageAttributes?.[QuarantineAttribute.REASON]?.StringValue).toContain('failed on its last receive');
+    const again = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: d.manifest.queues.notificationsDeadLetter.url,
+        MessageAttributeNames: ['All'],
+        WaitTimeSeconds: 1,
+      }),
+    );
+    expect(again.Messages?.[0]?.MessageAttributes?.[QuarantineAttribute.REASON]?.StringValue).toContain(
+      'failed on its last receive',
+    );
   });
 
   it('redrives by subject once the bank is back: the notification is published once, the others stay; a second copy publishes nothing', async () => {
     const d = await deploy();
     const p = processorOf(d);
-    const down = (id: string) => p.bank.errors.set(id, new BankApiError(`boleto query (nossoNumero ${nine(id)})`, 503, 'Serviço indisponível', true));
+    const down = (id: string) =>
+      p.bank.errors.set(
+        id,
+        new BankApiError(`boleto query (nossoNumero ${nine(id)})`, 503, 'Serviço indisponível', true),
+      );
     down('1005');
     down('1006');
     p.bank.settle('1005');
-    await p.run([sqsRecord('boleto', [boletoEvent('1005')], { receiveCount: 5 }), sqsRecord('boleto', [boletoEvent('1006')], { receiveCount: 5 })]);
+    await p.run([
+      sqsRecord('boleto', [boletoEvent('1005')], { receiveCount: 5 }),
+      sqsRecord('boleto', [boletoEvent('1006')], { receiveCount: 5 }),
+    ]);
     expect(await depth(d.manifest.queues.notificationsDeadLetter.url)).toBe(2);
     expect(p.published).toHaveLength(0);
 
@@ -316,7 +470,9 @@ describe('dlq', () => {
     const dry = await cli(['dlq', 'redrive', '--subject', '1005', '--dry-run', '--stack', d.stackName]);
     expect(dry.out).toContain('Dry run: would send back 1 of 2 message(s) in the notifications dead-letter queue.');
     const none = await cli(['dlq', 'redrive', '--subject', '999999', '--dry-run', '--stack', d.stackName]);
-    expect(none.out).toContain('Dry run: none of 2 message(s) in the notifications dead-letter queue matches; nothing would be sent back.');
+    expect(none.out).toContain(
+      'Dry run: none of 2 message(s) in the notifications dead-letter queue matches; nothing would be sent back.',
+    );
     expect(await depth(d.manifest.queues.notifications.url)).toBe(0);
 
     p.bank.errors.delete('1005');
@@ -325,7 +481,9 @@ describe('dlq', () => {
     expect(out).toContain('Sent 1 of 1 message(s) back to the notifications queue');
     expect(await depth(d.manifest.queues.notificationsDeadLetter.url)).toBe(1);
 
-    const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl: d.manifest.queues.notifications.url, WaitTimeSeconds: 1 }));
+    const received = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: d.manifest.queues.notifications.url, WaitTimeSeconds: 1 }),
+    );
     expect(received.Messages).toHaveLength(1);
     // The processor reads it as new: first receive, no quarantine attributes.
     const body = received.Messages![0].Body!;
@@ -333,9 +491,13 @@ describe('dlq', () => {
     expect(p.published.map((e) => e.detailType)).toEqual(['Boleto Settled']);
 
     // The same notification redriven again (a copy left in the dead-letter queue): nothing new is published.
-    await sqs.send(new SendMessageCommand({ QueueUrl: d.manifest.queues.notificationsDeadLetter.url, MessageBody: body }));
+    await sqs.send(
+      new SendMessageCommand({ QueueUrl: d.manifest.queues.notificationsDeadLetter.url, MessageBody: body }),
+    );
     expect((await cli(['dlq', 'redrive', '--subject', '1005', '--stack', d.stackName])).status).toBe(CliExit.OK);
-    const copy = await sqs.send(new ReceiveMessageCommand({ QueueUrl: d.manifest.queues.notifications.url, WaitTimeSeconds: 1 }));
+    const copy = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: d.manifest.queues.notifications.url, WaitTimeSeconds: 1 }),
+    );
     expect((await p.run([rawRecord(copy.Messages![0].Body!)])).batchItemFailures).toEqual([]);
     expect(p.published).toHaveLength(1);
     const trace = await cli(['trace', '1005', '--stack', d.stackName]);
@@ -345,7 +507,7 @@ describe('dlq', () => {
 });
 
 describe('reverify', () => {
-  it('asks the bank again about the window\'s subjects through the look queue: a settlement and a reversal whose notifications were lost are published once, and a second run publishes nothing', async () => {
+  it("asks the bank again about the window's subjects through the look queue: a settlement and a reversal whose notifications were lost are published once, and a second run publishes nothing", async () => {
     const d = await deploy();
     const p = processorOf(d);
     p.bank.settle('1007');
@@ -353,23 +515,50 @@ describe('reverify', () => {
     // 1009: a settlement notified before the bank shows it (not confirmed then).
     p.bank.open('1009');
     // On its last verification attempt, so that what the bank does not bear out is published as not confirmed.
-    expect((await p.run([sqsRecord('boleto', [boletoEvent('1007'), boletoEvent('1008'), boletoEvent('1009')], { requestId: 'req-reverify', receiveCount: 3 })])).batchItemFailures).toEqual([]);
-    expect(p.published.map((e) => e.detailType)).toEqual(['Boleto Settled', 'Boleto Settled', 'Notification Not Confirmed']);
+    expect(
+      (
+        await p.run([
+          sqsRecord('boleto', [boletoEvent('1007'), boletoEvent('1008'), boletoEvent('1009')], {
+            requestId: 'req-reverify',
+            receiveCount: 3,
+          }),
+        ])
+      ).batchItemFailures,
+    ).toEqual([]);
+    expect(p.published.map((e) => e.detailType)).toEqual([
+      'Boleto Settled',
+      'Boleto Settled',
+      'Notification Not Confirmed',
+    ]);
     // The bank reverses 1007's settlement and settles 1009, and notifies neither.
     p.bank.open('1007');
     p.bank.settle('1009');
 
-    const dry = await cli(['reverify', '--from', '2025-06-03', '--to', '2025-06-03', '--dry-run', '--stack', d.stackName], p.clock.now());
+    const dry = await cli(
+      ['reverify', '--from', '2025-06-03', '--to', '2025-06-03', '--dry-run', '--stack', d.stackName],
+      p.clock.now(),
+    );
     expect(dry.status).toBe(CliExit.OK);
-    expect(dry.out).toContain('1 notification(s) in the journal between 2025-06-03T00:00:00.000Z and 2025-06-03T23:59:59.999Z name 3 subject(s).');
+    expect(dry.out).toContain(
+      '1 notification(s) in the journal between 2025-06-03T00:00:00.000Z and 2025-06-03T23:59:59.999Z name 3 subject(s).',
+    );
     expect(dry.out).toContain('Dry run: no look requested.');
     expect(await depth(d.manifest.queues.looks.url)).toBe(0);
 
     const looks = async () => {
-      const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl: d.manifest.queues.looks.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+      const received = await sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: d.manifest.queues.looks.url,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: 1,
+        }),
+      );
       return (received.Messages ?? []).map((m) => rawRecord(m.Body!));
     };
-    const run = await cli(['reverify', '--from', '2025-06-03T17:00:00Z', '--to', '2025-06-03T18:00:00Z', '--stack', d.stackName], p.clock.now());
+    const run = await cli(
+      ['reverify', '--from', '2025-06-03T17:00:00Z', '--to', '2025-06-03T18:00:00Z', '--stack', d.stackName],
+      p.clock.now(),
+    );
     expect(run.out).toContain('Sent 3 look request(s) to the look queue');
     const requests = await looks();
     expect(requests).toHaveLength(3);
@@ -384,7 +573,10 @@ describe('reverify', () => {
     expect((await p.run(await looks())).batchItemFailures).toEqual([]);
     expect(p.published).toHaveLength(5);
     // A window with no notification asks nothing.
-    const empty = await cli(['reverify', '--from', '2025-06-04', '--to', '2025-06-05', '--stack', d.stackName], p.clock.now());
+    const empty = await cli(
+      ['reverify', '--from', '2025-06-04', '--to', '2025-06-05', '--stack', d.stackName],
+      p.clock.now(),
+    );
     expect(empty.out).toContain('0 notification(s) in the journal');
   });
 
@@ -393,29 +585,58 @@ describe('reverify', () => {
     expect(d.manifest.recordsLifetimeSeconds).toBe(30 * 86_400);
     const p = processorOf(d);
     p.bank.settle('1011');
-    expect((await p.run([sqsRecord('boleto', [boletoEvent('1011')], { requestId: 'req-old' })])).batchItemFailures).toEqual([]);
+    expect(
+      (await p.run([sqsRecord('boleto', [boletoEvent('1011')], { requestId: 'req-old' })])).batchItemFailures,
+    ).toEqual([]);
     expect(p.published).toHaveLength(1);
     // 40 days later the subject's record is gone (its TTL), the journal still has the notification.
     const later = Date.UTC(2025, 6, 13, 18);
-    await dynamo.send(new DeleteItemCommand({ TableName: d.manifest.table, Key: { [IdempotencyTable.KEY]: { S: 'boleto:54321:000001011' } } }));
-    const refused = await cli(['reverify', '--from', '2025-06-03', '--to', '2025-06-03', '--stack', d.stackName], later);
+    await dynamo.send(
+      new DeleteItemCommand({
+        TableName: d.manifest.table,
+        Key: { [IdempotencyTable.KEY]: { S: 'boleto:54321:000001011' } },
+      }),
+    );
+    const refused = await cli(
+      ['reverify', '--from', '2025-06-03', '--to', '2025-06-03', '--stack', d.stackName],
+      later,
+    );
     expect(refused.status).toBe(CliExit.USAGE);
-    expect(refused.err).toContain('--from (2025-06-03T00:00:00.000Z) is before what the receiver\'s records remember (its 30-day idempotencyTtl less a day: from 2025-06-14T18:00:00.000Z)');
+    expect(refused.err).toContain(
+      "--from (2025-06-03T00:00:00.000Z) is before what the receiver's records remember (its 30-day idempotencyTtl less a day: from 2025-06-14T18:00:00.000Z)",
+    );
     expect(refused.err).toContain('add --past-records to publish what it finds as replays');
     expect(await depth(d.manifest.queues.looks.url)).toBe(0);
     // A look that is not a replay (a sweep's, a Track Payment's) publishes nothing, and trace says why.
     p.clock.advance(later - p.clock.now());
-    const sweepLook = encodeLookRequest({ trigger: EventTrigger.RECONCILIATION, subject: { kind: 'boleto', nossoNumero: '1011' }, requestedAt: new Date(later).toISOString(), reason: 'listed as settled' });
+    const sweepLook = encodeLookRequest({
+      trigger: EventTrigger.RECONCILIATION,
+      subject: { kind: 'boleto', nossoNumero: '1011' },
+      requestedAt: new Date(later).toISOString(),
+      reason: 'listed as settled',
+    });
     expect((await p.run([rawRecord(sweepLook)])).batchItemFailures).toEqual([]);
     expect(p.published).toHaveLength(1);
-    expect((await cli(['trace', '1011', '--stack', d.stackName], later)).out).toMatch(/look\s+the bank showed LIQUIDADO \(reconciliation: listed as settled\); not published: its state is dated 2025-06-03T14:05:09.000-03:00, before what records remember/);
-    await dynamo.send(new DeleteItemCommand({ TableName: d.manifest.table, Key: { [IdempotencyTable.KEY]: { S: 'boleto:54321:000001011' } } }));
+    expect((await cli(['trace', '1011', '--stack', d.stackName], later)).out).toMatch(
+      /look\s+the bank showed LIQUIDADO \(reconciliation: listed as settled\); not published: its state is dated 2025-06-03T14:05:09.000-03:00, before what records remember/,
+    );
+    await dynamo.send(
+      new DeleteItemCommand({
+        TableName: d.manifest.table,
+        Key: { [IdempotencyTable.KEY]: { S: 'boleto:54321:000001011' } },
+      }),
+    );
     // Asked explicitly: replays, published as such.
-    const replayed = await cli(['reverify', '--from', '2025-06-03', '--to', '2025-06-03', '--past-records', '--stack', d.stackName], later);
+    const replayed = await cli(
+      ['reverify', '--from', '2025-06-03', '--to', '2025-06-03', '--past-records', '--stack', d.stackName],
+      later,
+    );
     expect(replayed.status).toBe(CliExit.OK);
     expect(replayed.out).toContain('Sent 1 replay look request(s)');
     expect(replayed.out).toContain('consumers dedupe on the idempotencyKey without its #sequence');
-    const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl: d.manifest.queues.looks.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+    const received = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: d.manifest.queues.looks.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+    );
     expect(received.Messages?.map((m) => (JSON.parse(m.Body!) as { trigger: string }).trigger)).toEqual(['replay']);
     expect((await p.run(received.Messages!.map((m) => rawRecord(m.Body!)))).batchItemFailures).toEqual([]);
     expect(p.published.map((e) => [e.detailType, e.detail.trigger, e.detail.idempotencyKey])).toEqual([
@@ -424,12 +645,20 @@ describe('reverify', () => {
     ]);
   });
 
-  it('refuses a stack whose manifest does not say how long its records live (an earlier release\'s processor would publish again)', async () => {
+  it("refuses a stack whose manifest does not say how long its records live (an earlier release's processor would publish again)", async () => {
     const d = await deploy({ manifest: ({ recordsLifetimeSeconds: _gone, ...written }) => written });
-    const old = await cli(['reverify', '--from', '2025-06-03', '--to', '2025-06-03', '--stack', d.stackName], Date.UTC(2025, 5, 4));
+    const old = await cli(
+      ['reverify', '--from', '2025-06-03', '--to', '2025-06-03', '--stack', d.stackName],
+      Date.UTC(2025, 5, 4),
+    );
     expect(old.status).toBe(CliExit.ATTENTION);
-    expect(old.err).toContain('was deployed by an earlier release of cdk-bank-webhooks, whose processor publishes again what a look finds once a record expired. Deploy the stack with this release');
-    const alsoOld = await cli(['reverify', '--from', '2025-06-03', '--to', '2025-06-03', '--past-records', '--stack', d.stackName], Date.UTC(2025, 5, 4));
+    expect(old.err).toContain(
+      'was deployed by an earlier release of cdk-bank-webhooks, whose processor publishes again what a look finds once a record expired. Deploy the stack with this release',
+    );
+    const alsoOld = await cli(
+      ['reverify', '--from', '2025-06-03', '--to', '2025-06-03', '--past-records', '--stack', d.stackName],
+      Date.UTC(2025, 5, 4),
+    );
     expect(alsoOld.status).toBe(CliExit.ATTENTION);
     expect(await depth(d.manifest.queues.looks.url)).toBe(0);
   });
@@ -441,31 +670,67 @@ describe('reverify', () => {
     const backwards = await cli(['reverify', '--from', '2025-06-05', '--to', '2025-06-01', '--stack', 'NoSuchStack']);
     expect(backwards.err).toContain('--to (2025-06-01T23:59:59.999Z) is before --from (2025-06-05T00:00:00.000Z).');
     const junk = await cli(['reverify', '--from', 'yesterday', '--to', '2025-06-01', '--stack', 'NoSuchStack']);
-    expect(junk.err).toContain('--from must be a day (2026-11-25, UTC) or an ISO 8601 time with its zone (2026-11-25T14:00:00Z, 2026-11-25T11:00:00-03:00), got "yesterday".');
+    expect(junk.err).toContain(
+      '--from must be a day (2026-11-25, UTC) or an ISO 8601 time with its zone (2026-11-25T14:00:00Z, 2026-11-25T11:00:00-03:00), got "yesterday".',
+    );
     // A time without its zone (read in the machine's own zone before) and a date the calendar does not have.
     const local = await cli(['reverify', '--from', '2025-06-01T14:00', '--to', '2025-06-01', '--stack', 'NoSuchStack']);
     expect(local.status).toBe(CliExit.USAGE);
-    expect(local.err).toContain('got "2025-06-01T14:00": a time needs its zone (Z for UTC, or an offset such as -03:00).');
+    expect(local.err).toContain(
+      'got "2025-06-01T14:00": a time needs its zone (Z for UTC, or an offset such as -03:00).',
+    );
     const impossible = await cli(['reverify', '--from', '2026-02-30', '--to', '2026-03-01', '--stack', 'NoSuchStack']);
     expect(impossible.status).toBe(CliExit.USAGE);
     expect(impossible.err).toContain('got "2026-02-30": 2026-02 has no day 30.');
-    expect((await cli(['replay', '--from', '2026-11-25T25:00:00Z', '--to', '2026-11-26', '--rule', 'R', '--stack', 'NoSuchStack'])).err).toContain(': no such time of day.');
+    expect(
+      (
+        await cli([
+          'replay',
+          '--from',
+          '2026-11-25T25:00:00Z',
+          '--to',
+          '2026-11-26',
+          '--rule',
+          'R',
+          '--stack',
+          'NoSuchStack',
+        ])
+      ).err,
+    ).toContain(': no such time of day.');
     expect((await cli(['reverify', '--stack', 'NoSuchStack'])).err).toContain('reverify needs --from and --to');
   });
 });
 
 describe('replay', () => {
-  it('replays the archive\'s window to the one rule named, never to every rule', async () => {
+  it("replays the archive's window to the one rule named, never to every rule", async () => {
     const d = await deploy();
     const { bus } = d.manifest;
     await eventBridge.send(new CreateEventBusCommand({ Name: bus.name }));
     await eventBridge.send(new CreateArchiveCommand({ ArchiveName: bus.archive!, EventSourceArn: bus.arn }));
     const pattern = JSON.stringify({ source: ['cdk-bank-webhooks'] });
-    const { RuleArn: billing } = await eventBridge.send(new PutRuleCommand({ Name: 'Billing-Settled', EventBusName: bus.name, EventPattern: pattern }));
-    await eventBridge.send(new PutRuleCommand({ Name: 'Ledger-Settled', EventBusName: bus.name, EventPattern: pattern }));
+    const { RuleArn: billing } = await eventBridge.send(
+      new PutRuleCommand({ Name: 'Billing-Settled', EventBusName: bus.name, EventPattern: pattern }),
+    );
+    await eventBridge.send(
+      new PutRuleCommand({ Name: 'Ledger-Settled', EventBusName: bus.name, EventPattern: pattern }),
+    );
 
     const now = Date.parse('2026-11-26T12:00:00Z');
-    const { status, out } = await cli(['replay', '--from', '2026-11-20', '--to', '2026-11-26', '--rule', 'Billing-Settled', '--wait', '--stack', d.stackName], now);
+    const { status, out } = await cli(
+      [
+        'replay',
+        '--from',
+        '2026-11-20',
+        '--to',
+        '2026-11-26',
+        '--rule',
+        'Billing-Settled',
+        '--wait',
+        '--stack',
+        d.stackName,
+      ],
+      now,
+    );
     expect(status).toBe(CliExit.OK);
     expect(out).toContain('to the rule Billing-Settled alone');
     const name = /Replay (\S+) started/.exec(out)![1];
@@ -474,24 +739,42 @@ describe('replay', () => {
     const replay = await eventBridge.send(new DescribeReplayCommand({ ReplayName: name }));
     expect(replay.Destination).toEqual({ Arn: bus.arn, FilterArns: [billing] });
     expect(replay.EventSourceArn).toMatch(new RegExp(`archive/${bus.archive}$`));
-    expect([replay.EventStartTime?.toISOString(), replay.EventEndTime?.toISOString()]).toEqual(['2026-11-20T00:00:00.000Z', '2026-11-26T12:00:00.000Z']);
+    expect([replay.EventStartTime?.toISOString(), replay.EventEndTime?.toISOString()]).toEqual([
+      '2026-11-20T00:00:00.000Z',
+      '2026-11-26T12:00:00.000Z',
+    ]);
 
-    const unknown = await cli(['replay', '--from', '2026-11-20', '--to', '2026-11-21', '--rule', 'Nope', '--stack', d.stackName], now);
+    const unknown = await cli(
+      ['replay', '--from', '2026-11-20', '--to', '2026-11-21', '--rule', 'Nope', '--stack', d.stackName],
+      now,
+    );
     expect(unknown.status).toBe(CliExit.NOT_FOUND);
     // (EventBridge's own rule of the archive is among them, as in AWS.)
-    expect(unknown.err).toMatch(new RegExp(`No rule "Nope" on the receiver's bus ${bus.name} \\(its rules: .*Billing-Settled, Ledger-Settled\\)\\.`));
+    expect(unknown.err).toMatch(
+      new RegExp(
+        `No rule "Nope" on the receiver's bus ${bus.name} \\(its rules: .*Billing-Settled, Ledger-Settled\\)\\.`,
+      ),
+    );
   });
 
   it('is refused on a bus the receiver did not create (no archive), and without --rule', async () => {
-    const d = await deploy({ props: (stack) => ({ eventBus: events.EventBus.fromEventBusName(stack, 'Shared', 'shared-bus') }) });
+    const d = await deploy({
+      props: (stack) => ({ eventBus: events.EventBus.fromEventBusName(stack, 'Shared', 'shared-bus') }),
+    });
     expect(d.manifest.bus.archive).toBeUndefined();
-    const { status, err } = await cli(['replay', '--from', '2026-11-20', '--to', '2026-11-21', '--rule', 'Billing-Settled', '--stack', d.stackName], Date.parse('2026-11-26T12:00:00Z'));
+    const { status, err } = await cli(
+      ['replay', '--from', '2026-11-20', '--to', '2026-11-21', '--rule', 'Billing-Settled', '--stack', d.stackName],
+      Date.parse('2026-11-26T12:00:00Z'),
+    );
     expect(status).toBe(CliExit.NOT_FOUND);
     expect(err).toContain('publishes on a bus it did not create (the eventBus prop), so it has no archive to replay');
     const every = await cli(['replay', '--from', '2026-11-20', '--to', '2026-11-21', '--stack', d.stackName]);
     expect(every.status).toBe(CliExit.USAGE);
     expect(every.err).toContain('replay needs --rule <the one rule to replay to>: never every rule');
-    const wide = await cli(['replay', '--from', '2026-09-01', '--to', '2026-11-21', '--rule', 'x', '--stack', d.stackName], Date.parse('2026-11-26T12:00:00Z'));
+    const wide = await cli(
+      ['replay', '--from', '2026-09-01', '--to', '2026-11-21', '--rule', 'x', '--stack', d.stackName],
+      Date.parse('2026-11-26T12:00:00Z'),
+    );
     expect(wide.err).toContain('replay takes at most 30 days');
   });
 });
@@ -500,14 +783,18 @@ describe('errors an operator can meet', () => {
   it('a stack that does not exist: exit 4, naming it and what to check', async () => {
     const { status, err } = await cli(['status', '--stack', 'NoSuchStack']);
     expect(status).toBe(CliExit.NOT_FOUND);
-    expect(err).toContain('Stack "NoSuchStack" was not found in this account and region: check --stack, --region and --profile.');
+    expect(err).toContain(
+      'Stack "NoSuchStack" was not found in this account and region: check --stack, --region and --profile.',
+    );
   });
 
   it('a stack with two receivers needs --receiver; a wrong one is named with those there', async () => {
     const d = await deploy({ receivers: ['Two/Boletos', 'Two/Payments'] });
     const none = await cli(['status', '--stack', d.stackName]);
     expect(none.status).toBe(CliExit.NOT_FOUND);
-    expect(none.err).toContain(`Stack "${d.stackName}" has 2 receivers (Two/Boletos, Two/Payments): name one with --receiver.`);
+    expect(none.err).toContain(
+      `Stack "${d.stackName}" has 2 receivers (Two/Boletos, Two/Payments): name one with --receiver.`,
+    );
     const wrong = await cli(['status', '--stack', d.stackName, '--receiver', 'Two/Pix']);
     expect(wrong.err).toContain('has no receiver named "Two/Pix" (it has: Two/Boletos, Two/Payments)');
     expect((await cli(['status', '--stack', d.stackName, '--receiver', 'Two/Payments'])).status).toBe(CliExit.OK);
@@ -517,14 +804,24 @@ describe('errors an operator can meet', () => {
     const home = mkdtempSync(join(tmpdir(), 'no-aws-'));
     const saved = { ...process.env };
     for (const key of Object.keys(process.env)) if (key.startsWith('AWS_')) delete process.env[key];
-    Object.assign(process.env, { HOME: home, AWS_EC2_METADATA_DISABLED: 'true', AWS_CONFIG_FILE: join(home, 'config'), AWS_SHARED_CREDENTIALS_FILE: join(home, 'credentials') });
+    Object.assign(process.env, {
+      HOME: home,
+      AWS_EC2_METADATA_DISABLED: 'true',
+      AWS_CONFIG_FILE: join(home, 'config'),
+      AWS_SHARED_CREDENTIALS_FILE: join(home, 'credentials'),
+    });
     try {
       const err: string[] = [];
       const status = await runCli(['status', '--stack', 'Billing', '--region', 'sa-east-1'], {
-        out: () => undefined, err: (text) => err.push(text), stopRequested: new Promise(() => undefined), aws: { endpoints: { CLOUDFORMATION: moto.endpoint } },
+        out: () => undefined,
+        err: (text) => err.push(text),
+        stopRequested: new Promise(() => undefined),
+        aws: { endpoints: { CLOUDFORMATION: moto.endpoint } },
       });
       expect(status).toBe(CliExit.AWS_ACCESS);
-      expect(err.join('\n')).toMatch(/No AWS credentials for reading stack "Billing": Could not load credentials from any providers\. Sign in \(aws sso login, or set AWS_PROFILE/);
+      expect(err.join('\n')).toMatch(
+        /No AWS credentials for reading stack "Billing": Could not load credentials from any providers\. Sign in \(aws sso login, or set AWS_PROFILE/,
+      );
     } finally {
       for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
       Object.assign(process.env, saved);
@@ -533,7 +830,7 @@ describe('errors an operator can meet', () => {
   });
 
   it('usage errors: exit 2 with what was wrong', async () => {
-    expect((await cli(['status'])).err).toContain('status needs --stack <the receiver\'s stack name>.');
+    expect((await cli(['status'])).err).toContain("status needs --stack <the receiver's stack name>.");
     expect((await cli(['dlq', 'purge', '--stack', 'x'])).status).toBe(CliExit.USAGE);
     const queue = await cli(['dlq', 'list', '--stack', 'x', '--queue', 'other']);
     expect(queue.status).toBe(CliExit.USAGE);

@@ -7,7 +7,10 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { type DeadLetter, DeadLetterQueue, redrive, SEND_BATCH, sendBatches } from '../../cli/operate/dead-letters';
 
 const letter = (id: string, bytes: number): DeadLetter => ({
-  queue: DeadLetterQueue.NOTIFICATIONS, at: 0, subjects: [], message: { MessageId: id, ReceiptHandle: `rh-${id}`, Body: 'x'.repeat(bytes) },
+  queue: DeadLetterQueue.NOTIFICATIONS,
+  at: 0,
+  subjects: [],
+  message: { MessageId: id, ReceiptHandle: `rh-${id}`, Body: 'x'.repeat(bytes) },
 });
 
 /** An SQS that holds SendMessageBatch to its limits, and fails what `fail` names. */
@@ -15,21 +18,36 @@ function fakeSqs(fail: { batchWith?: string; entry?: string; deleteOf?: string }
   const sent: string[][] = [];
   const deleted: string[] = [];
   const client = {
-    async send(command: { constructor: { name: string }; input: { Entries: { Id: string; MessageBody?: string; ReceiptHandle?: string }[] } }) {
+    async send(command: {
+      constructor: { name: string };
+      input: { Entries: { Id: string; MessageBody?: string; ReceiptHandle?: string }[] };
+    }) {
       const entries = command.input.Entries;
       if (command.constructor.name === 'SendMessageBatchCommand') {
         const total = entries.reduce((sum, e) => sum + Buffer.byteLength(e.MessageBody ?? ''), 0);
-        if (entries.length > SEND_BATCH.entries) throw Object.assign(new Error('Too many entries'), { name: 'TooManyEntriesInBatchRequest' });
-        if (total > SEND_BATCH.bytes) throw Object.assign(new Error(`Batch requests cannot be longer than ${SEND_BATCH.bytes} bytes`), { name: 'BatchRequestTooLong' });
-        if (fail.batchWith && entries.some((e) => e.MessageBody!.length === Number(fail.batchWith))) throw Object.assign(new Error('Service unavailable'), { name: 'ServiceUnavailable' });
+        if (entries.length > SEND_BATCH.entries)
+          throw Object.assign(new Error('Too many entries'), { name: 'TooManyEntriesInBatchRequest' });
+        if (total > SEND_BATCH.bytes)
+          throw Object.assign(new Error(`Batch requests cannot be longer than ${SEND_BATCH.bytes} bytes`), {
+            name: 'BatchRequestTooLong',
+          });
+        if (fail.batchWith && entries.some((e) => e.MessageBody!.length === Number(fail.batchWith)))
+          throw Object.assign(new Error('Service unavailable'), { name: 'ServiceUnavailable' });
         sent.push(entries.map((e) => e.Id));
         return {
           Successful: entries.filter((e) => e.MessageBody!.length !== Number(fail.entry)).map((e) => ({ Id: e.Id })),
-          Failed: entries.filter((e) => e.MessageBody!.length === Number(fail.entry)).map((e) => ({ Id: e.Id, Code: 'InternalError', Message: 'try again' })),
+          Failed: entries
+            .filter((e) => e.MessageBody!.length === Number(fail.entry))
+            .map((e) => ({ Id: e.Id, Code: 'InternalError', Message: 'try again' })),
         };
       }
       deleted.push(...entries.map((e) => e.ReceiptHandle!));
-      return { Successful: entries.filter((e) => e.ReceiptHandle !== fail.deleteOf).map((e) => ({ Id: e.Id })), Failed: entries.filter((e) => e.ReceiptHandle === fail.deleteOf).map((e) => ({ Id: e.Id, Code: 'ReceiptHandleIsInvalid' })) };
+      return {
+        Successful: entries.filter((e) => e.ReceiptHandle !== fail.deleteOf).map((e) => ({ Id: e.Id })),
+        Failed: entries
+          .filter((e) => e.ReceiptHandle === fail.deleteOf)
+          .map((e) => ({ Id: e.Id, Code: 'ReceiptHandleIsInvalid' })),
+      };
     },
   };
   return { client: client as unknown as SQSClient, sent, deleted };
@@ -48,17 +66,35 @@ it('moves six 200 KB messages in batches within 1 MiB of bodies, each sent and t
 });
 
 it('moves what it can when SQS refuses a batch whole or one entry, and says which were not moved or not deleted', async () => {
-  const letters = [letter('a', 100), letter('b', 101), letter('c', 300 * 1024), letter('d', 800 * 1024), letter('e', 102)];
+  const letters = [
+    letter('a', 100),
+    letter('b', 101),
+    letter('c', 300 * 1024),
+    letter('d', 800 * 1024),
+    letter('e', 102),
+  ];
   // a, b, c go together; d and e in the next (c + d would pass 1 MiB); the first batch fails whole.
-  expect(sendBatches(letters).map((b) => b.map((l) => l.message.MessageId))).toEqual([['a', 'b', 'c'], ['d', 'e']]);
+  expect(sendBatches(letters).map((b) => b.map((l) => l.message.MessageId))).toEqual([
+    ['a', 'b', 'c'],
+    ['d', 'e'],
+  ]);
   const sqs = fakeSqs({ batchWith: '101', entry: '102' });
   const result = await redrive(sqs.client, 'dlq', 'queue', letters, () => undefined);
   expect(result.sent).toBe(1);
   expect(result.failed.map((f) => [f.letter.message.MessageId, f.why.split(':')[0]])).toEqual([
-    ['a', 'not sent'], ['b', 'not sent'], ['c', 'not sent'], ['e', 'not sent'],
+    ['a', 'not sent'],
+    ['b', 'not sent'],
+    ['c', 'not sent'],
+    ['e', 'not sent'],
   ]);
   expect(result.failed[0].why).toContain('the batch was refused (ServiceUnavailable: Service unavailable)');
-  const undeleted = await redrive(fakeSqs({ deleteOf: 'rh-a' }).client, 'dlq', 'queue', [letter('a', 1), letter('b', 2)], () => undefined);
+  const undeleted = await redrive(
+    fakeSqs({ deleteOf: 'rh-a' }).client,
+    'dlq',
+    'queue',
+    [letter('a', 1), letter('b', 2)],
+    () => undefined,
+  );
   expect(undeleted.sent).toBe(1);
   expect(undeleted.failed[0].why).toMatch(/^sent, but not deleted from the dead-letter queue/);
 });

@@ -27,7 +27,9 @@ async function cli(...argv: string[]): Promise<{ status: number; out: string; er
   const out: string[] = [];
   const err: string[] = [];
   const status = await runCli(argv, {
-    out: (text) => out.push(text), err: (text) => err.push(text), stopRequested: new Promise(() => undefined),
+    out: (text) => out.push(text),
+    err: (text) => err.push(text),
+    stopRequested: new Promise(() => undefined),
     aws: { region: LOCAL_AWS.region, credentials: LOCAL_AWS.credentials, endpoints: { LAMBDA: lambda.endpoint } },
   });
   return { status, out: out.join('\n'), err: err.join('\n') };
@@ -43,7 +45,7 @@ it('creates and settles a boleto, printing each answer', async () => {
   expect(settled.out).toContain('"situacao": "LIQUIDADO"');
 });
 
-it('exits 1 with the sandbox\'s error answer, and 2 with what is wrong on the command line', async () => {
+it("exits 1 with the sandbox's error answer, and 2 with what is wrong on the command line", async () => {
   const missing = await cli('sandbox', 'GET', '/boletos/000000042', '--function', 'bank-sandbox');
   expect(missing.status).toBe(1);
   expect(missing.out).toMatch(/^HTTP 404\n[\s\S]*No boleto with nossoNumero 000000042/);

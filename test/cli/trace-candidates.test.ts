@@ -10,7 +10,7 @@ import { CliExit } from '../../contracts/operations';
 const manifest = { codigoBeneficiario: '54321' } as OperatorManifest;
 const payments = (id: string) => Object.values(PaymentKind).map((kind) => `payment:${kind}:${id}`);
 
-it('reads a nossoNumero as a boleto only, zero-padded, unless a payment\'s kind is given', () => {
+it("reads a nossoNumero as a boleto only, zero-padded, unless a payment's kind is given", () => {
   expect(candidateSubjects('1003', manifest)).toEqual(['boleto:54321:000001003']);
   expect(candidateSubjects('1003', manifest, PaymentKind.PIX)).toEqual(['payment:pix:1003']);
 });
@@ -25,5 +25,10 @@ it('puts a Pix received first for an end-to-end id, and after the payments for a
 
 it('takes a subject id as it is, and refuses what no kind can be, saying what it takes', () => {
   expect(candidateSubjects('pix-refund:E1:D1', manifest)).toEqual(['pix-refund:E1:D1']);
-  expect(() => candidateSubjects('a.b', manifest)).toThrow(expect.objectContaining({ exit: CliExit.USAGE, message: expect.stringMatching(/^"a\.b" is neither a nossoNumero \(up to 9 digits\), an idTransacao/) }));
+  expect(() => candidateSubjects('a.b', manifest)).toThrow(
+    expect.objectContaining({
+      exit: CliExit.USAGE,
+      message: expect.stringMatching(/^"a\.b" is neither a nossoNumero \(up to 9 digits\), an idTransacao/),
+    }),
+  );
 });

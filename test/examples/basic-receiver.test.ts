@@ -17,7 +17,10 @@ function synth(context: Record<string, string> = {}) {
 const template = synth();
 
 it('consumes the queue with partial batch failures', () => {
-  template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { FunctionResponseTypes: ['ReportBatchItemFailures'], BatchSize: 10 });
+  template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+    FunctionResponseTypes: ['ReportBatchItemFailures'],
+    BatchSize: 10,
+  });
 });
 
 it('has an idempotency table with TTL and point-in-time recovery', () => {
@@ -28,22 +31,42 @@ it('has an idempotency table with TTL and point-in-time recovery', () => {
 });
 
 it('lets the processor put events on the bus, and has a rule for Boleto Settled', () => {
-  template.hasResourceProperties('AWS::IAM::Policy', { PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: 'events:PutEvents' })]) } });
+  template.hasResourceProperties('AWS::IAM::Policy', {
+    PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: 'events:PutEvents' })]) },
+  });
   template.hasResourceProperties('AWS::Events::Rule', {
-    EventPattern: { source: ['cdk-bank-webhooks'], 'detail-type': ['Boleto Settled'], detail: { account: { cooperativa: ['0101'] } } },
+    EventPattern: {
+      source: ['cdk-bank-webhooks'],
+      'detail-type': ['Boleto Settled'],
+      detail: { account: { cooperativa: ['0101'] } },
+    },
     Targets: [Match.objectLike({ DeadLetterConfig: Match.anyValue(), RetryPolicy: Match.anyValue() })],
   });
 });
 
 it('keeps the queue visibility timeout at 6 × the processor timeout, and alarms on the DLQ', () => {
-  const processor = Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('^Verifies') } }))[0];
-  template.hasResourceProperties('AWS::SQS::Queue', { VisibilityTimeout: 6 * (processor.Properties.Timeout as number), RedrivePolicy: Match.anyValue() });
-  template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1 });
+  const processor = Object.values(
+    template.findResources('AWS::Lambda::Function', {
+      Properties: { Description: Match.stringLikeRegexp('^Verifies') },
+    }),
+  )[0];
+  template.hasResourceProperties('AWS::SQS::Queue', {
+    VisibilityTimeout: 6 * (processor.Properties.Timeout as number),
+    RedrivePolicy: Match.anyValue(),
+  });
+  template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+    MetricName: 'ApproximateNumberOfMessagesVisible',
+    Threshold: 1,
+  });
 });
 
 it('takes the bank account from CDK context', () => {
   const withContext = synth({ bankConta: '987654', bankBaseUrl: 'https://cobranca.example.coop' });
-  const fn = Object.values(withContext.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('^Verifies') } }))[0];
+  const fn = Object.values(
+    withContext.findResources('AWS::Lambda::Function', {
+      Properties: { Description: Match.stringLikeRegexp('^Verifies') },
+    }),
+  )[0];
   const text = JSON.stringify(fn.Properties.Environment);
   expect(text).toContain('987654');
   expect(text).toContain('https://cobranca.example.coop');
@@ -75,7 +98,7 @@ it('puts no secret value in the custom resources: tokens and credentials travel 
   }
 });
 
-it('takes the contract\'s contact fields from CDK context', () => {
+it("takes the contract's contact fields from CDK context", () => {
   const withContext = synth({ bankContactEmail: 'tesouraria@example.coop' });
   const [contract] = Object.values(withContext.findResources('Custom::BankBoletoWebhookContract'));
   expect(JSON.stringify(contract.Properties)).toContain('tesouraria@example.coop');

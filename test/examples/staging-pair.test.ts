@@ -28,13 +28,18 @@ describe('the staging pair', () => {
   it('synthesizes under cdk-nag with a NON_PRODUCTION receiver that registers with the sandbox and sweeps against it', () => {
     expect(stack.receiver.stage).toBe(BankStage.NON_PRODUCTION);
     expect(stack.receiver.reconciliation).toBeDefined();
-    expect(Object.keys({ ...template.findResources('Custom::BankPaymentWebhookRegistration'), ...template.findResources('Custom::BankBoletoWebhookContract') })).toHaveLength(2);
+    expect(
+      Object.keys({
+        ...template.findResources('Custom::BankPaymentWebhookRegistration'),
+        ...template.findResources('Custom::BankBoletoWebhookContract'),
+      }),
+    ).toHaveLength(2);
     template.resourceCountIs('AWS::Lambda::Url', 1);
     // Pix from the sandbox's Pix API: each of its keys registered at deploy.
     expect(Object.keys(template.findResources('Custom::BankPixKeyWebhook'))).toHaveLength(stack.sandbox.pixKeys.length);
   });
 
-  it('keeps the logical IDs of the sandbox\'s state, credentials (the bank\'s and the Pix application\'s) and their fill', () => {
+  it("keeps the logical IDs of the sandbox's state, credentials (the bank's and the Pix application's) and their fill", () => {
     const resources = template.toJSON().Resources as Record<string, { Type: string }>;
     for (const [id, type] of Object.entries(PINNED)) expect({ id, type: resources[id]?.Type }).toEqual({ id, type });
   });

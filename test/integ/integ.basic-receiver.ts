@@ -18,15 +18,25 @@ export function buildBasicReceiverInteg(app: App = new App()): App {
   // The assertions read the test stack's outputs: strong references (exports), as integ tests always had; both stacks go together.
   app.node.setContext('@aws-cdk/core:defaultCrossStackReferences', 'strong');
   const stack = new BankWebhooksExampleStack(app, 'BankWebhooksIntegBasic', {
-    receiver: { stage: BankStage.NON_PRODUCTION, paymentRegistration: undefined, boletoContracts: undefined, reconciliation: undefined },
+    receiver: {
+      stage: BankStage.NON_PRODUCTION,
+      paymentRegistration: undefined,
+      boletoContracts: undefined,
+      reconciliation: undefined,
+    },
   });
   const integ = new IntegTest(app, 'BasicReceiver', { testCases: [stack] });
-  for (const [url, header] of [[stack.receiver.paymentsUrl, 'authorization'], [stack.receiver.boletoUrl, stack.receiver.boletoTokenHeader]] as const) {
-    integ.assertions.httpApiCall(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', [header]: 'forged-token' },
-      body: JSON.stringify({ idTransacao: 'forged', status: 'EFETIVADO' }),
-    }).expect(ExpectedResult.objectLike({ status: 401 }));
+  for (const [url, header] of [
+    [stack.receiver.paymentsUrl, 'authorization'],
+    [stack.receiver.boletoUrl, stack.receiver.boletoTokenHeader],
+  ] as const) {
+    integ.assertions
+      .httpApiCall(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', [header]: 'forged-token' },
+        body: JSON.stringify({ idTransacao: 'forged', status: 'EFETIVADO' }),
+      })
+      .expect(ExpectedResult.objectLike({ status: 401 }));
   }
   return app;
 }

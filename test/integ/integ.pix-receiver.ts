@@ -49,49 +49,112 @@ export function buildPixReceiverInteg(app: App = new App()): App {
       keys: sandbox.pixKeys,
       domain: {
         domainName,
-        certificate: acm.Certificate.fromCertificateArn(stack, 'PixCertificate', context('pixCertificateArn', `arn:aws:acm:${stack.region}:${stack.account}:certificate/00000000-0000-0000-0000-000000000000`)),
+        certificate: acm.Certificate.fromCertificateArn(
+          stack,
+          'PixCertificate',
+          context(
+            'pixCertificateArn',
+            `arn:aws:acm:${stack.region}:${stack.account}:certificate/00000000-0000-0000-0000-000000000000`,
+          ),
+        ),
         truststore: { file: join(__dirname, '..', '..', 'examples', 'hardened', 'pix-provider-chain.pem') },
         pinnedCertificates: { fingerprints: [PINNED] },
-        ...(zoneId ? { hostedZone: route53.HostedZone.fromHostedZoneAttributes(stack, 'PixZone', { hostedZoneId: zoneId, zoneName: context('pixHostedZoneName', '') }) } : {}),
+        ...(zoneId
+          ? {
+              hostedZone: route53.HostedZone.fromHostedZoneAttributes(stack, 'PixZone', {
+                hostedZoneId: zoneId,
+                zoneName: context('pixHostedZoneName', ''),
+              }),
+            }
+          : {}),
       },
     },
     reconciliation: {},
     createApiGatewayCloudWatchRole: context('createApiGatewayCloudWatchRole', 'false') === 'true',
   });
-  const caught = new sqs.Queue(stack, 'CaughtPix', { encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.hours(1) });
+  const caught = new sqs.Queue(stack, 'CaughtPix', {
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    retentionPeriod: Duration.hours(1),
+  });
   receiver.onVerifiedEvent('IntegPixRule', BankEventDetailType.PIX_RECEIVED, { target: new targets.SqsQueue(caught) });
   const integ = new IntegTest(app, 'PixReceiver', { testCases: [stack] });
 
   // 1. The Pix API answers only on its domain, with mutual TLS and the truststore.
-  integ.assertions.awsApiCall('APIGateway', 'getRestApi', { restApiId: receiver.endpoint.pixApi!.restApiId })
+  integ.assertions
+    .awsApiCall('APIGateway', 'getRestApi', { restApiId: receiver.endpoint.pixApi!.restApiId })
     .expect(ExpectedResult.objectLike({ disableExecuteApiEndpoint: true }));
-  integ.assertions.awsApiCall('APIGateway', 'getDomainName', { domainName })
-    .expect(ExpectedResult.objectLike({ mutualTlsAuthentication: Match.objectLike({ truststoreUri: Match.stringLikeRegexp('^s3://') }) }));
+  integ.assertions.awsApiCall('APIGateway', 'getDomainName', { domainName }).expect(
+    ExpectedResult.objectLike({
+      mutualTlsAuthentication: Match.objectLike({ truststoreUri: Match.stringLikeRegexp('^s3://') }),
+    }),
+  );
 
   // 2. Each of the sandbox's keys has the domain as its webhook (the provider appends /pix).
-  const invoke = (method: string, path: string, body?: unknown) => integ.assertions.invokeFunction({
-    functionName: sandbox.sandboxFunction.functionName,
-    payload: JSON.stringify({ sandboxControl: { method, path, body } }),
-  });
-  invoke('GET', '/pix').expect(ExpectedResult.objectLike({
-    Payload: Match.serializedJson({ status: 200, body: Match.objectLike({ webhooks: sandbox.pixKeys.map((chave) => Match.objectLike({ chave, webhookUrl: `https://${domainName}` })) }) }),
-  }));
+  const invoke = (method: string, path: string, body?: unknown) =>
+    integ.assertions.invokeFunction({
+      functionName: sandbox.sandboxFunction.functionName,
+      payload: JSON.stringify({ sandboxControl: { method, path, body } }),
+    });
+  invoke('GET', '/pix').expect(
+    ExpectedResult.objectLike({
+      Payload: Match.serializedJson({
+        status: 200,
+        body: Match.objectLike({
+          webhooks: sandbox.pixKeys.map((chave) => Match.objectLike({ chave, webhookUrl: `https://${domainName}` })),
+        }),
+      }),
+    }),
+  );
 
   // 3. A charge paid by Pix: its callback is refused at the handshake; the sweep finds the Pix, and it is published once.
   const charge = invoke('POST', '/pix/charges', { txid: PIX_TXID, valor: '12.00' });
-  charge.expect(ExpectedResult.objectLike({ Payload: Match.serializedJson({ status: 201, body: Match.objectLike({ txid: PIX_TXID }) }) }));
+  charge.expect(
+    ExpectedResult.objectLike({
+      Payload: Match.serializedJson({ status: 201, body: Match.objectLike({ txid: PIX_TXID }) }),
+    }),
+  );
   const paid = invoke('POST', `/pix/charges/${PIX_TXID}/pay`, {});
-  paid.expect(ExpectedResult.objectLike({ Payload: Match.serializedJson({ status: 201, body: Match.objectLike({ skipped: [] }) }) }));
+  paid.expect(
+    ExpectedResult.objectLike({
+      Payload: Match.serializedJson({ status: 201, body: Match.objectLike({ skipped: [] }) }),
+    }),
+  );
   const refused = invoke('GET', '/deliveries');
-  refused.expect(ExpectedResult.objectLike({
-    Payload: Match.serializedJson({ status: 200, body: Match.objectLike({ deliveries: Match.arrayWith([Match.objectLike({ outcome: 'NÃO ENTREGUE' })]) }) }),
-  }));
-  const swept = integ.assertions.invokeFunction({ functionName: receiver.reconciliation!.sweepFunction.functionName, payload: '{}' });
+  refused.expect(
+    ExpectedResult.objectLike({
+      Payload: Match.serializedJson({
+        status: 200,
+        body: Match.objectLike({ deliveries: Match.arrayWith([Match.objectLike({ outcome: 'NÃO ENTREGUE' })]) }),
+      }),
+    }),
+  );
+  const swept = integ.assertions.invokeFunction({
+    functionName: receiver.reconciliation!.sweepFunction.functionName,
+    payload: '{}',
+  });
   swept.expect(ExpectedResult.objectLike({ Payload: Match.serializedJson(Match.objectLike({ complete: true })) }));
-  const received = integ.assertions.awsApiCall('SQS', 'receiveMessage', { QueueUrl: caught.queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 20 });
-  received.expect(ExpectedResult.objectLike({
-    Messages: [Match.objectLike({ Body: Match.serializedJson(Match.objectLike({ 'detail-type': BankEventDetailType.PIX_RECEIVED, detail: Match.objectLike({ trigger: 'reconciliation', pix: Match.objectLike({ txid: PIX_TXID }) }) })) })],
-  })).waitForAssertions({ totalTimeout: Duration.minutes(5), interval: Duration.seconds(10) });
+  const received = integ.assertions.awsApiCall('SQS', 'receiveMessage', {
+    QueueUrl: caught.queueUrl,
+    MaxNumberOfMessages: 10,
+    WaitTimeSeconds: 20,
+  });
+  received
+    .expect(
+      ExpectedResult.objectLike({
+        Messages: [
+          Match.objectLike({
+            Body: Match.serializedJson(
+              Match.objectLike({
+                'detail-type': BankEventDetailType.PIX_RECEIVED,
+                detail: Match.objectLike({ trigger: 'reconciliation', pix: Match.objectLike({ txid: PIX_TXID }) }),
+              }),
+            ),
+          }),
+        ],
+      }),
+    )
+    .waitForAssertions({ totalTimeout: Duration.minutes(5), interval: Duration.seconds(10) });
   charge.next(paid).next(refused).next(swept).next(received);
   return app;
 }

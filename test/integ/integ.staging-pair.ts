@@ -30,56 +30,148 @@ export function buildStagingPairInteg(app: App = new App()): App {
   const stack = new StagingPairStack(app, 'BankWebhooksIntegStagingPair', {
     receiver: { createApiGatewayCloudWatchRole: app.node.tryGetContext('createApiGatewayCloudWatchRole') === 'true' },
   });
-  const caught = new sqs.Queue(stack, 'CaughtSettlements', { encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.hours(1) });
-  stack.receiver.onVerifiedEvent('IntegSettledRule', BankEventDetailType.BOLETO_SETTLED, { target: new targets.SqsQueue(caught) });
-  const caughtPix = new sqs.Queue(stack, 'CaughtPix', { encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.hours(1) });
-  stack.receiver.onVerifiedEvent('IntegPixRule', BankEventDetailType.PIX_RECEIVED, { target: new targets.SqsQueue(caughtPix) });
+  const caught = new sqs.Queue(stack, 'CaughtSettlements', {
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    retentionPeriod: Duration.hours(1),
+  });
+  stack.receiver.onVerifiedEvent('IntegSettledRule', BankEventDetailType.BOLETO_SETTLED, {
+    target: new targets.SqsQueue(caught),
+  });
+  const caughtPix = new sqs.Queue(stack, 'CaughtPix', {
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    retentionPeriod: Duration.hours(1),
+  });
+  stack.receiver.onVerifiedEvent('IntegPixRule', BankEventDetailType.PIX_RECEIVED, {
+    target: new targets.SqsQueue(caughtPix),
+  });
   // The receiver keeps its log groups on destroy (RETAIN): the account keeps them after the test.
   const integ = new IntegTest(app, 'StagingPair', { testCases: [stack] });
 
   // 1. A forged request gets 401, and nothing is stored.
-  integ.assertions.httpApiCall(stack.receiver.boletoUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', [stack.receiver.boletoTokenHeader]: 'forged-token' },
-    body: JSON.stringify({ nossoNumero: FIRST_NOSSO_NUMERO, movimento: 'LIQUIDACAO_PIX' }),
-  }).expect(ExpectedResult.objectLike({ status: 401 }));
+  integ.assertions
+    .httpApiCall(stack.receiver.boletoUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [stack.receiver.boletoTokenHeader]: 'forged-token' },
+      body: JSON.stringify({ nossoNumero: FIRST_NOSSO_NUMERO, movimento: 'LIQUIDACAO_PIX' }),
+    })
+    .expect(ExpectedResult.objectLike({ status: 401 }));
 
   // 2. Both registrations exist at the sandbox (made by the receiver's deploy).
-  const invoke = (method: string, path: string, body?: unknown) => integ.assertions.invokeFunction({
-    functionName: stack.sandbox.sandboxFunction.functionName,
-    payload: JSON.stringify({ sandboxControl: { method, path, body } }),
-  });
-  invoke('GET', '/registrations').expect(ExpectedResult.objectLike({
-    Payload: Match.serializedJson({ status: 200, body: Match.objectLike({ registrations: Match.arrayWith([Match.objectLike({ urlCallback: stack.receiver.paymentsUrl })]) }) }),
-  }));
-  invoke('GET', '/contracts').expect(ExpectedResult.objectLike({
-    Payload: Match.serializedJson({ status: 200, body: Match.objectLike({ contracts: Match.arrayWith([Match.objectLike({ url: stack.receiver.boletoUrl, contratoStatus: 'ATIVO', urlStatus: 'ATIVO' })]) }) }),
-  }));
+  const invoke = (method: string, path: string, body?: unknown) =>
+    integ.assertions.invokeFunction({
+      functionName: stack.sandbox.sandboxFunction.functionName,
+      payload: JSON.stringify({ sandboxControl: { method, path, body } }),
+    });
+  invoke('GET', '/registrations').expect(
+    ExpectedResult.objectLike({
+      Payload: Match.serializedJson({
+        status: 200,
+        body: Match.objectLike({
+          registrations: Match.arrayWith([Match.objectLike({ urlCallback: stack.receiver.paymentsUrl })]),
+        }),
+      }),
+    }),
+  );
+  invoke('GET', '/contracts').expect(
+    ExpectedResult.objectLike({
+      Payload: Match.serializedJson({
+        status: 200,
+        body: Match.objectLike({
+          contracts: Match.arrayWith([
+            Match.objectLike({ url: stack.receiver.boletoUrl, contratoStatus: 'ATIVO', urlStatus: 'ATIVO' }),
+          ]),
+        }),
+      }),
+    }),
+  );
 
   // 3. A settlement the sandbox sends becomes one Boleto Settled on the bus.
   const created = invoke('POST', '/boletos', { valor: '150.00', seuNumero: 'INTEG-1' });
-  created.expect(ExpectedResult.objectLike({ Payload: Match.serializedJson({ status: 201, body: Match.objectLike({ nossoNumero: FIRST_NOSSO_NUMERO }) }) }));
+  created.expect(
+    ExpectedResult.objectLike({
+      Payload: Match.serializedJson({ status: 201, body: Match.objectLike({ nossoNumero: FIRST_NOSSO_NUMERO }) }),
+    }),
+  );
   const settled = invoke('POST', `/boletos/${FIRST_NOSSO_NUMERO}/settle`, { canal: 'PIX' });
-  settled.expect(ExpectedResult.objectLike({ Payload: Match.serializedJson({ status: 200, body: Match.objectLike({ skipped: null }) }) }));
-  const received = integ.assertions.awsApiCall('SQS', 'receiveMessage', { QueueUrl: caught.queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 20 });
-  received.expect(ExpectedResult.objectLike({
-    Messages: [Match.objectLike({ Body: Match.serializedJson(Match.objectLike({ 'detail-type': BankEventDetailType.BOLETO_SETTLED, detail: Match.objectLike({ subject: Match.objectLike({ nossoNumero: FIRST_NOSSO_NUMERO }) }) })) })],
-  })).waitForAssertions({ totalTimeout: Duration.minutes(5), interval: Duration.seconds(10) });
+  settled.expect(
+    ExpectedResult.objectLike({
+      Payload: Match.serializedJson({ status: 200, body: Match.objectLike({ skipped: null }) }),
+    }),
+  );
+  const received = integ.assertions.awsApiCall('SQS', 'receiveMessage', {
+    QueueUrl: caught.queueUrl,
+    MaxNumberOfMessages: 10,
+    WaitTimeSeconds: 20,
+  });
+  received
+    .expect(
+      ExpectedResult.objectLike({
+        Messages: [
+          Match.objectLike({
+            Body: Match.serializedJson(
+              Match.objectLike({
+                'detail-type': BankEventDetailType.BOLETO_SETTLED,
+                detail: Match.objectLike({ subject: Match.objectLike({ nossoNumero: FIRST_NOSSO_NUMERO }) }),
+              }),
+            ),
+          }),
+        ],
+      }),
+    )
+    .waitForAssertions({ totalTimeout: Duration.minutes(5), interval: Duration.seconds(10) });
   created.next(settled).next(received);
 
   // 4. Each of the sandbox's Pix keys has the receiver's Pix URL (the provider appends /pix), and a
   // charge paid by Pix becomes one Pix Received once the sandbox's Pix API confirms it.
-  invoke('GET', '/pix').expect(ExpectedResult.objectLike({
-    Payload: Match.serializedJson({ status: 200, body: Match.objectLike({ webhooks: stack.sandbox.pixKeys.map((chave) => Match.objectLike({ chave, webhookUrl: stack.receiver.pixUrl })) }) }),
-  }));
+  invoke('GET', '/pix').expect(
+    ExpectedResult.objectLike({
+      Payload: Match.serializedJson({
+        status: 200,
+        body: Match.objectLike({
+          webhooks: stack.sandbox.pixKeys.map((chave) =>
+            Match.objectLike({ chave, webhookUrl: stack.receiver.pixUrl }),
+          ),
+        }),
+      }),
+    }),
+  );
   const charge = invoke('POST', '/pix/charges', { txid: PIX_TXID, valor: '25.00' });
-  charge.expect(ExpectedResult.objectLike({ Payload: Match.serializedJson({ status: 201, body: Match.objectLike({ txid: PIX_TXID }) }) }));
+  charge.expect(
+    ExpectedResult.objectLike({
+      Payload: Match.serializedJson({ status: 201, body: Match.objectLike({ txid: PIX_TXID }) }),
+    }),
+  );
   const paid = invoke('POST', `/pix/charges/${PIX_TXID}/pay`, {});
-  paid.expect(ExpectedResult.objectLike({ Payload: Match.serializedJson({ status: 201, body: Match.objectLike({ skipped: [] }) }) }));
-  const pixReceived = integ.assertions.awsApiCall('SQS', 'receiveMessage', { QueueUrl: caughtPix.queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 20 });
-  pixReceived.expect(ExpectedResult.objectLike({
-    Messages: [Match.objectLike({ Body: Match.serializedJson(Match.objectLike({ 'detail-type': BankEventDetailType.PIX_RECEIVED, detail: Match.objectLike({ pix: Match.objectLike({ txid: PIX_TXID, charge: Match.objectLike({ status: 'CONCLUIDA' }) }) }) })) })],
-  })).waitForAssertions({ totalTimeout: Duration.minutes(5), interval: Duration.seconds(10) });
+  paid.expect(
+    ExpectedResult.objectLike({
+      Payload: Match.serializedJson({ status: 201, body: Match.objectLike({ skipped: [] }) }),
+    }),
+  );
+  const pixReceived = integ.assertions.awsApiCall('SQS', 'receiveMessage', {
+    QueueUrl: caughtPix.queueUrl,
+    MaxNumberOfMessages: 10,
+    WaitTimeSeconds: 20,
+  });
+  pixReceived
+    .expect(
+      ExpectedResult.objectLike({
+        Messages: [
+          Match.objectLike({
+            Body: Match.serializedJson(
+              Match.objectLike({
+                'detail-type': BankEventDetailType.PIX_RECEIVED,
+                detail: Match.objectLike({
+                  pix: Match.objectLike({ txid: PIX_TXID, charge: Match.objectLike({ status: 'CONCLUIDA' }) }),
+                }),
+              }),
+            ),
+          }),
+        ],
+      }),
+    )
+    .waitForAssertions({ totalTimeout: Duration.minutes(5), interval: Duration.seconds(10) });
   charge.next(paid).next(pixReceived);
   return app;
 }

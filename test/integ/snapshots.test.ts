@@ -19,7 +19,8 @@ export function firstDifference(expected: string, actual: string): string | unde
   const a = expected.split('\n');
   const b = actual.split('\n');
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    if (a[i] !== b[i]) return `line ${i + 1}: snapshot ${JSON.stringify(a[i] ?? '(end)')}, now ${JSON.stringify(b[i] ?? '(end)')}`;
+    if (a[i] !== b[i])
+      return `line ${i + 1}: snapshot ${JSON.stringify(a[i] ?? '(end)')}, now ${JSON.stringify(b[i] ?? '(end)')}`;
   }
   return undefined;
 }
@@ -40,7 +41,10 @@ describe.each(Object.entries(INTEG_APPS))('%s', (file, build) => {
 
   it('has a snapshot of every stack it synthesizes, and none of a stack it no longer has', () => {
     const fix = 'run `npm run integ:snapshot`, review the diff and commit it';
-    expect({ file, snapshot: existsSync(dir) ? readdirSync(dir).sort() : `missing: ${fix}` }).toEqual({ file, snapshot: Object.keys(now).sort() });
+    expect({ file, snapshot: existsSync(dir) ? readdirSync(dir).sort() : `missing: ${fix}` }).toEqual({
+      file,
+      snapshot: Object.keys(now).sort(),
+    });
   });
 
   it('synthesizes what its snapshot holds, asset hashes aside (a drift fails here)', () => {
@@ -55,10 +59,38 @@ describe.each(Object.entries(INTEG_APPS))('%s', (file, build) => {
 
 describe('the drift check', () => {
   it('catches a change of one property, and not a new asset hash', () => {
-    const template = { Resources: { Fn: { Type: 'AWS::Lambda::Function', Properties: { MemorySize: 512, Code: { S3Key: `${'a'.repeat(64)}.zip` } } } } };
+    const template = {
+      Resources: {
+        Fn: {
+          Type: 'AWS::Lambda::Function',
+          Properties: { MemorySize: 512, Code: { S3Key: `${'a'.repeat(64)}.zip` } },
+        },
+      },
+    };
     const snapshot = normalizeTemplate(template);
-    expect(firstDifference(snapshot, normalizeTemplate({ ...template, Resources: { Fn: { ...template.Resources.Fn, Properties: { ...template.Resources.Fn.Properties, Code: { S3Key: `${'b'.repeat(64)}.zip` } } } } }))).toBeUndefined();
-    expect(firstDifference(snapshot, normalizeTemplate({ Resources: { Fn: { ...template.Resources.Fn, Properties: { ...template.Resources.Fn.Properties, MemorySize: 1024 } } } })))
-      .toMatch(/line \d+: snapshot .*MemorySize.*512.*now .*MemorySize.*1024/);
+    expect(
+      firstDifference(
+        snapshot,
+        normalizeTemplate({
+          ...template,
+          Resources: {
+            Fn: {
+              ...template.Resources.Fn,
+              Properties: { ...template.Resources.Fn.Properties, Code: { S3Key: `${'b'.repeat(64)}.zip` } },
+            },
+          },
+        }),
+      ),
+    ).toBeUndefined();
+    expect(
+      firstDifference(
+        snapshot,
+        normalizeTemplate({
+          Resources: {
+            Fn: { ...template.Resources.Fn, Properties: { ...template.Resources.Fn.Properties, MemorySize: 1024 } },
+          },
+        }),
+      ),
+    ).toMatch(/line \d+: snapshot .*MemorySize.*512.*now .*MemorySize.*1024/);
   });
 });

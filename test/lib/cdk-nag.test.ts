@@ -19,7 +19,7 @@ it('synthesizes the example app with AwsSolutions checks and no unacknowledged f
   expect(() => app.synth()).not.toThrow();
 });
 
-it('acknowledges only what the design needs and the example\'s own choices, each with a specific reason', () => {
+it("acknowledges only what the design needs and the example's own choices, each with a specific reason", () => {
   const app = buildExampleApp(newApp());
   app.synth();
   // The other packs' acknowledgements are recorded too (the library cannot know which packs run).
@@ -27,7 +27,8 @@ it('acknowledges only what the design needs and the example\'s own choices, each
     'APIG2 ×1',
     // The example's choice: no WAF web ACL (examples/hardened sets one).
     'APIG3 ×1',
-    'APIG4 ×1', 'COG4 ×1',
+    'APIG4 ×1',
+    'COG4 ×1',
     'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs] ×1',
     // The provider framework's grantInvoke on the registration handler and its versions.
     // The processor writes one journal object per notification under each of the journal's two prefixes.
@@ -57,31 +58,70 @@ it('passes with every option set: custom domain, allowlist, WAF, KMS key, OpenTe
   const stack = testStack('AllOptions', app);
   new BankWebhookReceiver(stack, 'Webhooks', {
     bank: testBankConnection(stack),
-    alarmTopic: new sns.Topic(stack, 'Alarms', { enforceSSL: true, masterKey: kms.Alias.fromAliasName(stack, 'SnsKey', 'alias/aws/sns') }),
+    alarmTopic: new sns.Topic(stack, 'Alarms', {
+      enforceSSL: true,
+      masterKey: kms.Alias.fromAliasName(stack, 'SnsKey', 'alias/aws/sns'),
+    }),
     eventBus: new events.EventBus(stack, 'Bus'),
     maxConcurrency: 5,
     domainName: 'webhooks.example.com',
-    certificate: acm.Certificate.fromCertificateArn(stack, 'Cert', 'arn:aws:acm:sa-east-1:111111111111:certificate/abc'),
+    certificate: acm.Certificate.fromCertificateArn(
+      stack,
+      'Cert',
+      'arn:aws:acm:sa-east-1:111111111111:certificate/abc',
+    ),
     allowedSourceCidrs: ['203.0.113.0/24'],
-    webAclArn: 'arn:aws:wafv2:sa-east-1:111111111111:regional/webacl/bank-webhooks/0a1b2c3d-4e5f-6789-abcd-ef0123456789',
+    webAclArn:
+      'arn:aws:wafv2:sa-east-1:111111111111:regional/webacl/bank-webhooks/0a1b2c3d-4e5f-6789-abcd-ef0123456789',
     queueEncryptionKey: new kms.Key(stack, 'Key', { enableKeyRotation: true }),
     tracing: TracingMode.OPENTELEMETRY,
     openTelemetry: { fastStart: true },
     journal: { serverAccessLogsBucket: s3.Bucket.fromBucketName(stack, 'AccessLogs', 'acme-access-logs') },
     auditLog: { enabled: true },
-    paymentCallbackToken: secretsmanager.Secret.fromSecretCompleteArn(stack, 'Pay', 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:pay-AbCdEf'),
-    boletoToken: secretsmanager.Secret.fromSecretCompleteArn(stack, 'Bol', 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:bol-AbCdEf'),
+    paymentCallbackToken: secretsmanager.Secret.fromSecretCompleteArn(
+      stack,
+      'Pay',
+      'arn:aws:secretsmanager:sa-east-1:111111111111:secret:pay-AbCdEf',
+    ),
+    boletoToken: secretsmanager.Secret.fromSecretCompleteArn(
+      stack,
+      'Bol',
+      'arn:aws:secretsmanager:sa-east-1:111111111111:secret:bol-AbCdEf',
+    ),
     paymentRegistration: { tokenVersion: '2026-11-01', removalPolicy: RemovalPolicy.RETAIN },
     boletoContracts: [
-      { eventos: ['LIQUIDACAO', 'BAIXA'], nomeResponsavel: 'Finance', email: 'finance@example.com', telefone: '+55 11 3003-0000', enviarIdTituloEmpresa: true },
+      {
+        eventos: ['LIQUIDACAO', 'BAIXA'],
+        nomeResponsavel: 'Finance',
+        email: 'finance@example.com',
+        telefone: '+55 11 3003-0000',
+        enviarIdTituloEmpresa: true,
+      },
       { posto: '03' },
     ],
   });
   // A standalone registration in the same stack shares the provider.
   new PaymentWebhookRegistration(stack, 'OtherAccount', {
-    bank: testBankConnection(stack, { account: { cooperativa: '0101', posto: '02', conta: '999999', documento: '12345678000199', codigoBeneficiario: '54321' }, credentials: secretsmanager.Secret.fromSecretCompleteArn(stack, 'OtherCredentials', 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:other-AbCdEf') }),
+    bank: testBankConnection(stack, {
+      account: {
+        cooperativa: '0101',
+        posto: '02',
+        conta: '999999',
+        documento: '12345678000199',
+        codigoBeneficiario: '54321',
+      },
+      credentials: secretsmanager.Secret.fromSecretCompleteArn(
+        stack,
+        'OtherCredentials',
+        'arn:aws:secretsmanager:sa-east-1:111111111111:secret:other-AbCdEf',
+      ),
+    }),
     url: 'https://other.example.com/payments',
-    token: secretsmanager.Secret.fromSecretCompleteArn(stack, 'OtherToken', 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:other-token-AbCdEf'),
+    token: secretsmanager.Secret.fromSecretCompleteArn(
+      stack,
+      'OtherToken',
+      'arn:aws:secretsmanager:sa-east-1:111111111111:secret:other-token-AbCdEf',
+    ),
   });
   expect(() => app.synth()).not.toThrow();
 });

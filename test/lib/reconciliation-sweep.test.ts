@@ -9,13 +9,20 @@ import { synthReceiver, testBankConnection, testStack } from '../support/cdk';
 
 const synth = synthReceiver;
 
-const sweepFunctions = (template: Template) => template.findResources('AWS::Lambda::Function', { Properties: { Environment: { Variables: { [SWEEP_SETTINGS_ENV]: Match.anyValue() } } } });
+const sweepFunctions = (template: Template) =>
+  template.findResources('AWS::Lambda::Function', {
+    Properties: { Environment: { Variables: { [SWEEP_SETTINGS_ENV]: Match.anyValue() } } },
+  });
 
 /** The sweep's settings, with the deploy-time values (table name, queue URL) as placeholders. */
 function sweepSettings(template: Template): SweepSettings {
   const [fn] = Object.values(sweepFunctions(template));
-  const raw = (fn.Properties as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables[SWEEP_SETTINGS_ENV] as { 'Fn::Join': [string, unknown[]] };
-  return JSON.parse(raw['Fn::Join'][1].map((part) => (typeof part === 'string' ? part : 'token')).join('')) as SweepSettings;
+  const raw = (fn.Properties as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables[
+    SWEEP_SETTINGS_ENV
+  ] as { 'Fn::Join': [string, unknown[]] };
+  return JSON.parse(
+    raw['Fn::Join'][1].map((part) => (typeof part === 'string' ? part : 'token')).join(''),
+  ) as SweepSettings;
 }
 
 describe('by default', () => {
@@ -28,47 +35,91 @@ describe('by default', () => {
       Targets: [Match.objectLike({ RetryPolicy: { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 300 } })],
     });
     expect(sweepSettings(template)).toMatchObject({ lookbackDays: 3, paymentMaxAgeDays: 7 });
-    template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: { [SWEEP_SETTINGS_ENV]: Match.anyValue() } }, Timeout: 300, Runtime: 'nodejs24.x', Architectures: ['arm64'] });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: { [SWEEP_SETTINGS_ENV]: Match.anyValue() } },
+      Timeout: 300,
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+    });
     expect(receiver.reconciliation!.sweepFunction).toBeDefined();
   });
 
   it('keeps pending payments findable through a sparse index of the table, which the sweep may only query', () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', {
-      GlobalSecondaryIndexes: [{
-        IndexName: 'pending-payments',
-        KeySchema: [{ AttributeName: 'pending', KeyType: 'HASH' }, { AttributeName: 'pendingSince', KeyType: 'RANGE' }],
-        Projection: { ProjectionType: 'KEYS_ONLY' },
-      }],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: 'pending-payments',
+          KeySchema: [
+            { AttributeName: 'pending', KeyType: 'HASH' },
+            { AttributeName: 'pendingSince', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'KEYS_ONLY' },
+        },
+      ],
     });
-    const policies = template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: Match.stringLikeRegexp('WebhooksReconciliationRole') }] } });
-    const statements = Object.values(policies).flatMap((p) => (p.Properties as { PolicyDocument: { Statement: Array<{ Action: unknown; Resource: unknown }> } }).PolicyDocument.Statement);
+    const policies = template.findResources('AWS::IAM::Policy', {
+      Properties: { Roles: [{ Ref: Match.stringLikeRegexp('WebhooksReconciliationRole') }] },
+    });
+    const statements = Object.values(policies).flatMap(
+      (p) =>
+        (p.Properties as { PolicyDocument: { Statement: Array<{ Action: unknown; Resource: unknown }> } })
+          .PolicyDocument.Statement,
+    );
     const actions = statements.flatMap((s) => [s.Action].flat());
-    expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'sqs:SendMessage']));
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:Query',
+        'sqs:SendMessage',
+      ]),
+    );
     expect(actions).not.toContain('dynamodb:Scan');
-    expect(JSON.stringify(statements.find((s) => s.Action === 'dynamodb:Query')?.Resource)).toContain('/index/pending-payments');
+    expect(JSON.stringify(statements.find((s) => s.Action === 'dynamodb:Query')?.Resource)).toContain(
+      '/index/pending-payments',
+    );
     // Look requests go to the look queue only: the sweep cannot put anything ahead of a notification.
-    expect(statements.find((s) => s.Action === 'sqs:SendMessage')?.Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^WebhooksProcessorLookQueue/), 'Arn'] });
+    expect(statements.find((s) => s.Action === 'sqs:SendMessage')?.Resource).toEqual({
+      'Fn::GetAtt': [expect.stringMatching(/^WebhooksProcessorLookQueue/), 'Arn'],
+    });
     const [sweep] = Object.values(sweepFunctions(template));
-    expect(JSON.stringify(sweep.Properties.Environment.Variables[SWEEP_SETTINGS_ENV])).toMatch(/"queueUrl\\":\\"","?,?\{"Ref":"WebhooksProcessorLookQueue/);
+    expect(JSON.stringify(sweep.Properties.Environment.Variables[SWEEP_SETTINGS_ENV])).toMatch(
+      /"queueUrl\\":\\"","?,?\{"Ref":"WebhooksProcessorLookQueue/,
+    );
   });
 
   it('reads no Track Payment event unless sources are named: the schedule is its only rule', () => {
     expect(receiver.reconciliation!.trackPaymentRule).toBeUndefined();
-    expect(Object.keys(template.findResources('AWS::Events::Rule'))).toEqual([expect.stringMatching(/^WebhooksReconciliationSchedule/)]);
+    expect(Object.keys(template.findResources('AWS::Events::Rule'))).toEqual([
+      expect.stringMatching(/^WebhooksReconciliationSchedule/),
+    ]);
   });
 
-  it('sends at most 1000 pending payments\' looks a sweep', () => {
+  it("sends at most 1000 pending payments' looks a sweep", () => {
     expect(sweepSettings(template)).toMatchObject({ maxPaymentLooksPerSweep: 1000 });
   });
 
   it('alarms when a sweep recovers a change the bank never notified, and when two sweeps in a row fail', () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Namespace: 'CdkBankWebhooks', MetricName: 'NotificationsRecovered', Dimensions: [{ Name: 'receiver', Value: 'TestStack/Webhooks' }, { Name: 'service', Value: 'bank-webhook-processor' }],
-      Statistic: 'Sum', Period: 900, Threshold: 1, EvaluationPeriods: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Namespace: 'CdkBankWebhooks',
+      MetricName: 'NotificationsRecovered',
+      Dimensions: [
+        { Name: 'receiver', Value: 'TestStack/Webhooks' },
+        { Name: 'service', Value: 'bank-webhook-processor' },
+      ],
+      Statistic: 'Sum',
+      Period: 900,
+      Threshold: 1,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
     });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: [{ Name: 'FunctionName', Value: { Ref: Match.stringLikeRegexp('WebhooksReconciliationFunction') } }],
-      EvaluationPeriods: 2, Period: 900,
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: Match.stringLikeRegexp('WebhooksReconciliationFunction') } }],
+      EvaluationPeriods: 2,
+      Period: 900,
     });
   });
 });
@@ -77,13 +128,19 @@ it('takes its interval, look-back and payment age, and sends its alarms to the t
   const stack = testStack('TestStack');
   const topic = sns.Topic.fromTopicArn(stack, 'Topic', 'arn:aws:sns:sa-east-1:111111111111:alarms');
   new BankWebhookReceiver(stack, 'Webhooks', {
-    bank: testBankConnection(stack), alarmTopic: topic, stage: BankStage.PRODUCTION,
+    bank: testBankConnection(stack),
+    alarmTopic: topic,
+    stage: BankStage.PRODUCTION,
     reconciliation: { interval: Duration.hours(1), lookbackDays: 5, paymentMaxAge: Duration.days(20) },
   });
   const template = Template.fromStack(stack);
   template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 hour)' });
   expect(sweepSettings(template)).toMatchObject({ lookbackDays: 5, paymentMaxAgeDays: 20 });
-  template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'NotificationsRecovered', Period: 3600, AlarmActions: ['arn:aws:sns:sa-east-1:111111111111:alarms'] });
+  template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+    MetricName: 'NotificationsRecovered',
+    Period: 3600,
+    AlarmActions: ['arn:aws:sns:sa-east-1:111111111111:alarms'],
+  });
 });
 
 it('can be turned off: no function, schedule, rule or alarm of its own', () => {
@@ -94,54 +151,120 @@ it('can be turned off: no function, schedule, rule or alarm of its own', () => {
 });
 
 it('refuses an interval, look-back or payment age it cannot keep, and a record lifetime shorter than they need, naming each', () => {
-  expect(() => synth({ reconciliation: { interval: Duration.minutes(5), lookbackDays: 31, paymentMaxAge: Duration.hours(36) } })).toThrow([
-    'Invalid BankWebhookReceiver props at TestStack/Webhooks (3 problems):',
-    '  - reconciliation.interval: must be whole minutes from 10 minutes (longer than one sweep may run) to 24 hours (seconds), got 300',
-    '  - reconciliation.lookbackDays: must be a whole number of days from 0 to 30, got 31',
-    '  - reconciliation.paymentMaxAge: must be whole days from 1 to 60 (seconds), got 129600',
-  ].join('\n'));
-  expect(() => synth({ idempotencyTtl: Duration.days(20), reconciliation: { lookbackDays: 10 } })).toThrow(
-    'idempotencyTtl: must be from 24 days (the queues\' 14-day retention plus the reconciliation\'s 10-day look-back, and more than its 7-day payment age',
+  expect(() =>
+    synth({ reconciliation: { interval: Duration.minutes(5), lookbackDays: 31, paymentMaxAge: Duration.hours(36) } }),
+  ).toThrow(
+    [
+      'Invalid BankWebhookReceiver props at TestStack/Webhooks (3 problems):',
+      '  - reconciliation.interval: must be whole minutes from 10 minutes (longer than one sweep may run) to 24 hours (seconds), got 300',
+      '  - reconciliation.lookbackDays: must be a whole number of days from 0 to 30, got 31',
+      '  - reconciliation.paymentMaxAge: must be whole days from 1 to 60 (seconds), got 129600',
+    ].join('\n'),
   );
-  expect(() => synth({ idempotencyTtl: Duration.days(30), reconciliation: { paymentMaxAge: Duration.days(45) } })).toThrow('idempotencyTtl: must be from 46 days');
-  expect(() => synth({ idempotencyTtl: Duration.days(46), reconciliation: { paymentMaxAge: Duration.days(45) } })).not.toThrow();
+  expect(() => synth({ idempotencyTtl: Duration.days(20), reconciliation: { lookbackDays: 10 } })).toThrow(
+    "idempotencyTtl: must be from 24 days (the queues' 14-day retention plus the reconciliation's 10-day look-back, and more than its 7-day payment age",
+  );
+  expect(() =>
+    synth({ idempotencyTtl: Duration.days(30), reconciliation: { paymentMaxAge: Duration.days(45) } }),
+  ).toThrow('idempotencyTtl: must be from 46 days');
+  expect(() =>
+    synth({ idempotencyTtl: Duration.days(46), reconciliation: { paymentMaxAge: Duration.days(45) } }),
+  ).not.toThrow();
 });
 
-it('watches each registration against what the stack deployed (its settings) and the deploy\'s record: reads those records and its own stack\'s status, and a drift, a contest or an untrusted record raises an alarm', () => {
-  const { template } = synth({ paymentRegistration: {}, boletoContracts: [{ nomeResponsavel: 'Finance', contratoStatus: BoletoContractStatus.INATIVO }], reconciliation: { repairRegistrations: true } });
+it("watches each registration against what the stack deployed (its settings) and the deploy's record: reads those records and its own stack's status, and a drift, a contest or an untrusted record raises an alarm", () => {
+  const { template } = synth({
+    paymentRegistration: {},
+    boletoContracts: [{ nomeResponsavel: 'Finance', contratoStatus: BoletoContractStatus.INATIVO }],
+    reconciliation: { repairRegistrations: true },
+  });
   const settings = sweepSettings(template);
-  const records = Object.values({ ...template.findResources('Custom::BankPaymentWebhookRegistration'), ...template.findResources('Custom::BankBoletoWebhookContract') })
-    .map((r) => r.Properties.AppliedRecord as string).sort();
-  expect(records).toEqual([expect.stringMatching(/^\/cdk-bank-webhooks\/applied\/TestStack\/.*Boleto/), expect.stringMatching(/^\/cdk-bank-webhooks\/applied\/TestStack\/.*Payment/)]);
+  const records = Object.values({
+    ...template.findResources('Custom::BankPaymentWebhookRegistration'),
+    ...template.findResources('Custom::BankBoletoWebhookContract'),
+  })
+    .map((r) => r.Properties.AppliedRecord as string)
+    .sort();
+  expect(records).toEqual([
+    expect.stringMatching(/^\/cdk-bank-webhooks\/applied\/TestStack\/.*Boleto/),
+    expect.stringMatching(/^\/cdk-bank-webhooks\/applied\/TestStack\/.*Payment/),
+  ]);
   // What decides who receives what travels in the settings (URL, token secret, statuses), defaults and contact fields left out; the deploy's token placeholders stand for its ARNs and URLs.
   expect(settings.watch).toEqual({
-    repair: true, stackId: 'token',
-    payment: { label: 'payments', appliedRecord: records[1], deployed: { url: 'https://token.execute-api.sa-east-1.token/token/payments', tokenSecretArn: 'token' } },
-    contracts: [{ label: 'boleto 0101/02/54321', appliedRecord: records[0], deployed: { cooperativa: '0101', posto: '02', codBeneficiario: '54321', url: 'https://token.execute-api.sa-east-1.token/token/boleto', contratoStatus: 'INATIVO', tokenSecretArn: 'token', contact: contactDigest({ nomeResponsavel: 'Finance' }) } }],
+    repair: true,
+    stackId: 'token',
+    payment: {
+      label: 'payments',
+      appliedRecord: records[1],
+      deployed: { url: 'https://token.execute-api.sa-east-1.token/token/payments', tokenSecretArn: 'token' },
+    },
+    contracts: [
+      {
+        label: 'boleto 0101/02/54321',
+        appliedRecord: records[0],
+        deployed: {
+          cooperativa: '0101',
+          posto: '02',
+          codBeneficiario: '54321',
+          url: 'https://token.execute-api.sa-east-1.token/token/boleto',
+          contratoStatus: 'INATIVO',
+          tokenSecretArn: 'token',
+          contact: contactDigest({ nomeResponsavel: 'Finance' }),
+        },
+      },
+    ],
   });
   // The contact fields travel as a digest only (the repair takes them from a record that matches it).
   expect(contactDigest({ nomeResponsavel: 'Finance' })).toMatch(/^[0-9a-f]{16}$/);
   expect(JSON.stringify(settings.watch)).not.toContain('Finance');
   // The stack's own id, from the pseudo-parameter.
   expect(JSON.stringify(Object.values(sweepFunctions(template))[0])).toContain('{"Ref":"AWS::StackId"}');
-  const [schedule] = Object.values(template.findResources('AWS::Events::Rule', { Properties: { ScheduleExpression: Match.anyValue() } }));
-  const registrations = Object.keys(template.findResources('Custom::BankPaymentWebhookRegistration')).concat(Object.keys(template.findResources('Custom::BankBoletoWebhookContract')));
+  const [schedule] = Object.values(
+    template.findResources('AWS::Events::Rule', { Properties: { ScheduleExpression: Match.anyValue() } }),
+  );
+  const registrations = Object.keys(template.findResources('Custom::BankPaymentWebhookRegistration')).concat(
+    Object.keys(template.findResources('Custom::BankBoletoWebhookContract')),
+  );
   expect(registrations).toHaveLength(2);
   for (const id of registrations) expect(schedule.DependsOn).toContain(id);
   template.hasResourceProperties('AWS::IAM::Policy', {
     Roles: [{ Ref: Match.stringLikeRegexp('WebhooksReconciliationRole') }],
     PolicyDocument: {
       Statement: Match.arrayWith([
-        Match.objectLike({ Action: 'ssm:GetParameter', Resource: records.map(() => Match.objectLike({ 'Fn::Join': Match.anyValue() })) }),
+        Match.objectLike({
+          Action: 'ssm:GetParameter',
+          Resource: records.map(() => Match.objectLike({ 'Fn::Join': Match.anyValue() })),
+        }),
         Match.objectLike({ Action: 'cloudformation:DescribeStacks', Resource: { Ref: 'AWS::StackId' } }),
       ]),
     },
   });
-  template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'RegistrationDrift', Dimensions: [{ Name: 'receiver', Value: 'TestStack/Webhooks' }, { Name: 'service', Value: 'bank-webhook-reconciliation' }], Threshold: 1 });
-  template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'RegistrationContested', Dimensions: [{ Name: 'receiver', Value: 'TestStack/Webhooks' }, { Name: 'service', Value: 'bank-webhook-reconciliation' }], Threshold: 1 });
   template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-    MetricName: 'RegistrationRecordUntrusted', Dimensions: [{ Name: 'receiver', Value: 'TestStack/Webhooks' }, { Name: 'service', Value: 'bank-webhook-reconciliation' }], Threshold: 1,
-    AlarmDescription: Match.stringLikeRegexp('deploy record .* is missing, unreadable or not what the stack deployed.*Runbook: cdk-bank-webhooks/docs/operations.md#registrationrecordalarm'),
+    MetricName: 'RegistrationDrift',
+    Dimensions: [
+      { Name: 'receiver', Value: 'TestStack/Webhooks' },
+      { Name: 'service', Value: 'bank-webhook-reconciliation' },
+    ],
+    Threshold: 1,
+  });
+  template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+    MetricName: 'RegistrationContested',
+    Dimensions: [
+      { Name: 'receiver', Value: 'TestStack/Webhooks' },
+      { Name: 'service', Value: 'bank-webhook-reconciliation' },
+    ],
+    Threshold: 1,
+  });
+  template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+    MetricName: 'RegistrationRecordUntrusted',
+    Dimensions: [
+      { Name: 'receiver', Value: 'TestStack/Webhooks' },
+      { Name: 'service', Value: 'bank-webhook-reconciliation' },
+    ],
+    Threshold: 1,
+    AlarmDescription: Match.stringLikeRegexp(
+      'deploy record .* is missing, unreadable or not what the stack deployed.*Runbook: cdk-bank-webhooks/docs/operations.md#registrationrecordalarm',
+    ),
   });
 });
 
@@ -149,15 +272,21 @@ it('has no watch, no drift alarm and no token access without registrations', () 
   const { template, receiver } = synth();
   expect(sweepSettings(template).watch).toBeUndefined();
   expect(receiver.reconciliation?.registrationDriftAlarm).toBeUndefined();
-  const policies = JSON.stringify(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: Match.stringLikeRegexp('WebhooksReconciliationRole') }] } }));
+  const policies = JSON.stringify(
+    template.findResources('AWS::IAM::Policy', {
+      Properties: { Roles: [{ Ref: Match.stringLikeRegexp('WebhooksReconciliationRole') }] },
+    }),
+  );
   expect(policies).not.toContain('ssm:GetParameter');
   expect(policies).not.toContain('cloudformation:DescribeStacks');
   expect(policies).not.toContain('Token');
 });
 
 describe('Track Payment sources', () => {
-  it('turns a Track Payment event naming this account, from the named sources only, into a message of the processor\'s look queue, or of its DLQ when the queue refuses it', () => {
-    const { template, receiver } = synth({ reconciliation: { trackPaymentSources: ['acme.payables', 'acme/treasury'], maxPaymentLooksPerSweep: 200 } });
+  it("turns a Track Payment event naming this account, from the named sources only, into a message of the processor's look queue, or of its DLQ when the queue refuses it", () => {
+    const { template, receiver } = synth({
+      reconciliation: { trackPaymentSources: ['acme.payables', 'acme/treasury'], maxPaymentLooksPerSweep: 200 },
+    });
     expect(receiver.reconciliation!.trackPaymentRule).toBeDefined();
     template.hasResourceProperties('AWS::Events::Rule', {
       EventPattern: {
@@ -165,53 +294,107 @@ describe('Track Payment sources', () => {
         source: ['acme.payables', 'acme/treasury'],
         detail: { account: { cooperativa: ['0101'], conta: ['123456'] } },
       },
-      Targets: [Match.objectLike({
-        Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksProcessorLookQueue'), 'Arn'] },
-        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksProcessorLookDeadLetterQueue'), 'Arn'] } },
-        RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86400 },
-      })],
+      Targets: [
+        Match.objectLike({
+          Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksProcessorLookQueue'), 'Arn'] },
+          DeadLetterConfig: {
+            Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('WebhooksProcessorLookDeadLetterQueue'), 'Arn'] },
+          },
+          RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86400 },
+        }),
+      ],
     });
     // EventBridge may send to the DLQ, for this rule only.
     template.hasResourceProperties('AWS::SQS::QueuePolicy', {
       Queues: [{ Ref: Match.stringLikeRegexp('WebhooksProcessorLookDeadLetterQueue') }],
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'events.amazonaws.com' }, Action: 'sqs:SendMessage', Condition: { ArnEquals: { 'aws:SourceArn': Match.anyValue() } } })]) },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Principal: { Service: 'events.amazonaws.com' },
+            Action: 'sqs:SendMessage',
+            Condition: { ArnEquals: { 'aws:SourceArn': Match.anyValue() } },
+          }),
+        ]),
+      },
     });
     expect(sweepSettings(template)).toMatchObject({ maxPaymentLooksPerSweep: 200 });
   });
 
-  it('refuses an empty list, the receiver\'s own source, a source EventBridge would not take, a repeat and a cap out of range, in one error', () => {
-    expect(() => synth({ eventSource: 'acme.bank', reconciliation: { trackPaymentSources: ['acme.bank', 'bad source', 'ok.one', 'ok.one'], maxPaymentLooksPerSweep: 0 } })).toThrow(
+  it("refuses an empty list, the receiver's own source, a source EventBridge would not take, a repeat and a cap out of range, in one error", () => {
+    expect(() =>
+      synth({
+        eventSource: 'acme.bank',
+        reconciliation: {
+          trackPaymentSources: ['acme.bank', 'bad source', 'ok.one', 'ok.one'],
+          maxPaymentLooksPerSweep: 0,
+        },
+      }),
+    ).toThrow(
       /\(4 problems\):\n {2}- reconciliation\.maxPaymentLooksPerSweep: must be a whole number from 1 to 10000.*\n {2}- reconciliation\.trackPaymentSources\[0\]: is the receiver's own eventSource "acme\.bank".*\n {2}- reconciliation\.trackPaymentSources\[1\]: must be an event source of 1 to 256 letters.*got "bad source"\n {2}- reconciliation\.trackPaymentSources\[3\]: names "ok\.one" twice/,
     );
-    expect(() => synth({ reconciliation: { trackPaymentSources: [] } })).toThrow(/reconciliation\.trackPaymentSources: must name at least one source/);
-    expect(() => synth({ reconciliation: { trackPaymentSources: ['cdk-bank-webhooks'] } })).toThrow(/is the receiver's own eventSource "cdk-bank-webhooks"/);
+    expect(() => synth({ reconciliation: { trackPaymentSources: [] } })).toThrow(
+      /reconciliation\.trackPaymentSources: must name at least one source/,
+    );
+    expect(() => synth({ reconciliation: { trackPaymentSources: ['cdk-bank-webhooks'] } })).toThrow(
+      /is the receiver's own eventSource "cdk-bank-webhooks"/,
+    );
   });
 
-  it('denies a source\'s Track Payment events on the bus to all but its named producers, and warns of a source with none', () => {
+  it("denies a source's Track Payment events on the bus to all but its named producers, and warns of a source with none", () => {
     const { stack, template } = synth({}, (s) => ({
       reconciliation: {
         trackPaymentSources: ['acme.payables', 'acme.treasury'],
-        trackPaymentProducers: [{ source: 'acme.payables', roles: [iam.Role.fromRoleArn(s, 'Payables', 'arn:aws:iam::111111111111:role/payables')] }],
+        trackPaymentProducers: [
+          {
+            source: 'acme.payables',
+            roles: [iam.Role.fromRoleArn(s, 'Payables', 'arn:aws:iam::111111111111:role/payables')],
+          },
+        ],
       },
     }));
-    const policies = Object.values(template.findResources('AWS::Events::EventBusPolicy')).map((r) => r.Properties as { StatementId: string; Statement: Record<string, unknown> });
+    const policies = Object.values(template.findResources('AWS::Events::EventBusPolicy')).map(
+      (r) => r.Properties as { StatementId: string; Statement: Record<string, unknown> },
+    );
     const trackPayment = policies.filter((p) => p.StatementId.startsWith('OnlyNamedTrackPayment-'));
     expect(trackPayment).toHaveLength(1);
     expect(trackPayment[0].Statement).toMatchObject({
-      Effect: 'Deny', Principal: { AWS: '*' }, Action: 'events:PutEvents',
+      Effect: 'Deny',
+      Principal: { AWS: '*' },
+      Action: 'events:PutEvents',
       Condition: {
-        'ForAnyValue:StringEquals': { 'events:source': ['acme.payables'], 'events:detail-type': [TRACK_PAYMENT_DETAIL_TYPE] },
-        'ArnNotEquals': { 'aws:PrincipalArn': ['arn:aws:iam::111111111111:role/payables'] },
+        'ForAnyValue:StringEquals': {
+          'events:source': ['acme.payables'],
+          'events:detail-type': [TRACK_PAYMENT_DETAIL_TYPE],
+        },
+        ArnNotEquals: { 'aws:PrincipalArn': ['arn:aws:iam::111111111111:role/payables'] },
       },
     });
-    const warnings = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('cdk-bank-webhooks:trackPaymentProducer'));
-    expect(warnings.map((w) => w.entry.data)).toEqual([expect.stringContaining('No producer is named for the Track Payment source "acme.treasury"')]);
+    const warnings = Annotations.fromStack(stack).findWarning(
+      '*',
+      Match.stringLikeRegexp('cdk-bank-webhooks:trackPaymentProducer'),
+    );
+    expect(warnings.map((w) => w.entry.data)).toEqual([
+      expect.stringContaining('No producer is named for the Track Payment source "acme.treasury"'),
+    ]);
   });
 
   it('refuses producers of a source it does not follow, a source named twice, and one without roles', () => {
-    expect(() => synth({}, (s) => {
-      const role = iam.Role.fromRoleArn(s, 'R', 'arn:aws:iam::111111111111:role/payables');
-      return { reconciliation: { trackPaymentSources: ['acme.payables'], trackPaymentProducers: [{ source: 'acme.other', roles: [role] }, { source: 'acme.payables', roles: [] }, { source: 'acme.payables', roles: [role] }] } };
-    })).toThrow(/trackPaymentProducers\[0\]\.source: is "acme\.other", which is not one of trackPaymentSources \("acme\.payables"\).*\n {2}- reconciliation\.trackPaymentProducers\[1\]\.roles: must name at least one role\n {2}- reconciliation\.trackPaymentProducers\[2\]\.source: names "acme\.payables" again/s);
+    expect(() =>
+      synth({}, (s) => {
+        const role = iam.Role.fromRoleArn(s, 'R', 'arn:aws:iam::111111111111:role/payables');
+        return {
+          reconciliation: {
+            trackPaymentSources: ['acme.payables'],
+            trackPaymentProducers: [
+              { source: 'acme.other', roles: [role] },
+              { source: 'acme.payables', roles: [] },
+              { source: 'acme.payables', roles: [role] },
+            ],
+          },
+        };
+      }),
+    ).toThrow(
+      /trackPaymentProducers\[0\]\.source: is "acme\.other", which is not one of trackPaymentSources \("acme\.payables"\).*\n {2}- reconciliation\.trackPaymentProducers\[1\]\.roles: must name at least one role\n {2}- reconciliation\.trackPaymentProducers\[2\]\.source: names "acme\.payables" again/s,
+    );
   });
 });

@@ -14,7 +14,11 @@ const STATEFUL = ['AWS::DynamoDB::Table', 'AWS::S3::Bucket', 'AWS::Logs::LogGrou
 
 function policies(template: Template): Record<string, string> {
   const resources = template.toJSON().Resources as Record<string, { Type: string; DeletionPolicy?: string }>;
-  return Object.fromEntries(Object.entries(resources).filter(([, r]) => STATEFUL.includes(r.Type)).map(([id, r]) => [id, r.DeletionPolicy ?? 'Delete']));
+  return Object.fromEntries(
+    Object.entries(resources)
+      .filter(([, r]) => STATEFUL.includes(r.Type))
+      .map(([id, r]) => [id, r.DeletionPolicy ?? 'Delete']),
+  );
 }
 
 it('keeps the table, the journal and the log groups by default, in PRODUCTION and in a stack that says NON_PRODUCTION', () => {
@@ -25,7 +29,7 @@ it('keeps the table, the journal and the log groups by default, in PRODUCTION an
   }
 });
 
-it('removes them all with DESTROY, emptying the journal through the stack\'s own clean-up alone, with the same logical IDs', () => {
+it("removes them all with DESTROY, emptying the journal through the stack's own clean-up alone, with the same logical IDs", () => {
   const staging = { stage: BankStage.NON_PRODUCTION };
   const kept = policies(synthReceiver(staging).template);
   const { template } = synthReceiver({ ...staging, removalPolicy: RemovalPolicy.DESTROY });
@@ -35,14 +39,26 @@ it('removes them all with DESTROY, emptying the journal through the stack\'s own
   // The journal is emptied first; nobody else may delete a raw notification, even then.
   const cleanUp = Object.values(template.findResources('Custom::S3AutoDeleteObjects'));
   expect(cleanUp).toHaveLength(1);
-  const [policy] = Object.values(template.findResources('AWS::S3::BucketPolicy')) as Array<{ Properties: { PolicyDocument: { Statement: Array<{ Sid?: string; Condition?: unknown }> } } }>;
+  const [policy] = Object.values(template.findResources('AWS::S3::BucketPolicy')) as Array<{
+    Properties: { PolicyDocument: { Statement: Array<{ Sid?: string; Condition?: unknown }> } };
+  }>;
   const deny = policy.Properties.PolicyDocument.Statement.find((s) => s.Sid === 'NobodyDeletesARawNotification');
-  expect(deny?.Condition).toEqual({ ArnNotEquals: { 'aws:PrincipalArn': { 'Fn::GetAtt': [expect.stringMatching(/^CustomS3AutoDeleteObjectsCustomResourceProviderRole/), 'Arn'] } } });
+  expect(deny?.Condition).toEqual({
+    ArnNotEquals: {
+      'aws:PrincipalArn': {
+        'Fn::GetAtt': [expect.stringMatching(/^CustomS3AutoDeleteObjectsCustomResourceProviderRole/), 'Arn'],
+      },
+    },
+  });
 });
 
 it('refuses DESTROY with the journal under Object Lock, and a policy it does not take, saying why', () => {
-  expect(() => synthReceiver({ removalPolicy: RemovalPolicy.DESTROY, journal: { objectLock: JournalObjectLock.GOVERNANCE } })).toThrow(
+  expect(() =>
+    synthReceiver({ removalPolicy: RemovalPolicy.DESTROY, journal: { objectLock: JournalObjectLock.GOVERNANCE } }),
+  ).toThrow(
     /removalPolicy: is RemovalPolicy.DESTROY, but journal.objectLock \(GOVERNANCE\) forbids deleting a raw notification before its retention/,
   );
-  expect(() => synthReceiver({ removalPolicy: RemovalPolicy.SNAPSHOT })).toThrow(/removalPolicy: must be RemovalPolicy.RETAIN or RemovalPolicy.DESTROY, got snapshot/);
+  expect(() => synthReceiver({ removalPolicy: RemovalPolicy.SNAPSHOT })).toThrow(
+    /removalPolicy: must be RemovalPolicy.RETAIN or RemovalPolicy.DESTROY, got snapshot/,
+  );
 });

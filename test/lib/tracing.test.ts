@@ -12,15 +12,26 @@ import { ADOT_JS_LAYER, adotJsLayerArn } from '../../lib/core/open-telemetry-lay
 import { synthReceiver, testBankConnection } from '../support/cdk';
 
 function traced(template: Template): { functions: string[]; stages: boolean[] } {
-  const resources = template.toJSON().Resources as Record<string, { Type: string; Properties?: { TracingConfig?: { Mode?: string }; TracingEnabled?: boolean; Description?: string } }>;
+  const resources = template.toJSON().Resources as Record<
+    string,
+    { Type: string; Properties?: { TracingConfig?: { Mode?: string }; TracingEnabled?: boolean; Description?: string } }
+  >;
   return {
     // The receiver's functions; the stack's registration provider (shared by its receivers) is not one of them.
-    functions: Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Function' && !/provider framework|^Registers the webhook URLs/.test(r.Properties?.Description ?? '')).map((r) => r.Properties?.TracingConfig?.Mode ?? 'off'),
-    stages: Object.values(resources).filter((r) => r.Type === 'AWS::ApiGateway::Stage').map((r) => r.Properties?.TracingEnabled === true),
+    functions: Object.values(resources)
+      .filter(
+        (r) =>
+          r.Type === 'AWS::Lambda::Function' &&
+          !/provider framework|^Registers the webhook URLs/.test(r.Properties?.Description ?? ''),
+      )
+      .map((r) => r.Properties?.TracingConfig?.Mode ?? 'off'),
+    stages: Object.values(resources)
+      .filter((r) => r.Type === 'AWS::ApiGateway::Stage')
+      .map((r) => r.Properties?.TracingEnabled === true),
   };
 }
 
-it('traces the receiver\'s functions and its stage with X-Ray under TracingMode.XRAY, as the deprecated tracingEnabled did', () => {
+it("traces the receiver's functions and its stage with X-Ray under TracingMode.XRAY, as the deprecated tracingEnabled did", () => {
   const xray = traced(synthReceiver({ tracing: TracingMode.XRAY, paymentRegistration: {} }).template);
   expect(new Set(xray.functions)).toEqual(new Set(['Active']));
   expect(xray.stages).toEqual([true]);
@@ -42,19 +53,36 @@ it('refuses tracing and tracingEnabled together, and a mode it does not know, na
   } catch (error) {
     message = (error as Error).message;
   }
-  expect(message).toContain('tracingEnabled: is deprecated, and tracing is set too: keep tracing alone (tracingEnabled: true is tracing: TracingMode.XRAY)');
+  expect(message).toContain(
+    'tracingEnabled: is deprecated, and tracing is set too: keep tracing alone (tracingEnabled: true is tracing: TracingMode.XRAY)',
+  );
   expect(message.split('tracingEnabled: is deprecated')).toHaveLength(2);
-  expect(() => synthReceiver({ tracing: 'SOMETIMES' as TracingMode })).toThrow(/tracing: must be one of TracingMode.OFF, TracingMode.XRAY, TracingMode.OPENTELEMETRY, got "SOMETIMES"/);
+  expect(() => synthReceiver({ tracing: 'SOMETIMES' as TracingMode })).toThrow(
+    /tracing: must be one of TracingMode.OFF, TracingMode.XRAY, TracingMode.OPENTELEMETRY, got "SOMETIMES"/,
+  );
 });
 
 describe('TracingMode.OPENTELEMETRY', () => {
-  type Fn = { Type: string; Properties: { Description?: string; Layers?: unknown[]; TracingConfig?: { Mode?: string }; Environment?: { Variables: Record<string, unknown> }; Role?: { 'Fn::GetAtt': [string, string] } } };
+  type Fn = {
+    Type: string;
+    Properties: {
+      Description?: string;
+      Layers?: unknown[];
+      TracingConfig?: { Mode?: string };
+      Environment?: { Variables: Record<string, unknown> };
+      Role?: { 'Fn::GetAtt': [string, string] };
+    };
+  };
   function receiverFunctions(template: Template): Fn[] {
     const resources = template.toJSON().Resources as Record<string, Fn>;
-    return Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Function' && !/provider framework|^Registers the webhook URLs/.test(r.Properties.Description ?? ''));
+    return Object.values(resources).filter(
+      (r) =>
+        r.Type === 'AWS::Lambda::Function' &&
+        !/provider framework|^Registers the webhook URLs/.test(r.Properties.Description ?? ''),
+    );
   }
 
-  it('attaches AWS\'s layer for the region to every function, with its wrapper, active tracing, the stage traced and the managed policy', () => {
+  it("attaches AWS's layer for the region to every function, with its wrapper, active tracing, the stage traced and the managed policy", () => {
     const { template } = synthReceiver({ tracing: TracingMode.OPENTELEMETRY, paymentRegistration: {} });
     const functions = receiverFunctions(template);
     expect(functions.length).toBeGreaterThanOrEqual(3);
@@ -66,14 +94,20 @@ describe('TracingMode.OPENTELEMETRY', () => {
       expect(env.OTEL_AWS_APPLICATION_SIGNALS_ENABLED).toBe('false');
       expect(env.OTEL_AWS_LAMBDA_FAST_START).toBeUndefined();
       const roles = template.toJSON().Resources as Record<string, { Properties: { ManagedPolicyArns?: unknown[] } }>;
-      expect(JSON.stringify(roles[fn.Properties.Role!['Fn::GetAtt'][0]].Properties.ManagedPolicyArns)).toContain(':iam::aws:policy/CloudWatchLambdaApplicationSignalsExecutionRolePolicy');
+      expect(JSON.stringify(roles[fn.Properties.Role!['Fn::GetAtt'][0]].Properties.ManagedPolicyArns)).toContain(
+        ':iam::aws:policy/CloudWatchLambdaApplicationSignalsExecutionRolePolicy',
+      );
     }
     expect(traced(template).stages).toEqual([true]);
   });
 
   it('takes a layer the user passes, fast start and Application Signals', () => {
     const layerArn = 'arn:aws:lambda:sa-east-1:222222222222:layer:my-otel:7';
-    const { template } = synthReceiver({ tracing: TracingMode.OPENTELEMETRY, openTelemetry: { layerArn, fastStart: true, applicationSignals: true }, paymentRegistration: {} });
+    const { template } = synthReceiver({
+      tracing: TracingMode.OPENTELEMETRY,
+      openTelemetry: { layerArn, fastStart: true, applicationSignals: true },
+      paymentRegistration: {},
+    });
     for (const fn of receiverFunctions(template)) {
       expect(fn.Properties.Layers).toEqual([layerArn]);
       expect(fn.Properties.Environment!.Variables.OTEL_AWS_LAMBDA_FAST_START).toBe('true');
@@ -91,31 +125,59 @@ describe('TracingMode.OPENTELEMETRY', () => {
   });
 
   it('refuses options without the mode, a malformed layer ARN, one of another region, and a region AWS publishes no layer in', () => {
-    expect(() => synthReceiver({ tracing: TracingMode.XRAY, openTelemetry: { fastStart: true } }))
-      .toThrow(/openTelemetry: only applies to tracing: TracingMode.OPENTELEMETRY, got tracing XRAY: set that mode or remove openTelemetry/);
-    expect(() => synthReceiver({ tracing: TracingMode.OPENTELEMETRY, openTelemetry: { layerArn: 'AWSOpenTelemetryDistroJs:15' } }))
-      .toThrow(/openTelemetry.layerArn: must be a Lambda layer version ARN such as .*, got "AWSOpenTelemetryDistroJs:15"/);
-    expect(() => synthReceiver({ tracing: TracingMode.OPENTELEMETRY, openTelemetry: { layerArn: 'arn:aws:lambda:us-east-1:615299751070:layer:AWSOpenTelemetryDistroJs:15' } }))
-      .toThrow(/openTelemetry.layerArn is in us-east-1 and the stack in sa-east-1; Lambda attaches only a layer of the function's region/);
+    expect(() => synthReceiver({ tracing: TracingMode.XRAY, openTelemetry: { fastStart: true } })).toThrow(
+      /openTelemetry: only applies to tracing: TracingMode.OPENTELEMETRY, got tracing XRAY: set that mode or remove openTelemetry/,
+    );
+    expect(() =>
+      synthReceiver({ tracing: TracingMode.OPENTELEMETRY, openTelemetry: { layerArn: 'AWSOpenTelemetryDistroJs:15' } }),
+    ).toThrow(
+      /openTelemetry.layerArn: must be a Lambda layer version ARN such as .*, got "AWSOpenTelemetryDistroJs:15"/,
+    );
+    expect(() =>
+      synthReceiver({
+        tracing: TracingMode.OPENTELEMETRY,
+        openTelemetry: { layerArn: 'arn:aws:lambda:us-east-1:615299751070:layer:AWSOpenTelemetryDistroJs:15' },
+      }),
+    ).toThrow(
+      /openTelemetry.layerArn is in us-east-1 and the stack in sa-east-1; Lambda attaches only a layer of the function's region/,
+    );
     const app = new App();
     const stack = new Stack(app, 'Far', { env: { account: '111111111111', region: 'xx-nowhere-1' } });
-    expect(() => new BankWebhookReceiver(stack, 'Webhooks', { bank: testBankConnection(stack), stage: BankStage.PRODUCTION, tracing: TracingMode.OPENTELEMETRY }))
-      .toThrow(/AWS publishes no AWSOpenTelemetryDistroJs layer in xx-nowhere-1 for arm64 that this library knows \(ADOT v0.12.0\): pass openTelemetry.layerArn/);
+    expect(
+      () =>
+        new BankWebhookReceiver(stack, 'Webhooks', {
+          bank: testBankConnection(stack),
+          stage: BankStage.PRODUCTION,
+          tracing: TracingMode.OPENTELEMETRY,
+        }),
+    ).toThrow(
+      /AWS publishes no AWSOpenTelemetryDistroJs layer in xx-nowhere-1 for arm64 that this library knows \(ADOT v0.12.0\): pass openTelemetry.layerArn/,
+    );
     const agnostic = new Stack(new App(), 'Agnostic');
-    expect(() => new BankWebhookReceiver(agnostic, 'Webhooks', { bank: testBankConnection(agnostic), stage: BankStage.PRODUCTION, tracing: TracingMode.OPENTELEMETRY }))
-      .toThrow(/needs the stack's region to choose AWS's layer, and the stack has none/);
+    expect(
+      () =>
+        new BankWebhookReceiver(agnostic, 'Webhooks', {
+          bank: testBankConnection(agnostic),
+          stage: BankStage.PRODUCTION,
+          tracing: TracingMode.OPENTELEMETRY,
+        }),
+    ).toThrow(/needs the stack's region to choose AWS's layer, and the stack has none/);
   });
 
-  it('keeps the map in step with the handlers: every region has an ARN, and the bundled api is the one the layer\'s SDK registers', () => {
+  it("keeps the map in step with the handlers: every region has an ARN, and the bundled api is the one the layer's SDK registers", () => {
     for (const region of Object.keys(ADOT_JS_LAYER.regions)) {
-      expect(adotJsLayerArn(region)).toMatch(new RegExp(`^arn:aws(-cn)?:lambda:${region}:\\d{12}:layer:AWSOpenTelemetryDistroJs:\\d+$`));
+      expect(adotJsLayerArn(region)).toMatch(
+        new RegExp(`^arn:aws(-cn)?:lambda:${region}:\\d{12}:layer:AWSOpenTelemetryDistroJs:\\d+$`),
+      );
     }
     expect(adotJsLayerArn('cn-north-1')).toMatch(/^arn:aws-cn:/);
     // One layer serves both architectures; the functions are arm64.
     expect(adotJsLayerArn('sa-east-1', 'x86_64')).toBe(adotJsLayerArn('sa-east-1', 'arm64'));
     expect(adotJsLayerArn('sa-east-1', 'riscv64')).toBeUndefined();
     // An api newer than the SDK's is refused by the SDK's global registry, and every span is then a no-op.
-    const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+      devDependencies: Record<string, string>;
+    };
     // Bundled into each handler at build time, so a dev dependency of the package.
     expect(pkg.devDependencies['@opentelemetry/api']).toBe(ADOT_JS_LAYER.openTelemetryApi);
   });

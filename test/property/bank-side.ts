@@ -62,22 +62,36 @@ export interface AnswerVariation {
 
 /** Optional fields of the standard's `Pix` a provider's query answer may leave out. */
 export const PIX_OPTIONAL_FIELDS = ['chave', 'infoPagador'] as const;
-export type PixOptionalField = typeof PIX_OPTIONAL_FIELDS[number];
+export type PixOptionalField = (typeof PIX_OPTIONAL_FIELDS)[number];
 
 /** The id of the refund {@link AnswerVariation.pixGarbledRefund} adds. */
 export const GARBLED_REFUND_ID = 'Dgarbledbytheharness';
 
 /** Whether the answers are the standard's own readings (what the OpenAPI judge holds them to). */
 export function standardReadings(variation: AnswerVariation | undefined): boolean {
-  return !variation?.pixGarbledRefund && Object.entries(variation?.pix ?? {}).every(([name, value]) => STANDARD_PIX_BEHAVIOUR[name as keyof PixBehaviour] === value);
+  return (
+    !variation?.pixGarbledRefund &&
+    Object.entries(variation?.pix ?? {}).every(
+      ([name, value]) => STANDARD_PIX_BEHAVIOUR[name as keyof PixBehaviour] === value,
+    )
+  );
 }
 
 /** A Pix in a query answer as the variation writes it: optional fields left out, a garbled refund beside the others. */
 function variedPix(pix: Record<string, unknown>, variation: AnswerVariation): Record<string, unknown> {
-  const answer = Object.fromEntries(Object.entries(pix).filter(([key]) => !(variation.pixOmitted as readonly string[] | undefined)?.includes(key)));
+  const answer = Object.fromEntries(
+    Object.entries(pix).filter(([key]) => !(variation.pixOmitted as readonly string[] | undefined)?.includes(key)),
+  );
   if (!variation.pixGarbledRefund) return answer;
-  const refunds = answer.devolucoes === undefined ? [] : Array.isArray(answer.devolucoes) ? answer.devolucoes : [answer.devolucoes];
-  return { ...answer, devolucoes: [...refunds, { id: GARBLED_REFUND_ID, status: 'DEVOLVIDO', valor: 'um real', horario: { solicitacao: 'ontem' } }] };
+  const refunds =
+    answer.devolucoes === undefined ? [] : Array.isArray(answer.devolucoes) ? answer.devolucoes : [answer.devolucoes];
+  return {
+    ...answer,
+    devolucoes: [
+      ...refunds,
+      { id: GARBLED_REFUND_ID, status: 'DEVOLVIDO', valor: 'um real', horario: { solicitacao: 'ontem' } },
+    ],
+  };
 }
 
 /** A Pix API answer as the variation writes it: each Pix it holds (the answer itself, a listing's, a charge's). */
@@ -85,26 +99,62 @@ function variedPixAnswer(body: unknown, variation: AnswerVariation | undefined):
   if (!variation || !body || typeof body !== 'object' || Array.isArray(body)) return body;
   const o = body as Record<string, unknown>;
   if ('endToEndId' in o || 'endToEndID' in o) return variedPix(o, variation);
-  return Array.isArray(o.pix) ? { ...o, pix: o.pix.map((p) => (p && typeof p === 'object' ? variedPix(p as Record<string, unknown>, variation) : p)) } : body;
+  return Array.isArray(o.pix)
+    ? {
+        ...o,
+        pix: o.pix.map((p) => (p && typeof p === 'object' ? variedPix(p as Record<string, unknown>, variation) : p)),
+      }
+    : body;
 }
 
 /** Query answer fields the documents do not make certain: the harness may leave any of them out. */
 export const OPTIONAL_ANSWER_FIELDS = [
   // The boleto query (the collection manual's flat answer).
-  'linhaDigitavel', 'codigoBarras', 'carteira', 'seuNumero', 'pagador', 'dataEmissao', 'txId', 'codigoQrCode', 'multa', 'abatimento', 'tipoJuros', 'juros',
-  'diasProtesto', 'validadeAposVencimento', 'diasNegativacao', 'tipoDesconto', 'descontoAntecipacao', 'descontos',
+  'linhaDigitavel',
+  'codigoBarras',
+  'carteira',
+  'seuNumero',
+  'pagador',
+  'dataEmissao',
+  'txId',
+  'codigoQrCode',
+  'multa',
+  'abatimento',
+  'tipoJuros',
+  'juros',
+  'diasProtesto',
+  'validadeAposVencimento',
+  'diasNegativacao',
+  'tipoDesconto',
+  'descontoAntecipacao',
+  'descontos',
   // The payment query (public clients of the payments API).
-  'idPagamentoPix', 'dataCriacao', 'motivoRejeicao', 'chavePix', 'nomeBeneficiario', 'documentoBeneficiario', 'ispbBeneficiario', 'agenciaBeneficiario',
-  'contaBeneficiario', 'tipoContaBeneficiario', 'mensagemPix', 'identificadorPagamentoAssociado', 'endToEnd',
+  'idPagamentoPix',
+  'dataCriacao',
+  'motivoRejeicao',
+  'chavePix',
+  'nomeBeneficiario',
+  'documentoBeneficiario',
+  'ispbBeneficiario',
+  'agenciaBeneficiario',
+  'contaBeneficiario',
+  'tipoContaBeneficiario',
+  'mensagemPix',
+  'identificadorPagamentoAssociado',
+  'endToEnd',
 ] as const;
 
 /** The answer as the variation words it. */
 function varied(body: unknown, variation: AnswerVariation | undefined, boletoQuery: boolean): unknown {
   if (!variation || !body || typeof body !== 'object' || Array.isArray(body)) return body;
-  const extra = (value: Record<string, unknown>): Record<string, unknown> => Object.fromEntries([
-    ...Object.entries(value).map(([k, v]) => [k, v && typeof v === 'object' && !Array.isArray(v) ? extra(v as Record<string, unknown>) : v]),
-    ['campoNaoDocumentado', { origem: 'harness', valor: 1 }],
-  ]);
+  const extra = (value: Record<string, unknown>): Record<string, unknown> =>
+    Object.fromEntries([
+      ...Object.entries(value).map(([k, v]) => [
+        k,
+        v && typeof v === 'object' && !Array.isArray(v) ? extra(v as Record<string, unknown>) : v,
+      ]),
+      ['campoNaoDocumentado', { origem: 'harness', valor: 1 }],
+    ]);
   let answer = Object.fromEntries(Object.entries(body).filter(([key]) => !variation.omitted.includes(key)));
   if (variation.extraFields) answer = extra(answer);
   return boletoQuery && variation.wrapped ? { resultado: answer } : answer;
@@ -112,8 +162,17 @@ function varied(body: unknown, variation: AnswerVariation | undefined, boletoQue
 
 /** A bank action a scenario takes. */
 export type BankAction =
-  | { readonly kind: 'boleto'; readonly boleto: number; readonly act: 'settle' | 'reverse' | 'cancel'; readonly cents?: number }
-  | { readonly kind: 'payment'; readonly payment: number; readonly act: 'create' | 'settle' | 'reject' | 'reverse' | 'cancel' }
+  | {
+      readonly kind: 'boleto';
+      readonly boleto: number;
+      readonly act: 'settle' | 'reverse' | 'cancel';
+      readonly cents?: number;
+    }
+  | {
+      readonly kind: 'payment';
+      readonly payment: number;
+      readonly act: 'create' | 'settle' | 'reject' | 'reverse' | 'cancel';
+    }
   | PixAction;
 
 /**
@@ -127,19 +186,29 @@ export type PixAction =
   | { readonly kind: 'pix'; readonly act: 'pay-charge'; readonly charge: 'cob' | 'cobv' }
   /** By the account's details (no key): with a short txid it is called back to each URL of the account's keys; without, only the sweep finds it. */
   | { readonly kind: 'pix'; readonly act: 'pay-account'; readonly txid: boolean }
-  | { readonly kind: 'pix'; readonly act: 'refund'; readonly pix: number; readonly natureza: RefundNature; readonly status: RefundStatus.RETURNED | RefundStatus.NOT_DONE };
+  | {
+      readonly kind: 'pix';
+      readonly act: 'refund';
+      readonly pix: number;
+      readonly natureza: RefundNature;
+      readonly status: RefundStatus.RETURNED | RefundStatus.NOT_DONE;
+    };
 
 /** The account's keys at the provider: ours (the receiver's) and another receiver's (whose webhook also names our URL). */
 export const PIX_KEYS = { ours: SAMPLE_PIX_KEYS[1], other: SAMPLE_PIX_KEYS[2] } as const;
-export const PIX_CREDENTIALS = { clientId: 'pix-client-property-harness', clientSecret: 'PixS3cret-property-harness' } as const;
+export const PIX_CREDENTIALS = {
+  clientId: 'pix-client-property-harness',
+  clientSecret: 'PixS3cret-property-harness',
+} as const;
 
 /** The subject ids the processor gives a boleto and a payment (its events' `subject.id`). */
-export const boletoSubject = (nossoNumero: string) => `boleto:${SAMPLE_ACCOUNT.beneficiario}:${nossoNumero.padStart(9, '0')}`;
+export const boletoSubject = (nossoNumero: string) =>
+  `boleto:${SAMPLE_ACCOUNT.beneficiario}:${nossoNumero.padStart(9, '0')}`;
 export const paymentSubject = (idTransacao: string) => `payment:pix:${idTransacao}`;
 
 /** The subject a notification body names (a boleto event, or a payment; one object, an array of one or `{"eventos": [...]}`), as the processor names it. */
 export function subjectOfNotification(body: unknown): string | undefined {
-  const list = body && typeof body === 'object' && 'eventos' in body ? (body).eventos : body;
+  const list = body && typeof body === 'object' && 'eventos' in body ? body.eventos : body;
   const item = (Array.isArray(list) ? list[0] : list) as { nossoNumero?: string; idTransacao?: string } | undefined;
   if (item?.nossoNumero) return boletoSubject(item.nossoNumero);
   if (item?.idTransacao) return paymentSubject(item.idTransacao);
@@ -170,7 +239,11 @@ function pixRequest(pathname: string): { lagKey?: string; component?: string } {
   if (pix) return { lagKey: `pix:${decodeURIComponent(pix[1])}`, component: 'Pix' };
   if (/^\/pix\/?$/.test(rest)) return { component: 'PixConsultados' };
   const charge = /^\/(cobv?)\/([^/]+)$/.exec(rest);
-  if (charge) return { lagKey: `charge:${decodeURIComponent(charge[2])}`, component: charge[1] === 'cob' ? 'CobCompleta' : 'CobVCompleta' };
+  if (charge)
+    return {
+      lagKey: `charge:${decodeURIComponent(charge[2])}`,
+      component: charge[1] === 'cob' ? 'CobCompleta' : 'CobVCompleta',
+    };
   return {};
 }
 
@@ -182,7 +255,11 @@ export const PIX_CALLBACK_COMPONENT = 'requestBodies/WebhookPixBody/content/appl
 export class BankSide {
   readonly engine: SimulatorEngine;
   readonly credentials: BankCredentials = {
-    collection: { apiKey: 'api-key-property-harness', username: SAMPLE_ACCOUNT.beneficiario + SAMPLE_ACCOUNT.cooperativa, password: 'Passw0rd-property-harness' },
+    collection: {
+      apiKey: 'api-key-property-harness',
+      username: SAMPLE_ACCOUNT.beneficiario + SAMPLE_ACCOUNT.cooperativa,
+      password: 'Passw0rd-property-harness',
+    },
     payments: { clientId: 'client-property-harness', clientSecret: 'ClientS3cret-property-harness' },
     pix: PIX_CREDENTIALS,
   };
@@ -195,16 +272,26 @@ export class BankSide {
   /** Each notification's id: the subject it tells of and the ledger index of the state it announces. */
   readonly announced = new Map<string, { readonly subject: string; readonly index: number }>();
   /** The bank's state before each change, by subject: what a lagging query answers. */
-  private readonly before = new Map<string, { until: number; state: ReturnType<SimulatorEngine['bank']['exportState']> }>();
+  private readonly before = new Map<
+    string,
+    { until: number; state: ReturnType<SimulatorEngine['bank']['exportState']> }
+  >();
   /** The provider's Pix book before each Pix movement, by `pix:<e2eid>` and `charge:<txid>`: what a lagging Pix query answers. */
-  private readonly pixBefore = new Map<string, { until: number; state: ReturnType<SimulatorEngine['pix']['exportState']> }>();
+  private readonly pixBefore = new Map<
+    string,
+    { until: number; state: ReturnType<SimulatorEngine['pix']['exportState']> }
+  >();
   /** What the standard's OpenAPI refused of the Pix answers and callbacks (judged under the standard's readings only). */
   readonly outsideStandard: string[] = [];
   private readonly judged: boolean;
   /** One call at a time: a lagging answer swaps the bank's state for the length of one request. */
   private busy: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly now: () => number, onNotification: (notification: OutgoingNotification) => void, private readonly variation?: AnswerVariation) {
+  constructor(
+    private readonly now: () => number,
+    onNotification: (notification: OutgoingNotification) => void,
+    private readonly variation?: AnswerVariation,
+  ) {
     this.judged = standardReadings(variation);
     this.engine = new SimulatorEngine({
       accounts: [SAMPLE_ACCOUNT],
@@ -212,18 +299,53 @@ export class BankSide {
       mutualTls: false,
       ...(variation?.pix ? { behaviour: variation.pix } : {}),
       host: {
-        info: () => { throw new Error('the harness has no control API'); },
-        deliveries: { submit: (notification) => { this.announce(notification); this.judge(PIX_CALLBACK_COMPONENT, `callback ${notification.subject}`, notification.kind === 'pix' && notification.url ? notification.body : undefined); onNotification(notification); }, records: () => [], clear: () => undefined, pending: 0, idle: async () => true },
+        info: () => {
+          throw new Error('the harness has no control API');
+        },
+        deliveries: {
+          submit: (notification) => {
+            this.announce(notification);
+            this.judge(
+              PIX_CALLBACK_COMPONENT,
+              `callback ${notification.subject}`,
+              notification.kind === 'pix' && notification.url ? notification.body : undefined,
+            );
+            onNotification(notification);
+          },
+          records: () => [],
+          clear: () => undefined,
+          pending: 0,
+          idle: async () => true,
+        },
         trustCa: () => undefined,
       },
     });
-    this.engine.bank.patchRegistration(SAMPLE_ACCOUNT, { urlCallback: `${RECEIVER_ORIGIN}/payments`, authorizationCallback: PAYMENTS_TOKEN });
-    // Our key's webhook names our URL; so does the other receiver's key's (anyone at the provider can point one at it).
-    for (const chave of [PIX_KEYS.ours, PIX_KEYS.other]) this.engine.pix.putWebhook(chave, { webhookUrl: RECEIVER_ORIGIN });
-    this.engine.bank.createContract({ kind: 'collection', scopes: [], expiresAt: Number.MAX_SAFE_INTEGER, subject: this.credentials.collection.username }, {
-      cooperativa: SAMPLE_ACCOUNT.cooperativa, posto: SAMPLE_ACCOUNT.posto, codBeneficiario: SAMPLE_ACCOUNT.beneficiario, eventos: ['LIQUIDACAO'],
-      url: `${RECEIVER_ORIGIN}/boleto`, urlStatus: 'ATIVO', contratoStatus: 'ATIVO', header: BOLETO_TOKEN_HEADER, token: BOLETO_TOKEN,
+    this.engine.bank.patchRegistration(SAMPLE_ACCOUNT, {
+      urlCallback: `${RECEIVER_ORIGIN}/payments`,
+      authorizationCallback: PAYMENTS_TOKEN,
     });
+    // Our key's webhook names our URL; so does the other receiver's key's (anyone at the provider can point one at it).
+    for (const chave of [PIX_KEYS.ours, PIX_KEYS.other])
+      this.engine.pix.putWebhook(chave, { webhookUrl: RECEIVER_ORIGIN });
+    this.engine.bank.createContract(
+      {
+        kind: 'collection',
+        scopes: [],
+        expiresAt: Number.MAX_SAFE_INTEGER,
+        subject: this.credentials.collection.username,
+      },
+      {
+        cooperativa: SAMPLE_ACCOUNT.cooperativa,
+        posto: SAMPLE_ACCOUNT.posto,
+        codBeneficiario: SAMPLE_ACCOUNT.beneficiario,
+        eventos: ['LIQUIDACAO'],
+        url: `${RECEIVER_ORIGIN}/boleto`,
+        urlStatus: 'ATIVO',
+        contratoStatus: 'ATIVO',
+        header: BOLETO_TOKEN_HEADER,
+        token: BOLETO_TOKEN,
+      },
+    );
   }
 
   /** Makes `count` open boletos (no notification: the bank notifies changes only). */
@@ -237,16 +359,31 @@ export class BankSide {
 
   /** The connection settings and credentials secret a handler reads. */
   connection(credentialsSecretArn: string): BankConnectionSettings {
-    return simulatorConnection({ baseUrl: BANK_ORIGIN, accounts: [SAMPLE_ACCOUNT] }, credentialsSecretArn, { callTimeoutMs: 2_000, queriesPerSecond: 10 });
+    return simulatorConnection({ baseUrl: BANK_ORIGIN, accounts: [SAMPLE_ACCOUNT] }, credentialsSecretArn, {
+      callTimeoutMs: 2_000,
+      queriesPerSecond: 10,
+    });
   }
 
   secretValue(): SecretCredentials {
-    return { apiKey: this.credentials.collection.apiKey, password: this.credentials.collection.password, clientId: this.credentials.payments.clientId, clientSecret: this.credentials.payments.clientSecret };
+    return {
+      apiKey: this.credentials.collection.apiKey,
+      password: this.credentials.collection.password,
+      clientId: this.credentials.payments.clientId,
+      clientSecret: this.credentials.payments.clientSecret,
+    };
   }
 
   /** Every credential the bank knows and every token it issued: none may reach a log, an event or a dead letter. */
   secrets(): string[] {
-    return [this.credentials.collection.apiKey, this.credentials.collection.password, this.credentials.payments.clientSecret, PIX_CREDENTIALS.clientSecret, PAYMENTS_TOKEN, BOLETO_TOKEN];
+    return [
+      this.credentials.collection.apiKey,
+      this.credentials.collection.password,
+      this.credentials.payments.clientSecret,
+      PIX_CREDENTIALS.clientSecret,
+      PAYMENTS_TOKEN,
+      BOLETO_TOKEN,
+    ];
   }
 
   /**
@@ -269,7 +406,11 @@ export class BankSide {
           subject = boletoSubject(nossoNumero);
           this.record(subject, boleto);
         } else if (action.act === 'create') {
-          const { payment } = this.engine.bank.createPayment({ tipo: 'pix', valor: '123.45', idTransacao: `tx-${this.payments.length + 1}` });
+          const { payment } = this.engine.bank.createPayment({
+            tipo: 'pix',
+            valor: '123.45',
+            idTransacao: `tx-${this.payments.length + 1}`,
+          });
           this.payments.push(payment.idTransacao);
           subject = paymentSubject(payment.idTransacao);
           this.record(subject, payment);
@@ -291,10 +432,21 @@ export class BankSide {
   private async pixAct(action: PixAction, lagMs: number): Promise<void> {
     // What a lagging query answers: the book before the Pix (or the refund); a charge is made well before it is paid, so not before the charge.
     let before = this.engine.pix.exportState();
-    const lagging = (keys: readonly string[]) => { if (lagMs > 0) for (const key of keys) this.pixBefore.set(key, { until: this.now() + lagMs, state: before }); };
+    const lagging = (keys: readonly string[]) => {
+      if (lagMs > 0) for (const key of keys) this.pixBefore.set(key, { until: this.now() + lagMs, state: before });
+    };
     const control = async (path: string, body: Record<string, unknown>) => {
-      const reply = await this.engine.handle({ method: 'POST', url: path, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body)), certificate: { presented: false, trusted: false } });
-      if (reply.status >= 300) throw Object.assign(new Error(`the Pix control route ${path} answered ${reply.status}`), { status: reply.status === 400 ? 409 : reply.status });
+      const reply = await this.engine.handle({
+        method: 'POST',
+        url: path,
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.from(JSON.stringify(body)),
+        certificate: { presented: false, trusted: false },
+      });
+      if (reply.status >= 300)
+        throw Object.assign(new Error(`the Pix control route ${path} answered ${reply.status}`), {
+          status: reply.status === 400 ? 409 : reply.status,
+        });
       return reply.body as Record<string, unknown>;
     };
     const paid = (reply: Record<string, unknown>) => {
@@ -304,11 +456,25 @@ export class BankSide {
       }
     };
     if (action.act === 'pay-key') {
-      paid(await control(`/control/pix/keys/${encodeURIComponent(PIX_KEYS[action.key])}/pay`, { valor: '25.00', ...(action.txid ? { txid: `QR${this.pixPaid.length + 1}` } : {}) }));
+      paid(
+        await control(`/control/pix/keys/${encodeURIComponent(PIX_KEYS[action.key])}/pay`, {
+          valor: '25.00',
+          ...(action.txid ? { txid: `QR${this.pixPaid.length + 1}` } : {}),
+        }),
+      );
     } else if (action.act === 'pay-account') {
-      paid(await control('/control/pix/account/pay', { valor: '30.00', ...(action.txid ? { txid: `CT${this.pixPaid.length + 1}` } : {}) }));
+      paid(
+        await control('/control/pix/account/pay', {
+          valor: '30.00',
+          ...(action.txid ? { txid: `CT${this.pixPaid.length + 1}` } : {}),
+        }),
+      );
     } else if (action.act === 'pay-charge') {
-      const charge = await control('/control/pix/charges', { kind: action.charge, chave: PIX_KEYS.ours, valor: '40.00' });
+      const charge = await control('/control/pix/charges', {
+        kind: action.charge,
+        chave: PIX_KEYS.ours,
+        valor: '40.00',
+      });
       before = this.engine.pix.exportState();
       paid(await control(`/control/pix/charges/${charge.txid as string}/pay`, {}));
     } else if (this.pixPaid.length) {
@@ -322,7 +488,8 @@ export class BankSide {
   /** A transport to the bank for one execution environment; `gate` is the harness's say on when each call is answered. */
   transport(gate: <T>(label: string, work: () => Promise<T>) => Promise<T>): BankTransport {
     return {
-      send: (req) => gate(`bank ${req.method} ${new URL(req.url).pathname}`, () => this.exclusive(() => this.answer(req))),
+      send: (req) =>
+        gate(`bank ${req.method} ${new URL(req.url).pathname}`, () => this.exclusive(() => this.answer(req))),
       close: () => undefined,
     };
   }
@@ -339,11 +506,21 @@ export class BankSide {
     if (pixCurrent) this.engine.pix.restoreState(pixLagging!.state);
     try {
       const reply = await this.engine.handle({
-        method: req.method, url: url.pathname + url.search, headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k.toLowerCase(), v])),
-        body: Buffer.from(req.body ?? ''), certificate: { presented: false, trusted: false },
+        method: req.method,
+        url: url.pathname + url.search,
+        headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k.toLowerCase(), v])),
+        body: Buffer.from(req.body ?? ''),
+        certificate: { presented: false, trusted: false },
       });
       if (reply.status === 200 && pix.component) this.judge(pix.component, `${req.method} ${url.pathname}`, reply.body);
-      const answer = reply.status !== 200 ? reply.body : subject ? varied(reply.body, this.variation, subject.startsWith('boleto:')) : pix.component ? variedPixAnswer(reply.body, this.variation) : reply.body;
+      const answer =
+        reply.status !== 200
+          ? reply.body
+          : subject
+            ? varied(reply.body, this.variation, subject.startsWith('boleto:'))
+            : pix.component
+              ? variedPixAnswer(reply.body, this.variation)
+              : reply.body;
       const body = answer === undefined ? '' : typeof answer === 'string' ? answer : JSON.stringify(answer);
       return { status: reply.status, headers: { 'content-type': 'application/json', ...reply.headers }, body };
     } finally {
@@ -367,9 +544,14 @@ export class BankSide {
   }
 
   private record(subject: string, state: Boleto | Payment): void {
-    const entry: LedgerState = 'situacao' in state
-      ? { at: this.now(), status: situacaoText(state), ...(state.liquidacao ? { cents: cents(state.liquidacao.valor) } : {}) }
-      : { at: this.now(), status: state.status };
+    const entry: LedgerState =
+      'situacao' in state
+        ? {
+            at: this.now(),
+            status: situacaoText(state),
+            ...(state.liquidacao ? { cents: cents(state.liquidacao.valor) } : {}),
+          }
+        : { at: this.now(), status: state.status };
     const states = this.ledger.get(subject) ?? [];
     states.push(entry);
     this.ledger.set(subject, states);

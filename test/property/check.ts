@@ -53,7 +53,12 @@ export async function checkPromise(options: PropertyOptions): Promise<PropertyRe
     for (const [kind, count] of Object.entries(world.tally.faults)) faults[kind] = (faults[kind] ?? 0) + count;
     for (const event of world.bus.accepted) {
       // (The late phase, past the records' lifetime, is no publication after the faults.)
-      if (world.faultsStoppedAt !== undefined && event.at >= world.faultsStoppedAt && (world.lateFrom === undefined || event.at < world.lateFrom)) longest = Math.max(longest, event.at - world.faultsStoppedAt);
+      if (
+        world.faultsStoppedAt !== undefined &&
+        event.at >= world.faultsStoppedAt &&
+        (world.lateFrom === undefined || event.at < world.lateFrom)
+      )
+        longest = Math.max(longest, event.at - world.faultsStoppedAt);
     }
     const violations = checkInvariants(world);
     if (violations.length) {
@@ -62,9 +67,17 @@ export async function checkPromise(options: PropertyOptions): Promise<PropertyRe
     }
   });
   const details = await fc.check(property, {
-    seed: options.seed, numRuns: options.runs, ...(options.path ? { path: options.path, endOnFailure: true } : {}), ...(options.noShrink ? { endOnFailure: true } : {}),
+    seed: options.seed,
+    numRuns: options.runs,
+    ...(options.path ? { path: options.path, endOnFailure: true } : {}),
+    ...(options.noShrink ? { endOnFailure: true } : {}),
   });
-  const stats = { runs, faults, invariantsChecked: runs * Object.keys(Invariant).length, longestPublishAfterFaultsMs: longest };
+  const stats = {
+    runs,
+    faults,
+    invariantsChecked: runs * Object.keys(Invariant).length,
+    longestPublishAfterFaultsMs: longest,
+  };
   if (!details.failed) return { failed: false, failure: '', ...stats };
   const [scenario] = (details.counterexample ?? []) as [Scenario?];
   const failure = [

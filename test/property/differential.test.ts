@@ -16,9 +16,21 @@
  */
 import fc from 'fast-check';
 import {
-  BatchGetItemCommand, DeleteItemCommand, DeleteTableCommand, DescribeTableCommand, GetItemCommand, QueryCommand, UpdateItemCommand,
+  BatchGetItemCommand,
+  DeleteItemCommand,
+  DeleteTableCommand,
+  DescribeTableCommand,
+  GetItemCommand,
+  QueryCommand,
+  UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { ChangeMessageVisibilityCommand, DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityCommand,
+  DeleteMessageCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import { PutObjectCommand, CreateBucketCommand } from '@aws-sdk/client-s3';
 import { IdempotencyTable } from '../../contracts/processor';
 import { type Dynalite, startDynalite } from '../../tools/local-aws/dynalite';
@@ -54,23 +66,35 @@ async function outcomeOf(call: () => unknown): Promise<Outcome> {
 
 /** JSON with every object's keys in order: two answers that differ only in attribute order are equal. */
 function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v));
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
+      : v,
+  );
 }
 
 /** What of a DynamoDB answer the handlers read: the item, a batch's or a query's items (by key), the new attributes. */
 function dynamoView(command: unknown, outcome: Outcome): unknown {
   if ('error' in outcome) return outcome;
-  const answer = outcome.ok as { Item?: unknown; Items?: Array<Record<string, { S?: string }>>; Responses?: Record<string, Array<Record<string, { S?: string }>>>; Attributes?: unknown };
-  const byKey = (items: Array<Record<string, { S?: string }>> = []) => [...items].sort((a, b) => String(a[IdempotencyTable.KEY]?.S).localeCompare(String(b[IdempotencyTable.KEY]?.S)));
+  const answer = outcome.ok as {
+    Item?: unknown;
+    Items?: Array<Record<string, { S?: string }>>;
+    Responses?: Record<string, Array<Record<string, { S?: string }>>>;
+    Attributes?: unknown;
+  };
+  const byKey = (items: Array<Record<string, { S?: string }>> = []) =>
+    [...items].sort((a, b) => String(a[IdempotencyTable.KEY]?.S).localeCompare(String(b[IdempotencyTable.KEY]?.S)));
   if (command instanceof GetItemCommand) return { Item: answer.Item ?? null };
   if (command instanceof BatchGetItemCommand) return { Items: byKey(Object.values(answer.Responses ?? {}).flat()) };
   // A query on an index answers in its sort key's order.
   if (command instanceof QueryCommand) return { Items: command.input.IndexName ? answer.Items : byKey(answer.Items) };
-  if (command instanceof UpdateItemCommand && command.input.ReturnValues === 'ALL_NEW') return { Attributes: answer.Attributes };
+  if (command instanceof UpdateItemCommand && command.input.ReturnValues === 'ALL_NEW')
+    return { Attributes: answer.Attributes };
   return { ok: true };
 }
 
-type Recorded = { readonly command: unknown; readonly outcome: Outcome } | { readonly expired: string[] } | { readonly newRun: true };
+type Recorded =
+  { readonly command: unknown; readonly outcome: Outcome } | { readonly expired: string[] } | { readonly newRun: true };
 
 describe('DynamoDB: the model against dynalite, with the calls the handlers made', () => {
   let dynalite: Dynalite;
@@ -81,7 +105,10 @@ describe('DynamoDB: the model against dynalite, with the calls the handlers made
 
   beforeAll(async () => {
     // Every call the handlers make to the model, and every item the harness expires, in order.
-    const handle = jest.spyOn(DynamoDbModel.prototype, 'handle').mockImplementation(function (this: DynamoDbModel, command: unknown) {
+    const handle = jest.spyOn(DynamoDbModel.prototype, 'handle').mockImplementation(function (
+      this: DynamoDbModel,
+      command: unknown,
+    ) {
       tableName = this.tableName;
       try {
         const ok = originalHandle.call(this, command);
@@ -100,9 +127,12 @@ describe('DynamoDB: the model against dynalite, with the calls the handlers made
     // A fixed set of runs: the CI seed's first scenarios, faults and all.
     for (const scenario of fc.sample(scenarios, { seed: 20261128, numRuns: 10 })) {
       recorded.push({ newRun: true });
-      await fc.assert(fc.asyncProperty(fc.scheduler(), async (scheduler) => {
-        await runScenario(scenario, scheduler);
-      }), { numRuns: 1, seed: 1 });
+      await fc.assert(
+        fc.asyncProperty(fc.scheduler(), async (scheduler) => {
+          await runScenario(scenario, scheduler);
+        }),
+        { numRuns: 1, seed: 1 },
+      );
     }
     handle.mockRestore();
     expire.mockRestore();
@@ -115,7 +145,10 @@ describe('DynamoDB: the model against dynalite, with the calls the handlers made
   /** Waits until the table's status is `status` (undefined: the table is gone). */
   async function tableStatus(status: string | undefined): Promise<void> {
     for (let i = 0; i < 200; i++) {
-      const now = await dynalite.client.send(new DescribeTableCommand({ TableName: tableName })).then((d) => d.Table?.TableStatus, () => undefined);
+      const now = await dynalite.client.send(new DescribeTableCommand({ TableName: tableName })).then(
+        (d) => d.Table?.TableStatus,
+        () => undefined,
+      );
       if (now === status) return;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
@@ -125,8 +158,14 @@ describe('DynamoDB: the model against dynalite, with the calls the handlers made
   it('answers every call as dynalite does', async () => {
     const calls = recorded.filter((r) => 'command' in r);
     expect(calls.length).toBeGreaterThan(100);
-    const kinds = new Set(calls.map((r) => ((r as { command: object }).command).constructor.name));
-    expect([...kinds].sort()).toEqual(['BatchGetItemCommand', 'GetItemCommand', 'PutItemCommand', 'QueryCommand', 'UpdateItemCommand']);
+    const kinds = new Set(calls.map((r) => (r as { command: object }).command.constructor.name));
+    expect([...kinds].sort()).toEqual([
+      'BatchGetItemCommand',
+      'GetItemCommand',
+      'PutItemCommand',
+      'QueryCommand',
+      'UpdateItemCommand',
+    ]);
     expect(calls.some((r) => 'error' in (r as { outcome: Outcome }).outcome)).toBe(true);
     const disagreements: string[] = [];
     for (const [i, entry] of recorded.entries()) {
@@ -140,13 +179,18 @@ describe('DynamoDB: the model against dynalite, with the calls the handlers made
         continue;
       }
       if ('expired' in entry) {
-        for (const id of entry.expired) await dynalite.client.send(new DeleteItemCommand({ TableName: tableName, Key: { [IdempotencyTable.KEY]: { S: id } } }));
+        for (const id of entry.expired)
+          await dynalite.client.send(
+            new DeleteItemCommand({ TableName: tableName, Key: { [IdempotencyTable.KEY]: { S: id } } }),
+          );
         continue;
       }
       const real = await outcomeOf(() => dynalite.client.send(entry.command as GetItemCommand));
       const [model, local] = [dynamoView(entry.command, entry.outcome), dynamoView(entry.command, real)];
       if (canonical(model) !== canonical(local)) {
-        disagreements.push(`call ${i} (${(entry.command as object).constructor.name} ${JSON.stringify((entry.command as GetItemCommand).input).slice(0, 200)}): the model answered ${JSON.stringify(model).slice(0, 300)}, dynalite ${JSON.stringify(local).slice(0, 300)}`);
+        disagreements.push(
+          `call ${i} (${(entry.command as object).constructor.name} ${JSON.stringify((entry.command as GetItemCommand).input).slice(0, 200)}): the model answered ${JSON.stringify(model).slice(0, 300)}, dynalite ${JSON.stringify(local).slice(0, 300)}`,
+        );
       }
     }
     expect(disagreements).toEqual([]);
@@ -183,10 +227,25 @@ describe('SQS: the queue model against fauxqs', () => {
     const receive = async (step: string) => {
       const fromModel = model.receive(10);
       for (const m of fromModel) receipts.model.set(m.body, m.receipt!);
-      const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, MessageSystemAttributeNames: ['ApproximateReceiveCount'] }));
+      const { Messages = [] } = await sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: 10,
+          MessageSystemAttributeNames: ['ApproximateReceiveCount'],
+        }),
+      );
       for (const m of Messages) receipts.real.set(m.Body!, m.ReceiptHandle!);
-      trace.model.push(`${step}: ${fromModel.map((m) => `${m.body}×${m.receiveCount}`).sort().join(' ')}`);
-      trace.real.push(`${step}: ${Messages.map((m) => `${m.Body}×${m.Attributes?.ApproximateReceiveCount}`).sort().join(' ')}`);
+      trace.model.push(
+        `${step}: ${fromModel
+          .map((m) => `${m.body}×${m.receiveCount}`)
+          .sort()
+          .join(' ')}`,
+      );
+      trace.real.push(
+        `${step}: ${Messages.map((m) => `${m.Body}×${m.Attributes?.ApproximateReceiveCount}`)
+          .sort()
+          .join(' ')}`,
+      );
     };
     const wait = () => new Promise((resolve) => setTimeout(resolve, 2_300));
 
@@ -200,7 +259,13 @@ describe('SQS: the queue model against fauxqs', () => {
     model.delete(receipts.model.get('b')!);
     await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: receipts.real.get('b')! }));
     model.release(receipts.model.get('c')!);
-    await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: receipts.real.get('c')!, VisibilityTimeout: 0 }));
+    await sqs.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: queueUrl,
+        ReceiptHandle: receipts.real.get('c')!,
+        VisibilityTimeout: 0,
+      }),
+    );
     await receive('c released');
     await wait();
     await receive('a back after its timeout');
@@ -209,9 +274,21 @@ describe('SQS: the queue model against fauxqs', () => {
     await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: stale.real })).catch(() => undefined);
     await wait();
     await receive('past maxReceiveCount: to the dead-letter queue');
-    const { Messages: dead = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: dlqUrl, MaxNumberOfMessages: 10 }));
-    trace.model.push(`dead letters: ${model.deadLetter.messages.map((m) => m.body).sort().join(' ')}`);
-    trace.real.push(`dead letters: ${dead.map((m) => m.Body).sort().join(' ')}`);
+    const { Messages: dead = [] } = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: dlqUrl, MaxNumberOfMessages: 10 }),
+    );
+    trace.model.push(
+      `dead letters: ${model.deadLetter.messages
+        .map((m) => m.body)
+        .sort()
+        .join(' ')}`,
+    );
+    trace.real.push(
+      `dead letters: ${dead
+        .map((m) => m.Body)
+        .sort()
+        .join(' ')}`,
+    );
     expect(trace.model).toEqual(trace.real);
   });
 });
@@ -223,7 +300,12 @@ describe('S3: the bucket model against moto', () => {
       const s3 = moto.s3();
       await s3.send(new CreateBucketCommand({ Bucket: 'differential' }));
       const model = new S3Model('differential');
-      const writes = [['k1', 'one'], ['k2', 'two'], ['k1', 'again'], ['k2', 'two']] as const;
+      const writes = [
+        ['k1', 'one'],
+        ['k2', 'two'],
+        ['k1', 'again'],
+        ['k2', 'two'],
+      ] as const;
       const results = { model: [] as string[], real: [] as string[] };
       for (const [key, body] of writes) {
         const put = () => new PutObjectCommand({ Bucket: 'differential', Key: key, Body: body, IfNoneMatch: '*' });
@@ -239,17 +321,29 @@ describe('S3: the bucket model against moto', () => {
   });
 });
 
-describe('the bank: the simulator in process (the harness\'s transport) against the simulator over HTTPS', () => {
-  it('answers the processor\'s queries, its refusals and its not-founds alike, through the real bank client', async () => {
+describe("the bank: the simulator in process (the harness's transport) against the simulator over HTTPS", () => {
+  it("answers the processor's queries, its refusals and its not-founds alike, through the real bank client", async () => {
     const side = new BankSide(Date.now, () => undefined);
     const simulator = await BankSimulator.start({ credentials: side.credentials, accounts: [SAMPLE_ACCOUNT] });
     const arn = 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:differential';
-    const inProcess = new CooperativeClient({ settings: side.connection(arn), credentials: () => Promise.resolve(side.secretValue()), transport: () => side.transport((_label, work) => work()) });
-    const overHttps = new CooperativeClient({ settings: simulatorConnection(simulator, arn), credentials: () => Promise.resolve(simulatorCredentials(simulator)) });
+    const inProcess = new CooperativeClient({
+      settings: side.connection(arn),
+      credentials: () => Promise.resolve(side.secretValue()),
+      transport: () => side.transport((_label, work) => work()),
+    });
+    const overHttps = new CooperativeClient({
+      settings: simulatorConnection(simulator, arn),
+      credentials: () => Promise.resolve(simulatorCredentials(simulator)),
+    });
     try {
       // The same changes at both banks: boletos open, settled, settled and reversed; Pix payments received and settled.
-      const [open, settled, reversed] = ['10.00', '20.00', '30.00'].map((valor) => side.engine.bank.createBoleto({ valor }).nossoNumero);
-      for (const valor of ['10.00', '20.00', '30.00']) expect((await simulator.control.createBoleto({ valor })).nossoNumero).toBe([open, settled, reversed][['10.00', '20.00', '30.00'].indexOf(valor)]);
+      const [open, settled, reversed] = ['10.00', '20.00', '30.00'].map(
+        (valor) => side.engine.bank.createBoleto({ valor }).nossoNumero,
+      );
+      for (const valor of ['10.00', '20.00', '30.00'])
+        expect((await simulator.control.createBoleto({ valor })).nossoNumero).toBe(
+          [open, settled, reversed][['10.00', '20.00', '30.00'].indexOf(valor)],
+        );
       for (const nossoNumero of [settled, reversed]) {
         side.engine.bank.changeBoleto(nossoNumero, 'settle', { canal: 'PIX' });
         simulator.changeBoleto(nossoNumero, 'settle', { canal: 'PIX' });
@@ -264,13 +358,20 @@ describe('the bank: the simulator in process (the harness\'s transport) against 
       await simulator.control.settlePayment(PaymentKind.PIX, 'tx-b');
 
       const deadline = () => Date.now() + 10_000;
-      const ask = async (client: CooperativeClient) => Promise.all([
-        ...[open, settled, reversed, '009999999'].map((nossoNumero) => outcomeOf(() => client.queryBoleto(SAMPLE_ACCOUNT.beneficiario, nossoNumero, deadline()))),
-        ...['tx-a', 'tx-b', 'tx-unknown'].map((id) => outcomeOf(() => client.queryPayment('pix', id, deadline()))),
-      ]);
+      const ask = async (client: CooperativeClient) =>
+        Promise.all([
+          ...[open, settled, reversed, '009999999'].map((nossoNumero) =>
+            outcomeOf(() => client.queryBoleto(SAMPLE_ACCOUNT.beneficiario, nossoNumero, deadline())),
+          ),
+          ...['tx-a', 'tx-b', 'tx-unknown'].map((id) => outcomeOf(() => client.queryPayment('pix', id, deadline()))),
+        ]);
       const [local, https] = [await ask(inProcess), await ask(overHttps)];
       // What differs by the moment each bank made it (dates, times, generated ids) is left out; every field is still there.
-      const stable = (outcome: Outcome) => canonical(outcome).replace(/\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})?/g, '<time>').replace(/\[20\d\d(,\d+){2,6}\]/g, '<date>').replace(/"endToEnd":"E\d+/g, '"endToEnd":"E<ispb and time>');
+      const stable = (outcome: Outcome) =>
+        canonical(outcome)
+          .replace(/\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})?/g, '<time>')
+          .replace(/\[20\d\d(,\d+){2,6}\]/g, '<date>')
+          .replace(/"endToEnd":"E\d+/g, '"endToEnd":"E<ispb and time>');
       expect(local.map(stable)).toEqual(https.map(stable));
       expect(local.filter((o) => 'error' in o)).toHaveLength(2);
     } finally {

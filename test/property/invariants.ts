@@ -13,7 +13,14 @@
  * - no secret in a log line, an event or a dead letter.
  */
 import { BankEventDetailType } from '../../contracts/events';
-import { checkRecord, Invariant, secretsIn, subjectOutcome, trailOutcome, type Violation } from '../../cli/audit/invariants';
+import {
+  checkRecord,
+  Invariant,
+  secretsIn,
+  subjectOutcome,
+  trailOutcome,
+  type Violation,
+} from '../../cli/audit/invariants';
 import type { TrailEntry } from '../../contracts/record';
 import { QuarantineAttribute } from '../../contracts/processor';
 import { decodeStoredNotification } from '../../lambda/store/stored-notification';
@@ -39,18 +46,29 @@ interface ChangeView {
 }
 
 const CHANGES = new Set<string>([
-  BankEventDetailType.BOLETO_SETTLED, BankEventDetailType.BOLETO_SETTLEMENT_REVERSED, BankEventDetailType.BOLETO_WRITTEN_OFF,
-  BankEventDetailType.BOLETO_REJECTED, BankEventDetailType.PAYMENT_STATUS_VERIFIED,
+  BankEventDetailType.BOLETO_SETTLED,
+  BankEventDetailType.BOLETO_SETTLEMENT_REVERSED,
+  BankEventDetailType.BOLETO_WRITTEN_OFF,
+  BankEventDetailType.BOLETO_REJECTED,
+  BankEventDetailType.PAYMENT_STATUS_VERIFIED,
 ]);
 
 function changeOf(event: AcceptedEvent): ChangeView {
   const d = event.detail as {
-    idempotencyKey: string; subject: { id: string; sequence: number }; state: { status: string }; settlement?: { amount?: { cents?: number } };
+    idempotencyKey: string;
+    subject: { id: string; sequence: number };
+    state: { status: string };
+    settlement?: { amount?: { cents?: number } };
     reverses?: { amount?: { cents?: number } };
   };
   return {
-    key: d.idempotencyKey, detailType: event.detailType as BankEventDetailType, subject: d.subject.id, sequence: d.subject.sequence, status: d.state.status,
-    cents: d.settlement?.amount?.cents, reversesCents: d.reverses?.amount?.cents,
+    key: d.idempotencyKey,
+    detailType: event.detailType as BankEventDetailType,
+    subject: d.subject.id,
+    sequence: d.subject.sequence,
+    status: d.state.status,
+    cents: d.settlement?.amount?.cents,
+    reversesCents: d.reverses?.amount?.cents,
   };
 }
 
@@ -72,7 +90,10 @@ function positionOf(change: ChangeView, states: readonly LedgerState[], from: nu
     }
     return -1;
   }
-  return states.findIndex((state, i) => i >= from && state.status === change.status && (change.cents === undefined || state.cents === change.cents));
+  return states.findIndex(
+    (state, i) =>
+      i >= from && state.status === change.status && (change.cents === undefined || state.cents === change.cents),
+  );
 }
 
 /** The distinct changes published, by subject, in sequence order (a key published again counted once; one key with two changes is the shared checks'). */
@@ -80,7 +101,8 @@ function changesBySubject(events: readonly AcceptedEvent[]): Map<string, ChangeV
   const byKey = new Map<string, ChangeView>();
   for (const change of events.filter((e) => CHANGES.has(e.detailType)).map(changeOf)) byKey.set(change.key, change);
   const bySubject = new Map<string, ChangeView[]>();
-  for (const change of byKey.values()) bySubject.set(change.subject, [...(bySubject.get(change.subject) ?? []), change]);
+  for (const change of byKey.values())
+    bySubject.set(change.subject, [...(bySubject.get(change.subject) ?? []), change]);
   for (const list of bySubject.values()) list.sort((a, b) => a.sequence - b.sequence);
   return bySubject;
 }
@@ -100,7 +122,12 @@ function postedBody(message: QueuedMessage): unknown {
 
 /** The subjects of the messages quarantined with a reason. */
 function quarantinedSubjects(quarantined: readonly QueuedMessage[]): Set<string> {
-  return new Set(quarantined.filter(reasonOf).map((m) => subjectOfNotification(postedBody(m))).filter((s): s is string => !!s));
+  return new Set(
+    quarantined
+      .filter(reasonOf)
+      .map((m) => subjectOfNotification(postedBody(m)))
+      .filter((s): s is string => !!s),
+  );
 }
 
 /**
@@ -118,7 +145,10 @@ const REPUBLISHING = new Set<string>([AwsFault.ABANDON_BEFORE, AwsFault.ABANDON_
 function itemTrails(world: World): Array<{ readonly id?: string; readonly trail: TrailEntry[] }> {
   return [...world.itemsBeforeLate, ...world.dynamo.items.values()].map((item) => {
     const data = (item as { data?: { S?: string } }).data?.S;
-    return { id: (item as { id?: { S?: string } }).id?.S, trail: data ? (JSON.parse(data) as { trail?: TrailEntry[] }).trail ?? [] : [] };
+    return {
+      id: (item as { id?: { S?: string } }).id?.S,
+      trail: data ? ((JSON.parse(data) as { trail?: TrailEntry[] }).trail ?? []) : [],
+    };
   });
 }
 
@@ -129,18 +159,23 @@ function itemTrails(world: World): Array<{ readonly id?: string; readonly trail:
  */
 function sharedViolations(world: World): Violation[] {
   // (A late phase verifies an undated state again past its record's lifetime, by design: its key again.)
-  const republishing = Object.keys(world.tally.faults).some((kind) => REPUBLISHING.has(kind)) || world.lateFrom !== undefined;
+  const republishing =
+    Object.keys(world.tally.faults).some((kind) => REPUBLISHING.has(kind)) || world.lateFrom !== undefined;
   const items = itemTrails(world);
   const recorded = items.flatMap((item) => item.trail);
   // Each subject's trail as the table holds it now, or held it before a late phase expired it (an audit of those days read it then).
   const bySubject = new Map(items.filter((item) => item.id !== undefined).map((item) => [item.id!, item.trail]));
   // A Pix notification's identity names its subject (`pix:<e2e>`; a refund's adds its status).
-  const subjectOf = (identity: string) => (identity.startsWith('pix-refund:') ? identity.split(':').slice(0, 3).join(':') : identity);
+  const subjectOf = (identity: string) =>
+    identity.startsWith('pix-refund:') ? identity.split(':').slice(0, 3).join(':') : identity;
   return checkRecord({
-    notifications: world.deliveries.filter((d) => d.status === 200).map((d) => ({ requestId: d.requestId, route: d.route, body: Buffer.from(JSON.stringify(d.sent), 'utf8') })),
+    notifications: world.deliveries
+      .filter((d) => d.status === 200)
+      .map((d) => ({ requestId: d.requestId, route: d.route, body: Buffer.from(JSON.stringify(d.sent), 'utf8') })),
     events: world.bus.accepted.map((e) => ({ id: e.eventId, detailType: e.detailType, detail: e.detail })),
     quarantined: world.dlq.sent.map((m) => ({ body: m.body, reason: reasonOf(m) })),
-    recorded: (requestId, identity) => trailOutcome(recorded, requestId) ?? subjectOutcome(bySubject.get(subjectOf(identity)) ?? []),
+    recorded: (requestId, identity) =>
+      trailOutcome(recorded, requestId) ?? subjectOutcome(bySubject.get(subjectOf(identity)) ?? []),
     republishing,
     // The account's Pix as the provider holds them, and the receiver's key: a callback naming the
     // other receiver's key is foreign; one leaving its key out is decided by the provider.
@@ -172,46 +207,96 @@ function pixViolations(world: World): Violation[] {
   /** Whether the provider's answers tie the Pix to this receiver. */
   const ours = (held: PixState['pix'][number] | undefined) => {
     if (!held) return false;
-    const tie = (chaveShown ? held.chave : undefined) ?? (held.txid && CHARGE_TXID.test(held.txid) ? charges.get(held.txid)?.chave : undefined);
+    const tie =
+      (chaveShown ? held.chave : undefined) ??
+      (held.txid && CHARGE_TXID.test(held.txid) ? charges.get(held.txid)?.chave : undefined);
     return tie === undefined ? keylessOwner : normalizePixKey(tie)?.key === ourKey;
   };
   const received = new Set<string>();
   const refunded = new Set<string>();
   for (const event of world.bus.accepted) {
     const d = event.detail as {
-      pix?: { endToEndId: string; amount: { decimal: string }; horario: string; componentesValor?: Record<string, { decimal: string }> };
+      pix?: {
+        endToEndId: string;
+        amount: { decimal: string };
+        horario: string;
+        componentesValor?: Record<string, { decimal: string }>;
+      };
       refund?: { endToEndId: string; id: string; status: string; natureza?: string };
     };
     if (event.detailType === String(BankEventDetailType.PIX_RECEIVED)) {
       const held = book.get(d.pix!.endToEndId);
       received.add(d.pix!.endToEndId);
-      if (!held || !ours(held)) violations.push({ invariant: Invariant.UNVERIFIED, detail: `Pix Received for ${d.pix!.endToEndId}, which the provider holds ${held ? `tied to ${held.chave ?? 'no key'} (answers ${chaveShown ? 'with' : 'without'} chave; keyless owner: ${keylessOwner})` : 'not at all'}` });
-      else if (held.valor !== d.pix!.amount.decimal) violations.push({ invariant: Invariant.UNVERIFIED, detail: `Pix Received for ${held.endToEndId} says ${d.pix!.amount.decimal}; the provider holds ${held.valor}` });
+      if (!held || !ours(held))
+        violations.push({
+          invariant: Invariant.UNVERIFIED,
+          detail: `Pix Received for ${d.pix!.endToEndId}, which the provider holds ${held ? `tied to ${held.chave ?? 'no key'} (answers ${chaveShown ? 'with' : 'without'} chave; keyless owner: ${keylessOwner})` : 'not at all'}`,
+        });
+      else if (held.valor !== d.pix!.amount.decimal)
+        violations.push({
+          invariant: Invariant.UNVERIFIED,
+          detail: `Pix Received for ${held.endToEndId} says ${d.pix!.amount.decimal}; the provider holds ${held.valor}`,
+        });
       // The time names the instant the provider holds, however it wrote it (a zone left out is Brasília's).
-      else if (Date.parse(d.pix!.horario) !== Date.parse(held.horario)) violations.push({ invariant: Invariant.UNVERIFIED, detail: `Pix Received for ${held.endToEndId} is dated ${d.pix!.horario}; the provider holds ${held.horario}` });
-      else if (JSON.stringify(Object.fromEntries(Object.entries(d.pix!.componentesValor ?? {}).map(([k, v]) => [k, v.decimal]))) !== JSON.stringify(Object.fromEntries(Object.entries(held.componentesValor ?? {}).map(([k, v]) => [k, v.valor])))) {
-        violations.push({ invariant: Invariant.UNVERIFIED, detail: `Pix Received for ${held.endToEndId} carries componentesValor ${JSON.stringify(d.pix!.componentesValor)}; the provider holds ${JSON.stringify(held.componentesValor)}` });
+      else if (Date.parse(d.pix!.horario) !== Date.parse(held.horario))
+        violations.push({
+          invariant: Invariant.UNVERIFIED,
+          detail: `Pix Received for ${held.endToEndId} is dated ${d.pix!.horario}; the provider holds ${held.horario}`,
+        });
+      else if (
+        JSON.stringify(
+          Object.fromEntries(Object.entries(d.pix!.componentesValor ?? {}).map(([k, v]) => [k, v.decimal])),
+        ) !==
+        JSON.stringify(Object.fromEntries(Object.entries(held.componentesValor ?? {}).map(([k, v]) => [k, v.valor])))
+      ) {
+        violations.push({
+          invariant: Invariant.UNVERIFIED,
+          detail: `Pix Received for ${held.endToEndId} carries componentesValor ${JSON.stringify(d.pix!.componentesValor)}; the provider holds ${JSON.stringify(held.componentesValor)}`,
+        });
       }
     } else if (event.detailType === String(BankEventDetailType.PIX_REFUND)) {
       const held = book.get(d.refund!.endToEndId);
       const refund = held?.devolucoes.find((r) => r.id === d.refund!.id);
       refunded.add(`${d.refund!.endToEndId}/${d.refund!.id}/${d.refund!.status}`);
-      if (!held || !ours(held) || !refund || String(refund.status) !== d.refund!.status || String(refund.natureza) !== d.refund!.natureza) {
-        violations.push({ invariant: Invariant.UNVERIFIED, detail: `Pix Refund ${d.refund!.id} ${d.refund!.status} (${d.refund!.natureza ?? 'no nature'}) of ${d.refund!.endToEndId}, which the provider holds as ${refund ? `${refund.status} (${refund.natureza})` : 'nothing'}${held && !ours(held) ? ' of a Pix not tied to this receiver' : ''}` });
+      if (
+        !held ||
+        !ours(held) ||
+        !refund ||
+        String(refund.status) !== d.refund!.status ||
+        String(refund.natureza) !== d.refund!.natureza
+      ) {
+        violations.push({
+          invariant: Invariant.UNVERIFIED,
+          detail: `Pix Refund ${d.refund!.id} ${d.refund!.status} (${d.refund!.natureza ?? 'no nature'}) of ${d.refund!.endToEndId}, which the provider holds as ${refund ? `${refund.status} (${refund.natureza})` : 'nothing'}${held && !ours(held) ? ' of a Pix not tied to this receiver' : ''}`,
+        });
       }
     }
   }
   // What the sweep finds of ours: a Pix with a txid, or any when the receiver publishes Pix without one.
-  const findable = (held: PixState['pix'][number]) => ours(held) && (held.txid !== undefined || (world.scenario.pixReceiver?.publishWithoutTxid ?? false));
+  const findable = (held: PixState['pix'][number]) =>
+    ours(held) && (held.txid !== undefined || (world.scenario.pixReceiver?.publishWithoutTxid ?? false));
   if (world.sweeps > 0) {
     for (const held of state.pix.filter(findable)) {
-      if (!received.has(held.endToEndId)) violations.push({ invariant: Invariant.LOST, detail: `the provider holds ${held.endToEndId} (${held.chave ?? 'no key'}, txid ${held.txid ?? 'none'}) tied to this receiver, and ${world.sweeps} sweep(s) ran, but no Pix Received was published` });
-      for (const refund of held.devolucoes.filter((r) => isFinalRefund(r.status) && !refunded.has(`${held.endToEndId}/${r.id}/${r.status}`))) {
-        violations.push({ invariant: Invariant.LOST, detail: `the provider holds refund ${refund.id} ${refund.status} of ${held.endToEndId}, tied to this receiver, and ${world.sweeps} sweep(s) ran, but no Pix Refund was published` });
+      if (!received.has(held.endToEndId))
+        violations.push({
+          invariant: Invariant.LOST,
+          detail: `the provider holds ${held.endToEndId} (${held.chave ?? 'no key'}, txid ${held.txid ?? 'none'}) tied to this receiver, and ${world.sweeps} sweep(s) ran, but no Pix Received was published`,
+        });
+      for (const refund of held.devolucoes.filter(
+        (r) => isFinalRefund(r.status) && !refunded.has(`${held.endToEndId}/${r.id}/${r.status}`),
+      )) {
+        violations.push({
+          invariant: Invariant.LOST,
+          detail: `the provider holds refund ${refund.id} ${refund.status} of ${held.endToEndId}, tied to this receiver, and ${world.sweeps} sweep(s) ran, but no Pix Refund was published`,
+        });
       }
     }
   }
-  for (const problem of world.bank.outsideStandard) violations.push({ invariant: Invariant.UNVERIFIED, detail: `the simulated provider answered outside the standard's OpenAPI: ${problem}` });
+  for (const problem of world.bank.outsideStandard)
+    violations.push({
+      invariant: Invariant.UNVERIFIED,
+      detail: `the simulated provider answered outside the standard's OpenAPI: ${problem}`,
+    });
   return violations;
 }
 
@@ -232,22 +317,42 @@ function quarantineViolations(world: World, quarantined: readonly QueuedMessage[
     const body = JSON.stringify(delivery.sent);
     const found = quarantined.find((m) => bodyOf(m) === body);
     const source = found && sourceOf(found);
-    if (!found) violations.push({ invariant: Invariant.LOST, detail: `a notification that can never be verified (${delivery.notification.subject}) was not quarantined` });
+    if (!found)
+      violations.push({
+        invariant: Invariant.LOST,
+        detail: `a notification that can never be verified (${delivery.notification.subject}) was not quarantined`,
+      });
     // Its last verification: the maxVerificationAttempts-th receive, or later by as many receives as SQS handed it out twice.
     else if (source && source.receiveCount > world.settings.maxVerificationAttempts + source.duplicates) {
-      violations.push({ invariant: Invariant.LOST, detail: `${delivery.notification.subject} was quarantined on receive ${source.receiveCount}, after its last verification attempt (${world.settings.maxVerificationAttempts}, ${source.duplicates} duplicate receives): ${reasonOf(found) ?? 'no reason'}` });
+      violations.push({
+        invariant: Invariant.LOST,
+        detail: `${delivery.notification.subject} was quarantined on receive ${source.receiveCount}, after its last verification attempt (${world.settings.maxVerificationAttempts}, ${source.duplicates} duplicate receives): ${reasonOf(found) ?? 'no reason'}`,
+      });
     }
     const subject = subjectOfNotification(delivery.notification.body);
-    if (subject && world.bus.accepted.some((e) => (e.detail as { subject?: { id?: string } }).subject?.id === subject && CHANGES.has(e.detailType))) {
-      violations.push({ invariant: Invariant.UNVERIFIED, detail: `${delivery.notification.subject}, which the bank never held for us, was published` });
+    if (
+      subject &&
+      world.bus.accepted.some(
+        (e) => (e.detail as { subject?: { id?: string } }).subject?.id === subject && CHANGES.has(e.detailType),
+      )
+    ) {
+      violations.push({
+        invariant: Invariant.UNVERIFIED,
+        detail: `${delivery.notification.subject}, which the bank never held for us, was published`,
+      });
     }
   }
   const faulted = Object.keys(world.tally.faults).length > 0;
-  const bankBodies = new Set(world.deliveries.filter((d) => d.origin === Origin.BANK).map((d) => JSON.stringify(d.sent)));
+  const bankBodies = new Set(
+    world.deliveries.filter((d) => d.origin === Origin.BANK).map((d) => JSON.stringify(d.sent)),
+  );
   for (const message of quarantined.filter((m) => bankBodies.has(bodyOf(m) ?? ''))) {
     const reason = reasonOf(message) ?? '';
     if (!/failed on its last receive/.test(reason) || !faulted) {
-      violations.push({ invariant: Invariant.LOST, detail: `a notification the bank sent of its own change was quarantined${faulted ? '' : ' with no fault in the run'}: ${reason}` });
+      violations.push({
+        invariant: Invariant.LOST,
+        detail: `a notification the bank sent of its own change was quarantined${faulted ? '' : ' with no fault in the run'}: ${reason}`,
+      });
     }
   }
   return violations;
@@ -266,16 +371,26 @@ export function checkInvariants(world: World): Violation[] {
     let position = 0;
     changes.forEach((change, i) => {
       // Nothing twice: sequence numbers 1..n, each once.
-      if (change.sequence !== i + 1) violations.push({ invariant: Invariant.TWICE, detail: `${subject}'s changes are numbered ${changes.map((c) => c.sequence).join(', ')}: ${change.key} is not change ${i + 1}` });
+      if (change.sequence !== i + 1)
+        violations.push({
+          invariant: Invariant.TWICE,
+          detail: `${subject}'s changes are numbered ${changes.map((c) => c.sequence).join(', ')}: ${change.key} is not change ${i + 1}`,
+        });
       // Nothing unverified: each change is a state the bank held; in order: after the previous one.
       const at = positionOf(change, states, position);
       if (at >= 0) {
         position = at + (change.detailType === BankEventDetailType.BOLETO_SETTLEMENT_REVERSED ? 0 : 1);
         published.set(subject, at);
       } else if (positionOf(change, states, 0) >= 0) {
-        violations.push({ invariant: Invariant.ORDER, detail: `${subject}: ${change.key} is numbered after a state the bank held later (the bank held ${states.map((s) => s.status).join(' → ')})` });
+        violations.push({
+          invariant: Invariant.ORDER,
+          detail: `${subject}: ${change.key} is numbered after a state the bank held later (the bank held ${states.map((s) => s.status).join(' → ')})`,
+        });
       } else {
-        violations.push({ invariant: Invariant.UNVERIFIED, detail: `${change.key} publishes what the bank never held for ${subject} (it held ${states.map((s) => `${s.status}${s.cents !== undefined ? ` ${s.cents}` : ''}`).join(' → ') || 'nothing'})` });
+        violations.push({
+          invariant: Invariant.UNVERIFIED,
+          detail: `${change.key} publishes what the bank never held for ${subject} (it held ${states.map((s) => `${s.status}${s.cents !== undefined ? ` ${s.cents}` : ''}`).join(' → ') || 'nothing'})`,
+        });
       }
     });
   }
@@ -285,7 +400,11 @@ export function checkInvariants(world: World): Violation[] {
   const quarantined = [...world.dlq.sent, ...world.lookDlq.sent];
   // (The notifications' dead letters without a reason are the shared checks'.)
   for (const message of world.lookDlq.sent) {
-    if (!reasonOf(message)) violations.push({ invariant: Invariant.LOST, detail: `message ${message.messageId} reached a dead-letter queue without a reason (received ${message.receiveCount} times)` });
+    if (!reasonOf(message))
+      violations.push({
+        invariant: Invariant.LOST,
+        detail: `message ${message.messageId} reached a dead-letter queue without a reason (received ${message.receiveCount} times)`,
+      });
   }
   const excused = quarantinedSubjects(quarantined);
   for (const delivery of world.deliveries.filter((d) => d.status === 200 && d.origin === Origin.BANK)) {
@@ -298,7 +417,10 @@ export function checkInvariants(world: World): Violation[] {
     const covered = last !== undefined && last >= announced.index;
     const cameBack = view !== undefined && states.some((state, i) => i >= announced.index && sameState(state, view));
     if (!covered && !cameBack) {
-      violations.push({ invariant: Invariant.LOST, detail: `${announced.subject}: a notification (${delivery.notification.subject}) announced ${states[announced.index]?.status ?? '?'}, answered 200, but the last change published is ${view ? view.status : 'none'} and nothing of it is quarantined` });
+      violations.push({
+        invariant: Invariant.LOST,
+        detail: `${announced.subject}: a notification (${delivery.notification.subject}) announced ${states[announced.index]?.status ?? '?'}, answered 200, but the last change published is ${view ? view.status : 'none'} and nothing of it is quarantined`,
+      });
     }
   }
   violations.push(...quarantineViolations(world, quarantined));
@@ -309,8 +431,16 @@ export function checkInvariants(world: World): Violation[] {
     for (const [subject, states] of ledger) {
       const final = states[states.length - 1];
       const last = published.get(subject);
-      if (subject.startsWith('boleto:') && final.cents !== undefined && !excused.has(subject) && (last === undefined || !sameState(states[last], final))) {
-        violations.push({ invariant: Invariant.LOST, detail: `${subject}: the bank ends settled (${final.cents} cents) and ${world.sweeps} sweep(s) ran, but the last change published is ${last === undefined ? 'none' : states[last].status}` });
+      if (
+        subject.startsWith('boleto:') &&
+        final.cents !== undefined &&
+        !excused.has(subject) &&
+        (last === undefined || !sameState(states[last], final))
+      ) {
+        violations.push({
+          invariant: Invariant.LOST,
+          detail: `${subject}: the bank ends settled (${final.cents} cents) and ${world.sweeps} sweep(s) ran, but the last change published is ${last === undefined ? 'none' : states[last].status}`,
+        });
       }
     }
   } else {
@@ -325,13 +455,22 @@ export function checkInvariants(world: World): Violation[] {
     return d.state?.paidAt !== undefined || d.settlement?.date !== undefined;
   };
   if (world.lateFrom !== undefined) {
-    for (const event of world.bus.accepted.filter((e) => e.at >= world.lateFrom! && CHANGES.has(e.detailType) && dated(e))) {
-      violations.push({ invariant: Invariant.TWICE, detail: `${changeOf(event).key} was published after the records' lifetime, when the bank had changed nothing (${Object.keys(world.tally.faults).join(', ') || 'no fault'})` });
+    for (const event of world.bus.accepted.filter(
+      (e) => e.at >= world.lateFrom! && CHANGES.has(e.detailType) && dated(e),
+    )) {
+      violations.push({
+        invariant: Invariant.TWICE,
+        detail: `${changeOf(event).key} was published after the records' lifetime, when the bank had changed nothing (${Object.keys(world.tally.faults).join(', ') || 'no fault'})`,
+      });
     }
   }
   violations.push(...pixViolations(world));
   // No secret anywhere a person or a consumer reads.
-  const readable = JSON.stringify({ logs: world.logs.entries, events: world.bus.accepted, deadLetters: quarantined.map((m) => ({ body: m.body, attributes: m.attributes })) });
+  const readable = JSON.stringify({
+    logs: world.logs.entries,
+    events: world.bus.accepted,
+    deadLetters: quarantined.map((m) => ({ body: m.body, attributes: m.attributes })),
+  });
   violations.push(...secretsIn(readable, world.bank.secrets()));
   return violations;
 }

@@ -34,7 +34,9 @@ describe('a planted bug is caught within the same runs', () => {
     const report = await checkPromise({ seed: CI_SEED, runs: CI_RUNS, mutant, noShrink: true });
     expect(report.failed).toBe(true);
     expect(report.invariant).toBe(invariant);
-    expect(report.failure).toMatch(new RegExp(`Replay: npm run soak -- --seed ${CI_SEED} --path [0-9:]+ --mutant ${mutant}`));
+    expect(report.failure).toMatch(
+      new RegExp(`Replay: npm run soak -- --seed ${CI_SEED} --path [0-9:]+ --mutant ${mutant}`),
+    );
   });
 });
 
@@ -42,7 +44,12 @@ describe('defects the harness found stay fixed', () => {
   const dir = join(__dirname, 'regressions');
   it.each(readdirSync(dir).filter((file) => file.endsWith('.json')))('%s', async (file) => {
     const { scenario } = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { scenario: Scenario };
-    const report = await checkPromise({ seed: CI_SEED, runs: 25, scenarios: fc.constant(scenario), replay: `npx jest --selectProjects property -t ${file}` });
+    const report = await checkPromise({
+      seed: CI_SEED,
+      runs: 25,
+      scenarios: fc.constant(scenario),
+      replay: `npx jest --selectProjects property -t ${file}`,
+    });
     expect(report.failure).toBe('');
   });
 });

@@ -6,9 +6,24 @@
  */
 import FakeTimers from '@sinonjs/fake-timers';
 import fc from 'fast-check';
-import { type AnswerVariation, type BankAction, OPTIONAL_ANSWER_FIELDS, PIX_OPTIONAL_FIELDS, type PixAction, subjectOfNotification } from './bank-side';
+import {
+  type AnswerVariation,
+  type BankAction,
+  OPTIONAL_ANSWER_FIELDS,
+  PIX_OPTIONAL_FIELDS,
+  type PixAction,
+  subjectOfNotification,
+} from './bank-side';
 import { RefundNature, RefundStatus } from '../../contracts/pix';
-import { PixCallbackKey, PixChargePixList, PixEndToEndIdField, PixQueryTime, PixRefundsShape, PixTimeZone, STANDARD_PIX_BEHAVIOUR } from '../../simulator/pix/pix-behaviour';
+import {
+  PixCallbackKey,
+  PixChargePixList,
+  PixEndToEndIdField,
+  PixQueryTime,
+  PixRefundsShape,
+  PixTimeZone,
+  STANDARD_PIX_BEHAVIOUR,
+} from '../../simulator/pix/pix-behaviour';
 import { AwsFault, DeliveryFault, type FaultPlan, type Mutant, ReceiveFault } from './faults';
 import type { OutgoingNotification } from '../../simulator/bank';
 import { BOLETO_TOKEN, BOLETO_TOKEN_HEADER, PAYMENTS_TOKEN, RECEIVER_ORIGIN } from './bank-side';
@@ -54,8 +69,12 @@ export interface Scenario {
 
 /** The Pix readings the harness varies, at the standard's values. */
 const STANDARD_READINGS = {
-  pixCallbackKey: STANDARD_PIX_BEHAVIOUR.pixCallbackKey, pixChargePixList: STANDARD_PIX_BEHAVIOUR.pixChargePixList, pixQueryTime: STANDARD_PIX_BEHAVIOUR.pixQueryTime,
-  pixRefundsShape: STANDARD_PIX_BEHAVIOUR.pixRefundsShape, pixEndToEndIdField: STANDARD_PIX_BEHAVIOUR.pixEndToEndIdField, pixTimeZone: STANDARD_PIX_BEHAVIOUR.pixTimeZone,
+  pixCallbackKey: STANDARD_PIX_BEHAVIOUR.pixCallbackKey,
+  pixChargePixList: STANDARD_PIX_BEHAVIOUR.pixChargePixList,
+  pixQueryTime: STANDARD_PIX_BEHAVIOUR.pixQueryTime,
+  pixRefundsShape: STANDARD_PIX_BEHAVIOUR.pixRefundsShape,
+  pixEndToEndIdField: STANDARD_PIX_BEHAVIOUR.pixEndToEndIdField,
+  pixTimeZone: STANDARD_PIX_BEHAVIOUR.pixTimeZone,
 };
 
 const planned = <T>(fault: fc.Arbitrary<T>, maxIndex: number, maxLength: number) =>
@@ -63,18 +82,46 @@ const planned = <T>(fault: fc.Arbitrary<T>, maxIndex: number, maxLength: number)
 
 /** A Pix movement: paid to our key or another receiver's of the account, a charge of ours paid, a refund (asked for, or MED) reaching its final status. */
 const pixAction: fc.Arbitrary<PixAction> = fc.oneof(
-  fc.record({ kind: fc.constant('pix' as const), act: fc.constant('pay-key' as const), key: fc.constantFrom('ours' as const, 'ours' as const, 'other' as const), txid: fc.boolean() }),
-  fc.record({ kind: fc.constant('pix' as const), act: fc.constant('pay-charge' as const), charge: fc.constantFrom('cob' as const, 'cobv' as const) }),
+  fc.record({
+    kind: fc.constant('pix' as const),
+    act: fc.constant('pay-key' as const),
+    key: fc.constantFrom('ours' as const, 'ours' as const, 'other' as const),
+    txid: fc.boolean(),
+  }),
+  fc.record({
+    kind: fc.constant('pix' as const),
+    act: fc.constant('pay-charge' as const),
+    charge: fc.constantFrom('cob' as const, 'cobv' as const),
+  }),
   fc.record({ kind: fc.constant('pix' as const), act: fc.constant('pay-account' as const), txid: fc.boolean() }),
   fc.record({
-    kind: fc.constant('pix' as const), act: fc.constant('refund' as const), pix: fc.nat(3), natureza: fc.constantFrom(...Object.values(RefundNature).filter((n) => n !== RefundNature.RETIRADA)),
+    kind: fc.constant('pix' as const),
+    act: fc.constant('refund' as const),
+    pix: fc.nat(3),
+    natureza: fc.constantFrom(...Object.values(RefundNature).filter((n) => n !== RefundNature.RETIRADA)),
     status: fc.constantFrom(RefundStatus.RETURNED as const, RefundStatus.NOT_DONE as const),
   }),
 );
 
 const action: fc.Arbitrary<BankAction> = fc.oneof(
-  fc.record({ kind: fc.constant('boleto' as const), boleto: fc.nat(2), act: fc.constantFrom('settle' as const, 'settle' as const, 'reverse' as const, 'cancel' as const), cents: fc.option(fc.integer({ min: 1, max: 99_999 }), { nil: undefined }) }),
-  fc.record({ kind: fc.constant('payment' as const), payment: fc.nat(1), act: fc.constantFrom('create' as const, 'create' as const, 'settle' as const, 'reject' as const, 'reverse' as const, 'cancel' as const) }),
+  fc.record({
+    kind: fc.constant('boleto' as const),
+    boleto: fc.nat(2),
+    act: fc.constantFrom('settle' as const, 'settle' as const, 'reverse' as const, 'cancel' as const),
+    cents: fc.option(fc.integer({ min: 1, max: 99_999 }), { nil: undefined }),
+  }),
+  fc.record({
+    kind: fc.constant('payment' as const),
+    payment: fc.nat(1),
+    act: fc.constantFrom(
+      'create' as const,
+      'create' as const,
+      'settle' as const,
+      'reject' as const,
+      'reverse' as const,
+      'cancel' as const,
+    ),
+  }),
   pixAction,
 );
 
@@ -82,7 +129,14 @@ const action: fc.Arbitrary<BankAction> = fc.oneof(
 export const scenarios: fc.Arbitrary<Scenario> = fc.record({
   boletos: fc.integer({ min: 1, max: 3 }),
   // Steps close together put several notifications of one subject in one batch, or in two environments at once.
-  steps: fc.array(fc.record({ afterMs: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 1_500 }), fc.integer({ min: 0, max: 20_000 })), action, lagMs: fc.constantFrom(0, 0, 2_000, 90_000, 240_000) }), { minLength: 2, maxLength: 10 }),
+  steps: fc.array(
+    fc.record({
+      afterMs: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 1_500 }), fc.integer({ min: 0, max: 20_000 })),
+      action,
+      lagMs: fc.constantFrom(0, 0, 2_000, 90_000, 240_000),
+    }),
+    { minLength: 2, maxLength: 10 },
+  ),
   forged: fc.nat(2),
   foreign: fc.array(fc.constantFrom('payment' as const, 'boleto' as const), { maxLength: 2 }),
   pollers: fc.integer({ min: 1, max: 3 }),
@@ -94,25 +148,36 @@ export const scenarios: fc.Arbitrary<Scenario> = fc.record({
     putEntries: planned(fc.constant(true as const), 10, 2),
   }),
   answers: fc.record({
-    omitted: fc.subarray([...OPTIONAL_ANSWER_FIELDS]), extraFields: fc.boolean(), wrapped: fc.boolean(),
+    omitted: fc.subarray([...OPTIONAL_ANSWER_FIELDS]),
+    extraFields: fc.boolean(),
+    wrapped: fc.boolean(),
     // The standard's own readings in about a third of the runs: there the OpenAPI judges every Pix answer and callback.
     pix: fc.oneof(
       { arbitrary: fc.constant(STANDARD_READINGS), weight: 1 },
       {
         arbitrary: fc.record({
-          pixCallbackKey: fc.constantFrom(...Object.values(PixCallbackKey)), pixChargePixList: fc.constantFrom(...Object.values(PixChargePixList)),
-          pixQueryTime: fc.constantFrom(...Object.values(PixQueryTime)), pixRefundsShape: fc.constantFrom(...Object.values(PixRefundsShape)),
-          pixEndToEndIdField: fc.constantFrom(...Object.values(PixEndToEndIdField)), pixTimeZone: fc.constantFrom(...Object.values(PixTimeZone)),
+          pixCallbackKey: fc.constantFrom(...Object.values(PixCallbackKey)),
+          pixChargePixList: fc.constantFrom(...Object.values(PixChargePixList)),
+          pixQueryTime: fc.constantFrom(...Object.values(PixQueryTime)),
+          pixRefundsShape: fc.constantFrom(...Object.values(PixRefundsShape)),
+          pixEndToEndIdField: fc.constantFrom(...Object.values(PixEndToEndIdField)),
+          pixTimeZone: fc.constantFrom(...Object.values(PixTimeZone)),
         }),
         weight: 2,
       },
     ),
     pixOmitted: fc.subarray([...PIX_OPTIONAL_FIELDS]),
-    pixGarbledRefund: fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, { arbitrary: fc.constant(true), weight: 1 }),
+    pixGarbledRefund: fc.oneof(
+      { arbitrary: fc.constant(false), weight: 3 },
+      { arbitrary: fc.constant(true), weight: 1 },
+    ),
   }),
   boletoShape: fc.constantFrom('object' as const, 'array' as const, 'eventos' as const),
   randomSeed: fc.integer(),
-  late: fc.oneof({ arbitrary: fc.constant(undefined), weight: 3 }, { arbitrary: fc.record({ redeliver: fc.nat(5), expireAt: fc.nat(6) }), weight: 1 }),
+  late: fc.oneof(
+    { arbitrary: fc.constant(undefined), weight: 3 },
+    { arbitrary: fc.record({ redeliver: fc.nat(5), expireAt: fc.nat(6) }), weight: 1 },
+  ),
   pixReceiver: fc.record({ keylessOwner: fc.boolean(), publishWithoutTxid: fc.boolean() }),
 });
 
@@ -123,8 +188,20 @@ export const SETTLE_BOUND_MS = HARNESS_TIMING.visibilityTimeoutMs * (HARNESS_TIM
 
 function forgedNotification(i: number): OutgoingNotification {
   return {
-    id: `forged-${i}`, kind: 'boleto', subject: 'forged', url: `${RECEIVER_ORIGIN}/boleto`, authHeader: { name: BOLETO_TOKEN_HEADER, value: 'forged' },
-    body: { agencia: '0101', posto: '02', beneficiario: '54321', nossoNumero: '001000001', movimento: 'LIQUIDACAO_PIX', valorLiquidacao: '150.25', idEventoWebhook: `forged-${i}` },
+    id: `forged-${i}`,
+    kind: 'boleto',
+    subject: 'forged',
+    url: `${RECEIVER_ORIGIN}/boleto`,
+    authHeader: { name: BOLETO_TOKEN_HEADER, value: 'forged' },
+    body: {
+      agencia: '0101',
+      posto: '02',
+      beneficiario: '54321',
+      nossoNumero: '001000001',
+      movimento: 'LIQUIDACAO_PIX',
+      valorLiquidacao: '150.25',
+      idEventoWebhook: `forged-${i}`,
+    },
   };
 }
 
@@ -132,13 +209,36 @@ function forgedNotification(i: number): OutgoingNotification {
 export function foreignNotification(kind: 'payment' | 'boleto', i: number): OutgoingNotification {
   return kind === 'payment'
     ? {
-      id: `foreign-${i}`, kind, subject: `foreign payment ${i}`, url: `${RECEIVER_ORIGIN}/payments`, authHeader: { name: 'Authorization', value: PAYMENTS_TOKEN },
-      body: { idTransacao: `tx-foreign-${i}`, status: 'EFETIVADO', valorPagamento: '999.00', dataPagamento: '2026-11-02T15:00:00', chavePix: 'someone@example.com', endToEnd: `E0000000020261102150000foreign0${i}` },
-    }
+        id: `foreign-${i}`,
+        kind,
+        subject: `foreign payment ${i}`,
+        url: `${RECEIVER_ORIGIN}/payments`,
+        authHeader: { name: 'Authorization', value: PAYMENTS_TOKEN },
+        body: {
+          idTransacao: `tx-foreign-${i}`,
+          status: 'EFETIVADO',
+          valorPagamento: '999.00',
+          dataPagamento: '2026-11-02T15:00:00',
+          chavePix: 'someone@example.com',
+          endToEnd: `E0000000020261102150000foreign0${i}`,
+        },
+      }
     : {
-      id: `foreign-${i}`, kind, subject: `foreign boleto ${i}`, url: `${RECEIVER_ORIGIN}/boleto`, authHeader: { name: BOLETO_TOKEN_HEADER, value: BOLETO_TOKEN },
-      body: { agencia: '0101', posto: '02', beneficiario: '99999', nossoNumero: `00900000${i}`, movimento: 'LIQUIDACAO_PIX', valorLiquidacao: '10.00', idEventoWebhook: `foreign-${i}` },
-    };
+        id: `foreign-${i}`,
+        kind,
+        subject: `foreign boleto ${i}`,
+        url: `${RECEIVER_ORIGIN}/boleto`,
+        authHeader: { name: BOLETO_TOKEN_HEADER, value: BOLETO_TOKEN },
+        body: {
+          agencia: '0101',
+          posto: '02',
+          beneficiario: '99999',
+          nossoNumero: `00900000${i}`,
+          movimento: 'LIQUIDACAO_PIX',
+          valorLiquidacao: '10.00',
+          idEventoWebhook: `foreign-${i}`,
+        },
+      };
 }
 
 /** A small seeded generator (mulberry32) for Math.random during a run: the handlers' backoff jitter. */
@@ -159,7 +259,10 @@ function seeded(seed: number): () => number {
  * (or the bound passes). Answers the world, to be checked by the invariants.
  */
 export async function runScenario(scenario: Scenario, scheduler: fc.Scheduler, mutant?: Mutant): Promise<World> {
-  const clock = FakeTimers.withGlobal(globalThis).install({ now: START, toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'clearImmediate', 'Date'] });
+  const clock = FakeTimers.withGlobal(globalThis).install({
+    now: START,
+    toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'clearImmediate', 'Date'],
+  });
   const random = Math.random;
   Math.random = seeded(scenario.randomSeed);
   try {
@@ -170,13 +273,21 @@ export async function runScenario(scenario: Scenario, scheduler: fc.Scheduler, m
       at += step.afterMs;
       world.later(at, () => world.bank.act(step.action, step.lagMs));
     }
-    for (let i = 0; i < scenario.forged; i++) world.later(1_000 + i * 3_000, () => world.deliver(forgedNotification(i), Origin.FORGED));
-    scenario.foreign.forEach((kind, i) => world.later(2_000 + i * 5_000, () => world.deliver(foreignNotification(kind, i), Origin.FOREIGN)));
+    for (let i = 0; i < scenario.forged; i++)
+      world.later(1_000 + i * 3_000, () => world.deliver(forgedNotification(i), Origin.FORGED));
+    scenario.foreign.forEach((kind, i) =>
+      world.later(2_000 + i * 5_000, () => world.deliver(foreignNotification(kind, i), Origin.FOREIGN)),
+    );
     const faultsStopAt = START + at + 1;
     // The reconciliation sweep's schedule (every 15 minutes): two runs, both after the faults stop.
     for (const when of [1, 2]) world.later(when * HARNESS_TIMING.sweepEveryMs, () => world.sweep());
-    setTimeout(() => { world.faultsStoppedAt = Date.now(); }, at + 1);
-    const pollers = [...Array.from({ length: scenario.pollers }, () => world.poll(world.queue)), world.poll(world.lookQueue)];
+    setTimeout(() => {
+      world.faultsStoppedAt = Date.now();
+    }, at + 1);
+    const pollers = [
+      ...Array.from({ length: scenario.pollers }, () => world.poll(world.queue)),
+      world.poll(world.lookQueue),
+    ];
     for (;;) {
       await scheduler.waitIdle();
       if (world.quiet() && Date.now() >= faultsStopAt) world.stopped = true;
@@ -194,7 +305,12 @@ export async function runScenario(scenario: Scenario, scheduler: fc.Scheduler, m
 }
 
 /** The late phase (Scenario.late): a notification again, after its record's lifetime, the TTL striking mid-look. */
-async function latePhase(world: World, late: NonNullable<Scenario['late']>, clock: ReturnType<ReturnType<typeof FakeTimers.withGlobal>["install"]>, scheduler: fc.Scheduler): Promise<void> {
+async function latePhase(
+  world: World,
+  late: NonNullable<Scenario['late']>,
+  clock: ReturnType<ReturnType<typeof FakeTimers.withGlobal>['install']>,
+  scheduler: fc.Scheduler,
+): Promise<void> {
   // A notification of a boleto the bank ends settled: its state is dated (the settlement's date), which
   // the records-lifetime rule reads. A state with no date is published again past its record's
   // lifetime, sequence from 1 (docs/events.md, "Guarantees and limits"): not played here.

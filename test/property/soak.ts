@@ -30,11 +30,13 @@ function fail(message: string): never {
 }
 
 const mutant = values.mutant as Mutant | undefined;
-if (mutant !== undefined && !Object.values(Mutant).includes(mutant)) fail(`--mutant must be one of ${Object.values(Mutant).join(', ')}`);
+if (mutant !== undefined && !Object.values(Mutant).includes(mutant))
+  fail(`--mutant must be one of ${Object.values(Mutant).join(', ')}`);
 const number = (name: string, value: string | undefined, fallback: number, whole = true) => {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (whole ? !Number.isInteger(n) : !(Number.isFinite(n) && n >= 0)) fail(`--${name} must be a ${whole ? 'whole number' : 'number of minutes'}, got "${value}"`);
+  if (whole ? !Number.isInteger(n) : !(Number.isFinite(n) && n >= 0))
+    fail(`--${name} must be a ${whole ? 'whole number' : 'number of minutes'}, got "${value}"`);
   return n;
 };
 const minutes = number('minutes', values.minutes, 0, false);
@@ -60,19 +62,29 @@ async function main(): Promise<void> {
       summary(total, started);
       process.exit(1);
     }
-    if (values.path || values.seed !== undefined && !values.minutes || Date.now() - started >= minutes * 60_000) break;
+    if (values.path || (values.seed !== undefined && !values.minutes) || Date.now() - started >= minutes * 60_000)
+      break;
   }
   summary(total, started);
 }
 
-function summary(total: { seeds: number; runs: number; invariants: number; longest: number; faults: Record<string, number> }, started: number): void {
-  const faults = Object.entries(total.faults).sort().map(([kind, n]) => `${kind} ${n}`).join(', ') || 'none';
-  console.log([
-    `seeds: ${total.seeds}, runs: ${total.runs}, in ${((Date.now() - started) / 1000).toFixed(1)} s`,
-    `faults injected: ${faults}`,
-    `invariants checked: ${total.invariants}`,
-    `longest time to publish after the faults stopped: ${(total.longest / 1000).toFixed(1)} s`,
-  ].join('\n'));
+function summary(
+  total: { seeds: number; runs: number; invariants: number; longest: number; faults: Record<string, number> },
+  started: number,
+): void {
+  const faults =
+    Object.entries(total.faults)
+      .sort()
+      .map(([kind, n]) => `${kind} ${n}`)
+      .join(', ') || 'none';
+  console.log(
+    [
+      `seeds: ${total.seeds}, runs: ${total.runs}, in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      `faults injected: ${faults}`,
+      `invariants checked: ${total.invariants}`,
+      `longest time to publish after the faults stopped: ${(total.longest / 1000).toFixed(1)} s`,
+    ].join('\n'),
+  );
 }
 
 main().catch((error: unknown) => {

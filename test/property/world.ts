@@ -37,7 +37,15 @@ import type { OutgoingNotification } from '../../simulator/bank';
 import { restProxyEvent } from '../../tools/local-aws/api-gateway';
 import { lambdaRecord } from '../../tools/local-aws/sqs-event-source';
 import { RecordingLogger } from '../support/recording-logger';
-import { BANK_ORIGIN, BankSide, BOLETO_TOKEN, BOLETO_TOKEN_HEADER, PAYMENTS_TOKEN, PIX_CREDENTIALS, PIX_KEYS } from './bank-side';
+import {
+  BANK_ORIGIN,
+  BankSide,
+  BOLETO_TOKEN,
+  BOLETO_TOKEN_HEADER,
+  PAYMENTS_TOKEN,
+  PIX_CREDENTIALS,
+  PIX_KEYS,
+} from './bank-side';
 import { PixClient, pixDayListing } from '../../lambda/bank/pix';
 import { normalizePixKey, pixKeyHash } from '../../contracts/pix';
 import { PixConnectionDefaults } from '../../contracts/pix-connection';
@@ -61,12 +69,23 @@ const BOLETO_TOKEN_ARN = 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:p
 const PIX_CREDENTIALS_ARN = 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:property-pix-credentials-AbCdEf';
 
 /** How the deployed stack is tuned in the harness: the construct's defaults, shorter where only time would pass. */
-export const HARNESS_TIMING = { functionTimeoutMs: 30_000, visibilityTimeoutMs: 180_000, maxReceiveCount: 5, longPollMs: 20_000, batchSize: 10, sweepEveryMs: 15 * 60_000 } as const;
+export const HARNESS_TIMING = {
+  functionTimeoutMs: 30_000,
+  visibilityTimeoutMs: 180_000,
+  maxReceiveCount: 5,
+  longPollMs: 20_000,
+  batchSize: 10,
+  sweepEveryMs: 15 * 60_000,
+} as const;
 
 const never = <T>(): Promise<T> => new Promise<T>(() => undefined);
 
 function throttled(service: string): Error {
-  return Object.assign(new Error(`Rate exceeded (${service})`), { name: 'ThrottlingException', $metadata: { httpStatusCode: 400 }, $retryable: { throttling: true } });
+  return Object.assign(new Error(`Rate exceeded (${service})`), {
+    name: 'ThrottlingException',
+    $metadata: { httpStatusCode: 400 },
+    $retryable: { throttling: true },
+  });
 }
 
 /** One Lambda execution environment: its clients; once its invocation is abandoned (a timeout), every call it makes hangs. */
@@ -133,23 +152,51 @@ export class World {
 
   private readonly plan: FaultPlan;
 
-  constructor(private readonly scheduler: fc.Scheduler, readonly scenario: Pick<Scenario, 'faults' | 'answers' | 'boletoShape' | 'pixReceiver'>, private readonly mutant?: Mutant) {
+  constructor(
+    private readonly scheduler: fc.Scheduler,
+    readonly scenario: Pick<Scenario, 'faults' | 'answers' | 'boletoShape' | 'pixReceiver'>,
+    private readonly mutant?: Mutant,
+  ) {
     this.plan = scenario.faults;
     const now = () => Date.now();
     const id = () => `m-${(++this.ids).toString().padStart(6, '0')}`;
     this.bank = new BankSide(now, (notification) => this.notify(notification), scenario.answers);
-    this.dynamo = new DynamoDbModel(TABLE, 'id', 'expiration', now, { [PendingPaymentIndex.NAME]: { partition: PendingPaymentIndex.PARTITION, sort: PendingPaymentIndex.SINCE } });
-    this.queue = this.sqs.add(new QueueModel(QUEUE_URL, HARNESS_TIMING.visibilityTimeoutMs, HARNESS_TIMING.maxReceiveCount, now, id));
+    this.dynamo = new DynamoDbModel(TABLE, 'id', 'expiration', now, {
+      [PendingPaymentIndex.NAME]: { partition: PendingPaymentIndex.PARTITION, sort: PendingPaymentIndex.SINCE },
+    });
+    this.queue = this.sqs.add(
+      new QueueModel(QUEUE_URL, HARNESS_TIMING.visibilityTimeoutMs, HARNESS_TIMING.maxReceiveCount, now, id),
+    );
     this.dlq = this.sqs.add(new QueueModel(DLQ_URL, HARNESS_TIMING.visibilityTimeoutMs, Infinity, now, id));
-    this.lookQueue = this.sqs.add(new QueueModel(LOOK_QUEUE_URL, HARNESS_TIMING.visibilityTimeoutMs, HARNESS_TIMING.maxReceiveCount, now, id));
+    this.lookQueue = this.sqs.add(
+      new QueueModel(LOOK_QUEUE_URL, HARNESS_TIMING.visibilityTimeoutMs, HARNESS_TIMING.maxReceiveCount, now, id),
+    );
     this.lookDlq = this.sqs.add(new QueueModel(LOOK_DLQ_URL, HARNESS_TIMING.visibilityTimeoutMs, Infinity, now, id));
     this.queue.deadLetter = this.dlq;
     this.lookQueue.deadLetter = this.lookDlq;
-    this.bus = new EventBridgeModel(BUS, now, id, () => this.faultAt(this.plan.putEntries, this.putEntries++) !== undefined);
-    this.settings = processorSettings({
-      eventBusName: BUS, idempotencyTableName: TABLE, quarantineQueueUrl: DLQ_URL, queueUrl: QUEUE_URL, lookQueueUrl: LOOK_QUEUE_URL,
-      lookQuarantineQueueUrl: LOOK_DLQ_URL, journalBucketName: BUCKET, ownSenderId: '111111111111',
-    }, { maxReceiveCount: HARNESS_TIMING.maxReceiveCount, receiverName: 'property', queueVisibilityTimeoutSeconds: HARNESS_TIMING.visibilityTimeoutMs / 1000 });
+    this.bus = new EventBridgeModel(
+      BUS,
+      now,
+      id,
+      () => this.faultAt(this.plan.putEntries, this.putEntries++) !== undefined,
+    );
+    this.settings = processorSettings(
+      {
+        eventBusName: BUS,
+        idempotencyTableName: TABLE,
+        quarantineQueueUrl: DLQ_URL,
+        queueUrl: QUEUE_URL,
+        lookQueueUrl: LOOK_QUEUE_URL,
+        lookQuarantineQueueUrl: LOOK_DLQ_URL,
+        journalBucketName: BUCKET,
+        ownSenderId: '111111111111',
+      },
+      {
+        maxReceiveCount: HARNESS_TIMING.maxReceiveCount,
+        receiverName: 'property',
+        queueVisibilityTimeoutSeconds: HARNESS_TIMING.visibilityTimeoutMs / 1000,
+      },
+    );
     // A PRODUCTION receiver's Pix route: mutual TLS with a pin, so only the provider posts callbacks.
     this.settings = { ...this.settings, pixCallbacksAuthenticated: true };
   }
@@ -162,7 +209,12 @@ export class World {
   }
 
   /** One AWS or bank call from `env`: released by the scheduler, with the plan's fault for its index. */
-  private async call<T>(env: Environment, label: string, fault: AwsFault | undefined, work: () => T | Promise<T>): Promise<T> {
+  private async call<T>(
+    env: Environment,
+    label: string,
+    fault: AwsFault | undefined,
+    work: () => T | Promise<T>,
+  ): Promise<T> {
     if (env.dead) return never();
     await this.scheduler.schedule(Promise.resolve(), label);
     if (env.dead) return never();
@@ -182,10 +234,11 @@ export class World {
   /** An SDK client of `env` whose every command the model answers. */
   private client<C>(env: Environment, service: string, model: { handle(command: unknown): unknown }): C {
     return {
-      send: (command: object) => this.call(env, `${service} ${command.constructor.name}`, this.faultAt(this.plan.aws, this.awsCalls++), () => {
-        if (service === 'dynamodb') this.ttlBefore(this.dynamoCalls++);
-        return model.handle(this.planted(command));
-      }),
+      send: (command: object) =>
+        this.call(env, `${service} ${command.constructor.name}`, this.faultAt(this.plan.aws, this.awsCalls++), () => {
+          if (service === 'dynamodb') this.ttlBefore(this.dynamoCalls++);
+          return model.handle(this.planted(command));
+        }),
     } as unknown as C;
   }
 
@@ -193,7 +246,8 @@ export class World {
   private ttlBefore(call: number): void {
     if (call !== this.expireBeforeCall) return;
     const gone = this.dynamo.expire();
-    if (gone.length) this.tally.faults[AwsFault.TTL_EXPIRED] = (this.tally.faults[AwsFault.TTL_EXPIRED] ?? 0) + gone.length;
+    if (gone.length)
+      this.tally.faults[AwsFault.TTL_EXPIRED] = (this.tally.faults[AwsFault.TTL_EXPIRED] ?? 0) + gone.length;
   }
 
   /** The late phase: the clock past every record's lifetime, the TTL to strike before DynamoDB call `expireAt` from now. */
@@ -206,19 +260,37 @@ export class World {
 
   /** The command as a planted bug would send it. */
   private planted(command: object): object {
-    if (this.mutant !== Mutant.UNCONDITIONAL_WRITE || !(command instanceof PutItemCommand) || !/^(boleto|payment):/.test(command.input.Item?.id?.S ?? '')) return command;
-    return new PutItemCommand({ ...command.input, ConditionExpression: undefined, ExpressionAttributeNames: undefined, ExpressionAttributeValues: undefined });
+    if (
+      this.mutant !== Mutant.UNCONDITIONAL_WRITE ||
+      !(command instanceof PutItemCommand) ||
+      !/^(boleto|payment):/.test(command.input.Item?.id?.S ?? '')
+    )
+      return command;
+    return new PutItemCommand({
+      ...command.input,
+      ConditionExpression: undefined,
+      ExpressionAttributeNames: undefined,
+      ExpressionAttributeValues: undefined,
+    });
   }
 
   private secrets(env: Environment): SecretsManagerClient {
-    const values: Record<string, string> = { [CREDENTIALS_ARN]: JSON.stringify(this.bank.secretValue()), [PAYMENTS_TOKEN_ARN]: PAYMENTS_TOKEN, [BOLETO_TOKEN_ARN]: BOLETO_TOKEN };
+    const values: Record<string, string> = {
+      [CREDENTIALS_ARN]: JSON.stringify(this.bank.secretValue()),
+      [PAYMENTS_TOKEN_ARN]: PAYMENTS_TOKEN,
+      [BOLETO_TOKEN_ARN]: BOLETO_TOKEN,
+    };
     return this.client<SecretsManagerClient>(env, 'secretsmanager', {
       handle: (command) => {
-        if (!(command instanceof GetSecretValueCommand)) throw new Error(`the Secrets Manager model does not answer ${(command as object).constructor.name}`);
+        if (!(command instanceof GetSecretValueCommand))
+          throw new Error(`the Secrets Manager model does not answer ${(command as object).constructor.name}`);
         const value = values[command.input.SecretId!];
         // No secret of the harness is being rotated: it has an AWSCURRENT version only.
         const stage = command.input.VersionStage ?? 'AWSCURRENT';
-        if (value === undefined || stage !== 'AWSCURRENT') throw Object.assign(new Error('Secrets Manager can\'t find the specified secret.'), { name: 'ResourceNotFoundException' });
+        if (value === undefined || stage !== 'AWSCURRENT')
+          throw Object.assign(new Error("Secrets Manager can't find the specified secret."), {
+            name: 'ResourceNotFoundException',
+          });
         return { SecretString: value, VersionId: 'v1', VersionStages: ['AWSCURRENT'] };
       },
     });
@@ -239,7 +311,9 @@ export class World {
   /** Runs `work` after `ms` of the harness's time, keeping the run going until it is done. */
   later(ms: number, work: () => Promise<unknown>): void {
     this.pending++;
-    setTimeout(() => { void work().finally(() => this.pending--); }, ms);
+    setTimeout(() => {
+      void work().finally(() => this.pending--);
+    }, ms);
   }
 
   /** A boleto event as the scenario's bank sends it: one object, an array of one, or `{"eventos": [...]}`. */
@@ -254,24 +328,38 @@ export class World {
     const env = new Environment(`receiver-${++this.environments}`);
     const url = new URL(notification.url!);
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-    if (notification.authHeader) headers[notification.authHeader.name] = origin === Origin.FORGED ? 'forged-token-of-someone-else' : notification.authHeader.value;
+    if (notification.authHeader)
+      headers[notification.authHeader.name] =
+        origin === Origin.FORGED ? 'forged-token-of-someone-else' : notification.authHeader.value;
     const sent = this.shaped(notification);
     const [route, requestId] = [url.pathname.replace(/^\//, ''), `req-${++this.ids}`];
     const event = restProxyEvent({ route, headers, body: JSON.stringify(sent), requestId, sourceIp: '203.0.113.10' });
     const deps: ReceiverDeps = {
       settings: {
-        queueUrl: QUEUE_URL, paymentsTokenSecretArn: PAYMENTS_TOKEN_ARN, boletoTokenSecretArn: BOLETO_TOKEN_ARN, boletoTokenHeader: BOLETO_TOKEN_HEADER,
-        maxBodyBytes: 256 * 1024, tokenCacheTtlMs: 300_000, enqueueBudgetMs: 5_000, receiverName: 'property',
+        queueUrl: QUEUE_URL,
+        paymentsTokenSecretArn: PAYMENTS_TOKEN_ARN,
+        boletoTokenSecretArn: BOLETO_TOKEN_ARN,
+        boletoTokenHeader: BOLETO_TOKEN_HEADER,
+        maxBodyBytes: 256 * 1024,
+        tokenCacheTtlMs: 300_000,
+        enqueueBudgetMs: 5_000,
+        receiverName: 'property',
       },
       sqs: this.client(env, 'sqs', this.sqs),
       // The receiver's own token loader (AWSCURRENT and, during a rotation, AWSPENDING), over the model.
-      tokens: new TokenCache({ load: (arn, stage) => loadStageToken(this.secrets(env), arn, stage, ReceiverDefaults.secretFetchBudgetMs), ttlMs: 300_000, mismatchRefreshIntervalMs: 5_000 }),
+      tokens: new TokenCache({
+        load: (arn, stage) => loadStageToken(this.secrets(env), arn, stage, ReceiverDefaults.secretFetchBudgetMs),
+        ttlMs: 300_000,
+        mismatchRefreshIntervalMs: 5_000,
+      }),
       logger: this.logs,
       count: () => undefined,
       remainingTimeMs: () => 10_000,
     };
     // API Gateway answers 504 at its 29 s limit: a receiver that hangs (abandoned) is a failed delivery.
-    const timeout = new Promise<{ statusCode: number }>((resolve) => setTimeout(() => resolve({ statusCode: 504 }), 29_000));
+    const timeout = new Promise<{ statusCode: number }>((resolve) =>
+      setTimeout(() => resolve({ statusCode: 504 }), 29_000),
+    );
     const answer = await Promise.race([handleNotification(event, deps), timeout]);
     this.deliveries.push({ notification, sent, route, requestId, at: Date.now(), status: answer.statusCode, origin });
   }
@@ -281,8 +369,15 @@ export class World {
   /** The bank's client of an environment, as a handler makes it (its pacers on the shared schedule), its calls through the harness. */
   private bankClient(env: Environment, dynamo: DynamoDBClient, connection: BankConnectionSettings) {
     const pacers = sharedBankPacers(dynamo, TABLE, connection);
-    const transport = this.bank.transport((label, work) => this.call(env, label, this.faultAt(this.plan.bank, this.bankCalls++), work));
-    const bank = new CooperativeClient({ settings: connection, pacer: pacers.calls, credentials: credentialsFromSecret(this.secrets(env), CREDENTIALS_ARN), transport: () => transport });
+    const transport = this.bank.transport((label, work) =>
+      this.call(env, label, this.faultAt(this.plan.bank, this.bankCalls++), work),
+    );
+    const bank = new CooperativeClient({
+      settings: connection,
+      pacer: pacers.calls,
+      credentials: credentialsFromSecret(this.secrets(env), CREDENTIALS_ARN),
+      transport: () => transport,
+    });
     return { bank, pacers };
   }
 
@@ -293,13 +388,19 @@ export class World {
     const connection = this.bank.connection(CREDENTIALS_ARN);
     const { bank, pacers } = this.bankClient(env, dynamo, connection);
     const lag = (error: unknown) => {
-      if (this.mutant === Mutant.NOT_FOUND_AS_LAG && error instanceof BankApiError && error.status === 404) throw new BankApiError(error.operation, 503, 'not found yet', true);
+      if (this.mutant === Mutant.NOT_FOUND_AS_LAG && error instanceof BankApiError && error.status === 404)
+        throw new BankApiError(error.operation, 503, 'not found yet', true);
       throw error;
     };
     const pixClient = (pacer: typeof pacers.calls) => this.pixClient(env, pacer);
     const queries = (client: CooperativeClient, pix: PixClient): BankQueries => ({
       clients: {
-        cooperative: { queryBoleto: (...args: Parameters<CooperativeClient['queryBoleto']>) => client.queryBoleto(...args).catch(lag), queryPayment: (...args: Parameters<CooperativeClient['queryPayment']>) => client.queryPayment(...args).catch(lag) },
+        cooperative: {
+          queryBoleto: (...args: Parameters<CooperativeClient['queryBoleto']>) =>
+            client.queryBoleto(...args).catch(lag),
+          queryPayment: (...args: Parameters<CooperativeClient['queryPayment']>) =>
+            client.queryPayment(...args).catch(lag),
+        },
         pix,
       },
     });
@@ -308,7 +409,9 @@ export class World {
     const deps: ProcessorDeps = {
       settings: {
         ...this.settings,
-        pixKeys: (this.mutant === Mutant.ACCOUNT_KEYS ? [PIX_KEYS.ours, PIX_KEYS.other] : [PIX_KEYS.ours]).map((key) => normalizePixKey(key)!.key),
+        pixKeys: (this.mutant === Mutant.ACCOUNT_KEYS ? [PIX_KEYS.ours, PIX_KEYS.other] : [PIX_KEYS.ours]).map(
+          (key) => normalizePixKey(key)!.key,
+        ),
         ...(this.scenario.pixReceiver?.keylessOwner ? { pixKeyless: true } : {}),
       },
       account: connection.account,
@@ -316,7 +419,10 @@ export class World {
       lookBank: queries(bank.withPacer(pacers.looks), pixClient(pacers.looks)),
       store: this.mutant === Mutant.PUBLISH_BEFORE_RECORD ? publishingFirst(store, publish) : store,
       markers: new DynamoDbLookMarkers(dynamo, TABLE),
-      looks: { schedule: new DynamoDbSlotSchedule(dynamo, TABLE, LOOK_RATE_NAME), ratePerSecond: this.settings.lookQueryShare * connection.queriesPerSecond },
+      looks: {
+        schedule: new DynamoDbSlotSchedule(dynamo, TABLE, LOOK_RATE_NAME),
+        ratePerSecond: this.settings.lookQueryShare * connection.queriesPerSecond,
+      },
       journal: new S3NotificationJournal(this.client(env, 's3', this.s3), BUCKET),
       publish,
       quarantine: sqsQuarantine(sqs, { [ProcessorQueue.NOTIFICATIONS]: DLQ_URL, [ProcessorQueue.LOOKS]: LOOK_DLQ_URL }),
@@ -329,10 +435,19 @@ export class World {
 
   /** The provider's Pix API for an environment, on the bank's transport and the pacer given (the standard Pix API's client, as the handler makes it). */
   private pixClient(env: Environment, pacer: ReturnType<typeof sharedBankPacers>['calls']): PixClient {
-    const transport = this.bank.transport((label, work) => this.call(env, label, this.faultAt(this.plan.bank, this.bankCalls++), work));
+    const transport = this.bank.transport((label, work) =>
+      this.call(env, label, this.faultAt(this.plan.bank, this.bankCalls++), work),
+    );
     return new PixClient({
-      settings: { baseUrl: BANK_ORIGIN, tokenUrl: `${BANK_ORIGIN}${SIMULATOR_PATHS.pixToken}`, credentialsSecretArn: PIX_CREDENTIALS_ARN, simulated: true },
-      credentials: () => Promise.resolve({ ...PIX_CREDENTIALS }), pacer, transport: () => transport,
+      settings: {
+        baseUrl: BANK_ORIGIN,
+        tokenUrl: `${BANK_ORIGIN}${SIMULATOR_PATHS.pixToken}`,
+        credentialsSecretArn: PIX_CREDENTIALS_ARN,
+        simulated: true,
+      },
+      credentials: () => Promise.resolve({ ...PIX_CREDENTIALS }),
+      pacer,
+      transport: () => transport,
     });
   }
 
@@ -341,7 +456,10 @@ export class World {
     let environment = this.processorEnvironment();
     while (!this.stopped) {
       if (environment.env.dead) environment = this.processorEnvironment();
-      const batch = queue.receive(HARNESS_TIMING.batchSize, () => this.faultAt(this.plan.receives, this.receives++) === ReceiveFault.DUPLICATE);
+      const batch = queue.receive(
+        HARNESS_TIMING.batchSize,
+        () => this.faultAt(this.plan.receives, this.receives++) === ReceiveFault.DUPLICATE,
+      );
       if (!batch.length) {
         await queue.waitForMessages(HARNESS_TIMING.longPollMs);
         continue;
@@ -356,11 +474,20 @@ export class World {
     }
   }
 
-  private async invoke({ env, deps }: ReturnType<World['processorEnvironment']>, queue: QueueModel, batch: QueuedMessage[]): Promise<void> {
+  private async invoke(
+    { env, deps }: ReturnType<World['processorEnvironment']>,
+    queue: QueueModel,
+    batch: QueuedMessage[],
+  ): Promise<void> {
     const deadline = Date.now() + HARNESS_TIMING.functionTimeoutMs;
     const event: SQSEvent = { Records: batch.map((m) => sqsRecord(m, queue)) };
-    const timedOut = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), HARNESS_TIMING.functionTimeoutMs));
-    const result = await Promise.race([processBatch(event, { getRemainingTimeInMillis: () => deadline - Date.now() }, deps), timedOut]);
+    const timedOut = new Promise<'timeout'>((resolve) =>
+      setTimeout(() => resolve('timeout'), HARNESS_TIMING.functionTimeoutMs),
+    );
+    const result = await Promise.race([
+      processBatch(event, { getRemainingTimeInMillis: () => deadline - Date.now() }, deps),
+      timedOut,
+    ]);
     if (result === 'timeout') {
       // Lambda ends the environment; nothing of the batch is deleted (SQS hands it out again after the visibility timeout).
       if (!env.dead) void this.abandon(env);
@@ -379,29 +506,49 @@ export class World {
     const dynamo = this.client<never>(env, 'dynamodb', this.dynamo);
     const connection = this.bank.connection(CREDENTIALS_ARN);
     const { bank, pacers } = this.bankClient(env, dynamo, connection);
-    const settings = sweepSettings({ idempotencyTableName: TABLE, queueUrl: LOOK_QUEUE_URL }, { receiverName: 'property' });
+    const settings = sweepSettings(
+      { idempotencyTableName: TABLE, queueUrl: LOOK_QUEUE_URL },
+      { receiverName: 'property' },
+    );
     const beneficiario = connection.account.codigoBeneficiario;
     const store = new DynamoDbSubjectStore(dynamo, TABLE, 0);
-    const run = sweep({
-      settings,
-      codigoBeneficiario: beneficiario,
-      listings: [
-        { listing: settledBoletoListing(bank, beneficiario, connection.listingPageSize), cursors: new DynamoDbDayCursors(dynamo, TABLE, beneficiario, settings.lookbackDays, 'boleto'), daysBack: recentDays(settings.lookbackDays) },
-        // The Pix received today and their refunds (the receiver's key; without a txid, as the scenario's receiver says).
-        {
-          listing: pixDayListing(this.pixClient(env, pacers.calls), { keyHashes: [pixKeyHash(normalizePixKey(PIX_KEYS.ours)!.key)], publishWithoutTxid: this.scenario.pixReceiver?.publishWithoutTxid ?? false, pageSize: PixConnectionDefaults.listingPageSize }),
-          cursors: new DynamoDbDayCursors(dynamo, TABLE, beneficiario, settings.lookbackDays, 'pix'), daysBack: recentDays(settings.lookbackDays),
-        },
-      ],
-      readRecord: (id) => store.read(id),
-      pendingPayments: new DynamoDbPendingPayments(dynamo, TABLE),
-      markers: new DynamoDbLookMarkers(dynamo, TABLE),
-      send: lookRequestSender(this.client(env, 'sqs', this.sqs), LOOK_QUEUE_URL),
-      count: () => undefined,
-      logger: this.logs,
-    }, Date.now() + 60_000);
+    const run = sweep(
+      {
+        settings,
+        codigoBeneficiario: beneficiario,
+        listings: [
+          {
+            listing: settledBoletoListing(bank, beneficiario, connection.listingPageSize),
+            cursors: new DynamoDbDayCursors(dynamo, TABLE, beneficiario, settings.lookbackDays, 'boleto'),
+            daysBack: recentDays(settings.lookbackDays),
+          },
+          // The Pix received today and their refunds (the receiver's key; without a txid, as the scenario's receiver says).
+          {
+            listing: pixDayListing(this.pixClient(env, pacers.calls), {
+              keyHashes: [pixKeyHash(normalizePixKey(PIX_KEYS.ours)!.key)],
+              publishWithoutTxid: this.scenario.pixReceiver?.publishWithoutTxid ?? false,
+              pageSize: PixConnectionDefaults.listingPageSize,
+            }),
+            cursors: new DynamoDbDayCursors(dynamo, TABLE, beneficiario, settings.lookbackDays, 'pix'),
+            daysBack: recentDays(settings.lookbackDays),
+          },
+        ],
+        readRecord: (id) => store.read(id),
+        pendingPayments: new DynamoDbPendingPayments(dynamo, TABLE),
+        markers: new DynamoDbLookMarkers(dynamo, TABLE),
+        send: lookRequestSender(this.client(env, 'sqs', this.sqs), LOOK_QUEUE_URL),
+        count: () => undefined,
+        logger: this.logs,
+      },
+      Date.now() + 60_000,
+    );
     const timedOut = new Promise<void>((resolve) => setTimeout(resolve, 61_000));
-    await Promise.race([run.then(() => { this.sweeps++; }), timedOut]);
+    await Promise.race([
+      run.then(() => {
+        this.sweeps++;
+      }),
+      timedOut,
+    ]);
   }
 
   /** Nothing left to do: no step, delivery or invocation pending and every queue empty. */
@@ -411,7 +558,10 @@ export class World {
 }
 
 /** A store whose write publishes the outbox it holds first (the planted bug PUBLISH_BEFORE_RECORD). */
-function publishingFirst(store: SubjectStore, publish: (entries: readonly OutboxEntry[]) => Promise<void>): SubjectStore {
+function publishingFirst(
+  store: SubjectStore,
+  publish: (entries: readonly OutboxEntry[]) => Promise<void>,
+): SubjectStore {
   return {
     read: (id) => store.read(id),
     readMany: store.readMany && ((ids) => store.readMany!(ids)),
@@ -426,8 +576,20 @@ function publishingFirst(store: SubjectStore, publish: (entries: readonly Outbox
 
 /** A message the model handed out, as Lambda's SQS event holds it. */
 function sqsRecord(message: QueuedMessage, queue: QueueModel): SQSRecord {
-  return lambdaRecord({
-    MessageId: message.messageId, ReceiptHandle: message.receipt, Body: message.body, MessageAttributes: message.attributes,
-    Attributes: { ApproximateReceiveCount: String(message.receiveCount), SentTimestamp: String(message.sentAt), SenderId: '111111111111', ApproximateFirstReceiveTimestamp: String(message.sentAt) },
-  }, `arn:aws:sqs:sa-east-1:111111111111:${queue.url.split('/').pop()}`, 'sa-east-1');
+  return lambdaRecord(
+    {
+      MessageId: message.messageId,
+      ReceiptHandle: message.receipt,
+      Body: message.body,
+      MessageAttributes: message.attributes,
+      Attributes: {
+        ApproximateReceiveCount: String(message.receiveCount),
+        SentTimestamp: String(message.sentAt),
+        SenderId: '111111111111',
+        ApproximateFirstReceiveTimestamp: String(message.sentAt),
+      },
+    },
+    `arn:aws:sqs:sa-east-1:111111111111:${queue.url.split('/').pop()}`,
+    'sa-east-1',
+  );
 }

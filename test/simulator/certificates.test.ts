@@ -1,6 +1,11 @@
 import { generateKeyPairSync, X509Certificate } from 'node:crypto';
 import forge from 'node-forge';
-import { certificateSerial, createCertificateAuthority, createSelfSignedCertificate, issueCertificate } from '../../simulator/certificates';
+import {
+  certificateSerial,
+  createCertificateAuthority,
+  createSelfSignedCertificate,
+  issueCertificate,
+} from '../../simulator/certificates';
 import { isSelfSigned } from '../../simulator/https-client';
 
 /** Builds a certificate with the given serial the way certificates.ts does, and lets OpenSSL parse it. */
@@ -13,7 +18,10 @@ function parsesWithSerial(serialHex: string): boolean {
   cert.validity.notAfter = new Date(Date.now() + 86_400_000);
   cert.setSubject([{ name: 'commonName', value: 'serial test' }]);
   cert.setIssuer([{ name: 'commonName', value: 'serial test' }]);
-  cert.sign(forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()), forge.md.sha256.create());
+  cert.sign(
+    forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()),
+    forge.md.sha256.create(),
+  );
   try {
     new X509Certificate(forge.pki.certificateToPem(cert));
     return true;
@@ -46,7 +54,9 @@ describe('certificates', () => {
     const ca = createCertificateAuthority('unit CA');
     const caX509 = new X509Certificate(ca.certPem);
     expect(caX509.ca).toBe(true);
-    const server = new X509Certificate(issueCertificate(ca, { commonName: 'localhost', hosts: ['localhost', '127.0.0.1'] }).certPem);
+    const server = new X509Certificate(
+      issueCertificate(ca, { commonName: 'localhost', hosts: ['localhost', '127.0.0.1'] }).certPem,
+    );
     const client = new X509Certificate(issueCertificate(ca, { commonName: 'client-1', client: true }).certPem);
     for (const leaf of [server, client]) {
       expect(leaf.checkIssued(caX509)).toBe(true);
@@ -63,6 +73,8 @@ describe('certificates', () => {
 
   it('says what to give when the CA key is not usable', () => {
     const ca = createCertificateAuthority('unit CA');
-    expect(() => issueCertificate({ certPem: ca.certPem, keyPem: 'not a key' }, { commonName: 'x' })).toThrow(/Give a PEM certificate and its PEM RSA key/);
+    expect(() => issueCertificate({ certPem: ca.certPem, keyPem: 'not a key' }, { commonName: 'x' })).toThrow(
+      /Give a PEM certificate and its PEM RSA key/,
+    );
   });
 });

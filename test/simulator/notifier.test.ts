@@ -16,7 +16,9 @@ beforeAll(async () => {
   simulator = await BankSimulator.start({ trustedCas: [pki.ca.certPem], deliveryTimeoutMs: DEADLINE_MS });
   good = await startTarget({ pair: pki.leaf });
   const created = await bankCall(simulator, '/cobranca/boleto/v1/webhook/contrato/', {
-    method: 'POST', headers: await collectionHeaders(simulator), body: contractBody(simulator, { url: `${good.url}/boleto` }),
+    method: 'POST',
+    headers: await collectionHeaders(simulator),
+    body: contractBody(simulator, { url: `${good.url}/boleto` }),
   });
   contractId = created.json.idContrato;
 });
@@ -32,13 +34,19 @@ afterAll(async () => {
 });
 
 async function registerPayments(urlCallback: string, authorizationCallback = PAYMENT_TOKEN): Promise<void> {
-  const answer = await bankCall(simulator, '/pagamentos/v1/associado/webhook', { method: 'PATCH', headers: await paymentsHeaders(simulator), body: { urlCallback, authorizationCallback } });
+  const answer = await bankCall(simulator, '/pagamentos/v1/associado/webhook', {
+    method: 'PATCH',
+    headers: await paymentsHeaders(simulator),
+    body: { urlCallback, authorizationCallback },
+  });
   expect(answer.status).toBe(204);
 }
 
 async function updateContract(overrides: Record<string, unknown>): Promise<void> {
   const answer = await bankCall(simulator, `/cobranca/boleto/v1/webhook/contrato/${contractId}`, {
-    method: 'PUT', headers: await collectionHeaders(simulator), body: contractBody(simulator, { url: `${good.url}/boleto`, ...overrides }),
+    method: 'PUT',
+    headers: await collectionHeaders(simulator),
+    body: contractBody(simulator, { url: `${good.url}/boleto`, ...overrides }),
   });
   expect(answer.status).toBe(200);
 }
@@ -56,7 +64,10 @@ describe('notifier: payments', () => {
   it('POSTs each status change to urlCallback with Authorization: <authorizationCallback> and the query body', async () => {
     await registerPayments(`${good.url}/payments`);
     const records = await payAndWait();
-    expect(records.map((r) => [r.outcome, r.status, r.authHeader])).toEqual([['ENTREGUE', 200, 'Authorization'], ['ENTREGUE', 200, 'Authorization']]);
+    expect(records.map((r) => [r.outcome, r.status, r.authHeader])).toEqual([
+      ['ENTREGUE', 200, 'Authorization'],
+      ['ENTREGUE', 200, 'Authorization'],
+    ]);
     expect(good.requests.map((r) => [r.method, r.path, r.headers.authorization, r.headers['content-type']])).toEqual([
       ['POST', '/payments', PAYMENT_TOKEN, 'application/json'],
       ['POST', '/payments', PAYMENT_TOKEN, 'application/json'],
@@ -82,7 +93,7 @@ describe('notifier: payments', () => {
 });
 
 describe('notifier: boletos', () => {
-  it('POSTs the event to the contract URL with the contract\'s header: token, and idTituloEmpresa only when asked', async () => {
+  it("POSTs the event to the contract URL with the contract's header: token, and idTituloEmpresa only when asked", async () => {
     await updateContract({ enviarIdTituloEmpresa: true });
     const boleto = await simulator.control.createBoleto({ valor: '250.75', idTituloEmpresa: 'INV-2025-0042' });
     const change = await simulator.control.settleBoleto(boleto.nossoNumero);
@@ -91,9 +102,21 @@ describe('notifier: boletos', () => {
     expect(good.requests[0].headers['x-webhook-token']).toBe('contract-token-value');
     const event = JSON.parse(good.requests[0].body);
     expect(event).toEqual({
-      agencia: '0101', posto: '02', beneficiario: '54321', nossoNumero: boleto.nossoNumero, dataEvento: expect.any(Array),
-      movimento: 'LIQUIDACAO_PIX', valorLiquidacao: '250.75', valorDesconto: '0', valorJuros: '0', valorMulta: '0', valorAbatimento: '0',
-      carteira: 'CARTEIRA SIMPLES', dataPrevisaoPagamento: expect.any(Array), idEventoWebhook: change.notificationId, idTituloEmpresa: 'INV-2025-0042',
+      agencia: '0101',
+      posto: '02',
+      beneficiario: '54321',
+      nossoNumero: boleto.nossoNumero,
+      dataEvento: expect.any(Array),
+      movimento: 'LIQUIDACAO_PIX',
+      valorLiquidacao: '250.75',
+      valorDesconto: '0',
+      valorJuros: '0',
+      valorMulta: '0',
+      valorAbatimento: '0',
+      carteira: 'CARTEIRA SIMPLES',
+      dataPrevisaoPagamento: expect.any(Array),
+      idEventoWebhook: change.notificationId,
+      idTituloEmpresa: 'INV-2025-0042',
     });
     expect(event.dataEvento).toHaveLength(7);
 
@@ -107,7 +130,11 @@ describe('notifier: boletos', () => {
   });
 
   it.each([
-    ['the contract is INATIVO', { contratoStatus: 'INATIVO' }, /contract \d+ is not active \(contratoStatus INATIVO, urlStatus ATIVO\)/],
+    [
+      'the contract is INATIVO',
+      { contratoStatus: 'INATIVO' },
+      /contract \d+ is not active \(contratoStatus INATIVO, urlStatus ATIVO\)/,
+    ],
     ['the URL is BLOQUEADO', { urlStatus: 'BLOQUEADO' }, /not active \(contratoStatus ATIVO, urlStatus BLOQUEADO\)/],
     ['the event is not subscribed', { eventos: ['BAIXA'] }, /not subscribed to LIQUIDACAO \(eventos BAIXA\)/],
   ])('sends nothing when %s, and logs why', async (_case, overrides, reason) => {
@@ -130,7 +157,7 @@ describe('notifier: boletos', () => {
   });
 });
 
-describe('notifier: the bank\'s delivery rules', () => {
+describe("notifier: the bank's delivery rules", () => {
   afterAll(async () => {
     await registerPayments(`${good.url}/payments`);
   });
@@ -146,10 +173,14 @@ describe('notifier: the bank\'s delivery rules', () => {
     const selfSigned = await startTarget({ pair: pki.selfSigned });
     try {
       const refused = await deliverTo(selfSigned.url);
-      expect(refused).toEqual(expect.objectContaining({ outcome: 'NÃO ENTREGUE', reason: expect.stringMatching(/self-signed/) }));
+      expect(refused).toEqual(
+        expect.objectContaining({ outcome: 'NÃO ENTREGUE', reason: expect.stringMatching(/self-signed/) }),
+      );
       await simulator.control.trustCa(pki.selfSigned.certPem);
       const trusted = await deliverTo(selfSigned.url);
-      expect(trusted).toEqual(expect.objectContaining({ outcome: 'NÃO ENTREGUE', reason: expect.stringMatching(/self-signed/) }));
+      expect(trusted).toEqual(
+        expect.objectContaining({ outcome: 'NÃO ENTREGUE', reason: expect.stringMatching(/self-signed/) }),
+      );
       expect(selfSigned.requests).toHaveLength(0);
     } finally {
       await selfSigned.close();
@@ -160,7 +191,12 @@ describe('notifier: the bank\'s delivery rules', () => {
     const old = await startTarget({ pair: pki.leaf, tls11Only: true });
     try {
       const record = await deliverTo(old.url);
-      expect(record).toEqual(expect.objectContaining({ outcome: 'NÃO ENTREGUE', reason: expect.stringMatching(/TLS 1\.2 or later is required/) }));
+      expect(record).toEqual(
+        expect.objectContaining({
+          outcome: 'NÃO ENTREGUE',
+          reason: expect.stringMatching(/TLS 1\.2 or later is required/),
+        }),
+      );
       expect(old.requests).toHaveLength(0);
     } finally {
       await old.close();
@@ -186,7 +222,12 @@ describe('notifier: the bank\'s delivery rules', () => {
     const slow = await startTarget({ pair: pki.leaf, answer: () => ({ delayMs: DEADLINE_MS * 5 }) });
     try {
       const record = await deliverTo(slow.url);
-      expect(record).toEqual(expect.objectContaining({ outcome: 'NÃO ENTREGUE', reason: `no HTTP 200 within the ${DEADLINE_MS} ms deadline` }));
+      expect(record).toEqual(
+        expect.objectContaining({
+          outcome: 'NÃO ENTREGUE',
+          reason: `no HTTP 200 within the ${DEADLINE_MS} ms deadline`,
+        }),
+      );
       expect(record.durationMs).toBeGreaterThanOrEqual(DEADLINE_MS - 5);
       expect(record.durationMs).toBeLessThan(DEADLINE_MS * 5);
       expect(slow.requests).toHaveLength(2);
@@ -199,7 +240,13 @@ describe('notifier: the bank\'s delivery rules', () => {
     const target = await startTarget({ pair: pki.leaf, answer: () => ({ status }) });
     try {
       const record = await deliverTo(target.url);
-      expect(record).toEqual(expect.objectContaining({ outcome: 'NÃO ENTREGUE', status, reason: `answered HTTP ${status}; only 200 counts as delivered` }));
+      expect(record).toEqual(
+        expect.objectContaining({
+          outcome: 'NÃO ENTREGUE',
+          status,
+          reason: `answered HTTP ${status}; only 200 counts as delivered`,
+        }),
+      );
     } finally {
       await target.close();
     }
@@ -215,7 +262,9 @@ describe('notifier: delivery faults', () => {
     await simulator.control.waitForDeliveries();
     expect(good.requests).toHaveLength(3);
     expect(new Set(good.requests.map((r) => r.body)).size).toBe(1);
-    const records = (await simulator.control.deliveries()).filter((r) => r.subject === `boleto ${boleto.nossoNumero} LIQUIDACAO_PIX`);
+    const records = (await simulator.control.deliveries()).filter(
+      (r) => r.subject === `boleto ${boleto.nossoNumero} LIQUIDACAO_PIX`,
+    );
     expect(records.map((r) => r.attempt).sort()).toEqual([1, 2, 3]);
   });
 
@@ -227,7 +276,10 @@ describe('notifier: delivery faults', () => {
     await simulator.control.reverseBoleto(boleto.nossoNumero);
     expect(good.requests).toHaveLength(0);
     await simulator.control.waitForDeliveries();
-    expect(good.requests.map((r) => JSON.parse(r.body).movimento)).toEqual(['ESTORNO_LIQUIDACAO_REDE', 'LIQUIDACAO_PIX']);
+    expect(good.requests.map((r) => JSON.parse(r.body).movimento)).toEqual([
+      'ESTORNO_LIQUIDACAO_REDE',
+      'LIQUIDACAO_PIX',
+    ]);
   });
 
   it('loses deliveries silently: recorded NÃO ENTREGUE, never sent, and not sent once the fault is cleared either', async () => {
@@ -239,9 +291,15 @@ describe('notifier: delivery faults', () => {
     await simulator.control.clearFaults();
     await simulator.control.waitForDeliveries();
     expect(good.requests).toHaveLength(0);
-    const records = (await simulator.control.deliveries()).filter((r) => r.subject === `boleto ${boleto.nossoNumero} LIQUIDACAO_PIX`);
-    expect(records.map((r) => [r.outcome, r.reason])).toEqual([['NÃO ENTREGUE', 'lost by the bank (fault loseDeliveries): never sent, never resent']]);
-    await expect(simulator.control.setFaults({ loseDeliveries: 'yes' as unknown as boolean })).rejects.toThrow('loseDeliveries must be true or false');
+    const records = (await simulator.control.deliveries()).filter(
+      (r) => r.subject === `boleto ${boleto.nossoNumero} LIQUIDACAO_PIX`,
+    );
+    expect(records.map((r) => [r.outcome, r.reason])).toEqual([
+      ['NÃO ENTREGUE', 'lost by the bank (fault loseDeliveries): never sent, never resent'],
+    ]);
+    await expect(simulator.control.setFaults({ loseDeliveries: 'yes' as unknown as boolean })).rejects.toThrow(
+      'loseDeliveries must be true or false',
+    );
   });
 
   it('delays deliveries', async () => {
@@ -261,7 +319,11 @@ describe('notifier: boleto events as arrays', () => {
   it('can deliver a boleto event as an array of one, as integrators have seen', async () => {
     const arrays = await BankSimulator.start({ trustedCas: [pki.ca.certPem], boletoNotificationShape: 'array' });
     try {
-      await bankCall(arrays, '/cobranca/boleto/v1/webhook/contrato/', { method: 'POST', headers: await collectionHeaders(arrays), body: contractBody(arrays, { url: `${good.url}/boleto` }) });
+      await bankCall(arrays, '/cobranca/boleto/v1/webhook/contrato/', {
+        method: 'POST',
+        headers: await collectionHeaders(arrays),
+        body: contractBody(arrays, { url: `${good.url}/boleto` }),
+      });
       const boleto = await arrays.control.createBoleto({ valor: '3' });
       await arrays.control.settleBoleto(boleto.nossoNumero);
       await arrays.control.waitForDeliveries();

@@ -20,6 +20,8 @@ describe('the published simulator module', () => {
       await simulator.stop();
     }
     // Trusting its CA, so only a closed port can make the call fail.
-    await expect(published.httpCall(`${simulator.baseUrl}/control/info`, { trustedCas: [simulator.caPem] })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await expect(
+      published.httpCall(`${simulator.baseUrl}/control/info`, { trustedCas: [simulator.caPem] }),
+    ).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   });
 });

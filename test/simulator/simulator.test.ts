@@ -18,27 +18,40 @@ afterAll(async () => {
 describe('bank simulator server', () => {
   it('listens on loopback over HTTPS, and exposes every URL and its CA file', async () => {
     const info = await simulator.control.info();
-    expect(info).toEqual(expect.objectContaining({
-      baseUrl: simulator.baseUrl,
-      registrationBaseUrl: `${simulator.baseUrl}/pagamentos`,
-      collectionTokenUrl: `${simulator.baseUrl}/auth/openapi/token`,
-      paymentsTokenUrl: `${simulator.baseUrl}/thirdparty/auth/token`,
-      caFile: simulator.caFile,
-    }));
+    expect(info).toEqual(
+      expect.objectContaining({
+        baseUrl: simulator.baseUrl,
+        registrationBaseUrl: `${simulator.baseUrl}/pagamentos`,
+        collectionTokenUrl: `${simulator.baseUrl}/auth/openapi/token`,
+        paymentsTokenUrl: `${simulator.baseUrl}/thirdparty/auth/token`,
+        caFile: simulator.caFile,
+      }),
+    );
     expect(simulator.baseUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     expect(readFileSync(simulator.caFile, 'utf8')).toBe(simulator.caPem);
   });
 
   it('refuses TLS 1.1 and negotiates TLS 1.2', async () => {
-    const refused = await httpCall(`${simulator.baseUrl}/control/info`, { trustedCas: [simulator.caPem], minTlsVersion: 'TLSv1', maxTlsVersion: 'TLSv1.1' })
-      .then(() => undefined, (error: unknown) => error);
+    const refused = await httpCall(`${simulator.baseUrl}/control/info`, {
+      trustedCas: [simulator.caPem],
+      minTlsVersion: 'TLSv1',
+      maxTlsVersion: 'TLSv1.1',
+    }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     expect(describeCallError(refused)).toMatch(/^no TLS version in common/);
-    const tls12 = await httpCall(`${simulator.baseUrl}/control/info`, { trustedCas: [simulator.caPem], maxTlsVersion: 'TLSv1.2' });
+    const tls12 = await httpCall(`${simulator.baseUrl}/control/info`, {
+      trustedCas: [simulator.caPem],
+      maxTlsVersion: 'TLSv1.2',
+    });
     expect(tls12.tlsProtocol).toBe('TLSv1.2');
   });
 
   it('is not trusted without its CA', async () => {
-    await expect(httpCall(`${simulator.baseUrl}/control/info`)).rejects.toMatchObject({ code: expect.stringMatching(/^(SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE)$/) });
+    await expect(httpCall(`${simulator.baseUrl}/control/info`)).rejects.toMatchObject({
+      code: expect.stringMatching(/^(SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE)$/),
+    });
   });
 
   it('answers 404 for unknown paths and 413 for bodies over 1 MiB', async () => {
@@ -73,7 +86,9 @@ describe('bank simulator server', () => {
       return path;
     });
     try {
-      await expect(BankSimulator.start({ port })).rejects.toThrow(`The bank simulator cannot listen on 127.0.0.1:${port}: listen EADDRINUSE: address already in use 127.0.0.1:${port}. Pick another port (--port), or 0 for a free one.`);
+      await expect(BankSimulator.start({ port })).rejects.toThrow(
+        `The bank simulator cannot listen on 127.0.0.1:${port}: listen EADDRINUSE: address already in use 127.0.0.1:${port}. Pick another port (--port), or 0 for a free one.`,
+      );
     } finally {
       spy.mockRestore();
     }
@@ -86,17 +101,31 @@ describe('bank simulator server', () => {
   });
 
   it('refuses invalid faults given at start', async () => {
-    await expect(BankSimulator.start({ faults: { api: [{ scope: 'all', status: 418 }] } })).rejects.toThrow('Invalid faults: api[0].status must be 429 or 5xx.');
+    await expect(BankSimulator.start({ faults: { api: [{ scope: 'all', status: 418 }] } })).rejects.toThrow(
+      'Invalid faults: api[0].status must be 429 or 5xx.',
+    );
   });
 });
 
 describe('control API: state and housekeeping', () => {
   it('lists contracts and registrations as the bank holds them', async () => {
     const headers = await collectionHeaders(simulator);
-    await bankCall(simulator, '/cobranca/boleto/v1/webhook/contrato/', { method: 'POST', headers, body: contractBody(simulator) });
-    await bankCall(simulator, '/pagamentos/v1/associado/webhook', { method: 'PATCH', headers: await paymentsHeaders(simulator), body: { urlCallback: 'https://r.example.com/p', authorizationCallback: 't' } });
-    expect(await simulator.control.contracts()).toEqual([expect.objectContaining({ idContrato: expect.any(Number), url: 'https://receiver.example.com/boleto' })]);
-    expect(await simulator.control.registrations()).toEqual([{ cooperativa: '0101', conta: '123456', urlCallback: 'https://r.example.com/p', authorizationCallback: 't' }]);
+    await bankCall(simulator, '/cobranca/boleto/v1/webhook/contrato/', {
+      method: 'POST',
+      headers,
+      body: contractBody(simulator),
+    });
+    await bankCall(simulator, '/pagamentos/v1/associado/webhook', {
+      method: 'PATCH',
+      headers: await paymentsHeaders(simulator),
+      body: { urlCallback: 'https://r.example.com/p', authorizationCallback: 't' },
+    });
+    expect(await simulator.control.contracts()).toEqual([
+      expect.objectContaining({ idContrato: expect.any(Number), url: 'https://receiver.example.com/boleto' }),
+    ]);
+    expect(await simulator.control.registrations()).toEqual([
+      { cooperativa: '0101', conta: '123456', urlCallback: 'https://r.example.com/p', authorizationCallback: 't' },
+    ]);
   });
 
   it('clears the delivery log, keeping the sequence going', async () => {
@@ -112,7 +141,12 @@ describe('control API: state and housekeeping', () => {
   it.each([
     ['a PEM that is not one', '/trusted-cas', { pem: 'hello' }, 'pem must be a PEM certificate.'],
     ['a clock that goes back', '/clock', { advanceSeconds: -5 }, 'advanceSeconds must be a number >= 0.'],
-    ['a wait longer than ten minutes', '/deliveries/wait', { timeoutMs: 700_000 }, 'timeoutMs must be between 0 and 600000.'],
+    [
+      'a wait longer than ten minutes',
+      '/deliveries/wait',
+      { timeoutMs: 700_000 },
+      'timeoutMs must be between 0 and 600000.',
+    ],
   ])('refuses %s', async (_case, path, body, message) => {
     const answer = await bankCall(simulator, `/control${path}`, { method: 'POST', body });
     expect(answer.status).toBe(400);

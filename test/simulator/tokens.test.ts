@@ -2,7 +2,14 @@ import { readFileSync } from 'node:fs';
 import { createCertificateAuthority, issueCertificate } from '../../simulator/certificates';
 import { httpCall } from '../../simulator/https-client';
 import { BankSimulator } from '../../simulator/simulator';
-import { bankCall, collectionHeaders, collectionTokenCall, FORM, paymentsHeaders, paymentsTokenCall } from '../support/bank-session';
+import {
+  bankCall,
+  collectionHeaders,
+  collectionTokenCall,
+  FORM,
+  paymentsHeaders,
+  paymentsTokenCall,
+} from '../support/bank-session';
 
 let simulator: BankSimulator;
 // The simulator is given its CA here (rather than generating one), so the test can issue a
@@ -21,18 +28,26 @@ describe('collection password grant (POST /auth/openapi/token)', () => {
   it('issues a bearer token for 300 s with a refresh token', async () => {
     const answer = await collectionTokenCall(simulator);
     expect(answer.status).toBe(200);
-    expect(answer.json).toEqual(expect.objectContaining({
-      access_token: expect.any(String), refresh_token: expect.any(String), token_type: 'Bearer', expires_in: 300, refresh_expires_in: 1800, scope: 'cobranca',
-    }));
+    expect(answer.json).toEqual(
+      expect.objectContaining({
+        access_token: expect.any(String),
+        refresh_token: expect.any(String),
+        token_type: 'Bearer',
+        expires_in: 300,
+        refresh_expires_in: 1800,
+        scope: 'cobranca',
+      }),
+    );
   });
 
   it('renews with grant_type=refresh_token, and a refresh token works once', async () => {
     const first = await collectionTokenCall(simulator);
-    const refresh = () => bankCall(simulator, '/auth/openapi/token', {
-      method: 'POST',
-      headers: { ...FORM, 'x-api-key': simulator.credentials.collection.apiKey, context: 'COBRANCA' },
-      body: `grant_type=refresh_token&refresh_token=${first.json.refresh_token}`,
-    });
+    const refresh = () =>
+      bankCall(simulator, '/auth/openapi/token', {
+        method: 'POST',
+        headers: { ...FORM, 'x-api-key': simulator.credentials.collection.apiKey, context: 'COBRANCA' },
+        body: `grant_type=refresh_token&refresh_token=${first.json.refresh_token}`,
+      });
     const renewed = await refresh();
     expect(renewed.status).toBe(200);
     expect(renewed.json.access_token).not.toBe(first.json.access_token);
@@ -43,9 +58,21 @@ describe('collection password grant (POST /auth/openapi/token)', () => {
 
   it.each([
     ['a wrong x-api-key', {}, { 'x-api-key': 'not-the-key' }, 401, 'unauthorized_client'],
-    ['a wrong context header (the manual: "Invalid user credentials")', {}, { context: 'PAGAMENTOS' }, 401, 'invalid_grant'],
+    [
+      'a wrong context header (the manual: "Invalid user credentials")',
+      {},
+      { context: 'PAGAMENTOS' },
+      401,
+      'invalid_grant',
+    ],
     ['no context header', {}, { context: '' }, 401, 'invalid_grant'],
-    ['no grant_type (the manual: "Missing form parameter: grant_type")', { grant_type: '' }, {}, 400, 'invalid_request'],
+    [
+      'no grant_type (the manual: "Missing form parameter: grant_type")',
+      { grant_type: '' },
+      {},
+      400,
+      'invalid_request',
+    ],
     ['a wrong access code', { password: 'wrong' }, {}, 401, 'invalid_grant'],
     ['a wrong username', { username: '999990101' }, {}, 401, 'invalid_grant'],
     ['an unknown scope', { scope: 'cobranca pix.admin' }, {}, 400, 'invalid_scope'],
@@ -73,8 +100,11 @@ describe('payments client_credentials over mutual TLS (POST /thirdparty/auth/tok
     const answer = await paymentsTokenCall(simulator);
     expect(answer.status).toBe(200);
     expect(answer.json).toEqual({
-      access_token: expect.any(String), expires_in: 300, token_type: 'Bearer',
-      scope: 'payments.pix.pagar payments.boleto.pagar payments.tributos.pagar payments.pix.consultar payments.boleto.consultar payments.tributos.consultar',
+      access_token: expect.any(String),
+      expires_in: 300,
+      token_type: 'Bearer',
+      scope:
+        'payments.pix.pagar payments.boleto.pagar payments.tributos.pagar payments.pix.consultar payments.boleto.consultar payments.tributos.consultar',
     });
   });
 
@@ -93,16 +123,28 @@ describe('payments client_credentials over mutual TLS (POST /thirdparty/auth/tok
   it('refuses a caller without a client certificate', async () => {
     const answer = await paymentsTokenCall(simulator, {}, { clientCertificate: false });
     expect(answer.status).toBe(401);
-    expect(answer.json).toEqual({ error: 'invalid_client', error_description: expect.stringMatching(/client certificate is required/) });
+    expect(answer.json).toEqual({
+      error: 'invalid_client',
+      error_description: expect.stringMatching(/client certificate is required/),
+    });
   });
 
   it('refuses a client certificate from another CA, and one issued to another client', async () => {
     const otherCa = createCertificateAuthority('someone else');
     const foreign = issueCertificate(otherCa, { commonName: simulator.credentials.payments.clientId, client: true });
-    const call = (pair: { certPem: string; keyPem: string }) => httpCall(`${simulator.baseUrl}/thirdparty/auth/token`, {
-      method: 'POST', headers: FORM, trustedCas: [simulator.caPem], clientCertPem: pair.certPem, clientKeyPem: pair.keyPem,
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: simulator.credentials.payments.clientId, client_secret: simulator.credentials.payments.clientSecret }).toString(),
-    });
+    const call = (pair: { certPem: string; keyPem: string }) =>
+      httpCall(`${simulator.baseUrl}/thirdparty/auth/token`, {
+        method: 'POST',
+        headers: FORM,
+        trustedCas: [simulator.caPem],
+        clientCertPem: pair.certPem,
+        clientKeyPem: pair.keyPem,
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: simulator.credentials.payments.clientId,
+          client_secret: simulator.credentials.payments.clientSecret,
+        }).toString(),
+      });
     const fromOtherCa = await call(foreign);
     expect(fromOtherCa.status).toBe(401);
     expect(JSON.parse(fromOtherCa.body).error_description).toMatch(/not issued by the bank/);
@@ -132,15 +174,19 @@ describe('payments client_credentials over mutual TLS (POST /thirdparty/auth/tok
 describe('bearer tokens on API calls', () => {
   const registration = '/pagamentos/v1/associado/webhook';
 
-  it('refuses a call without a token, with a made-up token, and with the other API\'s token', async () => {
+  it("refuses a call without a token, with a made-up token, and with the other API's token", async () => {
     const headers = await paymentsHeaders(simulator);
     const none = await bankCall(simulator, registration, { headers: { ...headers, authorization: '' } });
     expect(none.status).toBe(401);
     expect(none.json).toEqual({ message: 'UNAUTHORIZED' });
-    const madeUp = await bankCall(simulator, registration, { headers: { ...headers, authorization: 'Bearer made-up' } });
+    const madeUp = await bankCall(simulator, registration, {
+      headers: { ...headers, authorization: 'Bearer made-up' },
+    });
     expect(madeUp.status).toBe(401);
     const collection = await collectionHeaders(simulator);
-    const wrongApi = await bankCall(simulator, registration, { headers: { ...headers, authorization: collection.authorization } });
+    const wrongApi = await bankCall(simulator, registration, {
+      headers: { ...headers, authorization: collection.authorization },
+    });
     expect(wrongApi.status).toBe(403);
     expect(wrongApi.json.message).toMatch(/payments\.pix\.pagar, payments\.boleto\.pagar, payments\.tributos\.pagar/);
   });

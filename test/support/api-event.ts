@@ -18,7 +18,12 @@ export function apiEvent(input: ApiEventInput): APIGatewayProxyEvent {
   counter += 1;
   return restProxyEvent({
     route: input.route,
-    headers: { 'Content-Type': 'application/json', Host: 'abc123.execute-api.us-east-1.amazonaws.com', 'User-Agent': 'bank-notifier/1.0', ...input.headers },
+    headers: {
+      'Content-Type': 'application/json',
+      Host: 'abc123.execute-api.us-east-1.amazonaws.com',
+      'User-Agent': 'bank-notifier/1.0',
+      ...input.headers,
+    },
     body: input.body === undefined ? null : input.body,
     isBase64Encoded: input.isBase64Encoded,
     sourceIp: input.sourceIp ?? '203.0.113.10',

@@ -5,18 +5,34 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { Construct } from 'constructs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import { BankStage, BankWebhookReceiver, type CooperativeConnectionProps, type BankWebhookReceiverProps } from '../../lib';
+import {
+  BankStage,
+  BankWebhookReceiver,
+  type CooperativeConnectionProps,
+  type BankWebhookReceiverProps,
+} from '../../lib';
 
 export const TEST_CREDENTIALS_ARN = 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:bank-credentials-AbCdEf';
 
 /** A bank connection for template tests: production-looking URLs and an imported credentials secret. */
-export function testBankConnection(stack: Stack, overrides: Partial<CooperativeConnectionProps> = {}): CooperativeConnectionProps {
+export function testBankConnection(
+  stack: Stack,
+  overrides: Partial<CooperativeConnectionProps> = {},
+): CooperativeConnectionProps {
   return {
     baseUrl: 'https://api.bank.example',
     registrationBaseUrl: 'https://api.bank.example/pagamentos',
-    credentials: overrides.credentials ?? (stack.node.tryFindChild('BankCredentials') as secretsmanager.ISecret | undefined)
-      ?? secretsmanager.Secret.fromSecretCompleteArn(stack, 'BankCredentials', TEST_CREDENTIALS_ARN),
-    account: { cooperativa: '0101', posto: '02', conta: '123456', documento: '12345678000199', codigoBeneficiario: '54321' },
+    credentials:
+      overrides.credentials ??
+      (stack.node.tryFindChild('BankCredentials') as secretsmanager.ISecret | undefined) ??
+      secretsmanager.Secret.fromSecretCompleteArn(stack, 'BankCredentials', TEST_CREDENTIALS_ARN),
+    account: {
+      cooperativa: '0101',
+      posto: '02',
+      conta: '123456',
+      documento: '12345678000199',
+      codigoBeneficiario: '54321',
+    },
     ...overrides,
   };
 }
@@ -54,8 +70,23 @@ export function synthIn<T>(build: (stack: Stack) => T): { stack: Stack; built: T
  * A BankWebhookReceiver (`Webhooks`) with the test bank connection and `props` over it; `configure`
  * adds props that need the stack. PRODUCTION unless `props` says (`stage: undefined` for the default).
  */
-export function synthReceiver(props: Partial<BankWebhookReceiverProps> = {}, configure?: (stack: Stack) => Partial<BankWebhookReceiverProps>) {
-  const { stack, built: receiver, template } = synthIn((scope: Construct & Stack) => new BankWebhookReceiver(scope, 'Webhooks', { bank: testBankConnection(scope), stage: BankStage.PRODUCTION, ...props, ...configure?.(scope) }));
+export function synthReceiver(
+  props: Partial<BankWebhookReceiverProps> = {},
+  configure?: (stack: Stack) => Partial<BankWebhookReceiverProps>,
+) {
+  const {
+    stack,
+    built: receiver,
+    template,
+  } = synthIn(
+    (scope: Construct & Stack) =>
+      new BankWebhookReceiver(scope, 'Webhooks', {
+        bank: testBankConnection(scope),
+        stage: BankStage.PRODUCTION,
+        ...props,
+        ...configure?.(scope),
+      }),
+  );
   return { stack, receiver, template };
 }
 
@@ -68,7 +99,8 @@ export function settingsIn<T>(fn: { Properties?: Record<string, unknown> }, name
   if (typeof value === 'string') return JSON.parse(value) as T;
   const tokens: unknown[] = [];
   const text = (value as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1]
-    .map((part) => (typeof part === 'string' ? part : `@token${tokens.push(part) - 1}@`)).join('');
+    .map((part) => (typeof part === 'string' ? part : `@token${tokens.push(part) - 1}@`))
+    .join('');
   return JSON.parse(text, (_key, field: unknown) => {
     const match = typeof field === 'string' ? /^@token(\d+)@$/.exec(field) : null;
     return match ? tokens[Number(match[1])] : field;

@@ -22,7 +22,14 @@ export async function startE2eRunner(): Promise<LocalRunner> {
       app.node.setContext('bankQueriesPerSecond', '200');
       // The simulator's listing pages are set to this size where a suite needs several pages of a day.
       app.node.setContext('bankListingPageSize', String(E2E_LISTING_PAGE_SIZE));
-      return new BankWebhooksExampleStack(app, id, { receiver: { processorTimeout: Duration.seconds(10), maxVerificationAttempts: 2, recoveredGracePeriod: Duration.seconds(2), auditLog: { enabled: true } } });
+      return new BankWebhooksExampleStack(app, id, {
+        receiver: {
+          processorTimeout: Duration.seconds(10),
+          maxVerificationAttempts: 2,
+          recoveredGracePeriod: Duration.seconds(2),
+          auditLog: { enabled: true },
+        },
+      });
     },
     visibilityTimeoutSeconds: 12,
     simulator: { deliveryTimeoutMs: 30_000 },

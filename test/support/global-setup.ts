@@ -1,7 +1,14 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { assemblyIsFresh, bundleCli, bundleHandlers, bundlesAreFresh, cliIsFresh, compileWithJsii } from '../../tools/bundle-handlers';
+import {
+  assemblyIsFresh,
+  bundleCli,
+  bundleHandlers,
+  bundlesAreFresh,
+  cliIsFresh,
+  compileWithJsii,
+} from '../../tools/bundle-handlers';
 
 /** The environment variable holding this run's temporary folder (global-teardown.ts removes it). */
 export const RUN_TMPDIR_ENV = 'CDK_BANK_WEBHOOKS_TEST_TMPDIR';

@@ -53,7 +53,13 @@ function list(value: unknown): string[] {
 
 /** IAM's wildcard match (`*` any run, `?` one character), case-sensitive. */
 function like(pattern: string, value: string): boolean {
-  const regex = new RegExp(`^${pattern.split('').map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&'))).join('')}$`, 's');
+  const regex = new RegExp(
+    `^${pattern
+      .split('')
+      .map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
+      .join('')}$`,
+    's',
+  );
   return regex.test(value);
 }
 
@@ -68,7 +74,8 @@ function principalMatches(principal: unknown, caller: IamRequest['principal']): 
 /** The request's value of a key: the principal's own keys, then the context. */
 function contextValue(request: IamRequest, key: string): string[] | undefined {
   if (key === 'aws:PrincipalArn') return 'arn' in request.principal ? [request.principal.arn] : undefined;
-  if (key === 'aws:PrincipalServiceName') return 'service' in request.principal ? [request.principal.service] : undefined;
+  if (key === 'aws:PrincipalServiceName')
+    return 'service' in request.principal ? [request.principal.service] : undefined;
   if (key === 'aws:PrincipalIsAWSService') return ['service' in request.principal ? 'true' : 'false'];
   const value = request.context?.[key];
   return value === undefined ? undefined : typeof value === 'string' ? [value] : [...value];
@@ -106,7 +113,9 @@ function statementApplies(statement: StatementJson, request: IamRequest, resourc
   if (!list(statement.Action ?? []).some((a) => like(a, request.action))) return false;
   if (!list(statement.Resource ?? '*').some((r) => like(r, request.resource))) return false;
   const conditions = (statement.Condition ?? {}) as Record<string, Record<string, unknown>>;
-  return Object.entries(conditions).every(([operator, keys]) => Object.entries(keys).every(([key, values]) => conditionHolds(operator, key, list(values), request)));
+  return Object.entries(conditions).every(([operator, keys]) =>
+    Object.entries(keys).every(([key, values]) => conditionHolds(operator, key, list(values), request)),
+  );
 }
 
 /** How IAM decides `request` against the resource policy `statements` (and the caller's own policy, as `identityAllows` says). */

@@ -30,13 +30,13 @@ export enum Rule {
   PART_INTO_SIBLING = 'a part of lib imports a sibling part',
   PART_INTO_FACADE = 'a part of lib imports the facade or the package index',
   TOOLS_INTO_EXAMPLES = 'tools import an example',
-  TOOLS_INTO_HANDLER = 'tools import a handler folder\'s internals',
+  TOOLS_INTO_HANDLER = "tools import a handler folder's internals",
   LIB_LAMBDA = 'lib and lambda import each other',
   CONTRACTS_OUTWARD = 'contracts import something outside contracts',
-  SIMULATOR_INTO_LAMBDA = 'a lambda folder other than the sandbox\'s imports the simulator',
+  SIMULATOR_INTO_LAMBDA = "a lambda folder other than the sandbox's imports the simulator",
   FAMILY_INTERNALS = 'a file outside an API family (lambda/bank/<family>/) imports one of its files other than its index.ts (or, intakes.ts, its receiving.ts)',
-  LIB_FAMILY_UPWARD = 'an API family\'s layer under lib/families/ imports something other than lib/core and its own folder',
-  FAMILY_BY_NAME = 'a handler (but the simulator\'s host), the store or the CLI imports an API family\'s folder (they reach a family through families.ts, the receiver through intakes.ts)',
+  LIB_FAMILY_UPWARD = "an API family's layer under lib/families/ imports something other than lib/core and its own folder",
+  FAMILY_BY_NAME = "a handler (but the simulator's host), the store or the CLI imports an API family's folder (they reach a family through families.ts, the receiver through intakes.ts)",
   CYCLE = 'an import cycle',
 }
 
@@ -65,12 +65,16 @@ const toPosix = (path: string) => path.split(sep).join('/');
 
 /** Every TypeScript file under `dirs` of `root` (relative, with `/`). */
 export function sourceFiles(root: string, dirs: readonly string[] = SOURCE_DIRS): string[] {
-  const walk = (dir: string): string[] => readdirSync(join(root, dir)).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(join(root, path)).isDirectory()) return name === 'node_modules' ? [] : walk(path);
-    return /\.(m?ts)$/.test(name) && !name.endsWith('.d.ts') ? [toPosix(path)] : [];
-  });
-  return dirs.filter((dir) => existsSync(join(root, dir))).flatMap((dir) => (statSync(join(root, dir)).isDirectory() ? walk(dir) : [toPosix(dir)])).sort();
+  const walk = (dir: string): string[] =>
+    readdirSync(join(root, dir)).flatMap((name) => {
+      const path = join(dir, name);
+      if (statSync(join(root, path)).isDirectory()) return name === 'node_modules' ? [] : walk(path);
+      return /\.(m?ts)$/.test(name) && !name.endsWith('.d.ts') ? [toPosix(path)] : [];
+    });
+  return dirs
+    .filter((dir) => existsSync(join(root, dir)))
+    .flatMap((dir) => (statSync(join(root, dir)).isDirectory() ? walk(dir) : [toPosix(dir)]))
+    .sort();
 }
 
 function isTypeOnlyImport(node: ts.ImportDeclaration): boolean {
@@ -78,13 +82,21 @@ function isTypeOnlyImport(node: ts.ImportDeclaration): boolean {
   if (!clause) return false;
   if (clause.isTypeOnly) return true;
   const named = clause.namedBindings;
-  return !clause.name && !!named && ts.isNamedImports(named) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly);
+  return (
+    !clause.name &&
+    !!named &&
+    ts.isNamedImports(named) &&
+    named.elements.length > 0 &&
+    named.elements.every((e) => e.isTypeOnly)
+  );
 }
 
 function isTypeOnlyExport(node: ts.ExportDeclaration): boolean {
   if (node.isTypeOnly) return true;
   const clause = node.exportClause;
-  return !!clause && ts.isNamedExports(clause) && clause.elements.length > 0 && clause.elements.every((e) => e.isTypeOnly);
+  return (
+    !!clause && ts.isNamedExports(clause) && clause.elements.length > 0 && clause.elements.every((e) => e.isTypeOnly)
+  );
 }
 
 /** The relative imports of one file (`file`, holding `text`), resolved against `known` files. */
@@ -94,18 +106,35 @@ export function importsOf(file: string, text: string, known: ReadonlySet<string>
   const add = (specifier: string, typeOnly: boolean) => {
     if (!specifier.startsWith('.')) return;
     const base = posix.normalize(posix.join(posix.dirname(file), specifier));
-    const to = [`${base}.ts`, `${base}/index.ts`, base, base.replace(/\.js$/, '.ts')].find((candidate) => known.has(candidate));
+    const to = [`${base}.ts`, `${base}/index.ts`, base, base.replace(/\.js$/, '.ts')].find((candidate) =>
+      known.has(candidate),
+    );
     if (to) edges.push({ from: file, to, typeOnly });
   };
   const visit = (node: ts.Node): void => {
-    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) add(node.moduleSpecifier.text, isTypeOnlyImport(node));
-    else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) add(node.moduleSpecifier.text, isTypeOnlyExport(node));
-    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference) && ts.isStringLiteral(node.moduleReference.expression)) {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier))
+      add(node.moduleSpecifier.text, isTypeOnlyImport(node));
+    else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier))
+      add(node.moduleSpecifier.text, isTypeOnlyExport(node));
+    else if (
+      ts.isImportEqualsDeclaration(node) &&
+      ts.isExternalModuleReference(node.moduleReference) &&
+      ts.isStringLiteral(node.moduleReference.expression)
+    ) {
       add(node.moduleReference.expression.text, node.isTypeOnly);
-    } else if (ts.isCallExpression(node) && node.arguments.length === 1 && ts.isStringLiteral(node.arguments[0])
-      && (node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === 'require'))) {
+    } else if (
+      ts.isCallExpression(node) &&
+      node.arguments.length === 1 &&
+      ts.isStringLiteral(node.arguments[0]) &&
+      (node.expression.kind === ts.SyntaxKind.ImportKeyword ||
+        (ts.isIdentifier(node.expression) && node.expression.text === 'require'))
+    ) {
       add(node.arguments[0].text, false);
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+    } else if (
+      ts.isImportTypeNode(node) &&
+      ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteral(node.argument.literal)
+    ) {
       add(node.argument.literal.text, true);
     }
     ts.forEachChild(node, visit);
@@ -160,14 +189,17 @@ export function layerViolations(edges: readonly ImportEdge[]): Violation[] {
   for (const edge of edges) {
     const [fromTop] = edge.from.split('/');
     const [toTop] = edge.to.split('/');
-    if ((fromTop === 'lib' && toTop === 'lambda') || (fromTop === 'lambda' && toTop === 'lib')) flag(Rule.LIB_LAMBDA, edge);
+    if ((fromTop === 'lib' && toTop === 'lambda') || (fromTop === 'lambda' && toTop === 'lib'))
+      flag(Rule.LIB_LAMBDA, edge);
     if (fromTop === 'contracts' && toTop !== 'contracts') flag(Rule.CONTRACTS_OUTWARD, edge);
-    if (fromTop === 'lambda' && toTop === 'simulator' && folderUnder(edge.from, 'lambda') !== SIMULATOR_HOST) flag(Rule.SIMULATOR_INTO_LAMBDA, edge);
+    if (fromTop === 'lambda' && toTop === 'simulator' && folderUnder(edge.from, 'lambda') !== SIMULATOR_HOST)
+      flag(Rule.SIMULATOR_INTO_LAMBDA, edge);
     if (fromTop === 'lambda' && toTop === 'lambda') {
       const [from, to] = [folderUnder(edge.from, 'lambda'), folderUnder(edge.to, 'lambda')];
       if (from && to && from !== to) {
         if (handlers.has(from) && handlers.has(to)) flag(Rule.HANDLER_INTO_HANDLER, edge);
-        else if (!handlers.has(from) && !unknown.has(from) && (handlers.has(to) || layerRank(to) > layerRank(from))) flag(Rule.LAYER_UPWARD, edge);
+        else if (!handlers.has(from) && !unknown.has(from) && (handlers.has(to) || layerRank(to) > layerRank(from)))
+          flag(Rule.LAYER_UPWARD, edge);
       }
     }
     if (fromTop === 'lib' && toTop === 'lib') {
@@ -177,15 +209,37 @@ export function layerViolations(edges: readonly ImportEdge[]): Violation[] {
       if (from === 'families' && to !== 'core' && intoOtherFamily) flag(Rule.LIB_FAMILY_UPWARD, edge);
       else if (from === 'core' && to !== 'core') flag(Rule.CORE_INTO_PART, edge);
       else if (from && from !== 'core' && !to) flag(Rule.PART_INTO_FACADE, edge);
-      else if (from && to && from !== 'core' && to !== 'core' && from !== 'families' && to !== 'families' && from !== to && !(edge.typeOnly && BUILT_ON[from]?.includes(to))) flag(Rule.PART_INTO_SIBLING, edge);
+      else if (
+        from &&
+        to &&
+        from !== 'core' &&
+        to !== 'core' &&
+        from !== 'families' &&
+        to !== 'families' &&
+        from !== to &&
+        !(edge.typeOnly && BUILT_ON[from]?.includes(to))
+      )
+        flag(Rule.PART_INTO_SIBLING, edge);
     }
     const family = familyOf(edge.to);
     const fromFolder = fromTop === 'lambda' ? folderUnder(edge.from, 'lambda') : undefined;
-    const byName = family && (fromTop === 'cli' || fromFolder === 'store' || (fromFolder && handlers.has(fromFolder) && fromFolder !== SIMULATOR_HOST));
+    const byName =
+      family &&
+      (fromTop === 'cli' ||
+        fromFolder === 'store' ||
+        (fromFolder && handlers.has(fromFolder) && fromFolder !== SIMULATOR_HOST));
     if (byName) flag(Rule.FAMILY_BY_NAME, edge);
-    else if (fromTop === 'lambda' && family && familyOf(edge.from) !== family && edge.to !== `lambda/bank/${family}/index.ts` && !(edge.from === 'lambda/bank/intakes.ts' && edge.to === `lambda/bank/${family}/receiving.ts`)) flag(Rule.FAMILY_INTERNALS, edge);
+    else if (
+      fromTop === 'lambda' &&
+      family &&
+      familyOf(edge.from) !== family &&
+      edge.to !== `lambda/bank/${family}/index.ts` &&
+      !(edge.from === 'lambda/bank/intakes.ts' && edge.to === `lambda/bank/${family}/receiving.ts`)
+    )
+      flag(Rule.FAMILY_INTERNALS, edge);
     if (fromTop === 'tools' && toTop === 'examples') flag(Rule.TOOLS_INTO_EXAMPLES, edge);
-    if (fromTop === 'tools' && toTop === 'lambda' && handlers.has(folderUnder(edge.to, 'lambda') ?? '')) flag(Rule.TOOLS_INTO_HANDLER, edge);
+    if (fromTop === 'tools' && toTop === 'lambda' && handlers.has(folderUnder(edge.to, 'lambda') ?? ''))
+      flag(Rule.TOOLS_INTO_HANDLER, edge);
   }
   for (const cycle of importCycles(edges)) {
     cycle.forEach((from, i) => violations.push({ rule: Rule.CYCLE, from, to: cycle[(i + 1) % cycle.length] }));
@@ -253,9 +307,19 @@ export function importCycles(edges: readonly ImportEdge[]): string[][] {
 }
 
 /** Files of `dirs` with more than `maxLines` lines. */
-export function longFiles(root: string, dirs: readonly string[], maxLines: number, planted: Record<string, string> = {}): Array<{ file: string; lines: number }> {
+export function longFiles(
+  root: string,
+  dirs: readonly string[],
+  maxLines: number,
+  planted: Record<string, string> = {},
+): Array<{ file: string; lines: number }> {
   const lineCount = (text: string) => text.split('\n').length - 1;
-  const real = sourceFiles(root, dirs).map((file) => ({ file, lines: lineCount(readFileSync(join(root, file), 'utf8')) }));
-  const extra = Object.entries(planted).filter(([file]) => dirs.some((d) => file.startsWith(`${d}/`))).map(([file, text]) => ({ file, lines: lineCount(text) }));
+  const real = sourceFiles(root, dirs).map((file) => ({
+    file,
+    lines: lineCount(readFileSync(join(root, file), 'utf8')),
+  }));
+  const extra = Object.entries(planted)
+    .filter(([file]) => dirs.some((d) => file.startsWith(`${d}/`)))
+    .map(([file, text]) => ({ file, lines: lineCount(text) }));
   return [...real, ...extra].filter(({ lines }) => lines > maxLines);
 }

@@ -20,11 +20,11 @@ process.env.CDK_VALIDATION ??= 'false';
 if (!process.env.TEST_HANDLER_LOGS) {
   for (const stream of [process.stdout, process.stderr]) {
     const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
-    stream.write = ((chunk: unknown, ...rest: unknown[]) => {
+    stream.write = (chunk: unknown, ...rest: unknown[]) => {
       const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : '';
       // Their log lines (Powertools' and the processor's own) and their metric (EMF) lines name their service.
       if (text.startsWith('{') && /"service":"bank-(webhook-[a-z]+|sandbox)"/.test(text)) return true;
       return write(chunk, ...rest);
-    });
+    };
   }
 }

@@ -40,5 +40,8 @@ export async function captureOutput<T>(fn: () => Promise<T>): Promise<{ result: 
 
 /** The structured (JSON) lines of captured log output; other lines (runtime warnings) are skipped. */
 export function jsonLogLines(output: string): Record<string, unknown>[] {
-  return output.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+  return output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }

@@ -16,7 +16,13 @@ export function acknowledgments(root: IConstruct): Acknowledgment[] {
   return root.node.findAll().flatMap((construct) =>
     construct.node.metadata
       .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
-      .flatMap((entry) => Object.entries(entry.data as Record<string, string>).map(([id, reason]) => ({ path: construct.node.path, id, reason }))),
+      .flatMap((entry) =>
+        Object.entries(entry.data as Record<string, string>).map(([id, reason]) => ({
+          path: construct.node.path,
+          id,
+          reason,
+        })),
+      ),
   );
 }
 
@@ -34,6 +40,12 @@ export function acknowledgedRulesByPack(root: IConstruct): Record<string, string
     perPack.set(short, (perPack.get(short) ?? 0) + 1);
     counts.set(pack, perPack);
   }
-  return Object.fromEntries([...counts.entries()].sort(([a], [b]) => a.localeCompare(b))
-    .map(([pack, rules]) => [pack, [...rules.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([rule, n]) => `${rule} ×${n}`)]));
+  return Object.fromEntries(
+    [...counts.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([pack, rules]) => [
+        pack,
+        [...rules.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([rule, n]) => `${rule} ×${n}`),
+      ]),
+  );
 }

@@ -10,7 +10,10 @@ import { parse } from 'yaml';
 
 export const PIX_OPENAPI_FILE = join(__dirname, '..', 'fixtures', 'pix-api', 'bacen-pix-api-2.9.0', 'openapi.yaml');
 
-export type OpenApiDocument = { info: { version: string; license?: { name: string } }; components: Record<string, Record<string, any>> };
+export type OpenApiDocument = {
+  info: { version: string; license?: { name: string } };
+  components: Record<string, Record<string, any>>;
+};
 
 /** One slip of the document and its patch: `apply` answers whether it found the slip (and fixed it). */
 export interface OpenApiPatch {
@@ -30,9 +33,10 @@ export const PIX_OPENAPI_PATCHES: readonly OpenApiPatch[] = [
     },
   },
   {
-    what: 'Pix.txid is allOf the charge\'s TxId (26 to 35) and [a-zA-Z0-9]{1,35}: a static code\'s shorter txid is refused; read as the latter alone',
+    what: "Pix.txid is allOf the charge's TxId (26 to 35) and [a-zA-Z0-9]{1,35}: a static code's shorter txid is refused; read as the latter alone",
     apply: (doc) => {
-      const txid = doc.components.schemas.Pix?.properties?.txid as { allOf?: Array<{ $ref?: string; pattern?: string }> } | undefined;
+      const txid = doc.components.schemas.Pix?.properties?.txid as
+        { allOf?: Array<{ $ref?: string; pattern?: string }> } | undefined;
       const own = txid?.allOf?.find((part) => part.pattern);
       if (!txid?.allOf?.some((part) => part.$ref === '#/components/schemas/TxId') || !own) return false;
       doc.components.schemas.Pix.properties.txid = { type: 'string', pattern: own.pattern };
@@ -40,7 +44,7 @@ export const PIX_OPENAPI_PATCHES: readonly OpenApiPatch[] = [
     },
   },
   {
-    what: 'PixConsultados.required lists `cobs` (the charges\' list) where its property is `pix`: read as `pix`',
+    what: "PixConsultados.required lists `cobs` (the charges' list) where its property is `pix`: read as `pix`",
     apply: (doc) => {
       const required = doc.components.schemas.PixConsultados?.required as string[] | undefined;
       const at = required?.indexOf('cobs') ?? -1;
@@ -50,7 +54,7 @@ export const PIX_OPENAPI_PATCHES: readonly OpenApiPatch[] = [
     },
   },
   {
-    what: 'WebhookCompleto requires `cnpj` (a debtor filter\'s field) where its examples and every provider show `chave`: read as `chave` or `cnpj`',
+    what: "WebhookCompleto requires `cnpj` (a debtor filter's field) where its examples and every provider show `chave`: read as `chave` or `cnpj`",
     apply: (doc) => {
       const webhook = doc.components.schemas.WebhookCompleto;
       const required = webhook?.required as string[] | undefined;
@@ -62,7 +66,7 @@ export const PIX_OPENAPI_PATCHES: readonly OpenApiPatch[] = [
     },
   },
   {
-    what: 'DadosRecebedor.required lists the receiver\'s address (`logradouro`, `cidade`, `uf`, `cep`) at the charge\'s root, where its own allOf requires them inside `recebedor`: read inside `recebedor` only',
+    what: "DadosRecebedor.required lists the receiver's address (`logradouro`, `cidade`, `uf`, `cep`) at the charge's root, where its own allOf requires them inside `recebedor`: read inside `recebedor` only",
     apply: (doc) => {
       const receiver = doc.components.schemas.DadosRecebedor;
       const required = receiver?.required as string[] | undefined;
@@ -82,7 +86,8 @@ export function readPixOpenApi(): OpenApiDocument {
 export function loadPixOpenApi(): OpenApiDocument {
   const doc = readPixOpenApi();
   for (const patch of PIX_OPENAPI_PATCHES) {
-    if (!patch.apply(doc)) throw new Error(`The Pix OpenAPI patch no longer finds its slip (the release fixed it?): ${patch.what}`);
+    if (!patch.apply(doc))
+      throw new Error(`The Pix OpenAPI patch no longer finds its slip (the release fixed it?): ${patch.what}`);
   }
   return doc;
 }
@@ -101,6 +106,8 @@ export function pixOpenApiValidator(patched = true): (component: string, value: 
     const path = component.includes('/') ? component : `schemas/${component}`;
     const validate = ajv.getSchema(`pix-api#/components/${path}`);
     if (!validate) throw new Error(`No component ${path} in the Pix OpenAPI document`);
-    return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''}`);
+    return validate(value)
+      ? []
+      : (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''}`);
   };
 }

@@ -17,12 +17,23 @@ export const OUR_KEY = OUR_KEYS[0];
 
 let sequence = 0;
 /** A 32-character end-to-end id, as the standard writes them (`E` + ISPB + time + random). */
-export const e2e = (tag = ''): string => `E01181521202611271200${(tag + String(++sequence)).padStart(11, 'x')}`.slice(0, 32);
+export const e2e = (tag = ''): string =>
+  `E01181521202611271200${(tag + String(++sequence)).padStart(11, 'x')}`.slice(0, 32);
 /** A charge's txid (26 to 35 letters and digits). */
 export const chargeTxid = (tag = 'cob'): string => `${tag}${'0'.repeat(30)}${++sequence}`.slice(-32);
 
 /** A Pix as a callback (and the query, unless told otherwise) writes it. */
-export function pixElement(endToEndId: string, options: { txid?: string; valor?: string; chave?: string | null; horario?: string; infoPagador?: string; devolucoes?: unknown } = {}): Record<string, unknown> {
+export function pixElement(
+  endToEndId: string,
+  options: {
+    txid?: string;
+    valor?: string;
+    chave?: string | null;
+    horario?: string;
+    infoPagador?: string;
+    devolucoes?: unknown;
+  } = {},
+): Record<string, unknown> {
   return {
     endToEndId,
     ...(options.txid !== undefined ? { txid: options.txid } : {}),
@@ -34,8 +45,19 @@ export function pixElement(endToEndId: string, options: { txid?: string; valor?:
   };
 }
 
-export function refundElement(id: string, status: RefundStatus, valor = '110.00', liquidacao = '2026-11-27T13:00:00.000Z'): Record<string, unknown> {
-  return { id, rtrId: `D01181521202611271300${id}`.slice(0, 32), valor, horario: { solicitacao: '2026-11-27T12:30:00.000Z', ...(status === RefundStatus.IN_PROCESS ? {} : { liquidacao }) }, status };
+export function refundElement(
+  id: string,
+  status: RefundStatus,
+  valor = '110.00',
+  liquidacao = '2026-11-27T13:00:00.000Z',
+): Record<string, unknown> {
+  return {
+    id,
+    rtrId: `D01181521202611271300${id}`.slice(0, 32),
+    valor,
+    horario: { solicitacao: '2026-11-27T12:30:00.000Z', ...(status === RefundStatus.IN_PROCESS ? {} : { liquidacao }) },
+    status,
+  };
 }
 
 /** The provider's answer as the library reads it (the real reader: what it leaves out, the fake leaves out). */
@@ -54,10 +76,23 @@ export class FakePix implements PixQueries {
   }
 
   /** A charge, concluded by the Pix given (or still active with none). */
-  charge(txid: string, kind: 'cob' | 'cobv' | 'cobr', paidBy: readonly Record<string, unknown>[] | undefined, status = paidBy?.length !== 0 ? 'CONCLUIDA' : 'ATIVA', original = '110.00', chave?: string): void {
+  charge(
+    txid: string,
+    kind: 'cob' | 'cobv' | 'cobr',
+    paidBy: readonly Record<string, unknown>[] | undefined,
+    status = paidBy?.length !== 0 ? 'CONCLUIDA' : 'ATIVA',
+    original = '110.00',
+    chave?: string,
+  ): void {
     this.charges.set(`${kind}/${txid}`, {
-      txid, kind, status, state: status === 'CONCLUIDA' ? ChargeState.CONCLUDED : status === 'ATIVA' ? ChargeState.ACTIVE : ChargeState.REMOVED, valorOriginal: original,
-      ...(paidBy ? { paidBy: paidBy.map((p) => p.endToEndId as string) } : {}), ...(chave ? { chave } : {}),
+      txid,
+      kind,
+      status,
+      state:
+        status === 'CONCLUIDA' ? ChargeState.CONCLUDED : status === 'ATIVA' ? ChargeState.ACTIVE : ChargeState.REMOVED,
+      valorOriginal: original,
+      ...(paidBy ? { paidBy: paidBy.map((p) => p.endToEndId as string) } : {}),
+      ...(chave ? { chave } : {}),
     });
   }
 

@@ -4,7 +4,17 @@ import { BankSimulator } from '../../simulator/simulator';
 import { type BankAnswer, bankCall } from './bank-session';
 import { type ReceiverPki, startTarget, type Target } from './tls-targets';
 
-export type PixEndpoint = Pick<BankSimulator, 'baseUrl' | 'caPem' | 'credentials' | 'accounts' | 'pixClientCertPem' | 'pixClientKeyPem' | 'clientCertPem' | 'clientKeyPem'>;
+export type PixEndpoint = Pick<
+  BankSimulator,
+  | 'baseUrl'
+  | 'caPem'
+  | 'credentials'
+  | 'accounts'
+  | 'pixClientCertPem'
+  | 'pixClientKeyPem'
+  | 'clientCertPem'
+  | 'clientKeyPem'
+>;
 
 export interface PixCallOptions {
   readonly method?: string;
@@ -18,8 +28,11 @@ export interface PixCallOptions {
 export function pixCall(simulator: PixEndpoint, path: string, options: PixCallOptions = {}): Promise<BankAnswer> {
   const cert = options.certificate ?? 'pix';
   return bankCall(simulator, path, {
-    method: options.method, headers: options.headers, body: options.body,
-    clientCertificate: cert === 'pix' ? { certPem: simulator.pixClientCertPem, keyPem: simulator.pixClientKeyPem } : cert === 'payments',
+    method: options.method,
+    headers: options.headers,
+    body: options.body,
+    clientCertificate:
+      cert === 'pix' ? { certPem: simulator.pixClientCertPem, keyPem: simulator.pixClientKeyPem } : cert === 'payments',
   });
 }
 
@@ -29,10 +42,17 @@ export function pixBasic(simulator: PixEndpoint, secret = simulator.credentials.
 }
 
 /** POST /oauth/token: `form` in the body (grant_type=client_credentials unless overridden), `query` in the query string. */
-export function pixTokenCall(simulator: PixEndpoint, form: Record<string, string> = { grant_type: 'client_credentials' }, options: { query?: string; certificate?: PixCallOptions['certificate']; authorization?: string } = {}) {
+export function pixTokenCall(
+  simulator: PixEndpoint,
+  form: Record<string, string> = { grant_type: 'client_credentials' },
+  options: { query?: string; certificate?: PixCallOptions['certificate']; authorization?: string } = {},
+) {
   return pixCall(simulator, `${P.pixToken}${options.query ? `?${options.query}` : ''}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: options.authorization ?? pixBasic(simulator) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: options.authorization ?? pixBasic(simulator),
+    },
     body: new URLSearchParams(form).toString(),
     certificate: options.certificate,
   });

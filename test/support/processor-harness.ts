@@ -72,24 +72,54 @@ export class ProcessorHarness {
     const o = this.options;
     this.restoreDns = resolveLocalhostSubdomains();
     const name = `proc${randomUUID().slice(0, 8)}`;
-    [this.simulator, this.fauxqs, this.dynamo] = await Promise.all([BankSimulator.start(o.simulator), startFauxqs(), startDynalite()]);
+    [this.simulator, this.fauxqs, this.dynamo] = await Promise.all([
+      BankSimulator.start(o.simulator),
+      startFauxqs(),
+      startDynalite(),
+    ]);
     const [eventsEndpoint, secretsEndpoint] = await Promise.all([this.events.start(), this.secrets.start()]);
     this.sqs = this.fauxqs.client();
-    ({ queueUrl: this.queueUrl, dlqUrl: this.dlqUrl } = await createQueueWithDlq(this.sqs, name, o.maxReceiveCount ?? 3, o.visibilityTimeoutSeconds ?? 1));
+    ({ queueUrl: this.queueUrl, dlqUrl: this.dlqUrl } = await createQueueWithDlq(
+      this.sqs,
+      name,
+      o.maxReceiveCount ?? 3,
+      o.visibilityTimeoutSeconds ?? 1,
+    ));
     await this.dynamo.createIdempotencyTable(`${name}-idempotency`);
 
-    const credentialsArn = this.secrets.createSecret(`${name}-bank-credentials`, JSON.stringify(simulatorCredentials(this.simulator)));
-    const connection = simulatorConnection(this.simulator, credentialsArn, { callTimeoutMs: o.callTimeoutMs ?? 1_500, ...(o.queriesPerSecond ? { queriesPerSecond: o.queriesPerSecond } : {}) });
+    const credentialsArn = this.secrets.createSecret(
+      `${name}-bank-credentials`,
+      JSON.stringify(simulatorCredentials(this.simulator)),
+    );
+    const connection = simulatorConnection(this.simulator, credentialsArn, {
+      callTimeoutMs: o.callTimeoutMs ?? 1_500,
+      ...(o.queriesPerSecond ? { queriesPerSecond: o.queriesPerSecond } : {}),
+    });
     const settings = processorSettings(
       // One queue for notifications and looks alike (the construct gives looks their own).
       {
-        eventBusName: `${name}-bus`, idempotencyTableName: `${name}-idempotency`, quarantineQueueUrl: this.dlqUrl, queueUrl: this.queueUrl,
-        lookQueueUrl: this.queueUrl, lookQuarantineQueueUrl: this.dlqUrl, ownSenderId: LOCAL_AWS.accountId,
+        eventBusName: `${name}-bus`,
+        idempotencyTableName: `${name}-idempotency`,
+        quarantineQueueUrl: this.dlqUrl,
+        queueUrl: this.queueUrl,
+        lookQueueUrl: this.queueUrl,
+        lookQuarantineQueueUrl: this.dlqUrl,
+        ownSenderId: LOCAL_AWS.accountId,
       },
-      { maxReceiveCount: o.maxReceiveCount ?? 3, maxVerificationAttempts: o.maxVerificationAttempts ?? 2, safetyMarginMs: 500, queueVisibilityTimeoutSeconds: o.visibilityTimeoutSeconds ?? 1 },
+      {
+        maxReceiveCount: o.maxReceiveCount ?? 3,
+        maxVerificationAttempts: o.maxVerificationAttempts ?? 2,
+        safetyMarginMs: 500,
+        queueVisibilityTimeoutSeconds: o.visibilityTimeoutSeconds ?? 1,
+      },
     );
     this.env = {
-      ...localAwsEnvironment({ SQS: this.fauxqs.endpoint, SECRETS_MANAGER: secretsEndpoint, DYNAMODB: this.dynamo.endpoint, EVENTBRIDGE: eventsEndpoint }),
+      ...localAwsEnvironment({
+        SQS: this.fauxqs.endpoint,
+        SECRETS_MANAGER: secretsEndpoint,
+        DYNAMODB: this.dynamo.endpoint,
+        EVENTBRIDGE: eventsEndpoint,
+      }),
       [BANK_CONNECTION_ENV]: JSON.stringify(connection),
       [PROCESSOR_SETTINGS_ENV]: JSON.stringify(settings),
     };
@@ -104,13 +134,29 @@ export class ProcessorHarness {
 
   /** An event source mapping feeding `handler` from the queue. */
   eventSource(handler: SqsLambdaHandler, batchSize = 10, onBatch?: SqsEventSourceOptions['onBatch']): SqsEventSource {
-    return new SqsEventSource({ sqs: this.sqs, queueUrl: this.queueUrl, handler, batchSize, functionTimeoutMs: this.options.functionTimeoutMs ?? 8_000, onBatch });
+    return new SqsEventSource({
+      sqs: this.sqs,
+      queueUrl: this.queueUrl,
+      handler,
+      batchSize,
+      functionTimeoutMs: this.options.functionTimeoutMs ?? 8_000,
+      onBatch,
+    });
   }
 
   /** Stores a notification in the queue the way the receiver does; returns its message id. */
   async enqueue(route: Route, body: unknown, requestId: string = randomUUID()): Promise<string> {
     const raw = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
-    const message = encodeStoredNotification({ route, receivedAt: new Date().toISOString(), requestId, sourceIp: '127.0.0.1', contentType: 'application/json' }, raw);
+    const message = encodeStoredNotification(
+      {
+        route,
+        receivedAt: new Date().toISOString(),
+        requestId,
+        sourceIp: '127.0.0.1',
+        contentType: 'application/json',
+      },
+      raw,
+    );
     const result = await this.sqs.send(new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: message }));
     return result.MessageId!;
   }
@@ -129,7 +175,13 @@ export class ProcessorHarness {
 
   async stop(): Promise<void> {
     this.sqs?.destroy();
-    await Promise.all([this.simulator?.stop(), this.fauxqs?.stop(), this.dynamo?.stop(), this.events.stop(), this.secrets.stop()]);
+    await Promise.all([
+      this.simulator?.stop(),
+      this.fauxqs?.stop(),
+      this.dynamo?.stop(),
+      this.events.stop(),
+      this.secrets.stop(),
+    ]);
     this.restoreDns?.();
   }
 }

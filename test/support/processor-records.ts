@@ -7,7 +7,13 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
 import type { BankQueries, ProcessorDeps, ProcessorQueue, PublishEntry } from '../../lambda/processor/deps';
-import { EMPTY_RECORD, type Outbox, type SubjectRecord, type SubjectRecordWrite, type SubjectStore } from '../../lambda/store/subject-store';
+import {
+  EMPTY_RECORD,
+  type Outbox,
+  type SubjectRecord,
+  type SubjectRecordWrite,
+  type SubjectStore,
+} from '../../lambda/store/subject-store';
 import type { BankAccount, PaymentType } from '../../contracts/bank-connection';
 import { nossoNumeroOf } from '../../lambda/bank/cooperative/answers';
 import { BankApiError } from '../../lambda/bank/errors';
@@ -19,27 +25,55 @@ import { type Route } from '../../contracts/receiver';
 import { detailProblems } from '../../tools/event-schemas';
 import { processorSettings } from '../../lib/processor/processor-settings';
 
-export const ACCOUNT: BankAccount = { cooperativa: '0101', posto: '02', conta: '123456', documento: '12345678000199', codigoBeneficiario: '54321' };
+export const ACCOUNT: BankAccount = {
+  cooperativa: '0101',
+  posto: '02',
+  conta: '123456',
+  documento: '12345678000199',
+  codigoBeneficiario: '54321',
+};
 
 /** The processor role's unique id in SETTINGS: what SQS gives as the SenderId of what it sent. */
 export const PROCESSOR_SENDER_ID = 'AROAPROCESSOR0EXAMPLE';
 
 export const SETTINGS: ProcessorSettings = processorSettings(
   {
-    eventBusName: 'bus', idempotencyTableName: 'table', quarantineQueueUrl: 'https://sqs.local/dlq', queueUrl: 'https://sqs.local/queue',
-    lookQueueUrl: 'https://sqs.local/looks', lookQuarantineQueueUrl: 'https://sqs.local/looks-dlq', ownSenderId: PROCESSOR_SENDER_ID,
+    eventBusName: 'bus',
+    idempotencyTableName: 'table',
+    quarantineQueueUrl: 'https://sqs.local/dlq',
+    queueUrl: 'https://sqs.local/queue',
+    lookQueueUrl: 'https://sqs.local/looks',
+    lookQuarantineQueueUrl: 'https://sqs.local/looks-dlq',
+    ownSenderId: PROCESSOR_SENDER_ID,
   },
   { maxReceiveCount: 5, maxVerificationAttempts: 3, safetyMarginMs: 500 },
 );
 
 /** An SQS record as Lambda delivers it, holding `body` stored by the receiver on `route`. */
-export function sqsRecord(route: Route, body: unknown, options: { receiveCount?: number; requestId?: string; senderId?: string } = {}): SQSRecord {
+export function sqsRecord(
+  route: Route,
+  body: unknown,
+  options: { receiveCount?: number; requestId?: string; senderId?: string } = {},
+): SQSRecord {
   const raw = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
   return {
     messageId: randomUUID(),
     receiptHandle: 'rh',
-    body: encodeStoredNotification({ route, receivedAt: '2025-06-03T17:05:10.000Z', requestId: options.requestId ?? randomUUID(), contentType: 'application/json' }, raw),
-    attributes: { ApproximateReceiveCount: String(options.receiveCount ?? 1), SentTimestamp: '0', SenderId: options.senderId ?? 'AROASOMEONEELSE:sender', ApproximateFirstReceiveTimestamp: '0' },
+    body: encodeStoredNotification(
+      {
+        route,
+        receivedAt: '2025-06-03T17:05:10.000Z',
+        requestId: options.requestId ?? randomUUID(),
+        contentType: 'application/json',
+      },
+      raw,
+    ),
+    attributes: {
+      ApproximateReceiveCount: String(options.receiveCount ?? 1),
+      SentTimestamp: '0',
+      SenderId: options.senderId ?? 'AROASOMEONEELSE:sender',
+      ApproximateFirstReceiveTimestamp: '0',
+    },
     messageAttributes: {},
     md5OfBody: '',
     eventSource: 'aws:sqs',
@@ -59,8 +93,23 @@ export function requeuedRecord(body: string, options: { receiveCount?: number } 
 }
 
 /** A boleto event as the bank delivers it. */
-export function boletoEvent(nossoNumero: string, movimento = 'LIQUIDACAO_PIX', valorLiquidacao = '150.25', extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { agencia: '0101', posto: '02', beneficiario: '54321', nossoNumero, dataEvento: [2025, 6, 3, 14, 5, 9, 0], movimento, valorLiquidacao, idEventoWebhook: randomUUID(), ...extra };
+export function boletoEvent(
+  nossoNumero: string,
+  movimento = 'LIQUIDACAO_PIX',
+  valorLiquidacao = '150.25',
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    agencia: '0101',
+    posto: '02',
+    beneficiario: '54321',
+    nossoNumero,
+    dataEvento: [2025, 6, 3, 14, 5, 9, 0],
+    movimento,
+    valorLiquidacao,
+    idEventoWebhook: randomUUID(),
+    ...extra,
+  };
 }
 
 /** A Pix payment body (the notification equals the query's answer). */
@@ -100,14 +149,34 @@ export class FakeBank implements BankQueries {
   /** As the processor is given it: this bank under its family's name. */
   readonly clients: Readonly<Record<string, unknown>> = { cooperative: this };
 
-  constructor(private readonly clock: FakeClock, private readonly queryMs = 100) {}
+  constructor(
+    private readonly clock: FakeClock,
+    private readonly queryMs = 100,
+  ) {}
 
-  settle(nossoNumero: string, valor = '150.25', data: unknown = [2025, 6, 3, 14, 5, 9, 0], codigoBeneficiario = '54321'): void {
-    this.boletos.set(nossoNumero, { codigoBeneficiario, nossoNumero: nine(nossoNumero), valor: '150.25', situacao: 'LIQUIDADO', dadosLiquidacao: { data, valor } });
+  settle(
+    nossoNumero: string,
+    valor = '150.25',
+    data: unknown = [2025, 6, 3, 14, 5, 9, 0],
+    codigoBeneficiario = '54321',
+  ): void {
+    this.boletos.set(nossoNumero, {
+      codigoBeneficiario,
+      nossoNumero: nine(nossoNumero),
+      valor: '150.25',
+      situacao: 'LIQUIDADO',
+      dadosLiquidacao: { data, valor },
+    });
   }
 
   open(nossoNumero: string): void {
-    this.boletos.set(nossoNumero, { codigoBeneficiario: '54321', nossoNumero: nine(nossoNumero), valor: '150.25', situacao: 'EM CARTEIRA', dadosLiquidacao: null });
+    this.boletos.set(nossoNumero, {
+      codigoBeneficiario: '54321',
+      nossoNumero: nine(nossoNumero),
+      valor: '150.25',
+      situacao: 'EM CARTEIRA',
+      dadosLiquidacao: null,
+    });
   }
 
   async queryBoleto(codigoBeneficiario: string, nossoNumero: string): Promise<Record<string, unknown>> {
@@ -117,7 +186,8 @@ export class FakeBank implements BankQueries {
     const error = this.errors.get(nossoNumero);
     if (error) throw error;
     const answer = this.boletos.get(nossoNumero);
-    if (!answer) throw new BankApiError(`boleto query (nossoNumero ${nossoNumero})`, 404, 'Boleto não encontrado.', false);
+    if (!answer)
+      throw new BankApiError(`boleto query (nossoNumero ${nossoNumero})`, 404, 'Boleto não encontrado.', false);
     return structuredClone(answer);
   }
 
@@ -127,7 +197,8 @@ export class FakeBank implements BankQueries {
     const error = this.errors.get(idTransacao);
     if (error) throw error;
     const answer = this.payments.get(idTransacao);
-    if (!answer) throw new BankApiError(`pix payment query (idTransacao ${idTransacao})`, 404, 'Pagamento não encontrado.', false);
+    if (!answer)
+      throw new BankApiError(`pix payment query (idTransacao ${idTransacao})`, 404, 'Pagamento não encontrado.', false);
     return structuredClone(answer);
   }
 }
@@ -176,7 +247,10 @@ export function fakeDeps(overrides: Partial<ProcessorDeps> = {}) {
   const counts: Record<string, number> = {};
   /** The values recorded of value metrics (LookRequestAge), by name. */
   const values: Record<string, number[]> = {};
-  const log = (level: string) => (message: string, ...extra: Record<string, unknown>[]) => logs.push({ level, message, extra: Object.assign({}, ...extra) });
+  const log =
+    (level: string) =>
+    (message: string, ...extra: Record<string, unknown>[]) =>
+      logs.push({ level, message, extra: Object.assign({}, ...extra) });
   const deps: ProcessorDeps = {
     settings: SETTINGS,
     account: ACCOUNT,
@@ -209,7 +283,22 @@ export function fakeDeps(overrides: Partial<ProcessorDeps> = {}) {
     now: clock.now,
     ...overrides,
   };
-  return { deps, clock, bank, store, markers, published, quarantined, quarantinedTo, requeued, requeueDelays, requeuedTo, logs, counts, values };
+  return {
+    deps,
+    clock,
+    bank,
+    store,
+    markers,
+    published,
+    quarantined,
+    quarantinedTo,
+    requeued,
+    requeueDelays,
+    requeuedTo,
+    logs,
+    counts,
+    values,
+  };
 }
 
 /** A Lambda context with `ms` left, on the fake clock. */

@@ -27,7 +27,13 @@ import { simulatorConnection, simulatorCredentials } from './simulator-connectio
 import { secretForms } from '../../lambda/shared/redaction';
 
 /** A second account at the same cooperative, for changes of account. */
-export const OTHER_ACCOUNT: SimulatorAccount = { cooperativa: '0101', posto: '02', conta: '654321', documento: '98765432000155', beneficiario: '54321' };
+export const OTHER_ACCOUNT: SimulatorAccount = {
+  cooperativa: '0101',
+  posto: '02',
+  conta: '654321',
+  documento: '98765432000155',
+  beneficiario: '54321',
+};
 
 export interface PaymentRegistrationInput {
   readonly url: string;
@@ -46,7 +52,13 @@ export interface ContractInput extends BoletoWebhookContractOptions {
 /** The stack the harness's registrations belong to (its ARN, as CloudFormation sends it and the sweep's settings name it). */
 export const REGISTRATION_STACK_ID = 'arn:aws:cloudformation:us-east-1:000000000000:stack/Registration/1';
 
-const bankAccount = (a: SimulatorAccount): BankAccount => ({ cooperativa: a.cooperativa, posto: a.posto, conta: a.conta, documento: a.documento, codigoBeneficiario: a.beneficiario });
+const bankAccount = (a: SimulatorAccount): BankAccount => ({
+  cooperativa: a.cooperativa,
+  posto: a.posto,
+  conta: a.conta,
+  documento: a.documento,
+  codigoBeneficiario: a.beneficiario,
+});
 
 /**
  * The registration bundle (the deployed file) against the bank simulator and a local Secrets
@@ -67,16 +79,25 @@ export class RegistrationHarness {
   boletoToken = `bol-${randomBytes(24).toString('hex')}`;
   private readonly clients: CooperativeClient[] = [];
 
-  static async start(options: BankSimulatorOptions = {}, tokens: { payment?: string; boleto?: string } = {}): Promise<RegistrationHarness> {
+  static async start(
+    options: BankSimulatorOptions = {},
+    tokens: { payment?: string; boleto?: string } = {},
+  ): Promise<RegistrationHarness> {
     const harness = new RegistrationHarness();
     harness.paymentToken = tokens.payment ?? harness.paymentToken;
     harness.boletoToken = tokens.boleto ?? harness.boletoToken;
     harness.simulator = await BankSimulator.start(options);
     const [endpoint, ssmEndpoint] = await Promise.all([harness.secrets.start(), harness.ssm.start()]);
-    harness.credentialsArn = harness.secrets.createSecret(`bank-credentials-${randomUUID().slice(0, 6)}`, JSON.stringify(simulatorCredentials(harness.simulator)));
+    harness.credentialsArn = harness.secrets.createSecret(
+      `bank-credentials-${randomUUID().slice(0, 6)}`,
+      JSON.stringify(simulatorCredentials(harness.simulator)),
+    );
     harness.paymentTokenArn = harness.secrets.createSecret('payment-callback-token', harness.paymentToken);
     harness.boletoTokenArn = harness.secrets.createSecret('boleto-token', harness.boletoToken);
-    harness.handler = loadHandlerBundle<OnEventHandler>('provider', localAwsEnvironment({ SECRETS_MANAGER: endpoint, SSM: ssmEndpoint }));
+    harness.handler = loadHandlerBundle<OnEventHandler>(
+      'provider',
+      localAwsEnvironment({ SECRETS_MANAGER: endpoint, SSM: ssmEndpoint }),
+    );
     return harness;
   }
 
@@ -99,7 +120,10 @@ export class RegistrationHarness {
   }
 
   /** The custom resource's properties CloudFormation sends (ServiceToken and ServiceTimeout left out), and what the sweep's settings carry of the registration. */
-  private synthesized(resourceType: string, build: (stack: Stack) => PaymentWebhookRegistration | BoletoWebhookContract | void): { properties: Record<string, unknown>; watched?: WatchedRegistration } {
+  private synthesized(
+    resourceType: string,
+    build: (stack: Stack) => PaymentWebhookRegistration | BoletoWebhookContract | void,
+  ): { properties: Record<string, unknown>; watched?: WatchedRegistration } {
     const stack = new Stack(new App(), 'Registration');
     const construct = build(stack);
     const resources = Object.values(Template.fromStack(stack).findResources(resourceType));
@@ -108,31 +132,45 @@ export class RegistrationHarness {
     delete properties.ServiceToken;
     delete properties.ServiceTimeout;
     for (const [name, value] of Object.entries(properties)) {
-      if (typeof value !== 'string') throw new Error(`property ${name} is not a plain string after synthesis: ${JSON.stringify(value)}`);
+      if (typeof value !== 'string')
+        throw new Error(`property ${name} is not a plain string after synthesis: ${JSON.stringify(value)}`);
     }
     return { properties, ...(construct ? { watched: stack.resolve(construct._watched) as WatchedRegistration } : {}) };
   }
 
   /** A payment registration as deployed: its custom resource's properties, and what the sweep's settings carry of it. */
-  paymentDeployment(input: PaymentRegistrationInput): { properties: Record<string, unknown>; watched: WatchedRegistration } {
-    const { properties, watched } = this.synthesized(RegistrationResourceType.PAYMENT_WEBHOOK, (stack) => new PaymentWebhookRegistration(stack, 'Payments', {
-      bank: this.bankProps(stack, input.account),
-      url: input.url,
-      token: secretsmanager.Secret.fromSecretCompleteArn(stack, 'Token', this.paymentTokenArn),
-      tokenVersion: input.tokenVersion,
-      takeOverExisting: input.takeOverExisting,
-    }));
+  paymentDeployment(input: PaymentRegistrationInput): {
+    properties: Record<string, unknown>;
+    watched: WatchedRegistration;
+  } {
+    const { properties, watched } = this.synthesized(
+      RegistrationResourceType.PAYMENT_WEBHOOK,
+      (stack) =>
+        new PaymentWebhookRegistration(stack, 'Payments', {
+          bank: this.bankProps(stack, input.account),
+          url: input.url,
+          token: secretsmanager.Secret.fromSecretCompleteArn(stack, 'Token', this.paymentTokenArn),
+          tokenVersion: input.tokenVersion,
+          takeOverExisting: input.takeOverExisting,
+        }),
+    );
     return { properties, watched: watched! };
   }
 
   /** A boleto contract as deployed: its custom resource's properties, and what the sweep's settings carry of it. */
   contractDeployment(input: ContractInput): { properties: Record<string, unknown>; watched: WatchedRegistration } {
     const { withToken = true, ...options } = input;
-    const { properties, watched } = this.synthesized(RegistrationResourceType.BOLETO_CONTRACT, (stack) => new BoletoWebhookContract(stack, 'Contract', {
-      ...options,
-      bank: this.bankProps(stack),
-      token: withToken ? secretsmanager.Secret.fromSecretCompleteArn(stack, 'Token', this.boletoTokenArn) : undefined,
-    }));
+    const { properties, watched } = this.synthesized(
+      RegistrationResourceType.BOLETO_CONTRACT,
+      (stack) =>
+        new BoletoWebhookContract(stack, 'Contract', {
+          ...options,
+          bank: this.bankProps(stack),
+          token: withToken
+            ? secretsmanager.Secret.fromSecretCompleteArn(stack, 'Token', this.boletoTokenArn)
+            : undefined,
+        }),
+    );
     return { properties, watched: watched! };
   }
 
@@ -145,11 +183,21 @@ export class RegistrationHarness {
   }
 
   paymentResource(stackId = REGISTRATION_STACK_ID): LocalCustomResource {
-    return new LocalCustomResource({ handler: this.handler, resourceType: RegistrationResourceType.PAYMENT_WEBHOOK, logicalResourceId: 'PaymentRegistration', stackId });
+    return new LocalCustomResource({
+      handler: this.handler,
+      resourceType: RegistrationResourceType.PAYMENT_WEBHOOK,
+      logicalResourceId: 'PaymentRegistration',
+      stackId,
+    });
   }
 
   contractResource(stackId = REGISTRATION_STACK_ID): LocalCustomResource {
-    return new LocalCustomResource({ handler: this.handler, resourceType: RegistrationResourceType.BOLETO_CONTRACT, logicalResourceId: 'BoletoContract', stackId });
+    return new LocalCustomResource({
+      handler: this.handler,
+      resourceType: RegistrationResourceType.BOLETO_CONTRACT,
+      logicalResourceId: 'BoletoContract',
+      stackId,
+    });
   }
 
   /** Every value that must never be written: both tokens and the bank credentials. */
@@ -165,7 +213,11 @@ export class RegistrationHarness {
 
   /** A bank client of the same account, to act as "someone else" at the bank. */
   bankClient(account: SimulatorAccount = this.simulator.accounts[0]): CooperativeClient {
-    const sm = new SecretsManagerClient({ region: TEST_AWS.region, credentials: TEST_AWS.credentials, endpoint: this.secrets.endpoint });
+    const sm = new SecretsManagerClient({
+      region: TEST_AWS.region,
+      credentials: TEST_AWS.credentials,
+      endpoint: this.secrets.endpoint,
+    });
     const client = new CooperativeClient({
       settings: simulatorConnection(this.simulator, this.credentialsArn, { account: { ...bankAccount(account) } }),
       credentials: credentialsFromSecret(sm, this.credentialsArn),
@@ -182,5 +234,7 @@ export class RegistrationHarness {
 
 /** Asserts that `text` holds none of `values` raw, URL- or form-encoded, JSON-escaped or in base64. */
 export function expectNoSecretIn(text: string, values: readonly string[]): void {
-  for (const value of values) for (const form of secretForms(value)) expect({ value, form, found: text.includes(form) }).toEqual({ value, form, found: false });
+  for (const value of values)
+    for (const form of secretForms(value))
+      expect({ value, form, found: text.includes(form) }).toEqual({ value, form, found: false });
 }

@@ -11,7 +11,9 @@ import { PATH_METADATA_ENABLE_CONTEXT } from 'aws-cdk-lib/cx-api';
 
 /** A template as a snapshot holds it: JSON, one space a level, asset hashes and salts replaced. */
 export function normalizeTemplate(template: unknown): string {
-  return `${JSON.stringify(template, null, 1).replace(/[0-9a-f]{64}/g, '<asset-hash>').replace(/"salt": "\d+"/g, '"salt": "<synth-time>"')}\n`;
+  return `${JSON.stringify(template, null, 1)
+    .replace(/[0-9a-f]{64}/g, '<asset-hash>')
+    .replace(/"salt": "\d+"/g, '"salt": "<synth-time>"')}\n`;
 }
 
 /**
@@ -19,10 +21,16 @@ export function normalizeTemplate(template: unknown): string {
  * a temporary directory, removed at once. `pathMetadata` writes each resource's construct path
  * (`aws:cdk:path`), as `cdk synth` does.
  */
-export function synthesizedTemplates(build: (app: App) => unknown, options: { pathMetadata?: boolean } = {}): Record<string, string> {
+export function synthesizedTemplates(
+  build: (app: App) => unknown,
+  options: { pathMetadata?: boolean } = {},
+): Record<string, string> {
   const outdir = mkdtempSync(join(tmpdir(), 'templates-'));
   try {
-    const app = new App({ outdir, context: options.pathMetadata ? { [PATH_METADATA_ENABLE_CONTEXT]: true } : undefined });
+    const app = new App({
+      outdir,
+      context: options.pathMetadata ? { [PATH_METADATA_ENABLE_CONTEXT]: true } : undefined,
+    });
     build(app);
     const assembly = app.synth();
     return Object.fromEntries(assembly.stacks.map((stack) => [stack.templateFile, normalizeTemplate(stack.template)]));

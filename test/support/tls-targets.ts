@@ -1,8 +1,19 @@
-import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server as HttpServer,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { createCertificateAuthority, createSelfSignedCertificate, issueCertificate, type PemPair } from '../../simulator/certificates';
+import {
+  createCertificateAuthority,
+  createSelfSignedCertificate,
+  issueCertificate,
+  type PemPair,
+} from '../../simulator/certificates';
 
 /** A request a target received. */
 export interface ReceivedRequest {
@@ -11,7 +22,11 @@ export interface ReceivedRequest {
   readonly headers: IncomingHttpHeaders;
   readonly body: string;
   /** The client certificate the caller presented (targets started with `clientCas`). */
-  readonly clientCertificate?: { readonly commonName?: string; readonly fingerprint256: string; readonly authorized: boolean };
+  readonly clientCertificate?: {
+    readonly commonName?: string;
+    readonly fingerprint256: string;
+    readonly authorized: boolean;
+  };
 }
 
 export interface TargetAnswer {
@@ -48,10 +63,21 @@ export async function startTarget(options: TargetOptions = {}): Promise<Target> 
     req.on('end', () => {
       const socket = req.socket as TLSSocket;
       const peer = options.clientCas ? socket.getPeerCertificate() : undefined;
-      const clientCertificate = peer && Object.keys(peer).length
-        ? { commonName: Array.isArray(peer.subject?.CN) ? peer.subject.CN[0] : peer.subject?.CN, fingerprint256: peer.fingerprint256, authorized: socket.authorized }
-        : undefined;
-      const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), clientCertificate };
+      const clientCertificate =
+        peer && Object.keys(peer).length
+          ? {
+              commonName: Array.isArray(peer.subject?.CN) ? peer.subject.CN[0] : peer.subject?.CN,
+              fingerprint256: peer.fingerprint256,
+              authorized: socket.authorized,
+            }
+          : undefined;
+      const request = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        clientCertificate,
+      };
       requests.push(request);
       const answer = options.answer?.(request) ?? {};
       const send = () => {
@@ -73,7 +99,9 @@ export async function startTarget(options: TargetOptions = {}): Promise<Target> 
         {
           key: options.pair.keyPem,
           cert: options.pair.certPem,
-          ...(options.tls11Only ? { minVersion: 'TLSv1' as const, maxVersion: 'TLSv1.1' as const, ciphers: 'DEFAULT@SECLEVEL=0' } : {}),
+          ...(options.tls11Only
+            ? { minVersion: 'TLSv1' as const, maxVersion: 'TLSv1.1' as const, ciphers: 'DEFAULT@SECLEVEL=0' }
+            : {}),
           ...(options.clientCas ? { requestCert: true, rejectUnauthorized: false, ca: [...options.clientCas] } : {}),
         },
         listener,

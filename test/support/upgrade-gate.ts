@@ -37,12 +37,16 @@ export enum UpgradeHazard {
 const HAZARD_WORDS: Record<UpgradeHazard, string> = {
   [UpgradeHazard.REPLACE]: 'would be replaced (a new, empty resource takes its place)',
   [UpgradeHazard.MAY_REPLACE]: 'may be replaced (a new, empty resource may take its place)',
-  [UpgradeHazard.REMOVE]: 'is gone from the template (removed, or its logical ID changed): the deployed one is deleted or orphaned',
+  [UpgradeHazard.REMOVE]:
+    'is gone from the template (removed, or its logical ID changed): the deployed one is deleted or orphaned',
   [UpgradeHazard.TYPE_CHANGE]: 'changes its resource type',
   [UpgradeHazard.RETENTION]: 'no longer keeps a Retain policy: a later removal or replacement deletes its data',
-  [UpgradeHazard.REREGISTER]: 'changes its properties: its provider gets an Update on the next deploy (a registration logs in and talks to the bank)',
-  [UpgradeHazard.REGISTER]: 'is added: its provider gets a Create on the next deploy (a registration talks to the bank)',
-  [UpgradeHazard.UNREGISTER]: 'is gone from the template (removed, or its logical ID changed): its provider gets a Delete (a registration is removed at the bank)',
+  [UpgradeHazard.REREGISTER]:
+    'changes its properties: its provider gets an Update on the next deploy (a registration logs in and talks to the bank)',
+  [UpgradeHazard.REGISTER]:
+    'is added: its provider gets a Create on the next deploy (a registration talks to the bank)',
+  [UpgradeHazard.UNREGISTER]:
+    'is gone from the template (removed, or its logical ID changed): its provider gets a Delete (a registration is removed at the bank)',
 };
 
 /**
@@ -102,7 +106,10 @@ export interface UpgradeChange {
 }
 
 function retains(resource: TemplateResource | undefined): boolean {
-  return resource !== undefined && (RETAINING.has(resource.DeletionPolicy ?? '') || RETAINING.has(resource.UpdateReplacePolicy ?? ''));
+  return (
+    resource !== undefined &&
+    (RETAINING.has(resource.DeletionPolicy ?? '') || RETAINING.has(resource.UpdateReplacePolicy ?? ''))
+  );
 }
 
 function isStateful(resource: TemplateResource | undefined): boolean {
@@ -118,12 +125,18 @@ function pathOf(resource: TemplateResource | undefined): string | undefined {
 function changedProperties(change: ResourceDifference, replacing: boolean): string[] {
   const updates = Object.entries(change.propertyUpdates);
   const named = replacing
-    ? updates.filter(([, diff]) => diff.changeImpact === ResourceImpact.WILL_REPLACE || diff.changeImpact === ResourceImpact.MAY_REPLACE)
+    ? updates.filter(
+        ([, diff]) =>
+          diff.changeImpact === ResourceImpact.WILL_REPLACE || diff.changeImpact === ResourceImpact.MAY_REPLACE,
+      )
     : updates;
   return (named.length > 0 ? named : updates).map(([name]) => name).sort();
 }
 
-function classify(change: ResourceDifference, replacements: readonly string[]): { hazard?: UpgradeHazard; what: string } {
+function classify(
+  change: ResourceDifference,
+  replacements: readonly string[],
+): { hazard?: UpgradeHazard; what: string } {
   const before = change.oldValue as TemplateResource | undefined;
   const after = change.newValue as TemplateResource | undefined;
   const bank = BANK_CUSTOM_RESOURCE.test(before?.Type ?? '') || BANK_CUSTOM_RESOURCE.test(after?.Type ?? '');
@@ -131,21 +144,37 @@ function classify(change: ResourceDifference, replacements: readonly string[]): 
   if (change.isAddition) return { hazard: bank ? UpgradeHazard.REGISTER : undefined, what: 'added' };
   if (change.isRemoval) {
     const hint = replacements.length > 0 ? `; added beside it: ${replacements.join(', ')}` : '';
-    return { hazard: bank ? UpgradeHazard.UNREGISTER : stateful ? UpgradeHazard.REMOVE : undefined, what: `removed${stateful ? hint : ''}` };
+    return {
+      hazard: bank ? UpgradeHazard.UNREGISTER : stateful ? UpgradeHazard.REMOVE : undefined,
+      what: `removed${stateful ? hint : ''}`,
+    };
   }
   if (change.resourceTypeChanged) {
-    return { hazard: stateful ? UpgradeHazard.TYPE_CHANGE : undefined, what: `type ${change.oldResourceType} becomes ${change.newResourceType}` };
+    return {
+      hazard: stateful ? UpgradeHazard.TYPE_CHANGE : undefined,
+      what: `type ${change.oldResourceType} becomes ${change.newResourceType}`,
+    };
   }
   const properties = Object.keys(change.propertyUpdates).length;
-  if (bank && properties > 0) return { hazard: UpgradeHazard.REREGISTER, what: `properties change: ${changedProperties(change, false).join(', ')}` };
+  if (bank && properties > 0)
+    return {
+      hazard: UpgradeHazard.REREGISTER,
+      what: `properties change: ${changedProperties(change, false).join(', ')}`,
+    };
   if (stateful && change.changeImpact === ResourceImpact.WILL_REPLACE) {
     return { hazard: UpgradeHazard.REPLACE, what: `replaced: ${changedProperties(change, true).join(', ')}` };
   }
   if (stateful && change.changeImpact === ResourceImpact.MAY_REPLACE) {
-    return { hazard: UpgradeHazard.MAY_REPLACE, what: `may be replaced: ${changedProperties(change, true).join(', ')}` };
+    return {
+      hazard: UpgradeHazard.MAY_REPLACE,
+      what: `may be replaced: ${changedProperties(change, true).join(', ')}`,
+    };
   }
   if (retains(before) && !retains(after)) {
-    return { hazard: UpgradeHazard.RETENTION, what: `DeletionPolicy ${before?.DeletionPolicy ?? '(none)'} becomes ${after?.DeletionPolicy ?? '(none)'}, UpdateReplacePolicy ${before?.UpdateReplacePolicy ?? '(none)'} becomes ${after?.UpdateReplacePolicy ?? '(none)'}` };
+    return {
+      hazard: UpgradeHazard.RETENTION,
+      what: `DeletionPolicy ${before?.DeletionPolicy ?? '(none)'} becomes ${after?.DeletionPolicy ?? '(none)'}, UpdateReplacePolicy ${before?.UpdateReplacePolicy ?? '(none)'} becomes ${after?.UpdateReplacePolicy ?? '(none)'}`,
+    };
   }
   const other = Object.keys(change.otherChanges).sort();
   const words = properties > 0 ? [`updated in place: ${changedProperties(change, false).join(', ')}`] : [];
@@ -158,7 +187,11 @@ function classify(change: ResourceDifference, replacements: readonly string[]): 
  * the baseline lacks is new (nothing deployed can be hurt); a stack gone today is compared with an
  * empty template, so each of its stateful resources and registrations is named.
  */
-export function upgradeChanges(stack: string, baseline: TemplateJson | undefined, now: TemplateJson | undefined): UpgradeChange[] {
+export function upgradeChanges(
+  stack: string,
+  baseline: TemplateJson | undefined,
+  now: TemplateJson | undefined,
+): UpgradeChange[] {
   if (baseline === undefined) return [];
   const diff = fullDiff(baseline, now ?? { Resources: {} });
   const added: Record<string, string[]> = {};
@@ -169,8 +202,14 @@ export function upgradeChanges(stack: string, baseline: TemplateJson | undefined
   diff.resources.forEachDifference((logicalId, change) => {
     const resource = (change.newValue ?? change.oldValue) as TemplateResource;
     const type = change.resourceTypeChanged ? `${change.oldResourceType} → ${change.newResourceType}` : resource.Type;
-    const replacements = change.isRemoval ? added[resource.Type] ?? [] : [];
-    changes.push({ stack, logicalId, type, path: pathOf(change.oldValue) ?? pathOf(resource), ...classify(change, replacements) });
+    const replacements = change.isRemoval ? (added[resource.Type] ?? []) : [];
+    changes.push({
+      stack,
+      logicalId,
+      type,
+      path: pathOf(change.oldValue) ?? pathOf(resource),
+      ...classify(change, replacements),
+    });
   });
   return changes.sort((a, b) => a.logicalId.localeCompare(b.logicalId));
 }
@@ -207,37 +246,60 @@ export const LISTED_BREAKS_HEADING = '## Changes that replace or re-register';
 export function readListedBreaks(markdown: string): { breaks: ListedBreak[]; problems: string[] } {
   const lines = markdown.split('\n');
   const start = lines.findIndex((line) => line.trim() === LISTED_BREAKS_HEADING);
-  if (start < 0) return { breaks: [], problems: [`docs/changes.md has no section "${LISTED_BREAKS_HEADING}": the gate reads intended breaks from its table`] };
+  if (start < 0)
+    return {
+      breaks: [],
+      problems: [
+        `docs/changes.md has no section "${LISTED_BREAKS_HEADING}": the gate reads intended breaks from its table`,
+      ],
+    };
   const breaks: ListedBreak[] = [];
   const problems: string[] = [];
   const hazards = Object.values(UpgradeHazard) as string[];
   for (let i = start + 1; i < lines.length && !lines[i].startsWith('## '); i++) {
     const line = lines[i].trim();
     if (!line.startsWith('|')) continue;
-    const cells = line.replace(/^\||\|$/g, '').split('|').map((cell) => cell.trim().replace(/^`(.*)`$/, '$1'));
+    const cells = line
+      .replace(/^\||\|$/g, '')
+      .split('|')
+      .map((cell) => cell.trim().replace(/^`(.*)`$/, '$1'));
     if (cells[0] === 'Baseline' || /^:?-+:?$/.test(cells[0])) continue;
     const at = `docs/changes.md line ${i + 1}`;
     const [baseline, stack, resource, hazard, migration] = cells;
-    if (cells.length !== 5) problems.push(`${at}: a row has 5 cells (baseline, stack, resource, change, migration), this one has ${cells.length}`);
-    else if (!/^[0-9a-f]{7,40}$/.test(baseline)) problems.push(`${at}: baseline "${baseline}" is not a commit hash (7 to 40 hex digits)`);
+    if (cells.length !== 5)
+      problems.push(
+        `${at}: a row has 5 cells (baseline, stack, resource, change, migration), this one has ${cells.length}`,
+      );
+    else if (!/^[0-9a-f]{7,40}$/.test(baseline))
+      problems.push(`${at}: baseline "${baseline}" is not a commit hash (7 to 40 hex digits)`);
     else if (!hazards.includes(hazard)) problems.push(`${at}: change "${hazard}" is not one of ${hazards.join(', ')}`);
-    else if (!stack || !resource) problems.push(`${at}: name the stack and the resource (\`*\` matches any run of characters)`);
-    else if (migration.length < 20) problems.push(`${at}: say how a deployed stack migrates (the migration cell has ${migration.length} characters)`);
+    else if (!stack || !resource)
+      problems.push(`${at}: name the stack and the resource (\`*\` matches any run of characters)`);
+    else if (migration.length < 20)
+      problems.push(`${at}: say how a deployed stack migrates (the migration cell has ${migration.length} characters)`);
     else breaks.push({ baseline, stack, resource, hazard: hazard as UpgradeHazard, migration, line: i + 1 });
   }
   return { breaks, problems };
 }
 
 function glob(pattern: string): RegExp {
-  return new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\/]/g, '\\$&')).join('.*')}$`);
+  return new RegExp(
+    `^${pattern
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\/]/g, '\\$&'))
+      .join('.*')}$`,
+  );
 }
 
 /** Whether a listed break, written against `baselineCommit`, covers a change. */
 export function covers(listed: ListedBreak, change: UpgradeChange, baselineCommit: string): boolean {
-  return baselineCommit.startsWith(listed.baseline)
-    && listed.hazard === change.hazard
-    && glob(listed.stack).test(change.stack)
-    && (glob(listed.resource).test(change.logicalId) || (change.path !== undefined && glob(listed.resource).test(change.path)));
+  return (
+    baselineCommit.startsWith(listed.baseline) &&
+    listed.hazard === change.hazard &&
+    glob(listed.stack).test(change.stack) &&
+    (glob(listed.resource).test(change.logicalId) ||
+      (change.path !== undefined && glob(listed.resource).test(change.path)))
+  );
 }
 
 /** The gate's verdict over every app's changes. */
@@ -253,7 +315,11 @@ export interface UpgradeVerdict {
 }
 
 /** Sorts the changes into what passes, what a row lists and what fails. */
-export function judge(changes: readonly UpgradeChange[], rows: readonly ListedBreak[], baselineCommit: string): UpgradeVerdict {
+export function judge(
+  changes: readonly UpgradeChange[],
+  rows: readonly ListedBreak[],
+  baselineCommit: string,
+): UpgradeVerdict {
   const used = new Set<ListedBreak>();
   const unlisted: UpgradeChange[] = [];
   const listed: Array<{ change: UpgradeChange; row: ListedBreak }> = [];

@@ -14,7 +14,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 it('exports handler as a property a wrapper can redefine, and the wrapped handler is what the runtime then calls', async () => {
   const entry = join(dir, 'index.ts');
-  writeFileSync(entry, 'export async function handler(event: { n: number }): Promise<number> { return event.n + 1; }\n');
+  writeFileSync(
+    entry,
+    'export async function handler(event: { n: number }): Promise<number> { return event.n + 1; }\n',
+  );
   await bundleLambdaEntry(entry, join(dir, 'out', 'index.js'));
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const bundle = require(join(dir, 'out', 'index.js')) as { handler: (event: { n: number }) => Promise<number> };
@@ -22,13 +25,24 @@ it('exports handler as a property a wrapper can redefine, and the wrapped handle
   expect(descriptor).toMatchObject({ writable: true, configurable: true, enumerable: true });
   const original = bundle.handler;
   // What a wrapper does: replace the export with one that calls the original.
-  Object.defineProperty(bundle, 'handler', { value: async (event: { n: number }) => 10 * await original(event), configurable: true, writable: true });
+  Object.defineProperty(bundle, 'handler', {
+    value: async (event: { n: number }) => 10 * (await original(event)),
+    configurable: true,
+    writable: true,
+  });
   expect(await bundle.handler({ n: 1 })).toBe(20);
 });
 
 it('builds every handler of the package that way', () => {
-  for (const name of readdirSync(HANDLER_OUT_DIR, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name)) {
+  for (const name of readdirSync(HANDLER_OUT_DIR, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)) {
     const text = readFileSync(join(HANDLER_OUT_DIR, name, 'index.js'), 'utf8');
-    expect({ name, patchable: /for\((?:const|let) [\w$]+ of Object\.keys\([\w$]+\)\)module\.exports\[[\w$]+\]=[\w$]+\[[\w$]+\]/.test(text) }).toEqual({ name, patchable: true });
+    expect({
+      name,
+      patchable: /for\((?:const|let) [\w$]+ of Object\.keys\([\w$]+\)\)module\.exports\[[\w$]+\]=[\w$]+\[[\w$]+\]/.test(
+        text,
+      ),
+    }).toEqual({ name, patchable: true });
   }
 });

@@ -17,5 +17,7 @@ export const UPGRADE_APPS: Record<string, (app: App) => unknown> = {
   'examples/hardened': buildHardenedApp,
   'examples/staging-pair': buildStagingPairApp,
   'examples/two-stages': buildTwoStageApp,
-  ...Object.fromEntries(Object.entries(INTEG_APPS).map(([file, build]) => [`test/integ/${file.replace(/\.ts$/, '')}`, build])),
+  ...Object.fromEntries(
+    Object.entries(INTEG_APPS).map(([file, build]) => [`test/integ/${file.replace(/\.ts$/, '')}`, build]),
+  ),
 };

@@ -10,22 +10,48 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describeChange, judge, readListedBreaks, upgradeChanges, type TemplateJson, type UpgradeChange } from '../support/upgrade-gate';
+import {
+  describeChange,
+  judge,
+  readListedBreaks,
+  upgradeChanges,
+  type TemplateJson,
+  type UpgradeChange,
+} from '../support/upgrade-gate';
 import { UPGRADE_APPS } from './apps';
-import { BASELINE_DIR, BASELINE_MANIFEST, readBaselineManifest, readBaselineTemplate, stackOf, synthesizeForBaseline, type BaselineManifest } from './baseline';
+import {
+  BASELINE_DIR,
+  BASELINE_MANIFEST,
+  readBaselineManifest,
+  readBaselineTemplate,
+  stackOf,
+  synthesizeForBaseline,
+  type BaselineManifest,
+} from './baseline';
 
 const ROOT = join(__dirname, '..', '..');
 const UPDATE = process.env.UPDATE_UPGRADE_BASELINE === '1';
 /** What a synthesized template depends on: the baseline is made only where these are as committed. */
-const SYNTHESIZED_FROM = ['lib', 'contracts', 'lambda', 'examples', 'test/integ', 'cdk.json', 'package.json', 'package-lock.json'];
+const SYNTHESIZED_FROM = [
+  'lib',
+  'contracts',
+  'lambda',
+  'examples',
+  'test/integ',
+  'cdk.json',
+  'package.json',
+  'package-lock.json',
+];
 
 const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
 
 if (UPDATE) {
-  it('writes every app\'s templates as the baseline, with the commit they come from', () => {
+  it("writes every app's templates as the baseline, with the commit they come from", () => {
     const changed = git('status', '--porcelain', '--', ...SYNTHESIZED_FROM);
     if (changed) {
-      throw new Error(`npm run baseline makes the baseline from a commit, and these differ from HEAD:\n${changed}\nCommit them (or set them aside) first.`);
+      throw new Error(
+        `npm run baseline makes the baseline from a commit, and these differ from HEAD:\n${changed}\nCommit them (or set them aside) first.`,
+      );
     }
     rmSync(BASELINE_DIR, { recursive: true, force: true });
     const apps: Record<string, string[]> = {};
@@ -39,7 +65,9 @@ if (UPDATE) {
       commit: git('rev-parse', 'HEAD'),
       subject: git('log', '-1', '--format=%s'),
       committedAt: git('log', '-1', '--format=%cI'),
-      awsCdkLib: (JSON.parse(readFileSync(join(ROOT, 'node_modules/aws-cdk-lib/package.json'), 'utf8')) as { version: string }).version,
+      awsCdkLib: (
+        JSON.parse(readFileSync(join(ROOT, 'node_modules/aws-cdk-lib/package.json'), 'utf8')) as { version: string }
+      ).version,
       apps,
     };
     writeFileSync(BASELINE_MANIFEST, `${JSON.stringify(manifest, null, 1)}\n`);
@@ -55,7 +83,11 @@ if (UPDATE) {
       const before = manifest.apps[app] ?? [];
       changes[app] = [...new Set([...before, ...Object.keys(now)])].sort().flatMap((file) => {
         if (!before.includes(file)) newStacks.push(`${app}: ${stackOf(file)}`);
-        return upgradeChanges(stackOf(file), before.includes(file) ? readBaselineTemplate(app, file) : undefined, now[file] ? JSON.parse(now[file]) as TemplateJson : undefined);
+        return upgradeChanges(
+          stackOf(file),
+          before.includes(file) ? readBaselineTemplate(app, file) : undefined,
+          now[file] ? (JSON.parse(now[file]) as TemplateJson) : undefined,
+        );
       });
     }
     const { breaks, problems } = readListedBreaks(readFileSync(join(ROOT, 'docs', 'changes.md'), 'utf8'));
@@ -66,7 +98,9 @@ if (UPDATE) {
       const lines = [
         `Upgrade from the baseline ${manifest.commit.slice(0, 12)} ("${manifest.subject}"):`,
         ...newStacks.map((stack) => `  new stack ${stack}`),
-        ...verdict.listed.map(({ change, row }) => `  listed in docs/changes.md line ${row.line}: ${describeChange(change)}`),
+        ...verdict.listed.map(
+          ({ change, row }) => `  listed in docs/changes.md line ${row.line}: ${describeChange(change)}`,
+        ),
         ...verdict.passing.map((change) => `  passes: ${describeChange(change)}`),
       ];
       if (lines.length > 1) console.log(lines.join('\n'));
@@ -74,23 +108,34 @@ if (UPDATE) {
 
     it('has a baseline from a commit of this repository, with every stack it names', () => {
       expect(manifest.commit).toMatch(/^[0-9a-f]{40}$/);
-      const missing = Object.entries(manifest.apps).flatMap(([app, files]) => files.filter((file) => !existsSync(join(BASELINE_DIR, app, file))).map((file) => `${app}/${file}`));
+      const missing = Object.entries(manifest.apps).flatMap(([app, files]) =>
+        files.filter((file) => !existsSync(join(BASELINE_DIR, app, file))).map((file) => `${app}/${file}`),
+      );
       expect(missing).toEqual([]);
-      const extra = Object.keys(manifest.apps).flatMap((app) => readdirSync(join(BASELINE_DIR, app)).filter((file) => !manifest.apps[app].includes(file)).map((file) => `${app}/${file}`));
+      const extra = Object.keys(manifest.apps).flatMap((app) =>
+        readdirSync(join(BASELINE_DIR, app))
+          .filter((file) => !manifest.apps[app].includes(file))
+          .map((file) => `${app}/${file}`),
+      );
       expect(extra).toEqual([]);
     });
 
-    it('reads every row of docs/changes.md\'s table of intended breaks', () => {
+    it("reads every row of docs/changes.md's table of intended breaks", () => {
       expect(problems).toEqual([]);
     });
 
-    it.each(Object.keys(changes))('%s: nothing replaced, removed or re-registered that docs/changes.md does not list', (app) => {
-      const fails = verdict.unlisted.filter((change) => changes[app].includes(change)).map(describeChange);
-      expect(fails).toEqual([]);
-    });
+    it.each(Object.keys(changes))(
+      '%s: nothing replaced, removed or re-registered that docs/changes.md does not list',
+      (app) => {
+        const fails = verdict.unlisted.filter((change) => changes[app].includes(change)).map(describeChange);
+        expect(fails).toEqual([]);
+      },
+    );
 
     it('has no row, written against this baseline, that matches no change (a stale or mistyped row)', () => {
-      expect(verdict.unmatched.map((row) => `docs/changes.md line ${row.line}: ${row.stack} ${row.resource} ${row.hazard}`)).toEqual([]);
+      expect(
+        verdict.unmatched.map((row) => `docs/changes.md line ${row.line}: ${row.stack} ${row.resource} ${row.hazard}`),
+      ).toEqual([]);
     });
   });
 }

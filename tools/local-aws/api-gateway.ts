@@ -32,8 +32,12 @@ export interface ProxyRequest {
 export function restProxyEvent(req: ProxyRequest): APIGatewayProxyEvent {
   const stage = req.stage ?? 'prod';
   const method = req.method ?? 'POST';
-  const multiValueHeaders = Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, typeof value === 'string' ? [value] : [...value]]));
-  const headers = Object.fromEntries(Object.entries(multiValueHeaders).map(([name, list]) => [name, list[list.length - 1]]));
+  const multiValueHeaders = Object.fromEntries(
+    Object.entries(req.headers).map(([name, value]) => [name, typeof value === 'string' ? [value] : [...value]]),
+  );
+  const headers = Object.fromEntries(
+    Object.entries(multiValueHeaders).map(([name, list]) => [name, list[list.length - 1]]),
+  );
   const userAgent = req.userAgent ?? headers['User-Agent'] ?? headers['user-agent'] ?? null;
   return {
     resource: `/${req.route}`,
@@ -60,10 +64,21 @@ export function restProxyEvent(req: ProxyRequest): APIGatewayProxyEvent {
       resourceId: req.route,
       resourcePath: `/${req.route}`,
       identity: {
-        accessKey: null, accountId: null, apiKey: null, apiKeyId: null, caller: null, clientCert: null,
-        cognitoAuthenticationProvider: null, cognitoAuthenticationType: null, cognitoIdentityId: null,
-        cognitoIdentityPoolId: null, principalOrgId: null, sourceIp: req.sourceIp,
-        user: null, userAgent, userArn: null,
+        accessKey: null,
+        accountId: null,
+        apiKey: null,
+        apiKeyId: null,
+        caller: null,
+        clientCert: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
+        sourceIp: req.sourceIp,
+        user: null,
+        userAgent,
+        userArn: null,
       },
     },
   };
@@ -130,9 +145,12 @@ export class LocalApiGateway {
 
   /** Listens on 127.0.0.1; returns the stage's base URL, ending with `/`. */
   async start(port = 0): Promise<string> {
-    const server = createServer({ cert: this.options.tls.certPem, key: this.options.tls.keyPem, minVersion: 'TLSv1.2' }, (req, res) => {
-      void this.handle(req, res);
-    });
+    const server = createServer(
+      { cert: this.options.tls.certPem, key: this.options.tls.keyPem, minVersion: 'TLSv1.2' },
+      (req, res) => {
+        void this.handle(req, res);
+      },
+    );
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -153,7 +171,7 @@ export class LocalApiGateway {
     const requestBody = binary ? raw.toString('base64') : raw.toString('utf8');
     // `POST /<stage>/<route>`, or `POST /<stage>` (route '': the API's root, which the Pix API serves).
     const match = /^\/([^/?]+)(?:\/([^/?]+))?\/?(\?.*)?$/.exec(req.url ?? '');
-    const route = match && match[1] === this.stageName ? match[2] ?? '' : undefined;
+    const route = match && match[1] === this.stageName ? (match[2] ?? '') : undefined;
     const handler = route !== undefined && req.method === 'POST' ? this.options.routes[route] : undefined;
     let status = 403;
     let body = MISSING_ROUTE;
@@ -162,23 +180,42 @@ export class LocalApiGateway {
     if (handler && route !== undefined) {
       requestId = randomUUID();
       const received: Record<string, string[]> = {};
-      for (let i = 0; i < req.rawHeaders.length; i += 2) (received[req.rawHeaders[i]] ??= []).push(req.rawHeaders[i + 1]);
+      for (let i = 0; i < req.rawHeaders.length; i += 2)
+        (received[req.rawHeaders[i]] ??= []).push(req.rawHeaders[i + 1]);
       const event = restProxyEvent({
-        route, headers: received, body: raw.length ? requestBody : null, isBase64Encoded: binary && raw.length > 0,
-        sourceIp: req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1', requestId, stage: this.stageName,
+        route,
+        headers: received,
+        body: raw.length ? requestBody : null,
+        isBase64Encoded: binary && raw.length > 0,
+        sourceIp: req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1',
+        requestId,
+        stage: this.stageName,
       });
       try {
-        const result = await invokeLocally(handler, event, { functionName: `local-${route}`, timeoutMs: this.options.functionTimeoutMs ?? 6_000 });
+        const result = await invokeLocally(handler, event, {
+          functionName: `local-${route}`,
+          timeoutMs: this.options.functionTimeoutMs ?? 6_000,
+        });
         status = result.statusCode;
         body = result.isBase64Encoded ? Buffer.from(result.body, 'base64').toString('utf8') : result.body;
-        headers = { ...Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k, String(v)])), 'x-amzn-requestid': requestId };
+        headers = {
+          ...Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k, String(v)])),
+          'x-amzn-requestid': requestId,
+        };
       } catch {
         status = 502;
         body = JSON.stringify({ message: 'Internal server error' });
       }
     }
     res.writeHead(status, headers).end(body);
-    if (route || (route === '' && handler)) this.options.onResponse?.({ route, status, requestId, body: raw.toString('utf8'), durationMs: Date.now() - started });
+    if (route || (route === '' && handler))
+      this.options.onResponse?.({
+        route,
+        status,
+        requestId,
+        body: raw.toString('utf8'),
+        durationMs: Date.now() - started,
+      });
   }
 
   async stop(): Promise<void> {

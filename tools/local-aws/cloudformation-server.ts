@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LoopbackServer, readRequestBody } from './json-protocol-server';
 
-const xml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const xml = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** A stack output as DescribeStacks answers it. */
 export interface StackOutput {
@@ -49,16 +50,27 @@ export class LocalCloudFormation extends LoopbackServer {
       res.writeHead(status, { 'Content-Type': 'text/xml' });
       res.end(`<?xml version="1.0"?>\n${body}`);
     };
-    const error = (code: string, message: string) => reply(400, `<ErrorResponse><Error><Type>Sender</Type><Code>${code}</Code><Message>${xml(message)}</Message></Error><RequestId>local</RequestId></ErrorResponse>`);
-    if (form.get('Action') !== 'DescribeStacks') return error('InvalidAction', `Action ${form.get('Action') ?? '(none)'} is not supported by the local CloudFormation`);
+    const error = (code: string, message: string) =>
+      reply(
+        400,
+        `<ErrorResponse><Error><Type>Sender</Type><Code>${code}</Code><Message>${xml(message)}</Message></Error><RequestId>local</RequestId></ErrorResponse>`,
+      );
+    if (form.get('Action') !== 'DescribeStacks')
+      return error(
+        'InvalidAction',
+        `Action ${form.get('Action') ?? '(none)'} is not supported by the local CloudFormation`,
+      );
     const asked = form.get('StackName') ?? '';
     this.calls.push(asked);
     const found = [...this.stacks.entries()].find(([id, s]) => id === asked || s.name === asked);
     if (!found) return error('ValidationError', `Stack with id ${asked} does not exist`);
     const [id, stack] = found;
-    reply(200, '<DescribeStacksResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/"><DescribeStacksResult><Stacks><member>'
-      + `<StackName>${xml(stack.name)}</StackName><StackId>${xml(id)}</StackId><StackStatus>${xml(stack.status)}</StackStatus><CreationTime>2026-01-01T00:00:00Z</CreationTime>`
-      + `<Outputs>${(stack.outputs ?? []).map((o) => `<member><OutputKey>${xml(o.key)}</OutputKey><OutputValue>${xml(o.value)}</OutputValue>${o.description ? `<Description>${xml(o.description)}</Description>` : ''}</member>`).join('')}</Outputs>`
-      + '</member></Stacks></DescribeStacksResult><ResponseMetadata><RequestId>local</RequestId></ResponseMetadata></DescribeStacksResponse>');
+    reply(
+      200,
+      '<DescribeStacksResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/"><DescribeStacksResult><Stacks><member>' +
+        `<StackName>${xml(stack.name)}</StackName><StackId>${xml(id)}</StackId><StackStatus>${xml(stack.status)}</StackStatus><CreationTime>2026-01-01T00:00:00Z</CreationTime>` +
+        `<Outputs>${(stack.outputs ?? []).map((o) => `<member><OutputKey>${xml(o.key)}</OutputKey><OutputValue>${xml(o.value)}</OutputValue>${o.description ? `<Description>${xml(o.description)}</Description>` : ''}</member>`).join('')}</Outputs>` +
+        '</member></Stacks></DescribeStacksResult><ResponseMetadata><RequestId>local</RequestId></ResponseMetadata></DescribeStacksResponse>',
+    );
   }
 }

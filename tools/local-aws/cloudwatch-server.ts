@@ -23,18 +23,26 @@ export class LocalCloudWatch extends JsonProtocolServer {
 
   protected handle(operation: string, input: Record<string, unknown>): unknown {
     if (operation === 'DescribeAlarms') {
-      const names = Array.isArray(input.AlarmNames) ? input.AlarmNames as string[] : undefined;
+      const names = Array.isArray(input.AlarmNames) ? (input.AlarmNames as string[]) : undefined;
       const prefix = typeof input.AlarmNamePrefix === 'string' ? input.AlarmNamePrefix : undefined;
       return {
-        MetricAlarms: this.alarms().filter((alarm) => (!names || names.includes(alarm.name)) && (!prefix || alarm.name.startsWith(prefix))).map((alarm) => ({
-          AlarmName: alarm.name, AlarmDescription: alarm.description, StateValue: alarm.state, StateUpdatedTimestamp: alarm.since / 1000,
-        })),
+        MetricAlarms: this.alarms()
+          .filter((alarm) => (!names || names.includes(alarm.name)) && (!prefix || alarm.name.startsWith(prefix)))
+          .map((alarm) => ({
+            AlarmName: alarm.name,
+            AlarmDescription: alarm.description,
+            StateValue: alarm.state,
+            StateUpdatedTimestamp: alarm.since / 1000,
+          })),
         CompositeAlarms: [],
       };
     }
     if (operation === 'GetMetricData') {
-      const queries = Array.isArray(input.MetricDataQueries) ? input.MetricDataQueries as Array<{ Id: string }> : [];
-      return { MetricDataResults: queries.map((q) => ({ Id: q.Id, Timestamps: [], Values: [], StatusCode: 'Complete' })), Messages: [] };
+      const queries = Array.isArray(input.MetricDataQueries) ? (input.MetricDataQueries as Array<{ Id: string }>) : [];
+      return {
+        MetricDataResults: queries.map((q) => ({ Id: q.Id, Timestamps: [], Values: [], StatusCode: 'Complete' })),
+        Messages: [],
+      };
     }
     throw new ServiceError(400, 'InvalidAction', `${operation} is not supported by the local CloudWatch`);
   }

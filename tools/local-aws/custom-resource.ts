@@ -57,7 +57,11 @@ export class LocalCustomResource {
     this.stackId = options.stackId ?? `arn:aws:cloudformation:us-east-1:000000000000:stack/local/${randomUUID()}`;
   }
 
-  private async send(requestType: CustomResourceRequest['RequestType'], properties: Record<string, unknown>, extra: Partial<CustomResourceRequest> = {}): Promise<CustomResourceAnswer> {
+  private async send(
+    requestType: CustomResourceRequest['RequestType'],
+    properties: Record<string, unknown>,
+    extra: Partial<CustomResourceRequest> = {},
+  ): Promise<CustomResourceAnswer> {
     const event: CustomResourceRequest = {
       RequestType: requestType,
       ServiceToken: 'arn:aws:lambda:us-east-1:000000000000:function:local-provider-framework',
@@ -69,7 +73,10 @@ export class LocalCustomResource {
       ResourceProperties: { ServiceToken: 'local', ...properties },
       ...extra,
     };
-    return invokeLocally(this.options.handler, event, { functionName: 'local-registration', timeoutMs: this.options.timeoutMs ?? 120_000 });
+    return invokeLocally(this.options.handler, event, {
+      functionName: 'local-registration',
+      timeoutMs: this.options.timeoutMs ?? 120_000,
+    });
   }
 
   async create(properties: Record<string, unknown>): Promise<CustomResourceState> {
@@ -79,11 +86,19 @@ export class LocalCustomResource {
   }
 
   /** Updates to `properties`; answers the replaced resource when the physical id changed. */
-  async update(properties: Record<string, unknown>): Promise<{ state: CustomResourceState; replaced?: CustomResourceState }> {
+  async update(
+    properties: Record<string, unknown>,
+  ): Promise<{ state: CustomResourceState; replaced?: CustomResourceState }> {
     const previous = this.requireState('update');
-    const answer = await this.send('Update', properties, { PhysicalResourceId: previous.physicalResourceId, OldResourceProperties: { ServiceToken: 'local', ...previous.properties } });
+    const answer = await this.send('Update', properties, {
+      PhysicalResourceId: previous.physicalResourceId,
+      OldResourceProperties: { ServiceToken: 'local', ...previous.properties },
+    });
     this.state = { physicalResourceId: answer.PhysicalResourceId, properties, data: answer.Data ?? {} };
-    return { state: this.state, replaced: answer.PhysicalResourceId === previous.physicalResourceId ? undefined : previous };
+    return {
+      state: this.state,
+      replaced: answer.PhysicalResourceId === previous.physicalResourceId ? undefined : previous,
+    };
   }
 
   /** Deletes `target` (by default the resource itself; a replaced one after an update). */

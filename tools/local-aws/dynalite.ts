@@ -32,21 +32,33 @@ export async function startDynalite(): Promise<Dynalite> {
           { AttributeName: PendingPaymentIndex.SINCE, AttributeType: 'N' },
         ],
         KeySchema: [{ AttributeName: IdempotencyTable.KEY, KeyType: 'HASH' }],
-        GlobalSecondaryIndexes: [{
-          IndexName: PendingPaymentIndex.NAME,
-          KeySchema: [{ AttributeName: PendingPaymentIndex.PARTITION, KeyType: 'HASH' }, { AttributeName: PendingPaymentIndex.SINCE, KeyType: 'RANGE' }],
-          Projection: { ProjectionType: 'KEYS_ONLY' },
-        }],
+        GlobalSecondaryIndexes: [
+          {
+            IndexName: PendingPaymentIndex.NAME,
+            KeySchema: [
+              { AttributeName: PendingPaymentIndex.PARTITION, KeyType: 'HASH' },
+              { AttributeName: PendingPaymentIndex.SINCE, KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'KEYS_ONLY' },
+          },
+        ],
       });
     },
     async createTableLike(name, properties) {
-      await client.send(new CreateTableCommand({
-        TableName: name,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: properties.AttributeDefinitions as CreateTableCommandInput['AttributeDefinitions'],
-        KeySchema: properties.KeySchema as CreateTableCommandInput['KeySchema'],
-        ...(properties.GlobalSecondaryIndexes ? { GlobalSecondaryIndexes: properties.GlobalSecondaryIndexes as CreateTableCommandInput['GlobalSecondaryIndexes'] } : {}),
-      }));
+      await client.send(
+        new CreateTableCommand({
+          TableName: name,
+          BillingMode: 'PAY_PER_REQUEST',
+          AttributeDefinitions: properties.AttributeDefinitions as CreateTableCommandInput['AttributeDefinitions'],
+          KeySchema: properties.KeySchema as CreateTableCommandInput['KeySchema'],
+          ...(properties.GlobalSecondaryIndexes
+            ? {
+                GlobalSecondaryIndexes:
+                  properties.GlobalSecondaryIndexes as CreateTableCommandInput['GlobalSecondaryIndexes'],
+              }
+            : {}),
+        }),
+      );
     },
     async stop() {
       client.destroy();

@@ -98,13 +98,19 @@ export class LocalEventBridge extends JsonProtocolServer {
   private startReplay(input: Record<string, unknown>): unknown {
     const name = text(input.ReplayName);
     const archive = /archive\/(.+)$/.exec(text(input.EventSourceArn))?.[1] ?? '';
-    if (!this.archives.has(archive)) throw new ServiceError(400, 'ResourceNotFoundException', `Archive ${archive} does not exist.`);
-    if (this.replays.has(name)) throw new ServiceError(400, 'ResourceAlreadyExistsException', `Replay ${name} already exists.`);
+    if (!this.archives.has(archive))
+      throw new ServiceError(400, 'ResourceNotFoundException', `Archive ${archive} does not exist.`);
+    if (this.replays.has(name))
+      throw new ServiceError(400, 'ResourceAlreadyExistsException', `Replay ${name} already exists.`);
     const from = Number(input.EventStartTime) * 1000;
     const to = Number(input.EventEndTime) * 1000;
     const destination = input.Destination as { FilterArns?: string[] } | undefined;
-    const targets = [...this.ruleTargets.entries()].filter(([rule]) => (destination?.FilterArns ?? []).includes(this.ruleArn(rule)));
-    const window = this.events.filter((event) => !event.replayName && (event.receivedAt ?? 0) >= from && (event.receivedAt ?? 0) <= to);
+    const targets = [...this.ruleTargets.entries()].filter(([rule]) =>
+      (destination?.FilterArns ?? []).includes(this.ruleArn(rule)),
+    );
+    const window = this.events.filter(
+      (event) => !event.replayName && (event.receivedAt ?? 0) >= from && (event.receivedAt ?? 0) <= to,
+    );
     for (const event of window) for (const [, deliver] of targets) deliver({ ...event, replayName: name });
     this.replays.set(name, { state: 'COMPLETED' });
     return { ReplayArn: `arn:aws:events:us-east-1:000000000000:replay/${name}`, State: 'STARTING' };
@@ -117,19 +123,37 @@ export class LocalEventBridge extends JsonProtocolServer {
       if (!state) throw new ServiceError(400, 'ResourceNotFoundException', `Rule ${name} does not exist.`);
       return { Name: name, Arn: this.ruleArn(name), State: state };
     }
-    if (operation === 'ListRules') return { Rules: [...this.rules.entries()].map(([name, state]) => ({ Name: name, Arn: this.ruleArn(name), State: state })) };
+    if (operation === 'ListRules')
+      return {
+        Rules: [...this.rules.entries()].map(([name, state]) => ({
+          Name: name,
+          Arn: this.ruleArn(name),
+          State: state,
+        })),
+      };
     if (operation === 'DescribeArchive') {
       const name = text(input.ArchiveName);
-      if (!this.archives.has(name)) throw new ServiceError(400, 'ResourceNotFoundException', `Archive ${name} does not exist.`);
-      return { ArchiveName: name, ArchiveArn: `arn:aws:events:us-east-1:000000000000:archive/${name}`, State: 'ENABLED' };
+      if (!this.archives.has(name))
+        throw new ServiceError(400, 'ResourceNotFoundException', `Archive ${name} does not exist.`);
+      return {
+        ArchiveName: name,
+        ArchiveArn: `arn:aws:events:us-east-1:000000000000:archive/${name}`,
+        State: 'ENABLED',
+      };
     }
     if (operation === 'StartReplay') return this.startReplay(input);
     if (operation === 'DescribeReplay') {
       const replay = this.replays.get(text(input.ReplayName));
-      if (!replay) throw new ServiceError(400, 'ResourceNotFoundException', `Replay ${text(input.ReplayName)} does not exist.`);
+      if (!replay)
+        throw new ServiceError(400, 'ResourceNotFoundException', `Replay ${text(input.ReplayName)} does not exist.`);
       return { ReplayName: text(input.ReplayName), State: replay.state };
     }
-    if (operation !== 'PutEvents') throw new ServiceError(400, 'UnknownOperationException', `Operation ${operation || '(none)'} is not supported by the local EventBridge`);
+    if (operation !== 'PutEvents')
+      throw new ServiceError(
+        400,
+        'UnknownOperationException',
+        `Operation ${operation || '(none)'} is not supported by the local EventBridge`,
+      );
     const entries = input.Entries;
     if (!Array.isArray(entries) || entries.length === 0 || entries.length > 10) {
       throw new ServiceError(400, 'ValidationException', 'Entries must hold 1 to 10 entries');

@@ -2,7 +2,15 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { CreateQueueCommand, DeleteMessageBatchCommand, GetQueueAttributesCommand, type Message, ReceiveMessageCommand, SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  type Message,
+  ReceiveMessageCommand,
+  SQSClient,
+  type SQSClientConfig,
+} from '@aws-sdk/client-sqs';
 import { LOCAL_AWS } from './local-env';
 
 export interface Fauxqs {
@@ -24,7 +32,9 @@ export async function startFauxqs(port = 0): Promise<Fauxqs> {
   const lines = createInterface({ input: child.stdout! });
   const [first] = (await Promise.race([
     once(lines, 'line'),
-    once(child, 'exit').then(([code]) => { throw new Error(`fauxqs exited with ${String(code)} before listening`); }),
+    once(child, 'exit').then(([code]) => {
+      throw new Error(`fauxqs exited with ${String(code)} before listening`);
+    }),
   ])) as [string];
   const actualPort = (JSON.parse(first) as { port: number }).port;
   // The same host name as fauxqs' queue URLs, so the SDK does not warn that they differ
@@ -39,22 +49,33 @@ export async function startFauxqs(port = 0): Promise<Fauxqs> {
       child.kill('SIGTERM');
       await exited;
     },
-    client: (config = {}) => new SQSClient({ region: LOCAL_AWS.region, credentials: LOCAL_AWS.credentials, endpoint, ...config }),
+    client: (config = {}) =>
+      new SQSClient({ region: LOCAL_AWS.region, credentials: LOCAL_AWS.credentials, endpoint, ...config }),
   };
 }
 
 /** Creates a queue with a dead-letter queue, redriven after `maxReceiveCount` receives. */
-export async function createQueueWithDlq(sqs: SQSClient, name: string, maxReceiveCount = 5, visibilityTimeoutSeconds = 30, dlqName = `${name}-dlq`): Promise<{ queueUrl: string; dlqUrl: string }> {
+export async function createQueueWithDlq(
+  sqs: SQSClient,
+  name: string,
+  maxReceiveCount = 5,
+  visibilityTimeoutSeconds = 30,
+  dlqName = `${name}-dlq`,
+): Promise<{ queueUrl: string; dlqUrl: string }> {
   const dlq = await sqs.send(new CreateQueueCommand({ QueueName: dlqName }));
-  const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
-  const queue = await sqs.send(new CreateQueueCommand({
-    QueueName: name,
-    Attributes: {
-      RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount }),
-      MaximumMessageSize: '1048576',
-      VisibilityTimeout: String(visibilityTimeoutSeconds),
-    },
-  }));
+  const dlqArn = (
+    await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))
+  ).Attributes!.QueueArn!;
+  const queue = await sqs.send(
+    new CreateQueueCommand({
+      QueueName: name,
+      Attributes: {
+        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount }),
+        MaximumMessageSize: '1048576',
+        VisibilityTimeout: String(visibilityTimeoutSeconds),
+      },
+    }),
+  );
   return { queueUrl: queue.QueueUrl!, dlqUrl: dlq.QueueUrl! };
 }
 
@@ -62,19 +83,41 @@ export async function createQueueWithDlq(sqs: SQSClient, name: string, maxReceiv
 export async function drainQueue(sqs: SQSClient, queueUrl: string): Promise<Message[]> {
   const all: Message[] = [];
   for (;;) {
-    const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageAttributeNames: ['All'] }));
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 0,
+        MessageAttributeNames: ['All'],
+      }),
+    );
     if (Messages.length === 0) return all;
     all.push(...Messages);
-    await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: Messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+    await sqs.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: Messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+      }),
+    );
   }
 }
 
 /** Messages in a queue, visible or in flight. */
 export async function queueDepth(sqs: SQSClient, queueUrl: string): Promise<number> {
-  const { Attributes = {} } = await sqs.send(new GetQueueAttributesCommand({
-    QueueUrl: queueUrl,
-    AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
-  }));
+  const { Attributes = {} } = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: [
+        'ApproximateNumberOfMessages',
+        'ApproximateNumberOfMessagesNotVisible',
+        'ApproximateNumberOfMessagesDelayed',
+      ],
+    }),
+  );
   // Delayed messages too: a deferred look, or a recovery check waiting for its grace period, is work not done yet.
-  return Number(Attributes.ApproximateNumberOfMessages ?? 0) + Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0) + Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0);
+  return (
+    Number(Attributes.ApproximateNumberOfMessages ?? 0) +
+    Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0) +
+    Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0)
+  );
 }

@@ -27,7 +27,9 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 /** The function URL event of one request (payload format 2.0). */
 export function functionUrlEvent(req: IncomingMessage, body: Buffer, domainName: string): LambdaFunctionURLEvent {
   const url = new URL(req.url ?? '/', `https://${domainName}`);
-  const headers = Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : value ?? '']));
+  const headers = Object.fromEntries(
+    Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : (value ?? '')]),
+  );
   const text = /^(application\/(json|x-www-form-urlencoded)|text\/)/i.test(headers['content-type'] ?? '');
   return {
     version: '2.0',
@@ -41,7 +43,13 @@ export function functionUrlEvent(req: IncomingMessage, body: Buffer, domainName:
       apiId: domainName.split('.')[0],
       domainName,
       domainPrefix: domainName.split('.')[0],
-      http: { method: req.method ?? 'GET', path: url.pathname, protocol: 'HTTP/1.1', sourceIp: req.socket.remoteAddress ?? '127.0.0.1', userAgent: headers['user-agent'] ?? '' },
+      http: {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        protocol: 'HTTP/1.1',
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
       requestId: randomUUID(),
       routeKey: '$default',
       stage: '$default',
@@ -54,7 +62,10 @@ export function functionUrlEvent(req: IncomingMessage, body: Buffer, domainName:
 }
 
 export class LocalFunctionUrl extends LoopbackServer {
-  constructor(certificate: PemPair, private readonly handler: FunctionUrlHandler) {
+  constructor(
+    certificate: PemPair,
+    private readonly handler: FunctionUrlHandler,
+  ) {
     super('function URL', certificate);
   }
 
@@ -63,7 +74,8 @@ export class LocalFunctionUrl extends LoopbackServer {
       const event = functionUrlEvent(req, await readBody(req), this.endpoint.replace(/^https:\/\//, ''));
       const result = await this.handler(event);
       const answer = typeof result === 'string' ? { statusCode: 200, body: result } : result;
-      const body = answer.body === undefined ? '' : answer.isBase64Encoded ? Buffer.from(answer.body, 'base64') : answer.body;
+      const body =
+        answer.body === undefined ? '' : answer.isBase64Encoded ? Buffer.from(answer.body, 'base64') : answer.body;
       res.writeHead(answer.statusCode ?? 200, answer.headers as Record<string, string> | undefined);
       res.end(body);
     } catch (error) {

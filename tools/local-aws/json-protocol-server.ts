@@ -5,7 +5,11 @@ import type { PemPair } from '../../simulator/certificates';
 
 /** An AWS JSON-protocol error answer: HTTP status, `__type` and message. */
 export class ServiceError extends Error {
-  constructor(readonly status: number, readonly type: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -21,12 +25,17 @@ export async function readRequestBody(req: IncomingMessage): Promise<Buffer> {
 export abstract class LoopbackServer {
   private server?: Server;
 
-  protected constructor(protected readonly serviceName: string, private readonly tls?: PemPair) {}
+  protected constructor(
+    protected readonly serviceName: string,
+    private readonly tls?: PemPair,
+  ) {}
 
   /** Starts listening on 127.0.0.1 (port 0 picks a free port); returns the endpoint URL. */
   async start(port = 0): Promise<string> {
     const handle = (req: IncomingMessage, res: ServerResponse) => void this.dispatch(req, res);
-    this.server = this.tls ? createHttpsServer({ key: this.tls.keyPem, cert: this.tls.certPem, minVersion: 'TLSv1.2' }, handle) : createServer(handle);
+    this.server = this.tls
+      ? createHttpsServer({ key: this.tls.keyPem, cert: this.tls.certPem, minVersion: 'TLSv1.2' }, handle)
+      : createServer(handle);
     await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
     return this.endpoint;
   }
@@ -59,7 +68,10 @@ export abstract class JsonProtocolServer extends LoopbackServer {
   /** Every call that reached an operation, in order (tests count what a client asked for). */
   readonly calls: Array<{ readonly operation: string; readonly input: Readonly<Record<string, unknown>> }> = [];
 
-  protected constructor(private readonly targetPrefix: string, serviceName: string) {
+  protected constructor(
+    private readonly targetPrefix: string,
+    serviceName: string,
+  ) {
     super(serviceName);
   }
 
@@ -74,7 +86,8 @@ export abstract class JsonProtocolServer extends LoopbackServer {
     };
     const operation = String(req.headers['x-amz-target'] ?? '').replace(`${this.targetPrefix}.`, '');
     try {
-      if (this.failWithStatus) throw new ServiceError(this.failWithStatus, 'InternalException', `Simulated ${this.serviceName} outage`);
+      if (this.failWithStatus)
+        throw new ServiceError(this.failWithStatus, 'InternalException', `Simulated ${this.serviceName} outage`);
       let input: Record<string, unknown>;
       try {
         input = JSON.parse(body.toString('utf8') || '{}') as Record<string, unknown>;

@@ -11,7 +11,13 @@ export interface LocalInvokeOptions {
 }
 
 /** A Lambda context for one invocation, whose remaining time counts down to `deadline` (epoch ms). */
-export function lambdaContext(o: { functionName: string; deadline: number; region?: string; memoryMb?: string; requestId?: string }): Context {
+export function lambdaContext(o: {
+  functionName: string;
+  deadline: number;
+  region?: string;
+  memoryMb?: string;
+  requestId?: string;
+}): Context {
   return {
     callbackWaitsForEmptyEventLoop: true,
     functionName: o.functionName,
@@ -33,7 +39,11 @@ export function lambdaContext(o: { functionName: string; deadline: number; regio
  * getRemainingTimeInMillis counts down from the function's timeout, and a "Task timed out"
  * failure when the handler runs past it.
  */
-export async function invokeLocally<E, R>(handler: (event: E, context: Context) => Promise<R>, event: E, options: LocalInvokeOptions = {}): Promise<R> {
+export async function invokeLocally<E, R>(
+  handler: (event: E, context: Context) => Promise<R>,
+  event: E,
+  options: LocalInvokeOptions = {},
+): Promise<R> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const functionName = options.functionName ?? 'local-function';
   const deadline = Date.now() + timeoutMs;

@@ -29,20 +29,38 @@ export class LocalLambda extends LoopbackServer {
       res.end(JSON.stringify(body ?? null));
     };
     const match = /^\/2015-03-31\/functions\/([^/]+)\/invocations/.exec(req.url ?? '');
-    if (req.method !== 'POST' || !match) return reply(400, { Type: 'User', message: `${req.method} ${req.url} is not supported by the local Lambda` }, { 'x-amzn-ErrorType': 'InvalidRequestContentException' });
+    if (req.method !== 'POST' || !match)
+      return reply(
+        400,
+        { Type: 'User', message: `${req.method} ${req.url} is not supported by the local Lambda` },
+        { 'x-amzn-ErrorType': 'InvalidRequestContentException' },
+      );
     const name = decodeURIComponent(match[1]).split(':').pop()!;
     const invoke = this.functions.get(name);
-    if (!invoke) return reply(404, { Type: 'User', message: `Function not found: ${name}` }, { 'x-amzn-ErrorType': 'ResourceNotFoundException' });
+    if (!invoke)
+      return reply(
+        404,
+        { Type: 'User', message: `Function not found: ${name}` },
+        { 'x-amzn-ErrorType': 'ResourceNotFoundException' },
+      );
     let payload: unknown;
     try {
       payload = body.length ? JSON.parse(body.toString('utf8')) : {};
     } catch {
-      return reply(400, { Type: 'User', message: 'Could not parse request body into json' }, { 'x-amzn-ErrorType': 'InvalidRequestContentException' });
+      return reply(
+        400,
+        { Type: 'User', message: 'Could not parse request body into json' },
+        { 'x-amzn-ErrorType': 'InvalidRequestContentException' },
+      );
     }
     try {
       reply(200, await invoke(payload), { 'X-Amz-Executed-Version': '$LATEST' });
     } catch (error) {
-      reply(200, { errorType: (error as Error).name ?? 'Error', errorMessage: (error as Error).message ?? String(error) }, { 'X-Amz-Function-Error': 'Unhandled', 'X-Amz-Executed-Version': '$LATEST' });
+      reply(
+        200,
+        { errorType: (error as Error).name ?? 'Error', errorMessage: (error as Error).message ?? String(error) },
+        { 'X-Amz-Function-Error': 'Unhandled', 'X-Amz-Executed-Version': '$LATEST' },
+      );
     }
   }
 }

@@ -11,8 +11,10 @@ import { type WorkerReply, type WorkerRequest, WorkerEnv } from './lambda-worker
 
 resolveLocalhostSubdomains();
 // Before the handler loads, as the layer's wrapper does; the SDK is loaded only when spans are collected.
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand, keeping untraced environments' start as it was
-const traced = process.env[WorkerEnv.OTLP_TRACES_URL] ? (require('./otel-layer') as typeof import('./otel-layer')).localOpenTelemetryLayer() : undefined;
+const traced = process.env[WorkerEnv.OTLP_TRACES_URL]
+  ? // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand, keeping untraced environments' start as it was
+    (require('./otel-layer') as typeof import('./otel-layer')).localOpenTelemetryLayer()
+  : undefined;
 
 function errorPayload(error: unknown): { name: string; message: string; stack?: string } {
   if (error instanceof Error) return { name: error.name, message: error.message, stack: error.stack };
@@ -45,7 +47,9 @@ async function invoke(handler: Handler, request: Extract<WorkerRequest, { type: 
     requestId: request.requestId,
   });
   try {
-    const value = traced ? await traced(request.event, () => handler(request.event, context)) : await handler(request.event, context);
+    const value = traced
+      ? await traced(request.event, () => handler(request.event, context))
+      : await handler(request.event, context);
     send({ type: 'result', id: request.id, ok: true, value });
   } catch (error) {
     send({ type: 'result', id: request.id, ok: false, error: errorPayload(error) });

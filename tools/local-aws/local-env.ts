@@ -13,7 +13,11 @@ export function localStackId(stackName: string): string {
 }
 
 /** The environment a function process needs to reach local AWS endpoints with the real SDK. */
-export function localAwsEnvironment(endpoints: Partial<Record<'SQS' | 'DYNAMODB' | 'SECRETS_MANAGER' | 'EVENTBRIDGE' | 'SSM' | 'CLOUDFORMATION' | 'S3', string>>): Record<string, string> {
+export function localAwsEnvironment(
+  endpoints: Partial<
+    Record<'SQS' | 'DYNAMODB' | 'SECRETS_MANAGER' | 'EVENTBRIDGE' | 'SSM' | 'CLOUDFORMATION' | 'S3', string>
+  >,
+): Record<string, string> {
   const env: Record<string, string> = {
     AWS_REGION: LOCAL_AWS.region,
     AWS_DEFAULT_REGION: LOCAL_AWS.region,
@@ -24,7 +28,11 @@ export function localAwsEnvironment(endpoints: Partial<Record<'SQS' | 'DYNAMODB'
   return env;
 }
 
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | dns.LookupAddress[],
+  family?: number,
+) => void;
 
 /**
  * fauxqs' queue URLs are http://sqs.<region>.localhost:<port>/..., and not every resolver

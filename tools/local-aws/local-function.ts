@@ -27,7 +27,12 @@ export interface LocalFunctionOptions {
 
 /** An invocation that failed the way Lambda reports it: the handler threw, timed out, or its runtime died. */
 export class FunctionInvokeError extends Error {
-  constructor(readonly functionName: string, readonly errorType: string, message: string, readonly errorStack?: string) {
+  constructor(
+    readonly functionName: string,
+    readonly errorType: string,
+    message: string,
+    readonly errorStack?: string,
+  ) {
     super(`${functionName}: ${errorType}: ${message}`);
     this.name = 'FunctionInvokeError';
   }
@@ -75,10 +80,19 @@ export class LocalFunction {
     const deadline = Date.now() + this.options.timeoutMs;
     const id = this.nextId++;
     return new Promise<R>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        reject(new FunctionInvokeError(this.name, 'Sandbox.Timedout', `Task timed out after ${(this.options.timeoutMs / 1000).toFixed(2)} seconds`));
-      }, Math.max(0, deadline - Date.now()));
+      const timer = setTimeout(
+        () => {
+          this.pending.delete(id);
+          reject(
+            new FunctionInvokeError(
+              this.name,
+              'Sandbox.Timedout',
+              `Task timed out after ${(this.options.timeoutMs / 1000).toFixed(2)} seconds`,
+            ),
+          );
+        },
+        Math.max(0, deadline - Date.now()),
+      );
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject, timer });
       const request: WorkerRequest = { type: 'invoke', id, event, deadline, requestId };
       // The environment may have died between its lookup and this send (a crash in progress):
@@ -87,7 +101,13 @@ export class LocalFunction {
         if (!error || !this.pending.has(id)) return;
         clearTimeout(timer);
         this.pending.delete(id);
-        reject(new FunctionInvokeError(this.name, 'Runtime.ExitError', `The runtime exited before the invocation could start (${error.message})`));
+        reject(
+          new FunctionInvokeError(
+            this.name,
+            'Runtime.ExitError',
+            `The runtime exited before the invocation could start (${error.message})`,
+          ),
+        );
       });
     });
   }
@@ -164,7 +184,9 @@ export class LocalFunction {
     });
     child.once('exit', (code, signal) => {
       if (this.child === child) this.child = undefined;
-      const reason = signal ? `signal: ${signal === 'SIGKILL' ? 'killed' : signal.replace(/^SIG/, '').toLowerCase()}` : `exit status ${String(code)}`;
+      const reason = signal
+        ? `signal: ${signal === 'SIGKILL' ? 'killed' : signal.replace(/^SIG/, '').toLowerCase()}`
+        : `exit status ${String(code)}`;
       for (const [id, pending] of this.pending) {
         this.pending.delete(id);
         clearTimeout(pending.timer);
@@ -172,11 +194,25 @@ export class LocalFunction {
       }
     });
     const ready = await Promise.race([
-      new Promise<WorkerReply>((resolve) => child.on('message', (reply: WorkerReply) => {
-        if (reply.type !== 'result') resolve(reply);
+      new Promise<WorkerReply>((resolve) =>
+        child.on('message', (reply: WorkerReply) => {
+          if (reply.type !== 'result') resolve(reply);
+        }),
+      ),
+      once(child, 'exit').then(([code]): WorkerReply => ({
+        type: 'init-error',
+        error: { name: 'Runtime.ExitError', message: `the environment exited with ${String(code)} during init` },
       })),
-      once(child, 'exit').then(([code]): WorkerReply => ({ type: 'init-error', error: { name: 'Runtime.ExitError', message: `the environment exited with ${String(code)} during init` } })),
-      new Promise<WorkerReply>((resolve) => setTimeout(() => resolve({ type: 'init-error', error: { name: 'Sandbox.Timedout', message: `init did not finish in ${INIT_LIMIT_MS} ms` } }), INIT_LIMIT_MS).unref()),
+      new Promise<WorkerReply>((resolve) =>
+        setTimeout(
+          () =>
+            resolve({
+              type: 'init-error',
+              error: { name: 'Sandbox.Timedout', message: `init did not finish in ${INIT_LIMIT_MS} ms` },
+            }),
+          INIT_LIMIT_MS,
+        ).unref(),
+      ),
     ]);
     if (ready.type === 'init-error') {
       child.kill('SIGKILL');

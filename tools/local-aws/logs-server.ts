@@ -39,16 +39,25 @@ export class LocalLogs extends JsonProtocolServer {
   }
 
   protected handle(operation: string, input: Record<string, unknown>): unknown {
-    if (operation !== 'FilterLogEvents') throw new ServiceError(400, 'InvalidAction', `${operation} is not supported by the local CloudWatch Logs`);
+    if (operation !== 'FilterLogEvents')
+      throw new ServiceError(400, 'InvalidAction', `${operation} is not supported by the local CloudWatch Logs`);
     const events = this.groups.get(String(input.logGroupName));
     if (!events) throw new ServiceError(400, 'ResourceNotFoundException', 'The specified log group does not exist.');
     const from = typeof input.startTime === 'number' ? input.startTime : 0;
     const to = typeof input.endTime === 'number' ? input.endTime : Number.MAX_SAFE_INTEGER;
-    const matching = events.filter((e) => e.timestamp >= from && e.timestamp <= to).sort((a, b) => a.timestamp - b.timestamp);
+    const matching = events
+      .filter((e) => e.timestamp >= from && e.timestamp <= to)
+      .sort((a, b) => a.timestamp - b.timestamp);
     const start = typeof input.nextToken === 'string' ? Number(input.nextToken) : 0;
     const page = matching.slice(start, start + PAGE);
     return {
-      events: page.map((e, i) => ({ logStreamName: 'events', timestamp: e.timestamp, ingestionTime: e.timestamp, message: e.message, eventId: String(start + i) })),
+      events: page.map((e, i) => ({
+        logStreamName: 'events',
+        timestamp: e.timestamp,
+        ingestionTime: e.timestamp,
+        message: e.message,
+        eventId: String(start + i),
+      })),
       ...(start + PAGE < matching.length ? { nextToken: String(start + PAGE) } : {}),
     };
   }

@@ -16,7 +16,9 @@ const ROOT = resolve(__dirname, '../..');
 export function motoPython(): string {
   const python = process.env.MOTO_PYTHON ?? join(ROOT, '.venv/moto/bin/python');
   if (!existsSync(python)) {
-    throw new Error(`moto's server is not installed (no ${python}): run \`npm run setup:moto\` (a Python virtual environment with moto[server] from PyPI), or set MOTO_PYTHON to a Python that has it`);
+    throw new Error(
+      `moto's server is not installed (no ${python}): run \`npm run setup:moto\` (a Python virtual environment with moto[server] from PyPI), or set MOTO_PYTHON to a Python that has it`,
+    );
   }
   return python;
 }
@@ -30,13 +32,23 @@ export interface Moto {
 
 /** Starts moto's server; resolves once it listens. */
 export async function startMoto(): Promise<Moto> {
-  const child: ChildProcess = spawn(motoPython(), [join(ROOT, 'tools/moto/launcher.py')], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(motoPython(), [join(ROOT, 'tools/moto/launcher.py')], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000); });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
   const port = await new Promise<number>((resolvePort, reject) => {
     const timer = setTimeout(() => reject(new Error(`moto's server did not start in 30 s: ${stderr}`)), 30_000);
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`moto's server exited (${code}): ${stderr}`)); });
-    child.stdout!.once('data', (chunk: Buffer) => { clearTimeout(timer); resolvePort(Number(chunk.toString().trim())); });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`moto's server exited (${code}): ${stderr}`));
+    });
+    child.stdout!.once('data', (chunk: Buffer) => {
+      clearTimeout(timer);
+      resolvePort(Number(chunk.toString().trim()));
+    });
   });
   child.removeAllListeners('exit');
   const endpoint = `http://127.0.0.1:${port}`;
@@ -44,7 +56,12 @@ export async function startMoto(): Promise<Moto> {
   return {
     endpoint,
     s3() {
-      const client = new S3Client({ region: LOCAL_AWS.region, credentials: LOCAL_AWS.credentials, endpoint, forcePathStyle: true });
+      const client = new S3Client({
+        region: LOCAL_AWS.region,
+        credentials: LOCAL_AWS.credentials,
+        endpoint,
+        forcePathStyle: true,
+      });
       clients.push(client);
       return client;
     },

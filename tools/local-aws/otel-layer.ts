@@ -16,5 +16,8 @@ import { type InvocationWrapper, registerLayerSdk } from './otel-sdk';
 export function localOpenTelemetryLayer(env: NodeJS.ProcessEnv = process.env): InvocationWrapper | undefined {
   const url = env[WorkerEnv.OTLP_TRACES_URL];
   if (!url || env[ADOT_ENV.wrapper[0]] !== ADOT_ENV.wrapper[1]) return undefined;
-  return registerLayerSdk(env.AWS_LAMBDA_FUNCTION_NAME ?? 'local-function', new SimpleSpanProcessor(new OTLPTraceExporter({ url })));
+  return registerLayerSdk(
+    env.AWS_LAMBDA_FUNCTION_NAME ?? 'local-function',
+    new SimpleSpanProcessor(new OTLPTraceExporter({ url })),
+  );
 }

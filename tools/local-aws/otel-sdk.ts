@@ -20,22 +20,28 @@ export type InvocationWrapper = <T>(event: unknown, invoke: () => Promise<T>) =>
  */
 function invocationName(event: unknown, functionName: string): string {
   const request = event as { httpMethod?: unknown; resource?: unknown } | null;
-  return typeof request?.httpMethod === 'string' && typeof request.resource === 'string' ? `${request.httpMethod} ${request.resource}` : functionName;
+  return typeof request?.httpMethod === 'string' && typeof request.resource === 'string'
+    ? `${request.httpMethod} ${request.resource}`
+    : functionName;
 }
 
 /** Registers the SDK globally for `functionName` with `processor`; returns how to wrap each invocation. */
 export function registerLayerSdk(functionName: string, processor: SpanProcessor): InvocationWrapper {
-  const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ 'service.name': functionName, 'faas.name': functionName }), spanProcessors: [processor] });
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': functionName, 'faas.name': functionName }),
+    spanProcessors: [processor],
+  });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
   const tracer = trace.getTracer('local-aws-lambda');
-  return async (event, invoke) => tracer.startActiveSpan(invocationName(event, functionName), { kind: SpanKind.SERVER }, async (span: Span) => {
-    try {
-      return await invoke();
-    } finally {
-      span.end();
-      await provider.forceFlush();
-    }
-  });
+  return async (event, invoke) =>
+    tracer.startActiveSpan(invocationName(event, functionName), { kind: SpanKind.SERVER }, async (span: Span) => {
+      try {
+        return await invoke();
+      } finally {
+        span.end();
+        await provider.forceFlush();
+      }
+    });
 }

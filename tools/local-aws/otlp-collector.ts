@@ -24,10 +24,19 @@ export interface CollectedSpan {
 type OtlpValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number };
 type OtlpAttributes = ReadonlyArray<{ key: string; value: OtlpValue }> | undefined;
 interface OtlpSpan {
-  traceId: string; spanId: string; parentSpanId?: string; name: string; startTimeUnixNano: string | number; endTimeUnixNano: string | number;
-  attributes?: OtlpAttributes; status?: { code?: number }; links?: Array<{ traceId: string; spanId: string }>;
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  startTimeUnixNano: string | number;
+  endTimeUnixNano: string | number;
+  attributes?: OtlpAttributes;
+  status?: { code?: number };
+  links?: Array<{ traceId: string; spanId: string }>;
 }
-interface OtlpRequest { resourceSpans?: Array<{ resource?: { attributes?: OtlpAttributes }; scopeSpans?: Array<{ spans?: OtlpSpan[] }> }> }
+interface OtlpRequest {
+  resourceSpans?: Array<{ resource?: { attributes?: OtlpAttributes }; scopeSpans?: Array<{ spans?: OtlpSpan[] }> }>;
+}
 
 /** An id as hex: OTLP/JSON says hex, and a base64 id (protobuf's JSON mapping) is read too. */
 function hexId(id: string | undefined): string | undefined {
@@ -39,7 +48,11 @@ function hexId(id: string | undefined): string | undefined {
 function attributesOf(list: OtlpAttributes): Record<string, string | number | boolean> {
   const out: Record<string, string | number | boolean> = {};
   for (const { key, value } of list ?? []) {
-    const v = value.stringValue ?? value.boolValue ?? value.doubleValue ?? (value.intValue !== undefined ? Number(value.intValue) : undefined);
+    const v =
+      value.stringValue ??
+      value.boolValue ??
+      value.doubleValue ??
+      (value.intValue !== undefined ? Number(value.intValue) : undefined);
     if (v !== undefined) out[key] = v;
   }
   return out;
@@ -60,14 +73,18 @@ export class OtlpCollector extends LoopbackServer {
   protected async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readRequestBody(req);
     if (req.method !== 'POST' || req.url !== '/v1/traces' || !/json/.test(req.headers['content-type'] ?? '')) {
-      res.writeHead(415, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'This collector takes OTLP/HTTP JSON traces at POST /v1/traces' }));
+      res
+        .writeHead(415, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ message: 'This collector takes OTLP/HTTP JSON traces at POST /v1/traces' }));
       return;
     }
     try {
       this.add(JSON.parse(body.toString('utf8')) as OtlpRequest);
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     } catch (error) {
-      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ message: (error as Error).message }));
+      res
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ message: (error as Error).message }));
     }
   }
 
@@ -77,9 +94,16 @@ export class OtlpCollector extends LoopbackServer {
       for (const scope of resourceSpans.scopeSpans ?? []) {
         for (const span of scope.spans ?? []) {
           this.spans.push({
-            traceId: hexId(span.traceId)!, spanId: hexId(span.spanId)!, parentSpanId: hexId(span.parentSpanId), name: span.name, service,
-            startNs: BigInt(span.startTimeUnixNano), endNs: BigInt(span.endTimeUnixNano), attributes: attributesOf(span.attributes),
-            error: span.status?.code === 2, links: (span.links ?? []).map((link) => `${hexId(link.traceId)}-${hexId(link.spanId)}`),
+            traceId: hexId(span.traceId)!,
+            spanId: hexId(span.spanId)!,
+            parentSpanId: hexId(span.parentSpanId),
+            name: span.name,
+            service,
+            startNs: BigInt(span.startTimeUnixNano),
+            endNs: BigInt(span.endTimeUnixNano),
+            attributes: attributesOf(span.attributes),
+            error: span.status?.code === 2,
+            links: (span.links ?? []).map((link) => `${hexId(link.traceId)}-${hexId(link.spanId)}`),
           });
         }
       }
@@ -103,7 +127,9 @@ export class OtlpCollector extends LoopbackServer {
     const lines: string[] = [];
     const ms = (ns: bigint) => `${(Number(ns) / 1e6).toFixed(0)} ms`;
     const walk = (span: CollectedSpan, depth: number) => {
-      lines.push(`${'  '.repeat(depth)}${span.name}  [${span.service}]  ${ms(span.endNs - span.startNs)}  (+${ms(span.startNs - start)})${span.error ? '  ERROR' : ''}`);
+      lines.push(
+        `${'  '.repeat(depth)}${span.name}  [${span.service}]  ${ms(span.endNs - span.startNs)}  (+${ms(span.startNs - start)})${span.error ? '  ERROR' : ''}`,
+      );
       for (const child of spans.filter((s) => s.parentSpanId === span.spanId)) walk(child, depth + 1);
     };
     for (const root of spans.filter((s) => !s.parentSpanId || !ids.has(s.parentSpanId))) walk(root, 0);

@@ -44,7 +44,11 @@ export class LocalS3 extends LoopbackServer {
     const key = decodeURIComponent(rest.join('/'));
     const error = (status: number, code: string, message: string): void => {
       res.writeHead(status, { 'Content-Type': 'application/xml' });
-      res.end(req.method === 'HEAD' ? undefined : `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${xmlEscape(message)}</Message></Error>`);
+      res.end(
+        req.method === 'HEAD'
+          ? undefined
+          : `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${xmlEscape(message)}</Message></Error>`,
+      );
     };
     if (req.method === 'PUT' && !key) {
       this.createBucket(bucketName);
@@ -56,14 +60,23 @@ export class LocalS3 extends LoopbackServer {
     if (req.method === 'GET' && !key) return this.list(bucket, bucketName, url, res);
     const held = bucket.get(key);
     if (req.method === 'PUT') {
-      if (req.headers['if-none-match'] === '*' && held) return error(412, 'PreconditionFailed', 'At least one of the pre-conditions you specified did not hold');
-      bucket.set(key, { body: decodeBody(body, req), contentType: String(req.headers['content-type'] ?? 'binary/octet-stream'), modified: new Date() });
+      if (req.headers['if-none-match'] === '*' && held)
+        return error(412, 'PreconditionFailed', 'At least one of the pre-conditions you specified did not hold');
+      bucket.set(key, {
+        body: decodeBody(body, req),
+        contentType: String(req.headers['content-type'] ?? 'binary/octet-stream'),
+        modified: new Date(),
+      });
       res.writeHead(200, { ETag: '"local"' }).end();
       return;
     }
     if (req.method === 'GET' || req.method === 'HEAD') {
       if (!held) return error(404, 'NoSuchKey', 'The specified key does not exist.');
-      res.writeHead(200, { 'Content-Type': held.contentType, 'Content-Length': held.body.length, 'Last-Modified': held.modified.toUTCString() });
+      res.writeHead(200, {
+        'Content-Type': held.contentType,
+        'Content-Length': held.body.length,
+        'Last-Modified': held.modified.toUTCString(),
+      });
       res.end(req.method === 'GET' ? held.body : undefined);
       return;
     }
@@ -77,9 +90,16 @@ export class LocalS3 extends LoopbackServer {
     const keys = [...bucket.keys()].filter((key) => key.startsWith(prefix) && key > after).sort();
     const page = keys.slice(0, max);
     const truncated = keys.length > page.length;
-    const contents = page.map((key) => `<Contents><Key>${xmlEscape(key)}</Key><LastModified>${bucket.get(key)!.modified.toISOString()}</LastModified><Size>${bucket.get(key)!.body.length}</Size><StorageClass>STANDARD</StorageClass></Contents>`).join('');
+    const contents = page
+      .map(
+        (key) =>
+          `<Contents><Key>${xmlEscape(key)}</Key><LastModified>${bucket.get(key)!.modified.toISOString()}</LastModified><Size>${bucket.get(key)!.body.length}</Size><StorageClass>STANDARD</StorageClass></Contents>`,
+      )
+      .join('');
     res.writeHead(200, { 'Content-Type': 'application/xml' });
-    res.end(`<?xml version="1.0" encoding="UTF-8"?><ListBucketResult><Name>${xmlEscape(name)}</Name><Prefix>${xmlEscape(prefix)}</Prefix><KeyCount>${page.length}</KeyCount><MaxKeys>${max}</MaxKeys><IsTruncated>${truncated}</IsTruncated>${contents}${truncated ? `<NextContinuationToken>${xmlEscape(page[page.length - 1])}</NextContinuationToken>` : ''}</ListBucketResult>`);
+    res.end(
+      `<?xml version="1.0" encoding="UTF-8"?><ListBucketResult><Name>${xmlEscape(name)}</Name><Prefix>${xmlEscape(prefix)}</Prefix><KeyCount>${page.length}</KeyCount><MaxKeys>${max}</MaxKeys><IsTruncated>${truncated}</IsTruncated>${contents}${truncated ? `<NextContinuationToken>${xmlEscape(page[page.length - 1])}</NextContinuationToken>` : ''}</ListBucketResult>`,
+    );
   }
 }
 

@@ -29,7 +29,10 @@ function makeCurrent(versions: Version[], target: Version): void {
 export class LocalSecretsManager extends JsonProtocolServer {
   private readonly secrets = new Map<string, { arn: string; name: string; versions: Version[] }>();
 
-  constructor(private readonly region = 'us-east-1', private readonly account = '000000000000') {
+  constructor(
+    private readonly region = 'us-east-1',
+    private readonly account = '000000000000',
+  ) {
     super('secretsmanager', 'Secrets Manager');
   }
 
@@ -68,25 +71,54 @@ export class LocalSecretsManager extends JsonProtocolServer {
    * what `Secret.fromSecretNameV2` puts in a template), as the service finds them.
    */
   private find(secretId: string) {
-    return this.secrets.get(secretId) ?? [...this.secrets.values()].find((s) => s.name === secretId || s.arn.slice(0, -7) === secretId);
+    return (
+      this.secrets.get(secretId) ??
+      [...this.secrets.values()].find((s) => s.name === secretId || s.arn.slice(0, -7) === secretId)
+    );
   }
 
   protected handle(operation: string, input: Record<string, unknown>): unknown {
     const secret = this.find(String(input.SecretId));
-    if (!secret) throw new ServiceError(400, 'ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
+    if (!secret)
+      throw new ServiceError(400, 'ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
     if (operation === 'GetSecretValue') {
-      const stage = input.VersionId ? undefined : (typeof input.VersionStage === 'string' ? input.VersionStage : 'AWSCURRENT');
+      const stage = input.VersionId
+        ? undefined
+        : typeof input.VersionStage === 'string'
+          ? input.VersionStage
+          : 'AWSCURRENT';
       const version = secret.versions.find((v) => (stage ? v.stages.has(stage) : v.id === input.VersionId));
-      if (!version) throw new ServiceError(400, 'ResourceNotFoundException', "Secrets Manager can't find the specified secret value for staging label: " + stage);
-      return { ARN: secret.arn, Name: secret.name, VersionId: version.id, SecretString: version.value, VersionStages: [...version.stages], CreatedDate: Date.now() / 1000 };
+      if (!version)
+        throw new ServiceError(
+          400,
+          'ResourceNotFoundException',
+          "Secrets Manager can't find the specified secret value for staging label: " + stage,
+        );
+      return {
+        ARN: secret.arn,
+        Name: secret.name,
+        VersionId: version.id,
+        SecretString: version.value,
+        VersionStages: [...version.stages],
+        CreatedDate: Date.now() / 1000,
+      };
     }
     if (operation === 'PutSecretValue') {
-      if (typeof input.SecretString !== 'string') throw new ServiceError(400, 'InvalidParameterException', 'SecretString is required here (SecretBinary is not supported locally).');
+      if (typeof input.SecretString !== 'string')
+        throw new ServiceError(
+          400,
+          'InvalidParameterException',
+          'SecretString is required here (SecretBinary is not supported locally).',
+        );
       const stages = Array.isArray(input.VersionStages) ? input.VersionStages.map(String) : ['AWSCURRENT'];
       this.putValue(secret.arn, input.SecretString, stages);
       const version = secret.versions[secret.versions.length - 1];
       return { ARN: secret.arn, Name: secret.name, VersionId: version.id, VersionStages: [...version.stages] };
     }
-    throw new ServiceError(400, 'InvalidRequestException', `Operation ${operation || '(none)'} is not supported by the local Secrets Manager`);
+    throw new ServiceError(
+      400,
+      'InvalidRequestException',
+      `Operation ${operation || '(none)'} is not supported by the local Secrets Manager`,
+    );
   }
 }

@@ -46,7 +46,12 @@ export function lambdaRecord(message: Message, arn: string, region: string): SQS
   const attributes = message.Attributes ?? {};
   const messageAttributes: SQSRecord['messageAttributes'] = {};
   for (const [name, value] of Object.entries(message.MessageAttributes ?? {})) {
-    messageAttributes[name] = { dataType: value.DataType ?? 'String', stringValue: value.StringValue, stringListValues: [], binaryListValues: [] };
+    messageAttributes[name] = {
+      dataType: value.DataType ?? 'String',
+      stringValue: value.StringValue,
+      stringListValues: [],
+      binaryListValues: [],
+    };
   }
   return {
     messageId: message.MessageId!,
@@ -88,24 +93,35 @@ export class SqsEventSource {
 
   /** One receive and invocation; `waitTimeSeconds` is the long-poll wait when the queue is empty. */
   async pollOnce(waitTimeSeconds = 0): Promise<PollResult> {
-    const { Messages = [] } = await this.options.sqs.send(new ReceiveMessageCommand({
-      QueueUrl: this.options.queueUrl,
-      MaxNumberOfMessages: this.options.batchSize ?? 10,
-      WaitTimeSeconds: waitTimeSeconds,
-      MessageSystemAttributeNames: ['All'],
-      MessageAttributeNames: ['All'],
-    }));
+    const { Messages = [] } = await this.options.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: this.options.queueUrl,
+        MaxNumberOfMessages: this.options.batchSize ?? 10,
+        WaitTimeSeconds: waitTimeSeconds,
+        MessageSystemAttributeNames: ['All'],
+        MessageAttributeNames: ['All'],
+      }),
+    );
     if (Messages.length === 0) return { received: 0, deleted: 0, failed: 0 };
     const records = Messages.map((message) => lambdaRecord(message, this.arn, this.region));
     const outcome = await this.invoke(records);
     const succeeded = outcome.error ? [] : records.filter((record) => !outcome.failed.has(record.messageId));
     for (let i = 0; i < succeeded.length; i += 10) {
-      await this.options.sqs.send(new DeleteMessageBatchCommand({
-        QueueUrl: this.options.queueUrl,
-        Entries: succeeded.slice(i, i + 10).map((record, index) => ({ Id: String(index), ReceiptHandle: record.receiptHandle })),
-      }));
+      await this.options.sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: this.options.queueUrl,
+          Entries: succeeded
+            .slice(i, i + 10)
+            .map((record, index) => ({ Id: String(index), ReceiptHandle: record.receiptHandle })),
+        }),
+      );
     }
-    const result = { received: records.length, deleted: succeeded.length, failed: records.length - succeeded.length, error: outcome.error };
+    const result = {
+      received: records.length,
+      deleted: succeeded.length,
+      failed: records.length - succeeded.length,
+      error: outcome.error,
+    };
     this.options.onBatch?.(records, result);
     return result;
   }
@@ -149,16 +165,23 @@ export class SqsEventSource {
   /** Invokes the handler; answers which records failed, and the error when the whole batch did. */
   private async invoke(records: SQSRecord[]): Promise<{ failed: Set<string>; error?: unknown }> {
     try {
-      const response = await invokeLocally(this.options.handler, { Records: records }, {
-        functionName: this.options.functionName ?? 'local-processor',
-        timeoutMs: this.options.functionTimeoutMs ?? 30_000,
-        region: this.region,
-      });
+      const response = await invokeLocally(
+        this.options.handler,
+        { Records: records },
+        {
+          functionName: this.options.functionName ?? 'local-processor',
+          timeoutMs: this.options.functionTimeoutMs ?? 30_000,
+          region: this.region,
+        },
+      );
       if (this.options.reportBatchItemFailures === false) return { failed: new Set() };
       const failures = response?.batchItemFailures ?? [];
       const known = new Set(records.map((record) => record.messageId));
       // Lambda fails the whole batch when an identifier is empty or not in the batch.
-      if (!Array.isArray(failures) || failures.some((failure) => !failure?.itemIdentifier || !known.has(failure.itemIdentifier))) {
+      if (
+        !Array.isArray(failures) ||
+        failures.some((failure) => !failure?.itemIdentifier || !known.has(failure.itemIdentifier))
+      ) {
         return { failed: known, error: new Error('Malformed batchItemFailures: the whole batch is retried') };
       }
       return { failed: new Set(failures.map((failure) => failure.itemIdentifier)) };

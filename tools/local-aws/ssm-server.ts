@@ -16,7 +16,10 @@ interface Parameter {
 export class LocalSsm extends JsonProtocolServer {
   private readonly parameters = new Map<string, Parameter>();
 
-  constructor(private readonly region = 'us-east-1', private readonly account = '000000000000') {
+  constructor(
+    private readonly region = 'us-east-1',
+    private readonly account = '000000000000',
+  ) {
     super('AmazonSSM', 'SSM');
   }
 
@@ -33,7 +36,13 @@ export class LocalSsm extends JsonProtocolServer {
   /** Sets (or with undefined, deletes) a parameter as someone else would. */
   put(name: string, value: string | undefined): void {
     if (value === undefined) this.parameters.delete(name);
-    else this.parameters.set(name, { value, type: 'String', version: (this.parameters.get(name)?.version ?? 0) + 1, modified: Date.now() });
+    else
+      this.parameters.set(name, {
+        value,
+        type: 'String',
+        version: (this.parameters.get(name)?.version ?? 0) + 1,
+        modified: Date.now(),
+      });
   }
 
   protected handle(operation: string, input: Record<string, unknown>): unknown {
@@ -45,16 +54,36 @@ export class LocalSsm extends JsonProtocolServer {
         if (!held) throw new ServiceError(400, 'ParameterNotFound', `Parameter ${name} not found.`);
         return {
           Parameter: {
-            Name: name, Type: held.type, Value: held.value, Version: held.version, LastModifiedDate: held.modified / 1000, DataType: 'text',
+            Name: name,
+            Type: held.type,
+            Value: held.value,
+            Version: held.version,
+            LastModifiedDate: held.modified / 1000,
+            DataType: 'text',
             ARN: `arn:aws:ssm:${this.region}:${this.account}:parameter${name.startsWith('/') ? '' : '/'}${name}`,
           },
         };
       case 'PutParameter': {
-        if (held && input.Overwrite !== true) throw new ServiceError(400, 'ParameterAlreadyExists', 'The parameter already exists. To overwrite this value, set the overwrite option in the request to true.');
+        if (held && input.Overwrite !== true)
+          throw new ServiceError(
+            400,
+            'ParameterAlreadyExists',
+            'The parameter already exists. To overwrite this value, set the overwrite option in the request to true.',
+          );
         const value = typeof input.Value === 'string' ? input.Value : '';
-        if (!value || value.length > 4096) throw new ServiceError(400, 'ValidationException', 'A standard parameter\'s value must be 1 to 4096 characters');
+        if (!value || value.length > 4096)
+          throw new ServiceError(
+            400,
+            'ValidationException',
+            "A standard parameter's value must be 1 to 4096 characters",
+          );
         const version = (held?.version ?? 0) + 1;
-        this.parameters.set(name, { value, type: typeof input.Type === 'string' ? input.Type : 'String', version, modified: Date.now() });
+        this.parameters.set(name, {
+          value,
+          type: typeof input.Type === 'string' ? input.Type : 'String',
+          version,
+          modified: Date.now(),
+        });
         return { Version: version, Tier: 'Standard' };
       }
       case 'DeleteParameter':
@@ -62,7 +91,11 @@ export class LocalSsm extends JsonProtocolServer {
         this.parameters.delete(name);
         return {};
       default:
-        throw new ServiceError(400, 'InvalidAction', `Operation ${operation || '(none)'} is not supported by the local SSM`);
+        throw new ServiceError(
+          400,
+          'InvalidAction',
+          `Operation ${operation || '(none)'} is not supported by the local SSM`,
+        );
     }
   }
 }

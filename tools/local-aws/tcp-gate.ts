@@ -12,7 +12,10 @@ export class TcpGate {
   private open = true;
   private readonly sockets = new Set<Socket>();
 
-  constructor(private readonly targetPort: number, private readonly targetHost = '127.0.0.1') {}
+  constructor(
+    private readonly targetPort: number,
+    private readonly targetHost = '127.0.0.1',
+  ) {}
 
   /** Listens on a free port of 127.0.0.1; returns the port. */
   async start(): Promise<number> {

@@ -26,7 +26,12 @@ export enum LocalAlarmState {
 /** The datapoints of one embedded-metric-format line (none when the line is not one). */
 export function metricDatapoints(line: string): MetricDatapoint[] {
   if (!line.startsWith('{') || !line.includes('"_aws"')) return [];
-  let parsed: Record<string, unknown> & { _aws?: { Timestamp?: number; CloudWatchMetrics?: Array<{ Namespace?: string; Dimensions?: string[][]; Metrics?: Array<{ Name: string }> }> } };
+  let parsed: Record<string, unknown> & {
+    _aws?: {
+      Timestamp?: number;
+      CloudWatchMetrics?: Array<{ Namespace?: string; Dimensions?: string[][]; Metrics?: Array<{ Name: string }> }>;
+    };
+  };
   try {
     parsed = JSON.parse(line) as typeof parsed;
   } catch {
@@ -40,7 +45,8 @@ export function metricDatapoints(line: string): MetricDatapoint[] {
       for (const { Name } of directive.Metrics ?? []) {
         const raw = parsed[Name];
         for (const value of Array.isArray(raw) ? raw : [raw]) {
-          if (typeof value === 'number') points.push({ namespace: directive.Namespace ?? '', name: Name, dimensions, value, timestamp });
+          if (typeof value === 'number')
+            points.push({ namespace: directive.Namespace ?? '', name: Name, dimensions, value, timestamp });
         }
       }
     }
@@ -57,23 +63,39 @@ const COMPARE: Record<string, (value: number, threshold: number) => boolean> = {
 
 function aggregate(values: readonly number[], statistic: string): number {
   switch (statistic) {
-    case 'Sum': return values.reduce((a, b) => a + b, 0);
-    case 'Maximum': return Math.max(...values);
-    case 'Minimum': return Math.min(...values);
-    case 'Average': return values.reduce((a, b) => a + b, 0) / values.length;
-    case 'SampleCount': return values.length;
-    default: throw new Error(`The local runner does not evaluate the statistic ${statistic}`);
+    case 'Sum':
+      return values.reduce((a, b) => a + b, 0);
+    case 'Maximum':
+      return Math.max(...values);
+    case 'Minimum':
+      return Math.min(...values);
+    case 'Average':
+      return values.reduce((a, b) => a + b, 0) / values.length;
+    case 'SampleCount':
+      return values.length;
+    default:
+      throw new Error(`The local runner does not evaluate the statistic ${statistic}`);
   }
 }
 
 /** The alarm's state at `now` over `datapoints` (CloudWatch matches a metric's dimension set exactly). */
-export function evaluateAlarm(alarm: AlarmDescription, datapoints: readonly MetricDatapoint[], now: number): LocalAlarmState {
+export function evaluateAlarm(
+  alarm: AlarmDescription,
+  datapoints: readonly MetricDatapoint[],
+  now: number,
+): LocalAlarmState {
   const metric = alarm.metric;
   const compare = COMPARE[alarm.comparison];
-  if (!metric || !compare || Object.values(metric.dimensions).some((value) => typeof value !== 'string')) return LocalAlarmState.NOT_EVALUATED;
+  if (!metric || !compare || Object.values(metric.dimensions).some((value) => typeof value !== 'string'))
+    return LocalAlarmState.NOT_EVALUATED;
   const wanted = Object.entries(metric.dimensions as Record<string, string>);
-  const mine = datapoints.filter((p) => p.namespace === metric.namespace && p.name === metric.name
-    && Object.keys(p.dimensions).length === wanted.length && wanted.every(([name, value]) => p.dimensions[name] === value));
+  const mine = datapoints.filter(
+    (p) =>
+      p.namespace === metric.namespace &&
+      p.name === metric.name &&
+      Object.keys(p.dimensions).length === wanted.length &&
+      wanted.every(([name, value]) => p.dimensions[name] === value),
+  );
   if (!mine.length && metric.namespace.startsWith('AWS/')) return LocalAlarmState.NOT_EVALUATED;
   const periodMs = alarm.periodSeconds * 1000;
   for (let k = 0; k < alarm.evaluationPeriods; k++) {

@@ -34,7 +34,10 @@ export interface AuditInput {
    * with their refunds: a Pix of a callback is ours to publish exactly when it is here.
    * @default none (the stack receives no Pix)
    */
-  readonly pixHeld?: ReadonlyArray<{ readonly endToEndId: string; readonly devolucoes: ReadonlyArray<{ readonly id: string; readonly status: string }> }>;
+  readonly pixHeld?: ReadonlyArray<{
+    readonly endToEndId: string;
+    readonly devolucoes: ReadonlyArray<{ readonly id: string; readonly status: string }>;
+  }>;
 }
 
 export interface AuditReport {
@@ -53,28 +56,53 @@ export interface AuditReport {
 }
 
 /** The identity of each notification in a body, as the audit counts it (`boleto:<nossoNumero>:<id>`...); empty when it cannot be understood. */
-export function notificationIdentities(route: Route, body: string, movements: BoletoMovementMapping = ProcessorDefaults.boletoMovements): string[] {
+export function notificationIdentities(
+  route: Route,
+  body: string,
+  movements: BoletoMovementMapping = ProcessorDefaults.boletoMovements,
+): string[] {
   const reader = auditOfRoute(route);
-  return reader ? reader.family.parse(route, Buffer.from(body, 'utf8'), { boletoMovements: movements }).items.map((item) => reader.audit.identity(item)) : [];
+  return reader
+    ? reader.family
+        .parse(route, Buffer.from(body, 'utf8'), { boletoMovements: movements })
+        .items.map((item) => reader.audit.identity(item))
+    : [];
 }
 
 /** Checks the end-to-end promise; see the module comment. */
 export function auditExactlyOnce(input: AuditInput): AuditReport {
   const problems: string[] = [];
   // Every event holds to its detail type's published JSON Schema.
-  for (const event of input.events) problems.push(...detailProblems(event.detailType, event.detail).map((p) => `event ${event.id}: ${p}`));
+  for (const event of input.events)
+    problems.push(...detailProblems(event.detailType, event.detail).map((p) => `event ${event.id}: ${p}`));
   // A local run has no fault that publishes an outbox again: a key seen twice is a violation.
-  const accepted = input.exchanges.filter((exchange) => exchange.status === 200 && exchange.requestId && ((ROUTES as readonly string[]).includes(exchange.route) || exchange.route === PIX_ROUTE || exchange.route === ''));
+  const accepted = input.exchanges.filter(
+    (exchange) =>
+      exchange.status === 200 &&
+      exchange.requestId &&
+      ((ROUTES as readonly string[]).includes(exchange.route) || exchange.route === PIX_ROUTE || exchange.route === ''),
+  );
   const record = checkRecord({
-    notifications: accepted.map((exchange) => ({ requestId: exchange.requestId!, route: exchange.route, body: Buffer.from(exchange.body, 'utf8') })),
-    events: input.events, quarantined: input.quarantined, movements: input.movements, paymentStatuses: input.paymentStatuses,
-    ...(input.pixHeld ? { pixHeld: input.pixHeld } : {}), republishing: false,
+    notifications: accepted.map((exchange) => ({
+      requestId: exchange.requestId!,
+      route: exchange.route,
+      body: Buffer.from(exchange.body, 'utf8'),
+    })),
+    events: input.events,
+    quarantined: input.quarantined,
+    movements: input.movements,
+    paymentStatuses: input.paymentStatuses,
+    ...(input.pixHeld ? { pixHeld: input.pixHeld } : {}),
+    republishing: false,
   });
   problems.push(...record.violations.map((v) => v.detail));
   // The Pix route's 200s: a validation call (the bare URL, or a body with no `pix` array) never reaches the queue; any other does.
   for (const exchange of accepted.filter((e) => e.route === PIX_ROUTE || e.route === '')) {
     const processed = input.processedRequestIds.has(exchange.requestId!);
-    if (exchange.route === '' || bodyShape(intakeOf(exchange.route)!, Buffer.from(exchange.body, 'utf8')) === BodyShape.VALIDATION) {
+    if (
+      exchange.route === '' ||
+      bodyShape(intakeOf(exchange.route)!, Buffer.from(exchange.body, 'utf8')) === BodyShape.VALIDATION
+    ) {
       if (processed) problems.push(`the Pix validation call ${exchange.requestId} reached the queue`);
     } else if (!processed && !record.quarantinedRequests.has(exchange.requestId!)) {
       problems.push(`Pix callback ${exchange.requestId} was answered 200 but never reached the processor`);
@@ -82,11 +110,17 @@ export function auditExactlyOnce(input: AuditInput): AuditReport {
   }
   const refused = input.exchanges.filter((exchange) => exchange.status === 401);
   for (const exchange of refused) {
-    if (exchange.requestId && input.processedRequestIds.has(exchange.requestId)) problems.push(`request ${exchange.requestId} was refused (401) but reached the queue`);
+    if (exchange.requestId && input.processedRequestIds.has(exchange.requestId))
+      problems.push(`request ${exchange.requestId} was refused (401) but reached the queue`);
   }
   const { outcomes } = record;
   return {
-    ok: problems.length === 0, problems, acceptedNotifications: record.accepted,
-    verified: outcomes[Outcome.VERIFIED], notConfirmed: outcomes[Outcome.NOT_CONFIRMED], quarantined: outcomes[Outcome.QUARANTINED], refused: refused.length,
+    ok: problems.length === 0,
+    problems,
+    acceptedNotifications: record.accepted,
+    verified: outcomes[Outcome.VERIFIED],
+    notConfirmed: outcomes[Outcome.NOT_CONFIRMED],
+    quarantined: outcomes[Outcome.QUARANTINED],
+    refused: refused.length,
   };
 }

@@ -1,4 +1,10 @@
-import { BANK_CONNECTION_ENV, type BankConnectionSettings, type BankCredentials, BankConnectionDefaults, scopeSettings } from '../../contracts/bank-connection';
+import {
+  BANK_CONNECTION_ENV,
+  type BankConnectionSettings,
+  type BankCredentials,
+  BankConnectionDefaults,
+  scopeSettings,
+} from '../../contracts/bank-connection';
 import { PIX_CONNECTION_ENV, type PixConnectionSettings, type PixCredentials } from '../../contracts/pix-connection';
 import type { BankSimulatorClient } from '../../simulator/control-client';
 import { type BankSimulator, SimulatorPaths } from '../../simulator/simulator';
@@ -9,10 +15,11 @@ import { settingsIn } from './template';
  * The bank a runner's receiver talks to: the in-process simulator, or a BankSandbox run locally
  * (local-sandbox.ts), which has no client certificate (its function URL asks for none).
  */
-export type RunnerBank = Pick<BankSimulator, 'baseUrl' | 'caPem' | 'credentials' | 'accounts'> & Partial<Pick<BankSimulator, 'clientCertPem' | 'clientKeyPem' | 'pixClientCertPem' | 'pixClientKeyPem'>> & {
-  readonly control: BankSimulatorClient;
-  stop(): Promise<void>;
-};
+export type RunnerBank = Pick<BankSimulator, 'baseUrl' | 'caPem' | 'credentials' | 'accounts'> &
+  Partial<Pick<BankSimulator, 'clientCertPem' | 'clientKeyPem' | 'pixClientCertPem' | 'pixClientKeyPem'>> & {
+    readonly control: BankSimulatorClient;
+    stop(): Promise<void>;
+  };
 
 /** The bank credentials secret's JSON for a simulator: its passwords, client certificate (when it asks for one) and CA. */
 export function simulatorCredentials(s: Omit<RunnerBank, 'control' | 'stop'>): BankCredentials {
@@ -29,11 +36,15 @@ export function simulatorCredentials(s: Omit<RunnerBank, 'control' | 'stop'>): B
 /** The Pix credentials secret's JSON for a simulator: its Pix application, client certificate and CA. */
 export function simulatorPixCredentials(s: Omit<RunnerBank, 'control' | 'stop'>): PixCredentials {
   const pix = s.credentials.pix;
-  if (!pix) throw new Error('This runner\'s bank has no Pix application: its Pix token endpoint refuses every client');
+  if (!pix) throw new Error("This runner's bank has no Pix application: its Pix token endpoint refuses every client");
   // A BankSandbox's Pix application has no client certificate (its function URL asks for none; the connection is `simulated`).
   return {
-    clientId: pix.clientId, clientSecret: pix.clientSecret, caCertificates: s.caPem,
-    ...(s.pixClientCertPem && s.pixClientKeyPem ? { clientCertificate: s.pixClientCertPem, clientKey: s.pixClientKeyPem } : {}),
+    clientId: pix.clientId,
+    clientSecret: pix.clientSecret,
+    caCertificates: s.caPem,
+    ...(s.pixClientCertPem && s.pixClientKeyPem
+      ? { clientCertificate: s.pixClientCertPem, clientKey: s.pixClientKeyPem }
+      : {}),
   };
 }
 
@@ -45,14 +56,28 @@ const secretName = (arn: string) => arn.replace(/^arn:[^:]+:secretsmanager:[^:]*
  * bank credentials (the simulator's) and, for a stack with Pix, the Pix credentials (the simulator's
  * Pix application).
  */
-export function importConnectionSecrets(secrets: LocalSecretsManager, processorEnv: Record<string, string>, bank: RunnerBank): void {
-  secrets.createSecret(secretName(settingsIn<BankConnectionSettings>(processorEnv, BANK_CONNECTION_ENV).credentialsSecretArn), JSON.stringify(simulatorCredentials(bank)));
+export function importConnectionSecrets(
+  secrets: LocalSecretsManager,
+  processorEnv: Record<string, string>,
+  bank: RunnerBank,
+): void {
+  secrets.createSecret(
+    secretName(settingsIn<BankConnectionSettings>(processorEnv, BANK_CONNECTION_ENV).credentialsSecretArn),
+    JSON.stringify(simulatorCredentials(bank)),
+  );
   if (!processorEnv[PIX_CONNECTION_ENV]) return;
-  secrets.createSecret(secretName(settingsIn<PixConnectionSettings>(processorEnv, PIX_CONNECTION_ENV).credentialsSecretArn), JSON.stringify(simulatorPixCredentials(bank)));
+  secrets.createSecret(
+    secretName(settingsIn<PixConnectionSettings>(processorEnv, PIX_CONNECTION_ENV).credentialsSecretArn),
+    JSON.stringify(simulatorPixCredentials(bank)),
+  );
 }
 
 /** Connection settings pointing at a simulator, for its first account. */
-export function simulatorConnection(s: Pick<RunnerBank, 'baseUrl' | 'accounts'>, credentialsSecretArn: string, overrides: Partial<BankConnectionSettings> = {}): BankConnectionSettings {
+export function simulatorConnection(
+  s: Pick<RunnerBank, 'baseUrl' | 'accounts'>,
+  credentialsSecretArn: string,
+  overrides: Partial<BankConnectionSettings> = {},
+): BankConnectionSettings {
   const account = s.accounts[0];
   return {
     baseUrl: s.baseUrl,
@@ -64,7 +89,13 @@ export function simulatorConnection(s: Pick<RunnerBank, 'baseUrl' | 'accounts'>,
     paymentQueryScopes: scopeSettings(),
     zuluTimestamps: BankConnectionDefaults.zuluTimestamps,
     paymentsClientAuth: BankConnectionDefaults.paymentsClientAuth,
-    account: { cooperativa: account.cooperativa, posto: account.posto, conta: account.conta, documento: account.documento, codigoBeneficiario: account.beneficiario },
+    account: {
+      cooperativa: account.cooperativa,
+      posto: account.posto,
+      conta: account.conta,
+      documento: account.documento,
+      codigoBeneficiario: account.beneficiario,
+    },
     credentialsSecretArn,
     boletoQueryPath: BankConnectionDefaults.boletoQueryPath,
     settledBoletosPath: BankConnectionDefaults.settledBoletosPath,

@@ -35,13 +35,16 @@ export function resolveIntrinsics(value: unknown, values: IntrinsicValues): unkn
   if (entries.length === 1) {
     const [[key, arg]] = entries;
     const pseudo: Record<string, string> = {
-      'AWS::Region': values.region, 'AWS::AccountId': values.accountId, 'AWS::Partition': 'aws', 'AWS::URLSuffix': 'amazonaws.com',
+      'AWS::Region': values.region,
+      'AWS::AccountId': values.accountId,
+      'AWS::Partition': 'aws',
+      'AWS::URLSuffix': 'amazonaws.com',
       ...(values.stackId ? { 'AWS::StackId': values.stackId } : {}),
       ...(values.stackName ? { 'AWS::StackName': values.stackName } : {}),
     };
     if (key === 'Ref') return pseudo[arg as string] ?? values.ref(arg as string);
     if (key === 'Fn::GetAtt') {
-      const [logicalId, attribute] = Array.isArray(arg) ? arg as string[] : String(arg).split('.');
+      const [logicalId, attribute] = Array.isArray(arg) ? (arg as string[]) : String(arg).split('.');
       return values.getAtt(logicalId, attribute);
     }
     if (key === 'Fn::Join') {
@@ -53,9 +56,12 @@ export function resolveIntrinsics(value: unknown, values: IntrinsicValues): unkn
       return (resolveIntrinsics(list, values) as unknown[])[Number(index)];
     }
     if (key === 'Fn::Sub' && typeof arg === 'string') {
-      return arg.replace(/\$\{([^}]+)\}/g, (_, name: string) => String(resolveIntrinsics(name.includes('.') ? { 'Fn::GetAtt': name } : { Ref: name }, values)));
+      return arg.replace(/\$\{([^}]+)\}/g, (_, name: string) =>
+        String(resolveIntrinsics(name.includes('.') ? { 'Fn::GetAtt': name } : { Ref: name }, values)),
+      );
     }
-    if (key.startsWith('Fn::')) throw new Error(`The local runner cannot resolve ${key} (found in the synthesized template)`);
+    if (key.startsWith('Fn::'))
+      throw new Error(`The local runner cannot resolve ${key} (found in the synthesized template)`);
   }
   return Object.fromEntries(entries.map(([key, item]) => [key, resolveIntrinsics(item, values)]));
 }

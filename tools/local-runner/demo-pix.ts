@@ -24,40 +24,68 @@ export interface DemoPixOutcome {
 }
 
 /** Runs the demo's Pix steps against the runner's provider. */
-export async function demoPix(runner: LocalRunner, step: DemoStep, say: (line: string) => void): Promise<DemoPixOutcome> {
+export async function demoPix(
+  runner: LocalRunner,
+  step: DemoStep,
+  say: (line: string) => void,
+): Promise<DemoPixOutcome> {
   const pixState = await runner.control.pix.state();
   const pixKeys = pixState.keys;
-  say(`Pix: the webhook of ${pixState.webhooks.length} keys → ${pixState.webhooks[0]?.webhookUrl ?? '(none)'}, registered at deploy (the provider appends /pix)`);
+  say(
+    `Pix: the webhook of ${pixState.webhooks.length} keys → ${pixState.webhooks[0]?.webhookUrl ?? '(none)'}, registered at deploy (the provider appends /pix)`,
+  );
   const pixTypes: readonly string[] = [BankEventDetailType.PIX_RECEIVED, BankEventDetailType.PIX_REFUND];
   const pixPublished = (): number => runner.verifiedEvents().filter((e) => pixTypes.includes(e.detailType)).length;
   let paidPix = '';
-  await step('Pix: a charge paid, a charge with a due date paid, a static code, three Pix of one key in one callback', async () => {
-    const cob = await runner.control.pix.createCharge({ valor: '110.00' });
-    const cobv = await runner.control.pix.createCharge({ kind: 'cobv', valor: '75.50' });
-    paidPix = (await runner.control.pix.payCharge(cob.txid, { infoPagador: 'pedido 42' })).pix[0].endToEndId;
-    await runner.control.pix.payCharge(cobv.txid);
-    await runner.control.pix.payKey(pixKeys[0], { valor: '9.90', txid: 'LOJA01' });
-    await runner.control.pix.payMany([1, 2, 3].map((i) => ({ chave: pixKeys[0], valor: `${i}.00`, txid: `QR${i}` })));
-    return '→ each confirmed with GET /pix under our credentials (and the charge with GET /cob or /cobv)';
-  });
-  await step('Pix: a refund returned, and another customer\'s Pix sent to our URL', async () => {
+  await step(
+    'Pix: a charge paid, a charge with a due date paid, a static code, three Pix of one key in one callback',
+    async () => {
+      const cob = await runner.control.pix.createCharge({ valor: '110.00' });
+      const cobv = await runner.control.pix.createCharge({ kind: 'cobv', valor: '75.50' });
+      paidPix = (await runner.control.pix.payCharge(cob.txid, { infoPagador: 'pedido 42' })).pix[0].endToEndId;
+      await runner.control.pix.payCharge(cobv.txid);
+      await runner.control.pix.payKey(pixKeys[0], { valor: '9.90', txid: 'LOJA01' });
+      await runner.control.pix.payMany([1, 2, 3].map((i) => ({ chave: pixKeys[0], valor: `${i}.00`, txid: `QR${i}` })));
+      return '→ each confirmed with GET /pix under our credentials (and the charge with GET /cob or /cobv)';
+    },
+  );
+  await step("Pix: a refund returned, and another customer's Pix sent to our URL", async () => {
     const refund = await runner.control.pix.refund(paidPix, { valor: '10.00' });
     await runner.control.pix.settleRefund(paidPix, refund.id, RefundStatus.RETURNED);
     await runner.control.pix.deliverForeign({ url: runner.pixUrl });
     await runner.control.pix.sendValidation({ url: runner.pixUrl });
   });
-  await step('Pix: the provider returns part of a Pix unasked (MED, suspected fraud), and a charge whose answer leaves its pix list out is paid', async () => {
-    const med = await runner.control.pix.refund(paidPix, { valor: '20.00', natureza: RefundNature.MED_FRAUDE });
-    await runner.control.pix.settleRefund(paidPix, med.id, RefundStatus.RETURNED);
-    await runner.control.setBehaviour({ pixChargePixList: PixChargePixList.LEFT_OUT });
-    const quiet = await runner.control.pix.createCharge({ valor: '42.00' });
-    await runner.control.pix.payCharge(quiet.txid);
-  });
+  await step(
+    'Pix: the provider returns part of a Pix unasked (MED, suspected fraud), and a charge whose answer leaves its pix list out is paid',
+    async () => {
+      const med = await runner.control.pix.refund(paidPix, { valor: '20.00', natureza: RefundNature.MED_FRAUDE });
+      await runner.control.pix.settleRefund(paidPix, med.id, RefundStatus.RETURNED);
+      await runner.control.setBehaviour({ pixChargePixList: PixChargePixList.LEFT_OUT });
+      const quiet = await runner.control.pix.createCharge({ valor: '42.00' });
+      await runner.control.pix.payCharge(quiet.txid);
+    },
+  );
   await runner.control.setBehaviour({ pixChargePixList: PixChargePixList.LISTED });
-  const medRefunds = runner.verifiedEvents().filter((e) => e.detailType === String(BankEventDetailType.PIX_REFUND) && (e.detail as { refund: { natureza?: string } }).refund.natureza === String(RefundNature.MED_FRAUDE));
-  const quietCharge = runner.verifiedEvents().filter((e) => e.detailType === String(BankEventDetailType.PIX_RECEIVED) && (e.detail as { pix: { amount: { decimal: string } } }).pix.amount.decimal === '42.00');
-  say(`  → ${medRefunds.length} Pix Refund with natureza MED_FRAUDE (a consumer routes it apart from a refund it asked for); the 42.00 charge's Pix published ${quietCharge.length} time(s): concluded by the Pix whose own answer names its txid`);
+  const medRefunds = runner
+    .verifiedEvents()
+    .filter(
+      (e) =>
+        e.detailType === String(BankEventDetailType.PIX_REFUND) &&
+        (e.detail as { refund: { natureza?: string } }).refund.natureza === String(RefundNature.MED_FRAUDE),
+    );
+  const quietCharge = runner
+    .verifiedEvents()
+    .filter(
+      (e) =>
+        e.detailType === String(BankEventDetailType.PIX_RECEIVED) &&
+        (e.detail as { pix: { amount: { decimal: string } } }).pix.amount.decimal === '42.00',
+    );
+  say(
+    `  → ${medRefunds.length} Pix Refund with natureza MED_FRAUDE (a consumer routes it apart from a refund it asked for); the 42.00 charge's Pix published ${quietCharge.length} time(s): concluded by the Pix whose own answer names its txid`,
+  );
   const foreign = runner.counts().metrics[ProcessorMetric.FOREIGN] ?? 0;
-  say(`Pix published: ${pixPublished()} · another customer's dropped: ${foreign} (never published, never quarantined) · validation calls answered: ${runner.counts().metrics.ValidationCalls ?? 0}`);
+  say(
+    `Pix published: ${pixPublished()} · another customer's dropped: ${foreign} (never published, never quarantined) · validation calls answered: ${runner.counts().metrics.ValidationCalls ?? 0}`,
+  );
   return { published: pixPublished, medRefunds: medRefunds.length, quietCharge: quietCharge.length, foreign };
 }

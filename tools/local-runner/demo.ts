@@ -49,7 +49,9 @@ async function main(): Promise<number> {
     say('Bundling the handlers (the files the constructs deploy; `npm run build` does this too)');
     await bundleHandlers();
   }
-  say('Synthesizing a receiver stack (as the basic example deploys one) against a local bank; starting fauxqs (SQS), dynalite (DynamoDB), local Secrets Manager and EventBridge, and the HTTPS front door');
+  say(
+    'Synthesizing a receiver stack (as the basic example deploys one) against a local bank; starting fauxqs (SQS), dynalite (DynamoDB), local Secrets Manager and EventBridge, and the HTTPS front door',
+  );
   const logDir = join(tmpdir(), 'cdk-bank-webhooks-demo-logs');
   rmSync(logDir, { recursive: true, force: true });
   // Spans of every function (AWS's layer's local stand-in) come to a local OTLP/HTTP collector.
@@ -57,7 +59,12 @@ async function main(): Promise<number> {
   await collector.start();
   const runner = await LocalRunner.start({
     // With Pix: its own API, every Pix confirmed with the provider (a NON_PRODUCTION stack until mutual TLS).
-    stack: (app, id) => new LocalReceiverStack(app, id, { pix: true, env: { region: LOCAL_AWS.region }, receiver: { tracing: TracingMode.OPENTELEMETRY } }),
+    stack: (app, id) =>
+      new LocalReceiverStack(app, id, {
+        pix: true,
+        env: { region: LOCAL_AWS.region },
+        receiver: { tracing: TracingMode.OPENTELEMETRY },
+      }),
     // The example consumer continues each event's trace; yours, with --consumer, prints what it logs.
     consumer: args.consumer ?? { entry: join(__dirname, '..', '..', 'examples', 'local-consumer', 'consumer.ts') },
     traces: collector,
@@ -73,13 +80,17 @@ async function main(): Promise<number> {
   });
   let exitCode: number;
   try {
-    say(`Ready. Front door ${runner.apiUrl} · Pix API ${runner.pixUrl ?? '(none)'} · function logs in ${runner.logDir}`);
+    say(
+      `Ready. Front door ${runner.apiUrl} · Pix API ${runner.pixUrl ?? '(none)'} · function logs in ${runner.logDir}`,
+    );
     await runner.register();
     const [payment] = await runner.control.registrations();
     const [contract] = await runner.control.contracts();
     say('Registered through the registration handler (CloudFormation Create):');
     console.log(`          payments callback       → ${payment?.urlCallback ?? '(none)'}`);
-    console.log(`          boleto contract ${contract?.idContrato ?? '?'}    → ${contract?.url ?? '(none)'} (${contract?.contratoStatus ?? '?'})`);
+    console.log(
+      `          boleto contract ${contract?.idContrato ?? '?'}    → ${contract?.url ?? '(none)'} (${contract?.contratoStatus ?? '?'})`,
+    );
 
     let last = '';
     const progress = (): void => {
@@ -112,7 +123,11 @@ async function main(): Promise<number> {
     });
     const payments = {} as Record<'pix' | 'boleto' | 'tributos', string>;
     await step('Payments: a Pix, a boleto and a tax payment received', async () => {
-      for (const [tipo, valor] of [['pix', 320.5], ['boleto', 980], ['tributos', 57.31]] as const) {
+      for (const [tipo, valor] of [
+        ['pix', 320.5],
+        ['boleto', 980],
+        ['tributos', 57.31],
+      ] as const) {
         payments[tipo] = (await runner.control.createPayment({ tipo, valor })).payment.idTransacao;
       }
     });
@@ -127,17 +142,31 @@ async function main(): Promise<number> {
     // The bank's answer is the truth: a settlement announced again under new ids (a bank re-send,
     // or anyone holding the token) is looked at and publishes nothing more.
     const settledBefore = runner.events.ofType(BankEventDetailType.BOLETO_SETTLED).length;
-    const original = (await runner.control.deliveries()).find((d) => String((d.body as { movimento?: string }).movimento).startsWith('LIQUIDACAO'))!.body as Record<string, unknown>;
+    const original = (await runner.control.deliveries()).find((d) =>
+      String((d.body as { movimento?: string }).movimento).startsWith('LIQUIDACAO'),
+    )!.body as Record<string, unknown>;
     let resentStatus = 0;
     await step('A settlement announced again under 3 new notification ids, with the right token', async () => {
-      for (let i = 0; i < 3; i++) resentStatus = (await runner.post('boleto', JSON.stringify({ ...original, idEventoWebhook: `resent-${i}` }))).status;
+      for (let i = 0; i < 3; i++)
+        resentStatus = (await runner.post('boleto', JSON.stringify({ ...original, idEventoWebhook: `resent-${i}` })))
+          .status;
       return `→ ${resentStatus}; the bank shows nothing new, so nothing more may be published`;
     });
     const republished = runner.events.ofType(BankEventDetailType.BOLETO_SETTLED).length - settledBefore;
 
-    const forged = await runner.post('payments', JSON.stringify({ idTransacao: 'forged-1', status: 'PAGO', valorPagamento: '1000000.00', idPagamentoPix: 'x' }), null);
-    const wrongToken = await runner.post('boleto', JSON.stringify({ idEventoWebhook: 'forged-2', movimento: 'LIQUIDACAO_PIX' }), 'not-the-token');
-    say(`Forged requests: no token → ${forged.status}, wrong token → ${wrongToken.status} (neither may reach the queue)`);
+    const forged = await runner.post(
+      'payments',
+      JSON.stringify({ idTransacao: 'forged-1', status: 'PAGO', valorPagamento: '1000000.00', idPagamentoPix: 'x' }),
+      null,
+    );
+    const wrongToken = await runner.post(
+      'boleto',
+      JSON.stringify({ idEventoWebhook: 'forged-2', movimento: 'LIQUIDACAO_PIX' }),
+      'not-the-token',
+    );
+    say(
+      `Forged requests: no token → ${forged.status}, wrong token → ${wrongToken.status} (neither may reach the queue)`,
+    );
     let junkStatus = 0;
     await step('A notification with the right token that names no payment kind', async () => {
       junkStatus = (await runner.post('payments', JSON.stringify({ idTransacao: 'no-kind-1', status: 'PAGO' }))).status;
@@ -156,17 +185,26 @@ async function main(): Promise<number> {
     await runner.control.settlePayment('pix', pendingPix);
     await runner.control.clearFaults();
     const lost = (await runner.control.deliveries()).slice(lostFrom).filter((d) => d.outcome === 'NÃO ENTREGUE');
-    say(`The bank lost ${lost.length} notifications (2 boleto settlements, 1 Pix paid): marked NÃO ENTREGUE, never sent, never resent`);
+    say(
+      `The bank lost ${lost.length} notifications (2 boleto settlements, 1 Pix paid): marked NÃO ENTREGUE, never sent, never resent`,
+    );
     const sweep = await runner.sweep();
-    say(`Reconciliation sweep (scheduled every ${(runner.deployment.reconciliation?.intervalMs ?? 0) / 60_000} min; run now): ${sweep.bankCalls} listing calls, ${sweep.settlementsToVerify} settlements and ${sweep.paymentsToVerify} pending payments sent to be verified`);
+    say(
+      `Reconciliation sweep (scheduled every ${(runner.deployment.reconciliation?.intervalMs ?? 0) / 60_000} min; run now): ${sweep.bankCalls} listing calls, ${sweep.settlementsToVerify} settlements and ${sweep.paymentsToVerify} pending payments sent to be verified`,
+    );
     await runner.settle(20_000, progress);
     const recovered = (runner.counts().metrics[ProcessorMetric.RECOVERED] ?? 0) - recoveredBefore;
-    const recoveredEvents = runner.verifiedEvents().slice(eventsBeforeLoss).filter((e) => (e.detail as { trigger?: string }).trigger === 'reconciliation');
+    const recoveredEvents = runner
+      .verifiedEvents()
+      .slice(eventsBeforeLoss)
+      .filter((e) => (e.detail as { trigger?: string }).trigger === 'reconciliation');
     const recoveredKeys = recoveredEvents.map((e) => (e.detail as { idempotencyKey: string }).idempotencyKey);
     const recoveredDuplicates = recoveredKeys.length - new Set(recoveredKeys).size;
     const alarms = runner.alarmStates();
     const recoveredAlarm = Object.entries(alarms).find(([id]) => id.includes('RecoveredAlarm'))?.[1];
-    say(`Recovered by reconciliation: ${recovered} of ${lost.length} lost · duplicates ${recoveredDuplicates} · alarm on recoveries: ${recoveredAlarm ?? 'missing'}`);
+    say(
+      `Recovered by reconciliation: ${recovered} of ${lost.length} lost · duplicates ${recoveredDuplicates} · alarm on recoveries: ${recoveredAlarm ?? 'missing'}`,
+    );
 
     // The bank blocks the boleto contract on its own: the next sweep's registration watch sees it.
     const [held] = await runner.control.contracts();
@@ -174,22 +212,33 @@ async function main(): Promise<number> {
     const watched = await runner.sweep();
     const blocked = watched.registrations?.find((f) => f.drift.includes(RegistrationDrift.BLOCKED));
     const driftAlarm = Object.entries(runner.alarmStates()).find(([id]) => id.includes('RegistrationDriftAlarm'))?.[1];
-    say(`The bank blocked the boleto contract: the registration watch found ${blocked ? `${blocked.registration}: ${blocked.drift.join(', ')}` : 'nothing'} (${blocked?.notRepaired ?? 'repaired'}) · drift alarm: ${driftAlarm ?? 'missing'}`);
+    say(
+      `The bank blocked the boleto contract: the registration watch found ${blocked ? `${blocked.registration}: ${blocked.drift.join(', ')}` : 'nothing'} (${blocked?.notRepaired ?? 'repaired'}) · drift alarm: ${driftAlarm ?? 'missing'}`,
+    );
     await runner.control.changeContract(Number(held.idContrato), { contratoStatus: 'ATIVO' });
 
     // The record of what happened, read as an operator would: the CLI's status, and the trace of a
     // recovered boleto and of a notified one (with where its raw notification is in the journal).
-    const recoveredBoleto = recoveredEvents.find((e) => (e.detail as { subject: { kind: string } }).subject.kind === 'boleto');
-    const recoveredNumber = (recoveredBoleto?.detail as { subject?: { nossoNumero: string } } | undefined)?.subject?.nossoNumero ?? '?';
+    const recoveredBoleto = recoveredEvents.find(
+      (e) => (e.detail as { subject: { kind: string } }).subject.kind === 'boleto',
+    );
+    const recoveredNumber =
+      (recoveredBoleto?.detail as { subject?: { nossoNumero: string } } | undefined)?.subject?.nossoNumero ?? '?';
     const notifiedNumber = boletos[1].nossoNumero.padStart(9, '0');
     const status = await runner.operate(['status']);
     const recoveredTrace = await runner.operate(['trace', recoveredNumber]);
     const notifiedTrace = await runner.operate(['trace', notifiedNumber]);
     const rawKey = /s3:\/\/[^/\s]+\/(notifications\/\S+)/.exec(notifiedTrace.out)?.[1];
     const rawCopy = rawKey ? runner.journal?.text(rawKey) : undefined;
-    const recordOk = status.status === 1 && /RecoveredAlarm/.test(status.out) && /boleto \S+\s+drift\s+blocked/.test(status.out)
-      && recoveredTrace.status === 0 && /recovered\s+no notification of settled:/.test(recoveredTrace.out)
-      && notifiedTrace.status === 0 && !!rawCopy && rawCopy.includes(boletos[1].nossoNumero);
+    const recordOk =
+      status.status === 1 &&
+      /RecoveredAlarm/.test(status.out) &&
+      /boleto \S+\s+drift\s+blocked/.test(status.out) &&
+      recoveredTrace.status === 0 &&
+      /recovered\s+no notification of settled:/.test(recoveredTrace.out) &&
+      notifiedTrace.status === 0 &&
+      !!rawCopy &&
+      rawCopy.includes(boletos[1].nossoNumero);
 
     const deliveries = await runner.control.deliveries();
     // The same promise as an operator checks it over a deployed stack's record: the journal, the audit log, the dead letters, the records.
@@ -208,30 +257,63 @@ async function main(): Promise<number> {
     console.log(`\n${summary.join('\n')}`);
     const notDelivered = deliveries.filter((d) => d.outcome === 'NÃO ENTREGUE');
     const sampleDrift = docSampleDrift(summary);
-    if (sampleDrift) console.log(`  ✗ docs/local-runner.md's sample summary is not what this run printed (${sampleDrift}): copy the summary above into it`);
-    const shell = (argv: string, why: string, run: { out: string; err: string }) => console.log(`\n$ cdk-bank-webhooks ${argv} --stack ${runner.stackName}${why ? `   # ${why}` : ''}\n${[run.out, run.err].filter(Boolean).join('\n').replace(/^/gm, '  ')}`);
+    if (sampleDrift)
+      console.log(
+        `  ✗ docs/local-runner.md's sample summary is not what this run printed (${sampleDrift}): copy the summary above into it`,
+      );
+    const shell = (argv: string, why: string, run: { out: string; err: string }) =>
+      console.log(
+        `\n$ cdk-bank-webhooks ${argv} --stack ${runner.stackName}${why ? `   # ${why}` : ''}\n${[run.out, run.err].filter(Boolean).join('\n').replace(/^/gm, '  ')}`,
+      );
     shell('status', '', status);
     shell(`trace ${recoveredNumber}`, 'lost by the bank, recovered by the sweep', recoveredTrace);
     shell(`trace ${notifiedNumber}`, 'notified twice, settled by COMPE', notifiedTrace);
-    shell(`audit ${auditWindow}`, 'the promise, over the demo\'s record', audited);
-    console.log(`  (the raw notification: ${rawCopy ? `${Buffer.byteLength(rawCopy)} bytes, as the receiver stored it` : 'MISSING'})`);
+    shell(`audit ${auditWindow}`, "the promise, over the demo's record", audited);
+    console.log(
+      `  (the raw notification: ${rawCopy ? `${Buffer.byteLength(rawCopy)} bytes, as the receiver stored it` : 'MISSING'})`,
+    );
     const tree = await traceOf(runner, collector, notifiedNumber);
-    console.log(`\nOne trace: boleto ${notifiedNumber}'s settlement, from the bank's POST to the consumer, as the local OTLP collector received it\n${tree.lines.map((line) => `  ${line}`).join('\n')}`);
-    const ok = audit.ok && audited.status === 0 && notDelivered.length === lost.length && runner.quarantined.length === 1
-      && recovered === lost.length && recoveredDuplicates === 0 && recoveredAlarm === LocalAlarmState.ALARM
-      && !!blocked && driftAlarm === LocalAlarmState.ALARM
-      && forged.status === 401 && wrongToken.status === 401 && junkStatus === 200 && resentStatus === 200 && republished === 0 && recordOk
+    console.log(
+      `\nOne trace: boleto ${notifiedNumber}'s settlement, from the bank's POST to the consumer, as the local OTLP collector received it\n${tree.lines.map((line) => `  ${line}`).join('\n')}`,
+    );
+    const ok =
+      audit.ok &&
+      audited.status === 0 &&
+      notDelivered.length === lost.length &&
+      runner.quarantined.length === 1 &&
+      recovered === lost.length &&
+      recoveredDuplicates === 0 &&
+      recoveredAlarm === LocalAlarmState.ALARM &&
+      !!blocked &&
+      driftAlarm === LocalAlarmState.ALARM &&
+      forged.status === 401 &&
+      wrongToken.status === 401 &&
+      junkStatus === 200 &&
+      resentStatus === 200 &&
+      republished === 0 &&
+      recordOk &&
       // 7 Pix received and 2 refunds (one the provider made under MED); another customer's Pix, delivered twice, dropped twice.
-      && pix.published() === 9 && pix.medRefunds === 1 && pix.quietCharge === 1 && pix.foreign === 2 && !sampleDrift && tree.ok;
+      pix.published() === 9 &&
+      pix.medRefunds === 1 &&
+      pix.quietCharge === 1 &&
+      pix.foreign === 2 &&
+      !sampleDrift &&
+      tree.ok;
     console.log('');
     await runner.unregister();
     const after = await runner.control.registrations();
     const contractsAfter = await runner.control.contracts();
     const pixAfter = await runner.control.pix.state();
-    say(`Unregistered (CloudFormation Delete): payments callback ${after[0]?.urlCallback ? 'still set' : 'cleared'}, boleto contract ${contractsAfter[0]?.contratoStatus ?? 'gone'}, Pix key webhooks ${pixAfter.webhooks.length} left`);
+    say(
+      `Unregistered (CloudFormation Delete): payments callback ${after[0]?.urlCallback ? 'still set' : 'cleared'}, boleto contract ${contractsAfter[0]?.contratoStatus ?? 'gone'}, Pix key webhooks ${pixAfter.webhooks.length} left`,
+    );
     // cdk destroy removes each Pix key's webhook too (ours, so it goes).
     exitCode = ok && pixAfter.webhooks.length === 0 ? 0 : 1;
-    say(ok ? 'Every change was published exactly once, and every notification is accounted for by the bank\'s verified state or a deliberate quarantine.' : 'FAILED: see the problems above and the function logs.');
+    say(
+      ok
+        ? "Every change was published exactly once, and every notification is accounted for by the bank's verified state or a deliberate quarantine."
+        : 'FAILED: see the problems above and the function logs.',
+    );
   } finally {
     await runner.stop();
     await collector.stop();
@@ -242,8 +324,13 @@ async function main(): Promise<number> {
 export { docSampleDrift, summaryTable } from './demo-report';
 
 if (require.main === module) {
-  main().then((code) => process.exit(code), (error: unknown) => {
-    console.error(`${stamp()} The demo failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
-    process.exit(1);
-  });
+  main().then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      console.error(
+        `${stamp()} The demo failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
+      process.exit(1);
+    },
+  );
 }

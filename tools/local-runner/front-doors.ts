@@ -29,15 +29,23 @@ export interface FrontDoorWiring {
 }
 
 /** Starts the template's front doors (the Pix API's only where the deployment has one). */
-export async function startFrontDoors(template: CloudFormationTemplate, d: ReceiverDeployment, wiring: FrontDoorWiring): Promise<FrontDoors> {
-  const gatewayOf = (api: { readonly stageName: string; readonly restApi: string }, routes: Record<string, (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>>) => new LocalApiGateway({
-    tls: wiring.tls,
-    stage: api.stageName,
-    functionTimeoutMs: d.receiver.timeoutSeconds * 1000,
-    routes,
-    onResponse: wiring.onResponse,
-    binaryMediaTypes: (template.Resources[api.restApi].Properties?.BinaryMediaTypes as string[] | undefined) ?? [],
-  });
+export async function startFrontDoors(
+  template: CloudFormationTemplate,
+  d: ReceiverDeployment,
+  wiring: FrontDoorWiring,
+): Promise<FrontDoors> {
+  const gatewayOf = (
+    api: { readonly stageName: string; readonly restApi: string },
+    routes: Record<string, (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>>,
+  ) =>
+    new LocalApiGateway({
+      tls: wiring.tls,
+      stage: api.stageName,
+      functionTimeoutMs: d.receiver.timeoutSeconds * 1000,
+      routes,
+      onResponse: wiring.onResponse,
+      binaryMediaTypes: (template.Resources[api.restApi].Properties?.BinaryMediaTypes as string[] | undefined) ?? [],
+    });
   const gateway = gatewayOf(d.api, Object.fromEntries(ROUTES.map((route) => [route, wiring.invokeReceiver])));
   const apiUrl = await gateway.start();
   if (!d.pixApi) return { gateway, apiUrl };

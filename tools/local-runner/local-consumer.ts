@@ -13,7 +13,12 @@ import { LocalFunction } from '../local-aws/local-function';
 import { SqsEventSource } from '../local-aws/sqs-event-source';
 import type { LocalResolver } from './local-resolver';
 import { delivered, type LocalRunnerOptions } from './runner-types';
-import { type CloudFormationTemplate, describeQueueConsumer, type QueueConsumerDescription, ruleLogicalId } from './template';
+import {
+  type CloudFormationTemplate,
+  describeQueueConsumer,
+  type QueueConsumerDescription,
+  ruleLogicalId,
+} from './template';
 
 /** A function's time to handle one delivery, locally. */
 const CONSUMER_TIMEOUT_MS = 30_000;
@@ -31,7 +36,13 @@ export interface ConsumerSurroundings {
 }
 
 /** A rule's SQS target: the event, as EventBridge delivers it, becomes a message in the queue (a failure is logged, as EventBridge would retry it). */
-export function sendToQueue(sqs: SQSClient, queueUrl: string, event: RecordedEvent, rule: string, log: ConsumerSurroundings['log']): Promise<void> {
+export function sendToQueue(
+  sqs: SQSClient,
+  queueUrl: string,
+  event: RecordedEvent,
+  rule: string,
+  log: ConsumerSurroundings['log'],
+): Promise<void> {
   return sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(delivered(event)) })).then(
     () => undefined,
     (error: unknown) => log('eventbridge', `${rule}: SendMessage failed: ${(error as Error).message}`),
@@ -44,12 +55,23 @@ export class LocalConsumer {
    * Starts the consumer of `options.consumer` on the events of `options.consumerRule` (every event
    * without one); a rule whose target is a queue gets that queue and its dead-letter queue made.
    */
-  static async start(options: LocalRunnerOptions & Required<Pick<LocalRunnerOptions, 'consumer'>>, around: ConsumerSurroundings): Promise<LocalConsumer> {
-    const described = options.consumerRule ? describeQueueConsumer(around.template, ruleLogicalId(around.template, options.consumerRule)) : undefined;
+  static async start(
+    options: LocalRunnerOptions & Required<Pick<LocalRunnerOptions, 'consumer'>>,
+    around: ConsumerSurroundings,
+  ): Promise<LocalConsumer> {
+    const described = options.consumerRule
+      ? describeQueueConsumer(around.template, ruleLogicalId(around.template, options.consumerRule))
+      : undefined;
     let queue: { queueUrl: string; dlqUrl: string } | undefined;
     if (described) {
       const q = described.queue;
-      queue = await createQueueWithDlq(around.sqs, q.logicalId, q.maxReceiveCount, options.consumerVisibilityTimeoutSeconds ?? q.visibilityTimeoutSeconds, q.deadLetterQueue);
+      queue = await createQueueWithDlq(
+        around.sqs,
+        q.logicalId,
+        q.maxReceiveCount,
+        options.consumerVisibilityTimeoutSeconds ?? q.visibilityTimeoutSeconds,
+        q.deadLetterQueue,
+      );
     }
     return new LocalConsumer(options, around, described, queue);
   }
@@ -65,7 +87,12 @@ export class LocalConsumer {
   private readonly calls: Array<Promise<void>> = [];
   private readonly source?: SqsEventSource;
 
-  private constructor(options: LocalRunnerOptions & Required<Pick<LocalRunnerOptions, 'consumer'>>, private readonly around: ConsumerSurroundings, described: QueueConsumerDescription | undefined, queue: { queueUrl: string; dlqUrl: string } | undefined) {
+  private constructor(
+    options: LocalRunnerOptions & Required<Pick<LocalRunnerOptions, 'consumer'>>,
+    private readonly around: ConsumerSurroundings,
+    described: QueueConsumerDescription | undefined,
+    queue: { queueUrl: string; dlqUrl: string } | undefined,
+  ) {
     this.queueUrl = queue?.queueUrl;
     this.dlqUrl = queue?.dlqUrl;
     this.fn = new LocalFunction({
@@ -78,7 +105,11 @@ export class LocalConsumer {
     });
     const pattern = options.consumerRule ? around.resolver.rulePattern(options.consumerRule) : undefined;
     around.events.subscribe((event) => {
-      if (pattern && !matchesEventPattern(pattern, { source: event.source, 'detail-type': event.detailType, detail: event.detail })) return;
+      if (
+        pattern &&
+        !matchesEventPattern(pattern, { source: event.source, 'detail-type': event.detailType, detail: event.detail })
+      )
+        return;
       if (this.queueUrl) this.calls.push(sendToQueue(around.sqs, this.queueUrl, event, 'consumer rule', around.log));
       else this.deliver(event);
     });
@@ -124,7 +155,12 @@ export class LocalConsumer {
   /** A Lambda target: the event as EventBridge gives it to the function. */
   private deliver(event: RecordedEvent): void {
     this.invocations++;
-    this.calls.push(this.fn.invoke(delivered(event)).then(() => undefined, (error: unknown) => this.failed(error)));
+    this.calls.push(
+      this.fn.invoke(delivered(event)).then(
+        () => undefined,
+        (error: unknown) => this.failed(error),
+      ),
+    );
   }
 
   private failed(error: unknown): void {

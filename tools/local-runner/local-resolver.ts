@@ -14,7 +14,12 @@ import { type CloudFormationTemplate, type ReceiverDeployment, resolveIntrinsics
 const LOCAL_API_ID = 'localapi';
 
 /** Synthesizes the stack `build` makes into `outdir`, its context pointing the bank at `simulator`, with asset metadata on (as the CDK CLI does). */
-export function synthesizeLocalStack(outdir: string, simulator: Pick<RunnerBank, 'baseUrl' | 'accounts'>, stackId: string, build: (app: App, id: string) => Stack): CloudFormationTemplate {
+export function synthesizeLocalStack(
+  outdir: string,
+  simulator: Pick<RunnerBank, 'baseUrl' | 'accounts'>,
+  stackId: string,
+  build: (app: App, id: string) => Stack,
+): CloudFormationTemplate {
   const account = simulator.accounts[0];
   const app = new App({
     outdir,
@@ -56,7 +61,12 @@ export function localBucketName(logicalId: string): string {
 
 /** Resolves template values against the local stand-ins. */
 export class LocalResolver {
-  constructor(private readonly template: CloudFormationTemplate, private readonly deployment: ReceiverDeployment, private readonly local: LocalResources, private readonly stackName: string) {}
+  constructor(
+    private readonly template: CloudFormationTemplate,
+    private readonly deployment: ReceiverDeployment,
+    private readonly local: LocalResources,
+    private readonly stackName: string,
+  ) {}
 
   /** A template value with its intrinsics resolved; the API's deployed URL becomes the front door's. */
   resolve(value: unknown): unknown {
@@ -76,7 +86,15 @@ export class LocalResolver {
         if (id === d.pixApi?.restApi) return LOCAL_PIX_API_ID;
         if (id === d.pixApi?.stage) return d.pixApi.stageName;
         // Named by their logical ids locally (the local CloudWatch answers alarms by them).
-        if (type === 'AWS::DynamoDB::Table' || type === 'AWS::Events::EventBus' || type === 'AWS::Events::Archive' || type === 'AWS::Lambda::Function' || type === 'AWS::CloudWatch::Alarm' || type === 'AWS::Logs::LogGroup') return id;
+        if (
+          type === 'AWS::DynamoDB::Table' ||
+          type === 'AWS::Events::EventBus' ||
+          type === 'AWS::Events::Archive' ||
+          type === 'AWS::Lambda::Function' ||
+          type === 'AWS::CloudWatch::Alarm' ||
+          type === 'AWS::Logs::LogGroup'
+        )
+          return id;
         if (type === 'AWS::S3::Bucket') return localBucketName(id);
         throw new Error(`The local runner has no stand-in for Ref ${id} (${type ?? 'not in the template'})`);
       },
@@ -93,18 +111,27 @@ export class LocalResolver {
         if (attribute === 'QueueUrl' && this.local.queueUrls.has(id)) return this.local.queueUrls.get(id)!;
         // The local SQS names every sender by the account (fauxqs's SenderId): every local role is that one.
         if (attribute === 'RoleId' && type === 'AWS::IAM::Role') return LOCAL_AWS.accountId;
-        throw new Error(`The local runner has no stand-in for Fn::GetAtt ${id}.${attribute} (${type ?? 'not in the template'})`);
+        throw new Error(
+          `The local runner has no stand-in for Fn::GetAtt ${id}.${attribute} (${type ?? 'not in the template'})`,
+        );
       },
     });
     const deployedUrl = `https://${LOCAL_API_ID}.execute-api.${LOCAL_AWS.region}.amazonaws.com/${d.api.stageName}/`;
-    const pixUrl = d.pixApi && this.local.pixApiUrl ? [`https://${LOCAL_PIX_API_ID}.execute-api.${LOCAL_AWS.region}.amazonaws.com/${d.pixApi.stageName}`, this.local.pixApiUrl] as const : undefined;
+    const pixUrl =
+      d.pixApi && this.local.pixApiUrl
+        ? ([
+            `https://${LOCAL_PIX_API_ID}.execute-api.${LOCAL_AWS.region}.amazonaws.com/${d.pixApi.stageName}`,
+            this.local.pixApiUrl,
+          ] as const)
+        : undefined;
     const rewrite = (item: unknown): unknown => {
       if (typeof item === 'string') {
         const local = item.split(deployedUrl).join(this.local.apiUrl);
         return pixUrl ? local.split(pixUrl[0]).join(pixUrl[1]) : local;
       }
       if (Array.isArray(item)) return item.map(rewrite);
-      if (item && typeof item === 'object') return Object.fromEntries(Object.entries(item).map(([k, v]) => [k, rewrite(v)]));
+      if (item && typeof item === 'object')
+        return Object.fromEntries(Object.entries(item).map(([k, v]) => [k, rewrite(v)]));
       return item;
     };
     return rewrite(resolved);
@@ -112,6 +139,8 @@ export class LocalResolver {
 
   /** The event pattern of the template's one rule whose logical ID starts with `prefix`. */
   rulePattern(prefix: string): Record<string, unknown> {
-    return this.resolve(this.template.Resources[ruleLogicalId(this.template, prefix)].Properties?.EventPattern) as Record<string, unknown>;
+    return this.resolve(
+      this.template.Resources[ruleLogicalId(this.template, prefix)].Properties?.EventPattern,
+    ) as Record<string, unknown>;
   }
 }

@@ -11,7 +11,14 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LambdaFunctionURLResult } from 'aws-lambda';
-import { SANDBOX_CREDENTIALS_PROPERTY, SANDBOX_ENV, SANDBOX_PIX_CREDENTIALS_PROPERTY, SANDBOX_STATE_KEY, type SandboxAccount, type SandboxControlResult } from '../../contracts/sandbox';
+import {
+  SANDBOX_CREDENTIALS_PROPERTY,
+  SANDBOX_ENV,
+  SANDBOX_PIX_CREDENTIALS_PROPERTY,
+  SANDBOX_STATE_KEY,
+  type SandboxAccount,
+  type SandboxControlResult,
+} from '../../contracts/sandbox';
 import { createCertificateAuthority, issueCertificate, type PemPair } from '../../simulator/certificates';
 import { BankSimulatorClient } from '../../simulator/control-client';
 import { SAMPLE_ACCOUNT } from '../../simulator/simulator';
@@ -43,7 +50,9 @@ export interface LocalSandbox extends RunnerBank {
   /** The CA of the function URL's certificate (the receiver trusts it as it trusts AWS's public one); it may issue local receivers' certificates, which the function trusts. */
   readonly ca: PemPair;
   /** Sends the credentials custom resource an event; resolves with what the function answered CloudFormation, and the raw body. */
-  credentialsResource(requestType: 'Create' | 'Update' | 'Delete'): Promise<{ answer: CustomResourceAnswer; raw: string }>;
+  credentialsResource(
+    requestType: 'Create' | 'Update' | 'Delete',
+  ): Promise<{ answer: CustomResourceAnswer; raw: string }>;
   /** What the function logged. */
   readonly logs: string[];
   stop(): Promise<void>;
@@ -76,22 +85,26 @@ export async function startLocalSandbox(options: LocalSandboxOptions = {}): Prom
   const pixSecretArn = secrets.createSecret('sandbox-pix-credentials', 'p3R!generated-by-secrets-manager');
   const accounts = options.accounts ?? [SAMPLE_ACCOUNT];
   const logs: string[] = [];
-  const instances = Array.from({ length: options.instances ?? 2 }, (_, i) => new LocalFunction({
-    name: `bank-sandbox-${i + 1}`,
-    entry: join(HANDLER_OUT_DIR, 'sandbox', 'index.js'),
-    environment: {
-      ...localAwsEnvironment({ DYNAMODB: dynalite.endpoint, SECRETS_MANAGER: secrets.endpoint }),
-      [SANDBOX_ENV.TABLE_NAME]: tableName,
-      [SANDBOX_ENV.CREDENTIALS_SECRET_ARN]: secretArn,
-      [SANDBOX_ENV.ACCOUNTS]: JSON.stringify(accounts),
-      [SANDBOX_ENV.TOKEN_LIFETIME_SECONDS]: '300',
-      [SANDBOX_ENV.PIX_CREDENTIALS_SECRET_ARN]: pixSecretArn,
-      // Lambda trusts the public roots; the local receivers' certificates come from this CA.
-      NODE_EXTRA_CA_CERTS: caFile,
-    },
-    timeoutMs: 60_000,
-    onLog: (line) => logs.push(line),
-  }));
+  const instances = Array.from(
+    { length: options.instances ?? 2 },
+    (_, i) =>
+      new LocalFunction({
+        name: `bank-sandbox-${i + 1}`,
+        entry: join(HANDLER_OUT_DIR, 'sandbox', 'index.js'),
+        environment: {
+          ...localAwsEnvironment({ DYNAMODB: dynalite.endpoint, SECRETS_MANAGER: secrets.endpoint }),
+          [SANDBOX_ENV.TABLE_NAME]: tableName,
+          [SANDBOX_ENV.CREDENTIALS_SECRET_ARN]: secretArn,
+          [SANDBOX_ENV.ACCOUNTS]: JSON.stringify(accounts),
+          [SANDBOX_ENV.TOKEN_LIFETIME_SECONDS]: '300',
+          [SANDBOX_ENV.PIX_CREDENTIALS_SECRET_ARN]: pixSecretArn,
+          // Lambda trusts the public roots; the local receivers' certificates come from this CA.
+          NODE_EXTRA_CA_CERTS: caFile,
+        },
+        timeoutMs: 60_000,
+        onLog: (line) => logs.push(line),
+      }),
+  );
   let next = 0;
   const pick = () => instances[next++ % instances.length];
 
@@ -109,10 +122,18 @@ export async function startLocalSandbox(options: LocalSandboxOptions = {}): Prom
   const credentialsResource = async (requestType: 'Create' | 'Update' | 'Delete') => {
     const before = responses.length;
     await instances[0].invoke({
-      RequestType: requestType, ResponseURL: responseUrl, StackId: 'arn:aws:cloudformation:us-east-1:000000000000:stack/Sandbox/1',
-      RequestId: `request-${before}`, LogicalResourceId: 'SandboxCredentials', ResourceType: 'Custom::BankSandboxCredentials',
+      RequestType: requestType,
+      ResponseURL: responseUrl,
+      StackId: 'arn:aws:cloudformation:us-east-1:000000000000:stack/Sandbox/1',
+      RequestId: `request-${before}`,
+      LogicalResourceId: 'SandboxCredentials',
+      ResourceType: 'Custom::BankSandboxCredentials',
       ...(requestType === 'Create' ? {} : { PhysicalResourceId: 'SandboxCredentials-existing' }),
-      ResourceProperties: { ServiceToken: 'arn:aws:lambda:us-east-1:000000000000:function:bank-sandbox', [SANDBOX_CREDENTIALS_PROPERTY]: secretArn, [SANDBOX_PIX_CREDENTIALS_PROPERTY]: pixSecretArn },
+      ResourceProperties: {
+        ServiceToken: 'arn:aws:lambda:us-east-1:000000000000:function:bank-sandbox',
+        [SANDBOX_CREDENTIALS_PROPERTY]: secretArn,
+        [SANDBOX_PIX_CREDENTIALS_PROPERTY]: pixSecretArn,
+      },
     });
     const raw = responses[before];
     return { answer: JSON.parse(raw) as CustomResourceAnswer, raw };
@@ -127,11 +148,28 @@ export async function startLocalSandbox(options: LocalSandboxOptions = {}): Prom
     pix: { clientId: storedPix.clientId, clientSecret: storedPix.clientSecret },
   };
 
-  const url = new LocalFunctionUrl(issueCertificate(ca, { commonName: 'localhost', hosts: ['localhost', '127.0.0.1'] }), (event) => pick().invoke<LambdaFunctionURLResult>(event));
+  const url = new LocalFunctionUrl(
+    issueCertificate(ca, { commonName: 'localhost', hosts: ['localhost', '127.0.0.1'] }),
+    (event) => pick().invoke<LambdaFunctionURLResult>(event),
+  );
   const baseUrl = await url.start();
-  const control = BankSimulatorClient.withTransport(async ({ method, path, body }) => pick().invoke<SandboxControlResult>({ sandboxControl: { method, path, body } }));
+  const control = BankSimulatorClient.withTransport(async ({ method, path, body }) =>
+    pick().invoke<SandboxControlResult>({ sandboxControl: { method, path, body } }),
+  );
   return {
-    baseUrl, caPem: ca.certPem, credentials, accounts: accounts, control, instances, secrets, secretArn, pixSecretArn, dynalite, tableName, ca, logs,
+    baseUrl,
+    caPem: ca.certPem,
+    credentials,
+    accounts: accounts,
+    control,
+    instances,
+    secrets,
+    secretArn,
+    pixSecretArn,
+    dynalite,
+    tableName,
+    ca,
+    logs,
     credentialsResource,
     async stop() {
       await url.stop();

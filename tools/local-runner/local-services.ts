@@ -108,8 +108,24 @@ export class LocalServices {
       this.bank = this.simulator;
     }
     [this.fauxqs, this.dynamo] = await Promise.all([startFauxqs(), startDynalite()]);
-    [this.eventsEndpoint, this.secretsEndpoint, this.ssmEndpoint, this.cloudFormationEndpoint, this.s3Endpoint, this.cloudWatchEndpoint, this.lambdaEndpoint, this.logsEndpoint] = await Promise.all([
-      this.ownsEvents ? this.events.start() : this.events.endpoint, this.secrets.start(), this.ssm.start(), this.cloudFormation.start(), this.s3.start(), this.cloudWatch.start(), this.lambda.start(), this.logs.start(),
+    [
+      this.eventsEndpoint,
+      this.secretsEndpoint,
+      this.ssmEndpoint,
+      this.cloudFormationEndpoint,
+      this.s3Endpoint,
+      this.cloudWatchEndpoint,
+      this.lambdaEndpoint,
+      this.logsEndpoint,
+    ] = await Promise.all([
+      this.ownsEvents ? this.events.start() : this.events.endpoint,
+      this.secrets.start(),
+      this.ssm.start(),
+      this.cloudFormation.start(),
+      this.s3.start(),
+      this.cloudWatch.start(),
+      this.lambda.start(),
+      this.logs.start(),
     ]);
     this.sqsGate = new TcpGate(this.fauxqs.port);
     const gatePort = await this.sqsGate.start();
@@ -121,18 +137,30 @@ export class LocalServices {
   /** The `AWS_ENDPOINT_URL_*` variables (and local credentials) that point a function at the stand-ins. */
   endpoints(): Record<string, string> {
     return localAwsEnvironment({
-      SQS: this.sqsEndpoint!, DYNAMODB: this.dynamo.endpoint, SECRETS_MANAGER: this.secretsEndpoint!, EVENTBRIDGE: this.eventsEndpoint!,
-      SSM: this.ssmEndpoint!, CLOUDFORMATION: this.cloudFormationEndpoint!, S3: this.s3Endpoint!,
+      SQS: this.sqsEndpoint!,
+      DYNAMODB: this.dynamo.endpoint,
+      SECRETS_MANAGER: this.secretsEndpoint!,
+      EVENTBRIDGE: this.eventsEndpoint!,
+      SSM: this.ssmEndpoint!,
+      CLOUDFORMATION: this.cloudFormationEndpoint!,
+      S3: this.s3Endpoint!,
     });
   }
 
   /** Where the operator CLI (`cdk-bank-webhooks status|trace|dlq`) finds the stand-ins, as its `aws` option. */
   operatorAws(): AwsOptions {
     return {
-      region: LOCAL_AWS.region, credentials: LOCAL_AWS.credentials,
+      region: LOCAL_AWS.region,
+      credentials: LOCAL_AWS.credentials,
       endpoints: {
-        CLOUDFORMATION: this.cloudFormationEndpoint!, CLOUDWATCH: this.cloudWatchEndpoint!, CLOUDWATCH_LOGS: this.logsEndpoint!, DYNAMODB: this.dynamo.endpoint, EVENTBRIDGE: this.eventsEndpoint!,
-        LAMBDA: this.lambdaEndpoint!, S3: this.s3Endpoint!, SQS: this.sqsEndpoint!,
+        CLOUDFORMATION: this.cloudFormationEndpoint!,
+        CLOUDWATCH: this.cloudWatchEndpoint!,
+        CLOUDWATCH_LOGS: this.logsEndpoint!,
+        DYNAMODB: this.dynamo.endpoint,
+        EVENTBRIDGE: this.eventsEndpoint!,
+        LAMBDA: this.lambdaEndpoint!,
+        S3: this.s3Endpoint!,
+        SQS: this.sqsEndpoint!,
       },
     };
   }
@@ -142,25 +170,60 @@ export class LocalServices {
    * the group as EventBridge writes an event to a log group target (the event's JSON).
    */
   async standUp(template: CloudFormationTemplate, deployment: ReceiverDeployment): Promise<void> {
-    for (const [logicalId, resource] of Object.entries(template.Resources)) if (resource.Type === 'AWS::S3::Bucket') this.s3.createBucket(localBucketName(logicalId));
+    for (const [logicalId, resource] of Object.entries(template.Resources))
+      if (resource.Type === 'AWS::S3::Bucket') this.s3.createBucket(localBucketName(logicalId));
     const audit = deployment.auditLog;
     if (!audit) return;
     this.logs.createGroup(audit.logGroup);
     // Its rule's dead-letter queue (empty locally: the local log takes every event).
-    if (audit.deadLetterQueue) this.standingQueues.set(audit.deadLetterQueue, (await this.sqs.send(new CreateQueueCommand({ QueueName: audit.deadLetterQueue }))).QueueUrl!);
+    if (audit.deadLetterQueue)
+      this.standingQueues.set(
+        audit.deadLetterQueue,
+        (await this.sqs.send(new CreateQueueCommand({ QueueName: audit.deadLetterQueue }))).QueueUrl!,
+      );
     this.events.subscribe((event) => {
-      if (!matchesEventPattern(audit.pattern, { source: event.source, 'detail-type': event.detailType, detail: event.detail })) return;
+      if (
+        !matchesEventPattern(audit.pattern, {
+          source: event.source,
+          'detail-type': event.detailType,
+          detail: event.detail,
+        })
+      )
+        return;
       const time = event.time ?? new Date(event.receivedAt ?? Date.now()).toISOString();
-      this.logs.append(audit.logGroup, JSON.stringify({
-        version: '0', id: event.id, 'detail-type': event.detailType, source: event.source, account: LOCAL_AWS.accountId, time, region: LOCAL_AWS.region, resources: [], detail: event.detail,
-      }), event.receivedAt ?? Date.now());
+      this.logs.append(
+        audit.logGroup,
+        JSON.stringify({
+          version: '0',
+          id: event.id,
+          'detail-type': event.detailType,
+          source: event.source,
+          account: LOCAL_AWS.accountId,
+          time,
+          region: LOCAL_AWS.region,
+          resources: [],
+          detail: event.detail,
+        }),
+        event.receivedAt ?? Date.now(),
+      );
     });
   }
 
   async stop(): Promise<void> {
     this.sqs?.destroy();
     await Promise.all([
-      this.bank?.stop(), this.fauxqs?.stop(), this.dynamo?.stop(), this.ownsEvents ? this.events.stop() : undefined, this.secrets.stop(), this.ssm.stop(), this.cloudFormation.stop(), this.s3.stop(), this.cloudWatch.stop(), this.lambda.stop(), this.logs.stop(), this.sqsGate?.stop(),
+      this.bank?.stop(),
+      this.fauxqs?.stop(),
+      this.dynamo?.stop(),
+      this.ownsEvents ? this.events.stop() : undefined,
+      this.secrets.stop(),
+      this.ssm.stop(),
+      this.cloudFormation.stop(),
+      this.s3.stop(),
+      this.cloudWatch.stop(),
+      this.lambda.stop(),
+      this.logs.stop(),
+      this.sqsGate?.stop(),
     ]);
     this.restoreDns?.();
   }

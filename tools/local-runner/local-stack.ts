@@ -17,7 +17,13 @@ import { BankEventDetailType, BankStage, BankWebhookReceiver, type BankWebhookRe
  * reads them; a team's own stack reads the same keys to run under the runner.
  */
 export const RUNNER_CONTEXT_KEYS = [
-  'bankBaseUrl', 'bankRegistrationBaseUrl', 'bankCooperativa', 'bankPosto', 'bankConta', 'bankDocumento', 'bankCodigoBeneficiario',
+  'bankBaseUrl',
+  'bankRegistrationBaseUrl',
+  'bankCooperativa',
+  'bankPosto',
+  'bankConta',
+  'bankDocumento',
+  'bankCodigoBeneficiario',
 ] as const;
 
 /** Optional context: the bank's query rate for these credentials (the bench's front-door section sets it). */
@@ -50,7 +56,10 @@ export class LocalReceiverStack extends Stack {
     super(scope, id, props);
     const context = (key: (typeof RUNNER_CONTEXT_KEYS)[number]): string => {
       const value: unknown = this.node.tryGetContext(key);
-      if (typeof value !== 'string' || !value) throw new Error(`The local stack reads its bank settings from the context key ${key}, which is not set: start it through LocalRunner`);
+      if (typeof value !== 'string' || !value)
+        throw new Error(
+          `The local stack reads its bank settings from the context key ${key}, which is not set: start it through LocalRunner`,
+        );
       return value;
     };
     const queriesPerSecond: unknown = this.node.tryGetContext(QUERIES_PER_SECOND_CONTEXT_KEY);
@@ -69,14 +78,24 @@ export class LocalReceiverStack extends Stack {
         queriesPerSecond: queriesPerSecond === undefined ? undefined : Number(queriesPerSecond),
         ...(props.pix ? { simulated: true } : {}),
       },
-      ...(props.pix ? {
-        stage: BankStage.NON_PRODUCTION,
-        pix: {
-          // Simulated: a local BankSandbox's Pix application has no client certificate (the in-process simulator's has one, and it is sent).
-          connection: { baseUrl: context('bankBaseUrl'), credentials: secretsmanager.Secret.fromSecretNameV2(this, 'PixCredentials', LOCAL_PIX_CREDENTIALS_SECRET_NAME), simulated: true },
-          keys: JSON.parse(String(this.node.tryGetContext(PIX_KEYS_CONTEXT_KEY) ?? '[]')) as string[],
-        },
-      } : {}),
+      ...(props.pix
+        ? {
+            stage: BankStage.NON_PRODUCTION,
+            pix: {
+              // Simulated: a local BankSandbox's Pix application has no client certificate (the in-process simulator's has one, and it is sent).
+              connection: {
+                baseUrl: context('bankBaseUrl'),
+                credentials: secretsmanager.Secret.fromSecretNameV2(
+                  this,
+                  'PixCredentials',
+                  LOCAL_PIX_CREDENTIALS_SECRET_NAME,
+                ),
+                simulated: true,
+              },
+              keys: JSON.parse(String(this.node.tryGetContext(PIX_KEYS_CONTEXT_KEY) ?? '[]')) as string[],
+            },
+          }
+        : {}),
       createApiGatewayCloudWatchRole: true,
       alarmTopic: new sns.Topic(this, 'Alarms', { enforceSSL: true }),
       paymentRegistration: {},
@@ -88,7 +107,12 @@ export class LocalReceiverStack extends Stack {
       ...props.receiver,
     });
     // A consumer's rule: the runner's `consumerRule: 'BankWebhooksBoletoSettledRule'` stands for its target.
-    const inbox = new sqs.Queue(this, 'SettlementsInbox', { encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true });
-    this.receiver.onVerifiedEvent('BoletoSettledRule', BankEventDetailType.BOLETO_SETTLED, { target: new targets.SqsQueue(inbox) });
+    const inbox = new sqs.Queue(this, 'SettlementsInbox', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    this.receiver.onVerifiedEvent('BoletoSettledRule', BankEventDetailType.BOLETO_SETTLED, {
+      target: new targets.SqsQueue(inbox),
+    });
   }
 }

@@ -20,7 +20,10 @@ export function exportLines(runner: LocalRunner): string[] {
   return [
     `export AWS_REGION=${aws.region} AWS_ACCESS_KEY_ID=${aws.credentials!.accessKeyId} AWS_SECRET_ACCESS_KEY=${aws.credentials!.secretAccessKey}`,
     // The queues' URLs name sqs.<region>.localhost, which a shell does not resolve: the SDK is sent to 127.0.0.1 (the CLI then ignores the URLs' host).
-    ...Object.entries(aws.endpoints ?? {}).map(([service, url]) => `export AWS_ENDPOINT_URL_${service}=${url.replace(/\/\/[^/:]+\.localhost(?=[:/])/, '//127.0.0.1')}`),
+    ...Object.entries(aws.endpoints ?? {}).map(
+      ([service, url]) =>
+        `export AWS_ENDPOINT_URL_${service}=${url.replace(/\/\/[^/:]+\.localhost(?=[:/])/, '//127.0.0.1')}`,
+    ),
     `export STACK=${runner.stackName}`,
   ];
 }
@@ -29,7 +32,8 @@ const CONTROLS: Record<string, string> = {
   settle: 'a boleto is settled; its notification is delivered',
   notify: 'a Pix payment is made and settled; its notifications are delivered',
   lose: 'a boleto is settled and the bank loses its notification (the sweep finds it)',
-  quarantine: 'a notification the processor cannot read is posted with the right token: it stays in the dead-letter queue',
+  quarantine:
+    'a notification the processor cannot read is posted with the right token: it stays in the dead-letter queue',
   help: 'these lines',
   quit: 'stop everything',
 };
@@ -57,13 +61,18 @@ async function control(runner: LocalRunner, line: string): Promise<string> {
       return `boleto ${boleto.nossoNumero} settled; the bank lost its notification (cdk-bank-webhooks sweep finds it)`;
     }
     case 'quarantine': {
-      const answer = await runner.post('payments', JSON.stringify({ idTransacao: `unreadable-${Date.now()}`, status: 'PAGO' }));
+      const answer = await runner.post(
+        'payments',
+        JSON.stringify({ idTransacao: `unreadable-${Date.now()}`, status: 'PAGO' }),
+      );
       await settle();
       return `a payment notification of no known kind answered ${answer.status}; it is in the notifications dead-letter queue (cdk-bank-webhooks dlq list)`;
     }
     case 'help':
     case '':
-      return Object.entries(CONTROLS).map(([name, what]) => `  ${name.padEnd(11)}${what}`).join('\n');
+      return Object.entries(CONTROLS)
+        .map(([name, what]) => `  ${name.padEnd(11)}${what}`)
+        .join('\n');
     default:
       return `Unknown control "${line}". Type help.`;
   }
@@ -81,16 +90,18 @@ async function main(): Promise<number> {
   process.once('SIGINT', () => void stop().then(() => process.exit(0)));
   process.once('SIGTERM', () => void stop().then(() => process.exit(0)));
   await runner.register();
-  console.log([
-    `The local stack ${runner.stackName} is up (the example receiver and its stand-ins, on 127.0.0.1). In another shell:`,
-    '',
-    ...exportLines(runner).map((line) => `  ${line}`),
-    '  npx cdk-bank-webhooks status --stack $STACK',
-    '',
-    'Then follow docs/operations.md ("Runbooks"). Controls here, one a line:',
-    ...(await control(runner, 'help')).split('\n'),
-    'Ready.',
-  ].join('\n'));
+  console.log(
+    [
+      `The local stack ${runner.stackName} is up (the example receiver and its stand-ins, on 127.0.0.1). In another shell:`,
+      '',
+      ...exportLines(runner).map((line) => `  ${line}`),
+      '  npx cdk-bank-webhooks status --stack $STACK',
+      '',
+      'Then follow docs/operations.md ("Runbooks"). Controls here, one a line:',
+      ...(await control(runner, 'help')).split('\n'),
+      'Ready.',
+    ].join('\n'),
+  );
   const lines = createInterface({ input: process.stdin });
   for await (const raw of lines) {
     const line = raw.trim();
@@ -107,8 +118,13 @@ async function main(): Promise<number> {
 }
 
 if (require.main === module) {
-  main().then((code) => process.exit(code), (error: unknown) => {
-    console.error(`The local stack failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
-    process.exit(1);
-  });
+  main().then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      console.error(
+        `The local stack failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
+      process.exit(1);
+    },
+  );
 }

@@ -5,7 +5,12 @@
  * meanwhile (the registration watch repairs only in a completed stack).
  */
 import { SWEEP_SETTINGS_ENV, type SweepSettings, type WatchedRegistration } from '../../contracts/reconciliation';
-import { type BoletoContractSpec, compactDeployed, type PaymentWebhookSpec, RegistrationProperty } from '../../contracts/registration';
+import {
+  type BoletoContractSpec,
+  compactDeployed,
+  type PaymentWebhookSpec,
+  RegistrationProperty,
+} from '../../contracts/registration';
 import { LocalCustomResource } from '../local-aws/custom-resource';
 import type { LocalEventBridge } from '../local-aws/eventbridge-server';
 import type { LocalFunction } from '../local-aws/local-function';
@@ -39,17 +44,20 @@ export class LocalRegistrations {
 
   constructor(private readonly around: RegistrationSurroundings) {
     const { deployment: d, handler } = around;
-    this.running = !handler || !d.registrationHandler ? [] : d.registrations.map((registration) => ({
-      logicalId: registration.logicalId,
-      type: registration.type,
-      resource: new LocalCustomResource({
-        handler: (event) => handler.invoke(event, event.RequestId),
-        resourceType: registration.type,
-        logicalResourceId: registration.logicalId,
-        timeoutMs: d.registrationHandler!.timeoutSeconds * 1000,
-        stackId: around.stackId,
-      }),
-    }));
+    this.running =
+      !handler || !d.registrationHandler
+        ? []
+        : d.registrations.map((registration) => ({
+            logicalId: registration.logicalId,
+            type: registration.type,
+            resource: new LocalCustomResource({
+              handler: (event) => handler.invoke(event, event.RequestId),
+              resourceType: registration.type,
+              logicalResourceId: registration.logicalId,
+              timeoutMs: d.registrationHandler!.timeoutSeconds * 1000,
+              stackId: around.stackId,
+            }),
+          }));
   }
 
   /**
@@ -61,7 +69,9 @@ export class LocalRegistrations {
     this.around.setStackStatus('CREATE_IN_PROGRESS');
     try {
       for (const registration of this.running) {
-        const properties = this.around.resolve(this.around.deployment.registrations.find((r) => r.logicalId === registration.logicalId)!.properties) as Record<string, unknown>;
+        const properties = this.around.resolve(
+          this.around.deployment.registrations.find((r) => r.logicalId === registration.logicalId)!.properties,
+        ) as Record<string, unknown>;
         await registration.resource.create(properties);
       }
     } catch (error) {
@@ -78,7 +88,11 @@ export class LocalRegistrations {
    * makes of the current ones, the stack UPDATE_IN_PROGRESS meanwhile (and while `during` runs),
    * then UPDATE_COMPLETE.
    */
-  async update(resourceType: string, change: (properties: Record<string, unknown>) => Record<string, unknown>, during?: () => Promise<void>): Promise<void> {
+  async update(
+    resourceType: string,
+    change: (properties: Record<string, unknown>) => Record<string, unknown>,
+    during?: () => Promise<void>,
+  ): Promise<void> {
     const registration = this.running.find((r) => r.type === resourceType);
     if (!registration?.resource.state) throw new Error(`The stack has no ${resourceType} registered to update`);
     this.around.setStackStatus('UPDATE_IN_PROGRESS');
@@ -109,7 +123,12 @@ export class LocalRegistrations {
 
   /** The registrations as created: logical id, type, physical id and the data they answered. */
   registered(): Array<{ logicalId: string; type: string; physicalResourceId?: string; data?: Record<string, string> }> {
-    return this.running.map((r) => ({ logicalId: r.logicalId, type: r.type, physicalResourceId: r.resource.state?.physicalResourceId, data: r.resource.state?.data }));
+    return this.running.map((r) => ({
+      logicalId: r.logicalId,
+      type: r.type,
+      physicalResourceId: r.resource.state?.physicalResourceId,
+      data: r.resource.state?.data,
+    }));
   }
 
   /** The same deploy changes what the sweep's settings say the registration is (the watch holds the bank to it). */
@@ -119,8 +138,11 @@ export class LocalRegistrations {
     const environment = { ...sweeper.variables };
     const settings = JSON.parse(environment[SWEEP_SETTINGS_ENV]) as SweepSettings;
     if (!settings.watch) return;
-    const deployed = compactDeployed(JSON.parse(properties[RegistrationProperty.SPEC] as string) as PaymentWebhookSpec | BoletoContractSpec);
-    const swap = (w: WatchedRegistration): WatchedRegistration => (w.appliedRecord === properties[RegistrationProperty.APPLIED_RECORD] ? { ...w, deployed } : w);
+    const deployed = compactDeployed(
+      JSON.parse(properties[RegistrationProperty.SPEC] as string) as PaymentWebhookSpec | BoletoContractSpec,
+    );
+    const swap = (w: WatchedRegistration): WatchedRegistration =>
+      w.appliedRecord === properties[RegistrationProperty.APPLIED_RECORD] ? { ...w, deployed } : w;
     const { payment, contracts } = settings.watch;
     const watch = { ...settings.watch, ...(payment ? { payment: swap(payment) } : {}), contracts: contracts.map(swap) };
     await sweeper.updateEnvironment({ ...environment, [SWEEP_SETTINGS_ENV]: JSON.stringify({ ...settings, watch }) });

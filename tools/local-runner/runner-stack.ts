@@ -35,7 +35,14 @@ import { LocalSweep } from './runner-sweep';
 import { LocalRegistrations } from './runner-registrations';
 import { LocalReceiverStack } from './local-stack';
 import {
-  type CloudFormationTemplate, describeReceiverDeployment, type EventSourceDescription, type FunctionDescription, type QueueDescription, type ReceiverDeployment, settingsIn, withVisibilityTimeout,
+  type CloudFormationTemplate,
+  describeReceiverDeployment,
+  type EventSourceDescription,
+  type FunctionDescription,
+  type QueueDescription,
+  type ReceiverDeployment,
+  settingsIn,
+  withVisibilityTimeout,
 } from './template';
 
 import { type LocalRunnerOptions, LOCAL_STACK_ID, type QuarantinedMessage, tracedEnvironment } from './runner-types';
@@ -100,7 +107,10 @@ export abstract class RunnerStack {
   }
   /** The in-process bank simulator; a runner whose bank is a local sandbox (`sandbox: true`) has none: use `bank`. */
   get simulator(): BankSimulator {
-    if (!this.services.simulator) throw new Error('This runner\'s bank is a local BankSandbox (sandbox: true): it has no in-process simulator; use runner.bank and runner.control.');
+    if (!this.services.simulator)
+      throw new Error(
+        "This runner's bank is a local BankSandbox (sandbox: true): it has no in-process simulator; use runner.bank and runner.control.",
+      );
     return this.services.simulator;
   }
   /** The bank the receiver talks to (the simulator, or the local sandbox). */
@@ -137,20 +147,43 @@ export abstract class RunnerStack {
     return this.consumer?.dlqUrl;
   }
   protected async init(): Promise<void> {
-    this.services = await LocalServices.start({ simulator: this.options.simulator, eventBridge: this.options.eventBridge, sandbox: this.options.sandbox });
+    this.services = await LocalServices.start({
+      simulator: this.options.simulator,
+      eventBridge: this.options.eventBridge,
+      sandbox: this.options.sandbox,
+    });
     this.assemblyDir = mkdtempSync(join(tmpdir(), 'bank-webhooks-assembly-'));
-    this.template = synthesizeLocalStack(this.assemblyDir, this.bank, this.stackName, this.options.stack ?? ((scope, id) => new LocalReceiverStack(scope, id)));
+    this.template = synthesizeLocalStack(
+      this.assemblyDir,
+      this.bank,
+      this.stackName,
+      this.options.stack ?? ((scope, id) => new LocalReceiverStack(scope, id)),
+    );
     const d = (this.deployment = describeReceiverDeployment(this.template));
     const visibility = this.options.visibilityTimeoutSeconds ?? d.queue.visibilityTimeoutSeconds;
     if (visibility <= d.processor.timeoutSeconds) {
-      throw new Error(`visibilityTimeoutSeconds (${visibility}) must exceed the processor's timeout (${d.processor.timeoutSeconds} s): a message would come back while its invocation still runs`);
+      throw new Error(
+        `visibilityTimeoutSeconds (${visibility}) must exceed the processor's timeout (${d.processor.timeoutSeconds} s): a message would come back while its invocation still runs`,
+      );
     }
     await this.provision(visibility);
     if (this.options.consumer) {
-      const environment = { ...this.services.endpoints(), ...tracedEnvironment(this.options), ...tracedEnvironment(this.options, 'consumer') };
-      this.consumer = await LocalConsumer.start({ ...this.options, consumer: this.options.consumer }, {
-        template: this.template, resolver: this.resolver, sqs: this.sqs, events: this.events, environment, log: (name, line) => this.log(name, line),
-      });
+      const environment = {
+        ...this.services.endpoints(),
+        ...tracedEnvironment(this.options),
+        ...tracedEnvironment(this.options, 'consumer'),
+      };
+      this.consumer = await LocalConsumer.start(
+        { ...this.options, consumer: this.options.consumer },
+        {
+          template: this.template,
+          resolver: this.resolver,
+          sqs: this.sqs,
+          events: this.events,
+          environment,
+          log: (name, line) => this.log(name, line),
+        },
+      );
     }
     // Deployed but for what register() does.
     this.setStackStatus('CREATE_COMPLETE');
@@ -161,20 +194,55 @@ export abstract class RunnerStack {
   /** The template's stateful resources in the stand-ins: the queue and its DLQ, the table, the generated secrets, and the front door. */
   protected async provision(visibilityTimeoutSeconds: number): Promise<void> {
     const d = this.deployment;
-    ({ queueUrl: this.queueUrl, dlqUrl: this.dlqUrl } = await createQueueWithDlq(this.sqs, d.queue.logicalId, d.queue.maxReceiveCount, visibilityTimeoutSeconds, d.queue.deadLetterQueue));
-    ({ queueUrl: this.lookQueueUrl, dlqUrl: this.lookDlqUrl } = await createQueueWithDlq(this.sqs, d.lookQueue.logicalId, d.lookQueue.maxReceiveCount, visibilityTimeoutSeconds, d.lookQueue.deadLetterQueue));
-    await this.services.dynamo.createTableLike(d.idempotencyTable, this.template.Resources[d.idempotencyTable].Properties ?? {});
+    ({ queueUrl: this.queueUrl, dlqUrl: this.dlqUrl } = await createQueueWithDlq(
+      this.sqs,
+      d.queue.logicalId,
+      d.queue.maxReceiveCount,
+      visibilityTimeoutSeconds,
+      d.queue.deadLetterQueue,
+    ));
+    ({ queueUrl: this.lookQueueUrl, dlqUrl: this.lookDlqUrl } = await createQueueWithDlq(
+      this.sqs,
+      d.lookQueue.logicalId,
+      d.lookQueue.maxReceiveCount,
+      visibilityTimeoutSeconds,
+      d.lookQueue.deadLetterQueue,
+    ));
+    await this.services.dynamo.createTableLike(
+      d.idempotencyTable,
+      this.template.Resources[d.idempotencyTable].Properties ?? {},
+    );
     await this.services.standUp(this.template, d);
-    for (const logicalId of d.generatedSecrets) this.secretArns.set(logicalId, this.secrets.createSecret(logicalId, randomBytes(32).toString('hex')));
-    ({ gateway: this.gateway, apiUrl: this.apiUrl, pixGateway: this.pixGateway, pixUrl: this.pixUrl } = await startFrontDoors(this.template, d, {
+    for (const logicalId of d.generatedSecrets)
+      this.secretArns.set(logicalId, this.secrets.createSecret(logicalId, randomBytes(32).toString('hex')));
+    ({
+      gateway: this.gateway,
+      apiUrl: this.apiUrl,
+      pixGateway: this.pixGateway,
+      pixUrl: this.pixUrl,
+    } = await startFrontDoors(this.template, d, {
       tls: this.services.apiTls,
       invokeReceiver: (event) => this.receiver.invoke<APIGatewayProxyResult>(event, event.requestContext.requestId),
       onResponse: (exchange) => this.exchanges.push(exchange),
     }));
     const queueUrls = new Map([
-      [d.queue.logicalId, this.queueUrl], [d.queue.deadLetterQueue, this.dlqUrl], [d.lookQueue.logicalId, this.lookQueueUrl], [d.lookQueue.deadLetterQueue, this.lookDlqUrl], ...this.services.standingQueues,
+      [d.queue.logicalId, this.queueUrl],
+      [d.queue.deadLetterQueue, this.dlqUrl],
+      [d.lookQueue.logicalId, this.lookQueueUrl],
+      [d.lookQueue.deadLetterQueue, this.lookDlqUrl],
+      ...this.services.standingQueues,
     ]);
-    this.resolver = new LocalResolver(this.template, d, { queueUrls, secretArns: this.secretArns, apiUrl: this.apiUrl, ...(this.pixUrl ? { pixApiUrl: this.pixUrl } : {}) }, this.stackName);
+    this.resolver = new LocalResolver(
+      this.template,
+      d,
+      {
+        queueUrls,
+        secretArns: this.secretArns,
+        apiUrl: this.apiUrl,
+        ...(this.pixUrl ? { pixApiUrl: this.pixUrl } : {}),
+      },
+      this.stackName,
+    );
     this.services.cloudWatchAlarms = () => this.localAlarms();
   }
   /** The functions, in processes of their own, wired as the template wires them: the receiver, the processor and its event source, the registrations, the sweep, a consumer. */
@@ -183,7 +251,8 @@ export abstract class RunnerStack {
     const endpoints = { ...this.services.endpoints(), ...tracedEnvironment(this.options) };
     const receiverEnv = this.resolve(d.receiver.environment) as Record<string, string>;
     const processorEnv = this.resolve(d.processor.environment) as Record<string, string>;
-    if (this.options.visibilityTimeoutSeconds !== undefined) withVisibilityTimeout(processorEnv, this.options.visibilityTimeoutSeconds);
+    if (this.options.visibilityTimeoutSeconds !== undefined)
+      withVisibilityTimeout(processorEnv, this.options.visibilityTimeoutSeconds);
     importConnectionSecrets(this.secrets, processorEnv, this.bank);
     const receiverSettings = settingsIn<ReceiverSettings>(receiverEnv, RECEIVER_SETTINGS_ENV);
     this.tokens.payments = this.secrets.currentValue(receiverSettings.paymentsTokenSecretArn);
@@ -192,25 +261,52 @@ export abstract class RunnerStack {
 
     this.receiver = this.localFunction('receiver', d.receiver, { ...receiverEnv, ...endpoints });
     this.processor = this.localFunction('processor', d.processor, { ...processorEnv, ...endpoints });
-    this.lookProcessor = this.localFunction('processor', d.processor, { ...processorEnv, ...endpoints }, 'look-processor');
+    this.lookProcessor = this.localFunction(
+      'processor',
+      d.processor,
+      { ...processorEnv, ...endpoints },
+      'look-processor',
+    );
     if (d.registrationHandler) {
-      this.registrationHandler = this.localFunction('registration', d.registrationHandler, { ...(this.resolve(d.registrationHandler.environment) as Record<string, string>), ...endpoints });
+      this.registrationHandler = this.localFunction('registration', d.registrationHandler, {
+        ...(this.resolve(d.registrationHandler.environment) as Record<string, string>),
+        ...endpoints,
+      });
     }
     if (d.reconciliation) {
-      this.sweeper = this.localFunction('reconciliation', d.reconciliation.sweep, { ...(this.resolve(d.reconciliation.sweep.environment) as Record<string, string>), ...endpoints });
+      this.sweeper = this.localFunction('reconciliation', d.reconciliation.sweep, {
+        ...(this.resolve(d.reconciliation.sweep.environment) as Record<string, string>),
+        ...endpoints,
+      });
       this.reconciliation = new LocalSweep(this.sweeper, {
-        reconciliation: d.reconciliation, lambda: this.services.lambda, events: this.events, resolver: this.resolver, sqs: this.sqs, lookQueueUrl: this.lookQueueUrl, log: (name, line) => this.log(name, line),
+        reconciliation: d.reconciliation,
+        lambda: this.services.lambda,
+        events: this.events,
+        resolver: this.resolver,
+        sqs: this.sqs,
+        lookQueueUrl: this.lookQueueUrl,
+        log: (name, line) => this.log(name, line),
       });
     }
     this.registrations = new LocalRegistrations({
-      deployment: d, stackId: this.stackId, handler: this.registrationHandler, sweeper: this.sweeper, events: this.events,
-      resolve: (value) => this.resolve(value), setStackStatus: (status) => this.setStackStatus(status),
+      deployment: d,
+      stackId: this.stackId,
+      handler: this.registrationHandler,
+      sweeper: this.sweeper,
+      events: this.events,
+      resolve: (value) => this.resolve(value),
+      setStackStatus: (status) => this.setStackStatus(status),
     });
     // The processor's two event source mappings, each with environments of its own, as Lambda runs them.
     this.source = this.processorMapping(this.queueUrl, d.queue, d.eventSource, this.processor);
     this.lookSource = this.processorMapping(this.lookQueueUrl, d.lookQueue, d.lookEventSource, this.lookProcessor);
   }
-  protected processorMapping(queueUrl: string, queue: QueueDescription, mapping: EventSourceDescription, fn: LocalFunction): SqsEventSource {
+  protected processorMapping(
+    queueUrl: string,
+    queue: QueueDescription,
+    mapping: EventSourceDescription,
+    fn: LocalFunction,
+  ): SqsEventSource {
     return new SqsEventSource({
       sqs: this.sqs,
       queueUrl,
@@ -229,8 +325,16 @@ export abstract class RunnerStack {
     return this.resolver.resolve(value);
   }
   /** @param processName names the function's process, when two share a log (`name`) */
-  protected localFunction(name: string, description: FunctionDescription, environment: Record<string, string>, processName = name): LocalFunction {
-    if (!description.assetPath) throw new Error(`The function ${description.logicalId} has no code asset in the cloud assembly; the local runner runs asset code only`);
+  protected localFunction(
+    name: string,
+    description: FunctionDescription,
+    environment: Record<string, string>,
+    processName = name,
+  ): LocalFunction {
+    if (!description.assetPath)
+      throw new Error(
+        `The function ${description.logicalId} has no code asset in the cloud assembly; the local runner runs asset code only`,
+      );
     const [file, exportName] = description.handler.split('.');
     return new LocalFunction({
       name: processName,
@@ -271,7 +375,10 @@ export abstract class RunnerStack {
   }
   /** The processor's settings, as the template gives them. */
   protected processorSettings(): ProcessorSettings {
-    return settingsIn<ProcessorSettings>(this.resolve(this.deployment.processor.environment) as Record<string, unknown>, PROCESSOR_SETTINGS_ENV);
+    return settingsIn<ProcessorSettings>(
+      this.resolve(this.deployment.processor.environment) as Record<string, unknown>,
+      PROCESSOR_SETTINGS_ENV,
+    );
   }
   /** Stops the event source mappings' pollers (notifications and looks wait in their queues); batches in flight finish. */
   async pauseProcessing(): Promise<void> {

@@ -31,7 +31,10 @@ export class LocalSweep {
   private running?: Promise<SweepResult | undefined>;
   private timer?: NodeJS.Timeout;
 
-  constructor(readonly fn: LocalFunction, private readonly around: SweepSurroundings) {
+  constructor(
+    readonly fn: LocalFunction,
+    private readonly around: SweepSurroundings,
+  ) {
     // The operator CLI's `sweep` invokes it by name (its logical id locally), as the schedule would.
     around.lambda.serve(around.reconciliation.sweep.logicalId, (payload) => this.invoke(payload));
     const rule = around.reconciliation.trackPaymentRule;
@@ -39,7 +42,10 @@ export class LocalSweep {
       // The rule's SQS target: the event, as EventBridge delivers it, becomes a message in the queue.
       const pattern = around.resolver.rulePattern(rule);
       around.events.subscribe((event) => {
-        if (!matchesEventPattern(pattern, { source: event.source, 'detail-type': event.detailType, detail: event.detail })) return;
+        if (
+          !matchesEventPattern(pattern, { source: event.source, 'detail-type': event.detailType, detail: event.detail })
+        )
+          return;
         void sendToQueue(around.sqs, around.lookQueueUrl, event, 'Track Payment rule', around.log);
       });
     }
@@ -48,8 +54,15 @@ export class LocalSweep {
   /** Runs the sweep once as its schedule would at `at` (after a run in progress ends); answers its report. */
   run(at = new Date()): Promise<SweepResult> {
     return this.invoke({
-      version: '0', id: `sweep-${Date.now()}`, 'detail-type': 'Scheduled Event', source: 'aws.events', account: LOCAL_AWS.accountId,
-      time: at.toISOString(), region: LOCAL_AWS.region, resources: [], detail: {},
+      version: '0',
+      id: `sweep-${Date.now()}`,
+      'detail-type': 'Scheduled Event',
+      source: 'aws.events',
+      account: LOCAL_AWS.accountId,
+      time: at.toISOString(),
+      region: LOCAL_AWS.region,
+      resources: [],
+      detail: {},
     });
   }
 
@@ -57,7 +70,9 @@ export class LocalSweep {
   startSchedules(intervalMs: number): void {
     if (this.timer) return;
     this.timer = setInterval(() => {
-      this.run().catch((error: unknown) => this.around.log('reconciliation', `scheduled sweep failed: ${(error as Error).message}`));
+      this.run().catch((error: unknown) =>
+        this.around.log('reconciliation', `scheduled sweep failed: ${(error as Error).message}`),
+      );
     }, intervalMs);
   }
 

@@ -131,8 +131,15 @@ export interface RunnerCounts {
 /** An event as EventBridge hands it to a target (a Lambda function's payload, an SQS message's body). */
 export function delivered(event: RecordedEvent): Record<string, unknown> {
   return {
-    version: '0', id: event.id, 'detail-type': event.detailType, source: event.source, account: LOCAL_AWS.accountId,
-    time: event.time ?? new Date().toISOString(), region: LOCAL_AWS.region, resources: [], detail: event.detail,
+    version: '0',
+    id: event.id,
+    'detail-type': event.detailType,
+    source: event.source,
+    account: LOCAL_AWS.accountId,
+    time: event.time ?? new Date().toISOString(),
+    region: LOCAL_AWS.region,
+    resources: [],
+    detail: event.detail,
     ...(event.replayName ? { 'replay-name': event.replayName } : {}),
   };
 }
@@ -141,19 +148,21 @@ export function delivered(event: RecordedEvent): Record<string, unknown> {
 export function addMetricLine(line: string, sums: Record<string, number>): void {
   if (!line.startsWith('{') || !line.includes('"_aws"')) return;
   try {
-    const parsed = JSON.parse(line) as Record<string, unknown> & { _aws?: { CloudWatchMetrics?: Array<{ Metrics?: Array<{ Name: string }> }> } };
+    const parsed = JSON.parse(line) as Record<string, unknown> & {
+      _aws?: { CloudWatchMetrics?: Array<{ Metrics?: Array<{ Name: string }> }> };
+    };
     for (const directive of parsed._aws?.CloudWatchMetrics ?? []) {
       for (const { Name } of directive.Metrics ?? []) {
         const value = parsed[Name];
         const values = Array.isArray(value) ? value : [value];
-        sums[Name] = (sums[Name] ?? 0) + values.reduce((total: number, v) => total + (typeof v === 'number' ? v : 0), 0);
+        sums[Name] =
+          (sums[Name] ?? 0) + values.reduce((total: number, v) => total + (typeof v === 'number' ? v : 0), 0);
       }
     }
   } catch {
     // not a metric line
   }
 }
-
 
 /**
  * What a local function's environment gets when the runner collects spans: the collector's URL
@@ -162,5 +171,8 @@ export function addMetricLine(line: string, sums: Record<string, number>): void 
  */
 export function tracedEnvironment(options: LocalRunnerOptions, consumer?: 'consumer'): Record<string, string> {
   if (!options.traces) return {};
-  return { [WorkerEnv.OTLP_TRACES_URL]: options.traces.tracesUrl, ...(consumer ? { [ADOT_ENV.wrapper[0]]: ADOT_ENV.wrapper[1] } : {}) };
+  return {
+    [WorkerEnv.OTLP_TRACES_URL]: options.traces.tracesUrl,
+    ...(consumer ? { [ADOT_ENV.wrapper[0]]: ADOT_ENV.wrapper[1] } : {}),
+  };
 }

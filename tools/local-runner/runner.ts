@@ -28,7 +28,14 @@ import { matchesEventPattern } from '../local-aws/event-pattern';
 import { type RunnerCheckpoint, type RunnerCounts, type LocalRunnerOptions } from './runner-types';
 
 export { RUNNER_CONTEXT_KEYS } from './local-stack';
-export { addMetricLine, LOCAL_STACK_ID, type LocalRunnerOptions, type QuarantinedMessage, type RunnerCheckpoint, type RunnerCounts } from './runner-types';
+export {
+  addMetricLine,
+  LOCAL_STACK_ID,
+  type LocalRunnerOptions,
+  type QuarantinedMessage,
+  type RunnerCheckpoint,
+  type RunnerCounts,
+} from './runner-types';
 
 /** The whole receiving side, local. Start with `LocalRunner.start()`. */
 export class LocalRunner extends RunnerStack {
@@ -62,7 +69,10 @@ export class LocalRunner extends RunnerStack {
       this.ruleQueues.set(rule, QueueUrl!);
       const pattern = this.resolver.rulePattern(rule);
       this.events.putRuleWithTarget(logicalId, (event) => {
-        if (matchesEventPattern(pattern, { source: event.source, 'detail-type': event.detailType, detail: event.detail })) void sendToQueue(this.sqs, QueueUrl!, event, rule, (name, line) => this.log(name, line));
+        if (
+          matchesEventPattern(pattern, { source: event.source, 'detail-type': event.detailType, detail: event.detail })
+        )
+          void sendToQueue(this.sqs, QueueUrl!, event, rule, (name, line) => this.log(name, line));
       });
     }
   }
@@ -86,17 +96,29 @@ export class LocalRunner extends RunnerStack {
    * Sends a request to the front door as the bank would, with the route's token in its header
    * unless `token` says otherwise (`null`: no token; a string: that value). Answers the status.
    */
-  async post(route: (typeof ROUTES)[number], body: string | Buffer, token?: string | null): Promise<{ status: number; body: string }> {
+  async post(
+    route: (typeof ROUTES)[number],
+    body: string | Buffer,
+    token?: string | null,
+  ): Promise<{ status: number; body: string }> {
     const header = route === 'payments' ? PAYMENTS_TOKEN_HEADER : this.boletoTokenHeader;
     const value = token === undefined ? this.tokens[route] : token;
-    const headers: Record<string, string> = { 'Content-Type': 'application/json', ...(value === null || value === undefined ? {} : { [header]: value }) };
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json',
+      ...(value === null || value === undefined ? {} : { [header]: value }),
+    };
     const answer = await httpCall(this.apiUrl + route, { method: 'POST', headers, body, trustedCas: [this.apiCaPem] });
     return { status: answer.status, body: answer.body };
   }
   /** POSTs `body` to the Pix API (`route` '': its bare URL, the validation call), as anyone who finds its URL can. */
   async postPix(body: string, route: 'pix' | '' = 'pix'): Promise<{ status: number; body: string }> {
-    if (!this.pixUrl) throw new Error('This runner\'s stack has no Pix API');
-    const answer = await httpCall(route ? `${this.pixUrl}/${route}` : this.pixUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body, trustedCas: [this.apiCaPem] });
+    if (!this.pixUrl) throw new Error("This runner's stack has no Pix API");
+    const answer = await httpCall(route ? `${this.pixUrl}/${route}` : this.pixUrl, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body,
+      trustedCas: [this.apiCaPem],
+    });
     return { status: answer.status, body: answer.body };
   }
   /** Registers with the bank as a deploy does (LocalRegistrations.register). */
@@ -104,7 +126,11 @@ export class LocalRunner extends RunnerStack {
     await this.registrations.register();
   }
   /** A stack update that changes the first registration of `resourceType` (LocalRegistrations.update). */
-  async updateRegistration(resourceType: string, change: (properties: Record<string, unknown>) => Record<string, unknown>, during?: () => Promise<void>): Promise<void> {
+  async updateRegistration(
+    resourceType: string,
+    change: (properties: Record<string, unknown>) => Record<string, unknown>,
+    during?: () => Promise<void>,
+  ): Promise<void> {
     await this.registrations.update(resourceType, change, during);
   }
   /** Unregisters as `cdk destroy` would (LocalRegistrations.unregister). */
@@ -129,7 +155,8 @@ export class LocalRunner extends RunnerStack {
    * running, then runs another); answers the sweep's report. Throws when the stack has no sweep.
    */
   async sweep(at = new Date()): Promise<SweepResult> {
-    if (!this.reconciliation) throw new Error('The stack has no reconciliation sweep (reconciliation.enabled is false)');
+    if (!this.reconciliation)
+      throw new Error('The stack has no reconciliation sweep (reconciliation.enabled is false)');
     return this.reconciliation.run(at);
   }
   /**
@@ -147,7 +174,13 @@ export class LocalRunner extends RunnerStack {
   protected stackOutputs(): StackOutput[] {
     return Object.entries(this.template.Outputs ?? {}).flatMap(([key, output]) => {
       try {
-        return [{ key, value: String(this.resolver.resolve(output.Value)), ...(output.Description ? { description: output.Description } : {}) }];
+        return [
+          {
+            key,
+            value: String(this.resolver.resolve(output.Value)),
+            ...(output.Description ? { description: output.Description } : {}),
+          },
+        ];
       } catch {
         return [];
       }
@@ -158,7 +191,9 @@ export class LocalRunner extends RunnerStack {
     const states = this.alarmStates();
     const since = Date.now();
     return this.deployment.alarms.map((alarm) => ({
-      name: alarm.logicalId, description: this.alarmDescription(alarm.description), since,
+      name: alarm.logicalId,
+      description: this.alarmDescription(alarm.description),
+      since,
       state: states[alarm.logicalId] === LocalAlarmState.NOT_EVALUATED ? 'INSUFFICIENT_DATA' : states[alarm.logicalId],
     }));
   }
@@ -177,7 +212,9 @@ export class LocalRunner extends RunnerStack {
    * NOT_EVALUATED).
    */
   alarmStates(now = Date.now()): Record<string, LocalAlarmState> {
-    return Object.fromEntries(this.deployment.alarms.map((alarm) => [alarm.logicalId, evaluateAlarm(alarm, this.logs.datapoints, now)]));
+    return Object.fromEntries(
+      this.deployment.alarms.map((alarm) => [alarm.logicalId, evaluateAlarm(alarm, this.logs.datapoints, now)]),
+    );
   }
   /** Where the operator CLI reaches the stand-ins, and as whom (what `npm run local` prints as exports). */
   operatorAws(): AwsOptions {
@@ -191,7 +228,10 @@ export class LocalRunner extends RunnerStack {
     const out: string[] = [];
     const err: string[] = [];
     const status = await runCli([...argv, '--stack', this.stackName], {
-      out: (text) => out.push(text), err: (text) => err.push(text), stopRequested: new Promise(() => undefined), aws: this.services.operatorAws(),
+      out: (text) => out.push(text),
+      err: (text) => err.push(text),
+      stopRequested: new Promise(() => undefined),
+      aws: this.services.operatorAws(),
     });
     return { status, out: out.join('\n'), err: err.join('\n') };
   }
@@ -203,7 +243,8 @@ export class LocalRunner extends RunnerStack {
    * The raw journal as the processor writes it (its bucket in the local S3), or undefined when
    * the stack keeps none: its keys under a prefix, and an object's text.
    */
-  get journal(): { readonly bucket: string; keys(prefix?: string): string[]; text(key: string): string | undefined } | undefined {
+  get journal():
+    { readonly bucket: string; keys(prefix?: string): string[]; text(key: string): string | undefined } | undefined {
     const bucket = this.processorSettings().journalBucketName;
     if (!bucket) return undefined;
     const s3 = this.services.s3;
@@ -211,14 +252,21 @@ export class LocalRunner extends RunnerStack {
   }
   /** Where the records stand now: audit(checkpoint) then checks only what came after. */
   checkpoint(): RunnerCheckpoint {
-    return { exchanges: this.exchanges.length, events: this.verifiedEvents().length, quarantined: this.quarantined.length };
+    return {
+      exchanges: this.exchanges.length,
+      events: this.verifiedEvents().length,
+      quarantined: this.quarantined.length,
+    };
   }
   /**
    * Checks the end-to-end promise over everything seen since `since` (call after settle()). A
    * runner whose bank is a local sandbox has no in-process provider to ask which Pix it holds:
    * give them (`(await runner.control.pix.state()).pix`).
    */
-  audit(since: RunnerCheckpoint = { exchanges: 0, events: 0, quarantined: 0 }, pixHeld?: AuditInput['pixHeld']): AuditReport {
+  audit(
+    since: RunnerCheckpoint = { exchanges: 0, events: 0, quarantined: 0 },
+    pixHeld?: AuditInput['pixHeld'],
+  ): AuditReport {
     const settings = this.processorSettings();
     return auditExactlyOnce({
       exchanges: this.exchanges.slice(since.exchanges),
@@ -227,7 +275,11 @@ export class LocalRunner extends RunnerStack {
       processedRequestIds: this.processedRequestIds,
       movements: settings.boletoMovements,
       paymentStatuses: settings.paymentStatuses,
-      ...(pixHeld ? { pixHeld } : this.pixUrl && this.services.simulator ? { pixHeld: this.services.simulator.pixHeld() } : {}),
+      ...(pixHeld
+        ? { pixHeld }
+        : this.pixUrl && this.services.simulator
+          ? { pixHeld: this.services.simulator.pixHeld() }
+          : {}),
     });
   }
   /**
@@ -238,7 +290,13 @@ export class LocalRunner extends RunnerStack {
     const tally = { subjects: 0, withOutbox: 0 };
     let ExclusiveStartKey: Record<string, AttributeValue> | undefined;
     do {
-      const page = await this.services.dynamo.client.send(new ScanCommand({ TableName: this.deployment.idempotencyTable, ProjectionExpression: 'outboxId', ExclusiveStartKey }));
+      const page = await this.services.dynamo.client.send(
+        new ScanCommand({
+          TableName: this.deployment.idempotencyTable,
+          ProjectionExpression: 'outboxId',
+          ExclusiveStartKey,
+        }),
+      );
       for (const item of page.Items ?? []) {
         tally.subjects++;
         if (item.outboxId) tally.withOutbox++;
@@ -264,8 +322,17 @@ export class LocalRunner extends RunnerStack {
     for (;;) {
       onTick?.();
       const idle = await this.control.waitForDeliveries(Math.max(1, Math.min(500, until - Date.now())));
-      if (idle && this.sqsGate.isOpen && (await this.queueDepth()) === 0 && (await this.queueDepth(this.lookQueueUrl)) === 0) break;
-      if (Date.now() > until) throw new Error(`Not settled after ${timeoutMs} ms: ${idle ? 'messages are still in the queue' : 'the bank is still delivering'}`);
+      if (
+        idle &&
+        this.sqsGate.isOpen &&
+        (await this.queueDepth()) === 0 &&
+        (await this.queueDepth(this.lookQueueUrl)) === 0
+      )
+        break;
+      if (Date.now() > until)
+        throw new Error(
+          `Not settled after ${timeoutMs} ms: ${idle ? 'messages are still in the queue' : 'the bank is still delivering'}`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     await this.consumer?.settled();
@@ -274,15 +341,28 @@ export class LocalRunner extends RunnerStack {
   }
   /** Moves what the dead-letter queues hold into `quarantined`. */
   async readQuarantine(): Promise<void> {
-    for (const message of [...await drainQueue(this.sqs, this.dlqUrl), ...await drainQueue(this.sqs, this.lookDlqUrl)]) {
-      this.quarantined.push({ messageId: message.MessageId!, reason: message.MessageAttributes?.QuarantineReason?.StringValue, body: message.Body ?? '' });
+    for (const message of [
+      ...(await drainQueue(this.sqs, this.dlqUrl)),
+      ...(await drainQueue(this.sqs, this.lookDlqUrl)),
+    ]) {
+      this.quarantined.push({
+        messageId: message.MessageId!,
+        reason: message.MessageAttributes?.QuarantineReason?.StringValue,
+        body: message.Body ?? '',
+      });
     }
   }
   /** Stops everything; registrations still in place are left (call unregister() first). */
   async stop(): Promise<void> {
     await this.reconciliation?.stop();
     await Promise.all([this.source?.stop(), this.lookSource?.stop(), this.consumer?.stop()]);
-    await Promise.all([this.receiver?.stop(), this.processor?.stop(), this.lookProcessor?.stop(), this.registrationHandler?.stop(), this.sweeper?.stop()]);
+    await Promise.all([
+      this.receiver?.stop(),
+      this.processor?.stop(),
+      this.lookProcessor?.stop(),
+      this.registrationHandler?.stop(),
+      this.sweeper?.stop(),
+    ]);
     await Promise.all([this.gateway?.stop(), this.pixGateway?.stop(), this.services?.stop()]);
     await this.logs.close();
     if (this.assemblyDir) rmSync(this.assemblyDir, { recursive: true, force: true });

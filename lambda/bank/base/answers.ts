@@ -9,20 +9,37 @@ import { type HttpResponse, parseAnswer } from '../http';
  */
 export function apiAnswer(operation: string, response: HttpResponse, hint = ''): { status: number; body: unknown } {
   if (response.status < 200 || response.status >= 300) {
-    throw new BankApiError(operation, response.status, `${bankErrorMessage(response.body) ?? 'no message in the answer'}${hint}`, false);
+    throw new BankApiError(
+      operation,
+      response.status,
+      `${bankErrorMessage(response.body) ?? 'no message in the answer'}${hint}`,
+      false,
+    );
   }
   const answer = parseAnswer(response);
   if (typeof answer === 'string') {
     const type = [response.headers['content-type']].flat()[0] ?? 'no content type';
-    throw new BankApiError(operation, response.status, `the answer is not JSON (${type}): ${answer.replace(/\s+/g, ' ').slice(0, 80)}`, true);
+    throw new BankApiError(
+      operation,
+      response.status,
+      `the answer is not JSON (${type}): ${answer.replace(/\s+/g, ' ').slice(0, 80)}`,
+      true,
+    );
   }
   return { status: response.status, body: answer };
 }
 
 /** A token endpoint's answer as an object (200 only), for the token cache to keep. */
 export function tokenAnswer(operation: string, response: HttpResponse): Record<string, unknown> {
-  if (response.status !== 200) throw new BankApiError(operation, response.status, bankErrorMessage(response.body) ?? 'no message in the answer', false);
+  if (response.status !== 200)
+    throw new BankApiError(
+      operation,
+      response.status,
+      bankErrorMessage(response.body) ?? 'no message in the answer',
+      false,
+    );
   const answer = parseAnswer(response);
-  if (!answer || typeof answer !== 'object') throw new BankApiError(operation, 200, 'the answer is not a JSON object', false);
+  if (!answer || typeof answer !== 'object')
+    throw new BankApiError(operation, 200, 'the answer is not a JSON object', false);
   return answer as Record<string, unknown>;
 }

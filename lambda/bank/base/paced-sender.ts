@@ -5,7 +5,14 @@
  * reads the answer; this sends it.
  */
 import { BankApiError, bankErrorMessage, isRetryableStatus } from '../errors';
-import { type BankTransport, describeNetworkError, type HttpResponse, HttpsTransport, NetworkError, type TlsMaterial } from '../http';
+import {
+  type BankTransport,
+  describeNetworkError,
+  type HttpResponse,
+  HttpsTransport,
+  NetworkError,
+  type TlsMaterial,
+} from '../http';
 import { type BankPacer, CallKind, MemorySlotSchedule, OutOfRate, RatePacer } from '../pacing';
 import { backoffDelay, DEFAULT_RETRY_POLICY, retryAfterMs, type RetryPolicy, sleep } from '../../shared/retry';
 import { inSpan, routeTemplate, SpanKind } from '../../shared/telemetry';
@@ -50,35 +57,61 @@ export class PacedSender {
    * Sends one request, retrying network errors, 408, 429 and 5xx with backoff (or the bank's
    * `Retry-After`) while attempts and the deadline allow. Resolves with any other answer.
    */
-  async send(operation: string, transport: BankTransport, deadline: number, req: OutgoingRequest, kind = CallKind.TOKEN): Promise<HttpResponse> {
+  async send(
+    operation: string,
+    transport: BankTransport,
+    deadline: number,
+    req: OutgoingRequest,
+    kind = CallKind.TOKEN,
+  ): Promise<HttpResponse> {
     // The span holds the method, the route template and the status: never a token, an id or a body.
     const template = routeTemplate(req.url);
-    return inSpan(`${req.method} ${template}`, { 'http.request.method': req.method, 'url.template': template }, async (span) => {
-      try {
-        const response = await this.attempts(operation, transport, deadline, req, kind);
-        span.setAttribute('http.response.status_code', response.status);
-        return response;
-      } catch (error) {
-        if (error instanceof BankApiError && error.status !== undefined) span.setAttribute('http.response.status_code', error.status);
-        throw error;
-      }
-    }, { kind: SpanKind.CLIENT });
+    return inSpan(
+      `${req.method} ${template}`,
+      { 'http.request.method': req.method, 'url.template': template },
+      async (span) => {
+        try {
+          const response = await this.attempts(operation, transport, deadline, req, kind);
+          span.setAttribute('http.response.status_code', response.status);
+          return response;
+        } catch (error) {
+          if (error instanceof BankApiError && error.status !== undefined)
+            span.setAttribute('http.response.status_code', error.status);
+          throw error;
+        }
+      },
+      { kind: SpanKind.CLIENT },
+    );
   }
 
-  private async attempts(operation: string, transport: BankTransport, deadline: number, req: OutgoingRequest, kind: CallKind): Promise<HttpResponse> {
+  private async attempts(
+    operation: string,
+    transport: BankTransport,
+    deadline: number,
+    req: OutgoingRequest,
+    kind: CallKind,
+  ): Promise<HttpResponse> {
     const { now, pacer, retry } = this.o;
     let last: { status?: number; reason: string } | undefined;
     for (let attempt = 1; ; attempt++) {
       if (deadline - now() < MIN_CALL_MS) {
         // A sleep that overran on a busy machine: the failure that made us wait is the one to report.
-        const why = last ? `${last.reason}; no time left to try again` : 'no time left in the invocation\'s budget to call the bank';
+        const why = last
+          ? `${last.reason}; no time left to try again`
+          : "no time left in the invocation's budget to call the bank";
         throw new BankApiError(operation, last?.status, why, true, attempt - 1, true);
       }
       try {
         await pacer.acquire(operation, deadline, kind);
       } catch (error) {
         if (!(error instanceof OutOfRate)) throw error;
-        throw new OutOfRate(operation, error.retryAt, last ? `${last.reason}; ${error.detail}` : error.detail, last?.status, attempt - 1);
+        throw new OutOfRate(
+          operation,
+          error.retryAt,
+          last ? `${last.reason}; ${error.detail}` : error.detail,
+          last?.status,
+          attempt - 1,
+        );
       }
       const remaining = deadline - now();
       let status: number | undefined;
@@ -91,7 +124,8 @@ export class PacedSender {
         reason = bankErrorMessage(response.body) ?? `HTTP ${response.status}`;
         wait = retryAfterMs(response.headers['retry-after'], now());
       } catch (error) {
-        if (error instanceof NetworkError && error.code === 'NOT_HTTPS') throw new BankApiError(operation, undefined, error.message, false);
+        if (error instanceof NetworkError && error.code === 'NOT_HTTPS')
+          throw new BankApiError(operation, undefined, error.message, false);
         reason = describeNetworkError(error);
       }
       last = { status, reason };
@@ -101,7 +135,13 @@ export class PacedSender {
         this.o.onThrottled?.({ operation, retryAfterMs: wait });
         await pacer.throttled(wait, kind);
         if (attempt >= retry.maxAttempts) {
-          throw new OutOfRate(operation, now() + (wait ?? retry.baseDelayMs), `${reason}; the bank kept refusing for its rate limit`, status, attempt);
+          throw new OutOfRate(
+            operation,
+            now() + (wait ?? retry.baseDelayMs),
+            `${reason}; the bank kept refusing for its rate limit`,
+            status,
+            attempt,
+          );
         }
         this.o.onRetry?.({ operation, attempt, status, reason, delayMs: wait ?? 0 });
         continue;
@@ -109,7 +149,14 @@ export class PacedSender {
       const delayMs = backoffDelay(attempt, retry, this.o.random);
       if (attempt >= retry.maxAttempts || now() + delayMs + MIN_CALL_MS > deadline) {
         const outOfTime = attempt < retry.maxAttempts;
-        throw new BankApiError(operation, status, outOfTime ? `${reason}; no time left to try again` : reason, true, attempt, outOfTime);
+        throw new BankApiError(
+          operation,
+          status,
+          outOfTime ? `${reason}; no time left to try again` : reason,
+          true,
+          attempt,
+          outOfTime,
+        );
       }
       this.o.onRetry?.({ operation, attempt, status, reason, delayMs });
       await this.o.sleep(delayMs);
@@ -145,13 +192,22 @@ export function newTransport(options: ClientCallOptions, tls: TlsMaterial): Bank
 }
 
 /** The sender a client calls through: paced by `options.pacer`, or by a pacer of its own at `ratePerSecond`. */
-export function clientSender(options: ClientCallOptions, own: { readonly callTimeoutMs: number; readonly ratePerSecond: number; readonly name: string }): PacedSender {
+export function clientSender(
+  options: ClientCallOptions,
+  own: { readonly callTimeoutMs: number; readonly ratePerSecond: number; readonly name: string },
+): PacedSender {
   const now = options.now ?? Date.now;
   const wait = options.sleep ?? sleep;
   return new PacedSender({
     callTimeoutMs: own.callTimeoutMs,
-    pacer: options.pacer ?? new RatePacer(new MemorySlotSchedule(), { ratePerSecond: own.ratePerSecond, name: own.name, now, sleep: wait }),
+    pacer:
+      options.pacer ??
+      new RatePacer(new MemorySlotSchedule(), { ratePerSecond: own.ratePerSecond, name: own.name, now, sleep: wait }),
     retry: options.retry ?? DEFAULT_RETRY_POLICY,
-    now, sleep: wait, random: options.random ?? Math.random, onRetry: options.onRetry, onThrottled: options.onThrottled,
+    now,
+    sleep: wait,
+    random: options.random ?? Math.random,
+    onRetry: options.onRetry,
+    onThrottled: options.onThrottled,
   });
 }

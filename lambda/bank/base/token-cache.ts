@@ -50,16 +50,22 @@ export class TokenCache {
   /** Keeps a token endpoint's answer (`access_token`, `expires_in`, refresh fields) under `key`; returns the token. */
   remember(key: string, answer: Record<string, unknown>, operation: string): string {
     const accessToken = answer.access_token;
-    if (typeof accessToken !== 'string' || !accessToken) throw new BankApiError(operation, 200, 'the answer has no access_token', false);
+    if (typeof accessToken !== 'string' || !accessToken)
+      throw new BankApiError(operation, 200, 'the answer has no access_token', false);
     secrets.remember(accessToken, answer.refresh_token);
-    const lifetimeMs = (typeof answer.expires_in === 'number' && answer.expires_in > 0 ? answer.expires_in : DEFAULT_LIFETIME_S) * 1000;
-    const refreshLifetimeMs = typeof answer.refresh_expires_in === 'number' ? answer.refresh_expires_in * 1000 : undefined;
+    const lifetimeMs =
+      (typeof answer.expires_in === 'number' && answer.expires_in > 0 ? answer.expires_in : DEFAULT_LIFETIME_S) * 1000;
+    const refreshLifetimeMs =
+      typeof answer.refresh_expires_in === 'number' ? answer.refresh_expires_in * 1000 : undefined;
     const now = this.now();
     this.tokens.set(key, {
       accessToken,
       renewAt: now + lifetimeMs - Math.min(TOKEN_RENEW_MARGIN_MS, lifetimeMs / 5),
       refreshToken: typeof answer.refresh_token === 'string' ? answer.refresh_token : undefined,
-      refreshUntil: refreshLifetimeMs === undefined ? undefined : now + refreshLifetimeMs - Math.min(TOKEN_RENEW_MARGIN_MS, refreshLifetimeMs / 5),
+      refreshUntil:
+        refreshLifetimeMs === undefined
+          ? undefined
+          : now + refreshLifetimeMs - Math.min(TOKEN_RENEW_MARGIN_MS, refreshLifetimeMs / 5),
     });
     return accessToken;
   }

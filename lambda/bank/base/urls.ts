@@ -23,4 +23,3 @@ export function describeUrl(url: unknown): string {
     return 'a value that is not a URL';
   }
 }
-

@@ -10,7 +10,8 @@ import { BRASILIA_OFFSET_MS, brasiliaDay } from '../base/calendar';
 
 /** A money amount as a whole number of cents, or undefined when it is not one ("250.75", "250", 250.7). */
 export function toCents(value: unknown): number | undefined {
-  const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value.trim() : '';
+  const text =
+    typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value.trim() : '';
   const match = /^(\d{1,15})(?:\.(\d{1,2})0*)?$/.exec(text);
   if (!match) return undefined;
   return Number(match[1]) * 100 + Number((match[2] ?? '0').padEnd(2, '0'));
@@ -48,7 +49,11 @@ const pad = (n: number, width = 2) => String(n).padStart(width, '0');
  */
 export function bankDateToIso(value: unknown, zulu: ZuluTimestamps = ZuluTimestamps.UTC): string | undefined {
   let parts: number[] | undefined;
-  if (Array.isArray(value) && value.length >= 3 && value.every((n) => typeof n === 'number' && Number.isInteger(n) && n >= 0)) {
+  if (
+    Array.isArray(value) &&
+    value.length >= 3 &&
+    value.every((n) => typeof n === 'number' && Number.isInteger(n) && n >= 0)
+  ) {
     parts = value as number[];
   } else if (typeof value === 'string') {
     const text = value.trim();
@@ -58,7 +63,8 @@ export function bankDateToIso(value: unknown, zulu: ZuluTimestamps = ZuluTimesta
     if (m && !parts) {
       parts = [Number(m[1]), Number(m[2]), Number(m[3])];
       // The listing's "2024-06-18 00:00:00.0" names a day, not a moment.
-      const midnight = !m[4] || (Number(m[4]) === 0 && Number(m[5]) === 0 && Number(m[6] ?? 0) === 0 && Number(m[7] ?? 0) === 0);
+      const midnight =
+        !m[4] || (Number(m[4]) === 0 && Number(m[5]) === 0 && Number(m[6] ?? 0) === 0 && Number(m[7] ?? 0) === 0);
       if (!midnight) parts.push(Number(m[4]), Number(m[5]), Number(m[6] ?? 0), Number((m[7] ?? '0').padEnd(9, '0')));
     } else if (!parts && /^\d{4}-\d{2}-\d{2}T.*(Z|[+-]\d{2}:\d{2})$/.test(text) && !Number.isNaN(Date.parse(text))) {
       if (!/Z$/i.test(text)) return text;
@@ -97,7 +103,8 @@ export function bankDay(now: number, daysBack = 0): { iso: string; dia: string }
 
 /** The JSON object of a bank answer, or a BankApiError naming the operation. */
 export function answerObject(body: unknown, operation: string, status: number): Record<string, unknown> {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new BankApiError(operation, status, 'the answer is not a JSON object', false);
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw new BankApiError(operation, status, 'the answer is not a JSON object', false);
   return body as Record<string, unknown>;
 }
 
@@ -116,7 +123,9 @@ export interface SettledBoletosPage {
 export function settledPage(body: unknown, operation: string, status: number): SettledBoletosPage {
   const answer = answerObject(body, operation, status);
   if (!Array.isArray(answer.items)) throw new BankApiError(operation, status, 'the answer has no items list', false);
-  const items = answer.items.filter((item): item is Record<string, unknown> => !!item && typeof item === 'object' && !Array.isArray(item));
+  const items = answer.items.filter(
+    (item): item is Record<string, unknown> => !!item && typeof item === 'object' && !Array.isArray(item),
+  );
   const text = typeof answer.hasNext === 'string' ? answer.hasNext.trim().toLowerCase() : answer.hasNext;
   const hasNext = text === true || text === 'true' ? true : text === false || text === 'false' ? false : undefined;
   return { items, hasNext };

@@ -1,9 +1,20 @@
 import {
-  type BankConnectionSettings, type BankCredentials, ClientCredentialsAuth, PAYMENT_ID_PATTERN, PAYMENT_ID_RULE, type PaymentType,
+  type BankConnectionSettings,
+  type BankCredentials,
+  ClientCredentialsAuth,
+  PAYMENT_ID_PATTERN,
+  PAYMENT_ID_RULE,
+  type PaymentType,
 } from '../../../contracts/bank-connection';
 import { answerObject, nossoNumeroOf, type SettledBoletosPage, settledPage } from './answers';
 import { apiAnswer, tokenAnswer } from '../base/answers';
-import { type ClientCallOptions, clientSender, newTransport, type OutgoingRequest, type PacedSender } from '../base/paced-sender';
+import {
+  type ClientCallOptions,
+  clientSender,
+  newTransport,
+  type OutgoingRequest,
+  type PacedSender,
+} from '../base/paced-sender';
 import { type CachedToken, TokenCache } from '../base/token-cache';
 import { BankApiError } from '../errors';
 import { type BankTransport, type HttpResponse, parseAnswer, type TlsMaterial } from '../http';
@@ -68,11 +79,18 @@ export class CooperativeClient {
   private readonly tokens: TokenCache;
   private readonly transports: Map<BankApi, { key: string; transport: BankTransport }>;
 
-  constructor(private readonly options: CooperativeClientOptions, shared?: SharedClientState) {
+  constructor(
+    private readonly options: CooperativeClientOptions,
+    shared?: SharedClientState,
+  ) {
     this.now = options.now ?? Date.now;
     this.tokens = shared?.tokens ?? new TokenCache(this.now);
     this.transports = shared?.transports ?? new Map<BankApi, { key: string; transport: BankTransport }>();
-    this.sender = clientSender(options, { callTimeoutMs: options.settings.callTimeoutMs, ratePerSecond: options.settings.queriesPerSecond, name: 'bank calls' });
+    this.sender = clientSender(options, {
+      callTimeoutMs: options.settings.callTimeoutMs,
+      ratePerSecond: options.settings.queriesPerSecond,
+      name: 'bank calls',
+    });
   }
 
   get settings(): BankConnectionSettings {
@@ -89,16 +107,27 @@ export class CooperativeClient {
    * when it is wrapped. A nossoNumero of fewer than nine digits is asked zero-padded, as the bank
    * takes only nine.
    */
-  async queryBoleto(codigoBeneficiario: string, nossoNumero: string, deadline: number): Promise<Record<string, unknown>> {
+  async queryBoleto(
+    codigoBeneficiario: string,
+    nossoNumero: string,
+    deadline: number,
+  ): Promise<Record<string, unknown>> {
     const operation = `boleto query (nossoNumero ${nossoNumero})`;
     const nine = nossoNumeroOf(nossoNumero);
-    if (!nine) throw new BankApiError(operation, undefined, 'not sent: a nossoNumero is 1 to 9 digits (the bank\'s boleto id)', false);
+    if (!nine)
+      throw new BankApiError(
+        operation,
+        undefined,
+        "not sent: a nossoNumero is 1 to 9 digits (the bank's boleto id)",
+        false,
+      );
     const url = new URL(this.settings.baseUrl + this.settings.boletoQueryPath);
     url.searchParams.set('codigoBeneficiario', codigoBeneficiario);
     url.searchParams.set('nossoNumero', nine);
     const answer = await this.call({ operation, api: 'collection', method: 'GET', url: url.toString(), deadline });
     const body = answer.body as Record<string, unknown> | null;
-    const result = body && typeof body === 'object' && body.resultado && typeof body.resultado === 'object' ? body.resultado : body;
+    const result =
+      body && typeof body === 'object' && body.resultado && typeof body.resultado === 'object' ? body.resultado : body;
     return answerObject(result, operation, answer.status);
   }
 
@@ -107,7 +136,12 @@ export class CooperativeClient {
    * day), in the order the bank settled them. `hasNext` is read as a boolean or the string
    * "true"; a 404 is an empty page (one public client reads an empty day so).
    */
-  async listSettledBoletos(codigoBeneficiario: string, dia: string, pagina: number, deadline: number): Promise<SettledBoletosPage> {
+  async listSettledBoletos(
+    codigoBeneficiario: string,
+    dia: string,
+    pagina: number,
+    deadline: number,
+  ): Promise<SettledBoletosPage> {
     const url = new URL(this.settings.baseUrl + this.settings.settledBoletosPath);
     url.searchParams.set('codigoBeneficiario', codigoBeneficiario);
     url.searchParams.set('dia', dia);
@@ -130,15 +164,34 @@ export class CooperativeClient {
   async queryPayment(type: PaymentType, idTransacao: string, deadline: number): Promise<Record<string, unknown>> {
     const operation = `${type} payment query (idTransacao ${idTransacao.slice(0, 120)})`;
     // Only the bank's pattern goes into a URL: ".." or "a/b" would make the call another path's.
-    if (!PAYMENT_ID_PATTERN.test(idTransacao)) throw new BankApiError(operation, undefined, `not sent: the id does not match the bank's pattern ${PAYMENT_ID_RULE}`, false);
+    if (!PAYMENT_ID_PATTERN.test(idTransacao))
+      throw new BankApiError(
+        operation,
+        undefined,
+        `not sent: the id does not match the bank's pattern ${PAYMENT_ID_RULE}`,
+        false,
+      );
     const path = this.settings.paymentQueryPaths[type].replace('{id}', idTransacao);
     const scope = this.settings.paymentQueryScopes[type];
     try {
-      const answer = await this.call({ operation, api: 'payments', method: 'GET', url: this.settings.registrationBaseUrl + path, deadline, scope });
+      const answer = await this.call({
+        operation,
+        api: 'payments',
+        method: 'GET',
+        url: this.settings.registrationBaseUrl + path,
+        deadline,
+        scope,
+      });
       return answerObject(answer.body, operation, answer.status);
     } catch (error) {
       if (!(error instanceof BankApiError) || error.status !== 403) throw error;
-      throw new BankApiError(operation, 403, `${error.detail}; the token asked the scopes "${scope}": if the bank wants others for ${type} queries, set the bank connection's paymentQueryScopes.${type} (docs/bank-api.md)`, false, error.attempts);
+      throw new BankApiError(
+        operation,
+        403,
+        `${error.detail}; the token asked the scopes "${scope}": if the bank wants others for ${type} queries, set the bank connection's paymentQueryScopes.${type} (docs/bank-api.md)`,
+        false,
+        error.attempts,
+      );
     }
   }
 
@@ -148,16 +201,26 @@ export class CooperativeClient {
    */
   async call(call: BankCall): Promise<BankAnswer> {
     for (let renewed = false; ; renewed = true) {
-      const scope = call.api === 'payments' ? call.scope ?? this.settings.paymentsScope : undefined;
+      const scope = call.api === 'payments' ? (call.scope ?? this.settings.paymentsScope) : undefined;
       const key = this.tokenKey(call.api, scope);
       const token = await this.token(key, call.api, scope, call.deadline);
-      const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${token}`, ...(await this.accountHeaders(call.api)) };
+      const headers: Record<string, string> = {
+        accept: 'application/json',
+        authorization: `Bearer ${token}`,
+        ...(await this.accountHeaders(call.api)),
+      };
       let body: string | undefined;
       if (call.body !== undefined) {
         headers['content-type'] = 'application/json';
         body = JSON.stringify(call.body);
       }
-      const response = await this.send(call.operation, call.api, call.deadline, { url: call.url, method: call.method, headers, body }, call.method === 'POST' ? CallKind.CREATION : CallKind.OTHER);
+      const response = await this.send(
+        call.operation,
+        call.api,
+        call.deadline,
+        { url: call.url, method: call.method, headers, body },
+        call.method === 'POST' ? CallKind.CREATION : CallKind.OTHER,
+      );
       if (response.status === 401 && !renewed) {
         // Renew now, keeping the refresh token (a refresh costs the bank less than a password grant).
         this.tokens.expire(key);
@@ -186,7 +249,9 @@ export class CooperativeClient {
   }
 
   private token(key: string, api: BankApi, scope: string | undefined, deadline: number): Promise<string> {
-    return this.tokens.obtain(key, (held) => (api === 'collection' ? this.collectionToken(held, deadline) : this.paymentsToken(key, scope ?? '', deadline)));
+    return this.tokens.obtain(key, (held) =>
+      api === 'collection' ? this.collectionToken(held, deadline) : this.paymentsToken(key, scope ?? '', deadline),
+    );
   }
 
   private async collectionToken(previous: CachedToken | undefined, deadline: number): Promise<string> {
@@ -194,15 +259,30 @@ export class CooperativeClient {
     const credentials = await this.options.credentials();
     const missing = (['apiKey', 'password'] as const).filter((field) => !credentials[field]);
     if (missing.length) {
-      throw new BankApiError(operation, undefined, `the bank credentials secret lacks ${missing.join(' and ')}, which the collection API's password grant needs`, false);
+      throw new BankApiError(
+        operation,
+        undefined,
+        `the bank credentials secret lacks ${missing.join(' and ')}, which the collection API's password grant needs`,
+        false,
+      );
     }
-    const headers = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', 'x-api-key': credentials.apiKey!, context: 'COBRANCA' };
+    const headers = {
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'application/json',
+      'x-api-key': credentials.apiKey!,
+      context: 'COBRANCA',
+    };
     const url = this.settings.collectionTokenUrl;
     if (previous?.refreshToken && previous.refreshUntil !== undefined && this.now() < previous.refreshUntil) {
       const body = formBody({ grant_type: 'refresh_token', refresh_token: previous.refreshToken });
       const response = await this.send(operation, 'collection', deadline, { url, method: 'POST', headers, body });
       // A refused refresh token (used, expired, revoked) falls back to the password grant.
-      if (response.status === 200) return this.tokens.remember(this.tokenKey('collection'), parseAnswer(response) as Record<string, unknown>, operation);
+      if (response.status === 200)
+        return this.tokens.remember(
+          this.tokenKey('collection'),
+          parseAnswer(response) as Record<string, unknown>,
+          operation,
+        );
     }
     const a = this.settings.account;
     const body = formBody({
@@ -220,19 +300,34 @@ export class CooperativeClient {
     const credentials = await this.options.credentials();
     const missing = (['clientId', 'clientSecret'] as const).filter((field) => !credentials[field]);
     if (missing.length) {
-      throw new BankApiError(operation, undefined, `the bank credentials secret lacks ${missing.join(' and ')}, which the payments API's client_credentials grant needs`, false);
+      throw new BankApiError(
+        operation,
+        undefined,
+        `the bank credentials secret lacks ${missing.join(' and ')}, which the payments API's client_credentials grant needs`,
+        false,
+      );
     }
-    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+    const headers: Record<string, string> = {
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'application/json',
+    };
     const fields: Record<string, string> = { grant_type: 'client_credentials', scope };
     if (this.settings.paymentsClientAuth === ClientCredentialsAuth.BASIC) {
-      const basic = Buffer.from(`${encodeURIComponent(credentials.clientId!)}:${encodeURIComponent(credentials.clientSecret!)}`).toString('base64');
+      const basic = Buffer.from(
+        `${encodeURIComponent(credentials.clientId!)}:${encodeURIComponent(credentials.clientSecret!)}`,
+      ).toString('base64');
       secrets.remember(basic);
       headers.authorization = `Basic ${basic}`;
     } else {
       fields.client_id = credentials.clientId!;
       fields.client_secret = credentials.clientSecret!;
     }
-    const response = await this.send(operation, 'payments', deadline, { url: this.settings.paymentsTokenUrl, method: 'POST', headers, body: formBody(fields) });
+    const response = await this.send(operation, 'payments', deadline, {
+      url: this.settings.paymentsTokenUrl,
+      method: 'POST',
+      headers,
+      body: formBody(fields),
+    });
     return this.rememberToken(key, operation, response);
   }
 
@@ -242,9 +337,14 @@ export class CooperativeClient {
 
   private async transport(api: BankApi): Promise<BankTransport> {
     const credentials = await this.options.credentials();
-    const tls: TlsMaterial = api === 'payments'
-      ? { caCertificates: credentials.caCertificates, clientCertificate: credentials.clientCertificate, clientKey: credentials.clientKey }
-      : { caCertificates: credentials.caCertificates };
+    const tls: TlsMaterial =
+      api === 'payments'
+        ? {
+            caCertificates: credentials.caCertificates,
+            clientCertificate: credentials.clientCertificate,
+            clientKey: credentials.clientKey,
+          }
+        : { caCertificates: credentials.caCertificates };
     // Rebuilt when the certificates in the secret change (a renewed client certificate).
     const key = [tls.caCertificates, tls.clientCertificate, tls.clientKey].join('\u0000');
     const existing = this.transports.get(api);
@@ -256,7 +356,13 @@ export class CooperativeClient {
   }
 
   /** Sends one request over the API's connection (paced and retried: base/paced-sender.ts). */
-  private async send(operation: string, api: BankApi, deadline: number, req: OutgoingRequest, kind = CallKind.TOKEN): Promise<HttpResponse> {
+  private async send(
+    operation: string,
+    api: BankApi,
+    deadline: number,
+    req: OutgoingRequest,
+    kind = CallKind.TOKEN,
+  ): Promise<HttpResponse> {
     return this.sender.send(operation, await this.transport(api), deadline, req, kind);
   }
 }

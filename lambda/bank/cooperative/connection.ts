@@ -3,8 +3,16 @@
  * the connection settings and the credentials secret's value.
  */
 import {
-  ACCOUNT_FIELD_PATTERN, ACCOUNT_FIELDS, BANK_CONNECTION_ENV, type BankConnectionSettings, type BankCredentials, ClientCredentialsAuth, CREDENTIAL_FIELDS,
-  expandBankConnection, PAYMENT_TYPES, ZuluTimestamps,
+  ACCOUNT_FIELD_PATTERN,
+  ACCOUNT_FIELDS,
+  BANK_CONNECTION_ENV,
+  type BankConnectionSettings,
+  type BankCredentials,
+  ClientCredentialsAuth,
+  CREDENTIAL_FIELDS,
+  expandBankConnection,
+  PAYMENT_TYPES,
+  ZuluTimestamps,
 } from '../../../contracts/bank-connection';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { cachedSecret, credentialsObject } from '../base/cached-secret';
@@ -17,8 +25,14 @@ import { readSettings, type SettingsSource, settingsFix } from '../../shared/set
  */
 export function parseBankCredentials(secretString: string | undefined, secretArn: string): BankCredentials {
   const what = `Bank credentials secret ${secretArn}`;
-  const { record, problems } = credentialsObject(secretString, CREDENTIAL_FIELDS, what, '{"apiKey": "...", "password": "...", "clientId": "...", "clientSecret": "..."} (see docs/usage.md of cdk-bank-webhooks)');
-  if (!!record.clientCertificate !== !!record.clientKey) problems.push('clientCertificate and clientKey go together: set both or neither');
+  const { record, problems } = credentialsObject(
+    secretString,
+    CREDENTIAL_FIELDS,
+    what,
+    '{"apiKey": "...", "password": "...", "clientId": "...", "clientSecret": "..."} (see docs/usage.md of cdk-bank-webhooks)',
+  );
+  if (!!record.clientCertificate !== !!record.clientKey)
+    problems.push('clientCertificate and clientKey go together: set both or neither');
   if (problems.length) throw new Error(`${what} is invalid: ${problems.join('; ')}`);
   return record;
 }
@@ -50,29 +64,59 @@ export function parseBankConnection(raw: string | undefined, source: SettingsSou
   const { where } = source;
   const fix = settingsFix(source);
   const settings = readSettings<BankConnectionSettings>(withDefaults(raw), source, {
-    strings: ['baseUrl', 'registrationBaseUrl', 'collectionTokenUrl', 'paymentsTokenUrl', 'collectionScope', 'paymentsScope', 'credentialsSecretArn', 'boletoQueryPath', 'settledBoletosPath'],
+    strings: [
+      'baseUrl',
+      'registrationBaseUrl',
+      'collectionTokenUrl',
+      'paymentsTokenUrl',
+      'collectionScope',
+      'paymentsScope',
+      'credentialsSecretArn',
+      'boletoQueryPath',
+      'settledBoletosPath',
+    ],
     objects: ['account', 'paymentQueryPaths', 'paymentQueryScopes'],
   });
   // Each account field goes into a header or a query: a malformed one would be retried at the bank forever.
-  const badAccount = ACCOUNT_FIELDS.filter((key) => { const value: unknown = settings.account[key]; return typeof value !== 'string' || !ACCOUNT_FIELD_PATTERN.test(value); });
+  const badAccount = ACCOUNT_FIELDS.filter((key) => {
+    const value: unknown = settings.account[key];
+    return typeof value !== 'string' || !ACCOUNT_FIELD_PATTERN.test(value);
+  });
   if (badAccount.length) {
-    throw new Error(`${where}: ${badAccount.map((key) => `account.${key} ${JSON.stringify(settings.account[key]) ?? 'undefined'}`).join(', ')} must be 1 to 20 letters, digits or hyphens ${fix}`);
+    throw new Error(
+      `${where}: ${badAccount.map((key) => `account.${key} ${JSON.stringify(settings.account[key]) ?? 'undefined'}`).join(', ')} must be 1 to 20 letters, digits or hyphens ${fix}`,
+    );
   }
-  const numbers = (['callTimeoutMs', 'queriesPerSecond', 'registrationCallsPerSecond', 'listingPageSize'] as const).filter((key) => !(typeof settings[key] === 'number' && settings[key] > 0));
+  const numbers = (
+    ['callTimeoutMs', 'queriesPerSecond', 'registrationCallsPerSecond', 'listingPageSize'] as const
+  ).filter((key) => !(typeof settings[key] === 'number' && settings[key] > 0));
   const auth = Object.values(ClientCredentialsAuth).includes(settings.paymentsClientAuth) ? [] : ['paymentsClientAuth'];
   const zulu = Object.values(ZuluTimestamps).includes(settings.zuluTimestamps) ? [] : ['zuluTimestamps'];
-  const scopes = PAYMENT_TYPES.filter((kind) => { const value: unknown = settings.paymentQueryScopes[kind]; return typeof value !== 'string' || !value.trim(); })
-    .map((kind) => `paymentQueryScopes.${kind}`);
+  const scopes = PAYMENT_TYPES.filter((kind) => {
+    const value: unknown = settings.paymentQueryScopes[kind];
+    return typeof value !== 'string' || !value.trim();
+  }).map((kind) => `paymentQueryScopes.${kind}`);
   const invalid = [...numbers, ...auth, ...zulu, ...scopes];
   if (invalid.length) throw new Error(`${where}: ${invalid.join(', ')} missing or invalid ${fix}`);
   return settings;
 }
 
 /** Loads the credentials secret and keeps its value for `ttlMs`; a failed reload reuses the last value. */
-export function credentialsFromSecret(client: SecretsManagerClient, secretArn: string, ttlMs = 300_000, now: () => number = Date.now): () => Promise<BankCredentials> {
-  return cachedSecret(client, secretArn, (text) => {
-    const value = parseBankCredentials(text, secretArn);
-    secrets.remember(value.apiKey, value.password, value.clientSecret, value.clientKey);
-    return value;
-  }, ttlMs, now);
+export function credentialsFromSecret(
+  client: SecretsManagerClient,
+  secretArn: string,
+  ttlMs = 300_000,
+  now: () => number = Date.now,
+): () => Promise<BankCredentials> {
+  return cachedSecret(
+    client,
+    secretArn,
+    (text) => {
+      const value = parseBankCredentials(text, secretArn);
+      secrets.remember(value.apiKey, value.password, value.clientSecret, value.clientKey);
+      return value;
+    },
+    ttlMs,
+    now,
+  );
 }

@@ -23,7 +23,8 @@ export function cooperativeFamily(): ApiFamily {
   return {
     name: 'cooperative',
     routes: ['boleto', 'payments'],
-    parse: (route, body, settings) => parseNotification(route, body, settings.boletoMovements ?? ProcessorDefaults.boletoMovements),
+    parse: (route, body, settings) =>
+      parseNotification(route, body, settings.boletoMovements ?? ProcessorDefaults.boletoMovements),
     subjects: [boletoRules(), paymentRules()],
   };
 }
@@ -37,28 +38,50 @@ export const cooperativeBinding: FamilyBinding = (wiring) => {
   let connection: BankConnectionSettings | undefined;
   let base: CooperativeClient | undefined;
   const ttl = wiring.credentialsTtlMs;
-  const clientOf = (settings: BankConnectionSettings, pacer: BankPacer) => new CooperativeClient({
-    settings,
-    pacer,
-    credentials: credentialsFromSecret(wiring.secretsManager, settings.credentialsSecretArn, ttl),
-    onRetry: (info) => wiring.onRetry?.('Retrying a bank call', info),
-    onThrottled: () => wiring.onThrottled?.(),
-  });
+  const clientOf = (settings: BankConnectionSettings, pacer: BankPacer) =>
+    new CooperativeClient({
+      settings,
+      pacer,
+      credentials: credentialsFromSecret(wiring.secretsManager, settings.credentialsSecretArn, ttl),
+      onRetry: (info) => wiring.onRetry?.('Retrying a bank call', info),
+      onThrottled: () => wiring.onThrottled?.(),
+    });
   const connected = () => (connection ??= readBankConnection(wiring.env, wiring.setBy));
   const client = (pacer: BankPacer) => (base ??= clientOf(connected(), pacer)).withPacer(pacer);
   /** One client per connection a custom resource names, at that connection's registration rates. */
-  const registrationClient = memoized((settings: BankConnectionSettings) => clientOf(settings, new PacerByKind(
-    { [CallKind.CREATION]: new RatePacer(new MemorySlotSchedule(), { ratePerSecond: settings.registrationCallsPerSecond, name: 'bank registration creations' }) },
-    new RatePacer(new MemorySlotSchedule(), { ratePerSecond: settings.queriesPerSecond, name: 'bank registration calls' }),
-  )), JSON.stringify);
+  const registrationClient = memoized(
+    (settings: BankConnectionSettings) =>
+      clientOf(
+        settings,
+        new PacerByKind(
+          {
+            [CallKind.CREATION]: new RatePacer(new MemorySlotSchedule(), {
+              ratePerSecond: settings.registrationCallsPerSecond,
+              name: 'bank registration creations',
+            }),
+          },
+          new RatePacer(new MemorySlotSchedule(), {
+            ratePerSecond: settings.queriesPerSecond,
+            name: 'bank registration calls',
+          }),
+        ),
+      ),
+    JSON.stringify,
+  );
   return {
     family: cooperativeFamily(),
     connected: true,
     client,
-    listings: (pacer, settings) => [{
-      listing: settledBoletoListing(client(pacer), connected().account.codigoBeneficiario, connected().listingPageSize),
-      days: { lookbackDays: settings.lookbackDays },
-    }],
+    listings: (pacer, settings) => [
+      {
+        listing: settledBoletoListing(
+          client(pacer),
+          connected().account.codigoBeneficiario,
+          connected().listingPageSize,
+        ),
+        days: { lookbackDays: settings.lookbackDays },
+      },
+    ],
     deployed: (pacer) => cooperativeRegistrations(() => client(pacer), connected()),
     registrations: () => cooperativeRegistrations(registrationClient),
   };

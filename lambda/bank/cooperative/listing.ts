@@ -9,7 +9,12 @@ import { bankDateToIso, bankDay, identifier, nossoNumeroOf, type SettledBoletosP
 
 /** What the listing needs of the bank client. */
 export interface SettledBoletosLister {
-  listSettledBoletos(codigoBeneficiario: string, dia: string, pagina: number, deadline: number): Promise<SettledBoletosPage>;
+  listSettledBoletos(
+    codigoBeneficiario: string,
+    dia: string,
+    pagina: number,
+    deadline: number,
+  ): Promise<SettledBoletosPage>;
 }
 
 /** A listing item's settlement: its day (`dataPagamento`) and amount (`valorLiquidado`), when it shows both. */
@@ -37,7 +42,8 @@ export function holdsSettlement(record: HeldRecord, listed: ListedSettlement | u
   if (!listed) return false;
   const id = `${listed.day}:${listed.cents}`;
   if (record.state?.settlement?.id === id) return true;
-  if (record.history.includes(`${StatusClass.SETTLED}:${id}`) && record.state?.statusClass !== StatusClass.OPEN) return true;
+  if (record.history.includes(`${StatusClass.SETTLED}:${id}`) && record.state?.statusClass !== StatusClass.OPEN)
+    return true;
   const current = record.state?.statusClass === StatusClass.SETTLED ? record.state.settlement : undefined;
   if (!current || current.amount.cents !== listed.cents) return false;
   const apart = Math.abs(Date.parse(current.id.slice(0, 10)) - Date.parse(listed.day));
@@ -51,7 +57,12 @@ export function settledEntry(item: Record<string, unknown>, day: string, codigoB
   const key = identifier(item.nossoNumero) ?? '';
   const reason = `the bank lists it as settled on ${day} and no published event holds that settlement`;
   if (!nossoNumero || (beneficiario !== undefined && beneficiario !== codigoBeneficiario)) {
-    return { key, reason, skipped: `a listing item names no nossoNumero of this beneficiary (nossoNumero ${nossoNumero ?? 'unreadable'}, codigoBeneficiario ${beneficiario ?? 'absent'})`, holds: () => false };
+    return {
+      key,
+      reason,
+      skipped: `a listing item names no nossoNumero of this beneficiary (nossoNumero ${nossoNumero ?? 'unreadable'}, codigoBeneficiario ${beneficiario ?? 'absent'})`,
+      holds: () => false,
+    };
   }
   const target: LookSubject = { kind: 'boleto', nossoNumero };
   const listed = listedSettlement(item);
@@ -59,7 +70,11 @@ export function settledEntry(item: Record<string, unknown>, day: string, codigoB
 }
 
 /** The settled-boletos listing of one beneficiary, as the sweep reads it. */
-export function settledBoletoListing(bank: SettledBoletosLister, codigoBeneficiario: string, pageSize: number): WindowListing {
+export function settledBoletoListing(
+  bank: SettledBoletosLister,
+  codigoBeneficiario: string,
+  pageSize: number,
+): WindowListing {
   return {
     name: 'boleto',
     firstPage: 1,
@@ -68,7 +83,10 @@ export function settledBoletoListing(bank: SettledBoletosLister, codigoBeneficia
     async page(day, pagina, deadline) {
       const dia = `${day.slice(8, 10)}/${day.slice(5, 7)}/${day.slice(0, 4)}`;
       const answer = await bank.listSettledBoletos(codigoBeneficiario, dia, pagina, deadline);
-      return { entries: answer.items.map((item) => settledEntry(item, day, codigoBeneficiario)), ...(answer.hasNext !== undefined ? { hasNext: answer.hasNext } : {}) };
+      return {
+        entries: answer.items.map((item) => settledEntry(item, day, codigoBeneficiario)),
+        ...(answer.hasNext !== undefined ? { hasNext: answer.hasNext } : {}),
+      };
     },
   };
 }

@@ -2,7 +2,12 @@
  * The bank's notifications read: boleto events (one object, an array, or `{"eventos": [...]}`)
  * and payments, each checked, and what cannot be understood as problems with their reason.
  */
-import { PAYMENT_ID_PATTERN, PAYMENT_ID_RULE, PAYMENT_TYPES, type PaymentType } from '../../../contracts/bank-connection';
+import {
+  PAYMENT_ID_PATTERN,
+  PAYMENT_ID_RULE,
+  PAYMENT_TYPES,
+  type PaymentType,
+} from '../../../contracts/bank-connection';
 import type { BoletoMovementMapping } from '../../../contracts/processor';
 import type { Route } from '../../../contracts/receiver';
 import { identifier, nossoNumeroOf, toCents } from './answers';
@@ -55,7 +60,9 @@ const PAYMENT_TYPE_MARKERS: Record<PaymentType, readonly string[]> = {
 export function classifyMovement(movimento: string, mapping: BoletoMovementMapping): BoletoMovement | undefined {
   // Reversals first: ESTORNO_LIQUIDACAO_... must not count as a LIQUIDACAO... settlement.
   const order: BoletoMovement[] = ['reversal', 'settlement', 'writeOff', 'rejection'];
-  return order.find((movement) => mapping[movement].some((prefix) => movimento.toUpperCase().startsWith(prefix.toUpperCase())));
+  return order.find((movement) =>
+    mapping[movement].some((prefix) => movimento.toUpperCase().startsWith(prefix.toUpperCase())),
+  );
 }
 
 function parseBoletoEvent(value: unknown, where: string, mapping: BoletoMovementMapping): BoletoEventItem | string {
@@ -67,17 +74,24 @@ function parseBoletoEvent(value: unknown, where: string, mapping: BoletoMovement
   const movimento = typeof raw.movimento === 'string' ? raw.movimento.trim() : '';
   if (!idEventoWebhook) problems.push('idEventoWebhook is missing');
   if (!nossoNumero) {
-    problems.push(raw.nossoNumero === undefined || raw.nossoNumero === null ? 'nossoNumero is missing' : `nossoNumero ${JSON.stringify(raw.nossoNumero).slice(0, 40)} is not the bank's boleto id (up to 9 digits)`);
+    problems.push(
+      raw.nossoNumero === undefined || raw.nossoNumero === null
+        ? 'nossoNumero is missing'
+        : `nossoNumero ${JSON.stringify(raw.nossoNumero).slice(0, 40)} is not the bank's boleto id (up to 9 digits)`,
+    );
   }
   if (!movimento) problems.push('movimento is missing');
   const movement = movimento ? classifyMovement(movimento, mapping) : undefined;
   if (movimento && !movement) {
-    problems.push(`movimento "${movimento.slice(0, 60)}" is not a known settlement, reversal, write-off or rejection (configure boletoMovements to add it)`);
+    problems.push(
+      `movimento "${movimento.slice(0, 60)}" is not a known settlement, reversal, write-off or rejection (configure boletoMovements to add it)`,
+    );
   }
   let valorLiquidacao: string | undefined;
   if (raw.valorLiquidacao !== undefined && raw.valorLiquidacao !== null) {
     const cents = toCents(raw.valorLiquidacao);
-    if (cents === undefined) problems.push(`valorLiquidacao ${JSON.stringify(raw.valorLiquidacao).slice(0, 40)} is not an amount`);
+    if (cents === undefined)
+      problems.push(`valorLiquidacao ${JSON.stringify(raw.valorLiquidacao).slice(0, 40)} is not an amount`);
     else valorLiquidacao = (cents / 100).toFixed(2);
   } else if (movement === 'settlement') {
     problems.push('valorLiquidacao is missing from a settlement');
@@ -96,28 +110,35 @@ function parseBoletoEvent(value: unknown, where: string, mapping: BoletoMovement
 }
 
 function paymentTypeOf(raw: Record<string, unknown>): PaymentType[] {
-  return PAYMENT_TYPES.filter((type) => PAYMENT_TYPE_MARKERS[type].some((field) => raw[field] !== undefined && raw[field] !== null));
+  return PAYMENT_TYPES.filter((type) =>
+    PAYMENT_TYPE_MARKERS[type].some((field) => raw[field] !== undefined && raw[field] !== null),
+  );
 }
 
 function parsePayment(value: unknown): PaymentItem | string {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return 'a payment notification must be one JSON object';
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    return 'a payment notification must be one JSON object';
   const raw = value as Record<string, unknown>;
   const problems: string[] = [];
   const idTransacao = typeof raw.idTransacao === 'string' ? raw.idTransacao : undefined;
   if (!idTransacao) problems.push('idTransacao is missing');
-  else if (!PAYMENT_ID_PATTERN.test(idTransacao)) problems.push(`idTransacao does not match the bank's pattern ${PAYMENT_ID_RULE}`);
+  else if (!PAYMENT_ID_PATTERN.test(idTransacao))
+    problems.push(`idTransacao does not match the bank's pattern ${PAYMENT_ID_RULE}`);
   const status = typeof raw.status === 'string' && raw.status.trim() ? raw.status.trim() : undefined;
   if (!status) problems.push('status is missing');
   const types = paymentTypeOf(raw);
   if (types.length !== 1) {
-    problems.push(types.length === 0
-      ? 'it is not recognisably a Pix, boleto or tax payment (expected idPagamentoPix, idPagamentoBoleto or idPagamentoTributo)'
-      : `it looks like more than one payment kind (${types.join(', ')})`);
+    problems.push(
+      types.length === 0
+        ? 'it is not recognisably a Pix, boleto or tax payment (expected idPagamentoPix, idPagamentoBoleto or idPagamentoTributo)'
+        : `it looks like more than one payment kind (${types.join(', ')})`,
+    );
   }
   let valorPagamento: string | undefined;
   if (raw.valorPagamento !== undefined && raw.valorPagamento !== null) {
     const cents = toCents(raw.valorPagamento);
-    if (cents === undefined) problems.push(`valorPagamento ${JSON.stringify(raw.valorPagamento).slice(0, 40)} is not an amount`);
+    if (cents === undefined)
+      problems.push(`valorPagamento ${JSON.stringify(raw.valorPagamento).slice(0, 40)} is not an amount`);
     else valorPagamento = (cents / 100).toFixed(2);
   }
   if (problems.length) return `payment notification: ${problems.join('; ')}`;
@@ -143,7 +164,8 @@ export function nestedDeeperThan(value: unknown, limit: number): boolean {
 function boletoEventList(value: unknown): { list: unknown[]; wrapped: boolean } {
   if (Array.isArray(value)) return { list: value, wrapped: true };
   const eventos = value && typeof value === 'object' ? (value as Record<string, unknown>).eventos : undefined;
-  if (Array.isArray(eventos) && (value as Record<string, unknown>).nossoNumero === undefined) return { list: eventos, wrapped: true };
+  if (Array.isArray(eventos) && (value as Record<string, unknown>).nossoNumero === undefined)
+    return { list: eventos, wrapped: true };
   return { list: [value], wrapped: false };
 }
 
@@ -160,7 +182,12 @@ export function parseNotification(route: Route, body: Buffer, movements: BoletoM
     return { items: [], problems: [`the ${route} notification body is not JSON (${body.length} bytes)`] };
   }
   if (nestedDeeperThan(value, MAX_NESTING)) {
-    return { items: [], problems: [`the ${route} notification body nests objects or arrays deeper than ${MAX_NESTING} levels (${body.length} bytes); no notification of the bank does`] };
+    return {
+      items: [],
+      problems: [
+        `the ${route} notification body nests objects or arrays deeper than ${MAX_NESTING} levels (${body.length} bytes); no notification of the bank does`,
+      ],
+    };
   }
   if (route === 'payments') {
     const result = parsePayment(value);

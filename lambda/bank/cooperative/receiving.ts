@@ -7,6 +7,16 @@ import { RouteCredential, type RouteIntake } from '../intake';
 
 /** The collection API's boleto webhook (the contract's header) and the payments webhook (always Authorization). */
 export const COOPERATIVE_INTAKES: readonly RouteIntake[] = [
-  { route: 'boleto', provider: 'bank', credential: RouteCredential.TOKEN, token: (s) => ({ header: s.boletoTokenHeader, secretArn: s.boletoTokenSecretArn }) },
-  { route: 'payments', provider: 'bank', credential: RouteCredential.TOKEN, token: (s) => ({ header: PAYMENTS_TOKEN_HEADER, secretArn: s.paymentsTokenSecretArn }) },
+  {
+    route: 'boleto',
+    provider: 'bank',
+    credential: RouteCredential.TOKEN,
+    token: (s) => ({ header: s.boletoTokenHeader, secretArn: s.boletoTokenSecretArn }),
+  },
+  {
+    route: 'payments',
+    provider: 'bank',
+    credential: RouteCredential.TOKEN,
+    token: (s) => ({ header: PAYMENTS_TOKEN_HEADER, secretArn: s.paymentsTokenSecretArn }),
+  },
 ];

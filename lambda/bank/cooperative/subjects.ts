@@ -3,7 +3,12 @@
  * boleto query of this receiver's beneficiary; a payment of the payments API (Pix sent, a boleto
  * paid, taxes), verified by the payment query of its kind.
  */
-import { PAYMENT_ID_PATTERN, PAYMENT_ID_RULE, PAYMENT_TYPES, type PaymentType } from '../../../contracts/bank-connection';
+import {
+  PAYMENT_ID_PATTERN,
+  PAYMENT_ID_RULE,
+  PAYMENT_TYPES,
+  type PaymentType,
+} from '../../../contracts/bank-connection';
 import { PaymentKind, SubjectKind, StatusClass } from '../../../contracts/events';
 import type { LookSubject } from '../../../contracts/reconciliation';
 import { answerNames, BANK_OFFSET, identifier, nossoNumeroOf } from './answers';
@@ -11,14 +16,24 @@ import { NotOurs, type ProviderQueries, type SubjectItem, type SubjectRules, wro
 import type { BoletoEventItem, PaymentItem } from './notification';
 import type { SubjectState } from '../verified-state';
 import {
-  boletoChanges, boletoClaim, boletoState, checkBoletoClaim, checkPaymentClaim, keepRecordedSettlement, paymentChanges, paymentClaim, paymentState,
+  boletoChanges,
+  boletoClaim,
+  boletoState,
+  checkBoletoClaim,
+  checkPaymentClaim,
+  keepRecordedSettlement,
+  paymentChanges,
+  paymentClaim,
+  paymentState,
 } from './state';
 
 type BoletoTarget = Extract<LookSubject, { kind: 'boleto' }>;
 type PaymentTarget = Extract<LookSubject, { kind: 'payment' }>;
 
-const boletoItem = (item: SubjectItem): BoletoEventItem | undefined => (item.kind === 'boleto-event' ? item as BoletoEventItem : undefined);
-const paymentItem = (item: SubjectItem): PaymentItem | undefined => (item.kind === 'payment' ? item as PaymentItem : undefined);
+const boletoItem = (item: SubjectItem): BoletoEventItem | undefined =>
+  item.kind === 'boleto-event' ? (item as BoletoEventItem) : undefined;
+const paymentItem = (item: SubjectItem): PaymentItem | undefined =>
+  item.kind === 'payment' ? (item as PaymentItem) : undefined;
 
 /** A date the bank writes (a day, read at the bank's midnight, or an instant) in epoch ms. */
 function datedMs(dated: string | undefined): number | undefined {
@@ -48,10 +63,16 @@ export function boletoRules(): SubjectRules {
     owns: (target) => target.kind === 'boleto',
     idOf: (target, codigoBeneficiario) => `boleto:${codigoBeneficiario}:${(target as BoletoTarget).nossoNumero}`,
     // A nossoNumero is up to 9 digits at the bank (clients zero-pad it): nothing else is meant, unless a payment's kind is given.
-    guessIds: (arg, codigoBeneficiario, paymentKind) => (/^\d{1,9}$/.test(arg) && paymentKind === undefined ? { ids: [`boleto:${codigoBeneficiario}:${arg.padStart(9, '0')}`], rank: 3, only: true } : undefined),
+    guessIds: (arg, codigoBeneficiario, paymentKind) =>
+      /^\d{1,9}$/.test(arg) && paymentKind === undefined
+        ? { ids: [`boleto:${codigoBeneficiario}:${arg.padStart(9, '0')}`], rank: 3, only: true }
+        : undefined,
     targetFrom: (subject, what) => {
       const nossoNumero = typeof subject.nossoNumero === 'string' ? nossoNumeroOf(subject.nossoNumero) : undefined;
-      if (!nossoNumero) throw new Error(`${what} names nossoNumero ${JSON.stringify(subject.nossoNumero)}; it must be the bank's boleto id, up to 9 digits`);
+      if (!nossoNumero)
+        throw new Error(
+          `${what} names nossoNumero ${JSON.stringify(subject.nossoNumero)}; it must be the bank's boleto id, up to 9 digits`,
+        );
       return { kind: 'boleto', nossoNumero };
     },
     targetOf: (item) => {
@@ -73,13 +94,17 @@ export function boletoRules(): SubjectRules {
       // another's with 401); one that names another is never ours.
       const named = identifier(answer.codigoBeneficiario);
       if (named !== undefined && named !== ours) {
-        throw new NotOurs(`the bank's answer for nossoNumero ${nossoNumero} belongs to beneficiary ${named}, not this receiver's ${ours}: nothing is published for it`);
+        throw new NotOurs(
+          `the bank's answer for nossoNumero ${nossoNumero} belongs to beneficiary ${named}, not this receiver's ${ours}: nothing is published for it`,
+        );
       }
       const answered = identifier(answer.nossoNumero);
-      if (answered !== undefined && (nossoNumeroOf(answered) ?? answered) !== nossoNumero) throw new Error(`the bank answered for nossoNumero ${answered}, not ${nossoNumero}`);
+      if (answered !== undefined && (nossoNumeroOf(answered) ?? answered) !== nossoNumero)
+        throw new Error(`the bank answered for nossoNumero ${answered}, not ${nossoNumero}`);
       return answer;
     },
-    verify: (previous, answer, context) => keepRecordedSettlement(previous, boletoState(answer, context.settings.boletoStatuses, context.zuluTimestamps)),
+    verify: (previous, answer, context) =>
+      keepRecordedSettlement(previous, boletoState(answer, context.settings.boletoStatuses, context.zuluTimestamps)),
     changes: boletoChanges,
     claim: (item, state, history) => {
       const claim = boletoClaim(boletoItem(item) ?? wrongKind('boleto'));
@@ -87,8 +112,18 @@ export function boletoRules(): SubjectRules {
     },
     datedAt,
     pendingUntilFinal: () => false,
-    eventAccount: (account) => ({ cooperativa: account.cooperativa, posto: account.posto, codigoBeneficiario: account.codigoBeneficiario }),
-    eventSubject: (id, target, sequence, account) => ({ kind: SubjectKind.BOLETO, id, sequence, nossoNumero: (target as BoletoTarget).nossoNumero, codigoBeneficiario: account.codigoBeneficiario }),
+    eventAccount: (account) => ({
+      cooperativa: account.cooperativa,
+      posto: account.posto,
+      codigoBeneficiario: account.codigoBeneficiario,
+    }),
+    eventSubject: (id, target, sequence, account) => ({
+      kind: SubjectKind.BOLETO,
+      id,
+      sequence,
+      nossoNumero: (target as BoletoTarget).nossoNumero,
+      codigoBeneficiario: account.codigoBeneficiario,
+    }),
   };
 }
 
@@ -98,14 +133,21 @@ export function paymentRules(): SubjectRules {
     kind: SubjectKind.PAYMENT,
     owns: (target) => target.kind === 'payment',
     idOf: (target) => `payment:${(target as PaymentTarget).paymentKind}:${(target as PaymentTarget).idTransacao}`,
-    guessIds: (arg, _codigoBeneficiario, paymentKind) => (PAYMENT_ID_PATTERN.test(arg) ? { ids: (paymentKind ? [paymentKind] : Object.values(PaymentKind)).map((k) => `payment:${k}:${arg}`), rank: 1 } : undefined),
+    guessIds: (arg, _codigoBeneficiario, paymentKind) =>
+      PAYMENT_ID_PATTERN.test(arg)
+        ? { ids: (paymentKind ? [paymentKind] : Object.values(PaymentKind)).map((k) => `payment:${k}:${arg}`), rank: 1 }
+        : undefined,
     targetFrom: (subject, what) => {
       const paymentKind = typeof subject.paymentKind === 'string' ? subject.paymentKind.toLowerCase() : '';
       if (!(PAYMENT_TYPES as readonly string[]).includes(paymentKind)) {
-        throw new Error(`${what} names paymentKind ${JSON.stringify(subject.paymentKind)}; it must be one of ${PAYMENT_TYPES.join(', ')}`);
+        throw new Error(
+          `${what} names paymentKind ${JSON.stringify(subject.paymentKind)}; it must be one of ${PAYMENT_TYPES.join(', ')}`,
+        );
       }
       if (typeof subject.idTransacao !== 'string' || !PAYMENT_ID_PATTERN.test(subject.idTransacao)) {
-        throw new Error(`${what} names idTransacao ${JSON.stringify(subject.idTransacao)?.slice(0, 120)}; it must match the bank's pattern ${PAYMENT_ID_RULE} (1 to 100 letters, digits, ':' or '-')`);
+        throw new Error(
+          `${what} names idTransacao ${JSON.stringify(subject.idTransacao)?.slice(0, 120)}; it must match the bank's pattern ${PAYMENT_ID_RULE} (1 to 100 letters, digits, ':' or '-')`,
+        );
       }
       return { kind: 'payment', paymentKind: paymentKind as PaymentType, idTransacao: subject.idTransacao };
     },
@@ -118,17 +160,20 @@ export function paymentRules(): SubjectRules {
     async query(target, provider, _context, deadline) {
       const { paymentKind, idTransacao } = target as PaymentTarget;
       const answer = await queriesOf(provider).queryPayment(paymentKind, idTransacao, deadline);
-      if (!answerNames(answer, 'idTransacao', idTransacao)) throw new Error(`the bank answered for idTransacao ${identifier(answer.idTransacao)}, not ${idTransacao}`);
+      if (!answerNames(answer, 'idTransacao', idTransacao))
+        throw new Error(`the bank answered for idTransacao ${identifier(answer.idTransacao)}, not ${idTransacao}`);
       return answer;
     },
-    verify: (_previous, answer, context) => paymentState(answer, context.settings.paymentStatuses, context.zuluTimestamps),
+    verify: (_previous, answer, context) =>
+      paymentState(answer, context.settings.paymentStatuses, context.zuluTimestamps),
     changes: paymentChanges,
     claim: (item, state, history, context) => {
       const claim = paymentClaim(paymentItem(item) ?? wrongKind('payment'), context.settings.paymentStatuses);
       return { claim, check: checkPaymentClaim(claim, state, history) };
     },
     datedAt,
-    pendingUntilFinal: (state) => !state || state.statusClass === StatusClass.PENDING || state.statusClass === StatusClass.UNKNOWN,
+    pendingUntilFinal: (state) =>
+      !state || state.statusClass === StatusClass.PENDING || state.statusClass === StatusClass.UNKNOWN,
     eventAccount: (account) => ({ cooperativa: account.cooperativa, posto: account.posto, conta: account.conta }),
     eventSubject: (id, target, sequence) => {
       const { paymentKind, idTransacao } = target as PaymentTarget;

@@ -25,13 +25,17 @@ export enum ChargeState {
 
 /** The statuses read as they are written; the removals are matched by prefix. */
 const CHARGE_STATES: Readonly<Record<string, ChargeState>> = {
-  ATIVA: ChargeState.ACTIVE, CRIADA: ChargeState.ACTIVE, CONCLUIDA: ChargeState.CONCLUDED,
-  EXPIRADA: ChargeState.REMOVED, REJEITADA: ChargeState.REMOVED, CANCELADA: ChargeState.REMOVED,
+  ATIVA: ChargeState.ACTIVE,
+  CRIADA: ChargeState.ACTIVE,
+  CONCLUIDA: ChargeState.CONCLUDED,
+  EXPIRADA: ChargeState.REMOVED,
+  REJEITADA: ChargeState.REMOVED,
+  CANCELADA: ChargeState.REMOVED,
 };
 
 /** The parts of a Pix's amount (`componentesValor`), each as written (`\d{1,10}\.\d{2}`). */
 export const VALUE_COMPONENTS = ['original', 'saque', 'troco', 'juros', 'multa', 'abatimento', 'desconto'] as const;
-export type ValueComponent = typeof VALUE_COMPONENTS[number];
+export type ValueComponent = (typeof VALUE_COMPONENTS)[number];
 
 export interface PixRefundRead {
   readonly id: string;
@@ -89,14 +93,19 @@ type Fields = Record<string, unknown>;
 /** The standard bounds `infoPagador`, `descricao` and `motivo` at 140 characters: nothing longer is kept. */
 const MAX_TEXT = 140;
 const NATURES = new Set<string>(Object.values(RefundNature));
-const optionalTextOf = (o: Fields, name: string): string | undefined => (typeof o[name] === 'string' && o[name] ? (o[name]).slice(0, MAX_TEXT) : undefined);
+const optionalTextOf = (o: Fields, name: string): string | undefined =>
+  typeof o[name] === 'string' && o[name] ? o[name].slice(0, MAX_TEXT) : undefined;
 
 /** A Pix's `devolucoes` as written: an array, one object (the standard's own example), or none. */
-export const refundsWritten = (value: unknown): unknown[] => (value === undefined || value === null ? [] : Array.isArray(value) ? value : [value]);
+export const refundsWritten = (value: unknown): unknown[] =>
+  value === undefined || value === null ? [] : Array.isArray(value) ? value : [value];
 
 /** Reads one answer: the operation, the HTTP status, and what is wrong, in one error. */
 class Reader {
-  constructor(private readonly operation: string, private readonly status: number) {}
+  constructor(
+    private readonly operation: string,
+    private readonly status: number,
+  ) {}
 
   fail(what: string): never {
     throw new BankApiError(this.operation, this.status, `the answer ${what}`, false);
@@ -109,7 +118,8 @@ class Reader {
 
   text(o: Fields, name: string, where: string, pattern?: RegExp): string {
     const value = o[name];
-    if (typeof value !== 'string' || !value || (pattern && !pattern.test(value))) this.fail(`has no valid ${where}.${name}`);
+    if (typeof value !== 'string' || !value || (pattern && !pattern.test(value)))
+      this.fail(`has no valid ${where}.${name}`);
     return value;
   }
 
@@ -125,26 +135,36 @@ class Reader {
   refund(value: unknown, where: string): PixRefundRead {
     const o = this.object(value, where);
     const status = this.text(o, 'status', where);
-    if (!(Object.values(RefundStatus) as string[]).includes(status)) this.fail(`has an unknown refund status at ${where}.status (${status.slice(0, 40)})`);
+    if (!(Object.values(RefundStatus) as string[]).includes(status))
+      this.fail(`has an unknown refund status at ${where}.status (${status.slice(0, 40)})`);
     // Its optional details: one malformed is left out, never a reason to refuse the refund.
     const horario = isObject(o.horario) ? o.horario : {};
     const written = o.natureza === undefined || o.natureza === null ? RefundNature.ORIGINAL : o.natureza;
-    const natureza = typeof written === 'string' && NATURES.has(written) ? written as RefundNature : undefined;
-    const asWritten = natureza === undefined && typeof written === 'string' && /^[A-Z0-9_]{1,40}$/.test(written) ? written : undefined;
+    const natureza = typeof written === 'string' && NATURES.has(written) ? (written as RefundNature) : undefined;
+    const asWritten =
+      natureza === undefined && typeof written === 'string' && /^[A-Z0-9_]{1,40}$/.test(written) ? written : undefined;
     const rtrId = typeof o.rtrId === 'string' && END_TO_END_ID.test(o.rtrId) ? o.rtrId : undefined;
     const [descricao, motivo] = [optionalTextOf(o, 'descricao'), optionalTextOf(o, 'motivo')];
     const [requestedAt, settledAt] = [readPixTime(horario.solicitacao)?.at, readPixTime(horario.liquidacao)?.at];
     return {
-      id: this.text(o, 'id', where), valor: this.text(o, 'valor', where, PIX_AMOUNT), status: status as RefundStatus,
-      ...(rtrId ? { rtrId } : {}), ...(natureza ? { natureza } : {}), ...(asWritten ? { naturezaAsWritten: asWritten } : {}),
-      ...(descricao ? { descricao } : {}), ...(requestedAt ? { requestedAt } : {}), ...(settledAt ? { settledAt } : {}), ...(motivo ? { motivo } : {}),
+      id: this.text(o, 'id', where),
+      valor: this.text(o, 'valor', where, PIX_AMOUNT),
+      status: status as RefundStatus,
+      ...(rtrId ? { rtrId } : {}),
+      ...(natureza ? { natureza } : {}),
+      ...(asWritten ? { naturezaAsWritten: asWritten } : {}),
+      ...(descricao ? { descricao } : {}),
+      ...(requestedAt ? { requestedAt } : {}),
+      ...(settledAt ? { settledAt } : {}),
+      ...(motivo ? { motivo } : {}),
     };
   }
 
   pix(value: unknown, where: string): PixRead {
     const o = this.object(value, where);
     const endToEndId = o.endToEndId ?? o.endToEndID;
-    if (typeof endToEndId !== 'string' || !END_TO_END_ID.test(endToEndId)) this.fail(`has no valid ${where}.endToEndId`);
+    if (typeof endToEndId !== 'string' || !END_TO_END_ID.test(endToEndId))
+      this.fail(`has no valid ${where}.endToEndId`);
     const horario = isObject(o.horario)
       ? this.time(o.horario.liquidacao ?? o.horario.solicitacao, `${where}.horario`)
       : this.time(o.horario, `${where}.horario`);
@@ -160,11 +180,16 @@ class Reader {
     const components = componentsOf(o.componentesValor);
     const infoPagador = optionalTextOf(o, 'infoPagador');
     return {
-      endToEndId, txid: this.optionalText(o, 'txid', where, PIX_TXID), valor: this.text(o, 'valor', where, PIX_AMOUNT), chave: this.optionalText(o, 'chave', where), horario: horario.at,
+      endToEndId,
+      txid: this.optionalText(o, 'txid', where, PIX_TXID),
+      valor: this.text(o, 'valor', where, PIX_AMOUNT),
+      chave: this.optionalText(o, 'chave', where),
+      horario: horario.at,
       ...(horario.zoneAssumed ? { horarioZoneAssumed: true } : {}),
       ...(infoPagador ? { infoPagador } : {}),
       ...(components ? { componentesValor: components } : {}),
-      refunds, ...(unreadable.length ? { unreadableRefunds: unreadable } : {}),
+      refunds,
+      ...(unreadable.length ? { unreadableRefunds: unreadable } : {}),
     };
   }
 }
@@ -199,15 +224,28 @@ export function readCharge(value: unknown, operation: string, status: number): C
   const r = new Reader(operation, status);
   const o = r.object(value, 'cob');
   const written = r.text(o, 'status', 'cob');
-  const state = CHARGE_STATES[written] ?? (/^REMOVID[AO]_/.test(written) ? ChargeState.REMOVED : r.fail(`has an unknown charge status (${written.slice(0, 40)})`));
-  const pix = o.pix === undefined || o.pix === null ? undefined : Array.isArray(o.pix) ? o.pix : r.fail('has cob.pix that is not a list');
+  const state =
+    CHARGE_STATES[written] ??
+    (/^REMOVID[AO]_/.test(written)
+      ? ChargeState.REMOVED
+      : r.fail(`has an unknown charge status (${written.slice(0, 40)})`));
+  const pix =
+    o.pix === undefined || o.pix === null
+      ? undefined
+      : Array.isArray(o.pix)
+        ? o.pix
+        : r.fail('has cob.pix that is not a list');
   const paidBy = pix?.map((p, i) => {
-    const id = isObject(p) ? p.endToEndId ?? p.endToEndID : undefined;
+    const id = isObject(p) ? (p.endToEndId ?? p.endToEndID) : undefined;
     return typeof id === 'string' && END_TO_END_ID.test(id) ? id : r.fail(`has no valid cob.pix[${i}].endToEndId`);
   });
   return {
-    txid: r.text(o, 'txid', 'cob', CHARGE_TXID), state, status: written, valorOriginal: r.text(r.object(o.valor, 'cob.valor'), 'original', 'cob.valor', PIX_AMOUNT),
-    chave: r.optionalText(o, 'chave', 'cob'), ...(paidBy ? { paidBy } : {}),
+    txid: r.text(o, 'txid', 'cob', CHARGE_TXID),
+    state,
+    status: written,
+    valorOriginal: r.text(r.object(o.valor, 'cob.valor'), 'original', 'cob.valor', PIX_AMOUNT),
+    chave: r.optionalText(o, 'chave', 'cob'),
+    ...(paidBy ? { paidBy } : {}),
   };
 }
 
@@ -219,7 +257,15 @@ export function readPixPage(value: unknown, operation: string, status: number): 
   const r = new Reader(operation, status);
   const o = r.object(value, '(root)');
   const paging = r.object(r.object(o.parametros, 'parametros').paginacao, 'parametros.paginacao');
-  const count = (name: string) => (Number.isInteger(paging[name]) && (paging[name] as number) >= 0 ? paging[name] as number : r.fail(`has no valid parametros.paginacao.${name}`));
-  const listed = o.pix === undefined || o.pix === null ? [] : Array.isArray(o.pix) ? o.pix : r.fail('has pix that is not a list');
-  return { pix: listed.map((p, i) => r.pix(p, `pix[${i}]`)), paginaAtual: count('paginaAtual'), quantidadeDePaginas: count('quantidadeDePaginas') };
+  const count = (name: string) =>
+    Number.isInteger(paging[name]) && (paging[name] as number) >= 0
+      ? (paging[name] as number)
+      : r.fail(`has no valid parametros.paginacao.${name}`);
+  const listed =
+    o.pix === undefined || o.pix === null ? [] : Array.isArray(o.pix) ? o.pix : r.fail('has pix that is not a list');
+  return {
+    pix: listed.map((p, i) => r.pix(p, `pix[${i}]`)),
+    paginaAtual: count('paginaAtual'),
+    quantidadeDePaginas: count('quantidadeDePaginas'),
+  };
 }

@@ -18,29 +18,54 @@ function anotherKey(context: AuditContext, chave: string | undefined): boolean {
   return !!context.pixKeys && chave !== undefined && !context.pixKeys.includes(normalizePixKey(chave)?.key ?? chave);
 }
 
-function account(subject: SubjectItem, events: Parameters<FamilyAudit['account']>[1], context: AuditContext): ItemAccount {
+function account(
+  subject: SubjectItem,
+  events: Parameters<FamilyAudit['account']>[1],
+  context: AuditContext,
+): ItemAccount {
   const item = subject as PixNotificationItem;
   const refund = refundOf(item);
   const e2e = endToEndIdOf(item);
   const identity = identityOf(item);
-  const published = events.filter((e) => e.endToEndId === e2e && (refund ? e.refundId === refund.id : e.refundId === undefined));
+  const published = events.filter(
+    (e) => e.endToEndId === e2e && (refund ? e.refundId === refund.id : e.refundId === undefined),
+  );
   if (anotherKey(context, item.kind === 'pix' ? item.pix.chave : item.chave)) {
     // The callback's key decides nothing: the Pix may still be published (by the sweep) where the
     // provider's answers show it under one of the receiver's keys, or under none (the keyless owner).
     const received = events.filter((e) => e.endToEndId === e2e && e.detailType === BankEventDetailType.PIX_RECEIVED);
     const shownElsewhere = received.some((e) => anotherKey(context, e.chave));
-    const wrong = published.filter((e) => e.detailType !== BankEventDetailType.NOTIFICATION_NOT_CONFIRMED && (shownElsewhere || (refund !== undefined && !received.length)));
-    if (wrong.length) return { kind: 'broken', invariant: Invariant.UNVERIFIED, detail: `${identity} names a Pix key that is not the receiver's and was published ${shownElsewhere ? 'with the provider showing it under another key' : 'with no Pix Received of its Pix'}` };
+    const wrong = published.filter(
+      (e) =>
+        e.detailType !== BankEventDetailType.NOTIFICATION_NOT_CONFIRMED &&
+        (shownElsewhere || (refund !== undefined && !received.length)),
+    );
+    if (wrong.length)
+      return {
+        kind: 'broken',
+        invariant: Invariant.UNVERIFIED,
+        detail: `${identity} names a Pix key that is not the receiver's and was published ${shownElsewhere ? 'with the provider showing it under another key' : 'with no Pix Received of its Pix'}`,
+      };
     return { kind: 'counted', outcome: published.length ? Outcome.VERIFIED : Outcome.FOREIGN };
   }
   const held = context.pixHeld?.find((pix) => pix.endToEndId === e2e);
   if (context.pixHeld && !held) {
-    return published.length ? { kind: 'broken', invariant: Invariant.UNVERIFIED, detail: `${identity} is not a Pix the provider holds for us (another customer's, or forged) but was published` } : { kind: 'none' };
+    return published.length
+      ? {
+          kind: 'broken',
+          invariant: Invariant.UNVERIFIED,
+          detail: `${identity} is not a Pix the provider holds for us (another customer's, or forged) but was published`,
+        }
+      : { kind: 'none' };
   }
-  if (held && refund && !held.devolucoes.some((d) => d.id === refund.id && d.status === String(refund.status))) return { kind: 'none' };
+  if (held && refund && !held.devolucoes.some((d) => d.id === refund.id && d.status === String(refund.status)))
+    return { kind: 'none' };
   const type = refund ? BankEventDetailType.PIX_REFUND : BankEventDetailType.PIX_RECEIVED;
-  const found = published.some((e) => e.detailType === type && (!refund || e.status === String(refund.status))) ? Outcome.VERIFIED
-    : published.some((e) => e.detailType === BankEventDetailType.NOTIFICATION_NOT_CONFIRMED) ? Outcome.NOT_CONFIRMED : undefined;
+  const found = published.some((e) => e.detailType === type && (!refund || e.status === String(refund.status)))
+    ? Outcome.VERIFIED
+    : published.some((e) => e.detailType === BankEventDetailType.NOTIFICATION_NOT_CONFIRMED)
+      ? Outcome.NOT_CONFIRMED
+      : undefined;
   return { kind: 'found', outcome: found };
 }
 

@@ -7,7 +7,14 @@
  * query does not find (404) is `undefined`: for a Pix, not ours.
  */
 import {
-  PixBasicCredentials, type PixConnectionSettings, PixConnectionDefaults, type PixCredentials, PixGrantTypePlacement, PixOperation, pixPath, pixScope,
+  PixBasicCredentials,
+  type PixConnectionSettings,
+  PixConnectionDefaults,
+  type PixCredentials,
+  PixGrantTypePlacement,
+  PixOperation,
+  pixPath,
+  pixScope,
 } from '../../../contracts/pix-connection';
 import { PixChargeKind } from '../../../contracts/events';
 import { apiAnswer, tokenAnswer } from '../base/answers';
@@ -18,10 +25,21 @@ import type { BankTransport } from '../http';
 import { CallKind } from '../pacing';
 import { secrets } from '../../shared/redaction';
 import { CHARGE_TXID, END_TO_END_ID, MAX_PIX_KEY_LENGTH, PIX_TXID, REFUND_ID } from '../../../contracts/pix';
-import { type ChargeRead, type PixPageRead, type PixRead, type PixRefundRead, readCharge, readPix, readPixPage, readRefund } from './answers';
+import {
+  type ChargeRead,
+  type PixPageRead,
+  type PixRead,
+  type PixRefundRead,
+  readCharge,
+  readPix,
+  readPixPage,
+  readRefund,
+} from './answers';
 
 const CHARGE_OPERATIONS: Readonly<Record<PixChargeKind, PixOperation>> = {
-  [PixChargeKind.COB]: PixOperation.COB_QUERY, [PixChargeKind.COBV]: PixOperation.COBV_QUERY, [PixChargeKind.COBR]: PixOperation.COBR_QUERY,
+  [PixChargeKind.COB]: PixOperation.COB_QUERY,
+  [PixChargeKind.COBV]: PixOperation.COBV_QUERY,
+  [PixChargeKind.COBR]: PixOperation.COBR_QUERY,
 };
 
 /**
@@ -45,13 +63,18 @@ export class PixClient {
   constructor(private readonly options: PixClientOptions) {
     this.now = options.now ?? Date.now;
     this.tokens = new TokenCache(this.now);
-    this.sender = clientSender(options, { callTimeoutMs: options.settings.callTimeoutMs ?? PixConnectionDefaults.callTimeoutMs, ratePerSecond: 10, name: 'Pix API calls' });
+    this.sender = clientSender(options, {
+      callTimeoutMs: options.settings.callTimeoutMs ?? PixConnectionDefaults.callTimeoutMs,
+      ratePerSecond: 10,
+      name: 'Pix API calls',
+    });
   }
 
   /** `GET /pix/{e2eid}`: the Pix as the provider holds it under our credentials, or undefined (404: not ours). */
   async getPix(endToEndId: string, deadline: number): Promise<PixRead | undefined> {
     const operation = `Pix query (endToEndId ${endToEndId.slice(0, 64)})`;
-    if (!END_TO_END_ID.test(endToEndId)) throw new BankApiError(operation, undefined, 'not sent: an end-to-end id is 1 to 64 letters and digits', false);
+    if (!END_TO_END_ID.test(endToEndId))
+      throw new BankApiError(operation, undefined, 'not sent: an end-to-end id is 1 to 64 letters and digits', false);
     const answer = await this.get(operation, PixOperation.PIX_QUERY, { e2eid: endToEndId }, deadline);
     return answer && readPix(answer.body, operation, answer.status);
   }
@@ -59,7 +82,8 @@ export class PixClient {
   /** `GET /cob/{txid}`, `GET /cobv/{txid}` or `GET /cobr/{txid}`: the charge with the Pix that paid it, or undefined (404). */
   async getCharge(kind: PixChargeKind, txid: string, deadline: number): Promise<ChargeRead | undefined> {
     const operation = `${kind} query (txid ${txid.slice(0, 35)})`;
-    if (!CHARGE_TXID.test(txid)) throw new BankApiError(operation, undefined, 'not sent: a charge\'s txid is 26 to 35 letters and digits', false);
+    if (!CHARGE_TXID.test(txid))
+      throw new BankApiError(operation, undefined, "not sent: a charge's txid is 26 to 35 letters and digits", false);
     const answer = await this.get(operation, CHARGE_OPERATIONS[kind], { txid }, deadline);
     return answer && readCharge(answer.body, operation, answer.status);
   }
@@ -67,25 +91,55 @@ export class PixClient {
   /** `GET /pix/{e2eid}/devolucao/{id}`: one refund, or undefined (404). */
   async getRefund(endToEndId: string, id: string, deadline: number): Promise<PixRefundRead | undefined> {
     const operation = `refund query (endToEndId ${endToEndId.slice(0, 64)}, id ${id.slice(0, 35)})`;
-    if (!END_TO_END_ID.test(endToEndId) || !REFUND_ID.test(id)) throw new BankApiError(operation, undefined, 'not sent: the end-to-end id or the refund id is not letters and digits of the standard\'s length', false);
+    if (!END_TO_END_ID.test(endToEndId) || !REFUND_ID.test(id))
+      throw new BankApiError(
+        operation,
+        undefined,
+        "not sent: the end-to-end id or the refund id is not letters and digits of the standard's length",
+        false,
+      );
     const answer = await this.get(operation, PixOperation.REFUND_QUERY, { e2eid: endToEndId, id }, deadline);
     return answer && readRefund(answer.body, operation, answer.status);
   }
 
   /** One page (from 0) of `GET /pix?inicio&fim` (of one txid, or only Pix with refunds, when asked), at most 1000 Pix unless asked for fewer. */
-  async listPix(window: { readonly inicio: string; readonly fim: string }, page: number, deadline: number, options: { itensPorPagina?: number; txid?: string; devolucaoPresente?: boolean } = {}): Promise<PixPageRead> {
+  async listPix(
+    window: { readonly inicio: string; readonly fim: string },
+    page: number,
+    deadline: number,
+    options: { itensPorPagina?: number; txid?: string; devolucaoPresente?: boolean } = {},
+  ): Promise<PixPageRead> {
     const operation = `Pix listing (${window.inicio} to ${window.fim}, page ${page})`;
-    if (options.txid !== undefined && !PIX_TXID.test(options.txid)) throw new BankApiError(operation, undefined, 'not sent: a txid is 1 to 35 letters and digits', false);
-    const query = new URLSearchParams({ inicio: window.inicio, fim: window.fim, 'paginacao.paginaAtual': String(page), 'paginacao.itensPorPagina': String(options.itensPorPagina ?? PixConnectionDefaults.listingPageSize) });
+    if (options.txid !== undefined && !PIX_TXID.test(options.txid))
+      throw new BankApiError(operation, undefined, 'not sent: a txid is 1 to 35 letters and digits', false);
+    const query = new URLSearchParams({
+      inicio: window.inicio,
+      fim: window.fim,
+      'paginacao.paginaAtual': String(page),
+      'paginacao.itensPorPagina': String(options.itensPorPagina ?? PixConnectionDefaults.listingPageSize),
+    });
     if (options.txid) query.set('txid', options.txid);
     if (options.devolucaoPresente !== undefined) query.set('devolucaoPresente', String(options.devolucaoPresente));
-    const answer = await this.call(operation, PixOperation.PIX_LISTING, 'GET', `${this.url(PixOperation.PIX_LISTING, {})}?${query.toString()}`, deadline);
+    const answer = await this.call(
+      operation,
+      PixOperation.PIX_LISTING,
+      'GET',
+      `${this.url(PixOperation.PIX_LISTING, {})}?${query.toString()}`,
+      deadline,
+    );
     return readPixPage(answer.body, operation, answer.status);
   }
 
   /** `PUT /webhook/{chave}` with our URL (any 2xx is success: the standard says 200, one provider 201). */
   async putWebhook(chave: string, webhookUrl: string, deadline: number): Promise<void> {
-    await this.call(`webhook registration (key ${this.keyLabel(chave)})`, PixOperation.WEBHOOK_PUT, 'PUT', this.url(PixOperation.WEBHOOK_PUT, { chave: this.key(chave) }), deadline, { webhookUrl });
+    await this.call(
+      `webhook registration (key ${this.keyLabel(chave)})`,
+      PixOperation.WEBHOOK_PUT,
+      'PUT',
+      this.url(PixOperation.WEBHOOK_PUT, { chave: this.key(chave) }),
+      deadline,
+      { webhookUrl },
+    );
   }
 
   /** `GET /webhook/{chave}`: the registered URL (the key under `chave` or `cnpj`), or undefined (404: none). */
@@ -94,14 +148,21 @@ export class PixClient {
     const answer = await this.get(operation, PixOperation.WEBHOOK_GET, { chave: this.key(chave) }, deadline);
     if (!answer) return undefined;
     const url = (answer.body as { webhookUrl?: unknown } | null)?.webhookUrl;
-    if (typeof url !== 'string' || !url) throw new BankApiError(operation, answer.status, 'the answer has no webhookUrl', false);
+    if (typeof url !== 'string' || !url)
+      throw new BankApiError(operation, answer.status, 'the answer has no webhookUrl', false);
     return { webhookUrl: url };
   }
 
   /** `DELETE /webhook/{chave}`: true when removed, false when there was none (404). */
   async deleteWebhook(chave: string, deadline: number): Promise<boolean> {
     try {
-      await this.call(`webhook removal (key ${this.keyLabel(chave)})`, PixOperation.WEBHOOK_DELETE, 'DELETE', this.url(PixOperation.WEBHOOK_DELETE, { chave: this.key(chave) }), deadline);
+      await this.call(
+        `webhook removal (key ${this.keyLabel(chave)})`,
+        PixOperation.WEBHOOK_DELETE,
+        'DELETE',
+        this.url(PixOperation.WEBHOOK_DELETE, { chave: this.key(chave) }),
+        deadline,
+      );
       return true;
     } catch (error) {
       if (error instanceof BankApiError && error.status === 404) return false;
@@ -115,7 +176,13 @@ export class PixClient {
   }
 
   private key(chave: string): string {
-    if (!chave || chave.length > MAX_PIX_KEY_LENGTH) throw new BankApiError(`Pix key ${this.keyLabel(chave)}`, undefined, `not sent: a Pix key is 1 to ${MAX_PIX_KEY_LENGTH} characters`, false);
+    if (!chave || chave.length > MAX_PIX_KEY_LENGTH)
+      throw new BankApiError(
+        `Pix key ${this.keyLabel(chave)}`,
+        undefined,
+        `not sent: a Pix key is 1 to ${MAX_PIX_KEY_LENGTH} characters`,
+        false,
+      );
     return chave;
   }
 
@@ -125,7 +192,9 @@ export class PixClient {
   }
 
   private url(operation: PixOperation, values: Record<string, string>): string {
-    const path = pixPath(this.options.settings, operation).replace(/\{(\w+)\}/g, (_: string, name: string) => encodeURIComponent(values[name] ?? ''));
+    const path = pixPath(this.options.settings, operation).replace(/\{(\w+)\}/g, (_: string, name: string) =>
+      encodeURIComponent(values[name] ?? ''),
+    );
     return this.options.settings.baseUrl + path;
   }
 
@@ -139,19 +208,35 @@ export class PixClient {
     }
   }
 
-  private async call(operation: string, op: PixOperation, method: string, url: string, deadline: number, body?: unknown): Promise<{ status: number; body: unknown }> {
+  private async call(
+    operation: string,
+    op: PixOperation,
+    method: string,
+    url: string,
+    deadline: number,
+    body?: unknown,
+  ): Promise<{ status: number; body: unknown }> {
     const scope = pixScope(this.options.settings, op);
     const key = scope.split(/\s+/).filter(Boolean).sort().join(' ');
     for (let renewed = false; ; renewed = true) {
       const token = await this.tokens.obtain(key, () => this.token(key, deadline));
       const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${token}` };
       if (body !== undefined) headers['content-type'] = 'application/json';
-      const response = await this.sender.send(operation, await this.transport(), deadline, { url, method, headers, body: body === undefined ? undefined : JSON.stringify(body) }, CallKind.OTHER);
+      const response = await this.sender.send(
+        operation,
+        await this.transport(),
+        deadline,
+        { url, method, headers, body: body === undefined ? undefined : JSON.stringify(body) },
+        CallKind.OTHER,
+      );
       if (response.status === 401 && !renewed) {
         this.tokens.expire(key);
         continue;
       }
-      const hint = response.status === 403 ? `; the token asked the scope "${scope}": if the provider wants another for this operation, set the Pix connection's scopes.${op}` : '';
+      const hint =
+        response.status === 403
+          ? `; the token asked the scope "${scope}": if the provider wants another for this operation, set the Pix connection's scopes.${op}`
+          : '';
       return apiAnswer(operation, response, hint);
     }
   }
@@ -160,9 +245,17 @@ export class PixClient {
     const operation = `Pix token request (scopes ${key})`;
     const credentials = await this.options.credentials();
     // A sandbox's function URL asks for no client certificate; a real provider's token endpoint always does.
-    const required = this.options.settings.simulated ? ['clientId', 'clientSecret'] as const : ['clientId', 'clientSecret', 'clientCertificate', 'clientKey'] as const;
+    const required = this.options.settings.simulated
+      ? (['clientId', 'clientSecret'] as const)
+      : (['clientId', 'clientSecret', 'clientCertificate', 'clientKey'] as const);
     const missing = required.filter((field) => !credentials[field]);
-    if (missing.length) throw new BankApiError(operation, undefined, `the Pix credentials secret lacks ${missing.join(', ')}, which the Pix API's token (HTTP Basic over mutual TLS) needs`, false);
+    if (missing.length)
+      throw new BankApiError(
+        operation,
+        undefined,
+        `the Pix credentials secret lacks ${missing.join(', ')}, which the Pix API's token (HTTP Basic over mutual TLS) needs`,
+        false,
+      );
     const raw = this.options.settings.basicCredentials === PixBasicCredentials.RAW;
     const part = (text: string) => (raw ? text : formEncode(text));
     const basic = Buffer.from(`${part(credentials.clientId!)}:${part(credentials.clientSecret!)}`).toString('base64');
@@ -171,7 +264,14 @@ export class PixClient {
     const inQuery = this.options.settings.grantType === PixGrantTypePlacement.QUERY;
     const url = inQuery ? `${this.options.settings.tokenUrl}?${fields.toString()}` : this.options.settings.tokenUrl;
     const response = await this.sender.send(operation, await this.transport(), deadline, {
-      url, method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization: `Basic ${basic}` }, body: inQuery ? '' : fields.toString(),
+      url,
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/json',
+        authorization: `Basic ${basic}`,
+      },
+      body: inQuery ? '' : fields.toString(),
     });
     return this.tokens.remember(key, tokenAnswer(operation, response), operation);
   }
@@ -182,7 +282,11 @@ export class PixClient {
     const key = [c.caCertificates, c.clientCertificate, c.clientKey].join('\u0000');
     if (this.transportState?.key === key) return this.transportState.transport;
     this.transportState?.transport.close();
-    const transport = newTransport(this.options, { caCertificates: c.caCertificates, clientCertificate: c.clientCertificate, clientKey: c.clientKey });
+    const transport = newTransport(this.options, {
+      caCertificates: c.caCertificates,
+      clientCertificate: c.clientCertificate,
+      clientKey: c.clientKey,
+    });
     this.transportState = { key, transport };
     return transport;
   }

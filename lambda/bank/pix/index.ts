@@ -38,23 +38,33 @@ const REGISTRATION_CALLS_PER_SECOND = 5;
  */
 export const pixBinding: FamilyBinding = (wiring) => {
   const connection = readPixConnection(wiring.env, wiring.setBy);
-  const credentialsOf = (settings: PixConnectionSettings) => pixCredentialsFromSecret(wiring.secretsManager, settings.credentialsSecretArn, wiring.credentialsTtlMs);
+  const credentialsOf = (settings: PixConnectionSettings) =>
+    pixCredentialsFromSecret(wiring.secretsManager, settings.credentialsSecretArn, wiring.credentialsTtlMs);
   // One cache of the credentials for the clients of every pacer.
   const credentials = connection && credentialsOf(connection);
-  const clientOf = (settings: PixConnectionSettings, pacer: BankPacer, loaded = credentialsOf(settings)) => new PixClient({
-    settings,
-    pacer,
-    credentials: loaded,
-    onRetry: (info) => wiring.onRetry?.('Retrying a Pix API call', info),
-    onThrottled: () => wiring.onThrottled?.(),
-  });
+  const clientOf = (settings: PixConnectionSettings, pacer: BankPacer, loaded = credentialsOf(settings)) =>
+    new PixClient({
+      settings,
+      pacer,
+      credentials: loaded,
+      onRetry: (info) => wiring.onRetry?.('Retrying a Pix API call', info),
+      onThrottled: () => wiring.onThrottled?.(),
+    });
   // Made once per pacer: a Pix client keeps its token and its mutual-TLS connection between invocations.
   const perPacer = memoized((pacer: BankPacer) => clientOf(connection!, pacer, credentials));
   const client = (pacer: BankPacer): PixClient | undefined => connection && perPacer(pacer);
   /** One client per connection a custom resource names, at the registration rate. */
-  const registrationClient = memoized((settings: PixConnectionSettings) => clientOf(
-    settings, new RatePacer(new MemorySlotSchedule(), { ratePerSecond: REGISTRATION_CALLS_PER_SECOND, name: 'Pix registration calls' }),
-  ), JSON.stringify);
+  const registrationClient = memoized(
+    (settings: PixConnectionSettings) =>
+      clientOf(
+        settings,
+        new RatePacer(new MemorySlotSchedule(), {
+          ratePerSecond: REGISTRATION_CALLS_PER_SECOND,
+          name: 'Pix registration calls',
+        }),
+      ),
+    JSON.stringify,
+  );
   return {
     family: pixFamily(),
     connected: connection !== undefined,
@@ -63,13 +73,27 @@ export const pixBinding: FamilyBinding = (wiring) => {
       const p = settings.pix;
       if (!p) return [];
       const lister = client(pacer);
-      if (!lister) throw new Error(`${SWEEP_SETTINGS_ENV} asks for the Pix sweep but the function has no Pix connection (set by ${wiring.setBy} from its processor's pix)`);
-      const options = { keyHashes: p.keyHashes, publishWithoutTxid: p.publishWithoutTxid, pageSize: PixConnectionDefaults.listingPageSize };
+      if (!lister)
+        throw new Error(
+          `${SWEEP_SETTINGS_ENV} asks for the Pix sweep but the function has no Pix connection (set by ${wiring.setBy} from its processor's pix)`,
+        );
+      const options = {
+        keyHashes: p.keyHashes,
+        publishWithoutTxid: p.publishWithoutTxid,
+        pageSize: PixConnectionDefaults.listingPageSize,
+      };
       return [
         { listing: pixDayListing(lister, options), days: { lookbackDays: settings.lookbackDays } },
         {
           listing: pixRefundListing(lister, options),
-          days: { lookbackDays: p.refundLookbackDays, rotation: { from: settings.lookbackDays + 1, perSweep: p.refundDaysPerSweep, intervalMinutes: p.intervalMinutes } },
+          days: {
+            lookbackDays: p.refundLookbackDays,
+            rotation: {
+              from: settings.lookbackDays + 1,
+              perSweep: p.refundDaysPerSweep,
+              intervalMinutes: p.intervalMinutes,
+            },
+          },
         },
       ];
     },
@@ -83,9 +107,26 @@ export const pixBinding: FamilyBinding = (wiring) => {
 
 export { pixAudit } from './audit';
 export { PixClient, type PixClientOptions } from './client';
-export { ChargeState, type ChargeRead, type PixPageRead, type PixRead, type PixRefundRead, readCharge, readPix, readPixPage, readRefund } from './answers';
+export {
+  ChargeState,
+  type ChargeRead,
+  type PixPageRead,
+  type PixRead,
+  type PixRefundRead,
+  readCharge,
+  readPix,
+  readPixPage,
+  readRefund,
+} from './answers';
 export { type PixQueries, pixQueries } from './queries';
 export { parsePixCredentials, pixCredentialsFromSecret, readPixConnection } from './connection';
 export { pixRegistrations, type PixWebhookCaller } from './registration';
 export { RefundStatus } from '../../../contracts/pix';
-export { pixDay, pixDayListing, pixDayWindow, type PixLister, type PixListingOptions, pixRefundListing } from './listing';
+export {
+  pixDay,
+  pixDayListing,
+  pixDayWindow,
+  type PixLister,
+  type PixListingOptions,
+  pixRefundListing,
+} from './listing';

@@ -13,7 +13,12 @@ import { refundClass } from './subjects';
 
 /** What the listing needs of the Pix client. */
 export interface PixLister {
-  listPix(window: { readonly inicio: string; readonly fim: string }, page: number, deadline: number, options?: { itensPorPagina?: number; devolucaoPresente?: boolean }): Promise<PixPageRead>;
+  listPix(
+    window: { readonly inicio: string; readonly fim: string },
+    page: number,
+    deadline: number,
+    options?: { itensPorPagina?: number; devolucaoPresente?: boolean },
+  ): Promise<PixPageRead>;
 }
 
 /** What the listing keeps of the receiver's settings. */
@@ -48,9 +53,11 @@ export function pixDayWindow(day: string): { inicio: string; fim: string } {
 function notPublished(pix: PixRead, options: PixListingOptions): string | undefined {
   if (pix.chave !== undefined) {
     const key = normalizePixKey(pix.chave)?.key;
-    if (!key || !options.keyHashes.includes(pixKeyHash(key))) return 'a Pix to a key of the account that is not this receiver\'s';
+    if (!key || !options.keyHashes.includes(pixKeyHash(key)))
+      return "a Pix to a key of the account that is not this receiver's";
   }
-  if (!pix.txid && !options.publishWithoutTxid) return 'a Pix without a txid (the standard notifies none; set pix.sweep.publishWithoutTxid to publish them)';
+  if (!pix.txid && !options.publishWithoutTxid)
+    return 'a Pix without a txid (the standard notifies none; set pix.sweep.publishWithoutTxid to publish them)';
   return undefined;
 }
 
@@ -59,8 +66,11 @@ function pixEntry(pix: PixRead, day: string, skipped: string | undefined): Liste
   const reason = `the provider lists a Pix received on ${day} that no record holds`;
   if (skipped) return { key: pix.endToEndId, reason, skipped, routine: true, holds: () => false };
   return {
-    key: pix.endToEndId, target: { kind: 'pix', endToEndId: pix.endToEndId }, reason,
-    holds: (record: HeldRecord) => record.state !== undefined || record.history.length > 0 || record.notAttributed !== undefined,
+    key: pix.endToEndId,
+    target: { kind: 'pix', endToEndId: pix.endToEndId },
+    reason,
+    holds: (record: HeldRecord) =>
+      record.state !== undefined || record.history.length > 0 || record.notAttributed !== undefined,
   };
 }
 
@@ -70,8 +80,13 @@ function refundEntry(pix: PixRead, refund: PixRefundRead, day: string, skipped: 
   const reason = `the provider lists a refund ${refund.status} of a Pix received on ${day} that no record holds`;
   if (skipped) return { key, reason, skipped, routine: true, holds: () => false };
   return {
-    key, reason, target: { kind: 'pix-refund', endToEndId: pix.endToEndId, refundId: refund.id },
-    holds: (record: HeldRecord) => record.state?.status === refund.status || record.history.includes(`${refundClass(refund.status)}:${refund.status}`) || record.notAttributed !== undefined,
+    key,
+    reason,
+    target: { kind: 'pix-refund', endToEndId: pix.endToEndId, refundId: refund.id },
+    holds: (record: HeldRecord) =>
+      record.state?.status === refund.status ||
+      record.history.includes(`${refundClass(refund.status)}:${refund.status}`) ||
+      record.notAttributed !== undefined,
   };
 }
 
@@ -91,10 +106,17 @@ function listing(name: string, lister: PixLister, options: PixListingOptions, re
     pageSize: options.pageSize,
     dayOf: pixDay,
     async page(day, page, deadline): Promise<ListedPage> {
-      const answer = await lister.listPix(pixDayWindow(day), page, deadline, { itensPorPagina: options.pageSize, ...(refundsOnly ? { devolucaoPresente: true } : {}) });
+      const answer = await lister.listPix(pixDayWindow(day), page, deadline, {
+        itensPorPagina: options.pageSize,
+        ...(refundsOnly ? { devolucaoPresente: true } : {}),
+      });
       // The provider says how many pages the day has; a page it numbers otherwise than asked is not believed to end it.
       const hasNext = answer.paginaAtual !== page ? undefined : answer.paginaAtual + 1 < answer.quantidadeDePaginas;
-      return { entries: entriesOf(answer, day, options, refundsOnly), listedItems: answer.pix.length, ...(hasNext !== undefined ? { hasNext } : {}) };
+      return {
+        entries: entriesOf(answer, day, options, refundsOnly),
+        listedItems: answer.pix.length,
+        ...(hasNext !== undefined ? { hasNext } : {}),
+      };
     },
   };
 }

@@ -30,7 +30,6 @@ export interface PixRefundItem extends SubjectItem {
 
 export type PixNotificationItem = PixItem | PixRefundItem;
 
-
 /**
  * The items of one element: a Pix (with its final refunds), or a refund sent again on its own; and
  * why any refund of it could not be read (the Pix is still verified; the rest is quarantined).
@@ -38,9 +37,15 @@ export type PixNotificationItem = PixItem | PixRefundItem;
 function itemsOf(element: unknown, where: string): { items: PixNotificationItem[]; problems: string[] } {
   if (isObject(element) && isObject(element.devolucao)) {
     const refund = readRefund(element.devolucao, 'the Pix callback', 200);
-    if (typeof element.endToEndId !== 'string' || !END_TO_END_ID.test(element.endToEndId)) throw new Error(`${where} has no valid endToEndId`);
+    if (typeof element.endToEndId !== 'string' || !END_TO_END_ID.test(element.endToEndId))
+      throw new Error(`${where} has no valid endToEndId`);
     const chave = typeof element.chave === 'string' ? element.chave : undefined;
-    return { items: [{ kind: 'pix-refund', endToEndId: element.endToEndId, ...(chave ? { chave } : {}), refund, raw: element }], problems: [] };
+    return {
+      items: [
+        { kind: 'pix-refund', endToEndId: element.endToEndId, ...(chave ? { chave } : {}), refund, raw: element },
+      ],
+      problems: [],
+    };
   }
   if (!isObject(element)) throw new Error(`${where} is not an object`);
   const pix = readPix(element, 'the Pix callback', 200);
@@ -51,7 +56,10 @@ function itemsOf(element: unknown, where: string): { items: PixNotificationItem[
     const refund = isObject(raw) ? pix.refunds.find((r) => r.id === raw.id) : undefined;
     if (!refund || !isFinalRefund(refund.status)) continue;
     items.push({
-      kind: 'pix-refund', endToEndId: pix.endToEndId, ...(pix.chave ? { chave: pix.chave } : {}), refund,
+      kind: 'pix-refund',
+      endToEndId: pix.endToEndId,
+      ...(pix.chave ? { chave: pix.chave } : {}),
+      refund,
       raw: { endToEndId: pix.endToEndId, ...(pix.chave ? { chave: pix.chave } : {}), devolucao: raw },
     });
   }
@@ -69,7 +77,11 @@ export function parsePixNotification(body: Buffer): ParsedBody {
   } catch {
     return { items: [], problems: ['the Pix callback is not JSON'] };
   }
-  const elements = Array.isArray(parsed) ? parsed : isObject(parsed) && Array.isArray(parsed.pix) ? parsed.pix : undefined;
+  const elements = Array.isArray(parsed)
+    ? parsed
+    : isObject(parsed) && Array.isArray(parsed.pix)
+      ? parsed.pix
+      : undefined;
   if (!elements) return { items: [], problems: [] };
   const items: PixNotificationItem[] = [];
   const problems: string[] = [];

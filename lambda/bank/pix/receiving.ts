@@ -7,7 +7,8 @@ import { PIX_ROUTE } from '../../../contracts/receiver';
 import { BodyShape, RouteCredential, type RouteIntake } from '../intake';
 
 /** Whether a JSON value is an object (not an array, not null): the one test the family's readers share. */
-export const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
+export const isObject = (value: unknown): value is Record<string, unknown> =>
+  !!value && typeof value === 'object' && !Array.isArray(value);
 
 /**
  * What a body on the Pix route is, read once: an empty body, or JSON without a `pix` array, is the
@@ -31,12 +32,14 @@ export function pixBodyShape(body: Buffer): BodyShape {
  * provider is known by its client certificate, pinned where the stack serves the Pix API over
  * mutual TLS; the API's bare URL and a body without a `pix` array are its validation calls.
  */
-export const PIX_INTAKES: readonly RouteIntake[] = [{
-  route: PIX_ROUTE,
-  provider: 'Pix',
-  credential: RouteCredential.CLIENT_CERTIFICATE,
-  pins: (settings) => settings.pixClientCertificates,
-  validationAtRoot: true,
-  shape: pixBodyShape,
-  shapeRule: 'a JSON object with a pix array of objects',
-}];
+export const PIX_INTAKES: readonly RouteIntake[] = [
+  {
+    route: PIX_ROUTE,
+    provider: 'Pix',
+    credential: RouteCredential.CLIENT_CERTIFICATE,
+    pins: (settings) => settings.pixClientCertificates,
+    validationAtRoot: true,
+    shape: pixBodyShape,
+    shapeRule: 'a JSON object with a pix array of objects',
+  },
+];

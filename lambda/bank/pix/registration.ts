@@ -9,7 +9,13 @@
 import type { PixConnectionSettings } from '../../../contracts/pix-connection';
 import { normalizePixKey } from '../../../contracts/pix';
 import { RegistrationDrift } from '../../../contracts/reconciliation';
-import { type PixKeyWebhookSpec, RegistrationAttribute, RegistrationProperty, RegistrationResourceType, type RegistrationSpec } from '../../../contracts/registration';
+import {
+  type PixKeyWebhookSpec,
+  RegistrationAttribute,
+  RegistrationProperty,
+  RegistrationResourceType,
+  type RegistrationSpec,
+} from '../../../contracts/registration';
 import { readSettings, type SettingsSource } from '../../shared/settings';
 import { describeUrl, sameUrl } from '../base/urls';
 import type { Registration, RegistrationKinds, RegistrationSteps } from '../family';
@@ -32,7 +38,10 @@ export const pixWebhookPhysicalId = (chave: string): string => `pix-webhook/${en
 const isPixSpec = (spec: RegistrationSpec): spec is PixKeyWebhookSpec => 'chave' in spec;
 
 /** The Pix connection and the key's webhook a custom resource event carries, checked. */
-export function readPixRegistrationProperties(properties: Record<string, unknown>): { connection: PixConnectionSettings; spec: PixKeyWebhookSpec } {
+export function readPixRegistrationProperties(properties: Record<string, unknown>): {
+  connection: PixConnectionSettings;
+  spec: PixKeyWebhookSpec;
+} {
   const property = (name: string): { raw: string | undefined; source: SettingsSource } => ({
     raw: typeof properties[name] === 'string' ? properties[name] : undefined,
     source: { where: `The custom resource property ${name}`, setBy: SET_BY },
@@ -41,8 +50,14 @@ export function readPixRegistrationProperties(properties: Record<string, unknown
   const settings = readPixConnectionSettings(connection.raw, connection.source);
   const { raw, source } = property(RegistrationProperty.SPEC);
   const spec = readSettings<PixKeyWebhookSpec>(raw, source, { strings: ['chave', 'url'] });
-  if (normalizePixKey(spec.chave)?.key !== spec.chave) throw new Error(`${source.where}: chave must be a Pix key in its normal form (the construct writes it; redeploy rather than editing it)`);
-  if (!/^https:\/\/[^?#]*[^/?#]$/.test(spec.url)) throw new Error(`${source.where}: url must be an https URL without a trailing slash, query or fragment (the provider appends /pix)`);
+  if (normalizePixKey(spec.chave)?.key !== spec.chave)
+    throw new Error(
+      `${source.where}: chave must be a Pix key in its normal form (the construct writes it; redeploy rather than editing it)`,
+    );
+  if (!/^https:\/\/[^?#]*[^/?#]$/.test(spec.url))
+    throw new Error(
+      `${source.where}: url must be an https URL without a trailing slash, query or fragment (the provider appends /pix)`,
+    );
   return { connection: settings, spec };
 }
 
@@ -55,7 +70,10 @@ function keyRegistration(caller: PixWebhookCaller, spec: PixKeyWebhookSpec): Reg
     for (let attempt = 1; ; attempt++) {
       const held = await caller.getWebhook(chave, steps.deadline);
       if (held && sameUrl(held.webhookUrl, url)) return;
-      if (attempt >= CONFIRM_ATTEMPTS) throw new Error(`the provider did not confirm the webhook of the key (it holds ${describeUrl(held?.webhookUrl)} after the PUT)`);
+      if (attempt >= CONFIRM_ATTEMPTS)
+        throw new Error(
+          `the provider did not confirm the webhook of the key (it holds ${describeUrl(held?.webhookUrl)} after the PUT)`,
+        );
       await steps.sleep(CONFIRM_PAUSE_MS);
     }
   };
@@ -68,11 +86,20 @@ function keyRegistration(caller: PixWebhookCaller, spec: PixKeyWebhookSpec): Reg
     checkToken: () => undefined,
     async apply(steps, change) {
       const held = await caller.getWebhook(chave, steps.deadline);
-      const ours = !held || sameUrl(held.webhookUrl, url) || (change.previousUrl !== undefined && sameUrl(held.webhookUrl, change.previousUrl));
+      const ours =
+        !held ||
+        sameUrl(held.webhookUrl, url) ||
+        (change.previousUrl !== undefined && sameUrl(held.webhookUrl, change.previousUrl));
       if (!ours && !spec.takeOverExisting) {
-        throw new Error(`the provider holds another party's webhook for the key ${chave} (${describeUrl(held.webhookUrl)}): left alone. Set takeOverExisting to replace it`);
+        throw new Error(
+          `the provider holds another party's webhook for the key ${chave} (${describeUrl(held.webhookUrl)}): left alone. Set takeOverExisting to replace it`,
+        );
       }
-      if (!ours) steps.log.warn('Taking over another party\'s webhook of the key (takeOverExisting)', { chave, held: describeUrl(held.webhookUrl) });
+      if (!ours)
+        steps.log.warn("Taking over another party's webhook of the key (takeOverExisting)", {
+          chave,
+          held: describeUrl(held.webhookUrl),
+        });
       await put(steps);
       return { physicalResourceId: physicalId, data: { [RegistrationAttribute.URL]: url } };
     },
@@ -80,14 +107,17 @@ function keyRegistration(caller: PixWebhookCaller, spec: PixKeyWebhookSpec): Reg
       if (current !== physicalId) return undefined;
       const held = await caller.getWebhook(chave, steps.deadline);
       if (!held) return `Pix key webhook: nothing registered (key ${chave})`;
-      if (!sameUrl(held.webhookUrl, url)) return `Pix key webhook: registered by someone else (${describeUrl(held.webhookUrl)}), left alone (key ${chave})`;
+      if (!sameUrl(held.webhookUrl, url))
+        return `Pix key webhook: registered by someone else (${describeUrl(held.webhookUrl)}), left alone (key ${chave})`;
       await caller.deleteWebhook(chave, steps.deadline);
       return `Pix key webhook: removed (key ${chave})`;
     },
     async compare(steps) {
       const held = await caller.getWebhook(chave, steps.deadline);
       if (!held) return { drift: [RegistrationDrift.MISSING], held: 'nothing' };
-      return sameUrl(held.webhookUrl, url) ? { drift: [], held: describeUrl(held.webhookUrl) } : { drift: [RegistrationDrift.OTHER_URL], held: describeUrl(held.webhookUrl) };
+      return sameUrl(held.webhookUrl, url)
+        ? { drift: [], held: describeUrl(held.webhookUrl) }
+        : { drift: [RegistrationDrift.OTHER_URL], held: describeUrl(held.webhookUrl) };
     },
     repair: put,
   };
@@ -98,17 +128,23 @@ function keyRegistration(caller: PixWebhookCaller, spec: PixKeyWebhookSpec): Reg
  * provider's client for a resource's connection (and the watch's, for what the stack deployed,
  * on `deployedConnection`).
  */
-export function pixRegistrations(pixFor: (settings: PixConnectionSettings) => PixWebhookCaller, deployedConnection?: PixConnectionSettings): RegistrationKinds {
+export function pixRegistrations(
+  pixFor: (settings: PixConnectionSettings) => PixWebhookCaller,
+  deployedConnection?: PixConnectionSettings,
+): RegistrationKinds {
   return {
     resourceTypes: [RegistrationResourceType.PIX_KEY_WEBHOOK],
     ownsSpec: isPixSpec,
     fromProperties(resourceType, properties) {
-      if (resourceType !== String(RegistrationResourceType.PIX_KEY_WEBHOOK)) throw new Error(`Unknown resource type ${resourceType}: the Pix API's registration is ${RegistrationResourceType.PIX_KEY_WEBHOOK}`);
+      if (resourceType !== String(RegistrationResourceType.PIX_KEY_WEBHOOK))
+        throw new Error(
+          `Unknown resource type ${resourceType}: the Pix API's registration is ${RegistrationResourceType.PIX_KEY_WEBHOOK}`,
+        );
       const { connection, spec } = readPixRegistrationProperties(properties);
       return keyRegistration(pixFor(connection), spec);
     },
     fromDeployed(spec) {
-      if (!isPixSpec(spec)) throw new Error('not a Pix key\'s webhook');
+      if (!isPixSpec(spec)) throw new Error("not a Pix key's webhook");
       if (!deployedConnection) throw new Error('No Pix connection was given for the keys the stack deployed');
       return keyRegistration(pixFor(deployedConnection), spec);
     },

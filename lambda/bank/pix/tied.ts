@@ -19,7 +19,8 @@ export const mayBeLag = (context: RulesContext): boolean => context.settings.pix
 
 export function queriesOf(provider: ProviderQueries): PixQueries {
   const pix = provider.clients.pix as PixQueries | undefined;
-  if (!pix) throw new Error('this receiver has no Pix connection: a Pix cannot be verified (set the receiver\'s pix prop)');
+  if (!pix)
+    throw new Error("this receiver has no Pix connection: a Pix cannot be verified (set the receiver's pix prop)");
   return pix;
 }
 
@@ -27,11 +28,16 @@ export function queriesOf(provider: ProviderQueries): PixQueries {
 export function foreignKey(chave: string | undefined, context: RulesContext): string | undefined {
   if (chave === undefined) return undefined;
   const key = normalizePixKey(chave)?.key;
-  return key && context.settings.pixKeys?.includes(key) ? undefined : 'the callback names a Pix key that is not one of this receiver\'s';
+  return key && context.settings.pixKeys?.includes(key)
+    ? undefined
+    : "the callback names a Pix key that is not one of this receiver's";
 }
 
 /** A charge as the rules keep it: where the provider showed it, and whether this Pix concluded it. */
-export type ChargeAnswer = Omit<ChargeRead, 'paidBy' | 'chave'> & { readonly kind: PixChargeKind; readonly concluded: boolean };
+export type ChargeAnswer = Omit<ChargeRead, 'paidBy' | 'chave'> & {
+  readonly kind: PixChargeKind;
+  readonly concluded: boolean;
+};
 
 /** What the query answered, as the rules read it and the event carries it (only what the standard defines). */
 export interface PixAnswer {
@@ -46,17 +52,25 @@ export interface PixAnswer {
  * the charge's txid (only the Pix that paid a charge carries its txid, docs/pix.md).
  */
 const concludedWith = (charge: ChargeRead, pix: Pick<PixRead, 'endToEndId' | 'txid'>): boolean =>
-  charge.state === ChargeState.CONCLUDED && (charge.paidBy === undefined ? pix.txid === charge.txid : charge.paidBy.includes(pix.endToEndId));
+  charge.state === ChargeState.CONCLUDED &&
+  (charge.paidBy === undefined ? pix.txid === charge.txid : charge.paidBy.includes(pix.endToEndId));
 
 /**
  * The charge a Pix's txid names, read where the provider may keep it (`cob`, then `cobv`, then
  * `cobr`): the first concluded with this Pix decides; else the first found (unpaid, removed); null
  * when none is found. Each read also yields the charge's key, which ties a Pix without one.
  */
-async function chargeOf(queries: PixQueries, pix: PixRead, deadline: number): Promise<{ charge: ChargeAnswer | null; chave?: string }> {
+async function chargeOf(
+  queries: PixQueries,
+  pix: PixRead,
+  deadline: number,
+): Promise<{ charge: ChargeAnswer | null; chave?: string }> {
   let first: { charge: ChargeAnswer; chave?: string } | undefined;
   for (const kind of [PixChargeKind.COB, PixChargeKind.COBV, PixChargeKind.COBR]) {
-    const read = kind === PixChargeKind.COBR ? await recurringCharge(queries, pix.txid!, deadline) : await queries.getCharge(kind, pix.txid!, deadline);
+    const read =
+      kind === PixChargeKind.COBR
+        ? await recurringCharge(queries, pix.txid!, deadline)
+        : await queries.getCharge(kind, pix.txid!, deadline);
     if (!read) continue;
     const { paidBy: _paidBy, chave, ...rest } = read;
     const found = { charge: { ...rest, kind, concluded: concludedWith(read, pix) }, ...(chave ? { chave } : {}) };
@@ -74,7 +88,8 @@ async function recurringCharge(queries: PixQueries, txid: string, deadline: numb
   try {
     return await queries.getCharge(PixChargeKind.COBR, txid, deadline);
   } catch (error) {
-    if (error instanceof BankApiError && error.status !== undefined && NO_RECURRING.includes(error.status)) return undefined;
+    if (error instanceof BankApiError && error.status !== undefined && NO_RECURRING.includes(error.status))
+      return undefined;
     throw error;
   }
 }
@@ -84,19 +99,35 @@ async function recurringCharge(queries: PixQueries, txid: string, deadline: numb
  * key, to the account's receiver for keyless Pix alone. Throws {@link Foreign} when the provider
  * holds no such Pix for us, {@link NotAttributed} when it is another receiver's.
  */
-export async function tiedPix(queries: PixQueries, endToEndId: string, context: RulesContext, deadline: number): Promise<PixAnswer> {
+export async function tiedPix(
+  queries: PixQueries,
+  endToEndId: string,
+  context: RulesContext,
+  deadline: number,
+): Promise<PixAnswer> {
   const pix = await queries.getPix(endToEndId, deadline);
-  if (!pix) throw new Foreign('the provider holds no such Pix under our credentials (another customer\'s, or none)', mayBeLag(context));
-  if (pix.endToEndId !== endToEndId) throw new Error(`the provider answered for another end-to-end id than ${endToEndId}`);
+  if (!pix)
+    throw new Foreign(
+      "the provider holds no such Pix under our credentials (another customer's, or none)",
+      mayBeLag(context),
+    );
+  if (pix.endToEndId !== endToEndId)
+    throw new Error(`the provider answered for another end-to-end id than ${endToEndId}`);
   // The account's, to another of its keys (a look the sweep, an operator or a callback without its key asked for): not this receiver's.
-  if (foreignKey(pix.chave, context)) throw new NotAttributed('the provider shows the Pix paid to a key of the account that is not this receiver\'s');
+  if (foreignKey(pix.chave, context))
+    throw new NotAttributed("the provider shows the Pix paid to a key of the account that is not this receiver's");
   const { refunds: _refunds, unreadableRefunds: _unreadable, ...shown } = pix;
   const read = pix.txid && CHARGE_TXID.test(pix.txid) ? await chargeOf(queries, pix, deadline) : undefined;
   if (pix.chave === undefined) {
     if (read?.chave !== undefined) {
-      if (foreignKey(read.chave, context)) throw new NotAttributed('the provider shows the Pix paying a charge of a key of the account that is not this receiver\'s');
+      if (foreignKey(read.chave, context))
+        throw new NotAttributed(
+          "the provider shows the Pix paying a charge of a key of the account that is not this receiver's",
+        );
     } else if (!context.settings.pixKeyless) {
-      throw new NotAttributed('the provider ties the Pix to no key (no chave, and no charge with one): only the account\'s receiver for keyless Pix publishes it');
+      throw new NotAttributed(
+        "the provider ties the Pix to no key (no chave, and no charge with one): only the account's receiver for keyless Pix publishes it",
+      );
     }
   }
   return { pix: shown, ...(read ? { charge: read.charge } : {}) };

@@ -26,7 +26,8 @@ export function readPixTime(text: unknown): PixTime | undefined {
   const [, y, mo, d, h, mi, s = '00'] = m;
   const [year, month, day, hour, minute, second] = [y, mo, d, h, mi, s].map(Number);
   const calendar = new Date(Date.UTC(year, month - 1, day));
-  if (calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59) return undefined;
+  if (calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59)
+    return undefined;
   const zoneAssumed = m[8] === undefined;
   const at = zoneAssumed ? `${text.trim()}${BRASILIA_ZONE}` : text.trim();
   return Number.isFinite(Date.parse(at.replace(' ', 'T'))) ? { at, zoneAssumed } : undefined;

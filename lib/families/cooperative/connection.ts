@@ -3,8 +3,17 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import {
-  ACCOUNT_FIELD_PATTERN, ACCOUNT_FIELDS, BANK_CONNECTION_ENV, type BankAccount, type BankConnectionSettings, BankConnectionDefaults, ClientCredentialsAuth, compactBankConnection,
-  PAYMENT_TYPES, scopeSettings, ZuluTimestamps,
+  ACCOUNT_FIELD_PATTERN,
+  ACCOUNT_FIELDS,
+  BANK_CONNECTION_ENV,
+  type BankAccount,
+  type BankConnectionSettings,
+  BankConnectionDefaults,
+  ClientCredentialsAuth,
+  compactBankConnection,
+  PAYMENT_TYPES,
+  scopeSettings,
+  ZuluTimestamps,
 } from '../../../contracts/bank-connection';
 import { checkSecretNamed, isHttpsUrl, isWholeNumberIn, type PropsValidation } from '../../core/props-validation';
 import { functionUrlProps } from '../../core/function-url';
@@ -165,18 +174,34 @@ export interface BankConnectionProps extends CooperativeConnectionProps {}
 const trimSlash = (url: string): string => (Token.isUnresolved(url) ? url : url.replace(/\/+$/, ''));
 
 /** Checks a CooperativeConnectionProps, recording problems under `prefix` (such as `bank`). */
-export function validateBankConnection(v: PropsValidation, props: CooperativeConnectionProps | undefined, prefix: string): void {
+export function validateBankConnection(
+  v: PropsValidation,
+  props: CooperativeConnectionProps | undefined,
+  prefix: string,
+): void {
   if (!props) {
-    v.check(false, prefix, 'is required: the bank connection (baseUrl, registrationBaseUrl, credentials, account) every notification is verified through');
+    v.check(
+      false,
+      prefix,
+      'is required: the bank connection (baseUrl, registrationBaseUrl, credentials, account) every notification is verified through',
+    );
     return;
   }
   for (const key of ['baseUrl', 'registrationBaseUrl', 'collectionTokenUrl', 'paymentsTokenUrl'] as const) {
     const value = props[key];
     if (value === undefined || Token.isUnresolved(value)) continue;
-    v.check(isHttpsUrl(value), `${prefix}.${key}`, `must be an https URL without query or fragment (the bank is only reached over HTTPS, and there is no sandbox default), got "${value}"`);
+    v.check(
+      isHttpsUrl(value),
+      `${prefix}.${key}`,
+      `must be an https URL without query or fragment (the bank is only reached over HTTPS, and there is no sandbox default), got "${value}"`,
+    );
   }
   if (props.paymentsTokenUrl === undefined && Token.isUnresolved(props.registrationBaseUrl)) {
-    v.check(false, `${prefix}.paymentsTokenUrl`, 'is required when registrationBaseUrl is a deploy-time value (its host cannot be read at synth)');
+    v.check(
+      false,
+      `${prefix}.paymentsTokenUrl`,
+      'is required when registrationBaseUrl is a deploy-time value (its host cannot be read at synth)',
+    );
   }
   if (!props.account) {
     v.check(false, `${prefix}.account`, `is required (${ACCOUNT_FIELDS.join(', ')})`);
@@ -184,32 +209,77 @@ export function validateBankConnection(v: PropsValidation, props: CooperativeCon
     for (const key of ACCOUNT_FIELDS) {
       const value = props.account[key];
       if (value !== undefined && Token.isUnresolved(value)) continue;
-      v.check(typeof value === 'string' && ACCOUNT_FIELD_PATTERN.test(value), `${prefix}.account.${key}`, `must be 1 to 20 letters, digits or hyphens, got ${JSON.stringify(value)}`);
+      v.check(
+        typeof value === 'string' && ACCOUNT_FIELD_PATTERN.test(value),
+        `${prefix}.account.${key}`,
+        `must be 1 to 20 letters, digits or hyphens, got ${JSON.stringify(value)}`,
+      );
     }
   }
-  v.check(!!props.credentials, `${prefix}.credentials`, 'is required: the Secrets Manager secret holding the bank credentials (JSON, see cdk-bank-webhooks/docs/usage.md)');
+  v.check(
+    !!props.credentials,
+    `${prefix}.credentials`,
+    'is required: the Secrets Manager secret holding the bank credentials (JSON, see cdk-bank-webhooks/docs/usage.md)',
+  );
   checkSecretNamed(v, props.credentials, `${prefix}.credentials`);
-  for (const key of ['boletoQueryPath', 'settledBoletosPath', 'pixQueryPath', 'boletoPaymentQueryPath', 'taxPaymentQueryPath'] as const) {
+  for (const key of [
+    'boletoQueryPath',
+    'settledBoletosPath',
+    'pixQueryPath',
+    'boletoPaymentQueryPath',
+    'taxPaymentQueryPath',
+  ] as const) {
     const value = props[key];
     if (value === undefined || Token.isUnresolved(value)) continue;
-    v.check(value.startsWith('/') && !/[?#\s]/.test(value), `${prefix}.${key}`, `must be a path starting with "/", got "${value}"`);
-    if (key !== 'boletoQueryPath' && key !== 'settledBoletosPath') v.check(value.includes('{id}'), `${prefix}.${key}`, `must contain {id} where the transaction id goes, got "${value}"`);
+    v.check(
+      value.startsWith('/') && !/[?#\s]/.test(value),
+      `${prefix}.${key}`,
+      `must be a path starting with "/", got "${value}"`,
+    );
+    if (key !== 'boletoQueryPath' && key !== 'settledBoletosPath')
+      v.check(
+        value.includes('{id}'),
+        `${prefix}.${key}`,
+        `must contain {id} where the transaction id goes, got "${value}"`,
+      );
   }
-  const scopesValid = (scopes: string[]) => scopes.length > 0 && scopes.every((s) => Token.isUnresolved(s) || /^\S+$/.test(s));
-  if (props.paymentsScopes) v.check(scopesValid(props.paymentsScopes), `${prefix}.paymentsScopes`, 'must be one or more scopes without spaces');
+  const scopesValid = (scopes: string[]) =>
+    scopes.length > 0 && scopes.every((s) => Token.isUnresolved(s) || /^\S+$/.test(s));
+  if (props.paymentsScopes)
+    v.check(scopesValid(props.paymentsScopes), `${prefix}.paymentsScopes`, 'must be one or more scopes without spaces');
   for (const kind of PAYMENT_TYPES) {
     const scopes = props.paymentQueryScopes?.[kind];
-    if (scopes) v.check(scopesValid(scopes), `${prefix}.paymentQueryScopes.${kind}`, 'must be one or more scopes without spaces');
+    if (scopes)
+      v.check(scopesValid(scopes), `${prefix}.paymentQueryScopes.${kind}`, 'must be one or more scopes without spaces');
   }
   if (props.zuluTimestamps !== undefined) {
-    v.check(Object.values(ZuluTimestamps).includes(props.zuluTimestamps), `${prefix}.zuluTimestamps`, `must be one of ${Object.values(ZuluTimestamps).join(', ')} (ZuluTimestamps), got ${JSON.stringify(props.zuluTimestamps)}`);
+    v.check(
+      Object.values(ZuluTimestamps).includes(props.zuluTimestamps),
+      `${prefix}.zuluTimestamps`,
+      `must be one of ${Object.values(ZuluTimestamps).join(', ')} (ZuluTimestamps), got ${JSON.stringify(props.zuluTimestamps)}`,
+    );
   }
   if (props.callTimeout) {
-    v.checkNumber(props.callTimeout.toMilliseconds(), `${prefix}.callTimeout`, isWholeNumberIn(500, 30_000), 'must be from 500 ms to 30 seconds (milliseconds)');
+    v.checkNumber(
+      props.callTimeout.toMilliseconds(),
+      `${prefix}.callTimeout`,
+      isWholeNumberIn(500, 30_000),
+      'must be from 500 ms to 30 seconds (milliseconds)',
+    );
   }
-  v.checkNumber(props.listingPageSize, `${prefix}.listingPageSize`, isWholeNumberIn(1, 10_000), 'must be a whole number of items from 1 to 10000');
+  v.checkNumber(
+    props.listingPageSize,
+    `${prefix}.listingPageSize`,
+    isWholeNumberIn(1, 10_000),
+    'must be a whole number of items from 1 to 10000',
+  );
   for (const key of ['queriesPerSecond', 'registrationCallsPerSecond'] as const) {
-    v.checkNumber(props[key], `${prefix}.${key}`, (n) => n >= 0.1 && n <= 1000, 'must be from 0.1 to 1000 calls per second (what the bank allows these credentials)');
+    v.checkNumber(
+      props[key],
+      `${prefix}.${key}`,
+      (n) => n >= 0.1 && n <= 1000,
+      'must be from 0.1 to 1000 calls per second (what the bank allows these credentials)',
+    );
   }
 }
 
@@ -250,15 +320,33 @@ export function bankConnectionSettings(props: CooperativeConnectionProps): BankC
  * Checks that a PRODUCTION receiver's bank is the real one by what it is, whatever flag is spread
  * over it: a Lambda function URL is a BankSandbox, never the bank.
  */
-export function checkRealBank(v: PropsValidation, scope: Construct, props: CooperativeConnectionProps, prefix: string): void {
-  const urls = { baseUrl: props.baseUrl, registrationBaseUrl: props.registrationBaseUrl, collectionTokenUrl: props.collectionTokenUrl, paymentsTokenUrl: props.paymentsTokenUrl };
+export function checkRealBank(
+  v: PropsValidation,
+  scope: Construct,
+  props: CooperativeConnectionProps,
+  prefix: string,
+): void {
+  const urls = {
+    baseUrl: props.baseUrl,
+    registrationBaseUrl: props.registrationBaseUrl,
+    collectionTokenUrl: props.collectionTokenUrl,
+    paymentsTokenUrl: props.paymentsTokenUrl,
+  };
   for (const prop of functionUrlProps(scope, urls)) {
-    v.check(false, `${prefix}.${prop}`, 'points at a Lambda function URL (a BankSandbox\'s, or a *.lambda-url.<region>.on.aws host), which is never the real bank: a PRODUCTION receiver registers, sweeps and publishes verified events against the real bank only. Use the sandbox (bank: sandbox.connection) from a NON_PRODUCTION stack, or give this receiver the real bank\'s URLs');
+    v.check(
+      false,
+      `${prefix}.${prop}`,
+      "points at a Lambda function URL (a BankSandbox's, or a *.lambda-url.<region>.on.aws host), which is never the real bank: a PRODUCTION receiver registers, sweeps and publishes verified events against the real bank only. Use the sandbox (bank: sandbox.connection) from a NON_PRODUCTION stack, or give this receiver the real bank's URLs",
+    );
   }
 }
 
 /** The environment variable that hands the connection settings to a handler, and read access to the credentials. */
-export function bankConnectionEnvironment(scope: Construct, props: CooperativeConnectionProps, grantee: iam.IGrantable): Record<string, string> {
+export function bankConnectionEnvironment(
+  scope: Construct,
+  props: CooperativeConnectionProps,
+  grantee: iam.IGrantable,
+): Record<string, string> {
   props.credentials.grantRead(grantee);
   // Defaults left out: the handler fills them (Lambda takes 4 KB of environment in all).
   return { [BANK_CONNECTION_ENV]: Stack.of(scope).toJsonString(compactBankConnection(bankConnectionSettings(props))) };

@@ -3,7 +3,14 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import {
-  DEFAULT_PIX_PATHS, DEFAULT_PIX_SCOPES, PIX_CONNECTION_ENV, PixBasicCredentials, PixConnectionDefaults, type PixConnectionSettings, PixGrantTypePlacement, PixOperation,
+  DEFAULT_PIX_PATHS,
+  DEFAULT_PIX_SCOPES,
+  PIX_CONNECTION_ENV,
+  PixBasicCredentials,
+  PixConnectionDefaults,
+  type PixConnectionSettings,
+  PixGrantTypePlacement,
+  PixOperation,
 } from '../../../contracts/pix-connection';
 import { functionUrlProps } from '../../core/function-url';
 import { checkSecretNamed, isHttpsUrl, isWholeNumberIn, type PropsValidation } from '../../core/props-validation';
@@ -110,12 +117,23 @@ const SCOPE = /^[A-Za-z0-9._:-]+$/;
 /** Checks a Pix connection's props, every problem at once, under `prefix`. */
 export function validatePixConnection(v: PropsValidation, props: PixConnectionProps | undefined, prefix: string): void {
   if (!props) return;
-  for (const [key, value] of [['baseUrl', props.baseUrl], ['tokenUrl', props.tokenUrl]] as const) {
+  for (const [key, value] of [
+    ['baseUrl', props.baseUrl],
+    ['tokenUrl', props.tokenUrl],
+  ] as const) {
     if (value === undefined || Token.isUnresolved(value)) continue;
-    v.check(isHttpsUrl(value), `${prefix}.${key}`, `must be an https URL without query or fragment (the Pix API is only reached over HTTPS, with mutual TLS), got "${value}"`);
+    v.check(
+      isHttpsUrl(value),
+      `${prefix}.${key}`,
+      `must be an https URL without query or fragment (the Pix API is only reached over HTTPS, with mutual TLS), got "${value}"`,
+    );
   }
   if (props.baseUrl !== undefined && !Token.isUnresolved(props.baseUrl) && isHttpsUrl(props.baseUrl)) {
-    v.check(new URL(props.baseUrl).pathname === '/', `${prefix}.baseUrl`, `must be the API's origin without a path (the paths carry their version, such as /api/v2), got "${props.baseUrl}"`);
+    v.check(
+      new URL(props.baseUrl).pathname === '/',
+      `${prefix}.baseUrl`,
+      `must be the API's origin without a path (the paths carry their version, such as /api/v2), got "${props.baseUrl}"`,
+    );
   }
   checkSecretNamed(v, props.credentials, `${prefix}.credentials`);
   for (const op of Object.values(PixOperation)) {
@@ -123,23 +141,49 @@ export function validatePixConnection(v: PropsValidation, props: PixConnectionPr
     if (path !== undefined) {
       const placeholders = placeholdersOf(op);
       const missing = placeholders.filter((p) => !path.includes(p));
-      v.check(PATH.test(path) && !path.split('/').includes('..') && missing.length === 0, `${prefix}.paths.${op}`,
-        `must be a path such as ${DEFAULT_PIX_PATHS[op]} (segments of letters, digits and ._~-, ${placeholders.length ? `holding ${placeholders.join(' and ')}` : 'no placeholder'}), got "${path}"`);
+      v.check(
+        PATH.test(path) && !path.split('/').includes('..') && missing.length === 0,
+        `${prefix}.paths.${op}`,
+        `must be a path such as ${DEFAULT_PIX_PATHS[op]} (segments of letters, digits and ._~-, ${placeholders.length ? `holding ${placeholders.join(' and ')}` : 'no placeholder'}), got "${path}"`,
+      );
     }
     const scopes = props.scopes?.[op];
-    if (scopes !== undefined) v.check(scopes.length > 0 && scopes.every((s) => SCOPE.test(s)), `${prefix}.scopes.${op}`, `must be one or more scopes (letters, digits and ._:-), got ${JSON.stringify(scopes)}`);
+    if (scopes !== undefined)
+      v.check(
+        scopes.length > 0 && scopes.every((s) => SCOPE.test(s)),
+        `${prefix}.scopes.${op}`,
+        `must be one or more scopes (letters, digits and ._:-), got ${JSON.stringify(scopes)}`,
+      );
   }
-  v.checkNumber(props.callTimeout?.toMilliseconds(), `${prefix}.callTimeout`, isWholeNumberIn(1_000, 30_000), 'must be from 1 to 30 seconds');
+  v.checkNumber(
+    props.callTimeout?.toMilliseconds(),
+    `${prefix}.callTimeout`,
+    isWholeNumberIn(1_000, 30_000),
+    'must be from 1 to 30 seconds',
+  );
 }
 
 /**
  * Checks that a PRODUCTION receiver's Pix API is a real provider's by what it is: a Lambda function
  * URL is a BankSandbox, never a provider.
  */
-export function checkRealPixProvider(v: PropsValidation, scope: Construct, props: PixConnectionProps, prefix: string): void {
-  v.check(props.simulated !== true, `${prefix}.simulated`, 'is true (a BankSandbox\'s Pix API) on a PRODUCTION receiver: production verifies Pix against the real provider. Use the sandbox from a NON_PRODUCTION stack');
+export function checkRealPixProvider(
+  v: PropsValidation,
+  scope: Construct,
+  props: PixConnectionProps,
+  prefix: string,
+): void {
+  v.check(
+    props.simulated !== true,
+    `${prefix}.simulated`,
+    "is true (a BankSandbox's Pix API) on a PRODUCTION receiver: production verifies Pix against the real provider. Use the sandbox from a NON_PRODUCTION stack",
+  );
   for (const prop of functionUrlProps(scope, { baseUrl: props.baseUrl, tokenUrl: props.tokenUrl })) {
-    v.check(false, `${prefix}.${prop}`, 'points at a Lambda function URL (a BankSandbox\'s, or a *.lambda-url.<region>.on.aws host), which is never a Pix provider: a PRODUCTION receiver verifies Pix against the real provider only. Use the sandbox from a NON_PRODUCTION stack');
+    v.check(
+      false,
+      `${prefix}.${prop}`,
+      "points at a Lambda function URL (a BankSandbox's, or a *.lambda-url.<region>.on.aws host), which is never a Pix provider: a PRODUCTION receiver verifies Pix against the real provider only. Use the sandbox from a NON_PRODUCTION stack",
+    );
   }
 }
 
@@ -160,7 +204,9 @@ export function pixConnectionSettings(props: PixConnectionProps): PixConnectionS
     tokenUrl: props.tokenUrl ?? `${base}/oauth/token`,
     credentialsSecretArn: props.credentials.secretArn,
     ...(props.grantType && props.grantType !== PixConnectionDefaults.grantType ? { grantType: props.grantType } : {}),
-    ...(props.basicCredentials && props.basicCredentials !== PixConnectionDefaults.basicCredentials ? { basicCredentials: props.basicCredentials } : {}),
+    ...(props.basicCredentials && props.basicCredentials !== PixConnectionDefaults.basicCredentials
+      ? { basicCredentials: props.basicCredentials }
+      : {}),
     ...(Object.keys(paths).length ? { paths } : {}),
     ...(Object.keys(scopes).length ? { scopes } : {}),
     ...(callTimeoutMs !== undefined && callTimeoutMs !== PixConnectionDefaults.callTimeoutMs ? { callTimeoutMs } : {}),
@@ -169,7 +215,11 @@ export function pixConnectionSettings(props: PixConnectionProps): PixConnectionS
 }
 
 /** The environment variable that hands a function its Pix connection, and read access to the credentials. */
-export function pixConnectionEnvironment(scope: Construct, props: PixConnectionProps, grantee: iam.IGrantable): Record<string, string> {
+export function pixConnectionEnvironment(
+  scope: Construct,
+  props: PixConnectionProps,
+  grantee: iam.IGrantable,
+): Record<string, string> {
   props.credentials.grantRead(grantee);
   return { [PIX_CONNECTION_ENV]: Stack.of(scope).toJsonString(pixConnectionSettings(props)) };
 }

@@ -165,18 +165,34 @@ export function validatePixReceiver(v: PropsValidation, props: PixReceiverProps 
   validatePixConnection(v, props.connection, `${prefix}.connection`);
   validatePixDomain(v, props.domain, `${prefix}.domain`);
   const keys = props.keys ?? [];
-  v.check(keys.length >= 1 && keys.length <= MAX_PIX_KEYS, `${prefix}.keys`, `must list 1 to ${MAX_PIX_KEYS} Pix keys, got ${keys.length}`);
+  v.check(
+    keys.length >= 1 && keys.length <= MAX_PIX_KEYS,
+    `${prefix}.keys`,
+    `must list 1 to ${MAX_PIX_KEYS} Pix keys, got ${keys.length}`,
+  );
   const seen = new Map<string, number>();
   keys.forEach((key, i) => {
     if (Token.isUnresolved(key)) {
-      v.check(false, `${prefix}.keys[${i}]`, 'must be known at synth (the processor compares callbacks with it): write the key, not a deploy-time value');
+      v.check(
+        false,
+        `${prefix}.keys[${i}]`,
+        'must be known at synth (the processor compares callbacks with it): write the key, not a deploy-time value',
+      );
       return;
     }
     const normal = normalizePixKey(key);
-    v.check(normal !== undefined, `${prefix}.keys[${i}]`, `must be a Pix key (an EVP such as 0f9a3c52-7b1e-4e0a-9d7c-1c2b3a4d5e6f, an email, a phone as +55 and its digits, a CPF's 11 digits or a CNPJ's 14 letters and digits; at most ${MAX_PIX_KEY_LENGTH} characters), got "${key}"`);
+    v.check(
+      normal !== undefined,
+      `${prefix}.keys[${i}]`,
+      `must be a Pix key (an EVP such as 0f9a3c52-7b1e-4e0a-9d7c-1c2b3a4d5e6f, an email, a phone as +55 and its digits, a CPF's 11 digits or a CNPJ's 14 letters and digits; at most ${MAX_PIX_KEY_LENGTH} characters), got "${key}"`,
+    );
     if (!normal) return;
     const first = seen.get(normal.key);
-    v.check(first === undefined, `${prefix}.keys[${i}]`, `is the key of ${prefix}.keys[${first}] written otherwise (${normal.key})`);
+    v.check(
+      first === undefined,
+      `${prefix}.keys[${i}]`,
+      `is the key of ${prefix}.keys[${first}] written otherwise (${normal.key})`,
+    );
     if (first === undefined) seen.set(normal.key, i);
   });
 }
@@ -185,35 +201,88 @@ export function validatePixReceiver(v: PropsValidation, props: PixReceiverProps 
 function validatePixDomain(v: PropsValidation, domain: PixDomainProps | undefined, prefix: string): void {
   if (!domain) return;
   if (!Token.isUnresolved(domain.domainName)) {
-    v.check(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i.test(domain.domainName ?? ''), `${prefix}.domainName`, `must be a DNS name such as pix-webhooks.example.com, got "${domain.domainName}"`);
+    v.check(
+      /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i.test(domain.domainName ?? ''),
+      `${prefix}.domainName`,
+      `must be a DNS name such as pix-webhooks.example.com, got "${domain.domainName}"`,
+    );
   }
-  v.check(!!domain.certificate, `${prefix}.certificate`, 'is required: a public ACM certificate for the domain, in the stack\'s region');
+  v.check(
+    !!domain.certificate,
+    `${prefix}.certificate`,
+    "is required: a public ACM certificate for the domain, in the stack's region",
+  );
   const t = domain.truststore ?? {};
   const object = t.bucket !== undefined || t.key !== undefined;
-  v.check(!!t.file !== object, `${prefix}.truststore`, 'must name a file in the app (file) or an existing object (bucket and key), one of them');
-  v.check(!object || (t.bucket !== undefined && !!t.key), `${prefix}.truststore`, 'needs both bucket and key for an existing object');
-  v.check(t.version === undefined || object, `${prefix}.truststore.version`, 'applies to an existing object (bucket and key) only');
+  v.check(
+    !!t.file !== object,
+    `${prefix}.truststore`,
+    'must name a file in the app (file) or an existing object (bucket and key), one of them',
+  );
+  v.check(
+    !object || (t.bucket !== undefined && !!t.key),
+    `${prefix}.truststore`,
+    'needs both bucket and key for an existing object',
+  );
+  v.check(
+    t.version === undefined || object,
+    `${prefix}.truststore.version`,
+    'applies to an existing object (bucket and key) only',
+  );
   const pins = domain.pinnedCertificates ?? {};
   const fingerprints = pins.fingerprints ?? [];
   const subjects = pins.subjects ?? [];
-  v.check(fingerprints.length + subjects.length > 0, `${prefix}.pinnedCertificates`, 'must pin the provider\'s certificate by a fingerprint or a subject: its issuing chain alone admits any certificate the same CA issued');
-  v.check(fingerprints.length <= 2, `${prefix}.pinnedCertificates.fingerprints`, `takes at most two (the current certificate and its renewal), got ${fingerprints.length}`);
-  fingerprints.forEach((f, i) => v.check(/^[0-9a-f]{64}$/.test(normalizedFingerprint(f)), `${prefix}.pinnedCertificates.fingerprints[${i}]`, `must be a SHA-256 fingerprint (64 hex digits, colons allowed), got "${f}"`));
+  v.check(
+    fingerprints.length + subjects.length > 0,
+    `${prefix}.pinnedCertificates`,
+    "must pin the provider's certificate by a fingerprint or a subject: its issuing chain alone admits any certificate the same CA issued",
+  );
+  v.check(
+    fingerprints.length <= 2,
+    `${prefix}.pinnedCertificates.fingerprints`,
+    `takes at most two (the current certificate and its renewal), got ${fingerprints.length}`,
+  );
+  fingerprints.forEach((f, i) =>
+    v.check(
+      /^[0-9a-f]{64}$/.test(normalizedFingerprint(f)),
+      `${prefix}.pinnedCertificates.fingerprints[${i}]`,
+      `must be a SHA-256 fingerprint (64 hex digits, colons allowed), got "${f}"`,
+    ),
+  );
   const issuers = pins.issuers;
   if (issuers !== undefined) {
-    v.check(subjects.length > 0, `${prefix}.pinnedCertificates.issuers`, 'holds subject pins to their issuer: it needs subjects');
-    issuers.forEach((s, i) => v.check(s.trim().length > 0 && s.length <= 1024 && s.includes('='), `${prefix}.pinnedCertificates.issuers[${i}]`, 'must be an issuer DN such as CN=Provider CA,O=Provider'));
+    v.check(
+      subjects.length > 0,
+      `${prefix}.pinnedCertificates.issuers`,
+      'holds subject pins to their issuer: it needs subjects',
+    );
+    issuers.forEach((s, i) =>
+      v.check(
+        s.trim().length > 0 && s.length <= 1024 && s.includes('='),
+        `${prefix}.pinnedCertificates.issuers[${i}]`,
+        'must be an issuer DN such as CN=Provider CA,O=Provider',
+      ),
+    );
   }
-  subjects.forEach((s, i) => v.check(s.trim().length > 0 && s.length <= 1024, `${prefix}.pinnedCertificates.subjects[${i}]`, 'must be a subject DN such as CN=webhook.provider.example,O=Provider'));
+  subjects.forEach((s, i) =>
+    v.check(
+      s.trim().length > 0 && s.length <= 1024,
+      `${prefix}.pinnedCertificates.subjects[${i}]`,
+      'must be a subject DN such as CN=webhook.provider.example,O=Provider',
+    ),
+  );
 }
 
 /** The keys in the DICT's form, once each (after {@link validatePixReceiver}). */
 export function normalizedPixKeys(props: PixReceiverProps): string[] {
-  return [...new Set(props.keys.map((key) => normalizePixKey(key)?.key).filter((key): key is string => key !== undefined))];
+  return [
+    ...new Set(props.keys.map((key) => normalizePixKey(key)?.key).filter((key): key is string => key !== undefined)),
+  ];
 }
 
 /** Whole days records remember: their lifetime (`idempotencyTtl`) less its margin. */
-const rememberedDays = (idempotencyTtl: Duration): number => Math.floor((idempotencyTtl.toSeconds() - RecordLifetime.marginSeconds) / 86_400);
+const rememberedDays = (idempotencyTtl: Duration): number =>
+  Math.floor((idempotencyTtl.toSeconds() - RecordLifetime.marginSeconds) / 86_400);
 
 /** How long a Pix subject's record lives: `pix.recordLifetime` (101 days by default), never less than the processor's `idempotencyTtl`. */
 export function pixRecordLifetime(props: PixReceiverProps, idempotencyTtl: Duration): Duration {
@@ -227,35 +296,64 @@ export function pixRecordLifetime(props: PixReceiverProps, idempotencyTtl: Durat
  * and a refund's, when `pix.recordLifetime` is longer. What the processor's settings and the
  * operator manifest carry; undefined without Pix, or when every record lives `idempotencyTtl`.
  */
-export function pixRecordTtlSecondsByKind(props: PixReceiverProps | undefined, idempotencyTtl: Duration): Partial<Record<SubjectKind, number>> | undefined {
+export function pixRecordTtlSecondsByKind(
+  props: PixReceiverProps | undefined,
+  idempotencyTtl: Duration,
+): Partial<Record<SubjectKind, number>> | undefined {
   if (!props) return undefined;
   const seconds = pixRecordLifetime(props, idempotencyTtl).toSeconds();
-  return seconds > idempotencyTtl.toSeconds() ? { [SubjectKind.PIX]: seconds, [SubjectKind.PIX_REFUND]: seconds } : undefined;
+  return seconds > idempotencyTtl.toSeconds()
+    ? { [SubjectKind.PIX]: seconds, [SubjectKind.PIX_REFUND]: seconds }
+    : undefined;
 }
 
 /** The refund look-back with its default filled, in whole days. */
 function refundLookbackDays(props: PixReceiverProps, idempotencyTtl: Duration): number {
-  return props.sweep?.refundLookback?.toDays() ?? Math.min(MAX_PIX_REFUND_LOOKBACK_DAYS, rememberedDays(pixRecordLifetime(props, idempotencyTtl)));
+  return (
+    props.sweep?.refundLookback?.toDays() ??
+    Math.min(MAX_PIX_REFUND_LOOKBACK_DAYS, rememberedDays(pixRecordLifetime(props, idempotencyTtl)))
+  );
 }
 
 /** Checks the Pix sweep's props against the sweep's look-back and the processor's records' lifetime. */
-export function checkPixSweep(v: PropsValidation, props: PixReceiverProps | undefined, prefix: string, lookbackDays: number, idempotencyTtl: Duration): void {
+export function checkPixSweep(
+  v: PropsValidation,
+  props: PixReceiverProps | undefined,
+  prefix: string,
+  lookbackDays: number,
+  idempotencyTtl: Duration,
+): void {
   const lifetime = props?.recordLifetime;
   if (lifetime && !Token.isUnresolved(lifetime.toSeconds())) {
-    v.checkNumber(lifetime.toSeconds(), `${prefix}.recordLifetime`, (s) => s % 86_400 === 0 && s / 86_400 >= 2 && s / 86_400 <= 400, 'must be whole days from 2 to 400 (seconds)');
+    v.checkNumber(
+      lifetime.toSeconds(),
+      `${prefix}.recordLifetime`,
+      (s) => s % 86_400 === 0 && s / 86_400 >= 2 && s / 86_400 <= 400,
+      'must be whole days from 2 to 400 (seconds)',
+    );
   }
   const lookback = props?.sweep?.refundLookback;
   if (!props || !lookback || Token.isUnresolved(lookback.toSeconds())) return;
   const seconds = lookback.toSeconds();
   const remembered = rememberedDays(pixRecordLifetime(props, idempotencyTtl));
-  v.checkNumber(seconds, `${prefix}.sweep.refundLookback`, (s) => s % 86_400 === 0 && s / 86_400 >= lookbackDays && s / 86_400 <= MAX_PIX_REFUND_LOOKBACK_DAYS,
-    `must be whole days from the sweep's lookbackDays (${lookbackDays}) to ${MAX_PIX_REFUND_LOOKBACK_DAYS} (seconds)`);
-  v.check(seconds / 86_400 <= remembered, `${prefix}.sweep.refundLookback`,
-    `is ${seconds / 86_400} days, past what Pix records remember (pix.recordLifetime, or idempotencyTtl when longer, less a day: ${remembered} days): a refund found that old could not be told from one published before its record expired. Raise pix.recordLifetime or shorten refundLookback`);
+  v.checkNumber(
+    seconds,
+    `${prefix}.sweep.refundLookback`,
+    (s) => s % 86_400 === 0 && s / 86_400 >= lookbackDays && s / 86_400 <= MAX_PIX_REFUND_LOOKBACK_DAYS,
+    `must be whole days from the sweep's lookbackDays (${lookbackDays}) to ${MAX_PIX_REFUND_LOOKBACK_DAYS} (seconds)`,
+  );
+  v.check(
+    seconds / 86_400 <= remembered,
+    `${prefix}.sweep.refundLookback`,
+    `is ${seconds / 86_400} days, past what Pix records remember (pix.recordLifetime, or idempotencyTtl when longer, less a day: ${remembered} days): a refund found that old could not be told from one published before its record expired. Raise pix.recordLifetime or shorten refundLookback`,
+  );
 }
 
 /** What the sweep function is told of the receiver's Pix (settings.pix). */
-export function pixSweepSettings(props: PixReceiverProps, sweep: { readonly lookbackDays: number; readonly intervalMinutes: number; readonly idempotencyTtl: Duration }): PixSweepSettings {
+export function pixSweepSettings(
+  props: PixReceiverProps,
+  sweep: { readonly lookbackDays: number; readonly intervalMinutes: number; readonly idempotencyTtl: Duration },
+): PixSweepSettings {
   const refundDays = refundLookbackDays(props, sweep.idempotencyTtl);
   const older = Math.max(0, refundDays - sweep.lookbackDays);
   return {

@@ -31,7 +31,10 @@ it('reaches a bank whose certificate chains to the configured CA', async () => {
 
   const answers = [await get(t, url), await get(t, url)];
 
-  expect(answers.map((a) => [a.status, a.body])).toEqual([[200, '{"ok":true}'], [200, '{"ok":true}']]);
+  expect(answers.map((a) => [a.status, a.body])).toEqual([
+    [200, '{"ok":true}'],
+    [200, '{"ok":true}'],
+  ]);
   expect(targets[0].requests).toHaveLength(2);
 });
 

@@ -1,5 +1,16 @@
 import {
-  CallKind, IDLE_WAIT_MS, IdleTimePacer, MAX_PUSH_BACK_MS, PacerByKind, MAX_SLOTS_PER_RESERVATION, MemorySlotSchedule, OutOfRate, RatePacer, SLOWDOWN_HALF_LIFE_MS, type SlotSchedule, type Slowdown,
+  CallKind,
+  IDLE_WAIT_MS,
+  IdleTimePacer,
+  MAX_PUSH_BACK_MS,
+  PacerByKind,
+  MAX_SLOTS_PER_RESERVATION,
+  MemorySlotSchedule,
+  OutOfRate,
+  RatePacer,
+  SLOWDOWN_HALF_LIFE_MS,
+  type SlotSchedule,
+  type Slowdown,
 } from '../../../lambda/bank/pacing';
 import { DynamoDbSlotSchedule } from '../../../lambda/store/slot-schedule';
 import { type Dynalite, startDynalite } from '../../../tools/local-aws/dynalite';
@@ -13,10 +24,13 @@ function fakeTime(start = 1_000_000) {
     sent,
     now: () => clock.now,
     // Sleeps of concurrent callers overlap: each wakes at its own time, the clock never goes back.
-    sleep: (ms: number) => new Promise<void>((resolve) => setImmediate(() => {
-      clock.now = Math.max(clock.now, clock.now + ms);
-      resolve();
-    })),
+    sleep: (ms: number) =>
+      new Promise<void>((resolve) =>
+        setImmediate(() => {
+          clock.now = Math.max(clock.now, clock.now + ms);
+          resolve();
+        }),
+      ),
   };
 }
 
@@ -36,7 +50,12 @@ function counted(schedule: SlotSchedule): SlotSchedule & { reservations: number 
 describe('RatePacer', () => {
   it('spaces the calls of one environment by the interval of its rate', async () => {
     const t = fakeTime();
-    const pacer = new RatePacer(new MemorySlotSchedule(), { ratePerSecond: 10, name: 'queries', now: t.now, sleep: t.sleep });
+    const pacer = new RatePacer(new MemorySlotSchedule(), {
+      ratePerSecond: 10,
+      name: 'queries',
+      now: t.now,
+      sleep: t.sleep,
+    });
     const start = t.now();
     for (let i = 0; i < 5; i++) {
       await pacer.acquire('query', start + 60_000);
@@ -50,9 +69,19 @@ describe('RatePacer', () => {
     const start = 5_000_000;
     // Sixteen environments, each asking for its slots at once: the slots handed out never overlap.
     const slots: number[] = [];
-    const pacers = Array.from({ length: 16 }, () => new RatePacer(schedule, {
-      ratePerSecond: 10, name: 'queries', now: () => start, sleep: (ms) => { slots.push(start + ms); return Promise.resolve(); },
-    }));
+    const pacers = Array.from(
+      { length: 16 },
+      () =>
+        new RatePacer(schedule, {
+          ratePerSecond: 10,
+          name: 'queries',
+          now: () => start,
+          sleep: (ms) => {
+            slots.push(start + ms);
+            return Promise.resolve();
+          },
+        }),
+    );
     await Promise.all(pacers.flatMap((pacer) => [0, 1, 2].map(() => pacer.acquire('query', start + 60_000))));
     const sorted = [...slots, ...Array(48 - slots.length).fill(start)].sort((a, b) => a - b);
     expect(sorted).toHaveLength(48);
@@ -89,10 +118,19 @@ describe('RatePacer', () => {
     schedule.next = t.now() + 30_000; // the rate is taken for the next 30 s
     const pacer = new RatePacer(schedule, { ratePerSecond: 10, name: 'bank queries', now: t.now, sleep: t.sleep });
 
-    const error = (await pacer.acquire('boleto query (nossoNumero 1)', t.now() + 5_000).catch((e: unknown) => e)) as OutOfRate;
+    const error = (await pacer
+      .acquire('boleto query (nossoNumero 1)', t.now() + 5_000)
+      .catch((e: unknown) => e)) as OutOfRate;
     expect(error).toBeInstanceOf(OutOfRate);
-    expect(error).toMatchObject({ retryAt: t.now() + 30_000, retryable: true, outOfTime: true, operation: 'boleto query (nossoNumero 1)' });
-    expect(error.message).toBe('boleto query (nossoNumero 1) failed: bank queries: no slot of the 10/s rate before this invocation\'s deadline (the next starts in 30000 ms)');
+    expect(error).toMatchObject({
+      retryAt: t.now() + 30_000,
+      retryable: true,
+      outOfTime: true,
+      operation: 'boleto query (nossoNumero 1)',
+    });
+    expect(error.message).toBe(
+      "boleto query (nossoNumero 1) failed: bank queries: no slot of the 10/s rate before this invocation's deadline (the next starts in 30000 ms)",
+    );
     expect(schedule.next).toBe(t.now() + 30_000);
   });
 
@@ -148,8 +186,16 @@ describe('RatePacer', () => {
     let now = 1_000_000;
     let wake: (() => void) | undefined;
     const pacer = new RatePacer(schedule, {
-      ratePerSecond: 10, name: 'queries', now: () => now,
-      sleep: (ms) => new Promise<void>((resolve) => { wake = () => { now += ms; resolve(); }; }),
+      ratePerSecond: 10,
+      name: 'queries',
+      now: () => now,
+      sleep: (ms) =>
+        new Promise<void>((resolve) => {
+          wake = () => {
+            now += ms;
+            resolve();
+          };
+        }),
     });
     await pacer.acquire('first', now + 60_000); // slot at once: no sleep
     const second = pacer.acquire('second', now + 60_000); // its slot is 100 ms away: it sleeps
@@ -177,7 +223,14 @@ describe('RatePacer', () => {
     const creations = counted(new MemorySlotSchedule());
     const others = counted(new MemorySlotSchedule());
     const pacer = new PacerByKind(
-      { [CallKind.CREATION]: new RatePacer(creations, { ratePerSecond: 2, name: 'creations', now: t.now, sleep: t.sleep }) },
+      {
+        [CallKind.CREATION]: new RatePacer(creations, {
+          ratePerSecond: 2,
+          name: 'creations',
+          now: t.now,
+          sleep: t.sleep,
+        }),
+      },
       new RatePacer(others, { ratePerSecond: 10, name: 'calls', now: t.now, sleep: t.sleep }),
     );
     const start = t.now();
@@ -198,7 +251,9 @@ describe('RatePacer', () => {
   });
 
   it('refuses a rate that is not above 0', () => {
-    expect(() => new RatePacer(new MemorySlotSchedule(), { ratePerSecond: 0, name: 'bank queries' })).toThrow('bank queries: the rate must be above 0 calls per second, got 0');
+    expect(() => new RatePacer(new MemorySlotSchedule(), { ratePerSecond: 0, name: 'bank queries' })).toThrow(
+      'bank queries: the rate must be above 0 calls per second, got 0',
+    );
   });
 });
 
@@ -206,8 +261,17 @@ describe('IdleTimePacer (looks give way to notifications)', () => {
   /** A shared schedule at 5/s, the notifications' pacer on it, and the looks' pacer on its idle time. */
   function pacers(t: ReturnType<typeof fakeTime>) {
     const schedule = new MemorySlotSchedule();
-    const notifications = new RatePacer(schedule, { ratePerSecond: 5, name: 'bank queries', now: t.now, sleep: t.sleep });
-    const looks = new IdleTimePacer(schedule, notifications, { name: 'bank queries for looks', now: t.now, sleep: t.sleep });
+    const notifications = new RatePacer(schedule, {
+      ratePerSecond: 5,
+      name: 'bank queries',
+      now: t.now,
+      sleep: t.sleep,
+    });
+    const looks = new IdleTimePacer(schedule, notifications, {
+      name: 'bank queries for looks',
+      now: t.now,
+      sleep: t.sleep,
+    });
     return { schedule, notifications, looks };
   }
 
@@ -254,12 +318,14 @@ describe('IdleTimePacer (looks give way to notifications)', () => {
     const refused = await looks.acquire('payment query', start + 30_000).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(OutOfRate);
     expect((refused as OutOfRate).retryAt).toBe(start + 3_200);
-    expect((refused as OutOfRate).message).toMatch(/bank queries for looks: the bank's rate has no idle time now \(looks give way to notifications/);
+    expect((refused as OutOfRate).message).toMatch(
+      /bank queries for looks: the bank's rate has no idle time now \(looks give way to notifications/,
+    );
     expect(t.now()).toBe(start);
     expect(IDLE_WAIT_MS).toBeLessThan(3_200);
   });
 
-  it('slows down with the notifications\' pacer after a 429: a look takes the stretched interval', async () => {
+  it("slows down with the notifications' pacer after a 429: a look takes the stretched interval", async () => {
     const t = fakeTime();
     const { notifications, looks } = pacers(t);
     const start = t.now();
@@ -285,7 +351,12 @@ describe('IdleTimePacer (looks give way to notifications)', () => {
     }
     // At the stretched interval (800 ms) from the first look on, never at the configured 200 ms.
     expect(lookOnly.currentIntervalMs()).toBeGreaterThan(700);
-    expect(sent.slice(1).map((at, i) => at - sent[i]).every((gap) => gap >= 700)).toBe(true);
+    expect(
+      sent
+        .slice(1)
+        .map((at, i) => at - sent[i])
+        .every((gap) => gap >= 700),
+    ).toBe(true);
   });
 });
 
@@ -311,8 +382,14 @@ describe('DynamoDbSlotSchedule (dynalite)', () => {
     const schedule = new DynamoDbSlotSchedule(dynamo.client, 'pacing', 'busy');
     const now = Date.now();
     await schedule.pushBack(now + 30_000, NO_SLOWDOWN);
-    await expect(schedule.reserve(100, now, now + 5_000)).resolves.toEqual({ next: now + 30_000, slowdown: NO_SLOWDOWN });
-    await expect(schedule.reserve(100, now, now + 40_000)).resolves.toEqual({ end: now + 30_100, slowdown: NO_SLOWDOWN });
+    await expect(schedule.reserve(100, now, now + 5_000)).resolves.toEqual({
+      next: now + 30_000,
+      slowdown: NO_SLOWDOWN,
+    });
+    await expect(schedule.reserve(100, now, now + 40_000)).resolves.toEqual({
+      end: now + 30_100,
+      slowdown: NO_SLOWDOWN,
+    });
   });
 
   it('does not save up unused time: after idling, the schedule starts again from now', async () => {
@@ -329,6 +406,9 @@ describe('DynamoDbSlotSchedule (dynalite)', () => {
     await schedule.pushBack(now + 10_000, NO_SLOWDOWN);
     await schedule.pushBack(now + 5_000, { factor: 2, at: now });
     // The slowdown is recorded all the same.
-    await expect(schedule.reserve(100, now, now)).resolves.toEqual({ next: now + 10_000, slowdown: { factor: 2, at: now } });
+    await expect(schedule.reserve(100, now, now)).resolves.toEqual({
+      next: now + 10_000,
+      slowdown: { factor: 2, at: now },
+    });
   });
 });

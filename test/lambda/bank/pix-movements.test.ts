@@ -21,11 +21,19 @@ import { ProcessorQueue } from '../../../lambda/processor/deps';
 import { chargeTxid, e2e, fakePixDeps, OUR_KEYS, pixElement, refundElement } from '../../support/pix-records';
 
 type Fakes = ReturnType<typeof fakePixDeps>;
-const run = (f: Fakes, records: ReturnType<typeof sqsRecord>[]) => processBatch({ Records: records }, contextWith(f.clock), f.deps);
+const run = (f: Fakes, records: ReturnType<typeof sqsRecord>[]) =>
+  processBatch({ Records: records }, contextWith(f.clock), f.deps);
 const callback = (...pix: Record<string, unknown>[]) => sqsRecord('pix', { pix });
-const sweepLook = (endToEndId: string) => rawRecord(encodeLookRequest({
-  trigger: EventTrigger.RECONCILIATION, subject: { kind: 'pix', endToEndId }, requestedAt: '2026-11-27T12:10:00Z', reason: 'the provider lists it',
-}), { senderId: 'x' });
+const sweepLook = (endToEndId: string) =>
+  rawRecord(
+    encodeLookRequest({
+      trigger: EventTrigger.RECONCILIATION,
+      subject: { kind: 'pix', endToEndId },
+      requestedAt: '2026-11-27T12:10:00Z',
+      reason: 'the provider lists it',
+    }),
+    { senderId: 'x' },
+  );
 
 /** Another of the account's keys, which another receiver holds. */
 const OTHER_KEY = 'vendas@example.com.br';
@@ -39,18 +47,32 @@ function twoReceivers(keyless: 'a' | 'b') {
 }
 
 describe('refunds the provider makes unasked (MED) are published with their nature', () => {
-  it.each([RefundNature.MED_FRAUDE, RefundNature.MED_OPERACIONAL, RefundNature.MED_PIX_AUTOMATICO])('a %s refund not done is published with NAO_REALIZADO (no money moved)', async (natureza) => {
-    const f = fakePixDeps();
-    const pix = pixElement(e2e(), { txid: 'QR1' });
-    const refund = { ...refundElement('MED1', RefundStatus.NOT_DONE), natureza, motivo: 'Devolução não realizada: saldo insuficiente', descricao: 'MED' };
-    f.provider.holds({ ...pix, devolucoes: [refund] });
-    f.provider.refund(pix.endToEndId as string, refund);
-    await run(f, [callback({ ...pix, devolucoes: [refund] })]);
-    const published = f.published.filter((e) => e.detailType === String(T.PIX_REFUND));
-    expect(published).toHaveLength(1);
-    expect(published[0].detail.refund).toMatchObject({ id: 'MED1', status: 'NAO_REALIZADO', natureza, motivo: 'Devolução não realizada: saldo insuficiente', descricao: 'MED' });
-    expect(published[0].detail.state).toMatchObject({ status: 'NAO_REALIZADO' });
-  });
+  it.each([RefundNature.MED_FRAUDE, RefundNature.MED_OPERACIONAL, RefundNature.MED_PIX_AUTOMATICO])(
+    'a %s refund not done is published with NAO_REALIZADO (no money moved)',
+    async (natureza) => {
+      const f = fakePixDeps();
+      const pix = pixElement(e2e(), { txid: 'QR1' });
+      const refund = {
+        ...refundElement('MED1', RefundStatus.NOT_DONE),
+        natureza,
+        motivo: 'Devolução não realizada: saldo insuficiente',
+        descricao: 'MED',
+      };
+      f.provider.holds({ ...pix, devolucoes: [refund] });
+      f.provider.refund(pix.endToEndId as string, refund);
+      await run(f, [callback({ ...pix, devolucoes: [refund] })]);
+      const published = f.published.filter((e) => e.detailType === String(T.PIX_REFUND));
+      expect(published).toHaveLength(1);
+      expect(published[0].detail.refund).toMatchObject({
+        id: 'MED1',
+        status: 'NAO_REALIZADO',
+        natureza,
+        motivo: 'Devolução não realizada: saldo insuficiente',
+        descricao: 'MED',
+      });
+      expect(published[0].detail.state).toMatchObject({ status: 'NAO_REALIZADO' });
+    },
+  );
 
   it('a MED refund returned and a refund the receiver asked for: each once, each with its nature', async () => {
     const f = fakePixDeps();
@@ -62,8 +84,13 @@ describe('refunds the provider makes unasked (MED) are published with their natu
     f.provider.refund(pix.endToEndId as string, med);
     await run(f, [callback({ ...pix, devolucoes: [asked, med] })]);
     await run(f, [callback({ ...pix, devolucoes: [med, asked] })]);
-    expect(f.published.filter((e) => e.detailType === String(T.PIX_REFUND)).map((e) => [e.detail.refund.id, e.detail.refund.natureza, e.detail.refund.status])).toEqual([
-      ['D1', 'ORIGINAL', 'DEVOLVIDO'], ['MED2', 'MED_FRAUDE', 'DEVOLVIDO'],
+    expect(
+      f.published
+        .filter((e) => e.detailType === String(T.PIX_REFUND))
+        .map((e) => [e.detail.refund.id, e.detail.refund.natureza, e.detail.refund.status]),
+    ).toEqual([
+      ['D1', 'ORIGINAL', 'DEVOLVIDO'],
+      ['MED2', 'MED_FRAUDE', 'DEVOLVIDO'],
     ]);
   });
 
@@ -81,7 +108,7 @@ describe('refunds the provider makes unasked (MED) are published with their natu
 });
 
 describe('a Pix, and a refund, is ours only if the provider ties it to one of our keys', () => {
-  it('a paid charge of another key of the account, with chave left out, is not this receiver\'s: recorded in its trail, counted, never published or quarantined', async () => {
+  it("a paid charge of another key of the account, with chave left out, is not this receiver's: recorded in its trail, counted, never published or quarantined", async () => {
     const f = fakePixDeps();
     const txid = chargeTxid();
     const pix = pixElement(e2e(), { txid, chave: null });
@@ -94,7 +121,9 @@ describe('a Pix, and a refund, is ours only if the provider ties it to one of ou
     expect(f.counts[ProcessorMetric.NOT_ATTRIBUTED]).toBe(1);
     const record = f.store.records.get(`pix:${pix.endToEndId as string}`)!;
     expect(record.notAttributed).toMatch(/a charge of a key of the account that is not this receiver's/);
-    expect(record.trail).toEqual([expect.objectContaining({ kind: TrailEntryKind.NOT_ATTRIBUTED, trigger: EventTrigger.RECONCILIATION })]);
+    expect(record.trail).toEqual([
+      expect.objectContaining({ kind: TrailEntryKind.NOT_ATTRIBUTED, trigger: EventTrigger.RECONCILIATION }),
+    ]);
     // The same callback again costs nothing more: the record says it was handled.
     const calls = f.provider.calls.length;
     await run(f, [callback(pix)]);
@@ -113,7 +142,7 @@ describe('a Pix, and a refund, is ours only if the provider ties it to one of ou
     expect(f.published.map((e) => e.detailType)).toEqual([T.PIX_RECEIVED]);
   });
 
-  it('a refund of another key\'s Pix (the callback names no key) is not published', async () => {
+  it("a refund of another key's Pix (the callback names no key) is not published", async () => {
     const f = fakePixDeps();
     const pix = pixElement(e2e(), { txid: 'QR1', chave: OTHER_KEY });
     const refund = refundElement('D9', RefundStatus.RETURNED);
@@ -140,7 +169,9 @@ describe('a Pix, and a refund, is ours only if the provider ties it to one of ou
       expect(other.quarantined).toEqual([]);
       // The callback and the look request each asked (an operator's reverify may follow a change of keys); the sweep asks no more once the record says so.
       expect(other.counts[ProcessorMetric.NOT_ATTRIBUTED]).toBe(2);
-      expect(other.store.records.get(`pix:${pix.endToEndId as string}`)?.notAttributed).toMatch(/only the account's receiver for keyless Pix publishes it/);
+      expect(other.store.records.get(`pix:${pix.endToEndId as string}`)?.notAttributed).toMatch(
+        /only the account's receiver for keyless Pix publishes it/,
+      );
     }
   });
 
@@ -155,7 +186,7 @@ describe('a Pix, and a refund, is ours only if the provider ties it to one of ou
 });
 
 describe('charges read both ways', () => {
-  it('a concluded cob whose answer leaves its optional pix list out: the Pix\'s own answer names the txid, so it is concluded by this Pix (published once)', async () => {
+  it("a concluded cob whose answer leaves its optional pix list out: the Pix's own answer names the txid, so it is concluded by this Pix (published once)", async () => {
     const f = fakePixDeps();
     const txid = chargeTxid();
     const pix = pixElement(e2e(), { txid });
@@ -186,29 +217,35 @@ describe('charges read both ways', () => {
     provider.charge(txid, 'cobr', [pix]);
     await run(a, [sweepLook(pix.endToEndId as string)]);
     await run(b, [sweepLook(pix.endToEndId as string)]);
-    expect(a.published.map((e) => [e.detailType, e.detail.pix.charge?.kind, e.detail.pix.charge?.status])).toEqual([[T.PIX_RECEIVED, PixChargeKind.COBR, 'CONCLUIDA']]);
+    expect(a.published.map((e) => [e.detailType, e.detail.pix.charge?.kind, e.detail.pix.charge?.status])).toEqual([
+      [T.PIX_RECEIVED, PixChargeKind.COBR, 'CONCLUIDA'],
+    ]);
     expect(b.published).toEqual([]);
     expect(b.counts[ProcessorMetric.NOT_ATTRIBUTED]).toBe(1);
   });
 });
 
 describe('a provider without Pix Automático', () => {
-  it.each([400, 403, 404])('answers /cobr (or its token) %i: read as no recurring charge, so a txid found nowhere is no charge, never a failed look', async (status) => {
-    const f = fakePixDeps();
-    const getCharge = f.provider.getCharge.bind(f.provider);
-    f.provider.getCharge = async (kind, txid) => {
-      if (kind === PixChargeKind.COBR) throw new BankApiError('cobr query', status, 'invalid_scope: cobr.read', false);
-      return getCharge(kind, txid);
-    };
-    const txid = chargeTxid();
-    const pix = pixElement(e2e(), { txid });
-    f.provider.holds(pix);
-    const result = await run(f, [callback(pix)]);
-    // Not confirmed yet (no charge), retried like query lag: the same as before recurring charges were read.
-    expect(result.batchItemFailures).toHaveLength(1);
-    expect(JSON.stringify(f.logs.map((l) => l.extra.reason))).toContain(`the provider shows no charge ${txid}`);
-    expect(f.published).toEqual([]);
-  });
+  it.each([400, 403, 404])(
+    'answers /cobr (or its token) %i: read as no recurring charge, so a txid found nowhere is no charge, never a failed look',
+    async (status) => {
+      const f = fakePixDeps();
+      const getCharge = f.provider.getCharge.bind(f.provider);
+      f.provider.getCharge = async (kind, txid) => {
+        if (kind === PixChargeKind.COBR)
+          throw new BankApiError('cobr query', status, 'invalid_scope: cobr.read', false);
+        return getCharge(kind, txid);
+      };
+      const txid = chargeTxid();
+      const pix = pixElement(e2e(), { txid });
+      f.provider.holds(pix);
+      const result = await run(f, [callback(pix)]);
+      // Not confirmed yet (no charge), retried like query lag: the same as before recurring charges were read.
+      expect(result.batchItemFailures).toHaveLength(1);
+      expect(JSON.stringify(f.logs.map((l) => l.extra.reason))).toContain(`the provider shows no charge ${txid}`);
+      expect(f.published).toEqual([]);
+    },
+  );
 
   it('a cobr answer the provider gets wrong (a 500) is a failed look, retried', async () => {
     const f = fakePixDeps();
@@ -227,13 +264,20 @@ describe('a provider without Pix Automático', () => {
 describe('what the provider writes beside the amount and the time', () => {
   it('componentesValor reaches Pix Received beside the amount', async () => {
     const f = fakePixDeps();
-    const pix = { ...pixElement(e2e(), { txid: 'QR1', valor: '105.00' }), componentesValor: { original: { valor: '100.00' }, multa: { valor: '3.00' }, juros: { valor: '2.00' } } };
+    const pix = {
+      ...pixElement(e2e(), { txid: 'QR1', valor: '105.00' }),
+      componentesValor: { original: { valor: '100.00' }, multa: { valor: '3.00' }, juros: { valor: '2.00' } },
+    };
     f.provider.holds(pix);
     await run(f, [callback(pix)]);
-    expect(f.published[0].detail.pix.componentesValor).toEqual({ original: { cents: 10000, decimal: '100.00' }, multa: { cents: 300, decimal: '3.00' }, juros: { cents: 200, decimal: '2.00' } });
+    expect(f.published[0].detail.pix.componentesValor).toEqual({
+      original: { cents: 10000, decimal: '100.00' },
+      multa: { cents: 300, decimal: '3.00' },
+      juros: { cents: 200, decimal: '2.00' },
+    });
   });
 
-  it('a horario without a zone is read in Brasília\'s, said so in the event and counted', async () => {
+  it("a horario without a zone is read in Brasília's, said so in the event and counted", async () => {
     const f = fakePixDeps();
     const pix = pixElement(e2e(), { txid: 'QR1', horario: '2026-11-27T21:30:00' });
     f.provider.holds(pix);
@@ -242,35 +286,45 @@ describe('what the provider writes beside the amount and the time', () => {
     expect(f.counts[ProcessorMetric.PIX_ZONE_ASSUMED]).toBe(1);
   });
 
-  it.each(['UTC', 'Asia/Tokyo', 'America/Sao_Paulo'])('the same zoneless horario names the same instant with the host in %s', (zone) => {
-    const before = process.env.TZ;
-    try {
-      process.env.TZ = zone;
-      const read = readPix({ endToEndId: 'E1', valor: '1.00', horario: '2026-11-27T21:30:00' }, 'Pix query', 200);
-      expect(Date.parse(read.horario)).toBe(Date.parse('2026-11-28T00:30:00Z'));
-      // What the host's zone would have made of it: the test above would catch that reading.
-      if (zone !== 'America/Sao_Paulo') expect(Date.parse('2026-11-27T21:30:00')).not.toBe(Date.parse('2026-11-28T00:30:00Z'));
-    } finally {
-      process.env.TZ = before;
-    }
-  });
+  it.each(['UTC', 'Asia/Tokyo', 'America/Sao_Paulo'])(
+    'the same zoneless horario names the same instant with the host in %s',
+    (zone) => {
+      const before = process.env.TZ;
+      try {
+        process.env.TZ = zone;
+        const read = readPix({ endToEndId: 'E1', valor: '1.00', horario: '2026-11-27T21:30:00' }, 'Pix query', 200);
+        expect(Date.parse(read.horario)).toBe(Date.parse('2026-11-28T00:30:00Z'));
+        // What the host's zone would have made of it: the test above would catch that reading.
+        if (zone !== 'America/Sao_Paulo')
+          expect(Date.parse('2026-11-27T21:30:00')).not.toBe(Date.parse('2026-11-28T00:30:00Z'));
+      } finally {
+        process.env.TZ = before;
+      }
+    },
+  );
 
   it('a horario that is not a date-time is refused with a reason (the Pix is quarantined, nothing published)', async () => {
     const f = fakePixDeps();
     await run(f, [callback({ ...pixElement(e2e(), { txid: 'QR1' }), horario: '2026-20-01T10:00:00Z' })]);
     expect(f.published).toEqual([]);
-    expect(f.quarantined.map((q) => q.reason)).toEqual([expect.stringMatching(/pix\[0\] cannot be read: .*has no valid time at pix\.horario \(an RFC 3339 date-time\)/)]);
+    expect(f.quarantined.map((q) => q.reason)).toEqual([
+      expect.stringMatching(/pix\[0\] cannot be read: .*has no valid time at pix\.horario \(an RFC 3339 date-time\)/),
+    ]);
   });
 });
 
-describe('a callback costs a bounded share of the provider\'s budget', () => {
-  it('a body of 25 Pix: the first ten verified at the notification\'s share, the rest sent again and verified at the look queue\'s, each once', async () => {
+describe("a callback costs a bounded share of the provider's budget", () => {
+  it("a body of 25 Pix: the first ten verified at the notification's share, the rest sent again and verified at the look queue's, each once", async () => {
     const f = fakePixDeps();
     const lookCalls: string[] = [];
     const provider = f.provider;
     const atLookShare = {
-      getPix: (id: string) => { lookCalls.push(`GET /pix/${id}`); return provider.getPix(id); },
-      getCharge: provider.getCharge.bind(provider), getRefund: provider.getRefund.bind(provider),
+      getPix: (id: string) => {
+        lookCalls.push(`GET /pix/${id}`);
+        return provider.getPix(id);
+      },
+      getCharge: provider.getCharge.bind(provider),
+      getRefund: provider.getRefund.bind(provider),
     };
     f.deps = { ...f.deps, lookBank: { clients: { ...f.deps.bank.clients, pix: atLookShare } } };
     const all = Array.from({ length: 25 }, (_, i) => pixElement(e2e(), { txid: `QR${i}` }));
@@ -296,20 +350,34 @@ describe('how far back a refund can come', () => {
   const DAY = 86_400_000;
   const lateRefund = async (recordTtlSecondsByKind?: Record<string, number>) => {
     const f = fakePixDeps();
-    f.deps = { ...f.deps, settings: { ...f.deps.settings, ...(recordTtlSecondsByKind ? { recordTtlSecondsByKind } : {}) } };
+    f.deps = {
+      ...f.deps,
+      settings: { ...f.deps.settings, ...(recordTtlSecondsByKind ? { recordTtlSecondsByKind } : {}) },
+    };
     // A MED return settled 50 days after the Pix's day, found by the sweep (its callback lost).
     const pix = pixElement(e2e(), { txid: 'QR1' });
-    const refund = { ...refundElement('MED9', RefundStatus.RETURNED, '110.00', new Date(f.clock.now() - 50 * DAY).toISOString()), natureza: RefundNature.MED_FRAUDE };
+    const refund = {
+      ...refundElement('MED9', RefundStatus.RETURNED, '110.00', new Date(f.clock.now() - 50 * DAY).toISOString()),
+      natureza: RefundNature.MED_FRAUDE,
+    };
     f.provider.holds(pix);
     f.provider.refund(pix.endToEndId as string, refund);
-    await run(f, [rawRecord(encodeLookRequest({
-      trigger: EventTrigger.RECONCILIATION, subject: { kind: 'pix-refund', endToEndId: pix.endToEndId as string, refundId: 'MED9' }, requestedAt: new Date(f.clock.now()).toISOString(), reason: 'the provider lists it',
-    }), { senderId: 'x' })]);
+    await run(f, [
+      rawRecord(
+        encodeLookRequest({
+          trigger: EventTrigger.RECONCILIATION,
+          subject: { kind: 'pix-refund', endToEndId: pix.endToEndId as string, refundId: 'MED9' },
+          requestedAt: new Date(f.clock.now()).toISOString(),
+          reason: 'the provider lists it',
+        }),
+        { senderId: 'x' },
+      ),
+    ]);
     return f;
   };
 
-  it('a refund dated 50 days back is published when Pix records live 101 days; the refund\'s own date still decides', async () => {
-    const f = await lateRefund({ 'pix': 101 * 86_400, 'pix-refund': 101 * 86_400 });
+  it("a refund dated 50 days back is published when Pix records live 101 days; the refund's own date still decides", async () => {
+    const f = await lateRefund({ pix: 101 * 86_400, 'pix-refund': 101 * 86_400 });
     expect(f.published.map((e) => [e.detailType, e.detail.refund.natureza])).toEqual([[T.PIX_REFUND, 'MED_FRAUDE']]);
   });
 

@@ -11,7 +11,11 @@ import { pixRegistrations, type PixWebhookCaller } from '../../../lambda/bank/pi
 import { type CustomResourceEvent, onEvent } from '../../../lambda/provider/lifecycle';
 import { MemoryAppliedRegistrations } from '../../support/memory-records';
 
-const CONNECTION = { baseUrl: 'https://api-pix.provider.example', tokenUrl: 'https://api-pix.provider.example/oauth/token', credentialsSecretArn: 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:pix-AbCdEf' };
+const CONNECTION = {
+  baseUrl: 'https://api-pix.provider.example',
+  tokenUrl: 'https://api-pix.provider.example/oauth/token',
+  credentialsSecretArn: 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:pix-AbCdEf',
+};
 const OURS = 'https://pix-webhooks.example.com';
 const THEIRS = 'https://someone-else.example.net/hooks?secret=abc';
 const KEY = 'financeiro@example.com.br';
@@ -21,10 +25,22 @@ const RECORD = '/cdk-bank-webhooks/applied/Stack/PixKey';
 class FakeWebhooks implements PixWebhookCaller {
   readonly held = new Map<string, string>();
   readonly calls: string[] = [];
-  async putWebhook(chave: string, url: string) { this.calls.push(`PUT ${chave}`); this.held.set(chave, url); }
-  async getWebhook(chave: string) { this.calls.push(`GET ${chave}`); const url = this.held.get(chave); return url ? { webhookUrl: url } : undefined; }
-  async deleteWebhook(chave: string) { this.calls.push(`DELETE ${chave}`); return this.held.delete(chave); }
-  callbackUrl(chave: string) { return `${this.held.get(chave)}/pix`; }
+  async putWebhook(chave: string, url: string) {
+    this.calls.push(`PUT ${chave}`);
+    this.held.set(chave, url);
+  }
+  async getWebhook(chave: string) {
+    this.calls.push(`GET ${chave}`);
+    const url = this.held.get(chave);
+    return url ? { webhookUrl: url } : undefined;
+  }
+  async deleteWebhook(chave: string) {
+    this.calls.push(`DELETE ${chave}`);
+    return this.held.delete(chave);
+  }
+  callbackUrl(chave: string) {
+    return `${this.held.get(chave)}/pix`;
+  }
 }
 
 function world() {
@@ -32,7 +48,12 @@ function world() {
   const logs: string[] = [];
   const records = new MemoryAppliedRegistrations();
   const deps = {
-    registrations: combinedRegistrations(cooperativeRegistrations(() => { throw new Error('no bank call expected'); }), pixRegistrations(() => provider)),
+    registrations: combinedRegistrations(
+      cooperativeRegistrations(() => {
+        throw new Error('no bank call expected');
+      }),
+      pixRegistrations(() => provider),
+    ),
     token: () => Promise.reject(new Error('a Pix key has no token')),
     records,
     log: { info: (m: string) => logs.push(m), warn: (m: string) => logs.push(m), error: (m: string) => logs.push(m) },
@@ -47,8 +68,18 @@ const properties = (spec: Record<string, unknown> = {}) => ({
   [RegistrationProperty.SPEC]: JSON.stringify({ chave: KEY, url: OURS, ...spec }),
   [RegistrationProperty.APPLIED_RECORD]: RECORD,
 });
-const event = (RequestType: CustomResourceEvent['RequestType'], ResourceProperties: Record<string, unknown>, extra: Partial<CustomResourceEvent> = {}): CustomResourceEvent => ({
-  RequestType, ResourceType: RegistrationResourceType.PIX_KEY_WEBHOOK, ResourceProperties, LogicalResourceId: 'PixKey', RequestId: 'req-1', StackId: 'arn:aws:cloudformation:sa-east-1:111111111111:stack/Stack/1', ...extra,
+const event = (
+  RequestType: CustomResourceEvent['RequestType'],
+  ResourceProperties: Record<string, unknown>,
+  extra: Partial<CustomResourceEvent> = {},
+): CustomResourceEvent => ({
+  RequestType,
+  ResourceType: RegistrationResourceType.PIX_KEY_WEBHOOK,
+  ResourceProperties,
+  LogicalResourceId: 'PixKey',
+  RequestId: 'req-1',
+  StackId: 'arn:aws:cloudformation:sa-east-1:111111111111:stack/Stack/1',
+  ...extra,
 });
 
 it('registers our URL for the key, confirmed by GET, records it, and the provider then calls {url}/pix', async () => {
@@ -60,10 +91,12 @@ it('registers our URL for the key, confirmed by GET, records it, and the provide
   expect((await w.records.read(RECORD))?.spec).toEqual({ chave: KEY, url: OURS });
 });
 
-it('leaves another party\'s URL alone, naming it without its query, unless the stack takes it over', async () => {
+it("leaves another party's URL alone, naming it without its query, unless the stack takes it over", async () => {
   const w = world();
   w.provider.held.set(KEY, THEIRS);
-  await expect(onEvent(event('Create', properties()), w.deps)).rejects.toThrow(`the provider holds another party's webhook for the key ${KEY} (https://someone-else.example.net/hooks?…): left alone. Set takeOverExisting to replace it`);
+  await expect(onEvent(event('Create', properties()), w.deps)).rejects.toThrow(
+    `the provider holds another party's webhook for the key ${KEY} (https://someone-else.example.net/hooks?…): left alone. Set takeOverExisting to replace it`,
+  );
   expect(w.provider.held.get(KEY)).toBe(THEIRS);
   await onEvent(event('Create', properties({ takeOverExisting: true })), w.deps);
   expect(w.provider.held.get(KEY)).toBe(OURS);
@@ -72,32 +105,60 @@ it('leaves another party\'s URL alone, naming it without its query, unless the s
 it('replaces its own previous URL on an update, and removes the webhook on delete only while it is ours', async () => {
   const w = world();
   w.provider.held.set(KEY, 'https://old-pix.example.com');
-  await onEvent(event('Update', properties(), { PhysicalResourceId: `pix-webhook/${encodeURIComponent(KEY)}`, OldResourceProperties: properties({ url: 'https://old-pix.example.com' }) }), w.deps);
+  await onEvent(
+    event('Update', properties(), {
+      PhysicalResourceId: `pix-webhook/${encodeURIComponent(KEY)}`,
+      OldResourceProperties: properties({ url: 'https://old-pix.example.com' }),
+    }),
+    w.deps,
+  );
   expect(w.provider.held.get(KEY)).toBe(OURS);
   w.provider.held.set(KEY, THEIRS);
-  await onEvent(event('Delete', properties(), { PhysicalResourceId: `pix-webhook/${encodeURIComponent(KEY)}` }), w.deps);
+  await onEvent(
+    event('Delete', properties(), { PhysicalResourceId: `pix-webhook/${encodeURIComponent(KEY)}` }),
+    w.deps,
+  );
   expect(w.provider.held.get(KEY)).toBe(THEIRS);
-  expect(w.logs).toContain(`Pix key webhook: registered by someone else (https://someone-else.example.net/hooks?…), left alone (key ${KEY})`);
+  expect(w.logs).toContain(
+    `Pix key webhook: registered by someone else (https://someone-else.example.net/hooks?…), left alone (key ${KEY})`,
+  );
   w.provider.held.set(KEY, OURS);
-  await onEvent(event('Delete', properties(), { PhysicalResourceId: `pix-webhook/${encodeURIComponent(KEY)}` }), w.deps);
+  await onEvent(
+    event('Delete', properties(), { PhysicalResourceId: `pix-webhook/${encodeURIComponent(KEY)}` }),
+    w.deps,
+  );
   expect(w.provider.held.has(KEY)).toBe(false);
 });
 
-it('refuses properties that are not the construct\'s: a key not in its normal form, a URL ending in a slash', async () => {
+it("refuses properties that are not the construct's: a key not in its normal form, a URL ending in a slash", async () => {
   const w = world();
-  await expect(onEvent(event('Create', properties({ chave: 'Financeiro@Example.com.br' })), w.deps)).rejects.toThrow(/chave must be a Pix key in its normal form/);
-  await expect(onEvent(event('Create', properties({ url: `${OURS}/` })), w.deps)).rejects.toThrow(/url must be an https URL without a trailing slash/);
+  await expect(onEvent(event('Create', properties({ chave: 'Financeiro@Example.com.br' })), w.deps)).rejects.toThrow(
+    /chave must be a Pix key in its normal form/,
+  );
+  await expect(onEvent(event('Create', properties({ url: `${OURS}/` })), w.deps)).rejects.toThrow(
+    /url must be an https URL without a trailing slash/,
+  );
   expect(w.provider.calls).toEqual([]);
 });
 
 it('compares what the provider holds with what the stack deployed (for the watch)', async () => {
   const w = world();
   const kinds = pixRegistrations(() => w.provider, CONNECTION);
-  const steps = { deadline: Date.now() + 1_000, tokenValue: () => Promise.reject(new Error('none')), log: w.deps.log, sleep: () => Promise.resolve() };
+  const steps = {
+    deadline: Date.now() + 1_000,
+    tokenValue: () => Promise.reject(new Error('none')),
+    log: w.deps.log,
+    sleep: () => Promise.resolve(),
+  };
   const registration = kinds.fromDeployed({ chave: KEY, url: OURS });
-  expect((await registration.compare(steps, { accepted: [], stale: false })).drift).toEqual([RegistrationDrift.MISSING]);
+  expect((await registration.compare(steps, { accepted: [], stale: false })).drift).toEqual([
+    RegistrationDrift.MISSING,
+  ]);
   w.provider.held.set(KEY, THEIRS);
-  expect(await registration.compare(steps, { accepted: [], stale: false })).toEqual({ drift: [RegistrationDrift.OTHER_URL], held: 'https://someone-else.example.net/hooks?…' });
+  expect(await registration.compare(steps, { accepted: [], stale: false })).toEqual({
+    drift: [RegistrationDrift.OTHER_URL],
+    held: 'https://someone-else.example.net/hooks?…',
+  });
   await registration.repair(steps);
   expect((await registration.compare(steps, { accepted: [], stale: false })).drift).toEqual([]);
 });

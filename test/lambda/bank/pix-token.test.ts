@@ -10,15 +10,25 @@ import { PixClient } from '../../../lambda/bank/pix/client';
 const ID = 'app+id/1=@x';
 const SECRET = 's3cr+t/=%@:ok';
 
-async function basicSent(settings: Partial<PixConnectionSettings>): Promise<{ user: string; password: string; requests: HttpRequest[] }> {
+async function basicSent(
+  settings: Partial<PixConnectionSettings>,
+): Promise<{ user: string; password: string; requests: HttpRequest[] }> {
   const requests: HttpRequest[] = [];
   const client = new PixClient({
-    settings: { baseUrl: 'https://pix.provider.example', tokenUrl: 'https://pix.provider.example/oauth/token', credentialsSecretArn: 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:pix', simulated: true, ...settings },
+    settings: {
+      baseUrl: 'https://pix.provider.example',
+      tokenUrl: 'https://pix.provider.example/oauth/token',
+      credentialsSecretArn: 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:pix',
+      simulated: true,
+      ...settings,
+    },
     credentials: () => Promise.resolve({ clientId: ID, clientSecret: SECRET }),
     transport: () => ({
       send: (req) => {
         requests.push(req);
-        const body = req.url.endsWith('/oauth/token') ? JSON.stringify({ access_token: 'tok', token_type: 'Bearer', expires_in: 300 }) : '{}';
+        const body = req.url.endsWith('/oauth/token')
+          ? JSON.stringify({ access_token: 'tok', token_type: 'Bearer', expires_in: 300 })
+          : '{}';
         return Promise.resolve({ status: req.url.endsWith('/oauth/token') ? 200 : 404, headers: {}, body });
       },
       close: () => undefined,

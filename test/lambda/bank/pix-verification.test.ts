@@ -15,10 +15,12 @@ import { contextWith, rawRecord, sqsRecord } from '../../support/processor-recor
 import { chargeTxid, e2e, fakePixDeps, OUR_KEY, OUR_KEYS, pixElement, refundElement } from '../../support/pix-records';
 
 type Fakes = ReturnType<typeof fakePixDeps>;
-const run = (f: Fakes, records: ReturnType<typeof sqsRecord>[]) => processBatch({ Records: records }, contextWith(f.clock), f.deps);
+const run = (f: Fakes, records: ReturnType<typeof sqsRecord>[]) =>
+  processBatch({ Records: records }, contextWith(f.clock), f.deps);
 const callback = (...pix: Record<string, unknown>[]) => sqsRecord('pix', { pix });
 /** A receiver whose Pix route has mutual TLS and a pin (`pix.domain`): only the provider posts callbacks. */
-const authenticated = (f: Fakes): Fakes => Object.assign(f, { deps: { ...f.deps, settings: { ...f.deps.settings, pixCallbacksAuthenticated: true } } });
+const authenticated = (f: Fakes): Fakes =>
+  Object.assign(f, { deps: { ...f.deps, settings: { ...f.deps.settings, pixCallbacksAuthenticated: true } } });
 
 describe('a Pix received is published once the provider confirms it', () => {
   it('a charge paid by Pix: GET /pix then GET /cob, one Pix Received with the charge, none for the same callback again', async () => {
@@ -36,7 +38,14 @@ describe('a Pix received is published once the provider confirms it', () => {
       account: { cooperativa: '0101', posto: '02', conta: '123456' },
       subject: { kind: 'pix', id: `pix:${pix.endToEndId as string}`, sequence: 1, endToEndId: pix.endToEndId },
       state: { status: 'CONCLUIDA', statusClass: C.SETTLED, amount: { cents: 11000, decimal: '110.00' } },
-      pix: { endToEndId: pix.endToEndId, txid, chave: OUR_KEY, amount: { cents: 11000 }, infoPagador: 'pedido 42', charge: { txid, kind: 'cob', status: 'CONCLUIDA', original: { cents: 11000 } } },
+      pix: {
+        endToEndId: pix.endToEndId,
+        txid,
+        chave: OUR_KEY,
+        amount: { cents: 11000 },
+        infoPagador: 'pedido 42',
+        charge: { txid, kind: 'cob', status: 'CONCLUIDA', original: { cents: 11000 } },
+      },
       matchesNotification: true,
     });
     expect(f.counts[ProcessorMetric.DUPLICATES]).toBe(1);
@@ -53,13 +62,16 @@ describe('a Pix received is published once the provider confirms it', () => {
     expect(f.published[0].detail.pix.charge).toMatchObject({ kind: 'cobv' });
   });
 
-  it('a static code\'s short txid has no charge behind it: no charge query', async () => {
+  it("a static code's short txid has no charge behind it: no charge query", async () => {
     const f = fakePixDeps();
     const pix = pixElement(e2e(), { txid: 'LOJA01' });
     f.provider.holds(pix);
     await run(f, [callback(pix)]);
     expect(f.provider.calls).toHaveLength(1);
-    expect(f.published[0].detail).toMatchObject({ state: { status: 'RECEBIDO', statusClass: C.SETTLED }, pix: { txid: 'LOJA01' } });
+    expect(f.published[0].detail).toMatchObject({
+      state: { status: 'RECEBIDO', statusClass: C.SETTLED },
+      pix: { txid: 'LOJA01' },
+    });
     expect(f.published[0].detail.pix.charge).toBeUndefined();
   });
 
@@ -68,7 +80,9 @@ describe('a Pix received is published once the provider confirms it', () => {
     const all = [1, 2, 3].map((i) => pixElement(e2e(), { txid: `QR${i}`, valor: `${i}0.00` }));
     all.forEach((p) => f.provider.holds(p));
     await run(f, [callback(...all)]);
-    expect(f.published.map((e) => [e.detailType, e.detail.subject.id, e.detail.pix.amount.cents])).toEqual(all.map((p, i) => [T.PIX_RECEIVED, `pix:${p.endToEndId as string}`, (i + 1) * 1000]));
+    expect(f.published.map((e) => [e.detailType, e.detail.subject.id, e.detail.pix.amount.cents])).toEqual(
+      all.map((p, i) => [T.PIX_RECEIVED, `pix:${p.endToEndId as string}`, (i + 1) * 1000]),
+    );
   });
 
   it('a charge the provider shows not concluded with this Pix is never published as received; its last attempt says Notification Not Confirmed', async () => {
@@ -82,21 +96,28 @@ describe('a Pix received is published once the provider confirms it', () => {
     expect(f.published).toEqual([]);
     await run(f, [sqsRecord('pix', { pix: [pix] }, { receiveCount: f.deps.settings.maxVerificationAttempts })]);
     expect(f.published.map((e) => e.detailType)).toEqual([T.NOTIFICATION_NOT_CONFIRMED]);
-    expect(f.published[0].detail.mismatches).toEqual([`the provider shows the charge ${txid} ATIVA, not concluded with this Pix`]);
+    expect(f.published[0].detail.mismatches).toEqual([
+      `the provider shows the charge ${txid} ATIVA, not concluded with this Pix`,
+    ]);
   });
 
-  it('the amount published is the provider\'s: a callback claiming another is told as a mismatch and never confirmed', async () => {
+  it("the amount published is the provider's: a callback claiming another is told as a mismatch and never confirmed", async () => {
     const f = fakePixDeps();
     const pix = pixElement(e2e(), { txid: 'QR1', valor: '10.00' });
     f.provider.holds(pix);
     const result = await run(f, [callback({ ...pix, valor: '10000.00' })]);
     expect(result.batchItemFailures).toHaveLength(1);
-    expect(f.published.map((e) => [e.detailType, e.detail.pix.amount.cents, e.detail.matchesNotification, e.detail.mismatches])).toEqual([
-      [T.PIX_RECEIVED, 1000, false, ['the callback says 10000.00; the provider shows 10.00']],
-    ]);
+    expect(
+      f.published.map((e) => [
+        e.detailType,
+        e.detail.pix.amount.cents,
+        e.detail.matchesNotification,
+        e.detail.mismatches,
+      ]),
+    ).toEqual([[T.PIX_RECEIVED, 1000, false, ['the callback says 10000.00; the provider shows 10.00']]]);
   });
 
-  it('a callback that leaves chave out (as the standard\'s examples do) is decided by the query', async () => {
+  it("a callback that leaves chave out (as the standard's examples do) is decided by the query", async () => {
     const f = fakePixDeps();
     const pix = pixElement(e2e(), { txid: 'QR1' });
     f.provider.holds(pix);
@@ -105,7 +126,7 @@ describe('a Pix received is published once the provider confirms it', () => {
   });
 });
 
-describe('another customer\'s Pix is dropped: counted, never published, never a dead-letter message', () => {
+describe("another customer's Pix is dropped: counted, never published, never a dead-letter message", () => {
   it('a key that is not ours costs no query', async () => {
     const f = fakePixDeps();
     const theirs = pixElement(e2e(), { txid: 'QR1', chave: 'someone@else.example' });
@@ -120,7 +141,7 @@ describe('another customer\'s Pix is dropped: counted, never published, never a 
     expect(JSON.stringify(f.logs)).not.toContain(theirs.endToEndId as string);
   });
 
-  it('a Pix our credentials do not see (404), where anyone can post, is another customer\'s at once: one query', async () => {
+  it("a Pix our credentials do not see (404), where anyone can post, is another customer's at once: one query", async () => {
     const f = fakePixDeps();
     const theirs = pixElement(e2e(), { txid: 'QR1', chave: null });
     const result = await run(f, [callback(theirs)]);
@@ -132,7 +153,7 @@ describe('another customer\'s Pix is dropped: counted, never published, never a 
     expect(f.store.records.size).toBe(0);
   });
 
-  it('a Pix our credentials do not see (404), on a route with mutual TLS and a pin, is retried as the provider\'s lag, and another customer\'s on the last verification attempt', async () => {
+  it("a Pix our credentials do not see (404), on a route with mutual TLS and a pin, is retried as the provider's lag, and another customer's on the last verification attempt", async () => {
     const f = authenticated(fakePixDeps());
     const theirs = pixElement(e2e(), { txid: 'QR1', chave: null });
     const first = callback(theirs);
@@ -142,9 +163,17 @@ describe('another customer\'s Pix is dropped: counted, never published, never a 
     expect(f.published).toEqual([]);
     expect(f.quarantined).toEqual([]);
     expect(f.counts[ProcessorMetric.FOREIGN]).toBeUndefined();
-    const last = await run(f, [{ ...first, attributes: { ...first.attributes, ApproximateReceiveCount: String(f.deps.settings.maxVerificationAttempts) } }]);
+    const last = await run(f, [
+      {
+        ...first,
+        attributes: { ...first.attributes, ApproximateReceiveCount: String(f.deps.settings.maxVerificationAttempts) },
+      },
+    ]);
     expect(last.batchItemFailures).toEqual([]);
-    expect(f.provider.calls).toEqual([`GET /pix/${theirs.endToEndId as string}`, `GET /pix/${theirs.endToEndId as string}`]);
+    expect(f.provider.calls).toEqual([
+      `GET /pix/${theirs.endToEndId as string}`,
+      `GET /pix/${theirs.endToEndId as string}`,
+    ]);
     expect(f.published).toEqual([]);
     expect(f.quarantined).toEqual([]);
     expect(f.counts[ProcessorMetric.FOREIGN]).toBe(1);
@@ -157,7 +186,10 @@ describe('another customer\'s Pix is dropped: counted, never published, never a 
     const first = callback(ours);
     expect((await run(f, [first])).batchItemFailures).toEqual([{ itemIdentifier: first.messageId }]);
     f.provider.holds(ours);
-    expect((await run(f, [{ ...first, attributes: { ...first.attributes, ApproximateReceiveCount: '2' } }])).batchItemFailures).toEqual([]);
+    expect(
+      (await run(f, [{ ...first, attributes: { ...first.attributes, ApproximateReceiveCount: '2' } }]))
+        .batchItemFailures,
+    ).toEqual([]);
     expect(f.published.map((e) => e.detail.subject.endToEndId)).toEqual([ours.endToEndId]);
     expect(f.counts[ProcessorMetric.FOREIGN]).toBeUndefined();
   });
@@ -184,9 +216,21 @@ describe('refunds', () => {
     await run(f, [callback({ ...pix, devolucoes: [refund] })]);
     expect(f.published.map((e) => e.detailType)).toEqual([T.PIX_RECEIVED, T.PIX_REFUND]);
     expect(f.published[1].detail).toMatchObject({
-      subject: { kind: 'pix-refund', id: `pix-refund:${pix.endToEndId as string}:D1`, endToEndId: pix.endToEndId, refundId: 'D1', sequence: 1 },
+      subject: {
+        kind: 'pix-refund',
+        id: `pix-refund:${pix.endToEndId as string}:D1`,
+        endToEndId: pix.endToEndId,
+        refundId: 'D1',
+        sequence: 1,
+      },
       state: { status: 'DEVOLVIDO', statusClass: C.REVERSED },
-      refund: { endToEndId: pix.endToEndId, id: 'D1', status: 'DEVOLVIDO', amount: { cents: 11000 }, settledAt: '2026-11-27T13:00:00.000Z' },
+      refund: {
+        endToEndId: pix.endToEndId,
+        id: 'D1',
+        status: 'DEVOLVIDO',
+        amount: { cents: 11000 },
+        settledAt: '2026-11-27T13:00:00.000Z',
+      },
     });
   });
 
@@ -198,8 +242,13 @@ describe('refunds', () => {
     f.provider.refund(pix.endToEndId as string, notDone);
     await run(f, [callback({ ...pix, devolucoes: notDone })]);
     await run(f, [callback({ ...pix, devolucoes: [refundElement('D3', RefundStatus.IN_PROCESS)] })]);
-    expect(f.published.map((e) => [e.detailType, e.detail.state.status])).toEqual([[T.PIX_RECEIVED, 'RECEBIDO'], [T.PIX_REFUND, 'NAO_REALIZADO']]);
-    expect(f.provider.calls.filter((c) => c.includes('devolucao'))).toEqual([`GET /pix/${pix.endToEndId as string}/devolucao/D2`]);
+    expect(f.published.map((e) => [e.detailType, e.detail.state.status])).toEqual([
+      [T.PIX_RECEIVED, 'RECEBIDO'],
+      [T.PIX_REFUND, 'NAO_REALIZADO'],
+    ]);
+    expect(f.provider.calls.filter((c) => c.includes('devolucao'))).toEqual([
+      `GET /pix/${pix.endToEndId as string}/devolucao/D2`,
+    ]);
   });
 
   it('a refund the provider shows still in process is not confirmed yet; once returned it is', async () => {
@@ -215,20 +264,40 @@ describe('refunds', () => {
     expect(f.published.map((e) => e.detailType)).toEqual([T.PIX_RECEIVED, T.PIX_REFUND]);
   });
 
-  it('a refund of another customer\'s Pix (404 under our credentials) is dropped like the Pix, on the last verification attempt', async () => {
+  it("a refund of another customer's Pix (404 under our credentials) is dropped like the Pix, on the last verification attempt", async () => {
     const f = authenticated(fakePixDeps());
-    const theirs = pixElement(e2e(), { txid: 'QR1', chave: null, devolucoes: [refundElement('D5', RefundStatus.RETURNED)] });
+    const theirs = pixElement(e2e(), {
+      txid: 'QR1',
+      chave: null,
+      devolucoes: [refundElement('D5', RefundStatus.RETURNED)],
+    });
     const record = callback(theirs);
-    const result = await run(f, [{ ...record, attributes: { ...record.attributes, ApproximateReceiveCount: String(f.deps.settings.maxVerificationAttempts) } }]);
+    const result = await run(f, [
+      {
+        ...record,
+        attributes: { ...record.attributes, ApproximateReceiveCount: String(f.deps.settings.maxVerificationAttempts) },
+      },
+    ]);
     expect(result.batchItemFailures).toEqual([]);
     expect(f.published).toEqual([]);
     expect(f.quarantined).toEqual([]);
     expect(f.counts[ProcessorMetric.FOREIGN]).toBe(2);
   });
 
-  it('the records-lifetime rule reads a refund\'s own date, not the Pix\'s', () => {
+  it("the records-lifetime rule reads a refund's own date, not the Pix's", () => {
     const rules = pixFamily().subjects.find((r) => r.kind === SubjectKind.PIX_REFUND)!;
-    const state = { status: 'DEVOLVIDO', statusClass: C.REVERSED, paidAt: '2026-11-27T13:00:00.000Z', refund: { endToEndId: 'E1', id: 'D1', status: 'DEVOLVIDO', amount: { cents: 1, decimal: '0.01' }, settledAt: '2026-11-27T13:00:00.000Z' } };
+    const state = {
+      status: 'DEVOLVIDO',
+      statusClass: C.REVERSED,
+      paidAt: '2026-11-27T13:00:00.000Z',
+      refund: {
+        endToEndId: 'E1',
+        id: 'D1',
+        status: 'DEVOLVIDO',
+        amount: { cents: 1, decimal: '0.01' },
+        settledAt: '2026-11-27T13:00:00.000Z',
+      },
+    };
     expect(rules.datedAt(state)).toBe(Date.parse('2026-11-27T13:00:00.000Z'));
   });
 });
@@ -249,14 +318,26 @@ describe('what is not a Pix to verify', () => {
     f.provider.holds(ours);
     await run(f, [callback({ endToEndId: 'not-letters!', valor: '1.00', horario: 'x' }, ours)]);
     expect(f.published.map((e) => e.detailType)).toEqual([T.PIX_RECEIVED]);
-    expect(f.quarantined.map((q) => q.reason)).toEqual(['pix[0] cannot be read: the Pix callback failed with HTTP 200: the answer has no valid pix.endToEndId']);
+    expect(f.quarantined.map((q) => q.reason)).toEqual([
+      'pix[0] cannot be read: the Pix callback failed with HTTP 200: the answer has no valid pix.endToEndId',
+    ]);
   });
 
-  it('a look request for a Pix (the sweep\'s) verifies it the same way', async () => {
+  it("a look request for a Pix (the sweep's) verifies it the same way", async () => {
     const f = fakePixDeps();
     const pix = pixElement(e2e(), { txid: 'QR1' });
     f.provider.holds(pix);
-    await run(f, [rawRecord(encodeLookRequest({ trigger: EventTrigger.RECONCILIATION, subject: { kind: 'pix', endToEndId: pix.endToEndId as string }, requestedAt: '2026-11-27T12:10:00Z', reason: 'the provider lists it' }), { senderId: 'x' })]);
+    await run(f, [
+      rawRecord(
+        encodeLookRequest({
+          trigger: EventTrigger.RECONCILIATION,
+          subject: { kind: 'pix', endToEndId: pix.endToEndId as string },
+          requestedAt: '2026-11-27T12:10:00Z',
+          reason: 'the provider lists it',
+        }),
+        { senderId: 'x' },
+      ),
+    ]);
     expect(f.published.map((e) => [e.detailType, e.detail.trigger])).toEqual([[T.PIX_RECEIVED, 'reconciliation']]);
   });
 
@@ -284,9 +365,12 @@ describe('keys in their normal form', () => {
     expect(normalizePixKey(written)).toEqual({ key, type });
   });
 
-  it.each(['', 'not a key', 'a@b', '+1 555 0100', '1234', `${'a'.repeat(70)}@example.com`])('%j is no key', (written) => {
-    expect(normalizePixKey(written)).toBeUndefined();
-  });
+  it.each(['', 'not a key', 'a@b', '+1 555 0100', '1234', `${'a'.repeat(70)}@example.com`])(
+    '%j is no key',
+    (written) => {
+      expect(normalizePixKey(written)).toBeUndefined();
+    },
+  );
 
   it('our keys are kept normalized', () => {
     expect(OUR_KEYS.every((k) => normalizePixKey(k)?.key === k)).toBe(true);

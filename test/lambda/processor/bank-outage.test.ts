@@ -13,7 +13,12 @@ import { ProcessorHarness } from '../../support/processor-harness';
 let h: ProcessorHarness;
 
 beforeAll(async () => {
-  h = await ProcessorHarness.start({ functionTimeoutMs: 3_000, callTimeoutMs: 1_000, maxReceiveCount: 3, maxVerificationAttempts: 2 });
+  h = await ProcessorHarness.start({
+    functionTimeoutMs: 3_000,
+    callTimeoutMs: 1_000,
+    maxReceiveCount: 3,
+    maxVerificationAttempts: 2,
+  });
 });
 
 afterAll(async () => {
@@ -38,10 +43,16 @@ it('fails the record while the query API answers 5xx, then publishes once it rec
   const { result: first, output } = await captureOutput(() => h.source.pollOnce(1));
   expect(first).toMatchObject({ received: 1, failed: 1, error: undefined });
   expect(h.events.events).toHaveLength(0);
-  expect(jsonLogLines(output)).toEqual(expect.arrayContaining([
-    expect.objectContaining({ level: 'WARN', message: 'Retrying a bank call', status: 503 }),
-    expect.objectContaining({ level: 'WARN', message: 'A bank call failed; the notification will be retried', status: 503 }),
-  ]));
+  expect(jsonLogLines(output)).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({ level: 'WARN', message: 'Retrying a bank call', status: 503 }),
+      expect.objectContaining({
+        level: 'WARN',
+        message: 'A bank call failed; the notification will be retried',
+        status: 503,
+      }),
+    ]),
+  );
 
   await h.drain();
   expect(h.events.ofType(T.BOLETO_SETTLED)).toHaveLength(1);
@@ -71,7 +82,11 @@ it('quarantines the message itself on its last receive when the bank stays down,
   expect(h.events.events).toHaveLength(0);
   const dead = await drainQueue(h.sqs, h.dlqUrl);
   expect(dead.map((m) => m.MessageAttributes?.[QuarantineAttribute.SOURCE_MESSAGE_ID]?.StringValue)).toEqual([id]);
-  expect(dead[0].MessageAttributes?.[QuarantineAttribute.REASON]?.StringValue).toMatch(/^failed on its last receive \(3 of 3\): boleto query .* HTTP 503/);
-  const failures = jsonLogLines(output).filter((line) => line.message === 'A bank call failed; the notification will be retried');
+  expect(dead[0].MessageAttributes?.[QuarantineAttribute.REASON]?.StringValue).toMatch(
+    /^failed on its last receive \(3 of 3\): boleto query .* HTTP 503/,
+  );
+  const failures = jsonLogLines(output).filter(
+    (line) => line.message === 'A bank call failed; the notification will be retried',
+  );
   expect(failures.map((line) => line.receiveCount)).toEqual([1, 2]);
 });

@@ -43,17 +43,30 @@ it('publishes exactly one Boleto Settled for a settled boleto, with the verified
   expect(event).toMatchObject({ source: 'cdk-bank-webhooks', detailType: T.BOLETO_SETTLED });
   expect(event.detail).toMatchObject({
     version: '3',
-    idempotencyKey: expect.stringMatching(new RegExp(`^boleto:54321:${nossoNumero}#1:settled:\\d{4}-\\d{2}-\\d{2}:15025$`)),
+    idempotencyKey: expect.stringMatching(
+      new RegExp(`^boleto:54321:${nossoNumero}#1:settled:\\d{4}-\\d{2}-\\d{2}:15025$`),
+    ),
     trigger: 'webhook',
     account: { cooperativa: '0101', posto: '02', codigoBeneficiario: '54321' },
-    subject: { kind: 'boleto', id: `boleto:54321:${nossoNumero}`, sequence: 1, nossoNumero, codigoBeneficiario: '54321' },
+    subject: {
+      kind: 'boleto',
+      id: `boleto:54321:${nossoNumero}`,
+      sequence: 1,
+      nossoNumero,
+      codigoBeneficiario: '54321',
+    },
     state: { status: 'LIQUIDADO PIX', statusClass: 'settled' },
     settlement: { amount: { cents: 15025, decimal: '150.25' } },
     matchesNotification: true,
     mismatches: [],
     // The manual's flat answer, as the bank gave it.
     bankAnswer: { nossoNumero, situacao: 'LIQUIDADO PIX', valorNominal: 150.25, dadosLiquidacao: { valor: 150.25 } },
-    notification: { requestId: 'req-settled', id: notification.idEventoWebhook, claim: { status: 'LIQUIDACAO_PIX', statusClass: 'settled' }, body: notification },
+    notification: {
+      requestId: 'req-settled',
+      id: notification.idEventoWebhook,
+      claim: { status: 'LIQUIDACAO_PIX', statusClass: 'settled' },
+      body: notification,
+    },
     attempt: 1,
   });
   expect(event.detail.settlement.date).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}-03:00$/);
@@ -74,13 +87,16 @@ it('publishes nothing more for a settlement announced again under new notificati
   await h.enqueue('boleto', notification);
   await h.drain();
   for (let i = 0; i < 5; i++) await h.enqueue('boleto', { ...notification, idEventoWebhook: `again-${i}` });
-  await h.enqueue('boleto', Array.from({ length: 20 }, (_, i) => ({ ...notification, idEventoWebhook: `forged-${i}` })));
+  await h.enqueue(
+    'boleto',
+    Array.from({ length: 20 }, (_, i) => ({ ...notification, idEventoWebhook: `forged-${i}` })),
+  );
   await h.drain();
   expect(h.events.events.map((e) => e.detailType)).toEqual([T.BOLETO_SETTLED]);
   expect(await h.queueDepth(h.dlqUrl)).toBe(0);
 });
 
-it('gives settle → reverse → settle again three events, ordered by the subject\'s sequence', async () => {
+it("gives settle → reverse → settle again three events, ordered by the subject's sequence", async () => {
   const { nossoNumero, notification } = await settledBoleto('55.00');
   await h.enqueue('boleto', notification);
   await h.drain();
@@ -88,7 +104,11 @@ it('gives settle → reverse → settle again three events, ordered by the subje
   await h.drain();
   await h.enqueue('boleto', (await h.control.settleBoleto(nossoNumero, { valor: '55.00' })).notification);
   await h.drain();
-  expect(h.events.events.map((e) => [e.detailType, e.detail.subject.sequence])).toEqual([[T.BOLETO_SETTLED, 1], [T.BOLETO_SETTLEMENT_REVERSED, 2], [T.BOLETO_SETTLED, 3]]);
+  expect(h.events.events.map((e) => [e.detailType, e.detail.subject.sequence])).toEqual([
+    [T.BOLETO_SETTLED, 1],
+    [T.BOLETO_SETTLEMENT_REVERSED, 2],
+    [T.BOLETO_SETTLED, 3],
+  ]);
   expect(h.events.events[1].detail.reverses).toEqual(h.events.events[0].detail.settlement);
 });
 
@@ -112,8 +132,11 @@ it('publishes a reversal as Boleto Settlement Reversed after the settlement', as
 
   expect(h.events.events.map((e) => e.detailType)).toEqual([T.BOLETO_SETTLED, T.BOLETO_SETTLEMENT_REVERSED]);
   expect(h.events.events[1].detail).toMatchObject({
-    matchesNotification: true, state: { status: 'EM CARTEIRA', statusClass: 'open' }, subject: { nossoNumero, sequence: 2 },
-    notification: { claim: { status: 'ESTORNO_LIQUIDACAO_REDE' } }, bankAnswer: { nossoNumero, situacao: 'EM CARTEIRA' },
+    matchesNotification: true,
+    state: { status: 'EM CARTEIRA', statusClass: 'open' },
+    subject: { nossoNumero, sequence: 2 },
+    notification: { claim: { status: 'ESTORNO_LIQUIDACAO_REDE' } },
+    bankAnswer: { nossoNumero, situacao: 'EM CARTEIRA' },
   });
   expect(h.events.events[1].detail.bankAnswer).not.toHaveProperty('dadosLiquidacao');
 });
@@ -144,9 +167,12 @@ it('publishes written-off and rejected boletos', async () => {
   await h.enqueue('boleto', (await h.control.cancelBoleto(a.nossoNumero)).notification);
   await h.enqueue('boleto', (await h.control.rejectBoleto(b.nossoNumero)).notification);
   await h.drain();
-  expect(h.events.events.map((e) => [e.detailType, e.detail.subject.nossoNumero]).sort()).toEqual([
-    [T.BOLETO_REJECTED, b.nossoNumero], [T.BOLETO_WRITTEN_OFF, a.nossoNumero],
-  ].sort());
+  expect(h.events.events.map((e) => [e.detailType, e.detail.subject.nossoNumero]).sort()).toEqual(
+    [
+      [T.BOLETO_REJECTED, b.nossoNumero],
+      [T.BOLETO_WRITTEN_OFF, a.nossoNumero],
+    ].sort(),
+  );
 });
 
 it('verifies Pix statuses over mutual TLS: one event per verified status, duplicates suppressed', async () => {
@@ -165,9 +191,11 @@ it('verifies Pix statuses over mutual TLS: one event per verified status, duplic
     ['EFETIVADO', 'settled', `payment:pix:${id}#2:EFETIVADO`],
   ]);
   expect(events[1].detail).toMatchObject({
-    matchesNotification: true, account: { cooperativa: '0101', conta: '123456' },
+    matchesNotification: true,
+    account: { cooperativa: '0101', conta: '123456' },
     subject: { kind: 'payment', paymentKind: 'pix', idTransacao: id, sequence: 2 },
-    state: { amount: { cents: 3310, decimal: '33.10' } }, previousState: { status: 'RECEBIDO' },
+    state: { amount: { cents: 3310, decimal: '33.10' } },
+    previousState: { status: 'RECEBIDO' },
     bankAnswer: { status: 'EFETIVADO', valorPagamento: '33.10' },
   });
 });
@@ -178,21 +206,35 @@ it('publishes a Pix as settled when its EFETIVADO notification was lost: the lat
   // Only the RECEBIDO notification reaches the queue.
   await h.enqueue('payments', received.payment);
   await h.drain();
-  expect(h.events.events.map((e) => [e.detailType, e.detail.state.status, e.detail.state.statusClass, e.detail.matchesNotification])).toEqual([
-    [T.PAYMENT_STATUS_VERIFIED, 'EFETIVADO', 'settled', false],
-  ]);
+  expect(
+    h.events.events.map((e) => [
+      e.detailType,
+      e.detail.state.status,
+      e.detail.state.statusClass,
+      e.detail.matchesNotification,
+    ]),
+  ).toEqual([[T.PAYMENT_STATUS_VERIFIED, 'EFETIVADO', 'settled', false]]);
 });
 
 it('verifies paid boletos and tax payments, including a rejection', async () => {
   const boleto = await h.control.createPayment({ tipo: 'boleto', valor: '500.00' });
   const tax = await h.control.createPayment({ tipo: 'tributos', valor: '120.45' });
   await h.enqueue('payments', (await h.control.settlePayment('boleto', boleto.payment.idTransacao)).payment);
-  await h.enqueue('payments', (await h.control.rejectPayment('tributos', tax.payment.idTransacao, { motivo: 'Saldo insuficiente' })).payment);
+  await h.enqueue(
+    'payments',
+    (await h.control.rejectPayment('tributos', tax.payment.idTransacao, { motivo: 'Saldo insuficiente' })).payment,
+  );
   await h.drain();
 
   const byType = Object.fromEntries(h.events.events.map((e) => [e.detail.subject.paymentKind, e.detail]));
-  expect(byType.boleto).toMatchObject({ state: { status: 'EFETIVADO', statusClass: 'settled' }, matchesNotification: true });
-  expect(byType.tributos).toMatchObject({ state: { status: 'REJEITADO', statusClass: 'rejected' }, bankAnswer: { motivoRejeicao: 'Saldo insuficiente' } });
+  expect(byType.boleto).toMatchObject({
+    state: { status: 'EFETIVADO', statusClass: 'settled' },
+    matchesNotification: true,
+  });
+  expect(byType.tributos).toMatchObject({
+    state: { status: 'REJEITADO', statusClass: 'rejected' },
+    bankAnswer: { motivoRejeicao: 'Saldo insuficiente' },
+  });
 });
 
 it('publishes what the bank shows at once, and looks again until it shows what the notification claims', async () => {
@@ -203,12 +245,19 @@ it('publishes what the bank shows at once, and looks again until it shows what t
   const first = await h.source.pollOnce(1);
   expect(first).toMatchObject({ received: 1, failed: 1 });
   // RECEBIDO was not published yet: it is the bank's state, so it is published now.
-  expect(h.events.events.map((e) => [e.detail.state.status, e.detail.matchesNotification])).toEqual([['RECEBIDO', false]]);
+  expect(h.events.events.map((e) => [e.detail.state.status, e.detail.matchesNotification])).toEqual([
+    ['RECEBIDO', false],
+  ]);
 
   await h.control.settlePayment('pix', id);
   await h.drain();
   expect(h.events.events).toHaveLength(2);
-  expect(h.events.events[1].detail).toMatchObject({ state: { status: 'EFETIVADO' }, matchesNotification: true, attempt: 2, subject: { sequence: 2 } });
+  expect(h.events.events[1].detail).toMatchObject({
+    state: { status: 'EFETIVADO' },
+    matchesNotification: true,
+    attempt: 2,
+    subject: { sequence: 2 },
+  });
 });
 
 it('sends again an entry PutEvents did not accept, inside the invocation, and publishes exactly one event', async () => {
@@ -251,12 +300,15 @@ it('settles a duplicate that races the original inside the invocation: no record
   const [first, second] = [h.eventSource(h.handler, 1), h.eventSource(h.loadInstance(), 1)];
   const results = await Promise.all([first.pollOnce(1), second.pollOnce(1)]);
 
-  expect(results.map((r) => [r.received, r.failed])).toEqual([[1, 0], [1, 0]]);
+  expect(results.map((r) => [r.received, r.failed])).toEqual([
+    [1, 0],
+    [1, 0],
+  ]);
   expect(h.events.ofType(T.BOLETO_SETTLED)).toHaveLength(1);
   expect(await h.queueDepth()).toBe(0);
 });
 
-it('publishes the good events of an array and quarantines the message with the bad one\'s reason', async () => {
+it("publishes the good events of an array and quarantines the message with the bad one's reason", async () => {
   const { notification } = await settledBoleto('5.00');
   const bad = { ...notification, idEventoWebhook: 'bad-1', movimento: 'PROTESTO' };
   const id = await h.enqueue('boleto', [notification, bad]);
@@ -276,8 +328,18 @@ it('publishes the good events of an array and quarantines the message with the b
 });
 
 it.each([
-  ['a payment body that is no payment', 'payments', { idTransacao: 'x', status: 'EFETIVADO' }, /not recognisably a Pix, boleto or tax payment/],
-  ['a message the receiver did not write', 'raw', 'hello', /not JSON: it was not written by the BankWebhookReceiver receiver/],
+  [
+    'a payment body that is no payment',
+    'payments',
+    { idTransacao: 'x', status: 'EFETIVADO' },
+    /not recognisably a Pix, boleto or tax payment/,
+  ],
+  [
+    'a message the receiver did not write',
+    'raw',
+    'hello',
+    /not JSON: it was not written by the BankWebhookReceiver receiver/,
+  ],
 ])('quarantines %s with the reason, publishing nothing', async (_name, route, body, reason) => {
   if (route === 'raw') await h.sqs.send(new SendMessageCommand({ QueueUrl: h.queueUrl, MessageBody: body as string }));
   else await h.enqueue(route as 'payments', body);
@@ -296,10 +358,12 @@ it('quarantines a boleto event the bank never knows, after the last attempt', as
   await h.drain();
   expect(h.events.events).toHaveLength(0);
   const [message] = await drainQueue(h.sqs, h.dlqUrl);
-  expect(message.MessageAttributes?.[QuarantineAttribute.REASON]?.StringValue).toContain('the bank\'s query refuses it after every verification attempt: boleto query (nossoNumero 999999999) failed with HTTP 404');
+  expect(message.MessageAttributes?.[QuarantineAttribute.REASON]?.StringValue).toContain(
+    "the bank's query refuses it after every verification attempt: boleto query (nossoNumero 999999999) failed with HTTP 404",
+  );
 });
 
-it('never publishes another beneficiary\'s settled boleto notified on our route', async () => {
+it("never publishes another beneficiary's settled boleto notified on our route", async () => {
   const theirs = await h.control.createBoleto({ valor: '70.00', beneficiario: '99999' });
   const change = await h.control.settleBoleto(theirs.nossoNumero);
   const named = change.notification as Record<string, unknown>;
@@ -308,7 +372,9 @@ it('never publishes another beneficiary\'s settled boleto notified on our route'
   await h.enqueue('boleto', { ...unnamed, idEventoWebhook: 'unnamed-1' });
   await h.drain();
   expect(h.events.events).toEqual([]);
-  const reasons = (await drainQueue(h.sqs, h.dlqUrl)).map((m) => m.MessageAttributes?.[QuarantineAttribute.REASON]?.StringValue).sort();
+  const reasons = (await drainQueue(h.sqs, h.dlqUrl))
+    .map((m) => m.MessageAttributes?.[QuarantineAttribute.REASON]?.StringValue)
+    .sort();
   expect(reasons).toEqual([
     `boleto event ${String(named.idEventoWebhook)} names beneficiary 99999, not this receiver's 54321: it is not ours to verify`,
     // Asked about our beneficiary only, the bank does not know the boleto.
@@ -323,10 +389,12 @@ it('never logs a credential, and its logs carry no notification bodies', async (
     await h.drain();
   });
   const c = h.simulator.credentials;
-  for (const secret of [c.collection.apiKey, c.collection.password, c.payments.clientSecret]) expect(output).not.toContain(secret);
+  for (const secret of [c.collection.apiKey, c.collection.password, c.payments.clientSecret])
+    expect(output).not.toContain(secret);
   expect(output).toContain('Verified event published');
   // Ids and statuses, not the body: none of the notification's other fields is logged.
-  for (const field of ['valorLiquidacao', 'carteira', 'dataEvento', String(notification.carteira)]) expect(output).not.toContain(field);
+  for (const field of ['valorLiquidacao', 'carteira', 'dataEvento', String(notification.carteira)])
+    expect(output).not.toContain(field);
 });
 
 describe('a large notification against a rate-limited query API', () => {
@@ -362,7 +430,13 @@ describe('a large notification against a rate-limited query API', () => {
 
     // (How the work splits across invocations depends on the machine's speed; the unit tests of
     // the core pin the continuation itself.) No record failed a receive along the way:
-    expect(jsonLogLines(output).filter((line) => line.message === 'Processing failed; the notification will be retried' || line.message === 'A bank call failed; the notification will be retried')).toEqual([]);
+    expect(
+      jsonLogLines(output).filter(
+        (line) =>
+          line.message === 'Processing failed; the notification will be retried' ||
+          line.message === 'A bank call failed; the notification will be retried',
+      ),
+    ).toEqual([]);
     const settled = big.events.ofType(T.BOLETO_SETTLED);
     expect(settled).toHaveLength(60);
     expect(new Set(settled.map((e) => e.detail.subject.nossoNumero)).size).toBe(60);
@@ -374,24 +448,42 @@ describe('a large notification against a rate-limited query API', () => {
 
 describe('a notification sent compressed', () => {
   const send = async (contentEncoding: string, body: Buffer) => {
-    const message = encodeStoredNotification({ route: 'boleto', receivedAt: new Date().toISOString(), requestId: `enc-${contentEncoding}`, contentType: 'application/json', contentEncoding }, body);
+    const message = encodeStoredNotification(
+      {
+        route: 'boleto',
+        receivedAt: new Date().toISOString(),
+        requestId: `enc-${contentEncoding}`,
+        contentType: 'application/json',
+        contentEncoding,
+      },
+      body,
+    );
     await h.sqs.send(new SendMessageCommand({ QueueUrl: h.queueUrl, MessageBody: message }));
   };
 
   it('is read after decoding its Content-Encoding (gzip, deflate, br)', async () => {
-    const notifications = await Promise.all(['1.01', '1.02', '1.03'].map(async (valor) => (await settledBoleto(valor)).notification));
+    const notifications = await Promise.all(
+      ['1.01', '1.02', '1.03'].map(async (valor) => (await settledBoleto(valor)).notification),
+    );
     await send('gzip', gzipSync(JSON.stringify(notifications[0])));
     await send('deflate', deflateSync(JSON.stringify(notifications[1])));
     await send('br', brotliCompressSync(JSON.stringify(notifications[2])));
     await h.drain();
-    expect(h.events.ofType(T.BOLETO_SETTLED).map((e) => e.detail.settlement.amount.decimal).sort()).toEqual(['1.01', '1.02', '1.03']);
+    expect(
+      h.events
+        .ofType(T.BOLETO_SETTLED)
+        .map((e) => e.detail.settlement.amount.decimal)
+        .sort(),
+    ).toEqual(['1.01', '1.02', '1.03']);
   });
 
   it('is quarantined with the reason when its encoding is unknown or its bytes do not decode', async () => {
     await send('compress', Buffer.from('x'));
     await send('gzip', Buffer.from('not gzip at all'));
     await h.drain();
-    const reasons = (await drainQueue(h.sqs, h.dlqUrl)).map((m) => m.MessageAttributes?.[QuarantineAttribute.REASON]?.StringValue).sort();
+    const reasons = (await drainQueue(h.sqs, h.dlqUrl))
+      .map((m) => m.MessageAttributes?.[QuarantineAttribute.REASON]?.StringValue)
+      .sort();
     expect(reasons).toEqual([
       'the notification\'s Content-Encoding "compress" is not one the processor reads (gzip, deflate, br)',
       expect.stringMatching(/^the notification's Content-Encoding gzip could not be decoded/),

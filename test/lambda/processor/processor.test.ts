@@ -8,28 +8,52 @@ import { decodeStoredNotification, encodeStoredNotification } from '../../../lam
 import { ProcessorDefaults, ProcessorMetric } from '../../../contracts/processor';
 import { BankApiError } from '../../../lambda/bank/errors';
 import { OutOfRate } from '../../../lambda/bank/pacing';
-import { boletoEvent, contextWith, fakeDeps, pixPayment, rawRecord, requeuedRecord, SETTINGS, sqsRecord } from '../../support/processor-records';
+import {
+  boletoEvent,
+  contextWith,
+  fakeDeps,
+  pixPayment,
+  rawRecord,
+  requeuedRecord,
+  SETTINGS,
+  sqsRecord,
+} from '../../support/processor-records';
 import { decodeLookRequest, encodeLookRequest } from '../../../lambda/store/look-request';
 import { TRACK_PAYMENT_DETAIL_TYPE } from '../../../contracts/reconciliation';
 
 type Fakes = ReturnType<typeof fakeDeps>;
-const run = (f: Fakes, records: ReturnType<typeof sqsRecord>[], ms = 30_000) => processBatch({ Records: records }, contextWith(f.clock, ms), f.deps);
+const run = (f: Fakes, records: ReturnType<typeof sqsRecord>[], ms = 30_000) =>
+  processBatch({ Records: records }, contextWith(f.clock, ms), f.deps);
 
 describe('identity from the bank', () => {
   it('publishes one Boleto Settled for a settlement, however many new notification ids announce it', async () => {
     const f = fakeDeps();
     f.bank.settle('1001');
-    const result = await run(f, Array.from({ length: 5 }, () => sqsRecord('boleto', boletoEvent('1001'))));
-    await run(f, [sqsRecord('boleto', Array.from({ length: 20 }, () => boletoEvent('1001')))]);
+    const result = await run(
+      f,
+      Array.from({ length: 5 }, () => sqsRecord('boleto', boletoEvent('1001'))),
+    );
+    await run(f, [
+      sqsRecord(
+        'boleto',
+        Array.from({ length: 20 }, () => boletoEvent('1001')),
+      ),
+    ]);
 
     expect(result.batchItemFailures).toEqual([]);
     expect(f.published.map((e) => e.detailType)).toEqual([T.BOLETO_SETTLED]);
     expect(f.published[0].detail).toMatchObject({
-      version: '3', trigger: 'webhook', idempotencyKey: 'boleto:54321:000001001#1:settled:2025-06-03:15025',
+      version: '3',
+      trigger: 'webhook',
+      idempotencyKey: 'boleto:54321:000001001#1:settled:2025-06-03:15025',
       account: { cooperativa: '0101', posto: '02', codigoBeneficiario: '54321' },
       subject: { kind: 'boleto', id: 'boleto:54321:000001001', sequence: 1, nossoNumero: '000001001' },
       state: { statusClass: C.SETTLED },
-      settlement: { id: '2025-06-03:15025', date: '2025-06-03T14:05:09.000-03:00', amount: { cents: 15025, decimal: '150.25' } },
+      settlement: {
+        id: '2025-06-03:15025',
+        date: '2025-06-03T14:05:09.000-03:00',
+        amount: { cents: 15025, decimal: '150.25' },
+      },
       matchesNotification: true,
     });
   });
@@ -52,7 +76,9 @@ describe('identity from the bank', () => {
     await run(f, [sqsRecord('boleto', event)]);
     await run(f, [sqsRecord('boleto', { ...event, valorLiquidacao: '9999.00' })]);
     expect(f.bank.queries).toBe(2);
-    expect(f.logs.filter((l) => l.level === 'WARN').map((l) => l.message)).toContain('The bank sent a notification id again with another body; it is verified on its own');
+    expect(f.logs.filter((l) => l.level === 'WARN').map((l) => l.message)).toContain(
+      'The bank sent a notification id again with another body; it is verified on its own',
+    );
     expect(f.published.map((e) => e.detailType)).toEqual([T.BOLETO_SETTLED]);
   });
 
@@ -66,22 +92,27 @@ describe('identity from the bank', () => {
     await run(f, [sqsRecord('boleto', boletoEvent('1001'))]);
 
     expect(f.published.map((e) => [e.detailType, e.detail.subject.sequence])).toEqual([
-      [T.BOLETO_SETTLED, 1], [T.BOLETO_SETTLEMENT_REVERSED, 2], [T.BOLETO_SETTLED, 3],
+      [T.BOLETO_SETTLED, 1],
+      [T.BOLETO_SETTLEMENT_REVERSED, 2],
+      [T.BOLETO_SETTLED, 3],
     ]);
     expect(f.published[1].detail.reverses).toEqual(f.published[0].detail.settlement);
     expect(new Set(f.published.map((e) => e.detail.idempotencyKey)).size).toBe(3);
   });
 
-  it('publishes the bank\'s state at once when it is ahead of the notification: the lost EFETIVADO is published as settled', async () => {
+  it("publishes the bank's state at once when it is ahead of the notification: the lost EFETIVADO is published as settled", async () => {
     const f = fakeDeps();
     // The EFETIVADO notification was never delivered; the late look at RECEBIDO finds the payment paid.
     f.bank.payments.set('tx-1', pixPayment('tx-1', 'EFETIVADO'));
     const result = await run(f, [sqsRecord('payments', pixPayment('tx-1', 'RECEBIDO'))]);
 
     expect(result.batchItemFailures).toEqual([]);
-    expect(f.published.map((e) => [e.detailType, e.detail.state.status, e.detail.state.statusClass])).toEqual([[T.PAYMENT_STATUS_VERIFIED, 'EFETIVADO', C.SETTLED]]);
+    expect(f.published.map((e) => [e.detailType, e.detail.state.status, e.detail.state.statusClass])).toEqual([
+      [T.PAYMENT_STATUS_VERIFIED, 'EFETIVADO', C.SETTLED],
+    ]);
     expect(f.published[0].detail).toMatchObject({
-      matchesNotification: false, account: { cooperativa: '0101', posto: '02', conta: '123456' },
+      matchesNotification: false,
+      account: { cooperativa: '0101', posto: '02', conta: '123456' },
       subject: { kind: 'payment', id: 'payment:pix:tx-1', paymentKind: 'pix', idTransacao: 'tx-1', sequence: 1 },
       notification: { id: 'RECEBIDO', claim: { status: 'RECEBIDO', statusClass: C.PENDING } },
     });
@@ -101,7 +132,9 @@ describe('identity from the bank', () => {
     expect(last.batchItemFailures).toEqual([]);
     expect(f.published.map((e) => e.detailType)).toEqual([T.NOTIFICATION_NOT_CONFIRMED]);
     expect(f.published[0].detail).toMatchObject({
-      matchesNotification: false, state: { statusClass: C.OPEN }, subject: { sequence: 0 },
+      matchesNotification: false,
+      state: { statusClass: C.OPEN },
+      subject: { sequence: 0 },
       mismatches: ['LIQUIDACAO_PIX needs a settled boleto, the bank says situacao "EM CARTEIRA" (open)'],
       notification: { id: event.idEventoWebhook, claim: { statusClass: C.SETTLED, amount: { cents: 15025 } } },
     });
@@ -112,7 +145,7 @@ describe('identity from the bank', () => {
 });
 
 describe('a settlement again of the same amount, the same day', () => {
-  it('is taken, while the query still shows the reversal, for the reversed settlement\'s notification: the sweep publishes it (docs/events.md, limits)', async () => {
+  it("is taken, while the query still shows the reversal, for the reversed settlement's notification: the sweep publishes it (docs/events.md, limits)", async () => {
     const f = fakeDeps();
     f.bank.settle('1001');
     await run(f, [sqsRecord('boleto', boletoEvent('1001'))]);
@@ -158,7 +191,12 @@ describe('the answer must be ours', () => {
     await run(f, [record]);
     expect(f.bank.queries).toBe(0);
     expect(f.published).toEqual([]);
-    expect(f.quarantined).toEqual([{ messageId: record.messageId, reason: expect.stringContaining('names beneficiary 99999, not this receiver\'s 54321') }]);
+    expect(f.quarantined).toEqual([
+      {
+        messageId: record.messageId,
+        reason: expect.stringContaining("names beneficiary 99999, not this receiver's 54321"),
+      },
+    ]);
   });
 
   it('queries only our beneficiary, and never publishes an answer about another', async () => {
@@ -168,13 +206,15 @@ describe('the answer must be ours', () => {
     await run(f, [sqsRecord('boleto', unnamed)]);
     expect(f.bank.queriedBeneficiaries).toEqual(['54321']);
     expect(f.published).toEqual([]);
-    expect(f.quarantined[0].reason).toContain('belongs to beneficiary 99999, not this receiver\'s 54321');
+    expect(f.quarantined[0].reason).toContain("belongs to beneficiary 99999, not this receiver's 54321");
   });
 
   it('treats a 403 or 404 from a payment query as final after its attempts', async () => {
     const f = fakeDeps();
     f.bank.errors.set('tx-9', new BankApiError('pix payment query (idTransacao tx-9)', 403, 'Acesso negado.', false));
-    expect((await run(f, [sqsRecord('payments', pixPayment('tx-9', 'EFETIVADO'), { receiveCount: 2 })])).batchItemFailures).toHaveLength(1);
+    expect(
+      (await run(f, [sqsRecord('payments', pixPayment('tx-9', 'EFETIVADO'), { receiveCount: 2 })])).batchItemFailures,
+    ).toHaveLength(1);
     expect(f.quarantined).toEqual([]);
     await run(f, [sqsRecord('payments', pixPayment('tx-9', 'EFETIVADO'), { receiveCount: 3 })]);
     expect(f.quarantined[0].reason).toMatch(/refuses it after every verification attempt: .*403/);
@@ -184,11 +224,16 @@ describe('the answer must be ours', () => {
 describe('final is final', () => {
   it('quarantines a message on its last receive with the last error as the reason', async () => {
     const f = fakeDeps({ settings: { ...fakeDeps().deps.settings, maxVerificationAttempts: 2, maxReceiveCount: 4 } });
-    f.bank.errors.set('1001', new BankApiError('boleto query (nossoNumero 1001)', 503, 'Serviço indisponível.', true, 3));
+    f.bank.errors.set(
+      '1001',
+      new BankApiError('boleto query (nossoNumero 1001)', 503, 'Serviço indisponível.', true, 3),
+    );
     const record = sqsRecord('boleto', boletoEvent('1001'), { receiveCount: 4 });
     const result = await run(f, [record]);
     expect(result.batchItemFailures).toEqual([]);
-    expect(f.quarantined).toEqual([{ messageId: record.messageId, reason: expect.stringMatching(/^failed on its last receive \(4 of 4\): .*503/) }]);
+    expect(f.quarantined).toEqual([
+      { messageId: record.messageId, reason: expect.stringMatching(/^failed on its last receive \(4 of 4\): .*503/) },
+    ]);
   });
 
   it('quarantines a body nested too deep to serialize, with the reason', async () => {
@@ -242,8 +287,24 @@ describe('concurrency and crashes', () => {
     const event = boletoEvent('1001');
     // The first invocation writes the state and its event, then dies before publishing.
     const crashing = fakeDeps();
-    Object.assign(crashing.deps, { store: f.store, bank: f.bank, now: f.clock.now, publish: async () => { throw new Error('the process died'); } });
-    await processBatch({ Records: [sqsRecord('boleto', event)] }, contextWith(f.clock, 5_000), { ...crashing.deps, store: { ...f.store, read: f.store.read.bind(f.store), write: f.store.write.bind(f.store), clearOutbox: f.store.clearOutbox.bind(f.store), takeOutbox: async () => false } });
+    Object.assign(crashing.deps, {
+      store: f.store,
+      bank: f.bank,
+      now: f.clock.now,
+      publish: async () => {
+        throw new Error('the process died');
+      },
+    });
+    await processBatch({ Records: [sqsRecord('boleto', event)] }, contextWith(f.clock, 5_000), {
+      ...crashing.deps,
+      store: {
+        ...f.store,
+        read: f.store.read.bind(f.store),
+        write: f.store.write.bind(f.store),
+        clearOutbox: f.store.clearOutbox.bind(f.store),
+        takeOutbox: async () => false,
+      },
+    });
     expect([...f.store.records.values()][0].outbox).toBeDefined();
     f.clock.advance(10_000);
     await run(f, [sqsRecord('boleto', event)]);
@@ -252,7 +313,7 @@ describe('concurrency and crashes', () => {
     expect([...f.store.records.values()][0].outbox).toBeUndefined();
   });
 
-  it('keeps a detail that would pass EventBridge\'s limit: everything but the raw bodies, whose size and hash stay', async () => {
+  it("keeps a detail that would pass EventBridge's limit: everything but the raw bodies, whose size and hash stay", async () => {
     const f = fakeDeps();
     f.bank.settle('1001');
     f.bank.boletos.get('1001')!.observacao = 'x'.repeat(300_000);
@@ -260,14 +321,17 @@ describe('concurrency and crashes', () => {
     const [event] = f.published;
     expect(event.detailType).toBe(T.BOLETO_SETTLED);
     expect(event.detail.bankAnswer).toBeUndefined();
-    expect(event.detail.bankAnswerOmitted).toEqual({ bytes: expect.any(Number), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(event.detail.bankAnswerOmitted).toEqual({
+      bytes: expect.any(Number),
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     expect(event.detail.bankAnswerOmitted.bytes).toBeGreaterThan(300_000);
     expect(event.detail.settlement.amount.cents).toBe(15025);
   });
 });
 
 describe('an outbox of several large events', () => {
-  it('keeps every event, without their raw bodies, when together they would not fit in the subject\'s item', async () => {
+  it("keeps every event, without their raw bodies, when together they would not fit in the subject's item", async () => {
     const f = fakeDeps();
     f.bank.settle('1001');
     await run(f, [sqsRecord('boleto', boletoEvent('1001'))]);
@@ -281,16 +345,30 @@ describe('an outbox of several large events', () => {
       return write(id, version, next);
     };
     await run(f, [sqsRecord('boleto', boletoEvent('1001'))]);
-    expect(f.published.map((e) => e.detailType)).toEqual([T.BOLETO_SETTLED, T.BOLETO_SETTLEMENT_REVERSED, T.BOLETO_SETTLED]);
-    expect(f.published.slice(1).map((e) => [e.detail.bankAnswer, e.detail.bankAnswerOmitted?.bytes > 200_000])).toEqual([[undefined, true], [undefined, true]]);
+    expect(f.published.map((e) => e.detailType)).toEqual([
+      T.BOLETO_SETTLED,
+      T.BOLETO_SETTLEMENT_REVERSED,
+      T.BOLETO_SETTLED,
+    ]);
+    expect(f.published.slice(1).map((e) => [e.detail.bankAnswer, e.detail.bankAnswerOmitted?.bytes > 200_000])).toEqual(
+      [
+        [undefined, true],
+        [undefined, true],
+      ],
+    );
     expect(largest).toBeLessThan(300_000);
   });
 });
 
 describe('lack of rate', () => {
-  const outOfRate = (nossoNumero: string, retryAt: number) => new OutOfRate(`boleto query (nossoNumero ${nossoNumero})`, retryAt, 'bank queries: no slot of the 10/s rate before this invocation\'s deadline');
+  const outOfRate = (nossoNumero: string, retryAt: number) =>
+    new OutOfRate(
+      `boleto query (nossoNumero ${nossoNumero})`,
+      retryAt,
+      "bank queries: no slot of the 10/s rate before this invocation's deadline",
+    );
 
-  it('sends a subject with no slot of the bank\'s rate back as a new message, delayed until the rate frees up: the record does not fail', async () => {
+  it("sends a subject with no slot of the bank's rate back as a new message, delayed until the rate frees up: the record does not fail", async () => {
     const f = fakeDeps();
     f.bank.settle('1001');
     f.bank.errors.set('1001', outOfRate('1001', f.clock.now() + 12_300));
@@ -302,7 +380,11 @@ describe('lack of rate', () => {
     expect(f.published).toEqual([]);
     expect(f.quarantined).toEqual([]);
     expect(f.requeueDelays).toEqual([13]);
-    expect(JSON.parse(decodeStoredNotification(f.requeued[0]).body.toString()).map((e: { nossoNumero: string }) => e.nossoNumero)).toEqual(['1001']);
+    expect(
+      JSON.parse(decodeStoredNotification(f.requeued[0]).body.toString()).map(
+        (e: { nossoNumero: string }) => e.nossoNumero,
+      ),
+    ).toEqual(['1001']);
     expect(f.counts[ProcessorMetric.DEFERRED_FOR_RATE]).toBe(1);
 
     // The new message, once the rate has room, publishes the settlement.
@@ -312,7 +394,7 @@ describe('lack of rate', () => {
     expect(f.published.map((e) => e.detailType)).toEqual([T.BOLETO_SETTLED]);
   });
 
-  it('defers for rate even on the message\'s last receive, and caps the delay at SQS\'s 15 minutes', async () => {
+  it("defers for rate even on the message's last receive, and caps the delay at SQS's 15 minutes", async () => {
     const f = fakeDeps();
     f.bank.errors.set('1001', outOfRate('1001', f.clock.now() + 3_600_000));
     const record = sqsRecord('boleto', [boletoEvent('1001')], { receiveCount: f.deps.settings.maxReceiveCount });
@@ -336,21 +418,38 @@ describe('lack of rate', () => {
 });
 
 describe('lack of time', () => {
-  it('leaves a subject the bank\'s wait would take past the deadline for the new message, once others were done', async () => {
+  it("leaves a subject the bank's wait would take past the deadline for the new message, once others were done", async () => {
     const f = fakeDeps();
     f.bank.settle('1001');
     f.bank.settle('1002');
     // The second query is answered 429 and the wait it asks for does not fit before the deadline.
-    f.bank.errors.set('1002', new BankApiError('boleto query (nossoNumero 1002)', 429, 'Too Many Requests; the bank asked to wait 1000 ms, no time left to try again', true, 1, true));
+    f.bank.errors.set(
+      '1002',
+      new BankApiError(
+        'boleto query (nossoNumero 1002)',
+        429,
+        'Too Many Requests; the bank asked to wait 1000 ms, no time left to try again',
+        true,
+        1,
+        true,
+      ),
+    );
     const result = await run(f, [sqsRecord('boleto', [boletoEvent('1001'), boletoEvent('1002')])]);
     expect(result.batchItemFailures).toEqual([]);
     expect(f.published.map((e) => e.detail.subject.nossoNumero)).toEqual(['000001001']);
-    expect(JSON.parse(decodeStoredNotification(f.requeued[0]).body.toString()).map((e: { nossoNumero: string }) => e.nossoNumero)).toEqual(['1002']);
+    expect(
+      JSON.parse(decodeStoredNotification(f.requeued[0]).body.toString()).map(
+        (e: { nossoNumero: string }) => e.nossoNumero,
+      ),
+    ).toEqual(['1002']);
   });
 
   it('fails the record when no subject could be looked at in time: a bank too slow for any look must reach the DLQ, not loop', async () => {
     const f = fakeDeps();
-    f.bank.errors.set('1002', new BankApiError('boleto query (nossoNumero 1002)', 429, 'no time left to try again', true, 1, true));
+    f.bank.errors.set(
+      '1002',
+      new BankApiError('boleto query (nossoNumero 1002)', 429, 'no time left to try again', true, 1, true),
+    );
     const result = await run(f, [sqsRecord('boleto', [boletoEvent('1002')])]);
     expect(result.batchItemFailures).toHaveLength(1);
     expect(f.requeued).toEqual([]);
@@ -358,7 +457,15 @@ describe('lack of time', () => {
 });
 
 describe('look requests (reconciliation)', () => {
-  const lookAtBoleto = (nossoNumero: string) => rawRecord(encodeLookRequest({ trigger: EventTrigger.RECONCILIATION, subject: { kind: 'boleto', nossoNumero }, requestedAt: '2025-06-03T18:00:00.000Z', reason: 'listed as settled' }));
+  const lookAtBoleto = (nossoNumero: string) =>
+    rawRecord(
+      encodeLookRequest({
+        trigger: EventTrigger.RECONCILIATION,
+        subject: { kind: 'boleto', nossoNumero },
+        requestedAt: '2025-06-03T18:00:00.000Z',
+        reason: 'listed as settled',
+      }),
+    );
 
   it('publishes a settlement no notification told of, once, as a reconciliation with no notification, and counts it recovered when its grace period ends', async () => {
     const f = fakeDeps();
@@ -367,7 +474,11 @@ describe('look requests (reconciliation)', () => {
     await run(f, [lookAtBoleto('2001')]);
     expect(f.published.map((e) => e.detailType)).toEqual([T.BOLETO_SETTLED]);
     const detail = f.published[0].detail;
-    expect(detail).toMatchObject({ trigger: 'reconciliation', idempotencyKey: 'boleto:54321:000002001#1:settled:2025-06-03:15025', mismatches: [] });
+    expect(detail).toMatchObject({
+      trigger: 'reconciliation',
+      idempotencyKey: 'boleto:54321:000002001#1:settled:2025-06-03:15025',
+      mismatches: [],
+    });
     expect(detail).not.toHaveProperty('notification');
     expect(detail).not.toHaveProperty('matchesNotification');
     // Not yet: a notification may still come. The check comes back when the grace period ends.
@@ -389,13 +500,24 @@ describe('look requests (reconciliation)', () => {
     await run(f, [requeuedRecord(f.requeued[0])]);
     expect(f.published.map((e) => e.detail.trigger)).toEqual(['reconciliation']);
     expect(f.counts[ProcessorMetric.RECOVERED]).toBeUndefined();
-    expect(f.logs.some((l) => l.message.startsWith('A notification told of the changes a look found within the grace period'))).toBe(true);
+    expect(
+      f.logs.some((l) =>
+        l.message.startsWith('A notification told of the changes a look found within the grace period'),
+      ),
+    ).toBe(true);
   });
 
-  it('never counts a Track Payment\'s look recovered, though it published before the bank\'s own notification', async () => {
+  it("never counts a Track Payment's look recovered, though it published before the bank's own notification", async () => {
     const f = fakeDeps();
     f.bank.payments.set('E99', pixPayment('E99', 'RECEBIDO'));
-    const event = { version: '0', id: 'e99', 'detail-type': TRACK_PAYMENT_DETAIL_TYPE, source: 'acme.payments', time: new Date(f.clock.now()).toISOString(), detail: { paymentKind: 'pix', idTransacao: 'E99', account: { cooperativa: '0101', conta: '123456' } } };
+    const event = {
+      version: '0',
+      id: 'e99',
+      'detail-type': TRACK_PAYMENT_DETAIL_TYPE,
+      source: 'acme.payments',
+      time: new Date(f.clock.now()).toISOString(),
+      detail: { paymentKind: 'pix', idTransacao: 'E99', account: { cooperativa: '0101', conta: '123456' } },
+    };
     await run(f, [rawRecord(JSON.stringify(event))]);
     expect(f.published.map((e) => [e.detail.state.status, e.detail.trigger])).toEqual([['RECEBIDO', 'reconciliation']]);
     expect(f.requeued).toEqual([]);
@@ -415,55 +537,122 @@ describe('look requests (reconciliation)', () => {
     f.bank.settle('2003');
     await run(f, [lookAtBoleto('2003')]);
     await run(f, [sqsRecord('boleto', boletoEvent('2003'))]);
-    expect(f.published.map((e) => [e.detail.subject.id, e.detail.trigger])).toEqual([['boleto:54321:000002002', 'webhook'], ['boleto:54321:000002003', 'reconciliation']]);
+    expect(f.published.map((e) => [e.detail.subject.id, e.detail.trigger])).toEqual([
+      ['boleto:54321:000002002', 'webhook'],
+      ['boleto:54321:000002003', 'reconciliation'],
+    ]);
   });
 
-  it('keeps a pending payment in the sweep\'s index until it is final, and publishes the final status a lost notification never told', async () => {
+  it("keeps a pending payment in the sweep's index until it is final, and publishes the final status a lost notification never told", async () => {
     const f = fakeDeps();
     f.bank.payments.set('E77', pixPayment('E77', 'RECEBIDO'));
     await run(f, [sqsRecord('payments', pixPayment('E77', 'RECEBIDO'))]);
     const since = (await f.store.read('payment:pix:E77')).pendingSince;
     expect(since).toBe(f.clock.now());
     f.bank.payments.set('E77', pixPayment('E77', 'EFETIVADO'));
-    const look = rawRecord(encodeLookRequest({ trigger: EventTrigger.RECONCILIATION, subject: { kind: 'payment', paymentKind: 'pix', idTransacao: 'E77' }, requestedAt: '2025-06-03T18:00:00.000Z', reason: 'pending' }));
+    const look = rawRecord(
+      encodeLookRequest({
+        trigger: EventTrigger.RECONCILIATION,
+        subject: { kind: 'payment', paymentKind: 'pix', idTransacao: 'E77' },
+        requestedAt: '2025-06-03T18:00:00.000Z',
+        reason: 'pending',
+      }),
+    );
     await run(f, [look]);
-    expect(f.published.map((e) => [e.detail.state.status, e.detail.trigger])).toEqual([['RECEBIDO', 'webhook'], ['EFETIVADO', 'reconciliation']]);
+    expect(f.published.map((e) => [e.detail.state.status, e.detail.trigger])).toEqual([
+      ['RECEBIDO', 'webhook'],
+      ['EFETIVADO', 'reconciliation'],
+    ]);
     expect((await f.store.read('payment:pix:E77')).pendingSince).toBeUndefined();
   });
 
   it('follows a payment the company started from its Track Payment event, as EventBridge delivers it to SQS', async () => {
     const f = fakeDeps();
     f.bank.payments.set('E88', pixPayment('E88', 'AGENDADO'));
-    const event = { version: '0', id: 'e1', 'detail-type': TRACK_PAYMENT_DETAIL_TYPE, source: 'acme.payments', account: '111111111111', time: '2025-06-03T18:00:00Z', region: 'sa-east-1', resources: [], detail: { paymentKind: 'PIX', idTransacao: 'E88', account: { cooperativa: '0101', conta: '123456' } } };
+    const event = {
+      version: '0',
+      id: 'e1',
+      'detail-type': TRACK_PAYMENT_DETAIL_TYPE,
+      source: 'acme.payments',
+      account: '111111111111',
+      time: '2025-06-03T18:00:00Z',
+      region: 'sa-east-1',
+      resources: [],
+      detail: { paymentKind: 'PIX', idTransacao: 'E88', account: { cooperativa: '0101', conta: '123456' } },
+    };
     await run(f, [rawRecord(JSON.stringify(event))]);
-    expect(f.published.map((e) => [e.detail.subject.id, e.detail.state.status, e.detail.trigger])).toEqual([['payment:pix:E88', 'AGENDADO', 'reconciliation']]);
+    expect(f.published.map((e) => [e.detail.subject.id, e.detail.state.status, e.detail.trigger])).toEqual([
+      ['payment:pix:E88', 'AGENDADO', 'reconciliation'],
+    ]);
     expect((await f.store.read('payment:pix:E88')).pendingSince).toBeDefined();
   });
 
-  it('follows a payment id of up to the bank\'s 100 characters from a look request and a Track Payment event', async () => {
+  it("follows a payment id of up to the bank's 100 characters from a look request and a Track Payment event", async () => {
     const f = fakeDeps();
     const long = `E:${'a1-'.repeat(32)}Z9`; // 100 characters of the bank's pattern
     expect(long).toHaveLength(100);
     f.bank.payments.set(long, pixPayment(long, 'EFETIVADO'));
-    const event = { version: '0', id: 'e9', 'detail-type': TRACK_PAYMENT_DETAIL_TYPE, source: 'acme', detail: { paymentKind: 'pix', idTransacao: long, account: { cooperativa: '0101', conta: '123456' } } };
+    const event = {
+      version: '0',
+      id: 'e9',
+      'detail-type': TRACK_PAYMENT_DETAIL_TYPE,
+      source: 'acme',
+      detail: { paymentKind: 'pix', idTransacao: long, account: { cooperativa: '0101', conta: '123456' } },
+    };
     await run(f, [rawRecord(JSON.stringify(event))]);
     expect(f.quarantined).toEqual([]);
-    expect(f.published.map((e) => [e.detail.subject.id, e.detail.state.status])).toEqual([[`payment:pix:${long}`, 'EFETIVADO']]);
+    expect(f.published.map((e) => [e.detail.subject.id, e.detail.state.status])).toEqual([
+      [`payment:pix:${long}`, 'EFETIVADO'],
+    ]);
   });
 
   it('quarantines a malformed look request or Track Payment event with a reason that says what to fix, asking the bank nothing', async () => {
     const f = fakeDeps();
-    const badKind = { version: '0', id: 'e2', 'detail-type': TRACK_PAYMENT_DETAIL_TYPE, source: 'acme', detail: { paymentKind: 'ted', idTransacao: 'X1' } };
-    const track = (idTransacao: string) => rawRecord(JSON.stringify({ version: '0', id: 'e3', 'detail-type': TRACK_PAYMENT_DETAIL_TYPE, source: 'acme', detail: { paymentKind: 'pix', idTransacao } }));
-    const lookAt = (idTransacao: string) => rawRecord(encodeLookRequest({ trigger: EventTrigger.RECONCILIATION, subject: { kind: 'payment', paymentKind: 'pix', idTransacao }, requestedAt: '2025-06-03T18:00:00Z', reason: 'x' }));
+    const badKind = {
+      version: '0',
+      id: 'e2',
+      'detail-type': TRACK_PAYMENT_DETAIL_TYPE,
+      source: 'acme',
+      detail: { paymentKind: 'ted', idTransacao: 'X1' },
+    };
+    const track = (idTransacao: string) =>
+      rawRecord(
+        JSON.stringify({
+          version: '0',
+          id: 'e3',
+          'detail-type': TRACK_PAYMENT_DETAIL_TYPE,
+          source: 'acme',
+          detail: { paymentKind: 'pix', idTransacao },
+        }),
+      );
+    const lookAt = (idTransacao: string) =>
+      rawRecord(
+        encodeLookRequest({
+          trigger: EventTrigger.RECONCILIATION,
+          subject: { kind: 'payment', paymentKind: 'pix', idTransacao },
+          requestedAt: '2025-06-03T18:00:00Z',
+          reason: 'x',
+        }),
+      );
     await run(f, [
-      rawRecord(JSON.stringify(badKind)), track('../x'), track('..'), lookAt('a/b'), lookAt('x'.repeat(101)), lookAt('E_1.2'),
-      rawRecord('{"look":1,"trigger":"guess","subject":{}}'), rawRecord('{"look":1,"trigger":"reconciliation","subject":{"kind":"boleto","nossoNumero":"12345678901"}}'),
+      rawRecord(JSON.stringify(badKind)),
+      track('../x'),
+      track('..'),
+      lookAt('a/b'),
+      lookAt('x'.repeat(101)),
+      lookAt('E_1.2'),
+      rawRecord('{"look":1,"trigger":"guess","subject":{}}'),
+      rawRecord('{"look":1,"trigger":"reconciliation","subject":{"kind":"boleto","nossoNumero":"12345678901"}}'),
     ]);
-    const idRule = (id: string) => expect.stringContaining(`idTransacao "${id}"; it must match the bank's pattern [a-zA-Z0-9:-]{1,100}`);
+    const idRule = (id: string) =>
+      expect.stringContaining(`idTransacao "${id}"; it must match the bank's pattern [a-zA-Z0-9:-]{1,100}`);
     expect(f.quarantined.map((q) => q.reason)).toEqual([
       expect.stringContaining('paymentKind "ted"; it must be one of pix, boleto, tributos'),
-      idRule('../x'), idRule('..'), idRule('a/b'), expect.stringContaining(`idTransacao "${'x'.repeat(101)}`), idRule('E_1.2'),
+      idRule('../x'),
+      idRule('..'),
+      idRule('a/b'),
+      expect.stringContaining(`idTransacao "${'x'.repeat(101)}`),
+      idRule('E_1.2'),
       expect.stringContaining('trigger "guess"'),
       expect.stringContaining('nossoNumero "12345678901"; it must be the bank\'s boleto id, up to 9 digits'),
     ]);
@@ -471,13 +660,19 @@ describe('look requests (reconciliation)', () => {
     expect(f.published).toEqual([]);
   });
 
-  it('sends a look request back, delayed, when the bank\'s rate has no slot, without failing it', async () => {
+  it("sends a look request back, delayed, when the bank's rate has no slot, without failing it", async () => {
     const f = fakeDeps();
     f.bank.settle('2004');
-    f.bank.errors.set('2004', new OutOfRate('boleto query (nossoNumero 2004)', f.clock.now() + 42_000, 'no slot before the deadline'));
+    f.bank.errors.set(
+      '2004',
+      new OutOfRate('boleto query (nossoNumero 2004)', f.clock.now() + 42_000, 'no slot before the deadline'),
+    );
     const result = await run(f, [lookAtBoleto('2004')]);
     expect(result.batchItemFailures).toEqual([]);
     expect(f.requeueDelays).toEqual([42]);
-    expect(decodeLookRequest(f.requeued[0])).toMatchObject({ subject: { kind: 'boleto', nossoNumero: '000002004' }, trigger: 'reconciliation' });
+    expect(decodeLookRequest(f.requeued[0])).toMatchObject({
+      subject: { kind: 'boleto', nossoNumero: '000002004' },
+      trigger: 'reconciliation',
+    });
   });
 });

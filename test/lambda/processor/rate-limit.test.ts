@@ -24,15 +24,20 @@ async function backlog(h: ProcessorHarness, count: number, bankLimit: number): P
 /** Runs `environments` processor instances, one invocation at a time each, until `events` settlements were published. */
 async function runUntilPublished(h: ProcessorHarness, environments: number, events: number, batchSize: number) {
   let failedReceives = 0;
-  const sources: SqsEventSource[] = Array.from({ length: environments }, () => h.eventSource(h.loadInstance(), batchSize, (_records, result) => {
-    failedReceives += result.failed;
-  }));
+  const sources: SqsEventSource[] = Array.from({ length: environments }, () =>
+    h.eventSource(h.loadInstance(), batchSize, (_records, result) => {
+      failedReceives += result.failed;
+    }),
+  );
   const started = Date.now();
   sources.forEach((source) => source.start(1));
   try {
     const until = Date.now() + 60_000;
     while (h.events.ofType(T.BOLETO_SETTLED).length < events || (await h.queueDepth()) > 0) {
-      if (Date.now() > until) throw new Error(`only ${h.events.ofType(T.BOLETO_SETTLED).length} of ${events} settlements published after 60 s`);
+      if (Date.now() > until)
+        throw new Error(
+          `only ${h.events.ofType(T.BOLETO_SETTLED).length} of ${events} settlements published after 60 s`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   } finally {
@@ -67,7 +72,12 @@ describe('when records outnumber the slots before the deadline', () => {
   let h: ProcessorHarness;
   beforeAll(async () => {
     // A 3 s function at 2 queries/s: a batch of 10 cannot all be queried in one invocation.
-    h = await ProcessorHarness.start({ functionTimeoutMs: 3_000, queriesPerSecond: 2, maxReceiveCount: 2, visibilityTimeoutSeconds: 30 });
+    h = await ProcessorHarness.start({
+      functionTimeoutMs: 3_000,
+      queriesPerSecond: 2,
+      maxReceiveCount: 2,
+      visibilityTimeoutSeconds: 30,
+    });
   });
   afterAll(() => h?.stop());
 
@@ -76,7 +86,9 @@ describe('when records outnumber the slots before the deadline', () => {
 
     const { result: run, output } = await captureOutput(() => runUntilPublished(h, 2, 10, 10));
     expect(run.failedReceives).toBe(0);
-    expect(output).toContain('No slot of the bank\'s rate before the deadline; the rest was sent again as a new message');
+    expect(output).toContain(
+      "No slot of the bank's rate before the deadline; the rest was sent again as a new message",
+    );
     expect((await h.control.apiCallCounts()).query.throttled).toBe(0);
     expect(h.events.ofType(T.BOLETO_SETTLED)).toHaveLength(10);
     expect(await h.queueDepth(h.dlqUrl)).toBe(0);

@@ -12,22 +12,46 @@ import { TrailEntryKind } from '../../../contracts/record';
 import { TRACK_PAYMENT_DETAIL_TYPE } from '../../../contracts/reconciliation';
 import { processBatch } from '../../../lambda/processor/batch';
 import { encodeLookRequest } from '../../../lambda/store/look-request';
-import { boletoEvent, contextWith, fakeDeps, type MemorySubjectStore, pixPayment, rawRecord, sqsRecord } from '../../support/processor-records';
+import {
+  boletoEvent,
+  contextWith,
+  fakeDeps,
+  type MemorySubjectStore,
+  pixPayment,
+  rawRecord,
+  sqsRecord,
+} from '../../support/processor-records';
 
 type Fakes = ReturnType<typeof fakeDeps>;
-const run = (f: Fakes, records: ReturnType<typeof sqsRecord>[]) => processBatch({ Records: records }, contextWith(f.clock), f.deps);
+const run = (f: Fakes, records: ReturnType<typeof sqsRecord>[]) =>
+  processBatch({ Records: records }, contextWith(f.clock), f.deps);
 const DAY = 86_400_000;
 const BOLETO = 'boleto:54321:000002001';
 
-const look = (f: Fakes, trigger = EventTrigger.RECONCILIATION) => rawRecord(encodeLookRequest({
-  trigger, subject: { kind: 'boleto', nossoNumero: '2001' }, requestedAt: new Date(f.clock.now()).toISOString(), reason: 'reverify by an operator',
-}));
+const look = (f: Fakes, trigger = EventTrigger.RECONCILIATION) =>
+  rawRecord(
+    encodeLookRequest({
+      trigger,
+      subject: { kind: 'boleto', nossoNumero: '2001' },
+      requestedAt: new Date(f.clock.now()).toISOString(),
+      reason: 'reverify by an operator',
+    }),
+  );
 
 function trackPayment(f: Fakes, idTransacao: string) {
-  return rawRecord(JSON.stringify({
-    version: '0', id: randomUUID(), 'detail-type': TRACK_PAYMENT_DETAIL_TYPE, source: 'acme.payments', account: '111111111111', time: new Date(f.clock.now()).toISOString(),
-    region: 'sa-east-1', resources: [], detail: { paymentKind: 'pix', idTransacao, account: { cooperativa: '0101', conta: '123456' } },
-  }));
+  return rawRecord(
+    JSON.stringify({
+      version: '0',
+      id: randomUUID(),
+      'detail-type': TRACK_PAYMENT_DETAIL_TYPE,
+      source: 'acme.payments',
+      account: '111111111111',
+      time: new Date(f.clock.now()).toISOString(),
+      region: 'sa-east-1',
+      resources: [],
+      detail: { paymentKind: 'pix', idTransacao, account: { cooperativa: '0101', conta: '123456' } },
+    }),
+  );
 }
 
 /** The subject's record is gone, as DynamoDB deletes it past its TTL. */
@@ -51,12 +75,22 @@ it('a reverify of a 40-day-old settlement whose record expired publishes nothing
   expect(f.counts[ProcessorMetric.RECOVERED]).toBeUndefined();
   // No recovery check was scheduled: it is no lost webhook.
   expect(f.requeued).toEqual([]);
-  const log = f.logs.find((l) => l.message.startsWith('Not published: the bank\'s state is older than what records remember'));
-  expect(log?.extra).toMatchObject({ subject: BOLETO, why: expect.stringContaining('dated 2025-06-03T14:05:09.000-03:00, before what records remember (the 30-day idempotencyTtl less a day)') });
+  const log = f.logs.find((l) =>
+    l.message.startsWith("Not published: the bank's state is older than what records remember"),
+  );
+  expect(log?.extra).toMatchObject({
+    subject: BOLETO,
+    why: expect.stringContaining(
+      'dated 2025-06-03T14:05:09.000-03:00, before what records remember (the 30-day idempotencyTtl less a day)',
+    ),
+  });
   // The state is recorded (with why in its trail): the next look finds it and publishes nothing either, without counting again.
   const record = await f.deps.store.read(BOLETO);
   expect(record.state?.statusClass).toBe('settled');
-  expect(record.trail?.at(-1)).toMatchObject({ kind: TrailEntryKind.LOOK, unpublished: expect.stringContaining('may have been published before its record expired') });
+  expect(record.trail?.at(-1)).toMatchObject({
+    kind: TrailEntryKind.LOOK,
+    unpublished: expect.stringContaining('may have been published before its record expired'),
+  });
   await run(f, [look(f)]);
   expect(f.published).toHaveLength(1);
   expect(f.counts[ProcessorMetric.LOOKS_PAST_RECORDS]).toBe(1);
@@ -93,7 +127,7 @@ it('publishes a state with no date (a payment rejected, with no dataPagamento) f
   expect(f.counts[ProcessorMetric.LOOKS_PAST_RECORDS]).toBeUndefined();
 });
 
-it('an operator\'s explicit replay publishes what it finds once, with trigger replay, never counted recovered', async () => {
+it("an operator's explicit replay publishes what it finds once, with trigger replay, never counted recovered", async () => {
   const f = fakeDeps();
   await settledThenExpired(f, 40);
   await run(f, [look(f, EventTrigger.REPLAY), look(f, EventTrigger.REPLAY)]);
@@ -117,5 +151,7 @@ it('a notification of a 40-day-old settlement whose record expired (a late re-se
   expect(f.counts[ProcessorMetric.RECOVERED]).toBeUndefined();
   // The notification is handled and borne out (its trail says so): the state is recorded, nothing is published.
   const record = await f.deps.store.read(BOLETO);
-  expect(record.trail?.filter((e) => e.kind === TrailEntryKind.NOTIFICATION)).toEqual([expect.objectContaining({ claim: 'LIQUIDACAO_PIX', matched: true })]);
+  expect(record.trail?.filter((e) => e.kind === TrailEntryKind.NOTIFICATION)).toEqual([
+    expect.objectContaining({ claim: 'LIQUIDACAO_PIX', matched: true }),
+  ]);
 });

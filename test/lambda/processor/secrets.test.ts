@@ -29,7 +29,10 @@ it('logs the retries of refused token requests and queries without any credentia
   const pix = await h.control.createPayment({ tipo: 'pix', valor: '7.00' });
   await h.control.setFaults({
     echoRequests: true,
-    api: [{ scope: 'token', status: 503, times: 2 }, { scope: 'query', status: 503, times: 4 }],
+    api: [
+      { scope: 'token', status: 503, times: 2 },
+      { scope: 'query', status: 503, times: 4 },
+    ],
   });
   await h.enqueue('boleto', boletoChange.notification);
   await h.enqueue('payments', pix.payment);
@@ -41,7 +44,11 @@ it('logs the retries of refused token requests and queries without any credentia
   expect(output).toContain('requisição recebida');
   expect(output).toMatch(/grant_type=(password|client_credentials)/);
   // ...with no secret in them, nor any bearer token.
-  expectNoSecretIn(output, [credentials.collection.apiKey, credentials.collection.password, credentials.payments.clientSecret]);
+  expectNoSecretIn(output, [
+    credentials.collection.apiKey,
+    credentials.collection.password,
+    credentials.payments.clientSecret,
+  ]);
   expect(output).not.toMatch(/Bearer [A-Za-z0-9]/i);
   expect(output).toContain('password=***');
 });

@@ -12,17 +12,36 @@ import { MemorySlotSchedule, OutOfRate } from '../../../lambda/bank/pacing';
 import { processBatch } from '../../../lambda/processor/batch';
 import { decodeLookRequest, encodeLookRequest } from '../../../lambda/store/look-request';
 import { ProcessorQueue } from '../../../lambda/processor/deps';
-import { boletoEvent, contextWith, FakeBank, fakeDeps, pixPayment, rawRecord, requeuedRecord, sqsRecord } from '../../support/processor-records';
+import {
+  boletoEvent,
+  contextWith,
+  FakeBank,
+  fakeDeps,
+  pixPayment,
+  rawRecord,
+  requeuedRecord,
+  sqsRecord,
+} from '../../support/processor-records';
 
 type Fakes = ReturnType<typeof fakeDeps>;
-const run = (f: Fakes, records: ReturnType<typeof sqsRecord>[]) => processBatch({ Records: records }, contextWith(f.clock), f.deps);
+const run = (f: Fakes, records: ReturnType<typeof sqsRecord>[]) =>
+  processBatch({ Records: records }, contextWith(f.clock), f.deps);
 
 /** A Track Payment event as EventBridge delivers it to SQS (a new event id each time, as the company's code would send). */
 function trackPayment(f: Fakes, idTransacao: string, source = 'acme.payments') {
-  return rawRecord(JSON.stringify({
-    version: '0', id: randomUUID(), 'detail-type': TRACK_PAYMENT_DETAIL_TYPE, source, account: '111111111111', time: new Date(f.clock.now()).toISOString(),
-    region: 'sa-east-1', resources: [], detail: { paymentKind: 'pix', idTransacao, account: { cooperativa: '0101', conta: '123456' } },
-  }));
+  return rawRecord(
+    JSON.stringify({
+      version: '0',
+      id: randomUUID(),
+      'detail-type': TRACK_PAYMENT_DETAIL_TYPE,
+      source,
+      account: '111111111111',
+      time: new Date(f.clock.now()).toISOString(),
+      region: 'sa-east-1',
+      resources: [],
+      detail: { paymentKind: 'pix', idTransacao, account: { cooperativa: '0101', conta: '123456' } },
+    }),
+  );
 }
 
 /** Runs the last message the processor sent back (a deferred look), after its delay. */
@@ -37,7 +56,11 @@ describe('Track Payment costs no query when none is needed', () => {
     f.bank.payments.set('E1', pixPayment('E1', 'EFETIVADO'));
     await run(f, [sqsRecord('payments', pixPayment('E1', 'EFETIVADO'))]);
     const before = f.bank.queries;
-    for (let i = 0; i < 10; i++) await run(f, Array.from({ length: 10 }, () => trackPayment(f, 'E1')));
+    for (let i = 0; i < 10; i++)
+      await run(
+        f,
+        Array.from({ length: 10 }, () => trackPayment(f, 'E1')),
+      );
     expect(f.bank.queries).toBe(before);
     expect(f.published).toHaveLength(1);
     expect(f.counts[ProcessorMetric.TRACK_PAYMENTS_SKIPPED]).toBe(100);
@@ -49,25 +72,40 @@ describe('Track Payment costs no query when none is needed', () => {
     f.bank.payments.set('E2', pixPayment('E2', 'RECEBIDO'));
     await run(f, [sqsRecord('payments', pixPayment('E2', 'RECEBIDO'))]);
     const before = f.bank.queries;
-    await run(f, Array.from({ length: 10 }, () => trackPayment(f, 'E2')));
+    await run(
+      f,
+      Array.from({ length: 10 }, () => trackPayment(f, 'E2')),
+    );
     expect(f.bank.queries).toBe(before);
-    expect(f.logs.filter((l) => l.message === 'Track Payment needs no query: the payment is already followed until it is final')).toHaveLength(10);
+    expect(
+      f.logs.filter(
+        (l) => l.message === 'Track Payment needs no query: the payment is already followed until it is final',
+      ),
+    ).toHaveLength(10);
   });
 
-  it('collapses events for one payment while its look is in flight (deferred for the bank\'s rate): one query, one event published', async () => {
+  it("collapses events for one payment while its look is in flight (deferred for the bank's rate): one query, one event published", async () => {
     const f = fakeDeps();
     f.bank.payments.set('E3', pixPayment('E3', 'AGENDADO'));
-    f.bank.errors.set('E3', new OutOfRate('pix payment query (idTransacao E3)', f.clock.now() + 30_000, 'no slot before the deadline'));
+    f.bank.errors.set(
+      'E3',
+      new OutOfRate('pix payment query (idTransacao E3)', f.clock.now() + 30_000, 'no slot before the deadline'),
+    );
     await run(f, [trackPayment(f, 'E3')]);
     expect(f.requeued).toHaveLength(1);
     f.bank.errors.delete('E3');
     const queries = f.bank.queries;
-    await run(f, Array.from({ length: 20 }, () => trackPayment(f, 'E3')));
+    await run(
+      f,
+      Array.from({ length: 20 }, () => trackPayment(f, 'E3')),
+    );
     expect(f.bank.queries).toBe(queries);
     expect(f.counts[ProcessorMetric.TRACK_PAYMENTS_SKIPPED]).toBe(20);
     await runRequeued(f);
     expect(f.bank.queries).toBe(queries + 1);
-    expect(f.published.map((e) => [e.detail.subject.id, e.detail.state.status])).toEqual([['payment:pix:E3', 'AGENDADO']]);
+    expect(f.published.map((e) => [e.detail.subject.id, e.detail.state.status])).toEqual([
+      ['payment:pix:E3', 'AGENDADO'],
+    ]);
     // Followed now: later events cost nothing either.
     await run(f, [trackPayment(f, 'E3')]);
     expect(f.bank.queries).toBe(queries + 1);
@@ -93,14 +131,19 @@ describe('a payment the bank does not know', () => {
     expect(f.requeueDelays).toEqual([60]);
     expect(f.counts[ProcessorMetric.TRACK_PAYMENTS_UNKNOWN]).toBe(1);
     // 30 more events for the same payment while it is being asked about: no query, no quarantine.
-    await run(f, Array.from({ length: 30 }, () => trackPayment(f, 'E5')));
+    await run(
+      f,
+      Array.from({ length: 30 }, () => trackPayment(f, 'E5')),
+    );
     await runRequeued(f);
     await runRequeued(f);
     expect(f.requeueDelays).toEqual([60, 120, 240]);
     await runRequeued(f);
     expect(f.bank.queries).toBe(4);
     expect(f.quarantined).toHaveLength(1);
-    expect(f.quarantined[0].reason).toMatch(/^a Track Payment event from acme\.payments: the bank did not know payment payment:pix:E5 for 420 seconds after it was asked to follow it \(answers 404\); check the idTransacao and paymentKind the event names$/);
+    expect(f.quarantined[0].reason).toMatch(
+      /^a Track Payment event from acme\.payments: the bank did not know payment payment:pix:E5 for 420 seconds after it was asked to follow it \(answers 404\); check the idTransacao and paymentKind the event names$/,
+    );
     // Another event soon after is dropped, not quarantined again.
     await run(f, [trackPayment(f, 'E5')]);
     expect(f.quarantined).toHaveLength(1);
@@ -114,15 +157,24 @@ describe('a payment the bank does not know', () => {
     f.bank.payments.set('E6', pixPayment('E6', 'EM_PROCESSAMENTO'));
     await runRequeued(f);
     expect(f.quarantined).toEqual([]);
-    expect(f.published.map((e) => [e.detail.subject.id, e.detail.state.status, e.detail.trigger])).toEqual([['payment:pix:E6', 'EM_PROCESSAMENTO', 'reconciliation']]);
+    expect(f.published.map((e) => [e.detail.subject.id, e.detail.state.status, e.detail.trigger])).toEqual([
+      ['payment:pix:E6', 'EM_PROCESSAMENTO', 'reconciliation'],
+    ]);
     expect((await f.store.read('payment:pix:E6')).pendingSince).toBeDefined();
   });
 });
 
-describe('the sweep\'s looks', () => {
-  const pendingLook = (idTransacao: string, lookId: string, requestedAt: string) => rawRecord(encodeLookRequest({
-    trigger: EventTrigger.RECONCILIATION, subject: { kind: 'payment', paymentKind: 'pix', idTransacao }, requestedAt, reason: 'the payment was last seen not final', lookId,
-  }));
+describe("the sweep's looks", () => {
+  const pendingLook = (idTransacao: string, lookId: string, requestedAt: string) =>
+    rawRecord(
+      encodeLookRequest({
+        trigger: EventTrigger.RECONCILIATION,
+        subject: { kind: 'payment', paymentKind: 'pix', idTransacao },
+        requestedAt,
+        reason: 'the payment was last seen not final',
+        lookId,
+      }),
+    );
 
   it('free their marker when done, keep it through a deferral, and report their age from the first request', async () => {
     const f = fakeDeps();
@@ -133,7 +185,9 @@ describe('the sweep\'s looks', () => {
     await run(f, [pendingLook('E7', 'sweep-1', asked)]);
     expect(decodeLookRequest(f.requeued[0])).toMatchObject({ lookId: 'sweep-1', requestedAt: asked });
     expect(f.markers.markers.get('payment:pix:E7')).toMatchObject({ owner: 'sweep-1' });
-    expect(f.markers.markers.get('payment:pix:E7')!.until).toBeGreaterThanOrEqual(f.clock.now() + (20 + LookDefaults.markerSeconds) * 1000);
+    expect(f.markers.markers.get('payment:pix:E7')!.until).toBeGreaterThanOrEqual(
+      f.clock.now() + (20 + LookDefaults.markerSeconds) * 1000,
+    );
     f.bank.errors.delete('E7');
     await runRequeued(f);
     expect(f.markers.markers.has('payment:pix:E7')).toBe(false);
@@ -144,28 +198,48 @@ describe('the sweep\'s looks', () => {
   });
 });
 
-describe('the looks\' share of the query budget', () => {
-  const look = (nossoNumero: string) => rawRecord(encodeLookRequest({
-    trigger: EventTrigger.RECONCILIATION, subject: { kind: 'boleto', nossoNumero }, requestedAt: '2025-06-03T18:00:00.000Z', reason: 'listed as settled',
-  }));
+describe("the looks' share of the query budget", () => {
+  const look = (nossoNumero: string) =>
+    rawRecord(
+      encodeLookRequest({
+        trigger: EventTrigger.RECONCILIATION,
+        subject: { kind: 'boleto', nossoNumero },
+        requestedAt: '2025-06-03T18:00:00.000Z',
+        reason: 'listed as settled',
+      }),
+    );
 
-  it('admits looks at their share\'s rate: the rest wait out of the queue for the slot they booked, and the notification behind them is verified at once', async () => {
+  it("admits looks at their share's rate: the rest wait out of the queue for the slot they booked, and the notification behind them is verified at once", async () => {
     const f = fakeDeps();
     // A share of one query every 4 seconds.
     f.deps = { ...f.deps, looks: { schedule: new MemorySlotSchedule(), ratePerSecond: 0.25 } };
     for (const n of ['3001', '3002', '3003', '3004', '3005', '3006']) f.bank.settle(n);
-    await run(f, [look('3001'), look('3002'), look('3003'), look('3004'), look('3005'), sqsRecord('boleto', boletoEvent('3006'))]);
+    await run(f, [
+      look('3001'),
+      look('3002'),
+      look('3003'),
+      look('3004'),
+      look('3005'),
+      sqsRecord('boleto', boletoEvent('3006')),
+    ]);
     // One look queried now (its slot starts now), the notification too; four booked 4 to 16 seconds on.
-    expect(f.published.map((e) => [e.detail.subject.nossoNumero, e.detail.trigger])).toEqual(expect.arrayContaining([['000003006', 'webhook']]));
+    expect(f.published.map((e) => [e.detail.subject.nossoNumero, e.detail.trigger])).toEqual(
+      expect.arrayContaining([['000003006', 'webhook']]),
+    );
     expect(f.bank.queries).toBe(2);
     expect(f.counts[ProcessorMetric.LOOKS_WAITING_FOR_SHARE]).toBe(4);
     // Besides them, the admitted look's recovery check (its grace period).
-    const waiting = f.requeued.map((body, i) => ({ body, delay: f.requeueDelays[i], request: decodeLookRequest(body)! })).filter((r) => !r.request.recoveryCheck);
+    const waiting = f.requeued
+      .map((body, i) => ({ body, delay: f.requeueDelays[i], request: decodeLookRequest(body)! }))
+      .filter((r) => !r.request.recoveryCheck);
     expect(waiting.map((r) => r.delay).sort((a, b) => a - b)).toEqual([4, 8, 12, 16]);
     expect(waiting.every((r) => typeof r.request.admittedAt === 'number')).toBe(true);
     // Back at their slots, they query without booking again.
     f.clock.advance(16_000);
-    await run(f, waiting.map((r) => requeuedRecord(r.body)));
+    await run(
+      f,
+      waiting.map((r) => requeuedRecord(r.body)),
+    );
     expect(f.bank.queries).toBe(6);
     expect(f.counts[ProcessorMetric.LOOKS_WAITING_FOR_SHARE]).toBe(4);
     expect(f.published.filter((e) => e.detail.trigger === 'reconciliation')).toHaveLength(5);
@@ -173,37 +247,62 @@ describe('the looks\' share of the query budget', () => {
 });
 
 describe('a look request that claims its admission', () => {
-  const claiming = (nossoNumero: string, admittedAt: number) => encodeLookRequest({
-    trigger: EventTrigger.RECONCILIATION, subject: { kind: 'boleto', nossoNumero }, requestedAt: '2025-06-03T18:00:00.000Z', reason: 'listed as settled', admittedAt,
-  });
+  const claiming = (nossoNumero: string, admittedAt: number) =>
+    encodeLookRequest({
+      trigger: EventTrigger.RECONCILIATION,
+      subject: { kind: 'boleto', nossoNumero },
+      requestedAt: '2025-06-03T18:00:00.000Z',
+      reason: 'listed as settled',
+      admittedAt,
+    });
 
-  it('is believed only from the processor itself: from any other sender of the look queue, each books the looks\' share like any look', async () => {
+  it("is believed only from the processor itself: from any other sender of the look queue, each books the looks' share like any look", async () => {
     const f = fakeDeps();
     f.deps = { ...f.deps, looks: { schedule: new MemorySlotSchedule(), ratePerSecond: 0.25 } };
     for (const n of ['3001', '3002', '3003', '3004']) f.bank.settle(n);
     // Four look requests that say they were admitted, sent by another principal (an operator's hand, a sweep's bug).
-    await run(f, ['3001', '3002', '3003', '3004'].map((n) => rawRecord(claiming(n, f.clock.now()), { senderId: 'AROAOPERATOR00EXAMPLE:alice' })));
+    await run(
+      f,
+      ['3001', '3002', '3003', '3004'].map((n) =>
+        rawRecord(claiming(n, f.clock.now()), { senderId: 'AROAOPERATOR00EXAMPLE:alice' }),
+      ),
+    );
     expect(f.bank.queries).toBe(1);
     expect(f.counts[ProcessorMetric.LOOKS_WAITING_FOR_SHARE]).toBe(3);
-    expect(f.logs.some((l) => l.level === 'WARN' && /claims an admission but the processor did not send it/.test(l.message))).toBe(true);
+    expect(
+      f.logs.some((l) => l.level === 'WARN' && /claims an admission but the processor did not send it/.test(l.message)),
+    ).toBe(true);
     // The same from the processor's own deferral: each queries at once.
     const g = fakeDeps();
     g.deps = { ...g.deps, looks: { schedule: new MemorySlotSchedule(), ratePerSecond: 0.25 } };
     for (const n of ['3001', '3002', '3003', '3004']) g.bank.settle(n);
-    await run(g, ['3001', '3002', '3003', '3004'].map((n) => requeuedRecord(claiming(n, g.clock.now()))));
+    await run(
+      g,
+      ['3001', '3002', '3003', '3004'].map((n) => requeuedRecord(claiming(n, g.clock.now()))),
+    );
     expect(g.bank.queries).toBe(4);
     expect(g.counts[ProcessorMetric.LOOKS_WAITING_FOR_SHARE]).toBeUndefined();
   });
 });
 
 describe('the look queue: looks wait apart from notifications', () => {
-  const look = (nossoNumero: string, extra: Record<string, unknown> = {}) => rawRecord(encodeLookRequest({
-    trigger: EventTrigger.RECONCILIATION, subject: { kind: 'boleto', nossoNumero }, requestedAt: '2025-06-03T18:00:00.000Z', reason: 'listed as settled', ...extra,
-  }));
+  const look = (nossoNumero: string, extra: Record<string, unknown> = {}) =>
+    rawRecord(
+      encodeLookRequest({
+        trigger: EventTrigger.RECONCILIATION,
+        subject: { kind: 'boleto', nossoNumero },
+        requestedAt: '2025-06-03T18:00:00.000Z',
+        reason: 'listed as settled',
+        ...extra,
+      }),
+    );
   /** A record as the look queue's event source mapping delivers it (SETTINGS.lookQueueUrl ends in "looks"). */
-  const fromLookQueue = (record: ReturnType<typeof sqsRecord>) => ({ ...record, eventSourceARN: 'arn:aws:sqs:sa-east-1:111111111111:looks' });
+  const fromLookQueue = (record: ReturnType<typeof sqsRecord>) => ({
+    ...record,
+    eventSourceARN: 'arn:aws:sqs:sa-east-1:111111111111:looks',
+  });
 
-  it('sends deferred looks and recovery checks back to the look queue, a notification\'s leftovers to the notification queue, and quarantines looks in the look DLQ', async () => {
+  it("sends deferred looks and recovery checks back to the look queue, a notification's leftovers to the notification queue, and quarantines looks in the look DLQ", async () => {
     const f = fakeDeps();
     f.deps = { ...f.deps, looks: { schedule: new MemorySlotSchedule(), ratePerSecond: 0.25 } };
     for (const n of ['3001', '3002']) f.bank.settle(n);
@@ -221,7 +320,18 @@ describe('the look queue: looks wait apart from notifications', () => {
     const g = fakeDeps();
     const numbers = Array.from({ length: 60 }, (_, i) => String(4000 + i));
     for (const n of numbers) g.bank.settle(n);
-    await processBatch({ Records: [sqsRecord('boleto', numbers.map((n) => boletoEvent(n)))] }, contextWith(g.clock, 3_500), g.deps);
+    await processBatch(
+      {
+        Records: [
+          sqsRecord(
+            'boleto',
+            numbers.map((n) => boletoEvent(n)),
+          ),
+        ],
+      },
+      contextWith(g.clock, 3_500),
+      g.deps,
+    );
     expect(g.requeuedTo).toEqual([ProcessorQueue.NOTIFICATIONS]);
   });
 
@@ -231,18 +341,33 @@ describe('the look queue: looks wait apart from notifications', () => {
     f.bank.settle('1002');
     const stray = fromLookQueue(sqsRecord('boleto', [boletoEvent('1001')]));
     await run(f, [stray, look('1002')]);
-    expect(f.quarantined).toEqual([{ messageId: stray.messageId, reason: 'not a look request: the look queue takes look requests and Track Payment events only (notifications go to the notification queue)' }]);
+    expect(f.quarantined).toEqual([
+      {
+        messageId: stray.messageId,
+        reason:
+          'not a look request: the look queue takes look requests and Track Payment events only (notifications go to the notification queue)',
+      },
+    ]);
     expect(f.quarantinedTo).toEqual([ProcessorQueue.LOOKS]);
     expect(f.bank.queries).toBe(1);
-    expect(f.published.map((e) => [e.detail.subject.nossoNumero, e.detail.trigger])).toEqual([['000001002', 'reconciliation']]);
+    expect(f.published.map((e) => [e.detail.subject.nossoNumero, e.detail.trigger])).toEqual([
+      ['000001002', 'reconciliation'],
+    ]);
   });
 
-  it('queries for looks through the look bank (the query rate\'s idle time), and sends back one that found none, admitted, to query without booking its share again', async () => {
+  it("queries for looks through the look bank (the query rate's idle time), and sends back one that found none, admitted, to query without booking its share again", async () => {
     const f = fakeDeps();
     const lookBank = new FakeBank(f.clock);
     f.deps = { ...f.deps, lookBank, looks: { schedule: new MemorySlotSchedule(), ratePerSecond: 1 } };
     lookBank.settle('3001');
-    lookBank.errors.set('3001', new OutOfRate('boleto query', f.clock.now() + 300, 'bank queries for looks: the bank\'s rate has no idle time now'));
+    lookBank.errors.set(
+      '3001',
+      new OutOfRate(
+        'boleto query',
+        f.clock.now() + 300,
+        "bank queries for looks: the bank's rate has no idle time now",
+      ),
+    );
     await run(f, [look('3001')]);
     expect(f.bank.queries).toBe(0);
     expect(lookBank.queries).toBe(1);

@@ -15,17 +15,36 @@ const credentials = {
 let h: RegistrationHarness;
 
 beforeAll(async () => {
-  h = await RegistrationHarness.start({ credentials }, { payment: 'pay+/="&%-token-é-0123456789', boleto: 'bol+/="&%-token-é-0123456789' });
+  h = await RegistrationHarness.start(
+    { credentials },
+    { payment: 'pay+/="&%-token-é-0123456789', boleto: 'bol+/="&%-token-é-0123456789' },
+  );
 });
 afterAll(() => h.stop());
 afterEach(() => h.control.clearFaults());
 
 it('payment callback: refused token requests and PATCHes echoed back leave no secret in the logs or the failure', async () => {
   // The first GET goes through; every PATCH is refused and echoed.
-  await h.control.setFaults({ echoRequests: true, api: [{ scope: 'token', status: 503, times: 2 }, { scope: 'registration', status: 503, skip: 1 }] });
-  const { result: failure, output } = await captureOutput(() => h.paymentResource().create(h.paymentProperties({ url: 'https://receiver.example.com/prod/payments' })).then(() => undefined, (error: Error) => error));
+  await h.control.setFaults({
+    echoRequests: true,
+    api: [
+      { scope: 'token', status: 503, times: 2 },
+      { scope: 'registration', status: 503, skip: 1 },
+    ],
+  });
+  const { result: failure, output } = await captureOutput(() =>
+    h
+      .paymentResource()
+      .create(h.paymentProperties({ url: 'https://receiver.example.com/prod/payments' }))
+      .then(
+        () => undefined,
+        (error: Error) => error,
+      ),
+  );
 
-  expect(failure?.message).toMatch(/^PATCH \/v1\/associado\/webhook \(register the payment callback\) failed with HTTP 503: .*requisição recebida: PATCH .*"authorizationCallback":"\*\*\*"/);
+  expect(failure?.message).toMatch(
+    /^PATCH \/v1\/associado\/webhook \(register the payment callback\) failed with HTTP 503: .*requisição recebida: PATCH .*"authorizationCallback":"\*\*\*"/,
+  );
   expect(output).toContain('requisição recebida: POST');
   const written = `${output}\n${failure?.message}\n${failure?.stack}`;
   h.expectNoSecret(written);
@@ -35,7 +54,15 @@ it('payment callback: refused token requests and PATCHes echoed back leave no se
 
 it('boleto contract: a refused contract POST echoed back leaves no token in the logs or the failure', async () => {
   await h.control.setFaults({ echoRequests: true, api: [{ scope: 'contract', status: 503 }] });
-  const { result: failure, output } = await captureOutput(() => h.contractResource().create(h.contractProperties({ url: 'https://receiver.example.com/prod/boleto', header: 'X-Webhook-Token' })).then(() => undefined, (error: Error) => error));
+  const { result: failure, output } = await captureOutput(() =>
+    h
+      .contractResource()
+      .create(h.contractProperties({ url: 'https://receiver.example.com/prod/boleto', header: 'X-Webhook-Token' }))
+      .then(
+        () => undefined,
+        (error: Error) => error,
+      ),
+  );
 
   expect(failure?.message).toMatch(/failed with HTTP 503: .*requisição recebida/);
   h.expectNoSecret(`${output}\n${failure?.message}\n${failure?.stack}`);
@@ -49,8 +76,16 @@ describe('a token secret the bank would send back unusable', () => {
   afterAll(() => spaced.stop());
 
   it('is refused at registration with what to do, and nothing is registered', async () => {
-    const failure = await spaced.paymentResource().create(spaced.paymentProperties({ url: 'https://receiver.example.com/prod/payments' })).then(() => undefined, (error: Error) => error);
-    expect(failure?.message).toMatch(/^The token secret arn:.* holds a value with leading or trailing whitespace .* Store the token without surrounding whitespace/);
+    const failure = await spaced
+      .paymentResource()
+      .create(spaced.paymentProperties({ url: 'https://receiver.example.com/prod/payments' }))
+      .then(
+        () => undefined,
+        (error: Error) => error,
+      );
+    expect(failure?.message).toMatch(
+      /^The token secret arn:.* holds a value with leading or trailing whitespace .* Store the token without surrounding whitespace/,
+    );
     expect(await spaced.control.registrations()).toEqual([]);
     spaced.expectNoSecret(`${failure?.message}`);
   });

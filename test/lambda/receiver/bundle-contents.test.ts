@@ -13,14 +13,28 @@ const BUNDLE = join(__dirname, '..', '..', '..', 'dist', 'handlers', 'receiver',
 // on Node 24, the bench's cold-start section).
 const MAX_BYTES = 518 * 1024;
 
-const ours = (): string[] => (JSON.parse(readFileSync(`${BUNDLE}.map`, 'utf8')) as { sources: string[] }).sources
-  .filter((source) => !source.includes('node_modules/'))
-  .map((source) => source.replace(/^(\.\.\/)+/, ''));
+const ours = (): string[] =>
+  (JSON.parse(readFileSync(`${BUNDLE}.map`, 'utf8')) as { sources: string[] }).sources
+    .filter((source) => !source.includes('node_modules/'))
+    .map((source) => source.replace(/^(\.\.\/)+/, ''));
 
-it('holds none of a family\'s files but its routes\' intake', () => {
-  const families = ours().filter((source) => source.startsWith('lambda/bank/')).sort();
-  expect(families).toEqual(['lambda/bank/cooperative/receiving.ts', 'lambda/bank/intake.ts', 'lambda/bank/intakes.ts', 'lambda/bank/pix/receiving.ts']);
-  expect(ours().filter((source) => source.startsWith('lambda/') && !/^lambda\/(receiver|shared|store|bank\/(intakes?\.ts|[^/]+\/receiving\.ts))/.test(source))).toEqual([]);
+it("holds none of a family's files but its routes' intake", () => {
+  const families = ours()
+    .filter((source) => source.startsWith('lambda/bank/'))
+    .sort();
+  expect(families).toEqual([
+    'lambda/bank/cooperative/receiving.ts',
+    'lambda/bank/intake.ts',
+    'lambda/bank/intakes.ts',
+    'lambda/bank/pix/receiving.ts',
+  ]);
+  expect(
+    ours().filter(
+      (source) =>
+        source.startsWith('lambda/') &&
+        !/^lambda\/(receiver|shared|store|bank\/(intakes?\.ts|[^/]+\/receiving\.ts))/.test(source),
+    ),
+  ).toEqual([]);
 });
 
 it(`is at most ${MAX_BYTES / 1024} KiB (517.0 KiB on 2026-11-28, Node 24 target)`, () => {

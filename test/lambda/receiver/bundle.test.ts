@@ -29,7 +29,8 @@ let resources: ReceiverResources;
 let handler: ApiHandler;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const pay = (token: string, requestId?: string) => handler(apiEvent({ route: 'payments', headers: { Authorization: token }, body: BODY, requestId }));
+const pay = (token: string, requestId?: string) =>
+  handler(apiEvent({ route: 'payments', headers: { Authorization: token }, body: BODY, requestId }));
 
 beforeAll(async () => {
   restoreDns = resolveLocalhostSubdomains();
@@ -46,7 +47,9 @@ beforeAll(async () => {
     AWS_SECRET_ACCESS_KEY: 'test',
     AWS_ENDPOINT_URL_SQS: fauxqs.endpoint,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsEndpoint,
-    ...receiverEnvironment(resources = { queueUrl, paymentsTokenSecretArn: paymentsArn, boletoTokenSecretArn }, { tokenCacheTtlMs: CACHE_TTL_MS }),
+    ...receiverEnvironment((resources = { queueUrl, paymentsTokenSecretArn: paymentsArn, boletoTokenSecretArn }), {
+      tokenCacheTtlMs: CACHE_TTL_MS,
+    }),
   };
   handler = loadHandlerBundle('receiver', env);
 });
@@ -59,17 +62,34 @@ afterAll(async () => {
 });
 
 it('stores a valid notification and logs structured JSON without the token', async () => {
-  const { result, output } = await captureOutput(async () => [await pay(TOKEN_A, 'bundle-ok'), await pay('wrong-token-value-123', 'bundle-bad')]);
+  const { result, output } = await captureOutput(async () => [
+    await pay(TOKEN_A, 'bundle-ok'),
+    await pay('wrong-token-value-123', 'bundle-bad'),
+  ]);
 
   expect(result.map((r) => r.statusCode)).toEqual([200, 401]);
   const messages = await drainQueue(sqs, queueUrl);
   expect(messages.map((m) => decodeStoredNotification(m.Body!).body.toString())).toEqual([BODY]);
   const lines = jsonLogLines(output);
-  expect(lines).toEqual(expect.arrayContaining([
-    // A stored notification is one line: its metric, with the request's ids.
-    expect.objectContaining({ message: 'Notification stored', requestId: 'bundle-ok', Route: 'payments', NotificationsStored: 1, messageId: messages[0].MessageId, bodyBytes: String(Buffer.byteLength(BODY)) }),
-    expect.objectContaining({ level: 'WARN', message: 'Rejected a request without a valid token', requestId: 'bundle-bad', reason: 'token mismatch' }),
-  ]));
+  expect(lines).toEqual(
+    expect.arrayContaining([
+      // A stored notification is one line: its metric, with the request's ids.
+      expect.objectContaining({
+        message: 'Notification stored',
+        requestId: 'bundle-ok',
+        Route: 'payments',
+        NotificationsStored: 1,
+        messageId: messages[0].MessageId,
+        bodyBytes: String(Buffer.byteLength(BODY)),
+      }),
+      expect.objectContaining({
+        level: 'WARN',
+        message: 'Rejected a request without a valid token',
+        requestId: 'bundle-bad',
+        reason: 'token mismatch',
+      }),
+    ]),
+  );
   // Embedded-metric-format lines count the outcome per route.
   expect(output).toContain('"UnauthorizedRequests"');
   expect(output).toContain('"NotificationsStored"');
@@ -103,11 +123,16 @@ it('keeps accepting the bank with the values loaded earlier while Secrets Manage
   secretsManager.failWithStatus = 500;
   try {
     await sleep(CACHE_TTL_MS + 100);
-    const { result, output } = await captureOutput(async () => [await pay(TOKEN_B, 'bundle-sm-down'), await pay(TOKEN_A, 'bundle-sm-down-retired')]);
+    const { result, output } = await captureOutput(async () => [
+      await pay(TOKEN_B, 'bundle-sm-down'),
+      await pay(TOKEN_A, 'bundle-sm-down-retired'),
+    ]);
     expect(result.map((r) => r.statusCode)).toEqual([200, 401]);
-    expect(jsonLogLines(output)).toEqual(expect.arrayContaining([
-      expect.objectContaining({ level: 'WARN', message: 'Token reload failed; using the values loaded earlier' }),
-    ]));
+    expect(jsonLogLines(output)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ level: 'WARN', message: 'Token reload failed; using the values loaded earlier' }),
+      ]),
+    );
     expect(output).not.toContain(TOKEN_B);
   } finally {
     secretsManager.failWithStatus = undefined;
@@ -131,9 +156,16 @@ describe('when SQS cannot take the message', () => {
     const hanging = loadHandlerBundle('receiver', {
       ...env,
       AWS_ENDPOINT_URL_SQS: `http://127.0.0.1:${port}`,
-      ...receiverEnvironment({ ...resources, queueUrl: `http://127.0.0.1:${port}/000000000000/receiver-bundle` }, { tokenCacheTtlMs: CACHE_TTL_MS, enqueueBudgetMs: 1500 }),
+      ...receiverEnvironment(
+        { ...resources, queueUrl: `http://127.0.0.1:${port}/000000000000/receiver-bundle` },
+        { tokenCacheTtlMs: CACHE_TTL_MS, enqueueBudgetMs: 1500 },
+      ),
     });
-    const { result, output } = await captureOutput(() => hanging(apiEvent({ route: 'payments', headers: { Authorization: TOKEN_B }, body: BODY, requestId: 'bundle-hang' })));
+    const { result, output } = await captureOutput(() =>
+      hanging(
+        apiEvent({ route: 'payments', headers: { Authorization: TOKEN_B }, body: BODY, requestId: 'bundle-hang' }),
+      ),
+    );
     expect(result.statusCode).toBe(503);
     expect(output).toContain('Could not store an authenticated notification in SQS within the budget');
     expect(output).toContain('bundle-hang');
@@ -144,7 +176,10 @@ describe('when SQS cannot take the message', () => {
     const { result, output } = await captureOutput(() => pay(TOKEN_B, 'bundle-sqs-down'));
 
     expect(result.statusCode).toBe(503);
-    expect(JSON.parse(result.body)).toEqual({ message: 'Temporarily unable to store the notification', requestId: 'bundle-sqs-down' });
+    expect(JSON.parse(result.body)).toEqual({
+      message: 'Temporarily unable to store the notification',
+      requestId: 'bundle-sqs-down',
+    });
     const error = jsonLogLines(output).find((line) => line.level === 'ERROR');
     expect(error).toMatchObject({ requestId: 'bundle-sqs-down', route: 'payments' });
     expect(output).not.toContain(TOKEN_B);

@@ -6,7 +6,12 @@
 import { X509Certificate } from 'node:crypto';
 import type { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { RECEIVER_SETTINGS_ENV, ReceiverDefaults, ReceiverMetric, type ReceiverSettings } from '../../../contracts/receiver';
+import {
+  RECEIVER_SETTINGS_ENV,
+  ReceiverDefaults,
+  ReceiverMetric,
+  type ReceiverSettings,
+} from '../../../contracts/receiver';
 import { normalizedDn } from '../../../contracts/receiver';
 import { handleNotification, type ReceiverDeps } from '../../../lambda/receiver/receiver';
 import { readReceiverSettings } from '../../../lambda/receiver/settings';
@@ -20,11 +25,21 @@ const CA = createCertificateAuthority('provider CA');
 const PROVIDER = issueCertificate(CA, { commonName: 'webhook.provider.example', client: true });
 const OTHER = issueCertificate(CA, { commonName: 'someone.else.example', client: true });
 const fingerprint = (pem: string) => new X509Certificate(pem).fingerprint256.replace(/:/g, '').toLowerCase();
-const CALLBACK = JSON.stringify({ pix: [{ endToEndId: 'E01181521202611271200abcdef12345', txid: 'QR1', valor: '10.00', horario: '2026-11-27T12:00:00Z' }] });
+const CALLBACK = JSON.stringify({
+  pix: [
+    { endToEndId: 'E01181521202611271200abcdef12345', txid: 'QR1', valor: '10.00', horario: '2026-11-27T12:00:00Z' },
+  ],
+});
 
 const SETTINGS: ReceiverSettings = {
-  queueUrl: 'https://sqs.sa-east-1.amazonaws.com/111111111111/q', paymentsTokenSecretArn: 'arn:p', boletoTokenSecretArn: 'arn:b', boletoTokenHeader: 'Authorization',
-  maxBodyBytes: 4096, tokenCacheTtlMs: 60_000, enqueueBudgetMs: ReceiverDefaults.enqueueBudgetMs, receiverName: 'r',
+  queueUrl: 'https://sqs.sa-east-1.amazonaws.com/111111111111/q',
+  paymentsTokenSecretArn: 'arn:p',
+  boletoTokenSecretArn: 'arn:b',
+  boletoTokenHeader: 'Authorization',
+  maxBodyBytes: 4096,
+  tokenCacheTtlMs: 60_000,
+  enqueueBudgetMs: ReceiverDefaults.enqueueBudgetMs,
+  receiverName: 'r',
 };
 
 function world(pins?: ReceiverSettings['pixClientCertificates']) {
@@ -32,10 +47,21 @@ function world(pins?: ReceiverSettings['pixClientCertificates']) {
   const counted: string[] = [];
   const values: Record<string, number> = {};
   const logger = new RecordingLogger();
-  const sqs = { send: async (command: SendMessageCommand) => { sent.push(command.input.MessageBody!); return { MessageId: `m${sent.length}` }; } } as unknown as SQSClient;
+  const sqs = {
+    send: async (command: SendMessageCommand) => {
+      sent.push(command.input.MessageBody!);
+      return { MessageId: `m${sent.length}` };
+    },
+  } as unknown as SQSClient;
   const deps: ReceiverDeps = {
-    settings: { ...SETTINGS, ...(pins ? { pixClientCertificates: pins } : {}) }, sqs, logger,
-    tokens: new TokenCache({ load: () => Promise.reject(new Error('a Pix callback reads no token')), ttlMs: 60_000, mismatchRefreshIntervalMs: 5_000 }),
+    settings: { ...SETTINGS, ...(pins ? { pixClientCertificates: pins } : {}) },
+    sqs,
+    logger,
+    tokens: new TokenCache({
+      load: () => Promise.reject(new Error('a Pix callback reads no token')),
+      ttlMs: 60_000,
+      mismatchRefreshIntervalMs: 5_000,
+    }),
     count: (name, route, _details, value) => {
       if (value === undefined) counted.push(`${name}:${route}`);
       else values[name] = value;
@@ -46,7 +72,11 @@ function world(pins?: ReceiverSettings['pixClientCertificates']) {
 }
 
 /** A Pix callback as API Gateway hands it over behind mutual TLS (`clientCert` in the request context). */
-function pixEvent(route: 'pix' | '', body: string | null, cert?: { pem: string; subjectDN: string; notAfter?: string }): APIGatewayProxyEvent {
+function pixEvent(
+  route: 'pix' | '',
+  body: string | null,
+  cert?: { pem: string; subjectDN: string; notAfter?: string },
+): APIGatewayProxyEvent {
   const event = apiEvent({ route, body });
   return {
     ...event,
@@ -54,7 +84,15 @@ function pixEvent(route: 'pix' | '', body: string | null, cert?: { pem: string; 
       ...event.requestContext,
       identity: {
         ...event.requestContext.identity,
-        clientCert: cert ? { clientCertPem: cert.pem, subjectDN: cert.subjectDN, issuerDN: 'CN=provider CA', serialNumber: '1', validity: { notBefore: '', notAfter: cert.notAfter ?? '' } } : null,
+        clientCert: cert
+          ? {
+              clientCertPem: cert.pem,
+              subjectDN: cert.subjectDN,
+              issuerDN: 'CN=provider CA',
+              serialNumber: '1',
+              validity: { notBefore: '', notAfter: cert.notAfter ?? '' },
+            }
+          : null,
       },
     },
   };
@@ -88,19 +126,39 @@ describe('without mutual TLS (NON_PRODUCTION): no check, stored as received', ()
     ['a body that is not JSON', 'not json'],
     ['a pix array of strings', '{"pix":["E01181521202611271200abcdef12345"]}'],
     ['a pix array with null', '{"pix":[null]}'],
-  ])('answers %s 400, counted, nothing stored (anyone can post here: nothing kept 5 years, no dead-letter alarm)', async (_case, body) => {
-    const w = world();
-    const result = await handleNotification(pixEvent('pix', body), w.deps);
-    expect(result.statusCode).toBe(400);
-    expect(JSON.parse(result.body)).toMatchObject({ message: 'Not a Pix callback: a JSON object with a pix array of objects' });
-    expect(w.sent).toEqual([]);
-    expect(w.counted).toEqual([`${ReceiverMetric.NOT_A_PIX_CALLBACK}:pix`]);
-  });
+  ])(
+    'answers %s 400, counted, nothing stored (anyone can post here: nothing kept 5 years, no dead-letter alarm)',
+    async (_case, body) => {
+      const w = world();
+      const result = await handleNotification(pixEvent('pix', body), w.deps);
+      expect(result.statusCode).toBe(400);
+      expect(JSON.parse(result.body)).toMatchObject({
+        message: 'Not a Pix callback: a JSON object with a pix array of objects',
+      });
+      expect(w.sent).toEqual([]);
+      expect(w.counted).toEqual([`${ReceiverMetric.NOT_A_PIX_CALLBACK}:pix`]);
+    },
+  );
 
   it.each([
     ['endToEndID', { endToEndID: 'E01181521202611271200abcdef12345', valor: '1.00', horario: '2026-11-27T12:00:00Z' }],
-    ['horario as an object', { endToEndId: 'E01181521202611271200abcdef12345', valor: '1.00', horario: { solicitacao: '2026-11-27T12:00:00Z', liquidacao: '2026-11-27T12:00:00Z' } }],
-    ['devolucoes as one object', { endToEndId: 'E01181521202611271200abcdef12345', valor: '1.00', horario: '2026-11-27T12:00:00Z', devolucoes: { id: 'D1', valor: '1.00', status: 'DEVOLVIDO' } }],
+    [
+      'horario as an object',
+      {
+        endToEndId: 'E01181521202611271200abcdef12345',
+        valor: '1.00',
+        horario: { solicitacao: '2026-11-27T12:00:00Z', liquidacao: '2026-11-27T12:00:00Z' },
+      },
+    ],
+    [
+      'devolucoes as one object',
+      {
+        endToEndId: 'E01181521202611271200abcdef12345',
+        valor: '1.00',
+        horario: '2026-11-27T12:00:00Z',
+        devolucoes: { id: 'D1', valor: '1.00', status: 'DEVOLVIDO' },
+      },
+    ],
   ])('stores a callback written with %s (a shape the library reads on purpose)', async (_case, pix) => {
     const w = world();
     expect((await handleNotification(pixEvent('pix', JSON.stringify({ pix: [pix] })), w.deps)).statusCode).toBe(200);
@@ -110,7 +168,10 @@ describe('without mutual TLS (NON_PRODUCTION): no check, stored as received', ()
   it('stores a compressed body for the processor to judge (the receiver does not decompress)', async () => {
     const w = world();
     const event = pixEvent('pix', Buffer.from('not json').toString('base64'));
-    const result = await handleNotification({ ...event, isBase64Encoded: true, headers: { ...event.headers, 'Content-Encoding': 'gzip' } }, w.deps);
+    const result = await handleNotification(
+      { ...event, isBase64Encoded: true, headers: { ...event.headers, 'Content-Encoding': 'gzip' } },
+      w.deps,
+    );
     expect(result.statusCode).toBe(200);
     expect(w.sent).toHaveLength(1);
   });
@@ -121,16 +182,37 @@ describe('behind mutual TLS: only the pinned provider certificate', () => {
 
   it('stores a callback presenting the pinned certificate (by fingerprint), and one pinned by subject', async () => {
     const w = world(pins);
-    expect((await handleNotification(pixEvent('pix', CALLBACK, { pem: PROVIDER.certPem, subjectDN: 'CN=webhook.provider.example' }), w.deps)).statusCode).toBe(200);
+    expect(
+      (
+        await handleNotification(
+          pixEvent('pix', CALLBACK, { pem: PROVIDER.certPem, subjectDN: 'CN=webhook.provider.example' }),
+          w.deps,
+        )
+      ).statusCode,
+    ).toBe(200);
     const bySubject = world({ fingerprints: [], subjects: ['CN=webhook.provider.example'] });
-    expect((await handleNotification(pixEvent('pix', CALLBACK, { pem: 'not a pem', subjectDN: 'CN=webhook.provider.example' }), bySubject.deps)).statusCode).toBe(200);
+    expect(
+      (
+        await handleNotification(
+          pixEvent('pix', CALLBACK, { pem: 'not a pem', subjectDN: 'CN=webhook.provider.example' }),
+          bySubject.deps,
+        )
+      ).statusCode,
+    ).toBe(200);
     expect([...w.sent, ...bySubject.sent]).toHaveLength(2);
   });
 
   it('stores every body behind mutual TLS, one that is not JSON too (an authenticated request is never dropped; the processor quarantines it with its reason)', async () => {
     const w = world(pins);
     for (const body of ['not json', '{"pix":["x"]}']) {
-      expect((await handleNotification(pixEvent('pix', body, { pem: PROVIDER.certPem, subjectDN: 'CN=webhook.provider.example' }), w.deps)).statusCode).toBe(200);
+      expect(
+        (
+          await handleNotification(
+            pixEvent('pix', body, { pem: PROVIDER.certPem, subjectDN: 'CN=webhook.provider.example' }),
+            w.deps,
+          )
+        ).statusCode,
+      ).toBe(200);
     }
     expect(w.sent).toHaveLength(2);
   });
@@ -138,16 +220,42 @@ describe('behind mutual TLS: only the pinned provider certificate', () => {
   it('holds a subject pin to its issuer, read from the certificate: the same subject from another CA of the truststore is refused', async () => {
     const rogueCa = createCertificateAuthority('another trusted CA');
     const rogue = issueCertificate(rogueCa, { commonName: 'webhook.provider.example', client: true });
-    const held = { fingerprints: [], subjects: ['CN=webhook.provider.example'], issuers: [normalizedDn(new X509Certificate(CA.certPem).subject)] };
+    const held = {
+      fingerprints: [],
+      subjects: ['CN=webhook.provider.example'],
+      issuers: [normalizedDn(new X509Certificate(CA.certPem).subject)],
+    };
     const w = world(held);
-    expect((await handleNotification(pixEvent('pix', CALLBACK, { pem: PROVIDER.certPem, subjectDN: 'CN=webhook.provider.example' }), w.deps)).statusCode).toBe(200);
-    const refused = await handleNotification(pixEvent('pix', CALLBACK, { pem: rogue.certPem, subjectDN: 'CN=webhook.provider.example' }), w.deps);
+    expect(
+      (
+        await handleNotification(
+          pixEvent('pix', CALLBACK, { pem: PROVIDER.certPem, subjectDN: 'CN=webhook.provider.example' }),
+          w.deps,
+        )
+      ).statusCode,
+    ).toBe(200);
+    const refused = await handleNotification(
+      pixEvent('pix', CALLBACK, { pem: rogue.certPem, subjectDN: 'CN=webhook.provider.example' }),
+      w.deps,
+    );
     expect(refused.statusCode).toBe(403);
-    expect(await handleNotification(pixEvent('pix', CALLBACK, { pem: 'not a pem', subjectDN: 'CN=webhook.provider.example' }), w.deps)).toMatchObject({ statusCode: 403 });
+    expect(
+      await handleNotification(
+        pixEvent('pix', CALLBACK, { pem: 'not a pem', subjectDN: 'CN=webhook.provider.example' }),
+        w.deps,
+      ),
+    ).toMatchObject({ statusCode: 403 });
     expect(w.sent).toHaveLength(1);
     expect(JSON.stringify(w.logger.entries)).toContain('from an issuer the stack does not pin');
     // Without issuers (a stack deployed before them), the subject pin alone admits it, as before.
-    expect((await handleNotification(pixEvent('pix', CALLBACK, { pem: rogue.certPem, subjectDN: 'CN=webhook.provider.example' }), world({ fingerprints: [], subjects: ['CN=webhook.provider.example'] }).deps)).statusCode).toBe(200);
+    expect(
+      (
+        await handleNotification(
+          pixEvent('pix', CALLBACK, { pem: rogue.certPem, subjectDN: 'CN=webhook.provider.example' }),
+          world({ fingerprints: [], subjects: ['CN=webhook.provider.example'] }).deps,
+        )
+      ).statusCode,
+    ).toBe(200);
   });
 
   it('reads a DN in one form whatever its writing', () => {
@@ -158,22 +266,34 @@ describe('behind mutual TLS: only the pinned provider certificate', () => {
 
   it('reports the days left on the certificate the provider presents, for the alarm a month ahead', async () => {
     const w = world(pins);
-    await handleNotification(pixEvent('pix', CALLBACK, { pem: PROVIDER.certPem, subjectDN: 'CN=x', notAfter: 'Dec 27 11:00:00 2026 GMT' }), w.deps);
+    await handleNotification(
+      pixEvent('pix', CALLBACK, { pem: PROVIDER.certPem, subjectDN: 'CN=x', notAfter: 'Dec 27 11:00:00 2026 GMT' }),
+      w.deps,
+    );
     expect(w.values[ReceiverMetric.CERTIFICATE_DAYS_LEFT]).toBe(29);
     const refused = world(pins);
-    await handleNotification(pixEvent('pix', CALLBACK, { pem: OTHER.certPem, subjectDN: 'CN=x', notAfter: 'Dec 27 11:00:00 2026 GMT' }), refused.deps);
+    await handleNotification(
+      pixEvent('pix', CALLBACK, { pem: OTHER.certPem, subjectDN: 'CN=x', notAfter: 'Dec 27 11:00:00 2026 GMT' }),
+      refused.deps,
+    );
     expect(refused.values).toEqual({});
   });
 
   it('takes either of two pinned fingerprints (the provider renewing its certificate)', async () => {
     const w = world({ fingerprints: [fingerprint(OTHER.certPem), fingerprint(PROVIDER.certPem)], subjects: [] });
-    expect((await handleNotification(pixEvent('pix', CALLBACK, { pem: PROVIDER.certPem, subjectDN: 'CN=x' }), w.deps)).statusCode).toBe(200);
+    expect(
+      (await handleNotification(pixEvent('pix', CALLBACK, { pem: PROVIDER.certPem, subjectDN: 'CN=x' }), w.deps))
+        .statusCode,
+    ).toBe(200);
   });
 
   it.each([
     ['no certificate', undefined],
     ['another certificate of the same CA', { pem: OTHER.certPem, subjectDN: 'CN=someone.else.example' }],
-    ['a subject that claims the provider\'s name on another certificate', { pem: OTHER.certPem, subjectDN: 'CN=webhook.provider.example ' }],
+    [
+      "a subject that claims the provider's name on another certificate",
+      { pem: OTHER.certPem, subjectDN: 'CN=webhook.provider.example ' },
+    ],
   ])('refuses %s with 403, stores nothing, counts it, even for the validation call', async (_case, cert) => {
     const w = world(pins);
     for (const route of ['pix', ''] as const) {
@@ -181,15 +301,28 @@ describe('behind mutual TLS: only the pinned provider certificate', () => {
       expect(result.statusCode).toBe(403);
     }
     expect(w.sent).toEqual([]);
-    expect(w.counted).toEqual([`${ReceiverMetric.CERTIFICATE_REFUSED}:pix`, `${ReceiverMetric.CERTIFICATE_REFUSED}:pix`]);
-    expect(w.logger.text()).toContain('the client certificate is not the provider\'s');
+    expect(w.counted).toEqual([
+      `${ReceiverMetric.CERTIFICATE_REFUSED}:pix`,
+      `${ReceiverMetric.CERTIFICATE_REFUSED}:pix`,
+    ]);
+    expect(w.logger.text()).toContain("the client certificate is not the provider's");
   });
 });
 
 it('refuses pins that pin nothing or are malformed, naming the construct', () => {
-  const env = (pins: unknown) => ({ [RECEIVER_SETTINGS_ENV]: JSON.stringify({ ...SETTINGS, pixClientCertificates: pins }) });
-  expect(readReceiverSettings(env({ fingerprints: ['a'.repeat(64)], subjects: [] })).pixClientCertificates?.fingerprints).toHaveLength(1);
-  for (const bad of [{ fingerprints: [], subjects: [] }, { fingerprints: ['AB:CD'], subjects: [] }, { fingerprints: 'x', subjects: [] }]) {
-    expect(() => readReceiverSettings(env(bad))).toThrow(/pixClientCertificates must list SHA-256 fingerprints.*BankWebhookEndpoint/);
+  const env = (pins: unknown) => ({
+    [RECEIVER_SETTINGS_ENV]: JSON.stringify({ ...SETTINGS, pixClientCertificates: pins }),
+  });
+  expect(
+    readReceiverSettings(env({ fingerprints: ['a'.repeat(64)], subjects: [] })).pixClientCertificates?.fingerprints,
+  ).toHaveLength(1);
+  for (const bad of [
+    { fingerprints: [], subjects: [] },
+    { fingerprints: ['AB:CD'], subjects: [] },
+    { fingerprints: 'x', subjects: [] },
+  ]) {
+    expect(() => readReceiverSettings(env(bad))).toThrow(
+      /pixClientCertificates must list SHA-256 fingerprints.*BankWebhookEndpoint/,
+    );
   }
 });

@@ -15,12 +15,22 @@ import { RecordingLogger } from '../../support/recording-logger';
 const PAYMENTS_TOKEN = 'PayTok3nAbcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQR';
 const BOLETO_TOKEN = 'BoletoTok3nZyxwvutsrqponmlkjihgfedcba9876543210ZYXWVUTSRQPONM';
 const PIX_NOTIFICATION = JSON.stringify({
-  idTransacao: 'tx-2025-0001', status: 'EFETIVADO', valorPagamento: '250.75', dataPagamento: '2025-06-03T14:05:09',
-  chavePix: 'financeiro@example.com', endToEnd: 'E00000000202506031405abcdef123456',
+  idTransacao: 'tx-2025-0001',
+  status: 'EFETIVADO',
+  valorPagamento: '250.75',
+  dataPagamento: '2025-06-03T14:05:09',
+  chavePix: 'financeiro@example.com',
+  endToEnd: 'E00000000202506031405abcdef123456',
 });
 const BOLETO_NOTIFICATION = JSON.stringify({
-  agencia: '0101', posto: '02', beneficiario: '54321', nossoNumero: '231004567', dataEvento: [2025, 6, 3, 14, 5, 9, 120000000],
-  movimento: 'LIQUIDACAO_PIX', valorLiquidacao: '250.75', idEventoWebhook: 'evt-0001',
+  agencia: '0101',
+  posto: '02',
+  beneficiario: '54321',
+  nossoNumero: '231004567',
+  dataEvento: [2025, 6, 3, 14, 5, 9, 120000000],
+  movimento: 'LIQUIDACAO_PIX',
+  valorLiquidacao: '250.75',
+  idEventoWebhook: 'evt-0001',
 });
 
 let fauxqs: Fauxqs;
@@ -45,12 +55,24 @@ beforeAll(async () => {
   secrets = new SecretsManagerClient({ ...TEST_AWS, endpoint: secretsEndpoint });
   deps = {
     settings: {
-      queueUrl, paymentsTokenSecretArn: paymentsArn, boletoTokenSecretArn: boletoArn, boletoTokenHeader: 'X-Webhook-Token', receiverName: 'r',
-      maxBodyBytes: 1024, tokenCacheTtlMs: 60_000, enqueueBudgetMs: ReceiverDefaults.enqueueBudgetMs,
+      queueUrl,
+      paymentsTokenSecretArn: paymentsArn,
+      boletoTokenSecretArn: boletoArn,
+      boletoTokenHeader: 'X-Webhook-Token',
+      receiverName: 'r',
+      maxBodyBytes: 1024,
+      tokenCacheTtlMs: 60_000,
+      enqueueBudgetMs: ReceiverDefaults.enqueueBudgetMs,
     },
     sqs,
-    tokens: new TokenCache({ load: (arn, stage) => loadStageToken(secrets, arn, stage, 2_000), ttlMs: 60_000, mismatchRefreshIntervalMs: 5_000 }),
-    get logger() { return logger; },
+    tokens: new TokenCache({
+      load: (arn, stage) => loadStageToken(secrets, arn, stage, 2_000),
+      ttlMs: 60_000,
+      mismatchRefreshIntervalMs: 5_000,
+    }),
+    get logger() {
+      return logger;
+    },
     count: (name, route) => counted.push(`${name}:${route}`),
   };
 });
@@ -78,7 +100,16 @@ function storedBody(message: Message): string {
 
 describe('authenticated notifications are stored exactly as received', () => {
   it('stores a payments call with the payment callback token and answers 200', async () => {
-    const result = await handleNotification(apiEvent({ route: 'payments', headers: { Authorization: PAYMENTS_TOKEN }, body: PIX_NOTIFICATION, requestId: 'req-pay-1', sourceIp: '198.51.100.7' }), deps);
+    const result = await handleNotification(
+      apiEvent({
+        route: 'payments',
+        headers: { Authorization: PAYMENTS_TOKEN },
+        body: PIX_NOTIFICATION,
+        requestId: 'req-pay-1',
+        sourceIp: '198.51.100.7',
+      }),
+      deps,
+    );
 
     expect(result.statusCode).toBe(200);
     expect(JSON.parse(result.body)).toEqual({ status: 'received', requestId: 'req-pay-1' });
@@ -86,14 +117,24 @@ describe('authenticated notifications are stored exactly as received', () => {
     expect(messages).toHaveLength(1);
     const { notification, body } = decodeStoredNotification(messages[0].Body!);
     expect(body.toString('utf8')).toBe(PIX_NOTIFICATION);
-    expect(notification).toMatchObject({ v: 1, route: 'payments', requestId: 'req-pay-1', sourceIp: '198.51.100.7', contentType: 'application/json', bodyEncoding: 'utf8' });
+    expect(notification).toMatchObject({
+      v: 1,
+      route: 'payments',
+      requestId: 'req-pay-1',
+      sourceIp: '198.51.100.7',
+      contentType: 'application/json',
+      bodyEncoding: 'utf8',
+    });
     expect(new Date(notification.receivedAt).toISOString()).toBe(notification.receivedAt);
     expect(messages[0].MessageAttributes?.route?.StringValue).toBe('payments');
     expect(counted).toEqual(['NotificationsStored:payments']);
   });
 
   it('stores a boleto call carrying the contract token in the contract header', async () => {
-    const result = await handleNotification(apiEvent({ route: 'boleto', headers: { 'X-Webhook-Token': BOLETO_TOKEN }, body: BOLETO_NOTIFICATION }), deps);
+    const result = await handleNotification(
+      apiEvent({ route: 'boleto', headers: { 'X-Webhook-Token': BOLETO_TOKEN }, body: BOLETO_NOTIFICATION }),
+      deps,
+    );
 
     expect(result.statusCode).toBe(200);
     const messages = await stored();
@@ -105,13 +146,19 @@ describe('authenticated notifications are stored exactly as received', () => {
     ['lower case', 'x-webhook-token'],
     ['upper case', 'X-WEBHOOK-TOKEN'],
   ])('matches the boleto header name in %s', async (_case, headerName) => {
-    const result = await handleNotification(apiEvent({ route: 'boleto', headers: { [headerName]: BOLETO_TOKEN }, body: BOLETO_NOTIFICATION }), deps);
+    const result = await handleNotification(
+      apiEvent({ route: 'boleto', headers: { [headerName]: BOLETO_TOKEN }, body: BOLETO_NOTIFICATION }),
+      deps,
+    );
     expect(result.statusCode).toBe(200);
     expect((await stored()).map(storedBody)).toEqual([BOLETO_NOTIFICATION]);
   });
 
   it('matches the Authorization header in lower case, as some proxies send it', async () => {
-    const result = await handleNotification(apiEvent({ route: 'payments', headers: { authorization: PAYMENTS_TOKEN }, body: PIX_NOTIFICATION }), deps);
+    const result = await handleNotification(
+      apiEvent({ route: 'payments', headers: { authorization: PAYMENTS_TOKEN }, body: PIX_NOTIFICATION }),
+      deps,
+    );
     expect(result.statusCode).toBe(200);
     expect(await stored()).toHaveLength(1);
   });
@@ -132,7 +179,10 @@ describe('requests without the right token get 401 and store nothing', () => {
   ];
 
   it.each(cases)('%s', async (_case, route, headers) => {
-    const result = await handleNotification(apiEvent({ route, headers, body: route === 'payments' ? PIX_NOTIFICATION : BOLETO_NOTIFICATION }), deps);
+    const result = await handleNotification(
+      apiEvent({ route, headers, body: route === 'payments' ? PIX_NOTIFICATION : BOLETO_NOTIFICATION }),
+      deps,
+    );
 
     expect(result.statusCode).toBe(401);
     expect(JSON.parse(result.body)).toEqual({ message: 'Unauthorized' });
@@ -162,14 +212,25 @@ describe('bodies an authenticated caller sends', () => {
   });
 
   it('decodes a base64-encoded body and stores the original bytes', async () => {
-    const result = await handleNotification(apiEvent({ route: 'payments', headers: auth, body: Buffer.from(PIX_NOTIFICATION).toString('base64'), isBase64Encoded: true }), deps);
+    const result = await handleNotification(
+      apiEvent({
+        route: 'payments',
+        headers: auth,
+        body: Buffer.from(PIX_NOTIFICATION).toString('base64'),
+        isBase64Encoded: true,
+      }),
+      deps,
+    );
     expect(result.statusCode).toBe(200);
     expect((await stored()).map(storedBody)).toEqual([PIX_NOTIFICATION]);
   });
 
   it('stores bytes that are not UTF-8 as base64, unchanged', async () => {
     const bytes = Buffer.from([0x7b, 0xff, 0xfe, 0x00, 0x80, 0x7d]);
-    const result = await handleNotification(apiEvent({ route: 'payments', headers: auth, body: bytes.toString('base64'), isBase64Encoded: true }), deps);
+    const result = await handleNotification(
+      apiEvent({ route: 'payments', headers: auth, body: bytes.toString('base64'), isBase64Encoded: true }),
+      deps,
+    );
     expect(result.statusCode).toBe(200);
     const [message] = await stored();
     const { notification, body } = decodeStoredNotification(message.Body!);
@@ -185,16 +246,30 @@ describe('bodies an authenticated caller sends', () => {
   });
 
   it('answers 413 to a body over the limit, stores nothing, and logs an error', async () => {
-    const result = await handleNotification(apiEvent({ route: 'payments', headers: auth, body: 'x'.repeat(1025) }), deps);
+    const result = await handleNotification(
+      apiEvent({ route: 'payments', headers: auth, body: 'x'.repeat(1025) }),
+      deps,
+    );
     expect(result.statusCode).toBe(413);
     expect(JSON.parse(result.body)).toEqual({ message: 'Payload too large', maxBodyBytes: 1024 });
     expect(await stored()).toEqual([]);
     expect(counted).toEqual(['PayloadTooLarge:payments']);
-    expect(logger.entries.find((e) => e.level === 'error')?.extra).toMatchObject({ bodyBytes: 1025, maxBodyBytes: 1024 });
+    expect(logger.entries.find((e) => e.level === 'error')?.extra).toMatchObject({
+      bodyBytes: 1025,
+      maxBodyBytes: 1024,
+    });
   });
 
   it('measures the limit after base64 decoding', async () => {
-    const result = await handleNotification(apiEvent({ route: 'payments', headers: auth, body: Buffer.alloc(1025, 1).toString('base64'), isBase64Encoded: true }), deps);
+    const result = await handleNotification(
+      apiEvent({
+        route: 'payments',
+        headers: auth,
+        body: Buffer.alloc(1025, 1).toString('base64'),
+        isBase64Encoded: true,
+      }),
+      deps,
+    );
     expect(result.statusCode).toBe(413);
     expect(await stored()).toEqual([]);
   });
@@ -206,41 +281,79 @@ describe('bodies an authenticated caller sends', () => {
 });
 
 it('answers 404 for a route it does not serve, storing nothing', async () => {
-  const result = await handleNotification(apiEvent({ route: 'other', headers: { Authorization: PAYMENTS_TOKEN }, body: '{}' }), deps);
+  const result = await handleNotification(
+    apiEvent({ route: 'other', headers: { Authorization: PAYMENTS_TOKEN }, body: '{}' }),
+    deps,
+  );
   expect(result.statusCode).toBe(404);
   expect(await stored()).toEqual([]);
 });
 
 it('answers 503, never 200, when the queue does not exist', async () => {
   const result = await handleNotification(
-    apiEvent({ route: 'payments', headers: { Authorization: PAYMENTS_TOKEN }, body: PIX_NOTIFICATION, requestId: 'req-missing-queue' }),
+    apiEvent({
+      route: 'payments',
+      headers: { Authorization: PAYMENTS_TOKEN },
+      body: PIX_NOTIFICATION,
+      requestId: 'req-missing-queue',
+    }),
     { ...deps, settings: { ...deps.settings, queueUrl: queueUrl.replace('receiver-matrix', 'no-such-queue') } },
   );
   expect(result.statusCode).toBe(503);
-  expect(JSON.parse(result.body)).toEqual({ message: 'Temporarily unable to store the notification', requestId: 'req-missing-queue' });
-  expect(logger.entries.find((e) => e.level === 'error')?.extra).toMatchObject({ requestId: 'req-missing-queue', route: 'payments' });
+  expect(JSON.parse(result.body)).toEqual({
+    message: 'Temporarily unable to store the notification',
+    requestId: 'req-missing-queue',
+  });
+  expect(logger.entries.find((e) => e.level === 'error')?.extra).toMatchObject({
+    requestId: 'req-missing-queue',
+    route: 'payments',
+  });
   expect(logger.text()).not.toContain(PAYMENTS_TOKEN);
 });
 
 it('answers 503 and stores nothing when the token secret cannot be read and nothing is cached', async () => {
-  const unreadable = new TokenCache({ load: () => Promise.reject(new Error('AccessDeniedException: not authorized')), ttlMs: 60_000, mismatchRefreshIntervalMs: 1_000 });
+  const unreadable = new TokenCache({
+    load: () => Promise.reject(new Error('AccessDeniedException: not authorized')),
+    ttlMs: 60_000,
+    mismatchRefreshIntervalMs: 1_000,
+  });
   const result = await handleNotification(
-    apiEvent({ route: 'boleto', headers: { 'X-Webhook-Token': BOLETO_TOKEN }, body: BOLETO_NOTIFICATION, requestId: 'req-no-secret' }),
+    apiEvent({
+      route: 'boleto',
+      headers: { 'X-Webhook-Token': BOLETO_TOKEN },
+      body: BOLETO_NOTIFICATION,
+      requestId: 'req-no-secret',
+    }),
     { ...deps, tokens: unreadable },
   );
   expect(result.statusCode).toBe(503);
-  expect(JSON.parse(result.body)).toEqual({ message: 'Temporarily unable to accept the notification', requestId: 'req-no-secret' });
+  expect(JSON.parse(result.body)).toEqual({
+    message: 'Temporarily unable to accept the notification',
+    requestId: 'req-no-secret',
+  });
   expect(await stored()).toEqual([]);
   expect(counted).toEqual(['TokenLoadFailures:boleto']);
-  expect(logger.entries.find((e) => e.level === 'error')?.extra).toMatchObject({ requestId: 'req-no-secret', route: 'boleto', error: { message: 'AccessDeniedException: not authorized' } });
+  expect(logger.entries.find((e) => e.level === 'error')?.extra).toMatchObject({
+    requestId: 'req-no-secret',
+    route: 'boleto',
+    error: { message: 'AccessDeniedException: not authorized' },
+  });
   expect(logger.text()).not.toContain(BOLETO_TOKEN);
 });
 
 describe('reading the token secret', () => {
   const stagesRead = (from: number) => secretsManager.calls.slice(from).map((call) => call.input.VersionStage);
-  const freshTokens = () => new TokenCache({ load: (arn, stage) => loadStageToken(secrets, arn, stage, 2_000), ttlMs: 60_000, mismatchRefreshIntervalMs: 60_000 });
+  const freshTokens = () =>
+    new TokenCache({
+      load: (arn, stage) => loadStageToken(secrets, arn, stage, 2_000),
+      ttlMs: 60_000,
+      mismatchRefreshIntervalMs: 60_000,
+    });
   const pay = (token: string, requestId: string, tokens: TokenCache) =>
-    handleNotification(apiEvent({ route: 'payments', headers: { Authorization: token }, body: PIX_NOTIFICATION, requestId }), { ...deps, tokens });
+    handleNotification(
+      apiEvent({ route: 'payments', headers: { Authorization: token }, body: PIX_NOTIFICATION, requestId }),
+      { ...deps, tokens },
+    );
 
   it('reads only AWSCURRENT while the bank presents the current token, once per cache period', async () => {
     const tokens = freshTokens();
@@ -267,7 +380,11 @@ describe('reading the token secret', () => {
       expect((await pay(PAYMENTS_TOKEN, 'req-stage-current', fresh)).statusCode).toBe(200);
       expect((await pay(next, 'req-stage-pending-2', fresh)).statusCode).toBe(200);
       expect(stagesRead(from)).toEqual(['AWSCURRENT', 'AWSPENDING']);
-      expect((await stored()).map((m) => decodeStoredNotification(m.Body!).notification.requestId)).toEqual(['req-stage-pending', 'req-stage-current', 'req-stage-pending-2']);
+      expect((await stored()).map((m) => decodeStoredNotification(m.Body!).notification.requestId)).toEqual([
+        'req-stage-pending',
+        'req-stage-current',
+        'req-stage-pending-2',
+      ]);
     } finally {
       secretsManager.finishRotation(arn);
       secretsManager.putValue(arn, PAYMENTS_TOKEN, ['AWSCURRENT']);
@@ -276,7 +393,7 @@ describe('reading the token secret', () => {
   });
 });
 
-describe('the function\'s timeout', () => {
+describe("the function's timeout", () => {
   it('answers 503 with an ERROR line at least 1 s before a 6 s timeout when Secrets Manager, the pending stage and SQS are all slow', async () => {
     const CURRENT = 'CurrentTok3nAbcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMN';
     const PENDING = 'PendingTok3nAbcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMN';
@@ -290,16 +407,30 @@ describe('the function\'s timeout', () => {
       mismatchRefreshIntervalMs: 5_000,
     });
     // SQS takes the connection and never answers.
-    const silentSqs = { send: (_command: unknown, options: { abortSignal: AbortSignal }) => new Promise((_resolve, reject) => options.abortSignal.addEventListener('abort', () => reject(new Error('aborted')))) };
+    const silentSqs = {
+      send: (_command: unknown, options: { abortSignal: AbortSignal }) =>
+        new Promise((_resolve, reject) =>
+          options.abortSignal.addEventListener('abort', () => reject(new Error('aborted'))),
+        ),
+    };
     // The rule is about the function's clock, not this machine's: Jest's clock, moved 100 ms at a time.
     jest.useFakeTimers({ now: Date.parse('2026-11-28T12:00:00Z') });
     let answer: Awaited<ReturnType<typeof handleNotification>> | undefined;
     let elapsed = 0;
     try {
       const started = Date.now();
-      const answering = handleNotification(apiEvent({ route: 'payments', headers: { Authorization: PENDING }, body: PIX_NOTIFICATION }), {
-        ...deps, tokens: slowTokens, sqs: silentSqs as unknown as SQSClient, remainingTimeMs: () => 6_000 - (Date.now() - started),
-      }).then((a) => { answer = a; elapsed = Date.now() - started; });
+      const answering = handleNotification(
+        apiEvent({ route: 'payments', headers: { Authorization: PENDING }, body: PIX_NOTIFICATION }),
+        {
+          ...deps,
+          tokens: slowTokens,
+          sqs: silentSqs as unknown as SQSClient,
+          remainingTimeMs: () => 6_000 - (Date.now() - started),
+        },
+      ).then((a) => {
+        answer = a;
+        elapsed = Date.now() - started;
+      });
       for (let i = 0; i < 80 && answer === undefined; i++) await jest.advanceTimersByTimeAsync(100);
       await answering;
     } finally {
@@ -308,30 +439,46 @@ describe('the function\'s timeout', () => {
 
     expect(answer?.statusCode).toBe(503);
     expect(elapsed).toBeLessThanOrEqual(5_000);
-    expect(logger.entries.filter((e) => e.level === 'error').map((e) => e.message)).toEqual(['Could not store an authenticated notification in SQS within the budget; answering 503']);
+    expect(logger.entries.filter((e) => e.level === 'error').map((e) => e.message)).toEqual([
+      'Could not store an authenticated notification in SQS within the budget; answering 503',
+    ]);
     expect(counted).toEqual(['EnqueueFailures:payments']);
   });
 });
 
 describe('the size of what is stored', () => {
-  it('stores an authenticated body whose escaped JSON would fill the message: the envelope and its attributes fit SQS\'s 1 MiB', async () => {
+  it("stores an authenticated body whose escaped JSON would fill the message: the envelope and its attributes fit SQS's 1 MiB", async () => {
     // Control characters, six bytes each once JSON-escaped, as many as keep the JSON envelope
     // itself just within 1 MiB: its message attribute would then take it over.
     const event = apiEvent({ route: 'payments', headers: { Authorization: PAYMENTS_TOKEN }, body: '' });
-    const meta = encodeStoredNotification({
-      route: 'payments', receivedAt: new Date().toISOString(), requestId: event.requestContext.requestId, sourceIp: event.requestContext.identity.sourceIp, contentType: 'application/json',
-    }, Buffer.alloc(0)).length;
+    const meta = encodeStoredNotification(
+      {
+        route: 'payments',
+        receivedAt: new Date().toISOString(),
+        requestId: event.requestContext.requestId,
+        sourceIp: event.requestContext.identity.sourceIp,
+        contentType: 'application/json',
+      },
+      Buffer.alloc(0),
+    ).length;
     const body = '\u0001'.repeat(Math.floor((SQS_MAX_MESSAGE_BYTES - meta) / 6));
     // SQS counts message attributes (name, type and value) towards the 1 MiB; fauxqs does not.
     const measured = {
       send: (command: SendMessageCommand, options: { abortSignal: AbortSignal }) => {
-        const attributes = Object.entries(command.input.MessageAttributes ?? {}).reduce((n, [name, a]) => n + Buffer.byteLength(name) + Buffer.byteLength(a.DataType!) + Buffer.byteLength(a.StringValue ?? ''), 0);
+        const attributes = Object.entries(command.input.MessageAttributes ?? {}).reduce(
+          (n, [name, a]) =>
+            n + Buffer.byteLength(name) + Buffer.byteLength(a.DataType!) + Buffer.byteLength(a.StringValue ?? ''),
+          0,
+        );
         const size = Buffer.byteLength(command.input.MessageBody!) + attributes;
         if (size > SQS_MAX_MESSAGE_BYTES) return Promise.reject(new Error(`MessageTooLong: ${size} bytes`));
         return sqs.send(command, options);
       },
     };
-    const answer = await handleNotification({ ...event, body }, { ...deps, sqs: measured as unknown as SQSClient, settings: { ...deps.settings, maxBodyBytes: 256 * 1024 } });
+    const answer = await handleNotification(
+      { ...event, body },
+      { ...deps, sqs: measured as unknown as SQSClient, settings: { ...deps.settings, maxBodyBytes: 256 * 1024 } },
+    );
     expect(answer.statusCode).toBe(200);
     const [message] = await stored();
     expect(storedBody(message)).toBe(body);
@@ -339,7 +486,15 @@ describe('the size of what is stored', () => {
 
   it('stores a body of exactly the largest maxBodySize (512 KiB) of bytes that are not UTF-8', async () => {
     const bytes = Buffer.alloc(512 * 1024, 0xff);
-    const answer = await handleNotification(apiEvent({ route: 'boleto', headers: { 'X-Webhook-Token': BOLETO_TOKEN }, body: bytes.toString('base64'), isBase64Encoded: true }), { ...deps, settings: { ...deps.settings, maxBodyBytes: 512 * 1024 } });
+    const answer = await handleNotification(
+      apiEvent({
+        route: 'boleto',
+        headers: { 'X-Webhook-Token': BOLETO_TOKEN },
+        body: bytes.toString('base64'),
+        isBase64Encoded: true,
+      }),
+      { ...deps, settings: { ...deps.settings, maxBodyBytes: 512 * 1024 } },
+    );
     expect(answer.statusCode).toBe(200);
     const [message] = await stored();
     expect(decodeStoredNotification(message.Body!).body).toEqual(bytes);

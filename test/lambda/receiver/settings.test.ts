@@ -23,14 +23,36 @@ it('reads the settings the construct wrote, and fills no default of its own', ()
 });
 
 it('reads back what the construct resolves, defaults filled', () => {
-  const written = receiverEnvironment({ queueUrl: complete.queueUrl, paymentsTokenSecretArn: 'arn:pay', boletoTokenSecretArn: 'arn:bol' });
-  expect(readReceiverSettings(written)).toEqual({ ...complete, boletoTokenHeader: 'Authorization', maxBodyBytes: 256 * 1024, tokenCacheTtlMs: 60_000, enqueueBudgetMs: 3_000, receiverName: 'bank-webhooks' });
+  const written = receiverEnvironment({
+    queueUrl: complete.queueUrl,
+    paymentsTokenSecretArn: 'arn:pay',
+    boletoTokenSecretArn: 'arn:bol',
+  });
+  expect(readReceiverSettings(written)).toEqual({
+    ...complete,
+    boletoTokenHeader: 'Authorization',
+    maxBodyBytes: 256 * 1024,
+    tokenCacheTtlMs: 60_000,
+    enqueueBudgetMs: 3_000,
+    receiverName: 'bank-webhooks',
+  });
 });
 
 it('names every missing or malformed field in one error, and the construct that writes them', () => {
   expect(() => readReceiverSettings(env({ maxBodyBytes: 'lots', enqueueBudgetMs: 20000 }))).toThrow(
-    new RegExp(['lacks queueUrl, paymentsTokenSecretArn, boletoTokenSecretArn, boletoTokenHeader, receiverName, tokenCacheTtlMs', 'maxBodyBytes must be a whole number from 1 to 524288, got "lots"', 'enqueueBudgetMs must be a whole number from 1 to 9000, got 20000', 'the BankWebhookEndpoint construct sets it'].join('.*')),
+    new RegExp(
+      [
+        'lacks queueUrl, paymentsTokenSecretArn, boletoTokenSecretArn, boletoTokenHeader, receiverName, tokenCacheTtlMs',
+        'maxBodyBytes must be a whole number from 1 to 524288, got "lots"',
+        'enqueueBudgetMs must be a whole number from 1 to 9000, got 20000',
+        'the BankWebhookEndpoint construct sets it',
+      ].join('.*'),
+    ),
   );
-  expect(() => readReceiverSettings({})).toThrow(`${RECEIVER_SETTINGS_ENV} is not set (the BankWebhookEndpoint construct sets it; redeploy rather than editing it)`);
-  expect(() => readReceiverSettings({ [RECEIVER_SETTINGS_ENV]: '{"queueUrl":' })).toThrow(`${RECEIVER_SETTINGS_ENV} is not JSON`);
+  expect(() => readReceiverSettings({})).toThrow(
+    `${RECEIVER_SETTINGS_ENV} is not set (the BankWebhookEndpoint construct sets it; redeploy rather than editing it)`,
+  );
+  expect(() => readReceiverSettings({ [RECEIVER_SETTINGS_ENV]: '{"queueUrl":' })).toThrow(
+    `${RECEIVER_SETTINGS_ENV} is not JSON`,
+  );
 });

@@ -18,7 +18,14 @@ function setup(values: string[][] | (() => Promise<string[]>)) {
     onStaleUse: (_arn, error) => stale.push(error),
     now: () => now,
   });
-  return { cache, loads, stale, advance: (ms: number) => { now += ms; } };
+  return {
+    cache,
+    loads,
+    stale,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
 }
 
 it('loads once and serves from memory until the TTL passes', async () => {
@@ -51,7 +58,9 @@ it('reloads after a mismatch at most once per refresh interval', async () => {
 
 it('keeps serving the previous values when a reload fails, and retries only after the interval', async () => {
   let fail = false;
-  const { cache, loads, stale, advance } = setup(() => (fail ? Promise.reject(new Error('Secrets Manager unavailable')) : Promise.resolve(['a'])));
+  const { cache, loads, stale, advance } = setup(() =>
+    fail ? Promise.reject(new Error('Secrets Manager unavailable')) : Promise.resolve(['a']),
+  );
   await cache.get('arn', CURRENT);
   fail = true;
   advance(60_000);
@@ -75,7 +84,10 @@ it('caches each stage on its own: reading AWSPENDING neither reloads nor replace
   const stages: Record<string, string[]> = { AWSCURRENT: ['current'], AWSPENDING: [] };
   const loads: string[] = [];
   const cache = new TokenCache({
-    load: (arn, stage) => { loads.push(`${arn} ${stage}`); return Promise.resolve(stages[stage]); },
+    load: (arn, stage) => {
+      loads.push(`${arn} ${stage}`);
+      return Promise.resolve(stages[stage]);
+    },
     ttlMs: 60_000,
     mismatchRefreshIntervalMs: 1_000,
     now: () => 0,

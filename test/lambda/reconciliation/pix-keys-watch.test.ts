@@ -9,18 +9,46 @@ import { MemoryWatchStates } from '../../support/memory-records';
 
 const URL = 'https://pix-webhooks.example.com';
 const RECORD = '/cdk-bank-webhooks/applied/Stack/PixKey';
-const CONNECTION = { baseUrl: 'https://api-pix.example', tokenUrl: 'https://api-pix.example/oauth/token', credentialsSecretArn: 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:pix' };
+const CONNECTION = {
+  baseUrl: 'https://api-pix.example',
+  tokenUrl: 'https://api-pix.example/oauth/token',
+  credentialsSecretArn: 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:pix',
+};
 
 function deps(output: string | undefined, held: Map<string, string>): WatchDeps {
   return {
-    settings: { contracts: [], pixKeysOutput: 'PixKeysWatched', repair: false, stackId: 'arn:aws:cloudformation:sa-east-1:111111111111:stack/Stack/1' },
-    registrations: pixRegistrations(() => ({
-      putWebhook: async (chave, url) => { held.set(chave, url); },
-      getWebhook: async (chave) => (held.has(chave) ? { webhookUrl: held.get(chave)! } : undefined),
-      deleteWebhook: async (chave) => held.delete(chave),
-    }), CONNECTION),
-    steps: { deadline: Date.now() + 5_000, tokenValue: () => Promise.reject(new Error('none')), log: { info: () => undefined, warn: () => undefined, error: () => undefined }, sleep: () => Promise.resolve() },
-    readRecord: async () => ({ format: 1, resourceType: 'Custom::BankPixKeyWebhook', appliedAt: '2026-11-27T00:00:00Z', requestId: 'r', subject: 'pix-webhook/x', spec: { chave: 'pix@example.com', url: URL }, stackId: 'arn:aws:cloudformation:sa-east-1:111111111111:stack/Stack/1' }) as never,
+    settings: {
+      contracts: [],
+      pixKeysOutput: 'PixKeysWatched',
+      repair: false,
+      stackId: 'arn:aws:cloudformation:sa-east-1:111111111111:stack/Stack/1',
+    },
+    registrations: pixRegistrations(
+      () => ({
+        putWebhook: async (chave, url) => {
+          held.set(chave, url);
+        },
+        getWebhook: async (chave) => (held.has(chave) ? { webhookUrl: held.get(chave)! } : undefined),
+        deleteWebhook: async (chave) => held.delete(chave),
+      }),
+      CONNECTION,
+    ),
+    steps: {
+      deadline: Date.now() + 5_000,
+      tokenValue: () => Promise.reject(new Error('none')),
+      log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+      sleep: () => Promise.resolve(),
+    },
+    readRecord: async () =>
+      ({
+        format: 1,
+        resourceType: 'Custom::BankPixKeyWebhook',
+        appliedAt: '2026-11-27T00:00:00Z',
+        requestId: 'r',
+        subject: 'pix-webhook/x',
+        spec: { chave: 'pix@example.com', url: URL },
+        stackId: 'arn:aws:cloudformation:sa-east-1:111111111111:stack/Stack/1',
+      }) as never,
     tokens: { version: async () => undefined, accepted: async () => [] },
     states: new MemoryWatchStates(),
     stackStatus: async () => 'UPDATE_COMPLETE',
@@ -32,16 +60,25 @@ function deps(output: string | undefined, held: Map<string, string>): WatchDeps 
 it('watches each key the output names: in sync, and drift when the provider dropped one', async () => {
   const held = new Map([['pix@example.com', URL]]);
   const output = JSON.stringify({ url: URL, keys: [['pix@example.com', RECORD]] });
-  expect(await watchRegistrations(deps(output, held))).toEqual([{ registration: 'pix pix@example.com', state: 'in-sync', drift: [], repaired: false }]);
+  expect(await watchRegistrations(deps(output, held))).toEqual([
+    { registration: 'pix pix@example.com', state: 'in-sync', drift: [], repaired: false },
+  ]);
   held.clear();
-  expect(await watchRegistrations(deps(output, held))).toEqual([expect.objectContaining({ registration: 'pix pix@example.com', state: 'drift', drift: ['missing'] })]);
+  expect(await watchRegistrations(deps(output, held))).toEqual([
+    expect.objectContaining({ registration: 'pix pix@example.com', state: 'drift', drift: ['missing'] }),
+  ]);
 });
 
 it.each([
   [undefined, 'is missing or not JSON'],
   ['not json', 'is missing or not JSON'],
   [JSON.stringify({ url: URL, keys: [['PIX@EXAMPLE.COM', RECORD]] }), 'is not a list of Pix keys with their records'],
-  [JSON.stringify({ url: URL, keys: [['pix@example.com', '/somewhere/else']] }), 'is not a list of Pix keys with their records'],
+  [
+    JSON.stringify({ url: URL, keys: [['pix@example.com', '/somewhere/else']] }),
+    'is not a list of Pix keys with their records',
+  ],
 ])('fails, naming the output, when it is %j', async (output, why) => {
-  await expect(watchRegistrations(deps(output, new Map()))).rejects.toThrow(`The stack's output PixKeysWatched${why.startsWith('is missing') ? ' (the Pix keys it deployed)' : ''} ${why}`);
+  await expect(watchRegistrations(deps(output, new Map()))).rejects.toThrow(
+    `The stack's output PixKeysWatched${why.startsWith('is missing') ? ' (the Pix keys it deployed)' : ''} ${why}`,
+  );
 });

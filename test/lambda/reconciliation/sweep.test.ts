@@ -7,14 +7,23 @@ import { SweepDefaults, SweepMetric } from '../../../contracts/reconciliation';
 import { EMPTY_RECORD, type SubjectRecord } from '../../../lambda/store/subject-store';
 import { MemoryLookMarkers } from '../../support/processor-records';
 import { recentDays, sweep, type SweepDeps } from '../../../lambda/reconciliation/sweep';
-import { holdsSettlement, listedSettlement, settledBoletoListing, type SettledBoletosLister } from '../../../lambda/bank/cooperative/listing';
+import {
+  holdsSettlement,
+  listedSettlement,
+  settledBoletoListing,
+  type SettledBoletosLister,
+} from '../../../lambda/bank/cooperative/listing';
 
 const BENEFICIARIO = '54321';
 const PAGE = 50;
 /** 2026-11-23 15:00 in São Paulo (18:00 UTC). */
 const NOON_ISH = Date.parse('2026-11-23T18:00:00Z');
 
-interface Listed { readonly nossoNumero: string; readonly cents: number; readonly beneficiario?: string }
+interface Listed {
+  readonly nossoNumero: string;
+  readonly cents: number;
+  readonly beneficiario?: string;
+}
 
 /** A bank's listing by ISO day, paged as the bank pages it, and everything the sweep did. */
 function fakeWorld(options: { now?: number } = {}) {
@@ -38,42 +47,92 @@ function fakeWorld(options: { now?: number } = {}) {
       const day = isoOf(dia);
       const all = listings.get(day) ?? [];
       const items = all.slice((pagina - 1) * PAGE, pagina * PAGE).map((l) => ({
-        codigoBeneficiario: l.beneficiario ?? BENEFICIARIO, nossoNumero: l.nossoNumero, dataPagamento: `${day} 00:00:00.0`, valorLiquidado: l.cents / 100, tipoLiquidacao: 'PIX',
+        codigoBeneficiario: l.beneficiario ?? BENEFICIARIO,
+        nossoNumero: l.nossoNumero,
+        dataPagamento: `${day} 00:00:00.0`,
+        valorLiquidado: l.cents / 100,
+        tipoLiquidacao: 'PIX',
       }));
       return { items, hasNext: pagina * PAGE < all.length };
     },
   };
   const deps: SweepDeps = {
-    settings: { idempotencyTableName: 't', queueUrl: 'q', lookbackDays: 3, paymentMaxAgeDays: 7, maxPaymentLooksPerSweep: 1_000, maxListingCallsPerSweep: 1_000, maxListingPage: 1_000, safetyMarginMs: 10_000, receiverName: 'r' },
+    settings: {
+      idempotencyTableName: 't',
+      queueUrl: 'q',
+      lookbackDays: 3,
+      paymentMaxAgeDays: 7,
+      maxPaymentLooksPerSweep: 1_000,
+      maxListingCallsPerSweep: 1_000,
+      maxListingPage: 1_000,
+      safetyMarginMs: 10_000,
+      receiverName: 'r',
+    },
     codigoBeneficiario: BENEFICIARIO,
-    listings: [{
-      listing: settledBoletoListing({ listSettledBoletos: (...args) => bank.listSettledBoletos(...args) }, BENEFICIARIO, PAGE),
-      cursors: {
-        read: async (day) => cursors.get(day),
-        write: async (day, cursor) => { cursors.set(day, cursor); },
+    listings: [
+      {
+        listing: settledBoletoListing(
+          { listSettledBoletos: (...args) => bank.listSettledBoletos(...args) },
+          BENEFICIARIO,
+          PAGE,
+        ),
+        cursors: {
+          read: async (day) => cursors.get(day),
+          write: async (day, cursor) => {
+            cursors.set(day, cursor);
+          },
+        },
+        daysBack: () => recentDays(lookback.days)(),
       },
-      daysBack: () => recentDays(lookback.days)(),
-    }],
+    ],
     readRecord: async (id) => records.get(id) ?? EMPTY_RECORD,
     pendingPayments: {
-      async *list() { yield* [...pending]; },
-      giveUp: async (payment) => { givenUp.push(payment.subjectId); },
+      async *list() {
+        yield* [...pending];
+      },
+      giveUp: async (payment) => {
+        givenUp.push(payment.subjectId);
+      },
     },
     markers,
-    send: async (bodies) => { sent.push(...bodies); },
-    count: (metric, value = 1) => { counts[metric] = (counts[metric] ?? 0) + value; },
+    send: async (bodies) => {
+      sent.push(...bodies);
+    },
+    count: (metric, value = 1) => {
+      counts[metric] = (counts[metric] ?? 0) + value;
+    },
     logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
     now: () => now,
   };
   return {
-    deps, bank, listings, lookback, records, cursors, pending, sent, calls, counts, givenUp, markers,
-    setNow: (value: number) => { now = value; },
+    deps,
+    bank,
+    listings,
+    lookback,
+    records,
+    cursors,
+    pending,
+    sent,
+    calls,
+    counts,
+    givenUp,
+    markers,
+    setNow: (value: number) => {
+      now = value;
+    },
     /** What the processor does with a look: the record then holds the settlement the bank shows. */
     publish(day: string, listed: Listed) {
       const id = `${day}:${listed.cents}`;
       records.set(`boleto:${BENEFICIARIO}:${listed.nossoNumero}`, {
-        ...EMPTY_RECORD, version: 1, sequence: 1, history: [`${StatusClass.SETTLED}:${id}`],
-        state: { status: 'LIQUIDADO', statusClass: StatusClass.SETTLED, settlement: { id, date: day, amount: { cents: listed.cents, decimal: (listed.cents / 100).toFixed(2) } } },
+        ...EMPTY_RECORD,
+        version: 1,
+        sequence: 1,
+        history: [`${StatusClass.SETTLED}:${id}`],
+        state: {
+          status: 'LIQUIDADO',
+          statusClass: StatusClass.SETTLED,
+          settlement: { id, date: day, amount: { cents: listed.cents, decimal: (listed.cents / 100).toFixed(2) } },
+        },
       });
     },
     looked: () => sent.map((body) => decodeLookRequest(body)!.subject),
@@ -81,7 +140,8 @@ function fakeWorld(options: { now?: number } = {}) {
 }
 
 /** A nine-digit nossoNumero, as the bank writes them, named by a letter and a number. */
-const n = (prefix: string, i: number): string => `${prefix.charCodeAt(0) - 55}`.padStart(2, '0') + String(i).padStart(7, '0');
+const n = (prefix: string, i: number): string =>
+  `${prefix.charCodeAt(0) - 55}`.padStart(2, '0') + String(i).padStart(7, '0');
 
 const settlements = (prefix: string, count: number, from = 0): Listed[] =>
   Array.from({ length: count }, (_, i) => ({ nossoNumero: n(prefix, from + i), cents: 10_000 + from + i }));
@@ -90,13 +150,15 @@ const FAR = NOON_ISH + 3_600_000;
 
 const sweepWith = (deps: SweepDeps) => sweep(deps, FAR);
 
-it('reads today and the last 3 days in the bank\'s time zone, and asks the processor to verify each settlement no record holds, as a reconciliation', async () => {
+it("reads today and the last 3 days in the bank's time zone, and asks the processor to verify each settlement no record holds, as a reconciliation", async () => {
   const world = fakeWorld();
   world.listings.set('2026-11-23', settlements('T', 3));
   world.listings.set('2026-11-21', settlements('B', 2));
   const report = await sweep(world.deps, FAR);
   expect(world.calls.map((c) => c.dia)).toEqual(['23/11/2026', '22/11/2026', '21/11/2026', '20/11/2026']);
-  expect(world.looked()).toEqual([...settlements('T', 3), ...settlements('B', 2)].map((l) => ({ kind: 'boleto', nossoNumero: l.nossoNumero })));
+  expect(world.looked()).toEqual(
+    [...settlements('T', 3), ...settlements('B', 2)].map((l) => ({ kind: 'boleto', nossoNumero: l.nossoNumero })),
+  );
   const request = decodeLookRequest(world.sent[0])!;
   expect(request.trigger).toBe(EventTrigger.RECONCILIATION);
   expect(request.reason).toContain('2026-11-23');
@@ -111,7 +173,11 @@ it('asks nothing about a settlement a webhook already published, and nothing at 
   world.listings.set('2026-11-23', today);
   world.publish('2026-11-23', today[1]);
   await sweep(world.deps, FAR);
-  expect(world.looked().map((s) => (s as { nossoNumero: string }).nossoNumero)).toEqual([n('T', 0), n('T', 2), n('T', 3)]);
+  expect(world.looked().map((s) => (s as { nossoNumero: string }).nossoNumero)).toEqual([
+    n('T', 0),
+    n('T', 2),
+    n('T', 3),
+  ]);
   for (const listed of today) world.publish('2026-11-23', listed);
   world.sent.length = 0;
   world.calls.length = 0;
@@ -122,7 +188,7 @@ it('asks nothing about a settlement a webhook already published, and nothing at 
   expect(again).toMatchObject({ settlementsToVerify: 0, settlementsKnown: 0 });
 });
 
-it('reads every page; when stopped half-way it resumes from the day\'s cursor and never asks twice about what it handled', async () => {
+it("reads every page; when stopped half-way it resumes from the day's cursor and never asks twice about what it handled", async () => {
   const world = fakeWorld();
   const day = settlements('P', 120);
   world.listings.set('2026-11-23', day);
@@ -143,7 +209,10 @@ it('reads every page; when stopped half-way it resumes from the day\'s cursor an
   world.calls.length = 0;
   const second = await sweep(world.deps, FAR);
   expect(second.complete).toBe(true);
-  expect(world.calls.slice(0, 2)).toEqual([{ dia: '23/11/2026', pagina: 2 }, { dia: '23/11/2026', pagina: 3 }]);
+  expect(world.calls.slice(0, 2)).toEqual([
+    { dia: '23/11/2026', pagina: 2 },
+    { dia: '23/11/2026', pagina: 3 },
+  ]);
   const asked = world.looked().map((s) => (s as { nossoNumero: string }).nossoNumero);
   expect(asked).toHaveLength(120);
   expect(new Set(asked).size).toBe(120);
@@ -156,7 +225,12 @@ it('asks only about settlements added to a day since the last sweep (the listing
   world.listings.set('2026-11-23', settlements('G', 53));
   world.sent.length = 0;
   await sweep(world.deps, FAR);
-  expect(world.looked().map((s) => (s as { nossoNumero: string }).nossoNumero)).toEqual([n('G', 49), n('G', 50), n('G', 51), n('G', 52)]);
+  expect(world.looked().map((s) => (s as { nossoNumero: string }).nossoNumero)).toEqual([
+    n('G', 49),
+    n('G', 50),
+    n('G', 51),
+    n('G', 52),
+  ]);
 });
 
 it('reads a day again from its first page when a settlement before the cursor dropped out (reversed), skipping nothing and asking nothing twice', async () => {
@@ -175,7 +249,7 @@ it('reads a day again from its first page when a settlement before the cursor dr
   expect(world.calls.filter((c) => c.dia === '23/11/2026').map((c) => c.pagina)).toEqual([2, 1, 2]);
 });
 
-it('names the bank\'s day at 22:30 in São Paulo (01:30 UTC the next day) as that day', () => {
+it("names the bank's day at 22:30 in São Paulo (01:30 UTC the next day) as that day", () => {
   const at = Date.parse('2026-11-24T01:30:00Z');
   expect(bankDay(at)).toEqual({ iso: '2026-11-23', dia: '23/11/2026' });
   expect(bankDay(at, 3)).toEqual({ iso: '2026-11-20', dia: '20/11/2026' });
@@ -184,7 +258,12 @@ it('names the bank\'s day at 22:30 in São Paulo (01:30 UTC the next day) as tha
 
 it('skips a listing item of another beneficiary or with no nossoNumero of up to nine digits, and zero-pads a shorter one', async () => {
   const world = fakeWorld();
-  world.listings.set('2026-11-23', [{ nossoNumero: '100000001', cents: 100, beneficiario: '99999' }, { nossoNumero: '', cents: 200 }, { nossoNumero: 'X1', cents: 250 }, { nossoNumero: '1234567', cents: 300 }]);
+  world.listings.set('2026-11-23', [
+    { nossoNumero: '100000001', cents: 100, beneficiario: '99999' },
+    { nossoNumero: '', cents: 200 },
+    { nossoNumero: 'X1', cents: 250 },
+    { nossoNumero: '1234567', cents: 300 },
+  ]);
   await sweep(world.deps, FAR);
   expect(world.looked()).toEqual([{ kind: 'boleto', nossoNumero: '001234567' }]);
 });
@@ -193,7 +272,10 @@ it('stops a day whose listing answers the same page again (a bank ignoring pagin
   const world = fakeWorld();
   world.listings.set('2026-11-23', settlements('S', 3));
   const listed = world.bank.listSettledBoletos;
-  world.bank.listSettledBoletos = async (codigo, dia, _pagina, deadline) => ({ ...(await listed(codigo, dia, 1, deadline)), hasNext: true });
+  world.bank.listSettledBoletos = async (codigo, dia, _pagina, deadline) => ({
+    ...(await listed(codigo, dia, 1, deadline)),
+    hasNext: true,
+  });
   world.lookback.days = 0;
   const report = await sweep(world.deps, FAR);
   expect(report.complete).toBe(false);
@@ -206,7 +288,9 @@ it('reads on past a full page whose hasNext is missing, and ends the day at a pa
   const world = fakeWorld();
   world.listings.set('2026-11-23', settlements('M', 120));
   const listed = world.bank.listSettledBoletos;
-  world.bank.listSettledBoletos = async (codigo, dia, pagina, deadline) => ({ items: (await listed(codigo, dia, pagina, deadline)).items });
+  world.bank.listSettledBoletos = async (codigo, dia, pagina, deadline) => ({
+    items: (await listed(codigo, dia, pagina, deadline)).items,
+  });
   world.lookback.days = 0;
   const report = await sweep(world.deps, FAR);
   expect(world.looked()).toHaveLength(120);
@@ -216,7 +300,9 @@ it('reads on past a full page whose hasNext is missing, and ends the day at a pa
   const exact = fakeWorld();
   exact.listings.set('2026-11-23', settlements('N', 100));
   const listedExact = exact.bank.listSettledBoletos;
-  exact.bank.listSettledBoletos = async (codigo, dia, pagina, deadline) => ({ items: (await listedExact(codigo, dia, pagina, deadline)).items });
+  exact.bank.listSettledBoletos = async (codigo, dia, pagina, deadline) => ({
+    items: (await listedExact(codigo, dia, pagina, deadline)).items,
+  });
   exact.lookback.days = 0;
   await sweep(exact.deps, FAR);
   expect(exact.calls.map((c) => c.pagina)).toEqual([1, 2, 3]);
@@ -248,7 +334,14 @@ it('makes at most maxListingCallsPerSweep listing calls, still looks at pending 
   expect(world.calls.map((c) => c.pagina)).toEqual([1, 2, 2, 3]);
   expect(second.complete).toBe(false);
   await sweep(capped, FAR);
-  expect(new Set(world.looked().filter((s) => s.kind === 'boleto').map((s) => (s as { nossoNumero: string }).nossoNumero)).size).toBe(4 * PAGE);
+  expect(
+    new Set(
+      world
+        .looked()
+        .filter((s) => s.kind === 'boleto')
+        .map((s) => (s as { nossoNumero: string }).nossoNumero),
+    ).size,
+  ).toBe(4 * PAGE);
 });
 
 it('holds a settlement only when the record has that day and amount', () => {
@@ -262,7 +355,10 @@ it('holds a settlement only when the record has that day and amount', () => {
   expect(listedSettlement({ dataPagamento: 'yesterday', valorLiquidado: 150.5 })).toBeUndefined();
   expect(holdsSettlement(record('settled:2026-11-23:15050'), undefined)).toBe(false);
   // Published, then reversed (the record is open): listed settled again, it may be a settlement again of the same amount: look.
-  const reversed: SubjectRecord = { ...record('settled:2026-11-23:15050'), state: { status: 'EM CARTEIRA', statusClass: StatusClass.OPEN } };
+  const reversed: SubjectRecord = {
+    ...record('settled:2026-11-23:15050'),
+    state: { status: 'EM CARTEIRA', statusClass: StatusClass.OPEN },
+  };
   expect(holdsSettlement(reversed, listed)).toBe(false);
 });
 
@@ -285,7 +381,8 @@ it('looks again at every pending payment, and gives up (with a metric) those pen
 
 it('sends no second look for a payment whose last one is still in flight: four sweeps with processing behind send one look each', async () => {
   const world = fakeWorld();
-  for (let i = 0; i < 6; i++) world.pending.push({ subjectId: `payment:pix:P${i}`, pendingSince: NOON_ISH - 3_600_000 + i });
+  for (let i = 0; i < 6; i++)
+    world.pending.push({ subjectId: `payment:pix:P${i}`, pendingSince: NOON_ISH - 3_600_000 + i });
   for (let round = 0; round < 4; round++) {
     world.setNow(NOON_ISH + round * 15 * 60_000);
     await sweep(world.deps, NOON_ISH + round * 15 * 60_000 + 60_000);
@@ -307,7 +404,8 @@ it('sends at most maxPaymentLooksPerSweep looks a sweep, the oldest payments fir
   const world = fakeWorld();
   world.deps = { ...world.deps, settings: { ...world.deps.settings, maxPaymentLooksPerSweep: 3 } };
   // The index lists them oldest first.
-  for (let i = 0; i < 5; i++) world.pending.push({ subjectId: `payment:pix:Q${i}`, pendingSince: NOON_ISH - 3_600_000 + i });
+  for (let i = 0; i < 5; i++)
+    world.pending.push({ subjectId: `payment:pix:Q${i}`, pendingSince: NOON_ISH - 3_600_000 + i });
   const report = await sweepWith(world.deps);
   expect(world.looked().map((s) => (s as { idTransacao: string }).idTransacao)).toEqual(['Q0', 'Q1', 'Q2']);
   expect(report.paymentsToVerify).toBe(3);

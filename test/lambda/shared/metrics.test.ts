@@ -5,7 +5,7 @@ function counterFor() {
   return metricCounter({ namespace: 'Test', serviceName: 'svc', receiverName: 'Billing/Receiver' });
 }
 
-it('writes each count at once as its own EMF line, with its dimensions and details and nobody else\'s', async () => {
+it("writes each count at once as its own EMF line, with its dimensions and details and nobody else's", async () => {
   const count = counterFor();
   const { output } = await captureOutput(async () => {
     // Interleaved as concurrent records of a batch count.
@@ -18,25 +18,56 @@ it('writes each count at once as its own EMF line, with its dimensions and detai
 
   const lines = jsonLogLines(output);
   expect(lines).toHaveLength(3);
-  expect(lines[0]).toMatchObject({ service: 'svc', receiver: 'Billing/Receiver', DetailType: 'Boleto Settled', Published: 1, idempotencyKey: 'k1' });
+  expect(lines[0]).toMatchObject({
+    service: 'svc',
+    receiver: 'Billing/Receiver',
+    DetailType: 'Boleto Settled',
+    Published: 1,
+    idempotencyKey: 'k1',
+  });
   expect(lines[1]).toMatchObject({ service: 'svc', Duplicates: 1 });
   expect(lines[1]).not.toHaveProperty('DetailType');
   expect(lines[1]).not.toHaveProperty('idempotencyKey');
   expect(lines[2]).toMatchObject({ DetailType: 'Pix Paid', Published: 1, idempotencyKey: 'k2' });
   // Details are fields of the line, not dimensions: they do not multiply CloudWatch metrics.
-  const aws = lines[0]._aws as { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
-  expect(aws.CloudWatchMetrics[0]).toEqual({ Namespace: 'Test', Dimensions: [['service', 'receiver', 'DetailType']], Metrics: [{ Name: 'Published', Unit: 'Count' }] });
+  const aws = lines[0]._aws as {
+    CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[];
+  };
+  expect(aws.CloudWatchMetrics[0]).toEqual({
+    Namespace: 'Test',
+    Dimensions: [['service', 'receiver', 'DetailType']],
+    Metrics: [{ Name: 'Published', Unit: 'Count' }],
+  });
 });
 
 it('writes raw JSON lines CloudWatch reads as metrics, and a detail never overrides a dimension or the count', () => {
   const lines: string[] = [];
-  const count = metricCounter({ namespace: 'Test', serviceName: 'svc', receiverName: 'Billing/Receiver', write: (line) => lines.push(line) });
+  const count = metricCounter({
+    namespace: 'Test',
+    serviceName: 'svc',
+    receiverName: 'Billing/Receiver',
+    write: (line) => lines.push(line),
+  });
   const before = Date.now();
-  count('Stored', { Route: 'boleto' }, { message: 'Notification stored', service: 'other', receiver: 'another', Route: 'payments', Stored: '7' });
+  count(
+    'Stored',
+    { Route: 'boleto' },
+    { message: 'Notification stored', service: 'other', receiver: 'another', Route: 'payments', Stored: '7' },
+  );
 
   expect(lines).toHaveLength(1);
-  const line = JSON.parse(lines[0]) as Record<string, unknown> & { _aws: { Timestamp: number; CloudWatchMetrics: unknown[] } };
-  expect(line).toMatchObject({ message: 'Notification stored', service: 'svc', receiver: 'Billing/Receiver', Route: 'boleto', Stored: 1 });
+  const line = JSON.parse(lines[0]) as Record<string, unknown> & {
+    _aws: { Timestamp: number; CloudWatchMetrics: unknown[] };
+  };
+  expect(line).toMatchObject({
+    message: 'Notification stored',
+    service: 'svc',
+    receiver: 'Billing/Receiver',
+    Route: 'boleto',
+    Stored: 1,
+  });
   expect(line._aws.Timestamp).toBeGreaterThanOrEqual(before);
-  expect(line._aws.CloudWatchMetrics).toEqual([{ Namespace: 'Test', Dimensions: [['service', 'receiver', 'Route']], Metrics: [{ Name: 'Stored', Unit: 'Count' }] }]);
+  expect(line._aws.CloudWatchMetrics).toEqual([
+    { Namespace: 'Test', Dimensions: [['service', 'receiver', 'Route']], Metrics: [{ Name: 'Stored', Unit: 'Count' }] },
+  ]);
 });

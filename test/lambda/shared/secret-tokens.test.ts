@@ -34,7 +34,9 @@ it('gives both values during a rotation, the pending one last', async () => {
 
 it('refuses a secret whose current value is empty, saying how to store the token', async () => {
   const arn = secretsManager.createSecret('stage-empty', '');
-  await expect(loadStageToken(client, arn, 'AWSCURRENT', 2_000)).rejects.toThrow(`Secret ${arn} has no AWSCURRENT string value: store the token as the secret's plain text value`);
+  await expect(loadStageToken(client, arn, 'AWSCURRENT', 2_000)).rejects.toThrow(
+    `Secret ${arn} has no AWSCURRENT string value: store the token as the secret's plain text value`,
+  );
   await expect(loadAcceptedTokens(client, arn, 2_000)).rejects.toThrow('has no AWSCURRENT string value');
 });
 

@@ -2,7 +2,8 @@ import { findHeader, tokenMatches } from '../../../lambda/shared/token-check';
 
 describe('tokenMatches', () => {
   it('matches the exact value', () => expect(tokenMatches('abc123', ['abc123'])).toBe(true));
-  it('matches any of several accepted values (current and pending)', () => expect(tokenMatches('new', ['old', 'new'])).toBe(true));
+  it('matches any of several accepted values (current and pending)', () =>
+    expect(tokenMatches('new', ['old', 'new'])).toBe(true));
   it.each([
     ['a different value of the same length', 'abc124'],
     ['a prefix', 'abc'],
@@ -14,7 +15,8 @@ describe('tokenMatches', () => {
     expect(tokenMatches(undefined, ['abc123'])).toBe(false);
     expect(tokenMatches('', ['abc123', ''])).toBe(false);
   });
-  it('ignores empty accepted values, so an empty secret authenticates nobody', () => expect(tokenMatches('x', ['', 'y'])).toBe(false));
+  it('ignores empty accepted values, so an empty secret authenticates nobody', () =>
+    expect(tokenMatches('x', ['', 'y'])).toBe(false));
   it('checks each call against the set it is given, reused or new (a rotation hands out a new set)', () => {
     const before = Object.freeze(['old']);
     expect(tokenMatches('old', before)).toBe(true);

@@ -4,8 +4,13 @@
  * never replaced by a retry, and a notification whose copy cannot be stored is never lost.
  */
 import {
-  CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, ListObjectVersionsCommand, PutBucketVersioningCommand,
-  PutObjectLockConfigurationCommand, type S3Client,
+  CreateBucketCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  ListObjectVersionsCommand,
+  PutBucketVersioningCommand,
+  PutObjectLockConfigurationCommand,
+  type S3Client,
 } from '@aws-sdk/client-s3';
 import { processBatch } from '../../../lambda/processor/batch';
 import { S3NotificationJournal } from '../../../lambda/store/journal';
@@ -19,26 +24,42 @@ let moto: Moto;
 let s3: S3Client;
 let bucketCount = 0;
 
-beforeAll(async () => { moto = await startMoto(); s3 = moto.s3(); }, 60_000);
-afterAll(async () => { await moto?.stop(); });
+beforeAll(async () => {
+  moto = await startMoto();
+  s3 = moto.s3();
+}, 60_000);
+afterAll(async () => {
+  await moto?.stop();
+});
 
 /** A bucket as the construct makes it: versioned, Object Lock in governance mode. */
 async function journalBucket(): Promise<string> {
   const name = `journal-${++bucketCount}`;
   await s3.send(new CreateBucketCommand({ Bucket: name, ObjectLockEnabledForBucket: true }));
   await s3.send(new PutBucketVersioningCommand({ Bucket: name, VersioningConfiguration: { Status: 'Enabled' } }));
-  await s3.send(new PutObjectLockConfigurationCommand({ Bucket: name, ObjectLockConfiguration: { ObjectLockEnabled: 'Enabled', Rule: { DefaultRetention: { Mode: 'GOVERNANCE', Days: 1827 } } } }));
+  await s3.send(
+    new PutObjectLockConfigurationCommand({
+      Bucket: name,
+      ObjectLockConfiguration: {
+        ObjectLockEnabled: 'Enabled',
+        Rule: { DefaultRetention: { Mode: 'GOVERNANCE', Days: 1827 } },
+      },
+    }),
+  );
   return name;
 }
 
-const keysUnder = async (bucket: string, prefix: string) => ((await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }))).Contents ?? []).map((c) => c.Key!);
-const text = async (bucket: string, key: string) => (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }))).Body!.transformToString();
+const keysUnder = async (bucket: string, prefix: string) =>
+  ((await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }))).Contents ?? []).map((c) => c.Key!);
+const text = async (bucket: string, key: string) =>
+  (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }))).Body!.transformToString();
 
 function withJournal(bucket: string) {
   const f = fakeDeps();
   return { ...f, deps: { ...f.deps, journal: new S3NotificationJournal(s3, bucket) } };
 }
-const run = (f: ReturnType<typeof withJournal>, records: ReturnType<typeof sqsRecord>[]) => processBatch({ Records: records }, contextWith(f.clock), f.deps);
+const run = (f: ReturnType<typeof withJournal>, records: ReturnType<typeof sqsRecord>[]) =>
+  processBatch({ Records: records }, contextWith(f.clock), f.deps);
 
 describe('the raw journal on S3 (moto)', () => {
   it('keeps each notification as the receiver stored it, listed by its day and by each subject it names; the trail says where', async () => {
@@ -59,7 +80,10 @@ describe('the raw journal on S3 (moto)', () => {
       const [entry] = await keysUnder(bucket, journalSubjectPrefix(`boleto:54321:${nine(id)}`));
       expect(journalKeyOfSubjectKey(entry)).toBe(key);
       const trail = (await f.store.read(`boleto:54321:${nine(id)}`)).trail ?? [];
-      expect(trail.find((e) => e.kind === TrailEntryKind.NOTIFICATION)).toMatchObject({ journalKey: key, requestId: 'req-journal-1' });
+      expect(trail.find((e) => e.kind === TrailEntryKind.NOTIFICATION)).toMatchObject({
+        journalKey: key,
+        requestId: 'req-journal-1',
+      });
     }
   });
 
@@ -85,7 +109,10 @@ describe('the raw journal on S3 (moto)', () => {
     expect(failed.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
     expect(f.published).toHaveLength(1);
     expect(f.counts[ProcessorMetric.JOURNAL_FAILURES]).toBe(1);
-    expect(f.logs.find((l) => l.level === 'ERROR')).toMatchObject({ message: expect.stringContaining('could not be written to the journal'), extra: { requestId: 'req-outage' } });
+    expect(f.logs.find((l) => l.level === 'ERROR')).toMatchObject({
+      message: expect.stringContaining('could not be written to the journal'),
+      extra: { requestId: 'req-outage' },
+    });
 
     // S3 is back: the retry stores the copy and publishes nothing again.
     await s3.send(new CreateBucketCommand({ Bucket: 'journal-not-made-yet' }));
@@ -100,10 +127,20 @@ describe('the raw journal on S3 (moto)', () => {
     f.bank.settle('1001');
     const record = sqsRecord('boleto', boletoEvent('1001'), { receiveCount: 5 });
     expect((await run(f, [record])).batchItemFailures).toEqual([]);
-    expect(f.quarantined).toEqual([{ messageId: record.messageId, reason: expect.stringContaining('failed on its last receive (5 of 5): the raw journal could not store notifications/2025-06-03/') }]);
+    expect(f.quarantined).toEqual([
+      {
+        messageId: record.messageId,
+        reason: expect.stringContaining(
+          'failed on its last receive (5 of 5): the raw journal could not store notifications/2025-06-03/',
+        ),
+      },
+    ]);
     expect(f.published).toHaveLength(1);
     const trail = (await f.store.read(`boleto:54321:${nine('1001')}`)).trail ?? [];
-    expect(trail[trail.length - 1]).toMatchObject({ kind: TrailEntryKind.QUARANTINED, reason: expect.stringContaining('raw journal') });
+    expect(trail[trail.length - 1]).toMatchObject({
+      kind: TrailEntryKind.QUARANTINED,
+      reason: expect.stringContaining('raw journal'),
+    });
   });
 
   it('journals a notification it cannot read (unknown Content-Encoding) before quarantining it', async () => {
@@ -117,11 +154,15 @@ describe('the raw journal on S3 (moto)', () => {
     expect(await keysUnder(bucket, 'notifications/')).toHaveLength(1);
   });
 
-  it('does not journal again the rest of a notification it sends back for lack of time: the rest carries the first copy\'s key', async () => {
+  it("does not journal again the rest of a notification it sends back for lack of time: the rest carries the first copy's key", async () => {
     const bucket = await journalBucket();
     const f = withJournal(bucket);
     for (let i = 1; i <= 30; i++) f.bank.settle(String(1000 + i));
-    const record = sqsRecord('boleto', Array.from({ length: 30 }, (_, i) => boletoEvent(String(1001 + i))), { requestId: 'req-big' });
+    const record = sqsRecord(
+      'boleto',
+      Array.from({ length: 30 }, (_, i) => boletoEvent(String(1001 + i))),
+      { requestId: 'req-big' },
+    );
     await processBatch({ Records: [record] }, contextWith(f.clock, 2_000), f.deps);
     expect(f.requeued).toHaveLength(1);
     const rest = decodeStoredNotification(f.requeued[0]).notification;

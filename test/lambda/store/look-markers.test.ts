@@ -15,7 +15,7 @@ const T = 1_800_000_000_000;
 
 describe.each([
   ['on the table (dynalite)', () => new DynamoDbLookMarkers(dynamo.client, 'markers')],
-  ['in memory (the tests\' fake)', () => new MemoryLookMarkers()],
+  ["in memory (the tests' fake)", () => new MemoryLookMarkers()],
 ])('look markers %s', (_where, make: () => LookMarkers) => {
   let n = 0;
   const subject = () => `payment:pix:E${++n}${Date.now()}`;
@@ -48,12 +48,19 @@ describe.each([
   });
 });
 
-it('keeps a marker beside the subject\'s record, never in it, with a TTL that outlasts its expiry', async () => {
+it("keeps a marker beside the subject's record, never in it, with a TTL that outlasts its expiry", async () => {
   const markers = new DynamoDbLookMarkers(dynamo.client, 'markers');
   await markers.claim('payment:pix:E1', 'a', T, T - 1_000);
-  const { Item } = await dynamo.client.send(new GetItemCommand({ TableName: 'markers', Key: { [IdempotencyTable.KEY]: { S: lookMarkerKey('payment:pix:E1') } } }));
+  const { Item } = await dynamo.client.send(
+    new GetItemCommand({
+      TableName: 'markers',
+      Key: { [IdempotencyTable.KEY]: { S: lookMarkerKey('payment:pix:E1') } },
+    }),
+  );
   expect(Item?.owner?.S).toBe('a');
   expect(Number(Item?.[IdempotencyTable.TTL]?.N)).toBeGreaterThan(T / 1000);
-  const record = await dynamo.client.send(new GetItemCommand({ TableName: 'markers', Key: { [IdempotencyTable.KEY]: { S: 'payment:pix:E1' } } }));
+  const record = await dynamo.client.send(
+    new GetItemCommand({ TableName: 'markers', Key: { [IdempotencyTable.KEY]: { S: 'payment:pix:E1' } } }),
+  );
   expect(record.Item).toBeUndefined();
 });

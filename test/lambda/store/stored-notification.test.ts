@@ -1,7 +1,17 @@
-import { decodeStoredNotification, encodeStoredNotification, sqsAttributeText } from '../../../lambda/store/stored-notification';
+import {
+  decodeStoredNotification,
+  encodeStoredNotification,
+  sqsAttributeText,
+} from '../../../lambda/store/stored-notification';
 import { MAX_BODY_BYTES_LIMIT, QUARANTINE_REASON_BYTES, SQS_MAX_MESSAGE_BYTES } from '../../../contracts/receiver';
 
-const meta = { route: 'boleto' as const, receivedAt: '2025-06-03T17:05:09.120Z', requestId: 'r1', sourceIp: '203.0.113.1', contentType: 'application/json' };
+const meta = {
+  route: 'boleto' as const,
+  receivedAt: '2025-06-03T17:05:09.120Z',
+  requestId: 'r1',
+  sourceIp: '203.0.113.1',
+  contentType: 'application/json',
+};
 
 describe('the stored notification envelope', () => {
   it('carries a UTF-8 body as text, with its metadata', () => {
@@ -36,15 +46,24 @@ describe('the stored notification envelope', () => {
   });
 
   it('keeps the journal key the processor puts on the rest of a notification it sends again', () => {
-    const message = encodeStoredNotification({ ...meta, journalKey: 'notifications/2025-06-03/17-05-09.120Z-r1.json' }, Buffer.from('[]'));
-    expect(decodeStoredNotification(message).notification.journalKey).toBe('notifications/2025-06-03/17-05-09.120Z-r1.json');
+    const message = encodeStoredNotification(
+      { ...meta, journalKey: 'notifications/2025-06-03/17-05-09.120Z-r1.json' },
+      Buffer.from('[]'),
+    );
+    expect(decodeStoredNotification(message).notification.journalKey).toBe(
+      'notifications/2025-06-03/17-05-09.120Z-r1.json',
+    );
   });
 
-  it('keeps the receiver\'s trace id, and leaves out one that is not a trace id (anyone who may send to the queue writes the envelope) without refusing the notification', () => {
+  it("keeps the receiver's trace id, and leaves out one that is not a trace id (anyone who may send to the queue writes the envelope) without refusing the notification", () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
-    expect(decodeStoredNotification(encodeStoredNotification({ ...meta, traceId }, Buffer.from('[]'))).notification.traceId).toBe(traceId);
+    expect(
+      decodeStoredNotification(encodeStoredNotification({ ...meta, traceId }, Buffer.from('[]'))).notification.traceId,
+    ).toBe(traceId);
     for (const forged of ['not-a-trace', `${traceId}\n`, 'A'.repeat(32), '0'.repeat(32), 42]) {
-      const decoded = decodeStoredNotification(JSON.stringify({ v: 1, ...meta, traceId: forged, bodyEncoding: 'utf8', body: '[]' }));
+      const decoded = decodeStoredNotification(
+        JSON.stringify({ v: 1, ...meta, traceId: forged, bodyEncoding: 'utf8', body: '[]' }),
+      );
       expect(decoded.notification).not.toHaveProperty('traceId');
       expect(decoded.body.toString()).toBe('[]');
     }
@@ -53,10 +72,42 @@ describe('the stored notification envelope', () => {
   it.each([
     ['text that is not JSON', 'hello', /not JSON/],
     ['JSON of another shape', '{"foo":1}', /not a version 1 notification envelope/],
-    ['an unknown route', JSON.stringify({ v: 1, route: 'x', requestId: 'r', receivedAt: 't', bodyEncoding: 'utf8', body: '' }), /not a version 1/],
-    ['an unknown encoding', JSON.stringify({ v: 1, route: 'boleto', requestId: 'r', receivedAt: 't', bodyEncoding: 'hex', body: '' }), /not a version 1/],
-    ['a journal key outside the journal', JSON.stringify({ v: 1, route: 'boleto', requestId: 'r', receivedAt: 't', bodyEncoding: 'utf8', body: '', journalKey: '../other/key' }), /not a version 1/],
-    ['a journal key that is not text', JSON.stringify({ v: 1, route: 'boleto', requestId: 'r', receivedAt: 't', bodyEncoding: 'utf8', body: '', journalKey: 7 }), /not a version 1/],
+    [
+      'an unknown route',
+      JSON.stringify({ v: 1, route: 'x', requestId: 'r', receivedAt: 't', bodyEncoding: 'utf8', body: '' }),
+      /not a version 1/,
+    ],
+    [
+      'an unknown encoding',
+      JSON.stringify({ v: 1, route: 'boleto', requestId: 'r', receivedAt: 't', bodyEncoding: 'hex', body: '' }),
+      /not a version 1/,
+    ],
+    [
+      'a journal key outside the journal',
+      JSON.stringify({
+        v: 1,
+        route: 'boleto',
+        requestId: 'r',
+        receivedAt: 't',
+        bodyEncoding: 'utf8',
+        body: '',
+        journalKey: '../other/key',
+      }),
+      /not a version 1/,
+    ],
+    [
+      'a journal key that is not text',
+      JSON.stringify({
+        v: 1,
+        route: 'boleto',
+        requestId: 'r',
+        receivedAt: 't',
+        bodyEncoding: 'utf8',
+        body: '',
+        journalKey: 7,
+      }),
+      /not a version 1/,
+    ],
   ])('refuses to decode %s with a readable error', (_case, message, expected) => {
     expect(() => decodeStoredNotification(message)).toThrow(expected);
   });
@@ -68,6 +119,8 @@ describe('quarantine attribute text', () => {
     // "é" is two bytes, "😀" four: never half of one.
     expect(sqsAttributeText('éé😀x', 5)).toBe('éé');
     expect(sqsAttributeText('éé😀x', 8)).toBe('éé😀');
-    expect(Buffer.byteLength(sqsAttributeText('😀'.repeat(2000), QUARANTINE_REASON_BYTES))).toBe(QUARANTINE_REASON_BYTES);
+    expect(Buffer.byteLength(sqsAttributeText('😀'.repeat(2000), QUARANTINE_REASON_BYTES))).toBe(
+      QUARANTINE_REASON_BYTES,
+    );
   });
 });

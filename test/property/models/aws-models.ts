@@ -30,10 +30,24 @@ export class QueueModel {
   private receipts = 0;
   private readonly sendListeners = new Set<() => void>();
 
-  constructor(readonly url: string, readonly visibilityTimeoutMs: number, readonly maxReceiveCount: number, private readonly now: () => number, private readonly ids: () => string) {}
+  constructor(
+    readonly url: string,
+    readonly visibilityTimeoutMs: number,
+    readonly maxReceiveCount: number,
+    private readonly now: () => number,
+    private readonly ids: () => string,
+  ) {}
 
   send(body: string, attributes: Record<string, MessageAttributeValue> = {}, delaySeconds = 0): QueuedMessage {
-    const message: QueuedMessage = { messageId: this.ids(), body, attributes, sentAt: this.now(), receiveCount: 0, duplicates: 0, visibleAt: this.now() + delaySeconds * 1000 };
+    const message: QueuedMessage = {
+      messageId: this.ids(),
+      body,
+      attributes,
+      sentAt: this.now(),
+      receiveCount: 0,
+      duplicates: 0,
+      visibleAt: this.now() + delaySeconds * 1000,
+    };
     this.messages.push(message);
     this.sent.push(message);
     for (const listener of [...this.sendListeners]) listener();
@@ -118,12 +132,19 @@ export class SqsModel {
 
   handle(command: unknown): unknown {
     if (command instanceof SendMessageCommand) {
-      const message = this.queue(command.input.QueueUrl).send(command.input.MessageBody!, command.input.MessageAttributes ?? {}, command.input.DelaySeconds ?? 0);
+      const message = this.queue(command.input.QueueUrl).send(
+        command.input.MessageBody!,
+        command.input.MessageAttributes ?? {},
+        command.input.DelaySeconds ?? 0,
+      );
       return { MessageId: message.messageId };
     }
     if (command instanceof SendMessageBatchCommand) {
       const queue = this.queue(command.input.QueueUrl);
-      const Successful = (command.input.Entries ?? []).map((entry) => ({ Id: entry.Id, MessageId: queue.send(entry.MessageBody!, entry.MessageAttributes ?? {}, entry.DelaySeconds ?? 0).messageId }));
+      const Successful = (command.input.Entries ?? []).map((entry) => ({
+        Id: entry.Id,
+        MessageId: queue.send(entry.MessageBody!, entry.MessageAttributes ?? {}, entry.DelaySeconds ?? 0).messageId,
+      }));
       return { Successful, Failed: [] };
     }
     throw new Error(`the SQS model does not answer ${(command as object).constructor.name}`);
@@ -144,10 +165,16 @@ export class S3Model {
 
   handle(command: unknown): unknown {
     if (command instanceof PutObjectCommand) {
-      if (command.input.Bucket !== this.bucket) throw new Error(`the S3 model holds ${this.bucket}, not ${command.input.Bucket}`);
+      if (command.input.Bucket !== this.bucket)
+        throw new Error(`the S3 model holds ${this.bucket}, not ${command.input.Bucket}`);
       const key = command.input.Key!;
       if (command.input.IfNoneMatch === '*' && this.objects.has(key)) {
-        throw new S3ServiceException({ name: 'PreconditionFailed', $fault: 'client', $metadata: { httpStatusCode: 412 }, message: 'At least one of the pre-conditions you specified did not hold' });
+        throw new S3ServiceException({
+          name: 'PreconditionFailed',
+          $fault: 'client',
+          $metadata: { httpStatusCode: 412 },
+          message: 'At least one of the pre-conditions you specified did not hold',
+        });
       }
       const body = command.input.Body;
       this.objects.set(key, Buffer.isBuffer(body) ? body.toString('utf8') : typeof body === 'string' ? body : '');
@@ -172,18 +199,33 @@ export class EventBridgeModel {
   /** Entries PutEvents answered as failed. */
   refused = 0;
 
-  constructor(readonly busName: string, private readonly now: () => number, private readonly ids: () => string, private readonly refuse: (entry: PutEventsRequestEntry) => boolean = () => false) {}
+  constructor(
+    readonly busName: string,
+    private readonly now: () => number,
+    private readonly ids: () => string,
+    private readonly refuse: (entry: PutEventsRequestEntry) => boolean = () => false,
+  ) {}
 
   handle(command: unknown): unknown {
     if (command instanceof PutEventsCommand) {
       const Entries = (command.input.Entries ?? []).map((entry) => {
-        if (entry.EventBusName !== this.busName) return { ErrorCode: 'ResourceNotFoundException', ErrorMessage: `Event bus ${entry.EventBusName} does not exist.` };
+        if (entry.EventBusName !== this.busName)
+          return {
+            ErrorCode: 'ResourceNotFoundException',
+            ErrorMessage: `Event bus ${entry.EventBusName} does not exist.`,
+          };
         if (this.refuse(entry)) {
           this.refused++;
           return { ErrorCode: 'InternalFailure', ErrorMessage: 'Internal service error.' };
         }
         const eventId = this.ids();
-        this.accepted.push({ eventId, source: entry.Source!, detailType: entry.DetailType!, detail: JSON.parse(entry.Detail!) as Record<string, unknown>, at: this.now() });
+        this.accepted.push({
+          eventId,
+          source: entry.Source!,
+          detailType: entry.DetailType!,
+          detail: JSON.parse(entry.Detail!) as Record<string, unknown>,
+          at: this.now(),
+        });
         return { EventId: eventId };
       });
       return { Entries, FailedEntryCount: Entries.filter((e) => !('EventId' in e)).length };

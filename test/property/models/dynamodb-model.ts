@@ -7,7 +7,13 @@
  * index by its partition key. Anything else it is sent throws, so a handler's new call is noticed.
  */
 import {
-  type AttributeValue, BatchGetItemCommand, ConditionalCheckFailedException, GetItemCommand, PutItemCommand, QueryCommand, UpdateItemCommand,
+  type AttributeValue,
+  BatchGetItemCommand,
+  ConditionalCheckFailedException,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 
 type Item = Record<string, AttributeValue>;
@@ -20,14 +26,20 @@ interface ExpressionContext {
 /** The tokens of an expression: names, values, numbers, words and punctuation. */
 function tokenize(expression: string): string[] {
   const tokens = expression.match(/#[A-Za-z0-9_]+|:[A-Za-z0-9_]+|[A-Za-z_][A-Za-z0-9_.]*|<>|<=|>=|[=<>(),+-]/g);
-  if (!tokens || tokens.join('').replace(/\s/g, '') !== expression.replace(/\s/g, '')) throw new Error(`the DynamoDB model cannot read the expression "${expression}"`);
+  if (!tokens || tokens.join('').replace(/\s/g, '') !== expression.replace(/\s/g, ''))
+    throw new Error(`the DynamoDB model cannot read the expression "${expression}"`);
   return tokens;
 }
 
 class Tokens {
   private at = 0;
-  constructor(private readonly tokens: string[], private readonly expression: string) {}
-  peek(): string | undefined { return this.tokens[this.at]; }
+  constructor(
+    private readonly tokens: string[],
+    private readonly expression: string,
+  ) {}
+  peek(): string | undefined {
+    return this.tokens[this.at];
+  }
   next(): string {
     const token = this.tokens[this.at++];
     if (token === undefined) throw new Error(`the expression "${this.expression}" ends too early`);
@@ -35,9 +47,12 @@ class Tokens {
   }
   expect(token: string): void {
     const got = this.next();
-    if (got.toUpperCase() !== token) throw new Error(`the expression "${this.expression}" has "${got}" where "${token}" belongs`);
+    if (got.toUpperCase() !== token)
+      throw new Error(`the expression "${this.expression}" has "${got}" where "${token}" belongs`);
   }
-  done(): boolean { return this.at >= this.tokens.length; }
+  done(): boolean {
+    return this.at >= this.tokens.length;
+  }
 }
 
 function nameOf(token: string, context: ExpressionContext): string {
@@ -68,21 +83,34 @@ export function evaluateCondition(expression: string, item: Item, context: Expre
   const t = new Tokens(tokenize(expression), expression);
   const or = (): boolean => {
     let value = and();
-    while (t.peek()?.toUpperCase() === 'OR') { t.next(); value = and() || value; }
+    while (t.peek()?.toUpperCase() === 'OR') {
+      t.next();
+      value = and() || value;
+    }
     return value;
   };
   const and = (): boolean => {
     let value = not();
-    while (t.peek()?.toUpperCase() === 'AND') { t.next(); value = not() && value; }
+    while (t.peek()?.toUpperCase() === 'AND') {
+      t.next();
+      value = not() && value;
+    }
     return value;
   };
   const not = (): boolean => {
-    if (t.peek()?.toUpperCase() === 'NOT') { t.next(); return !not(); }
+    if (t.peek()?.toUpperCase() === 'NOT') {
+      t.next();
+      return !not();
+    }
     return primary();
   };
   const primary = (): boolean => {
     const token = t.next();
-    if (token === '(') { const value = or(); t.expect(')'); return value; }
+    if (token === '(') {
+      const value = or();
+      t.expect(')');
+      return value;
+    }
     if (token === 'attribute_exists' || token === 'attribute_not_exists') {
       t.expect('(');
       const name = nameOf(t.next(), context);
@@ -103,13 +131,20 @@ export function evaluateCondition(expression: string, item: Item, context: Expre
     const c = compare(left, operand(t.next(), item, context));
     if (c === undefined) return op === '<>';
     switch (op) {
-      case '=': return c === 0;
-      case '<>': return c !== 0;
-      case '<': return c < 0;
-      case '<=': return c <= 0;
-      case '>': return c > 0;
-      case '>=': return c >= 0;
-      default: throw new Error(`the DynamoDB model does not know the comparison "${op}" in "${expression}"`);
+      case '=':
+        return c === 0;
+      case '<>':
+        return c !== 0;
+      case '<':
+        return c < 0;
+      case '<=':
+        return c <= 0;
+      case '>':
+        return c > 0;
+      case '>=':
+        return c >= 0;
+      default:
+        throw new Error(`the DynamoDB model does not know the comparison "${op}" in "${expression}"`);
     }
   };
   const value = or();
@@ -129,12 +164,14 @@ export function applyUpdate(expression: string, item: Item, context: ExpressionC
     if (op !== '+' && op !== '-') return first;
     t.next();
     const second = operand(t.next(), item, context);
-    if (!second || !('N' in first) || !('N' in second)) throw new Error(`the update "${expression}" adds what is not a number`);
+    if (!second || !('N' in first) || !('N' in second))
+      throw new Error(`the update "${expression}" adds what is not a number`);
     return { N: String(op === '+' ? Number(first.N) + Number(second.N) : Number(first.N) - Number(second.N)) };
   };
   while (!t.done()) {
     const clause = t.next().toUpperCase();
-    if (clause !== 'SET' && clause !== 'REMOVE') throw new Error(`the DynamoDB model does not know the update clause "${clause}" in "${expression}"`);
+    if (clause !== 'SET' && clause !== 'REMOVE')
+      throw new Error(`the DynamoDB model does not know the update clause "${clause}" in "${expression}"`);
     do {
       if (t.peek() === ',') t.next();
       const name = nameOf(t.next(), context);
@@ -158,7 +195,10 @@ export class DynamoDbModel {
   readonly items = new Map<string, Item>();
   /** Items past their TTL that DynamoDB has not deleted yet: the harness deletes them when it decides. */
   constructor(
-    readonly tableName: string, private readonly keyName: string, private readonly ttlName: string, private readonly now: () => number,
+    readonly tableName: string,
+    private readonly keyName: string,
+    private readonly ttlName: string,
+    private readonly now: () => number,
     /** Global secondary indexes, KEYS_ONLY as the construct makes them: a query on one finds the items that have its partition key, ordered by its sort key, with only the keys. */
     private readonly indexes: Readonly<Record<string, { readonly partition: string; readonly sort?: string }>> = {},
   ) {}
@@ -195,28 +235,54 @@ export class DynamoDbModel {
       const key = this.keyOf(command.input.Key);
       const current = this.items.get(key);
       this.check(command.input.ConditionExpression, current, command.input);
-      const context = { names: command.input.ExpressionAttributeNames ?? {}, values: command.input.ExpressionAttributeValues ?? {} };
-      const next = applyUpdate(command.input.UpdateExpression!, current ?? structuredClone(command.input.Key!), context);
+      const context = {
+        names: command.input.ExpressionAttributeNames ?? {},
+        values: command.input.ExpressionAttributeValues ?? {},
+      };
+      const next = applyUpdate(
+        command.input.UpdateExpression!,
+        current ?? structuredClone(command.input.Key!),
+        context,
+      );
       this.items.set(key, next);
       return { Attributes: command.input.ReturnValues === 'ALL_NEW' ? structuredClone(next) : undefined };
     }
     if (command instanceof BatchGetItemCommand) {
       const request = command.input.RequestItems?.[this.tableName];
-      if (!request || Object.keys(command.input.RequestItems ?? {}).length !== 1) throw new Error(`BatchGetItem of a table the model does not hold: ${Object.keys(command.input.RequestItems ?? {}).join(', ')}`);
-      const found = (request.Keys ?? []).map((key) => this.items.get(this.keyOf(key))).filter((item): item is Item => item !== undefined);
+      if (!request || Object.keys(command.input.RequestItems ?? {}).length !== 1)
+        throw new Error(
+          `BatchGetItem of a table the model does not hold: ${Object.keys(command.input.RequestItems ?? {}).join(', ')}`,
+        );
+      const found = (request.Keys ?? [])
+        .map((key) => this.items.get(this.keyOf(key)))
+        .filter((item): item is Item => item !== undefined);
       return { Responses: { [this.tableName]: structuredClone(found) }, UnprocessedKeys: {} };
     }
     if (command instanceof QueryCommand) {
       this.table(command.input.TableName);
-      const context = { names: command.input.ExpressionAttributeNames ?? {}, values: command.input.ExpressionAttributeValues ?? {} };
-      const found = [...this.items.values()].filter((item) => evaluateCondition(command.input.KeyConditionExpression!, item, context));
+      const context = {
+        names: command.input.ExpressionAttributeNames ?? {},
+        values: command.input.ExpressionAttributeValues ?? {},
+      };
+      const found = [...this.items.values()].filter((item) =>
+        evaluateCondition(command.input.KeyConditionExpression!, item, context),
+      );
       const index = command.input.IndexName === undefined ? undefined : this.indexes[command.input.IndexName];
-      if (command.input.IndexName !== undefined && !index) throw new Error(`the DynamoDB model has no index ${command.input.IndexName}`);
+      if (command.input.IndexName !== undefined && !index)
+        throw new Error(`the DynamoDB model has no index ${command.input.IndexName}`);
       if (!index) return { Items: structuredClone(found), Count: found.length };
       // An index holds only the items that have its keys, in its sort key's order, projected to the keys.
       const sortOf = (item: Item) => Number(item[index.sort ?? '']?.N ?? 0);
-      const items = found.filter((item) => item[index.partition] !== undefined).sort((a, b) => sortOf(a) - sortOf(b))
-        .map((item) => Object.fromEntries([this.keyName, index.partition, ...(index.sort ? [index.sort] : [])].filter((name) => item[name]).map((name) => [name, structuredClone(item[name])])));
+      const items = found
+        .filter((item) => item[index.partition] !== undefined)
+        .sort((a, b) => sortOf(a) - sortOf(b))
+        .map((item) =>
+          Object.fromEntries(
+            [this.keyName, index.partition, ...(index.sort ? [index.sort] : [])]
+              .filter((name) => item[name])
+              .map((name) => [name, structuredClone(item[name])]),
+          ),
+        );
       return { Items: items, Count: items.length };
     }
     throw new Error(`the DynamoDB model does not answer ${(command as object).constructor.name}`);
@@ -232,7 +298,14 @@ export class DynamoDbModel {
     return value;
   }
 
-  private check(condition: string | undefined, item: Item | undefined, input: { ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, AttributeValue> }): void {
+  private check(
+    condition: string | undefined,
+    item: Item | undefined,
+    input: {
+      ExpressionAttributeNames?: Record<string, string>;
+      ExpressionAttributeValues?: Record<string, AttributeValue>;
+    },
+  ): void {
     if (!condition) return;
     const context = { names: input.ExpressionAttributeNames ?? {}, values: input.ExpressionAttributeValues ?? {} };
     if (!evaluateCondition(condition, item ?? {}, context)) throw conditionFailed();

@@ -14,7 +14,11 @@ const gateway = new LocalApiGateway({
   routes: {
     payments: (event) => {
       seen.push(event);
-      return Promise.resolve({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: '{"status":"received"}' });
+      return Promise.resolve({
+        statusCode: 200,
+        headers: { 'content-type': 'application/json' },
+        body: '{"status":"received"}',
+      });
     },
     broken: () => Promise.reject(new Error('crash')),
     slow: () => new Promise((resolve) => setTimeout(() => resolve({ statusCode: 200, body: '' }), 2_000).unref()),
@@ -30,37 +34,70 @@ afterAll(() => gateway.stop());
 const post = (path: string, headers: Record<string, string> = {}, body = '{"a":1}', method = 'POST') =>
   httpCall(url.replace(/prod\/$/, '') + path, { method, headers, body, trustedCas: [ca.certPem] });
 
-it('turns a POST into a REST proxy event with headers as API Gateway passes them, and answers the handler\'s result', async () => {
-  const result = await post('prod/payments', { Authorization: 'the-token', 'Content-Type': 'application/json', 'User-Agent': 'bank-notifier/1.0' });
+it("turns a POST into a REST proxy event with headers as API Gateway passes them, and answers the handler's result", async () => {
+  const result = await post('prod/payments', {
+    Authorization: 'the-token',
+    'Content-Type': 'application/json',
+    'User-Agent': 'bank-notifier/1.0',
+  });
   expect(result.status).toBe(200);
   expect(result.body).toBe('{"status":"received"}');
   const event = seen[seen.length - 1];
   expect(event).toMatchObject({
-    resource: '/payments', path: '/payments', httpMethod: 'POST', body: '{"a":1}', isBase64Encoded: false,
+    resource: '/payments',
+    path: '/payments',
+    httpMethod: 'POST',
+    body: '{"a":1}',
+    isBase64Encoded: false,
     headers: { Authorization: 'the-token', 'Content-Type': 'application/json' },
     multiValueHeaders: { Authorization: ['the-token'] },
-    requestContext: { stage: 'prod', resourcePath: '/payments', identity: { sourceIp: '127.0.0.1', userAgent: 'bank-notifier/1.0' } },
+    requestContext: {
+      stage: 'prod',
+      resourcePath: '/payments',
+      identity: { sourceIp: '127.0.0.1', userAgent: 'bank-notifier/1.0' },
+    },
   });
   expect(result.headers['x-amzn-requestid']).toBe(event.requestContext.requestId);
   expect(answered).toContainEqual(['payments', 200]);
 });
 
-it('answers unknown routes, other stages and other methods with API Gateway\'s 403', async () => {
-  for (const [path, method] of [['prod/unknown', 'POST'], ['dev/payments', 'POST'], ['prod/payments', 'GET']] as const) {
+it("answers unknown routes, other stages and other methods with API Gateway's 403", async () => {
+  for (const [path, method] of [
+    ['prod/unknown', 'POST'],
+    ['dev/payments', 'POST'],
+    ['prod/payments', 'GET'],
+  ] as const) {
     const result = await post(path, {}, method === 'GET' ? '' : '{}', method);
-    expect({ path, method, status: result.status, body: result.body }).toEqual({ path, method, status: 403, body: '{"message":"Missing Authentication Token"}' });
+    expect({ path, method, status: result.status, body: result.body }).toEqual({
+      path,
+      method,
+      status: 403,
+      body: '{"message":"Missing Authentication Token"}',
+    });
   }
 });
 
 it('answers 502 when the function throws or runs past its timeout', async () => {
   for (const route of ['broken', 'slow']) {
     const result = await post(`prod/${route}`);
-    expect({ route, status: result.status, body: result.body }).toEqual({ route, status: 502, body: '{"message":"Internal server error"}' });
+    expect({ route, status: result.status, body: result.body }).toEqual({
+      route,
+      status: 502,
+      body: '{"message":"Internal server error"}',
+    });
   }
 });
 
 it('refuses TLS below 1.2', async () => {
-  await expect(httpCall(`${url}payments`, { method: 'POST', body: '{}', trustedCas: [ca.certPem], minTlsVersion: 'TLSv1', maxTlsVersion: 'TLSv1.1' })).rejects.toThrow();
+  await expect(
+    httpCall(`${url}payments`, {
+      method: 'POST',
+      body: '{}',
+      trustedCas: [ca.certPem],
+      minTlsVersion: 'TLSv1',
+      maxTlsVersion: 'TLSv1.1',
+    }),
+  ).rejects.toThrow();
 });
 
 describe('binary media types', () => {
@@ -69,12 +106,23 @@ describe('binary media types', () => {
   it('passes a body whose Content-Type matches BinaryMediaTypes base64-encoded, byte for byte, as API Gateway does', async () => {
     const binarySeen: APIGatewayProxyEvent[] = [];
     const binary = new LocalApiGateway({
-      tls, binaryMediaTypes: ['*/*'],
-      routes: { payments: (event) => { binarySeen.push(event); return Promise.resolve({ statusCode: 200, body: '' }); } },
+      tls,
+      binaryMediaTypes: ['*/*'],
+      routes: {
+        payments: (event) => {
+          binarySeen.push(event);
+          return Promise.resolve({ statusCode: 200, body: '' });
+        },
+      },
     });
     const base = await binary.start();
     try {
-      await httpCall(`${base}payments`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: bytes, trustedCas: [ca.certPem] });
+      await httpCall(`${base}payments`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: bytes,
+        trustedCas: [ca.certPem],
+      });
       expect(binarySeen[0]).toMatchObject({ isBase64Encoded: true });
       expect(Buffer.from(binarySeen[0].body!, 'base64')).toEqual(bytes);
     } finally {
@@ -83,7 +131,12 @@ describe('binary media types', () => {
   });
 
   it('without them, passes the body as text with the bytes that are not UTF-8 replaced (why the construct sets */*)', async () => {
-    await httpCall(`${url}payments`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: bytes, trustedCas: [ca.certPem] });
+    await httpCall(`${url}payments`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: bytes,
+      trustedCas: [ca.certPem],
+    });
     const event = seen[seen.length - 1];
     expect(event.isBase64Encoded).toBe(false);
     expect(Buffer.from(event.body!, 'utf8')).not.toEqual(bytes);

@@ -28,7 +28,9 @@ it('finds a secret by ARN, by name, and by the partial ARN a template holds for 
 
 it('answers ResourceNotFoundException for a name it does not hold, even one that starts like another', async () => {
   secrets.createSecret('token', 'x');
-  await expect(valueOf('arn:aws:secretsmanager:us-east-1:000000000000:secret:tok')).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
+  await expect(valueOf('arn:aws:secretsmanager:us-east-1:000000000000:secret:tok')).rejects.toMatchObject({
+    name: 'ResourceNotFoundException',
+  });
   await expect(valueOf('other')).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
   expect(secrets.currentValue('other')).toBeUndefined();
 });

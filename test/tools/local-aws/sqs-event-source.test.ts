@@ -37,7 +37,9 @@ it('deletes the records that succeeded and leaves the reported failures, with re
   const handler: SqsHandler = (event, context) => {
     seen.push(event);
     remaining = context.getRemainingTimeInMillis();
-    return Promise.resolve({ batchItemFailures: event.Records.filter((r) => r.body === 'b').map((r) => ({ itemIdentifier: r.messageId })) });
+    return Promise.resolve({
+      batchItemFailures: event.Records.filter((r) => r.body === 'b').map((r) => ({ itemIdentifier: r.messageId })),
+    });
   };
   const source = new SqsEventSource({ sqs, queueUrl, handler, functionTimeoutMs: 5_000 });
 
@@ -54,7 +56,10 @@ it('deletes the records that succeeded and leaves the reported failures, with re
 
 it.each<[string, SqsHandler]>([
   ['the handler throws', () => Promise.reject(new Error('crash'))],
-  ['a failure names a record not in the batch', () => Promise.resolve({ batchItemFailures: [{ itemIdentifier: 'nope' }] })],
+  [
+    'a failure names a record not in the batch',
+    () => Promise.resolve({ batchItemFailures: [{ itemIdentifier: 'nope' }] }),
+  ],
 ])('retries the whole batch when %s', async (_name, handler) => {
   const queueUrl = await queueWith(['x', 'y']);
   const result = await new SqsEventSource({ sqs, queueUrl, handler }).pollOnce(1);
@@ -75,7 +80,10 @@ it('polls continuously with several pollers until stopped, and without ReportBat
   const queueUrl = await queueWith(['1', '2', '3', '4', '5']);
   const seen: string[] = [];
   const source = new SqsEventSource({
-    sqs, queueUrl, batchSize: 2, reportBatchItemFailures: false,
+    sqs,
+    queueUrl,
+    batchSize: 2,
+    reportBatchItemFailures: false,
     handler: (event) => {
       seen.push(...event.Records.map((r) => r.body));
       // Ignored without ReportBatchItemFailures, as Lambda ignores it.

@@ -21,7 +21,7 @@ afterAll(async () => {
 
 const get = () => fetch(`http://127.0.0.1:${gate.port}/`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.text());
 
-it('passes connections while open, resets them while closed, and passes again once reopened with the service\'s state intact', async () => {
+it("passes connections while open, resets them while closed, and passes again once reopened with the service's state intact", async () => {
   expect(await get()).toBe('1');
   gate.close();
   expect(gate.isOpen).toBe(false);

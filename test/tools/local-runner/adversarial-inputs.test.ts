@@ -23,23 +23,41 @@ beforeEach(() => {
   runner = current();
 });
 
-const statusesOf = (events: readonly RecordedEvent[]) => events.map((e) => {
-  const detail = e.detail as { subject: { id: string }; state: { status: string }; trigger: string };
-  return [detail.subject.id, detail.state.status, detail.trigger];
-});
+const statusesOf = (events: readonly RecordedEvent[]) =>
+  events.map((e) => {
+    const detail = e.detail as { subject: { id: string }; state: { status: string }; trigger: string };
+    return [detail.subject.id, detail.state.status, detail.trigger];
+  });
 const paymentQueries = () => runner.simulator.queryCounts()[QueryOperation.PAYMENT_QUERY];
 
 /** Puts Track Payment events on the receiver's bus, ten to a call, as the company's code would. */
-async function trackPayments(idTransacao: string, count: number, source = 'acme.payments', paymentKind = 'pix'): Promise<void> {
+async function trackPayments(
+  idTransacao: string,
+  count: number,
+  source = 'acme.payments',
+  paymentKind = 'pix',
+): Promise<void> {
   const account = runner.simulator.accounts[0];
-  const bus = new EventBridgeClient({ region: LOCAL_AWS.region, credentials: LOCAL_AWS.credentials, endpoint: runner.events.endpoint });
+  const bus = new EventBridgeClient({
+    region: LOCAL_AWS.region,
+    credentials: LOCAL_AWS.credentials,
+    endpoint: runner.events.endpoint,
+  });
   const entry: PutEventsRequestEntry = {
-    EventBusName: runner.deployment.eventBus, Source: source, DetailType: TRACK_PAYMENT_DETAIL_TYPE,
-    Detail: JSON.stringify({ paymentKind, idTransacao, account: { cooperativa: account.cooperativa, conta: account.conta } }),
+    EventBusName: runner.deployment.eventBus,
+    Source: source,
+    DetailType: TRACK_PAYMENT_DETAIL_TYPE,
+    Detail: JSON.stringify({
+      paymentKind,
+      idTransacao,
+      account: { cooperativa: account.cooperativa, conta: account.conta },
+    }),
   };
   try {
     for (let sent = 0; sent < count; sent += 10) {
-      await bus.send(new PutEventsCommand({ Entries: Array.from({ length: Math.min(10, count - sent) }, () => entry) }));
+      await bus.send(
+        new PutEventsCommand({ Entries: Array.from({ length: Math.min(10, count - sent) }, () => entry) }),
+      );
     }
   } finally {
     bus.destroy();
@@ -70,7 +88,8 @@ it('collapses 30 Track Payment events for a payment the bank does not know into 
   const quarantinedBefore = runner.quarantined.length;
   await trackPayments('E-not-yet-at-the-bank', 30);
   // Wait for the first look (the rest collapse into it); its retry is 60 s away, longer than this test.
-  for (let i = 0; i < 80 && runner.metricSum(ProcessorMetric.TRACK_PAYMENTS_UNKNOWN) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 250));
+  for (let i = 0; i < 80 && runner.metricSum(ProcessorMetric.TRACK_PAYMENTS_UNKNOWN) === 0; i++)
+    await new Promise((resolve) => setTimeout(resolve, 250));
   await new Promise((resolve) => setTimeout(resolve, 2_000));
   expect(runner.metricSum(ProcessorMetric.TRACK_PAYMENTS_UNKNOWN)).toBeGreaterThanOrEqual(1);
   expect(paymentQueries() - before).toBe(1);
@@ -80,7 +99,7 @@ it('collapses 30 Track Payment events for a payment the bank does not know into 
   await runner.purgeQueue();
 });
 
-it('publishes once, and counts nothing recovered, when a Track Payment beats the bank\'s own RECEBIDO notification', async () => {
+it("publishes once, and counts nothing recovered, when a Track Payment beats the bank's own RECEBIDO notification", async () => {
   const since = runner.checkpoint();
   const recovered = runner.metricSum(ProcessorMetric.RECOVERED);
   await runner.control.setFaults({ deliveryDelayMs: 1_500 });
@@ -90,14 +109,17 @@ it('publishes once, and counts nothing recovered, when a Track Payment beats the
   // The grace period (2 s here) ends after the bank's notification came: nothing was lost.
   await new Promise((resolve) => setTimeout(resolve, 2_500));
   await runner.settle(60_000);
-  expect(statusesOf(runner.verifiedEvents(since))).toEqual([[`payment:pix:${payment.idTransacao}`, 'RECEBIDO', 'reconciliation']]);
+  expect(statusesOf(runner.verifiedEvents(since))).toEqual([
+    [`payment:pix:${payment.idTransacao}`, 'RECEBIDO', 'reconciliation'],
+  ]);
   expect(runner.metricSum(ProcessorMetric.RECOVERED) - recovered).toBe(0);
 });
 
 it('sends one look per pending payment however many sweeps run while processing is behind, and each reaches its final status once', async () => {
   const since = runner.checkpoint();
   const payments = [];
-  for (let i = 0; i < 6; i++) payments.push((await runner.control.createPayment({ tipo: 'pix', valor: 30 + i })).payment);
+  for (let i = 0; i < 6; i++)
+    payments.push((await runner.control.createPayment({ tipo: 'pix', valor: 30 + i })).payment);
   await runner.settle(60_000);
   await runner.pauseProcessing();
   const inFlight = runner.metricSum(SweepMetric.PAYMENT_LOOKS_IN_FLIGHT);
@@ -129,12 +151,16 @@ it('reads every page of a listing that leaves hasNext out (a full page means may
   await runner.settle(60_000);
   const since = runner.checkpoint();
   await runner.control.setFaults({ loseDeliveries: true });
-  const boletos = await Promise.all(Array.from({ length: 120 }, (_, i) => runner.control.createBoleto({ valor: 40 + i })));
+  const boletos = await Promise.all(
+    Array.from({ length: 120 }, (_, i) => runner.control.createBoleto({ valor: 40 + i })),
+  );
   for (const boleto of boletos) await runner.control.settleBoleto(boleto.nossoNumero);
   await runner.control.clearFaults();
   const report = await runner.sweep();
   await runner.settle(120_000);
   expect(report.complete).toBe(true);
-  const published = runner.verifiedEvents(since).map((e) => (e.detail as { subject: { nossoNumero: string } }).subject.nossoNumero);
+  const published = runner
+    .verifiedEvents(since)
+    .map((e) => (e.detail as { subject: { nossoNumero: string } }).subject.nossoNumero);
   expect(published.sort()).toEqual(boletos.map((b) => b.nossoNumero).sort());
 });

@@ -23,10 +23,15 @@ beforeAll(async () => {
     stack: (app, id) => {
       const stack = new BankWebhooksExampleStack(app, id);
       const fn = new lambda.Function(stack, 'SettlementsConsumer', {
-        runtime: lambda.Runtime.NODEJS_22_X, handler: 'index.handler', timeout: Duration.seconds(5),
+        runtime: lambda.Runtime.NODEJS_22_X,
+        handler: 'index.handler',
+        timeout: Duration.seconds(5),
         code: lambda.Code.fromInline('exports.handler = async () => ({ batchItemFailures: [] });'),
       });
-      stack.receiver.onVerifiedEvent('QueuedSettledRule', BankEventDetailType.BOLETO_SETTLED, { consumer: fn, consumerMaxReceiveCount: 2 });
+      stack.receiver.onVerifiedEvent('QueuedSettledRule', BankEventDetailType.BOLETO_SETTLED, {
+        consumer: fn,
+        consumerMaxReceiveCount: 2,
+      });
       return stack;
     },
     consumer: { entry: join(__dirname, '..', '..', 'fixtures', 'consumers', 'throwing-queue-consumer.ts') },
@@ -50,17 +55,32 @@ it('keeps a settlement the consumer keeps failing: received again, then in the a
   expect(runner.consumerQueueUrl).toBeDefined();
   // Tried twice (consumerMaxReceiveCount), then moved: found in the dead-letter queue, not dropped.
   const dead: Message[] = [];
-  await waitFor(async () => {
-    dead.push(...await drainQueue(runner.sqs, runner.consumerDlqUrl!));
-    return dead.length > 0;
-  }, 'the event in the consumer\'s dead-letter queue', 30_000, 200);
+  await waitFor(
+    async () => {
+      dead.push(...(await drainQueue(runner.sqs, runner.consumerDlqUrl!)));
+      return dead.length > 0;
+    },
+    "the event in the consumer's dead-letter queue",
+    30_000,
+    200,
+  );
   expect(dead).toHaveLength(1);
   const event = JSON.parse(dead[0].Body!) as { 'detail-type': string; detail: { subject: { nossoNumero: string } } };
   expect(event['detail-type']).toBe(BankEventDetailType.BOLETO_SETTLED);
   expect(event.detail.subject.nossoNumero).toBe(boleto.nossoNumero);
   expect(runner.counts().consumerErrors).toBe(2);
   // The template's alarm watches that very queue.
-  const dlqLogicalId = Object.keys(runner.template.Resources).find((id) => id.startsWith('BankWebhooksQueuedSettledRuleDeadLetterQueue') && runner.template.Resources[id].Type === 'AWS::SQS::Queue');
-  const alarm = runner.deployment.alarms.find((a) => a.logicalId.startsWith('BankWebhooksQueuedSettledRuleDeadLetterQueueAlarm'));
-  expect(alarm?.metric).toEqual({ namespace: 'AWS/SQS', name: 'ApproximateNumberOfMessagesVisible', dimensions: { QueueName: { 'Fn::GetAtt': [dlqLogicalId, 'QueueName'] } } });
+  const dlqLogicalId = Object.keys(runner.template.Resources).find(
+    (id) =>
+      id.startsWith('BankWebhooksQueuedSettledRuleDeadLetterQueue') &&
+      runner.template.Resources[id].Type === 'AWS::SQS::Queue',
+  );
+  const alarm = runner.deployment.alarms.find((a) =>
+    a.logicalId.startsWith('BankWebhooksQueuedSettledRuleDeadLetterQueueAlarm'),
+  );
+  expect(alarm?.metric).toEqual({
+    namespace: 'AWS/SQS',
+    name: 'ApproximateNumberOfMessagesVisible',
+    dimensions: { QueueName: { 'Fn::GetAtt': [dlqLogicalId, 'QueueName'] } },
+  });
 });

@@ -9,11 +9,13 @@ import { docSampleDrift } from '../../../tools/local-runner/demo';
 const markdown = readFileSync(join(__dirname, '..', '..', '..', 'docs', 'local-runner.md'), 'utf8');
 const sample = /```text\n(Summary\n[\s\S]*?)```/.exec(markdown)![1].replace(/\n$/, '').split('\n');
 
-it('finds no drift when the run printed the docs\' sample, and names the first line that differs otherwise', () => {
+it("finds no drift when the run printed the docs' sample, and names the first line that differs otherwise", () => {
   expect(sample[0]).toBe('Summary');
   expect(docSampleDrift(sample, markdown)).toBeUndefined();
   const changed = sample.map((line) => line.replace(/Verified events(\s+)23/, 'Verified events$124'));
-  expect(docSampleDrift(changed, markdown)).toMatch(/^line \d+: the docs say ".*Verified events\s+23", the run ".*Verified events\s+24"$/);
+  expect(docSampleDrift(changed, markdown)).toMatch(
+    /^line \d+: the docs say ".*Verified events\s+23", the run ".*Verified events\s+24"$/,
+  );
   expect(docSampleDrift([...sample, '  one more line'], markdown)).toMatch(/the docs say "\(nothing\)"/);
   expect(docSampleDrift(sample, '# no sample here')).toBe('it has no ```text block starting with Summary');
 });

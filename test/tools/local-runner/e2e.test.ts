@@ -29,14 +29,25 @@ afterEach(async () => {
 });
 
 /** Runs `drive` (and two forged requests), waits until everything settled, and checks the promise. */
-async function scenario(drive: () => Promise<void>, settleTimeoutMs = 60_000): Promise<{ deliveries: DeliveryRecord[]; since: RunnerCheckpoint; metricsBefore: Record<string, number> }> {
+async function scenario(
+  drive: () => Promise<void>,
+  settleTimeoutMs = 60_000,
+): Promise<{ deliveries: DeliveryRecord[]; since: RunnerCheckpoint; metricsBefore: Record<string, number> }> {
   const since = runner.checkpoint();
   const metricsBefore = { ...runner.counts().metrics };
   const lastSeq = seq;
   await drive();
   const forged = [
-    await runner.post('payments', JSON.stringify({ idTransacao: `forged-${lastSeq}`, status: 'PAGO', valorPagamento: '1.00', idPagamentoPix: 'x' }), null),
-    await runner.post('boleto', JSON.stringify({ idEventoWebhook: `forged-${lastSeq}`, nossoNumero: '1', movimento: 'LIQUIDACAO_PIX' }), 'wrong-token'),
+    await runner.post(
+      'payments',
+      JSON.stringify({ idTransacao: `forged-${lastSeq}`, status: 'PAGO', valorPagamento: '1.00', idPagamentoPix: 'x' }),
+      null,
+    ),
+    await runner.post(
+      'boleto',
+      JSON.stringify({ idEventoWebhook: `forged-${lastSeq}`, nossoNumero: '1', movimento: 'LIQUIDACAO_PIX' }),
+      'wrong-token',
+    ),
   ];
   expect(forged.map((answer) => answer.status)).toEqual([401, 401]);
   await runner.settle(settleTimeoutMs);
@@ -49,10 +60,13 @@ async function scenario(drive: () => Promise<void>, settleTimeoutMs = 60_000): P
 }
 
 const eventsSince = (since: RunnerCheckpoint) => runner.events.events.slice(since.events);
-const metricSince = (name: string, before: Record<string, number>) => (runner.counts().metrics[name] ?? 0) - (before[name] ?? 0);
+const metricSince = (name: string, before: Record<string, number>) =>
+  (runner.counts().metrics[name] ?? 0) - (before[name] ?? 0);
 
 async function settledBoletos(count: number): Promise<string[]> {
-  const boletos = await Promise.all(Array.from({ length: count }, (_, i) => runner.control.createBoleto({ valor: 10 + i })));
+  const boletos = await Promise.all(
+    Array.from({ length: count }, (_, i) => runner.control.createBoleto({ valor: 10 + i })),
+  );
   await Promise.all(boletos.map((boleto) => runner.control.settleBoleto(boleto.nossoNumero)));
   return boletos.map((boleto) => boleto.nossoNumero);
 }
@@ -61,11 +75,17 @@ it('publishes one event per notification when the bank delivers each three times
   const { deliveries, since, metricsBefore } = await scenario(async () => {
     await runner.control.setFaults({ duplicateDeliveries: 2 });
     await settledBoletos(5);
-    await Promise.all(['pix', 'boleto', 'tributos'].map((tipo) => runner.control.createPayment({ tipo: tipo as 'pix', valor: 12.5 })));
+    await Promise.all(
+      ['pix', 'boleto', 'tributos'].map((tipo) => runner.control.createPayment({ tipo: tipo as 'pix', valor: 12.5 })),
+    );
   });
   expect(deliveries).toHaveLength(24);
   expect(deliveries.every((d) => d.outcome === 'ENTREGUE')).toBe(true);
-  expect(eventsSince(since).map((e) => e.detailType).sort()).toEqual([...Array(5).fill(T.BOLETO_SETTLED), ...Array(3).fill(T.PAYMENT_STATUS_VERIFIED)]);
+  expect(
+    eventsSince(since)
+      .map((e) => e.detailType)
+      .sort(),
+  ).toEqual([...Array(5).fill(T.BOLETO_SETTLED), ...Array(3).fill(T.PAYMENT_STATUS_VERIFIED)]);
   expect(metricSince(ProcessorMetric.DUPLICATES, metricsBefore)).toBe(16);
 });
 
@@ -110,7 +130,12 @@ it('loses nothing and duplicates nothing when the processor crashes mid-batch', 
   const { since } = await scenario(async () => {
     const start = runner.events.events.length;
     // Two queries answer at once, the others slowly: the crash comes with part of the work published.
-    await runner.control.setFaults({ api: [{ scope: 'query', times: 2 }, { scope: 'query', delayMs: 3_000 }] });
+    await runner.control.setFaults({
+      api: [
+        { scope: 'query', times: 2 },
+        { scope: 'query', delayMs: 3_000 },
+      ],
+    });
     await settledBoletos(6);
     // It comes once every published change's outbox is also cleared. A crash in the milliseconds
     // between an event's PutEvents and the clearing of its outbox publishes that change again on
@@ -139,11 +164,19 @@ it('publishes nothing financial for a settlement reversed before either was veri
     await runner.control.settleBoleto(boleto.nossoNumero);
     await runner.control.reverseBoleto(boleto.nossoNumero);
   });
-  expect(deliveries.map((d) => (d.body as { movimento: string }).movimento)).toEqual([expect.stringMatching(/^ESTORNO_LIQUIDACAO/), expect.stringMatching(/^LIQUIDACAO/)]);
+  expect(deliveries.map((d) => (d.body as { movimento: string }).movimento)).toEqual([
+    expect.stringMatching(/^ESTORNO_LIQUIDACAO/),
+    expect.stringMatching(/^LIQUIDACAO/),
+  ]);
   const events = eventsSince(since);
   // The bank shows the boleto open: nothing was published as settled, so there is nothing to reverse.
   expect(events.map((e) => e.detailType)).toEqual([T.NOTIFICATION_NOT_CONFIRMED]);
-  expect(events[0].detail).toMatchObject({ matchesNotification: false, attempt: 2, state: { statusClass: 'open' }, notification: { claim: { statusClass: 'settled' } } });
+  expect(events[0].detail).toMatchObject({
+    matchesNotification: false,
+    attempt: 2,
+    state: { statusClass: 'open' },
+    notification: { claim: { statusClass: 'settled' } },
+  });
 });
 
 it('handles 500 notifications delivered 50 at a time: every one answered 200 and verified once', async () => {
@@ -158,9 +191,11 @@ it('handles 500 notifications delivered 50 at a time: every one answered 200 and
       }),
     ];
     let next = 0;
-    await Promise.all(Array.from({ length: 50 }, async () => {
-      while (next < work.length) await work[next++]();
-    }));
+    await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        while (next < work.length) await work[next++]();
+      }),
+    );
   }, 120_000);
   expect(deliveries).toHaveLength(500);
   expect(deliveries.filter((d) => d.outcome !== 'ENTREGUE')).toEqual([]);

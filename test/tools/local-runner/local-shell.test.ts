@@ -43,7 +43,11 @@ async function control(line: string): Promise<string> {
 /** The shipped CLI, in a shell of its own with the exports: status, stdout and stderr. */
 async function cli(args: readonly string[]): Promise<{ status: number; out: string; err: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args, '--stack', env.STACK!], { env, cwd: ROOT, timeout: 120_000 });
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args, '--stack', env.STACK!], {
+      env,
+      cwd: ROOT,
+      timeout: 120_000,
+    });
     return { status: 0, out: stdout, err: stderr };
   } catch (error) {
     const e = error as { code?: number; stdout?: string; stderr?: string };
@@ -52,9 +56,17 @@ async function cli(args: readonly string[]): Promise<{ status: number; out: stri
 }
 
 beforeAll(async () => {
-  local = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'tools', 'local-runner', 'local.ts')], { cwd: ROOT, env: { ...process.env } });
-  local.stdout.on('data', (chunk: Buffer) => { printed += chunk.toString('utf8'); });
-  local.stderr.on('data', (chunk: Buffer) => { printed += chunk.toString('utf8'); });
+  local = spawn(
+    process.execPath,
+    [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'tools', 'local-runner', 'local.ts')],
+    { cwd: ROOT, env: { ...process.env } },
+  );
+  local.stdout.on('data', (chunk: Buffer) => {
+    printed += chunk.toString('utf8');
+  });
+  local.stderr.on('data', (chunk: Buffer) => {
+    printed += chunk.toString('utf8');
+  });
   await ready(1);
   // The exports, as a shell would take them: only those, on a clean environment.
   env = { PATH: process.env.PATH, HOME: process.env.HOME };
@@ -70,7 +82,7 @@ afterAll(async () => {
   }
 });
 
-it('prints what a shell needs: the region, credentials, every endpoint on loopback, and the stack\'s name', () => {
+it("prints what a shell needs: the region, credentials, every endpoint on loopback, and the stack's name", () => {
   expect(env.AWS_REGION).toBe('us-east-1');
   expect(env.STACK).toBe('BankWebhooksLocal');
   for (const service of ['CLOUDFORMATION', 'CLOUDWATCH', 'DYNAMODB', 'EVENTBRIDGE', 'LAMBDA', 'S3', 'SQS']) {
@@ -98,24 +110,43 @@ it('runs every command the runbooks name from another shell, each finding what t
   await new Promise((resolve) => setTimeout(resolve, 3_000));
 
   // Every command the runbooks name, with their placeholders filled as an operator would.
-  const operations = readFileSync(join(ROOT, 'docs', 'operations.md'), 'utf8').split('\n## Runbooks\n')[1].split('\n## ')[0];
+  const operations = readFileSync(join(ROOT, 'docs', 'operations.md'), 'utf8')
+    .split('\n## Runbooks\n')[1]
+    .split('\n## ')[0];
   const today = new Date().toISOString().slice(0, 10);
-  const events = new EventBridgeClient({ region: env.AWS_REGION, endpoint: env.AWS_ENDPOINT_URL_EVENTBRIDGE, credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID!, secretAccessKey: env.AWS_SECRET_ACCESS_KEY! } });
+  const events = new EventBridgeClient({
+    region: env.AWS_REGION,
+    endpoint: env.AWS_ENDPOINT_URL_EVENTBRIDGE,
+    credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID!, secretAccessKey: env.AWS_SECRET_ACCESS_KEY! },
+  });
   const rules = (await events.send(new ListRulesCommand({}))).Rules ?? [];
   events.destroy();
   const consumerRule = rules.find((r) => r.Name!.startsWith('BankWebhooksBoletoSettledRule'))!.Name!;
   const fill: Record<string, string> = {
-    '<text of the reason>': 'not recognisably', '<when it broke>': today, '<when it began>': today, '<now>': today,
-    '<its rule\'s name>': consumerRule, '<nossoNumero | idTransacao>': settled, '<subject>': lost,
+    '<text of the reason>': 'not recognisably',
+    '<when it broke>': today,
+    '<when it began>': today,
+    '<now>': today,
+    "<its rule's name>": consumerRule,
+    '<nossoNumero | idTransacao>': settled,
+    '<subject>': lost,
   };
   const commands = [...new Set([...operations.matchAll(/`cdk-bank-webhooks ([^`]+)`/g)].map((m) => m[1]))]
     // `reverify` alone is a mention of the one with its window.
     .filter((command) => command !== 'reverify');
   expect(commands.length).toBeGreaterThanOrEqual(12);
   for (const command of commands) {
-    const args = (Object.entries(fill).reduce((text, [placeholder, value]) => text.split(placeholder).join(value), command).match(/"[^"]*"|\S+/g) ?? []).map((a) => a.replace(/^"|"$/g, ''));
+    const args = (
+      Object.entries(fill)
+        .reduce((text, [placeholder, value]) => text.split(placeholder).join(value), command)
+        .match(/"[^"]*"|\S+/g) ?? []
+    ).map((a) => a.replace(/^"|"$/g, ''));
     const result = await cli(args);
-    expect({ command, status: result.status, err: result.err.replace(/\(node:\d+\)[\s\S]*?trace-warnings[^\n]*\n/g, '').trim() }).toEqual({ command, status: expect.any(Number), err: expect.not.stringMatching(/cdk-bank-webhooks:/) });
+    expect({
+      command,
+      status: result.status,
+      err: result.err.replace(/\(node:\d+\)[\s\S]*?trace-warnings[^\n]*\n/g, '').trim(),
+    }).toEqual({ command, status: expect.any(Number), err: expect.not.stringMatching(/cdk-bank-webhooks:/) });
     expect({ command, ok: [CliExit.OK, CliExit.ATTENTION].includes(result.status) }).toEqual({ command, ok: true });
   }
   // The trace of the recovered settlement says so; the replay completed to that one rule.

@@ -26,7 +26,10 @@ beforeEach(() => {
 });
 
 const subjectOf = (nossoNumero: string) => `boleto:${runner.simulator.accounts[0].beneficiario}:${nossoNumero}`;
-const eventsOf = (since: ReturnType<LocalRunner["checkpoint"]>, nossoNumero: string) => runner.verifiedEvents(since).filter((e) => (e.detail as { subject: { id: string } }).subject.id === subjectOf(nossoNumero));
+const eventsOf = (since: ReturnType<LocalRunner['checkpoint']>, nossoNumero: string) =>
+  runner
+    .verifiedEvents(since)
+    .filter((e) => (e.detail as { subject: { id: string } }).subject.id === subjectOf(nossoNumero));
 
 it('status finds the receiver from its stack and tells its alarms, queues and registrations', async () => {
   const { status, out, err } = await runner.operate(['status']);
@@ -43,14 +46,23 @@ it('a notification quarantined while the bank did not know its boleto is redrive
   // The next boleto the bank makes: notified before the bank knows it (404 on every verification).
   const probe = await runner.control.createBoleto({ valor: '10.00' });
   const next = String(Number(probe.nossoNumero) + 1).padStart(9, '0');
-  const early = { ...(await runner.control.settleBoleto(probe.nossoNumero)).notification as Record<string, unknown>, nossoNumero: next, idEventoWebhook: `early-${next}` };
+  const early = {
+    ...((await runner.control.settleBoleto(probe.nossoNumero)).notification as Record<string, unknown>),
+    nossoNumero: next,
+    idEventoWebhook: `early-${next}`,
+  };
   await runner.settle(30_000);
   expect((await runner.post('boleto', JSON.stringify(early))).status).toBe(200);
-  const quarantined = async () => ((await runner.subjectRecord(subjectOf(next))).trail ?? []).some((e) => e.kind === TrailEntryKind.QUARANTINED);
+  const quarantined = async () =>
+    ((await runner.subjectRecord(subjectOf(next))).trail ?? []).some((e) => e.kind === TrailEntryKind.QUARANTINED);
   await waitFor(quarantined, 'the quarantine', 60_000);
 
   const listed = await runner.operate(['dlq', 'list']);
-  expect(listed.out).toMatch(new RegExp(`${subjectOf(next)}\\s+the bank's query refuses it after every verification attempt: boleto query \\(nossoNumero ${next}\\) failed with HTTP 404`));
+  expect(listed.out).toMatch(
+    new RegExp(
+      `${subjectOf(next)}\\s+the bank's query refuses it after every verification attempt: boleto query \\(nossoNumero ${next}\\) failed with HTTP 404`,
+    ),
+  );
 
   // The bank knows it now: the boleto is made and settled as the early notification said (its own notification is lost).
   await runner.control.setFaults({ loseDeliveries: true });
@@ -86,11 +98,15 @@ it('sweep runs the reconciliation now and prints what it found; the settlement t
   expect(swept.out).toMatch(/payments\s+in-sync/);
   await runner.settle(60_000);
   const published = eventsOf(since, boleto.nossoNumero);
-  expect(published.map((e) => [e.detailType, (e.detail as { trigger: string }).trigger])).toEqual([[T.BOLETO_SETTLED, 'reconciliation']]);
+  expect(published.map((e) => [e.detailType, (e.detail as { trigger: string }).trigger])).toEqual([
+    [T.BOLETO_SETTLED, 'reconciliation'],
+  ]);
 
   const again = await runner.operate(['sweep']);
   expect(again.out).toMatch(/listed changes sent to be verified\s+0 /);
-  expect((await runner.operate(['status'])).out).toMatch(/Last sweep \d+ s ago: complete, \d+ listing call\(s\), 0 listed change\(s\) and 0 payment\(s\) sent to be verified\./);
+  expect((await runner.operate(['status'])).out).toMatch(
+    /Last sweep \d+ s ago: complete, \d+ listing call\(s\), 0 listed change\(s\) and 0 payment\(s\) sent to be verified\./,
+  );
   const trace = await runner.operate(['trace', boleto.nossoNumero]);
   expect(trace.out).toMatch(/look\s+the bank showed LIQUIDADO/);
   expect(trace.out).toContain('Raw notifications: none');
@@ -110,23 +126,63 @@ it('audit finds nothing wrong in what came before, then names a planted duplicat
   const config = { region: aws.region, credentials: aws.credentials };
   // A change published twice: another Boleto Settled under a published subject and sequence (someone else's PutEvents).
   const [settled] = runner.verifiedEvents().filter((e) => e.detailType === String(T.BOLETO_SETTLED));
-  const detail = structuredClone(settled.detail) as { idempotencyKey: string; subject: { id: string; sequence: number } };
+  const detail = structuredClone(settled.detail) as {
+    idempotencyKey: string;
+    subject: { id: string; sequence: number };
+  };
   detail.idempotencyKey = `${detail.subject.id}#${detail.subject.sequence}:settled:planted`;
   const events = new EventBridgeClient({ ...config, endpoint: aws.endpoints!.EVENTBRIDGE });
-  await events.send(new PutEventsCommand({ Entries: [{ Source: settled.source, DetailType: settled.detailType, Detail: JSON.stringify(detail), EventBusName: settled.eventBusName }] }));
+  await events.send(
+    new PutEventsCommand({
+      Entries: [
+        {
+          Source: settled.source,
+          DetailType: settled.detailType,
+          Detail: JSON.stringify(detail),
+          EventBusName: settled.eventBusName,
+        },
+      ],
+    }),
+  );
   events.destroy();
   // A notification lost: in the journal (the processor wrote it two hours ago), and nothing else knows it.
-  const stored = { route: 'boleto' as const, receivedAt: new Date(now - 2 * 3_600_000).toISOString(), requestId: 'planted-lost' };
-  const lost = { ...(settled.detail as { notification?: unknown }), nossoNumero: '000999999', idEventoWebhook: 'planted-lost-event', movimento: 'LIQUIDACAO_PIX', valorLiquidacao: '12.34', beneficiario: runner.simulator.accounts[0].beneficiario };
+  const stored = {
+    route: 'boleto' as const,
+    receivedAt: new Date(now - 2 * 3_600_000).toISOString(),
+    requestId: 'planted-lost',
+  };
+  const lost = {
+    ...(settled.detail as { notification?: unknown }),
+    nossoNumero: '000999999',
+    idEventoWebhook: 'planted-lost-event',
+    movimento: 'LIQUIDACAO_PIX',
+    valorLiquidacao: '12.34',
+    beneficiario: runner.simulator.accounts[0].beneficiario,
+  };
   const s3 = new S3Client({ ...config, endpoint: aws.endpoints!.S3, forcePathStyle: true });
-  await s3.send(new PutObjectCommand({ Bucket: runner.journal!.bucket, Key: journalKey(stored), Body: encodeStoredNotification(stored, Buffer.from(JSON.stringify(lost))), IfNoneMatch: '*' }));
+  await s3.send(
+    new PutObjectCommand({
+      Bucket: runner.journal!.bucket,
+      Key: journalKey(stored),
+      Body: encodeStoredNotification(stored, Buffer.from(JSON.stringify(lost))),
+      IfNoneMatch: '*',
+    }),
+  );
   s3.destroy();
 
   const found = await runner.operate(['audit', ...window]);
   expect(found.status).toBe(CliExit.ATTENTION);
-  expect(found.out).toContain(`✗ nothing twice: ${detail.subject.id}#${detail.subject.sequence} was published as 2 different changes`);
-  expect(found.out).toMatch(new RegExp(`✗ nothing unverified: event \\S+ \\(${detail.idempotencyKey.replace(/[#:]/g, '.')}\\) is not among what ${detail.subject.id}'s record published`));
-  expect(found.out).toContain('✗ nothing lost: boleto:000999999:planted-lost-event was answered 200 (request planted-lost) but no verified event accounts for it and it is not in quarantine');
+  expect(found.out).toContain(
+    `✗ nothing twice: ${detail.subject.id}#${detail.subject.sequence} was published as 2 different changes`,
+  );
+  expect(found.out).toMatch(
+    new RegExp(
+      `✗ nothing unverified: event \\S+ \\(${detail.idempotencyKey.replace(/[#:]/g, '.')}\\) is not among what ${detail.subject.id}'s record published`,
+    ),
+  );
+  expect(found.out).toContain(
+    '✗ nothing lost: boleto:000999999:planted-lost-event was answered 200 (request planted-lost) but no verified event accounts for it and it is not in quarantine',
+  );
   expect(found.out).toMatch(/What to do:\n {2}nothing twice: consumers dedupe on the idempotencyKey/);
   expect(found.out).toContain('nothing lost: run `cdk-bank-webhooks trace <subject>`');
 });

@@ -27,16 +27,25 @@ afterAll(async () => {
 });
 
 /** The Pix events published since `from`, as `[detail type, end-to-end id, status]`. */
-const pixEvents = (from = 0) => runner.events.events.slice(from)
-  .filter((e) => PIX_TYPES.includes(e.detailType))
-  .map((e) => [e.detailType, e.detail.subject.endToEndId as string, e.detail.state.status as string]);
+const pixEvents = (from = 0) =>
+  runner.events.events
+    .slice(from)
+    .filter((e) => PIX_TYPES.includes(e.detailType))
+    .map((e) => [e.detailType, e.detail.subject.endToEndId as string, e.detail.state.status as string]);
 
-it('serves a Pix API of its own whose URL the provider calls with /pix appended, and registers each key\'s webhook to it at deploy', async () => {
+it("serves a Pix API of its own whose URL the provider calls with /pix appended, and registers each key's webhook to it at deploy", async () => {
   expect(runner.pixUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/prod$/);
   const state = await runner.control.pix.state();
   expect(state.keys.length).toBeGreaterThan(0);
-  expect(Object.values(state.webhooks).map((w) => (w as { webhookUrl: string }).webhookUrl)).toEqual(state.keys.map(() => runner.pixUrl));
-  expect(runner.registered().filter((r) => r.type === 'Custom::BankPixKeyWebhook').map((r) => r.physicalResourceId)).toEqual(state.keys.map((k) => `pix-webhook/${encodeURIComponent(k)}`));
+  expect(Object.values(state.webhooks).map((w) => (w as { webhookUrl: string }).webhookUrl)).toEqual(
+    state.keys.map(() => runner.pixUrl),
+  );
+  expect(
+    runner
+      .registered()
+      .filter((r) => r.type === 'Custom::BankPixKeyWebhook')
+      .map((r) => r.physicalResourceId),
+  ).toEqual(state.keys.map((k) => `pix-webhook/${encodeURIComponent(k)}`));
 });
 
 it('publishes charges paid by Pix (immediate and with a due date), a static code, and three Pix of one key in one callback, once each', async () => {
@@ -53,9 +62,15 @@ it('publishes charges paid by Pix (immediate and with a due date), a static code
   expect(await runner.control.waitForDeliveries(20_000)).toBe(true);
   await runner.settle(30_000);
   const ids = [...paidCob.pix, ...paidCobv.pix, ...staticCode.pix, ...three.pix].map((p) => p.endToEndId);
-  expect(pixEvents(from).map(([type, id]) => [type, id]).sort()).toEqual(ids.map((id) => [T.PIX_RECEIVED, id]).sort());
+  expect(
+    pixEvents(from)
+      .map(([type, id]) => [type, id])
+      .sort(),
+  ).toEqual(ids.map((id) => [T.PIX_RECEIVED, id]).sort());
   const byId = new Map(runner.events.events.slice(from).map((e) => [e.detail.subject.endToEndId as string, e.detail]));
-  expect(byId.get(paidCob.pix[0].endToEndId)).toMatchObject({ pix: { charge: { kind: 'cob', status: 'CONCLUIDA' }, infoPagador: 'pedido 42', amount: { cents: 11000 } } });
+  expect(byId.get(paidCob.pix[0].endToEndId)).toMatchObject({
+    pix: { charge: { kind: 'cob', status: 'CONCLUIDA' }, infoPagador: 'pedido 42', amount: { cents: 11000 } },
+  });
   expect(byId.get(paidCobv.pix[0].endToEndId)).toMatchObject({ pix: { charge: { kind: 'cobv' } } });
   expect(byId.get(staticCode.pix[0].endToEndId)?.pix.charge).toBeUndefined();
   // The processor keeps its Pix client (its token, its mutual-TLS connection) between invocations:
@@ -87,7 +102,7 @@ it('publishes a refund returned and one not done, and none while a refund is in 
   ]);
 });
 
-it('drops another customer\'s Pix sent to our URL: counted, journaled, never published, nothing in the dead-letter queue', async () => {
+it("drops another customer's Pix sent to our URL: counted, journaled, never published, nothing in the dead-letter queue", async () => {
   const from = runner.events.events.length;
   const foreignBefore = runner.metricSum(ProcessorMetric.FOREIGN);
   // Someone else's key, and a Pix under one of ours that our credentials do not see.
@@ -115,7 +130,18 @@ it('answers the validation call 200 and stores nothing; a duplicated callback is
   const paid = await runner.control.pix.payKey(chave, { valor: '12.34', txid: 'QRDUP' });
   expect(await runner.control.waitForDeliveries(20_000)).toBe(true);
   await runner.control.clearFaults();
-  const forged = await runner.postPix(JSON.stringify({ pix: [{ endToEndId: 'E99999999202611271200forged00001', txid: 'QRX', valor: '999.00', horario: '2026-11-27T12:00:00Z' }] }));
+  const forged = await runner.postPix(
+    JSON.stringify({
+      pix: [
+        {
+          endToEndId: 'E99999999202611271200forged00001',
+          txid: 'QRX',
+          valor: '999.00',
+          horario: '2026-11-27T12:00:00Z',
+        },
+      ],
+    }),
+  );
   expect(forged.status).toBe(200);
   await runner.settle(30_000);
   expect(pixEvents(from)).toEqual([[T.PIX_RECEIVED, paid.pix[0].endToEndId, 'RECEBIDO']]);
@@ -143,7 +169,10 @@ it('recovers lost callbacks with the daily Pix sweep, once each (a Pix and its r
   expect(report.complete).toBe(true);
   expect(report.days.filter((d) => d.listing === 'pix').map((d) => d.pages)).toEqual([1, 1, 1, 1]);
   await runner.settle(30_000);
-  expect(pixEvents(from).sort()).toEqual([[T.PIX_RECEIVED, e2e, 'RECEBIDO'], [T.PIX_REFUND, e2e, 'DEVOLVIDO']]);
+  expect(pixEvents(from).sort()).toEqual([
+    [T.PIX_RECEIVED, e2e, 'RECEBIDO'],
+    [T.PIX_REFUND, e2e, 'DEVOLVIDO'],
+  ]);
   expect([...new Set(runner.events.events.slice(from).map((e) => e.detail.trigger))]).toEqual(['reconciliation']);
   expect(runner.metricSum(ProcessorMetric.RECOVERED) - recoveredBefore).toBe(2);
 
@@ -156,7 +185,7 @@ it('recovers lost callbacks with the daily Pix sweep, once each (a Pix and its r
   expect(runner.audit().problems).toEqual([]);
 });
 
-it('traces a Pix by its end-to-end id (its record, its trail, its raw callback), and reverify asks the provider again about the window\'s Pix without publishing twice', async () => {
+it("traces a Pix by its end-to-end id (its record, its trail, its raw callback), and reverify asks the provider again about the window's Pix without publishing twice", async () => {
   const [chave] = (await runner.control.pix.state()).keys;
   const paid = await runner.control.pix.payKey(chave, { valor: '4.56', txid: 'QRTRACE' });
   const e2e = paid.pix[0].endToEndId;
@@ -172,7 +201,13 @@ it('traces a Pix by its end-to-end id (its record, its trail, its raw callback),
   const from = runner.events.events.length;
   const foreignBefore = runner.metricSum(ProcessorMetric.FOREIGN);
   const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
-  const reverify = await runner.operate(['reverify', '--from', hourAgo, '--to', new Date(Date.now() + 60_000).toISOString()]);
+  const reverify = await runner.operate([
+    'reverify',
+    '--from',
+    hourAgo,
+    '--to',
+    new Date(Date.now() + 60_000).toISOString(),
+  ]);
   expect(reverify.status).toBe(0);
   expect(reverify.out).toMatch(/pix:/);
   await runner.settle(30_000);
@@ -181,7 +216,7 @@ it('traces a Pix by its end-to-end id (its record, its trail, its raw callback),
   expect(runner.metricSum(ProcessorMetric.FOREIGN)).toBeGreaterThan(foreignBefore);
 });
 
-it('removes each key\'s webhook at destroy (it is still ours)', async () => {
+it("removes each key's webhook at destroy (it is still ours)", async () => {
   await runner.unregister();
   expect((await runner.control.pix.state()).webhooks).toEqual([]);
 });
@@ -193,16 +228,27 @@ describe('the registration watch over the keys', () => {
     await watched?.stop();
   });
 
-  it('alarms when the provider drops a key\'s webhook on its own, and, when asked, puts it back', async () => {
-    watched = await LocalRunner.start({ stack: (app, id) => new LocalReceiverStack(app, id, { pix: true, receiver: { reconciliation: { repairRegistrations: true } } }) });
+  it("alarms when the provider drops a key's webhook on its own, and, when asked, puts it back", async () => {
+    watched = await LocalRunner.start({
+      stack: (app, id) =>
+        new LocalReceiverStack(app, id, { pix: true, receiver: { reconciliation: { repairRegistrations: true } } }),
+    });
     await watched.register();
     const [chave] = (await watched.control.pix.state()).keys;
     let findings = (await watched.sweep()).registrations ?? [];
-    expect(findings.filter((f) => f.registration.startsWith('pix ')).map((f) => f.state)).toEqual((await watched.control.pix.state()).keys.map(() => 'in-sync'));
+    expect(findings.filter((f) => f.registration.startsWith('pix ')).map((f) => f.state)).toEqual(
+      (await watched.control.pix.state()).keys.map(() => 'in-sync'),
+    );
     await watched.control.pix.dropWebhook(chave);
     findings = (await watched.sweep()).registrations ?? [];
-    expect(findings.find((f) => f.registration === `pix ${chave}`)).toMatchObject({ state: 'repaired', drift: ['missing'], repaired: true });
-    expect((await watched.control.pix.state()).webhooks.find((w) => w.chave === chave)?.webhookUrl).toBe(watched.pixUrl);
+    expect(findings.find((f) => f.registration === `pix ${chave}`)).toMatchObject({
+      state: 'repaired',
+      drift: ['missing'],
+      repaired: true,
+    });
+    expect((await watched.control.pix.state()).webhooks.find((w) => w.chave === chave)?.webhookUrl).toBe(
+      watched.pixUrl,
+    );
     expect(watched.metricSum('RegistrationDrift')).toBeGreaterThanOrEqual(1);
   });
 });

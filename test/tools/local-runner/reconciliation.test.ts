@@ -27,13 +27,18 @@ beforeEach(() => {
   runner = current();
 });
 
-const subjects = (events: readonly RecordedEvent[]) => events.map((e) => (e.detail as { subject: { id: string } }).subject.id);
-const triggers = (events: readonly RecordedEvent[]) => [...new Set(events.map((e) => (e.detail as { trigger: string }).trigger))];
+const subjects = (events: readonly RecordedEvent[]) =>
+  events.map((e) => (e.detail as { subject: { id: string } }).subject.id);
+const triggers = (events: readonly RecordedEvent[]) => [
+  ...new Set(events.map((e) => (e.detail as { trigger: string }).trigger)),
+];
 
 /** Settles `count` new boletos while the bank loses every notification; answers their notifications as the bank would have sent them. */
 async function lostSettlements(count: number): Promise<{ nossoNumeros: string[]; notifications: unknown[] }> {
   await runner.control.setFaults({ loseDeliveries: true });
-  const boletos = await Promise.all(Array.from({ length: count }, (_, i) => runner.control.createBoleto({ valor: 20 + i })));
+  const boletos = await Promise.all(
+    Array.from({ length: count }, (_, i) => runner.control.createBoleto({ valor: 20 + i })),
+  );
   const changes = [];
   for (const boleto of boletos) changes.push(await runner.control.settleBoleto(boleto.nossoNumero));
   await runner.control.clearFaults();
@@ -54,7 +59,9 @@ it('publishes every settlement of days the bank lost every notification of, exac
   await runner.settle(90_000);
   const recovered = runner.verifiedEvents(since);
   expect(recovered.map((e) => e.detailType)).toEqual(Array(60).fill(T.BOLETO_SETTLED));
-  expect(new Set(subjects(recovered))).toEqual(new Set(nossoNumeros.map((n) => `boleto:${runner.simulator.accounts[0].beneficiario}:${n}`)));
+  expect(new Set(subjects(recovered))).toEqual(
+    new Set(nossoNumeros.map((n) => `boleto:${runner.simulator.accounts[0].beneficiario}:${n}`)),
+  );
   expect(triggers(recovered)).toEqual(['reconciliation']);
   expect(runner.metricSum(ProcessorMetric.RECOVERED) - recoveredBefore).toBe(60);
   expect(runner.audit(since).problems).toEqual([]);
@@ -73,7 +80,9 @@ it('publishes every settlement of days the bank lost every notification of, exac
 });
 
 it('makes no query, publishes nothing and recovers nothing when nothing was lost', async () => {
-  const boletos = await Promise.all(Array.from({ length: 5 }, (_, i) => runner.control.createBoleto({ valor: 40 + i })));
+  const boletos = await Promise.all(
+    Array.from({ length: 5 }, (_, i) => runner.control.createBoleto({ valor: 40 + i })),
+  );
   for (const boleto of boletos) await runner.control.settleBoleto(boleto.nossoNumero);
   await runner.settle(60_000);
   await runner.sweep(); // the days as they are now
@@ -113,11 +122,13 @@ it('resumes a sweep that stopped half-way from its cursor, without asking twice'
   expect(report.settlementsToVerify).toBeLessThan(55);
   expect(runner.simulator.queryCounts()[QueryOperation.SETTLED_LISTING] - listingsBefore).toBeGreaterThan(2);
   const events = runner.verifiedEvents(since);
-  expect(subjects(events).sort()).toEqual(nossoNumeros.map((n) => `boleto:${runner.simulator.accounts[0].beneficiario}:${n}`).sort());
+  expect(subjects(events).sort()).toEqual(
+    nossoNumeros.map((n) => `boleto:${runner.simulator.accounts[0].beneficiario}:${n}`).sort(),
+  );
   expect(runner.audit(since).problems).toEqual([]);
 });
 
-it('reads the bank\'s day at 22:30 São Paulo time, when UTC is already the next day', async () => {
+it("reads the bank's day at 22:30 São Paulo time, when UTC is already the next day", async () => {
   const since = runner.checkpoint();
   const today = bankDay(Date.now());
   const { nossoNumeros } = await lostSettlements(1);
@@ -127,7 +138,9 @@ it('reads the bank\'s day at 22:30 São Paulo time, when UTC is already the next
   const report = await runner.sweep(at);
   expect(report.days[0].day).toBe(today.iso);
   await runner.settle(60_000);
-  expect(subjects(runner.verifiedEvents(since))).toEqual([`boleto:${runner.simulator.accounts[0].beneficiario}:${nossoNumeros[0]}`]);
+  expect(subjects(runner.verifiedEvents(since))).toEqual([
+    `boleto:${runner.simulator.accounts[0].beneficiario}:${nossoNumeros[0]}`,
+  ]);
 });
 
 it('brings a payment whose final notification was lost to its final status, and stops asking about it', async () => {
@@ -141,7 +154,15 @@ it('brings a payment whose final notification was lost to its final status, and 
   expect(report.paymentsToVerify).toBeGreaterThanOrEqual(1);
   await runner.settle(60_000);
   const events = runner.verifiedEvents(since).filter((e) => subjects([e])[0] === `payment:pix:${payment.idTransacao}`);
-  expect(events.map((e) => [(e.detail as { state: { status: string } }).state.status, (e.detail as { trigger: string }).trigger])).toEqual([['RECEBIDO', 'webhook'], ['EFETIVADO', 'reconciliation']]);
+  expect(
+    events.map((e) => [
+      (e.detail as { state: { status: string } }).state.status,
+      (e.detail as { trigger: string }).trigger,
+    ]),
+  ).toEqual([
+    ['RECEBIDO', 'webhook'],
+    ['EFETIVADO', 'reconciliation'],
+  ]);
   const next = await runner.sweep();
   expect(next.paymentsToVerify).toBe(0);
 });
@@ -152,27 +173,50 @@ it('follows a payment the company started, from its Track Payment event, though 
   const { payment } = await runner.control.createPayment({ tipo: 'tributos', valor: 90 });
   await runner.control.clearFaults();
   const account = runner.simulator.accounts[0];
-  const bus = new EventBridgeClient({ region: LOCAL_AWS.region, credentials: LOCAL_AWS.credentials, endpoint: runner.events.endpoint });
+  const bus = new EventBridgeClient({
+    region: LOCAL_AWS.region,
+    credentials: LOCAL_AWS.credentials,
+    endpoint: runner.events.endpoint,
+  });
   try {
-    await bus.send(new PutEventsCommand({ Entries: [{
-      EventBusName: runner.deployment.eventBus, Source: 'acme.payments', DetailType: TRACK_PAYMENT_DETAIL_TYPE,
-      Detail: JSON.stringify({ paymentKind: 'tributos', idTransacao: payment.idTransacao, account: { cooperativa: account.cooperativa, conta: account.conta } }),
-    }] }));
+    await bus.send(
+      new PutEventsCommand({
+        Entries: [
+          {
+            EventBusName: runner.deployment.eventBus,
+            Source: 'acme.payments',
+            DetailType: TRACK_PAYMENT_DETAIL_TYPE,
+            Detail: JSON.stringify({
+              paymentKind: 'tributos',
+              idTransacao: payment.idTransacao,
+              account: { cooperativa: account.cooperativa, conta: account.conta },
+            }),
+          },
+        ],
+      }),
+    );
   } finally {
     bus.destroy();
   }
   await runner.settle(60_000);
-  expect(runner.verifiedEvents(since).map((e) => [subjects([e])[0], (e.detail as { state: { status: string } }).state.status])).toEqual([[`payment:tributos:${payment.idTransacao}`, 'RECEBIDO']]);
+  expect(
+    runner
+      .verifiedEvents(since)
+      .map((e) => [subjects([e])[0], (e.detail as { state: { status: string } }).state.status]),
+  ).toEqual([[`payment:tributos:${payment.idTransacao}`, 'RECEBIDO']]);
   // Still pending: each sweep looks again, and its settlement is found though never notified.
   await runner.control.setFaults({ loseDeliveries: true });
   await runner.control.settlePayment('tributos', payment.idTransacao);
   await runner.control.clearFaults();
   await runner.sweep();
   await runner.settle(60_000);
-  expect(runner.verifiedEvents(since).map((e) => (e.detail as { state: { status: string } }).state.status)).toEqual(['RECEBIDO', 'EFETIVADO']);
+  expect(runner.verifiedEvents(since).map((e) => (e.detail as { state: { status: string } }).state.status)).toEqual([
+    'RECEBIDO',
+    'EFETIVADO',
+  ]);
 });
 
-it('follows a payment id of the bank\'s full 100 characters to its final status, and quarantines once, asking the bank nothing, an id outside the bank\'s pattern', async () => {
+it("follows a payment id of the bank's full 100 characters to its final status, and quarantines once, asking the bank nothing, an id outside the bank's pattern", async () => {
   const since = runner.checkpoint();
   const long = `E:${'b2-'.repeat(32)}Z9`;
   await runner.control.setFaults({ loseDeliveries: true });
@@ -180,10 +224,20 @@ it('follows a payment id of the bank\'s full 100 characters to its final status,
   await runner.control.clearFaults();
   const account = runner.simulator.accounts[0];
   const queriesBefore = runner.simulator.queryCounts()[QueryOperation.PAYMENT_QUERY];
-  const bus = new EventBridgeClient({ region: LOCAL_AWS.region, credentials: LOCAL_AWS.credentials, endpoint: runner.events.endpoint });
+  const bus = new EventBridgeClient({
+    region: LOCAL_AWS.region,
+    credentials: LOCAL_AWS.credentials,
+    endpoint: runner.events.endpoint,
+  });
   const track = (idTransacao: string) => ({
-    EventBusName: runner.deployment.eventBus, Source: 'acme.payments', DetailType: TRACK_PAYMENT_DETAIL_TYPE,
-    Detail: JSON.stringify({ paymentKind: 'pix', idTransacao, account: { cooperativa: account.cooperativa, conta: account.conta } }),
+    EventBusName: runner.deployment.eventBus,
+    Source: 'acme.payments',
+    DetailType: TRACK_PAYMENT_DETAIL_TYPE,
+    Detail: JSON.stringify({
+      paymentKind: 'pix',
+      idTransacao,
+      account: { cooperativa: account.cooperativa, conta: account.conta },
+    }),
   });
   try {
     await bus.send(new PutEventsCommand({ Entries: [track(long), track('..')] }));
@@ -191,7 +245,11 @@ it('follows a payment id of the bank\'s full 100 characters to its final status,
     bus.destroy();
   }
   await runner.settle(60_000);
-  expect(runner.verifiedEvents(since).map((e) => [subjects([e])[0], (e.detail as { state: { status: string } }).state.status])).toEqual([[`payment:pix:${long}`, 'RECEBIDO']]);
+  expect(
+    runner
+      .verifiedEvents(since)
+      .map((e) => [subjects([e])[0], (e.detail as { state: { status: string } }).state.status]),
+  ).toEqual([[`payment:pix:${long}`, 'RECEBIDO']]);
   // One query, the long id's: the ".." was refused before any call.
   expect(runner.simulator.queryCounts()[QueryOperation.PAYMENT_QUERY] - queriesBefore).toBe(1);
   // Still pending: the sweep looks again (its index holds the 100-character id) and finds it paid.
@@ -201,19 +259,25 @@ it('follows a payment id of the bank\'s full 100 characters to its final status,
   const report = await runner.sweep();
   await runner.settle(60_000);
   expect(report.paymentsToVerify).toBeGreaterThanOrEqual(1);
-  expect(runner.verifiedEvents(since).map((e) => (e.detail as { state: { status: string } }).state.status)).toEqual(['RECEBIDO', 'EFETIVADO']);
+  expect(runner.verifiedEvents(since).map((e) => (e.detail as { state: { status: string } }).state.status)).toEqual([
+    'RECEBIDO',
+    'EFETIVADO',
+  ]);
   // The "..": one quarantined message with its reason.
   const quarantined = runner.quarantined.slice(since.quarantined);
-  expect(quarantined.map((q) => q.reason)).toEqual([expect.stringContaining('idTransacao ".."; it must match the bank\'s pattern')]);
+  expect(quarantined.map((q) => q.reason)).toEqual([
+    expect.stringContaining('idTransacao ".."; it must match the bank\'s pattern'),
+  ]);
 });
 
-it('runs the template\'s schedule: sweeps come by themselves until stopped', async () => {
+it("runs the template's schedule: sweeps come by themselves until stopped", async () => {
   const since = runner.checkpoint();
   await lostSettlements(2);
   runner.startSchedules(1_000);
   try {
     const until = Date.now() + 30_000;
-    while (runner.verifiedEvents(since).length < 2 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 250));
+    while (runner.verifiedEvents(since).length < 2 && Date.now() < until)
+      await new Promise((resolve) => setTimeout(resolve, 250));
   } finally {
     runner.stopSchedules();
   }
@@ -228,7 +292,12 @@ it('logs no credential or token of its own when the bank echoes every request it
   const before = logged().length;
   await runner.control.setFaults({
     echoRequests: true,
-    api: [{ scope: 'token', status: 503, times: 1 }, { scope: 'query', status: 503, times: 2 }, { scope: 'registration', status: 503, times: 1 }, { scope: 'contract', status: 503, times: 1 }],
+    api: [
+      { scope: 'token', status: 503, times: 1 },
+      { scope: 'query', status: 503, times: 2 },
+      { scope: 'registration', status: 503, times: 1 },
+      { scope: 'contract', status: 503, times: 1 },
+    ],
   });
   const report = await runner.sweep();
   expect(report).toMatchObject({ complete: true });
@@ -240,7 +309,12 @@ it('logs no credential or token of its own when the bank echoes every request it
   expect(log).toContain('requisição recebida');
   // ...with no credential, no webhook token and no bearer token in them.
   const { collection, payments } = runner.simulator.credentials;
-  expectNoSecretIn(log, [collection.apiKey, collection.password, payments.clientSecret, ...Object.values(runner.tokens).filter((t): t is string => !!t)]);
+  expectNoSecretIn(log, [
+    collection.apiKey,
+    collection.password,
+    payments.clientSecret,
+    ...Object.values(runner.tokens).filter((t): t is string => !!t),
+  ]);
   expect(log).not.toMatch(/Bearer [A-Za-z0-9]/i);
 });
 
@@ -252,12 +326,26 @@ describe('registration watch', () => {
     const account = runner.simulator.accounts[0];
     const [registration] = await runner.control.registrations();
     await runner.control.changeContract(Number(contract.idContrato), { contratoStatus: 'BLOQUEADO' });
-    await runner.control.changeRegistration(account.cooperativa, account.conta, { urlCallback: 'https://someone-else.example/hook' });
+    await runner.control.changeRegistration(account.cooperativa, account.conta, {
+      urlCallback: 'https://someone-else.example/hook',
+    });
     try {
       const result = await runner.sweep();
       expect(result.registrations).toEqual([
-        { registration: 'payments', state: 'drift', drift: ['other-url'], repaired: false, notRepaired: 'repairRegistrations is off' },
-        { registration: expect.stringMatching(/^boleto /), state: 'drift', drift: ['blocked'], repaired: false, notRepaired: 'repairRegistrations is off' },
+        {
+          registration: 'payments',
+          state: 'drift',
+          drift: ['other-url'],
+          repaired: false,
+          notRepaired: 'repairRegistrations is off',
+        },
+        {
+          registration: expect.stringMatching(/^boleto /),
+          state: 'drift',
+          drift: ['blocked'],
+          repaired: false,
+          notRepaired: 'repairRegistrations is off',
+        },
       ]);
       expect(alarmOf('RegistrationDriftAlarm')).toBe(LocalAlarmState.ALARM);
       expect((await runner.control.contracts())[0].contratoStatus).toBe('BLOQUEADO');
@@ -267,7 +355,9 @@ describe('registration watch', () => {
       for (const token of Object.values(runner.tokens)) expect(log).not.toContain(token);
     } finally {
       await runner.control.changeContract(Number(contract.idContrato), { contratoStatus: 'ATIVO' });
-      await runner.control.changeRegistration(account.cooperativa, account.conta, { urlCallback: registration.urlCallback });
+      await runner.control.changeRegistration(account.cooperativa, account.conta, {
+        urlCallback: registration.urlCallback,
+      });
     }
     const clean = await runner.sweep();
     expect(clean.registrations?.map((f) => f.state)).toEqual(['in-sync', 'in-sync']);

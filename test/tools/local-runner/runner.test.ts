@@ -11,7 +11,7 @@ import { decodeStoredNotification } from '../../../lambda/store/stored-notificat
 
 jest.setTimeout(120_000);
 
-it('registers the front door\'s URLs with the bank, delivers verified events to a team\'s consumer as an EventBridge target, pauses and resumes processing, and unregisters', async () => {
+it("registers the front door's URLs with the bank, delivers verified events to a team's consumer as an EventBridge target, pauses and resumes processing, and unregisters", async () => {
   const consumerLines: string[] = [];
   const runner = await LocalRunner.start({
     consumer: { entry: join(__dirname, '..', '..', '..', 'examples', 'local-consumer', 'consumer.ts') },
@@ -22,18 +22,38 @@ it('registers the front door\'s URLs with the bank, delivers verified events to 
   try {
     expect(runner.deployment.queue.visibilityTimeoutSeconds).toBe(180);
     await runner.register();
-    expect(await runner.control.registrations()).toEqual([expect.objectContaining({ urlCallback: `${runner.apiUrl}payments` })]);
-    expect(await runner.control.contracts()).toEqual([expect.objectContaining({ url: `${runner.apiUrl}boleto`, contratoStatus: 'ATIVO' })]);
-    expect(runner.registered().map((r) => r.physicalResourceId)).toEqual(['payment-webhook/0101/123456', expect.stringMatching(/^boleto-contract\/0101\/02\/54321\/\d+$/)]);
+    expect(await runner.control.registrations()).toEqual([
+      expect.objectContaining({ urlCallback: `${runner.apiUrl}payments` }),
+    ]);
+    expect(await runner.control.contracts()).toEqual([
+      expect.objectContaining({ url: `${runner.apiUrl}boleto`, contratoStatus: 'ATIVO' }),
+    ]);
+    expect(runner.registered().map((r) => r.physicalResourceId)).toEqual([
+      'payment-webhook/0101/123456',
+      expect.stringMatching(/^boleto-contract\/0101\/02\/54321\/\d+$/),
+    ]);
 
     const boleto = await runner.control.createBoleto({ valor: '42.00' });
     await runner.control.settleBoleto(boleto.nossoNumero);
     await runner.settle(30_000);
     expect(runner.events.events.map((e) => e.detailType)).toEqual([T.BOLETO_SETTLED]);
-    expect(runner.counts()).toMatchObject({ answered: { 200: 1 }, enqueuedMessages: 1, verifiedEvents: 1, consumerInvocations: 1, consumerErrors: 0 });
-    const [consumed] = consumerLines.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(runner.counts()).toMatchObject({
+      answered: { 200: 1 },
+      enqueuedMessages: 1,
+      verifiedEvents: 1,
+      consumerInvocations: 1,
+      consumerErrors: 0,
+    });
+    const [consumed] = consumerLines
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     const { idempotencyKey, subject } = runner.events.events[0].detail;
-    expect(consumed).toEqual({ message: 'Boleto Settled: LIQUIDADO PIX', idempotencyKey, subject: subject.id, sequence: 1 });
+    expect(consumed).toEqual({
+      message: 'Boleto Settled: LIQUIDADO PIX',
+      idempotencyKey,
+      subject: subject.id,
+      sequence: 1,
+    });
 
     // Paused, the notification waits in the queue; resumed, it is processed.
     await runner.pauseProcessing();
@@ -54,33 +74,44 @@ it('registers the front door\'s URLs with the bank, delivers verified events to 
   }
 });
 
-it('refuses a visibility timeout that does not exceed the processor\'s timeout, and stops what it started', async () => {
-  await expect(LocalRunner.start({
-    stack: (app, id) => new BankWebhooksExampleStack(app, id, { receiver: { processorTimeout: Duration.seconds(10) } }),
-    visibilityTimeoutSeconds: 10,
-  })).rejects.toThrow("visibilityTimeoutSeconds (10) must exceed the processor's timeout (10 s): a message would come back while its invocation still runs");
+it("refuses a visibility timeout that does not exceed the processor's timeout, and stops what it started", async () => {
+  await expect(
+    LocalRunner.start({
+      stack: (app, id) =>
+        new BankWebhooksExampleStack(app, id, { receiver: { processorTimeout: Duration.seconds(10) } }),
+      visibilityTimeoutSeconds: 10,
+    }),
+  ).rejects.toThrow(
+    "visibilityTimeoutSeconds (10) must exceed the processor's timeout (10 s): a message would come back while its invocation still runs",
+  );
 });
 
-it('keeps two receivers of one account and region apart: each consumer rule gets only its own account\'s settlements, and each alarm watches only its own receiver\'s metrics', async () => {
+it("keeps two receivers of one account and region apart: each consumer rule gets only its own account's settlements, and each alarm watches only its own receiver's metrics", async () => {
   const bus = new LocalEventBridge();
   await bus.start();
   // CloudWatch's datapoints for the account and region: both receivers' metrics land there.
   const metrics: MetricDatapoint[] = [];
   const consumed: Record<string, Array<Record<string, unknown>>> = { A: [], B: [] };
-  const start = (name: 'A' | 'B', account: typeof SAMPLE_ACCOUNT) => LocalRunner.start({
-    simulator: { accounts: [account] },
-    eventBridge: bus,
-    metrics,
-    stackName: `BankWebhooks${name}`,
-    // The consumer stands for the target of the example's rule on Boleto Settled.
-    consumer: { entry: join(__dirname, '..', '..', '..', 'examples', 'local-consumer', 'consumer.ts') },
-    consumerRule: 'BankWebhooksBoletoSettledRule',
-    onLog: (fn, line) => {
-      if (fn === 'consumer' && line.startsWith('{')) consumed[name].push(JSON.parse(line) as Record<string, unknown>);
-    },
-  });
+  const start = (name: 'A' | 'B', account: typeof SAMPLE_ACCOUNT) =>
+    LocalRunner.start({
+      simulator: { accounts: [account] },
+      eventBridge: bus,
+      metrics,
+      stackName: `BankWebhooks${name}`,
+      // The consumer stands for the target of the example's rule on Boleto Settled.
+      consumer: { entry: join(__dirname, '..', '..', '..', 'examples', 'local-consumer', 'consumer.ts') },
+      consumerRule: 'BankWebhooksBoletoSettledRule',
+      onLog: (fn, line) => {
+        if (fn === 'consumer' && line.startsWith('{')) consumed[name].push(JSON.parse(line) as Record<string, unknown>);
+      },
+    });
   const a = await start('A', SAMPLE_ACCOUNT);
-  const b = await start('B', { ...SAMPLE_ACCOUNT, conta: '777777', documento: '98765432000155', beneficiario: '88888' });
+  const b = await start('B', {
+    ...SAMPLE_ACCOUNT,
+    conta: '777777',
+    documento: '98765432000155',
+    beneficiario: '88888',
+  });
   try {
     for (const runner of [a, b]) {
       await runner.register();
@@ -93,14 +124,22 @@ it('keeps two receivers of one account and region apart: each consumer rule gets
 
     // Both receivers published to the one bus (a Pix as RECEBIDO then EFETIVADO, or only as
     // EFETIVADO when the bank had moved on before its RECEBIDO notification was looked at)...
-    const published = new Set(bus.events.map((e) => `${e.detailType} ${e.detail.account.codigoBeneficiario ?? e.detail.account.conta}`));
-    expect([...published].sort()).toEqual(['Boleto Settled 54321', 'Boleto Settled 88888', 'Payment Status Verified 123456', 'Payment Status Verified 777777']);
+    const published = new Set(
+      bus.events.map((e) => `${e.detailType} ${e.detail.account.codigoBeneficiario ?? e.detail.account.conta}`),
+    );
+    expect([...published].sort()).toEqual([
+      'Boleto Settled 54321',
+      'Boleto Settled 88888',
+      'Payment Status Verified 123456',
+      'Payment Status Verified 777777',
+    ]);
     // ...and each account's rule delivered only its own settlement.
     expect(consumed.A.map((e) => e.subject)).toEqual([expect.stringMatching(/^boleto:54321:/)]);
     expect(consumed.B.map((e) => e.subject)).toEqual([expect.stringMatching(/^boleto:88888:/)]);
 
     // The bank blocks A's contract: A's drift alarm fires, B's stays OK though both read the same metrics.
-    const driftAlarm = (runner: LocalRunner) => Object.entries(runner.alarmStates()).find(([id]) => id.includes('RegistrationDriftAlarm'))![1];
+    const driftAlarm = (runner: LocalRunner) =>
+      Object.entries(runner.alarmStates()).find(([id]) => id.includes('RegistrationDriftAlarm'))![1];
     const [contract] = await a.control.contracts();
     await a.control.changeContract(Number(contract.idContrato), { contratoStatus: 'BLOQUEADO' });
     expect((await a.sweep()).registrations?.[1]).toMatchObject({ state: 'drift', drift: ['blocked'] });
@@ -116,7 +155,7 @@ it('keeps two receivers of one account and region apart: each consumer rule gets
   }
 });
 
-it('stores an authenticated body that is not UTF-8 byte for byte through the front door, as the stack\'s BinaryMediaTypes make API Gateway pass it', async () => {
+it("stores an authenticated body that is not UTF-8 byte for byte through the front door, as the stack's BinaryMediaTypes make API Gateway pass it", async () => {
   const runner = await LocalRunner.start({});
   try {
     expect(runner.template.Resources[runner.deployment.api.restApi].Properties?.BinaryMediaTypes).toEqual(['*/*']);

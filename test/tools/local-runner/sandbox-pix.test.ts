@@ -16,7 +16,10 @@ jest.setTimeout(150_000);
 let runner: LocalRunner;
 
 beforeAll(async () => {
-  runner = await LocalRunner.start({ sandbox: true, stack: (app, id) => new LocalReceiverStack(app, id, { pix: true }) });
+  runner = await LocalRunner.start({
+    sandbox: true,
+    stack: (app, id) => new LocalReceiverStack(app, id, { pix: true }),
+  });
   await runner.register();
 });
 
@@ -24,20 +27,30 @@ afterAll(async () => {
   await runner?.stop();
 });
 
-const pixEvents = (from: number) => runner.events.events.slice(from)
-  .filter((e) => e.detailType === String(T.PIX_RECEIVED))
-  .map((e) => [e.detail.subject.endToEndId as string, e.detail.trigger as string]);
+const pixEvents = (from: number) =>
+  runner.events.events
+    .slice(from)
+    .filter((e) => e.detailType === String(T.PIX_RECEIVED))
+    .map((e) => [e.detail.subject.endToEndId as string, e.detail.trigger as string]);
 
-it('registers each of the sandbox\'s keys at deploy, under the Pix application its credentials resource made', async () => {
+it("registers each of the sandbox's keys at deploy, under the Pix application its credentials resource made", async () => {
   const state = await runner.control.pix.state();
   expect(state.keys).toEqual([...SAMPLE_PIX_KEYS]);
-  expect(state.keys.map((k) => state.webhooks.find((w) => w.chave === k)?.webhookUrl)).toEqual(state.keys.map(() => runner.pixUrl));
+  expect(state.keys.map((k) => state.webhooks.find((w) => w.chave === k)?.webhookUrl)).toEqual(
+    state.keys.map(() => runner.pixUrl),
+  );
   // The credentials resource filled the Pix secret with a client id and secret, and no certificate.
-  const bank = runner.bank as unknown as { secrets: { currentValue(arn: string): string | undefined }; pixSecretArn: string };
-  expect(Object.keys(JSON.parse(bank.secrets.currentValue(bank.pixSecretArn)!) as object).sort()).toEqual(['clientId', 'clientSecret']);
+  const bank = runner.bank as unknown as {
+    secrets: { currentValue(arn: string): string | undefined };
+    pixSecretArn: string;
+  };
+  expect(Object.keys(JSON.parse(bank.secrets.currentValue(bank.pixSecretArn)!) as object).sort()).toEqual([
+    'clientId',
+    'clientSecret',
+  ]);
 });
 
-it('publishes a charge the sandbox announces once, confirmed under the sandbox\'s Pix credentials; a lost one is found by the sweep', async () => {
+it("publishes a charge the sandbox announces once, confirmed under the sandbox's Pix credentials; a lost one is found by the sweep", async () => {
   const from = runner.events.events.length;
   const charge = await runner.control.pix.createCharge({ valor: '42.00' });
   const paid = await runner.control.pix.payCharge(charge.txid);
@@ -55,7 +68,7 @@ it('publishes a charge the sandbox announces once, confirmed under the sandbox\'
   expect(runner.audit(undefined, (await runner.control.pix.state()).pix).problems).toEqual([]);
 });
 
-it('removes each key\'s webhook from the sandbox at destroy', async () => {
+it("removes each key's webhook from the sandbox at destroy", async () => {
   await runner.unregister();
   expect((await runner.control.pix.state()).webhooks).toEqual([]);
 });

@@ -30,12 +30,19 @@ it('has no in-process simulator to offer, and says what to use', () => {
   expect(() => runner.simulator).toThrow(/local BankSandbox.*runner\.bank/);
 });
 
-it('registers both webhooks with the sandbox at deploy, with the receiver\'s tokens (shown as fingerprints by its control API)', async () => {
+it("registers both webhooks with the sandbox at deploy, with the receiver's tokens (shown as fingerprints by its control API)", async () => {
   const [registration] = await runner.control.registrations();
   expect(registration.urlCallback).toMatch(/\/payments$/);
   expect(registration.authorizationCallback).toBe(tokenFingerprint(runner.tokens.payments!));
   const [contract] = await runner.control.contracts();
-  expect(contract).toEqual(expect.objectContaining({ url: expect.stringMatching(/\/boleto$/), contratoStatus: 'ATIVO', urlStatus: 'ATIVO', token: tokenFingerprint(runner.tokens.boleto!) }));
+  expect(contract).toEqual(
+    expect.objectContaining({
+      url: expect.stringMatching(/\/boleto$/),
+      contratoStatus: 'ATIVO',
+      urlStatus: 'ATIVO',
+      token: tokenFingerprint(runner.tokens.boleto!),
+    }),
+  );
 });
 
 it('turns a settlement and a Pix payment the sandbox notifies into one verified event each, and refuses forged requests', async () => {
@@ -45,13 +52,23 @@ it('turns a settlement and a Pix payment the sandbox notifies into one verified 
   expect(settled.skipped).toBeNull();
   const pix = await runner.control.createPayment({ tipo: 'pix', valor: '45.60' });
   await runner.control.settlePayment('pix', pix.payment.idTransacao);
-  const forged = await runner.post('boleto', JSON.stringify({ idEventoWebhook: 'forged', nossoNumero: boleto.nossoNumero, movimento: 'LIQUIDACAO_PIX' }), 'wrong-token');
+  const forged = await runner.post(
+    'boleto',
+    JSON.stringify({ idEventoWebhook: 'forged', nossoNumero: boleto.nossoNumero, movimento: 'LIQUIDACAO_PIX' }),
+    'wrong-token',
+  );
   expect(forged.status).toBe(401);
   await runner.settle(60_000);
   const events = runner.verifiedEvents(since);
-  expect(events.filter((e) => e.detailType === String(T.BOLETO_SETTLED)).map((e) => (e.detail as { subject: { nossoNumero: string } }).subject.nossoNumero)).toEqual([boleto.nossoNumero]);
+  expect(
+    events
+      .filter((e) => e.detailType === String(T.BOLETO_SETTLED))
+      .map((e) => (e.detail as { subject: { nossoNumero: string } }).subject.nossoNumero),
+  ).toEqual([boleto.nossoNumero]);
   // Created and settled before the receiver looked, or looked at in between: its changes once each, in order, ending settled.
-  const pixChanges = events.filter((e) => e.detailType === String(T.PAYMENT_STATUS_VERIFIED)).map((e) => e.detail as { subject: { idTransacao: string; sequence: number }; state: { status: string } })
+  const pixChanges = events
+    .filter((e) => e.detailType === String(T.PAYMENT_STATUS_VERIFIED))
+    .map((e) => e.detail as { subject: { idTransacao: string; sequence: number }; state: { status: string } })
     .filter((d) => d.subject.idTransacao === pix.payment.idTransacao);
   expect(pixChanges.map((d) => d.subject.sequence)).toEqual(pixChanges.map((_, i) => i + 1));
   expect(pixChanges[pixChanges.length - 1]?.state.status).toBe('EFETIVADO');
@@ -69,7 +86,9 @@ it('publishes once, from the sweep, a settlement the sandbox never delivered', a
   expect(report).toMatchObject({ complete: true });
   await runner.settle(60_000);
   const recovered = runner.verifiedEvents(since);
-  expect(recovered.map((e) => [e.detailType, (e.detail as { trigger: string }).trigger])).toEqual([[T.BOLETO_SETTLED, 'reconciliation']]);
+  expect(recovered.map((e) => [e.detailType, (e.detail as { trigger: string }).trigger])).toEqual([
+    [T.BOLETO_SETTLED, 'reconciliation'],
+  ]);
   await runner.sweep();
   await runner.settle(30_000);
   expect(runner.verifiedEvents(since)).toHaveLength(1);

@@ -53,7 +53,9 @@ it('publishes each settlement once, queries nothing for the one already publishe
   expect(report.settlementsToVerify).toBe(1);
   expect(runner.simulator.queryCounts()[QueryOperation.BOLETO_QUERY] - queriesBefore).toBe(1);
   const recovered = runner.verifiedEvents().slice(since.events);
-  expect(recovered.map((e) => [e.detailType, (e.detail as { subject: { nossoNumero: string } }).subject.nossoNumero])).toEqual([[T.BOLETO_SETTLED, lost.nossoNumero]]);
+  expect(
+    recovered.map((e) => [e.detailType, (e.detail as { subject: { nossoNumero: string } }).subject.nossoNumero]),
+  ).toEqual([[T.BOLETO_SETTLED, lost.nossoNumero]]);
   expect((recovered[0].detail as { settlement: { id: string } }).settlement.id).toBe(`${dayBefore}:3200`);
   // Both differences counted under the one metric name: the sweep's (a record already holding
   // it) and the processor's (the look the sweep asked).

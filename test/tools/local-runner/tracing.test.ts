@@ -26,7 +26,11 @@ beforeAll(async () => {
   collector = new OtlpCollector();
   await collector.start();
   runner = await LocalRunner.start({
-    stack: (app, id) => new LocalReceiverStack(app, id, { env: { region: LOCAL_AWS.region }, receiver: { tracing: TracingMode.OPENTELEMETRY } }),
+    stack: (app, id) =>
+      new LocalReceiverStack(app, id, {
+        env: { region: LOCAL_AWS.region },
+        receiver: { tracing: TracingMode.OPENTELEMETRY },
+      }),
     consumer: { entry: join(__dirname, '..', '..', '..', 'examples', 'local-consumer', 'consumer.ts') },
     traces: collector,
   });
@@ -41,7 +45,7 @@ afterAll(async () => {
 
 const byName = (spans: readonly CollectedSpan[], name: string) => spans.filter((s) => s.name === name);
 
-it('follows one settlement in one trace: the POST, check, enqueue, the record, the bank\'s query, the write, publish, the consumer', async () => {
+it("follows one settlement in one trace: the POST, check, enqueue, the record, the bank's query, the write, publish, the consumer", async () => {
   const boleto = await runner.control.createBoleto({ valor: '31.40' });
   await runner.control.settleBoleto(boleto.nossoNumero);
   await runner.settle(30_000);
@@ -49,7 +53,7 @@ it('follows one settlement in one trace: the POST, check, enqueue, the record, t
   const traceparent = (event.detail as { traceparent?: string }).traceparent;
   const traceId = traceIdOf(traceparent);
   expect(traceId).toBeDefined();
-  await waitFor(() => byName(collector.trace(traceId!), 'consume').length > 0, 'the consumer\'s span', 20_000, 100);
+  await waitFor(() => byName(collector.trace(traceId!), 'consume').length > 0, "the consumer's span", 20_000, 100);
   const spans = collector.trace(traceId!);
 
   // The receiver's invocation is the trace's root; the processor's record continues from its enqueue.
@@ -61,8 +65,11 @@ it('follows one settlement in one trace: the POST, check, enqueue, the record, t
   expect(enqueue.parentSpanId).toBe(root.spanId);
   const [record] = byName(spans, 'process record');
   expect(record).toMatchObject({ service: 'processor', parentSpanId: enqueue.spanId });
-  const underRecord = (span: CollectedSpan): boolean => span.parentSpanId === record.spanId || spans.some((p) => p.spanId === span.parentSpanId && underRecord(p));
-  const query = spans.find((s) => s.attributes['url.template'] !== undefined && s.attributes['http.request.method'] === 'GET');
+  const underRecord = (span: CollectedSpan): boolean =>
+    span.parentSpanId === record.spanId || spans.some((p) => p.spanId === span.parentSpanId && underRecord(p));
+  const query = spans.find(
+    (s) => s.attributes['url.template'] !== undefined && s.attributes['http.request.method'] === 'GET',
+  );
   expect(query && underRecord(query)).toBe(true);
   expect(query!.attributes['http.response.status_code']).toBe(200);
   expect(byName(spans, 'write subject').some(underRecord)).toBe(true);
@@ -71,14 +78,22 @@ it('follows one settlement in one trace: the POST, check, enqueue, the record, t
   expect(traceparent).toBe(`00-${traceId}-${record.spanId}-01`);
   expect(byName(spans, 'consume')[0]).toMatchObject({ service: 'consumer', parentSpanId: record.spanId });
   // The batch's span (its own trace) links the record's context.
-  const batch = collector.spans.find((s) => s.name === 'process batch' && s.links.includes(`${traceId}-${enqueue.spanId}`));
+  const batch = collector.spans.find(
+    (s) => s.name === 'process batch' && s.links.includes(`${traceId}-${enqueue.spanId}`),
+  );
   expect(batch).toBeDefined();
 
   // The trace id is in the raw copy the journal wrote once, in the subject's trail, and `trace` prints it.
   const { trail } = await runner.subjectRecord((event.detail as { subject: { id: string } }).subject.id);
-  expect(trail?.filter((entry) => entry.kind === TrailEntryKind.NOTIFICATION || entry.kind === TrailEntryKind.LOOK).map((entry) => (entry as { traceId?: string }).traceId)).toContain(traceId);
+  expect(
+    trail
+      ?.filter((entry) => entry.kind === TrailEntryKind.NOTIFICATION || entry.kind === TrailEntryKind.LOOK)
+      .map((entry) => (entry as { traceId?: string }).traceId),
+  ).toContain(traceId);
   const journalKeys = runner.journal!.keys('notifications/');
-  expect(journalKeys.some((key) => (JSON.parse(runner.journal!.text(key)!) as { traceId?: string }).traceId === traceId)).toBe(true);
+  expect(
+    journalKeys.some((key) => (JSON.parse(runner.journal!.text(key)!) as { traceId?: string }).traceId === traceId),
+  ).toBe(true);
   const traced = await runner.operate(['trace', boleto.nossoNumero]);
   expect(traced.out).toContain(`trace ${traceId}`);
 
@@ -96,11 +111,21 @@ it('processes a message whose traceparent attribute is not one, as any other (an
   const boleto = await runner.control.createBoleto({ valor: '12.00' });
   const change = await runner.control.settleBoleto(boleto.nossoNumero);
   await runner.control.clearFaults();
-  await runner.sqs.send(new SendMessageCommand({
-    QueueUrl: runner.queueUrl,
-    MessageBody: encodeStoredNotification({ route: 'boleto', receivedAt: new Date().toISOString(), requestId: 'forged-trace', traceId: 'not a trace: printed nowhere' }, Buffer.from(JSON.stringify(change.notification))),
-    MessageAttributes: { traceparent: { DataType: 'String', StringValue: '00-not-a-trace-01' } },
-  }));
+  await runner.sqs.send(
+    new SendMessageCommand({
+      QueueUrl: runner.queueUrl,
+      MessageBody: encodeStoredNotification(
+        {
+          route: 'boleto',
+          receivedAt: new Date().toISOString(),
+          requestId: 'forged-trace',
+          traceId: 'not a trace: printed nowhere',
+        },
+        Buffer.from(JSON.stringify(change.notification)),
+      ),
+      MessageAttributes: { traceparent: { DataType: 'String', StringValue: '00-not-a-trace-01' } },
+    }),
+  );
   await runner.settle(30_000);
   expect(runner.verifiedEvents().length).toBe(before + 1);
   const detail = runner.verifiedEvents()[before].detail as { traceparent?: string; subject: { nossoNumero: string } };

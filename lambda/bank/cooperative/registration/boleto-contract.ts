@@ -14,8 +14,19 @@ export const CONTRACTS_PATH = '/cobranca/boleto/v1/webhook/contratos';
 
 /** The fields of a contract (spec 2.1), in the order the bank documents them. */
 const CONTRACT_FIELDS = [
-  'cooperativa', 'posto', 'codBeneficiario', 'eventos', 'url', 'urlStatus', 'contratoStatus',
-  'nomeResponsavel', 'email', 'telefone', 'enviarIdTituloEmpresa', 'header', 'token',
+  'cooperativa',
+  'posto',
+  'codBeneficiario',
+  'eventos',
+  'url',
+  'urlStatus',
+  'contratoStatus',
+  'nomeResponsavel',
+  'email',
+  'telefone',
+  'enviarIdTituloEmpresa',
+  'header',
+  'token',
 ] as const;
 
 /** Which contract: the bank keeps one per cooperativa, posto and beneficiário. */
@@ -45,9 +56,13 @@ export function contractIdOf(contract: unknown): string | undefined {
 
 function matches(contract: BankContract, identity: ContractIdentity): boolean {
   // An answer that leaves out a field is taken to be about what was asked.
-  const same = (value: unknown, expected: string) => value === undefined || ((typeof value === 'string' || typeof value === 'number') && String(value) === expected);
-  return same(contract.cooperativa, identity.cooperativa) && same(contract.posto, identity.posto)
-    && same(contract.codBeneficiario ?? contract.beneficiario, identity.codBeneficiario);
+  const same = (value: unknown, expected: string) =>
+    value === undefined || ((typeof value === 'string' || typeof value === 'number') && String(value) === expected);
+  return (
+    same(contract.cooperativa, identity.cooperativa) &&
+    same(contract.posto, identity.posto) &&
+    same(contract.codBeneficiario ?? contract.beneficiario, identity.codBeneficiario)
+  );
 }
 
 /** The contracts the bank holds for an identity (none is an empty list, not an error). */
@@ -59,9 +74,19 @@ export async function findContracts(ctx: StepContext, identity: ContractIdentity
   const operation = operationName('GET', `${CONTRACTS_PATH}/`, 'list the boleto webhook contracts');
   let body: unknown;
   try {
-    ({ body } = await ctx.bank.call({ operation, api: 'collection', method: 'GET', url: url.toString(), deadline: ctx.deadline }));
+    ({ body } = await ctx.bank.call({
+      operation,
+      api: 'collection',
+      method: 'GET',
+      url: url.toString(),
+      deadline: ctx.deadline,
+    }));
   } catch (error) {
-    if (error instanceof BankApiError && (error.status === 404 || (error.status === 422 && /nenhum contrato/i.test(error.detail)))) return [];
+    if (
+      error instanceof BankApiError &&
+      (error.status === 404 || (error.status === 422 && /nenhum contrato/i.test(error.detail)))
+    )
+      return [];
     throw error;
   }
   const list = Array.isArray(body) ? body : body && typeof body === 'object' ? [body] : [];
@@ -95,20 +120,23 @@ let changeMethod: 'PUT' | 'PATCH' = 'PUT';
 
 /** Changes a contract with the whole body (a valid partial body too), by PUT or PATCH as the bank takes. */
 async function put(ctx: StepContext, id: string, body: Record<string, unknown>, what: string): Promise<void> {
-  const send = (method: 'PUT' | 'PATCH') => ctx.bank.call({
-    operation: operationName(method, `${CONTRACT_PATH}/${id}`, what),
-    api: 'collection',
-    method,
-    url: `${ctx.bank.settings.baseUrl}${CONTRACT_PATH}/${encodeURIComponent(id)}`,
-    body,
-    deadline: ctx.deadline,
-  });
+  const send = (method: 'PUT' | 'PATCH') =>
+    ctx.bank.call({
+      operation: operationName(method, `${CONTRACT_PATH}/${id}`, what),
+      api: 'collection',
+      method,
+      url: `${ctx.bank.settings.baseUrl}${CONTRACT_PATH}/${encodeURIComponent(id)}`,
+      body,
+      deadline: ctx.deadline,
+    });
   try {
     await send(changeMethod);
   } catch (error) {
     if (!(error instanceof BankApiError) || error.status !== 405) throw error;
     const other = changeMethod === 'PUT' ? 'PATCH' : 'PUT';
-    ctx.log.warn(`The bank does not take ${changeMethod} to change a contract (405); trying ${other}`, { contractId: id });
+    ctx.log.warn(`The bank does not take ${changeMethod} to change a contract (405); trying ${other}`, {
+      contractId: id,
+    });
     await send(other);
     changeMethod = other;
   }
@@ -118,7 +146,13 @@ const isActive = (contract: BankContract) => contract.contratoStatus !== 'INATIV
 
 /** The contract as the bank holds it, as a PUT body: every field it answered, over the identity. */
 function heldBody(held: BankContract, spec: BoletoContractSpec): Record<string, unknown> {
-  const body: Record<string, unknown> = { cooperativa: spec.cooperativa, posto: spec.posto, codBeneficiario: spec.codBeneficiario, eventos: spec.eventos, url: spec.url };
+  const body: Record<string, unknown> = {
+    cooperativa: spec.cooperativa,
+    posto: spec.posto,
+    codBeneficiario: spec.codBeneficiario,
+    eventos: spec.eventos,
+    url: spec.url,
+  };
   for (const key of CONTRACT_FIELDS) {
     if (held[key] !== undefined && held[key] !== null) body[key] = held[key];
   }
@@ -126,7 +160,13 @@ function heldBody(held: BankContract, spec: BoletoContractSpec): Record<string, 
 }
 
 /** Switches a contract off with a PUT of the contract as the bank holds it (so no token has to be read). */
-async function switchOff(ctx: StepContext, id: string, held: BankContract, spec: BoletoContractSpec, what: string): Promise<void> {
+async function switchOff(
+  ctx: StepContext,
+  id: string,
+  held: BankContract,
+  spec: BoletoContractSpec,
+  what: string,
+): Promise<void> {
   await put(ctx, id, { ...heldBody(held, spec), contratoStatus: 'INATIVO', urlStatus: 'INATIVO' }, what);
 }
 
@@ -139,27 +179,43 @@ function refuseAnotherParty(ctx: StepContext, spec: BoletoContractSpec, existing
         'Nothing was changed. To take it over, set takeOverExisting: true on the contract; to keep it, remove this contract from the stack.',
     );
   }
-  ctx.log.warn('Taking over the boleto webhook contract another party made (takeOverExisting)', { contractId: contractIdOf(existing), replaced: describeUrl(existing.url), url: spec.url });
+  ctx.log.warn('Taking over the boleto webhook contract another party made (takeOverExisting)', {
+    contractId: contractIdOf(existing),
+    replaced: describeUrl(existing.url),
+    url: spec.url,
+  });
 }
 
 /**
  * Takes over the contract the bank holds with a PUT. When the PUT fails and the bank shows it took
  * effect all the same (an answer lost on the way), the contract is put back as it was before failing.
  */
-async function adopt(ctx: StepContext, existing: BankContract, body: Record<string, unknown>, spec: BoletoContractSpec): Promise<ContractResult> {
+async function adopt(
+  ctx: StepContext,
+  existing: BankContract,
+  body: Record<string, unknown>,
+  spec: BoletoContractSpec,
+): Promise<ContractResult> {
   const id = contractIdOf(existing);
-  if (!id) throw new Error(`GET ${CONTRACTS_PATH}/ answered a contract without idContrato, so it cannot be changed with PUT; ask the bank to check the contract of this cooperativa/posto/beneficiário`);
+  if (!id)
+    throw new Error(
+      `GET ${CONTRACTS_PATH}/ answered a contract without idContrato, so it cannot be changed with PUT; ask the bank to check the contract of this cooperativa/posto/beneficiário`,
+    );
   ctx.log.info('Adopting the contract the bank already holds', { contractId: id, heldUrl: describeUrl(existing.url) });
   try {
     await put(keepTimeToUndo(ctx), id, body, 'adopt the existing boleto webhook contract');
   } catch (error) {
     return failAfterUndo(error, `boleto webhook contract ${id}`, async () => {
       const now = (await findContracts(ctx, spec)).find((c) => contractIdOf(c) === id);
-      const unchanged = now && CONTRACT_FIELDS.every((key) => JSON.stringify(now[key]) === JSON.stringify(existing[key]));
+      const unchanged =
+        now && CONTRACT_FIELDS.every((key) => JSON.stringify(now[key]) === JSON.stringify(existing[key]));
       // Gone, unchanged, or changed by someone else since: nothing of ours to undo.
       if (!now || unchanged || !sameUrl(now.url, spec.url)) return undefined;
       await put(ctx, id, heldBody(existing, spec), 'put back the contract as the bank held it');
-      ctx.log.warn('The takeover failed: put back the contract as the bank held it', { contractId: id, restored: describeUrl(existing.url) });
+      ctx.log.warn('The takeover failed: put back the contract as the bank held it', {
+        contractId: id,
+        restored: describeUrl(existing.url),
+      });
       return `what the bank held before (${describeUrl(existing.url)}) was put back`;
     });
   }
@@ -184,9 +240,19 @@ export async function createContract(ctx: StepContext, spec: BoletoContractSpec)
   const work = keepTimeToUndo(ctx);
   let id: string | undefined;
   try {
-    const { body: answer } = await ctx.bank.call({ operation, api: 'collection', method: 'POST', url: `${ctx.bank.settings.baseUrl}${CONTRACT_PATH}/`, body, deadline: work.deadline });
+    const { body: answer } = await ctx.bank.call({
+      operation,
+      api: 'collection',
+      method: 'POST',
+      url: `${ctx.bank.settings.baseUrl}${CONTRACT_PATH}/`,
+      body,
+      deadline: work.deadline,
+    });
     id = contractIdOf(answer) ?? contractIdOf((await findContracts(work, spec))[0]);
-    if (!id) throw new Error(`The bank accepted ${operation} but gave no contract id, and GET ${CONTRACTS_PATH}/ finds no contract: deploy again, or ask the bank whether the contract exists`);
+    if (!id)
+      throw new Error(
+        `The bank accepted ${operation} but gave no contract id, and GET ${CONTRACTS_PATH}/ finds no contract: deploy again, or ask the bank whether the contract exists`,
+      );
   } catch (error) {
     // Created by someone else between our GET and POST: theirs, unless told to take it over.
     if (error instanceof BankApiError && error.status === 422 && /j[aá] existente/i.test(error.detail)) {
@@ -196,15 +262,22 @@ export async function createContract(ctx: StepContext, spec: BoletoContractSpec)
         return adopt(ctx, raced, body, spec);
       }
     }
-    return failAfterUndo(error, `the boleto webhook contract of cooperativa ${spec.cooperativa}, posto ${spec.posto}`, async () => {
-      const made = (await findContracts(ctx, spec)).find((c) => isActive(c) && sameUrl(c.url, spec.url));
-      if (!made) return undefined;
-      const madeId = contractIdOf(made);
-      if (!madeId) throw new Error('the bank holds an active contract for this stack\'s URL without idContrato, so it cannot be switched off');
-      await switchOff(ctx, madeId, made, spec, 'switch off the contract a failed create made');
-      ctx.log.warn('The create failed: switched off the contract it made', { contractId: madeId, url: spec.url });
-      return `the contract it made (${madeId}) was switched off`;
-    });
+    return failAfterUndo(
+      error,
+      `the boleto webhook contract of cooperativa ${spec.cooperativa}, posto ${spec.posto}`,
+      async () => {
+        const made = (await findContracts(ctx, spec)).find((c) => isActive(c) && sameUrl(c.url, spec.url));
+        if (!made) return undefined;
+        const madeId = contractIdOf(made);
+        if (!madeId)
+          throw new Error(
+            "the bank holds an active contract for this stack's URL without idContrato, so it cannot be switched off",
+          );
+        await switchOff(ctx, madeId, made, spec, 'switch off the contract a failed create made');
+        ctx.log.warn('The create failed: switched off the contract it made', { contractId: madeId, url: spec.url });
+        return `the contract it made (${madeId}) was switched off`;
+      },
+    );
   }
   ctx.log.info('Created the boleto webhook contract', { contractId: id, url: spec.url });
   return { id, adopted: false };
@@ -231,12 +304,20 @@ export type ContractRemoval = 'deactivated' | 'not found' | 'already inactive' |
  * `contratoStatus` and `urlStatus` to INATIVO, only while its URL is still ours. The PUT carries
  * the contract as the bank holds it, so no token has to be read.
  */
-export async function deactivateContract(ctx: StepContext, id: string, spec: BoletoContractSpec): Promise<ContractRemoval> {
+export async function deactivateContract(
+  ctx: StepContext,
+  id: string,
+  spec: BoletoContractSpec,
+): Promise<ContractRemoval> {
   const contracts = await findContracts(ctx, spec);
   const held = contracts.find((c) => contractIdOf(c) === id);
   if (!held) return 'not found';
   if (!sameUrl(held.url, spec.url)) {
-    ctx.log.warn('The contract now points at another URL: left alone', { contractId: id, ours: spec.url, held: describeUrl(held.url) });
+    ctx.log.warn('The contract now points at another URL: left alone', {
+      contractId: id,
+      ours: spec.url,
+      held: describeUrl(held.url),
+    });
     return 'registered by someone else';
   }
   if (!isActive(held)) return 'already inactive';

@@ -12,13 +12,32 @@
 import type { BankConnectionSettings } from '../../../../contracts/bank-connection';
 import { RegistrationDrift } from '../../../../contracts/reconciliation';
 import {
-  type BoletoContractSpec, type PaymentWebhookSpec, RegistrationAttribute, RegistrationProperty, RegistrationResourceType, type RegistrationSpec, isContract,
+  type BoletoContractSpec,
+  type PaymentWebhookSpec,
+  RegistrationAttribute,
+  RegistrationProperty,
+  RegistrationResourceType,
+  type RegistrationSpec,
+  isContract,
 } from '../../../../contracts/registration';
 import { readSettings, type SettingsSource } from '../../../shared/settings';
 import { tokenMatches } from '../../../shared/token-check';
 import { parseBankConnection } from '../connection';
-import type { ExpectedTokens, Registration, RegistrationComparison, RegistrationKinds, RegistrationSteps } from '../../family';
-import { type ContractIdentity, contractIdOf, createContract, deactivateContract, findContracts, updateContract } from './boleto-contract';
+import type {
+  ExpectedTokens,
+  Registration,
+  RegistrationComparison,
+  RegistrationKinds,
+  RegistrationSteps,
+} from '../../family';
+import {
+  type ContractIdentity,
+  contractIdOf,
+  createContract,
+  deactivateContract,
+  findContracts,
+  updateContract,
+} from './boleto-contract';
 import { readPaymentWebhookHeld, registerPaymentWebhook, unregisterPaymentWebhook } from './payment-webhook';
 import { checkRegistrableToken } from './registrable-token';
 import { type BankCaller, describeUrl, sameUrl, type StepContext } from './steps';
@@ -38,7 +57,9 @@ export function paymentWebhookPhysicalId(bank: BankConnectionSettings): string {
 
 /** What the bank keys a contract by: its physical id without the contract's id. */
 function contractSubject(identity: ContractIdentity): string {
-  return [CONTRACT_PREFIX, identity.cooperativa, identity.posto, identity.codBeneficiario].map(encodeURIComponent).join('/');
+  return [CONTRACT_PREFIX, identity.cooperativa, identity.posto, identity.codBeneficiario]
+    .map(encodeURIComponent)
+    .join('/');
 }
 
 export function contractPhysicalId(identity: ContractIdentity, contractId: string): string {
@@ -46,7 +67,9 @@ export function contractPhysicalId(identity: ContractIdentity, contractId: strin
 }
 
 /** The identity and id a contract's physical id names, or undefined for any other id. */
-export function parseContractPhysicalId(physicalId: string | undefined): (ContractIdentity & { id: string }) | undefined {
+export function parseContractPhysicalId(
+  physicalId: string | undefined,
+): (ContractIdentity & { id: string }) | undefined {
   const parts = physicalId?.split('/').map(decodeURIComponent);
   if (!parts || parts.length !== 5 || parts[0] !== CONTRACT_PREFIX) return undefined;
   return { cooperativa: parts[1], posto: parts[2], codBeneficiario: parts[3], id: parts[4] };
@@ -56,10 +79,16 @@ const sameIdentity = (a: ContractIdentity, b: ContractIdentity) =>
   a.cooperativa === b.cooperativa && a.posto === b.posto && a.codBeneficiario === b.codBeneficiario;
 
 /** The bank's connection and the registration a custom resource event carries, checked. */
-export function readRegistrationProperties(resourceType: string, properties: Record<string, unknown>): { bank: BankConnectionSettings; spec: RegistrationSpec } {
+export function readRegistrationProperties(
+  resourceType: string,
+  properties: Record<string, unknown>,
+): { bank: BankConnectionSettings; spec: RegistrationSpec } {
   const type = resourceType as RegistrationResourceType;
   const setBy = REGISTRATION_CONSTRUCT[type];
-  if (!setBy) throw new Error(`Unknown resource type ${resourceType}: this handler serves ${Object.keys(REGISTRATION_CONSTRUCT).join(' and ')}`);
+  if (!setBy)
+    throw new Error(
+      `Unknown resource type ${resourceType}: this handler serves ${Object.keys(REGISTRATION_CONSTRUCT).join(' and ')}`,
+    );
   const property = (name: string): { raw: string | undefined; source: SettingsSource } => ({
     raw: typeof properties[name] === 'string' ? properties[name] : undefined,
     source: { where: `The custom resource property ${name}`, setBy },
@@ -100,7 +129,10 @@ function paymentRegistration(caller: BankCaller, spec: PaymentWebhookSpec): Regi
     checkToken: checkRegistrableToken,
     async apply(steps, change) {
       if (change.current !== undefined && change.current !== physicalId) {
-        steps.log.info('The account changed: registering for the new one; CloudFormation then removes the old registration', { from: change.current, to: physicalId });
+        steps.log.info(
+          'The account changed: registering for the new one; CloudFormation then removes the old registration',
+          { from: change.current, to: physicalId },
+        );
       }
       await registerPaymentWebhook(ctx(steps), spec, change.previousUrl);
       return { physicalResourceId: physicalId, data: { [RegistrationAttribute.URL]: spec.url } };
@@ -112,8 +144,12 @@ function paymentRegistration(caller: BankCaller, spec: PaymentWebhookSpec): Regi
     async compare(steps, tokens): Promise<RegistrationComparison> {
       const held = await readPaymentWebhookHeld(ctx(steps));
       if (!held.url) return { drift: [RegistrationDrift.MISSING, ...staleDrift(tokens)], held: 'nothing' };
-      if (!sameUrl(held.url, spec.url)) return { drift: [RegistrationDrift.OTHER_URL, ...staleDrift(tokens)], held: describeUrl(held.url) };
-      const tokenDrift = tokens.accepted.length && !tokenMatches(held.token ?? undefined, tokens.accepted) ? [RegistrationDrift.TOKEN] : [];
+      if (!sameUrl(held.url, spec.url))
+        return { drift: [RegistrationDrift.OTHER_URL, ...staleDrift(tokens)], held: describeUrl(held.url) };
+      const tokenDrift =
+        tokens.accepted.length && !tokenMatches(held.token ?? undefined, tokens.accepted)
+          ? [RegistrationDrift.TOKEN]
+          : [];
       return { drift: [...tokenDrift, ...staleDrift(tokens)], held: describeUrl(held.url) };
     },
     repair: (steps) => registerPaymentWebhook(ctx(steps), spec),
@@ -130,10 +166,17 @@ function contractRegistration(caller: BankCaller, spec: BoletoContractSpec): Reg
     checkToken: checkRegistrableToken,
     async apply(steps, change) {
       const current = parseContractPhysicalId(change.current);
-      const result = current && sameIdentity(current, spec) ? await updateContract(ctx(steps), current.id, spec) : await createContract(ctx(steps), spec);
+      const result =
+        current && sameIdentity(current, spec)
+          ? await updateContract(ctx(steps), current.id, spec)
+          : await createContract(ctx(steps), spec);
       return {
         physicalResourceId: contractPhysicalId(spec, result.id),
-        data: { [RegistrationAttribute.CONTRACT_ID]: result.id, [RegistrationAttribute.ADOPTED]: String(result.adopted), [RegistrationAttribute.URL]: spec.url },
+        data: {
+          [RegistrationAttribute.CONTRACT_ID]: result.id,
+          [RegistrationAttribute.ADOPTED]: String(result.adopted),
+          [RegistrationAttribute.URL]: spec.url,
+        },
       };
     },
     async remove(steps, physicalResourceId) {
@@ -155,11 +198,17 @@ function contractRegistration(caller: BankCaller, spec: BoletoContractSpec): Reg
         if (d) drift.push(d);
       }
       if (!drift.includes(RegistrationDrift.OTHER_URL) && tokens.accepted.length) {
-        if (!tokenMatches(typeof held.token === 'string' ? held.token : undefined, tokens.accepted)) drift.push(RegistrationDrift.TOKEN);
+        if (!tokenMatches(typeof held.token === 'string' ? held.token : undefined, tokens.accepted))
+          drift.push(RegistrationDrift.TOKEN);
       }
-      return { drift: [...new Set([...drift, ...staleDrift(tokens)])], held: `contract ${contractIdOf(held) ?? '(no id)'} at ${describeUrl(held.url)}` };
+      return {
+        drift: [...new Set([...drift, ...staleDrift(tokens)])],
+        held: `contract ${contractIdOf(held) ?? '(no id)'} at ${describeUrl(held.url)}`,
+      };
     },
-    repair: async (steps) => { await createContract(ctx(steps), spec); },
+    repair: async (steps) => {
+      await createContract(ctx(steps), spec);
+    },
   };
 }
 
@@ -167,7 +216,7 @@ function contractRegistration(caller: BankCaller, spec: BoletoContractSpec): Reg
 const isBankSpec = (spec: RegistrationSpec): spec is PaymentWebhookSpec | BoletoContractSpec => !('chave' in spec);
 
 function bind(caller: BankCaller, spec: RegistrationSpec): Registration {
-  if (!isBankSpec(spec)) throw new Error('a Pix key\'s webhook is not one of this bank\'s registrations');
+  if (!isBankSpec(spec)) throw new Error("a Pix key's webhook is not one of this bank's registrations");
   return isContract(spec) ? contractRegistration(caller, spec) : paymentRegistration(caller, spec);
 }
 
@@ -176,7 +225,10 @@ function bind(caller: BankCaller, spec: RegistrationSpec): Registration {
  * provider's client for a resource's connection, and the watch's own for what the stack deployed
  * (`deployedConnection`).
  */
-export function cooperativeRegistrations(bankFor: (settings: BankConnectionSettings) => BankCaller, deployedConnection?: BankConnectionSettings): RegistrationKinds {
+export function cooperativeRegistrations(
+  bankFor: (settings: BankConnectionSettings) => BankCaller,
+  deployedConnection?: BankConnectionSettings,
+): RegistrationKinds {
   return {
     resourceTypes: [RegistrationResourceType.PAYMENT_WEBHOOK, RegistrationResourceType.BOLETO_CONTRACT],
     ownsSpec: isBankSpec,

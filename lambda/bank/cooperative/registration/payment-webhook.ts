@@ -24,7 +24,13 @@ export interface HeldRegistration {
 
 export async function readPaymentWebhookHeld(ctx: StepContext): Promise<HeldRegistration> {
   const operation = `GET ${PAYMENT_WEBHOOK_PATH} (read the payment callback registration)`;
-  const answer = await ctx.bank.call({ operation, api: 'payments', method: 'GET', url: webhookUrl(ctx), deadline: ctx.deadline });
+  const answer = await ctx.bank.call({
+    operation,
+    api: 'payments',
+    method: 'GET',
+    url: webhookUrl(ctx),
+    deadline: ctx.deadline,
+  });
   const held = answerObject(answer.body, operation, answer.status);
   const text = (value: unknown) => (typeof value === 'string' && value ? value : null);
   return { url: text(held.urlCallback), token: text(held.authorizationCallback) };
@@ -35,7 +41,12 @@ export async function readPaymentWebhook(ctx: StepContext): Promise<string | nul
   return (await readPaymentWebhookHeld(ctx)).url;
 }
 
-async function patch(ctx: StepContext, operation: string, urlCallback: string, authorizationCallback: string): Promise<void> {
+async function patch(
+  ctx: StepContext,
+  operation: string,
+  urlCallback: string,
+  authorizationCallback: string,
+): Promise<void> {
   await ctx.bank.call({
     operation: `PATCH ${PAYMENT_WEBHOOK_PATH} (${operation})`,
     api: 'payments',
@@ -54,7 +65,11 @@ async function patch(ctx: StepContext, operation: string, urlCallback: string, a
  * cleared) within the same invocation, with time kept for it, before failing:
  * CloudFormation never calls Delete for a failed Create, so nothing else would.
  */
-export async function registerPaymentWebhook(ctx: StepContext, spec: PaymentWebhookSpec, previousUrl?: string): Promise<void> {
+export async function registerPaymentWebhook(
+  ctx: StepContext,
+  spec: PaymentWebhookSpec,
+  previousUrl?: string,
+): Promise<void> {
   const token = await ctx.tokenValue(spec.tokenSecretArn);
   const before = await readPaymentWebhookHeld(ctx);
   if (before.url && !sameUrl(before.url, spec.url) && !(previousUrl && sameUrl(before.url, previousUrl))) {
@@ -64,7 +79,10 @@ export async function registerPaymentWebhook(ctx: StepContext, spec: PaymentWebh
           'Nothing was changed. To replace it, set takeOverExisting: true on the registration; to keep it, remove this registration or use another account.',
       );
     }
-    ctx.log.warn('Taking over the payment callback another party registered (takeOverExisting)', { replaced: describeUrl(before.url), url: spec.url });
+    ctx.log.warn('Taking over the payment callback another party registered (takeOverExisting)', {
+      replaced: describeUrl(before.url),
+      url: spec.url,
+    });
   }
   const confirm = keepTimeToUndo(ctx);
   try {
@@ -86,7 +104,8 @@ export async function registerPaymentWebhook(ctx: StepContext, spec: PaymentWebh
         ctx.log.info('The bank holds our payment callback', { url: spec.url });
         return;
       }
-      if (attempt < CONFIRM_ATTEMPTS && Date.now() + CONFIRM_PAUSE_MS < confirm.deadline) await ctx.sleep(CONFIRM_PAUSE_MS);
+      if (attempt < CONFIRM_ATTEMPTS && Date.now() + CONFIRM_PAUSE_MS < confirm.deadline)
+        await ctx.sleep(CONFIRM_PAUSE_MS);
       else break;
     }
   } catch (error) {
@@ -96,7 +115,9 @@ export async function registerPaymentWebhook(ctx: StepContext, spec: PaymentWebh
     // The PATCH may have taken effect behind reads that lag: put back what was there, as the contract paths do,
     // so a failed Create (which CloudFormation never deletes) leaves the bank as it found it.
     return failAfterUndo(
-      new Error(`The bank accepted PATCH ${PAYMENT_WEBHOOK_PATH} but GET still answers what it held before (${describeUrl(before.url)}) after ${CONFIRM_ATTEMPTS} reads: the change could not be confirmed; deploy again`),
+      new Error(
+        `The bank accepted PATCH ${PAYMENT_WEBHOOK_PATH} but GET still answers what it held before (${describeUrl(before.url)}) after ${CONFIRM_ATTEMPTS} reads: the change could not be confirmed; deploy again`,
+      ),
       'the payment callback',
       () => putBack(ctx, before),
     );
@@ -115,8 +136,15 @@ function sameRegistration(a: HeldRegistration, b: HeldRegistration): boolean {
 
 /** PATCHes back what the bank held before (or clears ours), and says so. */
 async function putBack(ctx: StepContext, before: HeldRegistration): Promise<string> {
-  await patch(ctx, before.url ? 'put back the previous payment callback' : 'clear our payment callback', before.url ?? '', before.token ?? '');
-  ctx.log.warn('The change could not be confirmed: put back what the bank held before', { restored: describeUrl(before.url) });
+  await patch(
+    ctx,
+    before.url ? 'put back the previous payment callback' : 'clear our payment callback',
+    before.url ?? '',
+    before.token ?? '',
+  );
+  ctx.log.warn('The change could not be confirmed: put back what the bank held before', {
+    restored: describeUrl(before.url),
+  });
   return `what the bank held before (${describeUrl(before.url)}) was put back`;
 }
 
@@ -126,7 +154,10 @@ export type PaymentWebhookRemoval = 'cleared' | 'nothing registered' | 'register
  * Delete: clears both fields with "" (spec 2.2), but only while the bank holds our URL; another
  * registration made since is left alone, and nothing registered is fine.
  */
-export async function unregisterPaymentWebhook(ctx: StepContext, spec: PaymentWebhookSpec): Promise<PaymentWebhookRemoval> {
+export async function unregisterPaymentWebhook(
+  ctx: StepContext,
+  spec: PaymentWebhookSpec,
+): Promise<PaymentWebhookRemoval> {
   const held = await readPaymentWebhook(ctx);
   if (!held) return 'nothing registered';
   if (!sameUrl(held, spec.url)) {

@@ -38,13 +38,19 @@ export function keepTimeToUndo(ctx: StepContext): StepContext {
  * error), or undefined when the bank shows nothing to undo; when it fails too, the error says both
  * and to check `what` at the bank.
  */
-export async function failAfterUndo(cause: unknown, what: string, undo: () => Promise<string | undefined>): Promise<never> {
+export async function failAfterUndo(
+  cause: unknown,
+  what: string,
+  undo: () => Promise<string | undefined>,
+): Promise<never> {
   const reason = errorMessage(cause);
   let done: string | undefined;
   try {
     done = await undo();
   } catch (error) {
-    throw new Error(`${reason}; undoing it also failed (${errorMessage(error)}): check ${what} at the bank`, { cause: error });
+    throw new Error(`${reason}; undoing it also failed (${errorMessage(error)}): check ${what} at the bank`, {
+      cause: error,
+    });
   }
   throw done ? new Error(`${reason}; ${done}`, { cause }) : cause;
 }

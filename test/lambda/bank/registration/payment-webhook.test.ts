@@ -24,16 +24,21 @@ afterEach(async () => {
 });
 
 async function registrationOf(account: SimulatorAccount = SAMPLE_ACCOUNT) {
-  const found = (await h.control.registrations()).find((r) => r.conta === account.conta && r.cooperativa === account.cooperativa);
+  const found = (await h.control.registrations()).find(
+    (r) => r.conta === account.conta && r.cooperativa === account.cooperativa,
+  );
   return { urlCallback: found?.urlCallback ?? null, authorizationCallback: found?.authorizationCallback ?? null };
 }
 
 /** Someone else (another tool, a person in the portal) changes the registration. */
 async function patchAs(account: SimulatorAccount, urlCallback: string, authorizationCallback: string): Promise<void> {
   await h.bankClient(account).call({
-    operation: 'test PATCH', api: 'payments', method: 'PATCH',
+    operation: 'test PATCH',
+    api: 'payments',
+    method: 'PATCH',
     url: `${h.simulator.info.registrationBaseUrl}/v1/associado/webhook`,
-    body: { urlCallback, authorizationCallback }, deadline: Date.now() + 10_000,
+    body: { urlCallback, authorizationCallback },
+    deadline: Date.now() + 10_000,
   });
 }
 
@@ -63,7 +68,7 @@ it('update registers the new URL; a rollback (an update back to the old properti
   expect(await registrationOf()).toEqual({ urlCallback: URL_A, authorizationCallback: h.paymentToken });
 });
 
-it('a new tokenVersion registers the token\'s new value; during a rotation the pending value is registered', async () => {
+it("a new tokenVersion registers the token's new value; during a rotation the pending value is registered", async () => {
   const resource = h.paymentResource();
   await resource.create(h.paymentProperties({ url: URL_A }));
   const original = h.paymentToken;
@@ -127,13 +132,21 @@ it('429s with Retry-After are retried inside the budget, and the registration is
   const { output } = await captureOutput(() => resource.create(h.paymentProperties({ url: URL_A })));
   expect((await registrationOf()).urlCallback).toBe(URL_A);
   const retries = jsonLogLines(output).filter((line) => line.message === 'Retrying a bank call');
-  expect(retries.map((line) => [line.status, line.delayMs])).toEqual([[429, 1000], [429, 1000]]);
+  expect(retries.map((line) => [line.status, line.delayMs])).toEqual([
+    [429, 1000],
+    [429, 1000],
+  ]);
 });
 
-it('bank down: fails well within the timeout with the operation, the status and the bank\'s message, and no secret', async () => {
+it("bank down: fails well within the timeout with the operation, the status and the bank's message, and no secret", async () => {
   await h.control.setFaults({ api: [{ scope: 'registration', status: 503 }] });
   const resource = h.paymentResource();
-  const { result: failure, output } = await captureOutput(() => resource.create(h.paymentProperties({ url: URL_A })).then(() => undefined, (error: Error) => error));
+  const { result: failure, output } = await captureOutput(() =>
+    resource.create(h.paymentProperties({ url: URL_A })).then(
+      () => undefined,
+      (error: Error) => error,
+    ),
+  );
 
   expect(failure?.message).toBe(
     'GET /v1/associado/webhook (read the payment callback registration) failed with HTTP 503: Serviço temporariamente indisponível. Tente novamente mais tarde. (after 5 attempts)',
@@ -141,21 +154,28 @@ it('bank down: fails well within the timeout with the operation, the status and 
   h.expectNoSecret(`${failure?.message}\n${failure?.stack}`);
   // The function's timeout is 120 s and CloudFormation's ServiceTimeout 300 s: the retries' waits,
   // as the handler planned them (not this machine's clock), come nowhere near them.
-  const waits = jsonLogLines(output).filter((line) => line.message === 'Retrying a bank call').map((line) => Number(line.delayMs));
+  const waits = jsonLogLines(output)
+    .filter((line) => line.message === 'Retrying a bank call')
+    .map((line) => Number(line.delayMs));
   expect(waits).toHaveLength(4);
   expect(waits.reduce((sum, ms) => sum + ms, 0)).toBeLessThan(30_000);
   expect(resource.state).toBeUndefined();
   expect((await registrationOf()).urlCallback).toBeNull();
 });
 
-it('a bank that never answers: each call times out, and the failure comes before the function\'s deadline', async () => {
+it("a bank that never answers: each call times out, and the failure comes before the function's deadline", async () => {
   await h.control.setFaults({ api: [{ scope: 'registration', delayMs: 4_000 }] });
   const resource = h.paymentResource();
-  const failure = await resource.create(h.paymentProperties({ url: URL_A })).then(() => undefined, (error: Error) => error);
-  expect(failure?.message).toMatch(/^GET \/v1\/associado\/webhook \(read the payment callback registration\) failed: .*1500 ms.* \(after 5 attempts\)$/);
+  const failure = await resource.create(h.paymentProperties({ url: URL_A })).then(
+    () => undefined,
+    (error: Error) => error,
+  );
+  expect(failure?.message).toMatch(
+    /^GET \/v1\/associado\/webhook \(read the payment callback registration\) failed: .*1500 ms.* \(after 5 attempts\)$/,
+  );
 }, 30_000);
 
-it('a refusal names what the bank said: an x-documento that is not the account holder\'s', async () => {
+it("a refusal names what the bank said: an x-documento that is not the account holder's", async () => {
   const resource = h.paymentResource();
   const wrongHolder = { ...SAMPLE_ACCOUNT, documento: '11111111000111' };
   await expect(resource.create(h.paymentProperties({ url: URL_A, account: wrongHolder }))).rejects.toThrow(
@@ -166,15 +186,25 @@ it('a refusal names what the bank said: an x-documento that is not the account h
 describe('never hijack, never strand', () => {
   it('refuses to replace a callback another party registered, naming it, and changes nothing', async () => {
     await patchAs(SAMPLE_ACCOUNT, SOMEONE_ELSE, 'their-own-token');
-    const failure = await h.paymentResource().create(h.paymentProperties({ url: URL_A })).then(() => undefined, (error: Error) => error);
-    expect(failure?.message).toMatch(/^The bank already holds payment callback https:\/\/someone-else\.example\.net\/hooks\/payments for this account, not this stack's https:\/\/receiver-a\.example\.com\/prod\/payments: .*set takeOverExisting: true/);
+    const failure = await h
+      .paymentResource()
+      .create(h.paymentProperties({ url: URL_A }))
+      .then(
+        () => undefined,
+        (error: Error) => error,
+      );
+    expect(failure?.message).toMatch(
+      /^The bank already holds payment callback https:\/\/someone-else\.example\.net\/hooks\/payments for this account, not this stack's https:\/\/receiver-a\.example\.com\/prod\/payments: .*set takeOverExisting: true/,
+    );
     expect(await registrationOf()).toEqual({ urlCallback: SOMEONE_ELSE, authorizationCallback: 'their-own-token' });
     expect(failure?.message).not.toContain('their-own-token');
   });
 
   it('takes it over with takeOverExisting, saying what it replaced and never its token', async () => {
     await patchAs(SAMPLE_ACCOUNT, SOMEONE_ELSE, 'their-own-token');
-    const { output } = await captureOutput(() => h.paymentResource().create(h.paymentProperties({ url: URL_A, takeOverExisting: true })));
+    const { output } = await captureOutput(() =>
+      h.paymentResource().create(h.paymentProperties({ url: URL_A, takeOverExisting: true })),
+    );
     expect(await registrationOf()).toEqual({ urlCallback: URL_A, authorizationCallback: h.paymentToken });
     expect(output).toContain('Taking over the payment callback another party registered');
     expect(output).toContain('someone-else.example.net');
@@ -185,8 +215,18 @@ describe('never hijack, never strand', () => {
     await patchAs(SAMPLE_ACCOUNT, SOMEONE_ELSE, 'their-own-token');
     // The first GET and the PATCH go through; every confirming GET fails.
     await h.control.setFaults({ api: [{ scope: 'registration', status: 503, skip: 2, times: 5 }] });
-    const { result: failure, output } = await captureOutput(() => h.paymentResource().create(h.paymentProperties({ url: URL_A, takeOverExisting: true })).then(() => undefined, (error: Error) => error));
-    expect(failure?.message).toMatch(/^GET \/v1\/associado\/webhook \(read the payment callback registration\) failed with HTTP 503: .*; what the bank held before \(https:\/\/someone-else\.example\.net\/hooks\/payments\) was put back$/);
+    const { result: failure, output } = await captureOutput(() =>
+      h
+        .paymentResource()
+        .create(h.paymentProperties({ url: URL_A, takeOverExisting: true }))
+        .then(
+          () => undefined,
+          (error: Error) => error,
+        ),
+    );
+    expect(failure?.message).toMatch(
+      /^GET \/v1\/associado\/webhook \(read the payment callback registration\) failed with HTTP 503: .*; what the bank held before \(https:\/\/someone-else\.example\.net\/hooks\/payments\) was put back$/,
+    );
     expect(await registrationOf()).toEqual({ urlCallback: SOMEONE_ELSE, authorizationCallback: 'their-own-token' });
     expect(output).not.toContain('their-own-token');
     h.expectNoSecret(`${output}\n${failure?.message}`);
@@ -195,9 +235,24 @@ describe('never hijack, never strand', () => {
   it('a create whose PATCH the bank carried out but never answered puts back what the bank held before, and fails', async () => {
     await patchAs(SAMPLE_ACCOUNT, SOMEONE_ELSE, 'their-own-token');
     // The first GET goes through; the PATCH is made but its answer lost (a gateway's 502), and every try after it fails.
-    await h.control.setFaults({ api: [{ scope: 'registration', skip: 1, times: 1, status: 502, afterApplying: true }, { scope: 'registration', status: 503, times: 4 }] });
-    const { result: failure, output } = await captureOutput(() => h.paymentResource().create(h.paymentProperties({ url: URL_A, takeOverExisting: true })).then(() => undefined, (error: Error) => error));
-    expect(failure?.message).toMatch(/^PATCH \/v1\/associado\/webhook \(register the payment callback\) failed with HTTP 503: .*; what the bank held before \(https:\/\/someone-else\.example\.net\/hooks\/payments\) was put back$/);
+    await h.control.setFaults({
+      api: [
+        { scope: 'registration', skip: 1, times: 1, status: 502, afterApplying: true },
+        { scope: 'registration', status: 503, times: 4 },
+      ],
+    });
+    const { result: failure, output } = await captureOutput(() =>
+      h
+        .paymentResource()
+        .create(h.paymentProperties({ url: URL_A, takeOverExisting: true }))
+        .then(
+          () => undefined,
+          (error: Error) => error,
+        ),
+    );
+    expect(failure?.message).toMatch(
+      /^PATCH \/v1\/associado\/webhook \(register the payment callback\) failed with HTTP 503: .*; what the bank held before \(https:\/\/someone-else\.example\.net\/hooks\/payments\) was put back$/,
+    );
     expect(await registrationOf()).toEqual({ urlCallback: SOMEONE_ELSE, authorizationCallback: 'their-own-token' });
     expect(output).not.toContain('their-own-token');
     h.expectNoSecret(`${output}\n${failure?.message}`);
@@ -206,7 +261,15 @@ describe('never hijack, never strand', () => {
   it('a create whose confirming reads lag (the PATCH applied, GET still answers the value from before) puts back what the bank held, and fails', async () => {
     await patchAs(SAMPLE_ACCOUNT, SOMEONE_ELSE, 'their-own-token');
     await h.control.setFaults({ staleRegistrationReads: 10 });
-    const { result: failure, output } = await captureOutput(() => h.paymentResource().create(h.paymentProperties({ url: URL_A, takeOverExisting: true })).then(() => undefined, (error: Error) => error));
+    const { result: failure, output } = await captureOutput(() =>
+      h
+        .paymentResource()
+        .create(h.paymentProperties({ url: URL_A, takeOverExisting: true }))
+        .then(
+          () => undefined,
+          (error: Error) => error,
+        ),
+    );
     expect(failure?.message).toBe(
       'The bank accepted PATCH /v1/associado/webhook but GET still answers what it held before (https://someone-else.example.net/hooks/payments) after 3 reads: the change could not be confirmed; deploy again; ' +
         'what the bank held before (https://someone-else.example.net/hooks/payments) was put back',
@@ -217,8 +280,16 @@ describe('never hijack, never strand', () => {
 
   it('and with nothing registered before, clears ours: the bank never points at a stack being rolled back', async () => {
     await h.control.setFaults({ staleRegistrationReads: 10 });
-    const failure = await h.paymentResource().create(h.paymentProperties({ url: URL_A })).then(() => undefined, (error: Error) => error);
-    expect(failure?.message).toMatch(/GET still answers what it held before \(nothing\) after 3 reads.*; what the bank held before \(nothing\) was put back$/);
+    const failure = await h
+      .paymentResource()
+      .create(h.paymentProperties({ url: URL_A }))
+      .then(
+        () => undefined,
+        (error: Error) => error,
+      );
+    expect(failure?.message).toMatch(
+      /GET still answers what it held before \(nothing\) after 3 reads.*; what the bank held before \(nothing\) was put back$/,
+    );
     expect(await registrationOf()).toEqual({ urlCallback: null, authorizationCallback: null });
   });
 
@@ -229,8 +300,13 @@ describe('never hijack, never strand', () => {
     h.secrets.putValue(h.paymentTokenArn, 'a-new-callback-token-0123456789', ['AWSCURRENT']);
     await h.control.setFaults({ staleRegistrationReads: 10 });
     try {
-      const failure = await resource.update(h.paymentProperties({ url: URL_A, tokenVersion: '2' })).then(() => undefined, (error: Error) => error);
-      expect(failure?.message).toMatch(/GET still answers what it held before \(https:\/\/receiver-a\.example\.com\/prod\/payments\) after 3 reads/);
+      const failure = await resource.update(h.paymentProperties({ url: URL_A, tokenVersion: '2' })).then(
+        () => undefined,
+        (error: Error) => error,
+      );
+      expect(failure?.message).toMatch(
+        /GET still answers what it held before \(https:\/\/receiver-a\.example\.com\/prod\/payments\) after 3 reads/,
+      );
       expect(await registrationOf()).toEqual({ urlCallback: URL_A, authorizationCallback: oldToken });
     } finally {
       h.secrets.putValue(h.paymentTokenArn, oldToken, ['AWSCURRENT']);
@@ -239,14 +315,28 @@ describe('never hijack, never strand', () => {
 
   it('a PATCH the bank refused changes nothing, so nothing is put back', async () => {
     await h.control.setFaults({ api: [{ scope: 'registration', skip: 1, status: 503, times: 5 }] });
-    const failure = await h.paymentResource().create(h.paymentProperties({ url: URL_A })).then(() => undefined, (error: Error) => error);
-    expect(failure?.message).toMatch(/^PATCH \/v1\/associado\/webhook \(register the payment callback\) failed with HTTP 503: [^;]*$/);
+    const failure = await h
+      .paymentResource()
+      .create(h.paymentProperties({ url: URL_A }))
+      .then(
+        () => undefined,
+        (error: Error) => error,
+      );
+    expect(failure?.message).toMatch(
+      /^PATCH \/v1\/associado\/webhook \(register the payment callback\) failed with HTTP 503: [^;]*$/,
+    );
     expect(await registrationOf()).toEqual({ urlCallback: null, authorizationCallback: null });
   });
 
   it('and clears ours when nothing was registered before', async () => {
     await h.control.setFaults({ api: [{ scope: 'registration', status: 503, skip: 2, times: 5 }] });
-    const failure = await h.paymentResource().create(h.paymentProperties({ url: URL_A })).then(() => undefined, (error: Error) => error);
+    const failure = await h
+      .paymentResource()
+      .create(h.paymentProperties({ url: URL_A }))
+      .then(
+        () => undefined,
+        (error: Error) => error,
+      );
     expect(failure?.message).toMatch(/; what the bank held before \(nothing\) was put back$/);
     expect(await registrationOf()).toEqual({ urlCallback: null, authorizationCallback: null });
   });
