@@ -36,6 +36,7 @@ const END_TO_END = [
   '/test/schemas/pix-(openapi|api-schemas)\\.test\\.ts$',
   '/test/lambda/store/journal\\.test\\.ts$',
   '/test/lambda/provider/redrive-allow\\.test\\.ts$',
+  '/test/lambda/shared/line-writer-pipe\\.test\\.ts$',
 ];
 
 /** @type {import('jest').Config} */

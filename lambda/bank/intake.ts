@@ -45,8 +45,8 @@ export interface CertificateIntake extends IntakeBase {
   pins(settings: ReceiverSettings): PixClientCertificatePins | undefined;
   /** Whether a request to the API's bare URL is this route's provider's validation call. */
   readonly validationAtRoot: boolean;
-  /** What a body is. */
-  shape(body: Buffer): BodyShape;
+  /** What a body is (its bytes, or API Gateway's text of them). */
+  shape(body: Buffer | string): BodyShape;
   /** The shape a callback has, said in the 400 answer to another body where nothing authenticates the sender. */
   readonly shapeRule: string;
 }

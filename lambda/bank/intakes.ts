@@ -23,6 +23,6 @@ export const ROOT_INTAKE: CertificateIntake | undefined = INTAKES.find(
 );
 
 /** What a body on a route is: its family's reading where the route has one (a token route's every body is a notification). */
-export function bodyShape(intake: RouteIntake, body: Buffer): BodyShape {
+export function bodyShape(intake: RouteIntake, body: Buffer | string): BodyShape {
   return intake.credential === RouteCredential.CLIENT_CERTIFICATE ? intake.shape(body) : BodyShape.NOTIFICATION;
 }

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { errorSummary, type Log } from '../shared/runtime';
-import { abortAfter } from '../shared/retry';
+import { abortingAfter } from '../shared/retry';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { encodeStoredNotification } from '../store/stored-notification';
 import { X509Certificate } from 'node:crypto';
@@ -257,9 +257,10 @@ async function storeNotification(
   const { settings, logger, count } = deps;
   const route = intake.route;
   const sourceIp = event.requestContext?.identity?.sourceIp ?? undefined;
-  const body =
-    event.body == null ? Buffer.alloc(0) : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
-  if (body.length > settings.maxBodyBytes) {
+  // A text body stays text: its UTF-8 is counted, read and stored without a copy to bytes and back.
+  const body = event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64') : (event.body ?? '');
+  const bodyBytes = typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length;
+  if (bodyBytes > settings.maxBodyBytes) {
     count(ReceiverMetric.TOO_LARGE, route);
     logger.error(
       'Rejected an authenticated notification larger than the body limit; the bank will mark it NÃO ENTREGUE',
@@ -267,7 +268,7 @@ async function storeNotification(
         requestId,
         route,
         sourceIp,
-        bodyBytes: body.length,
+        bodyBytes,
         maxBodyBytes: settings.maxBodyBytes,
       },
     );
@@ -286,7 +287,7 @@ async function storeNotification(
     count(ReceiverMetric.NOT_A_PIX_CALLBACK, route);
     logger.warn(
       `Refused a body on the ${byCertificate.provider} route that is not a ${byCertificate.provider} callback (no mutual TLS: anyone can post here); nothing stored`,
-      { requestId, sourceIp, bodyBytes: body.length },
+      { requestId, sourceIp, bodyBytes },
     );
     return respond(400, { message: `Not a ${byCertificate.provider} callback: ${byCertificate.shapeRule}`, requestId });
   }
@@ -314,13 +315,15 @@ async function storeNotification(
       'enqueue',
       { 'bank.route': route },
       () =>
-        deps.sqs.send(
-          new SendMessageCommand({
-            QueueUrl: settings.queueUrl,
-            MessageBody: messageBody,
-            MessageAttributes: { route: { DataType: 'String', StringValue: route }, ...traceparentAttribute() },
-          }),
-          { abortSignal: abortAfter(enqueueBudgetMs) },
+        abortingAfter(enqueueBudgetMs, (abortSignal) =>
+          deps.sqs.send(
+            new SendMessageCommand({
+              QueueUrl: settings.queueUrl,
+              MessageBody: messageBody,
+              MessageAttributes: { route: { DataType: 'String', StringValue: route }, ...traceparentAttribute() },
+            }),
+            { abortSignal },
+          ),
         ),
       { kind: SpanKind.PRODUCER },
     );
@@ -329,7 +332,7 @@ async function storeNotification(
       message: 'Notification stored',
       requestId,
       messageId: sent.MessageId ?? '',
-      bodyBytes: String(body.length),
+      bodyBytes: String(bodyBytes),
     });
     return respond(200, { status: 'received', requestId });
   } catch (error) {

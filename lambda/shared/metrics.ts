@@ -1,11 +1,34 @@
+import { writeSync } from 'node:fs';
 import { RECEIVER_DIMENSION } from '../../contracts/receiver';
 
 /** Where a metric line goes: standard output, raw (no runtime prefix), which Lambda sends to CloudWatch Logs. */
 export type LineWriter = (line: string) => void;
 
-const writeToStdout: LineWriter = (line) => {
-  process.stdout.write(`${line}\n`);
-};
+/**
+ * A writer of lines to `fd` directly, as the Lambda runtime writes its own log lines: `process.stdout`
+ * is made on its first use (about 1 ms, on a cold start's first request) and each write through it
+ * walks the stream's machinery. Where `fd` would block (a non-blocking pipe that is full), the rest
+ * of the line and every later one go through `stream()` (`process.stdout`), which buffers them in
+ * order: a line is never cut, repeated or put after a later one.
+ */
+export function fdLineWriter(fd: number, stream: () => NodeJS.WritableStream): LineWriter {
+  let fallback: NodeJS.WritableStream | undefined;
+  return (line) => {
+    const data = Buffer.from(`${line}\n`, 'utf8');
+    let written = 0;
+    if (!fallback) {
+      try {
+        while (written < data.length) written += writeSync(fd, data, written);
+        return;
+      } catch {
+        fallback = stream();
+      }
+    }
+    fallback.write(written ? data.subarray(written) : data);
+  };
+}
+
+const writeToStdout: LineWriter = fdLineWriter(1, () => process.stdout);
 
 export interface MetricCounterOptions {
   /** The CloudWatch namespace of every count. */

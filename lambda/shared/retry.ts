@@ -29,16 +29,21 @@ export function retryAfterMs(header: string | string[] | undefined, now: number)
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * An AbortSignal that aborts with a TimeoutError after `ms`, as `AbortSignal.timeout` does, on the
- * global `setTimeout`: a test's fake clock moves it, where `AbortSignal.timeout`'s own timer runs on
- * the machine's. The timer does not keep the process alive.
+ * Runs `run` with an AbortSignal that aborts with a TimeoutError after `ms`, as `AbortSignal.timeout`
+ * does, on the global `setTimeout`: a test's fake clock moves it, where `AbortSignal.timeout`'s own
+ * timer runs on the machine's. The timer is cleared once `run` settles (a signal no call listens to
+ * any more costs nothing when its time comes), and does not keep the process alive.
  */
-export function abortAfter(ms: number): AbortSignal {
+export async function abortingAfter<T>(ms: number, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController();
   const timer = setTimeout(
     () => controller.abort(new DOMException(`The operation timed out after ${ms} ms`, 'TimeoutError')),
     ms,
   );
   (timer as { unref?: () => void }).unref?.();
-  return controller.signal;
+  try {
+    return await run(controller.signal);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -34,22 +34,35 @@ export function sqsAttributeText(text: string, maxBytes: number): string {
 /** Characters SQS refuses in a message body that JSON.stringify leaves unescaped. */
 const SQS_UNSAFE = /[\uFFFE\uFFFF]/;
 
+/** The most a stored message's JSON may take, in bytes of UTF-8, leaving room for its attributes. */
+const MAX_STORED_JSON_BYTES = SQS_MAX_MESSAGE_BYTES - MESSAGE_ATTRIBUTES_RESERVE_BYTES;
+
 /**
- * Builds the SQS message body for a notification. The body travels as text when its bytes are
- * valid UTF-8 that SQS accepts and the message fits; otherwise as base64, so no authenticated
- * request is ever refused by SQS for what it contains.
+ * Builds the SQS message body for a notification. The body travels as text when it is text SQS
+ * accepts (a string, or bytes that are valid UTF-8) and the message fits; otherwise as base64, so
+ * no authenticated request is ever refused by SQS for what it contains. A string is the body's
+ * UTF-8 (API Gateway's `body` when not base64): it is stored as it is, never copied to bytes and
+ * back (a lone surrogate JSON escapes, and the processor reads it as the same bytes).
  */
-export function encodeStoredNotification(meta: StoredNotificationMeta, body: Buffer): string {
-  const text = isUtf8(body) ? body.toString('utf8') : undefined;
+export function encodeStoredNotification(meta: StoredNotificationMeta, body: Buffer | string): string {
+  const text = typeof body === 'string' ? body : isUtf8(body) ? body.toString('utf8') : undefined;
   if (text !== undefined && !SQS_UNSAFE.test(text)) {
-    const json = JSON.stringify({ v: 1, ...meta, bodyEncoding: 'utf8', body: text } satisfies StoredNotification);
-    if (Buffer.byteLength(json, 'utf8') <= SQS_MAX_MESSAGE_BYTES - MESSAGE_ATTRIBUTES_RESERVE_BYTES) return json;
+    // Built by assignment, not spreads: V8 stringifies such an object faster (see metricCounter).
+    const stored: StoredNotification = Object.assign({ v: 1 as const }, meta, {
+      bodyEncoding: 'utf8' as const,
+      body: text,
+    });
+    const json = JSON.stringify(stored);
+    // A UTF-16 code unit is at most 3 bytes of UTF-8: most messages fit without counting them.
+    if (json.length * 3 <= MAX_STORED_JSON_BYTES || Buffer.byteLength(json, 'utf8') <= MAX_STORED_JSON_BYTES)
+      return json;
   }
+  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   return JSON.stringify({
     v: 1,
     ...meta,
     bodyEncoding: 'base64',
-    body: body.toString('base64'),
+    body: bytes.toString('base64'),
   } satisfies StoredNotification);
 }
 

@@ -15,11 +15,11 @@ export const isObject = (value: unknown): value is Record<string, unknown> =>
  * provider's validation call; a JSON object with a `pix` array of objects is a callback's shape;
  * anything else (not JSON, a `pix` array holding something other than objects) is neither.
  */
-export function pixBodyShape(body: Buffer): BodyShape {
+export function pixBodyShape(body: Buffer | string): BodyShape {
   if (!body.length) return BodyShape.VALIDATION;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body.toString('utf8'));
+    parsed = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'));
   } catch {
     return BodyShape.OTHER;
   }

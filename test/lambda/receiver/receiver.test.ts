@@ -260,6 +260,22 @@ describe('bodies an authenticated caller sends', () => {
     });
   });
 
+  it('measures a text body by its bytes of UTF-8, not its characters', async () => {
+    // 342 characters of three bytes each: 1026 bytes, over the 1024 limit in fewer than 1024 characters.
+    const result = await handleNotification(
+      apiEvent({ route: 'payments', headers: auth, body: '\u20AC'.repeat(342) }),
+      deps,
+    );
+    expect(result.statusCode).toBe(413);
+    expect(await stored()).toEqual([]);
+    expect(logger.entries.find((e) => e.level === 'error')?.extra).toMatchObject({ bodyBytes: 1026 });
+    const fits = '\u20AC'.repeat(341);
+    expect(
+      (await handleNotification(apiEvent({ route: 'payments', headers: auth, body: fits }), deps)).statusCode,
+    ).toBe(200);
+    expect((await stored()).map(storedBody)).toEqual([fits]);
+  });
+
   it('measures the limit after base64 decoding', async () => {
     const result = await handleNotification(
       apiEvent({

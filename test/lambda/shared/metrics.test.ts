@@ -1,4 +1,7 @@
-import { metricCounter } from '../../../lambda/shared/metrics';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fdLineWriter, metricCounter } from '../../../lambda/shared/metrics';
 import { captureOutput, jsonLogLines } from '../../support/load-handler';
 
 function counterFor() {
@@ -70,4 +73,37 @@ it('writes raw JSON lines CloudWatch reads as metrics, and a detail never overri
   expect(line._aws.CloudWatchMetrics).toEqual([
     { Namespace: 'Test', Dimensions: [['service', 'receiver', 'Route']], Metrics: [{ Name: 'Stored', Unit: 'Count' }] },
   ]);
+});
+
+describe('the line writer (fd 1, as the Lambda runtime writes)', () => {
+  it('writes whole lines in order to a file, however long', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'line-writer-'));
+    const path = join(dir, 'out');
+    const fd = openSync(path, 'w');
+    try {
+      const write = fdLineWriter(fd, () => {
+        throw new Error('a file never blocks');
+      });
+      const lines = ['{"a":1}', 'x'.repeat(300_000), '{"b":"ção"}'];
+      for (const line of lines) write(line);
+      expect(readFileSync(path, 'utf8')).toBe(lines.map((l) => `${l}\n`).join(''));
+    } finally {
+      closeSync(fd);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('sends a line fd 1 refuses, and every later one, to the stream, in order and once', () => {
+    const streamed: string[] = [];
+    const stream = {
+      write: (chunk: Buffer) => streamed.push(chunk.toString('utf8')),
+    } as unknown as NodeJS.WritableStream;
+    const closed = openSync(join(tmpdir(), `line-writer-${process.pid}`), 'w');
+    closeSync(closed); // writing to it throws (EBADF), as a full non-blocking pipe throws EAGAIN
+    const write = fdLineWriter(closed, () => stream);
+    write('one');
+    write('two');
+    expect(streamed).toEqual(['one\n', 'two\n']);
+    rmSync(join(tmpdir(), `line-writer-${process.pid}`), { force: true });
+  });
 });

@@ -31,6 +31,30 @@ describe('the stored notification envelope', () => {
     expect(decoded.body.equals(body)).toBe(true);
   });
 
+  it("stores API Gateway's text body as its UTF-8 bytes would be, without a copy to bytes and back", () => {
+    const text = '{"nome":"João Ação","emoji":"\u{1F4B8}"}';
+    expect(encodeStoredNotification(meta, text)).toBe(encodeStoredNotification(meta, Buffer.from(text, 'utf8')));
+    // A lone surrogate (not UTF-8 at all) travels escaped and reads back as the bytes API Gateway's text stands for.
+    const lone = 'a\uD800b';
+    const decoded = decodeStoredNotification(encodeStoredNotification(meta, lone));
+    expect(decoded.body.equals(Buffer.from(lone, 'utf8'))).toBe(true);
+    // Text SQS refuses goes as base64 of its UTF-8, as its bytes do.
+    const refused = decodeStoredNotification(encodeStoredNotification(meta, 'a\uFFFEb'));
+    expect(refused.notification.bodyEncoding).toBe('base64');
+    expect(refused.body.equals(Buffer.from('a\uFFFEb', 'utf8'))).toBe(true);
+  });
+
+  it('counts the bytes of a text body whose characters take three bytes each, and falls back to base64 only when it must', () => {
+    const text = '\u20AC'.repeat(80_000); // 240,000 bytes of UTF-8 in 80,000 characters
+    const message = encodeStoredNotification(meta, text);
+    expect(Buffer.byteLength(message)).toBeLessThanOrEqual(SQS_MAX_MESSAGE_BYTES);
+    expect(decodeStoredNotification(message).notification.bodyEncoding).toBe('utf8');
+    const escapes = '\u0001'.repeat(MAX_BODY_BYTES_LIMIT);
+    const escaped = encodeStoredNotification(meta, escapes);
+    expect(Buffer.byteLength(escaped)).toBeLessThanOrEqual(SQS_MAX_MESSAGE_BYTES);
+    expect(decodeStoredNotification(escaped).body.equals(Buffer.from(escapes))).toBe(true);
+  });
+
   it('keeps control characters as text, escaped by JSON (which SQS accepts)', () => {
     const body = Buffer.from('a\u0000b\u0001c');
     const message = encodeStoredNotification(meta, body);
