@@ -17,14 +17,26 @@
 process.env.JSII_DEPRECATED ??= 'quiet';
 process.env.CDK_VALIDATION ??= 'false';
 
+/** Their log lines (Powertools' and the processor's own) and their metric (EMF) lines name their service. */
+const isHandlerLine = (text: string) => text.startsWith('{') && /"service":"bank-(webhook-[a-z]+|sandbox)"/.test(text);
+
 if (!process.env.TEST_HANDLER_LOGS) {
   for (const stream of [process.stdout, process.stderr]) {
     const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
     stream.write = (chunk: unknown, ...rest: unknown[]) => {
       const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : '';
-      // Their log lines (Powertools' and the processor's own) and their metric (EMF) lines name their service.
-      if (text.startsWith('{') && /"service":"bank-(webhook-[a-z]+|sandbox)"/.test(text)) return true;
+      if (isHandlerLine(text)) return true;
       return write(chunk, ...rest);
     };
   }
+  // The metric lines go to fd 1 directly (lambda/shared/metrics.ts): the same lines are left out there.
+  const fs = jest.requireActual<typeof import('node:fs')>('node:fs');
+  const writeSync = fs.writeSync as (...args: unknown[]) => number;
+  fs.writeSync = (fd: unknown, data: unknown, ...rest: unknown[]) => {
+    if ((fd === 1 || fd === 2) && Buffer.isBuffer(data)) {
+      const offset = typeof rest[0] === 'number' ? rest[0] : 0;
+      if (isHandlerLine(data.toString('utf8', offset))) return data.length - offset;
+    }
+    return writeSync(fd, data, ...rest);
+  };
 }

@@ -32,13 +32,13 @@ export async function captureOutput<T>(fn: () => Promise<T>): Promise<{ result: 
   // The metric lines go to fd 1 directly (lambda/shared/metrics.ts), as the Lambda runtime writes its own.
   const fs = jest.requireActual<typeof import('node:fs')>('node:fs');
   const writeSync = fs.writeSync;
-  const direct = jest.spyOn(fs, 'writeSync').mockImplementation(((fd: number, data: unknown, ...rest: unknown[]) => {
+  const direct = jest.spyOn(fs, 'writeSync').mockImplementation((fd: number, data: unknown, ...rest: unknown[]) => {
     if (fd !== 1 && fd !== 2) return (writeSync as (...args: unknown[]) => number)(fd, data, ...rest);
     const bytes = typeof data === 'string' ? Buffer.from(data) : Buffer.from(data as Uint8Array);
     const offset = typeof rest[0] === 'number' ? rest[0] : 0;
     capture(bytes.subarray(offset));
     return bytes.length - offset;
-  }) as typeof fs.writeSync);
+  });
   try {
     const result = await fn();
     return { result, output: chunks.join('') };
