@@ -351,7 +351,7 @@ async function sendRest(
 ): Promise<void> {
   const meta = { ...metaOf(stored), ...extra, ...(journalKey ? { journalKey } : {}) };
   await deps.requeue(
-    encodeStoredNotification(meta, Buffer.from(JSON.stringify(items.map((item) => item.raw)))),
+    encodeStoredNotification(meta, JSON.stringify(items.map((item) => item.raw))),
     delaySeconds,
     ProcessorQueue.NOTIFICATIONS,
   );

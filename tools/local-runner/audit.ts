@@ -99,10 +99,7 @@ export function auditExactlyOnce(input: AuditInput): AuditReport {
   // The Pix route's 200s: a validation call (the bare URL, or a body with no `pix` array) never reaches the queue; any other does.
   for (const exchange of accepted.filter((e) => e.route === PIX_ROUTE || e.route === '')) {
     const processed = input.processedRequestIds.has(exchange.requestId!);
-    if (
-      exchange.route === '' ||
-      bodyShape(intakeOf(exchange.route)!, Buffer.from(exchange.body, 'utf8')) === BodyShape.VALIDATION
-    ) {
+    if (exchange.route === '' || bodyShape(intakeOf(exchange.route)!, exchange.body) === BodyShape.VALIDATION) {
       if (processed) problems.push(`the Pix validation call ${exchange.requestId} reached the queue`);
     } else if (!processed && !record.quarantinedRequests.has(exchange.requestId!)) {
       problems.push(`Pix callback ${exchange.requestId} was answered 200 but never reached the processor`);

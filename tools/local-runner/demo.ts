@@ -321,8 +321,6 @@ async function main(): Promise<number> {
   return exitCode;
 }
 
-export { docSampleDrift, summaryTable } from './demo-report';
-
 if (require.main === module) {
   main().then(
     (code) => process.exit(code),

@@ -3,7 +3,7 @@
  * verified event its rule matches, either straight from the bus (a Lambda target) or through the
  * rule's SQS target and the function's event source mapping, as the template wires them.
  */
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { LocalEventBridge, RecordedEvent } from '../local-aws/eventbridge-server';
 import { matchesEventPattern } from '../local-aws/event-pattern';
@@ -12,7 +12,7 @@ import { LOCAL_AWS } from '../local-aws/local-env';
 import { LocalFunction } from '../local-aws/local-function';
 import { SqsEventSource } from '../local-aws/sqs-event-source';
 import type { LocalResolver } from './local-resolver';
-import { delivered, type LocalRunnerOptions } from './runner-types';
+import { delivered, type LocalRunnerOptions, sendToQueue } from './runner-types';
 import {
   type CloudFormationTemplate,
   describeQueueConsumer,
@@ -33,20 +33,6 @@ export interface ConsumerSurroundings {
   readonly environment: Record<string, string>;
   /** Writes one line of a process's log (`consumer`, or `eventbridge` for a failed SQS target). */
   readonly log: (name: string, line: string) => void;
-}
-
-/** A rule's SQS target: the event, as EventBridge delivers it, becomes a message in the queue (a failure is logged, as EventBridge would retry it). */
-export function sendToQueue(
-  sqs: SQSClient,
-  queueUrl: string,
-  event: RecordedEvent,
-  rule: string,
-  log: ConsumerSurroundings['log'],
-): Promise<void> {
-  return sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(delivered(event)) })).then(
-    () => undefined,
-    (error: unknown) => log('eventbridge', `${rule}: SendMessage failed: ${(error as Error).message}`),
-  );
 }
 
 /** The consumer, its rule's queue when the rule targets one, and what it was given. */

@@ -168,11 +168,7 @@ export abstract class RunnerStack {
     }
     await this.provision(visibility);
     if (this.options.consumer) {
-      const environment = {
-        ...this.services.endpoints(),
-        ...tracedEnvironment(this.options),
-        ...tracedEnvironment(this.options, 'consumer'),
-      };
+      const environment = { ...this.functionEndpoints(), ...tracedEnvironment(this.options, 'consumer') };
       this.consumer = await LocalConsumer.start(
         { ...this.options, consumer: this.options.consumer },
         {
@@ -245,10 +241,14 @@ export abstract class RunnerStack {
     );
     this.services.cloudWatchAlarms = () => this.localAlarms();
   }
+  /** What every function's environment adds to the template's: the stand-ins' endpoints, and where spans go. */
+  protected functionEndpoints(): Record<string, string> {
+    return { ...this.services.endpoints(), ...tracedEnvironment(this.options) };
+  }
   /** The functions, in processes of their own, wired as the template wires them: the receiver, the processor and its event source, the registrations, the sweep, a consumer. */
   protected startFunctions(): void {
     const d = this.deployment;
-    const endpoints = { ...this.services.endpoints(), ...tracedEnvironment(this.options) };
+    const endpoints = this.functionEndpoints();
     const receiverEnv = this.resolve(d.receiver.environment) as Record<string, string>;
     const processorEnv = this.resolve(d.processor.environment) as Record<string, string>;
     if (this.options.visibilityTimeoutSeconds !== undefined)

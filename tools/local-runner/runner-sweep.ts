@@ -10,7 +10,7 @@ import { matchesEventPattern } from '../local-aws/event-pattern';
 import type { LocalLambda } from '../local-aws/lambda-server';
 import { LOCAL_AWS } from '../local-aws/local-env';
 import type { LocalFunction } from '../local-aws/local-function';
-import { sendToQueue } from './local-consumer';
+import { sendToQueue } from './runner-types';
 import type { LocalResolver } from './local-resolver';
 import type { ReceiverDeployment } from './template';
 

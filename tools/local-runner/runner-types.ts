@@ -1,4 +1,5 @@
-/** The local runner's options and what it reports: counts, checkpoints, quarantined messages. */
+/** The local runner's options and what it reports (counts, checkpoints, quarantined messages), and how a rule's target is handed an event. */
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { App, Stack } from 'aws-cdk-lib';
 import type { RecordedEvent } from '../local-aws/eventbridge-server';
 import { LOCAL_AWS } from '../local-aws/local-env';
@@ -142,6 +143,20 @@ export function delivered(event: RecordedEvent): Record<string, unknown> {
     detail: event.detail,
     ...(event.replayName ? { 'replay-name': event.replayName } : {}),
   };
+}
+
+/** A rule's SQS target: the event, as EventBridge delivers it, becomes a message in the queue (a failure is logged, as EventBridge would retry it). */
+export function sendToQueue(
+  sqs: SQSClient,
+  queueUrl: string,
+  event: RecordedEvent,
+  rule: string,
+  log: (name: string, line: string) => void,
+): Promise<void> {
+  return sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(delivered(event)) })).then(
+    () => undefined,
+    (error: unknown) => log('eventbridge', `${rule}: SendMessage failed: ${(error as Error).message}`),
+  );
 }
 
 /** Sums the counts of embedded-metric-format lines (Powertools Metrics) by metric name. */

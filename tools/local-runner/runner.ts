@@ -20,12 +20,11 @@ import { runCli } from '../../cli/cli';
 import type { AwsOptions } from '../../cli/operate/aws';
 import type { LocalAlarm } from '../local-aws/cloudwatch-server';
 import { auditExactlyOnce, type AuditInput, type AuditReport } from './audit';
-import { sendToQueue } from './local-consumer';
 import type { LocalRegistrations } from './runner-registrations';
 import { RunnerStack } from './runner-stack';
 import { ruleLogicalId, ruleQueueTarget } from './template';
 import { matchesEventPattern } from '../local-aws/event-pattern';
-import { type RunnerCheckpoint, type RunnerCounts, type LocalRunnerOptions } from './runner-types';
+import { type RunnerCheckpoint, type RunnerCounts, type LocalRunnerOptions, sendToQueue } from './runner-types';
 
 export { RUNNER_CONTEXT_KEYS } from './local-stack';
 export {

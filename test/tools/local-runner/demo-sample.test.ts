@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { docSampleDrift } from '../../../tools/local-runner/demo';
+import { docSampleDrift } from '../../../tools/local-runner/demo-report';
 
 const markdown = readFileSync(join(__dirname, '..', '..', '..', 'docs', 'local-runner.md'), 'utf8');
 const sample = /```text\n(Summary\n[\s\S]*?)```/.exec(markdown)![1].replace(/\n$/, '').split('\n');
