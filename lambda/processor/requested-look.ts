@@ -52,9 +52,12 @@ export async function processLookRequest(
     await checkRecovered(group, request.recoveryCheck, deps);
     return;
   }
+  /** Until when this invocation's claim holds the subject's marker (a Track Payment's), if it made one. */
+  let heldUntil: number | undefined;
   if (request.trackSource) {
     const owner = request.lookId ?? record.messageId;
-    if (!(await admitTrackPayment(group, request, owner, deps))) return;
+    heldUntil = await admitTrackPayment(group, request, owner, deps);
+    if (heldUntil === undefined) return;
     request = { ...request, lookId: owner };
   }
   if (request.admittedAt !== undefined && !sentByProcessor(record, deps.settings.ownSenderId)) {
@@ -65,7 +68,7 @@ export async function processLookRequest(
     );
     request = { ...request, admittedAt: undefined };
   }
-  if (request.admittedAt === undefined && !(await admit(group, request, deps))) return;
+  if (request.admittedAt === undefined && !(await admit(group, request, deps, heldUntil))) return;
   const { attempt } = outcomes;
   // Its queries take the bank's idle time only: notifications go first.
   const look: Look = {
@@ -88,13 +91,14 @@ export async function processLookRequest(
         { ...request, admittedAt: request.admittedAt ?? Math.round(now()) },
         Math.ceil((error.retryAt - now()) / 1000),
         deps,
+        heldUntil,
       );
       deps.count(ProcessorMetric.DEFERRED_FOR_RATE);
       deps.count(ProcessorMetric.LOOK_AGE, {}, {}, age(), MetricUnit.MILLISECONDS);
       return;
     }
     if (request.trackSource && error instanceof BankApiError && error.status === 404) {
-      await unknownPayment(group, request, age(), deps, outcomes);
+      await unknownPayment(group, request, age(), deps, outcomes, heldUntil);
       return;
     }
     if (error instanceof Foreign) {
@@ -122,38 +126,51 @@ export async function processLookRequest(
 /**
  * Whether a Track Payment's look goes ahead: not for a payment whose record is final or already
  * followed by the sweep (it costs no query), nor while another look of it holds its marker (the
- * requests collapse into that one).
+ * requests collapse into that one). Until when it holds the payment's marker when it goes ahead.
  */
 async function admitTrackPayment(
   group: SubjectGroup,
   request: LookRequest,
   owner: string,
   deps: ProcessorDeps,
-): Promise<boolean> {
-  const why = await whyNoQuery(group, owner, deps);
-  if (!why) return true;
+): Promise<number | undefined> {
+  const held = await whyNoQuery(group, owner, deps);
+  if (typeof held === 'number') return held;
   deps.count(ProcessorMetric.TRACK_PAYMENTS_SKIPPED);
-  deps.logger.info(`Track Payment needs no query: ${why}`, { subject: group.id, source: request.trackSource });
-  return false;
+  deps.logger.info(`Track Payment needs no query: ${held}`, { subject: group.id, source: request.trackSource });
+  return undefined;
 }
 
-/** Why a Track Payment's look needs no query, or undefined when it goes ahead (holding the payment's marker). */
-async function whyNoQuery(group: SubjectGroup, owner: string, deps: ProcessorDeps): Promise<string | undefined> {
+/** Why a Track Payment's look needs no query, or, when it goes ahead, until when it holds the payment's marker. */
+async function whyNoQuery(group: SubjectGroup, owner: string, deps: ProcessorDeps): Promise<string | number> {
   const record = await deps.store.read(group.id);
   if (record.pendingSince !== undefined) return 'the payment is already followed until it is final';
   if (!group.rules.pendingUntilFinal(record.state)) return `the payment is final (${record.state!.statusClass})`;
   const now = (deps.now ?? Date.now)();
-  if (!(await deps.markers.claim(group.id, owner, now + LookDefaults.markerSeconds * 1000, now)))
-    return 'a look of the payment is in flight';
-  return undefined;
+  const until = now + LookDefaults.markerSeconds * 1000;
+  if (!(await deps.markers.claim(group.id, owner, until, now))) return 'a look of the payment is in flight';
+  return until;
 }
 
-/** Sends the request back, visible after `seconds`, still holding its subject's marker until it comes back and some. */
-async function defer(group: SubjectGroup, request: LookRequest, seconds: number, deps: ProcessorDeps): Promise<void> {
+/**
+ * Sends the request back, visible after `seconds`, still holding its subject's marker until it
+ * comes back and some (`markerSeconds` more). A marker this invocation claimed (`heldUntil`) that
+ * holds at least half of that past the return is not written again: a flood of Track Payment
+ * events deferred for their share costs one write fewer each.
+ */
+async function defer(
+  group: SubjectGroup,
+  request: LookRequest,
+  seconds: number,
+  deps: ProcessorDeps,
+  heldUntil?: number,
+): Promise<void> {
   const now = (deps.now ?? Date.now)();
   const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(0, seconds));
-  if (request.lookId)
-    await deps.markers.claim(group.id, request.lookId, now + (delaySeconds + LookDefaults.markerSeconds) * 1000, now);
+  const back = now + delaySeconds * 1000;
+  const heldLongEnough = heldUntil !== undefined && heldUntil - back >= (LookDefaults.markerSeconds * 1000) / 2;
+  if (request.lookId && !heldLongEnough)
+    await deps.markers.claim(group.id, request.lookId, back + LookDefaults.markerSeconds * 1000, now);
   await deps.requeue(encodeLookRequest(request), delaySeconds, ProcessorQueue.LOOKS);
 }
 
@@ -168,12 +185,13 @@ async function unknownPayment(
   age: number,
   deps: ProcessorDeps,
   outcomes: MessageOutcomes,
+  heldUntil: number | undefined,
 ): Promise<void> {
   const now = (deps.now ?? Date.now)();
   const window = LookDefaults.unknownPaymentWindowSeconds;
   const waitSeconds = Math.round(age / 1000) + LookDefaults.unknownPaymentFirstRetrySeconds;
   if (Math.round(age / 1000) + waitSeconds <= window) {
-    await defer(group, request, waitSeconds, deps);
+    await defer(group, request, waitSeconds, deps, heldUntil);
     deps.count(ProcessorMetric.TRACK_PAYMENTS_UNKNOWN);
     deps.logger.info('The bank does not know the payment a Track Payment names (yet); it is asked again later', {
       subject: group.id,
@@ -242,7 +260,12 @@ const ADMIT_LEAD_MS = 1_000;
  * and notifications behind it go first. Past SQS's longest delay, it is sent back unbooked and
  * books again then.
  */
-async function admit(group: SubjectGroup, request: LookRequest, deps: ProcessorDeps): Promise<boolean> {
+async function admit(
+  group: SubjectGroup,
+  request: LookRequest,
+  deps: ProcessorDeps,
+  heldUntil: number | undefined,
+): Promise<boolean> {
   if (!deps.looks) return true;
   const now = (deps.now ?? Date.now)();
   const costMs = 1000 / deps.looks.ratePerSecond;
@@ -254,6 +277,7 @@ async function admit(group: SubjectGroup, request: LookRequest, deps: ProcessorD
     start === undefined ? request : { ...request, admittedAt: Math.round(start) },
     start === undefined ? MAX_DELAY_SECONDS : Math.ceil((start - now) / 1000),
     deps,
+    heldUntil,
   );
   deps.count(ProcessorMetric.LOOKS_WAITING_FOR_SHARE);
   return false;

@@ -246,6 +246,48 @@ describe("the looks' share of the query budget", () => {
   });
 });
 
+describe("Track Payment events waiting for the looks' share", () => {
+  it('write their marker once each (not again when sent back), and hold it past their return; each still queries once', async () => {
+    const f = fakeDeps();
+    f.deps = { ...f.deps, looks: { schedule: new MemorySlotSchedule(), ratePerSecond: 0.25 } };
+    const ids = ['F1', 'F2', 'F3', 'F4'];
+    for (const id of ids) f.bank.payments.set(id, pixPayment(id, 'EFETIVADO'));
+    const claims: string[] = [];
+    const claim = f.markers.claim.bind(f.markers);
+    f.markers.claim = (subjectId, owner, until, now) => {
+      claims.push(subjectId);
+      return claim(subjectId, owner, until, now);
+    };
+    await run(
+      f,
+      ids.map((id) => trackPayment(f, id)),
+    );
+    // One admitted at once, three sent back for their share's slot: one marker write each.
+    expect(f.counts[ProcessorMetric.LOOKS_WAITING_FOR_SHARE]).toBe(3);
+    expect(claims.sort()).toEqual(ids.map((id) => `payment:pix:${id}`));
+    const waiting = f.requeued.map((body, i) => ({ body, back: f.clock.now() + f.requeueDelays[i] * 1000 }));
+    for (const { body, back } of waiting) {
+      const { idTransacao } = decodeLookRequest(body).subject as { idTransacao: string };
+      expect(f.markers.markers.get(`payment:pix:${idTransacao}`)!.until - back).toBeGreaterThanOrEqual(
+        (LookDefaults.markerSeconds * 1000) / 2,
+      );
+    }
+    // A second event for a waiting payment collapses into its look.
+    await run(f, [trackPayment(f, 'F4')]);
+    expect(f.counts[ProcessorMetric.TRACK_PAYMENTS_SKIPPED]).toBe(1);
+    f.clock.advance(Math.max(...f.requeueDelays) * 1000);
+    claims.length = 0;
+    await run(
+      f,
+      waiting.map((w) => requeuedRecord(w.body)),
+    );
+    expect(f.bank.queries).toBe(4);
+    expect(f.published.map((e) => e.detail.subject.id).sort()).toEqual(ids.map((id) => `payment:pix:${id}`));
+    // Done: every marker freed.
+    expect([...f.markers.markers.keys()]).toEqual([]);
+  });
+});
+
 describe('a look request that claims its admission', () => {
   const claiming = (nossoNumero: string, admittedAt: number) =>
     encodeLookRequest({
