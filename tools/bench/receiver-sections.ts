@@ -57,10 +57,18 @@ export async function coldStartSection(ctx: BenchContext): Promise<void> {
   const starts: Record<'receiver' | 'floor' | 'authenticating', ColdStart[]> = { receiver: [], floor: [], authenticating: [] };
   await coldStartMs(receiverBundle, receiverEvent, environment, preload); // warm the file system cache
   await coldStartMs(floorSend, floorEvent, environment, preload);
+  const start = {
+    receiver: () => coldStartMs(receiverBundle, receiverEvent, environment, preload),
+    floor: () => coldStartMs(floorSend, floorEvent, environment, preload),
+    authenticating: () => coldStartMs(floorSend, floorEvent, environment, preload, 'authenticatingHandler'),
+  };
+  const order = Object.keys(start) as (keyof typeof start)[];
+  // The order turns each round: the first process after the stand-ins' last answers starts on a busier machine.
   for (let i = 0; i < PLAN.coldStart.processes; i++) {
-    starts.receiver.push(await coldStartMs(receiverBundle, receiverEvent, environment, preload));
-    starts.floor.push(await coldStartMs(floorSend, floorEvent, environment, preload));
-    starts.authenticating.push(await coldStartMs(floorSend, floorEvent, environment, preload, 'authenticatingHandler'));
+    for (let j = 0; j < order.length; j++) {
+      const which = order[(i + j) % order.length];
+      starts[which].push(await start[which]());
+    }
   }
   const summary = (list: ColdStart[]) => ({ ms: median(list.map((s) => s.ms)), loadMs: median(list.map((s) => s.loadMs)), firstCallMs: median(list.map((s) => s.ms - s.loadMs)) });
   const [r, f, a] = [summary(starts.receiver), summary(starts.floor), summary(starts.authenticating)];

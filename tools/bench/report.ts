@@ -25,7 +25,7 @@ export const TARGETS = {
   rate_limited_429_fraction_16: { max: 0.02, what: 'the same, 16 invocations at once' },
   rate_limited_429_fraction: { max: 0.02, what: 'the highest of the three' },
   requests_per_event: { max: 4, what: 'DynamoDB and EventBridge requests per verified event, 4 invocations at once (median; the journal\'s S3 PUTs apart)' },
-  look_flood_ratio: { max: 2, what: 'settlement time to event behind 200 Track Payment events / alone (5/s query limit, median of 5)' },
+  look_flood_ratio: { max: 2, what: 'settlement time to event behind 200 Track Payment events / alone (5/s query limit, median of 15 rounds)' },
 } as const;
 
 export type TargetKey = keyof typeof TARGETS;
