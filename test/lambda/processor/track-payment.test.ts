@@ -267,7 +267,7 @@ describe("Track Payment events waiting for the looks' share", () => {
     expect(claims.sort()).toEqual(ids.map((id) => `payment:pix:${id}`));
     const waiting = f.requeued.map((body, i) => ({ body, back: f.clock.now() + f.requeueDelays[i] * 1000 }));
     for (const { body, back } of waiting) {
-      const { idTransacao } = decodeLookRequest(body).subject as { idTransacao: string };
+      const { idTransacao } = decodeLookRequest(body)!.subject as { idTransacao: string };
       expect(f.markers.markers.get(`payment:pix:${idTransacao}`)!.until - back).toBeGreaterThanOrEqual(
         (LookDefaults.markerSeconds * 1000) / 2,
       );
