@@ -16,6 +16,11 @@ import { PixBook, type PixState } from './pix/pix-book';
 import { PixCallbacks } from './pix/pix-callbacks';
 import { pixControlRoutes } from './pix/pix-control-routes';
 import { PixRoutes } from './pix/pix-routes';
+import { RecurringBook } from './pix/recurring-book';
+import { RecurringCallbacks } from './pix/recurring-callbacks';
+import { recurringControlRoutes } from './pix/recurring-control-routes';
+import { recurringReceiverOf, type RecurringState } from './pix/recurring-model';
+import { recurringRoutes } from './pix/recurring-routes';
 import { type Call, echoRequest, QueryOperation, type Route, type SimulatorHost, type SimulatorReply } from './routes';
 import { type BankCredentials, type ClientCertificateInfo, TokenIssuer, type TokenState } from './tokens';
 
@@ -73,6 +78,8 @@ export interface SimulatorState {
   readonly queryTally: Readonly<Record<QueryOperation, number>>;
   /** The Pix API's book. @default empty (a state stored before the simulator spoke the Pix API) */
   readonly pix?: PixState;
+  /** Pix Automático's book. @default empty (a state stored before the simulator spoke it) */
+  readonly recurring?: RecurringState;
 }
 
 const zeroTally = (): Record<QueryOperation, number> =>
@@ -92,6 +99,8 @@ export class SimulatorEngine {
   readonly bank: Bank;
   /** The standard Pix API's book: the keys of every account (or sample ones), their webhooks, charges and Pix. */
   readonly pix: PixBook;
+  /** Pix Automático's book: the account's recurring webhooks, recurrences and recurring charges. */
+  readonly recurring: RecurringBook;
   private readonly tokens: TokenIssuer;
   private readonly faults = new FaultInjector();
   /** Callback registrations whose GETs still answer the value from before a PATCH (the `staleRegistrationReads` fault), by account. */
@@ -143,10 +152,25 @@ export class SimulatorEngine {
       behaviour,
       notify: (notification) => this.host.deliveries.submit(notification),
     });
+    this.recurring = new RecurringBook({ receiver: recurringReceiverOf(this.accounts[0]), now, pix: this.pix });
+    const pixOf = (endToEndId: string) => this.pix.getPix(endToEndId);
+    const recurringCallbacks = new RecurringCallbacks({
+      webhooks: this.recurring.webhooks,
+      pixOf,
+      behaviour,
+      notify: (notification) => this.host.deliveries.submit(notification),
+    });
     this.routes = [
       ...bankRoutes.routes(),
       ...new PixRoutes({ book: this.pix, tokens: this.tokens, behaviour }).routes(),
+      ...recurringRoutes({ book: this.recurring, tokens: this.tokens, pixOf, behaviour }),
       ...pixControlRoutes({ book: this.pix, callbacks: pixCallbacks, json: controlJson, now }),
+      ...recurringControlRoutes({
+        book: this.recurring,
+        callbacks: recurringCallbacks,
+        pixCallbacks,
+        json: controlJson,
+      }),
       ...controlRoutes({
         bank: this.bank,
         host: this.host,
@@ -176,6 +200,7 @@ export class SimulatorEngine {
       staleRegistrations: [...this.staleRegistrations.entries()],
       queryTally: this.queryTally,
       pix: this.pix.exportState(),
+      recurring: this.recurring.exportState(),
     });
   }
 
@@ -192,6 +217,7 @@ export class SimulatorEngine {
     for (const [key, value] of copy.staleRegistrations) this.staleRegistrations.set(key, { ...value });
     this.queryTally = { ...zeroTally(), ...copy.queryTally };
     this.pix.restoreState(copy.pix ?? { webhooks: [], charges: [], pix: [] });
+    this.recurring.restoreState(copy.recurring ?? { webhooks: {}, recs: [], cobrs: [] });
   }
 
   /** Queries and listings the bank has answered (or was refused by a fault after the count). */

@@ -35,3 +35,14 @@ export {
   type HttpCallOptions,
   type HttpCallResult,
 } from './https-client';
+export {
+  ActivationJourney,
+  AttemptKind,
+  AttemptStatus,
+  CancelledBy,
+  Periodicity,
+  RecStatus,
+  RecurringChargeStatus,
+  RetryPolicy,
+} from '../contracts/pix-recurring';
+export { RecurringWebhookKind, type Recurrence, type RecurringCharge } from './pix/recurring-model';

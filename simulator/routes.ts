@@ -53,6 +53,12 @@ export enum QueryOperation {
   CHARGE_QUERY = 'chargeQuery',
   /** `GET /pix?inicio&fim`. */
   PIX_LISTING = 'pixListing',
+  /** `GET /rec/{idRec}`. */
+  REC_QUERY = 'recQuery',
+  /** `GET /cobr/{txid}`. */
+  RECURRING_CHARGE_QUERY = 'recurringChargeQuery',
+  /** `GET /rec?inicio&fim` and `GET /cobr?inicio&fim`. */
+  RECURRING_LISTING = 'recurringListing',
 }
 
 export function header(call: Call, name: string): string | undefined {

@@ -16,6 +16,7 @@ import {
   PIX_AMOUNT,
   PIX_TXID,
   type PixCharge,
+  pixNotFound,
   pixProblem,
   type PixReceived,
   type PixRefund,
@@ -25,6 +26,7 @@ import {
   RefundStatus,
   rfc3339,
   SIMULATOR_ISPB,
+  webhookUrlOf,
 } from './pix-model';
 
 export interface PixBookOptions {
@@ -43,7 +45,7 @@ export interface PixState {
 
 export type { PixPage, PixQuery } from './pix-query';
 
-const notFound = (what: string) => pixProblem(404, 'NaoEncontrado', 'Não encontrado', what);
+const notFound = pixNotFound;
 
 export class PixBook {
   private readonly webhooks = new Map<string, PixWebhook>();
@@ -76,13 +78,7 @@ export class PixBook {
   /** `PUT /webhook/{chave}`: the key's webhook is `webhookUrl` (an https URL), replacing any. */
   putWebhook(chave: string, body: unknown): PixWebhook {
     const key = this.ownKey(chave, 'WebhookOperacaoInvalida', 'Webhook inválido.');
-    const url = (body as { webhookUrl?: unknown } | undefined)?.webhookUrl;
-    if (typeof url !== 'string' || !isHttpsUrl(url)) {
-      throw pixProblem(400, 'WebhookOperacaoInvalida', 'Webhook inválido.', 'A requisição não respeita o schema.', [
-        { razao: 'webhookUrl deve ser uma URL https', propriedade: 'webhookUrl' },
-      ]);
-    }
-    const webhook = { webhookUrl: url, chave: key, criacao: rfc3339(this.options.now()) };
+    const webhook = { webhookUrl: webhookUrlOf(body), chave: key, criacao: rfc3339(this.options.now()) };
     this.webhooks.set(key, webhook);
     return { ...webhook };
   }
@@ -174,10 +170,12 @@ export class PixBook {
    * A payer pays the account by its details (agência and conta, no key), with a txid or none: a
    * Pix the provider ties to no key (its answers have no `chave`).
    */
-  payAccount(input: { valor: string; txid?: string; infoPagador?: string }): PixReceived {
+  payAccount(input: { valor: string; txid?: string; infoPagador?: string; endToEndId?: string }): PixReceived {
     if (input.txid !== undefined && !PIX_TXID.test(input.txid))
       throw pixProblem(400, 'RequisicaoInvalida', 'Requisição inválida.', 'txid tem de 1 a 35 letras e dígitos.');
-    return this.receive(undefined, input.valor, input.txid, input.infoPagador);
+    if (input.endToEndId !== undefined && this.received.has(input.endToEndId))
+      throw pixProblem(400, 'RequisicaoInvalida', 'Requisição inválida.', `O Pix ${input.endToEndId} já existe.`);
+    return this.receive(undefined, input.valor, input.txid, input.infoPagador, input.endToEndId);
   }
 
   /** The account's keys. */
@@ -335,6 +333,7 @@ export class PixBook {
     valor: string,
     txid: string | undefined,
     infoPagador: string | undefined,
+    endToEndId = this.newEndToEndId(),
   ): PixReceived {
     if (!PIX_AMOUNT.test(valor) || Number(valor) <= 0)
       throw pixProblem(
@@ -344,7 +343,7 @@ export class PixBook {
         'valor deve ser positivo com duas casas decimais.',
       );
     const pix: PixReceived = {
-      endToEndId: this.endToEndId('E'),
+      endToEndId,
       ...(txid !== undefined ? { txid } : {}),
       valor,
       ...(chave !== undefined ? { chave } : {}),
@@ -354,6 +353,11 @@ export class PixBook {
     };
     this.received.set(pix.endToEndId, pix);
     return structuredClone(pix);
+  }
+
+  /** A new end-to-end id of a Pix to this account (a recurring charge's attempt holds one before its Pix is made). */
+  newEndToEndId(): string {
+    return this.endToEndId('E');
   }
 
   /** `E` (a payment) or `D` (a return), the ISPB, the minute (yyyyMMddHHmm, UTC) and 11 letters and digits: 32 characters. */
@@ -367,12 +371,4 @@ export class PixBook {
 /** A charge's txid as a provider makes one: 32 letters and digits. */
 export function randomTxid(): string {
   return randomBytes(16).toString('hex');
-}
-
-function isHttpsUrl(text: string): boolean {
-  try {
-    return new URL(text).protocol === 'https:';
-  } catch {
-    return false;
-  }
 }

@@ -1,6 +1,24 @@
 /** The control API's Pix part, typed (`simulator.control.pix`): what pix-control-routes.ts serves. */
 import type { PixState } from './pix-book';
 import type { ChargeKind, PixCharge, PixReceived, PixRefund, RefundNature, RefundStatus } from './pix-model';
+import type { ActivationJourney, CancelledBy } from '../../contracts/pix-recurring';
+import type {
+  NewRecurrence,
+  Recurrence,
+  RecurringCharge,
+  RecurringState,
+  RecurringWebhookKind,
+} from './recurring-model';
+
+/** A Pix Automático change made through the control API: the record, and its callback (or why none). */
+export type RecurringChanged<T> = T & { readonly notificationId: string; readonly skipped: string | null };
+
+/** How a recurrence or a charge ends when rejected or cancelled: the catalog's code, and who (for a cancellation). */
+export interface RecurringEnding {
+  readonly codigo?: string;
+  readonly descricao?: string;
+  readonly solicitante?: CancelledBy;
+}
 
 /** How the control client sends one call: method, path under /control, JSON body. */
 export type ControlCaller = <T>(method: string, path: string, body?: unknown) => Promise<T>;
@@ -86,6 +104,69 @@ export class PixControlClient {
   /** The validation call: a POST to the bare URL (default: the first registered webhook) with no `pix` array. */
   sendValidation(input: { url?: string; body?: unknown } = {}): Promise<{ notificationId: string }> {
     return this.call('POST', '/pix/validation', input);
+  }
+
+  // ---- Pix Automático ----
+
+  /** The recurring webhooks, recurrences and recurring charges. */
+  recurringState(): Promise<RecurringState> {
+    return this.call('GET', '/pix/recurring');
+  }
+
+  /** The receiver creates a recurrence (a fixed amount, monthly, no retries unless said), waiting for the payer. */
+  createRecurrence(input: NewRecurrence = {}): Promise<RecurringChanged<Recurrence>> {
+    return this.call('POST', '/pix/recs', input);
+  }
+
+  /** The payer authorizes it (by the recurrence's QR code unless another journey is given). */
+  approveRecurrence(idRec: string, tipoJornada?: ActivationJourney): Promise<RecurringChanged<Recurrence>> {
+    return this.call('POST', `/pix/recs/${enc(idRec)}/approve`, tipoJornada ? { tipoJornada } : {});
+  }
+
+  /** The payer's provider rejects it (`AP13` unless said). */
+  rejectRecurrence(idRec: string, ending: RecurringEnding = {}): Promise<RecurringChanged<Recurrence>> {
+    return this.call('POST', `/pix/recs/${enc(idRec)}/reject`, ending);
+  }
+
+  /** Nobody answered in time. */
+  expireRecurrence(idRec: string): Promise<RecurringChanged<Recurrence>> {
+    return this.call('POST', `/pix/recs/${enc(idRec)}/expire`);
+  }
+
+  /** Either side cancels it (the payer, `SLCR`, unless said). */
+  cancelRecurrence(idRec: string, ending: RecurringEnding = {}): Promise<RecurringChanged<Recurrence>> {
+    return this.call('POST', `/pix/recs/${enc(idRec)}/cancel`, ending);
+  }
+
+  /** The receiver issues a charge of an approved recurrence; the payer's provider schedules it (`ATIVA`). */
+  issueRecurringCharge(
+    idRec: string,
+    input: { valor?: string; dataDeVencimento?: string; txid?: string } = {},
+  ): Promise<RecurringChanged<RecurringCharge>> {
+    return this.call('POST', `/pix/recs/${enc(idRec)}/charges`, input);
+  }
+
+  /** The scheduled attempt is settled: a Pix the account receives (announced at `/pix` too); the charge is concluded. */
+  payRecurringCharge(
+    txid: string,
+    input: { valor?: string } = {},
+  ): Promise<RecurringCharge & { paidPix: PixReceived; notificationIds: string[]; skipped: string[] }> {
+    return this.call('POST', `/pix/cobrs/${enc(txid)}/pay`, input);
+  }
+
+  /** The attempt fails (`AM02` unless said): a retry, or the charge rejected or expired, as its policy says. */
+  failRecurringAttempt(txid: string, ending: RecurringEnding = {}): Promise<RecurringChanged<RecurringCharge>> {
+    return this.call('POST', `/pix/cobrs/${enc(txid)}/fail`, ending);
+  }
+
+  /** Either side cancels the charge (the receiver, `SLCR`, unless said). */
+  cancelRecurringCharge(txid: string, ending: RecurringEnding = {}): Promise<RecurringChanged<RecurringCharge>> {
+    return this.call('POST', `/pix/cobrs/${enc(txid)}/cancel`, ending);
+  }
+
+  /** The provider drops the account's `webhookrec` or `webhookcobr` on its own. */
+  dropRecurringWebhook(kind: RecurringWebhookKind): Promise<void> {
+    return this.call('DELETE', `/pix/recurring-webhooks/${enc(kind)}`);
   }
 
   /** The provider drops the key's webhook on its own. */

@@ -20,7 +20,7 @@ export interface PixControlParts {
   readonly now: () => number;
 }
 
-const optionalString = (input: Record<string, unknown>, name: string): string | undefined => {
+export const optionalString = (input: Record<string, unknown>, name: string): string | undefined => {
   const value = input[name];
   if (value !== undefined && typeof value !== 'string') throw controlError(400, `${name} must be a string.`);
   return value;

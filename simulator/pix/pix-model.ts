@@ -33,6 +33,13 @@ export const PIX_SCOPES: readonly string[] = [
   'pix.write',
   'webhook.read',
   'webhook.write',
+  // Pix Automático's reads and webhooks.
+  'rec.read',
+  'cobr.read',
+  'webhookrec.read',
+  'webhookrec.write',
+  'webhookcobr.read',
+  'webhookcobr.write',
 ];
 
 export enum ChargeStatus {
@@ -137,4 +144,26 @@ export function isRfc3339(text: string): boolean {
     /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/.test(text) &&
     Number.isFinite(Date.parse(text))
   );
+}
+
+/** Whether `text` is an https URL (what a webhook must be). */
+export function isHttpsUrl(text: string): boolean {
+  try {
+    return new URL(text).protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** The standard's 404: nothing of this user's by that id. */
+export const pixNotFound = (what: string): BankError => pixProblem(404, 'NaoEncontrado', 'Não encontrado', what);
+
+/** A webhook request's `webhookUrl`, refused with the standard's problem unless it is an https URL. */
+export function webhookUrlOf(body: unknown): string {
+  const url = (body as { webhookUrl?: unknown } | undefined)?.webhookUrl;
+  if (typeof url !== 'string' || !isHttpsUrl(url))
+    throw pixProblem(400, 'WebhookOperacaoInvalida', 'Webhook inválido.', 'A requisição não respeita o schema.', [
+      { razao: 'webhookUrl deve ser uma URL https', propriedade: 'webhookUrl' },
+    ]);
+  return url;
 }

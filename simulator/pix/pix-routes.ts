@@ -19,12 +19,12 @@ export interface PixRouteParts {
 }
 
 /** A path under the Pix API's base, or under either version where this bank serves both. */
-const under = (rest: string, versions: readonly string[] = [P.pixApi]) =>
+export const under = (rest: string, versions: readonly string[] = [P.pixApi]) =>
   new RegExp(`^(?:${versions.join('|')})${rest}/?$`);
 const BOTH_VERSIONS = [P.pixApi, P.pixApiV3];
 
 /** A path parameter decoded; a bad escape is the caller's error, not the simulator's. */
-function decoded(value: string, name: string): string {
+export function decoded(value: string, name: string): string {
   try {
     return decodeURIComponent(value);
   } catch {
@@ -50,10 +50,10 @@ function keyParam(value: string): string {
   return chave;
 }
 
-const bodyOf = (call: Call) =>
+export const bodyOf = (call: Call) =>
   parseJson(call, (message) => pixProblem(400, 'RequisicaoInvalida', 'Requisição inválida.', message));
 
-function listQuery(params: URLSearchParams): PixQuery {
+export function listQuery(params: URLSearchParams): PixQuery {
   const get = (name: string) => params.get(name) ?? undefined;
   return {
     inicio: get('inicio'),

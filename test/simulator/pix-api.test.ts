@@ -13,10 +13,17 @@ import {
   PixWebhookKeyField,
 } from '../../simulator/pix/pix-behaviour';
 import { RefundStatus } from '../../simulator/pix/pix-model';
-import { SimulatorEngine } from '../../simulator/engine';
-import { BankSimulator, SAMPLE_ACCOUNT } from '../../simulator/simulator';
+import { BankSimulator } from '../../simulator/simulator';
 import { paymentsTokenCall } from '../support/bank-session';
-import { pixAuth, pixCall, pixPath, pixTokenCall, startPixPeers, stopPixPeers } from '../support/pix-session';
+import {
+  bareEngine,
+  pixAuth,
+  pixCall,
+  pixPath,
+  pixTokenCall,
+  startPixPeers,
+  stopPixPeers,
+} from '../support/pix-session';
 import { makeReceiverPki, type Target } from '../support/tls-targets';
 
 let simulator: BankSimulator;
@@ -97,7 +104,7 @@ describe('the token (POST /oauth/token)', () => {
     ['another grant', { grant_type: 'password' }, {}, 400, 'unsupported_grant_type'],
     [
       'only unknown scopes',
-      { grant_type: 'client_credentials', scope: 'cob.admin cobr.read' },
+      { grant_type: 'client_credentials', scope: 'cob.admin lotecobv.write' },
       {},
       400,
       'invalid_scope',
@@ -450,18 +457,7 @@ it('tells where the Pix API is, its keys, scopes and the certificate its callbac
 });
 
 it("keeps its Pix book in the exported state (a deployed simulator's), and takes back a state stored before it spoke Pix", () => {
-  const host = {
-    info: () => simulator.info,
-    deliveries: {
-      submit: () => undefined,
-      records: () => [],
-      clear: () => undefined,
-      pending: 0,
-      idle: () => Promise.resolve(true),
-    },
-    trustCa: () => undefined,
-  };
-  const engine = () => new SimulatorEngine({ accounts: [SAMPLE_ACCOUNT], credentials: simulator.credentials, host });
+  const engine = () => bareEngine(simulator);
   const first = engine();
   first.pix.putWebhook(EVP, { webhookUrl: 'https://r.example/h' });
   const state = first.exportState();

@@ -75,6 +75,67 @@ export const PIX_OPENAPI_PATCHES: readonly OpenApiPatch[] = [
       return true;
     },
   },
+  {
+    what: "RecBase.required lists `retentativa`, a property no recurrence schema has (the policy is RecConfiguracao's `politicaRetentativa`, and the standard's own examples have no `retentativa`): read as not required",
+    apply: (doc) => {
+      const base = doc.components.schemas.RecBase;
+      const required = base?.required as string[] | undefined;
+      if (!required?.includes('retentativa') || base.properties?.retentativa) return false;
+      base.required = required.filter((name) => name !== 'retentativa');
+      return true;
+    },
+  },
+  {
+    what: "DadosPagadorRec.required lists `ispbParticipante` at the recurrence's root, where its property is `pagador.ispbParticipante`: read inside `pagador`",
+    apply: (doc) => {
+      const payer = doc.components.schemas.DadosPagadorRec;
+      const required = payer?.required as string[] | undefined;
+      if (!required?.includes('ispbParticipante') || payer.properties?.ispbParticipante) return false;
+      delete payer.required;
+      payer.properties.pagador.required = ['ispbParticipante'];
+      return true;
+    },
+  },
+  {
+    what: 'Some patterns are written as JavaScript literals (`/^\\d{11}$/`, a CPF, a municipality code), which no value matches: read without the slashes',
+    apply: (doc) => {
+      let found = false;
+      const visit = (node: unknown): void => {
+        if (!node || typeof node !== 'object') return;
+        const record = node as Record<string, unknown>;
+        const pattern = record.pattern;
+        if (typeof pattern === 'string' && /^\/\^.*\$\/$/.test(pattern)) {
+          record.pattern = pattern.slice(1, -1);
+          found = true;
+        }
+        Object.values(record).forEach(visit);
+      };
+      visit(doc.components);
+      return found;
+    },
+  },
+  {
+    what: "A recurrence's and a recurring charge's `encerramento` is oneOf a rejection and a cancellation that each require nothing, so every value matches both and none passes: read each as requiring its own field",
+    apply: (doc) => {
+      const endings = [
+        doc.components.schemas.RecEncerramento?.properties?.encerramento,
+        doc.components.schemas.CobRAtualizacao?.properties?.encerramento,
+      ] as Array<{ oneOf?: Array<{ properties?: Record<string, unknown>; required?: string[] }> } | undefined>;
+      const slipped = endings.filter((e) => e?.oneOf?.every((alt) => !alt.required && alt.properties));
+      for (const ending of slipped) for (const alt of ending!.oneOf!) alt.required = Object.keys(alt.properties!);
+      return slipped.length === endings.length;
+    },
+  },
+  {
+    what: "PixAutomatico.valor is a string with a pattern and also anyOf the value's component objects (`original`, `juros`, ...), which no string matches: read as the string",
+    apply: (doc) => {
+      const valor = doc.components.schemas.PixAutomatico?.properties?.valor as
+        { type?: string; anyOf?: unknown[] } | undefined;
+      if (valor?.type !== 'string' || !valor.anyOf) return false;
+      delete valor.anyOf;
+      return true;
+    },
+  },
 ];
 
 /** The document as published (no patch). */

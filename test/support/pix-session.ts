@@ -1,6 +1,7 @@
 /** Calls of the simulator's standard Pix API, as a Pix client makes them (PIX-NOTES.md). */
 import { SIMULATOR_PATHS as P } from '../../contracts/sandbox';
-import { BankSimulator } from '../../simulator/simulator';
+import { SimulatorEngine } from '../../simulator/engine';
+import { BankSimulator, SAMPLE_ACCOUNT } from '../../simulator/simulator';
 import { type BankAnswer, bankCall } from './bank-session';
 import { type ReceiverPki, startTarget, type Target } from './tls-targets';
 
@@ -79,4 +80,20 @@ export async function startPixPeers(pki: ReceiverPki): Promise<{ simulator: Bank
 export async function stopPixPeers(peers: { simulator?: BankSimulator; target?: Target }): Promise<void> {
   await peers.target?.close();
   await peers.simulator?.stop();
+}
+
+/** A simulator's engine alone (no server), with `simulator`'s credentials and a host that delivers nothing: for its state. */
+export function bareEngine(simulator: BankSimulator): SimulatorEngine {
+  const host = {
+    info: () => simulator.info,
+    deliveries: {
+      submit: () => undefined,
+      records: () => [],
+      clear: () => undefined,
+      pending: 0,
+      idle: () => Promise.resolve(true),
+    },
+    trustCa: () => undefined,
+  };
+  return new SimulatorEngine({ accounts: [SAMPLE_ACCOUNT], credentials: simulator.credentials, host });
 }

@@ -240,6 +240,31 @@ describe("the bank's API through the function URL", () => {
     });
   });
 
+  it("serves Pix Automático's webhooks and reads too: a webhookrec registered is read back, a recurrence unknown is the standard's 404", async () => {
+    const pix = hosted.credentials.pix!;
+    const token = await bankCall(hosted, '/oauth/token', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${pix.clientId}:${pix.clientSecret}`).toString('base64')}`,
+      },
+      body: 'grant_type=client_credentials&scope=webhookrec.write webhookrec.read rec.read',
+    });
+    const bearer = { authorization: `Bearer ${token.json.access_token}` };
+    const put = await bankCall(hosted, '/api/v2/webhookrec', {
+      method: 'PUT',
+      headers: bearer,
+      body: { webhookUrl: 'https://staging.example.com/pix' },
+    });
+    expect(put.status).toBe(200);
+    expect((await bankCall(hosted, '/api/v2/webhookrec', { headers: bearer })).json).toMatchObject({
+      webhookUrl: 'https://staging.example.com/pix',
+    });
+    const unknown = await bankCall(hosted, '/api/v2/rec/RN0118152120260101abcdefghijk', { headers: bearer });
+    expect(unknown.status).toBe(404);
+    expect(unknown.json).toMatchObject({ type: 'https://pix.bcb.gov.br/api/v2/error/NaoEncontrado' });
+  });
+
   it('answers a control path through the URL 403, saying the control API takes Lambda Invoke only', async () => {
     const answer = await bankCall(hosted, '/control/info');
     expect(answer.status).toBe(403);
