@@ -146,7 +146,11 @@ export class SimulatorEngine {
       staleRegistrations: this.staleRegistrations,
       behaviour,
     });
-    this.pix = new PixBook({ keys: pixKeysOf(this.accounts), now });
+    this.pix = new PixBook({
+      keys: pixKeysOf(this.accounts),
+      now,
+      isRecurring: (endToEndId) => this.recurring.paidARecurringCharge(endToEndId),
+    });
     const pixCallbacks = new PixCallbacks({
       book: this.pix,
       behaviour,

@@ -34,7 +34,20 @@ export interface PixBookOptions {
   readonly keys: readonly string[];
   /** The simulated clock, in ms. */
   readonly now: () => number;
+  /**
+   * Whether a Pix paid a recurring charge (Pix Automático): its refunds may only be `ORIGINAL`,
+   * `MED_FRAUDE` or `MED_PIX_AUTOMATICO` (the standard's `DevolucaoNaturezaPixAutomatico`).
+   * @default none does
+   */
+  readonly isRecurring?: (endToEndId: string) => boolean;
 }
+
+/** The natures a refund of a Pix Automático's Pix may have. */
+const RECURRING_REFUND_NATURES: readonly RefundNature[] = [
+  RefundNature.ORIGINAL,
+  RefundNature.MED_FRAUDE,
+  RefundNature.MED_PIX_AUTOMATICO,
+];
 
 /** Everything the book holds, as plain JSON. */
 export interface PixState {
@@ -263,8 +276,9 @@ export class PixBook {
       );
     }
     const natureza = (body as { natureza?: unknown } | undefined)?.natureza ?? RefundNature.ORIGINAL;
-    const allowed: readonly unknown[] =
-      madeBy === 'provider' ? Object.values(RefundNature) : [RefundNature.ORIGINAL, RefundNature.RETIRADA];
+    const allowed: readonly unknown[] = (
+      madeBy === 'provider' ? Object.values(RefundNature) : [RefundNature.ORIGINAL, RefundNature.RETIRADA]
+    ).filter((n) => !this.options.isRecurring?.(e2eid) || RECURRING_REFUND_NATURES.includes(n));
     if (!allowed.includes(natureza))
       throw pixProblem(
         400,

@@ -285,6 +285,11 @@ export class RecurringBook {
     return structuredClone(after);
   }
 
+  /** Whether the Pix paid a recurring charge. */
+  paidARecurringCharge(endToEndId: string): boolean {
+    return [...this.cobrs.values()].some((c) => c.pix.includes(endToEndId));
+  }
+
   /** `GET /cobr/{txid}`: a recurring charge of this account; any other is not found. */
   getCobr(txid: string): RecurringCharge {
     const cobr = this.cobrs.get(txid);

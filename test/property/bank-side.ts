@@ -6,6 +6,7 @@
  */
 import type { BankConnectionSettings, BankCredentials as SecretCredentials } from '../../contracts/bank-connection';
 import type { BankTransport, HttpRequest, HttpResponse } from '../../lambda/bank/http';
+import { RetryPolicy } from '../../contracts/pix-recurring';
 import { SimulatorEngine } from '../../simulator/engine';
 import type { OutgoingNotification } from '../../simulator/bank';
 import { type Boleto, type Payment, situacaoText } from '../../simulator/model';
@@ -186,6 +187,12 @@ export type PixAction =
   | { readonly kind: 'pix'; readonly act: 'pay-charge'; readonly charge: 'cob' | 'cobv' }
   /** By the account's details (no key): with a short txid it is called back to each URL of the account's keys; without, only the sweep finds it. */
   | { readonly kind: 'pix'; readonly act: 'pay-account'; readonly txid: boolean }
+  /**
+   * A recurring charge of Pix Automático paid (a recurrence created, approved, a charge issued; its
+   * first attempt failed and retried when asked): a Pix to the account (no key) whose txid is the
+   * charge's, called back at `/pix` to each URL of the account's keys.
+   */
+  | { readonly kind: 'pix'; readonly act: 'pay-recurring'; readonly failFirst: boolean }
   | {
       readonly kind: 'pix';
       readonly act: 'refund';
@@ -238,13 +245,19 @@ function pixRequest(pathname: string): { lagKey?: string; component?: string } {
   const pix = /^\/pix\/([^/]+)$/.exec(rest);
   if (pix) return { lagKey: `pix:${decodeURIComponent(pix[1])}`, component: 'Pix' };
   if (/^\/pix\/?$/.test(rest)) return { component: 'PixConsultados' };
-  const charge = /^\/(cobv?)\/([^/]+)$/.exec(rest);
+  const charge = /^\/(cob|cobv|cobr)\/([^/]+)$/.exec(rest);
   if (charge)
     return {
       lagKey: `charge:${decodeURIComponent(charge[2])}`,
-      component: charge[1] === 'cob' ? 'CobCompleta' : 'CobVCompleta',
+      component: { cob: 'CobCompleta', cobv: 'CobVCompleta', cobr: 'CobRCompleta' }[charge[1]],
     };
   return {};
+}
+
+/** The provider's Pix books at one moment: the Pix and charges, and Pix Automático's. */
+interface PixBooks {
+  readonly pix: ReturnType<SimulatorEngine['pix']['exportState']>;
+  readonly recurring: ReturnType<SimulatorEngine['recurring']['exportState']>;
 }
 
 /** The standard's OpenAPI as the judge, loaded once for every run. */
@@ -276,11 +289,8 @@ export class BankSide {
     string,
     { until: number; state: ReturnType<SimulatorEngine['bank']['exportState']> }
   >();
-  /** The provider's Pix book before each Pix movement, by `pix:<e2eid>` and `charge:<txid>`: what a lagging Pix query answers. */
-  private readonly pixBefore = new Map<
-    string,
-    { until: number; state: ReturnType<SimulatorEngine['pix']['exportState']> }
-  >();
+  /** The provider's Pix books (its Pix and charges, and Pix Automático's) before each Pix movement, by `pix:<e2eid>` and `charge:<txid>`: what a lagging Pix query answers. */
+  private readonly pixBefore = new Map<string, { until: number; state: PixBooks }>();
   /** What the standard's OpenAPI refused of the Pix answers and callbacks (judged under the standard's readings only). */
   readonly outsideStandard: string[] = [];
   private readonly judged: boolean;
@@ -431,7 +441,11 @@ export class BankSide {
   /** A Pix movement, through the simulator's control routes (its callbacks go out as the provider's). */
   private async pixAct(action: PixAction, lagMs: number): Promise<void> {
     // What a lagging query answers: the book before the Pix (or the refund); a charge is made well before it is paid, so not before the charge.
-    let before = this.engine.pix.exportState();
+    const snapshot = (): PixBooks => ({
+      pix: this.engine.pix.exportState(),
+      recurring: this.engine.recurring.exportState(),
+    });
+    let before = snapshot();
     const lagging = (keys: readonly string[]) => {
       if (lagMs > 0) for (const key of keys) this.pixBefore.set(key, { until: this.now() + lagMs, state: before });
     };
@@ -469,13 +483,24 @@ export class BankSide {
           ...(action.txid ? { txid: `CT${this.pixPaid.length + 1}` } : {}),
         }),
       );
+    } else if (action.act === 'pay-recurring') {
+      const rec = await control('/control/pix/recs', {
+        valorRec: '45.00',
+        politicaRetentativa: action.failFirst ? RetryPolicy.THREE_IN_SEVEN_DAYS : RetryPolicy.NONE,
+      });
+      await control(`/control/pix/recs/${rec.idRec as string}/approve`, {});
+      const charge = await control(`/control/pix/recs/${rec.idRec as string}/charges`, {});
+      if (action.failFirst) await control(`/control/pix/cobrs/${charge.txid as string}/fail`, {});
+      before = snapshot();
+      const reply = await control(`/control/pix/cobrs/${charge.txid as string}/pay`, {});
+      paid({ pix: [reply.paidPix] });
     } else if (action.act === 'pay-charge') {
       const charge = await control('/control/pix/charges', {
         kind: action.charge,
         chave: PIX_KEYS.ours,
         valor: '40.00',
       });
-      before = this.engine.pix.exportState();
+      before = snapshot();
       paid(await control(`/control/pix/charges/${charge.txid as string}/pay`, {}));
     } else if (this.pixPaid.length) {
       const e2e = this.pixPaid[action.pix % this.pixPaid.length];
@@ -483,6 +508,11 @@ export class BankSide {
       await control(`/control/pix/${e2e}/refunds/${refund.id as string}/settle`, { status: action.status });
       lagging([`pix:${e2e}`]);
     }
+  }
+
+  private restorePix(books: PixBooks): void {
+    this.engine.pix.restoreState(books.pix);
+    this.engine.recurring.restoreState(books.recurring);
   }
 
   /** A transport to the bank for one execution environment; `gate` is the harness's say on when each call is answered. */
@@ -502,8 +532,11 @@ export class BankSide {
     if (current) this.engine.bank.restoreState(lagging!.state);
     const pix = pixRequest(url.pathname);
     const pixLagging = pix.lagKey ? this.pixBefore.get(pix.lagKey) : undefined;
-    const pixCurrent = pixLagging && pixLagging.until > this.now() ? this.engine.pix.exportState() : undefined;
-    if (pixCurrent) this.engine.pix.restoreState(pixLagging!.state);
+    const pixCurrent =
+      pixLagging && pixLagging.until > this.now()
+        ? { pix: this.engine.pix.exportState(), recurring: this.engine.recurring.exportState() }
+        : undefined;
+    if (pixCurrent) this.restorePix(pixLagging!.state);
     try {
       const reply = await this.engine.handle({
         method: req.method,
@@ -525,7 +558,7 @@ export class BankSide {
       return { status: reply.status, headers: { 'content-type': 'application/json', ...reply.headers }, body };
     } finally {
       if (current) this.engine.bank.restoreState(current);
-      if (pixCurrent) this.engine.pix.restoreState(pixCurrent);
+      if (pixCurrent) this.restorePix(pixCurrent);
     }
   }
 

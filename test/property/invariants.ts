@@ -12,7 +12,7 @@
  * - in order: a subject's changes, by sequence number, follow the order the bank held them in;
  * - no secret in a log line, an event or a dead letter.
  */
-import { BankEventDetailType } from '../../contracts/events';
+import { BankEventDetailType, PixChargeKind } from '../../contracts/events';
 import {
   checkRecord,
   Invariant,
@@ -212,6 +212,7 @@ function pixViolations(world: World): Violation[] {
       (held.txid && CHARGE_TXID.test(held.txid) ? charges.get(held.txid)?.chave : undefined);
     return tie === undefined ? keylessOwner : normalizePixKey(tie)?.key === ourKey;
   };
+  const recurring = new Map(world.bank.engine.recurring.exportState().cobrs.map((c) => [c.txid, c]));
   const received = new Set<string>();
   const refunded = new Set<string>();
   for (const event of world.bus.accepted) {
@@ -221,6 +222,7 @@ function pixViolations(world: World): Violation[] {
         amount: { decimal: string };
         horario: string;
         componentesValor?: Record<string, { decimal: string }>;
+        charge?: { txid: string; kind: string; status: string };
       };
       refund?: { endToEndId: string; id: string; status: string; natureza?: string };
     };
@@ -242,6 +244,16 @@ function pixViolations(world: World): Violation[] {
         violations.push({
           invariant: Invariant.UNVERIFIED,
           detail: `Pix Received for ${held.endToEndId} is dated ${d.pix!.horario}; the provider holds ${held.horario}`,
+        });
+      else if (
+        held.txid !== undefined &&
+        recurring.get(held.txid)?.pix.includes(held.endToEndId) &&
+        (d.pix!.charge?.kind !== String(PixChargeKind.COBR) || d.pix!.charge.txid !== held.txid)
+      )
+        // A recurring charge's Pix: published with the charge it paid, as the provider shows it (GET /cobr/{txid}).
+        violations.push({
+          invariant: Invariant.UNVERIFIED,
+          detail: `Pix Received for ${held.endToEndId} names ${d.pix!.charge ? `the ${d.pix!.charge.kind} ${d.pix!.charge.txid}` : 'no charge'}; the provider holds it paying the recurring charge ${held.txid}`,
         });
       else if (
         JSON.stringify(

@@ -80,7 +80,7 @@ const STANDARD_READINGS = {
 const planned = <T>(fault: fc.Arbitrary<T>, maxIndex: number, maxLength: number) =>
   fc.array(fc.record({ at: fc.nat(maxIndex), fault }), { maxLength });
 
-/** A Pix movement: paid to our key or another receiver's of the account, a charge of ours paid, a refund (asked for, or MED) reaching its final status. */
+/** A Pix movement: paid to our key or another receiver's of the account, a charge of ours paid, a recurring charge paid (Pix Automático), a refund (asked for, or MED) reaching its final status. */
 const pixAction: fc.Arbitrary<PixAction> = fc.oneof(
   fc.record({
     kind: fc.constant('pix' as const),
@@ -94,6 +94,7 @@ const pixAction: fc.Arbitrary<PixAction> = fc.oneof(
     charge: fc.constantFrom('cob' as const, 'cobv' as const),
   }),
   fc.record({ kind: fc.constant('pix' as const), act: fc.constant('pay-account' as const), txid: fc.boolean() }),
+  fc.record({ kind: fc.constant('pix' as const), act: fc.constant('pay-recurring' as const), failFirst: fc.boolean() }),
   fc.record({
     kind: fc.constant('pix' as const),
     act: fc.constant('refund' as const),

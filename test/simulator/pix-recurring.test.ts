@@ -14,6 +14,7 @@ import {
   RecurringChargeStatus,
   RetryPolicy,
 } from '../../contracts/pix-recurring';
+import { RefundNature, RefundStatus } from '../../contracts/pix';
 import { QueryOperation } from '../../simulator/routes';
 import { PixBook } from '../../simulator/pix/pix-book';
 import { RecurringBook } from '../../simulator/pix/recurring-book';
@@ -192,6 +193,28 @@ describe('recurring charges', () => {
     expect((await get(`/pix/${e2e}`)).json).toMatchObject({ endToEndId: e2e, txid: issued.txid });
     // Concluded is final: it is paid once.
     await expect(simulator.control.pix.payRecurringCharge(issued.txid)).rejects.toThrow(/CONCLUIDA \(final\)/);
+  });
+
+  it("refunds a recurring charge's Pix only with the natures the standard gives Pix Automático (ORIGINAL, MED_FRAUDE, MED_PIX_AUTOMATICO)", async () => {
+    const issued = await simulator.control.pix.issueRecurringCharge(await approved());
+    const { paidPix } = await simulator.control.pix.payRecurringCharge(issued.txid);
+    for (const natureza of [RefundNature.MED_OPERACIONAL, RefundNature.RETIRADA])
+      await expect(simulator.control.pix.refund(paidPix.endToEndId, { valor: '1.00', natureza })).rejects.toThrow(
+        /ORIGINAL, MED_FRAUDE, MED_PIX_AUTOMATICO/,
+      );
+    const refund = await simulator.control.pix.refund(paidPix.endToEndId, {
+      valor: '30.00',
+      natureza: RefundNature.MED_PIX_AUTOMATICO,
+    });
+    expect(refund).toMatchObject({ natureza: RefundNature.MED_PIX_AUTOMATICO, status: RefundStatus.IN_PROCESS });
+    // A common Pix keeps every nature.
+    const common = await simulator.control.pix.payAccount({ valor: '5.00' });
+    expect(
+      await simulator.control.pix.refund(common.pix[0].endToEndId, {
+        valor: '1.00',
+        natureza: RefundNature.MED_OPERACIONAL,
+      }),
+    ).toMatchObject({ natureza: RefundNature.MED_OPERACIONAL });
   });
 
   it('rejects a charge whose attempt fails when it allows no retry, with the rejection written', async () => {
