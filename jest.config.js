@@ -32,7 +32,7 @@ const END_TO_END = [
   '/test/lambda/receiver/bundle\\.test\\.ts$',
   '/test/lambda/reconciliation/watch\\.test\\.ts$',
   '/test/cli/check-endpoint/',
-  '/test/lambda/bank/(client|pix-client)\\.test\\.ts$',
+  '/test/lambda/bank/(client|pix-client|pix-recurring-client)\\.test\\.ts$',
   '/test/schemas/pix-(openapi|api-schemas)\\.test\\.ts$',
   '/test/lambda/store/journal\\.test\\.ts$',
   '/test/lambda/provider/redrive-allow\\.test\\.ts$',

@@ -29,6 +29,24 @@ export enum PixOperation {
   WEBHOOK_GET = 'webhookGet',
   /** `DELETE /webhook/{chave}`. */
   WEBHOOK_DELETE = 'webhookDelete',
+  /** `GET /rec/{idRec}`: a recurrence (Pix Automático). */
+  REC_QUERY = 'recQuery',
+  /** `GET /rec?inicio&fim`: the recurrences created in a window. */
+  REC_LISTING = 'recListing',
+  /** `GET /cobr?inicio&fim`: the recurring charges created in a window. */
+  COBR_LISTING = 'cobrListing',
+  /** `PUT /webhookrec`: the account's webhook of recurrences. */
+  WEBHOOKREC_PUT = 'webhookRecPut',
+  /** `GET /webhookrec`. */
+  WEBHOOKREC_GET = 'webhookRecGet',
+  /** `DELETE /webhookrec`. */
+  WEBHOOKREC_DELETE = 'webhookRecDelete',
+  /** `PUT /webhookcobr`: the account's webhook of recurring charges. */
+  WEBHOOKCOBR_PUT = 'webhookCobrPut',
+  /** `GET /webhookcobr`. */
+  WEBHOOKCOBR_GET = 'webhookCobrGet',
+  /** `DELETE /webhookcobr`. */
+  WEBHOOKCOBR_DELETE = 'webhookCobrDelete',
 }
 
 /** Where the token request carries `grant_type` (and `scope`). */
@@ -47,7 +65,7 @@ export enum PixBasicCredentials {
   RAW = 'raw',
 }
 
-/** Each operation's path under the Pix API's base URL, with its version: `{e2eid}`, `{id}`, `{txid}`, `{chave}` are filled in. */
+/** Each operation's path under the Pix API's base URL, with its version: `{e2eid}`, `{id}`, `{txid}`, `{chave}`, `{idRec}` are filled in. */
 export const DEFAULT_PIX_PATHS: Readonly<Record<PixOperation, string>> = {
   [PixOperation.PIX_QUERY]: '/api/v2/pix/{e2eid}',
   [PixOperation.PIX_LISTING]: '/api/v2/pix',
@@ -59,6 +77,15 @@ export const DEFAULT_PIX_PATHS: Readonly<Record<PixOperation, string>> = {
   [PixOperation.WEBHOOK_PUT]: '/api/v2/webhook/{chave}',
   [PixOperation.WEBHOOK_GET]: '/api/v2/webhook/{chave}',
   [PixOperation.WEBHOOK_DELETE]: '/api/v2/webhook/{chave}',
+  [PixOperation.REC_QUERY]: '/api/v2/rec/{idRec}',
+  [PixOperation.REC_LISTING]: '/api/v2/rec',
+  [PixOperation.COBR_LISTING]: '/api/v2/cobr',
+  [PixOperation.WEBHOOKREC_PUT]: '/api/v2/webhookrec',
+  [PixOperation.WEBHOOKREC_GET]: '/api/v2/webhookrec',
+  [PixOperation.WEBHOOKREC_DELETE]: '/api/v2/webhookrec',
+  [PixOperation.WEBHOOKCOBR_PUT]: '/api/v2/webhookcobr',
+  [PixOperation.WEBHOOKCOBR_GET]: '/api/v2/webhookcobr',
+  [PixOperation.WEBHOOKCOBR_DELETE]: '/api/v2/webhookcobr',
 };
 
 /** Each operation's scope, as the standard gives them (space-separated when several). */
@@ -72,6 +99,15 @@ export const DEFAULT_PIX_SCOPES: Readonly<Record<PixOperation, string>> = {
   [PixOperation.WEBHOOK_PUT]: 'webhook.write',
   [PixOperation.WEBHOOK_GET]: 'webhook.read',
   [PixOperation.WEBHOOK_DELETE]: 'webhook.write',
+  [PixOperation.REC_QUERY]: 'rec.read',
+  [PixOperation.REC_LISTING]: 'rec.read',
+  [PixOperation.COBR_LISTING]: 'cobr.read',
+  [PixOperation.WEBHOOKREC_PUT]: 'webhookrec.write',
+  [PixOperation.WEBHOOKREC_GET]: 'webhookrec.read',
+  [PixOperation.WEBHOOKREC_DELETE]: 'webhookrec.write',
+  [PixOperation.WEBHOOKCOBR_PUT]: 'webhookcobr.write',
+  [PixOperation.WEBHOOKCOBR_GET]: 'webhookcobr.read',
+  [PixOperation.WEBHOOKCOBR_DELETE]: 'webhookcobr.write',
 };
 
 /** The defaults of a Pix connection (PIX-NOTES.md). */

@@ -101,7 +101,7 @@ export const refundsWritten = (value: unknown): unknown[] =>
   value === undefined || value === null ? [] : Array.isArray(value) ? value : [value];
 
 /** Reads one answer: the operation, the HTTP status, and what is wrong, in one error. */
-class Reader {
+export class Reader {
   constructor(
     private readonly operation: string,
     private readonly status: number,
@@ -125,6 +125,21 @@ class Reader {
 
   optionalText(o: Fields, name: string, where: string, pattern?: RegExp): string | undefined {
     return o[name] === undefined || o[name] === null ? undefined : this.text(o, name, where, pattern);
+  }
+
+  /**
+   * The end-to-end ids of a charge's `pix` list (what ties a Pix to it: a malformed one is the
+   * provider's error); undefined when the answer leaves the optional list out.
+   */
+  paidBy(value: unknown, where: string): string[] | undefined {
+    if (value === undefined || value === null) return undefined;
+    if (!Array.isArray(value)) this.fail(`has ${where} that is not a list`);
+    return value.map((p, i) => {
+      const id = isObject(p) ? (p.endToEndId ?? p.endToEndID) : undefined;
+      return typeof id === 'string' && END_TO_END_ID.test(id)
+        ? id
+        : this.fail(`has no valid ${where}[${i}].endToEndId`);
+    });
   }
 
   /** A required time: refused with a reason when it is not a date-time. */
@@ -229,16 +244,7 @@ export function readCharge(value: unknown, operation: string, status: number): C
     (/^REMOVID[AO]_/.test(written)
       ? ChargeState.REMOVED
       : r.fail(`has an unknown charge status (${written.slice(0, 40)})`));
-  const pix =
-    o.pix === undefined || o.pix === null
-      ? undefined
-      : Array.isArray(o.pix)
-        ? o.pix
-        : r.fail('has cob.pix that is not a list');
-  const paidBy = pix?.map((p, i) => {
-    const id = isObject(p) ? (p.endToEndId ?? p.endToEndID) : undefined;
-    return typeof id === 'string' && END_TO_END_ID.test(id) ? id : r.fail(`has no valid cob.pix[${i}].endToEndId`);
-  });
+  const paidBy = r.paidBy(o.pix, 'cob.pix');
   return {
     txid: r.text(o, 'txid', 'cob', CHARGE_TXID),
     state,

@@ -35,11 +35,38 @@ import {
   readPixPage,
   readRefund,
 } from './answers';
+import {
+  readRecurrence,
+  readRecurringCharge,
+  RecurringCallbackKind,
+  type RecurrenceRead,
+  type RecurringChargeRead,
+} from './recurring-answers';
+import { REC_ID } from '../../../contracts/pix-recurring';
 
 const CHARGE_OPERATIONS: Readonly<Record<PixChargeKind, PixOperation>> = {
   [PixChargeKind.COB]: PixOperation.COB_QUERY,
   [PixChargeKind.COBV]: PixOperation.COBV_QUERY,
   [PixChargeKind.COBR]: PixOperation.COBR_QUERY,
+};
+
+/** The account's two Pix Automático webhooks' operations. */
+const ACCOUNT_WEBHOOK_OPERATIONS: Readonly<
+  Record<
+    RecurringCallbackKind,
+    { readonly put: PixOperation; readonly get: PixOperation; readonly delete: PixOperation }
+  >
+> = {
+  [RecurringCallbackKind.REC]: {
+    put: PixOperation.WEBHOOKREC_PUT,
+    get: PixOperation.WEBHOOKREC_GET,
+    delete: PixOperation.WEBHOOKREC_DELETE,
+  },
+  [RecurringCallbackKind.COBR]: {
+    put: PixOperation.WEBHOOKCOBR_PUT,
+    get: PixOperation.WEBHOOKCOBR_GET,
+    delete: PixOperation.WEBHOOKCOBR_DELETE,
+  },
 };
 
 /**
@@ -163,6 +190,53 @@ export class PixClient {
         this.url(PixOperation.WEBHOOK_DELETE, { chave: this.key(chave) }),
         deadline,
       );
+      return true;
+    } catch (error) {
+      if (error instanceof BankApiError && error.status === 404) return false;
+      throw error;
+    }
+  }
+
+  /** `GET /rec/{idRec}`: the recurrence as the provider holds it under our credentials, or undefined (404: not ours). */
+  async getRecurrence(idRec: string, deadline: number): Promise<RecurrenceRead | undefined> {
+    const operation = `recurrence query (idRec ${idRec.slice(0, 29)})`;
+    if (!REC_ID.test(idRec))
+      throw new BankApiError(operation, undefined, 'not sent: an idRec is 29 letters and digits', false);
+    const answer = await this.get(operation, PixOperation.REC_QUERY, { idRec }, deadline);
+    return answer && readRecurrence(answer.body, operation, answer.status);
+  }
+
+  /** `GET /cobr/{txid}` read in full (its history, ending and attempts), or undefined (404: not ours). */
+  async getRecurringCharge(txid: string, deadline: number): Promise<RecurringChargeRead | undefined> {
+    const operation = `recurring charge query (txid ${txid.slice(0, 35)})`;
+    if (!CHARGE_TXID.test(txid))
+      throw new BankApiError(operation, undefined, "not sent: a charge's txid is 26 to 35 letters and digits", false);
+    const answer = await this.get(operation, PixOperation.COBR_QUERY, { txid }, deadline);
+    return answer && readRecurringCharge(answer.body, operation, answer.status);
+  }
+
+  /** `PUT /webhookrec` or `PUT /webhookcobr` with our URL (any 2xx is success). */
+  async putAccountWebhook(kind: RecurringCallbackKind, webhookUrl: string, deadline: number): Promise<void> {
+    const op = ACCOUNT_WEBHOOK_OPERATIONS[kind].put;
+    await this.call(`webhook${kind} registration`, op, 'PUT', this.url(op, {}), deadline, { webhookUrl });
+  }
+
+  /** `GET /webhookrec` or `GET /webhookcobr`: the registered URL, or undefined (404: none). */
+  async getAccountWebhook(kind: RecurringCallbackKind, deadline: number): Promise<{ webhookUrl: string } | undefined> {
+    const operation = `webhook${kind} query`;
+    const answer = await this.get(operation, ACCOUNT_WEBHOOK_OPERATIONS[kind].get, {}, deadline);
+    if (!answer) return undefined;
+    const url = (answer.body as { webhookUrl?: unknown } | null)?.webhookUrl;
+    if (typeof url !== 'string' || !url)
+      throw new BankApiError(operation, answer.status, 'the answer has no webhookUrl', false);
+    return { webhookUrl: url };
+  }
+
+  /** `DELETE /webhookrec` or `DELETE /webhookcobr`: true when removed, false when there was none (404). */
+  async deleteAccountWebhook(kind: RecurringCallbackKind, deadline: number): Promise<boolean> {
+    const op = ACCOUNT_WEBHOOK_OPERATIONS[kind].delete;
+    try {
+      await this.call(`webhook${kind} removal`, op, 'DELETE', this.url(op, {}), deadline);
       return true;
     } catch (error) {
       if (error instanceof BankApiError && error.status === 404) return false;

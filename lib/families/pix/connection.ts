@@ -39,6 +39,24 @@ export interface PixOperationPaths {
   readonly webhookGet?: string;
   /** `DELETE` of a key's webhook, with `{chave}`. @default '/api/v2/webhook/{chave}' */
   readonly webhookDelete?: string;
+  /** `GET` of a recurrence (Pix Automático), with `{idRec}`. @default '/api/v2/rec/{idRec}' */
+  readonly recQuery?: string;
+  /** `GET` of the recurrences created in a window. @default '/api/v2/rec' */
+  readonly recListing?: string;
+  /** `GET` of the recurring charges created in a window. @default '/api/v2/cobr' */
+  readonly cobrListing?: string;
+  /** `PUT` of the account's webhook of recurrences. @default '/api/v2/webhookrec' */
+  readonly webhookRecPut?: string;
+  /** `GET` of the account's webhook of recurrences. @default '/api/v2/webhookrec' */
+  readonly webhookRecGet?: string;
+  /** `DELETE` of the account's webhook of recurrences. @default '/api/v2/webhookrec' */
+  readonly webhookRecDelete?: string;
+  /** `PUT` of the account's webhook of recurring charges. @default '/api/v2/webhookcobr' */
+  readonly webhookCobrPut?: string;
+  /** `GET` of the account's webhook of recurring charges. @default '/api/v2/webhookcobr' */
+  readonly webhookCobrGet?: string;
+  /** `DELETE` of the account's webhook of recurring charges. @default '/api/v2/webhookcobr' */
+  readonly webhookCobrDelete?: string;
 }
 
 /** Each Pix API operation's scopes, for a provider that wants others than the standard's. An operation left out keeps its default. */
@@ -61,6 +79,24 @@ export interface PixOperationScopes {
   readonly webhookGet?: string[];
   /** @default ['webhook.write'] */
   readonly webhookDelete?: string[];
+  /** @default ['rec.read'] */
+  readonly recQuery?: string[];
+  /** @default ['rec.read'] */
+  readonly recListing?: string[];
+  /** @default ['cobr.read'] */
+  readonly cobrListing?: string[];
+  /** @default ['webhookrec.write'] */
+  readonly webhookRecPut?: string[];
+  /** @default ['webhookrec.read'] */
+  readonly webhookRecGet?: string[];
+  /** @default ['webhookrec.write'] */
+  readonly webhookRecDelete?: string[];
+  /** @default ['webhookcobr.write'] */
+  readonly webhookCobrPut?: string[];
+  /** @default ['webhookcobr.read'] */
+  readonly webhookCobrGet?: string[];
+  /** @default ['webhookcobr.write'] */
+  readonly webhookCobrDelete?: string[];
 }
 
 /**
@@ -111,7 +147,7 @@ export interface PixConnectionProps {
 
 /** The placeholders an operation's path must hold: those of its default path. */
 const placeholdersOf = (op: PixOperation): string[] => DEFAULT_PIX_PATHS[op].match(/\{\w+\}/g) ?? [];
-const PATH = /^(\/[A-Za-z0-9._~-]+|\/\{(?:e2eid|id|txid|chave)\})+$/;
+const PATH = /^(\/[A-Za-z0-9._~-]+|\/\{(?:e2eid|id|txid|chave|idRec)\})+$/;
 const SCOPE = /^[A-Za-z0-9._:-]+$/;
 
 /** Checks a Pix connection's props, every problem at once, under `prefix`. */
