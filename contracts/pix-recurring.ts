@@ -13,6 +13,16 @@
  */
 export const REC_ID = /^[a-zA-Z0-9]{29}$/;
 
+/**
+ * The account's two Pix Automático webhooks, one each per user (no key): `PUT /webhookrec`, called
+ * at `{webhookUrl}/rec` with `{"recs": [...]}`, and `PUT /webhookcobr`, called at
+ * `{webhookUrl}/cobr` with `{"cobsr": [...]}`.
+ */
+export enum RecurringWebhookKind {
+  REC = 'rec',
+  COBR = 'cobr',
+}
+
 /** A recurrence's status (`RecStatus`). */
 export enum RecStatus {
   CREATED = 'CRIADA',

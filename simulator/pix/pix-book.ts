@@ -16,7 +16,7 @@ import {
   PIX_AMOUNT,
   PIX_TXID,
   type PixCharge,
-  pixNotFound,
+  pixNotFound as notFound,
   pixProblem,
   type PixReceived,
   type PixRefund,
@@ -57,8 +57,6 @@ export interface PixState {
 }
 
 export type { PixPage, PixQuery } from './pix-query';
-
-const notFound = pixNotFound;
 
 export class PixBook {
   private readonly webhooks = new Map<string, PixWebhook>();

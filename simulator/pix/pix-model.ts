@@ -147,7 +147,7 @@ export function isRfc3339(text: string): boolean {
 }
 
 /** Whether `text` is an https URL (what a webhook must be). */
-export function isHttpsUrl(text: string): boolean {
+function isHttpsUrl(text: string): boolean {
   try {
     return new URL(text).protocol === 'https:';
   } catch {

@@ -13,16 +13,11 @@ import type {
   RecStatus,
   RecurringChargeStatus,
   RetryPolicy,
+  RecurringWebhookKind,
 } from '../../contracts/pix-recurring';
 import type { SimulatorAccount } from '../model';
 
-/** The two account-wide webhooks of Pix Automático. */
-export enum RecurringWebhookKind {
-  /** `PUT /webhookrec`: recurrences, called at `{webhookUrl}/rec` with `{"recs": [...]}`. */
-  REC = 'rec',
-  /** `PUT /webhookcobr`: recurring charges, called at `{webhookUrl}/cobr` with `{"cobsr": [...]}`. */
-  COBR = 'cobr',
-}
+export { RecurringWebhookKind } from '../../contracts/pix-recurring';
 
 export interface RecurringWebhook {
   readonly webhookUrl: string;

@@ -3,7 +3,7 @@
  * one of each per user, not per key, as the standard's paths have no key.
  */
 import { pixNotFound, rfc3339, webhookUrlOf } from './pix-model';
-import { type RecurringState, type RecurringWebhook, RecurringWebhookKind } from './recurring-model';
+import type { RecurringState, RecurringWebhook, RecurringWebhookKind } from './recurring-model';
 
 export class RecurringWebhooks {
   private held: RecurringState['webhooks'] = {};
@@ -28,7 +28,7 @@ export class RecurringWebhooks {
   /** `GET`. */
   get(kind: RecurringWebhookKind): RecurringWebhook {
     const webhook = this.held[kind];
-    if (!webhook) throw pixNotFound(`Nenhum webhook${kind === RecurringWebhookKind.REC ? 'rec' : 'cobr'} cadastrado.`);
+    if (!webhook) throw pixNotFound(`Nenhum webhook${kind} cadastrado.`);
     return { ...webhook };
   }
 

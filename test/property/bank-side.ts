@@ -441,11 +441,7 @@ export class BankSide {
   /** A Pix movement, through the simulator's control routes (its callbacks go out as the provider's). */
   private async pixAct(action: PixAction, lagMs: number): Promise<void> {
     // What a lagging query answers: the book before the Pix (or the refund); a charge is made well before it is paid, so not before the charge.
-    const snapshot = (): PixBooks => ({
-      pix: this.engine.pix.exportState(),
-      recurring: this.engine.recurring.exportState(),
-    });
-    let before = snapshot();
+    let before = this.pixBooks();
     const lagging = (keys: readonly string[]) => {
       if (lagMs > 0) for (const key of keys) this.pixBefore.set(key, { until: this.now() + lagMs, state: before });
     };
@@ -491,7 +487,7 @@ export class BankSide {
       await control(`/control/pix/recs/${rec.idRec as string}/approve`, {});
       const charge = await control(`/control/pix/recs/${rec.idRec as string}/charges`, {});
       if (action.failFirst) await control(`/control/pix/cobrs/${charge.txid as string}/fail`, {});
-      before = snapshot();
+      before = this.pixBooks();
       const reply = await control(`/control/pix/cobrs/${charge.txid as string}/pay`, {});
       paid({ pix: [reply.paidPix] });
     } else if (action.act === 'pay-charge') {
@@ -500,7 +496,7 @@ export class BankSide {
         chave: PIX_KEYS.ours,
         valor: '40.00',
       });
-      before = snapshot();
+      before = this.pixBooks();
       paid(await control(`/control/pix/charges/${charge.txid as string}/pay`, {}));
     } else if (this.pixPaid.length) {
       const e2e = this.pixPaid[action.pix % this.pixPaid.length];
@@ -508,6 +504,10 @@ export class BankSide {
       await control(`/control/pix/${e2e}/refunds/${refund.id as string}/settle`, { status: action.status });
       lagging([`pix:${e2e}`]);
     }
+  }
+
+  private pixBooks(): PixBooks {
+    return { pix: this.engine.pix.exportState(), recurring: this.engine.recurring.exportState() };
   }
 
   private restorePix(books: PixBooks): void {
@@ -532,10 +532,7 @@ export class BankSide {
     if (current) this.engine.bank.restoreState(lagging!.state);
     const pix = pixRequest(url.pathname);
     const pixLagging = pix.lagKey ? this.pixBefore.get(pix.lagKey) : undefined;
-    const pixCurrent =
-      pixLagging && pixLagging.until > this.now()
-        ? { pix: this.engine.pix.exportState(), recurring: this.engine.recurring.exportState() }
-        : undefined;
+    const pixCurrent = pixLagging && pixLagging.until > this.now() ? this.pixBooks() : undefined;
     if (pixCurrent) this.restorePix(pixLagging!.state);
     try {
       const reply = await this.engine.handle({

@@ -93,7 +93,8 @@ type Fields = Record<string, unknown>;
 /** The standard bounds `infoPagador`, `descricao` and `motivo` at 140 characters: nothing longer is kept. */
 const MAX_TEXT = 140;
 const NATURES = new Set<string>(Object.values(RefundNature));
-const optionalTextOf = (o: Fields, name: string): string | undefined =>
+/** An optional text field, at most 140 characters kept; undefined when absent, empty or not a string. */
+export const optionalTextOf = (o: Fields, name: string): string | undefined =>
   typeof o[name] === 'string' && o[name] ? o[name].slice(0, MAX_TEXT) : undefined;
 
 /** A Pix's `devolucoes` as written: an array, one object (the standard's own example), or none. */

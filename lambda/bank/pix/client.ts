@@ -38,11 +38,10 @@ import {
 import {
   readRecurrence,
   readRecurringCharge,
-  RecurringCallbackKind,
   type RecurrenceRead,
   type RecurringChargeRead,
 } from './recurring-answers';
-import { REC_ID } from '../../../contracts/pix-recurring';
+import { REC_ID, RecurringWebhookKind } from '../../../contracts/pix-recurring';
 
 const CHARGE_OPERATIONS: Readonly<Record<PixChargeKind, PixOperation>> = {
   [PixChargeKind.COB]: PixOperation.COB_QUERY,
@@ -53,21 +52,29 @@ const CHARGE_OPERATIONS: Readonly<Record<PixChargeKind, PixOperation>> = {
 /** The account's two Pix Automático webhooks' operations. */
 const ACCOUNT_WEBHOOK_OPERATIONS: Readonly<
   Record<
-    RecurringCallbackKind,
+    RecurringWebhookKind,
     { readonly put: PixOperation; readonly get: PixOperation; readonly delete: PixOperation }
   >
 > = {
-  [RecurringCallbackKind.REC]: {
+  [RecurringWebhookKind.REC]: {
     put: PixOperation.WEBHOOKREC_PUT,
     get: PixOperation.WEBHOOKREC_GET,
     delete: PixOperation.WEBHOOKREC_DELETE,
   },
-  [RecurringCallbackKind.COBR]: {
+  [RecurringWebhookKind.COBR]: {
     put: PixOperation.WEBHOOKCOBR_PUT,
     get: PixOperation.WEBHOOKCOBR_GET,
     delete: PixOperation.WEBHOOKCOBR_DELETE,
   },
 };
+
+/** A webhook query's answer: its `webhookUrl` (the key under `chave` or `cnpj`, or none, is not read). */
+function webhookOf(operation: string, answer: { status: number; body: unknown }): { webhookUrl: string } {
+  const url = (answer.body as { webhookUrl?: unknown } | null)?.webhookUrl;
+  if (typeof url !== 'string' || !url)
+    throw new BankApiError(operation, answer.status, 'the answer has no webhookUrl', false);
+  return { webhookUrl: url };
+}
 
 /**
  * One part of the Basic header encoded as RFC 6749 section 2.3.1 asks (percent-encoding; a form
@@ -173,28 +180,17 @@ export class PixClient {
   async getWebhook(chave: string, deadline: number): Promise<{ webhookUrl: string } | undefined> {
     const operation = `webhook query (key ${this.keyLabel(chave)})`;
     const answer = await this.get(operation, PixOperation.WEBHOOK_GET, { chave: this.key(chave) }, deadline);
-    if (!answer) return undefined;
-    const url = (answer.body as { webhookUrl?: unknown } | null)?.webhookUrl;
-    if (typeof url !== 'string' || !url)
-      throw new BankApiError(operation, answer.status, 'the answer has no webhookUrl', false);
-    return { webhookUrl: url };
+    return answer && webhookOf(operation, answer);
   }
 
   /** `DELETE /webhook/{chave}`: true when removed, false when there was none (404). */
   async deleteWebhook(chave: string, deadline: number): Promise<boolean> {
-    try {
-      await this.call(
-        `webhook removal (key ${this.keyLabel(chave)})`,
-        PixOperation.WEBHOOK_DELETE,
-        'DELETE',
-        this.url(PixOperation.WEBHOOK_DELETE, { chave: this.key(chave) }),
-        deadline,
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof BankApiError && error.status === 404) return false;
-      throw error;
-    }
+    return this.removed(
+      `webhook removal (key ${this.keyLabel(chave)})`,
+      PixOperation.WEBHOOK_DELETE,
+      { chave: this.key(chave) },
+      deadline,
+    );
   }
 
   /** `GET /rec/{idRec}`: the recurrence as the provider holds it under our credentials, or undefined (404: not ours). */
@@ -216,32 +212,21 @@ export class PixClient {
   }
 
   /** `PUT /webhookrec` or `PUT /webhookcobr` with our URL (any 2xx is success). */
-  async putAccountWebhook(kind: RecurringCallbackKind, webhookUrl: string, deadline: number): Promise<void> {
+  async putAccountWebhook(kind: RecurringWebhookKind, webhookUrl: string, deadline: number): Promise<void> {
     const op = ACCOUNT_WEBHOOK_OPERATIONS[kind].put;
     await this.call(`webhook${kind} registration`, op, 'PUT', this.url(op, {}), deadline, { webhookUrl });
   }
 
   /** `GET /webhookrec` or `GET /webhookcobr`: the registered URL, or undefined (404: none). */
-  async getAccountWebhook(kind: RecurringCallbackKind, deadline: number): Promise<{ webhookUrl: string } | undefined> {
+  async getAccountWebhook(kind: RecurringWebhookKind, deadline: number): Promise<{ webhookUrl: string } | undefined> {
     const operation = `webhook${kind} query`;
     const answer = await this.get(operation, ACCOUNT_WEBHOOK_OPERATIONS[kind].get, {}, deadline);
-    if (!answer) return undefined;
-    const url = (answer.body as { webhookUrl?: unknown } | null)?.webhookUrl;
-    if (typeof url !== 'string' || !url)
-      throw new BankApiError(operation, answer.status, 'the answer has no webhookUrl', false);
-    return { webhookUrl: url };
+    return answer && webhookOf(operation, answer);
   }
 
   /** `DELETE /webhookrec` or `DELETE /webhookcobr`: true when removed, false when there was none (404). */
-  async deleteAccountWebhook(kind: RecurringCallbackKind, deadline: number): Promise<boolean> {
-    const op = ACCOUNT_WEBHOOK_OPERATIONS[kind].delete;
-    try {
-      await this.call(`webhook${kind} removal`, op, 'DELETE', this.url(op, {}), deadline);
-      return true;
-    } catch (error) {
-      if (error instanceof BankApiError && error.status === 404) return false;
-      throw error;
-    }
+  async deleteAccountWebhook(kind: RecurringWebhookKind, deadline: number): Promise<boolean> {
+    return this.removed(`webhook${kind} removal`, ACCOUNT_WEBHOOK_OPERATIONS[kind].delete, {}, deadline);
   }
 
   close(): void {
@@ -270,6 +255,17 @@ export class PixClient {
       encodeURIComponent(values[name] ?? ''),
     );
     return this.options.settings.baseUrl + path;
+  }
+
+  /** A DELETE: true when removed, false when there was none (404). */
+  private async removed(operation: string, op: PixOperation, values: Record<string, string>, deadline: number) {
+    try {
+      await this.call(operation, op, 'DELETE', this.url(op, values), deadline);
+      return true;
+    } catch (error) {
+      if (error instanceof BankApiError && error.status === 404) return false;
+      throw error;
+    }
   }
 
   /** A GET whose 404 means "not there": undefined. */

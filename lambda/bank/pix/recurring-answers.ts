@@ -8,8 +8,15 @@
  * looked at under our credentials.
  */
 import { CHARGE_TXID, END_TO_END_ID, PIX_AMOUNT } from '../../../contracts/pix';
-import { AttemptStatus, CancelledBy, REC_ID, RecStatus, RecurringChargeStatus } from '../../../contracts/pix-recurring';
-import { Reader } from './answers';
+import {
+  AttemptStatus,
+  CancelledBy,
+  REC_ID,
+  RecStatus,
+  RecurringChargeStatus,
+  RecurringWebhookKind,
+} from '../../../contracts/pix-recurring';
+import { optionalTextOf, Reader } from './answers';
 import { isObject } from './receiving';
 
 /** One entry of a status history (`atualizacao`): the status, and when where it is a date-time. */
@@ -73,7 +80,6 @@ export interface RecurringChargeRead {
 
 type Fields = Record<string, unknown>;
 
-const MAX_TEXT = 140;
 const CODE = /^[A-Z0-9]{1,4}$/;
 const REC_STATUSES: readonly string[] = Object.values(RecStatus);
 const CHARGE_STATUSES: readonly string[] = Object.values(RecurringChargeStatus);
@@ -82,8 +88,6 @@ const CANCELLERS: readonly string[] = Object.values(CancelledBy);
 
 const written = (o: Fields, name: string, pattern: RegExp): string | undefined =>
   typeof o[name] === 'string' && pattern.test(o[name]) ? o[name] : undefined;
-const text = (o: Fields, name: string): string | undefined =>
-  typeof o[name] === 'string' && o[name] ? o[name].slice(0, MAX_TEXT) : undefined;
 const dateTime = (value: unknown): string | undefined =>
   typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value) && Number.isFinite(Date.parse(value))
     ? value
@@ -116,7 +120,7 @@ function endingOf(value: unknown): EndingRead | undefined {
     kind,
     ...some('codigo', written(o, 'codigo', CODE)),
     ...some('by', by as CancelledBy | undefined),
-    ...some('descricao', text(o, 'descricao')),
+    ...some('descricao', optionalTextOf(o, 'descricao')),
   };
 }
 
@@ -145,7 +149,7 @@ export function readRecurrence(value: unknown, operation: string, status: number
   };
 }
 
-/** One attempt (`tentativas[i]`): its end-to-end id and status required (else it is left out, named in the error list). */
+/** One attempt (`tentativas[i]`): its end-to-end id and status required, else undefined (the charge's reader leaves it out). */
 function attemptOf(value: unknown): AttemptRead | undefined {
   if (!isObject(value)) return undefined;
   const endToEndId = value.endToEndId ?? value.endToEndID;
@@ -154,7 +158,7 @@ function attemptOf(value: unknown): AttemptRead | undefined {
   const rejection = isObject(value.rejeicao)
     ? {
         ...some('codigo', written(value.rejeicao, 'codigo', CODE)),
-        ...some('descricao', text(value.rejeicao, 'descricao')),
+        ...some('descricao', optionalTextOf(value.rejeicao, 'descricao')),
       }
     : undefined;
   return {
@@ -197,14 +201,6 @@ export function readRecurringCharge(value: unknown, operation: string, status: n
   };
 }
 
-/** Which webhook of the account a callback came on. */
-export enum RecurringCallbackKind {
-  /** `{webhookUrl}/rec`, `{"recs": [...]}`: each item's `idRec`. */
-  REC = 'rec',
-  /** `{webhookUrl}/cobr`, `{"cobsr": [...]}`: each item's `txid`. */
-  COBR = 'cobr',
-}
-
 /**
  * The ids a Pix Automático callback names: each well-formed `idRec` (of `recs`) or `txid` (of
  * `cobsr`), once each, in order; how many items named none. Nothing else of the body is read:
@@ -212,10 +208,10 @@ export enum RecurringCallbackKind {
  */
 export function recurringCallbackIds(
   body: unknown,
-  kind: RecurringCallbackKind,
+  kind: RecurringWebhookKind,
 ): { readonly ids: readonly string[]; readonly unreadable: number } {
   const [list, field, pattern] =
-    kind === RecurringCallbackKind.REC
+    kind === RecurringWebhookKind.REC
       ? (['recs', 'idRec', REC_ID] as const)
       : (['cobsr', 'txid', CHARGE_TXID] as const);
   const items = isObject(body) && Array.isArray(body[list]) ? body[list] : [];

@@ -10,16 +10,12 @@ import {
   CancelledBy,
   RecStatus,
   RecurringChargeStatus,
+  RecurringWebhookKind,
   RetryPolicy,
 } from '../../../contracts/pix-recurring';
 import { BankApiError } from '../../../lambda/bank/errors';
 import { PixClient } from '../../../lambda/bank/pix/client';
-import {
-  readRecurrence,
-  readRecurringCharge,
-  RecurringCallbackKind,
-  recurringCallbackIds,
-} from '../../../lambda/bank/pix/recurring-answers';
+import { readRecurrence, readRecurringCharge, recurringCallbackIds } from '../../../lambda/bank/pix/recurring-answers';
 import { BankSimulator } from '../../../simulator/simulator';
 
 let simulator: BankSimulator;
@@ -129,14 +125,14 @@ describe('the client', () => {
 
   it('registers, reads and removes the account webhooks, each under its own scope; a removal of none is false', async () => {
     const pix = pixClient();
-    await pix.putAccountWebhook(RecurringCallbackKind.REC, 'https://receiver.example.com/pix', soon());
-    await pix.putAccountWebhook(RecurringCallbackKind.COBR, 'https://receiver.example.com/pix', soon());
-    expect(await pix.getAccountWebhook(RecurringCallbackKind.REC, soon())).toEqual({
+    await pix.putAccountWebhook(RecurringWebhookKind.REC, 'https://receiver.example.com/pix', soon());
+    await pix.putAccountWebhook(RecurringWebhookKind.COBR, 'https://receiver.example.com/pix', soon());
+    expect(await pix.getAccountWebhook(RecurringWebhookKind.REC, soon())).toEqual({
       webhookUrl: 'https://receiver.example.com/pix',
     });
-    expect(await pix.deleteAccountWebhook(RecurringCallbackKind.COBR, soon())).toBe(true);
-    expect(await pix.getAccountWebhook(RecurringCallbackKind.COBR, soon())).toBeUndefined();
-    expect(await pix.deleteAccountWebhook(RecurringCallbackKind.COBR, soon())).toBe(false);
+    expect(await pix.deleteAccountWebhook(RecurringWebhookKind.COBR, soon())).toBe(true);
+    expect(await pix.getAccountWebhook(RecurringWebhookKind.COBR, soon())).toBeUndefined();
+    expect(await pix.deleteAccountWebhook(RecurringWebhookKind.COBR, soon())).toBe(false);
     // A provider that wants another scope: the 403 names the setting to change.
     const narrow = pixClient({ recQuery: 'pix.read' });
     await expect(narrow.getRecurrence('RN0118152120260101abcdefghijk', soon())).rejects.toThrow(
@@ -215,15 +211,15 @@ describe('the readers', () => {
     expect(
       recurringCallbackIds(
         { recs: [{ idRec: rec.idRec, status: 'CANCELADA' }, { idRec: rec.idRec }, { idRec: '../x' }, 7] },
-        RecurringCallbackKind.REC,
+        RecurringWebhookKind.REC,
       ),
     ).toEqual({ ids: [rec.idRec], unreadable: 2 });
-    expect(recurringCallbackIds({ cobsr: [{ txid: 'a'.repeat(26) }] }, RecurringCallbackKind.COBR)).toEqual({
+    expect(recurringCallbackIds({ cobsr: [{ txid: 'a'.repeat(26) }] }, RecurringWebhookKind.COBR)).toEqual({
       ids: ['a'.repeat(26)],
       unreadable: 0,
     });
     // A body of the other kind, or none, names nothing.
-    expect(recurringCallbackIds({ cobsr: [{ txid: 'a'.repeat(26) }] }, RecurringCallbackKind.REC)).toEqual({
+    expect(recurringCallbackIds({ cobsr: [{ txid: 'a'.repeat(26) }] }, RecurringWebhookKind.REC)).toEqual({
       ids: [],
       unreadable: 0,
     });
