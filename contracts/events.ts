@@ -6,7 +6,8 @@
  * drift. jsii-safe: interfaces, string enums, no unions.
  */
 
-import type { RefundNature } from './pix';
+import type { EventAmount } from './amount';
+import type { PixReceived, PixRecurrence, PixRecurringCharge, PixRefund } from './pix-events';
 
 /** Version of the detail's shape. */
 export const EVENT_DETAIL_VERSION = '3';
@@ -32,6 +33,17 @@ export enum BankEventDetailType {
   PIX_RECEIVED = 'Pix Received',
   /** A refund of a received Pix reached its final status (`DEVOLVIDO` or `NAO_REALIZADO`), as the provider's query shows it. */
   PIX_REFUND = 'Pix Refund',
+  /**
+   * A Pix Automático recurrence (the payer's authorization) reached a status not published before
+   * (created, approved, rejected, expired, cancelled), as `GET /rec/{idRec}` shows it. No money.
+   */
+  PIX_RECURRENCE_CHANGED = 'Pix Recurrence Changed',
+  /**
+   * A recurring charge of Pix Automático changed, as `GET /cobr/{txid}` shows it: its status or its
+   * latest settlement attempt (scheduled, paid, failed with the rejection, cancelled, expired). No
+   * money: the Pix that paid it is published as Pix Received.
+   */
+  PIX_RECURRING_CHARGE_CHANGED = 'Pix Recurring Charge Changed',
 }
 
 /** What made the processor look at the bank. */
@@ -52,6 +64,10 @@ export enum SubjectKind {
   PIX = 'pix',
   /** A refund (devolução) of a Pix received. */
   PIX_REFUND = 'pix-refund',
+  /** A Pix Automático recurrence (`rec`). */
+  PIX_RECURRENCE = 'pix-recurrence',
+  /** A Pix Automático recurring charge (`cobr`). */
+  PIX_RECURRING_CHARGE = 'pix-recurring-charge',
 }
 
 /** The payment kinds of the payments API. */
@@ -90,14 +106,6 @@ export interface EventAccount {
   readonly codigoBeneficiario?: string;
 }
 
-/** A money amount, both ways. */
-export interface EventAmount {
-  /** Whole cents. */
-  readonly cents: number;
-  /** The bank's decimal string with two places, such as "250.75". */
-  readonly decimal: string;
-}
-
 /** A boleto settlement as the bank's query shows it (`dadosLiquidacao`). */
 export interface BoletoSettlement {
   /** Identity of the settlement: its bank day and amount in cents, such as "2025-06-03:25075". */
@@ -115,7 +123,8 @@ export interface EventSubject {
   readonly kind: SubjectKind;
   /**
    * Stable id of the subject: `boleto:<codigoBeneficiario>:<nossoNumero>`, `payment:<kind>:<idTransacao>`,
-   * `pix:<endToEndId>` or `pix-refund:<endToEndId>:<refundId>`.
+   * `pix:<endToEndId>`, `pix-refund:<endToEndId>:<refundId>`, `pix-recurrence:<idRec>` or
+   * `pix-recurring-charge:<txid>`.
    */
   readonly id: string;
   /**
@@ -127,6 +136,10 @@ export interface EventSubject {
   readonly endToEndId?: string;
   /** Pix refund subjects: the refund's id (`devolucao.id`). */
   readonly refundId?: string;
+  /** Pix Automático subjects: the recurrence's id (a recurring charge's, its recurrence's). */
+  readonly idRec?: string;
+  /** Pix Automático recurring charge subjects: the charge's txid. */
+  readonly txid?: string;
   /** Boleto subjects. */
   readonly nossoNumero?: string;
   /** Boleto subjects. */
@@ -180,95 +193,18 @@ export interface EventNotification {
   readonly bodyOmitted?: OmittedPart;
 }
 
-/** Where the provider keeps a charge: `cob` (immediate) or `cobv` (with a due date). */
-export enum PixChargeKind {
-  COB = 'cob',
-  COBV = 'cobv',
-  /** A recurring charge of Pix Automático (`GET /cobr/{txid}`): it names an account, not a key. */
-  COBR = 'cobr',
-}
-
-/** How a Pix paid a charge: which one, and what the provider shows of it. */
-export interface PixCharge {
-  /** The charge's txid (26 to 35 letters and digits). */
-  readonly txid: string;
-  /** Where the provider showed it. */
-  readonly kind: PixChargeKind;
-  /** The charge's status as the provider writes it (`CONCLUIDA`). */
-  readonly status: string;
-  /** `valor.original`. */
-  readonly original: EventAmount;
-}
-
-/**
- * The parts of a Pix's amount (`componentesValor`), each present when the provider shows it:
- * `amount` = original + saque + troco + multa + juros - abatimento - desconto.
- */
-export interface PixValueComponents {
-  /** The charge's or the purchase's own amount. */
-  readonly original?: EventAmount;
-  /** Cash withdrawn (Pix Saque). */
-  readonly saque?: EventAmount;
-  /** Change given (Pix Troco). */
-  readonly troco?: EventAmount;
-  /** Interest of a charge paid late (`cobv`). */
-  readonly juros?: EventAmount;
-  /** A fine of a charge paid late (`cobv`). */
-  readonly multa?: EventAmount;
-  /** A rebate (`cobv`). */
-  readonly abatimento?: EventAmount;
-  /** A discount (`cobv`). */
-  readonly desconto?: EventAmount;
-}
-
-/** A Pix received, as the provider's query shows it: only what the standard defines (no payer identity). */
-export interface PixReceived {
-  readonly endToEndId: string;
-  /** The txid the payer's code carried: a charge's, or a static code's short one. */
-  readonly txid?: string;
-  /** The receiver's key it was paid to, when the provider says. */
-  readonly chave?: string;
-  readonly amount: EventAmount;
-  /** When it was settled (RFC 3339, as the provider writes it; with `-03:00` appended when it wrote no zone). */
-  readonly horario: string;
-  /** Set when the provider wrote `horario` without a zone: it was read in Brasília's (America/Sao_Paulo). */
-  readonly horarioZoneAssumed?: boolean;
-  /** The parts of the amount, when the provider shows them (`componentesValor`). */
-  readonly componentesValor?: PixValueComponents;
-  /** The payer's free-text message (`infoPagador`). */
-  readonly infoPagador?: string;
-  /** The charge it paid (a txid of 26 to 35 characters), confirmed concluded with this Pix. */
-  readonly charge?: PixCharge;
-}
-
-/** A refund of a Pix received, as the provider's query shows it. */
-export interface PixRefund {
-  /** The Pix it returns. */
-  readonly endToEndId: string;
-  /** The refund's id (`id`, ours when we asked for it). */
-  readonly id: string;
-  /** The return's end-to-end id (`rtrId`). */
-  readonly rtrId?: string;
-  readonly amount: EventAmount;
-  /** `DEVOLVIDO` (returned) or `NAO_REALIZADO` (not done). */
-  readonly status: string;
-  /** When it reached that status (`horario.liquidacao`). */
-  readonly settledAt?: string;
-  /** The provider's words about it (`motivo`, at most 140 characters). */
-  readonly motivo?: string;
-  /**
-   * Who made it and why (`natureza`; `ORIGINAL` when the provider names none, as the standard
-   * says): `ORIGINAL` and `RETIRADA` are refunds the receiver asked for; `MED_OPERACIONAL`,
-   * `MED_FRAUDE` and `MED_PIX_AUTOMATICO` are returns the provider made without being asked, under
-   * the Central Bank's special return mechanism (MED). Left out only when the provider writes a
-   * nature the standard does not define: `naturezaAsWritten` then holds it.
-   */
-  readonly natureza?: RefundNature;
-  /** The nature as the provider wrote it, when the standard does not define it (at most 40 characters). */
-  readonly naturezaAsWritten?: string;
-  /** The refund's description (`descricao`, at most 140 characters), when given. */
-  readonly descricao?: string;
-}
+export type { EventAmount } from './amount';
+export {
+  PixChargeKind,
+  type PixCharge,
+  type PixValueComponents,
+  type PixReceived,
+  type PixRefund,
+  type PixRecurringEnding,
+  type PixRecurrence,
+  type PixRecurringAttempt,
+  type PixRecurringCharge,
+} from './pix-events';
 
 /** What every event's detail has. (Subtypes add members and never redeclare one: jsii's rule.) */
 export interface EventDetailBase {
@@ -339,6 +275,16 @@ export interface PixRefundDetail extends BankEventDetail {
   readonly refund: PixRefund;
 }
 
+/** Pix Recurrence Changed: a recurrence reached a status not published before. */
+export interface PixRecurrenceChangedDetail extends BankEventDetail {
+  readonly recurrence: PixRecurrence;
+}
+
+/** Pix Recurring Charge Changed: a recurring charge's status or latest attempt changed. No money: see Pix Received. */
+export interface PixRecurringChargeChangedDetail extends BankEventDetail {
+  readonly recurringCharge: PixRecurringCharge;
+}
+
 /** Notification Not Confirmed: the bank never showed what a notification claimed. */
 export interface NotificationNotConfirmedDetail extends EventDetailBase {
   /** Always false. */
@@ -357,6 +303,8 @@ export const DETAIL_INTERFACE_OF_TYPE: Readonly<Record<BankEventDetailType, stri
   [BankEventDetailType.NOTIFICATION_NOT_CONFIRMED]: 'NotificationNotConfirmedDetail',
   [BankEventDetailType.PIX_RECEIVED]: 'PixReceivedDetail',
   [BankEventDetailType.PIX_REFUND]: 'PixRefundDetail',
+  [BankEventDetailType.PIX_RECURRENCE_CHANGED]: 'PixRecurrenceChangedDetail',
+  [BankEventDetailType.PIX_RECURRING_CHARGE_CHANGED]: 'PixRecurringChargeChangedDetail',
 };
 
 /** Largest detail published as is (EventBridge takes 256 KB per entry, source and detail type included). */

@@ -102,6 +102,11 @@ export interface ProcessorSettings {
    */
   readonly pixKeyless?: boolean;
   /**
+   * Whether this receiver takes its account's Pix Automático (only the receiver for keyless Pix may):
+   * recurrences and recurring charges are verified and published here, and nowhere else. @default false
+   */
+  readonly pixRecurring?: boolean;
+  /**
    * Whether Pix callbacks reach this receiver only over mutual TLS with a pin (`pix.domain`): only
    * the provider sends them, so a 404 for a callback's Pix or refund is its lag right after the
    * callback, retried until the last verification attempt. Without it, anyone can post, and a 404

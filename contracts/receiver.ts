@@ -69,8 +69,13 @@ export function normalizedDn(dn: string): string {
 export const ROUTES = ['payments', 'boleto'] as const;
 /** The standard Pix API's callback route (on an API of its own: the provider appends `/pix` to the registered URL). */
 export const PIX_ROUTE = 'pix' as const;
+/**
+ * Pix Automático's callback routes, on the Pix API beside `/pix`: the provider appends `/rec` (a
+ * recurrence changed) and `/cobr` (a recurring charge changed) to the account's registered URL.
+ */
+export const PIX_RECURRING_ROUTES = ['rec', 'cobr'] as const;
 /** Every route whose bodies are stored and processed. */
-export const STORED_ROUTES = [...ROUTES, PIX_ROUTE] as const;
+export const STORED_ROUTES = [...ROUTES, PIX_ROUTE, ...PIX_RECURRING_ROUTES] as const;
 export type Route = (typeof STORED_ROUTES)[number];
 
 /** Largest message SQS accepts (bytes), message attributes included. Both queues are created with this maximum. */

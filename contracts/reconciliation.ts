@@ -97,7 +97,9 @@ export type LookSubject =
   | { readonly kind: 'boleto'; readonly nossoNumero: string }
   | { readonly kind: 'payment'; readonly paymentKind: PaymentType; readonly idTransacao: string }
   | { readonly kind: 'pix'; readonly endToEndId: string }
-  | { readonly kind: 'pix-refund'; readonly endToEndId: string; readonly refundId: string };
+  | { readonly kind: 'pix-refund'; readonly endToEndId: string; readonly refundId: string }
+  | { readonly kind: 'pix-recurrence'; readonly idRec: string }
+  | { readonly kind: 'pix-recurring-charge'; readonly txid: string };
 
 /**
  * A message in the processor's queue that is not a notification: "ask the bank about this

@@ -148,6 +148,13 @@ export interface SubjectRules {
   datedAt(state: SubjectState): number | undefined;
   /** Whether the sweep asks about it again until it is final (a payment not yet final). */
   pendingUntilFinal(state: SubjectState | undefined): boolean;
+  /**
+   * Whether every notification item is looked at, even one whose body was handled before: where an
+   * item names only a subject, not a change (Pix Automático's callbacks), the same body can tell of
+   * two changes, and suppressing it as a duplicate would lose the second until the sweep.
+   * @default false
+   */
+  readonly alwaysLook?: boolean;
   /** The account its events carry. */
   eventAccount(account: BankAccount): EventAccount;
   /** The subject its events carry. */

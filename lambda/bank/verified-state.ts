@@ -7,15 +7,22 @@ import type {
   BankEventDetailType,
   BoletoSettlement,
   PixReceived,
+  PixRecurrence,
+  PixRecurringCharge,
   PixRefund,
   VerifiedState,
 } from '../../contracts/events';
 
-/** A subject's verified state as its record keeps it: a boleto's also holds its settlement, a Pix's the Pix, a refund's the refund. */
+/**
+ * A subject's verified state as its record keeps it: a boleto's also holds its settlement, a Pix's
+ * the Pix, a refund's the refund, a recurrence's and a recurring charge's themselves.
+ */
 export interface SubjectState extends VerifiedState {
   readonly settlement?: BoletoSettlement;
   readonly pix?: PixReceived;
   readonly refund?: PixRefund;
+  readonly recurrence?: PixRecurrence;
+  readonly recurringCharge?: PixRecurringCharge;
 }
 
 /** A verified state and the key that names it in a subject's history. */
@@ -29,9 +36,16 @@ export interface KeyedState {
   readonly aliases?: readonly string[];
 }
 
-/** The state as events carry it (a settlement travels in `settlement` or `reverses`, a Pix in `pix`, a refund in `refund`). */
+/** The state as events carry it (a settlement travels in `settlement` or `reverses`, a Pix in `pix`, a refund in `refund`...). */
 export function publicState(state: SubjectState): VerifiedState {
-  const { settlement: _settlement, pix: _pix, refund: _refund, ...rest } = state;
+  const {
+    settlement: _settlement,
+    pix: _pix,
+    refund: _refund,
+    recurrence: _recurrence,
+    recurringCharge: _recurringCharge,
+    ...rest
+  } = state;
   return rest;
 }
 

@@ -17,6 +17,8 @@ import {
   type NotificationNotConfirmedDetail,
   type OmittedPart,
   type PixReceivedDetail,
+  type PixRecurrenceChangedDetail,
+  type PixRecurringChargeChangedDetail,
   type PixRefundDetail,
 } from '../../contracts/events';
 import type { StoredNotification } from '../../contracts/receiver';
@@ -73,7 +75,13 @@ export function changeEntry(
 ): OutboxEntry {
   const { deps } = look;
   const detail:
-    BankEventDetail | BoletoSettledDetail | BoletoSettlementReversedDetail | PixReceivedDetail | PixRefundDetail = {
+    | BankEventDetail
+    | BoletoSettledDetail
+    | BoletoSettlementReversedDetail
+    | PixReceivedDetail
+    | PixRefundDetail
+    | PixRecurrenceChangedDetail
+    | PixRecurringChargeChangedDetail = {
     version: EVENT_DETAIL_VERSION,
     idempotencyKey: `${group.id}#${sequence}:${change.key}`,
     trigger: look.request?.trigger ?? EventTrigger.WEBHOOK,
@@ -88,6 +96,12 @@ export function changeEntry(
     ...(change.detailType === BankEventDetailType.PIX_RECEIVED && change.state.pix ? { pix: change.state.pix } : {}),
     ...(change.detailType === BankEventDetailType.PIX_REFUND && change.state.refund
       ? { refund: change.state.refund }
+      : {}),
+    ...(change.detailType === BankEventDetailType.PIX_RECURRENCE_CHANGED && change.state.recurrence
+      ? { recurrence: change.state.recurrence }
+      : {}),
+    ...(change.detailType === BankEventDetailType.PIX_RECURRING_CHARGE_CHANGED && change.state.recurringCharge
+      ? { recurringCharge: change.state.recurringCharge }
       : {}),
     ...toldBy(told, change, look),
     bankAnswer: answer,

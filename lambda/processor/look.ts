@@ -45,7 +45,7 @@ export async function lookAt(group: SubjectGroup, look: Look): Promise<string[]>
     }
     const fresh = group.items.filter((item) => {
       const print = fingerprint(item);
-      if (record.seen.includes(print.value)) {
+      if (record.seen.includes(print.value) && !group.rules.alwaysLook) {
         deps.count(ProcessorMetric.DUPLICATES);
         deps.logger.info('Duplicate suppressed: this notification was already handled', {
           subject: group.id,

@@ -50,7 +50,7 @@ export function readProcessorSettings(env: NodeJS.ProcessEnv): ProcessorSettings
       `${PROCESSOR_SETTINGS_ENV}: recordTtlSecondsByKind must map kinds of subject to whole seconds no shorter than idempotencyTtlSeconds (the SettlementProcessor construct writes them; redeploy rather than editing the function's environment)`,
     );
   }
-  for (const flag of ['pixKeyless', 'pixCallbacksAuthenticated'] as const) {
+  for (const flag of ['pixKeyless', 'pixRecurring', 'pixCallbacksAuthenticated'] as const) {
     if (settings[flag] !== undefined && typeof settings[flag] !== 'boolean') {
       throw new Error(
         `${PROCESSOR_SETTINGS_ENV}: ${flag} must be true or false (the SettlementProcessor construct writes it; redeploy rather than editing the function's environment)`,

@@ -7,6 +7,12 @@ import type { ChargeRead, PixQueries, PixRead, PixRefundRead } from '../../lambd
 import type { ProcessorDeps } from '../../lambda/processor/deps';
 import type { ProcessorSettings } from '../../contracts/processor';
 import { ChargeState, readPix, readRefund } from '../../lambda/bank/pix';
+import {
+  readRecurrence,
+  readRecurringCharge,
+  type RecurrenceRead,
+  type RecurringChargeRead,
+} from '../../lambda/bank/pix/recurring-answers';
 import type { PixChargeKind } from '../../contracts/events';
 import { RefundStatus } from '../../contracts/pix';
 import { fakeDeps } from './processor-records';
@@ -68,7 +74,29 @@ export class FakePix implements PixQueries {
   readonly pix = new Map<string, PixRead>();
   readonly charges = new Map<string, ChargeRead & { kind: PixChargeKind | 'cob' | 'cobv' | 'cobr' }>();
   readonly refunds = new Map<string, PixRefundRead>();
+  readonly recs = new Map<string, RecurrenceRead>();
+  readonly cobrs = new Map<string, RecurringChargeRead>();
   readonly calls: string[] = [];
+
+  /** A recurrence ours (`RecCompleta` as the standard writes it): `GET /rec/{idRec}` shows it. */
+  holdsRec(element: Record<string, unknown>): void {
+    this.recs.set(element.idRec as string, readRecurrence(element, 'recurrence query (fake)', 200));
+  }
+
+  /** A recurring charge ours (`CobRCompleta`): `GET /cobr/{txid}` shows it. */
+  holdsCobr(element: Record<string, unknown>): void {
+    this.cobrs.set(element.txid as string, readRecurringCharge(element, 'recurring charge query (fake)', 200));
+  }
+
+  async getRecurrence(idRec: string): Promise<RecurrenceRead | undefined> {
+    this.calls.push(`GET /rec/${idRec}`);
+    return this.recs.get(idRec);
+  }
+
+  async getRecurringCharge(txid: string): Promise<RecurringChargeRead | undefined> {
+    this.calls.push(`GET /cobr/${txid}`);
+    return this.cobrs.get(txid);
+  }
 
   /** A Pix ours: the query shows it. */
   holds(element: Record<string, unknown>): void {

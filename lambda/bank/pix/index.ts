@@ -1,6 +1,7 @@
 /**
- * The standard Pix API as an API family: its route (`/pix`), how it reads a callback, its
- * subjects (a Pix received, a refund of one), and its binding: the client, the connection, the
+ * The standard Pix API as an API family: its routes (`/pix`; Pix Automático's `/rec` and `/cobr`),
+ * how it reads a callback, its subjects (a Pix received, a refund of one, a recurrence, a recurring
+ * charge), and its binding: the client, the connection, the
  * key webhooks' registrations and the Pix listings, wired for a handler. A handler reaches it
  * through families.ts (the receiver, its receiving.ts through the routes' intake), never by name.
  */
@@ -17,14 +18,17 @@ import { pixDayListing, pixRefundListing } from './listing';
 import { parsePixNotification } from './notification';
 import { pixRegistrations } from './registration';
 import { pixRefundRules, pixRules } from './subjects';
+import { isRecurringRoute, parseRecurringNotification } from './recurring-notification';
+import { recurrenceRules, recurringChargeRules } from './recurring-subjects';
 
 /** The family, made by a function: a handler that does not verify bundles none of it. */
 export function pixFamily(): ApiFamily {
   return {
     name: 'pix',
-    routes: ['pix'],
-    parse: (_route, body) => parsePixNotification(body),
-    subjects: [pixRules(), pixRefundRules()],
+    routes: ['pix', 'rec', 'cobr'],
+    parse: (route, body) =>
+      isRecurringRoute(route) ? parseRecurringNotification(route, body) : parsePixNotification(body),
+    subjects: [pixRules(), pixRefundRules(), recurrenceRules(), recurringChargeRules()],
     subjectsPerNotification: ProcessorDefaults.subjectsPerNotification,
   };
 }

@@ -93,7 +93,7 @@ const dateTime = (value: unknown): string | undefined =>
     ? value
     : undefined;
 /** Spreads `{ [name]: value }` only when `value` is defined. */
-const some = <K extends string, V>(name: K, value: V | undefined) =>
+export const some = <K extends string, V>(name: K, value: V | undefined) =>
   (value === undefined ? {} : { [name]: value }) as Partial<Record<K, V>>;
 
 /** A status history's well-formed entries (an entry with an unknown status is left out). */

@@ -73,7 +73,7 @@ function world(pins?: ReceiverSettings['pixClientCertificates']) {
 
 /** A Pix callback as API Gateway hands it over behind mutual TLS (`clientCert` in the request context). */
 function pixEvent(
-  route: 'pix' | '',
+  route: 'pix' | 'rec' | 'cobr' | '',
   body: string | null,
   cert?: { pem: string; subjectDN: string; notAfter?: string },
 ): APIGatewayProxyEvent {
@@ -306,6 +306,65 @@ describe('behind mutual TLS: only the pinned provider certificate', () => {
       `${ReceiverMetric.CERTIFICATE_REFUSED}:pix`,
     ]);
     expect(w.logger.text()).toContain("the client certificate is not the provider's");
+  });
+});
+
+describe("Pix Automático's routes (/rec, /cobr): the same provider, the same pins, their own lists", () => {
+  const pins = { fingerprints: [fingerprint(PROVIDER.certPem)], subjects: [] };
+  const REC = JSON.stringify({ recs: [{ idRec: 'RR0000000020261129000000000001' }] });
+  const COBR = JSON.stringify({ cobsr: [{ txid: 'cobr0000000000000000000000000001' }] });
+
+  it.each([
+    ['rec' as const, REC],
+    ['cobr' as const, COBR],
+  ])('stores a /%s callback presenting the pinned certificate as received, under its route', async (route, body) => {
+    const w = world(pins);
+    const result = await handleNotification(
+      pixEvent(route, body, { pem: PROVIDER.certPem, subjectDN: 'CN=webhook.provider.example' }),
+      w.deps,
+    );
+    expect(result.statusCode).toBe(200);
+    const stored = decodeStoredNotification(w.sent[0]);
+    expect(stored.notification.route).toBe(route);
+    expect(stored.body.toString('utf8')).toBe(body);
+    expect(w.counted).toEqual([`${ReceiverMetric.STORED}:${route}`]);
+  });
+
+  it.each(['rec' as const, 'cobr' as const])(
+    'refuses /%s from another certificate of the same CA: 403, nothing stored',
+    async (route) => {
+      const w = world(pins);
+      const result = await handleNotification(
+        pixEvent(route, route === 'rec' ? REC : COBR, { pem: OTHER.certPem, subjectDN: 'CN=someone.else.example' }),
+        w.deps,
+      );
+      expect(result.statusCode).toBe(403);
+      expect(w.sent).toEqual([]);
+      expect(w.counted).toEqual([`${ReceiverMetric.CERTIFICATE_REFUSED}:${route}`]);
+    },
+  );
+
+  it.each([
+    ['rec' as const, '{"pix":[]}'],
+    ['cobr' as const, '{"recs":[{"idRec":"x"}]}'],
+    ['rec' as const, null],
+  ])(
+    'answers a /%s body without its own list (%s) as the validation call: 200, nothing stored',
+    async (route, body) => {
+      const w = world();
+      const result = await handleNotification(pixEvent(route, body), w.deps);
+      expect(result.statusCode).toBe(200);
+      expect(w.sent).toEqual([]);
+      expect(w.counted).toEqual([`${ReceiverMetric.VALIDATION_CALLS}:${route}`]);
+    },
+  );
+
+  it('without mutual TLS, refuses a /cobr body whose list holds no objects: 400 naming the shape, nothing stored', async () => {
+    const w = world();
+    const result = await handleNotification(pixEvent('cobr', '{"cobsr":["cobr0000000000000000000000000001"]}'), w.deps);
+    expect(result.statusCode).toBe(400);
+    expect(JSON.parse(result.body).message).toBe('Not a Pix callback: a JSON object with a cobsr array of objects');
+    expect(w.sent).toEqual([]);
   });
 });
 
