@@ -16,6 +16,8 @@ export enum RegistrationResourceType {
   BOLETO_CONTRACT = 'Custom::BankBoletoWebhookContract',
   /** A Pix key's webhook at the standard Pix API (`PUT /webhook/{chave}`). */
   PIX_KEY_WEBHOOK = 'Custom::BankPixKeyWebhook',
+  /** One of the account's Pix Automático webhooks at the standard Pix API (`PUT /webhookrec`, `PUT /webhookcobr`). */
+  PIX_ACCOUNT_WEBHOOK = 'Custom::BankPixAccountWebhook',
 }
 
 /** Names of the custom resource's properties. */
@@ -54,6 +56,22 @@ export interface PaymentWebhookSpec {
   readonly tokenSecretArn: string;
   /** Replace a registration of another URL the bank holds (absent: refuse to). */
   readonly takeOverExisting?: boolean;
+}
+
+/**
+ * One of the account's Pix Automático webhooks at the standard Pix API (one each per user, no key):
+ * `rec` (`PUT /webhookrec`, called at the URL with `/rec` appended) or `cobr` (`PUT /webhookcobr`,
+ * `/cobr` appended).
+ */
+export interface PixAccountWebhookSpec {
+  /** `rec` or `cobr` (contracts/pix-recurring.ts RecurringWebhookKind). */
+  readonly accountWebhook: string;
+  /** `webhookUrl`: without `/rec` or `/cobr` and without a trailing slash (the Pix API's URL). */
+  readonly url: string;
+  /** Replace another party's URL the provider holds for the webhook (absent: refuse to). */
+  readonly takeOverExisting?: boolean;
+  /** None: the callbacks carry no token. */
+  readonly tokenSecretArn?: undefined;
 }
 
 /** A Pix key's webhook at the standard Pix API: the key, and the URL the provider calls with `/pix` appended. */
@@ -158,6 +176,7 @@ export const CONTACT_FIELDS = ['nomeResponsavel', 'email', 'telefone'] as const;
 export type DeployedRegistration =
   | PaymentWebhookSpec
   | PixKeyWebhookSpec
+  | PixAccountWebhookSpec
   | (Omit<BoletoContractSpec, (typeof CONTACT_FIELDS)[number]> & {
       /** The contact fields' digest; `*` when one is only known at deploy time (not checked); absent when there are none. */
       readonly contact?: string;
@@ -166,6 +185,15 @@ export type DeployedRegistration =
 /** Whether a registration (as deployed, or a record's spec) is a Pix key's webhook. */
 export const isPixKeyWebhook = (spec: RegistrationSpec | DeployedRegistration): spec is PixKeyWebhookSpec =>
   'chave' in spec;
+
+/** Whether a registration (as deployed, or a record's spec) is one of the account's Pix Automático webhooks. */
+export const isPixAccountWebhook = (spec: RegistrationSpec | DeployedRegistration): spec is PixAccountWebhookSpec =>
+  'accountWebhook' in spec;
+
+/** Whether a registration is at the standard Pix API (a key's webhook, or one of the account's), not at this bank's APIs. */
+export const isPixWebhook = (
+  spec: RegistrationSpec | DeployedRegistration,
+): spec is PixKeyWebhookSpec | PixAccountWebhookSpec => isPixKeyWebhook(spec) || isPixAccountWebhook(spec);
 
 /**
  * The contact fields of a contract as a short digest (SHA-256, 16 hex digits), so the watch can
@@ -183,7 +211,7 @@ export function contactDigest(spec: Partial<BoletoContractSpec>): string | undef
 }
 
 /** A registration's spec, as a custom resource carries it and a record holds it. */
-export type RegistrationSpec = PaymentWebhookSpec | BoletoContractSpec | PixKeyWebhookSpec;
+export type RegistrationSpec = PaymentWebhookSpec | BoletoContractSpec | PixKeyWebhookSpec | PixAccountWebhookSpec;
 
 /** Whether a registration (as deployed, or a record's spec) is a boleto contract rather than the payment callback. */
 export const isContract = (spec: RegistrationSpec | DeployedRegistration): spec is BoletoContractSpec =>
@@ -193,6 +221,12 @@ export const isContract = (spec: RegistrationSpec | DeployedRegistration): spec 
 export function compactDeployed(spec: RegistrationSpec): DeployedRegistration {
   if (isPixKeyWebhook(spec))
     return { chave: spec.chave, url: spec.url, ...(spec.takeOverExisting ? { takeOverExisting: true } : {}) };
+  if (isPixAccountWebhook(spec))
+    return {
+      accountWebhook: spec.accountWebhook,
+      url: spec.url,
+      ...(spec.takeOverExisting ? { takeOverExisting: true } : {}),
+    };
   if (!isContract(spec))
     return {
       url: spec.url,
@@ -231,6 +265,12 @@ export function expandDeployed(
   if (isPixKeyWebhook(deployed))
     return {
       chave: deployed.chave,
+      url: deployed.url,
+      ...(deployed.takeOverExisting ? { takeOverExisting: true } : {}),
+    };
+  if (isPixAccountWebhook(deployed))
+    return {
+      accountWebhook: deployed.accountWebhook,
       url: deployed.url,
       ...(deployed.takeOverExisting ? { takeOverExisting: true } : {}),
     };

@@ -20,12 +20,17 @@ export interface WatchedRegistration {
   readonly deployed: DeployedRegistration;
 }
 
-/** Each Pix key's webhook as the stack deployed it: the URL and takeover once, then each key with its applied record. */
+/**
+ * The Pix API's webhooks as the stack deployed them: the URL and takeover once, then each key with
+ * its applied record, and the account's Pix Automático webhooks (`pix.recurring`) the same way.
+ */
 export interface PixKeysWatched {
   readonly url: string;
   readonly takeOverExisting?: boolean;
   /** `[chave, appliedRecord]` per key. */
   readonly keys: ReadonlyArray<readonly [string, string]>;
+  /** `[rec or cobr, appliedRecord]` per account webhook. @default none */
+  readonly accounts?: ReadonlyArray<readonly [string, string]>;
 }
 
 /** The registrations the watch compares with the bank's, and whether it repairs them. */

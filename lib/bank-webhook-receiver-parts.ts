@@ -16,12 +16,16 @@ import type { ReconciliationSweep } from './reconciliation/reconciliation-sweep'
 import { BoletoWebhookContract } from './registration/boleto-webhook-contract';
 import { PaymentWebhookRegistration } from './registration/payment-webhook-registration';
 import { PixKeyWebhook } from './registration/pix-key-webhook';
+import { PixAccountWebhook } from './registration/pix-account-webhook';
+import { RecurringWebhookKind } from '../contracts/pix-recurring';
 
 /** The receiver's registrations. */
 export interface ReceiverRegistrations {
   readonly paymentRegistration?: PaymentWebhookRegistration;
   readonly boletoContracts: BoletoWebhookContract[];
   readonly pixKeyWebhooks: PixKeyWebhook[];
+  /** The account's Pix Automático webhooks (`pix.recurring`): `webhookrec` and `webhookcobr`. */
+  readonly pixAccountWebhooks: PixAccountWebhook[];
 }
 
 /** The payment webhook, the boleto contracts and each Pix key's webhook, each once the API serving its URL exists (and removed before it goes). */
@@ -85,7 +89,31 @@ export function receiverRegistrations(
           return webhook;
         })
       : [];
-  return { ...(paymentRegistration ? { paymentRegistration } : {}), boletoContracts, pixKeyWebhooks };
+  // The account's Pix Automático webhooks, on the same URL (the provider appends /rec and /cobr).
+  const pixAccountWebhooks =
+    props.pix?.recurring && actsAgainstBank(props)
+      ? [RecurringWebhookKind.REC, RecurringWebhookKind.COBR].map((webhook) => {
+          const registration = new PixAccountWebhook(
+            scope,
+            `PixRecurring-${webhook}`,
+            checkedBy({
+              ...provider,
+              connection: props.pix!.connection,
+              webhook,
+              url: endpoint.pixUrl!,
+              takeOverExisting: props.pix!.takeOverExisting,
+            }),
+          );
+          registration.node.addDependency(endpoint);
+          return registration;
+        })
+      : [];
+  return {
+    ...(paymentRegistration ? { paymentRegistration } : {}),
+    boletoContracts,
+    pixKeyWebhooks,
+    pixAccountWebhooks,
+  };
 }
 
 /** The operator manifest of a receiver: what the operator CLI finds it by. */
@@ -109,6 +137,7 @@ export function receiverManifest(
     paymentRegistration,
     boletoContracts,
     pixKeyWebhooks,
+    pixAccountWebhooks,
   } = built;
   // What the operator CLI finds the receiver by (cdk-bank-webhooks/docs/operations.md, "The operator CLI").
   writeOperatorManifest(scope, 'OperatorManifest', {
@@ -139,6 +168,7 @@ export function receiverManifest(
           ...(paymentRegistration ? [paymentRegistration._watched] : []),
           ...boletoContracts.map((c) => c._watched),
           ...pixKeyWebhooks.map((k) => k._watched),
+          ...pixAccountWebhooks.map((k) => k._watched),
         ]
       : [],
   });

@@ -31,6 +31,7 @@ import { ReconciliationSweep } from './reconciliation/reconciliation-sweep';
 import type { BoletoWebhookContract } from './registration/boleto-webhook-contract';
 import type { PaymentWebhookRegistration } from './registration/payment-webhook-registration';
 import type { PixKeyWebhook } from './registration/pix-key-webhook';
+import type { PixAccountWebhook } from './registration/pix-account-webhook';
 import { RegistrationProvider } from './core/registration-provider';
 import { ReceiverDashboard } from './receiver-dashboard';
 import { receiverManifest, receiverRegistrations } from './bank-webhook-receiver-parts';
@@ -88,6 +89,8 @@ export class BankWebhookReceiver extends Construct {
   public readonly boletoContracts: BoletoWebhookContract[];
   /** Each Pix key's webhook (`pix.keys`), when the receiver acts against its bank. */
   public readonly pixKeyWebhooks: PixKeyWebhook[];
+  /** The account's Pix Automático webhooks (`pix.recurring`), when the receiver acts against its bank. */
+  public readonly pixAccountWebhooks: PixAccountWebhook[];
   /** The `receiver` dimension of every metric its parts emit (`receiverName`). */
   public readonly receiverName: string;
   /** What this stack is to the bank (`stage`). */
@@ -136,6 +139,7 @@ export class BankWebhookReceiver extends Construct {
     const { endpoint } = this;
     if (props.pix) {
       endpoint.addPixApi(props.pix.domain);
+      if (props.pix.recurring) endpoint.addPixRecurringRoutes();
       if (!props.pix.domain) {
         Annotations.of(this).addWarningV2(
           'cdk-bank-webhooks:pixWithoutMutualTls',
@@ -176,6 +180,7 @@ export class BankWebhookReceiver extends Construct {
     this.paymentRegistration = registrations.paymentRegistration;
     this.boletoContracts = registrations.boletoContracts;
     this.pixKeyWebhooks = registrations.pixKeyWebhooks;
+    this.pixAccountWebhooks = registrations.pixAccountWebhooks;
 
     // The sweep and the registration watch, after the registrations (its schedule goes before them on destroy).
     if (actsAgainstBank(props) && (props.reconciliation?.enabled ?? true)) {
@@ -189,6 +194,7 @@ export class BankWebhookReceiver extends Construct {
           paymentRegistration: this.paymentRegistration,
           boletoContracts: this.boletoContracts,
           pixKeyWebhooks: this.pixKeyWebhooks,
+          pixAccountWebhooks: this.pixAccountWebhooks,
           logRetention: props.logRetention,
           logEncryptionKey: props.logEncryptionKey,
           tracing: props.tracing,

@@ -49,6 +49,8 @@ export {
   PaymentWebhookRegistration,
   type PaymentWebhookRegistrationOptions,
   type PaymentWebhookRegistrationProps,
+  PixAccountWebhook,
+  type PixAccountWebhookProps,
   PixKeyWebhook,
   type PixKeyWebhookProps,
   RegistrationProvider,
@@ -91,6 +93,7 @@ export {
   type VerifiedState,
 } from '../contracts/events';
 export { RefundNature, RefundStatus } from '../contracts/pix';
+export { RecurringWebhookKind } from '../contracts/pix-recurring';
 export { ReceiverMetric } from '../contracts/receiver';
 export { JournalObjectLock } from '../contracts/record';
 export { SweepMetric, type TrackPaymentAccount, type TrackPaymentDetail } from '../contracts/reconciliation';

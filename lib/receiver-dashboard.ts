@@ -8,8 +8,13 @@ const PIX_DETAIL_TYPES: readonly BankEventDetailType[] = [
   BankEventDetailType.PIX_RECEIVED,
   BankEventDetailType.PIX_REFUND,
 ];
+/** Shown only for a receiver taking its account's Pix Automático. */
+const RECURRING_DETAIL_TYPES: readonly BankEventDetailType[] = [
+  BankEventDetailType.PIX_RECURRENCE_CHANGED,
+  BankEventDetailType.PIX_RECURRING_CHARGE_CHANGED,
+];
 import { ProcessorMetric } from '../contracts/processor';
-import { PIX_ROUTE, ReceiverMetric, ROUTES } from '../contracts/receiver';
+import { PIX_RECURRING_ROUTES, PIX_ROUTE, ReceiverMetric, ROUTES } from '../contracts/receiver';
 import { SweepMetric } from '../contracts/reconciliation';
 import type { BankWebhookEndpoint } from './endpoint/bank-webhook-endpoint';
 import type { SettlementProcessor } from './processor/settlement-processor';
@@ -96,8 +101,12 @@ export class ReceiverDashboard extends Construct {
       graph('Flow: stored → published', [
         ...ROUTES.map((route) => sum(endpoint.metricNotificationsStored(route), `stored /${route}`)),
         ...(endpoint.pixApi ? [sum(endpoint.metricNotificationsStored(PIX_ROUTE), `stored /${PIX_ROUTE}`)] : []),
+        ...(endpoint.servesPixRecurring
+          ? PIX_RECURRING_ROUTES.map((route) => sum(endpoint.metricNotificationsStored(route), `stored /${route}`))
+          : []),
         ...Object.values(BankEventDetailType)
           .filter((type) => endpoint.pixApi || !PIX_DETAIL_TYPES.includes(type))
+          .filter((type) => endpoint.servesPixRecurring || !RECURRING_DETAIL_TYPES.includes(type))
           .map((type) => sum(processor.metricVerifiedEventsPublished(type), type)),
       ]),
       graph('Quarantined, not confirmed, recovered, duplicates', [

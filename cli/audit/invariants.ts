@@ -71,6 +71,12 @@ export interface RecordInput {
     readonly devolucoes: ReadonlyArray<{ readonly id: string; readonly status: string }>;
   }>;
   /**
+   * The Pix Automático recurrences and recurring charges the provider holds for our account, when
+   * known: an item naming one is ours to publish exactly when it is here.
+   * @default - unknown
+   */
+  readonly recurringHeld?: AuditContext['recurringHeld'];
+  /**
    * The receiver's Pix keys (normalized): a Pix or refund naming another key is dropped by the
    * processor, never published.
    * @default - unknown: such a callback must be accounted for like any other
@@ -115,6 +121,8 @@ function view(event: PublishedEvent): EventView {
       idTransacao?: string;
       endToEndId?: string;
       refundId?: string;
+      idRec?: string;
+      txid?: string;
     };
     state?: { status?: string; statusClass?: string };
     settlement?: { amount?: { cents?: number } };
@@ -134,6 +142,8 @@ function view(event: PublishedEvent): EventView {
     ...(d.subject?.endToEndId ? { endToEndId: d.subject.endToEndId } : {}),
     ...(d.subject?.refundId ? { refundId: d.subject.refundId } : {}),
     ...(d.pix?.chave ? { chave: d.pix.chave } : {}),
+    ...(d.subject?.idRec ? { idRec: d.subject.idRec } : {}),
+    ...(d.subject?.txid ? { txid: d.subject.txid } : {}),
   };
 }
 
@@ -184,6 +194,8 @@ export function publishedTwice(
       reverses?: unknown;
       pix?: unknown;
       refund?: unknown;
+      recurrence?: unknown;
+      recurringCharge?: unknown;
     };
     const content = JSON.stringify({
       detailType: event.detailType,
@@ -193,6 +205,8 @@ export function publishedTwice(
       reverses: d.reverses,
       pix: d.pix,
       refund: d.refund,
+      recurrence: d.recurrence,
+      recurringCharge: d.recurringCharge,
     });
     const seen = byKey.get(e.key);
     if (seen) {
@@ -283,6 +297,7 @@ export function checkRecord(input: RecordInput): RecordAudit {
     paymentStatuses,
     ...(input.pixKeys ? { pixKeys: input.pixKeys } : {}),
     ...(input.pixHeld ? { pixHeld: input.pixHeld } : {}),
+    ...(input.recurringHeld ? { recurringHeld: input.recurringHeld } : {}),
   };
   const accepted = new Set<string>();
   const quarantinedUnread = new Set<string>();

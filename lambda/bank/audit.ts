@@ -50,6 +50,10 @@ export interface AuditedEvent {
   readonly refundId?: string;
   /** A Pix Received's key as the provider's answers showed it (none: tied by its charge, or to no key). */
   readonly chave?: string;
+  /** A Pix Automático recurrence's id (its subject's). */
+  readonly idRec?: string;
+  /** A Pix Automático recurring charge's txid (its subject's). */
+  readonly txid?: string;
 }
 
 /** What the audit knows besides the events. */
@@ -63,6 +67,8 @@ export interface AuditContext {
     readonly endToEndId: string;
     readonly devolucoes: ReadonlyArray<{ readonly id: string; readonly status: string }>;
   }>;
+  /** The Pix Automático recurrences (`idRec`) and recurring charges (`txid`) the provider holds for our account, when known. */
+  readonly recurringHeld?: { readonly recs: readonly string[]; readonly cobrs: readonly string[] };
 }
 
 /** How the events account for one item. */

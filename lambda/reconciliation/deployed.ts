@@ -13,6 +13,7 @@ import {
   contactDigest,
   expandDeployed,
   isContract,
+  isPixAccountWebhook,
   isPixKeyWebhook,
   RegistrationResourceType,
   type RegistrationSpec,
@@ -22,6 +23,7 @@ import type { WatchedRegistration } from '../../contracts/reconciliation';
 /** The resource type a watched registration's record must carry. */
 export function resourceTypeOf(watched: WatchedRegistration): RegistrationResourceType {
   if (isPixKeyWebhook(watched.deployed)) return RegistrationResourceType.PIX_KEY_WEBHOOK;
+  if (isPixAccountWebhook(watched.deployed)) return RegistrationResourceType.PIX_ACCOUNT_WEBHOOK;
   return isContract(watched.deployed)
     ? RegistrationResourceType.BOLETO_CONTRACT
     : RegistrationResourceType.PAYMENT_WEBHOOK;

@@ -17,6 +17,7 @@
  */
 import { APPLIED_RECORD_PREFIX, type AppliedRegistration, type RegistrationSpec } from '../../contracts/registration';
 import { normalizePixKey } from '../../contracts/pix';
+import { RecurringWebhookKind } from '../../contracts/pix-recurring';
 import {
   type PixKeysWatched,
   RegistrationDrift,
@@ -264,8 +265,8 @@ async function watchOne(
 }
 
 /**
- * The Pix keys' webhooks the stack deployed, from its own output (the settings name it): each
- * key in its normal form, its record under the applied prefix. An output that cannot be read is
+ * The Pix webhooks the stack deployed, from its own output (the settings name it): each key in its
+ * normal form, and each of the account's (`rec`, `cobr`), with its record under the applied prefix. An output that cannot be read is
  * an error, never an empty list (the keys would silently go unwatched).
  */
 async function deployedPixKeys(deps: WatchDeps): Promise<WatchedRegistration[]> {
@@ -289,13 +290,40 @@ async function deployedPixKeys(deps: WatchDeps): Promise<WatchedRegistration[]> 
         typeof k[1] === 'string' &&
         k[1].startsWith(`${APPLIED_RECORD_PREFIX}/`),
     );
-  if (!valid)
-    throw new Error(`The stack's output ${key} is not a list of Pix keys with their records: redeploy the stack`);
-  return watched.keys.map(([chave, appliedRecord]) => ({
-    label: `pix ${chave}`,
-    appliedRecord,
-    deployed: { chave, url: watched.url, ...(watched.takeOverExisting ? { takeOverExisting: true } : {}) },
-  }));
+  const accounts: ReadonlyArray<readonly [string, string]> = watched?.accounts ?? [];
+  const validAccounts = isAccountList(watched?.accounts ?? []);
+  if (!valid || !validAccounts)
+    throw new Error(`The stack's output ${key} is not a list of Pix webhooks with their records: redeploy the stack`);
+  const takeOver = watched.takeOverExisting ? { takeOverExisting: true } : {};
+  return [
+    ...watched.keys.map(([chave, appliedRecord]) => ({
+      label: `pix ${chave}`,
+      appliedRecord,
+      deployed: { chave, url: watched.url, ...takeOver },
+    })),
+    ...accounts.map(([accountWebhook, appliedRecord]) => ({
+      label: `pix webhook${accountWebhook}`,
+      appliedRecord,
+      deployed: { accountWebhook, url: watched.url, ...takeOver },
+    })),
+  ];
+}
+
+/** The account's Pix Automático webhooks an output may name. */
+const ACCOUNT_WEBHOOKS: readonly unknown[] = Object.values(RecurringWebhookKind);
+
+/** Whether an output's `accounts` is a list of `[rec or cobr, applied record]`. */
+function isAccountList(value: unknown): boolean {
+  return (
+    Array.isArray(value) &&
+    value.every(
+      (a: unknown) =>
+        Array.isArray(a) &&
+        ACCOUNT_WEBHOOKS.includes(a[0]) &&
+        typeof a[1] === 'string' &&
+        a[1].startsWith(`${APPLIED_RECORD_PREFIX}/`),
+    )
+  );
 }
 
 /** Reads every registration of the stack, reports each drift, and repairs what it may; keeps what it saw of each. */

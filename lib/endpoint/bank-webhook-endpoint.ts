@@ -11,6 +11,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ProcessorDefaults } from '../../contracts/processor';
 import {
+  PIX_RECURRING_ROUTES,
   PIX_ROUTE,
   RECEIVER_SERVICE_NAME,
   RECEIVER_SETTINGS_ENV,
@@ -91,6 +92,8 @@ export class BankWebhookEndpoint extends Construct {
 
   private readonly props: BankWebhookEndpointProps;
   private pixRestApi?: apigateway.RestApi;
+  private pixIntegration?: apigateway.LambdaIntegration;
+  private pixRecurring = false;
   private pixDomainName?: string;
   /** Alarm: the Pix provider's client certificate expires within a month (with a Pix domain). */
   public pixCertificateExpiryAlarm?: cloudwatch.Alarm;
@@ -286,6 +289,7 @@ export class BankWebhookEndpoint extends Construct {
     const integration = new apigateway.LambdaIntegration(this.receiverFunction, { proxy: true });
     api.root.addMethod('POST', integration);
     api.root.addResource(PIX_ROUTE).addMethod('POST', integration);
+    this.pixIntegration = integration;
     this.pixRestApi = api;
     if (domain) {
       const { pins, expiryAlarm } = pixMutualTlsDomain(this, api, domain, (name, route, options) =>
@@ -300,6 +304,22 @@ export class BankWebhookEndpoint extends Construct {
       this.pixDomainName = domain.domainName;
     }
     return api;
+  }
+
+  /**
+   * Serves Pix Automático's callbacks on the Pix API (after `addPixApi()`): `POST /rec` and
+   * `POST /cobr` (the provider appends them to the account's registered URL), behind the same
+   * domain, mutual TLS and pins as `/pix`. `BankWebhookReceiver` calls it when given `pix.recurring`.
+   */
+  public addPixRecurringRoutes(): void {
+    const api = this.pixRestApi;
+    if (!api || !this.pixIntegration)
+      throw new Error(
+        `${this.node.path}: call addPixApi() before addPixRecurringRoutes(): the routes are on the Pix API`,
+      );
+    if (this.pixRecurring) throw new Error(`${this.node.path}: addPixRecurringRoutes() was called already`);
+    for (const route of PIX_RECURRING_ROUTES) api.root.addResource(route).addMethod('POST', this.pixIntegration);
+    this.pixRecurring = true;
   }
 
   /** The receiver function's settings (the Pix pins added by addPixApi). */
@@ -317,6 +337,11 @@ export class BankWebhookEndpoint extends Construct {
         receiverName: this.receiverName,
       },
     );
+  }
+
+  /** Whether the Pix API serves Pix Automático's routes (`addPixRecurringRoutes()`). */
+  public get servesPixRecurring(): boolean {
+    return this.pixRecurring;
   }
 
   /** The Pix API, once `addPixApi()` made it. */

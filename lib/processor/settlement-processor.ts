@@ -235,6 +235,7 @@ export class SettlementProcessor extends Construct {
       ? {
           pixKeys: normalizedPixKeys(props.pix),
           ...(props.pix.keylessPix ? { pixKeyless: true } : {}),
+          ...(props.pix.recurring ? { pixRecurring: true } : {}),
           ...(props.pix.domain ? { pixCallbacksAuthenticated: true } : {}),
           ...(recordTtlSecondsByKind ? { recordTtlSecondsByKind } : {}),
         }

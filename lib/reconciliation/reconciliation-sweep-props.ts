@@ -14,6 +14,7 @@ import type { SettlementProcessor } from '../processor/settlement-processor';
 import type { BoletoWebhookContract } from '../registration/boleto-webhook-contract';
 import type { PaymentWebhookRegistration } from '../registration/payment-webhook-registration';
 import type { PixKeyWebhook } from '../registration/pix-key-webhook';
+import type { PixAccountWebhook } from '../registration/pix-account-webhook';
 
 /** How the reconciliation sweep runs. */
 export interface ReconciliationSweepOptions {
@@ -106,6 +107,11 @@ export interface ReconciliationSweepProps extends ReconciliationSweepOptions, Fu
    * @default - none watched
    */
   readonly pixKeyWebhooks?: PixKeyWebhook[];
+  /**
+   * The account's Pix Automático webhooks the watch compares with the provider's (at the keys' Pix API).
+   * @default - none watched
+   */
+  readonly pixAccountWebhooks?: PixAccountWebhook[];
 }
 
 /** The options with every default filled. */

@@ -25,6 +25,7 @@ import { validateProps } from '../core/props-validation';
 import type { BoletoWebhookContract } from '../registration/boleto-webhook-contract';
 import type { PaymentWebhookRegistration } from '../registration/payment-webhook-registration';
 import type { PixKeyWebhook } from '../registration/pix-key-webhook';
+import type { PixAccountWebhook } from '../registration/pix-account-webhook';
 import { pixConnectionEnvironment } from '../families/pix/connection';
 import { checkPixSweep, pixSweepSettings } from '../families/pix/receiver';
 import type { PixKeysWatched } from '../../contracts/reconciliation';
@@ -76,6 +77,7 @@ export class ReconciliationSweep extends Construct {
     const payment = props.paymentRegistration;
     const contracts = props.boletoContracts ?? [];
     const pixKeys = props.pixKeyWebhooks ?? [];
+    const pixAccounts = props.pixAccountWebhooks ?? [];
     // The keys the stack deployed, for the watch: an output (read with the stack's status), since
     // an entry per key would not fit the function's 4 KB of environment.
     const pixKeysOutput = pixKeys.length
@@ -86,14 +88,12 @@ export class ReconciliationSweep extends Construct {
             url: pixKeys[0].url,
             ...(pixKeys[0].takeOverExisting ? { takeOverExisting: true } : {}),
             keys: pixKeys.map((k) => [k.chave, k.appliedRecordName]),
+            ...(pixAccounts.length ? { accounts: pixAccounts.map((a) => [a.webhook, a.appliedRecordName]) } : {}),
           } satisfies PixKeysWatched),
         })
       : undefined;
-    const registrations: Array<PaymentWebhookRegistration | BoletoWebhookContract | PixKeyWebhook> = [
-      ...(payment ? [payment] : []),
-      ...contracts,
-      ...pixKeys,
-    ];
+    const registrations: Array<PaymentWebhookRegistration | BoletoWebhookContract | PixKeyWebhook | PixAccountWebhook> =
+      [...(payment ? [payment] : []), ...contracts, ...pixKeys, ...pixAccounts];
     // Named at synth (not by CloudFormation), so the function can look its own schedule up without a circular reference.
     const scheduleRuleName = `${Names.uniqueResourceName(this, { maxLength: 50, separator: '-' })}-schedule`;
     const settings = sweepSettings(

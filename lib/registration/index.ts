@@ -12,3 +12,4 @@ export {
 export { RegistrationProvider, type RegistrationProviderSettings } from '../core/registration-provider';
 export type { RegistrationResourceOptions } from './registration-resource';
 export { PixKeyWebhook, type PixKeyWebhookProps } from './pix-key-webhook';
+export { PixAccountWebhook, type PixAccountWebhookProps } from './pix-account-webhook';

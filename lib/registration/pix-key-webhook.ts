@@ -1,19 +1,13 @@
-import { CustomResource, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
+import { type CustomResource, type RemovalPolicy, Token } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import type { WatchedRegistration } from '../../contracts/reconciliation';
 import { normalizePixKey } from '../../contracts/pix';
-import {
-  compactDeployed,
-  type PixKeyWebhookSpec,
-  RegistrationAttribute,
-  RegistrationDefaults,
-  RegistrationProperty,
-  RegistrationResourceType,
-} from '../../contracts/registration';
-import { type PixConnectionProps, pixConnectionSettings, validatePixConnection } from '../families/pix/connection';
+import { type PixKeyWebhookSpec, RegistrationAttribute, RegistrationResourceType } from '../../contracts/registration';
+import { type PixConnectionProps, validatePixConnection } from '../families/pix/connection';
 import { type PropsValidation, validateProps } from '../core/props-validation';
-import { RegistrationProvider, type RegistrationProviderSettings } from '../core/registration-provider';
-import { appliedRecordNameOf, checkRegistrationOptions } from './registration-resource';
+import type { RegistrationProviderSettings } from '../core/registration-provider';
+import { checkRegistrationOptions } from './registration-resource';
+import { checkPixWebhookUrl, pixWebhookResource } from './pix-webhook-resource';
 
 /** Properties of {@link PixKeyWebhook}. */
 export interface PixKeyWebhookProps extends RegistrationProviderSettings {
@@ -45,13 +39,7 @@ function checkPixKeyWebhook(v: PropsValidation, props: PixKeyWebhookProps): void
       'chave',
       `must be a Pix key (an EVP, an email, a phone as +55..., a CPF or a CNPJ), got "${props.chave}"`,
     );
-  if (props.url === undefined || props.url === '') v.check(false, 'url', "is required: the Pix API's URL (pixUrl)");
-  else if (!Token.isUnresolved(props.url))
-    v.check(
-      /^https:\/\/[^?#]*[^/?#]$/.test(props.url),
-      'url',
-      `must be an https URL without a trailing slash, query or fragment (the provider appends /pix), got "${props.url}"`,
-    );
+  checkPixWebhookUrl(v, props.url, '/pix');
   checkRegistrationOptions(v, props, '');
 }
 
@@ -81,15 +69,6 @@ export class PixKeyWebhook extends Construct {
     super(scope, id);
     validateProps(this.node.path, 'PixKeyWebhook', props, checkPixKeyWebhook);
     this.chave = normalizePixKey(props.chave)?.key ?? props.chave;
-    const provider = RegistrationProvider.of(this, {
-      logEncryptionKey: props.logEncryptionKey,
-      vpc: props.vpc,
-      vpcSubnets: props.vpcSubnets,
-      securityGroups: props.securityGroups,
-    });
-    provider.grantRead(props.connection.credentials);
-    this.appliedRecordName = appliedRecordNameOf(this);
-    provider.grantAppliedRecord(this.appliedRecordName);
     const spec: PixKeyWebhookSpec = {
       chave: this.chave,
       url: props.url,
@@ -98,23 +77,10 @@ export class PixKeyWebhook extends Construct {
     this.connection = props.connection;
     this.url = props.url;
     this.takeOverExisting = props.takeOverExisting ?? false;
-    this._watched = {
-      label: `pix ${this.chave}`,
-      appliedRecord: this.appliedRecordName,
-      deployed: compactDeployed(spec),
-    };
-    const stack = Stack.of(this);
-    this.resource = new CustomResource(this, 'Resource', {
-      serviceToken: provider.serviceToken,
-      resourceType: RegistrationResourceType.PIX_KEY_WEBHOOK,
-      properties: {
-        [RegistrationProperty.PIX]: stack.toJsonString(pixConnectionSettings(props.connection)),
-        [RegistrationProperty.SPEC]: stack.toJsonString(spec),
-        [RegistrationProperty.APPLIED_RECORD]: this.appliedRecordName,
-      },
-      serviceTimeout: Duration.seconds(RegistrationDefaults.serviceTimeoutSeconds),
-      removalPolicy: props.removalPolicy ?? RemovalPolicy.DESTROY,
-    });
+    const made = pixWebhookResource(this, props, RegistrationResourceType.PIX_KEY_WEBHOOK, spec, `pix ${this.chave}`);
+    this.resource = made.resource;
+    this.appliedRecordName = made.appliedRecordName;
+    this._watched = made.watched;
   }
 
   /** The URL the provider holds after the deploy (an attribute of the custom resource). */

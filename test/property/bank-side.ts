@@ -6,7 +6,7 @@
  */
 import type { BankConnectionSettings, BankCredentials as SecretCredentials } from '../../contracts/bank-connection';
 import type { BankTransport, HttpRequest, HttpResponse } from '../../lambda/bank/http';
-import { RetryPolicy } from '../../contracts/pix-recurring';
+import { RecurringWebhookKind, RetryPolicy } from '../../contracts/pix-recurring';
 import { SimulatorEngine } from '../../simulator/engine';
 import type { OutgoingNotification } from '../../simulator/bank';
 import { type Boleto, type Payment, situacaoText } from '../../simulator/model';
@@ -337,6 +337,10 @@ export class BankSide {
     // Our key's webhook names our URL; so does the other receiver's key's (anyone at the provider can point one at it).
     for (const chave of [PIX_KEYS.ours, PIX_KEYS.other])
       this.engine.pix.putWebhook(chave, { webhookUrl: RECEIVER_ORIGIN });
+    // The account's Pix Automático webhooks name our URL too: the receiver for keyless Pix takes
+    // them (pixRecurring); any other receiver asks nothing about their callbacks and publishes none.
+    for (const kind of [RecurringWebhookKind.REC, RecurringWebhookKind.COBR])
+      this.engine.recurring.webhooks.put(kind, { webhookUrl: RECEIVER_ORIGIN });
     this.engine.bank.createContract(
       {
         kind: 'collection',

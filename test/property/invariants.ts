@@ -31,6 +31,7 @@ import { CHARGE_TXID, isFinalRefund, normalizePixKey } from '../../contracts/pix
 import type { PixState } from '../../simulator/pix/pix-book';
 import { PIX_KEYS } from './bank-side';
 import type { Delivery, World } from './world';
+import { recurringViolations } from './recurring-invariants';
 
 export { Invariant, type Violation };
 
@@ -180,6 +181,9 @@ function sharedViolations(world: World): Violation[] {
     // The account's Pix as the provider holds them, and the receiver's key: a callback naming the
     // other receiver's key is foreign; one leaving its key out is decided by the provider.
     pixHeld: world.bank.engine.pix.exportState().pix,
+    recurringHeld: (({ recs, cobrs }) => ({ recs: recs.map((r) => r.idRec), cobrs: cobrs.map((c) => c.txid) }))(
+      world.bank.engine.recurring.exportState(),
+    ),
     pixKeys: [normalizePixKey(PIX_KEYS.ours)!.key],
   }).violations;
 }
@@ -374,7 +378,7 @@ export function checkInvariants(world: World): Violation[] {
   const violations: Violation[] = [];
   const ledger = world.bank.ledger;
   const bySubject = changesBySubject(world.bus.accepted);
-  violations.push(...sharedViolations(world));
+  violations.push(...sharedViolations(world), ...recurringViolations(world));
   /** Where each subject's last published change stands in its ledger. */
   const published = new Map<string, number>();
 

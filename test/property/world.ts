@@ -412,7 +412,7 @@ export class World {
         pixKeys: (this.mutant === Mutant.ACCOUNT_KEYS ? [PIX_KEYS.ours, PIX_KEYS.other] : [PIX_KEYS.ours]).map(
           (key) => normalizePixKey(key)!.key,
         ),
-        ...(this.scenario.pixReceiver?.keylessOwner ? { pixKeyless: true } : {}),
+        ...(this.scenario.pixReceiver?.keylessOwner ? { pixKeyless: true, pixRecurring: true } : {}),
       },
       account: connection.account,
       bank: queries(bank, pixClient(pacers.calls)),

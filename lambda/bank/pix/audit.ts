@@ -1,9 +1,44 @@
-/** How the events account for a Pix callback's items (a Pix, a refund of one): the audit's part of the family. */
+/**
+ * How the events account for a Pix callback's items (a Pix, a refund of one) and Pix Automático's
+ * (a recurrence, a recurring charge): the audit's part of the family.
+ */
 import { BankEventDetailType } from '../../../contracts/events';
 import { normalizePixKey } from '../../../contracts/pix';
 import { type AuditContext, type FamilyAudit, Invariant, type ItemAccount, Outcome } from '../audit';
 import type { SubjectItem } from '../family';
 import type { PixNotificationItem } from './notification';
+import type { RecurrenceItem, RecurringChargeItem } from './recurring-notification';
+
+type RecurringItem = RecurrenceItem | RecurringChargeItem;
+const isRecurring = (item: SubjectItem): item is RecurringItem =>
+  item.kind === 'pix-recurrence' || item.kind === 'pix-recurring-charge';
+const recurringIdentity = (item: RecurringItem) =>
+  item.kind === 'pix-recurrence' ? `pix-recurrence:${item.idRec}` : `pix-recurring-charge:${item.txid}`;
+
+/**
+ * A recurring callback's item names a subject and claims nothing: it is accounted for by any event
+ * of that subject; where the provider is known to hold no such subject for us, by none (published:
+ * unverified). Without events, the subject's record (another receiver's) or a quarantine must.
+ */
+function accountRecurring(
+  item: RecurringItem,
+  events: Parameters<FamilyAudit['account']>[1],
+  context: AuditContext,
+): ItemAccount {
+  const [id, published, held] =
+    item.kind === 'pix-recurrence'
+      ? [item.idRec, events.filter((e) => e.idRec === item.idRec && e.txid === undefined), context.recurringHeld?.recs]
+      : [item.txid, events.filter((e) => e.txid === item.txid), context.recurringHeld?.cobrs];
+  if (held && !held.includes(id))
+    return published.length
+      ? {
+          kind: 'broken',
+          invariant: Invariant.UNVERIFIED,
+          detail: `${recurringIdentity(item)} is not one the provider holds for us (another customer's, or forged) but was published`,
+        }
+      : { kind: 'none' };
+  return { kind: 'found', outcome: published.length ? Outcome.VERIFIED : undefined };
+}
 
 const refundOf = (item: PixNotificationItem) => (item.kind === 'pix-refund' ? item.refund : undefined);
 const endToEndIdOf = (item: PixNotificationItem) => (item.kind === 'pix' ? item.pix.endToEndId : item.endToEndId);
@@ -23,6 +58,7 @@ function account(
   events: Parameters<FamilyAudit['account']>[1],
   context: AuditContext,
 ): ItemAccount {
+  if (isRecurring(subject)) return accountRecurring(subject, events, context);
   const item = subject as PixNotificationItem;
   const refund = refundOf(item);
   const e2e = endToEndIdOf(item);
@@ -77,7 +113,7 @@ function account(
  */
 export const pixAudit: FamilyAudit = {
   family: 'pix',
-  identity: (item) => identityOf(item as PixNotificationItem),
+  identity: (item) => (isRecurring(item) ? recurringIdentity(item) : identityOf(item as PixNotificationItem)),
   account,
   unreadableQuarantined: false,
 };

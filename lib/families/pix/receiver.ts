@@ -150,6 +150,17 @@ export interface PixReceiverProps {
    */
   readonly keylessPix?: boolean;
   /**
+   * Receive the account's Pix Automático: its recurrences and recurring charges, each verified
+   * with the provider (`GET /rec/{idRec}`, `GET /cobr/{txid}`) and published as Pix Recurrence
+   * Changed and Pix Recurring Charge Changed; their Pix as Pix Received. Its webhooks belong to the
+   * account, not to a key (`webhookrec`, `webhookcobr`, registered at deploy on the Pix API's URL,
+   * which gains `/rec` and `/cobr`), so only the account's receiver for keyless Pix (`keylessPix`)
+   * may take it. The credentials need the scopes `rec.read`, `cobr.read`, `webhookrec.read`,
+   * `webhookrec.write`, `webhookcobr.read` and `webhookcobr.write`.
+   * @default false
+   */
+  readonly recurring?: boolean;
+  /**
    * How the reconciliation sweep reads the Pix listing, when the receiver has one.
    * @default - Pix with a txid; refunds of Pix back to the records' lifetime
    */
@@ -164,6 +175,11 @@ export function validatePixReceiver(v: PropsValidation, props: PixReceiverProps 
   if (!props) return;
   validatePixConnection(v, props.connection, `${prefix}.connection`);
   validatePixDomain(v, props.domain, `${prefix}.domain`);
+  v.check(
+    !props.recurring || props.keylessPix === true,
+    `${prefix}.recurring`,
+    "is the account's, not a key's (Pix Automático's webhooks are one per account): set it on the account's receiver for keyless Pix, with pix.keylessPix: true, and leave it out on the others",
+  );
   const keys = props.keys ?? [];
   v.check(
     keys.length >= 1 && keys.length <= MAX_PIX_KEYS,

@@ -105,6 +105,7 @@ describe('a receiver with Pix', () => {
       RegistrationResourceType.PAYMENT_WEBHOOK,
       RegistrationResourceType.BOLETO_CONTRACT,
       RegistrationResourceType.PIX_KEY_WEBHOOK,
+      RegistrationResourceType.PIX_ACCOUNT_WEBHOOK,
     ]);
     expect(() => registrations.fromProperties('Custom::Other', {})).toThrow(
       `Unknown resource type Custom::Other: this handler serves ${registrations.resourceTypes.join(', ')}`,

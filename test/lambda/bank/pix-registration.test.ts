@@ -3,6 +3,7 @@
  * URL and confirmed by GET; another party's URL left alone unless taken over; removed on delete
  * only while it is ours; the exact URL the provider will call (`{url}/pix`, never `//pix`).
  */
+import { RecurringWebhookKind } from '../../../contracts/pix-recurring';
 import { RegistrationDrift } from '../../../contracts/reconciliation';
 import { RegistrationProperty, RegistrationResourceType } from '../../../contracts/registration';
 import { combinedRegistrations } from '../../../lambda/bank/family';
@@ -37,6 +38,16 @@ class FakeWebhooks implements PixWebhookCaller {
   async deleteWebhook(chave: string) {
     this.calls.push(`DELETE ${chave}`);
     return this.held.delete(chave);
+  }
+  // The account's webhooks (Pix Automático), held under `webhookrec` and `webhookcobr`.
+  async putAccountWebhook(kind: RecurringWebhookKind, url: string) {
+    return this.putWebhook(`webhook${kind}`, url);
+  }
+  async getAccountWebhook(kind: RecurringWebhookKind) {
+    return this.getWebhook(`webhook${kind}`);
+  }
+  async deleteAccountWebhook(kind: RecurringWebhookKind) {
+    return this.deleteWebhook(`webhook${kind}`);
   }
   callbackUrl(chave: string) {
     return `${this.held.get(chave)}/pix`;
@@ -161,4 +172,77 @@ it('compares what the provider holds with what the stack deployed (for the watch
   });
   await registration.repair(steps);
   expect((await registration.compare(steps, { accepted: [], stale: false })).drift).toEqual([]);
+});
+
+describe("the account's Pix Automático webhooks (webhookrec, webhookcobr): the same rules as a key's", () => {
+  const account = (kind: string, spec: Record<string, unknown> = {}) => ({
+    ...properties(),
+    [RegistrationProperty.SPEC]: JSON.stringify({ accountWebhook: kind, url: OURS, ...spec }),
+  });
+  const accountEvent = (
+    type: CustomResourceEvent['RequestType'],
+    props: Record<string, unknown>,
+    extra: Partial<CustomResourceEvent> = {},
+  ) => event(type, props, { ResourceType: RegistrationResourceType.PIX_ACCOUNT_WEBHOOK, ...extra });
+
+  it.each(['rec', 'cobr'])(
+    'registers our URL as webhook%s, confirmed by GET, recorded; the key webhooks untouched',
+    async (kind) => {
+      const w = world();
+      const result = await onEvent(accountEvent('Create', account(kind)), w.deps);
+      expect(result).toEqual({ PhysicalResourceId: `pix-account-webhook/${kind}`, Data: { Url: OURS } });
+      expect(w.provider.calls).toEqual([`GET webhook${kind}`, `PUT webhook${kind}`, `GET webhook${kind}`]);
+      expect([...w.provider.held.keys()]).toEqual([`webhook${kind}`]);
+      expect((await w.records.read(RECORD))?.spec).toEqual({ accountWebhook: kind, url: OURS });
+    },
+  );
+
+  it("leaves another party's webhookrec alone unless taken over, and removes ours only while it is ours", async () => {
+    const w = world();
+    w.provider.held.set('webhookrec', THEIRS);
+    await expect(onEvent(accountEvent('Create', account('rec')), w.deps)).rejects.toThrow(
+      "the provider holds another party's webhook for the account's webhookrec (https://someone-else.example.net/hooks?…): left alone. Set takeOverExisting to replace it",
+    );
+    expect(w.provider.held.get('webhookrec')).toBe(THEIRS);
+    await onEvent(accountEvent('Create', account('rec', { takeOverExisting: true })), w.deps);
+    expect(w.provider.held.get('webhookrec')).toBe(OURS);
+    w.provider.held.set('webhookrec', THEIRS);
+    await onEvent(accountEvent('Delete', account('rec'), { PhysicalResourceId: 'pix-account-webhook/rec' }), w.deps);
+    expect(w.provider.held.get('webhookrec')).toBe(THEIRS);
+    expect(w.logs).toContain(
+      "Pix webhookrec: registered by someone else (https://someone-else.example.net/hooks?…), left alone (the account's webhookrec)",
+    );
+    w.provider.held.set('webhookrec', OURS);
+    await onEvent(accountEvent('Delete', account('rec'), { PhysicalResourceId: 'pix-account-webhook/rec' }), w.deps);
+    expect(w.provider.held.has('webhookrec')).toBe(false);
+  });
+
+  it('refuses an account webhook that is neither rec nor cobr, and a key spec under the account type, before any call', async () => {
+    const w = world();
+    await expect(onEvent(accountEvent('Create', account('pix')), w.deps)).rejects.toThrow(
+      /accountWebhook must be rec or cobr/,
+    );
+    await expect(onEvent(accountEvent('Create', properties()), w.deps)).rejects.toThrow(/accountWebhook/);
+    expect(w.provider.calls).toEqual([]);
+  });
+
+  it('compares and repairs what the stack deployed (for the watch)', async () => {
+    const w = world();
+    const steps = {
+      deadline: Date.now() + 1_000,
+      tokenValue: () => Promise.reject(new Error('none')),
+      log: w.deps.log,
+      sleep: () => Promise.resolve(),
+    };
+    const registration = pixRegistrations(() => w.provider, CONNECTION).fromDeployed({
+      accountWebhook: 'cobr',
+      url: OURS,
+    });
+    expect((await registration.compare(steps, { accepted: [], stale: false })).drift).toEqual([
+      RegistrationDrift.MISSING,
+    ]);
+    await registration.repair(steps);
+    expect(w.provider.held.get('webhookcobr')).toBe(OURS);
+    expect((await registration.compare(steps, { accepted: [], stale: false })).drift).toEqual([]);
+  });
 });

@@ -15,7 +15,15 @@ const CONNECTION = {
   credentialsSecretArn: 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:pix',
 };
 
-function deps(output: string | undefined, held: Map<string, string>): WatchDeps {
+function deps(
+  output: string | undefined,
+  held: Map<string, string>,
+  record: { resourceType: string; subject: string; spec: Record<string, unknown> } = {
+    resourceType: 'Custom::BankPixKeyWebhook',
+    subject: 'pix-webhook/x',
+    spec: { chave: 'pix@example.com', url: URL },
+  },
+): WatchDeps {
   return {
     settings: {
       contracts: [],
@@ -30,6 +38,12 @@ function deps(output: string | undefined, held: Map<string, string>): WatchDeps 
         },
         getWebhook: async (chave) => (held.has(chave) ? { webhookUrl: held.get(chave)! } : undefined),
         deleteWebhook: async (chave) => held.delete(chave),
+        putAccountWebhook: async (kind, url) => {
+          held.set(`webhook${kind}`, url);
+        },
+        getAccountWebhook: async (kind) =>
+          held.has(`webhook${kind}`) ? { webhookUrl: held.get(`webhook${kind}`)! } : undefined,
+        deleteAccountWebhook: async (kind) => held.delete(`webhook${kind}`),
       }),
       CONNECTION,
     ),
@@ -42,11 +56,9 @@ function deps(output: string | undefined, held: Map<string, string>): WatchDeps 
     readRecord: async () =>
       ({
         format: 1,
-        resourceType: 'Custom::BankPixKeyWebhook',
         appliedAt: '2026-11-27T00:00:00Z',
         requestId: 'r',
-        subject: 'pix-webhook/x',
-        spec: { chave: 'pix@example.com', url: URL },
+        ...record,
         stackId: 'arn:aws:cloudformation:sa-east-1:111111111111:stack/Stack/1',
       }) as never,
     tokens: { version: async () => undefined, accepted: async () => [] },
@@ -69,13 +81,42 @@ it('watches each key the output names: in sync, and drift when the provider drop
   ]);
 });
 
+it("watches the account's Pix Automático webhooks the output names, and repairs one only to what the stack deployed", async () => {
+  const held = new Map([['webhookrec', URL]]);
+  const output = JSON.stringify({ url: URL, keys: [], accounts: [['rec', RECORD]] });
+  const record = {
+    resourceType: 'Custom::BankPixAccountWebhook',
+    subject: 'pix-account-webhook/rec',
+    spec: { accountWebhook: 'rec', url: URL },
+  };
+  expect(await watchRegistrations(deps(output, held, record))).toEqual([
+    { registration: 'pix webhookrec', state: 'in-sync', drift: [], repaired: false },
+  ]);
+  held.set('webhookrec', 'https://someone-else.example.net/hooks');
+  expect(await watchRegistrations(deps(output, held, record))).toEqual([
+    expect.objectContaining({ registration: 'pix webhookrec', state: 'drift', drift: ['other-url'] }),
+  ]);
+  expect(held.get('webhookrec')).toBe('https://someone-else.example.net/hooks');
+});
+
 it.each([
+  [
+    JSON.stringify({ url: URL, keys: [], accounts: [['pix', RECORD]] }),
+    'is not a list of Pix webhooks with their records',
+  ],
+  [
+    JSON.stringify({ url: URL, keys: [], accounts: [['cobr', '/somewhere/else']] }),
+    'is not a list of Pix webhooks with their records',
+  ],
   [undefined, 'is missing or not JSON'],
   ['not json', 'is missing or not JSON'],
-  [JSON.stringify({ url: URL, keys: [['PIX@EXAMPLE.COM', RECORD]] }), 'is not a list of Pix keys with their records'],
+  [
+    JSON.stringify({ url: URL, keys: [['PIX@EXAMPLE.COM', RECORD]] }),
+    'is not a list of Pix webhooks with their records',
+  ],
   [
     JSON.stringify({ url: URL, keys: [['pix@example.com', '/somewhere/else']] }),
-    'is not a list of Pix keys with their records',
+    'is not a list of Pix webhooks with their records',
   ],
 ])('fails, naming the output, when it is %j', async (output, why) => {
   await expect(watchRegistrations(deps(output, new Map()))).rejects.toThrow(

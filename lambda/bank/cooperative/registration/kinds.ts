@@ -19,6 +19,7 @@ import {
   RegistrationResourceType,
   type RegistrationSpec,
   isContract,
+  isPixWebhook,
 } from '../../../../contracts/registration';
 import { readSettings, type SettingsSource } from '../../../shared/settings';
 import { tokenMatches } from '../../../shared/token-check';
@@ -213,10 +214,10 @@ function contractRegistration(caller: BankCaller, spec: BoletoContractSpec): Reg
 }
 
 /** Whether a spec is one of this bank's registrations (a Pix key's webhook names its key). */
-const isBankSpec = (spec: RegistrationSpec): spec is PaymentWebhookSpec | BoletoContractSpec => !('chave' in spec);
+const isBankSpec = (spec: RegistrationSpec): spec is PaymentWebhookSpec | BoletoContractSpec => !isPixWebhook(spec);
 
 function bind(caller: BankCaller, spec: RegistrationSpec): Registration {
-  if (!isBankSpec(spec)) throw new Error("a Pix key's webhook is not one of this bank's registrations");
+  if (!isBankSpec(spec)) throw new Error("a Pix webhook is not one of this bank's registrations");
   return isContract(spec) ? contractRegistration(caller, spec) : paymentRegistration(caller, spec);
 }
 
