@@ -152,3 +152,19 @@ export const isFinalRecStatus = (status: string): boolean =>
 /** Whether a recurring charge's status is final. */
 export const isFinalRecurringChargeStatus = (status: string): boolean =>
   status !== String(RecurringChargeStatus.CREATED) && status !== String(RecurringChargeStatus.ACTIVE);
+
+/** How the sweep finds Pix Automático's changes whose callbacks were lost. */
+export const PixRecurringDefaults = {
+  /**
+   * Days of creation the recurring charges' listing reads back (`GET /cobr` filters on creation): a
+   * charge is sent 2 to 10 business days before its due date, so 14 calendar days reach every
+   * charge not yet due. Older days are read a few a sweep, each once a day.
+   */
+  chargeCreationDays: 14,
+  /**
+   * Minutes between two re-reads of a recurrence or recurring charge the receiver holds in a
+   * non-final state (`GET /rec/{idRec}`, `GET /cobr/{txid}`): once a day, each at a sweep of the
+   * day its id picks, so the re-reads spread over the sweeps.
+   */
+  followUpMinutes: 1440,
+} as const;

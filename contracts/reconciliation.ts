@@ -90,6 +90,12 @@ export interface PixSweepSettings {
   readonly refundDaysPerSweep: number;
   /** Minutes between two sweeps: which older days a sweep reads follows from the schedule's time. */
   readonly intervalMinutes: number;
+  /**
+   * Pix Automático (`pix.recurring`): the recurrences and recurring charges created on the days the
+   * sweep covers, and the charges' older days back to `chargeCreationDays`, `chargeDaysPerSweep` a
+   * sweep. @default none
+   */
+  readonly recurring?: { readonly chargeCreationDays: number; readonly chargeDaysPerSweep: number };
 }
 
 /** What a look request asks the processor to look at. */

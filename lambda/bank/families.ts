@@ -102,3 +102,16 @@ export function rulesOfItem(item: SubjectItem): { rules: SubjectRules; target: L
   }
   throw new Error(`No API family verifies notification items of kind ${String((item as { kind?: unknown }).kind)}`);
 }
+
+/**
+ * The subject an id of the sweep's index of pending subjects names, where a family follows it its
+ * own way (`targetOfId`), with how often it is re-read; undefined for any other (a payment's is the
+ * store's to read).
+ */
+export function followedSubject(subjectId: string): { subject: LookSubject; everyMinutes?: number } | undefined {
+  for (const rules of SUBJECT_RULES) {
+    const subject = rules.targetOfId?.(subjectId);
+    if (subject) return { subject, ...(rules.followUpMinutes ? { everyMinutes: rules.followUpMinutes } : {}) };
+  }
+  return undefined;
+}

@@ -149,6 +149,14 @@ export interface SubjectRules {
   /** Whether the sweep asks about it again until it is final (a payment not yet final). */
   pendingUntilFinal(state: SubjectState | undefined): boolean;
   /**
+   * How the sweep follows a subject kept pending until final: re-read once every this many minutes
+   * (at the sweep its id picks), never given up for age. Absent: at every sweep, given up past
+   * `paymentMaxAge` (a payment).
+   */
+  readonly followUpMinutes?: number;
+  /** The target a subject id names (what the sweep's index of pending subjects holds), or undefined when not of this kind. */
+  targetOfId?(subjectId: string): LookSubject | undefined;
+  /**
    * Whether every notification item is looked at, even one whose body was handled before: where an
    * item names only a subject, not a change (Pix Automático's callbacks), the same body can tell of
    * two changes, and suppressing it as a duplicate would lose the second until the sweep.

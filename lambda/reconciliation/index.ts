@@ -7,7 +7,7 @@ import type { Context, ScheduledEvent } from 'aws-lambda';
 import { ProcessorMetric } from '../../contracts/processor';
 import { METRICS_NAMESPACE } from '../../contracts/receiver';
 import { RECONCILIATION_SERVICE_NAME, type SweepResult, type WatchFinding } from '../../contracts/reconciliation';
-import { bindFamilies, readAccountConnection } from '../bank/families';
+import { bindFamilies, followedSubject, readAccountConnection } from '../bank/families';
 import { DynamoDbDayCursors } from '../store/day-cursors';
 import { DynamoDbLookMarkers } from '../store/look-markers';
 import { DynamoDbPendingPayments } from '../store/pending-payments';
@@ -121,6 +121,7 @@ export async function handler(event: ScheduledEvent, context: Context): Promise<
       listings,
       readRecord: (subjectId) => store.read(subjectId),
       pendingPayments,
+      followed: followedSubject,
       markers,
       send,
       count: (metric, value, milliseconds) =>

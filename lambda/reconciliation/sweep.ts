@@ -8,49 +8,22 @@
  * publishes each change once, whatever told it to look. Pure: every effect goes through
  * {@link SweepDeps}; what a listing says is the family's ({@link WindowListing}).
  */
-import { randomUUID } from 'node:crypto';
 import type { ListedEntry, WindowListing } from '../bank/family';
+import { checkTime, type FollowUpDeps, OutOfTime, sweepPayments } from './follow-ups';
 import { EventTrigger } from '../../contracts/events';
-import {
-  type ListedSettlement,
-  LookDefaults,
-  type LookSubject,
-  SweepMetric,
-  type SweepReport,
-  type SweepSettings,
-} from '../../contracts/reconciliation';
+import { type ListedSettlement, type LookSubject, SweepMetric, type SweepReport } from '../../contracts/reconciliation';
 import type { DayCursor } from '../store/day-cursors';
-import { encodeLookRequest, paymentOfSubjectId, subjectIdOf } from '../store/look-request';
-import type { LookMarkers } from '../store/look-markers';
-import type { PendingPayment } from '../store/pending-payments';
+import { encodeLookRequest, subjectIdOf } from '../store/look-request';
 import type { SubjectRecord } from '../store/subject-store';
-import { type Log } from '../shared/runtime';
 import { inSpan } from '../shared/telemetry';
 
-export interface SweepDeps {
-  readonly settings: SweepSettings;
+export interface SweepDeps extends FollowUpDeps {
   /** The account's beneficiary code: a subject's record is keyed under it. */
   readonly codigoBeneficiario: string;
   /** The listings the sweep reads, in order (this bank's settled boletos; Pix received, with a Pix receiver). */
   readonly listings: readonly SweptListing[];
   /** A subject's record (consistent read). */
   readonly readRecord: (subjectId: string) => Promise<SubjectRecord>;
-  readonly pendingPayments: {
-    /** Every payment in the index, oldest first. */
-    list(): AsyncIterable<PendingPayment>;
-    /** Takes a payment out of the index (it stays pending at the bank, past the maximum age). */
-    giveUp(payment: PendingPayment): Promise<void>;
-  };
-  /** Which subjects have a look in flight: a pending payment's look is sent only by the sweep that takes its marker. */
-  readonly markers: LookMarkers;
-  /** A new look id (a marker's owner). @default crypto.randomUUID */
-  readonly newLookId?: () => string;
-  /** Sends look requests (message bodies) to the processor's queue. */
-  readonly send: (messageBodies: readonly string[]) => Promise<void>;
-  /** Counts a metric (or records `value`, in milliseconds when `milliseconds`). */
-  readonly count: (metric: string, value?: number, milliseconds?: boolean) => void;
-  readonly logger: Log;
-  readonly now?: () => number;
 }
 
 /** Where each day's reading of one listing stopped. */
@@ -94,11 +67,6 @@ export function rotatingDays(
 
 /** Listing items' records read at once. */
 const RECORD_READS_AT_ONCE = 8;
-
-/** The least time worth starting another page with. */
-const MIN_STEP_MS = 2_000;
-
-class OutOfTime extends Error {}
 
 /** The sweep made its cap of listing calls: the days left are read by the next one, from their cursors. */
 class ListingCallsCapped extends Error {}
@@ -151,10 +119,6 @@ export async function sweep(deps: SweepDeps, deadline: number, asOf?: number): P
   deps.count(SweepMetric.LOOKS_REQUESTED, report.settlementsToVerify + report.paymentsToVerify);
   deps.count(SweepMetric.DURATION, now() - started, true);
   return report;
-}
-
-function checkTime(deps: SweepDeps, deadline: number): void {
-  if (deadline - (deps.now ?? Date.now)() < MIN_STEP_MS) throw new OutOfTime();
 }
 
 /**
@@ -311,72 +275,4 @@ async function unpublished(
     else deps.logger.warn("Listing entries not this receiver's to verify; skipped", { ...where, entries: count, why });
   }
   return result.filter((v): v is ToVerify => v !== undefined);
-}
-
-/**
- * Every pending payment is looked at again, the oldest first, up to the per-sweep cap; a payment
- * whose last look is still in flight (its marker held) is not sent another; those older than the
- * maximum age are given up.
- */
-async function sweepPayments(
-  deps: SweepDeps,
-  deadline: number,
-  report: { paymentsToVerify: number; paymentsGivenUp: number },
-): Promise<void> {
-  const now = deps.now ?? Date.now;
-  const newLookId = deps.newLookId ?? randomUUID;
-  const maxAgeMs = deps.settings.paymentMaxAgeDays * 86_400_000;
-  let batch: string[] = [];
-  let inFlight = 0;
-  let capped = 0;
-  const flush = async () => {
-    if (batch.length) await deps.send(batch);
-    report.paymentsToVerify += batch.length;
-    batch = [];
-  };
-  for await (const payment of deps.pendingPayments.list()) {
-    checkTime(deps, deadline);
-    const subject = paymentOfSubjectId(payment.subjectId);
-    if (!subject) continue;
-    if (now() - payment.pendingSince > maxAgeMs) {
-      await deps.pendingPayments.giveUp(payment);
-      report.paymentsGivenUp++;
-      deps.count(SweepMetric.PAYMENTS_GIVEN_UP);
-      deps.logger.warn('A payment stayed pending past the maximum age; the sweep no longer queries it', {
-        subject: payment.subjectId,
-        pendingSince: new Date(payment.pendingSince).toISOString(),
-        paymentMaxAgeDays: deps.settings.paymentMaxAgeDays,
-      });
-      continue;
-    }
-    if (report.paymentsToVerify + batch.length >= deps.settings.maxPaymentLooksPerSweep) {
-      capped++;
-      continue;
-    }
-    const lookId = newLookId();
-    if (!(await deps.markers.claim(payment.subjectId, lookId, now() + LookDefaults.markerSeconds * 1000, now()))) {
-      inFlight++;
-      continue;
-    }
-    batch.push(
-      encodeLookRequest({
-        trigger: EventTrigger.RECONCILIATION,
-        subject,
-        requestedAt: new Date(now()).toISOString(),
-        reason: 'the payment was last seen not final',
-        lookId,
-      }),
-    );
-    if (batch.length >= 10) await flush();
-  }
-  await flush();
-  if (inFlight) deps.count(SweepMetric.PAYMENT_LOOKS_IN_FLIGHT, inFlight);
-  if (capped) {
-    deps.count(SweepMetric.PAYMENT_LOOKS_CAPPED, capped);
-    deps.logger.warn('More payments are pending than one sweep sends looks for; the newest wait for the next sweep', {
-      sent: report.paymentsToVerify,
-      leftForNextSweep: capped,
-      maxPaymentLooksPerSweep: deps.settings.maxPaymentLooksPerSweep,
-    });
-  }
 }

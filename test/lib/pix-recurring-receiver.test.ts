@@ -14,6 +14,7 @@ import { BankStage } from '../../lib/core/bank-stage';
 import { PixAccountWebhook } from '../../lib/registration/pix-account-webhook';
 import { RecurringWebhookKind } from '../../contracts/pix-recurring';
 import { PROCESSOR_SETTINGS_ENV, type ProcessorSettings } from '../../contracts/processor';
+import { SWEEP_SETTINGS_ENV, type SweepSettings } from '../../contracts/reconciliation';
 import { settingsIn, synthReceiver } from '../support/cdk';
 
 const PIX_ARN = 'arn:aws:secretsmanager:sa-east-1:111111111111:secret:pix-credentials-AbCdEf';
@@ -131,4 +132,21 @@ it('PixAccountWebhook names every problem of its props', () => {
   ).toThrow(
     /webhook: must be RecurringWebhookKind\.REC or RecurringWebhookKind\.COBR, got "pix"[\s\S]*url: must be an https URL without a trailing slash/,
   );
+});
+
+it("has the sweep read Pix Automático's listings by creation, the charges' window a day or two a sweep", () => {
+  const sweepPix = (template: Template) =>
+    settingsIn<SweepSettings>(
+      Object.values(
+        template.findResources('AWS::Lambda::Function', {
+          Properties: { Description: Match.stringLikeRegexp('^Finds settlements') },
+        }),
+      )[0],
+      SWEEP_SETTINGS_ENV,
+    ).pix;
+  expect(sweepPix(synthReceiver({}, receiving()).template)?.recurring).toEqual({
+    chargeCreationDays: 14,
+    chargeDaysPerSweep: 1,
+  });
+  expect(sweepPix(synthReceiver({}, receiving({ keylessPix: true })).template)).not.toHaveProperty('recurring');
 });

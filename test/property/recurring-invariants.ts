@@ -67,5 +67,26 @@ export function recurringViolations(world: World): Violation[] {
           unverified(`${name} says ${e2e} paid it; the provider shows ${held.pix.join(', ') || 'none'}`);
     }
   }
+  // Nothing lost: once a sweep ran (after the last change), each recurrence and charge ends published at its current state.
+  if (takes && world.sweeps > 0) {
+    const last = new Map<string, RecurringDetail>();
+    for (const { d } of events) last.set(d.subject.id, d);
+    const lost = (id: string, what: string) =>
+      violations.push({
+        invariant: Invariant.LOST,
+        detail: `${id} is ${what} at the provider, and ${world.sweeps} sweep(s) ran, but no event says so`,
+      });
+    for (const r of book.recs) {
+      const id = `pix-recurrence:${r.idRec}`;
+      if (last.get(id)?.state.status !== String(r.status)) lost(id, String(r.status));
+    }
+    for (const c of book.cobrs) {
+      const id = `pix-recurring-charge:${c.txid}`;
+      const attempt = c.tentativas[c.tentativas.length - 1]?.endToEndId;
+      const shown = last.get(id);
+      if (shown?.state.status !== String(c.status) || shown.recurringCharge?.attempt?.endToEndId !== attempt)
+        lost(id, `${c.status}${attempt ? ` (attempt ${attempt})` : ''}`);
+    }
+  }
   return violations;
 }

@@ -19,6 +19,8 @@ import { recentDays, sweep } from '../../lambda/reconciliation/sweep';
 import { DynamoDbDayCursors } from '../../lambda/store/day-cursors';
 import { DynamoDbPendingPayments } from '../../lambda/store/pending-payments';
 import { sweepSettings } from '../../lib/reconciliation/sweep-settings';
+import { followedSubject } from '../../lambda/bank/families';
+import { recurrenceListing, recurringChargeListing } from '../../lambda/bank/pix/recurring-listing';
 import { eventBridgePublisher, sqsQuarantine, sqsRequeue } from '../../lambda/processor/aws';
 import { processBatch } from '../../lambda/processor/batch';
 import { ProcessorQueue } from '../../lambda/processor/deps';
@@ -532,9 +534,21 @@ export class World {
             cursors: new DynamoDbDayCursors(dynamo, TABLE, beneficiario, settings.lookbackDays, 'pix'),
             daysBack: recentDays(settings.lookbackDays),
           },
+          // Pix Automático's, by creation, on the receiver that takes them.
+          ...(this.scenario.pixReceiver?.keylessOwner
+            ? [
+                recurrenceListing(this.pixClient(env, pacers.calls), PixConnectionDefaults.listingPageSize),
+                recurringChargeListing(this.pixClient(env, pacers.calls), PixConnectionDefaults.listingPageSize),
+              ].map((listing) => ({
+                listing,
+                cursors: new DynamoDbDayCursors(dynamo, TABLE, beneficiario, settings.lookbackDays, listing.name),
+                daysBack: recentDays(settings.lookbackDays),
+              }))
+            : []),
         ],
         readRecord: (id) => store.read(id),
         pendingPayments: new DynamoDbPendingPayments(dynamo, TABLE),
+        followed: followedSubject,
         markers: new DynamoDbLookMarkers(dynamo, TABLE),
         send: lookRequestSender(this.client(env, 'sqs', this.sqs), LOOK_QUEUE_URL),
         count: () => undefined,

@@ -80,6 +80,8 @@ export interface ChargeRead {
   readonly chave?: string;
   /** The end-to-end ids of the Pix that paid it; undefined when the answer leaves its optional `pix` list out. */
   readonly paidBy?: readonly string[];
+  /** The account it pays into (a `cobr`'s `recebedor`: `agencia`, `conta`), where the answer writes one. */
+  readonly account?: { readonly agencia?: string; readonly conta?: string };
 }
 
 export interface PixPageRead {
@@ -253,7 +255,16 @@ export function readCharge(value: unknown, operation: string, status: number): C
     valorOriginal: r.text(r.object(o.valor, 'cob.valor'), 'original', 'cob.valor', PIX_AMOUNT),
     chave: r.optionalText(o, 'chave', 'cob'),
     ...(paidBy ? { paidBy } : {}),
+    ...accountOf(o.recebedor),
   };
+}
+
+/** A charge's `recebedor` account (`agencia` up to 4 digits, `conta` letters, digits and a dash), where written. */
+function accountOf(value: unknown): { account?: { agencia?: string; conta?: string } } {
+  if (!isObject(value)) return {};
+  const agencia = typeof value.agencia === 'string' && /^\d{1,4}$/.test(value.agencia) ? value.agencia : undefined;
+  const conta = typeof value.conta === 'string' && /^[0-9A-Za-z-]{1,20}$/.test(value.conta) ? value.conta : undefined;
+  return agencia || conta ? { account: { ...(agencia ? { agencia } : {}), ...(conta ? { conta } : {}) } } : {};
 }
 
 /**
@@ -262,17 +273,31 @@ export function readCharge(value: unknown, operation: string, status: number): C
  */
 export function readPixPage(value: unknown, operation: string, status: number): PixPageRead {
   const r = new Reader(operation, status);
+  const { listed, ...paging } = readListingPage(r, value, 'pix');
+  return { pix: listed.map((p, i) => r.pix(p, `pix[${i}]`)), ...paging };
+}
+
+/**
+ * A listing page's items (its `list`, as written; a page without it is empty, the standard's schemas
+ * making every list optional) and which page of how many (pages from 0).
+ */
+export function readListingPage(
+  r: Reader,
+  value: unknown,
+  list: string,
+): { listed: unknown[]; paginaAtual: number; quantidadeDePaginas: number } {
   const o = r.object(value, '(root)');
   const paging = r.object(r.object(o.parametros, 'parametros').paginacao, 'parametros.paginacao');
   const count = (name: string) =>
     Number.isInteger(paging[name]) && (paging[name] as number) >= 0
       ? (paging[name] as number)
       : r.fail(`has no valid parametros.paginacao.${name}`);
+  const items = o[list];
   const listed =
-    o.pix === undefined || o.pix === null ? [] : Array.isArray(o.pix) ? o.pix : r.fail('has pix that is not a list');
-  return {
-    pix: listed.map((p, i) => r.pix(p, `pix[${i}]`)),
-    paginaAtual: count('paginaAtual'),
-    quantidadeDePaginas: count('quantidadeDePaginas'),
-  };
+    items === undefined || items === null
+      ? []
+      : Array.isArray(items)
+        ? items
+        : r.fail(`has ${list} that is not a list`);
+  return { listed, paginaAtual: count('paginaAtual'), quantidadeDePaginas: count('quantidadeDePaginas') };
 }

@@ -37,9 +37,12 @@ import {
 } from './answers';
 import {
   readRecurrence,
+  readRecurrencePage,
   readRecurringCharge,
+  readRecurringChargePage,
   type RecurrenceRead,
   type RecurringChargeRead,
+  type RecurringPageRead,
 } from './recurring-answers';
 import { REC_ID, RecurringWebhookKind } from '../../../contracts/pix-recurring';
 
@@ -162,6 +165,32 @@ export class PixClient {
       deadline,
     );
     return readPixPage(answer.body, operation, answer.status);
+  }
+
+  /**
+   * One page (from 0) of `GET /rec` or `GET /cobr` over a window of creation time: the account's
+   * recurrences or recurring charges created in it, each as its query answers it.
+   */
+  async listRecurring<K extends RecurringWebhookKind>(
+    kind: K,
+    window: { readonly inicio: string; readonly fim: string },
+    page: number,
+    deadline: number,
+    itensPorPagina: number = PixConnectionDefaults.listingPageSize,
+  ): Promise<RecurringPageRead<K extends RecurringWebhookKind.REC ? RecurrenceRead : RecurringChargeRead>> {
+    const operation = `${kind} listing (${window.inicio} to ${window.fim}, page ${page})`;
+    const op = kind === RecurringWebhookKind.REC ? PixOperation.REC_LISTING : PixOperation.COBR_LISTING;
+    const query = new URLSearchParams({
+      inicio: window.inicio,
+      fim: window.fim,
+      'paginacao.paginaAtual': String(page),
+      'paginacao.itensPorPagina': String(itensPorPagina),
+    });
+    const answer = await this.call(operation, op, 'GET', `${this.url(op, {})}?${query.toString()}`, deadline);
+    const read = kind === RecurringWebhookKind.REC ? readRecurrencePage : readRecurringChargePage;
+    return read(answer.body, operation, answer.status) as RecurringPageRead<
+      K extends RecurringWebhookKind.REC ? RecurrenceRead : RecurringChargeRead
+    >;
   }
 
   /** `PUT /webhook/{chave}` with our URL (any 2xx is success: the standard says 200, one provider 201). */

@@ -15,6 +15,7 @@ import { MemorySlotSchedule, RatePacer, type BankPacer } from '../pacing';
 import { PixClient } from './client';
 import { pixCredentialsFromSecret, readPixConnection } from './connection';
 import { pixDayListing, pixRefundListing } from './listing';
+import { recurrenceListing, recurringChargeListing } from './recurring-listing';
 import { parsePixNotification } from './notification';
 import { pixRegistrations } from './registration';
 import { pixRefundRules, pixRules } from './subjects';
@@ -86,8 +87,38 @@ export const pixBinding: FamilyBinding = (wiring) => {
         publishWithoutTxid: p.publishWithoutTxid,
         pageSize: PixConnectionDefaults.listingPageSize,
       };
+      const recurring = p.recurring;
+      const older = recurring ? recurring.chargeCreationDays - settings.lookbackDays : 0;
       return [
         { listing: pixDayListing(lister, options), days: { lookbackDays: settings.lookbackDays } },
+        // Pix Automático's, by creation: the recurrences of the days the sweep covers; the charges back to their creation window.
+        ...(recurring
+          ? [
+              {
+                listing: recurrenceListing(lister, PixConnectionDefaults.listingPageSize),
+                days: { lookbackDays: settings.lookbackDays },
+              },
+              {
+                listing: recurringChargeListing(lister, PixConnectionDefaults.listingPageSize),
+                days: { lookbackDays: settings.lookbackDays },
+              },
+              ...(older > 0
+                ? [
+                    {
+                      listing: recurringChargeListing(lister, PixConnectionDefaults.listingPageSize, true),
+                      days: {
+                        lookbackDays: recurring.chargeCreationDays,
+                        rotation: {
+                          from: settings.lookbackDays + 1,
+                          perSweep: recurring.chargeDaysPerSweep,
+                          intervalMinutes: p.intervalMinutes,
+                        },
+                      },
+                    },
+                  ]
+                : []),
+            ]
+          : []),
         {
           listing: pixRefundListing(lister, options),
           days: {

@@ -16,7 +16,7 @@ import {
   RecurringChargeStatus,
   RecurringWebhookKind,
 } from '../../../contracts/pix-recurring';
-import { optionalTextOf, Reader } from './answers';
+import { optionalTextOf, Reader, readListingPage } from './answers';
 import { isObject } from './receiving';
 
 /** One entry of a status history (`atualizacao`): the status, and when where it is a date-time. */
@@ -223,4 +223,31 @@ export function recurringCallbackIds(
     else unreadable++;
   }
   return { ids: [...ids], unreadable };
+}
+
+/** A page of `GET /rec` or `GET /cobr` (by creation time): each item read as its query's answer, and which page of how many. */
+export interface RecurringPageRead<T> {
+  readonly items: readonly T[];
+  readonly paginaAtual: number;
+  readonly quantidadeDePaginas: number;
+}
+
+/** A page of `GET /rec` (`recs`). A malformed item fails the page, as a malformed Pix fails a Pix listing's. */
+export function readRecurrencePage(
+  value: unknown,
+  operation: string,
+  status: number,
+): RecurringPageRead<RecurrenceRead> {
+  const { listed, ...paging } = readListingPage(new Reader(operation, status), value, 'recs');
+  return { items: listed.map((item) => readRecurrence(item, operation, status)), ...paging };
+}
+
+/** A page of `GET /cobr` (`cobsr`). */
+export function readRecurringChargePage(
+  value: unknown,
+  operation: string,
+  status: number,
+): RecurringPageRead<RecurringChargeRead> {
+  const { listed, ...paging } = readListingPage(new Reader(operation, status), value, 'cobsr');
+  return { items: listed.map((item) => readRecurringCharge(item, operation, status)), ...paging };
 }

@@ -17,13 +17,13 @@ import {
   SubjectKind,
 } from '../../../contracts/events';
 import { CHARGE_TXID } from '../../../contracts/pix';
-import { REC_ID, RecStatus, RecurringChargeStatus } from '../../../contracts/pix-recurring';
+import { PixRecurringDefaults, REC_ID, RecStatus, RecurringChargeStatus } from '../../../contracts/pix-recurring';
 import type { LookSubject } from '../../../contracts/reconciliation';
 import { Foreign, NotAttributed, type RulesContext, type SubjectRules, wrongKind } from '../family';
 import type { Change, KeyedState, SubjectState } from '../verified-state';
 import { type EndingRead, type RecurrenceRead, type RecurringChargeRead, some } from './recurring-answers';
 import type { RecurrenceItem, RecurringChargeItem } from './recurring-notification';
-import { mayBeLag, queriesOf } from './tied';
+import { mayBeLag, otherAccount, queriesOf } from './tied';
 
 type RecurrenceTarget = Extract<LookSubject, { kind: 'pix-recurrence' }>;
 type ChargeTarget = Extract<LookSubject, { kind: 'pix-recurring-charge' }>;
@@ -45,28 +45,22 @@ const CHARGE_CLASS: Readonly<Record<RecurringChargeStatus, StatusClass>> = {
   [RecurringChargeStatus.CANCELLED]: StatusClass.CANCELLED,
 };
 
+/** The statuses after which nothing changes (a recurrence's and a recurring charge's). */
+const FINAL: readonly string[] = [
+  RecStatus.REJECTED,
+  RecStatus.EXPIRED,
+  RecStatus.CANCELLED,
+  RecurringChargeStatus.CONCLUDED,
+  RecurringChargeStatus.EXPIRED,
+  RecurringChargeStatus.REJECTED,
+  RecurringChargeStatus.CANCELLED,
+];
+
 /** Why this receiver does not publish the account's Pix Automático, or undefined when it does. */
 function notTaken(context: RulesContext): string | undefined {
   return context.settings.pixRecurring
     ? undefined
     : "this receiver does not take the account's Pix Automático (pix.recurring, on its receiver for keyless Pix)";
-}
-
-/** An account number or branch as digits, without leading zeros (`00123-4` and `1234` are one account). */
-const digits = (value: string): string => value.replace(/\D/g, '').replace(/^0+/, '');
-
-/**
- * Why the charge pays into another account than this receiver's, or undefined: the provider's
- * `recebedor` (`agencia`, `conta`) against the receiver's cooperative and account, where written.
- */
-export function otherAccount(charge: RecurringChargeRead, context: RulesContext): string | undefined {
-  const { agencia, conta } = charge.receiver;
-  const account = context.account;
-  if (conta !== undefined && digits(conta) !== digits(account.conta))
-    return "the provider shows the recurring charge paying into another account than this receiver's";
-  if (agencia !== undefined && digits(agencia) !== digits(account.cooperativa))
-    return "the provider shows the recurring charge paying into another branch than this receiver's cooperative";
-  return undefined;
 }
 
 function endingOf(ending: EndingRead | undefined): PixRecurringEnding | undefined {
@@ -80,7 +74,8 @@ function endingOf(ending: EndingRead | undefined): PixRecurringEnding | undefine
   );
 }
 
-function recurrenceState(rec: RecurrenceRead): KeyedState {
+/** A recurrence's verified state, keyed by its status. */
+export function recurrenceStateOf(rec: RecurrenceRead): KeyedState {
   const recurrence: PixRecurrence = {
     idRec: rec.idRec,
     status: rec.status,
@@ -95,7 +90,8 @@ function recurrenceState(rec: RecurrenceRead): KeyedState {
 const chargeKey = (charge: PixRecurringCharge): string =>
   `cobr:${charge.status}${charge.attempt ? `:${charge.attempt.endToEndId}:${charge.attempt.status}` : ''}`;
 
-function chargeState(read: RecurringChargeRead): KeyedState {
+/** A recurring charge's verified state, keyed by its status and its latest attempt's. */
+export function chargeStateOf(read: RecurringChargeRead): KeyedState {
   const last = read.attempts[read.attempts.length - 1];
   const attempt: PixRecurringAttempt | undefined = last && {
     endToEndId: last.endToEndId,
@@ -156,7 +152,9 @@ const shared = {
   claim: lookedAt,
   // Statuses have no date the records-lifetime rule could read: records live their kind's lifetime.
   datedAt: () => undefined,
-  pendingUntilFinal: () => false,
+  // Followed until final: re-read once a day (a recurrence may stay approved for years: never given up for age).
+  pendingUntilFinal: (state) => state !== undefined && !FINAL.includes(state.status),
+  followUpMinutes: PixRecurringDefaults.followUpMinutes,
   alwaysLook: true,
   eventAccount: (account) => ({ cooperativa: account.cooperativa, posto: account.posto, conta: account.conta }),
 } satisfies Partial<SubjectRules>;
@@ -168,6 +166,10 @@ export function recurrenceRules(): SubjectRules {
     kind: SubjectKind.PIX_RECURRENCE,
     owns: (target) => target.kind === 'pix-recurrence',
     idOf: (target) => `pix-recurrence:${(target as RecurrenceTarget).idRec}`,
+    targetOfId: (id) => {
+      const idRec = /^pix-recurrence:(.*)$/.exec(id)?.[1];
+      return idRec && REC_ID.test(idRec) ? { kind: 'pix-recurrence', idRec } : undefined;
+    },
     guessIds: (arg, _codigoBeneficiario, paymentKind) =>
       paymentKind === undefined && REC_ID.test(arg) ? { ids: [`pix-recurrence:${arg}`], rank: 1 } : undefined,
     targetFrom: (subject, what) => ({
@@ -190,7 +192,7 @@ export function recurrenceRules(): SubjectRules {
       if (rec.idRec !== idRec) throw new Error(`the provider answered for another recurrence than ${idRec}`);
       return { rec };
     },
-    verify: (_previous, answer) => recurrenceState((answer as { rec: RecurrenceRead }).rec),
+    verify: (_previous, answer) => recurrenceStateOf((answer as { rec: RecurrenceRead }).rec),
     changes: (previous, now) =>
       changed(
         BankEventDetailType.PIX_RECURRENCE_CHANGED,
@@ -214,6 +216,10 @@ export function recurringChargeRules(): SubjectRules {
     kind: SubjectKind.PIX_RECURRING_CHARGE,
     owns: (target) => target.kind === 'pix-recurring-charge',
     idOf: (target) => `pix-recurring-charge:${(target as ChargeTarget).txid}`,
+    targetOfId: (id) => {
+      const txid = /^pix-recurring-charge:(.*)$/.exec(id)?.[1];
+      return txid && CHARGE_TXID.test(txid) ? { kind: 'pix-recurring-charge', txid } : undefined;
+    },
     // A txid that does not read as an end-to-end id (`E` or `D`, an ISPB, the minute...): those are Pix first.
     guessIds: (arg, _codigoBeneficiario, paymentKind) =>
       paymentKind === undefined && CHARGE_TXID.test(arg) && !/^[ED][0-9A-Z]{8}\d{12}/.test(arg)
@@ -240,11 +246,11 @@ export function recurringChargeRules(): SubjectRules {
           mayBeLag(context),
         );
       if (charge.txid !== txid) throw new Error(`the provider answered for another recurring charge than ${txid}`);
-      const elsewhere = otherAccount(charge, context);
+      const elsewhere = otherAccount(charge.receiver, context);
       if (elsewhere) throw new NotAttributed(elsewhere);
       return { cobr: charge };
     },
-    verify: (_previous, answer) => chargeState((answer as { cobr: RecurringChargeRead }).cobr),
+    verify: (_previous, answer) => chargeStateOf((answer as { cobr: RecurringChargeRead }).cobr),
     changes: (previous, now) =>
       changed(
         BankEventDetailType.PIX_RECURRING_CHARGE_CHANGED,

@@ -24,6 +24,25 @@ export function queriesOf(provider: ProviderQueries): PixQueries {
   return pix;
 }
 
+/** An account number or branch as digits, without leading zeros (`00123-4` and `1234` are one account). */
+const digits = (value: string): string => value.replace(/\D/g, '').replace(/^0+/, '');
+
+/**
+ * Why a charge pays into another account than this receiver's, or undefined: Pix Automático's
+ * recurring charges name an account (`recebedor`: `agencia`, `conta`), not a key; where written,
+ * against the receiver's cooperative and account.
+ */
+export function otherAccount(
+  account: { readonly agencia?: string; readonly conta?: string } | undefined,
+  context: RulesContext,
+): string | undefined {
+  if (account?.conta !== undefined && digits(account.conta) !== digits(context.account.conta))
+    return "the provider shows the recurring charge paying into another account than this receiver's";
+  if (account?.agencia !== undefined && digits(account.agencia) !== digits(context.account.cooperativa))
+    return "the provider shows the recurring charge paying into another branch than this receiver's cooperative";
+  return undefined;
+}
+
 /** Why a key the provider names is not one of the receiver's, or undefined (no key named, or one of ours). */
 export function foreignKey(chave: string | undefined, context: RulesContext): string | undefined {
   if (chave === undefined) return undefined;
@@ -34,7 +53,7 @@ export function foreignKey(chave: string | undefined, context: RulesContext): st
 }
 
 /** A charge as the rules keep it: where the provider showed it, and whether this Pix concluded it. */
-export type ChargeAnswer = Omit<ChargeRead, 'paidBy' | 'chave'> & {
+export type ChargeAnswer = Omit<ChargeRead, 'paidBy' | 'chave' | 'account'> & {
   readonly kind: PixChargeKind;
   readonly concluded: boolean;
 };
@@ -64,16 +83,20 @@ async function chargeOf(
   queries: PixQueries,
   pix: PixRead,
   deadline: number,
-): Promise<{ charge: ChargeAnswer | null; chave?: string }> {
-  let first: { charge: ChargeAnswer; chave?: string } | undefined;
+): Promise<{ charge: ChargeAnswer | null; chave?: string; account?: ChargeRead['account'] }> {
+  let first: { charge: ChargeAnswer; chave?: string; account?: ChargeRead['account'] } | undefined;
   for (const kind of [PixChargeKind.COB, PixChargeKind.COBV, PixChargeKind.COBR]) {
     const read =
       kind === PixChargeKind.COBR
         ? await recurringCharge(queries, pix.txid!, deadline)
         : await queries.getCharge(kind, pix.txid!, deadline);
     if (!read) continue;
-    const { paidBy: _paidBy, chave, ...rest } = read;
-    const found = { charge: { ...rest, kind, concluded: concludedWith(read, pix) }, ...(chave ? { chave } : {}) };
+    const { paidBy: _paidBy, chave, account, ...rest } = read;
+    const found = {
+      charge: { ...rest, kind, concluded: concludedWith(read, pix) },
+      ...(chave ? { chave } : {}),
+      ...(account ? { account } : {}),
+    };
     if (found.charge.concluded) return found;
     first ??= found;
   }
@@ -118,6 +141,9 @@ export async function tiedPix(
     throw new NotAttributed("the provider shows the Pix paid to a key of the account that is not this receiver's");
   const { refunds: _refunds, unreadableRefunds: _unreadable, ...shown } = pix;
   const read = pix.txid && CHARGE_TXID.test(pix.txid) ? await chargeOf(queries, pix, deadline) : undefined;
+  // A recurring charge's Pix is the account's whose charge it paid: never another account's.
+  const elsewhere = read?.charge?.kind === PixChargeKind.COBR ? otherAccount(read.account, context) : undefined;
+  if (elsewhere) throw new NotAttributed(elsewhere);
   if (pix.chave === undefined) {
     if (read?.chave !== undefined) {
       if (foreignKey(read.chave, context))

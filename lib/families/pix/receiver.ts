@@ -5,6 +5,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { SubjectKind } from '../../../contracts/events';
 import { MAX_PIX_KEY_LENGTH, normalizePixKey, pixKeyHash } from '../../../contracts/pix';
 import { RecordLifetime } from '../../../contracts/processor';
+import { PixRecurringDefaults } from '../../../contracts/pix-recurring';
 import type { PixSweepSettings } from '../../../contracts/reconciliation';
 import { type PixConnectionProps, validatePixConnection } from './connection';
 import type { PropsValidation } from '../../core/props-validation';
@@ -377,7 +378,22 @@ export function pixSweepSettings(
     publishWithoutTxid: props.sweep?.publishWithoutTxid ?? false,
     refundLookbackDays: Math.max(refundDays, sweep.lookbackDays),
     // Each older day read at least once a day: the sweeps of a day share them.
-    refundDaysPerSweep: older === 0 ? 0 : Math.ceil((older * sweep.intervalMinutes) / 1440),
+    refundDaysPerSweep: perSweep(older, sweep.intervalMinutes),
     intervalMinutes: sweep.intervalMinutes,
+    ...(props.recurring
+      ? {
+          recurring: {
+            chargeCreationDays: Math.max(PixRecurringDefaults.chargeCreationDays, sweep.lookbackDays),
+            chargeDaysPerSweep: perSweep(
+              Math.max(0, PixRecurringDefaults.chargeCreationDays - sweep.lookbackDays),
+              sweep.intervalMinutes,
+            ),
+          },
+        }
+      : {}),
   };
 }
+
+/** Older days a sweep reads so that each is read at least once a day: the sweeps of a day share them. */
+const perSweep = (days: number, intervalMinutes: number): number =>
+  days === 0 ? 0 : Math.ceil((days * intervalMinutes) / 1440);

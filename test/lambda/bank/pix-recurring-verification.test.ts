@@ -10,7 +10,7 @@ import { ProcessorMetric } from '../../../contracts/processor';
 import { processBatch } from '../../../lambda/processor/batch';
 import { encodeLookRequest } from '../../../lambda/store/look-request';
 import { contextWith, rawRecord, sqsRecord } from '../../support/processor-records';
-import { chargeTxid, e2e, fakePixDeps } from '../../support/pix-records';
+import { chargeTxid, e2e, fakePixDeps, pixElement } from '../../support/pix-records';
 
 type Fakes = ReturnType<typeof fakePixDeps>;
 const run = (f: Fakes, records: ReturnType<typeof sqsRecord>[]) =>
@@ -94,6 +94,17 @@ describe('a recurrence is published as the provider shows it', () => {
       },
     });
     expect(f.counts[ProcessorMetric.DUPLICATES]).toBeUndefined();
+  });
+
+  it('keeps a recurrence in the index the sweep follows while it is not final, and takes it out once it is', async () => {
+    const f = recurring();
+    const id = idRec();
+    f.provider.holdsRec(recElement(id, 'APROVADA'));
+    await run(f, [recCallback(id)]);
+    expect(f.store.records.get(`pix-recurrence:${id}`)?.pendingSince).toBeDefined();
+    f.provider.holdsRec(recElement(id, 'EXPIRADA'));
+    await run(f, [recCallback(id)]);
+    expect(f.store.records.get(`pix-recurrence:${id}`)?.pendingSince).toBeUndefined();
   });
 
   it("a recurrence our credentials do not see is another customer's: counted, nothing published, nothing quarantined", async () => {
@@ -239,5 +250,32 @@ describe('a recurring charge is published at each status and each attempt, never
     expect(f.quarantined.map((q) => q.reason)).toEqual([
       expect.stringContaining('names txid "../../cobr"; it must be a charge\'s txid (26 to 35 letters and digits)'),
     ]);
+  });
+});
+
+describe("a recurring charge's Pix is the account's whose charge it paid", () => {
+  const paying = (conta: string) => {
+    const f = recurring();
+    const txid = chargeTxid('cobr');
+    const pix = pixElement(e2e(), { txid, valor: '49.90', chave: null });
+    f.provider.holds(pix);
+    f.provider.charge(txid, 'cobr', [pix], 'CONCLUIDA', '49.90');
+    const held = f.provider.charges.get(`cobr/${txid}`)!;
+    f.provider.charges.set(`cobr/${txid}`, { ...held, account: { agencia: '0101', conta } });
+    return { f, pix };
+  };
+
+  it("published as Pix Received with its cobr when the charge pays into the receiver's account", async () => {
+    const { f, pix } = paying('123456');
+    await run(f, [sqsRecord('pix', { pix: [pix] })]);
+    expect(f.published.map((e) => [e.detailType, e.detail.pix?.charge?.kind])).toEqual([[T.PIX_RECEIVED, 'cobr']]);
+  });
+
+  it("another account's recurring charge: recorded as another receiver's, never published", async () => {
+    const { f, pix } = paying('654321');
+    await run(f, [sqsRecord('pix', { pix: [pix] })]);
+    expect(f.published).toEqual([]);
+    expect(f.quarantined).toEqual([]);
+    expect(f.counts[ProcessorMetric.NOT_ATTRIBUTED]).toBe(1);
   });
 });

@@ -23,6 +23,7 @@ import { decodeLookRequest } from '../../../lambda/store/look-request';
 import { EMPTY_RECORD, type SubjectRecord } from '../../../lambda/store/subject-store';
 import { MemoryLookMarkers } from '../../support/processor-records';
 import { OUR_KEY, OUR_KEYS } from '../../support/pix-records';
+import { sweepTestSettings } from '../../support/sweep-records';
 
 /** 2026-11-27 15:00 in Brasília (18:00 UTC). */
 const AT = Date.parse('2026-11-27T18:00:00Z');
@@ -90,17 +91,7 @@ function world(options: { pageSize?: number; publishWithoutTxid?: boolean; refun
   });
   const refundLookbackDays = options.refundLookbackDays ?? 29;
   const deps: SweepDeps = {
-    settings: {
-      idempotencyTableName: 't',
-      queueUrl: 'q',
-      lookbackDays: 3,
-      paymentMaxAgeDays: 7,
-      maxPaymentLooksPerSweep: 1_000,
-      maxListingCallsPerSweep: 1_000,
-      maxListingPage: 1_000,
-      safetyMarginMs: 10_000,
-      receiverName: 'r',
-    },
+    settings: sweepTestSettings(3),
     codigoBeneficiario: '54321',
     listings: [
       { listing: pixDayListing(provider.lister, listingOptions), cursors: cursorsOf('pix'), daysBack: recentDays(3) },

@@ -13,6 +13,7 @@ import {
   settledBoletoListing,
   type SettledBoletosLister,
 } from '../../../lambda/bank/cooperative/listing';
+import { sweepTestSettings } from '../../support/sweep-records';
 
 const BENEFICIARIO = '54321';
 const PAGE = 50;
@@ -57,17 +58,7 @@ function fakeWorld(options: { now?: number } = {}) {
     },
   };
   const deps: SweepDeps = {
-    settings: {
-      idempotencyTableName: 't',
-      queueUrl: 'q',
-      lookbackDays: 3,
-      paymentMaxAgeDays: 7,
-      maxPaymentLooksPerSweep: 1_000,
-      maxListingCallsPerSweep: 1_000,
-      maxListingPage: 1_000,
-      safetyMarginMs: 10_000,
-      receiverName: 'r',
-    },
+    settings: sweepTestSettings(3),
     codigoBeneficiario: BENEFICIARIO,
     listings: [
       {
