@@ -21,6 +21,8 @@ export interface DemoPixOutcome {
   readonly quietCharge: number;
   /** Another customer's Pix dropped (never published). */
   readonly foreign: number;
+  /** Whether Pix Automático's events say what the provider did: the recurrence approved, one charge paid (its Pix received once), one failed. */
+  readonly recurring: { readonly ok: boolean };
 }
 
 /** Runs the demo's Pix steps against the runner's provider. */
@@ -66,6 +68,7 @@ export async function demoPix(
     },
   );
   await runner.control.setBehaviour({ pixChargePixList: PixChargePixList.LISTED });
+  const recurring = await demoRecurring(runner, step, say);
   const medRefunds = runner
     .verifiedEvents()
     .filter(
@@ -87,5 +90,64 @@ export async function demoPix(
   say(
     `Pix published: ${pixPublished()} · another customer's dropped: ${foreign} (never published, never quarantined) · validation calls answered: ${runner.counts().metrics.ValidationCalls ?? 0}`,
   );
-  return { published: pixPublished, medRefunds: medRefunds.length, quietCharge: quietCharge.length, foreign };
+  return {
+    published: pixPublished,
+    medRefunds: medRefunds.length,
+    quietCharge: quietCharge.length,
+    foreign,
+    recurring,
+  };
+}
+
+/**
+ * Pix Automático: a recurrence approved, two charges issued, one paid and one failed (no retries):
+ * each change verified with GET /rec or GET /cobr, the paid charge's Pix a Pix Received.
+ */
+async function demoRecurring(
+  runner: LocalRunner,
+  step: DemoStep,
+  say: (line: string) => void,
+): Promise<DemoPixOutcome['recurring']> {
+  const state = await runner.control.pix.recurringState();
+  say(
+    `Pix Automático: the account's webhookrec and webhookcobr → ${state.webhooks.rec?.webhookUrl ?? '(none)'}, registered at deploy (the provider appends /rec and /cobr)`,
+  );
+  // One step per change the provider makes, each verified before the next (a look sees the provider's state as it is then).
+  let idRec = '';
+  await step('Pix Automático: the company creates a recurrence (49.90 a month), waiting for the payer', async () => {
+    idRec = (await runner.control.pix.createRecurrence({ valorRec: '49.90' })).idRec;
+  });
+  const txids: string[] = [];
+  await step('Pix Automático: the payer approves it; the company issues two charges, both scheduled', async () => {
+    await runner.control.pix.approveRecurrence(idRec);
+    for (let i = 0; i < 2; i++) txids.push((await runner.control.pix.issueRecurringCharge(idRec)).txid);
+  });
+  let paidPix = '';
+  await step('Pix Automático: one charge paid, the other failed (no retries allowed)', async () => {
+    paidPix = (await runner.control.pix.payRecurringCharge(txids[0])).paidPix.endToEndId;
+    await runner.control.pix.failRecurringAttempt(txids[1]);
+    return '→ each change confirmed with GET /rec or GET /cobr under our credentials';
+  });
+  const events = runner.verifiedEvents();
+  const of = (type: BankEventDetailType) => events.filter((e) => e.detailType === String(type));
+  const recurrences = of(BankEventDetailType.PIX_RECURRENCE_CHANGED).map(
+    (e) => (e.detail as { state: { status: string } }).state.status,
+  );
+  const charges = of(BankEventDetailType.PIX_RECURRING_CHARGE_CHANGED).map((e) => {
+    const d = e.detail as { state: { status: string }; recurringCharge: { attempt?: { status: string } } };
+    return `${d.state.status}${d.recurringCharge.attempt ? `/${d.recurringCharge.attempt.status}` : ''}`;
+  });
+  const paid = of(BankEventDetailType.PIX_RECEIVED).filter(
+    (e) => (e.detail as { pix: { endToEndId: string } }).pix.endToEndId === paidPix,
+  );
+  say(
+    `  → Pix Recurrence Changed: ${recurrences.join(' → ') || 'none'} · Pix Recurring Charge Changed: ${charges.join(', ') || 'none'} · the paid charge's Pix published as Pix Received ${paid.length} time(s), the money's only event`,
+  );
+  return {
+    ok:
+      recurrences[recurrences.length - 1] === 'APROVADA' &&
+      charges.includes('CONCLUIDA/PAGA') &&
+      charges.some((c) => c.startsWith('REJEITADA')) &&
+      paid.length === 1,
+  };
 }

@@ -62,6 +62,7 @@ async function main(): Promise<number> {
     stack: (app, id) =>
       new LocalReceiverStack(app, id, {
         pix: true,
+        pixRecurring: true,
         env: { region: LOCAL_AWS.region },
         receiver: { tracing: TracingMode.OPENTELEMETRY },
       }),
@@ -292,8 +293,9 @@ async function main(): Promise<number> {
       resentStatus === 200 &&
       republished === 0 &&
       recordOk &&
-      // 7 Pix received and 2 refunds (one the provider made under MED); another customer's Pix, delivered twice, dropped twice.
-      pix.published() === 9 &&
+      // 8 Pix received (one paid a recurring charge) and 2 refunds (one the provider made under MED); another customer's Pix, delivered twice, dropped twice.
+      pix.published() === 10 &&
+      pix.recurring.ok &&
       pix.medRefunds === 1 &&
       pix.quietCharge === 1 &&
       pix.foreign === 2 &&
@@ -304,11 +306,12 @@ async function main(): Promise<number> {
     const after = await runner.control.registrations();
     const contractsAfter = await runner.control.contracts();
     const pixAfter = await runner.control.pix.state();
+    const recurringAfter = Object.keys((await runner.control.pix.recurringState()).webhooks).length;
     say(
-      `Unregistered (CloudFormation Delete): payments callback ${after[0]?.urlCallback ? 'still set' : 'cleared'}, boleto contract ${contractsAfter[0]?.contratoStatus ?? 'gone'}, Pix key webhooks ${pixAfter.webhooks.length} left`,
+      `Unregistered (CloudFormation Delete): payments callback ${after[0]?.urlCallback ? 'still set' : 'cleared'}, boleto contract ${contractsAfter[0]?.contratoStatus ?? 'gone'}, Pix key webhooks ${pixAfter.webhooks.length} left, Pix Automático webhooks ${recurringAfter} left`,
     );
-    // cdk destroy removes each Pix key's webhook too (ours, so it goes).
-    exitCode = ok && pixAfter.webhooks.length === 0 ? 0 : 1;
+    // cdk destroy removes each Pix key's webhook and the account's recurring ones too (ours, so they go).
+    exitCode = ok && pixAfter.webhooks.length === 0 && recurringAfter === 0 ? 0 : 1;
     say(
       ok
         ? "Every change was published exactly once, and every notification is accounted for by the bank's verified state or a deliberate quarantine."

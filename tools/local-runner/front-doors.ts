@@ -49,6 +49,8 @@ export async function startFrontDoors(
   const gateway = gatewayOf(d.api, Object.fromEntries(ROUTES.map((route) => [route, wiring.invokeReceiver])));
   const apiUrl = await gateway.start();
   if (!d.pixApi) return { gateway, apiUrl };
-  const pixGateway = gatewayOf(d.pixApi, { '': wiring.invokeReceiver, [PIX_ROUTE]: wiring.invokeReceiver });
+  // The Pix API's root (the validation call), /pix, and Pix Automático's /rec and /cobr where the template serves them.
+  const pixRoutes = ['', PIX_ROUTE, ...d.pixApi.paths.filter((path) => path !== PIX_ROUTE)];
+  const pixGateway = gatewayOf(d.pixApi, Object.fromEntries(pixRoutes.map((route) => [route, wiring.invokeReceiver])));
   return { gateway, apiUrl, pixGateway, pixUrl: (await pixGateway.start()).replace(/\/$/, '') };
 }

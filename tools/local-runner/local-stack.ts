@@ -47,6 +47,12 @@ export interface LocalReceiverStackProps extends StackProps {
    * watches, as a staging stack against a BankSandbox does. @default false
    */
   readonly pix?: boolean;
+  /**
+   * With `pix`: this receiver is its account's receiver for keyless Pix and takes its Pix
+   * Automático (`keylessPix`, `recurring`): `/rec` and `/cobr` served, the account's webhooks
+   * registered. @default false
+   */
+  readonly pixRecurring?: boolean;
 }
 
 export class LocalReceiverStack extends Stack {
@@ -93,6 +99,7 @@ export class LocalReceiverStack extends Stack {
                 simulated: true,
               },
               keys: JSON.parse(String(this.node.tryGetContext(PIX_KEYS_CONTEXT_KEY) ?? '[]')) as string[],
+              ...(props.pixRecurring ? { keylessPix: true, recurring: true } : {}),
             },
           }
         : {}),

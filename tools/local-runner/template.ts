@@ -72,6 +72,8 @@ export interface ApiDescription {
   readonly restApi: string;
   readonly stage: string;
   readonly stageName: string;
+  /** The paths its resources serve under the root (`pix`; `rec` and `cobr` with Pix Automático). */
+  readonly paths: readonly string[];
 }
 
 /** A queue with its redrive policy. */
@@ -226,7 +228,10 @@ export function describeReceiverDeployment(template: CloudFormationTemplate): Re
       ofType('AWS::ApiGateway::Stage').filter(([, r]) => refersTo(r, apiId)),
       `stages of the API ${apiId}`,
     );
-    return { restApi: apiId, stage: stageId, stageName: String(stage.Properties?.StageName) };
+    const paths = ofType('AWS::ApiGateway::Resource')
+      .filter(([, r]) => refersTo(r, apiId))
+      .map(([, r]) => String(r.Properties?.PathPart));
+    return { restApi: apiId, stage: stageId, stageName: String(stage.Properties?.StageName), paths };
   };
   const pixApiId = apis.find(isPixApi);
   const registrationTypes: string[] = Object.values(RegistrationResourceType);

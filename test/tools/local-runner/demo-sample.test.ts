@@ -12,9 +12,9 @@ const sample = /```text\n(Summary\n[\s\S]*?)```/.exec(markdown)![1].replace(/\n$
 it("finds no drift when the run printed the docs' sample, and names the first line that differs otherwise", () => {
   expect(sample[0]).toBe('Summary');
   expect(docSampleDrift(sample, markdown)).toBeUndefined();
-  const changed = sample.map((line) => line.replace(/Verified events(\s+)23/, 'Verified events$124'));
+  const changed = sample.map((line) => line.replace(/Verified events(\s+)30/, 'Verified events$131'));
   expect(docSampleDrift(changed, markdown)).toMatch(
-    /^line \d+: the docs say ".*Verified events\s+23", the run ".*Verified events\s+24"$/,
+    /^line \d+: the docs say ".*Verified events\s+30", the run ".*Verified events\s+31"$/,
   );
   expect(docSampleDrift([...sample, '  one more line'], markdown)).toMatch(/the docs say "\(nothing\)"/);
   expect(docSampleDrift(sample, '# no sample here')).toBe('it has no ```text block starting with Summary');
