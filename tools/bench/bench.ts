@@ -23,6 +23,7 @@ import { memorySection } from './memory';
 import { BenchPeers, UNLIMITED_QUERIES_PER_SECOND } from './peers';
 import { ms, PLAN, processorBundle, receiverBundle } from './plan';
 import { lookFloodSection, processorSection, rateLimitedSection } from './processor-sections';
+import { recurringSection } from './recurring-section';
 import { coldStartSection, receiverSection } from './receiver-sections';
 import { reconciliationCost } from './reconciliation';
 import { type BenchResults, checkTargets, formatTable, targetsTable } from './report';
@@ -30,7 +31,7 @@ import { type BenchContext, settledBoletoNotifications } from './sections';
 import { median, round } from './stats';
 import { tracingSection } from './tracing';
 
-const SECTIONS = ['build', 'reconciliation', 'receiver', 'cold-start', 'tracing', 'processor', 'memory', 'rate-limited', 'look-flood', 'front-door'] as const;
+const SECTIONS = ['build', 'reconciliation', 'receiver', 'cold-start', 'tracing', 'processor', 'recurring', 'memory', 'rate-limited', 'look-flood', 'front-door'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const RESULTS_FILE = join(ROOT, 'bench', 'results.json');
@@ -108,6 +109,7 @@ const SECTION_RUNS: Readonly<Record<Section, (ctx: BenchContext) => Promise<void
   'cold-start': coldStartSection,
   tracing: (ctx) => tracingSection(ctx, PLAN, receiverBundle),
   processor: processorSection,
+  recurring: recurringSection,
   'rate-limited': rateLimitedSection,
   memory: (ctx) => memorySection(ctx, PLAN.memory, { receiver: receiverBundle, processor: processorBundle }),
   'look-flood': lookFloodSection,

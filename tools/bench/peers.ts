@@ -88,7 +88,7 @@ export class BenchPeers {
    * something else than pacing) unless given; `endpoints` puts other endpoints (counting
    * proxies) in front of the local services.
    */
-  processorEnvironment(options: { queriesPerSecond?: number; endpoints?: BenchEndpoints; journal?: boolean; pix?: boolean } = {}): Record<string, string> {
+  processorEnvironment(options: { queriesPerSecond?: number; endpoints?: BenchEndpoints; journal?: boolean; pix?: boolean; recurring?: boolean } = {}): Record<string, string> {
     const settings = processorSettings(
       {
         eventBusName: `${NAME}-bus`, idempotencyTableName: `${NAME}-idempotency`, quarantineQueueUrl: this.dlqUrl, queueUrl: this.queueUrl,
@@ -100,7 +100,12 @@ export class BenchPeers {
     return {
       ...localAwsEnvironment({ SQS: this.fauxqs.endpoint, SECRETS_MANAGER: this.secretsEndpoint, DYNAMODB: this.dynamo.endpoint, EVENTBRIDGE: this.eventsEndpoint, S3: this.s3Endpoint, ...options.endpoints }),
       [BANK_CONNECTION_ENV]: JSON.stringify(simulatorConnection(this.simulator, this.credentialsArn, { callTimeoutMs: 5_000, queriesPerSecond: options.queriesPerSecond ?? UNLIMITED_QUERIES_PER_SECOND })),
-      [PROCESSOR_SETTINGS_ENV]: JSON.stringify(options.pix ? { ...settings, pixKeys: pixKeysOf(this.simulator.accounts).map((key) => normalizePixKey(key)!.key) } : settings),
+      [PROCESSOR_SETTINGS_ENV]: JSON.stringify(options.pix ? {
+        ...settings,
+        pixKeys: pixKeysOf(this.simulator.accounts).map((key) => normalizePixKey(key)!.key),
+        // The account's receiver for keyless Pix, taking its Pix Automático.
+        ...(options.recurring ? { pixKeyless: true, pixRecurring: true } : {}),
+      } : settings),
       // The simulator's Pix API, under its Pix application's credentials (a token over mutual TLS).
       ...(options.pix ? { [PIX_CONNECTION_ENV]: JSON.stringify({ baseUrl: this.simulator.baseUrl, tokenUrl: this.simulator.info.pixTokenUrl, credentialsSecretArn: this.pixCredentialsArn }) } : {}),
     };

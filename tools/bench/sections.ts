@@ -113,6 +113,18 @@ export async function receivedPixCallbacks(control: BankSimulatorClient, count: 
   return bodies;
 }
 
+/** `/cobr` callbacks of recurring charges issued (each of its own approved recurrence), as the provider sends them. */
+export async function issuedRecurringCharges(control: BankSimulatorClient, count: number): Promise<unknown[]> {
+  const bodies: unknown[] = new Array(count);
+  await mapConcurrently(Array.from({ length: count }, (_, i) => i), 8, async (i) => {
+    const { idRec } = await control.pix.createRecurrence({ valorRec: (1 + (i % 900)).toFixed(2) });
+    await control.pix.approveRecurrence(idRec);
+    const charge = await control.pix.issueRecurringCharge(idRec);
+    bodies[i] = { cobsr: [{ idRec, txid: charge.txid, status: charge.status }] };
+  });
+  return bodies;
+}
+
 /** SQS message bodies as the receiver stores them (from `route`), in batches of `batchSize`. */
 export function storedBatches(bodies: readonly unknown[], batchSize: number, route: Route = 'boleto'): string[][] {
   const messages = bodies.map((body) => encodeStoredNotification(

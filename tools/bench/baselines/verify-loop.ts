@@ -11,7 +11,8 @@
  * sends (DynamoDbSubjectStore, called directly), without the processor around them. `writes: 1`:
  * the query, one plain write and PutEvents, which is as little as any verifying publisher can
  * do, though without a conditional record it cannot publish exactly once. `pixHandler`: the
- * processor's calls for a Pix callback, its query `GET /pix/{e2eid}`. Bundled like a handler
+ * processor's calls for a Pix callback, its query `GET /pix/{e2eid}`; `recurringHandler`: for a
+ * recurring charge's callback, `GET /cobr/{txid}`. Bundled like a handler
  * by `npm run bench`; never deployed.
  */
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
@@ -58,25 +59,33 @@ export function oneWriteHandler(event: SQSEvent): Promise<{ published: number }>
 
 /** The processor's calls for a Pix callback of one Pix: read, `GET /pix/{e2eid}`, write state and outbox, publish, clear. */
 export function pixHandler(event: SQSEvent): Promise<{ published: number }> {
-  return verifyAll(event, 2, true);
+  return verifyAll(event, 2, 'pix');
 }
 
-async function verifyAll(event: SQSEvent, writes: 1 | 2, pixCallbacks = false): Promise<{ published: number }> {
+/** The processor's calls for a recurring charge's callback (Pix Automático): its query `GET /cobr/{txid}`. */
+export function recurringHandler(event: SQSEvent): Promise<{ published: number }> {
+  return verifyAll(event, 2, 'cobr');
+}
+
+async function verifyAll(event: SQSEvent, writes: 1 | 2, callbacks?: 'pix' | 'cobr'): Promise<{ published: number }> {
   const deadline = Date.now() + 30_000;
   let published = 0;
   const parsed = event.Records.map((record) => {
     const { notification: stored, body } = decodeStoredNotification(record.body);
-    const raw = JSON.parse(body.toString('utf8')) as { idEventoWebhook: string; nossoNumero: string; pix?: Array<{ endToEndId: string }> };
-    const notification = pixCallbacks ? { idEventoWebhook: raw.pix![0].endToEndId, nossoNumero: raw.pix![0].endToEndId } : raw;
+    const raw = JSON.parse(body.toString('utf8')) as { idEventoWebhook: string; nossoNumero: string; pix?: Array<{ endToEndId: string }>; cobsr?: Array<{ txid: string }> };
+    const id = callbacks === 'pix' ? raw.pix![0].endToEndId : callbacks === 'cobr' ? raw.cobsr![0].txid : undefined;
+    const notification = id ? { idEventoWebhook: id, nossoNumero: id } : raw;
     return { record, stored, notification, key: `floor#${writes}#${notification.idEventoWebhook}` };
   });
   const subjects = writes === 2 ? await store.readMany(parsed.map((p) => p.key)) : undefined;
   await mapConcurrently(parsed, ProcessorDefaults.recordConcurrency, async ({ record, stored, notification, key }) => {
     const journaled = writes === 2 && journal ? journal.write(journalKey(stored), record.body, [journalSubjectKey(key, stored)]) : undefined;
     const subject = writes === 2 ? subjects!.get(key) ?? await store.read(key) : undefined;
-    const verified: Record<string, unknown> = pixCallbacks
+    const verified: Record<string, unknown> = callbacks === 'pix'
       ? { situacao: 'RECEBIDO', pix: await pix!.getPix(notification.nossoNumero, deadline) }
-      : await bank.queryBoleto(connection.account.codigoBeneficiario, notification.nossoNumero, deadline);
+      : callbacks === 'cobr'
+        ? { situacao: 'ATIVA', cobr: await pix!.getRecurringCharge(notification.nossoNumero, deadline) }
+        : await bank.queryBoleto(connection.account.codigoBeneficiario, notification.nossoNumero, deadline);
     await journaled;
     const detail = JSON.stringify({ verified, notification });
     const outbox = { id: newOutboxId(), leaseUntil: deadline, entries: [{ detailType: BankEventDetailType.BOLETO_SETTLED, detail }] };
