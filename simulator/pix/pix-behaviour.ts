@@ -59,6 +59,18 @@ export enum PixChargePixList {
   LEFT_OUT = 'left-out',
 }
 
+/** How much of Pix Automático's records the provider writes (`RecCompleta`, `CobRCompleta`, and their callbacks). */
+export enum PixRecurringAnswers {
+  /** Every field the simulator holds (the standard's examples). */
+  FULL = 'full',
+  /**
+   * What the schemas require and little more: a recurrence's `idRec` and `status`; a charge's
+   * `idRec`, `txid`, `status`, `valor` and `calendario` (no account, history, attempts or Pix
+   * list); and callbacks naming only the id, the same body for every change.
+   */
+  LEAN = 'lean',
+}
+
 /** How a Pix's `horario` is written. */
 export enum PixTimeZone {
   /** RFC 3339 with its zone (the standard). */
@@ -78,6 +90,7 @@ export interface PixBehaviour {
   readonly pixCallbackKey: PixCallbackKey;
   readonly pixChargePixList: PixChargePixList;
   readonly pixTimeZone: PixTimeZone;
+  readonly pixRecurringAnswers: PixRecurringAnswers;
 }
 
 /** The standard's readings. */
@@ -91,6 +104,7 @@ export const STANDARD_PIX_BEHAVIOUR: PixBehaviour = {
   pixCallbackKey: PixCallbackKey.SENT,
   pixChargePixList: PixChargePixList.LISTED,
   pixTimeZone: PixTimeZone.WITH_ZONE,
+  pixRecurringAnswers: PixRecurringAnswers.FULL,
 };
 
 /** The values each Pix setting takes. */
@@ -104,4 +118,5 @@ export const PIX_BEHAVIOUR_VALUES: Record<keyof PixBehaviour, readonly unknown[]
   pixCallbackKey: Object.values(PixCallbackKey),
   pixChargePixList: Object.values(PixChargePixList),
   pixTimeZone: Object.values(PixTimeZone),
+  pixRecurringAnswers: Object.values(PixRecurringAnswers),
 };

@@ -25,7 +25,9 @@ export class RecurringCallbacks {
 
   /** A recurrence changed: `{webhookrec}/rec`. */
   rec(rec: Recurrence): OutgoingNotification {
-    return this.send(RecurringWebhookKind.REC, `rec ${rec.idRec} ${rec.status}`, { recs: [recNotificationView(rec)] });
+    return this.send(RecurringWebhookKind.REC, `rec ${rec.idRec} ${rec.status}`, {
+      recs: [recNotificationView(rec, this.p.behaviour())],
+    });
   }
 
   /** A recurring charge changed: `{webhookcobr}/cobr`. */

@@ -57,7 +57,10 @@ export function recurringRoutes(p: RecurringRouteParts): Route[] {
       group: 'query',
       counted: QueryOperation.REC_QUERY,
       authenticate: auth('rec.read'),
-      handle: (call) => ({ status: 200, body: recView(p.book.getRec(decoded(call.params[0], 'idRec'))) }),
+      handle: (call) => ({
+        status: 200,
+        body: recView(p.book.getRec(decoded(call.params[0], 'idRec')), p.behaviour()),
+      }),
     },
     {
       method: 'GET',
@@ -67,7 +70,7 @@ export function recurringRoutes(p: RecurringRouteParts): Route[] {
       authenticate: auth('rec.read'),
       handle: (call) => {
         const { parametros, recs } = p.book.listRecs(listQuery(call.url.searchParams));
-        return { status: 200, body: { parametros, recs: recs.map(recView) } };
+        return { status: 200, body: { parametros, recs: recs.map((rec) => recView(rec, p.behaviour())) } };
       },
     },
     {

@@ -4,18 +4,22 @@
  * (`RecNotification`, `CobRNotification`: the status, its history and how it ended; a charge's
  * attempts and the Pix that paid it).
  */
-import type { PixBehaviour } from './pix-behaviour';
+import { type PixBehaviour, PixRecurringAnswers } from './pix-behaviour';
 import type { PixReceived } from './pix-model';
 import { pixView, PixViewPlace } from './pix-views';
 import type { Recurrence, RecurringCharge } from './recurring-model';
 
+const lean = (behaviour: PixBehaviour | undefined) => behaviour?.pixRecurringAnswers === PixRecurringAnswers.LEAN;
+
 /** `GET /rec/{idRec}` and each of `GET /rec`'s `recs`. */
-export function recView(rec: Recurrence): Record<string, unknown> {
+export function recView(rec: Recurrence, behaviour?: PixBehaviour): Record<string, unknown> {
+  if (lean(behaviour)) return { idRec: rec.idRec, status: rec.status };
   return structuredClone({ ...rec });
 }
 
 /** One of a `/rec` callback's `recs`. */
-export function recNotificationView(rec: Recurrence): Record<string, unknown> {
+export function recNotificationView(rec: Recurrence, behaviour?: PixBehaviour): Record<string, unknown> {
+  if (lean(behaviour)) return { idRec: rec.idRec };
   const { idRec, status, atualizacao, encerramento, ativacao } = rec;
   return structuredClone({ idRec, status, atualizacao, ...(encerramento ? { encerramento } : {}), ativacao });
 }
@@ -27,6 +31,10 @@ export function cobrView(
   behaviour: PixBehaviour,
 ): Record<string, unknown> {
   const { pix, ...rest } = cobr;
+  if (lean(behaviour)) {
+    const { idRec, txid, status, valor, calendario } = rest;
+    return structuredClone({ idRec, txid, status, valor, calendario });
+  }
   return {
     ...structuredClone(rest),
     ...(pix.length ? { pix: pix.map((id) => pixView(pixOf(id), behaviour, PixViewPlace.QUERY)) } : {}),
@@ -39,6 +47,7 @@ export function cobrNotificationView(
   pixOf: (endToEndId: string) => PixReceived,
   behaviour: PixBehaviour,
 ): Record<string, unknown> {
+  if (lean(behaviour)) return { txid: cobr.txid };
   const { idRec, txid, status, atualizacao, encerramento, tentativas, pix } = cobr;
   return {
     ...structuredClone({ idRec, txid, status, atualizacao, ...(encerramento ? { encerramento } : {}), tentativas }),

@@ -20,6 +20,7 @@ import {
   PixChargePixList,
   PixEndToEndIdField,
   PixQueryTime,
+  PixRecurringAnswers,
   PixRefundsShape,
   PixTimeZone,
   STANDARD_PIX_BEHAVIOUR,
@@ -180,7 +181,15 @@ const scenarioFields = fc.record({
   ),
   pixReceiver: fc.record({ keylessOwner: fc.boolean(), publishWithoutTxid: fc.boolean() }),
   // Last, so that a seed draws every field above as it did before Pix Automático was in the harness.
-  recurring: fc.option(fc.record({ failFirst: fc.boolean(), lagMs: fc.constantFrom(0, 2_000, 90_000) }), { freq: 2 }),
+  recurring: fc.option(
+    fc.record({
+      failFirst: fc.boolean(),
+      lagMs: fc.constantFrom(0, 2_000, 90_000),
+      // The provider writes only what the schemas require: no attempts, no history, callbacks naming only the id.
+      lean: fc.boolean(),
+    }),
+    { freq: 2 },
+  ),
 });
 
 /** The scenarios: a recurring charge paid, when drawn, is the last step. */
@@ -188,6 +197,14 @@ export const scenarios: fc.Arbitrary<Scenario> = scenarioFields.map(({ recurring
   recurring
     ? {
         ...scenario,
+        ...(recurring.lean
+          ? {
+              answers: {
+                ...scenario.answers,
+                pix: { ...scenario.answers.pix, pixRecurringAnswers: PixRecurringAnswers.LEAN },
+              },
+            }
+          : {}),
         steps: [
           ...scenario.steps,
           {

@@ -18,6 +18,9 @@ import { RefundNature, RefundStatus } from '../../contracts/pix';
 import { QueryOperation } from '../../simulator/routes';
 import { PixBook } from '../../simulator/pix/pix-book';
 import { RecurringBook } from '../../simulator/pix/recurring-book';
+import { PixRecurringAnswers, STANDARD_PIX_BEHAVIOUR } from '../../simulator/pix/pix-behaviour';
+import { cobrNotificationView, cobrView, recNotificationView, recView } from '../../simulator/pix/recurring-views';
+import { readRecurrence, readRecurringCharge } from '../../lambda/bank/pix/recurring-answers';
 import { recurringReceiverOf, RecurringWebhookKind } from '../../simulator/pix/recurring-model';
 import { type BankSimulator, SAMPLE_ACCOUNT } from '../../simulator/simulator';
 import { pixOpenApiValidator } from '../support/pix-openapi';
@@ -352,5 +355,30 @@ describe('the book apart from HTTP', () => {
     engine.recurring.createRecurrence();
     engine.restoreState({ ...stored, recurring: undefined });
     expect(engine.recurring.exportState()).toEqual({ webhooks: {}, recs: [], cobrs: [] });
+  });
+});
+
+describe('lean answers (PixRecurringAnswers.LEAN): what the schemas require, and callbacks naming only the id', () => {
+  const lean = { ...STANDARD_PIX_BEHAVIOUR, pixRecurringAnswers: PixRecurringAnswers.LEAN };
+
+  it('answers a recurrence and a charge with their required fields alone, and the library reads both', () => {
+    const now = () => Date.parse('2026-11-29T12:00:00Z');
+    const pix = new PixBook({ keys: ['pix@example.com'], now });
+    const book = new RecurringBook({ receiver: recurringReceiverOf(SAMPLE_ACCOUNT), now, pix });
+    const rec = book.createRecurrence({ valorRec: '49.90' });
+    book.approve(rec.idRec);
+    const charge = book.issueCharge(rec.idRec);
+    expect(recView(book.getRec(rec.idRec), lean)).toEqual({ idRec: rec.idRec, status: 'APROVADA' });
+    expect(recNotificationView(book.getRec(rec.idRec), lean)).toEqual({ idRec: rec.idRec });
+    const view = cobrView(book.getCobr(charge.txid), () => undefined as never, lean);
+    expect(Object.keys(view).sort()).toEqual(['calendario', 'idRec', 'status', 'txid', 'valor']);
+    expect(cobrNotificationView(book.getCobr(charge.txid), () => undefined as never, lean)).toEqual({
+      txid: charge.txid,
+    });
+    expect(readRecurrence(recView(book.getRec(rec.idRec), lean), 'q', 200)).toMatchObject({
+      status: 'APROVADA',
+      history: [],
+    });
+    expect(readRecurringCharge(view, 'q', 200)).toMatchObject({ status: 'ATIVA', attempts: [], receiver: {} });
   });
 });

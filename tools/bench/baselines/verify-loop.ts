@@ -89,7 +89,9 @@ async function verifyAll(event: SQSEvent, writes: 1 | 2, callbacks?: 'pix' | 'co
     await journaled;
     const detail = JSON.stringify({ verified, notification });
     const outbox = { id: newOutboxId(), leaseUntil: deadline, entries: [{ detailType: BankEventDetailType.BOLETO_SETTLED, detail }] };
-    if (writes === 2) await store.write(key, subject!.version, { sequence: 1, state: { status: String(verified.situacao), statusClass: StatusClass.SETTLED }, history: [], seen: [notification.idEventoWebhook], outbox });
+    // A recurring charge scheduled is not final: the processor keeps it in the index the sweep follows (the same write, with the index's attributes).
+    const pending = callbacks === 'cobr' ? { pendingSince: Date.now() } : {};
+    if (writes === 2) await store.write(key, subject!.version, { sequence: 1, state: { status: String(verified.situacao), statusClass: StatusClass.SETTLED }, history: [], seen: [notification.idEventoWebhook], outbox, ...pending });
     else await dynamo.send(new PutItemCommand({ TableName: settings.idempotencyTableName, Item: { [IdempotencyTable.KEY]: { S: key }, status: { S: 'COMPLETED' } } }));
     await events.send(new PutEventsCommand({ Entries: [{ EventBusName: settings.eventBusName, Source: settings.eventSource, DetailType: 'floor', Detail: detail }] }));
     if (writes === 2) await store.clearOutbox(key, outbox.id);
