@@ -279,20 +279,12 @@ async function deployedPixKeys(deps: WatchDeps): Promise<WatchedRegistration[]> 
   } catch {
     throw new Error(`The stack's output ${key} (the Pix keys it deployed) is missing or not JSON: redeploy the stack`);
   }
+  const accounts: ReadonlyArray<readonly [string, string]> = watched?.accounts ?? [];
   const valid =
     typeof watched?.url === 'string' &&
-    Array.isArray(watched.keys) &&
-    watched.keys.every(
-      (k) =>
-        Array.isArray(k) &&
-        typeof k[0] === 'string' &&
-        normalizePixKey(k[0])?.key === k[0] &&
-        typeof k[1] === 'string' &&
-        k[1].startsWith(`${APPLIED_RECORD_PREFIX}/`),
-    );
-  const accounts: ReadonlyArray<readonly [string, string]> = watched?.accounts ?? [];
-  const validAccounts = isAccountList(watched?.accounts ?? []);
-  if (!valid || !validAccounts)
+    isRecordList(watched.keys, (chave) => typeof chave === 'string' && normalizePixKey(chave)?.key === chave) &&
+    isRecordList(accounts, (kind) => ACCOUNT_WEBHOOKS.includes(kind));
+  if (!valid)
     throw new Error(`The stack's output ${key} is not a list of Pix webhooks with their records: redeploy the stack`);
   const takeOver = watched.takeOverExisting ? { takeOverExisting: true } : {};
   return [
@@ -312,16 +304,16 @@ async function deployedPixKeys(deps: WatchDeps): Promise<WatchedRegistration[]> 
 /** The account's Pix Automático webhooks an output may name. */
 const ACCOUNT_WEBHOOKS: readonly unknown[] = Object.values(RecurringWebhookKind);
 
-/** Whether an output's `accounts` is a list of `[rec or cobr, applied record]`. */
-function isAccountList(value: unknown): boolean {
+/** Whether an output's list is of `[name, applied record]`: each name as `named` accepts it, each record under the applied prefix. */
+function isRecordList(value: unknown, named: (name: unknown) => boolean): boolean {
   return (
     Array.isArray(value) &&
     value.every(
-      (a: unknown) =>
-        Array.isArray(a) &&
-        ACCOUNT_WEBHOOKS.includes(a[0]) &&
-        typeof a[1] === 'string' &&
-        a[1].startsWith(`${APPLIED_RECORD_PREFIX}/`),
+      (entry: unknown) =>
+        Array.isArray(entry) &&
+        named(entry[0]) &&
+        typeof entry[1] === 'string' &&
+        entry[1].startsWith(`${APPLIED_RECORD_PREFIX}/`),
     )
   );
 }

@@ -248,6 +248,7 @@ export function readCharge(value: unknown, operation: string, status: number): C
       ? ChargeState.REMOVED
       : r.fail(`has an unknown charge status (${written.slice(0, 40)})`));
   const paidBy = r.paidBy(o.pix, 'cob.pix');
+  const account = accountOf(o.recebedor);
   return {
     txid: r.text(o, 'txid', 'cob', CHARGE_TXID),
     state,
@@ -255,16 +256,16 @@ export function readCharge(value: unknown, operation: string, status: number): C
     valorOriginal: r.text(r.object(o.valor, 'cob.valor'), 'original', 'cob.valor', PIX_AMOUNT),
     chave: r.optionalText(o, 'chave', 'cob'),
     ...(paidBy ? { paidBy } : {}),
-    ...accountOf(o.recebedor),
+    ...(account ? { account } : {}),
   };
 }
 
-/** A charge's `recebedor` account (`agencia` up to 4 digits, `conta` letters, digits and a dash), where written. */
-function accountOf(value: unknown): { account?: { agencia?: string; conta?: string } } {
-  if (!isObject(value)) return {};
+/** A charge's `recebedor` account (`agencia` up to 4 digits, `conta` letters, digits and a dash), where written; undefined for neither. */
+export function accountOf(value: unknown): { agencia?: string; conta?: string } | undefined {
+  if (!isObject(value)) return undefined;
   const agencia = typeof value.agencia === 'string' && /^\d{1,4}$/.test(value.agencia) ? value.agencia : undefined;
   const conta = typeof value.conta === 'string' && /^[0-9A-Za-z-]{1,20}$/.test(value.conta) ? value.conta : undefined;
-  return agencia || conta ? { account: { ...(agencia ? { agencia } : {}), ...(conta ? { conta } : {}) } } : {};
+  return agencia || conta ? { ...(agencia ? { agencia } : {}), ...(conta ? { conta } : {}) } : undefined;
 }
 
 /**

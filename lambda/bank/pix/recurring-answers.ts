@@ -1,22 +1,14 @@
 /**
  * How the library reads Pix Automático's answers (`GET /rec/{idRec}`, `GET /cobr/{txid}`, the
- * standard's `RecCompleta` and `CobRCompleta`) and the ids its callbacks name. What the standard
+ * standard's `RecCompleta` and `CobRCompleta`, and their listings). What the standard
  * requires and is missing, or malformed, is the provider's error, never a guess. A status history
  * entry, an ending or an attempt whose own details are malformed keeps what is readable: the
  * standard's own example writes a settlement date with a month 20, so dates are kept as written
- * and decide nothing. A callback's body is never the change: only its ids are read, and each is
- * looked at under our credentials.
+ * and decide nothing. A callback's ids are read by recurring-notification.ts.
  */
 import { CHARGE_TXID, END_TO_END_ID, PIX_AMOUNT } from '../../../contracts/pix';
-import {
-  AttemptStatus,
-  CancelledBy,
-  REC_ID,
-  RecStatus,
-  RecurringChargeStatus,
-  RecurringWebhookKind,
-} from '../../../contracts/pix-recurring';
-import { optionalTextOf, Reader, readListingPage } from './answers';
+import { AttemptStatus, CancelledBy, REC_ID, RecStatus, RecurringChargeStatus } from '../../../contracts/pix-recurring';
+import { accountOf, optionalTextOf, Reader, readListingPage } from './answers';
 import { isObject } from './receiving';
 
 /** One entry of a status history (`atualizacao`): the status, and when where it is a date-time. */
@@ -181,7 +173,6 @@ export function readRecurringCharge(value: unknown, operation: string, status: n
   const state = r.text(o, 'status', 'cobr');
   if (!CHARGE_STATUSES.includes(state)) r.fail(`has an unknown recurring charge status (${state.slice(0, 40)})`);
   const paidBy = r.paidBy(o.pix, 'cobr.pix');
-  const receiver = isObject(o.recebedor) ? o.recebedor : {};
   const calendar = isObject(o.calendario) ? o.calendario : {};
   const attempts = Array.isArray(o.tentativas) ? o.tentativas.map(attemptOf) : [];
   return {
@@ -190,39 +181,12 @@ export function readRecurringCharge(value: unknown, operation: string, status: n
     status: state as RecurringChargeStatus,
     valorOriginal: r.text(r.object(o.valor, 'cobr.valor'), 'original', 'cobr.valor', PIX_AMOUNT),
     ...some('dueDate', written(calendar, 'dataDeVencimento', /^\d{4}-\d{2}-\d{2}$/)),
-    receiver: {
-      ...some('agencia', written(receiver, 'agencia', /^\d{1,4}$/)),
-      ...some('conta', written(receiver, 'conta', /^[0-9A-Za-z-]{1,20}$/)),
-    },
+    receiver: accountOf(o.recebedor) ?? {},
     history: historyOf(o.atualizacao, CHARGE_STATUSES),
     ...some('ending', endingOf(o.encerramento)),
     attempts: attempts.filter((a): a is AttemptRead => a !== undefined),
     ...some('paidBy', paidBy),
   };
-}
-
-/**
- * The ids a Pix Automático callback names: each well-formed `idRec` (of `recs`) or `txid` (of
- * `cobsr`), once each, in order; how many items named none. Nothing else of the body is read:
- * each id is a subject to look at under our credentials.
- */
-export function recurringCallbackIds(
-  body: unknown,
-  kind: RecurringWebhookKind,
-): { readonly ids: readonly string[]; readonly unreadable: number } {
-  const [list, field, pattern] =
-    kind === RecurringWebhookKind.REC
-      ? (['recs', 'idRec', REC_ID] as const)
-      : (['cobsr', 'txid', CHARGE_TXID] as const);
-  const items = isObject(body) && Array.isArray(body[list]) ? body[list] : [];
-  const ids = new Set<string>();
-  let unreadable = 0;
-  for (const item of items) {
-    const id = isObject(item) ? written(item, field, pattern) : undefined;
-    if (id) ids.add(id);
-    else unreadable++;
-  }
-  return { ids: [...ids], unreadable };
 }
 
 /** A page of `GET /rec` or `GET /cobr` (by creation time): each item read as its query's answer, and which page of how many. */

@@ -17,7 +17,14 @@ import {
   SubjectKind,
 } from '../../../contracts/events';
 import { CHARGE_TXID } from '../../../contracts/pix';
-import { PixRecurringDefaults, REC_ID, RecStatus, RecurringChargeStatus } from '../../../contracts/pix-recurring';
+import {
+  isFinalRecStatus,
+  isFinalRecurringChargeStatus,
+  PixRecurringDefaults,
+  REC_ID,
+  RecStatus,
+  RecurringChargeStatus,
+} from '../../../contracts/pix-recurring';
 import type { LookSubject } from '../../../contracts/reconciliation';
 import { Foreign, NotAttributed, type RulesContext, type SubjectRules, wrongKind } from '../family';
 import type { Change, KeyedState, SubjectState } from '../verified-state';
@@ -44,17 +51,6 @@ const CHARGE_CLASS: Readonly<Record<RecurringChargeStatus, StatusClass>> = {
   [RecurringChargeStatus.REJECTED]: StatusClass.REJECTED,
   [RecurringChargeStatus.CANCELLED]: StatusClass.CANCELLED,
 };
-
-/** The statuses after which nothing changes (a recurrence's and a recurring charge's). */
-const FINAL: readonly string[] = [
-  RecStatus.REJECTED,
-  RecStatus.EXPIRED,
-  RecStatus.CANCELLED,
-  RecurringChargeStatus.CONCLUDED,
-  RecurringChargeStatus.EXPIRED,
-  RecurringChargeStatus.REJECTED,
-  RecurringChargeStatus.CANCELLED,
-];
 
 /** Why this receiver does not publish the account's Pix Automático, or undefined when it does. */
 function notTaken(context: RulesContext): string | undefined {
@@ -152,8 +148,7 @@ const shared = {
   claim: lookedAt,
   // Statuses have no date the records-lifetime rule could read: records live their kind's lifetime.
   datedAt: () => undefined,
-  // Followed until final: re-read once a day (a recurrence may stay approved for years: never given up for age).
-  pendingUntilFinal: (state) => state !== undefined && !FINAL.includes(state.status),
+  // Followed until final (each kind's pendingUntilFinal): re-read once a day (a recurrence may stay approved for years: never given up for age).
   followUpMinutes: PixRecurringDefaults.followUpMinutes,
   alwaysLook: true,
   eventAccount: (account) => ({ cooperativa: account.cooperativa, posto: account.posto, conta: account.conta }),
@@ -164,6 +159,7 @@ export function recurrenceRules(): SubjectRules {
   return {
     ...shared,
     kind: SubjectKind.PIX_RECURRENCE,
+    pendingUntilFinal: (state) => state !== undefined && !isFinalRecStatus(state.status),
     owns: (target) => target.kind === 'pix-recurrence',
     idOf: (target) => `pix-recurrence:${(target as RecurrenceTarget).idRec}`,
     targetOfId: (id) => {
@@ -214,6 +210,7 @@ export function recurringChargeRules(): SubjectRules {
   return {
     ...shared,
     kind: SubjectKind.PIX_RECURRING_CHARGE,
+    pendingUntilFinal: (state) => state !== undefined && !isFinalRecurringChargeStatus(state.status),
     owns: (target) => target.kind === 'pix-recurring-charge',
     idOf: (target) => `pix-recurring-charge:${(target as ChargeTarget).txid}`,
     targetOfId: (id) => {

@@ -15,7 +15,8 @@ import {
 } from '../../../contracts/pix-recurring';
 import { BankApiError } from '../../../lambda/bank/errors';
 import { PixClient } from '../../../lambda/bank/pix/client';
-import { readRecurrence, readRecurringCharge, recurringCallbackIds } from '../../../lambda/bank/pix/recurring-answers';
+import { readRecurrence, readRecurringCharge } from '../../../lambda/bank/pix/recurring-answers';
+import { parseRecurringNotification } from '../../../lambda/bank/pix/recurring-notification';
 import { BankSimulator } from '../../../simulator/simulator';
 
 let simulator: BankSimulator;
@@ -207,21 +208,17 @@ describe('the readers', () => {
     expect(() => readRecurringCharge({ ...cobr, valor: undefined }, 'q', 200)).toThrow(/no object at cobr\.valor/);
   });
 
-  it('read only the ids a callback names, once each, counting the items that name none', () => {
+  it('read only the ids a callback names, one subject each, counting the items that name none', () => {
+    const read = (route: 'rec' | 'cobr', body: unknown) => {
+      const { items, problems } = parseRecurringNotification(route, Buffer.from(JSON.stringify(body)));
+      const ids = items.map((item) => String(item.raw.idRec ?? item.raw.txid));
+      return { ids: [...new Set(ids)], unreadable: problems.length };
+    };
     expect(
-      recurringCallbackIds(
-        { recs: [{ idRec: rec.idRec, status: 'CANCELADA' }, { idRec: rec.idRec }, { idRec: '../x' }, 7] },
-        RecurringWebhookKind.REC,
-      ),
+      read('rec', { recs: [{ idRec: rec.idRec, status: 'CANCELADA' }, { idRec: rec.idRec }, { idRec: '../x' }, 7] }),
     ).toEqual({ ids: [rec.idRec], unreadable: 2 });
-    expect(recurringCallbackIds({ cobsr: [{ txid: 'a'.repeat(26) }] }, RecurringWebhookKind.COBR)).toEqual({
-      ids: ['a'.repeat(26)],
-      unreadable: 0,
-    });
+    expect(read('cobr', { cobsr: [{ txid: 'a'.repeat(26) }] })).toEqual({ ids: ['a'.repeat(26)], unreadable: 0 });
     // A body of the other kind, or none, names nothing.
-    expect(recurringCallbackIds({ cobsr: [{ txid: 'a'.repeat(26) }] }, RecurringWebhookKind.REC)).toEqual({
-      ids: [],
-      unreadable: 0,
-    });
+    expect(read('rec', { cobsr: [{ txid: 'a'.repeat(26) }] })).toEqual({ ids: [], unreadable: 0 });
   });
 });
