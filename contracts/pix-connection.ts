@@ -23,6 +23,10 @@ export enum PixOperation {
   COBV_QUERY = 'cobvQuery',
   /** `GET /cobr/{txid}`: a recurring charge (Pix Automático). */
   COBR_QUERY = 'cobrQuery',
+  /** `GET /cob?inicio&fim&status`: the immediate charges created in a window (bulk verification at a peak). */
+  COB_LISTING = 'cobListing',
+  /** `GET /cobv?inicio&fim&status`: the charges with a due date created in a window. */
+  COBV_LISTING = 'cobvListing',
   /** `PUT /webhook/{chave}`. */
   WEBHOOK_PUT = 'webhookPut',
   /** `GET /webhook/{chave}`. */
@@ -74,6 +78,8 @@ export const DEFAULT_PIX_PATHS: Readonly<Record<PixOperation, string>> = {
   [PixOperation.COB_QUERY]: '/api/v3/cob/{txid}',
   [PixOperation.COBV_QUERY]: '/api/v2/cobv/{txid}',
   [PixOperation.COBR_QUERY]: '/api/v2/cobr/{txid}',
+  [PixOperation.COB_LISTING]: '/api/v3/cob',
+  [PixOperation.COBV_LISTING]: '/api/v2/cobv',
   [PixOperation.WEBHOOK_PUT]: '/api/v2/webhook/{chave}',
   [PixOperation.WEBHOOK_GET]: '/api/v2/webhook/{chave}',
   [PixOperation.WEBHOOK_DELETE]: '/api/v2/webhook/{chave}',
@@ -96,6 +102,8 @@ export const DEFAULT_PIX_SCOPES: Readonly<Record<PixOperation, string>> = {
   [PixOperation.COB_QUERY]: 'cob.read',
   [PixOperation.COBV_QUERY]: 'cobv.read',
   [PixOperation.COBR_QUERY]: 'cobr.read',
+  [PixOperation.COB_LISTING]: 'cob.read',
+  [PixOperation.COBV_LISTING]: 'cobv.read',
   [PixOperation.WEBHOOK_PUT]: 'webhook.write',
   [PixOperation.WEBHOOK_GET]: 'webhook.read',
   [PixOperation.WEBHOOK_DELETE]: 'webhook.write',

@@ -53,6 +53,8 @@ export enum QueryOperation {
   CHARGE_QUERY = 'chargeQuery',
   /** `GET /pix?inicio&fim`. */
   PIX_LISTING = 'pixListing',
+  /** `GET /cob?inicio&fim` and `GET /cobv?inicio&fim`. */
+  CHARGE_LISTING = 'chargeListing',
   /** `GET /rec/{idRec}`. */
   REC_QUERY = 'recQuery',
   /** `GET /cobr/{txid}`. */

@@ -139,6 +139,17 @@ export class PixBook {
     return structuredClone(charge);
   }
 
+  /** `GET /cob?inicio&fim[&status]` or `GET /cobv?...`: the charges of that kind created in the window, by creation, a page of them. */
+  listCharges(kind: ChargeKind, query: PixQuery): { parametros: Record<string, unknown>; cobs: PixCharge[] } {
+    const window = queryWindow(query, true);
+    const all = [...this.charges.values()]
+      .filter((c) => c.kind === kind && window.contains(Date.parse(c.calendario.criacao)))
+      .filter((c) => query.status === undefined || String(c.status) === query.status)
+      .sort((a, b) => Date.parse(a.calendario.criacao) - Date.parse(b.calendario.criacao));
+    const { page, items } = pageOf(all, query);
+    return { parametros: { ...window.echo, paginacao: page }, cobs: structuredClone(items) };
+  }
+
   // ---- Pix received ----
 
   /** A payer pays an active charge (its amount unless another is given): the charge is concluded. */

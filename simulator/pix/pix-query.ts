@@ -12,13 +12,15 @@ export interface PixPage {
   readonly quantidadeTotalDeItens: number;
 }
 
-/** What a listing of received Pix is asked for (`GET /pix`). */
+/** What a listing is asked for (`GET /pix`, `GET /cob`, `GET /cobv`, ...). */
 export interface PixQuery {
   readonly inicio?: string;
   readonly fim?: string;
   readonly txid?: string;
   readonly txIdPresente?: string;
   readonly devolucaoPresente?: string;
+  /** A charge listing's status (`GET /cob`, `GET /cobv`). */
+  readonly status?: string;
   readonly paginaAtual?: string;
   readonly itensPorPagina?: string;
 }

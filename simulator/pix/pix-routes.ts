@@ -61,6 +61,7 @@ export function listQuery(params: URLSearchParams): PixQuery {
     txid: get('txid'),
     txIdPresente: get('txIdPresente'),
     devolucaoPresente: get('devolucaoPresente'),
+    status: get('status'),
     paginaAtual: get('paginacao.paginaAtual'),
     itensPorPagina: get('paginacao.itensPorPagina'),
   };
@@ -113,6 +114,18 @@ export class PixRoutes {
         counted: QueryOperation.CHARGE_QUERY,
         authenticate: this.auth(`${kind}.read`),
         handle: (call) => ({ status: 200, body: charge(kind, decoded(call.params[0], 'txid')) }),
+      },
+      {
+        // `GET /cob?inicio&fim[&status]`, `GET /cobv?...`: the charges created in the window, each as its query answers it.
+        method: 'GET',
+        path: under(`/${kind}`, BOTH_VERSIONS),
+        group: 'query',
+        counted: QueryOperation.CHARGE_LISTING,
+        authenticate: this.auth(`${kind}.read`),
+        handle: (call) => {
+          const { parametros, cobs } = this.p.book.listCharges(kind, listQuery(call.url.searchParams));
+          return { status: 200, body: { parametros, cobs: cobs.map((c) => charge(kind, c.txid)) } };
+        },
       },
     ]);
     return [

@@ -278,6 +278,19 @@ export function readPixPage(value: unknown, operation: string, status: number): 
   return { pix: listed.map((p, i) => r.pix(p, `pix[${i}]`)), ...paging };
 }
 
+/** A page of `GET /cob` or `GET /cobv`: its charges (`cobs`), each read as its query's answer. */
+export interface ChargePageRead {
+  readonly cobs: readonly ChargeRead[];
+  readonly paginaAtual: number;
+  readonly quantidadeDePaginas: number;
+}
+
+/** A page of `GET /cob` or `GET /cobv` (an answer without `cobs` is an empty page). */
+export function readChargePage(value: unknown, operation: string, status: number): ChargePageRead {
+  const { listed, ...paging } = readListingPage(new Reader(operation, status), value, 'cobs');
+  return { cobs: listed.map((c) => readCharge(c, operation, status)), ...paging };
+}
+
 /**
  * A listing page's items (its `list`, as written; a page without it is empty, the standard's schemas
  * making every list optional) and which page of how many (pages from 0).

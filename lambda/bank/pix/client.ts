@@ -26,11 +26,13 @@ import { CallKind } from '../pacing';
 import { secrets } from '../../shared/redaction';
 import { CHARGE_TXID, END_TO_END_ID, MAX_PIX_KEY_LENGTH, PIX_TXID, REFUND_ID } from '../../../contracts/pix';
 import {
+  type ChargePageRead,
   type ChargeRead,
   type PixPageRead,
   type PixRead,
   type PixRefundRead,
   readCharge,
+  readChargePage,
   readPix,
   readPixPage,
   readRefund,
@@ -45,45 +47,7 @@ import {
   type RecurringPageRead,
 } from './recurring-answers';
 import { REC_ID, RecurringWebhookKind } from '../../../contracts/pix-recurring';
-
-const CHARGE_OPERATIONS: Readonly<Record<PixChargeKind, PixOperation>> = {
-  [PixChargeKind.COB]: PixOperation.COB_QUERY,
-  [PixChargeKind.COBV]: PixOperation.COBV_QUERY,
-  [PixChargeKind.COBR]: PixOperation.COBR_QUERY,
-};
-
-/** The account's two Pix Automático webhooks' operations. */
-const ACCOUNT_WEBHOOK_OPERATIONS: Readonly<
-  Record<
-    RecurringWebhookKind,
-    { readonly put: PixOperation; readonly get: PixOperation; readonly delete: PixOperation }
-  >
-> = {
-  [RecurringWebhookKind.REC]: {
-    put: PixOperation.WEBHOOKREC_PUT,
-    get: PixOperation.WEBHOOKREC_GET,
-    delete: PixOperation.WEBHOOKREC_DELETE,
-  },
-  [RecurringWebhookKind.COBR]: {
-    put: PixOperation.WEBHOOKCOBR_PUT,
-    get: PixOperation.WEBHOOKCOBR_GET,
-    delete: PixOperation.WEBHOOKCOBR_DELETE,
-  },
-};
-
-/** A webhook query's answer: its `webhookUrl` (the key under `chave` or `cnpj`, or none, is not read). */
-function webhookOf(operation: string, answer: { status: number; body: unknown }): { webhookUrl: string } {
-  const url = (answer.body as { webhookUrl?: unknown } | null)?.webhookUrl;
-  if (typeof url !== 'string' || !url)
-    throw new BankApiError(operation, answer.status, 'the answer has no webhookUrl', false);
-  return { webhookUrl: url };
-}
-
-/**
- * One part of the Basic header encoded as RFC 6749 section 2.3.1 asks (percent-encoding; a form
- * decoder reads it, and it is what every deployed receiver has sent).
- */
-const formEncode = (text: string): string => encodeURIComponent(text);
+import { ACCOUNT_WEBHOOK_OPERATIONS, CHARGE_OPERATIONS, formEncode, type ListingWindow, webhookOf } from './operations';
 
 export interface PixClientOptions extends ClientCallOptions {
   readonly settings: PixConnectionSettings;
@@ -141,7 +105,7 @@ export class PixClient {
 
   /** One page (from 0) of `GET /pix?inicio&fim` (of one txid, or only Pix with refunds, when asked), at most 1000 Pix unless asked for fewer. */
   async listPix(
-    window: { readonly inicio: string; readonly fim: string },
+    window: ListingWindow,
     page: number,
     deadline: number,
     options: { itensPorPagina?: number; txid?: string; devolucaoPresente?: boolean } = {},
@@ -149,22 +113,30 @@ export class PixClient {
     const operation = `Pix listing (${window.inicio} to ${window.fim}, page ${page})`;
     if (options.txid !== undefined && !PIX_TXID.test(options.txid))
       throw new BankApiError(operation, undefined, 'not sent: a txid is 1 to 35 letters and digits', false);
-    const query = new URLSearchParams({
-      inicio: window.inicio,
-      fim: window.fim,
-      'paginacao.paginaAtual': String(page),
-      'paginacao.itensPorPagina': String(options.itensPorPagina ?? PixConnectionDefaults.listingPageSize),
-    });
-    if (options.txid) query.set('txid', options.txid);
-    if (options.devolucaoPresente !== undefined) query.set('devolucaoPresente', String(options.devolucaoPresente));
-    const answer = await this.call(
-      operation,
-      PixOperation.PIX_LISTING,
-      'GET',
-      `${this.url(PixOperation.PIX_LISTING, {})}?${query.toString()}`,
-      deadline,
-    );
+    const filters: Record<string, string> = {};
+    if (options.txid) filters.txid = options.txid;
+    if (options.devolucaoPresente !== undefined) filters.devolucaoPresente = String(options.devolucaoPresente);
+    const op = PixOperation.PIX_LISTING;
+    const answer = await this.listing(operation, op, window, page, deadline, options.itensPorPagina, filters);
     return readPixPage(answer.body, operation, answer.status);
+  }
+
+  /**
+   * One page (from 0) of `GET /cob` or `GET /cobv` over a window of creation time (of one status,
+   * when asked): the charges created in it, each as its query answers it.
+   */
+  async listCharges(
+    kind: PixChargeKind.COB | PixChargeKind.COBV,
+    window: ListingWindow,
+    page: number,
+    deadline: number,
+    options: { itensPorPagina?: number; status?: string } = {},
+  ): Promise<ChargePageRead> {
+    const operation = `${kind} listing (${window.inicio} to ${window.fim}, page ${page})`;
+    const op = kind === PixChargeKind.COB ? PixOperation.COB_LISTING : PixOperation.COBV_LISTING;
+    const filters: Record<string, string> = options.status === undefined ? {} : { status: options.status };
+    const answer = await this.listing(operation, op, window, page, deadline, options.itensPorPagina, filters);
+    return readChargePage(answer.body, operation, answer.status);
   }
 
   /**
@@ -173,20 +145,14 @@ export class PixClient {
    */
   async listRecurring<K extends RecurringWebhookKind>(
     kind: K,
-    window: { readonly inicio: string; readonly fim: string },
+    window: ListingWindow,
     page: number,
     deadline: number,
     itensPorPagina: number = PixConnectionDefaults.listingPageSize,
   ): Promise<RecurringPageRead<K extends RecurringWebhookKind.REC ? RecurrenceRead : RecurringChargeRead>> {
     const operation = `${kind} listing (${window.inicio} to ${window.fim}, page ${page})`;
     const op = kind === RecurringWebhookKind.REC ? PixOperation.REC_LISTING : PixOperation.COBR_LISTING;
-    const query = new URLSearchParams({
-      inicio: window.inicio,
-      fim: window.fim,
-      'paginacao.paginaAtual': String(page),
-      'paginacao.itensPorPagina': String(itensPorPagina),
-    });
-    const answer = await this.call(operation, op, 'GET', `${this.url(op, {})}?${query.toString()}`, deadline);
+    const answer = await this.listing(operation, op, window, page, deadline, itensPorPagina);
     const read = kind === RecurringWebhookKind.REC ? readRecurrencePage : readRecurringChargePage;
     return read(answer.body, operation, answer.status) as RecurringPageRead<
       K extends RecurringWebhookKind.REC ? RecurrenceRead : RecurringChargeRead
@@ -284,6 +250,26 @@ export class PixClient {
       encodeURIComponent(values[name] ?? ''),
     );
     return this.options.settings.baseUrl + path;
+  }
+
+  /** A listing's page: its window, its page (from 0) and size, and its filters, in the standard's query parameters. */
+  private listing(
+    operation: string,
+    op: PixOperation,
+    window: ListingWindow,
+    page: number,
+    deadline: number,
+    itensPorPagina: number = PixConnectionDefaults.listingPageSize,
+    filters: Readonly<Record<string, string>> = {},
+  ): Promise<{ status: number; body: unknown }> {
+    const query = new URLSearchParams({
+      inicio: window.inicio,
+      fim: window.fim,
+      'paginacao.paginaAtual': String(page),
+      'paginacao.itensPorPagina': String(itensPorPagina),
+      ...filters,
+    });
+    return this.call(operation, op, 'GET', `${this.url(op, {})}?${query.toString()}`, deadline);
   }
 
   /** A DELETE: true when removed, false when there was none (404). */

@@ -45,6 +45,10 @@ export interface PixOperationPaths {
   readonly recListing?: string;
   /** `GET` of the recurring charges created in a window. @default '/api/v2/cobr' */
   readonly cobrListing?: string;
+  /** `GET` of the immediate charges created in a window (bulk verification at a peak). @default '/api/v3/cob' */
+  readonly cobListing?: string;
+  /** `GET` of the charges with a due date created in a window (bulk verification at a peak). @default '/api/v2/cobv' */
+  readonly cobvListing?: string;
   /** `PUT` of the account's webhook of recurrences. @default '/api/v2/webhookrec' */
   readonly webhookRecPut?: string;
   /** `GET` of the account's webhook of recurrences. @default '/api/v2/webhookrec' */
@@ -85,6 +89,10 @@ export interface PixOperationScopes {
   readonly recListing?: string[];
   /** @default ['cobr.read'] */
   readonly cobrListing?: string[];
+  /** @default ['cob.read'] */
+  readonly cobListing?: string[];
+  /** @default ['cobv.read'] */
+  readonly cobvListing?: string[];
   /** @default ['webhookrec.write'] */
   readonly webhookRecPut?: string[];
   /** @default ['webhookrec.read'] */
