@@ -115,11 +115,24 @@ export interface ProcessorSettings {
    */
   readonly pixCallbacksAuthenticated?: boolean;
   /**
+   * Bulk verification of Pix at a peak (only with `pixCallbacksAuthenticated`): a callback that
+   * waited longer than `afterSeconds` is verified by the provider's listing. @default none (one by one)
+   */
+  readonly pixBulk?: PixBulkSettings;
+  /**
    * Lifetimes (seconds) of the kinds of subject whose records live longer than
    * `idempotencyTtlSeconds`: a Pix's and a refund's, past the MED window, so a refund found that
    * late is told from one published. @default none (every record lives idempotencyTtlSeconds)
    */
   readonly recordTtlSecondsByKind?: Readonly<Partial<Record<SubjectKind, number>>>;
+}
+
+/** When and how far bulk verification of Pix reads the provider's listings. */
+export interface PixBulkSettings {
+  /** A callback that waited at least this long since the receiver stored it is verified by listing. */
+  readonly afterSeconds: number;
+  /** How long before a Pix the charges it may pay were created: the charge listing's reach. */
+  readonly chargeReachMinutes: number;
 }
 
 export const ProcessorDefaults = {

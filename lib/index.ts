@@ -8,6 +8,7 @@ export {
 } from './families/cooperative/connection';
 export { type PixConnectionProps, type PixOperationPaths, type PixOperationScopes } from './families/pix/connection';
 export {
+  type PixBulkVerificationProps,
   type PixDomainProps,
   type PixPinnedCertificates,
   type PixReceiverProps,

@@ -37,6 +37,19 @@ export interface RulesContext {
   readonly settings: ProcessorSettings;
   /** How the provider's timestamps written with a Z are read. @default ZuluTimestamps.UTC */
   readonly zuluTimestamps?: ZuluTimestamps;
+  /** @default Date.now */
+  readonly now?: () => number;
+}
+
+/**
+ * What a look knows that may make its query cheaper, never what the query answers: the
+ * notification's items, how long ago the receiver stored it, and whether this is its first receive.
+ */
+export interface QueryHint {
+  readonly items: readonly SubjectItem[];
+  /** Milliseconds since the receiver stored the notification (its `receivedAt`). */
+  readonly waitedMs?: number;
+  readonly firstReceive: boolean;
 }
 
 /**
@@ -123,12 +136,17 @@ export interface SubjectRules {
   foreign?(item: SubjectItem, context: RulesContext): string | undefined;
   /** The provider's id of the notification (a re-delivery has the same). */
   notificationId(item: SubjectItem): string;
-  /** Asks the provider under our credentials; throws {@link NotOurs} for an answer about someone else's, {@link Foreign} for a subject the provider holds for someone else. */
+  /**
+   * Asks the provider under our credentials; throws {@link NotOurs} for an answer about someone
+   * else's, {@link Foreign} for a subject the provider holds for someone else. `hint` may choose a
+   * cheaper way to ask (a listing at a peak), never the answer.
+   */
   query(
     target: LookSubject,
     provider: ProviderQueries,
     context: RulesContext,
     deadline: number,
+    hint?: QueryHint,
   ): Promise<Record<string, unknown>>;
   /** The verified state an answer shows (the record's previous state given). */
   verify(previous: SubjectState | undefined, answer: Record<string, unknown>, context: RulesContext): KeyedState;

@@ -292,7 +292,13 @@ function compareListedDay(group: SubjectGroup, verified: KeyedState, look: Look)
 async function query(group: SubjectGroup, look: Look): Promise<Record<string, unknown>> {
   const { deps } = look;
   try {
-    return await group.rules.query(group.target, deps.bank, deps, look.deadline);
+    const receivedAt = look.stored ? Date.parse(look.stored.receivedAt) : NaN;
+    const hint = {
+      items: group.items,
+      firstReceive: look.attempt === 1,
+      ...(Number.isFinite(receivedAt) ? { waitedMs: (deps.now ?? Date.now)() - receivedAt } : {}),
+    };
+    return await group.rules.query(group.target, deps.bank, deps, look.deadline, hint);
   } catch (error) {
     if (error instanceof NotOurs) throw new Unprocessable(error.message);
     if (error instanceof Foreign && error.mayBeLag && !look.lastVerification)

@@ -50,6 +50,21 @@ export function readProcessorSettings(env: NodeJS.ProcessEnv): ProcessorSettings
       `${PROCESSOR_SETTINGS_ENV}: recordTtlSecondsByKind must map kinds of subject to whole seconds no shorter than idempotencyTtlSeconds (the SettlementProcessor construct writes them; redeploy rather than editing the function's environment)`,
     );
   }
+  const bulk = settings.pixBulk as Partial<Record<string, unknown>> | undefined;
+  if (
+    bulk !== undefined &&
+    (!bulk ||
+      typeof bulk !== 'object' ||
+      !Number.isInteger(bulk.afterSeconds) ||
+      (bulk.afterSeconds as number) < 1 ||
+      !Number.isInteger(bulk.chargeReachMinutes) ||
+      (bulk.chargeReachMinutes as number) < 0 ||
+      (bulk.chargeReachMinutes as number) > 1440)
+  ) {
+    throw new Error(
+      `${PROCESSOR_SETTINGS_ENV}: pixBulk must hold afterSeconds (a whole number of seconds, at least 1) and chargeReachMinutes (whole minutes from 0 to 1440) (the SettlementProcessor construct writes them; redeploy rather than editing the function's environment)`,
+    );
+  }
   for (const flag of ['pixKeyless', 'pixRecurring', 'pixCallbacksAuthenticated'] as const) {
     if (settings[flag] !== undefined && typeof settings[flag] !== 'boolean') {
       throw new Error(

@@ -20,7 +20,7 @@ import {
 import { PendingPaymentIndex } from '../../contracts/reconciliation';
 import { type CooperativeConnectionProps, bankConnectionEnvironment } from '../families/cooperative/connection';
 import { pixConnectionEnvironment } from '../families/pix/connection';
-import { normalizedPixKeys, pixRecordTtlSecondsByKind, type PixReceiverProps } from '../families/pix/receiver';
+import { pixProcessorSettings, type PixReceiverProps } from '../families/pix/receiver';
 import { notifyOn, Runbook, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
 import { QueueSenders } from '../core/queue-senders';
 import { acknowledgeInherent } from '../core/compliance';
@@ -230,16 +230,7 @@ export class SettlementProcessor extends Construct {
       },
     );
     this.processorFunction = fn;
-    const recordTtlSecondsByKind = pixRecordTtlSecondsByKind(props.pix, this.idempotencyTtl);
-    const pixSettings = props.pix
-      ? {
-          pixKeys: normalizedPixKeys(props.pix),
-          ...(props.pix.keylessPix ? { pixKeyless: true } : {}),
-          ...(props.pix.recurring ? { pixRecurring: true } : {}),
-          ...(props.pix.domain ? { pixCallbacksAuthenticated: true } : {}),
-          ...(recordTtlSecondsByKind ? { recordTtlSecondsByKind } : {}),
-        }
-      : {};
+    const pixSettings = props.pix ? pixProcessorSettings(props.pix, this.idempotencyTtl) : {};
     fn.addEnvironment(PROCESSOR_SETTINGS_ENV, Stack.of(this).toJsonString({ ...settings, ...pixSettings }));
     for (const [name, value] of Object.entries(bankConnectionEnvironment(this, props.bank, fn)))
       fn.addEnvironment(name, value);

@@ -7,7 +7,7 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import type { PixDomainProps } from '../../lib/families/pix/receiver';
+import type { PixDomainProps, PixReceiverProps } from '../../lib/families/pix/receiver';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { App, Duration, Stack } from 'aws-cdk-lib';
 import { BankWebhookReceiver } from '../../lib/bank-webhook-receiver';
@@ -303,6 +303,44 @@ describe('the Pix API on its own mutual-TLS domain', () => {
     expect(() =>
       synthReceiver({}, withDomain({ pinnedCertificates: { fingerprints: [LEAF], issuers: ['CN=Provider CA'] } })),
     ).toThrow(/pinnedCertificates\.issuers: holds subject pins to their issuer: it needs subjects/);
+  });
+
+  it('verifies by listing at a peak behind the domain (10 s, charges an hour back by default; its own bound and reach when set; off when asked), never without it', () => {
+    const bulkOf = (extra: Partial<PixReceiverProps> = {}, domain = true) =>
+      settingsIn<ProcessorSettings>(
+        processorOf(
+          synthReceiver({}, (stack) => {
+            const props = (domain ? withDomain() : pixProps())(stack);
+            return { ...props, pix: { ...props.pix!, ...extra } };
+          }).template,
+        ),
+        PROCESSOR_SETTINGS_ENV,
+      ).pixBulk;
+    expect(bulkOf()).toEqual({ afterSeconds: 10, chargeReachMinutes: 60 });
+    expect(bulkOf({ bulkVerification: { after: Duration.seconds(30), chargeReach: Duration.minutes(15) } })).toEqual({
+      afterSeconds: 30,
+      chargeReachMinutes: 15,
+    });
+    expect(bulkOf({ bulkVerification: { enabled: false } })).toBeUndefined();
+    expect(
+      settingsIn<ProcessorSettings>(processorOf(synthReceiver(staging, pixProps()).template), PROCESSOR_SETTINGS_ENV),
+    ).not.toHaveProperty('pixBulk');
+    let message = '';
+    try {
+      bulkOf({ bulkVerification: { after: Duration.millis(1500), chargeReach: Duration.days(2) } });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain('pix.bulkVerification.after: must be whole seconds from 1 to 900, got 1.5');
+    expect(message).toContain(
+      'pix.bulkVerification.chargeReach: must be whole minutes from 0 to 1440 (a day), got 2880',
+    );
+    expect(() =>
+      synthReceiver(staging, (stack) => {
+        const props = pixProps()(stack);
+        return { ...props, pix: { ...props.pix!, bulkVerification: { after: Duration.seconds(20) } } };
+      }),
+    ).toThrow(/pix\.bulkVerification: needs pix\.domain \(mutual TLS with a pin\)/);
   });
 
   it("holds a subject pin to its issuers in the receiver's settings; a subject pin alone still synthesizes, with a warning", () => {

@@ -22,6 +22,7 @@ import { Foreign, type SubjectItem, type SubjectRules, wrongKind } from '../fami
 import type { ClaimCheck, KeyedState, SubjectState } from '../verified-state';
 import type { PixRead, PixRefundRead } from './answers';
 import type { PixItem, PixRefundItem } from './notification';
+import { listedAnswers } from './bulk';
 import { foreignKey, mayBeLag, type PixAnswer, queriesOf, tiedPix } from './tied';
 
 type PixTarget = Extract<LookSubject, { kind: 'pix' }>;
@@ -161,8 +162,11 @@ export function pixRules(): SubjectRules {
     notOurs: () => undefined,
     foreign: (item, context) => foreignKey(pixItem(item)?.pix.chave, context),
     notificationId: (item) => pixItem(item)?.pix.endToEndId ?? wrongKind('pix'),
-    async query(target, provider, context, deadline) {
-      const answer = await tiedPix(queriesOf(provider), (target as PixTarget).endToEndId, context, deadline);
+    async query(target, provider, context, deadline, hint) {
+      const { endToEndId } = target as PixTarget;
+      const queries = queriesOf(provider);
+      const listed = listedAnswers(queries, endToEndId, context, hint);
+      const answer = await tiedPix(queries, endToEndId, context, deadline, listed);
       return answer as unknown as Record<string, unknown>;
     },
     verify: (_previous, answer) => pixState(answer as unknown as PixAnswer),

@@ -2,7 +2,8 @@
  * Whose a Pix is, as the provider's answers under our credentials tie it: the Pix read by its
  * end-to-end id, its key, else its charge's (`cob`, `cobv`, `cobr`: the first concluded with it),
  * else no key (the account's receiver for keyless Pix alone). What the subjects' rules ask before
- * they read a state; a callback's own claims decide none of it.
+ * they read a state; a callback's own claims decide none of it. At a peak, a listing's answers
+ * stand for the single reads where it shows them (bulk.ts); the rules are the same.
  */
 import { PixChargeKind } from '../../../contracts/events';
 import { CHARGE_TXID, normalizePixKey } from '../../../contracts/pix';
@@ -52,6 +53,19 @@ export function foreignKey(chave: string | undefined, context: RulesContext): st
     : "the callback names a Pix key that is not one of this receiver's";
 }
 
+/**
+ * Answers a listing gave (bulk verification at a peak, bulk.ts) that stand for single reads: the
+ * Pix as listed under our credentials, and the charge a listing shows concluded. Undefined where
+ * the listing does not show it: then it is read one by one.
+ */
+export interface ListedAnswers {
+  pix(endToEndId: string, deadline: number): Promise<PixRead | undefined>;
+  concludedCharge(
+    pix: PixRead,
+    deadline: number,
+  ): Promise<{ readonly kind: PixChargeKind; readonly read: ChargeRead } | undefined>;
+}
+
 /** A charge as the rules keep it: where the provider showed it, and whether this Pix concluded it. */
 export type ChargeAnswer = Omit<ChargeRead, 'paidBy' | 'chave' | 'account'> & {
   readonly kind: PixChargeKind;
@@ -83,20 +97,28 @@ async function chargeOf(
   queries: PixQueries,
   pix: PixRead,
   deadline: number,
+  listed?: ListedAnswers,
 ): Promise<{ charge: ChargeAnswer | null; chave?: string; account?: ChargeRead['account'] }> {
-  let first: { charge: ChargeAnswer; chave?: string; account?: ChargeRead['account'] } | undefined;
+  type Found = { charge: ChargeAnswer; chave?: string; account?: ChargeRead['account'] };
+  const foundOf = (kind: PixChargeKind, read: ChargeRead): Found => {
+    const { paidBy: _paidBy, chave, account, ...rest } = read;
+    return {
+      charge: { ...rest, kind, concluded: concludedWith(read, pix) },
+      ...(chave ? { chave } : {}),
+      ...(account ? { account } : {}),
+    };
+  };
+  // A charge a listing shows concluded with this Pix is what the reads below would end on (a Pix pays one charge).
+  const inListing = await listed?.concludedCharge(pix, deadline);
+  if (inListing && concludedWith(inListing.read, pix)) return foundOf(inListing.kind, inListing.read);
+  let first: Found | undefined;
   for (const kind of [PixChargeKind.COB, PixChargeKind.COBV, PixChargeKind.COBR]) {
     const read =
       kind === PixChargeKind.COBR
         ? await recurringCharge(queries, pix.txid!, deadline)
         : await queries.getCharge(kind, pix.txid!, deadline);
     if (!read) continue;
-    const { paidBy: _paidBy, chave, account, ...rest } = read;
-    const found = {
-      charge: { ...rest, kind, concluded: concludedWith(read, pix) },
-      ...(chave ? { chave } : {}),
-      ...(account ? { account } : {}),
-    };
+    const found = foundOf(kind, read);
     if (found.charge.concluded) return found;
     first ??= found;
   }
@@ -127,8 +149,9 @@ export async function tiedPix(
   endToEndId: string,
   context: RulesContext,
   deadline: number,
+  listed?: ListedAnswers,
 ): Promise<PixAnswer> {
-  const pix = await queries.getPix(endToEndId, deadline);
+  const pix = (await listed?.pix(endToEndId, deadline)) ?? (await queries.getPix(endToEndId, deadline));
   if (!pix)
     throw new Foreign(
       "the provider holds no such Pix under our credentials (another customer's, or none)",
@@ -140,7 +163,7 @@ export async function tiedPix(
   if (foreignKey(pix.chave, context))
     throw new NotAttributed("the provider shows the Pix paid to a key of the account that is not this receiver's");
   const { refunds: _refunds, unreadableRefunds: _unreadable, ...shown } = pix;
-  const read = pix.txid && CHARGE_TXID.test(pix.txid) ? await chargeOf(queries, pix, deadline) : undefined;
+  const read = pix.txid && CHARGE_TXID.test(pix.txid) ? await chargeOf(queries, pix, deadline, listed) : undefined;
   // A recurring charge's Pix is the account's whose charge it paid: never another account's.
   const elsewhere = read?.charge?.kind === PixChargeKind.COBR ? otherAccount(read.account, context) : undefined;
   if (elsewhere) throw new NotAttributed(elsewhere);

@@ -1,7 +1,7 @@
 import { Duration, Token } from 'aws-cdk-lib';
 import { SubjectKind } from '../../../contracts/events';
 import { MAX_PIX_KEY_LENGTH, normalizePixKey, pixKeyHash } from '../../../contracts/pix';
-import { RecordLifetime } from '../../../contracts/processor';
+import { type ProcessorSettings, RecordLifetime } from '../../../contracts/processor';
 import { PixRecurringDefaults } from '../../../contracts/pix-recurring';
 import type { PixSweepSettings } from '../../../contracts/reconciliation';
 import { type PixConnectionProps, validatePixConnection } from './connection';
@@ -52,6 +52,77 @@ export interface PixSweepProps {
    * @default false - only Pix with a txid, what the provider notifies
    */
   readonly publishWithoutTxid?: boolean;
+}
+
+/**
+ * Verification by listing at a peak: once a Pix callback has waited longer than `after` since it
+ * was stored (more Pix wait than the query budget verifies one by one), the processor verifies
+ * Pix for a minute by the provider's listing of the ten seconds each was paid in, and the charges
+ * they pay by the listing of charges concluded within `chargeReach` (one by one where that costs
+ * fewer calls). What a listing does not show is read one by one.
+ */
+export interface PixBulkVerificationProps {
+  /** Set false to verify every Pix one by one, whatever waits. @default true */
+  readonly enabled?: boolean;
+  /** How long a callback waits before the processor verifies by listing: whole seconds, 1 to 900. @default Duration.seconds(10) */
+  readonly after?: Duration;
+  /**
+   * How long before a Pix the charges it pays are created (their expiry, for immediate charges):
+   * whole minutes, 0 to 1 day. A charge created earlier is read one by one.
+   * @default Duration.hours(1)
+   */
+  readonly chargeReach?: Duration;
+}
+
+/** The processor's settings of verification by listing, or undefined when it is off (no `domain`, or turned off). */
+export function pixBulkSettings(
+  props: PixReceiverProps,
+): { afterSeconds: number; chargeReachMinutes: number } | undefined {
+  const bulk = props.bulkVerification;
+  if (!props.domain || bulk?.enabled === false) return undefined;
+  return {
+    afterSeconds: bulk?.after?.toSeconds() ?? 10,
+    chargeReachMinutes: bulk?.chargeReach?.toMinutes() ?? 60,
+  };
+}
+
+/** What the processor's settings hold of the receiver's Pix props. */
+export function pixProcessorSettings(props: PixReceiverProps, idempotencyTtl: Duration): Partial<ProcessorSettings> {
+  const recordTtlSecondsByKind = pixRecordTtlSecondsByKind(props, idempotencyTtl);
+  const pixBulk = pixBulkSettings(props);
+  return {
+    pixKeys: normalizedPixKeys(props),
+    ...(props.keylessPix ? { pixKeyless: true } : {}),
+    ...(props.recurring ? { pixRecurring: true } : {}),
+    ...(props.domain ? { pixCallbacksAuthenticated: true } : {}),
+    ...(pixBulk ? { pixBulk } : {}),
+    ...(recordTtlSecondsByKind ? { recordTtlSecondsByKind } : {}),
+  };
+}
+
+/** Checks `bulkVerification` under `prefix`. */
+function validatePixBulk(v: PropsValidation, props: PixReceiverProps, prefix: string): void {
+  const bulk = props.bulkVerification;
+  if (!bulk) return;
+  const after = bulk.after?.toSeconds({ integral: false });
+  if (after !== undefined && !Token.isUnresolved(after))
+    v.check(
+      Number.isInteger(after) && after >= 1 && after <= 900,
+      `${prefix}.bulkVerification.after`,
+      `must be whole seconds from 1 to 900, got ${after}`,
+    );
+  const reach = bulk.chargeReach?.toMinutes({ integral: false });
+  if (reach !== undefined && !Token.isUnresolved(reach))
+    v.check(
+      Number.isInteger(reach) && reach >= 0 && reach <= 1440,
+      `${prefix}.bulkVerification.chargeReach`,
+      `must be whole minutes from 0 to 1440 (a day), got ${reach}`,
+    );
+  v.check(
+    props.domain !== undefined || bulk.enabled === false,
+    `${prefix}.bulkVerification`,
+    'needs pix.domain (mutual TLS with a pin): without it anyone can post a callback, and its time would choose what is listed. Set pix.domain, or remove bulkVerification',
+  );
 }
 
 /**
@@ -109,18 +180,24 @@ export interface PixReceiverProps {
    */
   readonly recurring?: boolean;
   /**
+   * Verification by the provider's listings at a peak (behind `domain` only: a callback's time
+   * chooses the window listed). cdk-bank-webhooks/docs/pix.md says when it runs and what it costs.
+   * @default - on behind `domain`: after 10 seconds, charges reached back one hour
+   */
+  readonly bulkVerification?: PixBulkVerificationProps;
+  /**
    * How the reconciliation sweep reads the Pix listing, when the receiver has one.
    * @default - Pix with a txid; refunds of Pix back to the records' lifetime
    */
   readonly sweep?: PixSweepProps;
 }
 
-
 /** Checks a receiver's Pix props, every problem at once, under `prefix`. */
 export function validatePixReceiver(v: PropsValidation, props: PixReceiverProps | undefined, prefix: string): void {
   if (!props) return;
   validatePixConnection(v, props.connection, `${prefix}.connection`);
   validatePixDomain(v, props.domain, `${prefix}.domain`);
+  validatePixBulk(v, props, prefix);
   v.check(
     !props.recurring || props.keylessPix === true,
     `${prefix}.recurring`,
@@ -158,7 +235,6 @@ export function validatePixReceiver(v: PropsValidation, props: PixReceiverProps 
     if (first === undefined) seen.set(normal.key, i);
   });
 }
-
 
 /** The keys in the DICT's form, once each (after {@link validatePixReceiver}). */
 export function normalizedPixKeys(props: PixReceiverProps): string[] {

@@ -72,3 +72,24 @@ it("takes the processor's Pix flags only as true or false, naming the one that i
   );
   expect(() => readProcessorSettings(env({ pixKeyless: 1 }))).toThrow(/pixKeyless must be true or false/);
 });
+
+it('takes bulk verification only as whole seconds and minutes in range: an edited environment is refused, not read as a rate', () => {
+  const env = (pixBulk: unknown) => ({
+    [PROCESSOR_SETTINGS_ENV]: JSON.stringify({ ...SETTINGS, pixKeys: ['financeiro@example.com.br'], pixBulk }),
+  });
+  expect(readProcessorSettings(env({ afterSeconds: 10, chargeReachMinutes: 60 })).pixBulk).toEqual({
+    afterSeconds: 10,
+    chargeReachMinutes: 60,
+  });
+  for (const bad of [
+    null,
+    'on',
+    { afterSeconds: 0, chargeReachMinutes: 60 },
+    { afterSeconds: 10 },
+    { afterSeconds: 1.5, chargeReachMinutes: 1 },
+    { afterSeconds: 10, chargeReachMinutes: 1441 },
+  ])
+    expect(() => readProcessorSettings(env(bad))).toThrow(
+      /pixBulk must hold afterSeconds \(a whole number of seconds, at least 1\) and chargeReachMinutes \(whole minutes from 0 to 1440\)/,
+    );
+});

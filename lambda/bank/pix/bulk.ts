@@ -1,0 +1,267 @@
+/**
+ * Bulk verification of Pix received, for a peak. Once a callback has waited longer than the
+ * receiver's bound (more Pix wait than the query budget verifies one by one), the environment
+ * verifies Pix by the provider's listings for a while: a Pix by the listing of the ten seconds its
+ * callback's `horario` falls in (`GET /pix?inicio&fim`, under our credentials, in the same shape as
+ * `GET /pix/{e2eid}`), the charge it pays by the listing of charges concluded within the reach
+ * before it (`GET /cob`, `GET /cobv` with `status=CONCLUIDA`). Each listing is read once for every
+ * look that needs it, and again only for a callback that arrived after it was read (a Pix absent
+ * from an older page may not have happened yet), at most every second (Pix) or five (charges).
+ * What a listing shows stands for the single read it replaces: a Pix received does not change (its
+ * refunds are subjects of their own), and a charge concluded with it stays so. What a listing read
+ * after its callback does not show (the provider's lag, a page that changed between reads, a
+ * charge created before the reach, another customer's) is read one by one. The window comes from a
+ * callback's `horario`, so only where only the provider can post (mutual TLS and a pin): a forged
+ * one would choose what we list, and nothing else.
+ */
+import { PixChargeKind } from '../../../contracts/events';
+import { CHARGE_TXID } from '../../../contracts/pix';
+import type { PixBulkSettings } from '../../../contracts/processor';
+import type { QueryHint, RulesContext } from '../family';
+import type { ChargePageRead, ChargeRead, PixPageRead, PixRead } from './answers';
+import type { PixItem } from './notification';
+import type { ListingWindow } from './operations';
+import type { ListedAnswers } from './tied';
+
+/** What bulk verification needs of the Pix client ({@link PixClient} fits). */
+export interface BulkLister {
+  listPix(
+    window: ListingWindow,
+    page: number,
+    deadline: number,
+    options?: { itensPorPagina?: number },
+  ): Promise<PixPageRead>;
+  listCharges(
+    kind: PixChargeKind.COB | PixChargeKind.COBV,
+    window: ListingWindow,
+    page: number,
+    deadline: number,
+    options?: { itensPorPagina?: number; status?: string },
+  ): Promise<ChargePageRead>;
+}
+
+export const BulkDefaults = {
+  /** The width of a listed window of the Pix's time. */
+  windowMs: 10_000,
+  /** How long after a callback was stored a listing shows its Pix (the provider's own lag). */
+  lagMs: 1_000,
+  /** A window's listing is read again at most this often. */
+  pixRefreshMs: 1_000,
+  /** The concluded charges are read again at most this often. */
+  chargeRefreshMs: 5_000,
+  /** How long an environment verifies by listing after a callback that waited past the bound. */
+  holdMs: 60_000,
+  /** Pages of one listing read at most (1000 items each); what is beyond is read one by one. */
+  maxPages: 30,
+  /** Windows an environment keeps (the oldest is dropped first). */
+  maxWindows: 64,
+  /** Items a page is asked for: the standard's most. */
+  pageSize: 1000,
+  /** After a listing call fails (a provider that serves no listing, an outage), Pix are read one by one this long. */
+  failureBackoffMs: 60_000,
+} as const;
+
+type Concluded = { readonly kind: PixChargeKind; readonly read: ChargeRead };
+
+/** One listing read: when it started, and what it showed (undefined: it failed, or was not worth its pages). */
+interface Read<T> {
+  readonly started: number;
+  readonly shown: Promise<ReadonlyMap<string, T> | undefined>;
+}
+
+const instant = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
+
+/** Every page of a listing from page 0, at most `maxPages`; undefined when page 0 says it is not worth its pages. */
+async function allPages<T>(
+  read: (page: number) => Promise<{ items: readonly T[]; paginaAtual: number; quantidadeDePaginas: number }>,
+  worthPages: (pages: number) => boolean = () => true,
+): Promise<T[] | undefined> {
+  const items: T[] = [];
+  for (let page = 0; page < BulkDefaults.maxPages; page++) {
+    const answer = await read(page);
+    // A page numbered otherwise than asked ends the listing: what it left out is read one by one.
+    if (answer.paginaAtual !== page) return items;
+    if (page === 0 && !worthPages(answer.quantidadeDePaginas)) return undefined;
+    items.push(...answer.items);
+    if (page + 1 >= answer.quantidadeDePaginas) return items;
+  }
+  return items;
+}
+
+export interface BulkOptions {
+  readonly now?: () => number;
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/** One environment's listings and whether it verifies by them now. */
+export class BulkAnswers {
+  private readonly windows = new Map<number, Read<PixRead>>();
+  private charges?: Read<Concluded>;
+  private until = 0;
+  /** Until when a failed listing keeps the environment reading one by one. */
+  private failedUntil = 0;
+  /** Charges looked up since the concluded charges were last read. */
+  private paying = 0;
+  private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  /** Listing calls made (pages read), for the bench and the tests. */
+  calls = 0;
+
+  constructor(
+    private readonly lister: BulkLister,
+    private readonly settings: PixBulkSettings,
+    options: BulkOptions = {},
+  ) {
+    this.now = options.now ?? Date.now;
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  /** A callback that waited `waitedMs`: past the bound, the environment verifies by listing for a while. */
+  saw(waitedMs: number): void {
+    if (waitedMs >= this.settings.afterSeconds * 1000) this.until = this.now() + BulkDefaults.holdMs;
+  }
+
+  /** The answers for a Pix of `horarioMs` whose callback was stored at `storedAt`, or undefined when not verifying by listing. */
+  answersFor(horarioMs: number, storedAt: number): ListedAnswers | undefined {
+    if (this.now() >= this.until || this.now() < this.failedUntil) return undefined;
+    const start = Math.floor(horarioMs / BulkDefaults.windowMs) * BulkDefaults.windowMs;
+    const after = storedAt + BulkDefaults.lagMs;
+    return {
+      pix: (endToEndId, deadline) =>
+        this.shown(
+          () => this.windows.get(start),
+          (read) => this.windows.set(start, read),
+          () => this.listPix(start, deadline),
+          endToEndId,
+          after,
+          BulkDefaults.pixRefreshMs,
+          deadline,
+        ),
+      concludedCharge: (pix, deadline) => {
+        if (!pix.txid || !CHARGE_TXID.test(pix.txid)) return Promise.resolve(undefined);
+        this.paying++;
+        return this.shown(
+          () => this.charges,
+          (read) => (this.charges = read),
+          () => this.listConcluded(deadline),
+          pix.txid,
+          after,
+          BulkDefaults.chargeRefreshMs,
+          deadline,
+        );
+      },
+    };
+  }
+
+  /**
+   * What a listing shows of `id`: from any read that shows it, else from a read started after
+   * `after` (waiting for one, at most every `refreshMs`, while the deadline allows); undefined
+   * when none shows it.
+   */
+  private async shown<T>(
+    current: () => Read<T> | undefined,
+    keep: (read: Read<T>) => void,
+    list: () => Promise<ReadonlyMap<string, T> | undefined>,
+    id: string,
+    after: number,
+    refreshMs: number,
+    deadline: number,
+  ): Promise<T | undefined> {
+    for (;;) {
+      const read = current();
+      const found = read && (await read.shown)?.get(id);
+      if (found || (read && read.started >= after)) return found;
+      const startAt = Math.max(after, (read?.started ?? -Infinity) + refreshMs);
+      const wait = startAt - this.now();
+      if (wait > 0) {
+        // No time to wait for a fresher read: read it one by one.
+        if (this.now() + wait + 2_000 > deadline) return undefined;
+        await this.sleep(wait);
+        if (current() !== read) continue;
+      }
+      keep({ started: this.now(), shown: list() });
+      while (this.windows.size > BulkDefaults.maxWindows) this.windows.delete(this.windows.keys().next().value!);
+    }
+  }
+
+  /** A window's Pix by end-to-end id; undefined when the listing failed (read one by one). */
+  private async listPix(start: number, deadline: number): Promise<ReadonlyMap<string, PixRead> | undefined> {
+    const window = { inicio: instant(start), fim: instant(start + BulkDefaults.windowMs) };
+    try {
+      const pix = await allPages(async (page) => {
+        this.calls++;
+        const answer = await this.lister.listPix(window, page, deadline, { itensPorPagina: BulkDefaults.pageSize });
+        return { ...answer, items: answer.pix };
+      });
+      return new Map((pix ?? []).map((p) => [p.endToEndId, p]));
+    } catch {
+      this.failedUntil = this.now() + BulkDefaults.failureBackoffMs;
+      return undefined;
+    }
+  }
+
+  /**
+   * The concluded `cob` and `cobv` created within the reach, by txid; a kind whose listing has
+   * more pages than the charges looked up since the last read is left to the single reads.
+   */
+  private async listConcluded(deadline: number): Promise<ReadonlyMap<string, Concluded> | undefined> {
+    const now = this.now();
+    const window = { inicio: instant(now - this.settings.chargeReachMinutes * 60_000), fim: instant(now) };
+    // The charges looked up since the last read: listing a kind pays where its pages are fewer.
+    const paying = this.paying;
+    this.paying = 0;
+    const charges = new Map<string, Concluded>();
+    try {
+      for (const kind of [PixChargeKind.COB, PixChargeKind.COBV] as const) {
+        const cobs = await allPages(
+          async (page) => {
+            this.calls++;
+            const answer = await this.lister.listCharges(kind, window, page, deadline, {
+              itensPorPagina: BulkDefaults.pageSize,
+              status: 'CONCLUIDA',
+            });
+            return { ...answer, items: answer.cobs };
+          },
+          (pages) => pages <= Math.max(1, paying),
+        );
+        for (const read of cobs ?? []) if (!charges.has(read.txid)) charges.set(read.txid, { kind, read });
+      }
+      return charges;
+    } catch {
+      this.failedUntil = this.now() + BulkDefaults.failureBackoffMs;
+      return undefined;
+    }
+  }
+}
+
+/** Each client's bulk answers: one per environment and pacer. */
+const bulkOfClient = new WeakMap<object, BulkAnswers>();
+
+function isLister(queries: unknown): queries is BulkLister {
+  const q = queries as Partial<BulkLister> | undefined;
+  return typeof q?.listPix === 'function' && typeof q.listCharges === 'function';
+}
+
+/**
+ * The listed answers a Pix's look may use instead of its single reads, or undefined: only for a
+ * callback's first receive, on a route where only the provider posts, while the environment
+ * verifies by listing (a callback waited past the bound within the last minute).
+ */
+export function listedAnswers(
+  queries: unknown,
+  endToEndId: string,
+  context: RulesContext,
+  hint: QueryHint | undefined,
+): ListedAnswers | undefined {
+  const settings = context.settings.pixBulk;
+  if (!settings || !hint?.firstReceive || hint.waitedMs === undefined) return undefined;
+  if (context.settings.pixCallbacksAuthenticated !== true || !isLister(queries)) return undefined;
+  const item = hint.items.find((i): i is PixItem => i.kind === 'pix' && (i as PixItem).pix.endToEndId === endToEndId);
+  const at = item ? Date.parse(item.pix.horario) : NaN;
+  if (!Number.isFinite(at)) return undefined;
+  let bulk = bulkOfClient.get(queries);
+  if (!bulk) bulkOfClient.set(queries, (bulk = new BulkAnswers(queries, settings, { now: context.now })));
+  bulk.saw(hint.waitedMs);
+  const now = (context.now ?? Date.now)();
+  return bulk.answersFor(at, now - hint.waitedMs);
+}
