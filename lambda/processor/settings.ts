@@ -56,13 +56,13 @@ export function readProcessorSettings(env: NodeJS.ProcessEnv): ProcessorSettings
     (!bulk ||
       typeof bulk !== 'object' ||
       !Number.isInteger(bulk.afterSeconds) ||
-      (bulk.afterSeconds as number) < 1 ||
+      (bulk.afterSeconds as number) < 0 ||
       !Number.isInteger(bulk.chargeReachMinutes) ||
       (bulk.chargeReachMinutes as number) < 0 ||
       (bulk.chargeReachMinutes as number) > 1440)
   ) {
     throw new Error(
-      `${PROCESSOR_SETTINGS_ENV}: pixBulk must hold afterSeconds (a whole number of seconds, at least 1) and chargeReachMinutes (whole minutes from 0 to 1440) (the SettlementProcessor construct writes them; redeploy rather than editing the function's environment)`,
+      `${PROCESSOR_SETTINGS_ENV}: pixBulk must hold afterSeconds (a whole number of seconds, 0 or more) and chargeReachMinutes (whole minutes from 0 to 1440) (the SettlementProcessor construct writes them; redeploy rather than editing the function's environment)`,
     );
   }
   for (const flag of ['pixKeyless', 'pixRecurring', 'pixCallbacksAuthenticated'] as const) {

@@ -331,7 +331,7 @@ describe('the Pix API on its own mutual-TLS domain', () => {
     } catch (error) {
       message = (error as Error).message;
     }
-    expect(message).toContain('pix.bulkVerification.after: must be whole seconds from 1 to 900, got 1.5');
+    expect(message).toContain('pix.bulkVerification.after: must be whole seconds from 0 to 900, got 1.5');
     expect(message).toContain(
       'pix.bulkVerification.chargeReach: must be whole minutes from 0 to 1440 (a day), got 2880',
     );

@@ -59,7 +59,19 @@ export interface AnswerVariation {
   readonly pixOmitted?: readonly PixOptionalField[];
   /** A refund no reader can make sense of among every answered Pix's `devolucoes` (it is never published; its Pix still is). @default false */
   readonly pixGarbledRefund?: boolean;
+  /**
+   * How the provider answers its listings (`GET /pix`, `GET /cob`, `GET /cobv` by a window): at
+   * most `pageCap` items a page whatever is asked (pages short of the ask), a page's content
+   * repeated under the next page's number (`repeatPage`: the next page's items never shown), and
+   * behind every Pix movement still lagging (`lag`: a Pix or a charge's conclusion appears late).
+   * @default the standard's: what is asked, as it is now
+   */
+  readonly pixListing?: { readonly pageCap: number; readonly repeatPage: boolean; readonly lag: boolean };
 }
+
+/** Whether a Pix API request is a listing by window (`GET /pix`, `GET /cob`, `GET /cobv`). */
+const isListing = (method: string, pathname: string): boolean =>
+  method === 'GET' && /^\/api\/v[23]\/(pix|cob|cobv)\/?$/.test(pathname);
 
 /** Optional fields of the standard's `Pix` a provider's query answer may leave out. */
 export const PIX_OPTIONAL_FIELDS = ['chave', 'infoPagador'] as const;
@@ -291,6 +303,10 @@ export class BankSide {
   >();
   /** The provider's Pix books (its Pix and charges, and Pix Automático's) before each Pix movement, by `pix:<e2eid>` and `charge:<txid>`: what a lagging Pix query answers. */
   private readonly pixBefore = new Map<string, { until: number; state: PixBooks }>();
+  /** Listing calls of verification by listing (a `GET /pix` window of a minute or less, `GET /cob`, `GET /cobv`). */
+  bulkListings = 0;
+  /** The provider's Pix books before each lagging Pix movement, oldest first: what a lagging listing answers. */
+  private readonly listingBefore: { until: number; state: PixBooks }[] = [];
   /** What the standard's OpenAPI refused of the Pix answers and callbacks (judged under the standard's readings only). */
   readonly outsideStandard: string[] = [];
   private readonly judged: boolean;
@@ -448,6 +464,7 @@ export class BankSide {
     let before = this.pixBooks();
     const lagging = (keys: readonly string[]) => {
       if (lagMs > 0) for (const key of keys) this.pixBefore.set(key, { until: this.now() + lagMs, state: before });
+      if (lagMs > 0 && keys.length) this.listingBefore.push({ until: this.now() + lagMs, state: before });
     };
     const control = async (path: string, body: Record<string, unknown>) => {
       const reply = await this.engine.handle({
@@ -535,7 +552,19 @@ export class BankSide {
     const current = lagging && lagging.until > this.now() ? this.engine.bank.exportState() : undefined;
     if (current) this.engine.bank.restoreState(lagging!.state);
     const pix = pixRequest(url.pathname);
-    const pixLagging = pix.lagKey ? this.pixBefore.get(pix.lagKey) : undefined;
+    const asked = Number(url.searchParams.get('paginacao.paginaAtual') ?? 0);
+    const windowMs = Date.parse(url.searchParams.get('fim') ?? '') - Date.parse(url.searchParams.get('inicio') ?? '');
+    // Verification by listing's (the sweep reads whole days; only it reads the charges' listings).
+    const bulk = isListing(req.method, url.pathname) && (!/\/pix\/?$/.test(url.pathname) || windowMs <= 60_000);
+    if (bulk) this.bulkListings++;
+    const listing = bulk ? this.variation?.pixListing : undefined;
+    if (listing) {
+      const size = Number(url.searchParams.get('paginacao.itensPorPagina') ?? 100);
+      url.searchParams.set('paginacao.itensPorPagina', String(Math.min(size, listing.pageCap)));
+      if (listing.repeatPage && asked > 0) url.searchParams.set('paginacao.paginaAtual', String(asked - 1));
+    }
+    const listingLag = listing?.lag ? this.listingBefore.find((entry) => entry.until > this.now()) : undefined;
+    const pixLagging = pix.lagKey ? this.pixBefore.get(pix.lagKey) : listingLag;
     const pixCurrent = pixLagging && pixLagging.until > this.now() ? this.pixBooks() : undefined;
     if (pixCurrent) this.restorePix(pixLagging!.state);
     try {
@@ -555,6 +584,9 @@ export class BankSide {
             : pix.component
               ? variedPixAnswer(reply.body, this.variation)
               : reply.body;
+      // A repeated page comes back under the number asked for.
+      if (listing?.repeatPage && asked > 0 && reply.status === 200)
+        (answer as { parametros: { paginacao: { paginaAtual: number } } }).parametros.paginacao.paginaAtual = asked;
       const body = answer === undefined ? '' : typeof answer === 'string' ? answer : JSON.stringify(answer);
       return { status: reply.status, headers: { 'content-type': 'application/json', ...reply.headers }, body };
     } finally {

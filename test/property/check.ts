@@ -31,6 +31,8 @@ export interface PropertyReport {
   readonly runs: number;
   readonly faults: Record<string, number>;
   readonly invariantsChecked: number;
+  /** Listing calls verification by listing made (the bulk path taken). */
+  readonly bulkListings: number;
   /** The longest time from the faults' end to an event published after it, in ms of the harness's clock. */
   readonly longestPublishAfterFaultsMs: number;
   /** The counterexample's first violation's invariant, when it failed. */
@@ -46,11 +48,13 @@ export async function checkPromise(options: PropertyOptions): Promise<PropertyRe
   const faults: Record<string, number> = {};
   let runs = 0;
   let longest = 0;
+  let bulkListings = 0;
   let lastViolations: ReturnType<typeof checkInvariants> = [];
   const property = fc.asyncProperty(options.scenarios ?? scenarios, fc.scheduler(), async (scenario, scheduler) => {
     const world = await runScenario(scenario, scheduler, options.mutant);
     runs++;
     for (const [kind, count] of Object.entries(world.tally.faults)) faults[kind] = (faults[kind] ?? 0) + count;
+    bulkListings += world.bank.bulkListings;
     for (const event of world.bus.accepted) {
       // (The late phase, past the records' lifetime, is no publication after the faults.)
       if (
@@ -75,6 +79,7 @@ export async function checkPromise(options: PropertyOptions): Promise<PropertyRe
   const stats = {
     runs,
     faults,
+    bulkListings,
     invariantsChecked: runs * Object.keys(Invariant).length,
     longestPublishAfterFaultsMs: longest,
   };

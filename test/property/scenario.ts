@@ -66,6 +66,12 @@ export interface Scenario {
    * (`pix.sweep.publishWithoutTxid`). @default neither
    */
   readonly pixReceiver?: { readonly keylessOwner: boolean; readonly publishWithoutTxid: boolean };
+  /**
+   * Verification by listing at a peak on (`pix.bulkVerification` with no bound: every Pix callback
+   * takes it), the provider's listings as `answers.pixListing` says.
+   * @default off
+   */
+  readonly pixBulk?: boolean;
 }
 
 /** The Pix readings the harness varies, at the standard's values. */
@@ -190,11 +196,16 @@ const scenarioFields = fc.record({
     }),
     { freq: 2 },
   ),
+  // Last, so that a seed draws every field above as it did before verification by listing was in the harness.
+  bulk: fc.option(fc.record({ pageCap: fc.constantFrom(1, 2, 1000), repeatPage: fc.boolean(), lag: fc.boolean() }), {
+    freq: 2,
+  }),
 });
 
 /** The scenarios: a recurring charge paid, when drawn, is the last step. */
-export const scenarios: fc.Arbitrary<Scenario> = scenarioFields.map(({ recurring, ...scenario }) =>
-  recurring
+export const scenarios: fc.Arbitrary<Scenario> = scenarioFields.map(({ recurring, bulk, ...drawn }) => {
+  const scenario = bulk ? { ...drawn, pixBulk: true, answers: { ...drawn.answers, pixListing: bulk } } : drawn;
+  return recurring
     ? {
         ...scenario,
         ...(recurring.lean
@@ -214,8 +225,8 @@ export const scenarios: fc.Arbitrary<Scenario> = scenarioFields.map(({ recurring
           },
         ],
       }
-    : scenario,
-);
+    : scenario;
+});
 
 /** The harness's epoch: a Monday afternoon in Brasília, a bank business day. */
 export const START = Date.parse('2026-11-02T18:00:00.000Z');

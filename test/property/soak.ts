@@ -45,11 +45,12 @@ const firstSeed = number('seed', values.seed, Date.now() % 2_147_483_647);
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const total = { seeds: 0, runs: 0, invariants: 0, longest: 0, faults: {} as Record<string, number> };
+  const total = { seeds: 0, runs: 0, invariants: 0, longest: 0, bulkListings: 0, faults: {} as Record<string, number> };
   const add = (report: PropertyReport) => {
     total.seeds++;
     total.runs += report.runs;
     total.invariants += report.invariantsChecked;
+    total.bulkListings += report.bulkListings;
     total.longest = Math.max(total.longest, report.longestPublishAfterFaultsMs);
     for (const [kind, n] of Object.entries(report.faults)) total.faults[kind] = (total.faults[kind] ?? 0) + n;
   };
@@ -69,7 +70,14 @@ async function main(): Promise<void> {
 }
 
 function summary(
-  total: { seeds: number; runs: number; invariants: number; longest: number; faults: Record<string, number> },
+  total: {
+    seeds: number;
+    runs: number;
+    invariants: number;
+    longest: number;
+    bulkListings: number;
+    faults: Record<string, number>;
+  },
   started: number,
 ): void {
   const faults =
@@ -82,6 +90,7 @@ function summary(
       `seeds: ${total.seeds}, runs: ${total.runs}, in ${((Date.now() - started) / 1000).toFixed(1)} s`,
       `faults injected: ${faults}`,
       `invariants checked: ${total.invariants}`,
+      `listing calls of verification by listing: ${total.bulkListings}`,
       `longest time to publish after the faults stopped: ${(total.longest / 1000).toFixed(1)} s`,
     ].join('\n'),
   );

@@ -156,7 +156,7 @@ export class World {
 
   constructor(
     private readonly scheduler: fc.Scheduler,
-    readonly scenario: Pick<Scenario, 'faults' | 'answers' | 'boletoShape' | 'pixReceiver'>,
+    readonly scenario: Pick<Scenario, 'faults' | 'answers' | 'boletoShape' | 'pixReceiver' | 'pixBulk'>,
     private readonly mutant?: Mutant,
   ) {
     this.plan = scenario.faults;
@@ -200,7 +200,12 @@ export class World {
       },
     );
     // A PRODUCTION receiver's Pix route: mutual TLS with a pin, so only the provider posts callbacks.
-    this.settings = { ...this.settings, pixCallbacksAuthenticated: true };
+    this.settings = {
+      ...this.settings,
+      pixCallbacksAuthenticated: true,
+      // Verification by listing from the first callback (no bound): every Pix of the run takes it.
+      ...(scenario.pixBulk ? { pixBulk: { afterSeconds: 0, chargeReachMinutes: 60 } } : {}),
+    };
   }
 
   private faultAt<T>(entries: ReadonlyArray<{ readonly at: number; readonly fault: T }>, index: number): T | undefined {

@@ -155,8 +155,8 @@ export class BulkAnswers {
 
   /**
    * What a listing shows of `id`: from any read that shows it, else from a read started after
-   * `after` (waiting for one, at most every `refreshMs`, while the deadline allows); undefined
-   * when none shows it.
+   * `after` (waiting once for one, reading at most every `refreshMs`, while the deadline allows);
+   * undefined when none shows it.
    */
   private async shown<T>(
     current: () => Read<T> | undefined,
@@ -167,21 +167,23 @@ export class BulkAnswers {
     refreshMs: number,
     deadline: number,
   ): Promise<T | undefined> {
-    for (;;) {
-      const read = current();
-      const found = read && (await read.shown)?.get(id);
-      if (found || (read && read.started >= after)) return found;
-      const startAt = Math.max(after, (read?.started ?? -Infinity) + refreshMs);
-      const wait = startAt - this.now();
-      if (wait > 0) {
-        // No time to wait for a fresher read: read it one by one.
-        if (this.now() + wait + 2_000 > deadline) return undefined;
-        await this.sleep(wait);
-        if (current() !== read) continue;
-      }
-      keep({ started: this.now(), shown: list() });
+    const read = current();
+    const found = read && (await read.shown)?.get(id);
+    if (found || (read && read.started >= after)) return found;
+    const wait = Math.max(after, (read?.started ?? -Infinity) + refreshMs) - this.now();
+    if (wait > 0) {
+      // No time to wait for a fresher read: read it one by one.
+      if (this.now() + wait + 2_000 > deadline) return undefined;
+      await this.sleep(wait);
+    }
+    // Another look may have started the fresher read meanwhile: then it is shared.
+    let fresh = current();
+    if (fresh === read) {
+      fresh = { started: this.now(), shown: list() };
+      keep(fresh);
       while (this.windows.size > BulkDefaults.maxWindows) this.windows.delete(this.windows.keys().next().value!);
     }
+    return (await fresh!.shown)?.get(id);
   }
 
   /** A window's Pix by end-to-end id; undefined when the listing failed (read one by one). */

@@ -64,7 +64,7 @@ export interface PixSweepProps {
 export interface PixBulkVerificationProps {
   /** Set false to verify every Pix one by one, whatever waits. @default true */
   readonly enabled?: boolean;
-  /** How long a callback waits before the processor verifies by listing: whole seconds, 1 to 900. @default Duration.seconds(10) */
+  /** How long a callback waits before the processor verifies by listing: whole seconds, 0 (every callback) to 900. @default Duration.seconds(10) */
   readonly after?: Duration;
   /**
    * How long before a Pix the charges it pays are created (their expiry, for immediate charges):
@@ -107,9 +107,9 @@ function validatePixBulk(v: PropsValidation, props: PixReceiverProps, prefix: st
   const after = bulk.after?.toSeconds({ integral: false });
   if (after !== undefined && !Token.isUnresolved(after))
     v.check(
-      Number.isInteger(after) && after >= 1 && after <= 900,
+      Number.isInteger(after) && after >= 0 && after <= 900,
       `${prefix}.bulkVerification.after`,
-      `must be whole seconds from 1 to 900, got ${after}`,
+      `must be whole seconds from 0 to 900, got ${after}`,
     );
   const reach = bulk.chargeReach?.toMinutes({ integral: false });
   if (reach !== undefined && !Token.isUnresolved(reach))

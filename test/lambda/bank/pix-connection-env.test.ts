@@ -84,12 +84,12 @@ it('takes bulk verification only as whole seconds and minutes in range: an edite
   for (const bad of [
     null,
     'on',
-    { afterSeconds: 0, chargeReachMinutes: 60 },
+    { afterSeconds: -1, chargeReachMinutes: 60 },
     { afterSeconds: 10 },
     { afterSeconds: 1.5, chargeReachMinutes: 1 },
     { afterSeconds: 10, chargeReachMinutes: 1441 },
   ])
     expect(() => readProcessorSettings(env(bad))).toThrow(
-      /pixBulk must hold afterSeconds \(a whole number of seconds, at least 1\) and chargeReachMinutes \(whole minutes from 0 to 1440\)/,
+      /pixBulk must hold afterSeconds \(a whole number of seconds, 0 or more\) and chargeReachMinutes \(whole minutes from 0 to 1440\)/,
     );
 });
