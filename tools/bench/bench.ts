@@ -24,6 +24,7 @@ import { BenchPeers, UNLIMITED_QUERIES_PER_SECOND } from './peers';
 import { ms, PLAN, processorBundle, receiverBundle } from './plan';
 import { lookFloodSection, processorSection, rateLimitedSection } from './processor-sections';
 import { recurringSection } from './recurring-section';
+import { pixBurstSection } from './pix-burst';
 import { coldStartSection, receiverSection } from './receiver-sections';
 import { reconciliationCost } from './reconciliation';
 import { type BenchResults, checkTargets, formatTable, targetsTable } from './report';
@@ -31,7 +32,7 @@ import { type BenchContext, settledBoletoNotifications } from './sections';
 import { median, round } from './stats';
 import { tracingSection } from './tracing';
 
-const SECTIONS = ['build', 'reconciliation', 'receiver', 'cold-start', 'tracing', 'processor', 'recurring', 'memory', 'rate-limited', 'look-flood', 'front-door'] as const;
+const SECTIONS = ['build', 'reconciliation', 'receiver', 'cold-start', 'tracing', 'processor', 'recurring', 'pix-burst', 'memory', 'rate-limited', 'look-flood', 'front-door'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const RESULTS_FILE = join(ROOT, 'bench', 'results.json');
@@ -110,6 +111,7 @@ const SECTION_RUNS: Readonly<Record<Section, (ctx: BenchContext) => Promise<void
   tracing: (ctx) => tracingSection(ctx, PLAN, receiverBundle),
   processor: processorSection,
   recurring: recurringSection,
+  'pix-burst': pixBurstSection,
   'rate-limited': rateLimitedSection,
   memory: (ctx) => memorySection(ctx, PLAN.memory, { receiver: receiverBundle, processor: processorBundle }),
   'look-flood': lookFloodSection,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { PurgeQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { BANK_CONNECTION_ENV } from '../../contracts/bank-connection';
-import { PROCESSOR_SETTINGS_ENV, ProcessorDefaults } from '../../contracts/processor';
+import { type PixBulkSettings, PROCESSOR_SETTINGS_ENV, ProcessorDefaults } from '../../contracts/processor';
 import { SWEEP_SETTINGS_ENV } from '../../contracts/reconciliation';
 import { BankSimulator } from '../../simulator/simulator';
 import { type Dynalite, startDynalite } from '../local-aws/dynalite';
@@ -88,7 +88,7 @@ export class BenchPeers {
    * something else than pacing) unless given; `endpoints` puts other endpoints (counting
    * proxies) in front of the local services.
    */
-  processorEnvironment(options: { queriesPerSecond?: number; endpoints?: BenchEndpoints; journal?: boolean; pix?: boolean; recurring?: boolean } = {}): Record<string, string> {
+  processorEnvironment(options: { queriesPerSecond?: number; endpoints?: BenchEndpoints; journal?: boolean; pix?: boolean; recurring?: boolean; pixAuthenticated?: boolean; pixBulk?: PixBulkSettings } = {}): Record<string, string> {
     const settings = processorSettings(
       {
         eventBusName: `${NAME}-bus`, idempotencyTableName: `${NAME}-idempotency`, quarantineQueueUrl: this.dlqUrl, queueUrl: this.queueUrl,
@@ -105,6 +105,9 @@ export class BenchPeers {
         pixKeys: pixKeysOf(this.simulator.accounts).map((key) => normalizePixKey(key)!.key),
         // The account's receiver for keyless Pix, taking its Pix Automático.
         ...(options.recurring ? { pixKeyless: true, pixRecurring: true } : {}),
+        // Behind mutual TLS and a pin (the Pix burst), verifying by listing at a peak when given.
+        ...(options.pixAuthenticated ? { pixCallbacksAuthenticated: true } : {}),
+        ...(options.pixBulk ? { pixBulk: options.pixBulk } : {}),
       } : settings),
       // The simulator's Pix API, under its Pix application's credentials (a token over mutual TLS).
       ...(options.pix ? { [PIX_CONNECTION_ENV]: JSON.stringify({ baseUrl: this.simulator.baseUrl, tokenUrl: this.simulator.info.pixTokenUrl, credentialsSecretArn: this.pixCredentialsArn }) } : {}),

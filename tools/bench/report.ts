@@ -15,6 +15,8 @@ export const TARGETS = {
   processor_throughput_ratio: { min: 0.8, what: 'processor records/s / plain loop with its external calls' },
   processor_pix_throughput_ratio: { min: 0.8, what: 'processor Pix callbacks/s / plain loop with its external calls (GET /pix under mutual TLS)' },
   processor_recurring_throughput_ratio: { min: 0.8, what: "processor recurring charge callbacks/s / plain loop with its external calls (GET /cobr under mutual TLS)" },
+  pix_burst_last_event_after_seconds: { max: 60, what: 'Pix burst (50/s for a minute, 10 queries/s): last callback to last Pix Received, verifying by listing' },
+  pix_burst_queries_per_pix: { max: 0.1, what: 'the same burst: provider query calls per Pix published, verifying by listing' },
   ack_p99_deadline_fraction: { max: 0.01, what: 'p99 bank POST to 200 at 200/s, 30 s rounds (median) / 10 s deadline' },
   peak_rss_fraction: { max: 0.5, what: 'peak RSS of one environment, one request or batch at a time / its memory size (receiver, processor: the larger)' },
   rate_limited_throughput_ratio_1: { min: 0.9, what: 'distinct changes verified/s / query limit 10/s, 1 invocation at once' },

@@ -6,7 +6,8 @@
  * `GET /pix/{e2eid}`), the charge it pays by the listing of charges concluded within the reach
  * before it (`GET /cob`, `GET /cobv` with `status=CONCLUIDA`). Each listing is read once for every
  * look that needs it, and again only for a callback that arrived after it was read (a Pix absent
- * from an older page may not have happened yet), at most every second (Pix) or five (charges).
+ * from an older page may not have happened yet), at most every second (Pix) or ten (charges; those
+ * with a due date only for a charge the immediate ones' listing does not show).
  * What a listing shows stands for the single read it replaces: a Pix received does not change (its
  * refunds are subjects of their own), and a charge concluded with it stays so. What a listing read
  * after its callback does not show (the provider's lag, a page that changed between reads, a
@@ -47,8 +48,8 @@ export const BulkDefaults = {
   lagMs: 1_000,
   /** A window's listing is read again at most this often. */
   pixRefreshMs: 1_000,
-  /** The concluded charges are read again at most this often. */
-  chargeRefreshMs: 5_000,
+  /** A kind's concluded charges are read again at most this often. */
+  chargeRefreshMs: 10_000,
   /** How long an environment verifies by listing after a callback that waited past the bound. */
   holdMs: 60_000,
   /** Pages of one listing read at most (1000 items each); what is beyond is read one by one. */
@@ -96,12 +97,13 @@ export interface BulkOptions {
 /** One environment's listings and whether it verifies by them now. */
 export class BulkAnswers {
   private readonly windows = new Map<number, Read<PixRead>>();
-  private charges?: Read<Concluded>;
+  /** The concluded charges by kind: `cobv` read only for a charge the `cob` listing does not show. */
+  private readonly charges = new Map<PixChargeKind.COB | PixChargeKind.COBV, Read<Concluded>>();
   private until = 0;
   /** Until when a failed listing keeps the environment reading one by one. */
   private failedUntil = 0;
-  /** Charges looked up since the concluded charges were last read. */
-  private paying = 0;
+  /** Charges looked up since each kind's concluded charges were last read. */
+  private readonly paying = new Map<PixChargeKind, number>();
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
   /** Listing calls made (pages read), for the bench and the tests. */
@@ -137,18 +139,22 @@ export class BulkAnswers {
           BulkDefaults.pixRefreshMs,
           deadline,
         ),
-      concludedCharge: (pix, deadline) => {
-        if (!pix.txid || !CHARGE_TXID.test(pix.txid)) return Promise.resolve(undefined);
-        this.paying++;
-        return this.shown(
-          () => this.charges,
-          (read) => (this.charges = read),
-          () => this.listConcluded(deadline),
-          pix.txid,
-          after,
-          BulkDefaults.chargeRefreshMs,
-          deadline,
-        );
+      concludedCharge: async (pix, deadline) => {
+        if (!pix.txid || !CHARGE_TXID.test(pix.txid)) return undefined;
+        for (const kind of [PixChargeKind.COB, PixChargeKind.COBV] as const) {
+          this.paying.set(kind, (this.paying.get(kind) ?? 0) + 1);
+          const found = await this.shown(
+            () => this.charges.get(kind),
+            (read) => this.charges.set(kind, read),
+            () => this.listConcluded(kind, deadline),
+            pix.txid,
+            after,
+            BulkDefaults.chargeRefreshMs,
+            deadline,
+          );
+          if (found) return found;
+        }
+        return undefined;
       },
     };
   }
@@ -203,32 +209,30 @@ export class BulkAnswers {
   }
 
   /**
-   * The concluded `cob` and `cobv` created within the reach, by txid; a kind whose listing has
-   * more pages than the charges looked up since the last read is left to the single reads.
+   * A kind's concluded charges created within the reach, by txid; none when its listing has more
+   * pages than the charges looked up since its last read (each is then read one by one).
    */
-  private async listConcluded(deadline: number): Promise<ReadonlyMap<string, Concluded> | undefined> {
+  private async listConcluded(
+    kind: PixChargeKind.COB | PixChargeKind.COBV,
+    deadline: number,
+  ): Promise<ReadonlyMap<string, Concluded> | undefined> {
     const now = this.now();
     const window = { inicio: instant(now - this.settings.chargeReachMinutes * 60_000), fim: instant(now) };
-    // The charges looked up since the last read: listing a kind pays where its pages are fewer.
-    const paying = this.paying;
-    this.paying = 0;
-    const charges = new Map<string, Concluded>();
+    const paying = this.paying.get(kind) ?? 0;
+    this.paying.set(kind, 0);
     try {
-      for (const kind of [PixChargeKind.COB, PixChargeKind.COBV] as const) {
-        const cobs = await allPages(
-          async (page) => {
-            this.calls++;
-            const answer = await this.lister.listCharges(kind, window, page, deadline, {
-              itensPorPagina: BulkDefaults.pageSize,
-              status: 'CONCLUIDA',
-            });
-            return { ...answer, items: answer.cobs };
-          },
-          (pages) => pages <= Math.max(1, paying),
-        );
-        for (const read of cobs ?? []) if (!charges.has(read.txid)) charges.set(read.txid, { kind, read });
-      }
-      return charges;
+      const cobs = await allPages(
+        async (page) => {
+          this.calls++;
+          const answer = await this.lister.listCharges(kind, window, page, deadline, {
+            itensPorPagina: BulkDefaults.pageSize,
+            status: 'CONCLUIDA',
+          });
+          return { ...answer, items: answer.cobs };
+        },
+        (pages) => pages <= Math.max(1, paying),
+      );
+      return new Map((cobs ?? []).map((read) => [read.txid, { kind, read }]));
     } catch {
       this.failedUntil = this.now() + BulkDefaults.failureBackoffMs;
       return undefined;

@@ -8,6 +8,7 @@ const passing = {
   rate_limited_throughput_ratio_1: 0.95, rate_limited_throughput_ratio_4: 0.94, rate_limited_throughput_ratio_16: 0.93, rate_limited_throughput_ratio: 0.93,
   rate_limited_429_fraction_1: 0, rate_limited_429_fraction_4: 0.005, rate_limited_429_fraction_16: 0.01, rate_limited_429_fraction: 0.01,
   look_flood_ratio: 1.2, requests_per_event: 3.9, tracing_api_p99_ratio: 1.01, tracing_api_cold_start_ratio: 1.02,
+  pix_burst_last_event_after_seconds: 4.7, pix_burst_queries_per_pix: 0.071,
 };
 
 it('checks every target the issue sets, with its bound', () => {
@@ -21,12 +22,14 @@ it('names each missed, missing or non-numeric result', () => {
   const checks = checkTargets({
     ...passing, cold_start_ratio: 1.17, processor_throughput_ratio: Number.NaN, peak_rss_fraction: undefined as unknown as number,
     rate_limited_throughput_ratio_16: 0.89, rate_limited_429_fraction_4: 0.03, look_flood_ratio: 14.2, receiver_pix_p99_ratio: 1.2, processor_pix_throughput_ratio: 0.64,
+    pix_burst_queries_per_pix: 0.11,
   });
   expect(checks.filter((check) => !check.met).map((check) => [check.key, check.value, check.target])).toEqual([
     ['receiver_pix_p99_ratio', 1.2, '≤ 1.1'],
     ['cold_start_ratio', 1.17, '≤ 1.1'],
     ['processor_throughput_ratio', undefined, '≥ 0.8'],
     ['processor_pix_throughput_ratio', 0.64, '≥ 0.8'],
+    ['pix_burst_queries_per_pix', 0.11, '≤ 0.1'],
     ['peak_rss_fraction', undefined, '≤ 0.5'],
     ['rate_limited_throughput_ratio_16', 0.89, '≥ 0.9'],
     ['rate_limited_429_fraction_4', 0.03, '≤ 0.02'],
