@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import { BankApiError } from '../../../lambda/bank/errors';
 import { RefundNature, RefundStatus } from '../../../contracts/pix';
-import { ChargeState, readCharge, readPix, readPixPage } from '../../../lambda/bank/pix/answers';
+import { ChargeState, readCharge, readChargePage, readPix, readPixPage } from '../../../lambda/bank/pix/answers';
 
 const schema = JSON.parse(
   readFileSync(join(__dirname, '..', '..', 'fixtures', 'pix-api', 'pix-api.schema.json'), 'utf8'),
@@ -208,6 +208,30 @@ it("a listing's page without a pix array is an empty page, not a failed day (the
   };
   expect(readPixPage(page, 'Pix listing', 200)).toEqual({ pix: [], paginaAtual: 0, quantidadeDePaginas: 1 });
   expect(() => readPixPage({ ...page, pix: {} }, 'Pix listing', 200)).toThrow(/has pix that is not a list/);
+});
+
+it("a charge listing's page (GET /cob, GET /cobv) reads each charge as its query does; without cobs it is an empty page", () => {
+  const paging = { paginaAtual: 1, itensPorPagina: 1000, quantidadeDePaginas: 2, quantidadeTotalDeItens: 1001 };
+  const charge = {
+    calendario: { criacao: T, expiracao: 3600 },
+    txid: 'cob00000000000000000000000000001',
+    revisao: 0,
+    status: 'CONCLUIDA',
+    valor: { original: '10.00' },
+    chave: 'pix@example.com',
+    pix: [{ endToEndId: E2E, valor: '10.00', horario: T }],
+  };
+  expect(
+    readChargePage({ parametros: { inicio: T, fim: T, paginacao: paging }, cobs: [charge] }, 'cob listing', 200),
+  ).toMatchObject({
+    paginaAtual: 1,
+    quantidadeDePaginas: 2,
+    cobs: [{ txid: charge.txid, state: ChargeState.CONCLUDED, paidBy: [E2E] }],
+  });
+  expect(readChargePage({ parametros: { inicio: T, fim: T, paginacao: paging } }, 'cob listing', 200).cobs).toEqual([]);
+  expect(() =>
+    readChargePage({ parametros: { paginacao: paging }, cobs: [{ ...charge, status: 'PAGA' }] }, 'cob listing', 200),
+  ).toThrow(/unknown charge status/);
 });
 
 it('a charge whose answer leaves its optional pix list out is read without one (paidBy undefined), apart from an empty list', () => {
