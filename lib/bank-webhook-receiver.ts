@@ -272,7 +272,6 @@ export class BankWebhookReceiver extends Construct {
         eventSource: this.eventSource,
         account: this.account,
         alarmTopic: this.alarmTopic,
-        operatorRoles: this.endpoint.operatorRoles,
         receiverName: this.receiverName,
       },
       detailType,

@@ -27,7 +27,11 @@ export interface VerifiedEventSource {
   readonly account: BankAccount;
   /** The receiver's alarm topic: the rule's dead-letter queue alarm notifies it too. */
   readonly alarmTopic?: sns.ITopic;
-  /** The receiver's operators: they may send to a consumer queue (a redrive of its dead-letter queue). */
+  /**
+   * The receiver's operators.
+   * @deprecated not read: a consumer's queue takes only the roles its rule names (`operatorRoles`
+   * of the rule's options), since its bodies are read as verified events
+   */
   readonly operatorRoles?: iam.IRole[];
   /** The receiver's name: its consumers' alarms are named under it (`consumerAlarmPrefix`), so `status` finds them in any stack. */
   readonly receiverName?: string;
@@ -75,8 +79,9 @@ export class VerifiedEventRule extends events.Rule {
         visibilityTimeout: Duration.seconds(Token.isUnresolved(timeout) ? 180 : Math.max(30, 6 * timeout)),
         deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: options.consumerMaxReceiveCount ?? 5 },
       });
-      // Only this rule's deliveries, and the operators' redrives, go in: nothing forged reaches the consumer.
-      QueueSenders.guard(this.consumerQueue, options.operatorRoles ?? source.operatorRoles).addRule(this);
+      // Only this rule's deliveries, and the redrives of the operators it names, go in: bodies here are
+      // read as verified events, so the receiver's operators are no senders unless the rule says so.
+      QueueSenders.guard(this.consumerQueue, options.operatorRoles).addRule(this);
       options.consumer.addEventSource(
         new lambdaEventSources.SqsEventSource(this.consumerQueue, {
           batchSize: options.consumerBatchSize ?? 10,
@@ -230,7 +235,9 @@ export interface VerifiedEventRuleOptions extends events.OnEventOptions {
   /**
    * With `consumer`: the roles that may send to its queue besides this rule (who moves failed
    * events back from the dead-letter queue); the queue denies `sqs:SendMessage` to everyone else.
-   * @default - the receiver's operatorRoles
+   * Its bodies are read as verified events, so the receiver's `operatorRoles` are not senders here
+   * unless named again.
+   * @default - none: only the rule delivers (a redrive needs a role named here)
    */
   readonly operatorRoles?: iam.IRole[];
   /**

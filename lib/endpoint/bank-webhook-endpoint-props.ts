@@ -158,8 +158,10 @@ export interface BankWebhookEndpointProps extends FunctionNetworkProps, Receiver
   /**
    * Roles of the operators who move dead-lettered messages back (a redrive sends them to the
    * queue) and reverify (it sends look requests): the only principals besides the library's own
-   * functions and rules that may send to the queues it makes, each of which denies
-   * `sqs:SendMessage` to everyone else in the account (cdk-bank-webhooks/docs/security.md).
+   * functions and rules that may send to the notification and look queues, each of which denies
+   * `sqs:SendMessage` to everyone else in the account (cdk-bank-webhooks/docs/security.md). Not a
+   * consumer's queue (`onVerifiedEvent`): its bodies are read as verified events, so a rule names
+   * its own.
    * @default - none: nobody else can send to the queues, and a redrive is refused
    */
   readonly operatorRoles?: iam.IRole[];

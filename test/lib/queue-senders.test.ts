@@ -24,6 +24,7 @@ import { evaluate, type IamRequest, type StatementJson, symbolOf } from '../supp
 const OPERATOR = 'arn:aws:iam::111111111111:role/bank-operators';
 const INTRUDER = 'arn:aws:iam::111111111111:role/some-other-app';
 const PRODUCER = 'arn:aws:iam::111111111111:role/payables';
+const CONSUMER_OPERATOR = 'arn:aws:iam::111111111111:role/settlements-operators';
 
 function build(props: Partial<BankWebhookReceiverProps> = {}) {
   return synthIn((stack) => {
@@ -45,10 +46,15 @@ function build(props: Partial<BankWebhookReceiverProps> = {}) {
       code: lambda.Code.fromInline('exports.handler = async () => {}'),
     });
     const consumerRule = receiver.onVerifiedEvent('Settled', BankEventDetailType.BOLETO_SETTLED, { consumer });
+    // A rule naming the operators who redrive its dead-letter queue.
+    const redrivenRule = receiver.onVerifiedEvent('Refunded', BankEventDetailType.PIX_REFUND, {
+      consumer,
+      operatorRoles: [iam.Role.fromRoleArn(stack, 'ConsumerOperators', CONSUMER_OPERATOR)],
+    });
     const targetRule = receiver.onVerifiedEvent('Reversed', BankEventDetailType.BOLETO_SETTLEMENT_REVERSED, {
       target: new targets.SqsQueue(new sqs.Queue(stack, 'Elsewhere', { enforceSSL: true })),
     });
-    return { receiver, consumerRule, targetRule };
+    return { receiver, consumerRule, redrivenRule, targetRule };
   });
 }
 
@@ -93,7 +99,7 @@ describe('each queue the library makes takes only its own senders', () => {
   const {
     stack,
     template,
-    built: { receiver, consumerRule, targetRule },
+    built: { receiver, consumerRule, redrivenRule, targetRule },
   } = build();
   const role = (fn: lambda.IFunction) => ({ role: ref(stack, fn.role!.roleArn) });
   const receiverFn = role(receiver.endpoint.receiverFunction);
@@ -162,15 +168,26 @@ describe('each queue the library makes takes only its own senders', () => {
     [
       'a consumer queue',
       () => consumerRule.consumerQueue!,
-      [
-        ['its rule', consumer],
-        ['an operator (redrive)', operator],
-      ],
+      [['its rule', consumer]],
       [
         ['another principal of the account', intruder],
+        // Its bodies are read as verified events: the receiver's operators send only where the rule names them.
+        ["the receiver's operators", operator],
         ['the processor', processorFn],
         ['a rule of someone else', someoneElsesRule],
         ['the Track Payment rule', trackPayment],
+      ],
+    ],
+    [
+      'a consumer queue whose rule names its operators',
+      () => redrivenRule.consumerQueue!,
+      [
+        ['its rule', { rule: ref(stack, redrivenRule.ruleArn) }],
+        ['the operators it names (redrive)', { role: CONSUMER_OPERATOR }],
+      ],
+      [
+        ["the receiver's operators", operator],
+        ['another consumer rule', consumer],
       ],
     ],
     [
@@ -229,7 +246,7 @@ describe('each queue the library makes takes only its own senders', () => {
       for (const q of policy.Properties.Queues)
         guarded.set(symbolOf(q).replace(/\}$/, '.Arn}'), policy.Properties.PolicyDocument.Statement);
     }
-    expect(guarded.size).toBe(7);
+    expect(guarded.size).toBe(9);
     let checked = 0;
     for (const policy of Object.values(
       template.findResources('AWS::IAM::Policy') as Record<
@@ -282,8 +299,8 @@ describe('each queue the library makes takes only its own senders', () => {
         }
       }
     }
-    // Receiver 1, processor 4, sweep 1; Track Payment 2 (target and DLQ), consumer rule 2, target rule 1.
-    expect(checked).toBe(11);
+    // Receiver 1, processor 4, sweep 1; Track Payment 2 (target and DLQ), two consumer rules 2 each, target rule 1.
+    expect(checked).toBe(13);
   });
 });
 
