@@ -18,7 +18,24 @@ import {
   describeQueueConsumer,
   type QueueConsumerDescription,
   ruleLogicalId,
+  settingsIn,
 } from './template';
+import { BANK_CONNECTION_ENV, type BankConnectionSettings } from '../../contracts/bank-connection';
+import { PROCESSOR_SETTINGS_ENV, type ProcessorSettings } from '../../contracts/processor';
+
+/**
+ * What the shipped consumer checks each event against (examples/local-consumer/consumer.ts): the
+ * receiver's `source` and account (`cooperativa/posto`), from the processor's environment.
+ */
+export function consumerExpectations(processorEnvironment: unknown): Record<string, string> {
+  const environment = processorEnvironment as Record<string, unknown>;
+  const { eventSource } = settingsIn<ProcessorSettings>(environment, PROCESSOR_SETTINGS_ENV);
+  const { account } = settingsIn<BankConnectionSettings>(environment, BANK_CONNECTION_ENV);
+  return {
+    BANK_WEBHOOKS_EVENT_SOURCE: eventSource,
+    BANK_WEBHOOKS_ACCOUNT: `${account.cooperativa}/${account.posto}`,
+  };
+}
 
 /** A function's time to handle one delivery, locally. */
 const CONSUMER_TIMEOUT_MS = 30_000;

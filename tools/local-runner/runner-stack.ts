@@ -28,7 +28,7 @@ import type { LocalAlarm } from '../local-aws/cloudwatch-server';
 import { importConnectionSecrets, type RunnerBank } from './bank-credentials';
 import { startFrontDoors } from './front-doors';
 import { LocalResolver, synthesizeLocalStack } from './local-resolver';
-import { LocalConsumer } from './local-consumer';
+import { consumerExpectations, LocalConsumer } from './local-consumer';
 import { LocalServices } from './local-services';
 import { RunnerLogs } from './runner-logs';
 import { LocalSweep } from './runner-sweep';
@@ -44,7 +44,6 @@ import {
   settingsIn,
   withVisibilityTimeout,
 } from './template';
-
 import { type LocalRunnerOptions, LOCAL_STACK_ID, type QuarantinedMessage, tracedEnvironment } from './runner-types';
 
 /** The running stack: its stand-ins, its functions and what they did. */
@@ -168,7 +167,8 @@ export abstract class RunnerStack {
     }
     await this.provision(visibility);
     if (this.options.consumer) {
-      const environment = { ...this.functionEndpoints(), ...tracedEnvironment(this.options, 'consumer') };
+      const expected = consumerExpectations(this.resolve(this.deployment.processor.environment));
+      const environment = { ...this.functionEndpoints(), ...tracedEnvironment(this.options, 'consumer'), ...expected };
       this.consumer = await LocalConsumer.start(
         { ...this.options, consumer: this.options.consumer },
         {
