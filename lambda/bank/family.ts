@@ -43,12 +43,12 @@ export interface RulesContext {
 
 /**
  * What a look knows that may make its query cheaper, never what the query answers: the
- * notification's items, how long ago the receiver stored it, and whether this is its first receive.
+ * notification's items, when the receiver stored it, and whether this is its first receive.
  */
 export interface QueryHint {
   readonly items: readonly SubjectItem[];
-  /** Milliseconds since the receiver stored the notification (its `receivedAt`). */
-  readonly waitedMs?: number;
+  /** When the receiver stored the notification (its `receivedAt`), in epoch ms. */
+  readonly storedAt?: number;
   readonly firstReceive: boolean;
 }
 

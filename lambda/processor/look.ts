@@ -292,11 +292,11 @@ function compareListedDay(group: SubjectGroup, verified: KeyedState, look: Look)
 async function query(group: SubjectGroup, look: Look): Promise<Record<string, unknown>> {
   const { deps } = look;
   try {
-    const receivedAt = look.stored ? Date.parse(look.stored.receivedAt) : NaN;
+    const storedAt = look.stored ? Date.parse(look.stored.receivedAt) : NaN;
     const hint = {
       items: group.items,
       firstReceive: look.attempt === 1,
-      ...(Number.isFinite(receivedAt) ? { waitedMs: (deps.now ?? Date.now)() - receivedAt } : {}),
+      ...(Number.isFinite(storedAt) ? { storedAt } : {}),
     };
     return await group.rules.query(group.target, deps.bank, deps, look.deadline, hint);
   } catch (error) {

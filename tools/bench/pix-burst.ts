@@ -9,19 +9,17 @@
  */
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { BankEventDetailType } from '../../contracts/events';
 import { IdempotencyTable, type PixBulkSettings, QUERY_RATE_NAME } from '../../contracts/processor';
-import { encodeStoredNotification } from '../../lambda/store/stored-notification';
 import { HANDLER_OUT_DIR } from '../bundle-handlers';
 import { LocalFunction } from '../local-aws/local-function';
 import { SqsEventSource } from '../local-aws/sqs-event-source';
 import type { BenchPeers } from './peers';
 import { formatTable } from './report';
-import type { BenchContext } from './sections';
+import { type BenchContext, storedBatches } from './sections';
 import { round } from './stats';
 
 export const BURST = {
@@ -81,12 +79,12 @@ async function burst(peers: BenchPeers, bulk: PixBulkSettings | undefined, logDi
           ? control.pix.payCharge(charges[i / 2])
           : control.pix.payKey(chave, { valor: `${(i % 90) + 1}.00`, txid: `LOJA${i % 7}` });
       }));
-      const entries = paid.map(({ pix: [p] }, j) => {
+      const bodies = paid.map(({ pix: [p] }) => {
         ids.add(p.endToEndId);
-        const body = { pix: [{ endToEndId: p.endToEndId, txid: p.txid, valor: p.valor, chave: p.chave, horario: p.horario }] };
-        const stored = encodeStoredNotification({ route: 'pix', receivedAt: new Date().toISOString(), requestId: randomUUID(), sourceIp: '127.0.0.1', contentType: 'application/json' }, Buffer.from(JSON.stringify(body)));
-        return { Id: String(j), MessageBody: stored };
+        return { pix: [{ endToEndId: p.endToEndId, txid: p.txid, valor: p.valor, chave: p.chave, horario: p.horario }] };
       });
+      // Stored now, as the receiver stores them (its receivedAt is what the bound is counted from).
+      const entries = storedBatches(bodies, 10, 'pix')[0].map((body, j) => ({ Id: String(j), MessageBody: body }));
       await peers.sqs.send(new SendMessageBatchCommand({ QueueUrl: peers.queueUrl, Entries: entries }));
     }
     const lastCallback = performance.now();

@@ -106,7 +106,7 @@ export class BulkAnswers {
   private readonly paying = new Map<PixChargeKind, number>();
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
-  /** Listing calls made (pages read), for the bench and the tests. */
+  /** Listing calls made (pages read), for the tests. */
   calls = 0;
 
   constructor(
@@ -132,7 +132,10 @@ export class BulkAnswers {
       pix: (endToEndId, deadline) =>
         this.shown(
           () => this.windows.get(start),
-          (read) => this.windows.set(start, read),
+          (read) => {
+            this.windows.set(start, read);
+            while (this.windows.size > BulkDefaults.maxWindows) this.windows.delete(this.windows.keys().next().value!);
+          },
           () => this.listPix(start, deadline),
           endToEndId,
           after,
@@ -187,32 +190,27 @@ export class BulkAnswers {
     if (fresh === read) {
       fresh = { started: this.now(), shown: list() };
       keep(fresh);
-      while (this.windows.size > BulkDefaults.maxWindows) this.windows.delete(this.windows.keys().next().value!);
     }
     return (await fresh!.shown)?.get(id);
   }
 
-  /** A window's Pix by end-to-end id; undefined when the listing failed (read one by one). */
-  private async listPix(start: number, deadline: number): Promise<ReadonlyMap<string, PixRead> | undefined> {
+  /** A window's Pix by end-to-end id. */
+  private listPix(start: number, deadline: number): Promise<ReadonlyMap<string, PixRead> | undefined> {
     const window = { inicio: instant(start), fim: instant(start + BulkDefaults.windowMs) };
-    try {
-      const pix = await allPages(async (page) => {
-        this.calls++;
+    return this.readAll(
+      async (page) => {
         const answer = await this.lister.listPix(window, page, deadline, { itensPorPagina: BulkDefaults.pageSize });
         return { ...answer, items: answer.pix };
-      });
-      return new Map((pix ?? []).map((p) => [p.endToEndId, p]));
-    } catch {
-      this.failedUntil = this.now() + BulkDefaults.failureBackoffMs;
-      return undefined;
-    }
+      },
+      (pix) => [pix.endToEndId, pix],
+    );
   }
 
   /**
    * A kind's concluded charges created within the reach, by txid; none when its listing has more
    * pages than the charges looked up since its last read (each is then read one by one).
    */
-  private async listConcluded(
+  private listConcluded(
     kind: PixChargeKind.COB | PixChargeKind.COBV,
     deadline: number,
   ): Promise<ReadonlyMap<string, Concluded> | undefined> {
@@ -220,19 +218,34 @@ export class BulkAnswers {
     const window = { inicio: instant(now - this.settings.chargeReachMinutes * 60_000), fim: instant(now) };
     const paying = this.paying.get(kind) ?? 0;
     this.paying.set(kind, 0);
+    return this.readAll(
+      async (page) => {
+        const answer = await this.lister.listCharges(kind, window, page, deadline, {
+          itensPorPagina: BulkDefaults.pageSize,
+          status: 'CONCLUIDA',
+        });
+        return { ...answer, items: answer.cobs };
+      },
+      (read) => [read.txid, { kind, read }],
+      (pages) => pages <= Math.max(1, paying),
+    );
+  }
+
+  /**
+   * Every page of one listing (each read counted), each item kept under its key; undefined when a
+   * call failed (then every Pix is read one by one for a while).
+   */
+  private async readAll<I, T>(
+    read: (page: number) => Promise<{ items: readonly I[]; paginaAtual: number; quantidadeDePaginas: number }>,
+    entry: (item: I) => readonly [string, T],
+    worthPages?: (pages: number) => boolean,
+  ): Promise<ReadonlyMap<string, T> | undefined> {
     try {
-      const cobs = await allPages(
-        async (page) => {
-          this.calls++;
-          const answer = await this.lister.listCharges(kind, window, page, deadline, {
-            itensPorPagina: BulkDefaults.pageSize,
-            status: 'CONCLUIDA',
-          });
-          return { ...answer, items: answer.cobs };
-        },
-        (pages) => pages <= Math.max(1, paying),
-      );
-      return new Map((cobs ?? []).map((read) => [read.txid, { kind, read }]));
+      const items = await allPages((page) => {
+        this.calls++;
+        return read(page);
+      }, worthPages);
+      return new Map((items ?? []).map(entry));
     } catch {
       this.failedUntil = this.now() + BulkDefaults.failureBackoffMs;
       return undefined;
@@ -260,14 +273,13 @@ export function listedAnswers(
   hint: QueryHint | undefined,
 ): ListedAnswers | undefined {
   const settings = context.settings.pixBulk;
-  if (!settings || !hint?.firstReceive || hint.waitedMs === undefined) return undefined;
+  if (!settings || !hint?.firstReceive || hint.storedAt === undefined) return undefined;
   if (context.settings.pixCallbacksAuthenticated !== true || !isLister(queries)) return undefined;
   const item = hint.items.find((i): i is PixItem => i.kind === 'pix' && (i as PixItem).pix.endToEndId === endToEndId);
   const at = item ? Date.parse(item.pix.horario) : NaN;
   if (!Number.isFinite(at)) return undefined;
   let bulk = bulkOfClient.get(queries);
   if (!bulk) bulkOfClient.set(queries, (bulk = new BulkAnswers(queries, settings, { now: context.now })));
-  bulk.saw(hint.waitedMs);
-  const now = (context.now ?? Date.now)();
-  return bulk.answersFor(at, now - hint.waitedMs);
+  bulk.saw((context.now ?? Date.now)() - hint.storedAt);
+  return bulk.answersFor(at, hint.storedAt);
 }

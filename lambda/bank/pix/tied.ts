@@ -110,7 +110,8 @@ async function chargeOf(
   };
   // A charge a listing shows concluded with this Pix is what the reads below would end on (a Pix pays one charge).
   const inListing = await listed?.concludedCharge(pix, deadline);
-  if (inListing && concludedWith(inListing.read, pix)) return foundOf(inListing.kind, inListing.read);
+  const listedFound = inListing && foundOf(inListing.kind, inListing.read);
+  if (listedFound?.charge.concluded) return listedFound;
   let first: Found | undefined;
   for (const kind of [PixChargeKind.COB, PixChargeKind.COBV, PixChargeKind.COBR]) {
     const read =
