@@ -150,12 +150,6 @@ export function validateReceiverProps(receiver: Construct, props: BankWebhookRec
     );
   }
   checkReconciliationSweep(v, props.reconciliation ?? {}, 'reconciliation.', props.idempotencyTtl, props.eventSource);
-  if (props.stage !== undefined)
-    v.check(
-      Object.values(BankStage).includes(props.stage),
-      'stage',
-      `must be BankStage.PRODUCTION or BankStage.NON_PRODUCTION, got "${props.stage}"`,
-    );
   if (props.bank?.simulated) {
     v.check(
       stageOf(props) !== BankStage.PRODUCTION,

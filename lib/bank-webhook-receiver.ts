@@ -156,6 +156,7 @@ export class BankWebhookReceiver extends Construct {
         ...props,
         ...network,
         receiverName,
+        stage: this.stage,
         queue: endpoint.queue,
         deadLetterQueue: endpoint.deadLetterQueue,
       }),

@@ -31,9 +31,12 @@ export interface NotificationJournalOptions {
 
   /**
    * S3 Object Lock for the objects, for `retention`: GOVERNANCE (only principals allowed to bypass
-   * it may delete early) or COMPLIANCE (nobody may, not even the account's root). Choose at the
-   * first deploy: turning it on later replaces the bucket's configuration, and COMPLIANCE cannot be undone.
-   * @default JournalObjectLock.NONE
+   * it may delete or shorten early) or COMPLIANCE (nobody may, not even the account's root, not
+   * even to erase personal data a forged body carried; it cannot be undone). Object Lock cannot be
+   * turned off once on. A journal that takes it by default is updated in place (its
+   * `ObjectLockConfiguration`); one set here is made as it always was, with Object Lock enabled at
+   * the bucket's creation, so choose it at the first deploy (cdk-bank-webhooks/docs/operations.md, "The raw journal").
+   * @default - JournalObjectLock.GOVERNANCE for a PRODUCTION processor kept under RemovalPolicy.RETAIN; NONE otherwise
    */
   readonly objectLock?: JournalObjectLock;
 
@@ -117,9 +120,10 @@ export function createNotificationJournal(
   options: NotificationJournalOptions,
   writer: iam.IRole,
   removalPolicy = RemovalPolicy.RETAIN,
+  production = false,
 ): s3.Bucket {
   const retention = options.retention ?? Duration.days(JournalDefaults.retentionDays);
-  const lock = options.objectLock ?? JournalObjectLock.NONE;
+  const lock = journalObjectLock(options, removalPolicy, production);
   // DESTROY empties the bucket first (CDK's auto-delete provider); Object Lock is refused with it at validation.
   const destroy = removalPolicy === RemovalPolicy.DESTROY && lock === JournalObjectLock.NONE;
   const bucket = new s3.Bucket(scope, id, {
@@ -135,7 +139,10 @@ export function createNotificationJournal(
     serverAccessLogsPrefix: options.serverAccessLogsBucket ? 'notification-journal/' : undefined,
     removalPolicy: destroy ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     autoDeleteObjects: destroy,
-    ...(lock === JournalObjectLock.NONE
+    // A lock chosen in the props is made as it always was (ObjectLockEnabled at creation): its
+    // deployed template stays as it is. A lock by default is the configuration alone, which S3
+    // applies to an existing versioned bucket in place (ObjectLockEnabled would replace it).
+    ...(lock === JournalObjectLock.NONE || options.objectLock === undefined
       ? {}
       : {
           objectLockEnabled: true,
@@ -161,6 +168,12 @@ export function createNotificationJournal(
       },
     ],
   });
+  if (lock !== JournalObjectLock.NONE && options.objectLock === undefined) {
+    (bucket.node.defaultChild as s3.CfnBucket).objectLockConfiguration = {
+      objectLockEnabled: 'Enabled',
+      rule: { defaultRetention: { mode: lock, days: retention.toDays() } },
+    };
+  }
   // Only the processor writes, and only under the journal's two prefixes.
   const objects = [JOURNAL_NOTIFICATIONS_PREFIX, JOURNAL_SUBJECTS_PREFIX].map((prefix) =>
     bucket.arnForObjects(`${prefix}*`),
@@ -223,6 +236,19 @@ export function createNotificationJournal(
     });
   }
   return bucket;
+}
+
+/**
+ * The journal's Object Lock: the one chosen, else GOVERNANCE for a PRODUCTION processor whose
+ * journal is kept (RETAIN), else none (a journal a stack destroys must be emptied first).
+ */
+export function journalObjectLock(
+  options: NotificationJournalOptions,
+  removalPolicy: RemovalPolicy | undefined,
+  production: boolean,
+): JournalObjectLock {
+  if (options.objectLock !== undefined) return options.objectLock;
+  return production && removalPolicy !== RemovalPolicy.DESTROY ? JournalObjectLock.GOVERNANCE : JournalObjectLock.NONE;
 }
 
 /** The role of the stack's auto-delete provider, which `autoDeleteObjects` made for `bucket`. */

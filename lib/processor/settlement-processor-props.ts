@@ -12,6 +12,7 @@ import { checkIdempotencyTtl, minimumVisibilitySeconds } from '../core/timing';
 import { checkJournalOptions, type NotificationJournalOptions } from './notification-journal';
 import { type AuditLogOptions, checkAuditLogOptions } from './audit-log';
 import { JournalObjectLock } from '../../contracts/record';
+import { BankStage } from '../core/bank-stage';
 import type {
   BoletoMovementMappingProps,
   BoletoStatusMappingProps,
@@ -193,6 +194,14 @@ export interface SettlementProcessorProps extends SettlementProcessorOptions, Fu
    * @default - none: nobody else can send to the look queue
    */
   readonly operatorRoles?: iam.IRole[];
+
+  /**
+   * What this processor's stack is to the bank: a PRODUCTION processor's journal, kept under
+   * RETAIN, takes S3 Object Lock (GOVERNANCE) unless `journal.objectLock` says otherwise.
+   * (BankWebhookReceiver passes its own.)
+   * @default BankStage.NON_PRODUCTION
+   */
+  readonly stage?: BankStage;
 }
 
 const QUEUE_RETENTION = Duration.seconds(ProcessorDefaults.queueRetentionSeconds);
@@ -204,6 +213,12 @@ const QUEUE_RETENTION = Duration.seconds(ProcessorDefaults.queueRetentionSeconds
 export function checkSettlementProcessor(v: PropsValidation, props: Partial<SettlementProcessorProps>): void {
   checkReceiverName(v, props.receiverName, 'receiverName');
   checkTracing(v, props);
+  if (props.stage !== undefined)
+    v.check(
+      Object.values(BankStage).includes(props.stage),
+      'stage',
+      `must be BankStage.PRODUCTION or BankStage.NON_PRODUCTION, got "${props.stage}"`,
+    );
   if (props.removalPolicy !== undefined) {
     v.check(
       [RemovalPolicy.DESTROY, RemovalPolicy.RETAIN].includes(props.removalPolicy),

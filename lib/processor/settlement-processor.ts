@@ -30,6 +30,7 @@ import { defaultReceiverName, libraryMetric } from '../core/metrics';
 import { claimKeylessPix, claimReceiver } from '../core/receiver-claims';
 import { onlyPublishers } from '../core/publisher-policy';
 import { validateProps } from '../core/props-validation';
+import { BankStage } from '../core/bank-stage';
 import { createAuditLog } from './audit-log';
 import { createNotificationJournal } from './notification-journal';
 import { ProcessorFunction } from './processor-function';
@@ -188,10 +189,11 @@ export class SettlementProcessor extends Construct {
       network: functionNetwork(this, 'SecurityGroup', props),
     });
     // The journal's bucket is written by the function's role alone (its policy names the role).
+    const production = props.stage === BankStage.PRODUCTION;
     this.journalBucket =
       props.journal?.enabled === false
         ? undefined
-        : createNotificationJournal(this, 'Journal', props.journal ?? {}, fn.role!, props.removalPolicy);
+        : createNotificationJournal(this, 'Journal', props.journal ?? {}, fn.role!, props.removalPolicy, production);
     const audit = props.auditLog?.enabled
       ? createAuditLog(this, props.auditLog, this.eventBus, this.eventSource, {
           logs: props.logEncryptionKey,

@@ -2,13 +2,15 @@
  * The raw journal's bucket as the processor makes it: encrypted, versioned, TLS only, public access
  * blocked, kept 5 years, written by the processor alone, read by the roles named.
  */
-import { Duration } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
-import { JournalObjectLock } from '../../lib';
+import { BankStage, JournalObjectLock } from '../../lib';
+import { journalObjectLock } from '../../lib/processor/notification-journal';
 import { PROCESSOR_SETTINGS_ENV, ProcessorMetric, type ProcessorSettings } from '../../contracts/processor';
 import { settingsIn, synthReceiver } from '../support/cdk';
+import { describeChange, type TemplateJson, upgradeChanges, UpgradeHazard } from '../support/upgrade-gate';
 
 const buckets = (template: Template) => template.findResources('AWS::S3::Bucket');
 const policyOf = (template: Template) =>
@@ -51,7 +53,13 @@ describe('the raw journal', () => {
         ],
       },
     });
+    // A PRODUCTION journal kept under RETAIN is locked (GOVERNANCE, for its retention) by its
+    // configuration alone, which S3 applies to an existing bucket in place: never ObjectLockEnabled.
     expect(bucket.Properties.ObjectLockEnabled).toBeUndefined();
+    expect(bucket.Properties.ObjectLockConfiguration).toEqual({
+      ObjectLockEnabled: 'Enabled',
+      Rule: { DefaultRetention: { Mode: 'GOVERNANCE', Days: 1827 } },
+    });
     expect(processorSettingsOf(template).journalBucketName).toEqual({ Ref: id });
     const statements = policyOf(template);
     expect(statements).toEqual(
@@ -135,6 +143,59 @@ describe('the raw journal', () => {
       Action: ['s3:GetObject', 's3:GetObjectVersion'],
       Condition: { ArnNotLike: { 'aws:PrincipalArn': ['arn:aws:iam::111111111111:role/auditor'] } },
     });
+  });
+
+  it('is not locked by default where a stack may empty it (NON_PRODUCTION, or DESTROY), nor when told NONE', () => {
+    for (const props of [
+      { stage: BankStage.NON_PRODUCTION },
+      { removalPolicy: RemovalPolicy.DESTROY },
+      { journal: { objectLock: JournalObjectLock.NONE } },
+    ]) {
+      const [bucket] = Object.values(buckets(synthReceiver(props).template));
+      expect([props, bucket.Properties.ObjectLockEnabled, bucket.Properties.ObjectLockConfiguration]).toEqual([
+        props,
+        undefined,
+        undefined,
+      ]);
+    }
+  });
+
+  it("follows the retention given, and a standalone processor's stage", () => {
+    const { template } = synthReceiver({
+      journal: { retention: Duration.days(400), transitionAfter: Duration.days(30) },
+    });
+    const [bucket] = Object.values(buckets(template));
+    expect(bucket.Properties.ObjectLockConfiguration.Rule).toEqual({
+      DefaultRetention: { Mode: 'GOVERNANCE', Days: 400 },
+    });
+    expect(journalObjectLock({}, undefined, false)).toBe(JournalObjectLock.NONE);
+    expect(journalObjectLock({}, RemovalPolicy.RETAIN, true)).toBe(JournalObjectLock.GOVERNANCE);
+    expect(journalObjectLock({ objectLock: JournalObjectLock.COMPLIANCE }, undefined, false)).toBe(
+      JournalObjectLock.COMPLIANCE,
+    );
+  });
+
+  it("takes Object Lock in place on a deployed journal, by the upgrade gate's judgement: an update, never a replacement", () => {
+    const today = synthReceiver().template.toJSON() as TemplateJson;
+    const [id] = Object.keys(today.Resources!).filter((key) => today.Resources![key].Type === 'AWS::S3::Bucket');
+    // The journal as a stack deployed it before the lock was its default.
+    const deployed = structuredClone(today);
+    delete (deployed.Resources![id].Properties as Record<string, unknown>).ObjectLockConfiguration;
+    expect(upgradeChanges('Stack', deployed, today).map(describeChange)).toEqual([
+      `Stack/${id} (AWS::S3::Bucket): updated in place: ObjectLockConfiguration`,
+    ]);
+    // Why a lock by default never writes ObjectLockEnabled: the same change through it replaces the journal.
+    const throughEnabled = structuredClone(today);
+    (throughEnabled.Resources![id].Properties as Record<string, unknown>).ObjectLockEnabled = true;
+    expect(upgradeChanges('Stack', deployed, throughEnabled).map((change) => change.hazard)).toEqual([
+      UpgradeHazard.REPLACE,
+    ]);
+  });
+
+  it('refuses a stage that is not a BankStage, naming it', () => {
+    expect(() => synthReceiver({ stage: 'PROD' as BankStage })).toThrow(
+      /stage: must be BankStage\.PRODUCTION or BankStage\.NON_PRODUCTION, got "PROD"/,
+    );
   });
 
   it('alarms when a raw notification cannot be stored, naming its runbook', () => {
