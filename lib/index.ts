@@ -23,6 +23,7 @@ export type { FunctionNetworkProps } from './core/function-network';
 export type { ObservabilityProps } from './core/observability-props';
 export type { ReceiverNameProps } from './core/metrics';
 export { BankStage } from './core/bank-stage';
+export { type ConfigurationGuardProps } from './core/configuration-guard';
 export { BankWebhookEndpoint, type BankWebhookEndpointProps, type RouteSilenceOptions } from './endpoint';
 export {
   SettlementProcessor,

@@ -2,6 +2,7 @@ import { Lazy } from 'aws-cdk-lib';
 import type * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { type ConfigurationGuard, GuardStatement, QUEUE_CONFIGURATION_ACTIONS } from './configuration-guard';
 
 /** The statement id (Sid) of the deny a guarded queue's policy holds. */
 export const ONLY_OWN_SENDERS_SID = 'OnlyOwnSenders';
@@ -54,6 +55,8 @@ export class QueueSenders {
 
   private readonly roles: iam.IRole[] = [];
   private readonly rules: events.IRule[] = [];
+  private readonly configurers: iam.IRole[] = [];
+  private configurationGuarded = false;
 
   private constructor(private readonly queue: sqs.Queue) {
     queue.addToResourcePolicy(
@@ -76,6 +79,25 @@ export class QueueSenders {
   /** Lets EventBridge send for a rule: the rule's target, or its target's dead-letter queue. */
   public addRule(rule: events.IRule): void {
     if (!this.rules.includes(rule)) this.rules.push(rule);
+  }
+
+  /**
+   * Denies changes to the queue's attributes and permissions, and purging it, to all but `guard`'s
+   * deployment roles and the configurers added (ConfigurationGuardProps.queuePolicyDenies).
+   */
+  public guardConfiguration(guard: ConfigurationGuard): void {
+    if (this.configurationGuarded) return;
+    this.configurationGuarded = true;
+    this.queue.addToResourcePolicy(
+      guard.deny(GuardStatement.queue, QUEUE_CONFIGURATION_ACTIONS, [this.queue.queueArn], () =>
+        this.configurers.map((role) => role.roleArn),
+      ),
+    );
+  }
+
+  /** Lets a role change the queue's attributes where they are guarded (the provider that sets a redrive-allow policy). */
+  public addConfigurer(role: iam.IRole): void {
+    if (!this.configurers.includes(role)) this.configurers.push(role);
   }
 
   private condition(): Record<string, string[]> {

@@ -5,6 +5,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { REDRIVE_ALLOW_RESOURCE_TYPE, RedriveAllowProperty } from '../../contracts/redrive-allow';
 import { RegistrationDefaults } from '../../contracts/registration';
+import { QueueSenders } from './queue-senders';
 import { RegistrationProvider, type RegistrationProviderSettings } from './registration-provider';
 
 /** What {@link allowOnlySourceQueue} works on. */
@@ -27,6 +28,7 @@ export function allowOnlySourceQueue(scope: Construct, id: string, options: Redr
   provider.handler.addToRolePolicy(
     new iam.PolicyStatement({ actions: ['sqs:SetQueueAttributes'], resources: [options.deadLetterQueue.queueArn] }),
   );
+  QueueSenders.of(options.deadLetterQueue)?.addConfigurer(provider.handler.role!);
   return new CustomResource(scope, id, {
     serviceToken: provider.serviceToken,
     resourceType: REDRIVE_ALLOW_RESOURCE_TYPE,

@@ -19,6 +19,7 @@ import { notifyOn, Runbook, thresholdAlarm } from './alarms';
 import { acknowledgeInherent } from './compliance';
 import { isWholeNumberIn, validateProps } from './props-validation';
 import { QueueSenders } from './queue-senders';
+import { guardOf, guardRule } from './configuration-guard';
 
 /** Where the verified events are: the bus, their source and the account they carry. */
 export interface VerifiedEventSource {
@@ -112,6 +113,12 @@ export class VerifiedEventRule extends events.Rule {
       });
       notifyOn(options.alarmTopic ?? source.alarmTopic, [this.deadLetterQueueAlarm]);
     }
+    // The rule, and with queuePolicyDenies the queues it made, change with the deployment alone.
+    guardRule(this, source.eventBus);
+    const guard = guardOf(source.eventBus);
+    if (guard?.queuePolicyDenies)
+      for (const queue of [this.consumerQueue, this.deadLetterQueue])
+        if (queue) QueueSenders.of(queue)?.guardConfiguration(guard);
   }
 }
 

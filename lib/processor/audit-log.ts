@@ -10,6 +10,7 @@ import { AuditLogDefaults } from '../../contracts/operations';
 import { allowLogsToUse } from '../core/log-encryption';
 import { Runbook, thresholdAlarm } from '../core/alarms';
 import { QueueSenders } from '../core/queue-senders';
+import { guardRule } from '../core/configuration-guard';
 import { targetDeadLetterQueue, WithDeliveryGuarantees } from '../core/verified-event-rule';
 import type { PropsValidation } from '../core/props-validation';
 
@@ -91,6 +92,7 @@ export function createAuditLog(
     targets: [new WithDeliveryGuarantees({ bind: () => ({ arn: target }) }, deadLetterQueue, 185, Duration.hours(24))],
   });
   QueueSenders.guard(deadLetterQueue).addRule(rule);
+  guardRule(rule, bus);
   const deadLetterQueueAlarm = thresholdAlarm(scope, 'AuditDeadLetterQueueAlarm', {
     runbook: Runbook.AUDIT_DEAD_LETTER_QUEUE,
     description:

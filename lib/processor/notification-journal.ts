@@ -10,6 +10,7 @@ import {
   JournalObjectLock,
 } from '../../contracts/record';
 import { isWholeNumberIn, type PropsValidation } from '../core/props-validation';
+import { type ConfigurationGuard, GuardStatement, JOURNAL_CONFIGURATION_ACTIONS } from '../core/configuration-guard';
 
 /**
  * The raw journal: every authenticated notification kept as the receiver stored it, beyond the
@@ -109,6 +110,16 @@ export function checkJournalOptions(
   }
 }
 
+/** How the processor's stack keeps its journal. */
+export interface JournalSettings {
+  /** What becomes of the journal when it leaves the stack. */
+  readonly removalPolicy?: RemovalPolicy;
+  /** Whether the stack is PRODUCTION (its journal is locked by default). */
+  readonly production?: boolean;
+  /** Who may change the journal's lifecycle, policy, versioning and Object Lock. */
+  readonly guard?: ConfigurationGuard;
+}
+
 /**
  * Makes the journal's bucket in `scope` as `id`: versioned, encrypted, TLS only, public access
  * blocked, expired after the retention, written by `writer` alone (the bucket policy refuses
@@ -119,9 +130,9 @@ export function createNotificationJournal(
   id: string,
   options: NotificationJournalOptions,
   writer: iam.IRole,
-  removalPolicy = RemovalPolicy.RETAIN,
-  production = false,
+  settings: JournalSettings = {},
 ): s3.Bucket {
+  const { removalPolicy = RemovalPolicy.RETAIN, production = false, guard } = settings;
   const retention = options.retention ?? Duration.days(JournalDefaults.retentionDays);
   const lock = journalObjectLock(options, removalPolicy, production);
   // DESTROY empties the bucket first (CDK's auto-delete provider); Object Lock is refused with it at validation.
@@ -213,6 +224,15 @@ export function createNotificationJournal(
       ...(cleanUp ? { conditions: { ArnNotEquals: { 'aws:PrincipalArn': cleanUp } } } : {}),
     }),
   );
+  // Its lifecycle, policy, versioning and Object Lock change with the stack's deployment alone (and
+  // CDK's clean-up under DESTROY, which writes the policy that stops writes while it empties the bucket).
+  if (guard) {
+    bucket.addToResourcePolicy(
+      guard.deny(GuardStatement.journal, JOURNAL_CONFIGURATION_ACTIONS, [bucket.bucketArn], () =>
+        cleanUp ? [cleanUp] : [],
+      ),
+    );
+  }
   const readers = options.readers ?? [];
   if (readers.length) {
     for (const reader of readers) bucket.grantRead(reader);

@@ -13,6 +13,7 @@ import { checkJournalOptions, type NotificationJournalOptions } from './notifica
 import { type AuditLogOptions, checkAuditLogOptions } from './audit-log';
 import { JournalObjectLock } from '../../contracts/record';
 import { BankStage } from '../core/bank-stage';
+import { checkConfigurationGuard, type ConfigurationGuardProps } from '../core/configuration-guard';
 import type {
   BoletoMovementMappingProps,
   BoletoStatusMappingProps,
@@ -33,6 +34,14 @@ export interface SettlementProcessorOptions extends ReceiverNameProps {
    * @default RemovalPolicy.RETAIN
    */
   readonly removalPolicy?: RemovalPolicy;
+  /**
+   * Who may change the stack's own configuration: the library's rules on the bus and the bus's
+   * policy, the journal's lifecycle, policy, versioning and Object Lock, and (when asked) the
+   * queues' attributes (cdk-bank-webhooks/docs/security.md, "The stack's own configuration").
+   * @default - on: each denied to all but the stack's CloudFormation execution role; queue denies off
+   */
+  readonly configurationGuard?: ConfigurationGuardProps;
+
   /**
    * Event bus the verified events are published to.
    * @default - a bus is created for them (exposed as `eventBus`), with an archive
@@ -212,6 +221,7 @@ const QUEUE_RETENTION = Duration.seconds(ProcessorDefaults.queueRetentionSeconds
  */
 export function checkSettlementProcessor(v: PropsValidation, props: Partial<SettlementProcessorProps>): void {
   checkReceiverName(v, props.receiverName, 'receiverName');
+  checkConfigurationGuard(v, props.configurationGuard);
   checkTracing(v, props);
   if (props.stage !== undefined)
     v.check(

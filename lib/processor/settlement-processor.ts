@@ -23,6 +23,7 @@ import { pixConnectionEnvironment } from '../families/pix/connection';
 import { pixProcessorSettings, type PixReceiverProps } from '../families/pix/receiver';
 import { notifyOn, Runbook, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
 import { QueueSenders } from '../core/queue-senders';
+import { ConfigurationGuard, guardBus } from '../core/configuration-guard';
 import { acknowledgeInherent } from '../core/compliance';
 import { functionNetwork } from '../core/function-network';
 import { minimumVisibilitySeconds } from '../core/timing';
@@ -135,6 +136,8 @@ export class SettlementProcessor extends Construct {
       projectionType: dynamodb.ProjectionType.KEYS_ONLY,
     });
 
+    // Who may change the bus's rules and policy, the journal's configuration and (asked) the queues'.
+    const guard = ConfigurationGuard.of(this, props.configurationGuard);
     if (props.eventBus) {
       this.eventBus = props.eventBus;
     } else {
@@ -148,6 +151,7 @@ export class SettlementProcessor extends Construct {
         retention: props.eventArchiveRetention ?? Duration.days(30),
       });
       this.eventBus = bus;
+      guardBus(this, bus, guard);
     }
 
     // Looks wait in a queue of their own (with its own dead-letter queue): a notification is never behind them.
@@ -189,11 +193,11 @@ export class SettlementProcessor extends Construct {
       network: functionNetwork(this, 'SecurityGroup', props),
     });
     // The journal's bucket is written by the function's role alone (its policy names the role).
-    const production = props.stage === BankStage.PRODUCTION;
+    const journal = { removalPolicy: props.removalPolicy, production: props.stage === BankStage.PRODUCTION, guard };
     this.journalBucket =
       props.journal?.enabled === false
         ? undefined
-        : createNotificationJournal(this, 'Journal', props.journal ?? {}, fn.role!, props.removalPolicy, production);
+        : createNotificationJournal(this, 'Journal', props.journal ?? {}, fn.role!, journal);
     const audit = props.auditLog?.enabled
       ? createAuditLog(this, props.auditLog, this.eventBus, this.eventSource, {
           logs: props.logEncryptionKey,
@@ -205,6 +209,8 @@ export class SettlementProcessor extends Construct {
       audit?.deadLetterQueue,
       audit?.deadLetterQueueAlarm,
     ];
+    const queues = [this.queue, this.deadLetterQueue, this.lookQueue, this.lookDeadLetterQueue, audit?.deadLetterQueue];
+    if (guard?.queuePolicyDenies) for (const q of queues) if (q) QueueSenders.of(q)?.guardConfiguration(guard);
     if (props.removalPolicy === RemovalPolicy.DESTROY)
       RemovalPolicies.of(this).apply(RemovalPolicy.DESTROY, { applyToResourceTypes: ['AWS::Logs::LogGroup'] });
     const settings = processorSettings(

@@ -16,6 +16,7 @@ import {
 import { bankConnectionEnvironment } from '../families/cooperative/connection';
 import { notifyOn, Runbook, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
 import { QueueSenders } from '../core/queue-senders';
+import { guardRule } from '../core/configuration-guard';
 import { acknowledgeInherent } from '../core/compliance';
 import { checkFunctionNetwork, functionNetwork } from '../core/function-network';
 import { appliedRecordArn } from '../core/registration-provider';
@@ -217,6 +218,7 @@ export class ReconciliationSweep extends Construct {
       // EventBridge delivers for this rule into the look queue, and into its dead-letter queue what the queue refused.
       for (const queue of [processor.lookQueue, processor.lookDeadLetterQueue])
         QueueSenders.of(queue)?.addRule(this.trackPaymentRule);
+      guardRule(this.trackPaymentRule, processor.eventBus);
       // Only the named producers may put Track Payment events of a source on the bus.
       onlyNamedTrackPaymentProducers(
         this,

@@ -19,6 +19,7 @@ import {
   type UpgradeChange,
 } from '../support/upgrade-gate';
 import { UPGRADE_APPS } from './apps';
+import { FIXTURE, type HandlerPermissions } from '../../tools/cfn-handler-permissions';
 import {
   BASELINE_DIR,
   BASELINE_MANIFEST,
@@ -78,8 +79,12 @@ if (UPDATE) {
     const manifest = readBaselineManifest();
     const changes: Record<string, UpgradeChange[]> = {};
     const newStacks: string[] = [];
+    const types = new Set<string>();
     for (const app of [...new Set([...Object.keys(manifest.apps), ...Object.keys(UPGRADE_APPS)])].sort()) {
       const now = UPGRADE_APPS[app] ? synthesizeForBaseline(UPGRADE_APPS[app]) : {};
+      for (const text of Object.values(now))
+        for (const resource of Object.values((JSON.parse(text) as TemplateJson).Resources ?? {}))
+          types.add((resource as { Type: string }).Type);
       const before = manifest.apps[app] ?? [];
       changes[app] = [...new Set([...before, ...Object.keys(now)])].sort().flatMap((file) => {
         if (!before.includes(file)) newStacks.push(`${app}: ${stackOf(file)}`);
@@ -118,6 +123,13 @@ if (UPDATE) {
           .map((file) => `${app}/${file}`),
       );
       expect(extra).toEqual([]);
+    });
+
+    it("knows CloudFormation's handler permissions for every resource type an app holds (the configuration guard's tests read them)", () => {
+      const known = (JSON.parse(readFileSync(FIXTURE, 'utf8')) as HandlerPermissions).types;
+      const missing = [...types].filter((type) => !type.startsWith('Custom::') && !known[type]).sort();
+      // Add them: npx tsx tools/cfn-handler-permissions.ts <cfn-lint venv> --write --add <type>...
+      expect(missing).toEqual([]);
     });
 
     it("reads every row of docs/changes.md's table of intended breaks", () => {
