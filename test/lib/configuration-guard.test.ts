@@ -35,7 +35,11 @@ const DEPLOYERS = [
 /** A principal of the account whose own policy allows events:*, s3:* and sqs:* on *. */
 const BROAD = ACCOUNT_ROLE('platform-admin');
 
-function build(props: Partial<BankWebhookReceiverProps> = {}, stackProps: { synthesizer?: unknown } = {}) {
+function build(
+  props: Partial<BankWebhookReceiverProps> = {},
+  stackProps: { synthesizer?: unknown } = {},
+  more?: (app: App, receiver: BankWebhookReceiver) => void,
+) {
   const app = new App();
   const stack = new Stack(app, 'Guarded', { env: TEST_ENV, ...(stackProps as object) });
   const receiver = new BankWebhookReceiver(stack, 'Webhooks', {
@@ -51,6 +55,7 @@ function build(props: Partial<BankWebhookReceiverProps> = {}, stackProps: { synt
     code: lambda.Code.fromInline('exports.handler = async () => {}'),
   });
   receiver.onVerifiedEvent('Settled', BankEventDetailType.BOLETO_SETTLED, { consumer });
+  more?.(app, receiver);
   return { app, stack, receiver, template: Template.fromStack(stack) };
 }
 
@@ -158,6 +163,36 @@ describe("the stack's own configuration changes with its deployment alone", () =
           const elsewhere = 'arn:aws:iam::999999999999:role/cdk-hnb659fds-cfn-exec-role-999999999999-sa-east-1';
           expect(decide([deny.statement], action, resource, elsewhere)).toBe('explicitly denied');
         }
+  });
+});
+
+describe('a consumer in a stack of its own', () => {
+  it("guards its rule from the consumer's stack, which depends on the receiver's: no cycle", () => {
+    let consumerStack!: Stack;
+    let rule!: { ruleArn: string };
+    const { app, stack } = build({}, {}, (app, receiver) => {
+      consumerStack = new Stack(app, 'Consumers', { env: TEST_ENV });
+      const consumer = new lambda.Function(consumerStack, 'Consumer', {
+        runtime: lambda.Runtime.NODEJS_22_X,
+        handler: 'index.handler',
+        code: lambda.Code.fromInline('exports.handler = async () => {}'),
+      });
+      rule = receiver.onVerifiedEvent('Paid', BankEventDetailType.PAYMENT_STATUS_VERIFIED, {
+        consumer,
+        scope: consumerStack,
+      });
+    });
+    const assembly = app.synth();
+    const template = Template.fromJSON(assembly.getStackByName('Consumers').template as Record<string, unknown>);
+    const [deny] = guardDenies(template);
+    expect(deny.statement.Sid).toMatch(new RegExp(`^${GuardStatement.rules}-[0-9a-f]{16}$`));
+    expect(deny.resources).toEqual([symbolOf(consumerStack.resolve(rule.ruleArn))]);
+    expect(decide([deny.statement], 'events:PutTargets', deny.resources[0], BROAD)).toBe('explicitly denied');
+    // The receiver's stack names only its own rules.
+    const own = guardDenies(Template.fromStack(stack)).filter((d) =>
+      String(d.statement.Sid).startsWith(GuardStatement.rules),
+    );
+    expect(own.flatMap((d) => d.resources)).not.toContain(deny.resources[0]);
   });
 });
 
