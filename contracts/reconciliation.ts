@@ -7,8 +7,10 @@
 import type { EventTrigger } from './events';
 import type { PaymentType } from './bank-connection';
 import type { WatchFinding, WatchSettings } from './watch';
+import type { ConfigurationWatchReport, ConfigurationWatchSettings } from './configuration-drift';
 
 export * from './watch';
+export * from './configuration-drift';
 
 /** The sweep's `service` (logs and metric dimension). */
 export const RECONCILIATION_SERVICE_NAME = 'bank-webhook-reconciliation';
@@ -70,6 +72,8 @@ export interface SweepSettings {
   readonly receiverName: string;
   /** The registration watch, when the stack registers with the bank. */
   readonly watch?: WatchSettings;
+  /** The configuration watch (drift detection of the stack's own security-relevant resources). @default none */
+  readonly configuration?: ConfigurationWatchSettings;
   /** The Pix sweep, when the receiver has Pix. */
   readonly pix?: PixSweepSettings;
 }
@@ -201,6 +205,11 @@ export enum SweepMetric {
   PAYMENTS_GIVEN_UP = 'PendingPaymentsGivenUp',
   /** A registration at the bank that is not this stack's (missing, another URL or token, INATIVO, BLOQUEADO), per sweep. */
   REGISTRATION_DRIFT = 'RegistrationDrift',
+  /**
+   * The stack's own security-relevant resources that drifted from the template (or were not
+   * checked) as last read, emitted every sweep; 1 at least when the configuration watch failed.
+   */
+  CONFIGURATION_DRIFT = 'ConfigurationDrift',
   /** Registrations the watch put back. */
   REGISTRATIONS_REPAIRED = 'RegistrationsRepaired',
   /** A registration that drifted again soon after a repair (another stack or a person changes it back): not repaired again. */
@@ -255,4 +264,8 @@ export interface SweepReport {
 }
 
 /** What one run of the sweep function answers: its report, and the registration watch's findings when the stack registers. */
-export type SweepResult = SweepReport & { readonly registrations?: readonly WatchFinding[] };
+export type SweepResult = SweepReport & {
+  readonly registrations?: readonly WatchFinding[];
+  /** The configuration watch's report, when the sweep watches the stack's configuration. */
+  readonly configuration?: ConfigurationWatchReport;
+};

@@ -81,6 +81,7 @@ export class ReceiverDashboard extends Construct {
       reconciliation?.registrationDriftAlarm,
       reconciliation?.registrationContestedAlarm,
       reconciliation?.registrationRecordAlarm,
+      reconciliation?.configurationDriftAlarm,
     ].filter((alarm): alarm is cloudwatch.Alarm => !!alarm);
 
     this.dashboard = new cloudwatch.Dashboard(this, 'Resource', {

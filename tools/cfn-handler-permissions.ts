@@ -15,8 +15,8 @@ import { join } from 'node:path';
 
 export const FIXTURE = join(__dirname, '..', 'test', 'fixtures', 'cfn-handler-permissions.json');
 
-/** The handlers CloudFormation runs for a stack's deploy, update and destroy. */
-const HANDLERS = ['create', 'update', 'delete'] as const;
+/** The handlers CloudFormation runs for a stack's deploy, update and destroy, and the read a drift detection makes. */
+const HANDLERS = ['create', 'read', 'update', 'delete'] as const;
 
 export interface HandlerPermissions {
   /** Where the permissions came from. */

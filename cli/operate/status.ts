@@ -6,6 +6,7 @@
 import { DescribeAlarmsCommand, GetMetricDataCommand, type MetricAlarm } from '@aws-sdk/client-cloudwatch';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { consumerAlarmPrefix, type OperatorManifest } from '../../contracts/operations';
+import { CONFIGURATION_DRIFT_RUNBOOK } from '../../contracts/configuration-drift';
 import { DynamoDbWatchStates, type WatchStateRecord } from '../../lambda/store/watch-states';
 import { DynamoDbSweepRuns, type SweepRunRecord } from '../../lambda/store/sweep-runs';
 import { formatTable, humanDuration } from '../table';
@@ -176,8 +177,11 @@ export async function receiverStatus(
         from: `the journal, s3://${manifest.journalBucket}/`,
       }
     : undefined;
+  const configuration = lastSweep?.result.configuration;
   const attention =
     alarms.some((alarm) => alarm.state === 'ALARM') ||
+    !!configuration?.failed ||
+    (configuration?.findings.length ?? 0) > 0 ||
     queueStatus.some((q) => q.deadLetter && q.visible + q.inFlight + q.delayed > 0);
   return {
     manifest,
@@ -225,7 +229,7 @@ export function formatStatus(s: ReceiverStatus, now = Date.now()): string {
       ]),
     ),
   );
-  lines.push('', lastSweepLine(s, now));
+  lines.push('', lastSweepLine(s, now), ...configurationLines(s, now));
   if (s.registrations.length) {
     lines.push(
       '',
@@ -250,6 +254,36 @@ export function formatStatus(s: ReceiverStatus, now = Date.now()): string {
   );
   lines.push('', s.attention ? 'Needs attention: see the runbooks in docs/operations.md.' : 'Nothing needs attention.');
   return lines.join('\n');
+}
+
+/** A value someone else may have written, printable on one line (control characters escaped). */
+const printable = (value: string) => JSON.stringify(value).slice(1, -1);
+
+/** What the configuration watch last saw (drift detection of the stack's own security-relevant resources). */
+function configurationLines(s: ReceiverStatus, now: number): string[] {
+  const c = s.lastSweep?.result.configuration;
+  if (!c) return [];
+  const checked = c.checkedAt ? `checked ${humanDuration(Math.max(0, now - c.checkedAt))} ago` : 'not checked yet';
+  const head = `Configuration (CloudFormation drift detection, ${c.state}, ${checked})`;
+  const why = c.reason ? ` (${printable(c.reason)})` : '';
+  if (!c.findings.length)
+    return [
+      c.failed
+        ? `${head}: NOT WATCHED${why}. Runbook: docs/operations.md#${CONFIGURATION_DRIFT_RUNBOOK}`
+        : `${head}: the security-relevant resources match the template${why}.`,
+    ];
+  return [
+    `${head}: ${c.findings.length} resource(s) differ from the template${why}. Runbook: docs/operations.md#${CONFIGURATION_DRIFT_RUNBOOK}`,
+    formatTable(
+      ['resource', 'type', 'drift', 'properties'],
+      c.findings.map((f) => [
+        printable(f.logicalId),
+        printable(f.type),
+        printable(f.status),
+        f.properties.map(printable).join(', ') || '-',
+      ]),
+    ),
+  ];
 }
 
 /** The sweep's last run in a line. */

@@ -6,7 +6,14 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { ProcessorMetric } from '../../contracts/processor';
 import { METRICS_NAMESPACE } from '../../contracts/receiver';
-import { RECONCILIATION_SERVICE_NAME, type SweepResult, type WatchFinding } from '../../contracts/reconciliation';
+import {
+  type ConfigurationWatchReport,
+  ConfigurationWatchState,
+  RECONCILIATION_SERVICE_NAME,
+  SweepMetric,
+  type SweepResult,
+  type WatchFinding,
+} from '../../contracts/reconciliation';
 import { bindFamilies, followedSubject, readAccountConnection } from '../bank/families';
 import { DynamoDbDayCursors } from '../store/day-cursors';
 import { DynamoDbLookMarkers } from '../store/look-markers';
@@ -21,7 +28,8 @@ import { loadAcceptedTokens, loadTokenVersion } from '../shared/secret-tokens';
 import { SsmAppliedRegistrations } from '../store/applied-registrations';
 import { DynamoDbWatchStates } from '../store/watch-states';
 import { DynamoDbSweepRuns } from '../store/sweep-runs';
-import { describeStack, lookRequestSender } from './aws';
+import { configurationWatchCalls, describeStack, lookRequestSender } from './aws';
+import { watchConfiguration } from './configuration-watch';
 import { readSweepSettings } from './settings';
 import { recentDays, rotatingDays, sweep, type SweptListing } from './sweep';
 import { watchRegistrations } from './watch';
@@ -77,12 +85,15 @@ async function tokenVersionValue(secretArn: string, versionId: string): Promise<
   return version?.value;
 }
 
+/** One DescribeStacks an invocation, shared by both watches. */
+let described: ReturnType<typeof describeStack> | undefined;
+const describeOnce = (stackId: string) => (described ??= describeStack(cloudFormation, stackId));
+
 function stackReader(stackId: string): {
   stackStatus: () => Promise<string>;
   stackOutput: (key: string) => Promise<string | undefined>;
 } {
-  let described: ReturnType<typeof describeStack> | undefined;
-  const describe = () => (described ??= describeStack(cloudFormation, stackId));
+  const describe = () => describeOnce(stackId);
   return {
     stackStatus: async () => (await describe()).status,
     stackOutput: async (key) => (await describe()).outputs.get(key),
@@ -110,7 +121,44 @@ async function watch(deadline: number): Promise<WatchFinding[]> {
   });
 }
 
+/**
+ * The configuration watch (drift detection of the stack's own security-relevant resources): its
+ * report, with the drift count as a metric every sweep. A failed watch is logged and alarms as a
+ * drift would (nothing was seen); it never fails the sweep.
+ */
+async function watchStackConfiguration(): Promise<ConfigurationWatchReport | undefined> {
+  const c = settings.configuration;
+  if (!c) return undefined;
+  let previous: ConfigurationWatchReport | undefined;
+  let report: ConfigurationWatchReport;
+  try {
+    previous = (await sweepRuns.read())?.result.configuration;
+    report = await watchConfiguration(
+      c,
+      configurationWatchCalls(cloudFormation, c.stackId, () => describeOnce(c.stackId)),
+      previous,
+      Date.now(),
+    );
+  } catch (error) {
+    logger.error("The configuration watch failed: the stack's own configuration was not checked", {
+      reason: errorMessage(error),
+    });
+    report = {
+      ...(previous ?? { state: ConfigurationWatchState.WAITING, findings: [] }),
+      failed: true,
+      reason: `the watch failed: ${errorMessage(error)}`,
+    };
+  }
+  if (report.findings.length)
+    logger.warn("The stack's own configuration drifted from its template", {
+      findings: JSON.stringify(report.findings),
+    });
+  counter(SweepMetric.CONFIGURATION_DRIFT, {}, undefined, Math.max(report.findings.length, report.failed ? 1 : 0));
+  return report;
+}
+
 export async function handler(event: ScheduledEvent, context: Context): Promise<SweepResult> {
+  described = undefined;
   const deadline = Date.now() + context.getRemainingTimeInMillis() - settings.safetyMarginMs;
   // The schedule's time names the days to read (a sweep that starts late still reads its own day).
   const scheduledAt = Date.parse(event?.time ?? '');
@@ -132,7 +180,13 @@ export async function handler(event: ScheduledEvent, context: Context): Promise<
     Number.isFinite(scheduledAt) ? scheduledAt : undefined,
   );
   logger.info('Reconciliation sweep finished', { ...report, days: JSON.stringify(report.days) });
-  const result: SweepResult = settings.watch ? { ...report, registrations: await watch(deadline) } : report;
+  const registrations = settings.watch ? await watch(deadline) : undefined;
+  const configuration = await watchStackConfiguration();
+  const result: SweepResult = {
+    ...report,
+    ...(registrations ? { registrations } : {}),
+    ...(configuration ? { configuration } : {}),
+  };
   await recordRun(result);
   return result;
 }

@@ -23,6 +23,7 @@ export enum Runbook {
   REGISTRATION_DRIFT = 'registrationdriftalarm',
   REGISTRATION_CONTESTED = 'registrationcontestedalarm',
   REGISTRATION_RECORD = 'registrationrecordalarm',
+  CONFIGURATION_DRIFT = 'configurationdriftalarm',
   CONSUMER_DEAD_LETTER_QUEUE = 'consumer-deadletterqueuealarm',
   AUDIT_DEAD_LETTER_QUEUE = 'auditdeadletterqueuealarm',
 }

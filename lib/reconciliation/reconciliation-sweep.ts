@@ -16,6 +16,7 @@ import {
 import { bankConnectionEnvironment } from '../families/cooperative/connection';
 import { notifyOn, Runbook, thresholdAlarm, warnWithoutAlarmTopic } from '../core/alarms';
 import { QueueSenders } from '../core/queue-senders';
+import { allowConfigurationWatch, configurationWatchSettings } from './configuration-watch';
 import { guardRule } from '../core/configuration-guard';
 import { acknowledgeInherent } from '../core/compliance';
 import { checkFunctionNetwork, functionNetwork } from '../core/function-network';
@@ -57,6 +58,8 @@ export class ReconciliationSweep extends Construct {
   public readonly sweepErrorsAlarm: cloudwatch.Alarm;
   /** Alarm: a registration at the bank is not what the stack deployed (none without registrations). */
   public readonly registrationDriftAlarm?: cloudwatch.Alarm;
+  /** Alarm: the stack's own security-relevant configuration drifted from its template (CloudFormation's drift detection). */
+  public readonly configurationDriftAlarm: cloudwatch.Alarm;
   /** Alarm: a registration drifted again soon after a repair (another stack or a person changes it back); none without registrations. */
   public readonly registrationContestedAlarm?: cloudwatch.Alarm;
   /** Alarm: a registration's deploy record is missing, unreadable or not what the stack deployed (someone wrote or deleted it); none without registrations. */
@@ -104,6 +107,7 @@ export class ReconciliationSweep extends Construct {
         paymentMaxAgeDays: options.paymentMaxAge.toDays(),
         maxPaymentLooksPerSweep: props.maxPaymentLooksPerSweep,
         receiverName: processor.receiverName,
+        configuration: configurationWatchSettings(),
         ...(processor.pix
           ? {
               pix: pixSweepSettings(processor.pix, {
@@ -175,8 +179,9 @@ export class ReconciliationSweep extends Construct {
           resources: registrations.map((r) => appliedRecordArn(this, r.appliedRecordName)),
         }),
       );
-      fn.allow(new iam.PolicyStatement({ actions: ['cloudformation:DescribeStacks'], resources: [Aws.STACK_ID] }));
     }
+    // The stack's status for both watches, and drift detection of its own security-relevant resources.
+    allowConfigurationWatch(this, fn.role!);
 
     this.schedule = new events.Rule(this, 'Schedule', {
       ruleName: scheduleRuleName,
@@ -241,6 +246,11 @@ export class ReconciliationSweep extends Construct {
       metric: fn.metricErrors({ period: options.interval, statistic: cloudwatch.Stats.SUM }),
       evaluationPeriods: 2,
     });
+    this.configurationDriftAlarm = thresholdAlarm(this, 'ConfigurationDriftAlarm', {
+      runbook: Runbook.CONFIGURATION_DRIFT,
+      description: `The stack's own security-relevant configuration (a rule on the bus, a queue or its policy, the journal or its policy, a function, its permission or role) drifted from the template, was deleted, or was not checked, or the watch could not look: CloudFormation's drift detection, from the sweep. \`cdk-bank-webhooks status\` names each resource and property; find who changed it (CloudTrail), then redeploy the stack to put the template back. Nothing is repaired by the library.`,
+      metric: this.metric(SweepMetric.CONFIGURATION_DRIFT, { ...period, statistic: cloudwatch.Stats.MAXIMUM }),
+    });
     if (registrations.length) {
       this.registrationDriftAlarm = thresholdAlarm(this, 'RegistrationDriftAlarm', {
         runbook: Runbook.REGISTRATION_DRIFT,
@@ -260,6 +270,7 @@ export class ReconciliationSweep extends Construct {
     }
     notifyOn(props.alarmTopic, [
       this.recoveredAlarm,
+      this.configurationDriftAlarm,
       this.sweepErrorsAlarm,
       this.registrationDriftAlarm,
       this.registrationContestedAlarm,

@@ -1,4 +1,5 @@
 import {
+  type ConfigurationWatchSettings,
   type PixSweepSettings,
   SweepDefaults,
   type SweepSettings,
@@ -20,6 +21,8 @@ export interface SweepTuning {
   readonly watch?: WatchSettings;
   /** The Pix listing to read, with a Pix receiver. @default none */
   readonly pix?: PixSweepSettings;
+  /** The configuration watch. @default none */
+  readonly configuration?: ConfigurationWatchSettings;
 }
 
 /**
@@ -39,5 +42,6 @@ export function sweepSettings(resources: SweepResources, tuning: SweepTuning = {
     receiverName: tuning.receiverName ?? UNNAMED_RECEIVER,
     ...(tuning.watch ? { watch: tuning.watch } : {}),
     ...(tuning.pix ? { pix: tuning.pix } : {}),
+    ...(tuning.configuration ? { configuration: tuning.configuration } : {}),
   };
 }

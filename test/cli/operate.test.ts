@@ -45,6 +45,7 @@ import { EventTrigger } from '../../contracts/events';
 import { DynamoDbSubjectStore } from '../../lambda/store/subject-store';
 import { DynamoDbWatchStates } from '../../lambda/store/watch-states';
 import { DynamoDbSweepRuns } from '../../lambda/store/sweep-runs';
+import { ConfigurationDriftStatus, ConfigurationWatchState } from '../../contracts/configuration-drift';
 import { WatchState } from '../../contracts/reconciliation';
 import { type Moto, startMoto } from '../../tools/local-aws/moto';
 import { LOCAL_AWS } from '../../tools/local-aws/local-env';
@@ -336,6 +337,89 @@ describe('status', () => {
     );
     expect(out).toContain('Notifications stored in the last 24 h: 2');
     expect(out).toContain('Needs attention');
+  });
+});
+
+describe("status of the stack's own configuration", () => {
+  const sweep = {
+    bankCalls: 1,
+    settlementsToVerify: 0,
+    settlementsKnown: 0,
+    paymentsToVerify: 0,
+    paymentsGivenUp: 0,
+    complete: true,
+    days: [],
+  };
+
+  it('names each drifted resource, its drift and properties (escaped), with the runbook; exit 1', async () => {
+    const d = await deploy();
+    const now = Date.now();
+    await new DynamoDbSweepRuns(dynamo, d.manifest.table).write({
+      at: now - 60_000,
+      result: {
+        ...sweep,
+        configuration: {
+          state: ConfigurationWatchState.READ,
+          detectionId: 'd-1',
+          checkedAt: now - 120_000,
+          findings: [
+            {
+              logicalId: 'BankWebhooksSettledRule1234',
+              type: 'AWS::Events::Rule',
+              status: ConfigurationDriftStatus.MODIFIED,
+              properties: ['/Targets/0/Input', '/Evil\u001b[2J'],
+            },
+            {
+              logicalId: 'QueuePolicy99',
+              type: 'AWS::SQS::QueuePolicy',
+              status: ConfigurationDriftStatus.DELETED,
+              properties: [],
+            },
+          ],
+        },
+      },
+    });
+    const { status, out } = await cli(['status', '--stack', d.stackName], now);
+    expect(status).toBe(CliExit.ATTENTION);
+    expect(out).toContain(
+      'Configuration (CloudFormation drift detection, read, checked 2 min ago): 2 resource(s) differ from the template. Runbook: docs/operations.md#configurationdriftalarm',
+    );
+    expect(out).toMatch(
+      /BankWebhooksSettledRule1234\s+AWS::Events::Rule\s+MODIFIED\s+\/Targets\/0\/Input, \/Evil\\u001b\[2J/,
+    );
+    expect(out).toMatch(/QueuePolicy99\s+AWS::SQS::QueuePolicy\s+DELETED\s+-/);
+    expect(out).not.toContain('\u001b');
+  });
+
+  it('says a watch that could not look needs attention; and a clean one does not', async () => {
+    const d = await deploy();
+    const now = Date.now();
+    const runs = new DynamoDbSweepRuns(dynamo, d.manifest.table);
+    await runs.write({
+      at: now,
+      result: {
+        ...sweep,
+        configuration: {
+          state: ConfigurationWatchState.WAITING,
+          findings: [],
+          failed: true,
+          reason: 'the watch failed: AccessDenied on cloudformation:DetectStackDrift',
+        },
+      },
+    });
+    let { status, out } = await cli(['status', '--stack', d.stackName], now);
+    expect(status).toBe(CliExit.ATTENTION);
+    expect(out).toContain('NOT WATCHED (the watch failed: AccessDenied on cloudformation:DetectStackDrift)');
+    await runs.write({
+      at: now,
+      result: {
+        ...sweep,
+        configuration: { state: ConfigurationWatchState.READ, checkedAt: now - 60_000, findings: [] },
+      },
+    });
+    ({ status, out } = await cli(['status', '--stack', d.stackName], now));
+    expect(out).toContain('the security-relevant resources match the template.');
+    expect(status).toBe(CliExit.OK);
   });
 });
 

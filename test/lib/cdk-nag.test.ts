@@ -30,11 +30,19 @@ it("acknowledges only what the design needs and the example's own choices, each 
     'APIG4 ×1',
     'COG4 ×1',
     'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs] ×1',
+    // The sweep's drift detection: DescribeStackDriftDetectionStatus names no resource.
+    'IAM5[Resource::*] ×1',
     // The provider framework's grantInvoke on the registration handler and its versions.
     // The processor writes one journal object per notification under each of the journal's two prefixes.
     'IAM5[Resource::<BankWebhooksProcessorJournal36CB996C.Arn>/notifications/*] ×1',
     'IAM5[Resource::<BankWebhooksProcessorJournal36CB996C.Arn>/subjects/*] ×1',
     'IAM5[Resource::<BankWebhooksRegistrationProviderHandlerB6890A73.Arn>:*] ×1',
+    // The sweep's drift detection reads the stack's resources (generated names) as its caller: reads only, per service.
+    'IAM5[Resource::arn:<AWS::Partition>:events:<AWS::Region>:<AWS::AccountId>:*] ×1',
+    'IAM5[Resource::arn:<AWS::Partition>:iam::<AWS::AccountId>:role/*] ×1',
+    'IAM5[Resource::arn:<AWS::Partition>:lambda:<AWS::Region>:<AWS::AccountId>:function:*] ×1',
+    'IAM5[Resource::arn:<AWS::Partition>:s3:::*] ×1',
+    'IAM5[Resource::arn:<AWS::Partition>:sqs:<AWS::Region>:<AWS::AccountId>:*] ×1',
     // The example's choice: no server access logs for the journal (examples/hardened keeps them).
     'S1 ×1',
     // The example's choice: tokens rotated by deploy.

@@ -3,7 +3,18 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { BankStage, BankWebhookReceiver, BoletoContractStatus } from '../../lib';
-import { SWEEP_SETTINGS_ENV, type SweepSettings, TRACK_PAYMENT_DETAIL_TYPE } from '../../contracts/reconciliation';
+import { readFileSync } from 'node:fs';
+import {
+  CONFIGURATION_DRIFT_RUNBOOK,
+  CONFIGURATION_DRIFT_TYPES,
+  ConfigurationWatchDefaults,
+  SWEEP_SETTINGS_ENV,
+  SweepMetric,
+  type SweepSettings,
+  TRACK_PAYMENT_DETAIL_TYPE,
+} from '../../contracts/reconciliation';
+import { DRIFT_READ_ACTIONS } from '../../lib/reconciliation/configuration-watch';
+import { FIXTURE, type HandlerPermissions } from '../../tools/cfn-handler-permissions';
 import { contactDigest } from '../../contracts/registration';
 import { synthReceiver, testBankConnection, testStack } from '../support/cdk';
 
@@ -235,7 +246,10 @@ it("watches each registration against what the stack deployed (its settings) and
           Action: 'ssm:GetParameter',
           Resource: records.map(() => Match.objectLike({ 'Fn::Join': Match.anyValue() })),
         }),
-        Match.objectLike({ Action: 'cloudformation:DescribeStacks', Resource: { Ref: 'AWS::StackId' } }),
+        Match.objectLike({
+          Action: Match.arrayWith(['cloudformation:DescribeStacks']),
+          Resource: { Ref: 'AWS::StackId' },
+        }),
       ]),
     },
   });
@@ -268,7 +282,7 @@ it("watches each registration against what the stack deployed (its settings) and
   });
 });
 
-it('has no watch, no drift alarm and no token access without registrations', () => {
+it('has no registration watch, no registration drift alarm and no token access without registrations', () => {
   const { template, receiver } = synth();
   expect(sweepSettings(template).watch).toBeUndefined();
   expect(receiver.reconciliation?.registrationDriftAlarm).toBeUndefined();
@@ -278,8 +292,69 @@ it('has no watch, no drift alarm and no token access without registrations', () 
     }),
   );
   expect(policies).not.toContain('ssm:GetParameter');
-  expect(policies).not.toContain('cloudformation:DescribeStacks');
   expect(policies).not.toContain('Token');
+});
+
+describe("the configuration watch (drift detection of the stack's own resources)", () => {
+  const { template, receiver } = synth();
+  const statements = () =>
+    Object.values(
+      template.findResources('AWS::IAM::Policy', {
+        Properties: { Roles: [{ Ref: Match.stringLikeRegexp('WebhooksReconciliationRole') }] },
+      }),
+    ).flatMap((p) => p.Properties.PolicyDocument.Statement as Array<{ Action: string | string[]; Resource: unknown }>);
+
+  it('runs from every sweep, hourly, on its own stack', () => {
+    // The stack id is a deploy-time value (AWS::StackId), written here as "token".
+    expect(sweepSettings(template).configuration).toEqual({
+      stackId: 'token',
+      intervalMinutes: ConfigurationWatchDefaults.intervalMinutes,
+    });
+    const [fn] = Object.values(sweepFunctions(template));
+    expect(JSON.stringify(fn.Properties.Environment.Variables[SWEEP_SETTINGS_ENV])).toContain('{"Ref":"AWS::StackId"}');
+  });
+
+  it('may detect drift on its own stack only, and read what a detection compares, never write it, pass a role or decrypt', () => {
+    const drift = statements().find((s) =>
+      ([] as string[]).concat(s.Action).includes('cloudformation:DetectStackDrift'),
+    );
+    expect(drift).toEqual(
+      expect.objectContaining({
+        Action: [
+          'cloudformation:DescribeStacks',
+          'cloudformation:DetectStackDrift',
+          'cloudformation:DetectStackResourceDrift',
+          'cloudformation:DescribeStackResourceDrifts',
+        ],
+        Resource: { Ref: 'AWS::StackId' },
+      }),
+    );
+    const reads = statements()
+      .flatMap((s) => ([] as string[]).concat(s.Action))
+      .filter((a) => /^(events|iam|lambda|s3|sqs):/.test(a) && a !== 'sqs:SendMessage');
+    expect(reads.sort()).toEqual([...DRIFT_READ_ACTIONS].sort());
+    for (const action of reads) expect(action).toMatch(/:(Get|List|Describe)/);
+  });
+
+  it("reads exactly the drift-checked types' read handler permissions in CloudFormation's schemas, less PassRole and Decrypt", () => {
+    const schemas = (JSON.parse(readFileSync(FIXTURE, 'utf8')) as HandlerPermissions).types;
+    const read = new Set(CONFIGURATION_DRIFT_TYPES.flatMap((type) => schemas[type].read));
+    expect([...read].filter((a) => a !== 'iam:PassRole' && a !== 'kms:Decrypt').sort()).toEqual(
+      [...DRIFT_READ_ACTIONS].sort(),
+    );
+  });
+
+  it('alarms on any drift, deletion or unchecked resource, and on a watch that could not look, naming its runbook', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: SweepMetric.CONFIGURATION_DRIFT,
+      Statistic: 'Maximum',
+      Threshold: 1,
+      AlarmDescription: Match.stringLikeRegexp(
+        `redeploy the stack.*Runbook: cdk-bank-webhooks/docs/operations.md#${CONFIGURATION_DRIFT_RUNBOOK}`,
+      ),
+    });
+    expect(receiver.reconciliation?.configurationDriftAlarm).toBeDefined();
+  });
 });
 
 describe('Track Payment sources', () => {

@@ -228,8 +228,8 @@ describe('with default props', () => {
     });
   });
 
-  it("raises alarms on both DLQs' depth, the oldest message age (30 min), the oldest look's age (30 min), processor errors and the journal (and the receiver's on 401s and silence per route, the sweep's two), without actions", () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 11);
+  it("raises alarms on both DLQs' depth, the oldest message age (30 min), the oldest look's age (30 min), processor errors and the journal (and the receiver's on 401s and silence per route, the sweep's three: recovered, errors, configuration drift), without actions", () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 12);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'AWS/SQS',
       MetricName: 'ApproximateNumberOfMessagesVisible',
@@ -658,7 +658,7 @@ describe('with processor props', () => {
     const settings = settingsOf(template);
     expect(settings).toMatchObject({ eventBusName: 'acme-finance', eventSource: 'acme.bank' });
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(11);
+    expect(alarms).toHaveLength(12);
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual(['arn:aws:sns:sa-east-1:111111111111:alarms']);
       expect(alarm.Properties.OKActions).toEqual(['arn:aws:sns:sa-east-1:111111111111:alarms']);
