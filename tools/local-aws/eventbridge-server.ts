@@ -18,9 +18,18 @@ export interface RecordedEvent {
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
+/** A rule as CloudFormation's AWS::Events::Rule says it: the properties the local drift detection compares. */
+export interface RuleDefinition {
+  EventPattern?: unknown;
+  State?: string;
+  Targets?: unknown[];
+}
+
 /**
  * A local EventBridge sink that speaks the service's JSON protocol (awsJson1_1) for PutEvents
- * (and DescribeRule and ListRules, of the rules the local runner says exist; DescribeArchive,
+ * (and DescribeRule and ListRules, of the rules the local runner says exist; PutRule, PutTargets,
+ * RemoveTargets and ListTargetsByRule of a rule it defined, which change only what the local drift
+ * detection reads: deliveries stay as the runner wired them; DescribeArchive,
  * StartReplay and DescribeReplay of its archive: a replay delivers the window's events to the one
  * rule it names, through the listener that rule was given),
  * so the real `@aws-sdk/client-eventbridge` can be pointed at it
@@ -40,6 +49,8 @@ export class LocalEventBridge extends JsonProtocolServer {
   /** The archives, by name (every event of the bus is in each). */
   private readonly archives = new Set<string>();
   private readonly replays = new Map<string, { state: string; reason?: string }>();
+  /** What a rule says (its pattern and targets), for the rules defined with defineRule: PutRule, PutTargets and RemoveTargets change it. */
+  private readonly definitions = new Map<string, RuleDefinition>();
 
   constructor() {
     super('AWSEvents', 'EventBridge');
@@ -83,6 +94,47 @@ export class LocalEventBridge extends JsonProtocolServer {
     this.subscribe((event) => {
       if (this.rules.get(name) === 'ENABLED' && this.ruleTargets.get(name) === deliver) deliver(event);
     });
+  }
+
+  /** A rule's definition as CloudFormation deployed it (its pattern, state and targets); the local drift detection compares the template with it. */
+  defineRule(name: string, definition: RuleDefinition): void {
+    if (!this.rules.has(name)) this.putRule(name, definition.State === 'DISABLED' ? 'DISABLED' : 'ENABLED');
+    this.definitions.set(name, structuredClone(definition));
+  }
+
+  /** A defined rule's definition now (after any PutRule, PutTargets, RemoveTargets); undefined once deleted. */
+  ruleDefinition(name: string): RuleDefinition | undefined {
+    return this.rules.has(name) ? structuredClone(this.definitions.get(name)) : undefined;
+  }
+
+  /** PutRule, PutTargets, RemoveTargets and ListTargetsByRule on a defined rule, as EventBridge's API changes or reads it. */
+  private changeRule(operation: string, input: Record<string, unknown>): unknown {
+    const name = text(input.Rule) || text(input.Name);
+    const definition = this.definitions.get(name);
+    if (!definition || !this.rules.has(name))
+      throw new ServiceError(400, 'ResourceNotFoundException', `Rule ${name} does not exist.`);
+    const targets = (definition.Targets ?? []) as Array<Record<string, unknown>>;
+    if (operation === 'ListTargetsByRule') return { Targets: targets };
+    if (operation === 'PutRule') {
+      if (input.EventPattern !== undefined) definition.EventPattern = JSON.parse(text(input.EventPattern)) as unknown;
+      if (input.State !== undefined) {
+        definition.State = text(input.State);
+        this.rules.set(name, definition.State === 'DISABLED' ? 'DISABLED' : 'ENABLED');
+      }
+      return { RuleArn: this.ruleArn(name) };
+    }
+    if (operation === 'PutTargets') {
+      for (const target of (input.Targets ?? []) as Array<Record<string, unknown>>) {
+        const at = targets.findIndex((t) => t.Id === target.Id);
+        if (at >= 0) targets[at] = target;
+        else targets.push(target);
+      }
+      definition.Targets = targets;
+      return { FailedEntryCount: 0, FailedEntries: [] };
+    }
+    const ids = (input.Ids ?? []) as string[];
+    definition.Targets = targets.filter((t) => !ids.includes(text(t.Id)));
+    return { FailedEntryCount: 0, FailedEntries: [] };
   }
 
   /** An archive of the bus exists (as CloudFormation creates it). */
@@ -142,6 +194,8 @@ export class LocalEventBridge extends JsonProtocolServer {
       };
     }
     if (operation === 'StartReplay') return this.startReplay(input);
+    if (['PutRule', 'PutTargets', 'RemoveTargets', 'ListTargetsByRule'].includes(operation))
+      return this.changeRule(operation, input);
     if (operation === 'DescribeReplay') {
       const replay = this.replays.get(text(input.ReplayName));
       if (!replay)

@@ -32,6 +32,7 @@ import { consumerExpectations, LocalConsumer } from './local-consumer';
 import { LocalServices } from './local-services';
 import { RunnerLogs } from './runner-logs';
 import { LocalSweep } from './runner-sweep';
+import { LocalDriftDetector, localSweepEnvironment } from './local-drift';
 import { LocalRegistrations } from './runner-registrations';
 import { LocalReceiverStack } from './local-stack';
 import {
@@ -166,21 +167,17 @@ export abstract class RunnerStack {
       );
     }
     await this.provision(visibility);
+    const around = { template: this.template, resolver: this.resolver, sqs: this.sqs, events: this.events };
     if (this.options.consumer) {
       const expected = consumerExpectations(this.resolve(this.deployment.processor.environment));
       const environment = { ...this.functionEndpoints(), ...tracedEnvironment(this.options, 'consumer'), ...expected };
       this.consumer = await LocalConsumer.start(
         { ...this.options, consumer: this.options.consumer },
-        {
-          template: this.template,
-          resolver: this.resolver,
-          sqs: this.sqs,
-          events: this.events,
-          environment,
-          log: (name, line) => this.log(name, line),
-        },
+        { ...around, environment, log: (name, line) => this.log(name, line) },
       );
     }
+    // The rules and queue policies as deployed: the local drift detection compares the template with them.
+    await new LocalDriftDetector(around).deploy(this.services.cloudFormation);
     // Deployed but for what register() does.
     this.setStackStatus('CREATE_COMPLETE');
     this.services.cloudFormation.setOutputs(this.stackId, this.stackOutputs());
@@ -275,7 +272,7 @@ export abstract class RunnerStack {
     }
     if (d.reconciliation) {
       this.sweeper = this.localFunction('reconciliation', d.reconciliation.sweep, {
-        ...(this.resolve(d.reconciliation.sweep.environment) as Record<string, string>),
+        ...localSweepEnvironment(this.resolve(d.reconciliation.sweep.environment) as Record<string, string>),
         ...endpoints,
       });
       this.reconciliation = new LocalSweep(this.sweeper, {
