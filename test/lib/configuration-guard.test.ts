@@ -20,6 +20,7 @@ import {
   RULE_CHANGE_ACTIONS,
 } from '../../lib/core/configuration-guard';
 import { REDRIVE_ALLOW_RESOURCE_TYPE, RedriveAllowProperty } from '../../contracts/redrive-allow';
+import { GUARDED_ACTIONS, PROBED_ACTIONS } from '../integ/integ.configuration';
 import { FIXTURE, type HandlerPermissions } from '../../tools/cfn-handler-permissions';
 import { TEST_ENV, testBankConnection } from '../support/cdk';
 import { evaluate, type IamDecision, type StatementJson, symbolOf } from '../support/iam-policy';
@@ -230,6 +231,14 @@ describe("the library's own providers", () => {
     const role = symbolOf(stack.resolve(cleanUp.roleArn));
     expect(decide([journal.statement], 's3:PutBucketPolicy', journal.resources[0], role)).toBe('allowed');
     expect(decide([journal.statement], 's3:PutBucketPolicy', journal.resources[0], BROAD)).toBe('explicitly denied');
+  });
+});
+
+describe('the integ probe (what only an account settles)', () => {
+  it('tries only actions a guard deny names, one of each deny', () => {
+    expect(PROBED_ACTIONS.filter((action) => !GUARDED_ACTIONS.includes(action))).toEqual([]);
+    for (const actions of [RULE_CHANGE_ACTIONS, BUS_POLICY_ACTIONS, JOURNAL_CONFIGURATION_ACTIONS])
+      expect(PROBED_ACTIONS.some((action) => actions.includes(action))).toBe(true);
   });
 });
 
