@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Annotations, Aws, Lazy, Stack, Token } from 'aws-cdk-lib';
+import { Annotations, Aws, Lazy, Resource, Stack, Token } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
@@ -164,9 +164,13 @@ function defaultDeploymentRoles(scope: Construct): string[] | undefined {
 const busGuards = new WeakMap<events.IEventBus, ConfigurationGuard>();
 const ruleGroups = new WeakMap<Stack, Map<events.IEventBus, events.IRule[]>>();
 
-/** Denies changes to `bus`'s policy to all but the deployment roles, and keeps the guard for the rules put on it later. */
-export function guardBus(scope: Construct, bus: events.EventBus, guard: ConfigurationGuard | undefined): void {
-  if (!guard) return;
+/**
+ * Denies changes to `bus`'s policy to all but the deployment roles, and keeps the guard for the rules
+ * put on it later. A bus the app did not create (imported) is left alone (docs/security.md); a bus
+ * two receivers share is guarded once, by the first.
+ */
+export function guardBus(scope: Construct, bus: events.IEventBus, guard: ConfigurationGuard | undefined): void {
+  if (!guard || busGuards.has(bus) || !Resource.isOwnedResource(bus)) return;
   busGuards.set(bus, guard);
   new events.CfnEventBusPolicy(scope, 'BusPolicyGuard', {
     eventBusName: bus.eventBusName,

@@ -151,8 +151,8 @@ export class SettlementProcessor extends Construct {
         retention: props.eventArchiveRetention ?? Duration.days(30),
       });
       this.eventBus = bus;
-      guardBus(this, bus, guard);
     }
+    guardBus(this, this.eventBus, guard);
 
     // Looks wait in a queue of their own (with its own dead-letter queue): a notification is never behind them.
     const queueKey = this.queue.encryptionMasterKey;

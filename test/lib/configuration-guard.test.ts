@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { App, CliCredentialsStackSynthesizer, DefaultStackSynthesizer, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import * as events from 'aws-cdk-lib/aws-events';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { BankEventDetailType, BankStage, BankWebhookReceiver, type BankWebhookReceiverProps } from '../../lib';
 import {
@@ -164,6 +165,33 @@ describe("the stack's own configuration changes with its deployment alone", () =
           const elsewhere = 'arn:aws:iam::999999999999:role/cdk-hnb659fds-cfn-exec-role-999999999999-sa-east-1';
           expect(decide([deny.statement], action, resource, elsewhere)).toBe('explicitly denied');
         }
+  });
+});
+
+describe('a bus the app passes in', () => {
+  it('is guarded when the app made it, once for two receivers that share it; an imported one is left alone', () => {
+    const app = new App();
+    const stack = new Stack(app, 'Shared', { env: TEST_ENV });
+    const bus = new events.EventBus(stack, 'Bus');
+    new BankWebhookReceiver(stack, 'A', { bank: testBankConnection(stack), eventBus: bus });
+    new BankWebhookReceiver(stack, 'B', {
+      bank: {
+        ...testBankConnection(stack),
+        account: { ...testBankConnection(stack).account, conta: '777777', codigoBeneficiario: '88888' },
+      },
+      eventBus: bus,
+    });
+    const imported = events.EventBus.fromEventBusName(stack, 'Imported', 'someone-elses');
+    new BankWebhookReceiver(stack, 'C', {
+      bank: {
+        ...testBankConnection(stack),
+        account: { ...testBankConnection(stack).account, conta: '888888', codigoBeneficiario: '99999' },
+      },
+      eventBus: imported,
+    });
+    const denies = guardDenies(Template.fromStack(stack));
+    const busPolicies = denies.filter((d) => d.statement.Sid === GuardStatement.busPolicy);
+    expect(busPolicies.map((d) => d.resources)).toEqual([[symbolOf(stack.resolve(bus.eventBusArn))]]);
   });
 });
 
