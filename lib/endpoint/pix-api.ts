@@ -35,6 +35,11 @@ export function pixMutualTlsDomain(
     mtls: truststore,
     mapping: api,
   });
+  new CfnOutput(scope, 'PixUrl', {
+    description:
+      "The Pix API's URL on its mutual-TLS domain: each key's webhookUrl (the provider appends /pix); the default execute-api endpoint is disabled",
+    value: `https://${domain.domainName}`,
+  });
   if (domain.hostedZone) {
     new route53.ARecord(scope, 'PixDomainAlias', {
       zone: domain.hostedZone,

@@ -122,6 +122,8 @@ export function endpointRestApi(
       throttlingBurstLimit: props.throttlingBurstLimit ?? 1000,
     },
   });
+  // No output of an endpoint the API disables: its URL would answer nobody (the domain's is output instead).
+  if (disableExecuteApiEndpoint) api.node.tryRemoveChild('Endpoint');
   acknowledgeApiFindings(api, !sourceAllowlist);
   if (props.webAclArn) {
     // The bank's API keeps its association's ID; the Pix API's stage gets one of its own.

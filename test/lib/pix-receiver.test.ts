@@ -228,6 +228,20 @@ describe('the Pix API on its own mutual-TLS domain', () => {
     template.hasOutput('*', {
       Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^WebhooksPixDomain'), 'RegionalDomainName'] },
     });
+    // Outputs that are true: the Pix URL is the domain's, and no output names the endpoint the API disables.
+    template.hasOutput('*', {
+      Value: 'https://pix-webhooks.example.com',
+      Description: Match.stringLikeRegexp('^The Pix API.s URL'),
+    });
+    const outputs = JSON.stringify(template.toJSON().Outputs);
+    expect(outputs).not.toContain(`{"Ref":"${pixApiId}"},".execute-api.`);
+    expect(
+      Object.keys(template.toJSON().Outputs as object).filter((id) => id.startsWith('WebhooksPixApiEndpoint')),
+    ).toEqual([]);
+    // The bank's API keeps its endpoint's output (it is enabled).
+    expect(Object.keys(template.toJSON().Outputs as object).some((id) => id.startsWith('WebhooksApiEndpoint'))).toBe(
+      true,
+    );
     const receiverFn = Object.values(
       template.findResources('AWS::Lambda::Function', {
         Properties: { Description: Match.stringLikeRegexp('^Checks the bank webhook token') },
