@@ -1,4 +1,4 @@
-import { Duration, Token } from 'aws-cdk-lib';
+import { Duration, Stack, Token } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { type CooperativeConnectionProps, checkRealBank } from './families/cooperative/connection';
 import { PropsValidation } from './core/props-validation';
@@ -136,7 +136,7 @@ export function contractKey(
 
 /** Checks every prop of every part, and how the parts fit together, in one error naming the receiver's path. */
 export function validateReceiverProps(receiver: Construct, props: BankWebhookReceiverProps): void {
-  const v = new PropsValidation('BankWebhookReceiver', receiver.node.path);
+  const v = new PropsValidation('BankWebhookReceiver', receiver.node.path, undefined, Stack.of(receiver).region);
   checkBankWebhookEndpoint(v, props);
   const { vpc: _vpc, vpcSubnets: _subnets, securityGroups: _groups, ...processorProps } = props;
   checkSettlementProcessor(v, processorProps);

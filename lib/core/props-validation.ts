@@ -14,6 +14,8 @@ export class PropsValidation {
     private readonly constructName: string,
     private readonly path: string,
     shared?: { problems: string[]; names: Readonly<Record<string, string>> },
+    /** The stack's region (a token when the stack has none): for the checks that depend on it. */
+    readonly region?: string,
   ) {
     this.problems = shared?.problems ?? [];
     this.names = shared?.names ?? {};
@@ -24,10 +26,12 @@ export class PropsValidation {
    * is the facade's `processorTimeout`, so the user reads the name they wrote.
    */
   renamed(names: Readonly<Record<string, string>>): PropsValidation {
-    return new PropsValidation(this.constructName, this.path, {
-      problems: this.problems,
-      names: { ...this.names, ...names },
-    });
+    return new PropsValidation(
+      this.constructName,
+      this.path,
+      { problems: this.problems, names: { ...this.names, ...names } },
+      this.region,
+    );
   }
 
   /** Records `message` against `prop` unless `ok`. */
@@ -70,9 +74,10 @@ export function validateProps<T extends object>(
   constructName: string,
   props: T,
   check: (v: PropsValidation, props: T) => void,
+  region?: string,
 ): void {
   if (checkedByFacade.has(props)) return;
-  const v = new PropsValidation(constructName, path);
+  const v = new PropsValidation(constructName, path, undefined, region);
   check(v, props);
   v.throwIfInvalid();
 }

@@ -75,6 +75,7 @@ export function checkTracing(v: PropsValidation, props: TracingProps, prefix = '
     `${prefix}tracingEnabled`,
     'is deprecated, and tracing is set too: keep tracing alone (tracingEnabled: true is tracing: TracingMode.XRAY)',
   );
+  checkTracingRegion(v, props, prefix);
   if (props.openTelemetry === undefined) return;
   v.check(
     props.tracing === TracingMode.OPENTELEMETRY,
@@ -89,6 +90,40 @@ export function checkTracing(v: PropsValidation, props: TracingProps, prefix = '
       `must be a Lambda layer version ARN such as arn:aws:lambda:sa-east-1:123456789012:layer:name:3, got "${arn}"`,
     );
   }
+}
+
+/** What is wrong with the OpenTelemetry layer in `region` (the layer given, or AWS's for it), if anything. */
+function layerProblem(region: string, props: TracingProps): { prop: string; message: string } | undefined {
+  const given = props.openTelemetry?.layerArn;
+  if (given !== undefined) {
+    const layerRegion = Token.isUnresolved(given) ? undefined : LAYER_ARN.exec(given)?.[1];
+    if (layerRegion && !Token.isUnresolved(region) && layerRegion !== region)
+      return {
+        prop: 'openTelemetry.layerArn',
+        message: `is in ${layerRegion} and the stack in ${region}; Lambda attaches only a layer of the function's region: pass that region's ARN`,
+      };
+    return undefined;
+  }
+  if (Token.isUnresolved(region))
+    return {
+      prop: 'tracing',
+      message:
+        "is TracingMode.OPENTELEMETRY, which needs the stack's region to choose AWS's layer, and the stack has none: give the stack an env with a region, or pass openTelemetry.layerArn",
+    };
+  // The library's functions are arm64 (BundledFunction).
+  if (!adotJsLayerArn(region, lambda.Architecture.ARM_64.name))
+    return {
+      prop: 'openTelemetry.layerArn',
+      message: `is needed: AWS publishes no ${ADOT_JS_LAYER.name} layer in ${region} for arm64 that this library knows (ADOT ${ADOT_JS_LAYER.release}): pass one`,
+    };
+  return undefined;
+}
+
+/** Checks the OpenTelemetry layer against the stack's region (with the other props' problems, thrown once). */
+function checkTracingRegion(v: PropsValidation, props: TracingProps, prefix = ''): void {
+  if (props.tracing !== TracingMode.OPENTELEMETRY || v.region === undefined) return;
+  const problem = layerProblem(v.region, props);
+  if (problem) v.check(false, `${prefix}${problem.prop}`, problem.message);
 }
 
 /** Whether X-Ray active tracing is on (OpenTelemetry sends its spans through it). */
@@ -112,33 +147,11 @@ export interface ResolvedOpenTelemetry {
 export function openTelemetryLayer(scope: IConstruct, props: TracingProps): ResolvedOpenTelemetry | undefined {
   if (props.tracing !== TracingMode.OPENTELEMETRY) return undefined;
   const region = Stack.of(scope).region;
-  const given = props.openTelemetry?.layerArn;
-  const where = `${scope.node.path}: tracing: TracingMode.OPENTELEMETRY`;
-  let layerArn: string;
-  if (given !== undefined) {
-    const layerRegion = Token.isUnresolved(given) ? undefined : LAYER_ARN.exec(given)?.[1];
-    if (layerRegion && !Token.isUnresolved(region) && layerRegion !== region) {
-      throw new Error(
-        `${where}: openTelemetry.layerArn is in ${layerRegion} and the stack in ${region}; Lambda attaches only a layer of the function's region: pass that region's ARN`,
-      );
-    }
-    layerArn = given;
-  } else {
-    if (Token.isUnresolved(region)) {
-      throw new Error(
-        `${where} needs the stack's region to choose AWS's layer, and the stack has none: give the stack an env with a region, or pass openTelemetry.layerArn`,
-      );
-    }
-    // The library's functions are arm64 (BundledFunction).
-    const known = adotJsLayerArn(region, lambda.Architecture.ARM_64.name);
-    if (!known)
-      throw new Error(
-        `${where}: AWS publishes no ${ADOT_JS_LAYER.name} layer in ${region} for arm64 that this library knows (ADOT ${ADOT_JS_LAYER.release}): pass openTelemetry.layerArn`,
-      );
-    layerArn = known;
-  }
+  // The construct's props check reports this with the others; a caller that skipped it still gets it.
+  const problem = layerProblem(region, props);
+  if (problem) throw new Error(`${scope.node.path}: ${problem.prop}: ${problem.message}`);
   return {
-    layerArn,
+    layerArn: props.openTelemetry?.layerArn ?? adotJsLayerArn(region, lambda.Architecture.ARM_64.name)!,
     fastStart: props.openTelemetry?.fastStart ?? false,
     applicationSignals: props.openTelemetry?.applicationSignals ?? false,
   };

@@ -101,7 +101,7 @@ export class BankWebhookEndpoint extends Construct {
   constructor(scope: Construct, id: string, props: BankWebhookEndpointProps = {}) {
     super(scope, id);
     this.props = props;
-    validateProps(this.node.path, 'BankWebhookEndpoint', props, checkBankWebhookEndpoint);
+    validateProps(this.node.path, 'BankWebhookEndpoint', props, checkBankWebhookEndpoint, Stack.of(this).region);
     this.receiverName = props.receiverName ?? defaultReceiverName(this);
     const retention = props.logRetention ?? logs.RetentionDays.ONE_YEAR;
     this.boletoTokenHeader = props.boletoTokenHeader ?? ReceiverDefaults.boletoTokenHeader;

@@ -106,7 +106,7 @@ export class SettlementProcessor extends Construct {
 
   constructor(scope: Construct, id: string, props: SettlementProcessorProps) {
     super(scope, id);
-    validateProps(this.node.path, 'SettlementProcessor', props, checkSettlementProcessor);
+    validateProps(this.node.path, 'SettlementProcessor', props, checkSettlementProcessor, Stack.of(this).region);
     this.receiverName = props.receiverName ?? defaultReceiverName(this);
     claimReceiver(this, props.bank.account, this.receiverName);
     if (props.pix?.keylessPix) claimKeylessPix(this, props.bank.account, props.pix.connection.baseUrl);

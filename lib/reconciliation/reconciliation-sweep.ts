@@ -69,12 +69,18 @@ export class ReconciliationSweep extends Construct {
 
   constructor(scope: Construct, id: string, props: ReconciliationSweepProps) {
     super(scope, id);
-    validateProps(this.node.path, 'ReconciliationSweep', props, (v, p) => {
-      checkReconciliationSweep(v, p, '', p.processor.idempotencyTtl, p.processor.eventSource);
-      checkTracing(v, p);
-      checkPixSweep(v, p.processor.pix, 'pix', resolveReconciliation(p).lookbackDays, p.processor.idempotencyTtl);
-      checkFunctionNetwork(v, p);
-    });
+    validateProps(
+      this.node.path,
+      'ReconciliationSweep',
+      props,
+      (v, p) => {
+        checkReconciliationSweep(v, p, '', p.processor.idempotencyTtl, p.processor.eventSource);
+        checkTracing(v, p);
+        checkPixSweep(v, p.processor.pix, 'pix', resolveReconciliation(p).lookbackDays, p.processor.idempotencyTtl);
+        checkFunctionNetwork(v, p);
+      },
+      Stack.of(this).region,
+    );
     const options = resolveReconciliation(props);
     const { processor } = props;
     this.receiverName = processor.receiverName;

@@ -3,6 +3,9 @@
  * and `POST /pix` to the same receiver), the processor told the connection and the keys in their
  * normal form, nothing of the existing API changed, and the props checked.
  */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as route53 from 'aws-cdk-lib/aws-route53';
@@ -106,6 +109,9 @@ it('tells the processor the Pix connection, the keys in their normal form, and l
     },
   });
 });
+
+/** The provider's issuing chain the hardened example ships (PEM). */
+const CHAIN = join(__dirname, '..', '..', 'examples', 'hardened', 'pix-provider-chain.pem');
 
 describe("the account's receiver for keyless Pix", () => {
   const keyless = (stack: Stack): Partial<BankWebhookReceiverProps> => ({
@@ -273,7 +279,7 @@ describe('the Pix API on its own mutual-TLS domain', () => {
   it('uploads a truststore file as an asset, and makes the alias record in a given zone', () => {
     const { template } = synthReceiver({}, (stack) => {
       const props = withDomain({
-        truststore: { file: __filename },
+        truststore: { file: CHAIN },
         hostedZone: route53.HostedZone.fromHostedZoneAttributes(stack, 'Zone', {
           hostedZoneId: 'Z123',
           zoneName: 'example.com',
@@ -289,6 +295,37 @@ describe('the Pix API on its own mutual-TLS domain', () => {
       Type: 'A',
       HostedZoneId: 'Z123',
     });
+  });
+
+  it('refuses a truststore file that holds no PEM certificate, or a private key, or cannot be read, saying how to fix it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'truststore-'));
+    try {
+      const der = join(dir, 'chain.der');
+      writeFileSync(der, Buffer.from([0x30, 0x82, 0x03, 0x1a, 0x30, 0x82]));
+      expect(() => synthReceiver({}, withDomain({ truststore: { file: der } }))).toThrow(
+        /pix\.domain\.truststore\.file: must hold at least one PEM certificate \(-----BEGIN CERTIFICATE-----\), and ".*chain\.der" holds none: convert a DER file with `openssl x509 -inform der/,
+      );
+      const withKey = join(dir, 'with-key.pem');
+      writeFileSync(
+        withKey,
+        `${readFileSync(CHAIN, 'utf8')}\n-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n`,
+      );
+      expect(() => synthReceiver({}, withDomain({ truststore: { file: withKey } }))).toThrow(
+        /pix\.domain\.truststore\.file: holds a private key .*remove the key \(and rotate it/,
+      );
+      expect(() => synthReceiver({}, withDomain({ truststore: { file: join(dir, 'missing.pem') } }))).toThrow(
+        /pix\.domain\.truststore\.file: cannot be read \(".*missing\.pem": ENOENT\)/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('names the -sha256 fix for a SHA-1 pin', () => {
+    const sha1 = 'A1:B2:C3:D4:E5:F6:07:18:29:3A:4B:5C:6D:7E:8F:90:A1:B2:C3:D4';
+    expect(() => synthReceiver({}, withDomain({ pinnedCertificates: { fingerprints: [sha1] } }))).toThrow(
+      /fingerprints\[0\]: is a SHA-1 fingerprint \(40 hex digits\), got ".*": pin the SHA-256 one, which `openssl x509 -noout -fingerprint -sha256/,
+    );
   });
 
   it('names every problem of the domain props', () => {

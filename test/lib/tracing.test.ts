@@ -139,7 +139,17 @@ describe('TracingMode.OPENTELEMETRY', () => {
         openTelemetry: { layerArn: 'arn:aws:lambda:us-east-1:615299751070:layer:AWSOpenTelemetryDistroJs:15' },
       }),
     ).toThrow(
-      /openTelemetry.layerArn is in us-east-1 and the stack in sa-east-1; Lambda attaches only a layer of the function's region/,
+      /openTelemetry.layerArn: is in us-east-1 and the stack in sa-east-1; Lambda attaches only a layer of the function's region/,
+    );
+    // The region's problem goes through the one collector with the others: one error names both.
+    expect(() =>
+      synthReceiver({
+        tracing: TracingMode.OPENTELEMETRY,
+        processorMemorySize: 1,
+        openTelemetry: { layerArn: 'arn:aws:lambda:us-east-1:615299751070:layer:AWSOpenTelemetryDistroJs:15' },
+      }),
+    ).toThrow(
+      /Invalid BankWebhookReceiver props at TestStack\/Webhooks \(2 problems\):\n.*processorMemorySize[\s\S]*openTelemetry\.layerArn: is in us-east-1|Invalid BankWebhookReceiver props at TestStack\/Webhooks \(2 problems\):\n.*openTelemetry\.layerArn: is in us-east-1[\s\S]*processorMemorySize/,
     );
     const app = new App();
     const stack = new Stack(app, 'Far', { env: { account: '111111111111', region: 'xx-nowhere-1' } });
@@ -151,7 +161,7 @@ describe('TracingMode.OPENTELEMETRY', () => {
           tracing: TracingMode.OPENTELEMETRY,
         }),
     ).toThrow(
-      /AWS publishes no AWSOpenTelemetryDistroJs layer in xx-nowhere-1 for arm64 that this library knows \(ADOT v0.12.0\): pass openTelemetry.layerArn/,
+      /openTelemetry\.layerArn: is needed: AWS publishes no AWSOpenTelemetryDistroJs layer in xx-nowhere-1 for arm64 that this library knows \(ADOT v0.12.0\): pass one/,
     );
     const agnostic = new Stack(new App(), 'Agnostic');
     expect(
@@ -161,7 +171,9 @@ describe('TracingMode.OPENTELEMETRY', () => {
           stage: BankStage.PRODUCTION,
           tracing: TracingMode.OPENTELEMETRY,
         }),
-    ).toThrow(/needs the stack's region to choose AWS's layer, and the stack has none/);
+    ).toThrow(
+      /tracing: is TracingMode.OPENTELEMETRY, which needs the stack's region to choose AWS's layer, and the stack has none/,
+    );
   });
 
   it("keeps the map in step with the handlers: every region has an ARN, and the bundled api is the one the layer's SDK registers", () => {

@@ -1,4 +1,5 @@
 /** The Pix API's own domain with mutual TLS: its props (the truststore, the pinned certificates) and their check. */
+import { readFileSync } from 'node:fs';
 import { Token } from 'aws-cdk-lib';
 import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import type * as route53 from 'aws-cdk-lib/aws-route53';
@@ -98,6 +99,7 @@ export function validatePixDomain(v: PropsValidation, domain: PixDomainProps | u
     `${prefix}.truststore.version`,
     'applies to an existing object (bucket and key) only',
   );
+  if (t.file) checkTruststoreFile(v, t.file, `${prefix}.truststore.file`);
   const pins = domain.pinnedCertificates ?? {};
   const fingerprints = pins.fingerprints ?? [];
   const subjects = pins.subjects ?? [];
@@ -111,13 +113,16 @@ export function validatePixDomain(v: PropsValidation, domain: PixDomainProps | u
     `${prefix}.pinnedCertificates.fingerprints`,
     `takes at most two (the current certificate and its renewal), got ${fingerprints.length}`,
   );
-  fingerprints.forEach((f, i) =>
+  fingerprints.forEach((f, i) => {
+    const hex = normalizedFingerprint(f);
     v.check(
-      /^[0-9a-f]{64}$/.test(normalizedFingerprint(f)),
+      /^[0-9a-f]{64}$/.test(hex),
       `${prefix}.pinnedCertificates.fingerprints[${i}]`,
-      `must be a SHA-256 fingerprint (64 hex digits, colons allowed), got "${f}"`,
-    ),
-  );
+      /^[0-9a-f]{40}$/.test(hex)
+        ? `is a SHA-1 fingerprint (40 hex digits), got "${f}": pin the SHA-256 one, which \`openssl x509 -noout -fingerprint -sha256 -in <provider certificate>.pem\` prints (openssl prints SHA-1 without -sha256)`
+        : `must be a SHA-256 fingerprint (64 hex digits, colons allowed), got "${f}": \`openssl x509 -noout -fingerprint -sha256 -in <provider certificate>.pem\` prints it`,
+    );
+  });
   const issuers = pins.issuers;
   if (issuers !== undefined) {
     v.check(
@@ -139,5 +144,35 @@ export function validatePixDomain(v: PropsValidation, domain: PixDomainProps | u
       `${prefix}.pinnedCertificates.subjects[${i}]`,
       'must be a subject DN such as CN=webhook.provider.example,O=Provider',
     ),
+  );
+}
+
+/**
+ * A truststore file must hold at least one PEM certificate (`-----BEGIN CERTIFICATE-----`): API
+ * Gateway reads nothing else, and a DER file or a key would fail the domain at deploy time, or
+ * later. Checked at synth, naming the file and the fix.
+ */
+function checkTruststoreFile(v: PropsValidation, file: string, prop: string): void {
+  let text: string;
+  try {
+    text = readFileSync(file, 'latin1');
+  } catch (error) {
+    v.check(
+      false,
+      prop,
+      `cannot be read ("${file}": ${(error as NodeJS.ErrnoException).code ?? String(error)}): give the path of the provider's issuing chain, PEM, relative to where cdk runs`,
+    );
+    return;
+  }
+  const certificates = text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  v.check(
+    certificates.length > 0,
+    prop,
+    `must hold at least one PEM certificate (-----BEGIN CERTIFICATE-----), and "${file}" holds none: convert a DER file with \`openssl x509 -inform der -in <file> -out <file>.pem\`, and put the provider's whole issuing chain in it`,
+  );
+  v.check(
+    !/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text),
+    prop,
+    `holds a private key ("${file}"): a truststore holds only the provider's CA certificates; remove the key (and rotate it: it was about to be uploaded)`,
   );
 }
