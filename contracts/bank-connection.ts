@@ -51,7 +51,7 @@ export interface BankAccount {
 export const ACCOUNT_FIELDS = ['cooperativa', 'posto', 'conta', 'documento', 'codigoBeneficiario'] as const;
 
 /**
- * The bank's pattern of a payment's transaction id (`idTransacao`, BANK-NOTES.md): the one rule
+ * The bank's pattern of a payment's transaction id (`idTransacao`, cdk-bank-webhooks/docs/bank-api.md): the one rule
  * for a payment id everywhere (notifications, look requests, Track Payment, the query's path).
  */
 export const PAYMENT_ID_PATTERN = /^[a-zA-Z0-9:-]{1,100}$/;
@@ -95,7 +95,7 @@ export interface BankConnectionSettings {
   readonly registrationCallsPerSecond: number;
 }
 
-/** Defaults of BANK-NOTES.md, relative to the base URLs. */
+/** Defaults of cdk-bank-webhooks/docs/bank-api.md, relative to the base URLs. */
 export const BankConnectionDefaults = {
   collectionTokenPath: '/auth/openapi/token',
   /** Resolved against the payments host (`{host}/thirdparty/auth/token`). */
@@ -103,7 +103,7 @@ export const BankConnectionDefaults = {
   collectionScope: 'cobranca',
   /** Scopes of the payments token of the callback registration (sent space-separated). */
   paymentsScopes: ['payments.pix.pagar', 'payments.boleto.pagar', 'payments.tributos.pagar'],
-  /** Scopes of each payment query's token: its kind's `consultar` scope, as public payment clients ask (BANK-NOTES.md). */
+  /** Scopes of each payment query's token: its kind's `consultar` scope, as public payment clients ask (cdk-bank-webhooks/docs/bank-api.md). */
   paymentQueryScopes: {
     pix: ['payments.pix.consultar'],
     boleto: ['payments.boleto.consultar'],
@@ -114,7 +114,7 @@ export const BankConnectionDefaults = {
   paymentsClientAuth: ClientCredentialsAuth.REQUEST_BODY,
   boletoQueryPath: '/cobranca/boleto/v1/boletos',
   settledBoletosPath: '/cobranca/boleto/v1/boletos/liquidados/dia',
-  /** The manual's page of the settled-by-day listing (BANK-NOTES.md). */
+  /** The manual's page of the settled-by-day listing (cdk-bank-webhooks/docs/bank-api.md). */
   listingPageSize: 500,
   paymentQueryPaths: {
     pix: '/v1/pagamentos/pix/{id}',
@@ -122,7 +122,7 @@ export const BankConnectionDefaults = {
     tributos: '/v1/pagamentos/tributos/{id}',
   },
   callTimeoutMs: 5_000,
-  /** The bank's known query limit (BANK-NOTES.md: 10/s for queries on a sibling API). */
+  /** The bank's known query limit (cdk-bank-webhooks/docs/bank-api.md: 10/s for queries on a sibling API). */
   queriesPerSecond: 10,
   /** The bank's known limit for creations (2/s): registrations create and change webhooks. */
   registrationCallsPerSecond: 2,

@@ -1,5 +1,5 @@
 /**
- * How the handlers reach a provider's standard Pix API (PIX-NOTES.md): the settings a Pix
+ * How the handlers reach a provider's standard Pix API (cdk-bank-webhooks/docs/pix.md): the settings a Pix
  * connection resolves to, and the credentials secret's format. Shared by the construct (lib/) and
  * the handlers (lambda/), as bank-connection.ts is. Paths and scopes are carried only where they
  * differ from the defaults here, so a function's environment holds little for them. Nothing here
@@ -74,7 +74,7 @@ export const DEFAULT_PIX_PATHS: Readonly<Record<PixOperation, string>> = {
   [PixOperation.PIX_QUERY]: '/api/v2/pix/{e2eid}',
   [PixOperation.PIX_LISTING]: '/api/v2/pix',
   [PixOperation.REFUND_QUERY]: '/api/v2/pix/{e2eid}/devolucao/{id}',
-  // This bank reads charges under v3 (PIX-NOTES.md).
+  // This bank reads charges under v3 (cdk-bank-webhooks/docs/pix.md).
   [PixOperation.COB_QUERY]: '/api/v3/cob/{txid}',
   [PixOperation.COBV_QUERY]: '/api/v2/cobv/{txid}',
   [PixOperation.COBR_QUERY]: '/api/v2/cobr/{txid}',
@@ -118,7 +118,7 @@ export const DEFAULT_PIX_SCOPES: Readonly<Record<PixOperation, string>> = {
   [PixOperation.WEBHOOKCOBR_DELETE]: 'webhookcobr.write',
 };
 
-/** The defaults of a Pix connection (PIX-NOTES.md). */
+/** The defaults of a Pix connection (cdk-bank-webhooks/docs/pix.md). */
 export const PixConnectionDefaults = {
   grantType: PixGrantTypePlacement.BODY,
   basicCredentials: PixBasicCredentials.FORM_ENCODED,

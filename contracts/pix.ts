@@ -1,6 +1,6 @@
 /**
  * The standard Pix API's field rules and refund statuses (the Central Bank's API Pix, release
- * 2.9.0; PIX-NOTES.md), the one definition the simulator's provider and the library's client
+ * 2.9.0; cdk-bank-webhooks/docs/pix.md), the one definition the simulator's provider and the library's client
  * both hold answers to.
  */
 

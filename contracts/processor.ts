@@ -154,7 +154,7 @@ export const ProcessorDefaults = {
   safetyMarginMs: 2_000,
   /**
    * The grace before a change a look found counts as recovered: the bank usually delivers within
-   * seconds to a few minutes (BANK-NOTES.md), so 10 minutes tells a lost webhook from a late one.
+   * seconds to a few minutes (cdk-bank-webhooks/docs/bank-api.md), so 10 minutes tells a lost webhook from a late one.
    */
   recoveredGraceSeconds: 600,
   /** Looks (sweep, Track Payment) take at most a fifth of the query budget; notifications always have the rest. */

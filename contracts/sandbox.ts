@@ -28,7 +28,7 @@ export interface SandboxAccount {
   readonly pixKeys?: readonly string[];
 }
 
-/** Paths of the simulated bank, relative to its origin (BANK-NOTES.md): the simulator's routes and the sandbox's connection. */
+/** Paths of the simulated bank, relative to its origin (cdk-bank-webhooks/docs/bank-api.md): the simulator's routes and the sandbox's connection. */
 export const SIMULATOR_PATHS = {
   collectionToken: '/auth/openapi/token',
   paymentsToken: '/thirdparty/auth/token',
@@ -37,10 +37,10 @@ export const SIMULATOR_PATHS = {
   contract: '/cobranca/boleto/v1/webhook/contrato',
   contracts: '/cobranca/boleto/v1/webhook/contratos',
   boletoQuery: '/cobranca/boleto/v1/boletos',
-  /** Boletos settled on a day (BANK-NOTES.md, listing APIs). */
+  /** Boletos settled on a day (cdk-bank-webhooks/docs/bank-api.md, listing APIs). */
   settledByDay: '/cobranca/boleto/v1/boletos/liquidados/dia',
   control: '/control',
-  /** The standard Pix API's token endpoint (this bank's: PIX-NOTES.md). */
+  /** The standard Pix API's token endpoint (this bank's: cdk-bank-webhooks/docs/pix.md). */
   pixToken: '/oauth/token',
   /** The standard Pix API's base (`/api/v2`; this bank reads charges under `/api/v3` too). */
   pixApi: '/api/v2',

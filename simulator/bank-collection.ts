@@ -170,7 +170,7 @@ export class CollectionBook {
 
   /**
    * The bank changes a contract on its own (control API): deactivates or blocks it, or points it
-   * elsewhere, as BANK-NOTES.md says registrations change without notice.
+   * elsewhere, as cdk-bank-webhooks/docs/bank-api.md says registrations change without notice.
    */
   driftContract(idContrato: number, input: unknown): Contract {
     const contract = this.contracts.get(idContrato);

@@ -1,7 +1,7 @@
 /**
  * The bank's own routes in the simulator: the two token endpoints, the payments API (the
  * callback registration, payment queries) and the collection API (webhook contracts, the boleto
- * query, the listing of settled boletos), each authenticated as the real bank does (BANK-NOTES.md).
+ * query, the listing of settled boletos), each authenticated as the real bank does (cdk-bank-webhooks/docs/bank-api.md).
  */
 import { SIMULATOR_PATHS as P } from '../contracts/sandbox';
 import type { Bank } from './bank';
@@ -39,7 +39,7 @@ export class BankRoutes {
 
   /**
    * Collection API calls carry x-api-key, the bearer token, and the cooperativa and posto headers
-   * (BANK-NOTES.md), each refused with the manual's status and text.
+   * (cdk-bank-webhooks/docs/bank-api.md), each refused with the manual's status and text.
    */
   private collectionAuth(call: Call) {
     const apiKey = header(call, 'x-api-key');

@@ -1,6 +1,6 @@
 /**
  * Where the bank's manual and the public clients of its API disagree, or the manual is silent, the
- * simulator can play each reading (BANK-NOTES.md). The default of each is the manual's; the others
+ * simulator can play each reading (cdk-bank-webhooks/docs/bank-api.md). The default of each is the manual's; the others
  * are set at start (`behaviour`) or at run time (`PUT /control/behaviour`). docs/simulator.md
  * lists every choice and its source.
  */

@@ -176,7 +176,7 @@ export function controlRoutes(p: ControlRouteParts): Route[] {
       path: /^\/control\/registrations\/?$/,
       handle: () => ok({ registrations: p.bank.allRegistrations() }),
     },
-    // The bank changing a registration on its own: deactivated, blocked, re-pointed (BANK-NOTES.md).
+    // The bank changing a registration on its own: deactivated, blocked, re-pointed (cdk-bank-webhooks/docs/bank-api.md).
     {
       method: 'PATCH',
       path: /^\/control\/contracts\/(\d+)\/?$/,

@@ -26,7 +26,7 @@ import { type BankCredentials, type ClientCertificateInfo, TokenIssuer, type Tok
 
 export { type DeliverySink, QueryOperation, type SimulatorHost, type SimulatorReply } from './routes';
 
-/** Paths of the simulated bank, relative to its origin (BANK-NOTES.md). */
+/** Paths of the simulated bank, relative to its origin (cdk-bank-webhooks/docs/bank-api.md). */
 export const SimulatorPaths = SIMULATOR_PATHS;
 
 /** One request to the simulator, whatever carried it (a local HTTPS server, a Lambda function URL). */
@@ -89,7 +89,7 @@ const zeroTally = (): Record<QueryOperation, number> =>
   >;
 
 /**
- * The bank's side, faithful to the specification and BANK-NOTES.md: token endpoints (password
+ * The bank's side, faithful to the specification and cdk-bank-webhooks/docs/bank-api.md: token endpoints (password
  * grant; client_credentials over mutual TLS), callback registration, boleto webhook contracts, the
  * query APIs, fault injection, and a control API for tests and demos.
  */

@@ -1,5 +1,5 @@
 /**
- * The bank's error answers. Its error bodies are not consistent (BANK-NOTES.md), and the
+ * The bank's error answers. Its error bodies are not consistent (cdk-bank-webhooks/docs/bank-api.md), and the
  * simulator reproduces that on purpose, one shape per part of the API, so that clients learn to
  * read every one of them:
  *

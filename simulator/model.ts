@@ -1,13 +1,13 @@
 /**
  * The simulated bank's data: accounts, boletos, payments, contracts, and the bodies it sends
- * (query answers and notifications), shaped as in BANK-NOTES.md. Pure functions only.
+ * (query answers and notifications), shaped as in cdk-bank-webhooks/docs/bank-api.md. Pure functions only.
  */
 import { randomUUID } from 'node:crypto';
 import { SAMPLE_PIX_KEYS } from '../contracts/sandbox';
 
 /** Scopes of the payments API that allow the callback registration (spec 5.1): any one of them. */
 export const PAYMENT_SCOPES = ['payments.pix.pagar', 'payments.boleto.pagar', 'payments.tributos.pagar'] as const;
-/** Scopes the public payment clients ask for queries, one per kind (BANK-NOTES.md). */
+/** Scopes the public payment clients ask for queries, one per kind (cdk-bank-webhooks/docs/bank-api.md). */
 export const PAYMENT_QUERY_SCOPES = [
   'payments.pix.consultar',
   'payments.boleto.consultar',
@@ -27,7 +27,7 @@ export const PAYMENT_KINDS = ['pix', 'boleto', 'tributos'] as const;
 export type PaymentKind = (typeof PAYMENT_KINDS)[number];
 
 /**
- * Payment statuses the simulator uses. The bank publishes no authoritative list (BANK-NOTES.md):
+ * Payment statuses the simulator uses. The bank publishes no authoritative list (cdk-bank-webhooks/docs/bank-api.md):
  * RECEBIDO is seen right after creation; the others are this simulator's choice, and a consumer
  * should keep its own mapping configurable.
  */
@@ -50,12 +50,12 @@ export const BoletoSituacao = {
   REJECTED: 'REJEITADO',
 } as const;
 
-/** Digits of the bank's boleto id (`nossoNumero`): always nine, clients zero-pad (BANK-NOTES.md). */
+/** Digits of the bank's boleto id (`nossoNumero`): always nine, clients zero-pad (cdk-bank-webhooks/docs/bank-api.md). */
 export const NOSSO_NUMERO_DIGITS = 9;
 /** A whole number as the bank's nine-digit `nossoNumero`. */
 export const nossoNumeroText = (n: number): string => String(n).padStart(NOSSO_NUMERO_DIGITS, '0');
 
-/** Settlement channels: movimento `LIQUIDACAO_<channel>` (BANK-NOTES.md). */
+/** Settlement channels: movimento `LIQUIDACAO_<channel>` (cdk-bank-webhooks/docs/bank-api.md). */
 export const SETTLEMENT_CHANNELS = ['PIX', 'REDE', 'COMPE_H5', 'COMPE_H6', 'COMPE_H8', 'CARTORIO'] as const;
 export type SettlementChannel = (typeof SETTLEMENT_CHANNELS)[number];
 
@@ -273,7 +273,7 @@ export interface BoletoEventInput {
   readonly idEventoWebhook?: string;
 }
 
-/** One boleto event as the bank delivers it (fields of BANK-NOTES.md). */
+/** One boleto event as the bank delivers it (fields of cdk-bank-webhooks/docs/bank-api.md). */
 export function boletoEventBody(boleto: Boleto, input: BoletoEventInput): Record<string, unknown> {
   return {
     agencia: boleto.cooperativa,

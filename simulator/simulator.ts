@@ -94,7 +94,7 @@ function requestHeaders(req: IncomingMessage): Record<string, string | undefined
 }
 
 /**
- * The bank's side, local and faithful to the specification and BANK-NOTES.md (see
+ * The bank's side, local and faithful to the specification and cdk-bank-webhooks/docs/bank-api.md (see
  * {@link SimulatorEngine}), served over HTTPS (TLS 1.2+) with its own CA, mutual TLS on the
  * payments token endpoint, and a notifier that delivers by the bank's rules in the background.
  */

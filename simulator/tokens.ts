@@ -78,7 +78,7 @@ function requestedScopes(scope: string | null, allowed: readonly string[], narro
   return scopes;
 }
 
-/** The two token endpoints of BANK-NOTES.md and the bearer check of every API call. */
+/** The two token endpoints of cdk-bank-webhooks/docs/bank-api.md and the bearer check of every API call. */
 /** The tokens an issuer has given and that have not expired, as plain JSON. */
 export interface TokenState {
   readonly access: ReadonlyArray<readonly [string, IssuedToken]>;
@@ -215,7 +215,7 @@ export class TokenIssuer {
   /**
    * POST /oauth/token of the Pix API: client_credentials, the client in HTTP Basic, over mutual
    * TLS with the Pix application's certificate. `grant_type` is read from the form body, and from
-   * the query string too only when `grantTypeInQuery` (PIX-NOTES.md: the bank refuses it there
+   * the query string too only when `grantTypeInQuery` (cdk-bank-webhooks/docs/pix.md: the bank refuses it there
    * since 2026-06, with 400 "gerarToken.grantType ... inválido"; one client still sends it so).
    */
   pixGrant(

@@ -1,5 +1,5 @@
 /**
- * The bank's error bodies are not consistent (BANK-NOTES.md): `error`/`error_description` at the
+ * The bank's error bodies are not consistent (cdk-bank-webhooks/docs/bank-api.md): `error`/`error_description` at the
  * token endpoints, `message`, `mensagem`, `mensagens[]`, `erros[]` and `errors[]` elsewhere; the
  * standard Pix API's RFC 7807 problems (`detail`, `title`, `violacoes[]` of `{razao, propriedade}`).
  * {@link bankErrorMessage} turns any of them into one readable line.

@@ -1,6 +1,6 @@
 /**
  * The readings of the standard Pix API the simulator can play where the standard, its examples and
- * this bank's clients differ (PIX-NOTES.md). Part of the simulator's behaviour (`PUT
+ * this bank's clients differ (cdk-bank-webhooks/docs/pix.md). Part of the simulator's behaviour (`PUT
  * /control/behaviour`); the default of each is the standard's text. docs/simulator.md lists them.
  */
 

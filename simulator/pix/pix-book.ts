@@ -1,6 +1,6 @@
 /**
  * The Pix book of the simulated provider: the webhook of each of the account's keys, its charges,
- * the Pix it received and their refunds, under the standard's rules (PIX-NOTES.md). Independent of
+ * the Pix it received and their refunds, under the standard's rules (cdk-bank-webhooks/docs/pix.md). Independent of
  * HTTP, like the bank's other books: the routes answer with what it returns and the problems it
  * throws. Only the keys it is given are the account's: a webhook or a charge for any other key is
  * refused, as a provider refuses a key its customer does not hold.

@@ -1,5 +1,5 @@
 /**
- * How the provider announces Pix (PIX-NOTES.md): a POST of `{"pix": [...]}` to the key's webhook
+ * How the provider announces Pix (cdk-bank-webhooks/docs/pix.md): a POST of `{"pix": [...]}` to the key's webhook
  * URL with `/pix` appended, presenting the provider's client certificate and no credential; only
  * Pix with a txid, several of one key together (one no key ties: to each of the account's URLs);
  * a refund once it reaches its final status. Also

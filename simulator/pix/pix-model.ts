@@ -1,6 +1,6 @@
 /**
  * The standard Pix API's records as the simulated provider holds them (the Central Bank's API Pix,
- * release 2.9.0; facts in PIX-NOTES.md): webhooks per key, charges (`cob`, immediate; `cobv`, with
+ * release 2.9.0; facts in cdk-bank-webhooks/docs/pix.md): webhooks per key, charges (`cob`, immediate; `cobv`, with
  * a due date), the Pix received and their refunds, and the rules their fields follow. The
  * standard's errors are RFC 7807 problems typed `https://pix.bcb.gov.br/api/v2/error/<Type>`.
  */
@@ -20,7 +20,7 @@ import type { RefundNature, RefundStatus } from '../../contracts/pix';
 
 /** A listing's page size: 100 unless asked, at most 1000. */
 export const PIX_PAGE = { default: 100, max: 1000 } as const;
-/** The provider's ISPB in the end-to-end ids it makes (this bank's, PIX-NOTES.md). */
+/** The provider's ISPB in the end-to-end ids it makes (this bank's, cdk-bank-webhooks/docs/pix.md). */
 export const SIMULATOR_ISPB = '01181521';
 
 /** The standard's scopes of the operations the simulator serves (a token asked for none gets all). */

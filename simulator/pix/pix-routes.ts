@@ -1,5 +1,5 @@
 /**
- * The standard Pix API's routes in the simulator (PIX-NOTES.md): the token endpoint (HTTP Basic
+ * The standard Pix API's routes in the simulator (cdk-bank-webhooks/docs/pix.md): the token endpoint (HTTP Basic
  * over mutual TLS), webhooks per key, charges (`cob`, `cobv`; read under `/api/v2` and, as this
  * bank does, `/api/v3`), the Pix received, their listing and refunds, each needing the scope the
  * standard gives it. Errors are the standard's RFC 7807 problems.

@@ -1,5 +1,5 @@
 /**
- * What the Pix API writes of the records it holds, in the reading the behaviour sets (PIX-NOTES.md,
+ * What the Pix API writes of the records it holds, in the reading the behaviour sets (cdk-bank-webhooks/docs/pix.md,
  * pix-behaviour.ts): a Pix in a callback or a query answer, a charge with its Pix, a webhook.
  */
 import {

@@ -87,3 +87,18 @@ it("every page the examples' alarms, the API docs and the constructs' messages n
   // No page is named by a bare `docs/...` path an operator could not place.
   for (const text of texts.slice(0, 2)) expect(text).not.toMatch(/(?<![\w/-])docs\/[a-z-]+\.md/);
 });
+
+it("cites no design note the package does not ship: the docs, the API docs and every shipped source name public sources or the package's own pages", () => {
+  const sources = ['lib', 'contracts', 'lambda', 'cli', 'simulator'].flatMap((dir) =>
+    readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => join(dir, f)),
+  );
+  const docs = readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => join('docs', name));
+  const citing = [...docs, 'README.md', 'API.md', ...sources].filter((file) =>
+    /PIX-NOTES|BANK-NOTES|DESIGN\.md|\.\.\/shared\/seed/.test(readFileSync(join(ROOT, file), 'utf8')),
+  );
+  expect(citing).toEqual([]);
+});

@@ -27,7 +27,7 @@ export function identifier(value: unknown): string | undefined {
 /** The bank's offset: its dates are local to America/Sao_Paulo, which keeps UTC−3 all year. */
 export const BANK_OFFSET = '-03:00';
 
-/** Digits of a `nossoNumero`: the bank's boleto ids are always nine (BANK-NOTES.md). */
+/** Digits of a `nossoNumero`: the bank's boleto ids are always nine (cdk-bank-webhooks/docs/bank-api.md). */
 export const NOSSO_NUMERO_DIGITS = 9;
 
 /**

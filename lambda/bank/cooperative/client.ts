@@ -23,7 +23,7 @@ import { secrets } from '../../shared/redaction';
 
 export type { RetryInfo } from '../base/paced-sender';
 
-/** The bank's two APIs, each with its own token flow (BANK-NOTES.md). */
+/** The bank's two APIs, each with its own token flow (cdk-bank-webhooks/docs/bank-api.md). */
 export type BankApi = 'collection' | 'payments';
 
 export interface CooperativeClientOptions extends ClientCallOptions {

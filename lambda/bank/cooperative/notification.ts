@@ -47,7 +47,7 @@ export interface ParsedNotification {
   readonly problems: string[];
 }
 
-/** The bank's transaction id pattern (BANK-NOTES.md). */
+/** The bank's transaction id pattern (cdk-bank-webhooks/docs/bank-api.md). */
 
 /** Fields that tell the payment kinds apart (the payment query's id field of each kind first). */
 const PAYMENT_TYPE_MARKERS: Record<PaymentType, readonly string[]> = {

@@ -1,5 +1,5 @@
 /**
- * This bank's two kinds of subject (BANK-NOTES.md): a boleto of the collection API, verified by the
+ * This bank's two kinds of subject (cdk-bank-webhooks/docs/bank-api.md): a boleto of the collection API, verified by the
  * boleto query of this receiver's beneficiary; a payment of the payments API (Pix sent, a boleto
  * paid, taxes), verified by the payment query of its kind.
  */

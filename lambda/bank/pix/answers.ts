@@ -1,5 +1,5 @@
 /**
- * How the library reads the Pix API's answers (PIX-NOTES.md): every reading the standard and this
+ * How the library reads the Pix API's answers (cdk-bank-webhooks/docs/pix.md): every reading the standard and this
  * bank are known to write (`endToEndId` or `endToEndID`; `horario` as a string or
  * `{solicitacao, liquidacao}`, with its zone or without one; `devolucoes` as an array or one
  * object), into one shape. What the standard requires and is missing, or malformed, is the

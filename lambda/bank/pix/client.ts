@@ -1,5 +1,5 @@
 /**
- * The standard Pix API's client (PIX-NOTES.md): a token by client_credentials with HTTP Basic over
+ * The standard Pix API's client (cdk-bank-webhooks/docs/pix.md): a token by client_credentials with HTTP Basic over
  * mutual TLS (the Pix application's certificate), `grant_type` in the form body unless the
  * connection says the query string, one token per scope set kept under its lifetime; every call
  * paced by the bank's shared budget, retried and bounded as the bank client's are

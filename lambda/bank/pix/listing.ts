@@ -1,6 +1,6 @@
 /**
  * The standard Pix API's listing for the sweep (`GET /pix?inicio&fim`, pages from 0, on each
- * Pix's own time; PIX-NOTES.md): the account's Pix received on a day of the bank's calendar, each
+ * Pix's own time; cdk-bank-webhooks/docs/pix.md): the account's Pix received on a day of the bank's calendar, each
  * an entry, and each refund of one at its final status an entry after it. The answer holds only
  * the account's Pix; a Pix to a key that is not the receiver's (another of the account's) and,
  * unless the receiver says so, a Pix without a txid (the standard notifies none) are skipped.

@@ -1,5 +1,5 @@
 /**
- * The standard Pix API's callback read (PIX-NOTES.md): `{"pix": [Pix, ...]}`, each Pix its own
+ * The standard Pix API's callback read (cdk-bank-webhooks/docs/pix.md): `{"pix": [Pix, ...]}`, each Pix its own
  * subject, and each refund of it at a final status (`DEVOLVIDO`, `NAO_REALIZADO`) a subject of
  * its own. A body with no `pix` array is the provider's validation call: nothing to verify. What
  * a Pix says is only a claim; the provider's query decides.

@@ -108,7 +108,7 @@ export interface PixOperationScopes {
 }
 
 /**
- * How to reach a provider's standard Pix API (the Central Bank's "API Pix"; PIX-NOTES.md): apart
+ * How to reach a provider's standard Pix API (the Central Bank's "API Pix", https://github.com/bacen/pix-api): apart
  * from the bank's collection and payments connection, with its own application, credentials and
  * client certificate.
  */

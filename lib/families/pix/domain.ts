@@ -45,7 +45,7 @@ export interface PixPinnedCertificates {
 }
 
 /**
- * The Pix API's own regional custom domain with mutual TLS (PIX-NOTES.md): the API's default
+ * The Pix API's own regional custom domain with mutual TLS (cdk-bank-webhooks/docs/pix.md): the API's default
  * `execute-api` endpoint is disabled, so no caller can skip the handshake.
  */
 export interface PixDomainProps {

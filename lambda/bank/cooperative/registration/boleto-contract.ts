@@ -3,7 +3,7 @@
  * `contrato/{id}` under `{base_url}/cobranca/boleto/v1/webhook`, with the collection token. The
  * bank answers GET with one object or an array, and with 422 "Nenhum contrato encontrado" when
  * there is none; a second POST for the same cooperativa/posto/beneficiário gets 422 "Contrato já
- * existente."; there is no DELETE (BANK-NOTES.md).
+ * existente."; there is no DELETE (cdk-bank-webhooks/docs/bank-api.md).
  */
 import { BankApiError } from '../../errors';
 import type { BoletoContractSpec } from '../../../../contracts/registration';
@@ -113,7 +113,7 @@ async function contractBody(ctx: StepContext, spec: BoletoContractSpec): Promise
 
 /**
  * The method that last changed a contract: PUT (the spec) first; a bank that answers 405 to it
- * takes PATCH (a later manual: BANK-NOTES.md), and the reverse. Remembered while the function's
+ * takes PATCH (a later manual: cdk-bank-webhooks/docs/bank-api.md), and the reverse. Remembered while the function's
  * container lives, so the second method is tried once per container, not once per call.
  */
 let changeMethod: 'PUT' | 'PATCH' = 'PUT';
