@@ -24,6 +24,8 @@ export interface CommandSpec {
   readonly options: Readonly<Record<string, OptionSpec>>;
   readonly examples: readonly [string, string];
   readonly exits: readonly CliExit[];
+  /** What an exit status means for this command alone, where it says more than the general meaning. */
+  readonly exitDetails?: Readonly<Partial<Record<CliExit, string>>>;
 }
 
 /** The options every operator command takes. */
@@ -123,6 +125,7 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
       'cdk-bank-webhooks check-endpoint https://127.0.0.1:8444/payments --ca ./ca.crt --kind payment',
     ],
     exits: [CliExit.OK, CliExit.ATTENTION, CliExit.USAGE],
+    exitDetails: { [CliExit.ATTENTION]: 'a check failed (each is printed with why)' },
   },
   status: {
     usage: 'status',
@@ -134,6 +137,12 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
       'cdk-bank-webhooks status --stack Billing --receiver Billing/BankWebhooks --region sa-east-1',
     ],
     exits: [CliExit.OK, CliExit.ATTENTION, CliExit.USAGE, CliExit.AWS_ACCESS, CliExit.NOT_FOUND],
+    exitDetails: {
+      [CliExit.OK]: 'nothing in ALARM, no message in a dead-letter queue, the configuration as deployed',
+      [CliExit.ATTENTION]:
+        "an alarm in ALARM, a message in a dead-letter queue, or the stack's configuration drifted (each named with its runbook)",
+      [CliExit.NOT_FOUND]: 'the stack, or the receiver in it',
+    },
   },
   trace: {
     usage: 'trace <nossoNumero | idTransacao | endToEndId | subject id>',
@@ -147,6 +156,7 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
       'cdk-bank-webhooks trace 7d0b54d2a1 --kind pix --stack Billing',
     ],
     exits: [CliExit.OK, CliExit.ATTENTION, CliExit.USAGE, CliExit.AWS_ACCESS, CliExit.NOT_FOUND],
+    exitDetails: { [CliExit.ATTENTION]: 'nothing known of the subject', [CliExit.NOT_FOUND]: 'the stack or receiver' },
   },
   'dlq list': {
     usage: 'dlq list',
@@ -158,6 +168,7 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
       'cdk-bank-webhooks dlq list --queue looks --reason "never knew" --stack Billing',
     ],
     exits: OPERATOR_EXITS,
+    exitDetails: { [CliExit.NOT_FOUND]: 'the stack, the receiver in it, or its dead-letter queue' },
   },
   'dlq redrive': {
     usage: 'dlq redrive (--all | --reason TEXT | --subject ID)',
@@ -174,6 +185,10 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
       'cdk-bank-webhooks dlq redrive --all --stack Billing',
     ],
     exits: [...OPERATOR_EXITS, CliExit.FAILED],
+    exitDetails: {
+      [CliExit.NOT_FOUND]: 'the stack, the receiver in it, or its dead-letter queue',
+      [CliExit.FAILED]: 'the redrive stopped part way: what was moved is printed',
+    },
   },
   reverify: {
     usage: 'reverify --from T --to T',
@@ -193,6 +208,10 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
       'cdk-bank-webhooks reverify --from 2026-11-25T14:00:00Z --to 2026-11-25T16:00:00Z --stack Billing',
     ],
     exits: [...OPERATOR_EXITS, CliExit.ATTENTION, CliExit.FAILED],
+    exitDetails: {
+      [CliExit.ATTENTION]: 'some subjects could not be asked for (each named)',
+      [CliExit.FAILED]: 'the reverify stopped part way: what was sent is printed',
+    },
   },
   replay: {
     usage: 'replay --from T --to T --rule NAME',
@@ -214,6 +233,10 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
       'cdk-bank-webhooks replay --from 2026-11-25T14:00:00Z --to 2026-11-25T15:00:00Z --rule Billing-PayablesRule --wait --stack Billing',
     ],
     exits: [...OPERATOR_EXITS, CliExit.FAILED],
+    exitDetails: {
+      [CliExit.NOT_FOUND]: 'the stack, the receiver, the rule or the archive',
+      [CliExit.FAILED]: 'the replay did not complete (its state and reason are printed)',
+    },
   },
   audit: {
     usage: 'audit --from T --to T',
@@ -225,6 +248,10 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
       'cdk-bank-webhooks audit --from 2026-11-25T14:00:00Z --to 2026-11-25T16:00:00Z --stack Billing',
     ],
     exits: [...OPERATOR_EXITS, CliExit.ATTENTION],
+    exitDetails: {
+      [CliExit.ATTENTION]: 'a change lost, published twice or unverified (each named)',
+      [CliExit.NOT_FOUND]: 'the stack, the receiver, or its audit log',
+    },
   },
   sweep: {
     usage: 'sweep',
@@ -232,6 +259,11 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     options: OPERATOR,
     examples: ['cdk-bank-webhooks sweep --stack Billing', 'cdk-bank-webhooks sweep --stack Billing --profile operator'],
     exits: [CliExit.OK, CliExit.ATTENTION, CliExit.USAGE, CliExit.AWS_ACCESS, CliExit.NOT_FOUND, CliExit.FAILED],
+    exitDetails: {
+      [CliExit.ATTENTION]: 'the sweep could not read everything (the next one resumes)',
+      [CliExit.NOT_FOUND]: 'the stack, the receiver, or its sweep',
+      [CliExit.FAILED]: 'the sweep failed (its error is printed)',
+    },
   },
   sandbox: {
     usage: 'sandbox <METHOD> <path> [JSON]',
@@ -251,6 +283,7 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
       'cdk-bank-webhooks sandbox POST /boletos/001000001/settle --function NAME',
     ],
     exits: [CliExit.OK, CliExit.ATTENTION, CliExit.USAGE, CliExit.AWS_ACCESS],
+    exitDetails: { [CliExit.ATTENTION]: 'the sandbox answered an error (printed)' },
   },
 };
 
@@ -283,8 +316,13 @@ export function nearest(word: string, known: readonly string[]): string | undefi
 /** The exit statuses, one line each: what the help and docs/operations.md say. */
 export function exitLines(
   exits: readonly CliExit[] = Object.values(CliExit).filter((v): v is CliExit => typeof v === 'number'),
+  details: Readonly<Partial<Record<CliExit, string>>> = {},
 ): string[] {
-  return exits.map((exit) => `  ${exit}  ${CLI_EXIT_MEANING[exit]}`);
+  // A command's own detail replaces the general meaning's pointer to each command's help.
+  const general = (exit: CliExit) => CLI_EXIT_MEANING[exit].replace(/ \(each command says what, in its --help\)$/, '');
+  return exits.map(
+    (exit) => `  ${exit}  ${details[exit] ? `${general(exit)}: ${details[exit]}` : CLI_EXIT_MEANING[exit]}`,
+  );
 }
 
 /** One command's help: usage, options with defaults, two examples, exit statuses. */
@@ -307,7 +345,7 @@ export function commandHelp(name: string): string {
     ...spec.examples.map((e) => `  ${e}`),
     '',
     'Exit status:',
-    ...exitLines([...new Set(spec.exits)].sort()),
+    ...exitLines([...new Set(spec.exits)].sort(), spec.exitDetails),
   ].join('\n');
 }
 

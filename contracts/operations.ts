@@ -118,16 +118,14 @@ export function consumerAlarmPrefix(receiverName: string): string {
 
 /** What each exit status means, as the CLI's help and docs/operations.md say it (a test holds the docs to it). */
 export const CLI_EXIT_MEANING: Readonly<Record<CliExit, string>> = {
-  [CliExit.OK]: 'done (status: nothing in ALARM and no message in a dead-letter queue)',
-  [CliExit.ATTENTION]:
-    'something needs attention (status: an alarm in ALARM or a dead-letter message; trace: nothing known of the subject; sweep: it could not read everything; check-endpoint: a check failed; sandbox: an error answer)',
+  [CliExit.OK]: 'done',
+  [CliExit.ATTENTION]: 'something needs attention (each command says what, in its --help)',
   [CliExit.USAGE]:
     'the command line is wrong (an unknown command or option, a missing value, an impossible date, a window too wide or backwards)',
   [CliExit.AWS_ACCESS]:
     'AWS could not be reached as asked: no credentials or region, access denied, or no connection to its endpoint',
-  [CliExit.NOT_FOUND]: 'the stack, the receiver in it, the rule, the archive, the sweep or the journal was not found',
-  [CliExit.FAILED]:
-    'an operation failed part way (a redrive or a reverify: what was done is printed; a replay that did not complete; a sweep that failed)',
+  [CliExit.NOT_FOUND]: 'something the command acts on was not found (each command says what, in its --help)',
+  [CliExit.FAILED]: 'an operation failed part way (what was done is printed)',
 };
 
 /** The audit log's defaults (`auditLog` of the receiver). */

@@ -225,7 +225,7 @@ export function formatStatus(s: ReceiverStatus, now = Date.now()): string {
         String(q.visible),
         String(q.inFlight),
         String(q.delayed),
-        q.oldestSeconds === undefined ? 'n/a' : humanDuration(q.oldestSeconds * 1000),
+        q.oldestSeconds === undefined ? 'n/a (no metric)' : humanDuration(q.oldestSeconds * 1000),
       ]),
     ),
   );
@@ -252,8 +252,29 @@ export function formatStatus(s: ReceiverStatus, now = Date.now()): string {
       ? `Notifications stored in the last 24 h: ${s.storedLastDay.count} (from ${s.storedLastDay.from})`
       : 'Notifications stored in the last 24 h: the journal is off; see NotificationsStored on the dashboard.',
   );
-  lines.push('', s.attention ? 'Needs attention: see the runbooks in docs/operations.md.' : 'Nothing needs attention.');
+  lines.push('', s.attention ? `Needs attention: ${attentionRunbooks(s).join(', ')}` : 'Nothing needs attention.');
   return lines.join('\n');
+}
+
+/** The runbook (docs/operations.md's section) of each dead-letter queue `status` shows, by its row's name. */
+export const DEAD_LETTER_RUNBOOKS: Readonly<Record<string, string>> = {
+  'notifications dead-letter': 'deadletterqueuealarm',
+  'looks dead-letter': 'lookdeadletterqueuealarm',
+};
+
+/** The runbook of each thing that needs attention: every alarm in ALARM, each dead-letter queue with messages, a drifted configuration. */
+function attentionRunbooks(s: ReceiverStatus): string[] {
+  const page = 'cdk-bank-webhooks/docs/operations.md';
+  const configuration = s.lastSweep?.result.configuration;
+  return [
+    ...new Set([
+      ...s.alarms.filter((a) => a.state === 'ALARM').map((a) => a.runbook ?? `${page}#runbooks`),
+      ...s.queues
+        .filter((q) => q.deadLetter && q.visible + q.inFlight + q.delayed > 0)
+        .map((q) => `${page}#${DEAD_LETTER_RUNBOOKS[q.name] ?? 'runbooks'}`),
+      ...(configuration?.failed || configuration?.findings.length ? [`${page}#${CONFIGURATION_DRIFT_RUNBOOK}`] : []),
+    ]),
+  ];
 }
 
 /** A value someone else may have written, printable on one line (control characters escaped). */

@@ -34,7 +34,22 @@ describe.each(Object.keys(COMMANDS))('%s --help', (command) => {
       if (o.default) expect(text).toContain(`(default: ${o.default})`);
     }
     expect(text.split('\n').filter((line) => line.startsWith('  cdk-bank-webhooks '))).toHaveLength(2);
-    for (const exit of spec.exits) expect(text).toContain(`  ${exit}  ${CLI_EXIT_MEANING[exit]}`);
+    // Its own exit statuses only: the general meaning, with this command's detail where it has one.
+    const printed = text.slice(text.indexOf('Exit status:')).split('\n').slice(1);
+    expect(printed.map((line) => Number(line.trim().split(' ')[0]))).toEqual([...new Set(spec.exits)].sort());
+    for (const exit of spec.exits) {
+      const detail = spec.exitDetails?.[exit];
+      expect(printed).toContain(
+        detail
+          ? `  ${exit}  ${CLI_EXIT_MEANING[exit].replace(/ \(each command says what, in its --help\)$/, '')}: ${detail}`
+          : `  ${exit}  ${CLI_EXIT_MEANING[exit]}`,
+      );
+    }
+    // No other command's meaning (the help of status says nothing of trace or sweep).
+    for (const [other, otherSpec] of Object.entries(COMMANDS))
+      for (const detail of Object.values(otherSpec.exitDetails ?? {}))
+        if (other !== command && !Object.values(spec.exitDetails ?? {}).includes(detail))
+          expect(printed.join('\n')).not.toContain(detail);
     // The same from `help <command>` and from -h.
     expect((await run('help', ...command.split(' '))).out).toBe(text);
     expect((await run(...command.split(' '), '-h')).out).toBe(text);

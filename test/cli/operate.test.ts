@@ -45,6 +45,8 @@ import { EventTrigger } from '../../contracts/events';
 import { DynamoDbSubjectStore } from '../../lambda/store/subject-store';
 import { DynamoDbWatchStates } from '../../lambda/store/watch-states';
 import { DynamoDbSweepRuns } from '../../lambda/store/sweep-runs';
+import { DEAD_LETTER_RUNBOOKS } from '../../cli/operate/status';
+import { Runbook } from '../../lib/core/alarms';
 import { ConfigurationDriftStatus, ConfigurationWatchState } from '../../contracts/configuration-drift';
 import { WatchState } from '../../contracts/reconciliation';
 import { type Moto, startMoto } from '../../tools/local-aws/moto';
@@ -287,7 +289,7 @@ describe('status', () => {
     expect(status).toBe(CliExit.OK);
     expect(out).toContain(`Receiver ${d.manifest.receiverName} (PRODUCTION), beneficiário 54321`);
     expect(out).toMatch(/Alarms: 0 of \d+ in ALARM/);
-    expect(out).toMatch(/notifications dead-letter\s+0\s+0\s+0\s+n\/a/);
+    expect(out).toMatch(/notifications dead-letter\s+0\s+0\s+0\s+n\/a \(no metric\)/);
     expect(out).toMatch(/payments\s+not watched yet/);
     expect(out).toContain('Reconciliation sweep: no run recorded yet (cdk-bank-webhooks sweep runs one now).');
     expect(out).toContain('Notifications stored in the last 24 h: 0');
@@ -336,7 +338,13 @@ describe('status', () => {
       'Last sweep 5 min ago: INCOMPLETE, 4 listing call(s), 2 listed change(s) and 1 payment(s) sent to be verified.',
     );
     expect(out).toContain('Notifications stored in the last 24 h: 2');
-    expect(out).toContain('Needs attention');
+    // Each thing that needs attention by its runbook: the alarm's, and the dead-letter queue's.
+    expect(out).toContain('Needs attention: cdk-bank-webhooks/docs/operations.md#deadletterqueuealarm');
+    expect(out.split('\n').at(-1)).toBe('Needs attention: cdk-bank-webhooks/docs/operations.md#deadletterqueuealarm');
+  });
+
+  it('names each dead-letter queue row by a runbook that exists', () => {
+    for (const runbook of Object.values(DEAD_LETTER_RUNBOOKS)) expect(Object.values(Runbook)).toContain(runbook);
   });
 });
 
