@@ -15,6 +15,7 @@ import {
 } from './operate/commands';
 import { COMMANDS, commandHelp, exitLines, nearest, parseCommand, UsageError, wantsHelp } from './command-specs';
 import { sandboxCommand } from './sandbox';
+import { quoted } from './table';
 
 export interface CliIo {
   readonly out: (text: string) => void;
@@ -180,7 +181,7 @@ function help(name: string | undefined): string {
 function unknownCommand(name: string): never {
   const known = [...new Set(Object.keys(COMMANDS).map((c) => c.split(' ')[0]))];
   const guess = nearest(name, [...known, 'help']);
-  throw new UsageError(`Unknown command "${name}"${guess ? `; did you mean "${guess}"?` : '.'}`);
+  throw new UsageError(`Unknown command ${quoted(name)}${guess ? `; did you mean "${guess}"?` : '.'}`);
 }
 
 /** Runs one command line; returns the exit status. */

@@ -19,3 +19,9 @@ export function humanDuration(ms: number): string {
   if (h < 48) return `${h} h${min % 60 ? ` ${min % 60} min` : ''}`;
   return `${Math.floor(h / 24)} d${h % 24 ? ` ${h % 24} h` : ''}`;
 }
+
+/** A value someone gave (a stack name, an argument) or wrote (a record), printable on one line: control characters escaped. */
+export const printable = (value: string): string => JSON.stringify(value).slice(1, -1);
+
+/** The same in double quotes, as the CLI names what it was given. */
+export const quoted = (value: string): string => JSON.stringify(value);

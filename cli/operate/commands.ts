@@ -4,7 +4,7 @@
  */
 import { PaymentKind } from '../../contracts/events';
 import { CliExit, type OperatorManifest, OperatorDefaults } from '../../contracts/operations';
-import { formatTable, humanDuration } from '../table';
+import { formatTable, humanDuration, quoted } from '../table';
 import { type AwsClients, awsClients, type AwsOptions, explainAwsError, OperatorError } from './aws';
 import { DeadLetterQueue, type DeadLetter, redrive, withDeadLetters } from './dead-letters';
 import { findReceiver } from './manifest';
@@ -220,7 +220,9 @@ export async function dlqCommand(args: readonly string[], io: OperatorIo): Promi
         );
       const name = values.queue as string | undefined;
       if (name !== undefined && !(Object.values(DeadLetterQueue) as string[]).includes(name))
-        throw usage(`--queue must be ${DeadLetterQueue.NOTIFICATIONS} or ${DeadLetterQueue.LOOKS} (got "${name}").`);
+        throw usage(
+          `--queue must be ${DeadLetterQueue.NOTIFICATIONS} or ${DeadLetterQueue.LOOKS} (got ${quoted(name)}).`,
+        );
       const filtered = values.reason !== undefined || values.subject !== undefined;
       if (action === 'redrive' && !filtered && !values.all)
         throw usage('dlq redrive needs --all, or a filter: --reason <text> or --subject <id>.');

@@ -2,6 +2,7 @@
 import { type CloudFormationClient, DescribeStacksCommand, type Output } from '@aws-sdk/client-cloudformation';
 import { CliExit, OPERATOR_MANIFEST_KIND, type OperatorManifest } from '../../contracts/operations';
 import { explainAwsError, OperatorError } from './aws';
+import { quoted, printable } from '../table';
 
 /** The manifest an output holds, or undefined when it holds none. */
 function manifestOf(output: Output): OperatorManifest | undefined {
@@ -29,11 +30,11 @@ export async function findReceiver(
   } catch (error) {
     if (/does not exist/i.test((error as Error).message ?? '')) {
       throw new OperatorError(
-        `Stack "${stack}" was not found in this account and region: check --stack, --region and --profile.`,
+        `Stack ${quoted(stack)} was not found in this account and region: check --stack, --region and --profile.`,
         CliExit.NOT_FOUND,
       );
     }
-    throw explainAwsError(error, `reading stack "${stack}"`);
+    throw explainAwsError(error, `reading stack ${quoted(stack)}`);
   }
   const manifests = outputs.flatMap((output) => {
     const m = manifestOf(output);
@@ -41,15 +42,15 @@ export async function findReceiver(
   });
   if (!manifests.length) {
     throw new OperatorError(
-      `Stack "${stack}" has no cdk-bank-webhooks receiver (no operator manifest among its outputs): is it deployed with this version of the library?`,
+      `Stack ${quoted(stack)} has no cdk-bank-webhooks receiver (no operator manifest among its outputs): is it deployed with this version of the library?`,
       CliExit.NOT_FOUND,
     );
   }
-  const names = manifests.map((m) => m.receiverName).join(', ');
+  const names = manifests.map((m) => printable(m.receiverName)).join(', ');
   if (receiver === undefined) {
     if (manifests.length > 1)
       throw new OperatorError(
-        `Stack "${stack}" has ${manifests.length} receivers (${names}): name one with --receiver.`,
+        `Stack ${quoted(stack)} has ${manifests.length} receivers (${names}): name one with --receiver.`,
         CliExit.NOT_FOUND,
       );
     return manifests[0];
@@ -57,7 +58,7 @@ export async function findReceiver(
   const found = manifests.find((m) => m.receiverName === receiver);
   if (!found)
     throw new OperatorError(
-      `Stack "${stack}" has no receiver named "${receiver}" (it has: ${names}).`,
+      `Stack ${quoted(stack)} has no receiver named ${quoted(receiver)} (it has: ${names}).`,
       CliExit.NOT_FOUND,
     );
   return found;

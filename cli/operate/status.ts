@@ -9,7 +9,7 @@ import { consumerAlarmPrefix, type OperatorManifest } from '../../contracts/oper
 import { CONFIGURATION_DRIFT_RUNBOOK } from '../../contracts/configuration-drift';
 import { DynamoDbWatchStates, type WatchStateRecord } from '../../lambda/store/watch-states';
 import { DynamoDbSweepRuns, type SweepRunRecord } from '../../lambda/store/sweep-runs';
-import { formatTable, humanDuration } from '../table';
+import { formatTable, humanDuration, printable } from '../table';
 import type { AwsClients } from './aws';
 import { DAY_MS, journalKeysBetween } from './journal';
 
@@ -276,9 +276,6 @@ function attentionRunbooks(s: ReceiverStatus): string[] {
     ]),
   ];
 }
-
-/** A value someone else may have written, printable on one line (control characters escaped). */
-const printable = (value: string) => JSON.stringify(value).slice(1, -1);
 
 /** What the configuration watch last saw (drift detection of the stack's own security-relevant resources). */
 function configurationLines(s: ReceiverStatus, now: number): string[] {

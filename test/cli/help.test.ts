@@ -71,6 +71,7 @@ it.each([
   [['stauts'], 'Unknown command "stauts"; did you mean "status"?'],
   [['reverfy', '--from', '2026-11-25'], 'Unknown command "reverfy"; did you mean "reverify"?'],
   [['deploy'], 'Unknown command "deploy".'],
+  [['dep\u0007loy'], 'Unknown command "dep\\u0007loy".'],
   [['trase', '1'], 'Unknown command "trase"; did you mean "trace"?'],
   [
     ['reverify', '--fom', '2026-11-25', '--to', '2026-11-25', '--stack', 'S'],

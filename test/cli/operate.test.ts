@@ -878,6 +878,10 @@ describe('errors an operator can meet', () => {
     expect(err).toContain(
       'Stack "NoSuchStack" was not found in this account and region: check --stack, --region and --profile.',
     );
+    // A name with a control character (a terminal escape) is printed escaped, never raw.
+    const escaped = await cli(['status', '--stack', 'No\u001b[2JSuch']);
+    expect(escaped.err).toContain('Stack "No\\u001b[2JSuch"');
+    expect(escaped.err).not.toContain('\u001b');
   });
 
   it('a stack with two receivers needs --receiver; a wrong one is named with those there', async () => {
