@@ -52,10 +52,14 @@ export class PropsValidation {
   /** Throws one error listing every problem, if there are any. */
   throwIfInvalid(): void {
     if (this.problems.length === 0) return;
-    throw new Error(
+    const error = new Error(
       `Invalid ${this.constructName} props at ${this.path} (${this.problems.length} problem${this.problems.length === 1 ? '' : 's'}):\n` +
         this.problems.map((problem) => `  - ${problem}`).join('\n'),
     );
+    // The message names the construct and each prop: a stack trace would only point into the
+    // library's compiled files (and, through their source maps, sources the package inlines, not ships as files).
+    error.stack = `Error: ${error.message}`;
+    throw error;
   }
 }
 

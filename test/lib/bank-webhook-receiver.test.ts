@@ -920,3 +920,17 @@ describe('several receivers in one account and region', () => {
     );
   });
 });
+
+it('reports bad props with the construct and each prop, and no stack trace into the library', () => {
+  let error: Error | undefined;
+  try {
+    synthReceiver({ processorMemorySize: 1 });
+  } catch (e) {
+    error = e as Error;
+  }
+  expect(error?.message).toMatch(
+    /^Invalid BankWebhookReceiver props at TestStack\/Webhooks \(1 problem\):\n {2}- processorMemorySize:/,
+  );
+  expect(error?.stack).toBe(`Error: ${error?.message}`);
+  expect(error?.stack).not.toMatch(/\n\s+at /);
+});
