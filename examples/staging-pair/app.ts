@@ -9,7 +9,7 @@
  * published). Drive it with the sandbox's control API (Lambda Invoke; docs/sandbox.md). Checked by cdk-nag's AwsSolutions pack like the
  * other examples.
  */
-import { App, CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Annotations, App, CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { BankSandbox, BankStage, BankWebhookReceiver, type BankWebhookReceiverProps } from '../../lib';
@@ -44,6 +44,15 @@ export class StagingPairStack extends Stack {
       ...props?.receiver,
     });
     acknowledgeTokenRotationByDeploy(this.receiver);
+    // The two warnings a staging stack of this shape meets, each a choice made above.
+    Annotations.of(this.receiver).acknowledgeWarning(
+      'cdk-bank-webhooks:pixWithoutMutualTls',
+      "Staging against the sandbox, which presents no client certificate: each Pix is still confirmed with the sandbox's Pix API; production's stack (examples/hardened) sets pix.domain.",
+    );
+    Annotations.of(this.receiver).acknowledgeWarning(
+      'cdk-bank-webhooks:apiGatewayCloudWatchRole',
+      "Production's stack of the same account and region sets API Gateway's CloudWatch role (createApiGatewayCloudWatchRole: true there); the setting is shared by every REST API there.",
+    );
     for (const api of [this.receiver.api, this.receiver.endpoint.pixApi!]) {
       Validations.of(api).acknowledge({
         id: 'AwsSolutions::AwsSolutions-APIG3',
