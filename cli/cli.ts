@@ -13,7 +13,8 @@ import {
   sweepCommand,
   traceCommand,
 } from './operate/commands';
-import { COMMANDS, commandHelp, exitLines, nearest, parseCommand, UsageError, wantsHelp } from './command-specs';
+import { commandHelp, exitLines, nearest, parseCommand, UsageError, wantsHelp } from './command-line';
+import { COMMANDS } from './command-specs';
 import { sandboxCommand } from './sandbox';
 import { quoted } from './table';
 
@@ -42,7 +43,7 @@ export function usage(): string {
     ...['simulate', 'check-endpoint'].map(line),
     '',
     'Operating a deployed receiver (your AWS credentials; --stack NAME; docs/operations.md, "The operator CLI"):',
-    ...['status', 'trace', 'dlq list', 'dlq redrive', 'reverify', 'replay', 'sweep', 'audit'].map(line),
+    ...['status', 'trace', 'dlq list', 'dlq redrive', 'dlq delete', 'reverify', 'replay', 'sweep', 'audit'].map(line),
     '',
     'A deployed BankSandbox (docs/sandbox.md):',
     line('sandbox'),
@@ -162,18 +163,20 @@ async function checkEndpointCommand(args: string[], io: CliIo): Promise<number> 
   return rows.some((row) => row.status === 'fail') ? 1 : 0;
 }
 
+/** The actions `dlq` takes. */
+const DLQ_ACTIONS: readonly string[] = ['list', 'redrive', 'delete'];
+
 /** The command a command line names (`dlq list`), and the arguments after it. */
 function commandOf(argv: readonly string[]): { name: string; args: string[] } {
   const [command, ...args] = argv;
-  if (command === 'dlq' && (args[0] === 'list' || args[0] === 'redrive'))
-    return { name: `dlq ${args[0]}`, args: args.slice(1) };
+  if (command === 'dlq' && DLQ_ACTIONS.includes(args[0])) return { name: `dlq ${args[0]}`, args: args.slice(1) };
   return { name: command, args };
 }
 
 /** `help [command]`, `<command> --help`: a command's help (both of dlq's for `dlq`), or the program's usage. */
 function help(name: string | undefined): string {
   if (name === undefined) return usage();
-  if (name === 'dlq') return [commandHelp('dlq list'), commandHelp('dlq redrive')].join('\n\n');
+  if (name === 'dlq') return DLQ_ACTIONS.map((action) => commandHelp(`dlq ${action}`)).join('\n\n');
   if (COMMANDS[name]) return commandHelp(name);
   return unknownCommand(name);
 }
@@ -189,7 +192,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const { name, args } = commandOf(argv);
   try {
     if (name === 'help' || name === '--help' || name === '-h') {
-      const about = args[0] === 'dlq' && (args[1] === 'list' || args[1] === 'redrive') ? `dlq ${args[1]}` : args[0];
+      const about = args[0] === 'dlq' && DLQ_ACTIONS.includes(args[1]) ? `dlq ${args[1]}` : args[0];
       io.out(help(about));
       return 0;
     }
@@ -218,6 +221,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         return await traceCommand(args, io);
       case 'dlq list':
       case 'dlq redrive':
+      case 'dlq delete':
       case 'dlq':
         return await dlqCommand(name === 'dlq' ? args : [name.slice(4), ...args], io);
       case 'reverify':

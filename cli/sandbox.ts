@@ -6,7 +6,7 @@ import { InvokeCommand } from '@aws-sdk/client-lambda';
 import { CliExit } from '../contracts/operations';
 import type { SandboxControlEvent, SandboxControlResult } from '../contracts/sandbox';
 import { type AwsOptions, awsClients, explainAwsError, OperatorError } from './operate/aws';
-import { parseCommand } from './command-specs';
+import { parseCommand } from './command-line';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 

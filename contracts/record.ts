@@ -134,6 +134,36 @@ export const JournalDefaults = {
 export const JOURNAL_NOTIFICATIONS_PREFIX = 'notifications/';
 /** Prefix of the index by subject: an empty object per subject a notification named, beside its raw copy's name. */
 export const JOURNAL_SUBJECTS_PREFIX = 'subjects/';
+/**
+ * Prefix of the operators' records of dead-letter messages they deleted (`cdk-bank-webhooks dlq
+ * delete`): written create-only by the operator roles alone, before the message is deleted.
+ */
+export const JOURNAL_DELETIONS_PREFIX = 'deletions/';
+
+/** What `dlq delete` records of a message before it deletes it. */
+export interface DeadLetterDeletion {
+  readonly kind: 'dead-letter-deletion';
+  /** The dead-letter queue (`notifications` or `looks`). */
+  readonly queue: string;
+  readonly messageId: string;
+  /** The stored notification's request id: its raw copy is in the journal under notifications/. */
+  readonly requestId?: string;
+  /** The subjects it is about. */
+  readonly subjects: readonly string[];
+  /** The processor's quarantine reason (none: moved by SQS). */
+  readonly reason?: string;
+  /** Who deleted it (the caller's ARN, as STS names it) and when (ISO time). */
+  readonly deletedBy: string;
+  readonly deletedAt: string;
+  /** The body, when the message is not a stored notification (whose raw copy the journal already holds). */
+  readonly body?: string;
+}
+
+/** The record's key: `deletions/<UTC day>/<HH-mm-ss.SSS>Z-<messageId>.json`. */
+export function deletionKey(at: Date, messageId: string): string {
+  const iso = at.toISOString();
+  return `${JOURNAL_DELETIONS_PREFIX}${iso.slice(0, 10)}/${iso.slice(11).replace(/:/g, '-')}-${messageId.replace(KEY_SAFE, '_')}.json`;
+}
 
 /** Characters kept of a request id in a key (API Gateway's are UUIDs). */
 const KEY_SAFE = /[^A-Za-z0-9._-]/g;

@@ -11,6 +11,7 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { STSClient } from '@aws-sdk/client-sts';
 import { CliExit } from '../../contracts/operations';
 
 /** Where and as whom the commands call AWS. */
@@ -22,7 +23,15 @@ export interface AwsOptions {
   /** Endpoints by service (tests and the local runner); else the SDK's, or AWS_ENDPOINT_URL_<SERVICE>. */
   readonly endpoints?: Partial<
     Record<
-      'CLOUDFORMATION' | 'CLOUDWATCH' | 'CLOUDWATCH_LOGS' | 'DYNAMODB' | 'EVENTBRIDGE' | 'LAMBDA' | 'S3' | 'SQS',
+      | 'CLOUDFORMATION'
+      | 'CLOUDWATCH'
+      | 'CLOUDWATCH_LOGS'
+      | 'DYNAMODB'
+      | 'EVENTBRIDGE'
+      | 'LAMBDA'
+      | 'S3'
+      | 'SQS'
+      | 'STS',
       string
     >
   >;
@@ -40,6 +49,8 @@ export interface AwsClients {
   readonly lambda: LambdaClient;
   readonly s3: S3Client;
   readonly sqs: SQSClient;
+  /** Who the operator is (`dlq delete` records it). */
+  readonly sts: STSClient;
   destroy(): void;
 }
 
@@ -67,6 +78,7 @@ export function awsClients(options: AwsOptions): AwsClients {
     // A local endpoint answers path-style addresses only.
     s3: new S3Client({ ...base, ...at('S3'), ...(ownEndpoint('S3') ? { forcePathStyle: true } : {}) }),
     sqs: new SQSClient({ ...base, ...at('SQS'), ...(ownEndpoint('SQS') ? { useQueueUrlAsEndpoint: false } : {}) }),
+    sts: new STSClient({ ...base, ...at('STS') }),
   };
   return { ...clients, destroy: () => Object.values(clients).forEach((client) => client.destroy()) };
 }

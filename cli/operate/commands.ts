@@ -4,15 +4,16 @@
  */
 import { PaymentKind } from '../../contracts/events';
 import { CliExit, type OperatorManifest, OperatorDefaults } from '../../contracts/operations';
-import { formatTable, humanDuration, quoted } from '../table';
+import { formatTable, humanDuration, printable, quoted } from '../table';
 import { type AwsClients, awsClients, type AwsOptions, explainAwsError, OperatorError } from './aws';
 import { DeadLetterQueue, type DeadLetter, redrive, withDeadLetters } from './dead-letters';
+import { deleteCommand } from './dlq-delete';
 import { findReceiver } from './manifest';
 import { formatStatus, receiverStatus } from './status';
 import { candidateSubjects, formatTrace, traceSubject } from './trace';
 import { checkWindow, parseWhen, reverify } from './reverify';
 import { checkReplayWindow, startReplay, waitForReplay } from './replay';
-import { parseCommand } from '../command-specs';
+import { parseCommand } from '../command-line';
 import { formatSweep, runSweep } from './sweep';
 import { auditWindow, formatAudit } from './audit';
 
@@ -130,8 +131,10 @@ function selected(letters: readonly DeadLetter[], values: Values): DeadLetter[] 
     subject === undefined
       ? []
       : [`:${subject}`, ...(/^\d{1,9}$/.test(subject) ? [`:${subject.padStart(9, '0')}`] : [])];
+  const messageId = values['message-id'] as string | undefined;
   return letters.filter(
     (letter) =>
+      (messageId === undefined || letter.message.MessageId === messageId) &&
       (reason === undefined || (letter.reason ?? '').toLowerCase().includes(reason)) &&
       (subject === undefined || letter.subjects.some((s) => s === subject || ends.some((end) => s.endsWith(end)))),
   );
@@ -152,8 +155,8 @@ function lettersTable(letters: readonly DeadLetter[], now: number): string {
 
 export async function dlqCommand(args: readonly string[], io: OperatorIo): Promise<number> {
   const [action, ...rest] = args;
-  if (action !== 'list' && action !== 'redrive')
-    throw usage(`dlq takes list or redrive (got ${action === undefined ? 'nothing' : `"${action}"`}).`);
+  if (action !== 'list' && action !== 'redrive' && action !== 'delete')
+    throw usage(`dlq takes list, redrive or delete (got ${action === undefined ? 'nothing' : quoted(action)}).`);
   return withReceiver(
     `dlq ${action}`,
     rest,
@@ -163,8 +166,14 @@ export async function dlqCommand(args: readonly string[], io: OperatorIo): Promi
         manifest,
         (values.queue as string | undefined) ?? DeadLetterQueue.NOTIFICATIONS,
       );
-      const filtered = values.reason !== undefined || values.subject !== undefined;
+      const filtered =
+        values.reason !== undefined || values.subject !== undefined || values['message-id'] !== undefined;
       const now = (io.now ?? Date.now)();
+      if (action === 'delete' && !manifest.journalBucket)
+        throw new OperatorError(
+          `Receiver ${printable(manifest.receiverName)} keeps no journal (journal.enabled is false), where dlq delete records what it deletes first: nothing deleted. Record the messages yourself (dlq list), then delete them with the AWS CLI's sqs delete-message.`,
+          CliExit.NOT_FOUND,
+        );
       return withDeadLetters(
         aws.sqs,
         queue,
@@ -179,6 +188,12 @@ export async function dlqCommand(args: readonly string[], io: OperatorIo): Promi
             io.out(`The ${queue} dead-letter queue is empty${action === 'redrive' ? ': nothing to send back' : ''}.`);
             return CliExit.OK;
           }
+          if (action === 'delete')
+            return deleteCommand(io, aws, manifest.journalBucket!, deadLetterUrl, chosen, taken, {
+              held,
+              dryRun: values['dry-run'] === true,
+              table: (letters) => lettersTable(letters, now),
+            });
           if (action === 'list' || values['dry-run']) {
             const which = filtered ? `${chosen.length} of ${held} match` : held;
             io.out(
@@ -223,9 +238,14 @@ export async function dlqCommand(args: readonly string[], io: OperatorIo): Promi
         throw usage(
           `--queue must be ${DeadLetterQueue.NOTIFICATIONS} or ${DeadLetterQueue.LOOKS} (got ${quoted(name)}).`,
         );
-      const filtered = values.reason !== undefined || values.subject !== undefined;
+      const filtered =
+        values.reason !== undefined || values.subject !== undefined || values['message-id'] !== undefined;
       if (action === 'redrive' && !filtered && !values.all)
         throw usage('dlq redrive needs --all, or a filter: --reason <text> or --subject <id>.');
+      if (action === 'delete' && !filtered)
+        throw usage(
+          'dlq delete needs a filter: --message-id <id>, --reason <text> or --subject <id> (dlq list shows them).',
+        );
     },
   );
 }

@@ -4,6 +4,7 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import {
+  JOURNAL_DELETIONS_PREFIX,
   JOURNAL_NOTIFICATIONS_PREFIX,
   JOURNAL_SUBJECTS_PREFIX,
   JournalDefaults,
@@ -118,6 +119,8 @@ export interface JournalSettings {
   readonly production?: boolean;
   /** Who may change the journal's lifecycle, policy, versioning and Object Lock. */
   readonly guard?: ConfigurationGuard;
+  /** The operators, who alone record under deletions/ what they delete from a dead-letter queue. */
+  readonly operators?: readonly iam.IRole[];
 }
 
 /**
@@ -132,7 +135,7 @@ export function createNotificationJournal(
   writer: iam.IRole,
   settings: JournalSettings = {},
 ): s3.Bucket {
-  const { removalPolicy = RemovalPolicy.RETAIN, production = false, guard } = settings;
+  const { removalPolicy = RemovalPolicy.RETAIN, production = false, guard, operators = [] } = settings;
   const retention = options.retention ?? Duration.days(JournalDefaults.retentionDays);
   const lock = journalObjectLock(options, removalPolicy, production);
   // DESTROY empties the bucket first (CDK's auto-delete provider); Object Lock is refused with it at validation.
@@ -191,16 +194,41 @@ export function createNotificationJournal(
   );
   writer.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: objects }));
   options.encryptionKey?.grant(writer, 'kms:GenerateDataKey', 'kms:Encrypt');
+  // Everything but the operators' deletion records is the processor's to write, and theirs theirs alone.
+  const deletions = bucket.arnForObjects(`${JOURNAL_DELETIONS_PREFIX}*`);
   bucket.addToResourcePolicy(
     new iam.PolicyStatement({
       sid: 'OnlyTheProcessorWrites',
       effect: iam.Effect.DENY,
       principals: [new iam.AnyPrincipal()],
       actions: ['s3:PutObject'],
-      resources: [bucket.arnForObjects('*')],
+      notResources: [deletions],
       conditions: { ArnNotEquals: { 'aws:PrincipalArn': writer.roleArn } },
     }),
   );
+  bucket.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid: 'OnlyOperatorsRecordDeletions',
+      effect: iam.Effect.DENY,
+      principals: [new iam.AnyPrincipal()],
+      actions: ['s3:PutObject'],
+      resources: [deletions],
+      // No operator named: nobody records (a bucket's ARN is never a principal's).
+      conditions: {
+        ArnNotEquals: { 'aws:PrincipalArn': operators.length ? operators.map((r) => r.roleArn) : [bucket.bucketArn] },
+      },
+    }),
+  );
+  // Allowed by the bucket's own policy, so an operator's role needs no grant of its own (nor its inline policy).
+  if (operators.length)
+    bucket.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'OperatorsRecordDeletions',
+        principals: operators.map((role) => new iam.ArnPrincipal(role.roleArn)),
+        actions: ['s3:PutObject'],
+        resources: [deletions],
+      }),
+    );
   // Every write must be create-only (If-None-Match: *): not even the processor's role can overwrite a raw notification.
   bucket.addToResourcePolicy(
     new iam.PolicyStatement({

@@ -193,7 +193,8 @@ export class SettlementProcessor extends Construct {
       network: functionNetwork(this, 'SecurityGroup', props),
     });
     // The journal's bucket is written by the function's role alone (its policy names the role).
-    const journal = { removalPolicy: props.removalPolicy, production: props.stage === BankStage.PRODUCTION, guard };
+    const production = props.stage === BankStage.PRODUCTION;
+    const journal = { removalPolicy: props.removalPolicy, production, guard, operators: props.operatorRoles };
     this.journalBucket =
       props.journal?.enabled === false
         ? undefined

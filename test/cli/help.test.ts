@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI_EXIT_MEANING, CliExit } from '../../contracts/operations';
 import { runCli } from '../../cli/cli';
-import { COMMANDS, nearest } from '../../cli/command-specs';
+import { nearest } from '../../cli/command-line';
+import { COMMANDS } from '../../cli/command-specs';
 import { explainAwsError } from '../../cli/operate/aws';
 
 async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {

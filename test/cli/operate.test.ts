@@ -17,7 +17,8 @@ import {
   EventBridgeClient,
   PutRuleCommand,
 } from '@aws-sdk/client-eventbridge';
-import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import type { DeadLetterDeletion } from '../../contracts/record';
 import {
   CreateQueueCommand,
   GetQueueAttributesCommand,
@@ -217,6 +218,7 @@ async function cli(argv: string[], now = Date.now()): Promise<{ status: number; 
         EVENTBRIDGE: moto.endpoint,
         S3: moto.endpoint,
         SQS: moto.endpoint,
+        STS: moto.endpoint,
       },
     },
     now: () => now,
@@ -535,6 +537,75 @@ describe('dlq', () => {
     expect(again.Messages?.[0]?.MessageAttributes?.[QuarantineAttribute.REASON]?.StringValue).toContain(
       'failed on its last receive',
     );
+  });
+
+  it('deletes a message only once it is recorded under the journal (who, when, what), by its message id; a dry run and a missing filter delete nothing', async () => {
+    const d = await deploy();
+    const p = processorOf(d);
+    for (const id of ['1011', '1012'])
+      p.bank.errors.set(
+        id,
+        new BankApiError(`boleto query (nossoNumero ${nine(id)})`, 503, 'Serviço indisponível', true),
+      );
+    await p.run([sqsRecord('boleto', [boletoEvent('1011')], { receiveCount: 5, requestId: 'req-del-1011' })]);
+    await p.run([sqsRecord('boleto', [boletoEvent('1012')], { receiveCount: 5, requestId: 'req-del-1012' })]);
+    const listed = await cli(['dlq', 'list', '--subject', '1011', '--stack', d.stackName]);
+    const messageId = /(\S+)\s+req-del-1011$/m.exec(listed.out)![1];
+
+    const refused = await cli(['dlq', 'delete', '--stack', d.stackName]);
+    expect(refused.status).toBe(CliExit.USAGE);
+    expect(refused.err).toContain('dlq delete needs a filter: --message-id <id>, --reason <text> or --subject <id>');
+    const dry = await cli(['dlq', 'delete', '--message-id', messageId, '--dry-run', '--stack', d.stackName]);
+    expect(dry.status).toBe(CliExit.OK);
+    expect(dry.out).toContain('Dry run: would record under s3://');
+    expect((await cli(['dlq', 'list', '--stack', d.stackName])).out).toContain('2 message(s)');
+
+    const done = await cli(['dlq', 'delete', '--message-id', messageId, '--stack', d.stackName]);
+    expect(done.err).toBe('');
+    expect(done.status).toBe(CliExit.OK);
+    expect(done.out).toContain(
+      `Deleted 1 of 1 message(s), each recorded first under s3://${d.manifest.journalBucket}/deletions/`,
+    );
+    const after = await cli(['dlq', 'list', '--stack', d.stackName]);
+    expect(after.out).toContain('1 message(s)');
+    expect(after.out).toMatch(/req-del-1012$/m);
+    expect(after.out).not.toContain('req-del-1011');
+    // The record: create-only under deletions/, naming the message, its request id, subject, reason, who and when.
+    const { Contents: records = [] } = await s3.send(
+      new ListObjectsV2Command({ Bucket: d.manifest.journalBucket, Prefix: 'deletions/' }),
+    );
+    expect(records).toHaveLength(1);
+    const record = JSON.parse(
+      await (
+        await s3.send(new GetObjectCommand({ Bucket: d.manifest.journalBucket, Key: records[0].Key }))
+      ).Body!.transformToString(),
+    ) as DeadLetterDeletion;
+    expect(record).toMatchObject({
+      kind: 'dead-letter-deletion',
+      queue: 'notifications',
+      messageId,
+      requestId: 'req-del-1011',
+      subjects: [`boleto:54321:${nine('1011')}`],
+      reason: expect.stringContaining('failed on its last receive'),
+      deletedBy: expect.stringMatching(/^arn:aws:(iam|sts)::/),
+    });
+    expect(record.body).toBeUndefined();
+  });
+
+  it('deletes nothing when the record cannot be written: the message stays, named with why (exit 5)', async () => {
+    // A journal bucket that does not exist: no record can be written there.
+    const d = await deploy({ manifest: (m) => ({ ...m, journalBucket: `missing-${m.journalBucket}` }) });
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: d.manifest.queues.notificationsDeadLetter.url,
+        MessageBody: 'not a notification',
+      }),
+    );
+    const run = await cli(['dlq', 'delete', '--reason', '', '--stack', d.stackName]);
+    expect(run.status).toBe(CliExit.FAILED);
+    expect(run.out).toContain('Deleted 0 of 1 message(s)');
+    expect(run.err).toMatch(/not recorded, so not deleted: NoSuchBucket/);
+    expect((await cli(['dlq', 'list', '--stack', d.stackName])).out).toContain('1 message(s)');
   });
 
   it('redrives by subject once the bank is back: the notification is published once, the others stay; a second copy publishes nothing', async () => {

@@ -10,6 +10,7 @@ import { BankStage, JournalObjectLock } from '../../lib';
 import { journalObjectLock } from '../../lib/processor/notification-journal';
 import { PROCESSOR_SETTINGS_ENV, ProcessorMetric, type ProcessorSettings } from '../../contracts/processor';
 import { settingsIn, synthReceiver } from '../support/cdk';
+import { evaluate, symbolOf } from '../support/iam-policy';
 import { describeChange, type TemplateJson, upgradeChanges, UpgradeHazard } from '../support/upgrade-gate';
 
 const buckets = (template: Template) => template.findResources('AWS::S3::Bucket');
@@ -143,6 +144,53 @@ describe('the raw journal', () => {
       Action: ['s3:GetObject', 's3:GetObjectVersion'],
       Condition: { ArnNotLike: { 'aws:PrincipalArn': ['arn:aws:iam::111111111111:role/auditor'] } },
     });
+  });
+
+  it("keeps the raw copies the processor's alone, and the deletion records the operators' alone, both create-only (evaluated as IAM would)", () => {
+    const operator = 'arn:aws:iam::111111111111:role/bank-operators';
+    const { stack, template, receiver } = synthReceiver({}, (s) => ({
+      operatorRoles: [iam.Role.fromRoleArn(s, 'Operators', operator)],
+    }));
+    const statements = policyOf(template);
+    const processor = symbolOf(stack.resolve(receiver.processorFunction.role!.roleArn));
+    const bucket = symbolOf(stack.resolve(receiver.journalBucket!.bucketArn));
+    const put = (arn: string, key: string, createOnly = true) =>
+      evaluate(statements, {
+        action: 's3:PutObject',
+        resource: `${bucket}/${key}`,
+        principal: { arn },
+        identityAllows: true,
+        context: {
+          'aws:SecureTransport': 'true',
+          's3:TlsVersion': '1.3',
+          ...(createOnly ? { 's3:if-none-match': '*' } : {}),
+        },
+      });
+    const intruder = 'arn:aws:iam::111111111111:role/someone-else';
+    expect([
+      put(processor, 'notifications/2026-11-29/x.json'),
+      put(processor, 'subjects/boleto:1:2/2026-11-29/x.json'),
+      put(operator, 'deletions/2026-11-29/x.json'),
+    ]).toEqual(['allowed', 'allowed', 'allowed']);
+    expect([
+      put(operator, 'notifications/2026-11-29/x.json'),
+      put(processor, 'deletions/2026-11-29/x.json'),
+      put(intruder, 'deletions/2026-11-29/x.json'),
+      put(intruder, 'notifications/2026-11-29/x.json'),
+      put(operator, 'deletions/2026-11-29/x.json', false),
+    ]).toEqual(Array(5).fill('explicitly denied'));
+    // Without operators named, nobody records a deletion.
+    const none = synthReceiver();
+    const alone = policyOf(none.template);
+    expect(
+      evaluate(alone, {
+        action: 's3:PutObject',
+        resource: `${symbolOf(none.stack.resolve(none.receiver.journalBucket!.bucketArn))}/deletions/x.json`,
+        principal: { arn: operator },
+        identityAllows: true,
+        context: { 's3:if-none-match': '*' },
+      }),
+    ).toBe('explicitly denied');
   });
 
   it('is not locked by default where a stack may empty it (NON_PRODUCTION, or DESTROY), nor when told NONE', () => {

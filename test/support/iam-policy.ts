@@ -87,6 +87,7 @@ const MATCHERS: Record<string, (policy: string, actual: string) => boolean> = {
   ArnEquals: like,
   ArnLike: like,
   Bool: (p, a) => p.toLowerCase() === a.toLowerCase(),
+  NumericLessThan: (p, a) => Number(a) < Number(p),
 };
 
 function conditionHolds(operator: string, key: string, policyValues: string[], request: IamRequest): boolean {
@@ -111,7 +112,9 @@ function conditionHolds(operator: string, key: string, policyValues: string[], r
 function statementApplies(statement: StatementJson, request: IamRequest, resourcePolicy: boolean): boolean {
   if (resourcePolicy && !principalMatches(statement.Principal, request.principal)) return false;
   if (!list(statement.Action ?? []).some((a) => like(a, request.action))) return false;
-  if (!list(statement.Resource ?? '*').some((r) => like(r, request.resource))) return false;
+  if (statement.NotResource !== undefined) {
+    if (list(statement.NotResource).some((r) => like(r, request.resource))) return false;
+  } else if (!list(statement.Resource ?? '*').some((r) => like(r, request.resource))) return false;
   const conditions = (statement.Condition ?? {}) as Record<string, Record<string, unknown>>;
   return Object.entries(conditions).every(([operator, keys]) =>
     Object.entries(keys).every(([key, values]) => conditionHolds(operator, key, list(values), request)),
