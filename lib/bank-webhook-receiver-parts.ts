@@ -72,7 +72,7 @@ export function receiverRegistrations(
 
   // Each Pix key's webhook, once the Pix API serves its URL (named by the key: reordering replaces nothing).
   const pixKeyWebhooks =
-    props.pix && actsAgainstBank(props)
+    props.pix && actsAgainstBank(props) && props.pix.registerKeyWebhooks !== false
       ? normalizedPixKeys(props.pix).map((chave) => {
           const webhook = new PixKeyWebhook(
             scope,

@@ -502,6 +502,19 @@ describe("each key's webhook, registered at deploy", () => {
     const { template } = synthReceiver(staging, pixProps());
     expect(template.findResources('Custom::BankPixKeyWebhook')).toEqual({});
   });
+
+  it('defers the registration when told (a first deploy before the DNS), and registers every key by default', () => {
+    const deferred = synthReceiver({}, (stack) => {
+      const props = production(stack);
+      return { ...props, pix: { ...props.pix!, registerKeyWebhooks: false } };
+    });
+    expect(deferred.template.findResources('Custom::BankPixKeyWebhook')).toEqual({});
+    // The Pix API and the sweep are there all the same.
+    expect(Object.keys(deferred.template.findResources('AWS::ApiGateway::RestApi'))).toHaveLength(2);
+    expect(Object.keys(synthReceiver({}, production).template.findResources('Custom::BankPixKeyWebhook'))).toHaveLength(
+      KEYS.length,
+    );
+  });
 });
 
 describe('the daily Pix sweep', () => {

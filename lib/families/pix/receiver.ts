@@ -153,6 +153,15 @@ export interface PixReceiverProps {
    */
   readonly takeOverExisting?: boolean;
   /**
+   * Whether `cdk deploy` registers each key's webhook (when the receiver acts against its bank).
+   * `false` defers it: a first deploy makes the domain and the Pix API, you point the domain's DNS
+   * at it, and a later deploy with this left out registers the keys, once the provider can reach
+   * the URL it checks at registration (cdk-bank-webhooks/docs/pix.md, "A first deploy"). Turning it
+   * back to false removes the registrations at the provider.
+   * @default true
+   */
+  readonly registerKeyWebhooks?: boolean;
+  /**
    * How long the record of a Pix, and of a refund of one, lives after its last change: what the
    * refund look-back may reach, and what tells a refund found late from one published. Whole
    * days; never shorter than the processor's `idempotencyTtl` (the longer of the two is used).
