@@ -6,7 +6,7 @@
  * lost settlement for `sweep`, the archive and a consumer rule for `replay`).
  */
 import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { EventBridgeClient, ListRulesCommand } from '@aws-sdk/client-eventbridge';
@@ -80,6 +80,14 @@ afterAll(async () => {
     local.stdin.end('quit\n');
     await new Promise((resolve) => local.once('exit', resolve));
   }
+});
+
+it("prints where each function's log goes, so a runbook's 'the processor log' can be found", () => {
+  const dir = /Each function's log \(.*\): (\S+)\/<function>\.log,/.exec(printed)?.[1];
+  expect(dir).toBeDefined();
+  expect(printed).toContain(`tail -f ${dir}/processor.log`);
+  // The functions write there (the registrations logged at start).
+  expect(readdirSync(dir!).some((file) => file.endsWith('.log'))).toBe(true);
 });
 
 it("prints what a shell needs: the region, credentials, every endpoint on loopback, and the stack's name", () => {
