@@ -2,7 +2,9 @@
  * `npm run local`: the example stack on the local runner, kept up until stopped, for an operator
  * to practise docs/operations.md from another shell. It prints the `export` lines that point the
  * AWS SDK (and so `cdk-bank-webhooks`) at the stand-ins, and takes one control a line on stdin:
- * settle a boleto, pay a Pix, lose a notification, quarantine one. Quarantined messages stay in
+ * settle a boleto, pay a Pix payment, lose a notification, quarantine one; and Pix received (the
+ * standard Pix API): a charge paid, a key paid, a refund of each nature, another customer's Pix,
+ * a lost callback. Quarantined messages stay in
  * the dead-letter queue until an operator acts; a consumer rule's queue and the bus's archive are
  * there for `replay`.
  */
@@ -10,6 +12,7 @@ import { createInterface } from 'node:readline';
 import { bundleHandlers, bundlesAreFresh } from '../bundle-handlers';
 import { LocalReceiverStack } from './local-stack';
 import { LocalRunner } from './runner';
+import { RefundNature, RefundStatus } from '../../contracts/pix';
 
 /** The consumer rule of the example stack whose queue `replay` can fill again. */
 export const LOCAL_CONSUMER_RULE = 'BankWebhooksBoletoSettledRule';
@@ -34,12 +37,22 @@ const CONTROLS: Record<string, string> = {
   lose: 'a boleto is settled and the bank loses its notification (the sweep finds it)',
   quarantine:
     'a notification the processor cannot read is posted with the right token: it stays in the dead-letter queue',
+  'pix-charge': 'a charge (cob) is created and paid by Pix; its callback is delivered',
+  'pix-key': 'a Pix is paid to one of the keys, no charge (a static code); its callback is delivered',
+  'pix-refund [NATURE]': `the last Pix paid here is refunded in full (${Object.values(RefundNature).join(', ')}; ORIGINAL by default)`,
+  'pix-foreign': "another customer's Pix is delivered to our URL: dropped, never published",
+  'pix-lose': 'a Pix is paid and the provider loses its callback (the sweep finds it)',
   help: 'these lines',
   quit: 'stop everything',
 };
 
+/** The last Pix a control paid (what pix-refund refunds). */
+let lastPix: { endToEndId: string; valor: string } | undefined;
+
 async function control(runner: LocalRunner, line: string): Promise<string> {
   const settle = () => runner.settle(60_000);
+  const [name, argument] = line.split(/\s+/);
+  if (name.startsWith('pix-')) return pixControl(runner, name, argument, settle);
   switch (line) {
     case 'settle': {
       const boleto = await runner.control.createBoleto({ valor: '150.00' });
@@ -71,17 +84,69 @@ async function control(runner: LocalRunner, line: string): Promise<string> {
     case 'help':
     case '':
       return Object.entries(CONTROLS)
-        .map(([name, what]) => `  ${name.padEnd(11)}${what}`)
+        .map(([control, what]) => `  ${control.padEnd(20)}${what}`)
         .join('\n');
     default:
       return `Unknown control "${line}". Type help.`;
   }
 }
 
+/** The Pix controls: the simulated provider pays, refunds, delivers another's Pix, or loses a callback. */
+async function pixControl(
+  runner: LocalRunner,
+  name: string,
+  argument: string | undefined,
+  settle: () => Promise<unknown>,
+): Promise<string> {
+  const pix = runner.control.pix;
+  const paid = (answer: { pix: Array<{ endToEndId: string; valor: string }> }) => {
+    lastPix = { endToEndId: answer.pix[0].endToEndId, valor: answer.pix[0].valor };
+    return lastPix;
+  };
+  switch (name) {
+    case 'pix-charge': {
+      const charge = await pix.createCharge({ valor: '110.00' });
+      const { endToEndId } = paid(await pix.payCharge(charge.txid, { infoPagador: 'pedido 42' }));
+      await settle();
+      return `charge ${charge.txid} paid by Pix ${endToEndId}, notified (trace ${endToEndId})`;
+    }
+    case 'pix-key': {
+      const [chave] = (await pix.state()).keys;
+      const { endToEndId } = paid(await pix.payKey(chave, { valor: '9.90', txid: 'LOJA01' }));
+      await settle();
+      return `Pix ${endToEndId} paid to the key ${chave}, notified (trace ${endToEndId})`;
+    }
+    case 'pix-refund': {
+      if (!lastPix) return 'No Pix paid here yet: pix-charge or pix-key first.';
+      const natureza = (argument ?? RefundNature.ORIGINAL).toUpperCase() as RefundNature;
+      if (!Object.values(RefundNature).includes(natureza))
+        return `Unknown refund nature "${argument}": one of ${Object.values(RefundNature).join(', ')}.`;
+      const refund = await pix.refund(lastPix.endToEndId, { valor: lastPix.valor, natureza });
+      await pix.settleRefund(lastPix.endToEndId, refund.id, RefundStatus.RETURNED);
+      await settle();
+      return `Pix ${lastPix.endToEndId} refunded in full (${natureza}, refund ${refund.id}), notified (trace ${lastPix.endToEndId})`;
+    }
+    case 'pix-foreign': {
+      await pix.deliverForeign({ url: runner.pixUrl });
+      await settle();
+      return "another customer's Pix was delivered to our URL: dropped and counted (ForeignItemsDropped), never published";
+    }
+    case 'pix-lose': {
+      await runner.control.setFaults({ loseDeliveries: true });
+      const charge = await pix.createCharge({ valor: '42.00' });
+      const { endToEndId } = paid(await pix.payCharge(charge.txid));
+      await runner.control.clearFaults();
+      return `Pix ${endToEndId} paid (charge ${charge.txid}); the provider lost its callback (cdk-bank-webhooks sweep finds it, then trace ${endToEndId})`;
+    }
+    default:
+      return `Unknown control "${name}". Type help.`;
+  }
+}
+
 async function main(): Promise<number> {
   if (!bundlesAreFresh()) await bundleHandlers();
   const runner = await LocalRunner.start({
-    stack: (app, id) => new LocalReceiverStack(app, id),
+    stack: (app, id) => new LocalReceiverStack(app, id, { pix: true }),
     keepQuarantine: true,
     queueRules: [LOCAL_CONSUMER_RULE],
   });

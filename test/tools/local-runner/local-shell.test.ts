@@ -164,3 +164,23 @@ it('runs every command the runbooks name from another shell, each finding what t
   const replay = await cli(['replay', '--from', today, '--to', today, '--rule', consumerRule, '--wait']);
   expect(replay.out).toMatch(/: COMPLETED/);
 });
+
+it("practises Pix received: a charge paid, a key paid, a refund of a nature, a MED, another customer's Pix, a lost callback; trace and sweep show them", async () => {
+  const charged = /paid by Pix (\S+), notified/.exec(await control('pix-charge'))![1];
+  expect((await cli(['trace', charged])).out).toMatch(/Pix Received/);
+  expect(await control('pix-refund')).toMatch(/refunded in full \(ORIGINAL/);
+  const keyed = /Pix (\S+) paid to the key/.exec(await control('pix-key'))![1];
+  const med = /refunded in full \(MED_FRAUDE, refund (\S+)\)/.exec(await control('pix-refund med_fraude'))![1];
+  expect(await control('pix-refund nonsense')).toContain('Unknown refund nature "nonsense"');
+  // A refund is a subject of its own: pix-refund:<endToEndId>:<its id>.
+  expect((await cli(['trace', `pix-refund:${keyed}:${med}`])).out).toMatch(/Pix Refund/);
+  expect(await control('pix-foreign')).toContain('dropped and counted');
+  const lost = /Pix (\S+) paid \(charge/.exec(await control('pix-lose'))![1];
+  // Lost: nothing known of it until the sweep lists the day's Pix.
+  expect((await cli(['trace', lost])).status).toBe(CliExit.ATTENTION);
+  const swept = await cli(['sweep']);
+  expect(swept.status).toBe(CliExit.OK);
+  await control('help'); // the look is processed meanwhile
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  expect((await cli(['trace', lost])).out).toMatch(/Pix Received/);
+});
