@@ -6,7 +6,7 @@ import { PaymentKind } from '../../contracts/events';
 import { CliExit, type OperatorManifest, OperatorDefaults } from '../../contracts/operations';
 import { formatTable, humanDuration, printable, quoted } from '../table';
 import { type AwsClients, awsClients, type AwsOptions, explainAwsError, OperatorError } from './aws';
-import { DeadLetterQueue, type DeadLetter, redrive, withDeadLetters } from './dead-letters';
+import { DeadLetterQueue, type DeadLetter, failuresTable, redrive, withDeadLetters } from './dead-letters';
 import { deleteCommand } from './dlq-delete';
 import { findReceiver } from './manifest';
 import { formatStatus, receiverStatus } from './status';
@@ -218,12 +218,7 @@ export async function dlqCommand(args: readonly string[], io: OperatorIo): Promi
           io.err(
             `${result.failed.length} of ${chosen.length} message(s) were not moved (exit ${CliExit.FAILED}); they stay in the dead-letter queue unless said otherwise:`,
           );
-          io.err(
-            formatTable(
-              ['message id', 'what went wrong'],
-              result.failed.map((f) => [f.letter.message.MessageId ?? '?', f.why]),
-            ),
-          );
+          io.err(failuresTable(result.failed));
           return CliExit.FAILED;
         },
       );

@@ -13,6 +13,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { QuarantineAttribute } from '../../contracts/processor';
+import { formatTable } from '../table';
 import { subjectsOf } from './subjects';
 
 /** The two dead-letter queues, by the name the CLI's `--queue` takes. */
@@ -107,6 +108,18 @@ export async function withDeadLetters<T>(
   }
 }
 
+/** An AWS call's error in words: its name and message. */
+export const errorText = (error: unknown): string =>
+  `${(error as { name?: string }).name ?? 'Error'}: ${(error as Error).message}`;
+
+/** The letters an operation could not take, each with what went wrong (redrive's and delete's). */
+export function failuresTable(failed: readonly { readonly letter: DeadLetter; readonly why: string }[]): string {
+  return formatTable(
+    ['message id', 'what went wrong'],
+    failed.map((f) => [f.letter.message.MessageId ?? '?', f.why]),
+  );
+}
+
 /** What a redrive did. */
 export interface RedriveResult {
   readonly sent: number;
@@ -151,7 +164,6 @@ export async function redrive(
 ): Promise<RedriveResult> {
   let sent = 0;
   const failed: { letter: DeadLetter; why: string }[] = [];
-  const reason = (error: unknown) => `${(error as { name?: string }).name ?? 'Error'}: ${(error as Error).message}`;
   for (const batch of sendBatches(letters)) {
     let answer;
     try {
@@ -162,7 +174,7 @@ export async function redrive(
         }),
       );
     } catch (error) {
-      for (const letter of batch) failed.push({ letter, why: `not sent: the batch was refused (${reason(error)})` });
+      for (const letter of batch) failed.push({ letter, why: `not sent: the batch was refused (${errorText(error)})` });
       continue;
     }
     for (const f of answer.Failed ?? [])
@@ -181,7 +193,7 @@ export async function redrive(
       for (const letter of delivered)
         failed.push({
           letter,
-          why: `sent, but not deleted from the dead-letter queue (it may be redriven twice, which is safe): ${reason(error)}`,
+          why: `sent, but not deleted from the dead-letter queue (it may be redriven twice, which is safe): ${errorText(error)}`,
         });
       continue;
     }

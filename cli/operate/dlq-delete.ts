@@ -12,15 +12,13 @@ import { CliExit } from '../../contracts/operations';
 import { type DeadLetterDeletion, deletionKey, JOURNAL_DELETIONS_PREFIX } from '../../contracts/record';
 import { formatTable } from '../table';
 import type { AwsClients } from './aws';
-import type { DeadLetter } from './dead-letters';
+import { type DeadLetter, errorText, failuresTable } from './dead-letters';
 
 /** What a deletion did: each message recorded and deleted (with its record's key), or why not. */
 export interface DeletionResult {
   readonly deleted: readonly { readonly letter: DeadLetter; readonly record: string }[];
   readonly failed: readonly { readonly letter: DeadLetter; readonly why: string }[];
 }
-
-const why = (error: unknown) => `${(error as { name?: string }).name ?? 'Error'}: ${(error as Error).message}`;
 
 /** Records each letter in `bucket`, then deletes it from `deadLetterUrl`; one whose record failed is left in the queue. */
 export async function deleteLetters(
@@ -36,7 +34,7 @@ export async function deleteLetters(
   const deletedBy = await aws.sts
     .send(new GetCallerIdentityCommand({}))
     .then((answer) => answer.Arn ?? 'unknown')
-    .catch((error: unknown) => `unknown: GetCallerIdentity failed (${why(error)})`);
+    .catch((error: unknown) => `unknown: GetCallerIdentity failed (${errorText(error)})`);
   const deleted: { letter: DeadLetter; record: string }[] = [];
   const failed: { letter: DeadLetter; why: string }[] = [];
   for (const letter of letters) {
@@ -64,7 +62,7 @@ export async function deleteLetters(
         }),
       );
     } catch (error) {
-      failed.push({ letter, why: `not recorded, so not deleted: ${why(error)}` });
+      failed.push({ letter, why: `not recorded, so not deleted: ${errorText(error)}` });
       continue;
     }
     try {
@@ -72,7 +70,7 @@ export async function deleteLetters(
         new DeleteMessageCommand({ QueueUrl: deadLetterUrl, ReceiptHandle: letter.message.ReceiptHandle! }),
       );
     } catch (error) {
-      failed.push({ letter, why: `recorded (${key}), but not deleted: ${why(error)}` });
+      failed.push({ letter, why: `recorded (${key}), but not deleted: ${errorText(error)}` });
       continue;
     }
     taken(letter);
@@ -119,11 +117,6 @@ export async function deleteCommand(
     );
   if (!result.failed.length) return CliExit.OK;
   io.err(`${result.failed.length} of ${chosen.length} message(s) were not deleted (exit ${CliExit.FAILED}):`);
-  io.err(
-    formatTable(
-      ['message id', 'what went wrong'],
-      result.failed.map((f) => [f.letter.message.MessageId ?? '?', f.why]),
-    ),
-  );
+  io.err(failuresTable(result.failed));
   return CliExit.FAILED;
 }

@@ -6,7 +6,7 @@
 import { DescribeAlarmsCommand, GetMetricDataCommand, type MetricAlarm } from '@aws-sdk/client-cloudwatch';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { consumerAlarmPrefix, type OperatorManifest } from '../../contracts/operations';
-import { CONFIGURATION_DRIFT_RUNBOOK } from '../../contracts/configuration-drift';
+import { CONFIGURATION_DRIFT_RUNBOOK, type ConfigurationWatchReport } from '../../contracts/configuration-drift';
 import { DynamoDbWatchStates, type WatchStateRecord } from '../../lambda/store/watch-states';
 import { DynamoDbSweepRuns, type SweepRunRecord } from '../../lambda/store/sweep-runs';
 import { formatTable, humanDuration, printable } from '../table';
@@ -177,12 +177,8 @@ export async function receiverStatus(
         from: `the journal, s3://${manifest.journalBucket}/`,
       }
     : undefined;
-  const configuration = lastSweep?.result.configuration;
-  const attention =
-    alarms.some((alarm) => alarm.state === 'ALARM') ||
-    !!configuration?.failed ||
-    (configuration?.findings.length ?? 0) > 0 ||
-    queueStatus.some((q) => q.deadLetter && q.visible + q.inFlight + q.delayed > 0);
+  // Something needs attention exactly when it has a runbook to follow.
+  const attention = attentionRunbooks(alarms, queueStatus, lastSweep?.result.configuration).length > 0;
   return {
     manifest,
     alarms,
@@ -252,7 +248,8 @@ export function formatStatus(s: ReceiverStatus, now = Date.now()): string {
       ? `Notifications stored in the last 24 h: ${s.storedLastDay.count} (from ${s.storedLastDay.from})`
       : 'Notifications stored in the last 24 h: the journal is off; see NotificationsStored on the dashboard.',
   );
-  lines.push('', s.attention ? `Needs attention: ${attentionRunbooks(s).join(', ')}` : 'Nothing needs attention.');
+  const runbooks = attentionRunbooks(s.alarms, s.queues, s.lastSweep?.result.configuration);
+  lines.push('', s.attention ? `Needs attention: ${runbooks.join(', ')}` : 'Nothing needs attention.');
   return lines.join('\n');
 }
 
@@ -263,13 +260,16 @@ export const DEAD_LETTER_RUNBOOKS: Readonly<Record<string, string>> = {
 };
 
 /** The runbook of each thing that needs attention: every alarm in ALARM, each dead-letter queue with messages, a drifted configuration. */
-function attentionRunbooks(s: ReceiverStatus): string[] {
+function attentionRunbooks(
+  alarms: ReceiverStatus['alarms'],
+  queues: ReceiverStatus['queues'],
+  configuration: ConfigurationWatchReport | undefined,
+): string[] {
   const page = 'cdk-bank-webhooks/docs/operations.md';
-  const configuration = s.lastSweep?.result.configuration;
   return [
     ...new Set([
-      ...s.alarms.filter((a) => a.state === 'ALARM').map((a) => a.runbook ?? `${page}#runbooks`),
-      ...s.queues
+      ...alarms.filter((a) => a.state === 'ALARM').map((a) => a.runbook ?? `${page}#runbooks`),
+      ...queues
         .filter((q) => q.deadLetter && q.visible + q.inFlight + q.delayed > 0)
         .map((q) => `${page}#${DEAD_LETTER_RUNBOOKS[q.name] ?? 'runbooks'}`),
       ...(configuration?.failed || configuration?.findings.length ? [`${page}#${CONFIGURATION_DRIFT_RUNBOOK}`] : []),

@@ -9,6 +9,7 @@ import {
 import { ConfigurationDriftStatus } from '../../contracts/configuration-drift';
 import type { ConfigurationWatchCalls, DriftDetection, ResourceDrift } from './configuration-watch';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { isErrorNamed } from '../shared/runtime';
 import { SpanKind, startSpan, tracedAttributes } from '../shared/telemetry';
 
 /** Sends look requests to the processor's queue, ten a request (SendMessageBatch's most). */
@@ -86,7 +87,7 @@ export function configurationWatchCalls(
         };
       } catch (error) {
         // An id CloudFormation does not know (expired, or never ours): a new detection is started.
-        if ((error as { name?: string }).name === 'ValidationError') return undefined;
+        if (isErrorNamed(error, 'ValidationError')) return undefined;
         throw error;
       }
     },

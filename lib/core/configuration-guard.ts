@@ -4,6 +4,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import type { PropsValidation } from './props-validation';
+import { sourceStatementId } from './publisher-policy';
 
 /**
  * Who may change the stack's own security-relevant configuration: the rules on the receiver's bus
@@ -203,7 +204,7 @@ export function guardRule(rule: events.Rule, bus: events.IEventBus): void {
   const group = [rule];
   groups.set(bus, group);
   const busKey = createHash('sha256').update(bus.node.path).digest('hex').slice(0, 8).toUpperCase();
-  const sid = `${GuardStatement.rules}-${createHash('sha256').update(stack.node.path).digest('hex').slice(0, 16)}`;
+  const sid = sourceStatementId(GuardStatement.rules, stack.node.path);
   const ruleArns = Lazy.list({ produce: () => group.map((r) => r.ruleArn) });
   new events.CfnEventBusPolicy(stack, `BankWebhooksRuleGuard${busKey}`, {
     eventBusName: bus.eventBusName,

@@ -138,6 +138,10 @@ export function createNotificationJournal(
   const { removalPolicy = RemovalPolicy.RETAIN, production = false, guard, operators = [] } = settings;
   const retention = options.retention ?? Duration.days(JournalDefaults.retentionDays);
   const lock = journalObjectLock(options, removalPolicy, production);
+  // A lock chosen in the props is made as it always was (ObjectLockEnabled at creation): its
+  // deployed template stays as it is. A lock by default is the configuration alone, which S3
+  // applies to an existing versioned bucket in place (ObjectLockEnabled would replace it).
+  const lockedByDefault = lock !== JournalObjectLock.NONE && options.objectLock === undefined;
   // DESTROY empties the bucket first (CDK's auto-delete provider); Object Lock is refused with it at validation.
   const destroy = removalPolicy === RemovalPolicy.DESTROY && lock === JournalObjectLock.NONE;
   const bucket = new s3.Bucket(scope, id, {
@@ -153,10 +157,7 @@ export function createNotificationJournal(
     serverAccessLogsPrefix: options.serverAccessLogsBucket ? 'notification-journal/' : undefined,
     removalPolicy: destroy ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     autoDeleteObjects: destroy,
-    // A lock chosen in the props is made as it always was (ObjectLockEnabled at creation): its
-    // deployed template stays as it is. A lock by default is the configuration alone, which S3
-    // applies to an existing versioned bucket in place (ObjectLockEnabled would replace it).
-    ...(lock === JournalObjectLock.NONE || options.objectLock === undefined
+    ...(lock === JournalObjectLock.NONE || lockedByDefault
       ? {}
       : {
           objectLockEnabled: true,
@@ -182,7 +183,7 @@ export function createNotificationJournal(
       },
     ],
   });
-  if (lock !== JournalObjectLock.NONE && options.objectLock === undefined) {
+  if (lockedByDefault) {
     (bucket.node.defaultChild as s3.CfnBucket).objectLockConfiguration = {
       objectLockEnabled: 'Enabled',
       rule: { defaultRetention: { mode: lock, days: retention.toDays() } },

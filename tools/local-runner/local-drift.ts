@@ -19,9 +19,6 @@ import type { LocalEventBridge, RuleDefinition } from '../local-aws/eventbridge-
 import type { LocalResolver } from './local-resolver';
 import type { CloudFormationTemplate } from './template';
 
-/** The rule's properties a detection compares (and what EventBridge's API changes). */
-const RULE_PROPERTIES = ['EventPattern', 'State', 'Targets'] as const;
-
 /** JSON with every object's keys sorted: two values equal as CloudFormation compares them, whatever their key order. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
@@ -37,27 +34,19 @@ const same = (a: unknown, b: unknown) => canonical(a) === canonical(b);
 
 /** The property paths where `actual` differs from `expected`, down to each target's keys. */
 function ruleDifferences(expected: RuleDefinition, actual: RuleDefinition): string[] {
-  const paths: string[] = [];
-  for (const property of RULE_PROPERTIES) {
-    if (property !== 'Targets') {
-      if (
-        !same(
-          expected[property] ?? (property === 'State' ? 'ENABLED' : undefined),
-          actual[property] ?? (property === 'State' ? 'ENABLED' : undefined),
-        )
-      )
-        paths.push(`/${property}`);
+  // A rule without a State is ENABLED (CloudFormation's default).
+  const paths = [
+    ...(same(expected.EventPattern, actual.EventPattern) ? [] : ['/EventPattern']),
+    ...(same(expected.State ?? 'ENABLED', actual.State ?? 'ENABLED') ? [] : ['/State']),
+  ];
+  const [want, have] = [expected.Targets ?? [], actual.Targets ?? []] as Array<Array<Record<string, unknown>>>;
+  for (let i = 0; i < Math.max(want.length, have.length); i++) {
+    if (!want[i] || !have[i]) {
+      paths.push(`/Targets/${i}`);
       continue;
     }
-    const [want, have] = [expected.Targets ?? [], actual.Targets ?? []] as Array<Array<Record<string, unknown>>>;
-    for (let i = 0; i < Math.max(want.length, have.length); i++) {
-      if (!want[i] || !have[i]) {
-        paths.push(`/Targets/${i}`);
-        continue;
-      }
-      for (const key of new Set([...Object.keys(want[i]), ...Object.keys(have[i])]))
-        if (!same(want[i][key], have[i][key])) paths.push(`/Targets/${i}/${key}`);
-    }
+    for (const key of new Set([...Object.keys(want[i]), ...Object.keys(have[i])]))
+      if (!same(want[i][key], have[i][key])) paths.push(`/Targets/${i}/${key}`);
   }
   return paths;
 }
@@ -67,7 +56,7 @@ export class LocalDriftDetector {
   /** Rules defined locally, by logical id (their local name), with what the template says. */
   private readonly rules = new Map<string, RuleDefinition>();
   /** Queue policies applied, by logical id: each queue's URL and the document the template says. */
-  private readonly policies = new Map<string, { queueUrls: string[]; document: string }>();
+  private readonly policies = new Map<string, { queueUrls: string[]; document: unknown }>();
 
   private readonly template: CloudFormationTemplate;
   private readonly resolver: LocalResolver;
@@ -107,12 +96,14 @@ export class LocalDriftDetector {
         this.events.defineRule(id, definition);
       }
       if (resource.Type === 'AWS::SQS::QueuePolicy') {
-        const document = JSON.stringify(properties.PolicyDocument);
+        const document = properties.PolicyDocument;
         const queueUrls: string[] = [];
         for (const queue of (properties.Queues ?? []) as Array<{ Ref?: string }>) {
           const url = queue.Ref ? await this.queueUrl(queue.Ref) : undefined;
           if (!url) continue;
-          await this.sqs.send(new SetQueueAttributesCommand({ QueueUrl: url, Attributes: { Policy: document } }));
+          await this.sqs.send(
+            new SetQueueAttributesCommand({ QueueUrl: url, Attributes: { Policy: JSON.stringify(document) } }),
+          );
           queueUrls.push(url);
         }
         if (queueUrls.length) this.policies.set(id, { queueUrls, document });
@@ -141,8 +132,7 @@ export class LocalDriftDetector {
           .send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['Policy'] }))
           .catch(() => undefined);
         if (!answer) status = 'DELETED';
-        else if (status === 'IN_SYNC' && !same(safeJson(answer.Attributes?.Policy), JSON.parse(document)))
-          status = 'MODIFIED';
+        else if (status === 'IN_SYNC' && !same(safeJson(answer.Attributes?.Policy), document)) status = 'MODIFIED';
       }
       drifts.push({
         logicalId: id,
