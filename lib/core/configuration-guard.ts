@@ -105,7 +105,7 @@ export class ConfigurationGuard {
     if (props.enabled === false) {
       Annotations.of(scope).addWarningV2(
         'cdk-bank-webhooks:configurationGuard',
-        "configurationGuard.enabled is false: the rules on the receiver's bus, the bus policy and the journal's lifecycle, policy, versioning and Object Lock can be changed by any principal of the account its IAM policies allow. Hold those actions to the deployment role with a service control policy (docs/security.md), or acknowledge this warning where that is meant.",
+        "configurationGuard.enabled is false: the rules on the receiver's bus, the bus policy and the journal's lifecycle, policy, versioning and Object Lock can be changed by any principal of the account its IAM policies allow. Hold those actions to the deployment role with a service control policy (cdk-bank-webhooks/docs/security.md, \"The stack's own configuration\"), or acknowledge this warning where that is meant.",
       );
       return undefined;
     }
@@ -167,7 +167,7 @@ const ruleGroups = new WeakMap<Stack, Map<events.IEventBus, events.IRule[]>>();
 
 /**
  * Denies changes to `bus`'s policy to all but the deployment roles, and keeps the guard for the rules
- * put on it later. A bus the app did not create (imported) is left alone (docs/security.md); a bus
+ * put on it later. A bus the app did not create (imported) is left alone (cdk-bank-webhooks/docs/security.md); a bus
  * two receivers share is guarded once, by the first.
  */
 export function guardBus(scope: Construct, bus: events.IEventBus, guard: ConfigurationGuard | undefined): void {
