@@ -4,22 +4,15 @@
  * the path in the package; no repository URL exists yet) is in it, with the section it names.
  * The tarball's list is npm's own (`npm pack --dry-run`), so a change of `files` is caught here.
  */
-import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { buildExampleApp } from '../../examples/basic-receiver/app';
 import { buildHardenedApp } from '../../examples/hardened/app';
 import { Runbook, runbookLink } from '../../lib/core/alarms';
+import { anchors, packedFiles, ROOT } from '../support/packed';
 
-const ROOT = join(__dirname, '..', '..');
-const packed: Set<string> = new Set(
-  (
-    JSON.parse(
-      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' }),
-    ) as [{ files: { path: string }[] }]
-  )[0].files.map((f) => f.path),
-);
+const packed = packedFiles();
 
 /** Every `cdk-bank-webhooks/docs/<page>.md[#section]` a text names. */
 const named = (text: string) =>
@@ -27,22 +20,6 @@ const named = (text: string) =>
     page: `docs/${m[1]}`,
     section: m[2],
   }));
-
-/** GitHub's anchor of a heading. */
-const anchorOf = (heading: string) =>
-  heading
-    .replace(/^#+ /, '')
-    .trim()
-    .toLowerCase()
-    .replace(/[^\w\- ]/g, '')
-    .replace(/ /g, '-');
-const anchors = (page: string) =>
-  new Set(
-    readFileSync(join(ROOT, page), 'utf8')
-      .split('\n')
-      .filter((line) => /^#{1,6} /.test(line))
-      .map(anchorOf),
-  );
 
 it('ships every page of docs/ in the tarball, beside README.md and API.md', () => {
   const pages = readdirSync(join(ROOT, 'docs'))
