@@ -144,8 +144,9 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     },
   },
   trace: {
-    usage: 'trace <nossoNumero | idTransacao | endToEndId | subject id>',
-    summary: 'One subject: its verified state, its trail in time order, and its raw notifications in the journal.',
+    usage: 'trace <nossoNumero | idTransacao | endToEndId | refund id | subject id>',
+    summary:
+      "One subject: its verified state, its trail in time order, and its raw notifications in the journal (a Pix refund's own id is looked for in the journal's index).",
     options: {
       ...OPERATOR,
       kind: { type: 'string', value: 'pix|boleto|tributos', help: "a payment's kind", default: 'each in turn' },

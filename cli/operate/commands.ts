@@ -10,7 +10,7 @@ import { DeadLetterQueue, type DeadLetter, failuresTable, redrive, withDeadLette
 import { deleteCommand } from './dlq-delete';
 import { findReceiver } from './manifest';
 import { formatStatus, receiverStatus } from './status';
-import { candidateSubjects, formatTrace, traceSubject } from './trace';
+import { candidateSubjects, formatTrace, subjectsInJournal, traceSubject } from './trace';
 import { checkWindow, parseWhen, reverify } from './reverify';
 import { checkReplayWindow, startReplay, waitForReplay } from './replay';
 import { parseCommand } from '../command-line';
@@ -87,11 +87,25 @@ export async function traceCommand(args: readonly string[], io: OperatorIo): Pro
     args,
     io,
     async ({ aws, manifest, values, positionals }) => {
-      const trace = await traceSubject(
+      let trace = await traceSubject(
         aws,
         manifest,
         candidateSubjects(positionals[0], manifest, values.kind as PaymentKind | undefined),
       );
+      if (!trace.record && !trace.raw.length) {
+        // Nothing under the ids the argument makes: it may be a refund's own id, found in the journal's index.
+        const found = await subjectsInJournal(aws, manifest, positionals[0]);
+        if (found.length > 1) {
+          io.out(
+            [
+              `"${printable(positionals[0])}" names ${found.length} subjects in the journal; trace one by its subject id (the same command with it in place of "${printable(positionals[0])}"):`,
+              ...found.map((id) => `  ${printable(id)}`),
+            ].join('\n'),
+          );
+          return CliExit.ATTENTION;
+        }
+        if (found.length === 1) trace = await traceSubject(aws, manifest, found);
+      }
       io.out(formatTrace(trace));
       return trace.record || trace.raw.length ? CliExit.OK : CliExit.ATTENTION;
     },

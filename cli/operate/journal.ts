@@ -1,6 +1,11 @@
 /** Reading the raw journal's keys (contracts/record.ts): a time window's notifications, a subject's. */
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { JOURNAL_NOTIFICATIONS_PREFIX, journalKeyOfSubjectKey, journalSubjectPrefix } from '../../contracts/record';
+import {
+  JOURNAL_NOTIFICATIONS_PREFIX,
+  JOURNAL_SUBJECTS_PREFIX,
+  journalKeyOfSubjectKey,
+  journalSubjectPrefix,
+} from '../../contracts/record';
 import type { AwsClients } from './aws';
 
 export const DAY_MS = 86_400_000;
@@ -54,6 +59,33 @@ export async function journalKeysBetween(
     );
   }
   return keys.sort();
+}
+
+/** The subject ids of the journal's index under `subjects/<start>` that `matches` accepts (one listing call per 1,000 subjects). */
+export async function journalSubjectsMatching(
+  aws: AwsClients,
+  bucket: string,
+  start: string,
+  matches: (subjectId: string) => boolean,
+): Promise<string[]> {
+  const found: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await aws.s3.send(
+      new ListObjectsV2Command({
+        Bucket: bucket,
+        Prefix: `${JOURNAL_SUBJECTS_PREFIX}${start}`,
+        Delimiter: '/',
+        ContinuationToken: token,
+      }),
+    );
+    for (const { Prefix } of page.CommonPrefixes ?? []) {
+      const subjectId = Prefix!.slice(JOURNAL_SUBJECTS_PREFIX.length, -1);
+      if (matches(subjectId)) found.push(subjectId);
+    }
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+  return found.sort();
 }
 
 /** The raw notifications' keys of one subject (from its index entries), oldest first. */

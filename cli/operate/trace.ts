@@ -9,7 +9,7 @@ import { SUBJECT_RULES } from '../../lambda/bank/families';
 import { DynamoDbSubjectStore, type SubjectRecord } from '../../lambda/store/subject-store';
 import { formatTable } from '../table';
 import { type AwsClients, OperatorError } from './aws';
-import { journalKeysOf } from './journal';
+import { journalKeysOf, journalSubjectsMatching } from './journal';
 import { isTraceId } from '../../contracts/tracing';
 
 export interface SubjectTrace {
@@ -57,6 +57,19 @@ export async function traceSubject(
     first ??= trace;
   }
   return first!;
+}
+
+/**
+ * The subjects an argument names that only the journal's index can find (a Pix refund's own id),
+ * each kind's rules saying where to look; none without a journal or for a subject id.
+ */
+export async function subjectsInJournal(aws: AwsClients, manifest: OperatorManifest, arg: string): Promise<string[]> {
+  if (!manifest.journalBucket || /^(boleto|payment|pix|pix-refund):/.test(arg)) return [];
+  const found: string[] = [];
+  for (const search of SUBJECT_RULES.flatMap((rules) => rules.journalSearch?.(arg) ?? [])) {
+    found.push(...(await journalSubjectsMatching(aws, manifest.journalBucket, search.prefix, search.matches)));
+  }
+  return found;
 }
 
 /**

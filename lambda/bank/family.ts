@@ -109,6 +109,13 @@ export interface IdGuess {
   readonly only?: boolean;
 }
 
+/** Where in the journal's subject index an argument's subjects may be found (see SubjectRules.journalSearch). */
+export interface JournalSearch {
+  /** The start of the subject ids to list, `<kind>:`. */
+  readonly prefix: string;
+  readonly matches: (subjectId: string) => boolean;
+}
+
 /** How one kind of subject is verified: named, asked about, read, compared and published. */
 export interface SubjectRules {
   readonly kind: SubjectKind;
@@ -128,6 +135,12 @@ export interface SubjectRules {
    * first), and whether no other kind may be meant (`only`); undefined when it cannot be one.
    */
   guessIds?(arg: string, codigoBeneficiario: string, paymentKind?: string): IdGuess | undefined;
+  /**
+   * The subjects of this kind an operator's argument names that no id can be made from alone (a
+   * refund's id, without the Pix it returns): the journal's index is listed under
+   * `subjects/<prefix>` for the subject ids `matches` accepts. Undefined when it cannot be one.
+   */
+  journalSearch?(arg: string): JournalSearch | undefined;
   /** The target a notification item names, when the item is of this kind. */
   targetOf(item: SubjectItem): LookSubject | undefined;
   /** Why the item is not this receiver's to verify (it names another beneficiary), or undefined: the message is quarantined. */

@@ -17,8 +17,14 @@ import {
   EventBridgeClient,
   PutRuleCommand,
 } from '@aws-sdk/client-eventbridge';
-import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import type { DeadLetterDeletion } from '../../contracts/record';
+import {
+  CreateBucketCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import { type DeadLetterDeletion, journalSubjectKey } from '../../contracts/record';
 import {
   CreateQueueCommand,
   GetQueueAttributesCommand,
@@ -506,6 +512,40 @@ describe('trace', () => {
     const bad = await cli(['trace', 'a.b', '--stack', d.stackName]);
     expect(bad.status).toBe(CliExit.USAGE);
     expect(bad.err).toContain('"a.b" is neither a nossoNumero');
+  });
+
+  it("finds a Pix refund by its own id in the journal's index (one: traced; several: each named; none: nothing known)", async () => {
+    const d = await deploy();
+    const bucket = d.manifest.journalBucket!;
+    const index = async (subjectId: string, requestId: string) =>
+      s3.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: journalSubjectKey(subjectId, { receivedAt: '2025-06-03T17:05:10.000Z', requestId }),
+          Body: '',
+        }),
+      );
+    await index('pix-refund:E00038166202506031705abcdef12345:D1', 'req-refund-1');
+    await index('pix-refund:E00038166202506031705abcdef12345:D2', 'req-refund-2');
+    await index('pix-refund:E99999999202506031705abcdef99999:D2', 'req-refund-3');
+    await index('pix-refund:E00038166202506031705abcdef12345:XD1', 'req-refund-4');
+
+    const one = await cli(['trace', 'D1', '--stack', d.stackName]);
+    expect(one.out).toContain('Subject pix-refund:E00038166202506031705abcdef12345:D1');
+    expect(one.out).toContain(`s3://${bucket}/notifications/2025-06-03/17-05-10.000Z-req-refund-1.json`);
+    expect(one.out).not.toContain('req-refund-4');
+    expect(one.status).toBe(CliExit.OK);
+
+    const two = await cli(['trace', 'D2', '--stack', d.stackName]);
+    expect(two.status).toBe(CliExit.ATTENTION);
+    expect(two.out).toContain('"D2" names 2 subjects in the journal');
+    expect(two.out).toContain(
+      '  pix-refund:E00038166202506031705abcdef12345:D2\n  pix-refund:E99999999202506031705abcdef99999:D2',
+    );
+
+    const none = await cli(['trace', 'D3', '--stack', d.stackName]);
+    expect(none.status).toBe(CliExit.ATTENTION);
+    expect(none.out).toContain('No record');
   });
 });
 

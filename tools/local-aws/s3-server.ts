@@ -12,7 +12,7 @@ const xmlEscape = (text: string): string => text.replace(/[<>&'"]/g, (c) => `&#$
 /**
  * A local endpoint that speaks S3's REST protocol, path style, for what the handlers and tools
  * call: CreateBucket, PutObject (with `If-None-Match: *`), GetObject, HeadObject and
- * ListObjectsV2 by prefix. It lets the local runner and `npm run demo` keep needing nothing but
+ * ListObjectsV2 by prefix (and delimiter). It lets the local runner and `npm run demo` keep needing nothing but
  * `npm ci`; the journal's own tests run against moto's server (tools/local-aws/moto.ts), which is
  * faithful where this is not (versioning, Object Lock, encryption). Loopback only.
  */
@@ -85,20 +85,33 @@ export class LocalS3 extends LoopbackServer {
 
   private list(bucket: Map<string, StoredObject>, name: string, url: URL, res: ServerResponse): void {
     const prefix = url.searchParams.get('prefix') ?? '';
+    const delimiter = url.searchParams.get('delimiter') ?? '';
     const max = Math.min(1000, Number(url.searchParams.get('max-keys') ?? 1000));
     const after = url.searchParams.get('continuation-token') ?? url.searchParams.get('start-after') ?? '';
-    const keys = [...bucket.keys()].filter((key) => key.startsWith(prefix) && key > after).sort();
-    const page = keys.slice(0, max);
-    const truncated = keys.length > page.length;
+    // With a delimiter, the keys that hold it after the prefix roll up into one common prefix each.
+    const entries = new Set<string>();
+    for (const key of bucket.keys()) {
+      if (!key.startsWith(prefix)) continue;
+      const at = delimiter ? key.indexOf(delimiter, prefix.length) : -1;
+      entries.add(at < 0 ? key : key.slice(0, at + delimiter.length));
+    }
+    const listed = [...entries].filter((entry) => entry > after).sort();
+    const page = listed.slice(0, max);
+    const truncated = listed.length > page.length;
     const contents = page
+      .filter((entry) => bucket.has(entry))
       .map(
         (key) =>
           `<Contents><Key>${xmlEscape(key)}</Key><LastModified>${bucket.get(key)!.modified.toISOString()}</LastModified><Size>${bucket.get(key)!.body.length}</Size><StorageClass>STANDARD</StorageClass></Contents>`,
       )
       .join('');
+    const common = page
+      .filter((entry) => !bucket.has(entry))
+      .map((entry) => `<CommonPrefixes><Prefix>${xmlEscape(entry)}</Prefix></CommonPrefixes>`)
+      .join('');
     res.writeHead(200, { 'Content-Type': 'application/xml' });
     res.end(
-      `<?xml version="1.0" encoding="UTF-8"?><ListBucketResult><Name>${xmlEscape(name)}</Name><Prefix>${xmlEscape(prefix)}</Prefix><KeyCount>${page.length}</KeyCount><MaxKeys>${max}</MaxKeys><IsTruncated>${truncated}</IsTruncated>${contents}${truncated ? `<NextContinuationToken>${xmlEscape(page[page.length - 1])}</NextContinuationToken>` : ''}</ListBucketResult>`,
+      `<?xml version="1.0" encoding="UTF-8"?><ListBucketResult><Name>${xmlEscape(name)}</Name><Prefix>${xmlEscape(prefix)}</Prefix>${delimiter ? `<Delimiter>${xmlEscape(delimiter)}</Delimiter>` : ''}<KeyCount>${page.length}</KeyCount><MaxKeys>${max}</MaxKeys><IsTruncated>${truncated}</IsTruncated>${contents}${common}${truncated ? `<NextContinuationToken>${xmlEscape(page[page.length - 1])}</NextContinuationToken>` : ''}</ListBucketResult>`,
     );
   }
 }

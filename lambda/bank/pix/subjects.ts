@@ -238,6 +238,11 @@ export function pixRefundRules(): SubjectRules {
     kind: SubjectKind.PIX_REFUND,
     owns: (target) => target.kind === 'pix-refund',
     idOf: (target) => `pix-refund:${(target as RefundTarget).endToEndId}:${(target as RefundTarget).refundId}`,
+    // A refund's own id names it only beside its Pix's end-to-end id: the journal's index is listed for it.
+    journalSearch: (arg) =>
+      REFUND_ID.test(arg)
+        ? { prefix: 'pix-refund:', matches: (subjectId) => subjectId.endsWith(`:${arg}`) }
+        : undefined,
     targetFrom: (subject, what) => {
       const endToEndId = endToEndIdFrom(subject, what);
       if (typeof subject.refundId !== 'string' || !REFUND_ID.test(subject.refundId)) {

@@ -165,7 +165,7 @@ it('runs every command the runbooks name from another shell, each finding what t
   expect(replay.out).toMatch(/: COMPLETED/);
 });
 
-it("practises Pix received: a charge paid, a key paid, a refund of a nature, a MED, another customer's Pix, a lost callback; trace and sweep show them", async () => {
+it("practises Pix received: a charge paid, a key paid, a refund of a nature, a MED, another customer's Pix, a lost callback; trace, sweep, reverify and audit show them", async () => {
   const charged = /paid by Pix (\S+), notified/.exec(await control('pix-charge'))![1];
   expect((await cli(['trace', charged])).out).toMatch(/Pix Received/);
   expect(await control('pix-refund')).toMatch(/refunded in full \(ORIGINAL/);
@@ -183,4 +183,25 @@ it("practises Pix received: a charge paid, a key paid, a refund of a nature, a M
   await control('help'); // the look is processed meanwhile
   await new Promise((resolve) => setTimeout(resolve, 3_000));
   expect((await cli(['trace', lost])).out).toMatch(/Pix Received/);
+
+  // A refund traced by its own id alone: found in the journal's index.
+  expect((await cli(['trace', med])).out).toMatch(new RegExp(`Subject pix-refund:${keyed}:${med}[\\s\\S]*Pix Refund`));
+
+  // reverify asks the provider again about each Pix and refund the day's callbacks named: nothing changed, nothing published again.
+  const today = new Date().toISOString().slice(0, 10);
+  const reverify = await cli(['reverify', '--from', today, '--to', today]);
+  expect(reverify.status).toBe(CliExit.OK);
+  expect(reverify.out).toContain(`  pix:${charged}\n`);
+  expect(reverify.out).toContain(`  pix-refund:${keyed}:${med}\n`);
+  expect(reverify.out).toMatch(/Sent 5 look request\(s\)/);
+  await control('help'); // the looks are processed meanwhile
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  // audit over the day: each callback published once or dropped as another key's, the lost one recovered, none twice.
+  const audit = await cli(['audit', '--from', today, '--to', today]);
+  expect(audit.status).toBe(CliExit.OK);
+  expect(audit.out).toMatch(/published \(verified\)\s+4\n/);
+  expect(audit.out).toMatch(/another key's Pix \(dropped, never published\)\s+1\n/);
+  expect(audit.out).toMatch(/events in the audit log\s+5\n/);
+  expect(audit.out).toMatch(/delivered again \(same key and content\)\s+0\n/);
+  expect(audit.out).toContain('Nothing lost, nothing published twice, nothing unverified.');
 });
