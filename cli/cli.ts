@@ -13,6 +13,7 @@ import {
   sweepCommand,
   traceCommand,
 } from './operate/commands';
+import { logsCommand } from './operate/logs';
 import { commandHelp, exitLines, nearest, parseCommand, UsageError, wantsHelp } from './command-line';
 import { COMMANDS } from './command-specs';
 import { sandboxCommand } from './sandbox';
@@ -43,7 +44,9 @@ export function usage(): string {
     ...['simulate', 'check-endpoint'].map(line),
     '',
     'Operating a deployed receiver (your AWS credentials; --stack NAME; docs/operations.md, "The operator CLI"):',
-    ...['status', 'trace', 'dlq list', 'dlq redrive', 'dlq delete', 'reverify', 'replay', 'sweep', 'audit'].map(line),
+    ...['status', 'trace', 'dlq list', 'dlq redrive', 'dlq delete', 'reverify', 'replay', 'sweep', 'audit', 'logs'].map(
+      line,
+    ),
     '',
     'A deployed BankSandbox (docs/sandbox.md):',
     line('sandbox'),
@@ -232,6 +235,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         return await sweepCommand(args, io);
       case 'audit':
         return await auditCommand(args, io);
+      case 'logs':
+        return await logsCommand(args, io);
       case 'sandbox':
         return await sandboxCommand(args, io);
       default:

@@ -259,6 +259,32 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
       [CliExit.FAILED]: 'the replay did not complete (its state and reason are printed)',
     },
   },
+  logs: {
+    usage: 'logs <receiver | processor | sweep | access>',
+    summary:
+      "A receiver's log over a window, oldest first: a function's (the receiver, the processor, the sweep) or the REST API's access log, by the log group its manifest names.",
+    options: {
+      ...OPERATOR,
+      from: { ...WINDOW.from, default: 'an hour before --to' },
+      to: { ...WINDOW.to, default: 'now' },
+      filter: {
+        type: 'string',
+        value: 'PATTERN',
+        help: 'a CloudWatch Logs filter pattern: words all present, "a phrase", ?either ?or, { $.status = "401" }',
+        default: 'every event',
+      },
+      limit: { type: 'string', value: 'N', help: 'most events printed (1 to 10000)', default: '200' },
+    },
+    examples: [
+      'cdk-bank-webhooks logs processor --filter \'"8f1c2d3e-message-id"\' --stack Billing',
+      'cdk-bank-webhooks logs access --from 2026-11-25T14:00:00Z --filter \'{ $.status = "401" }\' --stack Billing',
+    ],
+    exits: [...OPERATOR_EXITS, CliExit.ATTENTION],
+    exitDetails: {
+      [CliExit.ATTENTION]: 'no event in the window matched',
+      [CliExit.NOT_FOUND]: 'the stack, the receiver, or the log group',
+    },
+  },
   audit: {
     usage: 'audit --from T --to T',
     summary:

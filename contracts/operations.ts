@@ -55,6 +55,11 @@ export interface OperatorManifest {
     /** The reconciliation sweep (none in NON_PRODUCTION or when off). */
     readonly sweep?: string;
   };
+  /**
+   * The log groups `logs` reads: each function's (the receiver, the processor, the sweep when there
+   * is one) and the REST API's access log. Absent in manifests of stacks deployed by releases before it.
+   */
+  readonly logGroups?: Readonly<Partial<Record<LogSource, string>>>;
   /** The names of the receiver's alarms. */
   readonly alarms: readonly string[];
   /**
@@ -88,6 +93,18 @@ export interface OperatorManifest {
   };
   /** The registrations the watch compares with the bank: each one's label and its applied record (the watch's state is kept under it). */
   readonly registrations: readonly { readonly label: string; readonly record: string }[];
+}
+
+/** The logs `cdk-bank-webhooks logs` reads, by the name its command line takes. */
+export enum LogSource {
+  /** The receiver function: each request stored or refused. */
+  RECEIVER = 'receiver',
+  /** The processor function: each notification verified, published, quarantined; the bank's answers. */
+  PROCESSOR = 'processor',
+  /** The reconciliation sweep and registration watch. */
+  SWEEP = 'sweep',
+  /** The REST API's access log: each request's source IP, route and status. */
+  ACCESS = 'access',
 }
 
 /** The CLI's exit statuses (docs/operations.md, "The operator CLI"). */

@@ -163,6 +163,7 @@ export function receiverManifest(
     receiverFunction: endpoint.receiverFunction,
     processorFunction: processor.processorFunction,
     sweepFunction: reconciliation?.sweepFunction,
+    accessLogGroup: endpoint.accessLogGroup,
     registrations: reconciliation
       ? [
           ...(paymentRegistration ? [paymentRegistration._watched] : []),

@@ -5,64 +5,19 @@
 import { PaymentKind } from '../../contracts/events';
 import { CliExit, type OperatorManifest, OperatorDefaults } from '../../contracts/operations';
 import { formatTable, humanDuration, printable, quoted } from '../table';
-import { type AwsClients, awsClients, type AwsOptions, explainAwsError, OperatorError } from './aws';
+import { OperatorError } from './aws';
+import { type OperatorIo, usage, type Values, withReceiver } from './receiver-command';
 import { DeadLetterQueue, type DeadLetter, failuresTable, redrive, withDeadLetters } from './dead-letters';
 import { deleteCommand } from './dlq-delete';
-import { findReceiver } from './manifest';
 import { formatStatus, receiverStatus } from './status';
 import { candidateSubjects, formatTrace, subjectsInJournal, traceSubject } from './trace';
 import { checkWindow, parseWhen, reverify } from './reverify';
 import { checkReplayWindow, startReplay, waitForReplay } from './replay';
-import { parseCommand } from '../command-line';
 import { formatSweep, runSweep } from './sweep';
 import { auditWindow, formatAudit } from './audit';
 
-export interface OperatorIo {
-  readonly out: (text: string) => void;
-  readonly err: (text: string) => void;
-  /** Where and as whom to call AWS beyond the command line's --region and --profile (tests). */
-  readonly aws?: AwsOptions;
-  /** The clock (tests). */
-  readonly now?: () => number;
-}
-
 /** Most messages a `dlq` command reads of a queue. */
 const MAX_LETTERS = OperatorDefaults.dlqMaxMessages;
-
-type Values = Record<string, string | boolean | string[] | undefined>;
-
-function usage(message: string): OperatorError {
-  return new OperatorError(message, CliExit.USAGE);
-}
-
-/** Parses `args` by the command's spec, finds the receiver and runs `act` with AWS clients that are closed afterwards. */
-async function withReceiver(
-  doing: string,
-  args: readonly string[],
-  io: OperatorIo,
-  act: (ctx: { aws: AwsClients; manifest: OperatorManifest; values: Values; positionals: string[] }) => Promise<number>,
-  check: (values: Values, positionals: string[]) => void = () => undefined,
-): Promise<number> {
-  const { values: parsed, positionals } = parseCommand(doing, args);
-  const values = parsed as Values & { stack?: string; receiver?: string; region?: string; profile?: string };
-  const stack = values.stack;
-  if (!stack) throw usage(`${doing} needs --stack <the receiver's stack name>.`);
-  // The command line is checked whole before AWS is asked anything.
-  check(values, positionals);
-  const aws = awsClients({
-    ...io.aws,
-    ...(values.region ? { region: values.region } : {}),
-    ...(values.profile ? { profile: values.profile } : {}),
-  });
-  try {
-    const manifest = await findReceiver(aws.cloudFormation, stack, values.receiver);
-    return await act({ aws, manifest, values: values, positionals });
-  } catch (error) {
-    throw explainAwsError(error, doing);
-  } finally {
-    aws.destroy();
-  }
-}
 
 export async function statusCommand(args: readonly string[], io: OperatorIo): Promise<number> {
   return withReceiver(
@@ -372,3 +327,5 @@ export async function auditCommand(args: readonly string[], io: OperatorIo): Pro
     },
   );
 }
+
+export type { OperatorIo } from './receiver-command';

@@ -135,6 +135,9 @@ export async function receiverStatus(
     ['notifications dead-letter', manifest.queues.notificationsDeadLetter.url, true],
     ['looks', manifest.queues.looks.url, false],
     ['looks dead-letter', manifest.queues.looksDeadLetter.url, true],
+    ...(manifest.auditLog
+      ? [['audit dead-letter', manifest.auditLog.deadLetterQueue.url, true] as [string, string, boolean]]
+      : []),
   ];
   const ages = await oldestAges(
     aws,
@@ -257,7 +260,11 @@ export function formatStatus(s: ReceiverStatus, now = Date.now()): string {
 export const DEAD_LETTER_RUNBOOKS: Readonly<Record<string, string>> = {
   'notifications dead-letter': 'deadletterqueuealarm',
   'looks dead-letter': 'lookdeadletterqueuealarm',
+  'audit dead-letter': 'auditdeadletterqueuealarm',
 };
+
+/** The page of the runbooks, by its path in the package (as every alarm's description names it). */
+const RUNBOOKS_PAGE = 'cdk-bank-webhooks/docs/operations.md';
 
 /** The runbook of each thing that needs attention: every alarm in ALARM, each dead-letter queue with messages, a drifted configuration. */
 function attentionRunbooks(
@@ -265,7 +272,7 @@ function attentionRunbooks(
   queues: ReceiverStatus['queues'],
   configuration: ConfigurationWatchReport | undefined,
 ): string[] {
-  const page = 'cdk-bank-webhooks/docs/operations.md';
+  const page = RUNBOOKS_PAGE;
   return [
     ...new Set([
       ...alarms.filter((a) => a.state === 'ALARM').map((a) => a.runbook ?? `${page}#runbooks`),
@@ -287,11 +294,11 @@ function configurationLines(s: ReceiverStatus, now: number): string[] {
   if (!c.findings.length)
     return [
       c.failed
-        ? `${head}: NOT WATCHED${why}. Runbook: docs/operations.md#${CONFIGURATION_DRIFT_RUNBOOK}`
+        ? `${head}: NOT WATCHED${why}. Runbook: ${RUNBOOKS_PAGE}#${CONFIGURATION_DRIFT_RUNBOOK}`
         : `${head}: the security-relevant resources match the template${why}.`,
     ];
   return [
-    `${head}: ${c.findings.length} resource(s) differ from the template${why}. Runbook: docs/operations.md#${CONFIGURATION_DRIFT_RUNBOOK}`,
+    `${head}: ${c.findings.length} resource(s) differ from the template${why}. Runbook: ${RUNBOOKS_PAGE}#${CONFIGURATION_DRIFT_RUNBOOK}`,
     formatTable(
       ['resource', 'type', 'drift', 'properties'],
       c.findings.map((f) => [

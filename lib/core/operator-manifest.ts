@@ -7,6 +7,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import {
+  LogSource,
   OPERATOR_MANIFEST_DESCRIPTION,
   OPERATOR_MANIFEST_KIND,
   type OperatorManifest,
@@ -36,9 +37,11 @@ export interface OperatorManifestResources {
   readonly pixKeys?: readonly string[];
   /** The processor's own mappings, where the receiver sets them. */
   readonly mappings?: OperatorManifest['mappings'];
-  readonly receiverFunction: lambda.IFunction;
-  readonly processorFunction: lambda.IFunction;
-  readonly sweepFunction?: lambda.IFunction;
+  readonly receiverFunction: lambda.Function;
+  readonly processorFunction: lambda.Function;
+  readonly sweepFunction?: lambda.Function;
+  /** The REST API's access log group. */
+  readonly accessLogGroup: logs.ILogGroup;
   /** The registrations the watch compares with the bank (none: the receiver registers nothing, or nothing watches). */
   readonly registrations?: readonly { readonly label: string; readonly appliedRecord: string }[];
 }
@@ -82,6 +85,12 @@ export function writeOperatorManifest(scope: Construct, id: string, r: OperatorM
         receiver: r.receiverFunction.functionName,
         processor: r.processorFunction.functionName,
         ...(r.sweepFunction ? { sweep: r.sweepFunction.functionName } : {}),
+      },
+      logGroups: {
+        [LogSource.RECEIVER]: r.receiverFunction.logGroup.logGroupName,
+        [LogSource.PROCESSOR]: r.processorFunction.logGroup.logGroupName,
+        ...(r.sweepFunction ? { [LogSource.SWEEP]: r.sweepFunction.logGroup.logGroupName } : {}),
+        [LogSource.ACCESS]: r.accessLogGroup.logGroupName,
       },
       registrations: (r.registrations ?? []).map((w) => ({ label: w.label, record: w.appliedRecord })),
       alarms: scope.node

@@ -18,6 +18,12 @@ import {
   PutRuleCommand,
 } from '@aws-sdk/client-eventbridge';
 import {
+  CloudWatchLogsClient,
+  CreateLogGroupCommand,
+  CreateLogStreamCommand,
+  PutLogEventsCommand,
+} from '@aws-sdk/client-cloudwatch-logs';
+import {
   CreateBucketCommand,
   GetObjectCommand,
   ListObjectsV2Command,
@@ -72,6 +78,7 @@ let dynamo: DynamoDBClient;
 let cloudWatch: CloudWatchClient;
 let cloudFormation: CloudFormationClient;
 let eventBridge: EventBridgeClient;
+let logs: CloudWatchLogsClient;
 /** moto's account. */
 const ACCOUNT_ID = '123456789012';
 
@@ -84,9 +91,10 @@ beforeAll(async () => {
   cloudWatch = new CloudWatchClient(config);
   cloudFormation = new CloudFormationClient(config);
   eventBridge = new EventBridgeClient(config);
+  logs = new CloudWatchLogsClient(config);
 }, 60_000);
 afterAll(async () => {
-  for (const client of [sqs, dynamo, cloudWatch, cloudFormation, eventBridge]) client?.destroy();
+  for (const client of [sqs, dynamo, cloudWatch, cloudFormation, eventBridge, logs]) client?.destroy();
   await moto?.stop();
 });
 
@@ -168,6 +176,9 @@ async function deploy(
       } else if (type === 'AWS::S3::Bucket') {
         await s3.send(new CreateBucketCommand({ Bucket: name(id).toLowerCase() }));
         made.set(id, name(id).toLowerCase());
+      } else if (type === 'AWS::Logs::LogGroup') {
+        await logs.send(new CreateLogGroupCommand({ logGroupName: name(id) }));
+        made.set(id, name(id));
       } else if (type === 'AWS::CloudWatch::Alarm') {
         const description = resolveIntrinsics(properties.AlarmDescription, {
           ...values,
@@ -220,6 +231,7 @@ async function cli(argv: string[], now = Date.now()): Promise<{ status: number; 
       endpoints: {
         CLOUDFORMATION: moto.endpoint,
         CLOUDWATCH: moto.endpoint,
+        CLOUDWATCH_LOGS: moto.endpoint,
         DYNAMODB: moto.endpoint,
         EVENTBRIDGE: moto.endpoint,
         S3: moto.endpoint,
@@ -398,7 +410,7 @@ describe("status of the stack's own configuration", () => {
     const { status, out } = await cli(['status', '--stack', d.stackName], now);
     expect(status).toBe(CliExit.ATTENTION);
     expect(out).toContain(
-      'Configuration (CloudFormation drift detection, read, checked 2 min ago): 2 resource(s) differ from the template. Runbook: docs/operations.md#configurationdriftalarm',
+      'Configuration (CloudFormation drift detection, read, checked 2 min ago): 2 resource(s) differ from the template. Runbook: cdk-bank-webhooks/docs/operations.md#configurationdriftalarm',
     );
     expect(out).toMatch(
       /BankWebhooksSettledRule1234\s+AWS::Events::Rule\s+MODIFIED\s+\/Targets\/0\/Input, \/Evil\\u001b\[2J/,
@@ -546,6 +558,64 @@ describe('trace', () => {
     const none = await cli(['trace', 'D3', '--stack', d.stackName]);
     expect(none.status).toBe(CliExit.ATTENTION);
     expect(none.out).toContain('No record');
+  });
+});
+
+describe('logs', () => {
+  it("reads a function's log by the group its manifest names: the window, the filter, the limit; a message's control characters escaped", async () => {
+    const d = await deploy();
+    const group = d.manifest.logGroups!.processor!;
+    // Recent events (CloudWatch Logs refuses events older than 14 days): ten minutes ago, on the minute.
+    const minute = Math.floor(Date.now() / 60_000) * 60_000;
+    const at = minute - 600_000;
+    const iso = (ms: number) => new Date(ms).toISOString();
+    await logs.send(new CreateLogStreamCommand({ logGroupName: group, logStreamName: 's' }));
+    await logs.send(
+      new PutLogEventsCommand({
+        logGroupName: group,
+        logStreamName: 's',
+        logEvents: [
+          { timestamp: at, message: '{"level":"ERROR","message":"Notification quarantined","messageId":"m-1"}' },
+          { timestamp: at + 1_000, message: '{"level":"INFO","message":"Published","messageId":"m-2"}' },
+          { timestamp: at + 2_000, message: 'a line with\u001b[31m an escape\nand a break' },
+        ],
+      }),
+    );
+    const window = ['--from', iso(at - 60_000), '--to', iso(at + 60_000)];
+
+    const all = await cli(['logs', 'processor', ...window, '--stack', d.stackName]);
+    expect(all.status).toBe(CliExit.OK);
+    expect(all.out.split('\n')).toEqual([
+      `${group}, ${iso(at - 60_000)} to ${iso(at + 60_000)}:`,
+      `${iso(at)}  {"level":"ERROR","message":"Notification quarantined","messageId":"m-1"}`,
+      `${iso(at + 1_000)}  {"level":"INFO","message":"Published","messageId":"m-2"}`,
+      `${iso(at + 2_000)}  a line with\\u001b[31m an escape\\nand a break`,
+    ]);
+    const one = await cli(['logs', 'processor', ...window, '--filter', 'ERROR', '--stack', d.stackName]);
+    expect(one.out).toContain('"messageId":"m-1"');
+    expect(one.out).not.toContain('m-2');
+    const limited = await cli(['logs', 'processor', ...window, '--limit', '1', '--stack', d.stackName]);
+    expect(limited.out).toContain('… more events matched');
+    // An hour before the events (the default window is the last hour): nothing, exit 1.
+    const none = await cli(['logs', 'processor', '--to', iso(at - 1_000), '--stack', d.stackName]);
+    expect(none).toMatchObject({ status: CliExit.ATTENTION });
+    expect(none.out).toContain(`No event in ${group} from ${iso(at - 3_601_000)} to ${iso(at - 1_000)}.`);
+  });
+
+  it('refuses a source it does not know, a bad limit or window before asking AWS; a stack from an older release is told to deploy again', async () => {
+    const d = await deploy({ manifest: ({ logGroups: _gone, ...written }) => written });
+    const bad = await cli(['logs', 'journal', '--stack', d.stackName]);
+    expect(bad).toMatchObject({ status: CliExit.USAGE });
+    expect(bad.err).toContain('logs takes one of receiver, processor, sweep, access (got journal)');
+    expect((await cli(['logs', 'processor', '--limit', '0', '--stack', d.stackName])).err).toContain(
+      '--limit must be a whole number from 1 to 10000 (got 0)',
+    );
+    expect(
+      (await cli(['logs', 'processor', '--from', '2025-06-03', '--to', '2025-06-02', '--stack', d.stackName])).status,
+    ).toBe(CliExit.USAGE);
+    const old = await cli(['logs', 'processor', '--stack', d.stackName]);
+    expect(old).toMatchObject({ status: CliExit.NOT_FOUND });
+    expect(old.err).toContain('deployed by a release before `logs`. Deploy it again');
   });
 });
 

@@ -6,8 +6,9 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { PIX_ROUTE, ROUTES } from '../../contracts/receiver';
 import { LocalApiGateway, type ProxyExchange } from '../local-aws/api-gateway';
+import type { LocalLogs } from '../local-aws/logs-server';
 import type { PemPair } from '../../simulator/certificates';
-import type { CloudFormationTemplate, ReceiverDeployment } from './template';
+import type { ApiDescription, CloudFormationTemplate, ReceiverDeployment } from './template';
 
 /** The front doors, started, and their URLs. */
 export interface FrontDoors {
@@ -26,6 +27,8 @@ export interface FrontDoorWiring {
   readonly invokeReceiver: (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
   /** Told of every request answered, in order of answer. */
   readonly onResponse: (exchange: ProxyExchange) => void;
+  /** Where each stage's access log goes (its group, as the template names it). */
+  readonly logs: LocalLogs;
 }
 
 /** Starts the template's front doors (the Pix API's only where the deployment has one). */
@@ -35,7 +38,7 @@ export async function startFrontDoors(
   wiring: FrontDoorWiring,
 ): Promise<FrontDoors> {
   const gatewayOf = (
-    api: { readonly stageName: string; readonly restApi: string },
+    api: ApiDescription,
     routes: Record<string, (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>>,
   ) =>
     new LocalApiGateway({
@@ -43,7 +46,10 @@ export async function startFrontDoors(
       stage: api.stageName,
       functionTimeoutMs: d.receiver.timeoutSeconds * 1000,
       routes,
-      onResponse: wiring.onResponse,
+      onResponse: (exchange) => {
+        wiring.onResponse(exchange);
+        if (api.accessLogGroup) wiring.logs.append(api.accessLogGroup, accessLogLine(exchange));
+      },
       binaryMediaTypes: (template.Resources[api.restApi].Properties?.BinaryMediaTypes as string[] | undefined) ?? [],
     });
   const gateway = gatewayOf(d.api, Object.fromEntries(ROUTES.map((route) => [route, wiring.invokeReceiver])));
@@ -53,4 +59,17 @@ export async function startFrontDoors(
   const pixRoutes = ['', PIX_ROUTE, ...d.pixApi.paths.filter((path) => path !== PIX_ROUTE)];
   const pixGateway = gatewayOf(d.pixApi, Object.fromEntries(pixRoutes.map((route) => [route, wiring.invokeReceiver])));
   return { gateway, apiUrl, pixGateway, pixUrl: (await pixGateway.start()).replace(/\/$/, '') };
+}
+
+/** An access log line as the stage's format writes it (the fields a runbook filters on; the rest left out). */
+function accessLogLine(exchange: ProxyExchange): string {
+  return JSON.stringify({
+    requestId: exchange.requestId ?? '-',
+    requestTime: new Date().toISOString(),
+    sourceIp: '127.0.0.1',
+    httpMethod: 'POST',
+    resourcePath: `/${exchange.route}`,
+    status: String(exchange.status),
+    responseLatency: String(exchange.durationMs),
+  });
 }

@@ -166,12 +166,15 @@ export class LocalServices {
   }
 
   /**
-   * The template's buckets, and its audit log: the events its rule's pattern matches, written to
+   * The template's buckets and log groups, and its audit log: the events its rule's pattern matches, written to
    * the group as EventBridge writes an event to a log group target (the event's JSON).
    */
   async standUp(template: CloudFormationTemplate, deployment: ReceiverDeployment): Promise<void> {
-    for (const [logicalId, resource] of Object.entries(template.Resources))
+    for (const [logicalId, resource] of Object.entries(template.Resources)) {
       if (resource.Type === 'AWS::S3::Bucket') this.s3.createBucket(localBucketName(logicalId));
+      // Every log group, as a deploy makes them (a function's holds nothing until it runs).
+      if (resource.Type === 'AWS::Logs::LogGroup') this.logs.createGroup(logicalId);
+    }
     const audit = deployment.auditLog;
     if (!audit) return;
     this.logs.createGroup(audit.logGroup);

@@ -217,6 +217,7 @@ export abstract class RunnerStack {
       tls: this.services.apiTls,
       invokeReceiver: (event) => this.receiver.invoke<APIGatewayProxyResult>(event, event.requestContext.requestId),
       onResponse: (exchange) => this.exchanges.push(exchange),
+      logs: this.services.logs,
     }));
     const queueUrls = new Map([
       [d.queue.logicalId, this.queueUrl],
@@ -340,11 +341,12 @@ export abstract class RunnerStack {
       environment,
       timeoutMs: description.timeoutSeconds * 1000,
       memoryMb: description.memorySize,
-      onLog: (line) => this.log(name, line),
+      onLog: (line) => this.log(name, line, description.logGroup),
     });
   }
-  protected log(name: string, line: string): void {
+  protected log(name: string, line: string, group?: string): void {
     this.logs.write(name, line);
+    if (group) this.services.logs.append(group, line);
   }
   /** The folder of the functions' logs (`<function>.log`). */
   get logDir(): string {

@@ -24,6 +24,8 @@ export interface FunctionDescription {
   readonly handler: string;
   /** The code asset's folder in the cloud assembly (with asset metadata on, as the CDK CLI sets it). */
   readonly assetPath?: string;
+  /** The logical id of its log group (`LoggingConfig.LogGroup`): the group's name locally. */
+  readonly logGroup?: string;
 }
 
 /** The parts of a BankWebhookReceiver stack the local runner stands in for. */
@@ -74,6 +76,8 @@ export interface ApiDescription {
   readonly stageName: string;
   /** The paths its resources serve under the root (`pix`; `rec` and `cobr` with Pix Automático). */
   readonly paths: readonly string[];
+  /** The logical id of its stage's access log group (its name locally). */
+  readonly accessLogGroup?: string;
 }
 
 /** A queue with its redrive policy. */
@@ -128,7 +132,13 @@ function functionDescription(logicalId: string, resource: TemplateResource): Fun
     memorySize: Number(p.MemorySize ?? 128),
     handler: typeof p.Handler === 'string' ? p.Handler : 'index.handler',
     assetPath: resource.Metadata?.['aws:asset:path'] as string | undefined,
+    ...logGroupOf(p.LoggingConfig),
   };
+}
+
+function logGroupOf(logging: unknown): Pick<FunctionDescription, 'logGroup'> {
+  const group = (logging as { LogGroup?: { Ref?: unknown } } | undefined)?.LogGroup?.Ref;
+  return typeof group === 'string' ? { logGroup: group } : {};
 }
 
 /** The settings a construct wrote as one JSON value in a function's environment, once resolved. */
@@ -231,7 +241,15 @@ export function describeReceiverDeployment(template: CloudFormationTemplate): Re
     const paths = ofType('AWS::ApiGateway::Resource')
       .filter(([, r]) => refersTo(r, apiId))
       .map(([, r]) => String(r.Properties?.PathPart));
-    return { restApi: apiId, stage: stageId, stageName: String(stage.Properties?.StageName), paths };
+    const destination = (stage.Properties?.AccessLogSetting as { DestinationArn?: { 'Fn::GetAtt'?: unknown[] } })
+      ?.DestinationArn?.['Fn::GetAtt']?.[0];
+    return {
+      restApi: apiId,
+      stage: stageId,
+      stageName: String(stage.Properties?.StageName),
+      paths,
+      ...(typeof destination === 'string' ? { accessLogGroup: destination } : {}),
+    };
   };
   const pixApiId = apis.find(isPixApi);
   const registrationTypes: string[] = Object.values(RegistrationResourceType);

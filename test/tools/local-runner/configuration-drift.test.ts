@@ -75,7 +75,9 @@ it('sees a rewritten rule target and a replaced queue policy, alarms, and status
 
   const { status, out } = await runner.operate(['status']);
   expect(status).toBe(CliExit.ATTENTION);
-  expect(out).toContain('2 resource(s) differ from the template. Runbook: docs/operations.md#configurationdriftalarm');
+  expect(out).toContain(
+    '2 resource(s) differ from the template. Runbook: cdk-bank-webhooks/docs/operations.md#configurationdriftalarm',
+  );
   expect(out).toMatch(new RegExp(`${rule}\\s+AWS::Events::Rule\\s+MODIFIED\\s+/Targets/0/Input`));
   expect(out).toMatch(new RegExp(`${queuePolicy}\\s+AWS::SQS::QueuePolicy\\s+MODIFIED\\s+/PolicyDocument`));
 });

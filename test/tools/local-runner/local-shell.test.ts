@@ -109,6 +109,10 @@ it('runs every command the runbooks name from another shell, each finding what t
   expect(status).toMatchObject({ status: CliExit.ATTENTION });
   expect(status.out).toMatch(/notifications dead-letter\s+1\s/);
   expect((await cli(['dlq', 'list'])).out).toContain('not recognisably a Pix, boleto or tax payment');
+  // The processor's line that quarantined it names the id it had in the notification queue.
+  const quarantinedLine = await cli(['logs', 'processor', '--filter', '"not recognisably"']);
+  expect(quarantinedLine.status).toBe(CliExit.OK);
+  const quarantinedId = /"messageId":"([^"]+)"/.exec(quarantinedLine.out)![1];
 
   // The lost settlement: the sweep finds it, and trace shows it recovered.
   const swept = await cli(['sweep']);
@@ -138,6 +142,7 @@ it('runs every command the runbooks name from another shell, each finding what t
     "<its rule's name>": consumerRule,
     '<nossoNumero | idTransacao>': settled,
     '<subject>': lost,
+    '<that messageId>': quarantinedId,
   };
   const commands = [...new Set([...operations.matchAll(/`cdk-bank-webhooks ([^`]+)`/g)].map((m) => m[1]))]
     // `reverify` alone is a mention of the one with its window.
@@ -147,8 +152,8 @@ it('runs every command the runbooks name from another shell, each finding what t
     const args = (
       Object.entries(fill)
         .reduce((text, [placeholder, value]) => text.split(placeholder).join(value), command)
-        .match(/"[^"]*"|\S+/g) ?? []
-    ).map((a) => a.replace(/^"|"$/g, ''));
+        .match(/'[^']*'|"[^"]*"|\S+/g) ?? []
+    ).map((a) => (/^(['"]).*\1$/.test(a) ? a.slice(1, -1) : a));
     const result = await cli(args);
     expect({
       command,
@@ -157,6 +162,14 @@ it('runs every command the runbooks name from another shell, each finding what t
     }).toEqual({ command, status: expect.any(Number), err: expect.not.stringMatching(/cdk-bank-webhooks:/) });
     expect({ command, ok: [CliExit.OK, CliExit.ATTENTION].includes(result.status) }).toEqual({ command, ok: true });
   }
+  // The logs the runbooks read: the quarantined message's lines in the processor's log, the refused requests in the access log.
+  const quarantineLines = await cli(['logs', 'processor', '--filter', `"${quarantinedId}"`]);
+  expect(quarantineLines).toMatchObject({ status: CliExit.OK });
+  expect(quarantineLines.out).toMatch(new RegExp(`^\\S+Z  \\{.*${quarantinedId}`, 'm'));
+  expect((await cli(['logs', 'access', '--filter', '{ $.status = "200" }'])).out).toMatch(
+    /"resourcePath":"\/boleto","status":"200"/,
+  );
+  expect(await cli(['logs', 'nonsense'])).toMatchObject({ status: CliExit.USAGE });
   // The trace of the recovered settlement says so; the replay completed to that one rule.
   expect((await cli(['trace', lost])).out).toMatch(/recovered\s+no notification of settled:/);
   // (a replay's name carries its second: one more a second later)
@@ -166,6 +179,8 @@ it('runs every command the runbooks name from another shell, each finding what t
 });
 
 it("practises Pix received: a charge paid, a key paid, a refund of a nature, a MED, another customer's Pix, a lost callback; trace, sweep, reverify and audit show them", async () => {
+  // The window of what this test does (the test before it settled boletos the same day).
+  const start = new Date(Date.now() - 1_000).toISOString();
   const charged = /paid by Pix (\S+), notified/.exec(await control('pix-charge'))![1];
   expect((await cli(['trace', charged])).out).toMatch(/Pix Received/);
   expect(await control('pix-refund')).toMatch(/refunded in full \(ORIGINAL/);
@@ -188,8 +203,7 @@ it("practises Pix received: a charge paid, a key paid, a refund of a nature, a M
   expect((await cli(['trace', med])).out).toMatch(new RegExp(`Subject pix-refund:${keyed}:${med}[\\s\\S]*Pix Refund`));
 
   // reverify asks the provider again about each Pix and refund the day's callbacks named: nothing changed, nothing published again.
-  const today = new Date().toISOString().slice(0, 10);
-  const reverify = await cli(['reverify', '--from', today, '--to', today]);
+  const reverify = await cli(['reverify', '--from', start, '--to', new Date().toISOString()]);
   expect(reverify.status).toBe(CliExit.OK);
   expect(reverify.out).toContain(`  pix:${charged}\n`);
   expect(reverify.out).toContain(`  pix-refund:${keyed}:${med}\n`);
@@ -197,7 +211,7 @@ it("practises Pix received: a charge paid, a key paid, a refund of a nature, a M
   await control('help'); // the looks are processed meanwhile
   await new Promise((resolve) => setTimeout(resolve, 3_000));
   // audit over the day: each callback published once or dropped as another key's, the lost one recovered, none twice.
-  const audit = await cli(['audit', '--from', today, '--to', today]);
+  const audit = await cli(['audit', '--from', start, '--to', new Date().toISOString()]);
   expect(audit.status).toBe(CliExit.OK);
   expect(audit.out).toMatch(/published \(verified\)\s+4\n/);
   expect(audit.out).toMatch(/another key's Pix \(dropped, never published\)\s+1\n/);
