@@ -3,6 +3,7 @@
  * paths stay its own: the registrations with the bank and the Pix provider, and the operator
  * manifest. Parts never import this file (the guard test says so); the facade only wires.
  */
+import { Annotations } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { actsAgainstBank, type BankWebhookReceiverProps, contractKey } from './bank-webhook-receiver-props';
 import type { BankStage } from './core/bank-stage';
@@ -17,6 +18,7 @@ import { BoletoWebhookContract } from './registration/boleto-webhook-contract';
 import { PaymentWebhookRegistration } from './registration/payment-webhook-registration';
 import { PixKeyWebhook } from './registration/pix-key-webhook';
 import { PixAccountWebhook } from './registration/pix-account-webhook';
+import { entryProviderSettingsSet } from './registration/registration-resource';
 import { RecurringWebhookKind } from '../contracts/pix-recurring';
 
 /** The receiver's registrations. */
@@ -35,6 +37,19 @@ export function receiverRegistrations(
   endpoint: BankWebhookEndpoint,
   provider: RegistrationProviderSettings,
 ): ReceiverRegistrations {
+  // An entry's provider settings are the receiver's own (deprecated there): said once per entry that sets them.
+  const entries = [
+    ...(props.paymentRegistration ? [['paymentRegistration', props.paymentRegistration] as const] : []),
+    ...(props.boletoContracts ?? []).map((entry, i) => [`boletoContracts[${i}]`, entry] as const),
+  ];
+  for (const [where, entry] of entries) {
+    const set = entryProviderSettingsSet(entry);
+    if (set.length)
+      Annotations.of(scope).addWarningV2(
+        'cdk-bank-webhooks:entryProviderSettings',
+        `${where} sets ${set.join(', ')}, deprecated there: the stack's registration provider takes the receiver's own (an entry's must equal them). Set them on the receiver and remove them from ${where}.`,
+      );
+  }
   // Registrations with the bank, once the API serves the URLs (and removed before it goes).
   let paymentRegistration: PaymentWebhookRegistration | undefined;
   if (props.paymentRegistration) {

@@ -44,6 +44,7 @@ export {
   type TrackPaymentProducer,
 } from './reconciliation';
 export {
+  type BoletoContractFields,
   BoletoContractStatus,
   BoletoWebhookContract,
   type BoletoWebhookContractOptions,
@@ -56,6 +57,8 @@ export {
   PixKeyWebhook,
   type PixKeyWebhookProps,
   RegistrationProvider,
+  type RegistrationEntryProviderSettings,
+  type RegistrationOptions,
   type RegistrationProviderSettings,
   type RegistrationResourceOptions,
 } from './registration';

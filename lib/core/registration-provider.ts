@@ -154,9 +154,9 @@ export class RegistrationProvider extends Construct {
 export interface RegistrationProviderSettings extends FunctionNetworkProps {
   /**
    * KMS key for the log groups of the stack's registration provider. Its policy must let
-   * CloudWatch Logs use it. The provider is one per stack: on a receiver's `boletoContracts`
-   * entry (or `paymentRegistration`) this and the network props may only repeat the receiver's
-   * own (leave them out there); they matter on a standalone registration construct.
+   * CloudWatch Logs use it. The provider is one per stack: a receiver makes it with its own
+   * settings (a receiver's registration entries take them deprecated); they matter on a
+   * standalone registration construct.
    * @default - CloudWatch Logs' own encryption
    */
   readonly logEncryptionKey?: kms.IKey;

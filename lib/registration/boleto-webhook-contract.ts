@@ -16,8 +16,10 @@ import {
   checkRegistrationOptions,
   checkWebhookUrl,
   createRegistrationResource,
-  type RegistrationResourceOptions,
+  type RegistrationEntryProviderSettings,
+  type RegistrationOptions,
 } from './registration-resource';
+import type { RegistrationProviderSettings } from '../core/registration-provider';
 import type { WatchedRegistration } from '../../contracts/reconciliation';
 
 /** Status of a boleto webhook contract and of its URL (spec 2.1). */
@@ -31,10 +33,10 @@ export enum BoletoContractStatus {
 }
 
 /**
- * The fields of a boleto webhook contract (spec 2.1) other than the URL and the token: what
- * `BankWebhookReceiver` takes in `boletoContracts`.
+ * The fields of a boleto webhook contract (spec 2.1) other than the URL and the token, and the
+ * registration's own options: what a contract is, in a receiver and standalone alike.
  */
-export interface BoletoWebhookContractOptions extends RegistrationResourceOptions {
+export interface BoletoContractFields extends RegistrationOptions {
   /**
    * Cooperative of the contract (`cooperativa`).
    * @default - bank.account.cooperativa
@@ -94,8 +96,15 @@ export interface BoletoWebhookContractOptions extends RegistrationResourceOption
   readonly enviarIdTituloEmpresa?: boolean;
 }
 
+/**
+ * A contract as `BankWebhookReceiver` takes it in `boletoContracts`: its fields; the provider's
+ * settings it once took are the receiver's own (deprecated here).
+ */
+
+export interface BoletoWebhookContractOptions extends BoletoContractFields, RegistrationEntryProviderSettings {}
+
 /** Properties of {@link BoletoWebhookContract}. */
-export interface BoletoWebhookContractProps extends BoletoWebhookContractOptions {
+export interface BoletoWebhookContractProps extends BoletoContractFields, RegistrationProviderSettings {
   /** How to reach the bank (the collection API's token acts for `bank.account`). */
   readonly bank: CooperativeConnectionProps;
   /** The https URL the bank sends boleto events to (`url`). */

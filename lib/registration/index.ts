@@ -1,5 +1,6 @@
 export {
   BoletoContractStatus,
+  type BoletoContractFields,
   BoletoWebhookContract,
   type BoletoWebhookContractOptions,
   type BoletoWebhookContractProps,
@@ -10,6 +11,10 @@ export {
   type PaymentWebhookRegistrationProps,
 } from './payment-webhook-registration';
 export { RegistrationProvider, type RegistrationProviderSettings } from '../core/registration-provider';
-export type { RegistrationResourceOptions } from './registration-resource';
+export type {
+  RegistrationEntryProviderSettings,
+  RegistrationOptions,
+  RegistrationResourceOptions,
+} from './registration-resource';
 export { PixKeyWebhook, type PixKeyWebhookProps } from './pix-key-webhook';
 export { PixAccountWebhook, type PixAccountWebhookProps } from './pix-account-webhook';

@@ -15,15 +15,21 @@ import {
   checkRegistrationOptions,
   checkWebhookUrl,
   createRegistrationResource,
-  type RegistrationResourceOptions,
+  type RegistrationEntryProviderSettings,
+  type RegistrationOptions,
 } from './registration-resource';
+import type { RegistrationProviderSettings } from '../core/registration-provider';
 
-/** Options of the payment callback registration that `BankWebhookReceiver` takes as `paymentRegistration`. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a named interface of its own, so the receiver's prop can grow payment-only options without breaking users (and jsii has no type aliases)
-export interface PaymentWebhookRegistrationOptions extends RegistrationResourceOptions {}
+/**
+ * Options of the payment callback registration that `BankWebhookReceiver` takes as
+ * `paymentRegistration`: the registration's own; the provider's settings it once took are the
+ * receiver's (deprecated here).
+ */
+
+export interface PaymentWebhookRegistrationOptions extends RegistrationOptions, RegistrationEntryProviderSettings {}
 
 /** Properties of {@link PaymentWebhookRegistration}. */
-export interface PaymentWebhookRegistrationProps extends PaymentWebhookRegistrationOptions {
+export interface PaymentWebhookRegistrationProps extends RegistrationOptions, RegistrationProviderSettings {
   /** How to reach the bank; the registration is made for `bank.account` (x-conta, x-cooperativa, x-documento). */
   readonly bank: CooperativeConnectionProps;
   /** The https URL the bank calls with payment notifications (`urlCallback`). */

@@ -13,9 +13,11 @@ import { type CooperativeConnectionProps, bankConnectionSettings } from '../fami
 import { checkFunctionNetwork } from '../core/function-network';
 import { isHttpsUrl, type PropsValidation } from '../core/props-validation';
 import { RegistrationProvider, type RegistrationProviderSettings } from '../core/registration-provider';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 
-/** Props every registration construct shares. */
-export interface RegistrationResourceOptions extends RegistrationProviderSettings {
+/** What every registration with the bank takes, in a receiver and standalone alike. */
+export interface RegistrationOptions {
   /**
    * Any text you change after putting a new value in the token secret (a date, a counter): the
    * next deploy registers the new value with the bank. CloudFormation cannot see a secret's
@@ -39,6 +41,47 @@ export interface RegistrationResourceOptions extends RegistrationProviderSetting
    * @default false
    */
   readonly takeOverExisting?: boolean;
+}
+
+/** Props every standalone registration construct shares: the registration's own, and its provider's. */
+
+export interface RegistrationResourceOptions extends RegistrationOptions, RegistrationProviderSettings {}
+
+/**
+ * The registration provider's settings as a receiver's registration entry (`paymentRegistration`,
+ * each of `boletoContracts`) took them in earlier releases. The stack's provider is made with the
+ * receiver's own settings; an entry's may only repeat them, so they are deprecated there.
+ */
+export interface RegistrationEntryProviderSettings {
+  /**
+   * The registration provider's VPC.
+   * @deprecated set `vpc` on the receiver: its provider takes the receiver's; an entry's must equal it. Removed in 1.0
+   * @default - the receiver's `vpc`
+   */
+  readonly vpc?: ec2.IVpc;
+  /**
+   * The registration provider's subnets.
+   * @deprecated set `vpcSubnets` on the receiver: its provider takes the receiver's; an entry's must equal it. Removed in 1.0
+   * @default - the receiver's `vpcSubnets`
+   */
+  readonly vpcSubnets?: ec2.SubnetSelection;
+  /**
+   * The registration provider's security groups.
+   * @deprecated set `securityGroups` on the receiver: its provider takes the receiver's; an entry's must equal them. Removed in 1.0
+   * @default - the receiver's `securityGroups`
+   */
+  readonly securityGroups?: ec2.ISecurityGroup[];
+  /**
+   * The KMS key of the registration provider's log groups.
+   * @deprecated set `logEncryptionKey` on the receiver: its provider takes the receiver's; an entry's must equal it. Removed in 1.0
+   * @default - the receiver's `logEncryptionKey`
+   */
+  readonly logEncryptionKey?: kms.IKey;
+}
+
+/** The deprecated provider settings an entry sets (each named for its warning). */
+export function entryProviderSettingsSet(entry: RegistrationEntryProviderSettings): string[] {
+  return (['vpc', 'vpcSubnets', 'securityGroups', 'logEncryptionKey'] as const).filter((k) => entry[k] !== undefined);
 }
 
 /** Checks the URL a registration sends the bank. */

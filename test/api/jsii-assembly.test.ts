@@ -63,3 +63,54 @@ it('carries the constants users match on: detail types, metric names, constants'
   });
   expect(assembly.targets).toMatchObject({ python: { distName: 'cdk-bank-webhooks', module: 'cdk_bank_webhooks' } });
 });
+
+it("marks a receiver entry's provider settings deprecated, and leaves a standalone registration's as they are", () => {
+  type Struct = {
+    readonly properties?: { readonly name: string; readonly docs?: { readonly stability?: string } }[];
+    readonly interfaces?: string[];
+  };
+  const types = assembly.types as unknown as Record<string, Struct>;
+  const named = (name: string) => Object.entries(types).find(([fqn]) => fqn.endsWith(`.${name}`))![1];
+  /** Each property a struct has (its bases' too), with its stability. */
+  const stabilities = (name: string): Record<string, string> => {
+    const struct = named(name);
+    return Object.assign(
+      {},
+      ...(struct.interfaces ?? []).map((base) => stabilities(base.split('.').pop()!)),
+      Object.fromEntries((struct.properties ?? []).map((p) => [p.name, p.docs?.stability ?? 'the package’s'])),
+    ) as Record<string, string>;
+  };
+  const provider = ['vpc', 'vpcSubnets', 'securityGroups', 'logEncryptionKey'];
+  for (const entry of ['BoletoWebhookContractOptions', 'PaymentWebhookRegistrationOptions']) {
+    const props = stabilities(entry);
+    for (const name of provider)
+      expect({ entry, name, stability: props[name] }).toEqual({ entry, name, stability: 'deprecated' });
+    expect(props.tokenVersion).not.toBe('deprecated');
+  }
+  for (const standalone of [
+    'BoletoWebhookContractProps',
+    'PaymentWebhookRegistrationProps',
+    'RegistrationResourceOptions',
+  ]) {
+    const props = stabilities(standalone);
+    for (const name of provider)
+      expect({ standalone, name, deprecated: props[name] === 'deprecated' }).toEqual({
+        standalone,
+        name,
+        deprecated: false,
+      });
+  }
+  // The entry keeps every property it had: code written against it still compiles.
+  expect(Object.keys(stabilities('BoletoWebhookContractOptions')).sort()).toEqual(
+    expect.arrayContaining([
+      'cooperativa',
+      'posto',
+      'codigoBeneficiario',
+      'eventos',
+      'tokenVersion',
+      'removalPolicy',
+      'takeOverExisting',
+      ...provider,
+    ]),
+  );
+});

@@ -621,6 +621,40 @@ describe('logEncryptionKey', () => {
   });
 });
 
+describe("a registration entry's provider settings (deprecated: the receiver's own)", () => {
+  it('warns, naming the entry and the settings, and still builds the one provider from the receiver', () => {
+    const stack = testStack('EntrySettings');
+    const key = new kms.Key(stack, 'Key', { enableKeyRotation: true });
+    new BankWebhookReceiver(stack, 'Webhooks', {
+      bank: testBankConnection(stack),
+      logEncryptionKey: key,
+      paymentRegistration: { logEncryptionKey: key },
+      boletoContracts: [{}, { posto: '03', logEncryptionKey: key, tokenVersion: '2' }],
+    });
+    const warnings = Annotations.fromStack(stack)
+      .findWarning('*', Match.stringLikeRegexp('deprecated there'))
+      .map((w) => w.entry.data as string);
+    expect(warnings).toEqual([
+      expect.stringContaining(
+        "paymentRegistration sets logEncryptionKey, deprecated there: the stack's registration provider takes the receiver's own",
+      ),
+      expect.stringContaining('boletoContracts[1] sets logEncryptionKey, deprecated there'),
+    ]);
+  });
+
+  it('says nothing of an entry that leaves them out, nor of a standalone registration that sets them', () => {
+    const stack = testStack('NoEntrySettings');
+    const key = new kms.Key(stack, 'Key', { enableKeyRotation: true });
+    new BankWebhookReceiver(stack, 'Webhooks', {
+      bank: testBankConnection(stack),
+      logEncryptionKey: key,
+      paymentRegistration: { tokenVersion: '1' },
+      boletoContracts: [{ eventos: ['LIQUIDACAO'] }],
+    });
+    expect(Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('deprecated there'))).toEqual([]);
+  });
+});
+
 describe('webAclArn', () => {
   const acl = 'arn:aws:wafv2:sa-east-1:111111111111:regional/webacl/bank-webhooks/0a1b2c3d-4e5f-6789-abcd-ef0123456789';
 
