@@ -198,7 +198,7 @@ export function formatStatus(s: ReceiverStatus, now = Date.now()): string {
   const m = s.manifest;
   const inAlarm = s.alarms.filter((alarm) => alarm.state === 'ALARM');
   const lines = [
-    `Receiver ${m.receiverName} (${m.stage}), beneficiário ${m.codigoBeneficiario}`,
+    `Receiver ${printable(m.receiverName)} (${printable(m.stage)}), beneficiário ${printable(m.codigoBeneficiario)}`,
     '',
     `Alarms: ${inAlarm.length} of ${s.alarms.length} in ALARM${s.alarms.some((a) => a.state === 'INSUFFICIENT_DATA') ? `, ${s.alarms.filter((a) => a.state === 'INSUFFICIENT_DATA').length} with insufficient data` : ''}`,
   ];

@@ -7,7 +7,7 @@ import { CliExit, type OperatorManifest } from '../../contracts/operations';
 import { type TrailEntry, TrailEntryKind } from '../../contracts/record';
 import { SUBJECT_RULES } from '../../lambda/bank/families';
 import { DynamoDbSubjectStore, type SubjectRecord } from '../../lambda/store/subject-store';
-import { formatTable } from '../table';
+import { formatTable, printable } from '../table';
 import { type AwsClients, OperatorError } from './aws';
 import { journalKeysOf, journalSubjectsMatching } from './journal';
 import { isTraceId } from '../../contracts/tracing';
@@ -149,7 +149,7 @@ function stateLine(s: NonNullable<SubjectRecord['state']>): string {
 }
 
 export function formatTrace(t: SubjectTrace): string {
-  const lines = [`Subject ${t.subjectId}`];
+  const lines = [`Subject ${printable(t.subjectId)}`];
   const r = t.record;
   if (!r) {
     lines.push(
