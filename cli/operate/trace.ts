@@ -2,7 +2,7 @@
  * `cdk-bank-webhooks trace <nossoNumero | idTransacao | endToEndId>`: what happened to one boleto, payment or Pix received.
  * Its record's verified state and trail, and its raw notifications in the journal.
  */
-import type { PaymentKind } from '../../contracts/events';
+import { type PaymentKind, SubjectKind } from '../../contracts/events';
 import { CliExit, type OperatorManifest } from '../../contracts/operations';
 import { type TrailEntry, TrailEntryKind } from '../../contracts/record';
 import { SUBJECT_RULES } from '../../lambda/bank/families';
@@ -21,15 +21,22 @@ export interface SubjectTrace {
   readonly journalBucket?: string;
 }
 
+/** Whether an argument is a subject id already: `<kind>:…`, of any kind (the Pix Automático ones included). */
+const isSubjectId = (arg: string) => Object.values(SubjectKind).some((kind) => arg.startsWith(`${kind}:`));
+
 /** The subject ids an operator's argument may name, the likeliest first: each kind's rules guess their own. */
 export function candidateSubjects(arg: string, manifest: OperatorManifest, kind?: PaymentKind): string[] {
-  if (/^(boleto|payment|pix|pix-refund):/.test(arg)) return [arg];
+  if (isSubjectId(arg)) return [arg];
   const guesses = SUBJECT_RULES.flatMap((rules) => rules.guessIds?.(arg, manifest.codigoBeneficiario, kind) ?? []);
   const only = guesses.find((guess) => guess.only);
   if (only) return [...only.ids];
   if (!guesses.length) {
     throw new OperatorError(
-      `"${arg}" is neither a nossoNumero (up to 9 digits), an idTransacao (the bank's pattern: letters, digits, ':' and '-', 1 to 100) nor a Pix's endToEndId, nor a subject id (boleto:…, payment:…, pix:…).`,
+      `"${printable(arg)}" is neither a nossoNumero (up to 9 digits), an idTransacao (the bank's pattern: letters, digits, ':' and '-', 1 to 100) nor a Pix's endToEndId, nor a subject id (${Object.values(
+        SubjectKind,
+      )
+        .map((kind) => `${kind}:…`)
+        .join(', ')}).`,
       CliExit.USAGE,
     );
   }
@@ -64,7 +71,7 @@ export async function traceSubject(
  * each kind's rules saying where to look; none without a journal or for a subject id.
  */
 export async function subjectsInJournal(aws: AwsClients, manifest: OperatorManifest, arg: string): Promise<string[]> {
-  if (!manifest.journalBucket || /^(boleto|payment|pix|pix-refund):/.test(arg)) return [];
+  if (!manifest.journalBucket || isSubjectId(arg)) return [];
   const found: string[] = [];
   for (const search of SUBJECT_RULES.flatMap((rules) => rules.journalSearch?.(arg) ?? [])) {
     found.push(...(await journalSubjectsMatching(aws, manifest.journalBucket, search.prefix, search.matches)));

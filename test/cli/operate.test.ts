@@ -521,6 +521,10 @@ describe('trace', () => {
     expect(unknown.out).toContain('No record');
     expect(unknown.out).toContain('Raw notifications: none');
 
+    // A subject id of any kind is taken as it is, a Pix Automático one too (never guessed as an idTransacao).
+    const recurrence = await cli(['trace', 'pix-recurrence:RN0000000020261125abcdefghij1', '--stack', d.stackName]);
+    expect(recurrence.out).toContain('Subject pix-recurrence:RN0000000020261125abcdefghij1\n');
+
     const bad = await cli(['trace', 'a.b', '--stack', d.stackName]);
     expect(bad.status).toBe(CliExit.USAGE);
     expect(bad.err).toContain('"a.b" is neither a nossoNumero');
