@@ -122,6 +122,9 @@ async function oldestAges(aws: AwsClients, queueNames: readonly string[], now: n
   return ages;
 }
 
+/** The page of the runbooks, by its path in the package (as every alarm's description names it). */
+const RUNBOOKS_PAGE = 'cdk-bank-webhooks/docs/operations.md';
+
 const queueNameOf = (url: string) => url.split('/').pop() ?? url;
 
 export async function receiverStatus(
@@ -199,6 +202,9 @@ export function formatStatus(s: ReceiverStatus, now = Date.now()): string {
   const inAlarm = s.alarms.filter((alarm) => alarm.state === 'ALARM');
   const lines = [
     `Receiver ${printable(m.receiverName)} (${printable(m.stage)}), beneficiário ${printable(m.codigoBeneficiario)}`,
+    `Functions: ${Object.entries(m.functions)
+      .map(([role, name]) => `${role} ${printable(name)}`)
+      .join(', ')} (their logs: cdk-bank-webhooks logs <role>)`,
     '',
     `Alarms: ${inAlarm.length} of ${s.alarms.length} in ALARM${s.alarms.some((a) => a.state === 'INSUFFICIENT_DATA') ? `, ${s.alarms.filter((a) => a.state === 'INSUFFICIENT_DATA').length} with insufficient data` : ''}`,
   ];
@@ -207,9 +213,9 @@ export function formatStatus(s: ReceiverStatus, now = Date.now()): string {
       formatTable(
         ['alarm', 'since', 'runbook'],
         inAlarm.map((alarm) => [
-          alarm.name,
+          printable(alarm.name),
           alarm.since ? `${humanDuration(now - alarm.since.getTime())} ago` : '?',
-          alarm.runbook ?? 'docs/operations.md#runbooks',
+          alarm.runbook ?? `${RUNBOOKS_PAGE}#runbooks`,
         ]),
       ),
     );
@@ -262,9 +268,6 @@ export const DEAD_LETTER_RUNBOOKS: Readonly<Record<string, string>> = {
   'looks dead-letter': 'lookdeadletterqueuealarm',
   'audit dead-letter': 'auditdeadletterqueuealarm',
 };
-
-/** The page of the runbooks, by its path in the package (as every alarm's description names it). */
-const RUNBOOKS_PAGE = 'cdk-bank-webhooks/docs/operations.md';
 
 /** The runbook of each thing that needs attention: every alarm in ALARM, each dead-letter queue with messages, a drifted configuration. */
 function attentionRunbooks(

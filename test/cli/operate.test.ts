@@ -308,6 +308,11 @@ describe('status', () => {
     const { status, out } = await cli(['status', '--stack', d.stackName]);
     expect(status).toBe(CliExit.OK);
     expect(out).toContain(`Receiver ${d.manifest.receiverName} (PRODUCTION), beneficiário 54321`);
+    // The functions by name, for a runbook's metric of one (throttles) and its logs.
+    const { receiver, processor, sweep } = d.manifest.functions;
+    expect(out).toContain(
+      `Functions: receiver ${receiver}, processor ${processor}, sweep ${sweep} (their logs: cdk-bank-webhooks logs <role>)`,
+    );
     expect(out).toMatch(/Alarms: 0 of \d+ in ALARM/);
     expect(out).toMatch(/notifications dead-letter\s+0\s+0\s+0\s+n\/a \(no metric\)/);
     expect(out).toMatch(/payments\s+not watched yet/);
