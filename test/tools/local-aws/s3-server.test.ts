@@ -77,3 +77,37 @@ it('stores a body once under If-None-Match, reads it back, and lists by prefix a
     s3.send(new GetObjectCommand({ Bucket: 'journal', Key: 'notifications/none.json' })),
   ).rejects.toMatchObject({ name: 'NoSuchKey' });
 });
+
+it('lists by delimiter: the keys past the prefix roll up into one common prefix each, a page at a time', async () => {
+  for (const key of [
+    'subjects/pix-refund:E1:D1/a.json',
+    'subjects/pix-refund:E1:D1/b.json',
+    'subjects/pix-refund:E2:D1/a.json',
+    'subjects/pix:E1/a.json',
+  ])
+    await s3.send(new PutObjectCommand({ Bucket: 'journal', Key: key, Body: Buffer.from('') }));
+  const listed = await s3.send(
+    new ListObjectsV2Command({ Bucket: 'journal', Prefix: 'subjects/pix-refund:', Delimiter: '/' }),
+  );
+  expect((listed.CommonPrefixes ?? []).map((p) => p.Prefix)).toEqual([
+    'subjects/pix-refund:E1:D1/',
+    'subjects/pix-refund:E2:D1/',
+  ]);
+  expect(listed.Contents).toBeUndefined();
+  const first = await s3.send(
+    new ListObjectsV2Command({ Bucket: 'journal', Prefix: 'subjects/pix-refund:', Delimiter: '/', MaxKeys: 1 }),
+  );
+  expect(first.IsTruncated).toBe(true);
+  const rest = await s3.send(
+    new ListObjectsV2Command({
+      Bucket: 'journal',
+      Prefix: 'subjects/pix-refund:',
+      Delimiter: '/',
+      ContinuationToken: first.NextContinuationToken,
+    }),
+  );
+  expect([...(first.CommonPrefixes ?? []), ...(rest.CommonPrefixes ?? [])].map((p) => p.Prefix)).toEqual([
+    'subjects/pix-refund:E1:D1/',
+    'subjects/pix-refund:E2:D1/',
+  ]);
+});
