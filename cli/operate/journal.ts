@@ -10,19 +10,26 @@ import type { AwsClients } from './aws';
 
 export const DAY_MS = 86_400_000;
 
-/** Every key under `prefix`, page by page; `each` sees each page's keys and may stop the listing (throw). */
+/**
+ * Every key under `prefix`, page by page; `each` sees each page's keys and, with a `delimiter`,
+ * its common prefixes, and may stop the listing (throw).
+ */
 async function listKeys(
   aws: AwsClients,
   bucket: string,
   prefix: string,
-  each: (keys: string[]) => void,
+  each: (keys: string[], commonPrefixes: string[]) => void,
+  delimiter?: string,
 ): Promise<void> {
   let token: string | undefined;
   do {
     const page = await aws.s3.send(
-      new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
+      new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, Delimiter: delimiter, ContinuationToken: token }),
     );
-    each((page.Contents ?? []).map((object) => object.Key!));
+    each(
+      (page.Contents ?? []).map((object) => object.Key!),
+      (page.CommonPrefixes ?? []).map((common) => common.Prefix!),
+    );
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
 }
@@ -69,22 +76,18 @@ export async function journalSubjectsMatching(
   matches: (subjectId: string) => boolean,
 ): Promise<string[]> {
   const found: string[] = [];
-  let token: string | undefined;
-  do {
-    const page = await aws.s3.send(
-      new ListObjectsV2Command({
-        Bucket: bucket,
-        Prefix: `${JOURNAL_SUBJECTS_PREFIX}${start}`,
-        Delimiter: '/',
-        ContinuationToken: token,
-      }),
-    );
-    for (const { Prefix } of page.CommonPrefixes ?? []) {
-      const subjectId = Prefix!.slice(JOURNAL_SUBJECTS_PREFIX.length, -1);
-      if (matches(subjectId)) found.push(subjectId);
-    }
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token);
+  await listKeys(
+    aws,
+    bucket,
+    `${JOURNAL_SUBJECTS_PREFIX}${start}`,
+    (_keys, subjects) => {
+      for (const subject of subjects) {
+        const subjectId = subject.slice(JOURNAL_SUBJECTS_PREFIX.length, -1);
+        if (matches(subjectId)) found.push(subjectId);
+      }
+    },
+    '/',
+  );
   return found.sort();
 }
 

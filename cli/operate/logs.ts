@@ -8,7 +8,7 @@ import { CliExit, LogSource, type OperatorManifest } from '../../contracts/opera
 import { printable } from '../table';
 import { isErrorNamed } from '../../lambda/shared/runtime';
 import { type AwsClients, OperatorError } from './aws';
-import { parseWhen } from './reverify';
+import { checkWindow, parseWhen } from './reverify';
 import { type OperatorIo, usage, type Values, withReceiver } from './receiver-command';
 
 /** The window `logs` reads when none is given: the last hour. */
@@ -41,8 +41,7 @@ export function logsRequest(values: Values, positionals: readonly string[], now:
     );
   const to = typeof values.to === 'string' ? parseWhen(values.to, '--to', true) : now;
   const from = typeof values.from === 'string' ? parseWhen(values.from, '--from') : to - DEFAULT_WINDOW_MS;
-  if (to < from)
-    throw usage(`--to (${new Date(to).toISOString()}) is before --from (${new Date(from).toISOString()}).`);
+  checkWindow(from, to, 'logs', Number.POSITIVE_INFINITY);
   const limit = typeof values.limit === 'string' ? Number(values.limit) : DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
     throw usage(`--limit must be a whole number from 1 to ${MAX_LIMIT} (got ${printable(String(values.limit))}).`);

@@ -275,14 +275,15 @@ function attentionRunbooks(
   queues: ReceiverStatus['queues'],
   configuration: ConfigurationWatchReport | undefined,
 ): string[] {
-  const page = RUNBOOKS_PAGE;
   return [
     ...new Set([
-      ...alarms.filter((a) => a.state === 'ALARM').map((a) => a.runbook ?? `${page}#runbooks`),
+      ...alarms.filter((a) => a.state === 'ALARM').map((a) => a.runbook ?? `${RUNBOOKS_PAGE}#runbooks`),
       ...queues
         .filter((q) => q.deadLetter && q.visible + q.inFlight + q.delayed > 0)
-        .map((q) => `${page}#${DEAD_LETTER_RUNBOOKS[q.name] ?? 'runbooks'}`),
-      ...(configuration?.failed || configuration?.findings.length ? [`${page}#${CONFIGURATION_DRIFT_RUNBOOK}`] : []),
+        .map((q) => `${RUNBOOKS_PAGE}#${DEAD_LETTER_RUNBOOKS[q.name] ?? 'runbooks'}`),
+      ...(configuration?.failed || configuration?.findings.length
+        ? [`${RUNBOOKS_PAGE}#${CONFIGURATION_DRIFT_RUNBOOK}`]
+        : []),
     ]),
   ];
 }
